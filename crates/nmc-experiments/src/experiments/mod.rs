@@ -1,4 +1,5 @@
 //! One module per experiment. Each states its source, its scenario and its targets.
 
 pub mod golden_chain;
+pub mod ko_v2_throughput;
 pub mod md1;
