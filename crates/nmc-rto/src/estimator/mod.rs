@@ -251,11 +251,11 @@ fn number(v: &str) -> Option<f64> {
 /// Formats seconds as the shortest exact-ish duration text (`200ms`, `1s`).
 pub(crate) fn fmt_secs(s: f64) -> String {
     let ns = Nanos::from_secs_f64(s);
-    if ns.0 % 1_000_000_000 == 0 {
+    if ns.0.is_multiple_of(1_000_000_000) {
         format!("{}s", ns.0 / 1_000_000_000)
-    } else if ns.0 % 1_000_000 == 0 {
+    } else if ns.0.is_multiple_of(1_000_000) {
         format!("{}ms", ns.0 / 1_000_000)
-    } else if ns.0 % 1000 == 0 {
+    } else if ns.0.is_multiple_of(1000) {
         format!("{}us", ns.0 / 1000)
     } else {
         format!("{}ns", ns.0)
@@ -310,8 +310,6 @@ mod tests {
         assert!(e.contains("[0, 1]"), "{e}");
         let e = parse("mills:F1").unwrap_err().to_string();
         assert!(e.contains("key=value"), "{e}");
-        for msg in [e] {
-            assert!(!msg.contains('\n'));
-        }
+        assert!(!e.contains('\n'));
     }
 }

@@ -37,7 +37,11 @@ pub fn parse(file: &str, text: &str) -> Result<Trace, TraceError> {
         .has_headers(true)
         .from_reader(text.as_bytes());
     let headers = rdr.headers().map_err(|e| csv_err(file, &e))?.clone();
-    let header_line = rdr.position().line();
+    // The header is the first line that is neither blank nor a comment.
+    let header_line = text
+        .lines()
+        .position(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map_or(1, |i| i as u64 + 1);
     let find = |names: &[&str]| -> Option<(usize, u32)> {
         headers.iter().enumerate().find_map(|(i, h)| {
             names
@@ -49,7 +53,7 @@ pub fn parse(file: &str, text: &str) -> Result<Trace, TraceError> {
     let send = find(&["send_s", "send_ms", "send_us", "send_ns"]).ok_or_else(|| {
         TraceError::new(
             file,
-            Some(header_line.max(1)),
+            Some(header_line),
             format!(
                 "no send-time column in header `{}` (expected send_s, send_ms, send_us or send_ns)",
                 headers.iter().collect::<Vec<_>>().join(",")
@@ -59,7 +63,7 @@ pub fn parse(file: &str, text: &str) -> Result<Trace, TraceError> {
     let delay = find(&["delay_s", "delay_ms", "delay_us", "delay_ns"]).ok_or_else(|| {
         TraceError::new(
             file,
-            Some(header_line.max(1)),
+            Some(header_line),
             format!(
                 "no delay column in header `{}` (expected delay_s, delay_ms, delay_us or delay_ns)",
                 headers.iter().collect::<Vec<_>>().join(",")
