@@ -296,7 +296,7 @@ pub fn format_table(rows: &[Summary], charge: &Charge) -> String {
         last = Some(&r.trace);
         let _ = writeln!(
             out,
-            "{:<id_w$}  {:<est_w$}  {:>5}  {:>8.1}  {:>5} {:>8.1}  {:>5} {:>8.1}  {:>8.0}  {:>5.2}  {:>5.3}",
+            "{:<id_w$}  {:<est_w$}  {:>5}  {:>8.1}  {:>5} {:>8.1}  {:>5} {:>8.1}  {:>8.1}  {:>5.2}  {:>5.3}",
             id,
             short(&r.estimator),
             r.packets,
