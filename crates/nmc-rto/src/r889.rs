@@ -240,6 +240,109 @@ impl Preset {
     }
 }
 
+/// How each path's netspurt shape (how often, how high) is chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shaping {
+    /// The shape stated in the preset, a judgement from RFC 889 §3.2's description.
+    Judgement,
+    /// Calibrated so that Mills' estimator — the one the published table was made with — sees
+    /// the table's RTX count and RTX time on the synthetic path (see [`calibrate`]).
+    Calibrated,
+}
+
+/// The result of [`calibrate`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Calibration {
+    /// Chosen mean calm stretch, volleys (`f64::INFINITY`: no netspurts).
+    pub calm_mean: f64,
+    /// Chosen netspurt level, as a multiple of the path's mean delay.
+    pub excess_over_mean: f64,
+}
+
+/// The grid [`calibrate`] searches: mean calm stretch (volleys) × netspurt level (× mean).
+pub const CALM_GRID: &[f64] = &[5.0, 10.0, 20.0, 40.0, 80.0, 160.0, 320.0];
+/// See [`CALM_GRID`].
+pub const LEVEL_GRID: &[f64] = &[0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 6.0];
+
+/// Seeds used by [`calibrate`]: `seed + CALIBRATION_SEED_OFFSET + r`, disjoint from the
+/// evaluation runs' `seed + r`.
+pub const CALIBRATION_SEED_OFFSET: u64 = 1 << 32;
+
+/// Fits the netspurt shape of a preset to the published Mills row: over [`CALM_GRID`] ×
+/// [`LEVEL_GRID`] (plus "no netspurts"), each candidate is fitted to the row's mean and CoV
+/// ([`PathModel::fit`]; infeasible candidates are skipped), run `runs` times on calibration
+/// seeds, and replayed through Mills (F1 = 15/16, F2 = 3/4, G = 2); the candidate whose mean RTX
+/// count and RTX time per run are closest to the table's (sum of squared relative errors, with
+/// denominators at least 1 packet and 1 s) wins, the first in grid order on ties.
+///
+/// Only Mills' own row is used: the RSRE side of R889-3 stays unfitted.
+pub fn calibrate(
+    p: &Preset,
+    seed: u64,
+    runs: usize,
+    charge: &Charge,
+) -> Result<(PathModel, Calibration), SynthError> {
+    let row = published(p.host).expect("preset host is in the table");
+    let mills = Mills::new(15.0 / 16.0, 3.0 / 4.0, 2.0);
+    let mean = row.mean_ms / 1e3;
+    let mut candidates: Vec<(PathModel, Calibration)> = Vec::new();
+    let none = PathModel {
+        spurt_excess: 0.0,
+        ..p.shape.clone()
+    };
+    if let Ok(m) = none.fit(mean, row.cov) {
+        candidates.push((
+            m,
+            Calibration {
+                calm_mean: f64::INFINITY,
+                excess_over_mean: 0.0,
+            },
+        ));
+    }
+    for &calm in CALM_GRID {
+        for &k in LEVEL_GRID {
+            let shape = PathModel {
+                calm_mean: calm,
+                spurt_excess: k * mean,
+                ..p.shape.clone()
+            };
+            if let Ok(m) = shape.fit(mean, row.cov) {
+                candidates.push((
+                    m,
+                    Calibration {
+                        calm_mean: calm,
+                        excess_over_mean: k,
+                    },
+                ));
+            }
+        }
+    }
+    let mut best: Option<(f64, usize)> = None;
+    for (i, (m, _)) in candidates.iter().enumerate() {
+        let (mut rtx, mut rtx_time) = (0.0, 0.0);
+        for r in 0..runs.max(1) {
+            let t = m.generate(seed.wrapping_add(CALIBRATION_SEED_OFFSET + r as u64))?;
+            let s = replay(&t, &mills, charge).0;
+            rtx += s.rtx as f64;
+            rtx_time += s.rtx_time.as_secs_f64();
+        }
+        let n = runs.max(1) as f64;
+        let e_count = (rtx / n - f64::from(row.rtx)) / f64::from(row.rtx).max(1.0);
+        let e_time = (rtx_time / n - row.rtx_time) / row.rtx_time.max(1.0);
+        let score = e_count * e_count + e_time * e_time;
+        if best.is_none_or(|(b, _)| score < b) {
+            best = Some((score, i));
+        }
+    }
+    let (_, i) = best.ok_or_else(|| SynthError::Infeasible {
+        name: p.host.to_string(),
+        mean_ms: row.mean_ms,
+        cov: row.cov,
+        why: "no candidate shape fits".into(),
+    })?;
+    Ok(candidates.swap_remove(i))
+}
+
 /// R889-3 on one path.
 #[derive(Debug, Clone, PartialEq)]
 pub struct R889Row {
@@ -261,8 +364,17 @@ pub struct R889Row {
     pub cov: f64,
     /// Realised lost volleys per run (target: the table's Lost).
     pub lost_per_run: f64,
-    /// Mills' efficiency in the table, for reference.
-    pub published_eff: f64,
+    /// Mills' RTX count per run (the table's RTX is a calibration target under
+    /// [`Shaping::Calibrated`]).
+    pub mills_rtx_per_run: f64,
+    /// Mills' RTX time per run, s.
+    pub mills_rtx_time_per_run: f64,
+    /// RSRE's RTX count per run.
+    pub rsre_rtx_per_run: f64,
+    /// The shape used.
+    pub shape: Calibration,
+    /// The model used (fitted base and jitter included).
+    pub model: PathModel,
 }
 
 impl R889Row {
@@ -272,20 +384,45 @@ impl R889Row {
     }
 }
 
-/// Runs R889-3: for each preset, `runs` synthetic runs (run `r` uses seed `seed + r`), each
-/// replayed through Mills (F1 = 15/16, F2 = 3/4, G = 2) and RSRE (F = 7/8, G = 2) under `charge`.
-pub fn r889_3(seed: u64, runs: usize, charge: &Charge) -> Result<Vec<R889Row>, SynthError> {
+/// Runs R889-3: for each preset, the path model (shaped per `shaping`, calibration on `runs`
+/// calibration runs), then `runs` evaluation runs (run `r` uses seed `seed + r`), each replayed
+/// through Mills (F1 = 15/16, F2 = 3/4, G = 2) and RSRE (F = 7/8, G = 2) under `charge`.
+/// `progress` is called with the fraction done.
+pub fn r889_3(
+    seed: u64,
+    runs: usize,
+    charge: &Charge,
+    shaping: Shaping,
+    progress: &dyn Fn(f64),
+) -> Result<Vec<R889Row>, SynthError> {
     let runs = runs.max(1);
     let mills = Mills::new(15.0 / 16.0, 3.0 / 4.0, 2.0);
     let rsre = Rsre::new(7.0 / 8.0, 2.0);
     let mut out = Vec::new();
-    for p in presets() {
-        let model = p.model()?;
+    let ps = presets();
+    for (pi, p) in ps.iter().enumerate() {
+        let (model, shape) = match shaping {
+            Shaping::Judgement => (
+                p.model()?,
+                Calibration {
+                    calm_mean: p.shape.calm_mean,
+                    excess_over_mean: p.shape.spurt_excess
+                        / (published(p.host).map_or(1.0, |r| r.mean_ms) / 1e3),
+                },
+            ),
+            Shaping::Calibrated => calibrate(p, seed, runs, charge)?,
+        };
         let (mut em, mut er, mut mean, mut cov, mut lost) = (0.0, 0.0, 0.0, 0.0, 0.0);
+        let (mut m_rtx, mut m_rtx_t, mut r_rtx) = (0.0, 0.0, 0.0);
         for r in 0..runs {
             let t = model.generate(seed.wrapping_add(r as u64))?;
-            em += replay(&t, &mills, charge).0.efficiency;
-            er += replay(&t, &rsre, charge).0.efficiency;
+            let sm = replay(&t, &mills, charge).0;
+            let sr = replay(&t, &rsre, charge).0;
+            em += sm.efficiency;
+            er += sr.efficiency;
+            m_rtx += sm.rtx as f64;
+            m_rtx_t += sm.rtx_time.as_secs_f64();
+            r_rtx += sr.rtx as f64;
             let d: Vec<f64> = t
                 .probes
                 .iter()
@@ -309,8 +446,13 @@ pub fn r889_3(seed: u64, runs: usize, charge: &Charge) -> Result<Vec<R889Row>, S
             mean_ms: mean / n * 1e3,
             cov: cov / n,
             lost_per_run: lost / n,
-            published_eff: published(p.host).map_or(f64::NAN, |r| r.eff),
+            mills_rtx_per_run: m_rtx / n,
+            mills_rtx_time_per_run: m_rtx_t / n,
+            rsre_rtx_per_run: r_rtx / n,
+            shape,
+            model,
         });
+        progress((pi + 1) as f64 / ps.len() as f64);
     }
     Ok(out)
 }

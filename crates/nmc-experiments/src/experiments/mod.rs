@@ -2,3 +2,4 @@
 
 pub mod golden_chain;
 pub mod md1;
+pub mod r889_estimators;
