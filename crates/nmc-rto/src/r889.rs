@@ -487,6 +487,25 @@ mod tests {
         }
     }
 
+    /// Calibration brings Mills' RTX count near the table's on the heavily glitched FOE path,
+    /// and R889-3 is a deterministic function of the seed.
+    #[test]
+    fn calibration_and_determinism() {
+        let charge = Charge::default();
+        let a = r889_3(1, 3, &charge, Shaping::Calibrated, &|_| {}).unwrap();
+        let b = r889_3(1, 3, &charge, Shaping::Calibrated, &|_| {}).unwrap();
+        assert_eq!(a, b);
+        let foe = a.iter().find(|r| r.host == "FOE").unwrap();
+        assert!(
+            (foe.mills_rtx_per_run - 21.0).abs() < 10.0,
+            "{}",
+            foe.mills_rtx_per_run
+        );
+        for r in &a {
+            assert!((0.0..=1.0).contains(&r.eff_mills) && (0.0..=1.0).contains(&r.eff_rsre));
+        }
+    }
+
     #[test]
     fn presets_fit() {
         for p in presets() {
