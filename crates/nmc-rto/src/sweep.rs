@@ -90,7 +90,10 @@ pub fn parse_grid(grid: &str, base: &dyn Estimator) -> Result<Vec<Axis>, GridErr
                     "range `{spec}` has {n} points (at most 10000)"
                 )));
             }
-            (0..n).map(|i| a + st * i as f64).collect()
+            // Rounded to 10 decimals so that 0.8 + 0.025·1 prints as 0.825.
+            (0..n)
+                .map(|i| ((a + st * i as f64) * 1e10).round() / 1e10)
+                .collect()
         } else {
             spec.split('|').map(num).collect::<Result<Vec<_>, _>>()?
         };
