@@ -208,7 +208,9 @@ pub fn heatmap_svg(h: &HeatMap<'_>) -> Result<String, PlotError> {
                 let stride = vals.len().div_ceil(8).max(1);
                 let centre = (v - v.floor() - 0.5).abs() < 1e-9;
                 match vals.get(i) {
-                    Some(x) if centre && i % stride == 0 && x.is_finite() => format!("{x}"),
+                    Some(x) if centre && i.is_multiple_of(stride) && x.is_finite() => {
+                        format!("{x}")
+                    }
                     _ => String::new(),
                 }
             };
