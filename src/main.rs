@@ -30,6 +30,8 @@ enum Command {
     Reproduce(cmd::reproduce::ReproduceArgs),
     /// Measure the engine's speed on the golden chain (packet-hops and events per second).
     Bench(cmd::bench::BenchArgs),
+    /// Retransmission-timeout estimators on delay traces (RFC 889 §3): evaluate, sweep, synth.
+    Rto(cmd::rto::RtoArgs),
 }
 
 /// What a subcommand reports back.
@@ -45,6 +47,7 @@ fn main() -> ExitCode {
         Command::Run(a) => cmd::run::run(a),
         Command::Reproduce(a) => cmd::reproduce::run(a),
         Command::Bench(a) => cmd::bench::run(a),
+        Command::Rto(a) => cmd::rto::run(a),
     };
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,

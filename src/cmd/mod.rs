@@ -3,4 +3,5 @@
 pub mod bench;
 pub mod progress;
 pub mod reproduce;
+pub mod rto;
 pub mod run;

@@ -3,3 +3,4 @@
 pub mod golden_chain;
 pub mod ko_v2_throughput;
 pub mod md1;
+pub mod r889_estimators;
