@@ -79,6 +79,12 @@ pub struct Imp {
     pub host_out_busy: bool,
     pub replies: VecDeque<Reply>,
     pub next_reply_epoch: u32,
+
+    // ---- Destination side, single-packet messages (RFC 632; `model/single.rs`) ----
+    /// Single-packet messages not accepted, each owed an ALLOCATE: (source IMP, number) → message.
+    pub requests: BTreeMap<(u16, u64), MsgId>,
+    /// Reassembly buffers set aside for one single-packet message each, not yet filled.
+    pub set_aside: BTreeSet<(u16, u64)>,
 }
 
 impl Imp {
@@ -109,6 +115,8 @@ impl Imp {
             host_out_busy: false,
             replies: VecDeque::new(),
             next_reply_epoch: 0,
+            requests: BTreeMap::new(),
+            set_aside: BTreeSet::new(),
         }
     }
 
@@ -143,5 +151,7 @@ impl Imp {
             && self.allocations.values().all(|a| a.is_empty())
             && self.proc_q.is_empty()
             && self.host_out.is_empty()
+            && self.requests.is_empty()
+            && self.set_aside.is_empty()
     }
 }

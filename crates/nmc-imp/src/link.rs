@@ -26,6 +26,9 @@ pub enum Hold {
     Transit,
     /// A subnet control message.
     Control,
+    /// A single-packet message, whose buffer the source IMP keeps as its copy until the RFNM
+    /// (RFC 632): the acknowledgement frees nothing.
+    Copy,
 }
 
 #[derive(Clone, Copy, Debug, Default)]

@@ -15,6 +15,20 @@
 //!   buffers to carry a piggy-backed ALL, then goes without;
 //! * **h** the RFNM frees the number and PLT entry and adds its ALL to the allocate counter;
 //! * **i** an allocation unused for 250 ms goes back with a GVB.
+//!
+//! A message that fits one packet takes the shorter road of RFC 632 instead: a message number
+//! but no PLT entry and no REQALL; the source keeps a copy until the RFNM; the destination
+//! accepts it, stores it, or treats it as a request for one buffer, by the profile's
+//! [`crate::params::SinglePacketRule`] ([`single`]). The IMP message generator and the scripted
+//! disturbances are in [`instrument`]; the lockup watch in [`lockup`].
+
+mod instrument;
+mod lockup;
+mod single;
+
+pub use instrument::{Action, Generator};
+pub use lockup::{HeldAt, LockupReport};
+pub use single::E2eEvent;
 
 use crate::imp::{HostOut, Imp, Reassembly, Reply};
 use crate::link::{Frame, FrameKind, Hold, Link};
@@ -23,7 +37,7 @@ use crate::params::{ImpModel, ImpParams};
 use crate::topology::{Routes, Topology};
 use nmc_sim::{Bits, EventQueue, Model, RngStreams, SimDuration, SimTime, Trace};
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 #[derive(Clone, Copy, Debug)]
 pub enum Ev {
@@ -49,6 +63,10 @@ pub enum Ev {
     GiveBack { imp: u16, dst: u16, epoch: u32 },
     /// Periodic sample of resource occupancy.
     Sample,
+    /// The scenario's scripted action `index` (a disturbance, a generator pause or resume).
+    Scripted { index: u16 },
+    /// Periodic check for a lockup: no progress while messages are outstanding.
+    Watchdog,
 }
 
 /// Where a message is in the source IMP's procedure.
@@ -96,6 +114,8 @@ pub struct MessageRecord {
     pub rfnm_ns: Option<u64>,
     pub reqalls: u32,
     pub rfnm_carried_all: Option<bool>,
+    /// Times a single-packet message's copy was sent again on an ALLOCATE (RFC 632).
+    pub retransmissions: u32,
 }
 
 pub struct Pump {
@@ -112,6 +132,8 @@ pub struct Host {
     pub input_busy: bool,
     pub current: Option<MsgId>,
     pub started: bool,
+    /// Set when this "host" is the IMP message generator inside its IMP (RFC 632).
+    pub generator: Option<Generator>,
 }
 
 /// A trace line (`trace = true`).
@@ -190,6 +212,30 @@ enum Tr<'a> {
         imp: &'a str,
         to: &'a str,
     },
+    /// A single-packet message reached its destination IMP (RFC 632), and what became of it.
+    SingleIn {
+        msg: MsgId,
+        num: u64,
+        imp: &'a str,
+        disposition: &'static str,
+    },
+    SingleAllSent {
+        msg: MsgId,
+        num: u64,
+        to: &'a str,
+    },
+    SingleDeleted {
+        msg: MsgId,
+        num: u64,
+        imp: &'a str,
+    },
+    Scripted {
+        action: String,
+    },
+    Lockup {
+        pending: usize,
+        since_ns: u64,
+    },
 }
 
 /// Occupancy of the measured pair's resources, sampled periodically.
@@ -224,6 +270,19 @@ pub struct Subnet {
     pub watch: Option<(u16, u16)>,
     pub trace: Trace,
     pub counts: BTreeMap<&'static str, u64>,
+    /// Scripted actions and when (`[[network.events]]`, generator pauses).
+    pub actions: Vec<(SimDuration, Action)>,
+    /// Links whose next data frame is to be hit by a line error.
+    pub corrupt_next: BTreeSet<u32>,
+    /// Source IMPs whose next single-packet message leaves by this link instead of its route.
+    pub detours: BTreeMap<u16, u32>,
+    /// The end-to-end event log of single-packet messages, when recorded (`record = ["e2e"]`).
+    pub e2e: Option<Vec<E2eEvent>>,
+    /// No progress for this long with messages outstanding is a lockup (zero: not watched).
+    pub lockup_window: SimDuration,
+    /// Progress count (deliveries + RFNMs) at the last change, and when it changed.
+    pub progress_mark: (usize, SimTime),
+    pub lockup: Option<LockupReport>,
 }
 
 impl Subnet {
@@ -261,9 +320,12 @@ impl Subnet {
             })
             .collect();
         let watch = hosts.iter().find_map(|h| {
-            h.pump
+            let dst = h
+                .pump
                 .as_ref()
-                .map(|p| (h.imp, hosts[p.dst_host as usize].imp))
+                .map(|p| p.dst_host)
+                .or(h.generator.as_ref().map(|g| g.dst_host))?;
+            Some((h.imp, hosts[dst as usize].imp))
         });
         Subnet {
             params,
@@ -283,6 +345,13 @@ impl Subnet {
             watch,
             trace,
             counts: BTreeMap::new(),
+            actions: Vec::new(),
+            corrupt_next: BTreeSet::new(),
+            detours: BTreeMap::new(),
+            e2e: None,
+            lockup_window: SimDuration::ZERO,
+            progress_mark: (0, SimTime::ZERO),
+            lockup: None,
         }
     }
 
@@ -305,6 +374,7 @@ impl Subnet {
             q.schedule(SimTime::ZERO + at, Ev::HostStart { host });
         }
         q.schedule(SimTime::ZERO, Ev::Sample);
+        self.schedule_instruments(q);
     }
 
     fn frame_bits(&self, p: &Packet) -> Bits {
@@ -315,6 +385,9 @@ impl Subnet {
 
     /// The host puts its next packet into its IMP if the IMP can take it.
     fn host_try(&mut self, now: SimTime, h: u16, q: &mut EventQueue<Ev>) {
+        if self.hosts[h as usize].generator.is_some() {
+            return self.generator_try(now, h, q);
+        }
         let host = &self.hosts[h as usize];
         if host.input_busy || !host.started {
             return;
@@ -445,7 +518,7 @@ impl Subnet {
             self.send_data(now, src, dst, mid, num, index, of, pb, q);
         }
         let m = &self.msgs[&mid];
-        if m.input == m.packets && m.state == MsgState::Launched {
+        if m.input == m.packets && m.state == MsgState::Launched && m.rec.accepted_ns.is_none() {
             self.accepted(now, h, mid);
         }
         self.host_try(now, h, q);
@@ -485,6 +558,11 @@ impl Subnet {
                         m.num = Some(num);
                         m.state = MsgState::NeedPlt;
                         self.trace.emit(now, &Tr::Number { msg: mid, num });
+                        if self.msgs[&mid].packets == 1 {
+                            // RFC 632: no PLT entry, no REQALL for a single-packet message.
+                            self.launch_single(now, mid, q);
+                            return;
+                        }
                     } else {
                         if !waiters.contains(&mid) {
                             waiters.push_back(mid);
@@ -691,6 +769,7 @@ impl Subnet {
 
     fn destination_receives(&mut self, now: SimTime, imp: u16, p: Packet, q: &mut EventQueue<Ev>) {
         match p.kind {
+            PktKind::Data { of: 1, .. } => self.single_arrives(now, imp, p, q),
             PktKind::Data {
                 msg,
                 num,
@@ -738,6 +817,9 @@ impl Subnet {
                 self.serve_replies(now, imp, q);
             }
             PktKind::Rfnm { .. } | PktKind::All { .. } => self.source_receives(now, imp, p, q),
+            PktKind::SingleRfnm { .. } | PktKind::SingleAll { .. } => {
+                self.single_source_receives(now, imp, p, q)
+            }
         }
     }
 
@@ -802,7 +884,7 @@ impl Subnet {
                 packet: o.index,
             },
         );
-        if o.index == 0 {
+        if o.index == 0 && o.of > 1 {
             // Point g: "After the transmission of the first packet to the HOST, the RFNM for
             // this message is generated" (K&O §II).
             let epoch = i.next_reply_epoch;
@@ -826,12 +908,16 @@ impl Subnet {
             }
             order.push(o.num);
         }
+        if o.of == 1 {
+            self.single_rfnm(now, imp, o, q);
+        }
         self.serve_replies(now, imp, q);
         self.start_host_output(now, imp, q);
     }
 
     /// Sends the replies at the head of the queue for which 8 buffers can be reserved.
     fn serve_replies(&mut self, now: SimTime, imp: u16, q: &mut EventQueue<Ev>) {
+        self.serve_single_requests(now, imp, q);
         let n = self.params.allocation_buffers;
         while let Some(&r) = self.imps[imp as usize].replies.front() {
             if !self.imps[imp as usize].can_reserve(n) {
@@ -1034,7 +1120,9 @@ impl Subnet {
         };
         let (ack_mask, ack_bits) = link.take_acks();
         let p_err = 1.0 - (1.0 - self.params.bit_error_rate).powf(bits.get() as f64);
-        let corrupted = link.errors.bernoulli(p_err);
+        let corrupted = link.errors.bernoulli(p_err)
+            || matches!(kind, FrameKind::Packet { pkt, .. } if !self.slab.get(pkt).kind.is_control())
+                && self.corrupt_next.remove(&l);
         let tx = link.def.capacity.transmission_time(bits);
         link.busy = true;
         link.busy_time += tx;
@@ -1214,7 +1302,7 @@ impl Subnet {
                 imp.buf_used -= 1;
                 imp.sf_used -= 1;
             }
-            Hold::Control => {}
+            Hold::Control | Hold::Copy => {}
         }
         self.try_send(now, l, q);
         self.wake_hosts(now, from, q);
@@ -1320,6 +1408,8 @@ impl Model for Subnet {
             Ev::RfnmTimeout { imp, epoch } => self.rfnm_timeout(now, imp, epoch, q),
             Ev::GiveBack { imp, dst, epoch } => self.give_back(now, imp, dst, epoch, q),
             Ev::Sample => self.sample(now, q),
+            Ev::Scripted { index } => self.scripted(now, index, q),
+            Ev::Watchdog => self.watchdog(now, q),
         }
     }
 }

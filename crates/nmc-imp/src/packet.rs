@@ -27,6 +27,11 @@ pub enum PktKind {
     All { num: u64 },
     /// Giveback of an unused allocation.
     Gvb,
+    /// RFNM for single-packet message `msg` (number `num`): it carries no allocation (RFC 632).
+    SingleRfnm { msg: MsgId, num: u64 },
+    /// ALLOCATE of one reassembly buffer for single-packet message `msg` (number `num`), which
+    /// the destination did not accept: the source sends its copy again (RFC 632 events 6–9).
+    SingleAll { msg: MsgId, num: u64 },
 }
 
 impl PktKind {
@@ -41,6 +46,8 @@ impl PktKind {
             PktKind::ReqAll { .. } => "reqall",
             PktKind::All { .. } => "all",
             PktKind::Gvb => "gvb",
+            PktKind::SingleRfnm { .. } => "rfnm(single)",
+            PktKind::SingleAll { .. } => "all(single)",
         }
     }
 }

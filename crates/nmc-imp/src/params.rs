@@ -108,13 +108,28 @@ pub enum ImpModel {
     H516,
 }
 
-/// How a destination IMP treats a single-packet message that arrives out of order.
-/// Only `current` is modelled so far; RFC 632's fixes come with their own issue.
+/// How a destination IMP treats a single-packet message that arrives out of order (its
+/// predecessor, by message number from the same source IMP, has not yet arrived). RFC 632;
+/// the procedure is in `model/single.rs`.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum SinglePacketRule {
-    /// RFC 632 "current rule": reject, treat as a request for one buffer.
+    /// RFC 632 events 1–11, Table 1 (the rule of 1974): not accepted; "treated as a request for
+    /// the allocation of one reassembly buffer" and discarded; the ALLOCATE goes back "only
+    /// after the RFNM for the previous message has been processed".
     Current,
+    /// RFC 632 Table 2, the first fix: "reject single-packet messages that arrive out of order
+    /// only if the buffer requirement(s) of the preceding message(s) is not known"; otherwise
+    /// set the predecessors' buffers aside and store the message.
+    FixA,
+    /// RFC 632, the second fix, "deferred rejection": store every single-packet message; when
+    /// reassembly space runs out so that an in-order message cannot be accepted, delete stored
+    /// out-of-order messages (their source still holds a copy) and send an ALLOCATE for each
+    /// later, when space is available.
+    FixB,
+    /// Store every single-packet message while there is space, and nothing else: the naive
+    /// rule RFC 632 warns against, which can lock reassembly up (RFC 626).
+    AcceptAll,
 }
 
 impl ImpParams {
@@ -152,15 +167,36 @@ impl ImpParams {
         }
     }
 
+    /// `v2-1974-10` with single-packet messages treated by `rule` (RFC 632).
+    pub fn with_single_packet_rule(rule: SinglePacketRule) -> Self {
+        ImpParams {
+            single_packet_rule: rule,
+            ..Self::v2_1974_10()
+        }
+    }
+
     /// The profile of this name.
     pub fn profile(name: &str) -> Option<Self> {
+        use SinglePacketRule::*;
         match name {
             "v2-1974-10" => Some(Self::v2_1974_10()),
+            // RFC 632: the rule of May 1974 (the same as `v2-1974-10`, named for the RFC).
+            "rfc632-current" => Some(Self::with_single_packet_rule(Current)),
+            "rfc632-fix-a" => Some(Self::with_single_packet_rule(FixA)),
+            "rfc632-fix-b" => Some(Self::with_single_packet_rule(FixB)),
+            // RFC 626 / RFC 632: accept every single-packet message while space lasts.
+            "rfc626-accept-all" => Some(Self::with_single_packet_rule(AcceptAll)),
             _ => None,
         }
     }
 
-    pub const PROFILES: &[&str] = &["v2-1974-10"];
+    pub const PROFILES: &[&str] = &[
+        "v2-1974-10",
+        "rfc632-current",
+        "rfc632-fix-a",
+        "rfc632-fix-b",
+        "rfc626-accept-all",
+    ];
 
     /// Checks values that would make the model meaningless.
     pub fn validate(&self) -> Result<(), String> {

@@ -1,8 +1,10 @@
 //! Building a subnet from a scenario, running it, and what comes out.
 
-use crate::model::{Ev, Host, MessageRecord, Occupancy, Pump, Subnet};
+use crate::model::{
+    Action, E2eEvent, Ev, Generator, Host, LockupReport, MessageRecord, Occupancy, Pump, Subnet,
+};
 use crate::params::ImpParams;
-use crate::spec::{ImpScenario, RECORDS, TrafficSpec};
+use crate::spec::{EventSpec, ImpScenario, RECORDS, TrafficSpec};
 use crate::topology::{Routes, Topology};
 use nmc_sim::{SimDuration, SimTime, Simulation, Trace};
 use serde::Serialize;
@@ -67,6 +69,10 @@ pub struct Outcome {
     pub hops: Option<u32>,
     pub order_violations: u64,
     pub idle_at_end: bool,
+    /// End-to-end events of single-packet messages (`record = ["e2e"]`).
+    pub e2e: Vec<E2eEvent>,
+    /// Set when the run stopped on a lockup (`network.lockup_window`).
+    pub lockup: Option<LockupReport>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -115,6 +121,7 @@ pub fn build(
             input_busy: false,
             current: None,
             started: false,
+            generator: None,
         });
     }
     let host = |name: &str, at: String| {
@@ -126,6 +133,8 @@ pub fn build(
     };
     let mut starts = Vec::new();
     let mut pumps = Vec::new();
+    let mut actions = Vec::new();
+    let mut generators = Vec::new();
     for (i, t) in s.traffic.iter().enumerate() {
         match t {
             TrafficSpec::Pump {
@@ -172,10 +181,103 @@ pub fn build(
                 ));
                 starts.push((a, *start));
             }
+            TrafficSpec::Generator {
+                imp,
+                to,
+                message,
+                outstanding,
+                start,
+                count,
+                pauses,
+            } => {
+                let at = format!("traffic[{i}]");
+                let src = topo.index(imp).ok_or_else(|| {
+                    BuildError(format!("{at}.imp: `{imp}` is not an IMP of this network"))
+                })?;
+                let b = host(to, format!("{at}.to"))?;
+                let dst = hosts[b as usize].imp;
+                if src == dst {
+                    return Err(BuildError(format!(
+                        "{at}: host `{to}` is on the generator's own IMP `{imp}`; nmc models traffic through the subnet only"
+                    )));
+                }
+                if topo.next_link(src, dst).is_none() {
+                    return Err(BuildError(format!(
+                        "{at}: host `{to}` is unreachable from IMP `{imp}`"
+                    )));
+                }
+                if message.get() == 0 || message.get() > params.max_packet.get() {
+                    return Err(BuildError(format!(
+                        "{at}.message = {message}: the IMP message generator sends single-packet messages of 1 to {} data bits",
+                        params.max_packet
+                    )));
+                }
+                if *outstanding == 0 {
+                    return Err(BuildError(format!("{at}.outstanding must be at least 1")));
+                }
+                let h = (hosts.len() + generators.len()) as u16;
+                let name = format!("{imp} message generator {i}");
+                for (k, p) in pauses.iter().enumerate() {
+                    if p.length.is_zero() {
+                        return Err(BuildError(format!(
+                            "{at}.pauses[{k}].length must be above zero"
+                        )));
+                    }
+                    actions.push((p.at, Action::Pause { host: h }));
+                    actions.push((p.at + p.length, Action::Resume { host: h }));
+                }
+                generators.push(Host {
+                    name,
+                    imp: src,
+                    pump: None,
+                    input_busy: false,
+                    current: None,
+                    started: false,
+                    generator: Some(Generator {
+                        dst_host: b,
+                        bits: message.get(),
+                        outstanding: *outstanding,
+                        in_flight: 0,
+                        count: *count,
+                        offered: 0,
+                        paused: false,
+                    }),
+                });
+                starts.push((h, *start));
+            }
         }
     }
     for (a, p) in pumps {
         hosts[a as usize].pump = Some(p);
+    }
+    hosts.extend(generators);
+    for (k, e) in s.network.events.iter().enumerate() {
+        let at = format!("network.events[{k}]");
+        let imp = |n: &str, key: &str| {
+            topo.index(n).ok_or_else(|| {
+                BuildError(format!("{at}.{key}: `{n}` is not an IMP of this network"))
+            })
+        };
+        let line = |a: u16, b: u16| {
+            topo.links
+                .iter()
+                .position(|l| l.from == a && l.to == b)
+                .map(|l| l as u32)
+        };
+        match e {
+            EventSpec::LineError { at: t, from, to } => {
+                let (a, b) = (imp(from, "from")?, imp(to, "to")?);
+                let link =
+                    line(a, b).ok_or_else(|| BuildError(format!("{at}: no line {from}–{to}")))?;
+                actions.push((*t, Action::LineError { link }));
+            }
+            EventSpec::Detour { at: t, imp: i, via } => {
+                let (a, b) = (imp(i, "imp")?, imp(via, "via")?);
+                let link = line(a, b)
+                    .ok_or_else(|| BuildError(format!("{at}: `{i}` has no line to `{via}`")))?;
+                actions.push((*t, Action::Detour { imp: a, link }));
+            }
+        }
     }
     let sample = s.network.sample_period;
     if sample.is_zero() {
@@ -183,10 +285,15 @@ pub fn build(
             "network.sample_period must be above zero".into(),
         ));
     }
-    Ok((
-        Subnet::new(params, topo, hosts, seed, sample, trace),
-        starts,
-    ))
+    let mut subnet = Subnet::new(params, topo, hosts, seed, sample, trace);
+    // Stable by time: actions at one instant keep the scenario's order.
+    actions.sort_by_key(|(t, _)| *t);
+    subnet.actions = actions;
+    subnet.lockup_window = s.network.lockup_window;
+    if s.record.iter().any(|r| r == "e2e") {
+        subnet.e2e = Some(Vec::new());
+    }
+    Ok((subnet, starts))
 }
 
 /// Runs a scenario for its duration. `progress` gets the fraction of simulated time done.
@@ -207,17 +314,22 @@ pub fn run(
     }
     let end = SimTime::ZERO + s.duration;
     for k in 1..=50u64 {
-        sim.run_until(SimTime::from_nanos(
-            (end.as_nanos() as u128 * k as u128 / 50) as u64,
-        ));
+        sim.run_while(
+            SimTime::from_nanos((end.as_nanos() as u128 * k as u128 / 50) as u64),
+            |m, _| m.lockup.is_none(),
+        );
         progress(k as f64 / 50.0);
+        if sim.model.lockup.is_some() {
+            break;
+        }
     }
     let events = sim.events_handled();
+    let ran = sim.now().since(SimTime::ZERO);
     let mut m = sim.model;
     m.trace
         .finish()
         .map_err(|e| BuildError(format!("writing the trace: {e}")))?;
-    Ok(finish(m, seed, s.duration, events))
+    Ok(finish(m, seed, ran, events))
 }
 
 /// Runs until `end`, then stops every pump and keeps going until `drain` more has passed;
@@ -234,15 +346,20 @@ pub fn run_and_drain(
     while let Some((t, e)) = q.pop() {
         sim.schedule(t, e);
     }
-    sim.run_until(SimTime::ZERO + s.duration);
+    let going = |m: &Subnet, _: SimTime| m.lockup.is_none();
+    sim.run_while(SimTime::ZERO + s.duration, going);
     for h in &mut sim.model.hosts {
         if let Some(p) = h.pump.as_mut() {
             p.count = Some(p.offered);
         }
+        if let Some(g) = h.generator.as_mut() {
+            g.count = Some(g.offered);
+        }
     }
-    sim.run_until(SimTime::ZERO + s.duration + drain);
+    sim.run_while(SimTime::ZERO + s.duration + drain, going);
     let events = sim.events_handled();
-    Ok(finish(sim.model, seed, s.duration + drain, events))
+    let ran = sim.now().since(SimTime::ZERO);
+    Ok(finish(sim.model, seed, ran, events))
 }
 
 fn finish(m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outcome {
@@ -280,6 +397,13 @@ fn finish(m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outcome {
     crate::analysis::add_metrics(&mut metrics, &messages, &m.occupancy, duration);
     metrics.insert("events".into(), events as f64);
     metrics.insert("order_violations".into(), m.order_violations as f64);
+    metrics.insert(
+        "messages.retransmissions".into(),
+        messages.iter().map(|r| r.retransmissions as f64).sum(),
+    );
+    if let Some(l) = &m.lockup {
+        metrics.insert("lockup.at_s".into(), l.detected_ns as f64 / 1e9);
+    }
     if let Some(h) = hops {
         metrics.insert("hops".into(), h as f64);
     }
@@ -295,5 +419,7 @@ fn finish(m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outcome {
         hops,
         order_violations: m.order_violations,
         idle_at_end,
+        e2e: m.e2e.unwrap_or_default(),
+        lockup: m.lockup,
     }
 }

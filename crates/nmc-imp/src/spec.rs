@@ -22,7 +22,8 @@ use serde::{Deserialize, Serialize};
 pub type ImpScenario = Scenario<NetworkSpec, TrafficSpec>;
 
 /// Records this model can write (`record = [...]`).
-pub const RECORDS: &[&str] = &["messages", "lines", "occupancy"];
+/// `e2e` is the end-to-end event log of single-packet messages (RFC 632 Tables 1–2).
+pub const RECORDS: &[&str] = &["messages", "lines", "occupancy", "e2e"];
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -38,6 +39,35 @@ pub struct NetworkSpec {
     /// How often resource occupancy is sampled (`record = ["occupancy"]`).
     #[serde(default = "default_sample")]
     pub sample_period: SimDuration,
+    /// Scripted disturbances (`[[network.events]]`), each at its time.
+    #[serde(default)]
+    pub events: Vec<EventSpec>,
+    /// A lockup is declared when no message is delivered and no RFNM comes back for this long
+    /// while messages are outstanding; the run then stops and reports what is held (RFC 626).
+    /// `0s` turns the watch off.
+    #[serde(default = "default_lockup_window")]
+    pub lockup_window: SimDuration,
+}
+
+/// A scripted disturbance, to cause one reordering at a known moment (RFC 632: "due to an
+/// alternate path or a line error").
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum EventSpec {
+    /// The next data packet sent on the line `from` → `to` at or after `at` is hit by a line
+    /// error: the CRC check discards it and it is retransmitted after the 125 ms timeout.
+    LineError {
+        at: SimDuration,
+        from: String,
+        to: String,
+    },
+    /// The next single-packet message `imp` sends at or after `at` leaves by its line to `via`
+    /// instead of its route (one packet on an alternate path), then follows the routes from there.
+    Detour {
+        at: SimDuration,
+        imp: String,
+        via: String,
+    },
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -103,6 +133,34 @@ pub enum TrafficSpec {
         /// Stop after this many messages.
         count: Option<u64>,
     },
+    /// The IMP message generator (RFC 632): a process inside the source IMP `imp` (no host
+    /// interface) sending single-packet messages of `message` bits to host `to`, "RFNM-driven":
+    /// a new message each time a RFNM comes back, with `outstanding` messages sent and not yet
+    /// answered.
+    Generator {
+        imp: String,
+        to: String,
+        #[serde(default = "default_generator_message")]
+        message: Bits,
+        #[serde(default = "default_outstanding")]
+        outstanding: u32,
+        #[serde(default)]
+        start: SimDuration,
+        /// Stop after this many messages.
+        count: Option<u64>,
+        /// Times the generator stops offering new messages (RFC 632: "interrupting the input
+        /// stream at the source IMP").
+        #[serde(default)]
+        pauses: Vec<PauseSpec>,
+    },
+}
+
+/// The generator offers nothing from `at` for `length`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PauseSpec {
+    pub at: SimDuration,
+    pub length: SimDuration,
 }
 
 fn default_capacity() -> BitRate {
@@ -121,4 +179,17 @@ fn default_sample() -> SimDuration {
 }
 fn default_message() -> Bits {
     Bits::new(8063)
+}
+/// RFC 632: "a message length of about 1000 bits".
+fn default_generator_message() -> Bits {
+    Bits::new(1000)
+}
+/// RFNM-driven at "the highest possible rate": as many as the 4 message numbers of a pair allow.
+fn default_outstanding() -> u32 {
+    4
+}
+/// **Choice**: 10 s, far longer than any wait the protocol has (1 s RFNM timeout, 125 ms
+/// retransmission), far shorter than a run.
+fn default_lockup_window() -> SimDuration {
+    SimDuration::from_secs(10)
 }

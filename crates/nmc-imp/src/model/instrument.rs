@@ -1,0 +1,147 @@
+//! The NMC's instrument inside the IMP, and scripted disturbances.
+//!
+//! * The **IMP message generator** (RFC 632: "using the IMP message generator, single-packet
+//!   messages at the highest possible rate ('RFNM-driven')"): a process in the source IMP, with
+//!   no host interface, that keeps `outstanding` messages sent and not yet answered by a RFNM
+//!   and makes a new one each time a RFNM comes back. It is modelled as a host of its IMP whose
+//!   messages start inside the IMP: each takes a buffer (the copy the source keeps until the
+//!   RFNM) and goes straight to point b (a message number).
+//! * **Scripted actions** at given times: a line error on the next data frame of a line, a
+//!   detour of the next single-packet message over an alternate path (RFC 632: "due to an
+//!   alternate path or a line error"), and pauses of a generator ("interrupting the input
+//!   stream at the source IMP").
+
+use super::{Ev, Msg, MsgState, Subnet, Tr};
+use crate::model::MessageRecord;
+use nmc_sim::{EventQueue, SimTime};
+
+/// The IMP message generator's state.
+#[derive(Clone, Debug)]
+pub struct Generator {
+    pub dst_host: u16,
+    pub bits: u64,
+    /// Messages it keeps sent and unanswered.
+    pub outstanding: u32,
+    pub in_flight: u32,
+    /// Stop after this many.
+    pub count: Option<u64>,
+    pub offered: u64,
+    pub paused: bool,
+}
+
+/// A scripted action, resolved to the model's indices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// The next data frame sent on `link` is hit by a line error.
+    LineError { link: u32 },
+    /// The next single-packet message from `imp` leaves by `link`.
+    Detour { imp: u16, link: u32 },
+    /// The generator of host `host` stops offering messages.
+    Pause { host: u16 },
+    /// … and starts again.
+    Resume { host: u16 },
+}
+
+impl Subnet {
+    /// Schedules the scripted actions and the lockup watch (called by `initial_events`).
+    pub(super) fn schedule_instruments(&self, q: &mut EventQueue<Ev>) {
+        for (index, (at, _)) in self.actions.iter().enumerate() {
+            q.schedule(
+                SimTime::ZERO + *at,
+                Ev::Scripted {
+                    index: index as u16,
+                },
+            );
+        }
+        if !self.lockup_window.is_zero() {
+            q.schedule(SimTime::ZERO + self.lockup_window / 4, Ev::Watchdog);
+        }
+    }
+
+    pub(super) fn scripted(&mut self, now: SimTime, index: u16, q: &mut EventQueue<Ev>) {
+        let action = self.actions[index as usize].1;
+        if self.trace.is_on() {
+            self.trace.emit(
+                now,
+                &Tr::Scripted {
+                    action: format!("{action:?}"),
+                },
+            );
+        }
+        match action {
+            Action::LineError { link } => {
+                self.corrupt_next.insert(link);
+            }
+            Action::Detour { imp, link } => {
+                self.detours.insert(imp, link);
+            }
+            Action::Pause { host } | Action::Resume { host } => {
+                if let Some(g) = self.hosts[host as usize].generator.as_mut() {
+                    g.paused = matches!(action, Action::Pause { .. });
+                }
+                self.host_try(now, host, q);
+            }
+        }
+    }
+
+    /// The generator of host `h` makes messages until `outstanding` are in flight.
+    pub(super) fn generator_try(&mut self, now: SimTime, h: u16, q: &mut EventQueue<Ev>) {
+        loop {
+            let host = &self.hosts[h as usize];
+            let g = host.generator.as_ref().expect("a generator");
+            if !host.started
+                || g.paused
+                || g.in_flight >= g.outstanding
+                || g.count.is_some_and(|c| g.offered >= c)
+            {
+                return;
+            }
+            let (src, dst_host, bits) = (host.imp, g.dst_host, g.bits);
+            if self.imps[src as usize].free_buffers() == 0 {
+                return; // tried again when a buffer frees (`wake_hosts`)
+            }
+            let g = self.hosts[h as usize]
+                .generator
+                .as_mut()
+                .expect("a generator");
+            g.offered += 1;
+            g.in_flight += 1;
+            self.imps[src as usize].buf_used += 1;
+            let id = self.next_msg;
+            self.next_msg += 1;
+            let dst = self.hosts[dst_host as usize].imp;
+            let rec = MessageRecord {
+                id,
+                host: self.hosts[h as usize].name.clone(),
+                dst_host: self.hosts[dst_host as usize].name.clone(),
+                bits,
+                offered_ns: now.as_nanos(),
+                first_in_ns: Some(now.as_nanos()),
+                ..Default::default()
+            };
+            self.trace.emit(
+                now,
+                &Tr::Offered {
+                    msg: id,
+                    host: &self.hosts[h as usize].name,
+                },
+            );
+            self.msgs.insert(
+                id,
+                Msg {
+                    host: h,
+                    src,
+                    dst,
+                    bits,
+                    packets: 1,
+                    state: MsgState::NeedNumber,
+                    num: None,
+                    input: 1,
+                    reqalls: 0,
+                    rec,
+                },
+            );
+            self.advance(now, id, q);
+        }
+    }
+}

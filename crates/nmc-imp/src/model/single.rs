@@ -1,0 +1,403 @@
+//! Single-packet messages (RFC 632, Opderbeck, May 1974).
+//!
+//! A message that fits one packet does not go through points c–e of K&O Fig. 1:
+//! * **source**: it takes a message number (the same 4 per IMP pair as every message) but no PLT
+//!   entry and no REQALL, and leaves at once. The source IMP keeps its buffer as a copy "for
+//!   which a RFNM has not yet been received" (RFC 632 p. 6) and sends the copy again when an
+//!   ALLOCATE for it comes back.
+//! * **destination**, in order (its predecessor by number from the same source IMP has been
+//!   handed to the host): accepted into one reassembly buffer, queued for the host, and the RFNM
+//!   goes as soon as the host has taken it; it carries no allocation.
+//! * **destination, out of order**, by [`SinglePacketRule`]:
+//!   - `current` (events 1–11, Table 1): not accepted; "treated as a request for the allocation
+//!     of one reassembly buffer and then discarded";
+//!   - `fix-a` (Table 2): rejected like that only while a predecessor's buffer needs are unknown
+//!     (nothing of it has arrived yet); otherwise the predecessors' buffers are set aside and the
+//!     message is stored;
+//!   - `fix-b` ("deferred rejection") and `accept-all`: stored while there is space. When an
+//!     in-order message finds no space, `fix-b` deletes stored out-of-order messages to make room
+//!     ("can be deleted later without the message being lost"); `accept-all` does not, and can
+//!     lock up (RFC 626).
+//! * **the ALLOCATE** for a message not accepted (under every rule) goes back "only after the
+//!   RFNM for the previous message has been processed" (RFC 632 event 6) and when one reassembly
+//!   buffer can be reserved for it ("when reassembly buffer space is available", p. 6). The
+//!   buffer stays reserved until the copy arrives, which is then accepted.
+//!
+//! Choices the sources leave open: an in-order message that finds no reassembly buffer is
+//! treated as a request too, under every rule; `fix-b`'s ALLOCATEs follow the same release rule
+//! as `current`'s (after the predecessor's RFNM), so the copy it calls back arrives in order and
+//! cannot be deleted again; `fix-b` deletes the stored message furthest from its turn first.
+
+use super::{Ev, MsgState, Subnet, Tr};
+use crate::imp::{HostOut, Imp, Reassembly, Reply};
+use crate::link::Hold;
+use crate::packet::{MsgId, Packet, PktKind};
+use crate::params::SinglePacketRule;
+use crate::topology::Routes;
+use nmc_sim::{Bits, EventQueue, SimTime};
+use serde::Serialize;
+
+/// One end-to-end event of a single-packet message, as RFC 632's tables list them
+/// (`record = ["e2e"]`).
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct E2eEvent {
+    pub t_ns: u64,
+    /// The pair: source and destination IMPs.
+    pub src: String,
+    pub dst: String,
+    /// `source` or `destination`: the IMP where it happens.
+    pub side: &'static str,
+    /// `MSG`, `RFNM` or `ALL`.
+    pub what: &'static str,
+    /// Message number.
+    pub num: u64,
+    /// `sent`, `arr` or `deleted`.
+    pub event: &'static str,
+    /// At the destination, what became of an arriving message: `HOST output`, `stored`,
+    /// `rejected`, `duplicate`; at the source, `again` for a copy sent on an ALLOCATE.
+    pub note: &'static str,
+}
+
+impl Subnet {
+    #[allow(clippy::too_many_arguments)]
+    fn log_e2e(
+        &mut self,
+        now: SimTime,
+        src: u16,
+        dst: u16,
+        side: &'static str,
+        what: &'static str,
+        num: u64,
+        event: &'static str,
+        note: &'static str,
+    ) {
+        if let Some(log) = self.e2e.as_mut() {
+            log.push(E2eEvent {
+                t_ns: now.as_nanos(),
+                src: self.imps[src as usize].name.clone(),
+                dst: self.imps[dst as usize].name.clone(),
+                side,
+                what,
+                num,
+                event,
+                note,
+            });
+        }
+    }
+
+    // ----------------------------------------------------------------- source
+
+    /// The single-packet message has its number: it leaves now (RFC 632: no PLT, no REQALL).
+    pub(super) fn launch_single(&mut self, now: SimTime, mid: MsgId, q: &mut EventQueue<Ev>) {
+        let m = self.msgs.get_mut(&mid).expect("message");
+        m.state = MsgState::Launched;
+        m.rec.launched_ns = Some(now.as_nanos());
+        let (host, done_input) = (m.host, m.input == m.packets && m.rec.accepted_ns.is_none());
+        self.trace.emit(now, &Tr::Launched { msg: mid });
+        self.send_single(now, mid, false, q);
+        if done_input {
+            self.accepted(now, host, mid);
+        }
+    }
+
+    /// Sends the message's packet from the source IMP, the first time or again on an ALLOCATE.
+    /// The buffer it occupies is the copy, kept until the RFNM ([`Hold::Copy`]).
+    fn send_single(&mut self, now: SimTime, mid: MsgId, again: bool, q: &mut EventQueue<Ev>) {
+        let m = &self.msgs[&mid];
+        let (src, dst, num, bits) = (m.src, m.dst, m.num.expect("numbered"), m.bits);
+        let id = self.slab.insert(Packet {
+            kind: PktKind::Data {
+                msg: mid,
+                num,
+                index: 0,
+                of: 1,
+            },
+            src,
+            dst,
+            bits: Bits::new(bits),
+            hops: 0,
+        });
+        let l = match self.detours.remove(&src) {
+            Some(l) => l,
+            None => self
+                .topo
+                .next_link(src, dst)
+                .expect("routes checked at build"),
+        };
+        self.links[l as usize].data.push_back((id, Hold::Copy));
+        self.note_queue(l);
+        let note = if again { "again" } else { "" };
+        self.log_e2e(now, src, dst, "source", "MSG", num, "sent", note);
+        self.try_send(now, l, q);
+    }
+
+    /// A RFNM or an ALLOCATE for a single-packet message reaches its source IMP.
+    pub(super) fn single_source_receives(
+        &mut self,
+        now: SimTime,
+        imp: u16,
+        p: Packet,
+        q: &mut EventQueue<Ev>,
+    ) {
+        let dst = p.src;
+        match p.kind {
+            PktKind::SingleRfnm { msg, num } => {
+                self.log_e2e(now, imp, dst, "source", "RFNM", num, "arr", "");
+                let i = &mut self.imps[imp as usize];
+                *i.numbers_used.get_mut(&dst).expect("a number was in use") -= 1;
+                i.buf_used -= 1; // the copy
+                if let Some(m) = self.msgs.remove(&msg) {
+                    if let Some(g) = self.hosts[m.host as usize].generator.as_mut() {
+                        g.in_flight -= 1;
+                    }
+                    let mut rec = m.rec;
+                    rec.rfnm_ns = Some(now.as_nanos());
+                    rec.rfnm_carried_all = Some(false);
+                    let rtt_ns = now.as_nanos() - rec.offered_ns;
+                    self.trace.emit(
+                        now,
+                        &Tr::RfnmIn {
+                            msg,
+                            all: false,
+                            rtt_ns,
+                        },
+                    );
+                    self.done.push(rec);
+                }
+                self.serve_waiters(now, imp, q);
+                self.wake_hosts(now, imp, q);
+            }
+            PktKind::SingleAll { msg, num } => {
+                self.log_e2e(now, imp, dst, "source", "ALL", num, "arr", "");
+                self.trace.emit(now, &Tr::AllIn { num });
+                if let Some(m) = self.msgs.get_mut(&msg) {
+                    m.rec.retransmissions += 1;
+                    self.count("single-retransmissions");
+                    self.send_single(now, msg, true, q);
+                }
+            }
+            _ => unreachable!("only single-packet RFNMs and ALLOCATEs come here"),
+        }
+    }
+
+    // ------------------------------------------------------------ destination
+
+    /// A single-packet message reaches its destination IMP.
+    pub(super) fn single_arrives(
+        &mut self,
+        now: SimTime,
+        imp: u16,
+        p: Packet,
+        q: &mut EventQueue<Ev>,
+    ) {
+        let PktKind::Data { msg, num, .. } = p.kind else {
+            unreachable!("a data packet")
+        };
+        let (src, key) = (p.src, (p.src, num));
+        let rule = self.params.single_packet_rule;
+        let expected = *self.imps[imp as usize].expected.entry(src).or_default();
+        let i = &self.imps[imp as usize];
+        let accept = if num < expected || i.complete.contains(&key) {
+            None // a second copy: cannot happen, copies go again only on an ALLOCATE
+        } else if i.set_aside.contains(&key) {
+            Some(true) // its ALLOCATE reserved the buffer
+        } else if num == expected {
+            if rule == SinglePacketRule::FixB {
+                self.make_room(now, imp);
+            }
+            Some(self.reserve_one(imp))
+        } else {
+            Some(match rule {
+                SinglePacketRule::Current => false,
+                SinglePacketRule::FixA => self.set_aside_for_predecessors(imp, src, expected, num),
+                SinglePacketRule::FixB | SinglePacketRule::AcceptAll => self.reserve_one(imp),
+            })
+        };
+        let disposition = match accept {
+            None => "duplicate",
+            Some(false) => "rejected",
+            Some(true) if num == expected => "HOST output",
+            Some(true) => "stored",
+        };
+        self.log_e2e(now, src, imp, "destination", "MSG", num, "arr", disposition);
+        self.trace.emit(
+            now,
+            &Tr::SingleIn {
+                msg,
+                num,
+                imp: &self.imps[imp as usize].name,
+                disposition,
+            },
+        );
+        let i = &mut self.imps[imp as usize];
+        match accept {
+            None => self.count("single-duplicates"),
+            Some(true) => {
+                i.set_aside.remove(&key);
+                i.requests.remove(&key);
+                i.reassembly.insert(
+                    key,
+                    Reassembly {
+                        msg,
+                        of: 1,
+                        received: 1,
+                        bits: p.bits.get(),
+                    },
+                );
+                i.complete.insert(key);
+                self.hand_over_in_order(now, imp, src, q);
+            }
+            Some(false) => {
+                // "treated as a request for the allocation of one reassembly buffer".
+                i.requests.insert(key, msg);
+                self.count("single-rejected");
+            }
+        }
+        self.serve_replies(now, imp, q);
+    }
+
+    /// Reserves one reassembly buffer if there is one.
+    fn reserve_one(&mut self, imp: u16) -> bool {
+        let i = &mut self.imps[imp as usize];
+        let ok = i.can_reserve(1);
+        if ok {
+            i.reserve(1);
+        }
+        ok
+    }
+
+    /// Fix A: message `num` from `src` is out of order (`expected` is next). If every
+    /// predecessor's buffer need is known, sets aside a buffer for each predecessor that was
+    /// refused and has none yet, reserves one for `num`, and says yes.
+    fn set_aside_for_predecessors(&mut self, imp: u16, src: u16, expected: u64, num: u64) -> bool {
+        let i = &self.imps[imp as usize];
+        let mut need = Vec::new();
+        for k in expected..num {
+            let key = (src, k);
+            let known = i.complete.contains(&key)
+                || i.reassembly.contains_key(&key)
+                || i.consumed.contains(&key)
+                || i.set_aside.contains(&key)
+                || i.requests.contains_key(&key);
+            if !known {
+                return false;
+            }
+            if i.requests.contains_key(&key) && !i.set_aside.contains(&key) {
+                need.push(key);
+            }
+        }
+        let i = &mut self.imps[imp as usize];
+        if !i.can_reserve(need.len() as u32 + 1) {
+            return false;
+        }
+        i.reserve(need.len() as u32 + 1);
+        i.set_aside.extend(need);
+        true
+    }
+
+    /// Fix B: until one reassembly buffer is free, deletes the stored out-of-order single-packet
+    /// message furthest from its turn; each becomes a request for an ALLOCATE.
+    fn make_room(&mut self, now: SimTime, imp: u16) {
+        while !self.imps[imp as usize].can_reserve(1) {
+            let i = &self.imps[imp as usize];
+            let victim = i
+                .complete
+                .iter()
+                .filter(|k| i.reassembly.get(k).is_some_and(|r| r.of == 1))
+                .filter(|(s, n)| *n > i.expected.get(s).copied().unwrap_or(0))
+                .max_by_key(|(s, n)| (*n - i.expected.get(s).copied().unwrap_or(0), *s))
+                .copied();
+            let Some(key) = victim else { return };
+            let i = &mut self.imps[imp as usize];
+            i.complete.remove(&key);
+            let r = i.reassembly.remove(&key).expect("stored");
+            i.release_reassembly(1);
+            i.requests.insert(key, r.msg);
+            self.count("single-deleted");
+            self.log_e2e(now, key.0, imp, "destination", "MSG", key.1, "deleted", "");
+            self.trace.emit(
+                now,
+                &Tr::SingleDeleted {
+                    msg: r.msg,
+                    num: key.1,
+                    imp: &self.imps[imp as usize].name,
+                },
+            );
+        }
+    }
+
+    /// Has the destination finished with every message before `num` from `src`: handed to the
+    /// host, and its RFNM processed (RFC 632 event 6)?
+    fn predecessors_done(i: &Imp, src: u16, num: u64) -> bool {
+        i.expected.get(&src).copied().unwrap_or(0) >= num
+            && !i.host_out.iter().any(|o| o.src == src && o.num < num)
+            && !i
+                .replies
+                .iter()
+                .any(|r| matches!(*r, Reply::Rfnm { src: s, num: n, .. } if s == src && n < num))
+    }
+
+    /// Sends the ALLOCATEs whose turn has come and for which a buffer is (or can be) reserved.
+    pub(super) fn serve_single_requests(&mut self, now: SimTime, imp: u16, q: &mut EventQueue<Ev>) {
+        let i = &self.imps[imp as usize];
+        let ready: Vec<((u16, u64), MsgId)> = i
+            .requests
+            .iter()
+            .filter(|((s, n), _)| Self::predecessors_done(i, *s, *n))
+            .map(|(k, m)| (*k, *m))
+            .collect();
+        for (key, msg) in ready {
+            let i = &mut self.imps[imp as usize];
+            if !i.set_aside.contains(&key) {
+                if !i.can_reserve(1) {
+                    continue;
+                }
+                i.reserve(1);
+                i.set_aside.insert(key);
+            }
+            i.requests.remove(&key);
+            let (src, num) = key;
+            self.log_e2e(now, src, imp, "destination", "ALL", num, "sent", "");
+            self.trace.emit(
+                now,
+                &Tr::SingleAllSent {
+                    msg,
+                    num,
+                    to: &self.imps[src as usize].name,
+                },
+            );
+            self.count("single-all");
+            self.send_control(now, imp, src, PktKind::SingleAll { msg, num }, q);
+        }
+    }
+
+    /// The host has taken single-packet message `o`: its RFNM goes at once, without an ALL.
+    pub(super) fn single_rfnm(
+        &mut self,
+        now: SimTime,
+        imp: u16,
+        o: HostOut,
+        q: &mut EventQueue<Ev>,
+    ) {
+        self.log_e2e(now, o.src, imp, "destination", "RFNM", o.num, "sent", "");
+        self.trace.emit(
+            now,
+            &Tr::Rfnm {
+                msg: o.msg,
+                all: false,
+                waited_ns: 0,
+            },
+        );
+        self.count("rfnm(single)");
+        self.send_control(
+            now,
+            imp,
+            o.src,
+            PktKind::SingleRfnm {
+                msg: o.msg,
+                num: o.num,
+            },
+            q,
+        );
+    }
+}
