@@ -34,11 +34,13 @@ pub fn offer_to_rfnm_ms(msgs: &[MessageRecord]) -> Vec<f64> {
 }
 
 /// Throughput (kbit/s) of the best block of `block` consecutive messages, if there are enough.
+/// Consecutive in the order their RFNMs came back (with several sources, message ids are not).
 pub fn best_block_kbps(msgs: &[MessageRecord], block: usize) -> Option<f64> {
-    let done: Vec<(u64, u64)> = msgs
+    let mut done: Vec<(u64, u64)> = msgs
         .iter()
         .filter_map(|m| m.rfnm_ns.map(|r| (r, m.bits)))
         .collect();
+    done.sort_unstable();
     if done.len() <= block {
         return None;
     }
