@@ -18,16 +18,21 @@
 //! | [`model`] | the event model: the life of a message, points a–i of K&O Fig. 1 |
 //! | [`run`] | build from a scenario, run, collect records and metrics |
 //! | [`analysis`] | throughput, best 150, round-trip histogram and autocorrelation |
+//! | [`e2e`] | single-packet messages' end-to-end events in RFC 632's two-column layout (Tables 1–2) |
 //!
 //! ## What the model leaves out, and why
-//! * Single-packet messages and RFC 632's out-of-order rule: their own issue; the pump sends
-//!   8-packet messages only, and [`params::SinglePacketRule`] is the hook.
+//! * Single-packet messages follow RFC 632 (`model/single.rs`): a message number but no PLT
+//!   entry and no REQALL; out-of-order arrivals by [`params::SinglePacketRule`] (profiles
+//!   `rfc632-current`, `rfc632-fix-a`, `rfc632-fix-b`, `rfc626-accept-all`). The IMP message
+//!   generator, scripted disturbances (one line error, one detour) and generator pauses are in
+//!   `model/instrument.rs`; a run that locks up stops with a [`model::LockupReport`].
 //! * Adaptive routing: routes are static shortest-hop behind [`topology::Routes`]; routing
 //!   messages are still sent every 640 ms so that they take their share of each line.
 //! * Control messages (RFNM, ALL, REQALL, GVB) do not compete for packet buffers (a choice,
 //!   the sources are silent); they do take line time and need acknowledgement.
 
 pub mod analysis;
+pub mod e2e;
 pub mod imp;
 pub mod link;
 pub mod model;

@@ -39,7 +39,7 @@ impl LockupReport {
     /// The report in a few lines for people.
     pub fn explain(&self) -> String {
         let mut s = format!(
-            "lockup at {:.3} s: no delivery and no RFNM since {:.3} s, {} messages outstanding.",
+            "lockup at {:.3} s: nothing delivered and no RFNM back since {:.3} s, with {} messages outstanding.",
             self.detected_ns as f64 / 1e9,
             self.last_progress_ns as f64 / 1e9,
             self.outstanding
@@ -48,12 +48,11 @@ impl LockupReport {
             let stored: usize = h.stored_out_of_order.iter().map(|(_, v)| v.len()).sum();
             let _ = write!(
                 s,
-                " {}: {} of {} reassembly buffers in use, {} by {} messages stored out of order from {} sources; \
+                " {}: {} of {} reassembly buffers in use, {} of them by messages stored out of order from {} sources; \
                  {} in-order messages refused for want of a buffer ({}); {} other requests.",
                 h.imp,
                 h.reassembly_used,
                 h.reassembly_max,
-                stored,
                 stored,
                 h.stored_out_of_order.len(),
                 h.in_order_refused.len(),
