@@ -99,6 +99,20 @@ impl<'a> Context<'a> {
     }
 }
 
+impl Context<'_> {
+    /// Writes `text` to `<dir>/<name>` and lists the file on the report page.
+    pub fn text(&mut self, name: &str, text: &str) -> Result<()> {
+        std::fs::create_dir_all(&self.dir)
+            .with_context(|| format!("creating {}", self.dir.display()))?;
+        let path = self.dir.join(name);
+        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+        self.section
+            .files
+            .push(format!("{}/{name}", self.section.id));
+        Ok(())
+    }
+}
+
 /// Every experiment, in the order the report shows them.
 pub fn all() -> Vec<&'static dyn Experiment> {
     use crate::experiments::*;
@@ -107,6 +121,9 @@ pub fn all() -> Vec<&'static dyn Experiment> {
         &md1::Md1,
         &ko_v2_throughput::KoV2Throughput,
         &r889_estimators::R889Estimators,
+        &rfc632_single_packet::Rfc632SinglePacket,
+        &rfc632_trace::Rfc632Trace,
+        &rfc626_lockup::Rfc626Lockup,
     ]
 }
 

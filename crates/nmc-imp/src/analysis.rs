@@ -58,6 +58,24 @@ pub fn best_block_kbps(msgs: &[MessageRecord], block: usize) -> Option<f64> {
     Some(best)
 }
 
+/// Throughput (kbit/s) in bins of `bin` seconds by the time the RFNMs came back, from 0 to
+/// `until` seconds: (bin centre in s, kbit/s).
+pub fn throughput_series(msgs: &[MessageRecord], bin: f64, until: f64) -> Vec<(f64, f64)> {
+    let n = (until / bin).ceil().max(0.0) as usize;
+    let mut bits = vec![0u64; n];
+    for m in msgs {
+        if let Some(k) = m.rfnm_ns.map(|t| (t as f64 / 1e9 / bin) as usize)
+            && k < n
+        {
+            bits[k] += m.bits;
+        }
+    }
+    bits.iter()
+        .enumerate()
+        .map(|(k, &b)| ((k as f64 + 0.5) * bin, b as f64 / bin / 1e3))
+        .collect()
+}
+
 /// Autocorrelation coefficient of a series at lags 1..=max_lag.
 pub fn autocorrelation(x: &[f64], max_lag: usize) -> Vec<(usize, f64)> {
     let n = x.len();

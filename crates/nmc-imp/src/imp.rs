@@ -77,6 +77,8 @@ pub struct Imp {
     pub complete: BTreeSet<(u16, u64)>,
     pub host_out: VecDeque<HostOut>,
     pub host_out_busy: bool,
+    /// The IMP's host is a fake host inside it: output takes no time.
+    pub fake_host: bool,
     pub replies: VecDeque<Reply>,
     pub next_reply_epoch: u32,
 
@@ -113,6 +115,7 @@ impl Imp {
             complete: BTreeSet::new(),
             host_out: VecDeque::new(),
             host_out_busy: false,
+            fake_host: false,
             replies: VecDeque::new(),
             next_reply_epoch: 0,
             requests: BTreeMap::new(),

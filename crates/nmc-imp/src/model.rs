@@ -67,6 +67,8 @@ pub enum Ev {
     Scripted { index: u16 },
     /// Periodic check for a lockup: no progress while messages are outstanding.
     Watchdog,
+    /// Metrics start counting (`network.measure_from`).
+    MeasureStart,
 }
 
 /// Where a message is in the source IMP's procedure.
@@ -283,6 +285,9 @@ pub struct Subnet {
     /// Progress count (deliveries + RFNMs) at the last change, and when it changed.
     pub progress_mark: (usize, SimTime),
     pub lockup: Option<LockupReport>,
+    /// When metrics start counting, and each link's busy time then.
+    pub measure_from: SimDuration,
+    pub busy_at_measure: Vec<SimDuration>,
 }
 
 impl Subnet {
@@ -352,6 +357,8 @@ impl Subnet {
             lockup_window: SimDuration::ZERO,
             progress_mark: (0, SimTime::ZERO),
             lockup: None,
+            measure_from: SimDuration::ZERO,
+            busy_at_measure: Vec::new(),
         }
     }
 
@@ -864,10 +871,13 @@ impl Subnet {
         }
         if let Some(o) = i.host_out.front() {
             i.host_out_busy = true;
-            let t = self
-                .params
-                .host_interface
-                .transmission_time(Bits::new(o.bits));
+            let t = if i.fake_host {
+                SimDuration::ZERO
+            } else {
+                self.params
+                    .host_interface
+                    .transmission_time(Bits::new(o.bits))
+            };
             q.schedule(now + t, Ev::HostOutputDone { imp });
         }
     }
@@ -1121,8 +1131,7 @@ impl Subnet {
         let (ack_mask, ack_bits) = link.take_acks();
         let p_err = 1.0 - (1.0 - self.params.bit_error_rate).powf(bits.get() as f64);
         let corrupted = link.errors.bernoulli(p_err)
-            || matches!(kind, FrameKind::Packet { pkt, .. } if !self.slab.get(pkt).kind.is_control())
-                && self.corrupt_next.remove(&l);
+            || matches!(kind, FrameKind::Packet { .. }) && self.corrupt_next.remove(&l);
         let tx = link.def.capacity.transmission_time(bits);
         link.busy = true;
         link.busy_time += tx;
@@ -1410,6 +1419,9 @@ impl Model for Subnet {
             Ev::Sample => self.sample(now, q),
             Ev::Scripted { index } => self.scripted(now, index, q),
             Ev::Watchdog => self.watchdog(now, q),
+            Ev::MeasureStart => {
+                self.busy_at_measure = self.links.iter().map(|l| l.busy_time).collect();
+            }
         }
     }
 }

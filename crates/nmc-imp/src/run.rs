@@ -59,7 +59,10 @@ fn serde_path_to_error_like(table: toml::Table) -> Result<ImpParams, BuildError>
 pub struct Outcome {
     pub seed: u64,
     pub params: ImpParams,
+    /// Simulated time run (shorter than the scenario's when a lockup stopped it).
     pub duration: SimDuration,
+    /// Metrics count from here (`network.measure_from`, if the run got that far).
+    pub measure_from: SimDuration,
     pub messages: Vec<MessageRecord>,
     pub occupancy: Vec<Occupancy>,
     pub lines: Vec<LineRecord>,
@@ -163,6 +166,11 @@ pub fn build(
                     return Err(BuildError(format!(
                         "traffic[{i}].message = {message}: a message holds 1 to {} data bits",
                         params.max_message
+                    )));
+                }
+                if s.network.hosts[a as usize].fake {
+                    return Err(BuildError(format!(
+                        "traffic[{i}].from: `{from}` is a fake host inside its IMP; only a host on an interface runs a pump"
                     )));
                 }
                 if hosts[a as usize].pump.is_some() {
@@ -286,10 +294,22 @@ pub fn build(
         ));
     }
     let mut subnet = Subnet::new(params, topo, hosts, seed, sample, trace);
+    for (i, h) in s.network.hosts.iter().enumerate().filter(|(_, h)| h.fake) {
+        let imp = subnet.hosts[i].imp;
+        let on_imp = |x: &&Host| x.imp == imp && x.generator.is_none();
+        if subnet.hosts.iter().filter(on_imp).count() > 1 {
+            return Err(BuildError(format!(
+                "network.hosts[{i}]: fake host `{}` must be the only host on IMP `{}`",
+                h.name, h.imp
+            )));
+        }
+        subnet.imps[imp as usize].fake_host = true;
+    }
     // Stable by time: actions at one instant keep the scenario's order.
     actions.sort_by_key(|(t, _)| *t);
     subnet.actions = actions;
     subnet.lockup_window = s.network.lockup_window;
+    subnet.measure_from = s.network.measure_from;
     if s.record.iter().any(|r| r == "e2e") {
         subnet.e2e = Some(Vec::new());
     }
@@ -363,12 +383,26 @@ pub fn run_and_drain(
 }
 
 fn finish(m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outcome {
-    let secs = duration.as_secs_f64();
+    // The measured window: from `measure_from` (if the run got that far) to the end.
+    let from = if m.busy_at_measure.is_empty() || m.measure_from >= duration {
+        SimDuration::ZERO
+    } else {
+        m.measure_from
+    };
+    let secs = (duration - from).as_secs_f64();
+    let busy_before = |k: usize| {
+        if from.is_zero() {
+            SimDuration::ZERO
+        } else {
+            m.busy_at_measure[k]
+        }
+    };
     let names = |i: u16| m.imps[i as usize].name.clone();
     let lines: Vec<LineRecord> = m
         .links
         .iter()
-        .map(|l| LineRecord {
+        .enumerate()
+        .map(|(k, l)| LineRecord {
             from: names(l.def.from),
             to: names(l.def.to),
             capacity_bps: l.def.capacity.bps(),
@@ -379,7 +413,7 @@ fn finish(m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outcome {
             corrupted: l.corrupted,
             rejected: l.rejected,
             duplicates: l.duplicates,
-            utilisation: (l.busy_time.as_secs_f64() / secs).min(1.0),
+            utilisation: ((l.busy_time - busy_before(k)).as_secs_f64() / secs).min(1.0),
             max_queue: l.max_queue,
         })
         .collect();
@@ -394,7 +428,19 @@ fn finish(m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outcome {
         r.delivered_ns = m.delivered_at.get(&r.id).map(|t| t.as_nanos());
     }
     messages.sort_by_key(|r| r.id);
-    crate::analysis::add_metrics(&mut metrics, &messages, &m.occupancy, duration);
+    let from_ns = from.as_nanos();
+    let measured: Vec<MessageRecord> = messages
+        .iter()
+        .filter(|r| r.rfnm_ns.is_some_and(|t| t >= from_ns))
+        .cloned()
+        .collect();
+    let occupancy: Vec<Occupancy> = m
+        .occupancy
+        .iter()
+        .filter(|o| o.t_ns >= from_ns)
+        .cloned()
+        .collect();
+    crate::analysis::add_metrics(&mut metrics, &measured, &occupancy, duration - from);
     metrics.insert("events".into(), events as f64);
     metrics.insert("order_violations".into(), m.order_violations as f64);
     metrics.insert(
@@ -411,6 +457,7 @@ fn finish(m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outcome {
         seed,
         params: m.params,
         duration,
+        measure_from: from,
         messages,
         occupancy: m.occupancy,
         lines,

@@ -47,6 +47,10 @@ pub struct NetworkSpec {
     /// `0s` turns the watch off.
     #[serde(default = "default_lockup_window")]
     pub lockup_window: SimDuration,
+    /// Metrics count from this time on: throughput and round trips of the RFNMs that come back
+    /// from then, occupancy means and line utilisation over the rest of the run (`0s`: all of it).
+    #[serde(default)]
+    pub measure_from: SimDuration,
 }
 
 /// A scripted disturbance, to cause one reordering at a known moment (RFC 632: "due to an
@@ -54,8 +58,9 @@ pub struct NetworkSpec {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum EventSpec {
-    /// The next data packet sent on the line `from` → `to` at or after `at` is hit by a line
-    /// error: the CRC check discards it and it is retransmitted after the 125 ms timeout.
+    /// The next packet (a message's or a control message's) sent on the line `from` → `to` at
+    /// or after `at` is hit by a line error: the CRC check discards it and it is retransmitted
+    /// after the 125 ms timeout.
     LineError {
         at: SimDuration,
         from: String,
@@ -116,6 +121,11 @@ pub struct LineSpec {
 pub struct HostSpec {
     pub name: String,
     pub imp: String,
+    /// One of the IMP's own fake hosts (the discard fake host RFC 632's generator sent to, "from
+    /// the MOFFET-IMP to the SRI-IMP"): it takes a message at once, with no host interface. It
+    /// must be the only host on its IMP and cannot run a pump.
+    #[serde(default)]
+    pub fake: bool,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]

@@ -4,3 +4,6 @@ pub mod golden_chain;
 pub mod ko_v2_throughput;
 pub mod md1;
 pub mod r889_estimators;
+pub mod rfc626_lockup;
+pub mod rfc632_single_packet;
+pub mod rfc632_trace;

@@ -6,7 +6,7 @@
 //!   and makes a new one each time a RFNM comes back. It is modelled as a host of its IMP whose
 //!   messages start inside the IMP: each takes a buffer (the copy the source keeps until the
 //!   RFNM) and goes straight to point b (a message number).
-//! * **Scripted actions** at given times: a line error on the next data frame of a line, a
+//! * **Scripted actions** at given times: a line error on the next packet frame of a line, a
 //!   detour of the next single-packet message over an alternate path (RFC 632: "due to an
 //!   alternate path or a line error"), and pauses of a generator ("interrupting the input
 //!   stream at the source IMP").
@@ -32,7 +32,7 @@ pub struct Generator {
 /// A scripted action, resolved to the model's indices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Action {
-    /// The next data frame sent on `link` is hit by a line error.
+    /// The next packet frame sent on `link` is hit by a line error.
     LineError { link: u32 },
     /// The next single-packet message from `imp` leaves by `link`.
     Detour { imp: u16, link: u32 },
@@ -52,6 +52,9 @@ impl Subnet {
                     index: index as u16,
                 },
             );
+        }
+        if !self.measure_from.is_zero() {
+            q.schedule(SimTime::ZERO + self.measure_from, Ev::MeasureStart);
         }
         if !self.lockup_window.is_zero() {
             q.schedule(SimTime::ZERO + self.lockup_window / 4, Ev::Watchdog);
