@@ -249,3 +249,47 @@ fn ko_v2_throughput_rows_and_plots() {
     assert!(run.status.success(), "{}", stderr(&run));
     assert!(dir.join("run/messages.csv").exists() && dir.join("run/occupancy.svg").exists());
 }
+
+/// Issue 5: the RFC 632 experiments print their rows and write the tables; a scenario that locks
+/// up stops and says what is held.
+#[test]
+fn rfc632_experiments_and_a_lockup_run() {
+    let dir = tmp("rfc632");
+    let o = nmc(&[
+        "reproduce",
+        "rfc632-single-packet",
+        "rfc632-trace",
+        "rfc626-lockup",
+        "--quick",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
+    let table = String::from_utf8_lossy(&o.stdout);
+    for id in [
+        "R632-1 current",
+        "R632-1 fix B",
+        "R632-2 Table 1",
+        "R632-2 Table 2",
+        "RFC626 lockup",
+    ] {
+        assert!(table.contains(id), "{id} missing:\n{table}");
+    }
+    let t1 = std::fs::read_to_string(dir.join("rfc632-trace/table1.txt")).unwrap();
+    assert!(t1.contains("SOURCE IMP") && t1.contains("ALL(i+1) arr"));
+    assert!(
+        dir.join("rfc626-lockup/lockup-rfc626-accept-all.json")
+            .exists()
+    );
+    let run = nmc(&[
+        "run",
+        "scenarios/rfc626-lockup.toml",
+        "--set",
+        "network.profile=rfc626-accept-all",
+        "--out",
+        dir.join("run").to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    assert!(String::from_utf8_lossy(&run.stdout).contains("lockup at"));
+    assert!(dir.join("run/lockup.json").exists());
+}

@@ -54,6 +54,9 @@ pub fn run(a: RunArgs) -> Result<Outcome> {
     for (k, v) in &r.summary.metrics {
         println!("  {k:<28} {}", nmc_report::check::fmt_num(*v));
     }
+    for n in &r.notes {
+        println!("{n}");
+    }
     println!("wrote {} files to {}", r.files.len(), r.out.display());
     Ok(Outcome::Ok)
 }

@@ -28,6 +28,8 @@ pub struct RunResult {
     pub summary: Summary,
     pub out: PathBuf,
     pub files: Vec<PathBuf>,
+    /// Things the run wants said, e.g. why it stopped early.
+    pub notes: Vec<String>,
 }
 
 /// Runs the scenario in `path`. `progress` gets the fraction of simulated time done.
@@ -128,10 +130,12 @@ fn run_store_forward(
     let path = out.join("summary.json");
     summary.write(&path)?;
     files.push(path);
+    let notes = Vec::new();
     Ok(RunResult {
         summary,
         out,
         files,
+        notes,
     })
 }
 
@@ -171,6 +175,7 @@ fn run_imp(
                 )?;
             }
             "lines" => nmc_report::records::write_csv(&path, &o.lines)?,
+            "e2e" => nmc_report::records::write_csv(&path, &o.e2e)?,
             "occupancy" => {
                 nmc_report::records::write_csv(&path, &o.occupancy)?;
                 svg(
@@ -182,6 +187,14 @@ fn run_imp(
             _ => unreachable!("record names were checked when the model was built"),
         }
         files.push(path);
+    }
+    let mut notes = Vec::new();
+    if let Some(l) = &o.lockup {
+        let path = out.join("lockup.json");
+        std::fs::write(&path, serde_json::to_string_pretty(l)?)
+            .with_context(|| format!("writing {}", path.display()))?;
+        files.push(path);
+        notes.push(l.explain());
     }
     let mut config = serde_json::to_value(&s)?;
     config["resolved_params"] = serde_json::to_value(&o.params)?;
@@ -200,6 +213,7 @@ fn run_imp(
         summary,
         out,
         files,
+        notes,
     })
 }
 

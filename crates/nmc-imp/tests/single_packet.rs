@@ -341,8 +341,7 @@ fn bad_generators_events_and_hosts_are_named() {
     // A misspelt key in the new sections is a load error naming it.
     let sets: Vec<Override> = vec!["traffic.0.outstandng=3".parse().unwrap()];
     let e = load::<ImpScenario>("x.toml", MOFFETT_SRI, &sets)
-        .err()
-        .expect("must fail")
+        .expect_err("must fail")
         .to_string();
     assert!(e.contains("outstandng"), "{e}");
 }

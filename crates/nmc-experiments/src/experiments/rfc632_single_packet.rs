@@ -248,7 +248,7 @@ impl Experiment for Rfc632SinglePacket {
         ctx.check(
             "R632-1 current",
             &format!(
-                "busiest line's utilisation after one line error ({})",
+                "busiest line ({}) after one line error",
                 trapped.busiest_line
             ),
             "%",
@@ -277,7 +277,7 @@ impl Experiment for Rfc632SinglePacket {
         }
         ctx.check(
             "R632-1 current",
-            "messages answered from 20 s on that were retransmitted, after one overtaking",
+            "messages that went twice, from 20 s on, after one overtaking",
             "%",
             "RFC 632 p. 4: \"all future messages to be retransmitted\"",
             Target::Abs {
@@ -288,7 +288,7 @@ impl Experiment for Rfc632SinglePacket {
         );
         ctx.check(
             "R632-1 fix A",
-            "messages retransmitted after one overtaking",
+            "messages that went twice after one overtaking",
             "messages",
             "RFC 632 p. 5: \"only one message, message i+1, is retransmitted\"",
             Target::Abs {
@@ -299,7 +299,7 @@ impl Experiment for Rfc632SinglePacket {
         );
         ctx.check(
             "R632-1 fix B",
-            "messages retransmitted after one overtaking",
+            "messages that went twice after one overtaking",
             "messages",
             "RFC 632 p. 5: \"will not require any retransmissions\"",
             Target::Abs {

@@ -222,7 +222,7 @@ impl Experiment for Rfc632Trace {
             ] {
                 ctx.check(
                     &format!("R632-2 Table {table_no}"),
-                    &format!("{column} column after one overtaking ({profile})"),
+                    &format!("{column} column, {profile}"),
                     "events",
                     &format!("RFC 632 Table {table_no}"),
                     Target::Exact {
@@ -247,9 +247,8 @@ impl Experiment for Rfc632Trace {
             ctx.check(
                 "R632-2 trap",
                 &format!(
-                    "messages first sent between the overtaking ({} s) and the pause ({pause} s), \
-                     a second overtaking at {} s included, that were sent again",
-                    DETOURS_S[0], DETOURS_S[1]
+                    "messages first sent {}–{pause} s that went twice (overtakings at {} and {} s)",
+                    DETOURS_S[0], DETOURS_S[0], DETOURS_S[1]
                 ),
                 "%",
                 "RFC 632 p. 4: \"all future messages to be retransmitted\"",
@@ -262,7 +261,7 @@ impl Experiment for Rfc632Trace {
             let (_, again_after) = sent_again(&o, pause + length, f64::INFINITY);
             ctx.check(
                 "R632-2 pause",
-                &format!("messages sent again after the input stopped for {length} s at {pause} s"),
+                &format!("messages that went twice after a {length} s pause at {pause} s"),
                 "messages",
                 "RFC 632 p. 4: recovers only by \"interrupting the input stream\"",
                 Target::Abs {
