@@ -274,7 +274,7 @@ pub struct Subnet {
     pub counts: BTreeMap<&'static str, u64>,
     /// Scripted actions and when (`[[network.events]]`, generator pauses).
     pub actions: Vec<(SimDuration, Action)>,
-    /// Links whose next data frame is to be hit by a line error.
+    /// Links whose next packet frame is to be hit by a line error.
     pub corrupt_next: BTreeSet<u32>,
     /// Source IMPs whose next single-packet message leaves by this link instead of its route.
     pub detours: BTreeMap<u16, u32>,

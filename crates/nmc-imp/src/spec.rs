@@ -14,6 +14,23 @@
 //! to = "FAKE"
 //! message = "8063bit"
 //! ```
+//!
+//! RFC 632's instrument and disturbances (`scenarios/rfc632-moffett-sri.toml`):
+//!
+//! ```toml
+//! [[network.events]]          # or { kind = "detour", at, imp, via }
+//! kind = "line-error"
+//! at = "10s"
+//! from = "LBL"
+//! to = "LLL"
+//! [[traffic]]
+//! kind = "generator"          # the IMP message generator, inside IMP `imp`
+//! imp = "MOFFETT"
+//! to = "SRI"                  # a host; `fake = true` in network.hosts for the IMP's own
+//! message = "1000bit"
+//! outstanding = 4
+//! pauses = [{ at = "40s", length = "2s" }]
+//! ```
 
 use nmc_scenario::Scenario;
 use nmc_sim::{BitRate, Bits, SimDuration};

@@ -106,6 +106,8 @@ struct Row {
     in_transit_mean: f64,
     busiest_line: String,
     busiest_line_utilisation: f64,
+    /// The part of it taken by the messages' data frames (first sendings and copies sent again).
+    busiest_line_data_share: f64,
     messages: f64,
     retransmitted_fraction: f64,
     retransmissions_total: u64,
@@ -118,6 +120,10 @@ fn row(rule: &'static str, profile: &'static str, d: Disturbance, o: &Outcome) -
         .iter()
         .max_by(|a, b| a.utilisation.total_cmp(&b.utilisation))
         .expect("lines");
+    let retransmitted = retransmitted_fraction(o);
+    let bits = o.messages.first().map_or(1, |r| r.bits) as f64;
+    let frame = bits + o.params.packet_overhead.get() as f64;
+    let messages_per_s = m("throughput_kbps") * 1e3 / bits;
     Row {
         rule,
         profile,
@@ -127,8 +133,10 @@ fn row(rule: &'static str, profile: &'static str, d: Disturbance, o: &Outcome) -
         in_transit_mean: m("occupancy.message_numbers.mean"),
         busiest_line: format!("{}→{}", busiest.from, busiest.to),
         busiest_line_utilisation: busiest.utilisation,
+        busiest_line_data_share: messages_per_s * (1.0 + retransmitted) * frame
+            / busiest.capacity_bps as f64,
         messages: m("messages.completed"),
-        retransmitted_fraction: retransmitted_fraction(o),
+        retransmitted_fraction: retransmitted,
         retransmissions_total: o.messages.iter().map(|r| r.retransmissions as u64).sum(),
     }
 }
@@ -333,14 +341,16 @@ impl Experiment for Rfc632SinglePacket {
              a 50 kbit/s hop that takes {:.0} ms per message (data frame, acknowledgements, routing) go round in \
              4 × that; Opderbeck's ≤ 100 ms assumed three in flight. After one line error the current rule is trapped \
              for the rest of the run: {:.1} kbit/s, {:.0} ms, {:.2} messages in transit, the busiest line {:.0} % busy; \
-             every later message is sent twice.",
+             every later message is sent twice. Of that line's time the messages' data frames take {:.0} %; the \
+             rest is acknowledgements and routing messages.",
             undisturbed.throughput_kbps,
             undisturbed.rtt_mean_ms,
             undisturbed.rtt_mean_ms / 4.0,
             trapped.throughput_kbps,
             trapped.rtt_mean_ms,
             trapped.in_transit_mean,
-            100.0 * trapped.busiest_line_utilisation
+            100.0 * trapped.busiest_line_utilisation,
+            100.0 * trapped.busiest_line_data_share,
         ));
         Ok(())
     }
