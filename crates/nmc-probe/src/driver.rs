@@ -1,10 +1,12 @@
 //! The probe's event loop, shared by the UDP and ICMP socket drivers: it feeds the
 //! [`Probe`] core the time, the replies and the silences, and sends what it asks for.
 //!
-//! Blocking sockets with a receive timeout, on one thread: with one volley in flight there is
-//! never more than one thing to wait for, and a paced run only adds "or the next send falls due",
-//! which the timeout covers. An async runtime would add a dependency and hide the timestamps
-//! behind a scheduler without making them better. Every wait is capped at
+//! Plain sockets on one thread, waiting in `ppoll(2)`: with one volley in flight there is never
+//! more than one thing to wait for, and a paced run only adds "or the next send falls due", which
+//! the wait's timeout covers. `ppoll` takes a nanosecond timeout served by a high-resolution
+//! timer, unlike `SO_RCVTIMEO`, which the kernel rounds up to whole scheduler ticks (10 ms at
+//! 100 Hz): paced sends would slip by a tick each. An async runtime would add a dependency and
+//! hide the timestamps behind a scheduler without making them better. Every wait is capped at
 //! [`MAX_WAIT`] so that a stop request (Ctrl-C) is seen promptly.
 
 use crate::probe::{Probe, ProbeConfig, ProbeCounters, Transmit, Volley};
@@ -63,6 +65,29 @@ pub(crate) trait EchoSocket {
     fn send(&mut self, tx: &Transmit) -> io::Result<()>;
     /// Waits up to `timeout` for a datagram; `Ok(None)` when the wait ran out.
     fn recv(&mut self, timeout: Duration) -> io::Result<Option<Received>>;
+}
+
+/// Waits until `fd` is readable or `timeout` has passed; `Ok(true)` if readable.
+pub(crate) fn wait_readable(fd: std::os::fd::RawFd, timeout: Duration) -> io::Result<bool> {
+    let mut pfd = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    let ts = libc::timespec {
+        tv_sec: timeout.as_secs() as libc::time_t,
+        tv_nsec: timeout.subsec_nanos() as libc::c_long,
+    };
+    // SAFETY: one pollfd and one timespec that we own; no signal mask.
+    let rc = unsafe { libc::ppoll(&mut pfd, 1, &ts, std::ptr::null()) };
+    if rc < 0 {
+        let e = io::Error::last_os_error();
+        if e.kind() == io::ErrorKind::Interrupted {
+            return Ok(false);
+        }
+        return Err(e);
+    }
+    Ok(rc > 0)
 }
 
 /// A finished (or stopped) run: everything the reports need.

@@ -24,6 +24,7 @@ use crate::wire;
 use socket2::{Domain, Protocol, SockAddr, Socket, Type};
 use std::io::{self, Read};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::os::fd::AsRawFd;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
@@ -55,6 +56,7 @@ pub fn open(target: Ipv4Addr) -> Result<(Socket, Transport), Error> {
     let attempt = |ty: Type| -> io::Result<Socket> {
         let s = Socket::new(Domain::IPV4, ty, Some(Protocol::ICMPV4))?;
         s.connect(&addr)?;
+        s.set_nonblocking(true)?;
         Ok(s)
     };
     let ping_err = match attempt(Type::DGRAM) {
@@ -115,8 +117,9 @@ impl EchoSocket for IcmpSocket {
     }
 
     fn recv(&mut self, timeout: Duration) -> io::Result<Option<Received>> {
-        self.sock
-            .set_read_timeout(Some(timeout.max(Duration::from_micros(1))))?;
+        if !driver::wait_readable(self.sock.as_raw_fd(), timeout)? {
+            return Ok(None);
+        }
         let n = match (&self.sock).read(&mut self.buf) {
             Ok(n) => n,
             Err(e)

@@ -12,6 +12,7 @@ use crate::time::{Clock, Nanos, unix_now_ns};
 use crate::wire::{self, Key, MAX_UDP_PAYLOAD};
 use std::io;
 use std::net::{SocketAddr, UdpSocket};
+use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -179,8 +180,9 @@ impl EchoSocket for UdpProbeSocket {
     }
 
     fn recv(&mut self, timeout: Duration) -> io::Result<Option<Received>> {
-        self.sock
-            .set_read_timeout(Some(timeout.max(Duration::from_micros(1))))?;
+        if !driver::wait_readable(self.sock.as_raw_fd(), timeout)? {
+            return Ok(None);
+        }
         let n = match self.sock.recv(&mut self.buf) {
             Ok(n) => n,
             Err(e)
@@ -245,6 +247,8 @@ pub fn probe_on(
     progress: Option<Progress<'_>>,
 ) -> Result<ProbeRun, Error> {
     let target = sock.peer_addr().map_err(|e| Error::Io("peer address", e))?;
+    sock.set_nonblocking(true)
+        .map_err(|e| Error::Io("set non-blocking", e))?;
     let overhead = header_bytes(&target);
     cfg.floor = MILLS_MIN_LENGTH.max(overhead + wire::min_udp_payload(key.is_some()) as u32);
     cfg.max_length = overhead + MAX_UDP_PAYLOAD as u32;
