@@ -1,1 +1,64 @@
-fn main() {}
+//! `nmc`: the command line over nmc's libraries. Each subcommand lives in `cmd/<name>.rs` with
+//! its own options; this file only parses, dispatches and maps the outcome to an exit code:
+//! 0 ok, 1 a check outside its tolerance, 2 bad usage or input (clap's own errors are 2 too).
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+mod cmd;
+
+#[derive(Parser)]
+#[command(
+    name = "nmc",
+    version,
+    about = "Re-run the ARPANET Network Measurement Center experiments (1972-83)",
+    long_about = "nmc rebuilds the ARPANET IMP subnet as a deterministic discrete-event simulator, \
+the NMC's instruments, and the same measurements on today's networks.\n\n\
+Start with `nmc reproduce --all` (every published figure beside ours) or \
+`nmc run scenarios/golden-chain.toml`."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run one scenario file and write summary.json, CSV records and plots.
+    Run(cmd::run::RunArgs),
+    /// Run the built-in published experiments and compare with the papers' figures.
+    Reproduce(cmd::reproduce::ReproduceArgs),
+    /// Measure the engine's speed on the golden chain (packet-hops and events per second).
+    Bench(cmd::bench::BenchArgs),
+}
+
+/// What a subcommand reports back.
+pub enum Outcome {
+    Ok,
+    /// Ran, but at least one check fell outside its tolerance.
+    OutsideTolerance,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(a) => cmd::run::run(a),
+        Command::Reproduce(a) => cmd::reproduce::run(a),
+        Command::Bench(a) => cmd::bench::run(a),
+    };
+    match result {
+        Ok(Outcome::Ok) => ExitCode::SUCCESS,
+        Ok(Outcome::OutsideTolerance) => ExitCode::from(1),
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("nmc: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain()
+        .filter_map(|c| c.downcast_ref::<std::io::Error>())
+        .any(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+}

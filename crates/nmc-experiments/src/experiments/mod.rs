@@ -1,0 +1,4 @@
+//! One module per experiment. Each states its source, its scenario and its targets.
+
+pub mod golden_chain;
+pub mod md1;

@@ -1,0 +1,17 @@
+//! # nmc-experiments — what `nmc run` and `nmc reproduce` do
+//!
+//! | module | what |
+//! | --- | --- |
+//! | [`scenario`] | `nmc run`: read a scenario file, pick its model, run it, write the outputs |
+//! | [`registry`] | the [`Experiment`] trait, the [`Context`] an experiment writes into, and the list |
+//! | [`experiments`] | one module per published experiment |
+//!
+//! An experiment drives a model with the source's own scenario, and states each published
+//! figure as a [`nmc_report::Target`] with its tolerance *before* comparing; the verdict comes
+//! from [`nmc_report::Check::compare`], never from the experiment.
+
+pub mod experiments;
+pub mod registry;
+pub mod scenario;
+
+pub use registry::{Context, Experiment, all, find};

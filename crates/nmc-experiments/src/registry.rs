@@ -1,0 +1,111 @@
+//! The experiment registry and the context experiments write into.
+
+use anyhow::{Context as _, Result};
+use nmc_report::{Chart, Check, Section, Target, Value};
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// A published experiment that `nmc reproduce` can run.
+pub trait Experiment: Sync {
+    /// Short id used on the command line (`golden-chain`, `ko-v2-throughput`).
+    fn id(&self) -> &'static str;
+    /// One line for people.
+    fn title(&self) -> &'static str;
+    /// The source document and section.
+    fn source(&self) -> &'static str;
+    /// Runs the experiment, adding rows, plots and files to `ctx`.
+    fn run(&self, ctx: &mut Context) -> Result<()>;
+}
+
+/// Where an experiment puts its results.
+pub struct Context<'a> {
+    pub seed: u64,
+    /// Shorter runs for a quick look (and for tests); full runs otherwise.
+    pub quick: bool,
+    /// This experiment's output folder (`OUT/<id>/`).
+    pub dir: PathBuf,
+    pub section: Section,
+    progress: &'a dyn Fn(f64),
+}
+
+impl<'a> Context<'a> {
+    pub fn new(
+        e: &dyn Experiment,
+        seed: u64,
+        quick: bool,
+        out: PathBuf,
+        progress: &'a dyn Fn(f64),
+    ) -> Self {
+        Context {
+            seed,
+            quick,
+            dir: out.join(e.id()),
+            section: Section {
+                id: e.id().into(),
+                title: e.title().into(),
+                source: e.source().into(),
+                ..Default::default()
+            },
+            progress,
+        }
+    }
+
+    /// Reports the fraction done, 0..=1.
+    pub fn progress(&self, fraction: f64) {
+        (self.progress)(fraction.clamp(0.0, 1.0));
+    }
+
+    /// Adds a row: `ours` against the published `target`, with the tolerance it carries.
+    pub fn check(
+        &mut self,
+        id: &str,
+        quantity: &str,
+        unit: &str,
+        source: &str,
+        target: Target,
+        ours: Value,
+    ) {
+        let c = Check::compare(&self.section.id, id, quantity, unit, source, target, ours);
+        self.section.checks.push(c);
+    }
+
+    pub fn note(&mut self, text: impl Into<String>) {
+        self.section.notes.push(text.into());
+    }
+
+    /// Draws `chart` to `<dir>/<stem>.svg` and puts it on the report page.
+    pub fn plot(&mut self, stem: &str, caption: &str, chart: &Chart) -> Result<()> {
+        let svg = chart
+            .to_svg()
+            .map_err(|e| anyhow::anyhow!("drawing {stem}.svg: {e}"))?;
+        let path = self.dir.join(format!("{stem}.svg"));
+        std::fs::create_dir_all(&self.dir)
+            .with_context(|| format!("creating {}", self.dir.display()))?;
+        std::fs::write(&path, &svg).with_context(|| format!("writing {}", path.display()))?;
+        self.section
+            .files
+            .push(format!("{}/{stem}.svg", self.section.id));
+        self.section.plots.push((caption.into(), svg));
+        Ok(())
+    }
+
+    /// Writes rows to `<dir>/<name>.csv` and lists the file on the report page.
+    pub fn csv<T: Serialize>(&mut self, name: &str, rows: &[T]) -> Result<()> {
+        nmc_report::records::write_csv(&self.dir.join(format!("{name}.csv")), rows)?;
+        self.section
+            .files
+            .push(format!("{}/{name}.csv", self.section.id));
+        Ok(())
+    }
+}
+
+/// Every experiment, in the order the report shows them.
+pub fn all() -> Vec<&'static dyn Experiment> {
+    use crate::experiments::*;
+    vec![&golden_chain::GoldenChain, &md1::Md1]
+}
+
+/// The experiment with this id.
+pub fn find(id: &str) -> Option<&'static dyn Experiment> {
+    all().into_iter().find(|e| e.id() == id)
+}

@@ -1,0 +1,162 @@
+//! `nmc run SCENARIO`: read the file, find its model, run it, write the outputs.
+//!
+//! Outputs in the chosen folder: `summary.json` always; `<record>.csv` for each name in the
+//! scenario's `record` list; `trace.jsonl` when `trace = true`; SVG plots of what was recorded.
+
+use anyhow::{Context as _, Result, bail};
+use nmc_report::{Chart, Series, SeriesStyle, Summary};
+use nmc_scenario::{Override, config_hash, model_of};
+use nmc_sim::Trace;
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+
+/// Models `nmc run` knows, by the name a scenario gives in `model = "..."`.
+pub const MODELS: &[&str] = &["store-forward"];
+
+pub struct RunOptions {
+    /// `--seed`, overriding the scenario's.
+    pub seed: Option<u64>,
+    /// `--set` overrides, in order.
+    pub sets: Vec<Override>,
+    /// Output folder; `out/<scenario name>` when not given.
+    pub out: Option<PathBuf>,
+}
+
+pub struct RunResult {
+    pub summary: Summary,
+    pub out: PathBuf,
+    pub files: Vec<PathBuf>,
+}
+
+/// Runs the scenario in `path`. `progress` gets the fraction of simulated time done.
+pub fn run_file(path: &Path, opts: &RunOptions, progress: &dyn Fn(f64)) -> Result<RunResult> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let origin = path.display().to_string();
+    let model = model_of(&origin, &text)?;
+    let mut sets = opts.sets.clone();
+    if let Some(seed) = opts.seed {
+        sets.push(Override::top("seed", seed as i64));
+    }
+    match model.as_str() {
+        "store-forward" => run_store_forward(&origin, &text, &sets, opts, progress),
+        other => bail!(
+            "{origin}: unknown model `{other}` (known: {})",
+            MODELS.join(", ")
+        ),
+    }
+}
+
+fn trace_for(on: bool, dir: &Path, files: &mut Vec<PathBuf>) -> Result<Trace> {
+    if !on {
+        return Ok(Trace::off());
+    }
+    let path = dir.join("trace.jsonl");
+    let f = File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+    files.push(path);
+    Ok(Trace::to_writer(BufWriter::new(f)))
+}
+
+fn run_store_forward(
+    origin: &str,
+    text: &str,
+    sets: &[Override],
+    opts: &RunOptions,
+    progress: &dyn Fn(f64),
+) -> Result<RunResult> {
+    let s: nmc_net::StoreForwardScenario = nmc_scenario::load(origin, text, sets)?;
+    let seed = s.require_seed()?;
+    let out = opts
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("out").join(&s.name));
+    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    let mut files = Vec::new();
+    let trace = trace_for(s.trace, &out, &mut files)?;
+    let total = s.duration.as_nanos().max(1) as f64;
+    let o = nmc_net::run(&s, seed, trace, &mut |t| {
+        progress(t.as_nanos() as f64 / total)
+    })?;
+    for r in &s.record {
+        let path = out.join(format!("{r}.csv"));
+        match r.as_str() {
+            "packets" => {
+                nmc_report::records::write_csv(&path, &o.packets)?;
+                let delays: Vec<f64> = o
+                    .packets
+                    .iter()
+                    .filter_map(|p| p.delay_ns)
+                    .map(|d| d as f64 / 1e6)
+                    .collect();
+                let svg_path = out.join("delay-histogram.svg");
+                std::fs::write(
+                    &svg_path,
+                    histogram("End-to-end delay", "delay (ms)", &delays)
+                        .to_svg()
+                        .map_err(anyhow::Error::msg)?,
+                )?;
+                files.push(svg_path);
+            }
+            "lines" => {
+                nmc_report::records::write_csv(&path, &o.lines)?;
+                let util: Vec<(f64, f64)> = o
+                    .lines
+                    .iter()
+                    .map(|l| (l.channel as f64, l.utilisation))
+                    .collect();
+                let chart = Chart::new("Channel utilisation", "channel", "utilisation")
+                    .with(Series::new("", SeriesStyle::Bars { width: 0.6 }, util));
+                let svg_path = out.join("lines.svg");
+                std::fs::write(&svg_path, chart.to_svg().map_err(anyhow::Error::msg)?)?;
+                files.push(svg_path);
+            }
+            _ => unreachable!("record names were checked when the model was built"),
+        }
+        files.push(path);
+    }
+    let summary = Summary {
+        scenario: s.name.clone(),
+        seed,
+        nmc_version: env!("CARGO_PKG_VERSION").into(),
+        config_hash: config_hash(&s),
+        metrics: o.metrics,
+        config: serde_json::to_value(&s)?,
+    };
+    let path = out.join("summary.json");
+    summary.write(&path)?;
+    files.push(path);
+    Ok(RunResult {
+        summary,
+        out,
+        files,
+    })
+}
+
+/// A histogram of `values` in about 40 equal bins.
+pub fn histogram(title: &str, x_label: &str, values: &[f64]) -> Chart {
+    let (lo, hi) = values
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
+    let bins = 40usize;
+    let width = if hi > lo {
+        (hi - lo) / bins as f64
+    } else {
+        1.0
+    };
+    let mut counts: BTreeMap<usize, u64> = BTreeMap::new();
+    for &v in values {
+        let k = (((v - lo) / width) as usize).min(bins - 1);
+        *counts.entry(k).or_default() += 1;
+    }
+    let pts = counts
+        .into_iter()
+        .map(|(k, n)| (lo + (k as f64 + 0.5) * width, n as f64))
+        .collect();
+    Chart::new(title, x_label, "count").with(Series::new(
+        "",
+        SeriesStyle::Bars { width: width * 0.9 },
+        pts,
+    ))
+}

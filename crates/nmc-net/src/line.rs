@@ -1,0 +1,96 @@
+//! One direction of a line: a transmitter with a FIFO output queue.
+//!
+//! A packet is clocked out at the line's capacity (transmission time = bits / capacity, rounded
+//! up to the nanosecond), then crosses the line in the propagation delay. While one packet is
+//! being sent, up to `queue_limit` more wait; an arrival beyond that is dropped and counted.
+//! There are no framing or overhead bits here: the IMP model adds its own.
+
+use crate::model::Packet;
+use nmc_sim::{BitRate, SimDuration, SimTime};
+use std::collections::VecDeque;
+
+pub struct Channel {
+    pub from: u16,
+    pub to: u16,
+    pub capacity: BitRate,
+    pub propagation: SimDuration,
+    pub queue_limit: u32,
+    pub queue: VecDeque<Packet>,
+    /// The packet being clocked out, if any.
+    pub sending: Option<Packet>,
+    // Counters.
+    pub sent: u64,
+    pub dropped: u64,
+    pub busy: SimDuration,
+    pub max_queue: u32,
+}
+
+/// What happened to a packet offered to a channel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Offer {
+    /// The line was idle: transmission starts now and ends at the given time.
+    Started(SimTime),
+    /// Waiting in the queue.
+    Queued,
+    /// Queue full: dropped.
+    Dropped,
+}
+
+impl Channel {
+    pub fn new(
+        from: u16,
+        to: u16,
+        capacity: BitRate,
+        propagation: SimDuration,
+        queue_limit: u32,
+    ) -> Self {
+        Channel {
+            from,
+            to,
+            capacity,
+            propagation,
+            queue_limit,
+            queue: VecDeque::with_capacity(queue_limit.min(4096) as usize),
+            sending: None,
+            sent: 0,
+            dropped: 0,
+            busy: SimDuration::ZERO,
+            max_queue: 0,
+        }
+    }
+
+    fn start(&mut self, now: SimTime, p: Packet) -> SimTime {
+        let tx = self
+            .capacity
+            .transmission_time(nmc_sim::Bits::new(p.bits as u64));
+        self.busy += tx;
+        self.sending = Some(p);
+        now + tx
+    }
+
+    /// Offers a packet at `now`.
+    pub fn offer(&mut self, now: SimTime, p: Packet) -> Offer {
+        if self.sending.is_none() {
+            return Offer::Started(self.start(now, p));
+        }
+        if self.queue.len() as u32 >= self.queue_limit {
+            self.dropped += 1;
+            return Offer::Dropped;
+        }
+        self.queue.push_back(p);
+        self.max_queue = self.max_queue.max(self.queue.len() as u32);
+        Offer::Queued
+    }
+
+    /// The transmission in progress ends at `now`: returns the packet sent and, if another was
+    /// waiting, the time its own transmission ends.
+    pub fn finish(&mut self, now: SimTime) -> (Packet, Option<SimTime>) {
+        let done = self
+            .sending
+            .take()
+            .expect("transmission-done event for an idle channel");
+        self.sent += 1;
+        let next = self.queue.pop_front().map(|p| self.start(now, p));
+        (done, next)
+    }
+}

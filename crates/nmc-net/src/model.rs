@@ -1,0 +1,450 @@
+//! The store-and-forward event model.
+//!
+//! Events, in the order the source of a packet meets them:
+//! * [`Event::Offer`] — a source offers a packet at its node; the packet is routed onto the
+//!   next channel ([`Channel::offer`]), or delivered if it is already at its destination;
+//! * [`Event::TxDone`] — a channel finished clocking a packet out; the packet now propagates,
+//!   and the channel starts the next waiting packet;
+//! * [`Event::Arrive`] — the packet reaches the channel's far node after the propagation delay.
+//!
+//! A `saturate` source offers its next packet the moment its previous one starts transmission
+//! on the first channel, so exactly one of its packets is always waiting there.
+
+use crate::line::{Channel, Offer};
+use crate::source::{self, Source};
+use crate::spec::{RECORDS, StoreForwardScenario};
+use crate::topology::{Topology, TopologyError};
+use nmc_sim::{EventQueue, Model, RngStreams, SimDuration, SimTime, Simulation, Trace};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// A packet in flight. Small and `Copy`: it travels inside events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Packet {
+    pub id: u64,
+    pub source: u32,
+    pub src: u16,
+    pub dst: u16,
+    pub bits: u32,
+    pub hops: u16,
+    pub created: SimTime,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum Event {
+    Offer { source: u32 },
+    TxDone { channel: u32 },
+    Arrive { channel: u32, packet: Packet },
+}
+
+/// What the trace records (one JSON line each when `trace = true`).
+#[derive(Serialize)]
+#[serde(tag = "event", rename_all = "kebab-case")]
+enum TraceRecord {
+    Offered {
+        packet: u64,
+        source: u32,
+        node: u16,
+        bits: u32,
+    },
+    TxStart {
+        packet: u64,
+        channel: u32,
+        from: u16,
+        to: u16,
+    },
+    Dropped {
+        packet: u64,
+        channel: u32,
+    },
+    Arrived {
+        packet: u64,
+        node: u16,
+    },
+    Delivered {
+        packet: u64,
+        node: u16,
+        delay_ns: u64,
+    },
+}
+
+/// One delivered or dropped packet (`record = ["packets"]`).
+#[derive(Clone, Debug, Serialize)]
+pub struct PacketRecord {
+    pub id: u64,
+    pub source: u32,
+    pub from: u16,
+    pub to: u16,
+    pub bits: u32,
+    pub created_ns: u64,
+    pub delivered_ns: Option<u64>,
+    pub delay_ns: Option<u64>,
+    pub hops: u16,
+}
+
+/// One channel's totals (`record = ["lines"]`).
+#[derive(Clone, Debug, Serialize)]
+pub struct LineRecord {
+    pub channel: u32,
+    pub from: u16,
+    pub to: u16,
+    pub capacity_bps: u64,
+    pub sent: u64,
+    pub dropped: u64,
+    pub busy_s: f64,
+    pub utilisation: f64,
+    pub max_queue: u32,
+}
+
+#[derive(Default, Clone, Copy)]
+struct DelayStats {
+    n: u64,
+    sum: u128,
+    sum_sq: f64,
+    min: u64,
+    max: u64,
+}
+
+impl DelayStats {
+    fn add(&mut self, ns: u64) {
+        if self.n == 0 || ns < self.min {
+            self.min = ns;
+        }
+        self.max = self.max.max(ns);
+        self.n += 1;
+        self.sum += ns as u128;
+        self.sum_sq += (ns as f64) * (ns as f64);
+    }
+    fn mean_ns(&self) -> f64 {
+        if self.n == 0 {
+            f64::NAN
+        } else {
+            self.sum as f64 / self.n as f64
+        }
+    }
+}
+
+/// The model: channels, routes, sources, counters.
+pub struct StoreForward {
+    topo: Topology,
+    sources: Vec<Source>,
+    next_id: u64,
+    delays: DelayStats,
+    per_source: Vec<DelayStats>,
+    delivered_bits: u64,
+    packet_hops: u64,
+    records: Option<Vec<PacketRecord>>,
+    trace: Trace,
+}
+
+impl StoreForward {
+    fn route(&mut self, now: SimTime, node: u16, mut p: Packet, q: &mut EventQueue<Event>) {
+        if node == p.dst {
+            let delay = now.since(p.created).as_nanos();
+            self.delays.add(delay);
+            self.per_source[p.source as usize].add(delay);
+            self.delivered_bits += p.bits as u64;
+            self.trace.emit(
+                now,
+                &TraceRecord::Delivered {
+                    packet: p.id,
+                    node,
+                    delay_ns: delay,
+                },
+            );
+            if let Some(r) = self.records.as_mut() {
+                r.push(record(&p, Some(now)));
+            }
+            return;
+        }
+        let ci = self
+            .topo
+            .next_channel(node, p.dst)
+            .expect("routes were checked when the sources were built");
+        let ch = &mut self.topo.channels[ci as usize];
+        p.hops += 1;
+        match ch.offer(now, p) {
+            Offer::Started(done) => {
+                q.schedule(done, Event::TxDone { channel: ci });
+                self.started(now, ci, p, q);
+            }
+            Offer::Queued => {}
+            Offer::Dropped => {
+                self.trace.emit(
+                    now,
+                    &TraceRecord::Dropped {
+                        packet: p.id,
+                        channel: ci,
+                    },
+                );
+                if let Some(r) = self.records.as_mut() {
+                    r.push(record(&p, None));
+                }
+            }
+        }
+    }
+
+    /// A packet began transmission on channel `ci`.
+    fn started(&mut self, now: SimTime, ci: u32, p: Packet, q: &mut EventQueue<Event>) {
+        if self.trace.is_on() {
+            let ch = &self.topo.channels[ci as usize];
+            let (from, to) = (ch.from, ch.to);
+            self.trace.emit(
+                now,
+                &TraceRecord::TxStart {
+                    packet: p.id,
+                    channel: ci,
+                    from,
+                    to,
+                },
+            );
+        }
+        if p.hops == 1 && self.sources[p.source as usize].saturating() {
+            q.schedule(now, Event::Offer { source: p.source });
+        }
+    }
+
+    fn offer(&mut self, now: SimTime, si: u32, q: &mut EventQueue<Event>) {
+        let s = &mut self.sources[si as usize];
+        if s.exhausted() {
+            return;
+        }
+        s.offered += 1;
+        let p = Packet {
+            id: self.next_id,
+            source: si,
+            src: s.spec.from,
+            dst: s.spec.to,
+            bits: s.next_length(),
+            hops: 0,
+            created: now,
+        };
+        self.next_id += 1;
+        if let Some(gap) = s.next_gap() {
+            q.schedule(now + gap, Event::Offer { source: si });
+        }
+        self.trace.emit(
+            now,
+            &TraceRecord::Offered {
+                packet: p.id,
+                source: si,
+                node: p.src,
+                bits: p.bits,
+            },
+        );
+        self.route(now, p.src, p, q);
+    }
+}
+
+fn record(p: &Packet, delivered: Option<SimTime>) -> PacketRecord {
+    PacketRecord {
+        id: p.id,
+        source: p.source,
+        from: p.src,
+        to: p.dst,
+        bits: p.bits,
+        created_ns: p.created.as_nanos(),
+        delivered_ns: delivered.map(|t| t.as_nanos()),
+        delay_ns: delivered.map(|t| t.since(p.created).as_nanos()),
+        hops: p.hops,
+    }
+}
+
+impl Model for StoreForward {
+    type Event = Event;
+    fn handle(&mut self, now: SimTime, ev: Event, q: &mut EventQueue<Event>) {
+        match ev {
+            Event::Offer { source } => self.offer(now, source, q),
+            Event::TxDone { channel } => {
+                self.packet_hops += 1;
+                let ch: &mut Channel = &mut self.topo.channels[channel as usize];
+                let (sent, next) = ch.finish(now);
+                q.schedule(
+                    now + ch.propagation,
+                    Event::Arrive {
+                        channel,
+                        packet: sent,
+                    },
+                );
+                if let Some(done) = next {
+                    let p = ch.sending.expect("a transmission just started");
+                    q.schedule(done, Event::TxDone { channel });
+                    self.started(now, channel, p, q);
+                }
+            }
+            Event::Arrive { channel, packet } => {
+                let node = self.topo.channels[channel as usize].to;
+                self.trace.emit(
+                    now,
+                    &TraceRecord::Arrived {
+                        packet: packet.id,
+                        node,
+                    },
+                );
+                self.route(now, node, packet, q);
+            }
+        }
+    }
+}
+
+/// Why a scenario could not be run.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    #[error(transparent)]
+    Topology(#[from] TopologyError),
+    #[error("{0}")]
+    Traffic(String),
+    #[error(transparent)]
+    Scenario(#[from] nmc_scenario::ScenarioError),
+}
+
+/// Everything a run produced.
+pub struct Outcome {
+    pub seed: u64,
+    pub metrics: BTreeMap<String, f64>,
+    pub packets: Vec<PacketRecord>,
+    pub lines: Vec<LineRecord>,
+    pub events: u64,
+    pub packet_hops: u64,
+}
+
+impl StoreForward {
+    /// Builds the model from a scenario; checks nodes, routes and source parameters.
+    pub fn build(s: &StoreForwardScenario, seed: u64, trace: Trace) -> Result<Self, BuildError> {
+        s.check_records(RECORDS)?;
+        let topo = Topology::build(&s.network)?;
+        let streams = RngStreams::new(seed);
+        let mut sources = Vec::with_capacity(s.traffic.len());
+        for (i, t) in s.traffic.iter().enumerate() {
+            source::validate(i, t).map_err(BuildError::Traffic)?;
+            for (key, node) in [("from", t.from), ("to", t.to)] {
+                if node >= topo.nodes {
+                    return Err(BuildError::Traffic(format!(
+                        "traffic[{i}].{key} = {node}: no such node (nodes are 0..{})",
+                        topo.nodes - 1
+                    )));
+                }
+            }
+            if t.from != t.to && topo.next_channel(t.from, t.to).is_none() {
+                return Err(BuildError::Traffic(format!(
+                    "traffic[{i}]: node {} is unreachable from node {}: no path between them",
+                    t.to, t.from
+                )));
+            }
+            sources.push(Source::new(t.clone(), &streams, i as u64));
+        }
+        Ok(StoreForward {
+            per_source: vec![DelayStats::default(); sources.len()],
+            topo,
+            sources,
+            next_id: 0,
+            delays: DelayStats::default(),
+            delivered_bits: 0,
+            packet_hops: 0,
+            records: s.record.iter().any(|r| r == "packets").then(Vec::new),
+            trace,
+        })
+    }
+}
+
+/// Runs a scenario to its duration. `progress` is called with the simulated time reached, about
+/// a hundred times over the run.
+pub fn run(
+    s: &StoreForwardScenario,
+    seed: u64,
+    trace: Trace,
+    progress: &mut dyn FnMut(SimTime),
+) -> Result<Outcome, BuildError> {
+    let model = StoreForward::build(s, seed, trace)?;
+    let mut sim = Simulation::new(model);
+    for (i, src) in s.traffic.iter().enumerate() {
+        sim.schedule(SimTime::ZERO + src.start, Event::Offer { source: i as u32 });
+    }
+    let end = SimTime::ZERO + s.duration;
+    let slices = 100u64;
+    for k in 1..=slices {
+        let t = SimTime::from_nanos(((end.as_nanos() as u128 * k as u128) / slices as u128) as u64);
+        sim.run_until(t);
+        progress(t);
+    }
+    let events = sim.events_handled();
+    let mut m = sim.model;
+    m.trace
+        .finish()
+        .map_err(|e| BuildError::Traffic(format!("writing the trace: {e}")))?;
+    Ok(m.finish(seed, s.duration, events))
+}
+
+impl StoreForward {
+    fn finish(self, seed: u64, duration: SimDuration, events: u64) -> Outcome {
+        let secs = duration.as_secs_f64();
+        let lines: Vec<LineRecord> = self
+            .topo
+            .channels
+            .iter()
+            .enumerate()
+            .map(|(i, c)| LineRecord {
+                channel: i as u32,
+                from: c.from,
+                to: c.to,
+                capacity_bps: c.capacity.bps(),
+                sent: c.sent,
+                dropped: c.dropped,
+                busy_s: c.busy.as_secs_f64(),
+                // Busy time counts a transmission in full when it starts; cap at 1 for the last.
+                utilisation: if secs > 0.0 {
+                    (c.busy.as_secs_f64() / secs).min(1.0)
+                } else {
+                    0.0
+                },
+                max_queue: c.max_queue,
+            })
+            .collect();
+        let offered: u64 = self.sources.iter().map(|s| s.offered).sum();
+        let dropped: u64 = lines.iter().map(|l| l.dropped).sum();
+        let d = &self.delays;
+        let ms = |ns: f64| ns / 1e6;
+        let mut metrics = BTreeMap::new();
+        let mut put = |k: &str, v: f64| {
+            metrics.insert(k.to_string(), v);
+        };
+        put("packets.offered", offered as f64);
+        put("packets.delivered", d.n as f64);
+        put("packets.dropped", dropped as f64);
+        put("packets.in_flight", (offered - d.n - dropped) as f64);
+        put("delay.mean_ms", ms(d.mean_ns()));
+        put(
+            "delay.min_ms",
+            if d.n > 0 { ms(d.min as f64) } else { f64::NAN },
+        );
+        put(
+            "delay.max_ms",
+            if d.n > 0 { ms(d.max as f64) } else { f64::NAN },
+        );
+        let var = if d.n > 1 {
+            (d.sum_sq / d.n as f64 - d.mean_ns().powi(2)).max(0.0)
+        } else {
+            0.0
+        };
+        put("delay.std_ms", ms(var.sqrt()));
+        put("throughput_kbps", self.delivered_bits as f64 / secs / 1e3);
+        put("events", events as f64);
+        put("packet_hops", self.packet_hops as f64);
+        put(
+            "line.max_utilisation",
+            lines.iter().map(|l| l.utilisation).fold(0.0, f64::max),
+        );
+        for (i, s) in self.per_source.iter().enumerate() {
+            metrics.insert(format!("source.{i}.delivered"), s.n as f64);
+            metrics.insert(format!("source.{i}.delay.mean_ms"), ms(s.mean_ns()));
+        }
+        Outcome {
+            seed,
+            metrics,
+            packets: self.records.unwrap_or_default(),
+            lines,
+            events,
+            packet_hops: self.packet_hops,
+        }
+    }
+}

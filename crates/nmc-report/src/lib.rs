@@ -1,0 +1,47 @@
+//! # nmc-report — what a run leaves behind
+//!
+//! | module | what |
+//! | --- | --- |
+//! | [`summary`] | `summary.json`: scenario, seed, nmc version, config hash, flat metrics |
+//! | [`records`] | CSV files of per-item records |
+//! | [`plot`] | SVG charts (lines, points, bars) drawn with plotters' SVG backend |
+//! | [`check`] | reproduce-table rows: published value, ours, tolerance, within or not |
+//! | [`html`] | the one-page `index.html` report: the table and every plot inline |
+//!
+//! Every output that holds results also holds the seed that made them.
+
+pub mod check;
+pub mod html;
+pub mod plot;
+pub mod records;
+pub mod summary;
+
+pub use check::{Check, Target, Value};
+pub use html::{Report, Section};
+pub use plot::{Chart, Series, SeriesStyle};
+pub use summary::Summary;
+
+/// A failure writing an output file, naming the file.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("writing {path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("writing {path}: {message}")]
+    Format { path: String, message: String },
+}
+
+pub(crate) fn write_file(path: &std::path::Path, bytes: &[u8]) -> Result<(), ReportError> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|source| ReportError::Io {
+            path: dir.display().to_string(),
+            source,
+        })?;
+    }
+    std::fs::write(path, bytes).map_err(|source| ReportError::Io {
+        path: path.display().to_string(),
+        source,
+    })
+}

@@ -1,0 +1,30 @@
+//! `summary.json`: the one file every run writes.
+
+use crate::{ReportError, write_file};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The summary of one run. Metrics are a flat, ordered map of name → number.
+#[derive(Debug, Serialize)]
+pub struct Summary {
+    pub scenario: String,
+    pub seed: u64,
+    pub nmc_version: String,
+    /// SHA-256 of the resolved configuration (after `--set` overrides).
+    pub config_hash: String,
+    pub metrics: BTreeMap<String, f64>,
+    /// The resolved configuration itself.
+    pub config: serde_json::Value,
+}
+
+impl Summary {
+    pub fn write(&self, path: &Path) -> Result<(), ReportError> {
+        let mut text = serde_json::to_string_pretty(self).map_err(|e| ReportError::Format {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+        text.push('\n');
+        write_file(path, text.as_bytes())
+    }
+}

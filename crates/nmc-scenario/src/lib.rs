@@ -1,0 +1,417 @@
+//! # nmc-scenario — scenario files
+//!
+//! A scenario is a TOML file holding everything a run needs: name, seed, duration, the model
+//! and its parameters, the network, the traffic, what to record. Quantities carry units
+//! (`50kbit/s`, `640ms`, `1008bit`; see [`nmc_sim::units`]).
+//!
+//! Loading happens in two stages, like ripgrep's flags: first the text as typed is parsed and
+//! checked against the model's typed scenario (so an error names the file, line and key), then
+//! each `--set path.to.key=value` override is applied to the parsed table and the result is
+//! checked again (an error names the override and the key path). Every struct a model reads is
+//! `#[serde(deny_unknown_fields)]`, so a misspelt key is an error, never silently ignored.
+//!
+//! | item | what |
+//! | --- | --- |
+//! | [`Scenario`] | the common frame: name, seed, duration, model, network, traffic, record, trace |
+//! | [`Override`] | one `--set a.b.0.c=value` |
+//! | [`load`] | text + overrides → typed scenario, or a one-line [`ScenarioError`] |
+//! | [`model_of`] | which model a scenario names, read before the typed load |
+//! | [`config_hash`] | SHA-256 of the resolved configuration, written into every output |
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::fmt;
+use std::str::FromStr;
+
+pub use nmc_sim::{BitRate, Bits, SimDuration};
+
+/// What went wrong reading a scenario, as one line.
+#[derive(Debug, thiserror::Error)]
+pub enum ScenarioError {
+    #[error("{origin}:{line}:{column}: {message}")]
+    File {
+        origin: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{origin}: {message}")]
+    Whole { origin: String, message: String },
+    #[error("--set {text}: {message}")]
+    Override { text: String, message: String },
+}
+
+/// The frame every scenario shares; `N` is the model's network section, `T` one traffic entry.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario<N, T> {
+    /// Short name, used in output files.
+    pub name: String,
+    /// Free text for people.
+    #[serde(default)]
+    pub description: String,
+    /// Required, here or with `--seed`; written into every output.
+    pub seed: Option<u64>,
+    /// Simulated time to run.
+    pub duration: SimDuration,
+    /// Which model runs this scenario (e.g. `store-forward`).
+    pub model: String,
+    /// The model's network: topology and parameters.
+    pub network: N,
+    /// Traffic sources.
+    #[serde(default = "Vec::new")]
+    pub traffic: Vec<T>,
+    /// Per-item records to write as CSV (names are model-specific, e.g. `packets`).
+    #[serde(default)]
+    pub record: Vec<String>,
+    /// Write the JSON-lines event trace (`trace.jsonl`).
+    #[serde(default)]
+    pub trace: bool,
+}
+
+impl<N, T> Scenario<N, T> {
+    /// The seed, or the one-line reason there is none.
+    pub fn require_seed(&self) -> Result<u64, ScenarioError> {
+        self.seed.ok_or_else(|| ScenarioError::Whole {
+            origin: self.name.clone(),
+            message: "no seed: put `seed = N` in the scenario or pass --seed N".into(),
+        })
+    }
+
+    /// Checks `record` names against what the model can write.
+    pub fn check_records(&self, known: &[&str]) -> Result<(), ScenarioError> {
+        match self.record.iter().find(|r| !known.contains(&r.as_str())) {
+            None => Ok(()),
+            Some(r) => Err(ScenarioError::Whole {
+                origin: self.name.clone(),
+                message: format!(
+                    "record: unknown record `{r}` for model `{}` (expected one of {})",
+                    self.model,
+                    known.join(", ")
+                ),
+            }),
+        }
+    }
+}
+
+/// One path segment of an override: a table key or an array index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Segment {
+    Key(String),
+    Index(usize),
+}
+
+/// A command-line override `path.to.key=value`. The value is read as a TOML value if it is
+/// one (`3`, `true`, `"x"`, `[1, 2]`), otherwise as a string (`50kbit/s`, `640ms`).
+#[derive(Clone, Debug)]
+pub struct Override {
+    text: String,
+    path: Vec<Segment>,
+    value: toml::Value,
+}
+
+impl Override {
+    /// An override of one top-level key (used for `--seed N`).
+    pub fn top(key: &str, value: impl Into<toml::Value>) -> Self {
+        let value = value.into();
+        Override {
+            text: format!("{key}={value}"),
+            path: vec![Segment::Key(key.into())],
+            value,
+        }
+    }
+}
+
+impl fmt::Display for Override {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl FromStr for Override {
+    type Err = ScenarioError;
+    fn from_str(s: &str) -> Result<Self, ScenarioError> {
+        let bad = |m: &str| ScenarioError::Override {
+            text: s.into(),
+            message: m.into(),
+        };
+        let (lhs, rhs) = s
+            .split_once('=')
+            .ok_or_else(|| bad("expected path.to.key=value"))?;
+        let path = lhs
+            .trim()
+            .split('.')
+            .map(|seg| match seg.parse::<usize>() {
+                Ok(i) => Ok(Segment::Index(i)),
+                Err(_) if !seg.is_empty() => Ok(Segment::Key(seg.to_string())),
+                Err(_) => Err(bad("empty key in path")),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        if !matches!(path.first(), Some(Segment::Key(_))) {
+            return Err(bad("the path must start with a key"));
+        }
+        let rhs = rhs.trim();
+        let value = toml::from_str::<toml::Table>(&format!("v = {rhs}"))
+            .ok()
+            .and_then(|mut t| t.remove("v"))
+            .unwrap_or_else(|| toml::Value::String(rhs.to_string()));
+        Ok(Override {
+            text: s.into(),
+            path,
+            value,
+        })
+    }
+}
+
+fn apply(table: &mut toml::Table, o: &Override) -> Result<(), ScenarioError> {
+    let bad = |m: String| ScenarioError::Override {
+        text: o.text.clone(),
+        message: m,
+    };
+    let mut cur: &mut toml::Value = match &o.path[0] {
+        Segment::Key(k) if o.path.len() == 1 => {
+            table.insert(k.clone(), o.value.clone());
+            return Ok(());
+        }
+        Segment::Key(k) => table
+            .entry(k.clone())
+            .or_insert_with(|| toml::Value::Table(Default::default())),
+        Segment::Index(_) => unreachable!("checked when parsed"),
+    };
+    for (depth, seg) in o.path.iter().enumerate().skip(1) {
+        let last = depth == o.path.len() - 1;
+        let here = path_text(&o.path[..depth]);
+        cur = match (seg, cur) {
+            (Segment::Key(k), toml::Value::Table(t)) => {
+                if last {
+                    t.insert(k.clone(), o.value.clone());
+                    return Ok(());
+                }
+                t.entry(k.clone())
+                    .or_insert_with(|| toml::Value::Table(Default::default()))
+            }
+            (Segment::Index(i), toml::Value::Array(a)) => {
+                let len = a.len();
+                let slot = a
+                    .get_mut(*i)
+                    .ok_or_else(|| bad(format!("`{here}` has {len} entries, no index {i}")))?;
+                if last {
+                    *slot = o.value.clone();
+                    return Ok(());
+                }
+                slot
+            }
+            (Segment::Key(k), _) => {
+                return Err(bad(format!(
+                    "`{here}` is not a table, cannot set `{k}` in it"
+                )));
+            }
+            (Segment::Index(i), _) => {
+                return Err(bad(format!("`{here}` is not an array, cannot index [{i}]")));
+            }
+        };
+    }
+    Ok(())
+}
+
+fn path_text(path: &[Segment]) -> String {
+    path.iter()
+        .map(|s| match s {
+            Segment::Key(k) => k.clone(),
+            Segment::Index(i) => i.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// Turns a toml error into `origin:line:col: <the line as written>: message`.
+fn file_error(origin: &str, text: &str, e: &toml::de::Error) -> ScenarioError {
+    let message = e.message().trim().replace('\n', " ");
+    match e.span() {
+        Some(span) => {
+            let before = &text[..span.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let column = before.len() - before.rfind('\n').map_or(0, |p| p + 1) + 1;
+            let written = text.lines().nth(line - 1).unwrap_or("").trim();
+            ScenarioError::File {
+                origin: origin.into(),
+                line,
+                column,
+                message: format!("`{written}`: {message}"),
+            }
+        }
+        None => ScenarioError::Whole {
+            origin: origin.into(),
+            message,
+        },
+    }
+}
+
+/// Reads which model a scenario names (its top-level `model` key).
+pub fn model_of(origin: &str, text: &str) -> Result<String, ScenarioError> {
+    let table: toml::Table = toml::from_str(text).map_err(|e| file_error(origin, text, &e))?;
+    match table.get("model") {
+        Some(toml::Value::String(m)) => Ok(m.clone()),
+        Some(_) => Err(ScenarioError::Whole {
+            origin: origin.into(),
+            message: "`model` must be a string such as \"store-forward\"".into(),
+        }),
+        None => Err(ScenarioError::Whole {
+            origin: origin.into(),
+            message: "missing key `model` (which model runs this scenario, e.g. \"store-forward\")"
+                .into(),
+        }),
+    }
+}
+
+/// Parses `text` (from `origin`, a file name for messages) as `S`, then applies `overrides`.
+pub fn load<S: DeserializeOwned>(
+    origin: &str,
+    text: &str,
+    overrides: &[Override],
+) -> Result<S, ScenarioError> {
+    // Stage 1: as typed, so errors carry line numbers.
+    let typed: S = toml::from_str(text).map_err(|e| file_error(origin, text, &e))?;
+    if overrides.is_empty() {
+        return Ok(typed);
+    }
+    // Stage 2: the overrides, checked again with the key path.
+    let mut table: toml::Table = toml::from_str(text).map_err(|e| file_error(origin, text, &e))?;
+    for o in overrides {
+        apply(&mut table, o)?;
+    }
+    serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
+        let path = e.path().to_string();
+        let message = e.inner().message().trim().replace('\n', " ");
+        let culprit = overrides
+            .iter()
+            .rev()
+            .find(|o| {
+                path.starts_with(&path_text(&o.path)) || path_text(&o.path).starts_with(&path)
+            })
+            .or(overrides.last())
+            .map(|o| o.text.clone())
+            .unwrap_or_default();
+        ScenarioError::Override {
+            text: culprit,
+            message: format!("at `{path}`: {message}"),
+        }
+    })
+}
+
+/// SHA-256 (hex) of the resolved configuration's canonical JSON.
+pub fn config_hash<S: Serialize>(resolved: &S) -> String {
+    let json = serde_json::to_vec(resolved).expect("scenario types serialize to JSON");
+    let digest = Sha256::digest(&json);
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Deserialize, Serialize)]
+    #[serde(deny_unknown_fields)]
+    struct Net {
+        capacity: BitRate,
+        nodes: u32,
+    }
+    #[derive(Debug, Deserialize, Serialize)]
+    #[serde(deny_unknown_fields)]
+    struct Src {
+        interval: SimDuration,
+    }
+    type S = Scenario<Net, Src>;
+
+    const TEXT: &str = r#"
+name = "t"
+seed = 1
+duration = "10min"
+model = "store-forward"
+
+[network]
+capacity = "50kbit/s"
+nodes = 5
+
+[[traffic]]
+interval = "20.16ms"
+"#;
+
+    fn err(text: &str, sets: &[&str]) -> String {
+        let sets: Vec<Override> = sets.iter().map(|s| s.parse().unwrap()).collect();
+        load::<S>("s.toml", text, &sets).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn loads_and_overrides() {
+        let s: S = load("s.toml", TEXT, &[]).unwrap();
+        assert_eq!(s.network.capacity.bps(), 50_000);
+        let sets: Vec<Override> = [
+            "network.capacity=230.4kbit/s",
+            "traffic.0.interval=1s",
+            "seed=9",
+        ]
+        .iter()
+        .map(|s| s.parse().unwrap())
+        .collect();
+        let s: S = load("s.toml", TEXT, &sets).unwrap();
+        assert_eq!(s.network.capacity.bps(), 230_400);
+        assert_eq!(s.traffic[0].interval, SimDuration::from_secs(1));
+        assert_eq!(s.seed, Some(9));
+    }
+
+    #[test]
+    fn errors_name_line_and_key() {
+        let e = err(&TEXT.replace("nodes = 5", "nodes = 5\nnodez = 3"), &[]);
+        assert!(e.starts_with("s.toml:10:") && e.contains("nodez"), "{e}");
+        let e = err(&TEXT.replace("\"50kbit/s\"", "50"), &[]);
+        assert!(
+            e.starts_with("s.toml:8:") && e.contains("capacity = 50"),
+            "{e}"
+        );
+        let e = err(&TEXT.replace("50kbit/s", "50kbits/s"), &[]);
+        assert!(e.contains("unknown unit `kbits/s`"), "{e}");
+        let e = err("name = [", &[]);
+        assert!(e.starts_with("s.toml:1:"), "{e}");
+        assert!(!e.contains('\n'));
+    }
+
+    #[test]
+    fn override_errors_name_the_override() {
+        let e = err(TEXT, &["network.capacity=fast"]);
+        assert!(
+            e.starts_with("--set network.capacity=fast: at `network.capacity`"),
+            "{e}"
+        );
+        let e = err(TEXT, &["network.bogus=1"]);
+        assert!(e.contains("bogus"), "{e}");
+        let e = err(TEXT, &["traffic.3.interval=1s"]);
+        assert!(e.contains("no index 3"), "{e}");
+        let e = err(TEXT, &["name.x=1"]);
+        assert!(e.contains("not a table"), "{e}");
+        assert!("novalue".parse::<Override>().is_err());
+    }
+
+    #[test]
+    fn model_and_seed_checks() {
+        assert_eq!(model_of("s", TEXT).unwrap(), "store-forward");
+        assert!(
+            model_of("s", "name = 'x'")
+                .unwrap_err()
+                .to_string()
+                .contains("missing key `model`")
+        );
+        let s: S = load("s.toml", &TEXT.replace("seed = 1\n", ""), &[]).unwrap();
+        assert!(s.require_seed().unwrap_err().to_string().contains("--seed"));
+    }
+
+    #[test]
+    fn hash_follows_the_resolved_config() {
+        let a: S = load("s.toml", TEXT, &[]).unwrap();
+        let b: S = load("s.toml", TEXT, &["seed=2".parse().unwrap()]).unwrap();
+        assert_eq!(config_hash(&a), config_hash(&a));
+        assert_ne!(config_hash(&a), config_hash(&b));
+        assert_eq!(config_hash(&a).len(), 64);
+    }
+}

@@ -1,0 +1,353 @@
+//! Quantities with units: parse and print.
+//!
+//! Scenario files and the command line write quantities with their unit, the way the sources do:
+//! `50kbit/s`, `230.4kb/s`, `640ms`, `10min`, `1008bit`, `126B`. A lower-case `b` is a bit, an
+//! upper-case `B` an 8-bit byte (octet). Decimal prefixes only (`k` = 1000), as in line speeds.
+//! Parsing is exact decimal arithmetic (no floating point), so `20.16ms` is exactly 20 160 000 ns
+//! and `230.4kbit/s` exactly 230 400 bit/s; a value that is not a whole number of the base unit
+//! (`0.5bit`, `0.1ns`) is an error rather than silently rounded.
+//!
+//! A bare number without a unit is an error too: the message says which unit was expected.
+
+use crate::time::{SimDuration, write_decimal};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+use std::str::FromStr;
+
+/// A quantity that could not be read: the text, and what was expected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{text}` is not a {kind}: {reason}")]
+pub struct UnitError {
+    pub text: String,
+    pub kind: &'static str,
+    pub reason: String,
+}
+
+/// A line or interface speed in bits per second.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct BitRate(u64);
+
+/// A length in bits (packets, messages, headers).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Bits(u64);
+
+impl BitRate {
+    pub const fn from_bps(bps: u64) -> Self {
+        BitRate(bps)
+    }
+    pub const fn from_kbps(kbps: u64) -> Self {
+        BitRate(kbps * 1000)
+    }
+    pub const fn bps(self) -> u64 {
+        self.0
+    }
+    /// Time to clock `bits` onto a line of this speed, rounded up to the next nanosecond.
+    pub fn transmission_time(self, bits: Bits) -> SimDuration {
+        assert!(
+            self.0 > 0,
+            "a line of zero speed never finishes a transmission"
+        );
+        let ns = (bits.0 as u128 * 1_000_000_000).div_ceil(self.0 as u128);
+        SimDuration::from_nanos(ns.min(u64::MAX as u128) as u64)
+    }
+}
+
+impl Bits {
+    pub const fn new(bits: u64) -> Self {
+        Bits(bits)
+    }
+    pub const fn from_bytes(bytes: u64) -> Self {
+        Bits(bytes * 8)
+    }
+    pub const fn get(self) -> u64 {
+        self.0
+    }
+}
+
+const DURATION_UNITS: &[(&str, u128)] = &[
+    ("ns", 1),
+    ("us", 1_000),
+    ("µs", 1_000),
+    ("ms", 1_000_000),
+    ("s", 1_000_000_000),
+    ("sec", 1_000_000_000),
+    ("min", 60_000_000_000),
+    ("h", 3_600_000_000_000),
+];
+
+const BIT_UNITS: &[(&str, u128)] = &[
+    ("bit", 1),
+    ("bits", 1),
+    ("b", 1),
+    ("kbit", 1_000),
+    ("kb", 1_000),
+    ("Mbit", 1_000_000),
+    ("Mb", 1_000_000),
+    ("Gbit", 1_000_000_000),
+    ("Gb", 1_000_000_000),
+    ("B", 8),
+    ("byte", 8),
+    ("bytes", 8),
+    ("octet", 8),
+    ("octets", 8),
+    ("kB", 8_000),
+    ("MB", 8_000_000),
+];
+
+/// Splits `12.5ms` into the decimal number and the unit, and scales it exactly.
+fn parse_scaled(text: &str, kind: &'static str, units: &[(&str, u128)]) -> Result<u64, UnitError> {
+    let err = |reason: String| UnitError {
+        text: text.to_string(),
+        kind,
+        reason,
+    };
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = (&t[..split], t[split..].trim());
+    let expected = || units.iter().map(|(u, _)| *u).collect::<Vec<_>>().join(", ");
+    if num.is_empty() {
+        return Err(err("it does not start with a number".into()));
+    }
+    if unit.is_empty() {
+        return Err(err(format!(
+            "it has no unit (expected one of {})",
+            expected()
+        )));
+    }
+    let scale = lookup(units, unit).ok_or_else(|| {
+        err(format!(
+            "unknown unit `{unit}` (expected one of {})",
+            expected()
+        ))
+    })?;
+    let (whole, frac) = num.split_once('.').unwrap_or((num, ""));
+    if whole.is_empty() && frac.is_empty() || frac.contains('.') {
+        return Err(err(format!("`{num}` is not a decimal number")));
+    }
+    let digits: String = format!("{whole}{frac}");
+    let mantissa: u128 = digits
+        .parse()
+        .map_err(|_| err(format!("`{num}` is too large or not a number")))?;
+    let denom = 10u128
+        .checked_pow(frac.len() as u32)
+        .ok_or_else(|| err("too many decimal places".into()))?;
+    let scaled = mantissa
+        .checked_mul(scale)
+        .ok_or_else(|| err("value too large".into()))?;
+    if scaled % denom != 0 {
+        return Err(err(format!(
+            "not a whole number of the base unit ({} per {unit})",
+            scale
+        )));
+    }
+    u64::try_from(scaled / denom).map_err(|_| err("value too large".into()))
+}
+
+fn lookup(units: &[(&str, u128)], unit: &str) -> Option<u128> {
+    units.iter().find(|(u, _)| *u == unit).map(|(_, s)| *s)
+}
+
+impl FromStr for SimDuration {
+    type Err = UnitError;
+    fn from_str(s: &str) -> Result<Self, UnitError> {
+        parse_scaled(s, "duration", DURATION_UNITS).map(SimDuration::from_nanos)
+    }
+}
+
+impl FromStr for Bits {
+    type Err = UnitError;
+    fn from_str(s: &str) -> Result<Self, UnitError> {
+        parse_scaled(s, "length in bits", BIT_UNITS).map(Bits)
+    }
+}
+
+const RATE_UNITS: &[(&str, u128)] = &[
+    ("bit/s", 1),
+    ("b/s", 1),
+    ("bps", 1),
+    ("kbit/s", 1_000),
+    ("kb/s", 1_000),
+    ("kbps", 1_000),
+    ("Mbit/s", 1_000_000),
+    ("Mb/s", 1_000_000),
+    ("Mbps", 1_000_000),
+    ("Gbit/s", 1_000_000_000),
+    ("Gb/s", 1_000_000_000),
+    ("B/s", 8),
+    ("kB/s", 8_000),
+    ("MB/s", 8_000_000),
+];
+
+impl FromStr for BitRate {
+    type Err = UnitError;
+    fn from_str(s: &str) -> Result<Self, UnitError> {
+        let bps = parse_scaled(s, "rate", RATE_UNITS)?;
+        if bps == 0 {
+            return Err(UnitError {
+                text: s.to_string(),
+                kind: "rate",
+                reason: "a rate must be above zero".into(),
+            });
+        }
+        Ok(BitRate(bps))
+    }
+}
+
+impl fmt::Display for BitRate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (scale, unit) = match self.0 {
+            b if b >= 1_000_000_000 => (1_000_000_000, "Gbit/s"),
+            b if b >= 1_000_000 => (1_000_000, "Mbit/s"),
+            b if b >= 1_000 => (1_000, "kbit/s"),
+            _ => (1, "bit/s"),
+        };
+        write_decimal(f, self.0, scale)?;
+        f.write_str(unit)
+    }
+}
+
+impl fmt::Display for Bits {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}bit", self.0)
+    }
+}
+
+macro_rules! serde_via_text {
+    ($t:ty) => {
+        impl Serialize for $t {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
+        impl<'de> Deserialize<'de> for $t {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl serde::de::Visitor<'_> for V {
+                    type Value = $t;
+                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        write!(
+                            f,
+                            "a quantity with its unit as a string, e.g. \"{}\"",
+                            <$t>::EXAMPLE
+                        )
+                    }
+                    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<$t, E> {
+                        v.parse().map_err(E::custom)
+                    }
+                }
+                d.deserialize_str(V)
+            }
+        }
+    };
+}
+
+trait Example {
+    const EXAMPLE: &'static str;
+}
+impl Example for SimDuration {
+    const EXAMPLE: &'static str = "640ms";
+}
+impl Example for BitRate {
+    const EXAMPLE: &'static str = "50kbit/s";
+}
+impl Example for Bits {
+    const EXAMPLE: &'static str = "1008bit";
+}
+
+serde_via_text!(SimDuration);
+serde_via_text!(BitRate);
+serde_via_text!(Bits);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_sources_forms() {
+        assert_eq!("50kbit/s".parse::<BitRate>().unwrap().bps(), 50_000);
+        assert_eq!("230.4kb/s".parse::<BitRate>().unwrap().bps(), 230_400);
+        assert_eq!("9600bps".parse::<BitRate>().unwrap().bps(), 9_600);
+        assert_eq!(
+            "640ms".parse::<SimDuration>().unwrap(),
+            SimDuration::from_millis(640)
+        );
+        assert_eq!(
+            "10min".parse::<SimDuration>().unwrap(),
+            SimDuration::from_mins(10)
+        );
+        assert_eq!(
+            "20.16ms".parse::<SimDuration>().unwrap().as_nanos(),
+            20_160_000
+        );
+        assert_eq!("1008bit".parse::<Bits>().unwrap().get(), 1008);
+        assert_eq!("126B".parse::<Bits>().unwrap().get(), 1008);
+    }
+
+    #[test]
+    fn prints_what_it_parses() {
+        for s in [
+            "50kbit/s",
+            "230.4kbit/s",
+            "9.6kbit/s",
+            "1.544Mbit/s",
+            "300bit/s",
+        ] {
+            assert_eq!(s.parse::<BitRate>().unwrap().to_string(), s);
+        }
+        for s in ["640ms", "10min", "0.1ms", "81.04ms", "2s", "125ms"] {
+            let d: SimDuration = s.parse().unwrap();
+            assert_eq!(d.to_string().parse::<SimDuration>().unwrap(), d);
+        }
+    }
+
+    #[test]
+    fn rejects_with_reasons() {
+        let e = "50".parse::<BitRate>().unwrap_err();
+        assert!(e.to_string().contains("no unit"), "{e}");
+        let e = "50kbits/s".parse::<BitRate>().unwrap_err();
+        assert!(e.to_string().contains("unknown unit `kbits/s`"), "{e}");
+        assert!("0.5bit".parse::<Bits>().is_err());
+        assert!("ms".parse::<SimDuration>().is_err());
+        assert!("1.2.3ms".parse::<SimDuration>().is_err());
+        assert!("0bit/s".parse::<BitRate>().is_err());
+        assert!("99999999999999999999999h".parse::<SimDuration>().is_err());
+    }
+
+    #[test]
+    fn transmission_time_is_exact_for_arpanet_lines() {
+        let pkt = Bits::new(1008);
+        assert_eq!(
+            BitRate::from_kbps(50).transmission_time(pkt).as_nanos(),
+            20_160_000
+        );
+        assert_eq!(
+            "230.4kbit/s"
+                .parse::<BitRate>()
+                .unwrap()
+                .transmission_time(pkt)
+                .as_nanos(),
+            4_375_000
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn duration_display_roundtrips(ns in 0u64..u64::MAX / 2) {
+            let d = SimDuration::from_nanos(ns);
+            proptest::prop_assert_eq!(d.to_string().parse::<SimDuration>().unwrap(), d);
+        }
+        #[test]
+        fn rate_display_roundtrips(bps in 1u64..u64::MAX / 16) {
+            let r = BitRate::from_bps(bps);
+            proptest::prop_assert_eq!(r.to_string().parse::<BitRate>().unwrap(), r);
+        }
+        #[test]
+        fn parser_never_panics(s in "\\PC{0,20}") {
+            let _ = s.parse::<SimDuration>();
+            let _ = s.parse::<BitRate>();
+            let _ = s.parse::<Bits>();
+        }
+    }
+}

@@ -1,0 +1,68 @@
+//! `nmc bench`: the engine's speed on the golden chain.
+//!
+//! Runs `scenarios/golden-chain.toml` (built in) for the given simulated time, several times,
+//! and reports the best run's packet-hops and events per wall-clock second on this one core.
+//! Target (issue 2): at least 5 million packet-hops per second.
+
+use crate::Outcome;
+use anyhow::Result;
+use clap::Args;
+use nmc_experiments::experiments::golden_chain::SCENARIO;
+use nmc_net::{StoreForwardScenario, run as run_model};
+use nmc_sim::{SimDuration, Trace};
+use std::time::Instant;
+
+#[derive(Args)]
+pub struct BenchArgs {
+    /// Simulated time per run.
+    #[arg(long, default_value = "600min")]
+    pub duration: SimDuration,
+    /// Number of timed runs (the best is reported).
+    #[arg(long, default_value_t = 5)]
+    pub repeat: u32,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(a: BenchArgs) -> Result<Outcome> {
+    let mut s: StoreForwardScenario = nmc_scenario::load("golden-chain.toml", SCENARIO, &[])?;
+    s.duration = a.duration;
+    s.record.clear();
+    let mut best = f64::MAX;
+    let mut last = None;
+    for _ in 0..a.repeat.max(1) {
+        let t0 = Instant::now();
+        let out = run_model(&s, 1, Trace::off(), &mut |_| {})?;
+        best = best.min(t0.elapsed().as_secs_f64());
+        last = Some(out);
+    }
+    let out = last.expect("at least one run");
+    let hops_per_s = out.packet_hops as f64 / best;
+    let events_per_s = out.events as f64 / best;
+    if a.json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "engine": "nmc", "scenario": "golden-chain", "simulated_s": a.duration.as_secs_f64(),
+                "packet_hops": out.packet_hops, "events": out.events, "wall_s": best,
+                "packet_hops_per_s": hops_per_s, "events_per_s": events_per_s,
+            })
+        );
+    } else {
+        println!(
+            "golden chain, {} simulated, best of {} runs",
+            a.duration,
+            a.repeat.max(1)
+        );
+        println!("  packet-hops      {:>12}", out.packet_hops);
+        println!("  events           {:>12}", out.events);
+        println!("  wall time        {:>12.4} s", best);
+        println!(
+            "  packet-hops/s    {:>12.0}   (target >= 5 000 000)",
+            hops_per_s
+        );
+        println!("  events/s         {:>12.0}", events_per_s);
+    }
+    Ok(Outcome::Ok)
+}

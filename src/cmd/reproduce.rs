@@ -1,0 +1,99 @@
+//! `nmc reproduce`: the published experiments, side by side with the papers.
+
+use crate::Outcome;
+use crate::cmd::progress::Progress;
+use anyhow::{Context as _, Result, bail};
+use clap::Args;
+use nmc_experiments::{Context, Experiment};
+use nmc_report::{Check, Report};
+use std::path::PathBuf;
+
+#[derive(Args)]
+#[command(
+    after_help = "Examples:\n  nmc reproduce --all\n  nmc reproduce golden-chain --quick --out out/quick\n  nmc reproduce --list"
+)]
+pub struct ReproduceArgs {
+    /// Experiments to run (see --list).
+    pub ids: Vec<String>,
+    /// Run every experiment.
+    #[arg(long, conflicts_with = "ids")]
+    pub all: bool,
+    /// Shorter runs: a quick look, with the looser tolerances each experiment states for it.
+    #[arg(long)]
+    pub quick: bool,
+    /// Seed for every run.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Output folder for reproduce.json, index.html and each experiment's files.
+    #[arg(long, default_value = "out/reproduce")]
+    pub out: PathBuf,
+    /// List the experiments and exit.
+    #[arg(long)]
+    pub list: bool,
+}
+
+pub fn run(a: ReproduceArgs) -> Result<Outcome> {
+    let registry = nmc_experiments::all();
+    if a.list {
+        for e in &registry {
+            println!("{:<22} {}  [{}]", e.id(), e.title(), e.source());
+        }
+        return Ok(Outcome::Ok);
+    }
+    let chosen: Vec<&dyn Experiment> = if a.all {
+        registry
+    } else if a.ids.is_empty() {
+        bail!("name the experiments to run, or pass --all (nmc reproduce --list shows them)");
+    } else {
+        a.ids
+            .iter()
+            .map(|id| {
+                nmc_experiments::find(id).with_context(|| {
+                    let known: Vec<&str> = registry.iter().map(|e| e.id()).collect();
+                    format!("unknown experiment `{id}` (known: {})", known.join(", "))
+                })
+            })
+            .collect::<Result<_>>()?
+    };
+    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    let mut report = Report {
+        title: "nmc reproduce".into(),
+        seed: a.seed,
+        nmc_version: env!("CARGO_PKG_VERSION").into(),
+        command: std::env::args().collect::<Vec<_>>().join(" "),
+        sections: Vec::new(),
+    };
+    for e in chosen {
+        let progress = Progress::new(e.id());
+        let set = |f: f64| progress.set(f);
+        let mut ctx = Context::new(e, a.seed, a.quick, a.out.clone(), &set);
+        e.run(&mut ctx)
+            .with_context(|| format!("experiment {}", e.id()))?;
+        report.sections.push(ctx.section);
+        progress.finish();
+    }
+    let checks: Vec<Check> = report
+        .sections
+        .iter()
+        .flat_map(|s| s.checks.clone())
+        .collect();
+    print!("{}", nmc_report::check::table_text(&checks));
+    let json = serde_json::to_string_pretty(&checks)? + "\n";
+    let json_path = a.out.join("reproduce.json");
+    std::fs::write(&json_path, json).with_context(|| format!("writing {}", json_path.display()))?;
+    let html_path = a.out.join("index.html");
+    report.write(&html_path)?;
+    let missed = checks.iter().filter(|c| !c.within).count();
+    println!(
+        "\n{} of {} rows within tolerance (seed {}). Report: {}",
+        checks.len() - missed,
+        checks.len(),
+        a.seed,
+        html_path.display()
+    );
+    Ok(if missed == 0 {
+        Outcome::Ok
+    } else {
+        Outcome::OutsideTolerance
+    })
+}

@@ -1,0 +1,212 @@
+//! The `nmc` binary as a user meets it: exit codes, one-line errors, reproducible outputs.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn nmc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_nmc"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("nmc runs")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Same seed, same bytes: summary.json and the event trace (issue 2, determinism).
+#[test]
+fn same_seed_gives_identical_bytes() {
+    let dir = tmp("determinism");
+    let scenario = dir.join("poisson.toml");
+    let text = std::fs::read_to_string("scenarios/golden-chain.toml")
+        .unwrap()
+        .replace(
+            r#"arrivals = { kind = "constant", interval = "20.16ms" }"#,
+            r#"arrivals = { kind = "poisson", mean_interval = "25ms" }"#,
+        );
+    std::fs::write(&scenario, text).unwrap();
+    let mut outs = Vec::new();
+    for (run, seed) in [("a", "5"), ("b", "5"), ("c", "6")] {
+        let out = dir.join(run);
+        let o = nmc(&[
+            "run",
+            scenario.to_str().unwrap(),
+            "--seed",
+            seed,
+            "--set",
+            "duration=20s",
+            "--set",
+            "trace=true",
+            "--set",
+            "record=[\"packets\", \"lines\"]",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let read = |f: &str| std::fs::read(out.join(f)).unwrap();
+        outs.push((
+            read("summary.json"),
+            read("trace.jsonl"),
+            read("packets.csv"),
+        ));
+    }
+    assert_eq!(
+        outs[0], outs[1],
+        "same seed must give byte-identical outputs"
+    );
+    assert_ne!(
+        outs[0].0, outs[2].0,
+        "another seed must change a random run"
+    );
+    assert_ne!(outs[0].1, outs[2].1);
+    let summary: serde_json::Value = serde_json::from_slice(&outs[0].0).unwrap();
+    assert_eq!(summary["seed"], 5);
+    assert_eq!(summary["scenario"], "golden-chain");
+    assert_eq!(summary["config_hash"].as_str().unwrap().len(), 64);
+    assert!(summary["metrics"]["packets.delivered"].as_f64().unwrap() > 500.0);
+}
+
+/// Every kind of bad input: exit 2 and one line naming what is wrong, never a panic.
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    let dir = tmp("bad-input");
+    let good = std::fs::read_to_string("scenarios/golden-chain.toml").unwrap();
+    let cases: Vec<(&str, String, Vec<&str>, &str)> = vec![
+        (
+            "unknown-key",
+            good.replace("nodes = 5", "nodes = 5\nnodez = 5"),
+            vec![],
+            "unknown field `nodez`",
+        ),
+        (
+            "wrong-type",
+            good.replace("nodes = 5", "nodes = \"five\""),
+            vec![],
+            ":14:",
+        ),
+        (
+            "bad-unit",
+            good.replace("50kbit/s", "50kbits/s"),
+            vec![],
+            "unknown unit `kbits/s`",
+        ),
+        (
+            "no-unit",
+            good.replace("\"0.1ms\"", "0.1"),
+            vec![],
+            "propagation",
+        ),
+        (
+            "syntax",
+            good.replace("[network]", "[network"),
+            vec![],
+            "syntax.toml:12:",
+        ),
+        ("no-seed", good.replace("seed = 1\n", ""), vec![], "no seed"),
+        (
+            "unknown-model",
+            good.replace("store-forward", "teleport"),
+            vec![],
+            "unknown model `teleport`",
+        ),
+        (
+            "unreachable",
+            good.clone(),
+            vec!["--set", "traffic.0.to=12"],
+            "no such node",
+        ),
+        (
+            "bad-set",
+            good.clone(),
+            vec!["--set", "network.line.capacity=fast"],
+            "--set network.line.capacity=fast",
+        ),
+        (
+            "set-without-value",
+            good.clone(),
+            vec!["--set", "seed"],
+            "expected path.to.key=value",
+        ),
+    ];
+    for (name, text, extra, want) in cases {
+        let f = dir.join(format!("{name}.toml"));
+        std::fs::write(&f, text).unwrap();
+        let mut args = vec!["run", f.to_str().unwrap(), "--out", dir.to_str().unwrap()];
+        args.extend(extra);
+        let o = nmc(&args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        assert!(err.contains(want), "{name}: {err}");
+        // One line of error; clap adds its standard "For more information, try '--help'." hint.
+        let lines = err
+            .lines()
+            .filter(|l| !l.is_empty() && !l.starts_with("For more information"))
+            .count();
+        assert_eq!(lines, 1, "{name}: not one line: {err}");
+        assert!(!err.contains("panicked"), "{name}: {err}");
+    }
+    let o = nmc(&["run", "does/not/exist.toml"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("does/not/exist.toml"));
+    let o = nmc(&["reproduce", "no-such-experiment"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("unknown experiment `no-such-experiment`"));
+    let o = nmc(&["reproduce"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn reproduce_writes_table_json_and_page() {
+    let dir = tmp("reproduce");
+    let o = nmc(&[
+        "reproduce",
+        "golden-chain",
+        "--quick",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(table.contains("CHAIN-1"), "{table}");
+    let rows: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("reproduce.json")).unwrap()).unwrap();
+    let row = &rows[0];
+    for key in [
+        "experiment",
+        "id",
+        "quantity",
+        "published",
+        "ours",
+        "unit",
+        "tolerance",
+        "within",
+    ] {
+        assert!(row.get(key).is_some(), "reproduce.json rows need `{key}`");
+    }
+    assert_eq!(row["within"], true);
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    assert!(html.contains("<svg") && html.contains("CHAIN-1"));
+}
+
+#[test]
+fn every_subcommand_has_help() {
+    for sub in [
+        &["--help"][..],
+        &["run", "--help"],
+        &["reproduce", "--help"],
+        &["bench", "--help"],
+    ] {
+        let o = nmc(sub);
+        assert!(o.status.success(), "{sub:?}");
+        assert!(String::from_utf8_lossy(&o.stdout).contains("Usage"));
+    }
+}
