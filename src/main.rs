@@ -30,6 +30,9 @@ enum Command {
     Reproduce(cmd::reproduce::ReproduceArgs),
     /// Measure the engine's speed on the golden chain (packet-hops and events per second).
     Bench(cmd::bench::BenchArgs),
+    /// RFC 889's delay-versus-length experiment on real networks: an echo server and a probe.
+    #[command(subcommand)]
+    Echo(cmd::echo::EchoCommand),
 }
 
 /// What a subcommand reports back.
@@ -45,6 +48,7 @@ fn main() -> ExitCode {
         Command::Run(a) => cmd::run::run(a),
         Command::Reproduce(a) => cmd::reproduce::run(a),
         Command::Bench(a) => cmd::bench::run(a),
+        Command::Echo(c) => cmd::echo::run(c),
     };
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,

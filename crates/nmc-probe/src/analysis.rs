@@ -15,6 +15,9 @@
 
 use serde::Serialize;
 
+/// `(length in bytes, one-way delay in ns)` points.
+type Points = Vec<(u32, f64)>;
+
 /// Order statistics and moments of a set of delays, in ns.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct DelayStats {
@@ -161,8 +164,7 @@ pub const MIN_SEGMENT_POINTS: usize = 8;
 
 /// Fits two lines split at `break_at`; `None` if either side has too few points.
 pub fn fit_split(points: &[(u32, f64)], break_at: u32, one: Option<&LineFit>) -> Option<SplitFit> {
-    let (short, long): (Vec<(u32, f64)>, Vec<(u32, f64)>) =
-        points.iter().partition(|p| p.0 < break_at);
+    let (short, long): (Points, Points) = points.iter().partition(|p| p.0 < break_at);
     if short.len() < MIN_SEGMENT_POINTS || long.len() < MIN_SEGMENT_POINTS {
         return None;
     }
@@ -200,7 +202,7 @@ pub fn fit_all(points: &[(u32, f64)], break_at: Option<u32>) -> Fits {
     let best_split = candidates
         .iter()
         .filter(|&&b| {
-            let (s, l): (Vec<(u32, f64)>, Vec<(u32, f64)>) = points.iter().partition(|p| p.0 < b);
+            let (s, l): (Points, Points) = points.iter().partition(|p| p.0 < b);
             distinct(&s) >= 3 && distinct(&l) >= 3
         })
         .filter_map(|&b| fit_split(points, b, one_line.as_ref()))

@@ -168,6 +168,15 @@ impl EchoSocket for IcmpSocket {
     }
 }
 
+/// Smallest and largest datagram (IP length, bytes) an ICMP probe can send: 40 (IPv4 + ICMP
+/// headers + 12 bytes of data, Mills' minimum) and 65535.
+pub fn length_limits() -> (u32, u32) {
+    (
+        MILLS_MIN_LENGTH.max(HEADER_BYTES + wire::ICMP_PAYLOAD_MIN as u32),
+        65_535,
+    )
+}
+
 /// Runs a probe of ICMP Echo to `target`. The driver sets `cfg.floor` to 40 (IPv4 + ICMP headers
 /// + 12 bytes of data) and `cfg.max_length` to 65535.
 pub fn probe(
@@ -180,8 +189,7 @@ pub fn probe(
         return Err(Error::IcmpV6Unsupported);
     };
     let (sock, transport) = open(v4)?;
-    cfg.floor = MILLS_MIN_LENGTH.max(HEADER_BYTES + wire::ICMP_PAYLOAD_MIN as u32);
-    cfg.max_length = 65_535;
+    (cfg.floor, cfg.max_length) = length_limits();
     let clock = Clock::new();
     // SAFETY: getpid has no preconditions. The identifier only matters for raw sockets.
     let ident = (unsafe { libc::getpid() } as u32 ^ (cfg.seed as u32).rotate_left(16)) as u16;

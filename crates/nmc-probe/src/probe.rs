@@ -15,8 +15,11 @@
 //!
 //! # Pacing
 //!
-//! - [`Pacing::OneInFlight`]: the Fuzzball's way (RFC 889 §3.1: "only a single packet was allowed
-//!   in flight"). The next volley goes as soon as the previous one is answered or declared lost.
+//! - [`Pacing::OneInFlight { gap_ns: Nanos::ZERO }`]: the Fuzzball's way (RFC 889 §3.1: "only a single packet was allowed
+//!   in flight"). The next volley goes as soon as the previous one is answered or declared lost,
+//!   but never sooner than `gap` after the previous send: on a path whose round trip is shorter
+//!   than the gap the probe is paced by the gap (a courtesy to the path and to the server's rate
+//!   limit), on a longer one by the path, as Mills' was.
 //! - [`Pacing::Interval`]: one volley every interval whatever the replies; several may be in
 //!   flight. Cheaper in wall time on a lossy path, but the volleys then queue behind each other on a
 //!   slow link, which is not what RFC 889 measured.
@@ -109,7 +112,7 @@ impl fmt::Display for LengthSpec {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Pacing {
-    OneInFlight,
+    OneInFlight { gap_ns: Nanos },
     Interval { interval_ns: Nanos },
 }
 
@@ -300,9 +303,12 @@ impl Probe {
             return None;
         }
         match self.cfg.pacing {
-            Pacing::OneInFlight => {
+            Pacing::OneInFlight { gap_ns } => {
                 if self.outstanding.is_empty() {
-                    Some(self.last_send.unwrap_or(Nanos::ZERO))
+                    Some(
+                        self.last_send
+                            .map_or(Nanos::ZERO, |t| t.saturating_add(gap_ns)),
+                    )
                 } else {
                     None
                 }
@@ -431,14 +437,26 @@ mod tests {
 
     #[test]
     fn mills_lengths_are_uniform_and_rounded_up_to_40() {
-        let p = Probe::new(cfg(20_000, Pacing::OneInFlight)).unwrap();
+        let p = Probe::new(cfg(
+            20_000,
+            Pacing::OneInFlight {
+                gap_ns: Nanos::ZERO,
+            },
+        ))
+        .unwrap();
         let lens: Vec<u32> = p.volleys().iter().map(|v| v.length).collect();
         assert!(lens.iter().all(|&l| (40..=256).contains(&l)));
         let at_floor = lens.iter().filter(|&&l| l == 40).count() as f64 / lens.len() as f64;
         // P(draw <= 40) = 41/257 = 0.1595.
         assert!((at_floor - 41.0 / 257.0).abs() < 0.015, "{at_floor}");
         // Same seed, same lengths.
-        let q = Probe::new(cfg(20_000, Pacing::OneInFlight)).unwrap();
+        let q = Probe::new(cfg(
+            20_000,
+            Pacing::OneInFlight {
+                gap_ns: Nanos::ZERO,
+            },
+        ))
+        .unwrap();
         assert_eq!(p.volleys(), q.volleys());
     }
 
@@ -457,17 +475,46 @@ mod tests {
             LengthSpec::parse("300..200"),
             Err(ProbeError::EmptyRange { .. })
         ));
-        let mut c = cfg(5, Pacing::OneInFlight);
+        let mut c = cfg(
+            5,
+            Pacing::OneInFlight {
+                gap_ns: Nanos::ZERO,
+            },
+        );
         c.lengths = LengthSpec::Fixed { length: 30 };
         assert!(matches!(Probe::new(c), Err(ProbeError::TooShort { .. })));
-        let mut c = cfg(5, Pacing::OneInFlight);
+        let mut c = cfg(
+            5,
+            Pacing::OneInFlight {
+                gap_ns: Nanos::ZERO,
+            },
+        );
         c.lengths = LengthSpec::Uniform { lo: 100, hi: 9000 };
         assert!(matches!(Probe::new(c), Err(ProbeError::TooLong { .. })));
     }
 
     #[test]
+    fn one_in_flight_keeps_the_gap_on_a_fast_path() {
+        let gap = Pacing::OneInFlight {
+            gap_ns: Nanos(10 * MS),
+        };
+        let mut p = Probe::new(cfg(2, gap)).unwrap();
+        p.poll_transmit(Nanos(0)).unwrap();
+        p.handle_reply(Nanos(MS), 0, Nanos(0), None);
+        assert_eq!(p.poll_transmit(Nanos(MS)), None);
+        assert_eq!(p.poll_at(), Some(Nanos(10 * MS)));
+        assert_eq!(p.poll_transmit(Nanos(10 * MS)).unwrap().seq, 1);
+    }
+
+    #[test]
     fn one_in_flight_waits_for_the_reply() {
-        let mut p = Probe::new(cfg(3, Pacing::OneInFlight)).unwrap();
+        let mut p = Probe::new(cfg(
+            3,
+            Pacing::OneInFlight {
+                gap_ns: Nanos::ZERO,
+            },
+        ))
+        .unwrap();
         let t = p.poll_transmit(Nanos(0)).unwrap();
         assert_eq!(t.seq, 0);
         assert_eq!(p.poll_transmit(Nanos(MS)), None, "one in flight");
@@ -554,7 +601,12 @@ mod tests {
 
     #[test]
     fn a_reply_after_the_deadline_is_late_even_before_the_timeout_is_handled() {
-        let mut c = cfg(1, Pacing::OneInFlight);
+        let mut c = cfg(
+            1,
+            Pacing::OneInFlight {
+                gap_ns: Nanos::ZERO,
+            },
+        );
         c.timeout = Nanos(100 * MS);
         let mut p = Probe::new(c).unwrap();
         p.poll_transmit(Nanos(0)).unwrap();

@@ -39,10 +39,10 @@ use std::net::{IpAddr, SocketAddr};
 pub struct ServerConfig {
     /// Largest UDP payload answered, bytes. Default 1472: one Ethernet MTU (1500) less IPv4 and UDP headers.
     pub max_payload: usize,
-    /// Replies per second allowed to one source address. Default 50: a one-in-flight probe on
-    /// loopback runs far faster than that, so tests raise it; a real probe is paced by the path.
+    /// Replies per second allowed to one source address. Default 100: the default probe sends at
+    /// most one volley per 10 ms (its `--gap`), so it is never refused; a flood is.
     pub rate_per_source: f64,
-    /// Bucket depth per source (replies that may go out back to back). Default 100.
+    /// Bucket depth per source (replies that may go out back to back). Default 200.
     pub burst_per_source: f64,
     /// Replies per second over all sources together. Default 2000.
     pub global_rate: f64,
@@ -58,8 +58,8 @@ impl Default for ServerConfig {
     fn default() -> Self {
         ServerConfig {
             max_payload: 1472,
-            rate_per_source: 50.0,
-            burst_per_source: 100.0,
+            rate_per_source: 100.0,
+            burst_per_source: 200.0,
             global_rate: 2000.0,
             global_burst: 4000.0,
             max_sources: 4096,

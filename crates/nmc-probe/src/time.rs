@@ -4,6 +4,8 @@
 //! input carries a [`Nanos`] that the driver took from a [`Clock`]. A [`Clock`] is the monotonic
 //! clock (`std::time::Instant`, i.e. `CLOCK_MONOTONIC` on Linux) counted in nanoseconds from the
 //! moment the clock was made, so a probe's first volley is sent at about 0.
+//! (Durations typed by a user are parsed by the CLI with `nmc_sim`'s units, like every other
+//! quantity of the `nmc` command line.)
 
 use serde::Serialize;
 use std::fmt;
@@ -144,59 +146,9 @@ pub fn measure_timer_resolution(samples: usize) -> TimerResolution {
     }
 }
 
-/// Parses a span with a unit: `30s`, `100ms`, `250us`, `10ns`, `2m`, `1h`, or a bare `0`.
-/// Fractions are allowed (`1.5s`).
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    if s == "0" {
-        return Ok(Duration::ZERO);
-    }
-    let split = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .ok_or_else(|| format!("`{s}` has no unit: expected e.g. 30s, 100ms, 250us"))?;
-    let (num, unit) = s.split_at(split);
-    let value: f64 = num
-        .parse()
-        .map_err(|_| format!("`{s}`: `{num}` is not a number"))?;
-    let scale = match unit.trim() {
-        "ns" => 1e-9,
-        "us" | "µs" => 1e-6,
-        "ms" => 1e-3,
-        "s" => 1.0,
-        "m" | "min" => 60.0,
-        "h" => 3600.0,
-        other => {
-            return Err(format!(
-                "`{s}`: unknown unit `{other}`: expected ns, us, ms, s, m or h"
-            ));
-        }
-    };
-    let secs = value * scale;
-    if !secs.is_finite() || secs < 0.0 || secs > 1e9 {
-        return Err(format!("`{s}` is out of range"));
-    }
-    Ok(Duration::from_secs_f64(secs))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn durations_parse_with_units() {
-        assert_eq!(parse_duration("30s").unwrap(), Duration::from_secs(30));
-        assert_eq!(parse_duration("100ms").unwrap(), Duration::from_millis(100));
-        assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
-        assert_eq!(parse_duration("250us").unwrap(), Duration::from_micros(250));
-        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
-        assert_eq!(parse_duration("0").unwrap(), Duration::ZERO);
-        assert!(parse_duration("30").unwrap_err().contains("no unit"));
-        assert!(
-            parse_duration("3 parsecs")
-                .unwrap_err()
-                .contains("unknown unit")
-        );
-    }
 
     #[test]
     fn nanos_print_readably() {

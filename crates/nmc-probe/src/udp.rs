@@ -24,6 +24,16 @@ pub fn header_bytes(target: &SocketAddr) -> u32 {
     if target.is_ipv4() { 28 } else { 48 }
 }
 
+/// Smallest and largest datagram (IP length, bytes) a UDP probe to `target` can send: the floor
+/// is the larger of Mills' 40 and IP + UDP + the echo header (+ tag with a secret).
+pub fn length_limits(target: &SocketAddr, tagged: bool) -> (u32, u32) {
+    let overhead = header_bytes(target);
+    (
+        MILLS_MIN_LENGTH.max(overhead + wire::min_udp_payload(tagged) as u32),
+        overhead + MAX_UDP_PAYLOAD as u32,
+    )
+}
+
 /// How the server runs, besides its protocol limits.
 #[derive(Debug, Clone)]
 pub struct ServeOptions {
@@ -93,16 +103,16 @@ impl EchoServer {
             if stop.load(Ordering::Relaxed) || deadline.is_some_and(|d| now >= d) {
                 break;
             }
-            if let (Some(at), Some(step)) = (next_log, interval) {
-                if now >= at {
-                    log(&format!(
-                        "echo serve: up {} {} sources {}",
-                        now,
-                        self.core.counters(),
-                        self.core.tracked_sources()
-                    ));
-                    next_log = Some(at.saturating_add(step).max(now));
-                }
+            if let (Some(at), Some(step)) = (next_log, interval)
+                && now >= at
+            {
+                log(&format!(
+                    "echo serve: up {} {} sources {}",
+                    now,
+                    self.core.counters(),
+                    self.core.tracked_sources()
+                ));
+                next_log = Some(at.saturating_add(step).max(now));
             }
             let (n, src) = match self.sock.recv_from(&mut buf) {
                 Ok(x) => x,
@@ -203,10 +213,10 @@ impl EchoSocket for UdpProbeSocket {
         if !h.is_reply() {
             return Ok(Some(Received::Other));
         }
-        if let Some(key) = &self.key {
-            if wire::verify(pkt, &h, key).is_err() {
-                return Ok(Some(Received::Unauthenticated));
-            }
+        if let Some(key) = &self.key
+            && wire::verify(pkt, &h, key).is_err()
+        {
+            return Ok(Some(Received::Unauthenticated));
         }
         Ok(Some(Received::Reply {
             at,
@@ -250,8 +260,7 @@ pub fn probe_on(
     sock.set_nonblocking(true)
         .map_err(|e| Error::Io("set non-blocking", e))?;
     let overhead = header_bytes(&target);
-    cfg.floor = MILLS_MIN_LENGTH.max(overhead + wire::min_udp_payload(key.is_some()) as u32);
-    cfg.max_length = overhead + MAX_UDP_PAYLOAD as u32;
+    (cfg.floor, cfg.max_length) = length_limits(&target, key.is_some());
     let clock = Clock::new();
     let mut s = UdpProbeSocket {
         sock,

@@ -17,6 +17,7 @@ use common::{
 };
 use nmc_probe::driver::Transport;
 use nmc_probe::report::{Summary, write_outputs};
+use nmc_probe::time::Nanos;
 use nmc_probe::{LengthSpec, Pacing, udp};
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicBool;
@@ -70,7 +71,9 @@ fn netem_9600_bps_100_ms_rate_and_intercept_within_5_percent() {
     let cfg = probe_config(
         48,
         LengthSpec::Uniform { lo: 60, hi: 256 },
-        Pacing::OneInFlight,
+        Pacing::OneInFlight {
+            gap_ns: Nanos::ZERO,
+        },
         5_000,
     );
     let t0 = Instant::now();
@@ -86,7 +89,10 @@ fn netem_9600_bps_100_ms_rate_and_intercept_within_5_percent() {
     say(&summary.text());
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("netem-9600");
     let out = write_outputs(&dir, &summary).unwrap();
-    say(&format!("    outputs in {} ({wall:.1?})", out.summary.parent().unwrap().display()));
+    say(&format!(
+        "    outputs in {} ({wall:.1?})",
+        out.summary.parent().unwrap().display()
+    ));
 
     assert_eq!(summary.lost, 0, "no loss configured");
     assert_eq!(summary.answered, 48);
@@ -144,7 +150,10 @@ fn netem_loss_count_within_binomial_bounds() {
     let p = 1.0 - 0.9f64 * 0.9;
     let mean = f64::from(n) * p;
     let sd = (f64::from(n) * p * (1.0 - p)).sqrt();
-    let (lo, hi) = ((mean - 4.0 * sd).floor() as usize, (mean + 4.0 * sd).ceil() as usize);
+    let (lo, hi) = (
+        (mean - 4.0 * sd).floor() as usize,
+        (mean + 4.0 * sd).ceil() as usize,
+    );
     say(&format!(
         "    loss: {} of {} volleys lost ({:.2} %), expected {mean:.0} ± {sd:.1} (bound {lo}..={hi}); \
          server received {} replied {}; late {} duplicates {} reordered {}",
@@ -165,7 +174,11 @@ fn netem_loss_count_within_binomial_bounds() {
     );
     // The server's view agrees: it saw every request that survived the first drop.
     let req_lo = (f64::from(n) * 0.9 - 4.0 * (f64::from(n) * 0.09).sqrt()) as u64;
-    assert!(counters.received >= req_lo, "server received {}", counters.received);
+    assert!(
+        counters.received >= req_lo,
+        "server received {}",
+        counters.received
+    );
     assert_eq!(summary.run.counters.duplicates, 0);
 }
 
@@ -184,7 +197,14 @@ fn icmp_echo_raw_then_ping_socket() {
     };
     let target: std::net::IpAddr = pair.addr_b.parse().unwrap();
     let probe = |pair: &NetnsPair| {
-        let cfg = probe_config(30, LengthSpec::MILLS, Pacing::OneInFlight, 2_000);
+        let cfg = probe_config(
+            30,
+            LengthSpec::MILLS,
+            Pacing::OneInFlight {
+                gap_ns: Nanos::ZERO,
+            },
+            2_000,
+        );
         in_netns(&pair.a, move || {
             nmc_probe::icmp::probe(target, cfg, &AtomicBool::new(false), None)
         })
@@ -193,7 +213,10 @@ fn icmp_echo_raw_then_ping_socket() {
     say(&format!("    {}", raw.text().lines().next().unwrap()));
     assert_eq!(raw.run.transport, Transport::IcmpRaw);
     assert_eq!(raw.answered, 30);
-    assert_eq!(raw.run.config.floor, 40, "Mills' minimum is reachable over ICMP");
+    assert_eq!(
+        raw.run.config.floor, 40,
+        "Mills' minimum is reachable over ICMP"
+    );
     assert!(raw.run.volleys.iter().any(|v| v.length == 40));
 
     sysctl(&pair.a, "net/ipv4/ping_group_range", "0 2147483647").unwrap();

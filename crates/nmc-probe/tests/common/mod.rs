@@ -89,7 +89,12 @@ impl Drop for RunningServer {
 }
 
 /// A probe configuration for tests; drivers fill in floor and maximum.
-pub fn probe_config(count: u32, lengths: LengthSpec, pacing: Pacing, timeout_ms: u64) -> ProbeConfig {
+pub fn probe_config(
+    count: u32,
+    lengths: LengthSpec,
+    pacing: Pacing,
+    timeout_ms: u64,
+) -> ProbeConfig {
     ProbeConfig {
         count,
         lengths,
@@ -199,7 +204,9 @@ impl NetnsPair {
     pub fn create(tag: &str, kind: LinkKind) -> Result<NetnsPair, String> {
         // SAFETY: geteuid has no preconditions.
         if unsafe { libc::geteuid() } != 0 {
-            return Err("not running as root (network namespaces and tc need CAP_NET_ADMIN)".into());
+            return Err(
+                "not running as root (network namespaces and tc need CAP_NET_ADMIN)".into(),
+            );
         }
         for tool in ["ip", "tc"] {
             if Command::new(tool).arg("-V").output().is_err() {
@@ -241,7 +248,9 @@ impl NetnsPair {
                 .map_err(|e| format!("cannot open /dev/net/tun: {e}"))?;
             self.tun = Some((ta, tb));
             for (ns, me, peer) in [(a, self.addr_a, self.addr_b), (b, self.addr_b, self.addr_a)] {
-                run(&["ip", "-n", ns, "addr", "add", me, "peer", peer, "dev", "tun0"])?;
+                run(&[
+                    "ip", "-n", ns, "addr", "add", me, "peer", peer, "dev", "tun0",
+                ])?;
                 run(&["ip", "-n", ns, "link", "set", "tun0", "up"])?;
             }
             return Ok(());
@@ -249,27 +258,86 @@ impl NetnsPair {
         run(&[
             "ip", "link", "add", "va", "netns", a, "type", "veth", "peer", "name", "vb", "netns", b,
         ])?;
-        run(&["ip", "-n", a, "link", "set", "va", "address", "02:00:00:00:00:0a"])?;
-        run(&["ip", "-n", b, "link", "set", "vb", "address", "02:00:00:00:00:0b"])?;
-        run(&["ip", "-n", a, "addr", "add", &format!("{}/30", self.addr_a), "dev", "va"])?;
-        run(&["ip", "-n", b, "addr", "add", &format!("{}/30", self.addr_b), "dev", "vb"])?;
+        run(&[
+            "ip",
+            "-n",
+            a,
+            "link",
+            "set",
+            "va",
+            "address",
+            "02:00:00:00:00:0a",
+        ])?;
+        run(&[
+            "ip",
+            "-n",
+            b,
+            "link",
+            "set",
+            "vb",
+            "address",
+            "02:00:00:00:00:0b",
+        ])?;
+        run(&[
+            "ip",
+            "-n",
+            a,
+            "addr",
+            "add",
+            &format!("{}/30", self.addr_a),
+            "dev",
+            "va",
+        ])?;
+        run(&[
+            "ip",
+            "-n",
+            b,
+            "addr",
+            "add",
+            &format!("{}/30", self.addr_b),
+            "dev",
+            "vb",
+        ])?;
         run(&["ip", "-n", a, "link", "set", "va", "up"])?;
         run(&["ip", "-n", b, "link", "set", "vb", "up"])?;
         // Static neighbours: no ARP exchange delays the first volley or shares the slow link.
         run(&[
-            "ip", "-n", a, "neigh", "replace", self.addr_b, "lladdr", "02:00:00:00:00:0b", "dev", "va",
-            "nud", "permanent",
+            "ip",
+            "-n",
+            a,
+            "neigh",
+            "replace",
+            self.addr_b,
+            "lladdr",
+            "02:00:00:00:00:0b",
+            "dev",
+            "va",
+            "nud",
+            "permanent",
         ])?;
         run(&[
-            "ip", "-n", b, "neigh", "replace", self.addr_a, "lladdr", "02:00:00:00:00:0a", "dev", "vb",
-            "nud", "permanent",
+            "ip",
+            "-n",
+            b,
+            "neigh",
+            "replace",
+            self.addr_a,
+            "lladdr",
+            "02:00:00:00:00:0a",
+            "dev",
+            "vb",
+            "nud",
+            "permanent",
         ])?;
         Ok(())
     }
 
     /// Starts the user-space emulator on a [`LinkKind::Tun`] pair.
     pub fn emulate(&mut self, p: tunlink::LinkParams) -> Result<(), String> {
-        let (ta, tb) = self.tun.take().ok_or("not a TUN pair, or already started")?;
+        let (ta, tb) = self
+            .tun
+            .take()
+            .ok_or("not a TUN pair, or already started")?;
         self.link = Some(tunlink::TunLink::start(ta, tb, p).map_err(|e| e.to_string())?);
         Ok(())
     }
@@ -282,7 +350,9 @@ impl NetnsPair {
     /// Puts `netem ARGS` as the root qdisc on both ends of the link (so both directions).
     pub fn netem(&self, args: &[&str]) -> Result<(), String> {
         for (ns, dev) in [(self.a.as_str(), "va"), (self.b.as_str(), "vb")] {
-            let mut cmd = vec!["tc", "-n", ns, "qdisc", "replace", "dev", dev, "root", "netem"];
+            let mut cmd = vec![
+                "tc", "-n", ns, "qdisc", "replace", "dev", dev, "root", "netem",
+            ];
             cmd.extend_from_slice(args);
             run(&cmd)?;
         }
@@ -291,7 +361,11 @@ impl NetnsPair {
 
     /// The root qdisc of one end, as `tc qdisc show` prints it (for the test's log).
     pub fn qdisc(&self, a_side: bool) -> String {
-        let (ns, dev) = if a_side { (&self.a, "va") } else { (&self.b, "vb") };
+        let (ns, dev) = if a_side {
+            (&self.a, "va")
+        } else {
+            (&self.b, "vb")
+        };
         Command::new("tc")
             .args(["-n", ns, "qdisc", "show", "dev", dev])
             .output()
