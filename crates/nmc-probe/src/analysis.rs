@@ -145,7 +145,15 @@ pub struct SplitFit {
     pub sse: f64,
     /// 1 − sse(two lines) / sse(one line): how much of the one line's misfit the split removes.
     pub sse_reduction: f64,
+    /// F statistic of two lines against one: ((sse₁ − sse₂) / 2) / (sse₂ / (n − 4)). For a split
+    /// found by searching every break it runs high by chance, so the report shows the best split
+    /// only above [`BEST_SPLIT_MIN_F`].
+    pub f_statistic: f64,
 }
+
+/// Smallest F statistic at which the text report and the plot show the best split: a judgement,
+/// well above the ≈ 3 of a single pre-chosen break at the 5 % level, to allow for the search.
+pub const BEST_SPLIT_MIN_F: f64 = 20.0;
 
 /// The fits RFC 889 §2 made, plus a search for the best break.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -174,12 +182,19 @@ pub fn fit_split(points: &[(u32, f64)], break_at: u32, one: Option<&LineFit>) ->
     let s = fit_line(&short, lo, knee)?;
     let l = fit_line(&long, knee, hi)?;
     let sse = s.sse + l.sse;
+    let n = points.len() as f64;
+    let f_statistic = match one {
+        Some(o) if sse > 0.0 && n > 4.0 => ((o.sse - sse) / 2.0) / (sse / (n - 4.0)),
+        Some(o) if o.sse > sse => f64::INFINITY,
+        _ => 0.0,
+    };
     Some(SplitFit {
         break_at,
         short: s,
         long: l,
         sse,
         sse_reduction: one.map_or(0.0, |o| if o.sse > 0.0 { 1.0 - sse / o.sse } else { 0.0 }),
+        f_statistic,
     })
 }
 
@@ -265,6 +280,7 @@ mod tests {
         assert!((s.short.rate_bps.unwrap() / 15454.0 - 1.0).abs() < 0.02);
         assert!((s.long.rate_bps.unwrap() / 27578.0 - 1.0).abs() < 0.02);
         assert!(s.sse_reduction > 0.99);
+        assert!(s.f_statistic > BEST_SPLIT_MIN_F);
         assert_eq!(fits.best_split.unwrap().break_at, 126);
     }
 

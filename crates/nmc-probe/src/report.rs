@@ -7,7 +7,7 @@
 //! - `delay-vs-length.svg`: one-way delay against length, with the fitted lines.
 
 use crate::Error;
-use crate::analysis::{DelayStats, Fits, LineFit, SplitFit, fit_all};
+use crate::analysis::{BEST_SPLIT_MIN_F, DelayStats, Fits, LineFit, SplitFit, fit_all};
 use crate::driver::ProbeRun;
 use crate::probe::Volley;
 use crate::trace;
@@ -141,12 +141,16 @@ impl Summary {
         }
         let _ = writeln!(
             s,
-            "  fits of one-way delay on length (RFC 889 §2: delay in ms at each end, rate = Δbits/Δdelay):"
+            "  fits of one-way delay on length (RFC 889 §2: delay in ms at each end, rate = Δbits/Δdelay;\n   n.s.: slope within two standard errors of zero, — : slope not positive):"
         );
         let line = |s: &mut String, label: &str, f: &LineFit| {
-            let rate = f
-                .rate_bps
-                .map_or("—".to_string(), |r| format!("{r:.0} bit/s"));
+            // A slope within two standard errors of zero says nothing about a rate.
+            let significant = f.slope_ns_per_byte.abs() > 2.0 * f.slope_stderr_ns_per_byte;
+            let rate = match f.rate_bps {
+                Some(r) if significant => format!("{r:.0} bit/s"),
+                Some(_) => "n.s.".to_string(),
+                None => "—".to_string(),
+            };
             let _ = writeln!(
                 s,
                 "    {label:<22} {:>4}: {:>9.3}  {:>4}: {:>9.3}  rate {:>14}  intercept {:.3} ms  n {}  r² {:.4}",
@@ -165,9 +169,10 @@ impl Summary {
             line(s, &format!("{label} >={}", sp.break_at), &sp.long);
             let _ = writeln!(
                 s,
-                "    {:<22} split removes {:.1} % of the one line's squared residual",
+                "    {:<22} split removes {:.1} % of the one line's squared residual (F = {:.1})",
                 "",
-                100.0 * sp.sse_reduction
+                100.0 * sp.sse_reduction,
+                sp.f_statistic
             );
         };
         match &self.fits.one_line {
@@ -184,14 +189,28 @@ impl Summary {
         } else if let Some(b) = self.break_at {
             let _ = writeln!(s, "    split at {b}: too few points on one side");
         }
-        if let Some(sp) = &self.fits.best_split {
-            split(&mut s, "best split", sp);
+        match &self.fits.best_split {
+            Some(sp) if sp.f_statistic >= BEST_SPLIT_MIN_F => split(&mut s, "best split", sp),
+            Some(sp) => {
+                let _ = writeln!(
+                    s,
+                    "    best split             none stands out (best at {}: F = {:.1} < {BEST_SPLIT_MIN_F})",
+                    sp.break_at, sp.f_statistic
+                );
+            }
+            None => {}
         }
         if c.unauthenticated > 0 {
             let _ = writeln!(
                 s,
                 "  note: {} replies were not authenticated: does the server have the same secret?",
                 c.unauthenticated
+            );
+        }
+        if self.lost > 0 && r.transport == crate::driver::Transport::Udp {
+            let _ = writeln!(
+                s,
+                "  note: a server's rate limit looks like loss from here; `nmc echo serve` counts the requests it refused (rate-limited)"
             );
         }
         if c.icmp_errors > 0 && self.answered == 0 {
@@ -248,6 +267,7 @@ pub fn write_svg(path: &Path, summary: &Summary) -> Result<(), Error> {
     chart
         .configure_mesh()
         .x_desc("IP datagram length (bytes)")
+        .x_label_formatter(&|x| format!("{x:.0}"))
         .y_desc("one-way delay = RTT/2 (ms)")
         .draw()
         .map_err(|e| plot_err(e.to_string()))?;
@@ -279,9 +299,13 @@ pub fn write_svg(path: &Path, summary: &Summary) -> Result<(), Error> {
             .label(label)
             .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK));
     }
+    let best = summary
+        .fits
+        .best_split
+        .filter(|b| b.f_statistic >= BEST_SPLIT_MIN_F);
     for (sp, color, name) in [
         (&summary.fits.split, RED, "split"),
-        (&summary.fits.best_split, GREEN, "best split"),
+        (&best, GREEN, "best split"),
     ] {
         let Some(sp) = sp else { continue };
         let b = f64::from(sp.break_at);

@@ -225,3 +225,49 @@ fn icmp_echo_raw_then_ping_socket() {
     assert_eq!(ping.run.transport, Transport::IcmpPing);
     assert_eq!(ping.answered, 30);
 }
+
+/// RFC 889's own instrument on the same 9600 bit/s, 100 ms path: ICMP Echo answered by the far
+/// namespace's kernel, Mills' lengths (uniform 0..256, rounded up to 40), as for his calibration
+/// row FORD1 ("9600 DDCMP base", 9540 bit/s measured). Same configured figures and tolerance as
+/// the UDP test above: rate 9600 bit/s, intercept 100 ms + 14·8/9600 s = 111.667 ms, each within 5 %.
+#[test]
+fn icmp_calibration_on_9600_bps_path() {
+    let test = "icmp_calibration_on_9600_bps_path";
+    let Some((pair, shaper)) = shaped_or_skip("cal", test, 100, Some(9600), 0.0) else {
+        return;
+    };
+    say(&format!("    {test}: path shaped by {shaper:?}"));
+    let target: std::net::IpAddr = pair.addr_b.parse().unwrap();
+    // 40 volleys of Mills' lengths: about 0.4 s each here, ~17 s in all.
+    let cfg = probe_config(
+        40,
+        LengthSpec::MILLS,
+        Pacing::OneInFlight {
+            gap_ns: Nanos::ZERO,
+        },
+        5_000,
+    );
+    let run = in_netns(&pair.a, move || {
+        nmc_probe::icmp::probe(target, cfg, &AtomicBool::new(false), None).expect("icmp probe")
+    });
+    let summary = Summary::of(run, None);
+    say(&summary.text());
+    assert_eq!(summary.answered, 40);
+    let line = summary.fits.one_line.expect("a line");
+    let rate = line.rate_bps.expect("positive slope");
+    let intercept_ms = line.intercept_ns / 1e6;
+    let configured_intercept_ms = 100.0 + 14.0 * 8.0 / 9600.0 * 1e3;
+    say(&format!(
+        "    icmp: fitted rate {rate:.1} bit/s ({:+.2} %), intercept {intercept_ms:.3} ms ({:+.2} %); \
+         delay at 40 bytes {:.1} ms, at 256 bytes {:.1} ms (RFC 889 FORD1: 93 and 274 ms, 9540 bit/s)",
+        100.0 * (rate / 9600.0 - 1.0),
+        100.0 * (intercept_ms / configured_intercept_ms - 1.0),
+        line.delay_at(40.0) / 1e6,
+        line.delay_at(256.0) / 1e6,
+    ));
+    assert!((rate / 9600.0 - 1.0).abs() < 0.05, "rate {rate}");
+    assert!(
+        (intercept_ms / configured_intercept_ms - 1.0).abs() < 0.05,
+        "intercept {intercept_ms} ms"
+    );
+}
