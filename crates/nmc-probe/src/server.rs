@@ -1,5 +1,5 @@
 //! The echo server's protocol core: given a datagram and the time, decide whether to answer, and
-//! count why not. No I/O, no clock: [`crate::udp::serve`] is the socket driver.
+//! count why not. No I/O, no clock: [`crate::udp::EchoServer`] is the socket driver.
 //!
 //! # How to drive it
 //!
