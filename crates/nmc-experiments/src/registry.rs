@@ -102,7 +102,11 @@ impl<'a> Context<'a> {
 /// Every experiment, in the order the report shows them.
 pub fn all() -> Vec<&'static dyn Experiment> {
     use crate::experiments::*;
-    vec![&golden_chain::GoldenChain, &md1::Md1]
+    vec![
+        &golden_chain::GoldenChain,
+        &md1::Md1,
+        &ko_routing_tables::KoRoutingTables,
+    ]
 }
 
 /// The experiment with this id.

@@ -475,7 +475,7 @@ impl Router for DistanceVector {
         } else {
             l.period
         };
-        l.next_due = l.next_due + period;
+        l.next_due += period;
         if l.next_due <= now {
             // A late poll does not send a burst of stale messages.
             l.next_due = now + period;

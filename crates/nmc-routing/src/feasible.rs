@@ -1,7 +1,7 @@
 //! The loop-free comparison: feasible successors with destination sequence numbers.
 //!
 //! Not an ARPANET mechanism. K&O §V end with "Naylor has studied the problem of eliminating
-//! loops completely, and he presents a loop-free routing algorithm in [10]"; we take the
+//! loops completely, and he presents a loop-free routing algorithm in \[10\]"; we take the
 //! better-documented descendant of that line of work:
 //!
 //! * **Source-node condition** (Jaffe & Moss, "A responsive distributed routing algorithm for

@@ -1,4 +1,5 @@
 //! One module per experiment. Each states its source, its scenario and its targets.
 
 pub mod golden_chain;
+pub mod ko_routing_tables;
 pub mod md1;
