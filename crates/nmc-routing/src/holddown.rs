@@ -33,6 +33,9 @@
 //!   for almost 2 s", not longer; restarting on every rise would keep the Table III loop (B's
 //!   estimate rises by 9 on each message from C) until the estimates reach infinity.
 //! * The held line going down ends the hold-down: there is nothing left to keep using.
+//! * A best neighbour reporting "unreachable" is a rise like any other: a hold-down starts and
+//!   other neighbours are ignored for up to 2 s, which is what the hold-down was for ("at times
+//!   of sudden change, a node cannot be sure that its neighbors have already been informed").
 //!
 //! [`LoopPrevention::HoldDown1974`]: crate::LoopPrevention::HoldDown1974
 //! [`LoopPrevention::HoldDownWindow`]: crate::LoopPrevention::HoldDownWindow

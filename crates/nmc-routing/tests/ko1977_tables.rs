@@ -127,6 +127,16 @@ fn table_iii_continued_the_loop_trap() {
 }
 
 #[test]
+fn two_runs_give_the_same_rows() {
+    for t in Table::ALL {
+        for v in LoopPrevention::ALL {
+            let once = || render("", &run(&sequence(t), v, SimDuration::from_secs(4)));
+            assert_eq!(once(), once());
+        }
+    }
+}
+
+#[test]
 fn table_i_loop_lasts_640_to_1280_ms() {
     // K&O §V: "the loop persists for 640 to 1280 ms in this example".
     let rows = paper_run(Table::I);
