@@ -30,6 +30,8 @@ enum Command {
     Reproduce(cmd::reproduce::ReproduceArgs),
     /// Measure the engine's speed on the golden chain (packet-hops and events per second).
     Bench(cmd::bench::BenchArgs),
+    /// Retransmission-timeout estimators on delay traces (RFC 889 §3): evaluate, sweep, synth.
+    Rto(cmd::rto::RtoArgs),
     /// RFC 889's delay-versus-length experiment on real networks: an echo server and a probe.
     #[command(subcommand)]
     Echo(cmd::echo::EchoCommand),
@@ -48,6 +50,7 @@ fn main() -> ExitCode {
         Command::Run(a) => cmd::run::run(a),
         Command::Reproduce(a) => cmd::reproduce::run(a),
         Command::Bench(a) => cmd::bench::run(a),
+        Command::Rto(a) => cmd::rto::run(a),
         Command::Echo(c) => cmd::echo::run(c),
     };
     match result {

@@ -210,3 +210,42 @@ fn every_subcommand_has_help() {
         assert!(String::from_utf8_lossy(&o.stdout).contains("Usage"));
     }
 }
+
+/// Issue 3: `nmc reproduce ko-v2-throughput` prints KO-1..KO-5 with published value, ours and
+/// tolerance (exit 1 when a row misses, which is reported, not hidden).
+#[test]
+fn ko_v2_throughput_rows_and_plots() {
+    let dir = tmp("ko-v2");
+    let o = nmc(&[
+        "reproduce",
+        "ko-v2-throughput",
+        "--quick",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
+    let table = String::from_utf8_lossy(&o.stdout);
+    for id in ["KO-1 1 hop", "KO-2", "KO-3 9", "KO-4 5", "KO-5 9"] {
+        assert!(table.contains(id), "{id} missing:\n{table}");
+    }
+    for f in [
+        "curve.csv",
+        "fig3-throughput.svg",
+        "fig4-round-trip.svg",
+        "fig5-histogram.svg",
+        "fig6-autocorrelation.svg",
+        "time-slices.svg",
+    ] {
+        assert!(dir.join("ko-v2-throughput").join(f).exists(), "{f}");
+    }
+    let run = nmc(&[
+        "run",
+        "scenarios/ko-v2-chain.toml",
+        "--set",
+        "duration=20s",
+        "--out",
+        dir.join("run").to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    assert!(dir.join("run/messages.csv").exists() && dir.join("run/occupancy.svg").exists());
+}

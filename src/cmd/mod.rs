@@ -4,4 +4,5 @@ pub mod bench;
 pub mod echo;
 pub mod progress;
 pub mod reproduce;
+pub mod rto;
 pub mod run;

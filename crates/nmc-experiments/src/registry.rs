@@ -102,7 +102,13 @@ impl<'a> Context<'a> {
 /// Every experiment, in the order the report shows them.
 pub fn all() -> Vec<&'static dyn Experiment> {
     use crate::experiments::*;
-    vec![&golden_chain::GoldenChain, &md1::Md1]
+    vec![
+        &golden_chain::GoldenChain,
+        &md1::Md1,
+        &ko_v2_throughput::KoV2Throughput,
+        &ko_routing_tables::KoRoutingTables,
+        &r889_estimators::R889Estimators,
+    ]
 }
 
 /// The experiment with this id.

@@ -13,7 +13,7 @@ use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
 /// Models `nmc run` knows, by the name a scenario gives in `model = "..."`.
-pub const MODELS: &[&str] = &["store-forward"];
+pub const MODELS: &[&str] = &["store-forward", "imp"];
 
 pub struct RunOptions {
     /// `--seed`, overriding the scenario's.
@@ -42,6 +42,7 @@ pub fn run_file(path: &Path, opts: &RunOptions, progress: &dyn Fn(f64)) -> Resul
     }
     match model.as_str() {
         "store-forward" => run_store_forward(&origin, &text, &sets, opts, progress),
+        "imp" => run_imp(&origin, &text, &sets, opts, progress),
         other => bail!(
             "{origin}: unknown model `{other}` (known: {})",
             MODELS.join(", ")
@@ -123,6 +124,74 @@ fn run_store_forward(
         config_hash: config_hash(&s),
         metrics: o.metrics,
         config: serde_json::to_value(&s)?,
+    };
+    let path = out.join("summary.json");
+    summary.write(&path)?;
+    files.push(path);
+    Ok(RunResult {
+        summary,
+        out,
+        files,
+    })
+}
+
+fn run_imp(
+    origin: &str,
+    text: &str,
+    sets: &[Override],
+    opts: &RunOptions,
+    progress: &dyn Fn(f64),
+) -> Result<RunResult> {
+    let s: nmc_imp::ImpScenario = nmc_scenario::load(origin, text, sets)?;
+    let seed = s.require_seed()?;
+    let out = opts
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("out").join(&s.name));
+    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    let mut files = Vec::new();
+    let trace = trace_for(s.trace, &out, &mut files)?;
+    let o = nmc_imp::run(&s, seed, trace, &mut |f| progress(f))?;
+    let svg = |files: &mut Vec<PathBuf>, name: &str, chart: Chart| -> Result<()> {
+        let path = out.join(name);
+        std::fs::write(&path, chart.to_svg().map_err(anyhow::Error::msg)?)?;
+        files.push(path);
+        Ok(())
+    };
+    for r in &s.record {
+        let path = out.join(format!("{r}.csv"));
+        match r.as_str() {
+            "messages" => {
+                nmc_report::records::write_csv(&path, &o.messages)?;
+                let rtt = nmc_imp::analysis::round_trips_ms(&o.messages);
+                svg(
+                    &mut files,
+                    "round-trip-histogram.svg",
+                    histogram("Round trip (accepted → RFNM)", "ms", &rtt),
+                )?;
+            }
+            "lines" => nmc_report::records::write_csv(&path, &o.lines)?,
+            "occupancy" => {
+                nmc_report::records::write_csv(&path, &o.occupancy)?;
+                svg(
+                    &mut files,
+                    "occupancy.svg",
+                    crate::experiments::ko_v2_throughput::occupancy_chart(&o.occupancy, 30.0),
+                )?;
+            }
+            _ => unreachable!("record names were checked when the model was built"),
+        }
+        files.push(path);
+    }
+    let mut config = serde_json::to_value(&s)?;
+    config["resolved_params"] = serde_json::to_value(&o.params)?;
+    let summary = Summary {
+        scenario: s.name.clone(),
+        seed,
+        nmc_version: env!("CARGO_PKG_VERSION").into(),
+        config_hash: config_hash(&config),
+        metrics: o.metrics,
+        config,
     };
     let path = out.join("summary.json");
     summary.write(&path)?;

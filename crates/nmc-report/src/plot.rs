@@ -19,6 +19,8 @@ pub enum SeriesStyle {
     },
     /// A dashed horizontal or sloped reference line (e.g. a published curve).
     Dashed,
+    /// Separate line segments: points taken in pairs (start, end).
+    Segments,
 }
 
 #[derive(Clone, Debug)]
@@ -176,6 +178,14 @@ impl Chart {
                             .label(&s.name)
                             .legend(legend)
                     }
+                    SeriesStyle::Segments => chart
+                        .draw_series(
+                            pts.chunks_exact(2)
+                                .map(|w| PathElement::new(vec![w[0], w[1]], color.stroke_width(4))),
+                        )
+                        .map_err(|e| e.to_string())?
+                        .label(&s.name)
+                        .legend(legend),
                     SeriesStyle::Bars { width } => chart
                         .draw_series(pts.into_iter().map(|(x, y)| {
                             Rectangle::new(

@@ -1,0 +1,147 @@
+//! The state of one IMP: buffers, the processing queue, and the version 2 end-to-end tables.
+
+use crate::packet::{MsgId, PktId};
+use nmc_sim::BitRate;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+/// A reply the destination IMP owes and that wants 8 reassembly buffers: a RFNM (which waits
+/// at most 1 s for them, then goes without a piggy-backed ALL) or the ALL answering a REQALL.
+#[derive(Clone, Copy, Debug)]
+pub enum Reply {
+    Rfnm {
+        src: u16,
+        msg: MsgId,
+        num: u64,
+        epoch: u32,
+    },
+    All {
+        src: u16,
+        num: u64,
+    },
+}
+
+/// A message being reassembled at its destination IMP.
+#[derive(Clone, Copy, Debug)]
+pub struct Reassembly {
+    pub msg: MsgId,
+    pub of: u8,
+    pub received: u8,
+    pub bits: u64,
+}
+
+/// A packet on its way to the destination host.
+#[derive(Clone, Copy, Debug)]
+pub struct HostOut {
+    pub msg: MsgId,
+    pub src: u16,
+    pub num: u64,
+    pub index: u8,
+    pub of: u8,
+    pub bits: u64,
+}
+
+pub struct Imp {
+    pub name: String,
+    pub processing: BitRate,
+    pub buffers: u32,
+    pub buf_used: u32,
+    pub sf_used: u32,
+    pub reasm_max: u32,
+    /// Reassembly buffers reserved or filled.
+    pub reasm_used: u32,
+    /// Frames accepted and waiting for (or in) the processor, with the link they came in on.
+    pub proc_q: VecDeque<(PktId, u32)>,
+    pub proc_busy: bool,
+
+    // ---- Source side (K&O §II points b, c, h, i) ----
+    /// Message numbers in use towards each destination IMP, and the next number to give.
+    pub numbers_used: BTreeMap<u16, u32>,
+    pub next_number: BTreeMap<u16, u64>,
+    pub plt_used: u32,
+    /// Messages waiting for a message number (per destination) or for a PLT entry.
+    pub number_wait: BTreeMap<u16, VecDeque<MsgId>>,
+    pub plt_wait: VecDeque<MsgId>,
+    /// Messages whose REQALL is out, by destination.
+    pub all_wait: BTreeMap<u16, VecDeque<MsgId>>,
+    /// Unused allocations per destination, oldest first, each with its GVB timer generation.
+    pub allocations: BTreeMap<u16, VecDeque<u32>>,
+    pub next_alloc_epoch: u32,
+
+    // ---- Destination side (K&O §II points d, f, g) ----
+    pub reassembly: BTreeMap<(u16, u64), Reassembly>,
+    /// Next message number to hand to the host, per source IMP.
+    pub expected: BTreeMap<u16, u64>,
+    /// Numbers that REQALLs consumed (no message will carry them), per source IMP.
+    pub consumed: BTreeSet<(u16, u64)>,
+    /// Complete messages waiting for their turn, per (source IMP, number).
+    pub complete: BTreeSet<(u16, u64)>,
+    pub host_out: VecDeque<HostOut>,
+    pub host_out_busy: bool,
+    pub replies: VecDeque<Reply>,
+    pub next_reply_epoch: u32,
+}
+
+impl Imp {
+    pub fn new(name: String, processing: BitRate, buffers: u32, reasm_max: u32) -> Self {
+        Imp {
+            name,
+            processing,
+            buffers,
+            buf_used: 0,
+            sf_used: 0,
+            reasm_max,
+            reasm_used: 0,
+            proc_q: VecDeque::new(),
+            proc_busy: false,
+            numbers_used: BTreeMap::new(),
+            next_number: BTreeMap::new(),
+            plt_used: 0,
+            number_wait: BTreeMap::new(),
+            plt_wait: VecDeque::new(),
+            all_wait: BTreeMap::new(),
+            allocations: BTreeMap::new(),
+            next_alloc_epoch: 0,
+            reassembly: BTreeMap::new(),
+            expected: BTreeMap::new(),
+            consumed: BTreeSet::new(),
+            complete: BTreeSet::new(),
+            host_out: VecDeque::new(),
+            host_out_busy: false,
+            replies: VecDeque::new(),
+            next_reply_epoch: 0,
+        }
+    }
+
+    pub fn free_buffers(&self) -> u32 {
+        self.buffers.saturating_sub(self.buf_used)
+    }
+
+    /// Can `n` reassembly buffers be reserved now?
+    pub fn can_reserve(&self, n: u32) -> bool {
+        self.reasm_used + n <= self.reasm_max && self.free_buffers() >= n
+    }
+
+    pub fn reserve(&mut self, n: u32) {
+        self.reasm_used += n;
+        self.buf_used += n;
+    }
+
+    pub fn release_reassembly(&mut self, n: u32) {
+        self.reasm_used -= n;
+        self.buf_used -= n;
+    }
+
+    /// Does anything still hold a resource here? (For the no-leak check.)
+    pub fn idle(&self) -> bool {
+        self.buf_used == 0
+            && self.sf_used == 0
+            && self.reasm_used == 0
+            && self.plt_used == 0
+            && self.numbers_used.values().all(|&n| n == 0)
+            && self.reassembly.is_empty()
+            && self.replies.is_empty()
+            && self.allocations.values().all(|a| a.is_empty())
+            && self.proc_q.is_empty()
+            && self.host_out.is_empty()
+    }
+}

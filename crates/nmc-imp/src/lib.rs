@@ -1,0 +1,48 @@
+//! # nmc-imp — the ARPANET IMP subnet, October 1974 ("version 2")
+//!
+//! Start here. The subnet of K&O §II–III (Kleinrock & Opderbeck, IEEE Trans. Commun. 1977):
+//! IMPs joined by full-duplex lines, hosts on 100 kbit/s interfaces, messages of up to 8063 bits
+//! cut into packets of up to 1008 bits, stored and forwarded with IMP-to-IMP acknowledgement
+//! and retransmission, reassembled at the destination and acknowledged end to end by a RFNM,
+//! with the version 2 flow control that rations message numbers, pending-leader-table entries
+//! and reassembly buffers.
+//!
+//! | module | what |
+//! | --- | --- |
+//! | [`params`] | every protocol constant, as a named parameter of a profile (`v2-1974-10`), with its source |
+//! | [`spec`] | the scenario sections (`model = "imp"`): profile, topology, hosts, traffic |
+//! | [`topology`] | IMPs and lines from a chain, an explicit list, or the 1974 ARPANET map; static routes behind [`topology::Routes`] |
+//! | [`packet`] | data packets and subnet control messages (RFNM, REQALL, ALL, GVB) |
+//! | [`link`] | one direction of a line: logical channels, acknowledgements, retransmission, line errors |
+//! | [`imp`] | one IMP's buffers, processor, and source/destination tables |
+//! | [`model`] | the event model: the life of a message, points a–i of K&O Fig. 1 |
+//! | [`run`] | build from a scenario, run, collect records and metrics |
+//! | [`analysis`] | throughput, best 150, round-trip histogram and autocorrelation |
+//!
+//! ## What the model leaves out, and why
+//! * Single-packet messages and RFC 632's out-of-order rule: their own issue; the pump sends
+//!   8-packet messages only, and [`params::SinglePacketRule`] is the hook.
+//! * Adaptive routing: routes are static shortest-hop behind [`topology::Routes`]; routing
+//!   messages are still sent every 640 ms so that they take their share of each line.
+//! * Control messages (RFNM, ALL, REQALL, GVB) do not compete for packet buffers (a choice,
+//!   the sources are silent); they do take line time and need acknowledgement.
+
+pub mod analysis;
+pub mod imp;
+pub mod link;
+pub mod model;
+pub mod packet;
+pub mod params;
+pub mod run;
+pub mod spec;
+pub mod topology;
+
+pub use params::ImpParams;
+
+/// Fake-host sites 1..9 hops from UCLA on the June 1974 map, used by K&O's experiments in nmc.
+/// K&O do not name theirs; these are sites at each distance along well-used paths.
+pub const KO_MAP_DESTINATIONS: [&str; 9] = [
+    "SDC", "RAND", "USC-ISI", "STANFORD", "SRI", "MOFFETT", "LBL", "UTAH", "BBN",
+];
+pub use run::{Outcome, run};
+pub use spec::ImpScenario;

@@ -1,0 +1,1328 @@
+//! The subnet as an event model: IMPs, links, hosts, and the version 2 message procedure.
+//!
+//! The life of a multipacket message, as K&O Fig. 1 letters it:
+//! * **a** the host has put packet 1 into the source IMP ([`Ev::HostInputDone`]); input of
+//!   packets 2..8 halts;
+//! * **b** the message takes a message number for its IMP pair (4 per pair, K&O §III);
+//! * **c** it takes a PLT entry (6 per source IMP); if no ALL is held for the destination, a
+//!   REQALL is sent that *steals* the number and PLT entry, and the message starts again at
+//!   **b** when the ALL comes back;
+//! * **d** the destination answers a REQALL with an ALL as soon as 8 reassembly buffers are free;
+//! * **e** with all three resources, packet 1 leaves and input of the rest resumes;
+//! * **f** all packets reassembled: the message queues for the destination host, in message
+//!   number order per IMP pair;
+//! * **g** after packet 1 reaches the host, the RFNM is made; it waits up to 1 s for 8 free
+//!   buffers to carry a piggy-backed ALL, then goes without;
+//! * **h** the RFNM frees the number and PLT entry and adds its ALL to the allocate counter;
+//! * **i** an allocation unused for 250 ms goes back with a GVB.
+
+use crate::imp::{HostOut, Imp, Reassembly, Reply};
+use crate::link::{Frame, FrameKind, Hold, Link};
+use crate::packet::{MsgId, Packet, PktId, PktKind, Slab};
+use crate::params::{ImpModel, ImpParams};
+use crate::topology::{Routes, Topology};
+use nmc_sim::{Bits, EventQueue, Model, RngStreams, SimDuration, SimTime, Trace};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+#[derive(Clone, Copy, Debug)]
+pub enum Ev {
+    /// A host starts or resumes offering traffic.
+    HostStart { host: u16 },
+    /// A packet from a host is fully in its IMP.
+    HostInputDone { host: u16 },
+    /// A frame finished transmission on a link.
+    TxDone { link: u32, frame: Frame },
+    /// A frame reaches the far IMP.
+    Arrive { link: u32, frame: Frame },
+    /// The IMP processor finished the packet at the head of its queue.
+    ProcDone { imp: u16 },
+    /// IMP-to-IMP retransmission timer of a logical channel.
+    AckTimeout { link: u32, lch: u8, epoch: u32 },
+    /// Time for a routing message on a link.
+    RoutingTick { link: u32 },
+    /// A packet finished its transfer to the destination host.
+    HostOutputDone { imp: u16 },
+    /// A RFNM has waited its 1 s for a piggy-backed ALL.
+    RfnmTimeout { imp: u16, epoch: u32 },
+    /// An allocation unused for 250 ms.
+    GiveBack { imp: u16, dst: u16, epoch: u32 },
+    /// Periodic sample of resource occupancy.
+    Sample,
+}
+
+/// Where a message is in the source IMP's procedure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MsgState {
+    InputFirst,
+    NeedNumber,
+    NeedPlt,
+    AwaitAll,
+    Launched,
+}
+
+#[derive(Clone, Debug)]
+pub struct Msg {
+    pub host: u16,
+    pub src: u16,
+    pub dst: u16,
+    pub bits: u64,
+    pub packets: u8,
+    pub state: MsgState,
+    pub num: Option<u64>,
+    pub input: u8,
+    pub reqalls: u32,
+    pub rec: MessageRecord,
+}
+
+/// One message's timeline, in ns since the start (`record = ["messages"]`).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct MessageRecord {
+    pub id: MsgId,
+    pub host: String,
+    pub dst_host: String,
+    pub bits: u64,
+    /// The host starts putting packet 1 into the source IMP.
+    pub offered_ns: u64,
+    /// Packet 1 is in the source IMP (point a).
+    pub first_in_ns: Option<u64>,
+    /// The message took the number it travels with (point b; after a REQALL, the second one).
+    pub numbered_ns: Option<u64>,
+    /// Packet 1 leaves with all resources held (point e).
+    pub launched_ns: Option<u64>,
+    /// The last packet is in the source IMP; the host may offer the next message.
+    pub accepted_ns: Option<u64>,
+    /// The last packet reached the destination host.
+    pub delivered_ns: Option<u64>,
+    /// The RFNM reached the source host (point h).
+    pub rfnm_ns: Option<u64>,
+    pub reqalls: u32,
+    pub rfnm_carried_all: Option<bool>,
+}
+
+pub struct Pump {
+    pub dst_host: u16,
+    pub bits: u64,
+    pub count: Option<u64>,
+    pub offered: u64,
+}
+
+pub struct Host {
+    pub name: String,
+    pub imp: u16,
+    pub pump: Option<Pump>,
+    pub input_busy: bool,
+    pub current: Option<MsgId>,
+    pub started: bool,
+}
+
+/// A trace line (`trace = true`).
+#[derive(Serialize)]
+#[serde(tag = "event", rename_all = "kebab-case")]
+enum Tr<'a> {
+    Offered {
+        msg: MsgId,
+        host: &'a str,
+    },
+    FirstIn {
+        msg: MsgId,
+        imp: &'a str,
+    },
+    Number {
+        msg: MsgId,
+        num: u64,
+    },
+    Plt {
+        msg: MsgId,
+        plt_used: u32,
+    },
+    Reqall {
+        msg: MsgId,
+        num: u64,
+    },
+    Launched {
+        msg: MsgId,
+    },
+    Accepted {
+        msg: MsgId,
+    },
+    Send {
+        kind: &'static str,
+        msg: Option<MsgId>,
+        packet: Option<u8>,
+        from: &'a str,
+        to: &'a str,
+        retransmission: bool,
+    },
+    Reject {
+        kind: &'static str,
+        at: &'a str,
+        reason: &'static str,
+    },
+    LineError {
+        from: &'a str,
+        to: &'a str,
+    },
+    Reassembled {
+        msg: MsgId,
+        imp: &'a str,
+    },
+    ToHost {
+        msg: MsgId,
+        packet: u8,
+    },
+    Rfnm {
+        msg: MsgId,
+        all: bool,
+        waited_ns: u64,
+    },
+    AllSent {
+        num: u64,
+        to: &'a str,
+    },
+    RfnmIn {
+        msg: MsgId,
+        all: bool,
+        rtt_ns: u64,
+    },
+    AllIn {
+        num: u64,
+    },
+    Giveback {
+        imp: &'a str,
+        to: &'a str,
+    },
+}
+
+/// Occupancy of the measured pair's resources, sampled periodically.
+#[derive(Clone, Debug, Serialize)]
+pub struct Occupancy {
+    pub t_ns: u64,
+    pub message_numbers: u32,
+    pub plt_entries: u32,
+    pub reassembly_buffers: u32,
+    pub allocations_held: u32,
+    pub source_buffers: u32,
+}
+
+pub struct Subnet {
+    pub params: ImpParams,
+    pub topo: Topology,
+    pub imps: Vec<Imp>,
+    pub links: Vec<Link>,
+    pub hosts: Vec<Host>,
+    pub slab: Slab,
+    pub msgs: BTreeMap<MsgId, Msg>,
+    pub next_msg: MsgId,
+    pub done: Vec<MessageRecord>,
+    /// When each message's last packet reached the destination host (it may come after the RFNM).
+    pub delivered_at: BTreeMap<MsgId, SimTime>,
+    /// Per (source IMP, destination IMP): message numbers delivered to the host, in order.
+    pub delivered_order: BTreeMap<(u16, u16), Vec<u64>>,
+    pub order_violations: u64,
+    pub occupancy: Vec<Occupancy>,
+    pub sample_period: SimDuration,
+    /// The pair whose occupancy is sampled: (source IMP, destination IMP).
+    pub watch: Option<(u16, u16)>,
+    pub trace: Trace,
+    pub counts: BTreeMap<&'static str, u64>,
+}
+
+impl Subnet {
+    pub fn new(
+        params: ImpParams,
+        topo: Topology,
+        hosts: Vec<Host>,
+        seed: u64,
+        sample_period: SimDuration,
+        trace: Trace,
+    ) -> Self {
+        let streams = RngStreams::new(seed);
+        let imps = topo
+            .names
+            .iter()
+            .map(|n| {
+                let rate = match params.default_imp {
+                    ImpModel::H316 => params.processing_316,
+                    ImpModel::H516 => params.processing_516,
+                };
+                Imp::new(n.clone(), rate, params.buffers, params.reassembly_buffers)
+            })
+            .collect();
+        let links = topo
+            .links
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                Link::new(
+                    d.clone(),
+                    (i ^ 1) as u32,
+                    params.logical_channels,
+                    streams.stream(1000 + i as u64),
+                )
+            })
+            .collect();
+        let watch = hosts.iter().find_map(|h| {
+            h.pump
+                .as_ref()
+                .map(|p| (h.imp, hosts[p.dst_host as usize].imp))
+        });
+        Subnet {
+            params,
+            topo,
+            imps,
+            links,
+            hosts,
+            slab: Slab::default(),
+            msgs: BTreeMap::new(),
+            next_msg: 0,
+            done: Vec::new(),
+            delivered_at: BTreeMap::new(),
+            delivered_order: BTreeMap::new(),
+            order_violations: 0,
+            occupancy: Vec::new(),
+            sample_period,
+            watch,
+            trace,
+            counts: BTreeMap::new(),
+        }
+    }
+
+    fn count(&mut self, what: &'static str) {
+        *self.counts.entry(what).or_default() += 1;
+    }
+
+    /// Events that start the run.
+    pub fn initial_events(&self, q: &mut EventQueue<Ev>, starts: &[(u16, SimDuration)]) {
+        let n = self.links.len().max(1) as u64;
+        for i in 0..self.links.len() {
+            // Stagger the first routing message of each line over one period.
+            let phase = self.params.routing_period.as_nanos() * i as u64 / n;
+            q.schedule(
+                SimTime::from_nanos(phase),
+                Ev::RoutingTick { link: i as u32 },
+            );
+        }
+        for &(host, at) in starts {
+            q.schedule(SimTime::ZERO + at, Ev::HostStart { host });
+        }
+        q.schedule(SimTime::ZERO, Ev::Sample);
+    }
+
+    fn frame_bits(&self, p: &Packet) -> Bits {
+        Bits::new(p.bits.get() + self.params.packet_overhead.get())
+    }
+
+    // ------------------------------------------------------------------ hosts
+
+    /// The host puts its next packet into its IMP if the IMP can take it.
+    fn host_try(&mut self, now: SimTime, h: u16, q: &mut EventQueue<Ev>) {
+        let host = &self.hosts[h as usize];
+        if host.input_busy || !host.started {
+            return;
+        }
+        let imp = host.imp;
+        let mid = match host.current {
+            Some(m) => m,
+            None => match self.new_message(now, h) {
+                Some(m) => m,
+                None => return,
+            },
+        };
+        let m = &self.msgs[&mid];
+        if !(m.state == MsgState::InputFirst && m.input == 0
+            || m.state == MsgState::Launched && m.input < m.packets)
+        {
+            return; // K&O §II point a: input of packets 2..8 halts until the resources are held.
+        }
+        // K&O §III: a packet may enter the source IMP only with at least 4 free buffers; and it
+        // joins an output queue of at most 8 (checked for packets after the first, which
+        // are queued at once).
+        let i = &self.imps[imp as usize];
+        if i.free_buffers() < self.params.host_input_min_free {
+            return;
+        }
+        if m.input > 0 && m.src != m.dst {
+            let l = self
+                .topo
+                .next_link(m.src, m.dst)
+                .expect("routes checked at build");
+            if self.links[l as usize].queue_len() >= self.params.output_queue_max {
+                return;
+            }
+        }
+        let bits = self.packet_bits(m.bits, m.input, m.packets)
+            + if m.input == 0 {
+                self.params.host_leader.get()
+            } else {
+                0
+            };
+        self.imps[imp as usize].buf_used += 1;
+        self.hosts[h as usize].input_busy = true;
+        let t = self
+            .params
+            .host_interface
+            .transmission_time(Bits::new(bits));
+        q.schedule(now + t, Ev::HostInputDone { host: h });
+    }
+
+    fn packet_bits(&self, msg_bits: u64, index: u8, of: u8) -> u64 {
+        let max = self.params.max_packet.get();
+        if index + 1 < of {
+            max
+        } else {
+            msg_bits - max * (of as u64 - 1)
+        }
+    }
+
+    fn new_message(&mut self, now: SimTime, h: u16) -> Option<MsgId> {
+        let pump = self.hosts[h as usize].pump.as_mut()?;
+        if pump.count.is_some_and(|c| pump.offered >= c) {
+            return None;
+        }
+        pump.offered += 1;
+        let (dst_host, bits) = (pump.dst_host, pump.bits);
+        let id = self.next_msg;
+        self.next_msg += 1;
+        let packets = bits.div_ceil(self.params.max_packet.get()) as u8;
+        let src = self.hosts[h as usize].imp;
+        let dst = self.hosts[dst_host as usize].imp;
+        self.hosts[h as usize].current = Some(id);
+        let rec = MessageRecord {
+            id,
+            host: self.hosts[h as usize].name.clone(),
+            dst_host: self.hosts[dst_host as usize].name.clone(),
+            bits,
+            offered_ns: now.as_nanos(),
+            ..Default::default()
+        };
+        self.trace.emit(
+            now,
+            &Tr::Offered {
+                msg: id,
+                host: &self.hosts[h as usize].name,
+            },
+        );
+        self.msgs.insert(
+            id,
+            Msg {
+                host: h,
+                src,
+                dst,
+                bits,
+                packets,
+                state: MsgState::InputFirst,
+                num: None,
+                input: 0,
+                reqalls: 0,
+                rec,
+            },
+        );
+        Some(id)
+    }
+
+    fn host_input_done(&mut self, now: SimTime, h: u16, q: &mut EventQueue<Ev>) {
+        self.hosts[h as usize].input_busy = false;
+        let mid = self.hosts[h as usize]
+            .current
+            .expect("input of a current message");
+        let m = self.msgs.get_mut(&mid).expect("current message exists");
+        let index = m.input;
+        m.input += 1;
+        if index == 0 {
+            m.rec.first_in_ns = Some(now.as_nanos());
+            m.state = MsgState::NeedNumber;
+            self.trace.emit(
+                now,
+                &Tr::FirstIn {
+                    msg: mid,
+                    imp: &self.imps[m.src as usize].name,
+                },
+            );
+            self.advance(now, mid, q);
+        } else {
+            let (src, dst, num, of, bits) =
+                (m.src, m.dst, m.num.expect("launched"), m.packets, m.bits);
+            let pb = self.packet_bits(bits, index, of);
+            self.send_data(now, src, dst, mid, num, index, of, pb, q);
+        }
+        let m = &self.msgs[&mid];
+        if m.input == m.packets && m.state == MsgState::Launched {
+            self.accepted(now, h, mid);
+        }
+        self.host_try(now, h, q);
+    }
+
+    /// The last packet of a message is in the source IMP: the pump may offer the next.
+    fn accepted(&mut self, now: SimTime, h: u16, mid: MsgId) {
+        let m = self.msgs.get_mut(&mid).expect("message");
+        m.rec.accepted_ns = Some(now.as_nanos());
+        self.hosts[h as usize].current = None;
+        self.trace.emit(now, &Tr::Accepted { msg: mid });
+    }
+
+    // ------------------------------------------------------- source procedure
+
+    /// Moves a message through points b, c (and the REQALL detour) as far as it can go.
+    fn advance(&mut self, now: SimTime, mid: MsgId, q: &mut EventQueue<Ev>) {
+        loop {
+            let m = &self.msgs[&mid];
+            let (src, dst, state) = (m.src, m.dst, m.state);
+            let imp = &mut self.imps[src as usize];
+            match state {
+                MsgState::NeedNumber => {
+                    // K&O §II point b: 4 message numbers per source-IMP/destination-IMP pair.
+                    let used = imp.numbers_used.entry(dst).or_default();
+                    let waiters = imp.number_wait.entry(dst).or_default();
+                    let first_in_line = waiters.front().is_none_or(|&w| w == mid);
+                    if *used < self.params.message_numbers && first_in_line {
+                        *used += 1;
+                        if waiters.front() == Some(&mid) {
+                            waiters.pop_front();
+                        }
+                        let next = imp.next_number.entry(dst).or_default();
+                        let num = *next;
+                        *next += 1;
+                        let m = self.msgs.get_mut(&mid).expect("message");
+                        m.num = Some(num);
+                        m.rec.numbered_ns = Some(now.as_nanos());
+                        m.state = MsgState::NeedPlt;
+                        self.trace.emit(now, &Tr::Number { msg: mid, num });
+                    } else {
+                        if !waiters.contains(&mid) {
+                            waiters.push_back(mid);
+                        }
+                        return;
+                    }
+                }
+                MsgState::NeedPlt => {
+                    // K&O §II point c: one of the source IMP's 6 PLT entries.
+                    let first_in_line = imp.plt_wait.front().is_none_or(|&w| w == mid);
+                    if imp.plt_used < self.params.plt_entries && first_in_line {
+                        imp.plt_used += 1;
+                        if imp.plt_wait.front() == Some(&mid) {
+                            imp.plt_wait.pop_front();
+                        }
+                        self.trace.emit(
+                            now,
+                            &Tr::Plt {
+                                msg: mid,
+                                plt_used: self.imps[src as usize].plt_used,
+                            },
+                        );
+                        let imp = &mut self.imps[src as usize];
+                        let allocs = imp.allocations.entry(dst).or_default();
+                        if allocs.pop_front().is_some() {
+                            // An unassigned ALL is at hand: use it (its GVB timer now finds it gone).
+                            self.launch(now, mid, q);
+                        } else {
+                            // K&O §II: "this REQALL steals the acquired message number and the PLT entry".
+                            let m = self.msgs.get_mut(&mid).expect("message");
+                            let num = m.num.take().expect("numbered");
+                            m.state = MsgState::AwaitAll;
+                            m.reqalls += 1;
+                            m.rec.reqalls += 1;
+                            self.imps[src as usize]
+                                .all_wait
+                                .entry(dst)
+                                .or_default()
+                                .push_back(mid);
+                            self.trace.emit(now, &Tr::Reqall { msg: mid, num });
+                            self.count("reqall");
+                            self.send_control(now, src, dst, PktKind::ReqAll { msg: mid, num }, q);
+                        }
+                        return;
+                    } else {
+                        if !imp.plt_wait.contains(&mid) {
+                            imp.plt_wait.push_back(mid);
+                        }
+                        return;
+                    }
+                }
+                _ => return,
+            }
+        }
+    }
+
+    /// Point e: packet 1 leaves; input of the rest resumes.
+    fn launch(&mut self, now: SimTime, mid: MsgId, q: &mut EventQueue<Ev>) {
+        let m = self.msgs.get_mut(&mid).expect("message");
+        m.state = MsgState::Launched;
+        m.rec.launched_ns = Some(now.as_nanos());
+        let (src, dst, num, of, bits, host, input) = (
+            m.src,
+            m.dst,
+            m.num.expect("numbered"),
+            m.packets,
+            m.bits,
+            m.host,
+            m.input,
+        );
+        self.trace.emit(now, &Tr::Launched { msg: mid });
+        let pb = self.packet_bits(bits, 0, of);
+        self.send_data(now, src, dst, mid, num, 0, of, pb, q);
+        if input == of {
+            self.accepted(now, host, mid);
+        }
+        self.host_try(now, host, q);
+    }
+
+    /// Wakes messages waiting for numbers or PLT entries at `imp`.
+    fn serve_waiters(&mut self, now: SimTime, imp: u16, q: &mut EventQueue<Ev>) {
+        let dsts: Vec<u16> = self.imps[imp as usize]
+            .number_wait
+            .keys()
+            .copied()
+            .collect();
+        for d in dsts {
+            while let Some(&w) = self.imps[imp as usize]
+                .number_wait
+                .get(&d)
+                .and_then(|v| v.front())
+            {
+                self.advance(now, w, q);
+                if self.imps[imp as usize]
+                    .number_wait
+                    .get(&d)
+                    .and_then(|v| v.front())
+                    == Some(&w)
+                {
+                    break;
+                }
+            }
+        }
+        while let Some(&w) = self.imps[imp as usize].plt_wait.front() {
+            self.advance(now, w, q);
+            if self.imps[imp as usize].plt_wait.front() == Some(&w) {
+                break;
+            }
+        }
+    }
+
+    /// Point h: the RFNM (or the ALL answering a REQALL) reaches the source IMP.
+    fn source_receives(&mut self, now: SimTime, imp: u16, p: Packet, q: &mut EventQueue<Ev>) {
+        let dst = p.src; // the destination IMP sent it
+        match p.kind {
+            PktKind::Rfnm { msg, num: _, all } => {
+                self.release_number_and_plt(imp, dst);
+                if all {
+                    self.add_allocation(now, imp, dst, q);
+                }
+                if let Some(m) = self.msgs.remove(&msg) {
+                    let mut rec = m.rec;
+                    rec.rfnm_ns = Some(now.as_nanos());
+                    rec.rfnm_carried_all = Some(all);
+                    let rtt = now.as_nanos() - rec.offered_ns;
+                    self.trace.emit(
+                        now,
+                        &Tr::RfnmIn {
+                            msg,
+                            all,
+                            rtt_ns: rtt,
+                        },
+                    );
+                    self.done.push(rec);
+                }
+                self.serve_waiters(now, imp, q);
+            }
+            PktKind::All { num: _ } => {
+                // The REQALL's number and PLT entry come back and the ALL goes to the counter.
+                self.release_number_and_plt(imp, dst);
+                self.trace.emit(now, &Tr::AllIn { num: 0 });
+                self.add_allocation(now, imp, dst, q);
+                self.serve_waiters(now, imp, q);
+            }
+            _ => unreachable!("only RFNMs and ALLs go to a source IMP"),
+        }
+        let hosts: Vec<u16> = (0..self.hosts.len() as u16)
+            .filter(|&h| self.hosts[h as usize].imp == imp)
+            .collect();
+        for h in hosts {
+            self.host_try(now, h, q);
+        }
+    }
+
+    fn release_number_and_plt(&mut self, imp: u16, dst: u16) {
+        let i = &mut self.imps[imp as usize];
+        let used = i.numbers_used.get_mut(&dst).expect("a number was in use");
+        *used -= 1;
+        i.plt_used -= 1;
+    }
+
+    /// An ALL reaches the source IMP, alone or on a RFNM (K&O §II point h): the allocate
+    /// counter goes up, and the oldest message waiting for an allocation to this destination
+    /// starts again at point b, whichever ALL this is. If that message's own REQALL is answered
+    /// later, that ALL is spare and goes back with a GVB unless used within 250 ms (the
+    /// "superfluous REQALL" of K&O §VII).
+    fn add_allocation(&mut self, now: SimTime, imp: u16, dst: u16, q: &mut EventQueue<Ev>) {
+        let i = &mut self.imps[imp as usize];
+        let epoch = i.next_alloc_epoch;
+        i.next_alloc_epoch += 1;
+        i.allocations.entry(dst).or_default().push_back(epoch);
+        q.schedule(
+            now + self.params.giveback_after,
+            Ev::GiveBack { imp, dst, epoch },
+        );
+        if let Some(w) = self.imps[imp as usize]
+            .all_wait
+            .get_mut(&dst)
+            .and_then(|v| v.pop_front())
+            && let Some(m) = self.msgs.get_mut(&w)
+        {
+            m.state = MsgState::NeedNumber;
+            self.advance(now, w, q);
+        }
+    }
+
+    fn give_back(&mut self, now: SimTime, imp: u16, dst: u16, epoch: u32, q: &mut EventQueue<Ev>) {
+        let allocs = self.imps[imp as usize].allocations.entry(dst).or_default();
+        if let Some(pos) = allocs.iter().position(|&g| g == epoch) {
+            allocs.remove(pos);
+            self.count("gvb");
+            self.trace.emit(
+                now,
+                &Tr::Giveback {
+                    imp: &self.imps[imp as usize].name,
+                    to: &self.imps[dst as usize].name,
+                },
+            );
+            self.send_control(now, imp, dst, PktKind::Gvb, q);
+        }
+    }
+
+    // ------------------------------------------------------ destination side
+
+    fn destination_receives(&mut self, now: SimTime, imp: u16, p: Packet, q: &mut EventQueue<Ev>) {
+        match p.kind {
+            PktKind::Data {
+                msg,
+                num,
+                index: _,
+                of,
+            } => {
+                let r = self.imps[imp as usize]
+                    .reassembly
+                    .entry((p.src, num))
+                    .or_insert(Reassembly {
+                        msg,
+                        of,
+                        received: 0,
+                        bits: 0,
+                    });
+                r.received += 1;
+                r.bits += p.bits.get();
+                if r.received == of {
+                    // Point f. Unfilled reserved buffers (a message of fewer than 8 packets) go back.
+                    let unused = self.params.allocation_buffers - of as u32;
+                    self.imps[imp as usize].release_reassembly(unused);
+                    self.imps[imp as usize].complete.insert((p.src, num));
+                    self.trace.emit(
+                        now,
+                        &Tr::Reassembled {
+                            msg,
+                            imp: &self.imps[imp as usize].name,
+                        },
+                    );
+                    self.hand_over_in_order(now, imp, p.src, q);
+                    self.serve_replies(now, imp, q);
+                }
+            }
+            PktKind::ReqAll { msg: _, num } => {
+                // The REQALL's number carries no message: the sequence skips it.
+                self.imps[imp as usize].consumed.insert((p.src, num));
+                self.imps[imp as usize]
+                    .replies
+                    .push_back(Reply::All { src: p.src, num });
+                self.hand_over_in_order(now, imp, p.src, q);
+                self.serve_replies(now, imp, q);
+            }
+            PktKind::Gvb => {
+                self.imps[imp as usize].release_reassembly(self.params.allocation_buffers);
+                self.serve_replies(now, imp, q);
+            }
+            PktKind::Rfnm { .. } | PktKind::All { .. } => self.source_receives(now, imp, p, q),
+        }
+    }
+
+    /// Queues complete messages for the host in message-number order per source IMP.
+    fn hand_over_in_order(&mut self, now: SimTime, imp: u16, src: u16, q: &mut EventQueue<Ev>) {
+        let i = &mut self.imps[imp as usize];
+        loop {
+            let next = *i.expected.entry(src).or_default();
+            if i.consumed.remove(&(src, next)) {
+                *i.expected.get_mut(&src).expect("entry") += 1;
+                continue;
+            }
+            if !i.complete.remove(&(src, next)) {
+                break;
+            }
+            *i.expected.get_mut(&src).expect("entry") += 1;
+            let r = i.reassembly.remove(&(src, next)).expect("complete message");
+            let max = self.params.max_packet.get();
+            for index in 0..r.of {
+                let bits = if index + 1 < r.of {
+                    max
+                } else {
+                    r.bits - max * (r.of as u64 - 1)
+                };
+                i.host_out.push_back(HostOut {
+                    msg: r.msg,
+                    src,
+                    num: next,
+                    index,
+                    of: r.of,
+                    bits,
+                });
+            }
+        }
+        self.start_host_output(now, imp, q);
+    }
+
+    fn start_host_output(&mut self, now: SimTime, imp: u16, q: &mut EventQueue<Ev>) {
+        let i = &mut self.imps[imp as usize];
+        if i.host_out_busy {
+            return;
+        }
+        if let Some(o) = i.host_out.front() {
+            i.host_out_busy = true;
+            let t = self
+                .params
+                .host_interface
+                .transmission_time(Bits::new(o.bits));
+            q.schedule(now + t, Ev::HostOutputDone { imp });
+        }
+    }
+
+    fn host_output_done(&mut self, now: SimTime, imp: u16, q: &mut EventQueue<Ev>) {
+        let i = &mut self.imps[imp as usize];
+        i.host_out_busy = false;
+        let o = i.host_out.pop_front().expect("a packet was being output");
+        i.release_reassembly(1);
+        self.trace.emit(
+            now,
+            &Tr::ToHost {
+                msg: o.msg,
+                packet: o.index,
+            },
+        );
+        if o.index == 0 {
+            // Point g: "After the transmission of the first packet to the HOST, the RFNM for
+            // this message is generated" (K&O §II).
+            let epoch = i.next_reply_epoch;
+            i.next_reply_epoch += 1;
+            i.replies.push_back(Reply::Rfnm {
+                src: o.src,
+                msg: o.msg,
+                num: o.num,
+                epoch,
+            });
+            q.schedule(
+                now + self.params.rfnm_all_wait,
+                Ev::RfnmTimeout { imp, epoch },
+            );
+        }
+        if o.index + 1 == o.of {
+            self.delivered_at.insert(o.msg, now);
+            let order = self.delivered_order.entry((o.src, imp)).or_default();
+            if order.last().is_some_and(|&l| l >= o.num) {
+                self.order_violations += 1;
+            }
+            order.push(o.num);
+        }
+        self.serve_replies(now, imp, q);
+        self.start_host_output(now, imp, q);
+    }
+
+    /// Sends the replies at the head of the queue for which 8 buffers can be reserved.
+    fn serve_replies(&mut self, now: SimTime, imp: u16, q: &mut EventQueue<Ev>) {
+        let n = self.params.allocation_buffers;
+        while let Some(&r) = self.imps[imp as usize].replies.front() {
+            if !self.imps[imp as usize].can_reserve(n) {
+                return;
+            }
+            self.imps[imp as usize].reserve(n);
+            self.imps[imp as usize].replies.pop_front();
+            match r {
+                Reply::Rfnm { src, msg, num, .. } => {
+                    self.send_rfnm(now, imp, src, msg, num, true, q)
+                }
+                Reply::All { src, num } => {
+                    self.trace.emit(
+                        now,
+                        &Tr::AllSent {
+                            num,
+                            to: &self.imps[src as usize].name,
+                        },
+                    );
+                    self.send_control(now, imp, src, PktKind::All { num }, q);
+                }
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn send_rfnm(
+        &mut self,
+        now: SimTime,
+        imp: u16,
+        src: u16,
+        msg: MsgId,
+        num: u64,
+        all: bool,
+        q: &mut EventQueue<Ev>,
+    ) {
+        let waited = self
+            .delivered_at
+            .get(&msg)
+            .map_or(0, |d| now.since(*d).as_nanos());
+        self.trace.emit(
+            now,
+            &Tr::Rfnm {
+                msg,
+                all,
+                waited_ns: waited,
+            },
+        );
+        self.count(if all { "rfnm+all" } else { "rfnm-without-all" });
+        self.send_control(now, imp, src, PktKind::Rfnm { msg, num, all }, q);
+    }
+
+    fn rfnm_timeout(&mut self, now: SimTime, imp: u16, epoch: u32, q: &mut EventQueue<Ev>) {
+        let i = &mut self.imps[imp as usize];
+        let pos = i
+            .replies
+            .iter()
+            .position(|r| matches!(r, Reply::Rfnm { epoch: g, .. } if *g == epoch));
+        if let Some(pos) = pos
+            && let Some(Reply::Rfnm { src, msg, num, .. }) = i.replies.remove(pos)
+        {
+            // K&O §II: "the RFNM is then sent without a piggy-backed ALL".
+            self.send_rfnm(now, imp, src, msg, num, false, q);
+        }
+    }
+
+    // ------------------------------------------------------------ packets
+
+    #[allow(clippy::too_many_arguments)]
+    fn send_data(
+        &mut self,
+        now: SimTime,
+        src: u16,
+        dst: u16,
+        msg: MsgId,
+        num: u64,
+        index: u8,
+        of: u8,
+        bits: u64,
+        q: &mut EventQueue<Ev>,
+    ) {
+        let p = Packet {
+            kind: PktKind::Data {
+                msg,
+                num,
+                index,
+                of,
+            },
+            src,
+            dst,
+            bits: Bits::new(bits),
+            hops: 0,
+        };
+        debug_assert_ne!(
+            src, dst,
+            "hosts on one IMP are refused when the model is built"
+        );
+        let id = self.slab.insert(p);
+        let l = self
+            .topo
+            .next_link(src, dst)
+            .expect("routes checked at build");
+        self.links[l as usize].data.push_back((id, Hold::Source));
+        self.note_queue(l);
+        self.try_send(now, l, q);
+    }
+
+    fn send_control(
+        &mut self,
+        now: SimTime,
+        from: u16,
+        to: u16,
+        kind: PktKind,
+        q: &mut EventQueue<Ev>,
+    ) {
+        let p = Packet {
+            kind,
+            src: from,
+            dst: to,
+            bits: self.params.control_bits,
+            hops: 0,
+        };
+        if from == to {
+            self.destination_receives(now, to, p, q);
+            return;
+        }
+        let id = self.slab.insert(p);
+        let l = self
+            .topo
+            .next_link(from, to)
+            .expect("routes checked at build");
+        self.enqueue(l, id, Hold::Control);
+        self.try_send(now, l, q);
+    }
+
+    fn enqueue(&mut self, l: u32, id: PktId, hold: Hold) {
+        let link = &mut self.links[l as usize];
+        if hold == Hold::Control && self.params.control_priority {
+            link.ctrl.push_back((id, hold));
+        } else {
+            link.data.push_back((id, hold));
+        }
+        self.note_queue(l);
+    }
+
+    fn note_queue(&mut self, l: u32) {
+        let link = &mut self.links[l as usize];
+        link.max_queue = link.max_queue.max(link.data.len() as u32);
+    }
+
+    /// Starts the next frame on an idle link.
+    fn try_send(&mut self, now: SimTime, l: u32, q: &mut EventQueue<Ev>) {
+        let link = &mut self.links[l as usize];
+        if link.busy {
+            return;
+        }
+        let (kind, bits, retransmission) = if link.routing_due {
+            link.routing_due = false;
+            (FrameKind::Routing, self.params.routing_message, false)
+        } else if let Some(lch) = link.retx.pop_front() {
+            let c = &mut link.lch[lch as usize];
+            let (pkt, _) = c.held.expect("retransmission of a held packet");
+            c.epoch += 1;
+            link.retransmissions += 1;
+            (
+                FrameKind::Packet {
+                    pkt,
+                    lch,
+                    bit: c.bit,
+                },
+                Bits::new(self.slab.get(pkt).bits.get() + self.params.packet_overhead.get()),
+                true,
+            )
+        } else if let Some(lch) = link
+            .free_channel()
+            .filter(|_| !link.ctrl.is_empty() || !link.data.is_empty())
+        {
+            let (pkt, hold) = link
+                .ctrl
+                .pop_front()
+                .or_else(|| link.data.pop_front())
+                .expect("non-empty");
+            let c = &mut link.lch[lch as usize];
+            c.bit = !c.bit;
+            c.epoch += 1;
+            c.held = Some((pkt, hold));
+            (
+                FrameKind::Packet {
+                    pkt,
+                    lch,
+                    bit: c.bit,
+                },
+                Bits::new(self.slab.get(pkt).bits.get() + self.params.packet_overhead.get()),
+                false,
+            )
+        } else if link.ack_mask != 0 {
+            (FrameKind::AckOnly, self.params.packet_overhead, false)
+        } else {
+            return;
+        };
+        let (ack_mask, ack_bits) = link.take_acks();
+        let p_err = 1.0 - (1.0 - self.params.bit_error_rate).powf(bits.get() as f64);
+        let corrupted = link.errors.bernoulli(p_err);
+        let tx = link.def.capacity.transmission_time(bits);
+        link.busy = true;
+        link.busy_time += tx;
+        link.frames += 1;
+        if let FrameKind::Packet { pkt, .. } = kind {
+            link.data_frames += 1;
+            if self.trace.is_on() {
+                let p = *self.slab.get(pkt);
+                let (msg, packet) = match p.kind {
+                    PktKind::Data { msg, index, .. } => (Some(msg), Some(index)),
+                    _ => (None, None),
+                };
+                let (from, to) = (link.def.from, link.def.to);
+                self.trace.emit(
+                    now,
+                    &Tr::Send {
+                        kind: p.kind.name(),
+                        msg,
+                        packet,
+                        from: &self.imps[from as usize].name,
+                        to: &self.imps[to as usize].name,
+                        retransmission,
+                    },
+                );
+            }
+        }
+        q.schedule(
+            now + tx,
+            Ev::TxDone {
+                link: l,
+                frame: Frame {
+                    kind,
+                    ack_mask,
+                    ack_bits,
+                    corrupted,
+                },
+            },
+        );
+    }
+
+    fn tx_done(&mut self, now: SimTime, l: u32, frame: Frame, q: &mut EventQueue<Ev>) {
+        let link = &mut self.links[l as usize];
+        link.busy = false;
+        q.schedule(now + link.def.propagation, Ev::Arrive { link: l, frame });
+        if let FrameKind::Packet { lch, .. } = frame.kind {
+            let epoch = link.lch[lch as usize].epoch;
+            q.schedule(
+                now + self.params.retransmit_timeout,
+                Ev::AckTimeout {
+                    link: l,
+                    lch,
+                    epoch,
+                },
+            );
+        }
+        let from = link.def.from;
+        self.try_send(now, l, q);
+        self.wake_hosts(now, from, q);
+    }
+
+    fn wake_hosts(&mut self, now: SimTime, imp: u16, q: &mut EventQueue<Ev>) {
+        for h in 0..self.hosts.len() as u16 {
+            if self.hosts[h as usize].imp == imp {
+                self.host_try(now, h, q);
+            }
+        }
+    }
+
+    fn arrive(&mut self, now: SimTime, l: u32, frame: Frame, q: &mut EventQueue<Ev>) {
+        let (at, from, rev) = {
+            let link = &self.links[l as usize];
+            (link.def.to, link.def.from, link.reverse)
+        };
+        if frame.corrupted {
+            // The CRC check fails: the frame, its acknowledgements included, is lost.
+            self.links[l as usize].corrupted += 1;
+            self.count("line-errors");
+            self.trace.emit(
+                now,
+                &Tr::LineError {
+                    from: &self.imps[from as usize].name,
+                    to: &self.imps[at as usize].name,
+                },
+            );
+            return;
+        }
+        // Piggy-backed acknowledgements, for frames `at` sent over the reverse link.
+        for lch in 0..8u8 {
+            if frame.ack_mask & (1 << lch) != 0 {
+                self.acknowledged(now, rev, lch, frame.ack_bits & (1 << lch) != 0, q);
+            }
+        }
+        let FrameKind::Packet { pkt, lch, bit } = frame.kind else {
+            return;
+        };
+        if self.links[l as usize].rx_last[lch as usize] == Some(bit) {
+            // A retransmission of a packet already accepted: acknowledge it again, drop it.
+            self.links[l as usize].duplicates += 1;
+            self.links[rev as usize].add_ack(lch, bit);
+            self.try_send(now, rev, q);
+            return;
+        }
+        let p = *self.slab.get(pkt);
+        if let Some(reason) = self.rejects(at, &p) {
+            // K&O §III: rejected by the neighbour; no acknowledgement, the sender retransmits.
+            self.links[l as usize].rejected += 1;
+            self.count("rejections");
+            self.trace.emit(
+                now,
+                &Tr::Reject {
+                    kind: p.kind.name(),
+                    at: &self.imps[at as usize].name,
+                    reason,
+                },
+            );
+            return;
+        }
+        self.links[l as usize].rx_last[lch as usize] = Some(bit);
+        self.links[rev as usize].add_ack(lch, bit);
+        self.try_send(now, rev, q);
+        let mut copy = p;
+        copy.hops += 1;
+        let id = self.slab.insert(copy);
+        let imp = &mut self.imps[at as usize];
+        if at != p.dst
+            && !p.kind.is_control()
+            && let Some(next) = self.topo.next_link(at, p.dst)
+        {
+            imp.buf_used += 1;
+            imp.sf_used += 1;
+            self.links[next as usize].incoming += 1;
+        }
+        self.imps[at as usize].proc_q.push_back((id, l));
+        self.start_processing(now, at, q);
+    }
+
+    /// Why the IMP at `at` cannot take packet `p` now, if it cannot (K&O §III).
+    fn rejects(&self, at: u16, p: &Packet) -> Option<&'static str> {
+        if p.kind.is_control() || at == p.dst {
+            // Control messages use space set aside for them (a choice: the sources are silent);
+            // data for this IMP fills buffers its allocation reserved.
+            return None;
+        }
+        let imp = &self.imps[at as usize];
+        if imp.free_buffers() == 0 {
+            return Some("no free buffer");
+        }
+        if imp.sf_used >= self.params.store_and_forward_max {
+            return Some("20 store-and-forward packets");
+        }
+        let next = self.topo.next_link(at, p.dst)?;
+        if self.links[next as usize].queue_len() >= self.params.output_queue_max {
+            return Some("output queue full");
+        }
+        None
+    }
+
+    fn acknowledged(&mut self, now: SimTime, l: u32, lch: u8, bit: bool, q: &mut EventQueue<Ev>) {
+        let link = &mut self.links[l as usize];
+        let Some(c) = link.lch.get_mut(lch as usize) else {
+            return;
+        };
+        if c.bit != bit {
+            return; // an old acknowledgement
+        }
+        let Some((pkt, hold)) = c.held.take() else {
+            return;
+        };
+        c.epoch += 1;
+        link.retx.retain(|&x| x != lch);
+        let from = link.def.from;
+        self.slab.remove(pkt);
+        let imp = &mut self.imps[from as usize];
+        match hold {
+            Hold::Source => imp.buf_used -= 1,
+            Hold::Transit => {
+                imp.buf_used -= 1;
+                imp.sf_used -= 1;
+            }
+            Hold::Control => {}
+        }
+        self.try_send(now, l, q);
+        self.wake_hosts(now, from, q);
+    }
+
+    fn ack_timeout(&mut self, now: SimTime, l: u32, lch: u8, epoch: u32, q: &mut EventQueue<Ev>) {
+        let link = &mut self.links[l as usize];
+        let c = &link.lch[lch as usize];
+        if c.epoch == epoch && c.held.is_some() && !link.retx.contains(&lch) {
+            link.retx.push_back(lch);
+            self.count("retransmissions");
+            self.try_send(now, l, q);
+        }
+    }
+
+    fn start_processing(&mut self, now: SimTime, imp: u16, q: &mut EventQueue<Ev>) {
+        let i = &mut self.imps[imp as usize];
+        if i.proc_busy {
+            return;
+        }
+        if let Some(&(pkt, _)) = i.proc_q.front() {
+            i.proc_busy = true;
+            let bits = self.frame_bits(self.slab.get(pkt));
+            let t = self.imps[imp as usize].processing.transmission_time(bits);
+            q.schedule(now + t, Ev::ProcDone { imp });
+        }
+    }
+
+    fn proc_done(&mut self, now: SimTime, imp: u16, q: &mut EventQueue<Ev>) {
+        let i = &mut self.imps[imp as usize];
+        i.proc_busy = false;
+        let (pkt, _) = i.proc_q.pop_front().expect("processing a packet");
+        let p = *self.slab.get(pkt);
+        if p.dst == imp {
+            self.slab.remove(pkt);
+            self.destination_receives(now, imp, p, q);
+        } else {
+            let l = self
+                .topo
+                .next_link(imp, p.dst)
+                .expect("routes checked at build");
+            let hold = if p.kind.is_control() {
+                Hold::Control
+            } else {
+                Hold::Transit
+            };
+            if hold == Hold::Transit {
+                self.links[l as usize].incoming -= 1;
+            }
+            self.enqueue(l, pkt, hold);
+            self.try_send(now, l, q);
+        }
+        self.start_processing(now, imp, q);
+    }
+
+    fn sample(&mut self, now: SimTime, q: &mut EventQueue<Ev>) {
+        if let Some((s, d)) = self.watch {
+            let si = &self.imps[s as usize];
+            let di = &self.imps[d as usize];
+            self.occupancy.push(Occupancy {
+                t_ns: now.as_nanos(),
+                message_numbers: si.numbers_used.get(&d).copied().unwrap_or(0),
+                plt_entries: si.plt_used,
+                reassembly_buffers: di.reasm_used,
+                allocations_held: si.allocations.get(&d).map_or(0, |a| a.len() as u32),
+                source_buffers: si.buf_used,
+            });
+        }
+        q.schedule(now + self.sample_period, Ev::Sample);
+    }
+
+    /// True when no resource anywhere is held (for the no-leak check).
+    pub fn all_idle(&self) -> bool {
+        self.imps.iter().all(|i| i.idle())
+            && self
+                .links
+                .iter()
+                .all(|l| l.channels_busy() == 0 && l.data.is_empty() && l.ctrl.is_empty())
+            && self.msgs.is_empty()
+            && self.slab.live() == 0
+    }
+}
+
+impl Model for Subnet {
+    type Event = Ev;
+    fn handle(&mut self, now: SimTime, ev: Ev, q: &mut EventQueue<Ev>) {
+        match ev {
+            Ev::HostStart { host } => {
+                self.hosts[host as usize].started = true;
+                self.host_try(now, host, q);
+            }
+            Ev::HostInputDone { host } => self.host_input_done(now, host, q),
+            Ev::TxDone { link, frame } => self.tx_done(now, link, frame, q),
+            Ev::Arrive { link, frame } => self.arrive(now, link, frame, q),
+            Ev::ProcDone { imp } => self.proc_done(now, imp, q),
+            Ev::AckTimeout { link, lch, epoch } => self.ack_timeout(now, link, lch, epoch, q),
+            Ev::RoutingTick { link } => {
+                self.links[link as usize].routing_due = true;
+                self.try_send(now, link, q);
+                q.schedule(now + self.params.routing_period, Ev::RoutingTick { link });
+            }
+            Ev::HostOutputDone { imp } => self.host_output_done(now, imp, q),
+            Ev::RfnmTimeout { imp, epoch } => self.rfnm_timeout(now, imp, epoch, q),
+            Ev::GiveBack { imp, dst, epoch } => self.give_back(now, imp, dst, epoch, q),
+            Ev::Sample => self.sample(now, q),
+        }
+    }
+}

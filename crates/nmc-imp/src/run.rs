@@ -1,0 +1,299 @@
+//! Building a subnet from a scenario, running it, and what comes out.
+
+use crate::model::{Ev, Host, MessageRecord, Occupancy, Pump, Subnet};
+use crate::params::ImpParams;
+use crate::spec::{ImpScenario, RECORDS, TrafficSpec};
+use crate::topology::{Routes, Topology};
+use nmc_sim::{SimDuration, SimTime, Simulation, Trace};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Why a scenario could not be run: one line.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct BuildError(pub String);
+
+impl From<nmc_scenario::ScenarioError> for BuildError {
+    fn from(e: nmc_scenario::ScenarioError) -> Self {
+        BuildError(e.to_string())
+    }
+}
+
+/// The profile named by the scenario with its `[network.params]` overrides applied.
+pub fn resolve_params(s: &ImpScenario) -> Result<ImpParams, BuildError> {
+    let base = ImpParams::profile(&s.network.profile).ok_or_else(|| {
+        BuildError(format!(
+            "network.profile: unknown profile `{}` (known: {})",
+            s.network.profile,
+            ImpParams::PROFILES.join(", ")
+        ))
+    })?;
+    if s.network.params.is_empty() {
+        return Ok(base);
+    }
+    let mut table =
+        toml::Table::try_from(&base).map_err(|e| BuildError(format!("network.params: {e}")))?;
+    for (k, v) in &s.network.params {
+        if !table.contains_key(k) {
+            return Err(BuildError(format!(
+                "network.params.{k}: unknown parameter (known: {})",
+                table.keys().cloned().collect::<Vec<_>>().join(", ")
+            )));
+        }
+        table.insert(k.clone(), v.clone());
+    }
+    let params: ImpParams = serde_path_to_error_like(table)?;
+    params.validate().map_err(BuildError)?;
+    Ok(params)
+}
+
+fn serde_path_to_error_like(table: toml::Table) -> Result<ImpParams, BuildError> {
+    toml::Value::Table(table)
+        .try_into()
+        .map_err(|e: toml::de::Error| BuildError(format!("network.params: {}", e.message().trim())))
+}
+
+/// Everything a run produced.
+pub struct Outcome {
+    pub seed: u64,
+    pub params: ImpParams,
+    pub duration: SimDuration,
+    pub messages: Vec<MessageRecord>,
+    pub occupancy: Vec<Occupancy>,
+    pub lines: Vec<LineRecord>,
+    pub metrics: BTreeMap<String, f64>,
+    pub events: u64,
+    /// Hops between the measured pair.
+    pub hops: Option<u32>,
+    pub order_violations: u64,
+    pub idle_at_end: bool,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct LineRecord {
+    pub from: String,
+    pub to: String,
+    pub capacity_bps: u64,
+    pub propagation_ns: u64,
+    pub frames: u64,
+    pub packet_frames: u64,
+    pub retransmissions: u64,
+    pub corrupted: u64,
+    pub rejected: u64,
+    pub duplicates: u64,
+    pub utilisation: f64,
+    pub max_queue: u32,
+}
+
+/// Builds the subnet a scenario describes.
+pub fn build(
+    s: &ImpScenario,
+    seed: u64,
+    trace: Trace,
+) -> Result<(Subnet, Vec<(u16, SimDuration)>), BuildError> {
+    s.check_records(RECORDS)?;
+    let params = resolve_params(s)?;
+    let topo = Topology::build(&s.network.topology).map_err(BuildError)?;
+    let mut hosts: Vec<Host> = Vec::new();
+    for (i, h) in s.network.hosts.iter().enumerate() {
+        let imp = topo.index(&h.imp).ok_or_else(|| {
+            BuildError(format!(
+                "network.hosts[{i}]: `{}` is attached to `{}`, which is not an IMP of this network",
+                h.name, h.imp
+            ))
+        })?;
+        if hosts.iter().any(|x| x.name == h.name) {
+            return Err(BuildError(format!(
+                "network.hosts[{i}]: a second host named `{}`",
+                h.name
+            )));
+        }
+        hosts.push(Host {
+            name: h.name.clone(),
+            imp,
+            pump: None,
+            input_busy: false,
+            current: None,
+            started: false,
+        });
+    }
+    let host = |name: &str, at: String| {
+        hosts
+            .iter()
+            .position(|h| h.name == name)
+            .map(|i| i as u16)
+            .ok_or_else(|| BuildError(format!("{at}: no host named `{name}` in network.hosts")))
+    };
+    let mut starts = Vec::new();
+    let mut pumps = Vec::new();
+    for (i, t) in s.traffic.iter().enumerate() {
+        match t {
+            TrafficSpec::Pump {
+                from,
+                to,
+                message,
+                start,
+                count,
+            } => {
+                let (a, b) = (
+                    host(from, format!("traffic[{i}].from"))?,
+                    host(to, format!("traffic[{i}].to"))?,
+                );
+                let (ia, ib) = (hosts[a as usize].imp, hosts[b as usize].imp);
+                if ia == ib {
+                    return Err(BuildError(format!(
+                        "traffic[{i}]: `{from}` and `{to}` are on the same IMP; nmc models traffic through the subnet only"
+                    )));
+                }
+                if topo.next_link(ia, ib).is_none() {
+                    return Err(BuildError(format!(
+                        "traffic[{i}]: host `{to}` is unreachable from `{from}`: no path between their IMPs"
+                    )));
+                }
+                if message.get() == 0 || message.get() > params.max_message.get() {
+                    return Err(BuildError(format!(
+                        "traffic[{i}].message = {message}: a message holds 1 to {} data bits",
+                        params.max_message
+                    )));
+                }
+                if hosts[a as usize].pump.is_some() {
+                    return Err(BuildError(format!(
+                        "traffic[{i}]: host `{from}` already runs a pump"
+                    )));
+                }
+                pumps.push((
+                    a,
+                    Pump {
+                        dst_host: b,
+                        bits: message.get(),
+                        count: *count,
+                        offered: 0,
+                    },
+                ));
+                starts.push((a, *start));
+            }
+        }
+    }
+    for (a, p) in pumps {
+        hosts[a as usize].pump = Some(p);
+    }
+    let sample = s.network.sample_period;
+    if sample.is_zero() {
+        return Err(BuildError(
+            "network.sample_period must be above zero".into(),
+        ));
+    }
+    Ok((
+        Subnet::new(params, topo, hosts, seed, sample, trace),
+        starts,
+    ))
+}
+
+/// Runs a scenario for its duration. `progress` gets the fraction of simulated time done.
+pub fn run(
+    s: &ImpScenario,
+    seed: u64,
+    trace: Trace,
+    progress: &mut dyn FnMut(f64),
+) -> Result<Outcome, BuildError> {
+    let (subnet, starts) = build(s, seed, trace)?;
+    let mut sim = Simulation::new(subnet);
+    {
+        let mut q = nmc_sim::EventQueue::new();
+        sim.model.initial_events(&mut q, &starts);
+        while let Some((t, e)) = q.pop() {
+            sim.schedule(t, e);
+        }
+    }
+    let end = SimTime::ZERO + s.duration;
+    for k in 1..=50u64 {
+        sim.run_until(SimTime::from_nanos(
+            (end.as_nanos() as u128 * k as u128 / 50) as u64,
+        ));
+        progress(k as f64 / 50.0);
+    }
+    let events = sim.events_handled();
+    let mut m = sim.model;
+    m.trace
+        .finish()
+        .map_err(|e| BuildError(format!("writing the trace: {e}")))?;
+    Ok(finish(m, seed, s.duration, events))
+}
+
+/// Runs until `end`, then stops every pump and keeps going until `drain` more has passed;
+/// for checks that every resource comes back.
+pub fn run_and_drain(
+    s: &ImpScenario,
+    seed: u64,
+    drain: SimDuration,
+) -> Result<Outcome, BuildError> {
+    let (subnet, starts) = build(s, seed, Trace::off())?;
+    let mut sim = Simulation::new(subnet);
+    let mut q = nmc_sim::EventQueue::<Ev>::new();
+    sim.model.initial_events(&mut q, &starts);
+    while let Some((t, e)) = q.pop() {
+        sim.schedule(t, e);
+    }
+    sim.run_until(SimTime::ZERO + s.duration);
+    for h in &mut sim.model.hosts {
+        if let Some(p) = h.pump.as_mut() {
+            p.count = Some(p.offered);
+        }
+    }
+    sim.run_until(SimTime::ZERO + s.duration + drain);
+    let events = sim.events_handled();
+    Ok(finish(sim.model, seed, s.duration + drain, events))
+}
+
+fn finish(m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outcome {
+    let secs = duration.as_secs_f64();
+    let names = |i: u16| m.imps[i as usize].name.clone();
+    let lines: Vec<LineRecord> = m
+        .links
+        .iter()
+        .map(|l| LineRecord {
+            from: names(l.def.from),
+            to: names(l.def.to),
+            capacity_bps: l.def.capacity.bps(),
+            propagation_ns: l.def.propagation.as_nanos(),
+            frames: l.frames,
+            packet_frames: l.data_frames,
+            retransmissions: l.retransmissions,
+            corrupted: l.corrupted,
+            rejected: l.rejected,
+            duplicates: l.duplicates,
+            utilisation: (l.busy_time.as_secs_f64() / secs).min(1.0),
+            max_queue: l.max_queue,
+        })
+        .collect();
+    let hops = m.watch.and_then(|(s, d)| m.topo.hops(s, d));
+    let idle_at_end = m.all_idle();
+    let mut metrics = BTreeMap::new();
+    for (k, v) in &m.counts {
+        metrics.insert(format!("count.{k}"), *v as f64);
+    }
+    let mut messages = m.done;
+    for r in &mut messages {
+        r.delivered_ns = m.delivered_at.get(&r.id).map(|t| t.as_nanos());
+    }
+    messages.sort_by_key(|r| r.id);
+    crate::analysis::add_metrics(&mut metrics, &messages, &m.occupancy, duration);
+    metrics.insert("events".into(), events as f64);
+    metrics.insert("order_violations".into(), m.order_violations as f64);
+    if let Some(h) = hops {
+        metrics.insert("hops".into(), h as f64);
+    }
+    Outcome {
+        seed,
+        params: m.params,
+        duration,
+        messages,
+        occupancy: m.occupancy,
+        lines,
+        metrics,
+        events,
+        hops,
+        order_violations: m.order_violations,
+        idle_at_end,
+    }
+}

@@ -1,0 +1,284 @@
+//! IMPs, lines and routes built from the topology spec.
+//!
+//! Each full-duplex line becomes two directed links; line `k` gives links `2k` (a→b) and
+//! `2k+1` (b→a). Routes are static and shortest in hops (adaptive routing replaces them in
+//! its own issue; the model only asks [`Routes::next_link`]).
+//!
+//! The `map` topology reads `data/arpanet-maps/maps.json` (compiled in): sites are IMPs, each
+//! listed circuit a 50 kbit/s line (the maps record no speeds), propagation from the sites'
+//! great-circle distance. A site pair listed twice gives two parallel lines, as the file's
+//! description says. Known exceptions are given as `overrides` in the scenario.
+
+use crate::spec::{LineSpec, TopologySpec};
+use nmc_sim::{BitRate, SimDuration};
+use std::collections::{BTreeMap, VecDeque};
+
+pub const MAPS_JSON: &str = include_str!("../../../data/arpanet-maps/maps.json");
+
+#[derive(Clone, Debug)]
+pub struct LinkDef {
+    pub from: u16,
+    pub to: u16,
+    pub capacity: BitRate,
+    pub propagation: SimDuration,
+}
+
+pub struct Topology {
+    pub names: Vec<String>,
+    pub links: Vec<LinkDef>,
+    /// `next[imp * n + dst]`
+    next: Vec<u32>,
+}
+
+const NONE: u32 = u32::MAX;
+
+/// The routing decision the model needs.
+pub trait Routes {
+    /// The link to take from `imp` towards `dst`, if any.
+    fn next_link(&self, imp: u16, dst: u16) -> Option<u32>;
+}
+
+impl Routes for Topology {
+    fn next_link(&self, imp: u16, dst: u16) -> Option<u32> {
+        let c = self.next[imp as usize * self.names.len() + dst as usize];
+        (c != NONE).then_some(c)
+    }
+}
+
+impl Topology {
+    pub fn index(&self, name: &str) -> Option<u16> {
+        self.names.iter().position(|n| n == name).map(|i| i as u16)
+    }
+
+    pub fn hops(&self, src: u16, dst: u16) -> Option<u32> {
+        let mut at = src;
+        let mut h = 0;
+        while at != dst {
+            at = self.links[self.next_link(at, dst)? as usize].to;
+            h += 1;
+            if h > self.names.len() as u32 {
+                return None;
+            }
+        }
+        Some(h)
+    }
+
+    pub fn build(spec: &TopologySpec) -> Result<Topology, String> {
+        let (names, lines): Lines = match spec {
+            TopologySpec::Chain {
+                hops,
+                capacity,
+                propagation,
+            } => {
+                if *hops == 0 {
+                    return Err("network.topology.hops must be at least 1".into());
+                }
+                let names: Vec<String> = (0..=*hops).map(|i| format!("IMP{i}")).collect();
+                let lines = names
+                    .windows(2)
+                    .map(|w| (w[0].clone(), w[1].clone(), *capacity, *propagation))
+                    .collect();
+                (names, lines)
+            }
+            TopologySpec::Lines { imps, lines } => {
+                let resolved = lines
+                    .iter()
+                    .enumerate()
+                    .map(|(i, l)| {
+                        let cap = l
+                            .capacity
+                            .ok_or(format!("network.topology.lines[{i}]: capacity is required"))?;
+                        let prop = l.propagation.ok_or(format!(
+                            "network.topology.lines[{i}]: propagation is required"
+                        ))?;
+                        Ok((l.a.clone(), l.b.clone(), cap, prop))
+                    })
+                    .collect::<Result<Vec<_>, String>>()?;
+                (imps.clone(), resolved)
+            }
+            TopologySpec::Map {
+                date,
+                capacity,
+                propagation_per_km,
+                overrides,
+            } => map_lines(date, *capacity, *propagation_per_km, overrides)?,
+        };
+        let mut links = Vec::with_capacity(lines.len() * 2);
+        let idx = |n: &str| {
+            names
+                .iter()
+                .position(|x| x == n)
+                .map(|i| i as u16)
+                .ok_or_else(|| {
+                    format!("network.topology: line end `{n}` is not an IMP of this network")
+                })
+        };
+        for (a, b, capacity, propagation) in &lines {
+            let (ia, ib) = (idx(a)?, idx(b)?);
+            if ia == ib {
+                return Err(format!(
+                    "network.topology: a line joins two IMPs, not `{a}` to itself"
+                ));
+            }
+            links.push(LinkDef {
+                from: ia,
+                to: ib,
+                capacity: *capacity,
+                propagation: *propagation,
+            });
+            links.push(LinkDef {
+                from: ib,
+                to: ia,
+                capacity: *capacity,
+                propagation: *propagation,
+            });
+        }
+        let next = shortest_hops(names.len(), &links);
+        Ok(Topology { names, links, next })
+    }
+}
+
+fn shortest_hops(n: usize, links: &[LinkDef]) -> Vec<u32> {
+    let mut into: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for (i, l) in links.iter().enumerate() {
+        into[l.to as usize].push(i as u32);
+    }
+    let mut next = vec![NONE; n * n];
+    let mut seen = vec![false; n];
+    for dst in 0..n {
+        seen.fill(false);
+        seen[dst] = true;
+        let mut q = VecDeque::from([dst]);
+        while let Some(v) = q.pop_front() {
+            for &li in &into[v] {
+                let u = links[li as usize].from as usize;
+                if !seen[u] {
+                    seen[u] = true;
+                    next[u * n + dst] = li;
+                    q.push_back(u);
+                }
+            }
+        }
+    }
+    next
+}
+
+type Lines = (Vec<String>, Vec<(String, String, BitRate, SimDuration)>);
+
+fn map_lines(
+    date: &str,
+    capacity: BitRate,
+    per_km: SimDuration,
+    overrides: &[LineSpec],
+) -> Result<Lines, String> {
+    let doc: serde_json::Value =
+        serde_json::from_str(MAPS_JSON).map_err(|e| format!("maps.json: {e}"))?;
+    let maps = &doc["maps"];
+    let edges = maps[date].as_array().ok_or_else(|| {
+        let dates: Vec<&str> = maps
+            .as_object()
+            .map(|m| m.keys().map(|k| k.as_str()).collect())
+            .unwrap_or_default();
+        format!(
+            "network.topology.date: no map dated `{date}` (maps: {})",
+            dates.join(", ")
+        )
+    })?;
+    let mut sites: BTreeMap<String, (f64, f64)> = BTreeMap::new();
+    let mut lines = Vec::new();
+    for e in edges {
+        let a = e[0].as_str().unwrap_or_default().to_string();
+        let b = e[1].as_str().unwrap_or_default().to_string();
+        for s in [&a, &b] {
+            let site = &doc["sites"][s.as_str()];
+            let (lat, lon) = (site["latitude"].as_f64(), site["longitude"].as_f64());
+            match (lat, lon) {
+                (Some(lat), Some(lon)) => {
+                    sites.insert(s.clone(), (lat, lon));
+                }
+                _ => return Err(format!("maps.json: site `{s}` has no coordinates")),
+            }
+        }
+        let km = great_circle_km(sites[&a], sites[&b]);
+        let prop = SimDuration::from_nanos((km * per_km.as_nanos() as f64).round() as u64);
+        lines.push((a, b, capacity, prop));
+    }
+    for (i, o) in overrides.iter().enumerate() {
+        let mut hit = false;
+        for l in lines
+            .iter_mut()
+            .filter(|l| (l.0 == o.a && l.1 == o.b) || (l.0 == o.b && l.1 == o.a))
+        {
+            hit = true;
+            if let Some(c) = o.capacity {
+                l.2 = c;
+            }
+            if let Some(p) = o.propagation {
+                l.3 = p;
+            }
+        }
+        if !hit {
+            return Err(format!(
+                "network.topology.overrides[{i}]: the {date} map has no line {}–{}",
+                o.a, o.b
+            ));
+        }
+    }
+    Ok((sites.into_keys().collect(), lines))
+}
+
+fn great_circle_km(a: (f64, f64), b: (f64, f64)) -> f64 {
+    let (la1, lo1, la2, lo2) = (
+        a.0.to_radians(),
+        a.1.to_radians(),
+        b.0.to_radians(),
+        b.1.to_radians(),
+    );
+    let h = ((la2 - la1) / 2.0).sin().powi(2)
+        + la1.cos() * la2.cos() * ((lo2 - lo1) / 2.0).sin().powi(2);
+    2.0 * 6371.0 * h.sqrt().asin()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn june_1974_map_has_bbn_nine_hops_from_ucla() {
+        let t = Topology::build(&TopologySpec::Map {
+            date: "1974-06".into(),
+            capacity: BitRate::from_kbps(50),
+            propagation_per_km: SimDuration::from_micros(5),
+            overrides: vec![],
+        })
+        .unwrap();
+        let (ucla, bbn) = (t.index("UCLA").unwrap(), t.index("BBN").unwrap());
+        assert_eq!(t.hops(ucla, bbn), Some(9));
+        assert_eq!(t.hops(ucla, t.index("SDC").unwrap()), Some(1));
+    }
+}
+
+#[cfg(test)]
+mod map_destinations {
+    use super::*;
+
+    /// The destinations `ko-v2-throughput` uses on the June 1974 map are the hop counts it says.
+    #[test]
+    fn ko_destinations_are_at_their_hop_counts() {
+        let t = Topology::build(&TopologySpec::Map {
+            date: "1974-06".into(),
+            capacity: BitRate::from_kbps(50),
+            propagation_per_km: SimDuration::from_micros(5),
+            overrides: vec![],
+        })
+        .unwrap();
+        let ucla = t.index("UCLA").unwrap();
+        for (h, site) in crate::KO_MAP_DESTINATIONS.iter().enumerate() {
+            assert_eq!(
+                t.hops(ucla, t.index(site).unwrap()),
+                Some(h as u32 + 1),
+                "{site}"
+            );
+        }
+    }
+}

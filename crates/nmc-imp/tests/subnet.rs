@@ -1,0 +1,160 @@
+//! What must hold in the version 2 subnet (issue 3), whatever the calibration.
+
+use nmc_imp::run::{BuildError, run_and_drain};
+use nmc_imp::{ImpScenario, run};
+use nmc_scenario::{Override, load};
+use nmc_sim::{SimDuration, Trace};
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+const CHAIN: &str = include_str!("../../../scenarios/ko-v2-chain.toml");
+
+fn chain(sets: &[&str]) -> ImpScenario {
+    let sets: Vec<Override> = sets.iter().map(|s| s.parse().unwrap()).collect();
+    load("ko-v2-chain.toml", CHAIN, &sets).unwrap()
+}
+
+fn hops(n: u16) -> [String; 2] {
+    [
+        format!("network.topology.hops={n}"),
+        format!("network.hosts.1.imp=IMP{n}"),
+    ]
+}
+
+fn throughput(s: &ImpScenario) -> f64 {
+    run(s, 1, Trace::off(), &mut |_| {}).unwrap().metrics["throughput_kbps"]
+}
+
+/// With line errors on, every message arrives exactly once and in order, every RFNM comes
+/// back, and once the pump stops every buffer, number, PLT entry and allocation is free.
+#[test]
+fn exactly_once_in_order_and_no_leaks_with_line_errors() {
+    let h = hops(5);
+    let s = chain(&[
+        &h[0],
+        &h[1],
+        "duration=60s",
+        "traffic.0.count=120",
+        // About 1.3 % of full frames hit by an error.
+        "network.params.bit_error_rate=1e-5",
+    ]);
+    let o = run_and_drain(&s, 3, SimDuration::from_secs(30)).unwrap();
+    assert!(
+        o.metrics["count.line-errors"] > 20.0,
+        "errors must actually happen: {:?}",
+        o.metrics.get("count.line-errors")
+    );
+    assert!(o.metrics["count.retransmissions"] > 20.0);
+    assert_eq!(o.messages.len(), 120, "every message's RFNM came back");
+    assert_eq!(
+        o.order_violations, 0,
+        "delivered once each, in message-number order"
+    );
+    let delivered: Vec<u64> = o
+        .messages
+        .iter()
+        .map(|m| m.delivered_ns.expect("delivered"))
+        .collect();
+    assert!(
+        delivered.windows(2).all(|w| w[0] < w[1]),
+        "delivered in the order sent"
+    );
+    assert!(o.idle_at_end, "a resource was still held after the drain");
+}
+
+/// The 4-message limit, not a constant, sets long-distance throughput: on a long chain with
+/// long lines between IMPs (30 ms propagation per hop) fewer message numbers give less
+/// throughput, and more give more once reassembly space allows more than four 8-packet
+/// messages (K&O §III: 34 reassembly buffers also hold the pair to four messages).
+#[test]
+fn message_number_limit_sets_long_distance_throughput() {
+    let h = hops(9);
+    let base = [
+        h[0].as_str(),
+        h[1].as_str(),
+        "duration=2min",
+        "network.topology.propagation=30ms",
+    ];
+    let with = |extra: &[&str]| {
+        let mut sets = base.to_vec();
+        sets.extend_from_slice(extra);
+        throughput(&chain(&sets))
+    };
+    let four = with(&[]);
+    let two = with(&["network.params.message_numbers=2"]);
+    let six_numbers_only = with(&["network.params.message_numbers=6"]);
+    let six = with(&[
+        "network.params.message_numbers=6",
+        "network.params.reassembly_buffers=50",
+    ]);
+    assert!(
+        two < 0.75 * four,
+        "2 numbers {two:.1} vs 4 numbers {four:.1} kbit/s"
+    );
+    assert!(
+        six > 1.15 * four,
+        "6 numbers and room for 6 messages {six:.1} vs 4 numbers {four:.1} kbit/s"
+    );
+    assert!(
+        (six_numbers_only - four).abs() < 0.05 * four,
+        "reassembly space still binds: {six_numbers_only:.1} vs {four:.1}"
+    );
+}
+
+#[test]
+fn same_seed_same_trace() {
+    #[derive(Clone, Default)]
+    struct Buf(Arc<Mutex<Vec<u8>>>);
+    impl Write for Buf {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let s = chain(&["duration=10s", "network.params.bit_error_rate=2e-5"]);
+    let traces: Vec<Vec<u8>> = (0..2)
+        .map(|_| {
+            let b = Buf::default();
+            run(&s, 9, Trace::to_writer(b.clone()), &mut |_| {}).unwrap();
+            b.0.lock().unwrap().clone()
+        })
+        .collect();
+    assert!(traces[0].len() > 10_000);
+    assert_eq!(traces[0], traces[1]);
+}
+
+#[test]
+fn bad_scenarios_are_named() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["network.profile=v9"], "unknown profile `v9`"),
+        (
+            &["network.params.mesage_numbers=3"],
+            "network.params.mesage_numbers: unknown parameter",
+        ),
+        (
+            &["network.params.message_numbers=\"four\""],
+            "network.params",
+        ),
+        (&["network.hosts.1.imp=IMP77"], "not an IMP of this network"),
+        (&["network.hosts.1.imp=IMP0"], "same IMP"),
+        (&["traffic.0.to=NOBODY"], "no host named `NOBODY`"),
+        (
+            &["traffic.0.message=9000bit"],
+            "a message holds 1 to 8063bit",
+        ),
+        (&["network.params.logical_channels=0"], "logical_channels"),
+        (&["network.topology.hops=0"], "at least 1"),
+    ];
+    for (sets, want) in cases {
+        let s = chain(sets);
+        let e: BuildError = run(&s, 1, Trace::off(), &mut |_| {})
+            .err()
+            .expect("must fail");
+        let e = e.to_string();
+        assert!(e.contains(want), "{sets:?}: {e}");
+        assert!(!e.contains('\n'));
+    }
+}

@@ -1,0 +1,248 @@
+//! SVG plots: the Fuzzball display and the sweep heat map.
+//!
+//! RFC 889 §3.1: each run's data points were "plotted on a color bit-map display ... (x,y), where
+//! x represents the time since initiation of the experiment and y the measured delay ... Then,
+//! the simulated retransmission-timeout algorithm was run on these data and its computed timeout
+//! plotted in the same way. The display immediately reveals how the algorithm behaves in the face
+//! of varying traffic loads, network glitches, lost packets and superfluous retransmissions."
+//! [`fuzzball_svg`] draws the same: round-trip delays as points (RTX volleys in red), lost
+//! volleys as crosses along the top, and the timeout in force as a step line. (The Fuzzball
+//! normalised delays to one way; these plots show the round trip the trace records.)
+//!
+//! Plots use plotters' SVG backend without font support: text is emitted as SVG `<text>`
+//! elements and rendered by the viewer, so no system fonts are needed.
+
+use plotters::prelude::*;
+
+use crate::eval::{Outcome, Step, Summary};
+
+/// Any plotting failure, as text.
+pub type PlotError = String;
+
+fn perr<E: std::fmt::Debug>(e: E) -> PlotError {
+    format!("plot: {e:?}")
+}
+
+/// The Fuzzball display of one replay, as an SVG document.
+pub fn fuzzball_svg(summary: &Summary, steps: &[Step]) -> Result<String, PlotError> {
+    let t0 = steps.first().map_or(0, |s| s.send.0);
+    let x = |s: &Step| s.send.0.saturating_sub(t0) as f64 / 1e9;
+    let x_max = steps.iter().map(x).fold(0.0, f64::max).max(1e-3) * 1.02;
+    let max_delay = steps
+        .iter()
+        .filter(|s| s.outcome != Outcome::Lost)
+        .filter_map(|s| s.delay)
+        .map(|d| d.as_millis_f64())
+        .fold(0.0, f64::max);
+    let max_timeout = steps
+        .iter()
+        .map(|s| s.timeout.as_millis_f64())
+        .fold(0.0, f64::max);
+    // Keep the delays readable: a backed-off timeout may be far above them; it is clipped.
+    let y_max = if max_delay > 0.0 {
+        max_timeout.min(3.0 * max_delay).max(max_delay) * 1.08
+    } else {
+        max_timeout.max(1.0) * 1.08
+    };
+    let clip = |v: f64| v.min(y_max);
+
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (960, 540)).into_drawing_area();
+        root.fill(&WHITE).map_err(perr)?;
+        let caption = format!(
+            "{} - {}: eff {:.3}, lost {} ({:.1} s), RTX {} ({:.1} s), mean {:.0} ms, CoV {:.2}",
+            summary.trace,
+            crate::eval::short(&summary.estimator),
+            summary.efficiency,
+            summary.lost,
+            summary.lost_time.as_secs_f64(),
+            summary.rtx,
+            summary.rtx_time.as_secs_f64(),
+            summary.mean * 1e3,
+            summary.cov
+        );
+        let mut chart = ChartBuilder::on(&root)
+            .caption(caption, ("sans-serif", 16))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(64)
+            .build_cartesian_2d(0f64..x_max, 0f64..y_max)
+            .map_err(perr)?;
+        chart
+            .configure_mesh()
+            .x_desc("time since start (s)")
+            .y_desc("round-trip delay (ms)")
+            .light_line_style(RGBColor(235, 235, 235))
+            .draw()
+            .map_err(perr)?;
+
+        let good = steps
+            .iter()
+            .filter(|s| s.outcome == Outcome::Good)
+            .filter_map(|s| s.delay.map(|d| (x(s), clip(d.as_millis_f64()))));
+        chart
+            .draw_series(good.map(|c| Circle::new(c, 2, RGBColor(40, 70, 160).filled())))
+            .map_err(perr)?
+            .label("delay")
+            .legend(|(x, y)| Circle::new((x + 10, y), 3, RGBColor(40, 70, 160).filled()));
+        let rtx = steps
+            .iter()
+            .filter(|s| s.outcome == Outcome::Rtx)
+            .filter_map(|s| s.delay.map(|d| (x(s), clip(d.as_millis_f64()))));
+        chart
+            .draw_series(rtx.map(|c| Circle::new(c, 4, RED.filled())))
+            .map_err(perr)?
+            .label("RTX: delay above timeout")
+            .legend(|(x, y)| Circle::new((x + 10, y), 4, RED.filled()));
+        let lost = steps
+            .iter()
+            .filter(|s| s.outcome == Outcome::Lost)
+            .map(|s| (x(s), y_max * 0.97));
+        chart
+            .draw_series(lost.map(|c| Cross::new(c, 5, RGBColor(230, 120, 0).stroke_width(2))))
+            .map_err(perr)?
+            .label("lost (no reply)")
+            .legend(|(x, y)| Cross::new((x + 10, y), 5, RGBColor(230, 120, 0).stroke_width(2)));
+
+        // The timeout in force, as a step line.
+        let mut line = Vec::with_capacity(steps.len() * 2);
+        for (i, s) in steps.iter().enumerate() {
+            let t = clip(s.timeout.as_millis_f64());
+            line.push((x(s), t));
+            let next = steps.get(i + 1).map_or(x_max, x);
+            line.push((next, t));
+        }
+        chart
+            .draw_series(LineSeries::new(line, RGBColor(0, 150, 60).stroke_width(2)))
+            .map_err(perr)?
+            .label("computed timeout")
+            .legend(|(x, y)| {
+                PathElement::new(
+                    vec![(x, y), (x + 20, y)],
+                    RGBColor(0, 150, 60).stroke_width(2),
+                )
+            });
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperLeft)
+            .draw()
+            .map_err(perr)?;
+        root.present().map_err(perr)?;
+    }
+    Ok(svg)
+}
+
+/// A heat map: `cells[panel][y][x]` values over labelled axes, one panel per third-axis value.
+pub struct HeatMap<'a> {
+    /// Caption.
+    pub title: String,
+    /// X axis name and tick values.
+    pub x: (&'a str, &'a [f64]),
+    /// Y axis name and tick values (one value for a single row).
+    pub y: (&'a str, &'a [f64]),
+    /// Panel axis name and values (one value for a single panel).
+    pub panels: (&'a str, &'a [f64]),
+    /// `cells[panel][yi][xi]`.
+    pub cells: Vec<Vec<Vec<f64>>>,
+}
+
+fn heat_color(t: f64) -> HSLColor {
+    let t = if t.is_finite() {
+        t.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    HSLColor(0.7 * (1.0 - t), 0.75, 0.5)
+}
+
+/// Renders a heat map (high values red, low blue; the colour scale spans the grid's range).
+pub fn heatmap_svg(h: &HeatMap<'_>) -> Result<String, PlotError> {
+    let all = h
+        .cells
+        .iter()
+        .flatten()
+        .flatten()
+        .copied()
+        .filter(|v| v.is_finite());
+    let (lo, hi) = all.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+        (a.min(v), b.max(v))
+    });
+    let span = if hi > lo { hi - lo } else { 1.0 };
+    let np = h.panels.1.len().max(1);
+    let mut svg = String::new();
+    {
+        let width = (420 * np as u32).clamp(480, 2400);
+        let root = SVGBackend::with_string(&mut svg, (width, 480)).into_drawing_area();
+        root.fill(&WHITE).map_err(perr)?;
+        let root = root
+            .titled(
+                &format!("{}   (colour: {:.3} blue .. {:.3} red)", h.title, lo, hi),
+                ("sans-serif", 16),
+            )
+            .map_err(perr)?;
+        let areas = root.split_evenly((1, np));
+        for (pi, area) in areas.iter().enumerate() {
+            let nx = h.x.1.len().max(1);
+            let ny = h.y.1.len().max(1);
+            let xs = h.x.1;
+            let ys = h.y.1;
+            let cap = match h.panels.1.get(pi) {
+                Some(v) if h.panels.1.len() > 1 || !h.panels.0.is_empty() => {
+                    format!("{} = {v}", h.panels.0)
+                }
+                _ => String::new(),
+            };
+            let mut chart = ChartBuilder::on(area)
+                .caption(cap, ("sans-serif", 14))
+                .margin(8)
+                .x_label_area_size(36)
+                .y_label_area_size(48)
+                .build_cartesian_2d(0f64..nx as f64, 0f64..ny as f64)
+                .map_err(perr)?;
+            // Label cell centres only, and at most about eight per axis.
+            let label = |vals: &[f64], v: &f64| {
+                let i = v.floor() as usize;
+                let stride = vals.len().div_ceil(8).max(1);
+                let centre = (v - v.floor() - 0.5).abs() < 1e-9;
+                match vals.get(i) {
+                    Some(x) if centre && i.is_multiple_of(stride) && x.is_finite() => {
+                        format!("{x}")
+                    }
+                    _ => String::new(),
+                }
+            };
+            let xf = |v: &f64| label(xs, v);
+            let yf = |v: &f64| label(ys, v);
+            chart
+                .configure_mesh()
+                .disable_mesh()
+                .x_labels(nx * 2 + 1)
+                .y_labels(ny * 2 + 1)
+                .x_label_formatter(&xf)
+                .y_label_formatter(&yf)
+                .x_desc(h.x.0)
+                .y_desc(h.y.0)
+                .draw()
+                .map_err(perr)?;
+            let Some(grid) = h.cells.get(pi) else {
+                continue;
+            };
+            let mut rects = Vec::new();
+            for (yi, row) in grid.iter().enumerate() {
+                for (xi, v) in row.iter().enumerate() {
+                    let c = heat_color((v - lo) / span);
+                    rects.push(Rectangle::new(
+                        [(xi as f64, yi as f64), (xi as f64 + 1.0, yi as f64 + 1.0)],
+                        c.filled(),
+                    ));
+                }
+            }
+            chart.draw_series(rects).map_err(perr)?;
+        }
+        root.present().map_err(perr)?;
+    }
+    Ok(svg)
+}

@@ -1,0 +1,178 @@
+//! Delay traces: what the estimators are replayed over.
+//!
+//! A trace is one run of echo volleys, one in flight at a time, in send order: for each, the
+//! send time, the packet length if known, and the measured round-trip delay, or nothing if no
+//! reply came. Three sources:
+//!
+//! - the nmc CSV format ([`csv`]; nmc's echo probe and `nmc rto synth` write it);
+//! - irtt JSON output ([`irtt`], `irtt client -o FILE.json[.gz]`);
+//! - flent data files ([`flent`], `*.flent.gz`).
+//!
+//! [`load`] picks the reader from the content (gzip magic, a leading `{`, the JSON keys) so that
+//! a file's name does not matter. Every reader fails with a one-line [`TraceError`] that names
+//! the file and the line (CSV) or JSON element (irtt, flent); none panics on bad input.
+
+pub mod csv;
+pub mod flent;
+pub mod irtt;
+
+use std::io::Read;
+use std::path::Path;
+
+use crate::time::Nanos;
+
+/// One echo volley.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Probe {
+    /// When the request was sent (origin is the trace's own: run start or Unix epoch).
+    pub send: Nanos,
+    /// Packet length in octets, if recorded.
+    pub length: Option<u32>,
+    /// Measured round-trip delay; `None` if no reply was received.
+    pub delay: Option<Nanos>,
+    /// Sequence number, if recorded.
+    pub seq: Option<u64>,
+    /// Path or host identifier, if recorded.
+    pub path: Option<String>,
+}
+
+impl Probe {
+    /// A probe with only a send time and a delay.
+    pub fn new(send: Nanos, delay: Option<Nanos>) -> Probe {
+        Probe {
+            send,
+            length: None,
+            delay,
+            seq: None,
+            path: None,
+        }
+    }
+}
+
+/// A run of probes.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Trace {
+    /// A label for tables and plots (file stem, preset name, ...).
+    pub name: String,
+    /// The probes in send order.
+    pub probes: Vec<Probe>,
+}
+
+impl Trace {
+    /// Number of probes.
+    pub fn len(&self) -> usize {
+        self.probes.len()
+    }
+    /// True if there are no probes.
+    pub fn is_empty(&self) -> bool {
+        self.probes.is_empty()
+    }
+}
+
+/// A trace could not be read. Displays as one line: `FILE:LINE: message` (or `FILE: message`).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{file}{}: {msg}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+pub struct TraceError {
+    /// The file (or label) being read.
+    pub file: String,
+    /// 1-based line, where one applies.
+    pub line: Option<u64>,
+    /// What was wrong, and what was expected.
+    pub msg: String,
+}
+
+impl TraceError {
+    pub(crate) fn new(file: &str, line: Option<u64>, msg: impl Into<String>) -> TraceError {
+        TraceError {
+            file: file.to_string(),
+            line,
+            msg: msg.into(),
+        }
+    }
+}
+
+/// The formats [`load`] recognises.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// nmc CSV.
+    Csv,
+    /// irtt JSON.
+    Irtt,
+    /// flent data file.
+    Flent,
+}
+
+/// Reads a trace file of any supported format, gzip-compressed or not. The trace is named after
+/// the file stem (`foe.csv` → `foe`, `x.flent.gz` → `x`).
+pub fn load(path: &Path) -> Result<Trace, TraceError> {
+    let file = path.display().to_string();
+    let raw = std::fs::read(path)
+        .map_err(|e| TraceError::new(&file, None, format!("cannot read: {e}")))?;
+    let mut trace = parse_bytes(&file, &raw, None)?;
+    trace.name = stem(path);
+    Ok(trace)
+}
+
+/// Parses the bytes of a trace file (any format; gzip allowed). `flent_series` selects a flent
+/// data series; `None` takes the first ping series.
+pub fn parse_bytes(
+    file: &str,
+    raw: &[u8],
+    flent_series: Option<&str>,
+) -> Result<Trace, TraceError> {
+    let bytes = gunzip_if_needed(file, raw)?;
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|e| TraceError::new(file, None, format!("not UTF-8 text: {e}")))?;
+    match sniff(text) {
+        Format::Csv => csv::parse(file, text),
+        Format::Irtt => irtt::parse(file, text),
+        Format::Flent => flent::parse(file, text, flent_series),
+    }
+}
+
+/// Decides the format from the content.
+pub fn sniff(text: &str) -> Format {
+    let t = text.trim_start();
+    if !t.starts_with('{') {
+        return Format::Csv;
+    }
+    // Both are JSON objects: irtt has "round_trips", flent "x_values"/"raw_values".
+    if t.contains("\"round_trips\"") {
+        Format::Irtt
+    } else {
+        Format::Flent
+    }
+}
+
+pub(crate) fn gunzip_if_needed(file: &str, raw: &[u8]) -> Result<Vec<u8>, TraceError> {
+    if raw.starts_with(&[0x1f, 0x8b]) {
+        let mut out = Vec::new();
+        flate2::read::MultiGzDecoder::new(raw)
+            .read_to_end(&mut out)
+            .map_err(|e| TraceError::new(file, None, format!("bad gzip data: {e}")))?;
+        Ok(out)
+    } else {
+        Ok(raw.to_vec())
+    }
+}
+
+fn stem(path: &Path) -> String {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    for ext in [
+        ".flent.gz",
+        ".json.gz",
+        ".csv.gz",
+        ".flent",
+        ".json",
+        ".csv",
+        ".gz",
+    ] {
+        if let Some(s) = name.strip_suffix(ext) {
+            return s.to_string();
+        }
+    }
+    name
+}
