@@ -70,12 +70,32 @@ fn serve_and_probe_on_loopback() {
     assert!(stdout.contains("answered 100  lost 0"), "{stdout}");
     assert!(stdout.contains("one line"), "{stdout}");
     assert!(stdout.contains("monotonic clock"), "{stdout}");
-    for f in ["trace.csv", "summary.json", "delay-vs-length.svg"] {
+    for f in [
+        "trace.csv",
+        "summary.json",
+        "delay-vs-length.svg",
+        "rto-trace.csv",
+    ] {
         assert!(dir.join(f).exists(), "{f}");
     }
     let trace = std::fs::read_to_string(dir.join("trace.csv")).unwrap();
     assert!(trace.starts_with("send_time_ns,length_bytes,delay_ns,seq,rtt_ns,"));
     assert_eq!(trace.lines().count(), 101);
+
+    // The probe's run feeds the timeout-estimator evaluation.
+    let rto_out = dir.join("rto");
+    let o = nmc()
+        .args(["rto", "evaluate"])
+        .arg(dir.join("rto-trace.csv"))
+        .arg("--out")
+        .arg(&rto_out)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "nmc rto evaluate: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 
     // Ctrl-C: the server stops cleanly with a final summary and exit 0.
     interrupt(&server);
