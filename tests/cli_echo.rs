@@ -70,12 +70,7 @@ fn serve_and_probe_on_loopback() {
     assert!(stdout.contains("answered 100  lost 0"), "{stdout}");
     assert!(stdout.contains("one line"), "{stdout}");
     assert!(stdout.contains("monotonic clock"), "{stdout}");
-    for f in [
-        "trace.csv",
-        "summary.json",
-        "delay-vs-length.svg",
-        "rto-trace.csv",
-    ] {
+    for f in ["trace.csv", "summary.json", "delay-vs-length.svg"] {
         assert!(dir.join(f).exists(), "{f}");
     }
     let trace = std::fs::read_to_string(dir.join("trace.csv")).unwrap();
@@ -86,7 +81,7 @@ fn serve_and_probe_on_loopback() {
     let rto_out = dir.join("rto");
     let o = nmc()
         .args(["rto", "evaluate"])
-        .arg(dir.join("rto-trace.csv"))
+        .arg(dir.join("trace.csv"))
         .arg("--out")
         .arg(&rto_out)
         .output()

@@ -62,8 +62,8 @@ pub struct ServeArgs {
 Lengths are whole IP datagrams (IP + UDP/ICMP header + payload); those below the floor are \
 rounded up to it (40, Mills' minimum; 60 over UDP, 76 with a secret). Delays are one-way-normalised, \
 round trip / 2, as RFC 889 reports them. Writes trace.csv (send_time_ns,length_bytes,delay_ns,seq,\
-rtt_ns,server_turnaround_ns), summary.json, delay-vs-length.svg, and rto-trace.csv (the same \
-volleys in the format `nmc rto evaluate` reads, delay = round trip).")]
+rtt_ns,server_turnaround_ns), summary.json and delay-vs-length.svg; `nmc rto evaluate` reads \
+trace.csv as it is (it uses the rtt_ns column).")]
 pub struct ProbeArgs {
     /// HOST, HOST:PORT or [IPv6]:PORT (default port 8890; the port is ignored with --icmp).
     pub target: String,
@@ -263,55 +263,17 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
         PathBuf::from("out/echo").join(safe)
     });
     let files = write_outputs(&out, &summary)?;
-    let rto_trace = write_rto_trace(&out, &summary)?;
     println!(
-        "wrote {}, {}, {} and {}",
+        "wrote {}, {} and {}",
         files.trace.display(),
         files.summary.display(),
         files.plot.display(),
-        rto_trace.display()
     );
     println!(
         "replay it through the timeout estimators: nmc rto evaluate {}",
-        rto_trace.display()
+        files.trace.display()
     );
     Ok(Outcome::Ok)
-}
-
-/// Writes `rto-trace.csv`, the same volleys in `nmc-rto`'s own trace format (`send_s,length,
-/// delay_ms,seq,path`, where the delay is the *round trip*), which `nmc rto evaluate` reads.
-/// `trace.csv` keeps the probe's columns (`send_time_ns,length_bytes,delay_ns`, delay = round
-/// trip / 2 as RFC 889 reports it); until the two formats are one, this bridge writes both.
-fn write_rto_trace(dir: &std::path::Path, summary: &Summary) -> Result<PathBuf> {
-    use nmc_rto::trace::{Probe, Trace};
-    let path_label = summary.run.target.clone();
-    let mut probes: Vec<Probe> = summary
-        .run
-        .volleys
-        .iter()
-        .filter_map(|v| {
-            let send = v.sent?;
-            let rtt = if v.lost { None } else { v.rtt };
-            Some(Probe {
-                send: nmc_rto::Nanos(send.0),
-                length: Some(v.length),
-                delay: rtt.map(|r| nmc_rto::Nanos(r.0)),
-                seq: Some(u64::from(v.seq)),
-                path: Some(path_label.clone()),
-            })
-        })
-        .collect();
-    probes.sort_by_key(|p| (p.send, p.seq));
-    let trace = Trace {
-        name: path_label,
-        probes,
-    };
-    let file = dir.join("rto-trace.csv");
-    let f =
-        std::fs::File::create(&file).with_context(|| format!("cannot write {}", file.display()))?;
-    nmc_rto::trace::csv::write(&trace, std::io::BufWriter::new(f))
-        .with_context(|| format!("cannot write {}", file.display()))?;
-    Ok(file)
 }
 
 #[cfg(test)]
