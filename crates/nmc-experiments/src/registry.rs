@@ -120,6 +120,7 @@ pub fn all() -> Vec<&'static dyn Experiment> {
         &golden_chain::GoldenChain,
         &md1::Md1,
         &ko_v2_throughput::KoV2Throughput,
+        &ko_routing_tables::KoRoutingTables,
         &r889_estimators::R889Estimators,
         &rfc632_single_packet::Rfc632SinglePacket,
         &rfc632_trace::Rfc632Trace,

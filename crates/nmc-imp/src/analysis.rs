@@ -143,6 +143,17 @@ pub fn add_metrics(
         m.insert("rtt.max_ms".into(), *sorted.last().expect("non-empty"));
         m.insert("rtt.min_ms".into(), sorted[0]);
     }
+    // How long a message holds its message number: taken (point b) until the RFNM frees it.
+    let cycle: Vec<f64> = msgs
+        .iter()
+        .filter_map(|m| Some((m.rfnm_ns? - m.numbered_ns?) as f64 / 1e6))
+        .collect();
+    if !cycle.is_empty() {
+        m.insert(
+            "cycle.mean_ms".into(),
+            cycle.iter().sum::<f64>() / cycle.len() as f64,
+        );
+    }
     let from_offer = offer_to_rfnm_ms(msgs);
     if !from_offer.is_empty() {
         m.insert(

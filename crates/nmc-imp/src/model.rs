@@ -106,6 +106,8 @@ pub struct MessageRecord {
     pub offered_ns: u64,
     /// Packet 1 is in the source IMP (point a).
     pub first_in_ns: Option<u64>,
+    /// The message took the number it travels with (point b; after a REQALL, the second one).
+    pub numbered_ns: Option<u64>,
     /// Packet 1 leaves with all resources held (point e).
     pub launched_ns: Option<u64>,
     /// The last packet is in the source IMP; the host may offer the next message.
@@ -563,6 +565,7 @@ impl Subnet {
                         *next += 1;
                         let m = self.msgs.get_mut(&mid).expect("message");
                         m.num = Some(num);
+                        m.rec.numbered_ns = Some(now.as_nanos());
                         m.state = MsgState::NeedPlt;
                         self.trace.emit(now, &Tr::Number { msg: mid, num });
                         if self.msgs[&mid].packets == 1 {
