@@ -462,12 +462,27 @@ impl Subnet {
         }
         pump.offered += 1;
         let (dst_host, bits) = (pump.dst_host, pump.bits);
+        let id = self.insert_message(now, h, dst_host, bits, MsgState::InputFirst, 0);
+        self.hosts[h as usize].current = Some(id);
+        Some(id)
+    }
+
+    /// A new message of `bits` from host `h` to host `dst_host`, in `state` with `input`
+    /// packets already in the source IMP.
+    fn insert_message(
+        &mut self,
+        now: SimTime,
+        h: u16,
+        dst_host: u16,
+        bits: u64,
+        state: MsgState,
+        input: u8,
+    ) -> MsgId {
         let id = self.next_msg;
         self.next_msg += 1;
         let packets = bits.div_ceil(self.params.max_packet.get()) as u8;
         let src = self.hosts[h as usize].imp;
         let dst = self.hosts[dst_host as usize].imp;
-        self.hosts[h as usize].current = Some(id);
         let rec = MessageRecord {
             id,
             host: self.hosts[h as usize].name.clone(),
@@ -491,14 +506,14 @@ impl Subnet {
                 dst,
                 bits,
                 packets,
-                state: MsgState::InputFirst,
+                state,
                 num: None,
-                input: 0,
+                input,
                 reqalls: 0,
                 rec,
             },
         );
-        Some(id)
+        id
     }
 
     fn host_input_done(&mut self, now: SimTime, h: u16, q: &mut EventQueue<Ev>) {

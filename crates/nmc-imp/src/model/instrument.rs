@@ -11,8 +11,7 @@
 //!   alternate path or a line error"), and pauses of a generator ("interrupting the input
 //!   stream at the source IMP").
 
-use super::{Ev, Msg, MsgState, Subnet, Tr};
-use crate::model::MessageRecord;
+use super::{Ev, MsgState, Subnet, Tr};
 use nmc_sim::{EventQueue, SimTime};
 
 /// The IMP message generator's state.
@@ -110,40 +109,10 @@ impl Subnet {
             g.offered += 1;
             g.in_flight += 1;
             self.imps[src as usize].buf_used += 1;
-            let id = self.next_msg;
-            self.next_msg += 1;
-            let dst = self.hosts[dst_host as usize].imp;
-            let rec = MessageRecord {
-                id,
-                host: self.hosts[h as usize].name.clone(),
-                dst_host: self.hosts[dst_host as usize].name.clone(),
-                bits,
-                offered_ns: now.as_nanos(),
-                first_in_ns: Some(now.as_nanos()),
-                ..Default::default()
-            };
-            self.trace.emit(
-                now,
-                &Tr::Offered {
-                    msg: id,
-                    host: &self.hosts[h as usize].name,
-                },
-            );
-            self.msgs.insert(
-                id,
-                Msg {
-                    host: h,
-                    src,
-                    dst,
-                    bits,
-                    packets: 1,
-                    state: MsgState::NeedNumber,
-                    num: None,
-                    input: 1,
-                    reqalls: 0,
-                    rec,
-                },
-            );
+            // It starts inside the IMP: the packet is in, and it goes to point b.
+            let id = self.insert_message(now, h, dst_host, bits, MsgState::NeedNumber, 1);
+            let rec = &mut self.msgs.get_mut(&id).expect("just made").rec;
+            rec.first_in_ns = Some(now.as_nanos());
             self.advance(now, id, q);
         }
     }
