@@ -12,6 +12,7 @@
 //! | [`params`] | every protocol constant, as a named parameter of a profile (`v2-1974-10`), with its source |
 //! | [`spec`] | the scenario sections (`model = "imp"`): profile, topology, hosts, traffic |
 //! | [`topology`] | IMPs and lines from a chain, an explicit list, or the 1974 ARPANET map; static routes behind [`topology::Routes`] |
+//! | [`routing`] | `network.routing`: static routes or the 1974 adaptive procedure (`nmc-routing`), lines going down and up, per-packet visits and loop records |
 //! | [`packet`] | data packets and subnet control messages (RFNM, REQALL, ALL, GVB) |
 //! | [`link`] | one direction of a line: logical channels, acknowledgements, retransmission, line errors |
 //! | [`imp`] | one IMP's buffers, processor, and source/destination tables |
@@ -22,8 +23,9 @@
 //! ## What the model leaves out, and why
 //! * Single-packet messages and RFC 632's out-of-order rule: their own issue; the pump sends
 //!   8-packet messages only, and [`params::SinglePacketRule`] is the hook.
-//! * Adaptive routing: routes are static shortest-hop behind [`topology::Routes`]; routing
-//!   messages are still sent every 640 ms so that they take their share of each line.
+//! * Routing is static shortest-hop unless the scenario asks for `routing = "adaptive"` (see
+//!   [`routing`] for what that procedure leaves out); with static routes, routing messages are
+//!   still sent every 640 ms so that they take their share of each line.
 //! * Control messages (RFNM, ALL, REQALL, GVB) do not compete for packet buffers (a choice,
 //!   the sources are silent); they do take line time and need acknowledgement.
 
@@ -33,6 +35,7 @@ pub mod link;
 pub mod model;
 pub mod packet;
 pub mod params;
+pub mod routing;
 pub mod run;
 pub mod spec;
 pub mod topology;

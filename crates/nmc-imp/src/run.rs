@@ -2,6 +2,9 @@
 
 use crate::model::{Ev, Host, MessageRecord, Occupancy, Pump, Subnet};
 use crate::params::ImpParams;
+use crate::routing::{
+    JourneyRecord, LineSample, LoopRecord, RouteChange, RoutingCounts, SourceSend,
+};
 use crate::spec::{ImpScenario, RECORDS, TrafficSpec};
 use crate::topology::{Routes, Topology};
 use nmc_sim::{SimDuration, SimTime, Simulation, Trace};
@@ -67,6 +70,19 @@ pub struct Outcome {
     pub hops: Option<u32>,
     pub order_violations: u64,
     pub idle_at_end: bool,
+    /// Routing and line records (empty with static routes and no line events).
+    pub routing: RoutingRecords,
+}
+
+/// What the routing and line machinery recorded (see [`crate::routing`]).
+#[derive(Clone, Debug, Default)]
+pub struct RoutingRecords {
+    pub counts: RoutingCounts,
+    pub route_changes: Vec<RouteChange>,
+    pub loops: Vec<LoopRecord>,
+    pub journeys: Vec<JourneyRecord>,
+    pub source_sends: Vec<SourceSend>,
+    pub line_samples: Vec<LineSample>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -183,10 +199,12 @@ pub fn build(
             "network.sample_period must be above zero".into(),
         ));
     }
-    Ok((
-        Subnet::new(params, topo, hosts, seed, sample, trace),
-        starts,
-    ))
+    let mut subnet = Subnet::new(params, topo, hosts, seed, sample, trace);
+    subnet
+        .routing
+        .configure(&s.network, &subnet.params, &subnet.topo)
+        .map_err(BuildError)?;
+    Ok((subnet, starts))
 }
 
 /// Runs a scenario for its duration. `progress` gets the fraction of simulated time done.
@@ -245,7 +263,7 @@ pub fn run_and_drain(
     Ok(finish(sim.model, seed, s.duration + drain, events))
 }
 
-fn finish(m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outcome {
+fn finish(mut m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outcome {
     let secs = duration.as_secs_f64();
     let names = |i: u16| m.imps[i as usize].name.clone();
     let lines: Vec<LineRecord> = m
@@ -283,6 +301,21 @@ fn finish(m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outcome {
     if let Some(h) = hops {
         metrics.insert("hops".into(), h as f64);
     }
+    let routing = if m.routing.in_play() {
+        m.routing.close_open_loops(&m.topo.names);
+        m.routing.add_metrics(&mut metrics, duration.as_nanos());
+        let r = &mut m.routing;
+        RoutingRecords {
+            counts: r.counts,
+            route_changes: std::mem::take(&mut r.route_changes),
+            loops: std::mem::take(&mut r.loops),
+            journeys: std::mem::take(&mut r.journey_records),
+            source_sends: std::mem::take(&mut r.source_sends),
+            line_samples: std::mem::take(&mut r.line_samples),
+        }
+    } else {
+        RoutingRecords::default()
+    };
     Outcome {
         seed,
         params: m.params,
@@ -295,5 +328,6 @@ fn finish(m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outcome {
         hops,
         order_violations: m.order_violations,
         idle_at_end,
+        routing,
     }
 }

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 pub type ImpScenario = Scenario<NetworkSpec, TrafficSpec>;
 
 /// Records this model can write (`record = [...]`).
-pub const RECORDS: &[&str] = &["messages", "lines", "occupancy"];
+pub const RECORDS: &[&str] = &["messages", "lines", "occupancy", "routing", "journeys"];
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -38,6 +38,79 @@ pub struct NetworkSpec {
     /// How often resource occupancy is sampled (`record = ["occupancy"]`).
     #[serde(default = "default_sample")]
     pub sample_period: SimDuration,
+    /// How IMPs choose the next line: `static` shortest-hop routes (the default) or the 1974
+    /// `adaptive` procedure (see [`crate::routing`]).
+    #[serde(default, skip_serializing_if = "RoutingMode::is_static")]
+    pub routing: RoutingMode,
+    /// Parameters of the adaptive procedure, any field of [`nmc_routing::RoutingParams`]
+    /// (`loop_prevention`, `hop_units`, `hold_down`, ...); `routing = "adaptive"` only.
+    #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
+    pub routing_params: toml::Table,
+    /// Lines whose routing messages go at another period than the default.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub routing_periods: Vec<RoutingPeriodSpec>,
+    /// Lines going down and coming back up during the run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<LineEventSpec>,
+}
+
+/// `network.routing`.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum RoutingMode {
+    /// Shortest-hop routes computed once from the topology; they never change (a line going
+    /// down holds its packets until it comes back).
+    #[default]
+    Static,
+    /// One [`nmc_routing::DistanceVector`] per IMP, fed by routing messages on the lines.
+    Adaptive,
+}
+
+impl RoutingMode {
+    pub fn is_static(&self) -> bool {
+        *self == RoutingMode::Static
+    }
+}
+
+/// `[[network.routing_periods]]`: the routing-message period of one line (K&O §V: the
+/// frequency "is a function of line speed and line utilization").
+///
+/// ```toml
+/// [[network.routing_periods]]
+/// line = ["A", "B"]
+/// period = "320ms"
+/// from = "A"          # optional: only A's messages to B; both directions without it
+/// ```
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoutingPeriodSpec {
+    pub line: [String; 2],
+    pub period: SimDuration,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+}
+
+/// `[[network.events]]`: a line goes down or comes back up at `at`.
+///
+/// ```toml
+/// [[network.events]]
+/// at = "60s"
+/// line = ["A", "B"]
+/// state = "down"
+/// ```
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LineEventSpec {
+    pub at: SimDuration,
+    pub line: [String; 2],
+    pub state: LineState,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum LineState {
+    Up,
+    Down,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
