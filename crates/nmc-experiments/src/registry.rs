@@ -107,6 +107,7 @@ pub fn all() -> Vec<&'static dyn Experiment> {
         &md1::Md1,
         &ko_v2_throughput::KoV2Throughput,
         &ko_routing_tables::KoRoutingTables,
+        &ko_alternate_path::KoAlternatePath,
         &r889_estimators::R889Estimators,
     ]
 }
