@@ -108,6 +108,7 @@ pub fn all() -> Vec<&'static dyn Experiment> {
         &ko_v2_throughput::KoV2Throughput,
         &ko_routing_tables::KoRoutingTables,
         &ko_alternate_path::KoAlternatePath,
+        &ko_looping::KoLooping,
         &r889_estimators::R889Estimators,
     ]
 }

@@ -35,10 +35,12 @@ pub fn offer_to_rfnm_ms(msgs: &[MessageRecord]) -> Vec<f64> {
 
 /// Throughput (kbit/s) of the best block of `block` consecutive messages, if there are enough.
 pub fn best_block_kbps(msgs: &[MessageRecord], block: usize) -> Option<f64> {
-    let done: Vec<(u64, u64)> = msgs
+    let mut done: Vec<(u64, u64)> = msgs
         .iter()
         .filter_map(|m| m.rfnm_ns.map(|r| (r, m.bits)))
         .collect();
+    // Consecutive in the order the RFNMs came back (with several hosts, not message order).
+    done.sort_by_key(|d| d.0);
     if done.len() <= block {
         return None;
     }
