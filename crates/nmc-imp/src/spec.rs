@@ -6,8 +6,12 @@
 //! profile = "v2-1974-10"
 //! topology = { kind = "chain", hops = 5 }
 //! hosts = [{ name = "UCLA", imp = "IMP0" }, { name = "FAKE", imp = "IMP5" }]
+//! routing = "adaptive"        # default "static"; see `routing.rs`
+//! events = [{ at = "60s", line = ["IMP2", "IMP3"], state = "down" }]
 //! [network.params]            # any field of the profile (see `params.rs`)
 //! message_numbers = 4
+//! [network.routing_params]    # any field of nmc_routing::RoutingParams
+//! loop_prevention = "hold-down-1974"
 //! [[traffic]]
 //! kind = "pump"
 //! from = "UCLA"

@@ -275,3 +275,51 @@ fn bad_routing_input_is_one_line_naming_the_key() {
         .to_string();
     assert!(e.contains("expected `static` or `adaptive`"), "{e}");
 }
+
+/// With two paths of different speed (K&O §III; RFC 632's MOFFETT–SRI case has a faster
+/// second path) the packets of one host's stream arrive at the destination IMP out of the
+/// order they were sent in; messages still reach the host in order.
+#[test]
+fn a_faster_second_path_reorders_packets() {
+    let s = scenario(
+        ALTERNATE,
+        &[
+            "duration=30s",
+            "network.routing_params.loop_prevention=none",
+            "network.topology.lines.2.capacity=230.4kbit/s",
+            "network.topology.lines.3.capacity=230.4kbit/s",
+            "record=[]",
+        ],
+    );
+    let o = run(&s, 1, Trace::off(), &mut |_| {}).unwrap();
+    let mut data: Vec<_> = o
+        .routing
+        .journeys
+        .iter()
+        .filter(|j| j.kind == "data")
+        .map(|j| (j.sent_ns, j.arrived_ns))
+        .collect();
+    data.sort();
+    let overtaken = data.windows(2).filter(|w| w[1].1 < w[0].1).count();
+    assert!(overtaken > 0, "no packet overtook another");
+    assert_eq!(o.order_violations, 0);
+}
+
+/// Static routes give what they gave before adaptive routing existed (values from the
+/// October 1974 model of issue 3: a 3-hop chain, 20 s, seed 4).
+#[test]
+fn static_routes_are_unchanged() {
+    let s = scenario(
+        CHAIN,
+        &[
+            "duration=20s",
+            "network.topology.hops=3",
+            "network.hosts.1.imp=IMP3",
+        ],
+    );
+    let o = run(&s, 4, Trace::off(), &mut |_| {}).unwrap();
+    assert_eq!(o.messages.len(), 92);
+    assert_eq!(o.messages.last().unwrap().rfnm_ns, Some(19_902_798_577));
+    assert_eq!(o.events, 16_992);
+    assert!(o.routing.journeys.is_empty() && o.routing.route_changes.is_empty());
+}

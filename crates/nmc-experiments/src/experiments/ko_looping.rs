@@ -25,7 +25,7 @@
 //!   destination. At least 1 under the 1974 rule; at most 0 under the fix. Loops lasting over
 //!   1280 ms (K&O Table I: without hold-down a loop "persists for 640 to 1280 ms") are counted
 //!   too, in the CSV.
-//! * KO-LOOP loop-free: the feasible-successor comparison (K&O ref. [10]'s aim) has no loop in
+//! * KO-LOOP loop-free: the feasible-successor comparison (K&O ref. \[10\]'s aim) has no loop in
 //!   its tables: at most 0.
 
 use crate::registry::{Context, Experiment};
