@@ -32,6 +32,9 @@ enum Command {
     Bench(cmd::bench::BenchArgs),
     /// Retransmission-timeout estimators on delay traces (RFC 889 §3): evaluate, sweep, synth.
     Rto(cmd::rto::RtoArgs),
+    /// RFC 889's delay-versus-length experiment on real networks: an echo server and a probe.
+    #[command(subcommand)]
+    Echo(cmd::echo::EchoCommand),
 }
 
 /// What a subcommand reports back.
@@ -48,6 +51,7 @@ fn main() -> ExitCode {
         Command::Reproduce(a) => cmd::reproduce::run(a),
         Command::Bench(a) => cmd::bench::run(a),
         Command::Rto(a) => cmd::rto::run(a),
+        Command::Echo(c) => cmd::echo::run(c),
     };
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,

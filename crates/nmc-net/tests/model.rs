@@ -32,25 +32,7 @@ fn golden_chain_delivers_everything_in_81_040_ms() {
 /// Pollaczek–Khinchine mean wait is rho * S / (2 (1 - rho)). Tolerance: 2 % (issue 2).
 #[test]
 fn single_line_matches_md1() {
-    let text = r#"
-name = "md1"
-seed = 11
-duration = "2000min"
-model = "store-forward"
-[network]
-topology = "chain"
-nodes = 2
-[network.line]
-capacity = "50kbit/s"
-propagation = "0ms"
-queue_limit = 1000000
-[[traffic]]
-from = 0
-to = 1
-arrivals = { kind = "poisson", mean_interval = "40.32ms" }
-length = { kind = "fixed", bits = "1008bit" }
-"#;
-    let s = scenario(text, &[]);
+    let s = scenario(include_str!("../../../scenarios/md1.toml"), &[]);
     let out = run(&s, 11, Trace::off(), &mut |_| {}).unwrap();
     let service_ms = 20.16;
     let rho = service_ms / 40.32;

@@ -83,7 +83,7 @@ impl Report {
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title>\n<style>\
 body{{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}}\
 table{{border-collapse:collapse;margin:1em 0;font-size:14px}}th,td{{border:1px solid #ccc;padding:3px 8px;text-align:left}}\
-th{{background:#f3f3f3}}td.ok{{background:#e6f4e6}}td.miss{{background:#fbe3e3;font-weight:bold}}\
+th{{background:#f3f3f3}}td:nth-child(-n+2){{white-space:nowrap}}td.ok{{background:#e6f4e6}}td.miss{{background:#fbe3e3;font-weight:bold}}\
 figure{{margin:1em 0}}figcaption{{font-size:13px;color:#555}}section{{border-top:2px solid #ddd;margin-top:2em}}\
 .meta{{color:#666;font-size:13px}}</style></head><body>\n<h1>{title}</h1>\n\
 <p class=\"meta\">nmc {ver} &middot; seed {seed} &middot; <code>{cmd}</code> &middot; {within} of {n} rows within tolerance</p>\n",

@@ -214,7 +214,10 @@ impl Experiment for KoV2Throughput {
         for h in 1..=5 {
             ctx.check(
                 &format!("KO-1 {h} hop{}", if h > 1 { "s" } else { "" }),
-                &format!("average throughput, {h} hops (map)"),
+                &format!(
+                    "average throughput, {h} hop{} (map)",
+                    if h > 1 { "s" } else { "" }
+                ),
                 "kbit/s",
                 "K&O Fig. 3",
                 Target::Range {
@@ -239,7 +242,10 @@ impl Experiment for KoV2Throughput {
         for h in 1..=9 {
             ctx.check(
                 &format!("KO-3 {h}"),
-                &format!("average round trip, {h} hops (map)"),
+                &format!(
+                    "average round trip, {h} hop{} (map)",
+                    if h > 1 { "s" } else { "" }
+                ),
                 "ms",
                 "K&O Fig. 4: 200 + 90(n − 1)",
                 Target::Rel {
@@ -253,7 +259,10 @@ impl Experiment for KoV2Throughput {
             let r = map_row(h);
             ctx.check(
                 &format!("KO-4 {h}"),
-                &format!("best-150 / average throughput, {h} hops (map)"),
+                &format!(
+                    "best-150 / average throughput, {h} hop{} (map)",
+                    if h > 1 { "s" } else { "" }
+                ),
                 "ratio",
                 "K&O Fig. 3: \"not much better\"",
                 Target::Range {
@@ -309,7 +318,10 @@ impl Experiment for KoV2Throughput {
             ));
             ctx.check(
                 &format!("KO-5 {hops}"),
-                &format!("lags with significant positive correlation, {hops} hops (map)"),
+                &format!(
+                    "lags with significant positive correlation, {hops} hop{} (map)",
+                    if *hops > 1 { "s" } else { "" }
+                ),
                 "lags",
                 "K&O Fig. 6: \"out to about 3 or 4\"",
                 Target::Range {

@@ -11,24 +11,7 @@ use nmc_sim::{SimDuration, Trace};
 
 pub struct Md1;
 
-const SCENARIO: &str = r#"
-name = "md1"
-seed = 1
-duration = "2000min"
-model = "store-forward"
-[network]
-topology = "chain"
-nodes = 2
-[network.line]
-capacity = "50kbit/s"
-propagation = "0ms"
-queue_limit = 1000000
-[[traffic]]
-from = 0
-to = 1
-arrivals = { kind = "poisson", mean_interval = "40.32ms" }
-length = { kind = "fixed", bits = "1008bit" }
-"#;
+const SCENARIO: &str = include_str!("../../../../scenarios/md1.toml");
 
 impl Experiment for Md1 {
     fn id(&self) -> &'static str {

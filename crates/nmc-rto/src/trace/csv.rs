@@ -11,9 +11,12 @@
 //! - Lines starting with `#` are comments; blank lines are skipped. The first other line is the
 //!   header; columns are found by name, in any order; unknown columns are ignored (so a probe
 //!   may add its own).
-//! - Required: a send-time column `send_s`, `send_ms`, `send_us` or `send_ns`, and a delay column
+//! - Required: a send-time column `send_s`, `send_ms`, `send_us` or `send_ns` (or `send_time_*`),
+//!   and a round-trip column: `rtt_s`, `rtt_ms`, `rtt_us` or `rtt_ns` if there is one, otherwise
 //!   `delay_s`, `delay_ms`, `delay_us` or `delay_ns`; the suffix is the unit.
-//! - Optional: `length` (octets, integer), `seq` (integer), `path` (free text identifier).
+//! - Optional: `length` or `length_bytes` (octets, integer), `seq` (integer), `path` (free text).
+//! - `nmc echo probe`'s `trace.csv` is read as it is: its `rtt_ns` column (the round trip) is
+//!   used, not its `delay_ns` (the one-way delay, half the round trip, as RFC 889 prints it).
 //! - Values are plain non-negative decimals (`312.5`; no exponent, no sign) and are read exactly
 //!   to the nanosecond. The delay is the round trip from sending the request to receiving its
 //!   reply; an empty field (or `lost`, `-`) means no reply was received.
@@ -50,7 +53,9 @@ pub fn parse(file: &str, text: &str) -> Result<Trace, TraceError> {
                 .map(|p| (i, [9u32, 6, 3, 0][p]))
         })
     };
-    let send = find(&["send_s", "send_ms", "send_us", "send_ns"]).ok_or_else(|| {
+    let send = find(&["send_s", "send_ms", "send_us", "send_ns"])
+        .or_else(|| find(&["send_time_s", "send_time_ms", "send_time_us", "send_time_ns"]))
+        .ok_or_else(|| {
         TraceError::new(
             file,
             Some(header_line),
@@ -60,7 +65,9 @@ pub fn parse(file: &str, text: &str) -> Result<Trace, TraceError> {
             ),
         )
     })?;
-    let delay = find(&["delay_s", "delay_ms", "delay_us", "delay_ns"]).ok_or_else(|| {
+    let delay = find(&["rtt_s", "rtt_ms", "rtt_us", "rtt_ns"])
+        .or_else(|| find(&["delay_s", "delay_ms", "delay_us", "delay_ns"]))
+        .ok_or_else(|| {
         TraceError::new(
             file,
             Some(header_line),
@@ -71,7 +78,11 @@ pub fn parse(file: &str, text: &str) -> Result<Trace, TraceError> {
         )
     })?;
     let col = |name: &str| headers.iter().position(|h| h.eq_ignore_ascii_case(name));
-    let (length_col, seq_col, path_col) = (col("length"), col("seq"), col("path"));
+    let (length_col, seq_col, path_col) = (
+        col("length").or_else(|| col("length_bytes")),
+        col("seq"),
+        col("path"),
+    );
 
     let mut probes = Vec::new();
     for rec in rdr.records() {
@@ -189,6 +200,20 @@ mod tests {
         assert_eq!(t.probes[2].path.as_deref(), Some("ISID"));
         let again = parse("again", &to_string(&t)).unwrap();
         assert_eq!(again.probes, t.probes);
+    }
+
+    #[test]
+    fn reads_the_echo_probe_trace_using_its_round_trip() {
+        let text = "send_time_ns,length_bytes,delay_ns,seq,rtt_ns,server_turnaround_ns\n0,40,50000000,0,100000000,1000\n10000000,256,,1,,\n";
+        let t = parse("trace.csv", text).unwrap();
+        assert_eq!(t.probes.len(), 2);
+        assert_eq!(
+            t.probes[0].delay,
+            Some(Nanos(100_000_000)),
+            "round trip, not the halved delay"
+        );
+        assert_eq!(t.probes[1].delay, None);
+        assert_eq!(t.probes[1].length, Some(256));
     }
 
     #[test]

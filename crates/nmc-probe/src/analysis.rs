@@ -1,0 +1,294 @@
+//! Reduction of a run, as RFC 889 §2 did it: order statistics of the delays, and least-squares
+//! lines of delay on length, one line or two split at a break point, with the rate
+//! Δbits / Δdelay of each.
+//!
+//! Delays here are one-way-normalised (round trip / 2, RFC 889 §2.1). Because the probe's packet
+//! crosses each link twice, once in each direction, a link of `R` bit/s adds `8·L/R` to the round
+//! trip per direction and so `8·L/R` to the one-way-normalised delay: the rate Mills computed from
+//! the slope, `8 / slope`, is the link's own bit rate when one link dominates.
+//!
+//! Mills's table gives each line's delay at its two ends (40 and 125 octets for single-packet
+//! messages, 125 and 256 for multi-packet ones) and the rate between them. [`LineFit`] carries
+//! the same: `delay_at_from_ns`, `delay_at_to_ns` and `rate_bps`. For a split at `b` octets the
+//! short line covers lengths `< b` and is quoted at (shortest, b−1); the long line covers `≥ b` and is
+//! quoted at (b−1, longest), so a split at 126 reproduces the table's 40 / 125 / 125 / 256 columns.
+
+use serde::Serialize;
+
+/// `(length in bytes, one-way delay in ns)` points.
+type Points = Vec<(u32, f64)>;
+
+/// Order statistics and moments of a set of delays, in ns.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct DelayStats {
+    pub n: usize,
+    pub min_ns: u64,
+    pub median_ns: u64,
+    pub mean_ns: f64,
+    pub p95_ns: u64,
+    pub max_ns: u64,
+    pub stddev_ns: f64,
+    /// Coefficient of variation (stddev / mean), as in RFC 889 §3's table.
+    pub cov: f64,
+}
+
+impl DelayStats {
+    /// `None` for an empty set. Quantiles are nearest-rank: the smallest value with at least q·n
+    /// values at or below it.
+    pub fn of(values: &[u64]) -> Option<DelayStats> {
+        if values.is_empty() {
+            return None;
+        }
+        let mut v = values.to_vec();
+        v.sort_unstable();
+        let n = v.len();
+        let rank = |q: f64| v[((q * n as f64).ceil() as usize).clamp(1, n) - 1];
+        let mean = v.iter().map(|&x| x as f64).sum::<f64>() / n as f64;
+        let var = if n > 1 {
+            v.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / (n - 1) as f64
+        } else {
+            0.0
+        };
+        let sd = var.sqrt();
+        Some(DelayStats {
+            n,
+            min_ns: v[0],
+            median_ns: rank(0.5),
+            mean_ns: mean,
+            p95_ns: rank(0.95),
+            max_ns: v[n - 1],
+            stddev_ns: sd,
+            cov: if mean > 0.0 { sd / mean } else { 0.0 },
+        })
+    }
+}
+
+/// A least-squares line `delay = intercept + slope · length` over one range of lengths.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct LineFit {
+    pub n: usize,
+    /// Shortest and longest length the line is quoted at (see the module doc).
+    pub from_len: u32,
+    pub to_len: u32,
+    /// Delay at length 0, ns.
+    pub intercept_ns: f64,
+    /// ns of one-way-normalised delay per byte of datagram.
+    pub slope_ns_per_byte: f64,
+    /// Standard errors of the two coefficients (ordinary least squares, residual variance with n − 2 degrees of freedom).
+    pub intercept_stderr_ns: f64,
+    pub slope_stderr_ns_per_byte: f64,
+    pub r2: f64,
+    /// Root mean square of the residuals, ns.
+    pub rms_residual_ns: f64,
+    /// Sum of squared residuals, ns².
+    pub sse: f64,
+    pub delay_at_from_ns: f64,
+    pub delay_at_to_ns: f64,
+    /// Δbits / Δdelay between `from_len` and `to_len` = 8e9 / slope, bit/s; `None` unless the slope is positive.
+    pub rate_bps: Option<f64>,
+}
+
+impl LineFit {
+    pub fn delay_at(&self, len: f64) -> f64 {
+        self.intercept_ns + self.slope_ns_per_byte * len
+    }
+}
+
+/// Fits a line to `(length, delay_ns)` points and quotes it at `from_len` and `to_len`. `None`
+/// with fewer than 3 points or fewer than 2 distinct lengths.
+pub fn fit_line(points: &[(u32, f64)], from_len: u32, to_len: u32) -> Option<LineFit> {
+    let n = points.len();
+    if n < 3 {
+        return None;
+    }
+    let nf = n as f64;
+    let mx = points.iter().map(|p| p.0 as f64).sum::<f64>() / nf;
+    let my = points.iter().map(|p| p.1).sum::<f64>() / nf;
+    let sxx: f64 = points.iter().map(|p| (p.0 as f64 - mx).powi(2)).sum();
+    let sxy: f64 = points.iter().map(|p| (p.0 as f64 - mx) * (p.1 - my)).sum();
+    let syy: f64 = points.iter().map(|p| (p.1 - my).powi(2)).sum();
+    if sxx <= 0.0 {
+        return None;
+    }
+    let slope = sxy / sxx;
+    let intercept = my - slope * mx;
+    let sse: f64 = points
+        .iter()
+        .map(|p| (p.1 - intercept - slope * p.0 as f64).powi(2))
+        .sum();
+    let s2 = sse / (nf - 2.0);
+    let line = LineFit {
+        n,
+        from_len,
+        to_len,
+        intercept_ns: intercept,
+        slope_ns_per_byte: slope,
+        intercept_stderr_ns: (s2 * (1.0 / nf + mx * mx / sxx)).sqrt(),
+        slope_stderr_ns_per_byte: (s2 / sxx).sqrt(),
+        r2: if syy > 0.0 { 1.0 - sse / syy } else { 1.0 },
+        rms_residual_ns: (sse / nf).sqrt(),
+        sse,
+        delay_at_from_ns: intercept + slope * from_len as f64,
+        delay_at_to_ns: intercept + slope * to_len as f64,
+        rate_bps: (slope > 0.0).then(|| 8e9 / slope),
+    };
+    Some(line)
+}
+
+/// Two lines split at a break: `short` over lengths `< break_at`, `long` over `≥ break_at`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct SplitFit {
+    pub break_at: u32,
+    pub short: LineFit,
+    pub long: LineFit,
+    /// Sum of both lines' squared residuals, ns².
+    pub sse: f64,
+    /// 1 − sse(two lines) / sse(one line): how much of the one line's misfit the split removes.
+    pub sse_reduction: f64,
+    /// F statistic of two lines against one: ((sse₁ − sse₂) / 2) / (sse₂ / (n − 4)). For a split
+    /// found by searching every break it runs high by chance, so the report shows the best split
+    /// only above [`BEST_SPLIT_MIN_F`].
+    pub f_statistic: f64,
+}
+
+/// Smallest F statistic at which the text report and the plot show the best split: a judgement,
+/// well above the ≈ 3 of a single pre-chosen break at the 5 % level, to allow for the search.
+pub const BEST_SPLIT_MIN_F: f64 = 20.0;
+
+/// The fits RFC 889 §2 made, plus a search for the best break.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Fits {
+    /// One line over all lengths ("only one characteristic was assumed for ARPANET-exclusive paths").
+    pub one_line: Option<LineFit>,
+    /// Two lines split at the requested break (126 octets on ARPANET paths).
+    pub split: Option<SplitFit>,
+    /// Two lines split where the total squared residual is least, over every observed length
+    /// that leaves at least [`MIN_SEGMENT_POINTS`] points and 3 distinct lengths on each side.
+    pub best_split: Option<SplitFit>,
+}
+
+/// Fewest points a line of a split may rest on.
+pub const MIN_SEGMENT_POINTS: usize = 8;
+
+/// Fits two lines split at `break_at`; `None` if either side has too few points.
+pub fn fit_split(points: &[(u32, f64)], break_at: u32, one: Option<&LineFit>) -> Option<SplitFit> {
+    let (short, long): (Points, Points) = points.iter().partition(|p| p.0 < break_at);
+    if short.len() < MIN_SEGMENT_POINTS || long.len() < MIN_SEGMENT_POINTS {
+        return None;
+    }
+    let lo = short.iter().map(|p| p.0).min()?;
+    let hi = long.iter().map(|p| p.0).max()?;
+    let knee = break_at.saturating_sub(1);
+    let s = fit_line(&short, lo, knee)?;
+    let l = fit_line(&long, knee, hi)?;
+    let sse = s.sse + l.sse;
+    let n = points.len() as f64;
+    let f_statistic = match one {
+        Some(o) if sse > 0.0 && n > 4.0 => ((o.sse - sse) / 2.0) / (sse / (n - 4.0)),
+        Some(o) if o.sse > sse => f64::INFINITY,
+        _ => 0.0,
+    };
+    Some(SplitFit {
+        break_at,
+        short: s,
+        long: l,
+        sse,
+        sse_reduction: one.map_or(0.0, |o| if o.sse > 0.0 { 1.0 - sse / o.sse } else { 0.0 }),
+        f_statistic,
+    })
+}
+
+fn distinct(points: &[(u32, f64)]) -> usize {
+    let mut v: Vec<u32> = points.iter().map(|p| p.0).collect();
+    v.sort_unstable();
+    v.dedup();
+    v.len()
+}
+
+/// All three fits of `(length, one-way delay ns)` points.
+pub fn fit_all(points: &[(u32, f64)], break_at: Option<u32>) -> Fits {
+    let lo = points.iter().map(|p| p.0).min().unwrap_or(0);
+    let hi = points.iter().map(|p| p.0).max().unwrap_or(0);
+    let one_line = fit_line(points, lo, hi);
+    let split = break_at.and_then(|b| fit_split(points, b, one_line.as_ref()));
+    let mut candidates: Vec<u32> = points.iter().map(|p| p.0).collect();
+    candidates.sort_unstable();
+    candidates.dedup();
+    let best_split = candidates
+        .iter()
+        .filter(|&&b| {
+            let (s, l): (Points, Points) = points.iter().partition(|p| p.0 < b);
+            distinct(&s) >= 3 && distinct(&l) >= 3
+        })
+        .filter_map(|&b| fit_split(points, b, one_line.as_ref()))
+        .min_by(|a, b| a.sse.total_cmp(&b.sse));
+    Fits {
+        one_line,
+        split,
+        best_split,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stats_nearest_rank() {
+        let s = DelayStats::of(&(1..=100).collect::<Vec<u64>>()).unwrap();
+        assert_eq!(
+            (s.min_ns, s.median_ns, s.p95_ns, s.max_ns),
+            (1, 50, 95, 100)
+        );
+        assert!((s.mean_ns - 50.5).abs() < 1e-9);
+        assert!(DelayStats::of(&[]).is_none());
+    }
+
+    /// FORD1 in RFC 889's table: 93 ms at 40 octets, 274 ms at 256, rate 9540 bit/s.
+    #[test]
+    fn exact_line_gives_mills_rate() {
+        let slope = (274.0 - 93.0) / (256.0 - 40.0) * 1e6; // ns per byte
+        let pts: Vec<(u32, f64)> = (40..=256)
+            .map(|l| (l, 93e6 + slope * (l - 40) as f64))
+            .collect();
+        let f = fit_line(&pts, 40, 256).unwrap();
+        assert!((f.delay_at_from_ns - 93e6).abs() < 1.0);
+        assert!((f.delay_at_to_ns - 274e6).abs() < 1.0);
+        let rate = f.rate_bps.unwrap();
+        assert!((rate - 9547.0).abs() < 1.0, "{rate}");
+        assert!(f.r2 > 0.999_999);
+    }
+
+    /// MILARP: single-packet 61 → 105 ms over 40..125, multi-packet 133 → 171 ms over 125..256.
+    #[test]
+    fn split_at_126_recovers_both_characteristics_and_best_break_finds_it() {
+        let short = |l: u32| 61e6 + (105e6 - 61e6) * (l as f64 - 40.0) / 85.0;
+        let long = |l: u32| 133e6 + (171e6 - 133e6) * (l as f64 - 125.0) / 131.0;
+        let mut pts = Vec::new();
+        for l in 40..=256u32 {
+            // A little deterministic noise so the fit is not degenerate.
+            let noise = ((l * 7919) % 13) as f64 * 1e4;
+            pts.push((l, if l < 126 { short(l) } else { long(l) } + noise));
+        }
+        let fits = fit_all(&pts, Some(126));
+        let s = fits.split.unwrap();
+        assert_eq!((s.short.from_len, s.short.to_len), (40, 125));
+        assert_eq!((s.long.from_len, s.long.to_len), (125, 256));
+        assert!((s.short.delay_at_from_ns / 1e6 - 61.0).abs() < 0.2);
+        assert!((s.long.delay_at_to_ns / 1e6 - 171.0).abs() < 0.2);
+        // Mills: 15358 and 27769 bit/s (his table rounds delays to whole ms).
+        assert!((s.short.rate_bps.unwrap() / 15454.0 - 1.0).abs() < 0.02);
+        assert!((s.long.rate_bps.unwrap() / 27578.0 - 1.0).abs() < 0.02);
+        assert!(s.sse_reduction > 0.99);
+        assert!(s.f_statistic > BEST_SPLIT_MIN_F);
+        assert_eq!(fits.best_split.unwrap().break_at, 126);
+    }
+
+    #[test]
+    fn degenerate_inputs_give_none() {
+        assert!(fit_line(&[(40, 1.0), (40, 2.0), (40, 3.0)], 40, 40).is_none());
+        assert!(fit_line(&[(40, 1.0), (50, 2.0)], 40, 50).is_none());
+        let fits = fit_all(&[], Some(126));
+        assert!(fits.one_line.is_none() && fits.split.is_none() && fits.best_split.is_none());
+    }
+}

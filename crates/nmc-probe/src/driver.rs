@@ -1,0 +1,200 @@
+//! The probe's event loop, shared by the UDP and ICMP socket drivers: it feeds the
+//! [`Probe`] core the time, the replies and the silences, and sends what it asks for.
+//!
+//! Plain sockets on one thread, waiting in `ppoll(2)`: with one volley in flight there is never
+//! more than one thing to wait for, and a paced run only adds "or the next send falls due", which
+//! the wait's timeout covers. `ppoll` takes a nanosecond timeout served by a high-resolution
+//! timer, unlike `SO_RCVTIMEO`, which the kernel rounds up to whole scheduler ticks (10 ms at
+//! 100 Hz): paced sends would slip by a tick each. An async runtime would add a dependency and
+//! hide the timestamps behind a scheduler without making them better. Every wait is capped at
+//! [`MAX_WAIT`] so that a stop request (Ctrl-C) is seen promptly.
+
+use crate::probe::{Probe, ProbeConfig, ProbeCounters, Transmit, Volley};
+use crate::time::{Clock, Nanos, TimerResolution, measure_timer_resolution, unix_now_ns};
+use serde::Serialize;
+use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// Longest single wait, so that a stop request is noticed within this.
+pub const MAX_WAIT: Duration = Duration::from_millis(100);
+
+/// The transport a run used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Transport {
+    Udp,
+    /// ICMP Echo through an unprivileged ping socket (`SOCK_DGRAM`, `IPPROTO_ICMP`).
+    IcmpPing,
+    /// ICMP Echo through a raw socket (needs root or `CAP_NET_RAW`).
+    IcmpRaw,
+}
+
+impl std::fmt::Display for Transport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Transport::Udp => "udp",
+            Transport::IcmpPing => "icmp (ping socket)",
+            Transport::IcmpRaw => "icmp (raw socket)",
+        })
+    }
+}
+
+/// What one received datagram was, as far as the socket driver can tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Received {
+    /// A well-formed (and, with a secret, authenticated) reply.
+    Reply {
+        at: Nanos,
+        seq: u32,
+        stamp: Nanos,
+        turnaround: Option<Nanos>,
+    },
+    /// A well-formed reply that lacked or failed authentication.
+    Unauthenticated,
+    /// An ICMP error report (e.g. port unreachable: no server listening).
+    IcmpError,
+    /// Anything else (not ours, malformed): ignored.
+    Other,
+}
+
+/// A socket that can carry volleys.
+pub(crate) trait EchoSocket {
+    /// Bytes of IP and transport header in front of the payload; `Transmit::length` includes them.
+    fn overhead(&self) -> u32;
+    fn send(&mut self, tx: &Transmit) -> io::Result<()>;
+    /// Waits up to `timeout` for a datagram; `Ok(None)` when the wait ran out.
+    fn recv(&mut self, timeout: Duration) -> io::Result<Option<Received>>;
+}
+
+/// Waits until `fd` is readable or `timeout` has passed; `Ok(true)` if readable.
+pub(crate) fn wait_readable(fd: std::os::fd::RawFd, timeout: Duration) -> io::Result<bool> {
+    let mut pfd = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    let ts = libc::timespec {
+        tv_sec: timeout.as_secs() as libc::time_t,
+        tv_nsec: timeout.subsec_nanos() as libc::c_long,
+    };
+    // SAFETY: one pollfd and one timespec that we own; no signal mask.
+    let rc = unsafe { libc::ppoll(&mut pfd, 1, &ts, std::ptr::null()) };
+    if rc < 0 {
+        let e = io::Error::last_os_error();
+        if e.kind() == io::ErrorKind::Interrupted {
+            return Ok(false);
+        }
+        return Err(e);
+    }
+    Ok(rc > 0)
+}
+
+/// A finished (or stopped) run: everything the reports need.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProbeRun {
+    /// The target as given and as resolved.
+    pub target: String,
+    pub transport: Transport,
+    pub config: ProbeConfig,
+    /// Bytes of IP + UDP/ICMP header counted in every length.
+    pub header_bytes: u32,
+    pub timer: TimerResolution,
+    /// Wall-clock time the run started, ns since the Unix epoch (for the record only).
+    pub started_unix_ns: u64,
+    /// Monotonic time the run took.
+    pub elapsed: Nanos,
+    /// True when the run was stopped before every volley was resolved.
+    pub interrupted: bool,
+    pub counters: ProbeCounters,
+    #[serde(skip)]
+    pub volleys: Vec<Volley>,
+}
+
+/// Reports progress: volleys sent, volleys in the run.
+pub type Progress<'a> = &'a mut dyn FnMut(usize, usize);
+
+pub(crate) fn run<S: EchoSocket>(
+    sock: &mut S,
+    target: String,
+    transport: Transport,
+    cfg: ProbeConfig,
+    clock: Clock,
+    stop: &AtomicBool,
+    progress: Option<Progress<'_>>,
+) -> Result<ProbeRun, crate::Error> {
+    let timer = measure_timer_resolution(1000);
+    let mut probe = Probe::new(cfg)?;
+    let total = probe.volleys().len();
+    let started_unix_ns = unix_now_ns();
+    let start = clock.now();
+    let mut progress = progress;
+    let mut interrupted = false;
+    while !probe.is_done() {
+        if stop.load(Ordering::Relaxed) {
+            interrupted = true;
+            break;
+        }
+        probe.handle_timeout(clock.now());
+        while let Some(tx) = probe.poll_transmit(clock.now()) {
+            match sock.send(&tx) {
+                Ok(()) => {}
+                // A connected UDP socket reports an earlier ICMP error on the next call.
+                Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
+                    probe.counters_mut().icmp_errors += 1;
+                }
+                Err(e) => return Err(crate::Error::Io("send", e)),
+            }
+            if let Some(p) = progress.as_mut() {
+                p(probe.sent(), total);
+            }
+        }
+        if probe.is_done() {
+            break;
+        }
+        let Some(at) = probe.poll_at() else { break };
+        let wait = at.saturating_sub(clock.now()).to_duration().min(MAX_WAIT);
+        if wait.is_zero() {
+            continue;
+        }
+        match sock.recv(wait) {
+            Ok(None) => {}
+            Ok(Some(Received::Reply {
+                at,
+                seq,
+                stamp,
+                turnaround,
+            })) => {
+                probe.handle_reply(at, seq, stamp, turnaround);
+            }
+            Ok(Some(Received::Unauthenticated)) => probe.counters_mut().unauthenticated += 1,
+            Ok(Some(Received::IcmpError)) => probe.counters_mut().icmp_errors += 1,
+            Ok(Some(Received::Other)) => {}
+            Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
+                probe.counters_mut().icmp_errors += 1;
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(crate::Error::Io("receive", e)),
+        }
+    }
+    let elapsed = clock.now().saturating_sub(start);
+    // A stopped run keeps only the volleys it resolved: one still waiting is neither answered nor lost.
+    let volleys = probe
+        .volleys()
+        .iter()
+        .filter(|v| v.sent.is_some() && (v.lost || v.rtt.is_some()))
+        .copied()
+        .collect();
+    Ok(ProbeRun {
+        target,
+        transport,
+        config: probe.config().clone(),
+        header_bytes: sock.overhead(),
+        timer,
+        started_unix_ns,
+        elapsed,
+        interrupted,
+        counters: probe.counters(),
+        volleys,
+    })
+}

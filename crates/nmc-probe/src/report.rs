@@ -1,0 +1,370 @@
+//! What a run leaves behind: the JSON summary, the text report, the scatter plot, and the files
+//! in the output directory.
+//!
+//! `--out DIR` gets three files:
+//! - `trace.csv`: one row per volley ([`crate::trace`]);
+//! - `summary.json`: a [`Summary`];
+//! - `delay-vs-length.svg`: one-way delay against length, with the fitted lines.
+
+use crate::Error;
+use crate::analysis::{BEST_SPLIT_MIN_F, DelayStats, Fits, LineFit, SplitFit, fit_all};
+use crate::driver::ProbeRun;
+use crate::probe::Volley;
+use crate::trace;
+use plotters::prelude::*;
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// Everything a run measured, reduced. Serialised as `summary.json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    pub tool: &'static str,
+    pub version: &'static str,
+    #[serde(flatten)]
+    pub run: ProbeRun,
+    /// Volleys resolved (answered or lost).
+    pub volleys: usize,
+    pub answered: usize,
+    pub lost: usize,
+    pub loss_fraction: f64,
+    /// One-way-normalised delay (round trip / 2).
+    pub one_way: Option<DelayStats>,
+    pub rtt: Option<DelayStats>,
+    /// Server turnaround reported in UDP replies.
+    pub server_turnaround: Option<DelayStats>,
+    pub fits: Fits,
+    /// The break asked for (RFC 889: 126 octets on ARPANET paths).
+    pub break_at: Option<u32>,
+    /// The trace's columns, for a reader that wants to check.
+    pub trace_columns: [&'static str; 6],
+}
+
+impl Summary {
+    /// Reduces a run. `break_at` is the split to fit besides one line and the best split.
+    pub fn of(run: ProbeRun, break_at: Option<u32>) -> Summary {
+        let answered: Vec<&Volley> = run
+            .volleys
+            .iter()
+            .filter(|v| !v.lost && v.rtt.is_some())
+            .collect();
+        let lost = run.volleys.iter().filter(|v| v.lost).count();
+        let one_way: Vec<u64> = answered
+            .iter()
+            .filter_map(|v| v.one_way())
+            .map(|d| d.0)
+            .collect();
+        let rtt: Vec<u64> = answered.iter().filter_map(|v| v.rtt).map(|d| d.0).collect();
+        let turn: Vec<u64> = answered
+            .iter()
+            .filter_map(|v| v.server_turnaround)
+            .map(|d| d.0)
+            .collect();
+        let points: Vec<(u32, f64)> = answered
+            .iter()
+            .filter_map(|v| v.one_way().map(|d| (v.length, d.0 as f64)))
+            .collect();
+        let volleys = answered.len() + lost;
+        Summary {
+            tool: "nmc echo probe",
+            version: env!("CARGO_PKG_VERSION"),
+            volleys,
+            answered: answered.len(),
+            lost,
+            loss_fraction: if volleys > 0 {
+                lost as f64 / volleys as f64
+            } else {
+                0.0
+            },
+            one_way: DelayStats::of(&one_way),
+            rtt: DelayStats::of(&rtt),
+            server_turnaround: DelayStats::of(&turn),
+            fits: fit_all(&points, break_at),
+            break_at,
+            trace_columns: trace::COLUMNS,
+            run,
+        }
+    }
+
+    /// The text report printed after a run.
+    pub fn text(&self) -> String {
+        let mut s = String::new();
+        let r = &self.run;
+        let c = &r.counters;
+        let _ = writeln!(
+            s,
+            "{} to {} over {}: {} volleys in {}{}",
+            self.tool,
+            r.target,
+            r.transport,
+            self.volleys,
+            r.elapsed,
+            if r.interrupted {
+                " (stopped early)"
+            } else {
+                ""
+            }
+        );
+        let _ = writeln!(s, "  {}", r.timer);
+        let _ = writeln!(
+            s,
+            "  lengths {} bytes (IP datagram, {} bytes of headers; floor {}), seed {}",
+            r.config.lengths, r.header_bytes, r.config.floor, r.config.seed
+        );
+        let _ = writeln!(
+            s,
+            "  answered {}  lost {} ({:.2} %)  late {}  duplicates {}  reordered {}  foreign {}  unauthenticated {}  icmp-errors {}",
+            self.answered,
+            self.lost,
+            100.0 * self.loss_fraction,
+            c.late,
+            c.duplicates,
+            c.reordered,
+            c.foreign,
+            c.unauthenticated,
+            c.icmp_errors
+        );
+        let ms = |x: f64| x / 1e6;
+        for (name, st) in [("one-way delay", &self.one_way), ("round trip", &self.rtt)] {
+            if let Some(d) = st {
+                let _ = writeln!(
+                    s,
+                    "  {name:<14} ms: min {:.3}  median {:.3}  mean {:.3}  p95 {:.3}  max {:.3}  (CoV {:.3})",
+                    ms(d.min_ns as f64),
+                    ms(d.median_ns as f64),
+                    ms(d.mean_ns),
+                    ms(d.p95_ns as f64),
+                    ms(d.max_ns as f64),
+                    d.cov
+                );
+            }
+        }
+        let _ = writeln!(
+            s,
+            "  fits of one-way delay on length (RFC 889 §2: delay in ms at each end, rate = Δbits/Δdelay;\n   n.s.: slope within two standard errors of zero, — : slope not positive):"
+        );
+        let line = |s: &mut String, label: &str, f: &LineFit| {
+            // A slope within two standard errors of zero says nothing about a rate.
+            let significant = f.slope_ns_per_byte.abs() > 2.0 * f.slope_stderr_ns_per_byte;
+            let rate = match f.rate_bps {
+                Some(r) if significant => format!("{r:.0} bit/s"),
+                Some(_) => "n.s.".to_string(),
+                None => "—".to_string(),
+            };
+            let _ = writeln!(
+                s,
+                "    {label:<22} {:>4}: {:>9.3}  {:>4}: {:>9.3}  rate {:>14}  intercept {:.3} ms  n {}  r² {:.4}",
+                f.from_len,
+                ms(f.delay_at_from_ns),
+                f.to_len,
+                ms(f.delay_at_to_ns),
+                rate,
+                ms(f.intercept_ns),
+                f.n,
+                f.r2
+            );
+        };
+        let split = |s: &mut String, label: &str, sp: &SplitFit| {
+            line(s, &format!("{label} <{}", sp.break_at), &sp.short);
+            line(s, &format!("{label} >={}", sp.break_at), &sp.long);
+            let _ = writeln!(
+                s,
+                "    {:<22} split removes {:.1} % of the one line's squared residual (F = {:.1})",
+                "",
+                100.0 * sp.sse_reduction,
+                sp.f_statistic
+            );
+        };
+        match &self.fits.one_line {
+            Some(f) => line(&mut s, "one line", f),
+            None => {
+                let _ = writeln!(
+                    s,
+                    "    too few answered volleys of distinct lengths to fit a line"
+                );
+            }
+        }
+        if let Some(sp) = &self.fits.split {
+            split(&mut s, "split", sp);
+        } else if let Some(b) = self.break_at {
+            let _ = writeln!(s, "    split at {b}: too few points on one side");
+        }
+        match &self.fits.best_split {
+            Some(sp) if sp.f_statistic >= BEST_SPLIT_MIN_F => split(&mut s, "best split", sp),
+            Some(sp) => {
+                let _ = writeln!(
+                    s,
+                    "    best split             none stands out (best at {}: F = {:.1} < {BEST_SPLIT_MIN_F})",
+                    sp.break_at, sp.f_statistic
+                );
+            }
+            None => {}
+        }
+        if c.unauthenticated > 0 {
+            let _ = writeln!(
+                s,
+                "  note: {} replies were not authenticated: does the server have the same secret?",
+                c.unauthenticated
+            );
+        }
+        if self.lost > 0 && r.transport == crate::driver::Transport::Udp {
+            let _ = writeln!(
+                s,
+                "  note: a server's rate limit looks like loss from here; `nmc echo serve` counts the requests it refused (rate-limited)"
+            );
+        }
+        if c.icmp_errors > 0 && self.answered == 0 {
+            let _ = writeln!(
+                s,
+                "  note: the target answered with ICMP errors: is an echo server listening there?"
+            );
+        }
+        s
+    }
+}
+
+/// Draws one-way delay (ms) against length (bytes) with the fitted lines, as an SVG file.
+/// Text is written as SVG `<text>` elements; no font files are read.
+pub fn write_svg(path: &Path, summary: &Summary) -> Result<(), Error> {
+    let plot_err = |e: String| Error::Plot(path.display().to_string(), e);
+    let pts: Vec<(f64, f64)> = summary
+        .run
+        .volleys
+        .iter()
+        .filter(|v| !v.lost)
+        .filter_map(|v| v.one_way().map(|d| (f64::from(v.length), d.0 as f64 / 1e6)))
+        .collect();
+    let (xmin, xmax) = pts
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
+    let (ymin, ymax) = pts
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.1), b.max(p.1)));
+    let (xmin, xmax) = if pts.is_empty() {
+        (0.0, 256.0)
+    } else {
+        (0.0_f64.max(xmin - 8.0), xmax + 8.0)
+    };
+    let (ymin, ymax) = if pts.is_empty() {
+        (0.0, 1.0)
+    } else {
+        let pad = ((ymax - ymin) * 0.08).max(0.01);
+        (0.0_f64.max(ymin - pad), ymax + pad)
+    };
+    let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| plot_err(e.to_string()))?;
+    let title = format!(
+        "{} over {}: one-way delay vs length ({} answered, {} lost)",
+        summary.run.target, summary.run.transport, summary.answered, summary.lost
+    );
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(44)
+        .y_label_area_size(64)
+        .build_cartesian_2d(xmin..xmax, ymin..ymax)
+        .map_err(|e| plot_err(e.to_string()))?;
+    chart
+        .configure_mesh()
+        .x_desc("IP datagram length (bytes)")
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_desc("one-way delay = RTT/2 (ms)")
+        .draw()
+        .map_err(|e| plot_err(e.to_string()))?;
+    chart
+        .draw_series(
+            pts.iter()
+                .map(|&(x, y)| Circle::new((x, y), 2, BLUE.mix(0.6).filled())),
+        )
+        .map_err(|e| plot_err(e.to_string()))?
+        .label("volleys")
+        .legend(|(x, y)| Circle::new((x + 10, y), 3, BLUE.filled()));
+    let seg = |f: &LineFit, lo: f64, hi: f64| {
+        vec![(lo, f.delay_at(lo) / 1e6), (hi, f.delay_at(hi) / 1e6)]
+    };
+    if let Some(f) = &summary.fits.one_line {
+        let label = format!(
+            "one line: {:.3} ms + {:.4} ms/byte{}",
+            f.intercept_ns / 1e6,
+            f.slope_ns_per_byte / 1e6,
+            f.rate_bps
+                .map_or(String::new(), |r| format!(", {r:.0} bit/s"))
+        );
+        chart
+            .draw_series(LineSeries::new(
+                seg(f, xmin, xmax),
+                ShapeStyle::from(&BLACK.mix(0.7)).stroke_width(1),
+            ))
+            .map_err(|e| plot_err(e.to_string()))?
+            .label(label)
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK));
+    }
+    let best = summary
+        .fits
+        .best_split
+        .filter(|b| b.f_statistic >= BEST_SPLIT_MIN_F);
+    for (sp, color, name) in [
+        (&summary.fits.split, RED, "split"),
+        (&best, GREEN, "best split"),
+    ] {
+        let Some(sp) = sp else { continue };
+        let b = f64::from(sp.break_at);
+        for (f, lo, hi) in [(&sp.short, xmin, b), (&sp.long, b, xmax)] {
+            chart
+                .draw_series(LineSeries::new(
+                    seg(f, lo, hi),
+                    ShapeStyle::from(&color).stroke_width(2),
+                ))
+                .map_err(|e| plot_err(e.to_string()))?;
+        }
+        let rate = |f: &LineFit| f.rate_bps.map_or("—".into(), |r| format!("{r:.0}"));
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(b, ymin), (b, ymin)],
+                color,
+            )))
+            .map_err(|e| plot_err(e.to_string()))?
+            .label(format!(
+                "{name} at {}: {} / {} bit/s",
+                sp.break_at,
+                rate(&sp.short),
+                rate(&sp.long)
+            ))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| plot_err(e.to_string()))?;
+    root.present().map_err(|e| plot_err(e.to_string()))?;
+    Ok(())
+}
+
+/// The files [`write_outputs`] wrote.
+#[derive(Debug, Clone)]
+pub struct Outputs {
+    pub trace: PathBuf,
+    pub summary: PathBuf,
+    pub plot: PathBuf,
+}
+
+/// Writes `trace.csv`, `summary.json` and `delay-vs-length.svg` into `dir`, creating it.
+pub fn write_outputs(dir: &Path, summary: &Summary) -> Result<Outputs, Error> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::Write(dir.display().to_string(), e))?;
+    let out = Outputs {
+        trace: dir.join("trace.csv"),
+        summary: dir.join("summary.json"),
+        plot: dir.join("delay-vs-length.svg"),
+    };
+    let f = std::fs::File::create(&out.trace)
+        .map_err(|e| Error::Write(out.trace.display().to_string(), e))?;
+    trace::write_trace(std::io::BufWriter::new(f), &summary.run.volleys)?;
+    let json = serde_json::to_string_pretty(summary).expect("summary serialises");
+    std::fs::write(&out.summary, json + "\n")
+        .map_err(|e| Error::Write(out.summary.display().to_string(), e))?;
+    write_svg(&out.plot, summary)?;
+    Ok(out)
+}

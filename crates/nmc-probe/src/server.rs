@@ -1,0 +1,497 @@
+//! The echo server's protocol core: given a datagram and the time, decide whether to answer, and
+//! count why not. No I/O, no clock: [`crate::udp::EchoServer`] is the socket driver.
+//!
+//! # How to drive it
+//!
+//! For each datagram received at time `rx` (monotonic) and `rx_unix` (wall clock):
+//! 1. [`ServerCore::handle_datagram`] → [`Verdict`]. On [`Verdict::Drop`] do nothing more; the
+//!    reason has been counted.
+//! 2. On [`Verdict::Reply`], call [`ServerCore::seal_reply`] with the same buffer and the time
+//!    just before sending, then send the buffer, unchanged in length, back to the source.
+//! 3. Read [`ServerCore::counters`] whenever a summary is wanted.
+//!
+//! # Rules, in the order they are applied
+//!
+//! 1. Source port 0 cannot be answered: malformed.
+//! 2. Longer than `max_payload`: oversized (the driver reads into a buffer larger than any UDP
+//!    payload, so a long datagram is seen whole and never silently truncated).
+//! 3. Structure ([`crate::wire::decode`]): truncated, bad magic / flags (malformed), bad version.
+//! 4. REPLY flag set: malformed. The server never answers a reply, so two servers (or a server and
+//!    a classic port-7 echo service) cannot be set ping-ponging against each other.
+//! 5. With a secret required: untagged → unauthenticated; tag fails → bad tag. Checked before the
+//!    rate limit so that forged packets carrying a victim's address cannot spend its tokens.
+//! 6. Rate: a token bucket per source address (not per port: a flood from many ports of one host is
+//!    one source), then a global bucket over all sources. Either empty: rate-limited.
+//! 7. Otherwise reply, with exactly the request's length: the server is never an amplifier.
+//!
+//! The per-source table holds at most `max_sources` entries; when full it first forgets sources
+//! whose bucket has refilled (idle ones), and if none has, new sources share one overflow bucket.
+
+use crate::time::Nanos;
+use crate::wire::{self, Key, WireError};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::net::{IpAddr, SocketAddr};
+
+/// Limits of the server. Every number is a parameter; the defaults are judgements, stated here.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// Largest UDP payload answered, bytes. Default 1472: one Ethernet MTU (1500) less IPv4 and UDP headers.
+    pub max_payload: usize,
+    /// Replies per second allowed to one source address. Default 100: the default probe sends at
+    /// most one volley per 10 ms (its `--gap`), so it is never refused; a flood is.
+    pub rate_per_source: f64,
+    /// Bucket depth per source (replies that may go out back to back). Default 200.
+    pub burst_per_source: f64,
+    /// Replies per second over all sources together. Default 2000.
+    pub global_rate: f64,
+    /// Depth of the global bucket. Default 4000.
+    pub global_burst: f64,
+    /// Most sources tracked individually. Default 4096.
+    pub max_sources: usize,
+    /// Drop requests that carry no valid tag. True when a secret is given to the CLI.
+    pub require_tag: bool,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            max_payload: 1472,
+            rate_per_source: 100.0,
+            burst_per_source: 200.0,
+            global_rate: 2000.0,
+            global_burst: 4000.0,
+            max_sources: 4096,
+            require_tag: false,
+        }
+    }
+}
+
+/// What the server did with each datagram, by reason. Every datagram lands in exactly one of
+/// `replied` or a drop counter, so `received` is their sum.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct ServerCounters {
+    pub received: u64,
+    pub replied: u64,
+    pub truncated: u64,
+    pub oversized: u64,
+    pub malformed: u64,
+    pub bad_version: u64,
+    pub unauthenticated: u64,
+    pub bad_tag: u64,
+    pub rate_limited: u64,
+    /// Replies the socket refused to send (counted by the driver, included in `replied`'s complement).
+    pub send_errors: u64,
+}
+
+impl ServerCounters {
+    pub fn dropped(&self) -> u64 {
+        self.truncated
+            + self.oversized
+            + self.malformed
+            + self.bad_version
+            + self.unauthenticated
+            + self.bad_tag
+            + self.rate_limited
+    }
+}
+
+impl fmt::Display for ServerCounters {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "received {} replied {} dropped {} (truncated {}, oversized {}, malformed {}, bad-version {}, unauthenticated {}, bad-tag {}, rate-limited {}) send-errors {}",
+            self.received,
+            self.replied,
+            self.dropped(),
+            self.truncated,
+            self.oversized,
+            self.malformed,
+            self.bad_version,
+            self.unauthenticated,
+            self.bad_tag,
+            self.rate_limited,
+            self.send_errors
+        )
+    }
+}
+
+/// Why a datagram was not answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DropReason {
+    Truncated,
+    Oversized,
+    Malformed,
+    BadVersion,
+    Unauthenticated,
+    BadTag,
+    RateLimited,
+}
+
+/// The core's decision about one datagram.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Answer: seal the reply with [`ServerCore::seal_reply`] and send it.
+    Reply,
+    Drop(DropReason),
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Bucket {
+    tokens: f64,
+    last: Nanos,
+}
+
+impl Bucket {
+    fn full(depth: f64, now: Nanos) -> Bucket {
+        Bucket {
+            tokens: depth,
+            last: now,
+        }
+    }
+    fn refill(&mut self, now: Nanos, rate: f64, depth: f64) {
+        let dt = now.saturating_sub(self.last).as_secs_f64();
+        self.tokens = (self.tokens + dt * rate).min(depth);
+        self.last = self.last.max(now);
+    }
+    fn try_take(&mut self, now: Nanos, rate: f64, depth: f64) -> bool {
+        self.refill(now, rate, depth);
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// The echo server's state: configuration, secret, buckets and counters.
+#[derive(Debug)]
+pub struct ServerCore {
+    cfg: ServerConfig,
+    key: Option<Key>,
+    sources: BTreeMap<IpAddr, Bucket>,
+    overflow: Option<Bucket>,
+    global: Option<Bucket>,
+    counters: ServerCounters,
+    /// `rx` of the request being answered, for the turnaround stamp.
+    pending_rx: Nanos,
+    pending_rx_unix: u64,
+}
+
+impl ServerCore {
+    /// A server with `cfg` and, if given, the secret it re-tags replies with (and requires, if
+    /// `cfg.require_tag`).
+    pub fn new(cfg: ServerConfig, key: Option<Key>) -> ServerCore {
+        ServerCore {
+            cfg,
+            key,
+            sources: BTreeMap::new(),
+            overflow: None,
+            global: None,
+            counters: ServerCounters::default(),
+            pending_rx: Nanos::ZERO,
+            pending_rx_unix: 0,
+        }
+    }
+
+    pub fn config(&self) -> &ServerConfig {
+        &self.cfg
+    }
+    pub fn counters(&self) -> ServerCounters {
+        self.counters
+    }
+    /// Sources currently tracked individually.
+    pub fn tracked_sources(&self) -> usize {
+        self.sources.len()
+    }
+    /// The driver could not send a reply the core had approved.
+    pub fn note_send_error(&mut self) {
+        self.counters.replied = self.counters.replied.saturating_sub(1);
+        self.counters.send_errors += 1;
+    }
+
+    /// Decides about `pkt`, received from `src` at monotonic time `rx` and wall-clock `rx_unix_ns`.
+    pub fn handle_datagram(
+        &mut self,
+        rx: Nanos,
+        rx_unix_ns: u64,
+        src: SocketAddr,
+        pkt: &[u8],
+    ) -> Verdict {
+        self.counters.received += 1;
+        let verdict = self.decide(rx, src, pkt);
+        match verdict {
+            Verdict::Reply => {
+                self.counters.replied += 1;
+                self.pending_rx = rx;
+                self.pending_rx_unix = rx_unix_ns;
+            }
+            Verdict::Drop(reason) => {
+                let c = &mut self.counters;
+                match reason {
+                    DropReason::Truncated => c.truncated += 1,
+                    DropReason::Oversized => c.oversized += 1,
+                    DropReason::Malformed => c.malformed += 1,
+                    DropReason::BadVersion => c.bad_version += 1,
+                    DropReason::Unauthenticated => c.unauthenticated += 1,
+                    DropReason::BadTag => c.bad_tag += 1,
+                    DropReason::RateLimited => c.rate_limited += 1,
+                }
+            }
+        }
+        verdict
+    }
+
+    fn decide(&mut self, rx: Nanos, src: SocketAddr, pkt: &[u8]) -> Verdict {
+        use DropReason::*;
+        if src.port() == 0 {
+            return Verdict::Drop(Malformed);
+        }
+        if pkt.len() > self.cfg.max_payload {
+            return Verdict::Drop(Oversized);
+        }
+        let header = match wire::decode(pkt) {
+            Ok(h) => h,
+            Err(WireError::Truncated { .. }) => return Verdict::Drop(Truncated),
+            Err(WireError::BadVersion(_)) => return Verdict::Drop(BadVersion),
+            Err(_) => return Verdict::Drop(Malformed),
+        };
+        if header.is_reply() {
+            return Verdict::Drop(Malformed);
+        }
+        if self.cfg.require_tag {
+            match &self.key {
+                Some(key) => match wire::verify(pkt, &header, key) {
+                    Ok(()) => {}
+                    Err(WireError::Untagged) => return Verdict::Drop(Unauthenticated),
+                    Err(_) => return Verdict::Drop(BadTag),
+                },
+                None => return Verdict::Drop(Unauthenticated),
+            }
+        }
+        if !self.take_token(rx, src.ip()) {
+            return Verdict::Drop(RateLimited);
+        }
+        Verdict::Reply
+    }
+
+    fn take_token(&mut self, now: Nanos, ip: IpAddr) -> bool {
+        let (rate, depth) = (self.cfg.rate_per_source, self.cfg.burst_per_source);
+        if !self.sources.contains_key(&ip) && self.sources.len() >= self.cfg.max_sources {
+            // Forget sources whose bucket would be full again: they have been idle long enough.
+            self.sources.retain(|_, b| {
+                let mut b2 = *b;
+                b2.refill(now, rate, depth);
+                b2.tokens < depth
+            });
+        }
+        let per_source_ok =
+            if self.sources.len() < self.cfg.max_sources || self.sources.contains_key(&ip) {
+                self.sources
+                    .entry(ip)
+                    .or_insert_with(|| Bucket::full(depth, now))
+                    .try_take(now, rate, depth)
+            } else {
+                self.overflow
+                    .get_or_insert_with(|| Bucket::full(depth, now))
+                    .try_take(now, rate, depth)
+            };
+        if !per_source_ok {
+            return false;
+        }
+        let (grate, gdepth) = (self.cfg.global_rate, self.cfg.global_burst);
+        self.global
+            .get_or_insert_with(|| Bucket::full(gdepth, now))
+            .try_take(now, grate, gdepth)
+    }
+
+    /// Turns the approved request in `pkt` into its reply, in place and of the same length,
+    /// stamping the turnaround from the request's receive time to `tx` (monotonic, just before the
+    /// send) and re-tagging with the server's secret.
+    pub fn seal_reply(&self, pkt: &mut [u8], tx: Nanos) {
+        let turnaround = u32::try_from(tx.saturating_sub(self.pending_rx).0).unwrap_or(u32::MAX);
+        wire::seal_reply(pkt, self.pending_rx_unix, turnaround, self.key.as_ref());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::{FLAG_REPLY, encode_request};
+    use proptest::prelude::*;
+
+    fn src(last: u8) -> SocketAddr {
+        SocketAddr::from(([127, 0, 0, last], 40000))
+    }
+
+    fn request(len: usize, key: Option<&Key>) -> Vec<u8> {
+        let mut b = vec![0u8; len];
+        encode_request(&mut b, len, 3, 77, key).unwrap();
+        b
+    }
+
+    fn key() -> Key {
+        Key::new(b"a-secret-of-sixteen-or-more").unwrap()
+    }
+
+    #[test]
+    fn answers_a_good_request_with_the_same_length() {
+        let mut s = ServerCore::new(ServerConfig::default(), None);
+        let mut pkt = request(100, None);
+        assert_eq!(
+            s.handle_datagram(Nanos(1000), 5, src(1), &pkt),
+            Verdict::Reply
+        );
+        s.seal_reply(&mut pkt, Nanos(1500));
+        let h = wire::decode(&pkt).unwrap();
+        assert!(h.is_reply());
+        assert_eq!(h.server_turnaround_ns, 500);
+        assert_eq!(h.server_rx_unix_ns, 5);
+        assert_eq!(pkt.len(), 100);
+    }
+
+    #[test]
+    fn each_bad_packet_lands_in_its_own_counter() {
+        let k = key();
+        let cfg = ServerConfig {
+            max_payload: 200,
+            require_tag: true,
+            ..ServerConfig::default()
+        };
+        let mut s = ServerCore::new(cfg, Some(k.clone()));
+        let good = request(64, Some(&k));
+        let now = Nanos(0);
+        let d = |s: &mut ServerCore, p: &[u8]| s.handle_datagram(now, 0, src(1), p);
+        assert_eq!(d(&mut s, &good[..20]), Verdict::Drop(DropReason::Truncated));
+        assert_eq!(d(&mut s, &[0u8; 300]), Verdict::Drop(DropReason::Oversized));
+        assert_eq!(d(&mut s, &[0u8; 64]), Verdict::Drop(DropReason::Malformed));
+        let mut v2 = good.clone();
+        v2[4] = 9;
+        assert_eq!(d(&mut s, &v2), Verdict::Drop(DropReason::BadVersion));
+        let mut reply = good.clone();
+        reply[5] |= FLAG_REPLY;
+        assert_eq!(d(&mut s, &reply), Verdict::Drop(DropReason::Malformed));
+        assert_eq!(
+            d(&mut s, &request(64, None)),
+            Verdict::Drop(DropReason::Unauthenticated)
+        );
+        let mut forged = good.clone();
+        forged[50] ^= 0x55;
+        assert_eq!(d(&mut s, &forged), Verdict::Drop(DropReason::BadTag));
+        assert_eq!(d(&mut s, &good), Verdict::Reply);
+        assert_eq!(
+            s.handle_datagram(now, 0, SocketAddr::from(([127, 0, 0, 1], 0)), &good),
+            Verdict::Drop(DropReason::Malformed)
+        );
+        let c = s.counters();
+        assert_eq!(c.received, 9);
+        assert_eq!(c.replied, 1);
+        assert_eq!(
+            (
+                c.truncated,
+                c.oversized,
+                c.malformed,
+                c.bad_version,
+                c.unauthenticated,
+                c.bad_tag
+            ),
+            (1, 1, 3, 1, 1, 1)
+        );
+        assert_eq!(c.received, c.replied + c.dropped());
+    }
+
+    #[test]
+    fn token_bucket_limits_one_source_not_another() {
+        let cfg = ServerConfig {
+            rate_per_source: 10.0,
+            burst_per_source: 5.0,
+            ..ServerConfig::default()
+        };
+        let mut s = ServerCore::new(cfg, None);
+        let pkt = request(64, None);
+        let t0 = Nanos(1_000_000_000);
+        let replies = (0..20)
+            .filter(|_| s.handle_datagram(t0, 0, src(1), &pkt) == Verdict::Reply)
+            .count();
+        assert_eq!(replies, 5, "burst");
+        assert_eq!(s.handle_datagram(t0, 0, src(2), &pkt), Verdict::Reply);
+        // 10/s refills one token per 100 ms.
+        assert_eq!(
+            s.handle_datagram(Nanos(t0.0 + 100_000_000), 0, src(1), &pkt),
+            Verdict::Reply
+        );
+        assert_eq!(
+            s.handle_datagram(Nanos(t0.0 + 100_000_000), 0, src(1), &pkt),
+            Verdict::Drop(DropReason::RateLimited)
+        );
+        assert_eq!(s.counters().rate_limited, 16);
+    }
+
+    #[test]
+    fn global_bucket_caps_many_sources() {
+        let cfg = ServerConfig {
+            global_rate: 1.0,
+            global_burst: 3.0,
+            ..ServerConfig::default()
+        };
+        let mut s = ServerCore::new(cfg, None);
+        let pkt = request(64, None);
+        let replies = (1..=10u8)
+            .filter(|&i| s.handle_datagram(Nanos(0), 0, src(i), &pkt) == Verdict::Reply)
+            .count();
+        assert_eq!(replies, 3);
+    }
+
+    #[test]
+    fn source_table_is_bounded() {
+        let cfg = ServerConfig {
+            max_sources: 4,
+            rate_per_source: 1.0,
+            burst_per_source: 1.0,
+            ..ServerConfig::default()
+        };
+        let mut s = ServerCore::new(cfg, None);
+        let pkt = request(64, None);
+        for i in 1..=10u8 {
+            s.handle_datagram(Nanos(0), 0, src(i), &pkt);
+        }
+        assert_eq!(s.tracked_sources(), 4);
+        // Sources 5..10 shared one overflow bucket of depth 1.
+        assert_eq!(s.counters().replied, 5);
+        // Two seconds later every bucket is full again, so a new source evicts idle ones.
+        assert_eq!(
+            s.handle_datagram(Nanos(2_000_000_000), 0, src(11), &pkt),
+            Verdict::Reply
+        );
+        assert_eq!(s.tracked_sources(), 1);
+    }
+
+    proptest! {
+        #[test]
+        fn arbitrary_bytes_never_panic_and_never_amplify(
+            bytes in proptest::collection::vec(any::<u8>(), 0..400),
+            magic in any::<bool>(),
+        ) {
+            let mut bytes = bytes;
+            if magic && bytes.len() >= 8 {
+                bytes[0..4].copy_from_slice(&wire::MAGIC);
+                bytes[4] = wire::VERSION;
+                bytes[5] &= 0x03;
+                bytes[6] = 0;
+                bytes[7] = 0;
+            }
+            let mut s = ServerCore::new(ServerConfig::default(), Some(key()));
+            let len = bytes.len();
+            if s.handle_datagram(Nanos(1), 1, src(1), &bytes) == Verdict::Reply {
+                s.seal_reply(&mut bytes, Nanos(2));
+                prop_assert_eq!(bytes.len(), len);
+                let h = wire::decode(&bytes).unwrap();
+                prop_assert!(h.is_reply());
+            }
+            let c = s.counters();
+            prop_assert_eq!(c.received, c.replied + c.dropped());
+        }
+    }
+}

@@ -1,0 +1,281 @@
+//! UDP socket drivers: the echo server ([`EchoServer`]) and the UDP probe ([`probe`]).
+//!
+//! Both are thin: the decisions are in [`crate::server::ServerCore`] and [`crate::probe::Probe`].
+//! Blocking `std::net::UdpSocket`s with read timeouts, one thread each (see [`crate::driver`] for
+//! why not async).
+
+use crate::Error;
+use crate::driver::{self, EchoSocket, ProbeRun, Progress, Received, Transport};
+use crate::probe::{MILLS_MIN_LENGTH, ProbeConfig, Transmit};
+use crate::server::{ServerConfig, ServerCore, ServerCounters};
+use crate::time::{Clock, Nanos, unix_now_ns};
+use crate::wire::{self, Key, MAX_UDP_PAYLOAD};
+use std::io;
+use std::net::{SocketAddr, UdpSocket};
+use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// Default UDP port of the echo server. 8890: RFC 889's number, one up; unprivileged.
+pub const DEFAULT_PORT: u16 = 8890;
+
+/// Bytes of IP and UDP header in front of the payload: 20 + 8 over IPv4, 40 + 8 over IPv6.
+pub fn header_bytes(target: &SocketAddr) -> u32 {
+    if target.is_ipv4() { 28 } else { 48 }
+}
+
+/// Smallest and largest datagram (IP length, bytes) a UDP probe to `target` can send: the floor
+/// is the larger of Mills' 40 and IP + UDP + the echo header (+ tag with a secret).
+pub fn length_limits(target: &SocketAddr, tagged: bool) -> (u32, u32) {
+    let overhead = header_bytes(target);
+    (
+        MILLS_MIN_LENGTH.max(overhead + wire::min_udp_payload(tagged) as u32),
+        overhead + MAX_UDP_PAYLOAD as u32,
+    )
+}
+
+/// How the server runs, besides its protocol limits.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    pub config: ServerConfig,
+    pub key: Option<Key>,
+    /// Log a one-line summary this often (None: only at the end).
+    pub log_interval: Option<Duration>,
+    /// Stop by itself after this long (None: run until stopped).
+    pub duration: Option<Duration>,
+}
+
+/// A bound echo server, ready to [`EchoServer::run`].
+#[derive(Debug)]
+pub struct EchoServer {
+    sock: UdpSocket,
+    core: ServerCore,
+    opts: ServeOptions,
+}
+
+impl EchoServer {
+    /// Binds the listening socket. Port 0 picks a free port: see [`EchoServer::local_addr`].
+    pub fn bind(listen: SocketAddr, opts: ServeOptions) -> Result<EchoServer, Error> {
+        let sock = UdpSocket::bind(listen).map_err(|e| Error::Bind(listen, e))?;
+        sock.set_read_timeout(Some(driver::MAX_WAIT))
+            .map_err(|e| Error::Io("set timeout", e))?;
+        let core = ServerCore::new(opts.config.clone(), opts.key.clone());
+        Ok(EchoServer { sock, core, opts })
+    }
+
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.sock.local_addr()
+    }
+
+    /// Serves until `stop` is set or the duration has passed, writing a summary line to `log`
+    /// every log interval and once at the end. Returns the final counters.
+    pub fn run(
+        mut self,
+        stop: &AtomicBool,
+        log: &mut dyn FnMut(&str),
+    ) -> Result<ServerCounters, Error> {
+        let clock = Clock::new();
+        // Larger than any UDP datagram, so an oversized one is seen whole, never truncated.
+        let mut buf = vec![0u8; 65_536];
+        let deadline = self.opts.duration.map(Nanos::from_duration);
+        let interval = self.opts.log_interval.map(Nanos::from_duration);
+        let mut next_log = interval;
+        let addr = self
+            .local_addr()
+            .map_err(|e| Error::Io("local address", e))?;
+        log(&format!(
+            "echo serve: listening on udp {addr}; secret {}; per-source {}/s burst {}; global {}/s; max payload {} bytes",
+            if self.core.config().require_tag {
+                "required"
+            } else if self.opts.key.is_some() {
+                "used for replies only"
+            } else {
+                "none"
+            },
+            self.core.config().rate_per_source,
+            self.core.config().burst_per_source,
+            self.core.config().global_rate,
+            self.core.config().max_payload,
+        ));
+        let mut recv_errors = 0u64;
+        loop {
+            let now = clock.now();
+            if stop.load(Ordering::Relaxed) || deadline.is_some_and(|d| now >= d) {
+                break;
+            }
+            if let (Some(at), Some(step)) = (next_log, interval)
+                && now >= at
+            {
+                log(&format!(
+                    "echo serve: up {} {} sources {}",
+                    now,
+                    self.core.counters(),
+                    self.core.tracked_sources()
+                ));
+                next_log = Some(at.saturating_add(step).max(now));
+            }
+            let (n, src) = match self.sock.recv_from(&mut buf) {
+                Ok(x) => x,
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock
+                            | io::ErrorKind::TimedOut
+                            | io::ErrorKind::Interrupted
+                            | io::ErrorKind::ConnectionRefused
+                            | io::ErrorKind::ConnectionReset
+                    ) =>
+                {
+                    continue;
+                }
+                Err(e) => {
+                    // Never die of a receive error; but do not spin on a persistent one.
+                    recv_errors += 1;
+                    if recv_errors % 1000 == 1 {
+                        log(&format!(
+                            "echo serve: receive error ({recv_errors} so far): {e}"
+                        ));
+                    }
+                    std::thread::sleep(Duration::from_millis(10));
+                    continue;
+                }
+            };
+            let rx = clock.now();
+            let pkt = &mut buf[..n];
+            if self.core.handle_datagram(rx, unix_now_ns(), src, pkt)
+                == crate::server::Verdict::Reply
+            {
+                self.core.seal_reply(pkt, clock.now());
+                if self.sock.send_to(pkt, src).is_err() {
+                    self.core.note_send_error();
+                }
+            }
+        }
+        let c = self.core.counters();
+        log(&format!(
+            "echo serve: stopped after {} {} sources {}",
+            clock.now(),
+            c,
+            self.core.tracked_sources()
+        ));
+        Ok(c)
+    }
+}
+
+struct UdpProbeSocket {
+    sock: UdpSocket,
+    clock: Clock,
+    key: Option<Key>,
+    overhead: u32,
+    buf: Vec<u8>,
+}
+
+impl EchoSocket for UdpProbeSocket {
+    fn overhead(&self) -> u32 {
+        self.overhead
+    }
+
+    fn send(&mut self, tx: &Transmit) -> io::Result<()> {
+        let payload = (tx.length - self.overhead) as usize;
+        let n = wire::encode_request(
+            &mut self.buf,
+            payload,
+            tx.seq,
+            tx.stamp.0,
+            self.key.as_ref(),
+        )
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+        self.sock.send(&self.buf[..n])?;
+        Ok(())
+    }
+
+    fn recv(&mut self, timeout: Duration) -> io::Result<Option<Received>> {
+        if !driver::wait_readable(self.sock.as_raw_fd(), timeout)? {
+            return Ok(None);
+        }
+        let n = match self.sock.recv(&mut self.buf) {
+            Ok(n) => n,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                return Ok(None);
+            }
+            Err(e) => return Err(e),
+        };
+        let at = self.clock.now();
+        let pkt = &self.buf[..n];
+        let Ok(h) = wire::decode(pkt) else {
+            return Ok(Some(Received::Other));
+        };
+        if !h.is_reply() {
+            return Ok(Some(Received::Other));
+        }
+        if let Some(key) = &self.key
+            && wire::verify(pkt, &h, key).is_err()
+        {
+            return Ok(Some(Received::Unauthenticated));
+        }
+        Ok(Some(Received::Reply {
+            at,
+            seq: h.seq,
+            stamp: Nanos(h.client_tx_ns),
+            turnaround: Some(Nanos(u64::from(h.server_turnaround_ns))),
+        }))
+    }
+}
+
+/// Runs a probe against the UDP echo server at `target`. The driver sets `cfg.floor` to the
+/// larger of Mills' 40 and the smallest packet this format allows (60 bytes over IPv4, 76 with a
+/// secret), and `cfg.max_length` to the largest UDP datagram.
+pub fn probe(
+    target: SocketAddr,
+    cfg: ProbeConfig,
+    key: Option<Key>,
+    stop: &AtomicBool,
+    progress: Option<Progress<'_>>,
+) -> Result<ProbeRun, Error> {
+    let local: SocketAddr = if target.is_ipv4() {
+        SocketAddr::from(([0, 0, 0, 0], 0))
+    } else {
+        SocketAddr::from(([0u16; 8], 0))
+    };
+    let sock = UdpSocket::bind(local).map_err(|e| Error::Bind(local, e))?;
+    sock.connect(target).map_err(|e| Error::Io("connect", e))?;
+    probe_on(sock, cfg, key, stop, progress)
+}
+
+/// Like [`probe`], on an already bound and connected socket (tests use this to create the
+/// socket inside a network namespace).
+pub fn probe_on(
+    sock: UdpSocket,
+    mut cfg: ProbeConfig,
+    key: Option<Key>,
+    stop: &AtomicBool,
+    progress: Option<Progress<'_>>,
+) -> Result<ProbeRun, Error> {
+    let target = sock.peer_addr().map_err(|e| Error::Io("peer address", e))?;
+    sock.set_nonblocking(true)
+        .map_err(|e| Error::Io("set non-blocking", e))?;
+    let overhead = header_bytes(&target);
+    (cfg.floor, cfg.max_length) = length_limits(&target, key.is_some());
+    let clock = Clock::new();
+    let mut s = UdpProbeSocket {
+        sock,
+        clock,
+        key,
+        overhead,
+        buf: vec![0u8; 65_536],
+    };
+    driver::run(
+        &mut s,
+        target.to_string(),
+        Transport::Udp,
+        cfg,
+        clock,
+        stop,
+        progress,
+    )
+}

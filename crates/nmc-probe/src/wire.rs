@@ -1,0 +1,370 @@
+//! The two payload formats on the wire: the UDP echo packet, and the short payload carried in an
+//! ICMP Echo message. Pure functions over byte slices; no I/O.
+//!
+//! # UDP echo packet (version 1)
+//!
+//! All integers are big-endian. A request and its reply have the same layout and the same length.
+//!
+//! | offset | size | field |
+//! | --- | --- | --- |
+//! | 0 | 4 | magic, the ASCII bytes `NMCe` |
+//! | 4 | 1 | version, 1 |
+//! | 5 | 1 | flags: `0x01` REPLY (set only by the server), `0x02` TAGGED (the last 16 bytes are a tag); other bits must be zero |
+//! | 6 | 2 | reserved, must be zero |
+//! | 8 | 4 | sequence number of the volley |
+//! | 12 | 8 | client transmit time: ns on the client's monotonic clock; opaque to the server, echoed |
+//! | 20 | 8 | server receive time: ns since the Unix epoch on the server's wall clock (0 in a request) |
+//! | 28 | 4 | server turnaround: ns from receiving the request to sending the reply, saturating (0 in a request) |
+//! | 32 | n | padding to the requested length (zeros from the probe; the server echoes whatever is there) |
+//! | len−16 | 16 | tag, only if TAGGED: the first 16 bytes of HMAC-SHA256(secret, bytes 0 .. len−16) |
+//!
+//! So the smallest packet is [`HEADER_LEN`] = 32 bytes of UDP payload, or 48 tagged; as an IPv4
+//! datagram (20 bytes IP + 8 bytes UDP + payload) that is 60 or 76 bytes. The tag is HMAC-SHA256
+//! truncated to 128 bits as RFC 4868 does for IPsec (RFC 2104 §5 allows truncation to half the
+//! hash); it covers every byte before it, header and padding. The server re-tags its reply with the
+//! same secret, so a probe holding the secret can tell a genuine reply from an injected one.
+//!
+//! # ICMP Echo payload
+//!
+//! An ICMP Echo message already has an identifier and a 16-bit sequence, so its data carry only
+//! the 32-bit sequence and the client transmit time, 12 bytes ([`ICMP_PAYLOAD_MIN`]), then zero
+//! padding. With 20 bytes of IP header and 8 of ICMP header the smallest datagram is 40 bytes:
+//! exactly the minimum Mills used (RFC 889 §2.1: "the minimum datagram size for an ICMP message
+//! containing timestamps").
+
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+use std::path::Path;
+use thiserror::Error;
+
+pub const MAGIC: [u8; 4] = *b"NMCe";
+pub const VERSION: u8 = 1;
+/// Bytes of the UDP echo header, before padding and tag.
+pub const HEADER_LEN: usize = 32;
+/// Bytes of the truncated HMAC-SHA256 tag.
+pub const TAG_LEN: usize = 16;
+pub const FLAG_REPLY: u8 = 0x01;
+pub const FLAG_TAGGED: u8 = 0x02;
+const KNOWN_FLAGS: u8 = FLAG_REPLY | FLAG_TAGGED;
+/// Largest UDP payload over IPv4 (65535 − 20 − 8).
+pub const MAX_UDP_PAYLOAD: usize = 65_507;
+/// Bytes of the ICMP Echo data this crate writes before padding: sequence (4) and client time (8).
+pub const ICMP_PAYLOAD_MIN: usize = 12;
+/// Shortest secret accepted, in bytes.
+pub const MIN_SECRET_LEN: usize = 16;
+
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum WireError {
+    #[error("packet of {len} bytes is shorter than the {need}-byte header")]
+    Truncated { len: usize, need: usize },
+    #[error("bad magic (not an nmc echo packet)")]
+    BadMagic,
+    #[error("unsupported version {0}")]
+    BadVersion(u8),
+    #[error("unknown flags {0:#04x} or non-zero reserved field")]
+    BadFlags(u8),
+    #[error("packet carries no tag but a secret is required")]
+    Untagged,
+    #[error("tag does not verify")]
+    BadTag,
+    #[error("requested length {len} is outside {min}..={max}")]
+    BadLength { len: usize, min: usize, max: usize },
+    #[error("secret is {0} bytes; at least {MIN_SECRET_LEN} are required")]
+    ShortSecret(usize),
+    #[error("cannot read secret file {path}: {reason}")]
+    SecretFile { path: String, reason: String },
+}
+
+/// A shared secret, prepared for HMAC-SHA256.
+#[derive(Clone)]
+pub struct Key {
+    mac: Hmac<Sha256>,
+}
+
+impl std::fmt::Debug for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Key(..)")
+    }
+}
+
+impl Key {
+    /// A key from raw secret bytes (at least [`MIN_SECRET_LEN`]).
+    pub fn new(secret: &[u8]) -> Result<Key, WireError> {
+        if secret.len() < MIN_SECRET_LEN {
+            return Err(WireError::ShortSecret(secret.len()));
+        }
+        let mac = Hmac::<Sha256>::new_from_slice(secret).expect("HMAC accepts keys of any length");
+        Ok(Key { mac })
+    }
+
+    /// A key from a file: its whole contents with leading and trailing ASCII whitespace removed
+    /// (so `head -c 32 /dev/urandom | base64 > secret` and an editor's final newline both work).
+    pub fn from_file(path: &Path) -> Result<Key, WireError> {
+        let bytes = std::fs::read(path).map_err(|e| WireError::SecretFile {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        Key::new(bytes.trim_ascii())
+    }
+
+    fn tag(&self, data: &[u8]) -> [u8; TAG_LEN] {
+        let mut mac = self.mac.clone();
+        mac.update(data);
+        let full = mac.finalize().into_bytes();
+        let mut out = [0u8; TAG_LEN];
+        out.copy_from_slice(&full[..TAG_LEN]);
+        out
+    }
+
+    fn verify(&self, data: &[u8], tag: &[u8]) -> bool {
+        let mut mac = self.mac.clone();
+        mac.update(data);
+        // Constant-time comparison of the leftmost TAG_LEN bytes.
+        mac.verify_truncated_left(tag).is_ok()
+    }
+}
+
+/// The fixed fields of a UDP echo packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Header {
+    pub flags: u8,
+    pub seq: u32,
+    pub client_tx_ns: u64,
+    pub server_rx_unix_ns: u64,
+    pub server_turnaround_ns: u32,
+}
+
+impl Header {
+    pub fn is_reply(&self) -> bool {
+        self.flags & FLAG_REPLY != 0
+    }
+    pub fn is_tagged(&self) -> bool {
+        self.flags & FLAG_TAGGED != 0
+    }
+}
+
+/// Smallest UDP echo payload, with or without a tag.
+pub fn min_udp_payload(tagged: bool) -> usize {
+    HEADER_LEN + if tagged { TAG_LEN } else { 0 }
+}
+
+/// Writes a request of exactly `len` bytes into `buf[..len]`: header, zero padding, and a tag if
+/// `key` is given. Returns `len`.
+pub fn encode_request(
+    buf: &mut [u8],
+    len: usize,
+    seq: u32,
+    client_tx_ns: u64,
+    key: Option<&Key>,
+) -> Result<usize, WireError> {
+    let min = min_udp_payload(key.is_some());
+    let max = MAX_UDP_PAYLOAD.min(buf.len());
+    if len < min || len > max {
+        return Err(WireError::BadLength { len, min, max });
+    }
+    let pkt = &mut buf[..len];
+    pkt.fill(0);
+    pkt[0..4].copy_from_slice(&MAGIC);
+    pkt[4] = VERSION;
+    pkt[5] = if key.is_some() { FLAG_TAGGED } else { 0 };
+    pkt[8..12].copy_from_slice(&seq.to_be_bytes());
+    pkt[12..20].copy_from_slice(&client_tx_ns.to_be_bytes());
+    if let Some(key) = key {
+        let tag = key.tag(&pkt[..len - TAG_LEN]);
+        pkt[len - TAG_LEN..].copy_from_slice(&tag);
+    }
+    Ok(len)
+}
+
+/// Checks the structure of a packet (length, magic, version, flags) and reads its header. Does not
+/// check the tag: see [`verify`].
+pub fn decode(pkt: &[u8]) -> Result<Header, WireError> {
+    if pkt.len() < HEADER_LEN {
+        return Err(WireError::Truncated {
+            len: pkt.len(),
+            need: HEADER_LEN,
+        });
+    }
+    if pkt[0..4] != MAGIC {
+        return Err(WireError::BadMagic);
+    }
+    if pkt[4] != VERSION {
+        return Err(WireError::BadVersion(pkt[4]));
+    }
+    let flags = pkt[5];
+    if flags & !KNOWN_FLAGS != 0 || pkt[6] != 0 || pkt[7] != 0 {
+        return Err(WireError::BadFlags(flags));
+    }
+    if flags & FLAG_TAGGED != 0 && pkt.len() < HEADER_LEN + TAG_LEN {
+        return Err(WireError::Truncated {
+            len: pkt.len(),
+            need: HEADER_LEN + TAG_LEN,
+        });
+    }
+    let be32 = |o: usize| u32::from_be_bytes(pkt[o..o + 4].try_into().expect("4 bytes"));
+    let be64 = |o: usize| u64::from_be_bytes(pkt[o..o + 8].try_into().expect("8 bytes"));
+    Ok(Header {
+        flags,
+        seq: be32(8),
+        client_tx_ns: be64(12),
+        server_rx_unix_ns: be64(20),
+        server_turnaround_ns: be32(28),
+    })
+}
+
+/// Checks a decoded packet's tag against `key`. An untagged packet fails with
+/// [`WireError::Untagged`].
+pub fn verify(pkt: &[u8], header: &Header, key: &Key) -> Result<(), WireError> {
+    if !header.is_tagged() {
+        return Err(WireError::Untagged);
+    }
+    let split = pkt.len() - TAG_LEN;
+    if key.verify(&pkt[..split], &pkt[split..]) {
+        Ok(())
+    } else {
+        Err(WireError::BadTag)
+    }
+}
+
+/// Turns a decoded request, in place, into its reply: sets REPLY, writes the server receive time
+/// and turnaround, and re-tags with `key` (or, with no key, clears TAGGED and zeroes the stale tag so
+/// that a probe holding a secret sees an unauthenticated reply rather than a forged one). The
+/// length never changes: the reply is exactly as long as the request.
+pub fn seal_reply(pkt: &mut [u8], server_rx_unix_ns: u64, turnaround_ns: u32, key: Option<&Key>) {
+    debug_assert!(pkt.len() >= HEADER_LEN);
+    let was_tagged = pkt[5] & FLAG_TAGGED != 0;
+    pkt[5] = FLAG_REPLY | if key.is_some() { FLAG_TAGGED } else { 0 };
+    pkt[20..28].copy_from_slice(&server_rx_unix_ns.to_be_bytes());
+    pkt[28..32].copy_from_slice(&turnaround_ns.to_be_bytes());
+    let len = pkt.len();
+    match key {
+        Some(key) if len >= HEADER_LEN + TAG_LEN => {
+            let tag = key.tag(&pkt[..len - TAG_LEN]);
+            pkt[len - TAG_LEN..].copy_from_slice(&tag);
+        }
+        Some(_) => pkt[5] &= !FLAG_TAGGED, // too short to carry a tag: cannot happen after decode of a tagged request
+        None if was_tagged => pkt[len - TAG_LEN..].fill(0),
+        None => {}
+    }
+}
+
+/// Writes the ICMP Echo data: sequence, client time, zero padding to `len` bytes.
+pub fn encode_icmp_payload(buf: &mut [u8], len: usize, seq: u32, client_tx_ns: u64) -> usize {
+    let len = len.max(ICMP_PAYLOAD_MIN).min(buf.len());
+    buf[..len].fill(0);
+    buf[0..4].copy_from_slice(&seq.to_be_bytes());
+    buf[4..12].copy_from_slice(&client_tx_ns.to_be_bytes());
+    len
+}
+
+/// Reads sequence and client time back from ICMP Echo Reply data.
+pub fn decode_icmp_payload(data: &[u8]) -> Option<(u32, u64)> {
+    if data.len() < ICMP_PAYLOAD_MIN {
+        return None;
+    }
+    let seq = u32::from_be_bytes(data[0..4].try_into().ok()?);
+    let t = u64::from_be_bytes(data[4..12].try_into().ok()?);
+    Some((seq, t))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key() -> Key {
+        Key::new(b"0123456789abcdef-test-secret").unwrap()
+    }
+
+    #[test]
+    fn request_round_trips_untagged() {
+        let mut buf = [0u8; 256];
+        let n = encode_request(&mut buf, 100, 7, 123_456_789, None).unwrap();
+        assert_eq!(n, 100);
+        let h = decode(&buf[..n]).unwrap();
+        assert_eq!(h.seq, 7);
+        assert_eq!(h.client_tx_ns, 123_456_789);
+        assert!(!h.is_reply() && !h.is_tagged());
+    }
+
+    #[test]
+    fn tagged_request_verifies_and_tamper_fails() {
+        let k = key();
+        let mut buf = [0u8; 256];
+        let n = encode_request(&mut buf, 64, 9, 42, Some(&k)).unwrap();
+        let h = decode(&buf[..n]).unwrap();
+        verify(&buf[..n], &h, &k).unwrap();
+        buf[40] ^= 1; // padding is covered too
+        assert_eq!(verify(&buf[..n], &h, &k), Err(WireError::BadTag));
+        let other = Key::new(b"another-secret-of-enough-length").unwrap();
+        buf[40] ^= 1;
+        assert_eq!(verify(&buf[..n], &h, &other), Err(WireError::BadTag));
+    }
+
+    #[test]
+    fn reply_keeps_length_and_retags() {
+        let k = key();
+        let mut buf = [0u8; 128];
+        let n = encode_request(&mut buf, 80, 1, 5, Some(&k)).unwrap();
+        seal_reply(&mut buf[..n], 1_700_000_000_000_000_000, 1234, Some(&k));
+        let h = decode(&buf[..n]).unwrap();
+        assert!(h.is_reply() && h.is_tagged());
+        assert_eq!(h.server_turnaround_ns, 1234);
+        assert_eq!(h.client_tx_ns, 5);
+        verify(&buf[..n], &h, &k).unwrap();
+    }
+
+    #[test]
+    fn keyless_server_strips_stale_tag() {
+        let k = key();
+        let mut buf = [0u8; 128];
+        let n = encode_request(&mut buf, 80, 1, 5, Some(&k)).unwrap();
+        seal_reply(&mut buf[..n], 1, 2, None);
+        let h = decode(&buf[..n]).unwrap();
+        assert!(!h.is_tagged());
+        assert_eq!(verify(&buf[..n], &h, &k), Err(WireError::Untagged));
+    }
+
+    #[test]
+    fn structure_errors() {
+        let mut buf = [0u8; 64];
+        encode_request(&mut buf, 64, 1, 1, None).unwrap();
+        assert!(matches!(
+            decode(&buf[..10]),
+            Err(WireError::Truncated { .. })
+        ));
+        let mut bad = buf;
+        bad[0] = b'X';
+        assert_eq!(decode(&bad), Err(WireError::BadMagic));
+        let mut bad = buf;
+        bad[4] = 2;
+        assert_eq!(decode(&bad), Err(WireError::BadVersion(2)));
+        let mut bad = buf;
+        bad[5] = 0x80;
+        assert_eq!(decode(&bad), Err(WireError::BadFlags(0x80)));
+        let mut bad = buf;
+        bad[5] = FLAG_TAGGED;
+        assert!(matches!(
+            decode(&bad[..40]),
+            Err(WireError::Truncated { need: 48, .. })
+        ));
+        assert!(matches!(
+            encode_request(&mut buf, 20, 1, 1, None),
+            Err(WireError::BadLength { .. })
+        ));
+    }
+
+    #[test]
+    fn short_secrets_are_refused() {
+        assert_eq!(Key::new(b"short").unwrap_err(), WireError::ShortSecret(5));
+    }
+
+    #[test]
+    fn icmp_payload_round_trips() {
+        let mut buf = [0xffu8; 64];
+        let n = encode_icmp_payload(&mut buf, 20, 0xdead_beef, 99);
+        assert_eq!(n, 20);
+        assert_eq!(decode_icmp_payload(&buf[..n]), Some((0xdead_beef, 99)));
+        assert!(buf[12..20].iter().all(|&b| b == 0));
+        assert_eq!(decode_icmp_payload(&buf[..11]), None);
+    }
+}

@@ -1,0 +1,301 @@
+//! `nmc echo serve` and `nmc echo probe`: RFC 889 §2's delay-versus-length experiment on real
+//! networks. The work is in `nmc-probe`; this file turns options into its types and prints.
+
+use crate::Outcome;
+use crate::cmd::progress::Progress;
+use anyhow::{Context, Result, bail};
+use clap::{Args, Subcommand};
+use nmc_probe::report::{Summary, write_outputs};
+use nmc_probe::time::Nanos;
+use nmc_probe::udp::{DEFAULT_PORT, EchoServer, ServeOptions};
+use nmc_probe::{Key, LengthSpec, Pacing, ProbeConfig, ServerConfig};
+use nmc_sim::SimDuration;
+use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
+use std::path::PathBuf;
+
+#[derive(Subcommand)]
+pub enum EchoCommand {
+    /// Answer echo probes over UDP: same length back, server timestamps, rate limits, optional shared secret.
+    Serve(ServeArgs),
+    /// Measure delay against packet length to HOST, fit it, and write trace.csv, summary.json and a plot.
+    Probe(ProbeArgs),
+}
+
+#[derive(Args)]
+#[command(after_help = "Examples:\n  \
+    nmc echo serve\n  \
+    nmc echo serve --listen 127.0.0.1:8890 --secret-file secret --rate 200/s --duration 10min\n\n\
+A reply is never longer than its request. Bad, unauthenticated and over-rate packets are dropped \
+and counted; a summary line goes to stderr every --log-every and at the end. Ctrl-C stops cleanly.")]
+pub struct ServeArgs {
+    /// Address and UDP port to listen on.
+    #[arg(long, default_value_t = SocketAddr::from(([0, 0, 0, 0], DEFAULT_PORT)))]
+    pub listen: SocketAddr,
+    /// Answer only requests tagged with this shared secret (HMAC-SHA256; the file's bytes, surrounding whitespace removed; at least 16).
+    #[arg(long, value_name = "FILE")]
+    pub secret_file: Option<PathBuf>,
+    /// Replies per second to one source address (token bucket).
+    #[arg(long, default_value = "100/s", value_parser = parse_per_second)]
+    pub rate: f64,
+    /// Replies one source may get back to back (the bucket's depth).
+    #[arg(long, default_value_t = 200)]
+    pub burst: u32,
+    /// Replies per second over all sources together.
+    #[arg(long, default_value = "2000/s", value_parser = parse_per_second)]
+    pub global_rate: f64,
+    /// Largest UDP payload answered, bytes.
+    #[arg(long, default_value_t = 1472)]
+    pub max_payload: usize,
+    /// Print a summary line this often (`0s`: only at the end).
+    #[arg(long, default_value = "60s", value_parser = parse_duration)]
+    pub log_every: SimDuration,
+    /// Stop by itself after this long.
+    #[arg(long, value_parser = parse_duration)]
+    pub duration: Option<SimDuration>,
+}
+
+#[derive(Args)]
+#[command(after_help = "Examples:\n  \
+    nmc echo probe 127.0.0.1                       # RFC 889: 512 volleys, 0..256 bytes, one in flight\n  \
+    nmc echo probe example.net:8890 --count 100 --length 256 --interval 100ms\n  \
+    nmc echo probe 192.0.2.7 --icmp --out out/ping # ICMP Echo (ping socket or root)\n\n\
+Lengths are whole IP datagrams (IP + UDP/ICMP header + payload); those below the floor are \
+rounded up to it (40, Mills' minimum; 60 over UDP, 76 with a secret). Delays are one-way-normalised, \
+round trip / 2, as RFC 889 reports them. Writes trace.csv (send_time_ns,length_bytes,delay_ns,seq,\
+rtt_ns,server_turnaround_ns), summary.json and delay-vs-length.svg; `nmc rto evaluate` reads \
+trace.csv as it is (it uses the rtt_ns column).")]
+pub struct ProbeArgs {
+    /// HOST, HOST:PORT or [IPv6]:PORT (default port 8890; the port is ignored with --icmp).
+    pub target: String,
+    /// Volleys in the run (RFC 889: 512).
+    #[arg(long, default_value_t = 512)]
+    pub count: u32,
+    /// Lengths uniform on LO..HI bytes, both ends included (RFC 889: 0..256, rounded up to 40).
+    #[arg(long, default_value = "0..256", value_parser = parse_lengths, conflicts_with = "length")]
+    pub lengths: LengthSpec,
+    /// Every volley this many bytes instead.
+    #[arg(long)]
+    pub length: Option<u32>,
+    /// Send a volley every INTERVAL whatever the replies; without it, one volley in flight (as the Fuzzball did).
+    #[arg(long, value_parser = parse_duration, conflicts_with = "gap")]
+    pub interval: Option<SimDuration>,
+    /// With one volley in flight, never send two volleys closer than this (keeps a fast path under the server's default 100/s).
+    #[arg(long, default_value = "10ms", value_parser = parse_duration)]
+    pub gap: SimDuration,
+    /// A volley unanswered this long is lost (RFC 889: 30 s).
+    #[arg(long, default_value = "30s", value_parser = parse_duration)]
+    pub timeout: SimDuration,
+    /// Tag requests with this shared secret and accept only replies tagged with it (UDP only).
+    #[arg(long, value_name = "FILE", conflicts_with = "icmp")]
+    pub secret_file: Option<PathBuf>,
+    /// Send ICMP Echo instead of UDP: any host that answers ping, no server needed (IPv4).
+    #[arg(long)]
+    pub icmp: bool,
+    /// Seed of the length generator (recorded in summary.json).
+    #[arg(long, default_value_t = 889)]
+    pub seed: u64,
+    /// Also fit two lines split at this length (RFC 889: 126 octets on ARPANET paths); 0 for none.
+    #[arg(long = "break", value_name = "BYTES", default_value_t = 126)]
+    pub break_at: u32,
+    /// Output folder (default: out/echo/<target>).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+fn parse_duration(s: &str) -> Result<SimDuration, String> {
+    s.parse::<SimDuration>().map_err(|e| e.to_string())
+}
+
+fn parse_per_second(s: &str) -> Result<f64, String> {
+    let num = s.trim().trim_end_matches("/s");
+    match num.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!(
+            "`{s}` is not a rate: expected packets per second, e.g. 50/s"
+        )),
+    }
+}
+
+fn parse_lengths(s: &str) -> Result<LengthSpec, String> {
+    LengthSpec::parse(s).map_err(|e| e.to_string())
+}
+
+fn key_from(path: &Option<PathBuf>) -> Result<Option<Key>> {
+    path.as_ref()
+        .map(|p| Key::from_file(p).with_context(|| format!("--secret-file {}", p.display())))
+        .transpose()
+}
+
+pub fn run(c: EchoCommand) -> Result<Outcome> {
+    match c {
+        EchoCommand::Serve(a) => serve(a),
+        EchoCommand::Probe(a) => probe(a),
+    }
+}
+
+fn serve(a: ServeArgs) -> Result<Outcome> {
+    let key = key_from(&a.secret_file)?;
+    let config = ServerConfig {
+        max_payload: a.max_payload,
+        rate_per_source: a.rate,
+        burst_per_source: f64::from(a.burst.max(1)),
+        global_rate: a.global_rate,
+        global_burst: (a.global_rate * 2.0).max(1.0),
+        require_tag: key.is_some(),
+        ..ServerConfig::default()
+    };
+    let opts = ServeOptions {
+        config,
+        key,
+        log_interval: (!a.log_every.is_zero())
+            .then(|| std::time::Duration::from_nanos(a.log_every.as_nanos())),
+        duration: a
+            .duration
+            .map(|d| std::time::Duration::from_nanos(d.as_nanos())),
+    };
+    let server = EchoServer::bind(a.listen, opts)?;
+    let stop = nmc_probe::signal::stop_on_signals();
+    server.run(stop, &mut |line| eprintln!("{line}"))?;
+    Ok(Outcome::Ok)
+}
+
+/// Splits `HOST`, `HOST:PORT`, `[V6]:PORT` or a bare IPv6 address into host and port.
+fn split_target(t: &str) -> Result<(String, Option<u16>)> {
+    let bad_port = |p: &str| anyhow::anyhow!("target `{t}`: `{p}` is not a port number");
+    if let Some(rest) = t.strip_prefix('[') {
+        let (host, after) = rest
+            .split_once(']')
+            .with_context(|| format!("target `{t}`: missing `]`"))?;
+        let port = match after.strip_prefix(':') {
+            Some(p) => Some(p.parse().map_err(|_| bad_port(p))?),
+            None if after.is_empty() => None,
+            None => bail!("target `{t}`: expected `[ADDRESS]:PORT`"),
+        };
+        return Ok((host.to_string(), port));
+    }
+    if t.parse::<IpAddr>().is_ok() {
+        return Ok((t.to_string(), None));
+    }
+    match t.rsplit_once(':') {
+        Some((h, p)) => Ok((h.to_string(), Some(p.parse().map_err(|_| bad_port(p))?))),
+        None => Ok((t.to_string(), None)),
+    }
+}
+
+fn probe(a: ProbeArgs) -> Result<Outcome> {
+    if a.count == 0 {
+        bail!("--count must be at least 1");
+    }
+    let key = key_from(&a.secret_file)?;
+    let (host, port) = split_target(&a.target)?;
+    let addr = (host.as_str(), port.unwrap_or(DEFAULT_PORT))
+        .to_socket_addrs()
+        .with_context(|| format!("cannot resolve `{host}`"))?
+        .find(|s| !a.icmp || s.is_ipv4())
+        .with_context(|| format!("`{host}` has no usable address"))?;
+    let lengths = match a.length {
+        Some(length) => LengthSpec::Fixed { length },
+        None => a.lengths,
+    };
+    let pacing = match a.interval {
+        Some(i) => Pacing::Interval {
+            interval_ns: Nanos(i.as_nanos()),
+        },
+        None => Pacing::OneInFlight {
+            gap_ns: Nanos(a.gap.as_nanos()),
+        },
+    };
+    let (floor, max_length) = if a.icmp {
+        nmc_probe::icmp::length_limits()
+    } else {
+        nmc_probe::udp::length_limits(&addr, key.is_some())
+    };
+    let cfg = ProbeConfig {
+        count: a.count,
+        lengths,
+        pacing,
+        timeout: Nanos(a.timeout.as_nanos()),
+        seed: a.seed,
+        floor,
+        max_length,
+    };
+    // Check the lengths against the transport before saying anything.
+    nmc_probe::probe::Probe::new(cfg.clone())?;
+    let target_label = if a.icmp {
+        addr.ip().to_string()
+    } else {
+        addr.to_string()
+    };
+    eprintln!(
+        "nmc echo probe: {} volleys to {} over {}, lengths {}, {}, lost after {}",
+        a.count,
+        target_label,
+        if a.icmp { "icmp" } else { "udp" },
+        lengths,
+        match pacing {
+            Pacing::OneInFlight { gap_ns } => format!("one in flight, at least {gap_ns} apart"),
+            Pacing::Interval { interval_ns } => format!("one every {interval_ns}"),
+        },
+        Nanos(a.timeout.as_nanos()),
+    );
+    let stop = nmc_probe::signal::stop_on_signals();
+    let progress = Progress::new(&target_label);
+    let mut tick = |sent: usize, total: usize| progress.set(sent as f64 / total.max(1) as f64);
+    let run = if a.icmp {
+        nmc_probe::icmp::probe(addr.ip(), cfg, stop, Some(&mut tick))?
+    } else {
+        nmc_probe::udp::probe(addr, cfg, key, stop, Some(&mut tick))?
+    };
+    progress.finish();
+    let summary = Summary::of(run, (a.break_at > 0).then_some(a.break_at));
+    print!("{}", summary.text());
+    let out = a.out.unwrap_or_else(|| {
+        let safe: String = target_label
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        PathBuf::from("out/echo").join(safe)
+    });
+    let files = write_outputs(&out, &summary)?;
+    println!(
+        "wrote {}, {} and {}",
+        files.trace.display(),
+        files.summary.display(),
+        files.plot.display(),
+    );
+    println!(
+        "replay it through the timeout estimators: nmc rto evaluate {}",
+        files.trace.display()
+    );
+    Ok(Outcome::Ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_split() {
+        let s = |t: &str| split_target(t).unwrap();
+        assert_eq!(s("127.0.0.1"), ("127.0.0.1".into(), None));
+        assert_eq!(s("127.0.0.1:9000"), ("127.0.0.1".into(), Some(9000)));
+        assert_eq!(s("localhost:9000"), ("localhost".into(), Some(9000)));
+        assert_eq!(s("::1"), ("::1".into(), None));
+        assert_eq!(s("[::1]:9000"), ("::1".into(), Some(9000)));
+        assert!(split_target("host:http").is_err());
+    }
+
+    #[test]
+    fn rates_parse() {
+        assert_eq!(parse_per_second("50/s").unwrap(), 50.0);
+        assert_eq!(parse_per_second("2.5").unwrap(), 2.5);
+        assert!(parse_per_second("fast").is_err());
+        assert!(parse_per_second("0/s").is_err());
+    }
+}

@@ -1,0 +1,233 @@
+//! `nmc echo serve` and `nmc echo probe` as a user runs them: a server on loopback, a probe
+//! against it, the files it writes, Ctrl-C, and one-line errors with exit 2. Loopback only,
+//! bounded (a few hundred datagrams, a few seconds).
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+
+fn nmc() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_nmc"));
+    c.current_dir(env!("CARGO_MANIFEST_DIR"));
+    c
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Starts `nmc echo serve` on a free loopback port and returns it with the port it printed.
+fn serve(extra: &[&str]) -> (Child, BufReader<std::process::ChildStderr>, String) {
+    let mut child = nmc()
+        .args([
+            "echo",
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--duration",
+            "60s",
+        ])
+        .args(extra)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("nmc echo serve starts");
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut first = String::new();
+    err.read_line(&mut first).unwrap();
+    let addr = first
+        .split_whitespace()
+        .find(|w| w.starts_with("127.0.0.1:"))
+        .unwrap_or_else(|| panic!("no address in `{first}`"))
+        .trim_end_matches(';')
+        .to_string();
+    (child, err, addr)
+}
+
+fn interrupt(child: &Child) {
+    let ok = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+}
+
+#[test]
+fn serve_and_probe_on_loopback() {
+    let (mut server, mut err, addr) = serve(&[]);
+    let dir = tmp("cli-echo");
+    let o: Output = nmc()
+        .args([
+            "echo", "probe", &addr, "--count", "100", "--gap", "1ms", "--out",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(stdout.contains("answered 100  lost 0"), "{stdout}");
+    assert!(stdout.contains("one line"), "{stdout}");
+    assert!(stdout.contains("monotonic clock"), "{stdout}");
+    for f in ["trace.csv", "summary.json", "delay-vs-length.svg"] {
+        assert!(dir.join(f).exists(), "{f}");
+    }
+    let trace = std::fs::read_to_string(dir.join("trace.csv")).unwrap();
+    assert!(trace.starts_with("send_time_ns,length_bytes,delay_ns,seq,rtt_ns,"));
+    assert_eq!(trace.lines().count(), 101);
+
+    // The probe's run feeds the timeout-estimator evaluation.
+    let rto_out = dir.join("rto");
+    let o = nmc()
+        .args(["rto", "evaluate"])
+        .arg(dir.join("trace.csv"))
+        .arg("--out")
+        .arg(&rto_out)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "nmc rto evaluate: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+
+    // Ctrl-C: the server stops cleanly with a final summary and exit 0.
+    interrupt(&server);
+    let mut rest = String::new();
+    for line in (&mut err).lines() {
+        rest.push_str(&line.unwrap());
+        rest.push('\n');
+    }
+    let status = server.wait().unwrap();
+    assert!(status.success(), "{status:?}\n{rest}");
+    assert!(rest.contains("stopped after"), "{rest}");
+    assert!(rest.contains("replied 100"), "{rest}");
+}
+
+#[test]
+fn secret_is_required_once_given() {
+    let dir = tmp("cli-echo-secret");
+    let secret = dir.join("secret");
+    std::fs::write(&secret, "correct horse battery staple\n").unwrap();
+    let (mut server, _err, addr) = serve(&["--secret-file", secret.to_str().unwrap()]);
+    let with = nmc()
+        .args([
+            "echo",
+            "probe",
+            &addr,
+            "--count",
+            "20",
+            "--gap",
+            "1ms",
+            "--secret-file",
+        ])
+        .arg(&secret)
+        .arg("--out")
+        .arg(dir.join("with"))
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&with.stdout).contains("answered 20  lost 0"));
+    let without = nmc()
+        .args([
+            "echo",
+            "probe",
+            &addr,
+            "--count",
+            "2",
+            "--timeout",
+            "200ms",
+            "--out",
+        ])
+        .arg(dir.join("without"))
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&without.stdout).contains("answered 0  lost 2"));
+    interrupt(&server);
+    assert!(server.wait().unwrap().success());
+}
+
+/// Bad input: exit 2 and one line naming what is wrong.
+#[test]
+fn bad_echo_input_is_one_line_and_exit_2() {
+    let dir = tmp("cli-echo-bad");
+    let short = dir.join("short-secret");
+    std::fs::write(&short, "tiny").unwrap();
+    let cases: &[(&str, &[&str], &str)] = &[
+        (
+            "empty range",
+            &["echo", "probe", "127.0.0.1", "--lengths", "300..200"],
+            "empty length range",
+        ),
+        (
+            "bad lengths",
+            &["echo", "probe", "127.0.0.1", "--lengths", "big"],
+            "is not a length",
+        ),
+        (
+            "too short",
+            &[
+                "echo",
+                "probe",
+                "127.0.0.1",
+                "--length",
+                "20",
+                "--count",
+                "1",
+            ],
+            "below 60",
+        ),
+        (
+            "no unit",
+            &["echo", "probe", "127.0.0.1", "--timeout", "30"],
+            "no unit",
+        ),
+        (
+            "bad port",
+            &["echo", "probe", "127.0.0.1:http"],
+            "not a port number",
+        ),
+        (
+            "zero count",
+            &["echo", "probe", "127.0.0.1", "--count", "0"],
+            "at least 1",
+        ),
+        (
+            "missing secret",
+            &["echo", "serve", "--secret-file", "/nonexistent/secret"],
+            "cannot read secret file",
+        ),
+        (
+            "short secret",
+            &["echo", "serve", "--secret-file", short.to_str().unwrap()],
+            "at least 16",
+        ),
+        (
+            "bad rate",
+            &["echo", "serve", "--rate", "fast"],
+            "not a rate",
+        ),
+        (
+            "icmp and secret",
+            &["echo", "probe", "127.0.0.1", "--icmp", "--secret-file", "x"],
+            "cannot be used with",
+        ),
+    ];
+    for (name, args, needle) in cases {
+        let o = nmc().args(*args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        assert!(err.contains(needle), "{name}: `{needle}` not in: {err}");
+        // One line of substance (clap adds its usage line and "For more information" hint).
+        let substance = err
+            .lines()
+            .filter(|l| {
+                !l.trim().is_empty()
+                    && !l.starts_with("For more information")
+                    && !l.starts_with("Usage:")
+            })
+            .count();
+        assert_eq!(substance, 1, "{name}: {err}");
+        assert!(!err.contains("panicked"), "{name}: {err}");
+    }
+}
