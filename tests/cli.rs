@@ -293,3 +293,77 @@ fn rfc632_experiments_and_a_lockup_run() {
     assert!(String::from_utf8_lossy(&run.stdout).contains("lockup at"));
     assert!(dir.join("run/lockup.json").exists());
 }
+
+/// Issue 4: `nmc reproduce ko-alternate-path ko-looping` prints the KO-10 and loop rows with
+/// their plots and records; `nmc run` writes the routing records of an adaptive scenario.
+/// Loops are measured, not asserted: only the presence of rows and files is checked.
+#[test]
+fn adaptive_routing_experiments_rows_and_records() {
+    let dir = tmp("adaptive");
+    let o = nmc(&[
+        "reproduce",
+        "ko-alternate-path",
+        "ko-looping",
+        "--quick",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
+    let table = String::from_utf8_lossy(&o.stdout);
+    for id in [
+        "KO-10 hold-down-1974",
+        "KO-10 switching",
+        "KO-10 3× 1/4",
+        "KO-LOOP exchanges, traffic + failures",
+        "KO-LOOP traps, fix",
+        "KO-LOOP loop-free",
+    ] {
+        assert!(table.contains(id), "{id} missing:\n{table}");
+    }
+    for f in [
+        "ko-alternate-path/gain.csv",
+        "ko-alternate-path/switching.svg",
+        "ko-alternate-path/alternates.csv",
+        "ko-looping/summary.csv",
+        "ko-looping/visits.svg",
+        "ko-looping/round-trip-tail.svg",
+        "ko-looping/loops.csv",
+    ] {
+        assert!(dir.join(f).exists(), "{f}");
+    }
+    let run = nmc(&[
+        "run",
+        "scenarios/ko-looping.toml",
+        "--set",
+        "duration=45s",
+        "--out",
+        dir.join("run").to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    for f in [
+        "routing.csv",
+        "loops.csv",
+        "journeys.csv",
+        "source-sends.csv",
+        "summary.json",
+    ] {
+        assert!(dir.join("run").join(f).exists(), "{f}");
+    }
+    let summary = std::fs::read_to_string(dir.join("run/summary.json")).unwrap();
+    assert!(summary.contains("\"lines.events\""), "{summary}");
+    let bad = nmc(&[
+        "run",
+        "scenarios/ko-alternate-path.toml",
+        "--set",
+        "network.line_events=[{ at = \"1s\", line = [\"SRC\", \"MARS\"], state = \"down\" }]",
+        "--out",
+        dir.join("bad").to_str().unwrap(),
+    ]);
+    let err = stderr(&bad);
+    assert_eq!(bad.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("network.line_events[0].line: `MARS` is not an IMP of this network"),
+        "{err}"
+    );
+    assert_eq!(err.lines().filter(|l| !l.is_empty()).count(), 1, "{err}");
+}

@@ -121,6 +121,8 @@ pub fn all() -> Vec<&'static dyn Experiment> {
         &md1::Md1,
         &ko_v2_throughput::KoV2Throughput,
         &ko_routing_tables::KoRoutingTables,
+        &ko_alternate_path::KoAlternatePath,
+        &ko_looping::KoLooping,
         &r889_estimators::R889Estimators,
         &rfc632_single_packet::Rfc632SinglePacket,
         &rfc632_trace::Rfc632Trace,

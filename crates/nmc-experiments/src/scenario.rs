@@ -176,6 +176,20 @@ fn run_imp(
             }
             "lines" => nmc_report::records::write_csv(&path, &o.lines)?,
             "e2e" => nmc_report::records::write_csv(&path, &o.e2e)?,
+            "routing" => {
+                // routing.csv: every change of a best neighbour and every hold-down; beside it
+                // the loops in the tables, and the pumping IMP's choice of line and its queues.
+                let r = &o.routing;
+                nmc_report::records::write_csv(&path, &r.route_changes)?;
+                let loops = out.join("loops.csv");
+                nmc_report::records::write_csv(&loops, &r.loops)?;
+                let sends = out.join("source-sends.csv");
+                nmc_report::records::write_csv(&sends, &r.source_sends)?;
+                let queues = out.join("source-queues.csv");
+                nmc_report::records::write_csv(&queues, &r.line_samples)?;
+                files.extend([loops, sends, queues]);
+            }
+            "journeys" => nmc_report::records::write_csv(&path, &o.routing.journeys)?,
             "occupancy" => {
                 nmc_report::records::write_csv(&path, &o.occupancy)?;
                 svg(

@@ -40,7 +40,8 @@ pub fn best_block_kbps(msgs: &[MessageRecord], block: usize) -> Option<f64> {
         .iter()
         .filter_map(|m| m.rfnm_ns.map(|r| (r, m.bits)))
         .collect();
-    done.sort_unstable();
+    // Consecutive in the order the RFNMs came back (with several hosts, not message order).
+    done.sort_by_key(|d| d.0);
     if done.len() <= block {
         return None;
     }

@@ -12,6 +12,7 @@
 //! | [`params`] | every protocol constant, as a named parameter of a profile (`v2-1974-10`), with its source |
 //! | [`spec`] | the scenario sections (`model = "imp"`): profile, topology, hosts, traffic |
 //! | [`topology`] | IMPs and lines from a chain, an explicit list, or the 1974 ARPANET map; static routes behind [`topology::Routes`] |
+//! | [`routing`] | `network.routing`: static routes or the 1974 adaptive procedure (`nmc-routing`), lines going down and up, per-packet visits and loop records |
 //! | [`packet`] | data packets and subnet control messages (RFNM, REQALL, ALL, GVB) |
 //! | [`link`] | one direction of a line: logical channels, acknowledgements, retransmission, line errors |
 //! | [`imp`] | one IMP's buffers, processor, and source/destination tables |
@@ -26,8 +27,9 @@
 //!   `rfc632-current`, `rfc632-fix-a`, `rfc632-fix-b`, `rfc626-accept-all`). The IMP message
 //!   generator, scripted disturbances (one line error, one detour) and generator pauses are in
 //!   `model/instrument.rs`; a run that locks up stops with a [`model::LockupReport`].
-//! * Adaptive routing: routes are static shortest-hop behind [`topology::Routes`]; routing
-//!   messages are still sent every 640 ms so that they take their share of each line.
+//! * Routing is static shortest-hop unless the scenario asks for `routing = "adaptive"` (see
+//!   [`routing`] for what that procedure leaves out); with static routes, routing messages are
+//!   still sent every 640 ms so that they take their share of each line.
 //! * Control messages (RFNM, ALL, REQALL, GVB) do not compete for packet buffers (a choice,
 //!   the sources are silent); they do take line time and need acknowledgement.
 
@@ -38,6 +40,7 @@ pub mod link;
 pub mod model;
 pub mod packet;
 pub mod params;
+pub mod routing;
 pub mod run;
 pub mod spec;
 pub mod topology;

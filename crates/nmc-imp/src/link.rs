@@ -2,7 +2,9 @@
 //!
 //! * Frames: packets (which must be acknowledged), acknowledgement-only frames, and routing
 //!   messages. Every frame carries the acknowledgements pending for the reverse direction
-//!   (piggy-backed); when nothing else is to be sent, an acknowledgement goes alone.
+//!   (piggy-backed); when nothing else is to be sent, an acknowledgement goes alone. A routing
+//!   frame's content stays in a side table ([`crate::routing::Routing`]); the frame carries its
+//!   id (`body`, [`crate::routing::NO_BODY`] with static routes), so [`Frame`] stays `Copy`.
 //! * Logical channels (K&O ref. [6]): a packet is sent on a free channel and holds it, and its
 //!   buffer in the sending IMP, until acknowledged. Each channel alternates a one-bit sequence
 //!   number, so the receiver recognises a retransmitted duplicate, acknowledges it again and
@@ -43,7 +45,7 @@ pub struct LogicalChannel {
 pub enum FrameKind {
     Packet { pkt: PktId, lch: u8, bit: bool },
     AckOnly,
-    Routing,
+    Routing { body: u32 },
 }
 
 #[derive(Clone, Copy, Debug)]

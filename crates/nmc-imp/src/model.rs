@@ -34,10 +34,13 @@ use crate::imp::{HostOut, Imp, Reassembly, Reply};
 use crate::link::{Frame, FrameKind, Hold, Link};
 use crate::packet::{MsgId, Packet, PktId, PktKind, Slab};
 use crate::params::{ImpModel, ImpParams};
-use crate::topology::{Routes, Topology};
+use crate::routing::Routing;
+use crate::topology::Topology;
 use nmc_sim::{Bits, EventQueue, Model, RngStreams, SimDuration, SimTime, Trace};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
+
+mod adaptive;
 
 #[derive(Clone, Copy, Debug)]
 pub enum Ev {
@@ -69,6 +72,8 @@ pub enum Ev {
     Watchdog,
     /// Metrics start counting (`network.measure_from`).
     MeasureStart,
+    /// A line (topology line index, both directions) goes down or comes up.
+    LineChange { line: u32, up: bool },
 }
 
 /// Where a message is in the source IMP's procedure.
@@ -290,6 +295,8 @@ pub struct Subnet {
     /// When metrics start counting, and each link's busy time then.
     pub measure_from: SimDuration,
     pub busy_at_measure: Vec<SimDuration>,
+    /// How packets are routed, which lines are up, and the loop records.
+    pub routing: Routing,
 }
 
 impl Subnet {
@@ -334,7 +341,9 @@ impl Subnet {
                 .or(h.generator.as_ref().map(|g| g.dst_host))?;
             Some((h.imp, hosts[dst as usize].imp))
         });
+        let routing = Routing::new_static(&params, &topo);
         Subnet {
+            routing,
             params,
             topo,
             imps,
@@ -373,7 +382,7 @@ impl Subnet {
         let n = self.links.len().max(1) as u64;
         for i in 0..self.links.len() {
             // Stagger the first routing message of each line over one period.
-            let phase = self.params.routing_period.as_nanos() * i as u64 / n;
+            let phase = self.routing.period(i as u32).as_nanos() * i as u64 / n;
             q.schedule(
                 SimTime::from_nanos(phase),
                 Ev::RoutingTick { link: i as u32 },
@@ -384,6 +393,7 @@ impl Subnet {
         }
         q.schedule(SimTime::ZERO, Ev::Sample);
         self.schedule_instruments(q);
+        self.schedule_line_events(q);
     }
 
     fn frame_bits(&self, p: &Packet) -> Bits {
@@ -423,10 +433,9 @@ impl Subnet {
             return;
         }
         if m.input > 0 && m.src != m.dst {
-            let l = self
-                .topo
-                .next_link(m.src, m.dst)
-                .expect("routes checked at build");
+            let Some(l) = self.routing.next_link(&self.topo, m.src, m.dst) else {
+                return; // no route now: the host waits
+            };
             if self.links[l as usize].queue_len() >= self.params.output_queue_max {
                 return;
             }
@@ -1044,12 +1053,14 @@ impl Subnet {
             "hosts on one IMP are refused when the model is built"
         );
         let id = self.slab.insert(p);
-        let l = self
-            .topo
-            .next_link(src, dst)
-            .expect("routes checked at build");
+        self.note_visit(now, src, id);
+        let Some(l) = self.routing.next_link(&self.topo, src, dst) else {
+            self.routing.park(src, id, Hold::Source);
+            return;
+        };
         self.links[l as usize].data.push_back((id, Hold::Source));
         self.note_queue(l);
+        self.note_source_send(now, l, &p);
         self.try_send(now, l, q);
     }
 
@@ -1073,10 +1084,11 @@ impl Subnet {
             return;
         }
         let id = self.slab.insert(p);
-        let l = self
-            .topo
-            .next_link(from, to)
-            .expect("routes checked at build");
+        self.note_visit(now, from, id);
+        let Some(l) = self.routing.next_link(&self.topo, from, to) else {
+            self.routing.park(from, id, Hold::Control);
+            return;
+        };
         self.enqueue(l, id, Hold::Control);
         self.try_send(now, l, q);
     }
@@ -1099,12 +1111,17 @@ impl Subnet {
     /// Starts the next frame on an idle link.
     fn try_send(&mut self, now: SimTime, l: u32, q: &mut EventQueue<Ev>) {
         let link = &mut self.links[l as usize];
-        if link.busy {
+        if link.busy || !self.routing.line_up(l) {
             return;
         }
         let (kind, bits, retransmission) = if link.routing_due {
             link.routing_due = false;
-            (FrameKind::Routing, self.params.routing_message, false)
+            let body = self.routing.body_for(now, l, link.def.from);
+            (
+                FrameKind::Routing { body },
+                self.params.routing_message,
+                false,
+            )
         } else if let Some(lch) = link.retx.pop_front() {
             let c = &mut link.lch[lch as usize];
             let (pkt, _) = c.held.expect("retransmission of a held packet");
@@ -1191,6 +1208,9 @@ impl Subnet {
     }
 
     fn tx_done(&mut self, now: SimTime, l: u32, frame: Frame, q: &mut EventQueue<Ev>) {
+        if self.lost_in_transmission(now, l, frame, q) {
+            return;
+        }
         let link = &mut self.links[l as usize];
         link.busy = false;
         q.schedule(now + link.def.propagation, Ev::Arrive { link: l, frame });
@@ -1219,6 +1239,9 @@ impl Subnet {
     }
 
     fn arrive(&mut self, now: SimTime, l: u32, frame: Frame, q: &mut EventQueue<Ev>) {
+        if self.lost_on_line(l, frame) {
+            return;
+        }
         let (at, from, rev) = {
             let link = &self.links[l as usize];
             (link.def.to, link.def.from, link.reverse)
@@ -1226,6 +1249,7 @@ impl Subnet {
         if frame.corrupted {
             // The CRC check fails: the frame, its acknowledgements included, is lost.
             self.links[l as usize].corrupted += 1;
+            self.drop_routing_body(frame);
             self.count("line-errors");
             self.trace.emit(
                 now,
@@ -1243,6 +1267,7 @@ impl Subnet {
             }
         }
         let FrameKind::Packet { pkt, lch, bit } = frame.kind else {
+            self.frame_without_packet(now, l, frame, q);
             return;
         };
         if self.links[l as usize].rx_last[lch as usize] == Some(bit) {
@@ -1276,12 +1301,14 @@ impl Subnet {
         let imp = &mut self.imps[at as usize];
         if at != p.dst
             && !p.kind.is_control()
-            && let Some(next) = self.topo.next_link(at, p.dst)
+            && let Some(next) = self.routing.next_link(&self.topo, at, p.dst)
         {
             imp.buf_used += 1;
             imp.sf_used += 1;
             self.links[next as usize].incoming += 1;
+            self.routing.plan(id, next);
         }
+        self.note_visit(now, at, id);
         self.imps[at as usize].proc_q.push_back((id, l));
         self.start_processing(now, at, q);
     }
@@ -1300,7 +1327,9 @@ impl Subnet {
         if imp.sf_used >= self.params.store_and_forward_max {
             return Some("20 store-and-forward packets");
         }
-        let next = self.topo.next_link(at, p.dst)?;
+        let Some(next) = self.routing.next_link(&self.topo, at, p.dst) else {
+            return Some("no route");
+        };
         if self.links[next as usize].queue_len() >= self.params.output_queue_max {
             return Some("output queue full");
         }
@@ -1367,14 +1396,14 @@ impl Subnet {
             self.slab.remove(pkt);
             self.destination_receives(now, imp, p, q);
         } else {
-            let l = self
-                .topo
-                .next_link(imp, p.dst)
-                .expect("routes checked at build");
             let hold = if p.kind.is_control() {
                 Hold::Control
             } else {
                 Hold::Transit
+            };
+            let Some(l) = self.forward_link(imp, pkt, hold) else {
+                self.start_processing(now, imp, q);
+                return; // no route now: the packet waits in the IMP
             };
             if hold == Hold::Transit {
                 self.links[l as usize].incoming -= 1;
@@ -1398,6 +1427,7 @@ impl Subnet {
                 source_buffers: si.buf_used,
             });
         }
+        self.sample_routing(now);
         q.schedule(now + self.sample_period, Ev::Sample);
     }
 
@@ -1429,7 +1459,7 @@ impl Model for Subnet {
             Ev::RoutingTick { link } => {
                 self.links[link as usize].routing_due = true;
                 self.try_send(now, link, q);
-                q.schedule(now + self.params.routing_period, Ev::RoutingTick { link });
+                q.schedule(now + self.routing.period(link), Ev::RoutingTick { link });
             }
             Ev::HostOutputDone { imp } => self.host_output_done(now, imp, q),
             Ev::RfnmTimeout { imp, epoch } => self.rfnm_timeout(now, imp, epoch, q),
@@ -1440,6 +1470,7 @@ impl Model for Subnet {
             Ev::MeasureStart => {
                 self.busy_at_measure = self.links.iter().map(|l| l.busy_time).collect();
             }
+            Ev::LineChange { line, up } => self.line_change(now, line, up, q),
         }
     }
 }

@@ -4,6 +4,9 @@ use crate::model::{
     Action, E2eEvent, Ev, Generator, Host, LockupReport, MessageRecord, Occupancy, Pump, Subnet,
 };
 use crate::params::ImpParams;
+use crate::routing::{
+    JourneyRecord, LineSample, LoopRecord, RouteChange, RoutingCounts, SourceSend,
+};
 use crate::spec::{EventSpec, ImpScenario, RECORDS, TrafficSpec};
 use crate::topology::{Routes, Topology};
 use nmc_sim::{SimDuration, SimTime, Simulation, Trace};
@@ -76,6 +79,19 @@ pub struct Outcome {
     pub e2e: Vec<E2eEvent>,
     /// Set when the run stopped on a lockup (`network.lockup_window`).
     pub lockup: Option<LockupReport>,
+    /// Routing and line records (empty with static routes and no line events).
+    pub routing: RoutingRecords,
+}
+
+/// What the routing and line machinery recorded (see [`crate::routing`]).
+#[derive(Clone, Debug, Default)]
+pub struct RoutingRecords {
+    pub counts: RoutingCounts,
+    pub route_changes: Vec<RouteChange>,
+    pub loops: Vec<LoopRecord>,
+    pub journeys: Vec<JourneyRecord>,
+    pub source_sends: Vec<SourceSend>,
+    pub line_samples: Vec<LineSample>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -313,6 +329,10 @@ pub fn build(
     if s.record.iter().any(|r| r == "e2e") {
         subnet.e2e = Some(Vec::new());
     }
+    subnet
+        .routing
+        .configure(&s.network, &subnet.params, &subnet.topo)
+        .map_err(BuildError)?;
     Ok((subnet, starts))
 }
 
@@ -382,7 +402,7 @@ pub fn run_and_drain(
     Ok(finish(sim.model, seed, ran, events))
 }
 
-fn finish(m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outcome {
+fn finish(mut m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outcome {
     // The measured window: from `measure_from` (if the run got that far) to the end.
     let from = if m.busy_at_measure.is_empty() || m.measure_from >= duration {
         SimDuration::ZERO
@@ -453,6 +473,21 @@ fn finish(m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outcome {
     if let Some(h) = hops {
         metrics.insert("hops".into(), h as f64);
     }
+    let routing = if m.routing.in_play() {
+        m.routing.close_open_loops(&m.topo.names);
+        m.routing.add_metrics(&mut metrics, duration.as_nanos());
+        let r = &mut m.routing;
+        RoutingRecords {
+            counts: r.counts,
+            route_changes: std::mem::take(&mut r.route_changes),
+            loops: std::mem::take(&mut r.loops),
+            journeys: std::mem::take(&mut r.journey_records),
+            source_sends: std::mem::take(&mut r.source_sends),
+            line_samples: std::mem::take(&mut r.line_samples),
+        }
+    } else {
+        RoutingRecords::default()
+    };
     Outcome {
         seed,
         params: m.params,
@@ -468,5 +503,6 @@ fn finish(m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outcome {
         idle_at_end,
         e2e: m.e2e.unwrap_or_default(),
         lockup: m.lockup,
+        routing,
     }
 }

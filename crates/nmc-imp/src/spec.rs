@@ -6,8 +6,12 @@
 //! profile = "v2-1974-10"
 //! topology = { kind = "chain", hops = 5 }
 //! hosts = [{ name = "UCLA", imp = "IMP0" }, { name = "FAKE", imp = "IMP5" }]
+//! routing = "adaptive"        # default "static"; see `routing.rs`
+//! events = [{ at = "60s", line = ["IMP2", "IMP3"], state = "down" }]
 //! [network.params]            # any field of the profile (see `params.rs`)
 //! message_numbers = 4
+//! [network.routing_params]    # any field of nmc_routing::RoutingParams
+//! loop_prevention = "hold-down-1974"
 //! [[traffic]]
 //! kind = "pump"
 //! from = "UCLA"
@@ -40,7 +44,14 @@ pub type ImpScenario = Scenario<NetworkSpec, TrafficSpec>;
 
 /// Records this model can write (`record = [...]`).
 /// `e2e` is the end-to-end event log of single-packet messages (RFC 632 Tables 1–2).
-pub const RECORDS: &[&str] = &["messages", "lines", "occupancy", "e2e"];
+pub const RECORDS: &[&str] = &[
+    "messages",
+    "lines",
+    "occupancy",
+    "e2e",
+    "routing",
+    "journeys",
+];
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -68,6 +79,20 @@ pub struct NetworkSpec {
     /// from then, occupancy means and line utilisation over the rest of the run (`0s`: all of it).
     #[serde(default)]
     pub measure_from: SimDuration,
+    /// How IMPs choose the next line: `static` shortest-hop routes (the default) or the 1974
+    /// `adaptive` procedure (see [`crate::routing`]).
+    #[serde(default, skip_serializing_if = "RoutingMode::is_static")]
+    pub routing: RoutingMode,
+    /// Parameters of the adaptive procedure, any field of [`nmc_routing::RoutingParams`]
+    /// (`loop_prevention`, `hop_units`, `hold_down`, ...); `routing = "adaptive"` only.
+    #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
+    pub routing_params: toml::Table,
+    /// Lines whose routing messages go at another period than the default.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub routing_periods: Vec<RoutingPeriodSpec>,
+    /// Lines going down and coming back up during the run (`[[network.line_events]]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub line_events: Vec<LineEventSpec>,
 }
 
 /// A scripted disturbance, to cause one reordering at a known moment (RFC 632: "due to an
@@ -90,6 +115,65 @@ pub enum EventSpec {
         imp: String,
         via: String,
     },
+}
+
+/// `network.routing`.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum RoutingMode {
+    /// Shortest-hop routes computed once from the topology; they never change (a line going
+    /// down holds its packets until it comes back).
+    #[default]
+    Static,
+    /// One [`nmc_routing::DistanceVector`] per IMP, fed by routing messages on the lines.
+    Adaptive,
+}
+
+impl RoutingMode {
+    pub fn is_static(&self) -> bool {
+        *self == RoutingMode::Static
+    }
+}
+
+/// `[[network.routing_periods]]`: the routing-message period of one line (K&O §V: the
+/// frequency "is a function of line speed and line utilization").
+///
+/// ```toml
+/// [[network.routing_periods]]
+/// line = ["A", "B"]
+/// period = "320ms"
+/// from = "A"          # optional: only A's messages to B; both directions without it
+/// ```
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoutingPeriodSpec {
+    pub line: [String; 2],
+    pub period: SimDuration,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+}
+
+/// `[[network.line_events]]`: a line goes down or comes back up at `at`.
+///
+/// ```toml
+/// [[network.line_events]]
+/// at = "60s"
+/// line = ["A", "B"]
+/// state = "down"
+/// ```
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LineEventSpec {
+    pub at: SimDuration,
+    pub line: [String; 2],
+    pub state: LineState,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum LineState {
+    Up,
+    Down,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]

@@ -1,6 +1,8 @@
 //! One module per experiment. Each states its source, its scenario and its targets.
 
 pub mod golden_chain;
+pub mod ko_alternate_path;
+pub mod ko_looping;
 pub mod ko_routing_tables;
 pub mod ko_v2_throughput;
 pub mod md1;

@@ -33,7 +33,6 @@ use crate::imp::{HostOut, Imp, Reassembly, Reply};
 use crate::link::Hold;
 use crate::packet::{MsgId, Packet, PktKind};
 use crate::params::SinglePacketRule;
-use crate::topology::Routes;
 use nmc_sim::{Bits, EventQueue, SimTime};
 use serde::Serialize;
 
@@ -119,11 +118,17 @@ impl Subnet {
         });
         let l = match self.detours.remove(&src) {
             Some(l) => l,
-            None => self
-                .topo
-                .next_link(src, dst)
-                .expect("routes checked at build"),
+            None => match self.routing.next_link(&self.topo, src, dst) {
+                Some(l) => l,
+                None => {
+                    // No route now (a line is down): the copy waits with the IMP's other
+                    // packets for one, as `send_data` does.
+                    self.routing.park(src, id, Hold::Copy);
+                    return;
+                }
+            },
         };
+        self.note_visit(now, src, id);
         self.links[l as usize].data.push_back((id, Hold::Copy));
         self.note_queue(l);
         let note = if again { "again" } else { "" };

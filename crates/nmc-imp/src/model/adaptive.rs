@@ -1,0 +1,340 @@
+//! The subnet's side of routing: routing frames with content, lines going down and up,
+//! packets without a route, and the journey and loop records. The state and the choices made
+//! are described in [`crate::routing`]; this module is the glue to the event model.
+
+use super::{Ev, Subnet};
+use crate::link::{Frame, FrameKind, Hold};
+use crate::packet::{Packet, PktId, PktKind};
+use crate::routing::{LineSample, NO_BODY, SourceSend};
+use nmc_routing::{LineId, Router};
+use nmc_sim::{EventQueue, SimTime};
+use serde::Serialize;
+
+/// Trace lines of this module (`trace = true`).
+#[derive(Serialize)]
+#[serde(tag = "event", rename_all = "kebab-case")]
+enum Tr<'a> {
+    Line {
+        a: &'a str,
+        b: &'a str,
+        up: bool,
+    },
+    Route {
+        imp: &'a str,
+        dst: &'a str,
+        kind: &'a str,
+        from: &'a str,
+        to: &'a str,
+    },
+}
+
+impl Subnet {
+    /// Schedules the scenario's line events (called with the initial events).
+    pub(super) fn schedule_line_events(&self, q: &mut EventQueue<Ev>) {
+        for e in &self.routing.events {
+            q.schedule(
+                SimTime::ZERO + e.at,
+                Ev::LineChange {
+                    line: e.line,
+                    up: e.up,
+                },
+            );
+        }
+    }
+
+    /// Topology line `line` (links `2·line`, `2·line + 1`) goes down or comes up.
+    pub(super) fn line_change(
+        &mut self,
+        now: SimTime,
+        line: u32,
+        up: bool,
+        q: &mut EventQueue<Ev>,
+    ) {
+        self.routing.counts.line_events += 1;
+        let pair = [2 * line, 2 * line + 1];
+        if self.trace.is_on() {
+            let d = &self.links[pair[0] as usize].def;
+            self.trace.emit(
+                now,
+                &Tr::Line {
+                    a: &self.imps[d.from as usize].name,
+                    b: &self.imps[d.to as usize].name,
+                    up,
+                },
+            );
+        }
+        if up {
+            for l in pair {
+                let st = &mut self.routing.links[l as usize];
+                if st.up {
+                    continue;
+                }
+                st.up = true;
+                if let Some(since) = st.down_since.take() {
+                    st.down_time += now - since;
+                }
+                let from = self.links[l as usize].def.from;
+                if self.routing.is_adaptive() {
+                    // A line coming up sends a routing message at once (nmc-routing).
+                    self.routing.routers[from as usize].handle_line_up(now, LineId(l));
+                    self.links[l as usize].routing_due = true;
+                }
+                self.try_send(now, l, q);
+            }
+        } else {
+            let mut taken = Vec::new();
+            for l in pair {
+                if !self.routing.links[l as usize].up {
+                    continue;
+                }
+                let busy = self.links[l as usize].busy;
+                let st = &mut self.routing.links[l as usize];
+                st.up = false;
+                st.downs += 1;
+                st.down_since = Some(now);
+                // Frames on the line are lost: the one being sent, and those propagating.
+                st.doomed_tx = busy;
+                st.doomed_wire = st.on_wire;
+                // Packets sent and not acknowledged: the far IMP either has it (then it counts
+                // as acknowledged) or it comes back to this IMP to be routed again.
+                for lch in 0..self.links[l as usize].lch.len() {
+                    let link = &self.links[l as usize];
+                    let c = link.lch[lch];
+                    if c.held.is_none() {
+                        continue;
+                    }
+                    if link.rx_last[lch] == Some(c.bit) {
+                        self.routing.counts.accepted_at_line_down += 1;
+                        self.acknowledged(now, l, lch as u8, c.bit, q);
+                    } else {
+                        let c = &mut self.links[l as usize].lch[lch];
+                        let held = c.held.take().expect("held");
+                        c.epoch += 1;
+                        taken.push((l, held));
+                    }
+                }
+                let link = &mut self.links[l as usize];
+                // The line protocol starts afresh when the line comes back.
+                for c in &mut link.lch {
+                    c.bit = false;
+                    c.epoch += 1;
+                }
+                link.rx_last = [None; 8];
+                link.ack_mask = 0;
+                link.ack_bits = 0;
+                link.retx.clear();
+                link.routing_due = false;
+                let queued: Vec<_> = link.ctrl.drain(..).chain(link.data.drain(..)).collect();
+                taken.extend(queued.into_iter().map(|h| (l, h)));
+                if self.routing.is_adaptive() {
+                    let from = self.links[l as usize].def.from;
+                    self.routing.routers[from as usize].handle_line_down(now, LineId(l));
+                }
+            }
+            // Route the packets taken back again, oldest first per line.
+            for (l, (pkt, hold)) in taken {
+                let imp = self.links[l as usize].def.from;
+                self.routing.counts.taken_back += 1;
+                self.requeue(now, imp, pkt, hold, q);
+            }
+        }
+        for l in pair {
+            let imp = self.links[l as usize].def.from;
+            self.routes_changed(now, imp, q);
+        }
+    }
+
+    /// Puts a packet held by `imp` on the output queue its route gives now, or parks it.
+    fn requeue(&mut self, now: SimTime, imp: u16, pkt: PktId, hold: Hold, q: &mut EventQueue<Ev>) {
+        let dst = self.slab.get(pkt).dst;
+        match self.routing.next_link(&self.topo, imp, dst) {
+            Some(l) => {
+                self.enqueue(l, pkt, hold);
+                self.try_send(now, l, q);
+            }
+            None => self.routing.park(imp, pkt, hold),
+        }
+    }
+
+    /// After `imp`'s routing table may have changed: record the changes, route the packets
+    /// waiting there for a route, and let its hosts try again.
+    pub(super) fn routes_changed(&mut self, now: SimTime, imp: u16, q: &mut EventQueue<Ev>) {
+        if self.routing.is_adaptive() {
+            let first = self.routing.route_changes.len();
+            self.routing.drain_route_events(now, imp, &self.topo.names);
+            if self.trace.is_on() {
+                for c in &self.routing.route_changes[first..] {
+                    self.trace.emit(
+                        now,
+                        &Tr::Route {
+                            imp: &c.imp,
+                            dst: &c.dst,
+                            kind: c.kind,
+                            from: &c.from,
+                            to: &c.to,
+                        },
+                    );
+                }
+            }
+        }
+        let waiting = std::mem::take(&mut self.routing.parked[imp as usize]);
+        for (pkt, hold) in waiting {
+            let dst = self.slab.get(pkt).dst;
+            match self.routing.next_link(&self.topo, imp, dst) {
+                Some(l) => {
+                    self.enqueue(l, pkt, hold);
+                    self.try_send(now, l, q);
+                }
+                None => self.routing.parked[imp as usize].push_back((pkt, hold)),
+            }
+        }
+        self.wake_hosts(now, imp, q);
+    }
+
+    /// At the end of a frame's transmission: `true` if the line went down meanwhile and the
+    /// frame is lost. Otherwise the frame is on its way.
+    pub(super) fn lost_in_transmission(
+        &mut self,
+        now: SimTime,
+        l: u32,
+        frame: Frame,
+        q: &mut EventQueue<Ev>,
+    ) -> bool {
+        let st = &mut self.routing.links[l as usize];
+        if !st.doomed_tx {
+            st.on_wire += 1;
+            return false;
+        }
+        st.doomed_tx = false;
+        st.frames_lost += 1;
+        self.links[l as usize].busy = false;
+        if let FrameKind::Routing { body } = frame.kind {
+            self.routing.take_body(body);
+        }
+        // The line may be back up already.
+        self.try_send(now, l, q);
+        true
+    }
+
+    /// A frame reaches the far end: `true` if it was on the line when the line went down.
+    pub(super) fn lost_on_line(&mut self, l: u32, frame: Frame) -> bool {
+        let st = &mut self.routing.links[l as usize];
+        st.on_wire -= 1;
+        if st.doomed_wire == 0 {
+            return false;
+        }
+        st.doomed_wire -= 1;
+        st.frames_lost += 1;
+        self.drop_routing_body(frame);
+        true
+    }
+
+    /// Frees the body of a routing frame that will not be read (a line error).
+    pub(super) fn drop_routing_body(&mut self, frame: Frame) {
+        if let FrameKind::Routing { body } = frame.kind {
+            self.routing.take_body(body);
+        }
+    }
+
+    /// A frame without a packet arrived intact over link `l`: a routing message is handed to
+    /// the router of the IMP at the far end.
+    pub(super) fn frame_without_packet(
+        &mut self,
+        now: SimTime,
+        l: u32,
+        frame: Frame,
+        q: &mut EventQueue<Ev>,
+    ) {
+        let FrameKind::Routing { body } = frame.kind else {
+            return;
+        };
+        if body == NO_BODY {
+            return;
+        }
+        let Some(msg) = self.routing.take_body(body) else {
+            return;
+        };
+        let (at, line) = {
+            let link = &self.links[l as usize];
+            (link.def.to, LineId(link.reverse))
+        };
+        self.routing.counts.routing_messages += 1;
+        // K&O §III: 1 unit per packet waiting on the output line, read when the message is
+        // handled.
+        for i in 0..self.routing.out_links(at).len() {
+            let o = self.routing.out_links(at)[i];
+            let queued = self.links[o as usize].queue_len();
+            self.routing.routers[at as usize].set_queue_len(LineId(o), queued);
+        }
+        self.routing.routers[at as usize].handle_routing_message(now, line, &msg);
+        self.routes_changed(now, at, q);
+    }
+
+    /// The output link for a packet the processor of `imp` has finished, or `None` when there
+    /// is no route (the packet waits in the IMP). A store-and-forward packet reserved a place
+    /// on a line's queue when it arrived; if the route has moved since, the place moves too.
+    pub(super) fn forward_link(&mut self, imp: u16, pkt: PktId, hold: Hold) -> Option<u32> {
+        let dst = self.slab.get(pkt).dst;
+        let now_route = self.routing.next_link(&self.topo, imp, dst);
+        if hold == Hold::Transit {
+            let planned = self.routing.take_plan(pkt);
+            if planned != now_route {
+                if let Some(p) = planned {
+                    self.links[p as usize].incoming -= 1;
+                }
+                match now_route {
+                    Some(l) => self.links[l as usize].incoming += 1,
+                    None => self.routing.park(imp, pkt, hold),
+                }
+            }
+        } else if now_route.is_none() {
+            self.routing.park(imp, pkt, hold);
+        }
+        now_route
+    }
+
+    /// Packet `id` is at `imp` now: counts the visit (adaptive routing only).
+    pub(super) fn note_visit(&mut self, now: SimTime, imp: u16, id: PktId) {
+        if self.routing.is_adaptive() {
+            let p = *self.slab.get(id);
+            self.routing.visit(now, imp, &p, &self.topo.names);
+        }
+    }
+
+    /// A host's data packet joined output link `l` of its source IMP.
+    pub(super) fn note_source_send(&mut self, now: SimTime, l: u32, p: &Packet) {
+        if !self.routing.is_adaptive() || self.watch.is_none_or(|(s, _)| s != p.src) {
+            return;
+        }
+        if let PktKind::Data { msg, index, .. } = p.kind {
+            let link = &self.links[l as usize];
+            self.routing.source_sends.push(SourceSend {
+                t_ns: now.as_nanos(),
+                msg,
+                index,
+                to: self.topo.names[link.def.to as usize].clone(),
+                queue: link.queue_len(),
+            });
+        }
+    }
+
+    /// Samples the output queues of the pumping host's IMP (adaptive routing only).
+    pub(super) fn sample_routing(&mut self, now: SimTime) {
+        let Some((s, _)) = self.watch else {
+            return;
+        };
+        if !self.routing.is_adaptive() {
+            return;
+        }
+        for i in 0..self.routing.out_links(s).len() {
+            let l = self.routing.out_links(s)[i];
+            let link = &self.links[l as usize];
+            self.routing.line_samples.push(LineSample {
+                t_ns: now.as_nanos(),
+                to: self.topo.names[link.def.to as usize].clone(),
+                queue: link.queue_len(),
+                up: self.routing.line_up(l),
+            });
+        }
+    }
+}

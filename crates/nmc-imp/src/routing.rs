@@ -1,0 +1,766 @@
+//! How IMPs choose the next line, lines going down and up, and loops as packets meet them.
+//!
+//! `network.routing` picks one of two procedures:
+//!
+//! * **static** (the default): shortest-hop routes fixed when the model is built
+//!   ([`crate::topology`]). Routing frames are still sent so that they take their share of each
+//!   line, but carry nothing. A line that goes down holds its packets until it comes back.
+//! * **adaptive**: one [`DistanceVector`] per IMP (`nmc-routing`, the 1974 procedure of K&O §III
+//!   and §V with the loop-prevention variant of `[network.routing_params]`). Each routing frame
+//!   carries its IMP's delay table, built when the frame starts on the line; the neighbour's
+//!   router takes it when it arrives intact. Each packet is forwarded by `next_hop` at each IMP.
+//!
+//! ## Driving the routers (see `nmc_routing`'s crate doc)
+//!
+//! | router input | when the IMP model gives it |
+//! | --- | --- |
+//! | `routing_message(now, line)` | a routing frame starts on `line` (every line's own period, [`Routing::period`]) |
+//! | `handle_routing_message` | a routing frame arrives without a line error; `set_queue_len` for every line of the IMP just before |
+//! | `handle_line_down` / `handle_line_up` | a `[[network.line_events]]` entry, at both ends of the line |
+//! | `next_hop` | a packet is put on an output queue (source, store-and-forward, rerouting) |
+//!
+//! Queue lengths are given to the router just before it handles a message, which is the only
+//! time it reads them (K&O §III: the estimate is formed when a routing message comes in); the
+//! count is the packets in the output queue and on their way into it, the count the 8-packet
+//! limit applies to. The line's routing-message schedule stays with the model (the
+//! [`crate::model::Ev::RoutingTick`] of every line, phases staggered over one period), so both
+//! procedures charge the lines the same routing traffic; the routers' own `poll_transmit`
+//! schedule is not used.
+//!
+//! Before the run the routers exchange tables until nothing changes (with every queue empty),
+//! so a run starts from the converged state of a network that has been up for a while.
+//!
+//! ## Lines going down and coming up (our choices; K&O describe none of this)
+//!
+//! * Frames on the line when it goes down (being sent or propagating) are lost.
+//! * The IMP at each end takes back the packets it had sent on the line and not had
+//!   acknowledged, and those waiting on its output queue, and routes them again (static routes
+//!   put them back on the same line, to wait for it). A packet the far IMP had already accepted
+//!   counts as acknowledged: the line's logical channels are reset at both ends, as the line
+//!   protocol resynchronises, so no packet is delivered twice. The 1974 IMP could create
+//!   duplicates here, which the destination discarded; we leave that out.
+//! * A packet for which its IMP has no route waits in the IMP (it keeps its buffer) and is
+//!   routed again whenever that IMP's routing table changes; a neighbour does not accept a
+//!   store-and-forward packet it has no route for (it is sent again after 125 ms).
+//!
+//! ## What is measured
+//!
+//! * Per packet of a host message (and per RFNM), the IMPs it visited and how often
+//!   ([`JourneyRecord`]): the most visits to one IMP, and the *loop time* from its first visit
+//!   to an IMP it came back to until its last visit to such an IMP. K&O §V: packets "exchanged
+//!   between neighbors up to 50 times".
+//! * Per destination, every forwarding loop in the routing tables ([`LoopRecord`]), found with
+//!   [`nmc_routing::loops::forwarding_loops`] after every change of a best neighbour, from
+//!   the change that closed it to the one that opened it.
+//! * Every change of a best neighbour and every hold-down ([`RouteChange`]); for the pumping
+//!   host's IMP, the line each of its data packets left on ([`SourceSend`]) and its output
+//!   queues at each sample ([`LineSample`]).
+
+use crate::link::Hold;
+use crate::packet::{MsgId, Packet, PktId, PktKind};
+use crate::params::ImpParams;
+use crate::spec::{LineState, NetworkSpec, RoutingMode};
+use crate::topology::{Routes, Topology};
+use nmc_routing::{
+    DistanceVector, LineConfig, LineId, NodeId, RouteEvent, RouteEventKind, Router, RoutingMessage,
+    RoutingParams,
+};
+use nmc_sim::{SimDuration, SimTime};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+/// The body id of a routing frame that carries nothing (static routing).
+pub const NO_BODY: u32 = u32::MAX;
+const NO_LINK: u32 = u32::MAX;
+
+/// The state of one direction of a line, as far as going down and up is concerned.
+#[derive(Clone, Debug)]
+pub struct LinkStatus {
+    pub up: bool,
+    /// A frame was being sent when the line went down: its end of transmission is lost.
+    pub(crate) doomed_tx: bool,
+    /// Frames propagating now, and how many of the oldest of them were on the line when it
+    /// went down (frames arrive in the order sent).
+    pub(crate) on_wire: u32,
+    pub(crate) doomed_wire: u32,
+    pub downs: u32,
+    pub(crate) down_since: Option<SimTime>,
+    pub down_time: SimDuration,
+    pub frames_lost: u64,
+}
+
+impl LinkStatus {
+    fn new() -> Self {
+        LinkStatus {
+            up: true,
+            doomed_tx: false,
+            on_wire: 0,
+            doomed_wire: 0,
+            downs: 0,
+            down_since: None,
+            down_time: SimDuration::ZERO,
+            frames_lost: 0,
+        }
+    }
+}
+
+/// A line event, resolved: topology line `line` (links `2·line` and `2·line + 1`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineEvent {
+    pub at: SimDuration,
+    pub line: u32,
+    pub up: bool,
+}
+
+/// A change in one IMP's routing table (`record = ["routing"]`).
+#[derive(Clone, Debug, Serialize)]
+pub struct RouteChange {
+    pub t_ns: u64,
+    pub imp: String,
+    pub dst: String,
+    /// `best-neighbour` or `hold-down`.
+    pub kind: &'static str,
+    /// The best neighbour before and after (`""`: none); for a hold-down, the held neighbour.
+    pub from: String,
+    pub to: String,
+    /// The estimate after the change (units); for a hold-down, when it ends (ns).
+    pub value: u64,
+}
+
+/// One forwarding loop towards `dst` in the routing tables (`record = ["routing"]`).
+#[derive(Clone, Debug, Serialize)]
+pub struct LoopRecord {
+    pub dst: String,
+    /// The IMPs of the loop, starting at the lowest-numbered, joined by `>`.
+    pub imps: String,
+    pub from_ns: u64,
+    /// `None`: still open when the run ended.
+    pub until_ns: Option<u64>,
+}
+
+impl LoopRecord {
+    /// How long the loop lasted (until the end of the run if it was still open).
+    pub fn duration_ns(&self, end_ns: u64) -> u64 {
+        self.until_ns.unwrap_or(end_ns).saturating_sub(self.from_ns)
+    }
+}
+
+/// One packet's journey from its source IMP to its destination IMP (`record = ["journeys"]`).
+#[derive(Clone, Debug, Serialize)]
+pub struct JourneyRecord {
+    /// `data` or `rfnm`.
+    pub kind: &'static str,
+    pub msg: MsgId,
+    /// Packet index in the message (0 for a RFNM).
+    pub index: u8,
+    pub src: String,
+    pub dst: String,
+    pub sent_ns: u64,
+    pub arrived_ns: u64,
+    pub hops: u32,
+    /// The most times the packet was at any one IMP (1 on a loop-free path).
+    pub max_visits: u32,
+    /// Visits beyond the first, summed over IMPs.
+    pub revisits: u32,
+    /// Hops from the first visit to an IMP the packet came back to until the last visit to
+    /// such an IMP: how often it was "exchanged between neighbors" in loops (K&O §V; 0 on a
+    /// loop-free path).
+    pub loop_hops: u32,
+    /// The time those hops took (0 on a loop-free path).
+    pub loop_ns: u64,
+}
+
+/// A data packet the pumping host's IMP put on an output queue (`record = ["routing"]`).
+#[derive(Clone, Debug, Serialize)]
+pub struct SourceSend {
+    pub t_ns: u64,
+    pub msg: MsgId,
+    pub index: u8,
+    /// The neighbour at the far end of the line chosen.
+    pub to: String,
+    /// Packets on that line's output queue after this one joined it.
+    pub queue: u32,
+}
+
+/// The output queues of the pumping host's IMP, sampled (`record = ["routing"]`).
+#[derive(Clone, Debug, Serialize)]
+pub struct LineSample {
+    pub t_ns: u64,
+    pub to: String,
+    pub queue: u32,
+    pub up: bool,
+}
+
+/// Where one packet has been: per IMP, the visits, and the time and hop count of the first
+/// and the last.
+#[derive(Clone, Debug)]
+struct Tracker {
+    sent: SimTime,
+    hops: u32,
+    visits: Vec<Visit>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Visit {
+    imp: u16,
+    count: u32,
+    first: (SimTime, u32),
+    last: (SimTime, u32),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Journey {
+    Data(MsgId, u8),
+    Rfnm(MsgId),
+}
+
+fn journey_of(p: &Packet) -> Option<Journey> {
+    match p.kind {
+        PktKind::Data { msg, index, .. } => Some(Journey::Data(msg, index)),
+        PktKind::Rfnm { msg, .. } => Some(Journey::Rfnm(msg)),
+        _ => None,
+    }
+}
+
+/// Counters of the routing and line machinery.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct RoutingCounts {
+    pub routing_messages: u64,
+    pub route_changes: u64,
+    pub hold_downs: u64,
+    /// Packets taken back from a line that went down and routed again (with static routes
+    /// they go back on the same line, to wait for it).
+    pub taken_back: u64,
+    /// Packets that found no route and waited in their IMP.
+    pub parked: u64,
+    /// Unacknowledged packets the far IMP had accepted when the line went down.
+    pub accepted_at_line_down: u64,
+    pub line_events: u64,
+}
+
+/// Routing state of the whole subnet: the procedure, the lines' up/down state, the routing
+/// message bodies in flight, packets waiting for a route, and the loop records.
+pub struct Routing {
+    pub mode: RoutingMode,
+    pub routers: Vec<DistanceVector>,
+    pub params: Option<RoutingParams>,
+    /// Per link: the routing-message period.
+    periods: Vec<SimDuration>,
+    pub links: Vec<LinkStatus>,
+    /// Per IMP: its outgoing links.
+    out_links: Vec<Vec<u32>>,
+    pub events: Vec<LineEvent>,
+    bodies: Vec<Option<RoutingMessage>>,
+    free_bodies: Vec<u32>,
+    /// Per IMP: packets with no route, oldest first.
+    pub(crate) parked: Vec<VecDeque<(PktId, Hold)>>,
+    /// Per packet copy: the link its `incoming` place was reserved on when it arrived.
+    planned: Vec<u32>,
+    journeys: BTreeMap<Journey, Tracker>,
+    /// Open forwarding loops per destination, with when each opened.
+    open_loops: BTreeMap<u16, Vec<(Vec<NodeId>, SimTime)>>,
+    pub counts: RoutingCounts,
+    pub route_changes: Vec<RouteChange>,
+    pub loops: Vec<LoopRecord>,
+    pub journey_records: Vec<JourneyRecord>,
+    pub source_sends: Vec<SourceSend>,
+    pub line_samples: Vec<LineSample>,
+}
+
+impl Routing {
+    /// Static routes on `links` links between `imps` IMPs, every line up, every period the
+    /// profile's (what [`crate::model::Subnet::new`] starts from).
+    pub fn new_static(params: &ImpParams, topo: &Topology) -> Self {
+        let n = topo.names.len();
+        let mut out_links = vec![Vec::new(); n];
+        for (i, l) in topo.links.iter().enumerate() {
+            out_links[l.from as usize].push(i as u32);
+        }
+        Routing {
+            mode: RoutingMode::Static,
+            routers: Vec::new(),
+            params: None,
+            periods: vec![params.routing_period; topo.links.len()],
+            links: vec![LinkStatus::new(); topo.links.len()],
+            out_links,
+            events: Vec::new(),
+            bodies: Vec::new(),
+            free_bodies: Vec::new(),
+            parked: vec![VecDeque::new(); n],
+            planned: Vec::new(),
+            journeys: BTreeMap::new(),
+            open_loops: BTreeMap::new(),
+            counts: RoutingCounts::default(),
+            route_changes: Vec::new(),
+            loops: Vec::new(),
+            journey_records: Vec::new(),
+            source_sends: Vec::new(),
+            line_samples: Vec::new(),
+        }
+    }
+
+    /// Applies the scenario's routing sections: the procedure, per-line periods, line events.
+    /// Errors are one line naming the key at fault.
+    pub fn configure(
+        &mut self,
+        net: &NetworkSpec,
+        params: &ImpParams,
+        topo: &Topology,
+    ) -> Result<(), String> {
+        // The default period of every line: the routing parameters' in adaptive mode (which
+        // default to the profile's), the profile's otherwise; then the lines set one by one.
+        let rp = match net.routing {
+            RoutingMode::Static => {
+                if !net.routing_params.is_empty() {
+                    return Err(
+                        "network.routing_params: only with network.routing = \"adaptive\"".into(),
+                    );
+                }
+                None
+            }
+            RoutingMode::Adaptive => Some(resolve_routing_params(&net.routing_params, params)?),
+        };
+        let default = rp.map_or(params.routing_period, |rp| rp.period);
+        self.periods.fill(default);
+        for (i, p) in net.routing_periods.iter().enumerate() {
+            let at = format!("network.routing_periods[{i}]");
+            if p.period.is_zero() {
+                return Err(format!("{at}.period must be above zero"));
+            }
+            let links = links_between(topo, &p.line, &format!("{at}.line"))?;
+            let from = match &p.from {
+                None => None,
+                Some(f) if f == &p.line[0] || f == &p.line[1] => topo.index(f),
+                Some(f) => {
+                    return Err(format!(
+                        "{at}.from: `{f}` is not an end of the line {}–{}",
+                        p.line[0], p.line[1]
+                    ));
+                }
+            };
+            for l in links {
+                if from.is_none_or(|f| topo.links[l as usize].from == f) {
+                    self.periods[l as usize] = p.period;
+                }
+            }
+        }
+        let mut events = Vec::new();
+        for (i, e) in net.line_events.iter().enumerate() {
+            let links = links_between(topo, &e.line, &format!("network.line_events[{i}].line"))?;
+            let mut lines: Vec<u32> = links.iter().map(|l| l / 2).collect();
+            lines.dedup();
+            for line in lines {
+                events.push(LineEvent {
+                    at: e.at,
+                    line,
+                    up: e.state == LineState::Up,
+                });
+            }
+        }
+        // Same-time events keep the file's order.
+        events.sort_by_key(|e| e.at);
+        self.events = events;
+        if let Some(rp) = rp {
+            self.mode = RoutingMode::Adaptive;
+            self.params = Some(rp);
+            self.build_routers(topo);
+        }
+        Ok(())
+    }
+
+    fn build_routers(&mut self, topo: &Topology) {
+        let rp = self.params.expect("adaptive");
+        let n = topo.names.len() as u16;
+        self.routers = (0..n)
+            .map(|i| {
+                let mut r = DistanceVector::new(NodeId(i), n, rp);
+                for &l in &self.out_links[i as usize] {
+                    let cfg = LineConfig::to(NodeId(topo.links[l as usize].to))
+                        .period(self.periods[l as usize]);
+                    r.add_line(LineId(l), cfg);
+                }
+                r
+            })
+            .collect();
+        self.converge(topo);
+        for r in &mut self.routers {
+            r.record_events(true);
+        }
+    }
+
+    /// Exchanges routing tables with every queue empty until no estimate changes: the state
+    /// of a network that has been up for a while.
+    fn converge(&mut self, topo: &Topology) {
+        let n = self.routers.len();
+        for _round in 0..=n {
+            let mut changed = false;
+            for x in 0..n {
+                for &l in &self.out_links[x] {
+                    let Some(msg) = self.routers[x].routing_message(SimTime::ZERO, LineId(l))
+                    else {
+                        continue;
+                    };
+                    let y = topo.links[l as usize].to as usize;
+                    let before: Vec<_> = (0..n as u16)
+                        .map(|d| self.routers[y].estimate(NodeId(d)))
+                        .collect();
+                    self.routers[y].handle_routing_message(SimTime::ZERO, LineId(l ^ 1), &msg);
+                    changed |= (0..n as u16)
+                        .any(|d| self.routers[y].estimate(NodeId(d)) != before[d as usize]);
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+
+    pub fn is_adaptive(&self) -> bool {
+        self.mode == RoutingMode::Adaptive
+    }
+
+    /// Whether anything beyond static routes on lines that stay up is in play (then the run
+    /// reports routing metrics).
+    pub fn in_play(&self) -> bool {
+        self.is_adaptive() || !self.events.is_empty()
+    }
+
+    // ------------------------------------------------------------ decisions
+
+    /// The link to take from `imp` towards `dst`: the routing decision of the model.
+    pub fn next_link(&self, topo: &Topology, imp: u16, dst: u16) -> Option<u32> {
+        match self.mode {
+            RoutingMode::Static => topo.next_link(imp, dst),
+            RoutingMode::Adaptive => self.routers[imp as usize]
+                .next_hop(NodeId(dst))
+                .map(|h| h.line.0),
+        }
+    }
+
+    pub fn period(&self, link: u32) -> SimDuration {
+        self.periods[link as usize]
+    }
+
+    pub fn line_up(&self, link: u32) -> bool {
+        self.links[link as usize].up
+    }
+
+    pub fn out_links(&self, imp: u16) -> &[u32] {
+        &self.out_links[imp as usize]
+    }
+
+    /// Notes that packet copy `id` reserved its place on `link` when it arrived.
+    pub fn plan(&mut self, id: PktId, link: u32) {
+        let i = id as usize;
+        if self.planned.len() <= i {
+            self.planned.resize(i + 1, NO_LINK);
+        }
+        self.planned[i] = link;
+    }
+
+    /// The link reserved for `id` on arrival, if any; forgets it.
+    pub fn take_plan(&mut self, id: PktId) -> Option<u32> {
+        let slot = self.planned.get_mut(id as usize)?;
+        let l = std::mem::replace(slot, NO_LINK);
+        (l != NO_LINK).then_some(l)
+    }
+
+    pub fn park(&mut self, imp: u16, id: PktId, hold: Hold) {
+        self.counts.parked += 1;
+        self.parked[imp as usize].push_back((id, hold));
+    }
+
+    // ------------------------------------------------------ routing messages
+
+    /// The body of a routing frame starting on `link` from `imp` now.
+    pub fn body_for(&mut self, now: SimTime, link: u32, imp: u16) -> u32 {
+        if !self.is_adaptive() {
+            return NO_BODY;
+        }
+        let Some(msg) = self.routers[imp as usize].routing_message(now, LineId(link)) else {
+            return NO_BODY;
+        };
+        match self.free_bodies.pop() {
+            Some(id) => {
+                self.bodies[id as usize] = Some(msg);
+                id
+            }
+            None => {
+                self.bodies.push(Some(msg));
+                (self.bodies.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Takes a routing frame's body out of the side table (the frame arrived or was lost).
+    pub fn take_body(&mut self, body: u32) -> Option<RoutingMessage> {
+        let m = self.bodies.get_mut(body as usize)?.take()?;
+        self.free_bodies.push(body);
+        Some(m)
+    }
+
+    /// Routing-message bodies not yet delivered or lost (0 once every frame is accounted for).
+    pub fn bodies_in_flight(&self) -> usize {
+        self.bodies.iter().filter(|b| b.is_some()).count()
+    }
+
+    /// Records the router events of `imp` and updates the loop records for the destinations
+    /// whose best neighbour changed. `names` are the IMP names.
+    pub fn drain_route_events(&mut self, now: SimTime, imp: u16, names: &[String]) {
+        let mut changed: BTreeSet<u16> = BTreeSet::new();
+        while let Some(RouteEvent { at, dst, kind }) = self.routers[imp as usize].poll_event() {
+            let name = |n: Option<NodeId>| n.map_or(String::new(), |n| names[n.0 as usize].clone());
+            let (kind, from, to, value) = match kind {
+                RouteEventKind::BestNeighbour { from, to, estimate } => {
+                    self.counts.route_changes += 1;
+                    changed.insert(dst.0);
+                    ("best-neighbour", name(from), name(to), estimate.0 as u64)
+                }
+                RouteEventKind::HoldDown { neighbour, until } => {
+                    self.counts.hold_downs += 1;
+                    (
+                        "hold-down",
+                        name(Some(neighbour)),
+                        name(Some(neighbour)),
+                        until.as_nanos(),
+                    )
+                }
+            };
+            self.route_changes.push(RouteChange {
+                t_ns: at.as_nanos(),
+                imp: names[imp as usize].clone(),
+                dst: names[dst.0 as usize].clone(),
+                kind,
+                from,
+                to,
+                value,
+            });
+        }
+        for dst in changed {
+            self.check_loops(now, dst, names);
+        }
+    }
+
+    /// Finds the forwarding loops towards `dst` now and opens or closes loop records.
+    fn check_loops(&mut self, now: SimTime, dst: u16, names: &[String]) {
+        let next: BTreeMap<NodeId, Option<NodeId>> = self
+            .routers
+            .iter()
+            .map(|r| (r.node(), r.next_hop(NodeId(dst)).map(|h| h.neighbour)))
+            .collect();
+        let found = nmc_routing::loops::forwarding_loops(&next, NodeId(dst));
+        let open = self.open_loops.entry(dst).or_default();
+        let mut still = Vec::new();
+        for (members, since) in open.drain(..) {
+            if found.contains(&members) {
+                still.push((members, since));
+            } else {
+                self.loops.push(LoopRecord {
+                    dst: names[dst as usize].clone(),
+                    imps: members
+                        .iter()
+                        .map(|m| names[m.0 as usize].as_str())
+                        .collect::<Vec<_>>()
+                        .join(">"),
+                    from_ns: since.as_nanos(),
+                    until_ns: Some(now.as_nanos()),
+                });
+            }
+        }
+        for f in found {
+            if !still.iter().any(|(m, _)| *m == f) {
+                still.push((f, now));
+            }
+        }
+        *open = still;
+    }
+
+    /// Closes the record of every loop still open at the end of the run.
+    pub fn close_open_loops(&mut self, names: &[String]) {
+        for (dst, open) in std::mem::take(&mut self.open_loops) {
+            for (members, since) in open {
+                self.loops.push(LoopRecord {
+                    dst: names[dst as usize].clone(),
+                    imps: members
+                        .iter()
+                        .map(|m| names[m.0 as usize].as_str())
+                        .collect::<Vec<_>>()
+                        .join(">"),
+                    from_ns: since.as_nanos(),
+                    until_ns: None,
+                });
+            }
+        }
+        self.loops
+            .sort_by(|a, b| (a.from_ns, &a.dst).cmp(&(b.from_ns, &b.dst)));
+    }
+
+    // ------------------------------------------------------------- journeys
+
+    /// Packet `p` is at `imp` now (it left its source, or an IMP accepted it). At its
+    /// destination IMP the journey ends and is recorded.
+    pub fn visit(&mut self, now: SimTime, imp: u16, p: &Packet, names: &[String]) {
+        if !self.is_adaptive() {
+            return;
+        }
+        let Some(key) = journey_of(p) else {
+            return;
+        };
+        let t = self.journeys.entry(key).or_insert_with(|| Tracker {
+            sent: now,
+            hops: 0,
+            visits: Vec::with_capacity(4),
+        });
+        if !t.visits.is_empty() {
+            t.hops += 1;
+        }
+        let here = (now, t.hops);
+        match t.visits.iter_mut().find(|v| v.imp == imp) {
+            Some(v) => {
+                v.count += 1;
+                v.last = here;
+            }
+            None => t.visits.push(Visit {
+                imp,
+                count: 1,
+                first: here,
+                last: here,
+            }),
+        }
+        if imp != p.dst {
+            return;
+        }
+        let t = self.journeys.remove(&key).expect("just touched");
+        let repeated = t.visits.iter().filter(|v| v.count > 1);
+        let loop_from = repeated.clone().map(|v| v.first).min();
+        let loop_until = repeated.map(|v| v.last).max();
+        let (kind, msg, index) = match key {
+            Journey::Data(m, i) => ("data", m, i),
+            Journey::Rfnm(m) => ("rfnm", m, 0),
+        };
+        self.journey_records.push(JourneyRecord {
+            kind,
+            msg,
+            index,
+            src: names[p.src as usize].clone(),
+            dst: names[p.dst as usize].clone(),
+            sent_ns: t.sent.as_nanos(),
+            arrived_ns: now.as_nanos(),
+            hops: t.hops,
+            max_visits: t.visits.iter().map(|v| v.count).max().unwrap_or(1),
+            revisits: t.visits.iter().map(|v| v.count - 1).sum(),
+            loop_hops: match (loop_from, loop_until) {
+                (Some(a), Some(b)) => b.1 - a.1,
+                _ => 0,
+            },
+            loop_ns: match (loop_from, loop_until) {
+                (Some(a), Some(b)) => (b.0 - a.0).as_nanos(),
+                _ => 0,
+            },
+        });
+    }
+
+    /// Metrics of the routing and line machinery (only when [`Self::in_play`]).
+    pub fn add_metrics(&self, m: &mut BTreeMap<String, f64>, end_ns: u64) {
+        let c = &self.counts;
+        m.insert("routing.messages".into(), c.routing_messages as f64);
+        m.insert("routing.route_changes".into(), c.route_changes as f64);
+        m.insert("routing.hold_downs".into(), c.hold_downs as f64);
+        m.insert("lines.events".into(), c.line_events as f64);
+        m.insert(
+            "lines.frames_lost".into(),
+            self.links.iter().map(|l| l.frames_lost).sum::<u64>() as f64,
+        );
+        m.insert("packets.taken_back".into(), c.taken_back as f64);
+        m.insert("packets.parked".into(), c.parked as f64);
+        m.insert(
+            "packets.accepted_at_line_down".into(),
+            c.accepted_at_line_down as f64,
+        );
+        if !self.is_adaptive() {
+            return;
+        }
+        let data: Vec<&JourneyRecord> = self
+            .journey_records
+            .iter()
+            .filter(|j| j.kind == "data")
+            .collect();
+        if !data.is_empty() {
+            let looped = data.iter().filter(|j| j.max_visits > 1).count();
+            m.insert(
+                "visits.max".into(),
+                data.iter().map(|j| j.max_visits).max().unwrap_or(1) as f64,
+            );
+            m.insert("visits.looped_packets".into(), looped as f64);
+            m.insert(
+                "visits.looped_fraction".into(),
+                looped as f64 / data.len() as f64,
+            );
+            m.insert(
+                "visits.loop_hops_max".into(),
+                data.iter().map(|j| j.loop_hops).max().unwrap_or(0) as f64,
+            );
+            m.insert(
+                "visits.loop_max_ms".into(),
+                data.iter().map(|j| j.loop_ns).max().unwrap_or(0) as f64 / 1e6,
+            );
+        }
+        m.insert("loops.count".into(), self.loops.len() as f64);
+        if !self.loops.is_empty() {
+            let d: Vec<f64> = self
+                .loops
+                .iter()
+                .map(|l| l.duration_ns(end_ns) as f64 / 1e6)
+                .collect();
+            m.insert("loops.max_ms".into(), d.iter().cloned().fold(0.0, f64::max));
+            m.insert(
+                "loops.mean_ms".into(),
+                d.iter().sum::<f64>() / d.len() as f64,
+            );
+        }
+    }
+}
+
+/// The links (both directions, every parallel line) joining the two named IMPs.
+fn links_between(topo: &Topology, ends: &[String; 2], at: &str) -> Result<Vec<u32>, String> {
+    let idx = |n: &str| {
+        topo.index(n)
+            .ok_or_else(|| format!("{at}: `{n}` is not an IMP of this network"))
+    };
+    let (a, b) = (idx(&ends[0])?, idx(&ends[1])?);
+    let links: Vec<u32> = topo
+        .links
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| (l.from == a && l.to == b) || (l.from == b && l.to == a))
+        .map(|(i, _)| i as u32)
+        .collect();
+    if links.is_empty() {
+        return Err(format!(
+            "{at}: no line joins `{}` and `{}`",
+            ends[0], ends[1]
+        ));
+    }
+    Ok(links)
+}
+
+/// `[network.routing_params]` over [`RoutingParams`]' defaults, with `period` defaulting to the
+/// profile's `routing_period`.
+pub fn resolve_routing_params(
+    t: &toml::Table,
+    params: &ImpParams,
+) -> Result<RoutingParams, String> {
+    let mut rp: RoutingParams = toml::Value::Table(t.clone())
+        .try_into()
+        .map_err(|e: toml::de::Error| format!("network.routing_params: {}", e.message().trim()))?;
+    if !t.contains_key("period") {
+        rp.period = params.routing_period;
+    }
+    if rp.period.is_zero() {
+        return Err("network.routing_params.period must be above zero".into());
+    }
+    if rp.infinity.0 == 0 || rp.hop_units.0 == 0 {
+        return Err("network.routing_params: hop_units and infinity must be above zero".into());
+    }
+    Ok(rp)
+}

@@ -1,0 +1,349 @@
+//! Adaptive routing and lines going down and up in the IMP subnet (issue 4, second half).
+
+use nmc_imp::run::{BuildError, build, run_and_drain};
+use nmc_imp::{ImpScenario, run};
+use nmc_routing::{NodeId, Router, Units};
+use nmc_scenario::{Override, load};
+use nmc_sim::{SimDuration, SimTime, Simulation, Trace};
+use std::collections::VecDeque;
+
+const ALTERNATE: &str = include_str!("../../../scenarios/ko-alternate-path.toml");
+const CHAIN: &str = include_str!("../../../scenarios/ko-v2-chain.toml");
+
+fn scenario(text: &str, sets: &[&str]) -> ImpScenario {
+    let sets: Vec<Override> = sets.iter().map(|s| s.parse().unwrap()).collect();
+    load("test.toml", text, &sets).unwrap()
+}
+
+/// A ring of `n` IMPs R0..R(n-1) with 50 kbit/s lines and no traffic.
+fn ring(n: usize, extra: &str) -> ImpScenario {
+    let imps: Vec<String> = (0..n).map(|i| format!("\"R{i}\"")).collect();
+    let lines: Vec<String> = (0..n)
+        .map(|i| {
+            format!(
+                "{{ a = \"R{i}\", b = \"R{}\", capacity = \"50kbit/s\", propagation = \"2ms\" }}",
+                (i + 1) % n
+            )
+        })
+        .collect();
+    let text = format!(
+        "name = \"ring\"\nseed = 1\nduration = \"20s\"\nmodel = \"imp\"\n\
+         [network]\nprofile = \"v2-1974-10\"\nrouting = \"adaptive\"\nhosts = []\n\
+         topology = {{ kind = \"lines\", imps = [{}], lines = [{}] }}\n{extra}",
+        imps.join(", "),
+        lines.join(", ")
+    );
+    load("ring.toml", &text, &[]).unwrap()
+}
+
+/// Hops from every IMP to `dst` over the ring's lines, without the lines in `down`.
+fn ring_hops(n: usize, dst: usize, down: &[(usize, usize)]) -> Vec<Option<u32>> {
+    let up = |a: usize, b: usize| {
+        !down
+            .iter()
+            .any(|&(x, y)| (x, y) == (a, b) || (y, x) == (a, b))
+    };
+    let mut hops = vec![None; n];
+    hops[dst] = Some(0);
+    let mut q = VecDeque::from([dst]);
+    while let Some(v) = q.pop_front() {
+        for w in [(v + 1) % n, (v + n - 1) % n] {
+            if hops[w].is_none() && up(v, w) {
+                hops[w] = Some(hops[v].unwrap() + 1);
+                q.push_back(w);
+            }
+        }
+    }
+    hops
+}
+
+/// With no traffic, every IMP's estimate to every destination is 4 units per hop of the
+/// shortest path over the lines that are up, and its next hop is one hop nearer.
+fn assert_shortest_paths(
+    sim: &Simulation<nmc_imp::model::Subnet>,
+    n: usize,
+    down: &[(usize, usize)],
+) {
+    let routers = &sim.model.routing.routers;
+    for dst in 0..n {
+        let hops = ring_hops(n, dst, down);
+        for (i, r) in routers.iter().enumerate() {
+            if i == dst {
+                continue;
+            }
+            let d = NodeId(dst as u16);
+            assert_eq!(
+                r.estimate(d),
+                hops[i].map(|h| Units(4 * h)),
+                "R{i} to R{dst} at {}",
+                sim.now()
+            );
+            let next = r.next_hop(d).expect("a route").neighbour.0 as usize;
+            assert_eq!(hops[next], hops[i].map(|h| h - 1), "R{i} to R{dst}");
+        }
+    }
+}
+
+/// Routing converges after a line failure and again after its repair, under every
+/// loop-prevention variant (the 1974 rule counts up from the stale estimates; hold-downs and
+/// sequence numbers take up to a few seconds more).
+#[test]
+fn routing_converges_after_a_line_failure_and_repair() {
+    for variant in [
+        "none",
+        "hold-down-1974",
+        "hold-down-window",
+        "feasible-successor",
+    ] {
+        let s = ring(
+            6,
+            &format!(
+                "[network.routing_params]\nloop_prevention = \"{variant}\"\n\
+                 [[network.line_events]]\nat = \"2s\"\nline = [\"R0\", \"R1\"]\nstate = \"down\"\n\
+                 [[network.line_events]]\nat = \"30s\"\nline = [\"R0\", \"R1\"]\nstate = \"up\"\n"
+            ),
+        );
+        let (subnet, starts) = build(&s, 1, Trace::off()).unwrap();
+        let mut sim = Simulation::new(subnet);
+        let mut q = nmc_sim::EventQueue::new();
+        sim.model.initial_events(&mut q, &starts);
+        while let Some((t, e)) = q.pop() {
+            sim.schedule(t, e);
+        }
+        let at = |s: u64| SimTime::ZERO + SimDuration::from_secs(s);
+        assert_shortest_paths(&sim, 6, &[]);
+        sim.run_until(at(25));
+        assert_shortest_paths(&sim, 6, &[(0, 1)]);
+        sim.run_until(at(45));
+        assert_shortest_paths(&sim, 6, &[]);
+        assert!(
+            sim.model.routing.bodies_in_flight() <= 12,
+            "{variant}: routing bodies leak"
+        );
+    }
+}
+
+/// Two lines go down and come back while the pump runs over two paths, with line errors on:
+/// every message is delivered exactly once and in order, every RFNM comes back, and after
+/// the drain nothing is held anywhere.
+#[test]
+fn no_packet_is_lost_for_good_when_lines_go_down_and_up() {
+    let events = ["network.line_events=[\
+          { at = \"5s\", line = [\"P1\", \"DST\"], state = \"down\" },\
+          { at = \"9s\", line = [\"SRC\", \"P2\"], state = \"down\" },\
+          { at = \"12s\", line = [\"P1\", \"DST\"], state = \"up\" },\
+          { at = \"15.5s\", line = [\"SRC\", \"P2\"], state = \"up\" },\
+          { at = \"17.3s\", line = [\"SRC\", \"P1\"], state = \"down\" },\
+          { at = \"17.35s\", line = [\"SRC\", \"P1\"], state = \"up\" }]"];
+    for routing in ["adaptive", "static"] {
+        let s = scenario(
+            ALTERNATE,
+            &[
+                &format!("network.routing={routing}"),
+                if routing == "static" {
+                    "network.routing_params={}"
+                } else {
+                    "network.routing_params.loop_prevention=hold-down-1974"
+                },
+                events[0],
+                "duration=25s",
+                "traffic.0.count=60",
+                "network.params.bit_error_rate=5e-6",
+                "record=[]",
+            ],
+        );
+        let o = run_and_drain(&s, 2, SimDuration::from_secs(30)).unwrap();
+        let m = &o.metrics;
+        assert!(
+            m["lines.frames_lost"] > 0.0,
+            "{routing}: frames must be lost"
+        );
+        if routing == "adaptive" {
+            assert!(m["packets.taken_back"] > 0.0, "{routing}: {m:?}");
+        }
+        assert_eq!(o.messages.len(), 60, "{routing}: every RFNM came back");
+        assert_eq!(o.order_violations, 0, "{routing}: once each, in order");
+        let delivered: Vec<u64> = o
+            .messages
+            .iter()
+            .map(|m| m.delivered_ns.expect("delivered"))
+            .collect();
+        assert!(delivered.windows(2).all(|w| w[0] < w[1]), "{routing}");
+        assert!(o.idle_at_end, "{routing}: a resource was still held");
+        if routing == "adaptive" {
+            let data = o.routing.journeys.iter().filter(|j| j.kind == "data");
+            assert_eq!(data.count(), 60 * 8, "one journey per packet, none twice");
+        }
+    }
+}
+
+/// Adaptive routing on a chain has one path to choose: every message's timeline is the same
+/// as with static routes (routing frames take the same line time either way).
+#[test]
+fn adaptive_routing_on_one_path_is_static_routing() {
+    let base = [
+        "duration=20s",
+        "network.topology.hops=3",
+        "network.hosts.1.imp=IMP3",
+    ];
+    let run_with = |extra: &[&str]| {
+        let mut sets = base.to_vec();
+        sets.extend_from_slice(extra);
+        run(&scenario(CHAIN, &sets), 4, Trace::off(), &mut |_| {}).unwrap()
+    };
+    let plain = run_with(&[]);
+    let stat = run_with(&["network.routing=static"]);
+    let adaptive = run_with(&["network.routing=adaptive"]);
+    let times = |o: &nmc_imp::Outcome| {
+        o.messages
+            .iter()
+            .map(|m| (m.id, m.launched_ns, m.delivered_ns, m.rfnm_ns))
+            .collect::<Vec<_>>()
+    };
+    assert!(plain.messages.len() > 50);
+    assert_eq!(times(&plain), times(&stat));
+    assert_eq!(times(&plain), times(&adaptive));
+    assert_eq!(
+        plain.metrics.get("routing.messages"),
+        None,
+        "static adds no metrics"
+    );
+    assert!(adaptive.metrics["routing.messages"] > 100.0);
+    assert_eq!(adaptive.metrics["visits.max"], 1.0);
+}
+
+#[test]
+fn bad_routing_input_is_one_line_naming_the_key() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &[
+                "network.line_events=[{ at = \"1s\", line = [\"SRC\", \"NOWHERE\"], state = \"down\" }]",
+            ],
+            "network.line_events[0].line: `NOWHERE` is not an IMP of this network",
+        ),
+        (
+            &["network.line_events=[{ at = \"1s\", line = [\"SRC\", \"DST\"], state = \"down\" }]"],
+            "network.line_events[0].line: no line joins `SRC` and `DST`",
+        ),
+        (
+            &["network.routing_params.loop_prevention=split-horizon"],
+            "network.routing_params: unknown variant `split-horizon`",
+        ),
+        (
+            &["network.routing_params.hop_unit=4"],
+            "network.routing_params: unknown field `hop_unit`",
+        ),
+        (
+            &["network.routing=static"],
+            "network.routing_params: only with network.routing = \"adaptive\"",
+        ),
+        (
+            &[
+                "network.routing_periods=[{ line = [\"SRC\", \"P1\"], period = \"320ms\", from = \"DST\" }]",
+            ],
+            "network.routing_periods[0].from: `DST` is not an end of the line SRC–P1",
+        ),
+        (
+            &["network.routing_periods=[{ line = [\"SRC\", \"P1\"], period = \"0s\" }]"],
+            "network.routing_periods[0].period must be above zero",
+        ),
+    ];
+    for (sets, want) in cases {
+        let s = scenario(ALTERNATE, sets);
+        let e: BuildError = run(&s, 1, Trace::off(), &mut |_| {})
+            .err()
+            .expect("must fail");
+        let e = e.to_string();
+        assert!(e.contains(want), "{sets:?}: {e}");
+        assert!(!e.contains('\n'), "{e}");
+    }
+    // Typed keys fail when the scenario is read.
+    let sets: Vec<Override> =
+        ["network.line_events=[{ at = \"1s\", line = [\"SRC\", \"P1\"], state = \"flapping\" }]"]
+            .iter()
+            .map(|s| s.parse().unwrap())
+            .collect();
+    let e = load::<ImpScenario>("x.toml", ALTERNATE, &sets)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("unknown variant `flapping`"), "{e}");
+    assert!(!e.contains('\n'), "{e}");
+    let sets: Vec<Override> = ["network.routing=dynamic"]
+        .iter()
+        .map(|s| s.parse().unwrap())
+        .collect();
+    let e = load::<ImpScenario>("x.toml", ALTERNATE, &sets)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("expected `static` or `adaptive`"), "{e}");
+}
+
+/// With two paths of different speed (K&O §III; RFC 632's MOFFETT–SRI case has a faster
+/// second path) the packets of one host's stream arrive at the destination IMP out of the
+/// order they were sent in; messages still reach the host in order.
+#[test]
+fn a_faster_second_path_reorders_packets() {
+    let s = scenario(
+        ALTERNATE,
+        &[
+            "duration=30s",
+            "network.routing_params.loop_prevention=none",
+            "network.topology.lines.2.capacity=230.4kbit/s",
+            "network.topology.lines.3.capacity=230.4kbit/s",
+            "record=[]",
+        ],
+    );
+    let o = run(&s, 1, Trace::off(), &mut |_| {}).unwrap();
+    let mut data: Vec<_> = o
+        .routing
+        .journeys
+        .iter()
+        .filter(|j| j.kind == "data")
+        .map(|j| (j.sent_ns, j.arrived_ns))
+        .collect();
+    data.sort();
+    let overtaken = data.windows(2).filter(|w| w[1].1 < w[0].1).count();
+    assert!(overtaken > 0, "no packet overtook another");
+    assert_eq!(o.order_violations, 0);
+}
+
+/// Static routes give what they gave before adaptive routing existed (values from the
+/// October 1974 model of issue 3: a 3-hop chain, 20 s, seed 4).
+#[test]
+fn static_routes_are_unchanged() {
+    let s = scenario(
+        CHAIN,
+        &[
+            "duration=20s",
+            "network.topology.hops=3",
+            "network.hosts.1.imp=IMP3",
+        ],
+    );
+    let o = run(&s, 4, Trace::off(), &mut |_| {}).unwrap();
+    assert_eq!(o.messages.len(), 92);
+    assert_eq!(o.messages.last().unwrap().rfnm_ns, Some(19_902_798_577));
+    // 16 992 model events, plus the lockup watch's 8 checks (every 2.5 s of the 20 s run),
+    // added with single-packet messages; the watch changes nothing it looks at.
+    assert_eq!(o.events, 16_992 + 8);
+    assert!(o.routing.journeys.is_empty() && o.routing.route_changes.is_empty());
+}
+
+/// Same seed, same run: routing records, loops and journeys of an adaptive run with line
+/// failures come out identical twice.
+#[test]
+fn adaptive_runs_are_deterministic() {
+    let looping = include_str!("../../../scenarios/ko-looping.toml");
+    let s = scenario(looping, &["duration=70s", "record=[]"]);
+    let runs: Vec<String> = (0..2)
+        .map(|_| {
+            let o = run(&s, 5, Trace::off(), &mut |_| {}).unwrap();
+            let r = &o.routing;
+            format!(
+                "{:?}{:?}{:?}{:?}{:?}",
+                r.route_changes, r.loops, r.journeys, o.messages, o.metrics
+            )
+        })
+        .collect();
+    assert!(runs[0].len() > 100_000);
+    assert_eq!(runs[0], runs[1]);
+}
