@@ -62,14 +62,23 @@ fn trace_for(on: bool, dir: &Path, files: &mut Vec<PathBuf>) -> Result<Trace> {
     Ok(Trace::to_writer(BufWriter::new(f)))
 }
 
-fn run_store_forward(
+type Begun<N, T> = (
+    nmc_scenario::Scenario<N, T>,
+    u64,
+    PathBuf,
+    Vec<PathBuf>,
+    Trace,
+);
+
+/// Loads the scenario with its overrides, checks the seed, makes the output folder and opens
+/// the trace if the scenario asks for one.
+fn begin<N: serde::de::DeserializeOwned, T: serde::de::DeserializeOwned>(
     origin: &str,
     text: &str,
     sets: &[Override],
     opts: &RunOptions,
-    progress: &dyn Fn(f64),
-) -> Result<RunResult> {
-    let s: nmc_net::StoreForwardScenario = nmc_scenario::load(origin, text, sets)?;
+) -> Result<Begun<N, T>> {
+    let s: nmc_scenario::Scenario<N, T> = nmc_scenario::load(origin, text, sets)?;
     let seed = s.require_seed()?;
     let out = opts
         .out
@@ -78,6 +87,41 @@ fn run_store_forward(
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let mut files = Vec::new();
     let trace = trace_for(s.trace, &out, &mut files)?;
+    Ok((s, seed, out, files, trace))
+}
+
+/// Writes `summary.json`: the run's name, seed, version, configuration and its hash, metrics.
+fn write_summary(
+    name: &str,
+    seed: u64,
+    metrics: BTreeMap<String, f64>,
+    config: serde_json::Value,
+    out: &Path,
+    files: &mut Vec<PathBuf>,
+) -> Result<Summary> {
+    let summary = Summary {
+        scenario: name.to_string(),
+        seed,
+        nmc_version: env!("CARGO_PKG_VERSION").into(),
+        config_hash: config_hash(&config),
+        metrics,
+        config,
+    };
+    let path = out.join("summary.json");
+    summary.write(&path)?;
+    files.push(path);
+    Ok(summary)
+}
+
+fn run_store_forward(
+    origin: &str,
+    text: &str,
+    sets: &[Override],
+    opts: &RunOptions,
+    progress: &dyn Fn(f64),
+) -> Result<RunResult> {
+    let (s, seed, out, mut files, trace) =
+        begin::<nmc_net::spec::NetworkSpec, nmc_net::spec::TrafficSpec>(origin, text, sets, opts)?;
     let total = s.duration.as_nanos().max(1) as f64;
     let o = nmc_net::run(&s, seed, trace, &mut |t| {
         progress(t.as_nanos() as f64 / total)
@@ -119,17 +163,14 @@ fn run_store_forward(
         }
         files.push(path);
     }
-    let summary = Summary {
-        scenario: s.name.clone(),
+    let summary = write_summary(
+        &s.name,
         seed,
-        nmc_version: env!("CARGO_PKG_VERSION").into(),
-        config_hash: config_hash(&s),
-        metrics: o.metrics,
-        config: serde_json::to_value(&s)?,
-    };
-    let path = out.join("summary.json");
-    summary.write(&path)?;
-    files.push(path);
+        o.metrics,
+        serde_json::to_value(&s)?,
+        &out,
+        &mut files,
+    )?;
     let notes = Vec::new();
     Ok(RunResult {
         summary,
@@ -146,15 +187,8 @@ fn run_imp(
     opts: &RunOptions,
     progress: &dyn Fn(f64),
 ) -> Result<RunResult> {
-    let s: nmc_imp::ImpScenario = nmc_scenario::load(origin, text, sets)?;
-    let seed = s.require_seed()?;
-    let out = opts
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("out").join(&s.name));
-    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
-    let mut files = Vec::new();
-    let trace = trace_for(s.trace, &out, &mut files)?;
+    let (s, seed, out, mut files, trace) =
+        begin::<nmc_imp::spec::NetworkSpec, nmc_imp::spec::TrafficSpec>(origin, text, sets, opts)?;
     let o = nmc_imp::run(&s, seed, trace, &mut |f| progress(f))?;
     let svg = |files: &mut Vec<PathBuf>, name: &str, chart: Chart| -> Result<()> {
         let path = out.join(name);
@@ -212,17 +246,7 @@ fn run_imp(
     }
     let mut config = serde_json::to_value(&s)?;
     config["resolved_params"] = serde_json::to_value(&o.params)?;
-    let summary = Summary {
-        scenario: s.name.clone(),
-        seed,
-        nmc_version: env!("CARGO_PKG_VERSION").into(),
-        config_hash: config_hash(&config),
-        metrics: o.metrics,
-        config,
-    };
-    let path = out.join("summary.json");
-    summary.write(&path)?;
-    files.push(path);
+    let summary = write_summary(&s.name, seed, o.metrics, config, &out, &mut files)?;
     Ok(RunResult {
         summary,
         out,
