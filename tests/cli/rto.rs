@@ -1,26 +1,6 @@
 //! `nmc rto` as a user meets it: synth → evaluate → sweep, on real files; one-line errors, exit 2.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn nmc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_nmc"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("nmc runs")
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+use super::{nmc, text, tmp};
 
 #[test]
 fn synth_evaluate_sweep() {

@@ -2,22 +2,9 @@
 //! against it, the files it writes, Ctrl-C, and one-line errors with exit 2. Loopback only,
 //! bounded (a few hundred datagrams, a few seconds).
 
+use super::{command as nmc, tmp};
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-
-fn nmc() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_nmc"));
-    c.current_dir(env!("CARGO_MANIFEST_DIR"));
-    c
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 /// Starts `nmc echo serve` on a free loopback port and returns it with the port it printed.
 fn serve(extra: &[&str]) -> (Child, BufReader<std::process::ChildStderr>, String) {

@@ -1,26 +1,6 @@
 //! The `nmc` binary as a user meets it: exit codes, one-line errors, reproducible outputs.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn nmc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_nmc"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("nmc runs")
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use super::{nmc, stderr, tmp};
 
 /// Same seed, same bytes: summary.json and the event trace (issue 2, determinism).
 #[test]
