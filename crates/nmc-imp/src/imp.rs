@@ -1,7 +1,8 @@
 //! The state of one IMP: buffers, the processing queue, and the version 2 end-to-end tables.
 
-use crate::packet::{MsgId, PktId};
-use nmc_sim::BitRate;
+use crate::packet::MsgId;
+use crate::model::Processor;
+use crate::params::{ImpCosts, ImpModel};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// A reply the destination IMP owes and that wants 8 reassembly buffers: a RFNM (which waits
@@ -33,6 +34,8 @@ pub struct Reassembly {
 #[derive(Clone, Copy, Debug)]
 pub struct HostOut {
     pub msg: MsgId,
+    /// The destination host (its interface, [`HostPort`]).
+    pub host: u16,
     pub src: u16,
     pub num: u64,
     pub index: u8,
@@ -40,18 +43,28 @@ pub struct HostOut {
     pub bits: u64,
 }
 
+/// One host interface of an IMP, output side: packets waiting for the host, one at a time on
+/// its 100 kbit/s line (K&O §III). Each host on an IMP has its own interface.
+#[derive(Clone, Debug, Default)]
+pub struct HostPort {
+    pub host: u16,
+    pub queue: VecDeque<HostOut>,
+    pub busy: bool,
+}
+
 pub struct Imp {
     pub name: String,
-    pub processing: BitRate,
+    /// 316 or 516, and what its processor spends on each kind of work.
+    pub model: ImpModel,
+    pub costs: ImpCosts,
     pub buffers: u32,
     pub buf_used: u32,
     pub sf_used: u32,
     pub reasm_max: u32,
     /// Reassembly buffers reserved or filled.
     pub reasm_used: u32,
-    /// Frames accepted and waiting for (or in) the processor, with the link they came in on.
-    pub proc_q: VecDeque<(PktId, u32)>,
-    pub proc_busy: bool,
+    /// The processor and its task queue (`model/processor.rs`).
+    pub cpu: Processor,
 
     // ---- Source side (K&O §II points b, c, h, i) ----
     /// Message numbers in use towards each destination IMP, and the next number to give.
@@ -75,8 +88,8 @@ pub struct Imp {
     pub consumed: BTreeSet<(u16, u64)>,
     /// Complete messages waiting for their turn, per (source IMP, number).
     pub complete: BTreeSet<(u16, u64)>,
-    pub host_out: VecDeque<HostOut>,
-    pub host_out_busy: bool,
+    /// Output to each host on this IMP, by host (see [`HostPort`]).
+    pub ports: Vec<HostPort>,
     /// The IMP's host is a fake host inside it: output takes no time.
     pub fake_host: bool,
     pub replies: VecDeque<Reply>,
@@ -90,17 +103,23 @@ pub struct Imp {
 }
 
 impl Imp {
-    pub fn new(name: String, processing: BitRate, buffers: u32, reasm_max: u32) -> Self {
+    pub fn new(
+        name: String,
+        model: ImpModel,
+        costs: ImpCosts,
+        buffers: u32,
+        reasm_max: u32,
+    ) -> Self {
         Imp {
             name,
-            processing,
+            model,
+            costs,
             buffers,
             buf_used: 0,
             sf_used: 0,
             reasm_max,
             reasm_used: 0,
-            proc_q: VecDeque::new(),
-            proc_busy: false,
+            cpu: Processor::default(),
             numbers_used: BTreeMap::new(),
             next_number: BTreeMap::new(),
             plt_used: 0,
@@ -113,14 +132,35 @@ impl Imp {
             expected: BTreeMap::new(),
             consumed: BTreeSet::new(),
             complete: BTreeSet::new(),
-            host_out: VecDeque::new(),
-            host_out_busy: false,
+            ports: Vec::new(),
             fake_host: false,
             replies: VecDeque::new(),
             next_reply_epoch: 0,
             requests: BTreeMap::new(),
             set_aside: BTreeSet::new(),
         }
+    }
+
+    /// The output port of host `host` (made on first use).
+    pub fn port(&mut self, host: u16) -> &mut HostPort {
+        let k = match self.ports.iter().position(|p| p.host == host) {
+            Some(k) => k,
+            None => {
+                self.ports.push(HostPort {
+                    host,
+                    ..Default::default()
+                });
+                self.ports.len() - 1
+            }
+        };
+        &mut self.ports[k]
+    }
+
+    /// Is any packet of a message from `src` numbered below `num` still on its way to a host?
+    pub fn output_pending_before(&self, src: u16, num: u64) -> bool {
+        self.ports
+            .iter()
+            .any(|p| p.queue.iter().any(|o| o.src == src && o.num < num))
     }
 
     pub fn free_buffers(&self) -> u32 {
@@ -152,8 +192,8 @@ impl Imp {
             && self.reassembly.is_empty()
             && self.replies.is_empty()
             && self.allocations.values().all(|a| a.is_empty())
-            && self.proc_q.is_empty()
-            && self.host_out.is_empty()
+            && self.cpu.queue.is_empty()
+            && self.ports.iter().all(|p| p.queue.is_empty() && !p.busy)
             && self.requests.is_empty()
             && self.set_aside.is_empty()
     }

@@ -45,7 +45,9 @@ pub struct LogicalChannel {
 pub enum FrameKind {
     Packet { pkt: PktId, lch: u8, bit: bool },
     AckOnly,
-    Routing { body: u32 },
+    /// A routing message; `fresh` when its serial number is new to the receiver (the first
+    /// the sender sends after recomputing its table, `model/processor.rs`).
+    Routing { body: u32, fresh: bool },
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -65,6 +67,13 @@ pub struct Link {
     pub data: VecDeque<(PktId, Hold)>,
     pub retx: VecDeque<u8>,
     pub routing_due: bool,
+    /// Routing-message frequency by line load (`model/processor.rs`): the opportunity within
+    /// the 5, how many of the 5 are used, and the busy time when they were counted.
+    pub rf_slot: u8,
+    pub rf_sends: u8,
+    pub rf_busy_mark: SimDuration,
+    /// The sender's routing generation last sent on this line.
+    pub routing_sent: Option<u64>,
     pub lch: Vec<LogicalChannel>,
     /// Packets accepted by the far IMP's input and not yet queued here (counts toward the
     /// output-queue limit).
@@ -96,6 +105,10 @@ impl Link {
             data: VecDeque::with_capacity(16),
             retx: VecDeque::new(),
             routing_due: false,
+            rf_slot: 0,
+            rf_sends: 5,
+            rf_busy_mark: SimDuration::ZERO,
+            routing_sent: None,
             lch: vec![LogicalChannel::default(); channels as usize],
             incoming: 0,
             rx_last: [None; 8],

@@ -22,10 +22,14 @@
 //! [`crate::params::SinglePacketRule`] ([`single`]). The IMP message generator and the scripted
 //! disturbances are in [`instrument`]; the lockup watch in [`lockup`].
 
+mod background;
 mod instrument;
 mod lockup;
+mod processor;
 mod single;
 
+pub use processor::{Processor, Task, Work};
+pub use background::{Background, BackgroundTally, LengthMix};
 pub use instrument::{Action, Generator};
 pub use lockup::{HeldAt, LockupReport};
 pub use single::E2eEvent;
@@ -33,7 +37,7 @@ pub use single::E2eEvent;
 use crate::imp::{HostOut, Imp, Reassembly, Reply};
 use crate::link::{Frame, FrameKind, Hold, Link};
 use crate::packet::{MsgId, Packet, PktId, PktKind, Slab};
-use crate::params::{ImpModel, ImpParams};
+use crate::params::ImpParams;
 use crate::routing::Routing;
 use crate::topology::Topology;
 use nmc_sim::{Bits, EventQueue, Model, RngStreams, SimDuration, SimTime, Trace};
@@ -52,14 +56,16 @@ pub enum Ev {
     TxDone { link: u32, frame: Frame },
     /// A frame reaches the far IMP.
     Arrive { link: u32, frame: Frame },
-    /// The IMP processor finished the packet at the head of its queue.
-    ProcDone { imp: u16 },
+    /// The IMP processor finished the task at the head of its queue (generation `epoch`).
+    ProcDone { imp: u16, epoch: u32 },
+    /// The IMP's 25.6 ms clock (`model/processor.rs`).
+    Clock { imp: u16 },
     /// IMP-to-IMP retransmission timer of a logical channel.
     AckTimeout { link: u32, lch: u8, epoch: u32 },
     /// Time for a routing message on a link.
     RoutingTick { link: u32 },
-    /// A packet finished its transfer to the destination host.
-    HostOutputDone { imp: u16 },
+    /// A packet finished its transfer to destination host `host` on IMP `imp`.
+    HostOutputDone { imp: u16, host: u16 },
     /// A RFNM has waited its 1 s for a piggy-backed ALL.
     RfnmTimeout { imp: u16, epoch: u32 },
     /// An allocation unused for 250 ms.
@@ -74,6 +80,8 @@ pub enum Ev {
     MeasureStart,
     /// A line (topology line index, both directions) goes down or comes up.
     LineChange { line: u32, up: bool },
+    /// Background messages arrive at host `host` ([`background`]).
+    Arrival { host: u16 },
 }
 
 /// Where a message is in the source IMP's procedure.
@@ -89,6 +97,12 @@ pub enum MsgState {
 #[derive(Clone, Debug)]
 pub struct Msg {
     pub host: u16,
+    /// The destination host.
+    pub dst_host: u16,
+    /// Other hosts' traffic ([`background`]): counted, not recorded one by one.
+    pub background: bool,
+    /// The last packet has reached the destination host.
+    pub delivered: bool,
     pub src: u16,
     pub dst: u16,
     pub bits: u64,
@@ -143,6 +157,8 @@ pub struct Host {
     pub started: bool,
     /// Set when this "host" is the IMP message generator inside its IMP (RFC 632).
     pub generator: Option<Generator>,
+    /// Set when this host sends (and sinks) other hosts' traffic ([`background`]).
+    pub background: Option<Background>,
 }
 
 /// A trace line (`trace = true`).
@@ -268,11 +284,15 @@ pub struct Subnet {
     pub msgs: BTreeMap<MsgId, Msg>,
     pub next_msg: MsgId,
     pub done: Vec<MessageRecord>,
-    /// When each message's last packet reached the destination host (it may come after the RFNM).
+    /// When each recorded message's last packet reached the destination host (it may come
+    /// after the RFNM); background messages are counted in [`Subnet::tally`] instead.
     pub delivered_at: BTreeMap<MsgId, SimTime>,
-    /// Per (source IMP, destination IMP): message numbers delivered to the host, in order.
-    pub delivered_order: BTreeMap<(u16, u16), Vec<u64>>,
+    /// Per (source IMP, destination IMP, destination host): the last message number delivered
+    /// to that host, to check that delivery is in order.
+    pub delivered_last: BTreeMap<(u16, u16, u16), Option<u64>>,
     pub order_violations: u64,
+    /// Messages offered, delivered and answered, and the background traffic's own figures.
+    pub tally: BackgroundTally,
     pub occupancy: Vec<Occupancy>,
     pub sample_period: SimDuration,
     /// The pair whose occupancy is sampled: (source IMP, destination IMP).
@@ -297,6 +317,10 @@ pub struct Subnet {
     pub busy_at_measure: Vec<SimDuration>,
     /// How packets are routed, which lines are up, and the loop records.
     pub routing: Routing,
+    /// The hosts on each IMP, by IMP index.
+    pub hosts_at: Vec<Vec<u16>>,
+    /// When background traffic starts.
+    pub background_start: SimDuration,
 }
 
 impl Subnet {
@@ -313,11 +337,14 @@ impl Subnet {
             .names
             .iter()
             .map(|n| {
-                let rate = match params.default_imp {
-                    ImpModel::H316 => params.processing_316,
-                    ImpModel::H516 => params.processing_516,
-                };
-                Imp::new(n.clone(), rate, params.buffers, params.reassembly_buffers)
+                let m = params.default_imp;
+                Imp::new(
+                    n.clone(),
+                    m,
+                    params.costs(m),
+                    params.buffers,
+                    params.reassembly_buffers,
+                )
             })
             .collect();
         let links = topo
@@ -342,7 +369,13 @@ impl Subnet {
             Some((h.imp, hosts[dst as usize].imp))
         });
         let routing = Routing::new_static(&params, &topo);
+        let mut hosts_at = vec![Vec::new(); topo.names.len()];
+        for (h, host) in hosts.iter().enumerate() {
+            hosts_at[host.imp as usize].push(h as u16);
+        }
         Subnet {
+            hosts_at,
+            background_start: SimDuration::ZERO,
             routing,
             params,
             topo,
@@ -354,7 +387,8 @@ impl Subnet {
             next_msg: 0,
             done: Vec::new(),
             delivered_at: BTreeMap::new(),
-            delivered_order: BTreeMap::new(),
+            delivered_last: BTreeMap::new(),
+            tally: BackgroundTally::default(),
             order_violations: 0,
             occupancy: Vec::new(),
             sample_period,
@@ -378,11 +412,11 @@ impl Subnet {
     }
 
     /// Events that start the run.
-    pub fn initial_events(&self, q: &mut EventQueue<Ev>, starts: &[(u16, SimDuration)]) {
+    pub fn initial_events(&mut self, q: &mut EventQueue<Ev>, starts: &[(u16, SimDuration)]) {
         let n = self.links.len().max(1) as u64;
         for i in 0..self.links.len() {
-            // Stagger the first routing message of each line over one period.
-            let phase = self.routing.period(i as u32).as_nanos() * i as u64 / n;
+            // Stagger the first routing opportunity of each line over one interval.
+            let phase = self.routing_slot(i as u32).0.as_nanos() * i as u64 / n;
             q.schedule(
                 SimTime::from_nanos(phase),
                 Ev::RoutingTick { link: i as u32 },
@@ -392,6 +426,16 @@ impl Subnet {
             q.schedule(SimTime::ZERO + at, Ev::HostStart { host });
         }
         q.schedule(SimTime::ZERO, Ev::Sample);
+        // Each IMP's clock, staggered over one fast tick.
+        let m = self.imps.len().max(1) as u64;
+        for imp in 0..self.imps.len() {
+            let phase = self.params.fast_tick.as_nanos() * imp as u64 / m;
+            q.schedule(
+                SimTime::from_nanos(phase),
+                Ev::Clock { imp: imp as u16 },
+            );
+        }
+        self.schedule_background(q, self.background_start);
         self.schedule_instruments(q);
         self.schedule_line_events(q);
     }
@@ -465,6 +509,12 @@ impl Subnet {
     }
 
     fn new_message(&mut self, now: SimTime, h: u16) -> Option<MsgId> {
+        if let Some(b) = self.hosts[h as usize].background.as_mut() {
+            let (dst_host, bits) = b.backlog.pop_front()?;
+            let id = self.insert_message(now, h, dst_host, bits, MsgState::InputFirst, 0);
+            self.hosts[h as usize].current = Some(id);
+            return Some(id);
+        }
         let pump = self.hosts[h as usize].pump.as_mut()?;
         if pump.count.is_some_and(|c| pump.offered >= c) {
             return None;
@@ -489,6 +539,11 @@ impl Subnet {
     ) -> MsgId {
         let id = self.next_msg;
         self.next_msg += 1;
+        let background = self.hosts[h as usize].background.is_some();
+        self.tally.offered += 1;
+        if background {
+            self.tally.background_offered += 1;
+        }
         let packets = bits.div_ceil(self.params.max_packet.get()) as u8;
         let src = self.hosts[h as usize].imp;
         let dst = self.hosts[dst_host as usize].imp;
@@ -511,6 +566,9 @@ impl Subnet {
             id,
             Msg {
                 host: h,
+                dst_host,
+                background,
+                delivered: false,
                 src,
                 dst,
                 bits,
@@ -533,6 +591,12 @@ impl Subnet {
         let m = self.msgs.get_mut(&mid).expect("current message exists");
         let index = m.input;
         m.input += 1;
+        // The task level takes the packet in (`model/processor.rs`).
+        let (src, pbits) = (m.src, m.bits);
+        let of = m.packets;
+        let cost = self.host_packet_cost(src, self.packet_bits(pbits, index, of));
+        self.process(now, src, Work::Cpu(cost), q);
+        let m = self.msgs.get_mut(&mid).expect("current message exists");
         if index == 0 {
             m.rec.first_in_ns = Some(now.as_nanos());
             m.state = MsgState::NeedNumber;
@@ -730,7 +794,8 @@ impl Subnet {
                             rtt_ns: rtt,
                         },
                     );
-                    self.done.push(rec);
+                    let hops = self.topo.hops(m.src, m.dst).unwrap_or(0);
+                    self.answered(m.background, hops, rec);
                 }
                 self.serve_waiters(now, imp, q);
             }
@@ -743,12 +808,7 @@ impl Subnet {
             }
             _ => unreachable!("only RFNMs and ALLs go to a source IMP"),
         }
-        let hosts: Vec<u16> = (0..self.hosts.len() as u16)
-            .filter(|&h| self.hosts[h as usize].imp == imp)
-            .collect();
-        for h in hosts {
-            self.host_try(now, h, q);
-        }
+        self.wake_hosts(now, imp, q);
     }
 
     fn release_number_and_plt(&mut self, imp: u16, dst: u16) {
@@ -860,6 +920,7 @@ impl Subnet {
     /// Queues complete messages for the host in message-number order per source IMP.
     fn hand_over_in_order(&mut self, now: SimTime, imp: u16, src: u16, q: &mut EventQueue<Ev>) {
         let i = &mut self.imps[imp as usize];
+        let mut hosts: Vec<u16> = Vec::new();
         loop {
             let next = *i.expected.entry(src).or_default();
             if i.consumed.remove(&(src, next)) {
@@ -871,15 +932,19 @@ impl Subnet {
             }
             *i.expected.get_mut(&src).expect("entry") += 1;
             let r = i.reassembly.remove(&(src, next)).expect("complete message");
+            // The message is still known: its RFNM goes only after packet 1 reaches the host.
+            let host = self.msgs.get(&r.msg).map_or(0, |m| m.dst_host);
             let max = self.params.max_packet.get();
+            let port = i.port(host);
             for index in 0..r.of {
                 let bits = if index + 1 < r.of {
                     max
                 } else {
                     r.bits - max * (r.of as u64 - 1)
                 };
-                i.host_out.push_back(HostOut {
+                port.queue.push_back(HostOut {
                     msg: r.msg,
+                    host,
                     src,
                     num: next,
                     index,
@@ -887,32 +952,39 @@ impl Subnet {
                     bits,
                 });
             }
+            hosts.push(host);
         }
-        self.start_host_output(now, imp, q);
+        for host in hosts {
+            self.start_host_output(now, imp, host, q);
+        }
     }
 
-    fn start_host_output(&mut self, now: SimTime, imp: u16, q: &mut EventQueue<Ev>) {
-        let i = &mut self.imps[imp as usize];
-        if i.host_out_busy {
+    /// Starts the next packet to `host` if its interface is free (each host on an IMP has its
+    /// own interface).
+    fn start_host_output(&mut self, now: SimTime, imp: u16, host: u16, q: &mut EventQueue<Ev>) {
+        let fake = self.imps[imp as usize].fake_host;
+        let port = self.imps[imp as usize].port(host);
+        if port.busy {
             return;
         }
-        if let Some(o) = i.host_out.front() {
-            i.host_out_busy = true;
-            let t = if i.fake_host {
+        if let Some(o) = port.queue.front() {
+            port.busy = true;
+            let t = if fake {
                 SimDuration::ZERO
             } else {
                 self.params
                     .host_interface
                     .transmission_time(Bits::new(o.bits))
             };
-            q.schedule(now + t, Ev::HostOutputDone { imp });
+            q.schedule(now + t, Ev::HostOutputDone { imp, host });
         }
     }
 
-    fn host_output_done(&mut self, now: SimTime, imp: u16, q: &mut EventQueue<Ev>) {
+    fn host_output_done(&mut self, now: SimTime, imp: u16, host: u16, q: &mut EventQueue<Ev>) {
         let i = &mut self.imps[imp as usize];
-        i.host_out_busy = false;
-        let o = i.host_out.pop_front().expect("a packet was being output");
+        let port = i.port(host);
+        port.busy = false;
+        let o = port.queue.pop_front().expect("a packet was being output");
         i.release_reassembly(1);
         self.trace.emit(
             now,
@@ -938,18 +1010,18 @@ impl Subnet {
             );
         }
         if o.index + 1 == o.of {
-            self.delivered_at.insert(o.msg, now);
-            let order = self.delivered_order.entry((o.src, imp)).or_default();
-            if order.last().is_some_and(|&l| l >= o.num) {
+            self.delivered(now, host, o.msg);
+            let last = self.delivered_last.entry((o.src, imp, host)).or_insert(None);
+            if last.is_some_and(|l| l >= o.num) {
                 self.order_violations += 1;
             }
-            order.push(o.num);
+            *last = Some(o.num);
         }
         if o.of == 1 {
             self.single_rfnm(now, imp, o, q);
         }
         self.serve_replies(now, imp, q);
-        self.start_host_output(now, imp, q);
+        self.start_host_output(now, imp, host, q);
     }
 
     /// Sends the replies at the head of the queue for which 8 buffers can be reserved.
@@ -1116,9 +1188,14 @@ impl Subnet {
         }
         let (kind, bits, retransmission) = if link.routing_due {
             link.routing_due = false;
-            let body = self.routing.body_for(now, l, link.def.from);
+            let from = link.def.from;
+            let generation =
+                self.imps[from as usize].cpu.ticks / self.params.slow_tick_every as u64;
+            let fresh = link.routing_sent != Some(generation);
+            link.routing_sent = Some(generation);
+            let body = self.routing.body_for(now, l, from);
             (
-                FrameKind::Routing { body },
+                FrameKind::Routing { body, fresh },
                 self.params.routing_message,
                 false,
             )
@@ -1217,7 +1294,7 @@ impl Subnet {
         if let FrameKind::Packet { lch, .. } = frame.kind {
             let epoch = link.lch[lch as usize].epoch;
             q.schedule(
-                now + self.params.retransmit_timeout,
+                now + self.params.retransmit_timeout + link.def.propagation * 2,
                 Ev::AckTimeout {
                     link: l,
                     lch,
@@ -1231,10 +1308,9 @@ impl Subnet {
     }
 
     fn wake_hosts(&mut self, now: SimTime, imp: u16, q: &mut EventQueue<Ev>) {
-        for h in 0..self.hosts.len() as u16 {
-            if self.hosts[h as usize].imp == imp {
-                self.host_try(now, h, q);
-            }
+        for k in 0..self.hosts_at[imp as usize].len() {
+            let h = self.hosts_at[imp as usize][k];
+            self.host_try(now, h, q);
         }
     }
 
@@ -1292,9 +1368,8 @@ impl Subnet {
             );
             return;
         }
+        // Acknowledged once the task level has taken it (`model/processor.rs`).
         self.links[l as usize].rx_last[lch as usize] = Some(bit);
-        self.links[rev as usize].add_ack(lch, bit);
-        self.try_send(now, rev, q);
         let mut copy = p;
         copy.hops += 1;
         let id = self.slab.insert(copy);
@@ -1309,8 +1384,17 @@ impl Subnet {
             self.routing.plan(id, next);
         }
         self.note_visit(now, at, id);
-        self.imps[at as usize].proc_q.push_back((id, l));
-        self.start_processing(now, at, q);
+        self.process(
+            now,
+            at,
+            Work::Packet {
+                pkt: id,
+                link: l,
+                lch,
+                bit,
+            },
+            q,
+        );
     }
 
     /// Why the IMP at `at` cannot take packet `p` now, if it cannot (K&O §III).
@@ -1374,46 +1458,6 @@ impl Subnet {
         }
     }
 
-    fn start_processing(&mut self, now: SimTime, imp: u16, q: &mut EventQueue<Ev>) {
-        let i = &mut self.imps[imp as usize];
-        if i.proc_busy {
-            return;
-        }
-        if let Some(&(pkt, _)) = i.proc_q.front() {
-            i.proc_busy = true;
-            let bits = self.frame_bits(self.slab.get(pkt));
-            let t = self.imps[imp as usize].processing.transmission_time(bits);
-            q.schedule(now + t, Ev::ProcDone { imp });
-        }
-    }
-
-    fn proc_done(&mut self, now: SimTime, imp: u16, q: &mut EventQueue<Ev>) {
-        let i = &mut self.imps[imp as usize];
-        i.proc_busy = false;
-        let (pkt, _) = i.proc_q.pop_front().expect("processing a packet");
-        let p = *self.slab.get(pkt);
-        if p.dst == imp {
-            self.slab.remove(pkt);
-            self.destination_receives(now, imp, p, q);
-        } else {
-            let hold = if p.kind.is_control() {
-                Hold::Control
-            } else {
-                Hold::Transit
-            };
-            let Some(l) = self.forward_link(imp, pkt, hold) else {
-                self.start_processing(now, imp, q);
-                return; // no route now: the packet waits in the IMP
-            };
-            if hold == Hold::Transit {
-                self.links[l as usize].incoming -= 1;
-            }
-            self.enqueue(l, pkt, hold);
-            self.try_send(now, l, q);
-        }
-        self.start_processing(now, imp, q);
-    }
-
     fn sample(&mut self, now: SimTime, q: &mut EventQueue<Ev>) {
         if let Some((s, d)) = self.watch {
             let si = &self.imps[s as usize];
@@ -1429,6 +1473,25 @@ impl Subnet {
         }
         self.sample_routing(now);
         q.schedule(now + self.sample_period, Ev::Sample);
+    }
+
+    /// Messages offered and not yet delivered to their host, counted where they are: in the
+    /// source procedure or the subnet (known to the source, not delivered), or on their way
+    /// to the host after the RFNM came back.
+    pub fn undelivered(&self) -> u64 {
+        let known = self.msgs.values().filter(|m| !m.delivered).count();
+        let mut leaving: BTreeSet<MsgId> = BTreeSet::new();
+        for i in &self.imps {
+            for p in &i.ports {
+                leaving.extend(
+                    p.queue
+                        .iter()
+                        .map(|o| o.msg)
+                        .filter(|m| !self.msgs.contains_key(m)),
+                );
+            }
+        }
+        (known + leaving.len()) as u64
     }
 
     /// True when no resource anywhere is held (for the no-leak check).
@@ -1454,14 +1517,11 @@ impl Model for Subnet {
             Ev::HostInputDone { host } => self.host_input_done(now, host, q),
             Ev::TxDone { link, frame } => self.tx_done(now, link, frame, q),
             Ev::Arrive { link, frame } => self.arrive(now, link, frame, q),
-            Ev::ProcDone { imp } => self.proc_done(now, imp, q),
+            Ev::ProcDone { imp, epoch } => self.proc_done(now, imp, epoch, q),
+            Ev::Clock { imp } => self.clock(now, imp, q),
             Ev::AckTimeout { link, lch, epoch } => self.ack_timeout(now, link, lch, epoch, q),
-            Ev::RoutingTick { link } => {
-                self.links[link as usize].routing_due = true;
-                self.try_send(now, link, q);
-                q.schedule(now + self.routing.period(link), Ev::RoutingTick { link });
-            }
-            Ev::HostOutputDone { imp } => self.host_output_done(now, imp, q),
+            Ev::RoutingTick { link } => self.routing_tick(now, link, q),
+            Ev::HostOutputDone { imp, host } => self.host_output_done(now, imp, host, q),
             Ev::RfnmTimeout { imp, epoch } => self.rfnm_timeout(now, imp, epoch, q),
             Ev::GiveBack { imp, dst, epoch } => self.give_back(now, imp, dst, epoch, q),
             Ev::Sample => self.sample(now, q),
@@ -1471,6 +1531,7 @@ impl Model for Subnet {
                 self.busy_at_measure = self.links.iter().map(|l| l.busy_time).collect();
             }
             Ev::LineChange { line, up } => self.line_change(now, line, up, q),
+            Ev::Arrival { host } => self.background_arrival(now, host, q),
         }
     }
 }

@@ -22,18 +22,20 @@ pub struct ImpParams {
     pub max_packet: Bits,
 
     // ---- Lines (K&O §III; SPEC §2.1) ----
-    /// Bits each frame carries on a line beyond its data: IMP header, framing (SYN/DLE/STX/ETX)
-    /// and the 24-bit CRC. **Choice, calibrated**: the sources give no figure; the value makes
-    /// 8-packet traffic over one 50 kbit/s hop reach the ~75 % line efficiency of K&O §IV
-    /// footnote 3 once routing messages, acknowledgements and host input are accounted for
-    /// (see the calibration note in `nmc reproduce ko-v2-throughput`).
+    /// Bits each frame carries on a line beyond its data: the IMP's software header, 5 16-bit
+    /// words (the acknowledgement word, four header words, the last the software checksum of
+    /// RFC 528) = 80 bits (BBN IMP program 3050, Sept 1973, listing p. 14), plus the modem
+    /// interface's framing SYN SYN DLE STX … DLE ETX and 24-bit CRC = 72 bits. Checks: a routing
+    /// message of 68 words + 72 = 1160 bits, as RFC 619 (Naylor & Opderbeck, Mar 1974, p. 5)
+    /// gives it; a full packet 1008 + 152 = 1160 bits, 23.2 ms at 50 kbit/s, where K&O §III
+    /// reckon "8 × 23.5 = 188 ms" for 8 packets. Not fitted to any throughput.
     pub packet_overhead: Bits,
     /// Data bits of a subnet control message (RFNM, REQALL, ALL, GVB) beyond the frame
     /// overhead. **Choice**: a control message is a leader-sized packet (32 bits of leader).
     pub control_bits: Bits,
-    /// Length of a routing message on the line, overhead included. **Choice**: about one full
-    /// packet, so that at one message per 640 ms a loaded 50 kbit/s line spends ~3.6 % of its
-    /// capacity on routing, as McQuillan reports for the 1974 procedure (K&O ref. [8]).
+    /// Length of a routing message on the line, overhead included. RFC 619 (Naylor &
+    /// Opderbeck, Mar 1974, p. 5): 1160 bits, 3.625 % of a 50 kbit/s line at one per 640 ms;
+    /// the 3050 listing's routing message is 68 words (pp. 108, 230) + 72 bits of framing.
     pub routing_message: Bits,
     /// Period of routing messages on a line. K&O §III: "once every 640 ms (for heavily loaded,
     /// 50-kbit/s lines)".
@@ -43,7 +45,10 @@ pub struct ImpParams {
     /// K&O ref. [6]); the sources do not state it.
     pub logical_channels: u8,
     /// IMP-to-IMP retransmission timeout. K&O §III and RFC 632: "retransmitted if no
-    /// IMP-to-IMP acknowledgment has been received after a 125 ms timeout".
+    /// IMP-to-IMP acknowledgment has been received after a 125 ms timeout". The 3050 listing
+    /// (p. 112) says the constant "varies with line length and speed"; **choice**: a line
+    /// waits this plus its round-trip propagation, so a 270 ms satellite hop does not send
+    /// every packet twice.
     pub retransmit_timeout: SimDuration,
     /// Probability that a bit on a line is in error (a frame with an error is discarded by the
     /// CRC check and retransmitted after the timeout). RFC 632: line errors cause
@@ -66,9 +71,47 @@ pub struct ImpParams {
     pub processing_316: BitRate,
     /// Processing bandwidth of a 516 IMP. K&O §III: "about … 850 kbit/s".
     pub processing_516: BitRate,
-    /// IMP model used where the topology does not say. **Choice**: 316, the more common and
-    /// slower machine on the 1974 net.
+    /// IMP model used where the scenario does not say (`network.imp_models`). **Choice**: 316,
+    /// the slower machine (every TIP was one: RFC 395, McQuillan, Oct 1972: an IMP is a 316
+    /// "if it is a TIP or if it is in a black cabinet").
     pub default_imp: ImpModel,
+
+    // ---- The IMP program's other work (BBN IMP program 3050, 16 Sept 1973; see
+    // `model/processor.rs`). Costs are memory cycles counted on the listing's common paths
+    // (±20 %) at 0.96 µs (516) and 1.6 µs (316) per cycle. ----
+    /// CPU time to take in a routing message whose serial number is new: a checksum of the
+    /// routing code (~980 cycles) and the per-destination loop `COPYL` (~76 cycles × 64 IMPs),
+    /// ~5,850 cycles (listing pp. 225–229, `RSTINP`).
+    pub routing_update_316: SimDuration,
+    pub routing_update_516: SimDuration,
+    /// CPU time for a routing message already seen ("WE SAW IT BEFORE"): the code checksum only,
+    /// ~1,000 cycles (listing p. 226).
+    pub routing_repeat_316: SimDuration,
+    pub routing_repeat_516: SimDuration,
+    /// CPU time for an acknowledgement-only ("null") packet: ~90 instructions of modem input and
+    /// ~40 of `TSKNUL`, ~260 cycles (listing pp. 91–96, 63).
+    pub null_packet_316: SimDuration,
+    pub null_packet_516: SimDuration,
+    /// Period of the IMP's fast timeout routine. Listing p. 161: the 100 µs clock; a fast tick
+    /// every 25.6 ms, a slow one every 25th (640 ms).
+    pub fast_tick: SimDuration,
+    /// Fast ticks per slow tick. Listing p. 161 (`TO`).
+    pub slow_tick_every: u32,
+    /// CPU time of a fast tick (`RSTOUT`, `IMTC`, `HITC`, `SWCH`, `TALLYB`: ~500 cycles),
+    /// run at timeout level, above packet processing (listing p. 11: T.O = 5 before TSK = 6).
+    pub fast_tick_316: SimDuration,
+    pub fast_tick_516: SimDuration,
+    /// CPU time of a slow tick (`RUTCLK`, `RUTOUT`, `DEDI`: ~7,000 cycles, the routing
+    /// computation), also at timeout level (listing pp. 171, 226–236).
+    pub slow_tick_316: SimDuration,
+    pub slow_tick_516: SimDuration,
+    /// How often routing messages go on a line: every `routing_period` (`fixed`), or by the
+    /// line's load as the 1973 program did (`line-load-1973`): a send opportunity every
+    /// 1/5 of `routing_period` on a 50 kbit/s line, and one opportunity fewer for each full
+    /// 132 ms (of 640) the line was busy in the last period, so an idle line sends every
+    /// 128 ms and a busy one every 640 ms (listing pp. 163–164 `RSTOUT`, p. 235 `RMVFRQ`;
+    /// RFC 619, Naylor & Opderbeck, Mar 1974, p. 5).
+    pub routing_frequency: RoutingFrequency,
 
     // ---- Hosts (K&O §III) ----
     /// Host–IMP interface speed, each direction. K&O §III: "a single 100-kbit/s transmission line".
@@ -99,8 +142,17 @@ pub struct ImpParams {
     pub single_packet_rule: SinglePacketRule,
 }
 
-/// Which IMP hardware.
+/// How often a line carries routing messages (see [`ImpParams::routing_frequency`]).
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum RoutingFrequency {
+    Fixed,
+    #[serde(rename = "line-load-1973")]
+    LineLoad1973,
+}
+
+/// Which IMP hardware.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ImpModel {
     #[serde(rename = "316")]
     H316,
@@ -138,7 +190,7 @@ impl ImpParams {
         ImpParams {
             max_message: Bits::new(8063),
             max_packet: Bits::new(1008),
-            packet_overhead: Bits::new(PACKET_OVERHEAD_CALIBRATED),
+            packet_overhead: Bits::new(PACKET_OVERHEAD),
             control_bits: Bits::new(32),
             routing_message: Bits::new(1160),
             routing_period: SimDuration::from_millis(640),
@@ -153,6 +205,20 @@ impl ImpParams {
             processing_316: BitRate::from_kbps(700),
             processing_516: BitRate::from_kbps(850),
             default_imp: ImpModel::H316,
+            // Cycles × 1.6 µs (316) and × 0.96 µs (516): see the fields' comments.
+            routing_update_316: SimDuration::from_micros(9_360),
+            routing_update_516: SimDuration::from_micros(5_616),
+            routing_repeat_316: SimDuration::from_micros(1_600),
+            routing_repeat_516: SimDuration::from_micros(960),
+            null_packet_316: SimDuration::from_micros(416),
+            null_packet_516: SimDuration::from_micros(250),
+            fast_tick: SimDuration::from_micros(25_600),
+            slow_tick_every: 25,
+            fast_tick_316: SimDuration::from_micros(800),
+            fast_tick_516: SimDuration::from_micros(480),
+            slow_tick_316: SimDuration::from_micros(11_200),
+            slow_tick_516: SimDuration::from_micros(6_720),
+            routing_frequency: RoutingFrequency::LineLoad1973,
             host_interface: BitRate::from_kbps(100),
             host_leader: Bits::new(32),
             message_numbers: 4,
@@ -231,6 +297,18 @@ impl ImpParams {
                 self.allocation_buffers, self.buffers
             ));
         }
+        if self.fast_tick.is_zero() || self.slow_tick_every == 0 {
+            return Err(format!(
+                "{p}: fast_tick and slow_tick_every must be above zero"
+            ));
+        }
+        let busy = |t: SimDuration| t >= self.fast_tick;
+        if busy(self.fast_tick_316) || busy(self.fast_tick_516) {
+            return Err(format!(
+                "{p}: a fast tick's CPU time must be shorter than fast_tick ({})",
+                self.fast_tick
+            ));
+        }
         if self.output_queue_max == 0
             || self.retransmit_timeout.is_zero()
             || self.routing_period.is_zero()
@@ -241,8 +319,41 @@ impl ImpParams {
         }
         Ok(())
     }
+
+    /// What an IMP of model `m` spends on each kind of work.
+    pub fn costs(&self, m: ImpModel) -> ImpCosts {
+        match m {
+            ImpModel::H316 => ImpCosts {
+                packet_rate: self.processing_316,
+                routing_update: self.routing_update_316,
+                routing_repeat: self.routing_repeat_316,
+                null_packet: self.null_packet_316,
+                fast_tick: self.fast_tick_316,
+                slow_tick: self.slow_tick_316,
+            },
+            ImpModel::H516 => ImpCosts {
+                packet_rate: self.processing_516,
+                routing_update: self.routing_update_516,
+                routing_repeat: self.routing_repeat_516,
+                null_packet: self.null_packet_516,
+                fast_tick: self.fast_tick_516,
+                slow_tick: self.slow_tick_516,
+            },
+        }
+    }
 }
 
-/// Per-packet line overhead in bits, the one calibrated constant of `v2-1974-10` (see
+/// What one IMP's processor spends on each kind of work (see [`ImpParams::costs`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ImpCosts {
+    pub packet_rate: BitRate,
+    pub routing_update: SimDuration,
+    pub routing_repeat: SimDuration,
+    pub null_packet: SimDuration,
+    pub fast_tick: SimDuration,
+    pub slow_tick: SimDuration,
+}
+
+/// Per-packet line overhead in bits of `v2-1974-10`: 80 header + 72 framing (see
 /// [`ImpParams::packet_overhead`]).
-pub const PACKET_OVERHEAD_CALIBRATED: u64 = 280;
+pub const PACKET_OVERHEAD: u64 = 152;

@@ -141,6 +141,7 @@ pub fn build(
             current: None,
             started: false,
             generator: None,
+            background: None,
         });
     }
     let host = |name: &str, at: String| {
@@ -154,8 +155,17 @@ pub fn build(
     let mut pumps = Vec::new();
     let mut actions = Vec::new();
     let mut generators = Vec::new();
+    let mut background: Option<(usize, &crate::spec::BackgroundSpec)> = None;
     for (i, t) in s.traffic.iter().enumerate() {
         match t {
+            TrafficSpec::Background(b) => {
+                if background.is_some() {
+                    return Err(BuildError(format!(
+                        "traffic[{i}]: a second background; one describes the whole network's load"
+                    )));
+                }
+                background = Some((i, b));
+            }
             TrafficSpec::Pump {
                 from,
                 to,
@@ -257,6 +267,7 @@ pub fn build(
                     input_busy: false,
                     current: None,
                     started: false,
+                    background: None,
                     generator: Some(Generator {
                         dst_host: b,
                         bits: message.get(),
@@ -275,6 +286,11 @@ pub fn build(
         hosts[a as usize].pump = Some(p);
     }
     hosts.extend(generators);
+    let mut background_start = SimDuration::ZERO;
+    if let Some((i, b)) = background {
+        background_start = b.start;
+        add_background(&mut hosts, &topo, &params, i, b, seed)?;
+    }
     for (k, e) in s.network.events.iter().enumerate() {
         let at = format!("network.events[{k}]");
         let imp = |n: &str, key: &str| {
@@ -310,6 +326,28 @@ pub fn build(
         ));
     }
     let mut subnet = Subnet::new(params, topo, hosts, seed, sample, trace);
+    subnet.background_start = background_start;
+    let mut named: BTreeMap<u16, crate::params::ImpModel> = BTreeMap::new();
+    for (model, sites) in &s.network.imp_models {
+        for (k, n) in sites.iter().enumerate() {
+            let model_name = match model {
+                crate::params::ImpModel::H316 => "316",
+                crate::params::ImpModel::H516 => "516",
+            };
+            let at = format!("network.imp_models.{model_name}[{k}]");
+            let x = subnet
+                .topo
+                .index(n)
+                .ok_or_else(|| BuildError(format!("{at}: `{n}` is not an IMP of this network")))?;
+            if named.insert(x, *model).is_some() {
+                return Err(BuildError(format!("{at}: `{n}` is named twice")));
+            }
+            let costs = subnet.params.costs(*model);
+            let imp = &mut subnet.imps[x as usize];
+            imp.model = *model;
+            imp.costs = costs;
+        }
+    }
     for (i, h) in s.network.hosts.iter().enumerate().filter(|(_, h)| h.fake) {
         let imp = subnet.hosts[i].imp;
         let on_imp = |x: &&Host| x.imp == imp && x.generator.is_none();
@@ -334,6 +372,142 @@ pub fn build(
         .configure(&s.network, &subnet.params, &subnet.topo)
         .map_err(BuildError)?;
     Ok((subnet, starts))
+}
+
+/// Adds one background host on each IMP the spec names (all when none), with its share of the
+/// arrivals and its destinations by the gravity weights (see `model/background.rs`).
+fn add_background(
+    hosts: &mut Vec<Host>,
+    topo: &Topology,
+    params: &ImpParams,
+    i: usize,
+    b: &crate::spec::BackgroundSpec,
+    seed: u64,
+) -> Result<(), BuildError> {
+    let at = format!("traffic[{i}]");
+    let bad = |k: &str, why: &str| BuildError(format!("{at}.{k}: {why}"));
+    if !(b.messages_per_second.is_finite() && b.messages_per_second > 0.0) {
+        return Err(bad("messages_per_second", "must be above zero"));
+    }
+    if !(0.0..=1.0).contains(&b.single_packet_fraction) {
+        return Err(bad("single_packet_fraction", "must be in [0, 1]"));
+    }
+    let p = params.max_packet.get();
+    if b.single_mean.get() == 0 || b.single_mean.get() > p {
+        return Err(bad("single_mean", &format!("must be 1 to {p} bits")));
+    }
+    if b.multi_mean.get() <= p || b.multi_mean.get() > params.max_message.get() {
+        return Err(bad(
+            "multi_mean",
+            &format!(
+                "must be above one packet ({p} bits) and at most {}",
+                params.max_message
+            ),
+        ));
+    }
+    if !(b.burst_mean.is_finite() && b.burst_mean >= 1.0) {
+        return Err(bad("burst_mean", "must be at least 1"));
+    }
+    if b.host_queue == 0 {
+        return Err(bad("host_queue", "must be at least 1"));
+    }
+    let imps: Vec<u16> = if b.imps.is_empty() {
+        (0..topo.names.len() as u16).collect()
+    } else {
+        let mut v = Vec::new();
+        for (k, n) in b.imps.iter().enumerate() {
+            let x = topo.index(n).ok_or_else(|| {
+                bad(&format!("imps[{k}]"), &format!("`{n}` is not an IMP of this network"))
+            })?;
+            if v.contains(&x) {
+                return Err(bad(&format!("imps[{k}]"), &format!("`{n}` named twice")));
+            }
+            v.push(x);
+        }
+        v
+    };
+    if imps.len() < 2 {
+        return Err(bad("imps", "background traffic needs at least two IMPs"));
+    }
+    if !(b.default_weight.is_finite() && b.default_weight > 0.0) {
+        return Err(bad("default_weight", "must be above zero"));
+    }
+    for (key, map) in [("origins", &b.origins), ("destinations", &b.destinations)] {
+        for (n, w) in map {
+            let x = topo
+                .index(n)
+                .ok_or_else(|| bad(&format!("{key}.{n}"), "not an IMP of this network"))?;
+            if !imps.contains(&x) {
+                return Err(bad(&format!("{key}.{n}"), "this IMP has no background host"));
+            }
+            if !(w.is_finite() && *w > 0.0) {
+                return Err(bad(&format!("{key}.{n}"), "must be above zero"));
+            }
+        }
+    }
+    let w = |map: &BTreeMap<String, f64>, x: u16| {
+        map.get(&topo.names[x as usize])
+            .copied()
+            .unwrap_or(b.default_weight)
+    };
+    let origin = |x: u16| w(&b.origins, x);
+    let weight = |x: u16| w(&b.destinations, x);
+    let total_origin: f64 = imps.iter().map(|&x| origin(x)).sum();
+    let first = hosts.len() as u16;
+    for &x in &imps {
+        let name = format!("BG-{}", topo.names[x as usize]);
+        if hosts.iter().any(|h| h.name == name) {
+            return Err(BuildError(format!(
+                "{at}: a host is already named `{name}`, the name of a background host"
+            )));
+        }
+    }
+    let streams = nmc_sim::RngStreams::new(seed);
+    for (k, &x) in imps.iter().enumerate() {
+        let reachable: Vec<u16> = imps
+            .iter()
+            .copied()
+            .filter(|&y| y != x && topo.next_link(x, y).is_some())
+            .collect();
+        let mut dests = Vec::new();
+        let wsum: f64 = reachable.iter().map(|&y| weight(y)).sum();
+        let mut c = 0.0;
+        for &y in &reachable {
+            c += weight(y) / wsum;
+            let host = first + imps.iter().position(|&z| z == y).expect("listed") as u16;
+            dests.push((host, c));
+        }
+        if let Some(last) = dests.last_mut() {
+            last.1 = 1.0;
+        }
+        let rate = b.messages_per_second * origin(x) / total_origin / b.burst_mean;
+        hosts.push(Host {
+            name: format!("BG-{}", topo.names[x as usize]),
+            imp: x,
+            pump: None,
+            input_busy: false,
+            current: None,
+            started: true,
+            generator: None,
+            background: (!dests.is_empty()).then(|| crate::model::Background {
+                rng: streams.stream(2000 + k as u64),
+                mean_interval_ns: 1e9 / rate,
+                dests,
+                mix: crate::model::LengthMix {
+                    single_packet_fraction: b.single_packet_fraction,
+                    single_mean: b.single_mean.get() as f64,
+                    multi_mean: b.multi_mean.get() as f64,
+                    burst_mean: b.burst_mean,
+                    max_packet: p,
+                    max_message: params.max_message.get(),
+                },
+                backlog: Default::default(),
+                host_queue: b.host_queue,
+                stopped: false,
+            }),
+        });
+    }
+    Ok(())
 }
 
 /// Runs a scenario for its duration. `progress` gets the fraction of simulated time done.
@@ -395,6 +569,9 @@ pub fn run_and_drain(
         if let Some(g) = h.generator.as_mut() {
             g.count = Some(g.offered);
         }
+        if let Some(b) = h.background.as_mut() {
+            b.stopped = true;
+        }
     }
     sim.run_while(SimTime::ZERO + s.duration + drain, going);
     let events = sim.events_handled();
@@ -443,7 +620,8 @@ fn finish(mut m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outco
     for (k, v) in &m.counts {
         metrics.insert(format!("count.{k}"), *v as f64);
     }
-    let mut messages = m.done;
+    let in_flight = m.undelivered();
+    let mut messages = std::mem::take(&mut m.done);
     for r in &mut messages {
         r.delivered_ns = m.delivered_at.get(&r.id).map(|t| t.as_nanos());
     }
@@ -462,6 +640,72 @@ fn finish(mut m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outco
         .collect();
     crate::analysis::add_metrics(&mut metrics, &measured, &occupancy, duration - from);
     metrics.insert("events".into(), events as f64);
+    // Every message accounted for: offered = delivered + in flight + lost, with "in flight"
+    // counted where the messages are (see `Subnet::undelivered`), so `lost` is what is missing.
+    let t = &m.tally;
+    metrics.insert("messages.offered".into(), t.offered as f64);
+    metrics.insert("messages.delivered".into(), t.delivered as f64);
+    metrics.insert("messages.answered".into(), t.answered as f64);
+    metrics.insert("messages.in_flight".into(), in_flight as f64);
+    metrics.insert(
+        "messages.lost".into(),
+        t.offered as f64 - t.delivered as f64 - in_flight as f64,
+    );
+    if t.background_offered > 0 {
+        let secs = duration.as_secs_f64();
+        metrics.insert("background.offered".into(), t.background_offered as f64);
+        metrics.insert("background.delivered".into(), t.background_delivered as f64);
+        metrics.insert("background.refused".into(), t.background_refused as f64);
+        metrics.insert(
+            "background.offered_per_s".into(),
+            t.background_offered as f64 / secs,
+        );
+        for (h, (n, sum)) in &t.background_by_hops {
+            metrics.insert(format!("background.rtt_by_hops.{h:02}.messages"), *n as f64);
+            metrics.insert(
+                format!("background.rtt_by_hops.{h:02}.mean_ms"),
+                *sum as f64 / (*n).max(1) as f64 / 1e6,
+            );
+        }
+        if t.background_answered > 0 {
+            metrics.insert(
+                "background.rtt_mean_ms".into(),
+                t.background_rtt_ns as f64 / t.background_answered as f64 / 1e6,
+            );
+        }
+    }
+    for (model, name) in [
+        (crate::params::ImpModel::H316, "316"),
+        (crate::params::ImpModel::H516, "516"),
+    ] {
+        let imps: Vec<&crate::imp::Imp> = m.imps.iter().filter(|i| i.model == model).collect();
+        let tasks: u64 = imps.iter().map(|i| i.cpu.tasks).sum();
+        if tasks == 0 {
+            continue;
+        }
+        let wait: u128 = imps.iter().map(|i| i.cpu.wait_ns).sum();
+        let max = imps.iter().map(|i| i.cpu.wait_max_ns).max().unwrap_or(0);
+        let busy: u128 = imps.iter().map(|i| i.cpu.busy_ns).sum();
+        let k = format!("processing.{name}");
+        metrics.insert(format!("{k}.imps"), imps.len() as f64);
+        metrics.insert(format!("{k}.wait_mean_ms"), wait as f64 / tasks as f64 / 1e6);
+        metrics.insert(format!("{k}.wait_max_ms"), max as f64 / 1e6);
+        metrics.insert(
+            format!("{k}.utilisation_mean"),
+            busy as f64 / imps.len() as f64 / duration.as_nanos().max(1) as f64,
+        );
+    }
+    if !lines.is_empty() {
+        let u: Vec<f64> = lines.iter().map(|l| l.utilisation).collect();
+        metrics.insert(
+            "lines.utilisation.mean".into(),
+            u.iter().sum::<f64>() / u.len() as f64,
+        );
+        metrics.insert(
+            "lines.utilisation.max".into(),
+            u.iter().copied().fold(0.0, f64::max),
+        );
+    }
     metrics.insert("order_violations".into(), m.order_violations as f64);
     metrics.insert(
         "messages.retransmissions".into(),

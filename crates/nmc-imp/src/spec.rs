@@ -93,6 +93,10 @@ pub struct NetworkSpec {
     /// Lines going down and coming back up during the run (`[[network.line_events]]`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub line_events: Vec<LineEventSpec>,
+    /// Which IMPs are 316s and which 516s (`{ "316" = ["MITRE", ...], "516" = [...] }`); the
+    /// others are `network.params.default_imp`.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub imp_models: std::collections::BTreeMap<crate::params::ImpModel, Vec<String>>,
 }
 
 /// A scripted disturbance, to cause one reordering at a known moment (RFC 632: "due to an
@@ -264,6 +268,71 @@ pub enum TrafficSpec {
         #[serde(default)]
         pauses: Vec<PauseSpec>,
     },
+    /// Other hosts' traffic: the network's own load ([`BackgroundSpec`]).
+    Background(BackgroundSpec),
+}
+
+/// `kind = "background"`: other hosts' traffic over the whole network (see
+/// `model/background.rs` for the process). One background host, `BG-<IMP>`, is added on each
+/// IMP in `imps` (every IMP when empty); it sends and sinks.
+///
+/// ```toml
+/// [[traffic]]
+/// kind = "background"
+/// messages_per_second = 37.0     # all background hosts together
+/// single_packet_fraction = 0.93
+/// single_mean = "250bit"
+/// multi_mean = "3000bit"
+/// burst_mean = 1.0               # 1: Poisson
+/// origins = { UCLA = 40.3 }      # relative origination rates; missing IMPs weigh 1
+/// destinations = { UCLA = 43.5 } # relative destination rates
+/// ```
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct BackgroundSpec {
+    /// Messages per second offered by all background hosts together.
+    pub messages_per_second: f64,
+    /// Fraction of messages that fit one packet.
+    pub single_packet_fraction: f64,
+    /// Mean data bits of a single-packet message (exponential, capped at one packet).
+    pub single_mean: Bits,
+    /// Mean data bits of a multipacket message (one packet plus an exponential part, capped).
+    pub multi_mean: Bits,
+    /// Mean messages per burst to one destination (1: Poisson arrivals).
+    #[serde(default = "default_burst")]
+    pub burst_mean: f64,
+    /// IMPs with a background host; empty: all.
+    #[serde(default)]
+    pub imps: Vec<String>,
+    /// Relative rates at which each IMP's hosts originate messages (e.g. messages per minute
+    /// from a measurement); IMPs not named weigh `default_weight`.
+    #[serde(default)]
+    pub origins: std::collections::BTreeMap<String, f64>,
+    /// Relative rates at which each IMP's hosts receive messages; a source picks destination
+    /// `j` with probability ∝ this weight among the other IMPs. IMPs not named weigh
+    /// `default_weight`.
+    #[serde(default)]
+    pub destinations: std::collections::BTreeMap<String, f64>,
+    /// Weight of an IMP that `origins` or `destinations` does not name.
+    #[serde(default = "default_weight")]
+    pub default_weight: f64,
+    #[serde(default)]
+    pub start: SimDuration,
+    /// Messages that may wait at a background host; arrivals beyond are refused and counted.
+    #[serde(default = "default_host_queue")]
+    pub host_queue: u32,
+}
+
+fn default_weight() -> f64 {
+    1.0
+}
+
+fn default_burst() -> f64 {
+    1.0
+}
+/// **Choice**: 64 messages, far more than a host's backlog at the loads the sources report.
+fn default_host_queue() -> u32 {
+    64
 }
 
 /// The generator offers nothing from `at` for `length`.

@@ -208,7 +208,7 @@ impl Subnet {
         st.doomed_tx = false;
         st.frames_lost += 1;
         self.links[l as usize].busy = false;
-        if let FrameKind::Routing { body } = frame.kind {
+        if let FrameKind::Routing { body, .. } = frame.kind {
             self.routing.take_body(body);
         }
         // The line may be back up already.
@@ -231,7 +231,7 @@ impl Subnet {
 
     /// Frees the body of a routing frame that will not be read (a line error).
     pub(super) fn drop_routing_body(&mut self, frame: Frame) {
-        if let FrameKind::Routing { body } = frame.kind {
+        if let FrameKind::Routing { body, .. } = frame.kind {
             self.routing.take_body(body);
         }
     }
@@ -245,7 +245,9 @@ impl Subnet {
         frame: Frame,
         q: &mut EventQueue<Ev>,
     ) {
-        let FrameKind::Routing { body } = frame.kind else {
+        let at = self.links[l as usize].def.to;
+        self.frame_cost(now, at, frame.kind, q);
+        let FrameKind::Routing { body, .. } = frame.kind else {
             return;
         };
         if body == NO_BODY {

@@ -71,7 +71,7 @@ impl LockupReport {
 impl Subnet {
     /// Deliveries to hosts plus RFNMs back: what counts as progress.
     fn progress(&self) -> usize {
-        self.done.len() + self.delivered_at.len()
+        (self.tally.delivered + self.tally.answered) as usize
     }
 
     pub(super) fn watchdog(&mut self, now: SimTime, q: &mut EventQueue<Ev>) {

@@ -167,7 +167,8 @@ impl Subnet {
                             rtt_ns,
                         },
                     );
-                    self.done.push(rec);
+                    let hops = self.topo.hops(m.src, m.dst).unwrap_or(0);
+                    self.answered(m.background, hops, rec);
                 }
                 self.serve_waiters(now, imp, q);
                 self.wake_hosts(now, imp, q);
@@ -335,7 +336,7 @@ impl Subnet {
     /// host, and its RFNM processed (RFC 632 event 6)?
     fn predecessors_done(i: &Imp, src: u16, num: u64) -> bool {
         i.expected.get(&src).copied().unwrap_or(0) >= num
-            && !i.host_out.iter().any(|o| o.src == src && o.num < num)
+            && !i.output_pending_before(src, num)
             && !i
                 .replies
                 .iter()
