@@ -541,10 +541,11 @@ impl Subnet {
         self.next_msg += 1;
         let background = self.hosts[h as usize].background.is_some();
         self.tally.offered += 1;
+        let packets = bits.div_ceil(self.params.max_packet.get()) as u8;
         if background {
             self.tally.background_offered += 1;
+            self.tally.background_packets += packets as u64;
         }
-        let packets = bits.div_ceil(self.params.max_packet.get()) as u8;
         let src = self.hosts[h as usize].imp;
         let dst = self.hosts[dst_host as usize].imp;
         let rec = MessageRecord {
@@ -1492,6 +1493,44 @@ impl Subnet {
             }
         }
         (known + leaving.len()) as u64
+    }
+
+    /// What is still held, one line per IMP or line that is not idle (empty when idle).
+    pub fn held(&self) -> Vec<String> {
+        let mut v = Vec::new();
+        for i in &self.imps {
+            if !i.idle() {
+                v.push(format!(
+                    "{}: buffers {}, s/f {}, reassembly {}, PLT {}, numbers {:?}, replies {}, allocations {:?}, tasks {}, to hosts {}",
+                    i.name,
+                    i.buf_used,
+                    i.sf_used,
+                    i.reasm_used,
+                    i.plt_used,
+                    i.numbers_used,
+                    i.replies.len(),
+                    i.allocations,
+                    i.cpu.queue.len(),
+                    i.ports.iter().map(|p| p.queue.len()).sum::<usize>()
+                ));
+            }
+        }
+        for l in &self.links {
+            if l.channels_busy() > 0 || !l.data.is_empty() || !l.ctrl.is_empty() {
+                v.push(format!(
+                    "line {}→{}: channels {}, data {}, control {}",
+                    self.imps[l.def.from as usize].name,
+                    self.imps[l.def.to as usize].name,
+                    l.channels_busy(),
+                    l.data.len(),
+                    l.ctrl.len()
+                ));
+            }
+        }
+        if !self.msgs.is_empty() {
+            v.push(format!("{} messages unanswered", self.msgs.len()));
+        }
+        v
     }
 
     /// True when no resource anywhere is held (for the no-leak check).

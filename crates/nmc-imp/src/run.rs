@@ -75,6 +75,8 @@ pub struct Outcome {
     pub hops: Option<u32>,
     pub order_violations: u64,
     pub idle_at_end: bool,
+    /// What was still held at the end (empty when idle).
+    pub held_at_end: Vec<String>,
     /// End-to-end events of single-packet messages (`record = ["e2e"]`).
     pub e2e: Vec<E2eEvent>,
     /// Set when the run stopped on a lockup (`network.lockup_window`).
@@ -616,6 +618,7 @@ fn finish(mut m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outco
         .collect();
     let hops = m.watch.and_then(|(s, d)| m.topo.hops(s, d));
     let idle_at_end = m.all_idle();
+    let held_at_end = m.held();
     let mut metrics = BTreeMap::new();
     for (k, v) in &m.counts {
         metrics.insert(format!("count.{k}"), *v as f64);
@@ -656,6 +659,10 @@ fn finish(mut m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outco
         metrics.insert("background.offered".into(), t.background_offered as f64);
         metrics.insert("background.delivered".into(), t.background_delivered as f64);
         metrics.insert("background.refused".into(), t.background_refused as f64);
+        metrics.insert(
+            "background.packets_per_message".into(),
+            t.background_packets as f64 / t.background_offered as f64,
+        );
         metrics.insert(
             "background.offered_per_s".into(),
             t.background_offered as f64 / secs,
@@ -745,6 +752,7 @@ fn finish(mut m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outco
         hops,
         order_violations: m.order_violations,
         idle_at_end,
+        held_at_end,
         e2e: m.e2e.unwrap_or_default(),
         lockup: m.lockup,
         routing,

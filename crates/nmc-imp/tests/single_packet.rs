@@ -45,7 +45,8 @@ fn assert_exactly_once_in_order_no_leaks(o: &Outcome, what: &str) {
     );
     assert!(
         o.idle_at_end,
-        "{what}: a resource was still held after the drain"
+        "{what}: a resource was still held after the drain: {:?}",
+        o.held_at_end
     );
 }
 

@@ -111,6 +111,8 @@ pub struct BackgroundTally {
     pub background_answered: u64,
     /// Background arrivals refused because the host's backlog was full.
     pub background_refused: u64,
+    /// Packets of the background messages offered.
+    pub background_packets: u64,
     /// Sum of background round trips (offered → RFNM), for the mean.
     pub background_rtt_ns: u128,
     /// Background round trips as the IMPs' statistics defined them (RFC 619 p. 3: T(6) − T(2),
