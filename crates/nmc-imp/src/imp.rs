@@ -1,7 +1,7 @@
 //! The state of one IMP: buffers, the processing queue, and the version 2 end-to-end tables.
 
-use crate::packet::MsgId;
 use crate::model::Processor;
+use crate::packet::MsgId;
 use crate::params::{ImpCosts, ImpModel};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 

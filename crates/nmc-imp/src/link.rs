@@ -43,11 +43,18 @@ pub struct LogicalChannel {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FrameKind {
-    Packet { pkt: PktId, lch: u8, bit: bool },
+    Packet {
+        pkt: PktId,
+        lch: u8,
+        bit: bool,
+    },
     AckOnly,
     /// A routing message; `fresh` when its serial number is new to the receiver (the first
     /// the sender sends after recomputing its table, `model/processor.rs`).
-    Routing { body: u32, fresh: bool },
+    Routing {
+        body: u32,
+        fresh: bool,
+    },
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -28,10 +28,10 @@ mod lockup;
 mod processor;
 mod single;
 
-pub use processor::{Processor, Task, Work};
 pub use background::{Background, BackgroundTally, LengthMix};
 pub use instrument::{Action, Generator};
 pub use lockup::{HeldAt, LockupReport};
+pub use processor::{Processor, Task, Work};
 pub use single::E2eEvent;
 
 use crate::imp::{HostOut, Imp, Reassembly, Reply};
@@ -430,10 +430,7 @@ impl Subnet {
         let m = self.imps.len().max(1) as u64;
         for imp in 0..self.imps.len() {
             let phase = self.params.fast_tick.as_nanos() * imp as u64 / m;
-            q.schedule(
-                SimTime::from_nanos(phase),
-                Ev::Clock { imp: imp as u16 },
-            );
+            q.schedule(SimTime::from_nanos(phase), Ev::Clock { imp: imp as u16 });
         }
         self.schedule_background(q, self.background_start);
         self.schedule_instruments(q);
@@ -1012,7 +1009,10 @@ impl Subnet {
         }
         if o.index + 1 == o.of {
             self.delivered(now, host, o.msg);
-            let last = self.delivered_last.entry((o.src, imp, host)).or_insert(None);
+            let last = self
+                .delivered_last
+                .entry((o.src, imp, host))
+                .or_insert(None);
             if last.is_some_and(|l| l >= o.num) {
                 self.order_violations += 1;
             }

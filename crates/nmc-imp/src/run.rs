@@ -419,7 +419,10 @@ fn add_background(
         let mut v = Vec::new();
         for (k, n) in b.imps.iter().enumerate() {
             let x = topo.index(n).ok_or_else(|| {
-                bad(&format!("imps[{k}]"), &format!("`{n}` is not an IMP of this network"))
+                bad(
+                    &format!("imps[{k}]"),
+                    &format!("`{n}` is not an IMP of this network"),
+                )
             })?;
             if v.contains(&x) {
                 return Err(bad(&format!("imps[{k}]"), &format!("`{n}` named twice")));
@@ -440,7 +443,10 @@ fn add_background(
                 .index(n)
                 .ok_or_else(|| bad(&format!("{key}.{n}"), "not an IMP of this network"))?;
             if !imps.contains(&x) {
-                return Err(bad(&format!("{key}.{n}"), "this IMP has no background host"));
+                return Err(bad(
+                    &format!("{key}.{n}"),
+                    "this IMP has no background host",
+                ));
             }
             if !(w.is_finite() && *w > 0.0) {
                 return Err(bad(&format!("{key}.{n}"), "must be above zero"));
@@ -695,7 +701,10 @@ fn finish(mut m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outco
         let busy: u128 = imps.iter().map(|i| i.cpu.busy_ns).sum();
         let k = format!("processing.{name}");
         metrics.insert(format!("{k}.imps"), imps.len() as f64);
-        metrics.insert(format!("{k}.wait_mean_ms"), wait as f64 / tasks as f64 / 1e6);
+        metrics.insert(
+            format!("{k}.wait_mean_ms"),
+            wait as f64 / tasks as f64 / 1e6,
+        );
         metrics.insert(format!("{k}.wait_max_ms"), max as f64 / 1e6);
         metrics.insert(
             format!("{k}.utilisation_mean"),

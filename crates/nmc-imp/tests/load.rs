@@ -54,7 +54,11 @@ fn every_message_is_delivered_or_still_in_flight() {
     for (name, text) in SHIPPED {
         let s = scenario(
             text,
-            &["duration=40s", "record=[]", "network.params.bit_error_rate=1e-5"],
+            &[
+                "duration=40s",
+                "record=[]",
+                "network.params.bit_error_rate=1e-5",
+            ],
         );
         let o = run(&s, 7, Trace::off(), &mut |_| {}).unwrap();
         let (offered, delivered, in_flight) = (
@@ -63,7 +67,10 @@ fn every_message_is_delivered_or_still_in_flight() {
             metric(&o, "messages.in_flight"),
         );
         assert!(offered > 50.0, "{name}: only {offered} messages offered");
-        assert!(delivered > 0.5 * offered, "{name}: {delivered} of {offered}");
+        assert!(
+            delivered > 0.5 * offered,
+            "{name}: {delivered} of {offered}"
+        );
         assert_eq!(offered, delivered + in_flight, "{name}: a message is lost");
         assert_eq!(metric(&o, "messages.lost"), 0.0, "{name}");
         assert_eq!(o.order_violations, 0, "{name}: delivered out of order");

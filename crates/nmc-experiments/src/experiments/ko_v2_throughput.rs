@@ -113,7 +113,9 @@ fn mean(x: impl Iterator<Item = f64>) -> f64 {
 }
 
 fn spread(x: impl Iterator<Item = f64>) -> (f64, f64) {
-    x.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)))
+    x.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+        (a.min(v), b.max(v))
+    })
 }
 
 #[derive(Serialize)]
@@ -318,7 +320,11 @@ impl Experiment for KoV2Throughput {
             done += 1.0;
             ctx.progress(done / total);
         }
-        let map_rows = |h: u32| curve.iter().filter(move |r| r.topology == "map" && r.hops == h);
+        let map_rows = |h: u32| {
+            curve
+                .iter()
+                .filter(move |r| r.topology == "map" && r.hops == h)
+        };
         let map_mean = |h: u32, f: fn(&CurveRow) -> f64| mean(map_rows(h).map(f));
         let range_note = |h: u32, f: fn(&CurveRow) -> f64| {
             let (lo, hi) = spread(map_rows(h).map(f));
@@ -690,7 +696,10 @@ impl Experiment for KoV2Throughput {
         let c9 = map_mean(9, |r| r.cycle_mean_ms);
         let n9 = map_mean(9, |r| r.message_numbers_mean);
         let w9 = map_mean(9, |r| r.number_wait_fraction);
-        let find = |f: f64| sens.iter().find(|r| r.load_factor == f && r.message_numbers == 4);
+        let find = |f: f64| {
+            sens.iter()
+                .find(|r| r.load_factor == f && r.message_numbers == 4)
+        };
         let at = |f: f64| find(f).map_or(f64::NAN, |r| r.throughput_kbps);
         ctx.note(format!(
             "One configuration for every row: the June 1974 map with the network's own load (Dec 1973: 30.8 internode \

@@ -50,7 +50,9 @@ impl LengthMix {
         if rng.unit() <= self.single_packet_fraction {
             (rng.exponential(self.single_mean).ceil() as u64).clamp(1, p)
         } else {
-            let extra = rng.exponential((self.multi_mean - p as f64).max(1.0)).ceil() as u64;
+            let extra = rng
+                .exponential((self.multi_mean - p as f64).max(1.0))
+                .ceil() as u64;
             (p + extra.max(1)).min(self.max_message)
         }
     }

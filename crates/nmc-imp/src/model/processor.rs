@@ -80,7 +80,10 @@ pub struct Processor {
 impl Subnet {
     /// Puts a task on the processor of `imp`.
     pub(super) fn process(&mut self, now: SimTime, imp: u16, work: Work, q: &mut EventQueue<Ev>) {
-        self.imps[imp as usize].cpu.queue.push_back(Task { work, queued: now });
+        self.imps[imp as usize]
+            .cpu
+            .queue
+            .push_back(Task { work, queued: now });
         self.start_processing(now, imp, q);
     }
 
@@ -88,7 +91,10 @@ impl Subnet {
         match work {
             Work::Packet { pkt, .. } => {
                 let bits = self.frame_bits(self.slab.get(pkt));
-                self.imps[imp as usize].costs.packet_rate.transmission_time(bits)
+                self.imps[imp as usize]
+                    .costs
+                    .packet_rate
+                    .transmission_time(bits)
             }
             Work::Cpu(t) => t,
         }
@@ -122,7 +128,13 @@ impl Subnet {
         cpu.busy = true;
         cpu.epoch = cpu.epoch.wrapping_add(1);
         cpu.done_at = start + t;
-        q.schedule(cpu.done_at, Ev::ProcDone { imp, epoch: cpu.epoch });
+        q.schedule(
+            cpu.done_at,
+            Ev::ProcDone {
+                imp,
+                epoch: cpu.epoch,
+            },
+        );
     }
 
     pub(super) fn proc_done(&mut self, now: SimTime, imp: u16, epoch: u32, q: &mut EventQueue<Ev>) {
@@ -185,7 +197,13 @@ impl Subnet {
     }
 
     /// A frame without a packet arrived intact: its CPU time joins the queue.
-    pub(super) fn frame_cost(&mut self, now: SimTime, at: u16, kind: FrameKind, q: &mut EventQueue<Ev>) {
+    pub(super) fn frame_cost(
+        &mut self,
+        now: SimTime,
+        at: u16,
+        kind: FrameKind,
+        q: &mut EventQueue<Ev>,
+    ) {
         let c = self.imps[at as usize].costs;
         let t = match kind {
             FrameKind::Routing { fresh: true, .. } => c.routing_update,
@@ -217,7 +235,13 @@ impl Subnet {
             if cpu.busy {
                 cpu.done_at = cpu.done_at + t;
                 cpu.epoch = cpu.epoch.wrapping_add(1);
-                q.schedule(cpu.done_at, Ev::ProcDone { imp, epoch: cpu.epoch });
+                q.schedule(
+                    cpu.done_at,
+                    Ev::ProcDone {
+                        imp,
+                        epoch: cpu.epoch,
+                    },
+                );
             }
         }
         q.schedule(now + self.params.fast_tick, Ev::Clock { imp });
