@@ -317,10 +317,10 @@ impl Drop for TcpSink {
     }
 }
 
-/// A UDP discard loop for `nmc cost --serve`: counts datagrams and bytes until `stop`.
+/// A UDP discard loop for `nmc cost --serve`: counts datagrams and bytes until `stop()`.
 pub fn serve_udp(
     sock: &UdpSocket,
-    stop: &AtomicBool,
+    stop: &dyn Fn() -> bool,
     log: &dyn Fn(String),
     log_every: Duration,
 ) -> io::Result<()> {
@@ -328,7 +328,7 @@ pub fn serve_udp(
     let mut buf = vec![0u8; BUF_BYTES];
     let (mut datagrams, mut bytes) = (0u64, 0u64);
     let mut last = Instant::now();
-    while !stop.load(Ordering::Relaxed) {
+    while !stop() {
         match sock.recv_from(&mut buf) {
             Ok((n, _)) => {
                 datagrams += 1;
