@@ -4,8 +4,9 @@
 //! A **sender** moves `bytes` to a **discard sink** in writes of `write_size` bytes, over TCP (one
 //! connection per transfer: the connection set-up and tear-down are this transfer's fixed cost,
 //! as the RJS job's set-up was Utah's) or UDP (datagrams of `write_size` bytes). CPU time is the
-//! OS's own accounting: `getrusage(RUSAGE_THREAD)` user + system time of exactly the thread that
-//! sends, before and after; the sink measures its receiving thread the same way.
+//! OS's own accounting of exactly the thread that sends, before and after (the scheduler's
+//! runtime, `CLOCK_THREAD_CPUTIME_ID`, split into user and system by `getrusage(RUSAGE_THREAD)`);
+//! the sink measures its receiving thread the same way.
 //!
 //! ## The sink, and its one-line report (TCP)
 //!
@@ -14,11 +15,11 @@
 //! sending side, then writes one line and closes:
 //!
 //! ```text
-//! nmc-cost-sink v1 bytes=<received> user_ns=<u> sys_ns=<s>\n
+//! nmc-cost-sink v1 bytes=<received> cpu_ns=<c> user_ns=<u> sys_ns=<s>\n
 //! ```
 //!
-//! where `u`, `s` are that thread's user and system CPU from the connection's accept to the end
-//! of the data. The sender reads the line, so the receiver's CPU is known even when the sink is
+//! where `c` is that thread's CPU from the connection's accept to the end of the data, and `u`,
+//! `s` its user/system split as `getrusage` gives it (see [`CpuTime`]). The sender reads the line, so the receiver's CPU is known even when the sink is
 //! another host. A client that sends anything at all gets the line; nothing it sends can make the
 //! sink allocate more than its fixed 64 KiB buffer. At most [`MAX_CONNECTIONS`] connections are
 //! served at once (more are closed at once), and a connection idle for [`IDLE_TIMEOUT`] is closed.
@@ -44,26 +45,36 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 /// CPU time from the OS's accounting, nanoseconds.
+///
+/// `total_ns` is the scheduler's exact runtime (`clock_gettime(CLOCK_THREAD_CPUTIME_ID)` for a
+/// thread, `CLOCK_PROCESS_CPUTIME_ID` for the process). The user/system split comes from
+/// `getrusage`, which on most kernels samples it at the timer tick (4 ms at 250 Hz) and brings
+/// a running thread's total up to date only at a tick or a context switch: below a few ms it is
+/// a rough split, and `getrusage`'s own total can read 0 for a short transfer. Tables show the
+/// exact total and the split as `getrusage` gives it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct CpuTime {
+    pub total_ns: u64,
     pub user_ns: u64,
     pub sys_ns: u64,
 }
 
 impl CpuTime {
     pub fn total_ns(&self) -> u64 {
-        self.user_ns + self.sys_ns
+        self.total_ns
     }
     /// `self − earlier`, saturating.
     pub fn since(&self, earlier: CpuTime) -> CpuTime {
         CpuTime {
+            total_ns: self.total_ns.saturating_sub(earlier.total_ns),
             user_ns: self.user_ns.saturating_sub(earlier.user_ns),
             sys_ns: self.sys_ns.saturating_sub(earlier.sys_ns),
         }
     }
 }
 
-fn rusage(who: libc::c_int) -> io::Result<CpuTime> {
+/// `getrusage(who)`: (user, system) ns.
+fn rusage(who: libc::c_int) -> io::Result<(u64, u64)> {
     // SAFETY: getrusage writes a plain struct we own; zeroed is a valid rusage.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: valid pointer to ru; `who` is RUSAGE_SELF or RUSAGE_THREAD.
@@ -72,20 +83,39 @@ fn rusage(who: libc::c_int) -> io::Result<CpuTime> {
         return Err(io::Error::last_os_error());
     }
     let ns = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1_000;
+    Ok((ns(ru.ru_utime), ns(ru.ru_stime)))
+}
+
+fn cpu_clock(id: libc::clockid_t) -> io::Result<u64> {
+    // SAFETY: zeroed timespec is valid; clock_gettime writes into it.
+    let mut ts: libc::timespec = unsafe { std::mem::zeroed() };
+    // SAFETY: valid pointer; the id is a CPU-time clock of this thread or process.
+    let rc = unsafe { libc::clock_gettime(id, &mut ts) };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
+}
+
+/// This thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`; split by `getrusage(RUSAGE_THREAD)`).
+pub fn thread_cpu() -> io::Result<CpuTime> {
+    let (user_ns, sys_ns) = rusage(libc::RUSAGE_THREAD)?;
     Ok(CpuTime {
-        user_ns: ns(ru.ru_utime),
-        sys_ns: ns(ru.ru_stime),
+        total_ns: cpu_clock(libc::CLOCK_THREAD_CPUTIME_ID)?,
+        user_ns,
+        sys_ns,
     })
 }
 
-/// This thread's CPU time (`getrusage(RUSAGE_THREAD)`, Linux).
-pub fn thread_cpu() -> io::Result<CpuTime> {
-    rusage(libc::RUSAGE_THREAD)
-}
-
-/// The whole process's CPU time (`getrusage(RUSAGE_SELF)`).
+/// The whole process's CPU time as `getrusage(RUSAGE_SELF)` gives it: `total_ns` is its user +
+/// system (the process's own accounting, against which the per-thread figures are checked).
 pub fn process_cpu() -> io::Result<CpuTime> {
-    rusage(libc::RUSAGE_SELF)
+    let (user_ns, sys_ns) = rusage(libc::RUSAGE_SELF)?;
+    Ok(CpuTime {
+        total_ns: user_ns + sys_ns,
+        user_ns,
+        sys_ns,
+    })
 }
 
 /// The 5-minute load average (`/proc/loadavg`, second field): RFC 392's column 6.
@@ -194,12 +224,13 @@ pub enum LiveError {
 /// Parses a report line.
 pub fn parse_report(line: &str) -> Option<(u64, CpuTime)> {
     let rest = line.trim_end().strip_prefix(REPORT_PREFIX)?;
-    let (mut bytes, mut user, mut sys) = (None, None, None);
+    let (mut bytes, mut total, mut user, mut sys) = (None, None, None, None);
     for kv in rest.split_whitespace() {
         let (k, v) = kv.split_once('=')?;
         let v: u64 = v.parse().ok()?;
         match k {
             "bytes" => bytes = Some(v),
+            "cpu_ns" => total = Some(v),
             "user_ns" => user = Some(v),
             "sys_ns" => sys = Some(v),
             _ => {}
@@ -208,6 +239,7 @@ pub fn parse_report(line: &str) -> Option<(u64, CpuTime)> {
     Some((
         bytes?,
         CpuTime {
+            total_ns: total?,
             user_ns: user?,
             sys_ns: sys?,
         },
@@ -232,8 +264,8 @@ fn serve_tcp_conn(mut s: TcpStream) -> io::Result<u64> {
     }
     let cpu = thread_cpu()?.since(start);
     let line = format!(
-        "{REPORT_PREFIX} bytes={total} user_ns={} sys_ns={}\n",
-        cpu.user_ns, cpu.sys_ns
+        "{REPORT_PREFIX} bytes={total} cpu_ns={} user_ns={} sys_ns={}\n",
+        cpu.total_ns, cpu.user_ns, cpu.sys_ns
     );
     s.write_all(line.as_bytes())?;
     let _ = s.shutdown(Shutdown::Both);
@@ -254,7 +286,6 @@ impl TcpSink {
         log: Option<Box<dyn Fn(String) + Send + Sync>>,
     ) -> io::Result<TcpSink> {
         let listener = TcpListener::bind(listen)?;
-        listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
         let stop = Arc::new(AtomicBool::new(false));
         let stop2 = stop.clone();
@@ -268,13 +299,11 @@ impl TcpSink {
             .spawn(move || {
                 while !stop2.load(Ordering::Relaxed) {
                     match listener.accept() {
+                        Ok(_) if stop2.load(Ordering::Relaxed) => break,
                         Ok((s, peer)) => {
                             if active.load(Ordering::SeqCst) >= MAX_CONNECTIONS {
                                 log(format!("{peer}: refused, {MAX_CONNECTIONS} connections busy"));
                                 drop(s);
-                                continue;
-                            }
-                            if s.set_nonblocking(false).is_err() {
                                 continue;
                             }
                             active.fetch_add(1, Ordering::SeqCst);
@@ -293,9 +322,7 @@ impl TcpSink {
                                 log(format!("{peer}: no thread for the connection"));
                             }
                         }
-                        Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                            thread::sleep(Duration::from_millis(2));
-                        }
+                        // Out of descriptors or a connection reset before accept: go on.
                         Err(_) => thread::sleep(Duration::from_millis(10)),
                     }
                 }
@@ -311,7 +338,17 @@ impl TcpSink {
 impl Drop for TcpSink {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
-        if let Some(h) = self.handle.take() {
+        // Wake the blocking accept with a connection of our own; it sees the flag and ends.
+        let mut wake = self.addr;
+        if wake.ip().is_unspecified() {
+            wake.set_ip(match wake {
+                SocketAddr::V4(_) => std::net::Ipv4Addr::LOCALHOST.into(),
+                SocketAddr::V6(_) => std::net::Ipv6Addr::LOCALHOST.into(),
+            });
+        }
+        if TcpStream::connect_timeout(&wake, Duration::from_secs(1)).is_ok()
+            && let Some(h) = self.handle.take()
+        {
             let _ = h.join();
         }
     }

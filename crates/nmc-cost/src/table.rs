@@ -11,7 +11,7 @@ use crate::live::{CpuTime, Measured};
 use crate::tenex::dollars_per_megabit;
 use std::fmt::Write as _;
 
-/// The largest transfer in the Utah tables, bytes (table 2, row 29): the top of "RFC 392 sizes".
+/// The largest transfer in the Utah tables, bytes (table 2, row 30): the top of "RFC 392 sizes".
 pub const LARGEST_1972: u64 = 473_489;
 
 fn secs(ns: u64) -> String {
