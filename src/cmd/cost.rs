@@ -163,7 +163,14 @@ pub fn run(a: CostArgs) -> Result<Outcome> {
     if !skipped.is_empty() {
         let s: Vec<String> = skipped
             .iter()
-            .map(|c| format!("{} {} B in {}-byte writes", c.proto.name(), c.bytes, c.write_size))
+            .map(|c| {
+                format!(
+                    "{} {} B in {}-byte writes",
+                    c.proto.name(),
+                    c.bytes,
+                    c.write_size
+                )
+            })
             .collect();
         println!(
             "skipped (more than --max-calls {} calls): {}",
@@ -181,10 +188,7 @@ pub fn run(a: CostArgs) -> Result<Outcome> {
     }
     println!();
     println!("Today, in RFC 392's columns (s = the sender's CPU, r = the sink's):");
-    print!(
-        "{}",
-        table::rfc392_table(&measured, a.price_per_cpu_hour)
-    );
+    print!("{}", table::rfc392_table(&measured, a.price_per_cpu_hour));
     println!();
     let tenex = Tenex1972::default();
     println!(

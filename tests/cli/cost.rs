@@ -10,24 +10,48 @@ fn rfc392_rows_plot_and_identical_bytes() {
     let mut files = Vec::new();
     for run in ["a", "b"] {
         let out = dir.join(run);
-        let o = nmc(&["reproduce", "rfc392-host-cost", "--out", out.to_str().unwrap()]);
+        let o = nmc(&[
+            "reproduce",
+            "rfc392-host-cost",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
         // Exit 1 is allowed: rows outside their tolerance are reported, not hidden.
         assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
         let table = text(&o.stdout);
-        for id in ["R392-1 ", "R392-1 sends", "R392-1 receives", "R392-2 least", "R392-3 sends", "R392-3 ×network"] {
+        for id in [
+            "R392-1 ",
+            "R392-1 sends",
+            "R392-1 receives",
+            "R392-2 least",
+            "R392-3 sends",
+            "R392-3 ×network",
+        ] {
             assert!(table.contains(id), "no row {id} in\n{table}");
         }
         let x = out.join("rfc392-host-cost");
-        for f in ["predicted-vs-printed.svg", "predictions.csv", "consistency.csv", "fits.csv", "parts.csv"] {
+        for f in [
+            "predicted-vs-printed.svg",
+            "predictions.csv",
+            "consistency.csv",
+            "fits.csv",
+            "parts.csv",
+        ] {
             assert!(x.join(f).is_file(), "{f} missing");
         }
         let preds = std::fs::read_to_string(x.join("predictions.csv")).unwrap();
         // Two variants × 77 transfers, plus the header.
         assert_eq!(preds.lines().count(), 1 + 2 * 77);
-        let mut these: Vec<Vec<u8>> = ["predictions.csv", "fits.csv", "parts.csv", "consistency.csv", "predicted-vs-printed.svg"]
-            .iter()
-            .map(|f| std::fs::read(x.join(f)).unwrap())
-            .collect();
+        let mut these: Vec<Vec<u8>> = [
+            "predictions.csv",
+            "fits.csv",
+            "parts.csv",
+            "consistency.csv",
+            "predicted-vs-printed.svg",
+        ]
+        .iter()
+        .map(|f| std::fs::read(x.join(f)).unwrap())
+        .collect();
         these.push(std::fs::read(out.join("reproduce.json")).unwrap());
         files.push(these);
     }
@@ -51,12 +75,24 @@ fn cost_on_loopback_prints_rfc392_columns_beside_1972() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = text(&o.stdout);
-    for h in ["Clk Tim", "Cpu Tim", "# of Bytes", "Bits/sec", "us/bit", "Load", "ns/bit", "$/10^6 bit"] {
+    for h in [
+        "Clk Tim",
+        "Cpu Tim",
+        "# of Bytes",
+        "Bits/sec",
+        "us/bit",
+        "Load",
+        "ns/bit",
+        "$/10^6 bit",
+    ] {
         assert!(out.contains(h), "no column {h}:\n{out}");
     }
     assert!(out.contains("1972 Utah-10 TENEX, RJS (printed)"), "{out}");
     assert!(out.contains("today, tcp, 1-byte writes"), "{out}");
-    assert!(out.contains("     219 s") && out.contains("     219 r"), "{out}");
+    assert!(
+        out.contains("     219 s") && out.contains("     219 r"),
+        "{out}"
+    );
     let rows = std::fs::read_to_string(&csv).unwrap();
     assert_eq!(rows.lines().count(), 1 + 2 * 2 * 2);
 }
@@ -64,12 +100,18 @@ fn cost_on_loopback_prints_rfc392_columns_beside_1972() {
 #[test]
 fn cost_bad_input_is_one_line_and_exit_2() {
     let cases: [(&[&str], &str); 6] = [
-        (&["cost", "--sizes", "0"], "a transfer must be at least 1 byte"),
+        (
+            &["cost", "--sizes", "0"],
+            "a transfer must be at least 1 byte",
+        ),
         (&["cost", "--sizes", "99999G"], "is absurd"),
         (&["cost", "--sizes", "12x"], "is not a size"),
         (&["cost", "--write-sizes", "1M"], "writes are at most 64K"),
         (&["cost", "--proto", "sctp"], "expected tcp or udp"),
-        (&["cost", "--price-per-cpu-hour=-1"], "--price-per-cpu-hour must be a positive"),
+        (
+            &["cost", "--price-per-cpu-hour=-1"],
+            "--price-per-cpu-hour must be a positive",
+        ),
     ];
     for (args, want) in cases {
         let o = nmc(args);
@@ -78,9 +120,21 @@ fn cost_bad_input_is_one_line_and_exit_2() {
         assert!(e.contains(want), "{args:?}: {e}");
     }
     // Nothing listens on port 1 of loopback.
-    let o = nmc(&["cost", "127.0.0.1:1", "--sizes", "1000", "--write-sizes", "1K", "--proto", "tcp"]);
+    let o = nmc(&[
+        "cost",
+        "127.0.0.1:1",
+        "--sizes",
+        "1000",
+        "--write-sizes",
+        "1K",
+        "--proto",
+        "tcp",
+    ]);
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
-    assert!(e.starts_with("nmc: cannot reach the sink at 127.0.0.1:1: "), "{e}");
+    assert!(
+        e.starts_with("nmc: cannot reach the sink at 127.0.0.1:1: "),
+        "{e}"
+    );
     assert_eq!(e.trim_end().lines().count(), 1, "{e}");
 }

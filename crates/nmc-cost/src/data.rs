@@ -179,9 +179,7 @@ pub fn utah10() -> Vec<Transfer> {
 fn num(name: &str, s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
-        _ => Err(format!(
-            "field `{name}` = `{s}`: not a non-negative number"
-        )),
+        _ => Err(format!("field `{name}` = `{s}`: not a non-negative number")),
     }
 }
 

@@ -118,6 +118,7 @@ fn fit_linear(rows: &[&Transfer], base: &Tenex1972, recv_m: f64, with_wait: bool
 /// Least squares by the normal equations (k ≤ 3 columns, well scaled enough here), solved by
 /// Gaussian elimination with partial pivoting. A singular system gives zeros for the columns
 /// it cannot determine.
+#[allow(clippy::needless_range_loop)] // the normal equations read best as a[i][j]
 fn solve_least_squares(x: &[Vec<f64>], z: &[f64]) -> Vec<f64> {
     let k = x.first().map_or(0, Vec::len);
     // Scale each column to unit largest magnitude so 1/bits and 1 are comparable.
@@ -144,11 +145,12 @@ fn solve_least_squares(x: &[Vec<f64>], z: &[f64]) -> Vec<f64> {
         if a[col][col].abs() < 1e-300 {
             continue;
         }
-        for row in 0..k {
+        let pivot_row = a[col].clone();
+        for (row, r) in a.iter_mut().enumerate() {
             if row != col {
-                let f = a[row][col] / a[col][col];
-                for j in col..=k {
-                    a[row][j] -= f * a[col][j];
+                let f = r[col] / pivot_row[col];
+                for (x, p) in r.iter_mut().zip(&pivot_row).skip(col) {
+                    *x -= f * p;
                 }
             }
         }

@@ -198,9 +198,7 @@ impl Measured {
 pub enum LiveError {
     #[error("cannot reach the sink at {addr}: {source}")]
     Connect { addr: SocketAddr, source: io::Error },
-    #[error(
-        "the sink at {addr} closed the connection after {sent} of {bytes} bytes ({source})"
-    )]
+    #[error("the sink at {addr} closed the connection after {sent} of {bytes} bytes ({source})")]
     Closed {
         addr: SocketAddr,
         sent: u64,
@@ -302,7 +300,9 @@ impl TcpSink {
                         Ok(_) if stop2.load(Ordering::Relaxed) => break,
                         Ok((s, peer)) => {
                             if active.load(Ordering::SeqCst) >= MAX_CONNECTIONS {
-                                log(format!("{peer}: refused, {MAX_CONNECTIONS} connections busy"));
+                                log(format!(
+                                    "{peer}: refused, {MAX_CONNECTIONS} connections busy"
+                                ));
                                 drop(s);
                                 continue;
                             }
@@ -374,16 +374,22 @@ pub fn serve_udp(
             Err(e)
                 if matches!(
                     e.kind(),
-                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut | io::ErrorKind::Interrupted
+                    io::ErrorKind::WouldBlock
+                        | io::ErrorKind::TimedOut
+                        | io::ErrorKind::Interrupted
                 ) => {}
             Err(_) => thread::sleep(Duration::from_millis(10)),
         }
         if !log_every.is_zero() && last.elapsed() >= log_every {
-            log(format!("udp: {datagrams} datagrams, {bytes} bytes discarded"));
+            log(format!(
+                "udp: {datagrams} datagrams, {bytes} bytes discarded"
+            ));
             last = Instant::now();
         }
     }
-    log(format!("udp: {datagrams} datagrams, {bytes} bytes discarded"));
+    log(format!(
+        "udp: {datagrams} datagrams, {bytes} bytes discarded"
+    ));
     Ok(())
 }
 
@@ -460,7 +466,10 @@ pub fn send_tcp(addr: SocketAddr, bytes: u64, write_size: usize) -> Result<Measu
         why: if reply.is_empty() {
             "it closed without one".into()
         } else {
-            format!("it answered `{}`", text.trim().chars().take(60).collect::<String>())
+            format!(
+                "it answered `{}`",
+                text.trim().chars().take(60).collect::<String>()
+            )
         },
     })?;
     if received != bytes {
@@ -509,11 +518,10 @@ pub fn send_udp(
         "[::]:0".parse().expect("literal")
     };
     let tx = UdpSocket::bind(bind)?;
-    tx.connect(target)
-        .map_err(|source| LiveError::Connect {
-            addr: target,
-            source,
-        })?;
+    tx.connect(target).map_err(|source| LiveError::Connect {
+        addr: target,
+        source,
+    })?;
     let buf = vec![0x5au8; write_size];
     let cpu0 = thread_cpu()?;
     let t0 = Instant::now();

@@ -166,10 +166,8 @@ pub fn side_by_side(
         "host", "transfer size", "dir", "µs/bit mean [min – max]", "$/10^6 bits", "1972 / today"
     );
     let today_rows = rows(today);
-    let mut write_sizes: Vec<(&str, usize)> = today_rows
-        .iter()
-        .map(|r| (r.proto, r.write_size))
-        .collect();
+    let mut write_sizes: Vec<(&str, usize)> =
+        today_rows.iter().map(|r| (r.proto, r.write_size)).collect();
     write_sizes.sort();
     write_sizes.dedup();
     for class in [Class::Short, Class::Rfc392Sizes, Class::Bulk] {

@@ -157,7 +157,9 @@ impl Tenex1972 {
                     .saturating_sub(self.host_header_bits);
                 f64::from(limit / self.byte_bits.max(1)).max(1.0)
             }
-            Dir::Receive => self.recv_message_bytes.clamp(1.0, self.full_message_bytes()),
+            Dir::Receive => self
+                .recv_message_bytes
+                .clamp(1.0, self.full_message_bytes()),
         }
     }
 

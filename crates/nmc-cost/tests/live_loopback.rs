@@ -95,11 +95,17 @@ fn udp_on_loopback_measures_both_ends() {
 #[test]
 fn an_unreachable_sink_is_one_line() {
     // A port nothing listens on: bind one, note it, close it.
-    let addr = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let addr = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
     let e = send_tcp(addr, 1000, 100).unwrap_err();
     assert!(matches!(e, LiveError::Connect { .. }), "{e}");
     let s = e.to_string();
-    assert!(s.starts_with(&format!("cannot reach the sink at {addr}: ")) && !s.contains('\n'), "{s}");
+    assert!(
+        s.starts_with(&format!("cannot reach the sink at {addr}: ")) && !s.contains('\n'),
+        "{s}"
+    );
 }
 
 /// A "sink" that reads `take` bytes, then answers `reply` and closes.
@@ -152,7 +158,9 @@ fn the_sink_counts_hostile_input_and_reports() {
     let sink = local_sink();
     // Arbitrary bytes, a report-looking line, then EOF: the sink only counts.
     let mut s = std::net::TcpStream::connect(sink.addr).unwrap();
-    let junk: Vec<u8> = (0..100_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8).collect();
+    let junk: Vec<u8> = (0..100_000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
+        .collect();
     s.write_all(&junk).unwrap();
     s.write_all(b"nmc-cost-sink v1 bytes=1\n").unwrap();
     s.shutdown(std::net::Shutdown::Write).unwrap();

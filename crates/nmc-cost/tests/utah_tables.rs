@@ -11,7 +11,15 @@ fn both_tables_are_there_in_printed_order() {
     // Table 1, first row:   14    11.61    18930 s    10152.175    76.67    3.74
     let t = &rows[0];
     assert_eq!(
-        (t.clock_s, t.cpu_s, t.bytes, t.dir, t.bits_per_s, t.us_per_bit, t.load),
+        (
+            t.clock_s,
+            t.cpu_s,
+            t.bytes,
+            t.dir,
+            t.bits_per_s,
+            t.us_per_bit,
+            t.load
+        ),
         (14, 11.61, 18930, Dir::Send, 10152.175, 76.67, 3.74)
     );
     // Table 2, row 30 (the largest):   19:57   295.16   473489 s   3162.399   77.92   1.85
@@ -39,7 +47,12 @@ fn rows_whose_columns_disagree() {
     let bad: Vec<String> = consistency(&utah10())
         .iter()
         .filter(|c| !c.clock_agrees || !c.cpu_agrees)
-        .map(|c| format!("T{} R{} clock {} cpu {}", c.table, c.row, c.clock_agrees, c.cpu_agrees))
+        .map(|c| {
+            format!(
+                "T{} R{} clock {} cpu {}",
+                c.table, c.row, c.clock_agrees, c.cpu_agrees
+            )
+        })
         .collect();
     assert_eq!(
         bad,
@@ -59,7 +72,9 @@ const HEAD: &str = "table,row,clk,cpu_s,bytes,dir,bits_per_s,us_per_bit,load\n";
 
 #[test]
 fn a_truncated_row_is_an_error_naming_it() {
-    let e = err(&format!("{HEAD}1,1,14,11.61,18930,s,10152.175,76.67,3.74\n1,2,02:56,37.89,59066\n"));
+    let e = err(&format!(
+        "{HEAD}1,1,14,11.61,18930,s,10152.175,76.67,3.74\n1,2,02:56,37.89,59066\n"
+    ));
     assert_eq!(
         e.to_string(),
         "t.csv: line 3 (table 1 row 2): 5 fields, expected 9 (table,row,clk,cpu_s,bytes,dir,bits_per_s,us_per_bit,load): the row is malformed or truncated"
@@ -69,19 +84,46 @@ fn a_truncated_row_is_an_error_naming_it() {
 #[test]
 fn malformed_fields_are_errors_naming_row_and_field() {
     let cases = [
-        ("1,1,14,11.6x,18930,s,10152.175,76.67,3.74", "field `cpu_s` = `11.6x`"),
-        ("1,1,14,11.61,18930,x,10152.175,76.67,3.74", "field `dir` = `x`"),
-        ("1,1,1:4:2,11.61,18930,s,10152.175,76.67,3.74", "field `clk` = `1:4:2`"),
-        ("1,1,02:75,11.61,18930,s,10152.175,76.67,3.74", "field `clk` = `02:75`"),
-        ("1,1,14,11.61,0,s,10152.175,76.67,3.74", "field `bytes` = `0`"),
-        ("3,1,14,11.61,18930,s,10152.175,76.67,3.74", "field `table` = `3`"),
-        ("1,1,14,11.61,18930,s,10152.175,-76.67,3.74", "field `us_per_bit` = `-76.67`"),
-        ("1,1,14,11.61,18930,s,10152.175,76.67,NaN", "field `load` = `NaN`"),
+        (
+            "1,1,14,11.6x,18930,s,10152.175,76.67,3.74",
+            "field `cpu_s` = `11.6x`",
+        ),
+        (
+            "1,1,14,11.61,18930,x,10152.175,76.67,3.74",
+            "field `dir` = `x`",
+        ),
+        (
+            "1,1,1:4:2,11.61,18930,s,10152.175,76.67,3.74",
+            "field `clk` = `1:4:2`",
+        ),
+        (
+            "1,1,02:75,11.61,18930,s,10152.175,76.67,3.74",
+            "field `clk` = `02:75`",
+        ),
+        (
+            "1,1,14,11.61,0,s,10152.175,76.67,3.74",
+            "field `bytes` = `0`",
+        ),
+        (
+            "3,1,14,11.61,18930,s,10152.175,76.67,3.74",
+            "field `table` = `3`",
+        ),
+        (
+            "1,1,14,11.61,18930,s,10152.175,-76.67,3.74",
+            "field `us_per_bit` = `-76.67`",
+        ),
+        (
+            "1,1,14,11.61,18930,s,10152.175,76.67,NaN",
+            "field `load` = `NaN`",
+        ),
     ];
     for (row, what) in cases {
         let e = err(&format!("{HEAD}{row}\n"));
         assert!(
-            e.to_string().starts_with(&format!("t.csv: line 2 (table {} row 1): {what}", &row[..1])),
+            e.to_string().starts_with(&format!(
+                "t.csv: line 2 (table {} row 1): {what}",
+                &row[..1]
+            )),
             "{row}: {e}"
         );
     }
@@ -99,7 +141,11 @@ fn a_missing_or_repeated_row_is_an_error() {
 
 #[test]
 fn no_header_or_no_rows_is_an_error() {
-    assert!(err("1,1,14,11.61,18930,s,10152.175,76.67,3.74\n").what.contains("expected the header"));
+    assert!(
+        err("1,1,14,11.61,18930,s,10152.175,76.67,3.74\n")
+            .what
+            .contains("expected the header")
+    );
     assert!(err("# only a comment\n").what.contains("no header"));
     assert!(err(HEAD).what.contains("no rows"));
 }

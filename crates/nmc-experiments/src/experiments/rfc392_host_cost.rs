@@ -67,7 +67,7 @@ fn mean(v: impl Iterator<Item = f64>) -> f64 {
     if n == 0 { f64::NAN } else { s / n as f64 }
 }
 
-fn large<'a>(p: &'a [Prediction], dir: Option<char>) -> impl Iterator<Item = &'a Prediction> {
+fn large(p: &[Prediction], dir: Option<char>) -> impl Iterator<Item = &Prediction> {
     p.iter()
         .filter(move |x| x.bytes >= SHORT_BYTES && dir.is_none_or(|d| x.dir == d))
 }
@@ -489,7 +489,11 @@ impl Rfc392HostCost {
             "log10(bytes)",
             "µs/bit",
         )
-        .with(Series::new("sends, printed", SeriesStyle::Points, by_size('s', true)))
+        .with(Series::new(
+            "sends, printed",
+            SeriesStyle::Points,
+            by_size('s', true),
+        ))
         .with(Series::new(
             "receives, printed",
             SeriesStyle::Points,
