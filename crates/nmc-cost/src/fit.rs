@@ -318,6 +318,25 @@ pub fn cross_validate(rows: &[Transfer], base: &Tenex1972, variant: Variant) -> 
     }
 }
 
+/// Leave-one-out: each row predicted by a fit on all the other rows (both tables). A second
+/// test, beside [`cross_validate`]: the table-against-table split leaves every short transfer
+/// (all in table 2) to a fit that saw none; here the fit has seen the other short ones.
+/// `fitted_on` is 0 in the predictions.
+pub fn leave_one_out(rows: &[Transfer], base: &Tenex1972, variant: Variant) -> Vec<Prediction> {
+    (0..rows.len())
+        .map(|i| {
+            let others: Vec<&Transfer> = rows
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != i)
+                .map(|(_, t)| t)
+                .collect();
+            let f = fit(&others, base, variant, 0);
+            predict(&f.params, &rows[i], variant, 0)
+        })
+        .collect()
+}
+
 pub fn predict(p: &Tenex1972, t: &Transfer, variant: Variant, fitted_on: u8) -> Prediction {
     let parts = p.cost(t.dir, t.bytes, t.load);
     let bits = t.bytes as f64 * f64::from(p.byte_bits);

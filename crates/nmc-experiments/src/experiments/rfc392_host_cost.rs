@@ -167,6 +167,9 @@ impl Experiment for Rfc392HostCost {
         let mut preds = cv_paper.predictions.clone();
         preds.extend(cv.predictions.iter().cloned());
         ctx.csv("predictions", &preds)?;
+        let loo = fit::leave_one_out(&rows, &base, Variant::Mechanism);
+        self.loo_note(ctx, &loo);
+        ctx.csv("predictions-leave-one-out", &loo)?;
         ctx.progress(0.6);
 
         // Load: does it move µs/bit?
@@ -189,6 +192,7 @@ impl Experiment for Rfc392HostCost {
         }
 
         self.checks(ctx, &rows, &cv, &cv_paper);
+        self.short_checks(ctx, &loo, "leave-one-out: fitted on the 76 other rows");
         self.parts(ctx, &cv)?;
         self.plots(ctx, &cv, &cv_paper)?;
         ctx.progress(1.0);
@@ -197,6 +201,63 @@ impl Experiment for Rfc392HostCost {
 }
 
 impl Rfc392HostCost {
+    fn loo_note(&self, ctx: &mut Context, loo: &[Prediction]) {
+        let all = fit::summarize(loo);
+        let l = fit::summarize(loo.iter().filter(|x| x.bytes >= SHORT_BYTES));
+        let s = fit::summarize(loo.iter().filter(|x| x.bytes < SHORT_BYTES));
+        let short: Vec<String> = loo
+            .iter()
+            .filter(|x| x.bytes < SHORT_BYTES)
+            .map(|x| {
+                format!(
+                    "T{} R{} ({} B) {:.1} against {:.2}",
+                    x.table, x.row, x.bytes, x.predicted_us_per_bit, x.printed_us_per_bit
+                )
+            })
+            .collect();
+        let pred = |x: &Prediction| x.predicted_us_per_bit;
+        ctx.note(format!(
+            "Leave-one-out, mechanism (each row from a fit on the 76 others): all RMS {:.2} \
+             µs/bit, mean |error| {:.1} %; large RMS {:.2} (sends predicted {:.2}, receives \
+             {:.2} on average); short RMS {:.1}: {}. Every row: \
+             predictions-leave-one-out.csv.",
+            all.rms_us_per_bit,
+            all.mean_abs_pct,
+            l.rms_us_per_bit,
+            mean(large(loo, Some('s')).map(pred)),
+            mean(large(loo, Some('r')).map(pred)),
+            s.rms_us_per_bit,
+            short.join("; ")
+        ));
+    }
+
+    fn short_checks(&self, ctx: &mut Context, p: &[Prediction], how: &str) {
+        let short: Vec<f64> = p
+            .iter()
+            .filter(|x| x.bytes < SHORT_BYTES)
+            .map(|x| x.predicted_us_per_bit)
+            .collect();
+        let lo = short.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = short.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        for (id, q, v) in [("least", "least", lo), ("greatest", "greatest", hi)] {
+            ctx.check(
+                &format!("R392-2 {id} (LOO)"),
+                &format!(
+                    "CPU per bit, transfers under 900 bytes ({} rows; {how}): the {q} predicted",
+                    short.len()
+                ),
+                "µs/bit",
+                SRC,
+                Target::Range {
+                    lo: 127.0,
+                    hi: 180.0,
+                    rel: 0.0,
+                },
+                Value::Num(v),
+            );
+        }
+    }
+
     fn errors_note(&self, ctx: &mut Context, cv: &CrossVal) {
         let p = &cv.predictions;
         let all = fit::summarize(p);
