@@ -149,6 +149,12 @@ pub fn run(a: CostArgs) -> Result<Outcome> {
         max_calls: a.max_calls,
     };
     let (cells, skipped) = plan.cells();
+    if cells.is_empty() {
+        bail!(
+            "nothing to measure: every combination needs more than --max-calls {} write calls",
+            a.max_calls
+        );
+    }
     println!(
         "nmc cost: sink {} ({}); {} transfers; price ${} per CPU hour",
         tcp_addr,

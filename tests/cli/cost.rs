@@ -2,7 +2,9 @@
 //! bytes every run) and `nmc cost` on loopback (RFC 392's columns beside 1972's; one-line
 //! errors). Loopback only and bounded; no assertion on time or speed.
 
-use super::{nmc, stderr, text, tmp};
+use super::{command, nmc, stderr, text, tmp};
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
 
 #[test]
 fn rfc392_rows_plot_and_identical_bytes() {
@@ -99,7 +101,19 @@ fn cost_on_loopback_prints_rfc392_columns_beside_1972() {
 
 #[test]
 fn cost_bad_input_is_one_line_and_exit_2() {
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 7] = [
+        (
+            &[
+                "cost",
+                "--sizes",
+                "100M",
+                "--write-sizes",
+                "1",
+                "--max-calls",
+                "10",
+            ],
+            "nothing to measure",
+        ),
         (
             &["cost", "--sizes", "0"],
             "a transfer must be at least 1 byte",
@@ -137,4 +151,55 @@ fn cost_bad_input_is_one_line_and_exit_2() {
         "{e}"
     );
     assert_eq!(e.trim_end().lines().count(), 1, "{e}");
+}
+
+/// `nmc cost --serve` on one side, `nmc cost HOST:PORT` on the other: the receiver's CPU comes
+/// back in the sink's report line.
+#[test]
+fn cost_against_a_separate_sink_process() {
+    let mut sink = command()
+        .args([
+            "cost",
+            "--serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--duration-s",
+            "60",
+        ])
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("nmc cost --serve starts");
+    let mut err = BufReader::new(sink.stderr.take().unwrap());
+    let mut first = String::new();
+    err.read_line(&mut first).unwrap();
+    let addr = first
+        .split_whitespace()
+        .find(|w| w.starts_with("127.0.0.1:"))
+        .unwrap_or_else(|| panic!("no address in `{first}`"))
+        .to_string();
+    let o = nmc(&[
+        "cost",
+        &addr,
+        "--sizes",
+        "219,56280",
+        "--write-sizes",
+        "1K",
+        "--proto",
+        "tcp,udp",
+    ]);
+    let _ = sink.kill();
+    let _ = sink.wait();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = text(&o.stdout);
+    assert!(out.contains(&format!("sink {addr} (remote")), "{out}");
+    // TCP: a sender row and the sink's row for each size; UDP: sender rows only.
+    let tcp_r = out
+        .lines()
+        .filter(|l| l.trim_start().starts_with("tcp") && l.contains(" r "))
+        .count();
+    let udp_r = out
+        .lines()
+        .filter(|l| l.trim_start().starts_with("udp") && l.contains(" r "))
+        .count();
+    assert_eq!((tcp_r, udp_r), (2, 0), "{out}");
 }
