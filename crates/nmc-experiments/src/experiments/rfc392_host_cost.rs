@@ -499,7 +499,7 @@ impl Rfc392HostCost {
                 .map(|x| (x.printed_us_per_bit, x.predicted_us_per_bit))
                 .collect()
         };
-        let chart = Chart::new(
+        let mut chart = Chart::new(
             "RFC 392: predicted (other table's fit) against printed µs/bit, per transfer",
             "printed µs/bit",
             "predicted µs/bit",
@@ -524,6 +524,9 @@ impl Rfc392HostCost {
             SeriesStyle::Dashed,
             vec![(70.0, 70.0), (185.0, 185.0)],
         ));
+        // Every printed and predicted value lies in 75..180 µs/bit.
+        chart.x_range = Some(70.0..185.0);
+        chart.y_range = Some(70.0..185.0);
         ctx.plot(
             "predicted-vs-printed",
             "Each Utah transfer's µs/bit as printed (x) and as predicted by the model fitted on the other table (y).",
@@ -545,7 +548,7 @@ impl Rfc392HostCost {
                 })
                 .collect()
         };
-        let chart = Chart::new(
+        let mut chart = Chart::new(
             "RFC 392: µs/bit against transfer size",
             "log10(bytes)",
             "µs/bit",
@@ -570,6 +573,7 @@ impl Rfc392HostCost {
             SeriesStyle::Points,
             by_size('r', false),
         ));
+        chart.y_range = Some(70.0..185.0);
         ctx.plot(
             "us-per-bit-vs-size",
             "Printed and cross-validated predicted µs/bit against log10 of the transfer's bytes: the per-transfer set-up shows below ~900 bytes.",
