@@ -5,7 +5,7 @@
 use crate::Outcome;
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use nmc_cost::live::{self, Measured, Plan, Proto, TcpSink};
+use nmc_cost::live::{self, Measured, Plan, Proto, SinkConfig, TcpSink};
 use nmc_cost::{Tenex1972, data, table};
 use std::net::{SocketAddr, ToSocketAddrs, UdpSocket};
 use std::path::PathBuf;
@@ -47,6 +47,12 @@ pub struct CostArgs {
     /// With --serve: stop by itself after this many seconds.
     #[arg(long)]
     pub duration_s: Option<u64>,
+    /// With --serve: connections served at once; more are closed at once.
+    #[arg(long, default_value_t = live::MAX_CONNECTIONS)]
+    pub max_connections: usize,
+    /// With --serve: close a connection idle for this many seconds.
+    #[arg(long, default_value_t = live::IDLE_TIMEOUT.as_secs())]
+    pub idle_timeout_s: u64,
     /// Transfer sizes, bytes (default: RFC 392's smallest, a short receive, a typical send, the
     /// largest transfer, then 10 MiB and 100 MiB).
     #[arg(long, value_delimiter = ',', value_parser = parse_size, default_value = "219,845,18930,56280,473489,10M,100M")]
@@ -138,7 +144,11 @@ pub fn run(a: CostArgs) -> Result<Outcome> {
     let remote = a.target.as_deref().map(resolve).transpose()?;
     let local = match remote {
         Some(_) => None,
-        None => Some(TcpSink::start(SocketAddr::from(([127, 0, 0, 1], 0)), None)?),
+        None => Some(TcpSink::start(
+            SocketAddr::from(([127, 0, 0, 1], 0)),
+            SinkConfig::default(),
+            None,
+        )?),
     };
     let tcp_addr = remote.unwrap_or_else(|| local.as_ref().expect("local sink").addr);
     let plan = Plan {
@@ -268,7 +278,14 @@ fn csv_rows(ms: &[Measured], price: f64) -> Vec<CsvRow> {
 
 fn serve(a: &CostArgs) -> Result<Outcome> {
     let log = |l: String| eprintln!("nmc cost sink: {l}");
-    let sink = TcpSink::start(a.listen, Some(Box::new(log)))
+    if a.max_connections == 0 || a.idle_timeout_s == 0 {
+        bail!("--max-connections and --idle-timeout-s must be at least 1");
+    }
+    let config = SinkConfig {
+        max_connections: a.max_connections,
+        idle_timeout: Duration::from_secs(a.idle_timeout_s),
+    };
+    let sink = TcpSink::start(a.listen, config, Some(Box::new(log)))
         .with_context(|| format!("cannot listen on {} (TCP)", a.listen))?;
     let udp = UdpSocket::bind(sink.addr)
         .with_context(|| format!("cannot listen on {} (UDP)", sink.addr))?;

@@ -21,8 +21,9 @@
 //! where `c` is that thread's CPU from the connection's accept to the end of the data, and `u`,
 //! `s` its user/system split as `getrusage` gives it (see [`CpuTime`]). The sender reads the line, so the receiver's CPU is known even when the sink is
 //! another host. A client that sends anything at all gets the line; nothing it sends can make the
-//! sink allocate more than its fixed 64 KiB buffer. At most [`MAX_CONNECTIONS`] connections are
-//! served at once (more are closed at once), and a connection idle for [`IDLE_TIMEOUT`] is closed.
+//! sink allocate more than its fixed 64 KiB buffer. At most [`SinkConfig::max_connections`]
+//! connections are served at once (more are closed at once), and a connection idle for
+//! [`SinkConfig::idle_timeout`] is closed.
 //!
 //! UDP has no reply: a remote UDP sink only counts. On loopback the sink runs on a thread of this
 //! process for the one transfer, so its CPU is measured; it stops on an end marker datagram
@@ -124,10 +125,28 @@ pub fn load5() -> Option<f64> {
     s.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// Connections a sink serves at once.
+/// Connections a sink serves at once by default (judgement: plenty for one measurer, few enough
+/// that a flood of idle connections costs little).
 pub const MAX_CONNECTIONS: usize = 64;
-/// A TCP connection with nothing to read for this long is closed.
+/// By default a TCP connection with nothing to read (or a reply nobody reads) for this long is
+/// closed, at the sink and at the sender (judgement: far above any loopback or WAN stall).
 pub const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The sink's limits (`nmc cost --serve --max-connections N --idle-timeout-s S`).
+#[derive(Clone, Copy, Debug)]
+pub struct SinkConfig {
+    pub max_connections: usize,
+    pub idle_timeout: Duration,
+}
+
+impl Default for SinkConfig {
+    fn default() -> Self {
+        SinkConfig {
+            max_connections: MAX_CONNECTIONS,
+            idle_timeout: IDLE_TIMEOUT,
+        }
+    }
+}
 /// A loopback UDP sink stops after this long without a datagram.
 pub const IDLE_TIMEOUT_UDP: Duration = Duration::from_millis(500);
 /// The sink's read buffer (and the largest write the sender needs).
@@ -246,10 +265,10 @@ pub fn parse_report(line: &str) -> Option<(u64, CpuTime)> {
 
 /// Serves one TCP connection: discard until EOF, then the report. Never panics; errors end the
 /// connection.
-fn serve_tcp_conn(mut s: TcpStream) -> io::Result<u64> {
+fn serve_tcp_conn(mut s: TcpStream, idle: Duration) -> io::Result<u64> {
     let start = thread_cpu()?;
-    s.set_read_timeout(Some(IDLE_TIMEOUT))?;
-    s.set_write_timeout(Some(IDLE_TIMEOUT))?;
+    s.set_read_timeout(Some(idle))?;
+    s.set_write_timeout(Some(idle))?;
     let mut buf = vec![0u8; BUF_BYTES];
     let mut total: u64 = 0;
     loop {
@@ -281,8 +300,15 @@ impl TcpSink {
     /// Binds `listen` and starts accepting. `log` gets one line per finished connection.
     pub fn start(
         listen: SocketAddr,
+        config: SinkConfig,
         log: Option<Box<dyn Fn(String) + Send + Sync>>,
     ) -> io::Result<TcpSink> {
+        let max = config.max_connections.max(1);
+        let idle = if config.idle_timeout.is_zero() {
+            IDLE_TIMEOUT
+        } else {
+            config.idle_timeout
+        };
         let listener = TcpListener::bind(listen)?;
         let addr = listener.local_addr()?;
         let stop = Arc::new(AtomicBool::new(false));
@@ -299,10 +325,8 @@ impl TcpSink {
                     match listener.accept() {
                         Ok(_) if stop2.load(Ordering::Relaxed) => break,
                         Ok((s, peer)) => {
-                            if active.load(Ordering::SeqCst) >= MAX_CONNECTIONS {
-                                log(format!(
-                                    "{peer}: refused, {MAX_CONNECTIONS} connections busy"
-                                ));
+                            if active.load(Ordering::SeqCst) >= max {
+                                log(format!("{peer}: refused, {max} connections busy"));
                                 drop(s);
                                 continue;
                             }
@@ -311,7 +335,7 @@ impl TcpSink {
                             let spawned = thread::Builder::new()
                                 .name("nmc-cost-conn".into())
                                 .spawn(move || {
-                                    match serve_tcp_conn(s) {
+                                    match serve_tcp_conn(s, idle) {
                                         Ok(n) => log2(format!("{peer}: {n} bytes discarded")),
                                         Err(e) => log2(format!("{peer}: {e}")),
                                     }

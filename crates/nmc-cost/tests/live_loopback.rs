@@ -10,7 +10,7 @@
 //! the machine is busy, in ksoftirqd, which no per-thread figure sees; on this shared 2-core
 //! machine that moves the sender's figure for one 200 MiB transfer by 3× from run to run.
 
-use nmc_cost::live::{self, LiveError, TcpSink, process_cpu, send_tcp, send_udp};
+use nmc_cost::live::{self, LiveError, SinkConfig, TcpSink, process_cpu, send_tcp, send_udp};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener};
 use std::sync::Mutex;
@@ -21,7 +21,12 @@ use std::time::Duration;
 static SERIAL: Mutex<()> = Mutex::new(());
 
 fn local_sink() -> TcpSink {
-    TcpSink::start(SocketAddr::from(([127, 0, 0, 1], 0)), None).unwrap()
+    TcpSink::start(
+        SocketAddr::from(([127, 0, 0, 1], 0)),
+        SinkConfig::default(),
+        None,
+    )
+    .unwrap()
 }
 
 #[test]
@@ -170,6 +175,26 @@ fn the_sink_counts_hostile_input_and_reports() {
     assert_eq!(bytes, 100_000 + 25);
     // A client that connects and leaves at once does not stop the sink.
     drop(std::net::TcpStream::connect(sink.addr).unwrap());
+    let m = send_tcp(sink.addr, 1000, 100).unwrap();
+    assert_eq!(m.received, Some(1000));
+}
+
+#[test]
+fn a_sink_at_its_connection_limit_refuses_more_and_recovers() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let config = SinkConfig {
+        max_connections: 1,
+        idle_timeout: Duration::from_secs(2),
+    };
+    let sink = TcpSink::start(SocketAddr::from(([127, 0, 0, 1], 0)), config, None).unwrap();
+    // One idle connection holds the only slot; a transfer meanwhile is refused, in one line.
+    let idle = std::net::TcpStream::connect(sink.addr).unwrap();
+    thread::sleep(Duration::from_millis(100));
+    let e = send_tcp(sink.addr, 1000, 100).unwrap_err();
+    assert!(!e.to_string().contains('\n'), "{e}");
+    // The idle connection is closed after the idle timeout; the sink serves again.
+    thread::sleep(Duration::from_millis(2500));
+    drop(idle);
     let m = send_tcp(sink.addr, 1000, 100).unwrap();
     assert_eq!(m.received, Some(1000));
 }
