@@ -100,6 +100,14 @@ fn cost_on_loopback_prints_rfc392_columns_beside_1972() {
 }
 
 #[test]
+fn cost_has_help() {
+    let o = nmc(&["cost", "--help"]);
+    assert!(o.status.success());
+    let h = text(&o.stdout);
+    assert!(h.contains("--price-per-cpu-hour") && h.contains("--serve"), "{h}");
+}
+
+#[test]
 fn cost_bad_input_is_one_line_and_exit_2() {
     let cases: [(&[&str], &str); 7] = [
         (

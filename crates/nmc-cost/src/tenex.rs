@@ -38,6 +38,8 @@ use serde::Serialize;
 
 /// RFC 392's TENEX host (Utah-10, September 1972). Every field cites its source; the ones the
 /// source does not give say so and are estimated from the tables by [`crate::fit`].
+/// [`Default`] holds the paper's constants with the estimated quantities at zero (set-up, RJS,
+/// wait) or at a full message (UCLA's message size): a fit fills them in.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Tenex1972 {
     /// Bits per byte on the RJS data connection. RFC 392 §III: "the 8 bit bytes now required by
@@ -66,7 +68,10 @@ pub struct Tenex1972 {
     /// Not in RFC 392; judgement: at least one full message (so it does not bind).
     pub send_allocation_bits: u32,
     /// Mean bytes per message that UCLA's 360/91 sent to Utah. Not in RFC 392: estimated from
-    /// the tables (the default is the table-1 fit; `nmc reproduce rfc392-host-cost` refits it).
+    /// the tables by [`crate::fit`] (default: a full message, the paper-constants assumption).
+    /// What would have kept them small the paper does not say: Utah's own receive allocation
+    /// (in the 1972 NCP the receiver allocates messages and bits to the sender), or the 91
+    /// sending one message per RJS record.
     pub recv_message_bytes: f64,
     /// The RJS program's own cost per byte (record/block headers, blocking, the disk side), µs.
     /// Not in RFC 392 beyond its total ("600 to 700 us per bit byte", §II): estimated.
