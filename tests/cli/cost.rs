@@ -104,7 +104,10 @@ fn cost_has_help() {
     let o = nmc(&["cost", "--help"]);
     assert!(o.status.success());
     let h = text(&o.stdout);
-    assert!(h.contains("--price-per-cpu-hour") && h.contains("--serve"), "{h}");
+    assert!(
+        h.contains("--price-per-cpu-hour") && h.contains("--serve"),
+        "{h}"
+    );
 }
 
 #[test]

@@ -168,6 +168,7 @@ impl Experiment for Rfc392HostCost {
         preds.extend(cv.predictions.iter().cloned());
         ctx.csv("predictions", &preds)?;
         let loo = fit::leave_one_out(&rows, &base, Variant::Mechanism);
+        ctx.text("utah10-predicted.txt", &paper_layout(&rows, &cv, &loo))?;
         self.loo_note(ctx, &loo);
         ctx.csv("predictions-leave-one-out", &loo)?;
         ctx.progress(0.6);
@@ -198,6 +199,54 @@ impl Experiment for Rfc392HostCost {
         ctx.progress(1.0);
         Ok(())
     }
+}
+
+/// Both tables in RFC 392's layout, with each row's predictions to the right.
+fn paper_layout(rows: &[Transfer], cv: &CrossVal, loo: &[Prediction]) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let mut table = 0;
+    for (i, t) in rows.iter().enumerate() {
+        if t.table != table {
+            table = t.table;
+            let _ = writeln!(
+                s,
+                "\nUtah-10 Accounting for Network Usage, table {table} ({})\n\n\
+                 {:>7} {:>9} {:>12}  {:>12} {:>9} {:>6}   {:>17} {:>15}",
+                if table == 1 {
+                    "16-SEP-72 12:48:34 to 19-SEP-72 13:56:11"
+                } else {
+                    "13-SEP-72 2:23:12 to 16-SEP-72 11:47:07"
+                },
+                "Clk Tim",
+                "Cpu Tim",
+                "# of Bytes",
+                "Bits/sec",
+                "us/bit",
+                "Load",
+                "other table's fit",
+                "leave-one-out"
+            );
+        }
+        let p = &cv.predictions[i];
+        let l = &loo[i];
+        let _ = writeln!(
+            s,
+            "{:>7} {:>9} {:>10} {}  {:>12.3} {:>9.2} {:>6.2}   {:>8.2} ({:+6.2}) {:>7.2} ({:+6.2})",
+            t.clock_text,
+            format!("{:.*}", t.cpu_decimals as usize, t.cpu_s),
+            t.bytes,
+            t.dir.letter(),
+            t.bits_per_s,
+            t.us_per_bit,
+            t.load,
+            p.predicted_us_per_bit,
+            p.error_us_per_bit,
+            l.predicted_us_per_bit,
+            l.error_us_per_bit
+        );
+    }
+    s
 }
 
 impl Rfc392HostCost {
