@@ -33,6 +33,7 @@ fn rfc392_rows_plot_and_identical_bytes() {
         }
         let x = out.join("rfc392-host-cost");
         for f in [
+            "utah10-predicted.txt",
             "predicted-vs-printed.svg",
             "predictions.csv",
             "consistency.csv",
