@@ -35,6 +35,8 @@ enum Command {
     /// RFC 889's delay-versus-length experiment on real networks: an echo server and a probe.
     #[command(subcommand)]
     Echo(cmd::echo::EchoCommand),
+    /// RFC 392's host cost per bit on this host: CPU to send and receive over TCP/UDP, beside 1972's.
+    Cost(cmd::cost::CostArgs),
 }
 
 /// What a subcommand reports back.
@@ -52,6 +54,7 @@ fn main() -> ExitCode {
         Command::Bench(a) => cmd::bench::run(a),
         Command::Rto(a) => cmd::rto::run(a),
         Command::Echo(c) => cmd::echo::run(c),
+        Command::Cost(a) => cmd::cost::run(a),
     };
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod bench;
+pub mod cost;
 pub mod echo;
 pub mod progress;
 pub mod reproduce;

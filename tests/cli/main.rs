@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod cost;
 mod echo;
 mod rto;
 mod run_and_reproduce;

@@ -124,6 +124,7 @@ pub fn all() -> Vec<&'static dyn Experiment> {
         &ko_alternate_path::KoAlternatePath,
         &ko_looping::KoLooping,
         &r889_estimators::R889Estimators,
+        &rfc392_host_cost::Rfc392HostCost,
         &rfc632_single_packet::Rfc632SinglePacket,
         &rfc632_trace::Rfc632Trace,
         &rfc626_lockup::Rfc626Lockup,

@@ -1,0 +1,667 @@
+//! RFC 392's measurement on a host of today: what CPU does it cost to send (and receive) a
+//! given volume over the network?
+//!
+//! A **sender** moves `bytes` to a **discard sink** in writes of `write_size` bytes, over TCP (one
+//! connection per transfer: the connection set-up and tear-down are this transfer's fixed cost,
+//! as the RJS job's set-up was Utah's) or UDP (datagrams of `write_size` bytes). CPU time is the
+//! OS's own accounting of exactly the thread that sends, before and after (the scheduler's
+//! runtime, `CLOCK_THREAD_CPUTIME_ID`, split into user and system by `getrusage(RUSAGE_THREAD)`);
+//! the sink measures its receiving thread the same way.
+//!
+//! ## The sink, and its one-line report (TCP)
+//!
+//! `nmc cost --serve` (or [`TcpSink`]/[`serve_udp`] in-process for loopback runs) accepts TCP
+//! connections, each on its own thread: it reads and discards until the client shuts down its
+//! sending side, then writes one line and closes:
+//!
+//! ```text
+//! nmc-cost-sink v1 bytes=<received> cpu_ns=<c> user_ns=<u> sys_ns=<s>\n
+//! ```
+//!
+//! where `c` is that thread's CPU from the connection's accept to the end of the data, and `u`,
+//! `s` its user/system split as `getrusage` gives it (see [`CpuTime`]). The sender reads the line, so the receiver's CPU is known even when the sink is
+//! another host. A client that sends anything at all gets the line; nothing it sends can make the
+//! sink allocate more than its fixed 64 KiB buffer. At most [`SinkConfig::max_connections`]
+//! connections are served at once (more are closed at once), and a connection idle for
+//! [`SinkConfig::idle_timeout`] is closed.
+//!
+//! UDP has no reply: a remote UDP sink only counts. On loopback the sink runs on a thread of this
+//! process for the one transfer, so its CPU is measured; it stops on an end marker datagram
+//! (`nmc-cost-end`, sent a few times after the data) or after [`IDLE_TIMEOUT_UDP`] of silence.
+//!
+//! ## What is and is not counted
+//!
+//! - On loopback, Linux runs the receiving side's TCP/IP processing in the *sending* thread's
+//!   softirq context: part of what a real receiver would pay is charged to the sender's system
+//!   time. Over a real network it is charged to whatever the NIC's interrupt lands on, which no
+//!   per-thread accounting sees. Both ends' totals are shown; neither is the whole host.
+//! - The data come from memory, not from a disk, and carry no record formatting: today's
+//!   figures are the "network as a device" part of RFC 392's cost, not its RJS program.
+
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, UdpSocket};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// CPU time from the OS's accounting, nanoseconds.
+///
+/// `total_ns` is the scheduler's exact runtime (`clock_gettime(CLOCK_THREAD_CPUTIME_ID)` for a
+/// thread, `CLOCK_PROCESS_CPUTIME_ID` for the process). The user/system split comes from
+/// `getrusage`, which on most kernels samples it at the timer tick (4 ms at 250 Hz) and brings
+/// a running thread's total up to date only at a tick or a context switch: below a few ms it is
+/// a rough split, and `getrusage`'s own total can read 0 for a short transfer. Tables show the
+/// exact total and the split as `getrusage` gives it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct CpuTime {
+    pub total_ns: u64,
+    pub user_ns: u64,
+    pub sys_ns: u64,
+}
+
+impl CpuTime {
+    pub fn total_ns(&self) -> u64 {
+        self.total_ns
+    }
+    /// `self − earlier`, saturating.
+    pub fn since(&self, earlier: CpuTime) -> CpuTime {
+        CpuTime {
+            total_ns: self.total_ns.saturating_sub(earlier.total_ns),
+            user_ns: self.user_ns.saturating_sub(earlier.user_ns),
+            sys_ns: self.sys_ns.saturating_sub(earlier.sys_ns),
+        }
+    }
+}
+
+/// `getrusage(who)`: (user, system) ns.
+fn rusage(who: libc::c_int) -> io::Result<(u64, u64)> {
+    // SAFETY: getrusage writes a plain struct we own; zeroed is a valid rusage.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: valid pointer to ru; `who` is RUSAGE_SELF or RUSAGE_THREAD.
+    let rc = unsafe { libc::getrusage(who, &mut ru) };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let ns = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1_000;
+    Ok((ns(ru.ru_utime), ns(ru.ru_stime)))
+}
+
+fn cpu_clock(id: libc::clockid_t) -> io::Result<u64> {
+    // SAFETY: zeroed timespec is valid; clock_gettime writes into it.
+    let mut ts: libc::timespec = unsafe { std::mem::zeroed() };
+    // SAFETY: valid pointer; the id is a CPU-time clock of this thread or process.
+    let rc = unsafe { libc::clock_gettime(id, &mut ts) };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
+}
+
+/// This thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`; split by `getrusage(RUSAGE_THREAD)`).
+pub fn thread_cpu() -> io::Result<CpuTime> {
+    let (user_ns, sys_ns) = rusage(libc::RUSAGE_THREAD)?;
+    Ok(CpuTime {
+        total_ns: cpu_clock(libc::CLOCK_THREAD_CPUTIME_ID)?,
+        user_ns,
+        sys_ns,
+    })
+}
+
+/// The whole process's CPU time as `getrusage(RUSAGE_SELF)` gives it: `total_ns` is its user +
+/// system (the process's own accounting, against which the per-thread figures are checked).
+pub fn process_cpu() -> io::Result<CpuTime> {
+    let (user_ns, sys_ns) = rusage(libc::RUSAGE_SELF)?;
+    Ok(CpuTime {
+        total_ns: user_ns + sys_ns,
+        user_ns,
+        sys_ns,
+    })
+}
+
+/// The 5-minute load average (`/proc/loadavg`, second field): RFC 392's column 6.
+pub fn load5() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/loadavg").ok()?;
+    s.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Connections a sink serves at once by default (judgement: plenty for one measurer, few enough
+/// that a flood of idle connections costs little).
+pub const MAX_CONNECTIONS: usize = 64;
+/// By default a TCP connection with nothing to read (or a reply nobody reads) for this long is
+/// closed, at the sink and at the sender (judgement: far above any loopback or WAN stall).
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The sink's limits (`nmc cost --serve --max-connections N --idle-timeout-s S`).
+#[derive(Clone, Copy, Debug)]
+pub struct SinkConfig {
+    pub max_connections: usize,
+    pub idle_timeout: Duration,
+}
+
+impl Default for SinkConfig {
+    fn default() -> Self {
+        SinkConfig {
+            max_connections: MAX_CONNECTIONS,
+            idle_timeout: IDLE_TIMEOUT,
+        }
+    }
+}
+/// A loopback UDP sink stops after this long without a datagram.
+pub const IDLE_TIMEOUT_UDP: Duration = Duration::from_millis(500);
+/// The sink's read buffer (and the largest write the sender needs).
+pub const BUF_BYTES: usize = 64 * 1024;
+/// The report line's prefix.
+pub const REPORT_PREFIX: &str = "nmc-cost-sink v1";
+/// The UDP end marker.
+pub const UDP_END: &[u8] = b"nmc-cost-end";
+
+/// The transport.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Proto {
+    Tcp,
+    Udp,
+}
+
+impl Proto {
+    pub fn name(self) -> &'static str {
+        match self {
+            Proto::Tcp => "tcp",
+            Proto::Udp => "udp",
+        }
+    }
+}
+
+/// One transfer's result.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Measured {
+    pub proto: Proto,
+    /// Bytes the sender was asked to move (and wrote).
+    pub bytes: u64,
+    pub write_size: usize,
+    /// Write (TCP) or send (UDP) calls.
+    pub calls: u64,
+    /// From the first call (connect for TCP) until the sink's report (TCP) or the end marker
+    /// (UDP): RFC 392's column 1.
+    pub clock_ns: u64,
+    pub sender: CpuTime,
+    /// The receiving thread's CPU, when known (TCP: always, from the report; UDP: loopback only).
+    pub receiver: Option<CpuTime>,
+    /// Bytes the sink received, when known (UDP may lose some).
+    pub received: Option<u64>,
+    /// 5-minute load average at the end.
+    pub load5: Option<f64>,
+}
+
+impl Measured {
+    pub fn bits(&self) -> f64 {
+        self.bytes as f64 * 8.0
+    }
+    pub fn bits_per_s(&self) -> f64 {
+        self.bits() / (self.clock_ns as f64 / 1e9)
+    }
+    /// Sender CPU µs per bit sent.
+    pub fn sender_us_per_bit(&self) -> f64 {
+        self.sender.total_ns() as f64 / 1e3 / self.bits()
+    }
+    /// Receiver CPU µs per bit received.
+    pub fn receiver_us_per_bit(&self) -> Option<f64> {
+        let r = self.receiver?;
+        let got = self.received? as f64 * 8.0;
+        (got > 0.0).then(|| r.total_ns() as f64 / 1e3 / got)
+    }
+}
+
+/// Errors a transfer reports: one line each.
+#[derive(Debug, thiserror::Error)]
+pub enum LiveError {
+    #[error("cannot reach the sink at {addr}: {source}")]
+    Connect { addr: SocketAddr, source: io::Error },
+    #[error("the sink at {addr} closed the connection after {sent} of {bytes} bytes ({source})")]
+    Closed {
+        addr: SocketAddr,
+        sent: u64,
+        bytes: u64,
+        source: io::Error,
+    },
+    #[error("the sink at {addr} sent no report ({why}); is it `nmc cost --serve`?")]
+    NoReport { addr: SocketAddr, why: String },
+    #[error(
+        "the sink at {addr} received {received} of {bytes} bytes: it stopped reading or closed early"
+    )]
+    Short {
+        addr: SocketAddr,
+        received: u64,
+        bytes: u64,
+    },
+    #[error("{0}")]
+    Io(#[from] io::Error),
+}
+
+/// Parses a report line.
+pub fn parse_report(line: &str) -> Option<(u64, CpuTime)> {
+    let rest = line.trim_end().strip_prefix(REPORT_PREFIX)?;
+    let (mut bytes, mut total, mut user, mut sys) = (None, None, None, None);
+    for kv in rest.split_whitespace() {
+        let (k, v) = kv.split_once('=')?;
+        let v: u64 = v.parse().ok()?;
+        match k {
+            "bytes" => bytes = Some(v),
+            "cpu_ns" => total = Some(v),
+            "user_ns" => user = Some(v),
+            "sys_ns" => sys = Some(v),
+            _ => {}
+        }
+    }
+    Some((
+        bytes?,
+        CpuTime {
+            total_ns: total?,
+            user_ns: user?,
+            sys_ns: sys?,
+        },
+    ))
+}
+
+/// Serves one TCP connection: discard until EOF, then the report. Never panics; errors end the
+/// connection.
+fn serve_tcp_conn(mut s: TcpStream, idle: Duration) -> io::Result<u64> {
+    let start = thread_cpu()?;
+    s.set_read_timeout(Some(idle))?;
+    s.set_write_timeout(Some(idle))?;
+    let mut buf = vec![0u8; BUF_BYTES];
+    let mut total: u64 = 0;
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => total = total.saturating_add(n as u64),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    let cpu = thread_cpu()?.since(start);
+    let line = format!(
+        "{REPORT_PREFIX} bytes={total} cpu_ns={} user_ns={} sys_ns={}\n",
+        cpu.total_ns, cpu.user_ns, cpu.sys_ns
+    );
+    s.write_all(line.as_bytes())?;
+    let _ = s.shutdown(Shutdown::Both);
+    Ok(total)
+}
+
+/// A TCP discard sink: an accept loop on its own thread, one thread per connection.
+pub struct TcpSink {
+    pub addr: SocketAddr,
+    stop: Arc<AtomicBool>,
+    handle: Option<thread::JoinHandle<()>>,
+}
+
+impl TcpSink {
+    /// Binds `listen` and starts accepting. `log` gets one line per finished connection.
+    pub fn start(
+        listen: SocketAddr,
+        config: SinkConfig,
+        log: Option<Box<dyn Fn(String) + Send + Sync>>,
+    ) -> io::Result<TcpSink> {
+        let max = config.max_connections.max(1);
+        let idle = if config.idle_timeout.is_zero() {
+            IDLE_TIMEOUT
+        } else {
+            config.idle_timeout
+        };
+        let listener = TcpListener::bind(listen)?;
+        let addr = listener.local_addr()?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let stop2 = stop.clone();
+        let log: Arc<dyn Fn(String) + Send + Sync> = match log {
+            Some(l) => Arc::from(l),
+            None => Arc::new(|_| {}),
+        };
+        let active = Arc::new(AtomicUsize::new(0));
+        let handle = thread::Builder::new()
+            .name("nmc-cost-sink".into())
+            .spawn(move || {
+                while !stop2.load(Ordering::Relaxed) {
+                    match listener.accept() {
+                        Ok(_) if stop2.load(Ordering::Relaxed) => break,
+                        Ok((s, peer)) => {
+                            if active.load(Ordering::SeqCst) >= max {
+                                log(format!("{peer}: refused, {max} connections busy"));
+                                drop(s);
+                                continue;
+                            }
+                            active.fetch_add(1, Ordering::SeqCst);
+                            let (active2, log2) = (active.clone(), log.clone());
+                            let spawned = thread::Builder::new()
+                                .name("nmc-cost-conn".into())
+                                .spawn(move || {
+                                    match serve_tcp_conn(s, idle) {
+                                        Ok(n) => log2(format!("{peer}: {n} bytes discarded")),
+                                        Err(e) => log2(format!("{peer}: {e}")),
+                                    }
+                                    active2.fetch_sub(1, Ordering::SeqCst);
+                                });
+                            if spawned.is_err() {
+                                active.fetch_sub(1, Ordering::SeqCst);
+                                log(format!("{peer}: no thread for the connection"));
+                            }
+                        }
+                        // Out of descriptors or a connection reset before accept: go on.
+                        Err(_) => thread::sleep(Duration::from_millis(10)),
+                    }
+                }
+            })?;
+        Ok(TcpSink {
+            addr,
+            stop,
+            handle: Some(handle),
+        })
+    }
+}
+
+impl Drop for TcpSink {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        // Wake the blocking accept with a connection of our own; it sees the flag and ends.
+        let mut wake = self.addr;
+        if wake.ip().is_unspecified() {
+            wake.set_ip(match wake {
+                SocketAddr::V4(_) => std::net::Ipv4Addr::LOCALHOST.into(),
+                SocketAddr::V6(_) => std::net::Ipv6Addr::LOCALHOST.into(),
+            });
+        }
+        if TcpStream::connect_timeout(&wake, Duration::from_secs(1)).is_ok()
+            && let Some(h) = self.handle.take()
+        {
+            let _ = h.join();
+        }
+    }
+}
+
+/// A UDP discard loop for `nmc cost --serve`: counts datagrams and bytes until `stop()`.
+pub fn serve_udp(
+    sock: &UdpSocket,
+    stop: &dyn Fn() -> bool,
+    log: &dyn Fn(String),
+    log_every: Duration,
+) -> io::Result<()> {
+    sock.set_read_timeout(Some(Duration::from_millis(200)))?;
+    let mut buf = vec![0u8; BUF_BYTES];
+    let (mut datagrams, mut bytes) = (0u64, 0u64);
+    let mut last = Instant::now();
+    while !stop() {
+        match sock.recv_from(&mut buf) {
+            Ok((n, _)) => {
+                datagrams += 1;
+                bytes = bytes.saturating_add(n as u64);
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock
+                        | io::ErrorKind::TimedOut
+                        | io::ErrorKind::Interrupted
+                ) => {}
+            Err(_) => thread::sleep(Duration::from_millis(10)),
+        }
+        if !log_every.is_zero() && last.elapsed() >= log_every {
+            log(format!(
+                "udp: {datagrams} datagrams, {bytes} bytes discarded"
+            ));
+            last = Instant::now();
+        }
+    }
+    log(format!(
+        "udp: {datagrams} datagrams, {bytes} bytes discarded"
+    ));
+    Ok(())
+}
+
+/// Sends `bytes` over one TCP connection to the sink at `addr`, in writes of `write_size`.
+pub fn send_tcp(addr: SocketAddr, bytes: u64, write_size: usize) -> Result<Measured, LiveError> {
+    let write_size = write_size.clamp(1, BUF_BYTES);
+    let buf = vec![0x5au8; write_size];
+    let cpu0 = thread_cpu()?;
+    let t0 = Instant::now();
+    let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(5))
+        .map_err(|source| LiveError::Connect { addr, source })?;
+    s.set_write_timeout(Some(IDLE_TIMEOUT))?;
+    s.set_read_timeout(Some(IDLE_TIMEOUT))?;
+    let (mut sent, mut calls) = (0u64, 0u64);
+    while sent < bytes {
+        let n = (bytes - sent).min(write_size as u64) as usize;
+        match s.write(&buf[..n]) {
+            Ok(0) => {
+                return Err(LiveError::Closed {
+                    addr,
+                    sent,
+                    bytes,
+                    source: io::ErrorKind::WriteZero.into(),
+                });
+            }
+            Ok(w) => {
+                sent += w as u64;
+                calls += 1;
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(source) => {
+                return Err(LiveError::Closed {
+                    addr,
+                    sent,
+                    bytes,
+                    source,
+                });
+            }
+        }
+    }
+    s.shutdown(Shutdown::Write)
+        .map_err(|source| LiveError::Closed {
+            addr,
+            sent,
+            bytes,
+            source,
+        })?;
+    let mut reply = Vec::new();
+    let mut chunk = [0u8; 256];
+    loop {
+        match s.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => {
+                reply.extend_from_slice(&chunk[..n]);
+                if reply.contains(&b'\n') || reply.len() > 1024 {
+                    break;
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                return Err(LiveError::NoReport {
+                    addr,
+                    why: e.to_string(),
+                });
+            }
+        }
+    }
+    let clock_ns = t0.elapsed().as_nanos() as u64;
+    drop(s);
+    let sender = thread_cpu()?.since(cpu0);
+    let text = String::from_utf8_lossy(&reply);
+    let (received, receiver) = parse_report(&text).ok_or_else(|| LiveError::NoReport {
+        addr,
+        why: if reply.is_empty() {
+            "it closed without one".into()
+        } else {
+            format!(
+                "it answered `{}`",
+                text.trim().chars().take(60).collect::<String>()
+            )
+        },
+    })?;
+    if received != bytes {
+        return Err(LiveError::Short {
+            addr,
+            received,
+            bytes,
+        });
+    }
+    Ok(Measured {
+        proto: Proto::Tcp,
+        bytes,
+        write_size,
+        calls,
+        clock_ns,
+        sender,
+        receiver: Some(receiver),
+        received: Some(received),
+        load5: load5(),
+    })
+}
+
+/// Sends `bytes` as UDP datagrams of `write_size` to `addr`. With `local_sink`, a sink thread
+/// on a fresh loopback socket receives and measures itself; otherwise only the sender is known.
+pub fn send_udp(
+    addr: Option<SocketAddr>,
+    bytes: u64,
+    write_size: usize,
+) -> Result<Measured, LiveError> {
+    // The largest UDP payload over IPv4 is 65507 bytes.
+    let write_size = write_size.clamp(1, 65_507);
+    let (target, sink) = match addr {
+        Some(a) => (a, None),
+        None => {
+            let rx = UdpSocket::bind("127.0.0.1:0")?;
+            let target = rx.local_addr()?;
+            let h = thread::Builder::new()
+                .name("nmc-cost-udp".into())
+                .spawn(move || udp_local_sink(rx))?;
+            (target, Some(h))
+        }
+    };
+    let bind: SocketAddr = if target.is_ipv4() {
+        "0.0.0.0:0".parse().expect("literal")
+    } else {
+        "[::]:0".parse().expect("literal")
+    };
+    let tx = UdpSocket::bind(bind)?;
+    tx.connect(target).map_err(|source| LiveError::Connect {
+        addr: target,
+        source,
+    })?;
+    let buf = vec![0x5au8; write_size];
+    let cpu0 = thread_cpu()?;
+    let t0 = Instant::now();
+    let (mut sent, mut calls) = (0u64, 0u64);
+    while sent < bytes {
+        let n = (bytes - sent).min(write_size as u64) as usize;
+        match tx.send(&buf[..n]) {
+            Ok(w) => {
+                sent += w as u64;
+                calls += 1;
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock
+                ) => {}
+            Err(source) => {
+                return Err(LiveError::Closed {
+                    addr: target,
+                    sent,
+                    bytes,
+                    source,
+                });
+            }
+        }
+    }
+    let sender = thread_cpu()?.since(cpu0);
+    for _ in 0..5 {
+        let _ = tx.send(UDP_END);
+        thread::sleep(Duration::from_millis(1));
+    }
+    let (receiver, received, clock_ns) = match sink {
+        Some(h) => {
+            let (cpu, got, end) = h
+                .join()
+                .map_err(|_| io::Error::other("the UDP sink thread failed"))??;
+            let clock = end.saturating_duration_since(t0).as_nanos() as u64;
+            (Some(cpu), Some(got), clock)
+        }
+        None => (None, None, t0.elapsed().as_nanos() as u64),
+    };
+    Ok(Measured {
+        proto: Proto::Udp,
+        bytes,
+        write_size,
+        calls,
+        clock_ns,
+        sender,
+        receiver,
+        received,
+        load5: load5(),
+    })
+}
+
+/// The loopback UDP sink: receive until the end marker or silence; its own CPU, the bytes, and
+/// when the last data datagram arrived.
+fn udp_local_sink(rx: UdpSocket) -> io::Result<(CpuTime, u64, Instant)> {
+    let start = thread_cpu()?;
+    rx.set_read_timeout(Some(IDLE_TIMEOUT_UDP))?;
+    let mut buf = vec![0u8; 65_536];
+    let mut got = 0u64;
+    let mut last = Instant::now();
+    loop {
+        match rx.recv(&mut buf) {
+            Ok(n) if &buf[..n] == UDP_END => break,
+            Ok(n) => {
+                got += n as u64;
+                last = Instant::now();
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
+    Ok((thread_cpu()?.since(start), got, last))
+}
+
+/// What to measure: every (protocol, size, write size) combination, skipping those that need
+/// more than `max_calls` calls.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub protos: Vec<Proto>,
+    pub sizes: Vec<u64>,
+    pub write_sizes: Vec<usize>,
+    pub repeat: u32,
+    pub max_calls: u64,
+}
+
+/// One cell of the plan.
+#[derive(Clone, Copy, Debug)]
+pub struct Cell {
+    pub proto: Proto,
+    pub bytes: u64,
+    pub write_size: usize,
+}
+
+impl Plan {
+    pub fn cells(&self) -> (Vec<Cell>, Vec<Cell>) {
+        let (mut run, mut skipped) = (Vec::new(), Vec::new());
+        for &proto in &self.protos {
+            for &write_size in &self.write_sizes {
+                for &bytes in &self.sizes {
+                    let c = Cell {
+                        proto,
+                        bytes,
+                        write_size,
+                    };
+                    if bytes.div_ceil(write_size.max(1) as u64) > self.max_calls {
+                        skipped.push(c);
+                    } else {
+                        for _ in 0..self.repeat.max(1) {
+                            run.push(c);
+                        }
+                    }
+                }
+            }
+        }
+        (run, skipped)
+    }
+}

@@ -1,0 +1,221 @@
+//! Today's transfers in RFC 392's columns, and 1972's beside them.
+//!
+//! RFC 392's six columns are clock time, CPU time, bytes with direction, bits per second, µs per
+//! bit and load average. Each of today's transfers gives an `s` row (the sender's CPU) and, when
+//! the receiver's CPU is known, an `r` row (the receiver's), as the Utah tables list sends and
+//! receives; `ns/bit` and `$ per 10^6 bits` follow.
+
+use crate::data::{Dir, Transfer};
+use crate::fit::SHORT_BYTES;
+use crate::live::{CpuTime, Measured};
+use crate::tenex::dollars_per_megabit;
+use std::fmt::Write as _;
+
+/// The largest transfer in the Utah tables, bytes (table 2, row 30): the top of "RFC 392 sizes".
+pub const LARGEST_1972: u64 = 473_489;
+
+fn secs(ns: u64) -> String {
+    let s = ns as f64 / 1e9;
+    if s >= 60.0 {
+        format!("{:02}:{:06.3}", (s / 60.0).floor() as u64, s % 60.0)
+    } else {
+        format!("{s:.6}")
+    }
+}
+
+/// One RFC 392 row for today.
+pub struct Row {
+    pub proto: &'static str,
+    pub write_size: usize,
+    pub clock_ns: u64,
+    pub cpu: CpuTime,
+    pub bytes: u64,
+    pub dir: Dir,
+    pub bits_per_s: f64,
+    pub us_per_bit: f64,
+    pub load: Option<f64>,
+}
+
+/// The `s` and `r` rows of each transfer.
+pub fn rows(measured: &[Measured]) -> Vec<Row> {
+    let mut out = Vec::new();
+    for m in measured {
+        out.push(Row {
+            proto: m.proto.name(),
+            write_size: m.write_size,
+            clock_ns: m.clock_ns,
+            cpu: m.sender,
+            bytes: m.bytes,
+            dir: Dir::Send,
+            bits_per_s: m.bits_per_s(),
+            us_per_bit: m.sender_us_per_bit(),
+            load: m.load5,
+        });
+        if let (Some(cpu), Some(got), Some(us)) = (m.receiver, m.received, m.receiver_us_per_bit())
+        {
+            out.push(Row {
+                proto: m.proto.name(),
+                write_size: m.write_size,
+                clock_ns: m.clock_ns,
+                cpu,
+                bytes: got,
+                dir: Dir::Receive,
+                bits_per_s: got as f64 * 8.0 / (m.clock_ns as f64 / 1e9),
+                us_per_bit: us,
+                load: m.load5,
+            });
+        }
+    }
+    out
+}
+
+/// The table in RFC 392's columns, with today's extras to the right.
+pub fn rfc392_table(measured: &[Measured], price_per_cpu_hour: f64) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:>5} {:>6}  {:>12} {:>11}  {:>11}  {:>14} {:>10}  {:>5}  {:>9} {:>11}  {:>10} {:>10}",
+        "proto",
+        "write",
+        "Clk Tim",
+        "Cpu Tim",
+        "# of Bytes",
+        "Bits/sec",
+        "us/bit",
+        "Load",
+        "ns/bit",
+        "$/10^6 bit",
+        "user s",
+        "sys s"
+    );
+    for r in rows(measured) {
+        let _ = writeln!(
+            s,
+            "{:>5} {:>6}  {:>12} {:>11.6}  {:>9} {}  {:>14.1} {:>10.5}  {:>5}  {:>9.3} {:>11.3e}  {:>10.6} {:>10.6}",
+            r.proto,
+            r.write_size,
+            secs(r.clock_ns),
+            r.cpu.total_ns() as f64 / 1e9,
+            r.bytes,
+            r.dir.letter(),
+            r.bits_per_s,
+            r.us_per_bit,
+            r.load.map_or("-".into(), |l| format!("{l:.2}")),
+            r.us_per_bit * 1e3,
+            dollars_per_megabit(r.us_per_bit, price_per_cpu_hour),
+            r.cpu.user_ns as f64 / 1e9,
+            r.cpu.sys_ns as f64 / 1e9,
+        );
+    }
+    s
+}
+
+/// A size class, as RFC 392's tables fall into them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    /// Under 900 bytes: RFC 392's 127–180 µs/bit rows.
+    Short,
+    /// 900 B to the tables' largest transfer (473489 B).
+    Rfc392Sizes,
+    /// Larger than anything in the tables.
+    Bulk,
+}
+
+impl Class {
+    pub fn of(bytes: u64) -> Class {
+        if bytes < SHORT_BYTES {
+            Class::Short
+        } else if bytes <= LARGEST_1972 {
+            Class::Rfc392Sizes
+        } else {
+            Class::Bulk
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Short => "short (< 900 B)",
+            Class::Rfc392Sizes => "900 B – 473489 B",
+            Class::Bulk => "bulk (> 473489 B)",
+        }
+    }
+}
+
+/// min, mean, max of µs/bit.
+fn stats(v: &[f64]) -> Option<(f64, f64, f64)> {
+    if v.is_empty() {
+        return None;
+    }
+    let mean = v.iter().sum::<f64>() / v.len() as f64;
+    let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    Some((lo, mean, hi))
+}
+
+/// 1972 beside today, by size class and direction: µs/bit (mean, range) and $ per 10^6 bits at
+/// each era's price. Today's rows are split by write size (1-byte writes are BOUT's analogue).
+pub fn side_by_side(
+    utah: &[Transfer],
+    today: &[Measured],
+    price_1972: f64,
+    price_today: f64,
+) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:<34} {:<18} {:>4}  {:>28}  {:>12}  {:>12}",
+        "host", "transfer size", "dir", "µs/bit mean [min – max]", "$/10^6 bits", "1972 / today"
+    );
+    let today_rows = rows(today);
+    let mut write_sizes: Vec<(&str, usize)> =
+        today_rows.iter().map(|r| (r.proto, r.write_size)).collect();
+    write_sizes.sort();
+    write_sizes.dedup();
+    for class in [Class::Short, Class::Rfc392Sizes, Class::Bulk] {
+        for dir in [Dir::Send, Dir::Receive] {
+            let old: Vec<f64> = utah
+                .iter()
+                .filter(|t| t.dir == dir && Class::of(t.bytes) == class)
+                .map(|t| t.us_per_bit)
+                .collect();
+            let old_stats = stats(&old);
+            if let Some((lo, mean, hi)) = old_stats {
+                let _ = writeln!(
+                    s,
+                    "{:<34} {:<18} {:>4}  {:>28}  {:>12.2}  {:>12}",
+                    "1972 Utah-10 TENEX, RJS (printed)",
+                    class.name(),
+                    dir.letter(),
+                    format!("{mean:.2} [{lo:.2} – {hi:.2}]"),
+                    dollars_per_megabit(mean, price_1972),
+                    ""
+                );
+            }
+            for &(proto, ws) in &write_sizes {
+                let v: Vec<f64> = today_rows
+                    .iter()
+                    .filter(|r| {
+                        r.proto == proto
+                            && r.write_size == ws
+                            && r.dir == dir
+                            && Class::of(r.bytes) == class
+                    })
+                    .map(|r| r.us_per_bit)
+                    .collect();
+                if let Some((lo, mean, hi)) = stats(&v) {
+                    let ratio = old_stats.map_or("-".into(), |o| format!("{:.0}×", o.1 / mean));
+                    let _ = writeln!(
+                        s,
+                        "{:<34} {:<18} {:>4}  {:>28}  {:>12.3e}  {:>12}",
+                        format!("today, {proto}, {ws}-byte writes"),
+                        class.name(),
+                        dir.letter(),
+                        format!("{mean:.5} [{lo:.5} – {hi:.5}]"),
+                        dollars_per_megabit(mean, price_today),
+                        ratio
+                    );
+                }
+            }
+        }
+    }
+    s
+}

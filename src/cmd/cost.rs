@@ -1,0 +1,306 @@
+//! `nmc cost`: RFC 392's host cost per bit, measured on this host today. The work is in
+//! `nmc_cost::live` (sockets, `getrusage`) and `nmc_cost::table` (RFC 392's columns); this file
+//! turns options into a plan, runs it and prints.
+
+use crate::Outcome;
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use nmc_cost::live::{self, Measured, Plan, Proto, SinkConfig, TcpSink};
+use nmc_cost::{Tenex1972, data, table};
+use std::net::{SocketAddr, ToSocketAddrs, UdpSocket};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// Default price of one vCPU-hour, $: AWS EC2 on-demand, us-east-1, m7g.large (2 vCPUs, Linux)
+/// at $0.0816 per hour as listed in June 2026 (FactualMinds, "Amazon EC2 On-Demand Pricing:
+/// Instance Families, Regional Multipliers, and the Graviton Crossover (2026)"), so $0.0408 per
+/// vCPU-hour. Override with --price-per-cpu-hour.
+pub const DEFAULT_PRICE_PER_CPU_HOUR: f64 = 0.0408;
+
+/// The sink's default port (TCP and UDP).
+pub const DEFAULT_PORT: u16 = 8892;
+
+/// The largest transfer `nmc cost` accepts: 16 GiB (larger is taken as a typing error).
+pub const MAX_TRANSFER: u64 = 16 << 30;
+
+#[derive(Args)]
+#[command(after_help = "Examples:\n  \
+    nmc cost                                   # loopback: a sink in this process, TCP and UDP\n  \
+    nmc cost --sizes 219,56280,10M --write-sizes 1,64K --proto tcp\n  \
+    nmc cost --serve --listen 0.0.0.0:8892     # on the far host: the discard sink\n  \
+    nmc cost far.example.net:8892              # here: send to it\n\n\
+Sizes take K (1024), M (1024²) and G (1024³). Each TCP transfer is one connection (its set-up is \
+the per-transfer fixed cost, as RFC 392's RJS job set-up was); CPU is getrusage(RUSAGE_THREAD) of \
+the sending thread and of the sink's receiving thread (the sink reports it back over TCP). Prints \
+RFC 392's columns (clock time, CPU time, bytes s/r, bits/s, µs/bit, 5-minute load) with ns/bit \
+and $ per 10^6 bits, then 1972's Utah figures beside today's.")]
+pub struct CostArgs {
+    /// HOST[:PORT] of a sink started with `nmc cost --serve` (default port 8892); without it, a
+    /// sink on loopback in this process.
+    pub target: Option<String>,
+    /// Run the discard sink (TCP and UDP on the same port) instead of measuring.
+    #[arg(long, conflicts_with = "target")]
+    pub serve: bool,
+    /// With --serve: the address and port to listen on.
+    #[arg(long, default_value_t = SocketAddr::from(([0, 0, 0, 0], DEFAULT_PORT)))]
+    pub listen: SocketAddr,
+    /// With --serve: stop by itself after this many seconds.
+    #[arg(long)]
+    pub duration_s: Option<u64>,
+    /// With --serve: connections served at once; more are closed at once.
+    #[arg(long, default_value_t = live::MAX_CONNECTIONS)]
+    pub max_connections: usize,
+    /// With --serve: close a connection idle for this many seconds.
+    #[arg(long, default_value_t = live::IDLE_TIMEOUT.as_secs())]
+    pub idle_timeout_s: u64,
+    /// Transfer sizes, bytes (default: RFC 392's smallest, a short receive, a typical send, the
+    /// largest transfer, then 10 MiB and 100 MiB).
+    #[arg(long, value_delimiter = ',', value_parser = parse_size, default_value = "219,845,18930,56280,473489,10M,100M")]
+    pub sizes: Vec<u64>,
+    /// Bytes per write (TCP) or datagram (UDP, at most 65507): 1 byte is TENEX BOUT's analogue.
+    #[arg(long, value_delimiter = ',', value_parser = parse_write_size, default_value = "1,1K,64K")]
+    pub write_sizes: Vec<u64>,
+    /// Transports to measure: tcp, udp.
+    #[arg(long, value_delimiter = ',', value_parser = parse_proto, default_value = "tcp,udp")]
+    pub proto: Vec<Proto>,
+    /// Transfers per (transport, size, write size).
+    #[arg(long, default_value_t = 1)]
+    pub repeat: u32,
+    /// Skip combinations needing more than this many write calls (1-byte writes of 100 MiB).
+    #[arg(long, default_value_t = 1_000_000)]
+    pub max_calls: u64,
+    /// Price of one CPU hour today, $ (default: an AWS on-demand vCPU-hour, June 2026).
+    #[arg(long, default_value_t = DEFAULT_PRICE_PER_CPU_HOUR)]
+    pub price_per_cpu_hour: f64,
+    /// Write every transfer to this CSV file too.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (num, mult) = match t.char_indices().last() {
+        Some((i, 'K' | 'k')) => (&t[..i], 1u64 << 10),
+        Some((i, 'M')) => (&t[..i], 1 << 20),
+        Some((i, 'G')) => (&t[..i], 1 << 30),
+        _ => (t, 1),
+    };
+    let n: u64 = num
+        .parse()
+        .map_err(|_| format!("`{s}` is not a size: expected bytes, e.g. 56280, 64K, 10M"))?;
+    let v = n
+        .checked_mul(mult)
+        .ok_or_else(|| format!("`{s}` is absurd: more than 16G"))?;
+    if v == 0 {
+        return Err(format!("`{s}`: a transfer must be at least 1 byte"));
+    }
+    if v > MAX_TRANSFER {
+        return Err(format!("`{s}` is absurd: more than 16G in one transfer"));
+    }
+    Ok(v)
+}
+
+fn parse_write_size(s: &str) -> Result<u64, String> {
+    let v = parse_size(s)?;
+    if v > live::BUF_BYTES as u64 {
+        return Err(format!("`{s}`: writes are at most 64K (65536 bytes)"));
+    }
+    Ok(v)
+}
+
+fn parse_proto(s: &str) -> Result<Proto, String> {
+    match s.trim() {
+        "tcp" => Ok(Proto::Tcp),
+        "udp" => Ok(Proto::Udp),
+        _ => Err(format!("`{s}`: expected tcp or udp")),
+    }
+}
+
+fn resolve(t: &str) -> Result<SocketAddr> {
+    let with_port = if t.parse::<std::net::IpAddr>().is_ok() && t.contains(':') {
+        format!("[{t}]:{DEFAULT_PORT}")
+    } else if t.starts_with('[') && t.ends_with(']') || !t.contains(':') {
+        format!("{t}:{DEFAULT_PORT}")
+    } else {
+        t.to_string()
+    };
+    with_port
+        .to_socket_addrs()
+        .with_context(|| format!("cannot resolve the sink `{t}`"))?
+        .next()
+        .with_context(|| format!("the sink `{t}` has no address"))
+}
+
+pub fn run(a: CostArgs) -> Result<Outcome> {
+    if a.serve {
+        return serve(&a);
+    }
+    if !(a.price_per_cpu_hour.is_finite() && a.price_per_cpu_hour > 0.0) {
+        bail!("--price-per-cpu-hour must be a positive number of dollars");
+    }
+    if a.repeat == 0 {
+        bail!("--repeat must be at least 1");
+    }
+    let remote = a.target.as_deref().map(resolve).transpose()?;
+    let local = match remote {
+        Some(_) => None,
+        None => Some(TcpSink::start(
+            SocketAddr::from(([127, 0, 0, 1], 0)),
+            SinkConfig::default(),
+            None,
+        )?),
+    };
+    let tcp_addr = remote.unwrap_or_else(|| local.as_ref().expect("local sink").addr);
+    let plan = Plan {
+        protos: a.proto.clone(),
+        sizes: a.sizes.clone(),
+        write_sizes: a.write_sizes.iter().map(|&w| w as usize).collect(),
+        repeat: a.repeat,
+        max_calls: a.max_calls,
+    };
+    let (cells, skipped) = plan.cells();
+    if cells.is_empty() {
+        bail!(
+            "nothing to measure: every combination needs more than --max-calls {} write calls",
+            a.max_calls
+        );
+    }
+    println!(
+        "nmc cost: sink {} ({}); {} transfers; price ${} per CPU hour",
+        tcp_addr,
+        if remote.is_some() {
+            "remote: receiver CPU from its TCP report; UDP sender only"
+        } else {
+            "loopback, in this process"
+        },
+        cells.len(),
+        a.price_per_cpu_hour
+    );
+    if !skipped.is_empty() {
+        let s: Vec<String> = skipped
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} {} B in {}-byte writes",
+                    c.proto.name(),
+                    c.bytes,
+                    c.write_size
+                )
+            })
+            .collect();
+        println!(
+            "skipped (more than --max-calls {} calls): {}",
+            a.max_calls,
+            s.join(", ")
+        );
+    }
+    let mut measured: Vec<Measured> = Vec::new();
+    for c in &cells {
+        let m = match c.proto {
+            Proto::Tcp => live::send_tcp(tcp_addr, c.bytes, c.write_size)?,
+            Proto::Udp => live::send_udp(remote, c.bytes, c.write_size)?,
+        };
+        measured.push(m);
+    }
+    println!();
+    println!("Today, in RFC 392's columns (s = the sender's CPU, r = the sink's):");
+    print!("{}", table::rfc392_table(&measured, a.price_per_cpu_hour));
+    println!();
+    let tenex = Tenex1972::default();
+    println!(
+        "1972 beside today (1972 at ${} per CPU hour, today at ${}):",
+        tenex.price_per_cpu_hour, a.price_per_cpu_hour
+    );
+    print!(
+        "{}",
+        table::side_by_side(
+            &data::utah10(),
+            &measured,
+            tenex.price_per_cpu_hour,
+            a.price_per_cpu_hour
+        )
+    );
+    if let Some(path) = &a.out {
+        nmc_report::records::write_csv(path, &csv_rows(&measured, a.price_per_cpu_hour))
+            .with_context(|| format!("writing {}", path.display()))?;
+        println!("\nwrote {}", path.display());
+    }
+    Ok(Outcome::Ok)
+}
+
+#[derive(serde::Serialize)]
+struct CsvRow {
+    proto: &'static str,
+    bytes: u64,
+    write_size: usize,
+    calls: u64,
+    clock_s: f64,
+    sender_cpu_s: f64,
+    sender_user_s: f64,
+    sender_sys_s: f64,
+    sender_us_per_bit: f64,
+    receiver_cpu_s: Option<f64>,
+    receiver_user_s: Option<f64>,
+    receiver_sys_s: Option<f64>,
+    received: Option<u64>,
+    receiver_us_per_bit: Option<f64>,
+    bits_per_s: f64,
+    sender_dollars_per_megabit: f64,
+    load5: Option<f64>,
+}
+
+fn csv_rows(ms: &[Measured], price: f64) -> Vec<CsvRow> {
+    ms.iter()
+        .map(|m| CsvRow {
+            proto: m.proto.name(),
+            bytes: m.bytes,
+            write_size: m.write_size,
+            calls: m.calls,
+            clock_s: m.clock_ns as f64 / 1e9,
+            sender_cpu_s: m.sender.total_ns as f64 / 1e9,
+            sender_user_s: m.sender.user_ns as f64 / 1e9,
+            sender_sys_s: m.sender.sys_ns as f64 / 1e9,
+            sender_us_per_bit: m.sender_us_per_bit(),
+            receiver_cpu_s: m.receiver.map(|r| r.total_ns as f64 / 1e9),
+            receiver_user_s: m.receiver.map(|r| r.user_ns as f64 / 1e9),
+            receiver_sys_s: m.receiver.map(|r| r.sys_ns as f64 / 1e9),
+            received: m.received,
+            receiver_us_per_bit: m.receiver_us_per_bit(),
+            bits_per_s: m.bits_per_s(),
+            sender_dollars_per_megabit: nmc_cost::tenex::dollars_per_megabit(
+                m.sender_us_per_bit(),
+                price,
+            ),
+            load5: m.load5,
+        })
+        .collect()
+}
+
+fn serve(a: &CostArgs) -> Result<Outcome> {
+    let log = |l: String| eprintln!("nmc cost sink: {l}");
+    if a.max_connections == 0 || a.idle_timeout_s == 0 {
+        bail!("--max-connections and --idle-timeout-s must be at least 1");
+    }
+    let config = SinkConfig {
+        max_connections: a.max_connections,
+        idle_timeout: Duration::from_secs(a.idle_timeout_s),
+    };
+    let sink = TcpSink::start(a.listen, config, Some(Box::new(log)))
+        .with_context(|| format!("cannot listen on {} (TCP)", a.listen))?;
+    let udp = UdpSocket::bind(sink.addr)
+        .with_context(|| format!("cannot listen on {} (UDP)", sink.addr))?;
+    eprintln!(
+        "nmc cost sink: discarding on {} (TCP and UDP); Ctrl-C to stop",
+        sink.addr
+    );
+    let stop = nmc_probe::signal::stop_on_signals();
+    let start = Instant::now();
+    let limit = a.duration_s.map(Duration::from_secs);
+    let should_stop = || {
+        stop.load(std::sync::atomic::Ordering::Relaxed)
+            || limit.is_some_and(|l| start.elapsed() >= l)
+    };
+    live::serve_udp(&udp, &should_stop, &log, Duration::from_secs(60))?;
+    drop(sink);
+    Ok(Outcome::Ok)
+}
