@@ -16,6 +16,12 @@ fn bench(c: &mut Criterion) {
     g.bench_function("chain 9 hops, 10 min simulated", |b| {
         b.iter(|| run(&s, 1, Trace::off(), &mut |_| {}).unwrap())
     });
+    let map = include_str!("../../../scenarios/ko-v2-map.toml");
+    let loaded: ImpScenario =
+        nmc_scenario::load("ko-v2-map.toml", map, &["record=[]".parse().unwrap()]).unwrap();
+    g.bench_function("loaded June 1974 map, 9 hops, 10 min simulated", |b| {
+        b.iter(|| run(&loaded, 1, Trace::off(), &mut |_| {}).unwrap())
+    });
     g.finish();
 }
 

@@ -233,7 +233,7 @@ impl Subnet {
             cpu.blocked_until = cpu.blocked_until.max(now) + t;
             cpu.busy_ns += t.as_nanos() as u128;
             if cpu.busy {
-                cpu.done_at = cpu.done_at + t;
+                cpu.done_at += t;
                 cpu.epoch = cpu.epoch.wrapping_add(1);
                 q.schedule(
                     cpu.done_at,
