@@ -35,6 +35,10 @@ enum Command {
     /// RFC 889's delay-versus-length experiment on real networks: an echo server and a probe.
     #[command(subcommand)]
     Echo(cmd::echo::EchoCommand),
+    /// RFC 508's double-buffered real-time stream to a discard sink: the gap table on a real path.
+    Stream(cmd::stream::StreamArgs),
+    /// Discard sink for `nmc stream` (TCP and UDP on one port; acknowledges when asked).
+    Sink(cmd::stream::SinkArgs),
 }
 
 /// What a subcommand reports back.
@@ -52,6 +56,8 @@ fn main() -> ExitCode {
         Command::Bench(a) => cmd::bench::run(a),
         Command::Rto(a) => cmd::rto::run(a),
         Command::Echo(c) => cmd::echo::run(c),
+        Command::Stream(a) => cmd::stream::stream(a),
+        Command::Sink(a) => cmd::stream::sink(a),
     };
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,

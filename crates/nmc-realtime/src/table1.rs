@@ -268,12 +268,13 @@ mod tests {
             .filter(|c| c.gaps.is_none())
             .filter(|c| {
                 let e = c.rate_bps as f64 * 30.0 / c.buffer_bits as f64;
-                (c.buffers_sent as f64 - e).abs() > 0.15 * e
+                (c.buffers_sent as f64 - e).abs() > 0.10 * e
             })
             .map(|c| (c.rate_bps, c.buffer_bits, c.buffers_sent))
             .collect();
-        // 7200 bit/s with 8048 bits prints 23 where 26.8 is expected (and repeats the cell
-        // above); it is the only gap-free cell more than 15 % off.
-        assert_eq!(off, vec![(7200, 8048, 23)]);
+        // Two gap-free cells are more than 10 % off: 5300 bit/s with 3024 bits prints 45
+        // where 52.6 is expected, and 7200 bit/s with 8048 bits prints 23 (26.8 expected; it
+        // repeats the cell above). Kept as printed.
+        assert_eq!(off, vec![(5300, 3024, 45), (7200, 8048, 23)]);
     }
 }
