@@ -66,39 +66,110 @@ pub fn classroom_full(c: &Cell) -> bool {
 pub struct Fit {
     /// Background On-Line System terminals in use, fitted on the 2/5 and 2/6 tests.
     pub terminals: u32,
-    /// For each candidate: (terminals, mean fraction of fit-set tests with gaps).
-    pub curve: Vec<(u32, f64)>,
+    /// Mean CPU burst of an interaction, fitted on the same tests, ns.
+    pub burst_mean_ns: u64,
+    /// Every candidate tried.
+    pub grid: Vec<FitPoint>,
     /// Published fraction of the 2/5–2/6 tests with gaps (2 of 132).
-    pub observed: f64,
+    pub observed_fraction: f64,
+    /// Published mean gap of those tests, ms (10 gaps of avg 30 ms, 13 of avg 70 ms).
+    pub observed_mean_gap_ms: f64,
+    /// The band of gapped fractions accepted: the published one ± one binomial standard
+    /// deviation of 132 tests.
+    pub band: (f64, f64),
     pub replicates: u64,
 }
 
-/// Fits the background load: the number of terminals in use (0..=16) whose mean fraction of
-/// gapped tests over `replicates` runs of the 2/5 and 2/6 tests is nearest the published one
-/// (ties go to fewer terminals). The 2/7 tests are not used.
+#[derive(Clone, Debug, Serialize)]
+pub struct FitPoint {
+    pub terminals: u32,
+    pub burst_mean_ms: f64,
+    pub gapped_fraction: f64,
+    /// Mean gap over all gaps of the candidate's runs (NaN when none).
+    pub mean_gap_ms: f64,
+}
+
+/// Candidate mean CPU bursts, ms: a log grid from a short interaction to half a second.
+pub const BURST_GRID_MS: [u64; 6] = [25, 50, 100, 200, 350, 500];
+
+/// Fits the background load on the 132 tests of 2/5 and 2/6 only (the 2/7 tests are not
+/// used): for every number of terminals in use (0..=16) and mean burst ([`BURST_GRID_MS`]),
+/// `replicates` runs of those tests give the fraction with gaps and the mean gap. Among the
+/// candidates whose fraction lies within one binomial standard deviation of the published 2 of
+/// 132, the one whose mean gap is nearest the published mean gap (in ratio) wins; if none does,
+/// the nearest fraction wins. Ties go to fewer terminals, then shorter bursts.
 pub fn fit(p: &Params, sets: &Sets, seed: u64, replicates: u64) -> Fit {
     let fit_set: Vec<Cell> = table1::cells().into_iter().filter(|c| c.day != Day::Feb7Am).collect();
-    let observed =
-        fit_set.iter().filter(|c| c.gaps.is_some()).count() as f64 / fit_set.len() as f64;
-    let mut curve = Vec::new();
-    for n in 0..=16u32 {
-        let mut gapped = 0usize;
-        for r in 0..replicates {
-            let res = run_cells(p, sets, &fit_set, &|_| n, seed, 1, r);
-            gapped += res.iter().filter(|t| t.gaps.count() > 0).count();
-        }
-        curve.push((n, gapped as f64 / (fit_set.len() as u64 * replicates) as f64));
-    }
-    let best = curve
+    let n = fit_set.len() as f64;
+    let observed = fit_set.iter().filter(|c| c.gaps.is_some()).count() as f64 / n;
+    let (gap_sum, gap_n) = fit_set
         .iter()
-        .min_by(|a, b| (a.1 - observed).abs().total_cmp(&(b.1 - observed).abs()))
-        .map(|x| x.0)
+        .filter_map(|c| c.gaps)
+        .fold((0.0, 0u32), |(s, k), g| (s + g.avg_ms * g.count as f64, k + g.count));
+    let observed_gap = gap_sum / gap_n.max(1) as f64;
+    let sd = (observed * (1.0 - observed) / n).sqrt();
+    let band = (observed - sd, observed + sd);
+    let mut grid = Vec::new();
+    for &b in &BURST_GRID_MS {
+        for t in 0..=16u32 {
+            let mut q = p.clone();
+            q.host.burst_mean_ns = b * 1_000_000;
+            let (mut gapped, mut gaps, mut total) = (0usize, 0usize, 0u64);
+            for r in 0..replicates {
+                let res = run_cells(&q, sets, &fit_set, &|_| t, seed, 1, r);
+                gapped += res.iter().filter(|t| t.gaps.count() > 0).count();
+                gaps += res.iter().map(|t| t.gaps.count()).sum::<usize>();
+                total += res.iter().map(|t| t.gaps.total_ns()).sum::<u64>();
+            }
+            grid.push(FitPoint {
+                terminals: t,
+                burst_mean_ms: b as f64,
+                gapped_fraction: gapped as f64 / (n * replicates as f64),
+                mean_gap_ms: if gaps == 0 { f64::NAN } else { total as f64 / 1e6 / gaps as f64 },
+            });
+        }
+    }
+    let in_band = |f: &FitPoint| f.gapped_fraction >= band.0 && f.gapped_fraction <= band.1;
+    let gap_err = |f: &FitPoint| (f.mean_gap_ms / observed_gap).ln().abs();
+    let key = |f: &FitPoint| (f.terminals, f.burst_mean_ms as u64);
+    let best = grid
+        .iter()
+        .filter(|f| in_band(f) && f.mean_gap_ms.is_finite())
+        .min_by(|a, b| gap_err(a).total_cmp(&gap_err(b)).then(key(a).cmp(&key(b))))
+        .or_else(|| {
+            grid.iter().min_by(|a, b| {
+                (a.gapped_fraction - observed)
+                    .abs()
+                    .total_cmp(&(b.gapped_fraction - observed).abs())
+                    .then(key(a).cmp(&key(b)))
+            })
+        })
         .expect("candidates");
     Fit {
-        terminals: best,
-        curve,
-        observed,
+        terminals: best.terminals,
+        burst_mean_ns: best.burst_mean_ms as u64 * 1_000_000,
+        observed_fraction: observed,
+        observed_mean_gap_ms: observed_gap,
+        band,
+        grid: grid.clone(),
         replicates,
+    }
+}
+
+impl Fit {
+    /// The one-parameter variant: the mean burst held at `burst_ms` (a priori), the terminals
+    /// whose gapped fraction is nearest the published one (ties to fewer).
+    pub fn terminals_at_burst(&self, burst_ms: f64) -> Option<u32> {
+        self.grid
+            .iter()
+            .filter(|f| f.burst_mean_ms == burst_ms)
+            .min_by(|a, b| {
+                (a.gapped_fraction - self.observed_fraction)
+                    .abs()
+                    .total_cmp(&(b.gapped_fraction - self.observed_fraction).abs())
+                    .then(a.terminals.cmp(&b.terminals))
+            })
+            .map(|f| f.terminals)
     }
 }
 

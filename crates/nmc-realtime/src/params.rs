@@ -37,12 +37,13 @@ pub struct HostParams {
     /// experiment: 16 on 2/7 before 10:00, the fitted background otherwise.
     pub terminals: u32,
     /// Mean think time of an On-Line System user between interactions (exponential).
-    /// **Choice** (fixed before any run, not fitted): 10 s, an interactive graphics user.
+    /// **Choice** (fixed a priori, not fitted): 10 s, an interactive graphics user.
     pub think_mean_ns: u64,
-    /// Mean CPU burst of one interaction (exponential), served ahead of the network job.
-    /// **Choice** (fixed before any run, not fitted): 0.5 s, so that 16 terminals ask for ~76 %
-    /// of the CPU. RFC 508 §VI: "the SEL connection to the IBM 360 has lower priority in the
-    /// 360 than the UCSB On-Line System".
+    /// Mean CPU burst of one interaction (exponential), served ahead of the network job
+    /// (RFC 508 §VI: "the SEL connection to the IBM 360 has lower priority in the 360 than the
+    /// UCSB On-Line System"). Default 0.5 s (16 terminals then ask for ~76 % of the CPU); the
+    /// `rfc508-realtime` experiment fits it, with the background terminals, on the 2/5 and 2/6
+    /// tests (see [`crate::experiment::fit`]).
     pub burst_mean_ns: u64,
     /// When set, the host answers every request of the network job this long after it is made,
     /// instead of the On-Line System model (for the gap-free-rate curve).
