@@ -6,6 +6,7 @@ use std::process::{Command, Output};
 mod echo;
 mod rto;
 mod run_and_reproduce;
+mod stream;
 
 /// `nmc` with its working directory at the repository root.
 pub fn command() -> Command {
