@@ -270,3 +270,80 @@ pub fn run_test(
         host_utilisation: cpu.utilisation(start, end),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nmc_sim::RngStreams;
+
+    fn one(p: &Params, set: &SubnetSet, rate: u64, bits: u64, seed: u64) -> TestResult {
+        let s = RngStreams::new(seed);
+        run_test(p, set, rate, bits, &mut s.stream(1), &mut s.stream(2))
+    }
+
+    #[test]
+    fn the_network_alone_keeps_up_at_30000_bit_s_with_1008_bit_buffers() {
+        let p = Params::default();
+        let set = SubnetSet::for_buffer(&p, 1008, 1).unwrap();
+        let r = one(&p, &set, 30_000, 1008, 1);
+        assert_eq!(r.gaps.count(), 0);
+        // 30 s / 33.6 ms = 892.9: 892 deadlines in the test.
+        assert_eq!(r.buffers_sent, 892);
+        // One buffer per message would need a 68 ms RFNM every 33.6 ms: messages carry more.
+        assert!(r.mean_message_bits > 1008.0, "{}", r.mean_message_bits);
+    }
+
+    #[test]
+    fn one_buffer_per_message_cannot_carry_30000_bit_s() {
+        // The NCP's send buffer holds one SEL buffer: a message per buffer, one per RFNM.
+        let mut p = Params::default();
+        p.ncp.send_buffer_bits = 1008;
+        let set = SubnetSet::for_buffer(&p, 1008, 1).unwrap();
+        let r = one(&p, &set, 30_000, 1008, 1);
+        assert!(r.gaps.count() > 100, "{}", r.gaps.count());
+        assert_eq!(r.mean_message_bits, 1008.0);
+    }
+
+    #[test]
+    fn a_host_that_answers_late_makes_gaps_in_whole_milliseconds_and_costs_buffers() {
+        let mut p = Params::default();
+        p.host.fixed_response_ns = Some(250_000_000);
+        let set = SubnetSet::for_buffer(&p, 2016, 1).unwrap();
+        let r = one(&p, &set, 30_000, 2016, 1);
+        assert!(r.gaps.count() > 0);
+        assert!(r.gaps.gaps_ns.iter().all(|g| g % 1_000_000 == 0));
+        // Gaps cost what they last: sent ≈ rate × (30 s − gaps) / bits.
+        let secs = 30.0 - r.gaps.total_ns() as f64 / 1e9;
+        let expect = 30_000.0 * secs / 2016.0;
+        assert!((r.buffers_sent as f64 - expect).abs() <= 2.0, "{} vs {expect}", r.buffers_sent);
+    }
+
+    #[test]
+    fn same_seed_same_test_and_another_seed_another_host() {
+        let mut p = Params::default();
+        p.host.terminals = 16;
+        let set = SubnetSet::for_buffer(&p, 2016, 1).unwrap();
+        let a = one(&p, &set, 13_200, 2016, 7);
+        let b = one(&p, &set, 13_200, 2016, 7);
+        assert_eq!(a.gaps, b.gaps);
+        assert_eq!(a.buffers_sent, b.buffers_sent);
+        assert_eq!(a.host_utilisation, b.host_utilisation);
+        let c = one(&p, &set, 13_200, 2016, 8);
+        assert_ne!(a.host_utilisation, c.host_utilisation);
+    }
+
+    #[test]
+    fn the_subnet_takes_longer_for_longer_messages_and_a_cold_message_longer_still() {
+        let p = Params::default();
+        let set = SubnetSet::for_buffer(&p, 1008, 1).unwrap();
+        let means: Vec<f64> = set
+            .forward
+            .values()
+            .map(|t| t.warm.iter().map(|x| x.1 as f64).sum::<f64>() / t.warm.len() as f64)
+            .collect();
+        assert!(means.windows(2).all(|w| w[0] < w[1]), "{means:?}");
+        let big = set.forward.values().next_back().unwrap();
+        let warm_min = big.warm.iter().map(|x| x.1).min().unwrap();
+        assert!(big.cold.1 > warm_min, "REQALL first: {} vs {warm_min}", big.cold.1);
+    }
+}
