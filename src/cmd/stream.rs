@@ -139,7 +139,11 @@ fn config(a: &StreamArgs, target: SocketAddr, rate: u64, bits: u64) -> StreamCon
         rate_bps: rate,
         buffer_bits: bits,
         duration: std_dur(a.duration),
-        transport: if a.udp { Transport::Udp } else { Transport::Tcp },
+        transport: if a.udp {
+            Transport::Udp
+        } else {
+            Transport::Tcp
+        },
         ack: a.ack,
         ack_timeout: std_dur(a.ack_timeout),
         io_timeout: std_dur(a.io_timeout),
@@ -148,7 +152,10 @@ fn config(a: &StreamArgs, target: SocketAddr, rate: u64, bits: u64) -> StreamCon
 
 /// RFC 508's KEY for one test.
 fn key_box(r: &StreamRun) -> String {
-    let mut lines = vec![(r.time_of_day.clone(), "time of day"), (r.buffers_sent.to_string(), "# buffers sent")];
+    let mut lines = vec![
+        (r.time_of_day.clone(), "time of day"),
+        (r.buffers_sent.to_string(), "# buffers sent"),
+    ];
     let key = r.gaps.key_lines();
     let labels: &[&str] = if key.len() == 2 {
         &["gap time", "# gaps"]
@@ -172,7 +179,8 @@ fn key_box(r: &StreamRun) -> String {
 fn write_outputs(dir: &PathBuf, runs: &[StreamRun]) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let path = dir.join("buffers.csv");
-    let mut w = csv::Writer::from_path(&path).with_context(|| format!("writing {}", path.display()))?;
+    let mut w =
+        csv::Writer::from_path(&path).with_context(|| format!("writing {}", path.display()))?;
     #[derive(serde::Serialize)]
     struct Row {
         rate_bps: u64,
@@ -226,8 +234,16 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
     }
     let (rates, buffers) = if a.sweep {
         (
-            if a.rates.is_empty() { table1::RATES.to_vec() } else { a.rates.clone() },
-            if a.buffers.is_empty() { table1::BUFFERS.to_vec() } else { a.buffers.clone() },
+            if a.rates.is_empty() {
+                table1::RATES.to_vec()
+            } else {
+                a.rates.clone()
+            },
+            if a.buffers.is_empty() {
+                table1::BUFFERS.to_vec()
+            } else {
+                a.buffers.clone()
+            },
         )
     } else {
         (vec![a.rate.bps()], vec![a.buffer.get()])
@@ -250,7 +266,10 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
                     "  {r} bit/s, {b} bit: {} buffers, {} gaps{}",
                     run.buffers_sent,
                     run.gaps.count(),
-                    run.partial.as_deref().map(|p| format!(" (partial: {p})")).unwrap_or_default()
+                    run.partial
+                        .as_deref()
+                        .map(|p| format!(" (partial: {p})"))
+                        .unwrap_or_default()
                 );
             }
             if let Some(p) = &run.partial {

@@ -23,7 +23,13 @@ fn rfc508_realtime_rows_table_i_side_by_side_and_same_bytes() {
         // 0 or 1 (a row may miss); never 2.
         assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
         let out = text(&o.stdout);
-        for id in ["R508-1", "R508-2", "R508-3 5 min", "R508-3 8 min", "R508-3 18 min"] {
+        for id in [
+            "R508-1",
+            "R508-2",
+            "R508-3 5 min",
+            "R508-3 8 min",
+            "R508-3 18 min",
+        ] {
             assert!(out.contains(id), "no {id} row in\n{out}");
         }
         let d = dir.join("rfc508-realtime");
@@ -32,7 +38,14 @@ fn rfc508_realtime_rows_table_i_side_by_side_and_same_bytes() {
         // The published 8 s gap in the KEY, and both layouts.
         assert!(t.contains("8 sec"));
         assert_eq!(t.matches("| RATE  |").count(), 2);
-        for f in ["table1.csv", "gaps.csv", "gap_free_rate.csv", "fit.csv", "table1.svg", "gap_free_rate.svg"] {
+        for f in [
+            "table1.csv",
+            "gaps.csv",
+            "gap_free_rate.csv",
+            "fit.csv",
+            "table1.svg",
+            "gap_free_rate.svg",
+        ] {
             assert!(d.join(f).exists(), "no {f}");
         }
         tables.push((
@@ -81,7 +94,10 @@ fn stream_to_a_sink_on_loopback_prints_the_key_and_writes_files() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = text(&o.stdout);
-    assert!(out.contains("# buffers sent") && out.contains("29"), "{out}");
+    assert!(
+        out.contains("# buffers sent") && out.contains("29"),
+        "{out}"
+    );
     let csv = std::fs::read_to_string(dir.join("buffers.csv")).unwrap();
     assert_eq!(csv.lines().count(), 1 + 29);
     let summary: serde_json::Value =
@@ -90,12 +106,23 @@ fn stream_to_a_sink_on_loopback_prints_the_key_and_writes_files() {
     assert_eq!(summary["runs"][0]["config"]["transport"], "tcp");
 
     let o = nmc(&[
-        "stream", &addr, "--udp", "--sweep", "--rates", "6000,30000", "--buffers", "1008,2016",
-        "--duration", "1s",
+        "stream",
+        &addr,
+        "--udp",
+        "--sweep",
+        "--rates",
+        "6000,30000",
+        "--buffers",
+        "1008,2016",
+        "--duration",
+        "1s",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = text(&o.stdout);
-    assert!(out.contains("| RATE  |") && out.contains("1008 b") && out.contains("|30000"), "{out}");
+    assert!(
+        out.contains("| RATE  |") && out.contains("1008 b") && out.contains("|30000"),
+        "{out}"
+    );
     let _ = s.kill();
     let _ = s.wait();
 }
@@ -103,14 +130,30 @@ fn stream_to_a_sink_on_loopback_prints_the_key_and_writes_files() {
 #[test]
 fn bad_stream_input_is_one_line_and_exit_2() {
     // A port nobody listens on.
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let target = format!("127.0.0.1:{port}");
     let cases: Vec<(Vec<&str>, &str)> = vec![
-        (vec!["stream", &target, "--duration", "1s"], "cannot reach the sink"),
+        (
+            vec!["stream", &target, "--duration", "1s"],
+            "cannot reach the sink",
+        ),
         (vec!["stream", &target, "--rate", "0bit/s"], "above zero"),
-        (vec!["stream", &target, "--buffer", "0bit"], "--buffer must be above zero"),
-        (vec!["stream", &target, "--udp", "--buffer", "600000bit"], "UDP datagram"),
-        (vec!["stream", &target, "--rates", "6000"], "go with --sweep"),
+        (
+            vec!["stream", &target, "--buffer", "0bit"],
+            "--buffer must be above zero",
+        ),
+        (
+            vec!["stream", &target, "--udp", "--buffer", "600000bit"],
+            "UDP datagram",
+        ),
+        (
+            vec!["stream", &target, "--rates", "6000"],
+            "go with --sweep",
+        ),
         (vec!["stream", &target, "--rate", "30kbits/s"], "unit"),
         (vec!["stream", "127.0.0.1:notaport"], "not a port"),
     ];

@@ -43,14 +43,24 @@ pub fn run_cells(
     cells
         .iter()
         .map(|c| {
-            let col = BUFFERS.iter().position(|&b| b == c.buffer_bits).expect("column");
+            let col = BUFFERS
+                .iter()
+                .position(|&b| b == c.buffer_bits)
+                .expect("column");
             let row = RATES.iter().position(|&r| r == c.rate_bps).expect("row");
             let test = (row * BUFFERS.len() + col) as u64;
             let mut q = p.clone();
             q.host.terminals = terminals(c);
             let mut host = streams.stream(stream_id(purpose, replicate, 2 * test));
             let mut net = streams.stream(stream_id(purpose, replicate, 2 * test + 1));
-            run_test(&q, &sets.0[col], c.rate_bps, c.buffer_bits, &mut host, &mut net)
+            run_test(
+                &q,
+                &sets.0[col],
+                c.rate_bps,
+                c.buffer_bits,
+                &mut host,
+                &mut net,
+            )
         })
         .collect()
 }
@@ -99,13 +109,18 @@ pub const BURST_GRID_MS: [u64; 6] = [25, 50, 100, 200, 350, 500];
 /// 132, the one whose mean gap is nearest the published mean gap (in ratio) wins; if none does,
 /// the nearest fraction wins. Ties go to fewer terminals, then shorter bursts.
 pub fn fit(p: &Params, sets: &Sets, seed: u64, replicates: u64) -> Fit {
-    let fit_set: Vec<Cell> = table1::cells().into_iter().filter(|c| c.day != Day::Feb7Am).collect();
+    let fit_set: Vec<Cell> = table1::cells()
+        .into_iter()
+        .filter(|c| c.day != Day::Feb7Am)
+        .collect();
     let n = fit_set.len() as f64;
     let observed = fit_set.iter().filter(|c| c.gaps.is_some()).count() as f64 / n;
     let (gap_sum, gap_n) = fit_set
         .iter()
         .filter_map(|c| c.gaps)
-        .fold((0.0, 0u32), |(s, k), g| (s + g.avg_ms * g.count as f64, k + g.count));
+        .fold((0.0, 0u32), |(s, k), g| {
+            (s + g.avg_ms * g.count as f64, k + g.count)
+        });
     let observed_gap = gap_sum / gap_n.max(1) as f64;
     let sd = (observed * (1.0 - observed) / n).sqrt();
     let band = (observed - sd, observed + sd);
@@ -125,7 +140,11 @@ pub fn fit(p: &Params, sets: &Sets, seed: u64, replicates: u64) -> Fit {
                 terminals: t,
                 burst_mean_ms: b as f64,
                 gapped_fraction: gapped as f64 / (n * replicates as f64),
-                mean_gap_ms: if gaps == 0 { f64::NAN } else { total as f64 / 1e6 / gaps as f64 },
+                mean_gap_ms: if gaps == 0 {
+                    f64::NAN
+                } else {
+                    total as f64 / 1e6 / gaps as f64
+                },
             });
         }
     }
@@ -197,7 +216,10 @@ pub fn largest_gap_free_rate(
     let ok = |rate: u64| {
         let mut h = streams.stream(stream_id(4, 0, rate));
         let mut n = streams.stream(stream_id(5, 0, rate));
-        run_test(&q, set, rate, buffer_bits, &mut h, &mut n).gaps.count() == 0
+        run_test(&q, set, rate, buffer_bits, &mut h, &mut n)
+            .gaps
+            .count()
+            == 0
     };
     // Gaps need not be monotone in the rate (phases), so scan upward and stop at the first
     // gapped rate.

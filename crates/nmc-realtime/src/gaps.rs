@@ -69,9 +69,16 @@ pub struct LayoutCell {
 
 /// Prints cells in RFC 508 Table I's layout: a row per rate, a column per buffer size; each
 /// cell the time of day, the buffers sent, and under a rule the gap KEY where there were gaps.
-pub fn table_layout(rates: &[u64], buffers: &[u64], cell: &dyn Fn(usize, usize) -> LayoutCell) -> String {
+pub fn table_layout(
+    rates: &[u64],
+    buffers: &[u64],
+    cell: &dyn Fn(usize, usize) -> LayoutCell,
+) -> String {
     let w = 9;
-    let rule = format!("+-------+{}\n", format!("{}+", "-".repeat(w)).repeat(buffers.len()));
+    let rule = format!(
+        "+-------+{}\n",
+        format!("{}+", "-".repeat(w)).repeat(buffers.len())
+    );
     let mut s = String::new();
     s.push_str(&rule);
     s.push_str("| RATE  |");
@@ -94,7 +101,13 @@ pub fn table_layout(rates: &[u64], buffers: &[u64], cell: &dyn Fn(usize, usize) 
         s.push_str(&line(&rate.to_string(), &|c| c.time.clone()));
         s.push_str(&line("", &|c| c.sent.clone()));
         if keys > 0 {
-            s.push_str(&line("", &|c| if c.key.is_empty() { String::new() } else { "-------".into() }));
+            s.push_str(&line("", &|c| {
+                if c.key.is_empty() {
+                    String::new()
+                } else {
+                    "-------".into()
+                }
+            }));
             for k in 0..keys {
                 s.push_str(&line("", &|c| c.key.get(k).cloned().unwrap_or_default()));
             }

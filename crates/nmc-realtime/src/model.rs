@@ -51,10 +51,12 @@ impl SubnetSet {
         let mut forward = BTreeMap::new();
         let mut k = 1;
         loop {
-            let data = (k * buffer_bits).min(max_data).min(p.ncp.send_buffer_bits.max(buffer_bits));
+            let data = (k * buffer_bits)
+                .min(max_data)
+                .min(p.ncp.send_buffer_bits.max(buffer_bits));
             let bits = (data + p.ncp.header_bits).min(max_msg);
-            if !forward.contains_key(&bits) {
-                forward.insert(bits, subnet::forward(&p.path, bits, seed)?);
+            if let std::collections::btree_map::Entry::Vacant(e) = forward.entry(bits) {
+                e.insert(subnet::forward(&p.path, bits, seed)?);
             }
             if data == max_data || k * buffer_bits >= p.ncp.send_buffer_bits {
                 break;
@@ -124,8 +126,8 @@ pub fn run_test(
     let start = p.test.warmup_ns;
     let end = start + p.test.duration_ns;
     let mut cpu = Cpu::new(&p.host, end + 60_000_000_000, host_rng);
-    let fill_ns = ((buffer_bits as u128 * 1_000_000_000 + rate_bps as u128 / 2) / rate_bps as u128)
-        as u64;
+    let fill_ns =
+        ((buffer_bits as u128 * 1_000_000_000 + rate_bps as u128 / 2) / rate_bps as u128) as u64;
     let xfer_ns = (buffer_bits as u128 * 1_000_000_000 / p.sel.link_bps as u128) as u64;
     let n_sel = p.sel.buffers as usize;
     let poll = p.sel.poll_ns;
@@ -207,7 +209,11 @@ pub fn run_test(
                 messages += 1;
                 message_bits += bits;
                 push(&mut q, t + rfnm, Ev::Rfnm(bits));
-                push(&mut q, t + deliver + p.ncp.ucla_response_ns + back, Ev::AllocArrive(bits));
+                push(
+                    &mut q,
+                    t + deliver + p.ncp.ucla_response_ns + back,
+                    Ev::AllocArrive(bits),
+                );
             }
             Ev::Rfnm(bits) => {
                 let done = cpu.serve(t, p.host.rfnm_cpu_ns);
@@ -315,7 +321,11 @@ mod tests {
         // Gaps cost what they last: sent ≈ rate × (30 s − gaps) / bits.
         let secs = 30.0 - r.gaps.total_ns() as f64 / 1e9;
         let expect = 30_000.0 * secs / 2016.0;
-        assert!((r.buffers_sent as f64 - expect).abs() <= 2.0, "{} vs {expect}", r.buffers_sent);
+        assert!(
+            (r.buffers_sent as f64 - expect).abs() <= 2.0,
+            "{} vs {expect}",
+            r.buffers_sent
+        );
     }
 
     #[test]
@@ -344,6 +354,10 @@ mod tests {
         assert!(means.windows(2).all(|w| w[0] < w[1]), "{means:?}");
         let big = set.forward.values().next_back().unwrap();
         let warm_min = big.warm.iter().map(|x| x.1).min().unwrap();
-        assert!(big.cold.1 > warm_min, "REQALL first: {} vs {warm_min}", big.cold.1);
+        assert!(
+            big.cold.1 > warm_min,
+            "REQALL first: {} vs {warm_min}",
+            big.cold.1
+        );
     }
 }

@@ -93,16 +93,24 @@ message = "{bits}bit"
     )
 }
 
-fn measure(p: &PathSpec, from: &str, to: &str, bits: u64, seed: u64) -> Result<SubnetTimes, SubnetError> {
+fn measure(
+    p: &PathSpec,
+    from: &str,
+    to: &str,
+    bits: u64,
+    seed: u64,
+) -> Result<SubnetTimes, SubnetError> {
     let text = scenario(p, from, to, bits);
-    let s: nmc_imp::ImpScenario = nmc_scenario::load("rfc508-subnet", &text, &[])
+    let s: nmc_imp::ImpScenario =
+        nmc_scenario::load("rfc508-subnet", &text, &[]).map_err(|e| SubnetError(e.to_string()))?;
+    let o = nmc_imp::run(&s, seed, Trace::off(), &mut |_| {})
         .map_err(|e| SubnetError(e.to_string()))?;
-    let o = nmc_imp::run(&s, seed, Trace::off(), &mut |_| {}).map_err(|e| SubnetError(e.to_string()))?;
     let mut warm = Vec::new();
     let mut cold = None;
     let mut prev_rfnm: Option<u64> = None;
     for r in &o.messages {
-        let (Some(first_in), Some(del), Some(rfnm)) = (r.first_in_ns, r.delivered_ns, r.rfnm_ns) else {
+        let (Some(first_in), Some(del), Some(rfnm)) = (r.first_in_ns, r.delivered_ns, r.rfnm_ns)
+        else {
             continue;
         };
         let start = match prev_rfnm {
@@ -117,7 +125,8 @@ fn measure(p: &PathSpec, from: &str, to: &str, bits: u64, seed: u64) -> Result<S
         }
         prev_rfnm = Some(rfnm);
     }
-    let cold = cold.ok_or_else(|| SubnetError(format!("no {bits}-bit message came back in {}", p.run)))?;
+    let cold =
+        cold.ok_or_else(|| SubnetError(format!("no {bits}-bit message came back in {}", p.run)))?;
     if warm.is_empty() {
         warm.push(cold);
     }
@@ -126,7 +135,11 @@ fn measure(p: &PathSpec, from: &str, to: &str, bits: u64, seed: u64) -> Result<S
         warm,
         cold,
         giveback_after_ns: o.params.giveback_after.as_nanos(),
-        retransmissions: o.metrics.get("messages.retransmissions").copied().unwrap_or(0.0),
+        retransmissions: o
+            .metrics
+            .get("messages.retransmissions")
+            .copied()
+            .unwrap_or(0.0),
     })
 }
 

@@ -32,7 +32,9 @@ fn stream_over_shaped_link(tag: &str, test: &str, rate_bps: u64) -> Option<Strea
     };
     say(&format!("    {test}: link shaped by {shaper:?}"));
     let listen: SocketAddr = format!("{}:0", pair.addr_b).parse().unwrap();
-    let sink = in_netns(&pair.b, move || Sink::bind(listen, None).expect("bind sink"));
+    let sink = in_netns(&pair.b, move || {
+        Sink::bind(listen, None).expect("bind sink")
+    });
     let port = sink.local_addr().unwrap().port();
     let stop = Arc::new(AtomicBool::new(false));
     let s2 = stop.clone();
@@ -81,7 +83,11 @@ fn above_the_links_capacity_gaps() {
     assert!(r.partial.is_none(), "{:?}", r.partial);
     assert!(r.gaps.count() > 10, "{:?}", r.gaps.count());
     let lost = r.gaps.total_ns() as f64 / 4e9;
-    assert!(lost > 1.0 / 3.0, "gaps take {:.0} % of the test", lost * 100.0);
+    assert!(
+        lost > 1.0 / 3.0,
+        "gaps take {:.0} % of the test",
+        lost * 100.0
+    );
     // What the link carries bounds what is sent: at most one buffer per 20.2 ms on the line
     // (plus the two buffers in hand).
     assert!(r.buffers_sent <= 4000 / 20 + 2, "{}", r.buffers_sent);

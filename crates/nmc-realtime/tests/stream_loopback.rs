@@ -74,7 +74,10 @@ fn loopback_tcp_and_udp_at_30_kbit_s_have_no_gaps() {
 #[test]
 fn a_sink_that_stops_reading_for_500_ms_makes_the_gap_it_should() {
     let stall = Duration::from_millis(500);
-    let s = sink(Some(Stall { after: 10, length: stall }));
+    let s = sink(Some(Stall {
+        after: 10,
+        length: stall,
+    }));
     let r = run(&config(s.addr, Transport::Tcp, true, 2)).unwrap();
     assert!(r.partial.is_none());
     assert_eq!(r.gaps.count(), 1, "{:?}", r.gaps);
@@ -103,7 +106,11 @@ fn without_acks_the_socket_buffer_absorbs_a_short_stall() {
 #[test]
 fn an_unreachable_sink_is_an_error_before_the_start() {
     // A port nobody listens on: bind, take the port, close.
-    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
     match run(&config(addr, Transport::Tcp, false, 1)) {
         Err(StreamError::Connect { .. }) => {}

@@ -161,18 +161,30 @@ impl Experiment for Rfc508Realtime {
 
         // R508-2.
         let n = cells.len() as f64;
-        let free_pct: f64 = tables.iter().map(|t| 100.0 * (n - gapped(t) as f64) / n).sum::<f64>()
+        let free_pct: f64 = tables
+            .iter()
+            .map(|t| 100.0 * (n - gapped(t) as f64) / n)
+            .sum::<f64>()
             / reps as f64;
         ctx.check(
             "R508-2",
             &format!("tests with no gap, prime-time load (mean of {reps} tables)"),
             "%",
             "RFC 508 §VI: \"In 96 percent of the trials\" (169 of 176)",
-            Target::Abs { value: 100.0 * 169.0 / 176.0, abs: 3.0 },
+            Target::Abs {
+                value: 100.0 * 169.0 / 176.0,
+                abs: 3.0,
+            },
             Value::Num(free_pct),
         );
-        let feb7: Vec<usize> = (0..cells.len()).filter(|&i| cells[i].day == Day::Feb7Am).collect();
-        let early: Vec<usize> = feb7.iter().copied().filter(|&i| classroom_full(&cells[i])).collect();
+        let feb7: Vec<usize> = (0..cells.len())
+            .filter(|&i| cells[i].day == Day::Feb7Am)
+            .collect();
+        let early: Vec<usize> = feb7
+            .iter()
+            .copied()
+            .filter(|&i| classroom_full(&cells[i]))
+            .collect();
         let frac = |idx: &[usize]| {
             tables
                 .iter()
@@ -221,13 +233,17 @@ impl Experiment for Rfc508Realtime {
             .map(|t| 100.0 * (n - gapped(t) as f64) / n)
             .sum::<f64>()
             / reps as f64;
-        let variant = format!("variant: {prior_ms} ms bursts a priori, {prior_terminals} terminals fitted");
+        let variant =
+            format!("variant: {prior_ms} ms bursts a priori, {prior_terminals} terminals fitted");
         ctx.check(
             "R508-2 variant",
             &format!("tests with no gap ({variant})"),
             "%",
             "RFC 508 §VI: 96 %",
-            Target::Abs { value: 100.0 * 169.0 / 176.0, abs: 3.0 },
+            Target::Abs {
+                value: 100.0 * 169.0 / 176.0,
+                abs: 3.0,
+            },
             Value::Num(prior_free),
         );
         ctx.check(
@@ -235,7 +251,10 @@ impl Experiment for Rfc508Realtime {
             &format!("2/7 tests with gaps, predicted ({variant})"),
             "%",
             "RFC 508 Table I: 5 of 44 on 2/7",
-            Target::Abs { value: 100.0 * pub_feb7 / feb7.len() as f64, abs: 7.0 },
+            Target::Abs {
+                value: 100.0 * pub_feb7 / feb7.len() as f64,
+                abs: 7.0,
+            },
             Value::Num(100.0 * frac_in(&prior_tables, &feb7) / feb7.len() as f64),
         );
         ctx.check(
@@ -243,7 +262,10 @@ impl Experiment for Rfc508Realtime {
             &format!("2/7 tests before 10:00 with gaps, predicted ({variant})"),
             "tests",
             "RFC 508 §VI: four failures 9:52–9:59",
-            Target::Abs { value: 4.0, abs: 2.0 },
+            Target::Abs {
+                value: 4.0,
+                abs: 2.0,
+            },
             Value::Num(frac_in(&prior_tables, &early)),
         );
         ctx.check(
@@ -251,16 +273,32 @@ impl Experiment for Rfc508Realtime {
             &format!("longest gap in the table ({variant})"),
             "ms",
             "RFC 508 §VI: 8 s",
-            Target::Range { lo: 4000.0, hi: 16000.0, rel: 0.0 },
-            Value::Num(prior_tables[0].iter().filter_map(|r| r.gaps.max_ms()).fold(0.0, f64::max)),
+            Target::Range {
+                lo: 4000.0,
+                hi: 16000.0,
+                rel: 0.0,
+            },
+            Value::Num(
+                prior_tables[0]
+                    .iter()
+                    .filter_map(|r| r.gaps.max_ms())
+                    .fold(0.0, f64::max),
+            ),
         );
-        let longest = ours.iter().filter_map(|r| r.gaps.max_ms()).fold(0.0, f64::max);
+        let longest = ours
+            .iter()
+            .filter_map(|r| r.gaps.max_ms())
+            .fold(0.0, f64::max);
         ctx.check(
             "R508-2",
             "longest gap in the table",
             "ms",
             "RFC 508 §VI: \"the longest gap which occurred was 8 seconds\"",
-            Target::Range { lo: 4000.0, hi: 16000.0, rel: 0.0 },
+            Target::Range {
+                lo: 4000.0,
+                hi: 16000.0,
+                rel: 0.0,
+            },
             Value::Num(longest),
         );
         ctx.progress(0.6);
@@ -271,17 +309,30 @@ impl Experiment for Rfc508Realtime {
             let mut q = p.clone();
             q.test.duration_ns = lt.minutes * 60_000_000_000;
             q.host.terminals = 0;
-            let col = BUFFERS.iter().position(|&b| b == lt.buffer_bits).expect("2016");
+            let col = BUFFERS
+                .iter()
+                .position(|&b| b == lt.buffer_bits)
+                .expect("2016");
             let streams = nmc_sim::RngStreams::new(seed);
             let mut h = streams.stream((6 << 48) | (2 * k as u64));
             let mut nr = streams.stream((6 << 48) | (2 * k as u64 + 1));
-            let r = run_test(&q, &sets.0[col], lt.rate_bps, lt.buffer_bits, &mut h, &mut nr);
+            let r = run_test(
+                &q,
+                &sets.0[col],
+                lt.rate_bps,
+                lt.buffer_bits,
+                &mut h,
+                &mut nr,
+            );
             ctx.check(
                 &format!("R508-3 {} min", lt.minutes),
                 "gaps at 30000 bit/s, 2016-bit buffers, unloaded host",
                 "gaps",
                 &format!("RFC 508 §VI: {} {}, \"no gaps\"", lt.date, lt.time),
-                Target::Abs { value: 0.0, abs: 0.0 },
+                Target::Abs {
+                    value: 0.0,
+                    abs: 0.0,
+                },
                 Value::Num(r.gaps.count() as f64),
             );
             ctx.check(
@@ -289,7 +340,10 @@ impl Experiment for Rfc508Realtime {
                 "buffers sent",
                 "buffers",
                 "RFC 508 Table I, box under the table",
-                Target::Rel { value: lt.buffers_sent as f64, rel: 0.03 },
+                Target::Rel {
+                    value: lt.buffers_sent as f64,
+                    rel: 0.03,
+                },
                 Value::Num(r.buffers_sent as f64),
             );
             longs.push(r);
@@ -302,8 +356,20 @@ impl Experiment for Rfc508Realtime {
         let step = if ctx.quick { 1200 } else { 300 };
         for (col, &b) in BUFFERS.iter().enumerate() {
             for &d in &responses_ms {
-                let r = experiment::largest_gap_free_rate(&p, &sets.0[col], b, d * 1_000_000, seed, step, 60_000);
-                curve.push(CurveRow { buffer_bits: b, host_response_ms: d as f64, largest_gap_free_bps: r });
+                let r = experiment::largest_gap_free_rate(
+                    &p,
+                    &sets.0[col],
+                    b,
+                    d * 1_000_000,
+                    seed,
+                    step,
+                    60_000,
+                );
+                curve.push(CurveRow {
+                    buffer_bits: b,
+                    host_response_ms: d as f64,
+                    largest_gap_free_bps: r,
+                });
             }
             ctx.progress(0.7 + 0.25 * (col + 1) as f64 / BUFFERS.len() as f64);
         }
@@ -385,23 +451,45 @@ impl Experiment for Rfc508Realtime {
             fit.burst_mean_ns / 1_000_000
         );
         ctx.text("table1.txt", &text)?;
-        ctx.note(format!("Table I, published and ours (seed {seed}):\n{text}"));
+        ctx.note(format!(
+            "Table I, published and ours (seed {seed}):\n{text}"
+        ));
 
-        let sent_chart = Chart::new("Buffers sent in 30 s: Table I against ours", "published", "ours")
-            .with(Series::new(
-                "cells",
-                SeriesStyle::Points,
-                cells.iter().zip(ours).map(|(c, r)| (c.buffers_sent as f64, r.buffers_sent as f64)).collect(),
-            ))
-            .with(Series::new("equal", SeriesStyle::Dashed, vec![(0.0, 0.0), (900.0, 900.0)]));
-        ctx.plot("table1", "Each of the 176 tests of Table I: buffers sent, published (x) and ours (y).", &sent_chart)?;
+        let sent_chart = Chart::new(
+            "Buffers sent in 30 s: Table I against ours",
+            "published",
+            "ours",
+        )
+        .with(Series::new(
+            "cells",
+            SeriesStyle::Points,
+            cells
+                .iter()
+                .zip(ours)
+                .map(|(c, r)| (c.buffers_sent as f64, r.buffers_sent as f64))
+                .collect(),
+        ))
+        .with(Series::new(
+            "equal",
+            SeriesStyle::Dashed,
+            vec![(0.0, 0.0), (900.0, 900.0)],
+        ));
+        ctx.plot(
+            "table1",
+            "Each of the 176 tests of Table I: buffers sent, published (x) and ours (y).",
+            &sent_chart,
+        )?;
         let mut chart = Chart::new(
             "Largest gap-free process rate against buffer size",
             "buffer (bits)",
             "bit/s",
         );
         for &d in &responses_ms {
-            let label = if d == 0 { "network alone".to_string() } else { format!("host answers in {d} ms") };
+            let label = if d == 0 {
+                "network alone".to_string()
+            } else {
+                format!("host answers in {d} ms")
+            };
             chart = chart.with(Series::new(
                 label,
                 SeriesStyle::LinePoints,
@@ -420,15 +508,25 @@ impl Experiment for Rfc508Realtime {
         let mut hist = [0u64; 9];
         let edges = [10.0, 30.0, 100.0, 300.0, 1000.0, 3000.0, 10000.0, 30000.0];
         for g in &gap_rows {
-            let k = edges.iter().position(|&e| g.gap_ms < e).unwrap_or(edges.len());
+            let k = edges
+                .iter()
+                .position(|&e| g.gap_ms < e)
+                .unwrap_or(edges.len());
             hist[k] += 1;
         }
-        let hist_chart = Chart::new("Gap durations, all tables (log bins)", "bin (0: <10 ms, 1: <30 ms, … 8: ≥30 s)", "gaps")
-            .with(Series::new(
-                "ours",
-                SeriesStyle::Bars { width: 0.8 },
-                hist.iter().enumerate().map(|(k, &c)| (k as f64, c as f64)).collect(),
-            ));
+        let hist_chart = Chart::new(
+            "Gap durations, all tables (log bins)",
+            "bin (0: <10 ms, 1: <30 ms, … 8: ≥30 s)",
+            "gaps",
+        )
+        .with(Series::new(
+            "ours",
+            SeriesStyle::Bars { width: 0.8 },
+            hist.iter()
+                .enumerate()
+                .map(|(k, &c)| (k as f64, c as f64))
+                .collect(),
+        ));
         ctx.plot("gap_durations", "Distribution of our gap durations over all replicate tables (bins at 10, 30, 100, 300 ms, 1, 3, 10, 30 s). Published: 174 ms; 8 s; 3 s and 100 ms; 438 and 100 ms; 190, 165 and 29 ms; ten of 5–98 ms (avg 30); thirteen of 2–149 ms (avg 70).", &hist_chart)?;
 
         ctx.note(format!(
@@ -443,7 +541,12 @@ impl Experiment for Rfc508Realtime {
             .grid
             .iter()
             .filter(|f| f.gapped_fraction >= fit.band.0 && f.gapped_fraction <= fit.band.1)
-            .map(|f| format!("{}×{} ms: {:.1} ms", f.terminals, f.burst_mean_ms, f.mean_gap_ms))
+            .map(|f| {
+                format!(
+                    "{}×{} ms: {:.1} ms",
+                    f.terminals, f.burst_mean_ms, f.mean_gap_ms
+                )
+            })
             .collect();
         ctx.note(format!(
             "Host fit on the 132 tests of 2/5–2/6 only ({} replicate(s) per candidate; grid in fit.csv): published {:.1} % with gaps, mean gap {:.1} ms. \
@@ -474,7 +577,13 @@ impl Experiment for Rfc508Realtime {
             LONG_TESTS
                 .iter()
                 .zip(&longs)
-                .map(|(l, r)| format!("{} min: {} buffers, {} gaps (published {})", l.minutes, r.buffers_sent, r.gaps.count(), l.buffers_sent))
+                .map(|(l, r)| format!(
+                    "{} min: {} buffers, {} gaps (published {})",
+                    l.minutes,
+                    r.buffers_sent,
+                    r.gaps.count(),
+                    l.buffers_sent
+                ))
                 .collect::<Vec<_>>()
                 .join("; ")
         ));

@@ -157,19 +157,24 @@ fn writer(mut conn: Conn, c: StreamConfig, rx: mpsc::Receiver<u64>, tx: mpsc::Se
         frame[..wire::HEADER].copy_from_slice(&wire::header(seq, len, c.ack));
         let r: Result<bool, String> = match &mut conn {
             Conn::Tcp(s) => (|| {
-                s.write_all(&frame).map_err(|e| format!("writing buffer {seq}: {e}"))?;
+                s.write_all(&frame)
+                    .map_err(|e| format!("writing buffer {seq}: {e}"))?;
                 if c.ack {
                     let mut a = [0u8; wire::ACK];
-                    s.read_exact(&mut a)
-                        .map_err(|e| format!("waiting for the sink's acknowledgement of buffer {seq}: {e}"))?;
+                    s.read_exact(&mut a).map_err(|e| {
+                        format!("waiting for the sink's acknowledgement of buffer {seq}: {e}")
+                    })?;
                     if wire::parse_ack(&a) != Some(seq) {
-                        return Err(format!("the sink acknowledged something else than buffer {seq}"));
+                        return Err(format!(
+                            "the sink acknowledged something else than buffer {seq}"
+                        ));
                     }
                 }
                 Ok(false)
             })(),
             Conn::Udp(s) => (|| {
-                s.send(&frame).map_err(|e| format!("sending buffer {seq}: {e}"))?;
+                s.send(&frame)
+                    .map_err(|e| format!("sending buffer {seq}: {e}"))?;
                 if !c.ack {
                     return Ok(false);
                 }
@@ -184,7 +189,11 @@ fn writer(mut conn: Conn, c: StreamConfig, rx: mpsc::Receiver<u64>, tx: mpsc::Se
                                 e.kind(),
                                 std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
                             ) => {}
-                        Err(e) => return Err(format!("waiting for the acknowledgement of buffer {seq}: {e}")),
+                        Err(e) => {
+                            return Err(format!(
+                                "waiting for the acknowledgement of buffer {seq}: {e}"
+                            ));
+                        }
                     }
                     if Instant::now() >= deadline {
                         return Ok(true);
@@ -213,13 +222,16 @@ pub fn run(c: &StreamConfig) -> Result<StreamRun, StreamError> {
     let cw = c.clone();
     std::thread::spawn(move || writer(conn, cw, rx, done_tx));
 
-    let started = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    let started = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
     let secs = started.as_secs();
     let time_of_day = format!("{}:{:02}", (secs % 86_400) / 3600, (secs % 3600) / 60);
     let t0 = Instant::now();
     let end = t0 + c.duration;
     let fill = Duration::from_nanos(
-        ((c.buffer_bits as u128 * 1_000_000_000 + c.rate_bps as u128 / 2) / c.rate_bps as u128) as u64,
+        ((c.buffer_bits as u128 * 1_000_000_000 + c.rate_bps as u128 / 2) / c.rate_bps as u128)
+            as u64,
     );
     let mut completed: Vec<Option<Instant>> = Vec::new();
     let mut records: Vec<BufferRecord> = Vec::new();
@@ -227,26 +239,27 @@ pub fn run(c: &StreamConfig) -> Result<StreamRun, StreamError> {
     let mut partial = None;
     let mut acks_lost = 0;
     let since = |t: Instant| t.duration_since(t0).as_secs_f64();
-    let mut drain = |completed: &mut Vec<Option<Instant>>, block: Option<Duration>| -> Option<String> {
-        let mut first = true;
-        loop {
-            let m = match (first, block) {
-                (true, Some(d)) => done_rx.recv_timeout(d).ok(),
-                _ => done_rx.try_recv().ok(),
-            };
-            first = false;
-            match m {
-                Some(Done::Ok(seq, at, lost)) => {
-                    acks_lost += lost as u64;
-                    if let Some(slot) = completed.get_mut(seq as usize) {
-                        *slot = Some(at);
+    let mut drain =
+        |completed: &mut Vec<Option<Instant>>, block: Option<Duration>| -> Option<String> {
+            let mut first = true;
+            loop {
+                let m = match (first, block) {
+                    (true, Some(d)) => done_rx.recv_timeout(d).ok(),
+                    _ => done_rx.try_recv().ok(),
+                };
+                first = false;
+                match m {
+                    Some(Done::Ok(seq, at, lost)) => {
+                        acks_lost += lost as u64;
+                        if let Some(slot) = completed.get_mut(seq as usize) {
+                            *slot = Some(at);
+                        }
                     }
+                    Some(Done::Failed(why)) => return Some(why),
+                    None => return None,
                 }
-                Some(Done::Failed(why)) => return Some(why),
-                None => return None,
             }
-        }
-    };
+        };
     let mut fill_start = t0;
     let mut seq = 0u64;
     'run: loop {

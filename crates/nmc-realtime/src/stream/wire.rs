@@ -43,7 +43,8 @@ pub fn ack(seq: u64) -> [u8; ACK] {
 }
 
 pub fn parse_ack(a: &[u8]) -> Option<u64> {
-    (a.len() >= ACK && a[..4] == ACK_MAGIC).then(|| u64::from_be_bytes(a[4..12].try_into().unwrap()))
+    (a.len() >= ACK && a[..4] == ACK_MAGIC)
+        .then(|| u64::from_be_bytes(a[4..12].try_into().unwrap()))
 }
 
 #[cfg(test)]
