@@ -116,3 +116,37 @@ pub fn table_layout(
     }
     s
 }
+
+/// Text blocks (each a printed table) side by side as an SVG in a monospace font, each under
+/// its title.
+pub fn blocks_svg(blocks: &[(&str, &str)]) -> String {
+    let (cw, lh) = (7.3, 14.0);
+    let esc = |s: &str| {
+        s.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+    };
+    let mut x = 10.0;
+    let mut body = String::new();
+    let mut height: f64 = 0.0;
+    for (title, text) in blocks {
+        let width = text.lines().map(|l| l.chars().count()).max().unwrap_or(0) as f64 * cw;
+        body.push_str(&format!(
+            "<text x=\"{x:.1}\" y=\"20\" font-weight=\"bold\">{}</text>\n",
+            esc(title)
+        ));
+        for (i, line) in text.lines().enumerate() {
+            body.push_str(&format!(
+                "<text x=\"{x:.1}\" y=\"{:.1}\" xml:space=\"preserve\">{}</text>\n",
+                40.0 + i as f64 * lh,
+                esc(line)
+            ));
+        }
+        height = height.max(40.0 + text.lines().count() as f64 * lh);
+        x += width + 30.0;
+    }
+    format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{x:.0}\" height=\"{:.0}\" font-family=\"monospace\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n{body}</svg>\n",
+        height + 10.0
+    )
+}
