@@ -51,6 +51,8 @@ struct CellRow {
     published_sent: u64,
     published_gaps: u32,
     published_max_gap_ms: Option<f64>,
+    /// For a published cell with gaps: rate × (30 s − its gaps) / bits, what the gaps explain.
+    published_after_gap_cost: Option<f64>,
     ours_sent: u64,
     ours_gaps: usize,
     ours_max_gap_ms: Option<f64>,
@@ -388,6 +390,7 @@ impl Experiment for Rfc508Realtime {
                 published_sent: c.buffers_sent,
                 published_gaps: c.gaps.map_or(0, |g| g.count),
                 published_max_gap_ms: c.gaps.map(|g| g.max_ms),
+                published_after_gap_cost: c.gaps.map(|g| after_gaps(c, g)),
                 ours_sent: r.buffers_sent,
                 ours_gaps: r.gaps.count(),
                 ours_max_gap_ms: r.gaps.max_ms(),
@@ -585,6 +588,20 @@ impl Experiment for Rfc508Realtime {
             ));
         }
         ctx.note(format!(
+            "Table I's own cells with gaps against what their gaps cost, rate × (30 s − gaps) / bits (rate, bits: printed, explained): {}. \
+             Printed less explained: {}.",
+            cells
+                .iter()
+                .filter_map(|c| c.gaps.map(|g| format!("{}, {}: {}, {:.1}", c.rate_bps, c.buffer_bits, c.buffers_sent, after_gaps(c, g))))
+                .collect::<Vec<_>>()
+                .join("; "),
+            cells
+                .iter()
+                .filter_map(|c| c.gaps.map(|g| format!("{:+.1}", c.buffers_sent as f64 - after_gaps(c, g))))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        ctx.note(format!(
             "Long tests (unloaded host): {}.",
             LONG_TESTS
                 .iter()
@@ -611,6 +628,11 @@ impl Experiment for Rfc508Realtime {
         ctx.progress(1.0);
         Ok(())
     }
+}
+
+/// rate × (30 s − total gap) / bits for a published cell (total gap = avg × count).
+fn after_gaps(c: &nmc_realtime::table1::Cell, g: nmc_realtime::table1::PublishedGaps) -> f64 {
+    c.rate_bps as f64 * (30.0 - g.avg_ms * g.count as f64 / 1e3) / c.buffer_bits as f64
 }
 
 fn fmt1(x: f64) -> String {
