@@ -37,6 +37,10 @@ enum Command {
     Echo(cmd::echo::EchoCommand),
     /// RFC 392's host cost per bit on this host: CPU to send and receive over TCP/UDP, beside 1972's.
     Cost(cmd::cost::CostArgs),
+    /// RFC 508's double-buffered real-time stream to a discard sink: the gap table on a real path.
+    Stream(cmd::stream::StreamArgs),
+    /// Discard sink for `nmc stream` (TCP and UDP on one port; acknowledges when asked).
+    Sink(cmd::stream::SinkArgs),
 }
 
 /// What a subcommand reports back.
@@ -55,6 +59,8 @@ fn main() -> ExitCode {
         Command::Rto(a) => cmd::rto::run(a),
         Command::Echo(c) => cmd::echo::run(c),
         Command::Cost(a) => cmd::cost::run(a),
+        Command::Stream(a) => cmd::stream::stream(a),
+        Command::Sink(a) => cmd::stream::sink(a),
     };
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,

@@ -160,7 +160,7 @@ fn serve(a: ServeArgs) -> Result<Outcome> {
 }
 
 /// Splits `HOST`, `HOST:PORT`, `[V6]:PORT` or a bare IPv6 address into host and port.
-fn split_target(t: &str) -> Result<(String, Option<u16>)> {
+pub(crate) fn split_target(t: &str) -> Result<(String, Option<u16>)> {
     let bad_port = |p: &str| anyhow::anyhow!("target `{t}`: `{p}` is not a port number");
     if let Some(rest) = t.strip_prefix('[') {
         let (host, after) = rest

@@ -7,3 +7,4 @@ pub mod progress;
 pub mod reproduce;
 pub mod rto;
 pub mod run;
+pub mod stream;

@@ -7,6 +7,7 @@ mod cost;
 mod echo;
 mod rto;
 mod run_and_reproduce;
+mod stream;
 
 /// `nmc` with its working directory at the repository root.
 pub fn command() -> Command {

@@ -184,6 +184,8 @@ fn every_subcommand_has_help() {
         &["run", "--help"],
         &["reproduce", "--help"],
         &["bench", "--help"],
+        &["stream", "--help"],
+        &["sink", "--help"],
     ] {
         let o = nmc(sub);
         assert!(o.status.success(), "{sub:?}");

@@ -128,6 +128,7 @@ pub fn all() -> Vec<&'static dyn Experiment> {
         &rfc632_single_packet::Rfc632SinglePacket,
         &rfc632_trace::Rfc632Trace,
         &rfc626_lockup::Rfc626Lockup,
+        &rfc508_realtime::Rfc508Realtime,
     ]
 }
 

@@ -8,6 +8,7 @@ pub mod ko_v2_throughput;
 pub mod md1;
 pub mod r889_estimators;
 pub mod rfc392_host_cost;
+pub mod rfc508_realtime;
 pub mod rfc626_lockup;
 pub mod rfc632_single_packet;
 pub mod rfc632_trace;

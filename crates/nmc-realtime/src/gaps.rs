@@ -1,0 +1,152 @@
+//! The gap table of RFC 508's KEY: number of gaps, max., avg. and min. gap time; shared by the
+//! simulated SEL and by `nmc stream` on real paths.
+
+use serde::Serialize;
+
+/// Gaps of one test, in ns as measured (the SEL's are whole 1 ms steps).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct GapTable {
+    pub gaps_ns: Vec<u64>,
+}
+
+impl GapTable {
+    pub fn push(&mut self, ns: u64) {
+        self.gaps_ns.push(ns);
+    }
+    pub fn count(&self) -> usize {
+        self.gaps_ns.len()
+    }
+    pub fn total_ns(&self) -> u64 {
+        self.gaps_ns.iter().sum()
+    }
+    pub fn max_ms(&self) -> Option<f64> {
+        self.gaps_ns.iter().max().map(|&x| x as f64 / 1e6)
+    }
+    pub fn min_ms(&self) -> Option<f64> {
+        self.gaps_ns.iter().min().map(|&x| x as f64 / 1e6)
+    }
+    pub fn avg_ms(&self) -> Option<f64> {
+        (!self.gaps_ns.is_empty()).then(|| self.total_ns() as f64 / 1e6 / self.count() as f64)
+    }
+
+    /// The KEY's lines under the buffers sent: max, avg, min, count (none when gap-free), as
+    /// the paper prints them ("174ms", "8 sec", "1.5 sec").
+    pub fn key_lines(&self) -> Vec<String> {
+        let (Some(mx), Some(av), Some(mn)) = (self.max_ms(), self.avg_ms(), self.min_ms()) else {
+            return Vec::new();
+        };
+        let mut v = if self.count() == 1 {
+            vec![fmt_gap(mx)]
+        } else {
+            vec![fmt_gap(mx), fmt_gap(av), fmt_gap(mn)]
+        };
+        v.push(self.count().to_string());
+        v
+    }
+}
+
+/// A gap duration as RFC 508 prints it: ms below a second, seconds above.
+pub fn fmt_gap(ms: f64) -> String {
+    if ms >= 1000.0 {
+        let s = ms / 1000.0;
+        if (s - s.round()).abs() < 0.05 {
+            format!("{:.0} sec", s)
+        } else {
+            format!("{:.1} sec", s)
+        }
+    } else {
+        format!("{:.0} ms", ms)
+    }
+}
+
+/// One cell of a Table I layout: time of day (or blank), buffers sent, the KEY lines.
+#[derive(Clone, Debug, Default)]
+pub struct LayoutCell {
+    pub time: String,
+    pub sent: String,
+    pub key: Vec<String>,
+}
+
+/// Prints cells in RFC 508 Table I's layout: a row per rate, a column per buffer size; each
+/// cell the time of day, the buffers sent, and under a rule the gap KEY where there were gaps.
+pub fn table_layout(
+    rates: &[u64],
+    buffers: &[u64],
+    cell: &dyn Fn(usize, usize) -> LayoutCell,
+) -> String {
+    let w = 9;
+    let rule = format!(
+        "+-------+{}\n",
+        format!("{}+", "-".repeat(w)).repeat(buffers.len())
+    );
+    let mut s = String::new();
+    s.push_str(&rule);
+    s.push_str("| RATE  |");
+    for b in buffers {
+        s.push_str(&format!("{:^w$}|", format!("{b} b")));
+    }
+    s.push('\n');
+    s.push_str(&rule);
+    for (r, rate) in rates.iter().enumerate() {
+        let cells: Vec<LayoutCell> = (0..buffers.len()).map(|c| cell(r, c)).collect();
+        let keys = cells.iter().map(|c| c.key.len()).max().unwrap_or(0);
+        let line = |label: &str, f: &dyn Fn(&LayoutCell) -> String| {
+            let mut l = format!("|{label:<7}|");
+            for c in &cells {
+                l.push_str(&format!("{:^w$}|", f(c)));
+            }
+            l.push('\n');
+            l
+        };
+        s.push_str(&line(&rate.to_string(), &|c| c.time.clone()));
+        s.push_str(&line("", &|c| c.sent.clone()));
+        if keys > 0 {
+            s.push_str(&line("", &|c| {
+                if c.key.is_empty() {
+                    String::new()
+                } else {
+                    "-------".into()
+                }
+            }));
+            for k in 0..keys {
+                s.push_str(&line("", &|c| c.key.get(k).cloned().unwrap_or_default()));
+            }
+        }
+        s.push_str(&rule);
+    }
+    s
+}
+
+/// Text blocks (each a printed table) side by side as an SVG in a monospace font, each under
+/// its title.
+pub fn blocks_svg(blocks: &[(&str, &str)]) -> String {
+    let (cw, lh) = (7.3, 14.0);
+    let esc = |s: &str| {
+        s.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+    };
+    let mut x = 10.0;
+    let mut body = String::new();
+    let mut height: f64 = 0.0;
+    for (title, text) in blocks {
+        let width = text.lines().map(|l| l.chars().count()).max().unwrap_or(0) as f64 * cw;
+        body.push_str(&format!(
+            "<text x=\"{x:.1}\" y=\"20\" font-weight=\"bold\">{}</text>\n",
+            esc(title)
+        ));
+        for (i, line) in text.lines().enumerate() {
+            body.push_str(&format!(
+                "<text x=\"{x:.1}\" y=\"{:.1}\" xml:space=\"preserve\">{}</text>\n",
+                40.0 + i as f64 * lh,
+                esc(line)
+            ));
+        }
+        height = height.max(40.0 + text.lines().count() as f64 * lh);
+        x += width + 30.0;
+    }
+    format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{x:.0}\" height=\"{:.0}\" font-family=\"monospace\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n{body}</svg>\n",
+        height + 10.0
+    )
+}

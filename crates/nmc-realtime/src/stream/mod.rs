@@ -1,0 +1,46 @@
+//! `nmc stream`: RFC 508's double-buffered isochronous source on a real path, and its discard
+//! sink.
+//!
+//! The sender is the SEL 810-B's measurement program with sockets in place of the 360: two
+//! buffers; a buffer fills at the process bit rate (a deadline on the monotonic clock); when it
+//! is full a write is initiated and the other buffer is tested; if the other buffer's write has
+//! not completed, a gap starts and lasts until it completes (RFC 508 §IV). "Write complete" is
+//! either the socket accepting the whole buffer, or (`ack`) the sink's acknowledgement that it
+//! read it: the analogue of the RFNM. Gaps are timed from the gap's start to the writer's
+//! completion time on the monotonic clock; the process resumes within 1 ms of it (it tests
+//! every millisecond, as the SEL did).
+//!
+//! | module | what |
+//! | --- | --- |
+//! | [`wire`] | the frame a buffer travels in and the acknowledgement |
+//! | [`sink`] | the discard sink (TCP and UDP on one port), with a scripted stall for tests |
+//! | [`sender`] | the double-buffered source and its per-buffer records |
+
+pub mod sender;
+pub mod sink;
+pub mod wire;
+
+/// Default port of the sink. **Choice**: 5080 ("508"), unassigned for our purpose.
+pub const DEFAULT_PORT: u16 = 5080;
+
+/// TCP (reliable and ordered, as the NCP's connections were) or UDP (one datagram a buffer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Transport {
+    Tcp,
+    Udp,
+}
+
+/// Why a stream could not start or stopped early: one line.
+#[derive(Debug, thiserror::Error)]
+pub enum StreamError {
+    #[error("{0}")]
+    Input(String),
+    #[error("cannot reach the sink at {addr}: {err}")]
+    Connect { addr: String, err: std::io::Error },
+    #[error("{what}: {err}")]
+    Io {
+        what: &'static str,
+        err: std::io::Error,
+    },
+}

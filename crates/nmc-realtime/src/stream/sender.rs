@@ -1,0 +1,344 @@
+//! The double-buffered source (RFC 508 §IV) on a socket.
+//!
+//! The main thread is the converter: buffer `k` is full at its deadline; the write of `k` is
+//! handed to the writer thread, and the buffer written as `k − 1` must be free before the next
+//! fill starts. The writer thread is the path: it writes each buffer in turn and reports the
+//! moment the write completed (socket accepted it, or the sink's acknowledgement came back).
+//! A gap is `completion of k − 1 − deadline of k`, on the monotonic clock; the converter
+//! resumes when it sees the completion (it tests every 1 ms).
+
+use super::{StreamError, Transport, wire};
+use crate::gaps::GapTable;
+use serde::Serialize;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream, UdpSocket};
+use std::sync::mpsc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// One stream.
+#[derive(Clone, Debug, Serialize)]
+pub struct StreamConfig {
+    pub target: SocketAddr,
+    pub rate_bps: u64,
+    pub buffer_bits: u64,
+    #[serde(serialize_with = "secs")]
+    pub duration: Duration,
+    pub transport: Transport,
+    /// Write complete = the sink's acknowledgement (RFNM analogue), not the socket's accept.
+    pub ack: bool,
+    /// UDP with `ack`: a buffer whose acknowledgement has not come back after this counts as
+    /// complete (and lost).
+    #[serde(serialize_with = "secs")]
+    pub ack_timeout: Duration,
+    /// Connecting, and a TCP write or acknowledgement that takes longer than this, ends the
+    /// run as partial.
+    #[serde(serialize_with = "secs")]
+    pub io_timeout: Duration,
+}
+
+fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
+}
+
+impl StreamConfig {
+    /// Bytes a buffer takes on the wire (bits rounded up to whole bytes).
+    pub fn payload_bytes(&self) -> usize {
+        self.buffer_bits.div_ceil(8) as usize
+    }
+
+    pub fn validate(&self) -> Result<(), StreamError> {
+        let bad = |m: String| Err(StreamError::Input(m));
+        if self.rate_bps == 0 {
+            return bad("--rate must be above zero".into());
+        }
+        if self.buffer_bits == 0 {
+            return bad("--buffer must be above zero".into());
+        }
+        if self.duration.is_zero() {
+            return bad("--duration must be above zero".into());
+        }
+        let max = match self.transport {
+            Transport::Udp => wire::UDP_MAX - wire::HEADER,
+            Transport::Tcp => wire::TCP_MAX,
+        };
+        if self.payload_bytes() > max {
+            return bad(format!(
+                "--buffer {} bit is {} bytes: larger than {} allows ({max} bytes)",
+                self.buffer_bits,
+                self.payload_bytes(),
+                match self.transport {
+                    Transport::Udp => "one UDP datagram",
+                    Transport::Tcp => "nmc's TCP buffer limit",
+                }
+            ));
+        }
+        let fill = self.buffer_bits as f64 / self.rate_bps as f64;
+        if fill > self.duration.as_secs_f64() {
+            return bad(format!(
+                "one {}-bit buffer takes {fill:.3} s to fill at {} bit/s, longer than --duration",
+                self.buffer_bits, self.rate_bps
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// One buffer of the run.
+#[derive(Clone, Debug, Serialize)]
+pub struct BufferRecord {
+    pub seq: u64,
+    /// Seconds from the start when the buffer was full and its write initiated.
+    pub filled_s: f64,
+    /// Seconds from the start when its write completed (none if not by the end).
+    pub completed_s: Option<f64>,
+    /// Gap that followed this buffer's deadline (waiting for the previous buffer), ms.
+    pub gap_ms: Option<f64>,
+}
+
+/// What a run measured.
+#[derive(Clone, Debug, Serialize)]
+pub struct StreamRun {
+    pub config: StreamConfig,
+    /// Wall-clock start, Unix seconds, and its UTC time of day ("14:05"), as Table I prints.
+    pub started_unix_s: u64,
+    pub time_of_day: String,
+    pub buffers_sent: u64,
+    pub buffers_completed: u64,
+    pub gaps: GapTable,
+    /// UDP with --ack: acknowledgements that did not come back within the timeout.
+    pub acks_lost: u64,
+    /// Set when the run stopped early; says why.
+    pub partial: Option<String>,
+    #[serde(skip)]
+    pub records: Vec<BufferRecord>,
+}
+
+enum Done {
+    Ok(u64, Instant, bool),
+    Failed(String),
+}
+
+enum Conn {
+    Tcp(TcpStream),
+    Udp(UdpSocket),
+}
+
+fn connect(c: &StreamConfig) -> Result<Conn, StreamError> {
+    let err = |e| StreamError::Connect {
+        addr: c.target.to_string(),
+        err: e,
+    };
+    match c.transport {
+        Transport::Tcp => {
+            let s = TcpStream::connect_timeout(&c.target, c.io_timeout).map_err(err)?;
+            s.set_nodelay(true).map_err(err)?;
+            s.set_write_timeout(Some(c.io_timeout)).map_err(err)?;
+            s.set_read_timeout(Some(c.io_timeout)).map_err(err)?;
+            Ok(Conn::Tcp(s))
+        }
+        Transport::Udp => {
+            let local: SocketAddr = if c.target.is_ipv4() {
+                "0.0.0.0:0".parse().unwrap()
+            } else {
+                "[::]:0".parse().unwrap()
+            };
+            let s = UdpSocket::bind(local).map_err(err)?;
+            s.connect(c.target).map_err(err)?;
+            s.set_read_timeout(Some(c.ack_timeout)).map_err(err)?;
+            Ok(Conn::Udp(s))
+        }
+    }
+}
+
+fn writer(mut conn: Conn, c: StreamConfig, rx: mpsc::Receiver<u64>, tx: mpsc::Sender<Done>) {
+    let mut frame = vec![0x55u8; wire::HEADER + c.payload_bytes()];
+    let len = c.payload_bytes() as u32;
+    while let Ok(seq) = rx.recv() {
+        frame[..wire::HEADER].copy_from_slice(&wire::header(seq, len, c.ack));
+        let r: Result<bool, String> = match &mut conn {
+            Conn::Tcp(s) => (|| {
+                s.write_all(&frame)
+                    .map_err(|e| format!("writing buffer {seq}: {e}"))?;
+                if c.ack {
+                    let mut a = [0u8; wire::ACK];
+                    s.read_exact(&mut a).map_err(|e| {
+                        format!("waiting for the sink's acknowledgement of buffer {seq}: {e}")
+                    })?;
+                    if wire::parse_ack(&a) != Some(seq) {
+                        return Err(format!(
+                            "the sink acknowledged something else than buffer {seq}"
+                        ));
+                    }
+                }
+                Ok(false)
+            })(),
+            Conn::Udp(s) => (|| {
+                s.send(&frame)
+                    .map_err(|e| format!("sending buffer {seq}: {e}"))?;
+                if !c.ack {
+                    return Ok(false);
+                }
+                let deadline = Instant::now() + c.ack_timeout;
+                let mut a = [0u8; 64];
+                loop {
+                    match s.recv(&mut a) {
+                        Ok(n) if wire::parse_ack(&a[..n]) == Some(seq) => return Ok(false),
+                        Ok(_) => {}
+                        Err(e)
+                            if matches!(
+                                e.kind(),
+                                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                            ) => {}
+                        Err(e) => {
+                            return Err(format!(
+                                "waiting for the acknowledgement of buffer {seq}: {e}"
+                            ));
+                        }
+                    }
+                    if Instant::now() >= deadline {
+                        return Ok(true);
+                    }
+                }
+            })(),
+        };
+        let msg = match r {
+            Ok(lost) => Done::Ok(seq, Instant::now(), lost),
+            Err(m) => Done::Failed(m),
+        };
+        let failed = matches!(msg, Done::Failed(_));
+        if tx.send(msg).is_err() || failed {
+            return;
+        }
+    }
+}
+
+/// Runs one stream for its duration. Errors before the start (bad input, unreachable sink)
+/// are `Err`; a sink that closes or stalls beyond `io_timeout` mid-run gives a partial run.
+pub fn run(c: &StreamConfig) -> Result<StreamRun, StreamError> {
+    c.validate()?;
+    let conn = connect(c)?;
+    let (tx, rx) = mpsc::channel::<u64>();
+    let (done_tx, done_rx) = mpsc::channel::<Done>();
+    let cw = c.clone();
+    std::thread::spawn(move || writer(conn, cw, rx, done_tx));
+
+    let started = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    let secs = started.as_secs();
+    let time_of_day = format!("{}:{:02}", (secs % 86_400) / 3600, (secs % 3600) / 60);
+    let t0 = Instant::now();
+    let end = t0 + c.duration;
+    let fill = Duration::from_nanos(
+        ((c.buffer_bits as u128 * 1_000_000_000 + c.rate_bps as u128 / 2) / c.rate_bps as u128)
+            as u64,
+    );
+    let mut completed: Vec<Option<Instant>> = Vec::new();
+    let mut records: Vec<BufferRecord> = Vec::new();
+    let mut gaps = GapTable::default();
+    let mut partial = None;
+    let mut acks_lost = 0;
+    let since = |t: Instant| t.duration_since(t0).as_secs_f64();
+    let mut drain =
+        |completed: &mut Vec<Option<Instant>>, block: Option<Duration>| -> Option<String> {
+            let mut first = true;
+            loop {
+                let m = match (first, block) {
+                    (true, Some(d)) => done_rx.recv_timeout(d).ok(),
+                    _ => done_rx.try_recv().ok(),
+                };
+                first = false;
+                match m {
+                    Some(Done::Ok(seq, at, lost)) => {
+                        acks_lost += lost as u64;
+                        if let Some(slot) = completed.get_mut(seq as usize) {
+                            *slot = Some(at);
+                        }
+                    }
+                    Some(Done::Failed(why)) => return Some(why),
+                    None => return None,
+                }
+            }
+        };
+    let mut fill_start = t0;
+    let mut seq = 0u64;
+    'run: loop {
+        let deadline = fill_start + fill;
+        if deadline > end {
+            break;
+        }
+        let now = Instant::now();
+        if deadline > now {
+            std::thread::sleep(deadline - now);
+        }
+        completed.push(None);
+        records.push(BufferRecord {
+            seq,
+            filled_s: since(deadline),
+            completed_s: None,
+            gap_ms: None,
+        });
+        if tx.send(seq).is_err() {
+            // The writer has gone: its last message says why.
+            partial = Some(
+                drain(&mut completed, Some(Duration::from_millis(100)))
+                    .unwrap_or_else(|| "the writer stopped".to_string()),
+            );
+            break;
+        }
+        if let Some(why) = drain(&mut completed, None) {
+            partial = Some(why);
+            break;
+        }
+        fill_start = deadline;
+        if seq >= 1 {
+            let prev = seq as usize - 1;
+            match completed[prev] {
+                Some(at) if at <= deadline => {}
+                _ => loop {
+                    if let Some(at) = completed[prev] {
+                        let gap = at.saturating_duration_since(deadline);
+                        if !gap.is_zero() {
+                            gaps.push(gap.as_nanos() as u64);
+                            records[seq as usize].gap_ms = Some(gap.as_secs_f64() * 1e3);
+                        }
+                        fill_start = Instant::now().max(deadline);
+                        break;
+                    }
+                    if Instant::now() >= end {
+                        let gap = end.saturating_duration_since(deadline);
+                        gaps.push(gap.as_nanos() as u64);
+                        records[seq as usize].gap_ms = Some(gap.as_secs_f64() * 1e3);
+                        break 'run;
+                    }
+                    if let Some(why) = drain(&mut completed, Some(Duration::from_millis(1))) {
+                        partial = Some(why);
+                        break 'run;
+                    }
+                },
+            }
+        }
+        seq += 1;
+    }
+    drop(tx);
+    // Completions that came in by the end.
+    if partial.is_none()
+        && let Some(why) = drain(&mut completed, None)
+    {
+        partial = Some(why);
+    }
+    for (r, c) in records.iter_mut().zip(&completed) {
+        r.completed_s = c.map(since);
+    }
+    Ok(StreamRun {
+        config: c.clone(),
+        started_unix_s: secs,
+        time_of_day,
+        buffers_sent: records.len() as u64,
+        buffers_completed: completed.iter().filter(|c| c.is_some()).count() as u64,
+        gaps,
+        acks_lost,
+        partial,
+        records,
+    })
+}

@@ -1,0 +1,154 @@
+//! `nmc stream` against its sink on loopback: gap-free streams, a sink that stalls for a set
+//! time, a sink that closes mid-run, and an unreachable sink. Each run lasts a few seconds;
+//! nothing here checks speed.
+
+use nmc_realtime::stream::sender::{StreamConfig, StreamRun, run};
+use nmc_realtime::stream::sink::{Sink, Stall};
+use nmc_realtime::stream::{StreamError, Transport};
+use std::net::{SocketAddr, TcpListener};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+struct Running {
+    addr: SocketAddr,
+    stop: Arc<AtomicBool>,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+fn sink(stall: Option<Stall>) -> Running {
+    let s = Sink::bind("127.0.0.1:0".parse().unwrap(), stall).unwrap();
+    let addr = s.local_addr().unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let s2 = stop.clone();
+    std::thread::spawn(move || s.run(&s2).unwrap());
+    Running { addr, stop }
+}
+
+fn config(addr: SocketAddr, transport: Transport, ack: bool, secs: u64) -> StreamConfig {
+    StreamConfig {
+        target: addr,
+        rate_bps: 30_000,
+        buffer_bits: 2016,
+        duration: Duration::from_secs(secs),
+        transport,
+        ack,
+        ack_timeout: Duration::from_secs(1),
+        io_timeout: Duration::from_secs(5),
+    }
+}
+
+fn check_gap_free(r: &StreamRun) {
+    assert!(r.partial.is_none(), "partial: {:?}", r.partial);
+    // 2 s at 30000 bit/s in 2016-bit buffers: 29.76 buffer times; the 29th deadline is in.
+    assert_eq!(r.buffers_sent, 29, "{r:?}");
+    assert_eq!(r.gaps.count(), 0, "gaps on loopback: {:?}", r.gaps);
+}
+
+#[test]
+fn loopback_tcp_and_udp_at_30_kbit_s_have_no_gaps() {
+    let s = sink(None);
+    for (t, ack) in [
+        (Transport::Tcp, false),
+        (Transport::Tcp, true),
+        (Transport::Udp, false),
+        (Transport::Udp, true),
+    ] {
+        let r = run(&config(s.addr, t, ack, 2)).unwrap();
+        check_gap_free(&r);
+        assert_eq!(r.acks_lost, 0);
+    }
+}
+
+/// The sink reads 10 buffers, then stops reading for 500 ms. With acknowledgements, buffer 10
+/// is not acknowledged until the sink reads again; buffer 11 is full at its deadline and the
+/// next buffer (holding 10) is still busy, so the gap is
+/// `stall end − deadline of 11 = completion of 9 + 500 ms − deadline of 11`.
+/// Tolerance, fixed before running: 10 ms, for scheduling on a loaded 2-core CI machine (the
+/// sink's sleep and both threads' wake-ups); on an idle machine it is well under 1 ms.
+#[test]
+fn a_sink_that_stops_reading_for_500_ms_makes_the_gap_it_should() {
+    let stall = Duration::from_millis(500);
+    let s = sink(Some(Stall {
+        after: 10,
+        length: stall,
+    }));
+    let r = run(&config(s.addr, Transport::Tcp, true, 2)).unwrap();
+    assert!(r.partial.is_none());
+    assert_eq!(r.gaps.count(), 1, "{:?}", r.gaps);
+    let c9 = r.records[9].completed_s.unwrap();
+    let d11 = r.records[11].filled_s;
+    let expected_ms = (c9 + stall.as_secs_f64() - d11) * 1e3;
+    let measured = r.records[11].gap_ms.expect("the gap is before buffer 11");
+    assert!(
+        (measured - expected_ms).abs() <= 10.0,
+        "gap {measured:.3} ms, expected {expected_ms:.3} ms"
+    );
+}
+
+/// Without acknowledgements over TCP the socket buffers hide a short stall: no gap. That is
+/// what the --ack option is for.
+#[test]
+fn without_acks_the_socket_buffer_absorbs_a_short_stall() {
+    let s = sink(Some(Stall {
+        after: 10,
+        length: Duration::from_millis(500),
+    }));
+    let r = run(&config(s.addr, Transport::Tcp, false, 2)).unwrap();
+    check_gap_free(&r);
+}
+
+#[test]
+fn an_unreachable_sink_is_an_error_before_the_start() {
+    // A port nobody listens on: bind, take the port, close.
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    match run(&config(addr, Transport::Tcp, false, 1)) {
+        Err(StreamError::Connect { .. }) => {}
+        other => panic!("expected a connect error, got {other:?}"),
+    }
+}
+
+/// A sink that accepts, reads two buffers and closes: the run stops early and says why.
+#[test]
+fn a_sink_that_closes_mid_run_gives_a_partial_run() {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap();
+    std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        let (mut s, _) = l.accept().unwrap();
+        let mut buf = [0u8; 17 + 252];
+        for seq in 0..2u64 {
+            s.read_exact(&mut buf).unwrap();
+            s.write_all(&nmc_realtime::stream::wire::ack(seq)).unwrap();
+        }
+        // Dropped: closed.
+    });
+    let r = run(&config(addr, Transport::Tcp, true, 3)).unwrap();
+    let why = r.partial.expect("partial");
+    assert!(why.contains("buffer 2"), "{why}");
+    assert!(r.buffers_sent < 10);
+}
+
+#[test]
+fn bad_input_is_refused_before_connecting() {
+    let addr: SocketAddr = "127.0.0.1:9".parse().unwrap();
+    let mut c = config(addr, Transport::Udp, false, 1);
+    c.rate_bps = 0;
+    assert!(matches!(run(&c), Err(StreamError::Input(m)) if m.contains("--rate")));
+    let mut c = config(addr, Transport::Udp, false, 1);
+    c.buffer_bits = 0;
+    assert!(matches!(run(&c), Err(StreamError::Input(m)) if m.contains("--buffer")));
+    let mut c = config(addr, Transport::Udp, false, 1);
+    c.buffer_bits = 600_000;
+    assert!(matches!(run(&c), Err(StreamError::Input(m)) if m.contains("UDP datagram")));
+}

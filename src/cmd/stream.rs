@@ -1,0 +1,304 @@
+//! `nmc stream` and `nmc sink`: RFC 508's double-buffered real-time source on a real path,
+//! and the discard sink it sends to. The work is in `nmc-realtime::stream`.
+
+use crate::Outcome;
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use nmc_realtime::gaps::{LayoutCell, table_layout};
+use nmc_realtime::stream::sender::{StreamConfig, StreamRun, run as run_stream};
+use nmc_realtime::stream::sink::{Sink, Stall};
+use nmc_realtime::stream::{DEFAULT_PORT, Transport};
+use nmc_realtime::table1;
+use nmc_sim::{BitRate, Bits, SimDuration};
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Args)]
+#[command(after_help = "Examples:\n  \
+    nmc sink &                                          # discard sink on TCP and UDP port 5080\n  \
+    nmc stream 127.0.0.1 --rate 30kbit/s --buffer 2016bit --duration 30s\n  \
+    nmc stream example.net:5080 --udp --ack --out out/stream\n  \
+    nmc stream 127.0.0.1 --sweep --rates 6000,18000,30000 --buffers 1008,4032 --duration 10s\n\n\
+Two buffers; one fills at --rate while the other is written; if the other is not free when the \
+first is full, a gap starts (RFC 508 §IV). \"Written\" means the socket took the buffer, or with \
+--ack that the sink acknowledged reading it (the RFNM's analogue). Prints the gap table in RFC \
+508's KEY form (time of day, buffers sent, max/avg/min gap, gaps); --out writes buffers.csv and \
+summary.json. Exit 0 when the run completed, 2 on bad input, an unreachable sink or a partial run.")]
+pub struct StreamArgs {
+    /// HOST, HOST:PORT or [IPv6]:PORT of an `nmc sink` (default port 5080).
+    pub target: String,
+    /// Process bit rate, e.g. 30kbit/s.
+    #[arg(long, default_value = "30kbit/s", value_parser = parse_rate)]
+    pub rate: BitRate,
+    /// Size of each of the two buffers, e.g. 2016bit or 252B.
+    #[arg(long, default_value = "2016bit", value_parser = parse_bits)]
+    pub buffer: Bits,
+    /// Length of the test (RFC 508: 30 s).
+    #[arg(long, default_value = "30s", value_parser = parse_duration)]
+    pub duration: SimDuration,
+    /// UDP, one datagram per buffer (default TCP, reliable as the NCP's connections were).
+    #[arg(long)]
+    pub udp: bool,
+    /// A write is complete when the sink acknowledges the buffer, not when the socket takes it.
+    #[arg(long)]
+    pub ack: bool,
+    /// With --udp --ack: an acknowledgement missing this long counts the buffer as lost and done.
+    #[arg(long, default_value = "1s", value_parser = parse_duration)]
+    pub ack_timeout: SimDuration,
+    /// Give up connecting, or on a sink that takes nothing, after this long (a partial run).
+    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    pub io_timeout: SimDuration,
+    /// Run RFC 508's procedure over --rates × --buffers and print Table I's layout.
+    #[arg(long)]
+    pub sweep: bool,
+    /// Sweep rates, bit/s, comma-separated (default: Table I's 22).
+    #[arg(long, value_delimiter = ',')]
+    pub rates: Vec<u64>,
+    /// Sweep buffer sizes, bits, comma-separated (default: Table I's 8).
+    #[arg(long, value_delimiter = ',')]
+    pub buffers: Vec<u64>,
+    /// Write buffers.csv (one row per buffer) and summary.json here.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct SinkArgs {
+    /// Address and port (TCP and UDP) to listen on.
+    #[arg(long, default_value_t = SocketAddr::from(([0, 0, 0, 0], DEFAULT_PORT)))]
+    pub listen: SocketAddr,
+    /// For tests: stop reading once, after this many buffers ...
+    #[arg(long, requires = "stall_for")]
+    pub stall_after: Option<u64>,
+    /// ... for this long.
+    #[arg(long, value_parser = parse_duration, requires = "stall_after")]
+    pub stall_for: Option<SimDuration>,
+    /// Stop by itself after this long.
+    #[arg(long, value_parser = parse_duration)]
+    pub duration: Option<SimDuration>,
+}
+
+fn parse_rate(s: &str) -> Result<BitRate, String> {
+    s.parse::<BitRate>().map_err(|e| e.to_string())
+}
+fn parse_bits(s: &str) -> Result<Bits, String> {
+    s.parse::<Bits>().map_err(|e| e.to_string())
+}
+fn parse_duration(s: &str) -> Result<SimDuration, String> {
+    s.parse::<SimDuration>().map_err(|e| e.to_string())
+}
+fn std_dur(d: SimDuration) -> Duration {
+    Duration::from_nanos(d.as_nanos())
+}
+
+pub fn sink(a: SinkArgs) -> Result<Outcome> {
+    let stall = match (a.stall_after, a.stall_for) {
+        (Some(after), Some(len)) => Some(Stall {
+            after,
+            length: std_dur(len),
+        }),
+        _ => None,
+    };
+    let sink = Sink::bind(a.listen, stall).with_context(|| format!("binding {}", a.listen))?;
+    let addr = sink.local_addr()?;
+    eprintln!("nmc sink: discarding on {addr} (TCP and UDP)");
+    let counts = sink.counts.clone();
+    let stop = nmc_probe::signal::stop_on_signals();
+    if let Some(d) = a.duration {
+        let d = std_dur(d);
+        std::thread::spawn(move || {
+            std::thread::sleep(d);
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+    }
+    sink.run(stop)?;
+    use std::sync::atomic::Ordering::Relaxed;
+    eprintln!(
+        "nmc sink: {} buffers, {} bytes, {} bad frames",
+        counts.buffers.load(Relaxed),
+        counts.bytes.load(Relaxed),
+        counts.bad.load(Relaxed)
+    );
+    Ok(Outcome::Ok)
+}
+
+fn resolve(target: &str) -> Result<SocketAddr> {
+    let (host, port) = crate::cmd::echo::split_target(target)?;
+    let port = port.unwrap_or(DEFAULT_PORT);
+    (host.as_str(), port)
+        .to_socket_addrs()
+        .with_context(|| format!("target `{target}`: cannot resolve `{host}`"))?
+        .next()
+        .with_context(|| format!("target `{target}`: `{host}` has no address"))
+}
+
+fn config(a: &StreamArgs, target: SocketAddr, rate: u64, bits: u64) -> StreamConfig {
+    StreamConfig {
+        target,
+        rate_bps: rate,
+        buffer_bits: bits,
+        duration: std_dur(a.duration),
+        transport: if a.udp {
+            Transport::Udp
+        } else {
+            Transport::Tcp
+        },
+        ack: a.ack,
+        ack_timeout: std_dur(a.ack_timeout),
+        io_timeout: std_dur(a.io_timeout),
+    }
+}
+
+/// RFC 508's KEY for one test.
+fn key_box(r: &StreamRun) -> String {
+    let mut lines = vec![
+        (r.time_of_day.clone(), "time of day"),
+        (r.buffers_sent.to_string(), "# buffers sent"),
+    ];
+    let key = r.gaps.key_lines();
+    let labels: &[&str] = if key.len() == 2 {
+        &["gap time", "# gaps"]
+    } else {
+        &["max. gap time", "avg. gap time", "min. gap time", "# gaps"]
+    };
+    let mut out = String::from("+----------+\n");
+    for (v, l) in lines.drain(..) {
+        out.push_str(&format!("|{v:^10}| {l}\n"));
+    }
+    if !key.is_empty() {
+        out.push_str("|----------|\n");
+        for (v, l) in key.iter().zip(labels) {
+            out.push_str(&format!("|{v:^10}| {l}\n"));
+        }
+    }
+    out.push_str("+----------+");
+    out
+}
+
+fn write_outputs(dir: &PathBuf, runs: &[StreamRun]) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let path = dir.join("buffers.csv");
+    let mut w =
+        csv::Writer::from_path(&path).with_context(|| format!("writing {}", path.display()))?;
+    #[derive(serde::Serialize)]
+    struct Row {
+        rate_bps: u64,
+        buffer_bits: u64,
+        seq: u64,
+        filled_s: f64,
+        completed_s: Option<f64>,
+        gap_ms: Option<f64>,
+    }
+    for run in runs {
+        for r in &run.records {
+            w.serialize(Row {
+                rate_bps: run.config.rate_bps,
+                buffer_bits: run.config.buffer_bits,
+                seq: r.seq,
+                filled_s: r.filled_s,
+                completed_s: r.completed_s,
+                gap_ms: r.gap_ms,
+            })?;
+        }
+    }
+    w.flush()?;
+    let json = serde_json::json!({
+        "tool": "nmc stream",
+        "source": "RFC 508 §IV (Pfeifer & McAfee 1973): double buffering, gaps timed on a monotonic clock",
+        "runs": runs.iter().map(|r| serde_json::json!({
+            "config": r.config,
+            "started_unix_s": r.started_unix_s,
+            "time_of_day_utc": r.time_of_day,
+            "buffers_sent": r.buffers_sent,
+            "buffers_completed": r.buffers_completed,
+            "gaps": r.gaps.count(),
+            "max_gap_ms": r.gaps.max_ms(),
+            "avg_gap_ms": r.gaps.avg_ms(),
+            "min_gap_ms": r.gaps.min_ms(),
+            "gaps_ms": r.gaps.gaps_ns.iter().map(|&g| g as f64 / 1e6).collect::<Vec<_>>(),
+            "acks_lost": r.acks_lost,
+            "partial": r.partial,
+        })).collect::<Vec<_>>(),
+    });
+    let path = dir.join("summary.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&json)? + "\n")
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+pub fn stream(a: StreamArgs) -> Result<Outcome> {
+    let target = resolve(&a.target)?;
+    if !a.sweep && (!a.rates.is_empty() || !a.buffers.is_empty()) {
+        bail!("--rates and --buffers go with --sweep; a single test takes --rate and --buffer");
+    }
+    let (rates, buffers) = if a.sweep {
+        (
+            if a.rates.is_empty() {
+                table1::RATES.to_vec()
+            } else {
+                a.rates.clone()
+            },
+            if a.buffers.is_empty() {
+                table1::BUFFERS.to_vec()
+            } else {
+                a.buffers.clone()
+            },
+        )
+    } else {
+        (vec![a.rate.bps()], vec![a.buffer.get()])
+    };
+    // Check every test before running any.
+    for &r in &rates {
+        for &b in &buffers {
+            config(&a, target, r, b).validate()?;
+        }
+    }
+    let mut runs = Vec::new();
+    let mut partial = None;
+    'all: for &r in &rates {
+        for &b in &buffers {
+            let run = run_stream(&config(&a, target, r, b))?;
+            if !a.sweep {
+                println!("{}", key_box(&run));
+            } else {
+                eprintln!(
+                    "  {r} bit/s, {b} bit: {} buffers, {} gaps{}",
+                    run.buffers_sent,
+                    run.gaps.count(),
+                    run.partial
+                        .as_deref()
+                        .map(|p| format!(" (partial: {p})"))
+                        .unwrap_or_default()
+                );
+            }
+            if let Some(p) = &run.partial {
+                partial = Some(format!("{r} bit/s, {b} bit: {p}"));
+                runs.push(run);
+                break 'all;
+            }
+            runs.push(run);
+        }
+    }
+    if a.sweep {
+        let find = |ri: usize, bi: usize| runs.get(ri * buffers.len() + bi);
+        println!(
+            "{}",
+            table_layout(&rates, &buffers, &|ri, bi| match find(ri, bi) {
+                Some(r) => LayoutCell {
+                    time: r.time_of_day.clone(),
+                    sent: r.buffers_sent.to_string(),
+                    key: r.gaps.key_lines(),
+                },
+                None => LayoutCell::default(),
+            })
+        );
+    }
+    if let Some(dir) = &a.out {
+        write_outputs(dir, &runs)?;
+    }
+    if let Some(p) = partial {
+        bail!("partial run, stopped early: {p}");
+    }
+    Ok(Outcome::Ok)
+}

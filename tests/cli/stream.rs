@@ -1,0 +1,170 @@
+//! `nmc reproduce rfc508-realtime`, `nmc stream` and `nmc sink` as a user runs them: the rows,
+//! Table I side by side and the same bytes for the same seed; a stream to a sink on loopback,
+//! a sweep in Table I's layout; one-line errors with exit 2. Loopback only, a few seconds.
+
+use super::{command, nmc, stderr, text, tmp};
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Stdio};
+
+#[test]
+fn rfc508_realtime_rows_table_i_side_by_side_and_same_bytes() {
+    let mut tables = Vec::new();
+    for run in ["a", "b"] {
+        let dir = tmp(&format!("rfc508-{run}"));
+        let o = nmc(&[
+            "reproduce",
+            "rfc508-realtime",
+            "--quick",
+            "--seed",
+            "508",
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        // 0 or 1 (a row may miss); never 2.
+        assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
+        let out = text(&o.stdout);
+        for id in [
+            "R508-1",
+            "R508-2",
+            "R508-3 5 min",
+            "R508-3 8 min",
+            "R508-3 18 min",
+        ] {
+            assert!(out.contains(id), "no {id} row in\n{out}");
+        }
+        let d = dir.join("rfc508-realtime");
+        let t = std::fs::read_to_string(d.join("table1.txt")).unwrap();
+        assert!(t.contains("as published") && t.contains("seed 508"), "{t}");
+        // The published 8 s gap in the KEY, and both layouts.
+        assert!(t.contains("8 sec"));
+        assert_eq!(t.matches("| RATE  |").count(), 2);
+        for f in [
+            "table1.csv",
+            "gaps.csv",
+            "gap_free_rate.csv",
+            "fit.csv",
+            "table1.svg",
+            "gap_free_rate.svg",
+        ] {
+            assert!(d.join(f).exists(), "no {f}");
+        }
+        tables.push((
+            std::fs::read(d.join("table1.csv")).unwrap(),
+            std::fs::read(d.join("gaps.csv")).unwrap(),
+            t,
+        ));
+    }
+    assert_eq!(tables[0], tables[1], "same seed, same bytes");
+}
+
+/// Starts `nmc sink` on a free loopback port; returns it and the address it printed.
+fn sink() -> (Child, String) {
+    let mut child = command()
+        .args(["sink", "--listen", "127.0.0.1:0", "--duration", "60s"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("nmc sink starts");
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut first = String::new();
+    err.read_line(&mut first).unwrap();
+    let addr = first
+        .split_whitespace()
+        .find(|w| w.starts_with("127.0.0.1:"))
+        .unwrap_or_else(|| panic!("no address in `{first}`"))
+        .to_string();
+    (child, addr)
+}
+
+#[test]
+fn stream_to_a_sink_on_loopback_prints_the_key_and_writes_files() {
+    let (mut s, addr) = sink();
+    let dir = tmp("stream-loopback");
+    let o = nmc(&[
+        "stream",
+        &addr,
+        "--rate",
+        "30kbit/s",
+        "--buffer",
+        "2016bit",
+        "--duration",
+        "2s",
+        "--ack",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("# buffers sent") && out.contains("29"),
+        "{out}"
+    );
+    let csv = std::fs::read_to_string(dir.join("buffers.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 29);
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["runs"][0]["buffers_sent"], 29);
+    assert_eq!(summary["runs"][0]["config"]["transport"], "tcp");
+
+    let o = nmc(&[
+        "stream",
+        &addr,
+        "--udp",
+        "--sweep",
+        "--rates",
+        "6000,30000",
+        "--buffers",
+        "1008,2016",
+        "--duration",
+        "1s",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("| RATE  |") && out.contains("1008 b") && out.contains("|30000"),
+        "{out}"
+    );
+    let _ = s.kill();
+    let _ = s.wait();
+}
+
+#[test]
+fn bad_stream_input_is_one_line_and_exit_2() {
+    // A port nobody listens on.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let target = format!("127.0.0.1:{port}");
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["stream", &target, "--duration", "1s"],
+            "cannot reach the sink",
+        ),
+        (vec!["stream", &target, "--rate", "0bit/s"], "above zero"),
+        (
+            vec!["stream", &target, "--buffer", "0bit"],
+            "--buffer must be above zero",
+        ),
+        (
+            vec!["stream", &target, "--udp", "--buffer", "600000bit"],
+            "UDP datagram",
+        ),
+        (
+            vec!["stream", &target, "--rates", "6000"],
+            "go with --sweep",
+        ),
+        (vec!["stream", &target, "--rate", "30kbits/s"], "unit"),
+        (vec!["stream", "127.0.0.1:notaport"], "not a port"),
+    ];
+    for (args, want) in cases {
+        let o = nmc(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(e.contains(want), "{args:?}: `{e}` lacks `{want}`");
+        assert!(!e.contains("panicked"), "{e}");
+        if !e.contains("For more information") {
+            assert_eq!(e.trim_end().lines().count(), 1, "{args:?}: `{e}`");
+        }
+    }
+}
