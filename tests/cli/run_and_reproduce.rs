@@ -207,7 +207,14 @@ fn ko_v2_throughput_rows_and_plots() {
     ]);
     assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
     let table = String::from_utf8_lossy(&o.stdout);
-    for id in ["KO-1 1 hop", "KO-2", "KO-3 9", "KO-4 5", "KO-5 9", "RFC619-T1 5"] {
+    for id in [
+        "KO-1 1 hop",
+        "KO-2",
+        "KO-3 9",
+        "KO-4 5",
+        "KO-5 9",
+        "RFC619-T1 5",
+    ] {
         assert!(table.contains(id), "{id} missing:\n{table}");
     }
     for f in [
