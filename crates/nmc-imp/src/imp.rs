@@ -192,11 +192,7 @@ impl Imp {
             && self.reassembly.is_empty()
             && self.replies.is_empty()
             && self.allocations.values().all(|a| a.is_empty())
-            && !self
-                .cpu
-                .queue
-                .iter()
-                .any(|t| matches!(t.work, crate::model::Work::Packet { .. }))
+            && !self.cpu.holds_packet()
             && self.ports.iter().all(|p| p.queue.is_empty() && !p.busy)
             && self.requests.is_empty()
             && self.set_aside.is_empty()

@@ -16,7 +16,7 @@
 //! | [`packet`] | data packets and subnet control messages (RFNM, REQALL, ALL, GVB) |
 //! | [`link`] | one direction of a line: logical channels, acknowledgements, retransmission, line errors |
 //! | [`imp`] | one IMP's buffers, processor, and source/destination tables |
-//! | [`model`] | the event model: the life of a message, points a–i of K&O Fig. 1 |
+//! | [`model`] | the event model: the life of a message, points a–i of K&O Fig. 1; the IMP's processor as a sans-I/O core ([`model::Processor`], `model/processor.rs`); other hosts' traffic (`model/background.rs`) |
 //! | [`run`] | build from a scenario, run, collect records and metrics |
 //! | [`analysis`] | throughput, best 150, round-trip histogram and autocorrelation |
 //! | [`e2e`] | single-packet messages' end-to-end events in RFC 632's two-column layout (Tables 1–2) |
@@ -32,6 +32,12 @@
 //!   still sent every 640 ms so that they take their share of each line.
 //! * Control messages (RFNM, ALL, REQALL, GVB) do not compete for packet buffers (a choice,
 //!   the sources are silent); they do take line time and need acknowledgement.
+//! * The live network (issue 10): other hosts' messages from an origin/destination matrix
+//!   (`kind = "background"`), every frame and host packet through the IMP's one task queue
+//!   with 316 or 516 costs and the clock jobs above it, routing messages as often as the
+//!   line's load allows (`routing_frequency`), all from BBN's IMP program 3050 (Sept 1973) and
+//!   RFCs 612 and 619; see `params.rs` for each figure's source. The IMP's own fake hosts and
+//!   the background-level work (RFNM and ALL generation ran there) take no processor time.
 
 pub mod analysis;
 pub mod e2e;

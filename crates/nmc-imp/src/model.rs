@@ -592,8 +592,8 @@ impl Subnet {
         // The task level takes the packet in (`model/processor.rs`).
         let (src, pbits) = (m.src, m.bits);
         let of = m.packets;
-        let cost = self.host_packet_cost(src, self.packet_bits(pbits, index, of));
-        self.process(now, src, Work::Cpu(cost), q);
+        let bits = self.packet_bits(pbits, index, of);
+        self.host_packet(now, src, bits, q);
         let m = self.msgs.get_mut(&mid).expect("current message exists");
         if index == 0 {
             m.rec.first_in_ns = Some(now.as_nanos());
@@ -1510,7 +1510,7 @@ impl Subnet {
                     i.numbers_used,
                     i.replies.len(),
                     i.allocations,
-                    i.cpu.queue.len(),
+                    i.cpu.len(),
                     i.ports.iter().map(|p| p.queue.len()).sum::<usize>()
                 ));
             }
