@@ -10,7 +10,9 @@ use std::path::PathBuf;
 
 #[derive(Args)]
 #[command(
-    after_help = "Examples:\n  nmc reproduce --all\n  nmc reproduce golden-chain --quick --out out/quick\n  nmc reproduce --list"
+    after_help = "A run that completes exits 0 whatever the rows show: a row outside its tolerance is a \
+finding, listed in the closing summary and the report. With --strict, any such row makes the exit \
+code 1 (for CI).\n\nExamples:\n  nmc reproduce --all\n  nmc reproduce golden-chain --quick --out out/quick\n  nmc reproduce --all --strict\n  nmc reproduce --list"
 )]
 pub struct ReproduceArgs {
     /// Experiments to run (see --list).
@@ -30,6 +32,9 @@ pub struct ReproduceArgs {
     /// List the experiments and exit.
     #[arg(long)]
     pub list: bool,
+    /// Exit 1 if any row is outside its tolerance (by default a completed run exits 0).
+    #[arg(long)]
+    pub strict: bool,
 }
 
 pub fn run(a: ReproduceArgs) -> Result<Outcome> {
@@ -85,13 +90,31 @@ pub fn run(a: ReproduceArgs) -> Result<Outcome> {
     report.write(&html_path)?;
     let missed = checks.iter().filter(|c| !c.within).count();
     println!(
-        "\n{} of {} rows within tolerance (seed {}). Report: {}",
+        "\n{} of {} rows within tolerance (seed {}).",
         checks.len() - missed,
         checks.len(),
         a.seed,
-        html_path.display()
     );
-    Ok(if missed == 0 {
+    if missed > 0 {
+        // Rows outside their tolerance, by experiment, in the report's order.
+        let mut by: Vec<(&str, Vec<&str>)> = Vec::new();
+        for c in checks.iter().filter(|c| !c.within) {
+            match by.iter_mut().find(|(e, _)| *e == c.experiment) {
+                Some((_, ids)) => ids.push(&c.id),
+                None => by.push((&c.experiment, vec![&c.id])),
+            }
+        }
+        println!("Outside tolerance (findings, explained in the report):");
+        for (e, ids) in &by {
+            println!("  {e}: {}", ids.join(", "));
+        }
+    }
+    println!(
+        "Report: {}  Table: {}",
+        html_path.display(),
+        json_path.display()
+    );
+    Ok(if missed == 0 || !a.strict {
         Outcome::Ok
     } else {
         Outcome::OutsideTolerance
