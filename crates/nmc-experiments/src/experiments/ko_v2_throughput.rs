@@ -33,6 +33,7 @@ use nmc_imp::{ImpScenario, KO_MAP_DESTINATIONS, Outcome};
 use nmc_report::{Chart, Series, SeriesStyle, Target, Value};
 use nmc_scenario::Override;
 use nmc_sim::Trace;
+use rayon::prelude::*;
 use serde::Serialize;
 
 pub const CHAIN: &str = include_str!("../../../../scenarios/ko-v2-chain.toml");
@@ -217,7 +218,7 @@ fn time_slices(o: &Outcome, first: usize, n: usize) -> Chart {
 impl KoV2Throughput {
     fn run_one(
         &self,
-        ctx: &Context,
+        quick: bool,
         topo: &'static str,
         hops: u32,
         seed: u64,
@@ -232,7 +233,7 @@ impl KoV2Throughput {
             sets.push(format!("network.topology.hops={hops}"));
         }
         sets.extend(extra.iter().cloned());
-        let s = scenario(text, &sets, ctx.quick)?;
+        let s = scenario(text, &sets, quick)?;
         let o = nmc_imp::run(&s, seed, Trace::off(), &mut |_| {})?;
         anyhow::ensure!(
             o.hops == Some(hops),
@@ -292,9 +293,26 @@ impl Experiment for KoV2Throughput {
         let mut first: Vec<(u32, Outcome)> = Vec::new();
         let mut lags: Vec<(u32, u64, f64, f64)> = Vec::new(); // hops, seed, lags, band
         let mut ac_rows = Vec::new();
-        for hops in 1..=9u32 {
-            for &seed in &seeds {
-                let (row, o) = self.run_one(ctx, "map", hops, seed, &[])?;
+        // Independent runs go to every core (each stays single-threaded and seeded, and the
+        // results are taken in order, so the output does not depend on the number of cores).
+        let quick = ctx.quick;
+        let jobs: Vec<(u32, u64)> = (1..=9u32)
+            .flat_map(|h| seeds.iter().map(move |&s| (h, s)))
+            .collect();
+        let mut results = Vec::new();
+        for chunk in jobs.chunks(6) {
+            let batch: Vec<Result<(CurveRow, Outcome)>> = chunk
+                .par_iter()
+                .map(|&(h, seed)| self.run_one(quick, "map", h, seed, &[]))
+                .collect();
+            for (r, &(h, seed)) in batch.into_iter().zip(chunk) {
+                results.push((h, seed, r?));
+            }
+            done += chunk.len() as f64;
+            ctx.progress(done / total);
+        }
+        for (hops, seed, (row, o)) in results {
+            {
                 let rtt = round_trips_ms(&o.messages);
                 let ac = autocorrelation(&rtt, 10);
                 let band = autocorrelation_band(rtt.len());
@@ -310,16 +328,18 @@ impl Experiment for KoV2Throughput {
                 if seed == seeds[0] {
                     first.push((hops, o));
                 }
-                done += 1.0;
-                ctx.progress(done / total);
             }
         }
-        for hops in 1..=9u32 {
-            let (row, _) = self.run_one(ctx, "chain", hops, ctx.seed, &[])?;
-            curve.push(row);
-            done += 1.0;
-            ctx.progress(done / total);
+        let seed0 = ctx.seed;
+        let chain: Vec<Result<(CurveRow, Outcome)>> = (1..=9u32)
+            .into_par_iter()
+            .map(|h| self.run_one(quick, "chain", h, seed0, &[]))
+            .collect();
+        for r in chain {
+            curve.push(r?.0);
         }
+        done += 9.0;
+        ctx.progress(done / total);
         let map_rows = |h: u32| {
             curve
                 .iter()
@@ -471,7 +491,7 @@ impl Experiment for KoV2Throughput {
 
         // The network's own traffic against RFC 619 Table 1: the load model checked on data it
         // was not built from (the pump sends nothing here).
-        let (_, bg) = self.run_one(ctx, "map", 9, ctx.seed, &["traffic.0.count=0".into()])?;
+        let (_, bg) = self.run_one(quick, "map", 9, ctx.seed, &["traffic.0.count=0".into()])?;
         done += 1.0;
         ctx.progress(done / total);
         let mut rfc619 = Vec::new();
@@ -551,13 +571,22 @@ impl Experiment for KoV2Throughput {
             66,
         ));
         let base_rate = 30.8;
-        for (case, f, mut sets, numbers, plt, reasm) in cases {
-            if f == 0.0 {
-                sets.push("traffic=[{ kind = \"pump\", from = \"UCLA\", to = \"FAKE\" }]".into());
-            } else {
-                sets.push(format!("traffic.1.messages_per_second={}", base_rate * f));
-            }
-            let (row, _) = self.run_one(ctx, "map", 9, ctx.seed, &sets)?;
+        let runs: Vec<Result<(CurveRow, Outcome)>> = cases
+            .par_iter()
+            .map(|(_, f, sets, ..)| {
+                let mut sets = sets.clone();
+                if *f == 0.0 {
+                    sets.push(
+                        "traffic=[{ kind = \"pump\", from = \"UCLA\", to = \"FAKE\" }]".into(),
+                    );
+                } else {
+                    sets.push(format!("traffic.1.messages_per_second={}", base_rate * f));
+                }
+                self.run_one(quick, "map", 9, seed0, &sets)
+            })
+            .collect();
+        for ((case, f, _, numbers, plt, reasm), run) in cases.into_iter().zip(runs) {
+            let (row, _) = run?;
             sens.push(SensitivityRow {
                 case,
                 load_factor: f,
@@ -570,9 +599,9 @@ impl Experiment for KoV2Throughput {
                 message_numbers_mean: row.message_numbers_mean,
                 number_wait_fraction: row.number_wait_fraction,
             });
-            done += 1.0;
-            ctx.progress(done / total);
         }
+        done += sens.len() as f64;
+        ctx.progress(done / total);
         ctx.csv("sensitivity_9hops", &sens)?;
         let load_chart = Chart::new(
             "9-hop throughput against the network's load",
