@@ -15,7 +15,7 @@ mod cmd;
     long_about = "nmc rebuilds the ARPANET IMP subnet as a deterministic discrete-event simulator, \
 the NMC's instruments, and the same measurements on today's networks.\n\n\
 Start with `nmc reproduce --all` (every published figure beside ours) or \
-`nmc run scenarios/golden-chain.toml`."
+`nmc run golden-chain` (a built-in scenario; `nmc scenarios` lists them)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -24,8 +24,10 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run one scenario file and write summary.json, CSV records and plots.
+    /// Run one scenario (a file or a built-in name) and write summary.json, CSV records and plots.
     Run(cmd::run::RunArgs),
+    /// List the built-in scenarios, or print one (`nmc scenarios show NAME`).
+    Scenarios(cmd::scenarios::ScenariosArgs),
     /// Run the built-in published experiments and compare with the papers' figures.
     Reproduce(cmd::reproduce::ReproduceArgs),
     /// Measure the engine's speed on the golden chain (packet-hops and events per second).
@@ -54,6 +56,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(a) => cmd::run::run(a),
+        Command::Scenarios(a) => cmd::scenarios::run(a),
         Command::Reproduce(a) => cmd::reproduce::run(a),
         Command::Bench(a) => cmd::bench::run(a),
         Command::Rto(a) => cmd::rto::run(a),

@@ -7,4 +7,5 @@ pub mod progress;
 pub mod reproduce;
 pub mod rto;
 pub mod run;
+pub mod scenarios;
 pub mod stream;

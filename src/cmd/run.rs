@@ -4,16 +4,16 @@ use crate::Outcome;
 use crate::cmd::progress::Progress;
 use anyhow::Result;
 use clap::Args;
-use nmc_experiments::scenario::{RunOptions, run_file};
+use nmc_experiments::scenario::{RunOptions, run_file, run_text};
 use nmc_scenario::Override;
 use std::path::PathBuf;
 
 #[derive(Args)]
 #[command(
-    after_help = "Example:\n  nmc run scenarios/golden-chain.toml --set traffic.0.arrivals.interval=30ms --out out/chain"
+    after_help = "SCENARIO is a file, or the name of a built-in scenario (`nmc scenarios` lists them).\n\nExamples:\n  nmc run golden-chain --set traffic.0.arrivals.interval=30ms --out out/chain\n  nmc run scenarios/ko-v2-map.toml --set traffic.0.count=0"
 )]
 pub struct RunArgs {
-    /// The scenario file (TOML).
+    /// The scenario: a TOML file, or a built-in scenario's name (see `nmc scenarios`).
     pub scenario: PathBuf,
     /// Seed for every random stream (overrides the scenario's `seed`).
     #[arg(long)]
@@ -43,7 +43,19 @@ pub fn run(a: RunArgs) -> Result<Outcome> {
             .map(|f| f.to_string_lossy().into_owned())
             .unwrap_or_default(),
     );
-    let r = run_file(&a.scenario, &opts, &|f| progress.set(f))?;
+    let name = a.scenario.to_string_lossy();
+    let builtin = nmc_experiments::builtin::find(&name).filter(|_| !a.scenario.exists());
+    let r = match builtin {
+        Some(text) => run_text(&format!("{name} (built-in)"), text, &opts, &|f| {
+            progress.set(f)
+        })?,
+        None if !a.scenario.exists() && a.scenario.extension().is_none() => {
+            anyhow::bail!(
+                "{name}: no such file and no built-in scenario of that name (`nmc scenarios` lists them)"
+            )
+        }
+        None => run_file(&a.scenario, &opts, &|f| progress.set(f))?,
+    };
     progress.finish();
     println!(
         "scenario {}  seed {}  config {}",

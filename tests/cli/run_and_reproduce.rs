@@ -393,3 +393,35 @@ fn adaptive_routing_experiments_rows_and_records() {
     );
     assert_eq!(err.lines().filter(|l| !l.is_empty()).count(), 1, "{err}");
 }
+
+/// An installed `nmc` runs the shipped scenarios from any folder: `nmc scenarios` lists them,
+/// `nmc scenarios show NAME` prints one, `nmc run NAME` runs it; a name that is neither a file
+/// nor built in is one line and exit 2.
+#[test]
+fn built_in_scenarios_run_from_any_folder() {
+    let dir = tmp("builtin");
+    let at = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_nmc"))
+            .current_dir(&dir)
+            .args(args)
+            .output()
+            .expect("nmc runs")
+    };
+    let list = at(&["scenarios"]);
+    assert!(list.status.success());
+    let listed = String::from_utf8_lossy(&list.stdout);
+    for name in ["golden-chain", "ko-v2-map", "rfc632-moffett-sri"] {
+        assert!(listed.contains(name), "{name} missing:\n{listed}");
+    }
+    let shown = at(&["scenarios", "show", "golden-chain"]);
+    assert_eq!(
+        String::from_utf8_lossy(&shown.stdout),
+        include_str!("../../scenarios/golden-chain.toml")
+    );
+    let run = at(&["run", "golden-chain", "--set", "duration=5s", "--out", "gc"]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    assert!(dir.join("gc/summary.json").exists());
+    let bad = at(&["run", "no-such-scenario"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert_eq!(stderr(&bad).lines().count(), 1, "{}", stderr(&bad));
+}

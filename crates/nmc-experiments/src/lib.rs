@@ -3,6 +3,7 @@
 //! | module | what |
 //! | --- | --- |
 //! | [`scenario`] | `nmc run`: read a scenario file, pick its model, run it, write the outputs |
+//! | [`builtin`] | the shipped scenarios, built in: `nmc scenarios`, `nmc run NAME` |
 //! | [`registry`] | the [`Experiment`] trait, the [`Context`] an experiment writes into, and the list |
 //! | [`experiments`] | one module per published experiment |
 //!
@@ -10,6 +11,7 @@
 //! figure as a [`nmc_report::Target`] with its tolerance *before* comparing; the verdict comes
 //! from [`nmc_report::Check::compare`], never from the experiment.
 
+pub mod builtin;
 pub mod experiments;
 pub mod registry;
 pub mod scenario;

@@ -36,7 +36,17 @@ pub struct RunResult {
 pub fn run_file(path: &Path, opts: &RunOptions, progress: &dyn Fn(f64)) -> Result<RunResult> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let origin = path.display().to_string();
+    run_text(&path.display().to_string(), &text, opts, progress)
+}
+
+/// Runs scenario `text`; `origin` names it in errors (a path, or a built-in name).
+pub fn run_text(
+    origin: &str,
+    text: &str,
+    opts: &RunOptions,
+    progress: &dyn Fn(f64),
+) -> Result<RunResult> {
+    let (origin, text) = (origin.to_string(), text.to_string());
     let model = model_of(&origin, &text)?;
     let mut sets = opts.sets.clone();
     if let Some(seed) = opts.seed {

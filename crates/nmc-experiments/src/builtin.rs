@@ -1,0 +1,83 @@
+//! The shipped scenarios, built into the binary so that an installed `nmc` can run and show
+//! them from any directory (`nmc scenarios`, `nmc run NAME`). The files in `scenarios/` are
+//! the same text.
+
+/// (name, text) of every shipped scenario, by name.
+pub const SCENARIOS: &[(&str, &str)] = &[
+    (
+        "golden-chain",
+        include_str!("../../../scenarios/golden-chain.toml"),
+    ),
+    (
+        "ko-alternate-3x",
+        include_str!("../../../scenarios/ko-alternate-3x.toml"),
+    ),
+    (
+        "ko-alternate-path",
+        include_str!("../../../scenarios/ko-alternate-path.toml"),
+    ),
+    (
+        "ko-looping",
+        include_str!("../../../scenarios/ko-looping.toml"),
+    ),
+    (
+        "ko-v2-chain",
+        include_str!("../../../scenarios/ko-v2-chain.toml"),
+    ),
+    (
+        "ko-v2-map",
+        include_str!("../../../scenarios/ko-v2-map.toml"),
+    ),
+    ("md1", include_str!("../../../scenarios/md1.toml")),
+    (
+        "rfc626-lockup",
+        include_str!("../../../scenarios/rfc626-lockup.toml"),
+    ),
+    (
+        "rfc632-moffett-sri",
+        include_str!("../../../scenarios/rfc632-moffett-sri.toml"),
+    ),
+];
+
+/// The built-in scenario of this name (with or without `.toml`).
+pub fn find(name: &str) -> Option<&'static str> {
+    let name = name.strip_suffix(".toml").unwrap_or(name);
+    SCENARIOS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
+/// The scenario's `description` (or its first comment line), for listings.
+pub fn description(text: &str) -> String {
+    let parsed: Option<toml::Table> = text.parse().ok();
+    parsed
+        .and_then(|t| t.get("description")?.as_str().map(str::to_owned))
+        .or_else(|| {
+            text.lines()
+                .find_map(|l| l.strip_prefix('#').map(|c| c.trim().to_owned()))
+        })
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every file in `scenarios/` is built in, and every built-in one is a file there.
+    #[test]
+    fn every_shipped_file_is_built_in() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios");
+        let mut files: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .filter_map(|e| {
+                let p = e.unwrap().path();
+                let stem = p.file_stem()?.to_string_lossy().into_owned();
+                (p.extension()? == "toml").then_some(stem)
+            })
+            .collect();
+        files.sort();
+        let built: Vec<String> = SCENARIOS.iter().map(|(n, _)| n.to_string()).collect();
+        assert_eq!(files, built);
+        for (n, t) in SCENARIOS {
+            assert!(!description(t).is_empty(), "{n} has no description");
+        }
+    }
+}
