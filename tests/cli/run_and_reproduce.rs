@@ -425,3 +425,29 @@ fn built_in_scenarios_run_from_any_folder() {
     assert_eq!(bad.status.code(), Some(2));
     assert_eq!(stderr(&bad).lines().count(), 1, "{}", stderr(&bad));
 }
+
+/// Inputs that used to be accepted wrongly or to hang: each is one line and exit 2, and nothing
+/// is written outside `--out`.
+#[test]
+fn unsafe_names_devices_huge_seeds_and_model_overrides_are_errors() {
+    let dir = tmp("unsafe");
+    let cases: &[&[&str]] = &[
+        &["run", "golden-chain", "--set", "name=../../escaped"],
+        &["run", "golden-chain", "--set", "name=/tmp/abs"],
+        &["run", "golden-chain", "--set", "name="],
+        &["run", "/dev/zero"],
+        &["run", "golden-chain", "--seed", "18446744073709551615"],
+        &["run", "golden-chain", "--set", "model=no-such-model"],
+    ];
+    for args in cases {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_nmc"))
+            .current_dir(&dir)
+            .args(*args)
+            .output()
+            .expect("nmc runs");
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o).lines().count(), 1, "{args:?}: {}", stderr(&o));
+    }
+    assert!(!dir.join("out").exists(), "nothing written");
+    assert!(!dir.parent().unwrap().join("escaped").exists());
+}

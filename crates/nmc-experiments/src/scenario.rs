@@ -34,8 +34,21 @@ pub struct RunResult {
 
 /// Runs the scenario in `path`. `progress` gets the fraction of simulated time done.
 pub fn run_file(path: &Path, opts: &RunOptions, progress: &dyn Fn(f64)) -> Result<RunResult> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    use std::io::Read;
+    // A scenario is a small text file: read at most this much, so that a device or a huge file
+    // given by mistake is an error, not a process that reads until memory runs out.
+    const LIMIT: u64 = 16 << 20;
+    let mut text = String::new();
+    File::open(path)
+        .and_then(|f| f.take(LIMIT + 1).read_to_string(&mut text))
+        .with_context(|| format!("reading {}", path.display()))?;
+    if text.len() as u64 > LIMIT {
+        bail!(
+            "{}: larger than {} MiB; a scenario is a small TOML file",
+            path.display(),
+            LIMIT >> 20
+        );
+    }
     run_text(&path.display().to_string(), &text, opts, progress)
 }
 
@@ -47,10 +60,25 @@ pub fn run_text(
     progress: &dyn Fn(f64),
 ) -> Result<RunResult> {
     let (origin, text) = (origin.to_string(), text.to_string());
-    let model = model_of(&origin, &text)?;
+    // The model a `--set model=...` names runs, as the scenario records it.
+    let model = match opts
+        .sets
+        .iter()
+        .rev()
+        .find(|o| o.top_key() == Some("model"))
+    {
+        Some(o) => match o.value().as_str() {
+            Some(m) => m.to_string(),
+            None => bail!("--set model=...: the model is a name such as \"imp\""),
+        },
+        None => model_of(&origin, &text)?,
+    };
     let mut sets = opts.sets.clone();
     if let Some(seed) = opts.seed {
-        sets.push(Override::top("seed", seed as i64));
+        let Ok(seed) = i64::try_from(seed) else {
+            bail!("--seed {seed}: at most 2^63 - 1 (a scenario's integers are signed 64-bit)");
+        };
+        sets.push(Override::top("seed", seed));
     }
     match model.as_str() {
         "store-forward" => run_store_forward(&origin, &text, &sets, opts, progress),
@@ -89,6 +117,7 @@ fn begin<N: serde::de::DeserializeOwned, T: serde::de::DeserializeOwned>(
     opts: &RunOptions,
 ) -> Result<Begun<N, T>> {
     let s: nmc_scenario::Scenario<N, T> = nmc_scenario::load(origin, text, sets)?;
+    s.check_name(origin)?;
     let seed = s.require_seed()?;
     let out = opts
         .out

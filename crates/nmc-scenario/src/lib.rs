@@ -79,6 +79,28 @@ impl<N, T> Scenario<N, T> {
         })
     }
 
+    /// Checks that `name` can name an output folder: letters, digits, `.`, `_`, `-`, not empty
+    /// and not `.` or `..` (a name must never lead outside `--out`).
+    pub fn check_name(&self, origin: &str) -> Result<(), ScenarioError> {
+        let n = &self.name;
+        let ok = !n.is_empty()
+            && n != "."
+            && n != ".."
+            && n.len() <= 100
+            && n.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+        if ok {
+            Ok(())
+        } else {
+            Err(ScenarioError::Whole {
+                origin: origin.into(),
+                message: format!(
+                    "name = {n:?}: a scenario's name names its output folder: 1-100 letters, digits, '.', '_' or '-' (not \".\" or \"..\")"
+                ),
+            })
+        }
+    }
+
     /// Checks `record` names against what the model can write.
     pub fn check_records(&self, known: &[&str]) -> Result<(), ScenarioError> {
         match self.record.iter().find(|r| !known.contains(&r.as_str())) {
@@ -112,6 +134,19 @@ pub struct Override {
 }
 
 impl Override {
+    /// The top-level key this override sets, when it sets one (`model=imp` → `model`).
+    pub fn top_key(&self) -> Option<&str> {
+        match self.path.as_slice() {
+            [Segment::Key(k)] => Some(k),
+            _ => None,
+        }
+    }
+
+    /// The value it sets.
+    pub fn value(&self) -> &toml::Value {
+        &self.value
+    }
+
     /// An override of one top-level key (used for `--seed N`).
     pub fn top(key: &str, value: impl Into<toml::Value>) -> Self {
         let value = value.into();
