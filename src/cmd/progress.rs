@@ -1,7 +1,7 @@
 //! A progress bar that appears only when a task has run for more than a second and stderr is
 //! a terminal (indicatif hides itself otherwise).
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::cell::Cell;
 use std::time::{Duration, Instant};
 
@@ -9,11 +9,28 @@ pub struct Progress {
     bar: ProgressBar,
     started: Instant,
     shown: Cell<bool>,
+    /// Set when the bar is one of several drawn together.
+    multi: std::cell::RefCell<Option<MultiProgress>>,
 }
 
 impl Progress {
     pub fn new(label: &str) -> Self {
-        let bar = ProgressBar::with_draw_target(Some(1000), ProgressDrawTarget::hidden());
+        Self::with_bar(
+            ProgressBar::with_draw_target(Some(1000), ProgressDrawTarget::hidden()),
+            label,
+        )
+    }
+
+    /// A bar among others drawn together (experiments running side by side).
+    pub fn new_in(multi: &MultiProgress, label: &str) -> Self {
+        let bar = multi.add(ProgressBar::hidden());
+        bar.set_length(1000);
+        let p = Self::with_bar(bar, label);
+        p.multi.replace(Some(multi.clone()));
+        p
+    }
+
+    fn with_bar(bar: ProgressBar, label: &str) -> Self {
         bar.set_style(
             ProgressStyle::with_template(
                 "{prefix:>20} [{bar:40}] {percent:>3}% {elapsed_precise} (eta {eta})",
@@ -26,13 +43,16 @@ impl Progress {
             bar,
             started: Instant::now(),
             shown: Cell::new(false),
+            multi: std::cell::RefCell::new(None),
         }
     }
 
     /// Sets the fraction done (0..=1).
     pub fn set(&self, fraction: f64) {
         if !self.shown.get() && self.started.elapsed() > Duration::from_secs(1) {
-            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+            if self.multi.borrow().is_none() {
+                self.bar.set_draw_target(ProgressDrawTarget::stderr());
+            }
             self.shown.set(true);
         }
         self.bar

@@ -35,6 +35,10 @@ pub struct ReproduceArgs {
     /// Exit 1 if any row is outside its tolerance (by default a completed run exits 0).
     #[arg(long)]
     pub strict: bool,
+    /// Experiments (and the runs inside them) on this many threads; the output is the same
+    /// byte for byte whatever the number (default: every core).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
 }
 
 pub fn run(a: ReproduceArgs) -> Result<Outcome> {
@@ -68,14 +72,40 @@ pub fn run(a: ReproduceArgs) -> Result<Outcome> {
         command: std::env::args().collect::<Vec<_>>().join(" "),
         sections: Vec::new(),
     };
-    for e in chosen {
-        let progress = Progress::new(e.id());
-        let set = |f: f64| progress.set(f);
-        let mut ctx = Context::new(e, a.seed, a.quick, a.out.clone(), &set);
-        e.run(&mut ctx)
-            .with_context(|| format!("experiment {}", e.id()))?;
-        report.sections.push(ctx.section);
-        progress.finish();
+    let jobs = a
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if jobs == 0 {
+        bail!("--jobs 0: at least one thread");
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .context("starting the worker threads")?;
+    let bars = indicatif::MultiProgress::new();
+    let (seed, quick, out) = (a.seed, a.quick, a.out.clone());
+    // Experiments are independent and each is deterministic; results are taken in the
+    // registry's order, so the report does not depend on `jobs`.
+    let sections: Vec<Result<nmc_report::Section>> = pool.install(|| {
+        use rayon::prelude::*;
+        chosen
+            .par_iter()
+            .map(|e| {
+                let progress = Progress::new_in(&bars, e.id());
+                let set = |f: f64| progress.set(f);
+                let section = {
+                    let mut ctx = Context::new(*e, seed, quick, out.clone(), &set);
+                    e.run(&mut ctx)
+                        .with_context(|| format!("experiment {}", e.id()))?;
+                    ctx.section
+                };
+                progress.finish();
+                Ok(section)
+            })
+            .collect()
+    });
+    for s in sections {
+        report.sections.push(s?);
     }
     let checks: Vec<Check> = report
         .sections

@@ -451,3 +451,45 @@ fn unsafe_names_devices_huge_seeds_and_model_overrides_are_errors() {
     assert!(!dir.join("out").exists(), "nothing written");
     assert!(!dir.parent().unwrap().join("escaped").exists());
 }
+
+/// `--jobs` changes how many threads run, never what comes out: reproduce.json and every
+/// experiment's files are the same bytes with one thread and with two.
+#[test]
+fn reproduce_output_is_the_same_for_any_number_of_jobs() {
+    let dir = tmp("jobs");
+    let ids = ["golden-chain", "md1-queue", "rfc632-trace", "ko-routing-tables"];
+    for j in ["1", "2"] {
+        let out = dir.join(j);
+        let mut args = vec![
+            "reproduce",
+            "--quick",
+            "--jobs",
+            j,
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend(ids);
+        let o = nmc(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    let files = |root: &std::path::Path| {
+        let mut v: Vec<(String, Vec<u8>)> = Vec::new();
+        let mut stack = vec![root.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.file_name().unwrap() != "index.html" {
+                    let rel = p.strip_prefix(root).unwrap().display().to_string();
+                    v.push((rel, std::fs::read(&p).unwrap()));
+                }
+            }
+        }
+        v.sort();
+        v
+    };
+    let (one, two) = (files(&dir.join("1")), files(&dir.join("2")));
+    assert!(one.len() > 10, "{} files", one.len());
+    assert_eq!(one, two);
+}
