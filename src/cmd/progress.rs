@@ -1,8 +1,10 @@
 //! A progress bar that appears only when a task has run for more than a second and stderr is
-//! a terminal (indicatif hides itself otherwise).
+//! a terminal (indicatif hides itself otherwise). When stderr is not a terminal (a batch job, a
+//! log file), a plain line says how far the task is every 10 s instead.
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::cell::Cell;
+use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
 pub struct Progress {
@@ -11,7 +13,13 @@ pub struct Progress {
     shown: Cell<bool>,
     /// Set when the bar is one of several drawn together.
     multi: std::cell::RefCell<Option<MultiProgress>>,
+    label: String,
+    /// When the last plain progress line was printed (stderr not a terminal).
+    last_line: Cell<Instant>,
 }
+
+/// Between plain progress lines when stderr is not a terminal.
+const LINE_EVERY: Duration = Duration::from_secs(10);
 
 impl Progress {
     pub fn new(label: &str) -> Self {
@@ -44,6 +52,8 @@ impl Progress {
             started: Instant::now(),
             shown: Cell::new(false),
             multi: std::cell::RefCell::new(None),
+            label: label.to_string(),
+            last_line: Cell::new(Instant::now()),
         }
     }
 
@@ -57,6 +67,15 @@ impl Progress {
         }
         self.bar
             .set_position((fraction.clamp(0.0, 1.0) * 1000.0) as u64);
+        if self.last_line.get().elapsed() >= LINE_EVERY && !std::io::stderr().is_terminal() {
+            self.last_line.set(Instant::now());
+            eprintln!(
+                "nmc: {} {:.0} % after {:.0} s",
+                self.label,
+                fraction.clamp(0.0, 1.0) * 100.0,
+                self.started.elapsed().as_secs_f64()
+            );
+        }
     }
 
     pub fn finish(self) {
