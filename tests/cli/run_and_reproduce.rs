@@ -457,7 +457,12 @@ fn unsafe_names_devices_huge_seeds_and_model_overrides_are_errors() {
 #[test]
 fn reproduce_output_is_the_same_for_any_number_of_jobs() {
     let dir = tmp("jobs");
-    let ids = ["golden-chain", "md1-queue", "rfc632-trace", "ko-routing-tables"];
+    let ids = [
+        "golden-chain",
+        "md1-queue",
+        "rfc632-trace",
+        "ko-routing-tables",
+    ];
     for j in ["1", "2"] {
         let out = dir.join(j);
         let mut args = vec![
