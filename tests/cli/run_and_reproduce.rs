@@ -438,6 +438,15 @@ fn unsafe_names_devices_huge_seeds_and_model_overrides_are_errors() {
         &["run", "/dev/zero"],
         &["run", "golden-chain", "--seed", "18446744073709551615"],
         &["run", "golden-chain", "--set", "model=no-such-model"],
+        &["run", "golden-chain", "--set", "traffic.0.to=0"],
+        &[
+            "rto",
+            "synth",
+            "--preset",
+            "FOE",
+            "--volleys",
+            "99999999999999",
+        ],
     ];
     for args in cases {
         let o = std::process::Command::new(env!("CARGO_BIN_EXE_nmc"))

@@ -108,17 +108,20 @@ type Begun<N, T> = (
     Trace,
 );
 
-/// Loads the scenario with its overrides, checks the seed, makes the output folder and opens
-/// the trace if the scenario asks for one.
+/// Loads the scenario with its overrides, checks the seed, builds the model once to check it
+/// (`check`), and only then makes the output folder and opens the trace if the scenario asks
+/// for one: bad input writes nothing.
 fn begin<N: serde::de::DeserializeOwned, T: serde::de::DeserializeOwned>(
     origin: &str,
     text: &str,
     sets: &[Override],
     opts: &RunOptions,
+    check: impl FnOnce(&nmc_scenario::Scenario<N, T>, u64) -> Result<()>,
 ) -> Result<Begun<N, T>> {
     let s: nmc_scenario::Scenario<N, T> = nmc_scenario::load(origin, text, sets)?;
     s.check_name(origin)?;
     let seed = s.require_seed()?;
+    check(&s, seed)?;
     let out = opts
         .out
         .clone()
@@ -159,8 +162,13 @@ fn run_store_forward(
     opts: &RunOptions,
     progress: &dyn Fn(f64),
 ) -> Result<RunResult> {
-    let (s, seed, out, mut files, trace) =
-        begin::<nmc_net::spec::NetworkSpec, nmc_net::spec::TrafficSpec>(origin, text, sets, opts)?;
+    let (s, seed, out, mut files, trace) = begin::<
+        nmc_net::spec::NetworkSpec,
+        nmc_net::spec::TrafficSpec,
+    >(origin, text, sets, opts, |s, seed| {
+        nmc_net::StoreForward::build(s, seed, Trace::off())?;
+        Ok(())
+    })?;
     let total = s.duration.as_nanos().max(1) as f64;
     let o = nmc_net::run(&s, seed, trace, &mut |t| {
         progress(t.as_nanos() as f64 / total)
@@ -226,8 +234,13 @@ fn run_imp(
     opts: &RunOptions,
     progress: &dyn Fn(f64),
 ) -> Result<RunResult> {
-    let (s, seed, out, mut files, trace) =
-        begin::<nmc_imp::spec::NetworkSpec, nmc_imp::spec::TrafficSpec>(origin, text, sets, opts)?;
+    let (s, seed, out, mut files, trace) = begin::<
+        nmc_imp::spec::NetworkSpec,
+        nmc_imp::spec::TrafficSpec,
+    >(origin, text, sets, opts, |s, seed| {
+        nmc_imp::run::build(s, seed, Trace::off())?;
+        Ok(())
+    })?;
     let o = nmc_imp::run(&s, seed, trace, &mut |f| progress(f))?;
     let svg = |files: &mut Vec<PathBuf>, name: &str, chart: Chart| -> Result<()> {
         let path = out.join(name);

@@ -59,6 +59,12 @@ impl Source {
 /// Checks a source's parameters; the message names the entry.
 pub fn validate(index: usize, spec: &TrafficSpec) -> Result<(), String> {
     let at = format!("traffic[{index}]");
+    if spec.from == spec.to {
+        return Err(format!(
+            "{at}: from and to are both node {}; nmc models traffic through the network",
+            spec.from
+        ));
+    }
     match &spec.arrivals {
         Arrivals::Constant { interval } if interval.is_zero() => {
             return Err(format!("{at}.arrivals.interval must be above zero"));

@@ -65,6 +65,9 @@ pub struct PathModel {
     pub loss_wait: f64,
 }
 
+/// The most volleys one synthetic run holds (about 400 MB of trace; RFC 889's runs had 512).
+pub const MAX_VOLLEYS: usize = 10_000_000;
+
 impl Default for PathModel {
     fn default() -> Self {
         PathModel {
@@ -201,10 +204,18 @@ impl PathModel {
         if self.length_min > self.length_max {
             return bad("length_min exceeds length_max");
         }
+        // Checked before anything is allocated: a trace is held in memory while it is made.
+        if self.volleys == 0 || self.volleys > MAX_VOLLEYS {
+            return bad(&format!(
+                "volleys must be 1 to {MAX_VOLLEYS} (RFC 889's runs had 512), got {}",
+                self.volleys
+            ));
+        }
         Ok(())
     }
 
     /// Generates one run. `seed` is the run seed; the stream is chosen by the path name.
+    /// At most [`MAX_VOLLEYS`] volleys.
     pub fn generate(&self, seed: u64) -> Result<Trace, SynthError> {
         self.check()?;
         let mut rng = Rng::new(seed, stream_of(&self.name));
