@@ -10,7 +10,7 @@
 //!
 //! - Lines starting with `#` are comments; blank lines are skipped. The first other line is the
 //!   header; columns are found by name, in any order; unknown columns are ignored (so a probe
-//!   may add its own).
+//!   may add its own). A row with fewer fields than the header is an error naming its line.
 //! - Required: a send-time column `send_s`, `send_ms`, `send_us` or `send_ns` (or `send_time_*`),
 //!   and a round-trip column: `rtt_s`, `rtt_ms`, `rtt_us` or `rtt_ns` if there is one, otherwise
 //!   `delay_s`, `delay_ms`, `delay_us` or `delay_ns`; the suffix is the unit.
@@ -93,6 +93,15 @@ pub fn parse(file: &str, text: &str) -> Result<Trace, TraceError> {
         }
         let field = |i: usize| rec.get(i).unwrap_or("");
         let err = |msg: String| TraceError::new(file, line, msg);
+        // A short row is a truncated one (a run cut off mid-write, a damaged file): an error,
+        // never a volley silently counted as lost.
+        if rec.len() < headers.len() {
+            return Err(err(format!(
+                "{} fields where the header has {}: a truncated row",
+                rec.len(),
+                headers.len()
+            )));
+        }
         let s = field(send.0);
         let send_t = parse_decimal(s, send.1).map(Nanos).ok_or_else(|| {
             err(format!(
@@ -200,6 +209,17 @@ mod tests {
         assert_eq!(t.probes[2].path.as_deref(), Some("ISID"));
         let again = parse("again", &to_string(&t)).unwrap();
         assert_eq!(again.probes, t.probes);
+    }
+
+    /// A row cut short is an error naming its line, not a lost volley.
+    #[test]
+    fn a_truncated_row_is_an_error_not_a_loss() {
+        let text = "send_s,length,delay_ms,seq,path\n0,40,312.5,0,ISID\n0.3125,256\n";
+        let e = parse("cut.csv", text).unwrap_err().to_string();
+        assert!(
+            e.contains("cut.csv") && e.contains('3') && e.contains("truncated"),
+            "{e}"
+        );
     }
 
     #[test]
