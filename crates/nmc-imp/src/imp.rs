@@ -2,7 +2,7 @@
 
 use crate::model::Processor;
 use crate::packet::MsgId;
-use crate::params::{ImpCosts, ImpModel};
+use crate::params::ImpModel;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// A reply the destination IMP owes and that wants 8 reassembly buffers: a RFNM (which waits
@@ -54,9 +54,8 @@ pub struct HostPort {
 
 pub struct Imp {
     pub name: String,
-    /// 316 or 516, and what its processor spends on each kind of work.
+    /// 316 or 516 (what its processor spends on each kind of work: `ImpParams::costs`).
     pub model: ImpModel,
-    pub costs: ImpCosts,
     pub buffers: u32,
     pub buf_used: u32,
     pub sf_used: u32,
@@ -103,17 +102,10 @@ pub struct Imp {
 }
 
 impl Imp {
-    pub fn new(
-        name: String,
-        model: ImpModel,
-        costs: ImpCosts,
-        buffers: u32,
-        reasm_max: u32,
-    ) -> Self {
+    pub fn new(name: String, model: ImpModel, buffers: u32, reasm_max: u32) -> Self {
         Imp {
             name,
             model,
-            costs,
             buffers,
             buf_used: 0,
             sf_used: 0,

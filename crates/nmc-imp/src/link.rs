@@ -76,8 +76,8 @@ pub struct Link {
     pub routing_due: bool,
     /// Routing-message frequency by line load (`model/processor.rs`): the opportunity within
     /// the 5, how many of the 5 are used, and the busy time when they were counted.
-    pub rf_slot: u8,
-    pub rf_sends: u8,
+    pub rf_slot: u32,
+    pub rf_sends: u32,
     pub rf_busy_mark: SimDuration,
     /// The sender's routing generation last sent on this line.
     pub routing_sent: Option<u64>,
@@ -113,7 +113,7 @@ impl Link {
             retx: VecDeque::new(),
             routing_due: false,
             rf_slot: 0,
-            rf_sends: 5,
+            rf_sends: 1,
             rf_busy_mark: SimDuration::ZERO,
             routing_sent: None,
             lch: vec![LogicalChannel::default(); channels as usize],

@@ -289,7 +289,7 @@ pub struct Subnet {
     pub delivered_at: BTreeMap<MsgId, SimTime>,
     /// Per (source IMP, destination IMP, destination host): the last message number delivered
     /// to that host, to check that delivery is in order.
-    pub delivered_last: BTreeMap<(u16, u16, u16), Option<u64>>,
+    pub delivered_last: BTreeMap<(u16, u16, u16), u64>,
     pub order_violations: u64,
     /// Messages offered, delivered and answered, and the background traffic's own figures.
     pub tally: BackgroundTally,
@@ -337,11 +337,9 @@ impl Subnet {
             .names
             .iter()
             .map(|n| {
-                let m = params.default_imp;
                 Imp::new(
                     n.clone(),
-                    m,
-                    params.costs(m),
+                    params.default_imp,
                     params.buffers,
                     params.reassembly_buffers,
                 )
@@ -1009,14 +1007,11 @@ impl Subnet {
         }
         if o.index + 1 == o.of {
             self.delivered(now, host, o.msg);
-            let last = self
-                .delivered_last
-                .entry((o.src, imp, host))
-                .or_insert(None);
-            if last.is_some_and(|l| l >= o.num) {
+            if let Some(last) = self.delivered_last.insert((o.src, imp, host), o.num)
+                && last >= o.num
+            {
                 self.order_violations += 1;
             }
-            *last = Some(o.num);
         }
         if o.of == 1 {
             self.single_rfnm(now, imp, o, q);

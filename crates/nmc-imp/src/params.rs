@@ -112,6 +112,12 @@ pub struct ImpParams {
     /// 128 ms and a busy one every 640 ms (listing pp. 163–164 `RSTOUT`, p. 235 `RMVFRQ`;
     /// RFC 619, Naylor & Opderbeck, Mar 1974, p. 5).
     pub routing_frequency: RoutingFrequency,
+    /// `line-load-1973`: routing send opportunities per `routing_period` on a 50 kbit/s line
+    /// (listing pp. 163–164: 5 fast ticks apart, 128 ms).
+    pub routing_opportunities: u32,
+    /// `line-load-1973`: one opportunity fewer is used for each full unit of this much line
+    /// busy time per `routing_period` (listing p. 235 `RMVFRQ`: 132 ms).
+    pub routing_busy_unit: SimDuration,
 
     // ---- Hosts (K&O §III) ----
     /// Host–IMP interface speed, each direction. K&O §III: "a single 100-kbit/s transmission line".
@@ -219,6 +225,8 @@ impl ImpParams {
             slow_tick_316: SimDuration::from_micros(11_200),
             slow_tick_516: SimDuration::from_micros(6_720),
             routing_frequency: RoutingFrequency::LineLoad1973,
+            routing_opportunities: 5,
+            routing_busy_unit: SimDuration::from_millis(132),
             host_interface: BitRate::from_kbps(100),
             host_leader: Bits::new(32),
             message_numbers: 4,
@@ -300,6 +308,11 @@ impl ImpParams {
         if self.fast_tick.is_zero() || self.slow_tick_every == 0 {
             return Err(format!(
                 "{p}: fast_tick and slow_tick_every must be above zero"
+            ));
+        }
+        if self.routing_opportunities == 0 || self.routing_busy_unit.is_zero() {
+            return Err(format!(
+                "{p}: routing_opportunities and routing_busy_unit must be above zero"
             ));
         }
         let busy = |t: SimDuration| t >= self.fast_tick;

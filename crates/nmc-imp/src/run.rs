@@ -344,10 +344,7 @@ pub fn build(
             if named.insert(x, *model).is_some() {
                 return Err(BuildError(format!("{at}: `{n}` is named twice")));
             }
-            let costs = subnet.params.costs(*model);
-            let imp = &mut subnet.imps[x as usize];
-            imp.model = *model;
-            imp.costs = costs;
+            subnet.imps[x as usize].model = *model;
         }
     }
     for (i, h) in s.network.hosts.iter().enumerate().filter(|(_, h)| h.fake) {

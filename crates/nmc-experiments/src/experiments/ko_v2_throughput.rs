@@ -108,6 +108,17 @@ fn number_wait_fraction(o: &Outcome) -> f64 {
     waited as f64 / 1e9 / secs.max(1e-9)
 }
 
+/// The background traffic's message rate in a scenario (its `kind = "background"` entry).
+fn background_rate(s: &ImpScenario) -> Result<f64> {
+    s.traffic
+        .iter()
+        .find_map(|t| match t {
+            nmc_imp::spec::TrafficSpec::Background(b) => Some(b.messages_per_second),
+            _ => None,
+        })
+        .ok_or_else(|| anyhow::anyhow!("ko-v2-map: no background traffic"))
+}
+
 fn mean(x: impl Iterator<Item = f64>) -> f64 {
     let v: Vec<f64> = x.collect();
     v.iter().sum::<f64>() / v.len().max(1) as f64
@@ -528,54 +539,55 @@ impl Experiment for KoV2Throughput {
 
         // Why the long path falls: the sensitivity of the 9-hop run to load and to the window.
         let mut sens = Vec::new();
-        let mut cases: Vec<(String, f64, Vec<String>, u32, u32, u32)> = LOAD_FACTORS
+        // (case, load factor, message numbers, PLT entries, reassembly buffers): the profile's
+        // window at each load, then the window opened to 8 messages.
+        // Opened: space for 8 full allocations plus the profile's spare beyond its 4.
+        let p = nmc_imp::ImpParams::v2_1974_10();
+        let (numbers, plt, reasm) = (p.message_numbers, p.plt_entries, p.reassembly_buffers);
+        let reasm8 = reasm + (8 - numbers) * p.allocation_buffers;
+        let mut cases: Vec<(String, f64, u32, u32, u32)> = LOAD_FACTORS
             .iter()
-            .map(|&f| (format!("load × {f}"), f, Vec::new(), 4, 6, 34))
+            .map(|&f| (format!("load × {f}"), f, numbers, plt, reasm))
             .collect();
-        cases.push((
-            "8 numbers, reassembly for 8 messages".into(),
-            1.0,
-            vec![
-                "network.params.message_numbers=8".into(),
-                "network.params.reassembly_buffers=66".into(),
-                "network.params.buffers=83".into(),
-            ],
-            8,
-            6,
-            66,
-        ));
-        cases.push((
-            "8 numbers, reassembly for 8, 8 PLT entries".into(),
-            1.0,
-            vec![
-                "network.params.message_numbers=8".into(),
-                "network.params.reassembly_buffers=66".into(),
-                "network.params.buffers=83".into(),
-                "network.params.plt_entries=8".into(),
-            ],
-            8,
-            8,
-            66,
-        ));
-        cases.push((
-            "8 numbers, reassembly for 8, 8 PLT, load × 4".into(),
-            4.0,
-            vec![
-                "network.params.message_numbers=8".into(),
-                "network.params.reassembly_buffers=66".into(),
-                "network.params.buffers=83".into(),
-                "network.params.plt_entries=8".into(),
-            ],
-            8,
-            8,
-            66,
-        ));
-        let base_rate = 30.8;
+        cases.extend([
+            (
+                "8 numbers, reassembly for 8 messages".into(),
+                1.0,
+                8,
+                plt,
+                reasm8,
+            ),
+            (
+                "8 numbers, reassembly for 8, 8 PLT entries".into(),
+                1.0,
+                8,
+                8,
+                reasm8,
+            ),
+            (
+                "8 numbers, reassembly for 8, 8 PLT, load × 4".into(),
+                4.0,
+                8,
+                8,
+                reasm8,
+            ),
+        ]);
+        // The load is a factor of the scenario's own background rate.
+        let base_rate = background_rate(&scenario(MAP, &[], false)?)?;
         let runs: Vec<Result<(CurveRow, Outcome)>> = cases
             .par_iter()
-            .map(|(_, f, sets, ..)| {
-                let mut sets = sets.clone();
-                if *f == 0.0 {
+            .map(|&(_, f, numbers, plt, reasm)| {
+                let mut sets = vec![
+                    format!("network.params.message_numbers={numbers}"),
+                    format!("network.params.plt_entries={plt}"),
+                    format!("network.params.reassembly_buffers={reasm}"),
+                    // Room for the larger reassembly space beside the profile's other buffers.
+                    format!(
+                        "network.params.buffers={}",
+                        p.buffers + reasm - p.reassembly_buffers
+                    ),
+                ];
+                if f == 0.0 {
                     sets.push(
                         "traffic=[{ kind = \"pump\", from = \"UCLA\", to = \"FAKE\" }]".into(),
                     );
@@ -585,7 +597,7 @@ impl Experiment for KoV2Throughput {
                 self.run_one(quick, "map", 9, seed0, &sets)
             })
             .collect();
-        for ((case, f, _, numbers, plt, reasm), run) in cases.into_iter().zip(runs) {
+        for ((case, f, numbers, plt, reasm), run) in cases.into_iter().zip(runs) {
             let (row, _) = run?;
             sens.push(SensitivityRow {
                 case,

@@ -32,7 +32,7 @@
 use super::{Ev, Subnet};
 use crate::link::{FrameKind, Hold};
 use crate::packet::PktId;
-use crate::params::RoutingFrequency;
+use crate::params::{ImpCosts, RoutingFrequency};
 use nmc_sim::{Bits, EventQueue, SimDuration, SimTime};
 
 /// What a task is.
@@ -156,15 +156,17 @@ impl Processor {
 }
 
 impl Subnet {
+    /// What the processor of `imp` spends on each kind of work (its model's costs).
+    fn costs(&self, imp: u16) -> ImpCosts {
+        self.params.costs(self.imps[imp as usize].model)
+    }
+
     /// Puts a task on the processor of `imp` (its CPU time from the IMP's costs).
     pub(super) fn process(&mut self, now: SimTime, imp: u16, work: Work, q: &mut EventQueue<Ev>) {
         let cost = match work {
             Work::Packet { pkt, .. } => {
                 let bits = self.frame_bits(self.slab.get(pkt));
-                self.imps[imp as usize]
-                    .costs
-                    .packet_rate
-                    .transmission_time(bits)
+                self.costs(imp).packet_rate.transmission_time(bits)
             }
             Work::Cpu => SimDuration::ZERO,
         };
@@ -204,10 +206,7 @@ impl Subnet {
         q: &mut EventQueue<Ev>,
     ) {
         let frame = Bits::new(bits + self.params.packet_overhead.get());
-        let cost = self.imps[imp as usize]
-            .costs
-            .packet_rate
-            .transmission_time(frame);
+        let cost = self.costs(imp).packet_rate.transmission_time(frame);
         self.process_for(now, imp, Work::Cpu, cost, q);
     }
 
@@ -277,7 +276,7 @@ impl Subnet {
         kind: FrameKind,
         q: &mut EventQueue<Ev>,
     ) {
-        let c = self.imps[at as usize].costs;
+        let c = self.costs(at);
         let t = match kind {
             FrameKind::Routing { fresh: true, .. } => c.routing_update,
             FrameKind::Routing { fresh: false, .. } => c.routing_repeat,
@@ -293,7 +292,7 @@ impl Subnet {
     /// the task level for their CPU time.
     pub(super) fn clock(&mut self, now: SimTime, imp: u16, q: &mut EventQueue<Ev>) {
         let every = self.params.slow_tick_every as u64;
-        let c = self.imps[imp as usize].costs;
+        let c = self.costs(imp);
         let cpu = &mut self.imps[imp as usize].cpu;
         let slow = (cpu.ticks + 1).is_multiple_of(every);
         let t = c.fast_tick + if slow { c.slow_tick } else { SimDuration::ZERO };
@@ -312,14 +311,15 @@ impl Subnet {
         if !by_load {
             return (period, false);
         }
-        // Listing pp. 163–164 (`RSTOUT`): the base interval is 5 fast ticks (128 ms) on a
-        // 50 kbit/s line, every tick on 230.4/250 kbit/s lines, 25 ticks on slower lines.
-        // **Choice** for speeds the listing does not name: the nearest of these.
+        // Listing pp. 163–164 (`RSTOUT`): the base interval is the period / opportunities
+        // (128 ms) on a 50 kbit/s line, every fast tick on 230.4/250 kbit/s lines, a whole
+        // period on slower lines. **Choice** for speeds the listing does not name: the nearest.
+        let p = &self.params;
         let bps = self.links[link as usize].def.capacity.bps();
         let slot = if bps >= 200_000 {
-            period / 25
+            p.fast_tick
         } else if bps >= 40_000 {
-            period / 5
+            period / p.routing_opportunities as u64
         } else {
             period
         };
@@ -330,19 +330,27 @@ impl Subnet {
     pub(super) fn routing_tick(&mut self, now: SimTime, link: u32, q: &mut EventQueue<Ev>) {
         let (slot, by_load) = self.routing_slot(link);
         let send = if by_load {
-            // Listing p. 235 (`RMVFRQ`): every 5 opportunities, one fewer is used for each
-            // full 132/640 of the last 5 the line was busy; at least one is used.
+            // Listing p. 235 (`RMVFRQ`): of every `routing_opportunities`, one fewer is used for
+            // each full `routing_busy_unit` (per `routing_period`) the line was busy during
+            // the last ones; at least one is used.
+            let (opps, unit, period) = (
+                self.params.routing_opportunities,
+                self.params.routing_busy_unit,
+                self.params.routing_period,
+            );
             let l = &mut self.links[link as usize];
             if l.rf_slot == 0 {
-                let busy = l.busy_time.as_nanos() - l.rf_busy_mark.as_nanos();
-                let unit = (slot.as_nanos() * 5) as u128 * 132 / 640;
-                let drop = (busy as u128 / unit.max(1)).min(4) as u8;
-                l.rf_sends = 5 - drop;
+                let busy = (l.busy_time - l.rf_busy_mark).as_nanos() as u128;
+                // The unit scales with the span counted (slot × opportunities).
+                let unit = unit.as_nanos() as u128 * (slot.as_nanos() as u128 * opps as u128)
+                    / period.as_nanos().max(1) as u128;
+                let drop = (busy / unit.max(1)).min(opps as u128 - 1) as u32;
+                l.rf_sends = opps - drop;
                 l.rf_busy_mark = l.busy_time;
             }
-            let (k, n) = (l.rf_slot as u32, l.rf_sends as u32);
-            l.rf_slot = (l.rf_slot + 1) % 5;
-            (k + 1) * n / 5 > k * n / 5
+            let (k, n) = (l.rf_slot, l.rf_sends);
+            l.rf_slot = (l.rf_slot + 1) % opps;
+            (k + 1) * n / opps > k * n / opps
         } else {
             true
         };
