@@ -177,6 +177,15 @@ pub fn add_metrics(
             "occupancy.reassembly_buffers.mean".into(),
             mean(|o| o.reassembly_buffers),
         );
+        m.insert("occupancy.plt_reqalls.mean".into(), mean(|o| o.plt_reqalls));
+        m.insert(
+            "occupancy.plt_rfnms_waiting.mean".into(),
+            mean(|o| o.plt_rfnms_waiting),
+        );
+        m.insert(
+            "occupancy.plt_messages.mean".into(),
+            mean(|o| o.plt_messages),
+        );
     }
     let with_all = done
         .iter()

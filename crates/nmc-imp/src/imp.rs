@@ -1,7 +1,7 @@
 //! The state of one IMP: buffers, the processing queue, and the version 2 end-to-end tables.
 
 use crate::model::Processor;
-use crate::packet::MsgId;
+use crate::packet::{MsgId, Stream};
 use crate::params::ImpModel;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -10,13 +10,15 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 #[derive(Clone, Copy, Debug)]
 pub enum Reply {
     Rfnm {
-        src: u16,
+        stream: Stream,
         msg: MsgId,
         num: u64,
         epoch: u32,
+        /// When it was made (K&O point g), in ns.
+        made_ns: u64,
     },
     All {
-        src: u16,
+        stream: Stream,
         num: u64,
     },
 }
@@ -36,7 +38,8 @@ pub struct HostOut {
     pub msg: MsgId,
     /// The destination host (its interface, [`HostPort`]).
     pub host: u16,
-    pub src: u16,
+    /// The message's stream (its sequence of message numbers, `crate::packet::Stream`).
+    pub stream: Stream,
     pub num: u64,
     pub index: u8,
     pub of: u8,
@@ -66,12 +69,12 @@ pub struct Imp {
     pub cpu: Processor,
 
     // ---- Source side (K&O §II points b, c, h, i) ----
-    /// Message numbers in use towards each destination IMP, and the next number to give.
-    pub numbers_used: BTreeMap<u16, u32>,
-    pub next_number: BTreeMap<u16, u64>,
+    /// Message numbers in use on each stream, and the next number to give.
+    pub numbers_used: BTreeMap<Stream, u32>,
+    pub next_number: BTreeMap<Stream, u64>,
     pub plt_used: u32,
-    /// Messages waiting for a message number (per destination) or for a PLT entry.
-    pub number_wait: BTreeMap<u16, VecDeque<MsgId>>,
+    /// Messages waiting for a message number (per stream) or for a PLT entry.
+    pub number_wait: BTreeMap<Stream, VecDeque<MsgId>>,
     pub plt_wait: VecDeque<MsgId>,
     /// Messages whose REQALL is out, by destination.
     pub all_wait: BTreeMap<u16, VecDeque<MsgId>>,
@@ -80,13 +83,13 @@ pub struct Imp {
     pub next_alloc_epoch: u32,
 
     // ---- Destination side (K&O §II points d, f, g) ----
-    pub reassembly: BTreeMap<(u16, u64), Reassembly>,
-    /// Next message number to hand to the host, per source IMP.
-    pub expected: BTreeMap<u16, u64>,
-    /// Numbers that REQALLs consumed (no message will carry them), per source IMP.
-    pub consumed: BTreeSet<(u16, u64)>,
-    /// Complete messages waiting for their turn, per (source IMP, number).
-    pub complete: BTreeSet<(u16, u64)>,
+    pub reassembly: BTreeMap<(Stream, u64), Reassembly>,
+    /// Next message number to hand to the host, per stream.
+    pub expected: BTreeMap<Stream, u64>,
+    /// Numbers that REQALLs consumed (no message will carry them), per stream.
+    pub consumed: BTreeSet<(Stream, u64)>,
+    /// Complete messages waiting for their turn, per (stream, number).
+    pub complete: BTreeSet<(Stream, u64)>,
     /// Output to each host on this IMP, by host (see [`HostPort`]).
     pub ports: Vec<HostPort>,
     /// The IMP's host is a fake host inside it: output takes no time.
@@ -95,10 +98,51 @@ pub struct Imp {
     pub next_reply_epoch: u32,
 
     // ---- Destination side, single-packet messages (RFC 632; `model/single.rs`) ----
-    /// Single-packet messages not accepted, each owed an ALLOCATE: (source IMP, number) → message.
-    pub requests: BTreeMap<(u16, u64), MsgId>,
+    /// Single-packet messages not accepted, each owed an ALLOCATE: (stream, number) → message.
+    pub requests: BTreeMap<(Stream, u64), MsgId>,
     /// Reassembly buffers set aside for one single-packet message each, not yet filled.
-    pub set_aside: BTreeSet<(u16, u64)>,
+    pub set_aside: BTreeSet<(Stream, u64)>,
+
+    // ---- Version 3 (K&O §VI–VII; `model/v3.rs`) ----
+    /// Transmit blocks, by stream.
+    pub tx_blocks: BTreeMap<Stream, TxBlock>,
+    /// Messages waiting for a transmit block to be free (all `control_blocks` in use).
+    pub block_wait: VecDeque<MsgId>,
+    /// Receive blocks, by stream, and requests for one waiting for a block to be free.
+    pub rx_blocks: BTreeSet<Stream>,
+    pub rx_wait: VecDeque<Stream>,
+    /// Claims on a PLT entry, served in order: messages that hold their allocation, and
+    /// REQALLs decided but not yet sent.
+    pub plt_queue: VecDeque<PltClaim>,
+    /// REQALLs to each destination IMP decided and not yet answered by their ALL.
+    pub reqalls_out: BTreeMap<u16, u32>,
+    /// PLT entries held by REQALLs (version 3), for the occupancy samples.
+    pub plt_reqalls: u32,
+}
+
+/// A version 3 transmit block (K&O §VI).
+#[derive(Clone, Debug, Default)]
+pub struct TxBlock {
+    /// The destination has reported its receive block.
+    pub open: bool,
+    /// Messages waiting for it to open.
+    pub waiters: Vec<MsgId>,
+    /// Message numbers given out on it so far (the disuse timer's generation).
+    pub uses: u64,
+}
+
+/// A claim on a PLT entry in version 3 (K&O §VI: "message number, reassembly buffers, and PLT
+/// entry", in that order; "the message number and the PLT entry are used to send a REQALL").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PltClaim {
+    /// A message that holds its number and its allocation.
+    Message(MsgId),
+    /// A REQALL for the stream, to the destination IMP `dst`, decided for message `msg`.
+    Reqall {
+        stream: Stream,
+        dst: u16,
+        msg: MsgId,
+    },
 }
 
 impl Imp {
@@ -130,6 +174,13 @@ impl Imp {
             next_reply_epoch: 0,
             requests: BTreeMap::new(),
             set_aside: BTreeSet::new(),
+            tx_blocks: BTreeMap::new(),
+            block_wait: VecDeque::new(),
+            rx_blocks: BTreeSet::new(),
+            rx_wait: VecDeque::new(),
+            plt_queue: VecDeque::new(),
+            reqalls_out: BTreeMap::new(),
+            plt_reqalls: 0,
         }
     }
 
@@ -148,11 +199,11 @@ impl Imp {
         &mut self.ports[k]
     }
 
-    /// Is any packet of a message from `src` numbered below `num` still on its way to a host?
-    pub fn output_pending_before(&self, src: u16, num: u64) -> bool {
+    /// Is any packet of a message of `stream` numbered below `num` still on its way to a host?
+    pub fn output_pending_before(&self, stream: Stream, num: u64) -> bool {
         self.ports
             .iter()
-            .any(|p| p.queue.iter().any(|o| o.src == src && o.num < num))
+            .any(|p| p.queue.iter().any(|o| o.stream == stream && o.num < num))
     }
 
     pub fn free_buffers(&self) -> u32 {
@@ -188,5 +239,13 @@ impl Imp {
             && self.ports.iter().all(|p| p.queue.is_empty() && !p.busy)
             && self.requests.is_empty()
             && self.set_aside.is_empty()
+            && self.block_wait.is_empty()
+            && self.plt_queue.is_empty()
+            && self.reqalls_out.values().all(|&n| n == 0)
+            && self
+                .tx_blocks
+                .values()
+                .all(|b| b.open && b.waiters.is_empty())
+            && self.rx_wait.is_empty()
     }
 }

@@ -27,6 +27,7 @@ mod instrument;
 mod lockup;
 mod processor;
 mod single;
+mod v3;
 
 pub use background::{Background, BackgroundTally, LengthMix};
 pub use instrument::{Action, Generator};
@@ -36,8 +37,8 @@ pub use single::E2eEvent;
 
 use crate::imp::{HostOut, Imp, Reassembly, Reply};
 use crate::link::{Frame, FrameKind, Hold, Link};
-use crate::packet::{MsgId, Packet, PktId, PktKind, Slab};
-use crate::params::ImpParams;
+use crate::packet::{MsgId, Packet, PktId, PktKind, Slab, Stream, stream, stream_ends};
+use crate::params::{ImpParams, MessageProcessing, Piggyback};
 use crate::routing::Routing;
 use crate::topology::Topology;
 use nmc_sim::{Bits, EventQueue, Model, RngStreams, SimDuration, SimTime, Trace};
@@ -82,13 +83,19 @@ pub enum Ev {
     LineChange { line: u32, up: bool },
     /// Background messages arrive at host `host` ([`background`]).
     Arrival { host: u16 },
+    /// Version 3: the disuse timer of a transmit block, armed when it had had `uses` numbers.
+    BlockIdle { imp: u16, stream: Stream, uses: u64 },
 }
 
 /// Where a message is in the source IMP's procedure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MsgState {
     InputFirst,
+    /// Version 3: waiting for its transmit block (`model/v3.rs`).
+    NeedBlock,
     NeedNumber,
+    /// Version 3: holds its number, looks for an allocation.
+    NeedAll,
     NeedPlt,
     AwaitAll,
     Launched,
@@ -105,6 +112,8 @@ pub struct Msg {
     pub delivered: bool,
     pub src: u16,
     pub dst: u16,
+    /// Its sequence of message numbers: the IMP pair (version 2) or the host pair (version 3).
+    pub stream: Stream,
     pub bits: u64,
     pub packets: u8,
     pub state: MsgState,
@@ -272,6 +281,13 @@ pub struct Occupancy {
     pub reassembly_buffers: u32,
     pub allocations_held: u32,
     pub source_buffers: u32,
+    /// The source IMP's PLT entries by holder (K&O Fig. 7): REQALLs (version 2: messages whose
+    /// REQALL stole their entry), RFNMs of the pair's messages queued at the destination IMP
+    /// (waiting for buffers to carry an ALL), and the rest: messages in flight and RFNMs on
+    /// their way back.
+    pub plt_reqalls: u32,
+    pub plt_rfnms_waiting: u32,
+    pub plt_messages: u32,
 }
 
 pub struct Subnet {
@@ -289,7 +305,7 @@ pub struct Subnet {
     pub delivered_at: BTreeMap<MsgId, SimTime>,
     /// Per (source IMP, destination IMP, destination host): the last message number delivered
     /// to that host, to check that delivery is in order.
-    pub delivered_last: BTreeMap<(u16, u16, u16), u64>,
+    pub delivered_last: BTreeMap<(Stream, u16), u64>,
     pub order_violations: u64,
     /// Messages offered, delivered and answered, and the background traffic's own figures.
     pub tally: BackgroundTally,
@@ -297,8 +313,13 @@ pub struct Subnet {
     pub sample_period: SimDuration,
     /// The pair whose occupancy is sampled: (source IMP, destination IMP).
     pub watch: Option<(u16, u16)>,
+    /// The stream of the measured pair.
+    pub watch_stream: Stream,
     pub trace: Trace,
     pub counts: BTreeMap<&'static str, u64>,
+    /// How long the multipacket RFNMs of the recorded (not background) messages waited at the
+    /// destination IMP after they were made: count, sum and largest, in ns.
+    pub rfnm_waits: (u64, u64, u64),
     /// Scripted actions and when (`[[network.events]]`, generator pauses).
     pub actions: Vec<(SimDuration, Action)>,
     /// Links whose next packet frame is to be hit by a line error.
@@ -358,14 +379,22 @@ impl Subnet {
                 )
             })
             .collect();
-        let watch = hosts.iter().find_map(|h| {
+        let watched = hosts.iter().enumerate().find_map(|(k, h)| {
             let dst = h
                 .pump
                 .as_ref()
                 .map(|p| p.dst_host)
                 .or(h.generator.as_ref().map(|g| g.dst_host))?;
-            Some((h.imp, hosts[dst as usize].imp))
+            Some((k as u16, dst))
         });
+        let watch = watched.map(|(h, d)| (hosts[h as usize].imp, hosts[d as usize].imp));
+        let watch_stream = match (watched, params.message_processing) {
+            (None, _) => 0,
+            (Some((h, d)), MessageProcessing::V2) => {
+                stream(hosts[h as usize].imp, hosts[d as usize].imp)
+            }
+            (Some((h, d)), MessageProcessing::V3) => stream(h, d),
+        };
         let routing = Routing::new_static(&params, &topo);
         let mut hosts_at = vec![Vec::new(); topo.names.len()];
         for (h, host) in hosts.iter().enumerate() {
@@ -391,8 +420,10 @@ impl Subnet {
             occupancy: Vec::new(),
             sample_period,
             watch,
+            watch_stream,
             trace,
             counts: BTreeMap::new(),
+            rfnm_waits: (0, 0, 0),
             actions: Vec::new(),
             corrupt_next: BTreeSet::new(),
             detours: BTreeMap::new(),
@@ -402,6 +433,29 @@ impl Subnet {
             lockup: None,
             measure_from: SimDuration::ZERO,
             busy_at_measure: Vec::new(),
+        }
+    }
+
+    /// The stream of messages from host `h` to host `dst_host`: their IMP pair in version 2
+    /// (K&O §III: "message sequence numbers allocated per source IMP-destination IMP pair"),
+    /// their host pair in version 3 (K&O §VI: "message sequencing is now done on the basis of
+    /// HOST-to-HOST pairs").
+    pub fn stream_of(&self, h: u16, dst_host: u16) -> Stream {
+        match self.params.message_processing {
+            MessageProcessing::V2 => stream(
+                self.hosts[h as usize].imp,
+                self.hosts[dst_host as usize].imp,
+            ),
+            MessageProcessing::V3 => stream(h, dst_host),
+        }
+    }
+
+    /// The source IMP of `s`.
+    pub fn stream_src(&self, s: Stream) -> u16 {
+        let (a, _) = stream_ends(s);
+        match self.params.message_processing {
+            MessageProcessing::V2 => a,
+            MessageProcessing::V3 => self.hosts[a as usize].imp,
         }
     }
 
@@ -543,6 +597,7 @@ impl Subnet {
         }
         let src = self.hosts[h as usize].imp;
         let dst = self.hosts[dst_host as usize].imp;
+        let stream = self.stream_of(h, dst_host);
         let rec = MessageRecord {
             id,
             host: self.hosts[h as usize].name.clone(),
@@ -567,6 +622,7 @@ impl Subnet {
                 delivered: false,
                 src,
                 dst,
+                stream,
                 bits,
                 packets,
                 state,
@@ -595,7 +651,7 @@ impl Subnet {
         let m = self.msgs.get_mut(&mid).expect("current message exists");
         if index == 0 {
             m.rec.first_in_ns = Some(now.as_nanos());
-            m.state = MsgState::NeedNumber;
+            m.state = self.params.first_state();
             self.trace.emit(
                 now,
                 &Tr::FirstIn {
@@ -629,22 +685,25 @@ impl Subnet {
 
     /// Moves a message through points b, c (and the REQALL detour) as far as it can go.
     fn advance(&mut self, now: SimTime, mid: MsgId, q: &mut EventQueue<Ev>) {
+        if self.params.message_processing == MessageProcessing::V3 {
+            return self.advance_v3(now, mid, q);
+        }
         loop {
             let m = &self.msgs[&mid];
-            let (src, dst, state) = (m.src, m.dst, m.state);
+            let (src, dst, stream, state) = (m.src, m.dst, m.stream, m.state);
             let imp = &mut self.imps[src as usize];
             match state {
                 MsgState::NeedNumber => {
                     // K&O §II point b: 4 message numbers per source-IMP/destination-IMP pair.
-                    let used = imp.numbers_used.entry(dst).or_default();
-                    let waiters = imp.number_wait.entry(dst).or_default();
+                    let used = imp.numbers_used.entry(stream).or_default();
+                    let waiters = imp.number_wait.entry(stream).or_default();
                     let first_in_line = waiters.front().is_none_or(|&w| w == mid);
                     if *used < self.params.message_numbers && first_in_line {
                         *used += 1;
                         if waiters.front() == Some(&mid) {
                             waiters.pop_front();
                         }
-                        let next = imp.next_number.entry(dst).or_default();
+                        let next = imp.next_number.entry(stream).or_default();
                         let num = *next;
                         *next += 1;
                         let m = self.msgs.get_mut(&mid).expect("message");
@@ -698,7 +757,8 @@ impl Subnet {
                                 .push_back(mid);
                             self.trace.emit(now, &Tr::Reqall { msg: mid, num });
                             self.count("reqall");
-                            self.send_control(now, src, dst, PktKind::ReqAll { msg: mid, num }, q);
+                            let kind = PktKind::ReqAll { msg: mid, num };
+                            self.send_control(now, src, dst, stream, kind, q);
                         }
                         return;
                     } else {
@@ -738,7 +798,7 @@ impl Subnet {
 
     /// Wakes messages waiting for numbers or PLT entries at `imp`.
     fn serve_waiters(&mut self, now: SimTime, imp: u16, q: &mut EventQueue<Ev>) {
-        let dsts: Vec<u16> = self.imps[imp as usize]
+        let dsts: Vec<Stream> = self.imps[imp as usize]
             .number_wait
             .keys()
             .copied()
@@ -760,6 +820,9 @@ impl Subnet {
                 }
             }
         }
+        if self.params.message_processing == MessageProcessing::V3 {
+            return self.serve_plt(now, imp, q);
+        }
         while let Some(&w) = self.imps[imp as usize].plt_wait.front() {
             self.advance(now, w, q);
             if self.imps[imp as usize].plt_wait.front() == Some(&w) {
@@ -773,7 +836,8 @@ impl Subnet {
         let dst = p.src; // the destination IMP sent it
         match p.kind {
             PktKind::Rfnm { msg, num: _, all } => {
-                self.release_number_and_plt(imp, dst);
+                self.release_number_and_plt(imp, p.stream);
+                self.number_released(now, imp, p.stream, q);
                 if all {
                     self.add_allocation(now, imp, dst, q);
                 }
@@ -797,7 +861,11 @@ impl Subnet {
             }
             PktKind::All { num: _ } => {
                 // The REQALL's number and PLT entry come back and the ALL goes to the counter.
-                self.release_number_and_plt(imp, dst);
+                self.release_number_and_plt(imp, p.stream);
+                if self.params.message_processing == MessageProcessing::V3 {
+                    self.reqall_answered(imp, dst);
+                    self.number_released(now, imp, p.stream, q);
+                }
                 self.trace.emit(now, &Tr::AllIn { num: 0 });
                 self.add_allocation(now, imp, dst, q);
                 self.serve_waiters(now, imp, q);
@@ -807,9 +875,12 @@ impl Subnet {
         self.wake_hosts(now, imp, q);
     }
 
-    fn release_number_and_plt(&mut self, imp: u16, dst: u16) {
+    fn release_number_and_plt(&mut self, imp: u16, stream: Stream) {
         let i = &mut self.imps[imp as usize];
-        let used = i.numbers_used.get_mut(&dst).expect("a number was in use");
+        let used = i
+            .numbers_used
+            .get_mut(&stream)
+            .expect("a number was in use");
         *used -= 1;
         i.plt_used -= 1;
     }
@@ -834,7 +905,12 @@ impl Subnet {
             .and_then(|v| v.pop_front())
             && let Some(m) = self.msgs.get_mut(&w)
         {
-            m.state = MsgState::NeedNumber;
+            // Version 2: the REQALL stole the number, the message starts again at point b.
+            // Version 3: it kept its number and now has its allocation.
+            m.state = match self.params.message_processing {
+                MessageProcessing::V2 => MsgState::NeedNumber,
+                MessageProcessing::V3 => MsgState::NeedAll,
+            };
             self.advance(now, w, q);
         }
     }
@@ -851,7 +927,7 @@ impl Subnet {
                     to: &self.imps[dst as usize].name,
                 },
             );
-            self.send_control(now, imp, dst, PktKind::Gvb, q);
+            self.send_control(now, imp, dst, 0, PktKind::Gvb, q);
         }
     }
 
@@ -868,7 +944,7 @@ impl Subnet {
             } => {
                 let r = self.imps[imp as usize]
                     .reassembly
-                    .entry((p.src, num))
+                    .entry((p.stream, num))
                     .or_insert(Reassembly {
                         msg,
                         of,
@@ -881,7 +957,7 @@ impl Subnet {
                     // Point f. Unfilled reserved buffers (a message of fewer than 8 packets) go back.
                     let unused = self.params.allocation_buffers - of as u32;
                     self.imps[imp as usize].release_reassembly(unused);
-                    self.imps[imp as usize].complete.insert((p.src, num));
+                    self.imps[imp as usize].complete.insert((p.stream, num));
                     self.trace.emit(
                         now,
                         &Tr::Reassembled {
@@ -889,17 +965,18 @@ impl Subnet {
                             imp: &self.imps[imp as usize].name,
                         },
                     );
-                    self.hand_over_in_order(now, imp, p.src, q);
+                    self.hand_over_in_order(now, imp, p.stream, q);
                     self.serve_replies(now, imp, q);
                 }
             }
             PktKind::ReqAll { msg: _, num } => {
                 // The REQALL's number carries no message: the sequence skips it.
-                self.imps[imp as usize].consumed.insert((p.src, num));
-                self.imps[imp as usize]
-                    .replies
-                    .push_back(Reply::All { src: p.src, num });
-                self.hand_over_in_order(now, imp, p.src, q);
+                self.imps[imp as usize].consumed.insert((p.stream, num));
+                self.imps[imp as usize].replies.push_back(Reply::All {
+                    stream: p.stream,
+                    num,
+                });
+                self.hand_over_in_order(now, imp, p.stream, q);
                 self.serve_replies(now, imp, q);
             }
             PktKind::Gvb => {
@@ -910,11 +987,14 @@ impl Subnet {
             PktKind::SingleRfnm { .. } | PktKind::SingleAll { .. } => {
                 self.single_source_receives(now, imp, p, q)
             }
+            PktKind::CreateBlock | PktKind::BlockCreated | PktKind::ReleaseBlock => {
+                self.block_control(now, imp, p, q)
+            }
         }
     }
 
-    /// Queues complete messages for the host in message-number order per source IMP.
-    fn hand_over_in_order(&mut self, now: SimTime, imp: u16, src: u16, q: &mut EventQueue<Ev>) {
+    /// Queues complete messages for the host in message-number order per stream.
+    fn hand_over_in_order(&mut self, now: SimTime, imp: u16, src: Stream, q: &mut EventQueue<Ev>) {
         let i = &mut self.imps[imp as usize];
         let mut hosts: Vec<u16> = Vec::new();
         loop {
@@ -941,7 +1021,7 @@ impl Subnet {
                 port.queue.push_back(HostOut {
                     msg: r.msg,
                     host,
-                    src,
+                    stream: src,
                     num: next,
                     index,
                     of: r.of,
@@ -995,10 +1075,11 @@ impl Subnet {
             let epoch = i.next_reply_epoch;
             i.next_reply_epoch += 1;
             i.replies.push_back(Reply::Rfnm {
-                src: o.src,
+                stream: o.stream,
                 msg: o.msg,
                 num: o.num,
                 epoch,
+                made_ns: now.as_nanos(),
             });
             q.schedule(
                 now + self.params.rfnm_all_wait,
@@ -1007,7 +1088,7 @@ impl Subnet {
         }
         if o.index + 1 == o.of {
             self.delivered(now, host, o.msg);
-            if let Some(last) = self.delivered_last.insert((o.src, imp, host), o.num)
+            if let Some(last) = self.delivered_last.insert((o.stream, host), o.num)
                 && last >= o.num
             {
                 self.order_violations += 1;
@@ -1024,17 +1105,53 @@ impl Subnet {
     fn serve_replies(&mut self, now: SimTime, imp: u16, q: &mut EventQueue<Ev>) {
         self.serve_single_requests(now, imp, q);
         let n = self.params.allocation_buffers;
+        let fix = self.params.rfnm_piggyback == Piggyback::NotWhileRepliesWait;
         while let Some(&r) = self.imps[imp as usize].replies.front() {
+            if fix && self.imps[imp as usize].replies.len() > 1 {
+                // BBN's fix (K&O §VII): no ALL piggy-backed on a RFNM "as long as there are
+                // other replies to be sent": every RFNM with another reply queued goes now.
+                let i = &mut self.imps[imp as usize];
+                let mut k = 0;
+                let mut sent = Vec::new();
+                while k < i.replies.len() && i.replies.len() > 1 {
+                    if let Reply::Rfnm {
+                        stream,
+                        msg,
+                        num,
+                        made_ns,
+                        ..
+                    } = i.replies[k]
+                    {
+                        i.replies.remove(k);
+                        sent.push((stream, msg, num, made_ns));
+                    } else {
+                        k += 1;
+                    }
+                }
+                let any = !sent.is_empty();
+                for (stream, msg, num, made) in sent {
+                    self.count("rfnm-not-piggybacked");
+                    self.send_rfnm(now, imp, (stream, msg, num, made), false, q);
+                }
+                if any {
+                    continue;
+                }
+            }
             if !self.imps[imp as usize].can_reserve(n) {
                 return;
             }
             self.imps[imp as usize].reserve(n);
             self.imps[imp as usize].replies.pop_front();
             match r {
-                Reply::Rfnm { src, msg, num, .. } => {
-                    self.send_rfnm(now, imp, src, msg, num, true, q)
-                }
-                Reply::All { src, num } => {
+                Reply::Rfnm {
+                    stream,
+                    msg,
+                    num,
+                    made_ns,
+                    ..
+                } => self.send_rfnm(now, imp, (stream, msg, num, made_ns), true, q),
+                Reply::All { stream, num } => {
+                    let src = self.stream_src(stream);
                     self.trace.emit(
                         now,
                         &Tr::AllSent {
@@ -1042,27 +1159,26 @@ impl Subnet {
                             to: &self.imps[src as usize].name,
                         },
                     );
-                    self.send_control(now, imp, src, PktKind::All { num }, q);
+                    self.send_control(now, imp, src, stream, PktKind::All { num }, q);
                 }
             }
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn send_rfnm(
         &mut self,
         now: SimTime,
         imp: u16,
-        src: u16,
-        msg: MsgId,
-        num: u64,
+        (stream, msg, num, made_ns): (Stream, MsgId, u64, u64),
         all: bool,
         q: &mut EventQueue<Ev>,
     ) {
-        let waited = self
-            .delivered_at
-            .get(&msg)
-            .map_or(0, |d| now.since(*d).as_nanos());
+        // How long it waited at the destination IMP since it was made.
+        let waited = now.as_nanos() - made_ns;
+        if self.msgs.get(&msg).is_some_and(|m| !m.background) {
+            let w = &mut self.rfnm_waits;
+            *w = (w.0 + 1, w.1 + waited, w.2.max(waited));
+        }
         self.trace.emit(
             now,
             &Tr::Rfnm {
@@ -1072,7 +1188,8 @@ impl Subnet {
             },
         );
         self.count(if all { "rfnm+all" } else { "rfnm-without-all" });
-        self.send_control(now, imp, src, PktKind::Rfnm { msg, num, all }, q);
+        let src = self.stream_src(stream);
+        self.send_control(now, imp, src, stream, PktKind::Rfnm { msg, num, all }, q);
     }
 
     fn rfnm_timeout(&mut self, now: SimTime, imp: u16, epoch: u32, q: &mut EventQueue<Ev>) {
@@ -1082,10 +1199,16 @@ impl Subnet {
             .iter()
             .position(|r| matches!(r, Reply::Rfnm { epoch: g, .. } if *g == epoch));
         if let Some(pos) = pos
-            && let Some(Reply::Rfnm { src, msg, num, .. }) = i.replies.remove(pos)
+            && let Some(Reply::Rfnm {
+                stream,
+                msg,
+                num,
+                made_ns,
+                ..
+            }) = i.replies.remove(pos)
         {
             // K&O §II: "the RFNM is then sent without a piggy-backed ALL".
-            self.send_rfnm(now, imp, src, msg, num, false, q);
+            self.send_rfnm(now, imp, (stream, msg, num, made_ns), false, q);
         }
     }
 
@@ -1113,6 +1236,7 @@ impl Subnet {
             },
             src,
             dst,
+            stream: self.msgs.get(&msg).map_or(0, |m| m.stream),
             bits: Bits::new(bits),
             hops: 0,
         };
@@ -1137,6 +1261,7 @@ impl Subnet {
         now: SimTime,
         from: u16,
         to: u16,
+        stream: Stream,
         kind: PktKind,
         q: &mut EventQueue<Ev>,
     ) {
@@ -1144,6 +1269,7 @@ impl Subnet {
             kind,
             src: from,
             dst: to,
+            stream,
             bits: self.params.control_bits,
             hops: 0,
         };
@@ -1458,13 +1584,35 @@ impl Subnet {
         if let Some((s, d)) = self.watch {
             let si = &self.imps[s as usize];
             let di = &self.imps[d as usize];
+            let plt_reqalls = match self.params.message_processing {
+                MessageProcessing::V3 => si.plt_reqalls,
+                MessageProcessing::V2 => self
+                    .msgs
+                    .values()
+                    .filter(|m| m.src == s && m.state == MsgState::AwaitAll)
+                    .count() as u32,
+            };
+            let plt_rfnms_waiting = di
+                .replies
+                .iter()
+                .filter(
+                    |r| matches!(r, Reply::Rfnm { stream, .. } if self.stream_src(*stream) == s),
+                )
+                .count() as u32;
             self.occupancy.push(Occupancy {
                 t_ns: now.as_nanos(),
-                message_numbers: si.numbers_used.get(&d).copied().unwrap_or(0),
+                message_numbers: si
+                    .numbers_used
+                    .get(&self.watch_stream)
+                    .copied()
+                    .unwrap_or(0),
                 plt_entries: si.plt_used,
                 reassembly_buffers: di.reasm_used,
                 allocations_held: si.allocations.get(&d).map_or(0, |a| a.len() as u32),
                 source_buffers: si.buf_used,
+                plt_reqalls,
+                plt_rfnms_waiting,
+                plt_messages: si.plt_used.saturating_sub(plt_reqalls + plt_rfnms_waiting),
             });
         }
         self.sample_routing(now);
@@ -1566,6 +1714,7 @@ impl Model for Subnet {
             }
             Ev::LineChange { line, up } => self.line_change(now, line, up, q),
             Ev::Arrival { host } => self.background_arrival(now, host, q),
+            Ev::BlockIdle { imp, stream, uses } => self.block_idle(now, imp, stream, uses, q),
         }
     }
 }

@@ -9,6 +9,23 @@ use nmc_sim::Bits;
 pub type PktId = u32;
 pub type MsgId = u64;
 
+/// A sequence of message numbers: what message numbers, reassembly order and RFNMs are counted
+/// in. Version 2 numbers messages per source-IMP/destination-IMP pair (K&O §III), version 3 per
+/// source-host/destination-host pair (K&O §VI). Either way the pair is packed into one value,
+/// first end in the high 16 bits ([`stream`]), so that a source IMP's streams sort by their
+/// destination as the version 2 tables did.
+pub type Stream = u32;
+
+/// The stream of the pair `a` → `b` (IMPs in version 2, hosts in version 3).
+pub fn stream(a: u16, b: u16) -> Stream {
+    (a as u32) << 16 | b as u32
+}
+
+/// The two ends of a stream.
+pub fn stream_ends(s: Stream) -> (u16, u16) {
+    ((s >> 16) as u16, s as u16)
+}
+
 /// The kinds of packet in the subnet (K&O §II, Fig. 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PktKind {
@@ -32,6 +49,16 @@ pub enum PktKind {
     /// ALLOCATE of one reassembly buffer for single-packet message `msg` (number `num`), which
     /// the destination did not accept: the source sends its copy again (RFC 632 events 6–9).
     SingleAll { msg: MsgId, num: u64 },
+    /// Version 3: the source IMP asks the destination IMP to create the receive block of the
+    /// packet's stream (K&O §VI: "sends a subnet control message to destination IMP D to
+    /// request the creation of a receive block").
+    CreateBlock,
+    /// Version 3: the receive block exists ("returns a subnet control message to IMP S to
+    /// report this fact").
+    BlockCreated,
+    /// Version 3: the source IMP has released the stream's transmit block after disuse; the
+    /// destination releases the receive block.
+    ReleaseBlock,
 }
 
 impl PktKind {
@@ -48,6 +75,9 @@ impl PktKind {
             PktKind::Gvb => "gvb",
             PktKind::SingleRfnm { .. } => "rfnm(single)",
             PktKind::SingleAll { .. } => "all(single)",
+            PktKind::CreateBlock => "create-block",
+            PktKind::BlockCreated => "block-created",
+            PktKind::ReleaseBlock => "release-block",
         }
     }
 }
@@ -58,6 +88,8 @@ pub struct Packet {
     /// Source and destination IMPs.
     pub src: u16,
     pub dst: u16,
+    /// The stream it belongs to (end-to-end packets; 0 for packets of no stream, a GVB).
+    pub stream: Stream,
     /// Data bits (the frame on a line adds the overhead).
     pub bits: Bits,
     pub hops: u16,

@@ -125,10 +125,32 @@ pub struct ImpParams {
     /// Leader bits the host sends before a message. **Choice**: 32 bits, the host–IMP leader.
     pub host_leader: Bits,
 
-    // ---- Version 2 end-to-end control (K&O §II–III) ----
-    /// Message numbers per source-IMP/destination-IMP pair. K&O §III: "only four message
-    /// sequence numbers allocated per source IMP-destination IMP pair".
+    // ---- End-to-end control: version 2 (K&O §II–III) and version 3 (K&O §VI–VII) ----
+    /// Which message procedure the IMPs run: `v2` (Oct 1974: numbers per IMP pair, resources
+    /// in the order number, PLT entry, allocation) or `v3` (1975: message control blocks,
+    /// numbers per host pair, order number, allocation, PLT entry). K&O §VI, footnote 4: "the
+    /// 'version 3' procedure".
+    pub message_processing: MessageProcessing,
+    /// Message numbers per stream. K&O §III (v2): "only four message sequence numbers
+    /// allocated per source IMP-destination IMP pair"; K&O §VI (v3): "there are now 8 message
+    /// sequence numbers which are allocated on a sending HOST-receiving HOST pair basis".
     pub message_numbers: u32,
+    /// Version 3: transmit blocks (and, separately, receive blocks) per IMP. K&O §VI:
+    /// "there are 64 transmit and 64 receive blocks available in each IMP".
+    pub control_blocks: u32,
+    /// Version 3: a transmit block with no message outstanding for this long is released, and
+    /// its receive block with it. **Choice**: 30 s. K&O §VI says only that blocks are made
+    /// when a host "has not sent any messages to HOST B for quite some time"; 30 s keeps a
+    /// pump's pair open through any stall the experiments show (the longest, ~1 s RFNM
+    /// time-outs) while pairs of sparse background traffic pay the set-up exchange.
+    pub control_block_idle: SimDuration,
+    /// A message that finds no allocation at its source IMP sends a REQALL even while an
+    /// earlier REQALL to the same destination IMP is still outstanding (a "superfluous
+    /// REQALL", K&O §VII). `true` as the 1975 IMPs did; `false` is the first remedy K&O name:
+    /// "avoid sending superfluous REQALL's".
+    pub superfluous_reqalls: bool,
+    /// When a RFNM may carry a piggy-backed ALL (see [`Piggyback`]).
+    pub rfnm_piggyback: Piggyback,
     /// Pending-leader-table entries per source IMP. K&O §III: "a shared pool of six".
     pub plt_entries: u32,
     /// Reassembly buffers per IMP without VDH. K&O §III: "a maximum of 34 buffers".
@@ -146,6 +168,27 @@ pub struct ImpParams {
     pub control_priority: bool,
     /// Out-of-order single-packet messages: how the destination treats them (RFC 632).
     pub single_packet_rule: SinglePacketRule,
+}
+
+/// The end-to-end message procedure (see [`ImpParams::message_processing`]).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum MessageProcessing {
+    V2,
+    V3,
+}
+
+/// When the destination IMP piggy-backs an ALL on a multipacket RFNM.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Piggyback {
+    /// Every RFNM waits (up to `rfnm_all_wait`) for buffers to carry an ALL, and replies queue
+    /// behind it (K&O §II; the Feb 1975 IMPs, §VII).
+    Always,
+    /// BBN's fix of 1975: "avoid the piggy-backing of allocates on RFNM's as long as there are
+    /// other replies to be sent" (K&O §VII): a RFNM with other replies queued behind it goes
+    /// at once without an ALL.
+    NotWhileRepliesWait,
 }
 
 /// How often a line carries routing messages (see [`ImpParams::routing_frequency`]).
@@ -229,7 +272,12 @@ impl ImpParams {
             routing_busy_unit: SimDuration::from_millis(132),
             host_interface: BitRate::from_kbps(100),
             host_leader: Bits::new(32),
+            message_processing: MessageProcessing::V2,
             message_numbers: 4,
+            control_blocks: 64,
+            control_block_idle: SimDuration::from_secs(30),
+            superfluous_reqalls: true,
+            rfnm_piggyback: Piggyback::Always,
             plt_entries: 6,
             reassembly_buffers: 34,
             reassembly_buffers_vdh: 10,
@@ -238,6 +286,28 @@ impl ImpParams {
             giveback_after: SimDuration::from_millis(250),
             control_priority: true,
             single_packet_rule: SinglePacketRule::Current,
+        }
+    }
+
+    /// February 1975, "version 3" before BBN's phasing fix (K&O §VI–VII): message control
+    /// blocks, 8 numbers per host pair, allocation before PLT entry, superfluous REQALLs, and
+    /// RFNMs that always wait for a piggy-backed ALL. Everything else as `v2-1974-10`: the
+    /// sources give no other change between Oct 1974 and 1975 (the buffer counts of K&O §III
+    /// are the ones §VII reasons with: "34 reassembly buffers", VDH "10").
+    pub fn v3_1975_02() -> Self {
+        ImpParams {
+            message_processing: MessageProcessing::V3,
+            message_numbers: 8,
+            ..Self::v2_1974_10()
+        }
+    }
+
+    /// May 1975: `v3-1975-02` with BBN's fix (K&O §VII): no ALL piggy-backed on a RFNM while
+    /// other replies wait to be sent.
+    pub fn v3_1975_05() -> Self {
+        ImpParams {
+            rfnm_piggyback: Piggyback::NotWhileRepliesWait,
+            ..Self::v3_1975_02()
         }
     }
 
@@ -254,6 +324,8 @@ impl ImpParams {
         use SinglePacketRule::*;
         match name {
             "v2-1974-10" => Some(Self::v2_1974_10()),
+            "v3-1975-02" => Some(Self::v3_1975_02()),
+            "v3-1975-05" => Some(Self::v3_1975_05()),
             // RFC 632: the rule of May 1974 (the same as `v2-1974-10`, named for the RFC).
             "rfc632-current" => Some(Self::with_single_packet_rule(Current)),
             "rfc632-fix-a" => Some(Self::with_single_packet_rule(FixA)),
@@ -266,6 +338,8 @@ impl ImpParams {
 
     pub const PROFILES: &[&str] = &[
         "v2-1974-10",
+        "v3-1975-02",
+        "v3-1975-05",
         "rfc632-current",
         "rfc632-fix-a",
         "rfc632-fix-b",
@@ -291,6 +365,11 @@ impl ImpParams {
         }
         if !(0.0..1.0).contains(&self.bit_error_rate) {
             return Err(format!("{p}.bit_error_rate must be in [0, 1)"));
+        }
+        if self.message_processing == MessageProcessing::V3 && self.control_blocks == 0 {
+            return Err(format!(
+                "{p}.control_blocks must be at least 1 with message_processing = \"v3\""
+            ));
         }
         if self.message_numbers == 0 || self.plt_entries == 0 {
             return Err(format!(
@@ -331,6 +410,14 @@ impl ImpParams {
             ));
         }
         Ok(())
+    }
+
+    /// Where a message starts in its source IMP once its first packet is in.
+    pub fn first_state(&self) -> crate::model::MsgState {
+        match self.message_processing {
+            MessageProcessing::V2 => crate::model::MsgState::NeedNumber,
+            MessageProcessing::V3 => crate::model::MsgState::NeedBlock,
+        }
     }
 
     /// What an IMP of model `m` spends on each kind of work.

@@ -347,6 +347,25 @@ pub fn build(
             subnet.imps[x as usize].model = *model;
         }
     }
+    for (k, n) in s.network.vdh.iter().enumerate() {
+        let at = format!("network.vdh[{k}]");
+        let x = subnet
+            .topo
+            .index(n)
+            .ok_or_else(|| BuildError(format!("{at}: `{n}` is not an IMP of this network")))?;
+        let p = &subnet.params;
+        if p.reassembly_buffers_vdh < p.allocation_buffers
+            || p.reassembly_buffers_vdh > p.buffers_vdh
+        {
+            return Err(BuildError(format!(
+                "{at}: reassembly_buffers_vdh ({}) must hold one allocation ({}) and fit in buffers_vdh ({})",
+                p.reassembly_buffers_vdh, p.allocation_buffers, p.buffers_vdh
+            )));
+        }
+        let i = &mut subnet.imps[x as usize];
+        i.buffers = p.buffers_vdh;
+        i.reasm_max = p.reassembly_buffers_vdh;
+    }
     for (i, h) in s.network.hosts.iter().enumerate().filter(|(_, h)| h.fake) {
         let imp = subnet.hosts[i].imp;
         let on_imp = |x: &&Host| x.imp == imp && x.generator.is_none();
@@ -625,6 +644,14 @@ fn finish(mut m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outco
     let mut metrics = BTreeMap::new();
     for (k, v) in &m.counts {
         metrics.insert(format!("count.{k}"), *v as f64);
+    }
+    let (n, sum, max) = m.rfnm_waits;
+    if n > 0 {
+        metrics.insert(
+            "rfnm.wait_at_destination.mean_ms".into(),
+            sum as f64 / n as f64 / 1e6,
+        );
+        metrics.insert("rfnm.wait_at_destination.max_ms".into(), max as f64 / 1e6);
     }
     let in_flight = m.undelivered();
     let mut messages = std::mem::take(&mut m.done);

@@ -97,6 +97,10 @@ pub struct NetworkSpec {
     /// others are `network.params.default_imp`.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub imp_models: std::collections::BTreeMap<crate::params::ImpModel, Vec<String>>,
+    /// IMPs running the very distant host (VDH) software: `buffers_vdh` packet buffers and
+    /// `reassembly_buffers_vdh` reassembly buffers instead of the usual (K&O §III, §VII).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vdh: Vec<String>,
 }
 
 /// A scripted disturbance, to cause one reordering at a known moment (RFC 632: "due to an

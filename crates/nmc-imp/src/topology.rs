@@ -189,6 +189,11 @@ fn map_lines(
     for e in edges {
         let a = e[0].as_str().unwrap_or_default().to_string();
         let b = e[1].as_str().unwrap_or_default().to_string();
+        if a == b {
+            // A line between two IMPs the map merges into one site (SRI in 1975-07, USC-ISI in
+            // 1976-07, RADC in 1979-09): one site is one IMP here, so the line is left out.
+            continue;
+        }
         for s in [&a, &b] {
             let site = &doc["sites"][s.as_str()];
             let (lat, lon) = (site["latitude"].as_f64(), site["longitude"].as_f64());

@@ -36,7 +36,10 @@ const SHIPPED: &[(&str, &str)] = &[
         "rfc626-lockup",
         include_str!("../../../scenarios/rfc626-lockup.toml"),
     ),
+    ("ko-v3-map", V3_MAP),
 ];
+
+const V3_MAP: &str = include_str!("../../../scenarios/ko-v3-map.toml");
 
 fn scenario(text: &str, sets: &[&str]) -> ImpScenario {
     let sets: Vec<Override> = sets.iter().map(|s| s.parse().unwrap()).collect();
@@ -97,6 +100,33 @@ fn loaded_map_drains_to_idle() {
         metric(&o, "messages.answered")
     );
     assert!(o.idle_at_end, "held: {:?}", o.held_at_end);
+}
+
+/// Version 3 under the same load, before and after BBN's fix, with line errors: drained, every
+/// message delivered and answered, nothing held but the message control blocks still in use.
+#[test]
+fn loaded_v3_map_drains_to_idle() {
+    for profile in ["v3-1975-02", "v3-1975-05"] {
+        let s = scenario(
+            V3_MAP,
+            &[
+                "duration=40s",
+                "record=[]",
+                "network.params.bit_error_rate=1e-5",
+                &format!("network.profile={profile}"),
+            ],
+        );
+        let o = run_and_drain(&s, 5, SimDuration::from_secs(40)).unwrap();
+        assert!(metric(&o, "count.v3.create-block") > 10.0, "{profile}");
+        assert_eq!(metric(&o, "messages.in_flight"), 0.0, "{profile}");
+        assert_eq!(
+            metric(&o, "messages.offered"),
+            metric(&o, "messages.answered"),
+            "{profile}"
+        );
+        assert_eq!(o.order_violations, 0, "{profile}");
+        assert!(o.idle_at_end, "{profile}: held: {:?}", o.held_at_end);
+    }
 }
 
 /// The background hosts offer what the scenario states (RFC 619: 30.8 internode messages/s)

@@ -31,7 +31,7 @@
 use super::{Ev, MsgState, Subnet, Tr};
 use crate::imp::{HostOut, Imp, Reassembly, Reply};
 use crate::link::Hold;
-use crate::packet::{MsgId, Packet, PktKind};
+use crate::packet::{MsgId, Packet, PktKind, Stream};
 use crate::params::SinglePacketRule;
 use nmc_sim::{Bits, EventQueue, SimTime};
 use serde::Serialize;
@@ -103,7 +103,8 @@ impl Subnet {
     /// The buffer it occupies is the copy, kept until the RFNM ([`Hold::Copy`]).
     fn send_single(&mut self, now: SimTime, mid: MsgId, again: bool, q: &mut EventQueue<Ev>) {
         let m = &self.msgs[&mid];
-        let (src, dst, num, bits) = (m.src, m.dst, m.num.expect("numbered"), m.bits);
+        let (src, dst, stream, num, bits) =
+            (m.src, m.dst, m.stream, m.num.expect("numbered"), m.bits);
         let id = self.slab.insert(Packet {
             kind: PktKind::Data {
                 msg: mid,
@@ -113,6 +114,7 @@ impl Subnet {
             },
             src,
             dst,
+            stream,
             bits: Bits::new(bits),
             hops: 0,
         });
@@ -149,8 +151,11 @@ impl Subnet {
             PktKind::SingleRfnm { msg, num } => {
                 self.log_e2e(now, imp, dst, "source", "RFNM", num, "arr", "");
                 let i = &mut self.imps[imp as usize];
-                *i.numbers_used.get_mut(&dst).expect("a number was in use") -= 1;
+                *i.numbers_used
+                    .get_mut(&p.stream)
+                    .expect("a number was in use") -= 1;
                 i.buf_used -= 1; // the copy
+                self.number_released(now, imp, p.stream, q);
                 if let Some(m) = self.msgs.remove(&msg) {
                     if let Some(g) = self.hosts[m.host as usize].generator.as_mut() {
                         g.in_flight -= 1;
@@ -199,9 +204,9 @@ impl Subnet {
         let PktKind::Data { msg, num, .. } = p.kind else {
             unreachable!("a data packet")
         };
-        let (src, key) = (p.src, (p.src, num));
+        let (src, stream, key) = (p.src, p.stream, (p.stream, num));
         let rule = self.params.single_packet_rule;
-        let expected = *self.imps[imp as usize].expected.entry(src).or_default();
+        let expected = *self.imps[imp as usize].expected.entry(stream).or_default();
         let i = &self.imps[imp as usize];
         let accept = if num < expected || i.complete.contains(&key) {
             None // a second copy: cannot happen, copies go again only on an ALLOCATE
@@ -215,7 +220,9 @@ impl Subnet {
         } else {
             Some(match rule {
                 SinglePacketRule::Current => false,
-                SinglePacketRule::FixA => self.set_aside_for_predecessors(imp, src, expected, num),
+                SinglePacketRule::FixA => {
+                    self.set_aside_for_predecessors(imp, stream, expected, num)
+                }
                 SinglePacketRule::FixB | SinglePacketRule::AcceptAll => self.reserve_one(imp),
             })
         };
@@ -251,7 +258,7 @@ impl Subnet {
                     },
                 );
                 i.complete.insert(key);
-                self.hand_over_in_order(now, imp, src, q);
+                self.hand_over_in_order(now, imp, stream, q);
             }
             Some(false) => {
                 // "treated as a request for the allocation of one reassembly buffer".
@@ -275,11 +282,17 @@ impl Subnet {
     /// Fix A: message `num` from `src` is out of order (`expected` is next). If every
     /// predecessor's buffer need is known, sets aside a buffer for each predecessor that was
     /// refused and has none yet, reserves one for `num`, and says yes.
-    fn set_aside_for_predecessors(&mut self, imp: u16, src: u16, expected: u64, num: u64) -> bool {
+    fn set_aside_for_predecessors(
+        &mut self,
+        imp: u16,
+        stream: Stream,
+        expected: u64,
+        num: u64,
+    ) -> bool {
         let i = &self.imps[imp as usize];
         let mut need = Vec::new();
         for k in expected..num {
-            let key = (src, k);
+            let key = (stream, k);
             let known = i.complete.contains(&key)
                 || i.reassembly.contains_key(&key)
                 || i.consumed.contains(&key)
@@ -320,7 +333,8 @@ impl Subnet {
             i.release_reassembly(1);
             i.requests.insert(key, r.msg);
             self.count("single-deleted");
-            self.log_e2e(now, key.0, imp, "destination", "MSG", key.1, "deleted", "");
+            let src = self.stream_src(key.0);
+            self.log_e2e(now, src, imp, "destination", "MSG", key.1, "deleted", "");
             self.trace.emit(
                 now,
                 &Tr::SingleDeleted {
@@ -332,21 +346,20 @@ impl Subnet {
         }
     }
 
-    /// Has the destination finished with every message before `num` from `src`: handed to the
-    /// host, and its RFNM processed (RFC 632 event 6)?
-    fn predecessors_done(i: &Imp, src: u16, num: u64) -> bool {
-        i.expected.get(&src).copied().unwrap_or(0) >= num
-            && !i.output_pending_before(src, num)
-            && !i
-                .replies
-                .iter()
-                .any(|r| matches!(*r, Reply::Rfnm { src: s, num: n, .. } if s == src && n < num))
+    /// Has the destination finished with every message of `stream` before `num`: handed to
+    /// the host, and its RFNM processed (RFC 632 event 6)?
+    fn predecessors_done(i: &Imp, stream: Stream, num: u64) -> bool {
+        i.expected.get(&stream).copied().unwrap_or(0) >= num
+            && !i.output_pending_before(stream, num)
+            && !i.replies.iter().any(
+                |r| matches!(*r, Reply::Rfnm { stream: s, num: n, .. } if s == stream && n < num),
+            )
     }
 
     /// Sends the ALLOCATEs whose turn has come and for which a buffer is (or can be) reserved.
     pub(super) fn serve_single_requests(&mut self, now: SimTime, imp: u16, q: &mut EventQueue<Ev>) {
         let i = &self.imps[imp as usize];
-        let ready: Vec<((u16, u64), MsgId)> = i
+        let ready: Vec<((Stream, u64), MsgId)> = i
             .requests
             .iter()
             .filter(|((s, n), _)| Self::predecessors_done(i, *s, *n))
@@ -362,7 +375,8 @@ impl Subnet {
                 i.set_aside.insert(key);
             }
             i.requests.remove(&key);
-            let (src, num) = key;
+            let (stream, num) = key;
+            let src = self.stream_src(stream);
             self.log_e2e(now, src, imp, "destination", "ALL", num, "sent", "");
             self.trace.emit(
                 now,
@@ -373,7 +387,8 @@ impl Subnet {
                 },
             );
             self.count("single-all");
-            self.send_control(now, imp, src, PktKind::SingleAll { msg, num }, q);
+            let kind = PktKind::SingleAll { msg, num };
+            self.send_control(now, imp, src, stream, kind, q);
         }
     }
 
@@ -385,7 +400,8 @@ impl Subnet {
         o: HostOut,
         q: &mut EventQueue<Ev>,
     ) {
-        self.log_e2e(now, o.src, imp, "destination", "RFNM", o.num, "sent", "");
+        let src = self.stream_src(o.stream);
+        self.log_e2e(now, src, imp, "destination", "RFNM", o.num, "sent", "");
         self.trace.emit(
             now,
             &Tr::Rfnm {
@@ -398,7 +414,8 @@ impl Subnet {
         self.send_control(
             now,
             imp,
-            o.src,
+            src,
+            o.stream,
             PktKind::SingleRfnm {
                 msg: o.msg,
                 num: o.num,
