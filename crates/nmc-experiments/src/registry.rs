@@ -78,6 +78,11 @@ impl<'a> Context<'a> {
         let svg = chart
             .to_svg()
             .map_err(|e| anyhow::anyhow!("drawing {stem}.svg: {e}"))?;
+        self.svg(stem, caption, svg)
+    }
+
+    /// Writes an SVG document to `<dir>/<stem>.svg` and puts it on the report page.
+    pub fn svg(&mut self, stem: &str, caption: &str, svg: String) -> Result<()> {
         let path = self.dir.join(format!("{stem}.svg"));
         std::fs::create_dir_all(&self.dir)
             .with_context(|| format!("creating {}", self.dir.display()))?;
@@ -120,6 +125,7 @@ pub fn all() -> Vec<&'static dyn Experiment> {
         &golden_chain::GoldenChain,
         &md1::Md1,
         &ko_v2_throughput::KoV2Throughput,
+        &ko_v3_throughput::KoV3Throughput,
         &ko_routing_tables::KoRoutingTables,
         &ko_alternate_path::KoAlternatePath,
         &ko_looping::KoLooping,

@@ -27,6 +27,7 @@ mod instrument;
 mod lockup;
 mod processor;
 mod single;
+mod slice;
 mod v3;
 
 pub use background::{Background, BackgroundTally, LengthMix};
@@ -34,6 +35,7 @@ pub use instrument::{Action, Generator};
 pub use lockup::{HeldAt, LockupReport};
 pub use processor::{Processor, Task, Work};
 pub use single::E2eEvent;
+pub use slice::{SliceItem, TimeSlice};
 
 use crate::imp::{HostOut, Imp, Reassembly, Reply};
 use crate::link::{Frame, FrameKind, Hold, Link};
@@ -85,6 +87,8 @@ pub enum Ev {
     Arrival { host: u16 },
     /// Version 3: the disuse timer of a transmit block, armed when it had had `uses` numbers.
     BlockIdle { imp: u16, stream: Stream, uses: u64 },
+    /// Take a time slice of the measured pair (`network.slices`).
+    Slice,
 }
 
 /// Where a message is in the source IMP's procedure.
@@ -315,6 +319,9 @@ pub struct Subnet {
     pub watch: Option<(u16, u16)>,
     /// The stream of the measured pair.
     pub watch_stream: Stream,
+    /// Instants at which to take a time slice, and the slices taken.
+    pub slice_at: Vec<SimDuration>,
+    pub slices: Vec<TimeSlice>,
     pub trace: Trace,
     pub counts: BTreeMap<&'static str, u64>,
     /// How long the multipacket RFNMs of the recorded (not background) messages waited at the
@@ -421,6 +428,8 @@ impl Subnet {
             sample_period,
             watch,
             watch_stream,
+            slice_at: Vec::new(),
+            slices: Vec::new(),
             trace,
             counts: BTreeMap::new(),
             rfnm_waits: (0, 0, 0),
@@ -478,6 +487,9 @@ impl Subnet {
             q.schedule(SimTime::ZERO + at, Ev::HostStart { host });
         }
         q.schedule(SimTime::ZERO, Ev::Sample);
+        for &t in &self.slice_at {
+            q.schedule(SimTime::ZERO + t, Ev::Slice);
+        }
         // Each IMP's clock, staggered over one fast tick.
         let m = self.imps.len().max(1) as u64;
         for imp in 0..self.imps.len() {
@@ -1715,6 +1727,11 @@ impl Model for Subnet {
             Ev::LineChange { line, up } => self.line_change(now, line, up, q),
             Ev::Arrival { host } => self.background_arrival(now, host, q),
             Ev::BlockIdle { imp, stream, uses } => self.block_idle(now, imp, stream, uses, q),
+            Ev::Slice => {
+                if let Some(s) = self.time_slice(now) {
+                    self.slices.push(s);
+                }
+            }
         }
     }
 }

@@ -83,6 +83,8 @@ pub struct Outcome {
     pub lockup: Option<LockupReport>,
     /// Routing and line records (empty with static routes and no line events).
     pub routing: RoutingRecords,
+    /// Time slices of the measured pair (`network.slices`).
+    pub slices: Vec<crate::model::TimeSlice>,
 }
 
 /// What the routing and line machinery recorded (see [`crate::routing`]).
@@ -382,6 +384,7 @@ pub fn build(
     subnet.actions = actions;
     subnet.lockup_window = s.network.lockup_window;
     subnet.measure_from = s.network.measure_from;
+    subnet.slice_at = s.network.slices.clone();
     if s.record.iter().any(|r| r == "e2e") {
         subnet.e2e = Some(Vec::new());
     }
@@ -789,5 +792,6 @@ fn finish(mut m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outco
         e2e: m.e2e.unwrap_or_default(),
         lockup: m.lockup,
         routing,
+        slices: m.slices,
     }
 }

@@ -79,6 +79,10 @@ pub struct NetworkSpec {
     /// from then, occupancy means and line utilisation over the rest of the run (`0s`: all of it).
     #[serde(default)]
     pub measure_from: SimDuration,
+    /// Instants at which to take a time slice of the measured pair (K&O Figs. 2, 7, 8): where
+    /// its messages, RFNMs, REQALLs and ALLs are and what they hold (`["5min"]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub slices: Vec<SimDuration>,
     /// How IMPs choose the next line: `static` shortest-hop routes (the default) or the 1974
     /// `adaptive` procedure (see [`crate::routing`]).
     #[serde(default, skip_serializing_if = "RoutingMode::is_static")]

@@ -5,12 +5,14 @@
 //! | [`summary`] | `summary.json`: scenario, seed, nmc version, config hash, flat metrics |
 //! | [`records`] | CSV files of per-item records |
 //! | [`plot`] | SVG charts (lines, points, bars) drawn with plotters' SVG backend |
+//! | [`diagram`] | path diagrams: K&O's time slices (messages, RFNMs, REQALLs along a path) |
 //! | [`check`] | reproduce-table rows: published value, ours, tolerance, within or not |
 //! | [`html`] | the one-page `index.html` report: the table and every plot inline |
 //!
 //! Every output that holds results also holds the seed that made them.
 
 pub mod check;
+pub mod diagram;
 pub mod html;
 pub mod plot;
 pub mod records;

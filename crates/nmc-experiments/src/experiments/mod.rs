@@ -5,6 +5,7 @@ pub mod ko_alternate_path;
 pub mod ko_looping;
 pub mod ko_routing_tables;
 pub mod ko_v2_throughput;
+pub mod ko_v3_throughput;
 pub mod md1;
 pub mod r889_estimators;
 pub mod rfc392_host_cost;

@@ -125,6 +125,18 @@ impl Processor {
         }
     }
 
+    /// The packets among the tasks, in service first.
+    pub fn packets(&self) -> impl Iterator<Item = PktId> + '_ {
+        self.serving
+            .iter()
+            .map(|(t, _)| t)
+            .chain(&self.queue)
+            .filter_map(|t| match t.work {
+                Work::Packet { pkt, .. } => Some(pkt),
+                Work::Cpu => None,
+            })
+    }
+
     /// Tasks queued or in service.
     pub fn len(&self) -> usize {
         self.queue.len() + self.serving.is_some() as usize

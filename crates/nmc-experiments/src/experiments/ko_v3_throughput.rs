@@ -1,0 +1,661 @@
+//! `ko-v3-throughput`: K&O's 1975 throughput experiments under "version 3" message processing
+//! (§VI–VII, Figs. 7–9).
+//!
+//! Scenario (K&O §VII): the UCLA pump of October 1974 again, 8063-bit messages to a fake host
+//! 1..12 hops away for 10 minutes, now on the 1975 network (`scenarios/ko-v3-map.toml`: the July
+//! 1975 map, the nearest to the February and May runs, with the network's own load of
+//! `ko-v2-map.toml`), under `v3-1975-02` (February, before BBN's phasing fix) and `v3-1975-05`
+//! (May, after it). October 1974 is run beside them from `ko-v2-map.toml` (curve A of Fig. 9).
+//! Every row comes from these configurations, several seeds each; only the destination and the
+//! profile change.
+//!
+//! Targets and tolerances, stated before the runs:
+//! * KO-7, K&O §VII: February 1975 against October 1974, "for paths with many hops, the
+//!   decrease in throughput was almost 50 percent": the ratio Feb/Oct of average throughput at
+//!   9 hops (the longest path both have) in 0.45–0.60.
+//! * KO-7 316, K&O §VII: in 1975 "the average queueing delay in the processing queue [of a
+//!   316] is about 10 ms", ±50 %; and "more than 5 times as much as ... in the 516 IMP": the
+//!   ratio at least 5 (February runs, 9 hops, every IMP of each kind).
+//! * KO-8, K&O §VII, Fig. 8: to a VDH destination (10 reassembly buffers) before the fix,
+//!   "throughput degradations by a factor of 3": ordinary/VDH throughput at 9 hops, 3 ± 20 %.
+//! * KO-9, K&O Fig. 9 / abstract: May 1975, 9 hops, "27 kbit/s", ±10 %.
+//! * KO-9 below Oct 1974, K&O §VII: May 1975 "inferior to that in October 1974": May/Oct at 9
+//!   hops at most 1.
+//! * KO-9 above Feb 1975, K&O §VII: "far better than that which we observed in February 1975
+//!   prior to the phasing fix": May/Feb, mean of 9–12 hops, at least 1.25 ("far" read as a
+//!   quarter or more).
+//!
+//! The mechanism is written beside the numbers: PLT entries by holder (messages, REQALLs, RFNMs
+//! waiting at the destination for a piggy-backed ALL), superfluous REQALLs, how long RFNMs wait
+//! at the destination, and the ablations at 9 hops (the fix alone, withholding superfluous
+//! REQALLs alone, both, and the VDH destination before and after the fix).
+
+use crate::registry::{Context, Experiment};
+use anyhow::Result;
+use nmc_imp::{ImpScenario, KO_MAP_DESTINATIONS, KO_V3_DESTINATIONS, Outcome};
+use nmc_report::diagram::{Item, PathDiagram, Shape};
+use nmc_report::{Chart, Series, SeriesStyle, Target, Value};
+use nmc_scenario::Override;
+use nmc_sim::Trace;
+use rayon::prelude::*;
+use serde::Serialize;
+
+pub const V3_MAP: &str = include_str!("../../../../scenarios/ko-v3-map.toml");
+use super::ko_v2_throughput::MAP as V2_MAP;
+
+pub struct KoV3Throughput;
+
+/// One run to make: period, case, profile, hops, seed, extra settings.
+type Job = (Period, String, &'static str, u32, u64, &'static [&'static str]);
+
+/// The three curves of K&O Fig. 9 (and the February one the text describes).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize)]
+enum Period {
+    #[serde(rename = "Oct 1974")]
+    Oct1974,
+    #[serde(rename = "Feb 1975")]
+    Feb1975,
+    #[serde(rename = "May 1975")]
+    May1975,
+}
+
+impl Period {
+    fn hops(self) -> u32 {
+        match self {
+            Period::Oct1974 => 9,
+            _ => 12,
+        }
+    }
+    fn destination(self, hops: u32) -> &'static str {
+        match self {
+            Period::Oct1974 => KO_MAP_DESTINATIONS[hops as usize - 1],
+            _ => KO_V3_DESTINATIONS[hops as usize - 1],
+        }
+    }
+    fn scenario(self) -> (&'static str, &'static str) {
+        match self {
+            Period::Oct1974 => (V2_MAP, "v2-1974-10"),
+            Period::Feb1975 => (V3_MAP, "v3-1975-02"),
+            Period::May1975 => (V3_MAP, "v3-1975-05"),
+        }
+    }
+}
+
+#[derive(Serialize, Clone)]
+struct Row {
+    period: Period,
+    case: String,
+    seed: u64,
+    hops: u32,
+    destination: String,
+    throughput_kbps: f64,
+    best150_kbps: f64,
+    rtt_mean_ms: f64,
+    messages: f64,
+    plt_entries_mean: f64,
+    plt_messages_mean: f64,
+    plt_reqalls_mean: f64,
+    plt_rfnms_waiting_mean: f64,
+    message_numbers_mean: f64,
+    reqalls: f64,
+    superfluous_reqalls: f64,
+    rfnms_with_all_fraction: f64,
+    rfnms_not_piggybacked: f64,
+    rfnm_timeouts: f64,
+    rfnm_wait_at_destination_mean_ms: f64,
+    rfnm_wait_at_destination_max_ms: f64,
+    blocks_created: f64,
+    processing_316_wait_mean_ms: f64,
+    processing_516_wait_mean_ms: f64,
+}
+
+/// The ablations at 9 hops on the 1975 map: (case, profile, extra settings; `{dst}` is the
+/// 9-hop destination).
+const ABLATIONS: [(&str, &str, &[&str]); 6] = [
+    (
+        "Feb 1975: superfluous REQALLs, piggy-backing always",
+        "v3-1975-02",
+        &[],
+    ),
+    ("BBN's fix alone (May 1975)", "v3-1975-05", &[]),
+    (
+        "no superfluous REQALLs alone",
+        "v3-1975-02",
+        &["network.params.superfluous_reqalls=false"],
+    ),
+    (
+        "both remedies",
+        "v3-1975-05",
+        &["network.params.superfluous_reqalls=false"],
+    ),
+    (
+        "VDH destination, Feb 1975",
+        "v3-1975-02",
+        &["network.vdh=[\"{dst}\"]"],
+    ),
+    (
+        "VDH destination, May 1975",
+        "v3-1975-05",
+        &["network.vdh=[\"{dst}\"]"],
+    ),
+];
+
+/// When the time slices are taken: well into the run.
+fn slice_at(quick: bool) -> &'static str {
+    if quick { "61s" } else { "301s" }
+}
+
+/// A time slice as K&O draw them (Figs. 2, 7, 8).
+fn slice_diagram(o: &Outcome, title: &str, ends: (&str, &str)) -> Option<PathDiagram> {
+    let sl = o.slices.first()?;
+    let items = sl
+        .items
+        .iter()
+        .map(|it| {
+            let mut held = Vec::new();
+            if it.plt {
+                held.push("PLT");
+            }
+            if it.all {
+                held.push("ALL");
+            }
+            Item {
+                shape: match it.what {
+                    "MSG" => Shape::Rect,
+                    "RFNM" => Shape::Oval,
+                    "REQALL" => Shape::Diamond,
+                    _ => Shape::Dot,
+                },
+                label: if it.label.is_empty() {
+                    it.what.to_string()
+                } else {
+                    format!("{} {}", it.what, it.label)
+                },
+                from: it.at_from,
+                to: it.at_to,
+                note: format!("{} · {}", held.join(" "), it.doing)
+                    .trim_start_matches(" · ")
+                    .to_string(),
+            }
+        })
+        .collect();
+    Some(PathDiagram {
+        title: format!("{title}, t = {:.1} s", sl.t_ns as f64 / 1e9),
+        hops: sl.hops,
+        ends: (ends.0.to_string(), ends.1.to_string()),
+        items,
+    })
+}
+
+/// A time slice in K&O Fig. 7's terms: who holds the PLT entries, and whether the next
+/// message holds its ALL but no PLT entry.
+fn fig7_summary(o: &Outcome) -> String {
+    let Some(sl) = o.slices.first() else {
+        return "no slice".into();
+    };
+    let count = |what: &str, doing: &str| {
+        sl.items
+            .iter()
+            .filter(|i| i.what == what && i.plt && i.doing == doing)
+            .count()
+    };
+    let next = sl
+        .items
+        .iter()
+        .any(|i| i.what == "MSG" && i.all && !i.plt && i.doing == "waiting for a PLT entry");
+    format!(
+        "PLT: {} RFNM waiting, {} MSG in flight; next MSG {}",
+        count("RFNM", "waiting for an ALL"),
+        count("MSG", "in flight"),
+        if next {
+            "has ALL, no PLT"
+        } else {
+            "not waiting with ALL"
+        }
+    )
+}
+
+fn scenario(text: &str, sets: &[String], quick: bool) -> Result<ImpScenario> {
+    let mut all: Vec<Override> = sets.iter().map(|s| s.parse()).collect::<Result<_, _>>()?;
+    if quick {
+        all.push("duration=2min".parse()?);
+    }
+    Ok(nmc_scenario::load("ko-v3", text, &all)?)
+}
+
+fn mean(x: impl Iterator<Item = f64>) -> f64 {
+    let v: Vec<f64> = x.collect();
+    v.iter().sum::<f64>() / v.len().max(1) as f64
+}
+
+fn spread(x: impl Iterator<Item = f64>) -> (f64, f64) {
+    x.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+        (a.min(v), b.max(v))
+    })
+}
+
+/// One run: `period`'s scenario to its `hops` destination, with `extra` settings.
+fn run_one(
+    quick: bool,
+    period: Period,
+    case: &str,
+    profile: &str,
+    hops: u32,
+    seed: u64,
+    extra: &[&str],
+) -> Result<(Row, Outcome)> {
+    let (text, _) = period.scenario();
+    let dest = period.destination(hops);
+    let mut sets = vec![
+        format!("network.hosts.1.imp={dest}"),
+        format!("network.profile={profile}"),
+        format!("network.slices=[\"{}\"]", slice_at(quick)),
+    ];
+    sets.extend(extra.iter().map(|s| s.replace("{dst}", dest)));
+    let s = scenario(text, &sets, quick)?;
+    let o = nmc_imp::run(&s, seed, Trace::off(), &mut |_| {})?;
+    anyhow::ensure!(
+        o.hops == Some(hops),
+        "{dest} is {:?} hops from UCLA, expected {hops}",
+        o.hops
+    );
+    let get = |k: &str| o.metrics.get(k).copied().unwrap_or(0.0);
+    let nan = |k: &str| o.metrics.get(k).copied().unwrap_or(f64::NAN);
+    let row = Row {
+        period,
+        case: case.to_string(),
+        seed,
+        hops,
+        destination: dest.to_string(),
+        throughput_kbps: nan("throughput_kbps"),
+        best150_kbps: nan("best150_kbps"),
+        rtt_mean_ms: nan("rtt.mean_ms"),
+        messages: get("messages.completed"),
+        plt_entries_mean: nan("occupancy.plt_entries.mean"),
+        plt_messages_mean: nan("occupancy.plt_messages.mean"),
+        plt_reqalls_mean: nan("occupancy.plt_reqalls.mean"),
+        plt_rfnms_waiting_mean: nan("occupancy.plt_rfnms_waiting.mean"),
+        message_numbers_mean: nan("occupancy.message_numbers.mean"),
+        reqalls: get("count.reqall"),
+        superfluous_reqalls: get("count.v3.superfluous-reqall"),
+        rfnms_with_all_fraction: nan("rfnm.with_all_fraction"),
+        rfnms_not_piggybacked: get("count.rfnm-not-piggybacked"),
+        rfnm_timeouts: get("count.rfnm-without-all") - get("count.rfnm-not-piggybacked"),
+        rfnm_wait_at_destination_mean_ms: get("rfnm.wait_at_destination.mean_ms"),
+        rfnm_wait_at_destination_max_ms: get("rfnm.wait_at_destination.max_ms"),
+        blocks_created: get("count.v3.create-block"),
+        processing_316_wait_mean_ms: nan("processing.316.wait_mean_ms"),
+        processing_516_wait_mean_ms: nan("processing.516.wait_mean_ms"),
+    };
+    Ok((row, o))
+}
+
+/// The pumped pair's PLT entries by holder over the first `seconds` (K&O Fig. 7's resources).
+fn plt_chart(o: &Outcome, title: &str, seconds: f64) -> Chart {
+    let pick = |f: fn(&nmc_imp::model::Occupancy) -> u32| -> Vec<(f64, f64)> {
+        o.occupancy
+            .iter()
+            .map(|s| (s.t_ns as f64 / 1e9, f(s) as f64))
+            .take_while(|p| p.0 <= seconds)
+            .collect()
+    };
+    Chart::new(title, "time (s)", "PLT entries (of 6)")
+        .with(Series::new(
+            "messages (in flight, RFNM on its way back)",
+            SeriesStyle::Line,
+            pick(|s| s.plt_messages),
+        ))
+        .with(Series::new(
+            "RFNMs waiting at the destination for an ALL",
+            SeriesStyle::Line,
+            pick(|s| s.plt_rfnms_waiting),
+        ))
+        .with(Series::new(
+            "REQALLs",
+            SeriesStyle::Line,
+            pick(|s| s.plt_reqalls),
+        ))
+}
+
+impl Experiment for KoV3Throughput {
+    fn id(&self) -> &'static str {
+        "ko-v3-throughput"
+    }
+    fn title(&self) -> &'static str {
+        "1975 throughput under version 3: phasing, the VDH stall and BBN's fix (K&O Figs. 7–9)"
+    }
+    fn source(&self) -> &'static str {
+        "Kleinrock & Opderbeck 1977, §VI–VII, Figs. 7–9; load from RFC 612 and RFC 619"
+    }
+    fn run(&self, ctx: &mut Context) -> Result<()> {
+        let quick = ctx.quick;
+        let seeds: Vec<u64> = (0..if quick { 1 } else { 3 })
+            .map(|k| ctx.seed + k)
+            .collect();
+        // Every run is independent: all go to every core, and are taken back in this order,
+        // so the output does not depend on the number of cores.
+        let mut jobs: Vec<Job> = Vec::new();
+        for period in [Period::Oct1974, Period::Feb1975, Period::May1975] {
+            let profile = period.scenario().1;
+            for h in 1..=period.hops() {
+                for &s in &seeds {
+                    jobs.push((period, "curve".into(), profile, h, s, &[]));
+                }
+            }
+        }
+        for (case, profile, extra) in ABLATIONS {
+            for &s in &seeds {
+                jobs.push((Period::Feb1975, case.into(), profile, 9, s, extra));
+            }
+        }
+        let total = jobs.len() as f64;
+        let mut results: Vec<(Row, Option<Outcome>)> = Vec::new();
+        for chunk in jobs.chunks(8) {
+            let batch: Vec<Result<(Row, Outcome)>> = chunk
+                .par_iter()
+                .map(|(p, case, profile, h, s, extra)| {
+                    run_one(quick, *p, case, profile, *h, *s, extra)
+                })
+                .collect();
+            for r in batch {
+                let (row, o) = r?;
+                // Keep the first seed's 9-hop outcomes for the pictures.
+                let keep = row.hops == 9
+                    && row.seed == seeds[0]
+                    && (row.case == "curve" || row.case == ABLATIONS[4].0);
+                results.push((row, keep.then_some(o)));
+            }
+            ctx.progress(results.len() as f64 / total);
+        }
+        let rows: Vec<Row> = results.iter().map(|(r, _)| r.clone()).collect();
+        let curve = |p: Period, h: u32| {
+            rows.iter()
+                .filter(move |r| r.period == p && r.case == "curve" && r.hops == h)
+        };
+        let avg = |p: Period, h: u32, f: fn(&Row) -> f64| mean(curve(p, h).map(f));
+        let note = |p: Period, h: u32| {
+            let (lo, hi) = spread(curve(p, h).map(|r| r.throughput_kbps));
+            format!("{lo:.1}–{hi:.1} kbit/s")
+        };
+        let case_mean =
+            |c: &str, f: fn(&Row) -> f64| mean(rows.iter().filter(|r| r.case == c).map(f));
+        let thr = |r: &Row| r.throughput_kbps;
+        let n = seeds.len();
+
+        let (oct9, feb9, may9) = (
+            avg(Period::Oct1974, 9, thr),
+            avg(Period::Feb1975, 9, thr),
+            avg(Period::May1975, 9, thr),
+        );
+        ctx.check(
+            "KO-7",
+            &format!(
+                "Feb 1975 / Oct 1974 average throughput, 9 hops, mean of {n} seeds (Feb {}, Oct {})",
+                note(Period::Feb1975, 9),
+                note(Period::Oct1974, 9)
+            ),
+            "ratio",
+            "K&O §VII: \"almost 50 percent\" lower on long paths",
+            Target::Range {
+                lo: 0.45,
+                hi: 0.60,
+                rel: 0.0,
+            },
+            Value::Num(feb9 / oct9),
+        );
+        let w316 = avg(Period::Feb1975, 9, |r| r.processing_316_wait_mean_ms);
+        let w516 = avg(Period::Feb1975, 9, |r| r.processing_516_wait_mean_ms);
+        ctx.check(
+            "KO-7 316 queue",
+            "mean wait in a 316's processing queue, Feb 1975, 9-hop runs, every 316",
+            "ms",
+            "K&O §VII: \"about 10 ms\"",
+            Target::Rel {
+                value: 10.0,
+                rel: 0.5,
+            },
+            Value::Num(w316),
+        );
+        ctx.check(
+            "KO-7 316/516",
+            &format!("316 / 516 mean processing-queue wait ({w316:.2} / {w516:.2} ms)"),
+            "ratio",
+            "K&O §VII: \"more than 5 times\"",
+            Target::AtLeast { value: 5.0 },
+            Value::Num(w316 / w516),
+        );
+        ctx.check(
+            "KO-7 phasing",
+            "PLT entries held by RFNMs waiting at the destination for an ALL, Feb 1975, 9 hops (mean over the run)",
+            "of 6",
+            "K&O §VII, Fig. 7: \"most of the PLT's are owned by RFNM's\" (at least half)",
+            Target::AtLeast { value: 3.0 },
+            Value::Num(avg(Period::Feb1975, 9, |r| r.plt_rfnms_waiting_mean)),
+        );
+        if let Some((_, Some(o))) = results
+            .iter()
+            .find(|(r, o)| o.is_some() && r.period == Period::Feb1975 && r.case == "curve")
+        {
+            ctx.check(
+                "KO-7 Fig. 7",
+                &format!(
+                    "time slice at {} s, Feb 1975, 9 hops, first seed (one instant, as the figure)",
+                    slice_at(quick).trim_end_matches('s')
+                ),
+                "",
+                "K&O Fig. 7: PLTs of messages i−1, i and RFNMs i−5..i−2; message i+1 \"has its ALL\" but no PLT",
+                Target::Exact {
+                    text: "PLT: 4 RFNM waiting, 2 MSG in flight; next MSG has ALL, no PLT".into(),
+                },
+                Value::Text(fig7_summary(o)),
+            );
+        }
+        let vdh = case_mean("VDH destination, Feb 1975", thr);
+        let plain = case_mean(ABLATIONS[0].0, thr);
+        ctx.check(
+            "KO-8",
+            &format!(
+                "ordinary / VDH destination throughput, 9 hops, Feb 1975 ({plain:.1} / {vdh:.1} kbit/s)"
+            ),
+            "ratio",
+            "K&O §VII: \"degradations by a factor of 3\"",
+            Target::Rel {
+                value: 3.0,
+                rel: 0.2,
+            },
+            Value::Num(plain / vdh),
+        );
+        ctx.check(
+            "KO-9",
+            &format!(
+                "May 1975 average throughput, 9 hops, mean of {n} seeds ({})",
+                note(Period::May1975, 9)
+            ),
+            "kbit/s",
+            "K&O Fig. 9 and abstract",
+            Target::Rel {
+                value: 27.0,
+                rel: 0.10,
+            },
+            Value::Num(may9),
+        );
+        ctx.check(
+            "KO-9 below Oct 1974",
+            "May 1975 / Oct 1974 average throughput, 9 hops",
+            "ratio",
+            "K&O §VII: \"inferior to that in October 1974\"",
+            Target::AtMost { value: 1.0 },
+            Value::Num(may9 / oct9),
+        );
+        let long = |p: Period| mean((9..=12).map(|h| avg(p, h, thr)));
+        ctx.check(
+            "KO-9 above Feb 1975",
+            "May 1975 / Feb 1975 average throughput, mean of 9–12 hops",
+            "ratio",
+            "K&O §VII: \"far better than ... February 1975\"",
+            Target::AtLeast { value: 1.25 },
+            Value::Num(long(Period::May1975) / long(Period::Feb1975)),
+        );
+
+        // The mechanism, in numbers and pictures.
+        ctx.csv("curve", &rows)?;
+        let series = |p: Period, f: fn(&Row) -> f64| -> Vec<(f64, f64)> {
+            (1..=p.hops()).map(|h| (h as f64, avg(p, h, f))).collect()
+        };
+        let mut fig9 = Chart::new(
+            "Throughput against distance, 1974 and 1975 (K&O Fig. 9)",
+            "hops",
+            "kbit/s",
+        )
+        .with(Series::new(
+            "K&O May 1975 average, 9 hops (27)",
+            SeriesStyle::Points,
+            vec![(9.0, 27.0)],
+        ))
+        .with(Series::new(
+            "K&O Oct 1974 average (37–38.5 at 1–5 hops; 30 at 9)",
+            SeriesStyle::Points,
+            (1..=5)
+                .map(|h| (h as f64, 37.75))
+                .chain([(9.0, 30.0)])
+                .collect(),
+        ))
+        .with(Series::new(
+            "nmc Oct 1974 (A)",
+            SeriesStyle::LinePoints,
+            series(Period::Oct1974, thr),
+        ))
+        .with(Series::new(
+            "nmc Feb 1975, before the fix",
+            SeriesStyle::LinePoints,
+            series(Period::Feb1975, thr),
+        ))
+        .with(Series::new(
+            "nmc May 1975 average (A'')",
+            SeriesStyle::LinePoints,
+            series(Period::May1975, thr),
+        ))
+        .with(Series::new(
+            "nmc May 1975 best 150 (B'')",
+            SeriesStyle::LinePoints,
+            series(Period::May1975, |r| r.best150_kbps),
+        ));
+        fig9.y_range = Some(0.0..50.0);
+        ctx.plot(
+            "fig9-throughput",
+            "Average throughput against hops: October 1974 (version 2, June 1974 map), February 1975 (version 3 before BBN's fix) and May 1975 (after it, with the best 150 messages), July 1975 map, with K&O's published values.",
+            &fig9,
+        )?;
+        let holders = Chart::new(
+            "PLT entries of the source IMP by holder (K&O Fig. 7), mean over the run",
+            "hops",
+            "PLT entries (of 6)",
+        )
+        .with(Series::new(
+            "Feb 1975: RFNMs waiting for an ALL",
+            SeriesStyle::LinePoints,
+            series(Period::Feb1975, |r| r.plt_rfnms_waiting_mean),
+        ))
+        .with(Series::new(
+            "Feb 1975: REQALLs",
+            SeriesStyle::LinePoints,
+            series(Period::Feb1975, |r| r.plt_reqalls_mean),
+        ))
+        .with(Series::new(
+            "May 1975: RFNMs waiting for an ALL",
+            SeriesStyle::LinePoints,
+            series(Period::May1975, |r| r.plt_rfnms_waiting_mean),
+        ))
+        .with(Series::new(
+            "May 1975: REQALLs",
+            SeriesStyle::LinePoints,
+            series(Period::May1975, |r| r.plt_reqalls_mean),
+        ));
+        ctx.plot(
+            "plt-holders",
+            "Who holds the six PLT entries: before the fix RFNMs wait at the destination for piggy-backed ALLs (phasing); after it they go at once and REQALLs take their place.",
+            &holders,
+        )?;
+        let waits = Chart::new(
+            "How long a RFNM waits at the destination IMP",
+            "hops",
+            "ms (mean)",
+        )
+        .with(Series::new(
+            "Oct 1974",
+            SeriesStyle::LinePoints,
+            series(Period::Oct1974, |r| r.rfnm_wait_at_destination_mean_ms),
+        ))
+        .with(Series::new(
+            "Feb 1975",
+            SeriesStyle::LinePoints,
+            series(Period::Feb1975, |r| r.rfnm_wait_at_destination_mean_ms),
+        ))
+        .with(Series::new(
+            "May 1975",
+            SeriesStyle::LinePoints,
+            series(Period::May1975, |r| r.rfnm_wait_at_destination_mean_ms),
+        ));
+        ctx.plot(
+            "rfnm-wait",
+            "Mean time from a RFNM's making (packet 1 at the host) to its sending, by hops.",
+            &waits,
+        )?;
+        for (r, o) in &results {
+            let Some(o) = o else { continue };
+            if r.case == ABLATIONS[4].0 {
+                if let Some(d) = slice_diagram(
+                    o,
+                    "Feb 1975, VDH destination, 9 hops (K&O Fig. 8)",
+                    ("UCLA", &r.destination),
+                ) {
+                    ctx.svg("slice-vdh-feb1975-9hops", "Time slice to a VDH destination before the fix (compare K&O Fig. 8): messages (rectangles), RFNMs (ovals), REQALLs (diamonds), each with the PLT entry and allocation it holds.", d.to_svg())?;
+                }
+                continue;
+            }
+            if let Some(d) = slice_diagram(
+                o,
+                &format!("{:?}, 9 hops (K&O Figs. 2, 7)", r.period),
+                ("UCLA", &r.destination),
+            ) {
+                let name = format!("{:?}", r.period).to_lowercase();
+                ctx.svg(
+                    &format!("slice-{name}-9hops"),
+                    &format!("Time slice of the pumped pair, {:?}, 9 hops (compare K&O Fig. 2 for version 2, Fig. 7 for phasing before the fix): messages (rectangles), RFNMs (ovals), REQALLs (diamonds), ALLs (dots), each with the PLT entry and allocation it holds.", r.period),
+                    d.to_svg(),
+                )?;
+            }
+            let name = match r.period {
+                Period::Oct1974 => "oct1974",
+                Period::Feb1975 => "feb1975",
+                Period::May1975 => "may1975",
+            };
+            ctx.csv(&format!("occupancy_{name}_9hops"), &o.occupancy)?;
+            if r.period != Period::Oct1974 {
+                ctx.plot(
+                    &format!("plt-{name}-9hops"),
+                    &format!(
+                        "{:?} at 9 hops, first 30 s: the pair's PLT entries by holder.",
+                        r.period
+                    ),
+                    &plt_chart(o, &format!("PLT entries by holder, 9 hops, {name}"), 30.0),
+                )?;
+            }
+        }
+        ctx.note(format!(
+            "Ablations at 9 hops ({}), mean of {n} seeds: {}.",
+            KO_V3_DESTINATIONS[8],
+            ABLATIONS
+                .iter()
+                .map(|(c, _, _)| format!(
+                    "{c}: {:.1} kbit/s, {:.2} PLT entries held by waiting RFNMs, {:.0} superfluous REQALLs",
+                    case_mean(c, thr),
+                    case_mean(c, |r| r.plt_rfnms_waiting_mean),
+                    case_mean(c, |r| r.superfluous_reqalls)
+                ))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ));
+        Ok(())
+    }
+}

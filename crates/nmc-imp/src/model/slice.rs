@@ -1,0 +1,205 @@
+//! Time slices in the style of K&O Figs. 2, 7 and 8: at an instant, where each of the measured
+//! pair's messages, RFNMs, REQALLs and ALLs is along the path from the source IMP to the
+//! destination IMP, and which PLT entries and allocations it holds (`network.slices`).
+//!
+//! Positions are hops from the source IMP: an IMP at distance *k* is at *k*; a frame on a line
+//! (sent, not yet acknowledged) is half way to the next IMP. A message is drawn from its
+//! rearmost to its foremost packet; before it leaves it is at 0, in reassembly or on its way to
+//! the host at the path's end. Labels count from message *i*, the message most recently
+//! launched, as K&O's figures do.
+
+use super::{MsgState, Subnet};
+use crate::imp::{PltClaim, Reply};
+use crate::packet::{MsgId, PktId, PktKind};
+use crate::params::MessageProcessing;
+use nmc_sim::SimTime;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// One thing on the path at the instant.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct SliceItem {
+    /// `MSG`, `RFNM`, `REQALL` or `ALL`.
+    pub what: &'static str,
+    /// `i`, `i-1`, `i+1`, …: the message it belongs to, relative to message *i*.
+    pub label: String,
+    /// Where it is, in hops from the source IMP: from `at_from` to `at_to`.
+    pub at_from: f64,
+    pub at_to: f64,
+    /// Holds a PLT entry of the source IMP.
+    pub plt: bool,
+    /// Holds an allocation (the 8 reassembly buffers of an ALL).
+    pub all: bool,
+    /// What it is doing: `waiting for PLT`, `in flight`, `waiting for an ALL`, ….
+    pub doing: &'static str,
+}
+
+/// The measured pair at one instant.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct TimeSlice {
+    pub t_ns: u64,
+    /// Hops from the source IMP to the destination IMP.
+    pub hops: u32,
+    pub items: Vec<SliceItem>,
+}
+
+impl Subnet {
+    /// The measured pair's messages and control messages now (empty without a measured pair).
+    pub fn time_slice(&self, now: SimTime) -> Option<TimeSlice> {
+        let (s, d) = self.watch?;
+        let hops = self.topo.hops(s, d)?;
+        let dist = |imp: u16| self.topo.hops(s, imp).unwrap_or(0).min(hops) as f64;
+        // Where every packet in the subnet is, by packet id: queued or in a processor at an
+        // IMP, or on a line (sent, awaiting its acknowledgement).
+        let mut places: Vec<(PktId, f64)> = Vec::new();
+        for l in &self.links {
+            let at = dist(l.def.from);
+            places.extend(l.ctrl.iter().chain(&l.data).map(|&(p, _)| (p, at)));
+            let ahead = (dist(l.def.to) - at).clamp(-1.0, 1.0) * 0.5;
+            places.extend(
+                l.lch
+                    .iter()
+                    .filter_map(|c| c.held)
+                    .map(|(p, _)| (p, at + ahead)),
+            );
+        }
+        for (k, i) in self.imps.iter().enumerate() {
+            let at = dist(k as u16);
+            places.extend(i.cpu.packets().map(|p| (p, at)));
+        }
+        let mut data: BTreeMap<MsgId, (f64, f64)> = BTreeMap::new();
+        let mut rfnm: BTreeMap<MsgId, (f64, bool)> = BTreeMap::new();
+        let mut reqall: Vec<(MsgId, f64)> = Vec::new();
+        let mut alls: Vec<f64> = Vec::new();
+        for &(p, at) in &places {
+            let pk = self.slab.get(p);
+            let ours = (pk.src == s && pk.dst == d) || (pk.src == d && pk.dst == s);
+            if !ours {
+                continue;
+            }
+            match pk.kind {
+                PktKind::Data { msg, .. } => {
+                    let e = data.entry(msg).or_insert((at, at));
+                    *e = (e.0.min(at), e.1.max(at));
+                }
+                PktKind::Rfnm { msg, all, .. } => {
+                    rfnm.insert(msg, (at, all));
+                }
+                PktKind::ReqAll { msg, .. } => reqall.push((msg, at)),
+                PktKind::All { .. } => alls.push(at),
+                _ => {}
+            }
+        }
+        let di = &self.imps[d as usize];
+        let end = hops as f64;
+        let pump = |m: &&super::Msg| m.src == s && m.dst == d && !m.background && m.packets > 1;
+        let mine: Vec<(&MsgId, &super::Msg)> = self.msgs.iter().filter(|(_, m)| pump(m)).collect();
+        // Message i: the most recently launched.
+        let base = mine
+            .iter()
+            .filter(|(_, m)| m.state == MsgState::Launched)
+            .map(|(id, _)| **id)
+            .max()
+            .or_else(|| mine.first().map(|(id, _)| **id))?;
+        // Outstanding pump messages are consecutive: count them in order of offer.
+        let rank = |id: MsgId| mine.iter().position(|(k, _)| **k == id).unwrap_or(0) as u64;
+        let label = |id: MsgId| crate::e2e::relative(rank(id) + 1_000_000, rank(base) + 1_000_000);
+        let v3 = self.params.message_processing == MessageProcessing::V3;
+        let si = &self.imps[s as usize];
+        let mut items = Vec::new();
+        for &(&id, m) in &mine {
+            let waiting_rfnm = di
+                .replies
+                .iter()
+                .any(|r| matches!(r, Reply::Rfnm { msg, .. } if *msg == id));
+            let in_reassembly = di.reassembly.values().any(|r| r.msg == id)
+                || di.ports.iter().any(|p| p.queue.iter().any(|o| o.msg == id));
+            let (what, from, to, plt, all, doing) = match m.state {
+                MsgState::Launched => {
+                    if let Some(&(a, b)) = data.get(&id) {
+                        let reached = if in_reassembly { end } else { b };
+                        ("MSG", a, reached, true, true, "in flight")
+                    } else if waiting_rfnm {
+                        ("RFNM", end, end, true, false, "waiting for an ALL")
+                    } else if let Some(&(at, carries)) = rfnm.get(&id) {
+                        ("RFNM", at, at, true, carries, "on its way back")
+                    } else if in_reassembly {
+                        ("MSG", end, end, true, true, "at the destination")
+                    } else {
+                        ("MSG", 0.0, 0.0, true, true, "entering the source IMP")
+                    }
+                }
+                MsgState::NeedPlt => ("MSG", 0.0, 0.0, false, v3, "waiting for a PLT entry"),
+                MsgState::AwaitAll => {
+                    let queued = si
+                        .plt_queue
+                        .iter()
+                        .any(|c| matches!(c, PltClaim::Reqall { msg, .. } if *msg == id));
+                    let doing = if queued {
+                        "REQALL waiting for a PLT entry"
+                    } else {
+                        "waiting for an ALL"
+                    };
+                    // Version 2: its REQALL stole the message's PLT entry.
+                    ("MSG", 0.0, 0.0, !v3, false, doing)
+                }
+                MsgState::NeedAll => ("MSG", 0.0, 0.0, false, false, "looking for an ALL"),
+                MsgState::NeedNumber => ("MSG", 0.0, 0.0, false, false, "waiting for a number"),
+                MsgState::NeedBlock => ("MSG", 0.0, 0.0, false, false, "waiting for its block"),
+                MsgState::InputFirst => continue,
+            };
+            items.push(SliceItem {
+                what,
+                label: label(id),
+                at_from: from,
+                at_to: to,
+                plt,
+                all,
+                doing,
+            });
+        }
+        for (id, at) in reqall {
+            items.push(SliceItem {
+                what: "REQALL",
+                label: label(id),
+                at_from: at,
+                at_to: at,
+                plt: true,
+                all: false,
+                doing: "on its way",
+            });
+        }
+        for at in alls {
+            items.push(SliceItem {
+                what: "ALL",
+                label: String::new(),
+                at_from: at,
+                at_to: at,
+                plt: true,
+                all: true,
+                doing: "on its way back",
+            });
+        }
+        // ALLs answering REQALLs, waiting at the destination for buffers.
+        for r in &di.replies {
+            if let Reply::All { stream, .. } = r
+                && self.stream_src(*stream) == s
+            {
+                items.push(SliceItem {
+                    what: "ALL",
+                    label: String::new(),
+                    at_from: end,
+                    at_to: end,
+                    plt: true,
+                    all: false,
+                    doing: "waiting for buffers",
+                });
+            }
+        }
+        Some(TimeSlice {
+            t_ns: now.as_nanos(),
+            hops,
+            items,
+        })
+    }
+}
