@@ -5,6 +5,7 @@
 //! | [`summary`] | `summary.json`: scenario, seed, nmc version, config hash, flat metrics |
 //! | [`records`] | CSV files of per-item records |
 //! | [`plot`] | SVG charts (lines, points, bars) drawn with plotters' SVG backend |
+//! | [`stats`] | best block of 150, autocorrelation and its significant lags, histogram (K&O §IV) |
 //! | [`check`] | reproduce-table rows: published value, ours, tolerance, within or not |
 //! | [`html`] | the one-page `index.html` report: the table and every plot inline |
 //!
@@ -14,6 +15,7 @@ pub mod check;
 pub mod html;
 pub mod plot;
 pub mod records;
+pub mod stats;
 pub mod summary;
 
 pub use check::{Check, Target, Value};
