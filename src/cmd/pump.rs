@@ -6,7 +6,7 @@ use crate::Outcome;
 use crate::cmd::echo::split_target;
 use crate::cmd::progress::Progress;
 use anyhow::{Context, Result};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use nmc_probe::pump::net::{pump, session_id};
 use nmc_probe::pump::report::write_outputs;
 use nmc_probe::pump::{PumpConfig, PumpSummary, PumpTransport};
@@ -15,12 +15,6 @@ use nmc_probe::udp::DEFAULT_PORT;
 use nmc_sim::SimDuration;
 use std::net::ToSocketAddrs;
 use std::path::PathBuf;
-
-#[derive(Clone, Copy, ValueEnum)]
-pub enum Transport {
-    Tcp,
-    Udp,
-}
 
 #[derive(Args)]
 #[command(after_help = "Examples:\n  \
@@ -39,8 +33,8 @@ pub struct PumpArgs {
     /// HOST, HOST:PORT or [IPv6]:PORT of an `nmc echo serve --pump` (default port 8890).
     pub target: String,
     /// tcp (the kernel's reliability) or udp (datagrams, the pump's own RFNM timeouts).
-    #[arg(long, value_enum, default_value = "tcp")]
-    pub transport: Transport,
+    #[arg(long, default_value = "tcp", value_parser = parse_transport)]
+    pub transport: PumpTransport,
     /// Data bytes per message (K&O: 8063 bits, about 1008 bytes); K and M suffixes allowed.
     #[arg(long, default_value = "1008", value_parser = parse_bytes)]
     pub size: u32,
@@ -65,6 +59,15 @@ fn parse_duration(s: &str) -> Result<SimDuration, String> {
     s.parse::<SimDuration>().map_err(|e| e.to_string())
 }
 
+/// One line, not clap's list of possible values and tip.
+fn parse_transport(s: &str) -> Result<PumpTransport, String> {
+    match s.trim() {
+        "tcp" => Ok(PumpTransport::Tcp),
+        "udp" => Ok(PumpTransport::Udp),
+        _ => Err(format!("`{s}` is not a transport: expected tcp or udp")),
+    }
+}
+
 fn parse_bytes(s: &str) -> Result<u32, String> {
     let t = s.trim();
     let (num, mult) = match t.char_indices().last() {
@@ -83,10 +86,7 @@ fn parse_bytes(s: &str) -> Result<u32, String> {
 pub fn run(a: PumpArgs) -> Result<Outcome> {
     let (host, port) = split_target(&a.target)?;
     let cfg = PumpConfig {
-        transport: match a.transport {
-            Transport::Tcp => PumpTransport::Tcp,
-            Transport::Udp => PumpTransport::Udp,
-        },
+        transport: a.transport,
         size: a.size,
         outstanding: a.outstanding,
         duration: Nanos(a.duration.as_nanos()),
