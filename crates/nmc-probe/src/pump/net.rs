@@ -13,11 +13,11 @@ use super::sender::{Pump, PumpConfig, PumpError, PumpTransport};
 use super::sink::TcpSink;
 use super::wire::{self, Header, Kind};
 use crate::Error;
-use crate::driver::MAX_WAIT;
+use crate::driver::{MAX_WAIT, wait_fd};
 use crate::time::{Clock, Nanos, measure_timer_resolution, unix_now_ns};
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream, UdpSocket};
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -31,30 +31,6 @@ const HINT: &str = "is `nmc echo serve --pump` running there?";
 /// A session number for one run: it only has to differ between runs from one address.
 pub fn session_id() -> u32 {
     (unix_now_ns() as u32) ^ std::process::id().rotate_left(16)
-}
-
-/// Waits until `fd` has one of `events` or `timeout` passed; returns the events seen (0: none).
-fn wait_fd(fd: RawFd, events: i16, timeout: Duration) -> io::Result<i16> {
-    let mut pfd = libc::pollfd {
-        fd,
-        events,
-        revents: 0,
-    };
-    let ts = libc::timespec {
-        tv_sec: timeout.as_secs() as libc::time_t,
-        tv_nsec: timeout.subsec_nanos() as libc::c_long,
-    };
-    // SAFETY: one pollfd and one timespec that we own; no signal mask.
-    let rc = unsafe { libc::ppoll(&mut pfd, 1, &ts, std::ptr::null()) };
-    if rc < 0 {
-        let e = io::Error::last_os_error();
-        return if e.kind() == io::ErrorKind::Interrupted {
-            Ok(0)
-        } else {
-            Err(e)
-        };
-    }
-    Ok(if rc > 0 { pfd.revents } else { 0 })
 }
 
 fn refused(target: SocketAddr) -> Error {

@@ -79,8 +79,8 @@ pub struct PumpConfig {
 pub enum PumpError {
     #[error("{0}")]
     Config(String),
-    #[error("no RFNM for message {seq} within {waited} of sending it")]
-    NoAnswer { seq: u64, waited: Nanos },
+    #[error("no RFNM for message {seq} within {timeout} of sending it")]
+    NoAnswer { seq: u64, timeout: Nanos },
 }
 
 impl PumpConfig {
@@ -341,7 +341,10 @@ impl Pump {
             let sent = self.records[seq as usize].sent;
             let waited = now.saturating_sub(sent);
             if waited >= self.cfg.timeout {
-                self.failure = Some(PumpError::NoAnswer { seq, waited });
+                self.failure = Some(PumpError::NoAnswer {
+                    seq,
+                    timeout: self.cfg.timeout,
+                });
                 return;
             }
             if self.cfg.transport == PumpTransport::Udp && now >= *due {
@@ -478,7 +481,7 @@ mod tests {
             p.failure(),
             Some(&PumpError::NoAnswer {
                 seq: 0,
-                waited: Nanos(5_000 * MS)
+                timeout: Nanos(5_000 * MS)
             })
         );
         assert!(p.is_done(Nanos(5_000 * MS)));
