@@ -43,6 +43,8 @@ enum Command {
     Stream(cmd::stream::StreamArgs),
     /// Discard sink for `nmc stream` (TCP and UDP on one port; acknowledges when asked).
     Sink(cmd::stream::SinkArgs),
+    /// K&O (1977)'s throughput pump on a real path: N messages outstanding, each released by a RFNM from `nmc echo serve --pump`.
+    Pump(cmd::pump::PumpArgs),
 }
 
 /// What a subcommand reports back.
@@ -64,6 +66,7 @@ fn main() -> ExitCode {
         Command::Cost(a) => cmd::cost::run(a),
         Command::Stream(a) => cmd::stream::stream(a),
         Command::Sink(a) => cmd::stream::sink(a),
+        Command::Pump(a) => cmd::pump::run(a),
     };
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,

@@ -52,6 +52,9 @@ pub struct ServeArgs {
     /// Stop by itself after this long.
     #[arg(long, value_parser = parse_duration)]
     pub duration: Option<SimDuration>,
+    /// Also serve `nmc pump`: acknowledge each message with a RFNM, over UDP on this port and TCP on the same port number.
+    #[arg(long, conflicts_with = "secret_file")]
+    pub pump: bool,
 }
 
 #[derive(Args)]
@@ -152,6 +155,7 @@ fn serve(a: ServeArgs) -> Result<Outcome> {
         duration: a
             .duration
             .map(|d| std::time::Duration::from_nanos(d.as_nanos())),
+        pump: a.pump,
     };
     let server = EchoServer::bind(a.listen, opts)?;
     let stop = nmc_probe::signal::stop_on_signals();

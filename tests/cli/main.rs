@@ -5,6 +5,7 @@ use std::process::{Command, Output};
 
 mod cost;
 mod echo;
+mod pump;
 mod rto;
 mod run_and_reproduce;
 mod stream;

@@ -69,9 +69,15 @@ pub(crate) trait EchoSocket {
 
 /// Waits until `fd` is readable or `timeout` has passed; `Ok(true)` if readable.
 pub(crate) fn wait_readable(fd: std::os::fd::RawFd, timeout: Duration) -> io::Result<bool> {
+    Ok(wait_fd(fd, libc::POLLIN, timeout)? != 0)
+}
+
+/// Waits until `fd` has one of `events` (`POLLIN`, `POLLOUT`) or `timeout` has passed; returns
+/// the events seen, 0 for none (also when a signal interrupted the wait).
+pub(crate) fn wait_fd(fd: std::os::fd::RawFd, events: i16, timeout: Duration) -> io::Result<i16> {
     let mut pfd = libc::pollfd {
         fd,
-        events: libc::POLLIN,
+        events,
         revents: 0,
     };
     let ts = libc::timespec {
@@ -83,11 +89,11 @@ pub(crate) fn wait_readable(fd: std::os::fd::RawFd, timeout: Duration) -> io::Re
     if rc < 0 {
         let e = io::Error::last_os_error();
         if e.kind() == io::ErrorKind::Interrupted {
-            return Ok(false);
+            return Ok(0);
         }
         return Err(e);
     }
-    Ok(rc > 0)
+    Ok(if rc > 0 { pfd.revents } else { 0 })
 }
 
 /// A finished (or stopped) run: everything the reports need.

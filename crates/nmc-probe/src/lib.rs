@@ -14,6 +14,7 @@
 //! | [`wire`] | the packet formats (documented there, byte by byte) and the HMAC tag |
 //! | [`server`] | the echo server's core: reply or drop, and why; rate limits; counters |
 //! | [`probe`] | the probe's core: lengths, pacing, timeouts; loss, duplicates, reordering |
+//! | [`pump`] | `nmc pump`: K&O's N-outstanding message pump and the server's RFNM sink |
 //! | [`analysis`] | delay statistics and the least-squares fits, with Mills' rate |
 //! | [`trace`] | the trace CSV (`send_time_ns,length_bytes,delay_ns,…`), the contract with `nmc-rto` |
 //! | [`report`] | `summary.json`, the text report, the SVG scatter plot |
@@ -53,6 +54,7 @@ pub mod analysis;
 pub mod driver;
 pub mod icmp;
 pub mod probe;
+pub mod pump;
 pub mod report;
 pub mod server;
 pub mod signal;
@@ -81,6 +83,8 @@ pub enum Error {
     Trace(#[from] trace::TraceError),
     #[error("cannot bind UDP socket to {0}: {1}")]
     Bind(SocketAddr, #[source] std::io::Error),
+    #[error("cannot listen on TCP {0} for the pump: {1}")]
+    BindTcp(SocketAddr, #[source] std::io::Error),
     #[error("{0}: {1}")]
     Io(&'static str, #[source] std::io::Error),
     #[error(
@@ -93,4 +97,9 @@ pub enum Error {
     Write(String, #[source] std::io::Error),
     #[error("cannot draw {0}: {1}")]
     Plot(String, String),
+    #[error(transparent)]
+    PumpConfig(#[from] pump::PumpError),
+    /// A pump run that could not start or go on, said in one line.
+    #[error("{0}")]
+    Pump(String),
 }

@@ -83,6 +83,8 @@ pub struct ServerCounters {
     pub rate_limited: u64,
     /// Replies the socket refused to send (counted by the driver, included in `replied`'s complement).
     pub send_errors: u64,
+    /// What the pump sink did (with `--pump`; zeros otherwise). Not part of `received`.
+    pub pump: crate::pump::sink::SinkCounters,
 }
 
 impl ServerCounters {

@@ -7,13 +7,18 @@
 use crate::Error;
 use crate::driver::{self, EchoSocket, ProbeRun, Progress, Received, Transport};
 use crate::probe::{MILLS_MIN_LENGTH, ProbeConfig, Transmit};
+use crate::pump::{
+    self,
+    sink::{SinkConfig, SinkCore, SinkCounters, SinkVerdict},
+};
 use crate::server::{ServerConfig, ServerCore, ServerCounters};
 use crate::time::{Clock, Nanos, unix_now_ns};
 use crate::wire::{self, Key, MAX_UDP_PAYLOAD};
 use std::io;
-use std::net::{SocketAddr, UdpSocket};
+use std::net::{SocketAddr, TcpListener, UdpSocket};
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// Default UDP port of the echo server. 8890: RFC 889's number, one up; unprivileged.
@@ -43,6 +48,9 @@ pub struct ServeOptions {
     pub log_interval: Option<Duration>,
     /// Stop by itself after this long (None: run until stopped).
     pub duration: Option<Duration>,
+    /// Also serve `nmc pump` (K&O's message pump): its UDP datagrams on this socket, and TCP on
+    /// the same port number. See [`crate::pump`].
+    pub pump: bool,
 }
 
 /// A bound echo server, ready to [`EchoServer::run`].
@@ -51,6 +59,8 @@ pub struct EchoServer {
     sock: UdpSocket,
     core: ServerCore,
     opts: ServeOptions,
+    /// The pump's TCP listener and UDP sink, with `--pump`.
+    pump: Option<(TcpListener, SinkCore)>,
 }
 
 impl EchoServer {
@@ -60,7 +70,22 @@ impl EchoServer {
         sock.set_read_timeout(Some(driver::MAX_WAIT))
             .map_err(|e| Error::Io("set timeout", e))?;
         let core = ServerCore::new(opts.config.clone(), opts.key.clone());
-        Ok(EchoServer { sock, core, opts })
+        let pump = if opts.pump {
+            // The same port number as the UDP socket (which may have been picked by the kernel).
+            let at = sock
+                .local_addr()
+                .map_err(|e| Error::Io("local address", e))?;
+            let tcp = TcpListener::bind(at).map_err(|e| Error::BindTcp(at, e))?;
+            Some((tcp, SinkCore::new(SinkConfig::default())))
+        } else {
+            None
+        };
+        Ok(EchoServer {
+            sock,
+            core,
+            opts,
+            pump,
+        })
     }
 
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
@@ -97,6 +122,28 @@ impl EchoServer {
             self.core.config().global_rate,
             self.core.config().max_payload,
         ));
+        if self.pump.is_some() {
+            log(&format!(
+                "echo serve: also serving nmc pump on udp and tcp {addr} (a RFNM for each message)"
+            ));
+        }
+        let (tcp, mut sink) = match self.pump.take() {
+            Some((l, s)) => (Some(l), Some(s)),
+            None => (None, None),
+        };
+        let tcp_counters = Arc::new(Mutex::new(SinkCounters::default()));
+        let tcp_stop = Arc::new(AtomicBool::new(false));
+        let tcp_thread = tcp.map(|l| {
+            let (stop, counters) = (tcp_stop.clone(), tcp_counters.clone());
+            std::thread::spawn(move || crate::pump::net::serve_tcp(l, stop, counters))
+        });
+        let pump_counters = |sink: &Option<SinkCore>| {
+            sink.as_ref().map(|s| {
+                let mut c = s.counters();
+                c.add(&tcp_counters.lock().unwrap_or_else(|p| p.into_inner()));
+                c
+            })
+        };
         let mut recv_errors = 0u64;
         loop {
             let now = clock.now();
@@ -112,6 +159,9 @@ impl EchoServer {
                     self.core.counters(),
                     self.core.tracked_sources()
                 ));
+                if let Some(c) = pump_counters(&sink) {
+                    log(&format!("echo serve: {c}"));
+                }
                 next_log = Some(at.saturating_add(step).max(now));
             }
             let (n, src) = match self.sock.recv_from(&mut buf) {
@@ -142,6 +192,14 @@ impl EchoServer {
             };
             let rx = clock.now();
             let pkt = &mut buf[..n];
+            if let Some(sink) = sink.as_mut()
+                && pump::wire::is_pump(pkt)
+            {
+                if let SinkVerdict::Rfnm(rfnm) = sink.handle_datagram(rx, src, pkt) {
+                    let _ = self.sock.send_to(&rfnm, src);
+                }
+                continue;
+            }
             if self.core.handle_datagram(rx, unix_now_ns(), src, pkt)
                 == crate::server::Verdict::Reply
             {
@@ -151,13 +209,21 @@ impl EchoServer {
                 }
             }
         }
-        let c = self.core.counters();
+        tcp_stop.store(true, Ordering::Relaxed);
+        if let Some(t) = tcp_thread {
+            let _ = t.join();
+        }
+        let mut c = self.core.counters();
         log(&format!(
             "echo serve: stopped after {} {} sources {}",
             clock.now(),
             c,
             self.core.tracked_sources()
         ));
+        if let Some(p) = pump_counters(&sink) {
+            log(&format!("echo serve: {p}"));
+            c.pump = p;
+        }
         Ok(c)
     }
 }

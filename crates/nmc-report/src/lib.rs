@@ -6,6 +6,7 @@
 //! | [`records`] | CSV files of per-item records |
 //! | [`plot`] | SVG charts (lines, points, bars) drawn with plotters' SVG backend |
 //! | [`diagram`] | path diagrams: K&O's time slices (messages, RFNMs, REQALLs along a path) |
+//! | [`stats`] | best block of 150, autocorrelation and its significant lags, histogram (K&O §IV) |
 //! | [`check`] | reproduce-table rows: published value, ours, tolerance, within or not |
 //! | [`html`] | the one-page `index.html` report: the table and every plot inline |
 //!
@@ -16,6 +17,7 @@ pub mod diagram;
 pub mod html;
 pub mod plot;
 pub mod records;
+pub mod stats;
 pub mod summary;
 
 pub use check::{Check, Target, Value};

@@ -43,6 +43,7 @@ impl RunningServer {
             log_interval: None,
             // A server left behind by a failed test still stops by itself.
             duration: Some(Duration::from_secs(180)),
+            pump: true,
         };
         let server = match netns {
             Some(ns) => {

@@ -1,0 +1,450 @@
+//! Socket drivers: the pump over TCP and over UDP, and the server's TCP side. Thin: every
+//! decision is the core's ([`Pump`], [`SinkCore`](super::sink::SinkCore), [`TcpSink`]); these
+//! read the clock, move bytes and wait in `ppoll(2)` with nanosecond timeouts (see
+//! [`crate::driver`] for why not async). Every wait is capped at [`MAX_WAIT`], so Ctrl-C is seen
+//! promptly, and every run is bounded: a message unanswered for `--timeout` ends it.
+//!
+//! Over TCP the pump writes from a non-blocking socket and stamps a message's first byte when it
+//! hands the message to the kernel; with N × size far below the socket's send buffer (4 × 1 KB
+//! against the kernel's ≥ 16 KB) that write never waits, so the stamp is the send.
+
+use super::analysis::PumpRun;
+use super::sender::{Pump, PumpConfig, PumpError, PumpTransport};
+use super::sink::TcpSink;
+use super::wire::{self, Header, Kind};
+use crate::Error;
+use crate::driver::{MAX_WAIT, wait_fd};
+use crate::time::{Clock, Nanos, measure_timer_resolution, unix_now_ns};
+use std::io::{self, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream, UdpSocket};
+use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Reports progress: the fraction of the offering time gone.
+pub type Progress<'a> = &'a mut dyn FnMut(f64);
+
+/// What to tell a user whose pump found nobody answering.
+const HINT: &str = "is `nmc echo serve --pump` running there?";
+
+/// A session number for one run: it only has to differ between runs from one address.
+pub fn session_id() -> u32 {
+    (unix_now_ns() as u32) ^ std::process::id().rotate_left(16)
+}
+
+fn refused(target: SocketAddr) -> Error {
+    Error::Pump(format!(
+        "{target} refused the pump: nothing listens there ({HINT})"
+    ))
+}
+
+fn failed(target: SocketAddr, e: &PumpError) -> Error {
+    Error::Pump(format!("{target}: {e} ({HINT})"))
+}
+
+fn wait_for(pump: &Pump, now: Nanos) -> Duration {
+    pump.poll_at()
+        .map_or(MAX_WAIT, |at| at.saturating_sub(now).to_duration())
+        .min(MAX_WAIT)
+}
+
+fn finish(
+    target: SocketAddr,
+    pump: Pump,
+    timer: crate::time::TimerResolution,
+    started_unix_ns: u64,
+    elapsed: Nanos,
+    interrupted: bool,
+) -> PumpRun {
+    PumpRun {
+        target: target.to_string(),
+        config: pump.config().clone(),
+        timer,
+        started_unix_ns,
+        elapsed,
+        interrupted,
+        counters: pump.counters(),
+        records: pump.records().to_vec(),
+    }
+}
+
+/// Connects to `target` (within `cfg.timeout`) and pumps over `cfg.transport`.
+pub fn pump(
+    target: SocketAddr,
+    cfg: PumpConfig,
+    stop: &AtomicBool,
+    progress: Option<Progress<'_>>,
+) -> Result<PumpRun, Error> {
+    cfg.check()?;
+    match cfg.transport {
+        PumpTransport::Tcp => {
+            let s = TcpStream::connect_timeout(&target, cfg.timeout.to_duration()).map_err(
+                |e| match e.kind() {
+                    io::ErrorKind::ConnectionRefused => refused(target),
+                    io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => Error::Pump(format!(
+                        "no answer from {target} within {} ({HINT})",
+                        cfg.timeout
+                    )),
+                    _ => Error::Pump(format!("cannot connect to {target}: {e}")),
+                },
+            )?;
+            run_tcp_on(s, cfg, stop, progress)
+        }
+        PumpTransport::Udp => {
+            let local: SocketAddr = if target.is_ipv4() {
+                SocketAddr::from(([0, 0, 0, 0], 0))
+            } else {
+                SocketAddr::from(([0u16; 8], 0))
+            };
+            let sock = UdpSocket::bind(local).map_err(|e| Error::Bind(local, e))?;
+            sock.connect(target)
+                .map_err(|e| Error::Pump(format!("cannot reach {target}: {e}")))?;
+            run_udp_on(sock, cfg, stop, progress)
+        }
+    }
+}
+
+/// Pumps over an already connected TCP stream (tests make it inside a network namespace).
+pub fn run_tcp_on(
+    mut s: TcpStream,
+    cfg: PumpConfig,
+    stop: &AtomicBool,
+    mut progress: Option<Progress<'_>>,
+) -> Result<PumpRun, Error> {
+    let target = s.peer_addr().map_err(|e| Error::Io("peer address", e))?;
+    let mut pump = Pump::new(cfg)?;
+    s.set_nodelay(true)
+        .map_err(|e| Error::Io("set TCP_NODELAY", e))?;
+    s.set_nonblocking(true)
+        .map_err(|e| Error::Io("set non-blocking", e))?;
+    let timer = measure_timer_resolution(1000);
+    let started_unix_ns = unix_now_ns();
+    let clock = Clock::new();
+    let (session, size) = (pump.config().session, pump.config().size);
+    let duration = pump.config().duration;
+    let mut out: Vec<u8> = Vec::new();
+    let mut off = 0usize;
+    let mut inbox: Vec<u8> = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let mut interrupted = false;
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            interrupted = true;
+            break;
+        }
+        pump.handle_timeout(clock.now());
+        if let Some(e) = pump.failure() {
+            return Err(failed(target, e));
+        }
+        // Write while the window is open and the kernel takes the bytes.
+        loop {
+            if off == out.len() {
+                out.clear();
+                off = 0;
+                let Some(tx) = pump.poll_transmit(clock.now()) else {
+                    break;
+                };
+                let h = Header {
+                    kind: Kind::Data,
+                    session,
+                    seq: tx.seq,
+                    length: size,
+                    index: 0,
+                    count: 1,
+                };
+                out.extend_from_slice(&h.encode());
+                out.resize(wire::HEADER_LEN + size as usize, 0);
+            }
+            match s.write(&out[off..]) {
+                Ok(0) => return Err(Error::Pump(format!("{target} closed the connection"))),
+                Ok(n) => off += n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Error::Pump(format!("sending to {target}: {e}"))),
+            }
+        }
+        let now = clock.now();
+        if let Some(p) = progress.as_mut() {
+            p((now.as_secs_f64() / duration.as_secs_f64()).min(1.0));
+        }
+        if pump.is_done(now) {
+            break;
+        }
+        let mut events = libc::POLLIN;
+        if off < out.len() {
+            events |= libc::POLLOUT;
+        }
+        let seen = wait_fd(s.as_raw_fd(), events, wait_for(&pump, now))
+            .map_err(|e| Error::Io("wait", e))?;
+        if seen & (libc::POLLIN | libc::POLLERR | libc::POLLHUP) == 0 {
+            continue;
+        }
+        loop {
+            match s.read(&mut chunk) {
+                Ok(0) => {
+                    return Err(Error::Pump(format!(
+                        "{target} closed the connection after {} RFNMs",
+                        pump.counters().rfnms
+                    )));
+                }
+                Ok(n) => inbox.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
+                    return Err(refused(target));
+                }
+                Err(e) => return Err(Error::Pump(format!("receiving from {target}: {e}"))),
+            }
+        }
+        let at = clock.now();
+        let whole = inbox.len() / wire::HEADER_LEN * wire::HEADER_LEN;
+        for f in inbox[..whole].chunks_exact(wire::HEADER_LEN) {
+            match Header::decode(f) {
+                Ok(h) if h.kind == Kind::Rfnm && h.session == session => {
+                    pump.handle_rfnm(at, h.seq)
+                }
+                _ => {
+                    // A byte stream cannot be resynchronised: stop with what it was.
+                    return Err(Error::Pump(format!(
+                        "{target} sent something that is not a RFNM of this run: is it an nmc echo server?"
+                    )));
+                }
+            }
+        }
+        inbox.drain(..whole);
+    }
+    let elapsed = clock.now();
+    let _ = s.shutdown(std::net::Shutdown::Write);
+    Ok(finish(
+        target,
+        pump,
+        timer,
+        started_unix_ns,
+        elapsed,
+        interrupted,
+    ))
+}
+
+/// Pumps over an already connected UDP socket.
+pub fn run_udp_on(
+    sock: UdpSocket,
+    cfg: PumpConfig,
+    stop: &AtomicBool,
+    mut progress: Option<Progress<'_>>,
+) -> Result<PumpRun, Error> {
+    let target = sock.peer_addr().map_err(|e| Error::Io("peer address", e))?;
+    let (count, per) = cfg.check()?;
+    let mut pump = Pump::new(cfg)?;
+    sock.set_nonblocking(true)
+        .map_err(|e| Error::Io("set non-blocking", e))?;
+    let timer = measure_timer_resolution(1000);
+    let started_unix_ns = unix_now_ns();
+    let clock = Clock::new();
+    let (session, size) = (pump.config().session, pump.config().size);
+    let duration = pump.config().duration;
+    let mut buf = vec![0u8; wire::HEADER_LEN + per as usize];
+    let mut rbuf = vec![0u8; 65_536];
+    let mut interrupted = false;
+    let send = |b: &[u8]| -> Result<(), Error> {
+        loop {
+            match sock.send(b) {
+                Ok(_) => return Ok(()),
+                Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
+                    return Err(refused(target));
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                // The socket's buffer is full: wait for room (bounded by the caller's timeouts).
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    wait_fd(sock.as_raw_fd(), libc::POLLOUT, MAX_WAIT)
+                        .map_err(|e| Error::Io("wait", e))?;
+                }
+                Err(e) => return Err(Error::Pump(format!("sending to {target}: {e}"))),
+            }
+        }
+    };
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            interrupted = true;
+            break;
+        }
+        pump.handle_timeout(clock.now());
+        if let Some(e) = pump.failure() {
+            return Err(failed(target, e));
+        }
+        while let Some(tx) = pump.poll_transmit(clock.now()) {
+            for index in 0..count {
+                let n = wire::packet_bytes(size, count, per, index) as usize;
+                let h = Header {
+                    kind: Kind::Data,
+                    session,
+                    seq: tx.seq,
+                    length: size,
+                    index,
+                    count,
+                };
+                buf[..wire::HEADER_LEN].copy_from_slice(&h.encode());
+                send(&buf[..wire::HEADER_LEN + n])?;
+            }
+        }
+        let now = clock.now();
+        if let Some(p) = progress.as_mut() {
+            p((now.as_secs_f64() / duration.as_secs_f64()).min(1.0));
+        }
+        if pump.is_done(now) {
+            break;
+        }
+        let seen = wait_fd(sock.as_raw_fd(), libc::POLLIN, wait_for(&pump, now))
+            .map_err(|e| Error::Io("wait", e))?;
+        if seen == 0 {
+            continue;
+        }
+        loop {
+            let n = match sock.recv(&mut rbuf) {
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
+                    return Err(refused(target));
+                }
+                Err(e) => return Err(Error::Pump(format!("receiving from {target}: {e}"))),
+            };
+            let at = clock.now();
+            match Header::decode(&rbuf[..n]) {
+                Ok(h) if h.kind == Kind::Rfnm && h.session == session && n == wire::HEADER_LEN => {
+                    pump.handle_rfnm(at, h.seq)
+                }
+                _ => pump.counters_mut().junk += 1,
+            }
+        }
+    }
+    let elapsed = clock.now();
+    Ok(finish(
+        target,
+        pump,
+        timer,
+        started_unix_ns,
+        elapsed,
+        interrupted,
+    ))
+}
+
+/// Most pump connections served at once; one more is closed at once and counted.
+pub const MAX_CONNECTIONS: usize = 64;
+/// A connection silent this long is closed.
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The server's TCP side: accepts on `listener` until `stop`, one thread per connection (at most
+/// [`MAX_CONNECTIONS`]), adding what each connection's [`TcpSink`] counts into `counters`.
+pub fn serve_tcp(
+    listener: TcpListener,
+    stop: Arc<AtomicBool>,
+    counters: Arc<Mutex<super::sink::SinkCounters>>,
+) -> io::Result<()> {
+    listener.set_nonblocking(true)?;
+    let active = Arc::new(AtomicUsize::new(0));
+    while !stop.load(Ordering::Relaxed) {
+        match listener.accept() {
+            Ok((s, _)) => {
+                let mut c = counters.lock().unwrap_or_else(|p| p.into_inner());
+                if active.load(Ordering::Relaxed) >= MAX_CONNECTIONS {
+                    c.connections_refused += 1;
+                    drop(s);
+                    continue;
+                }
+                c.connections += 1;
+                drop(c);
+                active.fetch_add(1, Ordering::Relaxed);
+                let (stop, counters, active) = (stop.clone(), counters.clone(), active.clone());
+                std::thread::spawn(move || {
+                    let _ = serve_connection(s, &stop, &counters);
+                    active.fetch_sub(1, Ordering::Relaxed);
+                });
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock
+                        | io::ErrorKind::Interrupted
+                        | io::ErrorKind::ConnectionAborted
+                ) =>
+            {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            // Out of descriptors and the like: wait rather than spin or die.
+            Err(_) => std::thread::sleep(Duration::from_millis(100)),
+        }
+    }
+    Ok(())
+}
+
+/// Fills `buf` from `s`, or returns `Ok(false)` at a clean end of stream before the first byte.
+fn read_full(s: &mut TcpStream, buf: &mut [u8], stop: &AtomicBool) -> io::Result<bool> {
+    let mut got = 0;
+    let mut last = Instant::now();
+    while got < buf.len() {
+        if stop.load(Ordering::Relaxed) || last.elapsed() > IDLE_TIMEOUT {
+            return Err(io::ErrorKind::TimedOut.into());
+        }
+        match s.read(&mut buf[got..]) {
+            Ok(0) if got == 0 => return Ok(false),
+            Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
+            Ok(n) => {
+                got += n;
+                last = Instant::now();
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock
+                        | io::ErrorKind::TimedOut
+                        | io::ErrorKind::Interrupted
+                ) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(true)
+}
+
+fn serve_connection(
+    mut s: TcpStream,
+    stop: &AtomicBool,
+    counters: &Mutex<super::sink::SinkCounters>,
+) -> io::Result<()> {
+    s.set_nodelay(true)?;
+    s.set_nonblocking(false)?;
+    s.set_read_timeout(Some(MAX_WAIT))?;
+    s.set_write_timeout(Some(IDLE_TIMEOUT))?;
+    let mut sink = TcpSink::default();
+    let mut h = [0u8; wire::HEADER_LEN];
+    let mut discard = vec![0u8; 64 * 1024];
+    let merge = |sink: &mut TcpSink| {
+        counters
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .add(&std::mem::take(&mut sink.counters));
+    };
+    let r = (|| -> io::Result<()> {
+        loop {
+            if !read_full(&mut s, &mut h, stop)? {
+                return Ok(());
+            }
+            let Ok(header) = sink.header(&h) else {
+                return Ok(()); // counted; a stream cannot be resynchronised
+            };
+            let mut left = header.length as usize;
+            while left > 0 {
+                let k = left.min(discard.len());
+                if !read_full(&mut s, &mut discard[..k], stop)? {
+                    return Err(io::ErrorKind::UnexpectedEof.into());
+                }
+                left -= k;
+            }
+            let rfnm = sink.complete(&header);
+            s.write_all(&rfnm)?;
+            merge(&mut sink);
+        }
+    })();
+    merge(&mut sink);
+    r
+}

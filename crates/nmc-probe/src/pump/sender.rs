@@ -1,0 +1,505 @@
+//! The pump's core: Kleinrock & Opderbeck's message generator (1977, §III–IV) with at most N
+//! messages outstanding, each released by its RFNM. No I/O and no clock reads; the driver calls,
+//! in a loop:
+//!
+//! 1. [`Pump::handle_timeout`]`(now)`: retransmissions fall due (UDP), a message unanswered for
+//!    `timeout` stops the run ([`Pump::failure`]);
+//! 2. [`Pump::poll_transmit`]`(now)` until `None`: each is a message (or, over UDP, a message
+//!    again) to write now; `now` is stamped as the send of its first byte;
+//! 3. [`Pump::is_done`]; else wait until [`Pump::poll_at`] or a RFNM, and hand each RFNM to
+//!    [`Pump::handle_rfnm`]`(now, seq)`.
+//!
+//! New messages are offered from the first call until `duration` has passed; then the pump stops
+//! offering and waits for the RFNMs still due. As on the 1974 network, the limit is on messages
+//! outstanding end to end: "there cannot be more than four messages in transmission between any
+//! pair of HOST's due to the message number limitation" (K&O §III).
+//!
+//! Over UDP the pump also does what the subnet did for the 1974 host: it recovers lost packets.
+//! A message unanswered for the retransmission timeout is sent again whole; the timeout follows
+//! RFC 6298 (SRTT + 4·RTTVAR, gains 1/8 and 1/4, first 1 s, doubled on each expiry, Karn's rule of
+//! no samples from retransmitted messages), with a floor of 200 ms (Linux's `TCP_RTO_MIN`, in place
+//! of RFC 6298's conservative 1 s). Over TCP the kernel recovers losses and the core never
+//! retransmits.
+
+use super::wire;
+use crate::time::Nanos;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use thiserror::Error;
+
+/// TCP (one frame a message, the kernel's reliability) or UDP (datagrams, the pump's own RFNM
+/// timeouts and retransmissions).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PumpTransport {
+    Tcp,
+    Udp,
+}
+
+impl std::fmt::Display for PumpTransport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            PumpTransport::Tcp => "tcp",
+            PumpTransport::Udp => "udp",
+        })
+    }
+}
+
+/// Largest message, bytes. **Choice**: 64 MiB, far above any window experiment.
+pub const MAX_SIZE: u32 = 64 << 20;
+/// Largest limit on messages outstanding. **Choice**: 4096; the 1974 limit was 4, 1975's 8.
+pub const MAX_OUTSTANDING: u32 = 4096;
+/// RFC 6298 §2.1's first retransmission timeout.
+pub const INITIAL_RTO: Nanos = Nanos(1_000_000_000);
+/// Floor of the retransmission timeout (Linux `TCP_RTO_MIN`, 200 ms).
+pub const MIN_RTO: Nanos = Nanos(200_000_000);
+/// A retransmission deadline that is not set (the message waits in the retransmit queue).
+const NEVER: Nanos = Nanos(u64::MAX);
+/// Ceiling of the retransmission timeout (RFC 6298 §2.5 allows 60 s).
+pub const MAX_RTO: Nanos = Nanos(60_000_000_000);
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PumpConfig {
+    pub transport: PumpTransport,
+    /// Data bytes per message (K&O: 8063 bits, i.e. about 1008 bytes).
+    pub size: u32,
+    /// Messages outstanding at most: the "4-message limit" (K&O §III).
+    pub outstanding: u32,
+    /// How long new messages are offered.
+    pub duration: Nanos,
+    /// UDP: data bytes per datagram (a message is `ceil(size / packet)` datagrams, at most 64).
+    pub packet: u32,
+    /// A message unanswered this long since its first send stops the run with an error.
+    pub timeout: Nanos,
+    /// Tells this run's messages from another's at the server.
+    pub session: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum PumpError {
+    #[error("{0}")]
+    Config(String),
+    #[error("no RFNM for message {seq} within {timeout} of sending it")]
+    NoAnswer { seq: u64, timeout: Nanos },
+}
+
+impl PumpConfig {
+    /// Checks the numbers; returns (packets per message, data bytes per packet) for UDP.
+    pub fn check(&self) -> Result<(u16, u32), PumpError> {
+        let bad = |s: String| Err(PumpError::Config(s));
+        if self.size == 0 || self.size > MAX_SIZE {
+            return bad(format!(
+                "--size {} is outside 1..={MAX_SIZE} bytes",
+                self.size
+            ));
+        }
+        if self.outstanding == 0 || self.outstanding > MAX_OUTSTANDING {
+            return bad(format!(
+                "--outstanding {} is outside 1..={MAX_OUTSTANDING}",
+                self.outstanding
+            ));
+        }
+        if self.duration == Nanos::ZERO {
+            return bad("--duration must be longer than 0".into());
+        }
+        if self.timeout == Nanos::ZERO {
+            return bad("--timeout must be longer than 0".into());
+        }
+        match self.transport {
+            PumpTransport::Tcp => Ok((1, self.size)),
+            PumpTransport::Udp => {
+                let max_packet = (wire::MAX_DATAGRAM - wire::HEADER_LEN) as u32;
+                if self.packet == 0 || self.packet > max_packet {
+                    return bad(format!(
+                        "--packet {} is outside 1..={max_packet} bytes",
+                        self.packet
+                    ));
+                }
+                match wire::split(self.size, self.packet) {
+                    Some(s) => Ok(s),
+                    None => bad(format!(
+                        "--size {} needs more than {} UDP packets of {} bytes; use a larger --packet or TCP",
+                        self.size,
+                        wire::MAX_PACKETS,
+                        self.packet
+                    )),
+                }
+            }
+        }
+    }
+}
+
+/// One message's life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct MessageRecord {
+    pub seq: u64,
+    pub bytes: u32,
+    /// Send of its first byte (first transmission).
+    pub sent: Nanos,
+    /// Its RFNM's arrival.
+    pub rfnm: Option<Nanos>,
+    /// Times sent (1 unless retransmitted over UDP).
+    pub transmissions: u32,
+}
+
+impl MessageRecord {
+    /// Round trip: send of the first byte to the RFNM.
+    pub fn rtt(&self) -> Option<Nanos> {
+        self.rfnm.map(|r| r.saturating_sub(self.sent))
+    }
+}
+
+/// A message to write now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Transmit {
+    pub seq: u64,
+    pub retransmission: bool,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct PumpCounters {
+    pub sent: u64,
+    pub rfnms: u64,
+    /// RFNMs for messages already answered (after a retransmission).
+    pub duplicate_rfnms: u64,
+    /// RFNMs for messages never sent, or of another session: ignored.
+    pub unknown_rfnms: u64,
+    /// RFNMs that came back before the RFNM of an earlier message.
+    pub rfnms_out_of_order: u64,
+    pub retransmissions: u64,
+    /// Datagrams or bytes from the server that were not a RFNM.
+    pub junk: u64,
+}
+
+/// RFC 6298's estimator.
+#[derive(Debug, Clone, Copy)]
+struct Rto {
+    srtt: Option<(f64, f64)>,
+    rto: Nanos,
+}
+
+impl Rto {
+    fn sample(&mut self, r: Nanos) {
+        let r = r.0 as f64;
+        let (srtt, var) = match self.srtt {
+            None => (r, r / 2.0),
+            Some((s, v)) => (0.875 * s + 0.125 * r, 0.75 * v + 0.25 * (s - r).abs()),
+        };
+        self.srtt = Some((srtt, var));
+        self.rto = Nanos((srtt + 4.0 * var) as u64).clamp(MIN_RTO, MAX_RTO);
+    }
+    fn back_off(&mut self) {
+        self.rto = Nanos(self.rto.0.saturating_mul(2)).min(MAX_RTO);
+    }
+}
+
+#[derive(Debug)]
+pub struct Pump {
+    cfg: PumpConfig,
+    start: Option<Nanos>,
+    next_seq: u64,
+    records: Vec<MessageRecord>,
+    /// Outstanding messages → when to retransmit them (UDP).
+    outstanding: BTreeMap<u64, Nanos>,
+    retransmit: Vec<u64>,
+    highest_rfnm: Option<u64>,
+    rto: Rto,
+    counters: PumpCounters,
+    failure: Option<PumpError>,
+}
+
+impl Pump {
+    pub fn new(cfg: PumpConfig) -> Result<Pump, PumpError> {
+        cfg.check()?;
+        Ok(Pump {
+            cfg,
+            start: None,
+            next_seq: 0,
+            records: Vec::new(),
+            outstanding: BTreeMap::new(),
+            retransmit: Vec::new(),
+            highest_rfnm: None,
+            rto: Rto {
+                srtt: None,
+                rto: INITIAL_RTO,
+            },
+            counters: PumpCounters::default(),
+            failure: None,
+        })
+    }
+
+    pub fn config(&self) -> &PumpConfig {
+        &self.cfg
+    }
+    pub fn records(&self) -> &[MessageRecord] {
+        &self.records
+    }
+    pub fn counters(&self) -> PumpCounters {
+        self.counters
+    }
+    pub fn counters_mut(&mut self) -> &mut PumpCounters {
+        &mut self.counters
+    }
+    /// When the first message was offered.
+    pub fn start(&self) -> Option<Nanos> {
+        self.start
+    }
+    pub fn in_flight(&self) -> usize {
+        self.outstanding.len()
+    }
+    /// Why the run cannot go on, if it cannot.
+    pub fn failure(&self) -> Option<&PumpError> {
+        self.failure.as_ref()
+    }
+    /// The current retransmission timeout (UDP).
+    pub fn rto(&self) -> Nanos {
+        self.rto.rto
+    }
+
+    fn end(&self) -> Option<Nanos> {
+        self.start.map(|s| s.saturating_add(self.cfg.duration))
+    }
+
+    /// True when the offering time is over and every message is answered, or the run failed.
+    pub fn is_done(&self, now: Nanos) -> bool {
+        self.failure.is_some()
+            || (self.end().is_some_and(|e| now >= e) && self.outstanding.is_empty())
+    }
+
+    /// The next message to write at `now`: a retransmission due (UDP), else a new message if
+    /// fewer than `outstanding` are unanswered and the offering time is not over.
+    pub fn poll_transmit(&mut self, now: Nanos) -> Option<Transmit> {
+        if self.failure.is_some() {
+            return None;
+        }
+        if let Some(seq) = self.retransmit.pop() {
+            self.outstanding
+                .insert(seq, now.saturating_add(self.rto.rto));
+            let r = &mut self.records[seq as usize];
+            r.transmissions += 1;
+            self.counters.retransmissions += 1;
+            return Some(Transmit {
+                seq,
+                retransmission: true,
+            });
+        }
+        let start = *self.start.get_or_insert(now);
+        if now >= start.saturating_add(self.cfg.duration)
+            || self.outstanding.len() >= self.cfg.outstanding as usize
+        {
+            return None;
+        }
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.records.push(MessageRecord {
+            seq,
+            bytes: self.cfg.size,
+            sent: now,
+            rfnm: None,
+            transmissions: 1,
+        });
+        self.outstanding
+            .insert(seq, now.saturating_add(self.rto.rto));
+        self.counters.sent += 1;
+        Some(Transmit {
+            seq,
+            retransmission: false,
+        })
+    }
+
+    /// A RFNM for message `seq` arrived at `now`.
+    pub fn handle_rfnm(&mut self, now: Nanos, seq: u64) {
+        if seq >= self.next_seq {
+            self.counters.unknown_rfnms += 1;
+            return;
+        }
+        if self.outstanding.remove(&seq).is_none() {
+            self.counters.duplicate_rfnms += 1;
+            return;
+        }
+        self.retransmit.retain(|&s| s != seq);
+        self.counters.rfnms += 1;
+        if self.highest_rfnm.is_some_and(|h| seq < h) {
+            self.counters.rfnms_out_of_order += 1;
+        }
+        self.highest_rfnm = Some(self.highest_rfnm.map_or(seq, |h| h.max(seq)));
+        let r = &mut self.records[seq as usize];
+        r.rfnm = Some(now);
+        // Karn: a retransmitted message's RFNM could answer either sending.
+        if r.transmissions == 1 {
+            self.rto.sample(now.saturating_sub(r.sent));
+        }
+    }
+
+    /// Gives up on a message unanswered for `timeout`; over UDP, queues retransmissions due.
+    pub fn handle_timeout(&mut self, now: Nanos) {
+        if self.failure.is_some() {
+            return;
+        }
+        let mut expired = false;
+        for (&seq, due) in self.outstanding.iter_mut() {
+            let sent = self.records[seq as usize].sent;
+            let waited = now.saturating_sub(sent);
+            if waited >= self.cfg.timeout {
+                self.failure = Some(PumpError::NoAnswer {
+                    seq,
+                    timeout: self.cfg.timeout,
+                });
+                return;
+            }
+            if self.cfg.transport == PumpTransport::Udp && now >= *due {
+                // Oldest first: `poll_transmit` pops from the end.
+                self.retransmit.insert(0, seq);
+                *due = NEVER;
+                expired = true;
+            }
+        }
+        // RFC 6298 §5.5: back off once per expiry of the timer.
+        if expired {
+            self.rto.back_off();
+        }
+    }
+
+    /// When the core next needs a turn even if nothing arrives.
+    pub fn poll_at(&self) -> Option<Nanos> {
+        if self.failure.is_some() {
+            return None;
+        }
+        let mut at: Option<Nanos> = None;
+        let mut take = |t: Nanos| at = Some(at.map_or(t, |a| a.min(t)));
+        // Nothing else is timed: before the end of the offering time the window is full (else
+        // `poll_transmit` would have sent), and after it only RFNMs and timeouts matter.
+        for (&seq, &due) in &self.outstanding {
+            take(
+                self.records[seq as usize]
+                    .sent
+                    .saturating_add(self.cfg.timeout),
+            );
+            if self.cfg.transport == PumpTransport::Udp && due != NEVER {
+                take(due);
+            }
+        }
+        at
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(transport: PumpTransport, n: u32) -> PumpConfig {
+        PumpConfig {
+            transport,
+            size: 1000,
+            outstanding: n,
+            duration: Nanos(1_000_000_000),
+            packet: 1200,
+            timeout: Nanos(5_000_000_000),
+            session: 1,
+        }
+    }
+    const MS: u64 = 1_000_000;
+
+    /// K&O Fig. 2: the fifth message waits for the RFNM of the first.
+    #[test]
+    fn the_fifth_message_waits_for_the_first_rfnm() {
+        let mut p = Pump::new(cfg(PumpTransport::Tcp, 4)).unwrap();
+        let sent: Vec<u64> = std::iter::from_fn(|| p.poll_transmit(Nanos(0)))
+            .map(|t| t.seq)
+            .collect();
+        assert_eq!(sent, vec![0, 1, 2, 3]);
+        assert_eq!(p.poll_transmit(Nanos(10 * MS)), None);
+        p.handle_rfnm(Nanos(100 * MS), 0);
+        assert_eq!(p.poll_transmit(Nanos(100 * MS)).unwrap().seq, 4);
+        assert_eq!(p.poll_transmit(Nanos(100 * MS)), None);
+        assert_eq!(p.records()[0].rtt(), Some(Nanos(100 * MS)));
+        // A second RFNM for message 0 and one for a message never sent are counted, not used.
+        p.handle_rfnm(Nanos(101 * MS), 0);
+        p.handle_rfnm(Nanos(101 * MS), 99);
+        assert_eq!(p.counters().duplicate_rfnms, 1);
+        assert_eq!(p.counters().unknown_rfnms, 1);
+        // Message 2 answered before 1: out of order.
+        p.handle_rfnm(Nanos(110 * MS), 2);
+        p.handle_rfnm(Nanos(111 * MS), 1);
+        assert_eq!(p.counters().rfnms_out_of_order, 1);
+    }
+
+    #[test]
+    fn offering_stops_at_the_duration_and_the_run_ends_when_all_are_answered() {
+        let mut p = Pump::new(cfg(PumpTransport::Tcp, 1)).unwrap();
+        let mut now = Nanos(0);
+        while let Some(t) = p.poll_transmit(now) {
+            now = now.saturating_add(Nanos(300 * MS));
+            p.handle_rfnm(now, t.seq);
+        }
+        // Sent at 0, 300, 600, 900 ms; at 1200 ms the offering time is over.
+        assert_eq!(p.records().len(), 4);
+        assert!(p.is_done(now));
+        assert_eq!(p.poll_at(), None);
+    }
+
+    #[test]
+    fn udp_retransmits_after_the_timeout_and_backs_off() {
+        let mut p = Pump::new(cfg(PumpTransport::Udp, 1)).unwrap();
+        assert_eq!(p.poll_transmit(Nanos(0)).unwrap().seq, 0);
+        assert_eq!(p.poll_at(), Some(INITIAL_RTO));
+        p.handle_timeout(Nanos(999 * MS));
+        assert_eq!(p.poll_transmit(Nanos(999 * MS)), None);
+        p.handle_timeout(INITIAL_RTO);
+        let t = p.poll_transmit(INITIAL_RTO).unwrap();
+        assert_eq!((t.seq, t.retransmission), (0, true));
+        assert_eq!(p.rto(), Nanos(2 * INITIAL_RTO.0));
+        p.handle_rfnm(Nanos(1100 * MS), 0);
+        // Karn: no sample from a retransmitted message; the round trip still counts from the first send.
+        assert_eq!(p.rto(), Nanos(2 * INITIAL_RTO.0));
+        assert_eq!(p.records()[0].rtt(), Some(Nanos(1100 * MS)));
+        assert_eq!(p.records()[0].transmissions, 2);
+    }
+
+    #[test]
+    fn rto_follows_rfc6298() {
+        let mut p = Pump::new(cfg(PumpTransport::Udp, 1)).unwrap();
+        p.poll_transmit(Nanos(0));
+        p.handle_rfnm(Nanos(100 * MS), 0);
+        // First sample R: SRTT = R, RTTVAR = R/2, RTO = R + 4·R/2 = 300 ms.
+        assert_eq!(p.rto(), Nanos(300 * MS));
+        p.poll_transmit(Nanos(100 * MS));
+        p.handle_rfnm(Nanos(200 * MS), 1);
+        // SRTT 100, RTTVAR 3/4·50 = 37.5 → 250 ms.
+        assert_eq!(p.rto(), Nanos(250 * MS));
+    }
+
+    #[test]
+    fn an_unanswered_message_stops_the_run() {
+        let mut p = Pump::new(cfg(PumpTransport::Tcp, 2)).unwrap();
+        p.poll_transmit(Nanos(0));
+        p.handle_timeout(Nanos(4_999 * MS));
+        assert!(p.failure().is_none());
+        assert_eq!(p.poll_at(), Some(Nanos(5_000 * MS)));
+        p.handle_timeout(Nanos(5_000 * MS));
+        assert_eq!(
+            p.failure(),
+            Some(&PumpError::NoAnswer {
+                seq: 0,
+                timeout: Nanos(5_000 * MS)
+            })
+        );
+        assert!(p.is_done(Nanos(5_000 * MS)));
+        assert_eq!(p.poll_transmit(Nanos(5_000 * MS)), None);
+    }
+
+    #[test]
+    fn bad_configurations_are_refused() {
+        let e = |c: PumpConfig| Pump::new(c).unwrap_err().to_string();
+        let mut c = cfg(PumpTransport::Udp, 0);
+        assert!(e(c.clone()).contains("--outstanding 0"));
+        c.outstanding = 4;
+        c.size = 0;
+        assert!(e(c.clone()).contains("--size 0"));
+        c.size = 100_000;
+        c.packet = 100;
+        assert!(e(c.clone()).contains("more than 64 UDP packets"));
+        c.transport = PumpTransport::Tcp;
+        assert!(Pump::new(c).is_ok());
+    }
+}

@@ -1,0 +1,211 @@
+//! The pump's frames: a message (over TCP one frame, over UDP one or more datagrams) and its
+//! acknowledgement, the analogue of the IMP's RFNM ("ready for next message", Kleinrock &
+//! Opderbeck 1977 §II: "the end-to-end acknowledgment"). Pure functions over byte slices.
+//!
+//! All integers big-endian; every frame starts with the same 28-byte header:
+//!
+//! | offset | size | field |
+//! | --- | --- | --- |
+//! | 0 | 4 | magic, the ASCII bytes `NMCp` |
+//! | 4 | 1 | version, 1 |
+//! | 5 | 1 | kind: 1 DATA (pump → server), 2 RFNM (server → pump) |
+//! | 6 | 2 | reserved, zero |
+//! | 8 | 4 | session: a number the pump picks per run, so two runs from one port are told apart |
+//! | 12 | 8 | message sequence number, from 0 |
+//! | 20 | 4 | message length: data bytes in the whole message |
+//! | 24 | 2 | packet index within the message (UDP), from 0; 0 over TCP |
+//! | 26 | 2 | packets in the message, 1..=[`MAX_PACKETS`]; 1 over TCP |
+//!
+//! A DATA frame carries data after the header: over TCP the whole message (`length` bytes),
+//! over UDP this packet's share (every packet but the last carries the same number of bytes, the
+//! last the rest; at least one byte each). A RFNM is the header alone, with the message's
+//! session, sequence number, length and packet count: 28 bytes, shorter than any DATA datagram
+//! (at least 29), so a server that answers cannot be used to amplify traffic.
+
+use thiserror::Error;
+
+pub const MAGIC: [u8; 4] = *b"NMCp";
+pub const VERSION: u8 = 1;
+pub const HEADER_LEN: usize = 28;
+/// Most packets in one UDP message: the server keeps which have arrived in a 64-bit mask.
+/// (An IMP message was at most 8 packets: K&O §II.)
+pub const MAX_PACKETS: u16 = 64;
+/// Largest DATA datagram over UDP/IPv4 (65535 − 20 − 8).
+pub const MAX_DATAGRAM: usize = 65_507;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Data,
+    Rfnm,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Header {
+    pub kind: Kind,
+    pub session: u32,
+    pub seq: u64,
+    pub length: u32,
+    pub index: u16,
+    pub count: u16,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+pub enum FrameError {
+    #[error("frame of {0} bytes is shorter than the 28-byte header")]
+    Truncated(usize),
+    #[error("bad magic (not an nmc pump frame)")]
+    BadMagic,
+    #[error("unsupported version {0}")]
+    BadVersion(u8),
+    #[error("malformed header")]
+    Malformed,
+}
+
+impl Header {
+    pub fn encode(&self) -> [u8; HEADER_LEN] {
+        let mut h = [0u8; HEADER_LEN];
+        h[0..4].copy_from_slice(&MAGIC);
+        h[4] = VERSION;
+        h[5] = match self.kind {
+            Kind::Data => 1,
+            Kind::Rfnm => 2,
+        };
+        h[8..12].copy_from_slice(&self.session.to_be_bytes());
+        h[12..20].copy_from_slice(&self.seq.to_be_bytes());
+        h[20..24].copy_from_slice(&self.length.to_be_bytes());
+        h[24..26].copy_from_slice(&self.index.to_be_bytes());
+        h[26..28].copy_from_slice(&self.count.to_be_bytes());
+        h
+    }
+
+    /// Reads and checks a header: magic, version, kind, reserved bytes, 1 ≤ count ≤
+    /// [`MAX_PACKETS`], index < count.
+    pub fn decode(b: &[u8]) -> Result<Header, FrameError> {
+        if b.len() < HEADER_LEN {
+            return Err(FrameError::Truncated(b.len()));
+        }
+        if b[0..4] != MAGIC {
+            return Err(FrameError::BadMagic);
+        }
+        if b[4] != VERSION {
+            return Err(FrameError::BadVersion(b[4]));
+        }
+        let kind = match b[5] {
+            1 => Kind::Data,
+            2 => Kind::Rfnm,
+            _ => return Err(FrameError::Malformed),
+        };
+        if b[6] != 0 || b[7] != 0 {
+            return Err(FrameError::Malformed);
+        }
+        let be = |o: usize, n: usize| b[o..o + n].iter().fold(0u64, |a, &x| a << 8 | u64::from(x));
+        let h = Header {
+            kind,
+            session: be(8, 4) as u32,
+            seq: be(12, 8),
+            length: be(20, 4) as u32,
+            index: be(24, 2) as u16,
+            count: be(26, 2) as u16,
+        };
+        if h.count == 0 || h.count > MAX_PACKETS || h.index >= h.count {
+            return Err(FrameError::Malformed);
+        }
+        Ok(h)
+    }
+
+    /// The RFNM for this DATA header.
+    pub fn rfnm(&self) -> Header {
+        Header {
+            kind: Kind::Rfnm,
+            index: 0,
+            ..*self
+        }
+    }
+}
+
+/// True if `b` starts with the pump's magic (so the echo server hands it to the pump sink).
+pub fn is_pump(b: &[u8]) -> bool {
+    b.len() >= 4 && b[0..4] == MAGIC
+}
+
+/// How a message of `length` bytes is cut into UDP packets of at most `packet` data bytes:
+/// (packets, data bytes of every packet but the last). `None` if it needs more than
+/// [`MAX_PACKETS`] or `length` or `packet` is 0.
+pub fn split(length: u32, packet: u32) -> Option<(u16, u32)> {
+    if length == 0 || packet == 0 {
+        return None;
+    }
+    let count = length.div_ceil(packet);
+    (count <= u32::from(MAX_PACKETS)).then_some((count as u16, packet))
+}
+
+/// Data bytes packet `index` of a message carries, as [`split`] cut it.
+pub fn packet_bytes(length: u32, count: u16, per: u32, index: u16) -> u32 {
+    if index + 1 < count {
+        per
+    } else {
+        length - per * u32::from(count - 1)
+    }
+}
+
+/// Checks a UDP DATA datagram's size against its header, as far as a server that does not know
+/// the pump's packet size can: every packet carries at least one byte and no more than the whole
+/// message, the message has at least one byte per packet, and a one-packet message carries all
+/// of it.
+pub fn plausible_data(h: &Header, data_len: usize) -> bool {
+    data_len >= 1
+        && data_len as u64 <= u64::from(h.length)
+        && u64::from(h.count) <= u64::from(h.length)
+        && (h.count > 1 || data_len as u64 == u64::from(h.length))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_round_trips_and_rejects_junk() {
+        let h = Header {
+            kind: Kind::Data,
+            session: 0xdead_beef,
+            seq: 1 << 40,
+            length: 8063,
+            index: 7,
+            count: 8,
+        };
+        assert_eq!(Header::decode(&h.encode()), Ok(h));
+        assert_eq!(Header::decode(&h.rfnm().encode()).unwrap().kind, Kind::Rfnm);
+        assert_eq!(Header::decode(&[0u8; 5]), Err(FrameError::Truncated(5)));
+        assert_eq!(Header::decode(&[0u8; 40]), Err(FrameError::BadMagic));
+        let mut b = h.encode();
+        b[4] = 2;
+        assert_eq!(Header::decode(&b), Err(FrameError::BadVersion(2)));
+        for (at, v) in [(5, 9u8), (6, 1), (27, 0), (25, 9)] {
+            let mut b = h.encode();
+            b[at] = v;
+            assert_eq!(Header::decode(&b), Err(FrameError::Malformed), "byte {at}");
+        }
+    }
+
+    #[test]
+    fn messages_split_into_packets() {
+        // K&O's message: 8063 bits ≈ 1008 bytes in 8 packets of 126 bytes (1008 bits).
+        assert_eq!(split(1008, 126), Some((8, 126)));
+        assert_eq!(split(1000, 126), Some((8, 126)));
+        assert_eq!(packet_bytes(1000, 8, 126, 7), 1000 - 7 * 126);
+        assert_eq!(split(1, 1200), Some((1, 1200)));
+        assert_eq!(split(64 * 100 + 1, 100), None);
+        assert_eq!(split(0, 100), None);
+        let h = Header {
+            kind: Kind::Data,
+            session: 1,
+            seq: 0,
+            length: 10,
+            index: 0,
+            count: 1,
+        };
+        assert!(plausible_data(&h, 10));
+        assert!(!plausible_data(&h, 9));
+        assert!(!plausible_data(&h, 0));
+    }
+}

@@ -1,0 +1,164 @@
+//! `nmc pump`: Kleinrock & Opderbeck's (1977) throughput experiment on a real path, against
+//! `nmc echo serve --pump`. The work is in `nmc_probe::pump`; this file turns options into its
+//! types and prints.
+
+use crate::Outcome;
+use crate::cmd::echo::split_target;
+use crate::cmd::progress::Progress;
+use anyhow::{Context, Result};
+use clap::Args;
+use nmc_probe::pump::net::{pump, session_id};
+use nmc_probe::pump::report::write_outputs;
+use nmc_probe::pump::{PumpConfig, PumpSummary, PumpTransport};
+use nmc_probe::time::Nanos;
+use nmc_probe::udp::DEFAULT_PORT;
+use nmc_sim::SimDuration;
+use std::net::ToSocketAddrs;
+use std::path::PathBuf;
+
+#[derive(Args)]
+#[command(after_help = "Examples:\n  \
+    nmc echo serve --pump --listen 127.0.0.1:8890 &\n  \
+    nmc pump 127.0.0.1 --duration 5s                       # 1008-byte messages, 4 outstanding, TCP\n  \
+    nmc pump example.net:8890 --transport udp --outstanding 8 --duration 10min --out out/pump\n\n\
+K&O (1977) §III–IV: a host sends messages with at most N outstanding (the 1974 \"4-message \
+limit\"), each released by a RFNM, the server's acknowledgement once the whole message is in. \
+Reports throughput over the run and over the best 150 consecutive messages, the round trip per \
+message (first byte sent to RFNM), its histogram and autocorrelation, and the window limit \
+N × size / mean round trip. Over UDP a message is ceil(size/packet) datagrams (the IMP's \
+1008-bit packets by default) and is sent again whole when its RFNM is late (RFC 6298 timeout). \
+A message unanswered for --timeout ends the run with an error. Writes messages.csv, \
+summary.json, rtt.svg, rtt-histogram.svg and autocorrelation.svg.")]
+pub struct PumpArgs {
+    /// HOST, HOST:PORT or [IPv6]:PORT of an `nmc echo serve --pump` (default port 8890).
+    pub target: String,
+    /// tcp (the kernel's reliability) or udp (datagrams, the pump's own RFNM timeouts).
+    #[arg(long, default_value = "tcp", value_parser = parse_transport)]
+    pub transport: PumpTransport,
+    /// Data bytes per message (K&O: 8063 bits, about 1008 bytes); K and M suffixes allowed.
+    #[arg(long, default_value = "1008", value_parser = parse_bytes)]
+    pub size: u32,
+    /// Messages outstanding at most (K&O's 1974 limit: 4).
+    #[arg(long, default_value_t = 4)]
+    pub outstanding: u32,
+    /// How long to offer messages (K&O ran 10 min).
+    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    pub duration: SimDuration,
+    /// UDP: data bytes per datagram (the IMP's packet, 1008 bits = 126 bytes).
+    #[arg(long, default_value = "126", value_parser = parse_bytes)]
+    pub packet: u32,
+    /// A message (or, over TCP, the connection) unanswered this long ends the run with an error.
+    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    pub timeout: SimDuration,
+    /// Output folder (default: out/pump/<target>).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+fn parse_duration(s: &str) -> Result<SimDuration, String> {
+    s.parse::<SimDuration>().map_err(|e| e.to_string())
+}
+
+/// One line, not clap's list of possible values and tip.
+fn parse_transport(s: &str) -> Result<PumpTransport, String> {
+    match s.trim() {
+        "tcp" => Ok(PumpTransport::Tcp),
+        "udp" => Ok(PumpTransport::Udp),
+        _ => Err(format!("`{s}` is not a transport: expected tcp or udp")),
+    }
+}
+
+fn parse_bytes(s: &str) -> Result<u32, String> {
+    let t = s.trim();
+    let (num, mult) = match t.char_indices().last() {
+        Some((i, 'K' | 'k')) => (&t[..i], 1u64 << 10),
+        Some((i, 'M')) => (&t[..i], 1 << 20),
+        _ => (t.trim_end_matches('B'), 1),
+    };
+    num.trim()
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .and_then(|v| u32::try_from(v).ok())
+        .ok_or_else(|| format!("`{s}` is not a size: expected bytes, e.g. 1008, 1K, 4M"))
+}
+
+pub fn run(a: PumpArgs) -> Result<Outcome> {
+    let (host, port) = split_target(&a.target)?;
+    let cfg = PumpConfig {
+        transport: a.transport,
+        size: a.size,
+        outstanding: a.outstanding,
+        duration: Nanos(a.duration.as_nanos()),
+        packet: a.packet,
+        timeout: Nanos(a.timeout.as_nanos()),
+        session: session_id(),
+    };
+    // Check the numbers before resolving or saying anything.
+    let (packets, _) = cfg.check()?;
+    let addr = (host.as_str(), port.unwrap_or(DEFAULT_PORT))
+        .to_socket_addrs()
+        .with_context(|| format!("cannot resolve `{host}`"))?
+        .next()
+        .with_context(|| format!("`{host}` has no address"))?;
+    // On stdout, with the report: stderr carries only an error, in one line.
+    println!(
+        "nmc pump: {} bytes a message{}, at most {} outstanding, to {addr} over {} for {}; a message unanswered for {} ends the run",
+        cfg.size,
+        if cfg.transport == PumpTransport::Udp {
+            format!(" in {packets} datagrams")
+        } else {
+            String::new()
+        },
+        cfg.outstanding,
+        cfg.transport,
+        cfg.duration,
+        cfg.timeout,
+    );
+    let stop = nmc_probe::signal::stop_on_signals();
+    let progress = Progress::new(&addr.to_string());
+    let mut tick = |f: f64| progress.set(f);
+    let run = pump(addr, cfg, stop, Some(&mut tick))?;
+    progress.finish();
+    let summary = PumpSummary::of(run);
+    print!("{}", summary.text());
+    let out = a.out.unwrap_or_else(|| {
+        let safe: String = addr
+            .to_string()
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        PathBuf::from("out/pump").join(safe)
+    });
+    let files = write_outputs(&out, &summary)?;
+    println!(
+        "wrote {}, {}, {}, {} and {}",
+        files.messages.display(),
+        files.summary.display(),
+        files.rtt.display(),
+        files.histogram.display(),
+        files.autocorrelation.display()
+    );
+    Ok(Outcome::Ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(parse_bytes("1008"), Ok(1008));
+        assert_eq!(parse_bytes("1K"), Ok(1024));
+        assert_eq!(parse_bytes("2M"), Ok(2 << 20));
+        assert_eq!(parse_bytes("126B"), Ok(126));
+        assert!(parse_bytes("big").is_err());
+        assert!(parse_bytes("8G").is_err());
+    }
+}

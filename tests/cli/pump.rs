@@ -1,0 +1,201 @@
+//! `nmc pump` as a user runs it: `nmc echo serve --pump` and a pump against it on loopback, the
+//! files it writes, and one-line errors with exit 2. Loopback only, bounded (about a second).
+
+use super::{command as nmc, tmp};
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+#[test]
+fn serve_and_pump_on_loopback() {
+    let mut server = nmc()
+        .args([
+            "echo",
+            "serve",
+            "--pump",
+            "--listen",
+            "127.0.0.1:0",
+            "--duration",
+            "60s",
+        ])
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("nmc echo serve starts");
+    let mut err = BufReader::new(server.stderr.take().unwrap());
+    let mut first = String::new();
+    err.read_line(&mut first).unwrap();
+    let addr = first
+        .split_whitespace()
+        .find(|w| w.starts_with("127.0.0.1:"))
+        .unwrap_or_else(|| panic!("no address in `{first}`"))
+        .trim_end_matches(';')
+        .to_string();
+    for transport in ["tcp", "udp"] {
+        let dir = tmp(&format!("cli-pump-{transport}"));
+        let o = nmc()
+            .args([
+                "pump",
+                &addr,
+                "--transport",
+                transport,
+                "--duration",
+                "500ms",
+                "--out",
+            ])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        for needle in [
+            "at most 4 outstanding",
+            "throughput over the run",
+            "window limit 4 × 1008 bytes",
+            "autocorrelation of successive round trips",
+        ] {
+            assert!(stdout.contains(needle), "{needle} not in {stdout}");
+        }
+        for f in [
+            "messages.csv",
+            "summary.json",
+            "rtt.svg",
+            "rtt-histogram.svg",
+            "autocorrelation.svg",
+        ] {
+            assert!(dir.join(f).is_file(), "{f} missing");
+        }
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap())
+                .unwrap();
+        assert_eq!(json["config"]["outstanding"], 4);
+        assert_eq!(json["config"]["transport"], transport);
+        assert_eq!(json["messages_sent"], json["messages_answered"]);
+        let csv = std::fs::read_to_string(dir.join("messages.csv")).unwrap();
+        assert!(csv.starts_with("seq,bytes,sent_ns,rfnm_ns,rtt_ns,transmissions,in_run\n"));
+        assert_eq!(
+            csv.lines().count() as u64 - 1,
+            json["messages_sent"].as_u64().unwrap()
+        );
+    }
+    let ok = Command::new("kill")
+        .args(["-INT", &server.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let rest: Vec<String> = err.lines().map_while(Result::ok).collect();
+    assert!(server.wait().unwrap().success());
+    let log = rest.join("\n");
+    assert!(log.contains("pump: datagrams"), "{log}");
+    assert!(log.contains("out of order 0, again 0"), "{log}");
+}
+
+/// Bad input: exit 2 and one line naming what is wrong.
+#[test]
+fn bad_pump_input_is_one_line_and_exit_2() {
+    // A port nothing listens on.
+    let free = std::net::UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .to_string();
+    // A host that takes datagrams and never answers.
+    let silent = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let silent_addr = silent.local_addr().unwrap().to_string();
+    let cases: &[(&str, &[&str], &str)] = &[
+        (
+            "silent host",
+            &[
+                "pump",
+                &silent_addr,
+                "--transport",
+                "udp",
+                "--timeout",
+                "1s",
+            ],
+            "no RFNM for message 0 within 1.000s",
+        ),
+        (
+            "unknown transport",
+            &["pump", "127.0.0.1", "--transport", "sctp"],
+            "`sctp` is not a transport: expected tcp or udp",
+        ),
+        (
+            "zero outstanding",
+            &["pump", "127.0.0.1", "--outstanding", "0"],
+            "--outstanding 0 is outside",
+        ),
+        (
+            "zero size",
+            &["pump", "127.0.0.1", "--size", "0"],
+            "--size 0 is outside",
+        ),
+        (
+            "bad size",
+            &["pump", "127.0.0.1", "--size", "1kg"],
+            "not a size",
+        ),
+        (
+            "too many packets",
+            &["pump", "127.0.0.1", "--transport", "udp", "--size", "1M"],
+            "more than 64 UDP packets",
+        ),
+        ("bad port", &["pump", "127.0.0.1:http"], "not a port number"),
+        (
+            "unreachable over tcp",
+            &["pump", &free, "--duration", "1s"],
+            "refused the pump",
+        ),
+        (
+            "unreachable over udp",
+            &["pump", &free, "--transport", "udp", "--duration", "1s"],
+            "refused the pump",
+        ),
+        (
+            "pump and secret",
+            &["echo", "serve", "--pump", "--secret-file", "x"],
+            "cannot be used with",
+        ),
+    ];
+    for (name, args, needle) in cases {
+        let t0 = std::time::Instant::now();
+        let o = nmc().args(*args).output().unwrap();
+        assert!(
+            t0.elapsed().as_secs() < 10,
+            "{name}: took {:?}",
+            t0.elapsed()
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        assert!(err.contains(needle), "{name}: `{needle}` not in: {err}");
+        let substance = err
+            .lines()
+            .filter(|l| {
+                !l.trim().is_empty()
+                    && !l.starts_with("For more information")
+                    && !l.starts_with("Usage:")
+            })
+            .count();
+        assert_eq!(substance, 1, "{name}: more than one line: {err}");
+    }
+    drop(silent);
+}
+
+#[test]
+fn pump_has_help() {
+    let o = nmc().args(["pump", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success());
+    for needle in [
+        "--outstanding",
+        "--transport",
+        "--size",
+        "4-message",
+        "RFNM",
+    ] {
+        assert!(help.contains(needle), "{needle} not in help");
+    }
+}
