@@ -227,6 +227,52 @@ fn every_subcommand_has_help() {
     }
 }
 
+/// Issue 11: `nmc reproduce ko-v3-throughput` prints KO-7..KO-9 beside the published values,
+/// with the mechanism plots and the time slices.
+#[test]
+fn ko_v3_throughput_rows_plots_and_slices() {
+    let dir = tmp("ko-v3");
+    let o = nmc(&[
+        "reproduce",
+        "ko-v3-throughput",
+        "--quick",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let table = String::from_utf8_lossy(&o.stdout);
+    for id in [
+        "KO-7 ",
+        "KO-7 316 queue",
+        "KO-7 phasing",
+        "KO-7 Fig. 7",
+        "KO-8",
+        "KO-9 ",
+        "KO-9 below Oct 1974",
+        "KO-9 above Feb 1975",
+    ] {
+        assert!(table.contains(id), "{id} missing:\n{table}");
+    }
+    let d = dir.join("ko-v3-throughput");
+    for f in [
+        "curve.csv",
+        "fig9-throughput.svg",
+        "plt-holders.svg",
+        "rfnm-wait.svg",
+        "plt-feb1975-9hops.svg",
+        "slice-feb1975-9hops.svg",
+        "slice-may1975-9hops.svg",
+        "slice-vdh-feb1975-9hops.svg",
+    ] {
+        assert!(d.join(f).exists(), "{f}");
+    }
+    // The slice draws K&O's shapes: RFNMs (ovals) waiting before the fix.
+    let slice = std::fs::read_to_string(d.join("slice-feb1975-9hops.svg")).unwrap();
+    assert!(slice.contains("<ellipse") && slice.contains("waiting for an ALL"));
+    let curve = std::fs::read_to_string(d.join("curve.csv")).unwrap();
+    assert!(curve.lines().count() > 33, "one row per run");
+}
+
 /// Issue 3: `nmc reproduce ko-v2-throughput` prints KO-1..KO-5 with published value, ours and
 /// tolerance (a row that misses is reported, not hidden).
 #[test]

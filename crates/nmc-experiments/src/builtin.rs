@@ -28,6 +28,10 @@ pub const SCENARIOS: &[(&str, &str)] = &[
         "ko-v2-map",
         include_str!("../../../scenarios/ko-v2-map.toml"),
     ),
+    (
+        "ko-v3-map",
+        include_str!("../../../scenarios/ko-v3-map.toml"),
+    ),
     ("md1", include_str!("../../../scenarios/md1.toml")),
     (
         "rfc626-lockup",

@@ -17,7 +17,7 @@ use crate::model::{MessageRecord, Occupancy};
 use nmc_sim::SimDuration;
 use std::collections::BTreeMap;
 
-pub const BEST_BLOCK: usize = 150;
+pub use nmc_report::stats::BEST_BLOCK;
 
 /// Round trips in ms (accepted → RFNM), in message order, of the messages whose RFNM came back.
 pub fn round_trips_ms(msgs: &[MessageRecord]) -> Vec<f64> {
@@ -36,27 +36,11 @@ pub fn offer_to_rfnm_ms(msgs: &[MessageRecord]) -> Vec<f64> {
 /// Throughput (kbit/s) of the best block of `block` consecutive messages, if there are enough.
 /// Consecutive in the order their RFNMs came back (with several sources, message ids are not).
 pub fn best_block_kbps(msgs: &[MessageRecord], block: usize) -> Option<f64> {
-    let mut done: Vec<(u64, u64)> = msgs
+    let done: Vec<(u64, u64)> = msgs
         .iter()
         .filter_map(|m| m.rfnm_ns.map(|r| (r, m.bits)))
         .collect();
-    // Consecutive in the order the RFNMs came back (with several hosts, not message order).
-    done.sort_by_key(|d| d.0);
-    if done.len() <= block {
-        return None;
-    }
-    let mut bits: u64 = done[1..=block].iter().map(|d| d.1).sum();
-    let mut best = 0.0f64;
-    for k in 0..done.len() - block {
-        if k > 0 {
-            bits = bits - done[k].1 + done[k + block].1;
-        }
-        let span = (done[k + block].0 - done[k].0) as f64 / 1e9;
-        if span > 0.0 {
-            best = best.max(bits as f64 / span / 1e3);
-        }
-    }
-    Some(best)
+    nmc_report::stats::best_block_bps(&done, block).map(|b| b / 1e3)
 }
 
 /// Throughput (kbit/s) in bins of `bin` seconds by the time the RFNMs came back, from 0 to
@@ -77,37 +61,8 @@ pub fn throughput_series(msgs: &[MessageRecord], bin: f64, until: f64) -> Vec<(f
         .collect()
 }
 
-/// Autocorrelation coefficient of a series at lags 1..=max_lag.
-pub fn autocorrelation(x: &[f64], max_lag: usize) -> Vec<(usize, f64)> {
-    let n = x.len();
-    if n < 3 {
-        return Vec::new();
-    }
-    let mean = x.iter().sum::<f64>() / n as f64;
-    let var: f64 = x.iter().map(|v| (v - mean).powi(2)).sum();
-    (1..=max_lag.min(n - 1))
-        .map(|k| {
-            let c: f64 = (0..n - k).map(|i| (x[i] - mean) * (x[i + k] - mean)).sum();
-            (k, if var > 0.0 { c / var } else { 0.0 })
-        })
-        .collect()
-}
-
-/// The approximate 95 % band of an autocorrelation estimate for an uncorrelated series.
-pub fn autocorrelation_band(n: usize) -> f64 {
-    1.96 / (n.max(1) as f64).sqrt()
-}
-
-/// Histogram of `x` in bins of `width`, starting at 0: (bin centre, count).
-pub fn histogram(x: &[f64], width: f64) -> Vec<(f64, f64)> {
-    let mut bins: BTreeMap<u64, u64> = BTreeMap::new();
-    for &v in x {
-        *bins.entry((v / width).floor().max(0.0) as u64).or_default() += 1;
-    }
-    bins.into_iter()
-        .map(|(k, n)| ((k as f64 + 0.5) * width, n as f64))
-        .collect()
-}
+// K&O §IV's statistics, shared with the real pump (`nmc pump`).
+pub use nmc_report::stats::{autocorrelation, autocorrelation_band, histogram};
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {

@@ -1,11 +1,12 @@
-//! # nmc-imp — the ARPANET IMP subnet, October 1974 ("version 2")
+//! # nmc-imp — the ARPANET IMP subnet, October 1974 ("version 2") and 1975 ("version 3")
 //!
 //! Start here. The subnet of K&O §II–III (Kleinrock & Opderbeck, IEEE Trans. Commun. 1977):
 //! IMPs joined by full-duplex lines, hosts on 100 kbit/s interfaces, messages of up to 8063 bits
 //! cut into packets of up to 1008 bits, stored and forwarded with IMP-to-IMP acknowledgement
 //! and retransmission, reassembled at the destination and acknowledged end to end by a RFNM,
 //! with the version 2 flow control that rations message numbers, pending-leader-table entries
-//! and reassembly buffers.
+//! and reassembly buffers — or the version 3 procedure of K&O §VI–VII (message control blocks,
+//! numbers per host pair, allocation before PLT entry; profiles `v3-1975-02`, `v3-1975-05`).
 //!
 //! | module | what |
 //! | --- | --- |
@@ -13,10 +14,10 @@
 //! | [`spec`] | the scenario sections (`model = "imp"`): profile, topology, hosts, traffic |
 //! | [`topology`] | IMPs and lines from a chain, an explicit list, or the 1974 ARPANET map; static routes behind [`topology::Routes`] |
 //! | [`routing`] | `network.routing`: static routes or the 1974 adaptive procedure (`nmc-routing`), lines going down and up, per-packet visits and loop records |
-//! | [`packet`] | data packets and subnet control messages (RFNM, REQALL, ALL, GVB) |
+//! | [`packet`] | data packets and subnet control messages (RFNM, REQALL, ALL, GVB, version 3 block messages); streams, the sequences message numbers count in |
 //! | [`link`] | one direction of a line: logical channels, acknowledgements, retransmission, line errors |
 //! | [`imp`] | one IMP's buffers, processor, and source/destination tables |
-//! | [`model`] | the event model: the life of a message, points a–i of K&O Fig. 1; the IMP's processor as a sans-I/O core ([`model::Processor`], `model/processor.rs`); other hosts' traffic (`model/background.rs`) |
+//! | [`model`] | the event model: the life of a message, points a–i of K&O Fig. 1; the IMP's processor as a sans-I/O core ([`model::Processor`], `model/processor.rs`); other hosts' traffic (`model/background.rs`); version 3 (`model/v3.rs`); time slices ([`model::TimeSlice`], `model/slice.rs`) |
 //! | [`run`] | build from a scenario, run, collect records and metrics |
 //! | [`analysis`] | throughput, best 150, round-trip histogram and autocorrelation |
 //! | [`e2e`] | single-packet messages' end-to-end events in RFC 632's two-column layout (Tables 1–2) |

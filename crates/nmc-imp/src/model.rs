@@ -1,4 +1,5 @@
-//! The subnet as an event model: IMPs, links, hosts, and the version 2 message procedure.
+//! The subnet as an event model: IMPs, links, hosts, and the version 2 message procedure
+//! (version 3's differences are in `model/v3.rs`).
 //!
 //! The life of a multipacket message, as K&O Fig. 1 letters it:
 //! * **a** the host has put packet 1 into the source IMP ([`Ev::HostInputDone`]); input of

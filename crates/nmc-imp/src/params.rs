@@ -139,10 +139,11 @@ pub struct ImpParams {
     /// "there are 64 transmit and 64 receive blocks available in each IMP".
     pub control_blocks: u32,
     /// Version 3: a transmit block with no message outstanding for this long is released, and
-    /// its receive block with it. **Choice**: 30 s. K&O §VI says only that blocks are made
-    /// when a host "has not sent any messages to HOST B for quite some time"; 30 s keeps a
-    /// pump's pair open through any stall the experiments show (the longest, ~1 s RFNM
-    /// time-outs) while pairs of sparse background traffic pay the set-up exchange.
+    /// its receive block with it. **Choice**: 2 min. K&O §VI says only that blocks are made
+    /// when a host "has not sent any messages to HOST B for quite some time"; the nearest
+    /// published figure is RFC 660 (Walden, Oct 1974) on the same scheme: a check "made
+    /// whenever a pair of Hosts attempts to communicate after not having communicated for two
+    /// minutes".
     pub control_block_idle: SimDuration,
     /// A message that finds no allocation at its source IMP sends a REQALL even while an
     /// earlier REQALL to the same destination IMP is still outstanding (a "superfluous
@@ -275,7 +276,7 @@ impl ImpParams {
             message_processing: MessageProcessing::V2,
             message_numbers: 4,
             control_blocks: 64,
-            control_block_idle: SimDuration::from_secs(30),
+            control_block_idle: SimDuration::from_secs(120),
             superfluous_reqalls: true,
             rfnm_piggyback: Piggyback::Always,
             plt_entries: 6,

@@ -7,10 +7,7 @@
 //! 150 successive messages" (Fig. 3, curve B), the "histogram for delay" (Fig. 5) and "the
 //! autocorrelation coefficient of round-trip delay for successive messages" (Fig. 6).
 //!
-//! **Duplication, to be unified**: `nmc-imp/src/analysis.rs` carries its own copies of
-//! [`autocorrelation`], [`autocorrelation_band`] and [`histogram`] (same formulas), and
-//! `best_block_kbps` over its `MessageRecord`s (same sliding window as [`best_block_bps`]).
-//! They were written first; these are the shared versions that `nmc-imp` can switch to.
+//! `nmc-imp`'s `analysis` uses these for the simulated pump.
 
 use std::collections::BTreeMap;
 

@@ -46,7 +46,14 @@ use super::ko_v2_throughput::MAP as V2_MAP;
 pub struct KoV3Throughput;
 
 /// One run to make: period, case, profile, hops, seed, extra settings.
-type Job = (Period, String, &'static str, u32, u64, &'static [&'static str]);
+type Job = (
+    Period,
+    String,
+    &'static str,
+    u32,
+    u64,
+    &'static [&'static str],
+);
 
 /// The three curves of K&O Fig. 9 (and the February one the text describes).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize)]
