@@ -8,6 +8,7 @@ mod echo;
 mod rto;
 mod run_and_reproduce;
 mod stream;
+mod sweep;
 
 /// `nmc` with its working directory at the repository root.
 pub fn command() -> Command {

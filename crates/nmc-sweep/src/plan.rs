@@ -310,7 +310,9 @@ impl Sweep {
             .flat_map(|c| seeds.iter().map(move |&s| (c, s)))
             .collect();
         let (origin, text) = self.base_scenario();
-        let runs = pairs
+        // Every run is checked; the first failure in plan order is the error (the same one
+        // whatever the threads).
+        let checked: Vec<Result<Run>> = pairs
             .par_iter()
             .enumerate()
             .map(|(index, &(config, seed))| {
@@ -334,7 +336,8 @@ impl Sweep {
                     config_hash: r.config_hash,
                 })
             })
-            .collect::<Result<Vec<Run>>>()?;
+            .collect();
+        let runs = checked.into_iter().collect::<Result<Vec<Run>>>()?;
         Ok(Plan {
             base: self.base.clone(),
             keys,
@@ -449,5 +452,169 @@ fn join(prefix: &str, k: &str) -> String {
         k.to_string()
     } else {
         format!("{prefix}.{k}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Writes `text` as a sweep file in a fresh folder and loads it.
+    fn load(name: &str, text: &str) -> Result<Sweep> {
+        let dir =
+            std::env::temp_dir().join(format!("nmc-sweep-plan-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.toml");
+        std::fs::write(&path, text).unwrap();
+        let r = Sweep::load(&path);
+        let _ = std::fs::remove_dir_all(&dir);
+        r
+    }
+
+    const HEAD: &str = "base = \"md1\"\nseeds = { from = 5, count = 2 }\n";
+
+    #[test]
+    fn plan_order_cases_outer_grid_inner_last_key_fastest() {
+        let s = load(
+            "order",
+            &format!(
+                "{HEAD}[set]\nduration = \"1min\"\n[grid]\n\"network.line.queue_limit\" = [4, 8]\nnetwork.line.propagation = [\"0ms\", \"1ms\", \"2ms\"]\n[[cases]]\ntraffic.0.length.bits = \"500bit\"\n[[cases]]\n\"network.line.capacity\" = \"100kbit/s\"\n"
+            ),
+        )
+        .unwrap();
+        let p = s.plan().unwrap();
+        assert_eq!(
+            p.keys,
+            [
+                "network.line.propagation",
+                "network.line.queue_limit",
+                "network.line.capacity",
+                "traffic.0.length.bits"
+            ]
+        );
+        assert_eq!(p.configs.len(), 2 * 3 * 2);
+        assert_eq!(p.runs.len(), 24);
+        let row = |c: &Config| -> Vec<String> {
+            c.values
+                .iter()
+                .map(|v| v.clone().unwrap_or_default())
+                .collect()
+        };
+        assert_eq!(row(&p.configs[0]), ["0ms", "4", "", "500bit"]);
+        assert_eq!(row(&p.configs[1]), ["0ms", "8", "", "500bit"]);
+        assert_eq!(row(&p.configs[2]), ["1ms", "4", "", "500bit"]);
+        assert_eq!(row(&p.configs[6]), ["0ms", "4", "100kbit/s", ""]);
+        assert_eq!(
+            p.configs[0].sets,
+            [
+                "duration=\"1min\"",
+                "traffic.0.length.bits=\"500bit\"",
+                "network.line.propagation=\"0ms\"",
+                "network.line.queue_limit=4"
+            ]
+        );
+        // Seeds minor, indices in order, every hash distinct (seed and values differ).
+        assert_eq!(
+            p.runs[..3]
+                .iter()
+                .map(|r| (r.index, r.config, r.seed))
+                .collect::<Vec<_>>(),
+            [(0, 0, 5), (1, 0, 6), (2, 1, 5)]
+        );
+        let hashes: BTreeSet<&str> = p.runs.iter().map(|r| r.config_hash.as_str()).collect();
+        assert_eq!(hashes.len(), 24);
+        // The same file plans the same hashes.
+        assert_eq!(s.plan().unwrap(), p);
+    }
+
+    #[test]
+    fn hash_is_what_nmc_run_writes() {
+        let s = load("hash", &format!("{HEAD}[grid]\nduration = [\"1min\"]\n")).unwrap();
+        let p = s.plan().unwrap();
+        let dir = std::env::temp_dir().join(format!("nmc-sweep-hash-{}", std::process::id()));
+        let opts = RunOptions {
+            seed: Some(6),
+            sets: vec!["duration=1min".parse().unwrap()],
+            out: Some(dir.clone()),
+        };
+        let (origin, text) = s.base_scenario();
+        let r = nmc_experiments::scenario::run_text(origin, text, &opts, &|_| {}).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(r.summary.config_hash, p.runs[1].config_hash);
+    }
+
+    #[test]
+    fn bad_files_are_one_line_errors_naming_the_file() {
+        for (text, want) in [
+            (
+                format!("{HEAD}gird = {{ a = [1] }}\n"),
+                "unknown field `gird`",
+            ),
+            (format!("{HEAD}[grid]\n"), "[grid] is empty"),
+            (
+                format!("{HEAD}[grid]\nduration = []\n"),
+                "at least one value",
+            ),
+            (
+                format!("{HEAD}[grid]\nduration = \"1min\"\n"),
+                "takes a list",
+            ),
+            (
+                format!("{HEAD}[grid]\nduration = [\"1min\", \"1min\"]\n"),
+                "listed twice",
+            ),
+            (
+                format!("{HEAD}[grid]\nseed = [1, 2]\n"),
+                "`seed` is not swept",
+            ),
+            (format!("{HEAD}cases = []\n"), "at least one case"),
+            (format!("{HEAD}metrics = []\n"), "at least one"),
+            (format!("{HEAD}metrics = [\"a\", \"a\"]\n"), "named twice"),
+            (
+                "base = \"md1\"\nseeds = { from = 1, count = 0 }\n".into(),
+                "count = 0",
+            ),
+            (
+                "base = \"md1\"\nseeds = { from = 1 }\n".into(),
+                "missing field `count`",
+            ),
+            (
+                "base = \"nope\"\nseeds = { from = 1, count = 1 }\n".into(),
+                "no built-in scenario",
+            ),
+            (
+                format!("{HEAD}[set]\nduration = \"1min\"\n[grid]\nduration = [\"2min\"]\n"),
+                "both `set` and `grid`",
+            ),
+            (
+                format!(
+                    "{HEAD}[set]\nnetwork.line = {{}}\n[grid]\nnetwork.line.queue_limit = [2]\n"
+                ),
+                "one is inside the other",
+            ),
+            (format!("{HEAD}[grid]\n\"network..x\" = [1]\n"), "empty key"),
+        ] {
+            let e = match load("bad", &text).and_then(|s| s.plan()) {
+                Ok(_) => panic!("no error for\n{text}"),
+                Err(e) => format!("{e:#}"),
+            };
+            assert!(e.contains("s.toml") && e.contains(want), "{e}\nfor\n{text}");
+            assert!(!e.contains('\n'), "{e}");
+        }
+        // Values and keys the scenario refuses, named by configuration and override.
+        for (grid, want) in [
+            (
+                "\"network.line.capacity\" = [\"50kbit/s\", \"fast\"]",
+                "configuration 2",
+            ),
+            ("\"network.line.bogus\" = [1]", "unknown field `bogus`"),
+            ("\"traffic.3.from\" = [1]", "no index 3"),
+        ] {
+            let s = load("bad-value", &format!("{HEAD}[grid]\n{grid}\n")).unwrap();
+            let e = format!("{:#}", s.plan().unwrap_err());
+            assert!(e.starts_with(&s.origin) && e.contains(want), "{e}");
+            assert!(!e.contains('\n'), "{e}");
+        }
     }
 }

@@ -51,7 +51,7 @@ impl Table {
                 Values::F64(v) => v[i].map(fmt_f64).unwrap_or_default(),
             }))?;
         }
-        Ok(w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?)
+        w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))
     }
 
     /// The table as a Parquet file (one row group, uncompressed): strings as UTF-8, `seed` and
