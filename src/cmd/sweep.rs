@@ -13,22 +13,27 @@ use std::sync::Mutex;
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true,
     after_help = "SWEEP.toml names a base scenario (a file relative to the sweep file, or a built-in \
-name), the seeds, and what to vary:\n\n  base = \"md1\"\n  seeds = { from = 1, count = 20 }\n  \
-metrics = [\"delay_mean_ms\"]             # optional: default every metric of the run\n  \
-[set]                                    # optional: applied to every run\n  duration = \"100min\"\n  \
-[grid]                                   # every combination of these runs\n  \
+name), the seeds, and what to vary:\n\n  \
+base = \"md1\"\n  \
+seeds = { from = 1, count = 20 }\n  \
+metrics = [\"delay.mean_ms\"]   # optional; default: every metric of the run\n  \
+[set]                         # optional: applied to every run\n  \
+duration = \"100min\"\n  \
+[grid]                        # every combination runs\n  \
 \"traffic.0.arrivals.mean_interval\" = [\"80.64ms\", \"40.32ms\"]\n  \
-[[cases]]                                # optional: explicit override sets (× the grid)\n  \
+[[cases]]                     # optional: explicit override sets, each × the grid\n  \
 \"network.line.queue_limit\" = 8\n\n\
-Every run (configuration × seed) is resolved and checked before any runs. Results go one file \
-per run to OUT/runs/, so an interrupted sweep (Ctrl-C, kill) resumes where it stopped when run \
-again with the same --out; the tables are then written in plan order (configurations as listed, \
-the last grid key varying fastest; seeds ascending), the same bytes whether the sweep ran straight, \
-resumed, on any --jobs, or in merged shards. Runs are skipped by config hash (the resolved \
-scenario with its seed): rerun into a fresh folder after changing nmc itself.\n\n\
+Every run (configuration × seed) is resolved and its model built once to check it before any \
+runs; a bad key or value is a one-line error and nothing is written. Results go one file per run \
+to OUT/runs/, so an interrupted sweep (Ctrl-C, kill) resumes where it stopped when run again with \
+the same --out. The tables are written in plan order (cases as listed, then grid points with the \
+grid's keys in alphabetical order, the last varying fastest; seeds ascending): the same bytes \
+whether the sweep ran straight, resumed, on any --jobs, or in merged shards. Runs are skipped by \
+config hash (the resolved scenario with its seed, as `nmc run` writes it), not by nmc's version: \
+sweep into a fresh folder after changing nmc itself.\n\n\
 Output: sweep.json (the plan), results.csv/.parquet (swept keys, seed, config_hash, metric, \
-value), summary.csv/.parquet (per configuration and metric across seeds: runs, n finite, mean, \
-sd, ci95_low, ci95_high from Student's t).\n\n\
+value), summary.csv/.parquet (per configuration and metric across seeds: runs, n with a finite \
+value, mean, sd, ci95_low, ci95_high from Student's t).\n\n\
 Examples:\n  nmc sweep sweeps/md1-load.toml --out out/md1-load\n  \
 nmc sweep sweeps/md1-load.toml --out out/s0 --shard 0/2   # and --shard 1/2 elsewhere\n  \
 nmc sweep merge --out out/md1-load out/s0 out/s1"

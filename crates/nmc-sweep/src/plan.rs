@@ -529,6 +529,14 @@ mod tests {
     }
 
     #[test]
+    fn the_shipped_example_plans_200_runs() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sweeps/md1-load.toml");
+        let p = Sweep::load(&path).unwrap().plan().unwrap();
+        assert_eq!((p.configs.len(), p.runs.len()), (10, 200));
+        assert_eq!(p.keys, ["traffic.0.arrivals.mean_interval"]);
+    }
+
+    #[test]
     fn hash_is_what_nmc_run_writes() {
         let s = load("hash", &format!("{HEAD}[grid]\nduration = [\"1min\"]\n")).unwrap();
         let p = s.plan().unwrap();
