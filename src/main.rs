@@ -30,6 +30,8 @@ enum Command {
     Scenarios(cmd::scenarios::ScenariosArgs),
     /// Run the built-in published experiments and compare with the papers' figures.
     Reproduce(cmd::reproduce::ReproduceArgs),
+    /// Run a scenario over a grid of `--set` values × seeds, in parallel and resumable: CSV/Parquet tables.
+    Sweep(cmd::sweep::SweepArgs),
     /// Measure the engine's speed on the golden chain (packet-hops and events per second).
     Bench(cmd::bench::BenchArgs),
     /// Retransmission-timeout estimators on delay traces (RFC 889 §3): evaluate, sweep, synth.
@@ -60,6 +62,7 @@ fn main() -> ExitCode {
         Command::Run(a) => cmd::run::run(a),
         Command::Scenarios(a) => cmd::scenarios::run(a),
         Command::Reproduce(a) => cmd::reproduce::run(a),
+        Command::Sweep(a) => cmd::sweep::run(a),
         Command::Bench(a) => cmd::bench::run(a),
         Command::Rto(a) => cmd::rto::run(a),
         Command::Echo(c) => cmd::echo::run(c),

@@ -10,3 +10,4 @@ pub mod rto;
 pub mod run;
 pub mod scenarios;
 pub mod stream;
+pub mod sweep;

@@ -9,6 +9,7 @@ mod pump;
 mod rto;
 mod run_and_reproduce;
 mod stream;
+mod sweep;
 
 /// `nmc` with its working directory at the repository root.
 pub fn command() -> Command {

@@ -333,3 +333,103 @@ pub fn histogram(title: &str, x_label: &str, values: &[f64]) -> Chart {
         pts,
     ))
 }
+
+// For sweeps (`nmc sweep`): a scenario checked without running it, and run without writing.
+
+/// A scenario with its overrides and seed applied, checked by building its model once.
+pub struct Resolved {
+    /// The scenario's `name`.
+    pub name: String,
+    /// The model that runs it.
+    pub model: String,
+    /// The seed the run would use.
+    pub seed: u64,
+    /// What a run would write as `config_hash` in `summary.json`: SHA-256 of the resolved
+    /// configuration (seed included).
+    pub config_hash: String,
+}
+
+/// The model a scenario runs (a `--set model=...` wins) and the overrides with the seed.
+fn model_and_sets(origin: &str, text: &str, opts: &RunOptions) -> Result<(String, Vec<Override>)> {
+    let model = match opts
+        .sets
+        .iter()
+        .rev()
+        .find(|o| o.top_key() == Some("model"))
+    {
+        Some(o) => match o.value().as_str() {
+            Some(m) => m.to_string(),
+            None => bail!("--set model=...: the model is a name such as \"imp\""),
+        },
+        None => model_of(origin, text)?,
+    };
+    let mut sets = opts.sets.clone();
+    if let Some(seed) = opts.seed {
+        let Ok(seed) = i64::try_from(seed) else {
+            bail!("--seed {seed}: at most 2^63 - 1 (a scenario's integers are signed 64-bit)");
+        };
+        sets.push(Override::top("seed", seed));
+    }
+    if !MODELS.contains(&model.as_str()) {
+        bail!(
+            "{origin}: unknown model `{model}` (known: {})",
+            MODELS.join(", ")
+        );
+    }
+    Ok((model, sets))
+}
+
+/// Loads scenario `text` with `opts`' overrides and seed and checks it as `nmc run` would
+/// before running (name, seed, the model built once); runs nothing and writes nothing.
+pub fn resolve_text(origin: &str, text: &str, opts: &RunOptions) -> Result<Resolved> {
+    let (model, sets) = model_and_sets(origin, text, opts)?;
+    let (name, seed, config) = if model == "store-forward" {
+        let s: nmc_net::StoreForwardScenario = nmc_scenario::load(origin, text, &sets)?;
+        s.check_name(origin)?;
+        let seed = s.require_seed()?;
+        nmc_net::StoreForward::build(&s, seed, Trace::off())?;
+        (s.name.clone(), seed, serde_json::to_value(&s)?)
+    } else {
+        let s: nmc_imp::ImpScenario = nmc_scenario::load(origin, text, &sets)?;
+        s.check_name(origin)?;
+        let seed = s.require_seed()?;
+        nmc_imp::run::build(&s, seed, Trace::off())?;
+        let mut config = serde_json::to_value(&s)?;
+        config["resolved_params"] = serde_json::to_value(nmc_imp::run::resolve_params(&s)?)?;
+        (s.name.clone(), seed, config)
+    };
+    Ok(Resolved {
+        name,
+        model,
+        seed,
+        config_hash: config_hash(&config),
+    })
+}
+
+/// Runs scenario `text` with `opts`' overrides and seed and returns its metrics (those
+/// `summary.json` would hold). Writes nothing: no folder, no records, no trace (`opts.out` is
+/// not used). `progress` gets the fraction of simulated time done.
+pub fn metrics_text(
+    origin: &str,
+    text: &str,
+    opts: &RunOptions,
+    progress: &dyn Fn(f64),
+) -> Result<BTreeMap<String, f64>> {
+    let (model, sets) = model_and_sets(origin, text, opts)?;
+    if model == "store-forward" {
+        let s: nmc_net::StoreForwardScenario = nmc_scenario::load(origin, text, &sets)?;
+        s.check_name(origin)?;
+        let seed = s.require_seed()?;
+        let total = s.duration.as_nanos().max(1) as f64;
+        let o = nmc_net::run(&s, seed, Trace::off(), &mut |t| {
+            progress(t.as_nanos() as f64 / total)
+        })?;
+        Ok(o.metrics)
+    } else {
+        let s: nmc_imp::ImpScenario = nmc_scenario::load(origin, text, &sets)?;
+        s.check_name(origin)?;
+        let seed = s.require_seed()?;
+        let o = nmc_imp::run(&s, seed, Trace::off(), &mut |f| progress(f))?;
+        Ok(o.metrics)
+    }
+}
