@@ -145,6 +145,14 @@ pub struct MessageRecord {
     pub launched_ns: Option<u64>,
     /// The last packet is in the source IMP; the host may offer the next message.
     pub accepted_ns: Option<u64>,
+    /// Packet 1 reached the destination IMP (K&O Fig. 7 point e).
+    pub first_arrived_ns: Option<u64>,
+    /// The last packet reached the destination IMP: reassembled (K&O Fig. 7 point f).
+    pub reassembled_ns: Option<u64>,
+    /// The RFNM was made: packet 1 is at the destination host (K&O §II point g).
+    pub rfnm_made_ns: Option<u64>,
+    /// The RFNM left the destination IMP (K&O Fig. 7 point g: with the ALL it waited for).
+    pub rfnm_sent_ns: Option<u64>,
     /// The last packet reached the destination host.
     pub delivered_ns: Option<u64>,
     /// The RFNM reached the source host (point h).
@@ -966,7 +974,17 @@ impl Subnet {
                     });
                 r.received += 1;
                 r.bits += p.bits.get();
-                if r.received == of {
+                let (first, last) = (r.received == 1, r.received == of);
+                if let Some(m) = self.msgs.get_mut(&msg).filter(|m| !m.background) {
+                    let t = Some(now.as_nanos());
+                    if first {
+                        m.rec.first_arrived_ns = t;
+                    }
+                    if last {
+                        m.rec.reassembled_ns = t;
+                    }
+                }
+                if last {
                     // Point f. Unfilled reserved buffers (a message of fewer than 8 packets) go back.
                     let unused = self.params.allocation_buffers - of as u32;
                     self.imps[imp as usize].release_reassembly(unused);
@@ -1087,6 +1105,10 @@ impl Subnet {
             // this message is generated" (K&O §II).
             let epoch = i.next_reply_epoch;
             i.next_reply_epoch += 1;
+            if let Some(m) = self.msgs.get_mut(&o.msg).filter(|m| !m.background) {
+                m.rec.rfnm_made_ns = Some(now.as_nanos());
+            }
+            let i = &mut self.imps[imp as usize];
             i.replies.push_back(Reply::Rfnm {
                 stream: o.stream,
                 msg: o.msg,
@@ -1188,7 +1210,8 @@ impl Subnet {
     ) {
         // How long it waited at the destination IMP since it was made.
         let waited = now.as_nanos() - made_ns;
-        if self.msgs.get(&msg).is_some_and(|m| !m.background) {
+        if let Some(m) = self.msgs.get_mut(&msg).filter(|m| !m.background) {
+            m.rec.rfnm_sent_ns = Some(now.as_nanos());
             let w = &mut self.rfnm_waits;
             *w = (w.0 + 1, w.1 + waited, w.2.max(waited));
         }

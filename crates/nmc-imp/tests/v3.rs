@@ -180,3 +180,46 @@ fn zero_blocks_is_an_error() {
     assert!(text.contains("control_blocks"), "{text}");
     assert!(!text.contains('\n'));
 }
+
+/// A time slice (K&O Figs. 2, 7) of the run before the fix: RFNMs wait at the destination
+/// holding PLT entries, messages in flight hold a PLT entry and an allocation; after the fix
+/// no RFNM waits.
+#[test]
+fn time_slices_show_where_the_plt_entries_are() {
+    let before = go(&["network.slices=[\"60s\", \"90s\"]"]);
+    assert_eq!(before.slices.len(), 2);
+    let s = &before.slices[0];
+    assert_eq!(s.hops, 9);
+    let waiting = |s: &nmc_imp::model::TimeSlice| {
+        s.items
+            .iter()
+            .filter(|i| i.what == "RFNM" && i.doing == "waiting for an ALL" && i.plt)
+            .count()
+    };
+    assert!(waiting(s) >= 2, "{:#?}", s.items);
+    assert!(
+        s.items
+            .iter()
+            .any(|i| i.what == "MSG" && i.doing == "in flight" && i.plt && i.all)
+    );
+    let plts = s.items.iter().filter(|i| i.plt && i.what != "ALL").count();
+    assert!(plts <= 6, "more PLT holders than entries: {plts}");
+    let after = go(&["network.profile=v3-1975-05", "network.slices=[\"60s\"]"]);
+    assert_eq!(waiting(&after.slices[0]), 0, "{:#?}", after.slices[0].items);
+}
+
+/// The same seed gives the same run, slices and records included.
+#[test]
+fn v3_runs_are_deterministic() {
+    let runs: Vec<String> = (0..2)
+        .map(|_| {
+            let o = go(&["network.slices=[\"30s\"]", "duration=40s"]);
+            format!(
+                "{:?}{:?}{:?}{:?}",
+                o.messages, o.metrics, o.occupancy, o.slices
+            )
+        })
+        .collect();
+    assert!(runs[0].len() > 5_000);
+    assert_eq!(runs[0], runs[1]);
+}

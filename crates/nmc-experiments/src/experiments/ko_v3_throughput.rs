@@ -222,6 +222,90 @@ fn fig7_summary(o: &Outcome) -> String {
     )
 }
 
+#[derive(Serialize)]
+struct TimelineRow {
+    message: u64,
+    point: &'static str,
+    event: &'static str,
+    at: &'static str,
+    t_ms: f64,
+}
+
+/// K&O Fig. 7's timeline of one message *i*, points a–h, in ms after a: a message past the
+/// run's middle that waited for a PLT entry and whose RFNM carried an ALL.
+fn timeline(o: &Outcome) -> Vec<TimelineRow> {
+    let half = o.messages.len() / 2;
+    let Some(m) = o.messages.iter().skip(half).find(|m| {
+        m.rfnm_carried_all == Some(true)
+            && m.launched_ns.zip(m.first_in_ns).is_some_and(|(l, f)| l > f)
+            && m.rfnm_sent_ns.is_some()
+    }) else {
+        return Vec::new();
+    };
+    let points: [(&str, &str, &str, Option<u64>); 8] = [
+        (
+            "a",
+            "input of packet 1 starts (message i-1 accepted)",
+            "source IMP",
+            Some(m.offered_ns),
+        ),
+        (
+            "b",
+            "packet 1 received by the source IMP",
+            "source IMP",
+            m.first_in_ns,
+        ),
+        (
+            "c",
+            "a PLT entry is free: the message proceeds",
+            "source IMP",
+            m.launched_ns,
+        ),
+        (
+            "d",
+            "all packets accepted by the source IMP",
+            "source IMP",
+            m.accepted_ns,
+        ),
+        (
+            "e",
+            "packet 1 received by the destination IMP",
+            "destination IMP",
+            m.first_arrived_ns,
+        ),
+        (
+            "f",
+            "last packet received by the destination IMP",
+            "destination IMP",
+            m.reassembled_ns,
+        ),
+        (
+            "g",
+            "RFNM sent, with the ALL it waited for",
+            "destination IMP",
+            m.rfnm_sent_ns,
+        ),
+        (
+            "h",
+            "RFNM received by the source IMP",
+            "source IMP",
+            m.rfnm_ns,
+        ),
+    ];
+    points
+        .iter()
+        .filter_map(|&(point, event, at, t)| {
+            Some(TimelineRow {
+                message: m.id,
+                point,
+                event,
+                at,
+                t_ms: (t? - m.offered_ns) as f64 / 1e6,
+            })
+        })
+        .collect()
+}
+
 fn scenario(text: &str, sets: &[String], quick: bool) -> Result<ImpScenario> {
     let mut all: Vec<Override> = sets.iter().map(|s| s.parse()).collect::<Result<_, _>>()?;
     if quick {
@@ -638,6 +722,31 @@ impl Experiment for KoV3Throughput {
                 Period::May1975 => "may1975",
             };
             ctx.csv(&format!("occupancy_{name}_9hops"), &o.occupancy)?;
+            if r.period == Period::Feb1975 {
+                let t = timeline(o);
+                if !t.is_empty() {
+                    let mut chart = Chart::new(
+                        "The life of message i, Feb 1975, 9 hops (K&O Fig. 7, times a–h)",
+                        "ms after a",
+                        "0 destination IMP · 1 source IMP",
+                    );
+                    for p in &t {
+                        let y = if p.at == "source IMP" { 1.0 } else { 0.0 };
+                        chart = chart.with(Series::new(
+                            format!("{}: {}", p.point, p.event),
+                            SeriesStyle::Points,
+                            vec![(p.t_ms, y)],
+                        ));
+                    }
+                    chart.y_range = Some(-0.5..1.5);
+                    ctx.plot(
+                        "timeline-feb1975-9hops",
+                        "One message's timeline before the fix, lettered as K&O's Fig. 7: it waits at b for a PLT entry until c, and its RFNM waits at the destination from f to g.",
+                        &chart,
+                    )?;
+                    ctx.csv("timeline_feb1975_9hops", &t)?;
+                }
+            }
             if r.period != Period::Oct1974 {
                 ctx.plot(
                     &format!("plt-{name}-9hops"),
