@@ -89,7 +89,8 @@ pub fn run(a: BenchArgs) -> Result<Outcome> {
         &["record=[]".parse()?],
     )?;
     let (loaded_t, loaded_events) = time_runs(a.repeat, || {
-        Ok(nmc_imp::run(&loaded, 1, Trace::off(), &mut |_| {})?.events)
+        let keep = nmc_imp::run::Keep::Recorded;
+        Ok(nmc_imp::run::run_keeping(&loaded, 1, Trace::off(), &mut |_| {}, keep)?.events)
     })?;
     let hops_per_s = out.packet_hops as f64 / chain.median;
     let events_per_s = out.events as f64 / chain.median;

@@ -241,7 +241,9 @@ fn run_imp(
         nmc_imp::run::build(s, seed, Trace::off())?;
         Ok(())
     })?;
-    let o = nmc_imp::run(&s, seed, trace, &mut |f| progress(f))?;
+    // Only what the scenario records is kept: memory stays flat with `record = []`.
+    let keep = nmc_imp::run::Keep::Recorded;
+    let o = nmc_imp::run::run_keeping(&s, seed, trace, &mut |f| progress(f), keep)?;
     let svg = |files: &mut Vec<PathBuf>, name: &str, chart: Chart| -> Result<()> {
         let path = out.join(name);
         std::fs::write(&path, chart.to_svg().map_err(anyhow::Error::msg)?)?;
@@ -429,7 +431,8 @@ pub fn metrics_text(
         let s: nmc_imp::ImpScenario = nmc_scenario::load(origin, text, &sets)?;
         s.check_name(origin)?;
         let seed = s.require_seed()?;
-        let o = nmc_imp::run(&s, seed, Trace::off(), &mut |f| progress(f))?;
+        let keep = nmc_imp::run::Keep::Recorded;
+        let o = nmc_imp::run::run_keeping(&s, seed, Trace::off(), &mut |f| progress(f), keep)?;
         Ok(o.metrics)
     }
 }

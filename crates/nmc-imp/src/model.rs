@@ -328,6 +328,12 @@ pub struct Subnet {
     pub watch: Option<(u16, u16)>,
     /// The stream of the measured pair.
     pub watch_stream: Stream,
+    /// Keep every answered pump message and every occupancy sample (`true`), or only the
+    /// running values of [`crate::analysis::StreamStats`] (`false`: memory flat in simulated
+    /// time).
+    pub retain_messages: bool,
+    pub retain_occupancy: bool,
+    pub stream_stats: crate::analysis::StreamStats,
     /// Instants at which to take a time slice, and the slices taken.
     pub slice_at: Vec<SimDuration>,
     pub slices: Vec<TimeSlice>,
@@ -438,6 +444,9 @@ impl Subnet {
             watch,
             watch_stream,
             slice_at: Vec::new(),
+            retain_messages: true,
+            retain_occupancy: true,
+            stream_stats: Default::default(),
             slices: Vec::new(),
             trace,
             counts: BTreeMap::new(),
@@ -1635,7 +1644,7 @@ impl Subnet {
                     |r| matches!(r, Reply::Rfnm { stream, .. } if self.stream_src(*stream) == s),
                 )
                 .count() as u32;
-            self.occupancy.push(Occupancy {
+            let o = Occupancy {
                 t_ns: now.as_nanos(),
                 message_numbers: si
                     .numbers_used
@@ -1649,7 +1658,13 @@ impl Subnet {
                 plt_reqalls,
                 plt_rfnms_waiting,
                 plt_messages: si.plt_used.saturating_sub(plt_reqalls + plt_rfnms_waiting),
-            });
+            };
+            if now.since(SimTime::ZERO) >= self.measure_from {
+                self.stream_stats.add_occupancy(&o);
+            }
+            if self.retain_occupancy {
+                self.occupancy.push(o);
+            }
         }
         self.sample_routing(now);
         q.schedule(now + self.sample_period, Ev::Sample);

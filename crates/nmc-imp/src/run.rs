@@ -537,14 +537,41 @@ fn add_background(
     Ok(())
 }
 
-/// Runs a scenario for its duration. `progress` gets the fraction of simulated time done.
+/// What a run keeps in memory of the pump's messages and the occupancy samples.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keep {
+    /// Everything, whatever the scenario's `record` (for callers that read the records).
+    All,
+    /// Only what the scenario's `record` asks for (`messages`, `occupancy`); the metrics come
+    /// from running values otherwise, and memory stays flat in simulated time.
+    Recorded,
+}
+
+/// Runs a scenario for its duration, keeping every record. `progress` gets the fraction of
+/// simulated time done.
 pub fn run(
     s: &ImpScenario,
     seed: u64,
     trace: Trace,
     progress: &mut dyn FnMut(f64),
 ) -> Result<Outcome, BuildError> {
-    let (subnet, starts) = build(s, seed, trace)?;
+    run_keeping(s, seed, trace, progress, Keep::All)
+}
+
+/// Runs a scenario for its duration, keeping what `keep` says.
+pub fn run_keeping(
+    s: &ImpScenario,
+    seed: u64,
+    trace: Trace,
+    progress: &mut dyn FnMut(f64),
+    keep: Keep,
+) -> Result<Outcome, BuildError> {
+    let (mut subnet, starts) = build(s, seed, trace)?;
+    if keep == Keep::Recorded {
+        let has = |r: &str| s.record.iter().any(|x| x == r);
+        subnet.retain_messages = has("messages");
+        subnet.retain_occupancy = has("occupancy");
+    }
     let mut sim = Simulation::new(subnet);
     {
         let mut q = nmc_sim::EventQueue::new();
@@ -675,6 +702,13 @@ fn finish(mut m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outco
         .cloned()
         .collect();
     crate::analysis::add_metrics(&mut metrics, &measured, &occupancy, duration - from);
+    if !m.retain_messages {
+        m.stream_stats
+            .message_metrics(&mut metrics, duration - from);
+    }
+    if !m.retain_occupancy {
+        m.stream_stats.occupancy_metrics(&mut metrics);
+    }
     metrics.insert("events".into(), events as f64);
     // Every message accounted for: offered = delivered + in flight + lost, with "in flight"
     // counted where the messages are (see `Subnet::undelivered`), so `lost` is what is missing.

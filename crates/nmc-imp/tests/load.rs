@@ -188,3 +188,32 @@ fn loaded_runs_are_deterministic() {
     assert!(runs[0].len() > 10_000);
     assert_eq!(runs[0], runs[1]);
 }
+
+/// With `record = []` and `Keep::Recorded`, no message or occupancy record is kept (memory
+/// flat in simulated time) and the metrics come from running values: the same as from the
+/// records, exactly for counts, sums and the best 150, to rounding for the autocorrelation,
+/// and within the 0.1 % bins for the percentiles.
+#[test]
+fn running_metrics_match_the_records() {
+    use nmc_imp::run::{Keep, run_keeping};
+    let s = scenario(MAP, &["duration=3min", "record=[]"]);
+    let full = run_keeping(&s, 4, Trace::off(), &mut |_| {}, Keep::All).unwrap();
+    let lean = run_keeping(&s, 4, Trace::off(), &mut |_| {}, Keep::Recorded).unwrap();
+    assert!(lean.messages.is_empty() && lean.occupancy.is_empty());
+    assert!(full.messages.len() > 500 && full.occupancy.len() > 1000);
+    assert_eq!(
+        full.metrics.keys().collect::<Vec<_>>(),
+        lean.metrics.keys().collect::<Vec<_>>()
+    );
+    for (k, &want) in &full.metrics {
+        let got = lean.metrics[k];
+        let ok = if k.starts_with("rtt.autocorrelation") {
+            (got - want).abs() < 1e-9
+        } else if k == "rtt.p50_ms" || k == "rtt.p95_ms" {
+            (got - want).abs() <= want * 1e-3
+        } else {
+            got == want
+        };
+        assert!(ok, "{k}: running {got}, from records {want}");
+    }
+}

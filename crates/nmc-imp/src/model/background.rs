@@ -172,7 +172,7 @@ impl Subnet {
         }
         if self.hosts[host as usize].background.is_some() {
             self.tally.background_delivered += 1;
-        } else {
+        } else if self.retain_messages {
             self.delivered_at.insert(msg, now);
         }
     }
@@ -191,7 +191,15 @@ impl Subnet {
                 }
             }
         } else {
-            self.done.push(rec);
+            if rec
+                .rfnm_ns
+                .is_some_and(|t| t >= self.measure_from.as_nanos())
+            {
+                self.stream_stats.add(&rec);
+            }
+            if self.retain_messages {
+                self.done.push(rec);
+            }
         }
     }
 }
