@@ -92,8 +92,10 @@ pub enum Ev {
     Slice,
 }
 
-/// Where a message is in the source IMP's procedure.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Where a message is in the source IMP's procedure. Every change goes through `change`,
+/// which traces it (`trace = true`: `{"event": "state", "from": ..., "to": ...}`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum MsgState {
     InputFirst,
     /// Version 3: waiting for its transmit block (`model/v3.rs`).
@@ -183,10 +185,21 @@ pub struct Host {
     pub background: Option<Background>,
 }
 
+/// Message `id` (`m`) moves to state `to`: the one place a message's state changes, traced.
+pub(crate) fn change(trace: &mut Trace, now: SimTime, id: MsgId, m: &mut Msg, to: MsgState) {
+    let from = std::mem::replace(&mut m.state, to);
+    trace.emit(now, &Tr::State { msg: id, from, to });
+}
+
 /// A trace line (`trace = true`).
 #[derive(Serialize)]
 #[serde(tag = "event", rename_all = "kebab-case")]
 enum Tr<'a> {
+    State {
+        msg: MsgId,
+        from: MsgState,
+        to: MsgState,
+    },
     Offered {
         msg: MsgId,
         host: &'a str,
@@ -681,7 +694,7 @@ impl Subnet {
         let m = self.msgs.get_mut(&mid).expect("current message exists");
         if index == 0 {
             m.rec.first_in_ns = Some(now.as_nanos());
-            m.state = self.params.first_state();
+            change(&mut self.trace, now, mid, m, self.params.first_state());
             self.trace.emit(
                 now,
                 &Tr::FirstIn {
@@ -739,7 +752,7 @@ impl Subnet {
                         let m = self.msgs.get_mut(&mid).expect("message");
                         m.num = Some(num);
                         m.rec.numbered_ns = Some(now.as_nanos());
-                        m.state = MsgState::NeedPlt;
+                        change(&mut self.trace, now, mid, m, MsgState::NeedPlt);
                         self.trace.emit(now, &Tr::Number { msg: mid, num });
                         if self.msgs[&mid].packets == 1 {
                             // RFC 632: no PLT entry, no REQALL for a single-packet message.
@@ -777,7 +790,7 @@ impl Subnet {
                             // K&O §II: "this REQALL steals the acquired message number and the PLT entry".
                             let m = self.msgs.get_mut(&mid).expect("message");
                             let num = m.num.take().expect("numbered");
-                            m.state = MsgState::AwaitAll;
+                            change(&mut self.trace, now, mid, m, MsgState::AwaitAll);
                             m.reqalls += 1;
                             m.rec.reqalls += 1;
                             self.imps[src as usize]
@@ -806,7 +819,7 @@ impl Subnet {
     /// Point e: packet 1 leaves; input of the rest resumes.
     fn launch(&mut self, now: SimTime, mid: MsgId, q: &mut EventQueue<Ev>) {
         let m = self.msgs.get_mut(&mid).expect("message");
-        m.state = MsgState::Launched;
+        change(&mut self.trace, now, mid, m, MsgState::Launched);
         m.rec.launched_ns = Some(now.as_nanos());
         let (src, dst, num, of, bits, host, input) = (
             m.src,
@@ -937,10 +950,11 @@ impl Subnet {
         {
             // Version 2: the REQALL stole the number, the message starts again at point b.
             // Version 3: it kept its number and now has its allocation.
-            m.state = match self.params.message_processing {
+            let to = match self.params.message_processing {
                 MessageProcessing::V2 => MsgState::NeedNumber,
                 MessageProcessing::V3 => MsgState::NeedAll,
             };
+            change(&mut self.trace, now, w, m, to);
             self.advance(now, w, q);
         }
     }

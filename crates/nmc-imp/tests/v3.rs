@@ -223,3 +223,43 @@ fn v3_runs_are_deterministic() {
     assert!(runs[0].len() > 5_000);
     assert_eq!(runs[0], runs[1]);
 }
+
+/// Every change of a message's state is traced, and the changes follow the version 3 order:
+/// block, number, allocation (or a REQALL and the wait for an ALL), PLT entry, launched.
+#[test]
+fn every_state_change_is_traced_in_the_papers_order() {
+    use std::sync::{Arc, Mutex};
+    #[derive(Clone, Default)]
+    struct Sink(Arc<Mutex<Vec<u8>>>);
+    impl std::io::Write for Sink {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let sink = Sink::default();
+    let s = scenario(&["duration=20s"]);
+    let o = run(&s, 1, Trace::to_writer(sink.clone()), &mut |_| {}).unwrap();
+    let text = String::from_utf8(sink.0.lock().unwrap().clone()).unwrap();
+    let allowed = [
+        ("input-first", "need-block"),
+        ("need-block", "need-number"),
+        ("need-number", "need-all"),
+        ("need-all", "need-plt"),
+        ("need-all", "await-all"),
+        ("await-all", "need-all"),
+        ("need-plt", "launched"),
+    ];
+    let mut changes = 0;
+    for line in text.lines().filter(|l| l.contains(r#""event":"state""#)) {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let pair = (v["from"].as_str().unwrap(), v["to"].as_str().unwrap());
+        assert!(allowed.contains(&pair), "{line}");
+        changes += 1;
+    }
+    // At least four changes per answered message (block, number, allocation, PLT, launch).
+    assert!(changes >= 4 * o.messages.len(), "{changes} changes");
+}

@@ -89,7 +89,7 @@ impl Subnet {
     /// The single-packet message has its number: it leaves now (RFC 632: no PLT, no REQALL).
     pub(super) fn launch_single(&mut self, now: SimTime, mid: MsgId, q: &mut EventQueue<Ev>) {
         let m = self.msgs.get_mut(&mid).expect("message");
-        m.state = MsgState::Launched;
+        super::change(&mut self.trace, now, mid, m, MsgState::Launched);
         m.rec.launched_ns = Some(now.as_nanos());
         let (host, done_input) = (m.host, m.input == m.packets && m.rec.accepted_ns.is_none());
         self.trace.emit(now, &Tr::Launched { msg: mid });

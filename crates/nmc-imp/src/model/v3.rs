@@ -43,7 +43,7 @@ impl Subnet {
             let room = imp.tx_blocks.len() < cap;
             match state {
                 MsgState::NeedBlock => match imp.tx_blocks.get_mut(&stream) {
-                    Some(b) if b.open => self.set_state(mid, MsgState::NeedNumber),
+                    Some(b) if b.open => self.set_state(now, mid, MsgState::NeedNumber),
                     Some(b) => {
                         if !b.waiters.contains(&mid) {
                             b.waiters.push(mid);
@@ -101,7 +101,7 @@ impl Subnet {
                     let m = self.msgs.get_mut(&mid).expect("message");
                     m.num = Some(num);
                     m.rec.numbered_ns = Some(now.as_nanos());
-                    m.state = MsgState::NeedAll;
+                    super::change(&mut self.trace, now, mid, m, MsgState::NeedAll);
                     self.trace.emit(now, &Tr::Number { msg: mid, num });
                     if self.msgs[&mid].packets == 1 {
                         // RFC 632: no allocation, no PLT entry for a single-packet message.
@@ -114,7 +114,7 @@ impl Subnet {
                     // before it asks for the PLT entry".
                     let allocs = imp.allocations.entry(dst).or_default();
                     if allocs.pop_front().is_some() {
-                        self.set_state(mid, MsgState::NeedPlt);
+                        self.set_state(now, mid, MsgState::NeedPlt);
                         continue;
                     }
                     imp.all_wait.entry(dst).or_default().push_back(mid);
@@ -122,7 +122,7 @@ impl Subnet {
                     let superfluous = *out > 0;
                     if superfluous && !self.params.superfluous_reqalls {
                         // K&O §VII's first remedy: wait for the ALL already asked for.
-                        self.set_state(mid, MsgState::AwaitAll);
+                        self.set_state(now, mid, MsgState::AwaitAll);
                         self.count("v3.reqall-withheld");
                         return;
                     }
@@ -138,7 +138,7 @@ impl Subnet {
                         self.count("v3.superfluous-reqall");
                     }
                     let m = self.msgs.get_mut(&mid).expect("message");
-                    m.state = MsgState::AwaitAll;
+                    super::change(&mut self.trace, now, mid, m, MsgState::AwaitAll);
                     m.reqalls += 1;
                     m.rec.reqalls += 1;
                     self.serve_plt(now, src, q);
@@ -156,8 +156,9 @@ impl Subnet {
         }
     }
 
-    fn set_state(&mut self, mid: MsgId, s: MsgState) {
-        self.msgs.get_mut(&mid).expect("message").state = s;
+    fn set_state(&mut self, now: SimTime, mid: MsgId, s: MsgState) {
+        let m = self.msgs.get_mut(&mid).expect("message");
+        super::change(&mut self.trace, now, mid, m, s);
     }
 
     /// Gives free PLT entries of `imp` to the claims at the head of its queue: a message
