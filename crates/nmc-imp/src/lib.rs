@@ -18,7 +18,7 @@
 //! | [`link`] | one direction of a line: logical channels, acknowledgements, retransmission, line errors |
 //! | [`imp`] | one IMP's buffers, processor, and source/destination tables |
 //! | [`model`] | the event model: the life of a message, points a–i of K&O Fig. 1; the IMP's processor as a sans-I/O core ([`model::Processor`], `model/processor.rs`); other hosts' traffic (`model/background.rs`); version 3 (`model/v3.rs`); time slices ([`model::TimeSlice`], `model/slice.rs`) |
-//! | [`run`] | build from a scenario, run, collect records and metrics |
+//! | [`mod@run`] | build from a scenario, run, collect records and metrics |
 //! | [`analysis`] | throughput, best 150, round-trip histogram and autocorrelation |
 //! | [`e2e`] | single-packet messages' end-to-end events in RFC 632's two-column layout (Tables 1–2) |
 //!

@@ -5,7 +5,7 @@
 //!   (piggy-backed); when nothing else is to be sent, an acknowledgement goes alone. A routing
 //!   frame's content stays in a side table ([`crate::routing::Routing`]); the frame carries its
 //!   id (`body`, [`crate::routing::NO_BODY`] with static routes), so [`Frame`] stays `Copy`.
-//! * Logical channels (K&O ref. [6]): a packet is sent on a free channel and holds it, and its
+//! * Logical channels (K&O ref. \[6\]): a packet is sent on a free channel and holds it, and its
 //!   buffer in the sending IMP, until acknowledged. Each channel alternates a one-bit sequence
 //!   number, so the receiver recognises a retransmitted duplicate, acknowledges it again and
 //!   discards it.

@@ -20,8 +20,8 @@
 //! A message that fits one packet takes the shorter road of RFC 632 instead: a message number
 //! but no PLT entry and no REQALL; the source keeps a copy until the RFNM; the destination
 //! accepts it, stores it, or treats it as a request for one buffer, by the profile's
-//! [`crate::params::SinglePacketRule`] ([`single`]). The IMP message generator and the scripted
-//! disturbances are in [`instrument`]; the lockup watch in [`lockup`].
+//! [`crate::params::SinglePacketRule`] (`model/single.rs`). The IMP message generator and the scripted
+//! disturbances are in `model/instrument.rs`; the lockup watch in `model/lockup.rs`.
 
 mod background;
 mod instrument;
@@ -84,7 +84,7 @@ pub enum Ev {
     MeasureStart,
     /// A line (topology line index, both directions) goes down or comes up.
     LineChange { line: u32, up: bool },
-    /// Background messages arrive at host `host` ([`background`]).
+    /// Background messages arrive at host `host` (`model/background.rs`).
     Arrival { host: u16 },
     /// Version 3: the disuse timer of a transmit block, armed when it had had `uses` numbers.
     BlockIdle { imp: u16, stream: Stream, uses: u64 },
@@ -113,7 +113,7 @@ pub struct Msg {
     pub host: u16,
     /// The destination host.
     pub dst_host: u16,
-    /// Other hosts' traffic ([`background`]): counted, not recorded one by one.
+    /// Other hosts' traffic (`model/background.rs`): counted, not recorded one by one.
     pub background: bool,
     /// The last packet has reached the destination host.
     pub delivered: bool,
@@ -181,7 +181,7 @@ pub struct Host {
     pub started: bool,
     /// Set when this "host" is the IMP message generator inside its IMP (RFC 632).
     pub generator: Option<Generator>,
-    /// Set when this host sends (and sinks) other hosts' traffic ([`background`]).
+    /// Set when this host sends (and sinks) other hosts' traffic (`model/background.rs`).
     pub background: Option<Background>,
 }
 

@@ -42,7 +42,7 @@ pub struct ImpParams {
     pub routing_period: SimDuration,
     /// Frames a line may have sent but not yet acknowledged (logical channels). **Choice**: 8,
     /// the number of logical channels per line of the 1974 IMP program (McQuillan et al. 1972,
-    /// K&O ref. [6]); the sources do not state it.
+    /// K&O ref. \[6\]); the sources do not state it.
     pub logical_channels: u8,
     /// IMP-to-IMP retransmission timeout. K&O §III and RFC 632: "retransmitted if no
     /// IMP-to-IMP acknowledgment has been received after a 125 ms timeout". The 3050 listing
@@ -158,7 +158,7 @@ pub struct ImpParams {
     pub reassembly_buffers: u32,
     /// Reassembly buffers per VDH IMP. SPEC §2.2 / K&O §VII: 10.
     pub reassembly_buffers_vdh: u32,
-    /// Buffers an ALL reserves. K&O §II: "an allocation of these [eight] buffers".
+    /// Buffers an ALL reserves. K&O §II: "an allocation of these \[eight\] buffers".
     pub allocation_buffers: u32,
     /// Longest a RFNM waits for buffers to carry a piggy-backed ALL. K&O §II: "at most 1 s".
     pub rfnm_all_wait: SimDuration,
