@@ -7,7 +7,7 @@
 //! the time (ms after `MSG(i) sent`) in front; the order within each column is what the
 //! comparison with the paper checks ([`columns`]).
 
-pub use crate::model::E2eEvent;
+pub use crate::model::{E2eEvent, Happened, Note, Side, What};
 use std::fmt::Write as _;
 
 /// `i`, `i+1`, … for message number `num` relative to `base`; `i-1`, … before it.
@@ -24,7 +24,7 @@ pub fn relative(num: u64, base: u64) -> String {
 /// `(HOST output)`).
 pub fn label(e: &E2eEvent, base: u64, notes: bool) -> String {
     let mut s = format!("{}({}) {}", e.what, relative(e.num, base), e.event);
-    if notes && e.side == "destination" && e.what == "MSG" && !e.note.is_empty() {
+    if notes && e.side == Side::Destination && e.what == What::Msg && e.note != Note::None {
         let _ = write!(s, " ({})", e.note);
     }
     s
@@ -37,10 +37,10 @@ pub fn overtaken(events: &[E2eEvent], src: &str, dst: &str, after_ns: u64) -> Op
         .iter()
         .filter(|e| e.src == src && e.dst == dst && e.t_ns >= after_ns)
         .find(|e| {
-            e.side == "destination"
-                && e.what == "MSG"
-                && e.event == "arr"
-                && matches!(e.note, "rejected" | "stored")
+            e.side == Side::Destination
+                && e.what == What::Msg
+                && e.event == Happened::Arr
+                && matches!(e.note, Note::Rejected | Note::Stored)
         })
         .map(|e| e.num.saturating_sub(1))
 }
@@ -51,7 +51,7 @@ pub fn window<'a>(events: &'a [E2eEvent], src: &str, dst: &str, base: u64) -> Ve
     let pair = events.iter().filter(|e| e.src == src && e.dst == dst);
     let Some(t0) = pair
         .clone()
-        .find(|e| e.side == "source" && e.what == "MSG" && e.num == base)
+        .find(|e| e.side == Side::Source && e.what == What::Msg && e.num == base)
         .map(|e| e.t_ns)
     else {
         return Vec::new();
@@ -61,14 +61,14 @@ pub fn window<'a>(events: &'a [E2eEvent], src: &str, dst: &str, base: u64) -> Ve
 
 /// The SOURCE IMP and DESTINATION IMP columns, top to bottom.
 pub fn columns(window: &[&E2eEvent], base: u64, notes: bool) -> (Vec<String>, Vec<String>) {
-    let col = |side: &str| {
+    let col = |side: Side| {
         window
             .iter()
             .filter(|e| e.side == side)
             .map(|e| label(e, base, notes))
             .collect()
     };
-    (col("source"), col("destination"))
+    (col(Side::Source), col(Side::Destination))
 }
 
 /// The two-column table: one event per line in time order, time in ms after the first event.
@@ -82,7 +82,7 @@ pub fn two_column_table(window: &[&E2eEvent], base: u64, notes: bool, rows: usiz
     for e in window.iter().take(rows) {
         let t = (e.t_ns - t0) as f64 / 1e6;
         let l = label(e, base, notes);
-        let (s, d) = if e.side == "source" {
+        let (s, d) = if e.side == Side::Source {
             (l.as_str(), "")
         } else {
             ("", l.as_str())
@@ -101,13 +101,7 @@ pub fn two_column_table(window: &[&E2eEvent], base: u64, notes: bool, rows: usiz
 mod tests {
     use super::*;
 
-    fn ev(
-        t: u64,
-        side: &'static str,
-        what: &'static str,
-        num: u64,
-        event: &'static str,
-    ) -> E2eEvent {
+    fn ev(t: u64, side: Side, what: What, num: u64, event: Happened) -> E2eEvent {
         E2eEvent {
             t_ns: t * 1_000_000,
             src: "S".into(),
@@ -116,10 +110,14 @@ mod tests {
             what,
             num,
             event,
-            note: if side == "destination" && what == "MSG" {
-                if num == 8 { "rejected" } else { "HOST output" }
+            note: if side == Side::Destination && what == What::Msg {
+                if num == 8 {
+                    Note::Rejected
+                } else {
+                    Note::HostOutput
+                }
             } else {
-                ""
+                Note::None
             },
         }
     }
@@ -127,12 +125,12 @@ mod tests {
     #[test]
     fn names_and_layout_follow_the_paper() {
         let log = vec![
-            ev(0, "source", "MSG", 6, "sent"),
-            ev(1, "source", "MSG", 7, "sent"),
-            ev(2, "source", "MSG", 8, "sent"),
-            ev(3, "destination", "MSG", 8, "arr"),
-            ev(4, "destination", "MSG", 7, "arr"),
-            ev(5, "destination", "RFNM", 7, "sent"),
+            ev(0, Side::Source, What::Msg, 6, Happened::Sent),
+            ev(1, Side::Source, What::Msg, 7, Happened::Sent),
+            ev(2, Side::Source, What::Msg, 8, Happened::Sent),
+            ev(3, Side::Destination, What::Msg, 8, Happened::Arr),
+            ev(4, Side::Destination, What::Msg, 7, Happened::Arr),
+            ev(5, Side::Destination, What::Rfnm, 7, Happened::Sent),
         ];
         assert_eq!(overtaken(&log, "S", "D", 0), Some(7));
         let w = window(&log, "S", "D", 7);

@@ -35,7 +35,7 @@ pub use background::{Background, BackgroundTally, LengthMix};
 pub use instrument::{Action, Generator};
 pub use lockup::{HeldAt, LockupReport};
 pub use processor::{Processor, Task, Work};
-pub use single::E2eEvent;
+pub use single::{E2eEvent, Happened, Note, Side, What};
 pub use slice::{SliceItem, TimeSlice};
 
 use crate::imp::{HostOut, Imp, Reassembly, Reply};

@@ -84,7 +84,12 @@ fn events_1_to_11_under_the_current_rule() {
     let at = |side: &str, what: &str, event: &str| {
         o.e2e
             .iter()
-            .find(|e| e.side == side && e.what == what && e.event == event && e.num == i + 1)
+            .find(|e| {
+                e.side.as_str() == side
+                    && e.what.as_str() == what
+                    && e.event.as_str() == event
+                    && e.num == i + 1
+            })
             .map(|e| e.t_ns)
             .expect(what)
     };

@@ -44,18 +44,83 @@ pub struct E2eEvent {
     /// The pair: source and destination IMPs.
     pub src: String,
     pub dst: String,
-    /// `source` or `destination`: the IMP where it happens.
-    pub side: &'static str,
-    /// `MSG`, `RFNM` or `ALL`.
-    pub what: &'static str,
+    /// The IMP where it happens.
+    pub side: Side,
+    pub what: What,
     /// Message number.
     pub num: u64,
-    /// `sent`, `arr` or `deleted`.
-    pub event: &'static str,
-    /// At the destination, what became of an arriving message: `HOST output`, `stored`,
-    /// `rejected`, `duplicate`; at the source, `again` for a copy sent on an ALLOCATE.
-    pub note: &'static str,
+    pub event: Happened,
+    /// At the destination, what became of an arriving message; at the source, `again` for a
+    /// copy sent on an ALLOCATE.
+    pub note: Note,
 }
+
+/// Which IMP of the pair, RFC 632's two columns.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Side {
+    Source,
+    Destination,
+}
+
+/// What the event is about, in RFC 632's words.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+pub enum What {
+    #[serde(rename = "MSG")]
+    Msg,
+    #[serde(rename = "RFNM")]
+    Rfnm,
+    #[serde(rename = "ALL")]
+    All,
+}
+
+/// What happened to it.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Happened {
+    Sent,
+    Arr,
+    Deleted,
+}
+
+/// A destination's disposition of an arriving message (RFC 632 Table 2 prints them), or
+/// `again` at the source.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+pub enum Note {
+    #[serde(rename = "")]
+    None,
+    #[serde(rename = "HOST output")]
+    HostOutput,
+    #[serde(rename = "stored")]
+    Stored,
+    #[serde(rename = "rejected")]
+    Rejected,
+    #[serde(rename = "duplicate")]
+    Duplicate,
+    #[serde(rename = "again")]
+    Again,
+}
+
+macro_rules! words {
+    ($t:ty { $($v:ident => $s:literal),* $(,)? }) => {
+        impl $t {
+            /// The word RFC 632 (or the trace) uses.
+            pub fn as_str(self) -> &'static str {
+                match self { $(Self::$v => $s),* }
+            }
+        }
+        impl std::fmt::Display for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+words!(Side { Source => "source", Destination => "destination" });
+words!(What { Msg => "MSG", Rfnm => "RFNM", All => "ALL" });
+words!(Happened { Sent => "sent", Arr => "arr", Deleted => "deleted" });
+words!(Note { None => "", HostOutput => "HOST output", Stored => "stored", Rejected => "rejected",
+    Duplicate => "duplicate", Again => "again" });
 
 impl Subnet {
     #[allow(clippy::too_many_arguments)]
@@ -64,11 +129,11 @@ impl Subnet {
         now: SimTime,
         src: u16,
         dst: u16,
-        side: &'static str,
-        what: &'static str,
+        side: Side,
+        what: What,
         num: u64,
-        event: &'static str,
-        note: &'static str,
+        event: Happened,
+        note: Note,
     ) {
         if let Some(log) = self.e2e.as_mut() {
             log.push(E2eEvent {
@@ -133,8 +198,17 @@ impl Subnet {
         self.note_visit(now, src, id);
         self.links[l as usize].data.push_back((id, Hold::Copy));
         self.note_queue(l);
-        let note = if again { "again" } else { "" };
-        self.log_e2e(now, src, dst, "source", "MSG", num, "sent", note);
+        let note = if again { Note::Again } else { Note::None };
+        self.log_e2e(
+            now,
+            src,
+            dst,
+            Side::Source,
+            What::Msg,
+            num,
+            Happened::Sent,
+            note,
+        );
         self.try_send(now, l, q);
     }
 
@@ -149,7 +223,16 @@ impl Subnet {
         let dst = p.src;
         match p.kind {
             PktKind::SingleRfnm { msg, num } => {
-                self.log_e2e(now, imp, dst, "source", "RFNM", num, "arr", "");
+                self.log_e2e(
+                    now,
+                    imp,
+                    dst,
+                    Side::Source,
+                    What::Rfnm,
+                    num,
+                    Happened::Arr,
+                    Note::None,
+                );
                 let i = &mut self.imps[imp as usize];
                 *i.numbers_used
                     .get_mut(&p.stream)
@@ -179,7 +262,16 @@ impl Subnet {
                 self.wake_hosts(now, imp, q);
             }
             PktKind::SingleAll { msg, num } => {
-                self.log_e2e(now, imp, dst, "source", "ALL", num, "arr", "");
+                self.log_e2e(
+                    now,
+                    imp,
+                    dst,
+                    Side::Source,
+                    What::All,
+                    num,
+                    Happened::Arr,
+                    Note::None,
+                );
                 self.trace.emit(now, &Tr::AllIn { num });
                 if let Some(m) = self.msgs.get_mut(&msg) {
                     m.rec.retransmissions += 1;
@@ -227,12 +319,14 @@ impl Subnet {
             })
         };
         let disposition = match accept {
-            None => "duplicate",
-            Some(false) => "rejected",
-            Some(true) if num == expected => "HOST output",
-            Some(true) => "stored",
+            None => Note::Duplicate,
+            Some(false) => Note::Rejected,
+            Some(true) if num == expected => Note::HostOutput,
+            Some(true) => Note::Stored,
         };
-        self.log_e2e(now, src, imp, "destination", "MSG", num, "arr", disposition);
+        let (d, m, a) = (Side::Destination, What::Msg, Happened::Arr);
+        self.log_e2e(now, src, imp, d, m, num, a, disposition);
+        let disposition = disposition.as_str();
         self.trace.emit(
             now,
             &Tr::SingleIn {
@@ -334,7 +428,8 @@ impl Subnet {
             i.requests.insert(key, r.msg);
             self.count("single-deleted");
             let src = self.stream_src(key.0);
-            self.log_e2e(now, src, imp, "destination", "MSG", key.1, "deleted", "");
+            let (d, m) = (Side::Destination, What::Msg);
+            self.log_e2e(now, src, imp, d, m, key.1, Happened::Deleted, Note::None);
             self.trace.emit(
                 now,
                 &Tr::SingleDeleted {
@@ -377,7 +472,8 @@ impl Subnet {
             i.requests.remove(&key);
             let (stream, num) = key;
             let src = self.stream_src(stream);
-            self.log_e2e(now, src, imp, "destination", "ALL", num, "sent", "");
+            let (d, a) = (Side::Destination, What::All);
+            self.log_e2e(now, src, imp, d, a, num, Happened::Sent, Note::None);
             self.trace.emit(
                 now,
                 &Tr::SingleAllSent {
@@ -401,7 +497,8 @@ impl Subnet {
         q: &mut EventQueue<Ev>,
     ) {
         let src = self.stream_src(o.stream);
-        self.log_e2e(now, src, imp, "destination", "RFNM", o.num, "sent", "");
+        let (d, r) = (Side::Destination, What::Rfnm);
+        self.log_e2e(now, src, imp, d, r, o.num, Happened::Sent, Note::None);
         self.trace.emit(
             now,
             &Tr::Rfnm {
