@@ -901,6 +901,9 @@ impl Subnet {
                     self.answered(m.background, hops, rec);
                 }
                 self.serve_waiters(now, imp, q);
+                if self.params.message_processing == MessageProcessing::V3 {
+                    self.rekindle(now, imp, dst, q);
+                }
             }
             PktKind::All { num: _ } => {
                 // The REQALL's number and PLT entry come back and the ALL goes to the counter.
@@ -912,6 +915,9 @@ impl Subnet {
                 self.trace.emit(now, &Tr::AllIn { num: 0 });
                 self.add_allocation(now, imp, dst, q);
                 self.serve_waiters(now, imp, q);
+                if self.params.message_processing == MessageProcessing::V3 {
+                    self.rekindle(now, imp, dst, q);
+                }
             }
             _ => unreachable!("only RFNMs and ALLs go to a source IMP"),
         }

@@ -106,7 +106,11 @@ fn loaded_map_drains_to_idle() {
 /// message delivered and answered, nothing held but the message control blocks still in use.
 #[test]
 fn loaded_v3_map_drains_to_idle() {
-    for profile in ["v3-1975-02", "v3-1975-05"] {
+    for (profile, superfluous) in [
+        ("v3-1975-02", true),
+        ("v3-1975-05", true),
+        ("v3-1975-05", false),
+    ] {
         let s = scenario(
             V3_MAP,
             &[
@@ -114,6 +118,7 @@ fn loaded_v3_map_drains_to_idle() {
                 "record=[]",
                 "network.params.bit_error_rate=1e-5",
                 &format!("network.profile={profile}"),
+                &format!("network.params.superfluous_reqalls={superfluous}"),
             ],
         );
         let o = run_and_drain(&s, 5, SimDuration::from_secs(40)).unwrap();

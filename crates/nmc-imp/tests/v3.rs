@@ -263,3 +263,37 @@ fn every_state_change_is_traced_in_the_papers_order() {
     // At least four changes per answered message (block, number, allocation, PLT, launch).
     assert!(changes >= 4 * o.messages.len(), "{changes} changes");
 }
+
+/// With REQALLs withheld, two host pairs from one IMP to a VDH destination (allocations scarce,
+/// RFNMs timing out without an ALL): nobody waits for an ALL nobody asked for; drained, every
+/// message is answered.
+#[test]
+fn withheld_reqalls_never_leave_a_message_waiting() {
+    let text = CHAIN.replace(
+        r#"hosts = [{ name = "UCLA", imp = "IMP0" }, { name = "FAKE", imp = "IMP9", fake = true }]"#,
+        r#"hosts = [{ name = "UCLA", imp = "IMP0" }, { name = "FAKE", imp = "IMP9" },
+         { name = "SECOND", imp = "IMP0" }, { name = "OTHER", imp = "IMP9" }]"#,
+    ) + r#"
+[[traffic]]
+kind = "pump"
+from = "SECOND"
+to = "OTHER"
+message = "8063bit"
+"#;
+    for profile in ["v3-1975-02", "v3-1975-05"] {
+        let sets: Vec<Override> = [
+            "network.params.superfluous_reqalls=false",
+            "network.vdh=[\"IMP9\"]",
+            "duration=60s",
+            &format!("network.profile={profile}"),
+        ]
+        .iter()
+        .map(|s| s.parse().unwrap())
+        .collect();
+        let s = load("t.toml", &text, &sets).unwrap();
+        let o = run_and_drain(&s, 1, SimDuration::from_secs(30)).unwrap();
+        assert!(metric(&o, "messages.answered") > 20.0, "{profile}");
+        assert_eq!(metric(&o, "messages.in_flight"), 0.0, "{profile}");
+        assert!(o.idle_at_end, "{profile}: held: {:?}", o.held_at_end);
+    }
+}

@@ -215,6 +215,26 @@ impl Subnet {
         }
     }
 
+    /// With REQALLs withheld (`superfluous_reqalls = false`), messages wait for the ALL of a
+    /// REQALL another message sent; when no REQALL to `dst` is outstanding any more and none
+    /// of those waiting has an allocation, the oldest asks again, so that none waits for an
+    /// ALL nobody asked for.
+    pub(super) fn rekindle(&mut self, now: SimTime, imp: u16, dst: u16, q: &mut EventQueue<Ev>) {
+        let i = &mut self.imps[imp as usize];
+        let nothing_asked = i.reqalls_out.get(&dst).copied().unwrap_or(0) == 0
+            && i.allocations.get(&dst).is_none_or(|a| a.is_empty());
+        if !nothing_asked {
+            return;
+        }
+        let Some(w) = i.all_wait.get_mut(&dst).and_then(|v| v.pop_front()) else {
+            return;
+        };
+        if self.msgs.contains_key(&w) {
+            self.set_state(now, w, MsgState::NeedAll);
+            self.advance_v3(now, w, q);
+        }
+    }
+
     /// A number of `stream` came back to `imp`: with none left in use, the block's disuse
     /// timer starts.
     pub(super) fn number_released(
