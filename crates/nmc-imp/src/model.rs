@@ -1727,6 +1727,16 @@ impl Subnet {
                     i.cpu.len(),
                     i.ports.iter().map(|p| p.queue.len()).sum::<usize>()
                 ));
+                if self.params.message_processing == MessageProcessing::V3 {
+                    v.push(format!(
+                        "{}: version 3: blocks waited for {}, PLT claims {}, REQALLs out {:?}, receive blocks waited for {}",
+                        i.name,
+                        i.block_wait.len(),
+                        i.plt_queue.len(),
+                        i.reqalls_out,
+                        i.rx_wait.len()
+                    ));
+                }
             }
         }
         for l in &self.links {
