@@ -66,6 +66,19 @@ pub struct Frame {
     pub corrupted: bool,
 }
 
+/// What [`Link::next_frame`] chose to send.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NextFrame {
+    Routing,
+    Packet {
+        pkt: PktId,
+        lch: u8,
+        bit: bool,
+        retransmission: bool,
+    },
+    AckOnly,
+}
+
 pub struct Link {
     pub def: LinkDef,
     pub reverse: u32,
@@ -158,6 +171,81 @@ impl Link {
         acks
     }
 
+    /// What goes on the line next, if the line is free (the driver checks that): a routing
+    /// message when one is due, else a retransmission, else a queued packet on a free logical
+    /// channel (control messages first), else the pending acknowledgements alone. A packet
+    /// frame takes its channel and flips the channel's sequence bit; a retransmission reuses
+    /// both (K&O §III; RFC 632).
+    pub fn next_frame(&mut self) -> Option<NextFrame> {
+        if self.routing_due {
+            self.routing_due = false;
+            return Some(NextFrame::Routing);
+        }
+        if let Some(lch) = self.retx.pop_front() {
+            let c = &mut self.lch[lch as usize];
+            let (pkt, _) = c.held.expect("retransmission of a held packet");
+            c.epoch += 1;
+            self.retransmissions += 1;
+            return Some(NextFrame::Packet {
+                pkt,
+                lch,
+                bit: c.bit,
+                retransmission: true,
+            });
+        }
+        if let Some(lch) = self
+            .free_channel()
+            .filter(|_| !self.ctrl.is_empty() || !self.data.is_empty())
+        {
+            let (pkt, hold) = self
+                .ctrl
+                .pop_front()
+                .or_else(|| self.data.pop_front())
+                .expect("non-empty");
+            let c = &mut self.lch[lch as usize];
+            c.bit = !c.bit;
+            c.epoch += 1;
+            c.held = Some((pkt, hold));
+            return Some(NextFrame::Packet {
+                pkt,
+                lch,
+                bit: c.bit,
+                retransmission: false,
+            });
+        }
+        (self.ack_mask != 0).then_some(NextFrame::AckOnly)
+    }
+
+    /// An acknowledgement for channel `lch` with sequence bit `bit` came back: the packet it
+    /// held, if the acknowledgement is for the packet on it now (an old one is ignored).
+    pub fn acknowledge(&mut self, lch: u8, bit: bool) -> Option<(PktId, Hold)> {
+        let c = self.lch.get_mut(lch as usize)?;
+        if c.bit != bit {
+            return None;
+        }
+        let held = c.held.take()?;
+        c.epoch += 1;
+        self.retx.retain(|&x| x != lch);
+        Some(held)
+    }
+
+    /// The retransmission timer of channel `lch`, armed at generation `epoch`, ran out: true
+    /// if the packet on it is still unacknowledged and now waits to be sent again.
+    pub fn ack_timeout(&mut self, lch: u8, epoch: u32) -> bool {
+        let c = &self.lch[lch as usize];
+        let due = c.epoch == epoch && c.held.is_some() && !self.retx.contains(&lch);
+        if due {
+            self.retx.push_back(lch);
+        }
+        due
+    }
+
+    /// Receiver side: is a packet on channel `lch` with bit `bit` a retransmission of one
+    /// already accepted? (Then it is acknowledged again and discarded.)
+    pub fn is_duplicate(&self, lch: u8, bit: bool) -> bool {
+        self.rx_last[lch as usize] == Some(bit)
+    }
+
     pub fn add_ack(&mut self, lch: u8, bit: bool) {
         self.ack_mask |= 1 << lch;
         if bit {
@@ -165,5 +253,99 @@ impl Link {
         } else {
             self.ack_bits &= !(1 << lch);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nmc_sim::{BitRate, RngStreams};
+
+    fn line(channels: u8) -> Link {
+        let def = LinkDef {
+            from: 0,
+            to: 1,
+            capacity: BitRate::from_kbps(50),
+            propagation: SimDuration::from_millis(1),
+        };
+        Link::new(def, 1, channels, RngStreams::new(1).stream(0))
+    }
+
+    fn sent(f: Option<NextFrame>) -> (PktId, u8, bool, bool) {
+        match f {
+            Some(NextFrame::Packet {
+                pkt,
+                lch,
+                bit,
+                retransmission,
+            }) => (pkt, lch, bit, retransmission),
+            other => panic!("expected a packet, got {other:?}"),
+        }
+    }
+
+    /// "A packet is sent on a free channel and holds it ... until acknowledged": with 8
+    /// logical channels the ninth packet waits for an acknowledgement.
+    #[test]
+    fn a_packet_holds_its_channel_until_acknowledged() {
+        let mut l = line(8);
+        for p in 0..9 {
+            l.data.push_back((p, Hold::Transit));
+        }
+        let mut on = Vec::new();
+        for _ in 0..8 {
+            on.push(sent(l.next_frame()));
+        }
+        assert_eq!(
+            l.next_frame(),
+            None,
+            "no free channel, nothing to acknowledge"
+        );
+        let (pkt, lch, bit, _) = on[3];
+        assert_eq!(l.acknowledge(lch, bit), Some((pkt, Hold::Transit)));
+        let (p9, lch9, _, again) = sent(l.next_frame());
+        assert_eq!((p9, lch9, again), (8, lch, false));
+    }
+
+    /// K&O §III: "retransmitted if no IMP-to-IMP acknowledgment has been received after a
+    /// 125 ms timeout" — on the same channel with the same bit, so the receiver can tell a
+    /// duplicate; a timer from before the acknowledgement, or an old acknowledgement, does
+    /// nothing.
+    #[test]
+    fn retransmission_on_timeout_and_duplicates() {
+        let mut l = line(8);
+        l.data.push_back((7, Hold::Source));
+        let (pkt, lch, bit, _) = sent(l.next_frame());
+        let epoch = l.lch[lch as usize].epoch;
+        assert!(l.ack_timeout(lch, epoch));
+        assert!(!l.ack_timeout(lch, epoch), "already waiting to go again");
+        let (p, c, b, again) = sent(l.next_frame());
+        assert_eq!((p, c, b, again), (pkt, lch, bit, true));
+        assert_eq!(l.retransmissions, 1);
+        // The stale timer of the first sending does nothing now.
+        assert!(!l.ack_timeout(lch, epoch));
+        assert_eq!(l.acknowledge(lch, !bit), None, "an old acknowledgement");
+        assert_eq!(l.acknowledge(lch, bit), Some((pkt, Hold::Source)));
+        // Receiver side: the bit of the last accepted packet marks a duplicate.
+        let mut rx = line(8);
+        rx.rx_last[lch as usize] = Some(bit);
+        assert!(rx.is_duplicate(lch, bit));
+        assert!(!rx.is_duplicate(lch, !bit));
+    }
+
+    /// Control messages go ahead of data; a routing message goes first of all; with nothing
+    /// else to send, pending acknowledgements go alone.
+    #[test]
+    fn what_goes_first() {
+        let mut l = line(8);
+        l.data.push_back((1, Hold::Source));
+        l.ctrl.push_back((2, Hold::Control));
+        l.routing_due = true;
+        l.add_ack(3, true);
+        assert_eq!(l.next_frame(), Some(NextFrame::Routing));
+        assert_eq!(sent(l.next_frame()).0, 2);
+        assert_eq!(sent(l.next_frame()).0, 1);
+        assert_eq!(l.next_frame(), Some(NextFrame::AckOnly));
+        assert_eq!(l.take_acks(), (1 << 3, 1 << 3));
+        assert_eq!(l.next_frame(), None);
     }
 }

@@ -39,7 +39,7 @@ pub use single::{E2eEvent, Happened, Note, Side, What};
 pub use slice::{SliceItem, TimeSlice};
 
 use crate::imp::{HostOut, Imp, Reassembly, Reply};
-use crate::link::{Frame, FrameKind, Hold, Link};
+use crate::link::{Frame, FrameKind, Hold, Link, NextFrame};
 use crate::packet::{MsgId, Packet, PktId, PktKind, Slab, Stream, stream, stream_ends};
 use crate::params::{ImpParams, MessageProcessing, Piggyback};
 use crate::routing::Routing;
@@ -1373,60 +1373,36 @@ impl Subnet {
         if link.busy || !self.routing.line_up(l) {
             return;
         }
-        let (kind, bits, retransmission) = if link.routing_due {
-            link.routing_due = false;
-            let from = link.def.from;
-            let generation =
-                self.imps[from as usize].cpu.ticks / self.params.slow_tick_every as u64;
-            let fresh = link.routing_sent != Some(generation);
-            link.routing_sent = Some(generation);
-            let body = self.routing.body_for(now, l, from);
-            (
-                FrameKind::Routing { body, fresh },
-                self.params.routing_message,
-                false,
-            )
-        } else if let Some(lch) = link.retx.pop_front() {
-            let c = &mut link.lch[lch as usize];
-            let (pkt, _) = c.held.expect("retransmission of a held packet");
-            c.epoch += 1;
-            link.retransmissions += 1;
-            (
-                FrameKind::Packet {
-                    pkt,
-                    lch,
-                    bit: c.bit,
-                },
-                Bits::new(self.slab.get(pkt).bits.get() + self.params.packet_overhead.get()),
-                true,
-            )
-        } else if let Some(lch) = link
-            .free_channel()
-            .filter(|_| !link.ctrl.is_empty() || !link.data.is_empty())
-        {
-            let (pkt, hold) = link
-                .ctrl
-                .pop_front()
-                .or_else(|| link.data.pop_front())
-                .expect("non-empty");
-            let c = &mut link.lch[lch as usize];
-            c.bit = !c.bit;
-            c.epoch += 1;
-            c.held = Some((pkt, hold));
-            (
-                FrameKind::Packet {
-                    pkt,
-                    lch,
-                    bit: c.bit,
-                },
-                Bits::new(self.slab.get(pkt).bits.get() + self.params.packet_overhead.get()),
-                false,
-            )
-        } else if link.ack_mask != 0 {
-            (FrameKind::AckOnly, self.params.packet_overhead, false)
-        } else {
+        let Some(next) = link.next_frame() else {
             return;
         };
+        let (kind, bits, retransmission) = match next {
+            NextFrame::Routing => {
+                let from = link.def.from;
+                let generation =
+                    self.imps[from as usize].cpu.ticks / self.params.slow_tick_every as u64;
+                let fresh = link.routing_sent != Some(generation);
+                link.routing_sent = Some(generation);
+                let body = self.routing.body_for(now, l, from);
+                (
+                    FrameKind::Routing { body, fresh },
+                    self.params.routing_message,
+                    false,
+                )
+            }
+            NextFrame::Packet {
+                pkt,
+                lch,
+                bit,
+                retransmission,
+            } => (
+                FrameKind::Packet { pkt, lch, bit },
+                Bits::new(self.slab.get(pkt).bits.get() + self.params.packet_overhead.get()),
+                retransmission,
+            ),
+            NextFrame::AckOnly => (FrameKind::AckOnly, self.params.packet_overhead, false),
+        };
+        let link = &mut self.links[l as usize];
         let (ack_mask, ack_bits) = link.take_acks();
         let p_err = 1.0 - (1.0 - self.params.bit_error_rate).powf(bits.get() as f64);
         let corrupted = link.errors.bernoulli(p_err)
@@ -1533,7 +1509,7 @@ impl Subnet {
             self.frame_without_packet(now, l, frame, q);
             return;
         };
-        if self.links[l as usize].rx_last[lch as usize] == Some(bit) {
+        if self.links[l as usize].is_duplicate(lch, bit) {
             // A retransmission of a packet already accepted: acknowledge it again, drop it.
             self.links[l as usize].duplicates += 1;
             self.links[rev as usize].add_ack(lch, bit);
@@ -1609,17 +1585,9 @@ impl Subnet {
 
     fn acknowledged(&mut self, now: SimTime, l: u32, lch: u8, bit: bool, q: &mut EventQueue<Ev>) {
         let link = &mut self.links[l as usize];
-        let Some(c) = link.lch.get_mut(lch as usize) else {
-            return;
-        };
-        if c.bit != bit {
+        let Some((pkt, hold)) = link.acknowledge(lch, bit) else {
             return; // an old acknowledgement
-        }
-        let Some((pkt, hold)) = c.held.take() else {
-            return;
         };
-        c.epoch += 1;
-        link.retx.retain(|&x| x != lch);
         let from = link.def.from;
         self.slab.remove(pkt);
         let imp = &mut self.imps[from as usize];
@@ -1636,10 +1604,7 @@ impl Subnet {
     }
 
     fn ack_timeout(&mut self, now: SimTime, l: u32, lch: u8, epoch: u32, q: &mut EventQueue<Ev>) {
-        let link = &mut self.links[l as usize];
-        let c = &link.lch[lch as usize];
-        if c.epoch == epoch && c.held.is_some() && !link.retx.contains(&lch) {
-            link.retx.push_back(lch);
+        if self.links[l as usize].ack_timeout(lch, epoch) {
             self.count("retransmissions");
             self.try_send(now, l, q);
         }
