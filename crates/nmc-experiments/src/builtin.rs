@@ -41,6 +41,38 @@ pub const SCENARIOS: &[(&str, &str)] = &[
         "rfc632-moffett-sri",
         include_str!("../../../scenarios/rfc632-moffett-sri.toml"),
     ),
+    (
+        "rfc889-dcn5",
+        include_str!("../../../scenarios/rfc889/dcn5.toml"),
+    ),
+    (
+        "rfc889-dcn6",
+        include_str!("../../../scenarios/rfc889/dcn6.toml"),
+    ),
+    (
+        "rfc889-dcn8",
+        include_str!("../../../scenarios/rfc889/dcn8.toml"),
+    ),
+    (
+        "rfc889-facc",
+        include_str!("../../../scenarios/rfc889/facc.toml"),
+    ),
+    (
+        "rfc889-foe",
+        include_str!("../../../scenarios/rfc889/foe.toml"),
+    ),
+    (
+        "rfc889-ford1",
+        include_str!("../../../scenarios/rfc889/ford1.toml"),
+    ),
+    (
+        "rfc889-imp17",
+        include_str!("../../../scenarios/rfc889/imp17.toml"),
+    ),
+    (
+        "rfc889-umd1",
+        include_str!("../../../scenarios/rfc889/umd1.toml"),
+    ),
 ];
 
 /// The built-in scenario of this name (with or without `.toml`).
