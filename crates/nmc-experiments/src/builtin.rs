@@ -100,15 +100,20 @@ mod tests {
     /// Every file in `scenarios/` is built in, and every built-in one is a file there.
     #[test]
     fn every_shipped_file_is_built_in() {
+        // `scenarios/*.toml` by stem; `scenarios/rfc889/*.toml` as `rfc889-<stem>`.
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios");
-        let mut files: Vec<String> = std::fs::read_dir(dir)
-            .unwrap()
-            .filter_map(|e| {
-                let p = e.unwrap().path();
-                let stem = p.file_stem()?.to_string_lossy().into_owned();
-                (p.extension()? == "toml").then_some(stem)
-            })
-            .collect();
+        let stems = |sub: &str, prefix: &str| -> Vec<String> {
+            std::fs::read_dir(format!("{dir}/{sub}"))
+                .unwrap()
+                .filter_map(|e| {
+                    let p = e.unwrap().path();
+                    let stem = p.file_stem()?.to_string_lossy().into_owned();
+                    (p.extension()? == "toml").then(|| format!("{prefix}{stem}"))
+                })
+                .collect()
+        };
+        let mut files = stems("", "");
+        files.extend(stems("rfc889", "rfc889-"));
         files.sort();
         let built: Vec<String> = SCENARIOS.iter().map(|(n, _)| n.to_string()).collect();
         assert_eq!(files, built);
