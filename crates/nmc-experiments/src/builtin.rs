@@ -41,6 +41,38 @@ pub const SCENARIOS: &[(&str, &str)] = &[
         "rfc632-moffett-sri",
         include_str!("../../../scenarios/rfc632-moffett-sri.toml"),
     ),
+    (
+        "rfc889-dcn5",
+        include_str!("../../../scenarios/rfc889/dcn5.toml"),
+    ),
+    (
+        "rfc889-dcn6",
+        include_str!("../../../scenarios/rfc889/dcn6.toml"),
+    ),
+    (
+        "rfc889-dcn8",
+        include_str!("../../../scenarios/rfc889/dcn8.toml"),
+    ),
+    (
+        "rfc889-facc",
+        include_str!("../../../scenarios/rfc889/facc.toml"),
+    ),
+    (
+        "rfc889-foe",
+        include_str!("../../../scenarios/rfc889/foe.toml"),
+    ),
+    (
+        "rfc889-ford1",
+        include_str!("../../../scenarios/rfc889/ford1.toml"),
+    ),
+    (
+        "rfc889-imp17",
+        include_str!("../../../scenarios/rfc889/imp17.toml"),
+    ),
+    (
+        "rfc889-umd1",
+        include_str!("../../../scenarios/rfc889/umd1.toml"),
+    ),
 ];
 
 /// The built-in scenario of this name (with or without `.toml`).
@@ -68,15 +100,20 @@ mod tests {
     /// Every file in `scenarios/` is built in, and every built-in one is a file there.
     #[test]
     fn every_shipped_file_is_built_in() {
+        // `scenarios/*.toml` by stem; `scenarios/rfc889/*.toml` as `rfc889-<stem>`.
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios");
-        let mut files: Vec<String> = std::fs::read_dir(dir)
-            .unwrap()
-            .filter_map(|e| {
-                let p = e.unwrap().path();
-                let stem = p.file_stem()?.to_string_lossy().into_owned();
-                (p.extension()? == "toml").then_some(stem)
-            })
-            .collect();
+        let stems = |sub: &str, prefix: &str| -> Vec<String> {
+            std::fs::read_dir(format!("{dir}/{sub}"))
+                .unwrap()
+                .filter_map(|e| {
+                    let p = e.unwrap().path();
+                    let stem = p.file_stem()?.to_string_lossy().into_owned();
+                    (p.extension()? == "toml").then(|| format!("{prefix}{stem}"))
+                })
+                .collect()
+        };
+        let mut files = stems("", "");
+        files.extend(stems("rfc889", "rfc889-"));
         files.sort();
         let built: Vec<String> = SCENARIOS.iter().map(|(n, _)| n.to_string()).collect();
         assert_eq!(files, built);

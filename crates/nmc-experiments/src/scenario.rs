@@ -13,7 +13,7 @@ use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
 /// Models `nmc run` knows, by the name a scenario gives in `model = "..."`.
-pub const MODELS: &[&str] = &["store-forward", "imp"];
+pub const MODELS: &[&str] = &["store-forward", "imp", "internet-1983"];
 
 pub struct RunOptions {
     /// `--seed`, overriding the scenario's.
@@ -83,6 +83,7 @@ pub fn run_text(
     match model.as_str() {
         "store-forward" => run_store_forward(&origin, &text, &sets, opts, progress),
         "imp" => run_imp(&origin, &text, &sets, opts, progress),
+        "internet-1983" => run_internet(&origin, &text, &sets, opts),
         other => bail!(
             "{origin}: unknown model `{other}` (known: {})",
             MODELS.join(", ")
@@ -306,6 +307,67 @@ fn run_imp(
         out,
         files,
         notes,
+    })
+}
+/// `model = "internet-1983"`: RFC 889's PING over one path model (`nmc-internet`). Writes
+/// `summary.json` (the fits in RFC 889's columns), `volleys.csv` when recorded, and
+/// `delay-vs-length.svg`.
+fn run_internet(
+    origin: &str,
+    text: &str,
+    sets: &[Override],
+    opts: &RunOptions,
+) -> Result<RunResult> {
+    let (s, seed, out, mut files, _trace) = begin::<
+        nmc_internet::NetworkSpec,
+        nmc_internet::PingSpec,
+    >(origin, text, sets, opts, |s, seed| {
+        s.check_records(nmc_internet::RECORDS)?;
+        nmc_internet::Path::build(s)?;
+        nmc_internet::model::probe_config(s, seed)?;
+        Ok(())
+    })?;
+    let o = nmc_internet::run(&s, seed)?;
+    for r in &s.record {
+        let path = out.join(format!("{r}.csv"));
+        match r.as_str() {
+            "volleys" => nmc_report::records::write_csv(&path, &o.records)?,
+            _ => unreachable!("record names were checked when the model was built"),
+        }
+        files.push(path);
+    }
+    let metrics = nmc_internet::metrics(&s, &o);
+    let points: Vec<(f64, f64)> = o
+        .records
+        .iter()
+        .filter_map(|r| r.one_way_ns.map(|d| (r.length as f64, d as f64 / 1e6)))
+        .collect();
+    let mut chart = Chart::new(
+        format!("{}: one-way delay against length", s.name),
+        "IP datagram length (octets)",
+        "one-way delay (ms)",
+    )
+    .with(Series::new("volleys", SeriesStyle::Points, points));
+    if let (Some(a), Some(b)) = (
+        metrics.get("fit.one_line.delay_40_ms"),
+        metrics.get("fit.one_line.delay_256_ms"),
+    ) {
+        chart = chart.with(Series::new(
+            "fit (one line)",
+            SeriesStyle::Line,
+            vec![(40.0, *a), (256.0, *b)],
+        ));
+    }
+    let svg_path = out.join("delay-vs-length.svg");
+    std::fs::write(&svg_path, chart.to_svg().map_err(anyhow::Error::msg)?)?;
+    files.push(svg_path);
+    let config = serde_json::to_value(&s)?;
+    let summary = write_summary(&s.name, seed, metrics, config, &out, &mut files)?;
+    Ok(RunResult {
+        summary,
+        out,
+        files,
+        notes: Vec::new(),
     })
 }
 
