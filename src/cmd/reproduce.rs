@@ -122,7 +122,7 @@ pub fn run(a: ReproduceArgs) -> Result<Outcome> {
         "kind: emergent rows count; input = restated input, bound = sanity bound (shown, not counted)"
     );
     let missed = checks.iter().filter(|c| !c.within).count();
-    println!("\n{} (seed {}).", Tally::of(&checks).headline(), a.seed);
+    println!("\n{}; seed {}.", Tally::of(&checks).headline(), a.seed);
     // Rows outside their tolerance, by experiment, in the report's order: the emergent ones
     // (findings), then any other (an input or a bound that misses is a defect to look at).
     for (title, emergent) in [
@@ -148,7 +148,16 @@ pub fn run(a: ReproduceArgs) -> Result<Outcome> {
         if !by.is_empty() {
             println!("{title}");
             for (e, ids) in &by {
-                println!("  {e}: {}", ids.join(", "));
+                // Within the table's width, continued lines indented under the first.
+                let first = format!("  {e}: ");
+                let indent = " ".repeat(first.chars().count());
+                let width = nmc_report::check::TABLE_WIDTH - indent.len();
+                for (k, l) in nmc_report::check::wrap(&ids.join(", "), width)
+                    .iter()
+                    .enumerate()
+                {
+                    println!("{}{l}", if k == 0 { &first } else { &indent });
+                }
             }
         }
     }

@@ -438,7 +438,9 @@ fn adaptive_routing_experiments_rows_and_records() {
         "KO-10 hold-down-1974",
         "KO-10 switching",
         "KO-10 3× 1/4",
-        "KO-LOOP exchanges, traffic + failures",
+        // Ids longer than the id column (20) wrap in the terminal; every row is in the
+        // snapshot comparison above.
+        "KO-LOOP exchanges,",
         "KO-LOOP traps, fix",
         "KO-LOOP loop-free",
     ] {

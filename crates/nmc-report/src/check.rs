@@ -318,7 +318,7 @@ impl Tally {
 pub const TABLE_WIDTH: usize = 120;
 
 /// Splits `text` into lines of at most `width` characters, at spaces where it can.
-fn wrap(text: &str, width: usize) -> Vec<String> {
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
     let width = width.max(1);
     let mut lines: Vec<String> = Vec::new();
     let mut line = String::new();
