@@ -35,7 +35,7 @@ the sending thread and of the sink's receiving thread (the sink reports it back 
 RFC 392's columns (clock time, CPU time, bytes s/r, bits/s, µs/bit, 5-minute load) with ns/bit \
 and $ per 10^6 bits, then 1972's Utah figures beside today's.")]
 pub struct CostArgs {
-    /// HOST[:PORT] of a sink started with `nmc cost --serve` (default port 8892); without it, a
+    /// `HOST[:PORT]` of a sink started with `nmc cost --serve` (default port 8892); without it, a
     /// sink on loopback in this process.
     pub target: Option<String>,
     /// Run the discard sink (TCP and UDP on the same port) instead of measuring.

@@ -68,7 +68,7 @@ round trip / 2, as RFC 889 reports them. Writes trace.csv (send_time_ns,length_b
 rtt_ns,server_turnaround_ns), summary.json and delay-vs-length.svg; `nmc rto evaluate` reads \
 trace.csv as it is (it uses the rtt_ns column).")]
 pub struct ProbeArgs {
-    /// HOST, HOST:PORT or [IPv6]:PORT (default port 8890; the port is ignored with --icmp).
+    /// HOST, HOST:PORT or `[IPv6]:PORT` (default port 8890; the port is ignored with --icmp).
     pub target: String,
     /// Volleys in the run (RFC 889: 512).
     #[arg(long, default_value_t = 512)]
@@ -100,7 +100,7 @@ pub struct ProbeArgs {
     /// Also fit two lines split at this length (RFC 889: 126 octets on ARPANET paths); 0 for none.
     #[arg(long = "break", value_name = "BYTES", default_value_t = 126)]
     pub break_at: u32,
-    /// Output folder (default: out/echo/<target>).
+    /// Output folder (default: `out/echo/<target>`).
     #[arg(long)]
     pub out: Option<PathBuf>,
 }

@@ -30,7 +30,7 @@ N × size / mean round trip. Over UDP a message is ceil(size/packet) datagrams (
 A message unanswered for --timeout ends the run with an error. Writes messages.csv, \
 summary.json, rtt.svg, rtt-histogram.svg and autocorrelation.svg.")]
 pub struct PumpArgs {
-    /// HOST, HOST:PORT or [IPv6]:PORT of an `nmc echo serve --pump` (default port 8890).
+    /// HOST, HOST:PORT or `[IPv6]:PORT` of an `nmc echo serve --pump` (default port 8890).
     pub target: String,
     /// tcp (the kernel's reliability) or udp (datagrams, the pump's own RFNM timeouts).
     #[arg(long, default_value = "tcp", value_parser = parse_transport)]
@@ -50,7 +50,7 @@ pub struct PumpArgs {
     /// A message (or, over TCP, the connection) unanswered this long ends the run with an error.
     #[arg(long, default_value = "10s", value_parser = parse_duration)]
     pub timeout: SimDuration,
-    /// Output folder (default: out/pump/<target>).
+    /// Output folder (default: `out/pump/<target>`).
     #[arg(long)]
     pub out: Option<PathBuf>,
 }

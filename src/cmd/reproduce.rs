@@ -5,7 +5,7 @@ use crate::cmd::progress::Progress;
 use anyhow::{Context as _, Result, bail};
 use clap::Args;
 use nmc_experiments::{Context, Experiment};
-use nmc_report::{Check, Report};
+use nmc_report::{Check, Report, Tally};
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -118,25 +118,47 @@ pub fn run(a: ReproduceArgs) -> Result<Outcome> {
     std::fs::write(&json_path, json).with_context(|| format!("writing {}", json_path.display()))?;
     let html_path = a.out.join("index.html");
     report.write(&html_path)?;
-    let missed = checks.iter().filter(|c| !c.within).count();
     println!(
-        "\n{} of {} rows within tolerance (seed {}).",
-        checks.len() - missed,
-        checks.len(),
-        a.seed,
+        "kind: emergent rows count; input = restated input, bound = sanity bound (shown, not counted)"
     );
-    if missed > 0 {
-        // Rows outside their tolerance, by experiment, in the report's order.
+    let missed = checks.iter().filter(|c| !c.within).count();
+    println!("\n{}; seed {}.", Tally::of(&checks).headline(), a.seed);
+    // Rows outside their tolerance, by experiment, in the report's order: the emergent ones
+    // (findings), then any other (an input or a bound that misses is a defect to look at).
+    for (title, emergent) in [
+        (
+            "Outside tolerance (findings, explained in the report):",
+            true,
+        ),
+        (
+            "Not counted, and outside tolerance (a restated input or sanity bound that misses):",
+            false,
+        ),
+    ] {
         let mut by: Vec<(&str, Vec<&str>)> = Vec::new();
-        for c in checks.iter().filter(|c| !c.within) {
+        for c in checks
+            .iter()
+            .filter(|c| !c.within && c.counts() == emergent)
+        {
             match by.iter_mut().find(|(e, _)| *e == c.experiment) {
                 Some((_, ids)) => ids.push(&c.id),
                 None => by.push((&c.experiment, vec![&c.id])),
             }
         }
-        println!("Outside tolerance (findings, explained in the report):");
-        for (e, ids) in &by {
-            println!("  {e}: {}", ids.join(", "));
+        if !by.is_empty() {
+            println!("{title}");
+            for (e, ids) in &by {
+                // Within the table's width, continued lines indented under the first.
+                let first = format!("  {e}: ");
+                let indent = " ".repeat(first.chars().count());
+                let width = nmc_report::check::TABLE_WIDTH - indent.len();
+                for (k, l) in nmc_report::check::wrap(&ids.join(", "), width)
+                    .iter()
+                    .enumerate()
+                {
+                    println!("{}{l}", if k == 0 { &first } else { &indent });
+                }
+            }
         }
     }
     println!(

@@ -21,7 +21,7 @@ pub struct RunArgs {
     /// Override a scenario value: `path.to.key=value` (repeatable), e.g. `network.line.capacity=230.4kbit/s`.
     #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_override)]
     pub sets: Vec<Override>,
-    /// Output folder (default: out/<scenario name>).
+    /// Output folder (default: `out/<scenario name>`).
     #[arg(long)]
     pub out: Option<PathBuf>,
 }

@@ -26,7 +26,7 @@ first is full, a gap starts (RFC 508 §IV). \"Written\" means the socket took th
 508's KEY form (time of day, buffers sent, max/avg/min gap, gaps); --out writes buffers.csv and \
 summary.json. Exit 0 when the run completed, 2 on bad input, an unreachable sink or a partial run.")]
 pub struct StreamArgs {
-    /// HOST, HOST:PORT or [IPv6]:PORT of an `nmc sink` (default port 5080).
+    /// HOST, HOST:PORT or `[IPv6]:PORT` of an `nmc sink` (default port 5080).
     pub target: String,
     /// Process bit rate, e.g. 30kbit/s.
     #[arg(long, default_value = "30kbit/s", value_parser = parse_rate)]

@@ -44,7 +44,7 @@ pub struct SweepArgs {
     /// The sweep file (TOML).
     #[arg(required = true, value_name = "SWEEP.toml")]
     pub sweep: Option<PathBuf>,
-    /// Output folder (default: out/sweep-<sweep file name>); runs already there are skipped.
+    /// Output folder (default: `out/sweep-<sweep file name>`); runs already there are skipped.
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Runs side by side on this many threads (default: every core); the output is the same
@@ -55,7 +55,7 @@ pub struct SweepArgs {
     /// shards' folders.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<Shard>,
-    /// Also keep each run's `nmc run` outputs (summary.json, records) in OUT/runs/<config hash>/.
+    /// Also keep each run's `nmc run` outputs (summary.json, records) in `OUT/runs/<config hash>/`.
     #[arg(long)]
     pub keep_runs: bool,
 }

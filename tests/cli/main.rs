@@ -6,6 +6,7 @@ use std::process::{Command, Output};
 mod cost;
 mod echo;
 mod pump;
+mod reproduce_table;
 mod rto;
 mod run_and_reproduce;
 mod stream;

@@ -47,7 +47,7 @@ pub struct Tenex1972 {
     pub byte_bits: u32,
     /// BIN/BOUT in fast mode, µs per byte. RFC 392 §I: "The basic timing of these two
     /// instructions (in the fast mode) is 120 us per byte to get the data onto or off of the
-    /// network" (Tomlinson, BBN, ref. [3]).
+    /// network" (Tomlinson, BBN, ref. \[3\]).
     pub bin_bout_us_per_byte: f64,
     /// The "slow bin, bout", µs per message, both directions. RFC 392 §I: it "occurs once per
     /// message. If the users bytes are 36 bits long then it will take an average of 500 us per
@@ -90,10 +90,10 @@ pub struct Tenex1972 {
     /// direction with small messages feels load and one with full messages hardly does.
     pub wait_us_per_message_per_load: f64,
     /// Price of chargeable CPU, $ per hour. RFC 392 §II: "$474.60 per cpu hour on TENEX's"
-    /// (BBN, ref. [5]).
+    /// (BBN, ref. \[5\]).
     pub price_per_cpu_hour: f64,
     /// Predicted network transmission cost, $ per 10^6 bits. RFC 392 §II cites Roberts &
-    /// Wessler (SJCC 1970, ref. [4]) without the figure; the paper's own ratios imply it:
+    /// Wessler (SJCC 1970, ref. \[4\]) without the figure; the paper's own ratios imply it:
     /// $9.90 / 33 = 0.300, $11.20 / 37 = 0.303. We use $0.30 (an input, not a result).
     pub network_cost_per_megabit: f64,
 }

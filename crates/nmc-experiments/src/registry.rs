@@ -55,7 +55,10 @@ impl<'a> Context<'a> {
         (self.progress)(fraction.clamp(0.0, 1.0));
     }
 
-    /// Adds a row: `ours` against the published `target`, with the tolerance it carries.
+    /// Adds a row: `ours` against the published `target`, with the tolerance it carries. The
+    /// row is emergent unless the caller marks it otherwise on the returned row
+    /// ([`Check::restated_input`], [`Check::sanity_bound`], with the reason), as issue 17 asks
+    /// for every row that restates an input or cannot fail.
     pub fn check(
         &mut self,
         id: &str,
@@ -64,9 +67,10 @@ impl<'a> Context<'a> {
         source: &str,
         target: Target,
         ours: Value,
-    ) {
+    ) -> &mut Check {
         let c = Check::compare(&self.section.id, id, quantity, unit, source, target, ours);
         self.section.checks.push(c);
+        self.section.checks.last_mut().expect("just pushed")
     }
 
     pub fn note(&mut self, text: impl Into<String>) {

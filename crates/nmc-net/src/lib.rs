@@ -11,7 +11,7 @@
 //! | --- | --- |
 //! | [`spec`] | the scenario sections this model reads (`model = "store-forward"`) |
 //! | [`topology`] | nodes, channels and shortest-hop routes built from the spec |
-//! | [`line`] | one direction of a line: queue, transmitter, counters |
+//! | [`line`](mod@line) | one direction of a line: queue, transmitter, counters |
 //! | [`source`] | arrival processes and packet-length distributions |
 //! | [`model`] | the [`model::StoreForward`] event model and [`model::run`] |
 //!

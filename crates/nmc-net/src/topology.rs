@@ -1,6 +1,6 @@
 //! Nodes, channels and static shortest-hop routes.
 //!
-//! Each full-duplex line becomes two [`Channel`](crate::line::Channel)s, numbered in the order
+//! Each full-duplex line becomes two [`Channel`]s, numbered in the order
 //! the lines are listed (line `k` gives channels `2k` (a→b) and `2k+1` (b→a)). Routes are
 //! shortest in hops, found by breadth-first search from every destination; ties go to the
 //! lowest-numbered channel, so routes depend only on the scenario text.

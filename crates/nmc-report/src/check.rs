@@ -3,6 +3,10 @@
 //! A published figure enters the code only here, as a [`Target`] of an experiment, with its
 //! source in the experiment's definition. [`Check::compare`] decides `within` from the target
 //! and the tolerance stated with it; nothing else may set `within`.
+//!
+//! Every row also has a [`Kind`] (issue 17): only an *emergent* row, a value the mechanism
+//! produces and that a wrong model could get wrong, counts towards the headline. A row that
+//! restates an input, or checks a bound the scenario guarantees, is shown but not counted.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -40,6 +44,54 @@ pub fn fmt_num(x: f64) -> String {
         s.trim_end_matches('0').trim_end_matches('.').to_string()
     } else {
         s
+    }
+}
+
+/// What a row can tell us (issue 17: "rows that cannot fail or that restate an input must not
+/// count as reproduced").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Kind {
+    /// The value comes out of the mechanism, and a model wrong about the paper's network could
+    /// put it outside the tolerance. Only these rows count in the headline.
+    #[default]
+    #[serde(rename = "emergent")]
+    Emergent,
+    /// The value is a setting of the scenario, or follows from settings and figures read off the
+    /// same source by arithmetic: agreement shows the input was copied, not that the mechanism
+    /// reproduces anything.
+    #[serde(rename = "restated input")]
+    RestatedInput,
+    /// The bound holds by construction of the scenario or of the procedure: any model that runs
+    /// the procedure at all meets it, so the row can catch a defect but not confirm a finding.
+    #[serde(rename = "sanity bound")]
+    SanityBound,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 3] = [Kind::Emergent, Kind::RestatedInput, Kind::SanityBound];
+
+    /// The name used in the table, the report and `reproduce.json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Emergent => "emergent",
+            Kind::RestatedInput => "restated input",
+            Kind::SanityBound => "sanity bound",
+        }
+    }
+
+    /// A short form for the terminal table.
+    pub fn short(self) -> &'static str {
+        match self {
+            Kind::Emergent => "emergent",
+            Kind::RestatedInput => "input",
+            Kind::SanityBound => "bound",
+        }
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -84,6 +136,24 @@ impl Target {
         }
     }
 
+    /// The step `ours` is rounded to when rows are compared across runs (the snapshot test):
+    /// the leading decimal place of the tolerance's half-width, or for a bound two decimal
+    /// places below the bound's leading digit (so a value just past the bound still reads as
+    /// past it); `None` for text and for a tolerance of zero, which compare at full precision.
+    fn resolution(&self) -> Option<f64> {
+        let decade = |x: f64| 10f64.powf(x.abs().log10().floor());
+        let half = match *self {
+            Target::Rel { value, rel } => rel * value.abs(),
+            Target::Abs { abs, .. } => abs,
+            Target::Range { lo, hi, rel } => (hi * (1.0 + rel) - lo * (1.0 - rel)) / 2.0,
+            Target::AtMost { value } | Target::AtLeast { value } => {
+                return (value != 0.0).then(|| decade(value) / 100.0);
+            }
+            Target::Exact { .. } => return None,
+        };
+        (half > 0.0 && half.is_finite()).then(|| decade(half))
+    }
+
     fn holds(&self, ours: &Value) -> bool {
         match (self, ours) {
             (Target::Exact { text }, Value::Text(t)) => t == text,
@@ -115,6 +185,16 @@ pub struct Check {
     pub within: bool,
     /// Where the published value comes from.
     pub source: String,
+    /// Emergent, restated input or sanity bound; only emergent rows count in the headline.
+    #[serde(default)]
+    pub kind: Kind,
+    /// Why a row is not emergent (empty for an emergent row).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub why: String,
+    /// The step `ours` is rounded to when runs are compared ([`Check::ours_rounded`]); absent
+    /// for text and for a tolerance of zero.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<f64>,
 }
 
 impl Check {
@@ -138,14 +218,139 @@ impl Check {
             unit: unit.into(),
             tolerance: target.tolerance(),
             source: source.into(),
+            kind: Kind::Emergent,
+            why: String::new(),
+            resolution: target.resolution(),
+        }
+    }
+
+    /// Marks the row as restating an input, saying which.
+    pub fn restated_input(&mut self, why: &str) -> &mut Check {
+        self.set_kind(Kind::RestatedInput, why)
+    }
+
+    /// Marks the row as a bound that cannot fail in this scenario, saying why.
+    pub fn sanity_bound(&mut self, why: &str) -> &mut Check {
+        self.set_kind(Kind::SanityBound, why)
+    }
+
+    /// Sets the row's kind with the reason (empty only for [`Kind::Emergent`]).
+    pub fn set_kind(&mut self, kind: Kind, why: &str) -> &mut Check {
+        self.kind = kind;
+        self.why = why.into();
+        self
+    }
+
+    /// Whether the row counts in the headline.
+    pub fn counts(&self) -> bool {
+        self.kind == Kind::Emergent
+    }
+
+    /// `ours` rounded to the row's [`resolution`](Check::resolution), as text: a change below
+    /// it is not a change of the row.
+    pub fn ours_rounded(&self) -> String {
+        match (&self.ours, self.resolution) {
+            (Value::Num(x), Some(step)) if x.is_finite() => {
+                let decimals = (-step.log10().round()).max(0.0) as usize;
+                let r = (x / step).round() * step;
+                // No "-0" for a value that rounds to zero.
+                let r = if r == 0.0 { 0.0 } else { r };
+                format!("{r:.decimals$}")
+            }
+            (v, _) => v.to_string(),
         }
     }
 }
 
-/// The table as text for the terminal.
+/// The headline's counts: emergent rows within and in all, and the rows not counted by kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub emergent_within: usize,
+    pub emergent: usize,
+    pub restated_input: usize,
+    pub sanity_bound: usize,
+}
+
+impl Tally {
+    pub fn of(checks: &[Check]) -> Tally {
+        let mut t = Tally::default();
+        for c in checks {
+            match c.kind {
+                Kind::Emergent => {
+                    t.emergent += 1;
+                    t.emergent_within += usize::from(c.within);
+                }
+                Kind::RestatedInput => t.restated_input += 1,
+                Kind::SanityBound => t.sanity_bound += 1,
+            }
+        }
+        t
+    }
+
+    /// "41 of 50 emergent rows within tolerance (not counted: 6 restated inputs, 3 sanity
+    /// bounds)".
+    pub fn headline(&self) -> String {
+        let mut s = format!(
+            "{} of {} emergent rows within tolerance",
+            self.emergent_within, self.emergent
+        );
+        let plural =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let mut not = Vec::new();
+        if self.restated_input > 0 {
+            not.push(plural(
+                self.restated_input,
+                "restated input",
+                "restated inputs",
+            ));
+        }
+        if self.sanity_bound > 0 {
+            not.push(plural(self.sanity_bound, "sanity bound", "sanity bounds"));
+        }
+        if !not.is_empty() {
+            s.push_str(&format!(" (not counted: {})", not.join(", ")));
+        }
+        s
+    }
+}
+
+/// The widest line of [`table_text`] (issue 17: the terminal table fits 120 columns).
+pub const TABLE_WIDTH: usize = 120;
+
+/// Splits `text` into lines of at most `width` characters, at spaces where it can.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        let mut word: Vec<char> = word.chars().collect();
+        let len = line.chars().count();
+        if len > 0 && len + 1 + word.len() <= width {
+            line.push(' ');
+            line.extend(&word);
+            continue;
+        }
+        if len > 0 {
+            lines.push(std::mem::take(&mut line));
+        }
+        while word.len() > width {
+            lines.push(word.drain(..width).collect());
+        }
+        line = word.into_iter().collect();
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// The table as text for the terminal, at most [`TABLE_WIDTH`] columns wide: rows grouped under
+/// their experiment, long cells (the quantity above all) wrapped onto further lines, the kind
+/// abbreviated ([`Kind::short`]). The full text of every cell is in the report and in
+/// `reproduce.json`.
 pub fn table_text(checks: &[Check]) -> String {
+    const SEP: &str = "  ";
     let header = [
-        "experiment",
         "id",
         "quantity",
         "published",
@@ -153,12 +358,15 @@ pub fn table_text(checks: &[Check]) -> String {
         "unit",
         "tolerance",
         "within",
+        "kind",
     ];
+    // The most each column may take; the quantity takes what the others leave.
+    const QUANTITY: usize = 1;
+    let caps = [20, usize::MAX, 12, 12, 8, 10, 6, 8];
     let rows: Vec<[String; 8]> = checks
         .iter()
         .map(|c| {
             [
-                c.experiment.clone(),
                 c.id.clone(),
                 c.quantity.clone(),
                 c.published.to_string(),
@@ -166,6 +374,7 @@ pub fn table_text(checks: &[Check]) -> String {
                 c.unit.clone(),
                 c.tolerance.clone(),
                 if c.within { "yes".into() } else { "NO".into() },
+                c.kind.short().into(),
             ]
         })
         .collect();
@@ -175,23 +384,44 @@ pub fn table_text(checks: &[Check]) -> String {
             *w = (*w).max(cell.chars().count());
         }
     }
-    let line = |cells: &[String]| {
-        let mut s = String::new();
-        for (i, (cell, w)) in cells.iter().zip(widths).enumerate() {
-            if i > 0 {
-                s.push_str("  ");
+    for (w, cap) in widths.iter_mut().zip(caps) {
+        *w = (*w).min(cap);
+    }
+    let others: usize = widths
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != QUANTITY)
+        .map(|(_, w)| w)
+        .sum();
+    let room = TABLE_WIDTH - others - SEP.len() * (widths.len() - 1);
+    widths[QUANTITY] = widths[QUANTITY].min(room);
+    let put = |cells: &[String]| {
+        let mut out = String::new();
+        let wrapped: Vec<Vec<String>> = cells.iter().zip(widths).map(|(c, w)| wrap(c, w)).collect();
+        let height = wrapped.iter().map(Vec::len).max().unwrap_or(1);
+        for k in 0..height {
+            let mut line = String::new();
+            for (i, (cell, w)) in wrapped.iter().zip(widths).enumerate() {
+                if i > 0 {
+                    line.push_str(SEP);
+                }
+                let part = cell.get(k).map_or("", String::as_str);
+                line.push_str(part);
+                line.extend(std::iter::repeat_n(' ', w - part.chars().count()));
             }
-            s.push_str(cell);
-            if i + 1 < cells.len() {
-                s.extend(std::iter::repeat_n(' ', w - cell.chars().count()));
-            }
+            out.push_str(line.trim_end());
+            out.push('\n');
         }
-        s.push('\n');
-        s
+        out
     };
-    let mut out = line(&header.map(String::from));
-    for r in &rows {
-        out.push_str(&line(r));
+    let mut out = put(&header.map(String::from));
+    let mut experiment = None;
+    for (c, r) in checks.iter().zip(&rows) {
+        if experiment != Some(&c.experiment) {
+            experiment = Some(&c.experiment);
+            out.push_str(&format!("{}:\n", c.experiment));
+        }
+        out.push_str(&put(r));
     }
     out
 }
@@ -283,7 +513,127 @@ mod tests {
             81.04,
         )]);
         let lines: Vec<&str> = t.lines().collect();
-        assert_eq!(lines.len(), 2);
-        assert_eq!(lines[0].find("published"), lines[1].find("81.04"));
+        assert_eq!(lines.len(), 3, "{t}");
+        assert_eq!(lines[1], "e:");
+        assert_eq!(lines[0].find("published"), lines[2].find("81.04"));
+        assert!(lines[2].ends_with("emergent"), "{t}");
+    }
+
+    #[test]
+    fn table_fits_120_columns_and_wraps_long_cells() {
+        let long = "a quantity described at great length, ".repeat(6);
+        let mut c = Check::compare(
+            "rfc632-single-packet",
+            "KO-LOOP exchanges, traffic + failures",
+            &long,
+            "messages",
+            "src",
+            Target::Exact {
+                text: "PLT: 4 RFNM waiting, 2 MSG in flight; next MSG has ALL, no PLT".into(),
+            },
+            Value::Text("PLT: 4 RFNM waiting, 2 MSG in flight".into()),
+        );
+        c.restated_input("test");
+        let t = table_text(&[c]);
+        assert!(t.lines().all(|l| l.chars().count() <= TABLE_WIDTH), "{t}");
+        assert!(t.lines().count() > 4, "{t}");
+        // Every word of the quantity is still there, in order.
+        let at = t.lines().next().unwrap().find("quantity").unwrap();
+        let words: Vec<&str> = t
+            .lines()
+            .skip(2)
+            .filter_map(|l| l.get(at..).map(|q| q.split("  ").next().unwrap_or("")))
+            .flat_map(|q| q.split(' '))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let expected: Vec<&str> = long.split(' ').filter(|w| !w.is_empty()).collect();
+        assert_eq!(words, expected, "{t}");
+        assert!(t.contains("input"), "{t}");
+    }
+
+    #[test]
+    fn wrap_breaks_at_spaces_and_splits_long_words() {
+        assert_eq!(wrap("one two three", 7), ["one two", "three"]);
+        assert_eq!(wrap("abcdefghij", 4), ["abcd", "efgh", "ij"]);
+        assert_eq!(wrap("", 4), [""]);
+    }
+
+    #[test]
+    fn kinds_and_headline_count_emergent_rows_only() {
+        let t = |v| Target::Abs { value: v, abs: 1.0 };
+        let mut rows = vec![
+            check(t(1.0), 1.0),
+            check(t(1.0), 5.0),
+            check(t(4.0), 4.0),
+            check(t(0.0), 0.0),
+        ];
+        rows[2].restated_input("equals the setting");
+        rows[3].sanity_bound("cannot fail");
+        let tally = Tally::of(&rows);
+        assert_eq!(
+            tally,
+            Tally {
+                emergent_within: 1,
+                emergent: 2,
+                restated_input: 1,
+                sanity_bound: 1
+            }
+        );
+        assert_eq!(
+            tally.headline(),
+            "1 of 2 emergent rows within tolerance (not counted: 1 restated input, 1 sanity bound)"
+        );
+        let json = serde_json::to_string(&rows[2]).unwrap();
+        assert!(json.contains("\"kind\":\"restated input\""), "{json}");
+        let back: Check = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.kind, Kind::RestatedInput);
+        assert_eq!(back.why, "equals the setting");
+        // A row written before kinds existed reads back as emergent.
+        let old = json.replace(",\"kind\":\"restated input\"", "");
+        let old: Check = serde_json::from_str(&old).unwrap();
+        assert_eq!(old.kind, Kind::Emergent);
+    }
+
+    #[test]
+    fn ours_is_rounded_to_the_tolerance() {
+        let rel = |value, rel, ours| check(Target::Rel { value, rel }, ours).ours_rounded();
+        // ±15 % of 500 is ±75: tens.
+        assert_eq!(rel(500.0, 0.15, 512.4), "510");
+        // ±10 % of 30: units.
+        assert_eq!(rel(30.0, 0.1, 28.64), "29");
+        assert_eq!(
+            check(
+                Target::Abs {
+                    value: 81.04,
+                    abs: 0.0005
+                },
+                81.04012
+            )
+            .ours_rounded(),
+            "81.0401"
+        );
+        assert_eq!(
+            check(Target::AtLeast { value: 640.0 }, 1234.4).ours_rounded(),
+            "1234"
+        );
+        assert_eq!(
+            check(Target::AtMost { value: 1.0 }, 1.0234).ours_rounded(),
+            "1.02"
+        );
+        assert_eq!(
+            check(Target::AtMost { value: 0.0 }, 3.0).ours_rounded(),
+            "3"
+        );
+        assert_eq!(
+            check(
+                Target::Abs {
+                    value: 0.0,
+                    abs: 0.0
+                },
+                -0.0001
+            )
+            .ours_rounded(),
+            "-0.0001"
+        );
     }
 }

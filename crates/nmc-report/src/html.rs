@@ -1,7 +1,7 @@
 //! The report page: one self-contained `index.html` (inline SVG, inline CSS, no scripts from
 //! elsewhere), which opens from disk in any browser without a server.
 
-use crate::check::Check;
+use crate::check::{Check, Kind, Tally};
 use crate::{ReportError, write_file};
 use std::fmt::Write;
 use std::path::Path;
@@ -42,9 +42,23 @@ fn checks_table(out: &mut String, checks: &[Check], with_experiment: bool) {
     if with_experiment {
         out.push_str("<th>experiment</th>");
     }
-    out.push_str("<th>id</th><th>quantity</th><th>published</th><th>ours</th><th>unit</th><th>tolerance</th><th>within</th><th>source</th></tr></thead><tbody>\n");
+    out.push_str("<th>id</th><th>quantity</th><th>published</th><th>ours</th><th>unit</th><th>tolerance</th><th>within</th><th>kind</th><th>source</th></tr></thead><tbody>\n");
     for c in checks {
-        let class = if c.within { "ok" } else { "miss" };
+        let class = match (c.within, c.kind) {
+            (true, Kind::Emergent) => "ok",
+            (false, Kind::Emergent) => "miss",
+            (true, _) => "ok-uncounted",
+            (false, _) => "miss-uncounted",
+        };
+        let kind = if c.why.is_empty() {
+            escape(c.kind.name())
+        } else {
+            format!(
+                "<span title=\"{why}\">{}</span><br><small>{why}</small>",
+                escape(c.kind.name()),
+                why = escape(&c.why)
+            )
+        };
         out.push_str("<tr>");
         if with_experiment {
             let _ = write!(
@@ -55,7 +69,7 @@ fn checks_table(out: &mut String, checks: &[Check], with_experiment: bool) {
         }
         let _ = writeln!(
             out,
-            "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"{class}\">{}</td><td>{}</td></tr>",
+            "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"{class}\">{}</td><td>{kind}</td><td>{}</td></tr>",
             escape(&c.id),
             escape(&c.quantity),
             escape(&c.published.to_string()),
@@ -77,21 +91,26 @@ impl Report {
             .iter()
             .flat_map(|s| s.checks.iter().cloned())
             .collect();
-        let within = all.iter().filter(|c| c.within).count();
+        let headline = Tally::of(&all).headline();
         let _ = write!(
             out,
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title>\n<style>\
 body{{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}}\
 table{{border-collapse:collapse;margin:1em 0;font-size:14px}}th,td{{border:1px solid #ccc;padding:3px 8px;text-align:left}}\
 th{{background:#f3f3f3}}td:nth-child(-n+2){{white-space:nowrap}}td.ok{{background:#e6f4e6}}td.miss{{background:#fbe3e3;font-weight:bold}}\
+td.ok-uncounted{{background:#f1f6f1;color:#666}}td.miss-uncounted{{background:#f8eeee;color:#666}}\
 figure{{margin:1em 0}}figcaption{{font-size:13px;color:#555}}section{{border-top:2px solid #ddd;margin-top:2em}}\
 .meta{{color:#666;font-size:13px}}</style></head><body>\n<h1>{title}</h1>\n\
-<p class=\"meta\">nmc {ver} &middot; seed {seed} &middot; <code>{cmd}</code> &middot; {within} of {n} rows within tolerance</p>\n",
+<p class=\"meta\">nmc {ver} &middot; seed {seed} &middot; <code>{cmd}</code> &middot; {headline}</p>\n<p class=\"meta\">Kinds: an <em>emergent</em> row is a value the mechanism \
+produces, which a model wrong about the network could get wrong; only these count above. A \
+<em>restated input</em> equals a setting of the scenario (or follows from it by arithmetic), and a \
+<em>sanity bound</em> holds by construction of the scenario or procedure: both are shown, with \
+the reason, and not counted.</p>\n",
             title = escape(&self.title),
             ver = escape(&self.nmc_version),
             seed = self.seed,
             cmd = escape(&self.command),
-            n = all.len(),
+            headline = escape(&headline),
         );
         out.push_str("<h2>Reproduce table</h2>\n");
         checks_table(&mut out, &all, true);
@@ -171,6 +190,7 @@ mod tests {
         assert!(html.contains("delay &lt;mean&gt;"));
         assert!(html.contains("<figure><svg></svg>"));
         assert!(html.contains("seed 7"));
-        assert!(html.contains("1 of 1 rows"));
+        assert!(html.contains("1 of 1 emergent rows within tolerance"));
+        assert!(html.contains("<td>emergent</td>"));
     }
 }

@@ -20,7 +20,7 @@ pub mod records;
 pub mod stats;
 pub mod summary;
 
-pub use check::{Check, Target, Value};
+pub use check::{Check, Kind, Tally, Target, Value};
 pub use html::{Report, Section};
 pub use plot::{Chart, Series, SeriesStyle};
 pub use summary::Summary;

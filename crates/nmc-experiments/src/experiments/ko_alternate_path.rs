@@ -17,6 +17,9 @@
 //! * KO-10 3×: "an alternate path is never used if it is more than three times longer": pump
 //!   packets sent on an alternate of more than 3n hops, at most 0.
 //!
+//! Kinds (issue 17): the backlog row restates `output_queue_max` (8) and the 3× rows cannot
+//! fail with 4–12 units per hop; they are shown, marked, and not counted in the headline.
+//!
 //! The loop-free comparison (feasible successors) re-chooses among stored reports at every
 //! routing message; it is not the 1974 procedure and gets no KO-10 row (its gain is in the
 //! CSV and the notes).
@@ -254,7 +257,10 @@ impl Experiment for KoAlternatePath {
                 rel: 0.15,
             },
             Value::Num(none.mean_backlog_at_switch),
-        );
+        )
+        // Issue 17: the pump fills SRC's output queue to its limit before the estimate turns, so
+        // the backlog at a switch is `output_queue_max` (8, K&O §III's own figure), an input.
+        .restated_input("equals the IMP's `output_queue_max` of 8 packets: the pump fills the queue to its limit before switching");
 
         // The 3× rule: a primary of n hops, alternates of n+1 ..= 3n+1 hops.
         let mut alternates = Vec::new();
@@ -295,7 +301,11 @@ impl Experiment for KoAlternatePath {
                 &format!("{SOURCE}: \"never used if it is more than three times longer\""),
                 Target::AtMost { value: 0.0 },
                 Value::Num(a.on_alternate as f64),
-            );
+            )
+            // Issue 17: a line's delay estimate is 4 to 12 units, so an alternate of 3n + 1 hops
+            // is at least 12n + 4 units and the n-hop primary at most 12n: the alternate is never
+            // the shorter, whatever the load. The row cannot fail.
+            .sanity_bound("with 4–12 units per hop an alternate of more than 3n hops (≥ 12n + 4 units) never beats an n-hop primary (≤ 12n)");
         }
 
         ctx.csv("gain", &gains)?;

@@ -100,6 +100,30 @@ fn imps(r: &ko1977::PublishedRow) -> &'static str {
     }
 }
 
+/// Why a printed row restates the scenario's inputs (issue 17), or `None` for a row the
+/// mechanism decides. 13 of the 34 rows:
+/// * row 0 of each table (3): the initial condition. X's report (d−8, so A holds d−4) and `d`
+///   itself are chosen so that row 0 prints as the paper's; B's and C's row-0 cells are the
+///   settled state of that choice, the same in all three tables.
+/// * every X→A row (10: Tables I and II rows 1, 5, 9; Table III rows 1, 3, 7, 9): only A's cell
+///   is printed, and A's estimate is X's scripted report plus A's scripted queue plus 4, read
+///   off that very cell (`ko1977` module doc, "Inputs from outside the line"); its best
+///   neighbour is X, A's only way to D. (The `!` of Table II's A rows is the 1974 hold-down
+///   applied to the scripted rise of 9, which is also read off the paper.)
+///
+/// What is left, every A→B, C→B and B→C row (21), is B's and C's cells: the mechanism alone.
+fn restated(r: &ko1977::PublishedRow) -> Option<&'static str> {
+    if r.row == 0 {
+        Some(
+            "the initial condition: X's report and d are chosen so that row 0 prints as the paper's",
+        )
+    } else if r.cells[1].is_none() && r.cells[2].is_none() {
+        Some("IMP A's cell after X→A: X's scripted report + A's scripted queue, read off this cell")
+    } else {
+        None
+    }
+}
+
 impl Experiment for KoRoutingTables {
     fn id(&self) -> &'static str {
         "ko-routing-tables"
@@ -134,7 +158,7 @@ impl Experiment for KoRoutingTables {
                 if let Some(e) = p.erratum(t, pr.row) {
                     quantity.push_str(&format!(" [erratum: printed {}, see note]", e.printed));
                 }
-                ctx.check(
+                let row = ctx.check(
                     &format!("KO-6 {}.{}", t.roman(), pr.row),
                     &quantity,
                     "",
@@ -144,6 +168,9 @@ impl Experiment for KoRoutingTables {
                     },
                     Value::Text(ours.printed()),
                 );
+                if let Some(why) = restated(pr) {
+                    row.restated_input(why);
+                }
             }
             ctx.csv(
                 &format!("table-{}", t.roman().to_lowercase()),
@@ -269,6 +296,39 @@ mod tests {
         let off: Vec<_> = checks.iter().filter(|c| !c.within).collect();
         assert!(off.is_empty(), "{off:#?}");
         assert!(checks.iter().all(|c| c.id.starts_with("KO-6 ")));
+        // Issue 17: rows 0 and the X→A rows restate the inputs; the other 21 are emergent.
+        let restated: Vec<&str> = checks
+            .iter()
+            .filter(|c| c.kind == nmc_report::Kind::RestatedInput)
+            .map(|c| c.id.as_str())
+            .collect();
+        assert_eq!(
+            restated,
+            [
+                "KO-6 I.0",
+                "KO-6 I.1",
+                "KO-6 I.5",
+                "KO-6 I.9",
+                "KO-6 II.0",
+                "KO-6 II.1",
+                "KO-6 II.5",
+                "KO-6 II.9",
+                "KO-6 III.0",
+                "KO-6 III.1",
+                "KO-6 III.3",
+                "KO-6 III.7",
+                "KO-6 III.9"
+            ]
+        );
+        assert!(
+            checks
+                .iter()
+                .filter(|c| c.kind == nmc_report::Kind::Emergent)
+                .all(|c| c.quantity.contains("A→B")
+                    || c.quantity.contains("C→B")
+                    || c.quantity.contains("B→C")),
+            "{checks:#?}"
+        );
         for f in ["table-i", "table-ii", "table-iii", "variants", "loops"] {
             let path = out.join("ko-routing-tables").join(format!("{f}.csv"));
             assert!(path.exists(), "{}", path.display());

@@ -19,6 +19,9 @@
 //! - R392-3: $9.90–11.20 per 10^6 bits at $474.60 per CPU hour (restates µs/bit × price).
 //! - "33 to 37 times higher than the predicted network transmission costs" (restates the $0.30
 //!   per 10^6 bits the paper's own ratios imply).
+//!
+//! The three R392-3 rows restate R392-1 through the paper's own prices: they are marked
+//! *restated input* and not counted in the headline (issue 17).
 
 use crate::registry::{Context, Experiment};
 use anyhow::Result;
@@ -472,7 +475,9 @@ impl Rfc392HostCost {
                     rel: 0.0,
                 },
                 Value::Num(dollars_per_megabit(v, price)),
-            );
+            )
+            // Issue 17: the R392-1 row in dollars: µs/bit × the paper's price / 3600.
+            .restated_input("R392-1's µs/bit times the paper's $474.60 per CPU hour: the same figure in dollars");
         }
         let net = Tenex1972::default().network_cost_per_megabit;
         ctx.check(
@@ -488,7 +493,9 @@ impl Rfc392HostCost {
                 rel: 0.0,
             },
             Value::Num(dollars_per_megabit(all_large, price) / net),
-        );
+        )
+        // Issue 17: the network's cost is read off the paper's own 9.90/33 and 11.20/37.
+        .restated_input("the network cost of $0.30 per 10^6 bits is the paper's own 9.90/33 and 11.20/37");
     }
 
     fn parts(&self, ctx: &mut Context, cv: &CrossVal) -> Result<()> {

@@ -24,6 +24,10 @@
 //!   "all future messages" are retransmitted (100 % of the messages answered from 20 s on, ±0);
 //!   under fix A "only one message, message i+1, is retransmitted" (1, ±0); under fix B none
 //!   ("in most cases, will not require any retransmissions"; 0, ±0).
+//!
+//! Kinds (issue 17): "messages in transit" is the message numbers the pair holds, which the
+//! generator's `outstanding = 4` fixes; it is marked *restated input* and not counted. What
+//! Opderbeck's 3.5 counted (his generator's messages in transmission) is not modelled.
 
 use crate::registry::{Context, Experiment};
 use anyhow::Result;
@@ -252,7 +256,12 @@ impl Experiment for Rfc632SinglePacket {
                 rel: 0.15,
             },
             Value::Num(trapped.in_transit_mean),
-        );
+        )
+        // Issue 17: message numbers held by the pair, which an RFNM-driven generator with
+        // `outstanding = 4` (the scenario's setting) keeps at 4 less the moment between an RFNM
+        // and the next message; it restates the setting, not what the trap left in transit.
+        // Opderbeck's 3.5 counts what his generator had in transmission, which we do not model.
+        .restated_input("the generator's `outstanding = 4` setting: the pair holds its 4 message numbers whatever the trap does");
         ctx.check(
             "R632-1 current",
             &format!(
