@@ -161,11 +161,9 @@ pub fn run(a: ReproduceArgs) -> Result<Outcome> {
             }
         }
     }
-    println!(
-        "Report: {}  Table: {}",
-        html_path.display(),
-        json_path.display()
-    );
+    // One path per line: a long output folder should not make the line wider than the table.
+    println!("Report: {}", html_path.display());
+    println!("Table:  {}", json_path.display());
     Ok(if missed == 0 || !a.strict {
         Outcome::Ok
     } else {
