@@ -453,6 +453,14 @@ pub fn resolve_text(origin: &str, text: &str, opts: &RunOptions) -> Result<Resol
         let seed = s.require_seed()?;
         nmc_net::StoreForward::build(&s, seed, Trace::off())?;
         (s.name.clone(), seed, serde_json::to_value(&s)?)
+    } else if model == "internet-1983" {
+        let s: nmc_internet::spec::InternetScenario = nmc_scenario::load(origin, text, &sets)?;
+        s.check_name(origin)?;
+        let seed = s.require_seed()?;
+        s.check_records(nmc_internet::RECORDS)?;
+        nmc_internet::Path::build(&s)?;
+        nmc_internet::model::probe_config(&s, seed)?;
+        (s.name.clone(), seed, serde_json::to_value(&s)?)
     } else {
         let s: nmc_imp::ImpScenario = nmc_scenario::load(origin, text, &sets)?;
         s.check_name(origin)?;
@@ -489,6 +497,13 @@ pub fn metrics_text(
             progress(t.as_nanos() as f64 / total)
         })?;
         Ok(o.metrics)
+    } else if model == "internet-1983" {
+        let s: nmc_internet::spec::InternetScenario = nmc_scenario::load(origin, text, &sets)?;
+        s.check_name(origin)?;
+        let seed = s.require_seed()?;
+        let o = nmc_internet::run(&s, seed)?;
+        progress(1.0);
+        Ok(nmc_internet::metrics(&s, &o))
     } else {
         let s: nmc_imp::ImpScenario = nmc_scenario::load(origin, text, &sets)?;
         s.check_name(origin)?;

@@ -1,0 +1,95 @@
+//! Issue 17: every shipped scenario, mutated at random (a line deleted or repeated, a number
+//! made extreme, a character changed, the text cut short), is either accepted — its model
+//! builds — or refused with one line; never a panic.
+
+use nmc_experiments::builtin::SCENARIOS;
+use nmc_experiments::scenario::{RunOptions, resolve_text};
+use proptest::prelude::*;
+
+/// Numbers a careless or hostile edit could put in.
+const EXTREMES: &[&str] = &[
+    "0",
+    "-1",
+    "1e400",
+    "18446744073709551616",
+    "9223372036854775807",
+    "0.0000001",
+    "nan",
+    "\"\"",
+    "[]",
+    "\"1e400kbit/s\"",
+    "\"-5kbit/s\"",
+    "\"999999999h\"",
+];
+
+fn mutate(text: &str, kind: u8, at: usize, pick: usize, ch: char) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let k = at % lines.len().max(1);
+    match kind % 5 {
+        0 => lines
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != k)
+            .map(|(_, l)| *l)
+            .collect::<Vec<_>>()
+            .join("\n"),
+        1 => {
+            let mut v = lines.clone();
+            v.insert(k, lines[k]);
+            v.join("\n")
+        }
+        2 => {
+            // The k-th `= value` gets an extreme value.
+            let mut v: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+            let with_value: Vec<usize> = (0..v.len())
+                .filter(|&i| v[i].contains(" = ") && !v[i].trim_start().starts_with('#'))
+                .collect();
+            if let Some(&i) = with_value.get(at % with_value.len().max(1)) {
+                let key = v[i].split(" = ").next().unwrap_or_default().to_string();
+                v[i] = format!("{key} = {}", EXTREMES[pick % EXTREMES.len()]);
+            }
+            v.join("\n")
+        }
+        3 => {
+            let mut chars: Vec<char> = text.chars().collect();
+            if !chars.is_empty() {
+                let i = at % chars.len();
+                chars[i] = ch;
+            }
+            chars.into_iter().collect()
+        }
+        _ => text
+            .chars()
+            .take(at % text.chars().count().max(1))
+            .collect(),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    #[test]
+    fn a_mutated_scenario_builds_or_is_refused_in_one_line(
+        which in 0..SCENARIOS.len(),
+        kind in 0u8..5,
+        at in 0usize..100_000,
+        pick in 0usize..100,
+        ch in proptest::char::range(' ', '~'),
+    ) {
+        let (name, text) = SCENARIOS[which];
+        let mutated = mutate(text, kind, at, pick, ch);
+        let origin = format!("{name}.toml");
+        let got = std::panic::catch_unwind(|| {
+            resolve_text(&origin, &mutated, &RunOptions { seed: None, sets: vec![], out: None }).map(|_| ())
+        });
+        match got {
+            Err(_) => prop_assert!(false, "panic on {name} mutated:\n{mutated}"),
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => {
+                let line = format!("{e:#}");
+                prop_assert!(!line.contains('\n'), "{name}: not one line: {line}");
+                prop_assert!(!line.is_empty());
+            }
+        }
+    }
+}
