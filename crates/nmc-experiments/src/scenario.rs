@@ -61,25 +61,7 @@ pub fn run_text(
 ) -> Result<RunResult> {
     let (origin, text) = (origin.to_string(), text.to_string());
     // The model a `--set model=...` names runs, as the scenario records it.
-    let model = match opts
-        .sets
-        .iter()
-        .rev()
-        .find(|o| o.top_key() == Some("model"))
-    {
-        Some(o) => match o.value().as_str() {
-            Some(m) => m.to_string(),
-            None => bail!("--set model=...: the model is a name such as \"imp\""),
-        },
-        None => model_of(&origin, &text)?,
-    };
-    let mut sets = opts.sets.clone();
-    if let Some(seed) = opts.seed {
-        let Ok(seed) = i64::try_from(seed) else {
-            bail!("--seed {seed}: at most 2^63 - 1 (a scenario's integers are signed 64-bit)");
-        };
-        sets.push(Override::top("seed", seed));
-    }
+    let (model, sets) = model_and_sets(&origin, &text, opts)?;
     match model.as_str() {
         "store-forward" => run_store_forward(&origin, &text, &sets, opts, progress),
         "imp" => run_imp(&origin, &text, &sets, opts, progress),

@@ -119,12 +119,12 @@ fn background_rate(s: &ImpScenario) -> Result<f64> {
         .ok_or_else(|| anyhow::anyhow!("ko-v2-map: no background traffic"))
 }
 
-fn mean(x: impl Iterator<Item = f64>) -> f64 {
+pub(crate) fn mean(x: impl Iterator<Item = f64>) -> f64 {
     let v: Vec<f64> = x.collect();
     v.iter().sum::<f64>() / v.len().max(1) as f64
 }
 
-fn spread(x: impl Iterator<Item = f64>) -> (f64, f64) {
+pub(crate) fn spread(x: impl Iterator<Item = f64>) -> (f64, f64) {
     x.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
         (a.min(v), b.max(v))
     })

@@ -41,7 +41,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 pub const V3_MAP: &str = include_str!("../../../../scenarios/ko-v3-map.toml");
-use super::ko_v2_throughput::MAP as V2_MAP;
+use super::ko_v2_throughput::{MAP as V2_MAP, mean, spread};
 
 pub struct KoV3Throughput;
 
@@ -312,17 +312,6 @@ fn scenario(text: &str, sets: &[String], quick: bool) -> Result<ImpScenario> {
         all.push("duration=2min".parse()?);
     }
     Ok(nmc_scenario::load("ko-v3", text, &all)?)
-}
-
-fn mean(x: impl Iterator<Item = f64>) -> f64 {
-    let v: Vec<f64> = x.collect();
-    v.iter().sum::<f64>() / v.len().max(1) as f64
-}
-
-fn spread(x: impl Iterator<Item = f64>) -> (f64, f64) {
-    x.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
-        (a.min(v), b.max(v))
-    })
 }
 
 /// One run: `period`'s scenario to its `hops` destination, with `extra` settings.
