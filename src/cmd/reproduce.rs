@@ -4,7 +4,7 @@ use crate::Outcome;
 use crate::cmd::progress::Progress;
 use anyhow::{Context as _, Result, bail};
 use clap::Args;
-use nmc_experiments::{Context, Experiment};
+use nmc_experiments::Experiment;
 use nmc_report::{Check, Report, Tally};
 use std::path::PathBuf;
 
@@ -93,12 +93,7 @@ pub fn run(a: ReproduceArgs) -> Result<Outcome> {
             .map(|e| {
                 let progress = Progress::new_in(&bars, e.id());
                 let set = |f: f64| progress.set(f);
-                let section = {
-                    let mut ctx = Context::new(*e, seed, quick, out.clone(), &set);
-                    e.run(&mut ctx)
-                        .with_context(|| format!("experiment {}", e.id()))?;
-                    ctx.section
-                };
+                let section = nmc_experiments::run_experiment(*e, seed, quick, out.clone(), &set)?;
                 progress.finish();
                 Ok(section)
             })

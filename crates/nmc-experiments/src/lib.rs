@@ -16,4 +16,4 @@ pub mod experiments;
 pub mod registry;
 pub mod scenario;
 
-pub use registry::{Context, Experiment, all, find};
+pub use registry::{Context, Experiment, all, find, run_experiment};

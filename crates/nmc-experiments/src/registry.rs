@@ -17,6 +17,21 @@ pub trait Experiment: Sync {
     fn run(&self, ctx: &mut Context) -> Result<()>;
 }
 
+/// Runs experiment `e` with its outputs in `out/<id>/` and returns its report section (rows,
+/// notes, plots, files): what `nmc reproduce` does for each experiment it is given.
+pub fn run_experiment(
+    e: &dyn Experiment,
+    seed: u64,
+    quick: bool,
+    out: PathBuf,
+    progress: &dyn Fn(f64),
+) -> Result<Section> {
+    let mut ctx = Context::new(e, seed, quick, out, progress);
+    e.run(&mut ctx)
+        .with_context(|| format!("experiment {}", e.id()))?;
+    Ok(ctx.section)
+}
+
 /// Where an experiment puts its results.
 pub struct Context<'a> {
     pub seed: u64,

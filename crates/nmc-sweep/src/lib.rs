@@ -24,7 +24,7 @@ pub mod plan;
 pub mod store;
 pub mod table;
 
-pub use plan::{Config, Plan, Run, Sweep};
+pub use plan::{Config, Plan, Run, RunError, Sweep};
 pub use store::RunResult;
 
 use anyhow::{Context as _, Result, bail};
@@ -185,11 +185,6 @@ pub fn run(
 /// One model run: its metrics (and with `keep_runs`, its `nmc run` folder).
 fn run_one(sweep: &Sweep, plan: &Plan, r: &Run, opts: &Options) -> Result<RunResult> {
     let config = &plan.configs[r.config];
-    let sets = config
-        .sets
-        .iter()
-        .map(|s| s.parse().map_err(|e| anyhow::anyhow!("{e}")))
-        .collect::<Result<Vec<nmc_scenario::Override>>>()?;
     let (origin, text) = sweep.base_scenario();
     let what = || {
         format!(
@@ -200,12 +195,21 @@ fn run_one(sweep: &Sweep, plan: &Plan, r: &Run, opts: &Options) -> Result<RunRes
             r.seed
         )
     };
+    if !opts.keep_runs {
+        return run_config(origin, text, &config.sets, r.seed, &r.config_hash, &|_| {})
+            .with_context(what);
+    }
+    let sets = config
+        .sets
+        .iter()
+        .map(|s| s.parse().map_err(|e| anyhow::anyhow!("{e}")))
+        .collect::<Result<Vec<nmc_scenario::Override>>>()?;
     let run_opts = RunOptions {
         seed: Some(r.seed),
         sets,
         out: Some(store::runs_dir(&opts.out).join(&r.config_hash)),
     };
-    let metrics = if opts.keep_runs {
+    let metrics = {
         let res = run_text(origin, text, &run_opts, &|_| {}).with_context(what)?;
         if res.summary.config_hash != r.config_hash {
             bail!(
@@ -216,12 +220,39 @@ fn run_one(sweep: &Sweep, plan: &Plan, r: &Run, opts: &Options) -> Result<RunRes
             );
         }
         res.summary.metrics
-    } else {
-        metrics_text(origin, text, &run_opts, &|_| {}).with_context(what)?
     };
     Ok(RunResult {
         config_hash: r.config_hash.clone(),
         seed: r.seed,
+        metrics,
+    })
+}
+
+/// One run of a plan, from what a remote worker is sent: the base scenario's label and text,
+/// the configuration's overrides (`key=value`, as [`Config::sets`]), the seed and the planned
+/// config hash (carried into the result). Writes nothing. `progress` gets the fraction of
+/// simulated time done.
+pub fn run_config(
+    base_origin: &str,
+    base_text: &str,
+    sets: &[String],
+    seed: u64,
+    config_hash: &str,
+    progress: &dyn Fn(f64),
+) -> Result<RunResult> {
+    let sets = sets
+        .iter()
+        .map(|s| s.parse().map_err(|e| anyhow::anyhow!("{e}")))
+        .collect::<Result<Vec<nmc_scenario::Override>>>()?;
+    let run_opts = RunOptions {
+        seed: Some(seed),
+        sets,
+        out: None,
+    };
+    let metrics = metrics_text(base_origin, base_text, &run_opts, progress)?;
+    Ok(RunResult {
+        config_hash: config_hash.to_string(),
+        seed,
         metrics,
     })
 }

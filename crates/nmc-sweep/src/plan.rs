@@ -70,6 +70,17 @@ pub struct Run {
     pub config_hash: String,
 }
 
+/// A run that could not be resolved or run: which, and the one-line message.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunError {
+    /// Position in the plan.
+    pub index: usize,
+    /// Which configuration, in plan order.
+    pub config: usize,
+    pub seed: u64,
+    pub message: String,
+}
+
 /// One configuration: the swept keys' values (as shown in the tables) and its overrides.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Config {
@@ -100,24 +111,37 @@ impl Sweep {
     pub fn load(path: &Path) -> Result<Sweep> {
         let origin = path.display().to_string();
         let text = read_small(path).with_context(|| format!("reading {origin}"))?;
-        let f: SweepFile = nmc_scenario::load(&origin, &text, &[])?;
-        let bad = |m: String| anyhow::anyhow!("{origin}: {m}");
         // The base: a file next to the sweep file, else a built-in scenario.
         let dir = path.parent().unwrap_or(Path::new(""));
-        let base_path: PathBuf = dir.join(&f.base);
-        let (base_origin, base_text) = if base_path.is_file() {
-            let t = read_small(&base_path)
-                .with_context(|| format!("{origin}: base: reading {}", base_path.display()))?;
-            (base_path.display().to_string(), t)
-        } else if let Some(t) = nmc_experiments::builtin::find(&f.base) {
-            (format!("{} (built-in)", f.base), t.to_string())
-        } else {
-            return Err(bad(format!(
-                "base = {:?}: no such file ({}) and no built-in scenario of that name (`nmc scenarios` lists them)",
-                f.base,
-                base_path.display()
-            )));
-        };
+        Sweep::parse(&origin, &text, |base| {
+            let base_path: PathBuf = dir.join(base);
+            if base_path.is_file() {
+                let t = read_small(&base_path)
+                    .with_context(|| format!("{origin}: base: reading {}", base_path.display()))?;
+                Ok((base_path.display().to_string(), t))
+            } else if let Some(t) = nmc_experiments::builtin::find(base) {
+                Ok((format!("{base} (built-in)"), t.to_string()))
+            } else {
+                bail!(
+                    "{origin}: base = {base:?}: no such file ({}) and no built-in scenario of that name (`nmc scenarios` lists them)",
+                    base_path.display()
+                )
+            }
+        })
+    }
+
+    /// Reads and checks sweep file `text` (`origin` names it in messages); `find_base` turns
+    /// its `base` into the base scenario's label and text. What [`Sweep::load`] does after
+    /// reading the file, for callers that hold the text (the Python package).
+    pub fn parse(
+        origin: &str,
+        text: &str,
+        find_base: impl FnOnce(&str) -> Result<(String, String)>,
+    ) -> Result<Sweep> {
+        let origin = origin.to_string();
+        let f: SweepFile = nmc_scenario::load(&origin, text, &[])?;
+        let bad = |m: String| anyhow::anyhow!("{origin}: {m}");
+        let (base_origin, base_text) = find_base(&f.base)?;
         if f.seeds.count == 0 {
             return Err(bad("seeds.count = 0: at least one seed".into()));
         }
@@ -283,6 +307,17 @@ impl Sweep {
     /// once to check it, and computes the run's config hash. Runs on the current rayon pool.
     /// The first bad configuration is the error, named by its overrides.
     pub fn plan(&self) -> Result<Plan> {
+        let (plan, errors) = self.plan_keeping_errors()?;
+        match errors.into_iter().next() {
+            Some(e) => Err(anyhow::anyhow!("{}", e.message)),
+            None => Ok(plan),
+        }
+    }
+
+    /// As [`Sweep::plan`], but a run that does not resolve (a bad value in one configuration)
+    /// stays in the plan with an empty `config_hash` and its error in the list, in plan order,
+    /// instead of failing the whole plan. Errors of the sweep file itself still fail.
+    pub fn plan_keeping_errors(&self) -> Result<(Plan, Vec<RunError>)> {
         use rayon::prelude::*;
         let keys = self.keys();
         let mut configs = Vec::new();
@@ -337,14 +372,36 @@ impl Sweep {
                 })
             })
             .collect();
-        let runs = checked.into_iter().collect::<Result<Vec<Run>>>()?;
-        Ok(Plan {
+        let mut runs = Vec::with_capacity(checked.len());
+        let mut errors = Vec::new();
+        for (index, r) in checked.into_iter().enumerate() {
+            match r {
+                Ok(run) => runs.push(run),
+                Err(e) => {
+                    let (config, seed) = pairs[index];
+                    errors.push(RunError {
+                        index,
+                        config,
+                        seed,
+                        message: format!("{e:#}"),
+                    });
+                    runs.push(Run {
+                        index,
+                        config,
+                        seed,
+                        config_hash: String::new(),
+                    });
+                }
+            }
+        }
+        let plan = Plan {
             base: self.base.clone(),
             keys,
             configs,
             runs,
             metrics: self.metrics.clone(),
-        })
+        };
+        Ok((plan, errors))
     }
 }
 

@@ -1,0 +1,528 @@
+"""nmc from Python: the ARPANET Network Measurement Center experiments, rebuilt.
+
+The simulator and instruments are nmc's Rust crates (through PyO3); this package hands their
+results back as dicts and pandas DataFrames.
+
+>>> import nmc
+>>> r = nmc.run("md1", seed=1, set={"duration": "2min"})   # a built-in scenario
+>>> r.metrics["delay.mean_ms"]                               # doctest: +SKIP
+>>> df = nmc.sweep("md1", grid={"duration": ["1min", "2min"]}, seeds=range(1, 4))
+>>> rows = nmc.reproduce(["golden-chain"], quick=True)
+
+=================  ==========================================================================
+``run``            one run of a scenario (a path, a TOML string or a built-in name)
+``sweep``          a grid of overrides x seeds, on local threads or a Dask cluster
+``reproduce``      the published experiments: the paper's value beside ours, one row each
+``scenarios``      the built-in scenarios
+``experiments``    the published experiments ``reproduce`` knows
+``ScenarioError``  bad input (with ``file``, ``line``, ``column``, ``key``); a ``ValueError``
+``NmcError``       anything else that failed
+=================  ==========================================================================
+
+Every run is deterministic: the same scenario, overrides and seed give the same numbers on
+any machine, any number of threads and any executor. Simulating releases the GIL, and Ctrl-C
+stops a run, a local sweep or ``reproduce``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import re
+import shutil
+import tempfile
+import warnings
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Union
+
+import pandas as pd
+
+from . import _nmc
+from ._errors import NmcError, ScenarioError
+
+__version__: str = _nmc.version()
+
+__all__ = [
+    "NmcError",
+    "Result",
+    "ScenarioError",
+    "experiments",
+    "reproduce",
+    "run",
+    "scenarios",
+    "sweep",
+]
+
+#: What names a scenario: a path to a TOML file, a TOML text, or a built-in scenario's name.
+ScenarioLike = Union[str, "os.PathLike[str]"]
+
+
+# --- scenarios -----------------------------------------------------------------------------
+
+
+def scenarios() -> pd.DataFrame:
+    """The built-in scenarios (what ``nmc scenarios`` lists): columns ``name``, ``description``."""
+    return pd.DataFrame(_nmc.builtin_names(), columns=["name", "description"])
+
+
+def _scenario(scenario: ScenarioLike) -> tuple[str, str]:
+    """(label for messages, TOML text) of a path, a TOML text or a built-in scenario's name.
+
+    As ``nmc run`` does, a file that exists wins over a built-in scenario of the same name.
+    """
+    if isinstance(scenario, os.PathLike):
+        path = Path(scenario)
+        return str(path), _read(path)
+    if not isinstance(scenario, str):
+        raise TypeError(
+            f"scenario: expected a path, a TOML text or a built-in name, not {type(scenario).__name__}"
+        )
+    if "\n" in scenario or "=" in scenario:
+        return "<string>", scenario
+    path = Path(scenario)
+    if path.is_file():
+        return str(path), _read(path)
+    text = _nmc.builtin(scenario)
+    if text is not None:
+        return f"{scenario} (built-in)", text
+    raise ScenarioError(
+        f"{scenario}: no such file and no built-in scenario of that name (nmc.scenarios() lists them)",
+        file=scenario,
+    )
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ScenarioError(f"reading {path}: {e.strerror or e}", file=str(path)) from None
+    except UnicodeDecodeError as e:
+        raise ScenarioError(f"{path}: not UTF-8 text ({e.reason})", file=str(path)) from None
+
+
+def _toml(value: Any, key: str) -> str:
+    """A Python value as a TOML value, as ``--set key=value`` reads it."""
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()  # numpy scalars
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, Mapping):
+        inner = ", ".join(f"{json.dumps(str(k))} = {_toml(v, key)}" for k, v in value.items())
+        return "{ " + inner + " }"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml(v, key) for v in value) + "]"
+    raise ScenarioError(
+        f"set: `{key}`: a {type(value).__name__} has no TOML form (use a number, string, bool, list or dict)",
+        key=key,
+    )
+
+
+def _sets(overrides: Mapping[str, Any] | None) -> list[str]:
+    """``{"network.hops": 4}`` as ``["network.hops=4"]``: the CLI's ``--set``, in order."""
+    if overrides is None:
+        return []
+    if not isinstance(overrides, Mapping):
+        raise TypeError("set: expected a dict of key -> value, e.g. {'network.hops': 4}")
+    return [f"{k}={_toml(v, str(k))}" for k, v in overrides.items()]
+
+
+# --- one run -------------------------------------------------------------------------------
+
+
+@dataclass
+class Result:
+    """What one run gives: its metrics, its records as DataFrames, and its configuration."""
+
+    #: The scenario's ``name``.
+    scenario: str
+    seed: int
+    #: SHA-256 of the resolved configuration with its seed (as ``summary.json`` has it).
+    config_hash: str
+    #: Every metric of the run (those ``summary.json`` holds), exact.
+    metrics: dict[str, float]
+    #: The resolved configuration (after overrides), as ``summary.json`` has it.
+    config: dict[str, Any]
+    #: The records the scenario asked for (its ``record`` list), one DataFrame each, by name
+    #: (``messages``, ``lines``, ``occupancy``, ...).
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+    #: The output folder, when ``out=`` was given (else the files were in a temporary folder
+    #: and are gone).
+    out: Path | None = None
+    #: Files written in ``out`` (empty without ``out=``).
+    files: list[Path] = field(default_factory=list)
+    #: What the run wants said, e.g. why it stopped early.
+    notes: list[str] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        return (
+            f"<nmc.Result {self.scenario!r} seed={self.seed} metrics={len(self.metrics)} "
+            f"tables={sorted(self.tables)}>"
+        )
+
+
+def run(
+    scenario: ScenarioLike,
+    seed: int | None = None,
+    set: Mapping[str, Any] | None = None,  # noqa: A002 - the CLI's word
+    *,
+    record: Sequence[str] | None = None,
+    out: str | os.PathLike[str] | None = None,
+) -> Result:
+    """Runs one scenario, as ``nmc run`` does.
+
+    ``scenario`` is a path, a TOML text or a built-in scenario's name (``nmc.scenarios()``).
+    ``seed`` overrides the scenario's (a scenario without one needs it). ``set`` overrides any
+    key, as ``--set`` does: ``{"network.hops": 4, "duration": "10min"}``. ``record`` replaces
+    the scenario's ``record`` list (e.g. ``["messages", "lines"]``); each record comes back as a
+    DataFrame in ``.tables``. ``out`` keeps the outputs (``summary.json``, CSV, SVG plots) in
+    that folder; without it they are read and removed.
+
+    Raises ``ScenarioError`` for bad input (nothing runs) and ``NmcError`` for a failed run.
+    """
+    origin, text = _scenario(scenario)
+    sets = _sets(set)
+    if record is not None:
+        if isinstance(record, str):
+            raise TypeError("record: a list of names, e.g. ['messages']")
+        sets.append(f"record={_toml(list(record), 'record')}")
+    if seed is not None:
+        seed = _seed(seed, "seed")
+    keep = out is not None
+    folder = Path(out) if keep else Path(tempfile.mkdtemp(prefix="nmc-run-"))
+    try:
+        done = json.loads(_nmc.run(origin, text, str(folder), seed, sets))
+        tables = {
+            Path(f).stem: pd.read_csv(f)
+            for f in sorted(done["files"])
+            if f.endswith(".csv") and Path(f).parent == folder
+        }
+    finally:
+        if not keep:
+            shutil.rmtree(folder, ignore_errors=True)
+    return Result(
+        scenario=done["scenario"],
+        seed=done["seed"],
+        config_hash=done["config_hash"],
+        metrics={k: float(v) for k, v in done["metrics"].items()},
+        config=done["config"],
+        tables=tables,
+        out=folder if keep else None,
+        files=[Path(f) for f in done["files"]] if keep else [],
+        notes=done["notes"],
+    )
+
+
+def _seed(seed: Any, what: str) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        if hasattr(seed, "item"):
+            seed = seed.item()
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise ScenarioError(f"{what}: expected an integer, not {seed!r}", key="seed")
+    if not 0 <= seed <= 2**63 - 1:
+        raise ScenarioError(f"{what} {seed}: a seed is in 0..=2^63-1", key="seed")
+    return seed
+
+
+# --- sweeps --------------------------------------------------------------------------------
+
+
+def _sweep_text(
+    grid: Mapping[str, Sequence[Any]] | None,
+    seeds: range,
+    fixed: Mapping[str, Any] | None,
+    cases: Sequence[Mapping[str, Any]] | None,
+    metrics: Sequence[str] | None,
+) -> str:
+    """The sweep file ``nmc sweep`` would read for these arguments."""
+    lines = ['base = "<python>"', f"seeds = {{ from = {seeds.start}, count = {len(seeds)} }}"]
+    if metrics is not None:
+        if isinstance(metrics, str):
+            raise TypeError("metrics: a list of names, e.g. ['delay.mean_ms']")
+        lines.append(f"metrics = {_toml(list(metrics), 'metrics')}")
+    if fixed:
+        lines.append("[set]")
+        lines += [f"{json.dumps(str(k))} = {_toml(v, str(k))}" for k, v in fixed.items()]
+    if grid:
+        lines.append("[grid]")
+        for k, values in grid.items():
+            if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+                raise ScenarioError(
+                    f"grid: `{k}`: a list of values, e.g. [4, 8] (got {values!r})", key=str(k)
+                )
+            lines.append(f"{json.dumps(str(k))} = {_toml(list(values), str(k))}")
+    for case in cases or []:
+        if not isinstance(case, Mapping):
+            raise TypeError("cases: a list of dicts of key -> value")
+        lines.append("[[cases]]")
+        lines += [f"{json.dumps(str(k))} = {_toml(v, str(k))}" for k, v in case.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _seed_range(seeds: int | range | Iterable[int]) -> range:
+    if isinstance(seeds, int) and not isinstance(seeds, bool):
+        if seeds < 1:
+            raise ScenarioError(f"seeds={seeds}: at least one seed", key="seeds")
+        return range(1, seeds + 1)
+    if isinstance(seeds, range):
+        r = seeds
+    else:
+        xs = [_seed(s, "seeds") for s in seeds]
+        if not xs or xs != list(range(xs[0], xs[0] + len(xs))):
+            raise ScenarioError(
+                f"seeds: consecutive integers, e.g. range(1, 21) (got {xs[:5]}{'...' if len(xs) > 5 else ''})",
+                key="seeds",
+            )
+        r = range(xs[0], xs[0] + len(xs))
+    if r.step != 1 or len(r) == 0:
+        raise ScenarioError(f"seeds={r}: a non-empty range with step 1", key="seeds")
+    _seed(r.start, "seeds")
+    _seed(r[-1], "seeds")
+    return r
+
+
+def sweep(
+    base: ScenarioLike,
+    grid: Mapping[str, Sequence[Any]] | None = None,
+    seeds: int | range | Iterable[int] = range(1, 4),
+    *,
+    set: Mapping[str, Any] | None = None,  # noqa: A002 - the CLI's word
+    cases: Sequence[Mapping[str, Any]] | None = None,
+    metrics: Sequence[str] | None = None,
+    executor: Any = "local",
+    jobs: int | None = None,
+    chunk_size: int | None = None,
+    retries: int = 2,
+    progress: Callable[[int, int], None] | None = None,
+) -> pd.DataFrame:
+    """Runs every configuration (cases x grid points) with every seed; one tidy DataFrame.
+
+    The columns are those of ``nmc sweep``'s ``results`` table: every swept key, ``seed``,
+    ``config_hash``, ``metric``, ``value`` — one row per run x metric, in plan order (cases as
+    listed, then grid points with the grid's keys in alphabetical order, the last varying
+    fastest; seeds ascending). The values are the same whatever the executor.
+
+    ``base``: a path, TOML text or built-in name. ``grid``: key -> list of values, every
+    combination runs. ``seeds``: a range (step 1), a count n (seeds 1..n) or consecutive
+    integers. ``set``: overrides for every run. ``cases``: explicit override sets, each
+    combined with every grid point. ``metrics``: keep only these (default: all).
+
+    ``executor``: ``"local"`` runs on this machine's cores (``jobs`` threads, default all); a
+    ``dask.distributed.Client`` (or any ``concurrent.futures.Executor``) runs chunks of
+    ``chunk_size`` runs as tasks on its workers — a LocalCluster, SSH, Kubernetes, or
+    Slurm/PBS/SGE through dask-jobqueue. Dask re-runs the tasks of a lost worker, and failed
+    tasks up to ``retries`` times; results are kept by config hash, so none is lost or doubled.
+
+    Every run is resolved before any runs. A run that does not resolve or fails is not a failed
+    sweep: it has no rows, and is listed in ``df.attrs["errors"]`` (dicts with ``index``,
+    ``config``, ``seed``, ``sets``, ``message``) with a warning. ``progress(done, total)`` is
+    called as runs finish (for Dask, as tasks finish).
+    """
+    origin, text = _scenario(base)
+    seed_range = _seed_range(seeds)
+    sweep_text = _sweep_text(grid, seed_range, set, cases, metrics)
+    planned = json.loads(_nmc.plan("<nmc.sweep>", sweep_text, origin, text, jobs))
+    plan = planned["plan"]
+    configs = plan["configs"]
+    errors: list[dict[str, Any]] = [
+        {
+            "index": e["index"],
+            "config": e["config"],
+            "seed": e["seed"],
+            "sets": configs[e["config"]]["sets"],
+            "message": e["message"],
+        }
+        for e in planned["errors"]
+    ]
+    if errors and len(errors) == len(plan["runs"]):
+        # No run resolves: a mistake in the sweep itself (a misspelt key), not runs that failed.
+        first = errors[0]["message"]
+        m = re.search(r"--set ([^=\s]+)=", first)
+        raise ScenarioError(first, file="<nmc.sweep>", key=m.group(1) if m else None)
+    # Each distinct configuration runs once (runs sharing a config hash are one run).
+    todo: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}  # `set` is an argument here
+    for r in plan["runs"]:
+        h = r["config_hash"]
+        if h and h not in seen:
+            seen[h] = r["index"]
+            todo.append(
+                {
+                    "index": r["index"],
+                    "config_hash": h,
+                    "seed": r["seed"],
+                    "sets": configs[r["config"]]["sets"],
+                }
+            )
+    ran = _execute(
+        executor, planned["base_origin"], planned["base_text"], todo, jobs, chunk_size, retries, progress
+    )
+    results: dict[str, dict[str, Any]] = {}
+    for r in sorted(ran, key=lambda r: r["index"]):
+        if r["result"] is not None:
+            results.setdefault(r["result"]["config_hash"], r["result"])
+        elif not any(e["index"] == r["index"] for e in errors):
+            run_ = plan["runs"][r["index"]]
+            errors.append(
+                {
+                    "index": r["index"],
+                    "config": run_["config"],
+                    "seed": run_["seed"],
+                    "sets": configs[run_["config"]]["sets"],
+                    "message": r["error"],
+                }
+            )
+    missing = [t for t in todo if t["config_hash"] not in results and not _failed(errors, t)]
+    if missing:
+        raise NmcError(
+            f"sweep: {len(missing)} of {len(todo)} runs came back with no result (first: seed "
+            f"{missing[0]['seed']}, {missing[0]['sets']}); the executor lost them"
+        )
+    results_csv, _summary_csv = _nmc.tables(json.dumps(plan), json.dumps(list(results.values())))
+    df = _read_table(results_csv)
+    errors.sort(key=lambda e: e["index"])
+    df.attrs["errors"] = errors
+    if errors:
+        warnings.warn(
+            f"nmc.sweep: {len(errors)} of {len(plan['runs'])} runs failed and have no rows; "
+            f"first: {errors[0]['message']} (all in df.attrs['errors'])",
+            stacklevel=2,
+        )
+    return df
+
+
+def _failed(errors: list[dict[str, Any]], t: dict[str, Any]) -> bool:
+    return any(e["index"] == t["index"] for e in errors)
+
+
+def _read_table(text: str) -> pd.DataFrame:
+    return pd.read_csv(io.StringIO(text), dtype={"config_hash": str, "metric": str})
+
+
+def _execute(
+    executor: Any,
+    base_origin: str,
+    base_text: str,
+    todo: list[dict[str, Any]],
+    jobs: int | None,
+    chunk_size: int | None,
+    retries: int,
+    progress: Callable[[int, int], None] | None,
+) -> list[dict[str, Any]]:
+    if not todo:
+        return []
+    if isinstance(executor, str):
+        if executor != "local":
+            raise ValueError(
+                f"executor={executor!r}: 'local', a dask.distributed.Client or a concurrent.futures.Executor"
+            )
+        if chunk_size is None:
+            # Chunks only so that progress is reported; each runs on every thread.
+            chunk_size = max(1, math.ceil(len(todo) / 20)) if progress else len(todo)
+        out: list[dict[str, Any]] = []
+        for chunk in _chunks(todo, chunk_size):
+            out += json.loads(_nmc.run_configs(base_origin, base_text, json.dumps(chunk), jobs))
+            if progress:
+                progress(len(out), len(todo))
+        return out
+    from ._executor import run_chunk, submit_all
+
+    if chunk_size is None:
+        chunk_size = _default_chunk(executor, len(todo))
+    return submit_all(
+        executor, run_chunk, base_origin, base_text, list(_chunks(todo, chunk_size)), retries, progress, len(todo)
+    )
+
+
+def _chunks(xs: list[Any], n: int) -> Iterable[list[Any]]:
+    if n < 1:
+        raise ValueError(f"chunk_size={n}: at least 1")
+    for i in range(0, len(xs), n):
+        yield xs[i : i + n]
+
+
+def _default_chunk(executor: Any, n: int) -> int:
+    """About four tasks per worker thread: few enough that per-task overhead is small, enough
+    that the load balances and a lost worker costs little."""
+    threads = 1
+    nthreads = getattr(executor, "nthreads", None)
+    if callable(nthreads):
+        try:
+            threads = max(1, sum(nthreads().values()))
+        except Exception:  # noqa: BLE001 - any client that cannot say: assume one thread
+            threads = 1
+    else:
+        threads = getattr(executor, "_max_workers", 1) or 1
+    return max(1, math.ceil(n / (4 * threads)))
+
+
+# --- the published experiments -------------------------------------------------------------
+
+
+def experiments() -> pd.DataFrame:
+    """The published experiments ``reproduce`` runs: columns ``id``, ``title``, ``source``."""
+    return pd.DataFrame(_nmc.experiments(), columns=["id", "title", "source"])
+
+
+def reproduce(
+    ids: str | Sequence[str] | None = None,
+    *,
+    quick: bool = False,
+    seed: int = 1,
+    out: str | os.PathLike[str] | None = None,
+    jobs: int | None = None,
+) -> pd.DataFrame:
+    """Runs published experiments (all when ``ids`` is None) as ``nmc reproduce`` does.
+
+    One row per published figure: ``experiment``, ``id``, ``quantity``, ``published``,
+    ``ours``, ``unit``, ``tolerance``, ``within``, ``kind`` (emergent, input, bound: only
+    emergent rows count), ``why``, ``source``. ``quick`` runs the shorter versions with the
+    looser tolerances each experiment states. ``out`` keeps ``index.html`` (the report with
+    every plot), ``reproduce.json`` and each experiment's files there; its path is also in
+    ``df.attrs["report"]``.
+    """
+    if isinstance(ids, str):
+        ids = [ids]
+    keep = out is not None
+    folder = Path(out) if keep else Path(tempfile.mkdtemp(prefix="nmc-reproduce-"))
+    try:
+        rows = json.loads(
+            _nmc.reproduce(str(folder), list(ids) if ids is not None else None, _seed(seed, "seed"), bool(quick), jobs)
+        )
+    finally:
+        if not keep:
+            shutil.rmtree(folder, ignore_errors=True)
+    columns = [
+        "experiment",
+        "id",
+        "quantity",
+        "published",
+        "ours",
+        "unit",
+        "tolerance",
+        "within",
+        "kind",
+        "why",
+        "source",
+    ]
+    df = pd.DataFrame(rows)
+    for c in columns:
+        if c not in df.columns:
+            df[c] = "" if c == "why" else None
+    df = df[columns + [c for c in df.columns if c not in columns]]
+    if keep:
+        df.attrs["report"] = str(folder / "index.html")
+    return df

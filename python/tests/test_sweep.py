@@ -1,0 +1,97 @@
+"""nmc.sweep with the local executor: the tidy table `nmc sweep` writes, errors kept per run,
+seeds as ranges."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import warnings
+
+import pandas as pd
+import pytest
+
+import nmc
+
+GRID = {"traffic.0.arrivals.mean_interval": ["80.64ms", "40.32ms"]}
+
+
+def test_columns_and_order():
+    df = nmc.sweep("md1", grid=GRID, seeds=range(1, 4), set={"duration": "5min"})
+    assert list(df.columns) == [
+        "traffic.0.arrivals.mean_interval",
+        "seed",
+        "config_hash",
+        "metric",
+        "value",
+    ]
+    metrics = df["metric"].nunique()
+    assert len(df) == 2 * 3 * metrics
+    # Plan order: grid points outer, seeds inner, metrics sorted within a run.
+    assert list(df["seed"].iloc[:: metrics][:3]) == [1, 2, 3]
+    assert df.attrs["errors"] == []
+
+
+def test_same_values_as_single_runs():
+    df = nmc.sweep("md1", grid=GRID, seeds=[4, 5], set={"duration": "5min"}, metrics=["delay.mean_ms"])
+    one = nmc.run("md1", seed=5, set={"duration": "5min", "traffic.0.arrivals.mean_interval": "40.32ms"})
+    row = df[(df["seed"] == 5) & (df["traffic.0.arrivals.mean_interval"] == "40.32ms")]
+    assert row["value"].item() == one.metrics["delay.mean_ms"]
+    assert row["config_hash"].item() == one.config_hash
+
+
+def test_threads_do_not_change_the_table():
+    a = nmc.sweep("md1", grid=GRID, seeds=5, set={"duration": "5min"}, jobs=1)
+    b = nmc.sweep("md1", grid=GRID, seeds=5, set={"duration": "5min"}, jobs=2)
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_a_bad_configuration_is_an_error_row_not_a_crashed_sweep():
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        df = nmc.sweep(
+            "md1",
+            grid={"traffic.0.arrivals.mean_interval": ["80.64ms", "-3ms"]},
+            seeds=range(1, 3),
+            set={"duration": "2min"},
+        )
+    errors = df.attrs["errors"]
+    assert [e["seed"] for e in errors] == [1, 2]
+    assert all(e["config"] == 1 for e in errors)
+    assert all("-3ms" in " ".join(e["sets"]) for e in errors)
+    assert set(df["traffic.0.arrivals.mean_interval"]) == {"80.64ms"}
+    assert any("2 of 4 runs failed" in str(x.message) for x in w)
+
+
+def test_bad_sweep_arguments_are_scenario_errors():
+    with pytest.raises(nmc.ScenarioError, match="consecutive"):
+        nmc.sweep("md1", seeds=[1, 3])
+    with pytest.raises(nmc.ScenarioError, match="list of values"):
+        nmc.sweep("md1", grid={"duration": "5min"})
+    # A key that no run accepts is a mistake in the sweep, not a run that failed.
+    with pytest.raises(nmc.ScenarioError, match="unknown field `no`") as e:
+        nmc.sweep("md1", grid={"no.such.key": [1, 2]}, seeds=1)
+    assert e.value.key == "no.such.key"
+
+
+def test_progress_is_reported():
+    seen = []
+    nmc.sweep("md1", grid=GRID, seeds=10, set={"duration": "1min"}, progress=lambda d, t: seen.append((d, t)))
+    assert seen and seen[-1] == (20, 20)
+
+
+# The CLI: $NMC_CLI (scripts/test.sh points it at the binary it built), else `nmc` on PATH.
+CLI = os.environ.get("NMC_CLI") or shutil.which("nmc")
+
+
+@pytest.mark.skipif(CLI is None, reason="no nmc CLI: set NMC_CLI or put nmc on PATH")
+def test_the_cli_writes_the_same_table(tmp_path):
+    sweep_file = tmp_path / "s.toml"
+    sweep_file.write_text(
+        'base = "md1"\nseeds = { from = 1, count = 3 }\n[set]\nduration = "5min"\n'
+        '[grid]\n"traffic.0.arrivals.mean_interval" = ["80.64ms", "40.32ms"]\n'
+    )
+    subprocess.run([CLI, "sweep", str(sweep_file), "--out", str(tmp_path / "o")], check=True, capture_output=True)
+    cli = pd.read_csv(tmp_path / "o" / "results.csv", dtype={"config_hash": str, "metric": str})
+    py = nmc.sweep("md1", grid=GRID, seeds=3, set={"duration": "5min"})
+    pd.testing.assert_frame_equal(cli, py, check_like=False)
