@@ -586,6 +586,57 @@ mod tests {
     }
 
     #[test]
+    fn a_configuration_that_does_not_resolve_is_kept_with_its_error() {
+        let text = format!(
+            "{HEAD}[set]\nduration = \"1min\"\n[grid]\n\"traffic.0.arrivals.mean_interval\" = [\"80.64ms\", \"-3ms\"]\n"
+        );
+        // The base given as text (as the Python package gives it), not found from a file.
+        let md1 = nmc_experiments::builtin::find("md1").unwrap();
+        let s = Sweep::parse("t.toml", &text, |base| {
+            assert_eq!(base, "md1");
+            Ok(("md1 (given)".into(), md1.into()))
+        })
+        .unwrap();
+        let (p, errors) = s.plan_keeping_errors().unwrap();
+        assert_eq!(p.runs.len(), 4);
+        // Configuration 2 (both its seeds) failed; its runs stay in place, hash empty.
+        assert_eq!(
+            errors
+                .iter()
+                .map(|e| (e.index, e.config, e.seed))
+                .collect::<Vec<_>>(),
+            [(2, 1, 5), (3, 1, 6)]
+        );
+        assert!(
+            errors[0].message.starts_with("t.toml: configuration 2 ("),
+            "{}",
+            errors[0].message
+        );
+        assert!(!errors[0].message.contains('\n'));
+        assert!(p.runs[..2].iter().all(|r| r.config_hash.len() == 64));
+        assert!(p.runs[2..].iter().all(|r| r.config_hash.is_empty()));
+        // `plan` refuses the same sweep with the first error.
+        let e = s.plan().unwrap_err().to_string();
+        assert_eq!(e, errors[0].message);
+        // A good run, run from what a remote worker is sent, carries the planned hash.
+        let r = &p.runs[1];
+        let res = crate::run_config(
+            "md1 (given)",
+            md1,
+            &p.configs[r.config].sets,
+            r.seed,
+            &r.config_hash,
+            &|_| {},
+        )
+        .unwrap();
+        assert_eq!(
+            (res.seed, res.config_hash.as_str()),
+            (6, r.config_hash.as_str())
+        );
+        assert!(res.metrics["delay.mean_ms"] > 0.0);
+    }
+
+    #[test]
     fn the_shipped_example_plans_200_runs() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sweeps/md1-load.toml");
         let p = Sweep::load(&path).unwrap().plan().unwrap();
