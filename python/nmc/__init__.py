@@ -307,6 +307,7 @@ def sweep(
     chunk_size: int | None = None,
     retries: int = 2,
     progress: Callable[[int, int], None] | None = None,
+    out: str | os.PathLike[str] | None = None,
 ) -> pd.DataFrame:
     """Runs every configuration (cases x grid points) with every seed; one tidy DataFrame.
 
@@ -330,6 +331,12 @@ def sweep(
     sweep: it has no rows, and is listed in ``df.attrs["errors"]`` (dicts with ``index``,
     ``config``, ``seed``, ``sets``, ``message``) with a warning. ``progress(done, total)`` is
     called as runs finish (for Dask, as tasks finish).
+
+    ``out`` keeps the sweep in a folder as ``nmc sweep --out`` does: ``sweep.json``, one file
+    per finished run in ``runs/`` (written as each chunk of runs comes back), and the
+    ``results`` and ``summary`` tables (CSV and Parquet; the summary has mean, sd and the 95 %
+    Student-t interval across seeds). Runs already in the folder are not run again: an
+    interrupted sweep resumes where it stopped, and the table is the same as a straight run's.
     """
     origin, text = _scenario(base)
     seed_range = _seed_range(seeds)
@@ -367,10 +374,25 @@ def sweep(
                     "sets": configs[r["config"]]["sets"],
                 }
             )
-    ran = _execute(
-        executor, planned["base_origin"], planned["base_text"], todo, jobs, chunk_size, retries, progress
-    )
     results: dict[str, dict[str, Any]] = {}
+    store: Callable[[list[dict[str, Any]]], None] | None = None
+    if out is not None:
+        folder = str(Path(out))
+        for r in json.loads(_nmc.sweep_open(folder, json.dumps(plan))):
+            results[r["config_hash"]] = r
+        todo = [t for t in todo if t["config_hash"] not in results]
+
+        def store(chunk: list[dict[str, Any]]) -> None:
+            good = [r["result"] for r in chunk if r["result"] is not None]
+            if good:
+                _nmc.sweep_store(folder, json.dumps(good))
+
+        if chunk_size is None and isinstance(executor, str):
+            # Stored chunk by chunk, so that an interrupted sweep keeps what it did.
+            chunk_size = max(1, math.ceil(len(todo) / 20))
+    ran = _execute(
+        executor, planned["base_origin"], planned["base_text"], todo, jobs, chunk_size, retries, progress, store
+    )
     for r in sorted(ran, key=lambda r: r["index"]):
         if r["result"] is not None:
             results.setdefault(r["result"]["config_hash"], r["result"])
@@ -391,10 +413,14 @@ def sweep(
             f"sweep: {len(missing)} of {len(todo)} runs came back with no result (first: seed "
             f"{missing[0]['seed']}, {missing[0]['sets']}); the executor lost them"
         )
-    results_csv, _summary_csv = _nmc.tables(json.dumps(plan), json.dumps(list(results.values())))
+    results_json = json.dumps(list(results.values()))
+    results_csv, _summary_csv = _nmc.tables(json.dumps(plan), results_json)
     df = _read_table(results_csv)
     errors.sort(key=lambda e: e["index"])
     df.attrs["errors"] = errors
+    if out is not None:
+        _nmc.sweep_tables(str(Path(out)), json.dumps(plan), results_json)
+        df.attrs["out"] = str(Path(out))
     if errors:
         warnings.warn(
             f"nmc.sweep: {len(errors)} of {len(plan['runs'])} runs failed and have no rows; "
@@ -421,6 +447,7 @@ def _execute(
     chunk_size: int | None,
     retries: int,
     progress: Callable[[int, int], None] | None,
+    store: Callable[[list[dict[str, Any]]], None] | None = None,
 ) -> list[dict[str, Any]]:
     if not todo:
         return []
@@ -434,7 +461,10 @@ def _execute(
             chunk_size = max(1, math.ceil(len(todo) / 20)) if progress else len(todo)
         out: list[dict[str, Any]] = []
         for chunk in _chunks(todo, chunk_size):
-            out += json.loads(_nmc.run_configs(base_origin, base_text, json.dumps(chunk), jobs))
+            part = json.loads(_nmc.run_configs(base_origin, base_text, json.dumps(chunk), jobs))
+            out += part
+            if store:
+                store(part)
             if progress:
                 progress(len(out), len(todo))
         return out
@@ -443,7 +473,15 @@ def _execute(
     if chunk_size is None:
         chunk_size = _default_chunk(executor, len(todo))
     return submit_all(
-        executor, run_chunk, base_origin, base_text, list(_chunks(todo, chunk_size)), retries, progress, len(todo)
+        executor,
+        run_chunk,
+        base_origin,
+        base_text,
+        list(_chunks(todo, chunk_size)),
+        retries,
+        progress,
+        len(todo),
+        store,
     )
 
 

@@ -33,8 +33,10 @@ def submit_all(
     retries: int,
     progress: Callable[[int, int], None] | None,
     total: int,
+    store: Callable[[list[dict[str, Any]]], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Submits every chunk, gathers every result (in completion order)."""
+    """Submits every chunk, gathers every result (in completion order); ``store`` gets each
+    chunk's results as it comes back."""
     done: list[dict[str, Any]] = []
     if _is_dask(executor):
         from distributed import as_completed
@@ -48,7 +50,10 @@ def submit_all(
             for chunk in chunks
         ]
         for fut in as_completed(futures):
-            done += fut.result()
+            part = fut.result()
+            done += part
+            if store:
+                store(part)
             if progress:
                 progress(len(done), total)
         return done
@@ -61,7 +66,10 @@ def submit_all(
 
     futures = [executor.submit(fn, base_origin, base_text, chunk) for chunk in chunks]
     for fut in cf_as_completed(futures):
-        done += fut.result()
+        part = fut.result()
+        done += part
+        if store:
+            store(part)
         if progress:
             progress(len(done), total)
     return done

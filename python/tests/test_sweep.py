@@ -93,5 +93,27 @@ def test_the_cli_writes_the_same_table(tmp_path):
     )
     subprocess.run([CLI, "sweep", str(sweep_file), "--out", str(tmp_path / "o")], check=True, capture_output=True)
     cli = pd.read_csv(tmp_path / "o" / "results.csv", dtype={"config_hash": str, "metric": str})
-    py = nmc.sweep("md1", grid=GRID, seeds=3, set={"duration": "5min"})
+    py = nmc.sweep("md1", grid=GRID, seeds=3, set={"duration": "5min"}, out=tmp_path / "p")
     pd.testing.assert_frame_equal(cli, py, check_like=False)
+    # The folders hold the same tables, byte for byte.
+    for f in ["results.csv", "summary.csv"]:
+        assert (tmp_path / "o" / f).read_bytes() == (tmp_path / "p" / f).read_bytes(), f
+
+
+def test_out_folder_resumes_and_gives_the_same_table(tmp_path):
+    out = tmp_path / "sweep"
+    kw = dict(grid=GRID, set={"duration": "5min"})
+    # A first sweep of seeds 1..2 leaves its runs in the folder ...
+    nmc.sweep("md1", seeds=range(1, 3), out=out, **kw)
+    assert len(list((out / "runs").glob("*.json"))) == 4
+    # ... and a sweep of seeds 1..4 into it runs only the 4 new ones.
+    totals = []
+    resumed = nmc.sweep("md1", seeds=range(1, 5), out=out, progress=lambda d, t: totals.append(t), **kw)
+    assert set(totals) == {4}
+    straight = nmc.sweep("md1", seeds=range(1, 5), **kw)
+    pd.testing.assert_frame_equal(resumed, straight)
+    for f in ["sweep.json", "results.csv", "results.parquet", "summary.csv", "summary.parquet"]:
+        assert (out / f).is_file(), f
+    summary = pd.read_csv(out / "summary.csv")
+    assert {"mean", "sd", "ci95_low", "ci95_high"} <= set(summary.columns)
+    assert resumed.attrs["out"] == str(out)

@@ -14,6 +14,7 @@
 //! | `plan` | a sweep file's every run, resolved; bad runs listed | `Sweep::plan_keeping_errors` |
 //! | `run_configs` | some runs of a plan, each its metrics or its error | `nmc_sweep::run_config` |
 //! | `tables` | the results and summary tables (CSV) of finished runs | `nmc_sweep::table` |
+//! | `sweep_open`, `sweep_store`, `sweep_tables` | a sweep folder as `nmc sweep --out` keeps it: resumable | `nmc_sweep::{prepare, store, write_tables}` |
 //! | `experiments`, `reproduce` | the published experiments and their rows | `nmc_experiments` |
 //!
 //! Errors reach Python as `nmc.ScenarioError` (bad input: the scenario, an override, a sweep
@@ -432,19 +433,7 @@ fn run_configs(
 fn tables(plan: String, results: String) -> PyResult<(String, String)> {
     let plan: Plan = from_json("plan", &plan)?;
     let results: Vec<RunResult> = from_json("results", &results)?;
-    let by_hash: BTreeMap<&str, &RunResult> = results
-        .iter()
-        .map(|r| (r.config_hash.as_str(), r))
-        .collect();
-    let done: BTreeMap<usize, RunResult> = plan
-        .runs
-        .iter()
-        .filter_map(|r| {
-            by_hash
-                .get(r.config_hash.as_str())
-                .map(|res| (r.index, (*res).clone()))
-        })
-        .collect();
+    let done = by_index(&plan, &results);
     let text = |t: nmc_sweep::table::Table| -> PyResult<String> {
         let bytes = t
             .to_csv()
@@ -455,6 +444,72 @@ fn tables(plan: String, results: String) -> PyResult<(String, String)> {
     let r = nmc_sweep::table::results(&plan, &done).map_err(err)?;
     let s = nmc_sweep::table::summary(&plan, &done).map_err(err)?;
     Ok((text(r)?, text(s)?))
+}
+
+/// Starts or resumes the sweep folder `out` for `plan` (JSON), as `nmc sweep --out` does:
+/// writes `sweep.json` and returns the results already in `runs/` for the plan's config hashes
+/// (JSON list of {config_hash, seed, metrics}).
+#[pyfunction]
+fn sweep_open(py: Python<'_>, out: PathBuf, plan: String) -> PyResult<String> {
+    let plan: Plan = from_json("plan", &plan)?;
+    let found = detached(py, |_| {
+        nmc_sweep::prepare(&out, &plan)?;
+        let hashes: std::collections::BTreeSet<&str> = plan
+            .runs
+            .iter()
+            .map(|r| r.config_hash.as_str())
+            .filter(|h| !h.is_empty())
+            .collect();
+        Ok(hashes
+            .into_iter()
+            .filter_map(|h| nmc_sweep::store::read(&out, h))
+            .collect::<Vec<_>>())
+    })?;
+    json(&found)
+}
+
+/// Stores finished runs (JSON list of {config_hash, seed, metrics}) in the sweep folder
+/// `out`, one file each, written whole or not at all.
+#[pyfunction]
+fn sweep_store(py: Python<'_>, out: PathBuf, results: String) -> PyResult<()> {
+    let results: Vec<RunResult> = from_json("results", &results)?;
+    detached(py, |_| {
+        for r in &results {
+            nmc_sweep::store::write(&out, r)?;
+        }
+        Ok(())
+    })
+}
+
+/// Writes the `results` and `summary` tables (CSV and Parquet) of `plan` from `results` into
+/// the sweep folder `out`, as `nmc sweep` does; returns the files written.
+#[pyfunction]
+fn sweep_tables(
+    py: Python<'_>,
+    out: PathBuf,
+    plan: String,
+    results: String,
+) -> PyResult<Vec<PathBuf>> {
+    let plan: Plan = from_json("plan", &plan)?;
+    let results: Vec<RunResult> = from_json("results", &results)?;
+    let done = by_index(&plan, &results);
+    detached(py, |_| Ok(nmc_sweep::write_tables(&out, &plan, &done)?.1))
+}
+
+/// Every run of `plan` whose config hash has a result, by plan index.
+fn by_index(plan: &Plan, results: &[RunResult]) -> BTreeMap<usize, RunResult> {
+    let by_hash: BTreeMap<&str, &RunResult> = results
+        .iter()
+        .map(|r| (r.config_hash.as_str(), r))
+        .collect();
+    plan.runs
+        .iter()
+        .filter_map(|r| {
+            by_hash
+                .get(r.config_hash.as_str())
+                .map(|res| (r.index, (*res).clone()))
+        })
+        .collect()
 }
 
 /// The published experiments: (id, title, source).
@@ -548,6 +603,9 @@ fn _nmc(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(plan, m)?)?;
     m.add_function(wrap_pyfunction!(run_configs, m)?)?;
     m.add_function(wrap_pyfunction!(tables, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep_open, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep_store, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep_tables, m)?)?;
     m.add_function(wrap_pyfunction!(experiments, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce, m)?)?;
     Ok(())

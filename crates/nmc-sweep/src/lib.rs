@@ -258,8 +258,8 @@ pub fn run_config(
 }
 
 /// Makes the output folder and `runs/`, removes temporaries an interrupted sweep left, and
-/// writes the plan as `sweep.json`.
-fn prepare(out: &Path, plan: &Plan) -> Result<()> {
+/// writes the plan as `sweep.json`: the start (or resumption) of a sweep folder.
+pub fn prepare(out: &Path, plan: &Plan) -> Result<()> {
     let runs = store::runs_dir(out);
     std::fs::create_dir_all(&runs).with_context(|| format!("creating {}", runs.display()))?;
     store::clean_temporaries(&runs)?;
@@ -269,7 +269,7 @@ fn prepare(out: &Path, plan: &Plan) -> Result<()> {
 }
 
 /// Writes `results` and `summary` (CSV and Parquet) of the runs in `done` (by plan index).
-fn write_tables(
+pub fn write_tables(
     out: &Path,
     plan: &Plan,
     done: &BTreeMap<usize, RunResult>,
