@@ -5,6 +5,10 @@
 /// (name, text) of every shipped scenario, by name.
 pub const SCENARIOS: &[(&str, &str)] = &[
     (
+        "chain-100k",
+        include_str!("../../../scenarios/chain-100k.toml"),
+    ),
+    (
         "golden-chain",
         include_str!("../../../scenarios/golden-chain.toml"),
     ),
