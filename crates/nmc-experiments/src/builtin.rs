@@ -38,6 +38,10 @@ pub const SCENARIOS: &[(&str, &str)] = &[
     ),
     ("md1", include_str!("../../../scenarios/md1.toml")),
     (
+        "mesh-1000",
+        include_str!("../../../scenarios/mesh-1000.toml"),
+    ),
+    (
         "rfc626-lockup",
         include_str!("../../../scenarios/rfc626-lockup.toml"),
     ),
