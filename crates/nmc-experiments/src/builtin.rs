@@ -36,6 +36,10 @@ pub const SCENARIOS: &[(&str, &str)] = &[
         "ko-v3-map",
         include_str!("../../../scenarios/ko-v3-map.toml"),
     ),
+    (
+        "map-1982-pairs",
+        include_str!("../../../scenarios/map-1982-pairs.toml"),
+    ),
     ("md1", include_str!("../../../scenarios/md1.toml")),
     (
         "mesh-1000",
