@@ -355,3 +355,100 @@ mod map_destinations {
         }
     }
 }
+
+#[cfg(test)]
+mod per_destination {
+    use super::*;
+    use crate::spec::Degree;
+
+    /// The all-pairs table the model built before routes were computed per destination.
+    fn all_pairs(n: usize, links: &[LinkDef]) -> Vec<u32> {
+        let mut into: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (i, l) in links.iter().enumerate() {
+            into[l.to as usize].push(i as u32);
+        }
+        let mut next = vec![u32::MAX; n * n];
+        let mut seen = vec![false; n];
+        for dst in 0..n {
+            seen.fill(false);
+            seen[dst] = true;
+            let mut q = std::collections::VecDeque::from([dst]);
+            while let Some(v) = q.pop_front() {
+                for &li in &into[v] {
+                    let u = links[li as usize].from as usize;
+                    if !seen[u] {
+                        seen[u] = true;
+                        next[u * n + dst] = li;
+                        q.push_back(u);
+                    }
+                }
+            }
+        }
+        next
+    }
+
+    fn check(t: &Topology) {
+        let n = t.names.len();
+        let old = all_pairs(n, &t.links);
+        for dst in 0..n {
+            for imp in 0..n {
+                let got = t.next_link(imp as u16, dst as u16).unwrap_or(u32::MAX);
+                assert_eq!(got, old[imp * n + dst], "{imp} -> {dst}");
+            }
+        }
+    }
+
+    /// Every map (parallel lines included) and some meshes: the routes per destination equal
+    /// the old all-pairs table entry for entry.
+    #[test]
+    fn routes_equal_the_all_pairs_table() {
+        for date in ["1972-03", "1974-06", "1975-07", "1982-02"] {
+            check(
+                &Topology::build(&TopologySpec::Map {
+                    date: date.into(),
+                    capacity: BitRate::from_kbps(50),
+                    propagation_per_km: SimDuration::from_micros(5),
+                    overrides: vec![],
+                })
+                .unwrap(),
+            );
+        }
+        for seed in 0..4 {
+            check(&mesh(120, 3, 4, seed));
+        }
+    }
+
+    fn mesh(imps: u32, min: u32, max: u32, seed: u64) -> Topology {
+        Topology::build(&TopologySpec::Mesh {
+            imps,
+            degree: Degree { min, max },
+            seed,
+            capacity: BitRate::from_kbps(50),
+            propagation: SimDuration::from_millis(2),
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn a_1000_imp_mesh_is_connected_and_routes_lazily() {
+        let t = mesh(1000, 3, 4, 1);
+        assert_eq!(t.destinations_routed(), 0);
+        let far = (0..1000u16).filter_map(|d| t.hops(0, d)).max().unwrap();
+        assert!(far > 3 && far < 30, "diameter from IMP0: {far}");
+        assert_eq!(
+            t.destinations_routed(),
+            999,
+            "every other IMP reached from IMP0"
+        );
+        assert_eq!(t.index("IMP999"), Some(999));
+        let again = mesh(1000, 3, 4, 1);
+        assert_eq!(
+            t.links.iter().map(|l| (l.from, l.to)).collect::<Vec<_>>(),
+            again
+                .links
+                .iter()
+                .map(|l| (l.from, l.to))
+                .collect::<Vec<_>>()
+        );
+    }
+}
