@@ -5,6 +5,10 @@
 /// (name, text) of every shipped scenario, by name.
 pub const SCENARIOS: &[(&str, &str)] = &[
     (
+        "chain-100k",
+        include_str!("../../../scenarios/chain-100k.toml"),
+    ),
+    (
         "golden-chain",
         include_str!("../../../scenarios/golden-chain.toml"),
     ),
@@ -32,7 +36,15 @@ pub const SCENARIOS: &[(&str, &str)] = &[
         "ko-v3-map",
         include_str!("../../../scenarios/ko-v3-map.toml"),
     ),
+    (
+        "map-1982-pairs",
+        include_str!("../../../scenarios/map-1982-pairs.toml"),
+    ),
     ("md1", include_str!("../../../scenarios/md1.toml")),
+    (
+        "mesh-1000",
+        include_str!("../../../scenarios/mesh-1000.toml"),
+    ),
     (
         "rfc626-lockup",
         include_str!("../../../scenarios/rfc626-lockup.toml"),

@@ -160,8 +160,26 @@ pub fn build(
     let mut actions = Vec::new();
     let mut generators = Vec::new();
     let mut background: Option<(usize, &crate::spec::BackgroundSpec)> = None;
+    let mut pair_sets = Vec::new();
     for (i, t) in s.traffic.iter().enumerate() {
         match t {
+            TrafficSpec::Pairs {
+                pairs,
+                message,
+                start,
+                count,
+            } => {
+                if *pairs == 0 {
+                    return Err(BuildError(format!("traffic[{i}].pairs must be at least 1")));
+                }
+                if message.get() == 0 || message.get() > params.max_message.get() {
+                    return Err(BuildError(format!(
+                        "traffic[{i}].message = {message}: a message holds 1 to {} data bits",
+                        params.max_message
+                    )));
+                }
+                pair_sets.push((i, *pairs, message.get(), *start, *count));
+            }
             TrafficSpec::Background(b) => {
                 if background.is_some() {
                     return Err(BuildError(format!(
@@ -290,6 +308,11 @@ pub fn build(
         hosts[a as usize].pump = Some(p);
     }
     hosts.extend(generators);
+    for (i, pairs, bits, start, count) in pair_sets {
+        add_pairs(&mut hosts, &topo, i, pairs, bits, count, seed)?
+            .into_iter()
+            .for_each(|h| starts.push((h, start)));
+    }
     let mut background_start = SimDuration::ZERO;
     if let Some((i, b)) = background {
         background_start = b.start;
@@ -393,6 +416,82 @@ pub fn build(
         .configure(&s.network, &subnet.params, &subnet.topo)
         .map_err(BuildError)?;
     Ok((subnet, starts))
+}
+
+/// Adds `pairs` host pairs for `traffic[i]` (`kind = "pairs"`), each running a pump, on IMPs
+/// drawn from the seed; returns the pumping hosts.
+fn add_pairs(
+    hosts: &mut Vec<Host>,
+    topo: &Topology,
+    i: usize,
+    pairs: u32,
+    bits: u64,
+    count: Option<u64>,
+    seed: u64,
+) -> Result<Vec<u16>, BuildError> {
+    let n = topo.names.len() as u64;
+    if n < 2 {
+        return Err(BuildError(format!(
+            "traffic[{i}]: host pairs need a network of at least two IMPs"
+        )));
+    }
+    if hosts.len() + 2 * pairs as usize > u16::MAX as usize {
+        return Err(BuildError(format!(
+            "traffic[{i}].pairs = {pairs}: at most {} hosts in all",
+            u16::MAX
+        )));
+    }
+    // A stream of its own, apart from every line's and background host's.
+    let mut rng = nmc_sim::RngStreams::new(seed).stream((1 << 48) + i as u64);
+    let mut sources = Vec::with_capacity(pairs as usize);
+    for k in 0..pairs {
+        let mut found = None;
+        for _ in 0..1000 {
+            let a = rng.uniform_inclusive(0, n - 1) as u16;
+            let mut b = rng.uniform_inclusive(0, n - 2) as u16;
+            if b >= a {
+                b += 1;
+            }
+            if topo.next_link(a, b).is_some() {
+                found = Some((a, b));
+                break;
+            }
+        }
+        let Some((a, b)) = found else {
+            return Err(BuildError(format!(
+                "traffic[{i}]: no two IMPs with a path between them found for pair {k}"
+            )));
+        };
+        let names = [format!("PAIR{k}-SRC"), format!("PAIR{k}-DST")];
+        for name in &names {
+            if hosts.iter().any(|h| &h.name == name) {
+                return Err(BuildError(format!(
+                    "traffic[{i}]: a host is already named `{name}`, the name of a pair's host"
+                )));
+            }
+        }
+        let src = hosts.len() as u16;
+        for (name, imp) in names.into_iter().zip([a, b]) {
+            hosts.push(Host {
+                name,
+                imp,
+                pump: None,
+                input_busy: false,
+                current: None,
+                started: false,
+                generator: None,
+                background: None,
+            });
+        }
+        hosts[src as usize].pump = Some(Pump {
+            dst_host: src + 1,
+            bits,
+            count,
+            offered: 0,
+        });
+        sources.push(src);
+    }
+    Ok(sources)
 }
 
 /// Adds one background host on each IMP the spec names (all when none), with its share of the

@@ -217,6 +217,71 @@ pub enum TopologySpec {
         imps: Vec<String>,
         lines: Vec<LineSpec>,
     },
+    /// A generated mesh of IMPs `IMP0` … `IMP<imps-1>` ([`nmc_net::mesh::generate`]):
+    /// connected, each IMP with a number of lines in `degree` (`"3..4"`, or `3`), drawn from
+    /// `seed`. The topology has its own seed so that runs over many seeds share one network.
+    Mesh {
+        imps: u32,
+        degree: Degree,
+        #[serde(default = "default_mesh_seed")]
+        seed: u64,
+        #[serde(default = "default_capacity")]
+        capacity: BitRate,
+        #[serde(default = "default_chain_propagation")]
+        propagation: SimDuration,
+    },
+}
+
+/// A range of line counts per IMP: `"3..4"` (3 or 4) or one number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(try_from = "DegreeText", into = "DegreeText")]
+pub struct Degree {
+    pub min: u32,
+    pub max: u32,
+}
+
+#[derive(Deserialize, Serialize)]
+#[serde(untagged)]
+enum DegreeText {
+    One(u32),
+    Range(String),
+}
+
+impl TryFrom<DegreeText> for Degree {
+    type Error = String;
+    fn try_from(t: DegreeText) -> Result<Self, String> {
+        let bad = |s: &str| format!("degree `{s}`: expected a number or a range such as \"3..4\"");
+        let (min, max) = match t {
+            DegreeText::One(n) => (n, n),
+            DegreeText::Range(s) => match s.split_once("..") {
+                Some((a, b)) => (
+                    a.trim().parse().map_err(|_| bad(&s))?,
+                    b.trim()
+                        .trim_start_matches('=')
+                        .parse()
+                        .map_err(|_| bad(&s))?,
+                ),
+                None => {
+                    let n = s.trim().parse().map_err(|_| bad(&s))?;
+                    (n, n)
+                }
+            },
+        };
+        if min == 0 || min > max {
+            return Err(format!("degree {min}..{max}: need 1 <= min <= max"));
+        }
+        Ok(Degree { min, max })
+    }
+}
+
+impl From<Degree> for DegreeText {
+    fn from(d: Degree) -> Self {
+        DegreeText::Range(format!("{}..{}", d.min, d.max))
+    }
+}
+
+fn default_mesh_seed() -> u64 {
+    1
 }
 
 /// One line between two named IMPs; unset values take the topology's defaults.
@@ -278,6 +343,26 @@ pub enum TrafficSpec {
     },
     /// Other hosts' traffic: the network's own load ([`BackgroundSpec`]).
     Background(BackgroundSpec),
+    /// `pairs` host pairs drawn at random, each running a pump as `kind = "pump"` does: hosts
+    /// `PAIR<k>-SRC` and `PAIR<k>-DST` are added on two different IMPs with a path between
+    /// them, drawn uniformly from the run's seed (for networks too large to list hosts by
+    /// hand, such as a generated mesh).
+    ///
+    /// ```toml
+    /// [[traffic]]
+    /// kind = "pairs"
+    /// pairs = 64
+    /// message = "8063bit"     # optional, as for a pump
+    /// ```
+    Pairs {
+        pairs: u32,
+        #[serde(default = "default_message")]
+        message: Bits,
+        #[serde(default)]
+        start: SimDuration,
+        /// Each pump stops after this many messages.
+        count: Option<u64>,
+    },
 }
 
 /// `kind = "background"`: other hosts' traffic over the whole network (see

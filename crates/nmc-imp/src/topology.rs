@@ -2,7 +2,14 @@
 //!
 //! Each full-duplex line becomes two directed links; line `k` gives links `2k` (a→b) and
 //! `2k+1` (b→a). Routes are static and shortest in hops (adaptive routing replaces them in
-//! its own issue; the model only asks [`Routes::next_link`]).
+//! its own issue; the model only asks [`Routes::next_link`]). They are computed per
+//! destination IMP the first time they are asked for, and kept (a breadth-first search over
+//! the links into each IMP, [`nmc_net::topology::Adjacency`]; ties to the lowest-numbered
+//! link): the state at set-up is O(N + E), and grows by N entries per destination in use.
+//!
+//! The `mesh` topology is generated ([`nmc_net::mesh::generate`]): IMPs `IMP0` … connected
+//! at random, each with a number of lines in the `degree` range, from the topology's own
+//! `seed`.
 //!
 //! The `map` topology reads `data/arpanet-maps/maps.json` (compiled in): sites are IMPs, each
 //! listed circuit a 50 kbit/s line (the maps record no speeds), propagation from the sites'
@@ -10,8 +17,10 @@
 //! description says. Known exceptions are given as `overrides` in the scenario.
 
 use crate::spec::{LineSpec, TopologySpec};
+use nmc_net::topology::{Adjacency, NO_ROUTE};
 use nmc_sim::{BitRate, SimDuration};
-use std::collections::{BTreeMap, VecDeque};
+use std::cell::OnceCell;
+use std::collections::{BTreeMap, HashMap};
 
 pub const MAPS_JSON: &str = include_str!("../../../data/arpanet-maps/maps.json");
 
@@ -26,11 +35,16 @@ pub struct LinkDef {
 pub struct Topology {
     pub names: Vec<String>,
     pub links: Vec<LinkDef>,
-    /// `next[imp * n + dst]`
-    next: Vec<u32>,
+    /// IMP index by name.
+    by_name: HashMap<String, u16>,
+    /// The links into each IMP.
+    into: Adjacency,
+    /// Per destination IMP: the link each IMP takes towards it, once asked for.
+    routes: Vec<OnceCell<Box<[u32]>>>,
 }
 
-const NONE: u32 = u32::MAX;
+/// The most IMPs a network may have (IMP ids are 16-bit).
+pub const MAX_IMPS: usize = u16::MAX as usize;
 
 /// The routing decision the model needs.
 pub trait Routes {
@@ -40,14 +54,27 @@ pub trait Routes {
 
 impl Routes for Topology {
     fn next_link(&self, imp: u16, dst: u16) -> Option<u32> {
-        let c = self.next[imp as usize * self.names.len() + dst as usize];
-        (c != NONE).then_some(c)
+        let c = self.routes_to(dst)[imp as usize];
+        (c != NO_ROUTE).then_some(c)
     }
 }
 
 impl Topology {
     pub fn index(&self, name: &str) -> Option<u16> {
-        self.names.iter().position(|n| n == name).map(|i| i as u16)
+        self.by_name.get(name).copied()
+    }
+
+    /// Every IMP's link towards `dst` (`u32::MAX`: none), computed on first use.
+    pub fn routes_to(&self, dst: u16) -> &[u32] {
+        self.routes[dst as usize].get_or_init(|| {
+            self.into
+                .routes_to(dst as usize, |l| self.links[l as usize].from as u32)
+        })
+    }
+
+    /// Destination IMPs whose routes have been computed so far.
+    pub fn destinations_routed(&self) -> usize {
+        self.routes.iter().filter(|r| r.get().is_some()).count()
     }
 
     pub fn hops(&self, src: u16, dst: u16) -> Option<u32> {
@@ -96,6 +123,34 @@ impl Topology {
                     .collect::<Result<Vec<_>, String>>()?;
                 (imps.clone(), resolved)
             }
+            TopologySpec::Mesh {
+                imps,
+                degree,
+                seed,
+                capacity,
+                propagation,
+            } => {
+                if *imps as usize > MAX_IMPS {
+                    return Err(format!(
+                        "network.topology.imps: at most {MAX_IMPS} IMPs, got {imps}"
+                    ));
+                }
+                let lines = nmc_net::mesh::generate(*imps, degree.min, degree.max, *seed)
+                    .map_err(|e| format!("network.topology: {e}"))?;
+                let names: Vec<String> = (0..*imps).map(|i| format!("IMP{i}")).collect();
+                let lines = lines
+                    .into_iter()
+                    .map(|(a, b)| {
+                        (
+                            names[a as usize].clone(),
+                            names[b as usize].clone(),
+                            *capacity,
+                            *propagation,
+                        )
+                    })
+                    .collect();
+                (names, lines)
+            }
             TopologySpec::Map {
                 date,
                 capacity,
@@ -103,15 +158,22 @@ impl Topology {
                 overrides,
             } => map_lines(date, *capacity, *propagation_per_km, overrides)?,
         };
+        if names.len() > MAX_IMPS {
+            return Err(format!(
+                "network.topology: at most {MAX_IMPS} IMPs, got {}",
+                names.len()
+            ));
+        }
+        let mut by_name: HashMap<String, u16> = HashMap::with_capacity(names.len());
+        for (i, n) in names.iter().enumerate() {
+            // The first of two IMPs of one name is the one lines and hosts find.
+            by_name.entry(n.clone()).or_insert(i as u16);
+        }
         let mut links = Vec::with_capacity(lines.len() * 2);
         let idx = |n: &str| {
-            names
-                .iter()
-                .position(|x| x == n)
-                .map(|i| i as u16)
-                .ok_or_else(|| {
-                    format!("network.topology: line end `{n}` is not an IMP of this network")
-                })
+            by_name.get(n).copied().ok_or_else(|| {
+                format!("network.topology: line end `{n}` is not an IMP of this network")
+            })
         };
         for (a, b, capacity, propagation) in &lines {
             let (ia, ib) = (idx(a)?, idx(b)?);
@@ -133,34 +195,19 @@ impl Topology {
                 propagation: *propagation,
             });
         }
-        let next = shortest_hops(names.len(), &links);
-        Ok(Topology { names, links, next })
+        let into = Adjacency::into_nodes(
+            names.len(),
+            links.iter().map(|l| (l.from as u32, l.to as u32)),
+        );
+        let routes = (0..names.len()).map(|_| OnceCell::new()).collect();
+        Ok(Topology {
+            names,
+            links,
+            by_name,
+            into,
+            routes,
+        })
     }
-}
-
-fn shortest_hops(n: usize, links: &[LinkDef]) -> Vec<u32> {
-    let mut into: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for (i, l) in links.iter().enumerate() {
-        into[l.to as usize].push(i as u32);
-    }
-    let mut next = vec![NONE; n * n];
-    let mut seen = vec![false; n];
-    for dst in 0..n {
-        seen.fill(false);
-        seen[dst] = true;
-        let mut q = VecDeque::from([dst]);
-        while let Some(v) = q.pop_front() {
-            for &li in &into[v] {
-                let u = links[li as usize].from as usize;
-                if !seen[u] {
-                    seen[u] = true;
-                    next[u * n + dst] = li;
-                    q.push_back(u);
-                }
-            }
-        }
-    }
-    next
 }
 
 type Lines = (Vec<String>, Vec<(String, String, BitRate, SimDuration)>);
@@ -306,5 +353,102 @@ mod map_destinations {
                 "{site}"
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod per_destination {
+    use super::*;
+    use crate::spec::Degree;
+
+    /// The all-pairs table the model built before routes were computed per destination.
+    fn all_pairs(n: usize, links: &[LinkDef]) -> Vec<u32> {
+        let mut into: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (i, l) in links.iter().enumerate() {
+            into[l.to as usize].push(i as u32);
+        }
+        let mut next = vec![u32::MAX; n * n];
+        let mut seen = vec![false; n];
+        for dst in 0..n {
+            seen.fill(false);
+            seen[dst] = true;
+            let mut q = std::collections::VecDeque::from([dst]);
+            while let Some(v) = q.pop_front() {
+                for &li in &into[v] {
+                    let u = links[li as usize].from as usize;
+                    if !seen[u] {
+                        seen[u] = true;
+                        next[u * n + dst] = li;
+                        q.push_back(u);
+                    }
+                }
+            }
+        }
+        next
+    }
+
+    fn check(t: &Topology) {
+        let n = t.names.len();
+        let old = all_pairs(n, &t.links);
+        for dst in 0..n {
+            for imp in 0..n {
+                let got = t.next_link(imp as u16, dst as u16).unwrap_or(u32::MAX);
+                assert_eq!(got, old[imp * n + dst], "{imp} -> {dst}");
+            }
+        }
+    }
+
+    /// Every map (parallel lines included) and some meshes: the routes per destination equal
+    /// the old all-pairs table entry for entry.
+    #[test]
+    fn routes_equal_the_all_pairs_table() {
+        for date in ["1972-03", "1974-06", "1975-07", "1982-02"] {
+            check(
+                &Topology::build(&TopologySpec::Map {
+                    date: date.into(),
+                    capacity: BitRate::from_kbps(50),
+                    propagation_per_km: SimDuration::from_micros(5),
+                    overrides: vec![],
+                })
+                .unwrap(),
+            );
+        }
+        for seed in 0..4 {
+            check(&mesh(120, 3, 4, seed));
+        }
+    }
+
+    fn mesh(imps: u32, min: u32, max: u32, seed: u64) -> Topology {
+        Topology::build(&TopologySpec::Mesh {
+            imps,
+            degree: Degree { min, max },
+            seed,
+            capacity: BitRate::from_kbps(50),
+            propagation: SimDuration::from_millis(2),
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn a_1000_imp_mesh_is_connected_and_routes_lazily() {
+        let t = mesh(1000, 3, 4, 1);
+        assert_eq!(t.destinations_routed(), 0);
+        let far = (0..1000u16).filter_map(|d| t.hops(0, d)).max().unwrap();
+        assert!(far > 3 && far < 30, "diameter from IMP0: {far}");
+        assert_eq!(
+            t.destinations_routed(),
+            999,
+            "every other IMP reached from IMP0"
+        );
+        assert_eq!(t.index("IMP999"), Some(999));
+        let again = mesh(1000, 3, 4, 1);
+        assert_eq!(
+            t.links.iter().map(|l| (l.from, l.to)).collect::<Vec<_>>(),
+            again
+                .links
+                .iter()
+                .map(|l| (l.from, l.to))
+                .collect::<Vec<_>>()
+        );
     }
 }

@@ -158,3 +158,27 @@ fn bad_scenarios_are_named() {
         assert!(!e.contains('\n'));
     }
 }
+
+/// The shipped 1,000-IMP mesh with 200 host pairs builds, and the pairs are the seed's.
+#[test]
+fn the_mesh_scenario_builds_with_its_pairs() {
+    let text = include_str!("../../../scenarios/mesh-1000.toml");
+    let s: nmc_imp::ImpScenario = nmc_scenario::load("mesh-1000.toml", text, &[]).unwrap();
+    let pairs = |seed| {
+        let (subnet, starts) = nmc_imp::run::build(&s, seed, nmc_sim::Trace::off()).unwrap();
+        assert_eq!(starts.len(), 200);
+        assert_eq!(subnet.imps.len(), 1000);
+        subnet
+            .hosts
+            .iter()
+            .map(|h| (h.name.clone(), h.imp))
+            .collect::<Vec<_>>()
+    };
+    let a = pairs(1);
+    assert_eq!(a.len(), 400);
+    assert_eq!(a, pairs(1));
+    assert_ne!(a, pairs(2));
+    for k in 0..200 {
+        assert_ne!(a[2 * k].1, a[2 * k + 1].1, "pair {k} on one IMP");
+    }
+}

@@ -13,6 +13,7 @@
 //! | [`topology`] | nodes, channels and shortest-hop routes built from the spec |
 //! | [`line`](mod@line) | one direction of a line: queue, transmitter, counters |
 //! | [`source`] | arrival processes and packet-length distributions |
+//! | [`mesh`] | a generated connected mesh of N nodes with degrees in a range, from a seed |
 //! | [`model`] | the [`model::StoreForward`] event model and [`model::run`] |
 //!
 //! The golden scenario (`scenarios/golden-chain.toml`): 5 nodes, 50 kbit/s lines, 0.1 ms
@@ -21,6 +22,7 @@
 //! 4 × 20.26 ms = 81.040 ms.
 
 pub mod line;
+pub mod mesh;
 pub mod model;
 pub mod source;
 pub mod spec;

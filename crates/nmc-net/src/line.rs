@@ -10,8 +10,8 @@ use nmc_sim::{BitRate, SimDuration, SimTime};
 use std::collections::VecDeque;
 
 pub struct Channel {
-    pub from: u16,
-    pub to: u16,
+    pub from: u32,
+    pub to: u32,
     pub capacity: BitRate,
     pub propagation: SimDuration,
     pub queue_limit: u32,
@@ -38,8 +38,8 @@ pub enum Offer {
 
 impl Channel {
     pub fn new(
-        from: u16,
-        to: u16,
+        from: u32,
+        to: u32,
         capacity: BitRate,
         propagation: SimDuration,
         queue_limit: u32,
@@ -50,7 +50,7 @@ impl Channel {
             capacity,
             propagation,
             queue_limit,
-            queue: VecDeque::with_capacity(queue_limit.min(4096) as usize),
+            queue: VecDeque::new(),
             sending: None,
             sent: 0,
             dropped: 0,

@@ -23,10 +23,9 @@ use std::collections::BTreeMap;
 pub struct Packet {
     pub id: u64,
     pub source: u32,
-    pub src: u16,
-    pub dst: u16,
+    pub dst: u32,
     pub bits: u32,
-    pub hops: u16,
+    pub hops: u32,
     pub created: SimTime,
 }
 
@@ -44,14 +43,14 @@ enum TraceRecord {
     Offered {
         packet: u64,
         source: u32,
-        node: u16,
+        node: u32,
         bits: u32,
     },
     TxStart {
         packet: u64,
         channel: u32,
-        from: u16,
-        to: u16,
+        from: u32,
+        to: u32,
     },
     Dropped {
         packet: u64,
@@ -59,11 +58,11 @@ enum TraceRecord {
     },
     Arrived {
         packet: u64,
-        node: u16,
+        node: u32,
     },
     Delivered {
         packet: u64,
-        node: u16,
+        node: u32,
         delay_ns: u64,
     },
 }
@@ -73,21 +72,21 @@ enum TraceRecord {
 pub struct PacketRecord {
     pub id: u64,
     pub source: u32,
-    pub from: u16,
-    pub to: u16,
+    pub from: u32,
+    pub to: u32,
     pub bits: u32,
     pub created_ns: u64,
     pub delivered_ns: Option<u64>,
     pub delay_ns: Option<u64>,
-    pub hops: u16,
+    pub hops: u32,
 }
 
 /// One channel's totals (`record = ["lines"]`).
 #[derive(Clone, Debug, Serialize)]
 pub struct LineRecord {
     pub channel: u32,
-    pub from: u16,
-    pub to: u16,
+    pub from: u32,
+    pub to: u32,
     pub capacity_bps: u64,
     pub sent: u64,
     pub dropped: u64,
@@ -138,7 +137,7 @@ pub struct StoreForward {
 }
 
 impl StoreForward {
-    fn route(&mut self, now: SimTime, node: u16, mut p: Packet, q: &mut EventQueue<Event>) {
+    fn route(&mut self, now: SimTime, node: u32, mut p: Packet, q: &mut EventQueue<Event>) {
         if node == p.dst {
             let delay = now.since(p.created).as_nanos();
             self.delays.add(delay);
@@ -153,7 +152,11 @@ impl StoreForward {
                 },
             );
             if let Some(r) = self.records.as_mut() {
-                r.push(record(&p, Some(now)));
+                r.push(record(
+                    &p,
+                    self.sources[p.source as usize].spec.from,
+                    Some(now),
+                ));
             }
             return;
         }
@@ -178,7 +181,7 @@ impl StoreForward {
                     },
                 );
                 if let Some(r) = self.records.as_mut() {
-                    r.push(record(&p, None));
+                    r.push(record(&p, self.sources[p.source as usize].spec.from, None));
                 }
             }
         }
@@ -210,10 +213,10 @@ impl StoreForward {
             return;
         }
         s.offered += 1;
+        let from = s.spec.from;
         let p = Packet {
             id: self.next_id,
             source: si,
-            src: s.spec.from,
             dst: s.spec.to,
             bits: s.next_length(),
             hops: 0,
@@ -228,19 +231,19 @@ impl StoreForward {
             &TraceRecord::Offered {
                 packet: p.id,
                 source: si,
-                node: p.src,
+                node: from,
                 bits: p.bits,
             },
         );
-        self.route(now, p.src, p, q);
+        self.route(now, from, p, q);
     }
 }
 
-fn record(p: &Packet, delivered: Option<SimTime>) -> PacketRecord {
+fn record(p: &Packet, from: u32, delivered: Option<SimTime>) -> PacketRecord {
     PacketRecord {
         id: p.id,
         source: p.source,
-        from: p.src,
+        from,
         to: p.dst,
         bits: p.bits,
         created_ns: p.created.as_nanos(),

@@ -32,7 +32,7 @@ pub struct NetworkSpec {
     /// `chain`: nodes 0..n-1 in a line; `lines`: the explicit list in `lines`.
     pub topology: TopologyKind,
     /// Number of nodes.
-    pub nodes: u16,
+    pub nodes: u32,
     /// Defaults for every line.
     pub line: LineSpec,
     /// Explicit lines for `topology = "lines"`.
@@ -61,8 +61,8 @@ pub struct LineSpec {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LineEntry {
-    pub a: u16,
-    pub b: u16,
+    pub a: u32,
+    pub b: u32,
     pub capacity: Option<BitRate>,
     pub propagation: Option<SimDuration>,
     pub queue_limit: Option<u32>,
@@ -71,8 +71,8 @@ pub struct LineEntry {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct TrafficSpec {
-    pub from: u16,
-    pub to: u16,
+    pub from: u32,
+    pub to: u32,
     pub arrivals: Arrivals,
     pub length: Length,
     /// When the source starts.

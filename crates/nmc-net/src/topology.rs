@@ -2,37 +2,105 @@
 //!
 //! Each full-duplex line becomes two [`Channel`]s, numbered in the order
 //! the lines are listed (line `k` gives channels `2k` (a→b) and `2k+1` (b→a)). Routes are
-//! shortest in hops, found by breadth-first search from every destination; ties go to the
-//! lowest-numbered channel, so routes depend only on the scenario text.
+//! shortest in hops, found by breadth-first search from the destination over reversed
+//! channels; ties go to the lowest-numbered channel, so routes depend only on the scenario
+//! text.
+//!
+//! Routing state is O(N + E) when the network is built: the channels into each node, in one
+//! flat array ([`Adjacency`]). A destination's routes (one channel per node, a BFS tree) are
+//! computed the first time a packet or a check asks for them, and kept: memory grows with the
+//! number of destinations traffic actually uses, never with N² for its own sake.
 
 use crate::line::Channel;
 use crate::spec::{LineEntry, NetworkSpec, TopologyKind};
+use std::cell::OnceCell;
 use std::collections::VecDeque;
+
+/// The most nodes a network may have (ids are `u32`; this bound keeps a mistyped size from
+/// asking for more memory than any machine has).
+pub const MAX_NODES: u32 = 1 << 24;
 
 /// Why a network could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum TopologyError {
     #[error("network.nodes: a network needs at least 2 nodes, got {0}")]
-    TooFewNodes(u16),
+    TooFewNodes(u32),
+    #[error("network.nodes: at most {MAX_NODES} nodes, got {0}")]
+    TooManyNodes(u32),
     #[error("network.lines[{index}]: node {node} does not exist (nodes are 0..{max})")]
-    NoSuchNode { index: usize, node: u16, max: u16 },
+    NoSuchNode { index: usize, node: u32, max: u32 },
     #[error("network.lines[{index}]: a line joins two different nodes, not {node} to itself")]
-    SelfLoop { index: usize, node: u16 },
+    SelfLoop { index: usize, node: u32 },
     #[error("network.lines: topology = \"lines\" needs at least one [[network.lines]] entry")]
     NoLines,
     #[error("network.line.queue_limit must be at least 1 (for line {0})")]
     ZeroQueue(usize),
 }
 
-/// Channels plus the next-hop table.
+/// Channels plus the routes, computed per destination when first needed.
 pub struct Topology {
-    pub nodes: u16,
+    pub nodes: u32,
     pub channels: Vec<Channel>,
-    /// `next[node * nodes + dst]` = channel to take from `node` towards `dst`, or `NO_ROUTE`.
-    next: Vec<u32>,
+    into: Adjacency,
+    /// Per destination: the channel each node takes towards it (`NO_ROUTE` if none), once asked.
+    routes: Vec<OnceCell<Box<[u32]>>>,
 }
 
 pub const NO_ROUTE: u32 = u32::MAX;
+
+/// The directed edges into each node, in one flat array (compressed sparse rows): the edges
+/// into node `v` are `edges[start[v]..start[v + 1]]`, in increasing edge index.
+pub struct Adjacency {
+    start: Vec<u32>,
+    edges: Vec<u32>,
+}
+
+impl Adjacency {
+    /// `ends[i]` = (from, to) of directed edge `i`; nodes are `0..n`.
+    pub fn into_nodes(n: usize, ends: impl Iterator<Item = (u32, u32)> + Clone) -> Adjacency {
+        let mut start = vec![0u32; n + 1];
+        for (_, to) in ends.clone() {
+            start[to as usize + 1] += 1;
+        }
+        for v in 0..n {
+            start[v + 1] += start[v];
+        }
+        let mut fill = start.clone();
+        let mut edges = vec![0u32; start[n] as usize];
+        for (i, (_, to)) in ends.enumerate() {
+            edges[fill[to as usize] as usize] = i as u32;
+            fill[to as usize] += 1;
+        }
+        Adjacency { start, edges }
+    }
+
+    /// The edges into `v`, lowest index first.
+    pub fn of(&self, v: usize) -> &[u32] {
+        &self.edges[self.start[v] as usize..self.start[v + 1] as usize]
+    }
+
+    /// Shortest-hop routes towards `dst`: for every node the edge it takes (`NO_ROUTE` for
+    /// `dst` itself and for nodes with no path). `from(e)` is edge `e`'s tail. A breadth-first
+    /// search over reversed edges; the first edge (lowest index) to reach a node wins.
+    pub fn routes_to(&self, dst: usize, from: impl Fn(u32) -> u32) -> Box<[u32]> {
+        let n = self.start.len() - 1;
+        let mut next = vec![NO_ROUTE; n].into_boxed_slice();
+        let mut seen = vec![false; n];
+        seen[dst] = true;
+        let mut frontier = VecDeque::from([dst]);
+        while let Some(v) = frontier.pop_front() {
+            for &e in self.of(v) {
+                let u = from(e) as usize;
+                if !seen[u] {
+                    seen[u] = true;
+                    next[u] = e;
+                    frontier.push_back(u);
+                }
+            }
+        }
+        next
+    }
+}
 
 impl Topology {
     pub fn build(spec: &NetworkSpec) -> Result<Topology, TopologyError> {
@@ -40,18 +108,25 @@ impl Topology {
         if n < 2 {
             return Err(TopologyError::TooFewNodes(n));
         }
-        let entries: Vec<LineEntry> = match spec.topology {
-            TopologyKind::Chain => (0..n - 1)
-                .map(|i| LineEntry {
-                    a: i,
-                    b: i + 1,
-                    capacity: None,
-                    propagation: None,
-                    queue_limit: None,
-                })
-                .collect(),
+        if n > MAX_NODES {
+            return Err(TopologyError::TooManyNodes(n));
+        }
+        let chain;
+        let entries: &[LineEntry] = match spec.topology {
+            TopologyKind::Chain => {
+                chain = (0..n - 1)
+                    .map(|i| LineEntry {
+                        a: i,
+                        b: i + 1,
+                        capacity: None,
+                        propagation: None,
+                        queue_limit: None,
+                    })
+                    .collect::<Vec<_>>();
+                &chain
+            }
             TopologyKind::Lines if spec.lines.is_empty() => return Err(TopologyError::NoLines),
-            TopologyKind::Lines => spec.lines.clone(),
+            TopologyKind::Lines => &spec.lines,
         };
         let mut channels = Vec::with_capacity(entries.len() * 2);
         for (index, e) in entries.iter().enumerate() {
@@ -76,22 +151,36 @@ impl Topology {
             channels.push(Channel::new(e.a, e.b, capacity, propagation, limit));
             channels.push(Channel::new(e.b, e.a, capacity, propagation, limit));
         }
-        let next = shortest_hop_routes(n, &channels);
+        let into = Adjacency::into_nodes(n as usize, channels.iter().map(|c| (c.from, c.to)));
         Ok(Topology {
             nodes: n,
             channels,
-            next,
+            into,
+            routes: (0..n).map(|_| OnceCell::new()).collect(),
         })
     }
 
     /// The channel to take from `node` towards `dst`, if `dst` is reachable.
-    pub fn next_channel(&self, node: u16, dst: u16) -> Option<u32> {
-        let c = self.next[node as usize * self.nodes as usize + dst as usize];
+    pub fn next_channel(&self, node: u32, dst: u32) -> Option<u32> {
+        let c = self.routes_to(dst)[node as usize];
         (c != NO_ROUTE).then_some(c)
     }
 
+    /// Every node's channel towards `dst` (`NO_ROUTE`: none), computed on first use.
+    pub fn routes_to(&self, dst: u32) -> &[u32] {
+        self.routes[dst as usize].get_or_init(|| {
+            self.into
+                .routes_to(dst as usize, |c| self.channels[c as usize].from)
+        })
+    }
+
+    /// Destinations whose routes have been computed so far.
+    pub fn destinations_routed(&self) -> usize {
+        self.routes.iter().filter(|r| r.get().is_some()).count()
+    }
+
     /// Hops from `src` to `dst` along the routes.
-    pub fn hops(&self, src: u16, dst: u16) -> Option<u32> {
+    pub fn hops(&self, src: u32, dst: u32) -> Option<u32> {
         let mut node = src;
         let mut hops = 0;
         while node != dst {
@@ -102,31 +191,114 @@ impl Topology {
     }
 }
 
-/// BFS from each destination over reversed channels.
-fn shortest_hop_routes(n: u16, channels: &[Channel]) -> Vec<u32> {
-    let n = n as usize;
-    let mut into: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for (i, c) in channels.iter().enumerate() {
-        into[c.to as usize].push(i as u32);
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nmc_sim::{BitRate, SimDuration};
+
+    /// The all-pairs table the model used before routes were computed per destination: BFS
+    /// from every destination over `Vec<Vec<_>>` in-lists, N × N entries.
+    fn all_pairs(n: usize, channels: &[Channel]) -> Vec<u32> {
+        let mut into: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (i, c) in channels.iter().enumerate() {
+            into[c.to as usize].push(i as u32);
+        }
+        let mut next = vec![NO_ROUTE; n * n];
+        let mut dist = vec![u32::MAX; n];
+        let mut frontier = VecDeque::new();
+        for dst in 0..n {
+            dist.fill(u32::MAX);
+            dist[dst] = 0;
+            frontier.push_back(dst);
+            while let Some(v) = frontier.pop_front() {
+                for &ci in &into[v] {
+                    let u = channels[ci as usize].from as usize;
+                    if dist[u] == u32::MAX {
+                        dist[u] = dist[v] + 1;
+                        next[u * n + dst] = ci;
+                        frontier.push_back(u);
+                    }
+                }
+            }
+        }
+        next
     }
-    let mut next = vec![NO_ROUTE; n * n];
-    let mut dist = vec![u32::MAX; n];
-    let mut frontier = VecDeque::new();
-    for dst in 0..n {
-        dist.fill(u32::MAX);
-        dist[dst] = 0;
-        frontier.push_back(dst);
-        while let Some(v) = frontier.pop_front() {
-            // Channels are visited in increasing index, so the first to claim a node wins ties.
-            for &ci in &into[v] {
-                let u = channels[ci as usize].from as usize;
-                if dist[u] == u32::MAX {
-                    dist[u] = dist[v] + 1;
-                    next[u * n + dst] = ci;
-                    frontier.push_back(u);
+
+    fn spec(nodes: u32, lines: Vec<(u32, u32)>) -> NetworkSpec {
+        NetworkSpec {
+            topology: if lines.is_empty() {
+                TopologyKind::Chain
+            } else {
+                TopologyKind::Lines
+            },
+            nodes,
+            line: crate::spec::LineSpec {
+                capacity: BitRate::from_kbps(50),
+                propagation: SimDuration::from_micros(100),
+                queue_limit: 8,
+            },
+            lines: lines
+                .into_iter()
+                .map(|(a, b)| LineEntry {
+                    a,
+                    b,
+                    capacity: None,
+                    propagation: None,
+                    queue_limit: None,
+                })
+                .collect(),
+        }
+    }
+
+    /// Small pseudo-random graphs (parallel lines, islands, rings with chords): the routes
+    /// per destination equal the old all-pairs table entry for entry.
+    #[test]
+    fn routes_equal_the_all_pairs_table() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut rnd = |m: u32| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % m as u64) as u32
+        };
+        for case in 0..200 {
+            let n = 2 + rnd(30);
+            let m = 1 + rnd(3 * n);
+            let lines: Vec<(u32, u32)> = (0..m)
+                .map(|_| {
+                    let a = rnd(n);
+                    (a, (a + 1 + rnd(n - 1)) % n)
+                })
+                .collect();
+            let t = Topology::build(&spec(n, lines)).unwrap();
+            let old = all_pairs(n as usize, &t.channels);
+            for dst in 0..n {
+                for node in 0..n {
+                    let want = old[(node * n + dst) as usize];
+                    let got = t.next_channel(node, dst).unwrap_or(NO_ROUTE);
+                    assert_eq!(got, want, "case {case}: {node} -> {dst}");
                 }
             }
         }
     }
-    next
+
+    /// A 100,000-node chain builds without an N × N table and routes end to end.
+    #[test]
+    fn a_100k_chain_builds_and_routes() {
+        let t = Topology::build(&spec(100_000, vec![])).unwrap();
+        assert_eq!(t.channels.len(), 2 * 99_999);
+        assert_eq!(t.destinations_routed(), 0);
+        assert_eq!(t.hops(0, 99_999), Some(99_999));
+        assert_eq!(t.hops(99_999, 0), Some(99_999));
+        assert_eq!(t.hops(12_345, 54_321), Some(54_321 - 12_345));
+        assert_eq!(t.next_channel(500, 99_999), Some(2 * 500));
+        assert_eq!(t.next_channel(500, 0), Some(2 * 499 + 1));
+        assert_eq!(t.destinations_routed(), 3);
+    }
+
+    #[test]
+    fn sizes_out_of_range_are_refused() {
+        let e = Topology::build(&spec(MAX_NODES + 1, vec![])).err().unwrap();
+        assert!(e.to_string().contains("at most"), "{e}");
+    }
 }
