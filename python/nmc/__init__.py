@@ -343,37 +343,29 @@ def sweep(
     sweep_text = _sweep_text(grid, seed_range, set, cases, metrics)
     planned = json.loads(_nmc.plan("<nmc.sweep>", sweep_text, origin, text, jobs))
     plan = planned["plan"]
-    configs = plan["configs"]
-    errors: list[dict[str, Any]] = [
-        {
-            "index": e["index"],
-            "config": e["config"],
-            "seed": e["seed"],
-            "sets": configs[e["config"]]["sets"],
-            "message": e["message"],
-        }
-        for e in planned["errors"]
-    ]
-    if errors and len(errors) == len(plan["runs"]):
+    runs, configs = plan["runs"], plan["configs"]
+
+    def error(index: int, message: str) -> dict[str, Any]:
+        run_ = runs[index]
+        sets = configs[run_["config"]]["sets"]
+        return {"index": index, "config": run_["config"], "seed": run_["seed"], "sets": sets, "message": message}
+
+    # By plan index: runs that did not resolve (empty config hash), then runs that failed.
+    errors = {e["index"]: error(e["index"], e["message"]) for e in planned["errors"]}
+    if errors and len(errors) == len(runs):
         # No run resolves: a mistake in the sweep itself (a misspelt key), not runs that failed.
-        first = errors[0]["message"]
+        first = planned["errors"][0]["message"]
         m = re.search(r"--set ([^=\s]+)=", first)
         raise ScenarioError(first, file="<nmc.sweep>", key=m.group(1) if m else None)
     # Each distinct configuration runs once (runs sharing a config hash are one run).
-    todo: list[dict[str, Any]] = []
-    seen: dict[str, int] = {}  # `set` is an argument here
-    for r in plan["runs"]:
-        h = r["config_hash"]
-        if h and h not in seen:
-            seen[h] = r["index"]
-            todo.append(
-                {
-                    "index": r["index"],
-                    "config_hash": h,
-                    "seed": r["seed"],
-                    "sets": configs[r["config"]]["sets"],
-                }
+    by_hash: dict[str, dict[str, Any]] = {}
+    for r in runs:
+        if r["config_hash"]:
+            by_hash.setdefault(
+                r["config_hash"],
+                {"index": r["index"], "config_hash": r["config_hash"], "seed": r["seed"], "sets": configs[r["config"]]["sets"]},
             )
+    todo = list(by_hash.values())
     results: dict[str, dict[str, Any]] = {}
     store: Callable[[list[dict[str, Any]]], None] | None = None
     if out is not None:
@@ -393,21 +385,12 @@ def sweep(
     ran = _execute(
         executor, planned["base_origin"], planned["base_text"], todo, jobs, chunk_size, retries, progress, store
     )
-    for r in sorted(ran, key=lambda r: r["index"]):
+    for r in ran:
         if r["result"] is not None:
             results.setdefault(r["result"]["config_hash"], r["result"])
-        elif not any(e["index"] == r["index"] for e in errors):
-            run_ = plan["runs"][r["index"]]
-            errors.append(
-                {
-                    "index": r["index"],
-                    "config": run_["config"],
-                    "seed": run_["seed"],
-                    "sets": configs[run_["config"]]["sets"],
-                    "message": r["error"],
-                }
-            )
-    missing = [t for t in todo if t["config_hash"] not in results and not _failed(errors, t)]
+        else:
+            errors[r["index"]] = error(r["index"], r["error"])
+    missing = [t for t in todo if t["config_hash"] not in results and t["index"] not in errors]
     if missing:
         raise NmcError(
             f"sweep: {len(missing)} of {len(todo)} runs came back with no result (first: seed "
@@ -416,22 +399,17 @@ def sweep(
     results_json = json.dumps(list(results.values()))
     results_csv, _summary_csv = _nmc.tables(json.dumps(plan), results_json)
     df = _read_table(results_csv)
-    errors.sort(key=lambda e: e["index"])
-    df.attrs["errors"] = errors
+    df.attrs["errors"] = [errors[i] for i in sorted(errors)]
     if out is not None:
         _nmc.sweep_tables(str(Path(out)), json.dumps(plan), results_json)
         df.attrs["out"] = str(Path(out))
     if errors:
         warnings.warn(
-            f"nmc.sweep: {len(errors)} of {len(plan['runs'])} runs failed and have no rows; "
-            f"first: {errors[0]['message']} (all in df.attrs['errors'])",
+            f"nmc.sweep: {len(errors)} of {len(runs)} runs failed and have no rows; "
+            f"first: {errors[min(errors)]['message']} (all in df.attrs['errors'])",
             stacklevel=2,
         )
     return df
-
-
-def _failed(errors: list[dict[str, Any]], t: dict[str, Any]) -> bool:
-    return any(e["index"] == t["index"] for e in errors)
 
 
 def _read_table(text: str) -> pd.DataFrame:
@@ -543,24 +521,11 @@ def reproduce(
     finally:
         if not keep:
             shutil.rmtree(folder, ignore_errors=True)
-    columns = [
-        "experiment",
-        "id",
-        "quantity",
-        "published",
-        "ours",
-        "unit",
-        "tolerance",
-        "within",
-        "kind",
-        "why",
-        "source",
-    ]
     df = pd.DataFrame(rows)
-    for c in columns:
-        if c not in df.columns:
-            df[c] = "" if c == "why" else None
-    df = df[columns + [c for c in df.columns if c not in columns]]
+    # The JSON leaves `why` out of emergent rows; a column of its own whatever the rows.
+    if "why" not in df.columns:
+        df["why"] = ""
+    df["why"] = df["why"].fillna("")
     if keep:
         df.attrs["report"] = str(folder / "index.html")
     return df

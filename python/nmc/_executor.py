@@ -37,7 +37,6 @@ def submit_all(
 ) -> list[dict[str, Any]]:
     """Submits every chunk, gathers every result (in completion order); ``store`` gets each
     chunk's results as it comes back."""
-    done: list[dict[str, Any]] = []
     if _is_dask(executor):
         from distributed import as_completed
 
@@ -49,23 +48,17 @@ def submit_all(
             executor.submit(fn, base_origin, base_text, chunk, pure=False, retries=retries)
             for chunk in chunks
         ]
-        for fut in as_completed(futures):
-            part = fut.result()
-            done += part
-            if store:
-                store(part)
-            if progress:
-                progress(len(done), total)
-        return done
-    if not hasattr(executor, "submit"):
+    elif hasattr(executor, "submit"):
+        from concurrent.futures import as_completed
+
+        futures = [executor.submit(fn, base_origin, base_text, chunk) for chunk in chunks]
+    else:
         raise TypeError(
             f"executor: 'local', a dask.distributed.Client or a concurrent.futures.Executor, "
             f"not {type(executor).__name__}"
         )
-    from concurrent.futures import as_completed as cf_as_completed
-
-    futures = [executor.submit(fn, base_origin, base_text, chunk) for chunk in chunks]
-    for fut in cf_as_completed(futures):
+    done: list[dict[str, Any]] = []
+    for fut in as_completed(futures):
         part = fut.result()
         done += part
         if store:

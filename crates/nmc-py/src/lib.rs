@@ -191,9 +191,7 @@ fn py_error(py: Python<'_>, e: &anyhow::Error) -> PyErr {
 }
 
 fn parse_sets(sets: &[String]) -> Result<Vec<Override>> {
-    sets.iter()
-        .map(|s| s.parse::<Override>().map_err(bad_input))
-        .collect()
+    nmc_sweep::parse_sets(sets).map_err(bad_input)
 }
 
 fn pool(jobs: Option<usize>) -> Result<rayon::ThreadPool> {

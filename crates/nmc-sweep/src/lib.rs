@@ -199,33 +199,35 @@ fn run_one(sweep: &Sweep, plan: &Plan, r: &Run, opts: &Options) -> Result<RunRes
         return run_config(origin, text, &config.sets, r.seed, &r.config_hash, &|_| {})
             .with_context(what);
     }
-    let sets = config
-        .sets
-        .iter()
-        .map(|s| s.parse().map_err(|e| anyhow::anyhow!("{e}")))
-        .collect::<Result<Vec<nmc_scenario::Override>>>()?;
     let run_opts = RunOptions {
         seed: Some(r.seed),
-        sets,
+        sets: parse_sets(&config.sets)?,
         out: Some(store::runs_dir(&opts.out).join(&r.config_hash)),
     };
-    let metrics = {
-        let res = run_text(origin, text, &run_opts, &|_| {}).with_context(what)?;
-        if res.summary.config_hash != r.config_hash {
-            bail!(
-                "{}: the run's config hash {} is not the planned {} (the scenario changed while the sweep ran?)",
-                what(),
-                res.summary.config_hash,
-                r.config_hash
-            );
-        }
-        res.summary.metrics
-    };
+    let res = run_text(origin, text, &run_opts, &|_| {}).with_context(what)?;
+    if res.summary.config_hash != r.config_hash {
+        bail!(
+            "{}: the run's config hash {} is not the planned {} (the scenario changed while the sweep ran?)",
+            what(),
+            res.summary.config_hash,
+            r.config_hash
+        );
+    }
     Ok(RunResult {
         config_hash: r.config_hash.clone(),
         seed: r.seed,
-        metrics,
+        metrics: res.summary.metrics,
     })
+}
+
+/// A configuration's overrides (`key=value`, as [`Config::sets`]) read back as `--set`s.
+pub fn parse_sets(sets: &[String]) -> Result<Vec<nmc_scenario::Override>> {
+    sets.iter()
+        .map(|s| {
+            s.parse::<nmc_scenario::Override>()
+                .map_err(anyhow::Error::from)
+        })
+        .collect()
 }
 
 /// One run of a plan, from what a remote worker is sent: the base scenario's label and text,
@@ -240,13 +242,9 @@ pub fn run_config(
     config_hash: &str,
     progress: &dyn Fn(f64),
 ) -> Result<RunResult> {
-    let sets = sets
-        .iter()
-        .map(|s| s.parse().map_err(|e| anyhow::anyhow!("{e}")))
-        .collect::<Result<Vec<nmc_scenario::Override>>>()?;
     let run_opts = RunOptions {
         seed: Some(seed),
-        sets,
+        sets: parse_sets(sets)?,
         out: None,
     };
     let metrics = metrics_text(base_origin, base_text, &run_opts, progress)?;
