@@ -10,6 +10,8 @@ mod cmd;
 #[derive(Parser)]
 #[command(
     name = "nmc",
+    // Usage errors print on one line like every other nmc error (see `usage_error`).
+    color = clap::ColorChoice::Never,
     version,
     about = "Re-run the ARPANET Network Measurement Center experiments (1972-83)",
     long_about = "nmc rebuilds the ARPANET IMP subnet as a deterministic discrete-event simulator, \
@@ -57,7 +59,10 @@ pub enum Outcome {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
     let result = match cli.command {
         Command::Run(a) => cmd::run::run(a),
         Command::Scenarios(a) => cmd::scenarios::run(a),
@@ -80,6 +85,64 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Help and version print as clap writes them (exit 0); a usage error prints as nmc's own errors
+/// do, on one line and exit 2: `nmc: run: unexpected argument '--foo' found (usage: nmc run
+/// [OPTIONS] <SCENARIO>; see 'nmc run --help')`.
+fn usage_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = e.print();
+        return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+    }
+    eprintln!("nmc: {}", one_line(&e.render().to_string()));
+    ExitCode::from(2)
+}
+
+/// clap's multi-line error text as one line: the message with its indented details and `tip:`
+/// joined, the usage line in brackets, and the subcommand's own `--help` instead of clap's
+/// closing "For more information, try '--help'".
+fn one_line(rendered: &str) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut usage = None;
+    for line in rendered.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if let Some(u) = line.strip_prefix("Usage:") {
+            usage = Some(u.trim().to_string());
+        } else if line.starts_with("tip:") {
+            parts.push(format!("; {line}"));
+        } else if !line.starts_with("For more information") {
+            let line = line.strip_prefix("error:").unwrap_or(line).trim();
+            parts.push(format!("{}{line}", if parts.is_empty() { "" } else { " " }));
+        }
+    }
+    let help = format!("see '{} --help'", command_path().join(" "));
+    match usage {
+        Some(u) => format!("{} (usage: {u}; {help})", parts.concat()),
+        None => format!("{} ({help})", parts.concat()),
+    }
+}
+
+/// The subcommand the command line names, as far as it names one: `["nmc", "rto", "synth"]`.
+fn command_path() -> Vec<String> {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    let mut path = vec!["nmc".to_string()];
+    for word in std::env::args().skip(1).filter(|w| !w.starts_with('-')) {
+        match cmd.find_subcommand(&word) {
+            Some(sub) => {
+                path.push(sub.get_name().to_string());
+                cmd = sub.clone();
+            }
+            None => break,
+        }
+    }
+    path
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {

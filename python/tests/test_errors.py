@@ -58,3 +58,16 @@ def test_a_value_with_no_toml_form():
 
 def test_errors_share_a_base_class():
     assert issubclass(nmc.ScenarioError, nmc.NmcError)
+
+
+def test_a_check_after_reading_names_line_and_key(tmp_path):
+    # The model's own checks (here: a network of no nodes) name the line of the key they judged.
+    text = nmc._nmc.builtin("golden-chain")
+    path = tmp_path / "zero.toml"
+    path.write_text(text.replace("nodes = 5", "nodes = 0"))
+    line = text.splitlines().index("nodes = 5") + 1
+    with pytest.raises(nmc.ScenarioError) as e:
+        nmc.run(path, out=tmp_path / "out")
+    assert (e.value.file, e.value.line, e.value.key) == (str(path), line, "network.nodes")
+    assert str(e.value).startswith(f"{path}:{line}:1: network.nodes")
+    assert not (tmp_path / "out").exists()

@@ -104,7 +104,32 @@ fn bad_input_is_one_line_and_exit_2() {
             "unreachable",
             good.clone(),
             vec!["--set", "traffic.0.to=12"],
-            "no such node",
+            "--set traffic.0.to=12: traffic[0].to = 12: no such node",
+        ),
+        // Checks made after reading (the model's own) name the file, line and column too.
+        (
+            "zero-nodes",
+            good.replace("nodes = 5", "nodes = 0"),
+            vec![],
+            "zero-nodes.toml:14:1: network.nodes",
+        ),
+        (
+            "zero-queue",
+            good.replace("queue_limit = 64", "queue_limit = 0"),
+            vec![],
+            "zero-queue.toml:19:1: network.line.queue_limit",
+        ),
+        (
+            "to-itself",
+            good.replace("to = 4", "to = 0"),
+            vec![],
+            "to-itself.toml:21:1: traffic[0]: from and to are both node 0",
+        ),
+        (
+            "zero-interval",
+            good.replace("\"20.16ms\"", "\"0ms\""),
+            vec![],
+            "zero-interval.toml:24:33: traffic[0].arrivals.interval must be above zero",
         ),
         (
             "bad-set",
@@ -128,12 +153,7 @@ fn bad_input_is_one_line_and_exit_2() {
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{name}: {err}");
         assert!(err.contains(want), "{name}: {err}");
-        // One line of error; clap adds its standard "For more information, try '--help'." hint.
-        let lines = err
-            .lines()
-            .filter(|l| !l.is_empty() && !l.starts_with("For more information"))
-            .count();
-        assert_eq!(lines, 1, "{name}: not one line: {err}");
+        assert_eq!(err.lines().count(), 1, "{name}: not one line: {err}");
         assert!(!err.contains("panicked"), "{name}: {err}");
     }
     let o = nmc(&["run", "does/not/exist.toml"]);
@@ -144,6 +164,32 @@ fn bad_input_is_one_line_and_exit_2() {
     assert!(stderr(&o).contains("unknown experiment `no-such-experiment`"));
     let o = nmc(&["reproduce"]);
     assert_eq!(o.status.code(), Some(2));
+    // Usage errors (clap's) are one line too, and name the subcommand's --help.
+    for (args, want) in [
+        (
+            &["run"][..],
+            "<SCENARIO> (usage: nmc run <SCENARIO>; see 'nmc run --help')",
+        ),
+        (
+            &["run", "x", "--frob"],
+            "unexpected argument '--frob' found; tip:",
+        ),
+        (&["reproduce", "--jobs", "x"], "see 'nmc reproduce --help'"),
+        (
+            &["rto", "synth", "--volleys", "x"],
+            "see 'nmc rto synth --help'",
+        ),
+        (&["frob"], "unrecognized subcommand 'frob'"),
+    ] {
+        let o = nmc(args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: not one line: {err}");
+        assert!(
+            err.starts_with("nmc: ") && err.contains(want),
+            "{args:?}: {err}"
+        );
+    }
 }
 
 /// A reproduction that ran exits 0 and says which rows missed; `--strict` exits 1 exactly when

@@ -5,7 +5,7 @@
 
 use anyhow::{Context as _, Result, bail};
 use nmc_report::{Chart, Series, SeriesStyle, Summary};
-use nmc_scenario::{Override, config_hash, model_of};
+use nmc_scenario::{Override, ScenarioError, config_hash, locate, model_of};
 use nmc_sim::Trace;
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -91,9 +91,49 @@ type Begun<N, T> = (
     Trace,
 );
 
-/// Loads the scenario with its overrides, checks the seed, builds the model once to check it
-/// (`check`), and only then makes the output folder and opens the trace if the scenario asks
-/// for one: bad input writes nothing.
+/// Loads the scenario with its overrides and checks it as every entry point does before it runs
+/// anything: its name, its seed, and `check` (the model built once). A check that fails names
+/// the file, line and column of the key it judged, or the `--set` that set it
+/// ([`nmc_scenario::locate`]).
+fn load_checked<N: serde::de::DeserializeOwned, T: serde::de::DeserializeOwned>(
+    origin: &str,
+    text: &str,
+    sets: &[Override],
+    check: impl FnOnce(&nmc_scenario::Scenario<N, T>, u64) -> Result<()>,
+) -> Result<(nmc_scenario::Scenario<N, T>, u64)> {
+    let s: nmc_scenario::Scenario<N, T> = nmc_scenario::load(origin, text, sets)?;
+    let located = |e: anyhow::Error| -> anyhow::Error {
+        let message = match e.downcast_ref::<ScenarioError>() {
+            Some(e) => e.message().to_string(),
+            None => format!("{e:#}"),
+        };
+        locate(origin, text, sets, &message).into()
+    };
+    s.check_name(origin).map_err(|e| located(e.into()))?;
+    let seed = s.require_seed().map_err(|e| located(e.into()))?;
+    check(&s, seed).map_err(located)?;
+    Ok((s, seed))
+}
+
+fn check_store_forward(s: &nmc_net::StoreForwardScenario, seed: u64) -> Result<()> {
+    nmc_net::StoreForward::build(s, seed, Trace::off())?;
+    Ok(())
+}
+
+fn check_imp(s: &nmc_imp::ImpScenario, seed: u64) -> Result<()> {
+    nmc_imp::run::build(s, seed, Trace::off())?;
+    Ok(())
+}
+
+fn check_internet(s: &nmc_internet::spec::InternetScenario, seed: u64) -> Result<()> {
+    s.check_records(nmc_internet::RECORDS)?;
+    nmc_internet::Path::build(s)?;
+    nmc_internet::model::probe_config(s, seed)?;
+    Ok(())
+}
+
+/// Loads and checks the scenario ([`load_checked`]), and only then makes the output folder and
+/// opens the trace if the scenario asks for one: bad input writes nothing.
 fn begin<N: serde::de::DeserializeOwned, T: serde::de::DeserializeOwned>(
     origin: &str,
     text: &str,
@@ -101,10 +141,7 @@ fn begin<N: serde::de::DeserializeOwned, T: serde::de::DeserializeOwned>(
     opts: &RunOptions,
     check: impl FnOnce(&nmc_scenario::Scenario<N, T>, u64) -> Result<()>,
 ) -> Result<Begun<N, T>> {
-    let s: nmc_scenario::Scenario<N, T> = nmc_scenario::load(origin, text, sets)?;
-    s.check_name(origin)?;
-    let seed = s.require_seed()?;
-    check(&s, seed)?;
+    let (s, seed) = load_checked(origin, text, sets, check)?;
     let out = opts
         .out
         .clone()
@@ -148,10 +185,7 @@ fn run_store_forward(
     let (s, seed, out, mut files, trace) = begin::<
         nmc_net::spec::NetworkSpec,
         nmc_net::spec::TrafficSpec,
-    >(origin, text, sets, opts, |s, seed| {
-        nmc_net::StoreForward::build(s, seed, Trace::off())?;
-        Ok(())
-    })?;
+    >(origin, text, sets, opts, check_store_forward)?;
     let total = s.duration.as_nanos().max(1) as f64;
     let o = nmc_net::run(&s, seed, trace, &mut |t| {
         progress(t.as_nanos() as f64 / total)
@@ -220,10 +254,7 @@ fn run_imp(
     let (s, seed, out, mut files, trace) = begin::<
         nmc_imp::spec::NetworkSpec,
         nmc_imp::spec::TrafficSpec,
-    >(origin, text, sets, opts, |s, seed| {
-        nmc_imp::run::build(s, seed, Trace::off())?;
-        Ok(())
-    })?;
+    >(origin, text, sets, opts, check_imp)?;
     // Only what the scenario records is kept: memory stays flat with `record = []`.
     let keep = nmc_imp::run::Keep::Recorded;
     let o = nmc_imp::run::run_keeping(&s, seed, trace, &mut |f| progress(f), keep)?;
@@ -303,12 +334,7 @@ fn run_internet(
     let (s, seed, out, mut files, _trace) = begin::<
         nmc_internet::NetworkSpec,
         nmc_internet::PingSpec,
-    >(origin, text, sets, opts, |s, seed| {
-        s.check_records(nmc_internet::RECORDS)?;
-        nmc_internet::Path::build(s)?;
-        nmc_internet::model::probe_config(s, seed)?;
-        Ok(())
-    })?;
+    >(origin, text, sets, opts, check_internet)?;
     let o = nmc_internet::run(&s, seed)?;
     for r in &s.record {
         let path = out.join(format!("{r}.csv"));
@@ -430,24 +456,13 @@ fn model_and_sets(origin: &str, text: &str, opts: &RunOptions) -> Result<(String
 pub fn resolve_text(origin: &str, text: &str, opts: &RunOptions) -> Result<Resolved> {
     let (model, sets) = model_and_sets(origin, text, opts)?;
     let (name, seed, config) = if model == "store-forward" {
-        let s: nmc_net::StoreForwardScenario = nmc_scenario::load(origin, text, &sets)?;
-        s.check_name(origin)?;
-        let seed = s.require_seed()?;
-        nmc_net::StoreForward::build(&s, seed, Trace::off())?;
+        let (s, seed) = load_checked(origin, text, &sets, check_store_forward)?;
         (s.name.clone(), seed, serde_json::to_value(&s)?)
     } else if model == "internet-1983" {
-        let s: nmc_internet::spec::InternetScenario = nmc_scenario::load(origin, text, &sets)?;
-        s.check_name(origin)?;
-        let seed = s.require_seed()?;
-        s.check_records(nmc_internet::RECORDS)?;
-        nmc_internet::Path::build(&s)?;
-        nmc_internet::model::probe_config(&s, seed)?;
+        let (s, seed) = load_checked(origin, text, &sets, check_internet)?;
         (s.name.clone(), seed, serde_json::to_value(&s)?)
     } else {
-        let s: nmc_imp::ImpScenario = nmc_scenario::load(origin, text, &sets)?;
-        s.check_name(origin)?;
-        let seed = s.require_seed()?;
-        nmc_imp::run::build(&s, seed, Trace::off())?;
+        let (s, seed) = load_checked(origin, text, &sets, check_imp)?;
         let mut config = serde_json::to_value(&s)?;
         config["resolved_params"] = serde_json::to_value(nmc_imp::run::resolve_params(&s)?)?;
         (s.name.clone(), seed, config)
@@ -471,25 +486,19 @@ pub fn metrics_text(
 ) -> Result<BTreeMap<String, f64>> {
     let (model, sets) = model_and_sets(origin, text, opts)?;
     if model == "store-forward" {
-        let s: nmc_net::StoreForwardScenario = nmc_scenario::load(origin, text, &sets)?;
-        s.check_name(origin)?;
-        let seed = s.require_seed()?;
+        let (s, seed) = load_checked(origin, text, &sets, check_store_forward)?;
         let total = s.duration.as_nanos().max(1) as f64;
         let o = nmc_net::run(&s, seed, Trace::off(), &mut |t| {
             progress(t.as_nanos() as f64 / total)
         })?;
         Ok(o.metrics)
     } else if model == "internet-1983" {
-        let s: nmc_internet::spec::InternetScenario = nmc_scenario::load(origin, text, &sets)?;
-        s.check_name(origin)?;
-        let seed = s.require_seed()?;
+        let (s, seed) = load_checked(origin, text, &sets, check_internet)?;
         let o = nmc_internet::run(&s, seed)?;
         progress(1.0);
         Ok(nmc_internet::metrics(&s, &o))
     } else {
-        let s: nmc_imp::ImpScenario = nmc_scenario::load(origin, text, &sets)?;
-        s.check_name(origin)?;
-        let seed = s.require_seed()?;
+        let (s, seed) = load_checked(origin, text, &sets, check_imp)?;
         let keep = nmc_imp::run::Keep::Recorded;
         let o = nmc_imp::run::run_keeping(&s, seed, Trace::off(), &mut |f| progress(f), keep)?;
         Ok(o.metrics)

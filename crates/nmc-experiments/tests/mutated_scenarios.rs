@@ -1,10 +1,13 @@
 //! Issue 17: every shipped scenario, mutated at random (a line deleted or repeated, a number
 //! made extreme, a character changed, the text cut short), is either accepted — its model
-//! builds — or refused with one line; never a panic.
+//! builds, and it runs to the end with metrics — or refused with one line; never a panic or a
+//! hang.
 
 use nmc_experiments::builtin::SCENARIOS;
-use nmc_experiments::scenario::{RunOptions, resolve_text};
+use nmc_experiments::scenario::{RunOptions, metrics_text, resolve_text};
 use proptest::prelude::*;
+use std::sync::mpsc;
+use std::time::Duration;
 
 /// Numbers a careless or hostile edit could put in.
 const EXTREMES: &[&str] = &[
@@ -87,6 +90,53 @@ proptest! {
             Ok(Ok(())) => {}
             Ok(Err(e)) => {
                 let line = format!("{e:#}");
+                prop_assert!(!line.contains('\n'), "{name}: not one line: {line}");
+                prop_assert!(!line.is_empty());
+            }
+        }
+    }
+}
+
+/// Simulated time for a mutated scenario that is run, not only built: long enough for every
+/// model to send, short enough for 100-odd runs in a debug build.
+const RUN_FOR: &str = "duration=300ms";
+/// A run that has not ended by then is taken for a hang (a debug build runs the shipped
+/// scenarios' first 300 ms in well under a second each).
+const HANG: Duration = Duration::from_secs(120);
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 120, ..ProptestConfig::default() })]
+
+    #[test]
+    fn a_mutated_scenario_runs_to_the_end_or_is_refused_in_one_line(
+        which in 0..SCENARIOS.len(),
+        kind in 0u8..5,
+        at in 0usize..100_000,
+        pick in 0usize..100,
+        ch in proptest::char::range(' ', '~'),
+    ) {
+        let (name, text) = SCENARIOS[which];
+        let mutated = mutate(text, kind, at, pick, ch);
+        let origin = format!("{name}.toml");
+        let (tx, rx) = mpsc::channel();
+        let (o, m) = (origin.clone(), mutated.clone());
+        std::thread::spawn(move || {
+            let opts = RunOptions { seed: None, sets: vec![RUN_FOR.parse().unwrap()], out: None };
+            let got = std::panic::catch_unwind(|| {
+                metrics_text(&o, &m, &opts, &|_| {}).map_err(|e| format!("{e:#}"))
+            });
+            let _ = tx.send(got);
+        });
+        match rx.recv_timeout(HANG) {
+            Err(_) => prop_assert!(false, "{name}: no end within {HANG:?}, mutated:\n{mutated}"),
+            Ok(Err(_)) => prop_assert!(false, "panic on {name} mutated:\n{mutated}"),
+            Ok(Ok(Ok(metrics))) => {
+                prop_assert!(!metrics.is_empty(), "{name}: a run with no metrics");
+                for (k, v) in &metrics {
+                    prop_assert!(!k.is_empty() && !v.is_infinite(), "{name}: metric {k} = {v}");
+                }
+            }
+            Ok(Ok(Err(line))) => {
                 prop_assert!(!line.contains('\n'), "{name}: not one line: {line}");
                 prop_assert!(!line.is_empty());
             }

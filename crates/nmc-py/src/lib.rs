@@ -122,9 +122,9 @@ fn detached<T: Send>(
 }
 
 /// The key an error message names, if it names one: the field of serde's "unknown field
-/// `x`" or "missing field `x`", the path of "at `a.b`", else the first name between
-/// backticks.
-fn key_in(message: &str) -> Option<String> {
+/// `x`" or "missing field `x`", the path of "at `a.b`", the key path a located check starts
+/// with (`traffic[0].to = 9: ...`) when `located`, else the first name between backticks.
+fn key_in(message: &str, located: bool) -> Option<String> {
     let quoted = |from: usize| -> Option<String> {
         let start = from + message[from..].find('`')? + 1;
         let len = message[start..].find('`')?;
@@ -138,6 +138,12 @@ fn key_in(message: &str) -> Option<String> {
     ]
     .iter()
     .find_map(|p| message.find(p).and_then(|i| quoted(i + p.len() - 1)))
+    .or_else(|| {
+        located
+            .then(|| nmc_scenario::leading_key(message))
+            .flatten()
+            .map(str::to_string)
+    })
     .or_else(|| quoted(0))
 }
 
@@ -161,14 +167,14 @@ fn py_error(py: Python<'_>, e: &anyhow::Error) -> PyErr {
                 Some(origin.clone()),
                 Some(*line),
                 Some(*column),
-                key_in(message),
+                key_in(message, true),
             ),
             Some(ScenarioError::Whole { origin, message }) => (
                 "ScenarioError",
                 Some(origin.clone()),
                 None,
                 None,
-                key_in(message),
+                key_in(message, false),
             ),
             Some(ScenarioError::Override { text, .. }) => (
                 "ScenarioError",
@@ -177,7 +183,7 @@ fn py_error(py: Python<'_>, e: &anyhow::Error) -> PyErr {
                 None,
                 text.split_once('=').map(|(k, _)| k.trim().to_string()),
             ),
-            None if inner.is_some() => ("ScenarioError", None, None, None, key_in(&message)),
+            None if inner.is_some() => ("ScenarioError", None, None, None, key_in(&message, false)),
             None => ("NmcError", None, None, None, None),
         };
     let made = py

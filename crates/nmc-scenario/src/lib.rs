@@ -17,6 +17,7 @@
 //! | [`load`] | text + overrides → typed scenario, or a one-line [`ScenarioError`] |
 //! | [`model_of`] | which model a scenario names, read before the typed load |
 //! | [`config_hash`] | SHA-256 of the resolved configuration, written into every output |
+//! | [`locate`] | a check that failed after loading → the file, line and column (or the `--set`) of the key it names |
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -40,6 +41,17 @@ pub enum ScenarioError {
     Whole { origin: String, message: String },
     #[error("--set {text}: {message}")]
     Override { text: String, message: String },
+}
+
+impl ScenarioError {
+    /// The message without where it happened.
+    pub fn message(&self) -> &str {
+        match self {
+            ScenarioError::File { message, .. }
+            | ScenarioError::Whole { message, .. }
+            | ScenarioError::Override { message, .. } => message,
+        }
+    }
 }
 
 /// The frame every scenario shares; `N` is the model's network section, `T` one traffic entry.
@@ -335,6 +347,128 @@ pub fn load<S: DeserializeOwned>(
     })
 }
 
+/// Places a check that failed after the scenario was read (a value out of range, a node that
+/// does not exist, two hosts on one IMP) where the input says it. Such checks live with the
+/// models and report the key path they judged at the start of their message
+/// (`traffic[0].arrivals.interval must be above zero`, `network.nodes: ...`). The error names:
+/// - `--set TEXT` when an override set that key, a part of it, or a table holding it;
+/// - otherwise `origin:line:column` of the key in `text`, or of the deepest table holding it
+///   that is written there (a value left at its default is judged in its table);
+/// - otherwise just `origin` (the message names no key, or a key the text does not write).
+pub fn locate(origin: &str, text: &str, overrides: &[Override], message: &str) -> ScenarioError {
+    let message = message.trim().replace('\n', " ");
+    let whole = |message: String| ScenarioError::Whole {
+        origin: origin.into(),
+        message,
+    };
+    let Some(path) = leading_path(&message) else {
+        return whole(message);
+    };
+    let related = |o: &&Override| {
+        let n = o.path.len().min(path.len());
+        o.path[..n] == path[..n]
+    };
+    if let Some(o) = overrides.iter().rev().find(related) {
+        return ScenarioError::Override {
+            text: o.text.clone(),
+            message,
+        };
+    }
+    match offset_of(text, &path) {
+        Some(at) => {
+            let before = &text[..at.min(text.len())];
+            ScenarioError::File {
+                origin: origin.into(),
+                line: before.matches('\n').count() + 1,
+                column: before.len() - before.rfind('\n').map_or(0, |p| p + 1) + 1,
+                message,
+            }
+        }
+        None => whole(message),
+    }
+}
+
+/// The key path a located message starts with, as written: `traffic[0].to` of
+/// `traffic[0].to = 9: no such node`. Only meaningful for a message [`locate`] placed in a file.
+pub fn leading_key(message: &str) -> Option<&str> {
+    let path = leading_path(message)?;
+    let len: usize = path
+        .iter()
+        .enumerate()
+        .map(|(i, s)| match s {
+            Segment::Key(k) => k.len() + usize::from(i > 0),
+            Segment::Index(n) => n.to_string().len() + 2,
+        })
+        .sum();
+    Some(&message[..len])
+}
+
+/// The key path a message starts with: `traffic[0].to = 9: ...` → `traffic`, 0, `to`.
+fn leading_path(message: &str) -> Option<Vec<Segment>> {
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    let mut rest = message;
+    let mut path = Vec::new();
+    loop {
+        if path.is_empty() || rest.starts_with('.') {
+            let body = if path.is_empty() { rest } else { &rest[1..] };
+            let len = body.find(|c| !is_ident(c)).unwrap_or(body.len());
+            if len == 0 || !body.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+                break;
+            }
+            path.push(Segment::Key(body[..len].to_string()));
+            rest = &body[len..];
+        } else if let Some(body) = rest.strip_prefix('[') {
+            let len = body
+                .find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(body.len());
+            match (body[..len].parse::<usize>(), body[len..].strip_prefix(']')) {
+                (Ok(i), Some(after)) => {
+                    path.push(Segment::Index(i));
+                    rest = after;
+                }
+                _ => break,
+            }
+        } else {
+            break;
+        }
+    }
+    // A path ends where the words begin: `network.nodes: ...`, `traffic[0].to = 9`, `x must ...`.
+    let ends_well = rest.is_empty() || rest.starts_with([':', ' ', '=']);
+    (!path.is_empty() && ends_well).then_some(path)
+}
+
+/// The byte offset in `text` of the deepest part of `path` written there: a key, an array
+/// element, or the table holding a key left at its default.
+fn offset_of(text: &str, path: &[Segment]) -> Option<usize> {
+    use toml::de::{DeTable, DeValue};
+    let doc = DeTable::parse(text).ok()?;
+    let mut best = None;
+    let mut here: Option<&DeValue<'_>> = None;
+    for seg in path {
+        match seg {
+            Segment::Key(k) => {
+                let table = match here {
+                    None => doc.get_ref(),
+                    Some(DeValue::Table(t)) => t,
+                    Some(_) => break,
+                };
+                let Some((key, value)) = table.iter().find(|(key, _)| key.get_ref() == k) else {
+                    break;
+                };
+                best = Some(key.span().start);
+                here = Some(value.get_ref());
+            }
+            Segment::Index(i) => {
+                let Some(DeValue::Array(a)) = here else { break };
+                let Some(v) = a.get(*i) else { break };
+                best = Some(v.span().start);
+                here = Some(v.get_ref());
+            }
+        }
+    }
+    best
+}
+
 /// SHA-256 (hex) of the resolved configuration's canonical JSON.
 pub fn config_hash<S: Serialize>(resolved: &S) -> String {
     let json = serde_json::to_vec(resolved).expect("scenario types serialize to JSON");
@@ -439,6 +573,53 @@ interval = "20.16ms"
         );
         let s: S = load("s.toml", &TEXT.replace("seed = 1\n", ""), &[]).unwrap();
         assert!(s.require_seed().unwrap_err().to_string().contains("--seed"));
+    }
+
+    #[test]
+    fn checks_after_loading_name_the_line_of_their_key() {
+        let text = format!(
+            "{TEXT}\n[[traffic]]\ninterval = \"1s\"\nlength = {{ kind = \"fixed\", bits = \"0bit\" }}\n"
+        );
+        let at = |m: &str, sets: &[&str]| {
+            let sets: Vec<Override> = sets.iter().map(|s| s.parse().unwrap()).collect();
+            locate("s.toml", &text, &sets, m).to_string()
+        };
+        // A key written in the file: its own line and column.
+        assert_eq!(
+            at("network.nodes: a network needs at least 2 nodes", &[]),
+            "s.toml:9:1: network.nodes: a network needs at least 2 nodes"
+        );
+        // The second [[traffic]] entry, a key inside an inline table.
+        assert_eq!(
+            at("traffic[1].length.bits must be above zero", &[]),
+            "s.toml:16:28: traffic[1].length.bits must be above zero"
+        );
+        assert!(at("traffic[1]: from and to are both node 0", &[]).starts_with("s.toml:1"));
+        assert_eq!(
+            leading_key("traffic[1].length.bits must be above zero"),
+            Some("traffic[1].length.bits")
+        );
+        // A key left at its default: the table that holds it.
+        assert!(at("network.queue_limit must be at least 1", &[]).starts_with("s.toml:7:"));
+        // Set on the command line: the override, not the file.
+        assert_eq!(
+            at("network.nodes: too few", &["network.nodes=1"]),
+            "--set network.nodes=1: network.nodes: too few"
+        );
+        assert!(at("traffic[1].interval: x", &["traffic.1=3"]).starts_with("--set traffic.1=3"));
+        // No key path, or one the file does not write: the file alone.
+        assert_eq!(
+            at("no seed: pass --seed", &[]),
+            "s.toml: no seed: pass --seed"
+        );
+        assert_eq!(
+            at("bogus.key must be 1", &[]),
+            "s.toml: bogus.key must be 1"
+        );
+        assert_eq!(
+            at("--rate must be above zero", &[]),
+            "s.toml: --rate must be above zero"
+        );
     }
 
     #[test]
