@@ -155,7 +155,7 @@ impl EchoServer {
             {
                 log(&format!(
                     "echo serve: up {} {} sources {}",
-                    now,
+                    now.human(),
                     self.core.counters(),
                     self.core.tracked_sources()
                 ));
@@ -216,7 +216,7 @@ impl EchoServer {
         let mut c = self.core.counters();
         log(&format!(
             "echo serve: stopped after {} {} sources {}",
-            clock.now(),
+            clock.now().human(),
             c,
             self.core.tracked_sources()
         ));

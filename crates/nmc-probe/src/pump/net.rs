@@ -84,7 +84,7 @@ pub fn pump(
                     io::ErrorKind::ConnectionRefused => refused(target),
                     io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => Error::Pump(format!(
                         "no answer from {target} within {} ({HINT})",
-                        cfg.timeout
+                        cfg.timeout.human()
                     )),
                     _ => Error::Pump(format!("cannot connect to {target}: {e}")),
                 },

@@ -26,7 +26,7 @@
 //! Every parameter is a public field with the source's default and can be overridden from a
 //! spec string `NAME[:key=value,...]` through [`parse`], e.g.
 //! `mills:F1=0.9375,F2=0.75,G=2` or `rfc6298:min=200ms,G=10ms`. Keys are case-insensitive;
-//! durations take a unit (`ns`, `us`, `ms`, `s`; a bare number is seconds); booleans are
+//! durations take a unit (`ns`, `us`, `ms`, `s`, `min`; a bare number is an error); booleans are
 //! `true`/`false`/`1`/`0`.
 //!
 //! Smoothing is done in `f64` seconds; [`Estimator::rto`] rounds to the nearest nanosecond and is
@@ -41,7 +41,7 @@ pub mod rsre;
 
 use std::fmt;
 
-use crate::time::{Nanos, parse_duration};
+use crate::time::Nanos;
 
 pub use jacobson::Jacobson;
 pub use linux::Linux;
@@ -103,7 +103,7 @@ pub enum SpecError {
         known: &'static [&'static str],
     },
     /// A value does not parse or is out of range.
-    #[error("bad value `{value}` for {estimator} key {key}: expected {expected}")]
+    #[error("bad value `{value}` for {estimator} key {key}: {reason}")]
     BadValue {
         /// Estimator name.
         estimator: &'static str,
@@ -111,8 +111,8 @@ pub enum SpecError {
         key: &'static str,
         /// What was typed.
         value: String,
-        /// What was expected.
-        expected: &'static str,
+        /// Why it was refused: what was expected.
+        reason: String,
     },
     /// A `key=value` item without `=`.
     #[error("bad parameter `{item}` in estimator spec `{spec}`: expected key=value")]
@@ -184,7 +184,7 @@ fn bad(
         estimator,
         key,
         value: value.to_string(),
-        expected,
+        reason: format!("expected {expected}"),
     }
 }
 
@@ -206,11 +206,16 @@ pub(crate) fn factor(est: &'static str, key: &'static str, v: &str) -> Result<f6
     }
 }
 
-/// A duration in seconds (`200ms`, `1s`, bare number = seconds).
+/// A duration in seconds, written with its unit (`200ms`, `1s`).
 pub(crate) fn duration(est: &'static str, key: &'static str, v: &str) -> Result<f64, SpecError> {
-    parse_duration(v)
+    v.parse::<Nanos>()
         .map(Nanos::as_secs_f64)
-        .ok_or_else(|| bad(est, key, v, "a duration such as 200ms, 1.5s or 3"))
+        .map_err(|e| SpecError::BadValue {
+            estimator: est,
+            key,
+            value: v.to_string(),
+            reason: e.to_string(),
+        })
 }
 
 /// An optional duration: `none`/`off` clears it.
@@ -222,9 +227,14 @@ pub(crate) fn opt_duration(
     if v.eq_ignore_ascii_case("none") || v.eq_ignore_ascii_case("off") {
         Ok(None)
     } else {
-        parse_duration(v)
+        v.parse::<Nanos>()
             .map(|d| Some(d.as_secs_f64()))
-            .ok_or_else(|| bad(est, key, v, "a duration such as 200ms, or none"))
+            .map_err(|e| SpecError::BadValue {
+                estimator: est,
+                key,
+                value: v.to_string(),
+                reason: format!("{e} (or none)"),
+            })
     }
 }
 
