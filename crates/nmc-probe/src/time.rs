@@ -8,6 +8,7 @@
 //! (Durations typed by a user are parsed by the CLI with `nmc_sim`'s units, like every other
 //! quantity of the `nmc` command line.)
 
+use nmc_report::stats::{Rule, percentile_position};
 use serde::Serialize;
 use std::fmt;
 use std::time::Instant;
@@ -100,7 +101,8 @@ pub fn measure_timer_resolution(samples: usize) -> TimerResolution {
     TimerResolution {
         claimed_ns,
         observed_step_ns: steps.iter().copied().min().unwrap_or(0),
-        read_cost_ns: costs.get(costs.len() / 2).copied().unwrap_or(0),
+        read_cost_ns: percentile_position(costs.len(), 0.5, Rule::Round)
+            .map_or(0, |(i, _)| costs[i]),
     }
 }
 
