@@ -1,7 +1,7 @@
 //! [`Nanos`]: a measured time or span in whole nanoseconds, for the tools that work on real
 //! clocks and recorded traces (`nmc-probe`, `nmc-rto`) rather than on simulated time.
 //!
-//! Where [`SimTime`](crate::SimTime) and [`SimDuration`](crate::SimDuration) keep the
+//! Where [`SimTime`](crate::SimTime) and [`SimDuration`] keep the
 //! simulator's instants and spans apart, a `Nanos` is both: a send time counted from some origin
 //! (a probe's monotonic clock, a trace's start, the Unix epoch), or a delay, a timeout. Integer
 //! nanoseconds hold a kernel or irtt timestamp exactly and round-trip through the CSV traces

@@ -130,7 +130,7 @@ impl Visitor<'_> for DurationVisitor {
     }
 }
 
-/// Serde for a duration parameter: `"200ms"` (see [`duration_text`]).
+/// Serde for a duration parameter: `"200ms"`, the shortest exact text in `s`, `ms`, `us` or `ns`.
 pub mod duration {
     use super::*;
 
