@@ -15,6 +15,7 @@ use anyhow::Result;
 use clap::Args;
 use nmc_experiments::experiments::golden_chain::SCENARIO;
 use nmc_net::{StoreForwardScenario, run as run_model};
+use nmc_report::stats::{Rule, percentile};
 use nmc_sim::{SimDuration, Trace};
 use std::time::Instant;
 
@@ -47,11 +48,7 @@ fn time_runs(n: u32, mut f: impl FnMut() -> Result<u64>) -> Result<(Timing, u64)
         t.push(t0.elapsed().as_secs_f64());
     }
     t.sort_by(f64::total_cmp);
-    let median = if t.len() % 2 == 1 {
-        t[t.len() / 2]
-    } else {
-        (t[t.len() / 2 - 1] + t[t.len() / 2]) / 2.0
-    };
+    let median = percentile(&t, 0.5, Rule::Linear).expect("at least one run");
     Ok((
         Timing {
             median,

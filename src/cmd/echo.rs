@@ -2,6 +2,7 @@
 //! networks. The work is in `nmc-probe`; this file turns options into its types and prints.
 
 use crate::Outcome;
+use crate::cmd::parse_unit;
 use crate::cmd::progress::Progress;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
@@ -47,10 +48,10 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 1472)]
     pub max_payload: usize,
     /// Print a summary line this often (`0s`: only at the end).
-    #[arg(long, default_value = "60s", value_parser = parse_duration)]
+    #[arg(long, default_value = "60s", value_parser = parse_unit::<SimDuration>)]
     pub log_every: SimDuration,
     /// Stop by itself after this long.
-    #[arg(long, value_parser = parse_duration)]
+    #[arg(long, value_parser = parse_unit::<SimDuration>)]
     pub duration: Option<SimDuration>,
     /// Also serve `nmc pump`: acknowledge each message with a RFNM, over UDP on this port and TCP on the same port number.
     #[arg(long, conflicts_with = "secret_file")]
@@ -80,13 +81,13 @@ pub struct ProbeArgs {
     #[arg(long)]
     pub length: Option<u32>,
     /// Send a volley every INTERVAL whatever the replies; without it, one volley in flight (as the Fuzzball did).
-    #[arg(long, value_parser = parse_duration, conflicts_with = "gap")]
+    #[arg(long, value_parser = parse_unit::<SimDuration>, conflicts_with = "gap")]
     pub interval: Option<SimDuration>,
     /// With one volley in flight, never send two volleys closer than this (keeps a fast path under the server's default 100/s).
-    #[arg(long, default_value = "10ms", value_parser = parse_duration)]
+    #[arg(long, default_value = "10ms", value_parser = parse_unit::<SimDuration>)]
     pub gap: SimDuration,
     /// A volley unanswered this long is lost (RFC 889: 30 s).
-    #[arg(long, default_value = "30s", value_parser = parse_duration)]
+    #[arg(long, default_value = "30s", value_parser = parse_unit::<SimDuration>)]
     pub timeout: SimDuration,
     /// Tag requests with this shared secret and accept only replies tagged with it (UDP only).
     #[arg(long, value_name = "FILE", conflicts_with = "icmp")]
@@ -103,10 +104,6 @@ pub struct ProbeArgs {
     /// Output folder (default: `out/echo/<target>`).
     #[arg(long)]
     pub out: Option<PathBuf>,
-}
-
-fn parse_duration(s: &str) -> Result<SimDuration, String> {
-    s.parse::<SimDuration>().map_err(|e| e.to_string())
 }
 
 fn parse_per_second(s: &str) -> Result<f64, String> {
@@ -237,10 +234,12 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
         if a.icmp { "icmp" } else { "udp" },
         lengths,
         match pacing {
-            Pacing::OneInFlight { gap_ns } => format!("one in flight, at least {gap_ns} apart"),
-            Pacing::Interval { interval_ns } => format!("one every {interval_ns}"),
+            Pacing::OneInFlight { gap_ns } => {
+                format!("one in flight, at least {} apart", gap_ns.human())
+            }
+            Pacing::Interval { interval_ns } => format!("one every {}", interval_ns.human()),
         },
-        Nanos(a.timeout.as_nanos()),
+        Nanos(a.timeout.as_nanos()).human(),
     );
     let stop = nmc_probe::signal::stop_on_signals();
     let progress = Progress::new(&target_label);

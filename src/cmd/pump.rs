@@ -4,6 +4,7 @@
 
 use crate::Outcome;
 use crate::cmd::echo::split_target;
+use crate::cmd::parse_unit;
 use crate::cmd::progress::Progress;
 use anyhow::{Context, Result};
 use clap::Args;
@@ -42,21 +43,17 @@ pub struct PumpArgs {
     #[arg(long, default_value_t = 4)]
     pub outstanding: u32,
     /// How long to offer messages (K&O ran 10 min).
-    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    #[arg(long, default_value = "10s", value_parser = parse_unit::<SimDuration>)]
     pub duration: SimDuration,
     /// UDP: data bytes per datagram (the IMP's packet, 1008 bits = 126 bytes).
     #[arg(long, default_value = "126", value_parser = parse_bytes)]
     pub packet: u32,
     /// A message (or, over TCP, the connection) unanswered this long ends the run with an error.
-    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    #[arg(long, default_value = "10s", value_parser = parse_unit::<SimDuration>)]
     pub timeout: SimDuration,
     /// Output folder (default: `out/pump/<target>`).
     #[arg(long)]
     pub out: Option<PathBuf>,
-}
-
-fn parse_duration(s: &str) -> Result<SimDuration, String> {
-    s.parse::<SimDuration>().map_err(|e| e.to_string())
 }
 
 /// One line, not clap's list of possible values and tip.
@@ -112,8 +109,8 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
         },
         cfg.outstanding,
         cfg.transport,
-        cfg.duration,
-        cfg.timeout,
+        cfg.duration.human(),
+        cfg.timeout.human(),
     );
     let stop = nmc_probe::signal::stop_on_signals();
     let progress = Progress::new(&addr.to_string());

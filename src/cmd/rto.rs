@@ -1,12 +1,12 @@
 //! `nmc rto`: retransmission-timeout estimators on delay traces (RFC 889 §3 and after).
 
 use crate::Outcome;
+use crate::cmd::parse_unit;
 use anyhow::{Context as _, Result, anyhow, bail};
 use clap::{Args, Subcommand};
 use nmc_rto::eval::{self, Charge, RtxCharge};
 use nmc_rto::r889;
 use nmc_rto::synth::PathModel;
-use nmc_rto::time::parse_duration;
 use nmc_rto::{Estimator, Nanos, Trace, estimator, sweep, trace};
 use std::path::{Path, PathBuf};
 
@@ -29,8 +29,8 @@ pub enum RtoCommand {
 /// How replays charge time (shared by evaluate and sweep).
 #[derive(Args)]
 pub struct ChargeArgs {
-    /// A reply later than this counts as lost (RFC 889: 30 s).
-    #[arg(long, default_value = "30s", value_parser = parse_dur)]
+    /// A reply later than this counts as lost, with its unit (RFC 889: 30s).
+    #[arg(long, default_value = "30s", value_parser = parse_unit::<Nanos>)]
     pub loss_limit: Nanos,
     /// What a superfluous retransmission costs: delay (the measured delay), timeout, or excess
     /// (delay − timeout).
@@ -53,7 +53,8 @@ impl ChargeArgs {
 #[derive(Args)]
 #[command(
     after_help = "Estimators: rsre (RFC 793), mills (RFC 889), jacobson (SIGCOMM '88), rfc6298, \
-linux, quic (RFC 9002); override parameters with NAME:key=value,...\n\n\
+linux, quic (RFC 9002); override parameters with NAME:key=value,... Durations take their unit \
+(rfc6298:min=200ms,G=10ms; a bare number is refused).\n\n\
 Traces: nmc CSV (send_s,length,delay_ms,seq,path; see `cargo doc -p nmc-rto`), irtt JSON \
 (.json, .json.gz), flent data files (.flent.gz).\n\n\
 Examples:\n  nmc rto evaluate trace.csv\n  \
@@ -108,7 +109,7 @@ pub struct SynthArgs {
     #[arg(long)]
     pub preset: Option<String>,
     /// Target mean round-trip delay (with --cov, instead of a preset).
-    #[arg(long, value_parser = parse_dur)]
+    #[arg(long, value_parser = parse_unit::<Nanos>)]
     pub mean: Option<Nanos>,
     /// Target coefficient of variation.
     #[arg(long)]
@@ -129,7 +130,7 @@ pub struct SynthArgs {
     #[arg(long)]
     pub spurt_len: Option<f64>,
     /// Mean extra delay of a netspurt.
-    #[arg(long, value_parser = parse_dur)]
+    #[arg(long, value_parser = parse_unit::<Nanos>)]
     pub spurt_excess: Option<Nanos>,
     /// Run seed (recorded in the file).
     #[arg(long, default_value_t = 1)]
@@ -156,10 +157,6 @@ fn parse_estimator(s: &str) -> Result<Spec, String> {
     Ok(Spec {
         describe: e.describe(),
     })
-}
-
-fn parse_dur(s: &str) -> Result<Nanos, String> {
-    parse_duration(s).ok_or_else(|| format!("`{s}` is not a duration (e.g. 30s, 200ms)"))
 }
 
 fn parse_charge(s: &str) -> Result<RtxCharge, String> {

@@ -2,6 +2,7 @@
 //! and the discard sink it sends to. The work is in `nmc-realtime::stream`.
 
 use crate::Outcome;
+use crate::cmd::parse_unit;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use nmc_realtime::gaps::{LayoutCell, table_layout};
@@ -29,13 +30,13 @@ pub struct StreamArgs {
     /// HOST, HOST:PORT or `[IPv6]:PORT` of an `nmc sink` (default port 5080).
     pub target: String,
     /// Process bit rate, e.g. 30kbit/s.
-    #[arg(long, default_value = "30kbit/s", value_parser = parse_rate)]
+    #[arg(long, default_value = "30kbit/s", value_parser = parse_unit::<BitRate>)]
     pub rate: BitRate,
     /// Size of each of the two buffers, e.g. 2016bit or 252B.
-    #[arg(long, default_value = "2016bit", value_parser = parse_bits)]
+    #[arg(long, default_value = "2016bit", value_parser = parse_unit::<Bits>)]
     pub buffer: Bits,
     /// Length of the test (RFC 508: 30 s).
-    #[arg(long, default_value = "30s", value_parser = parse_duration)]
+    #[arg(long, default_value = "30s", value_parser = parse_unit::<SimDuration>)]
     pub duration: SimDuration,
     /// UDP, one datagram per buffer (default TCP, reliable as the NCP's connections were).
     #[arg(long)]
@@ -44,10 +45,10 @@ pub struct StreamArgs {
     #[arg(long)]
     pub ack: bool,
     /// With --udp --ack: an acknowledgement missing this long counts the buffer as lost and done.
-    #[arg(long, default_value = "1s", value_parser = parse_duration)]
+    #[arg(long, default_value = "1s", value_parser = parse_unit::<SimDuration>)]
     pub ack_timeout: SimDuration,
     /// Give up connecting, or on a sink that takes nothing, after this long (a partial run).
-    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    #[arg(long, default_value = "10s", value_parser = parse_unit::<SimDuration>)]
     pub io_timeout: SimDuration,
     /// Run RFC 508's procedure over --rates × --buffers and print Table I's layout.
     #[arg(long)]
@@ -72,22 +73,13 @@ pub struct SinkArgs {
     #[arg(long, requires = "stall_for")]
     pub stall_after: Option<u64>,
     /// ... for this long.
-    #[arg(long, value_parser = parse_duration, requires = "stall_after")]
+    #[arg(long, value_parser = parse_unit::<SimDuration>, requires = "stall_after")]
     pub stall_for: Option<SimDuration>,
     /// Stop by itself after this long.
-    #[arg(long, value_parser = parse_duration)]
+    #[arg(long, value_parser = parse_unit::<SimDuration>)]
     pub duration: Option<SimDuration>,
 }
 
-fn parse_rate(s: &str) -> Result<BitRate, String> {
-    s.parse::<BitRate>().map_err(|e| e.to_string())
-}
-fn parse_bits(s: &str) -> Result<Bits, String> {
-    s.parse::<Bits>().map_err(|e| e.to_string())
-}
-fn parse_duration(s: &str) -> Result<SimDuration, String> {
-    s.parse::<SimDuration>().map_err(|e| e.to_string())
-}
 fn std_dur(d: SimDuration) -> Duration {
     Duration::from_nanos(d.as_nanos())
 }

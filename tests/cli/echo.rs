@@ -167,7 +167,7 @@ fn bad_echo_input_is_one_line_and_exit_2() {
         (
             "no unit",
             &["echo", "probe", "127.0.0.1", "--timeout", "30"],
-            "no unit",
+            "`30` needs a unit: 30s, 30ms",
         ),
         (
             "bad port",

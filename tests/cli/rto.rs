@@ -112,6 +112,26 @@ fn bad_input_is_one_line_and_exit_2() {
         (
             vec![
                 "rto".into(),
+                "evaluate".into(),
+                "crates/nmc-rto/tests/fixtures/trace_small.csv".into(),
+                "-e".into(),
+                "rfc6298:min=1".into(),
+            ],
+            "`1` needs a unit: 1s, 1ms",
+        ),
+        (
+            vec![
+                "rto".into(),
+                "evaluate".into(),
+                "crates/nmc-rto/tests/fixtures/trace_small.csv".into(),
+                "--loss-limit".into(),
+                "30".into(),
+            ],
+            "`30` needs a unit: 30s, 30ms",
+        ),
+        (
+            vec![
+                "rto".into(),
                 "sweep".into(),
                 "crates/nmc-rto/tests/fixtures/trace_small.csv".into(),
                 "--grid".into(),

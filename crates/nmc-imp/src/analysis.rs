@@ -62,15 +62,8 @@ pub fn throughput_series(msgs: &[MessageRecord], bin: f64, until: f64) -> Vec<(f
 }
 
 // K&O §IV's statistics, shared with the real pump (`nmc pump`).
+use nmc_report::stats::{Rule, percentile, percentile_position};
 pub use nmc_report::stats::{autocorrelation, autocorrelation_band, histogram};
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
-    sorted[i]
-}
 
 pub fn add_metrics(
     m: &mut BTreeMap<String, f64>,
@@ -94,8 +87,9 @@ pub fn add_metrics(
             "rtt.mean_ms".into(),
             rtt.iter().sum::<f64>() / rtt.len() as f64,
         );
-        m.insert("rtt.p50_ms".into(), percentile(&sorted, 0.5));
-        m.insert("rtt.p95_ms".into(), percentile(&sorted, 0.95));
+        let pct = |p: f64| percentile(&sorted, p, Rule::Round).expect("non-empty");
+        m.insert("rtt.p50_ms".into(), pct(0.5));
+        m.insert("rtt.p95_ms".into(), pct(0.95));
         m.insert("rtt.max_ms".into(), *sorted.last().expect("non-empty"));
         m.insert("rtt.min_ms".into(), sorted[0]);
     }
@@ -277,9 +271,13 @@ impl StreamStats {
         }
     }
 
-    /// The value at fraction `p` of the round trips (the percentile bin's geometric middle).
+    /// The value at fraction `p` of the round trips (the percentile bin's geometric middle): the
+    /// round trip of rank [`Rule::Round`], as [`add_metrics`] reads it from the sorted values.
     fn rtt_percentile(&self, p: f64) -> f64 {
-        let target = ((self.rtt.n - 1) as f64 * p).round() as u64;
+        let Some((target, _)) = percentile_position(self.rtt.n as usize, p, Rule::Round) else {
+            return self.rtt.max;
+        };
+        let target = target as u64;
         let mut seen = 0;
         for (&bin, &n) in &self.rtt_bins {
             seen += n;

@@ -13,8 +13,8 @@
 
 use crate::line::Channel;
 use crate::spec::{LineEntry, NetworkSpec, TopologyKind};
+use nmc_sim::graph::breadth_first;
 use std::cell::OnceCell;
-use std::collections::VecDeque;
 
 /// The most nodes a network may have (ids are `u32`; this bound keeps a mistyped size from
 /// asking for more memory than any machine has).
@@ -80,24 +80,18 @@ impl Adjacency {
     }
 
     /// Shortest-hop routes towards `dst`: for every node the edge it takes (`NO_ROUTE` for
-    /// `dst` itself and for nodes with no path). `from(e)` is edge `e`'s tail. A breadth-first
-    /// search over reversed edges; the first edge (lowest index) to reach a node wins.
+    /// `dst` itself and for nodes with no path). `from(e)` is edge `e`'s tail. The workspace's
+    /// one breadth-first search ([`nmc_sim::graph::breadth_first`]) over reversed edges; the
+    /// first edge (lowest index) to reach a node wins.
     pub fn routes_to(&self, dst: usize, from: impl Fn(u32) -> u32) -> Box<[u32]> {
         let n = self.start.len() - 1;
         let mut next = vec![NO_ROUTE; n].into_boxed_slice();
-        let mut seen = vec![false; n];
-        seen[dst] = true;
-        let mut frontier = VecDeque::from([dst]);
-        while let Some(v) = frontier.pop_front() {
-            for &e in self.of(v) {
-                let u = from(e) as usize;
-                if !seen[u] {
-                    seen[u] = true;
-                    next[u] = e;
-                    frontier.push_back(u);
-                }
-            }
-        }
+        breadth_first(
+            n,
+            dst,
+            |v| self.of(v).iter().map(|&e| (e, from(e) as usize)),
+            |u, e, _| next[u] = e,
+        );
         next
     }
 }
@@ -195,6 +189,7 @@ impl Topology {
 mod tests {
     use super::*;
     use nmc_sim::{BitRate, SimDuration};
+    use std::collections::VecDeque;
 
     /// The all-pairs table the model used before routes were computed per destination: BFS
     /// from every destination over `Vec<Vec<_>>` in-lists, N × N entries.

@@ -13,6 +13,7 @@
 //! short line covers lengths `< b` and is quoted at (shortest, b−1); the long line covers `≥ b` and is
 //! quoted at (b−1, longest), so a split at 126 reproduces the table's 40 / 125 / 125 / 256 columns.
 
+use nmc_report::stats::{Rule, percentile_position};
 use serde::Serialize;
 
 /// `(length in bytes, one-way delay in ns)` points.
@@ -33,8 +34,8 @@ pub struct DelayStats {
 }
 
 impl DelayStats {
-    /// `None` for an empty set. Quantiles are nearest-rank: the smallest value with at least q·n
-    /// values at or below it.
+    /// `None` for an empty set. Quantiles are nearest-rank ([`Rule::NearestRank`]): the smallest
+    /// value with at least q·n values at or below it.
     pub fn of(values: &[u64]) -> Option<DelayStats> {
         if values.is_empty() {
             return None;
@@ -42,7 +43,11 @@ impl DelayStats {
         let mut v = values.to_vec();
         v.sort_unstable();
         let n = v.len();
-        let rank = |q: f64| v[((q * n as f64).ceil() as usize).clamp(1, n) - 1];
+        let rank = |q: f64| {
+            v[percentile_position(n, q, Rule::NearestRank)
+                .expect("non-empty")
+                .0]
+        };
         let mean = v.iter().map(|&x| x as f64).sum::<f64>() / n as f64;
         let var = if n > 1 {
             v.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / (n - 1) as f64

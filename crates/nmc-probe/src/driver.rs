@@ -67,6 +67,43 @@ pub(crate) trait EchoSocket {
     fn recv(&mut self, timeout: Duration) -> io::Result<Option<Received>>;
 }
 
+/// The one receive-with-timeout of the socket drivers (the probe's UDP and ICMP sockets, the
+/// echo server): waits up to `timeout` for `fd` to be readable ([`wait_readable`]), then reads
+/// once with [`recv_ready`]. `Ok(None)` when the wait ran out, a signal cut it short, or nothing
+/// was there after all.
+pub(crate) fn recv_within<T>(
+    fd: std::os::fd::RawFd,
+    timeout: Duration,
+    read: impl FnMut() -> io::Result<T>,
+) -> io::Result<Option<T>> {
+    if !wait_readable(fd, timeout)? {
+        return Ok(None);
+    }
+    recv_ready(read)
+}
+
+/// One receive that does not wait: `read` on a non-blocking socket (or one whose readiness was
+/// just seen). `Ok(None)` when nothing is waiting (`WouldBlock`, or `TimedOut` from a socket
+/// with a receive timeout); an interrupted read is retried; other errors are the caller's.
+/// The pump's drain loops call it until it gives `None`.
+pub(crate) fn recv_ready<T>(mut read: impl FnMut() -> io::Result<T>) -> io::Result<Option<T>> {
+    loop {
+        match read() {
+            Ok(x) => return Ok(Some(x)),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                return Ok(None);
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 /// Waits until `fd` is readable or `timeout` has passed; `Ok(true)` if readable.
 pub(crate) fn wait_readable(fd: std::os::fd::RawFd, timeout: Duration) -> io::Result<bool> {
     Ok(wait_fd(fd, libc::POLLIN, timeout)? != 0)

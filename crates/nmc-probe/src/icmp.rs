@@ -117,20 +117,11 @@ impl EchoSocket for IcmpSocket {
     }
 
     fn recv(&mut self, timeout: Duration) -> io::Result<Option<Received>> {
-        if !driver::wait_readable(self.sock.as_raw_fd(), timeout)? {
+        let Some(n) = driver::recv_within(self.sock.as_raw_fd(), timeout, || {
+            (&self.sock).read(&mut self.buf)
+        })?
+        else {
             return Ok(None);
-        }
-        let n = match (&self.sock).read(&mut self.buf) {
-            Ok(n) => n,
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                ) =>
-            {
-                return Ok(None);
-            }
-            Err(e) => return Err(e),
         };
         let at = self.clock.now();
         let mut icmp = &self.buf[..n];

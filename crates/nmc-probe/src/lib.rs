@@ -19,7 +19,7 @@
 //! | [`trace`] | the trace CSV (`send_time_ns,length_bytes,delay_ns,…`), the contract with `nmc-rto` |
 //! | [`report`] | `summary.json`, the text report, the SVG scatter plot |
 //! | [`udp`], [`icmp`] | socket drivers: the server loop and the two probe transports |
-//! | [`time`] | integer nanoseconds, the monotonic clock, timer resolution |
+//! | [`time`] | integer nanoseconds (`nmc_sim::Nanos`, re-exported), the monotonic clock, timer resolution |
 //! | [`signal`] | Ctrl-C as a stop flag |
 //!
 //! The cores ([`server::ServerCore`], [`probe::Probe`]) do no I/O and read no clock: every input

@@ -98,7 +98,7 @@ impl Summary {
             r.target,
             r.transport,
             self.volleys,
-            r.elapsed,
+            r.elapsed.human(),
             if r.interrupted {
                 " (stopped early)"
             } else {

@@ -1,60 +1,19 @@
 //! Integer time for the protocol cores, and the one place that reads the operating system's clocks.
 //!
-//! The cores ([`crate::server::ServerCore`], [`crate::probe::Probe`]) never read a clock: every
+//! The time type is `nmc_sim`'s [`Nanos`] (re-exported here), shared with `nmc-rto`; logs and
+//! reports print it with [`Nanos::human`] (`104.2ms`). The cores ([`crate::server::ServerCore`], [`crate::probe::Probe`]) never read a clock: every
 //! input carries a [`Nanos`] that the driver took from a [`Clock`]. A [`Clock`] is the monotonic
 //! clock (`std::time::Instant`, i.e. `CLOCK_MONOTONIC` on Linux) counted in nanoseconds from the
 //! moment the clock was made, so a probe's first volley is sent at about 0.
 //! (Durations typed by a user are parsed by the CLI with `nmc_sim`'s units, like every other
 //! quantity of the `nmc` command line.)
 
+use nmc_report::stats::{Rule, percentile_position};
 use serde::Serialize;
 use std::fmt;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-/// A time or a span of time in whole nanoseconds. As a time it counts from the origin of the
-/// [`Clock`] that produced it; the cores only ever subtract times from the same clock.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize)]
-#[serde(transparent)]
-pub struct Nanos(pub u64);
-
-impl Nanos {
-    pub const ZERO: Nanos = Nanos(0);
-
-    pub fn from_duration(d: Duration) -> Nanos {
-        Nanos(u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
-    }
-    pub fn to_duration(self) -> Duration {
-        Duration::from_nanos(self.0)
-    }
-    pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 * 1e-9
-    }
-    pub fn as_millis_f64(self) -> f64 {
-        self.0 as f64 * 1e-6
-    }
-    pub fn saturating_sub(self, other: Nanos) -> Nanos {
-        Nanos(self.0.saturating_sub(other.0))
-    }
-    pub fn saturating_add(self, other: Nanos) -> Nanos {
-        Nanos(self.0.saturating_add(other.0))
-    }
-}
-
-impl fmt::Display for Nanos {
-    /// Prints with the largest unit that keeps the number readable: `850ns`, `12.5us`, `104.2ms`, `3.000s`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let n = self.0;
-        if n < 1_000 {
-            write!(f, "{n}ns")
-        } else if n < 1_000_000 {
-            write!(f, "{:.1}us", n as f64 / 1e3)
-        } else if n < 1_000_000_000 {
-            write!(f, "{:.1}ms", n as f64 / 1e6)
-        } else {
-            write!(f, "{:.3}s", n as f64 / 1e9)
-        }
-    }
-}
+pub use nmc_sim::Nanos;
 
 /// The monotonic clock, in nanoseconds since the clock was made.
 #[derive(Debug, Clone, Copy)]
@@ -105,9 +64,9 @@ impl fmt::Display for TimerResolution {
         write!(
             f,
             "monotonic clock: claimed resolution {}, smallest observed step {}, one reading costs {}",
-            Nanos(self.claimed_ns),
-            Nanos(self.observed_step_ns),
-            Nanos(self.read_cost_ns)
+            Nanos(self.claimed_ns).human(),
+            Nanos(self.observed_step_ns).human(),
+            Nanos(self.read_cost_ns).human()
         )
     }
 }
@@ -142,7 +101,8 @@ pub fn measure_timer_resolution(samples: usize) -> TimerResolution {
     TimerResolution {
         claimed_ns,
         observed_step_ns: steps.iter().copied().min().unwrap_or(0),
-        read_cost_ns: costs.get(costs.len() / 2).copied().unwrap_or(0),
+        read_cost_ns: percentile_position(costs.len(), 0.5, Rule::Round)
+            .map_or(0, |(i, _)| costs[i]),
     }
 }
 
@@ -152,10 +112,10 @@ mod tests {
 
     #[test]
     fn nanos_print_readably() {
-        assert_eq!(Nanos(850).to_string(), "850ns");
-        assert_eq!(Nanos(12_500).to_string(), "12.5us");
-        assert_eq!(Nanos(104_200_000).to_string(), "104.2ms");
-        assert_eq!(Nanos(3_000_000_000).to_string(), "3.000s");
+        assert_eq!(Nanos(850).human().to_string(), "850ns");
+        assert_eq!(Nanos(12_500).human().to_string(), "12.5us");
+        assert_eq!(Nanos(104_200_000).human().to_string(), "104.2ms");
+        assert_eq!(Nanos(3_000_000_000).human().to_string(), "3.000s");
     }
 
     #[test]

@@ -155,7 +155,7 @@ impl EchoServer {
             {
                 log(&format!(
                     "echo serve: up {} {} sources {}",
-                    now,
+                    now.human(),
                     self.core.counters(),
                     self.core.tracked_sources()
                 ));
@@ -164,32 +164,32 @@ impl EchoServer {
                 }
                 next_log = Some(at.saturating_add(step).max(now));
             }
-            let (n, src) = match self.sock.recv_from(&mut buf) {
-                Ok(x) => x,
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::WouldBlock
-                            | io::ErrorKind::TimedOut
-                            | io::ErrorKind::Interrupted
-                            | io::ErrorKind::ConnectionRefused
-                            | io::ErrorKind::ConnectionReset
-                    ) =>
-                {
-                    continue;
-                }
-                Err(e) => {
-                    // Never die of a receive error; but do not spin on a persistent one.
-                    recv_errors += 1;
-                    if recv_errors % 1000 == 1 {
-                        log(&format!(
-                            "echo serve: receive error ({recv_errors} so far): {e}"
-                        ));
+            let fd = self.sock.as_raw_fd();
+            let (n, src) =
+                match driver::recv_within(fd, driver::MAX_WAIT, || self.sock.recv_from(&mut buf)) {
+                    Ok(Some(x)) => x,
+                    Ok(None) => continue,
+                    // An ICMP error about an earlier reply, reported on this socket.
+                    Err(e)
+                        if matches!(
+                            e.kind(),
+                            io::ErrorKind::ConnectionRefused | io::ErrorKind::ConnectionReset
+                        ) =>
+                    {
+                        continue;
                     }
-                    std::thread::sleep(Duration::from_millis(10));
-                    continue;
-                }
-            };
+                    Err(e) => {
+                        // Never die of a receive error; but do not spin on a persistent one.
+                        recv_errors += 1;
+                        if recv_errors % 1000 == 1 {
+                            log(&format!(
+                                "echo serve: receive error ({recv_errors} so far): {e}"
+                            ));
+                        }
+                        std::thread::sleep(Duration::from_millis(10));
+                        continue;
+                    }
+                };
             let rx = clock.now();
             let pkt = &mut buf[..n];
             if let Some(sink) = sink.as_mut()
@@ -216,7 +216,7 @@ impl EchoServer {
         let mut c = self.core.counters();
         log(&format!(
             "echo serve: stopped after {} {} sources {}",
-            clock.now(),
+            clock.now().human(),
             c,
             self.core.tracked_sources()
         ));
@@ -256,20 +256,11 @@ impl EchoSocket for UdpProbeSocket {
     }
 
     fn recv(&mut self, timeout: Duration) -> io::Result<Option<Received>> {
-        if !driver::wait_readable(self.sock.as_raw_fd(), timeout)? {
+        let Some(n) = driver::recv_within(self.sock.as_raw_fd(), timeout, || {
+            self.sock.recv(&mut self.buf)
+        })?
+        else {
             return Ok(None);
-        }
-        let n = match self.sock.recv(&mut self.buf) {
-            Ok(n) => n,
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                ) =>
-            {
-                return Ok(None);
-            }
-            Err(e) => return Err(e),
         };
         let at = self.clock.now();
         let pkt = &self.buf[..n];

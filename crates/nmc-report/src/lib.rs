@@ -6,7 +6,7 @@
 //! | [`records`] | CSV files of per-item records |
 //! | [`plot`] | SVG charts (lines, points, bars) drawn with plotters' SVG backend |
 //! | [`diagram`] | path diagrams: K&O's time slices (messages, RFNMs, REQALLs along a path) |
-//! | [`stats`] | best block of 150, autocorrelation and its significant lags, histogram (K&O §IV) |
+//! | [`stats`] | best block of 150, autocorrelation and its significant lags, histogram (K&O §IV); the one percentile and its rules |
 //! | [`check`] | reproduce-table rows: published value, ours, tolerance, within or not |
 //! | [`html`] | the one-page `index.html` report: the table and every plot inline |
 //!

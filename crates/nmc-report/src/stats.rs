@@ -8,6 +8,11 @@
 //! autocorrelation coefficient of round-trip delay for successive messages" (Fig. 6).
 //!
 //! `nmc-imp`'s `analysis` uses these for the simulated pump.
+//!
+//! It also holds the workspace's one percentile ([`percentile`], [`percentile_position`]): every
+//! median, p95 and p99 nmc reports is read from sorted values by one of the [`Rule`]s documented
+//! there, and each caller names the rule it has always used, so no figure moved when the copies
+//! were merged.
 
 use std::collections::BTreeMap;
 
@@ -84,6 +89,54 @@ pub fn histogram(x: &[f64], width: f64) -> Vec<(f64, f64)> {
         .collect()
 }
 
+/// How a percentile is read from `n` sorted values `x[0] ≤ … ≤ x[n−1]`, for a fraction `p` in
+/// `[0, 1]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rule {
+    /// No interpolation: the value at the rounded position, `x[round((n − 1)·p)]` (halves round
+    /// away from zero, so p = 0.5 of an even count is the upper of the two middle values). The
+    /// simulated pump's round-trip percentiles (`nmc-imp`), K&O looping statistics
+    /// (`nmc-experiments`), `nmc pump`'s report and the probe's clock-reading cost use it.
+    Round,
+    /// Nearest rank: the smallest value with at least p·n values at or below it,
+    /// `x[⌈p·n⌉ − 1]` (the rank clamped to `1..=n`). The echo probe's delay statistics use it.
+    NearestRank,
+    /// Linear interpolation between the two values around position `h = (n − 1)·p`:
+    /// `x[⌊h⌋]·(1 − f) + x[⌊h⌋ + 1]·f` with `f = h − ⌊h⌋` (Hyndman & Fan's type 7, R's and
+    /// NumPy's default). For p = 0.5 the textbook median, the mean of the two middle values of an
+    /// even count. `nmc bench`'s median time uses it.
+    Linear,
+}
+
+/// Where the `p` percentile of `n` sorted values lies under `rule`: the index of the lower value
+/// and the fraction of the way to the next one (always 0 for [`Rule::Round`] and
+/// [`Rule::NearestRank`]). `None` when `n` is 0. The index is at most `n − 1`.
+pub fn percentile_position(n: usize, p: f64, rule: Rule) -> Option<(usize, f64)> {
+    if n == 0 {
+        return None;
+    }
+    Some(match rule {
+        Rule::Round => ((((n - 1) as f64 * p).round() as usize).min(n - 1), 0.0),
+        Rule::NearestRank => (((p * n as f64).ceil() as usize).clamp(1, n) - 1, 0.0),
+        Rule::Linear => {
+            let h = (n - 1) as f64 * p;
+            let k = (h.floor().max(0.0) as usize).min(n - 1);
+            (k, if k + 1 < n { h - k as f64 } else { 0.0 })
+        }
+    })
+}
+
+/// The `p` percentile (`p` in `[0, 1]`) of `sorted` (ascending) under `rule`; `None` when empty.
+/// See [`Rule`] for the definitions.
+pub fn percentile(sorted: &[f64], p: f64, rule: Rule) -> Option<f64> {
+    let (k, f) = percentile_position(sorted.len(), p, rule)?;
+    Some(if f == 0.0 {
+        sorted[k]
+    } else {
+        sorted[k] * (1.0 - f) + sorted[k + 1] * f
+    })
+}
+
 /// A bin width for a histogram of `x`: a round number (1, 2 or 5 × 10^k) giving about `bins`
 /// bins between 0 and the largest value.
 pub fn round_bin_width(x: &[f64], bins: usize) -> f64 {
@@ -107,6 +160,31 @@ pub fn round_bin_width(x: &[f64], bins: usize) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn percentile_rules() {
+        let x = [1.0, 2.0, 3.0, 4.0];
+        assert_eq!(percentile(&x, 0.5, Rule::Round), Some(3.0));
+        assert_eq!(percentile(&x, 0.5, Rule::NearestRank), Some(2.0));
+        assert_eq!(percentile(&x, 0.5, Rule::Linear), Some(2.5));
+        assert_eq!(percentile(&x, 0.95, Rule::Round), Some(4.0));
+        assert_eq!(percentile(&x, 0.95, Rule::NearestRank), Some(4.0));
+        assert_eq!(percentile(&x, 0.25, Rule::Linear), Some(1.75));
+        for rule in [Rule::Round, Rule::NearestRank, Rule::Linear] {
+            assert_eq!(percentile(&x, 0.0, rule), Some(1.0));
+            assert_eq!(percentile(&x, 1.0, rule), Some(4.0));
+            assert_eq!(percentile(&[7.0], 0.5, rule), Some(7.0));
+            assert_eq!(percentile(&[], 0.5, rule), None);
+        }
+        // The mean of the two middle values, bit for bit.
+        let (a, b) = (0.1, 0.7);
+        assert_eq!(percentile(&[a, b], 0.5, Rule::Linear), Some((a + b) / 2.0));
+        assert_eq!(percentile_position(10, 0.99, Rule::Round), Some((9, 0.0)));
+        assert_eq!(
+            percentile_position(100, 0.95, Rule::NearestRank),
+            Some((94, 0.0))
+        );
+    }
 
     #[test]
     fn best_block_is_the_fastest_window() {

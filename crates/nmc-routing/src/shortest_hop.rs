@@ -10,7 +10,8 @@
 use crate::router::{Hop, Router, RoutingMessage};
 use crate::{LineId, NodeId, Units};
 use nmc_sim::SimTime;
-use std::collections::{BTreeSet, VecDeque};
+use nmc_sim::graph::breadth_first;
+use std::collections::BTreeSet;
 
 /// A subnet's lines: `(line, a, b)`, each full-duplex.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -66,27 +67,31 @@ impl ShortestHop {
     pub fn new(node: NodeId, graph: &Graph, hop_units: Units) -> Self {
         let n = graph.nodes as usize;
         let mut routes: Vec<Option<(Hop, u32)>> = vec![None; n];
-        let mut seen = vec![false; n];
-        let mut queue = VecDeque::new();
-        if (node.0 as usize) < n {
-            seen[node.0 as usize] = true;
-            queue.push_back((node, None::<Hop>, 0u32));
-        }
-        while let Some((at, first, hops)) = queue.pop_front() {
-            for (line, next) in graph.lines_at(at) {
-                let i = next.0 as usize;
-                if i >= n || seen[i] {
-                    continue;
-                }
-                seen[i] = true;
-                let first = first.unwrap_or(Hop {
-                    line,
-                    neighbour: next,
-                });
-                routes[i] = Some((first, hops + 1));
-                queue.push_back((next, Some(first), hops + 1));
-            }
-        }
+        // The workspace's one breadth-first search, from this IMP over its lines in line order;
+        // a node's first hop is its parent's, or the line itself next to this IMP.
+        breadth_first(
+            n,
+            node.0 as usize,
+            |v| {
+                graph
+                    .lines_at(NodeId(v as u16))
+                    .into_iter()
+                    .map(|(line, next)| (line, next.0 as usize))
+            },
+            |u, line, from| {
+                let (first, hops) = match routes[from] {
+                    Some((first, hops)) => (first, hops),
+                    None => (
+                        Hop {
+                            line,
+                            neighbour: NodeId(u as u16),
+                        },
+                        0,
+                    ),
+                };
+                routes[u] = Some((first, hops + 1));
+            },
+        );
         ShortestHop {
             node,
             routes,
@@ -161,6 +166,57 @@ mod tests {
         assert_eq!(r.estimate(NodeId(2)), Some(Units(8)));
         assert_eq!(r.next_hop(NodeId(0)), None);
         assert_eq!(r.next_hop(NodeId(9)), None);
+    }
+
+    /// The search this module did with its own queue before it used `nmc_sim::graph`: the
+    /// oracle the shared search must agree with, first hop and hop count, on any graph.
+    fn own_bfs(node: NodeId, graph: &Graph) -> Vec<Option<(Hop, u32)>> {
+        let n = graph.nodes as usize;
+        let mut routes: Vec<Option<(Hop, u32)>> = vec![None; n];
+        let mut seen = vec![false; n];
+        let mut queue = std::collections::VecDeque::new();
+        if (node.0 as usize) < n {
+            seen[node.0 as usize] = true;
+            queue.push_back((node, None::<Hop>, 0u32));
+        }
+        while let Some((at, first, hops)) = queue.pop_front() {
+            for (line, next) in graph.lines_at(at) {
+                let i = next.0 as usize;
+                if i >= n || seen[i] {
+                    continue;
+                }
+                seen[i] = true;
+                let first = first.unwrap_or(Hop {
+                    line,
+                    neighbour: next,
+                });
+                routes[i] = Some((first, hops + 1));
+                queue.push_back((next, Some(first), hops + 1));
+            }
+        }
+        routes
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn routes_equal_the_queue_search(
+            nodes in 1u16..14,
+            pairs in proptest::collection::vec((0u16..16, 0u16..16), 0..40),
+        ) {
+            let g = Graph {
+                nodes,
+                lines: pairs
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, (a, b))| a != b)
+                    .map(|(k, &(a, b))| (LineId(k as u32), NodeId(a), NodeId(b)))
+                    .collect(),
+            };
+            for from in 0..nodes + 1 {
+                let r = ShortestHop::new(NodeId(from), &g, Units(1));
+                proptest::prop_assert_eq!(&r.routes, &own_bfs(NodeId(from), &g));
+            }
+        }
     }
 
     #[test]

@@ -11,8 +11,8 @@
 //!
 //! | module | what |
 //! | --- | --- |
-//! | [`time`] | [`Nanos`], integer nanoseconds: the one time type |
-//! | [`estimator`] | the [`Estimator`] trait; RSRE, Mills, Jacobson/Karels, RFC 6298, Linux, QUIC PTO; the `NAME[:k=v,...]` spec [`parse`](estimator::parse)r |
+//! | [`time`] | [`Nanos`], integer nanoseconds (`nmc_sim`'s, shared with `nmc-probe`): the one time type; exact trace decimals |
+//! | [`estimator`] | the [`Estimator`] trait and the serde parameter structs; RSRE, Mills, Jacobson/Karels, RFC 6298, Linux, QUIC PTO; the `NAME[:k=v,...]` spec [`parse`](estimator::parse)r |
 //! | [`trace`] | [`Trace`]: the CSV format (documented in [`trace::csv`]), irtt and flent importers, [`trace::load`] |
 //! | [`eval`] | the replay and the RFC 889 table; **how time is charged** is in its module doc |
 //! | [`plot`] | the Fuzzball display: delays with the computed timeout drawn over them (SVG) |

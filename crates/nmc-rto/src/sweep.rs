@@ -3,14 +3,16 @@
 //!
 //! A grid is `key=SPEC[,key=SPEC...]` with one to three keys of the estimator, where SPEC is a
 //! range `a..b/step` (both ends included, within rounding), a list `v1|v2|v3`, or one value:
-//! `F1=0.8..0.975/0.025,F2=0.5..0.9/0.05,G=1.5|2|2.5`. The first key is the heat map's x axis,
-//! the second its y axis, the third splits it into panels. Each grid point's score is the mean
-//! efficiency over the traces.
+//! `F1=0.8..0.975/0.025,F2=0.5..0.9/0.05,G=1.5|2|2.5`. A duration parameter's values carry their
+//! unit, like every duration (`min=200ms..1s/200ms`, `init=1s|3s`); its axis is in seconds. The
+//! first key is the heat map's x axis, the second its y axis, the third splits it into panels.
+//! Each grid point's score is the mean efficiency over the traces.
 
 use std::fmt;
 
 use crate::estimator::Estimator;
 use crate::eval::{Charge, replay};
+use crate::time::Nanos;
 use crate::trace::Trace;
 
 /// One grid axis.
@@ -18,8 +20,21 @@ use crate::trace::Trace;
 pub struct Axis {
     /// Parameter key, as the estimator spells it.
     pub key: String,
-    /// Values, in order.
+    /// Values, in order (seconds for a duration).
     pub values: Vec<f64>,
+    /// The values were given as durations (with their unit) and are seconds.
+    pub duration: bool,
+}
+
+impl Axis {
+    /// The text [`Estimator::set`] is given for value `v` of this axis.
+    pub fn text(&self, v: f64) -> String {
+        if self.duration {
+            format!("{}ns", Nanos::from_secs_f64(v).0)
+        } else {
+            v.to_string()
+        }
+    }
 }
 
 /// A bad grid; one line.
@@ -56,7 +71,9 @@ pub fn parse_grid(grid: &str, base: &dyn Estimator) -> Result<Vec<Axis>, GridErr
                 ))
             })?
             .to_string();
-        let num = |s: &str| -> Result<f64, GridError> {
+        // Numbers, or durations with their unit (then in seconds); one axis is all one kind.
+        let mut kind: Option<bool> = None;
+        let mut num = |s: &str| -> Result<f64, GridError> {
             let s = s.trim();
             let v = if let Some((a, b)) = s.split_once('/') {
                 a.trim()
@@ -67,8 +84,23 @@ pub fn parse_grid(grid: &str, base: &dyn Estimator) -> Result<Vec<Axis>, GridErr
             } else {
                 s.parse::<f64>().ok()
             };
-            v.filter(|x| x.is_finite())
-                .ok_or_else(|| fail(format!("`{s}` is not a number")))
+            let (v, is_duration) = match v.filter(|x| x.is_finite()) {
+                Some(v) => (v, false),
+                None => match s.parse::<Nanos>() {
+                    Ok(d) => (d.as_secs_f64(), true),
+                    Err(_) => {
+                        return Err(fail(format!(
+                            "`{s}` is not a number or a duration with its unit"
+                        )));
+                    }
+                },
+            };
+            if *kind.get_or_insert(is_duration) != is_duration {
+                return Err(fail(format!(
+                    "`{spec}` mixes numbers and durations: give every value of a duration with its unit"
+                )));
+            }
+            Ok(v)
         };
         let values = if let Some((range, step)) = spec.split_once("..").map(|(a, rest)| {
             let (b, step) = rest.rsplit_once('/').unwrap_or((rest, ""));
@@ -95,19 +127,26 @@ pub fn parse_grid(grid: &str, base: &dyn Estimator) -> Result<Vec<Axis>, GridErr
                 .map(|i| ((a + st * i as f64) * 1e10).round() / 1e10)
                 .collect()
         } else {
-            spec.split('|').map(num).collect::<Result<Vec<_>, _>>()?
+            spec.split('|')
+                .map(&mut num)
+                .collect::<Result<Vec<_>, _>>()?
+        };
+        let axis = Axis {
+            key,
+            values,
+            duration: kind == Some(true),
         };
         // Every value must be acceptable to the estimator.
         let mut probe = base.fresh();
-        for v in &values {
+        for v in &axis.values {
             probe
-                .set(&key, &v.to_string())
+                .set(&axis.key, &axis.text(*v))
                 .map_err(|e| fail(e.to_string()))?;
         }
-        if axes.iter().any(|a| a.key == key) {
-            return Err(fail(format!("key `{key}` given twice")));
+        if axes.iter().any(|a| a.key == axis.key) {
+            return Err(fail(format!("key `{}` given twice", axis.key)));
         }
-        axes.push(Axis { key, values });
+        axes.push(axis);
     }
     if axes.is_empty() || axes.len() > 3 {
         return Err(fail(format!("expected 1 to 3 keys, got {}", axes.len())));
@@ -152,7 +191,7 @@ impl fmt::Display for Sweep {
                     .axes
                     .iter()
                     .zip(&p.values)
-                    .map(|(a, v)| format!("{}={v}", a.key))
+                    .map(|(a, v)| format!("{}={v}{}", a.key, if a.duration { "s" } else { "" }))
                     .collect();
                 write!(f, "best {}: mean efficiency {:.4}", kv.join(","), p.mean)
             }
@@ -185,7 +224,7 @@ pub fn run(base: &dyn Estimator, axes: &[Axis], traces: &[Trace], charge: &Charg
         for a in axes {
             let v = a.values[rem % a.values.len()];
             rem /= a.values.len();
-            est.set(&a.key, &v.to_string())
+            est.set(&a.key, &a.text(v))
                 .expect("grid values were validated by parse_grid");
             values.push(v);
         }
@@ -274,5 +313,18 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("F1"), "{e}");
+    }
+
+    #[test]
+    fn duration_axes_take_their_unit() {
+        let j = parse("jacobson").unwrap();
+        let g = parse_grid("min=200ms..1s/200ms,g=1/8", j.as_ref()).unwrap();
+        assert!(g[0].duration && !g[1].duration);
+        assert_eq!(g[0].values, vec![0.2, 0.4, 0.6, 0.8, 1.0]);
+        assert_eq!(g[0].text(0.2), "200000000ns");
+        let e = parse_grid("min=1|2", j.as_ref()).unwrap_err().to_string();
+        assert!(e.contains("`1` needs a unit: 1s, 1ms"), "{e}");
+        let e = parse_grid("min=1s|2", j.as_ref()).unwrap_err().to_string();
+        assert!(e.contains("mixes numbers and durations"), "{e}");
     }
 }

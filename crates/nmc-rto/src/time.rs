@@ -1,4 +1,8 @@
-//! Time as an integer count of nanoseconds.
+//! Time as an integer count of nanoseconds, and the exact decimals of the trace files.
+//!
+//! The time type is `nmc_sim`'s [`Nanos`] (re-exported here, shared with `nmc-probe`); it prints
+//! as exact milliseconds (`312.5ms`). Durations typed by a user (estimator parameters, command-line
+//! options) are parsed by `nmc_sim`'s one duration parser, which wants a unit: `200ms`, `30s`.
 //!
 //! Every instant and duration that crosses a module boundary in this crate is a [`Nanos`]:
 //! send times in a trace, measured delays, and the timeout an estimator returns. Integer
@@ -7,73 +11,7 @@
 //! fractions such as 15/16) and round the timeout they return to the nearest nanosecond; the
 //! rounding is the only place a value is ever approximated.
 
-use std::fmt;
-
-/// A time or duration in integer nanoseconds.
-///
-/// Send times are measured from an arbitrary origin (trace start, or the Unix epoch for
-/// imported wall-clock traces); delays and timeouts are durations.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Nanos(pub u64);
-
-impl Nanos {
-    /// Zero.
-    pub const ZERO: Nanos = Nanos(0);
-    /// The largest representable value (about 584 years); used as "no limit".
-    pub const MAX: Nanos = Nanos(u64::MAX);
-
-    /// From whole milliseconds.
-    pub const fn from_millis(ms: u64) -> Nanos {
-        Nanos(ms * 1_000_000)
-    }
-
-    /// From whole seconds.
-    pub const fn from_secs(s: u64) -> Nanos {
-        Nanos(s * 1_000_000_000)
-    }
-
-    /// From seconds as a float, rounded to the nearest nanosecond; negative and NaN give zero,
-    /// values beyond the range saturate.
-    pub fn from_secs_f64(s: f64) -> Nanos {
-        if s.is_nan() || s <= 0.0 {
-            Nanos(0)
-        } else {
-            let ns = (s * 1e9).round();
-            if ns >= u64::MAX as f64 {
-                Nanos::MAX
-            } else {
-                Nanos(ns as u64)
-            }
-        }
-    }
-
-    /// As seconds.
-    pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 / 1e9
-    }
-
-    /// As milliseconds.
-    pub fn as_millis_f64(self) -> f64 {
-        self.0 as f64 / 1e6
-    }
-
-    /// Saturating subtraction.
-    pub fn saturating_sub(self, other: Nanos) -> Nanos {
-        Nanos(self.0.saturating_sub(other.0))
-    }
-
-    /// Saturating addition.
-    pub fn saturating_add(self, other: Nanos) -> Nanos {
-        Nanos(self.0.saturating_add(other.0))
-    }
-}
-
-/// Prints milliseconds with up to six decimals, trailing zeros trimmed: `312.5ms`.
-impl fmt::Display for Nanos {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}ms", decimal(self.0, 6))
-    }
-}
+pub use nmc_sim::Nanos;
 
 /// `value / 10^scale` as an exact decimal string with trailing zeros trimmed.
 pub(crate) fn decimal(value: u64, scale: u32) -> String {
@@ -119,24 +57,6 @@ pub(crate) fn parse_decimal(s: &str, scale: u32) -> Option<u64> {
     Some(v)
 }
 
-/// Parses a duration with an optional unit: `200ms`, `1.5s`, `250us`, `100ns`; a bare number is
-/// seconds. Used for estimator parameters and command-line options.
-pub fn parse_duration(s: &str) -> Option<Nanos> {
-    let s = s.trim();
-    let (num, scale_to_ns): (&str, u32) = if let Some(n) = s.strip_suffix("ns") {
-        (n, 0)
-    } else if let Some(n) = s.strip_suffix("us").or_else(|| s.strip_suffix("µs")) {
-        (n, 3)
-    } else if let Some(n) = s.strip_suffix("ms") {
-        (n, 6)
-    } else if let Some(n) = s.strip_suffix('s') {
-        (n, 9)
-    } else {
-        (s, 9)
-    };
-    parse_decimal(num, scale_to_ns).map(Nanos)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,23 +72,5 @@ mod tests {
         assert_eq!(parse_decimal("-1", 3), None);
         assert_eq!(parse_decimal("1e3", 3), None);
         assert_eq!(parse_decimal(".", 3), None);
-    }
-
-    #[test]
-    fn durations_with_units() {
-        assert_eq!(parse_duration("200ms"), Some(Nanos::from_millis(200)));
-        assert_eq!(parse_duration("1"), Some(Nanos::from_secs(1)));
-        assert_eq!(parse_duration("1.5s"), Some(Nanos(1_500_000_000)));
-        assert_eq!(parse_duration("25us"), Some(Nanos(25_000)));
-        assert_eq!(parse_duration("7ns"), Some(Nanos(7)));
-        assert_eq!(parse_duration("fast"), None);
-    }
-
-    #[test]
-    fn float_conversion_saturates() {
-        assert_eq!(Nanos::from_secs_f64(-1.0), Nanos::ZERO);
-        assert_eq!(Nanos::from_secs_f64(f64::NAN), Nanos::ZERO);
-        assert_eq!(Nanos::from_secs_f64(1e30), Nanos::MAX);
-        assert_eq!(Nanos::from_secs_f64(0.25), Nanos(250_000_000));
     }
 }

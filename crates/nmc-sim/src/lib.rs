@@ -5,7 +5,9 @@
 //! | module | what it holds |
 //! | --- | --- |
 //! | [`time`] | [`SimTime`] and [`SimDuration`]: integer nanoseconds, unit constructors, display |
-//! | [`units`] | [`BitRate`], [`Bits`] and the unit parser/printer (`50kbit/s`, `640ms`, `126B`) |
+//! | [`units`] | [`BitRate`], [`Bits`] and the unit parser/printer (`50kbit/s`, `640ms`, `126B`): the one duration parser |
+//! | [`nanos`] | [`Nanos`]: measured times and spans for the probe and the RTO tools, exact-ms and human display |
+//! | [`graph`] | [`graph::breadth_first`]: the one shortest-hop search the models' static routes use |
 //! | [`queue`] | [`EventQueue`]: pending events in `(time, insertion sequence)` order |
 //! | [`engine`] | [`Model`] and [`Simulation`]: run until a time, until idle, or while a condition holds |
 //! | [`rng`] | [`RngStreams`]: one ChaCha stream per component, derived from `(seed, component id)` |
@@ -28,6 +30,8 @@
 //! * Nothing here reads a clock or iterates a hash map.
 
 pub mod engine;
+pub mod graph;
+pub mod nanos;
 pub mod queue;
 pub mod rng;
 pub mod time;
@@ -35,6 +39,7 @@ pub mod trace;
 pub mod units;
 
 pub use engine::{Model, RunOutcome, Simulation};
+pub use nanos::Nanos;
 pub use queue::EventQueue;
 pub use rng::{RngStreams, Stream};
 pub use time::{SimDuration, SimTime};

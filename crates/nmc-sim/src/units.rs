@@ -7,20 +7,41 @@
 //! and `230.4kbit/s` exactly 230 400 bit/s; a value that is not a whole number of the base unit
 //! (`0.5bit`, `0.1ns`) is an error rather than silently rounded.
 //!
-//! A bare number without a unit is an error too: the message says which unit was expected.
+//! A bare number without a unit is an error too, everywhere (scenario files, command-line options,
+//! `nmc-rto`'s estimator parameters): the one-line message suggests the unit, "`30` needs a unit:
+//! 30s, 30ms, …".
 
 use crate::time::{SimDuration, write_decimal};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use std::str::FromStr;
 
-/// A quantity that could not be read: the text, and what was expected.
+/// A quantity that could not be read: the text, and what was expected. One line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("`{text}` is not a {kind}: {reason}")]
-pub struct UnitError {
-    pub text: String,
-    pub kind: &'static str,
-    pub reason: String,
+pub enum UnitError {
+    /// A bare number: `30` where `30s` was meant. The message suggests units for it.
+    #[error("`{text}` needs a unit: {}", suggest(text, units))]
+    NoUnit {
+        text: String,
+        kind: &'static str,
+        /// The units suggested, most likely first.
+        units: &'static [&'static str],
+    },
+    /// Anything else: not a number, an unknown unit, out of range.
+    #[error("`{text}` is not a {kind}: {reason}")]
+    Invalid {
+        text: String,
+        kind: &'static str,
+        reason: String,
+    },
+}
+
+/// `30s, 30ms, …` for `30` and units `["s", "ms"]`.
+fn suggest(text: &str, units: &[&str]) -> String {
+    let num = text.trim();
+    let mut s: Vec<String> = units.iter().map(|u| format!("{num}{u}")).collect();
+    s.push("…".into());
+    s.join(", ")
 }
 
 /// A line or interface speed in bits per second.
@@ -94,9 +115,15 @@ const BIT_UNITS: &[(&str, u128)] = &[
     ("MB", 8_000_000),
 ];
 
-/// Splits `12.5ms` into the decimal number and the unit, and scales it exactly.
-fn parse_scaled(text: &str, kind: &'static str, units: &[(&str, u128)]) -> Result<u64, UnitError> {
-    let err = |reason: String| UnitError {
+/// Splits `12.5ms` into the decimal number and the unit, and scales it exactly. `suggested`
+/// are the units a bare number's message proposes.
+fn parse_scaled(
+    text: &str,
+    kind: &'static str,
+    units: &[(&str, u128)],
+    suggested: &'static [&'static str],
+) -> Result<u64, UnitError> {
+    let err = |reason: String| UnitError::Invalid {
         text: text.to_string(),
         kind,
         reason,
@@ -111,10 +138,11 @@ fn parse_scaled(text: &str, kind: &'static str, units: &[(&str, u128)]) -> Resul
         return Err(err("it does not start with a number".into()));
     }
     if unit.is_empty() {
-        return Err(err(format!(
-            "it has no unit (expected one of {})",
-            expected()
-        )));
+        return Err(UnitError::NoUnit {
+            text: t.to_string(),
+            kind,
+            units: suggested,
+        });
     }
     let scale = lookup(units, unit).ok_or_else(|| {
         err(format!(
@@ -152,14 +180,15 @@ fn lookup(units: &[(&str, u128)], unit: &str) -> Option<u128> {
 impl FromStr for SimDuration {
     type Err = UnitError;
     fn from_str(s: &str) -> Result<Self, UnitError> {
-        parse_scaled(s, "duration", DURATION_UNITS).map(SimDuration::from_nanos)
+        parse_scaled(s, "duration", DURATION_UNITS, &["s", "ms", "us", "min"])
+            .map(SimDuration::from_nanos)
     }
 }
 
 impl FromStr for Bits {
     type Err = UnitError;
     fn from_str(s: &str) -> Result<Self, UnitError> {
-        parse_scaled(s, "length in bits", BIT_UNITS).map(Bits)
+        parse_scaled(s, "length in bits", BIT_UNITS, &["bit", "B"]).map(Bits)
     }
 }
 
@@ -183,9 +212,9 @@ const RATE_UNITS: &[(&str, u128)] = &[
 impl FromStr for BitRate {
     type Err = UnitError;
     fn from_str(s: &str) -> Result<Self, UnitError> {
-        let bps = parse_scaled(s, "rate", RATE_UNITS)?;
+        let bps = parse_scaled(s, "rate", RATE_UNITS, &["kbit/s", "bit/s", "Mbit/s"])?;
         if bps == 0 {
-            return Err(UnitError {
+            return Err(UnitError::Invalid {
                 text: s.to_string(),
                 kind: "rate",
                 reason: "a rate must be above zero".into(),
@@ -305,7 +334,15 @@ mod tests {
     #[test]
     fn rejects_with_reasons() {
         let e = "50".parse::<BitRate>().unwrap_err();
-        assert!(e.to_string().contains("no unit"), "{e}");
+        assert_eq!(
+            e.to_string(),
+            "`50` needs a unit: 50kbit/s, 50bit/s, 50Mbit/s, …"
+        );
+        let e = " 30 ".parse::<SimDuration>().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "`30` needs a unit: 30s, 30ms, 30us, 30min, …"
+        );
         let e = "50kbits/s".parse::<BitRate>().unwrap_err();
         assert!(e.to_string().contains("unknown unit `kbits/s`"), "{e}");
         assert!("0.5bit".parse::<Bits>().is_err());

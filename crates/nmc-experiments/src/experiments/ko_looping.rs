@@ -33,6 +33,7 @@ use crate::registry::{Context, Experiment};
 use anyhow::Result;
 use nmc_imp::routing::JourneyRecord;
 use nmc_imp::{ImpScenario, Outcome};
+use nmc_report::stats::Rule;
 use nmc_report::{Chart, Series, SeriesStyle, Target, Value};
 use nmc_scenario::Override;
 use nmc_sim::Trace;
@@ -133,11 +134,9 @@ fn load(sets: &[String], quick: bool) -> Result<ImpScenario> {
     Ok(nmc_scenario::load("ko-looping", SCENARIO, &all)?)
 }
 
+/// The `p` percentile of sorted values by [`Rule::Round`] (no interpolation); NaN when empty.
 fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+    nmc_report::stats::percentile(sorted, p, Rule::Round).unwrap_or(f64::NAN)
 }
 
 /// The UCLA pump's round trips (accepted → RFNM), ms, in message order.

@@ -22,7 +22,7 @@
 
 use super::sender::{MessageRecord, PumpConfig, PumpCounters};
 use crate::time::{Nanos, TimerResolution};
-use nmc_report::stats;
+use nmc_report::stats::{self, Rule, percentile};
 use serde::Serialize;
 
 /// Lags of the autocorrelation reported. **Choice**: 20 (K&O Fig. 6 does not survive in our copy).
@@ -70,7 +70,7 @@ impl RttStats {
         let sd = (ms.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n).sqrt();
         let mut s = ms.to_vec();
         s.sort_by(f64::total_cmp);
-        let q = |p: f64| s[((s.len() - 1) as f64 * p).round() as usize];
+        let q = |p: f64| percentile(&s, p, Rule::Round).expect("non-empty");
         Some(RttStats {
             count: s.len(),
             mean_ms: mean,

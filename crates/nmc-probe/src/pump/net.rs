@@ -13,7 +13,7 @@ use super::sender::{Pump, PumpConfig, PumpError, PumpTransport};
 use super::sink::TcpSink;
 use super::wire::{self, Header, Kind};
 use crate::Error;
-use crate::driver::{MAX_WAIT, wait_fd};
+use crate::driver::{MAX_WAIT, recv_ready, wait_fd};
 use crate::time::{Clock, Nanos, measure_timer_resolution, unix_now_ns};
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream, UdpSocket};
@@ -37,6 +37,14 @@ fn refused(target: SocketAddr) -> Error {
     Error::Pump(format!(
         "{target} refused the pump: nothing listens there ({HINT})"
     ))
+}
+
+/// What a failed receive from `target` means: nobody listening, or the error as it is.
+fn receive_error(target: SocketAddr) -> impl Fn(io::Error) -> Error {
+    move |e| match e.kind() {
+        io::ErrorKind::ConnectionRefused => refused(target),
+        _ => Error::Pump(format!("receiving from {target}: {e}")),
+    }
 }
 
 fn failed(target: SocketAddr, e: &PumpError) -> Error {
@@ -84,7 +92,7 @@ pub fn pump(
                     io::ErrorKind::ConnectionRefused => refused(target),
                     io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => Error::Pump(format!(
                         "no answer from {target} within {} ({HINT})",
-                        cfg.timeout
+                        cfg.timeout.human()
                     )),
                     _ => Error::Pump(format!("cannot connect to {target}: {e}")),
                 },
@@ -180,22 +188,14 @@ pub fn run_tcp_on(
         if seen & (libc::POLLIN | libc::POLLERR | libc::POLLHUP) == 0 {
             continue;
         }
-        loop {
-            match s.read(&mut chunk) {
-                Ok(0) => {
-                    return Err(Error::Pump(format!(
-                        "{target} closed the connection after {} RFNMs",
-                        pump.counters().rfnms
-                    )));
-                }
-                Ok(n) => inbox.extend_from_slice(&chunk[..n]),
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
-                    return Err(refused(target));
-                }
-                Err(e) => return Err(Error::Pump(format!("receiving from {target}: {e}"))),
+        while let Some(n) = recv_ready(|| s.read(&mut chunk)).map_err(receive_error(target))? {
+            if n == 0 {
+                return Err(Error::Pump(format!(
+                    "{target} closed the connection after {} RFNMs",
+                    pump.counters().rfnms
+                )));
             }
+            inbox.extend_from_slice(&chunk[..n]);
         }
         let at = clock.now();
         let whole = inbox.len() / wire::HEADER_LEN * wire::HEADER_LEN;
@@ -299,16 +299,7 @@ pub fn run_udp_on(
         if seen == 0 {
             continue;
         }
-        loop {
-            let n = match sock.recv(&mut rbuf) {
-                Ok(n) => n,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
-                    return Err(refused(target));
-                }
-                Err(e) => return Err(Error::Pump(format!("receiving from {target}: {e}"))),
-            };
+        while let Some(n) = recv_ready(|| sock.recv(&mut rbuf)).map_err(receive_error(target))? {
             let at = clock.now();
             match Header::decode(&rbuf[..n]) {
                 Ok(h) if h.kind == Kind::Rfnm && h.session == session && n == wire::HEADER_LEN => {

@@ -51,7 +51,7 @@ impl PumpSummary {
             self.messages_sent,
             c.size,
             c.outstanding,
-            c.duration,
+            c.duration.human(),
             if r.interrupted {
                 " (stopped early)"
             } else {

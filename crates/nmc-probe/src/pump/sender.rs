@@ -79,7 +79,7 @@ pub struct PumpConfig {
 pub enum PumpError {
     #[error("{0}")]
     Config(String),
-    #[error("no RFNM for message {seq} within {timeout} of sending it")]
+    #[error("no RFNM for message {seq} within {} of sending it", timeout.human())]
     NoAnswer { seq: u64, timeout: Nanos },
 }
 

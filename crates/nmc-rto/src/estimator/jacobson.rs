@@ -10,104 +10,80 @@
 //!   segments that were not retransmitted); `max` = 64 s caps the backed-off value (4.3BSD
 //!   `TCPTV_REXMTMAX`); `min` = 0 (no floor).
 
-use super::{
-    Estimator, SpecError, backoff_factor, boolean, canonical, duration, factor, fmt_secs, fraction,
-    to_timeout,
-};
+use super::params::{Factor, Gain, duration, flag};
+use super::{Estimator, SpecError, backoff_factor, params_via_serde, to_timeout};
 use crate::time::Nanos;
+use serde::{Deserialize, Serialize};
+
+/// Jacobson/Karels' parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JacobsonParams {
+    /// Gain of the mean, g (1/8).
+    pub g: Gain,
+    /// Gain of the mean deviation, h (1/4).
+    pub h: Gain,
+    /// Deviation multiplier in `rto = A + k·D` (4).
+    pub k: Factor,
+    /// Timeout before the first sample (3 s).
+    #[serde(with = "duration")]
+    pub init: Nanos,
+    /// Floor of the timeout (0).
+    #[serde(with = "duration")]
+    pub min: Nanos,
+    /// Ceiling of the timeout, also of the backed-off value (64 s).
+    #[serde(with = "duration")]
+    pub max: Nanos,
+    /// Ignore samples of retransmitted segments (on).
+    #[serde(with = "flag")]
+    pub karn: bool,
+    /// Double the timeout per expiry until a valid sample arrives (on).
+    #[serde(with = "flag")]
+    pub backoff: bool,
+}
+
+impl Default for JacobsonParams {
+    fn default() -> Self {
+        JacobsonParams {
+            g: Gain(1.0 / 8.0),
+            h: Gain(1.0 / 4.0),
+            k: Factor(4.0),
+            init: Nanos::from_secs(3),
+            min: Nanos::ZERO,
+            max: Nanos::from_secs(64),
+            karn: true,
+            backoff: true,
+        }
+    }
+}
 
 /// Jacobson/Karels 1988 estimator.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Jacobson {
-    /// Gain of the mean, g (1/8).
-    pub g: f64,
-    /// Gain of the mean deviation, h (1/4).
-    pub h: f64,
-    /// Deviation multiplier in `rto = A + k·D` (4).
-    pub k: f64,
-    /// Timeout before the first sample, seconds.
-    pub init: f64,
-    /// Floor of the timeout, seconds.
-    pub min: f64,
-    /// Ceiling of the timeout (also of the backed-off value), seconds.
-    pub max: f64,
-    /// Ignore samples of retransmitted segments.
-    pub karn: bool,
-    /// Double the timeout per expiry until a valid sample arrives.
-    pub backoff: bool,
+    /// The parameters.
+    pub params: JacobsonParams,
     a: Option<f64>,
     d: f64,
     backoffs: u32,
 }
 
-impl Default for Jacobson {
-    fn default() -> Self {
-        Jacobson {
-            g: 1.0 / 8.0,
-            h: 1.0 / 4.0,
-            k: 4.0,
-            init: 3.0,
-            min: 0.0,
-            max: 64.0,
-            karn: true,
-            backoff: true,
-            a: None,
-            d: 0.0,
-            backoffs: 0,
-        }
-    }
-}
-
-const KEYS: &[&str] = &["g", "h", "k", "init", "min", "max", "karn", "backoff"];
-
 impl Estimator for Jacobson {
-    fn name(&self) -> &'static str {
-        "jacobson"
-    }
-    fn keys(&self) -> &'static [&'static str] {
-        KEYS
-    }
-    fn get(&self, key: &str) -> Option<String> {
-        Some(match canonical("jacobson", KEYS, key).ok()? {
-            "g" => self.g.to_string(),
-            "h" => self.h.to_string(),
-            "k" => self.k.to_string(),
-            "init" => fmt_secs(self.init),
-            "min" => fmt_secs(self.min),
-            "max" => fmt_secs(self.max),
-            "karn" => self.karn.to_string(),
-            "backoff" => self.backoff.to_string(),
-            _ => return None,
-        })
-    }
-    fn set(&mut self, key: &str, v: &str) -> Result<(), SpecError> {
-        const E: &str = "jacobson";
-        match canonical(E, KEYS, key)? {
-            k @ "g" => self.g = fraction(E, k, v)?,
-            k @ "h" => self.h = fraction(E, k, v)?,
-            k @ "k" => self.k = factor(E, k, v)?,
-            k @ "init" => self.init = duration(E, k, v)?,
-            k @ "min" => self.min = duration(E, k, v)?,
-            k @ "max" => self.max = duration(E, k, v)?,
-            k @ "karn" => self.karn = boolean(E, k, v)?,
-            k @ "backoff" => self.backoff = boolean(E, k, v)?,
-            _ => unreachable!(),
-        }
-        Ok(())
-    }
+    params_via_serde!("jacobson", JacobsonParams);
     fn rto(&self) -> Nanos {
+        let p = &self.params;
         let base = match self.a {
-            Some(a) => a + self.k * self.d,
-            None => self.init,
+            Some(a) => a + p.k.0 * self.d,
+            None => p.init.as_secs_f64(),
         };
-        let mut t = base.max(self.min).min(self.max);
-        if self.backoff {
-            t = (t * backoff_factor(self.backoffs)).min(self.max);
+        let max = p.max.as_secs_f64();
+        let mut t = base.max(p.min.as_secs_f64()).min(max);
+        if p.backoff {
+            t = (t * backoff_factor(self.backoffs)).min(max);
         }
         to_timeout(t)
     }
     fn on_ack(&mut self, rtt: Nanos, retransmitted: bool) {
-        if retransmitted && self.karn {
+        if retransmitted && self.params.karn {
             return;
         }
         let m = rtt.as_secs_f64();
@@ -118,8 +94,8 @@ impl Estimator for Jacobson {
             }
             Some(a) => {
                 let err = m - a;
-                self.a = Some(a + self.g * err);
-                self.d += self.h * (err.abs() - self.d);
+                self.a = Some(a + self.params.g.0 * err);
+                self.d += self.params.h.0 * (err.abs() - self.d);
             }
         }
         self.backoffs = 0;
@@ -129,10 +105,8 @@ impl Estimator for Jacobson {
     }
     fn fresh(&self) -> Box<dyn Estimator> {
         Box::new(Jacobson {
-            a: None,
-            d: 0.0,
-            backoffs: 0,
-            ..self.clone()
+            params: self.params.clone(),
+            ..Jacobson::default()
         })
     }
 }

@@ -22,33 +22,61 @@
 //! Not modelled: the per-route `rto_min`, delayed-ACK interactions, `tcp_rtt_estimator`'s
 //! handling of several segments per window, and jiffy rounding.
 
-use super::{
-    Estimator, SpecError, backoff_factor, boolean, canonical, duration, factor, fmt_secs, fraction,
-    to_timeout,
-};
+use super::params::{Factor, Gain, duration, flag};
+use super::{Estimator, SpecError, backoff_factor, params_via_serde, to_timeout};
 use crate::time::Nanos;
+use serde::{Deserialize, Serialize};
 
-/// Linux-style estimator.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Linux {
+/// The Linux-style estimator's parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinuxParams {
     /// srtt gain (1/8).
-    pub alpha: f64,
+    pub alpha: Gain,
     /// mdev gain (1/4).
-    pub beta: f64,
+    pub beta: Gain,
     /// Extra factor on the mdev gain when the sample is below srtt and the deviation grows (1/8).
-    pub down: f64,
+    pub down: Gain,
     /// Deviation multiplier (4; Linux's ×4 scaling of mdev).
-    pub k: f64,
-    /// `TCP_RTO_MIN`, the floor of the variance term, seconds (200 ms).
-    pub rto_min: f64,
-    /// `TCP_RTO_MAX`, seconds (120 s).
-    pub rto_max: f64,
-    /// `TCP_TIMEOUT_INIT`, seconds (1 s).
-    pub init: f64,
+    pub k: Factor,
+    /// `TCP_RTO_MIN`, the floor of the variance term (200 ms).
+    #[serde(rename = "min", with = "duration")]
+    pub rto_min: Nanos,
+    /// `TCP_RTO_MAX` (120 s).
+    #[serde(rename = "max", with = "duration")]
+    pub rto_max: Nanos,
+    /// `TCP_TIMEOUT_INIT` (1 s).
+    #[serde(with = "duration")]
+    pub init: Nanos,
     /// Karn's rule (no timestamps option).
+    #[serde(with = "flag")]
     pub karn: bool,
     /// Exponential backoff.
+    #[serde(with = "flag")]
     pub backoff: bool,
+}
+
+impl Default for LinuxParams {
+    fn default() -> Self {
+        LinuxParams {
+            alpha: Gain(1.0 / 8.0),
+            beta: Gain(1.0 / 4.0),
+            down: Gain(1.0 / 8.0),
+            k: Factor(4.0),
+            rto_min: Nanos::from_millis(200),
+            rto_max: Nanos::from_secs(120),
+            init: Nanos::from_secs(1),
+            karn: true,
+            backoff: true,
+        }
+    }
+}
+
+/// Linux-style estimator.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Linux {
+    /// The parameters.
+    pub params: LinuxParams,
     srtt: Option<f64>,
     mdev: f64,
     mdev_max: f64,
@@ -56,100 +84,44 @@ pub struct Linux {
     backoffs: u32,
 }
 
-impl Default for Linux {
-    fn default() -> Self {
-        Linux {
-            alpha: 1.0 / 8.0,
-            beta: 1.0 / 4.0,
-            down: 1.0 / 8.0,
-            k: 4.0,
-            rto_min: 0.2,
-            rto_max: 120.0,
-            init: 1.0,
-            karn: true,
-            backoff: true,
-            srtt: None,
-            mdev: 0.0,
-            mdev_max: 0.0,
-            rttvar: 0.0,
-            backoffs: 0,
-        }
-    }
-}
-
-const KEYS: &[&str] = &[
-    "alpha", "beta", "down", "k", "min", "max", "init", "karn", "backoff",
-];
-
 impl Estimator for Linux {
-    fn name(&self) -> &'static str {
-        "linux"
-    }
-    fn keys(&self) -> &'static [&'static str] {
-        KEYS
-    }
-    fn get(&self, key: &str) -> Option<String> {
-        Some(match canonical("linux", KEYS, key).ok()? {
-            "alpha" => self.alpha.to_string(),
-            "beta" => self.beta.to_string(),
-            "down" => self.down.to_string(),
-            "k" => self.k.to_string(),
-            "min" => fmt_secs(self.rto_min),
-            "max" => fmt_secs(self.rto_max),
-            "init" => fmt_secs(self.init),
-            "karn" => self.karn.to_string(),
-            "backoff" => self.backoff.to_string(),
-            _ => return None,
-        })
-    }
-    fn set(&mut self, key: &str, v: &str) -> Result<(), SpecError> {
-        const E: &str = "linux";
-        match canonical(E, KEYS, key)? {
-            k @ "alpha" => self.alpha = fraction(E, k, v)?,
-            k @ "beta" => self.beta = fraction(E, k, v)?,
-            k @ "down" => self.down = fraction(E, k, v)?,
-            k @ "k" => self.k = factor(E, k, v)?,
-            k @ "min" => self.rto_min = duration(E, k, v)?,
-            k @ "max" => self.rto_max = duration(E, k, v)?,
-            k @ "init" => self.init = duration(E, k, v)?,
-            k @ "karn" => self.karn = boolean(E, k, v)?,
-            k @ "backoff" => self.backoff = boolean(E, k, v)?,
-            _ => unreachable!(),
-        }
-        Ok(())
-    }
+    params_via_serde!("linux", LinuxParams);
     fn rto(&self) -> Nanos {
+        let p = &self.params;
         let base = match self.srtt {
             Some(s) => s + self.rttvar,
-            None => self.init,
+            None => p.init.as_secs_f64(),
         };
-        let mut t = base.min(self.rto_max);
-        if self.backoff {
-            t = (t * backoff_factor(self.backoffs)).min(self.rto_max);
+        let rto_max = p.rto_max.as_secs_f64();
+        let mut t = base.min(rto_max);
+        if p.backoff {
+            t = (t * backoff_factor(self.backoffs)).min(rto_max);
         }
         to_timeout(t)
     }
     fn on_ack(&mut self, rtt: Nanos, retransmitted: bool) {
-        if retransmitted && self.karn {
+        let p = &self.params;
+        if retransmitted && p.karn {
             return;
         }
+        let (k, rto_min) = (p.k.0, p.rto_min.as_secs_f64());
         let m = rtt.as_secs_f64();
         match self.srtt {
             None => {
                 self.srtt = Some(m);
                 self.mdev = m / 2.0;
-                self.rttvar = (self.k * self.mdev).max(self.rto_min);
+                self.rttvar = (k * self.mdev).max(rto_min);
                 self.mdev_max = self.rttvar;
             }
             Some(srtt) => {
                 let err = m - srtt;
-                self.srtt = Some(srtt + self.alpha * err);
+                self.srtt = Some(srtt + p.alpha.0 * err);
                 let mut dev = err.abs() - self.mdev;
                 if err < 0.0 && dev > 0.0 {
-                    dev *= self.down;
+                    dev *= p.down.0;
                 }
-                self.mdev += self.beta * dev;
-                let scaled = self.k * self.mdev;
+                self.mdev += p.beta.0 * dev;
+                let scaled = k * self.mdev;
                 if scaled > self.mdev_max {
                     self.mdev_max = scaled;
                     if self.mdev_max > self.rttvar {
@@ -160,7 +132,7 @@ impl Estimator for Linux {
                 if self.mdev_max < self.rttvar {
                     self.rttvar -= (self.rttvar - self.mdev_max) / 4.0;
                 }
-                self.mdev_max = self.rto_min;
+                self.mdev_max = rto_min;
             }
         }
         self.backoffs = 0;
@@ -170,12 +142,8 @@ impl Estimator for Linux {
     }
     fn fresh(&self) -> Box<dyn Estimator> {
         Box::new(Linux {
-            srtt: None,
-            mdev: 0.0,
-            mdev_max: 0.0,
-            rttvar: 0.0,
-            backoffs: 0,
-            ..self.clone()
+            params: self.params.clone(),
+            ..Linux::default()
         })
     }
 }

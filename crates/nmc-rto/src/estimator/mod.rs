@@ -23,11 +23,13 @@
 //! | `linux` | Linux `tcp_rtt_estimator()`/`tcp_set_rto()` | [`linux`] |
 //! | `quic` | RFC 9002 §5–6.2 (probe timeout) | [`quic`] |
 //!
-//! Every parameter is a public field with the source's default and can be overridden from a
-//! spec string `NAME[:key=value,...]` through [`parse`], e.g.
-//! `mills:F1=0.9375,F2=0.75,G=2` or `rfc6298:min=200ms,G=10ms`. Keys are case-insensitive;
-//! durations take a unit (`ns`, `us`, `ms`, `s`; a bare number is seconds); booleans are
-//! `true`/`false`/`1`/`0`.
+//! Every parameter is a field of the estimator's parameter struct (`params`, a
+//! `#[derive(Serialize, Deserialize)] #[serde(deny_unknown_fields)]` struct; see [`params`])
+//! with the source's default, and can be overridden from a spec string `NAME[:key=value,...]`
+//! through [`parse`], e.g. `mills:F1=0.9375,F2=0.75,G=2` or `rfc6298:min=200ms,G=10ms`. Keys are
+//! case-insensitive; gains read fractions (`15/16`); durations take a unit (`ns`, `us`, `ms`,
+//! `s`, `min`; a bare number is an error that suggests one); booleans are `true`/`false`/`1`/`0`.
+//! The same structs read from a scenario or JSON file.
 //!
 //! Smoothing is done in `f64` seconds; [`Estimator::rto`] rounds to the nearest nanosecond and is
 //! never below one nanosecond (a zero timeout would be meaningless), so timeouts are always
@@ -35,13 +37,14 @@
 
 pub mod jacobson;
 pub mod linux;
+pub mod params;
 pub mod quic;
 pub mod rfc6298;
 pub mod rsre;
 
 use std::fmt;
 
-use crate::time::{Nanos, parse_duration};
+use crate::time::Nanos;
 
 pub use jacobson::Jacobson;
 pub use linux::Linux;
@@ -50,14 +53,21 @@ pub use rfc6298::Rfc6298;
 pub use rsre::{Mills, Rsre};
 
 /// A retransmission-timeout estimator.
+///
+/// Its parameters are a serde struct (`RsreParams`, `JacobsonParams`, ...; see [`params`]) in a
+/// public `params` field; [`Estimator::keys`], [`Estimator::get`] and [`Estimator::set`] read
+/// and write it through serde, by the spec keys.
 pub trait Estimator: fmt::Debug + Send {
     /// The estimator's spec name (`rsre`, `mills`, ...).
     fn name(&self) -> &'static str;
-    /// The parameter keys [`Estimator::set`] accepts, in display order.
+    /// The parameter keys [`Estimator::set`] accepts, in display order (the parameter struct's
+    /// fields, as serde names them).
     fn keys(&self) -> &'static [&'static str];
     /// The current value of a parameter, formatted as [`Estimator::set`] accepts it.
     fn get(&self, key: &str) -> Option<String>;
-    /// Sets a parameter from its text form. `key` is matched case-insensitively.
+    /// Sets a parameter from its text form, through the parameter struct's `Deserialize`.
+    /// `key` is matched case-insensitively; an unknown key or a bad value is a one-line
+    /// [`SpecError`] naming the key and the estimator.
     fn set(&mut self, key: &str, value: &str) -> Result<(), SpecError>;
     /// The timeout to arm for the next transmission.
     fn rto(&self) -> Nanos;
@@ -103,7 +113,7 @@ pub enum SpecError {
         known: &'static [&'static str],
     },
     /// A value does not parse or is out of range.
-    #[error("bad value `{value}` for {estimator} key {key}: expected {expected}")]
+    #[error("bad value `{value}` for {estimator} key {key}: {reason}")]
     BadValue {
         /// Estimator name.
         estimator: &'static str,
@@ -111,8 +121,8 @@ pub enum SpecError {
         key: &'static str,
         /// What was typed.
         value: String,
-        /// What was expected.
-        expected: &'static str,
+        /// Why it was refused: what was expected.
+        reason: String,
     },
     /// A `key=value` item without `=`.
     #[error("bad parameter `{item}` in estimator spec `{spec}`: expected key=value")]
@@ -156,115 +166,28 @@ pub fn parse(spec: &str) -> Result<Box<dyn Estimator>, SpecError> {
     Ok(est)
 }
 
-// ---- parameter helpers shared by the estimators -------------------------------------------
+// ---- helpers shared by the estimators ---------------------------------------------------
 
-/// Finds `key` among `keys` case-insensitively and returns the canonical spelling.
-pub(crate) fn canonical(
-    estimator: &'static str,
-    keys: &'static [&'static str],
-    key: &str,
-) -> Result<&'static str, SpecError> {
-    keys.iter()
-        .copied()
-        .find(|k| k.eq_ignore_ascii_case(key))
-        .ok_or_else(|| SpecError::UnknownKey {
-            estimator,
-            key: key.to_string(),
-            known: keys,
-        })
+/// The [`Estimator`] methods that go through the parameter struct in `self.params` (see
+/// [`params`]): `name`, `keys`, `get`, `set`.
+macro_rules! params_via_serde {
+    ($name:literal, $params:ty) => {
+        fn name(&self) -> &'static str {
+            $name
+        }
+        fn keys(&self) -> &'static [&'static str] {
+            super::params::keys::<$params>()
+        }
+        fn get(&self, key: &str) -> Option<String> {
+            super::params::get(&self.params, key)
+        }
+        fn set(&mut self, key: &str, value: &str) -> Result<(), SpecError> {
+            self.params = super::params::set($name, &self.params, key, value)?.0;
+            Ok(())
+        }
+    };
 }
-
-fn bad(
-    estimator: &'static str,
-    key: &'static str,
-    value: &str,
-    expected: &'static str,
-) -> SpecError {
-    SpecError::BadValue {
-        estimator,
-        key,
-        value: value.to_string(),
-        expected,
-    }
-}
-
-/// A gain or weight in `[0, 1]`; accepts fractions like `15/16`.
-pub(crate) fn fraction(est: &'static str, key: &'static str, v: &str) -> Result<f64, SpecError> {
-    let x = number(v).ok_or_else(|| bad(est, key, v, "a number in [0, 1], e.g. 0.875 or 7/8"))?;
-    if (0.0..=1.0).contains(&x) {
-        Ok(x)
-    } else {
-        Err(bad(est, key, v, "a number in [0, 1], e.g. 0.875 or 7/8"))
-    }
-}
-
-/// A positive finite factor; accepts fractions.
-pub(crate) fn factor(est: &'static str, key: &'static str, v: &str) -> Result<f64, SpecError> {
-    match number(v) {
-        Some(x) if x > 0.0 && x.is_finite() => Ok(x),
-        _ => Err(bad(est, key, v, "a positive number")),
-    }
-}
-
-/// A duration in seconds (`200ms`, `1s`, bare number = seconds).
-pub(crate) fn duration(est: &'static str, key: &'static str, v: &str) -> Result<f64, SpecError> {
-    parse_duration(v)
-        .map(Nanos::as_secs_f64)
-        .ok_or_else(|| bad(est, key, v, "a duration such as 200ms, 1.5s or 3"))
-}
-
-/// An optional duration: `none`/`off` clears it.
-pub(crate) fn opt_duration(
-    est: &'static str,
-    key: &'static str,
-    v: &str,
-) -> Result<Option<f64>, SpecError> {
-    if v.eq_ignore_ascii_case("none") || v.eq_ignore_ascii_case("off") {
-        Ok(None)
-    } else {
-        parse_duration(v)
-            .map(|d| Some(d.as_secs_f64()))
-            .ok_or_else(|| bad(est, key, v, "a duration such as 200ms, or none"))
-    }
-}
-
-/// A boolean.
-pub(crate) fn boolean(est: &'static str, key: &'static str, v: &str) -> Result<bool, SpecError> {
-    match v.to_ascii_lowercase().as_str() {
-        "true" | "1" | "yes" | "on" => Ok(true),
-        "false" | "0" | "no" | "off" => Ok(false),
-        _ => Err(bad(est, key, v, "true or false")),
-    }
-}
-
-/// `1.5`, `15/16`.
-fn number(v: &str) -> Option<f64> {
-    let v = v.trim();
-    if let Some((a, b)) = v.split_once('/') {
-        let (a, b): (f64, f64) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
-        (b != 0.0).then_some(a / b)
-    } else {
-        v.parse().ok().filter(|x: &f64| x.is_finite())
-    }
-}
-
-/// Formats seconds as the shortest exact-ish duration text (`200ms`, `1s`).
-pub(crate) fn fmt_secs(s: f64) -> String {
-    let ns = Nanos::from_secs_f64(s);
-    if ns.0.is_multiple_of(1_000_000_000) {
-        format!("{}s", ns.0 / 1_000_000_000)
-    } else if ns.0.is_multiple_of(1_000_000) {
-        format!("{}ms", ns.0 / 1_000_000)
-    } else if ns.0.is_multiple_of(1000) {
-        format!("{}us", ns.0 / 1000)
-    } else {
-        format!("{}ns", ns.0)
-    }
-}
-
-pub(crate) fn fmt_opt_secs(s: Option<f64>) -> String {
-    s.map_or_else(|| "none".to_string(), fmt_secs)
-}
+pub(crate) use params_via_serde;
 
 /// Converts an estimate in seconds to the returned timeout: rounded, at least 1 ns.
 pub(crate) fn to_timeout(s: f64) -> Nanos {
@@ -287,6 +210,14 @@ mod tests {
         assert_eq!(e.get("F2").as_deref(), Some("0.75"));
         let e = parse("RFC6298:min=200ms").unwrap();
         assert_eq!(e.get("min").as_deref(), Some("200ms"));
+        assert_eq!(
+            parse("linux").unwrap().describe(),
+            "linux:alpha=0.125,beta=0.25,down=0.125,k=4,min=200ms,max=120s,init=1s,karn=true,backoff=true"
+        );
+        assert_eq!(
+            parse("rsre").unwrap().describe(),
+            "rsre:F=0.875,G=2,lbound=none,ubound=none,init=3s,karn=false,backoff=false"
+        );
         for n in NAMES {
             let e = parse(n).unwrap();
             // describe() round-trips through parse()
@@ -311,5 +242,12 @@ mod tests {
         let e = parse("mills:F1").unwrap_err().to_string();
         assert!(e.contains("key=value"), "{e}");
         assert!(!e.contains('\n'));
+        let e = parse("jacobson:init=3").unwrap_err().to_string();
+        assert!(
+            e.contains("jacobson key init") && e.contains("`3` needs a unit: 3s, 3ms"),
+            "{e}"
+        );
+        let e = parse("rsre:lbound=soon").unwrap_err().to_string();
+        assert!(e.contains("rsre key lbound") && !e.contains('\n'), "{e}");
     }
 }

@@ -15,105 +15,76 @@
 //! parameter default; the model is the application-data space), reported ack delay 0 (an echo
 //! responder does not delay its reply). No maximum PTO is specified by the RFC; none is applied.
 
-use super::{
-    Estimator, SpecError, backoff_factor, canonical, duration, factor, fmt_secs, fraction,
-    to_timeout,
-};
+use super::params::{Factor, Gain, duration};
+use super::{Estimator, SpecError, backoff_factor, params_via_serde, to_timeout};
 use crate::time::Nanos;
+use serde::{Deserialize, Serialize};
+
+/// RFC 9002's parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QuicParams {
+    /// kInitialRtt (333 ms).
+    #[serde(with = "duration")]
+    pub initial_rtt: Nanos,
+    /// kGranularity (1 ms).
+    #[serde(with = "duration")]
+    pub granularity: Nanos,
+    /// max_ack_delay (25 ms).
+    #[serde(with = "duration")]
+    pub max_ack_delay: Nanos,
+    /// The ack delay each acknowledgement reports (0).
+    #[serde(with = "duration")]
+    pub ack_delay: Nanos,
+    /// smoothed_rtt gain (1/8).
+    pub alpha: Gain,
+    /// rttvar gain (1/4).
+    pub beta: Gain,
+    /// rttvar multiplier (4).
+    pub k: Factor,
+}
+
+impl Default for QuicParams {
+    fn default() -> Self {
+        QuicParams {
+            initial_rtt: Nanos::from_millis(333),
+            granularity: Nanos::from_millis(1),
+            max_ack_delay: Nanos::from_millis(25),
+            ack_delay: Nanos::ZERO,
+            alpha: Gain(1.0 / 8.0),
+            beta: Gain(1.0 / 4.0),
+            k: Factor(4.0),
+        }
+    }
+}
 
 /// RFC 9002 probe timeout.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct QuicPto {
-    /// kInitialRtt, seconds (333 ms).
-    pub initial_rtt: f64,
-    /// kGranularity, seconds (1 ms).
-    pub granularity: f64,
-    /// max_ack_delay, seconds (25 ms).
-    pub max_ack_delay: f64,
-    /// The ack delay each acknowledgement reports, seconds (0).
-    pub ack_delay: f64,
-    /// smoothed_rtt gain (1/8).
-    pub alpha: f64,
-    /// rttvar gain (1/4).
-    pub beta: f64,
-    /// rttvar multiplier (4).
-    pub k: f64,
+    /// The parameters.
+    pub params: QuicParams,
     smoothed: Option<f64>,
     rttvar: f64,
     min_rtt: f64,
     pto_count: u32,
 }
 
-impl Default for QuicPto {
-    fn default() -> Self {
-        QuicPto {
-            initial_rtt: 0.333,
-            granularity: 0.001,
-            max_ack_delay: 0.025,
-            ack_delay: 0.0,
-            alpha: 1.0 / 8.0,
-            beta: 1.0 / 4.0,
-            k: 4.0,
-            smoothed: None,
-            rttvar: 0.0,
-            min_rtt: 0.0,
-            pto_count: 0,
-        }
-    }
-}
-
-const KEYS: &[&str] = &[
-    "initial_rtt",
-    "granularity",
-    "max_ack_delay",
-    "ack_delay",
-    "alpha",
-    "beta",
-    "k",
-];
-
 impl Estimator for QuicPto {
-    fn name(&self) -> &'static str {
-        "quic"
-    }
-    fn keys(&self) -> &'static [&'static str] {
-        KEYS
-    }
-    fn get(&self, key: &str) -> Option<String> {
-        Some(match canonical("quic", KEYS, key).ok()? {
-            "initial_rtt" => fmt_secs(self.initial_rtt),
-            "granularity" => fmt_secs(self.granularity),
-            "max_ack_delay" => fmt_secs(self.max_ack_delay),
-            "ack_delay" => fmt_secs(self.ack_delay),
-            "alpha" => self.alpha.to_string(),
-            "beta" => self.beta.to_string(),
-            "k" => self.k.to_string(),
-            _ => return None,
-        })
-    }
-    fn set(&mut self, key: &str, v: &str) -> Result<(), SpecError> {
-        const E: &str = "quic";
-        match canonical(E, KEYS, key)? {
-            k @ "initial_rtt" => self.initial_rtt = duration(E, k, v)?,
-            k @ "granularity" => self.granularity = duration(E, k, v)?,
-            k @ "max_ack_delay" => self.max_ack_delay = duration(E, k, v)?,
-            k @ "ack_delay" => self.ack_delay = duration(E, k, v)?,
-            k @ "alpha" => self.alpha = fraction(E, k, v)?,
-            k @ "beta" => self.beta = fraction(E, k, v)?,
-            k @ "k" => self.k = factor(E, k, v)?,
-            _ => unreachable!(),
-        }
-        Ok(())
-    }
+    params_via_serde!("quic", QuicParams);
     fn rto(&self) -> Nanos {
+        let p = &self.params;
+        let initial_rtt = p.initial_rtt.as_secs_f64();
         let (srtt, var) = match self.smoothed {
             Some(s) => (s, self.rttvar),
-            None => (self.initial_rtt, self.initial_rtt / 2.0),
+            None => (initial_rtt, initial_rtt / 2.0),
         };
-        let pto = srtt + (self.k * var).max(self.granularity) + self.max_ack_delay;
+        let pto =
+            srtt + (p.k.0 * var).max(p.granularity.as_secs_f64()) + p.max_ack_delay.as_secs_f64();
         to_timeout(pto * backoff_factor(self.pto_count))
     }
     fn on_ack(&mut self, rtt: Nanos, _retransmitted: bool) {
+        let (alpha, beta) = (self.params.alpha.0, self.params.beta.0);
+        let ack_delay = self.params.ack_delay.as_secs_f64();
         let latest = rtt.as_secs_f64();
         match self.smoothed {
             None => {
@@ -123,13 +94,13 @@ impl Estimator for QuicPto {
             }
             Some(s) => {
                 self.min_rtt = self.min_rtt.min(latest);
-                let adjusted = if latest >= self.min_rtt + self.ack_delay {
-                    latest - self.ack_delay
+                let adjusted = if latest >= self.min_rtt + ack_delay {
+                    latest - ack_delay
                 } else {
                     latest
                 };
-                self.rttvar = (1.0 - self.beta) * self.rttvar + self.beta * (s - adjusted).abs();
-                self.smoothed = Some((1.0 - self.alpha) * s + self.alpha * adjusted);
+                self.rttvar = (1.0 - beta) * self.rttvar + beta * (s - adjusted).abs();
+                self.smoothed = Some((1.0 - alpha) * s + alpha * adjusted);
             }
         }
         self.pto_count = 0;
@@ -139,11 +110,8 @@ impl Estimator for QuicPto {
     }
     fn fresh(&self) -> Box<dyn Estimator> {
         Box::new(QuicPto {
-            smoothed: None,
-            rttvar: 0.0,
-            min_rtt: 0.0,
-            pto_count: 0,
-            ..self.clone()
+            params: self.params.clone(),
+            ..QuicPto::default()
         })
     }
 }

@@ -13,32 +13,63 @@
 //! The clock granularity G is not given a value by the RFC; the default here is 1 ms, a modern
 //! millisecond clock.
 
-use super::{
-    Estimator, SpecError, boolean, canonical, duration, factor, fmt_secs, fraction, to_timeout,
-};
+use super::params::{self, Factor, Gain, duration, flag};
+use super::{Estimator, SpecError, to_timeout};
 use crate::time::Nanos;
+use serde::{Deserialize, Serialize};
+
+/// RFC 6298's parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rfc6298Params {
+    /// Gain of SRTT, α (1/8).
+    pub alpha: Gain,
+    /// Gain of RTTVAR, β (1/4).
+    pub beta: Gain,
+    /// Variance multiplier K (4).
+    #[serde(rename = "K")]
+    pub k: Factor,
+    /// Clock granularity G (1 ms, our choice).
+    #[serde(rename = "G", with = "duration")]
+    pub granularity: Nanos,
+    /// RTO before the first sample (1 s, §2.1).
+    #[serde(with = "duration")]
+    pub init: Nanos,
+    /// Floor (1 s, §2.4).
+    #[serde(with = "duration")]
+    pub min: Nanos,
+    /// Ceiling (60 s, §2.5).
+    #[serde(with = "duration")]
+    pub max: Nanos,
+    /// Karn's algorithm (§3).
+    #[serde(with = "flag")]
+    pub karn: bool,
+    /// Exponential backoff (§5.5).
+    #[serde(with = "flag")]
+    pub backoff: bool,
+}
+
+impl Default for Rfc6298Params {
+    fn default() -> Self {
+        Rfc6298Params {
+            alpha: Gain(1.0 / 8.0),
+            beta: Gain(1.0 / 4.0),
+            k: Factor(4.0),
+            granularity: Nanos::from_millis(1),
+            init: Nanos::from_secs(1),
+            min: Nanos::from_secs(1),
+            max: Nanos::from_secs(60),
+            karn: true,
+            backoff: true,
+        }
+    }
+}
 
 /// RFC 6298 estimator.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rfc6298 {
-    /// Gain of SRTT, α (1/8).
-    pub alpha: f64,
-    /// Gain of RTTVAR, β (1/4).
-    pub beta: f64,
-    /// Variance multiplier K (4).
-    pub k: f64,
-    /// Clock granularity G, seconds (1 ms, our choice).
-    pub granularity: f64,
-    /// RTO before the first sample, seconds (1 s, §2.1).
-    pub init: f64,
-    /// Floor, seconds (1 s, §2.4).
-    pub min: f64,
-    /// Ceiling, seconds (60 s, §2.5).
-    pub max: f64,
-    /// Karn's algorithm (§3).
-    pub karn: bool,
-    /// Exponential backoff (§5.5).
-    pub backoff: bool,
+    /// The parameters.
+    pub params: Rfc6298Params,
     srtt: Option<f64>,
     rttvar: f64,
     /// The RTO currently in force, seconds (after clamping and any backoff).
@@ -47,32 +78,26 @@ pub struct Rfc6298 {
 
 impl Default for Rfc6298 {
     fn default() -> Self {
-        Rfc6298 {
-            alpha: 1.0 / 8.0,
-            beta: 1.0 / 4.0,
-            k: 4.0,
-            granularity: 0.001,
-            init: 1.0,
-            min: 1.0,
-            max: 60.0,
-            karn: true,
-            backoff: true,
-            srtt: None,
-            rttvar: 0.0,
-            rto: 1.0,
-        }
+        Rfc6298::with(Rfc6298Params::default())
     }
 }
 
-const KEYS: &[&str] = &[
-    "alpha", "beta", "K", "G", "init", "min", "max", "karn", "backoff",
-];
-
 impl Rfc6298 {
+    /// With these parameters and no history.
+    pub fn with(params: Rfc6298Params) -> Self {
+        Rfc6298 {
+            rto: params.init.as_secs_f64(),
+            params,
+            srtt: None,
+            rttvar: 0.0,
+        }
+    }
+
     fn recompute(&mut self) {
         if let Some(srtt) = self.srtt {
-            let raw = srtt + (self.k * self.rttvar).max(self.granularity);
-            self.rto = raw.max(self.min).min(self.max);
+            let p = &self.params;
+            let raw = srtt + (p.k.0 * self.rttvar).max(p.granularity.as_secs_f64());
+            self.rto = raw.max(p.min.as_secs_f64()).min(p.max.as_secs_f64());
         }
     }
 }
@@ -82,38 +107,17 @@ impl Estimator for Rfc6298 {
         "rfc6298"
     }
     fn keys(&self) -> &'static [&'static str] {
-        KEYS
+        params::keys::<Rfc6298Params>()
     }
     fn get(&self, key: &str) -> Option<String> {
-        Some(match canonical("rfc6298", KEYS, key).ok()? {
-            "alpha" => self.alpha.to_string(),
-            "beta" => self.beta.to_string(),
-            "K" => self.k.to_string(),
-            "G" => fmt_secs(self.granularity),
-            "init" => fmt_secs(self.init),
-            "min" => fmt_secs(self.min),
-            "max" => fmt_secs(self.max),
-            "karn" => self.karn.to_string(),
-            "backoff" => self.backoff.to_string(),
-            _ => return None,
-        })
+        params::get(&self.params, key)
     }
-    fn set(&mut self, key: &str, v: &str) -> Result<(), SpecError> {
-        const E: &str = "rfc6298";
-        match canonical(E, KEYS, key)? {
-            k @ "alpha" => self.alpha = fraction(E, k, v)?,
-            k @ "beta" => self.beta = fraction(E, k, v)?,
-            k @ "K" => self.k = factor(E, k, v)?,
-            k @ "G" => self.granularity = duration(E, k, v)?,
-            k @ "init" => {
-                self.init = duration(E, k, v)?;
-                self.rto = self.init;
-            }
-            k @ "min" => self.min = duration(E, k, v)?,
-            k @ "max" => self.max = duration(E, k, v)?,
-            k @ "karn" => self.karn = boolean(E, k, v)?,
-            k @ "backoff" => self.backoff = boolean(E, k, v)?,
-            _ => unreachable!(),
+    fn set(&mut self, key: &str, value: &str) -> Result<(), SpecError> {
+        let (p, key) = params::set("rfc6298", &self.params, key, value)?;
+        self.params = p;
+        if key == "init" {
+            // The RTO in force before the first sample is the initial one.
+            self.rto = self.params.init.as_secs_f64();
         }
         Ok(())
     }
@@ -121,9 +125,10 @@ impl Estimator for Rfc6298 {
         to_timeout(self.rto)
     }
     fn on_ack(&mut self, rtt: Nanos, retransmitted: bool) {
-        if retransmitted && self.karn {
+        if retransmitted && self.params.karn {
             return;
         }
+        let (alpha, beta) = (self.params.alpha.0, self.params.beta.0);
         let r = rtt.as_secs_f64();
         match self.srtt {
             None => {
@@ -131,24 +136,19 @@ impl Estimator for Rfc6298 {
                 self.rttvar = r / 2.0;
             }
             Some(srtt) => {
-                self.rttvar = (1.0 - self.beta) * self.rttvar + self.beta * (srtt - r).abs();
-                self.srtt = Some((1.0 - self.alpha) * srtt + self.alpha * r);
+                self.rttvar = (1.0 - beta) * self.rttvar + beta * (srtt - r).abs();
+                self.srtt = Some((1.0 - alpha) * srtt + alpha * r);
             }
         }
         self.recompute();
     }
     fn on_timeout(&mut self) {
-        if self.backoff {
-            self.rto = (self.rto * 2.0).min(self.max);
+        if self.params.backoff {
+            self.rto = (self.rto * 2.0).min(self.params.max.as_secs_f64());
         }
     }
     fn fresh(&self) -> Box<dyn Estimator> {
-        Box::new(Rfc6298 {
-            srtt: None,
-            rttvar: 0.0,
-            rto: self.init,
-            ..self.clone()
-        })
+        Box::new(Rfc6298::with(self.params.clone()))
     }
 }
 

@@ -19,16 +19,70 @@
 //! - no backoff and no Karn rule by default: the Fuzzball's ICMP echoes carried timestamps, so
 //!   every delay was unambiguous, and 1983 TCPs did not back off (`backoff`, `karn` switch them on).
 
-use super::{
-    Estimator, SpecError, backoff_factor, boolean, canonical, duration, factor, fmt_opt_secs,
-    fmt_secs, fraction, opt_duration, to_timeout,
-};
+use super::params::{Factor, Gain, duration, flag, opt_duration};
+use super::{Estimator, SpecError, backoff_factor, params_via_serde, to_timeout};
 use crate::time::Nanos;
+use serde::{Deserialize, Serialize};
 
-/// The shared first-order filter: `E ← F·E + (1 − F)·R` with `F = f_down` when `R < E`, else
-/// `f_up`; timeout `G·E`, clamped to the optional bounds, doubled per backoff step.
-#[derive(Debug, Clone, PartialEq)]
-struct FirstOrder {
+/// RSRE's parameters: gain `F`, threshold `G`, and the choices the sources leave open.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RsreParams {
+    /// The gain F (RFC 793's ALPHA): `E ← F·E + (1 − F)·R` (7/8).
+    #[serde(rename = "F")]
+    pub f: Gain,
+    /// The threshold G (RFC 793's BETA): timeout `G·E` (2).
+    #[serde(rename = "G")]
+    pub g: Factor,
+    /// RFC 793's LBOUND, if any (none).
+    #[serde(with = "opt_duration")]
+    pub lbound: Option<Nanos>,
+    /// RFC 793's UBOUND, if any (none).
+    #[serde(with = "opt_duration")]
+    pub ubound: Option<Nanos>,
+    /// The timeout before the first sample (3 s).
+    #[serde(with = "duration")]
+    pub init: Nanos,
+    /// Karn's rule: no samples from retransmitted segments (off).
+    #[serde(with = "flag")]
+    pub karn: bool,
+    /// Double the timeout per expiry (off).
+    #[serde(with = "flag")]
+    pub backoff: bool,
+}
+
+/// Mills' parameters: `F1` when R < E, `F2` when R ≥ E, and the rest as RSRE's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MillsParams {
+    /// The gain when the sample is below the estimate (15/16).
+    #[serde(rename = "F1")]
+    pub f1: Gain,
+    /// The gain when the sample is at or above the estimate (3/4).
+    #[serde(rename = "F2")]
+    pub f2: Gain,
+    /// The threshold G: timeout `G·E` (2).
+    #[serde(rename = "G")]
+    pub g: Factor,
+    /// RFC 793's LBOUND, if any (none).
+    #[serde(with = "opt_duration")]
+    pub lbound: Option<Nanos>,
+    /// RFC 793's UBOUND, if any (none).
+    #[serde(with = "opt_duration")]
+    pub ubound: Option<Nanos>,
+    /// The timeout before the first sample (3 s).
+    #[serde(with = "duration")]
+    pub init: Nanos,
+    /// Karn's rule (off).
+    #[serde(with = "flag")]
+    pub karn: bool,
+    /// Double the timeout per expiry (off).
+    #[serde(with = "flag")]
+    pub backoff: bool,
+}
+
+/// What the shared filter needs, from either parameter struct, in seconds.
+struct Shape {
     f_down: f64,
     f_up: f64,
     g: f64,
@@ -37,6 +91,42 @@ struct FirstOrder {
     init: f64,
     karn: bool,
     backoff: bool,
+}
+
+impl RsreParams {
+    fn shape(&self) -> Shape {
+        Shape {
+            f_down: self.f.0,
+            f_up: self.f.0,
+            g: self.g.0,
+            lbound: self.lbound.map(Nanos::as_secs_f64),
+            ubound: self.ubound.map(Nanos::as_secs_f64),
+            init: self.init.as_secs_f64(),
+            karn: self.karn,
+            backoff: self.backoff,
+        }
+    }
+}
+
+impl MillsParams {
+    fn shape(&self) -> Shape {
+        Shape {
+            f_down: self.f1.0,
+            f_up: self.f2.0,
+            g: self.g.0,
+            lbound: self.lbound.map(Nanos::as_secs_f64),
+            ubound: self.ubound.map(Nanos::as_secs_f64),
+            init: self.init.as_secs_f64(),
+            karn: self.karn,
+            backoff: self.backoff,
+        }
+    }
+}
+
+/// The shared first-order filter's state: `E ← F·E + (1 − F)·R` with `F = f_down` when
+/// `R < E`, else `f_up`; timeout `G·E`, clamped to the optional bounds, doubled per backoff step.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct FirstOrder {
     /// The smoothed estimate E in seconds; `None` before the first sample.
     e: Option<f64>,
     /// Consecutive timeouts since the last accepted sample.
@@ -44,50 +134,35 @@ struct FirstOrder {
 }
 
 impl FirstOrder {
-    fn new(f_down: f64, f_up: f64, g: f64) -> Self {
-        FirstOrder {
-            f_down,
-            f_up,
-            g,
-            lbound: None,
-            ubound: None,
-            init: 3.0,
-            karn: false,
-            backoff: false,
-            e: None,
-            backoffs: 0,
-        }
-    }
-
-    fn rto(&self) -> Nanos {
+    fn rto(&self, p: &Shape) -> Nanos {
         let mut t = match self.e {
-            Some(e) => self.g * e,
-            None => self.init,
+            Some(e) => p.g * e,
+            None => p.init,
         };
-        if let Some(lb) = self.lbound {
+        if let Some(lb) = p.lbound {
             t = t.max(lb);
         }
-        if let Some(ub) = self.ubound {
+        if let Some(ub) = p.ubound {
             t = t.min(ub);
         }
-        if self.backoff {
+        if p.backoff {
             t *= backoff_factor(self.backoffs);
-            if let Some(ub) = self.ubound {
+            if let Some(ub) = p.ubound {
                 t = t.min(ub);
             }
         }
         to_timeout(t)
     }
 
-    fn on_ack(&mut self, rtt: Nanos, retransmitted: bool) {
-        if retransmitted && self.karn {
+    fn on_ack(&mut self, p: &Shape, rtt: Nanos, retransmitted: bool) {
+        if retransmitted && p.karn {
             return;
         }
         let r = rtt.as_secs_f64();
         self.e = Some(match self.e {
             None => r,
             Some(e) => {
-                let f = if r < e { self.f_down } else { self.f_up };
+                let f = if r < e { p.f_down } else { p.f_up };
                 f * e + (1.0 - f) * r
             }
         });
@@ -97,109 +172,62 @@ impl FirstOrder {
     fn on_timeout(&mut self) {
         self.backoffs = self.backoffs.saturating_add(1);
     }
-
-    fn reset(&self) -> Self {
-        FirstOrder {
-            e: None,
-            backoffs: 0,
-            ..self.clone()
-        }
-    }
-
-    /// Common keys (besides the gains).
-    fn get_common(&self, key: &str) -> Option<String> {
-        Some(match key {
-            "G" => self.g.to_string(),
-            "lbound" => fmt_opt_secs(self.lbound),
-            "ubound" => fmt_opt_secs(self.ubound),
-            "init" => fmt_secs(self.init),
-            "karn" => self.karn.to_string(),
-            "backoff" => self.backoff.to_string(),
-            _ => return None,
-        })
-    }
-
-    fn set_common(
-        &mut self,
-        est: &'static str,
-        key: &'static str,
-        v: &str,
-    ) -> Result<(), SpecError> {
-        match key {
-            "G" => self.g = factor(est, key, v)?,
-            "lbound" => self.lbound = opt_duration(est, key, v)?,
-            "ubound" => self.ubound = opt_duration(est, key, v)?,
-            "init" => self.init = duration(est, key, v)?,
-            "karn" => self.karn = boolean(est, key, v)?,
-            "backoff" => self.backoff = boolean(est, key, v)?,
-            _ => unreachable!("key {key} listed but not handled"),
-        }
-        Ok(())
-    }
 }
 
 /// RSRE / RFC 793 estimator: one gain F, threshold G.
 ///
 /// Defaults F = 7/8, G = 2: RFC 889 §3.3, "the values now used in typical implementations".
 #[derive(Debug, Clone, PartialEq)]
-pub struct Rsre(FirstOrder);
+pub struct Rsre {
+    /// The parameters.
+    pub params: RsreParams,
+    state: FirstOrder,
+}
 
 impl Default for Rsre {
     fn default() -> Self {
-        Rsre(FirstOrder::new(7.0 / 8.0, 7.0 / 8.0, 2.0))
+        Rsre::new(7.0 / 8.0, 2.0)
     }
 }
 
 impl Rsre {
     /// With explicit F and G and the other parameters at their defaults.
     pub fn new(f: f64, g: f64) -> Self {
-        Rsre(FirstOrder::new(f, f, g))
+        Rsre {
+            params: RsreParams {
+                f: Gain(f),
+                g: Factor(g),
+                lbound: None,
+                ubound: None,
+                init: Nanos::from_secs(3),
+                karn: false,
+                backoff: false,
+            },
+            state: FirstOrder::default(),
+        }
     }
     /// The current smoothed estimate E, if any sample has been taken.
     pub fn estimate(&self) -> Option<Nanos> {
-        self.0.e.map(Nanos::from_secs_f64)
+        self.state.e.map(Nanos::from_secs_f64)
     }
 }
 
-const RSRE_KEYS: &[&str] = &["F", "G", "lbound", "ubound", "init", "karn", "backoff"];
-
 impl Estimator for Rsre {
-    fn name(&self) -> &'static str {
-        "rsre"
-    }
-    fn keys(&self) -> &'static [&'static str] {
-        RSRE_KEYS
-    }
-    fn get(&self, key: &str) -> Option<String> {
-        let key = canonical("rsre", RSRE_KEYS, key).ok()?;
-        match key {
-            "F" => Some(self.0.f_down.to_string()),
-            k => self.0.get_common(k),
-        }
-    }
-    fn set(&mut self, key: &str, value: &str) -> Result<(), SpecError> {
-        let key = canonical("rsre", RSRE_KEYS, key)?;
-        match key {
-            "F" => {
-                let f = fraction("rsre", key, value)?;
-                self.0.f_down = f;
-                self.0.f_up = f;
-                Ok(())
-            }
-            k => self.0.set_common("rsre", k, value),
-        }
-    }
+    params_via_serde!("rsre", RsreParams);
     fn rto(&self) -> Nanos {
-        self.0.rto()
+        self.state.rto(&self.params.shape())
     }
     fn on_ack(&mut self, rtt: Nanos, retransmitted: bool) {
-        self.0.on_ack(rtt, retransmitted);
+        self.state.on_ack(&self.params.shape(), rtt, retransmitted);
     }
     fn on_timeout(&mut self) {
-        self.0.on_timeout();
+        self.state.on_timeout();
     }
     fn fresh(&self) -> Box<dyn Estimator> {
-        Box::new(Rsre(self.0.reset()))
+        Box::new(Rsre {
+            params: self.params.clone(),
+            state: FirstOrder::default(),
+        })
     }
 }
 
@@ -207,64 +235,57 @@ impl Estimator for Rsre {
 ///
 /// Defaults F1 = 15/16, F2 = 3/4, G = 2: "gave the best all-around performance" (RFC 889 §3.3).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Mills(FirstOrder);
+pub struct Mills {
+    /// The parameters.
+    pub params: MillsParams,
+    state: FirstOrder,
+}
 
 impl Default for Mills {
     fn default() -> Self {
-        Mills(FirstOrder::new(15.0 / 16.0, 3.0 / 4.0, 2.0))
+        Mills::new(15.0 / 16.0, 3.0 / 4.0, 2.0)
     }
 }
 
 impl Mills {
     /// With explicit F1, F2 and G and the other parameters at their defaults.
     pub fn new(f1: f64, f2: f64, g: f64) -> Self {
-        Mills(FirstOrder::new(f1, f2, g))
+        Mills {
+            params: MillsParams {
+                f1: Gain(f1),
+                f2: Gain(f2),
+                g: Factor(g),
+                lbound: None,
+                ubound: None,
+                init: Nanos::from_secs(3),
+                karn: false,
+                backoff: false,
+            },
+            state: FirstOrder::default(),
+        }
     }
     /// The current smoothed estimate E, if any sample has been taken.
     pub fn estimate(&self) -> Option<Nanos> {
-        self.0.e.map(Nanos::from_secs_f64)
+        self.state.e.map(Nanos::from_secs_f64)
     }
 }
 
-const MILLS_KEYS: &[&str] = &[
-    "F1", "F2", "G", "lbound", "ubound", "init", "karn", "backoff",
-];
-
 impl Estimator for Mills {
-    fn name(&self) -> &'static str {
-        "mills"
-    }
-    fn keys(&self) -> &'static [&'static str] {
-        MILLS_KEYS
-    }
-    fn get(&self, key: &str) -> Option<String> {
-        let key = canonical("mills", MILLS_KEYS, key).ok()?;
-        match key {
-            "F1" => Some(self.0.f_down.to_string()),
-            "F2" => Some(self.0.f_up.to_string()),
-            k => self.0.get_common(k),
-        }
-    }
-    fn set(&mut self, key: &str, value: &str) -> Result<(), SpecError> {
-        let key = canonical("mills", MILLS_KEYS, key)?;
-        match key {
-            "F1" => self.0.f_down = fraction("mills", key, value)?,
-            "F2" => self.0.f_up = fraction("mills", key, value)?,
-            k => return self.0.set_common("mills", k, value),
-        }
-        Ok(())
-    }
+    params_via_serde!("mills", MillsParams);
     fn rto(&self) -> Nanos {
-        self.0.rto()
+        self.state.rto(&self.params.shape())
     }
     fn on_ack(&mut self, rtt: Nanos, retransmitted: bool) {
-        self.0.on_ack(rtt, retransmitted);
+        self.state.on_ack(&self.params.shape(), rtt, retransmitted);
     }
     fn on_timeout(&mut self) {
-        self.0.on_timeout();
+        self.state.on_timeout();
     }
     fn fresh(&self) -> Box<dyn Estimator> {
-        Box::new(Mills(self.0.reset()))
+        Box::new(Mills {
+            params: self.params.clone(),
+            state: FirstOrder::default(),
+        })
     }
 }
 
