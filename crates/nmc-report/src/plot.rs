@@ -149,6 +149,10 @@ impl AxisPlan {
     }
 }
 
+/// Up to this span a whole-number axis counts as "a few values" (hops, channels, bins): half a
+/// unit of room at each end and, where they fit, a tick at every value.
+const FEW: f64 = 20.0;
+
 fn is_whole(v: f64) -> bool {
     (v - v.round()).abs() < 1e-9
 }
@@ -184,7 +188,7 @@ fn plan_axis(
             if from_zero && lo >= 0.0 && !matches!(kind, Axis::Log10) {
                 lo = 0.0;
             }
-            if discrete && (pad_ends || hi == lo) {
+            if discrete && hi - lo <= FEW && (pad_ends || hi == lo) {
                 let z = from_zero && lo == 0.0;
                 (if z { lo } else { lo - 0.5 }, hi + 0.5)
             } else if hi == lo {
@@ -468,17 +472,55 @@ impl Chart {
                 SeriesStyle::Points | SeriesStyle::LinePoints | SeriesStyle::Published
             )
         });
-        let x_ticks = ((plot_px.0 / 75.0) as usize).clamp(3, 12);
-        let y_ticks = ((plot_px.1 / 45.0) as usize).clamp(3, 10);
-        let x = plan_axis(
-            &self.x_axis,
-            self.x_range.as_ref(),
-            &xs,
-            (x0, x1),
-            markers && bar_pad == 0.0,
-            false,
-            x_ticks,
-        );
+        let whole = |v: &[f64]| !v.is_empty() && v.iter().all(|v| is_whole(*v));
+        // As many x ticks as fit side by side (whole-number axes may be dense: every hop).
+        let x_discrete = match self.x_axis {
+            Axis::Auto => whole(&xs),
+            Axis::Integer | Axis::Categories(_) => true,
+            _ => false,
+        };
+        // A few whole numbers (hops, channels, bins): a tick at each if they fit, and half a
+        // unit of room at each end (bars included); many (buffer sizes in bits): as any axis.
+        let few = x_discrete && x1 - x0 - 2.0 * bar_pad <= FEW;
+        let (most, gap) = if few { (16, 14.0) } else { (10, 30.0) };
+        let (ends, pad_ends) = if few {
+            ((x0 + bar_pad, x1 - bar_pad), true)
+        } else {
+            ((x0, x1), markers && bar_pad == 0.0)
+        };
+        let plan_x = |n: usize| {
+            plan_axis(
+                &self.x_axis,
+                self.x_range.as_ref(),
+                &xs,
+                ends,
+                pad_ends,
+                false,
+                n,
+            )
+        };
+        let x = (3..=most)
+            .rev()
+            .map(plan_x)
+            .find(|p| {
+                let w = p
+                    .labels
+                    .iter()
+                    .map(|l| style::text_width(l, style::TICK_SIZE))
+                    .fold(0.0, f64::max);
+                p.labels.len() as f64 * (w + gap) <= plot_px.0
+            })
+            .unwrap_or_else(|| plan_x(3));
+        let y_discrete = match self.y_axis {
+            Axis::Auto => whole(&ys),
+            Axis::Integer | Axis::Categories(_) => true,
+            _ => false,
+        };
+        let y_ticks = if y_discrete {
+            ((plot_px.1 / 30.0) as usize).clamp(3, 12)
+        } else {
+            ((plot_px.1 / 45.0) as usize).clamp(3, 10)
+        };
         let mut y = plan_axis(
             &self.y_axis,
             self.y_range.as_ref(),
@@ -547,7 +589,12 @@ impl Chart {
         map: &dyn Fn((f64, f64)) -> (f64, f64),
         plot: Rect,
     ) -> (Vec<Layer>, Vec<LegendEntry>) {
-        let (mut n_ref, mut n_pub, mut n_ours, mut n_marked) = (0, 0, 0, 0);
+        let (mut n_ref, mut n_pub, mut n_ours, mut n_marked, mut n_lines) = (0, 0, 0, 0, 0);
+        let lines = self
+            .series
+            .iter()
+            .filter(|s| matches!(s.style, SeriesStyle::Line | SeriesStyle::LinePoints))
+            .count();
         let mut layers = Vec::new();
         for (i, s) in self.series.iter().enumerate() {
             let colour = if s.style.is_reference() {
@@ -596,11 +643,16 @@ impl Chart {
                 s.marker
                     .unwrap_or(style::OUR_MARKERS[k % style::OUR_MARKERS.len()])
             };
-            let shrink = |k: usize| (style::MARKER_RADIUS - k as f64).max(style::MARKER_MIN);
+            let shrink = |k: usize| {
+                (style::MARKER_RADIUS - style::MARKER_STEP * k as f64).max(style::MARKER_MIN)
+            };
             let prims = match s.style {
                 SeriesStyle::Line => {
+                    n_lines += 1;
+                    let w = style::our_line_width(n_lines - 1, lines);
                     glyph.line = Some(false);
-                    path(false, style::LINE_WIDTH)
+                    glyph.line_width = w;
+                    path(false, w)
                 }
                 SeriesStyle::Dashed => {
                     glyph.line = Some(true);
@@ -634,9 +686,12 @@ impl Chart {
                     let shape = our_marker(n_ours - 1);
                     n_marked += 1;
                     let r = shrink(n_marked - 1);
+                    n_lines += 1;
+                    let w = style::our_line_width(n_lines - 1, lines);
                     glyph.line = Some(false);
+                    glyph.line_width = w;
                     glyph.marker = Some((shape, r, true));
-                    let mut p = path(false, style::LINE_WIDTH);
+                    let mut p = path(false, w);
                     p.extend(marks(shape, r, true));
                     p
                 }
@@ -889,5 +944,234 @@ mod tests {
                 .to_svg()
                 .is_ok()
         );
+    }
+
+    /// The value of attribute `name` in one SVG element's text.
+    fn attr(el: &str, name: &str) -> Option<f64> {
+        let k = format!(" {name}=\"");
+        let at = el.find(&k)? + k.len();
+        el[at..].split('"').next()?.parse().ok()
+    }
+
+    fn attr_str<'a>(el: &'a str, name: &str) -> &'a str {
+        let k = format!(" {name}=\"");
+        el.find(&k)
+            .and_then(|at| el[at + k.len()..].split('"').next())
+            .unwrap_or("")
+    }
+
+    /// Every element `<tag .../>` of an SVG document, as text.
+    fn elements<'a>(svg: &'a str, tag: &str) -> Vec<&'a str> {
+        svg.match_indices(&format!("<{tag} "))
+            .map(|(i, _)| &svg[i..i + svg[i..].find('>').unwrap() + 1])
+            .collect()
+    }
+
+    /// The text of every `<text>` element.
+    fn texts(svg: &str) -> Vec<String> {
+        svg.split("<text ")
+            .skip(1)
+            .filter_map(|t| t.split_once('>'))
+            .map(|(_, rest)| {
+                rest.split("</text>")
+                    .next()
+                    .unwrap_or("")
+                    .trim()
+                    .to_string()
+            })
+            .collect()
+    }
+
+    fn hex(c: RGBColor) -> String {
+        format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2)
+    }
+
+    fn legend_box(svg: &str) -> Rect {
+        let frame = elements(svg, "rect")
+            .into_iter()
+            .find(|r| attr_str(r, "stroke") == hex(style::LEGEND_FRAME))
+            .expect("a legend frame");
+        let (x, y) = (attr(frame, "x").unwrap(), attr(frame, "y").unwrap());
+        (
+            x,
+            y,
+            x + attr(frame, "width").unwrap(),
+            y + attr(frame, "height").unwrap(),
+        )
+    }
+
+    fn fig3() -> Chart {
+        let ours: Vec<(f64, f64)> = (1..=9)
+            .map(|h| (f64::from(h), 41.0 - 0.3 * f64::from(h)))
+            .collect();
+        let mut c = Chart::new("Fig. 3", "distance (hops)", "throughput (kbit/s)")
+            .with(Series::published(
+                "K&O Oct 1974",
+                vec![
+                    (1.0, 37.75),
+                    (2.0, 37.75),
+                    (3.0, 37.75),
+                    (4.0, 37.75),
+                    (5.0, 37.75),
+                    (9.0, 30.0),
+                ],
+            ))
+            .with(Series::new("nmc", SeriesStyle::LinePoints, ours));
+        c.y_range = Some(0.0..50.0);
+        c
+    }
+
+    #[test]
+    fn integer_and_category_axes_have_whole_or_named_ticks_only() {
+        // Hops 1..9 and counts 0..3: plotters alone would label 0.5-steps on both.
+        let c = Chart::new("counts", "distance (hops)", "messages (count)").with(Series::new(
+            "n",
+            SeriesStyle::LinePoints,
+            vec![(1.0, 0.0), (2.0, 3.0), (5.0, 1.0), (9.0, 2.0)],
+        ));
+        let l = c.layout().unwrap();
+        let hops: Vec<String> = (1..=9).map(|h| h.to_string()).collect();
+        assert_eq!(l.x_ticks, hops, "a tick at every hop, none between");
+        assert_eq!(l.y_ticks, ["0", "1", "2", "3"]);
+        let svg = c.to_svg().unwrap();
+        let numeric: Vec<String> = texts(&svg)
+            .into_iter()
+            .filter(|t| t.parse::<f64>().is_ok())
+            .collect();
+        assert!(numeric.len() >= 13, "{numeric:?}");
+        assert!(
+            numeric.iter().all(|t| !t.contains('.')),
+            "fractional tick label on a whole-number axis: {numeric:?}"
+        );
+        // Categories: named ticks at exactly the given values.
+        let c = Chart::new("gain", "loop prevention", "throughput gain (%)")
+            .with(Series::new(
+                "nmc",
+                SeriesStyle::Bars { width: 0.6 },
+                vec![(1.0, 20.0), (2.0, 8.0), (3.0, 54.5)],
+            ))
+            .x_axis(Axis::Categories(vec![
+                (1.0, "none".into()),
+                (2.0, "hold-down".into()),
+                (3.0, "feasible successor".into()),
+            ]));
+        assert_eq!(
+            c.layout().unwrap().x_ticks,
+            ["none", "hold-down", "feasible successor"]
+        );
+        // A continuous axis keeps its fractions.
+        let c = Chart::new("rho", "load ρ (fraction)", "wait (ms)").with(Series::new(
+            "w",
+            SeriesStyle::Points,
+            vec![(0.1, 1.1), (0.8, 39.9)],
+        ));
+        assert!(c.layout().unwrap().x_ticks.iter().any(|t| t.contains('.')));
+    }
+
+    #[test]
+    fn published_values_are_markers_at_the_papers_points_under_ours() {
+        let svg = fig3().to_svg().unwrap();
+        let black = hex(style::reference(0));
+        let hollow: Vec<&str> = elements(&svg, "circle")
+            .into_iter()
+            .filter(|c| attr_str(c, "stroke") == black && attr_str(c, "fill") == "none")
+            .collect();
+        // Six published values and the legend's sample: no more, no fewer.
+        assert_eq!(hollow.len(), 6 + 1, "{hollow:?}");
+        // No line joins them (no black polyline: the axes are another colour).
+        assert!(
+            !elements(&svg, "polyline")
+                .iter()
+                .any(|p| attr_str(p, "stroke") == black),
+            "a published series is drawn with a line"
+        );
+        // The hops they are at: 1–5 and 9 (x pixels of 9 distinct hops, 6 of them used).
+        let l = fig3().layout().unwrap();
+        let px = |h: f64| l.plot.0 + (h - 0.5) / 9.0 * (l.plot.2 - l.plot.0);
+        let mut xs: Vec<f64> = hollow[..6].iter().map(|c| attr(c, "cx").unwrap()).collect();
+        xs.sort_by(f64::total_cmp);
+        for (x, h) in xs.iter().zip([1.0, 2.0, 3.0, 4.0, 5.0, 9.0]) {
+            assert!(
+                (x - px(h)).abs() <= 2.0,
+                "published marker at x={x}, hop {h} is at {}",
+                px(h)
+            );
+        }
+        // Ours is drawn after (on top of) every published marker.
+        let ours = hex(style::ours(0));
+        let first_ours = svg.find(&format!("stroke=\"{ours}\"")).unwrap();
+        let last_published = svg.rfind(&format!("stroke=\"{black}\"")).unwrap();
+        let legend = svg
+            .find(&format!("stroke=\"{}\"", hex(style::LEGEND_FRAME)))
+            .unwrap();
+        assert!(svg[..legend].rfind(&format!("stroke=\"{black}\"")).unwrap() < first_ours);
+        assert!(last_published > legend, "the legend's sample comes last");
+    }
+
+    #[test]
+    fn the_legend_covers_no_data() {
+        // Data high on the left and right, low in the middle: the top corners are taken.
+        let v: Vec<(f64, f64)> = (0..=40)
+            .map(|i| {
+                let x = f64::from(i) / 4.0;
+                (x, 2.0 + (x - 5.0).powi(2) * 3.0)
+            })
+            .collect();
+        let c = Chart::new("valley", "x (s)", "y (ms)")
+            .with(Series::new("a valley", SeriesStyle::Points, v.clone()))
+            .with(Series::new(
+                "the valley, higher",
+                SeriesStyle::Line,
+                v.iter().map(|p| (p.0, p.1 + 5.0)).collect(),
+            ));
+        let svg = c.to_svg().unwrap();
+        let l = c.layout().unwrap();
+        assert!(!l.legend_below);
+        let b = legend_box(&svg);
+        assert_eq!(
+            Some(b),
+            l.legend
+                .map(|r| (r.0.round(), r.1.round(), r.2.round(), r.3.round()))
+        );
+        let blue = hex(style::ours(0));
+        let inside = |x: f64, y: f64| x >= b.0 && x <= b.2 && y >= b.1 && y <= b.3;
+        let dots_inside = elements(&svg, "circle")
+            .into_iter()
+            .filter(|c| attr_str(c, "fill") == blue)
+            .filter(|c| inside(attr(c, "cx").unwrap(), attr(c, "cy").unwrap()))
+            .count();
+        assert_eq!(
+            dots_inside, 1,
+            "only the legend's own sample lies in the legend"
+        );
+        let red = hex(style::ours(1));
+        for p in elements(&svg, "polyline")
+            .into_iter()
+            .filter(|p| attr_str(p, "stroke") == red)
+        {
+            let pts: Vec<(f64, f64)> = attr_str(p, "points")
+                .split_whitespace()
+                .filter_map(|xy| xy.split_once(','))
+                .map(|(x, y)| (x.parse().unwrap(), y.parse().unwrap()))
+                .collect();
+            if pts.len() > 2 {
+                for w in pts.windows(2) {
+                    assert!(clip(w[0], w[1], b).is_none(), "line crosses the legend");
+                }
+            }
+        }
+        // Data everywhere: the legend goes below the plot, and the document grows.
+        let mut c = c;
+        c.series.push(Series::new(
+            "everywhere",
+            SeriesStyle::Line,
+            (0..=400)
+                .map(|i| (f64::from(i) / 40.0, if i % 2 == 0 { 0.0 } else { 80.0 }))
+                .collect(),
+        ));
+        let l = c.layout().unwrap();
+        assert!(l.legend_below);
+        let r = l.legend.unwrap();
+        assert!(r.1 >= f64::from(c.size.1) && l.size.1 > c.size.1);
     }
 }

@@ -69,16 +69,28 @@ pub fn reference(i: usize) -> RGBColor {
 
 /// Line widths, pixels.
 pub const LINE_WIDTH: u32 = 2;
+
+/// The width of our `k`-th line of `n`: where there are several, the first is widest and each
+/// later one (drawn on top) narrower, so lines that coincide show as nested stripes.
+pub fn our_line_width(k: usize, n: usize) -> u32 {
+    if n < 2 {
+        LINE_WIDTH
+    } else {
+        (4u32.saturating_sub(k as u32)).max(LINE_WIDTH)
+    }
+}
 pub const REFERENCE_WIDTH: u32 = 2;
 pub const SEGMENT_WIDTH: u32 = 5;
 /// Dash and gap of dashed lines, pixels.
 pub const DASH: (u32, u32) = (7, 4);
 
-/// Marker radii, pixels: scatter clouds, our line markers (the first; later series shrink by
-/// one pixel each down to [`MARKER_MIN`]) and published values (hollow, drawn around ours).
+/// Marker radii, pixels: scatter clouds, our markers (the first series; each later one shrinks
+/// by [`MARKER_STEP`] down to [`MARKER_MIN`], so markers sharing a point nest) and published
+/// values (hollow, drawn around ours).
 pub const SCATTER_RADIUS: f64 = 2.5;
 pub const MARKER_RADIUS: f64 = 5.0;
-pub const MARKER_MIN: f64 = 2.5;
+pub const MARKER_STEP: f64 = 0.75;
+pub const MARKER_MIN: f64 = 3.0;
 pub const PUBLISHED_RADIUS: f64 = 7.0;
 
 /// A marker's shape.
