@@ -147,7 +147,8 @@ pub fn heatmap_svg(h: &HeatMap<'_>) -> Result<String, PlotError> {
         let root = root
             .titled(
                 &format!("{}   (colour: {:.3} blue .. {:.3} red)", h.title, lo, hi),
-                style::font(style::TITLE_SIZE),
+                // A sweep's title is long and a single panel narrow: the axis-title size.
+                style::font(style::AXIS_TITLE_SIZE),
             )
             .map_err(perr)?;
         let areas = root.split_evenly((1, np));

@@ -11,7 +11,7 @@
 use super::analysis::PumpSummary;
 use crate::Error;
 use crate::time::Nanos;
-use nmc_report::plot::{Chart, Series, SeriesStyle};
+use nmc_report::plot::{Axis, Chart, Series, SeriesStyle};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -241,14 +241,16 @@ pub fn write_outputs(dir: &Path, summary: &PumpSummary) -> Result<Outputs, Error
         ))
         .with(Series::new(
             "95 % band",
-            SeriesStyle::Segments,
+            SeriesStyle::Dashed,
             vec![
                 (0.5, band),
                 (lags + 0.5, band),
+                (f64::NAN, f64::NAN),
                 (0.5, -band),
                 (lags + 0.5, -band),
             ],
-        )),
+        ))
+        .x_axis(Axis::Integer),
     )?;
     Ok(out)
 }
