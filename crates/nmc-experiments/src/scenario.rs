@@ -217,8 +217,12 @@ fn run_store_forward(
                     .iter()
                     .map(|l| (l.channel as f64, l.utilisation))
                     .collect();
-                let chart = Chart::new("Channel utilisation", "channel", "utilisation")
-                    .with(Series::new("", SeriesStyle::Bars { width: 0.6 }, util));
+                let chart = Chart::new(
+                    "Channel utilisation",
+                    "channel (index)",
+                    "utilisation (fraction of time busy)",
+                )
+                .with(Series::new("", SeriesStyle::Bars { width: 0.6 }, util));
                 let svg_path = out.join("lines.svg");
                 std::fs::write(&svg_path, chart.to_svg().map_err(anyhow::Error::msg)?)?;
                 files.push(svg_path);
@@ -273,7 +277,7 @@ fn run_imp(
                 svg(
                     &mut files,
                     "round-trip-histogram.svg",
-                    histogram("Round trip (accepted → RFNM)", "ms", &rtt),
+                    histogram("Round trip (accepted → RFNM)", "round trip (ms)", &rtt),
                 )?;
             }
             "lines" => nmc_report::records::write_csv(&path, &o.lines)?,
@@ -399,7 +403,7 @@ pub fn histogram(title: &str, x_label: &str, values: &[f64]) -> Chart {
         .into_iter()
         .map(|(k, n)| (lo + (k as f64 + 0.5) * width, n as f64))
         .collect();
-    Chart::new(title, x_label, "count").with(Series::new(
+    Chart::new(title, x_label, "occurrences (count per bin)").with(Series::new(
         "",
         SeriesStyle::Bars { width: width * 0.9 },
         pts,

@@ -11,7 +11,7 @@ use crate::analysis::{BEST_SPLIT_MIN_F, DelayStats, Fits, LineFit, SplitFit, fit
 use crate::driver::ProbeRun;
 use crate::probe::Volley;
 use crate::trace;
-use plotters::prelude::*;
+use nmc_report::plot::{Chart, Series, SeriesStyle};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -223,8 +223,8 @@ impl Summary {
     }
 }
 
-/// Draws one-way delay (ms) against length (bytes) with the fitted lines, as an SVG file.
-/// Text is written as SVG `<text>` elements; no font files are read.
+/// Draws one-way delay (ms) against length (bytes) with the fitted lines, as an SVG file, in
+/// the project's chart style ([`nmc_report::style`]).
 pub fn write_svg(path: &Path, summary: &Summary) -> Result<(), Error> {
     let plot_err = |e: String| Error::Plot(path.display().to_string(), e);
     let pts: Vec<(f64, f64)> = summary
@@ -251,37 +251,21 @@ pub fn write_svg(path: &Path, summary: &Summary) -> Result<(), Error> {
         let pad = ((ymax - ymin) * 0.08).max(0.01);
         (0.0_f64.max(ymin - pad), ymax + pad)
     };
-    let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| plot_err(e.to_string()))?;
     let title = format!(
         "{} over {}: one-way delay vs length ({} answered, {} lost)",
         summary.run.target, summary.run.transport, summary.answered, summary.lost
     );
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 18))
-        .margin(12)
-        .x_label_area_size(44)
-        .y_label_area_size(64)
-        .build_cartesian_2d(xmin..xmax, ymin..ymax)
-        .map_err(|e| plot_err(e.to_string()))?;
-    chart
-        .configure_mesh()
-        .x_desc("IP datagram length (bytes)")
-        .x_label_formatter(&|x| format!("{x:.0}"))
-        .y_desc("one-way delay = RTT/2 (ms)")
-        .draw()
-        .map_err(|e| plot_err(e.to_string()))?;
-    chart
-        .draw_series(
-            pts.iter()
-                .map(|&(x, y)| Circle::new((x, y), 2, BLUE.mix(0.6).filled())),
-        )
-        .map_err(|e| plot_err(e.to_string()))?
-        .label("volleys")
-        .legend(|(x, y)| Circle::new((x + 10, y), 3, BLUE.filled()));
-    let seg = |f: &LineFit, lo: f64, hi: f64| {
-        vec![(lo, f.delay_at(lo) / 1e6), (hi, f.delay_at(hi) / 1e6)]
-    };
+    let mut chart = Chart::new(
+        title,
+        "IP datagram length (bytes)",
+        "one-way delay = RTT/2 (ms)",
+    )
+    .with(Series::new("volleys", SeriesStyle::Points, pts));
+    chart.size = (900, 560);
+    chart.x_range = Some(xmin..xmax);
+    chart.y_range = Some(ymin..ymax);
+    let seg =
+        |f: &LineFit, lo: f64, hi: f64| [(lo, f.delay_at(lo) / 1e6), (hi, f.delay_at(hi) / 1e6)];
     if let Some(f) = &summary.fits.one_line {
         let label = format!(
             "one line: {:.3} ms + {:.4} ms/byte{}",
@@ -290,57 +274,37 @@ pub fn write_svg(path: &Path, summary: &Summary) -> Result<(), Error> {
             f.rate_bps
                 .map_or(String::new(), |r| format!(", {r:.0} bit/s"))
         );
-        chart
-            .draw_series(LineSeries::new(
-                seg(f, xmin, xmax),
-                ShapeStyle::from(&BLACK.mix(0.7)).stroke_width(1),
-            ))
-            .map_err(|e| plot_err(e.to_string()))?
-            .label(label)
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK));
+        chart = chart.with(Series::new(
+            label,
+            SeriesStyle::Line,
+            seg(f, xmin, xmax).to_vec(),
+        ));
     }
     let best = summary
         .fits
         .best_split
         .filter(|b| b.f_statistic >= BEST_SPLIT_MIN_F);
-    for (sp, color, name) in [
-        (&summary.fits.split, RED, "split"),
-        (&best, GREEN, "best split"),
-    ] {
+    for (sp, name) in [(&summary.fits.split, "split"), (&best, "best split")] {
         let Some(sp) = sp else { continue };
         let b = f64::from(sp.break_at);
-        for (f, lo, hi) in [(&sp.short, xmin, b), (&sp.long, b, xmax)] {
-            chart
-                .draw_series(LineSeries::new(
-                    seg(f, lo, hi),
-                    ShapeStyle::from(&color).stroke_width(2),
-                ))
-                .map_err(|e| plot_err(e.to_string()))?;
-        }
         let rate = |f: &LineFit| f.rate_bps.map_or("—".into(), |r| format!("{r:.0}"));
-        chart
-            .draw_series(std::iter::once(PathElement::new(
-                vec![(b, ymin), (b, ymin)],
-                color,
-            )))
-            .map_err(|e| plot_err(e.to_string()))?
-            .label(format!(
+        // The two lines, broken at the break (a non-finite point breaks a line).
+        let mut line = seg(&sp.short, xmin, b).to_vec();
+        line.push((f64::NAN, f64::NAN));
+        line.extend(seg(&sp.long, b, xmax));
+        chart = chart.with(Series::new(
+            format!(
                 "{name} at {}: {} / {} bit/s",
                 sp.break_at,
                 rate(&sp.short),
                 rate(&sp.long)
-            ))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+            ),
+            SeriesStyle::Line,
+            line,
+        ));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| plot_err(e.to_string()))?;
-    root.present().map_err(|e| plot_err(e.to_string()))?;
-    Ok(())
+    let svg = chart.to_svg().map_err(plot_err)?;
+    std::fs::write(path, svg).map_err(|e| Error::Write(path.display().to_string(), e))
 }
 
 /// The files [`write_outputs`] wrote.

@@ -5,6 +5,7 @@
 //! | [`summary`] | `summary.json`: scenario, seed, nmc version, config hash, flat metrics |
 //! | [`records`] | CSV files of per-item records |
 //! | [`plot`] | SVG charts (lines, points, bars) drawn with plotters' SVG backend |
+//! | [`style`] | the one chart style: fonts, colours, markers, ticks, legend placement |
 //! | [`diagram`] | path diagrams: K&O's time slices (messages, RFNMs, REQALLs along a path) |
 //! | [`stats`] | best block of 150, autocorrelation and its significant lags, histogram (K&O §IV); the one percentile and its rules |
 //! | [`check`] | reproduce-table rows: published value, ours, tolerance, within or not |
@@ -18,11 +19,12 @@ pub mod html;
 pub mod plot;
 pub mod records;
 pub mod stats;
+pub mod style;
 pub mod summary;
 
 pub use check::{Check, Kind, Tally, Target, Value};
 pub use html::{Report, Section};
-pub use plot::{Chart, Series, SeriesStyle};
+pub use plot::{Axis, Chart, Series, SeriesStyle};
 pub use summary::Summary;
 
 /// A failure writing an output file, naming the file.

@@ -9,9 +9,12 @@
 //! volleys as crosses along the top, and the timeout in force as a step line. (The Fuzzball
 //! normalised delays to one way; these plots show the round trip the trace records.)
 //!
-//! Plots use plotters' SVG backend without font support: text is emitted as SVG `<text>`
-//! elements and rendered by the viewer, so no system fonts are needed.
+//! Both are drawn in the project's one chart style ([`nmc_report::style`]); the display is an
+//! [`nmc_report::Chart`]. Text is emitted as SVG `<text>` elements and rendered by the viewer, so
+//! no system fonts are needed.
 
+use nmc_report::style::{self, Marker};
+use nmc_report::{Axis, Chart, Series, SeriesStyle};
 use plotters::prelude::*;
 
 use crate::eval::{Outcome, Step, Summary};
@@ -46,93 +49,57 @@ pub fn fuzzball_svg(summary: &Summary, steps: &[Step]) -> Result<String, PlotErr
     };
     let clip = |v: f64| v.min(y_max);
 
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (960, 540)).into_drawing_area();
-        root.fill(&WHITE).map_err(perr)?;
-        let caption = format!(
-            "{} - {}: eff {:.3}, lost {} ({:.1} s), RTX {} ({:.1} s), mean {:.0} ms, CoV {:.2}",
-            summary.trace,
-            crate::eval::short(&summary.estimator),
-            summary.efficiency,
-            summary.lost,
-            summary.lost_time.as_secs_f64(),
-            summary.rtx,
-            summary.rtx_time.as_secs_f64(),
-            summary.mean * 1e3,
-            summary.cov
-        );
-        let mut chart = ChartBuilder::on(&root)
-            .caption(caption, ("sans-serif", 16))
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(64)
-            .build_cartesian_2d(0f64..x_max, 0f64..y_max)
-            .map_err(perr)?;
-        chart
-            .configure_mesh()
-            .x_desc("time since start (s)")
-            .y_desc("round-trip delay (ms)")
-            .light_line_style(RGBColor(235, 235, 235))
-            .draw()
-            .map_err(perr)?;
-
-        let good = steps
+    let caption = format!(
+        "{} - {}: eff {:.3}, lost {} ({:.1} s), RTX {} ({:.1} s), mean {:.0} ms, CoV {:.2}",
+        summary.trace,
+        crate::eval::short(&summary.estimator),
+        summary.efficiency,
+        summary.lost,
+        summary.lost_time.as_secs_f64(),
+        summary.rtx,
+        summary.rtx_time.as_secs_f64(),
+        summary.mean * 1e3,
+        summary.cov
+    );
+    let delays = |o: Outcome| -> Vec<(f64, f64)> {
+        steps
             .iter()
-            .filter(|s| s.outcome == Outcome::Good)
-            .filter_map(|s| s.delay.map(|d| (x(s), clip(d.as_millis_f64()))));
-        chart
-            .draw_series(good.map(|c| Circle::new(c, 2, RGBColor(40, 70, 160).filled())))
-            .map_err(perr)?
-            .label("delay")
-            .legend(|(x, y)| Circle::new((x + 10, y), 3, RGBColor(40, 70, 160).filled()));
-        let rtx = steps
-            .iter()
-            .filter(|s| s.outcome == Outcome::Rtx)
-            .filter_map(|s| s.delay.map(|d| (x(s), clip(d.as_millis_f64()))));
-        chart
-            .draw_series(rtx.map(|c| Circle::new(c, 4, RED.filled())))
-            .map_err(perr)?
-            .label("RTX: delay above timeout")
-            .legend(|(x, y)| Circle::new((x + 10, y), 4, RED.filled()));
-        let lost = steps
-            .iter()
-            .filter(|s| s.outcome == Outcome::Lost)
-            .map(|s| (x(s), y_max * 0.97));
-        chart
-            .draw_series(lost.map(|c| Cross::new(c, 5, RGBColor(230, 120, 0).stroke_width(2))))
-            .map_err(perr)?
-            .label("lost (no reply)")
-            .legend(|(x, y)| Cross::new((x + 10, y), 5, RGBColor(230, 120, 0).stroke_width(2)));
-
-        // The timeout in force, as a step line.
-        let mut line = Vec::with_capacity(steps.len() * 2);
-        for (i, s) in steps.iter().enumerate() {
-            let t = clip(s.timeout.as_millis_f64());
-            line.push((x(s), t));
-            let next = steps.get(i + 1).map_or(x_max, x);
-            line.push((next, t));
-        }
-        chart
-            .draw_series(LineSeries::new(line, RGBColor(0, 150, 60).stroke_width(2)))
-            .map_err(perr)?
-            .label("computed timeout")
-            .legend(|(x, y)| {
-                PathElement::new(
-                    vec![(x, y), (x + 20, y)],
-                    RGBColor(0, 150, 60).stroke_width(2),
-                )
-            });
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperLeft)
-            .draw()
-            .map_err(perr)?;
-        root.present().map_err(perr)?;
+            .filter(|s| s.outcome == o)
+            .filter_map(|s| s.delay.map(|d| (x(s), clip(d.as_millis_f64()))))
+            .collect()
+    };
+    let lost: Vec<(f64, f64)> = steps
+        .iter()
+        .filter(|s| s.outcome == Outcome::Lost)
+        .map(|s| (x(s), y_max * 0.97))
+        .collect();
+    // The timeout in force, as a step line.
+    let mut line = Vec::with_capacity(steps.len() * 2);
+    for (i, s) in steps.iter().enumerate() {
+        let t = clip(s.timeout.as_millis_f64());
+        line.push((x(s), t));
+        let next = steps.get(i + 1).map_or(x_max, x);
+        line.push((next, t));
     }
-    Ok(svg)
+    let mut chart = Chart::new(caption, "time since start (s)", "round-trip delay (ms)")
+        .with(Series::new(
+            "delay",
+            SeriesStyle::Points,
+            delays(Outcome::Good),
+        ))
+        .with(Series::new(
+            "RTX: delay above timeout",
+            SeriesStyle::Points,
+            delays(Outcome::Rtx),
+        ))
+        .with(Series::new("computed timeout", SeriesStyle::Line, line))
+        .with(Series::new("lost (no reply)", SeriesStyle::Points, lost).with_marker(Marker::Cross))
+        .x_axis(Axis::Linear)
+        .y_axis(Axis::Linear);
+    chart.size = (960, 540);
+    chart.x_range = Some(0.0..x_max);
+    chart.y_range = Some(0.0..y_max);
+    chart.to_svg()
 }
 
 /// A heat map: `cells[panel][y][x]` values over labelled axes, one panel per third-axis value.
@@ -176,11 +143,12 @@ pub fn heatmap_svg(h: &HeatMap<'_>) -> Result<String, PlotError> {
     {
         let width = (420 * np as u32).clamp(480, 2400);
         let root = SVGBackend::with_string(&mut svg, (width, 480)).into_drawing_area();
-        root.fill(&WHITE).map_err(perr)?;
+        root.fill(&style::BACKGROUND).map_err(perr)?;
         let root = root
             .titled(
                 &format!("{}   (colour: {:.3} blue .. {:.3} red)", h.title, lo, hi),
-                ("sans-serif", 16),
+                // A sweep's title is long and a single panel narrow: the axis-title size.
+                style::font(style::AXIS_TITLE_SIZE),
             )
             .map_err(perr)?;
         let areas = root.split_evenly((1, np));
@@ -196,10 +164,10 @@ pub fn heatmap_svg(h: &HeatMap<'_>) -> Result<String, PlotError> {
                 _ => String::new(),
             };
             let mut chart = ChartBuilder::on(area)
-                .caption(cap, ("sans-serif", 14))
-                .margin(8)
-                .x_label_area_size(36)
-                .y_label_area_size(48)
+                .caption(cap, style::font(style::AXIS_TITLE_SIZE))
+                .margin(style::MARGIN)
+                .x_label_area_size(style::X_LABEL_AREA)
+                .y_label_area_size(60)
                 .build_cartesian_2d(0f64..nx as f64, 0f64..ny as f64)
                 .map_err(perr)?;
             // Label cell centres only, and at most about eight per axis.
@@ -225,6 +193,9 @@ pub fn heatmap_svg(h: &HeatMap<'_>) -> Result<String, PlotError> {
                 .y_label_formatter(&yf)
                 .x_desc(h.x.0)
                 .y_desc(h.y.0)
+                .axis_style(style::AXIS)
+                .label_style(style::text(style::TICK_SIZE, style::AXIS))
+                .axis_desc_style(style::text(style::AXIS_TITLE_SIZE, style::AXIS))
                 .draw()
                 .map_err(perr)?;
             let Some(grid) = h.cells.get(pi) else {

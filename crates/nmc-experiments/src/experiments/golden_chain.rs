@@ -81,8 +81,8 @@ impl Experiment for GoldenChain {
         ctx.csv("lines", &out.lines)?;
         let chart = Chart::new(
             "Golden chain: channel utilisation",
-            "channel (2k = node k→k+1, 2k+1 = back)",
-            "utilisation",
+            "channel (index: 2k = node k→k+1, 2k+1 = back)",
+            "utilisation (fraction of time busy)",
         )
         .with(Series::new(
             "utilisation",

@@ -27,7 +27,7 @@
 use crate::registry::{Context, Experiment};
 use anyhow::{Result, ensure};
 use nmc_imp::{ImpScenario, Outcome};
-use nmc_report::{Chart, Series, SeriesStyle, Target, Value};
+use nmc_report::{Axis, Chart, Series, SeriesStyle, Target, Value};
 use nmc_scenario::Override;
 use nmc_sim::Trace;
 use serde::Serialize;
@@ -334,7 +334,7 @@ impl Experiment for KoAlternatePath {
             let mut chart = Chart::new(
                 "Which line the pump's packets take, and SRC's output queues (no loop prevention)",
                 "time (s)",
-                "packets queued",
+                "packets queued (count)",
             )
             .with(Series::new("queue to P1", SeriesStyle::Line, queue("P1")))
             .with(Series::new("queue to P2", SeriesStyle::Line, queue("P2")))
@@ -360,9 +360,16 @@ impl Experiment for KoAlternatePath {
         }
         let gain_chart = Chart::new(
             "Throughput gain of alternate routing over one path",
-            "variant (1 none, 2 hold-down-1974, 3 hold-down-window, 4 feasible-successor)",
-            "gain (%)",
+            "loop prevention",
+            "throughput gain (%)",
         )
+        .x_axis(Axis::Categories(
+            gains
+                .iter()
+                .enumerate()
+                .map(|(i, g)| ((i + 1) as f64, g.routing.to_string()))
+                .collect(),
+        ))
         .with(Series::new(
             "nmc",
             SeriesStyle::Bars { width: 0.6 },

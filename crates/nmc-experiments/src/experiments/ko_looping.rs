@@ -34,7 +34,7 @@ use anyhow::Result;
 use nmc_imp::routing::JourneyRecord;
 use nmc_imp::{ImpScenario, Outcome};
 use nmc_report::stats::Rule;
-use nmc_report::{Chart, Series, SeriesStyle, Target, Value};
+use nmc_report::{Axis, Chart, Series, SeriesStyle, Target, Value};
 use nmc_scenario::Override;
 use nmc_sim::Trace;
 use serde::Serialize;
@@ -416,19 +416,22 @@ impl Experiment for KoLooping {
         let c = "traffic + failures";
         let mut visits_chart = Chart::new(
             "Packets by the most visits to one IMP (traffic + failures)",
-            "most visits to one IMP",
-            "log10(packets)",
-        );
+            "most visits to one IMP (count)",
+            "packets (count, log scale)",
+        )
+        .y_axis(Axis::Log10);
         let mut loops_chart = Chart::new(
             "How long loops last in the routing tables (traffic + failures)",
             "loop duration (s)",
-            "log10(share of loops lasting longer)",
-        );
+            "share of loops lasting longer (fraction, log scale)",
+        )
+        .y_axis(Axis::Log10);
         let mut rtt_chart = Chart::new(
             "Tail of the UCLA pump's round trips (traffic + failures)",
             "round trip (s)",
-            "log10(share of messages above)",
-        );
+            "share of messages above (fraction, log scale)",
+        )
+        .y_axis(Axis::Log10);
         for r in ROUTINGS {
             if r != "static" {
                 visits_chart = visits_chart.with(Series::new(

@@ -171,22 +171,26 @@ pub fn occupancy_chart(occ: &[Occupancy], seconds: f64) -> Chart {
             .take_while(|p| p.0 <= seconds)
             .collect()
     };
-    Chart::new("Resources held by the pumped pair", "time (s)", "count")
-        .with(Series::new(
-            "message numbers (of 4)",
-            SeriesStyle::Line,
-            pick(|o| o.message_numbers),
-        ))
-        .with(Series::new(
-            "PLT entries (of 6)",
-            SeriesStyle::Line,
-            pick(|o| o.plt_entries),
-        ))
-        .with(Series::new(
-            "reassembly buffers at destination (of 34)",
-            SeriesStyle::Line,
-            pick(|o| o.reassembly_buffers),
-        ))
+    Chart::new(
+        "Resources held by the pumped pair",
+        "time (s)",
+        "resources held (count)",
+    )
+    .with(Series::new(
+        "message numbers (of 4)",
+        SeriesStyle::Line,
+        pick(|o| o.message_numbers),
+    ))
+    .with(Series::new(
+        "PLT entries (of 6)",
+        SeriesStyle::Line,
+        pick(|o| o.plt_entries),
+    ))
+    .with(Series::new(
+        "reassembly buffers at destination (of 34)",
+        SeriesStyle::Line,
+        pick(|o| o.reassembly_buffers),
+    ))
 }
 
 /// K&O Fig. 2 style: each message's life as segments on a time axis.
@@ -218,7 +222,7 @@ fn time_slices(o: &Outcome, first: usize, n: usize) -> Chart {
     let mut chart = Chart::new(
         "Message life (K&O Fig. 2): 9 hops, map",
         "time (ms)",
-        "message",
+        "message (index in the run)",
     );
     for (s, pts) in stages.into_iter().enumerate() {
         chart = chart.with(Series::new(names[s], SeriesStyle::Segments, pts));
@@ -432,12 +436,12 @@ impl Experiment for KoV2Throughput {
         let mut hist_chart = Chart::new(
             "Histogram of round-trip delay (K&O Fig. 5)",
             "round trip (ms)",
-            "messages",
+            "messages (count per 25 ms bin)",
         );
         let mut ac_chart = Chart::new(
             "Correlation of successive round trips (K&O Fig. 6)",
             "lag (messages)",
-            "coefficient",
+            "autocorrelation r(k) (dimensionless)",
         );
         for (hops, o) in &first {
             if ![1, 5, 9].contains(hops) {
@@ -452,12 +456,12 @@ impl Experiment for KoV2Throughput {
                 count: n,
             }));
             hist_chart = hist_chart.with(Series::new(
-                format!("{hops} hops"),
+                format!("{hops} hop{}", s_hop(*hops)),
                 SeriesStyle::LinePoints,
                 h,
             ));
             ac_chart = ac_chart.with(Series::new(
-                format!("{hops} hops"),
+                format!("{hops} hop{}", s_hop(*hops)),
                 SeriesStyle::LinePoints,
                 ac.iter().map(|&(l, c)| (l as f64, c)).collect(),
             ));
@@ -617,8 +621,8 @@ impl Experiment for KoV2Throughput {
         ctx.csv("sensitivity_9hops", &sens)?;
         let load_chart = Chart::new(
             "9-hop throughput against the network's load",
-            "load (× Dec 1973 seven-day average)",
-            "kbit/s",
+            "network load (× Dec 1973 seven-day average)",
+            "throughput (kbit/s)",
         )
         .with(Series::new(
             "K&O Oct 1974, 9 hops",
@@ -662,34 +666,37 @@ impl Experiment for KoV2Throughput {
                 })
                 .collect()
         };
-        let mut fig3 = Chart::new("Throughput against distance (K&O Fig. 3)", "hops", "kbit/s")
-            .with(Series::new(
-                "K&O Oct 1974 average (37–38.5 at 1–5 hops; 30 at 9)",
-                SeriesStyle::Points,
-                vec![
-                    (1.0, 37.75),
-                    (2.0, 37.75),
-                    (3.0, 37.75),
-                    (4.0, 37.75),
-                    (5.0, 37.75),
-                    (9.0, 30.0),
-                ],
-            ))
-            .with(Series::new(
-                "nmc, loaded map, average (mean of seeds)",
-                SeriesStyle::LinePoints,
-                series("map", |r| r.throughput_kbps),
-            ))
-            .with(Series::new(
-                "nmc, loaded map, best 150",
-                SeriesStyle::LinePoints,
-                series("map", |r| r.best150_kbps),
-            ))
-            .with(Series::new(
-                "nmc, empty chain, average",
-                SeriesStyle::LinePoints,
-                series("chain", |r| r.throughput_kbps),
-            ));
+        let mut fig3 = Chart::new(
+            "Throughput against distance (K&O Fig. 3)",
+            "distance (hops)",
+            "throughput (kbit/s)",
+        )
+        .with(Series::published(
+            "K&O Oct 1974 average (37–38.5 at 1–5 hops; 30 at 9)",
+            vec![
+                (1.0, 37.75),
+                (2.0, 37.75),
+                (3.0, 37.75),
+                (4.0, 37.75),
+                (5.0, 37.75),
+                (9.0, 30.0),
+            ],
+        ))
+        .with(Series::new(
+            "nmc, loaded map, average (mean of seeds)",
+            SeriesStyle::LinePoints,
+            series("map", |r| r.throughput_kbps),
+        ))
+        .with(Series::new(
+            "nmc, loaded map, best 150",
+            SeriesStyle::LinePoints,
+            series("map", |r| r.best150_kbps),
+        ))
+        .with(Series::new(
+            "nmc, empty chain, average",
+            SeriesStyle::LinePoints,
+            series("chain", |r| r.throughput_kbps),
+        ));
         fig3.y_range = Some(0.0..50.0);
         ctx.plot(
             "fig3-throughput",
@@ -698,8 +705,8 @@ impl Experiment for KoV2Throughput {
         )?;
         let fig4 = Chart::new(
             "Average round trip against distance (K&O Fig. 4)",
-            "hops",
-            "ms",
+            "distance (hops)",
+            "average round trip (ms)",
         )
         .with(Series::new(
             "K&O: 200 + 90(n − 1)",

@@ -34,7 +34,7 @@ use crate::registry::{Context, Experiment};
 use anyhow::Result;
 use nmc_imp::{ImpScenario, KO_MAP_DESTINATIONS, KO_V3_DESTINATIONS, Outcome};
 use nmc_report::diagram::{Item, PathDiagram, Shape};
-use nmc_report::{Chart, Series, SeriesStyle, Target, Value};
+use nmc_report::{Axis, Chart, Series, SeriesStyle, Target, Value};
 use nmc_scenario::Override;
 use nmc_sim::Trace;
 use rayon::prelude::*;
@@ -379,7 +379,7 @@ fn plt_chart(o: &Outcome, title: &str, seconds: f64) -> Chart {
             .take_while(|p| p.0 <= seconds)
             .collect()
     };
-    Chart::new(title, "time (s)", "PLT entries (of 6)")
+    Chart::new(title, "time (s)", "PLT entries held (count, of 6)")
         .with(Series::new(
             "messages (in flight, RFNM on its way back)",
             SeriesStyle::Line,
@@ -584,17 +584,15 @@ impl Experiment for KoV3Throughput {
         };
         let mut fig9 = Chart::new(
             "Throughput against distance, 1974 and 1975 (K&O Fig. 9)",
-            "hops",
-            "kbit/s",
+            "distance (hops)",
+            "throughput (kbit/s)",
         )
-        .with(Series::new(
+        .with(Series::published(
             "K&O May 1975 average, 9 hops (27)",
-            SeriesStyle::Points,
             vec![(9.0, 27.0)],
         ))
-        .with(Series::new(
+        .with(Series::published(
             "K&O Oct 1974 average (37–38.5 at 1–5 hops; 30 at 9)",
-            SeriesStyle::Points,
             (1..=5)
                 .map(|h| (h as f64, 37.75))
                 .chain([(9.0, 30.0)])
@@ -628,8 +626,8 @@ impl Experiment for KoV3Throughput {
         )?;
         let holders = Chart::new(
             "PLT entries of the source IMP by holder (K&O Fig. 7), mean over the run",
-            "hops",
-            "PLT entries (of 6)",
+            "distance (hops)",
+            "PLT entries held, mean (count, of 6)",
         )
         .with(Series::new(
             "Feb 1975: RFNMs waiting for an ALL",
@@ -658,8 +656,8 @@ impl Experiment for KoV3Throughput {
         )?;
         let waits = Chart::new(
             "How long a RFNM waits at the destination IMP",
-            "hops",
-            "ms (mean)",
+            "distance (hops)",
+            "mean wait of a RFNM (ms)",
         )
         .with(Series::new(
             "Oct 1974",
@@ -716,9 +714,13 @@ impl Experiment for KoV3Throughput {
                 if !t.is_empty() {
                     let mut chart = Chart::new(
                         "The life of message i, Feb 1975, 9 hops (K&O Fig. 7, times a–h)",
-                        "ms after a",
-                        "0 destination IMP · 1 source IMP",
-                    );
+                        "time after a (ms)",
+                        "where",
+                    )
+                    .y_axis(Axis::Categories(vec![
+                        (0.0, "destination IMP".into()),
+                        (1.0, "source IMP".into()),
+                    ]));
                     for p in &t {
                         let y = if p.at == "source IMP" { 1.0 } else { 0.0 };
                         chart = chart.with(Series::new(

@@ -54,13 +54,17 @@ impl Experiment for Md1 {
             }
             ctx.progress((i + 1) as f64 / loads.len() as f64);
         }
-        let chart = Chart::new("M/D/1: mean wait in queue", "load ρ", "mean wait (ms)")
-            .with(Series::new(
-                "Pollaczek–Khinchine",
-                SeriesStyle::Dashed,
-                theory_pts,
-            ))
-            .with(Series::new("nmc", SeriesStyle::Points, ours_pts));
+        let chart = Chart::new(
+            "M/D/1: mean wait in queue",
+            "load ρ (fraction of capacity)",
+            "mean wait (ms)",
+        )
+        .with(Series::new(
+            "Pollaczek–Khinchine",
+            SeriesStyle::Dashed,
+            theory_pts,
+        ))
+        .with(Series::new("nmc", SeriesStyle::Points, ours_pts));
         ctx.plot(
             "md1-wait",
             "Mean wait against load, simulated and theoretical.",

@@ -28,7 +28,7 @@ use anyhow::Result;
 use nmc_cost::data::{self, Dir, Transfer};
 use nmc_cost::fit::{self, CrossVal, Prediction, SHORT_BYTES, Variant};
 use nmc_cost::tenex::{Tenex1972, dollars_per_megabit};
-use nmc_report::{Chart, Series, SeriesStyle, Target, Value};
+use nmc_report::{Axis, Chart, Series, SeriesStyle, Target, Value};
 use serde::Serialize;
 
 pub struct Rfc392HostCost;
@@ -557,8 +557,8 @@ impl Rfc392HostCost {
         };
         let mut chart = Chart::new(
             "RFC 392: predicted (other table's fit) against printed µs/bit, per transfer",
-            "printed µs/bit",
-            "predicted µs/bit",
+            "printed cost (µs/bit)",
+            "predicted cost (µs/bit)",
         )
         .with(Series::new(
             "sends, mechanism",
@@ -606,19 +606,12 @@ impl Rfc392HostCost {
         };
         let mut chart = Chart::new(
             "RFC 392: µs/bit against transfer size",
-            "log10(bytes)",
-            "µs/bit",
+            "transfer size (bytes, log scale)",
+            "cost (µs/bit)",
         )
-        .with(Series::new(
-            "sends, printed",
-            SeriesStyle::Points,
-            by_size('s', true),
-        ))
-        .with(Series::new(
-            "receives, printed",
-            SeriesStyle::Points,
-            by_size('r', true),
-        ))
+        .x_axis(Axis::Log10)
+        .with(Series::published("sends, printed", by_size('s', true)))
+        .with(Series::published("receives, printed", by_size('r', true)))
         .with(Series::new(
             "sends, predicted",
             SeriesStyle::Points,

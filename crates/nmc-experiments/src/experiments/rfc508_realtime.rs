@@ -40,7 +40,7 @@ use nmc_realtime::gaps::{LayoutCell, table_layout};
 use nmc_realtime::model::{TestResult, run_test};
 use nmc_realtime::params::Params;
 use nmc_realtime::table1::{self, BUFFERS, Day, LONG_TESTS, RATES};
-use nmc_report::{Chart, Series, SeriesStyle, Target, Value};
+use nmc_report::{Axis, Chart, Series, SeriesStyle, Target, Value};
 use serde::Serialize;
 
 pub struct Rfc508Realtime;
@@ -490,8 +490,8 @@ impl Experiment for Rfc508Realtime {
 
         let sent_chart = Chart::new(
             "Buffers sent in 30 s: Table I against ours",
-            "published",
-            "ours",
+            "buffers sent, Table I (count)",
+            "buffers sent, ours (count)",
         )
         .with(Series::new(
             "cells",
@@ -514,8 +514,8 @@ impl Experiment for Rfc508Realtime {
         )?;
         let mut chart = Chart::new(
             "Largest gap-free process rate against buffer size",
-            "buffer (bits)",
-            "bit/s",
+            "buffer size (bits)",
+            "largest gap-free process rate (bit/s)",
         );
         for &d in &responses_ms {
             let label = if d == 0 {
@@ -549,9 +549,26 @@ impl Experiment for Rfc508Realtime {
         }
         let hist_chart = Chart::new(
             "Gap durations, all tables (log bins)",
-            "bin (0: <10 ms, 1: <30 ms, … 8: ≥30 s)",
-            "gaps",
+            "gap duration",
+            "gaps (count)",
         )
+        .x_axis(Axis::Categories(
+            [
+                "<10 ms",
+                "10–30 ms",
+                "30–100 ms",
+                "0.1–0.3 s",
+                "0.3–1 s",
+                "1–3 s",
+                "3–10 s",
+                "10–30 s",
+                "≥30 s",
+            ]
+            .iter()
+            .enumerate()
+            .map(|(k, l)| (k as f64, l.to_string()))
+            .collect(),
+        ))
         .with(Series::new(
             "ours",
             SeriesStyle::Bars { width: 0.8 },

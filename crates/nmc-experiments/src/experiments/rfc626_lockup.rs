@@ -84,7 +84,7 @@ impl Experiment for Rfc626Lockup {
         let mut chart = Chart::new(
             "Throughput into the destination (1 s bins)",
             "time (s)",
-            "kbit/s",
+            "throughput into the destination (kbit/s)",
         );
         for (k, profile) in PROFILES.into_iter().enumerate() {
             let s = scenario(profile, ctx.quick)?;

@@ -329,7 +329,7 @@ impl Experiment for Rfc632SinglePacket {
         let mut chart = Chart::new(
             "Throughput after one line error at 10 s (2 s bins)",
             "time (s)",
-            "kbit/s",
+            "throughput (kbit/s)",
         )
         .with(Series::new(
             "expected (RFC 632): 30",

@@ -275,7 +275,7 @@ impl Experiment for Rfc632Trace {
             let mut chart = Chart::new(
                 "Current rule: trapped by one overtaking, freed by a pause (1 s bins)",
                 "time (s)",
-                "kbit/s",
+                "throughput (kbit/s)",
             )
             .with(Series::new(
                 "throughput",

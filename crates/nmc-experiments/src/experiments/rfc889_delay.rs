@@ -193,15 +193,14 @@ impl Experiment for Rfc889Delay {
                 SeriesStyle::Line,
                 vec![(40.0, d40), (256.0, d256)],
             ))
-            .with(Series::new(
-                "RFC 889 (from the table's endpoints)",
-                SeriesStyle::Dashed,
+            .with(Series::published(
+                "RFC 889: delay at 40 and 256 octets",
                 vec![(40.0, r.d40), (256.0, r.d256)],
             ));
             ctx.plot(
                 &format!("delay-vs-length-{}", r.id.to_lowercase()),
                 &format!(
-                    "{}: simulated one-way delay against length, our least-squares line and RFC 889's line drawn from its 40- and 256-octet delays.",
+                    "{}: simulated one-way delay against length, our least-squares line and RFC 889's 40- and 256-octet delays (hollow markers).",
                     r.id
                 ),
                 &chart,

@@ -11,7 +11,7 @@
 use super::analysis::PumpSummary;
 use crate::Error;
 use crate::time::Nanos;
-use nmc_report::plot::{Chart, Series, SeriesStyle};
+use nmc_report::plot::{Axis, Chart, Series, SeriesStyle};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -190,7 +190,7 @@ pub fn write_outputs(dir: &Path, summary: &PumpSummary) -> Result<Outputs, Error
     let series = summary.rtt_series();
     let mut rtt = Chart::new(
         format!("Round trip per message: {title}"),
-        "message",
+        "message (sequence number)",
         "round trip (ms)",
     )
     .with(Series::new(
@@ -211,7 +211,7 @@ pub fn write_outputs(dir: &Path, summary: &PumpSummary) -> Result<Outputs, Error
         &Chart::new(
             format!("Round-trip histogram: {title}"),
             "round trip (ms)",
-            "messages",
+            "messages (count per bin)",
         )
         .with(Series::new(
             format!("{} ms bins", summary.histogram_bin_ms),
@@ -228,7 +228,7 @@ pub fn write_outputs(dir: &Path, summary: &PumpSummary) -> Result<Outputs, Error
         &Chart::new(
             format!("Autocorrelation of successive round trips: {title}"),
             "lag (messages)",
-            "coefficient",
+            "autocorrelation r(k) (dimensionless)",
         )
         .with(Series::new(
             "r(k)",
@@ -241,14 +241,16 @@ pub fn write_outputs(dir: &Path, summary: &PumpSummary) -> Result<Outputs, Error
         ))
         .with(Series::new(
             "95 % band",
-            SeriesStyle::Segments,
+            SeriesStyle::Dashed,
             vec![
                 (0.5, band),
                 (lags + 0.5, band),
+                (f64::NAN, f64::NAN),
                 (0.5, -band),
                 (lags + 0.5, -band),
             ],
-        )),
+        ))
+        .x_axis(Axis::Integer),
     )?;
     Ok(out)
 }
