@@ -24,6 +24,16 @@ pub struct RunArgs {
     /// Output folder (default: `out/<scenario name>`).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Largest `trace.jsonl` to write, e.g. `5GB` or `200MB` (default 1GB); at the limit the
+    /// trace stops with a last `TraceLimit` line and the run says so.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub trace_limit: Option<u64>,
+}
+
+/// A size in bytes, written with its unit as in scenario files (`200MB`, `5GB`).
+fn parse_size(s: &str) -> Result<u64, String> {
+    let bits: nmc_sim::Bits = s.parse().map_err(|e: nmc_sim::UnitError| e.to_string())?;
+    Ok(bits.get() / 8)
 }
 
 fn parse_override(s: &str) -> Result<Override, String> {
@@ -36,6 +46,7 @@ pub fn run(a: RunArgs) -> Result<Outcome> {
         seed: a.seed,
         sets: a.sets,
         out: a.out,
+        trace_limit: a.trace_limit,
     };
     let progress = Progress::new(
         &a.scenario
@@ -67,7 +78,11 @@ pub fn run(a: RunArgs) -> Result<Outcome> {
         println!("  {k:<28} {}", nmc_report::check::fmt_num(*v));
     }
     for n in &r.notes {
-        println!("{n}");
+        if n.starts_with("warning:") {
+            eprintln!("nmc: {n}");
+        } else {
+            println!("{n}");
+        }
     }
     println!("wrote {} files to {}", r.files.len(), r.out.display());
     Ok(Outcome::Ok)

@@ -653,3 +653,41 @@ fn reproduce_output_is_the_same_for_any_number_of_jobs() {
     assert!(one.len() > 10, "{} files", one.len());
     assert_eq!(one, two);
 }
+
+/// A trace stops at its size limit with a last `TraceLimit` line, and the run warns on stderr.
+#[test]
+fn a_trace_stops_at_its_size_limit() {
+    let dir = tmp("trace-limit");
+    let good = std::fs::read_to_string("scenarios/golden-chain.toml").unwrap();
+    let f = dir.join("traced.toml");
+    std::fs::write(
+        &f,
+        good.replace("record = [\"lines\"]", "record = []\ntrace = true"),
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = nmc(&[
+        "run",
+        f.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--trace-limit",
+        "100kB",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("trace.jsonl stopped at its limit of 100000 bytes"),
+        "{}",
+        stderr(&o)
+    );
+    let trace = std::fs::read_to_string(out.join("trace.jsonl")).unwrap();
+    let last = trace.lines().last().unwrap();
+    assert!(last.contains("\"event\":\"TraceLimit\""), "{last}");
+    assert!(trace.len() - last.len() - 1 <= 100_000, "{}", trace.len());
+    // The metrics are those of the whole run, trace or not.
+    let summary = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    assert!(
+        summary.contains("\"packets.delivered\": 29758.0"),
+        "{summary}"
+    );
+}

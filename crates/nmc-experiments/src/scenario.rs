@@ -22,7 +22,14 @@ pub struct RunOptions {
     pub sets: Vec<Override>,
     /// Output folder; `out/<scenario name>` when not given.
     pub out: Option<PathBuf>,
+    /// Size at which `trace.jsonl` stops, in bytes; [`TRACE_LIMIT`] when not given.
+    pub trace_limit: Option<u64>,
 }
+
+/// The default size limit of `trace.jsonl`: 1 GB. A traced minute of the loaded 1974 map is a
+/// few hundred MB; more than this is rarely wanted and can fill a disk (raise it with
+/// `nmc run --trace-limit`).
+pub const TRACE_LIMIT: u64 = 1_000_000_000;
 
 pub struct RunResult {
     pub summary: Summary,
@@ -73,14 +80,25 @@ pub fn run_text(
     }
 }
 
-fn trace_for(on: bool, dir: &Path, files: &mut Vec<PathBuf>) -> Result<Trace> {
+fn trace_for(on: bool, dir: &Path, limit: u64, files: &mut Vec<PathBuf>) -> Result<Trace> {
     if !on {
         return Ok(Trace::off());
     }
     let path = dir.join("trace.jsonl");
     let f = File::create(&path).with_context(|| format!("creating {}", path.display()))?;
     files.push(path);
-    Ok(Trace::to_writer(BufWriter::new(f)))
+    Ok(Trace::to_writer(BufWriter::new(f)).with_limit(limit))
+}
+
+/// What a run says when its trace met the size limit.
+fn trace_note(stopped_at: Option<nmc_sim::SimTime>, opts: &RunOptions) -> Option<String> {
+    stopped_at.map(|t| {
+        format!(
+            "warning: trace.jsonl stopped at its limit of {} bytes at simulated {:.3} s; the rest of the run is not traced (raise it with --trace-limit)",
+            opts.trace_limit.unwrap_or(TRACE_LIMIT),
+            t.as_nanos() as f64 / 1e9
+        )
+    })
 }
 
 type Begun<N, T> = (
@@ -148,7 +166,8 @@ fn begin<N: serde::de::DeserializeOwned, T: serde::de::DeserializeOwned>(
         .unwrap_or_else(|| PathBuf::from("out").join(&s.name));
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let mut files = Vec::new();
-    let trace = trace_for(s.trace, &out, &mut files)?;
+    let limit = opts.trace_limit.unwrap_or(TRACE_LIMIT);
+    let trace = trace_for(s.trace, &out, limit, &mut files)?;
     Ok((s, seed, out, files, trace))
 }
 
@@ -239,7 +258,7 @@ fn run_store_forward(
         &out,
         &mut files,
     )?;
-    let notes = Vec::new();
+    let notes = trace_note(o.trace_stopped_at, opts).into_iter().collect();
     Ok(RunResult {
         summary,
         out,
@@ -308,7 +327,7 @@ fn run_imp(
         }
         files.push(path);
     }
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = trace_note(o.trace_stopped_at, opts).into_iter().collect();
     if let Some(l) = &o.lockup {
         let path = out.join("lockup.json");
         std::fs::write(&path, serde_json::to_string_pretty(l)?)

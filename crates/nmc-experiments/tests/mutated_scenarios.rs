@@ -83,7 +83,7 @@ proptest! {
         let mutated = mutate(text, kind, at, pick, ch);
         let origin = format!("{name}.toml");
         let got = std::panic::catch_unwind(|| {
-            resolve_text(&origin, &mutated, &RunOptions { seed: None, sets: vec![], out: None }).map(|_| ())
+            resolve_text(&origin, &mutated, &RunOptions { seed: None, sets: vec![], out: None, trace_limit: None }).map(|_| ())
         });
         match got {
             Err(_) => prop_assert!(false, "panic on {name} mutated:\n{mutated}"),
@@ -121,7 +121,7 @@ proptest! {
         let (tx, rx) = mpsc::channel();
         let (o, m) = (origin.clone(), mutated.clone());
         std::thread::spawn(move || {
-            let opts = RunOptions { seed: None, sets: vec![RUN_FOR.parse().unwrap()], out: None };
+            let opts = RunOptions { seed: None, sets: vec![RUN_FOR.parse().unwrap()], out: None, trace_limit: None };
             let got = std::panic::catch_unwind(|| {
                 metrics_text(&o, &m, &opts, &|_| {}).map_err(|e| format!("{e:#}"))
             });

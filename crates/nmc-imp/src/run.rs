@@ -85,6 +85,8 @@ pub struct Outcome {
     pub routing: RoutingRecords,
     /// Time slices of the measured pair (`network.slices`).
     pub slices: Vec<crate::model::TimeSlice>,
+    /// When the trace's size limit stopped it, if it did.
+    pub trace_stopped_at: Option<SimTime>,
 }
 
 /// What the routing and line machinery recorded (see [`crate::routing`]).
@@ -923,6 +925,7 @@ fn finish(mut m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outco
         idle_at_end,
         held_at_end,
         e2e: m.e2e.unwrap_or_default(),
+        trace_stopped_at: m.trace.stopped_at(),
         lockup: m.lockup,
         routing,
         slices: m.slices,

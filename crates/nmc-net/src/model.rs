@@ -309,6 +309,8 @@ pub struct Outcome {
     pub lines: Vec<LineRecord>,
     pub events: u64,
     pub packet_hops: u64,
+    /// When the trace's size limit stopped it, if it did.
+    pub trace_stopped_at: Option<SimTime>,
 }
 
 impl StoreForward {
@@ -448,6 +450,7 @@ impl StoreForward {
             lines,
             events,
             packet_hops: self.packet_hops,
+            trace_stopped_at: self.trace.stopped_at(),
         }
     }
 }

@@ -264,6 +264,7 @@ fn resolve(
             seed,
             sets: parse_sets(&sets)?,
             out: None,
+            trace_limit: None,
         };
         resolve_text(&origin, &text, &opts).map_err(bad_input)
     })?;
@@ -306,6 +307,7 @@ fn run(
             seed,
             sets: parse_sets(&sets)?,
             out: Some(out),
+            trace_limit: None,
         };
         // Bad input is told apart from a failed run: resolving builds the model once.
         resolve_text(&origin, &text, &opts).map_err(bad_input)?;

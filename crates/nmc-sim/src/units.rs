@@ -113,6 +113,7 @@ const BIT_UNITS: &[(&str, u128)] = &[
     ("octets", 8),
     ("kB", 8_000),
     ("MB", 8_000_000),
+    ("GB", 8_000_000_000),
 ];
 
 /// Splits `12.5ms` into the decimal number and the unit, and scales it exactly. `suggested`
@@ -134,6 +135,18 @@ fn parse_scaled(
         .unwrap_or(t.len());
     let (num, unit) = (&t[..split], t[split..].trim());
     let expected = || units.iter().map(|(u, _)| *u).collect::<Vec<_>>().join(", ");
+    if t.starts_with('-') {
+        return Err(err("a negative value has no meaning here".into()));
+    }
+    // `1e400kbit/s`: an exponent, not a unit `e400kbit/s`.
+    if !num.is_empty()
+        && let Some(after) = unit.strip_prefix(['e', 'E'])
+        && after.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+')
+    {
+        return Err(err(format!(
+            "write the number in full, without an exponent (`{num}e…` is not accepted)"
+        )));
+    }
     if num.is_empty() {
         return Err(err("it does not start with a number".into()));
     }
@@ -349,6 +362,12 @@ mod tests {
         assert!("ms".parse::<SimDuration>().is_err());
         assert!("1.2.3ms".parse::<SimDuration>().is_err());
         assert!("0bit/s".parse::<BitRate>().is_err());
+        let e = "1e400kbit/s".parse::<BitRate>().unwrap_err().to_string();
+        assert!(e.contains("without an exponent"), "{e}");
+        let e = "-5kbit/s".parse::<BitRate>().unwrap_err().to_string();
+        assert!(e.contains("negative"), "{e}");
+        let e = "-5ms".parse::<SimDuration>().unwrap_err().to_string();
+        assert!(e.contains("negative"), "{e}");
         assert!("99999999999999999999999h".parse::<SimDuration>().is_err());
     }
 

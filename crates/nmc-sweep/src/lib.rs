@@ -203,6 +203,7 @@ fn run_one(sweep: &Sweep, plan: &Plan, r: &Run, opts: &Options) -> Result<RunRes
         seed: Some(r.seed),
         sets: parse_sets(&config.sets)?,
         out: Some(store::runs_dir(&opts.out).join(&r.config_hash)),
+        trace_limit: None,
     };
     let res = run_text(origin, text, &run_opts, &|_| {}).with_context(what)?;
     if res.summary.config_hash != r.config_hash {
@@ -246,6 +247,7 @@ pub fn run_config(
         seed: Some(seed),
         sets: parse_sets(sets)?,
         out: None,
+        trace_limit: None,
     };
     let metrics = metrics_text(base_origin, base_text, &run_opts, progress)?;
     Ok(RunResult {

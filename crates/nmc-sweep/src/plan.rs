@@ -355,6 +355,7 @@ impl Sweep {
                     seed: Some(seed),
                     sets: overrides[config].clone(),
                     out: None,
+                    trace_limit: None,
                 };
                 let r = resolve_text(origin, text, &opts).map_err(|e| {
                     anyhow::anyhow!(
@@ -653,6 +654,7 @@ mod tests {
             seed: Some(6),
             sets: vec!["duration=1min".parse().unwrap()],
             out: Some(dir.clone()),
+            trace_limit: None,
         };
         let (origin, text) = s.base_scenario();
         let r = nmc_experiments::scenario::run_text(origin, text, &opts, &|_| {}).unwrap();
