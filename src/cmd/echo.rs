@@ -252,19 +252,9 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
     progress.finish();
     let summary = Summary::of(run, (a.break_at > 0).then_some(a.break_at));
     print!("{}", summary.text());
-    let out = a.out.unwrap_or_else(|| {
-        let safe: String = target_label
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        PathBuf::from("out/echo").join(safe)
-    });
+    let out = a
+        .out
+        .unwrap_or_else(|| PathBuf::from("out/echo").join(super::folder_name(&target_label)));
     let files = write_outputs(&out, &summary)?;
     println!(
         "wrote {}, {} and {}",

@@ -18,3 +18,18 @@ pub mod sweep;
 pub fn parse_unit<T: std::str::FromStr<Err = nmc_sim::UnitError>>(s: &str) -> Result<T, String> {
     s.parse::<T>().map_err(|e| e.to_string())
 }
+
+/// A target's label as one folder name under `out/`: letters, digits, `.` and `-` kept, any
+/// other character (`:` of a port, `/`, `[`) made `_`.
+pub fn folder_name(label: &str) -> String {
+    label
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}

@@ -119,20 +119,9 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
     progress.finish();
     let summary = PumpSummary::of(run);
     print!("{}", summary.text());
-    let out = a.out.unwrap_or_else(|| {
-        let safe: String = addr
-            .to_string()
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        PathBuf::from("out/pump").join(safe)
-    });
+    let out = a
+        .out
+        .unwrap_or_else(|| PathBuf::from("out/pump").join(super::folder_name(&addr.to_string())));
     let files = write_outputs(&out, &summary)?;
     println!(
         "wrote {}, {}, {}, {} and {}",

@@ -68,19 +68,33 @@ fn mutate(text: &str, kind: u8, at: usize, pick: usize, ch: char) -> String {
     }
 }
 
+/// A shipped scenario's name and a mutation of its text.
+fn mutated() -> impl Strategy<Value = (&'static str, String)> {
+    (
+        0..SCENARIOS.len(),
+        0u8..5,
+        0usize..100_000,
+        0usize..100,
+        proptest::char::range(' ', '~'),
+    )
+        .prop_map(|(which, kind, at, pick, ch)| {
+            let (name, text) = SCENARIOS[which];
+            (name, mutate(text, kind, at, pick, ch))
+        })
+}
+
+/// A refusal is one line of text.
+fn one_line(name: &str, line: &str) -> Result<(), TestCaseError> {
+    prop_assert!(!line.contains('\n'), "{name}: not one line: {line}");
+    prop_assert!(!line.is_empty());
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
 
     #[test]
-    fn a_mutated_scenario_builds_or_is_refused_in_one_line(
-        which in 0..SCENARIOS.len(),
-        kind in 0u8..5,
-        at in 0usize..100_000,
-        pick in 0usize..100,
-        ch in proptest::char::range(' ', '~'),
-    ) {
-        let (name, text) = SCENARIOS[which];
-        let mutated = mutate(text, kind, at, pick, ch);
+    fn a_mutated_scenario_builds_or_is_refused_in_one_line((name, mutated) in mutated()) {
         let origin = format!("{name}.toml");
         let got = std::panic::catch_unwind(|| {
             resolve_text(&origin, &mutated, &RunOptions { seed: None, sets: vec![], out: None, trace_limit: None }).map(|_| ())
@@ -88,11 +102,7 @@ proptest! {
         match got {
             Err(_) => prop_assert!(false, "panic on {name} mutated:\n{mutated}"),
             Ok(Ok(())) => {}
-            Ok(Err(e)) => {
-                let line = format!("{e:#}");
-                prop_assert!(!line.contains('\n'), "{name}: not one line: {line}");
-                prop_assert!(!line.is_empty());
-            }
+            Ok(Err(e)) => one_line(name, &format!("{e:#}"))?,
         }
     }
 }
@@ -108,22 +118,14 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 120, ..ProptestConfig::default() })]
 
     #[test]
-    fn a_mutated_scenario_runs_to_the_end_or_is_refused_in_one_line(
-        which in 0..SCENARIOS.len(),
-        kind in 0u8..5,
-        at in 0usize..100_000,
-        pick in 0usize..100,
-        ch in proptest::char::range(' ', '~'),
-    ) {
-        let (name, text) = SCENARIOS[which];
-        let mutated = mutate(text, kind, at, pick, ch);
+    fn a_mutated_scenario_runs_to_the_end_or_is_refused_in_one_line((name, mutated) in mutated()) {
         let origin = format!("{name}.toml");
         let (tx, rx) = mpsc::channel();
-        let (o, m) = (origin.clone(), mutated.clone());
+        let m = mutated.clone();
         std::thread::spawn(move || {
             let opts = RunOptions { seed: None, sets: vec![RUN_FOR.parse().unwrap()], out: None, trace_limit: None };
             let got = std::panic::catch_unwind(|| {
-                metrics_text(&o, &m, &opts, &|_| {}).map_err(|e| format!("{e:#}"))
+                metrics_text(&origin, &m, &opts, &|_| {}).map_err(|e| format!("{e:#}"))
             });
             let _ = tx.send(got);
         });
@@ -136,10 +138,7 @@ proptest! {
                     prop_assert!(!k.is_empty() && !v.is_infinite(), "{name}: metric {k} = {v}");
                 }
             }
-            Ok(Ok(Err(line))) => {
-                prop_assert!(!line.contains('\n'), "{name}: not one line: {line}");
-                prop_assert!(!line.is_empty());
-            }
+            Ok(Ok(Err(line))) => one_line(name, &line)?,
         }
     }
 }

@@ -361,7 +361,7 @@ pub fn locate(origin: &str, text: &str, overrides: &[Override], message: &str) -
         origin: origin.into(),
         message,
     };
-    let Some(path) = leading_path(&message) else {
+    let Some((path, _)) = leading_path(&message) else {
         return whole(message);
     };
     let related = |o: &&Override| {
@@ -391,20 +391,12 @@ pub fn locate(origin: &str, text: &str, overrides: &[Override], message: &str) -
 /// The key path a located message starts with, as written: `traffic[0].to` of
 /// `traffic[0].to = 9: no such node`. Only meaningful for a message [`locate`] placed in a file.
 pub fn leading_key(message: &str) -> Option<&str> {
-    let path = leading_path(message)?;
-    let len: usize = path
-        .iter()
-        .enumerate()
-        .map(|(i, s)| match s {
-            Segment::Key(k) => k.len() + usize::from(i > 0),
-            Segment::Index(n) => n.to_string().len() + 2,
-        })
-        .sum();
-    Some(&message[..len])
+    leading_path(message).map(|(_, len)| &message[..len])
 }
 
-/// The key path a message starts with: `traffic[0].to = 9: ...` → `traffic`, 0, `to`.
-fn leading_path(message: &str) -> Option<Vec<Segment>> {
+/// The key path a message starts with, and its length in bytes: `traffic[0].to = 9: ...` →
+/// (`traffic`, 0, `to`; 13).
+fn leading_path(message: &str) -> Option<(Vec<Segment>, usize)> {
     let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
     let mut rest = message;
     let mut path = Vec::new();
@@ -434,7 +426,7 @@ fn leading_path(message: &str) -> Option<Vec<Segment>> {
     }
     // A path ends where the words begin: `network.nodes: ...`, `traffic[0].to = 9`, `x must ...`.
     let ends_well = rest.is_empty() || rest.starts_with([':', ' ', '=']);
-    (!path.is_empty() && ends_well).then_some(path)
+    (!path.is_empty() && ends_well).then(|| (path, message.len() - rest.len()))
 }
 
 /// The byte offset in `text` of the deepest part of `path` written there: a key, an array

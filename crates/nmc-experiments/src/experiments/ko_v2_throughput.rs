@@ -159,6 +159,16 @@ fn published_rtt(n: u32) -> f64 {
     200.0 + 90.0 * (n as f64 - 1.0)
 }
 
+/// The published average throughput at `hops`, where K&O give one (Fig. 3, §IV): 37–38.5
+/// kbit/s at 1–5 hops (the range's middle), 30 kbit/s at 9.
+fn published_throughput(hops: u32) -> Option<f64> {
+    match hops {
+        1..=5 => Some(37.75),
+        9 => Some(30.0),
+        _ => None,
+    }
+}
+
 /// Lags 1..=L all positive and outside the band: L.
 fn correlated_lags(ac: &[(usize, f64)], band: f64) -> usize {
     ac.iter().take_while(|(_, r)| *r > band).count()
@@ -275,11 +285,7 @@ impl KoV2Throughput {
             lines_utilisation_max: get("lines.utilisation.max"),
             processing_316_wait_mean_ms: get("processing.316.wait_mean_ms"),
             processing_516_wait_mean_ms: get("processing.516.wait_mean_ms"),
-            published_throughput_kbps: match hops {
-                1..=5 => Some(37.75),
-                9 => Some(30.0),
-                _ => None,
-            },
+            published_throughput_kbps: published_throughput(hops),
             published_rtt_ms: published_rtt(hops),
         };
         Ok((row, o))
@@ -673,14 +679,9 @@ impl Experiment for KoV2Throughput {
         )
         .with(Series::published(
             "K&O Oct 1974 average (37–38.5 at 1–5 hops; 30 at 9)",
-            vec![
-                (1.0, 37.75),
-                (2.0, 37.75),
-                (3.0, 37.75),
-                (4.0, 37.75),
-                (5.0, 37.75),
-                (9.0, 30.0),
-            ],
+            (1..=9)
+                .filter_map(|h| published_throughput(h).map(|v| (f64::from(h), v)))
+                .collect(),
         ))
         .with(Series::new(
             "nmc, loaded map, average (mean of seeds)",
