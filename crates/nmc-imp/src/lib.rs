@@ -19,6 +19,7 @@
 //! | [`imp`] | one IMP's buffers, processor, and source/destination tables |
 //! | [`model`] | the event model: the life of a message, points a–i of K&O Fig. 1; the IMP's processor as a sans-I/O core ([`model::Processor`], `model/processor.rs`); other hosts' traffic (`model/background.rs`); version 3 (`model/v3.rs`); time slices ([`model::TimeSlice`], `model/slice.rs`) |
 //! | [`mod@run`] | build from a scenario, run, collect records and metrics |
+//! | [`stepper`] | the subnet inside a larger model: hosts handed messages from outside, a clock the caller advances, deliveries it polls ([`Stepper`]) |
 //! | [`analysis`] | throughput, best 150, round-trip histogram and autocorrelation |
 //! | [`e2e`] | single-packet messages' end-to-end events in RFC 632's two-column layout (Tables 1–2) |
 //!
@@ -50,6 +51,7 @@ pub mod params;
 pub mod routing;
 pub mod run;
 pub mod spec;
+pub mod stepper;
 pub mod topology;
 
 pub use params::ImpParams;
@@ -68,3 +70,4 @@ pub const KO_V3_DESTINATIONS: [&str; 12] = [
 ];
 pub use run::{Outcome, run};
 pub use spec::ImpScenario;
+pub use stepper::{Delivered, Stepper};

@@ -46,7 +46,7 @@ use crate::routing::Routing;
 use crate::topology::Topology;
 use nmc_sim::{Bits, EventQueue, Model, RngStreams, SimDuration, SimTime, Trace};
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 mod adaptive;
 
@@ -183,6 +183,20 @@ pub struct Host {
     pub generator: Option<Generator>,
     /// Set when this host sends (and sinks) other hosts' traffic (`model/background.rs`).
     pub background: Option<Background>,
+    /// Set when this host's messages are handed in from outside the model ([`crate::Stepper`]):
+    /// those not yet offered to the IMP, in order.
+    pub outside: Option<VecDeque<Handed>>,
+}
+
+/// A message handed to a host from outside the model ([`crate::Stepper::offer`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Handed {
+    /// The destination host.
+    pub to: u16,
+    /// Data bits (the host leader is added on the interface, as for every message).
+    pub bits: u64,
+    /// The caller's name for the message, given back on delivery.
+    pub tag: u64,
 }
 
 /// Message `id` (`m`) moves to state `to`: the one place a message's state changes, traced.
@@ -377,6 +391,11 @@ pub struct Subnet {
     pub hosts_at: Vec<Vec<u16>>,
     /// When background traffic starts.
     pub background_start: SimDuration,
+    /// Messages handed in from outside ([`Host::outside`]) and not yet delivered: their tags.
+    pub outside_tags: BTreeMap<MsgId, u64>,
+    /// Messages handed in from outside whose last packet reached the destination host: (tag,
+    /// when), in delivery order, until [`crate::Stepper::poll_delivered`] takes them.
+    pub outside_delivered: VecDeque<(u64, SimTime)>,
 }
 
 impl Subnet {
@@ -473,6 +492,8 @@ impl Subnet {
             lockup: None,
             measure_from: SimDuration::ZERO,
             busy_at_measure: Vec::new(),
+            outside_tags: BTreeMap::new(),
+            outside_delivered: VecDeque::new(),
         }
     }
 
@@ -601,6 +622,13 @@ impl Subnet {
     }
 
     fn new_message(&mut self, now: SimTime, h: u16) -> Option<MsgId> {
+        if let Some(o) = self.hosts[h as usize].outside.as_mut() {
+            let Handed { to, bits, tag } = o.pop_front()?;
+            let id = self.insert_message(now, h, to, bits, MsgState::InputFirst, 0);
+            self.outside_tags.insert(id, tag);
+            self.hosts[h as usize].current = Some(id);
+            return Some(id);
+        }
         if let Some(b) = self.hosts[h as usize].background.as_mut() {
             let (dst_host, bits) = b.backlog.pop_front()?;
             let id = self.insert_message(now, h, dst_host, bits, MsgState::InputFirst, 0);

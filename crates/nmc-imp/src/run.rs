@@ -148,6 +148,7 @@ pub fn build(
             started: false,
             generator: None,
             background: None,
+            outside: None,
         });
     }
     let host = |name: &str, at: String| {
@@ -292,6 +293,7 @@ pub fn build(
                     current: None,
                     started: false,
                     background: None,
+                    outside: None,
                     generator: Some(Generator {
                         dst_host: b,
                         bits: message.get(),
@@ -483,6 +485,7 @@ fn add_pairs(
                 started: false,
                 generator: None,
                 background: None,
+                outside: None,
             });
         }
         hosts[src as usize].pump = Some(Pump {
@@ -633,6 +636,7 @@ fn add_background(
                 host_queue: b.host_queue,
                 stopped: false,
             }),
+            outside: None,
         });
     }
     Ok(())

@@ -57,6 +57,11 @@ impl<M: Model> Simulation<M> {
         self.queue.len()
     }
 
+    /// When the next pending event is due, if any.
+    pub fn next_event_at(&self) -> Option<SimTime> {
+        self.queue.peek_time()
+    }
+
     /// Schedules an event from outside the model (initial events, scenario actions).
     pub fn schedule(&mut self, at: SimTime, event: M::Event) {
         self.queue.schedule(at, event);

@@ -167,6 +167,9 @@ impl Subnet {
     /// The last packet of message `msg` reached host `host`.
     pub(super) fn delivered(&mut self, now: SimTime, host: u16, msg: crate::packet::MsgId) {
         self.tally.delivered += 1;
+        if let Some(tag) = self.outside_tags.remove(&msg) {
+            self.outside_delivered.push_back((tag, now));
+        }
         if let Some(m) = self.msgs.get_mut(&msg) {
             m.delivered = true;
         }
