@@ -330,15 +330,9 @@ pub struct Occupancy {
     pub plt_messages: u32,
 }
 
-pub struct Subnet {
-    pub params: ImpParams,
-    pub topo: Topology,
-    pub imps: Vec<Imp>,
-    pub links: Vec<Link>,
-    pub hosts: Vec<Host>,
-    pub slab: Slab,
-    pub msgs: BTreeMap<MsgId, Msg>,
-    pub next_msg: MsgId,
+/// What a run records, counts and watches ([`Subnet::obs`]): the protocol writes its events
+/// here and never reads them back (the lockup watch stops the driver, not the protocol).
+pub struct Observer {
     pub done: Vec<MessageRecord>,
     /// When each recorded message's last packet reached the destination host (it may come
     /// after the RFNM); background messages are counted in [`Subnet::tally`] instead.
@@ -364,17 +358,10 @@ pub struct Subnet {
     /// Instants at which to take a time slice, and the slices taken.
     pub slice_at: Vec<SimDuration>,
     pub slices: Vec<TimeSlice>,
-    pub trace: Trace,
     pub counts: BTreeMap<&'static str, u64>,
     /// How long the multipacket RFNMs of the recorded (not background) messages waited at the
     /// destination IMP after they were made: count, sum and largest, in ns.
     pub rfnm_waits: (u64, u64, u64),
-    /// Scripted actions and when (`[[network.events]]`, generator pauses).
-    pub actions: Vec<(SimDuration, Action)>,
-    /// Links whose next packet frame is to be hit by a line error.
-    pub corrupt_next: BTreeSet<u32>,
-    /// Source IMPs whose next single-packet message leaves by this link instead of its route.
-    pub detours: BTreeMap<u16, u32>,
     /// The end-to-end event log of single-packet messages, when recorded (`record = ["e2e"]`).
     pub e2e: Option<Vec<E2eEvent>>,
     /// No progress for this long with messages outstanding is a lockup (zero: not watched).
@@ -385,17 +372,37 @@ pub struct Subnet {
     /// When metrics start counting, and each link's busy time then.
     pub measure_from: SimDuration,
     pub busy_at_measure: Vec<SimDuration>,
+    /// Messages handed in from outside ([`Host::outside`]) and not yet delivered: their tags.
+    pub outside_tags: BTreeMap<MsgId, u64>,
+    /// Messages handed in from outside whose last packet reached the destination host: (tag,
+    /// when), in delivery order, until [`crate::Stepper::poll_delivered`] takes them.
+    pub outside_delivered: VecDeque<(u64, SimTime)>,
+}
+
+pub struct Subnet {
+    pub params: ImpParams,
+    pub topo: Topology,
+    pub imps: Vec<Imp>,
+    pub links: Vec<Link>,
+    pub hosts: Vec<Host>,
+    pub slab: Slab,
+    pub msgs: BTreeMap<MsgId, Msg>,
+    pub next_msg: MsgId,
+    pub trace: Trace,
+    /// Scripted actions and when (`[[network.events]]`, generator pauses).
+    pub actions: Vec<(SimDuration, Action)>,
+    /// Links whose next packet frame is to be hit by a line error.
+    pub corrupt_next: BTreeSet<u32>,
+    /// Source IMPs whose next single-packet message leaves by this link instead of its route.
+    pub detours: BTreeMap<u16, u32>,
     /// How packets are routed, which lines are up, and the loop records.
     pub routing: Routing,
     /// The hosts on each IMP, by IMP index.
     pub hosts_at: Vec<Vec<u16>>,
     /// When background traffic starts.
     pub background_start: SimDuration,
-    /// Messages handed in from outside ([`Host::outside`]) and not yet delivered: their tags.
-    pub outside_tags: BTreeMap<MsgId, u64>,
-    /// Messages handed in from outside whose last packet reached the destination host: (tag,
-    /// when), in delivery order, until [`crate::Stepper::poll_delivered`] takes them.
-    pub outside_delivered: VecDeque<(u64, SimTime)>,
+    /// What is recorded, counted and watched: observes the protocol, takes no part in it.
+    pub obs: Observer,
 }
 
 impl Subnet {
@@ -466,34 +473,36 @@ impl Subnet {
             slab: Slab::default(),
             msgs: BTreeMap::new(),
             next_msg: 0,
-            done: Vec::new(),
-            delivered_at: BTreeMap::new(),
-            delivered_last: BTreeMap::new(),
-            tally: BackgroundTally::default(),
-            order_violations: 0,
-            occupancy: Vec::new(),
-            sample_period,
-            watch,
-            watch_stream,
-            slice_at: Vec::new(),
-            retain_messages: true,
-            retain_occupancy: true,
-            stream_stats: Default::default(),
-            slices: Vec::new(),
             trace,
-            counts: BTreeMap::new(),
-            rfnm_waits: (0, 0, 0),
             actions: Vec::new(),
             corrupt_next: BTreeSet::new(),
             detours: BTreeMap::new(),
-            e2e: None,
-            lockup_window: SimDuration::ZERO,
-            progress_mark: (0, SimTime::ZERO),
-            lockup: None,
-            measure_from: SimDuration::ZERO,
-            busy_at_measure: Vec::new(),
-            outside_tags: BTreeMap::new(),
-            outside_delivered: VecDeque::new(),
+            obs: Observer {
+                done: Vec::new(),
+                delivered_at: BTreeMap::new(),
+                delivered_last: BTreeMap::new(),
+                tally: BackgroundTally::default(),
+                order_violations: 0,
+                occupancy: Vec::new(),
+                sample_period,
+                watch,
+                watch_stream,
+                slice_at: Vec::new(),
+                retain_messages: true,
+                retain_occupancy: true,
+                stream_stats: Default::default(),
+                slices: Vec::new(),
+                counts: BTreeMap::new(),
+                rfnm_waits: (0, 0, 0),
+                e2e: None,
+                lockup_window: SimDuration::ZERO,
+                progress_mark: (0, SimTime::ZERO),
+                lockup: None,
+                measure_from: SimDuration::ZERO,
+                busy_at_measure: Vec::new(),
+                outside_tags: BTreeMap::new(),
+                outside_delivered: VecDeque::new(),
+            },
         }
     }
 
@@ -521,7 +530,7 @@ impl Subnet {
     }
 
     fn count(&mut self, what: &'static str) {
-        *self.counts.entry(what).or_default() += 1;
+        *self.obs.counts.entry(what).or_default() += 1;
     }
 
     /// Events that start the run.
@@ -539,7 +548,7 @@ impl Subnet {
             q.schedule(SimTime::ZERO + at, Ev::HostStart { host });
         }
         q.schedule(SimTime::ZERO, Ev::Sample);
-        for &t in &self.slice_at {
+        for &t in &self.obs.slice_at {
             q.schedule(SimTime::ZERO + t, Ev::Slice);
         }
         // Each IMP's clock, staggered over one fast tick.
@@ -625,7 +634,7 @@ impl Subnet {
         if let Some(o) = self.hosts[h as usize].outside.as_mut() {
             let Handed { to, bits, tag } = o.pop_front()?;
             let id = self.insert_message(now, h, to, bits, MsgState::InputFirst, 0);
-            self.outside_tags.insert(id, tag);
+            self.obs.outside_tags.insert(id, tag);
             self.hosts[h as usize].current = Some(id);
             return Some(id);
         }
@@ -660,11 +669,11 @@ impl Subnet {
         let id = self.next_msg;
         self.next_msg += 1;
         let background = self.hosts[h as usize].background.is_some();
-        self.tally.offered += 1;
+        self.obs.tally.offered += 1;
         let packets = bits.div_ceil(self.params.max_packet.get()) as u8;
         if background {
-            self.tally.background_offered += 1;
-            self.tally.background_packets += packets as u64;
+            self.obs.tally.background_offered += 1;
+            self.obs.tally.background_packets += packets as u64;
         }
         let src = self.hosts[h as usize].imp;
         let dst = self.hosts[dst_host as usize].imp;
@@ -1180,10 +1189,10 @@ impl Subnet {
         }
         if o.index + 1 == o.of {
             self.delivered(now, host, o.msg);
-            if let Some(last) = self.delivered_last.insert((o.stream, host), o.num)
+            if let Some(last) = self.obs.delivered_last.insert((o.stream, host), o.num)
                 && last >= o.num
             {
-                self.order_violations += 1;
+                self.obs.order_violations += 1;
             }
         }
         if o.of == 1 {
@@ -1269,7 +1278,7 @@ impl Subnet {
         let waited = now.as_nanos() - made_ns;
         if let Some(m) = self.msgs.get_mut(&msg).filter(|m| !m.background) {
             m.rec.rfnm_sent_ns = Some(now.as_nanos());
-            let w = &mut self.rfnm_waits;
+            let w = &mut self.obs.rfnm_waits;
             *w = (w.0 + 1, w.1 + waited, w.2.max(waited));
         }
         self.trace.emit(
@@ -1639,7 +1648,7 @@ impl Subnet {
     }
 
     fn sample(&mut self, now: SimTime, q: &mut EventQueue<Ev>) {
-        if let Some((s, d)) = self.watch {
+        if let Some((s, d)) = self.obs.watch {
             let si = &self.imps[s as usize];
             let di = &self.imps[d as usize];
             let plt_reqalls = match self.params.message_processing {
@@ -1661,7 +1670,7 @@ impl Subnet {
                 t_ns: now.as_nanos(),
                 message_numbers: si
                     .numbers_used
-                    .get(&self.watch_stream)
+                    .get(&self.obs.watch_stream)
                     .copied()
                     .unwrap_or(0),
                 plt_entries: si.plt_used,
@@ -1672,15 +1681,15 @@ impl Subnet {
                 plt_rfnms_waiting,
                 plt_messages: si.plt_used.saturating_sub(plt_reqalls + plt_rfnms_waiting),
             };
-            if now.since(SimTime::ZERO) >= self.measure_from {
-                self.stream_stats.add_occupancy(&o);
+            if now.since(SimTime::ZERO) >= self.obs.measure_from {
+                self.obs.stream_stats.add_occupancy(&o);
             }
-            if self.retain_occupancy {
-                self.occupancy.push(o);
+            if self.obs.retain_occupancy {
+                self.obs.occupancy.push(o);
             }
         }
         self.sample_routing(now);
-        q.schedule(now + self.sample_period, Ev::Sample);
+        q.schedule(now + self.obs.sample_period, Ev::Sample);
     }
 
     /// Messages offered and not yet delivered to their host, counted where they are: in the
@@ -1784,14 +1793,14 @@ impl Model for Subnet {
             Ev::Scripted { index } => self.scripted(now, index, q),
             Ev::Watchdog => self.watchdog(now, q),
             Ev::MeasureStart => {
-                self.busy_at_measure = self.links.iter().map(|l| l.busy_time).collect();
+                self.obs.busy_at_measure = self.links.iter().map(|l| l.busy_time).collect();
             }
             Ev::LineChange { line, up } => self.line_change(now, line, up, q),
             Ev::Arrival { host } => self.background_arrival(now, host, q),
             Ev::BlockIdle { imp, stream, uses } => self.block_idle(now, imp, stream, uses, q),
             Ev::Slice => {
                 if let Some(s) = self.time_slice(now) {
-                    self.slices.push(s);
+                    self.obs.slices.push(s);
                 }
             }
         }

@@ -409,11 +409,11 @@ pub fn build(
     // Stable by time: actions at one instant keep the scenario's order.
     actions.sort_by_key(|(t, _)| *t);
     subnet.actions = actions;
-    subnet.lockup_window = s.network.lockup_window;
-    subnet.measure_from = s.network.measure_from;
-    subnet.slice_at = s.network.slices.clone();
+    subnet.obs.lockup_window = s.network.lockup_window;
+    subnet.obs.measure_from = s.network.measure_from;
+    subnet.obs.slice_at = s.network.slices.clone();
     if s.record.iter().any(|r| r == "e2e") {
-        subnet.e2e = Some(Vec::new());
+        subnet.obs.e2e = Some(Vec::new());
     }
     subnet
         .routing
@@ -674,8 +674,8 @@ pub fn run_keeping(
     let (mut subnet, starts) = build(s, seed, trace)?;
     if keep == Keep::Recorded {
         let has = |r: &str| s.record.iter().any(|x| x == r);
-        subnet.retain_messages = has("messages");
-        subnet.retain_occupancy = has("occupancy");
+        subnet.obs.retain_messages = has("messages");
+        subnet.obs.retain_occupancy = has("occupancy");
     }
     let mut sim = Simulation::new(subnet);
     {
@@ -689,10 +689,10 @@ pub fn run_keeping(
     for k in 1..=50u64 {
         sim.run_while(
             SimTime::from_nanos((end.as_nanos() as u128 * k as u128 / 50) as u64),
-            |m, _| m.lockup.is_none(),
+            |m, _| m.obs.lockup.is_none(),
         );
         progress(k as f64 / 50.0);
-        if sim.model.lockup.is_some() {
+        if sim.model.obs.lockup.is_some() {
             break;
         }
     }
@@ -719,7 +719,7 @@ pub fn run_and_drain(
     while let Some((t, e)) = q.pop() {
         sim.schedule(t, e);
     }
-    let going = |m: &Subnet, _: SimTime| m.lockup.is_none();
+    let going = |m: &Subnet, _: SimTime| m.obs.lockup.is_none();
     sim.run_while(SimTime::ZERO + s.duration, going);
     for h in &mut sim.model.hosts {
         if let Some(p) = h.pump.as_mut() {
@@ -740,17 +740,17 @@ pub fn run_and_drain(
 
 fn finish(mut m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outcome {
     // The measured window: from `measure_from` (if the run got that far) to the end.
-    let from = if m.busy_at_measure.is_empty() || m.measure_from >= duration {
+    let from = if m.obs.busy_at_measure.is_empty() || m.obs.measure_from >= duration {
         SimDuration::ZERO
     } else {
-        m.measure_from
+        m.obs.measure_from
     };
     let secs = (duration - from).as_secs_f64();
     let busy_before = |k: usize| {
         if from.is_zero() {
             SimDuration::ZERO
         } else {
-            m.busy_at_measure[k]
+            m.obs.busy_at_measure[k]
         }
     };
     let names = |i: u16| m.imps[i as usize].name.clone();
@@ -773,14 +773,14 @@ fn finish(mut m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outco
             max_queue: l.max_queue,
         })
         .collect();
-    let hops = m.watch.and_then(|(s, d)| m.topo.hops(s, d));
+    let hops = m.obs.watch.and_then(|(s, d)| m.topo.hops(s, d));
     let idle_at_end = m.all_idle();
     let held_at_end = m.held();
     let mut metrics = BTreeMap::new();
-    for (k, v) in &m.counts {
+    for (k, v) in &m.obs.counts {
         metrics.insert(format!("count.{k}"), *v as f64);
     }
-    let (n, sum, max) = m.rfnm_waits;
+    let (n, sum, max) = m.obs.rfnm_waits;
     if n > 0 {
         metrics.insert(
             "rfnm.wait_at_destination.mean_ms".into(),
@@ -789,9 +789,9 @@ fn finish(mut m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outco
         metrics.insert("rfnm.wait_at_destination.max_ms".into(), max as f64 / 1e6);
     }
     let in_flight = m.undelivered();
-    let mut messages = std::mem::take(&mut m.done);
+    let mut messages = std::mem::take(&mut m.obs.done);
     for r in &mut messages {
-        r.delivered_ns = m.delivered_at.get(&r.id).map(|t| t.as_nanos());
+        r.delivered_ns = m.obs.delivered_at.get(&r.id).map(|t| t.as_nanos());
     }
     messages.sort_by_key(|r| r.id);
     let from_ns = from.as_nanos();
@@ -801,23 +801,25 @@ fn finish(mut m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outco
         .cloned()
         .collect();
     let occupancy: Vec<Occupancy> = m
+        .obs
         .occupancy
         .iter()
         .filter(|o| o.t_ns >= from_ns)
         .cloned()
         .collect();
     crate::analysis::add_metrics(&mut metrics, &measured, &occupancy, duration - from);
-    if !m.retain_messages {
-        m.stream_stats
+    if !m.obs.retain_messages {
+        m.obs
+            .stream_stats
             .message_metrics(&mut metrics, duration - from);
     }
-    if !m.retain_occupancy {
-        m.stream_stats.occupancy_metrics(&mut metrics);
+    if !m.obs.retain_occupancy {
+        m.obs.stream_stats.occupancy_metrics(&mut metrics);
     }
     metrics.insert("events".into(), events as f64);
     // Every message accounted for: offered = delivered + in flight + lost, with "in flight"
     // counted where the messages are (see `Subnet::undelivered`), so `lost` is what is missing.
-    let t = &m.tally;
+    let t = &m.obs.tally;
     metrics.insert("messages.offered".into(), t.offered as f64);
     metrics.insert("messages.delivered".into(), t.delivered as f64);
     metrics.insert("messages.answered".into(), t.answered as f64);
@@ -888,12 +890,12 @@ fn finish(mut m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outco
             u.iter().copied().fold(0.0, f64::max),
         );
     }
-    metrics.insert("order_violations".into(), m.order_violations as f64);
+    metrics.insert("order_violations".into(), m.obs.order_violations as f64);
     metrics.insert(
         "messages.retransmissions".into(),
         messages.iter().map(|r| r.retransmissions as f64).sum(),
     );
-    if let Some(l) = &m.lockup {
+    if let Some(l) = &m.obs.lockup {
         metrics.insert("lockup.at_s".into(), l.detected_ns as f64 / 1e9);
     }
     if let Some(h) = hops {
@@ -920,18 +922,18 @@ fn finish(mut m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outco
         duration,
         measure_from: from,
         messages,
-        occupancy: m.occupancy,
+        occupancy: m.obs.occupancy,
         lines,
         metrics,
         events,
         hops,
-        order_violations: m.order_violations,
+        order_violations: m.obs.order_violations,
         idle_at_end,
         held_at_end,
-        e2e: m.e2e.unwrap_or_default(),
+        e2e: m.obs.e2e.unwrap_or_default(),
         trace_stopped_at: m.trace.stopped_at(),
-        lockup: m.lockup,
+        lockup: m.obs.lockup,
         routing,
-        slices: m.slices,
+        slices: m.obs.slices,
     }
 }

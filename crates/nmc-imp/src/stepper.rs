@@ -56,8 +56,8 @@ impl Stepper {
             host.outside = Some(VecDeque::new());
         }
         // Nothing is recorded one by one: memory stays flat however long the caller runs.
-        subnet.retain_messages = false;
-        subnet.retain_occupancy = false;
+        subnet.obs.retain_messages = false;
+        subnet.obs.retain_occupancy = false;
         let mut sim = Simulation::new(subnet);
         let mut q = nmc_sim::EventQueue::new();
         sim.model.initial_events(&mut q, &starts);
@@ -131,6 +131,7 @@ impl Stepper {
     pub fn poll_delivered(&mut self) -> Option<Delivered> {
         self.sim
             .model
+            .obs
             .outside_delivered
             .pop_front()
             .map(|(tag, at)| Delivered { tag, at })
@@ -142,8 +143,8 @@ impl Stepper {
     pub fn run_to_delivery(&mut self, tag: u64, give_up: SimTime) -> Option<SimTime> {
         loop {
             let m = &mut self.sim.model;
-            if let Some(k) = m.outside_delivered.iter().position(|&(t, _)| t == tag) {
-                return m.outside_delivered.remove(k).map(|(_, at)| at);
+            if let Some(k) = m.obs.outside_delivered.iter().position(|&(t, _)| t == tag) {
+                return m.obs.outside_delivered.remove(k).map(|(_, at)| at);
             }
             match self.sim.next_event_at() {
                 Some(t) if t <= give_up => self.sim.run_until(t),

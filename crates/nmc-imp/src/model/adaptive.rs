@@ -305,7 +305,7 @@ impl Subnet {
 
     /// A host's data packet joined output link `l` of its source IMP.
     pub(super) fn note_source_send(&mut self, now: SimTime, l: u32, p: &Packet) {
-        if !self.routing.is_adaptive() || self.watch.is_none_or(|(s, _)| s != p.src) {
+        if !self.routing.is_adaptive() || self.obs.watch.is_none_or(|(s, _)| s != p.src) {
             return;
         }
         if let PktKind::Data { msg, index, .. } = p.kind {
@@ -322,7 +322,7 @@ impl Subnet {
 
     /// Samples the output queues of the pumping host's IMP (adaptive routing only).
     pub(super) fn sample_routing(&mut self, now: SimTime) {
-        let Some((s, _)) = self.watch else {
+        let Some((s, _)) = self.obs.watch else {
             return;
         };
         if !self.routing.is_adaptive() {

@@ -153,7 +153,7 @@ impl Subnet {
             if b.backlog.len() < b.host_queue as usize {
                 b.backlog.push_back((dst, bits));
             } else {
-                self.tally.background_refused += 1;
+                self.obs.tally.background_refused += 1;
             }
         }
         let gap = b.rng.exponential(b.mean_interval_ns);
@@ -166,29 +166,29 @@ impl Subnet {
 
     /// The last packet of message `msg` reached host `host`.
     pub(super) fn delivered(&mut self, now: SimTime, host: u16, msg: crate::packet::MsgId) {
-        self.tally.delivered += 1;
-        if let Some(tag) = self.outside_tags.remove(&msg) {
-            self.outside_delivered.push_back((tag, now));
+        self.obs.tally.delivered += 1;
+        if let Some(tag) = self.obs.outside_tags.remove(&msg) {
+            self.obs.outside_delivered.push_back((tag, now));
         }
         if let Some(m) = self.msgs.get_mut(&msg) {
             m.delivered = true;
         }
         if self.hosts[host as usize].background.is_some() {
-            self.tally.background_delivered += 1;
-        } else if self.retain_messages {
-            self.delivered_at.insert(msg, now);
+            self.obs.tally.background_delivered += 1;
+        } else if self.obs.retain_messages {
+            self.obs.delivered_at.insert(msg, now);
         }
     }
 
     /// A message's RFNM reached its source: recorded, or counted if it is background traffic.
     pub(super) fn answered(&mut self, background: bool, hops: u32, rec: MessageRecord) {
-        self.tally.answered += 1;
+        self.obs.tally.answered += 1;
         if background {
-            self.tally.background_answered += 1;
+            self.obs.tally.background_answered += 1;
             if let Some(r) = rec.rfnm_ns {
-                self.tally.background_rtt_ns += (r - rec.offered_ns) as u128;
+                self.obs.tally.background_rtt_ns += (r - rec.offered_ns) as u128;
                 if let Some(a) = rec.first_in_ns {
-                    let e = self.tally.background_by_hops.entry(hops).or_default();
+                    let e = self.obs.tally.background_by_hops.entry(hops).or_default();
                     e.0 += 1;
                     e.1 += (r - a) as u128;
                 }
@@ -196,12 +196,12 @@ impl Subnet {
         } else {
             if rec
                 .rfnm_ns
-                .is_some_and(|t| t >= self.measure_from.as_nanos())
+                .is_some_and(|t| t >= self.obs.measure_from.as_nanos())
             {
-                self.stream_stats.add(&rec);
+                self.obs.stream_stats.add(&rec);
             }
-            if self.retain_messages {
-                self.done.push(rec);
+            if self.obs.retain_messages {
+                self.obs.done.push(rec);
             }
         }
     }

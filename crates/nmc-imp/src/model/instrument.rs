@@ -52,11 +52,11 @@ impl Subnet {
                 },
             );
         }
-        if !self.measure_from.is_zero() {
-            q.schedule(SimTime::ZERO + self.measure_from, Ev::MeasureStart);
+        if !self.obs.measure_from.is_zero() {
+            q.schedule(SimTime::ZERO + self.obs.measure_from, Ev::MeasureStart);
         }
-        if !self.lockup_window.is_zero() {
-            q.schedule(SimTime::ZERO + self.lockup_window / 4, Ev::Watchdog);
+        if !self.obs.lockup_window.is_zero() {
+            q.schedule(SimTime::ZERO + self.obs.lockup_window / 4, Ev::Watchdog);
         }
     }
 

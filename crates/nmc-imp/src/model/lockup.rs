@@ -71,14 +71,14 @@ impl LockupReport {
 impl Subnet {
     /// Deliveries to hosts plus RFNMs back: what counts as progress.
     fn progress(&self) -> usize {
-        (self.tally.delivered + self.tally.answered) as usize
+        (self.obs.tally.delivered + self.obs.tally.answered) as usize
     }
 
     pub(super) fn watchdog(&mut self, now: SimTime, q: &mut EventQueue<Ev>) {
         let p = self.progress();
-        if p != self.progress_mark.0 || self.msgs.is_empty() {
-            self.progress_mark = (p, now);
-        } else if now.since(self.progress_mark.1) >= self.lockup_window {
+        if p != self.obs.progress_mark.0 || self.msgs.is_empty() {
+            self.obs.progress_mark = (p, now);
+        } else if now.since(self.obs.progress_mark.1) >= self.obs.lockup_window {
             let report = self.lockup_report(now);
             self.trace.emit(
                 now,
@@ -87,10 +87,10 @@ impl Subnet {
                     since_ns: report.last_progress_ns,
                 },
             );
-            self.lockup = Some(report);
+            self.obs.lockup = Some(report);
             return; // the driver stops the run
         }
-        q.schedule(now + self.lockup_window / 4, Ev::Watchdog);
+        q.schedule(now + self.obs.lockup_window / 4, Ev::Watchdog);
     }
 
     pub fn lockup_report(&self, now: SimTime) -> LockupReport {
@@ -129,7 +129,7 @@ impl Subnet {
             .collect();
         LockupReport {
             detected_ns: now.as_nanos(),
-            last_progress_ns: self.progress_mark.1.as_nanos(),
+            last_progress_ns: self.obs.progress_mark.1.as_nanos(),
             outstanding: self.msgs.len(),
             held,
         }

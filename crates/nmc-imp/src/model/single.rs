@@ -135,7 +135,7 @@ impl Subnet {
         event: Happened,
         note: Note,
     ) {
-        if let Some(log) = self.e2e.as_mut() {
+        if let Some(log) = self.obs.e2e.as_mut() {
             log.push(E2eEvent {
                 t_ns: now.as_nanos(),
                 src: self.imps[src as usize].name.clone(),

@@ -46,7 +46,7 @@ pub struct TimeSlice {
 impl Subnet {
     /// The measured pair's messages and control messages now (empty without a measured pair).
     pub fn time_slice(&self, now: SimTime) -> Option<TimeSlice> {
-        let (s, d) = self.watch?;
+        let (s, d) = self.obs.watch?;
         let hops = self.topo.hops(s, d)?;
         let dist = |imp: u16| self.topo.hops(s, imp).unwrap_or(0).min(hops) as f64;
         // Where every packet in the subnet is, by packet id: queued or in a processor at an
