@@ -82,6 +82,10 @@ pub const SCENARIOS: &[(&str, &str)] = &[
         include_str!("../../../scenarios/rfc889/imp17.toml"),
     ),
     (
+        "rfc889-milarp",
+        include_str!("../../../scenarios/rfc889/milarp.toml"),
+    ),
+    (
         "rfc889-umd1",
         include_str!("../../../scenarios/rfc889/umd1.toml"),
     ),

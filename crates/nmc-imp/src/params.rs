@@ -312,6 +312,52 @@ impl ImpParams {
         }
     }
 
+    /// The ARPANET of late 1983, as RFC 889 (Mills, Dec 1983) measured it: the 1975 "old"
+    /// end-to-end procedure still in service, a 96-bit leader, SPF routing. What changed since
+    /// `v3-1975-05`, field by field (sources and choices; the research notes are summarised in
+    /// `docs/arpanet-1983.md`):
+    /// * `host_leader` 96 bits: the 1822 leader of the period (4.3BSD `netimp/if_imp.h`,
+    ///   `struct imp_leader`, 12 octets; format 15, "96-bit (new) format"). The leader does not
+    ///   count against a packet's 1008 data bits: RFC 889 §2.1 sees the split at 126 octets of
+    ///   datagram (126 × 8 = 1008), not at 114.
+    /// * `message_processing` v3 with 8 numbers per host pair, as in 1975: RFC 979 (Malis,
+    ///   Mar 1986) says BBN's new end-to-end protocol first came with PSN release 7.0, so the
+    ///   old one was in service in 1983; 4.3BSD's `IMP_MAXHOSTMSG 8` counts 8 messages in
+    ///   flight per host pair.
+    /// * `superfluous_reqalls` false: **choice** — the first remedy K&O §VII name, assumed in
+    ///   service eight years on; a path with one datagram in flight never has two REQALLs out.
+    /// * Routing: shortest-path-first since May 1979 (McQuillan, Richer & Rosen, IEEE Trans.
+    ///   Commun. COM-28(5), 1980): each node floods an update at most every 10 s and at least
+    ///   every 50 s (Malis, BBN, TCP-IP list, 4 Apr 1987), "line overhead … less than two
+    ///   percent" (McQuillan et al., abstract). **Estimate**: ~60 nodes each updating every
+    ///   ~30 s put about 2 updates a second on every line: `routing_period` 500 ms, fixed;
+    ///   `routing_message` 328 bits (an update of ~176 bits for a node of 3 lines, McQuillan et
+    ///   al. as recalled, not re-read, plus the 152-bit frame overhead): 1.3 % of a 50 kbit/s
+    ///   line, inside the published bound. The 1973 program's routing computation every
+    ///   640 ms is gone: a slow tick costs what a fast one does (**choice**).
+    /// * `default_imp` 516: most IMPs were BBN C/30s by late 1983 (the 4 Nov 1983 host table
+    ///   lists 59 C/30 TACs and 10 H-316), which ran the 316 IMP code by emulation with the
+    ///   forwarding path in microcode (A. Malis, internet-history list, 22 Oct 2017). No C/30
+    ///   timing is published: **choice**, the faster of the two machines K&O measured, a lower
+    ///   bound on the C/30.
+    ///
+    /// Everything else (buffers, PLT, allocations, line overhead, host interface) as 1975: no
+    /// source found for a change; each may be overridden in a scenario.
+    pub fn arpanet_1983() -> Self {
+        let p = Self::v3_1975_05();
+        ImpParams {
+            host_leader: Bits::new(96),
+            superfluous_reqalls: false,
+            routing_frequency: RoutingFrequency::Fixed,
+            routing_period: SimDuration::from_millis(500),
+            routing_message: Bits::new(176 + PACKET_OVERHEAD),
+            slow_tick_316: p.fast_tick_316,
+            slow_tick_516: p.fast_tick_516,
+            default_imp: ImpModel::H516,
+            ..p
+        }
+    }
+
     /// `v2-1974-10` with single-packet messages treated by `rule` (RFC 632).
     pub fn with_single_packet_rule(rule: SinglePacketRule) -> Self {
         ImpParams {
@@ -327,6 +373,7 @@ impl ImpParams {
             "v2-1974-10" => Some(Self::v2_1974_10()),
             "v3-1975-02" => Some(Self::v3_1975_02()),
             "v3-1975-05" => Some(Self::v3_1975_05()),
+            "arpanet-1983" => Some(Self::arpanet_1983()),
             // RFC 632: the rule of May 1974 (the same as `v2-1974-10`, named for the RFC).
             "rfc632-current" => Some(Self::with_single_packet_rule(Current)),
             "rfc632-fix-a" => Some(Self::with_single_packet_rule(FixA)),
@@ -341,6 +388,7 @@ impl ImpParams {
         "v2-1974-10",
         "v3-1975-02",
         "v3-1975-05",
+        "arpanet-1983",
         "rfc632-current",
         "rfc632-fix-a",
         "rfc632-fix-b",

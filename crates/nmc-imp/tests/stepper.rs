@@ -56,7 +56,7 @@ fn delays(profile: &str, lengths: &[u64], reps: u64) -> Vec<(u64, f64)> {
 /// packet's own transmission — the split RFC 889 §2.2 saw at 126 octets.
 #[test]
 fn a_second_packet_costs_a_reqall_round_trip() {
-    for profile in ["v2-1974-10", "v3-1975-05"] {
+    for profile in ["v2-1974-10", "v3-1975-05", "arpanet-1983"] {
         let d = delays(profile, &[200, 1000, 1016, 2000], 36);
         let ms: Vec<f64> = d.iter().map(|x| x.1 / 1e6).collect();
         assert!(

@@ -32,6 +32,12 @@
 //!   own calibration row DCN5 (the DMA path, whose line time is nearly nil) and are therefore
 //!   **not** judged on DCN5 (see `nmc-experiments`' `rfc889-delay`).
 //! - **Relay** (a forwarding Fuzzball or an IMP): `per_packet + per_octet · L` each way.
+//! - **Subnet** (`kind = "subnet"`: the ARPANET or MILNET of 1983): not arithmetic but nmc's IMP
+//!   model ([`nmc_imp::Stepper`], profile `arpanet-1983`, `docs/arpanet-1983.md`), run beside
+//!   the path with its own traffic. A datagram of `L` octets is an 1822 message of `8·L` data
+//!   bits: one packet up to 126 octets, two or three above, which then take what multi-packet
+//!   messages take (an allocation of reassembly space, a REQALL unless one is at hand). The
+//!   split RFC 889 saw at 126 octets comes out of that, or not; it is not drawn in.
 
 pub mod model;
 pub mod spec;

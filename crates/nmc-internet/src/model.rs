@@ -58,6 +58,25 @@ pub enum Stage {
         min_payload_octets: u64,
         propagation: SimDuration,
     },
+    /// A subnet run by the IMP model ([`Path::subnets`]`[part]`), crossed from its `from` host
+    /// to its `to` host, or back when `reverse`.
+    Subnet {
+        name: String,
+        part: usize,
+        reverse: bool,
+    },
+}
+
+/// A subnet of the path: the IMP scenario it runs and the two hosts where the path enters
+/// and leaves it.
+#[derive(Clone, Debug)]
+pub struct SubnetPart {
+    /// Its index in `network.hops`.
+    pub hop: usize,
+    pub name: String,
+    pub scenario: nmc_imp::ImpScenario,
+    pub from: String,
+    pub to: String,
 }
 
 impl Stage {
@@ -72,12 +91,13 @@ impl Stage {
             } => Some(Bits::new(
                 len.max(*min_payload_octets) * *octet_bits as u64 + frame_overhead.get(),
             )),
-            Stage::Process { .. } => None,
+            Stage::Process { .. } | Stage::Subnet { .. } => None,
         }
     }
 
     /// Time the stage holds a datagram of `len` octets when nothing waits: processing, or
-    /// transmission plus propagation.
+    /// transmission plus propagation. A subnet's time is what its IMP model makes of the
+    /// datagram when it gets there, so it counts zero here.
     pub fn time(&self, len: u64) -> SimDuration {
         match self {
             Stage::Process {
@@ -92,6 +112,7 @@ impl Stage {
                     .as_nanos()
                     + propagation.as_nanos(),
             ),
+            Stage::Subnet { .. } => SimDuration::ZERO,
         }
     }
 }
@@ -100,6 +121,8 @@ impl Stage {
 #[derive(Clone, Debug)]
 pub struct Path {
     pub stages: Vec<Stage>,
+    /// The subnets the path crosses, in path order.
+    pub subnets: Vec<SubnetPart>,
     channels: usize,
 }
 
@@ -117,6 +140,7 @@ impl Path {
         };
         let mut lines = 0usize;
         let mut out = Vec::new();
+        let mut subnets = Vec::new();
         for (index, h) in n.hops.iter().enumerate() {
             let bad = |reason: &str| BuildError::Hop {
                 index,
@@ -163,6 +187,41 @@ impl Path {
                     per_packet: *per_packet,
                     per_octet: *per_octet,
                 },
+                HopSpec::Subnet {
+                    name,
+                    from,
+                    to,
+                    network,
+                    traffic,
+                } => {
+                    let scenario = nmc_imp::ImpScenario {
+                        name: format!("{}-hop-{index}", s.name),
+                        description: name.clone(),
+                        seed: Some(s.seed.unwrap_or(0)),
+                        duration: s.duration,
+                        model: "imp".into(),
+                        network: network.as_ref().clone(),
+                        traffic: traffic.clone(),
+                        record: Vec::new(),
+                        trace: false,
+                    };
+                    // Built once here so that a bad subnet is refused before the run.
+                    nmc_imp::Stepper::new(&scenario, 0, &[from.as_str(), to.as_str()])
+                        .map_err(|e| bad(&e.0))?;
+                    lines += 1;
+                    subnets.push(SubnetPart {
+                        hop: index,
+                        name: name.clone(),
+                        scenario,
+                        from: from.clone(),
+                        to: to.clone(),
+                    });
+                    Stage::Subnet {
+                        name: name.clone(),
+                        part: subnets.len() - 1,
+                        reverse: false,
+                    }
+                }
             });
         }
         if lines == 0 {
@@ -178,14 +237,17 @@ impl Path {
         stages.push(host("echoing host: send reply"));
         for st in out.iter().rev() {
             let mut st = st.clone();
-            if let Stage::Line { channel, .. } = &mut st {
-                *channel += 1;
+            match &mut st {
+                Stage::Line { channel, .. } => *channel += 1,
+                Stage::Subnet { reverse, .. } => *reverse = true,
+                Stage::Process { .. } => {}
             }
             stages.push(st);
         }
         stages.push(host("measuring host: receive"));
         Ok(Path {
             stages,
+            subnets,
             channels: 2 * lines,
         })
     }
@@ -296,6 +358,24 @@ pub fn run(s: &InternetScenario, seed: u64) -> Result<RunOutput, BuildError> {
     let mut true_sent: Vec<Option<SimTime>> = vec![None; probe.volleys().len()];
     let mut true_rtt: Vec<Option<u64>> = vec![None; probe.volleys().len()];
     let mut events = 0u64;
+    // Each subnet runs beside the path, stepped to each datagram's arrival (`Stage::Subnet`).
+    let mut subnets = Vec::new();
+    for part in &path.subnets {
+        let hop = |reason: String| BuildError::Hop {
+            index: part.hop,
+            name: part.name.clone(),
+            reason,
+        };
+        let st = nmc_imp::Stepper::new(&part.scenario, seed, &[&part.from, &part.to])
+            .map_err(|e| hop(e.0))?;
+        let ends = (
+            st.host(&part.from).expect("checked by Stepper::new"),
+            st.host(&part.to).expect("checked by Stepper::new"),
+        );
+        subnets.push((st, ends));
+    }
+    let mut next_tag = 0u64;
+    let give_up = SimDuration::from_nanos(s.traffic[0].timeout.as_nanos());
     q.schedule(SimTime::ZERO, Event::Wake);
     let mut last = SimTime::ZERO;
     while let Some((now, ev)) = q.pop() {
@@ -349,6 +429,35 @@ pub fn run(s: &InternetScenario, seed: u64) -> Result<RunOutput, BuildError> {
                             stage: stage + 1,
                         },
                     ),
+                    Stage::Subnet {
+                        name,
+                        part,
+                        reverse,
+                    } => {
+                        // One datagram = one 1822 message of 8 × length data bits.
+                        let (st, (a, b)) = &mut subnets[*part];
+                        let (from, to) = if *reverse { (*b, *a) } else { (*a, *b) };
+                        st.advance(now);
+                        let tag = next_tag;
+                        next_tag += 1;
+                        st.offer(from, to, len * 8, tag)
+                            .map_err(|e| BuildError::Hop {
+                                index: path.subnets[*part].hop,
+                                name: name.clone(),
+                                reason: e.0,
+                            })?;
+                        // Not delivered within the PING's timeout: lost, as far as the PING knows.
+                        if let Some(at) = st.run_to_delivery(tag, now + give_up) {
+                            q.schedule(
+                                at,
+                                Event::Enter {
+                                    seq,
+                                    stamp,
+                                    stage: stage + 1,
+                                },
+                            );
+                        }
+                    }
                     Stage::Line { channel, .. } => {
                         if busy[*channel] {
                             waiting[*channel].push_back((seq, stamp));

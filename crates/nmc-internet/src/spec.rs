@@ -84,6 +84,19 @@ pub enum HopSpec {
         #[serde(default)]
         per_octet: SimDuration,
     },
+    /// A packet-switching subnet run by nmc's IMP model (`model = "imp"`): the datagram enters
+    /// at host `from` as an 1822 message of `8 × length` data bits and leaves when its last
+    /// packet has reached host `to`; the reply goes back from `to` to `from`. The subnet runs
+    /// the whole time the PING does, with its own traffic (`traffic`, e.g. a background load)
+    /// and the run's seed. `network` is the IMP model's `[network]` section.
+    Subnet {
+        name: String,
+        from: String,
+        to: String,
+        network: Box<nmc_imp::spec::NetworkSpec>,
+        #[serde(default)]
+        traffic: Vec<nmc_imp::spec::TrafficSpec>,
+    },
 }
 
 fn eight() -> u32 {
@@ -93,7 +106,9 @@ fn eight() -> u32 {
 impl HopSpec {
     pub fn name(&self) -> &str {
         match self {
-            HopSpec::Line { name, .. } | HopSpec::Relay { name, .. } => name,
+            HopSpec::Line { name, .. }
+            | HopSpec::Relay { name, .. }
+            | HopSpec::Subnet { name, .. } => name,
         }
     }
 }

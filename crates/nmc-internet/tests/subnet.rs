@@ -1,0 +1,60 @@
+//! A path across the ARPANET through nmc's IMP model (`kind = "subnet"` hops): RFC 889 §2.1's
+//! split at 126 octets must come out of the IMP's message procedure, not be drawn in.
+
+use nmc_internet::{InternetScenario, fits, run};
+
+const MILARP: &str = include_str!("../../../scenarios/rfc889/milarp.toml");
+
+fn load(sets: &[&str]) -> InternetScenario {
+    let sets: Vec<nmc_scenario::Override> = sets.iter().map(|s| s.parse().unwrap()).collect();
+    nmc_scenario::load("milarp.toml", MILARP, &sets).unwrap()
+}
+
+/// Single-packet datagrams (up to 126 octets) and multi-packet ones lie on two lines: the
+/// two-line fit split at 126 octets beats one line by the F statistic the report itself asks
+/// of a split (`BEST_SPLIT_MIN_F`), the long line
+/// starts above where the short one ends (a second packet costs more than its bits), and its
+/// slope is flatter (RFC 889 §2.2: the packets of a long message are pipelined).
+#[test]
+fn datagrams_above_126_octets_pay_for_a_second_packet() {
+    let s = load(&[]);
+    let out = run(&s, 889).unwrap();
+    assert_eq!(out.volleys.iter().filter(|v| v.rtt.is_some()).count(), 512);
+    let f = fits(&out, Some(126));
+    let split = f.split.expect("the split fit");
+    assert!(
+        split.f_statistic > nmc_probe::analysis::BEST_SPLIT_MIN_F,
+        "two lines explain the delays better than one: {split:?}"
+    );
+    let (short_end, long_start) = (split.short.delay_at(125.0), split.long.delay_at(125.0));
+    assert!(long_start > short_end, "{short_end} vs {long_start}");
+    let (rs, rl) = (split.short.rate_bps.unwrap(), split.long.rate_bps.unwrap());
+    assert!(
+        rl > rs,
+        "multi-packet rate {rl} above single-packet rate {rs}"
+    );
+}
+
+/// The same seed gives the same volleys, subnet and all.
+#[test]
+fn same_seed_same_volleys() {
+    let s = load(&["traffic.0.volleys=64"]);
+    assert_eq!(run(&s, 5).unwrap().records, run(&s, 5).unwrap().records);
+}
+
+/// A subnet that cannot be built, or a datagram the subnet cannot carry, is refused in one
+/// line naming the hop.
+#[test]
+fn bad_subnets_are_refused_in_one_line() {
+    for (sets, want) in [
+        (&["network.hops.0.to=\"NOWHERE\""][..], "NOWHERE"),
+        (&["network.hops.0.network.profile=\"v9\""], "profile"),
+        (&["traffic.0.lengths=\"2000\""], "data bits"),
+    ] {
+        let s = load(sets);
+        let e = run(&s, 1).err().expect("an error").to_string();
+        assert!(e.contains(want), "{sets:?}: {e}");
+        assert!(e.contains("network.hops.0"), "{e}");
+        assert!(!e.contains('\n'), "{e}");
+    }
+}
