@@ -82,6 +82,10 @@ pub const SCENARIOS: &[(&str, &str)] = &[
         include_str!("../../../scenarios/rfc889/imp17.toml"),
     ),
     (
+        "rfc889-isid-l",
+        include_str!("../../../scenarios/rfc889/isid-l.toml"),
+    ),
+    (
         "rfc889-milarp",
         include_str!("../../../scenarios/rfc889/milarp.toml"),
     ),

@@ -13,4 +13,5 @@ pub mod rfc508_realtime;
 pub mod rfc626_lockup;
 pub mod rfc632_single_packet;
 pub mod rfc632_trace;
+pub mod rfc889_arpanet;
 pub mod rfc889_delay;
