@@ -570,6 +570,17 @@ fn built_in_scenarios_run_from_any_folder() {
     let bad = at(&["run", "no-such-scenario"]);
     assert_eq!(bad.status.code(), Some(2));
     assert_eq!(stderr(&bad).lines().count(), 1, "{}", stderr(&bad));
+    // A checkout's path, typed outside one: the error names the built-in of that file.
+    for (path, builtin) in [
+        ("scenarios/ko-v2-map.toml", "ko-v2-map"),
+        ("scenarios/rfc889/ford1.toml", "rfc889-ford1"),
+    ] {
+        let bad = at(&["run", path]);
+        assert_eq!(bad.status.code(), Some(2));
+        let e = stderr(&bad);
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(e.contains(&format!("`nmc run {builtin}`")), "{e}");
+    }
 }
 
 /// Inputs that used to be accepted wrongly or to hang: each is one line and exit 2, and nothing
