@@ -589,35 +589,6 @@ impl Chart {
         )
     }
 
-    /// Draws the title's lines at the top of `area` and returns the area below them.
-    fn draw_title<DB: DrawingBackend>(
-        area: &DrawingArea<DB, Shift>,
-        lines: &[String],
-        centre: f64,
-    ) -> Result<DrawingArea<DB, Shift>, String> {
-        if lines.is_empty() {
-            return Ok(area.clone());
-        }
-        let lh = style::line_height(style::TITLE_SIZE);
-        let font = style::text(style::TITLE_SIZE, style::AXIS).pos(
-            plotters::style::text_anchor::Pos::new(
-                plotters::style::text_anchor::HPos::Center,
-                plotters::style::text_anchor::VPos::Top,
-            ),
-        );
-        for (i, l) in lines.iter().enumerate() {
-            let y = f64::from(style::MARGIN) + lh * i as f64;
-            area.draw(&Text::new(
-                l.clone(),
-                (centre.round() as i32, y.round() as i32),
-                font.clone(),
-            ))
-            .map_err(derr)?;
-        }
-        let h = f64::from(style::MARGIN) + lh * lines.len() as f64;
-        Ok(area.split_vertically(h.ceil() as u32).1)
-    }
-
     /// The height the title's lines beyond the first add to the document.
     fn extra_title_height(lines: &[String]) -> u32 {
         (style::line_height(style::TITLE_SIZE) * lines.len().saturating_sub(1) as f64).ceil() as u32
@@ -873,7 +844,7 @@ impl Chart {
             let mut scratch = String::new();
             let root =
                 SVGBackend::with_string(&mut scratch, (self.size.0, top_h)).into_drawing_area();
-            let body = Self::draw_title(&root, &title, centre)?;
+            let body = style::draw_title(&root, &title, style::TITLE_SIZE, centre)?;
             let chart = self.build(&body, &xp, &yp, !title.is_empty())?;
             let (xr, yr) = chart.plotting_area().get_pixel_range();
             let plot = (
@@ -905,7 +876,7 @@ impl Chart {
             let root = SVGBackend::with_string(&mut out, size).into_drawing_area();
             root.fill(&style::BACKGROUND).map_err(derr)?;
             let (top, _) = root.split_vertically(top_h);
-            let body = Self::draw_title(&top, &title, centre)?;
+            let body = style::draw_title(&top, &title, style::TITLE_SIZE, centre)?;
             let mut chart = self.build(&body, &xp, &yp, !title.is_empty())?;
             let xf = |v: &f64| xp.label(*v);
             let yf = |v: &f64| yp.label(*v);

@@ -430,6 +430,35 @@ fn draw_label<DB: DrawingBackend>(
     .map_err(|e| e.to_string())
 }
 
+/// Draws a title's `lines` (from [`wrap`]) at font size `size`, centred on x = `centre`, from
+/// the top of `area` (after [`MARGIN`]), and returns the area below them.
+pub fn draw_title<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    lines: &[String],
+    size: f64,
+    centre: f64,
+) -> Result<DrawingArea<DB, plotters::coord::Shift>, String> {
+    if lines.is_empty() {
+        return Ok(area.clone());
+    }
+    let lh = line_height(size);
+    let font = text(size, AXIS).pos(plotters::style::text_anchor::Pos::new(
+        plotters::style::text_anchor::HPos::Center,
+        plotters::style::text_anchor::VPos::Top,
+    ));
+    for (i, l) in lines.iter().enumerate() {
+        let y = f64::from(MARGIN) + lh * i as f64;
+        area.draw(&Text::new(
+            l.clone(),
+            (centre.round() as i32, y.round() as i32),
+            font.clone(),
+        ))
+        .map_err(|e| e.to_string())?;
+    }
+    let h = f64::from(MARGIN) + lh * lines.len() as f64;
+    Ok(area.split_vertically(h.ceil() as u32).1)
+}
+
 /// Units an axis title may end with, before a metric prefix (`n`, `µ`, `m`, `k`, `M`, `G`) and
 /// in ratios (`kbit/s`, `µs/bit`).
 const UNITS: &[&str] = &[
