@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 #[derive(Args)]
 #[command(
-    after_help = "SCENARIO is a file, or the name of a built-in scenario (`nmc scenarios` lists them).\n\nExamples:\n  nmc run golden-chain --set traffic.0.arrivals.interval=30ms --out out/chain\n  nmc run scenarios/ko-v2-map.toml --set traffic.0.count=0"
+    after_help = "SCENARIO is a file, or the name of a built-in scenario (`nmc scenarios` lists them).\n\nExamples:\n  nmc run golden-chain --set traffic.0.arrivals.interval=30ms --out out/chain\n  nmc run ko-v2-map --set traffic.0.count=0\n  nmc scenarios show golden-chain > mine.toml && nmc run mine.toml --seed 2"
 )]
 pub struct RunArgs {
     /// The scenario: a TOML file, or a built-in scenario's name (see `nmc scenarios`).
@@ -41,6 +41,20 @@ fn parse_override(s: &str) -> Result<Override, String> {
         .map_err(|e: nmc_scenario::ScenarioError| e.to_string())
 }
 
+/// The built-in scenario a missing path names, as the checkout's `scenarios/` folder holds it:
+/// `scenarios/ko-v2-map.toml` is `ko-v2-map`, `scenarios/rfc889/ford1.toml` is `rfc889-ford1`.
+fn builtin_named_like(path: &std::path::Path) -> Option<String> {
+    let stem = path.file_stem()?.to_string_lossy().into_owned();
+    let parent = path
+        .parent()
+        .and_then(|p| p.file_name())
+        .map(|p| format!("{}-{stem}", p.to_string_lossy()));
+    [Some(stem), parent]
+        .into_iter()
+        .flatten()
+        .find(|n| nmc_experiments::builtin::find(n).is_some())
+}
+
 pub fn run(a: RunArgs) -> Result<Outcome> {
     let opts = RunOptions {
         seed: a.seed,
@@ -63,6 +77,13 @@ pub fn run(a: RunArgs) -> Result<Outcome> {
         None if !a.scenario.exists() && a.scenario.extension().is_none() => {
             anyhow::bail!(
                 "{name}: no such file and no built-in scenario of that name (`nmc scenarios` lists them)"
+            )
+        }
+        None if !a.scenario.exists()
+            && let Some(b) = builtin_named_like(&a.scenario) =>
+        {
+            anyhow::bail!(
+                "{name}: no such file (outside a checkout of nmc?); the built-in scenario `{b}` is the same file: `nmc run {b}`"
             )
         }
         None => run_file(&a.scenario, &opts, &|f| progress.set(f))?,

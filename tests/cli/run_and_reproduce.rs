@@ -570,6 +570,17 @@ fn built_in_scenarios_run_from_any_folder() {
     let bad = at(&["run", "no-such-scenario"]);
     assert_eq!(bad.status.code(), Some(2));
     assert_eq!(stderr(&bad).lines().count(), 1, "{}", stderr(&bad));
+    // A checkout's path, typed outside one: the error names the built-in of that file.
+    for (path, builtin) in [
+        ("scenarios/ko-v2-map.toml", "ko-v2-map"),
+        ("scenarios/rfc889/ford1.toml", "rfc889-ford1"),
+    ] {
+        let bad = at(&["run", path]);
+        assert_eq!(bad.status.code(), Some(2));
+        let e = stderr(&bad);
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(e.contains(&format!("`nmc run {builtin}`")), "{e}");
+    }
 }
 
 /// Inputs that used to be accepted wrongly or to hang: each is one line and exit 2, and nothing
@@ -652,6 +663,82 @@ fn reproduce_output_is_the_same_for_any_number_of_jobs() {
     let (one, two) = (files(&dir.join("1")), files(&dir.join("2")));
     assert!(one.len() > 10, "{} files", one.len());
     assert_eq!(one, two);
+}
+
+/// A trace whose growth projects past its limit is warned of early, once, on stderr: with the
+/// projected size, the limit it will stop at and how to raise it, well before it stops.
+#[test]
+fn a_trace_bound_for_its_limit_is_warned_of_early_and_once() {
+    let dir = tmp("trace-early");
+    let good = std::fs::read_to_string("scenarios/golden-chain.toml").unwrap();
+    let f = dir.join("traced.toml");
+    std::fs::write(
+        &f,
+        good.replace("record = [\"lines\"]", "record = []\ntrace = true"),
+    )
+    .unwrap();
+    let run = |limit: &str| {
+        let out = dir.join(limit);
+        let o = nmc(&[
+            "run",
+            f.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--trace-limit",
+            limit,
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        stderr(&o)
+    };
+    let err = run("5MB");
+    let lines: Vec<&str> = err.lines().collect();
+    let early: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].contains("on course for about"))
+        .collect();
+    assert_eq!(early.len(), 1, "{err}");
+    let warning = lines[early[0]];
+    assert!(
+        warning.starts_with("nmc: warning: trace.jsonl is on course for about "),
+        "{warning}"
+    );
+    assert!(
+        warning.contains("it will stop at its limit of 5.0 MB"),
+        "{warning}"
+    );
+    assert!(warning.contains("--trace-limit SIZE"), "{warning}");
+    let stopped = lines
+        .iter()
+        .position(|l| l.contains("stopped at its limit of 5000000 bytes"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(early[0] < stopped, "{err}");
+    // Simulated seconds: the warning's "in the first T s" comes before the stop's "at simulated T s".
+    let num = |l: &str, after: &str| -> f64 {
+        l.split(after)
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let (warned_at, stopped_at) = (
+        num(warning, "in the first "),
+        num(lines[stopped], "at simulated "),
+    );
+    assert!(
+        warned_at * 4.0 < stopped_at,
+        "warned at {warned_at} s, stopped at {stopped_at} s"
+    );
+    // Its projection: beyond the limit, and a suggested limit above it.
+    let projected = warning.split("on course for about ").nth(1).unwrap();
+    assert!(
+        projected.contains(" MB") || projected.contains(" GB"),
+        "{warning}"
+    );
+    // A limit the trace stays under: no warning at all.
+    let err = run("1GB");
+    assert!(!err.contains("trace.jsonl"), "{err}");
 }
 
 /// A trace stops at its size limit with a last `TraceLimit` line, and the run warns on stderr.

@@ -80,21 +80,74 @@ pub fn run_text(
     }
 }
 
-fn trace_for(on: bool, dir: &Path, limit: u64, files: &mut Vec<PathBuf>) -> Result<Trace> {
+/// Opens `trace.jsonl` in `dir` if the scenario asks for a trace: stopping at `limit` bytes, and
+/// warning on stderr, early, when its growth projects past the limit before the run's `end`
+/// ([`trace_projection_warning`]).
+fn trace_for(
+    on: bool,
+    dir: &Path,
+    limit: u64,
+    end: nmc_sim::SimTime,
+    files: &mut Vec<PathBuf>,
+) -> Result<Trace> {
     if !on {
         return Ok(Trace::off());
     }
     let path = dir.join("trace.jsonl");
     let f = File::create(&path).with_context(|| format!("creating {}", path.display()))?;
     files.push(path);
-    Ok(Trace::to_writer(BufWriter::new(f)).with_limit(limit))
+    Ok(Trace::to_writer(BufWriter::new(f))
+        .with_limit(limit)
+        .warn_early(end, |p| eprintln!("nmc: {}", trace_projection_warning(p))))
+}
+
+/// A size in bytes for people: `950 B`, `310 kB`, `52.4 MB`, `1.2 GB` (powers of 1000, as
+/// `--trace-limit` reads them).
+pub fn fmt_bytes(b: u64) -> String {
+    let b = b as f64;
+    let (v, unit) = [(1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB")]
+        .into_iter()
+        .find(|(k, _)| b >= *k)
+        .map_or((b, "B"), |(k, u)| (b / k, u));
+    if unit == "B" || v >= 100.0 {
+        format!("{v:.0} {unit}")
+    } else {
+        format!("{v:.1} {unit}")
+    }
+}
+
+/// The one line said when a trace is on course to pass its size limit before the run ends.
+pub fn trace_projection_warning(p: &nmc_sim::trace::Projection) -> String {
+    let secs = |t: nmc_sim::SimTime| t.as_nanos() as f64 / 1e9;
+    format!(
+        "warning: trace.jsonl is on course for about {} by the run's end at simulated {:.0} s ({} in the first {:.1} s); it will stop at its limit of {} (raise it with --trace-limit SIZE, e.g. --trace-limit {})",
+        fmt_bytes(p.projected),
+        secs(p.end),
+        fmt_bytes(p.bytes),
+        secs(p.at),
+        fmt_bytes(p.limit),
+        suggested_limit(p.projected),
+    )
+}
+
+/// A round `--trace-limit` above `projected` bytes: the next 1, 2 or 5 × a power of ten, in
+/// the unit `--trace-limit` reads (`50MB`, `2GB`).
+fn suggested_limit(projected: u64) -> String {
+    let want = projected as f64 * 1.2;
+    let mag = 10f64.powf(want.max(1.0).log10().floor());
+    let v = [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * mag)
+        .find(|v| *v >= want)
+        .unwrap_or(10.0 * mag);
+    fmt_bytes(v as u64).replace(' ', "").replace(".0", "")
 }
 
 /// What a run says when its trace met the size limit.
 fn trace_note(stopped_at: Option<nmc_sim::SimTime>, opts: &RunOptions) -> Option<String> {
     stopped_at.map(|t| {
         format!(
-            "warning: trace.jsonl stopped at its limit of {} bytes at simulated {:.3} s; the rest of the run is not traced (raise it with --trace-limit)",
+            "warning: trace.jsonl stopped at its limit of {} bytes at simulated {:.3} s; the rest of the run is not traced (raise it with --trace-limit SIZE)",
             opts.trace_limit.unwrap_or(TRACE_LIMIT),
             t.as_nanos() as f64 / 1e9
         )
@@ -167,7 +220,8 @@ fn begin<N: serde::de::DeserializeOwned, T: serde::de::DeserializeOwned>(
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let mut files = Vec::new();
     let limit = opts.trace_limit.unwrap_or(TRACE_LIMIT);
-    let trace = trace_for(s.trace, &out, limit, &mut files)?;
+    let end = nmc_sim::SimTime::ZERO + s.duration;
+    let trace = trace_for(s.trace, &out, limit, end, &mut files)?;
     Ok((s, seed, out, files, trace))
 }
 

@@ -12,7 +12,14 @@
 //!   published values and reference curves ([`SeriesStyle::Published`], [`SeriesStyle::Dashed`]),
 //!   then our series in the order given — so ours are never under a published value;
 //! - the legend goes in the first of eight places inside the plot (the corners, then the middles
-//!   of the edges) where it covers no mark of any series; where there is none, below the plot.
+//!   of the edges) where it covers no mark of any series; where there is none, below the plot;
+//!   its box is sized by [`style::text_width`], the same estimate plotters' text is laid out by
+//!   or wider (an SVG cannot know its viewer's font; see there);
+//! - a title too long for the plot's width wraps at spaces ([`style::wrap`]), centred over the
+//!   plot, and each extra line adds to the document's height;
+//! - every axis title carries its unit, `quantity (unit)` ([`style::axis_unit`]): a chart with
+//!   an axis that does not (other than a category axis) is refused with a one-line error, so a
+//!   chart drawn without a unit fails every run and test that draws it.
 
 use crate::style::{self, Glyph, LegendEntry, Marker};
 use plotters::coord::Shift;
@@ -98,7 +105,8 @@ pub enum Axis {
 #[derive(Clone, Debug)]
 pub struct Chart {
     pub title: String,
-    /// Axis titles: quantity and unit, e.g. `round trip (ms)`.
+    /// Axis titles: quantity and unit, e.g. `round trip (ms)`, `messages (count)`; checked when
+    /// drawn ([`style::axis_unit`]).
     pub x_label: String,
     pub y_label: String,
     pub series: Vec<Series>,
@@ -128,6 +136,8 @@ pub struct Layout {
     pub y_ticks: Vec<String>,
     /// The size of the SVG document.
     pub size: (u32, u32),
+    /// The title's lines as drawn (a long title wraps to the plot's width).
+    pub title: Vec<String>,
 }
 
 /// An axis made ready to draw: range, tick positions and labels.
@@ -152,6 +162,9 @@ impl AxisPlan {
 /// Up to this span a whole-number axis counts as "a few values" (hops, channels, bins): half a
 /// unit of room at each end and, where they fit, a tick at every value.
 const FEW: f64 = 20.0;
+
+/// Between the title's last line and the plot, pixels.
+const TITLE_GAP: u32 = 8;
 
 fn is_whole(v: f64) -> bool {
     (v - v.round()).abs() < 1e-9
@@ -565,18 +578,35 @@ impl Chart {
         (w + 42.0).max(52.0).ceil() as u32
     }
 
+    /// The title's lines, wrapped to the plot's width ([`style::wrap`]), and the horizontal
+    /// centre of the plot they are centred on.
+    fn title_lines(&self, y: &AxisPlan) -> (Vec<String>, f64) {
+        let left = f64::from(style::MARGIN + Self::y_label_area(y));
+        let right = f64::from(self.size.0) - f64::from(style::MARGIN);
+        (
+            style::wrap(&self.title, style::TITLE_SIZE, right - left),
+            (left + right) / 2.0,
+        )
+    }
+
+    /// The height the title's lines beyond the first add to the document.
+    fn extra_title_height(lines: &[String]) -> u32 {
+        (style::line_height(style::TITLE_SIZE) * lines.len().saturating_sub(1) as f64).ceil() as u32
+    }
+
     fn build<'a, DB: DrawingBackend>(
         &self,
         area: &'a DrawingArea<DB, Shift>,
         x: &AxisPlan,
         y: &AxisPlan,
+        titled: bool,
     ) -> Result<ChartContext<'a, DB, Coords>, String> {
         let mut b = ChartBuilder::on(area);
-        if !self.title.is_empty() {
-            b.caption(&self.title, style::font(style::TITLE_SIZE));
+        b.margin(style::MARGIN);
+        if titled {
+            b.margin_top(TITLE_GAP);
         }
-        b.margin(style::MARGIN)
-            .x_label_area_size(style::X_LABEL_AREA)
+        b.x_label_area_size(style::X_LABEL_AREA)
             .y_label_area_size(Self::y_label_area(y))
             .build_cartesian_2d(Ticked::new(x), Ticked::new(y))
             .map_err(derr)
@@ -790,15 +820,32 @@ impl Chart {
         self.render().map(|(s, _)| s)
     }
 
+    /// Every axis titled with its unit ([`style::axis_unit`]); a category axis is exempt (its
+    /// tick names say what it is).
+    fn check_axis_titles(&self) -> Result<(), String> {
+        for (title, axis) in [(&self.x_label, &self.x_axis), (&self.y_label, &self.y_axis)] {
+            if !matches!(axis, Axis::Categories(_)) {
+                style::axis_unit(title).map_err(|e| format!("chart {:?}: {e}", self.title))?;
+            }
+        }
+        Ok(())
+    }
+
     fn render(&self) -> Result<(String, Layout), String> {
+        self.check_axis_titles()?;
         // A first pass on a scratch canvas finds the plot area, the marks and the legend's place.
         let (w, h) = (f64::from(self.size.0), f64::from(self.size.1));
         let guess = (w - 120.0, h - 110.0);
         let (xp, yp) = self.plan(guess);
+        // A long title wraps to the plot's width; its extra lines add to the height.
+        let (title, centre) = self.title_lines(&yp);
+        let top_h = self.size.1 + Self::extra_title_height(&title);
         let (plot, layers, entries) = {
             let mut scratch = String::new();
-            let root = SVGBackend::with_string(&mut scratch, self.size).into_drawing_area();
-            let chart = self.build(&root, &xp, &yp)?;
+            let root =
+                SVGBackend::with_string(&mut scratch, (self.size.0, top_h)).into_drawing_area();
+            let body = style::draw_title(&root, &title, style::TITLE_SIZE, centre)?;
+            let chart = self.build(&body, &xp, &yp, !title.is_empty())?;
             let (xr, yr) = chart.plotting_area().get_pixel_range();
             let plot = (
                 f64::from(xr.start),
@@ -822,14 +869,15 @@ impl Chart {
             Some(None) => style::legend_rows(&entries, plot.2 - plot.0).1.ceil() as u32,
             _ => 0,
         };
-        let size = (self.size.0, self.size.1 + strip);
+        let size = (self.size.0, top_h + strip);
         let mut out = String::new();
         let legend;
         {
             let root = SVGBackend::with_string(&mut out, size).into_drawing_area();
             root.fill(&style::BACKGROUND).map_err(derr)?;
-            let (top, _) = root.split_vertically(self.size.1);
-            let mut chart = self.build(&top, &xp, &yp)?;
+            let (top, _) = root.split_vertically(top_h);
+            let body = style::draw_title(&top, &title, style::TITLE_SIZE, centre)?;
+            let mut chart = self.build(&body, &xp, &yp, !title.is_empty())?;
             let xf = |v: &f64| xp.label(*v);
             let yf = |v: &f64| yp.label(*v);
             chart
@@ -855,7 +903,7 @@ impl Chart {
                     Some((at.0, at.1, at.0 + w, at.1 + h))
                 }
                 Some(None) => {
-                    let at = (plot.0, f64::from(self.size.1));
+                    let at = (plot.0, f64::from(top_h));
                     style::draw_legend_rows(&root, at, plot.2 - plot.0, &entries)?;
                     Some((at.0, at.1, plot.2, at.1 + f64::from(strip)))
                 }
@@ -867,6 +915,7 @@ impl Chart {
             plot,
             legend,
             legend_below: matches!(place, Some(None)),
+            title: title.clone(),
             x_ticks: xp.labels.clone(),
             y_ticks: yp.labels.clone(),
             size,
@@ -917,7 +966,7 @@ mod tests {
 
     #[test]
     fn draws_text_and_series_without_fonts() {
-        let svg = Chart::new("Throughput", "hops", "kbit/s")
+        let svg = Chart::new("Throughput", "distance (hops)", "throughput (kbit/s)")
             .with(Series::new(
                 "average",
                 SeriesStyle::LinePoints,
@@ -931,7 +980,7 @@ mod tests {
             .to_svg()
             .unwrap();
         assert!(svg.starts_with("<svg"));
-        for text in ["Throughput", "kbit/s", "average"] {
+        for text in ["Throughput", "throughput (kbit/s)", "average"] {
             assert!(
                 svg.contains(&format!(">\n{text}\n</text>")),
                 "{text} missing"
@@ -939,10 +988,25 @@ mod tests {
         }
         // Empty and non-finite data still give a drawable chart.
         assert!(
-            Chart::new("e", "x", "y")
+            Chart::new("e", "x (s)", "y (count)")
                 .with(Series::new("n", SeriesStyle::Line, vec![(f64::NAN, 1.0)]))
                 .to_svg()
                 .is_ok()
+        );
+        // An axis without a unit is refused, in one line that names the chart and the title.
+        let e = Chart::new("Throughput", "hops", "throughput (kbit/s)")
+            .to_svg()
+            .unwrap_err();
+        assert!(
+            e.contains("\"Throughput\"") && e.contains("\"hops\" carries no unit"),
+            "{e}"
+        );
+        assert!(
+            Chart::new("gain", "loop prevention", "gain (%)")
+                .x_axis(Axis::Categories(vec![(1.0, "none".into())]))
+                .to_svg()
+                .is_ok(),
+            "a category axis names its ticks instead"
         );
     }
 
@@ -1173,5 +1237,124 @@ mod tests {
         assert!(l.legend_below);
         let r = l.legend.unwrap();
         assert!(r.1 >= f64::from(c.size.1) && l.size.1 > c.size.1);
+    }
+
+    /// The `<text>` elements with the given `font-size`, as (x, y, text-anchor, text).
+    fn texts_of_size(svg: &str, size: f64) -> Vec<(f64, f64, String, String)> {
+        svg.split("<text ")
+            .skip(1)
+            .filter_map(|t| {
+                let (head, rest) = t.split_once('>')?;
+                let head = format!(" {head}");
+                (attr(&head, "font-size")? == size).then(|| {
+                    (
+                        attr(&head, "x").unwrap_or(f64::NAN),
+                        attr(&head, "y").unwrap_or(f64::NAN),
+                        attr_str(&head, "text-anchor").to_string(),
+                        rest.split("</text>")
+                            .next()
+                            .unwrap_or("")
+                            .trim()
+                            .to_string(),
+                    )
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_long_title_wraps_within_the_canvas_and_pushes_the_plot_down() {
+        let long = "Pump round trips, first 200 s of the loaded 1974 map with failures \
+                    (CASE–CMU down 40–60, 100–120, 160–180 s; UCLA–ARPA pumped at 9 hops)";
+        let short =
+            Chart::new("Fig. 3", "distance (hops)", "throughput (kbit/s)").with(Series::new(
+                "nmc",
+                SeriesStyle::LinePoints,
+                vec![(1.0, 38.0), (9.0, 30.0)],
+            ));
+        let mut c = short.clone();
+        c.title = long.into();
+        let (l, svg) = (c.layout().unwrap(), c.to_svg().unwrap());
+        assert!(l.title.len() >= 2, "{:?}", l.title);
+        assert_eq!(
+            l.title.join(" "),
+            long.split_whitespace().collect::<Vec<_>>().join(" ")
+        );
+        let size = style::TITLE_SIZE / 1.24;
+        let drawn = texts_of_size(&svg, size);
+        assert_eq!(
+            drawn.iter().map(|t| t.3.clone()).collect::<Vec<_>>(),
+            l.title,
+            "each line is its own <text>"
+        );
+        let canvas = f64::from(l.size.0);
+        let mut last_y = 0.0;
+        for (x, y, anchor, text) in &drawn {
+            assert_eq!(anchor, "middle");
+            let w = style::text_width(text, style::TITLE_SIZE);
+            assert!(
+                x - w / 2.0 >= 0.0 && x + w / 2.0 <= canvas,
+                "{text:?} ({w:.0} px at x={x}) runs off a {canvas} px canvas"
+            );
+            assert!(
+                w <= l.plot.2 - l.plot.0 + 1.0,
+                "{text:?} is wider than the plot"
+            );
+            assert!(*y > last_y, "lines go down the page");
+            last_y = *y;
+        }
+        // The extra lines add to the height; the plot below keeps its size.
+        let s = short.layout().unwrap();
+        assert_eq!(s.title, ["Fig. 3"]);
+        assert!(l.size.1 > s.size.1, "{:?} vs {:?}", l.size, s.size);
+        assert!(
+            last_y + size * 0.3 < l.plot.1,
+            "the title overlaps the plot"
+        );
+        let h = |r: Rect| r.3 - r.1;
+        assert!((h(l.plot) - h(s.plot)).abs() <= 1.0);
+    }
+
+    #[test]
+    fn the_legend_box_holds_its_longest_label() {
+        let labels = [
+            "nmc",
+            "WWW MMM — wide letters in a long label",
+            "K&O Oct 1974 (published)",
+        ];
+        let mut c = Chart::new("legend", "x (s)", "y (ms)");
+        for (k, name) in labels.iter().enumerate() {
+            c = c.with(Series::new(
+                *name,
+                SeriesStyle::LinePoints,
+                vec![(0.0, 1.0 + k as f64), (1.0, 1.0 + k as f64)],
+            ));
+        }
+        c.y_range = Some(0.0..20.0);
+        let svg = c.to_svg().unwrap();
+        let b = legend_box(&svg);
+        let drawn = texts_of_size(&svg, style::LEGEND_SIZE / 1.24);
+        for name in labels {
+            let (x, _, _, _) = drawn
+                .iter()
+                .find(|t| t.3 == name.replace('&', "&amp;"))
+                .unwrap_or_else(|| panic!("{name} not drawn: {drawn:?}"));
+            // By plotters' own estimate and by the style's, the label ends inside the frame.
+            let (pw, _) = style::font(style::LEGEND_SIZE).box_size(name).unwrap();
+            let em = style::LEGEND_SIZE / 1.24;
+            let pessimistic = name.chars().count() as f64 * em * 0.64;
+            for w in [f64::from(pw), style::text_width(name, style::LEGEND_SIZE)] {
+                assert!(
+                    x + w <= b.2,
+                    "{name}: ends at {} past the frame at {}",
+                    x + w,
+                    b.2
+                );
+            }
+            assert!(
+                style::text_width(name, style::LEGEND_SIZE) >= pessimistic * 0.9,
+                "{name}: estimate below 0.58 em a character"
+            );
+        }
     }
 }

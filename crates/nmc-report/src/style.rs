@@ -133,10 +133,80 @@ pub fn text(size: f64, colour: RGBColor) -> TextStyle<'static> {
     font(size).color(&colour)
 }
 
-/// An estimate of a text's width in pixels at a plotters font size (no font files are read, so
-/// this is generous: 0.6 em a character).
+/// The width of character `c` in em, generously: an upper estimate of DejaVu Sans, the widest
+/// of the usual `sans-serif` fonts (Liberation Sans, Arial and Helvetica are narrower).
+fn char_em(c: char) -> f64 {
+    match c {
+        ' ' | 'i' | 'j' | 'l' | 'I' | 'J' | '.' | ',' | ':' | ';' | '\'' | '|' | '!' | '`' => 0.32,
+        'f' | 't' | 'r' | '(' | ')' | '[' | ']' | '{' | '}' | '-' | '/' => 0.44,
+        'm' | 'w' | 'M' | 'W' | '%' | '@' | '—' | '…' => 1.0,
+        'A'..='Z' => 0.8,
+        'a'..='z' | '0'..='9' => 0.64,
+        c if c.is_ascii() => 0.84,
+        // Greek and accented letters (ρ, µ, é) as lower case; arrows, ×, −, ≥ and the rest wide.
+        c if c.is_alphabetic() => 0.7,
+        _ => 0.9,
+    }
+}
+
+/// The width of text `s` in pixels at a plotters font size `size`.
+///
+/// This is an estimate, and has to be: an SVG names a font family, and the viewer's font
+/// decides the real width. plotters cannot measure either: built without a font backend (this
+/// project needs no font files), its [`FontDesc::box_size`] is itself an estimate, 0.7 ×
+/// `size` / 1.24² pixels a byte. So this takes the larger of that (what plotters lays its own
+/// caption and tick labels out with) and a per-character upper estimate of the widest usual
+/// sans-serif font (`char_em` em a character at the SVG font size, `size` / 1.24). Layout
+/// that makes room for this width makes room for the text in any usual font.
 pub fn text_width(s: &str, size: f64) -> f64 {
-    s.chars().count() as f64 * size / 1.24 * 0.6
+    let ours = s.chars().map(char_em).sum::<f64>() * size / 1.24;
+    let plotters = font(size).box_size(s).map_or(0.0, |(w, _)| f64::from(w));
+    ours.max(plotters)
+}
+
+/// Height of one line of text at a plotters font size: 1.25 × the SVG font size.
+pub fn line_height(size: f64) -> f64 {
+    (size / 1.24 * 1.25).ceil()
+}
+
+/// `s` broken into lines of at most `width` pixels at font size `size` ([`text_width`]), at
+/// spaces; a word wider than `width` on its own is broken between characters. Whitespace runs
+/// become one space; empty text gives no lines.
+pub fn wrap(s: &str, size: f64, width: f64) -> Vec<String> {
+    let fits = |t: &str| text_width(t, size) <= width;
+    let mut lines: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for word in s.split_whitespace() {
+        let joined = if cur.is_empty() {
+            word.to_string()
+        } else {
+            format!("{cur} {word}")
+        };
+        if fits(&joined) {
+            cur = joined;
+            continue;
+        }
+        if !cur.is_empty() {
+            lines.push(std::mem::take(&mut cur));
+        }
+        if fits(word) {
+            cur = word.to_string();
+        } else {
+            for ch in word.chars() {
+                let mut next = cur.clone();
+                next.push(ch);
+                if !cur.is_empty() && !fits(&next) {
+                    lines.push(std::mem::take(&mut cur));
+                    next = ch.to_string();
+                }
+                cur = next;
+            }
+        }
+    }
+    if !cur.is_empty() {
+        lines.push(cur);
+    }
+    lines
 }
 
 /// Draws a marker centred at pixel `c` on a pixel-addressed drawing area.
@@ -360,6 +430,107 @@ fn draw_label<DB: DrawingBackend>(
     .map_err(|e| e.to_string())
 }
 
+/// Draws a title's `lines` (from [`wrap`]) at font size `size`, centred on x = `centre`, from
+/// the top of `area` (after [`MARGIN`]), and returns the area below them.
+pub fn draw_title<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    lines: &[String],
+    size: f64,
+    centre: f64,
+) -> Result<DrawingArea<DB, plotters::coord::Shift>, String> {
+    if lines.is_empty() {
+        return Ok(area.clone());
+    }
+    let lh = line_height(size);
+    let font = text(size, AXIS).pos(plotters::style::text_anchor::Pos::new(
+        plotters::style::text_anchor::HPos::Center,
+        plotters::style::text_anchor::VPos::Top,
+    ));
+    for (i, l) in lines.iter().enumerate() {
+        let y = f64::from(MARGIN) + lh * i as f64;
+        area.draw(&Text::new(
+            l.clone(),
+            (centre.round() as i32, y.round() as i32),
+            font.clone(),
+        ))
+        .map_err(|e| e.to_string())?;
+    }
+    let h = f64::from(MARGIN) + lh * lines.len() as f64;
+    Ok(area.split_vertically(h.ceil() as u32).1)
+}
+
+/// Units an axis title may end with, before a metric prefix (`n`, `µ`, `m`, `k`, `M`, `G`) and
+/// in ratios (`kbit/s`, `µs/bit`).
+const UNITS: &[&str] = &[
+    "s", "min", "h", "bit", "bits", "b", "B", "byte", "bytes", "octet", "octets", "Hz", "%",
+    "packet", "packets", "message", "messages", "hop", "hops", "unit", "units", "buffer",
+    "buffers",
+];
+
+/// Words that say an axis has no physical unit, and which kind of number it is.
+const UNITLESS: &[&str] = &[
+    "count",
+    "fraction",
+    "dimensionless",
+    "index",
+    "ratio",
+    "sequence number",
+];
+
+fn is_unit(u: &str) -> bool {
+    let one = |p: &str| {
+        UNITS.contains(&p)
+            || ["n", "µ", "u", "m", "k", "M", "G"]
+                .iter()
+                .any(|pre| p.strip_prefix(pre).is_some_and(|b| UNITS.contains(&b)))
+    };
+    !u.is_empty() && u.split('/').all(one)
+}
+
+/// The unit an axis title carries: the title is `quantity (unit)`, the unit in brackets at its
+/// end, where the unit is a unit of measure (`ms`, `kbit/s`, `µs/bit`, `bytes`, `hops`, `%`), a
+/// multiple of a named reference (`× Dec 1973 seven-day average`), or says the number has no
+/// unit and what it is (`count`, `fraction`, `dimensionless`, `index`, `ratio`). A comma, a colon
+/// or more words may follow the unit (`count per 25 ms bin`, `fraction, log scale`). Anything
+/// else is the one-line reason it is not a titled quantity. [`crate::plot::Chart`] refuses to
+/// draw an axis (other than a category axis, whose tick names say what it is) without one.
+pub fn axis_unit(title: &str) -> Result<&str, String> {
+    let reason = || {
+        format!(
+            "axis title {title:?} carries no unit: end it with the unit in brackets, e.g. \
+             \"round trip (ms)\", or say it has none: (count), (fraction), (dimensionless), (index)"
+        )
+    };
+    let body = title.trim_end().strip_suffix(')').ok_or_else(reason)?;
+    // The bracket that opens the last group (which may itself hold brackets).
+    let mut depth = 0usize;
+    let mut open = None;
+    for (i, c) in body.char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' if depth == 0 => {
+                open = Some(i);
+                break;
+            }
+            '(' => depth -= 1,
+            _ => {}
+        }
+    }
+    let open = open.ok_or_else(reason)?;
+    if body[..open].trim().is_empty() {
+        return Err(reason());
+    }
+    let unit = body[open + 1..].trim();
+    let head = unit.split([',', ':', ';']).next().unwrap_or("").trim();
+    let first = head.split_whitespace().next().unwrap_or("");
+    let ok = head.starts_with('×')
+        || UNITLESS
+            .iter()
+            .any(|w| head == *w || head.starts_with(&format!("{w} ")))
+        || is_unit(first);
+    if ok { Ok(unit) } else { Err(reason()) }
+}
+
 /// Tick positions for an axis from `lo` to `hi`: multiples of a "nice" step (1, 2, 2.5 or 5
 /// times a power of ten; whole-number steps only when `integer`), at most about `max_ticks`.
 /// Returns the ticks and the step.
@@ -449,5 +620,81 @@ mod tests {
         assert_eq!(tick_label(-0.0, 0.1), "0.0");
         assert_eq!(log10_label(3.0), "1000");
         assert_eq!(log10_label(-2.0), "0.01");
+    }
+
+    #[test]
+    fn text_width_is_generous_for_wide_letters_and_at_least_plotters() {
+        let em = TITLE_SIZE / 1.24;
+        // W and M are about 1 em in the widest usual sans-serif; i about 0.28 em.
+        assert!(text_width("WWWWWWWWWW", TITLE_SIZE) >= 9.8 * em);
+        assert!(text_width("MMMMMMMMMM", TITLE_SIZE) > text_width("iiiiiiiiii", TITLE_SIZE));
+        for t in ["illicit", "ρ (fraction)", "K&O Oct 1974", ""] {
+            let (w, _) = font(LEGEND_SIZE).box_size(t).unwrap();
+            assert!(text_width(t, LEGEND_SIZE) >= f64::from(w), "{t}");
+        }
+    }
+
+    #[test]
+    fn wrap_breaks_at_spaces_within_the_width() {
+        let t = "Pump round trips, first 200 s (CASE–CMU down 40–60, 100–120, 160–180 s)";
+        let width = 300.0;
+        let lines = wrap(t, TITLE_SIZE, width);
+        assert!(lines.len() >= 2, "{lines:?}");
+        for l in &lines {
+            assert!(text_width(l, TITLE_SIZE) <= width, "{l:?}");
+        }
+        // Nothing lost, nothing added: the words in order.
+        assert_eq!(
+            lines.join(" ").split(' ').collect::<Vec<_>>(),
+            t.split_whitespace().collect::<Vec<_>>()
+        );
+        // Short text stays on one line; empty text has none.
+        assert_eq!(wrap("Fig. 3", TITLE_SIZE, width), ["Fig. 3"]);
+        assert!(wrap("  ", TITLE_SIZE, width).is_empty());
+        // A word longer than the width is broken between characters, still within it.
+        let long = "x".repeat(80);
+        let lines = wrap(&long, TITLE_SIZE, 200.0);
+        assert!(lines.len() > 1);
+        assert!(lines.iter().all(|l| text_width(l, TITLE_SIZE) <= 200.0));
+        assert_eq!(lines.concat(), long);
+    }
+
+    #[test]
+    fn axis_titles_must_carry_a_unit() {
+        for (t, unit) in [
+            ("round trip (ms)", "ms"),
+            ("throughput (kbit/s)", "kbit/s"),
+            ("cost (µs/bit)", "µs/bit"),
+            ("autocorrelation r(k) (dimensionless)", "dimensionless"),
+            ("messages (count per 25 ms bin)", "count per 25 ms bin"),
+            (
+                "share of loops (fraction, log scale)",
+                "fraction, log scale",
+            ),
+            (
+                "network load (× Dec 1973 seven-day average)",
+                "× Dec 1973 seven-day average",
+            ),
+            ("channel (index: 2k = node k→k+1)", "index: 2k = node k→k+1"),
+            ("distance (hops)", "hops"),
+            ("gain (%)", "%"),
+        ] {
+            assert_eq!(axis_unit(t), Ok(unit), "{t}");
+        }
+        for t in [
+            "hops",
+            "kbit/s",
+            "loop prevention",
+            "round trip",
+            "(ms)",
+            "delay (approximate)",
+            "delay (ms",
+            "x",
+            "",
+            "rate (furlongs/fortnight)",
+        ] {
+            let e = axis_unit(t).expect_err(t);
+            assert!(e.contains("carries no unit") && !e.contains('\n'), "{e}");
+        }
     }
 }

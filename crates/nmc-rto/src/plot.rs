@@ -144,13 +144,20 @@ pub fn heatmap_svg(h: &HeatMap<'_>) -> Result<String, PlotError> {
         let width = (420 * np as u32).clamp(480, 2400);
         let root = SVGBackend::with_string(&mut svg, (width, 480)).into_drawing_area();
         root.fill(&style::BACKGROUND).map_err(perr)?;
-        let root = root
-            .titled(
-                &format!("{}   (colour: {:.3} blue .. {:.3} red)", h.title, lo, hi),
-                // A sweep's title is long and a single panel narrow: the axis-title size.
-                style::font(style::AXIS_TITLE_SIZE),
-            )
-            .map_err(perr)?;
+        // A sweep's title is long and a single panel narrow: the axis-title size, wrapped to
+        // the width.
+        let title = style::wrap(
+            &format!("{}   (colour: {:.3} blue .. {:.3} red)", h.title, lo, hi),
+            style::AXIS_TITLE_SIZE,
+            f64::from(width - 2 * style::MARGIN),
+        );
+        let root = style::draw_title(
+            &root,
+            &title,
+            style::AXIS_TITLE_SIZE,
+            f64::from(width) / 2.0,
+        )
+        .map_err(perr)?;
         let areas = root.split_evenly((1, np));
         for (pi, area) in areas.iter().enumerate() {
             let nx = h.x.1.len().max(1);
@@ -216,4 +223,47 @@ pub fn heatmap_svg(h: &HeatMap<'_>) -> Result<String, PlotError> {
         root.present().map_err(perr)?;
     }
     Ok(svg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_heat_maps_long_title_wraps_within_its_width() {
+        let xs = [0.1, 0.2, 0.3];
+        let svg = heatmap_svg(&HeatMap {
+            title: "RFC 889 §3 estimators replayed on every trace of the sweep: the mean \
+                    retransmission timeout over the measured round trip, by gain and minimum"
+                .into(),
+            x: ("gain α (dimensionless)", &xs),
+            y: ("minimum (ms)", &[200.0]),
+            panels: ("", &[0.0]),
+            cells: vec![vec![vec![1.0, 2.0, 3.0]]],
+        })
+        .unwrap();
+        let width: f64 = svg
+            .split("width=\"")
+            .nth(1)
+            .and_then(|w| w.split('"').next())
+            .unwrap()
+            .parse()
+            .unwrap();
+        let size = format!("font-size=\"{}\"", style::AXIS_TITLE_SIZE / 1.24);
+        let lines: Vec<String> = svg
+            .split("<text ")
+            .filter_map(|t| t.split_once('>'))
+            .filter(|(head, _)| head.contains(&size) && head.contains("text-anchor=\"middle\""))
+            .map(|(_, rest)| rest.split("</text>").next().unwrap().trim().to_string())
+            .filter(|t| !t.is_empty() && t != "minimum (ms)" && !t.starts_with("gain α"))
+            .collect();
+        assert!(lines.len() >= 2, "{lines:?}");
+        assert!(
+            lines[0].starts_with("RFC 889 §3") && lines.last().unwrap().contains("red)"),
+            "{lines:?}"
+        );
+        for l in &lines {
+            assert!(style::text_width(l, style::AXIS_TITLE_SIZE) <= width, "{l}");
+        }
+    }
 }

@@ -7,7 +7,9 @@
 //! A trace has a size limit ([`Trace::with_limit`]): a long run traces millions of events a
 //! simulated minute, and a disk filled by mistake loses more than the trace. At the limit the
 //! trace writes one last line, `{"t_ns":…,"event":"TraceLimit","limit_bytes":…}`, and stops;
-//! [`Trace::stopped_at`] says when, so the run can say so.
+//! [`Trace::stopped_at`] says when, so the run can say so. So that nobody waits hours to learn
+//! that, a trace told when the run ends ([`Trace::warn_early`]) projects its size to the end
+//! and reports once, as soon as the projection passes the limit ([`Projection`]).
 
 use crate::time::SimTime;
 use serde::Serialize;
@@ -21,7 +23,34 @@ pub struct Trace {
     bytes: u64,
     limit: u64,
     stopped_at: Option<SimTime>,
+    early: Option<Early>,
 }
+
+/// The early warning of [`Trace::warn_early`]: when the run ends, and whom to tell.
+struct Early {
+    end: SimTime,
+    warn: Box<dyn FnMut(&Projection)>,
+}
+
+/// What the trace has written at `at`, and where that leads by the run's end: the argument of
+/// the early warning ([`Trace::warn_early`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Projection {
+    /// Simulated time of the projection.
+    pub at: SimTime,
+    /// Bytes written by then.
+    pub bytes: u64,
+    /// The run's end.
+    pub end: SimTime,
+    /// `bytes` extrapolated at the rate so far (bytes per simulated second) to `end`.
+    pub projected: u64,
+    /// The size limit.
+    pub limit: u64,
+}
+
+/// Growth is projected only after this fraction of the run (1/`EARLY_AFTER`): the first
+/// instants, when a run sets itself up, are no guide to its rate.
+pub const EARLY_AFTER: u64 = 100;
 
 impl Default for Trace {
     fn default() -> Self {
@@ -39,6 +68,7 @@ impl Trace {
             bytes: 0,
             limit: u64::MAX,
             stopped_at: None,
+            early: None,
         }
     }
 
@@ -57,6 +87,48 @@ impl Trace {
         self
     }
 
+    /// The same trace, calling `warn` once, early, if it is going to stop at its limit before
+    /// the run ends at `end`: as soon as the bytes written so far, extrapolated at their rate
+    /// per simulated second to `end`, pass the limit, looked at from 1/[`EARLY_AFTER`] of the
+    /// run on; or, for a trace that fills faster than that, just before it stops. Called at most
+    /// once, and never after the trace has stopped.
+    pub fn warn_early(mut self, end: SimTime, warn: impl FnMut(&Projection) + 'static) -> Self {
+        self.early = Some(Early {
+            end,
+            warn: Box::new(warn),
+        });
+        self
+    }
+
+    /// Calls the early warning if the trace projects past its limit (see [`Trace::warn_early`]).
+    fn project(&mut self, now: SimTime, next: u64) {
+        let Some(early) = self.early.as_mut() else {
+            return;
+        };
+        let (t, end) = (now.as_nanos(), early.end.as_nanos());
+        let bytes = self.bytes.saturating_add(next);
+        let at_limit = bytes > self.limit;
+        if !(at_limit || t > 0 && t >= end / EARLY_AFTER) {
+            return;
+        }
+        // bytes × end / t, in u128 so that a long run cannot overflow.
+        let projected = if t == 0 || t >= end {
+            bytes
+        } else {
+            (u128::from(bytes) * u128::from(end) / u128::from(t)).min(u128::from(u64::MAX)) as u64
+        };
+        if projected > self.limit || at_limit {
+            (early.warn)(&Projection {
+                at: now,
+                bytes,
+                end: early.end,
+                projected: projected.max(bytes),
+                limit: self.limit,
+            });
+            self.early = None;
+        }
+    }
+
     /// When the size limit stopped the trace, if it did.
     pub fn stopped_at(&self) -> Option<SimTime> {
         self.stopped_at
@@ -73,10 +145,7 @@ impl Trace {
 
     /// Writes one record at `now`. Records must serialize to JSON objects.
     pub fn emit<R: Serialize>(&mut self, now: SimTime, record: &R) {
-        let Some(sink) = self.sink.as_mut() else {
-            return;
-        };
-        if self.error.is_some() || self.stopped_at.is_some() {
+        if self.sink.is_none() || self.error.is_some() || self.stopped_at.is_some() {
             return;
         }
         let body = match serde_json::to_string(record) {
@@ -92,6 +161,10 @@ impl Trace {
             .unwrap_or("");
         let sep = if fields.is_empty() { "" } else { "," };
         let line = format!("{{\"t_ns\":{}{sep}{fields}}}\n", now.as_nanos());
+        self.project(now, line.len() as u64);
+        let Some(sink) = self.sink.as_mut() else {
+            return;
+        };
         let result = if self.bytes + line.len() as u64 > self.limit {
             self.stopped_at = Some(now);
             writeln!(
@@ -177,5 +250,62 @@ mod tests {
             lines[2],
             "{\"t_ns\":30,\"event\":\"TraceLimit\",\"limit_bytes\":100}"
         );
+    }
+
+    /// A trace warned at `end`: the projections it reported.
+    fn warned(limit: u64, end: u64, times: &[u64]) -> (Vec<Projection>, Option<SimTime>) {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let s2 = seen.clone();
+        let mut t = Trace::to_writer(Shared::default())
+            .with_limit(limit)
+            .warn_early(SimTime::from_nanos(end), move |p| {
+                s2.lock().unwrap().push(*p)
+            });
+        for (i, ns) in times.iter().enumerate() {
+            t.emit(
+                SimTime::from_nanos(*ns),
+                &Ev::Sent {
+                    packet: i as u64 % 10,
+                },
+            );
+        }
+        let v = seen.lock().unwrap().clone();
+        (v, t.stopped_at())
+    }
+
+    #[test]
+    fn a_trace_on_course_past_its_limit_warns_once_early() {
+        // ~40-byte lines, one every 10 ns, to a run ending at 10 000 ns: ~40 000 bytes in all.
+        let times: Vec<u64> = (1..=1000).map(|k| k * 10).collect();
+        let (w, stopped) = warned(10_000, 10_000, &times);
+        assert_eq!(w.len(), 1, "{w:?}");
+        let stopped = stopped.expect("the trace stops");
+        // Looked at from 1/100 of the run (100 ns): the ten lines so far, × 100, well before
+        // the stop at about 2 500 ns.
+        let first_ten: u64 = (1..=10u64)
+            .map(|k| {
+                format!(
+                    "{{\"t_ns\":{},\"event\":\"Sent\",\"packet\":{}}}\n",
+                    k * 10,
+                    (k - 1) % 10
+                )
+                .len() as u64
+            })
+            .sum();
+        assert_eq!(w[0].at, SimTime::from_nanos(100));
+        assert_eq!(w[0].bytes, first_ten);
+        assert_eq!(w[0].projected, first_ten * 100);
+        assert_eq!(w[0].limit, 10_000);
+        assert!(w[0].at < stopped, "{:?} vs {stopped:?}", w[0].at);
+        // A limit the run stays under: no warning, no stop.
+        let (w, stopped) = warned(40_000, 10_000, &times);
+        assert!(w.is_empty() && stopped.is_none(), "{w:?}");
+        // A trace that fills before 1/100 of the run is warned of just before it stops.
+        let (w, stopped) = warned(100, 1_000_000, &times);
+        assert_eq!(w.len(), 1);
+        assert_eq!(Some(w[0].at), stopped);
+        // At time zero there is no rate to project from: the warning waits for the limit.
+        let (w, _) = warned(100, 10_000, &[0, 0, 0, 0]);
+        assert_eq!(w.len(), 1, "at the limit, even at time zero");
     }
 }
