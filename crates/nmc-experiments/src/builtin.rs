@@ -66,6 +66,10 @@ pub const SCENARIOS: &[(&str, &str)] = &[
         include_str!("../../../scenarios/rfc889/dcn8.toml"),
     ),
     (
+        "rfc889-etam",
+        include_str!("../../../scenarios/rfc889/etam.toml"),
+    ),
+    (
         "rfc889-facc",
         include_str!("../../../scenarios/rfc889/facc.toml"),
     ),
@@ -74,12 +78,24 @@ pub const SCENARIOS: &[(&str, &str)] = &[
         include_str!("../../../scenarios/rfc889/foe.toml"),
     ),
     (
+        "rfc889-foe-mux",
+        include_str!("../../../scenarios/rfc889/foe-mux.toml"),
+    ),
+    (
         "rfc889-ford1",
         include_str!("../../../scenarios/rfc889/ford1.toml"),
     ),
     (
+        "rfc889-goony",
+        include_str!("../../../scenarios/rfc889/goony.toml"),
+    ),
+    (
         "rfc889-imp17",
         include_str!("../../../scenarios/rfc889/imp17.toml"),
+    ),
+    (
+        "rfc889-tanum",
+        include_str!("../../../scenarios/rfc889/tanum.toml"),
     ),
     (
         "rfc889-umd1",

@@ -14,3 +14,4 @@ pub mod rfc626_lockup;
 pub mod rfc632_single_packet;
 pub mod rfc632_trace;
 pub mod rfc889_delay;
+pub mod rfc889_paths;
