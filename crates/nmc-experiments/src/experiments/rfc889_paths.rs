@@ -29,6 +29,7 @@
 use crate::registry::{Context, Experiment};
 use anyhow::{Result, anyhow};
 use nmc_internet::{InternetScenario, columns, fits, run};
+use nmc_probe::analysis::{RFC889_HEADER, Rfc889Cells, rfc889_row};
 use nmc_report::{Chart, Series, SeriesStyle, Target, Value};
 use std::fmt::Write as _;
 
@@ -169,6 +170,7 @@ impl Experiment for Rfc889Paths {
              Host ID   ours: 40    256     Rate     F(126) lost | RFC 889: 40    256     Rate     Comments"
         )?;
         let mut results = Vec::new();
+        let mut layout = String::from(RFC889_HEADER);
         for (i, p) in paths.iter().enumerate() {
             ctx.progress(i as f64 / paths.len() as f64);
             let s = load(p)?;
@@ -202,6 +204,18 @@ impl Experiment for Rfc889Paths {
                 } else {
                     ""
                 }
+            )?;
+            let cells = Rfc889Cells::of(&f, false).expect("one line was fitted");
+            writeln!(layout, "{}", rfc889_row(p.id, &cells, "ours"))?;
+            let published = Rfc889Cells::One {
+                d40: pd40,
+                d256: pd256,
+                rate: prate,
+            };
+            writeln!(
+                layout,
+                "{}",
+                rfc889_row("", &published, &format!("RFC 889: {}", p.comment))
             )?;
             for (q, unit, publ, ours, tol) in [
                 ("delay at 40 octets", "ms", pd40, d40, DELAY_TOLERANCE),
@@ -304,6 +318,9 @@ impl Experiment for Rfc889Paths {
         ctx.csv("rfc889-paths", &results)?;
         ctx.text("table.txt", &table)?;
         ctx.note(format!("```\n{table}```"));
+        ctx.note(format!(
+            "The same in RFC 889's table layout (also printed by `nmc echo probe` for today's paths):\n```\n{layout}```"
+        ));
         ctx.note(format!(
             "Tolerances, stated before running: delays ±{:.0} %, rate ±{:.0} %; split at 126 octets absent when F ≤ {SPLIT_ABSENT_MAX_F} (1 % point of F(2, ∞)) — a sanity bound here, since nothing in these models splits. \
              TANUM's delay and rate rows restate an input (the echo host's turnaround is estimated from them). \
