@@ -376,7 +376,11 @@ fn run_internet(
         notes.push(format!(
             "in RFC 889's table layout (one-way ms, bit/s; as `nmc echo probe` prints):\n{}{}",
             nmc_probe::analysis::RFC889_HEADER,
-            nmc_probe::analysis::rfc889_row(&s.name, &cells, "simulated")
+            nmc_probe::analysis::rfc889_row(
+                &s.name.trim_start_matches("rfc889-").to_uppercase(),
+                &cells,
+                &format!("simulated ({})", s.name)
+            )
         ));
     }
     let points: Vec<(f64, f64)> = o
