@@ -66,6 +66,10 @@ pub const SCENARIOS: &[(&str, &str)] = &[
         include_str!("../../../scenarios/rfc889/dcn8.toml"),
     ),
     (
+        "rfc889-etam",
+        include_str!("../../../scenarios/rfc889/etam.toml"),
+    ),
+    (
         "rfc889-facc",
         include_str!("../../../scenarios/rfc889/facc.toml"),
     ),
@@ -74,8 +78,16 @@ pub const SCENARIOS: &[(&str, &str)] = &[
         include_str!("../../../scenarios/rfc889/foe.toml"),
     ),
     (
+        "rfc889-foe-mux",
+        include_str!("../../../scenarios/rfc889/foe-mux.toml"),
+    ),
+    (
         "rfc889-ford1",
         include_str!("../../../scenarios/rfc889/ford1.toml"),
+    ),
+    (
+        "rfc889-goony",
+        include_str!("../../../scenarios/rfc889/goony.toml"),
     ),
     (
         "rfc889-imp17",
@@ -88,6 +100,10 @@ pub const SCENARIOS: &[(&str, &str)] = &[
     (
         "rfc889-milarp",
         include_str!("../../../scenarios/rfc889/milarp.toml"),
+    ),
+    (
+        "rfc889-tanum",
+        include_str!("../../../scenarios/rfc889/tanum.toml"),
     ),
     (
         "rfc889-umd1",

@@ -422,6 +422,21 @@ fn run_internet(
         files.push(path);
     }
     let metrics = nmc_internet::metrics(&s, &o);
+    let break_at = s.traffic[0].break_at.map(|b| (b.get() / 8) as u32);
+    let mut notes = Vec::new();
+    if let Some(cells) =
+        nmc_probe::analysis::Rfc889Cells::of(&nmc_internet::fits(&o, break_at), break_at.is_some())
+    {
+        notes.push(format!(
+            "in RFC 889's table layout (one-way ms, bit/s; as `nmc echo probe` prints):\n{}{}",
+            nmc_probe::analysis::RFC889_HEADER,
+            nmc_probe::analysis::rfc889_row(
+                &s.name.trim_start_matches("rfc889-").to_uppercase(),
+                &cells,
+                &format!("simulated ({})", s.name)
+            )
+        ));
+    }
     let points: Vec<(f64, f64)> = o
         .records
         .iter()
@@ -452,7 +467,7 @@ fn run_internet(
         summary,
         out,
         files,
-        notes: Vec::new(),
+        notes,
     })
 }
 

@@ -11,10 +11,13 @@
 //! | --- | --- |
 //! | [`spec`] | the scenario: `[network.host]`, `[[network.hops]]`, the PING in `[[traffic]]` |
 //! | [`model`] | the stages of a round trip, their arithmetic, and the event loop that drives the probe |
+//! | [`hop`] | hops with state: a gateway (finite FIFO, drops, other traffic), SATNET (shared channel, reservations), and the [`HopModel`] interface a stepped subnet will plug into |
 //!
 //! Time is integer nanoseconds ([`nmc_sim::SimTime`]); a run depends only on the scenario and
-//! its seed (the seed draws the lengths). There is no other randomness yet: a path's delays are
-//! its arithmetic, read through the measuring host's clock tick.
+//! its seed: the seed draws the lengths, and (through [`nmc_sim::RngStreams`], one stream per
+//! hop and purpose) the stateful hops' other traffic, contention and loss. A path of lines and
+//! relays only has no other randomness: its delays are its arithmetic, read through the
+//! measuring host's clock tick.
 //!
 //! ## What a part costs, and where its figure comes from
 //!
@@ -33,17 +36,27 @@
 //!   **not** judged on DCN5 (see `nmc-experiments`' `rfc889-delay`).
 //! - **Relay** (a forwarding Fuzzball or an IMP): `per_packet + per_octet · L` each way.
 //! - **Subnet** (`kind = "subnet"`: the ARPANET or MILNET of 1983): not arithmetic but nmc's IMP
-//!   model ([`nmc_imp::Stepper`], profile `arpanet-1983`, `docs/arpanet-1983.md`), run beside
+//!   model ([`subnet::SubnetHop`] over [`nmc_imp::Stepper`], profile `arpanet-1983`, `docs/arpanet-1983.md`), run beside
 //!   the path with its own traffic. A datagram of `L` octets is an 1822 message of `8·L` data
 //!   bits: one packet up to 126 octets, two or three above, which then take what multi-packet
 //!   messages take (an allocation of reassembly space, a REQALL unless one is at hand). The
 //!   split RFC 889 saw at 126 octets comes out of that, or not; it is not drawn in.
+//! - **Gateway**: a relay with a finite FIFO buffer per direction, optionally driving a line
+//!   (processing, then transmission, not overlapped), with other traffic through it — delay
+//!   bursts when a burst of other traffic fills the buffer, loss when it overflows.
+//! - **SATNET**: reservation access to a shared 64 kbit/s satellite channel; at least two
+//!   satellite hops per crossing (the reservation, then the datagram).
+//! - **`far_host`**: the echoing host when it is not a Fuzzball (SATNET's echo hosts live in
+//!   the SIMPs).
 
+pub mod hop;
 pub mod model;
 pub mod spec;
+pub mod subnet;
 
-pub use model::{BuildError, Path, RunOutput, Stage, VolleyRecord, run};
-pub use spec::{HopSpec, HostSpec, InternetScenario, NetworkSpec, PingSpec, RECORDS};
+pub use hop::{Dir, HopModel, Offer};
+pub use model::{BuildError, Path, RunOutput, Stage, VolleyRecord, run, run_with};
+pub use spec::{CrossSpec, HopSpec, HostSpec, InternetScenario, NetworkSpec, PingSpec, RECORDS};
 
 use nmc_probe::analysis::{Fits, LineFit, fit_all};
 use std::collections::BTreeMap;
@@ -83,6 +96,9 @@ pub fn metrics(s: &InternetScenario, out: &RunOutput) -> BTreeMap<String, f64> {
     m.insert("volleys.lost".into(), lost as f64);
     m.insert("sim.end_s".into(), out.end.as_secs_f64());
     m.insert("sim.events".into(), out.events as f64);
+    for (index, key, value) in &out.hop_stats {
+        m.insert(format!("hop.{index}.{key}"), *value);
+    }
     if let Some(l) = &f.one_line {
         let (d40, d256, rate) = columns(l, 40.0, 256.0);
         m.insert("fit.one_line.delay_40_ms".into(), d40);

@@ -16,11 +16,14 @@
 //! The PING reads time from a clock that ticks every `clock` ns: the send stamp and the arrival
 //! are both read as whole ticks, as the Fuzzball's millisecond clock read them.
 
+use crate::hop::{self, Dir, Gateway, HopModel, Offer, Satnet};
 use crate::spec::{HopSpec, InternetScenario};
+use crate::subnet::{self, SubnetHop};
 use nmc_probe::probe::{LengthSpec, Pacing, Probe, ProbeConfig, Volley};
 use nmc_probe::time::Nanos;
-use nmc_sim::{BitRate, Bits, EventQueue, SimDuration, SimTime};
+use nmc_sim::{BitRate, Bits, EventQueue, RngStreams, SimDuration, SimTime};
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// A scenario that cannot be built, in one line.
 #[derive(Debug, thiserror::Error)]
@@ -58,25 +61,9 @@ pub enum Stage {
         min_payload_octets: u64,
         propagation: SimDuration,
     },
-    /// A subnet run by the IMP model ([`Path::subnets`]`[part]`), crossed from its `from` host
-    /// to its `to` host, or back when `reverse`.
-    Subnet {
-        name: String,
-        part: usize,
-        reverse: bool,
-    },
-}
-
-/// A subnet of the path: the IMP scenario it runs and the two hosts where the path enters
-/// and leaves it.
-#[derive(Clone, Debug)]
-pub struct SubnetPart {
-    /// Its index in `network.hops`.
-    pub hop: usize,
-    pub name: String,
-    pub scenario: nmc_imp::ImpScenario,
-    pub from: String,
-    pub to: String,
+    /// A hop with state ([`HopModel`]: a gateway, SATNET, or later a stepped subnet):
+    /// `hop` indexes the run's models, `dir` says which way the datagram crosses it.
+    Hop { name: String, hop: usize, dir: Dir },
 }
 
 impl Stage {
@@ -91,13 +78,13 @@ impl Stage {
             } => Some(Bits::new(
                 len.max(*min_payload_octets) * *octet_bits as u64 + frame_overhead.get(),
             )),
-            Stage::Process { .. } | Stage::Subnet { .. } => None,
+            Stage::Process { .. } | Stage::Hop { .. } => None,
         }
     }
 
     /// Time the stage holds a datagram of `len` octets when nothing waits: processing, or
-    /// transmission plus propagation. A subnet's time is what its IMP model makes of the
-    /// datagram when it gets there, so it counts zero here.
+    /// transmission plus propagation. A [`Stage::Hop`]'s time depends on its state: 0 here,
+    /// its floor in [`Path::idle_round_trip`].
     pub fn time(&self, len: u64) -> SimDuration {
         match self {
             Stage::Process {
@@ -112,7 +99,7 @@ impl Stage {
                     .as_nanos()
                     + propagation.as_nanos(),
             ),
-            Stage::Subnet { .. } => SimDuration::ZERO,
+            Stage::Hop { .. } => SimDuration::ZERO,
         }
     }
 }
@@ -121,9 +108,15 @@ impl Stage {
 #[derive(Clone, Debug)]
 pub struct Path {
     pub stages: Vec<Stage>,
-    /// The subnets the path crosses, in path order.
-    pub subnets: Vec<SubnetPart>,
     channels: usize,
+    /// The stateful hops' specifications, by model index (`Stage::Hop::hop`), with their index
+    /// in `network.hops` (which numbers their random streams).
+    hops: Vec<(usize, HopSpec)>,
+    /// What a subnet hop's IMP scenario takes from the path: its name, its duration and the
+    /// PING's timeout (a datagram not out of the subnet by then is lost).
+    name: String,
+    duration: SimDuration,
+    give_up: SimDuration,
 }
 
 impl Path {
@@ -138,9 +131,28 @@ impl Path {
             per_packet: n.host.per_packet,
             per_octet: n.host.per_octet,
         };
+        let far = n.far_host.as_ref().unwrap_or(&n.host);
+        let far_host = |name: &str| Stage::Process {
+            name: name.to_string(),
+            per_packet: far.per_packet,
+            per_octet: far.per_octet,
+        };
         let mut lines = 0usize;
+        let mut hops = Vec::new();
+        let give_up = s
+            .traffic
+            .first()
+            .map_or(SimDuration::from_secs(30), |p| p.timeout);
+        // The longest datagram the PING sends (a subnet must carry it in one message).
+        let longest = s
+            .traffic
+            .first()
+            .and_then(|p| LengthSpec::parse(&p.lengths).ok())
+            .map(|l| match l {
+                LengthSpec::Fixed { length } => length as u64,
+                LengthSpec::Uniform { hi, .. } => hi as u64,
+            });
         let mut out = Vec::new();
-        let mut subnets = Vec::new();
         for (index, h) in n.hops.iter().enumerate() {
             let bad = |reason: &str| BuildError::Hop {
                 index,
@@ -187,6 +199,65 @@ impl Path {
                     per_packet: *per_packet,
                     per_octet: *per_octet,
                 },
+                HopSpec::Gateway {
+                    name,
+                    rate,
+                    frame_overhead,
+                    queue,
+                    cross,
+                    ..
+                } => {
+                    if *queue == 0 {
+                        return Err(bad("queue must hold at least 1 datagram"));
+                    }
+                    if rate.is_some_and(|r| r.bps() == 0) {
+                        return Err(bad("rate must be above 0 bit/s"));
+                    }
+                    if rate.is_none() && frame_overhead.get() != 0 {
+                        return Err(bad("frame_overhead needs the line's rate"));
+                    }
+                    if let Some(c) = cross {
+                        hop::check_cross(c).map_err(|e| bad(&e))?;
+                    }
+                    hops.push((index, h.clone()));
+                    Stage::Hop {
+                        name: name.clone(),
+                        hop: hops.len() - 1,
+                        dir: Dir::Out,
+                    }
+                }
+                HopSpec::Satnet {
+                    name,
+                    rate,
+                    hop: delay,
+                    frame,
+                    reservation_miss,
+                    loss,
+                    cross,
+                    ..
+                } => {
+                    if rate.bps() == 0 {
+                        return Err(bad("rate must be above 0 bit/s"));
+                    }
+                    if *frame < hop::MIN_MEAN_GAP {
+                        return Err(bad("frame must be at least 1us"));
+                    }
+                    if *delay > SimDuration::from_secs(3600) {
+                        return Err(bad("hop must be at most 1h"));
+                    }
+                    hop::check_probability("reservation_miss", *reservation_miss)
+                        .map_err(|e| bad(&e))?;
+                    hop::check_probability("loss", *loss).map_err(|e| bad(&e))?;
+                    if let Some(c) = cross {
+                        hop::check_cross(c).map_err(|e| bad(&e))?;
+                    }
+                    hops.push((index, h.clone()));
+                    Stage::Hop {
+                        name: name.clone(),
+                        hop: hops.len() - 1,
+                        dir: Dir::Out,
+                    }
+                }
                 HopSpec::Subnet {
                     name,
                     from,
@@ -194,52 +265,40 @@ impl Path {
                     network,
                     traffic,
                 } => {
-                    let scenario = nmc_imp::ImpScenario {
-                        name: format!("{}-hop-{index}", s.name),
-                        description: name.clone(),
-                        seed: Some(s.seed.unwrap_or(0)),
-                        duration: s.duration,
-                        model: "imp".into(),
-                        network: network.as_ref().clone(),
-                        traffic: traffic.clone(),
-                        record: Vec::new(),
-                        trace: false,
-                    };
                     // Built once here so that a bad subnet is refused before the run.
-                    nmc_imp::Stepper::new(&scenario, 0, &[from.as_str(), to.as_str()])
-                        .map_err(|e| bad(&e.0))?;
-                    lines += 1;
-                    subnets.push(SubnetPart {
-                        hop: index,
+                    let sc = subnet::scenario(&s.name, index, s.duration, network, traffic);
+                    let part = SubnetHop::new(&sc, 0, from, to, give_up).map_err(|e| bad(&e))?;
+                    if let Some(l) = longest.filter(|&l| l > part.max_octets()) {
+                        return Err(bad(&format!(
+                            "a {l}-octet datagram does not fit one message of the subnet ({} data bits)",
+                            part.max_octets() * 8
+                        )));
+                    }
+                    hops.push((index, h.clone()));
+                    Stage::Hop {
                         name: name.clone(),
-                        scenario,
-                        from: from.clone(),
-                        to: to.clone(),
-                    });
-                    Stage::Subnet {
-                        name: name.clone(),
-                        part: subnets.len() - 1,
-                        reverse: false,
+                        hop: hops.len() - 1,
+                        dir: Dir::Out,
                     }
                 }
             });
         }
-        if lines == 0 {
+        if lines == 0 && hops.is_empty() {
             return Err(BuildError::Hop {
                 index: 0,
                 name: n.hops[0].name().to_string(),
-                reason: "the path needs at least one line".into(),
+                reason: "the path needs at least one line, gateway or SATNET hop".into(),
             });
         }
         let mut stages = vec![host("measuring host: send")];
         stages.extend(out.iter().cloned());
-        stages.push(host("echoing host: receive"));
-        stages.push(host("echoing host: send reply"));
+        stages.push(far_host("echoing host: receive"));
+        stages.push(far_host("echoing host: send reply"));
         for st in out.iter().rev() {
             let mut st = st.clone();
             match &mut st {
                 Stage::Line { channel, .. } => *channel += 1,
-                Stage::Subnet { reverse, .. } => *reverse = true,
+                Stage::Hop { dir, .. } => *dir = Dir::Back,
                 Stage::Process { .. } => {}
             }
             stages.push(st);
@@ -247,14 +306,99 @@ impl Path {
         stages.push(host("measuring host: receive"));
         Ok(Path {
             stages,
-            subnets,
             channels: 2 * lines,
+            hops,
+            name: s.name.clone(),
+            duration: s.duration,
+            give_up,
         })
     }
 
-    /// The round trip of a datagram of `len` octets on an idle path: the sum of its stages.
+    /// Fresh state for the stateful hops, drawing from `seed`'s streams.
+    pub fn models(&self, seed: u64) -> Vec<Box<dyn HopModel>> {
+        let rng = RngStreams::new(seed);
+        self.hops
+            .iter()
+            .map(|(index, h)| -> Box<dyn HopModel> {
+                match h {
+                    HopSpec::Gateway {
+                        per_packet,
+                        per_octet,
+                        rate,
+                        frame_overhead,
+                        propagation,
+                        queue,
+                        cross,
+                        ..
+                    } => Box::new(Gateway::new(
+                        *per_packet,
+                        *per_octet,
+                        rate.map(|r| (r, *frame_overhead)),
+                        *propagation,
+                        *queue as usize,
+                        cross.as_ref(),
+                        rng,
+                        *index,
+                    )),
+                    HopSpec::Satnet {
+                        rate,
+                        frame_overhead,
+                        hop,
+                        frame,
+                        per_packet,
+                        reservation_miss,
+                        loss,
+                        cross,
+                        ..
+                    } => Box::new(Satnet::new(
+                        *rate,
+                        *frame_overhead,
+                        *hop,
+                        *frame,
+                        *per_packet,
+                        *reservation_miss,
+                        *loss,
+                        cross.as_ref(),
+                        rng,
+                        *index,
+                    )),
+                    HopSpec::Subnet {
+                        from,
+                        to,
+                        network,
+                        traffic,
+                        ..
+                    } => Box::new(
+                        SubnetHop::new(
+                            &subnet::scenario(&self.name, *index, self.duration, network, traffic),
+                            seed,
+                            from,
+                            to,
+                            self.give_up,
+                        )
+                        .expect("checked by Path::build"),
+                    ),
+                    HopSpec::Line { .. } | HopSpec::Relay { .. } => {
+                        unreachable!("only stateful hops are listed")
+                    }
+                }
+            })
+            .collect()
+    }
+
+    /// The round trip of a datagram of `len` octets on an idle path: the sum of its stages (a
+    /// stateful hop counts its floor: no other traffic, no contention, no frame wait).
     pub fn idle_round_trip(&self, len: u64) -> SimDuration {
-        SimDuration::from_nanos(self.stages.iter().map(|s| s.time(len).as_nanos()).sum())
+        let models = self.models(0);
+        SimDuration::from_nanos(
+            self.stages
+                .iter()
+                .map(|s| match s {
+                    Stage::Hop { hop, .. } => models[*hop].floor(len).as_nanos(),
+                    _ => s.time(len).as_nanos(),
+                })
+                .sum(),
+        )
     }
 }
 
@@ -283,6 +427,8 @@ pub struct RunOutput {
     /// Simulated time at the end.
     pub end: SimTime,
     pub events: u64,
+    /// Each stateful hop's counters: `(index in network.hops, key, value)`.
+    pub hop_stats: Vec<(usize, &'static str, f64)>,
 }
 
 enum Event {
@@ -296,6 +442,8 @@ enum Event {
     },
     /// Line direction `channel` finishes clocking out a frame.
     LineFree { channel: usize },
+    /// Stateful hop `hop` asked to be stepped now ([`HopModel::poll_at`]).
+    Step { hop: usize },
 }
 
 /// The PING's configuration from the scenario, checked.
@@ -346,6 +494,18 @@ pub fn probe_config(s: &InternetScenario, seed: u64) -> Result<ProbeConfig, Buil
 /// Runs the PING over the path until every volley is answered or lost, or `duration` ends.
 pub fn run(s: &InternetScenario, seed: u64) -> Result<RunOutput, BuildError> {
     let path = Path::build(s)?;
+    let models = path.models(seed);
+    run_with(s, seed, &path, models)
+}
+
+/// [`run`] over a built path with the given stateful hops (by model index): the way to put a
+/// hop whose delay comes from another, stepped model into a path.
+pub fn run_with(
+    s: &InternetScenario,
+    seed: u64,
+    path: &Path,
+    mut models: Vec<Box<dyn HopModel>>,
+) -> Result<RunOutput, BuildError> {
     let cfg = probe_config(s, seed)?;
     let tick = s.traffic[0].clock.as_nanos();
     let mut probe = Probe::new(cfg).expect("checked by probe_config");
@@ -358,24 +518,9 @@ pub fn run(s: &InternetScenario, seed: u64) -> Result<RunOutput, BuildError> {
     let mut true_sent: Vec<Option<SimTime>> = vec![None; probe.volleys().len()];
     let mut true_rtt: Vec<Option<u64>> = vec![None; probe.volleys().len()];
     let mut events = 0u64;
-    // Each subnet runs beside the path, stepped to each datagram's arrival (`Stage::Subnet`).
-    let mut subnets = Vec::new();
-    for part in &path.subnets {
-        let hop = |reason: String| BuildError::Hop {
-            index: part.hop,
-            name: part.name.clone(),
-            reason,
-        };
-        let st = nmc_imp::Stepper::new(&part.scenario, seed, &[&part.from, &part.to])
-            .map_err(|e| hop(e.0))?;
-        let ends = (
-            st.host(&part.from).expect("checked by Stepper::new"),
-            st.host(&part.to).expect("checked by Stepper::new"),
-        );
-        subnets.push((st, ends));
-    }
-    let mut next_tag = 0u64;
-    let give_up = SimDuration::from_nanos(s.traffic[0].timeout.as_nanos());
+    // Datagrams a stepped hop holds: id -> (volley, stamp, stage).
+    let mut held: BTreeMap<u64, (u32, Nanos, usize)> = BTreeMap::new();
+    let mut next_id = 0u64;
     q.schedule(SimTime::ZERO, Event::Wake);
     let mut last = SimTime::ZERO;
     while let Some((now, ev)) = q.pop() {
@@ -429,42 +574,47 @@ pub fn run(s: &InternetScenario, seed: u64) -> Result<RunOutput, BuildError> {
                             stage: stage + 1,
                         },
                     ),
-                    Stage::Subnet {
-                        name,
-                        part,
-                        reverse,
-                    } => {
-                        // One datagram = one 1822 message of 8 × length data bits.
-                        let (st, (a, b)) = &mut subnets[*part];
-                        let (from, to) = if *reverse { (*b, *a) } else { (*a, *b) };
-                        st.advance(now);
-                        let tag = next_tag;
-                        next_tag += 1;
-                        st.offer(from, to, len * 8, tag)
-                            .map_err(|e| BuildError::Hop {
-                                index: path.subnets[*part].hop,
-                                name: name.clone(),
-                                reason: e.0,
-                            })?;
-                        // Not delivered within the PING's timeout: lost, as far as the PING knows.
-                        if let Some(at) = st.run_to_delivery(tag, now + give_up) {
-                            q.schedule(
-                                at,
-                                Event::Enter {
-                                    seq,
-                                    stamp,
-                                    stage: stage + 1,
-                                },
-                            );
-                        }
-                    }
                     Stage::Line { channel, .. } => {
                         if busy[*channel] {
                             waiting[*channel].push_back((seq, stamp));
                         } else {
-                            start_line(&mut q, &mut busy, &path, stage, now, seq, stamp, len);
+                            start_line(&mut q, &mut busy, path, stage, now, seq, stamp, len);
                         }
                     }
+                    Stage::Hop { hop, dir, .. } => {
+                        let id = next_id;
+                        next_id += 1;
+                        let next = Event::Enter {
+                            seq,
+                            stamp,
+                            stage: stage + 1,
+                        };
+                        match models[*hop].offer(now, id, len, *dir) {
+                            Offer::At(t) => q.schedule(t.max(now), next),
+                            // Lost: the probe's timeout resolves the volley.
+                            Offer::Dropped => {}
+                            Offer::Held => {
+                                held.insert(id, (seq, stamp, stage + 1));
+                                if let Some(t) = models[*hop].poll_at() {
+                                    q.schedule(t.max(now), Event::Step { hop: *hop });
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            Event::Step { hop } => {
+                let m = &mut models[hop];
+                m.advance(now);
+                while let Some((id, at)) = m.poll_delivered() {
+                    if let Some((seq, stamp, stage)) = held.remove(&id) {
+                        q.schedule(at.max(now), Event::Enter { seq, stamp, stage });
+                    }
+                }
+                if let Some(t) = m.poll_at() {
+                    // A model that asks for `now` again is stepped a nanosecond later.
+                    let t = t.max(now + SimDuration::from_nanos(1));
+                    q.schedule(t, Event::Step { hop });
                 }
             }
             Event::LineFree { channel } => {
@@ -476,7 +626,7 @@ pub fn run(s: &InternetScenario, seed: u64) -> Result<RunOutput, BuildError> {
                         .position(|s| matches!(s, Stage::Line { channel: c, .. } if *c == channel))
                         .expect("a waiting frame's line exists");
                     let len = probe.volleys()[seq as usize].length as u64;
-                    start_line(&mut q, &mut busy, &path, stage, now, seq, stamp, len);
+                    start_line(&mut q, &mut busy, path, stage, now, seq, stamp, len);
                 }
             }
         }
@@ -498,11 +648,18 @@ pub fn run(s: &InternetScenario, seed: u64) -> Result<RunOutput, BuildError> {
             lost: v.lost,
         })
         .collect();
+    let hop_stats = path
+        .hops
+        .iter()
+        .zip(&models)
+        .flat_map(|((index, _), m)| m.stats().into_iter().map(|(k, v)| (*index, k, v)))
+        .collect();
     Ok(RunOutput {
         volleys: probe.volleys().to_vec(),
         records,
         end: last,
         events,
+        hop_stats,
     })
 }
 

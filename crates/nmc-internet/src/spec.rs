@@ -19,6 +19,29 @@
 //! name = "FORD1"
 //! per_packet = "4ms"
 //! per_octet = "7us"
+//! [[network.hops]]
+//! kind = "gateway"               # a finite FIFO per direction, optionally driving a line
+//! name = "NTARE gateway + 9.6 kbit/s line"
+//! per_packet = "4ms"
+//! per_octet = "7us"
+//! rate = "9600bit/s"             # the line it drives (optional), and its framing
+//! frame_overhead = "168bit"
+//! queue = 8                      # datagrams held per direction; one more is dropped
+//! cross = { kind = "on-off", mean_gap = "200ms", length = "256B", on = "3s", off = "2min" }
+//! [[network.hops]]
+//! kind = "satnet"                # the shared satellite channel, reservation access
+//! name = "SATNET Tanum - Etam"
+//! rate = "64kbit/s"
+//! frame_overhead = "192bit"
+//! hop = "270ms"                  # one satellite hop, earth station to earth station
+//! frame = "100ms"                # one reservation opportunity per frame
+//! per_packet = "1ms"             # each SIMP's handling
+//! reservation_miss = 0.05        # a reservation lost in contention, retried
+//! loss = 0.028                   # a datagram lost on the channel
+//! cross = { kind = "poisson", mean_gap = "100ms", length = "128B" }
+//! [network.far_host]             # optional: the echoing host, when not a Fuzzball
+//! per_packet = "32.4ms"
+//! per_octet = "353us"
 //! [[traffic]]                    # exactly one: the PING
 //! volleys = 512
 //! lengths = "0..256"
@@ -44,6 +67,10 @@ pub const RECORDS: &[&str] = &["volleys"];
 pub struct NetworkSpec {
     /// The two end hosts' processing (both Fuzzballs in RFC 889's calibration block).
     pub host: HostSpec,
+    /// The echoing host's processing when it is not a Fuzzball (e.g. an echo "host" inside a
+    /// SATNET IMP); `host` when absent.
+    #[serde(default)]
+    pub far_host: Option<HostSpec>,
     /// The hops in order from the measurement host; the reply crosses them in reverse.
     pub hops: Vec<HopSpec>,
 }
@@ -84,11 +111,56 @@ pub enum HopSpec {
         #[serde(default)]
         per_octet: SimDuration,
     },
-    /// A packet-switching subnet run by nmc's IMP model (`model = "imp"`): the datagram enters
-    /// at host `from` as an 1822 message of `8 × length` data bits and leaves when its last
-    /// packet has reached host `to`; the reply goes back from `to` to `from`. The subnet runs
-    /// the whole time the PING does, with its own traffic (`traffic`, e.g. a background load)
-    /// and the run's seed. `network` is the IMP model's `[network]` section.
+    /// A gateway with a finite FIFO buffer per direction (see [`crate::hop::Gateway`]):
+    /// service `per_packet + per_octet × length`, plus the frame on the line it drives when
+    /// `rate` is given; other traffic through it from `cross`.
+    Gateway {
+        name: String,
+        per_packet: SimDuration,
+        #[serde(default)]
+        per_octet: SimDuration,
+        /// The line the gateway drives (optional): its rate …
+        #[serde(default)]
+        rate: Option<BitRate>,
+        /// … and the framing bits it adds to every frame.
+        #[serde(default)]
+        frame_overhead: Bits,
+        #[serde(default)]
+        propagation: SimDuration,
+        /// Datagrams held per direction, the one in service included; one more is dropped.
+        queue: u32,
+        #[serde(default)]
+        cross: Option<CrossSpec>,
+    },
+    /// SATNET's shared satellite channel with reservation access (see [`crate::hop::Satnet`]).
+    Satnet {
+        name: String,
+        /// The channel's rate (64 kbit/s).
+        rate: BitRate,
+        /// Channel bits added to every packet (preamble, SATNET header, checksum).
+        frame_overhead: Bits,
+        /// Earth station to earth station through the satellite, one way (~270 ms).
+        hop: SimDuration,
+        /// A station may send a reservation once per frame.
+        frame: SimDuration,
+        /// Each SIMP's processing of a datagram (in at one end, out at the other).
+        #[serde(default)]
+        per_packet: SimDuration,
+        /// Probability that a reservation is lost in contention (CPODA) and must be retried.
+        #[serde(default)]
+        reservation_miss: f64,
+        /// Probability that a datagram is lost on the channel.
+        #[serde(default)]
+        loss: f64,
+        /// The other stations' reserved traffic on the channel.
+        #[serde(default)]
+        cross: Option<CrossSpec>,
+    },
+    /// A packet-switching subnet run by nmc's IMP model (`model = "imp"`; `subnet.rs`): the
+    /// datagram enters at host `from` as an 1822 message of `8 × length` data bits and leaves
+    /// when its last packet has reached host `to`; the reply goes back from `to` to `from`. The
+    /// subnet runs the whole time the PING does, with its own traffic (`traffic`, e.g. a
+    /// background load) and the run's seed. `network` is the IMP model's `[network]` section.
     Subnet {
         name: String,
         from: String,
@@ -96,6 +168,28 @@ pub enum HopSpec {
         network: Box<nmc_imp::spec::NetworkSpec>,
         #[serde(default)]
         traffic: Vec<nmc_imp::spec::TrafficSpec>,
+    },
+}
+
+/// Other traffic through a gateway or on the SATNET channel: fixed-length packets arriving as a
+/// Poisson process, or in on/off bursts (exponential on and off periods, Poisson while on).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum CrossSpec {
+    Poisson {
+        /// Mean time between packets.
+        mean_gap: SimDuration,
+        /// Each packet's length (whole octets).
+        length: Bits,
+    },
+    OnOff {
+        /// Mean time between packets while a burst is on.
+        mean_gap: SimDuration,
+        length: Bits,
+        /// Mean length of a burst.
+        on: SimDuration,
+        /// Mean quiet time between bursts.
+        off: SimDuration,
     },
 }
 
@@ -108,6 +202,8 @@ impl HopSpec {
         match self {
             HopSpec::Line { name, .. }
             | HopSpec::Relay { name, .. }
+            | HopSpec::Gateway { name, .. }
+            | HopSpec::Satnet { name, .. }
             | HopSpec::Subnet { name, .. } => name,
         }
     }

@@ -234,6 +234,103 @@ pub fn fit_all(points: &[(u32, f64)], break_at: Option<u32>) -> Fits {
     }
 }
 
+/// One row in RFC 889 §2's table layout, in ms and bit/s.
+///
+/// RFC 889 prints "Host ID | Single-packet 40, 125, Rate | Multi-packet 125, 256, Rate |
+/// Comments". A path with two characteristics (split at 126 octets) fills both groups; a path
+/// with one line is printed as Mills printed the calibration and SATNET rows: its delay at 40
+/// under "Single-packet 40", its delay at 256 and its rate under "Multi-packet 256" and "Rate".
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub enum Rfc889Cells {
+    One {
+        d40: f64,
+        d256: f64,
+        rate: f64,
+    },
+    Two {
+        s40: f64,
+        s125: f64,
+        s_rate: f64,
+        m125: f64,
+        m256: f64,
+        m_rate: f64,
+    },
+}
+
+impl Rfc889Cells {
+    /// The cells of `fits`: both lines of the split when `split` is asked for and fitted,
+    /// otherwise the one line; `None` when there is no line.
+    pub fn of(fits: &Fits, split: bool) -> Option<Rfc889Cells> {
+        let ms = |l: &LineFit, at: f64| l.delay_at(at) / 1e6;
+        let rate = |l: &LineFit| l.rate_bps.unwrap_or(f64::NAN);
+        match (&fits.split, &fits.one_line) {
+            (Some(sp), _) if split => Some(Rfc889Cells::Two {
+                s40: ms(&sp.short, 40.0),
+                s125: ms(&sp.short, 125.0),
+                s_rate: rate(&sp.short),
+                m125: ms(&sp.long, 125.0),
+                m256: ms(&sp.long, 256.0),
+                m_rate: rate(&sp.long),
+            }),
+            (_, Some(l)) => Some(Rfc889Cells::One {
+                d40: ms(l, 40.0),
+                d256: ms(l, 256.0),
+                rate: rate(l),
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// The two header lines of RFC 889 §2's table layout ([`rfc889_row`]).
+pub const RFC889_HEADER: &str = "Host ID    Single-packet          Rate     Multi-packet            Rate     Comments\n           40         125         (bps)    125         256         (bps)\n";
+
+/// One row of RFC 889 §2's table layout: the same for `nmc echo probe` on today's paths and
+/// for the simulated 1983 paths, so the two can be put side by side. Delays of 10 ms or more
+/// are printed in whole ms as in RFC 889, shorter ones with two decimals.
+pub fn rfc889_row(host: &str, cells: &Rfc889Cells, comment: &str) -> String {
+    let d = |x: f64| {
+        if !x.is_finite() {
+            "—".to_string()
+        } else if x.abs() >= 10.0 {
+            format!("{x:.0}")
+        } else {
+            format!("{x:.2}")
+        }
+    };
+    let r = |x: f64| {
+        if x.is_finite() {
+            format!("{x:.0}")
+        } else {
+            "—".to_string()
+        }
+    };
+    let cols: [String; 6] = match *cells {
+        Rfc889Cells::One { d40, d256, rate } => [
+            d(d40),
+            String::new(),
+            String::new(),
+            String::new(),
+            d(d256),
+            r(rate),
+        ],
+        Rfc889Cells::Two {
+            s40,
+            s125,
+            s_rate,
+            m125,
+            m256,
+            m_rate,
+        } => [d(s40), d(s125), r(s_rate), d(m125), d(m256), r(m_rate)],
+    };
+    format!(
+        "{host:<10} {:<10} {:<11} {:<8} {:<11} {:<11} {:<8} {comment}",
+        cols[0], cols[1], cols[2], cols[3], cols[4], cols[5]
+    )
+    .trim_end()
+    .to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -287,6 +384,49 @@ mod tests {
         assert!(s.sse_reduction > 0.99);
         assert!(s.f_statistic > BEST_SPLIT_MIN_F);
         assert_eq!(fits.best_split.unwrap().break_at, 126);
+    }
+
+    /// RFC 889's own rows print back in its layout: FORD1 (one line) and MILARP (two).
+    #[test]
+    fn rfc889_layout_rows() {
+        let one = Rfc889Cells::One {
+            d40: 93.0,
+            d256: 274.0,
+            rate: 9540.0,
+        };
+        let row = rfc889_row("FORD1", &one, "9600 DDCMP base");
+        assert_eq!(
+            row,
+            "FORD1      93                                          274         9540     9600 DDCMP base"
+        );
+        let two = Rfc889Cells::Two {
+            s40: 61.0,
+            s125: 105.0,
+            s_rate: 15358.0,
+            m125: 133.0,
+            m256: 171.0,
+            m_rate: 27769.0,
+        };
+        let row = rfc889_row("MILARP", &two, "MILNET gateway");
+        assert!(row.starts_with(
+            "MILARP     61         105         15358    133         171         27769"
+        ));
+        // Header columns line up with the cells.
+        let h: Vec<&str> = RFC889_HEADER.lines().collect();
+        assert_eq!(h[1].find("125"), row.find("105"));
+        assert_eq!(h[1].rfind("256"), row.find("171"));
+        assert!(
+            rfc889_row(
+                "X",
+                &Rfc889Cells::One {
+                    d40: 0.25,
+                    d256: 0.5,
+                    rate: f64::NAN
+                },
+                ""
+            )
+            .contains("0.25")
+        );
     }
 
     #[test]

@@ -7,7 +7,10 @@
 //! - `delay-vs-length.svg`: one-way delay against length, with the fitted lines.
 
 use crate::Error;
-use crate::analysis::{BEST_SPLIT_MIN_F, DelayStats, Fits, LineFit, SplitFit, fit_all};
+use crate::analysis::{
+    BEST_SPLIT_MIN_F, DelayStats, Fits, LineFit, RFC889_HEADER, Rfc889Cells, SplitFit, fit_all,
+    rfc889_row,
+};
 use crate::driver::ProbeRun;
 use crate::probe::Volley;
 use crate::trace;
@@ -199,6 +202,20 @@ impl Summary {
                 );
             }
             None => {}
+        }
+        if let Some(cells) = Rfc889Cells::of(&self.fits, self.break_at.is_some()) {
+            let _ = writeln!(
+                s,
+                "  in RFC 889's table layout (one-way ms, bit/s; the same layout as the simulated 1983 paths):"
+            );
+            for l in RFC889_HEADER.lines() {
+                let _ = writeln!(s, "    {l}");
+            }
+            let _ = writeln!(
+                s,
+                "    {}",
+                rfc889_row(&r.target, &cells, &r.transport.to_string())
+            );
         }
         if c.unauthenticated > 0 {
             let _ = writeln!(

@@ -15,3 +15,4 @@ pub mod rfc632_single_packet;
 pub mod rfc632_trace;
 pub mod rfc889_arpanet;
 pub mod rfc889_delay;
+pub mod rfc889_paths;

@@ -14,14 +14,25 @@
 //! efficiencies compared: gain = 100 · (Eff_Mills − Eff_RSRE) / Eff_RSRE.
 //!
 //! Targets: "some ten percent" better → +10 ± 5 %; "worse by a few percent" → −3 ± 3 %.
+//!
+//! **A second source: traces from path models** (`nmc-internet`, see `rfc889-paths`): the
+//! simulated PING over FOE with its multiplexor's other channels (`foe-mux.toml`) and the NTA
+//! paths TANUM, ETAM, GOONY (`tanum/etam/goony.toml`), whose delay bursts and losses come from
+//! mechanisms — a gateway's finite buffer under bursts of other traffic, SATNET's frame wait,
+//! reservation contention and channel loss — and not from the table they are judged against.
+//! The same replay (one-way delays, RFC 889 §3's 30 s loss rule) under each charging rule;
+//! rows, stated before running: FOE's claim as above (+10 ± 5 %), and "the results on most
+//! paths were better by five percent" as the **median gain over the modelled paths, +5 ± 5 %**.
 
 use crate::registry::{Context, Experiment};
 use anyhow::{Result, anyhow};
 use nmc_report::{Target, Value};
 use nmc_rto::estimator::{Mills, Rsre};
 use nmc_rto::eval::{Charge, RtxCharge, replay};
-use nmc_rto::r889::{Shaping, published, r889_3};
+use nmc_rto::r889::{Shaping, presets, published, r889_3};
 use serde::Serialize;
+
+use super::rfc889_paths::{load, r889_3_paths};
 
 pub struct R889Estimators;
 
@@ -153,6 +164,7 @@ impl Experiment for R889Estimators {
             );
         }
         ctx.csv("r889-3", &rows)?;
+        path_models(ctx, runs)?;
 
         // The Fuzzball display of the first run of each path, for both estimators.
         let mills = Mills::new(15.0 / 16.0, 3.0 / 4.0, 2.0);
@@ -182,4 +194,189 @@ impl Experiment for R889Estimators {
         }
         Ok(())
     }
+}
+
+/// One run of a path model as an RFC 889 §3 trace: send times and one-way delays; a volley with
+/// no reply has no delay (lost).
+fn model_trace(
+    s: &nmc_internet::InternetScenario,
+    seed: u64,
+    name: &str,
+) -> Result<nmc_rto::trace::Trace> {
+    let out = nmc_internet::run(s, seed)?;
+    let probes = out
+        .volleys
+        .iter()
+        .filter_map(|v| {
+            let sent = v.sent?;
+            Some(nmc_rto::trace::Probe::new(
+                nmc_rto::time::Nanos(sent.0),
+                v.one_way().map(|d| nmc_rto::time::Nanos(d.0)),
+            ))
+        })
+        .collect();
+    Ok(nmc_rto::trace::Trace {
+        name: name.into(),
+        probes,
+    })
+}
+
+#[derive(Serialize)]
+struct ModelRow {
+    path: &'static str,
+    source: &'static str,
+    rtx_charge: &'static str,
+    runs: usize,
+    eff_mills: f64,
+    eff_rsre: f64,
+    gain_pct: f64,
+    mean_ms: f64,
+    paper_mean_ms: f64,
+    cov: f64,
+    paper_cov: f64,
+    lost_per_run: f64,
+    paper_lost: u32,
+    mills_rtx_per_run: f64,
+    paper_rtx: u32,
+    rsre_rtx_per_run: f64,
+    paper_eff_mills: f64,
+}
+
+/// Median of a non-empty list.
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// R889-3 on the path models' traces (the second, labelled source).
+fn path_models(ctx: &mut Context, runs: usize) -> Result<()> {
+    let mills = Mills::new(15.0 / 16.0, 3.0 / 4.0, 2.0);
+    let rsre = Rsre::new(7.0 / 8.0, 2.0);
+    let rules = [RtxCharge::Delay, RtxCharge::Timeout, RtxCharge::Excess];
+    let mut rows = Vec::new();
+    let mut table = String::from(
+        "R889-3 on path-model traces (source: nmc-internet path models, not fitted to §3)\n\
+         Path   rule     Eff Mills  Eff RSRE  gain %  | mean ms (§3)   CoV (§3)     lost/run (§3)  RTX Mills (§3)\n",
+    );
+    let paths = r889_3_paths();
+    let mut main_gain = Vec::new();
+    for p in &paths {
+        let s = load(p)?;
+        let base = s.seed.unwrap_or(ctx.seed);
+        let traces: Vec<_> = (0..runs)
+            .map(|r| model_trace(&s, base.wrapping_add(r as u64), p.id))
+            .collect::<Result<_>>()?;
+        let paper = published(p.sec3).ok_or_else(|| anyhow!("{}: no §3 row", p.sec3))?;
+        for rtx in rules {
+            let charge = Charge {
+                rtx,
+                ..Charge::default()
+            };
+            let (mut em, mut er, mut mean, mut cov, mut lost, mut mr, mut rr) =
+                (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+            for t in &traces {
+                let sm = replay(t, &mills, &charge).0;
+                let sr = replay(t, &rsre, &charge).0;
+                em += sm.efficiency;
+                er += sr.efficiency;
+                mean += sm.mean;
+                cov += sm.cov;
+                lost += sm.lost as f64;
+                mr += sm.rtx as f64;
+                rr += sr.rtx as f64;
+            }
+            let k = runs as f64;
+            let (em, er) = (em / k, er / k);
+            let gain = 100.0 * (em - er) / er;
+            if rtx == RtxCharge::Delay {
+                main_gain.push((p.id, gain, em, er));
+            }
+            use std::fmt::Write as _;
+            writeln!(
+                table,
+                "{:<6} {:<8} {:>9.3} {:>9.3} {:>+7.1}  | {:>6.0} ({:>5.0})  {:>5.2} ({:>4.2})  {:>5.1} ({:>3})      {:>5.1} ({:>2})",
+                p.id,
+                rtx.name(),
+                em,
+                er,
+                gain,
+                mean / k * 1e3,
+                paper.mean_ms,
+                cov / k,
+                paper.cov,
+                lost / k,
+                paper.lost,
+                mr / k,
+                paper.rtx
+            )?;
+            rows.push(ModelRow {
+                path: p.id,
+                source: "path model",
+                rtx_charge: rtx.name(),
+                runs,
+                eff_mills: em,
+                eff_rsre: er,
+                gain_pct: gain,
+                mean_ms: mean / k * 1e3,
+                paper_mean_ms: paper.mean_ms,
+                cov: cov / k,
+                paper_cov: paper.cov,
+                lost_per_run: lost / k,
+                paper_lost: paper.lost,
+                mills_rtx_per_run: mr / k,
+                paper_rtx: paper.rtx,
+                rsre_rtx_per_run: rr / k,
+                paper_eff_mills: paper.eff,
+            });
+        }
+    }
+    for (id, gain, em, er) in &main_gain {
+        if let Some(claim) = presets().iter().find(|p| p.host == *id).map(|p| p.claim) {
+            ctx.check(
+                &format!("R889-3 {id} (path model)"),
+                &format!(
+                    "efficiency gain, Mills over RSRE, {id}, on path-model traces (Mills {em:.3}, RSRE {er:.3})"
+                ),
+                "%",
+                "RFC 889 §3.3",
+                Target::Abs {
+                    value: claim.gain_pct,
+                    abs: claim.tolerance_pct,
+                },
+                Value::Num(*gain),
+            );
+        }
+    }
+    let gains: Vec<f64> = main_gain.iter().map(|g| g.1).collect();
+    let names: Vec<String> = main_gain
+        .iter()
+        .map(|g| format!("{} {:+.1}", g.0, g.1))
+        .collect();
+    ctx.check(
+        "R889-3 most paths (path models)",
+        &format!(
+            "median efficiency gain, Mills over RSRE, over the path models ({})",
+            names.join(", ")
+        ),
+        "%",
+        "RFC 889 §3.3: \"The results on most paths were better by five percent\"",
+        Target::Abs {
+            value: 5.0,
+            abs: 5.0,
+        },
+        Value::Num(median(gains)),
+    );
+    ctx.csv("r889-3-path-models", &rows)?;
+    ctx.text("r889-3-path-models.txt", &table)?;
+    ctx.note(format!(
+        "Second source — traces from path models ({runs} runs of 512 volleys per path, seeds from each scenario's). \
+         Time charged as the first source ({}); the rule column varies what an RTX costs:\n```\n{table}```",
+        Charge::default().describe()
+    ));
+    Ok(())
 }

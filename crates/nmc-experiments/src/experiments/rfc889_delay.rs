@@ -227,8 +227,9 @@ impl Experiment for Rfc889Delay {
         ctx.note(
             "Host constants (4 ms per pass, 7 µs per octet per pass) come from the DCN5 row, so DCN5 \
              is shown but not judged. Paths, framing and propagation, with sources and choices: \
-             scenarios/rfc889/*.toml. Out of scope here: R889-2 (ARPANET/MILNET through the IMP \
-             model) and R889-3 on these traces.",
+             scenarios/rfc889/*.toml. Elsewhere: R889-2 for the paths that do not cross the \
+             ARPANET/MILNET in rfc889-paths; R889-3 on path-model traces in r889-estimators. \
+             Not built yet: the ARPANET/MILNET rows of R889-2 (they need the IMP hop).",
         );
         Ok(())
     }
