@@ -24,7 +24,7 @@
 use crate::registry::{Context, Experiment};
 use anyhow::Result;
 use nmc_internet::{InternetScenario, fits, run};
-use nmc_probe::analysis::BEST_SPLIT_MIN_F;
+use nmc_probe::analysis::{BEST_SPLIT_MIN_F, RFC889_HEADER, Rfc889Cells, rfc889_row};
 use nmc_report::{Chart, Series, SeriesStyle, Target, Value};
 use std::fmt::Write as _;
 
@@ -124,9 +124,9 @@ impl Experiment for Rfc889Arpanet {
         let mut table = String::new();
         writeln!(
             table,
-            "RFC 889 §2, DCN1 to ARPANET hosts; one-way ms, bit/s (ours above, RFC 889 below)\n\
-             Host ID   Single-packet 40    125    Rate  | Multi-packet 125    256    Rate  Comments"
+            "RFC 889 §2, DCN1 to ARPANET hosts; one-way ms, bit/s (ours above, RFC 889 below)"
         )?;
+        table.push_str(RFC889_HEADER);
         for (i, r) in rows.iter().enumerate() {
             ctx.progress(i as f64 / rows.len() as f64);
             let s: InternetScenario = nmc_scenario::load(r.file, r.text, &[])?;
@@ -147,22 +147,19 @@ impl Experiment for Rfc889Arpanet {
                 long.delay_at(256.0) / 1e6,
                 long.rate_bps.unwrap_or(f64::NAN),
             );
-            for (who, (s, m)) in [
-                ("ours", (ours_single, ours_multi)),
-                ("RFC 889", (r.single, r.multi)),
+            for (host, (s, m), comment) in [
+                (r.id, (ours_single, ours_multi), "ours".to_string()),
+                ("", (r.single, r.multi), format!("RFC 889: {}", r.comment)),
             ] {
-                writeln!(
-                    table,
-                    "{:<9} {:>16.0} {:>6.0} {:>7.0}  | {:>16.0} {:>6.0} {:>7.0}  {}",
-                    if who == "ours" { r.id } else { "" },
-                    s.0,
-                    s.1,
-                    s.2,
-                    m.0,
-                    m.1,
-                    m.2,
-                    if who == "ours" { "nmc" } else { r.comment },
-                )?;
+                let cells = Rfc889Cells::Two {
+                    s40: s.0,
+                    s125: s.1,
+                    s_rate: s.2,
+                    m125: m.0,
+                    m256: m.1,
+                    m_rate: m.2,
+                };
+                writeln!(table, "{}", rfc889_row(host, &cells, &comment))?;
             }
             let id = format!("R889-2 {}", r.id);
             ctx.check(
