@@ -335,7 +335,7 @@ pub struct Occupancy {
 pub struct Observer {
     pub done: Vec<MessageRecord>,
     /// When each recorded message's last packet reached the destination host (it may come
-    /// after the RFNM); background messages are counted in [`Subnet::tally`] instead.
+    /// after the RFNM); background messages are counted in [`Observer::tally`] instead.
     pub delivered_at: BTreeMap<MsgId, SimTime>,
     /// Per (source IMP, destination IMP, destination host): the last message number delivered
     /// to that host, to check that delivery is in order.
