@@ -92,6 +92,28 @@ pub enum Ev {
     Slice,
 }
 
+/// The random stream of line direction `i` (its errors). Streams 1000..1999 for the first 1000
+/// directions, as always (so smaller networks give the same bytes as before), and from 2^40 for
+/// the rest, apart from the background hosts' `2000 + k` ([`background_stream`]) and the host
+/// pairs' `2^48 + i` (`run.rs`), however large the network.
+pub fn line_stream(i: usize) -> u64 {
+    if i < 1000 {
+        1000 + i as u64
+    } else {
+        (1 << 40) + i as u64
+    }
+}
+
+/// The random stream of the background host on IMP `k` (`model/background.rs`).
+pub fn background_stream(k: usize) -> u64 {
+    2000 + k as u64
+}
+
+/// The random stream that places the host pairs of traffic entry `i` (`kind = "pairs"`).
+pub fn pairs_stream(i: usize) -> u64 {
+    (1 << 48) + i as u64
+}
+
 /// Where a message is in the source IMP's procedure. Every change goes through `change`,
 /// which traces it (`trace = true`: `{"event": "state", "from": ..., "to": ...}`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -436,7 +458,7 @@ impl Subnet {
                     d.clone(),
                     (i ^ 1) as u32,
                     params.logical_channels,
-                    streams.stream(1000 + i as u64),
+                    streams.stream(line_stream(i)),
                 )
             })
             .collect();
@@ -1804,5 +1826,29 @@ impl Model for Subnet {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    /// No two components draw from the same random stream, however large the network: 400,000
+    /// line directions (a 100,000-IMP chain has 199,998), a background host on each of 65,536
+    /// IMPs, and 1,000 traffic entries (issue 15: `1000 + i` and `2000 + k` used to meet once
+    /// a network had more than 1,000 line directions).
+    #[test]
+    fn random_streams_never_collide() {
+        let lines: BTreeSet<u64> = (0..400_000).map(line_stream).collect();
+        let background: BTreeSet<u64> = (0..=u16::MAX as usize).map(background_stream).collect();
+        let pairs: BTreeSet<u64> = (0..1000).map(pairs_stream).collect();
+        assert_eq!(lines.len(), 400_000);
+        assert!(lines.is_disjoint(&background));
+        assert!(lines.is_disjoint(&pairs));
+        assert!(background.is_disjoint(&pairs));
+        // The first 1000 line directions keep the streams they always had.
+        assert_eq!(line_stream(0), 1000);
+        assert_eq!(line_stream(999), 1999);
     }
 }

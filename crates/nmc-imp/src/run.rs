@@ -446,7 +446,7 @@ fn add_pairs(
         )));
     }
     // A stream of its own, apart from every line's and background host's.
-    let mut rng = nmc_sim::RngStreams::new(seed).stream((1 << 48) + i as u64);
+    let mut rng = nmc_sim::RngStreams::new(seed).stream(crate::model::pairs_stream(i));
     let mut sources = Vec::with_capacity(pairs as usize);
     for k in 0..pairs {
         let mut found = None;
@@ -621,7 +621,7 @@ fn add_background(
             started: true,
             generator: None,
             background: (!dests.is_empty()).then(|| crate::model::Background {
-                rng: streams.stream(2000 + k as u64),
+                rng: streams.stream(crate::model::background_stream(k)),
                 mean_interval_ns: 1e9 / rate,
                 dests,
                 mix: crate::model::LengthMix {
