@@ -61,14 +61,24 @@ pub use spec::{CrossSpec, HopSpec, HostSpec, InternetScenario, NetworkSpec, Ping
 use nmc_probe::analysis::{Fits, LineFit, fit_all};
 use std::collections::BTreeMap;
 
-/// The run reduced as RFC 889 reduced it: the fits over `(length, one-way ns)` of answered volleys.
-pub fn fits(out: &RunOutput, break_at: Option<u32>) -> Fits {
-    let points: Vec<(u32, f64)> = out
-        .volleys
+/// The answered volleys as `(length in octets, one-way delay in ns)`, RFC 889's points.
+pub fn one_way_points(out: &RunOutput) -> impl Iterator<Item = (u32, f64)> + '_ {
+    out.volleys
         .iter()
         .filter(|v| !v.lost)
         .filter_map(|v| v.one_way().map(|d| (v.length, d.0 as f64)))
-        .collect();
+}
+
+/// The answered volleys as `(length in octets, one-way delay in ms)`, for plots.
+pub fn one_way_ms(out: &RunOutput) -> Vec<(f64, f64)> {
+    one_way_points(out)
+        .map(|(l, ns)| (f64::from(l), ns / 1e6))
+        .collect()
+}
+
+/// The run reduced as RFC 889 reduced it: the fits over `(length, one-way ns)` of answered volleys.
+pub fn fits(out: &RunOutput, break_at: Option<u32>) -> Fits {
+    let points: Vec<(u32, f64)> = one_way_points(out).collect();
     fit_all(&points, break_at)
 }
 

@@ -200,7 +200,6 @@ impl Path {
                     per_octet: *per_octet,
                 },
                 HopSpec::Gateway {
-                    name,
                     rate,
                     frame_overhead,
                     queue,
@@ -219,15 +218,9 @@ impl Path {
                     if let Some(c) = cross {
                         hop::check_cross(c).map_err(|e| bad(&e))?;
                     }
-                    hops.push((index, h.clone()));
-                    Stage::Hop {
-                        name: name.clone(),
-                        hop: hops.len() - 1,
-                        dir: Dir::Out,
-                    }
+                    stateful(&mut hops, index, h)
                 }
                 HopSpec::Satnet {
-                    name,
                     rate,
                     hop: delay,
                     frame,
@@ -251,19 +244,14 @@ impl Path {
                     if let Some(c) = cross {
                         hop::check_cross(c).map_err(|e| bad(&e))?;
                     }
-                    hops.push((index, h.clone()));
-                    Stage::Hop {
-                        name: name.clone(),
-                        hop: hops.len() - 1,
-                        dir: Dir::Out,
-                    }
+                    stateful(&mut hops, index, h)
                 }
                 HopSpec::Subnet {
-                    name,
                     from,
                     to,
                     network,
                     traffic,
+                    ..
                 } => {
                     // Built once here so that a bad subnet is refused before the run.
                     let sc = subnet::scenario(&s.name, index, s.duration, network, traffic);
@@ -274,12 +262,7 @@ impl Path {
                             part.max_octets() * 8
                         )));
                     }
-                    hops.push((index, h.clone()));
-                    Stage::Hop {
-                        name: name.clone(),
-                        hop: hops.len() - 1,
-                        dir: Dir::Out,
-                    }
+                    stateful(&mut hops, index, h)
                 }
             });
         }
@@ -399,6 +382,16 @@ impl Path {
                 })
                 .sum(),
         )
+    }
+}
+
+/// Lists a stateful hop (`network.hops[index]`) for [`Path::models`] and gives its stage.
+fn stateful(hops: &mut Vec<(usize, HopSpec)>, index: usize, h: &HopSpec) -> Stage {
+    hops.push((index, h.clone()));
+    Stage::Hop {
+        name: h.name().to_string(),
+        hop: hops.len() - 1,
+        dir: Dir::Out,
     }
 }
 

@@ -296,21 +296,23 @@ mod tests {
         wide.items[2].label = "MSG i+1 (the next one)".into();
         let svg2 = wide.to_svg();
         let at = svg2.find(">MSG i+1 (the next one)<").unwrap();
-        let x: f64 = svg2[..at]
-            .rsplit("x=\"")
-            .next()
-            .unwrap()
-            .split('"')
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap();
+        let x = x_before(&svg2, at);
         assert!(
             x - style::text_width("MSG i+1 (the next one)", style::LEGEND_SIZE) >= 0.0,
             "{x}"
         );
         // The same diagram, the same bytes.
         assert_eq!(svg, d.to_svg());
+    }
+
+    /// The `x` attribute of the last element that starts before byte `at` of `svg`.
+    fn x_before(svg: &str, at: usize) -> f64 {
+        svg[..at]
+            .rsplit("x=\"")
+            .next()
+            .and_then(|v| v.split('"').next())
+            .and_then(|v| v.parse().ok())
+            .expect("an x attribute before the text")
     }
 
     #[test]
@@ -339,15 +341,7 @@ mod tests {
             .parse()
             .unwrap();
         let at = svg.find(&esc(&note)).unwrap();
-        let x: f64 = svg[..at]
-            .rsplit("x=\"")
-            .next()
-            .unwrap()
-            .split('"')
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap();
+        let x = x_before(&svg, at);
         assert!(
             x + style::text_width(&note, style::LEGEND_SIZE) <= width,
             "note runs off"

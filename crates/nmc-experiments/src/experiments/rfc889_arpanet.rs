@@ -23,7 +23,7 @@
 
 use crate::registry::{Context, Experiment};
 use anyhow::Result;
-use nmc_internet::{InternetScenario, fits, run};
+use nmc_internet::{InternetScenario, columns, fits, run};
 use nmc_probe::analysis::{BEST_SPLIT_MIN_F, RFC889_HEADER, Rfc889Cells, rfc889_row};
 use nmc_report::{Chart, Series, SeriesStyle, Target, Value};
 use std::fmt::Write as _;
@@ -136,17 +136,8 @@ impl Experiment for Rfc889Arpanet {
             let split = f
                 .split
                 .ok_or_else(|| anyhow::anyhow!("{}: too few answered volleys to fit", r.id))?;
-            let (short, long) = (&split.short, &split.long);
-            let ours_single = (
-                short.delay_at(40.0) / 1e6,
-                short.delay_at(125.0) / 1e6,
-                short.rate_bps.unwrap_or(f64::NAN),
-            );
-            let ours_multi = (
-                long.delay_at(125.0) / 1e6,
-                long.delay_at(256.0) / 1e6,
-                long.rate_bps.unwrap_or(f64::NAN),
-            );
+            let ours_single = columns(&split.short, 40.0, 125.0);
+            let ours_multi = columns(&split.long, 125.0, 256.0);
             for (host, (s, m), comment) in [
                 (r.id, (ours_single, ours_multi), "ours".to_string()),
                 ("", (r.single, r.multi), format!("RFC 889: {}", r.comment)),
@@ -231,11 +222,7 @@ impl Experiment for Rfc889Arpanet {
                     Value::Num(ours),
                 );
             }
-            let answered: Vec<(f64, f64)> = out
-                .volleys
-                .iter()
-                .filter_map(|v| v.one_way().map(|d| (v.length as f64, d.0 as f64 / 1e6)))
-                .collect();
+            let answered = nmc_internet::one_way_ms(&out);
             let chart = Chart::new(
                 format!("RFC 889 {}: DCN1 → {} across the ARPANET", r.id, r.id),
                 "IP datagram length (octets)",

@@ -173,11 +173,7 @@ impl Experiment for Rfc889Delay {
                     );
                 }
             }
-            let answered: Vec<(f64, f64)> = out
-                .volleys
-                .iter()
-                .filter_map(|v| v.one_way().map(|d| (v.length as f64, d.0 as f64 / 1e6)))
-                .collect();
+            let answered = nmc_internet::one_way_ms(&out);
             let chart = Chart::new(
                 format!("RFC 889 {}: DCN1 → {} ({})", r.id, r.id, r.comment),
                 "IP datagram length (octets)",

@@ -253,11 +253,7 @@ impl Experiment for Rfc889Paths {
             .sanity_bound(
                 "nothing in these path models depends on length other than linearly: a split can appear only by chance",
             );
-            let answered: Vec<(f64, f64)> = out
-                .volleys
-                .iter()
-                .filter_map(|v| v.one_way().map(|d| (v.length as f64, d.0 as f64 / 1e6)))
-                .collect();
+            let answered = nmc_internet::one_way_ms(&out);
             let (s40, s125, _) = columns(&split.short, 40.0, 125.0);
             let (l125, l256, _) = columns(&split.long, 125.0, 256.0);
             let chart = Chart::new(
