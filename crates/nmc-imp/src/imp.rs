@@ -37,7 +37,7 @@ pub struct Reassembly {
 pub struct HostOut {
     pub msg: MsgId,
     /// The destination host (its interface, [`HostPort`]).
-    pub host: u16,
+    pub host: u32,
     /// The message's stream (its sequence of message numbers, `crate::packet::Stream`).
     pub stream: Stream,
     pub num: u64,
@@ -50,7 +50,7 @@ pub struct HostOut {
 /// its 100 kbit/s line (K&O §III). Each host on an IMP has its own interface.
 #[derive(Clone, Debug, Default)]
 pub struct HostPort {
-    pub host: u16,
+    pub host: u32,
     pub queue: VecDeque<HostOut>,
     pub busy: bool,
 }
@@ -77,9 +77,9 @@ pub struct Imp {
     pub number_wait: BTreeMap<Stream, VecDeque<MsgId>>,
     pub plt_wait: VecDeque<MsgId>,
     /// Messages whose REQALL is out, by destination.
-    pub all_wait: BTreeMap<u16, VecDeque<MsgId>>,
+    pub all_wait: BTreeMap<u32, VecDeque<MsgId>>,
     /// Unused allocations per destination, oldest first, each with its GVB timer generation.
-    pub allocations: BTreeMap<u16, VecDeque<u32>>,
+    pub allocations: BTreeMap<u32, VecDeque<u32>>,
     pub next_alloc_epoch: u32,
 
     // ---- Destination side (K&O §II points d, f, g) ----
@@ -115,7 +115,7 @@ pub struct Imp {
     /// REQALLs decided but not yet sent.
     pub plt_queue: VecDeque<PltClaim>,
     /// REQALLs to each destination IMP decided and not yet answered by their ALL.
-    pub reqalls_out: BTreeMap<u16, u32>,
+    pub reqalls_out: BTreeMap<u32, u32>,
     /// PLT entries held by REQALLs (version 3), for the occupancy samples.
     pub plt_reqalls: u32,
 }
@@ -140,7 +140,7 @@ pub enum PltClaim {
     /// A REQALL for the stream, to the destination IMP `dst`, decided for message `msg`.
     Reqall {
         stream: Stream,
-        dst: u16,
+        dst: u32,
         msg: MsgId,
     },
 }
@@ -185,7 +185,7 @@ impl Imp {
     }
 
     /// The output port of host `host` (made on first use).
-    pub fn port(&mut self, host: u16) -> &mut HostPort {
+    pub fn port(&mut self, host: u32) -> &mut HostPort {
         let k = match self.ports.iter().position(|p| p.host == host) {
             Some(k) => k,
             None => {

@@ -53,27 +53,27 @@ mod adaptive;
 #[derive(Clone, Copy, Debug)]
 pub enum Ev {
     /// A host starts or resumes offering traffic.
-    HostStart { host: u16 },
+    HostStart { host: u32 },
     /// A packet from a host is fully in its IMP.
-    HostInputDone { host: u16 },
+    HostInputDone { host: u32 },
     /// A frame finished transmission on a link.
     TxDone { link: u32, frame: Frame },
     /// A frame reaches the far IMP.
     Arrive { link: u32, frame: Frame },
     /// The IMP processor finished the task at the head of its queue (generation `epoch`).
-    ProcDone { imp: u16, epoch: u32 },
+    ProcDone { imp: u32, epoch: u32 },
     /// The IMP's 25.6 ms clock (`model/processor.rs`).
-    Clock { imp: u16 },
+    Clock { imp: u32 },
     /// IMP-to-IMP retransmission timer of a logical channel.
     AckTimeout { link: u32, lch: u8, epoch: u32 },
     /// Time for a routing message on a link.
     RoutingTick { link: u32 },
     /// A packet finished its transfer to destination host `host` on IMP `imp`.
-    HostOutputDone { imp: u16, host: u16 },
+    HostOutputDone { imp: u32, host: u32 },
     /// A RFNM has waited its 1 s for a piggy-backed ALL.
-    RfnmTimeout { imp: u16, epoch: u32 },
+    RfnmTimeout { imp: u32, epoch: u32 },
     /// An allocation unused for 250 ms.
-    GiveBack { imp: u16, dst: u16, epoch: u32 },
+    GiveBack { imp: u32, dst: u32, epoch: u32 },
     /// Periodic sample of resource occupancy.
     Sample,
     /// The scenario's scripted action `index` (a disturbance, a generator pause or resume).
@@ -85,9 +85,9 @@ pub enum Ev {
     /// A line (topology line index, both directions) goes down or comes up.
     LineChange { line: u32, up: bool },
     /// Background messages arrive at host `host` (`model/background.rs`).
-    Arrival { host: u16 },
+    Arrival { host: u32 },
     /// Version 3: the disuse timer of a transmit block, armed when it had had `uses` numbers.
-    BlockIdle { imp: u16, stream: Stream, uses: u64 },
+    BlockIdle { imp: u32, stream: Stream, uses: u64 },
     /// Take a time slice of the measured pair (`network.slices`).
     Slice,
 }
@@ -132,15 +132,15 @@ pub enum MsgState {
 
 #[derive(Clone, Debug)]
 pub struct Msg {
-    pub host: u16,
+    pub host: u32,
     /// The destination host.
-    pub dst_host: u16,
+    pub dst_host: u32,
     /// Other hosts' traffic (`model/background.rs`): counted, not recorded one by one.
     pub background: bool,
     /// The last packet has reached the destination host.
     pub delivered: bool,
-    pub src: u16,
-    pub dst: u16,
+    pub src: u32,
+    pub dst: u32,
     /// Its sequence of message numbers: the IMP pair (version 2) or the host pair (version 3).
     pub stream: Stream,
     pub bits: u64,
@@ -188,7 +188,7 @@ pub struct MessageRecord {
 }
 
 pub struct Pump {
-    pub dst_host: u16,
+    pub dst_host: u32,
     pub bits: u64,
     pub count: Option<u64>,
     pub offered: u64,
@@ -196,7 +196,7 @@ pub struct Pump {
 
 pub struct Host {
     pub name: String,
-    pub imp: u16,
+    pub imp: u32,
     pub pump: Option<Pump>,
     pub input_busy: bool,
     pub current: Option<MsgId>,
@@ -214,7 +214,7 @@ pub struct Host {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Handed {
     /// The destination host.
-    pub to: u16,
+    pub to: u32,
     /// Data bits (the host leader is added on the interface, as for every message).
     pub bits: u64,
     /// The caller's name for the message, given back on delivery.
@@ -361,14 +361,14 @@ pub struct Observer {
     pub delivered_at: BTreeMap<MsgId, SimTime>,
     /// Per (source IMP, destination IMP, destination host): the last message number delivered
     /// to that host, to check that delivery is in order.
-    pub delivered_last: BTreeMap<(Stream, u16), u64>,
+    pub delivered_last: BTreeMap<(Stream, u32), u64>,
     pub order_violations: u64,
     /// Messages offered, delivered and answered, and the background traffic's own figures.
     pub tally: BackgroundTally,
     pub occupancy: Vec<Occupancy>,
     pub sample_period: SimDuration,
     /// The pair whose occupancy is sampled: (source IMP, destination IMP).
-    pub watch: Option<(u16, u16)>,
+    pub watch: Option<(u32, u32)>,
     /// The stream of the measured pair.
     pub watch_stream: Stream,
     /// Keep every answered pump message and every occupancy sample (`true`), or only the
@@ -416,11 +416,16 @@ pub struct Subnet {
     /// Links whose next packet frame is to be hit by a line error.
     pub corrupt_next: BTreeSet<u32>,
     /// Source IMPs whose next single-packet message leaves by this link instead of its route.
-    pub detours: BTreeMap<u16, u32>,
+    pub detours: BTreeMap<u32, u32>,
     /// How packets are routed, which lines are up, and the loop records.
     pub routing: Routing,
-    /// The hosts on each IMP, by IMP index.
-    pub hosts_at: Vec<Vec<u16>>,
+    /// Per IMP, the hosts that a freed resource may let go on: those the last `host_try` left
+    /// waiting (for buffers, an output queue, a route, or the resources of K&O §II point a),
+    /// and generators. A host leaves the set only when `host_try` finds it with nothing to do
+    /// (input busy, not started, no message) — states it leaves only through a direct
+    /// `host_try` — so `wake_hosts` visits exactly the hosts a scan of every host on the IMP
+    /// would have moved, in the same (host) order, without the scan (issue 15).
+    pub waiting: Vec<BTreeSet<u32>>,
     /// When background traffic starts.
     pub background_start: SimDuration,
     /// What is recorded, counted and watched: observes the protocol, takes no part in it.
@@ -468,7 +473,7 @@ impl Subnet {
                 .as_ref()
                 .map(|p| p.dst_host)
                 .or(h.generator.as_ref().map(|g| g.dst_host))?;
-            Some((k as u16, dst))
+            Some((k as u32, dst))
         });
         let watch = watched.map(|(h, d)| (hosts[h as usize].imp, hosts[d as usize].imp));
         let watch_stream = match (watched, params.message_processing) {
@@ -479,12 +484,13 @@ impl Subnet {
             (Some((h, d)), MessageProcessing::V3) => stream(h, d),
         };
         let routing = Routing::new_static(&params, &topo);
-        let mut hosts_at = vec![Vec::new(); topo.names.len()];
+        // Every host starts in the set: it leaves once `host_try` has seen it idle.
+        let mut waiting = vec![BTreeSet::new(); topo.names.len()];
         for (h, host) in hosts.iter().enumerate() {
-            hosts_at[host.imp as usize].push(h as u16);
+            waiting[host.imp as usize].insert(h as u32);
         }
         Subnet {
-            hosts_at,
+            waiting,
             background_start: SimDuration::ZERO,
             routing,
             params,
@@ -532,7 +538,7 @@ impl Subnet {
     /// (K&O §III: "message sequence numbers allocated per source IMP-destination IMP pair"),
     /// their host pair in version 3 (K&O §VI: "message sequencing is now done on the basis of
     /// HOST-to-HOST pairs").
-    pub fn stream_of(&self, h: u16, dst_host: u16) -> Stream {
+    pub fn stream_of(&self, h: u32, dst_host: u32) -> Stream {
         match self.params.message_processing {
             MessageProcessing::V2 => stream(
                 self.hosts[h as usize].imp,
@@ -543,7 +549,7 @@ impl Subnet {
     }
 
     /// The source IMP of `s`.
-    pub fn stream_src(&self, s: Stream) -> u16 {
+    pub fn stream_src(&self, s: Stream) -> u32 {
         let (a, _) = stream_ends(s);
         match self.params.message_processing {
             MessageProcessing::V2 => a,
@@ -556,7 +562,7 @@ impl Subnet {
     }
 
     /// Events that start the run.
-    pub fn initial_events(&mut self, q: &mut EventQueue<Ev>, starts: &[(u16, SimDuration)]) {
+    pub fn initial_events(&mut self, q: &mut EventQueue<Ev>, starts: &[(u32, SimDuration)]) {
         let n = self.links.len().max(1) as u64;
         for i in 0..self.links.len() {
             // Stagger the first routing opportunity of each line over one interval.
@@ -577,7 +583,7 @@ impl Subnet {
         let m = self.imps.len().max(1) as u64;
         for imp in 0..self.imps.len() {
             let phase = self.params.fast_tick.as_nanos() * imp as u64 / m;
-            q.schedule(SimTime::from_nanos(phase), Ev::Clock { imp: imp as u16 });
+            q.schedule(SimTime::from_nanos(phase), Ev::Clock { imp: imp as u32 });
         }
         self.schedule_background(q, self.background_start);
         self.schedule_instruments(q);
@@ -591,41 +597,72 @@ impl Subnet {
     // ------------------------------------------------------------------ hosts
 
     /// The host puts its next packet into its IMP if the IMP can take it.
-    fn host_try(&mut self, now: SimTime, h: u16, q: &mut EventQueue<Ev>) {
+    /// Host `h` hands the IMP its next packet if it can; keeps `waiting` up to date.
+    fn host_try(&mut self, now: SimTime, h: u32, q: &mut EventQueue<Ev>) {
+        let waits = self.host_try_input(now, h, q);
+        let imp = self.hosts[h as usize].imp as usize;
+        if waits {
+            self.waiting[imp].insert(h);
+        } else {
+            self.waiting[imp].remove(&h);
+        }
+    }
+
+    /// Whether `host_try` would find host `h` with nothing to do (no side effects): the
+    /// invariant that lets `wake_hosts` skip it, checked in debug builds.
+    fn host_idle(&self, h: u32) -> bool {
+        let host = &self.hosts[h as usize];
+        let no_next = if let Some(o) = &host.outside {
+            o.is_empty()
+        } else if let Some(b) = &host.background {
+            b.backlog.is_empty()
+        } else {
+            host.pump
+                .as_ref()
+                .is_none_or(|p| p.count.is_some_and(|c| p.offered >= c))
+        };
+        host.generator.is_none()
+            && (host.input_busy || !host.started || host.current.is_none() && no_next)
+    }
+
+    /// [`Self::host_try`]'s work: `true` if the host is left waiting for something a freed
+    /// resource may give it, `false` if it started a packet's input or has nothing to do.
+    fn host_try_input(&mut self, now: SimTime, h: u32, q: &mut EventQueue<Ev>) -> bool {
         if self.hosts[h as usize].generator.is_some() {
-            return self.generator_try(now, h, q);
+            self.generator_try(now, h, q);
+            return true;
         }
         let host = &self.hosts[h as usize];
         if host.input_busy || !host.started {
-            return;
+            return false;
         }
         let imp = host.imp;
         let mid = match host.current {
             Some(m) => m,
             None => match self.new_message(now, h) {
                 Some(m) => m,
-                None => return,
+                None => return false,
             },
         };
         let m = &self.msgs[&mid];
         if !(m.state == MsgState::InputFirst && m.input == 0
             || m.state == MsgState::Launched && m.input < m.packets)
         {
-            return; // K&O §II point a: input of packets 2..8 halts until the resources are held.
+            return true; // K&O §II point a: input of packets 2..8 halts until the resources are held.
         }
         // K&O §III: a packet may enter the source IMP only with at least 4 free buffers; and it
         // joins an output queue of at most 8 (checked for packets after the first, which
         // are queued at once).
         let i = &self.imps[imp as usize];
         if i.free_buffers() < self.params.host_input_min_free {
-            return;
+            return true;
         }
         if m.input > 0 && m.src != m.dst {
             let Some(l) = self.routing.next_link(&self.topo, m.src, m.dst) else {
-                return; // no route now: the host waits
+                return true; // no route now: the host waits
             };
             if self.links[l as usize].queue_len() >= self.params.output_queue_max {
-                return;
+                return true;
             }
         }
         let bits = self.packet_bits(m.bits, m.input, m.packets)
@@ -641,6 +678,7 @@ impl Subnet {
             .host_interface
             .transmission_time(Bits::new(bits));
         q.schedule(now + t, Ev::HostInputDone { host: h });
+        false
     }
 
     fn packet_bits(&self, msg_bits: u64, index: u8, of: u8) -> u64 {
@@ -652,7 +690,7 @@ impl Subnet {
         }
     }
 
-    fn new_message(&mut self, now: SimTime, h: u16) -> Option<MsgId> {
+    fn new_message(&mut self, now: SimTime, h: u32) -> Option<MsgId> {
         if let Some(o) = self.hosts[h as usize].outside.as_mut() {
             let Handed { to, bits, tag } = o.pop_front()?;
             let id = self.insert_message(now, h, to, bits, MsgState::InputFirst, 0);
@@ -682,8 +720,8 @@ impl Subnet {
     fn insert_message(
         &mut self,
         now: SimTime,
-        h: u16,
-        dst_host: u16,
+        h: u32,
+        dst_host: u32,
         bits: u64,
         state: MsgState,
         input: u8,
@@ -737,7 +775,7 @@ impl Subnet {
         id
     }
 
-    fn host_input_done(&mut self, now: SimTime, h: u16, q: &mut EventQueue<Ev>) {
+    fn host_input_done(&mut self, now: SimTime, h: u32, q: &mut EventQueue<Ev>) {
         self.hosts[h as usize].input_busy = false;
         let mid = self.hosts[h as usize]
             .current
@@ -776,7 +814,7 @@ impl Subnet {
     }
 
     /// The last packet of a message is in the source IMP: the pump may offer the next.
-    fn accepted(&mut self, now: SimTime, h: u16, mid: MsgId) {
+    fn accepted(&mut self, now: SimTime, h: u32, mid: MsgId) {
         let m = self.msgs.get_mut(&mid).expect("message");
         m.rec.accepted_ns = Some(now.as_nanos());
         self.hosts[h as usize].current = None;
@@ -899,7 +937,7 @@ impl Subnet {
     }
 
     /// Wakes messages waiting for numbers or PLT entries at `imp`.
-    fn serve_waiters(&mut self, now: SimTime, imp: u16, q: &mut EventQueue<Ev>) {
+    fn serve_waiters(&mut self, now: SimTime, imp: u32, q: &mut EventQueue<Ev>) {
         let dsts: Vec<Stream> = self.imps[imp as usize]
             .number_wait
             .keys()
@@ -934,7 +972,7 @@ impl Subnet {
     }
 
     /// Point h: the RFNM (or the ALL answering a REQALL) reaches the source IMP.
-    fn source_receives(&mut self, now: SimTime, imp: u16, p: Packet, q: &mut EventQueue<Ev>) {
+    fn source_receives(&mut self, now: SimTime, imp: u32, p: Packet, q: &mut EventQueue<Ev>) {
         let dst = p.src; // the destination IMP sent it
         match p.kind {
             PktKind::Rfnm { msg, num: _, all } => {
@@ -983,7 +1021,7 @@ impl Subnet {
         self.wake_hosts(now, imp, q);
     }
 
-    fn release_number_and_plt(&mut self, imp: u16, stream: Stream) {
+    fn release_number_and_plt(&mut self, imp: u32, stream: Stream) {
         let i = &mut self.imps[imp as usize];
         let used = i
             .numbers_used
@@ -998,7 +1036,7 @@ impl Subnet {
     /// starts again at point b, whichever ALL this is. If that message's own REQALL is answered
     /// later, that ALL is spare and goes back with a GVB unless used within 250 ms (the
     /// "superfluous REQALL" of K&O §VII).
-    fn add_allocation(&mut self, now: SimTime, imp: u16, dst: u16, q: &mut EventQueue<Ev>) {
+    fn add_allocation(&mut self, now: SimTime, imp: u32, dst: u32, q: &mut EventQueue<Ev>) {
         let i = &mut self.imps[imp as usize];
         let epoch = i.next_alloc_epoch;
         i.next_alloc_epoch += 1;
@@ -1024,7 +1062,7 @@ impl Subnet {
         }
     }
 
-    fn give_back(&mut self, now: SimTime, imp: u16, dst: u16, epoch: u32, q: &mut EventQueue<Ev>) {
+    fn give_back(&mut self, now: SimTime, imp: u32, dst: u32, epoch: u32, q: &mut EventQueue<Ev>) {
         let allocs = self.imps[imp as usize].allocations.entry(dst).or_default();
         if let Some(pos) = allocs.iter().position(|&g| g == epoch) {
             allocs.remove(pos);
@@ -1042,7 +1080,7 @@ impl Subnet {
 
     // ------------------------------------------------------ destination side
 
-    fn destination_receives(&mut self, now: SimTime, imp: u16, p: Packet, q: &mut EventQueue<Ev>) {
+    fn destination_receives(&mut self, now: SimTime, imp: u32, p: Packet, q: &mut EventQueue<Ev>) {
         match p.kind {
             PktKind::Data { of: 1, .. } => self.single_arrives(now, imp, p, q),
             PktKind::Data {
@@ -1113,9 +1151,9 @@ impl Subnet {
     }
 
     /// Queues complete messages for the host in message-number order per stream.
-    fn hand_over_in_order(&mut self, now: SimTime, imp: u16, src: Stream, q: &mut EventQueue<Ev>) {
+    fn hand_over_in_order(&mut self, now: SimTime, imp: u32, src: Stream, q: &mut EventQueue<Ev>) {
         let i = &mut self.imps[imp as usize];
-        let mut hosts: Vec<u16> = Vec::new();
+        let mut hosts: Vec<u32> = Vec::new();
         loop {
             let next = *i.expected.entry(src).or_default();
             if i.consumed.remove(&(src, next)) {
@@ -1156,7 +1194,7 @@ impl Subnet {
 
     /// Starts the next packet to `host` if its interface is free (each host on an IMP has its
     /// own interface).
-    fn start_host_output(&mut self, now: SimTime, imp: u16, host: u16, q: &mut EventQueue<Ev>) {
+    fn start_host_output(&mut self, now: SimTime, imp: u32, host: u32, q: &mut EventQueue<Ev>) {
         let fake = self.imps[imp as usize].fake_host;
         let port = self.imps[imp as usize].port(host);
         if port.busy {
@@ -1175,7 +1213,7 @@ impl Subnet {
         }
     }
 
-    fn host_output_done(&mut self, now: SimTime, imp: u16, host: u16, q: &mut EventQueue<Ev>) {
+    fn host_output_done(&mut self, now: SimTime, imp: u32, host: u32, q: &mut EventQueue<Ev>) {
         let i = &mut self.imps[imp as usize];
         let port = i.port(host);
         port.busy = false;
@@ -1225,7 +1263,7 @@ impl Subnet {
     }
 
     /// Sends the replies at the head of the queue for which 8 buffers can be reserved.
-    fn serve_replies(&mut self, now: SimTime, imp: u16, q: &mut EventQueue<Ev>) {
+    fn serve_replies(&mut self, now: SimTime, imp: u32, q: &mut EventQueue<Ev>) {
         self.serve_single_requests(now, imp, q);
         let n = self.params.allocation_buffers;
         let fix = self.params.rfnm_piggyback == Piggyback::NotWhileRepliesWait;
@@ -1291,7 +1329,7 @@ impl Subnet {
     fn send_rfnm(
         &mut self,
         now: SimTime,
-        imp: u16,
+        imp: u32,
         (stream, msg, num, made_ns): (Stream, MsgId, u64, u64),
         all: bool,
         q: &mut EventQueue<Ev>,
@@ -1316,7 +1354,7 @@ impl Subnet {
         self.send_control(now, imp, src, stream, PktKind::Rfnm { msg, num, all }, q);
     }
 
-    fn rfnm_timeout(&mut self, now: SimTime, imp: u16, epoch: u32, q: &mut EventQueue<Ev>) {
+    fn rfnm_timeout(&mut self, now: SimTime, imp: u32, epoch: u32, q: &mut EventQueue<Ev>) {
         let i = &mut self.imps[imp as usize];
         let pos = i
             .replies
@@ -1342,8 +1380,8 @@ impl Subnet {
     fn send_data(
         &mut self,
         now: SimTime,
-        src: u16,
-        dst: u16,
+        src: u32,
+        dst: u32,
         msg: MsgId,
         num: u64,
         index: u8,
@@ -1383,8 +1421,8 @@ impl Subnet {
     fn send_control(
         &mut self,
         now: SimTime,
-        from: u16,
-        to: u16,
+        from: u32,
+        to: u32,
         stream: Stream,
         kind: PktKind,
         q: &mut EventQueue<Ev>,
@@ -1529,9 +1567,22 @@ impl Subnet {
         self.wake_hosts(now, from, q);
     }
 
-    fn wake_hosts(&mut self, now: SimTime, imp: u16, q: &mut EventQueue<Ev>) {
-        for k in 0..self.hosts_at[imp as usize].len() {
-            let h = self.hosts_at[imp as usize][k];
+    /// Something freed at `imp`: its waiting hosts try again, in host order. The cursor walks
+    /// the live set, so a host that starts waiting behind the cursor meanwhile is tried too,
+    /// as a scan of every host would have tried it.
+    fn wake_hosts(&mut self, now: SimTime, imp: u32, q: &mut EventQueue<Ev>) {
+        debug_assert!(
+            self.hosts
+                .iter()
+                .enumerate()
+                .all(|(h, host)| host.imp != imp
+                    || self.waiting[imp as usize].contains(&(h as u32))
+                    || self.host_idle(h as u32)),
+            "a host left out of `waiting` at IMP {imp} has something to do"
+        );
+        let mut from = 0;
+        while let Some(&h) = self.waiting[imp as usize].range(from..).next() {
+            from = h + 1;
             self.host_try(now, h, q);
         }
     }
@@ -1620,7 +1671,7 @@ impl Subnet {
     }
 
     /// Why the IMP at `at` cannot take packet `p` now, if it cannot (K&O §III).
-    fn rejects(&self, at: u16, p: &Packet) -> Option<&'static str> {
+    fn rejects(&self, at: u32, p: &Packet) -> Option<&'static str> {
         if p.kind.is_control() || at == p.dst {
             // Control messages use space set aside for them (a choice: the sources are silent);
             // data for this IMP fills buffers its allocation reserved.
@@ -1850,5 +1901,11 @@ mod tests {
         // The first 1000 line directions keep the streams they always had.
         assert_eq!(line_stream(0), 1000);
         assert_eq!(line_stream(999), 1999);
+        // At the largest network allowed (MAX_IMPS IMPs, lines of up to 16 directions each):
+        // the namespaces are increasing ranges that do not meet.
+        let max_imps = crate::topology::MAX_IMPS;
+        assert!(line_stream(999) < background_stream(0));
+        assert!(background_stream(max_imps - 1) < line_stream(1000));
+        assert!(line_stream(16 * max_imps) < pairs_stream(0));
     }
 }

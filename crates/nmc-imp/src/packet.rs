@@ -12,18 +12,18 @@ pub type MsgId = u64;
 /// A sequence of message numbers: what message numbers, reassembly order and RFNMs are counted
 /// in. Version 2 numbers messages per source-IMP/destination-IMP pair (K&O §III), version 3 per
 /// source-host/destination-host pair (K&O §VI). Either way the pair is packed into one value,
-/// first end in the high 16 bits ([`stream`]), so that a source IMP's streams sort by their
+/// first end in the high 32 bits ([`stream`]), so that a source IMP's streams sort by their
 /// destination as the version 2 tables did.
-pub type Stream = u32;
+pub type Stream = u64;
 
 /// The stream of the pair `a` → `b` (IMPs in version 2, hosts in version 3).
-pub fn stream(a: u16, b: u16) -> Stream {
-    (a as u32) << 16 | b as u32
+pub fn stream(a: u32, b: u32) -> Stream {
+    (a as u64) << 32 | b as u64
 }
 
 /// The two ends of a stream.
-pub fn stream_ends(s: Stream) -> (u16, u16) {
-    ((s >> 16) as u16, s as u16)
+pub fn stream_ends(s: Stream) -> (u32, u32) {
+    ((s >> 32) as u32, s as u32)
 }
 
 /// The kinds of packet in the subnet (K&O §II, Fig. 1).
@@ -86,13 +86,13 @@ impl PktKind {
 pub struct Packet {
     pub kind: PktKind,
     /// Source and destination IMPs.
-    pub src: u16,
-    pub dst: u16,
+    pub src: u32,
+    pub dst: u32,
     /// The stream it belongs to (end-to-end packets; 0 for packets of no stream, a GVB).
     pub stream: Stream,
     /// Data bits (the frame on a line adds the overhead).
     pub bits: Bits,
-    pub hops: u16,
+    pub hops: u32,
 }
 
 /// Packets by id, with slot reuse.

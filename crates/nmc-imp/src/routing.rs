@@ -202,7 +202,7 @@ struct Tracker {
 
 #[derive(Clone, Copy, Debug)]
 struct Visit {
-    imp: u16,
+    imp: u32,
     count: u32,
     first: (SimTime, u32),
     last: (SimTime, u32),
@@ -258,7 +258,7 @@ pub struct Routing {
     planned: Vec<u32>,
     journeys: BTreeMap<Journey, Tracker>,
     /// Open forwarding loops per destination, with when each opened.
-    open_loops: BTreeMap<u16, Vec<(Vec<NodeId>, SimTime)>>,
+    open_loops: BTreeMap<u32, Vec<(Vec<NodeId>, SimTime)>>,
     pub counts: RoutingCounts,
     pub route_changes: Vec<RouteChange>,
     pub loops: Vec<LoopRecord>,
@@ -370,7 +370,7 @@ impl Routing {
 
     fn build_routers(&mut self, topo: &Topology) {
         let rp = self.params.expect("adaptive");
-        let n = topo.names.len() as u16;
+        let n = topo.names.len() as u32;
         self.routers = (0..n)
             .map(|i| {
                 let mut r = DistanceVector::new(NodeId(i), n, rp);
@@ -401,11 +401,11 @@ impl Routing {
                         continue;
                     };
                     let y = topo.links[l as usize].to as usize;
-                    let before: Vec<_> = (0..n as u16)
+                    let before: Vec<_> = (0..n as u32)
                         .map(|d| self.routers[y].estimate(NodeId(d)))
                         .collect();
                     self.routers[y].handle_routing_message(SimTime::ZERO, LineId(l ^ 1), &msg);
-                    changed |= (0..n as u16)
+                    changed |= (0..n as u32)
                         .any(|d| self.routers[y].estimate(NodeId(d)) != before[d as usize]);
                 }
             }
@@ -428,7 +428,7 @@ impl Routing {
     // ------------------------------------------------------------ decisions
 
     /// The link to take from `imp` towards `dst`: the routing decision of the model.
-    pub fn next_link(&self, topo: &Topology, imp: u16, dst: u16) -> Option<u32> {
+    pub fn next_link(&self, topo: &Topology, imp: u32, dst: u32) -> Option<u32> {
         match self.mode {
             RoutingMode::Static => topo.next_link(imp, dst),
             RoutingMode::Adaptive => self.routers[imp as usize]
@@ -445,7 +445,7 @@ impl Routing {
         self.links[link as usize].up
     }
 
-    pub fn out_links(&self, imp: u16) -> &[u32] {
+    pub fn out_links(&self, imp: u32) -> &[u32] {
         &self.out_links[imp as usize]
     }
 
@@ -465,7 +465,7 @@ impl Routing {
         (l != NO_LINK).then_some(l)
     }
 
-    pub fn park(&mut self, imp: u16, id: PktId, hold: Hold) {
+    pub fn park(&mut self, imp: u32, id: PktId, hold: Hold) {
         self.counts.parked += 1;
         self.parked[imp as usize].push_back((id, hold));
     }
@@ -473,7 +473,7 @@ impl Routing {
     // ------------------------------------------------------ routing messages
 
     /// The body of a routing frame starting on `link` from `imp` now.
-    pub fn body_for(&mut self, now: SimTime, link: u32, imp: u16) -> u32 {
+    pub fn body_for(&mut self, now: SimTime, link: u32, imp: u32) -> u32 {
         if !self.is_adaptive() {
             return NO_BODY;
         }
@@ -506,8 +506,8 @@ impl Routing {
 
     /// Records the router events of `imp` and updates the loop records for the destinations
     /// whose best neighbour changed. `names` are the IMP names.
-    pub fn drain_route_events(&mut self, now: SimTime, imp: u16, names: &[String]) {
-        let mut changed: BTreeSet<u16> = BTreeSet::new();
+    pub fn drain_route_events(&mut self, now: SimTime, imp: u32, names: &[String]) {
+        let mut changed: BTreeSet<u32> = BTreeSet::new();
         while let Some(RouteEvent { at, dst, kind }) = self.routers[imp as usize].poll_event() {
             let name = |n: Option<NodeId>| n.map_or(String::new(), |n| names[n.0 as usize].clone());
             let (kind, from, to, value) = match kind {
@@ -542,7 +542,7 @@ impl Routing {
     }
 
     /// Finds the forwarding loops towards `dst` now and opens or closes loop records.
-    fn check_loops(&mut self, now: SimTime, dst: u16, names: &[String]) {
+    fn check_loops(&mut self, now: SimTime, dst: u32, names: &[String]) {
         let next: BTreeMap<NodeId, Option<NodeId>> = self
             .routers
             .iter()
@@ -599,7 +599,7 @@ impl Routing {
 
     /// Packet `p` is at `imp` now (it left its source, or an IMP accepted it). At its
     /// destination IMP the journey ends and is recorded.
-    pub fn visit(&mut self, now: SimTime, imp: u16, p: &Packet, names: &[String]) {
+    pub fn visit(&mut self, now: SimTime, imp: u32, p: &Packet, names: &[String]) {
         if !self.is_adaptive() {
             return;
         }

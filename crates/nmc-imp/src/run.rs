@@ -121,7 +121,7 @@ pub fn build(
     s: &ImpScenario,
     seed: u64,
     trace: Trace,
-) -> Result<(Subnet, Vec<(u16, SimDuration)>), BuildError> {
+) -> Result<(Subnet, Vec<(u32, SimDuration)>), BuildError> {
     s.check_records(RECORDS)?;
     let params = resolve_params(s)?;
     let topo = Topology::build(&s.network.topology).map_err(BuildError)?;
@@ -155,7 +155,7 @@ pub fn build(
         hosts
             .iter()
             .position(|h| h.name == name)
-            .map(|i| i as u16)
+            .map(|i| i as u32)
             .ok_or_else(|| BuildError(format!("{at}: no host named `{name}` in network.hosts")))
     };
     let mut starts = Vec::new();
@@ -274,7 +274,7 @@ pub fn build(
                 if *outstanding == 0 {
                     return Err(BuildError(format!("{at}.outstanding must be at least 1")));
                 }
-                let h = (hosts.len() + generators.len()) as u16;
+                let h = (hosts.len() + generators.len()) as u32;
                 let name = format!("{imp} message generator {i}");
                 for (k, p) in pauses.iter().enumerate() {
                     if p.length.is_zero() {
@@ -329,7 +329,7 @@ pub fn build(
                 BuildError(format!("{at}.{key}: `{n}` is not an IMP of this network"))
             })
         };
-        let line = |a: u16, b: u16| {
+        let line = |a: u32, b: u32| {
             topo.links
                 .iter()
                 .position(|l| l.from == a && l.to == b)
@@ -358,7 +358,7 @@ pub fn build(
     }
     let mut subnet = Subnet::new(params, topo, hosts, seed, sample, trace);
     subnet.background_start = background_start;
-    let mut named: BTreeMap<u16, crate::params::ImpModel> = BTreeMap::new();
+    let mut named: BTreeMap<u32, crate::params::ImpModel> = BTreeMap::new();
     for (model, sites) in &s.network.imp_models {
         for (k, n) in sites.iter().enumerate() {
             let model_name = match model {
@@ -432,17 +432,17 @@ fn add_pairs(
     bits: u64,
     count: Option<u64>,
     seed: u64,
-) -> Result<Vec<u16>, BuildError> {
+) -> Result<Vec<u32>, BuildError> {
     let n = topo.names.len() as u64;
     if n < 2 {
         return Err(BuildError(format!(
             "traffic[{i}]: host pairs need a network of at least two IMPs"
         )));
     }
-    if hosts.len() + 2 * pairs as usize > u16::MAX as usize {
+    if hosts.len() + 2 * pairs as usize > u32::MAX as usize {
         return Err(BuildError(format!(
             "traffic[{i}].pairs = {pairs}: at most {} hosts in all",
-            u16::MAX
+            u32::MAX
         )));
     }
     // A stream of its own, apart from every line's and background host's.
@@ -451,8 +451,8 @@ fn add_pairs(
     for k in 0..pairs {
         let mut found = None;
         for _ in 0..1000 {
-            let a = rng.uniform_inclusive(0, n - 1) as u16;
-            let mut b = rng.uniform_inclusive(0, n - 2) as u16;
+            let a = rng.uniform_inclusive(0, n - 1) as u32;
+            let mut b = rng.uniform_inclusive(0, n - 2) as u32;
             if b >= a {
                 b += 1;
             }
@@ -474,7 +474,7 @@ fn add_pairs(
                 )));
             }
         }
-        let src = hosts.len() as u16;
+        let src = hosts.len() as u32;
         for (name, imp) in names.into_iter().zip([a, b]) {
             hosts.push(Host {
                 name,
@@ -536,8 +536,8 @@ fn add_background(
     if b.host_queue == 0 {
         return Err(bad("host_queue", "must be at least 1"));
     }
-    let imps: Vec<u16> = if b.imps.is_empty() {
-        (0..topo.names.len() as u16).collect()
+    let imps: Vec<u32> = if b.imps.is_empty() {
+        (0..topo.names.len() as u32).collect()
     } else {
         let mut v = Vec::new();
         for (k, n) in b.imps.iter().enumerate() {
@@ -576,15 +576,15 @@ fn add_background(
             }
         }
     }
-    let w = |map: &BTreeMap<String, f64>, x: u16| {
+    let w = |map: &BTreeMap<String, f64>, x: u32| {
         map.get(&topo.names[x as usize])
             .copied()
             .unwrap_or(b.default_weight)
     };
-    let origin = |x: u16| w(&b.origins, x);
-    let weight = |x: u16| w(&b.destinations, x);
+    let origin = |x: u32| w(&b.origins, x);
+    let weight = |x: u32| w(&b.destinations, x);
     let total_origin: f64 = imps.iter().map(|&x| origin(x)).sum();
-    let first = hosts.len() as u16;
+    let first = hosts.len() as u32;
     for &x in &imps {
         let name = format!("BG-{}", topo.names[x as usize]);
         if hosts.iter().any(|h| h.name == name) {
@@ -595,7 +595,7 @@ fn add_background(
     }
     let streams = nmc_sim::RngStreams::new(seed);
     for (k, &x) in imps.iter().enumerate() {
-        let reachable: Vec<u16> = imps
+        let reachable: Vec<u32> = imps
             .iter()
             .copied()
             .filter(|&y| y != x && topo.next_link(x, y).is_some())
@@ -605,7 +605,7 @@ fn add_background(
         let mut c = 0.0;
         for &y in &reachable {
             c += weight(y) / wsum;
-            let host = first + imps.iter().position(|&z| z == y).expect("listed") as u16;
+            let host = first + imps.iter().position(|&z| z == y).expect("listed") as u32;
             dests.push((host, c));
         }
         if let Some(last) = dests.last_mut() {
@@ -753,7 +753,7 @@ fn finish(mut m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outco
             m.obs.busy_at_measure[k]
         }
     };
-    let names = |i: u16| m.imps[i as usize].name.clone();
+    let names = |i: u32| m.imps[i as usize].name.clone();
     let lines: Vec<LineRecord> = m
         .links
         .iter()

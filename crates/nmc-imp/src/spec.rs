@@ -193,7 +193,7 @@ pub enum LineState {
 pub enum TopologySpec {
     /// IMPs `IMP0` … `IMP<hops>` in a row.
     Chain {
-        hops: u16,
+        hops: u32,
         #[serde(default = "default_capacity")]
         capacity: BitRate,
         #[serde(default = "default_chain_propagation")]

@@ -68,13 +68,13 @@ impl Stepper {
     }
 
     /// The index of host `name`, for [`Stepper::offer`].
-    pub fn host(&self, name: &str) -> Option<u16> {
+    pub fn host(&self, name: &str) -> Option<u32> {
         self.sim
             .model
             .hosts
             .iter()
             .position(|h| h.name == name)
-            .map(|i| i as u16)
+            .map(|i| i as u32)
     }
 
     /// The subnet's clock: every event before it has been handled.
@@ -98,7 +98,7 @@ impl Stepper {
     /// Host `from` hands a message of `bits` data bits for host `to` to its IMP at the
     /// subnet's current time ([`Stepper::advance`] there first). It queues behind the host's
     /// earlier messages, one at a time through the host interface as every host's messages go.
-    pub fn offer(&mut self, from: u16, to: u16, bits: u64, tag: u64) -> Result<(), BuildError> {
+    pub fn offer(&mut self, from: u32, to: u32, bits: u64, tag: u64) -> Result<(), BuildError> {
         let m = &mut self.sim.model;
         let max = m.params.max_message.get();
         let n = m.hosts.len();

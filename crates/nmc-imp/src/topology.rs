@@ -26,8 +26,8 @@ pub const MAPS_JSON: &str = include_str!("../../../data/arpanet-maps/maps.json")
 
 #[derive(Clone, Debug)]
 pub struct LinkDef {
-    pub from: u16,
-    pub to: u16,
+    pub from: u32,
+    pub to: u32,
     pub capacity: BitRate,
     pub propagation: SimDuration,
 }
@@ -36,39 +36,41 @@ pub struct Topology {
     pub names: Vec<String>,
     pub links: Vec<LinkDef>,
     /// IMP index by name.
-    by_name: HashMap<String, u16>,
+    by_name: HashMap<String, u32>,
     /// The links into each IMP.
     into: Adjacency,
     /// Per destination IMP: the link each IMP takes towards it, once asked for.
     routes: Vec<OnceCell<Box<[u32]>>>,
 }
 
-/// The most IMPs a network may have (IMP ids are 16-bit).
-pub const MAX_IMPS: usize = u16::MAX as usize;
+/// The most IMPs a network may have: 2^24, as the store-and-forward model's nodes
+/// (`nmc_net::MAX_NODES`). IMP and host ids are 32-bit; the bound keeps the random-stream
+/// namespaces apart (`crate::model::line_stream`) and a network's tables within memory.
+pub const MAX_IMPS: usize = 1 << 24;
 
 /// The routing decision the model needs.
 pub trait Routes {
     /// The link to take from `imp` towards `dst`, if any.
-    fn next_link(&self, imp: u16, dst: u16) -> Option<u32>;
+    fn next_link(&self, imp: u32, dst: u32) -> Option<u32>;
 }
 
 impl Routes for Topology {
-    fn next_link(&self, imp: u16, dst: u16) -> Option<u32> {
+    fn next_link(&self, imp: u32, dst: u32) -> Option<u32> {
         let c = self.routes_to(dst)[imp as usize];
         (c != NO_ROUTE).then_some(c)
     }
 }
 
 impl Topology {
-    pub fn index(&self, name: &str) -> Option<u16> {
+    pub fn index(&self, name: &str) -> Option<u32> {
         self.by_name.get(name).copied()
     }
 
     /// Every IMP's link towards `dst` (`u32::MAX`: none), computed on first use.
-    pub fn routes_to(&self, dst: u16) -> &[u32] {
+    pub fn routes_to(&self, dst: u32) -> &[u32] {
         self.routes[dst as usize].get_or_init(|| {
             self.into
-                .routes_to(dst as usize, |l| self.links[l as usize].from as u32)
+                .routes_to(dst as usize, |l| self.links[l as usize].from)
         })
     }
 
@@ -77,7 +79,7 @@ impl Topology {
         self.routes.iter().filter(|r| r.get().is_some()).count()
     }
 
-    pub fn hops(&self, src: u16, dst: u16) -> Option<u32> {
+    pub fn hops(&self, src: u32, dst: u32) -> Option<u32> {
         let mut at = src;
         let mut h = 0;
         while at != dst {
@@ -164,10 +166,10 @@ impl Topology {
                 names.len()
             ));
         }
-        let mut by_name: HashMap<String, u16> = HashMap::with_capacity(names.len());
+        let mut by_name: HashMap<String, u32> = HashMap::with_capacity(names.len());
         for (i, n) in names.iter().enumerate() {
             // The first of two IMPs of one name is the one lines and hosts find.
-            by_name.entry(n.clone()).or_insert(i as u16);
+            by_name.entry(n.clone()).or_insert(i as u32);
         }
         let mut links = Vec::with_capacity(lines.len() * 2);
         let idx = |n: &str| {
@@ -195,10 +197,7 @@ impl Topology {
                 propagation: *propagation,
             });
         }
-        let into = Adjacency::into_nodes(
-            names.len(),
-            links.iter().map(|l| (l.from as u32, l.to as u32)),
-        );
+        let into = Adjacency::into_nodes(names.len(), links.iter().map(|l| (l.from, l.to)));
         let routes = (0..names.len()).map(|_| OnceCell::new()).collect();
         Ok(Topology {
             names,
@@ -392,7 +391,7 @@ mod per_destination {
         let old = all_pairs(n, &t.links);
         for dst in 0..n {
             for imp in 0..n {
-                let got = t.next_link(imp as u16, dst as u16).unwrap_or(u32::MAX);
+                let got = t.next_link(imp as u32, dst as u32).unwrap_or(u32::MAX);
                 assert_eq!(got, old[imp * n + dst], "{imp} -> {dst}");
             }
         }
@@ -433,7 +432,7 @@ mod per_destination {
     fn a_1000_imp_mesh_is_connected_and_routes_lazily() {
         let t = mesh(1000, 3, 4, 1);
         assert_eq!(t.destinations_routed(), 0);
-        let far = (0..1000u16).filter_map(|d| t.hops(0, d)).max().unwrap();
+        let far = (0..1000u32).filter_map(|d| t.hops(0, d)).max().unwrap();
         assert!(far > 3 && far < 30, "diameter from IMP0: {far}");
         assert_eq!(
             t.destinations_routed(),
@@ -450,5 +449,25 @@ mod per_destination {
                 .map(|l| (l.from, l.to))
                 .collect::<Vec<_>>()
         );
+    }
+
+    /// IMP ids are 32-bit (issue 15): a chain past 65,535 IMPs builds, names and routes end to
+    /// end, and its streams keep both ends apart.
+    #[test]
+    fn a_chain_past_16_bit_ids_routes_end_to_end() {
+        let t = Topology::build(&TopologySpec::Chain {
+            hops: 70_000,
+            capacity: BitRate::from_kbps(50),
+            propagation: SimDuration::from_millis(2),
+        })
+        .unwrap();
+        assert_eq!(t.names.len(), 70_001);
+        assert_eq!(t.hops(0, 70_000), Some(70_000));
+        assert_eq!(t.hops(69_999, 1), Some(69_998));
+        let far = t.index(&t.names[70_000]).unwrap();
+        assert_eq!(far, 70_000);
+        let s = crate::packet::stream(far, 65_536);
+        assert_eq!(crate::packet::stream_ends(s), (70_000, 65_536));
+        assert!(crate::packet::stream(far, 0) > crate::packet::stream(65_536, u32::MAX));
     }
 }

@@ -71,7 +71,7 @@ fn assert_shortest_paths(
             if i == dst {
                 continue;
             }
-            let d = NodeId(dst as u16);
+            let d = NodeId(dst as u32);
             assert_eq!(
                 r.estimate(d),
                 hops[i].map(|h| Units(4 * h)),

@@ -14,7 +14,7 @@ fn chain(sets: &[&str]) -> ImpScenario {
     load("ko-v2-chain.toml", CHAIN, &sets).unwrap()
 }
 
-fn hops(n: u16) -> [String; 2] {
+fn hops(n: u32) -> [String; 2] {
     [
         format!("network.topology.hops={n}"),
         format!("network.hosts.1.imp=IMP{n}"),

@@ -39,7 +39,7 @@ pub fn scenario(
 pub struct SubnetHop {
     stepper: Stepper,
     /// (`from`, `to`) host indices.
-    ends: (u16, u16),
+    ends: (u32, u32),
     /// A datagram not delivered within this is lost (the PING's own timeout).
     give_up: SimDuration,
     offered: u64,

@@ -134,7 +134,7 @@ pub struct DistanceVector {
 impl DistanceVector {
     /// A router for `node` in a subnet of `nodes` IMPs (numbered `0..nodes`), with no lines and
     /// every other destination unreachable.
-    pub fn new(node: NodeId, nodes: u16, params: RoutingParams) -> Self {
+    pub fn new(node: NodeId, nodes: u32, params: RoutingParams) -> Self {
         let inf = params.infinity;
         let routes = (0..nodes)
             .map(|d| Route {
@@ -295,7 +295,7 @@ impl DistanceVector {
         if let Some(ev) = &mut self.events {
             ev.push_back(RouteEvent {
                 at,
-                dst: NodeId(dst as u16),
+                dst: NodeId(dst as u32),
                 kind,
             });
         }
@@ -310,7 +310,7 @@ impl DistanceVector {
             if dst == self.node.0 as usize {
                 continue;
             }
-            let reported = msg.entry(NodeId(dst as u16), inf);
+            let reported = msg.entry(NodeId(dst as u32), inf);
             // K&O §III: the estimate over a hop is the neighbour's + 4 + 1 per queued packet.
             let via = self.via(line, reported.estimate);
             let r = &self.routes[dst];
@@ -327,7 +327,7 @@ impl DistanceVector {
                     // the delay estimate on this path increased by more than 8 delay units".
                     let until = self.routes[dst].hold.start(now, &hd);
                     self.stats.hold_downs_started += 1;
-                    let neighbour = self.neighbour(line).unwrap_or(NodeId(u16::MAX));
+                    let neighbour = self.neighbour(line).unwrap_or(NodeId(u32::MAX));
                     self.push_event(now, dst, RouteEventKind::HoldDown { neighbour, until });
                 }
             } else if r.hold.held(now) {

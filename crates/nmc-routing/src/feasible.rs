@@ -55,7 +55,7 @@ impl Feasibility {
 pub(crate) fn update(dv: &mut DistanceVector, now: SimTime, line: LineId, msg: &RoutingMessage) {
     let n = dv.routes.len();
     let inf = dv.params().infinity;
-    let entries = (0..n).map(|d| msg.entry(NodeId(d as u16), inf)).collect();
+    let entries = (0..n).map(|d| msg.entry(NodeId(d as u32), inf)).collect();
     if let Some(l) = dv.lines.get_mut(&line) {
         l.reports = entries;
     }
@@ -127,7 +127,7 @@ mod tests {
         SimTime::ZERO + SimDuration::from_millis(m)
     }
 
-    fn msg(from: u16, d: (u32, u32)) -> RoutingMessage {
+    fn msg(from: u32, d: (u32, u32)) -> RoutingMessage {
         let mut entries = vec![
             Entry {
                 estimate: Units(600),

@@ -63,7 +63,7 @@ use std::fmt;
 /// An IMP (a node of the subnet), numbered from 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct NodeId(pub u16);
+pub struct NodeId(pub u32);
 
 /// One of an IMP's lines, as the caller numbers them (the subnet model's line index will do).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

@@ -89,7 +89,7 @@ impl Visits {
 mod tests {
     use super::*;
 
-    fn map(pairs: &[(u16, Option<u16>)]) -> BTreeMap<NodeId, Option<NodeId>> {
+    fn map(pairs: &[(u32, Option<u32>)]) -> BTreeMap<NodeId, Option<NodeId>> {
         pairs
             .iter()
             .map(|&(a, b)| (NodeId(a), b.map(NodeId)))

@@ -16,17 +16,17 @@ use std::collections::BTreeSet;
 /// A subnet's lines: `(line, a, b)`, each full-duplex.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Graph {
-    pub nodes: u16,
+    pub nodes: u32,
     pub lines: Vec<(LineId, NodeId, NodeId)>,
 }
 
 impl Graph {
     /// `nodes` IMPs in a row joined by lines `0..nodes-1` (line `k` joins `k` and `k+1`).
-    pub fn chain(nodes: u16) -> Graph {
+    pub fn chain(nodes: u32) -> Graph {
         Graph {
             nodes,
             lines: (1..nodes)
-                .map(|k| (LineId(k as u32 - 1), NodeId(k - 1), NodeId(k)))
+                .map(|k| (LineId(k - 1), NodeId(k - 1), NodeId(k)))
                 .collect(),
         }
     }
@@ -74,7 +74,7 @@ impl ShortestHop {
             node.0 as usize,
             |v| {
                 graph
-                    .lines_at(NodeId(v as u16))
+                    .lines_at(NodeId(v as u32))
                     .into_iter()
                     .map(|(line, next)| (line, next.0 as usize))
             },
@@ -84,7 +84,7 @@ impl ShortestHop {
                     None => (
                         Hop {
                             line,
-                            neighbour: NodeId(u as u16),
+                            neighbour: NodeId(u as u32),
                         },
                         0,
                     ),
@@ -200,8 +200,8 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn routes_equal_the_queue_search(
-            nodes in 1u16..14,
-            pairs in proptest::collection::vec((0u16..16, 0u16..16), 0..40),
+            nodes in 1u32..14,
+            pairs in proptest::collection::vec((0u32..16, 0u32..16), 0..40),
         ) {
             let g = Graph {
                 nodes,

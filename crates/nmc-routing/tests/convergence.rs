@@ -37,8 +37,8 @@ fn change() -> impl Strategy<Value = Change> {
 }
 
 /// `(nodes, lines)`: a random spanning tree plus a few extra lines, no duplicates.
-fn network() -> impl Strategy<Value = (u16, Vec<(u16, u16)>)> {
-    (2u16..=7)
+fn network() -> impl Strategy<Value = (u32, Vec<(u32, u32)>)> {
+    (2u32..=7)
         .prop_flat_map(|n| {
             let tree = (1..n)
                 .map(|i| (0..i).prop_map(move |p| (p, i)))
@@ -47,7 +47,7 @@ fn network() -> impl Strategy<Value = (u16, Vec<(u16, u16)>)> {
             (Just(n), tree, extra)
         })
         .prop_map(|(n, tree, extra)| {
-            let mut lines: Vec<(u16, u16)> = tree;
+            let mut lines: Vec<(u32, u32)> = tree;
             for (a, b) in extra {
                 let e = (a.min(b), a.max(b));
                 if a != b && !lines.contains(&e) {
@@ -60,7 +60,7 @@ fn network() -> impl Strategy<Value = (u16, Vec<(u16, u16)>)> {
 
 struct Net {
     routers: Vec<DistanceVector>,
-    lines: Vec<(u16, u16)>,
+    lines: Vec<(u32, u32)>,
     up: Vec<bool>,
     /// Queue on line k at its `a` end and its `b` end.
     queue: Vec<[u32; 2]>,
@@ -69,7 +69,7 @@ struct Net {
 }
 
 impl Net {
-    fn new(n: u16, lines: Vec<(u16, u16)>, params: RoutingParams) -> Net {
+    fn new(n: u32, lines: Vec<(u32, u32)>, params: RoutingParams) -> Net {
         let mut routers: Vec<DistanceVector> = (0..n)
             .map(|i| DistanceVector::new(NodeId(i), n, params))
             .collect();
@@ -182,7 +182,7 @@ impl Net {
                     continue;
                 }
                 let r = &self.routers[u];
-                let d = NodeId(dst as u16);
+                let d = NodeId(dst as u32);
                 match dist[u] {
                     None => {
                         if r.next_hop(d).is_some() {
@@ -264,7 +264,7 @@ proptest! {
     #[test]
     fn no_input_panics(
         v in variant(),
-        ops in proptest::collection::vec((0u8..6, 0u32..6, 0u32..20, 0u16..9), 0..80),
+        ops in proptest::collection::vec((0u8..6, 0u32..6, 0u32..20, 0u32..9), 0..80),
     ) {
         let mut r = DistanceVector::new(NodeId(0), 4, RoutingParams::with(v));
         r.add_line(LineId(1), LineConfig::to(NodeId(1)))

@@ -145,7 +145,7 @@ impl Subnet {
     }
 
     /// Puts a packet held by `imp` on the output queue its route gives now, or parks it.
-    fn requeue(&mut self, now: SimTime, imp: u16, pkt: PktId, hold: Hold, q: &mut EventQueue<Ev>) {
+    fn requeue(&mut self, now: SimTime, imp: u32, pkt: PktId, hold: Hold, q: &mut EventQueue<Ev>) {
         let dst = self.slab.get(pkt).dst;
         match self.routing.next_link(&self.topo, imp, dst) {
             Some(l) => {
@@ -158,7 +158,7 @@ impl Subnet {
 
     /// After `imp`'s routing table may have changed: record the changes, route the packets
     /// waiting there for a route, and let its hosts try again.
-    pub(super) fn routes_changed(&mut self, now: SimTime, imp: u16, q: &mut EventQueue<Ev>) {
+    pub(super) fn routes_changed(&mut self, now: SimTime, imp: u32, q: &mut EventQueue<Ev>) {
         if self.routing.is_adaptive() {
             let first = self.routing.route_changes.len();
             self.routing.drain_route_events(now, imp, &self.topo.names);
@@ -275,7 +275,7 @@ impl Subnet {
     /// The output link for a packet the processor of `imp` has finished, or `None` when there
     /// is no route (the packet waits in the IMP). A store-and-forward packet reserved a place
     /// on a line's queue when it arrived; if the route has moved since, the place moves too.
-    pub(super) fn forward_link(&mut self, imp: u16, pkt: PktId, hold: Hold) -> Option<u32> {
+    pub(super) fn forward_link(&mut self, imp: u32, pkt: PktId, hold: Hold) -> Option<u32> {
         let dst = self.slab.get(pkt).dst;
         let now_route = self.routing.next_link(&self.topo, imp, dst);
         if hold == Hold::Transit {
@@ -296,7 +296,7 @@ impl Subnet {
     }
 
     /// Packet `id` is at `imp` now: counts the visit (adaptive routing only).
-    pub(super) fn note_visit(&mut self, now: SimTime, imp: u16, id: PktId) {
+    pub(super) fn note_visit(&mut self, now: SimTime, imp: u32, id: PktId) {
         if self.routing.is_adaptive() {
             let p = *self.slab.get(id);
             self.routing.visit(now, imp, &p, &self.topo.names);

@@ -77,10 +77,10 @@ pub struct Background {
     /// Mean time between bursts at this host.
     pub mean_interval_ns: f64,
     /// Destination hosts with cumulative probabilities (the last is 1).
-    pub dests: Vec<(u16, f64)>,
+    pub dests: Vec<(u32, f64)>,
     pub mix: LengthMix,
     /// Messages arrived and not yet offered to the IMP: (destination host, data bits).
-    pub backlog: VecDeque<(u16, u64)>,
+    pub backlog: VecDeque<(u32, u64)>,
     /// Longest backlog; arrivals beyond it are refused.
     pub host_queue: u32,
     /// No more arrivals (set when a run drains).
@@ -88,7 +88,7 @@ pub struct Background {
 }
 
 impl Background {
-    fn destination(&mut self) -> u16 {
+    fn destination(&mut self) -> u32 {
         let u = self.rng.unit();
         self.dests
             .iter()
@@ -126,7 +126,7 @@ pub struct BackgroundTally {
 impl Subnet {
     /// The first arrival at each background host (called by `initial_events`).
     pub(super) fn schedule_background(&mut self, q: &mut EventQueue<Ev>, start: SimDuration) {
-        for h in 0..self.hosts.len() as u16 {
+        for h in 0..self.hosts.len() as u32 {
             if let Some(b) = self.hosts[h as usize].background.as_mut() {
                 let gap = b.rng.exponential(b.mean_interval_ns);
                 q.schedule(
@@ -138,7 +138,7 @@ impl Subnet {
     }
 
     /// A burst of background messages arrives at host `h`.
-    pub(super) fn background_arrival(&mut self, now: SimTime, h: u16, q: &mut EventQueue<Ev>) {
+    pub(super) fn background_arrival(&mut self, now: SimTime, h: u32, q: &mut EventQueue<Ev>) {
         let b = self.hosts[h as usize]
             .background
             .as_mut()
@@ -165,7 +165,7 @@ impl Subnet {
     }
 
     /// The last packet of message `msg` reached host `host`.
-    pub(super) fn delivered(&mut self, now: SimTime, host: u16, msg: crate::packet::MsgId) {
+    pub(super) fn delivered(&mut self, now: SimTime, host: u32, msg: crate::packet::MsgId) {
         self.obs.tally.delivered += 1;
         if let Some(tag) = self.obs.outside_tags.remove(&msg) {
             self.obs.outside_delivered.push_back((tag, now));

@@ -17,7 +17,7 @@ use nmc_sim::{EventQueue, SimTime};
 /// The IMP message generator's state.
 #[derive(Clone, Debug)]
 pub struct Generator {
-    pub dst_host: u16,
+    pub dst_host: u32,
     pub bits: u64,
     /// Messages it keeps sent and unanswered.
     pub outstanding: u32,
@@ -34,11 +34,11 @@ pub enum Action {
     /// The next packet frame sent on `link` is hit by a line error.
     LineError { link: u32 },
     /// The next single-packet message from `imp` leaves by `link`.
-    Detour { imp: u16, link: u32 },
+    Detour { imp: u32, link: u32 },
     /// The generator of host `host` stops offering messages.
-    Pause { host: u16 },
+    Pause { host: u32 },
     /// … and starts again.
-    Resume { host: u16 },
+    Resume { host: u32 },
 }
 
 impl Subnet {
@@ -87,7 +87,7 @@ impl Subnet {
     }
 
     /// The generator of host `h` makes messages until `outstanding` are in flight.
-    pub(super) fn generator_try(&mut self, now: SimTime, h: u16, q: &mut EventQueue<Ev>) {
+    pub(super) fn generator_try(&mut self, now: SimTime, h: u32, q: &mut EventQueue<Ev>) {
         loop {
             let host = &self.hosts[h as usize];
             let g = host.generator.as_ref().expect("a generator");

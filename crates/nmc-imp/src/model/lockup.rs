@@ -95,13 +95,13 @@ impl Subnet {
 
     pub fn lockup_report(&self, now: SimTime) -> LockupReport {
         // The source IMP's name of a stream.
-        let name = |s: u32| self.imps[self.stream_src(s) as usize].name.clone();
+        let name = |s: u64| self.imps[self.stream_src(s) as usize].name.clone();
         let held = self
             .imps
             .iter()
             .filter(|i| i.reasm_used > 0 || !i.requests.is_empty())
             .map(|i| {
-                let expected = |s: u32| i.expected.get(&s).copied().unwrap_or(0);
+                let expected = |s: u64| i.expected.get(&s).copied().unwrap_or(0);
                 let mut stored: Vec<(String, Vec<u64>)> = Vec::new();
                 for &(s, n) in &i.complete {
                     if n > expected(s) {

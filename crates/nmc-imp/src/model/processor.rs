@@ -169,12 +169,12 @@ impl Processor {
 
 impl Subnet {
     /// What the processor of `imp` spends on each kind of work (its model's costs).
-    fn costs(&self, imp: u16) -> ImpCosts {
+    fn costs(&self, imp: u32) -> ImpCosts {
         self.params.costs(self.imps[imp as usize].model)
     }
 
     /// Puts a task on the processor of `imp` (its CPU time from the IMP's costs).
-    pub(super) fn process(&mut self, now: SimTime, imp: u16, work: Work, q: &mut EventQueue<Ev>) {
+    pub(super) fn process(&mut self, now: SimTime, imp: u32, work: Work, q: &mut EventQueue<Ev>) {
         let cost = match work {
             Work::Packet { pkt, .. } => {
                 let bits = self.frame_bits(self.slab.get(pkt));
@@ -188,7 +188,7 @@ impl Subnet {
     fn process_for(
         &mut self,
         now: SimTime,
-        imp: u16,
+        imp: u32,
         work: Work,
         cost: SimDuration,
         q: &mut EventQueue<Ev>,
@@ -200,7 +200,7 @@ impl Subnet {
     }
 
     /// Schedules the processor's wake-up if its deadline moved.
-    fn arm(&mut self, imp: u16, before: Option<(SimTime, u32)>, q: &mut EventQueue<Ev>) {
+    fn arm(&mut self, imp: u32, before: Option<(SimTime, u32)>, q: &mut EventQueue<Ev>) {
         let after = self.imps[imp as usize].cpu.poll_at();
         if after != before
             && let Some((t, epoch)) = after
@@ -213,7 +213,7 @@ impl Subnet {
     pub(super) fn host_packet(
         &mut self,
         now: SimTime,
-        imp: u16,
+        imp: u32,
         bits: u64,
         q: &mut EventQueue<Ev>,
     ) {
@@ -222,7 +222,7 @@ impl Subnet {
         self.process_for(now, imp, Work::Cpu, cost, q);
     }
 
-    pub(super) fn proc_done(&mut self, now: SimTime, imp: u16, epoch: u32, q: &mut EventQueue<Ev>) {
+    pub(super) fn proc_done(&mut self, now: SimTime, imp: u32, epoch: u32, q: &mut EventQueue<Ev>) {
         let cpu = &mut self.imps[imp as usize].cpu;
         if cpu.poll_at() != Some((now, epoch)) {
             return; // a clock tick moved this task's end later
@@ -246,7 +246,7 @@ impl Subnet {
     fn packet_processed(
         &mut self,
         now: SimTime,
-        imp: u16,
+        imp: u32,
         pkt: PktId,
         link: u32,
         lch: u8,
@@ -284,7 +284,7 @@ impl Subnet {
     pub(super) fn frame_cost(
         &mut self,
         now: SimTime,
-        at: u16,
+        at: u32,
         kind: FrameKind,
         q: &mut EventQueue<Ev>,
     ) {
@@ -302,7 +302,7 @@ impl Subnet {
 
     /// The IMP's clock: a fast tick, and every `slow_tick_every`-th a slow one, pre-empting
     /// the task level for their CPU time.
-    pub(super) fn clock(&mut self, now: SimTime, imp: u16, q: &mut EventQueue<Ev>) {
+    pub(super) fn clock(&mut self, now: SimTime, imp: u32, q: &mut EventQueue<Ev>) {
         let every = self.params.slow_tick_every as u64;
         let c = self.costs(imp);
         let cpu = &mut self.imps[imp as usize].cpu;

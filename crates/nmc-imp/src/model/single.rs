@@ -127,8 +127,8 @@ impl Subnet {
     fn log_e2e(
         &mut self,
         now: SimTime,
-        src: u16,
-        dst: u16,
+        src: u32,
+        dst: u32,
         side: Side,
         what: What,
         num: u64,
@@ -216,7 +216,7 @@ impl Subnet {
     pub(super) fn single_source_receives(
         &mut self,
         now: SimTime,
-        imp: u16,
+        imp: u32,
         p: Packet,
         q: &mut EventQueue<Ev>,
     ) {
@@ -289,7 +289,7 @@ impl Subnet {
     pub(super) fn single_arrives(
         &mut self,
         now: SimTime,
-        imp: u16,
+        imp: u32,
         p: Packet,
         q: &mut EventQueue<Ev>,
     ) {
@@ -364,7 +364,7 @@ impl Subnet {
     }
 
     /// Reserves one reassembly buffer if there is one.
-    fn reserve_one(&mut self, imp: u16) -> bool {
+    fn reserve_one(&mut self, imp: u32) -> bool {
         let i = &mut self.imps[imp as usize];
         let ok = i.can_reserve(1);
         if ok {
@@ -378,7 +378,7 @@ impl Subnet {
     /// refused and has none yet, reserves one for `num`, and says yes.
     fn set_aside_for_predecessors(
         &mut self,
-        imp: u16,
+        imp: u32,
         stream: Stream,
         expected: u64,
         num: u64,
@@ -410,7 +410,7 @@ impl Subnet {
 
     /// Fix B: until one reassembly buffer is free, deletes the stored out-of-order single-packet
     /// message furthest from its turn; each becomes a request for an ALLOCATE.
-    fn make_room(&mut self, now: SimTime, imp: u16) {
+    fn make_room(&mut self, now: SimTime, imp: u32) {
         while !self.imps[imp as usize].can_reserve(1) {
             let i = &self.imps[imp as usize];
             let victim = i
@@ -452,7 +452,7 @@ impl Subnet {
     }
 
     /// Sends the ALLOCATEs whose turn has come and for which a buffer is (or can be) reserved.
-    pub(super) fn serve_single_requests(&mut self, now: SimTime, imp: u16, q: &mut EventQueue<Ev>) {
+    pub(super) fn serve_single_requests(&mut self, now: SimTime, imp: u32, q: &mut EventQueue<Ev>) {
         let i = &self.imps[imp as usize];
         let ready: Vec<((Stream, u64), MsgId)> = i
             .requests
@@ -492,7 +492,7 @@ impl Subnet {
     pub(super) fn single_rfnm(
         &mut self,
         now: SimTime,
-        imp: u16,
+        imp: u32,
         o: HostOut,
         q: &mut EventQueue<Ev>,
     ) {

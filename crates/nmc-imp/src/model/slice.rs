@@ -48,7 +48,7 @@ impl Subnet {
     pub fn time_slice(&self, now: SimTime) -> Option<TimeSlice> {
         let (s, d) = self.obs.watch?;
         let hops = self.topo.hops(s, d)?;
-        let dist = |imp: u16| self.topo.hops(s, imp).unwrap_or(0).min(hops) as f64;
+        let dist = |imp: u32| self.topo.hops(s, imp).unwrap_or(0).min(hops) as f64;
         // Where every packet in the subnet is, by packet id: queued or in a processor at an
         // IMP, or on a line (sent, awaiting its acknowledgement).
         let mut places: Vec<(PktId, f64)> = Vec::new();
@@ -64,7 +64,7 @@ impl Subnet {
             );
         }
         for (k, i) in self.imps.iter().enumerate() {
-            let at = dist(k as u16);
+            let at = dist(k as u32);
             places.extend(i.cpu.packets().map(|p| (p, at)));
         }
         let mut data: BTreeMap<MsgId, (f64, f64)> = BTreeMap::new();

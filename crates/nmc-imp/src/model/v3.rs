@@ -164,7 +164,7 @@ impl Subnet {
     /// Gives free PLT entries of `imp` to the claims at the head of its queue: a message
     /// leaves (point e of K&O Fig. 1); a REQALL takes a message number of its stream too and
     /// goes to the destination IMP.
-    pub(super) fn serve_plt(&mut self, now: SimTime, imp: u16, q: &mut EventQueue<Ev>) {
+    pub(super) fn serve_plt(&mut self, now: SimTime, imp: u32, q: &mut EventQueue<Ev>) {
         loop {
             let i = &mut self.imps[imp as usize];
             if i.plt_used >= self.params.plt_entries {
@@ -207,7 +207,7 @@ impl Subnet {
 
     /// The ALL answering one of `imp`'s REQALLs to `dst` has come back: the REQALL's PLT entry
     /// and number are free again (done by the caller) and it is no longer outstanding.
-    pub(super) fn reqall_answered(&mut self, imp: u16, dst: u16) {
+    pub(super) fn reqall_answered(&mut self, imp: u32, dst: u32) {
         let i = &mut self.imps[imp as usize];
         i.plt_reqalls -= 1;
         if let Some(n) = i.reqalls_out.get_mut(&dst) {
@@ -219,7 +219,7 @@ impl Subnet {
     /// REQALL another message sent; when no REQALL to `dst` is outstanding any more and none
     /// of those waiting has an allocation, the oldest asks again, so that none waits for an
     /// ALL nobody asked for.
-    pub(super) fn rekindle(&mut self, now: SimTime, imp: u16, dst: u16, q: &mut EventQueue<Ev>) {
+    pub(super) fn rekindle(&mut self, now: SimTime, imp: u32, dst: u32, q: &mut EventQueue<Ev>) {
         let i = &mut self.imps[imp as usize];
         let nothing_asked = i.reqalls_out.get(&dst).copied().unwrap_or(0) == 0
             && i.allocations.get(&dst).is_none_or(|a| a.is_empty());
@@ -240,7 +240,7 @@ impl Subnet {
     pub(super) fn number_released(
         &mut self,
         now: SimTime,
-        imp: u16,
+        imp: u32,
         stream: Stream,
         q: &mut EventQueue<Ev>,
     ) {
@@ -264,7 +264,7 @@ impl Subnet {
     pub(super) fn block_idle(
         &mut self,
         now: SimTime,
-        imp: u16,
+        imp: u32,
         stream: Stream,
         uses: u64,
         q: &mut EventQueue<Ev>,
@@ -299,7 +299,7 @@ impl Subnet {
     pub(super) fn block_control(
         &mut self,
         now: SimTime,
-        imp: u16,
+        imp: u32,
         p: Packet,
         q: &mut EventQueue<Ev>,
     ) {
@@ -349,7 +349,7 @@ impl Subnet {
     fn open_receive_block(
         &mut self,
         now: SimTime,
-        imp: u16,
+        imp: u32,
         stream: Stream,
         q: &mut EventQueue<Ev>,
     ) {
