@@ -71,7 +71,7 @@ pub fn run(a: BenchArgs) -> Result<Outcome> {
         Ok(e)
     })?;
     let out = last.expect("at least one run");
-    let imp: nmc_imp::ImpScenario = nmc_scenario::load(
+    let imp: nmc_imp_scenario::ImpScenario = nmc_scenario::load(
         "ko-v2-chain.toml",
         nmc_experiments::experiments::ko_v2_throughput::CHAIN,
         &[
@@ -80,27 +80,41 @@ pub fn run(a: BenchArgs) -> Result<Outcome> {
         ],
     )?;
     let (imp_t, imp_events) = time_runs(a.repeat, || {
-        Ok(nmc_imp::run(&imp, 1, Trace::off(), &mut |_| {})?.events)
+        Ok(nmc_imp_scenario::run(&imp, 1, Trace::off(), &mut |_| {})?.events)
     })?;
     // The same pump to BBN (9 hops) on the June 1974 map with the network's own load.
-    let loaded: nmc_imp::ImpScenario = nmc_scenario::load(
+    let loaded: nmc_imp_scenario::ImpScenario = nmc_scenario::load(
         "ko-v2-map.toml",
         nmc_experiments::experiments::ko_v2_throughput::MAP,
         &["record=[]".parse()?],
     )?;
     let (loaded_t, loaded_events) = time_runs(a.repeat, || {
         let keep = nmc_imp::run::Keep::Recorded;
-        Ok(nmc_imp::run::run_keeping(&loaded, 1, Trace::off(), &mut |_| {}, keep)?.events)
+        Ok(nmc_imp::run::run_keeping(
+            &nmc_imp_scenario::resolve(&loaded)?,
+            1,
+            Trace::off(),
+            &mut |_| {},
+            keep,
+        )?
+        .events)
     })?;
     // The February 1982 map with 64 host pairs (`scenarios/map-1982-pairs.toml`, 1 min).
-    let map82: nmc_imp::ImpScenario = nmc_scenario::load(
+    let map82: nmc_imp_scenario::ImpScenario = nmc_scenario::load(
         "map-1982-pairs.toml",
         nmc_experiments::builtin::find("map-1982-pairs").expect("built in"),
         &[],
     )?;
     let (map82_t, map82_events) = time_runs(a.repeat, || {
         let keep = nmc_imp::run::Keep::Recorded;
-        Ok(nmc_imp::run::run_keeping(&map82, 1, Trace::off(), &mut |_| {}, keep)?.events)
+        Ok(nmc_imp::run::run_keeping(
+            &nmc_imp_scenario::resolve(&map82)?,
+            1,
+            Trace::off(),
+            &mut |_| {},
+            keep,
+        )?
+        .events)
     })?;
     // The 100,000-node chain (`scenarios/chain-100k.toml`, 1 min), set-up included.
     let c100k: StoreForwardScenario = nmc_scenario::load(

@@ -191,8 +191,8 @@ fn check_store_forward(s: &nmc_net::StoreForwardScenario, seed: u64) -> Result<(
     Ok(())
 }
 
-fn check_imp(s: &nmc_imp::ImpScenario, seed: u64) -> Result<()> {
-    nmc_imp::run::build(s, seed, Trace::off())?;
+fn check_imp(s: &nmc_imp_scenario::ImpScenario, seed: u64) -> Result<()> {
+    nmc_imp::run::build(&nmc_imp_scenario::resolve(s)?, seed, Trace::off())?;
     Ok(())
 }
 
@@ -329,12 +329,18 @@ fn run_imp(
     progress: &dyn Fn(f64),
 ) -> Result<RunResult> {
     let (s, seed, out, mut files, trace) = begin::<
-        nmc_imp::spec::NetworkSpec,
+        nmc_imp_scenario::NetworkSpec,
         nmc_imp::spec::TrafficSpec,
     >(origin, text, sets, opts, check_imp)?;
     // Only what the scenario records is kept: memory stays flat with `record = []`.
     let keep = nmc_imp::run::Keep::Recorded;
-    let o = nmc_imp::run::run_keeping(&s, seed, trace, &mut |f| progress(f), keep)?;
+    let o = nmc_imp::run::run_keeping(
+        &nmc_imp_scenario::resolve(&s)?,
+        seed,
+        trace,
+        &mut |f| progress(f),
+        keep,
+    )?;
     let svg = |files: &mut Vec<PathBuf>, name: &str, chart: Chart| -> Result<()> {
         let path = out.join(name);
         std::fs::write(&path, chart.to_svg().map_err(anyhow::Error::msg)?)?;
@@ -556,7 +562,10 @@ pub fn resolve_text(origin: &str, text: &str, opts: &RunOptions) -> Result<Resol
     } else {
         let (s, seed) = load_checked(origin, text, &sets, check_imp)?;
         let mut config = serde_json::to_value(&s)?;
-        config["resolved_params"] = serde_json::to_value(nmc_imp::run::resolve_params(&s)?)?;
+        config["resolved_params"] = serde_json::to_value(nmc_imp_scenario::resolve_params(
+            &s.network.profile,
+            &s.network.params,
+        )?)?;
         (s.name.clone(), seed, config)
     };
     Ok(Resolved {
@@ -592,7 +601,13 @@ pub fn metrics_text(
     } else {
         let (s, seed) = load_checked(origin, text, &sets, check_imp)?;
         let keep = nmc_imp::run::Keep::Recorded;
-        let o = nmc_imp::run::run_keeping(&s, seed, Trace::off(), &mut |f| progress(f), keep)?;
+        let o = nmc_imp::run::run_keeping(
+            &nmc_imp_scenario::resolve(&s)?,
+            seed,
+            Trace::off(),
+            &mut |f| progress(f),
+            keep,
+        )?;
         Ok(o.metrics)
     }
 }

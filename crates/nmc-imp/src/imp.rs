@@ -1,8 +1,10 @@
-//! The state of one IMP: buffers, the processing queue, and the version 2 end-to-end tables.
+//! The state of one IMP: buffers, the processing queue, and the end-to-end tables (the
+//! source side's as the cores of [`crate::source`]).
 
 use crate::model::Processor;
 use crate::packet::{MsgId, Stream};
 use crate::params::ImpModel;
+use crate::source::{Allocations, Numbers, Plt};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// A reply the destination IMP owes and that wants 8 reassembly buffers: a RFNM (which waits
@@ -69,18 +71,13 @@ pub struct Imp {
     pub cpu: Processor,
 
     // ---- Source side (K&O §II points b, c, h, i) ----
-    /// Message numbers in use on each stream, and the next number to give.
-    pub numbers_used: BTreeMap<Stream, u32>,
-    pub next_number: BTreeMap<Stream, u64>,
-    pub plt_used: u32,
-    /// Messages waiting for a message number (per stream) or for a PLT entry.
-    pub number_wait: BTreeMap<Stream, VecDeque<MsgId>>,
-    pub plt_wait: VecDeque<MsgId>,
-    /// Messages whose REQALL is out, by destination.
-    pub all_wait: BTreeMap<u32, VecDeque<MsgId>>,
-    /// Unused allocations per destination, oldest first, each with its GVB timer generation.
-    pub allocations: BTreeMap<u32, VecDeque<u32>>,
-    pub next_alloc_epoch: u32,
+    /// Message numbers per stream (point b), given out in order ([`Numbers`]).
+    pub numbers: Numbers,
+    /// Pending leader table entries (point c) and, in version 2, who waits for one ([`Plt`]).
+    pub plt: Plt,
+    /// Unused allocations per destination IMP and the messages waiting for one
+    /// ([`Allocations`]).
+    pub allocs: Allocations,
 
     // ---- Destination side (K&O §II points d, f, g) ----
     pub reassembly: BTreeMap<(Stream, u64), Reassembly>,
@@ -156,14 +153,9 @@ impl Imp {
             reasm_max,
             reasm_used: 0,
             cpu: Processor::default(),
-            numbers_used: BTreeMap::new(),
-            next_number: BTreeMap::new(),
-            plt_used: 0,
-            number_wait: BTreeMap::new(),
-            plt_wait: VecDeque::new(),
-            all_wait: BTreeMap::new(),
-            allocations: BTreeMap::new(),
-            next_alloc_epoch: 0,
+            numbers: Numbers::default(),
+            plt: Plt::default(),
+            allocs: Allocations::default(),
             reassembly: BTreeMap::new(),
             expected: BTreeMap::new(),
             consumed: BTreeSet::new(),
@@ -230,11 +222,11 @@ impl Imp {
         self.buf_used == 0
             && self.sf_used == 0
             && self.reasm_used == 0
-            && self.plt_used == 0
-            && self.numbers_used.values().all(|&n| n == 0)
+            && self.plt.used() == 0
+            && self.numbers.idle()
             && self.reassembly.is_empty()
             && self.replies.is_empty()
-            && self.allocations.values().all(|a| a.is_empty())
+            && self.allocs.idle()
             && !self.cpu.holds_packet()
             && self.ports.iter().all(|p| p.queue.is_empty() && !p.busy)
             && self.requests.is_empty()

@@ -11,12 +11,13 @@
 //! | module | what |
 //! | --- | --- |
 //! | [`params`] | every protocol constant, as a named parameter of a profile (`v2-1974-10`), with its source |
-//! | [`spec`] | the scenario sections (`model = "imp"`): profile, topology, hosts, traffic |
+//! | [`spec`] | the typed configuration a run takes ([`ImpConfig`]): resolved parameters, topology, hosts, events, traffic; the scenario file's own form and its resolution are `nmc-imp-scenario`'s |
 //! | [`topology`] | IMPs and lines from a chain, an explicit list, or the 1974 ARPANET map; static routes behind [`topology::Routes`] |
 //! | [`routing`] | `network.routing`: static routes or the 1974 adaptive procedure (`nmc-routing`), lines going down and up, per-packet visits and loop records |
 //! | [`packet`] | data packets and subnet control messages (RFNM, REQALL, ALL, GVB, version 3 block messages); streams, the sequences message numbers count in |
 //! | [`link`] | one direction of a line: logical channels, acknowledgements, retransmission, line errors |
 //! | [`imp`] | one IMP's buffers, processor, and source/destination tables |
+//! | [`source`] | the source IMP's end-to-end tables as sans-I/O cores: message numbers, PLT entries, allocations (K&O §II points b, c, h) |
 //! | [`model`] | the event model: the life of a message, points a–i of K&O Fig. 1; the IMP's processor as a sans-I/O core ([`model::Processor`], `model/processor.rs`); other hosts' traffic (`model/background.rs`); version 3 (`model/v3.rs`); time slices ([`model::TimeSlice`], `model/slice.rs`) |
 //! | [`mod@run`] | build from a scenario, run, collect records and metrics |
 //! | [`stepper`] | the subnet inside a larger model: hosts handed messages from outside, a clock the caller advances, deliveries it polls ([`Stepper`]) |
@@ -50,6 +51,7 @@ pub mod packet;
 pub mod params;
 pub mod routing;
 pub mod run;
+pub mod source;
 pub mod spec;
 pub mod stepper;
 pub mod topology;
@@ -69,5 +71,5 @@ pub const KO_V3_DESTINATIONS: [&str; 12] = [
     "BELVOIR", "BBN",
 ];
 pub use run::{Outcome, run};
-pub use spec::ImpScenario;
+pub use spec::{ImpConfig, Network};
 pub use stepper::{Delivered, Stepper};

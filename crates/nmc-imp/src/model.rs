@@ -835,78 +835,52 @@ impl Subnet {
             match state {
                 MsgState::NeedNumber => {
                     // K&O §II point b: 4 message numbers per source-IMP/destination-IMP pair.
-                    let used = imp.numbers_used.entry(stream).or_default();
-                    let waiters = imp.number_wait.entry(stream).or_default();
-                    let first_in_line = waiters.front().is_none_or(|&w| w == mid);
-                    if *used < self.params.message_numbers && first_in_line {
-                        *used += 1;
-                        if waiters.front() == Some(&mid) {
-                            waiters.pop_front();
-                        }
-                        let next = imp.next_number.entry(stream).or_default();
-                        let num = *next;
-                        *next += 1;
-                        let m = self.msgs.get_mut(&mid).expect("message");
-                        m.num = Some(num);
-                        m.rec.numbered_ns = Some(now.as_nanos());
-                        change(&mut self.trace, now, mid, m, MsgState::NeedPlt);
-                        self.trace.emit(now, &Tr::Number { msg: mid, num });
-                        if self.msgs[&mid].packets == 1 {
-                            // RFC 632: no PLT entry, no REQALL for a single-packet message.
-                            self.launch_single(now, mid, q);
-                            return;
-                        }
-                    } else {
-                        if !waiters.contains(&mid) {
-                            waiters.push_back(mid);
-                        }
+                    let Some(num) = imp
+                        .numbers
+                        .request(stream, mid, self.params.message_numbers)
+                    else {
+                        return; // in line for a number of the stream
+                    };
+                    let m = self.msgs.get_mut(&mid).expect("message");
+                    m.num = Some(num);
+                    m.rec.numbered_ns = Some(now.as_nanos());
+                    change(&mut self.trace, now, mid, m, MsgState::NeedPlt);
+                    self.trace.emit(now, &Tr::Number { msg: mid, num });
+                    if self.msgs[&mid].packets == 1 {
+                        // RFC 632: no PLT entry, no REQALL for a single-packet message.
+                        self.launch_single(now, mid, q);
                         return;
                     }
                 }
                 MsgState::NeedPlt => {
                     // K&O §II point c: one of the source IMP's 6 PLT entries.
-                    let first_in_line = imp.plt_wait.front().is_none_or(|&w| w == mid);
-                    if imp.plt_used < self.params.plt_entries && first_in_line {
-                        imp.plt_used += 1;
-                        if imp.plt_wait.front() == Some(&mid) {
-                            imp.plt_wait.pop_front();
-                        }
-                        self.trace.emit(
-                            now,
-                            &Tr::Plt {
-                                msg: mid,
-                                plt_used: self.imps[src as usize].plt_used,
-                            },
-                        );
-                        let imp = &mut self.imps[src as usize];
-                        let allocs = imp.allocations.entry(dst).or_default();
-                        if allocs.pop_front().is_some() {
-                            // An unassigned ALL is at hand: use it (its GVB timer now finds it gone).
-                            self.launch(now, mid, q);
-                        } else {
-                            // K&O §II: "this REQALL steals the acquired message number and the PLT entry".
-                            let m = self.msgs.get_mut(&mid).expect("message");
-                            let num = m.num.take().expect("numbered");
-                            change(&mut self.trace, now, mid, m, MsgState::AwaitAll);
-                            m.reqalls += 1;
-                            m.rec.reqalls += 1;
-                            self.imps[src as usize]
-                                .all_wait
-                                .entry(dst)
-                                .or_default()
-                                .push_back(mid);
-                            self.trace.emit(now, &Tr::Reqall { msg: mid, num });
-                            self.count("reqall");
-                            let kind = PktKind::ReqAll { msg: mid, num };
-                            self.send_control(now, src, dst, stream, kind, q);
-                        }
-                        return;
-                    } else {
-                        if !imp.plt_wait.contains(&mid) {
-                            imp.plt_wait.push_back(mid);
-                        }
-                        return;
+                    if !imp.plt.request(mid, self.params.plt_entries) {
+                        return; // in line for an entry
                     }
+                    self.trace.emit(
+                        now,
+                        &Tr::Plt {
+                            msg: mid,
+                            plt_used: self.imps[src as usize].plt.used(),
+                        },
+                    );
+                    if self.imps[src as usize].allocs.take(dst) {
+                        // An unassigned ALL is at hand: use it (its GVB timer now finds it gone).
+                        self.launch(now, mid, q);
+                    } else {
+                        // K&O §II: "this REQALL steals the acquired message number and the PLT entry".
+                        let m = self.msgs.get_mut(&mid).expect("message");
+                        let num = m.num.take().expect("numbered");
+                        change(&mut self.trace, now, mid, m, MsgState::AwaitAll);
+                        m.reqalls += 1;
+                        m.rec.reqalls += 1;
+                        self.imps[src as usize].allocs.await_all(dst, mid);
+                        self.trace.emit(now, &Tr::Reqall { msg: mid, num });
+                        self.count("reqall");
+                        let kind = PktKind::ReqAll { msg: mid, num };
+                        self.send_control(now, src, dst, stream, kind, q);
+                    }
+                    return;
                 }
                 _ => return,
             }
@@ -938,24 +912,10 @@ impl Subnet {
 
     /// Wakes messages waiting for numbers or PLT entries at `imp`.
     fn serve_waiters(&mut self, now: SimTime, imp: u32, q: &mut EventQueue<Ev>) {
-        let dsts: Vec<Stream> = self.imps[imp as usize]
-            .number_wait
-            .keys()
-            .copied()
-            .collect();
-        for d in dsts {
-            while let Some(&w) = self.imps[imp as usize]
-                .number_wait
-                .get(&d)
-                .and_then(|v| v.front())
-            {
+        for d in self.imps[imp as usize].numbers.waiting_streams() {
+            while let Some(w) = self.imps[imp as usize].numbers.first_waiting(d) {
                 self.advance(now, w, q);
-                if self.imps[imp as usize]
-                    .number_wait
-                    .get(&d)
-                    .and_then(|v| v.front())
-                    == Some(&w)
-                {
+                if self.imps[imp as usize].numbers.first_waiting(d) == Some(w) {
                     break;
                 }
             }
@@ -963,9 +923,9 @@ impl Subnet {
         if self.params.message_processing == MessageProcessing::V3 {
             return self.serve_plt(now, imp, q);
         }
-        while let Some(&w) = self.imps[imp as usize].plt_wait.front() {
+        while let Some(w) = self.imps[imp as usize].plt.first_waiting() {
             self.advance(now, w, q);
-            if self.imps[imp as usize].plt_wait.front() == Some(&w) {
+            if self.imps[imp as usize].plt.first_waiting() == Some(w) {
                 break;
             }
         }
@@ -1023,12 +983,8 @@ impl Subnet {
 
     fn release_number_and_plt(&mut self, imp: u32, stream: Stream) {
         let i = &mut self.imps[imp as usize];
-        let used = i
-            .numbers_used
-            .get_mut(&stream)
-            .expect("a number was in use");
-        *used -= 1;
-        i.plt_used -= 1;
+        i.numbers.release(stream);
+        i.plt.release();
     }
 
     /// An ALL reaches the source IMP, alone or on a RFNM (K&O §II point h): the allocate
@@ -1037,18 +993,12 @@ impl Subnet {
     /// later, that ALL is spare and goes back with a GVB unless used within 250 ms (the
     /// "superfluous REQALL" of K&O §VII).
     fn add_allocation(&mut self, now: SimTime, imp: u32, dst: u32, q: &mut EventQueue<Ev>) {
-        let i = &mut self.imps[imp as usize];
-        let epoch = i.next_alloc_epoch;
-        i.next_alloc_epoch += 1;
-        i.allocations.entry(dst).or_default().push_back(epoch);
+        let epoch = self.imps[imp as usize].allocs.add(dst);
         q.schedule(
             now + self.params.giveback_after,
             Ev::GiveBack { imp, dst, epoch },
         );
-        if let Some(w) = self.imps[imp as usize]
-            .all_wait
-            .get_mut(&dst)
-            .and_then(|v| v.pop_front())
+        if let Some(w) = self.imps[imp as usize].allocs.next_awaiting(dst)
             && let Some(m) = self.msgs.get_mut(&w)
         {
             // Version 2: the REQALL stole the number, the message starts again at point b.
@@ -1063,9 +1013,7 @@ impl Subnet {
     }
 
     fn give_back(&mut self, now: SimTime, imp: u32, dst: u32, epoch: u32, q: &mut EventQueue<Ev>) {
-        let allocs = self.imps[imp as usize].allocations.entry(dst).or_default();
-        if let Some(pos) = allocs.iter().position(|&g| g == epoch) {
-            allocs.remove(pos);
+        if self.imps[imp as usize].allocs.give_back(dst, epoch) {
             self.count("gvb");
             self.trace.emit(
                 now,
@@ -1741,18 +1689,17 @@ impl Subnet {
                 .count() as u32;
             let o = Occupancy {
                 t_ns: now.as_nanos(),
-                message_numbers: si
-                    .numbers_used
-                    .get(&self.obs.watch_stream)
-                    .copied()
-                    .unwrap_or(0),
-                plt_entries: si.plt_used,
+                message_numbers: si.numbers.in_use(self.obs.watch_stream),
+                plt_entries: si.plt.used(),
                 reassembly_buffers: di.reasm_used,
-                allocations_held: si.allocations.get(&d).map_or(0, |a| a.len() as u32),
+                allocations_held: si.allocs.held(d),
                 source_buffers: si.buf_used,
                 plt_reqalls,
                 plt_rfnms_waiting,
-                plt_messages: si.plt_used.saturating_sub(plt_reqalls + plt_rfnms_waiting),
+                plt_messages: si
+                    .plt
+                    .used()
+                    .saturating_sub(plt_reqalls + plt_rfnms_waiting),
             };
             if now.since(SimTime::ZERO) >= self.obs.measure_from {
                 self.obs.stream_stats.add_occupancy(&o);
@@ -1795,10 +1742,10 @@ impl Subnet {
                     i.buf_used,
                     i.sf_used,
                     i.reasm_used,
-                    i.plt_used,
-                    i.numbers_used,
+                    i.plt.used(),
+                    i.numbers.used(),
                     i.replies.len(),
-                    i.allocations,
+                    i.allocs.held_all(),
                     i.cpu.len(),
                     i.ports.iter().map(|p| p.queue.len()).sum::<usize>()
                 ));

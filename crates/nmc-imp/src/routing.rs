@@ -59,7 +59,7 @@
 use crate::link::Hold;
 use crate::packet::{MsgId, Packet, PktId, PktKind};
 use crate::params::ImpParams;
-use crate::spec::{LineState, NetworkSpec, RoutingMode};
+use crate::spec::{LineState, Network, RoutingMode};
 use crate::topology::{Routes, Topology};
 use nmc_routing::{
     DistanceVector, LineConfig, LineId, NodeId, RouteEvent, RouteEventKind, Router, RoutingMessage,
@@ -303,7 +303,7 @@ impl Routing {
     /// Errors are one line naming the key at fault.
     pub fn configure(
         &mut self,
-        net: &NetworkSpec,
+        net: &Network,
         params: &ImpParams,
         topo: &Topology,
     ) -> Result<(), String> {
@@ -311,14 +311,21 @@ impl Routing {
         // default to the profile's), the profile's otherwise; then the lines set one by one.
         let rp = match net.routing {
             RoutingMode::Static => {
-                if !net.routing_params.is_empty() {
+                if net.routing_params.is_some() {
                     return Err(
                         "network.routing_params: only with network.routing = \"adaptive\"".into(),
                     );
                 }
                 None
             }
-            RoutingMode::Adaptive => Some(resolve_routing_params(&net.routing_params, params)?),
+            RoutingMode::Adaptive => {
+                let rp = net.routing_params.unwrap_or(RoutingParams {
+                    period: params.routing_period,
+                    ..RoutingParams::default()
+                });
+                check_routing_params(&rp)?;
+                Some(rp)
+            }
         };
         let default = rp.map_or(params.routing_period, |rp| rp.period);
         self.periods.fill(default);
@@ -744,23 +751,13 @@ fn links_between(topo: &Topology, ends: &[String; 2], at: &str) -> Result<Vec<u3
     Ok(links)
 }
 
-/// `[network.routing_params]` over [`RoutingParams`]' defaults, with `period` defaulting to the
-/// profile's `routing_period`.
-pub fn resolve_routing_params(
-    t: &toml::Table,
-    params: &ImpParams,
-) -> Result<RoutingParams, String> {
-    let mut rp: RoutingParams = toml::Value::Table(t.clone())
-        .try_into()
-        .map_err(|e: toml::de::Error| format!("network.routing_params: {}", e.message().trim()))?;
-    if !t.contains_key("period") {
-        rp.period = params.routing_period;
-    }
+/// The adaptive procedure's parameters are usable: a period and units above zero.
+pub fn check_routing_params(rp: &RoutingParams) -> Result<(), String> {
     if rp.period.is_zero() {
         return Err("network.routing_params.period must be above zero".into());
     }
     if rp.infinity.0 == 0 || rp.hop_units.0 == 0 {
         return Err("network.routing_params: hop_units and infinity must be above zero".into());
     }
-    Ok(rp)
+    Ok(())
 }

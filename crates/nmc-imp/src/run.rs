@@ -7,7 +7,7 @@ use crate::params::ImpParams;
 use crate::routing::{
     JourneyRecord, LineSample, LoopRecord, RouteChange, RoutingCounts, SourceSend,
 };
-use crate::spec::{EventSpec, ImpScenario, RECORDS, TrafficSpec};
+use crate::spec::{EventSpec, ImpConfig, RECORDS, TrafficSpec};
 use crate::topology::{Routes, Topology};
 use nmc_sim::{SimDuration, SimTime, Simulation, Trace};
 use serde::Serialize;
@@ -22,40 +22,6 @@ impl From<nmc_scenario::ScenarioError> for BuildError {
     fn from(e: nmc_scenario::ScenarioError) -> Self {
         BuildError(e.to_string())
     }
-}
-
-/// The profile named by the scenario with its `[network.params]` overrides applied.
-pub fn resolve_params(s: &ImpScenario) -> Result<ImpParams, BuildError> {
-    let base = ImpParams::profile(&s.network.profile).ok_or_else(|| {
-        BuildError(format!(
-            "network.profile: unknown profile `{}` (known: {})",
-            s.network.profile,
-            ImpParams::PROFILES.join(", ")
-        ))
-    })?;
-    if s.network.params.is_empty() {
-        return Ok(base);
-    }
-    let mut table =
-        toml::Table::try_from(&base).map_err(|e| BuildError(format!("network.params: {e}")))?;
-    for (k, v) in &s.network.params {
-        if !table.contains_key(k) {
-            return Err(BuildError(format!(
-                "network.params.{k}: unknown parameter (known: {})",
-                table.keys().cloned().collect::<Vec<_>>().join(", ")
-            )));
-        }
-        table.insert(k.clone(), v.clone());
-    }
-    let params: ImpParams = serde_path_to_error_like(table)?;
-    params.validate().map_err(BuildError)?;
-    Ok(params)
-}
-
-fn serde_path_to_error_like(table: toml::Table) -> Result<ImpParams, BuildError> {
-    toml::Value::Table(table)
-        .try_into()
-        .map_err(|e: toml::de::Error| BuildError(format!("network.params: {}", e.message().trim())))
 }
 
 /// Everything a run produced.
@@ -118,12 +84,13 @@ pub struct LineRecord {
 
 /// Builds the subnet a scenario describes.
 pub fn build(
-    s: &ImpScenario,
+    s: &ImpConfig,
     seed: u64,
     trace: Trace,
 ) -> Result<(Subnet, Vec<(u32, SimDuration)>), BuildError> {
     s.check_records(RECORDS)?;
-    let params = resolve_params(s)?;
+    let params = s.network.params.clone();
+    params.validate().map_err(BuildError)?;
     let topo = Topology::build(&s.network.topology).map_err(BuildError)?;
     let mut hosts: Vec<Host> = Vec::new();
     for (i, h) in s.network.hosts.iter().enumerate() {
@@ -655,7 +622,7 @@ pub enum Keep {
 /// Runs a scenario for its duration, keeping every record. `progress` gets the fraction of
 /// simulated time done.
 pub fn run(
-    s: &ImpScenario,
+    s: &ImpConfig,
     seed: u64,
     trace: Trace,
     progress: &mut dyn FnMut(f64),
@@ -665,7 +632,7 @@ pub fn run(
 
 /// Runs a scenario for its duration, keeping what `keep` says.
 pub fn run_keeping(
-    s: &ImpScenario,
+    s: &ImpConfig,
     seed: u64,
     trace: Trace,
     progress: &mut dyn FnMut(f64),
@@ -707,11 +674,7 @@ pub fn run_keeping(
 
 /// Runs until `end`, then stops every pump and keeps going until `drain` more has passed;
 /// for checks that every resource comes back.
-pub fn run_and_drain(
-    s: &ImpScenario,
-    seed: u64,
-    drain: SimDuration,
-) -> Result<Outcome, BuildError> {
+pub fn run_and_drain(s: &ImpConfig, seed: u64, drain: SimDuration) -> Result<Outcome, BuildError> {
     let (subnet, starts) = build(s, seed, Trace::off())?;
     let mut sim = Simulation::new(subnet);
     let mut q = nmc_sim::EventQueue::<Ev>::new();

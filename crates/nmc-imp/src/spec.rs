@@ -1,4 +1,6 @@
-//! The scenario sections of the IMP subnet model (`model = "imp"`).
+//! The typed configuration of the IMP subnet model (`model = "imp"`): what a scenario file
+//! says, once `nmc-imp-scenario` has resolved the profile and its overrides. The sections, as a
+//! file writes them:
 //!
 //! ```toml
 //! model = "imp"
@@ -36,11 +38,31 @@
 //! pauses = [{ at = "40s", length = "2s" }]
 //! ```
 
+use crate::params::ImpParams;
+use nmc_routing::RoutingParams;
 use nmc_scenario::Scenario;
 use nmc_sim::{BitRate, Bits, SimDuration};
 use serde::{Deserialize, Serialize};
 
-pub type ImpScenario = Scenario<NetworkSpec, TrafficSpec>;
+/// What the model runs: a scenario whose network section is resolved, the profile with its
+/// overrides applied ([`ImpParams`]) and the adaptive procedure's [`RoutingParams`]. The
+/// scenario file's own form, with `[network.params]` and `[network.routing_params]` as the
+/// user wrote them, and the resolution, are the scenario layer's (`nmc-imp-scenario`).
+pub type ImpConfig = Scenario<Network, TrafficSpec>;
+
+/// The resolved network section.
+pub type Network = NetworkSpec<ImpParams, Option<RoutingParams>>;
+
+/// A section of overrides that may be left out of the serialized scenario when empty.
+pub trait Overrides {
+    fn is_empty(&self) -> bool;
+}
+
+impl Overrides for Option<RoutingParams> {
+    fn is_empty(&self) -> bool {
+        self.is_none()
+    }
+}
 
 /// Records this model can write (`record = [...]`).
 /// `e2e` is the end-to-end event log of single-packet messages (RFC 632 Tables 1–2).
@@ -53,14 +75,23 @@ pub const RECORDS: &[&str] = &[
     "journeys",
 ];
 
+/// `[network]`. `P` is what `params` holds and `R` what `routing_params` holds: the sections
+/// as written in the scenario layer, or resolved ([`Network`]: the profile's parameters with
+/// the overrides applied, and the adaptive procedure's parameters when it runs).
 #[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct NetworkSpec {
+#[serde(
+    deny_unknown_fields,
+    bound(
+        serialize = "P: Serialize, R: Serialize + Overrides",
+        deserialize = "P: Deserialize<'de> + Default, R: Deserialize<'de> + Default"
+    )
+)]
+pub struct NetworkSpec<P, R> {
     /// Named parameter set (see [`crate::params::ImpParams::PROFILES`]).
     pub profile: String,
-    /// Overrides of single profile parameters.
+    /// Overrides of single profile parameters (resolved: the profile with them applied).
     #[serde(default)]
-    pub params: toml::Table,
+    pub params: P,
     pub topology: TopologySpec,
     /// Hosts and the IMP each attaches to.
     pub hosts: Vec<HostSpec>,
@@ -88,9 +119,10 @@ pub struct NetworkSpec {
     #[serde(default, skip_serializing_if = "RoutingMode::is_static")]
     pub routing: RoutingMode,
     /// Parameters of the adaptive procedure, any field of [`nmc_routing::RoutingParams`]
-    /// (`loop_prevention`, `hop_units`, `hold_down`, ...); `routing = "adaptive"` only.
-    #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
-    pub routing_params: toml::Table,
+    /// (`loop_prevention`, `hop_units`, `hold_down`, ...); `routing = "adaptive"` only
+    /// (resolved: `Some` exactly when the procedure is adaptive).
+    #[serde(default, skip_serializing_if = "Overrides::is_empty")]
+    pub routing_params: R,
     /// Lines whose routing messages go at another period than the default.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub routing_periods: Vec<RoutingPeriodSpec>,
@@ -105,6 +137,30 @@ pub struct NetworkSpec {
     /// `reassembly_buffers_vdh` reassembly buffers instead of the usual (K&O §III, §VII).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub vdh: Vec<String>,
+}
+
+impl<P, R> NetworkSpec<P, R> {
+    /// The same section with `params` and `routing_params` replaced (how the scenario layer
+    /// resolves it).
+    pub fn with<P2, R2>(self, params: P2, routing_params: R2) -> NetworkSpec<P2, R2> {
+        NetworkSpec {
+            profile: self.profile,
+            params,
+            topology: self.topology,
+            hosts: self.hosts,
+            sample_period: self.sample_period,
+            events: self.events,
+            lockup_window: self.lockup_window,
+            measure_from: self.measure_from,
+            slices: self.slices,
+            routing: self.routing,
+            routing_params,
+            routing_periods: self.routing_periods,
+            line_events: self.line_events,
+            imp_models: self.imp_models,
+            vdh: self.vdh,
+        }
+    }
 }
 
 /// A scripted disturbance, to cause one reordering at a known moment (RFC 632: "due to an

@@ -15,7 +15,7 @@
 
 use crate::model::{Ev, Handed, Subnet};
 use crate::run::{BuildError, build};
-use crate::spec::ImpScenario;
+use crate::spec::ImpConfig;
 use nmc_sim::{SimTime, Simulation, Trace};
 use std::collections::VecDeque;
 
@@ -38,7 +38,7 @@ impl Stepper {
     /// pumps) and makes the hosts named in `outside` take their messages from
     /// [`Stepper::offer`]. Such a host must be in `network.hosts` and send no traffic of the
     /// scenario's own.
-    pub fn new(s: &ImpScenario, seed: u64, outside: &[&str]) -> Result<Self, BuildError> {
+    pub fn new(s: &ImpConfig, seed: u64, outside: &[&str]) -> Result<Self, BuildError> {
         let (mut subnet, starts) = build(s, seed, Trace::off())?;
         for name in outside {
             let Some(h) = subnet.hosts.iter().position(|h| h.name == *name) else {

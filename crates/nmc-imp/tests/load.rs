@@ -2,8 +2,9 @@
 //! every shipped IMP scenario, the background traffic at the rate and mix its sources state,
 //! the load model against RFC 619, and the same seed giving the same run.
 
+use nmc_imp::Outcome;
 use nmc_imp::run::run_and_drain;
-use nmc_imp::{ImpScenario, Outcome, run};
+use nmc_imp_scenario::{ImpScenario, resolve, run};
 use nmc_scenario::{Override, load};
 use nmc_sim::{SimDuration, Trace};
 
@@ -92,7 +93,7 @@ fn loaded_map_drains_to_idle() {
             "network.params.bit_error_rate=1e-5",
         ],
     );
-    let o = run_and_drain(&s, 3, SimDuration::from_secs(40)).unwrap();
+    let o = run_and_drain(&resolve(&s).unwrap(), 3, SimDuration::from_secs(40)).unwrap();
     assert!(metric(&o, "count.line-errors") > 10.0);
     assert_eq!(metric(&o, "messages.in_flight"), 0.0);
     assert_eq!(
@@ -121,7 +122,7 @@ fn loaded_v3_map_drains_to_idle() {
                 &format!("network.params.superfluous_reqalls={superfluous}"),
             ],
         );
-        let o = run_and_drain(&s, 5, SimDuration::from_secs(40)).unwrap();
+        let o = run_and_drain(&resolve(&s).unwrap(), 5, SimDuration::from_secs(40)).unwrap();
         assert!(metric(&o, "count.v3.create-block") > 10.0, "{profile}");
         assert_eq!(metric(&o, "messages.in_flight"), 0.0, "{profile}");
         assert_eq!(
@@ -202,8 +203,22 @@ fn loaded_runs_are_deterministic() {
 fn running_metrics_match_the_records() {
     use nmc_imp::run::{Keep, run_keeping};
     let s = scenario(MAP, &["duration=3min", "record=[]"]);
-    let full = run_keeping(&s, 4, Trace::off(), &mut |_| {}, Keep::All).unwrap();
-    let lean = run_keeping(&s, 4, Trace::off(), &mut |_| {}, Keep::Recorded).unwrap();
+    let full = run_keeping(
+        &resolve(&s).unwrap(),
+        4,
+        Trace::off(),
+        &mut |_| {},
+        Keep::All,
+    )
+    .unwrap();
+    let lean = run_keeping(
+        &resolve(&s).unwrap(),
+        4,
+        Trace::off(),
+        &mut |_| {},
+        Keep::Recorded,
+    )
+    .unwrap();
     assert!(lean.messages.is_empty() && lean.occupancy.is_empty());
     assert!(full.messages.len() > 500 && full.occupancy.len() > 1000);
     assert_eq!(

@@ -1,7 +1,7 @@
 //! Adaptive routing and lines going down and up in the IMP subnet (issue 4, second half).
 
 use nmc_imp::run::{BuildError, build, run_and_drain};
-use nmc_imp::{ImpScenario, run};
+use nmc_imp_scenario::{ImpScenario, resolve, run};
 use nmc_routing::{NodeId, Router, Units};
 use nmc_scenario::{Override, load};
 use nmc_sim::{SimDuration, SimTime, Simulation, Trace};
@@ -103,7 +103,7 @@ fn routing_converges_after_a_line_failure_and_repair() {
                  [[network.line_events]]\nat = \"30s\"\nline = [\"R0\", \"R1\"]\nstate = \"up\"\n"
             ),
         );
-        let (subnet, starts) = build(&s, 1, Trace::off()).unwrap();
+        let (subnet, starts) = build(&resolve(&s).unwrap(), 1, Trace::off()).unwrap();
         let mut sim = Simulation::new(subnet);
         let mut q = nmc_sim::EventQueue::new();
         sim.model.initial_events(&mut q, &starts);
@@ -152,7 +152,7 @@ fn no_packet_is_lost_for_good_when_lines_go_down_and_up() {
                 "record=[]",
             ],
         );
-        let o = run_and_drain(&s, 2, SimDuration::from_secs(30)).unwrap();
+        let o = run_and_drain(&resolve(&s).unwrap(), 2, SimDuration::from_secs(30)).unwrap();
         let m = &o.metrics;
         assert!(
             m["lines.frames_lost"] > 0.0,

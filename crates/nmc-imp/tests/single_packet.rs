@@ -1,9 +1,10 @@
 //! Single-packet messages (issue 5): what RFC 632 says must happen, and what must hold whatever
 //! the rule.
 
+use nmc_imp::Outcome;
 use nmc_imp::e2e::{columns, overtaken, window};
 use nmc_imp::run::{BuildError, run_and_drain};
-use nmc_imp::{ImpScenario, Outcome, run};
+use nmc_imp_scenario::{ImpScenario, resolve, run};
 use nmc_scenario::{Override, load};
 use nmc_sim::{SimDuration, Trace};
 
@@ -146,7 +147,7 @@ fn exactly_once_in_order_with_line_errors_under_each_rule() {
                 &profile,
             ],
         );
-        let o = run_and_drain(&s, 7, SimDuration::from_secs(10)).unwrap();
+        let o = run_and_drain(&resolve(&s).unwrap(), 7, SimDuration::from_secs(10)).unwrap();
         assert!(
             o.metrics["count.line-errors"] > 50.0,
             "{p}: errors must happen"
@@ -172,7 +173,7 @@ fn single_and_multipacket_messages_share_a_pair() {
                 r#"traffic=[{ kind = "pump", from = "UCLA", to = "FAKE" }, { kind = "pump", from = "SPEECH", to = "FAKE", message = "1000bit" }]"#,
             ],
         );
-        let o = run_and_drain(&s, 3, SimDuration::from_secs(20)).unwrap();
+        let o = run_and_drain(&resolve(&s).unwrap(), 3, SimDuration::from_secs(20)).unwrap();
         assert!(
             o.messages.iter().any(|m| m.bits == 1000) && o.messages.iter().any(|m| m.bits == 8063)
         );
@@ -189,7 +190,7 @@ fn many_sources_out_of_order_never_lock_up_under_the_fixes() {
     for p in ["rfc632-fix-b", "rfc632-fix-a", "rfc632-current"] {
         let profile = format!("network.profile={p}");
         let s = scenario(LOCKUP, &["duration=15s", &profile]);
-        let o = run_and_drain(&s, 2, SimDuration::from_secs(15)).unwrap();
+        let o = run_and_drain(&resolve(&s).unwrap(), 2, SimDuration::from_secs(15)).unwrap();
         if p == "rfc632-fix-b" {
             assert!(
                 o.metrics

@@ -1,6 +1,7 @@
 //! The subnet stepped from outside (`nmc_imp::Stepper`): what a path model relies on.
 
-use nmc_imp::{ImpScenario, Stepper};
+use nmc_imp::Stepper;
+use nmc_imp_scenario::{ImpScenario, resolve};
 use nmc_scenario::load;
 use nmc_sim::{SimDuration, SimTime};
 
@@ -29,7 +30,7 @@ hosts = [{{ name = "GW-A", imp = "IMP0" }}, {{ name = "GW-B", imp = "IMP4" }}]
 /// of the variation on an idle chain.
 fn delays(profile: &str, lengths: &[u64], reps: u64) -> Vec<(u64, f64)> {
     let s = chain(profile);
-    let mut st = Stepper::new(&s, 7, &["GW-A", "GW-B"]).unwrap();
+    let mut st = Stepper::new(&resolve(&s).unwrap(), 7, &["GW-A", "GW-B"]).unwrap();
     let (a, b) = (st.host("GW-A").unwrap(), st.host("GW-B").unwrap());
     let mut out = Vec::new();
     let mut tag = 0;
@@ -79,7 +80,7 @@ fn a_second_packet_costs_a_reqall_round_trip() {
 fn offers_in_order_same_seed_same_times_and_refusals() {
     let run = || {
         let s = chain("v2-1974-10");
-        let mut st = Stepper::new(&s, 3, &["GW-A", "GW-B"]).unwrap();
+        let mut st = Stepper::new(&resolve(&s).unwrap(), 3, &["GW-A", "GW-B"]).unwrap();
         let (a, b) = (st.host("GW-A").unwrap(), st.host("GW-B").unwrap());
         st.advance(SimTime::ZERO + SimDuration::from_millis(500));
         for tag in 0..6 {
@@ -98,7 +99,7 @@ fn offers_in_order_same_seed_same_times_and_refusals() {
     assert_eq!(first, run());
 
     let s = chain("v2-1974-10");
-    let mut st = Stepper::new(&s, 3, &["GW-A"]).unwrap();
+    let mut st = Stepper::new(&resolve(&s).unwrap(), 3, &["GW-A"]).unwrap();
     let (a, b) = (st.host("GW-A").unwrap(), st.host("GW-B").unwrap());
     for (from, to, bits) in [
         (a, b, 0),
@@ -110,5 +111,5 @@ fn offers_in_order_same_seed_same_times_and_refusals() {
         let e = st.offer(from, to, bits, 0).unwrap_err().to_string();
         assert!(!e.contains('\n'), "{e}");
     }
-    assert!(Stepper::new(&s, 3, &["NOPE"]).is_err());
+    assert!(Stepper::new(&resolve(&s).unwrap(), 3, &["NOPE"]).is_err());
 }

@@ -1,7 +1,7 @@
 //! What must hold in the version 2 subnet (issue 3), whatever the calibration.
 
 use nmc_imp::run::{BuildError, run_and_drain};
-use nmc_imp::{ImpScenario, run};
+use nmc_imp_scenario::{ImpScenario, resolve, run};
 use nmc_scenario::{Override, load};
 use nmc_sim::{SimDuration, Trace};
 use std::io::Write;
@@ -38,7 +38,7 @@ fn exactly_once_in_order_and_no_leaks_with_line_errors() {
         // About 1.3 % of full frames hit by an error.
         "network.params.bit_error_rate=1e-5",
     ]);
-    let o = run_and_drain(&s, 3, SimDuration::from_secs(30)).unwrap();
+    let o = run_and_drain(&resolve(&s).unwrap(), 3, SimDuration::from_secs(30)).unwrap();
     assert!(
         o.metrics["count.line-errors"] > 20.0,
         "errors must actually happen: {:?}",
@@ -163,9 +163,14 @@ fn bad_scenarios_are_named() {
 #[test]
 fn the_mesh_scenario_builds_with_its_pairs() {
     let text = include_str!("../../../scenarios/mesh-1000.toml");
-    let s: nmc_imp::ImpScenario = nmc_scenario::load("mesh-1000.toml", text, &[]).unwrap();
+    let s: nmc_imp_scenario::ImpScenario = nmc_scenario::load("mesh-1000.toml", text, &[]).unwrap();
     let pairs = |seed| {
-        let (subnet, starts) = nmc_imp::run::build(&s, seed, nmc_sim::Trace::off()).unwrap();
+        let (subnet, starts) = nmc_imp::run::build(
+            &nmc_imp_scenario::resolve(&s).unwrap(),
+            seed,
+            nmc_sim::Trace::off(),
+        )
+        .unwrap();
         assert_eq!(starts.len(), 200);
         assert_eq!(subnet.imps.len(), 1000);
         subnet

@@ -3,8 +3,9 @@
 //! "message number, reassembly buffers, and PLT entry", superfluous REQALLs, RFNMs waiting at
 //! the destination for piggy-backed ALLs ("phasing"), the VDH destination, and BBN's fix.
 
+use nmc_imp::Outcome;
 use nmc_imp::run::run_and_drain;
-use nmc_imp::{ImpScenario, Outcome, run};
+use nmc_imp_scenario::{ImpScenario, resolve, run};
 use nmc_scenario::{Override, load};
 use nmc_sim::{SimDuration, Trace};
 
@@ -66,7 +67,7 @@ fn the_first_message_waits_for_the_block_exchange_and_later_ones_do_not() {
 #[test]
 fn an_unused_block_is_released_and_made_again() {
     let s = scenario(&["network.params.control_block_idle=1s", "traffic.0.count=3"]);
-    let o = run_and_drain(&s, 1, SimDuration::from_secs(10)).unwrap();
+    let o = run_and_drain(&resolve(&s).unwrap(), 1, SimDuration::from_secs(10)).unwrap();
     assert_eq!(metric(&o, "count.v3.create-block"), 1.0);
     assert_eq!(metric(&o, "count.v3.release-block"), 1.0);
     assert!(o.idle_at_end, "held: {:?}", o.held_at_end);
@@ -98,7 +99,7 @@ count = 5
     .map(|s| s.parse().unwrap())
     .collect();
     let s = load("t.toml", &text, &sets).unwrap();
-    let o = run_and_drain(&s, 1, SimDuration::from_secs(30)).unwrap();
+    let o = run_and_drain(&resolve(&s).unwrap(), 1, SimDuration::from_secs(30)).unwrap();
     assert!(metric(&o, "count.v3.transmit-block-wait") >= 1.0);
     assert!(metric(&o, "count.v3.create-block") >= 2.0);
     assert_eq!(metric(&o, "messages.answered"), 10.0);
@@ -168,7 +169,7 @@ fn eight_numbers_per_host_pair() {
 /// Zero blocks cannot carry a message: a one-line error, not a hang.
 #[test]
 fn zero_blocks_is_an_error() {
-    let err = nmc_imp::run(
+    let err = nmc_imp_scenario::run(
         &scenario(&["network.params.control_blocks=0"]),
         1,
         Trace::off(),
@@ -291,7 +292,7 @@ message = "8063bit"
         .map(|s| s.parse().unwrap())
         .collect();
         let s = load("t.toml", &text, &sets).unwrap();
-        let o = run_and_drain(&s, 1, SimDuration::from_secs(30)).unwrap();
+        let o = run_and_drain(&resolve(&s).unwrap(), 1, SimDuration::from_secs(30)).unwrap();
         assert!(metric(&o, "messages.answered") > 20.0, "{profile}");
         assert_eq!(metric(&o, "messages.in_flight"), 0.0, "{profile}");
         assert!(o.idle_at_end, "{profile}: held: {:?}", o.held_at_end);

@@ -165,7 +165,7 @@ pub enum HopSpec {
         name: String,
         from: String,
         to: String,
-        network: Box<nmc_imp::spec::NetworkSpec>,
+        network: Box<nmc_imp_scenario::NetworkSpec>,
         #[serde(default)]
         traffic: Vec<nmc_imp::spec::TrafficSpec>,
     },

@@ -9,8 +9,9 @@
 //! datagram is delivered; with one volley in flight, nothing else in the path needs it sooner.
 
 use crate::hop::{Dir, HopModel, HopStats, Offer};
-use nmc_imp::spec::{NetworkSpec, TrafficSpec};
-use nmc_imp::{ImpScenario, Stepper};
+use nmc_imp::Stepper;
+use nmc_imp::spec::TrafficSpec;
+use nmc_imp_scenario::{ImpScenario, NetworkSpec};
 use nmc_sim::{SimDuration, SimTime};
 
 /// The IMP scenario a `kind = "subnet"` hop runs: its `[network]` and `[[traffic]]`, for the
@@ -55,7 +56,8 @@ impl SubnetHop {
         to: &str,
         give_up: SimDuration,
     ) -> Result<Self, String> {
-        let stepper = Stepper::new(s, seed, &[from, to]).map_err(|e| e.0)?;
+        let config = nmc_imp_scenario::resolve(s).map_err(|e| e.0)?;
+        let stepper = Stepper::new(&config, seed, &[from, to]).map_err(|e| e.0)?;
         let ends = (
             stepper.host(from).expect("checked by Stepper::new"),
             stepper.host(to).expect("checked by Stepper::new"),

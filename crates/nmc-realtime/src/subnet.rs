@@ -101,9 +101,9 @@ fn measure(
     seed: u64,
 ) -> Result<SubnetTimes, SubnetError> {
     let text = scenario(p, from, to, bits);
-    let s: nmc_imp::ImpScenario =
+    let s: nmc_imp_scenario::ImpScenario =
         nmc_scenario::load("rfc508-subnet", &text, &[]).map_err(|e| SubnetError(e.to_string()))?;
-    let o = nmc_imp::run(&s, seed, Trace::off(), &mut |_| {})
+    let o = nmc_imp_scenario::run(&s, seed, Trace::off(), &mut |_| {})
         .map_err(|e| SubnetError(e.to_string()))?;
     let mut warm = Vec::new();
     let mut cold = None;

@@ -26,7 +26,8 @@
 
 use crate::registry::{Context, Experiment};
 use anyhow::{Result, ensure};
-use nmc_imp::{ImpScenario, Outcome};
+use nmc_imp::Outcome;
+use nmc_imp_scenario::ImpScenario;
 use nmc_report::{Axis, Chart, Series, SeriesStyle, Target, Value};
 use nmc_scenario::Override;
 use nmc_sim::Trace;
@@ -161,7 +162,7 @@ impl Experiment for KoAlternatePath {
             ],
             quick,
         )?;
-        let single = nmc_imp::run(&single, ctx.seed, Trace::off(), &mut |_| {})?;
+        let single = nmc_imp_scenario::run(&single, ctx.seed, Trace::off(), &mut |_| {})?;
         let base = single.metrics["throughput_kbps"];
         let params = &single.params;
         // One full packet on a 50 kbit/s line (K&O: 23.5 ms).
@@ -177,7 +178,7 @@ impl Experiment for KoAlternatePath {
                 &[format!("network.routing_params.loop_prevention={v}")],
                 quick,
             )?;
-            let o = nmc_imp::run(&s, ctx.seed, Trace::off(), &mut |_| {})?;
+            let o = nmc_imp_scenario::run(&s, ctx.seed, Trace::off(), &mut |_| {})?;
             let thr = o.metrics["throughput_kbps"];
             let sw = switches(&o);
             let intervals: Vec<f64> = sw.windows(2).map(|w| w[1].0 - w[0].0).collect();
@@ -270,7 +271,7 @@ impl Experiment for KoAlternatePath {
             .collect();
         for (i, &(n, k)) in combos.iter().enumerate() {
             let s = load(LONG, &[two_paths(n, k)], quick)?;
-            let o = nmc_imp::run(&s, ctx.seed, Trace::off(), &mut |_| {})?;
+            let o = nmc_imp_scenario::run(&s, ctx.seed, Trace::off(), &mut |_| {})?;
             ensure!(o.hops == Some(n), "primary of {n} hops, got {:?}", o.hops);
             alternates.push(AlternateRow {
                 primary_hops: n,
@@ -456,7 +457,7 @@ mod tests {
     #[test]
     fn two_paths_builds_the_hop_counts_it_says() {
         let s = load(LONG, &[two_paths(2, 5)], true).unwrap();
-        let o = nmc_imp::run(&s, 1, Trace::off(), &mut |_| {});
+        let o = nmc_imp_scenario::run(&s, 1, Trace::off(), &mut |_| {});
         let o = o.unwrap();
         assert_eq!(o.hops, Some(2));
         assert_eq!(o.lines.len(), 2 * (2 + 5));

@@ -31,8 +31,9 @@
 
 use crate::registry::{Context, Experiment};
 use anyhow::Result;
+use nmc_imp::Outcome;
 use nmc_imp::routing::JourneyRecord;
-use nmc_imp::{ImpScenario, Outcome};
+use nmc_imp_scenario::ImpScenario;
 use nmc_report::stats::Rule;
 use nmc_report::{Axis, Chart, Series, SeriesStyle, Target, Value};
 use nmc_scenario::Override;
@@ -292,7 +293,7 @@ impl Experiment for KoLooping {
                     sets.push(format!("network.routing_params.loop_prevention={routing}"));
                 }
                 let s = load(&sets, ctx.quick)?;
-                let o = nmc_imp::run(&s, ctx.seed, Trace::off(), &mut |_| {})?;
+                let o = nmc_imp_scenario::run(&s, ctx.seed, Trace::off(), &mut |_| {})?;
                 let st = stats(condition, routing, &o);
                 if routing != "static" {
                     let mut by_visits: BTreeMap<u32, usize> = BTreeMap::new();

@@ -29,7 +29,8 @@ use crate::registry::{Context, Experiment};
 use anyhow::Result;
 use nmc_imp::analysis::{autocorrelation, autocorrelation_band, histogram, round_trips_ms};
 use nmc_imp::model::Occupancy;
-use nmc_imp::{ImpScenario, KO_MAP_DESTINATIONS, Outcome};
+use nmc_imp::{KO_MAP_DESTINATIONS, Outcome};
+use nmc_imp_scenario::ImpScenario;
 use nmc_report::{Chart, Series, SeriesStyle, Target, Value};
 use nmc_scenario::Override;
 use nmc_sim::Trace;
@@ -259,7 +260,7 @@ impl KoV2Throughput {
         }
         sets.extend(extra.iter().cloned());
         let s = scenario(text, &sets, quick)?;
-        let o = nmc_imp::run(&s, seed, Trace::off(), &mut |_| {})?;
+        let o = nmc_imp_scenario::run(&s, seed, Trace::off(), &mut |_| {})?;
         anyhow::ensure!(
             o.hops == Some(hops),
             "{topo}: {dest} is {:?} hops away, expected {hops}",

@@ -32,7 +32,8 @@
 
 use crate::registry::{Context, Experiment};
 use anyhow::Result;
-use nmc_imp::{ImpScenario, KO_MAP_DESTINATIONS, KO_V3_DESTINATIONS, Outcome};
+use nmc_imp::{KO_MAP_DESTINATIONS, KO_V3_DESTINATIONS, Outcome};
+use nmc_imp_scenario::ImpScenario;
 use nmc_report::diagram::{Item, PathDiagram, Shape};
 use nmc_report::{Axis, Chart, Series, SeriesStyle, Target, Value};
 use nmc_scenario::Override;
@@ -333,7 +334,7 @@ fn run_one(
     ];
     sets.extend(extra.iter().map(|s| s.replace("{dst}", dest)));
     let s = scenario(text, &sets, quick)?;
-    let o = nmc_imp::run(&s, seed, Trace::off(), &mut |_| {})?;
+    let o = nmc_imp_scenario::run(&s, seed, Trace::off(), &mut |_| {})?;
     anyhow::ensure!(
         o.hops == Some(hops),
         "{dest} is {:?} hops from UCLA, expected {hops}",

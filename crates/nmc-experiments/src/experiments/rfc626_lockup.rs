@@ -19,8 +19,9 @@
 
 use crate::registry::{Context, Experiment};
 use anyhow::Result;
+use nmc_imp::Outcome;
 use nmc_imp::analysis::throughput_series;
-use nmc_imp::{ImpScenario, Outcome};
+use nmc_imp_scenario::ImpScenario;
 use nmc_report::{Chart, Series, SeriesStyle, Target, Value};
 use nmc_scenario::Override;
 use nmc_sim::Trace;
@@ -88,7 +89,7 @@ impl Experiment for Rfc626Lockup {
         );
         for (k, profile) in PROFILES.into_iter().enumerate() {
             let s = scenario(profile, ctx.quick)?;
-            let o = nmc_imp::run(&s, ctx.seed, Trace::off(), &mut |_| {})?;
+            let o = nmc_imp_scenario::run(&s, ctx.seed, Trace::off(), &mut |_| {})?;
             let m = |k: &str| o.metrics.get(k).copied().unwrap_or(0.0);
             let (source, expected) = match profile {
                 "rfc626-accept-all" => ("RFC 632 p. 4: \"the system is deadlocked\"", "lockup"),

@@ -31,8 +31,9 @@
 
 use crate::registry::{Context, Experiment};
 use anyhow::Result;
+use nmc_imp::Outcome;
 use nmc_imp::analysis::throughput_series;
-use nmc_imp::{ImpScenario, Outcome};
+use nmc_imp_scenario::ImpScenario;
 use nmc_report::{Chart, Series, SeriesStyle, Target, Value};
 use nmc_scenario::Override;
 use nmc_sim::Trace;
@@ -180,7 +181,7 @@ impl Experiment for Rfc632SinglePacket {
         for (rule, profile) in PROFILES {
             for d in disturbances {
                 let s = scenario(profile, d, &[], ctx.quick)?;
-                let o = nmc_imp::run(&s, ctx.seed, Trace::off(), &mut |_| {})?;
+                let o = nmc_imp_scenario::run(&s, ctx.seed, Trace::off(), &mut |_| {})?;
                 anyhow::ensure!(
                     o.order_violations == 0 && o.lockup.is_none(),
                     "{profile}, {}: messages out of order or a lockup",

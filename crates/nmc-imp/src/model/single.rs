@@ -234,9 +234,7 @@ impl Subnet {
                     Note::None,
                 );
                 let i = &mut self.imps[imp as usize];
-                *i.numbers_used
-                    .get_mut(&p.stream)
-                    .expect("a number was in use") -= 1;
+                i.numbers.release(p.stream);
                 i.buf_used -= 1; // the copy
                 self.number_released(now, imp, p.stream, q);
                 if let Some(m) = self.msgs.remove(&msg) {

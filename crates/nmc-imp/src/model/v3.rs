@@ -79,22 +79,12 @@ impl Subnet {
                 MsgState::NeedNumber => {
                     // K&O §VI: "8 message sequence numbers ... on a sending HOST-receiving HOST
                     // pair basis".
-                    let used = imp.numbers_used.entry(stream).or_default();
-                    let waiters = imp.number_wait.entry(stream).or_default();
-                    let first_in_line = waiters.front().is_none_or(|&w| w == mid);
-                    if *used >= self.params.message_numbers || !first_in_line {
-                        if !waiters.contains(&mid) {
-                            waiters.push_back(mid);
-                        }
-                        return;
-                    }
-                    *used += 1;
-                    if waiters.front() == Some(&mid) {
-                        waiters.pop_front();
-                    }
-                    let next = imp.next_number.entry(stream).or_default();
-                    let num = *next;
-                    *next += 1;
+                    let Some(num) = imp
+                        .numbers
+                        .request(stream, mid, self.params.message_numbers)
+                    else {
+                        return; // in line for a number of the host pair
+                    };
                     if let Some(b) = imp.tx_blocks.get_mut(&stream) {
                         b.uses += 1;
                     }
@@ -112,12 +102,11 @@ impl Subnet {
                 MsgState::NeedAll => {
                     // K&O §VI: "a multipacket message tries to obtain the reassembly buffers
                     // before it asks for the PLT entry".
-                    let allocs = imp.allocations.entry(dst).or_default();
-                    if allocs.pop_front().is_some() {
+                    if imp.allocs.take(dst) {
                         self.set_state(now, mid, MsgState::NeedPlt);
                         continue;
                     }
-                    imp.all_wait.entry(dst).or_default().push_back(mid);
+                    imp.allocs.await_all(dst, mid);
                     let out = imp.reqalls_out.entry(dst).or_default();
                     let superfluous = *out > 0;
                     if superfluous && !self.params.superfluous_reqalls {
@@ -167,7 +156,7 @@ impl Subnet {
     pub(super) fn serve_plt(&mut self, now: SimTime, imp: u32, q: &mut EventQueue<Ev>) {
         loop {
             let i = &mut self.imps[imp as usize];
-            if i.plt_used >= self.params.plt_entries {
+            if !i.plt.free(self.params.plt_entries) {
                 return;
             }
             let Some(&claim) = i.plt_queue.front() else {
@@ -176,25 +165,20 @@ impl Subnet {
             match claim {
                 PltClaim::Message(mid) => {
                     i.plt_queue.pop_front();
-                    i.plt_used += 1;
-                    let plt_used = i.plt_used;
+                    i.plt.take();
+                    let plt_used = i.plt.used();
                     self.trace.emit(now, &Tr::Plt { msg: mid, plt_used });
                     self.launch(now, mid, q);
                 }
                 PltClaim::Reqall { stream, dst, msg } => {
-                    let used = i.numbers_used.entry(stream).or_default();
-                    if *used >= self.params.message_numbers {
+                    let Some(num) = i.numbers.take(stream, self.params.message_numbers) else {
                         return; // the REQALL waits for a number of its stream
-                    }
-                    *used += 1;
-                    let next = i.next_number.entry(stream).or_default();
-                    let num = *next;
-                    *next += 1;
+                    };
                     if let Some(b) = i.tx_blocks.get_mut(&stream) {
                         b.uses += 1;
                     }
                     i.plt_queue.pop_front();
-                    i.plt_used += 1;
+                    i.plt.take();
                     i.plt_reqalls += 1;
                     self.trace.emit(now, &Tr::Reqall { msg, num });
                     self.count("reqall");
@@ -221,12 +205,12 @@ impl Subnet {
     /// ALL nobody asked for.
     pub(super) fn rekindle(&mut self, now: SimTime, imp: u32, dst: u32, q: &mut EventQueue<Ev>) {
         let i = &mut self.imps[imp as usize];
-        let nothing_asked = i.reqalls_out.get(&dst).copied().unwrap_or(0) == 0
-            && i.allocations.get(&dst).is_none_or(|a| a.is_empty());
+        let nothing_asked =
+            i.reqalls_out.get(&dst).copied().unwrap_or(0) == 0 && i.allocs.held(dst) == 0;
         if !nothing_asked {
             return;
         }
-        let Some(w) = i.all_wait.get_mut(&dst).and_then(|v| v.pop_front()) else {
+        let Some(w) = i.allocs.next_awaiting(dst) else {
             return;
         };
         if self.msgs.contains_key(&w) {
@@ -245,7 +229,7 @@ impl Subnet {
         q: &mut EventQueue<Ev>,
     ) {
         let i = &self.imps[imp as usize];
-        if i.numbers_used.get(&stream).copied().unwrap_or(0) == 0
+        if i.numbers.in_use(stream) == 0
             && let Some(b) = i.tx_blocks.get(&stream)
         {
             q.schedule(
@@ -274,15 +258,12 @@ impl Subnet {
             .tx_blocks
             .get(&stream)
             .is_some_and(|b| b.open && b.uses == uses && b.waiters.is_empty())
-            && i.numbers_used.get(&stream).copied().unwrap_or(0) == 0
-            && i.number_wait.get(&stream).is_none_or(|w| w.is_empty());
+            && i.numbers.unused(stream);
         if !idle {
             return;
         }
         i.tx_blocks.remove(&stream);
-        i.numbers_used.remove(&stream);
-        i.next_number.remove(&stream);
-        i.number_wait.remove(&stream);
+        i.numbers.forget(stream);
         let dst = self.hosts[crate::packet::stream_ends(stream).1 as usize].imp;
         self.count("v3.release-block");
         self.send_control(now, imp, dst, stream, PktKind::ReleaseBlock, q);

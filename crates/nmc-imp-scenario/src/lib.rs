@@ -1,0 +1,209 @@
+//! # nmc-imp-scenario — the IMP model's scenario file, resolved for `nmc-imp`
+//!
+//! `nmc-imp` runs typed values ([`nmc_imp::ImpConfig`]: the profile's parameters with their
+//! overrides applied, the adaptive procedure's parameters). This crate is the scenario layer in
+//! between: the `[network]` section as a file states it ([`NetworkSpec`]: a profile's name,
+//! `[network.params]` and `[network.routing_params]` as tables of overrides), and [`resolve`],
+//! which applies them with one-line errors that name the key at fault.
+//!
+//! | item | what |
+//! | --- | --- |
+//! | [`ImpScenario`], [`NetworkSpec`] | a `model = "imp"` scenario as written |
+//! | [`resolve`] | the scenario as `nmc-imp` runs it |
+//! | [`resolve_params`], [`resolve_routing_params`] | the two override sections |
+//! | [`run`] | resolve, then [`nmc_imp::run()`] |
+//!
+//! The other sections (topology, hosts, events, traffic) are typed already and are
+//! `nmc-imp`'s own ([`nmc_imp::spec`]).
+
+use nmc_imp::ImpParams;
+use nmc_imp::run::{BuildError, Outcome};
+use nmc_imp::spec::{ImpConfig, Overrides, TrafficSpec};
+use nmc_routing::RoutingParams;
+use nmc_scenario::Scenario;
+use nmc_sim::Trace;
+use serde::{Deserialize, Serialize};
+
+pub use nmc_imp::spec::RECORDS;
+
+/// `[network.routing_params]` as written: any fields of [`RoutingParams`], the rest defaulted.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(transparent)]
+pub struct RoutingOverrides(pub toml::Table);
+
+impl Overrides for RoutingOverrides {
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// `[network]` as a scenario file states it (every key documented at
+/// [`nmc_imp::spec::NetworkSpec`]).
+pub type NetworkSpec = nmc_imp::spec::NetworkSpec<toml::Table, RoutingOverrides>;
+
+/// A `model = "imp"` scenario as written.
+pub type ImpScenario = Scenario<NetworkSpec, TrafficSpec>;
+
+/// The scenario as `nmc-imp` runs it: the profile with `[network.params]` applied and, with
+/// `routing = "adaptive"`, `[network.routing_params]` over [`RoutingParams`]' defaults.
+pub fn resolve(s: &ImpScenario) -> Result<ImpConfig, BuildError> {
+    let params = resolve_params(&s.network.profile, &s.network.params)?;
+    let routing_params = match s.network.routing {
+        nmc_imp::spec::RoutingMode::Static => {
+            if !s.network.routing_params.is_empty() {
+                return Err(BuildError(
+                    "network.routing_params: only with network.routing = \"adaptive\"".into(),
+                ));
+            }
+            None
+        }
+        nmc_imp::spec::RoutingMode::Adaptive => {
+            Some(resolve_routing_params(&s.network.routing_params.0, &params).map_err(BuildError)?)
+        }
+    };
+    Ok(Scenario {
+        name: s.name.clone(),
+        description: s.description.clone(),
+        seed: s.seed,
+        duration: s.duration,
+        model: s.model.clone(),
+        network: s.network.clone().with(params, routing_params),
+        traffic: s.traffic.clone(),
+        record: s.record.clone(),
+        trace: s.trace,
+    })
+}
+
+/// The profile named `profile` with the overrides of `[network.params]` applied; an unknown
+/// profile or key, or a value of the wrong type, is a one-line error naming it.
+pub fn resolve_params(profile: &str, overrides: &toml::Table) -> Result<ImpParams, BuildError> {
+    let base = ImpParams::profile(profile).ok_or_else(|| {
+        BuildError(format!(
+            "network.profile: unknown profile `{profile}` (known: {})",
+            ImpParams::PROFILES.join(", ")
+        ))
+    })?;
+    if overrides.is_empty() {
+        return Ok(base);
+    }
+    let mut table =
+        toml::Table::try_from(&base).map_err(|e| BuildError(format!("network.params: {e}")))?;
+    for (k, v) in overrides {
+        if !table.contains_key(k) {
+            return Err(BuildError(format!(
+                "network.params.{k}: unknown parameter (known: {})",
+                table.keys().cloned().collect::<Vec<_>>().join(", ")
+            )));
+        }
+        table.insert(k.clone(), v.clone());
+    }
+    let params: ImpParams =
+        toml::Value::Table(table)
+            .try_into()
+            .map_err(|e: toml::de::Error| {
+                BuildError(format!("network.params: {}", e.message().trim()))
+            })?;
+    params.validate().map_err(BuildError)?;
+    Ok(params)
+}
+
+/// `[network.routing_params]` over [`RoutingParams`]' defaults, with `period` defaulting to the
+/// profile's `routing_period`.
+pub fn resolve_routing_params(
+    t: &toml::Table,
+    params: &ImpParams,
+) -> Result<RoutingParams, String> {
+    let mut rp: RoutingParams = toml::Value::Table(t.clone())
+        .try_into()
+        .map_err(|e: toml::de::Error| format!("network.routing_params: {}", e.message().trim()))?;
+    if !t.contains_key("period") {
+        rp.period = params.routing_period;
+    }
+    nmc_imp::routing::check_routing_params(&rp)?;
+    Ok(rp)
+}
+
+/// Resolves the scenario and runs it for its duration, keeping every record
+/// ([`nmc_imp::run()`]).
+pub fn run(
+    s: &ImpScenario,
+    seed: u64,
+    trace: Trace,
+    progress: &mut dyn FnMut(f64),
+) -> Result<Outcome, BuildError> {
+    nmc_imp::run(&resolve(s)?, seed, trace, progress)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CHAIN: &str = r#"
+name = "t"
+seed = 1
+duration = "1s"
+model = "imp"
+[network]
+profile = "v2-1974-10"
+topology = { kind = "chain", hops = 2 }
+hosts = [{ name = "A", imp = "IMP0" }, { name = "B", imp = "IMP2" }]
+"#;
+
+    fn resolved(sets: &[&str]) -> Result<ImpConfig, String> {
+        let sets: Vec<_> = sets.iter().map(|s| s.parse().unwrap()).collect();
+        let s: ImpScenario =
+            nmc_scenario::load("t.toml", CHAIN, &sets).map_err(|e| e.to_string())?;
+        resolve(&s).map_err(|e| e.0)
+    }
+
+    #[test]
+    fn overrides_apply_over_the_profile() {
+        let c = resolved(&["network.params.message_numbers=8"]).unwrap();
+        assert_eq!(c.network.params.message_numbers, 8);
+        let base = ImpParams::profile("v2-1974-10").unwrap();
+        assert_eq!(c.network.params.plt_entries, base.plt_entries);
+        assert!(
+            c.network.routing_params.is_none(),
+            "static routes: no routing parameters"
+        );
+    }
+
+    #[test]
+    fn adaptive_routing_takes_the_profiles_period_unless_given() {
+        let c = resolved(&["network.routing=adaptive"]).unwrap();
+        let base = ImpParams::profile("v2-1974-10").unwrap();
+        assert_eq!(
+            c.network.routing_params.unwrap().period,
+            base.routing_period
+        );
+        let c = resolved(&[
+            "network.routing=adaptive",
+            "network.routing_params.period=320ms",
+        ])
+        .unwrap();
+        assert_eq!(
+            c.network.routing_params.unwrap().period,
+            nmc_sim::SimDuration::from_millis(320)
+        );
+    }
+
+    #[test]
+    fn bad_overrides_are_one_line_errors_naming_the_key() {
+        let e = resolved(&["network.params.message_number=8"]).unwrap_err();
+        assert!(
+            e.starts_with("network.params.message_number: unknown parameter"),
+            "{e}"
+        );
+        let e = resolved(&["network.profile=v9"]).unwrap_err();
+        assert!(
+            e.starts_with("network.profile: unknown profile `v9`"),
+            "{e}"
+        );
+        let e = resolved(&["network.routing_params.hold_down=1"]).unwrap_err();
+        assert_eq!(
+            e,
+            "network.routing_params: only with network.routing = \"adaptive\""
+        );
+        assert!(!e.contains('\n'));
+    }
+}

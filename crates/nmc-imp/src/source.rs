@@ -1,0 +1,321 @@
+//! A source IMP's end-to-end tables as sans-I/O cores (K&O §II points b, c, h, i; §VI for
+//! version 3): message numbers per stream ([`Numbers`]), entries of the pending leader table
+//! ([`Plt`]), and allocations of reassembly space per destination IMP ([`Allocations`]).
+//!
+//! Each table says who gets what next and who waits, first come first served; none keeps time,
+//! sends anything or traces. The driver (`model.rs`, `model/v3.rs`) moves the messages, starts
+//! the timers and sends the packets, and is the only caller.
+
+use crate::packet::{MsgId, Stream};
+use std::collections::{BTreeMap, VecDeque};
+
+/// Message numbers (K&O §II point b): at most `limit` in use on each stream — 4 per
+/// source-IMP/destination-IMP pair in version 2 (§III), 8 per host pair in version 3 (§VI) —
+/// given out in order, one stream's waiting messages served in the order they asked.
+#[derive(Clone, Debug, Default)]
+pub struct Numbers {
+    used: BTreeMap<Stream, u32>,
+    next: BTreeMap<Stream, u64>,
+    waiting: BTreeMap<Stream, VecDeque<MsgId>>,
+}
+
+impl Numbers {
+    /// Message `mid` asks for a number on `stream`: it gets the next one if fewer than `limit`
+    /// are in use and no message asked before it; otherwise it waits in line (once).
+    pub fn request(&mut self, stream: Stream, mid: MsgId, limit: u32) -> Option<u64> {
+        let used = self.used.entry(stream).or_default();
+        let waiters = self.waiting.entry(stream).or_default();
+        let first_in_line = waiters.front().is_none_or(|&w| w == mid);
+        if *used < limit && first_in_line {
+            *used += 1;
+            if waiters.front() == Some(&mid) {
+                waiters.pop_front();
+            }
+            let next = self.next.entry(stream).or_default();
+            let num = *next;
+            *next += 1;
+            Some(num)
+        } else {
+            if !waiters.contains(&mid) {
+                waiters.push_back(mid);
+            }
+            None
+        }
+    }
+
+    /// A number for a version 3 REQALL (K&O §VI: "the message number and the PLT entry are used
+    /// to send a REQALL"): the next one if fewer than `limit` are in use, past the line.
+    pub fn take(&mut self, stream: Stream, limit: u32) -> Option<u64> {
+        let used = self.used.entry(stream).or_default();
+        if *used >= limit {
+            return None;
+        }
+        *used += 1;
+        let next = self.next.entry(stream).or_default();
+        let num = *next;
+        *next += 1;
+        Some(num)
+    }
+
+    /// Point h: the RFNM (or the ALL answering a REQALL) gives a number of `stream` back.
+    pub fn release(&mut self, stream: Stream) {
+        let used = self.used.get_mut(&stream).expect("a number was in use");
+        *used -= 1;
+    }
+
+    /// Numbers of `stream` in use.
+    pub fn in_use(&self, stream: Stream) -> u32 {
+        self.used.get(&stream).copied().unwrap_or(0)
+    }
+
+    /// The streams that have (or had) messages waiting, in order.
+    pub fn waiting_streams(&self) -> Vec<Stream> {
+        self.waiting.keys().copied().collect()
+    }
+
+    /// The first message waiting for a number of `stream`.
+    pub fn first_waiting(&self, stream: Stream) -> Option<MsgId> {
+        self.waiting.get(&stream).and_then(|v| v.front()).copied()
+    }
+
+    /// Nothing in use and nobody waiting on `stream`.
+    pub fn unused(&self, stream: Stream) -> bool {
+        self.in_use(stream) == 0 && self.waiting.get(&stream).is_none_or(|w| w.is_empty())
+    }
+
+    /// Forgets `stream` (its version 3 transmit block is released): numbering starts again.
+    pub fn forget(&mut self, stream: Stream) {
+        self.used.remove(&stream);
+        self.next.remove(&stream);
+        self.waiting.remove(&stream);
+    }
+
+    /// No number in use on any stream.
+    pub fn idle(&self) -> bool {
+        self.used.values().all(|&n| n == 0)
+    }
+
+    /// Numbers in use per stream (for the lockup report).
+    pub fn used(&self) -> &BTreeMap<Stream, u32> {
+        &self.used
+    }
+}
+
+/// Entries of the pending leader table (K&O §II point c: 6 per source IMP), held from a
+/// multi-packet message's launch (or a REQALL's sending) until its RFNM (or ALL) comes back.
+/// In version 2 the messages that find none wait here in order; version 3 keeps its own queue
+/// of claims (`imp::PltClaim`) and asks [`Plt::free`] first.
+#[derive(Clone, Debug, Default)]
+pub struct Plt {
+    used: u32,
+    waiting: VecDeque<MsgId>,
+}
+
+impl Plt {
+    /// Version 2: message `mid` asks for an entry; it gets one if fewer than `entries` are in
+    /// use and no message asked before it; otherwise it waits in line (once).
+    pub fn request(&mut self, mid: MsgId, entries: u32) -> bool {
+        let first_in_line = self.waiting.front().is_none_or(|&w| w == mid);
+        if self.used < entries && first_in_line {
+            self.used += 1;
+            if self.waiting.front() == Some(&mid) {
+                self.waiting.pop_front();
+            }
+            true
+        } else {
+            if !self.waiting.contains(&mid) {
+                self.waiting.push_back(mid);
+            }
+            false
+        }
+    }
+
+    /// Whether an entry is free.
+    pub fn free(&self, entries: u32) -> bool {
+        self.used < entries
+    }
+
+    /// Takes an entry (version 3, after [`Plt::free`]).
+    pub fn take(&mut self) {
+        self.used += 1;
+    }
+
+    /// Point h: an entry comes back.
+    pub fn release(&mut self) {
+        self.used -= 1;
+    }
+
+    /// Entries in use.
+    pub fn used(&self) -> u32 {
+        self.used
+    }
+
+    /// The first message waiting for an entry (version 2).
+    pub fn first_waiting(&self) -> Option<MsgId> {
+        self.waiting.front().copied()
+    }
+}
+
+/// Allocations of 8 reassembly buffers at each destination IMP (K&O §II): the ALLs the source
+/// IMP holds unused, oldest first, each with the generation of its give-back (GVB) timer, and
+/// the messages whose REQALL is out, oldest first.
+#[derive(Clone, Debug, Default)]
+pub struct Allocations {
+    held: BTreeMap<u32, VecDeque<u32>>,
+    next_generation: u32,
+    awaiting: BTreeMap<u32, VecDeque<MsgId>>,
+}
+
+impl Allocations {
+    /// Uses an unassigned allocation for `dst` if one is at hand (its GVB timer will find it
+    /// gone).
+    pub fn take(&mut self, dst: u32) -> bool {
+        self.held.entry(dst).or_default().pop_front().is_some()
+    }
+
+    /// Message `mid` has asked `dst` for an allocation (its REQALL is out, or, version 3, it
+    /// waits for one asked for by another).
+    pub fn await_all(&mut self, dst: u32, mid: MsgId) {
+        self.awaiting.entry(dst).or_default().push_back(mid);
+    }
+
+    /// An ALL from `dst` arrives, alone or on a RFNM (point h): the allocate counter goes up.
+    /// Returns the generation for its GVB timer.
+    pub fn add(&mut self, dst: u32) -> u32 {
+        let generation = self.next_generation;
+        self.next_generation += 1;
+        self.held.entry(dst).or_default().push_back(generation);
+        generation
+    }
+
+    /// The oldest message waiting for an allocation from `dst`, taken off the line.
+    pub fn next_awaiting(&mut self, dst: u32) -> Option<MsgId> {
+        self.awaiting.get_mut(&dst).and_then(|v| v.pop_front())
+    }
+
+    /// The GVB timer of `generation` expires: if that allocation is still unused it is given
+    /// back (`true`).
+    pub fn give_back(&mut self, dst: u32, generation: u32) -> bool {
+        let held = self.held.entry(dst).or_default();
+        match held.iter().position(|&g| g == generation) {
+            Some(pos) => {
+                held.remove(pos);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Unused allocations held for `dst`.
+    pub fn held(&self, dst: u32) -> u32 {
+        self.held.get(&dst).map_or(0, |a| a.len() as u32)
+    }
+
+    /// No unused allocation for any destination.
+    pub fn idle(&self) -> bool {
+        self.held.values().all(|a| a.is_empty())
+    }
+
+    /// Unused allocations per destination (for the lockup report).
+    pub fn held_all(&self) -> &BTreeMap<u32, VecDeque<u32>> {
+        &self.held
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PAIR: Stream = 7;
+
+    /// K&O §II–III: "there cannot be more than four messages in transmission between any pair
+    /// of HOSTs due to the message number limitation"; the fifth waits for the RFNM of the first.
+    #[test]
+    fn a_fifth_message_waits_for_a_number_until_a_rfnm() {
+        let mut n = Numbers::default();
+        let got: Vec<_> = (1..=5).map(|m| n.request(PAIR, m, 4)).collect();
+        assert_eq!(got, [Some(0), Some(1), Some(2), Some(3), None]);
+        assert_eq!(n.first_waiting(PAIR), Some(5));
+        n.release(PAIR); // the RFNM of message 1
+        assert_eq!(n.request(PAIR, 5, 4), Some(4));
+        assert_eq!(n.first_waiting(PAIR), None);
+        assert_eq!(n.in_use(PAIR), 4);
+    }
+
+    /// Waiting messages are served in the order they asked, even when a later one asks first
+    /// after a number comes back; other streams are not held up.
+    #[test]
+    fn numbers_go_first_come_first_served_per_stream() {
+        let mut n = Numbers::default();
+        for m in 1..=4 {
+            n.request(PAIR, m, 4);
+        }
+        assert_eq!(n.request(PAIR, 5, 4), None);
+        assert_eq!(n.request(PAIR, 6, 4), None);
+        assert_eq!(
+            n.request(PAIR, 6, 4),
+            None,
+            "asking again does not queue twice"
+        );
+        n.release(PAIR);
+        assert_eq!(n.request(PAIR, 6, 4), None, "6 asked after 5");
+        assert_eq!(n.request(PAIR, 5, 4), Some(4));
+        assert_eq!(
+            n.request(PAIR + 1, 9, 4),
+            Some(0),
+            "another pair numbers on its own"
+        );
+        assert_eq!(n.waiting_streams(), [PAIR, PAIR + 1]);
+    }
+
+    /// Version 3's REQALL takes a number past the line, and a released block starts over.
+    #[test]
+    fn a_reqall_takes_a_number_past_the_line_and_a_released_block_starts_over() {
+        let mut n = Numbers::default();
+        for m in 1..=7 {
+            n.request(PAIR, m, 8);
+        }
+        assert_eq!(n.take(PAIR, 8), Some(7));
+        assert_eq!(n.take(PAIR, 8), None);
+        for _ in 0..8 {
+            n.release(PAIR);
+        }
+        assert!(n.unused(PAIR) && n.idle());
+        n.forget(PAIR);
+        assert_eq!(n.request(PAIR, 20, 8), Some(0));
+    }
+
+    /// K&O §II point c: 6 PLT entries per source IMP; the seventh multi-packet message waits.
+    #[test]
+    fn a_seventh_message_waits_for_a_plt_entry() {
+        let mut p = Plt::default();
+        let got: Vec<_> = (1..=7).map(|m| p.request(m, 6)).collect();
+        assert_eq!(got, [true, true, true, true, true, true, false]);
+        assert!(!p.free(6));
+        p.release();
+        assert!(!p.request(8, 6), "8 asked after 7");
+        assert!(p.request(7, 6));
+        assert_eq!((p.used(), p.first_waiting()), (6, Some(8)));
+    }
+
+    /// K&O §II: an ALL goes to the oldest message waiting for one, whichever REQALL it answers;
+    /// one nobody uses goes back when its GVB timer runs out, one that was used does not.
+    #[test]
+    fn an_all_goes_to_the_oldest_waiter_and_an_unused_one_is_given_back() {
+        let mut a = Allocations::default();
+        assert!(!a.take(3), "no allocation at hand: send a REQALL");
+        a.await_all(3, 10);
+        a.await_all(3, 11);
+        let g = a.add(3);
+        assert_eq!(a.next_awaiting(3), Some(10));
+        assert!(a.take(3), "message 10 uses the ALL");
+        assert!(!a.give_back(3, g), "used: nothing to give back");
+        let g2 = a.add(3);
+        let g3 = a.add(3);
+        assert_eq!(a.held(3), 2);
+        assert!(a.give_back(3, g3));
+        assert!(a.give_back(3, g2));
+        assert!(a.idle());
+        assert_eq!(a.next_awaiting(3), Some(11));
+    }
+}
