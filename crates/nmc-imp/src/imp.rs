@@ -1,6 +1,7 @@
 //! The state of one IMP: buffers, the processing queue, and the end-to-end tables (the
 //! source side's as the cores of [`crate::source`]).
 
+use crate::destination::Delivery;
 use crate::model::Processor;
 use crate::packet::{MsgId, Stream};
 use crate::params::ImpModel;
@@ -80,13 +81,8 @@ pub struct Imp {
     pub allocs: Allocations,
 
     // ---- Destination side (K&O §II points d, f, g) ----
-    pub reassembly: BTreeMap<(Stream, u64), Reassembly>,
-    /// Next message number to hand to the host, per stream.
-    pub expected: BTreeMap<Stream, u64>,
-    /// Numbers that REQALLs consumed (no message will carry them), per stream.
-    pub consumed: BTreeSet<(Stream, u64)>,
-    /// Complete messages waiting for their turn, per (stream, number).
-    pub complete: BTreeSet<(Stream, u64)>,
+    /// Messages in reassembly, and their hand-over in number order ([`Delivery`]).
+    pub delivery: Delivery,
     /// Output to each host on this IMP, by host (see [`HostPort`]).
     pub ports: Vec<HostPort>,
     /// The IMP's host is a fake host inside it: output takes no time.
@@ -156,10 +152,7 @@ impl Imp {
             numbers: Numbers::default(),
             plt: Plt::default(),
             allocs: Allocations::default(),
-            reassembly: BTreeMap::new(),
-            expected: BTreeMap::new(),
-            consumed: BTreeSet::new(),
-            complete: BTreeSet::new(),
+            delivery: Delivery::default(),
             ports: Vec::new(),
             fake_host: false,
             replies: VecDeque::new(),
@@ -224,7 +217,7 @@ impl Imp {
             && self.reasm_used == 0
             && self.plt.used() == 0
             && self.numbers.idle()
-            && self.reassembly.is_empty()
+            && self.delivery.idle()
             && self.replies.is_empty()
             && self.allocs.idle()
             && !self.cpu.holds_packet()

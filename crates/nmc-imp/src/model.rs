@@ -38,7 +38,7 @@ pub use processor::{Processor, Task, Work};
 pub use single::{E2eEvent, Happened, Note, Side, What};
 pub use slice::{SliceItem, TimeSlice};
 
-use crate::imp::{HostOut, Imp, Reassembly, Reply};
+use crate::imp::{HostOut, Imp, Reply};
 use crate::link::{Frame, FrameKind, Hold, Link, NextFrame};
 use crate::packet::{MsgId, Packet, PktId, PktKind, Slab, Stream, stream, stream_ends};
 use crate::params::{ImpParams, MessageProcessing, Piggyback};
@@ -1037,18 +1037,10 @@ impl Subnet {
                 index: _,
                 of,
             } => {
-                let r = self.imps[imp as usize]
-                    .reassembly
-                    .entry((p.stream, num))
-                    .or_insert(Reassembly {
-                        msg,
-                        of,
-                        received: 0,
-                        bits: 0,
-                    });
-                r.received += 1;
-                r.bits += p.bits.get();
-                let (first, last) = (r.received == 1, r.received == of);
+                let (first, last) =
+                    self.imps[imp as usize]
+                        .delivery
+                        .packet((p.stream, num), msg, of, p.bits.get());
                 if let Some(m) = self.msgs.get_mut(&msg).filter(|m| !m.background) {
                     let t = Some(now.as_nanos());
                     if first {
@@ -1062,7 +1054,6 @@ impl Subnet {
                     // Point f. Unfilled reserved buffers (a message of fewer than 8 packets) go back.
                     let unused = self.params.allocation_buffers - of as u32;
                     self.imps[imp as usize].release_reassembly(unused);
-                    self.imps[imp as usize].complete.insert((p.stream, num));
                     self.trace.emit(
                         now,
                         &Tr::Reassembled {
@@ -1076,7 +1067,7 @@ impl Subnet {
             }
             PktKind::ReqAll { msg: _, num } => {
                 // The REQALL's number carries no message: the sequence skips it.
-                self.imps[imp as usize].consumed.insert((p.stream, num));
+                self.imps[imp as usize].delivery.skip((p.stream, num));
                 self.imps[imp as usize].replies.push_back(Reply::All {
                     stream: p.stream,
                     num,
@@ -1102,17 +1093,7 @@ impl Subnet {
     fn hand_over_in_order(&mut self, now: SimTime, imp: u32, src: Stream, q: &mut EventQueue<Ev>) {
         let i = &mut self.imps[imp as usize];
         let mut hosts: Vec<u32> = Vec::new();
-        loop {
-            let next = *i.expected.entry(src).or_default();
-            if i.consumed.remove(&(src, next)) {
-                *i.expected.get_mut(&src).expect("entry") += 1;
-                continue;
-            }
-            if !i.complete.remove(&(src, next)) {
-                break;
-            }
-            *i.expected.get_mut(&src).expect("entry") += 1;
-            let r = i.reassembly.remove(&(src, next)).expect("complete message");
+        while let Some((next, r)) = i.delivery.next_in_order(src) {
             // The message is still known: its RFNM goes only after packet 1 reaches the host.
             let host = self.msgs.get(&r.msg).map_or(0, |m| m.dst_host);
             let max = self.params.max_packet.get();

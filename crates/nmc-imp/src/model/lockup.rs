@@ -101,20 +101,17 @@ impl Subnet {
             .iter()
             .filter(|i| i.reasm_used > 0 || !i.requests.is_empty())
             .map(|i| {
-                let expected = |s: u64| i.expected.get(&s).copied().unwrap_or(0);
                 let mut stored: Vec<(String, Vec<u64>)> = Vec::new();
-                for &(s, n) in &i.complete {
-                    if n > expected(s) {
-                        match stored.last_mut() {
-                            Some((src, v)) if *src == name(s) => v.push(n),
-                            _ => stored.push((name(s), vec![n])),
-                        }
+                for (s, n) in i.delivery.out_of_order() {
+                    match stored.last_mut() {
+                        Some((src, v)) if *src == name(s) => v.push(n),
+                        _ => stored.push((name(s), vec![n])),
                     }
                 }
                 let in_order: Vec<(String, u64)> = i
                     .requests
                     .keys()
-                    .filter(|(s, n)| *n == expected(*s))
+                    .filter(|(s, n)| *n == i.delivery.expected(*s))
                     .map(|(s, n)| (name(*s), *n))
                     .collect();
                 HeldAt {

@@ -29,7 +29,7 @@
 //! cannot be deleted again; `fix-b` deletes the stored message furthest from its turn first.
 
 use super::{Ev, MsgState, Subnet, Tr};
-use crate::imp::{HostOut, Imp, Reassembly, Reply};
+use crate::imp::{HostOut, Imp, Reply};
 use crate::link::Hold;
 use crate::packet::{MsgId, Packet, PktKind, Stream};
 use crate::params::SinglePacketRule;
@@ -296,9 +296,9 @@ impl Subnet {
         };
         let (src, stream, key) = (p.src, p.stream, (p.stream, num));
         let rule = self.params.single_packet_rule;
-        let expected = *self.imps[imp as usize].expected.entry(stream).or_default();
         let i = &self.imps[imp as usize];
-        let accept = if num < expected || i.complete.contains(&key) {
+        let expected = i.delivery.expected(stream);
+        let accept = if num < expected || i.delivery.is_complete(key) {
             None // a second copy: cannot happen, copies go again only on an ALLOCATE
         } else if i.set_aside.contains(&key) {
             Some(true) // its ALLOCATE reserved the buffer
@@ -340,16 +340,7 @@ impl Subnet {
             Some(true) => {
                 i.set_aside.remove(&key);
                 i.requests.remove(&key);
-                i.reassembly.insert(
-                    key,
-                    Reassembly {
-                        msg,
-                        of: 1,
-                        received: 1,
-                        bits: p.bits.get(),
-                    },
-                );
-                i.complete.insert(key);
+                i.delivery.single(key, msg, p.bits.get());
                 self.hand_over_in_order(now, imp, stream, q);
             }
             Some(false) => {
@@ -385,9 +376,7 @@ impl Subnet {
         let mut need = Vec::new();
         for k in expected..num {
             let key = (stream, k);
-            let known = i.complete.contains(&key)
-                || i.reassembly.contains_key(&key)
-                || i.consumed.contains(&key)
+            let known = i.delivery.knows(key)
                 || i.set_aside.contains(&key)
                 || i.requests.contains_key(&key);
             if !known {
@@ -410,18 +399,10 @@ impl Subnet {
     /// message furthest from its turn; each becomes a request for an ALLOCATE.
     fn make_room(&mut self, now: SimTime, imp: u32) {
         while !self.imps[imp as usize].can_reserve(1) {
-            let i = &self.imps[imp as usize];
-            let victim = i
-                .complete
-                .iter()
-                .filter(|k| i.reassembly.get(k).is_some_and(|r| r.of == 1))
-                .filter(|(s, n)| *n > i.expected.get(s).copied().unwrap_or(0))
-                .max_by_key(|(s, n)| (*n - i.expected.get(s).copied().unwrap_or(0), *s))
-                .copied();
+            let victim = self.imps[imp as usize].delivery.furthest_single();
             let Some(key) = victim else { return };
             let i = &mut self.imps[imp as usize];
-            i.complete.remove(&key);
-            let r = i.reassembly.remove(&key).expect("stored");
+            let r = i.delivery.delete(key);
             i.release_reassembly(1);
             i.requests.insert(key, r.msg);
             self.count("single-deleted");
@@ -442,7 +423,7 @@ impl Subnet {
     /// Has the destination finished with every message of `stream` before `num`: handed to
     /// the host, and its RFNM processed (RFC 632 event 6)?
     fn predecessors_done(i: &Imp, stream: Stream, num: u64) -> bool {
-        i.expected.get(&stream).copied().unwrap_or(0) >= num
+        i.delivery.expected(stream) >= num
             && !i.output_pending_before(stream, num)
             && !i.replies.iter().any(
                 |r| matches!(*r, Reply::Rfnm { stream: s, num: n, .. } if s == stream && n < num),

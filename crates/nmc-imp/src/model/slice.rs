@@ -112,7 +112,7 @@ impl Subnet {
                 .replies
                 .iter()
                 .any(|r| matches!(r, Reply::Rfnm { msg, .. } if *msg == id));
-            let in_reassembly = di.reassembly.values().any(|r| r.msg == id)
+            let in_reassembly = di.delivery.holds(id)
                 || di.ports.iter().any(|p| p.queue.iter().any(|o| o.msg == id));
             let (what, from, to, plt, all, doing) = match m.state {
                 MsgState::Launched => {

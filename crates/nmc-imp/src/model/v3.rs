@@ -313,7 +313,7 @@ impl Subnet {
             PktKind::ReleaseBlock => {
                 let i = &mut self.imps[imp as usize];
                 i.rx_blocks.remove(&stream);
-                i.expected.remove(&stream);
+                i.delivery.forget(stream);
                 while self.imps[imp as usize].rx_blocks.len() < self.params.control_blocks as usize
                 {
                     let Some(s) = self.imps[imp as usize].rx_wait.pop_front() else {
@@ -336,7 +336,7 @@ impl Subnet {
     ) {
         let i = &mut self.imps[imp as usize];
         if i.rx_blocks.insert(stream) {
-            i.expected.remove(&stream);
+            i.delivery.forget(stream);
         }
         let src = self.stream_src(stream);
         self.send_control(now, imp, src, stream, PktKind::BlockCreated, q);
