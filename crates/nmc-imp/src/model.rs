@@ -352,6 +352,80 @@ pub struct Occupancy {
     pub plt_messages: u32,
 }
 
+/// What the protocol counts (`count.<name>` in the metrics): events of the end-to-end and
+/// IMP-to-IMP procedures, named as the sources name them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Counted {
+    /// A GVB gave an unused allocation back (K&O §II).
+    Gvb,
+    /// A frame hit by a line error (checksum failure).
+    LineError,
+    /// A packet refused by the next IMP (no buffer, or its output queue full; K&O §III).
+    Rejection,
+    /// A REQALL sent (K&O §II; version 3: §VI).
+    Reqall,
+    /// An IMP-to-IMP retransmission after the 125 ms timeout.
+    Retransmission,
+    /// A single-packet message's RFNM (RFC 632).
+    SingleRfnm,
+    /// A RFNM sent at once without an ALL because another reply waited behind it (BBN's fix, K&O §VII).
+    RfnmNotPiggybacked,
+    /// An ALLOCATE for a refused single-packet message (RFC 632).
+    SingleAll,
+    /// A stored out-of-order single-packet message deleted to make room (RFC 632 fix B).
+    SingleDeleted,
+    /// A second copy of a single-packet message.
+    SingleDuplicate,
+    /// A single-packet message refused and kept as a request (RFC 632).
+    SingleRejected,
+    /// A single-packet message sent again on its ALLOCATE (RFC 632).
+    SingleRetransmission,
+    /// A version 3 transmit block asked for its receive block (K&O §VI).
+    CreateBlock,
+    /// A version 3 receive block request waited for a free block.
+    ReceiveBlockWait,
+    /// A version 3 transmit block released after disuse.
+    ReleaseBlock,
+    /// A version 3 REQALL not sent because one was outstanding (K&O §VII's first remedy).
+    ReqallWithheld,
+    /// A version 3 REQALL sent while another was outstanding (K&O §VII).
+    SuperfluousReqall,
+    /// A version 3 message waited for a free transmit block.
+    TransmitBlockWait,
+    /// A multi-packet RFNM with a piggy-backed ALL.
+    RfnmWithAll,
+    /// A multi-packet RFNM without an ALL (no 8 reassembly buffers within the wait).
+    RfnmWithoutAll,
+}
+
+impl Counted {
+    /// The metric's name, after `count.`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Counted::Gvb => "gvb",
+            Counted::LineError => "line-errors",
+            Counted::Rejection => "rejections",
+            Counted::Reqall => "reqall",
+            Counted::Retransmission => "retransmissions",
+            Counted::SingleRfnm => "rfnm(single)",
+            Counted::RfnmNotPiggybacked => "rfnm-not-piggybacked",
+            Counted::SingleAll => "single-all",
+            Counted::SingleDeleted => "single-deleted",
+            Counted::SingleDuplicate => "single-duplicates",
+            Counted::SingleRejected => "single-rejected",
+            Counted::SingleRetransmission => "single-retransmissions",
+            Counted::CreateBlock => "v3.create-block",
+            Counted::ReceiveBlockWait => "v3.receive-block-wait",
+            Counted::ReleaseBlock => "v3.release-block",
+            Counted::ReqallWithheld => "v3.reqall-withheld",
+            Counted::SuperfluousReqall => "v3.superfluous-reqall",
+            Counted::TransmitBlockWait => "v3.transmit-block-wait",
+            Counted::RfnmWithAll => "rfnm+all",
+            Counted::RfnmWithoutAll => "rfnm-without-all",
+        }
+    }
+}
+
 /// What a run records, counts and watches ([`Subnet::obs`]): the protocol writes its events
 /// here and never reads them back (the lockup watch stops the driver, not the protocol).
 pub struct Observer {
@@ -380,6 +454,7 @@ pub struct Observer {
     /// Instants at which to take a time slice, and the slices taken.
     pub slice_at: Vec<SimDuration>,
     pub slices: Vec<TimeSlice>,
+    /// By [`Counted::name`], so that the metrics come out in name order.
     pub counts: BTreeMap<&'static str, u64>,
     /// How long the multipacket RFNMs of the recorded (not background) messages waited at the
     /// destination IMP after they were made: count, sum and largest, in ns.
@@ -557,8 +632,8 @@ impl Subnet {
         }
     }
 
-    fn count(&mut self, what: &'static str) {
-        *self.obs.counts.entry(what).or_default() += 1;
+    fn count(&mut self, what: Counted) {
+        *self.obs.counts.entry(what.name()).or_default() += 1;
     }
 
     /// Events that start the run.
@@ -876,7 +951,7 @@ impl Subnet {
                         m.rec.reqalls += 1;
                         self.imps[src as usize].allocs.await_all(dst, mid);
                         self.trace.emit(now, &Tr::Reqall { msg: mid, num });
-                        self.count("reqall");
+                        self.count(Counted::Reqall);
                         let kind = PktKind::ReqAll { msg: mid, num };
                         self.send_control(now, src, dst, stream, kind, q);
                     }
@@ -1014,7 +1089,7 @@ impl Subnet {
 
     fn give_back(&mut self, now: SimTime, imp: u32, dst: u32, epoch: u32, q: &mut EventQueue<Ev>) {
         if self.imps[imp as usize].allocs.give_back(dst, epoch) {
-            self.count("gvb");
+            self.count(Counted::Gvb);
             self.trace.emit(
                 now,
                 &Tr::Giveback {
@@ -1220,7 +1295,7 @@ impl Subnet {
                 }
                 let any = !sent.is_empty();
                 for (stream, msg, num, made) in sent {
-                    self.count("rfnm-not-piggybacked");
+                    self.count(Counted::RfnmNotPiggybacked);
                     self.send_rfnm(now, imp, (stream, msg, num, made), false, q);
                 }
                 if any {
@@ -1278,7 +1353,11 @@ impl Subnet {
                 waited_ns: waited,
             },
         );
-        self.count(if all { "rfnm+all" } else { "rfnm-without-all" });
+        self.count(if all {
+            Counted::RfnmWithAll
+        } else {
+            Counted::RfnmWithoutAll
+        });
         let src = self.stream_src(stream);
         self.send_control(now, imp, src, stream, PktKind::Rfnm { msg, num, all }, q);
     }
@@ -1528,7 +1607,7 @@ impl Subnet {
             // The CRC check fails: the frame, its acknowledgements included, is lost.
             self.links[l as usize].corrupted += 1;
             self.drop_routing_body(frame);
-            self.count("line-errors");
+            self.count(Counted::LineError);
             self.trace.emit(
                 now,
                 &Tr::LineError {
@@ -1559,7 +1638,7 @@ impl Subnet {
         if let Some(reason) = self.rejects(at, &p) {
             // K&O §III: rejected by the neighbour; no acknowledgement, the sender retransmits.
             self.links[l as usize].rejected += 1;
-            self.count("rejections");
+            self.count(Counted::Rejection);
             self.trace.emit(
                 now,
                 &Tr::Reject {
@@ -1644,7 +1723,7 @@ impl Subnet {
 
     fn ack_timeout(&mut self, now: SimTime, l: u32, lch: u8, epoch: u32, q: &mut EventQueue<Ev>) {
         if self.links[l as usize].ack_timeout(lch, epoch) {
-            self.count("retransmissions");
+            self.count(Counted::Retransmission);
             self.try_send(now, l, q);
         }
     }

@@ -28,7 +28,7 @@
 //! as `current`'s (after the predecessor's RFNM), so the copy it calls back arrives in order and
 //! cannot be deleted again; `fix-b` deletes the stored message furthest from its turn first.
 
-use super::{Ev, MsgState, Subnet, Tr};
+use super::{Counted, Ev, MsgState, Subnet, Tr};
 use crate::imp::{HostOut, Imp, Reply};
 use crate::link::Hold;
 use crate::packet::{MsgId, Packet, PktKind, Stream};
@@ -273,7 +273,7 @@ impl Subnet {
                 self.trace.emit(now, &Tr::AllIn { num });
                 if let Some(m) = self.msgs.get_mut(&msg) {
                     m.rec.retransmissions += 1;
-                    self.count("single-retransmissions");
+                    self.count(Counted::SingleRetransmission);
                     self.send_single(now, msg, true, q);
                 }
             }
@@ -336,7 +336,7 @@ impl Subnet {
         );
         let i = &mut self.imps[imp as usize];
         match accept {
-            None => self.count("single-duplicates"),
+            None => self.count(Counted::SingleDuplicate),
             Some(true) => {
                 i.set_aside.remove(&key);
                 i.requests.remove(&key);
@@ -346,7 +346,7 @@ impl Subnet {
             Some(false) => {
                 // "treated as a request for the allocation of one reassembly buffer".
                 i.requests.insert(key, msg);
-                self.count("single-rejected");
+                self.count(Counted::SingleRejected);
             }
         }
         self.serve_replies(now, imp, q);
@@ -405,7 +405,7 @@ impl Subnet {
             let r = i.delivery.delete(key);
             i.release_reassembly(1);
             i.requests.insert(key, r.msg);
-            self.count("single-deleted");
+            self.count(Counted::SingleDeleted);
             let src = self.stream_src(key.0);
             let (d, m) = (Side::Destination, What::Msg);
             self.log_e2e(now, src, imp, d, m, key.1, Happened::Deleted, Note::None);
@@ -461,7 +461,7 @@ impl Subnet {
                     to: &self.imps[src as usize].name,
                 },
             );
-            self.count("single-all");
+            self.count(Counted::SingleAll);
             let kind = PktKind::SingleAll { msg, num };
             self.send_control(now, imp, src, stream, kind, q);
         }
@@ -486,7 +486,7 @@ impl Subnet {
                 waited_ns: 0,
             },
         );
-        self.count("rfnm(single)");
+        self.count(Counted::SingleRfnm);
         self.send_control(
             now,
             imp,

@@ -26,7 +26,7 @@
 //! entry, as K&O's Fig. 8 narrative has it); claims on PLT entries are served first come,
 //! first served, REQALLs and messages alike; a released stream starts its numbers again at 0.
 
-use super::{Ev, MsgState, Subnet, Tr};
+use super::{Counted, Ev, MsgState, Subnet, Tr};
 use crate::imp::{PltClaim, TxBlock};
 use crate::packet::{MsgId, Packet, PktKind, Stream};
 use nmc_sim::{EventQueue, SimTime};
@@ -62,7 +62,7 @@ impl Subnet {
                             },
                         );
                         imp.block_wait.retain(|&w| w != mid);
-                        self.count("v3.create-block");
+                        self.count(Counted::CreateBlock);
                         self.send_control(now, src, dst, stream, PktKind::CreateBlock, q);
                         return;
                     }
@@ -71,7 +71,7 @@ impl Subnet {
                         // blocks will normally cause only an initial setup delay".
                         if !imp.block_wait.contains(&mid) {
                             imp.block_wait.push_back(mid);
-                            self.count("v3.transmit-block-wait");
+                            self.count(Counted::TransmitBlockWait);
                         }
                         return;
                     }
@@ -112,7 +112,7 @@ impl Subnet {
                     if superfluous && !self.params.superfluous_reqalls {
                         // K&O §VII's first remedy: wait for the ALL already asked for.
                         self.set_state(now, mid, MsgState::AwaitAll);
-                        self.count("v3.reqall-withheld");
+                        self.count(Counted::ReqallWithheld);
                         return;
                     }
                     *out += 1;
@@ -124,7 +124,7 @@ impl Subnet {
                     if superfluous {
                         // K&O §VII: "A REQALL is called superfluous if it is sent while a
                         // previous REQALL is still outstanding."
-                        self.count("v3.superfluous-reqall");
+                        self.count(Counted::SuperfluousReqall);
                     }
                     let m = self.msgs.get_mut(&mid).expect("message");
                     super::change(&mut self.trace, now, mid, m, MsgState::AwaitAll);
@@ -181,7 +181,7 @@ impl Subnet {
                     i.plt.take();
                     i.plt_reqalls += 1;
                     self.trace.emit(now, &Tr::Reqall { msg, num });
-                    self.count("reqall");
+                    self.count(Counted::Reqall);
                     let kind = PktKind::ReqAll { msg, num };
                     self.send_control(now, imp, dst, stream, kind, q);
                 }
@@ -265,7 +265,7 @@ impl Subnet {
         i.tx_blocks.remove(&stream);
         i.numbers.forget(stream);
         let dst = self.hosts[crate::packet::stream_ends(stream).1 as usize].imp;
-        self.count("v3.release-block");
+        self.count(Counted::ReleaseBlock);
         self.send_control(now, imp, dst, stream, PktKind::ReleaseBlock, q);
         // A message waiting for a free transmit block may have one now.
         while let Some(&w) = self.imps[imp as usize].block_wait.front() {
@@ -294,7 +294,7 @@ impl Subnet {
                     self.open_receive_block(now, imp, stream, q);
                 } else {
                     i.rx_wait.push_back(stream);
-                    self.count("v3.receive-block-wait");
+                    self.count(Counted::ReceiveBlockWait);
                 }
             }
             PktKind::BlockCreated => {
