@@ -65,7 +65,10 @@ impl<E> EventQueue<E> {
 
     /// Schedules `event` at `at`. Scheduling in the past is a model bug: it panics in debug
     /// builds and is clamped to `now` in release builds so that time never runs backwards.
-    #[inline]
+    // Always inlined: measured on the golden chain, a call here copied each event through the
+    // stack into the slab and stalled on it (a quarter of the run); inlined, the model's event
+    // is written into its slot directly.
+    #[inline(always)]
     pub fn schedule(&mut self, at: SimTime, event: E) {
         debug_assert!(
             at >= self.now,
@@ -83,19 +86,25 @@ impl<E> EventQueue<E> {
                 self.slots[slot as usize] = Some(event);
                 slot
             }
-            None => {
-                let slot = u32::try_from(self.slots.len()).expect("fewer than 2^32 pending events");
-                self.slots.push(Some(event));
-                slot
-            }
+            None => self.new_slot(event),
         };
         let key = (at.as_nanos() as u128) << 64 | (seq as u128) << SLOT_BITS | slot as u128;
         self.heap.push(Reverse(key));
     }
 
+    /// A slot past the last, for a queue holding more events than ever before.
+    #[cold]
+    #[inline(never)]
+    fn new_slot(&mut self, event: E) -> u32 {
+        let slot = u32::try_from(self.slots.len()).expect("fewer than 2^32 pending events");
+        self.slots.push(Some(event));
+        slot
+    }
+
     /// Gives the pending keys the sequence numbers `0..len` in their present order, so that
     /// `seq` never wraps: called when it would.
     #[cold]
+    #[inline(never)]
     fn renumber(&mut self) {
         let mut keys: Vec<u128> = std::mem::take(&mut self.heap)
             .into_vec()
