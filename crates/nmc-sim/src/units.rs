@@ -395,6 +395,16 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// The u64 shortcut gives the u128 quotient wherever it is taken.
+        #[test]
+        fn transmission_time_shortcut_is_exact(bits in 0u64..u64::MAX, bps in 1u64..u64::MAX) {
+            let wide = (bits as u128 * 1_000_000_000).div_ceil(bps as u128).min(u64::MAX as u128);
+            proptest::prop_assert_eq!(
+                BitRate(bps).transmission_time(Bits(bits)).as_nanos() as u128,
+                wide
+            );
+        }
+
         #[test]
         fn duration_display_roundtrips(ns in 0u64..u64::MAX / 2) {
             let d = SimDuration::from_nanos(ns);
