@@ -3,9 +3,11 @@
 //! Events, in the order the source of a packet meets them:
 //! * [`Event::Offer`] — a source offers a packet at its node; the packet is routed onto the
 //!   next channel ([`Channel::offer`]), or delivered if it is already at its destination;
-//! * [`Event::TxDone`] — a channel finished clocking a packet out; the packet now propagates,
-//!   and the channel starts the next waiting packet;
-//! * [`Event::Arrive`] — the packet reaches the channel's far node after the propagation delay.
+//! * [`Event::TxDone`] — a channel finished clocking a packet out; the packet now propagates
+//!   (it joins the channel's `in_flight` queue), and the channel starts the next waiting packet;
+//! * [`Event::Arrive`] — the oldest packet in flight reaches the channel's far node after the
+//!   propagation delay. A channel's transmissions end in order and its propagation delay is
+//!   fixed, so its packets arrive in the order they left.
 //!
 //! A `saturate` source offers its next packet the moment its previous one starts transmission
 //! on the first channel, so exactly one of its packets is always waiting there.
@@ -31,9 +33,16 @@ pub struct Packet {
 
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
-    Offer { source: u32 },
-    TxDone { channel: u32 },
-    Arrive { channel: u32, packet: Packet },
+    Offer {
+        source: u32,
+    },
+    TxDone {
+        channel: u32,
+    },
+    /// The oldest packet crossing the channel (`Channel::in_flight`) reaches its far end.
+    Arrive {
+        channel: u32,
+    },
 }
 
 /// What the trace records (one JSON line each when `trace = true`).
@@ -262,21 +271,21 @@ impl Model for StoreForward {
                 self.packet_hops += 1;
                 let ch: &mut Channel = &mut self.topo.channels[channel as usize];
                 let (sent, next) = ch.finish(now);
-                q.schedule(
-                    now + ch.propagation,
-                    Event::Arrive {
-                        channel,
-                        packet: sent,
-                    },
-                );
+                ch.in_flight.push_back(sent);
+                q.schedule(now + ch.propagation, Event::Arrive { channel });
                 if let Some(done) = next {
                     let p = ch.sending.expect("a transmission just started");
                     q.schedule(done, Event::TxDone { channel });
                     self.started(now, channel, p, q);
                 }
             }
-            Event::Arrive { channel, packet } => {
-                let node = self.topo.channels[channel as usize].to;
+            Event::Arrive { channel } => {
+                let ch = &mut self.topo.channels[channel as usize];
+                let packet = ch
+                    .in_flight
+                    .pop_front()
+                    .expect("an arrival for a packet crossing the line");
+                let node = ch.to;
                 self.trace.emit(
                     now,
                     &TraceRecord::Arrived {

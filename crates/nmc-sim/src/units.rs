@@ -63,11 +63,17 @@ impl BitRate {
         self.0
     }
     /// Time to clock `bits` onto a line of this speed, rounded up to the next nanosecond.
+    #[inline]
     pub fn transmission_time(self, bits: Bits) -> SimDuration {
         assert!(
             self.0 > 0,
             "a line of zero speed never finishes a transmission"
         );
+        // The same quotient in u64 when the product fits (any packet under 2 GB): a u128
+        // division is a library call, and this runs once per packet per hop.
+        if let Some(scaled) = bits.0.checked_mul(1_000_000_000) {
+            return SimDuration::from_nanos(scaled.div_ceil(self.0));
+        }
         let ns = (bits.0 as u128 * 1_000_000_000).div_ceil(self.0 as u128);
         SimDuration::from_nanos(ns.min(u64::MAX as u128) as u64)
     }
@@ -389,6 +395,16 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// The u64 shortcut gives the u128 quotient wherever it is taken.
+        #[test]
+        fn transmission_time_shortcut_is_exact(bits in 0u64..u64::MAX, bps in 1u64..u64::MAX) {
+            let wide = (bits as u128 * 1_000_000_000).div_ceil(bps as u128).min(u64::MAX as u128);
+            proptest::prop_assert_eq!(
+                BitRate(bps).transmission_time(Bits(bits)).as_nanos() as u128,
+                wide
+            );
+        }
+
         #[test]
         fn duration_display_roundtrips(ns in 0u64..u64::MAX / 2) {
             let d = SimDuration::from_nanos(ns);
