@@ -281,7 +281,7 @@ proptest! {
                     let msg = nmc_routing::RoutingMessage {
                         from: NodeId(dst),
                         entries: (0..dst).map(|k| nmc_routing::Entry {
-                            estimate: Units(x * k as u32),
+                            estimate: Units(x * k),
                             seqno: x,
                         }).collect(),
                     };
