@@ -45,33 +45,18 @@ pub type NetworkSpec = nmc_imp::spec::NetworkSpec<toml::Table, RoutingOverrides>
 pub type ImpScenario = Scenario<NetworkSpec, TrafficSpec>;
 
 /// The scenario as `nmc-imp` runs it: the profile with `[network.params]` applied and, with
-/// `routing = "adaptive"`, `[network.routing_params]` over [`RoutingParams`]' defaults.
+/// `routing = "adaptive"` or when given, `[network.routing_params]` over [`RoutingParams`]'
+/// defaults.
 pub fn resolve(s: &ImpScenario) -> Result<ImpConfig, BuildError> {
     let params = resolve_params(&s.network.profile, &s.network.params)?;
-    let routing_params = match s.network.routing {
-        nmc_imp::spec::RoutingMode::Static => {
-            if !s.network.routing_params.is_empty() {
-                return Err(BuildError(
-                    "network.routing_params: only with network.routing = \"adaptive\"".into(),
-                ));
-            }
-            None
-        }
-        nmc_imp::spec::RoutingMode::Adaptive => {
-            Some(resolve_routing_params(&s.network.routing_params.0, &params).map_err(BuildError)?)
-        }
-    };
-    Ok(Scenario {
-        name: s.name.clone(),
-        description: s.description.clone(),
-        seed: s.seed,
-        duration: s.duration,
-        model: s.model.clone(),
-        network: s.network.clone().with(params, routing_params),
-        traffic: s.traffic.clone(),
-        record: s.record.clone(),
-        trace: s.trace,
-    })
+    // Static routes with routing parameters are refused by the model (`Routing::configure`),
+    // which sees them as `Some`.
+    let routing_params = (s.network.routing == nmc_imp::spec::RoutingMode::Adaptive
+        || !s.network.routing_params.is_empty())
+    .then(|| resolve_routing_params(&s.network.routing_params.0, &params))
+    .transpose()
+    .map_err(BuildError)?;
+    Ok(s.clone().map_network(|n| n.with(params, routing_params)))
 }
 
 /// The profile named `profile` with the overrides of `[network.params]` applied; an unknown
@@ -199,7 +184,12 @@ hosts = [{ name = "A", imp = "IMP0" }, { name = "B", imp = "IMP2" }]
             e.starts_with("network.profile: unknown profile `v9`"),
             "{e}"
         );
-        let e = resolved(&["network.routing_params.hold_down=1"]).unwrap_err();
+        let static_with_params =
+            resolved(&["network.routing_params.loop_prevention=none"]).unwrap();
+        let e = nmc_imp::run::build(&static_with_params, 1, Trace::off())
+            .err()
+            .unwrap()
+            .0;
         assert_eq!(
             e,
             "network.routing_params: only with network.routing = \"adaptive\""

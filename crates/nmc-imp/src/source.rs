@@ -31,10 +31,7 @@ impl Numbers {
             if waiters.front() == Some(&mid) {
                 waiters.pop_front();
             }
-            let next = self.next.entry(stream).or_default();
-            let num = *next;
-            *next += 1;
-            Some(num)
+            Some(self.next_number(stream))
         } else {
             if !waiters.contains(&mid) {
                 waiters.push_back(mid);
@@ -51,10 +48,15 @@ impl Numbers {
             return None;
         }
         *used += 1;
+        Some(self.next_number(stream))
+    }
+
+    /// The next number of `stream`, in order from 0.
+    fn next_number(&mut self, stream: Stream) -> u64 {
         let next = self.next.entry(stream).or_default();
         let num = *next;
         *next += 1;
-        Some(num)
+        num
     }
 
     /// Point h: the RFNM (or the ALL answering a REQALL) gives a number of `stream` back.

@@ -83,6 +83,22 @@ pub struct Scenario<N, T> {
 }
 
 impl<N, T> Scenario<N, T> {
+    /// The same scenario with its network section mapped by `f` (how a model's scenario layer
+    /// resolves the section as written into what the model runs).
+    pub fn map_network<N2>(self, f: impl FnOnce(N) -> N2) -> Scenario<N2, T> {
+        Scenario {
+            name: self.name,
+            description: self.description,
+            seed: self.seed,
+            duration: self.duration,
+            model: self.model,
+            network: f(self.network),
+            traffic: self.traffic,
+            record: self.record,
+            trace: self.trace,
+        }
+    }
+
     /// The seed, or the one-line reason there is none.
     pub fn require_seed(&self) -> Result<u64, ScenarioError> {
         self.seed.ok_or_else(|| ScenarioError::Whole {

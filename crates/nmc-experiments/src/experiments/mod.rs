@@ -16,3 +16,23 @@ pub mod rfc632_trace;
 pub mod rfc889_arpanet;
 pub mod rfc889_delay;
 pub mod rfc889_paths;
+
+/// The chart RFC 889's experiments draw for each path: one-way delay against datagram length,
+/// the simulated volleys as points, our fitted lines, and RFC 889's published delays (hollow
+/// markers).
+pub(crate) fn rfc889_delay_chart(
+    title: String,
+    volleys: Vec<(f64, f64)>,
+    fits: Vec<(&str, Vec<(f64, f64)>)>,
+    published: (&str, Vec<(f64, f64)>),
+) -> nmc_report::Chart {
+    use nmc_report::{Chart, Series, SeriesStyle};
+    let chart = Chart::new(title, "IP datagram length (octets)", "one-way delay (ms)").with(
+        Series::new("simulated volleys", SeriesStyle::Points, volleys),
+    );
+    fits.into_iter()
+        .fold(chart, |c, (name, points)| {
+            c.with(Series::new(name, SeriesStyle::Line, points))
+        })
+        .with(Series::published(published.0, published.1))
+}

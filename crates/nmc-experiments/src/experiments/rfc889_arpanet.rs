@@ -25,7 +25,7 @@ use crate::registry::{Context, Experiment};
 use anyhow::Result;
 use nmc_internet::{InternetScenario, columns, fits, run};
 use nmc_probe::analysis::{BEST_SPLIT_MIN_F, RFC889_HEADER, Rfc889Cells, rfc889_row};
-use nmc_report::{Chart, Series, SeriesStyle, Target, Value};
+use nmc_report::{Target, Value};
 use std::fmt::Write as _;
 
 /// One row of RFC 889's table across the ARPANET (the published values, targets only).
@@ -223,35 +223,29 @@ impl Experiment for Rfc889Arpanet {
                 );
             }
             let answered = nmc_internet::one_way_ms(&out);
-            let chart = Chart::new(
+            let chart = super::rfc889_delay_chart(
                 format!("RFC 889 {}: DCN1 → {} across the ARPANET", r.id, r.id),
-                "IP datagram length (octets)",
-                "one-way delay (ms)",
-            )
-            .with(Series::new(
-                "simulated volleys",
-                SeriesStyle::Points,
                 answered,
-            ))
-            .with(Series::new(
-                "our fit, single-packet",
-                SeriesStyle::Line,
-                vec![(40.0, ours_single.0), (125.0, ours_single.1)],
-            ))
-            .with(Series::new(
-                "our fit, multi-packet",
-                SeriesStyle::Line,
-                vec![(125.0, ours_multi.0), (256.0, ours_multi.1)],
-            ))
-            .with(Series::published(
-                "RFC 889: delays at 40, 125 (both lines) and 256 octets",
                 vec![
-                    (40.0, r.single.0),
-                    (125.0, r.single.1),
-                    (125.0, r.multi.0),
-                    (256.0, r.multi.1),
+                    (
+                        "our fit, single-packet",
+                        vec![(40.0, ours_single.0), (125.0, ours_single.1)],
+                    ),
+                    (
+                        "our fit, multi-packet",
+                        vec![(125.0, ours_multi.0), (256.0, ours_multi.1)],
+                    ),
                 ],
-            ));
+                (
+                    "RFC 889: delays at 40, 125 (both lines) and 256 octets",
+                    vec![
+                        (40.0, r.single.0),
+                        (125.0, r.single.1),
+                        (125.0, r.multi.0),
+                        (256.0, r.multi.1),
+                    ],
+                ),
+            );
             ctx.plot(
                 &format!("delay-vs-length-{}", r.id.to_lowercase()),
                 &format!(

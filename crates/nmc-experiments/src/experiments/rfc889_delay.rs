@@ -16,7 +16,7 @@
 use crate::registry::{Context, Experiment};
 use anyhow::Result;
 use nmc_internet::{InternetScenario, columns, fits, run};
-use nmc_report::{Chart, Series, SeriesStyle, Target, Value};
+use nmc_report::{Target, Value};
 use std::fmt::Write as _;
 
 /// One calibration row of RFC 889's table: Host ID, delay at 40, at 256 (ms), rate (bit/s).
@@ -174,25 +174,15 @@ impl Experiment for Rfc889Delay {
                 }
             }
             let answered = nmc_internet::one_way_ms(&out);
-            let chart = Chart::new(
+            let chart = super::rfc889_delay_chart(
                 format!("RFC 889 {}: DCN1 → {} ({})", r.id, r.id, r.comment),
-                "IP datagram length (octets)",
-                "one-way delay (ms)",
-            )
-            .with(Series::new(
-                "simulated volleys",
-                SeriesStyle::Points,
                 answered,
-            ))
-            .with(Series::new(
-                "our fit (one line)",
-                SeriesStyle::Line,
-                vec![(40.0, d40), (256.0, d256)],
-            ))
-            .with(Series::published(
-                "RFC 889: delay at 40 and 256 octets",
-                vec![(40.0, r.d40), (256.0, r.d256)],
-            ));
+                vec![("our fit (one line)", vec![(40.0, d40), (256.0, d256)])],
+                (
+                    "RFC 889: delay at 40 and 256 octets",
+                    vec![(40.0, r.d40), (256.0, r.d256)],
+                ),
+            );
             ctx.plot(
                 &format!("delay-vs-length-{}", r.id.to_lowercase()),
                 &format!(

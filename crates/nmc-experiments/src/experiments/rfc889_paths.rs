@@ -30,7 +30,7 @@ use crate::registry::{Context, Experiment};
 use anyhow::{Result, anyhow};
 use nmc_internet::{InternetScenario, columns, fits, run};
 use nmc_probe::analysis::{RFC889_HEADER, Rfc889Cells, rfc889_row};
-use nmc_report::{Chart, Series, SeriesStyle, Target, Value};
+use nmc_report::{Target, Value};
 use std::fmt::Write as _;
 
 /// One path of RFC 889's table modelled without the ARPANET: Host ID, its scenario, the
@@ -256,35 +256,25 @@ impl Experiment for Rfc889Paths {
             let answered = nmc_internet::one_way_ms(&out);
             let (s40, s125, _) = columns(&split.short, 40.0, 125.0);
             let (l125, l256, _) = columns(&split.long, 125.0, 256.0);
-            let chart = Chart::new(
+            let chart = super::rfc889_delay_chart(
                 format!("RFC 889 {}: NTA → {} ({})", p.id, p.id, p.comment),
-                "IP datagram length (octets)",
-                "one-way delay (ms)",
-            )
-            .with(Series::new(
-                "simulated volleys",
-                SeriesStyle::Points,
                 answered,
-            ))
-            .with(Series::new(
-                "our fit (one line)",
-                SeriesStyle::Line,
-                vec![(40.0, d40), (256.0, d256)],
-            ))
-            .with(Series::new(
-                "our fit split at 126 (short)",
-                SeriesStyle::Line,
-                vec![(40.0, s40), (125.0, s125)],
-            ))
-            .with(Series::new(
-                "our fit split at 126 (long)",
-                SeriesStyle::Line,
-                vec![(125.0, l125), (256.0, l256)],
-            ))
-            .with(Series::published(
-                "RFC 889: delay at 40 and 256 octets",
-                vec![(40.0, pd40), (256.0, pd256)],
-            ));
+                vec![
+                    ("our fit (one line)", vec![(40.0, d40), (256.0, d256)]),
+                    (
+                        "our fit split at 126 (short)",
+                        vec![(40.0, s40), (125.0, s125)],
+                    ),
+                    (
+                        "our fit split at 126 (long)",
+                        vec![(125.0, l125), (256.0, l256)],
+                    ),
+                ],
+                (
+                    "RFC 889: delay at 40 and 256 octets",
+                    vec![(40.0, pd40), (256.0, pd256)],
+                ),
+            );
             ctx.plot(
                 &format!("delay-vs-length-{}", p.id.to_lowercase()),
                 &format!(
