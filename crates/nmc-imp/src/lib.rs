@@ -19,7 +19,7 @@
 //! | [`imp`] | one IMP's buffers, processor, and source/destination tables |
 //! | [`destination`] | the destination IMP's reassembly and in-order hand-over as a sans-I/O core (K&O §II points d, f; RFC 632) |
 //! | [`source`] | the source IMP's end-to-end tables as sans-I/O cores: message numbers, PLT entries, allocations (K&O §II points b, c, h) |
-//! | [`model`] | the event model: the life of a message, points a–i of K&O Fig. 1; the IMP's processor as a sans-I/O core ([`model::Processor`], `model/processor.rs`); other hosts' traffic (`model/background.rs`); version 3 (`model/v3.rs`); time slices ([`model::TimeSlice`], `model/slice.rs`) |
+//! | [`model`] | the event model: the life of a message, points a–i of K&O Fig. 1; the IMP's processor as a sans-I/O core ([`model::Processor`], `model/processor.rs`); other hosts' traffic (`model/background.rs`); the end-to-end procedure of each software version behind one trait ([`model::Procedure`]: `model/v2.rs`, `model/v3.rs`); time slices ([`model::TimeSlice`], `model/slice.rs`) |
 //! | [`mod@run`] | build from a scenario, run, collect records and metrics |
 //! | [`stepper`] | the subnet inside a larger model: hosts handed messages from outside, a clock the caller advances, deliveries it polls ([`Stepper`]) |
 //! | [`analysis`] | throughput, best 150, round-trip histogram and autocorrelation |

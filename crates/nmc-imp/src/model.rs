@@ -1,5 +1,6 @@
-//! The subnet as an event model: IMPs, links, hosts, and the version 2 message procedure
-//! (version 3's differences are in `model/v3.rs`).
+//! The subnet as an event model: IMPs, links, hosts, and the end-to-end message procedure.
+//! Where versions 2 and 3 differ, the subnet calls the profile's [`Procedure`]
+//! (`model/procedure.rs`): version 2 in `model/v2.rs`, version 3 in `model/v3.rs`.
 //!
 //! The life of a multipacket message, as K&O Fig. 1 letters it:
 //! * **a** the host has put packet 1 into the source IMP ([`Ev::HostInputDone`]); input of
@@ -26,22 +27,25 @@
 mod background;
 mod instrument;
 mod lockup;
+mod procedure;
 mod processor;
 mod single;
 mod slice;
+mod v2;
 mod v3;
 
 pub use background::{Background, BackgroundTally, LengthMix};
 pub use instrument::{Action, Generator};
 pub use lockup::{HeldAt, LockupReport};
+pub use procedure::{Procedure, procedure};
 pub use processor::{Processor, Task, Work};
 pub use single::{E2eEvent, Happened, Note, Side, What};
 pub use slice::{SliceItem, TimeSlice};
 
 use crate::imp::{HostOut, Imp, Reply};
 use crate::link::{Frame, FrameKind, Hold, Link, NextFrame};
-use crate::packet::{MsgId, Packet, PktId, PktKind, Slab, Stream, stream, stream_ends};
-use crate::params::{ImpParams, MessageProcessing, Piggyback};
+use crate::packet::{MsgId, Packet, PktId, PktKind, Slab, Stream};
+use crate::params::{ImpParams, Piggyback};
 use crate::routing::Routing;
 use crate::topology::Topology;
 use nmc_sim::{Bits, EventQueue, Model, RngStreams, SimDuration, SimTime, Trace};
@@ -505,6 +509,8 @@ pub struct Subnet {
     pub background_start: SimDuration,
     /// What is recorded, counted and watched: observes the protocol, takes no part in it.
     pub obs: Observer,
+    /// The end-to-end procedure of the profile's software version (`model/procedure.rs`).
+    pub procedure: &'static dyn Procedure,
 }
 
 impl Subnet {
@@ -551,13 +557,8 @@ impl Subnet {
             Some((k as u32, dst))
         });
         let watch = watched.map(|(h, d)| (hosts[h as usize].imp, hosts[d as usize].imp));
-        let watch_stream = match (watched, params.message_processing) {
-            (None, _) => 0,
-            (Some((h, d)), MessageProcessing::V2) => {
-                stream(hosts[h as usize].imp, hosts[d as usize].imp)
-            }
-            (Some((h, d)), MessageProcessing::V3) => stream(h, d),
-        };
+        let procedure = procedure(params.message_processing);
+        let watch_stream = watched.map_or(0, |(h, d)| procedure.stream(&hosts, h, d));
         let routing = Routing::new_static(&params, &topo);
         // Every host starts in the set: it leaves once `host_try` has seen it idle.
         let mut waiting = vec![BTreeSet::new(); topo.names.len()];
@@ -565,6 +566,7 @@ impl Subnet {
             waiting[host.imp as usize].insert(h as u32);
         }
         Subnet {
+            procedure,
             waiting,
             background_start: SimDuration::ZERO,
             routing,
@@ -614,22 +616,12 @@ impl Subnet {
     /// their host pair in version 3 (K&O §VI: "message sequencing is now done on the basis of
     /// HOST-to-HOST pairs").
     pub fn stream_of(&self, h: u32, dst_host: u32) -> Stream {
-        match self.params.message_processing {
-            MessageProcessing::V2 => stream(
-                self.hosts[h as usize].imp,
-                self.hosts[dst_host as usize].imp,
-            ),
-            MessageProcessing::V3 => stream(h, dst_host),
-        }
+        self.procedure.stream(&self.hosts, h, dst_host)
     }
 
     /// The source IMP of `s`.
     pub fn stream_src(&self, s: Stream) -> u32 {
-        let (a, _) = stream_ends(s);
-        match self.params.message_processing {
-            MessageProcessing::V2 => a,
-            MessageProcessing::V3 => self.hosts[a as usize].imp,
-        }
+        self.procedure.stream_src(&self.hosts, s)
     }
 
     fn count(&mut self, what: Counted) {
@@ -866,7 +858,7 @@ impl Subnet {
         let m = self.msgs.get_mut(&mid).expect("current message exists");
         if index == 0 {
             m.rec.first_in_ns = Some(now.as_nanos());
-            change(&mut self.trace, now, mid, m, self.params.first_state());
+            change(&mut self.trace, now, mid, m, self.procedure.first_state());
             self.trace.emit(
                 now,
                 &Tr::FirstIn {
@@ -898,68 +890,10 @@ impl Subnet {
 
     // ------------------------------------------------------- source procedure
 
-    /// Moves a message through points b, c (and the REQALL detour) as far as it can go.
+    /// Moves a message through the source procedure of its version as far as it can go.
     fn advance(&mut self, now: SimTime, mid: MsgId, q: &mut EventQueue<Ev>) {
-        if self.params.message_processing == MessageProcessing::V3 {
-            return self.advance_v3(now, mid, q);
-        }
-        loop {
-            let m = &self.msgs[&mid];
-            let (src, dst, stream, state) = (m.src, m.dst, m.stream, m.state);
-            let imp = &mut self.imps[src as usize];
-            match state {
-                MsgState::NeedNumber => {
-                    // K&O §II point b: 4 message numbers per source-IMP/destination-IMP pair.
-                    let Some(num) = imp
-                        .numbers
-                        .request(stream, mid, self.params.message_numbers)
-                    else {
-                        return; // in line for a number of the stream
-                    };
-                    let m = self.msgs.get_mut(&mid).expect("message");
-                    m.num = Some(num);
-                    m.rec.numbered_ns = Some(now.as_nanos());
-                    change(&mut self.trace, now, mid, m, MsgState::NeedPlt);
-                    self.trace.emit(now, &Tr::Number { msg: mid, num });
-                    if self.msgs[&mid].packets == 1 {
-                        // RFC 632: no PLT entry, no REQALL for a single-packet message.
-                        self.launch_single(now, mid, q);
-                        return;
-                    }
-                }
-                MsgState::NeedPlt => {
-                    // K&O §II point c: one of the source IMP's 6 PLT entries.
-                    if !imp.plt.request(mid, self.params.plt_entries) {
-                        return; // in line for an entry
-                    }
-                    self.trace.emit(
-                        now,
-                        &Tr::Plt {
-                            msg: mid,
-                            plt_used: self.imps[src as usize].plt.used(),
-                        },
-                    );
-                    if self.imps[src as usize].allocs.take(dst) {
-                        // An unassigned ALL is at hand: use it (its GVB timer now finds it gone).
-                        self.launch(now, mid, q);
-                    } else {
-                        // K&O §II: "this REQALL steals the acquired message number and the PLT entry".
-                        let m = self.msgs.get_mut(&mid).expect("message");
-                        let num = m.num.take().expect("numbered");
-                        change(&mut self.trace, now, mid, m, MsgState::AwaitAll);
-                        m.reqalls += 1;
-                        m.rec.reqalls += 1;
-                        self.imps[src as usize].allocs.await_all(dst, mid);
-                        self.trace.emit(now, &Tr::Reqall { msg: mid, num });
-                        self.count(Counted::Reqall);
-                        let kind = PktKind::ReqAll { msg: mid, num };
-                        self.send_control(now, src, dst, stream, kind, q);
-                    }
-                    return;
-                }
-                _ => return,
-            }
-        }
+        let p = self.procedure;
+        p.advance(self, now, mid, q);
     }
 
     /// Point e: packet 1 leaves; input of the rest resumes.
@@ -995,15 +929,8 @@ impl Subnet {
                 }
             }
         }
-        if self.params.message_processing == MessageProcessing::V3 {
-            return self.serve_plt(now, imp, q);
-        }
-        while let Some(w) = self.imps[imp as usize].plt.first_waiting() {
-            self.advance(now, w, q);
-            if self.imps[imp as usize].plt.first_waiting() == Some(w) {
-                break;
-            }
-        }
+        let p = self.procedure;
+        p.serve_plt(self, now, imp, q);
     }
 
     /// Point h: the RFNM (or the ALL answering a REQALL) reaches the source IMP.
@@ -1033,23 +960,17 @@ impl Subnet {
                     self.answered(m.background, hops, rec);
                 }
                 self.serve_waiters(now, imp, q);
-                if self.params.message_processing == MessageProcessing::V3 {
-                    self.rekindle(now, imp, dst, q);
-                }
+                self.procedure.reply_served(self, now, imp, dst, q);
             }
             PktKind::All { num: _ } => {
                 // The REQALL's number and PLT entry come back and the ALL goes to the counter.
                 self.release_number_and_plt(imp, p.stream);
-                if self.params.message_processing == MessageProcessing::V3 {
-                    self.reqall_answered(imp, dst);
-                    self.number_released(now, imp, p.stream, q);
-                }
+                self.procedure
+                    .all_returned(self, now, imp, dst, p.stream, q);
                 self.trace.emit(now, &Tr::AllIn { num: 0 });
                 self.add_allocation(now, imp, dst, q);
                 self.serve_waiters(now, imp, q);
-                if self.params.message_processing == MessageProcessing::V3 {
-                    self.rekindle(now, imp, dst, q);
-                }
+                self.procedure.reply_served(self, now, imp, dst, q);
             }
             _ => unreachable!("only RFNMs and ALLs go to a source IMP"),
         }
@@ -1078,11 +999,7 @@ impl Subnet {
         {
             // Version 2: the REQALL stole the number, the message starts again at point b.
             // Version 3: it kept its number and now has its allocation.
-            let to = match self.params.message_processing {
-                MessageProcessing::V2 => MsgState::NeedNumber,
-                MessageProcessing::V3 => MsgState::NeedAll,
-            };
-            change(&mut self.trace, now, w, m, to);
+            change(&mut self.trace, now, w, m, self.procedure.allocated_state());
             self.advance(now, w, q);
         }
     }
@@ -1732,14 +1649,7 @@ impl Subnet {
         if let Some((s, d)) = self.obs.watch {
             let si = &self.imps[s as usize];
             let di = &self.imps[d as usize];
-            let plt_reqalls = match self.params.message_processing {
-                MessageProcessing::V3 => si.plt_reqalls,
-                MessageProcessing::V2 => self
-                    .msgs
-                    .values()
-                    .filter(|m| m.src == s && m.state == MsgState::AwaitAll)
-                    .count() as u32,
-            };
+            let plt_reqalls = self.procedure.plt_reqalls(self, s);
             let plt_rfnms_waiting = di
                 .replies
                 .iter()
@@ -1809,16 +1719,7 @@ impl Subnet {
                     i.cpu.len(),
                     i.ports.iter().map(|p| p.queue.len()).sum::<usize>()
                 ));
-                if self.params.message_processing == MessageProcessing::V3 {
-                    v.push(format!(
-                        "{}: version 3: blocks waited for {}, PLT claims {}, REQALLs out {:?}, receive blocks waited for {}",
-                        i.name,
-                        i.block_wait.len(),
-                        i.plt_queue.len(),
-                        i.reqalls_out,
-                        i.rx_wait.len()
-                    ));
-                }
+                v.extend(self.procedure.held(i));
             }
         }
         for l in &self.links {

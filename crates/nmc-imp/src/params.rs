@@ -461,14 +461,6 @@ impl ImpParams {
         Ok(())
     }
 
-    /// Where a message starts in its source IMP once its first packet is in.
-    pub fn first_state(&self) -> crate::model::MsgState {
-        match self.message_processing {
-            MessageProcessing::V2 => crate::model::MsgState::NeedNumber,
-            MessageProcessing::V3 => crate::model::MsgState::NeedBlock,
-        }
-    }
-
     /// What an IMP of model `m` spends on each kind of work.
     pub fn costs(&self, m: ImpModel) -> ImpCosts {
         match m {

@@ -110,7 +110,7 @@ impl Subnet {
             g.in_flight += 1;
             self.imps[src as usize].buf_used += 1;
             // It starts inside the IMP: the packet is in, and it goes to point b.
-            let id = self.insert_message(now, h, dst_host, bits, self.params.first_state(), 1);
+            let id = self.insert_message(now, h, dst_host, bits, self.procedure.first_state(), 1);
             let rec = &mut self.msgs.get_mut(&id).expect("just made").rec;
             rec.first_in_ns = Some(now.as_nanos());
             self.advance(now, id, q);

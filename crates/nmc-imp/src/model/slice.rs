@@ -11,7 +11,6 @@
 use super::{MsgState, Subnet};
 use crate::imp::{PltClaim, Reply};
 use crate::packet::{MsgId, PktId, PktKind};
-use crate::params::MessageProcessing;
 use nmc_sim::SimTime;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -104,7 +103,7 @@ impl Subnet {
         // Outstanding pump messages are consecutive: count them in order of offer.
         let rank = |id: MsgId| mine.iter().position(|(k, _)| **k == id).unwrap_or(0) as u64;
         let label = |id: MsgId| crate::e2e::relative(rank(id) + 1_000_000, rank(base) + 1_000_000);
-        let v3 = self.params.message_processing == MessageProcessing::V3;
+        let all_first = self.procedure.allocation_before_plt();
         let si = &self.imps[s as usize];
         let mut items = Vec::new();
         for &(&id, m) in &mine {
@@ -129,7 +128,7 @@ impl Subnet {
                         ("MSG", 0.0, 0.0, true, true, "entering the source IMP")
                     }
                 }
-                MsgState::NeedPlt => ("MSG", 0.0, 0.0, false, v3, "waiting for a PLT entry"),
+                MsgState::NeedPlt => ("MSG", 0.0, 0.0, false, all_first, "waiting for a PLT entry"),
                 MsgState::AwaitAll => {
                     let queued = si
                         .plt_queue
@@ -141,7 +140,7 @@ impl Subnet {
                         "waiting for an ALL"
                     };
                     // Version 2: its REQALL stole the message's PLT entry.
-                    ("MSG", 0.0, 0.0, !v3, false, doing)
+                    ("MSG", 0.0, 0.0, !all_first, false, doing)
                 }
                 MsgState::NeedAll => ("MSG", 0.0, 0.0, false, false, "looking for an ALL"),
                 MsgState::NeedNumber => ("MSG", 0.0, 0.0, false, false, "waiting for a number"),

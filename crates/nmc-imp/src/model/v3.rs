@@ -26,24 +26,52 @@
 //! entry, as K&O's Fig. 8 narrative has it); claims on PLT entries are served first come,
 //! first served, REQALLs and messages alike; a released stream starts its numbers again at 0.
 
-use super::{Counted, Ev, MsgState, Subnet, Tr};
-use crate::imp::{PltClaim, TxBlock};
-use crate::packet::{MsgId, Packet, PktKind, Stream};
+use super::procedure::Procedure;
+use super::{Counted, Ev, Host, MsgState, Subnet, Tr};
+use crate::imp::{Imp, PltClaim, TxBlock};
+use crate::packet::{MsgId, Packet, PktKind, Stream, stream, stream_ends};
 use nmc_sim::{EventQueue, SimTime};
 
-impl Subnet {
+/// The 1975 procedure.
+pub struct V3;
+
+impl Procedure for V3 {
+    /// K&O §VI: "message sequencing is now done on the basis of HOST-to-HOST pairs".
+    fn stream(&self, _hosts: &[Host], h: u32, dst_host: u32) -> Stream {
+        stream(h, dst_host)
+    }
+
+    fn stream_src(&self, hosts: &[Host], s: Stream) -> u32 {
+        hosts[stream_ends(s).0 as usize].imp
+    }
+
+    /// A message first needs its transmit block.
+    fn first_state(&self) -> MsgState {
+        MsgState::NeedBlock
+    }
+
+    /// The message kept its number and now has its allocation.
+    fn allocated_state(&self) -> MsgState {
+        MsgState::NeedAll
+    }
+
+    /// K&O §VI: "message number, reassembly buffers, and PLT entry", in that order.
+    fn allocation_before_plt(&self) -> bool {
+        true
+    }
+
     /// Moves a version 3 message through its block, number, allocation and PLT entry as far as
     /// it can go.
-    pub(super) fn advance_v3(&mut self, now: SimTime, mid: MsgId, q: &mut EventQueue<Ev>) {
+    fn advance(&self, sub: &mut Subnet, now: SimTime, mid: MsgId, q: &mut EventQueue<Ev>) {
         loop {
-            let Some(m) = self.msgs.get(&mid) else { return };
+            let Some(m) = sub.msgs.get(&mid) else { return };
             let (src, dst, stream, state) = (m.src, m.dst, m.stream, m.state);
-            let cap = self.params.control_blocks as usize;
-            let imp = &mut self.imps[src as usize];
+            let cap = sub.params.control_blocks as usize;
+            let imp = &mut sub.imps[src as usize];
             let room = imp.tx_blocks.len() < cap;
             match state {
                 MsgState::NeedBlock => match imp.tx_blocks.get_mut(&stream) {
-                    Some(b) if b.open => self.set_state(now, mid, MsgState::NeedNumber),
+                    Some(b) if b.open => sub.set_state(now, mid, MsgState::NeedNumber),
                     Some(b) => {
                         if !b.waiters.contains(&mid) {
                             b.waiters.push(mid);
@@ -62,8 +90,8 @@ impl Subnet {
                             },
                         );
                         imp.block_wait.retain(|&w| w != mid);
-                        self.count(Counted::CreateBlock);
-                        self.send_control(now, src, dst, stream, PktKind::CreateBlock, q);
+                        sub.count(Counted::CreateBlock);
+                        sub.send_control(now, src, dst, stream, PktKind::CreateBlock, q);
                         return;
                     }
                     None => {
@@ -71,7 +99,7 @@ impl Subnet {
                         // blocks will normally cause only an initial setup delay".
                         if !imp.block_wait.contains(&mid) {
                             imp.block_wait.push_back(mid);
-                            self.count(Counted::TransmitBlockWait);
+                            sub.count(Counted::TransmitBlockWait);
                         }
                         return;
                     }
@@ -79,23 +107,21 @@ impl Subnet {
                 MsgState::NeedNumber => {
                     // K&O §VI: "8 message sequence numbers ... on a sending HOST-receiving HOST
                     // pair basis".
-                    let Some(num) = imp
-                        .numbers
-                        .request(stream, mid, self.params.message_numbers)
+                    let Some(num) = imp.numbers.request(stream, mid, sub.params.message_numbers)
                     else {
                         return; // in line for a number of the host pair
                     };
                     if let Some(b) = imp.tx_blocks.get_mut(&stream) {
                         b.uses += 1;
                     }
-                    let m = self.msgs.get_mut(&mid).expect("message");
+                    let m = sub.msgs.get_mut(&mid).expect("message");
                     m.num = Some(num);
                     m.rec.numbered_ns = Some(now.as_nanos());
-                    super::change(&mut self.trace, now, mid, m, MsgState::NeedAll);
-                    self.trace.emit(now, &Tr::Number { msg: mid, num });
-                    if self.msgs[&mid].packets == 1 {
+                    super::change(&mut sub.trace, now, mid, m, MsgState::NeedAll);
+                    sub.trace.emit(now, &Tr::Number { msg: mid, num });
+                    if sub.msgs[&mid].packets == 1 {
                         // RFC 632: no allocation, no PLT entry for a single-packet message.
-                        self.launch_single(now, mid, q);
+                        sub.launch_single(now, mid, q);
                         return;
                     }
                 }
@@ -103,16 +129,16 @@ impl Subnet {
                     // K&O §VI: "a multipacket message tries to obtain the reassembly buffers
                     // before it asks for the PLT entry".
                     if imp.allocs.take(dst) {
-                        self.set_state(now, mid, MsgState::NeedPlt);
+                        sub.set_state(now, mid, MsgState::NeedPlt);
                         continue;
                     }
                     imp.allocs.await_all(dst, mid);
                     let out = imp.reqalls_out.entry(dst).or_default();
                     let superfluous = *out > 0;
-                    if superfluous && !self.params.superfluous_reqalls {
+                    if superfluous && !sub.params.superfluous_reqalls {
                         // K&O §VII's first remedy: wait for the ALL already asked for.
-                        self.set_state(now, mid, MsgState::AwaitAll);
-                        self.count(Counted::ReqallWithheld);
+                        sub.set_state(now, mid, MsgState::AwaitAll);
+                        sub.count(Counted::ReqallWithheld);
                         return;
                     }
                     *out += 1;
@@ -124,20 +150,20 @@ impl Subnet {
                     if superfluous {
                         // K&O §VII: "A REQALL is called superfluous if it is sent while a
                         // previous REQALL is still outstanding."
-                        self.count(Counted::SuperfluousReqall);
+                        sub.count(Counted::SuperfluousReqall);
                     }
-                    let m = self.msgs.get_mut(&mid).expect("message");
-                    super::change(&mut self.trace, now, mid, m, MsgState::AwaitAll);
+                    let m = sub.msgs.get_mut(&mid).expect("message");
+                    super::change(&mut sub.trace, now, mid, m, MsgState::AwaitAll);
                     m.reqalls += 1;
                     m.rec.reqalls += 1;
-                    self.serve_plt(now, src, q);
+                    self.serve_plt(sub, now, src, q);
                     return;
                 }
                 MsgState::NeedPlt => {
                     if !imp.plt_queue.contains(&PltClaim::Message(mid)) {
                         imp.plt_queue.push_back(PltClaim::Message(mid));
                     }
-                    self.serve_plt(now, src, q);
+                    self.serve_plt(sub, now, src, q);
                     return;
                 }
                 _ => return,
@@ -145,18 +171,13 @@ impl Subnet {
         }
     }
 
-    fn set_state(&mut self, now: SimTime, mid: MsgId, s: MsgState) {
-        let m = self.msgs.get_mut(&mid).expect("message");
-        super::change(&mut self.trace, now, mid, m, s);
-    }
-
     /// Gives free PLT entries of `imp` to the claims at the head of its queue: a message
     /// leaves (point e of K&O Fig. 1); a REQALL takes a message number of its stream too and
     /// goes to the destination IMP.
-    pub(super) fn serve_plt(&mut self, now: SimTime, imp: u32, q: &mut EventQueue<Ev>) {
+    fn serve_plt(&self, sub: &mut Subnet, now: SimTime, imp: u32, q: &mut EventQueue<Ev>) {
         loop {
-            let i = &mut self.imps[imp as usize];
-            if !i.plt.free(self.params.plt_entries) {
+            let i = &mut sub.imps[imp as usize];
+            if !i.plt.free(sub.params.plt_entries) {
                 return;
             }
             let Some(&claim) = i.plt_queue.front() else {
@@ -167,11 +188,11 @@ impl Subnet {
                     i.plt_queue.pop_front();
                     i.plt.take();
                     let plt_used = i.plt.used();
-                    self.trace.emit(now, &Tr::Plt { msg: mid, plt_used });
-                    self.launch(now, mid, q);
+                    sub.trace.emit(now, &Tr::Plt { msg: mid, plt_used });
+                    sub.launch(now, mid, q);
                 }
                 PltClaim::Reqall { stream, dst, msg } => {
-                    let Some(num) = i.numbers.take(stream, self.params.message_numbers) else {
+                    let Some(num) = i.numbers.take(stream, sub.params.message_numbers) else {
                         return; // the REQALL waits for a number of its stream
                     };
                     if let Some(b) = i.tx_blocks.get_mut(&stream) {
@@ -180,31 +201,48 @@ impl Subnet {
                     i.plt_queue.pop_front();
                     i.plt.take();
                     i.plt_reqalls += 1;
-                    self.trace.emit(now, &Tr::Reqall { msg, num });
-                    self.count(Counted::Reqall);
+                    sub.trace.emit(now, &Tr::Reqall { msg, num });
+                    sub.count(Counted::Reqall);
                     let kind = PktKind::ReqAll { msg, num };
-                    self.send_control(now, imp, dst, stream, kind, q);
+                    sub.send_control(now, imp, dst, stream, kind, q);
                 }
             }
         }
     }
 
     /// The ALL answering one of `imp`'s REQALLs to `dst` has come back: the REQALL's PLT entry
-    /// and number are free again (done by the caller) and it is no longer outstanding.
-    pub(super) fn reqall_answered(&mut self, imp: u32, dst: u32) {
-        let i = &mut self.imps[imp as usize];
+    /// and number are free again (done by the caller) and it is no longer outstanding; with no
+    /// number of the stream left in use, the block's disuse timer starts.
+    fn all_returned(
+        &self,
+        sub: &mut Subnet,
+        now: SimTime,
+        imp: u32,
+        dst: u32,
+        stream: Stream,
+        q: &mut EventQueue<Ev>,
+    ) {
+        let i = &mut sub.imps[imp as usize];
         i.plt_reqalls -= 1;
         if let Some(n) = i.reqalls_out.get_mut(&dst) {
             *n -= 1;
         }
+        sub.number_released(now, imp, stream, q);
     }
 
     /// With REQALLs withheld (`superfluous_reqalls = false`), messages wait for the ALL of a
     /// REQALL another message sent; when no REQALL to `dst` is outstanding any more and none
     /// of those waiting has an allocation, the oldest asks again, so that none waits for an
     /// ALL nobody asked for.
-    pub(super) fn rekindle(&mut self, now: SimTime, imp: u32, dst: u32, q: &mut EventQueue<Ev>) {
-        let i = &mut self.imps[imp as usize];
+    fn reply_served(
+        &self,
+        sub: &mut Subnet,
+        now: SimTime,
+        imp: u32,
+        dst: u32,
+        q: &mut EventQueue<Ev>,
+    ) {
+        let i = &mut sub.imps[imp as usize];
         let nothing_asked =
             i.reqalls_out.get(&dst).copied().unwrap_or(0) == 0 && i.allocs.held(dst) == 0;
         if !nothing_asked {
@@ -213,10 +251,32 @@ impl Subnet {
         let Some(w) = i.allocs.next_awaiting(dst) else {
             return;
         };
-        if self.msgs.contains_key(&w) {
-            self.set_state(now, w, MsgState::NeedAll);
-            self.advance_v3(now, w, q);
+        if sub.msgs.contains_key(&w) {
+            sub.set_state(now, w, MsgState::NeedAll);
+            self.advance(sub, now, w, q);
         }
+    }
+
+    fn plt_reqalls(&self, sub: &Subnet, src: u32) -> u32 {
+        sub.imps[src as usize].plt_reqalls
+    }
+
+    fn held(&self, i: &Imp) -> Option<String> {
+        Some(format!(
+            "{}: version 3: blocks waited for {}, PLT claims {}, REQALLs out {:?}, receive blocks waited for {}",
+            i.name,
+            i.block_wait.len(),
+            i.plt_queue.len(),
+            i.reqalls_out,
+            i.rx_wait.len()
+        ))
+    }
+}
+
+impl Subnet {
+    fn set_state(&mut self, now: SimTime, mid: MsgId, s: MsgState) {
+        let m = self.msgs.get_mut(&mid).expect("message");
+        super::change(&mut self.trace, now, mid, m, s);
     }
 
     /// A number of `stream` came back to `imp`: with none left in use, the block's disuse
@@ -269,7 +329,7 @@ impl Subnet {
         self.send_control(now, imp, dst, stream, PktKind::ReleaseBlock, q);
         // A message waiting for a free transmit block may have one now.
         while let Some(&w) = self.imps[imp as usize].block_wait.front() {
-            self.advance_v3(now, w, q);
+            self.advance(now, w, q);
             if self.imps[imp as usize].block_wait.front() == Some(&w) {
                 break;
             }
@@ -306,7 +366,7 @@ impl Subnet {
                 b.open = true;
                 let waiters = std::mem::take(&mut b.waiters);
                 for w in waiters {
-                    self.advance_v3(now, w, q);
+                    self.advance(now, w, q);
                 }
                 self.wake_hosts(now, imp, q);
             }
