@@ -6,6 +6,7 @@ use crate::model::Processor;
 use crate::packet::{MsgId, Stream};
 use crate::params::ImpModel;
 use crate::source::{Allocations, Numbers, Plt};
+use crate::timer::Timer;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// A reply the destination IMP owes and that wants 8 reassembly buffers: a RFNM (which waits
@@ -120,8 +121,9 @@ pub struct TxBlock {
     pub open: bool,
     /// Messages waiting for it to open.
     pub waiters: Vec<MsgId>,
-    /// Message numbers given out on it so far (the disuse timer's generation).
-    pub uses: u64,
+    /// The disuse timer (`control_block_idle`): armed when the last number of the block's
+    /// stream comes back, cancelled when a number is given out.
+    pub idle: Timer,
 }
 
 /// A claim on a PLT entry in version 3 (K&O §VI: "message number, reassembly buffers, and PLT

@@ -90,8 +90,8 @@ pub enum Ev {
     LineChange { line: u32, up: bool },
     /// Background messages arrive at host `host` (`model/background.rs`).
     Arrival { host: u32 },
-    /// Version 3: the disuse timer of a transmit block, armed when it had had `uses` numbers.
-    BlockIdle { imp: u32, stream: Stream, uses: u64 },
+    /// Version 3: a wake-up for the disuse timer of a transmit block.
+    BlockIdle { imp: u32, stream: Stream },
     /// Take a time slice of the measured pair (`network.slices`).
     Slice,
 }
@@ -1778,7 +1778,7 @@ impl Model for Subnet {
             }
             Ev::LineChange { line, up } => self.line_change(now, line, up, q),
             Ev::Arrival { host } => self.background_arrival(now, host, q),
-            Ev::BlockIdle { imp, stream, uses } => self.block_idle(now, imp, stream, uses, q),
+            Ev::BlockIdle { imp, stream } => self.block_idle(now, imp, stream, q),
             Ev::Slice => {
                 if let Some(s) = self.time_slice(now) {
                     self.obs.slices.push(s);

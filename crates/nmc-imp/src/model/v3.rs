@@ -30,6 +30,7 @@ use super::procedure::Procedure;
 use super::{Counted, Ev, Host, MsgState, Subnet, Tr};
 use crate::imp::{Imp, PltClaim, TxBlock};
 use crate::packet::{MsgId, Packet, PktKind, Stream, stream, stream_ends};
+use crate::timer::Woken;
 use nmc_sim::{EventQueue, SimTime};
 
 /// The 1975 procedure.
@@ -112,7 +113,7 @@ impl Procedure for V3 {
                         return; // in line for a number of the host pair
                     };
                     if let Some(b) = imp.tx_blocks.get_mut(&stream) {
-                        b.uses += 1;
+                        b.idle.cancel();
                     }
                     let m = sub.msgs.get_mut(&mid).expect("message");
                     m.num = Some(num);
@@ -196,7 +197,7 @@ impl Procedure for V3 {
                         return; // the REQALL waits for a number of its stream
                     };
                     if let Some(b) = i.tx_blocks.get_mut(&stream) {
-                        b.uses += 1;
+                        b.idle.cancel();
                     }
                     i.plt_queue.pop_front();
                     i.plt.take();
@@ -288,37 +289,34 @@ impl Subnet {
         stream: Stream,
         q: &mut EventQueue<Ev>,
     ) {
-        let i = &self.imps[imp as usize];
+        let i = &mut self.imps[imp as usize];
         if i.numbers.in_use(stream) == 0
-            && let Some(b) = i.tx_blocks.get(&stream)
+            && let Some(b) = i.tx_blocks.get_mut(&stream)
+            && let Some(at) = b.idle.arm(now + self.params.control_block_idle)
         {
-            q.schedule(
-                now + self.params.control_block_idle,
-                Ev::BlockIdle {
-                    imp,
-                    stream,
-                    uses: b.uses,
-                },
-            );
+            q.schedule(at, Ev::BlockIdle { imp, stream });
         }
     }
 
-    /// The disuse timer of `stream`'s transmit block at `imp`: released if nothing used it
-    /// since.
+    /// A wake-up for the disuse timer of `stream`'s transmit block at `imp`: if the timer ran
+    /// out (no number given out since the last came back), the block is released.
     pub(super) fn block_idle(
         &mut self,
         now: SimTime,
         imp: u32,
         stream: Stream,
-        uses: u64,
         q: &mut EventQueue<Ev>,
     ) {
         let i = &mut self.imps[imp as usize];
-        let idle = i
-            .tx_blocks
-            .get(&stream)
-            .is_some_and(|b| b.open && b.uses == uses && b.waiters.is_empty())
-            && i.numbers.unused(stream);
+        let Some(b) = i.tx_blocks.get_mut(&stream) else {
+            return;
+        };
+        match b.idle.woken(now) {
+            Woken::Expired => {}
+            Woken::Later(at) => return q.schedule(at, Ev::BlockIdle { imp, stream }),
+            Woken::Stale => return,
+        }
+        let idle = b.open && b.waiters.is_empty() && i.numbers.unused(stream);
         if !idle {
             return;
         }
