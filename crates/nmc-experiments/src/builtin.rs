@@ -102,6 +102,10 @@ pub const SCENARIOS: &[(&str, &str)] = &[
         include_str!("../../../scenarios/rfc889/milarp.toml"),
     ),
     (
+        "rfc889-score",
+        include_str!("../../../scenarios/rfc889/score.toml"),
+    ),
+    (
         "rfc889-tanum",
         include_str!("../../../scenarios/rfc889/tanum.toml"),
     ),
