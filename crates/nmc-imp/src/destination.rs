@@ -1,13 +1,14 @@
 //! A destination IMP's end-to-end table as a sans-I/O core (K&O §II points d, f; RFC 632):
 //! messages in reassembly, and their hand-over to the host in message-number order per stream.
 //!
-//! [`Delivery`] says which message is next; it keeps no time, sends nothing and traces nothing.
-//! Buffers, replies (RFNM, ALL) and the host interfaces are the driver's (`model.rs`,
+//! [`Delivery`] says which message is next; [`Replies`] holds the replies the IMP owes (RFNMs,
+//! and ALLs answering REQALLs) until 8 buffers can be reserved for them. Neither keeps time,
+//! sends or traces anything. Buffers and the host interfaces are the driver's (`model.rs`,
 //! `model/single.rs`, `model/v3.rs`).
 
-use crate::imp::Reassembly;
+use crate::imp::{Reassembly, Reply};
 use crate::packet::{MsgId, Stream};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// A message number of a stream.
 pub type Key = (Stream, u64);
@@ -136,6 +137,104 @@ impl Delivery {
     }
 }
 
+/// The replies a destination IMP owes, in the order they were made (K&O §II points d, g): a
+/// RFNM waits for 8 free reassembly buffers so that it can carry a piggy-backed ALL, at most
+/// `rfnm_all_wait` (1 s; the driver's timer, named by the epoch [`Replies::make_rfnm`] gives),
+/// then goes without; an ALL answering a REQALL waits for its 8 buffers as long as it takes.
+/// Replies leave in order: one that cannot have its buffers holds up those behind it.
+#[derive(Clone, Debug, Default)]
+pub struct Replies {
+    queue: VecDeque<Reply>,
+    next_epoch: u32,
+}
+
+/// What [`Replies::next`] offers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Next {
+    /// Nothing is owed.
+    Nothing,
+    /// The reply at the head, if 8 buffers can be reserved for it now (then
+    /// [`Replies::take_head`]).
+    Head(Reply),
+    /// BBN's fix (K&O §VII): these RFNMs go at once without an ALL, because other replies
+    /// were waiting; they have left the queue.
+    WithoutAll(Vec<Reply>),
+}
+
+impl Replies {
+    /// Point g: the RFNM of message `msg` (number `num` of `stream`) is made at `made_ns`.
+    /// Returns the epoch that names its wait for buffers ([`Replies::wait_over`]).
+    pub fn make_rfnm(&mut self, stream: Stream, msg: MsgId, num: u64, made_ns: u64) -> u32 {
+        let epoch = self.next_epoch;
+        self.next_epoch += 1;
+        self.queue.push_back(Reply::Rfnm {
+            stream,
+            msg,
+            num,
+            epoch,
+            made_ns,
+        });
+        epoch
+    }
+
+    /// Point d: a REQALL of `stream` (its number `num`) is to be answered by an ALL.
+    pub fn owe_all(&mut self, stream: Stream, num: u64) {
+        self.queue.push_back(Reply::All { stream, num });
+    }
+
+    /// What may go now. With `fix` (BBN's fix, `rfnm_piggyback = "not-while-replies-wait"`),
+    /// "avoid the piggy-backing of allocates on RFNM's as long as there are other replies to
+    /// be sent" (K&O §VII): while more than one reply waits, every RFNM leaves without an ALL.
+    pub fn next(&mut self, fix: bool) -> Next {
+        let Some(&head) = self.queue.front() else {
+            return Next::Nothing;
+        };
+        if fix && self.queue.len() > 1 {
+            let mut gone = Vec::new();
+            let mut k = 0;
+            while k < self.queue.len() && self.queue.len() > 1 {
+                if matches!(self.queue[k], Reply::Rfnm { .. }) {
+                    gone.extend(self.queue.remove(k));
+                } else {
+                    k += 1;
+                }
+            }
+            if !gone.is_empty() {
+                return Next::WithoutAll(gone);
+            }
+        }
+        Next::Head(head)
+    }
+
+    /// The head reply has its 8 buffers: it leaves the queue.
+    pub fn take_head(&mut self) -> Option<Reply> {
+        self.queue.pop_front()
+    }
+
+    /// The RFNM whose wait is named `epoch` has waited `rfnm_all_wait`: "the RFNM is then sent
+    /// without a piggy-backed ALL" (K&O §II). `None` if it has already gone.
+    pub fn wait_over(&mut self, epoch: u32) -> Option<Reply> {
+        let pos = self
+            .queue
+            .iter()
+            .position(|r| matches!(r, Reply::Rfnm { epoch: g, .. } if *g == epoch))?;
+        self.queue.remove(pos)
+    }
+
+    /// The replies owed, oldest first.
+    pub fn iter(&self) -> impl Iterator<Item = &Reply> {
+        self.queue.iter()
+    }
+
+    pub fn len(&self) -> usize {
+        self.queue.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.queue.is_empty()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -185,5 +284,65 @@ mod tests {
         assert_eq!(d.delete((PAIR, 5)).msg, 35);
         assert_eq!(d.furthest_single(), Some((PAIR, 2)));
         assert!(d.holds(32) && !d.holds(35));
+    }
+
+    fn rfnm(r: &Reply) -> MsgId {
+        match r {
+            Reply::Rfnm { msg, .. } => *msg,
+            Reply::All { .. } => panic!("an ALL"),
+        }
+    }
+
+    /// K&O §II point g: a RFNM "waits up to 1 s for 8 free buffers to carry a piggy-backed
+    /// ALL, then goes without"; one that found its buffers is not sent again.
+    #[test]
+    fn a_rfnm_waits_for_buffers_then_goes_without() {
+        let mut r = Replies::default();
+        let e1 = r.make_rfnm(7, 100, 0, 0);
+        let e2 = r.make_rfnm(7, 101, 1, 5);
+        assert!(matches!(
+            r.next(false),
+            Next::Head(Reply::Rfnm { msg: 100, .. })
+        ));
+        // No 8 buffers for 1 s: the first RFNM goes without an ALL.
+        assert_eq!(r.wait_over(e1).as_ref().map(rfnm), Some(100));
+        // The second finds its buffers: it leaves, and its timer later finds nothing.
+        assert_eq!(r.take_head().as_ref().map(rfnm), Some(101));
+        assert_eq!(r.wait_over(e2), None);
+        assert!(r.is_empty());
+    }
+
+    /// Replies leave in order: an ALL owed for a REQALL that cannot have its 8 buffers holds up
+    /// the RFNM made after it (the driver offers only the head).
+    #[test]
+    fn replies_leave_in_the_order_they_were_made() {
+        let mut r = Replies::default();
+        r.owe_all(3, 4);
+        r.make_rfnm(7, 100, 0, 0);
+        assert_eq!(r.next(false), Next::Head(Reply::All { stream: 3, num: 4 }));
+        assert_eq!(r.len(), 2, "nothing leaves until the driver takes the head");
+    }
+
+    /// K&O §VII, BBN's fix: "avoid the piggy-backing of allocates on RFNM's as long as there
+    /// are other replies to be sent": with the ALL and two RFNMs waiting, both RFNMs go at once
+    /// without an ALL, and the ALL is left at the head.
+    #[test]
+    fn bbns_fix_sends_rfnms_without_alls_while_others_wait() {
+        let mut r = Replies::default();
+        r.make_rfnm(7, 100, 0, 0);
+        r.owe_all(3, 4);
+        r.make_rfnm(7, 101, 1, 0);
+        let Next::WithoutAll(gone) = r.next(true) else {
+            panic!("RFNMs should go without ALLs");
+        };
+        assert_eq!(gone.iter().map(rfnm).collect::<Vec<_>>(), [100, 101]);
+        assert_eq!(r.next(true), Next::Head(Reply::All { stream: 3, num: 4 }));
+        // Alone, a RFNM waits for its ALL as before the fix.
+        let mut alone = Replies::default();
+        alone.make_rfnm(7, 102, 2, 0);
+        assert!(matches!(
+            alone.next(true),
+            Next::Head(Reply::Rfnm { msg: 102, .. })
+        ));
     }
 }

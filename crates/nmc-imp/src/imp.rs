@@ -1,7 +1,7 @@
 //! The state of one IMP: buffers, the processing queue, and the end-to-end tables (the
 //! source side's as the cores of [`crate::source`]).
 
-use crate::destination::Delivery;
+use crate::destination::{Delivery, Replies};
 use crate::model::Processor;
 use crate::packet::{MsgId, Stream};
 use crate::params::ImpModel;
@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// A reply the destination IMP owes and that wants 8 reassembly buffers: a RFNM (which waits
 /// at most 1 s for them, then goes without a piggy-backed ALL) or the ALL answering a REQALL.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reply {
     Rfnm {
         stream: Stream,
@@ -88,8 +88,8 @@ pub struct Imp {
     pub ports: Vec<HostPort>,
     /// The IMP's host is a fake host inside it: output takes no time.
     pub fake_host: bool,
-    pub replies: VecDeque<Reply>,
-    pub next_reply_epoch: u32,
+    /// RFNMs and ALLs owed, waiting for 8 buffers ([`Replies`]).
+    pub replies: Replies,
 
     // ---- Destination side, single-packet messages (RFC 632; `model/single.rs`) ----
     /// Single-packet messages not accepted, each owed an ALLOCATE: (stream, number) → message.
@@ -157,8 +157,7 @@ impl Imp {
             delivery: Delivery::default(),
             ports: Vec::new(),
             fake_host: false,
-            replies: VecDeque::new(),
-            next_reply_epoch: 0,
+            replies: Replies::default(),
             requests: BTreeMap::new(),
             set_aside: BTreeSet::new(),
             tx_blocks: BTreeMap::new(),

@@ -42,6 +42,7 @@ pub use processor::{Processor, Task, Work};
 pub use single::{E2eEvent, Happened, Note, Side, What};
 pub use slice::{SliceItem, TimeSlice};
 
+use crate::destination::Next;
 use crate::imp::{HostOut, Imp, Reply};
 use crate::link::{Frame, FrameKind, Hold, Link, NextFrame};
 use crate::packet::{MsgId, Packet, PktId, PktKind, Slab, Stream};
@@ -1060,10 +1061,7 @@ impl Subnet {
             PktKind::ReqAll { msg: _, num } => {
                 // The REQALL's number carries no message: the sequence skips it.
                 self.imps[imp as usize].delivery.skip((p.stream, num));
-                self.imps[imp as usize].replies.push_back(Reply::All {
-                    stream: p.stream,
-                    num,
-                });
+                self.imps[imp as usize].replies.owe_all(p.stream, num);
                 self.hand_over_in_order(now, imp, p.stream, q);
                 self.serve_replies(now, imp, q);
             }
@@ -1150,19 +1148,10 @@ impl Subnet {
         if o.index == 0 && o.of > 1 {
             // Point g: "After the transmission of the first packet to the HOST, the RFNM for
             // this message is generated" (K&O §II).
-            let epoch = i.next_reply_epoch;
-            i.next_reply_epoch += 1;
+            let epoch = i.replies.make_rfnm(o.stream, o.msg, o.num, now.as_nanos());
             if let Some(m) = self.msgs.get_mut(&o.msg).filter(|m| !m.background) {
                 m.rec.rfnm_made_ns = Some(now.as_nanos());
             }
-            let i = &mut self.imps[imp as usize];
-            i.replies.push_back(Reply::Rfnm {
-                stream: o.stream,
-                msg: o.msg,
-                num: o.num,
-                epoch,
-                made_ns: now.as_nanos(),
-            });
             q.schedule(
                 now + self.params.rfnm_all_wait,
                 Ev::RfnmTimeout { imp, epoch },
@@ -1188,61 +1177,49 @@ impl Subnet {
         self.serve_single_requests(now, imp, q);
         let n = self.params.allocation_buffers;
         let fix = self.params.rfnm_piggyback == Piggyback::NotWhileRepliesWait;
-        while let Some(&r) = self.imps[imp as usize].replies.front() {
-            if fix && self.imps[imp as usize].replies.len() > 1 {
-                // BBN's fix (K&O §VII): no ALL piggy-backed on a RFNM "as long as there are
-                // other replies to be sent": every RFNM with another reply queued goes now.
-                let i = &mut self.imps[imp as usize];
-                let mut k = 0;
-                let mut sent = Vec::new();
-                while k < i.replies.len() && i.replies.len() > 1 {
-                    if let Reply::Rfnm {
-                        stream,
-                        msg,
-                        num,
-                        made_ns,
-                        ..
-                    } = i.replies[k]
-                    {
-                        i.replies.remove(k);
-                        sent.push((stream, msg, num, made_ns));
-                    } else {
-                        k += 1;
+        loop {
+            let r = match self.imps[imp as usize].replies.next(fix) {
+                Next::Nothing => return,
+                Next::WithoutAll(gone) => {
+                    // BBN's fix (K&O §VII): every RFNM with another reply queued goes now.
+                    for r in gone {
+                        self.count(Counted::RfnmNotPiggybacked);
+                        self.send_reply(now, imp, r, false, q);
                     }
-                }
-                let any = !sent.is_empty();
-                for (stream, msg, num, made) in sent {
-                    self.count(Counted::RfnmNotPiggybacked);
-                    self.send_rfnm(now, imp, (stream, msg, num, made), false, q);
-                }
-                if any {
                     continue;
                 }
-            }
-            if !self.imps[imp as usize].can_reserve(n) {
+                Next::Head(r) => r,
+            };
+            let i = &mut self.imps[imp as usize];
+            if !i.can_reserve(n) {
                 return;
             }
-            self.imps[imp as usize].reserve(n);
-            self.imps[imp as usize].replies.pop_front();
-            match r {
-                Reply::Rfnm {
-                    stream,
-                    msg,
-                    num,
-                    made_ns,
-                    ..
-                } => self.send_rfnm(now, imp, (stream, msg, num, made_ns), true, q),
-                Reply::All { stream, num } => {
-                    let src = self.stream_src(stream);
-                    self.trace.emit(
-                        now,
-                        &Tr::AllSent {
-                            num,
-                            to: &self.imps[src as usize].name,
-                        },
-                    );
-                    self.send_control(now, imp, src, stream, PktKind::All { num }, q);
-                }
+            i.reserve(n);
+            i.replies.take_head();
+            self.send_reply(now, imp, r, true, q);
+        }
+    }
+
+    /// Sends reply `r`: a RFNM, with a piggy-backed ALL when `all`, or an ALL.
+    fn send_reply(&mut self, now: SimTime, imp: u32, r: Reply, all: bool, q: &mut EventQueue<Ev>) {
+        match r {
+            Reply::Rfnm {
+                stream,
+                msg,
+                num,
+                made_ns,
+                ..
+            } => self.send_rfnm(now, imp, (stream, msg, num, made_ns), all, q),
+            Reply::All { stream, num } => {
+                let src = self.stream_src(stream);
+                self.trace.emit(
+                    now,
+                    &Tr::AllSent {
+                        num,
+                        to: &self.imps[src as usize].name,
+                    },
+                );
+                self.send_control(now, imp, src, stream, PktKind::All { num }, q);
             }
         }
     }
@@ -1280,22 +1257,9 @@ impl Subnet {
     }
 
     fn rfnm_timeout(&mut self, now: SimTime, imp: u32, epoch: u32, q: &mut EventQueue<Ev>) {
-        let i = &mut self.imps[imp as usize];
-        let pos = i
-            .replies
-            .iter()
-            .position(|r| matches!(r, Reply::Rfnm { epoch: g, .. } if *g == epoch));
-        if let Some(pos) = pos
-            && let Some(Reply::Rfnm {
-                stream,
-                msg,
-                num,
-                made_ns,
-                ..
-            }) = i.replies.remove(pos)
-        {
+        if let Some(r) = self.imps[imp as usize].replies.wait_over(epoch) {
             // K&O §II: "the RFNM is then sent without a piggy-backed ALL".
-            self.send_rfnm(now, imp, (stream, msg, num, made_ns), false, q);
+            self.send_reply(now, imp, r, false, q);
         }
     }
 

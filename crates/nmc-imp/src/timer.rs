@@ -85,8 +85,16 @@ mod tests {
     #[test]
     fn a_timer_re_armed_at_every_use_queues_one_wake_up() {
         let mut x = Timer::default();
-        assert_eq!(x.arm(t(120_000)), Some(t(120_000)), "the first arming queues");
-        assert_eq!(x.arm(t(120_040)), None, "used again 40 ms later: nothing new queued");
+        assert_eq!(
+            x.arm(t(120_000)),
+            Some(t(120_000)),
+            "the first arming queues"
+        );
+        assert_eq!(
+            x.arm(t(120_040)),
+            None,
+            "used again 40 ms later: nothing new queued"
+        );
         assert_eq!(x.arm(t(125_000)), None);
         assert_eq!(x.woken(t(120_000)), Woken::Later(t(125_000)));
         assert_eq!(x.woken(t(125_000)), Woken::Expired);
@@ -99,7 +107,11 @@ mod tests {
         let _ = x.arm(t(10));
         x.cancel();
         assert_eq!(x.woken(t(10)), Woken::Stale);
-        assert_eq!(x.arm(t(30)), Some(t(30)), "its wake-up is spent: a new one is queued");
+        assert_eq!(
+            x.arm(t(30)),
+            Some(t(30)),
+            "its wake-up is spent: a new one is queued"
+        );
         assert_eq!(x.woken(t(30)), Woken::Expired);
     }
 
@@ -109,6 +121,10 @@ mod tests {
         let _ = x.arm(t(50));
         assert_eq!(x.arm(t(20)), Some(t(20)));
         assert_eq!(x.woken(t(20)), Woken::Expired);
-        assert_eq!(x.woken(t(50)), Woken::Stale, "the first wake-up finds nothing to do");
+        assert_eq!(
+            x.woken(t(50)),
+            Woken::Stale,
+            "the first wake-up finds nothing to do"
+        );
     }
 }

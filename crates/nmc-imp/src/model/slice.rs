@@ -180,7 +180,7 @@ impl Subnet {
             });
         }
         // ALLs answering REQALLs, waiting at the destination for buffers.
-        for r in &di.replies {
+        for r in di.replies.iter() {
             if let Reply::All { stream, .. } = r
                 && self.stream_src(*stream) == s
             {
