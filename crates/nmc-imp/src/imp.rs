@@ -1,12 +1,12 @@
 //! The state of one IMP: buffers, the processing queue, and the end-to-end tables (the
 //! source side's as the cores of [`crate::source`]).
 
+use crate::blocks::{ReceiveBlocks, TransmitBlocks};
 use crate::destination::{Delivery, Replies};
 use crate::model::Processor;
 use crate::packet::{MsgId, Stream};
 use crate::params::ImpModel;
 use crate::source::{Allocations, Numbers, Plt};
-use crate::timer::Timer;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// A reply the destination IMP owes and that wants 8 reassembly buffers: a RFNM (which waits
@@ -98,13 +98,10 @@ pub struct Imp {
     pub set_aside: BTreeSet<(Stream, u64)>,
 
     // ---- Version 3 (K&O §VI–VII; `model/v3.rs`) ----
-    /// Transmit blocks, by stream.
-    pub tx_blocks: BTreeMap<Stream, TxBlock>,
-    /// Messages waiting for a transmit block to be free (all `control_blocks` in use).
-    pub block_wait: VecDeque<MsgId>,
-    /// Receive blocks, by stream, and requests for one waiting for a block to be free.
-    pub rx_blocks: BTreeSet<Stream>,
-    pub rx_wait: VecDeque<Stream>,
+    /// Transmit blocks, by stream, and messages waiting for one to be free ([`TransmitBlocks`]).
+    pub tx_blocks: TransmitBlocks,
+    /// Receive blocks, by stream, and requests waiting for one to be free ([`ReceiveBlocks`]).
+    pub rx_blocks: ReceiveBlocks,
     /// Claims on a PLT entry, served in order: messages that hold their allocation, and
     /// REQALLs decided but not yet sent.
     pub plt_queue: VecDeque<PltClaim>,
@@ -112,18 +109,6 @@ pub struct Imp {
     pub reqalls_out: BTreeMap<u32, u32>,
     /// PLT entries held by REQALLs (version 3), for the occupancy samples.
     pub plt_reqalls: u32,
-}
-
-/// A version 3 transmit block (K&O §VI).
-#[derive(Clone, Debug, Default)]
-pub struct TxBlock {
-    /// The destination has reported its receive block.
-    pub open: bool,
-    /// Messages waiting for it to open.
-    pub waiters: Vec<MsgId>,
-    /// The disuse timer (`control_block_idle`): armed when the last number of the block's
-    /// stream comes back, cancelled when a number is given out.
-    pub idle: Timer,
 }
 
 /// A claim on a PLT entry in version 3 (K&O §VI: "message number, reassembly buffers, and PLT
@@ -160,10 +145,8 @@ impl Imp {
             replies: Replies::default(),
             requests: BTreeMap::new(),
             set_aside: BTreeSet::new(),
-            tx_blocks: BTreeMap::new(),
-            block_wait: VecDeque::new(),
-            rx_blocks: BTreeSet::new(),
-            rx_wait: VecDeque::new(),
+            tx_blocks: TransmitBlocks::default(),
+            rx_blocks: ReceiveBlocks::default(),
             plt_queue: VecDeque::new(),
             reqalls_out: BTreeMap::new(),
             plt_reqalls: 0,
@@ -225,13 +208,9 @@ impl Imp {
             && self.ports.iter().all(|p| p.queue.is_empty() && !p.busy)
             && self.requests.is_empty()
             && self.set_aside.is_empty()
-            && self.block_wait.is_empty()
             && self.plt_queue.is_empty()
             && self.reqalls_out.values().all(|&n| n == 0)
-            && self
-                .tx_blocks
-                .values()
-                .all(|b| b.open && b.waiters.is_empty())
-            && self.rx_wait.is_empty()
+            && self.tx_blocks.idle()
+            && self.rx_blocks.waiting() == 0
     }
 }

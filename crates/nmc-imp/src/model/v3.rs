@@ -28,7 +28,8 @@
 
 use super::procedure::Procedure;
 use super::{Counted, Ev, Host, MsgState, Subnet, Tr};
-use crate::imp::{Imp, PltClaim, TxBlock};
+use crate::blocks::Need;
+use crate::imp::{Imp, PltClaim};
 use crate::packet::{MsgId, Packet, PktKind, Stream, stream, stream_ends};
 use crate::timer::Woken;
 use nmc_sim::{EventQueue, SimTime};
@@ -69,37 +70,22 @@ impl Procedure for V3 {
             let (src, dst, stream, state) = (m.src, m.dst, m.stream, m.state);
             let cap = sub.params.control_blocks as usize;
             let imp = &mut sub.imps[src as usize];
-            let room = imp.tx_blocks.len() < cap;
             match state {
-                MsgState::NeedBlock => match imp.tx_blocks.get_mut(&stream) {
-                    Some(b) if b.open => sub.set_state(now, mid, MsgState::NeedNumber),
-                    Some(b) => {
-                        if !b.waiters.contains(&mid) {
-                            b.waiters.push(mid);
-                        }
-                        return;
-                    }
-                    None if room => {
+                MsgState::NeedBlock => match imp.tx_blocks.need(stream, mid, cap) {
+                    Need::Open => sub.set_state(now, mid, MsgState::NeedNumber),
+                    Need::Opening => return,
+                    Need::Created => {
                         // K&O §VI: "source IMP S creates a transmit block and sends a subnet
                         // control message to destination IMP D to request the creation of a
                         // receive block".
-                        imp.tx_blocks.insert(
-                            stream,
-                            TxBlock {
-                                waiters: vec![mid],
-                                ..Default::default()
-                            },
-                        );
-                        imp.block_wait.retain(|&w| w != mid);
                         sub.count(Counted::CreateBlock);
                         sub.send_control(now, src, dst, stream, PktKind::CreateBlock, q);
                         return;
                     }
-                    None => {
+                    Need::Full { first } => {
                         // All transmit blocks in use: "a shortage of transmit and/or receive
                         // blocks will normally cause only an initial setup delay".
-                        if !imp.block_wait.contains(&mid) {
-                            imp.block_wait.push_back(mid);
+                        if first {
                             sub.count(Counted::TransmitBlockWait);
                         }
                         return;
@@ -112,9 +98,7 @@ impl Procedure for V3 {
                     else {
                         return; // in line for a number of the host pair
                     };
-                    if let Some(b) = imp.tx_blocks.get_mut(&stream) {
-                        b.idle.cancel();
-                    }
+                    imp.tx_blocks.used(stream);
                     let m = sub.msgs.get_mut(&mid).expect("message");
                     m.num = Some(num);
                     m.rec.numbered_ns = Some(now.as_nanos());
@@ -196,9 +180,7 @@ impl Procedure for V3 {
                     let Some(num) = i.numbers.take(stream, sub.params.message_numbers) else {
                         return; // the REQALL waits for a number of its stream
                     };
-                    if let Some(b) = i.tx_blocks.get_mut(&stream) {
-                        b.idle.cancel();
-                    }
+                    i.tx_blocks.used(stream);
                     i.plt_queue.pop_front();
                     i.plt.take();
                     i.plt_reqalls += 1;
@@ -266,10 +248,10 @@ impl Procedure for V3 {
         Some(format!(
             "{}: version 3: blocks waited for {}, PLT claims {}, REQALLs out {:?}, receive blocks waited for {}",
             i.name,
-            i.block_wait.len(),
+            i.tx_blocks.waiting(),
             i.plt_queue.len(),
             i.reqalls_out,
-            i.rx_wait.len()
+            i.rx_blocks.waiting()
         ))
     }
 }
@@ -291,8 +273,9 @@ impl Subnet {
     ) {
         let i = &mut self.imps[imp as usize];
         if i.numbers.in_use(stream) == 0
-            && let Some(b) = i.tx_blocks.get_mut(&stream)
-            && let Some(at) = b.idle.arm(now + self.params.control_block_idle)
+            && let Some(at) = i
+                .tx_blocks
+                .arm_idle(stream, now + self.params.control_block_idle)
         {
             q.schedule(at, Ev::BlockIdle { imp, stream });
         }
@@ -308,27 +291,23 @@ impl Subnet {
         q: &mut EventQueue<Ev>,
     ) {
         let i = &mut self.imps[imp as usize];
-        let Some(b) = i.tx_blocks.get_mut(&stream) else {
-            return;
-        };
-        match b.idle.woken(now) {
+        match i.tx_blocks.idle_woken(stream, now) {
             Woken::Expired => {}
             Woken::Later(at) => return q.schedule(at, Ev::BlockIdle { imp, stream }),
             Woken::Stale => return,
         }
-        let idle = b.open && b.waiters.is_empty() && i.numbers.unused(stream);
-        if !idle {
+        if !(i.tx_blocks.releasable(stream) && i.numbers.unused(stream)) {
             return;
         }
-        i.tx_blocks.remove(&stream);
+        i.tx_blocks.release(stream);
         i.numbers.forget(stream);
         let dst = self.hosts[crate::packet::stream_ends(stream).1 as usize].imp;
         self.count(Counted::ReleaseBlock);
         self.send_control(now, imp, dst, stream, PktKind::ReleaseBlock, q);
         // A message waiting for a free transmit block may have one now.
-        while let Some(&w) = self.imps[imp as usize].block_wait.front() {
+        while let Some(w) = self.imps[imp as usize].tx_blocks.first_waiting() {
             self.advance(now, w, q);
-            if self.imps[imp as usize].block_wait.front() == Some(&w) {
+            if self.imps[imp as usize].tx_blocks.first_waiting() == Some(w) {
                 break;
             }
         }
@@ -345,24 +324,19 @@ impl Subnet {
         let stream = p.stream;
         match p.kind {
             PktKind::CreateBlock => {
-                let i = &mut self.imps[imp as usize];
-                if i.rx_blocks.contains(&stream)
-                    || i.rx_blocks.len() < self.params.control_blocks as usize
-                {
+                let cap = self.params.control_blocks as usize;
+                if self.imps[imp as usize].rx_blocks.request(stream, cap) {
                     self.open_receive_block(now, imp, stream, q);
                 } else {
-                    i.rx_wait.push_back(stream);
                     self.count(Counted::ReceiveBlockWait);
                 }
             }
             PktKind::BlockCreated => {
                 // "When IMP S receives this control message, the message control block pair is
                 // established."
-                let Some(b) = self.imps[imp as usize].tx_blocks.get_mut(&stream) else {
+                let Some(waiters) = self.imps[imp as usize].tx_blocks.opened(stream) else {
                     return;
                 };
-                b.open = true;
-                let waiters = std::mem::take(&mut b.waiters);
                 for w in waiters {
                     self.advance(now, w, q);
                 }
@@ -370,13 +344,10 @@ impl Subnet {
             }
             PktKind::ReleaseBlock => {
                 let i = &mut self.imps[imp as usize];
-                i.rx_blocks.remove(&stream);
+                i.rx_blocks.release(stream);
                 i.delivery.forget(stream);
-                while self.imps[imp as usize].rx_blocks.len() < self.params.control_blocks as usize
-                {
-                    let Some(s) = self.imps[imp as usize].rx_wait.pop_front() else {
-                        break;
-                    };
+                let cap = self.params.control_blocks as usize;
+                while let Some(s) = self.imps[imp as usize].rx_blocks.next_waiting(cap) {
                     self.open_receive_block(now, imp, s, q);
                 }
             }
@@ -393,7 +364,7 @@ impl Subnet {
         q: &mut EventQueue<Ev>,
     ) {
         let i = &mut self.imps[imp as usize];
-        if i.rx_blocks.insert(stream) {
+        if i.rx_blocks.open(stream) {
             i.delivery.forget(stream);
         }
         let src = self.stream_src(stream);
