@@ -6,7 +6,7 @@ use crate::destination::{Delivery, Replies};
 use crate::model::Processor;
 use crate::packet::{MsgId, Stream};
 use crate::params::ImpModel;
-use crate::source::{Allocations, Numbers, Plt};
+use crate::source::{Allocations, Numbers, Plt, PltClaims};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// A reply the destination IMP owes and that wants 8 reassembly buffers: a RFNM (which waits
@@ -103,12 +103,8 @@ pub struct Imp {
     /// Receive blocks, by stream, and requests waiting for one to be free ([`ReceiveBlocks`]).
     pub rx_blocks: ReceiveBlocks,
     /// Claims on a PLT entry, served in order: messages that hold their allocation, and
-    /// REQALLs decided but not yet sent.
-    pub plt_queue: VecDeque<PltClaim>,
-    /// REQALLs to each destination IMP decided and not yet answered by their ALL.
-    pub reqalls_out: BTreeMap<u32, u32>,
-    /// PLT entries held by REQALLs (version 3), for the occupancy samples.
-    pub plt_reqalls: u32,
+    /// REQALLs decided but not yet sent; the REQALLs outstanding ([`PltClaims`]).
+    pub plt_claims: PltClaims,
 }
 
 /// A claim on a PLT entry in version 3 (K&O §VI: "message number, reassembly buffers, and PLT
@@ -147,9 +143,7 @@ impl Imp {
             set_aside: BTreeSet::new(),
             tx_blocks: TransmitBlocks::default(),
             rx_blocks: ReceiveBlocks::default(),
-            plt_queue: VecDeque::new(),
-            reqalls_out: BTreeMap::new(),
-            plt_reqalls: 0,
+            plt_claims: PltClaims::default(),
         }
     }
 
@@ -208,8 +202,7 @@ impl Imp {
             && self.ports.iter().all(|p| p.queue.is_empty() && !p.busy)
             && self.requests.is_empty()
             && self.set_aside.is_empty()
-            && self.plt_queue.is_empty()
-            && self.reqalls_out.values().all(|&n| n == 0)
+            && self.plt_claims.idle()
             && self.tx_blocks.idle()
             && self.rx_blocks.waiting() == 0
     }

@@ -6,6 +6,7 @@
 //! sends anything or traces. The driver (`model.rs`, `model/v3.rs`) moves the messages, starts
 //! the timers and sends the packets, and is the only caller.
 
+use crate::imp::PltClaim;
 use crate::packet::{MsgId, Stream};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -224,6 +225,98 @@ impl Allocations {
     }
 }
 
+/// Version 3's claims on PLT entries, served first come first served (K&O §VI: "message
+/// number, reassembly buffers, and PLT entry", in that order; "the message number and the PLT
+/// entry are used to send a REQALL"), and the REQALLs outstanding to each destination IMP (K&O
+/// §VII: "a REQALL is called superfluous if it is sent while a previous REQALL is still
+/// outstanding").
+#[derive(Clone, Debug, Default)]
+pub struct PltClaims {
+    queue: VecDeque<PltClaim>,
+    /// REQALLs to each destination IMP decided and not yet answered by their ALL.
+    out: BTreeMap<u32, u32>,
+    /// PLT entries held by REQALLs sent and not yet answered.
+    held_by_reqalls: u32,
+}
+
+impl PltClaims {
+    /// Would a REQALL to `dst` now be superfluous (one decided earlier still unanswered)?
+    pub fn superfluous(&mut self, dst: u32) -> bool {
+        *self.out.entry(dst).or_default() > 0
+    }
+
+    /// A REQALL of `stream` to `dst` is decided for message `msg`: it waits for a PLT entry.
+    pub fn reqall(&mut self, stream: Stream, dst: u32, msg: MsgId) {
+        *self.out.entry(dst).or_default() += 1;
+        self.queue.push_back(PltClaim::Reqall { stream, dst, msg });
+    }
+
+    /// Message `mid`, holding its number and allocation, waits for a PLT entry.
+    pub fn message(&mut self, mid: MsgId) {
+        if !self.queue.contains(&PltClaim::Message(mid)) {
+            self.queue.push_back(PltClaim::Message(mid));
+        }
+    }
+
+    /// The claim first in line.
+    pub fn first(&self) -> Option<PltClaim> {
+        self.queue.front().copied()
+    }
+
+    /// The claim first in line takes its PLT entry and leaves the line.
+    pub fn take_first(&mut self) -> Option<PltClaim> {
+        let c = self.queue.pop_front()?;
+        if matches!(c, PltClaim::Reqall { .. }) {
+            self.held_by_reqalls += 1;
+        }
+        Some(c)
+    }
+
+    /// The ALL answering a REQALL to `dst` is back: its PLT entry is free, it is answered.
+    pub fn answered(&mut self, dst: u32) {
+        self.held_by_reqalls -= 1;
+        if let Some(n) = self.out.get_mut(&dst) {
+            *n -= 1;
+        }
+    }
+
+    /// REQALLs to `dst` decided and not yet answered.
+    pub fn outstanding(&self, dst: u32) -> u32 {
+        self.out.get(&dst).copied().unwrap_or(0)
+    }
+
+    /// REQALLs outstanding, by destination IMP (as last touched; for the no-leak report).
+    pub fn outstanding_all(&self) -> &BTreeMap<u32, u32> {
+        &self.out
+    }
+
+    /// Is message `msg`'s REQALL waiting for a PLT entry?
+    pub fn reqall_waiting(&self, msg: MsgId) -> bool {
+        self.queue
+            .iter()
+            .any(|c| matches!(c, PltClaim::Reqall { msg: m, .. } if *m == msg))
+    }
+
+    /// PLT entries held by REQALLs (the occupancy samples' `plt_reqalls`).
+    pub fn held_by_reqalls(&self) -> u32 {
+        self.held_by_reqalls
+    }
+
+    /// Claims in line.
+    pub fn len(&self) -> usize {
+        self.queue.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.queue.is_empty()
+    }
+
+    /// Nothing in line and no REQALL outstanding (for the no-leak check).
+    pub fn idle(&self) -> bool {
+        self.queue.is_empty() && self.out.values().all(|&n| n == 0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -319,5 +412,34 @@ mod tests {
         assert!(a.give_back(3, g2));
         assert!(a.idle());
         assert_eq!(a.next_awaiting(3), Some(11));
+    }
+
+    /// K&O §VI–VII: claims on PLT entries are served in order, messages and REQALLs alike; a
+    /// second REQALL to a destination before the first is answered is superfluous; the ALL
+    /// frees the REQALL's entry.
+    #[test]
+    fn plt_claims_in_order_and_superfluous_reqalls() {
+        let mut c = PltClaims::default();
+        assert!(!c.superfluous(9));
+        c.reqall(70, 9, 1);
+        c.message(2);
+        c.message(2);
+        assert!(c.superfluous(9), "the first REQALL to IMP 9 is unanswered");
+        assert_eq!(c.len(), 2, "a message claims once");
+        assert!(c.reqall_waiting(1));
+        assert_eq!(
+            c.take_first(),
+            Some(PltClaim::Reqall {
+                stream: 70,
+                dst: 9,
+                msg: 1
+            })
+        );
+        assert_eq!(c.held_by_reqalls(), 1);
+        assert_eq!(c.take_first(), Some(PltClaim::Message(2)));
+        assert_eq!(c.outstanding(9), 1);
+        c.answered(9);
+        assert_eq!((c.outstanding(9), c.held_by_reqalls()), (0, 0));
+        assert!(c.idle());
     }
 }

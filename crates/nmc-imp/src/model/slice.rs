@@ -9,7 +9,7 @@
 //! launched, as K&O's figures do.
 
 use super::{MsgState, Subnet};
-use crate::imp::{PltClaim, Reply};
+use crate::imp::Reply;
 use crate::packet::{MsgId, PktId, PktKind};
 use nmc_sim::SimTime;
 use serde::Serialize;
@@ -130,10 +130,7 @@ impl Subnet {
                 }
                 MsgState::NeedPlt => ("MSG", 0.0, 0.0, false, all_first, "waiting for a PLT entry"),
                 MsgState::AwaitAll => {
-                    let queued = si
-                        .plt_queue
-                        .iter()
-                        .any(|c| matches!(c, PltClaim::Reqall { msg, .. } if *msg == id));
+                    let queued = si.plt_claims.reqall_waiting(id);
                     let doing = if queued {
                         "REQALL waiting for a PLT entry"
                     } else {

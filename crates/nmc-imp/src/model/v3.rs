@@ -118,20 +118,14 @@ impl Procedure for V3 {
                         continue;
                     }
                     imp.allocs.await_all(dst, mid);
-                    let out = imp.reqalls_out.entry(dst).or_default();
-                    let superfluous = *out > 0;
+                    let superfluous = imp.plt_claims.superfluous(dst);
                     if superfluous && !sub.params.superfluous_reqalls {
                         // K&O §VII's first remedy: wait for the ALL already asked for.
                         sub.set_state(now, mid, MsgState::AwaitAll);
                         sub.count(Counted::ReqallWithheld);
                         return;
                     }
-                    *out += 1;
-                    imp.plt_queue.push_back(PltClaim::Reqall {
-                        stream,
-                        dst,
-                        msg: mid,
-                    });
+                    imp.plt_claims.reqall(stream, dst, mid);
                     if superfluous {
                         // K&O §VII: "A REQALL is called superfluous if it is sent while a
                         // previous REQALL is still outstanding."
@@ -145,9 +139,7 @@ impl Procedure for V3 {
                     return;
                 }
                 MsgState::NeedPlt => {
-                    if !imp.plt_queue.contains(&PltClaim::Message(mid)) {
-                        imp.plt_queue.push_back(PltClaim::Message(mid));
-                    }
+                    imp.plt_claims.message(mid);
                     self.serve_plt(sub, now, src, q);
                     return;
                 }
@@ -165,12 +157,12 @@ impl Procedure for V3 {
             if !i.plt.free(sub.params.plt_entries) {
                 return;
             }
-            let Some(&claim) = i.plt_queue.front() else {
+            let Some(claim) = i.plt_claims.first() else {
                 return;
             };
             match claim {
                 PltClaim::Message(mid) => {
-                    i.plt_queue.pop_front();
+                    i.plt_claims.take_first();
                     i.plt.take();
                     let plt_used = i.plt.used();
                     sub.trace.emit(now, &Tr::Plt { msg: mid, plt_used });
@@ -181,9 +173,8 @@ impl Procedure for V3 {
                         return; // the REQALL waits for a number of its stream
                     };
                     i.tx_blocks.used(stream);
-                    i.plt_queue.pop_front();
+                    i.plt_claims.take_first();
                     i.plt.take();
-                    i.plt_reqalls += 1;
                     sub.trace.emit(now, &Tr::Reqall { msg, num });
                     sub.count(Counted::Reqall);
                     let kind = PktKind::ReqAll { msg, num };
@@ -206,10 +197,7 @@ impl Procedure for V3 {
         q: &mut EventQueue<Ev>,
     ) {
         let i = &mut sub.imps[imp as usize];
-        i.plt_reqalls -= 1;
-        if let Some(n) = i.reqalls_out.get_mut(&dst) {
-            *n -= 1;
-        }
+        i.plt_claims.answered(dst);
         sub.number_released(now, imp, stream, q);
     }
 
@@ -226,8 +214,7 @@ impl Procedure for V3 {
         q: &mut EventQueue<Ev>,
     ) {
         let i = &mut sub.imps[imp as usize];
-        let nothing_asked =
-            i.reqalls_out.get(&dst).copied().unwrap_or(0) == 0 && i.allocs.held(dst) == 0;
+        let nothing_asked = i.plt_claims.outstanding(dst) == 0 && i.allocs.held(dst) == 0;
         if !nothing_asked {
             return;
         }
@@ -241,7 +228,7 @@ impl Procedure for V3 {
     }
 
     fn plt_reqalls(&self, sub: &Subnet, src: u32) -> u32 {
-        sub.imps[src as usize].plt_reqalls
+        sub.imps[src as usize].plt_claims.held_by_reqalls()
     }
 
     fn held(&self, i: &Imp) -> Option<String> {
@@ -249,8 +236,8 @@ impl Procedure for V3 {
             "{}: version 3: blocks waited for {}, PLT claims {}, REQALLs out {:?}, receive blocks waited for {}",
             i.name,
             i.tx_blocks.waiting(),
-            i.plt_queue.len(),
-            i.reqalls_out,
+            i.plt_claims.len(),
+            i.plt_claims.outstanding_all(),
             i.rx_blocks.waiting()
         ))
     }
