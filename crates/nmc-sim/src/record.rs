@@ -31,7 +31,9 @@ impl<T: Clone> RecordSink<T> for Vec<T> {
 }
 
 /// A model's per-event records: not recorded, kept in memory, or passed on to a sink.
+#[derive(Default)]
 pub enum Records<T> {
+    #[default]
     Off,
     Kept(Vec<T>),
     Sink {
@@ -39,12 +41,6 @@ pub enum Records<T> {
         /// The first write error; no row is passed on after it.
         error: Option<io::Error>,
     },
-}
-
-impl<T> Default for Records<T> {
-    fn default() -> Self {
-        Records::Off
-    }
 }
 
 impl<T> Records<T> {
