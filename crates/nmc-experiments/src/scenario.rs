@@ -346,12 +346,14 @@ fn run_imp(
         nmc_imp_scenario::NetworkSpec,
         nmc_imp::spec::TrafficSpec,
     >(origin, text, sets, opts, check_imp)?;
-    // Only what the scenario records is kept, and messages.csv is written as the messages are
-    // answered: memory stays flat with `record = []` and with `record = ["messages"]`.
+    // Only what the scenario records is kept, and messages.csv, e2e.csv and occupancy.csv are
+    // written as the run goes: memory stays flat with `record = []` and with those.
     let keep = nmc_imp::run::Keep::Recorded;
     let messages_csv = out.join("messages.csv");
     let written = nmc_imp::run::Files {
         messages: Some(messages_csv.clone()),
+        e2e: Some(out.join("e2e.csv")),
+        occupancy: Some(out.join("occupancy.csv")),
     };
     let o = nmc_imp::run::run_writing(
         &nmc_imp_scenario::resolve(&s)?,
@@ -390,7 +392,7 @@ fn run_imp(
                 )?;
             }
             "lines" => nmc_report::records::write_csv(&path, &o.lines)?,
-            "e2e" => nmc_report::records::write_csv(&path, &o.e2e)?,
+            "e2e" => {} // written during the run
             "routing" => {
                 // routing.csv: every change of a best neighbour and every hold-down; beside it
                 // the loops in the tables, and the pumping IMP's choice of line and its queues.
@@ -406,11 +408,20 @@ fn run_imp(
             }
             "journeys" => nmc_report::records::write_csv(&path, &o.routing.journeys)?,
             "occupancy" => {
-                nmc_report::records::write_csv(&path, &o.occupancy)?;
+                // Written during the run; the chart shows its first 30 s, read back.
+                const SHOWN_S: f64 = 30.0;
+                let mut shown = Vec::new();
+                for o in nmc_imp::records::occupancy_rows(&path).map_err(anyhow::Error::msg)? {
+                    let o = o.map_err(anyhow::Error::msg)?;
+                    if o.t_ns as f64 / 1e9 > SHOWN_S {
+                        break;
+                    }
+                    shown.push(o);
+                }
                 svg(
                     &mut files,
                     "occupancy.svg",
-                    crate::experiments::ko_v2_throughput::occupancy_chart(&o.occupancy, 30.0),
+                    crate::experiments::ko_v2_throughput::occupancy_chart(&shown, SHOWN_S),
                 )?;
             }
             _ => unreachable!("record names were checked when the model was built"),

@@ -74,8 +74,8 @@ fn packets_csv_is_what_the_kept_records_give() {
     std::fs::remove_dir_all(&out).unwrap();
 }
 
-/// Every shipped IMP scenario that records messages, shortened: messages.csv, the round-trip
-/// histogram and every metric as the kept records give them. RFC 632's measures from 20 s on
+/// Every shipped IMP scenario that records messages, shortened: messages.csv, occupancy.csv,
+/// their charts and every metric as the kept records give them. RFC 632's measures from 20 s on
 /// (run past it and not as far), and the alternate-path ones have RFNMs of several sources.
 #[test]
 fn messages_csv_and_metrics_are_what_the_kept_records_give() {
@@ -115,6 +115,21 @@ fn messages_csv_and_metrics_are_what_the_kept_records_give() {
             metrics_bits(&o.metrics),
             "{name} {duration}"
         );
+        if !o.occupancy.is_empty() {
+            nmc_report::records::write_csv(&kept, &o.occupancy).unwrap();
+            assert_eq!(
+                std::fs::read(out.join("occupancy.csv")).unwrap(),
+                std::fs::read(&kept).unwrap(),
+                "{name} {duration}"
+            );
+            let chart =
+                nmc_experiments::experiments::ko_v2_throughput::occupancy_chart(&o.occupancy, 30.0);
+            assert_eq!(
+                std::fs::read_to_string(out.join("occupancy.svg")).unwrap(),
+                chart.to_svg().unwrap(),
+                "{name} {duration}"
+            );
+        }
         let rtt = nmc_imp::analysis::round_trips_ms(&o.messages);
         let svg = nmc_experiments::scenario::histogram(
             "Round trip (accepted → RFNM)",
@@ -130,6 +145,34 @@ fn messages_csv_and_metrics_are_what_the_kept_records_give() {
         );
         std::fs::remove_dir_all(&out).unwrap();
     }
+}
+
+/// RFC 632's pair with its end-to-end events: e2e.csv as the kept events give it.
+#[test]
+fn e2e_csv_is_what_the_kept_events_give() {
+    let name = "rfc632-moffett-sri";
+    let sets = sets(&["duration=\"30s\"", "record=[\"e2e\", \"messages\"]"]);
+    let out = out_dir("e2e");
+    run_text(name, shipped(name), &opts(&out, sets.clone()), &|_| {}).unwrap();
+    let mut all = sets.clone();
+    all.push(Override::top("seed", 3i64));
+    let s: nmc_imp_scenario::ImpScenario = nmc_scenario::load(name, shipped(name), &all).unwrap();
+    let o = nmc_imp::run::run_keeping(
+        &nmc_imp_scenario::resolve(&s).unwrap(),
+        3,
+        Trace::off(),
+        &mut |_| {},
+        nmc_imp::run::Keep::Recorded,
+    )
+    .unwrap();
+    assert!(o.e2e.len() > 10, "{}", o.e2e.len());
+    let kept = out.join("kept.csv");
+    nmc_report::records::write_csv(&kept, &o.e2e).unwrap();
+    assert_eq!(
+        std::fs::read(out.join("e2e.csv")).unwrap(),
+        std::fs::read(&kept).unwrap()
+    );
+    std::fs::remove_dir_all(&out).unwrap();
 }
 
 /// A sink that fails at once.
@@ -165,6 +208,7 @@ fn a_full_disk_under_messages_csv_is_a_one_line_error() {
     let s: nmc_imp_scenario::ImpScenario = nmc_scenario::load(name, shipped(name), &sets).unwrap();
     let files = nmc_imp::run::Files {
         messages: Some(PathBuf::from("/dev/full")),
+        ..Default::default()
     };
     let e = nmc_imp::run::run_writing(
         &nmc_imp_scenario::resolve(&s).unwrap(),

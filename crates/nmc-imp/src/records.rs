@@ -13,15 +13,155 @@
 //! The metrics `add_metrics` draws from every record are then drawn from the file
 //! ([`MessageFile::add_metrics`]), to the bit, but for the best block of 150, which needs the
 //! RFNM order and is kept as the records are taken.
+//!
+//! The end-to-end events (`record = ["e2e"]`) and the occupancy samples (`["occupancy"]`)
+//! need no such care: the model makes them in the order the files hold them, and each write
+//! passes on what was made since the last. The occupancy means are read back from the file
+//! ([`Written::add_metrics`]).
 
 use crate::analysis::{MetricRow, add_message_metrics_in_passes};
-use crate::model::{MessageRecord, Subnet};
+use crate::model::{E2eEvent, MessageRecord, Occupancy, Subnet};
 use crate::packet::MsgId;
 use nmc_report::records::{CsvSink, read_csv};
 use nmc_report::stats::{BEST_BLOCK, BestBlock};
 use nmc_sim::{Records, SimDuration};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+/// The files a run writes as it goes ([`crate::run::Files`], for what the scenario records).
+#[derive(Default)]
+pub struct Written {
+    pub messages: Option<MessageFile>,
+    pub e2e: Option<Records<E2eEvent>>,
+    pub occupancy: Option<(Records<Occupancy>, PathBuf)>,
+}
+
+impl Written {
+    /// Whether anything is written as the run goes.
+    pub fn is_on(&self) -> bool {
+        self.messages.is_some() || self.e2e.is_some() || self.occupancy.is_some()
+    }
+
+    /// Passes on what is settled (see the module's notes).
+    pub fn drain(&mut self, m: &mut Subnet) {
+        if let Some(f) = self.messages.as_mut() {
+            f.drain(m);
+        }
+        if let (Some(rows), Some(log)) = (self.e2e.as_mut(), m.obs.e2e.as_mut()) {
+            for e in log.drain(..) {
+                rows.record(e);
+            }
+        }
+        if let Some((rows, _)) = self.occupancy.as_mut() {
+            for o in m.obs.occupancy.drain(..) {
+                rows.record(o);
+            }
+        }
+    }
+
+    /// At the end of the run: writes what is left and closes the files. The first write error
+    /// is one line naming the file.
+    pub fn close(&mut self, m: &mut Subnet) -> Result<(), String> {
+        self.drain(m);
+        if let Some(f) = self.messages.as_mut() {
+            f.close(m)?;
+        }
+        if let Some(rows) = self.e2e.as_mut() {
+            rows.finish()
+                .map_err(|e| format!("writing the end-to-end events: {e}"))?;
+        }
+        if let Some((rows, _)) = self.occupancy.as_mut() {
+            rows.finish()
+                .map_err(|e| format!("writing the occupancy samples: {e}"))?;
+        }
+        Ok(())
+    }
+
+    /// The metrics `run` draws from the records it keeps, from the closed files: see
+    /// [`MessageFile::add_metrics`]; and the occupancy means of `crate::analysis::add_metrics`,
+    /// over the samples from `from`.
+    pub fn add_metrics(
+        &self,
+        metrics: &mut BTreeMap<String, f64>,
+        from: SimDuration,
+        measured: SimDuration,
+    ) -> Result<(), String> {
+        if let Some(f) = &self.messages {
+            f.add_metrics(metrics, from, measured)?;
+        }
+        if let Some((_, path)) = &self.occupancy {
+            // Sums of counts: exact in any order.
+            let (mut n, mut sums) = (0u64, [-0.0f64; 6]);
+            for o in occupancy_rows(path)? {
+                let o = o?;
+                if o.t_ns < from.as_nanos() {
+                    continue;
+                }
+                n += 1;
+                let v = [
+                    o.message_numbers,
+                    o.plt_entries,
+                    o.reassembly_buffers,
+                    o.plt_reqalls,
+                    o.plt_rfnms_waiting,
+                    o.plt_messages,
+                ];
+                for (s, x) in sums.iter_mut().zip(v) {
+                    *s += x as f64;
+                }
+            }
+            if n > 0 {
+                let names = [
+                    "message_numbers",
+                    "plt_entries",
+                    "reassembly_buffers",
+                    "plt_reqalls",
+                    "plt_rfnms_waiting",
+                    "plt_messages",
+                ];
+                for (name, sum) in names.iter().zip(sums) {
+                    metrics.insert(format!("occupancy.{name}.mean"), sum / n as f64);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `occupancy.csv`'s columns, to read it back.
+#[derive(serde::Deserialize)]
+struct OccupancyRow {
+    t_ns: u64,
+    message_numbers: u32,
+    plt_entries: u32,
+    reassembly_buffers: u32,
+    allocations_held: u32,
+    source_buffers: u32,
+    plt_reqalls: u32,
+    plt_rfnms_waiting: u32,
+    plt_messages: u32,
+}
+
+/// The samples of an `occupancy.csv` a run wrote, one at a time, in time order.
+pub fn occupancy_rows(
+    path: &Path,
+) -> Result<impl Iterator<Item = Result<Occupancy, String>>, String> {
+    let rows = read_csv::<OccupancyRow>(path).map_err(|e| e.to_string())?;
+    Ok(rows.map(|r| {
+        let r = r.map_err(|e| e.to_string())?;
+        Ok(Occupancy {
+            t_ns: r.t_ns,
+            message_numbers: r.message_numbers,
+            plt_entries: r.plt_entries,
+            reassembly_buffers: r.reassembly_buffers,
+            allocations_held: r.allocations_held,
+            source_buffers: r.source_buffers,
+            plt_reqalls: r.plt_reqalls,
+            plt_rfnms_waiting: r.plt_rfnms_waiting,
+            plt_messages: r.plt_messages,
+        })
+    }))
+}
 
 /// `messages.csv` being written, and what the metrics need that the file's order does not give.
 pub struct MessageFile {

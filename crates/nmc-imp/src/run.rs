@@ -4,7 +4,7 @@ use crate::model::{
     Action, E2eEvent, Ev, Generator, Host, LockupReport, MessageRecord, Occupancy, Pump, Subnet,
 };
 use crate::params::ImpParams;
-use crate::records::MessageFile;
+use crate::records::{MessageFile, Written};
 use crate::routing::{
     JourneyRecord, LineSample, LoopRecord, RouteChange, RoutingCounts, SourceSend,
 };
@@ -648,6 +648,11 @@ pub struct Files {
     /// `messages.csv`, if the scenario records messages: [`Outcome::messages`] is then empty,
     /// and the message metrics are read back from the file ([`crate::records`]).
     pub messages: Option<std::path::PathBuf>,
+    /// `e2e.csv`, if the scenario records end-to-end events ([`Outcome::e2e`] is then empty).
+    pub e2e: Option<std::path::PathBuf>,
+    /// `occupancy.csv`, if the scenario records occupancy ([`Outcome::occupancy`] is then
+    /// empty, and its means are read back from the file).
+    pub occupancy: Option<std::path::PathBuf>,
 }
 
 /// How much simulated time passes between two writes of the records made (with [`Files`]).
@@ -669,14 +674,23 @@ pub fn run_writing(
         subnet.obs.retain_messages = has("messages");
         subnet.obs.retain_occupancy = has("occupancy");
     }
-    let mut messages = match &files.messages {
-        Some(path) if has("messages") => {
-            // The model keeps finishing records; they leave it at each write.
-            subnet.obs.retain_messages = true;
-            Some(MessageFile::create(path, s.network.measure_from).map_err(BuildError)?)
-        }
-        _ => None,
+    let mut written = Written::default();
+    if let Some(path) = files.messages.as_ref().filter(|_| has("messages")) {
+        // The model keeps finishing records; they leave it at each write.
+        subnet.obs.retain_messages = true;
+        let f = MessageFile::create(path, s.network.measure_from).map_err(BuildError)?;
+        written.messages = Some(f);
+    }
+    let csv = |path: &std::path::Path| {
+        nmc_report::records::CsvSink::create(path).map_err(|e| BuildError(e.to_string()))
     };
+    if let Some(path) = files.e2e.as_ref().filter(|_| has("e2e")) {
+        written.e2e = Some(nmc_sim::Records::to_sink(csv(path)?));
+    }
+    if let Some(path) = files.occupancy.as_ref().filter(|_| has("occupancy")) {
+        subnet.obs.retain_occupancy = true;
+        written.occupancy = Some((nmc_sim::Records::to_sink(csv(path)?), path.clone()));
+    }
     let mut sim = Simulation::new(subnet);
     {
         let mut q = nmc_sim::EventQueue::new();
@@ -691,14 +705,13 @@ pub fn run_writing(
         let until = SimTime::from_nanos((end.as_nanos() as u128 * k as u128 / 50) as u64);
         // Stopping on the way changes nothing: events run in the same order either way.
         loop {
-            at = match messages {
-                Some(_) => until.min(at + WRITE_EVERY),
-                None => until,
+            at = if written.is_on() {
+                until.min(at + WRITE_EVERY)
+            } else {
+                until
             };
             sim.run_while(at, |m, _| m.obs.lockup.is_none());
-            if let Some(f) = messages.as_mut() {
-                f.drain(&mut sim.model);
-            }
+            written.drain(&mut sim.model);
             if at >= until || sim.model.obs.lockup.is_some() {
                 break;
             }
@@ -714,12 +727,10 @@ pub fn run_writing(
     m.trace
         .finish()
         .map_err(|e| BuildError(format!("writing the trace: {e}")))?;
-    let Some(mut f) = messages else {
-        return Ok(finish(m, seed, ran, events));
-    };
-    f.close(&mut m).map_err(BuildError)?;
+    written.close(&mut m).map_err(BuildError)?;
     let mut o = finish(m, seed, ran, events);
-    f.add_metrics(&mut o.metrics, o.measure_from, o.duration - o.measure_from)
+    written
+        .add_metrics(&mut o.metrics, o.measure_from, o.duration - o.measure_from)
         .map_err(BuildError)?;
     Ok(o)
 }
