@@ -4,6 +4,7 @@
 //! scenario's `record` list; `trace.jsonl` when `trace = true`; SVG plots of what was recorded.
 
 use anyhow::{Context as _, Result, bail};
+use nmc_report::records::{CsvSink, read_csv};
 use nmc_report::{Chart, Series, SeriesStyle, Summary};
 use nmc_scenario::{Override, ScenarioError, config_hash, locate, model_of};
 use nmc_sim::Trace;
@@ -260,24 +261,37 @@ fn run_store_forward(
         nmc_net::spec::TrafficSpec,
     >(origin, text, sets, opts, check_store_forward)?;
     let total = s.duration.as_nanos().max(1) as f64;
-    let o = nmc_net::run(&s, seed, trace, &mut |t| {
+    // packets.csv is written as the packets are done, not kept: memory stays flat.
+    let packets_csv = out.join("packets.csv");
+    let sink: Option<Box<dyn nmc_sim::RecordSink<nmc_net::model::PacketRecord>>> =
+        if s.record.iter().any(|r| r == "packets") {
+            Some(Box::new(CsvSink::create(&packets_csv)?))
+        } else {
+            None
+        };
+    let o = nmc_net::run_to(&s, seed, trace, sink, &mut |t| {
         progress(t.as_nanos() as f64 / total)
     })?;
     for r in &s.record {
         let path = out.join(format!("{r}.csv"));
         match r.as_str() {
             "packets" => {
-                nmc_report::records::write_csv(&path, &o.packets)?;
-                let delays: Vec<f64> = o
-                    .packets
-                    .iter()
-                    .filter_map(|p| p.delay_ns)
-                    .map(|d| d as f64 / 1e6)
-                    .collect();
+                /// The one column the histogram needs.
+                #[derive(serde::Deserialize)]
+                struct Delay {
+                    delay_ns: Option<u64>,
+                }
+                // Drawn from every row, read back from the file (twice: range, then counts).
+                let delays = || -> Result<_> {
+                    Ok(read_csv::<Delay>(&packets_csv)?.filter_map(|r| match r {
+                        Ok(r) => Ok(r.delay_ns.map(|d| d as f64 / 1e6)).transpose(),
+                        Err(e) => Some(Err(e.into())),
+                    }))
+                };
                 let svg_path = out.join("delay-histogram.svg");
                 std::fs::write(
                     &svg_path,
-                    histogram("End-to-end delay", "delay (ms)", &delays)
+                    histogram_passes("End-to-end delay", "delay (ms)", delays)?
                         .to_svg()
                         .map_err(anyhow::Error::msg)?,
                 )?;
@@ -332,14 +346,22 @@ fn run_imp(
         nmc_imp_scenario::NetworkSpec,
         nmc_imp::spec::TrafficSpec,
     >(origin, text, sets, opts, check_imp)?;
-    // Only what the scenario records is kept: memory stays flat with `record = []`.
+    // Only what the scenario records is kept, and messages.csv, e2e.csv and occupancy.csv are
+    // written as the run goes: memory stays flat with `record = []` and with those.
     let keep = nmc_imp::run::Keep::Recorded;
-    let o = nmc_imp::run::run_keeping(
+    let messages_csv = out.join("messages.csv");
+    let written = nmc_imp::run::Files {
+        messages: Some(messages_csv.clone()),
+        e2e: Some(out.join("e2e.csv")),
+        occupancy: Some(out.join("occupancy.csv")),
+    };
+    let o = nmc_imp::run::run_writing(
         &nmc_imp_scenario::resolve(&s)?,
         seed,
         trace,
         &mut |f| progress(f),
         keep,
+        &written,
     )?;
     let svg = |files: &mut Vec<PathBuf>, name: &str, chart: Chart| -> Result<()> {
         let path = out.join(name);
@@ -351,16 +373,26 @@ fn run_imp(
         let path = out.join(format!("{r}.csv"));
         match r.as_str() {
             "messages" => {
-                nmc_report::records::write_csv(&path, &o.messages)?;
-                let rtt = nmc_imp::analysis::round_trips_ms(&o.messages);
+                // Written during the run; the histogram reads every round trip back from it
+                // (as `analysis::round_trips_ms` takes them from the records).
+                let rtt = || -> Result<_> {
+                    Ok(
+                        read_csv::<nmc_imp::analysis::MetricRow>(&messages_csv)?.filter_map(|r| {
+                            match r {
+                                Ok(m) => Some(Ok((m.rfnm_ns? - m.accepted_ns?) as f64 / 1e6)),
+                                Err(e) => Some(Err(e.into())),
+                            }
+                        }),
+                    )
+                };
                 svg(
                     &mut files,
                     "round-trip-histogram.svg",
-                    histogram("Round trip (accepted → RFNM)", "round trip (ms)", &rtt),
+                    histogram_passes("Round trip (accepted → RFNM)", "round trip (ms)", rtt)?,
                 )?;
             }
             "lines" => nmc_report::records::write_csv(&path, &o.lines)?,
-            "e2e" => nmc_report::records::write_csv(&path, &o.e2e)?,
+            "e2e" => {} // written during the run
             "routing" => {
                 // routing.csv: every change of a best neighbour and every hold-down; beside it
                 // the loops in the tables, and the pumping IMP's choice of line and its queues.
@@ -376,11 +408,20 @@ fn run_imp(
             }
             "journeys" => nmc_report::records::write_csv(&path, &o.routing.journeys)?,
             "occupancy" => {
-                nmc_report::records::write_csv(&path, &o.occupancy)?;
+                // Written during the run; the chart shows its first 30 s, read back.
+                const SHOWN_S: f64 = 30.0;
+                let mut shown = Vec::new();
+                for o in nmc_imp::records::occupancy_rows(&path).map_err(anyhow::Error::msg)? {
+                    let o = o.map_err(anyhow::Error::msg)?;
+                    if o.t_ns as f64 / 1e9 > SHOWN_S {
+                        break;
+                    }
+                    shown.push(o);
+                }
                 svg(
                     &mut files,
                     "occupancy.svg",
-                    crate::experiments::ko_v2_throughput::occupancy_chart(&o.occupancy, 30.0),
+                    crate::experiments::ko_v2_throughput::occupancy_chart(&shown, SHOWN_S),
                 )?;
             }
             _ => unreachable!("record names were checked when the model was built"),
@@ -479,9 +520,22 @@ fn run_internet(
 
 /// A histogram of `values` in about 40 equal bins.
 pub fn histogram(title: &str, x_label: &str, values: &[f64]) -> Chart {
-    let (lo, hi) = values
-        .iter()
-        .fold((f64::MAX, f64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
+    histogram_passes(title, x_label, || Ok(values.iter().map(|&v| Ok(v))))
+        .expect("values in memory read without error")
+}
+
+/// [`histogram`] of values that `values` yields afresh each time it is called, read twice (for
+/// the range, then to count) and never held: for the rows of a long run's CSV file.
+pub fn histogram_passes<I: Iterator<Item = Result<f64>>>(
+    title: &str,
+    x_label: &str,
+    mut values: impl FnMut() -> Result<I>,
+) -> Result<Chart> {
+    let (mut lo, mut hi) = (f64::MAX, f64::MIN);
+    for v in values()? {
+        let v = v?;
+        (lo, hi) = (lo.min(v), hi.max(v));
+    }
     let bins = 40usize;
     let width = if hi > lo {
         (hi - lo) / bins as f64
@@ -489,19 +543,21 @@ pub fn histogram(title: &str, x_label: &str, values: &[f64]) -> Chart {
         1.0
     };
     let mut counts: BTreeMap<usize, u64> = BTreeMap::new();
-    for &v in values {
-        let k = (((v - lo) / width) as usize).min(bins - 1);
+    for v in values()? {
+        let k = (((v? - lo) / width) as usize).min(bins - 1);
         *counts.entry(k).or_default() += 1;
     }
     let pts = counts
         .into_iter()
         .map(|(k, n)| (lo + (k as f64 + 0.5) * width, n as f64))
         .collect();
-    Chart::new(title, x_label, "occurrences (count per bin)").with(Series::new(
-        "",
-        SeriesStyle::Bars { width: width * 0.9 },
-        pts,
-    ))
+    Ok(
+        Chart::new(title, x_label, "occurrences (count per bin)").with(Series::new(
+            "",
+            SeriesStyle::Bars { width: width * 0.9 },
+            pts,
+        )),
+    )
 }
 
 // For sweeps (`nmc sweep`): a scenario checked without running it, and run without writing.

@@ -148,6 +148,178 @@ pub fn add_metrics(
     }
 }
 
+/// The columns of a message record (`messages.csv`) that [`add_metrics`] reads.
+#[derive(Clone, Copy, Debug, serde::Deserialize)]
+pub struct MetricRow {
+    pub bits: u64,
+    pub offered_ns: u64,
+    pub numbered_ns: Option<u64>,
+    pub accepted_ns: Option<u64>,
+    pub rfnm_ns: Option<u64>,
+    pub rfnm_carried_all: Option<bool>,
+}
+
+impl From<&MessageRecord> for MetricRow {
+    fn from(r: &MessageRecord) -> Self {
+        MetricRow {
+            bits: r.bits,
+            offered_ns: r.offered_ns,
+            numbered_ns: r.numbered_ns,
+            accepted_ns: r.accepted_ns,
+            rfnm_ns: r.rfnm_ns,
+            rfnm_carried_all: r.rfnm_carried_all,
+        }
+    }
+}
+
+/// The message metrics of [`add_metrics`], to the bit, from rows that are not held: `rows()`
+/// yields the messages afresh, in message order (as `messages.csv` holds them), and is read
+/// three times; only those whose RFNM came back at or after `from_ns` count. Sums are taken
+/// in the same order as `add_metrics` takes them; the median and 95th percentile are found by
+/// counting into bins and then reading only the values of the bins that hold them. The best
+/// block needs the messages in RFNM order, which a file in message order does not give: `best`
+/// is [`nmc_report::stats::BestBlock`]'s value, kept as the RFNMs came back.
+pub fn add_message_metrics_in_passes<I, E>(
+    m: &mut BTreeMap<String, f64>,
+    mut rows: impl FnMut() -> Result<I, E>,
+    from_ns: u64,
+    duration: SimDuration,
+    best: Option<f64>,
+) -> Result<(), E>
+where
+    I: Iterator<Item = Result<MetricRow, E>>,
+{
+    let rtt_of = |r: &MetricRow| Some((r.rfnm_ns? - r.accepted_ns?) as f64 / 1e6);
+    // Pass 1: counts, sums, and the range of the round trips.
+    let (mut done, mut bits, mut with_all) = (0u64, 0u64, 0u64);
+    // Sums start where `Iterator::sum` of f64 starts, at -0.0, so that even a zero keeps its sign.
+    let (mut rtt_n, mut rtt_sum, mut lo, mut hi) = (0usize, -0.0f64, f64::MAX, f64::MIN);
+    let (mut cycle_n, mut cycle_sum) = (0usize, -0.0f64);
+    let (mut offer_n, mut offer_sum) = (0usize, -0.0f64);
+    for r in rows()? {
+        let r = r?;
+        let Some(rfnm) = r.rfnm_ns.filter(|&t| t >= from_ns) else {
+            continue;
+        };
+        done += 1;
+        bits += r.bits;
+        with_all += u64::from(r.rfnm_carried_all == Some(true));
+        if let Some(x) = rtt_of(&r) {
+            rtt_n += 1;
+            rtt_sum += x;
+            (lo, hi) = (lo.min(x), hi.max(x));
+        }
+        if let Some(b) = r.numbered_ns {
+            cycle_n += 1;
+            cycle_sum += (rfnm - b) as f64 / 1e6;
+        }
+        offer_n += 1;
+        offer_sum += (rfnm - r.offered_ns) as f64 / 1e6;
+    }
+    let secs = duration.as_secs_f64();
+    m.insert("messages.completed".into(), done as f64);
+    m.insert("throughput_kbps".into(), bits as f64 / secs / 1e3);
+    if let Some(b) = best {
+        m.insert("best150_kbps".into(), b / 1e3);
+    }
+    if rtt_n > 0 {
+        let mean = rtt_sum / rtt_n as f64;
+        // Pass 2: spread and lagged products about the mean, and the round trips counted into
+        // equal bins over their range (monotone in the value, so ranks fall in bin order).
+        const BINS: usize = 4096;
+        let width = (hi - lo) / BINS as f64;
+        let bin = |x: f64| {
+            if width > 0.0 {
+                (((x - lo) / width) as usize).min(BINS - 1)
+            } else {
+                0
+            }
+        };
+        let mut counts = vec![0u64; BINS];
+        let mut var = -0.0f64;
+        let mut lagged = [-0.0f64; 10];
+        let mut last: std::collections::VecDeque<f64> = Default::default();
+        for r in rows()? {
+            let r = r?;
+            let Some(x) = rtt_of(&r).filter(|_| r.rfnm_ns.is_some_and(|t| t >= from_ns)) else {
+                continue;
+            };
+            counts[bin(x)] += 1;
+            var += (x - mean).powi(2);
+            for (k, &y) in last.iter().rev().enumerate() {
+                lagged[k] += (y - mean) * (x - mean);
+            }
+            last.push_back(x);
+            if last.len() > lagged.len() {
+                last.pop_front();
+            }
+        }
+        // Pass 3: the values of the bins that hold the two ranks, each value with its count.
+        let ranks = [0.5, 0.95].map(|p| {
+            percentile_position(rtt_n, p, Rule::Round)
+                .expect("non-empty")
+                .0
+        });
+        let place = |rank: usize| {
+            let mut below = 0;
+            for (b, &n) in counts.iter().enumerate() {
+                if below + n as usize > rank {
+                    return (b, rank - below);
+                }
+                below += n as usize;
+            }
+            unreachable!("rank {rank} of {rtt_n} values")
+        };
+        let places = ranks.map(place);
+        let mut values: [BTreeMap<u64, usize>; 2] = Default::default();
+        for r in rows()? {
+            let r = r?;
+            let Some(x) = rtt_of(&r).filter(|_| r.rfnm_ns.is_some_and(|t| t >= from_ns)) else {
+                continue;
+            };
+            for (v, (b, _)) in values.iter_mut().zip(places) {
+                if bin(x) == b {
+                    // Round trips are never negative: the bits of the value order it.
+                    *v.entry(x.to_bits()).or_default() += 1;
+                }
+            }
+        }
+        let at = |v: &BTreeMap<u64, usize>, mut k: usize| {
+            for (&x, &n) in v {
+                if k < n {
+                    return f64::from_bits(x);
+                }
+                k -= n;
+            }
+            unreachable!("a rank within its bin")
+        };
+        m.insert("rtt.mean_ms".into(), mean);
+        m.insert("rtt.p50_ms".into(), at(&values[0], places[0].1));
+        m.insert("rtt.p95_ms".into(), at(&values[1], places[1].1));
+        m.insert("rtt.max_ms".into(), hi);
+        m.insert("rtt.min_ms".into(), lo);
+        if rtt_n >= 3 {
+            for k in 1..=lagged.len().min(rtt_n - 1) {
+                let r = if var > 0.0 { lagged[k - 1] / var } else { 0.0 };
+                m.insert(format!("rtt.autocorrelation.lag{k:02}"), r);
+            }
+        }
+    }
+    if cycle_n > 0 {
+        m.insert("cycle.mean_ms".into(), cycle_sum / cycle_n as f64);
+    }
+    if offer_n > 0 {
+        m.insert("rtt_from_offer.mean_ms".into(), offer_sum / offer_n as f64);
+    }
+    if done > 0 {
+        m.insert(
+            "rfnm.with_all_fraction".into(),
+            with_all as f64 / done as f64,
+        );
+    }
+    Ok(())
+}
+
 /// The pump's message metrics and the occupancy means, kept as the run goes instead of from
 /// stored records, for runs that keep no per-message or per-sample records (memory flat in
 /// simulated time). The same keys as [`add_metrics`]: counts, sums, extremes and the best block

@@ -54,6 +54,7 @@ pub mod link;
 pub mod model;
 pub mod packet;
 pub mod params;
+pub mod records;
 pub mod routing;
 pub mod run;
 pub mod source;

@@ -4,6 +4,7 @@ use crate::model::{
     Action, E2eEvent, Ev, Generator, Host, LockupReport, MessageRecord, Occupancy, Pump, Subnet,
 };
 use crate::params::ImpParams;
+use crate::records::{MessageFile, Written};
 use crate::routing::{
     JourneyRecord, LineSample, LoopRecord, RouteChange, RoutingCounts, SourceSend,
 };
@@ -638,11 +639,57 @@ pub fn run_keeping(
     progress: &mut dyn FnMut(f64),
     keep: Keep,
 ) -> Result<Outcome, BuildError> {
+    run_writing(s, seed, trace, progress, keep, &Files::default())
+}
+
+/// Where a run writes records as it makes them instead of keeping them (`nmc run`).
+#[derive(Clone, Debug, Default)]
+pub struct Files {
+    /// `messages.csv`, if the scenario records messages: [`Outcome::messages`] is then empty,
+    /// and the message metrics are read back from the file ([`crate::records`]).
+    pub messages: Option<std::path::PathBuf>,
+    /// `e2e.csv`, if the scenario records end-to-end events ([`Outcome::e2e`] is then empty).
+    pub e2e: Option<std::path::PathBuf>,
+    /// `occupancy.csv`, if the scenario records occupancy ([`Outcome::occupancy`] is then
+    /// empty, and its means are read back from the file).
+    pub occupancy: Option<std::path::PathBuf>,
+}
+
+/// How much simulated time passes between two writes of the records made (with [`Files`]).
+const WRITE_EVERY: SimDuration = SimDuration::from_secs(1);
+
+/// Runs a scenario for its duration as [`run_keeping`] does, writing the records `files` names
+/// as they are made.
+pub fn run_writing(
+    s: &ImpConfig,
+    seed: u64,
+    trace: Trace,
+    progress: &mut dyn FnMut(f64),
+    keep: Keep,
+    files: &Files,
+) -> Result<Outcome, BuildError> {
     let (mut subnet, starts) = build(s, seed, trace)?;
+    let has = |r: &str| s.record.iter().any(|x| x == r);
     if keep == Keep::Recorded {
-        let has = |r: &str| s.record.iter().any(|x| x == r);
         subnet.obs.retain_messages = has("messages");
         subnet.obs.retain_occupancy = has("occupancy");
+    }
+    let mut written = Written::default();
+    if let Some(path) = files.messages.as_ref().filter(|_| has("messages")) {
+        // The model keeps finishing records; they leave it at each write.
+        subnet.obs.retain_messages = true;
+        let f = MessageFile::create(path, s.network.measure_from).map_err(BuildError)?;
+        written.messages = Some(f);
+    }
+    let csv = |path: &std::path::Path| {
+        nmc_report::records::CsvSink::create(path).map_err(|e| BuildError(e.to_string()))
+    };
+    if let Some(path) = files.e2e.as_ref().filter(|_| has("e2e")) {
+        written.e2e = Some(nmc_sim::Records::to_sink(csv(path)?));
+    }
+    if let Some(path) = files.occupancy.as_ref().filter(|_| has("occupancy")) {
+        subnet.obs.retain_occupancy = true;
+        written.occupancy = Some((nmc_sim::Records::to_sink(csv(path)?), path.clone()));
     }
     let mut sim = Simulation::new(subnet);
     {
@@ -653,11 +700,22 @@ pub fn run_keeping(
         }
     }
     let end = SimTime::ZERO + s.duration;
+    let mut at = SimTime::ZERO;
     for k in 1..=50u64 {
-        sim.run_while(
-            SimTime::from_nanos((end.as_nanos() as u128 * k as u128 / 50) as u64),
-            |m, _| m.obs.lockup.is_none(),
-        );
+        let until = SimTime::from_nanos((end.as_nanos() as u128 * k as u128 / 50) as u64);
+        // Stopping on the way changes nothing: events run in the same order either way.
+        loop {
+            at = if written.is_on() {
+                until.min(at + WRITE_EVERY)
+            } else {
+                until
+            };
+            sim.run_while(at, |m, _| m.obs.lockup.is_none());
+            written.drain(&mut sim.model);
+            if at >= until || sim.model.obs.lockup.is_some() {
+                break;
+            }
+        }
         progress(k as f64 / 50.0);
         if sim.model.obs.lockup.is_some() {
             break;
@@ -669,7 +727,12 @@ pub fn run_keeping(
     m.trace
         .finish()
         .map_err(|e| BuildError(format!("writing the trace: {e}")))?;
-    Ok(finish(m, seed, ran, events))
+    written.close(&mut m).map_err(BuildError)?;
+    let mut o = finish(m, seed, ran, events);
+    written
+        .add_metrics(&mut o.metrics, o.measure_from, o.duration - o.measure_from)
+        .map_err(BuildError)?;
+    Ok(o)
 }
 
 /// Runs until `end`, then stops every pump and keeps going until `drain` more has passed;

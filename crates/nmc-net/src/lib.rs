@@ -28,5 +28,5 @@ pub mod source;
 pub mod spec;
 pub mod topology;
 
-pub use model::{Outcome, StoreForward, run};
+pub use model::{Outcome, StoreForward, run, run_to};
 pub use spec::StoreForwardScenario;

@@ -16,7 +16,9 @@ use crate::line::{Channel, Offer};
 use crate::source::{self, Source};
 use crate::spec::{RECORDS, StoreForwardScenario};
 use crate::topology::{Topology, TopologyError};
-use nmc_sim::{EventQueue, Model, RngStreams, SimDuration, SimTime, Simulation, Trace};
+use nmc_sim::{
+    EventQueue, Model, RecordSink, Records, RngStreams, SimDuration, SimTime, Simulation, Trace,
+};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -141,7 +143,9 @@ pub struct StoreForward {
     per_source: Vec<DelayStats>,
     delivered_bits: u64,
     packet_hops: u64,
-    records: Option<Vec<PacketRecord>>,
+    /// One row per delivered or dropped packet (`record = ["packets"]`): kept, or written as
+    /// each packet is done.
+    records: Records<PacketRecord>,
     trace: Trace,
 }
 
@@ -160,12 +164,9 @@ impl StoreForward {
                     delay_ns: delay,
                 },
             );
-            if let Some(r) = self.records.as_mut() {
-                r.push(record(
-                    &p,
-                    self.sources[p.source as usize].spec.from,
-                    Some(now),
-                ));
+            if self.records.is_on() {
+                let from = self.sources[p.source as usize].spec.from;
+                self.records.record(record(&p, from, Some(now)));
             }
             return;
         }
@@ -189,8 +190,9 @@ impl StoreForward {
                         channel: ci,
                     },
                 );
-                if let Some(r) = self.records.as_mut() {
-                    r.push(record(&p, self.sources[p.source as usize].spec.from, None));
+                if self.records.is_on() {
+                    let from = self.sources[p.source as usize].spec.from;
+                    self.records.record(record(&p, from, None));
                 }
             }
         }
@@ -308,12 +310,16 @@ pub enum BuildError {
     Traffic(String),
     #[error(transparent)]
     Scenario(#[from] nmc_scenario::ScenarioError),
+    /// Writing the trace or the records failed.
+    #[error("{0}")]
+    Output(String),
 }
 
 /// Everything a run produced.
 pub struct Outcome {
     pub seed: u64,
     pub metrics: BTreeMap<String, f64>,
+    /// The packet records when kept in memory (empty when not recorded, or written to a sink).
     pub packets: Vec<PacketRecord>,
     pub lines: Vec<LineRecord>,
     pub events: u64,
@@ -355,21 +361,40 @@ impl StoreForward {
             delays: DelayStats::default(),
             delivered_bits: 0,
             packet_hops: 0,
-            records: s.record.iter().any(|r| r == "packets").then(Vec::new),
+            records: Records::kept_if(s.record.iter().any(|r| r == "packets")),
             trace,
         })
     }
 }
 
-/// Runs a scenario to its duration. `progress` is called with the simulated time reached, about
-/// a hundred times over the run.
+/// Runs a scenario to its duration, keeping the packet records in memory if it records them.
+/// `progress` is called with the simulated time reached, about a hundred times over the run.
 pub fn run(
     s: &StoreForwardScenario,
     seed: u64,
     trace: Trace,
     progress: &mut dyn FnMut(SimTime),
 ) -> Result<Outcome, BuildError> {
-    let model = StoreForward::build(s, seed, trace)?;
+    run_to(s, seed, trace, None, progress)
+}
+
+/// Runs a scenario to its duration as [`run`] does, but if it records packets and `packets` is
+/// given, each packet's row goes there when the packet is delivered or dropped instead of being
+/// kept ([`Outcome::packets`] is then empty): memory stays flat however long the run. A write
+/// error ends the run with an error once the simulation is done.
+pub fn run_to(
+    s: &StoreForwardScenario,
+    seed: u64,
+    trace: Trace,
+    packets: Option<Box<dyn RecordSink<PacketRecord>>>,
+    progress: &mut dyn FnMut(SimTime),
+) -> Result<Outcome, BuildError> {
+    let mut model = StoreForward::build(s, seed, trace)?;
+    if let Some(sink) = packets
+        && model.records.is_on()
+    {
+        model.records = Records::Sink { sink, error: None };
+    }
     let mut sim = Simulation::new(model);
     for (i, src) in s.traffic.iter().enumerate() {
         sim.schedule(SimTime::ZERO + src.start, Event::Offer { source: i as u32 });
@@ -385,12 +410,15 @@ pub fn run(
     let mut m = sim.model;
     m.trace
         .finish()
-        .map_err(|e| BuildError::Traffic(format!("writing the trace: {e}")))?;
+        .map_err(|e| BuildError::Output(format!("writing the trace: {e}")))?;
+    m.records
+        .finish()
+        .map_err(|e| BuildError::Output(format!("writing the packet records: {e}")))?;
     Ok(m.finish(seed, s.duration, events))
 }
 
 impl StoreForward {
-    fn finish(self, seed: u64, duration: SimDuration, events: u64) -> Outcome {
+    fn finish(mut self, seed: u64, duration: SimDuration, events: u64) -> Outcome {
         let secs = duration.as_secs_f64();
         let lines: Vec<LineRecord> = self
             .topo
@@ -455,7 +483,7 @@ impl StoreForward {
         Outcome {
             seed,
             metrics,
-            packets: self.records.unwrap_or_default(),
+            packets: self.records.take_kept(),
             lines,
             events,
             packet_hops: self.packet_hops,

@@ -3,7 +3,7 @@
 //! | module | what |
 //! | --- | --- |
 //! | [`summary`] | `summary.json`: scenario, seed, nmc version, config hash, flat metrics |
-//! | [`records`] | CSV files of per-item records |
+//! | [`records`] | CSV files of per-item records: written at once or row by row as a run makes them, and read back |
 //! | [`plot`] | SVG charts (lines, points, bars) drawn with plotters' SVG backend |
 //! | [`style`] | the one chart style: fonts, colours, markers, ticks, legend placement |
 //! | [`diagram`] | path diagrams: K&O's time slices (messages, RFNMs, REQALLs along a path) |
@@ -37,6 +37,8 @@ pub enum ReportError {
     },
     #[error("writing {path}: {message}")]
     Format { path: String, message: String },
+    #[error("reading {path}: {message}")]
+    Read { path: String, message: String },
 }
 
 pub(crate) fn write_file(path: &std::path::Path, bytes: &[u8]) -> Result<(), ReportError> {

@@ -43,6 +43,55 @@ pub fn best_block_bps(done: &[(u64, u64)], block: usize) -> Option<f64> {
     Some(best)
 }
 
+/// [`best_block_bps`] kept as the completions come, in time order (ties in the order
+/// `best_block_bps`' stable sort leaves them): the window of the last `block` + 1 completions, so
+/// that a run need not keep them all. The same value, to the bit.
+#[derive(Clone, Debug)]
+pub struct BestBlock {
+    block: usize,
+    window: std::collections::VecDeque<(u64, u64)>,
+    /// Bits of the window but its first completion.
+    bits: u64,
+    seen: usize,
+    best: f64,
+}
+
+impl BestBlock {
+    pub fn new(block: usize) -> Self {
+        BestBlock {
+            block,
+            window: Default::default(),
+            bits: 0,
+            seen: 0,
+            best: 0.0,
+        }
+    }
+
+    /// The next completion: (time in ns, no earlier than the last one's; bits).
+    pub fn add(&mut self, t: u64, bits: u64) {
+        self.seen += 1;
+        self.window.push_back((t, bits));
+        if self.window.len() > 1 {
+            self.bits += bits;
+        }
+        if self.window.len() > self.block + 1 {
+            self.window.pop_front();
+            self.bits -= self.window[0].1;
+        }
+        if self.window.len() == self.block + 1 {
+            let span = (t - self.window[0].0) as f64 / 1e9;
+            if span > 0.0 {
+                self.best = self.best.max(self.bits as f64 / span);
+            }
+        }
+    }
+
+    /// What [`best_block_bps`] gives for the completions added.
+    pub fn bps(&self) -> Option<f64> {
+        (self.block > 0 && self.seen > self.block).then_some(self.best)
+    }
+}
+
 /// Autocorrelation coefficient r(k) of a series at lags 1..=max_lag (the sample estimate
 /// Σ(x_i − x̄)(x_{i+k} − x̄) / Σ(x_i − x̄)²). Empty for fewer than 3 values.
 pub fn autocorrelation(x: &[f64], max_lag: usize) -> Vec<(usize, f64)> {
@@ -160,6 +209,23 @@ pub fn round_bin_width(x: &[f64], bins: usize) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn best_block_kept_as_they_come_is_best_block_bps() {
+        // Uneven gaps and sizes, with ties in time; fed in the order the sort leaves them.
+        let mut done: Vec<(u64, u64)> = (0..400u64)
+            .map(|i| ((i * 7_919 % 1_000) * 1_000_000 + i / 3, 1_000 + i % 17 * 64))
+            .collect();
+        for block in [0, 1, 5, 150, 399, 400] {
+            let want = best_block_bps(&done, block);
+            done.sort_by_key(|d| d.0);
+            let mut b = BestBlock::new(block);
+            for &(t, bits) in &done {
+                b.add(t, bits);
+            }
+            assert_eq!(b.bps().map(f64::to_bits), want.map(f64::to_bits), "{block}");
+        }
+    }
 
     #[test]
     fn percentile_rules() {

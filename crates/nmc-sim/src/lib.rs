@@ -12,6 +12,7 @@
 //! | [`engine`] | [`Model`] and [`Simulation`]: run until a time, until idle, or while a condition holds |
 //! | [`rng`] | [`RngStreams`]: one ChaCha stream per component, derived from `(seed, component id)` |
 //! | [`trace`] | [`Trace`]: an optional JSON-lines event trace of typed records |
+//! | [`record`] | [`Records`] and [`RecordSink`]: per-event records kept in memory or written as they are made |
 //!
 //! ## Determinism guarantees
 //!
@@ -33,6 +34,7 @@ pub mod engine;
 pub mod graph;
 pub mod nanos;
 pub mod queue;
+pub mod record;
 pub mod rng;
 pub mod time;
 pub mod trace;
@@ -41,6 +43,7 @@ pub mod units;
 pub use engine::{Model, RunOutcome, Simulation};
 pub use nanos::Nanos;
 pub use queue::EventQueue;
+pub use record::{RecordSink, Records};
 pub use rng::{RngStreams, Stream};
 pub use time::{SimDuration, SimTime};
 pub use trace::Trace;
