@@ -354,6 +354,7 @@ fn run_imp(
         messages: Some(messages_csv.clone()),
         e2e: Some(out.join("e2e.csv")),
         occupancy: Some(out.join("occupancy.csv")),
+        journeys: Some(out.join("journeys.csv")),
     };
     let o = nmc_imp::run::run_writing(
         &nmc_imp_scenario::resolve(&s)?,
@@ -406,7 +407,7 @@ fn run_imp(
                 nmc_report::records::write_csv(&queues, &r.line_samples)?;
                 files.extend([loops, sends, queues]);
             }
-            "journeys" => nmc_report::records::write_csv(&path, &o.routing.journeys)?,
+            "journeys" => {} // written during the run
             "occupancy" => {
                 // Written during the run; the chart shows its first 30 s, read back.
                 const SHOWN_S: f64 = 30.0;

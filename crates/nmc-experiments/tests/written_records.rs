@@ -1,4 +1,5 @@
-//! Issue 15: `nmc run` writes packets.csv and messages.csv row by row as the run makes them
+//! Issue 15: `nmc run` writes packets.csv, messages.csv (and e2e.csv, occupancy.csv,
+//! journeys.csv) row by row as the run makes them
 //! instead of keeping them. The files, the histograms drawn from them and the metrics must be
 //! what the in-memory records give, byte for byte; a write error must be one line, not a panic.
 
@@ -172,6 +173,63 @@ fn e2e_csv_is_what_the_kept_events_give() {
         std::fs::read(out.join("e2e.csv")).unwrap(),
         std::fs::read(&kept).unwrap()
     );
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+/// The looping experiment's adaptive routing with each packet's journey: journeys.csv as the
+/// kept journeys give it, and the `visits.*` metrics the same whether journeys are kept or not
+/// (they are running figures; without `journeys` recorded nothing per packet is kept).
+#[test]
+fn journeys_csv_is_what_the_kept_journeys_give() {
+    let name = "ko-looping";
+    let sets = sets(&["duration=\"40s\"", "record=[\"journeys\"]"]);
+    let out = out_dir("journeys");
+    run_text(name, shipped(name), &opts(&out, sets.clone()), &|_| {}).unwrap();
+    let mut all = sets.clone();
+    all.push(Override::top("seed", 3i64));
+    let s: nmc_imp_scenario::ImpScenario = nmc_scenario::load(name, shipped(name), &all).unwrap();
+    let run = |keep| {
+        nmc_imp::run::run_keeping(
+            &nmc_imp_scenario::resolve(&s).unwrap(),
+            3,
+            Trace::off(),
+            &mut |_| {},
+            keep,
+        )
+        .unwrap()
+    };
+    let o = run(nmc_imp::run::Keep::Recorded);
+    assert!(
+        o.routing.journeys.len() > 100,
+        "{}",
+        o.routing.journeys.len()
+    );
+    let kept = out.join("kept.csv");
+    nmc_report::records::write_csv(&kept, &o.routing.journeys).unwrap();
+    assert_eq!(
+        std::fs::read(out.join("journeys.csv")).unwrap(),
+        std::fs::read(&kept).unwrap()
+    );
+    let mut none = all.clone();
+    none.push("record=[]".parse().unwrap());
+    let s0: nmc_imp_scenario::ImpScenario = nmc_scenario::load(name, shipped(name), &none).unwrap();
+    let o0 = nmc_imp::run::run_keeping(
+        &nmc_imp_scenario::resolve(&s0).unwrap(),
+        3,
+        Trace::off(),
+        &mut |_| {},
+        nmc_imp::run::Keep::Recorded,
+    )
+    .unwrap();
+    assert!(o0.routing.journeys.is_empty(), "nothing per packet kept");
+    let visits = |m: &std::collections::BTreeMap<String, f64>| {
+        metrics_bits(m)
+            .into_iter()
+            .filter(|(k, _)| k.starts_with("visits."))
+            .collect::<Vec<_>>()
+    };
+    assert!(!visits(&o.metrics).is_empty());
+    assert_eq!(visits(&o.metrics), visits(&o0.metrics));
     std::fs::remove_dir_all(&out).unwrap();
 }
 

@@ -21,7 +21,7 @@
 //! | [`destination`] | the destination IMP's reassembly, in-order hand-over and the replies it owes (RFNMs, ALLs, BBN's fix) as sans-I/O cores (K&O §II points d, f, g; §VII; RFC 632) |
 //! | [`source`] | the source IMP's end-to-end tables as sans-I/O cores: message numbers, PLT entries, allocations (K&O §II points b, c, h) |
 //! | [`model`] | the event model: the life of a message, points a–i of K&O Fig. 1; the IMP's processor as a sans-I/O core ([`model::Processor`], `model/processor.rs`); other hosts' traffic (`model/background.rs`); the end-to-end procedure of each software version behind one trait ([`model::Procedure`]: `model/v2.rs`, `model/v3.rs`); time slices ([`model::TimeSlice`], `model/slice.rs`) |
-//! | [`records`] | messages.csv, e2e.csv and occupancy.csv written as the run makes them, in message order, so that memory stays flat in simulated time |
+//! | [`records`] | messages.csv, e2e.csv, occupancy.csv and journeys.csv written as the run makes them, in message order, so that memory stays flat in simulated time |
 //! | [`mod@run`] | build from a scenario, run, collect records and metrics |
 //! | [`timer`] | a timer as a value that carries its deadline: one wake-up queued however often it is re-armed |
 //! | [`stepper`] | the subnet inside a larger model: hosts handed messages from outside, a clock the caller advances, deliveries it polls ([`Stepper`]) |

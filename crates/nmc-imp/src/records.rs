@@ -14,14 +14,16 @@
 //! ([`MessageFile::add_metrics`]), to the bit, but for the best block of 150, which needs the
 //! RFNM order and is kept as the records are taken.
 //!
-//! The end-to-end events (`record = ["e2e"]`) and the occupancy samples (`["occupancy"]`)
-//! need no such care: the model makes them in the order the files hold them, and each write
+//! The end-to-end events (`record = ["e2e"]`), the occupancy samples (`["occupancy"]`) and
+//! the packets' journeys (`["journeys"]`; their `visits.*` metrics are running figures,
+//! [`crate::routing::JourneyStats`]) need no such care: the model makes them in the order the files hold them, and each write
 //! passes on what was made since the last. The occupancy means are read back from the file
 //! ([`Written::add_metrics`]).
 
 use crate::analysis::{MetricRow, add_message_metrics_in_passes};
 use crate::model::{E2eEvent, MessageRecord, Occupancy, Subnet};
 use crate::packet::MsgId;
+use crate::routing::JourneyRecord;
 use nmc_report::records::{CsvSink, read_csv};
 use nmc_report::stats::{BEST_BLOCK, BestBlock};
 use nmc_sim::{Records, SimDuration};
@@ -34,12 +36,16 @@ pub struct Written {
     pub messages: Option<MessageFile>,
     pub e2e: Option<Records<E2eEvent>>,
     pub occupancy: Option<(Records<Occupancy>, PathBuf)>,
+    pub journeys: Option<Records<JourneyRecord>>,
 }
 
 impl Written {
     /// Whether anything is written as the run goes.
     pub fn is_on(&self) -> bool {
-        self.messages.is_some() || self.e2e.is_some() || self.occupancy.is_some()
+        self.messages.is_some()
+            || self.e2e.is_some()
+            || self.occupancy.is_some()
+            || self.journeys.is_some()
     }
 
     /// Passes on what is settled (see the module's notes).
@@ -55,6 +61,11 @@ impl Written {
         if let Some((rows, _)) = self.occupancy.as_mut() {
             for o in m.obs.occupancy.drain(..) {
                 rows.record(o);
+            }
+        }
+        if let Some(rows) = self.journeys.as_mut() {
+            for j in m.routing.journey_records.drain(..) {
+                rows.record(j);
             }
         }
     }
@@ -73,6 +84,10 @@ impl Written {
         if let Some((rows, _)) = self.occupancy.as_mut() {
             rows.finish()
                 .map_err(|e| format!("writing the occupancy samples: {e}"))?;
+        }
+        if let Some(rows) = self.journeys.as_mut() {
+            rows.finish()
+                .map_err(|e| format!("writing the journeys: {e}"))?;
         }
         Ok(())
     }

@@ -222,6 +222,30 @@ fn journey_of(p: &Packet) -> Option<Journey> {
     }
 }
 
+/// Running figures of the data packets' journeys (adaptive routing), whether or not each
+/// journey is kept: what the `visits.*` metrics are made of, so that memory stays flat in
+/// simulated time when `journeys` is not recorded.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct JourneyStats {
+    /// Data packets that reached their destination IMP.
+    pub packets: u64,
+    /// Those that were at some IMP more than once.
+    pub looped: u64,
+    pub max_visits: u32,
+    pub loop_hops_max: u32,
+    pub loop_ns_max: u64,
+}
+
+impl JourneyStats {
+    fn add(&mut self, j: &JourneyRecord) {
+        self.packets += 1;
+        self.looped += u64::from(j.max_visits > 1);
+        self.max_visits = self.max_visits.max(j.max_visits);
+        self.loop_hops_max = self.loop_hops_max.max(j.loop_hops);
+        self.loop_ns_max = self.loop_ns_max.max(j.loop_ns);
+    }
+}
+
 /// Counters of the routing and line machinery.
 #[derive(Clone, Copy, Debug, Default, Serialize)]
 pub struct RoutingCounts {
@@ -262,7 +286,11 @@ pub struct Routing {
     pub counts: RoutingCounts,
     pub route_changes: Vec<RouteChange>,
     pub loops: Vec<LoopRecord>,
+    /// Each packet's journey, when kept ([`Routing::keep_journeys`]; `record = ["journeys"]`).
     pub journey_records: Vec<JourneyRecord>,
+    /// Keep every journey (`true`, the default) or only [`Routing::journey_stats`].
+    pub keep_journeys: bool,
+    pub journey_stats: JourneyStats,
     pub source_sends: Vec<SourceSend>,
     pub line_samples: Vec<LineSample>,
 }
@@ -294,6 +322,8 @@ impl Routing {
             route_changes: Vec::new(),
             loops: Vec::new(),
             journey_records: Vec::new(),
+            keep_journeys: true,
+            journey_stats: JourneyStats::default(),
             source_sends: Vec::new(),
             line_samples: Vec::new(),
         }
@@ -645,7 +675,7 @@ impl Routing {
             Journey::Data(m, i) => ("data", m, i),
             Journey::Rfnm(m) => ("rfnm", m, 0),
         };
-        self.journey_records.push(JourneyRecord {
+        let j = JourneyRecord {
             kind,
             msg,
             index,
@@ -664,7 +694,13 @@ impl Routing {
                 (Some(a), Some(b)) => (b.0 - a.0).as_nanos(),
                 _ => 0,
             },
-        });
+        };
+        if j.kind == "data" {
+            self.journey_stats.add(&j);
+        }
+        if self.keep_journeys {
+            self.journey_records.push(j);
+        }
     }
 
     /// Metrics of the routing and line machinery (only when [`Self::in_play`]).
@@ -687,30 +723,16 @@ impl Routing {
         if !self.is_adaptive() {
             return;
         }
-        let data: Vec<&JourneyRecord> = self
-            .journey_records
-            .iter()
-            .filter(|j| j.kind == "data")
-            .collect();
-        if !data.is_empty() {
-            let looped = data.iter().filter(|j| j.max_visits > 1).count();
-            m.insert(
-                "visits.max".into(),
-                data.iter().map(|j| j.max_visits).max().unwrap_or(1) as f64,
-            );
-            m.insert("visits.looped_packets".into(), looped as f64);
+        let j = &self.journey_stats;
+        if j.packets > 0 {
+            m.insert("visits.max".into(), j.max_visits as f64);
+            m.insert("visits.looped_packets".into(), j.looped as f64);
             m.insert(
                 "visits.looped_fraction".into(),
-                looped as f64 / data.len() as f64,
+                j.looped as f64 / j.packets as f64,
             );
-            m.insert(
-                "visits.loop_hops_max".into(),
-                data.iter().map(|j| j.loop_hops).max().unwrap_or(0) as f64,
-            );
-            m.insert(
-                "visits.loop_max_ms".into(),
-                data.iter().map(|j| j.loop_ns).max().unwrap_or(0) as f64 / 1e6,
-            );
+            m.insert("visits.loop_hops_max".into(), j.loop_hops_max as f64);
+            m.insert("visits.loop_max_ms".into(), j.loop_ns_max as f64 / 1e6);
         }
         m.insert("loops.count".into(), self.loops.len() as f64);
         if !self.loops.is_empty() {

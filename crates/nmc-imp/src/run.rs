@@ -653,6 +653,9 @@ pub struct Files {
     /// `occupancy.csv`, if the scenario records occupancy ([`Outcome::occupancy`] is then
     /// empty, and its means are read back from the file).
     pub occupancy: Option<std::path::PathBuf>,
+    /// `journeys.csv`, if the scenario records journeys ([`RoutingRecords::journeys`] is then
+    /// empty; the `visits.*` metrics come from running figures either way).
+    pub journeys: Option<std::path::PathBuf>,
 }
 
 /// How much simulated time passes between two writes of the records made (with [`Files`]).
@@ -673,6 +676,7 @@ pub fn run_writing(
     if keep == Keep::Recorded {
         subnet.obs.retain_messages = has("messages");
         subnet.obs.retain_occupancy = has("occupancy");
+        subnet.routing.keep_journeys = has("journeys");
     }
     let mut written = Written::default();
     if let Some(path) = files.messages.as_ref().filter(|_| has("messages")) {
@@ -686,6 +690,10 @@ pub fn run_writing(
     };
     if let Some(path) = files.e2e.as_ref().filter(|_| has("e2e")) {
         written.e2e = Some(nmc_sim::Records::to_sink(csv(path)?));
+    }
+    if let Some(path) = files.journeys.as_ref().filter(|_| has("journeys")) {
+        subnet.routing.keep_journeys = true;
+        written.journeys = Some(nmc_sim::Records::to_sink(csv(path)?));
     }
     if let Some(path) = files.occupancy.as_ref().filter(|_| has("occupancy")) {
         subnet.obs.retain_occupancy = true;
