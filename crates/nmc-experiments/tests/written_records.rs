@@ -32,6 +32,22 @@ fn opts(out: &Path, sets: Vec<Override>) -> RunOptions {
     }
 }
 
+/// Shipped IMP scenario `name` with `sets` and seed 3, run keeping in memory what it records
+/// (what `nmc run` writes must equal it).
+fn kept_run(name: &str, sets: &[Override]) -> nmc_imp::Outcome {
+    let mut all = sets.to_vec();
+    all.push(Override::top("seed", 3i64));
+    let s: nmc_imp_scenario::ImpScenario = nmc_scenario::load(name, shipped(name), &all).unwrap();
+    nmc_imp::run::run_keeping(
+        &nmc_imp_scenario::resolve(&s).unwrap(),
+        3,
+        Trace::off(),
+        &mut |_| {},
+        nmc_imp::run::Keep::Recorded,
+    )
+    .unwrap()
+}
+
 fn metrics_bits(m: &std::collections::BTreeMap<String, f64>) -> Vec<(String, u64)> {
     m.iter().map(|(k, v)| (k.clone(), v.to_bits())).collect()
 }
@@ -92,17 +108,7 @@ fn messages_csv_and_metrics_are_what_the_kept_records_give() {
         let out = out_dir(&format!("{name}-{duration}"));
         let r = run_text(name, text, &opts(&out, sets.clone()), &|_| {}).unwrap();
 
-        let mut all = sets.clone();
-        all.push(Override::top("seed", 3i64));
-        let s: nmc_imp_scenario::ImpScenario = nmc_scenario::load(name, text, &all).unwrap();
-        let o = nmc_imp::run::run_keeping(
-            &nmc_imp_scenario::resolve(&s).unwrap(),
-            3,
-            Trace::off(),
-            &mut |_| {},
-            nmc_imp::run::Keep::Recorded,
-        )
-        .unwrap();
+        let o = kept_run(name, &sets);
         assert!(o.messages.len() > 10, "{name}: {}", o.messages.len());
         let kept = out.join("kept.csv");
         nmc_report::records::write_csv(&kept, &o.messages).unwrap();
@@ -155,17 +161,7 @@ fn e2e_csv_is_what_the_kept_events_give() {
     let sets = sets(&["duration=\"30s\"", "record=[\"e2e\", \"messages\"]"]);
     let out = out_dir("e2e");
     run_text(name, shipped(name), &opts(&out, sets.clone()), &|_| {}).unwrap();
-    let mut all = sets.clone();
-    all.push(Override::top("seed", 3i64));
-    let s: nmc_imp_scenario::ImpScenario = nmc_scenario::load(name, shipped(name), &all).unwrap();
-    let o = nmc_imp::run::run_keeping(
-        &nmc_imp_scenario::resolve(&s).unwrap(),
-        3,
-        Trace::off(),
-        &mut |_| {},
-        nmc_imp::run::Keep::Recorded,
-    )
-    .unwrap();
+    let o = kept_run(name, &sets);
     assert!(o.e2e.len() > 10, "{}", o.e2e.len());
     let kept = out.join("kept.csv");
     nmc_report::records::write_csv(&kept, &o.e2e).unwrap();
@@ -185,20 +181,7 @@ fn journeys_csv_is_what_the_kept_journeys_give() {
     let sets = sets(&["duration=\"40s\"", "record=[\"journeys\"]"]);
     let out = out_dir("journeys");
     run_text(name, shipped(name), &opts(&out, sets.clone()), &|_| {}).unwrap();
-    let mut all = sets.clone();
-    all.push(Override::top("seed", 3i64));
-    let s: nmc_imp_scenario::ImpScenario = nmc_scenario::load(name, shipped(name), &all).unwrap();
-    let run = |keep| {
-        nmc_imp::run::run_keeping(
-            &nmc_imp_scenario::resolve(&s).unwrap(),
-            3,
-            Trace::off(),
-            &mut |_| {},
-            keep,
-        )
-        .unwrap()
-    };
-    let o = run(nmc_imp::run::Keep::Recorded);
+    let o = kept_run(name, &sets);
     assert!(
         o.routing.journeys.len() > 100,
         "{}",
@@ -210,17 +193,9 @@ fn journeys_csv_is_what_the_kept_journeys_give() {
         std::fs::read(out.join("journeys.csv")).unwrap(),
         std::fs::read(&kept).unwrap()
     );
-    let mut none = all.clone();
+    let mut none = sets.clone();
     none.push("record=[]".parse().unwrap());
-    let s0: nmc_imp_scenario::ImpScenario = nmc_scenario::load(name, shipped(name), &none).unwrap();
-    let o0 = nmc_imp::run::run_keeping(
-        &nmc_imp_scenario::resolve(&s0).unwrap(),
-        3,
-        Trace::off(),
-        &mut |_| {},
-        nmc_imp::run::Keep::Recorded,
-    )
-    .unwrap();
+    let o0 = kept_run(name, &none);
     assert!(o0.routing.journeys.is_empty(), "nothing per packet kept");
     let visits = |m: &std::collections::BTreeMap<String, f64>| {
         metrics_bits(m)
