@@ -114,27 +114,12 @@ pub fn add_metrics(
     for (k, r) in autocorrelation(&rtt, 10) {
         m.insert(format!("rtt.autocorrelation.lag{k:02}"), r);
     }
-    let n = occ.len().max(1) as f64;
-    let mean = |f: fn(&Occupancy) -> u32| occ.iter().map(|o| f(o) as f64).sum::<f64>() / n;
     if !occ.is_empty() {
-        m.insert(
-            "occupancy.message_numbers.mean".into(),
-            mean(|o| o.message_numbers),
-        );
-        m.insert("occupancy.plt_entries.mean".into(), mean(|o| o.plt_entries));
-        m.insert(
-            "occupancy.reassembly_buffers.mean".into(),
-            mean(|o| o.reassembly_buffers),
-        );
-        m.insert("occupancy.plt_reqalls.mean".into(), mean(|o| o.plt_reqalls));
-        m.insert(
-            "occupancy.plt_rfnms_waiting.mean".into(),
-            mean(|o| o.plt_rfnms_waiting),
-        );
-        m.insert(
-            "occupancy.plt_messages.mean".into(),
-            mean(|o| o.plt_messages),
-        );
+        let n = occ.len() as f64;
+        for (k, name) in Occupancy::COUNTED.iter().enumerate() {
+            let sum = occ.iter().map(|o| o.counts()[k] as f64).sum::<f64>();
+            m.insert(format!("occupancy.{name}.mean"), sum / n);
+        }
     }
     let with_all = done
         .iter()
@@ -430,15 +415,7 @@ impl StreamStats {
     /// An occupancy sample (within the measured window).
     pub fn add_occupancy(&mut self, o: &Occupancy) {
         self.samples += 1;
-        let v = [
-            o.message_numbers,
-            o.plt_entries,
-            o.reassembly_buffers,
-            o.plt_reqalls,
-            o.plt_rfnms_waiting,
-            o.plt_messages,
-        ];
-        for (s, x) in self.occupancy.iter_mut().zip(v) {
+        for (s, x) in self.occupancy.iter_mut().zip(o.counts()) {
             *s += x as u64;
         }
     }
@@ -512,15 +489,7 @@ impl StreamStats {
         if self.samples == 0 {
             return;
         }
-        let names = [
-            "message_numbers",
-            "plt_entries",
-            "reassembly_buffers",
-            "plt_reqalls",
-            "plt_rfnms_waiting",
-            "plt_messages",
-        ];
-        for (name, sum) in names.iter().zip(self.occupancy) {
+        for (name, sum) in Occupancy::COUNTED.iter().zip(self.occupancy) {
             m.insert(
                 format!("occupancy.{name}.mean"),
                 sum as f64 / self.samples as f64,

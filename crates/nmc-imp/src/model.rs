@@ -215,6 +215,24 @@ pub struct Host {
     pub outside: Option<VecDeque<Handed>>,
 }
 
+impl Host {
+    /// A host named `name` on IMP `imp` that offers nothing until given a pump, a generator,
+    /// background traffic or messages from outside.
+    pub fn new(name: String, imp: u32) -> Self {
+        Host {
+            name,
+            imp,
+            pump: None,
+            input_busy: false,
+            current: None,
+            started: false,
+            generator: None,
+            background: None,
+            outside: None,
+        }
+    }
+}
+
 /// A message handed to a host from outside the model ([`crate::Stepper::offer`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Handed {
@@ -401,6 +419,30 @@ pub enum Counted {
     RfnmWithAll,
     /// A multi-packet RFNM without an ALL (no 8 reassembly buffers within the wait).
     RfnmWithoutAll,
+}
+
+impl Occupancy {
+    /// The counts whose means the metrics give (`occupancy.<name>.mean`), in this order.
+    pub const COUNTED: [&'static str; 6] = [
+        "message_numbers",
+        "plt_entries",
+        "reassembly_buffers",
+        "plt_reqalls",
+        "plt_rfnms_waiting",
+        "plt_messages",
+    ];
+
+    /// The values of [`Occupancy::COUNTED`].
+    pub fn counts(&self) -> [u32; 6] {
+        [
+            self.message_numbers,
+            self.plt_entries,
+            self.reassembly_buffers,
+            self.plt_reqalls,
+            self.plt_rfnms_waiting,
+            self.plt_messages,
+        ]
+    }
 }
 
 impl Counted {

@@ -113,28 +113,12 @@ impl Written {
                     continue;
                 }
                 n += 1;
-                let v = [
-                    o.message_numbers,
-                    o.plt_entries,
-                    o.reassembly_buffers,
-                    o.plt_reqalls,
-                    o.plt_rfnms_waiting,
-                    o.plt_messages,
-                ];
-                for (s, x) in sums.iter_mut().zip(v) {
+                for (s, x) in sums.iter_mut().zip(o.counts()) {
                     *s += x as f64;
                 }
             }
             if n > 0 {
-                let names = [
-                    "message_numbers",
-                    "plt_entries",
-                    "reassembly_buffers",
-                    "plt_reqalls",
-                    "plt_rfnms_waiting",
-                    "plt_messages",
-                ];
-                for (name, sum) in names.iter().zip(sums) {
+                for (name, sum) in Occupancy::COUNTED.iter().zip(sums) {
                     metrics.insert(format!("occupancy.{name}.mean"), sum / n as f64);
                 }
             }

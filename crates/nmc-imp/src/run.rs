@@ -107,17 +107,7 @@ pub fn build(
                 h.name
             )));
         }
-        hosts.push(Host {
-            name: h.name.clone(),
-            imp,
-            pump: None,
-            input_busy: false,
-            current: None,
-            started: false,
-            generator: None,
-            background: None,
-            outside: None,
-        });
+        hosts.push(Host::new(h.name.clone(), imp));
     }
     let host = |name: &str, at: String| {
         hosts
@@ -254,14 +244,6 @@ pub fn build(
                     actions.push((p.at + p.length, Action::Resume { host: h }));
                 }
                 generators.push(Host {
-                    name,
-                    imp: src,
-                    pump: None,
-                    input_busy: false,
-                    current: None,
-                    started: false,
-                    background: None,
-                    outside: None,
                     generator: Some(Generator {
                         dst_host: b,
                         bits: message.get(),
@@ -271,6 +253,7 @@ pub fn build(
                         offered: 0,
                         paused: false,
                     }),
+                    ..Host::new(name, src)
                 });
                 starts.push((h, *start));
             }
@@ -444,17 +427,7 @@ fn add_pairs(
         }
         let src = hosts.len() as u32;
         for (name, imp) in names.into_iter().zip([a, b]) {
-            hosts.push(Host {
-                name,
-                imp,
-                pump: None,
-                input_busy: false,
-                current: None,
-                started: false,
-                generator: None,
-                background: None,
-                outside: None,
-            });
+            hosts.push(Host::new(name, imp));
         }
         hosts[src as usize].pump = Some(Pump {
             dst_host: src + 1,
@@ -581,13 +554,7 @@ fn add_background(
         }
         let rate = b.messages_per_second * origin(x) / total_origin / b.burst_mean;
         hosts.push(Host {
-            name: format!("BG-{}", topo.names[x as usize]),
-            imp: x,
-            pump: None,
-            input_busy: false,
-            current: None,
             started: true,
-            generator: None,
             background: (!dests.is_empty()).then(|| crate::model::Background {
                 rng: streams.stream(crate::model::background_stream(k)),
                 mean_interval_ns: 1e9 / rate,
@@ -604,7 +571,7 @@ fn add_background(
                 host_queue: b.host_queue,
                 stopped: false,
             }),
-            outside: None,
+            ..Host::new(format!("BG-{}", topo.names[x as usize]), x)
         });
     }
     Ok(())

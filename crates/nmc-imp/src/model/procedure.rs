@@ -44,32 +44,38 @@ pub trait Procedure: Send + Sync {
 
     /// The ALL answering a REQALL of stream `stream` from `imp` to `dst` is back; the REQALL's
     /// number and PLT entry have just been released, the allocation is not yet counted.
+    /// Nothing more by default.
     fn all_returned(
         &self,
-        sub: &mut Subnet,
-        now: SimTime,
-        imp: u32,
-        dst: u32,
-        stream: Stream,
-        q: &mut EventQueue<Ev>,
-    );
+        _sub: &mut Subnet,
+        _now: SimTime,
+        _imp: u32,
+        _dst: u32,
+        _stream: Stream,
+        _q: &mut EventQueue<Ev>,
+    ) {
+    }
 
     /// A RFNM or an ALL from `dst` has been dealt with at `imp` and the waiters served.
+    /// Nothing more by default.
     fn reply_served(
         &self,
-        sub: &mut Subnet,
-        now: SimTime,
-        imp: u32,
-        dst: u32,
-        q: &mut EventQueue<Ev>,
-    );
+        _sub: &mut Subnet,
+        _now: SimTime,
+        _imp: u32,
+        _dst: u32,
+        _q: &mut EventQueue<Ev>,
+    ) {
+    }
 
     /// PLT entries of source IMP `src` held by REQALLs (the occupancy samples' `plt_reqalls`).
     fn plt_reqalls(&self, sub: &Subnet, src: u32) -> u32;
 
-    /// What this version's own tables at `imp` still hold, for the no-leak report (`None`
-    /// when the version has no tables of its own).
-    fn held(&self, imp: &Imp) -> Option<String>;
+    /// What this version's own tables at `imp` still hold, for the no-leak report (`None`,
+    /// the default, when the version has no tables of its own).
+    fn held(&self, _imp: &Imp) -> Option<String> {
+        None
+    }
 }
 
 /// The procedure the profile's `message_processing` names.
@@ -85,17 +91,7 @@ mod tests {
     use super::*;
 
     fn host(imp: u32) -> Host {
-        Host {
-            name: format!("host on IMP {imp}"),
-            imp,
-            pump: None,
-            input_busy: false,
-            current: None,
-            started: false,
-            generator: None,
-            background: None,
-            outside: None,
-        }
+        Host::new(format!("host on IMP {imp}"), imp)
     }
 
     /// Hosts 0 and 1 on IMP 5, host 2 on IMP 9.

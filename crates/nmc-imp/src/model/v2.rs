@@ -11,7 +11,6 @@
 
 use super::procedure::Procedure;
 use super::{Counted, Ev, Host, MsgState, Subnet, Tr, change};
-use crate::imp::Imp;
 use crate::packet::{MsgId, PktKind, Stream, stream, stream_ends};
 use nmc_sim::{EventQueue, SimTime};
 
@@ -109,36 +108,11 @@ impl Procedure for V2 {
         }
     }
 
-    fn all_returned(
-        &self,
-        _sub: &mut Subnet,
-        _now: SimTime,
-        _imp: u32,
-        _dst: u32,
-        _stream: Stream,
-        _q: &mut EventQueue<Ev>,
-    ) {
-    }
-
-    fn reply_served(
-        &self,
-        _sub: &mut Subnet,
-        _now: SimTime,
-        _imp: u32,
-        _dst: u32,
-        _q: &mut EventQueue<Ev>,
-    ) {
-    }
-
     /// Messages whose REQALL stole their PLT entry.
     fn plt_reqalls(&self, sub: &Subnet, src: u32) -> u32 {
         sub.msgs
             .values()
             .filter(|m| m.src == src && m.state == MsgState::AwaitAll)
             .count() as u32
-    }
-
-    fn held(&self, _imp: &Imp) -> Option<String> {
-        None
     }
 }
