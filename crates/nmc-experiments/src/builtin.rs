@@ -94,6 +94,10 @@ pub const SCENARIOS: &[(&str, &str)] = &[
         include_str!("../../../scenarios/rfc889/imp17.toml"),
     ),
     (
+        "rfc889-isid-h",
+        include_str!("../../../scenarios/rfc889/isid-h.toml"),
+    ),
+    (
         "rfc889-isid-l",
         include_str!("../../../scenarios/rfc889/isid-l.toml"),
     ),

@@ -58,3 +58,41 @@ fn bad_subnets_are_refused_in_one_line() {
         assert!(!e.contains('\n'), "{e}");
     }
 }
+
+/// ISID-H's "high traffic" is other hosts' messages at the level of the one published figure:
+/// the busiest ARPANET node, RCC5, sent 77 packets/s out on its trunks in December 1985
+/// (F. Serr, BBN, TCP-IP list, 10 Apr 1986). Run on its own (no PING) for 5 simulated minutes,
+/// the scenario's load gives the busiest IMP of its map 77 ± 10 % packet frames/s out on its
+/// trunks. This checks the input; ISID-H's delays are judged by `rfc889-arpanet`.
+#[test]
+fn isid_h_load_is_serrs_busiest_node() {
+    const ISID_H: &str = include_str!("../../../scenarios/rfc889/isid-h.toml");
+    let s: InternetScenario = nmc_scenario::load("isid-h.toml", ISID_H, &[]).unwrap();
+    let nmc_internet::HopSpec::Subnet {
+        network, traffic, ..
+    } = &s.network.hops[0]
+    else {
+        panic!("isid-h's hop is a subnet");
+    };
+    let minutes = 5;
+    let sc = nmc_internet::subnet::scenario(
+        &s.name,
+        0,
+        nmc_sim::SimDuration::from_secs(60 * minutes),
+        network,
+        traffic,
+    );
+    let config = nmc_imp_scenario::resolve(&sc).unwrap();
+    let out = nmc_imp::run::run(&config, 889, nmc_sim::Trace::off(), &mut |_| {}).unwrap();
+    let mut out_trunks: std::collections::BTreeMap<&str, u64> = Default::default();
+    for l in &out.lines {
+        *out_trunks.entry(&l.from).or_default() += l.packet_frames;
+    }
+    let (busiest, frames) = out_trunks.iter().max_by_key(|(_, f)| **f).unwrap();
+    let per_s = *frames as f64 / (60 * minutes) as f64;
+    eprintln!("busiest IMP {busiest}: {per_s:.1} packet frames/s out on its trunks");
+    assert!(
+        (per_s / 77.0 - 1.0).abs() <= 0.10,
+        "busiest IMP {busiest}: {per_s:.1} packet frames/s out on its trunks, Serr's figure 77"
+    );
+}

@@ -111,10 +111,10 @@ pub(crate) fn r889_3_paths() -> Vec<PathRow> {
 }
 
 /// The rows of RFC 889 §2's table that cross the ARPANET or MILNET and are not modelled yet
-/// (MILARP and ISID-L are, through the IMP model: `rfc889-arpanet`).
+/// (MILARP, ISID-L, ISID-H and SCORE are, through the IMP model: `rfc889-arpanet`).
 pub const NOT_YET_MODELLED: &[&str] = &[
-    "SCORE", "RVAX", "AJAX", "ISID-H", "BERK", "WASH", "ISIA-L", "ISIA-H", "BRL", "LON", "HAWAII",
-    "OFFICE3", "KOREA", "RICE", "UCL", "NTA-L", "NTA-H",
+    "RVAX", "AJAX", "BERK", "WASH", "ISIA-L", "ISIA-H", "BRL", "LON", "HAWAII", "OFFICE3", "KOREA",
+    "RICE", "UCL", "NTA-L", "NTA-H",
 ];
 
 /// Delay tolerance of R889-2's modelled paths, stated before running.
