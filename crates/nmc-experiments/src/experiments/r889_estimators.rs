@@ -19,7 +19,10 @@
 //! simulated PING over FOE with its multiplexor's other channels (`foe-mux.toml`) and the NTA
 //! paths TANUM, ETAM, GOONY (`tanum/etam/goony.toml`), whose delay bursts and losses come from
 //! mechanisms — a gateway's finite buffer under bursts of other traffic, SATNET's frame wait,
-//! reservation contention and channel loss — and not from the table they are judged against.
+//! reservation contention and channel loss — and not from the table they are judged against;
+//! and the paths across the ARPANET through the IMP model (MILARP, ISID-L as §3's "ISID",
+//! ISID-H as its "ISID *", SCORE; `rfc889-arpanet`), whose delays vary with the datagram's
+//! length and, on ISID-H, with the subnet's other traffic.
 //! The same replay (one-way delays, RFC 889 §3's 30 s loss rule) under each charging rule;
 //! rows, stated before running: FOE's claim as above (+10 ± 5 %), and "the results on most
 //! paths were better by five percent" as the **median gain over the modelled paths, +5 ± 5 %**.
@@ -294,7 +297,7 @@ fn path_models(ctx: &mut Context, runs: usize) -> Result<()> {
             let (em, er) = (em / k, er / k);
             let gain = 100.0 * (em - er) / er;
             if rtx == RtxCharge::Delay {
-                main_gain.push((p.id, gain, em, er));
+                main_gain.push((p.sec3, gain, em, er));
             }
             use std::fmt::Write as _;
             writeln!(

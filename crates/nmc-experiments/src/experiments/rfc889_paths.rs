@@ -96,7 +96,9 @@ pub(crate) fn r889_2_paths() -> Vec<PathRow> {
 }
 
 /// The paths whose simulated traces R889-3 replays: FOE with its multiplexor's other channels
-/// (`foe-mux.toml`; R889-1 judges `foe.toml`), and the three NTA paths.
+/// (`foe-mux.toml`; R889-1 judges `foe.toml`), the three NTA paths, and the paths across the
+/// ARPANET through the IMP model (judged against §2 by `rfc889-arpanet`), each beside its §3
+/// row: ISID-L is §3's "ISID" (random lengths, low activity), ISID-H its "ISID *" (high).
 pub(crate) fn r889_3_paths() -> Vec<PathRow> {
     let mut v = vec![path!(
         "FOE",
@@ -107,6 +109,19 @@ pub(crate) fn r889_3_paths() -> Vec<PathRow> {
         "FOE"
     )];
     v.extend(r889_2_paths());
+    v.extend([
+        path!("MILARP", "milarp", "MILNET gateway", None, None, "MILARP"),
+        path!("ISID-L", "isid-l", "low-traffic period", None, None, "ISID"),
+        path!(
+            "ISID-H",
+            "isid-h",
+            "high-traffic period",
+            None,
+            None,
+            "ISID *"
+        ),
+        path!("SCORE", "score", "low-traffic period", None, None, "SCORE"),
+    ]);
     v
 }
 
