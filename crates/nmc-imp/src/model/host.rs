@@ -1,0 +1,383 @@
+//! The hosts as the driver sees them: the host side of each message, and the destination IMP's
+//! output to its hosts. A host puts a message's packets into its source IMP, packet 1 first
+//! (K&O §II point a: input of packets 2..8 halts until the resources are held), each only when
+//! the IMP has at least 4 free buffers and, after packet 1, the packet's output queue is not
+//! full (at most 8; K&O §III); at the destination IMP each host has its own interface, and the
+//! RFNM is made after packet 1 has gone through it (K&O §II point g).
+
+use super::{Background, Ev, Generator, MessageRecord, Msg, MsgState, Subnet, Tr, change};
+use crate::packet::MsgId;
+use nmc_sim::{Bits, EventQueue, SimDuration, SimTime};
+use std::collections::VecDeque;
+
+pub struct Pump {
+    pub dst_host: u32,
+    pub bits: u64,
+    pub count: Option<u64>,
+    pub offered: u64,
+}
+
+pub struct Host {
+    pub name: String,
+    pub imp: u32,
+    pub pump: Option<Pump>,
+    pub input_busy: bool,
+    pub current: Option<MsgId>,
+    pub started: bool,
+    /// Set when this "host" is the IMP message generator inside its IMP (RFC 632).
+    pub generator: Option<Generator>,
+    /// Set when this host sends (and sinks) other hosts' traffic (`model/background.rs`).
+    pub background: Option<Background>,
+    /// Set when this host's messages are handed in from outside the model ([`crate::Stepper`]):
+    /// those not yet offered to the IMP, in order.
+    pub outside: Option<VecDeque<Handed>>,
+}
+
+impl Host {
+    /// A host named `name` on IMP `imp` that offers nothing until given a pump, a generator,
+    /// background traffic or messages from outside.
+    pub fn new(name: String, imp: u32) -> Self {
+        Host {
+            name,
+            imp,
+            pump: None,
+            input_busy: false,
+            current: None,
+            started: false,
+            generator: None,
+            background: None,
+            outside: None,
+        }
+    }
+}
+
+/// A message handed to a host from outside the model ([`crate::Stepper::offer`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Handed {
+    /// The destination host.
+    pub to: u32,
+    /// Data bits (the host leader is added on the interface, as for every message).
+    pub bits: u64,
+    /// The caller's name for the message, given back on delivery.
+    pub tag: u64,
+}
+
+impl Subnet {
+    /// The host puts its next packet into its IMP if the IMP can take it.
+    /// Host `h` hands the IMP its next packet if it can; keeps `waiting` up to date.
+    pub(super) fn host_try(&mut self, now: SimTime, h: u32, q: &mut EventQueue<Ev>) {
+        let waits = self.host_try_input(now, h, q);
+        let imp = self.hosts[h as usize].imp as usize;
+        if waits {
+            self.waiting[imp].insert(h);
+        } else {
+            self.waiting[imp].remove(&h);
+        }
+    }
+
+    /// Whether `host_try` would find host `h` with nothing to do (no side effects): the
+    /// invariant that lets `wake_hosts` skip it, checked in debug builds.
+    pub(super) fn host_idle(&self, h: u32) -> bool {
+        let host = &self.hosts[h as usize];
+        let no_next = if let Some(o) = &host.outside {
+            o.is_empty()
+        } else if let Some(b) = &host.background {
+            b.backlog.is_empty()
+        } else {
+            host.pump
+                .as_ref()
+                .is_none_or(|p| p.count.is_some_and(|c| p.offered >= c))
+        };
+        host.generator.is_none()
+            && (host.input_busy || !host.started || host.current.is_none() && no_next)
+    }
+
+    /// [`Self::host_try`]'s work: `true` if the host is left waiting for something a freed
+    /// resource may give it, `false` if it started a packet's input or has nothing to do.
+    pub(super) fn host_try_input(&mut self, now: SimTime, h: u32, q: &mut EventQueue<Ev>) -> bool {
+        if self.hosts[h as usize].generator.is_some() {
+            self.generator_try(now, h, q);
+            return true;
+        }
+        let host = &self.hosts[h as usize];
+        if host.input_busy || !host.started {
+            return false;
+        }
+        let imp = host.imp;
+        let mid = match host.current {
+            Some(m) => m,
+            None => match self.new_message(now, h) {
+                Some(m) => m,
+                None => return false,
+            },
+        };
+        let m = &self.msgs[&mid];
+        if !(m.state == MsgState::InputFirst && m.input == 0
+            || m.state == MsgState::Launched && m.input < m.packets)
+        {
+            return true; // K&O §II point a: input of packets 2..8 halts until the resources are held.
+        }
+        // K&O §III: a packet may enter the source IMP only with at least 4 free buffers; and it
+        // joins an output queue of at most 8 (checked for packets after the first, which
+        // are queued at once).
+        let i = &self.imps[imp as usize];
+        if i.free_buffers() < self.params.host_input_min_free {
+            return true;
+        }
+        if m.input > 0 && m.src != m.dst {
+            let Some(l) = self.routing.next_link(&self.topo, m.src, m.dst) else {
+                return true; // no route now: the host waits
+            };
+            if self.links[l as usize].queue_len() >= self.params.output_queue_max {
+                return true;
+            }
+        }
+        let bits = self.packet_bits(m.bits, m.input, m.packets)
+            + if m.input == 0 {
+                self.params.host_leader.get()
+            } else {
+                0
+            };
+        self.imps[imp as usize].buf_used += 1;
+        self.hosts[h as usize].input_busy = true;
+        let t = self
+            .params
+            .host_interface
+            .transmission_time(Bits::new(bits));
+        q.schedule(now + t, Ev::HostInputDone { host: h });
+        false
+    }
+
+    pub(super) fn packet_bits(&self, msg_bits: u64, index: u8, of: u8) -> u64 {
+        let max = self.params.max_packet.get();
+        if index + 1 < of {
+            max
+        } else {
+            msg_bits - max * (of as u64 - 1)
+        }
+    }
+
+    pub(super) fn new_message(&mut self, now: SimTime, h: u32) -> Option<MsgId> {
+        if let Some(o) = self.hosts[h as usize].outside.as_mut() {
+            let Handed { to, bits, tag } = o.pop_front()?;
+            let id = self.insert_message(now, h, to, bits, MsgState::InputFirst, 0);
+            self.obs.outside_tags.insert(id, tag);
+            self.hosts[h as usize].current = Some(id);
+            return Some(id);
+        }
+        if let Some(b) = self.hosts[h as usize].background.as_mut() {
+            let (dst_host, bits) = b.backlog.pop_front()?;
+            let id = self.insert_message(now, h, dst_host, bits, MsgState::InputFirst, 0);
+            self.hosts[h as usize].current = Some(id);
+            return Some(id);
+        }
+        let pump = self.hosts[h as usize].pump.as_mut()?;
+        if pump.count.is_some_and(|c| pump.offered >= c) {
+            return None;
+        }
+        pump.offered += 1;
+        let (dst_host, bits) = (pump.dst_host, pump.bits);
+        let id = self.insert_message(now, h, dst_host, bits, MsgState::InputFirst, 0);
+        self.hosts[h as usize].current = Some(id);
+        Some(id)
+    }
+
+    /// A new message of `bits` from host `h` to host `dst_host`, in `state` with `input`
+    /// packets already in the source IMP.
+    pub(super) fn insert_message(
+        &mut self,
+        now: SimTime,
+        h: u32,
+        dst_host: u32,
+        bits: u64,
+        state: MsgState,
+        input: u8,
+    ) -> MsgId {
+        let id = self.next_msg;
+        self.next_msg += 1;
+        let background = self.hosts[h as usize].background.is_some();
+        self.obs.tally.offered += 1;
+        let packets = bits.div_ceil(self.params.max_packet.get()) as u8;
+        if background {
+            self.obs.tally.background_offered += 1;
+            self.obs.tally.background_packets += packets as u64;
+        }
+        let src = self.hosts[h as usize].imp;
+        let dst = self.hosts[dst_host as usize].imp;
+        let stream = self.stream_of(h, dst_host);
+        let rec = MessageRecord {
+            id,
+            host: self.hosts[h as usize].name.clone(),
+            dst_host: self.hosts[dst_host as usize].name.clone(),
+            bits,
+            offered_ns: now.as_nanos(),
+            ..Default::default()
+        };
+        self.trace.emit(
+            now,
+            &Tr::Offered {
+                msg: id,
+                host: &self.hosts[h as usize].name,
+            },
+        );
+        self.msgs.insert(
+            id,
+            Msg {
+                host: h,
+                dst_host,
+                background,
+                delivered: false,
+                src,
+                dst,
+                stream,
+                bits,
+                packets,
+                state,
+                num: None,
+                input,
+                reqalls: 0,
+                rec,
+            },
+        );
+        id
+    }
+
+    pub(super) fn host_input_done(&mut self, now: SimTime, h: u32, q: &mut EventQueue<Ev>) {
+        self.hosts[h as usize].input_busy = false;
+        let mid = self.hosts[h as usize]
+            .current
+            .expect("input of a current message");
+        let m = self.msgs.get_mut(&mid).expect("current message exists");
+        let index = m.input;
+        m.input += 1;
+        // The task level takes the packet in (`model/processor.rs`).
+        let (src, pbits) = (m.src, m.bits);
+        let of = m.packets;
+        let bits = self.packet_bits(pbits, index, of);
+        self.host_packet(now, src, bits, q);
+        let m = self.msgs.get_mut(&mid).expect("current message exists");
+        if index == 0 {
+            m.rec.first_in_ns = Some(now.as_nanos());
+            change(&mut self.trace, now, mid, m, self.procedure.first_state());
+            self.trace.emit(
+                now,
+                &Tr::FirstIn {
+                    msg: mid,
+                    imp: &self.imps[m.src as usize].name,
+                },
+            );
+            self.advance(now, mid, q);
+        } else {
+            let (src, dst, num, of, bits) =
+                (m.src, m.dst, m.num.expect("launched"), m.packets, m.bits);
+            let pb = self.packet_bits(bits, index, of);
+            self.send_data(now, src, dst, mid, num, index, of, pb, q);
+        }
+        let m = &self.msgs[&mid];
+        if m.input == m.packets && m.state == MsgState::Launched && m.rec.accepted_ns.is_none() {
+            self.accepted(now, h, mid);
+        }
+        self.host_try(now, h, q);
+    }
+
+    /// The last packet of a message is in the source IMP: the pump may offer the next.
+    pub(super) fn accepted(&mut self, now: SimTime, h: u32, mid: MsgId) {
+        let m = self.msgs.get_mut(&mid).expect("message");
+        m.rec.accepted_ns = Some(now.as_nanos());
+        self.hosts[h as usize].current = None;
+        self.trace.emit(now, &Tr::Accepted { msg: mid });
+    }
+
+    /// Starts the next packet to `host` if its interface is free (each host on an IMP has its
+    /// own interface).
+    pub(super) fn start_host_output(
+        &mut self,
+        now: SimTime,
+        imp: u32,
+        host: u32,
+        q: &mut EventQueue<Ev>,
+    ) {
+        let fake = self.imps[imp as usize].fake_host;
+        let port = self.imps[imp as usize].port(host);
+        if port.busy {
+            return;
+        }
+        if let Some(o) = port.queue.front() {
+            port.busy = true;
+            let t = if fake {
+                SimDuration::ZERO
+            } else {
+                self.params
+                    .host_interface
+                    .transmission_time(Bits::new(o.bits))
+            };
+            q.schedule(now + t, Ev::HostOutputDone { imp, host });
+        }
+    }
+
+    pub(super) fn host_output_done(
+        &mut self,
+        now: SimTime,
+        imp: u32,
+        host: u32,
+        q: &mut EventQueue<Ev>,
+    ) {
+        let i = &mut self.imps[imp as usize];
+        let port = i.port(host);
+        port.busy = false;
+        let o = port.queue.pop_front().expect("a packet was being output");
+        i.release_reassembly(1);
+        self.trace.emit(
+            now,
+            &Tr::ToHost {
+                msg: o.msg,
+                packet: o.index,
+            },
+        );
+        if o.index == 0 && o.of > 1 {
+            // Point g: "After the transmission of the first packet to the HOST, the RFNM for
+            // this message is generated" (K&O §II).
+            let epoch = i.replies.make_rfnm(o.stream, o.msg, o.num, now.as_nanos());
+            if let Some(m) = self.msgs.get_mut(&o.msg).filter(|m| !m.background) {
+                m.rec.rfnm_made_ns = Some(now.as_nanos());
+            }
+            q.schedule(
+                now + self.params.rfnm_all_wait,
+                Ev::RfnmTimeout { imp, epoch },
+            );
+        }
+        if o.index + 1 == o.of {
+            self.delivered(now, host, o.msg);
+            if let Some(last) = self.obs.delivered_last.insert((o.stream, host), o.num)
+                && last >= o.num
+            {
+                self.obs.order_violations += 1;
+            }
+        }
+        if o.of == 1 {
+            self.single_rfnm(now, imp, o, q);
+        }
+        self.serve_replies(now, imp, q);
+        self.start_host_output(now, imp, host, q);
+    }
+
+    /// Something freed at `imp`: its waiting hosts try again, in host order. The cursor walks
+    /// the live set, so a host that starts waiting behind the cursor meanwhile is tried too,
+    /// as a scan of every host would have tried it.
+    pub(super) fn wake_hosts(&mut self, now: SimTime, imp: u32, q: &mut EventQueue<Ev>) {
+        debug_assert!(
+            self.hosts
+                .iter()
+                .enumerate()
+                .all(|(h, host)| host.imp != imp
+                    || self.waiting[imp as usize].contains(&(h as u32))
+                    || self.host_idle(h as u32)),
+            "a host left out of `waiting` at IMP {imp} has something to do"
+        );
+        let mut from = 0;
+        while let Some(&h) = self.waiting[imp as usize].range(from..).next() {
+            from = h + 1;
+            self.host_try(now, h, q);
+        }
+    }
+}

@@ -1,0 +1,368 @@
+//! The end-to-end message procedure, the driver's side (K&O §II, Fig. 1 points b–i): at the
+//! source IMP, a message moved as far as its version's [`super::Procedure`] lets it, launched
+//! (point e), and its RFNM or ALL received (point h), allocations counted and given back with a
+//! GVB (point i); at the destination IMP, reassembly (point f), in-order hand-over to the
+//! host, and the replies: RFNMs with or without a piggy-backed ALL (point g), and ALLs. The
+//! tables themselves are sans-I/O cores in [`crate::source`] and [`crate::destination`].
+
+use super::{Counted, Ev, MsgState, Subnet, Tr, change};
+use crate::destination::Next;
+use crate::imp::{HostOut, Reply};
+use crate::packet::{MsgId, Packet, PktKind, Stream};
+use crate::params::Piggyback;
+use nmc_sim::{EventQueue, SimTime};
+
+impl Subnet {
+    /// Moves a message through the source procedure of its version as far as it can go.
+    pub(super) fn advance(&mut self, now: SimTime, mid: MsgId, q: &mut EventQueue<Ev>) {
+        let p = self.procedure;
+        p.advance(self, now, mid, q);
+    }
+
+    /// Point e: packet 1 leaves; input of the rest resumes.
+    pub(super) fn launch(&mut self, now: SimTime, mid: MsgId, q: &mut EventQueue<Ev>) {
+        let m = self.msgs.get_mut(&mid).expect("message");
+        change(&mut self.trace, now, mid, m, MsgState::Launched);
+        m.rec.launched_ns = Some(now.as_nanos());
+        let (src, dst, num, of, bits, host, input) = (
+            m.src,
+            m.dst,
+            m.num.expect("numbered"),
+            m.packets,
+            m.bits,
+            m.host,
+            m.input,
+        );
+        self.trace.emit(now, &Tr::Launched { msg: mid });
+        let pb = self.packet_bits(bits, 0, of);
+        self.send_data(now, src, dst, mid, num, 0, of, pb, q);
+        if input == of {
+            self.accepted(now, host, mid);
+        }
+        self.host_try(now, host, q);
+    }
+
+    /// Wakes messages waiting for numbers or PLT entries at `imp`.
+    pub(super) fn serve_waiters(&mut self, now: SimTime, imp: u32, q: &mut EventQueue<Ev>) {
+        for d in self.imps[imp as usize].numbers.waiting_streams() {
+            while let Some(w) = self.imps[imp as usize].numbers.first_waiting(d) {
+                self.advance(now, w, q);
+                if self.imps[imp as usize].numbers.first_waiting(d) == Some(w) {
+                    break;
+                }
+            }
+        }
+        let p = self.procedure;
+        p.serve_plt(self, now, imp, q);
+    }
+
+    /// Point h: the RFNM (or the ALL answering a REQALL) reaches the source IMP.
+    pub(super) fn source_receives(
+        &mut self,
+        now: SimTime,
+        imp: u32,
+        p: Packet,
+        q: &mut EventQueue<Ev>,
+    ) {
+        let dst = p.src; // the destination IMP sent it
+        match p.kind {
+            PktKind::Rfnm { msg, num: _, all } => {
+                self.release_number_and_plt(imp, p.stream);
+                self.number_released(now, imp, p.stream, q);
+                if all {
+                    self.add_allocation(now, imp, dst, q);
+                }
+                if let Some(m) = self.msgs.remove(&msg) {
+                    let mut rec = m.rec;
+                    rec.rfnm_ns = Some(now.as_nanos());
+                    rec.rfnm_carried_all = Some(all);
+                    let rtt = now.as_nanos() - rec.offered_ns;
+                    self.trace.emit(
+                        now,
+                        &Tr::RfnmIn {
+                            msg,
+                            all,
+                            rtt_ns: rtt,
+                        },
+                    );
+                    let hops = self.topo.hops(m.src, m.dst).unwrap_or(0);
+                    self.answered(m.background, hops, rec);
+                }
+                self.serve_waiters(now, imp, q);
+                self.procedure.reply_served(self, now, imp, dst, q);
+            }
+            PktKind::All { num: _ } => {
+                // The REQALL's number and PLT entry come back and the ALL goes to the counter.
+                self.release_number_and_plt(imp, p.stream);
+                self.procedure
+                    .all_returned(self, now, imp, dst, p.stream, q);
+                self.trace.emit(now, &Tr::AllIn { num: 0 });
+                self.add_allocation(now, imp, dst, q);
+                self.serve_waiters(now, imp, q);
+                self.procedure.reply_served(self, now, imp, dst, q);
+            }
+            _ => unreachable!("only RFNMs and ALLs go to a source IMP"),
+        }
+        self.wake_hosts(now, imp, q);
+    }
+
+    pub(super) fn release_number_and_plt(&mut self, imp: u32, stream: Stream) {
+        let i = &mut self.imps[imp as usize];
+        i.numbers.release(stream);
+        i.plt.release();
+    }
+
+    /// An ALL reaches the source IMP, alone or on a RFNM (K&O §II point h): the allocate
+    /// counter goes up, and the oldest message waiting for an allocation to this destination
+    /// starts again at point b, whichever ALL this is. If that message's own REQALL is answered
+    /// later, that ALL is spare and goes back with a GVB unless used within 250 ms (the
+    /// "superfluous REQALL" of K&O §VII).
+    pub(super) fn add_allocation(
+        &mut self,
+        now: SimTime,
+        imp: u32,
+        dst: u32,
+        q: &mut EventQueue<Ev>,
+    ) {
+        let epoch = self.imps[imp as usize].allocs.add(dst);
+        q.schedule(
+            now + self.params.giveback_after,
+            Ev::GiveBack { imp, dst, epoch },
+        );
+        if let Some(w) = self.imps[imp as usize].allocs.next_awaiting(dst)
+            && let Some(m) = self.msgs.get_mut(&w)
+        {
+            // Version 2: the REQALL stole the number, the message starts again at point b.
+            // Version 3: it kept its number and now has its allocation.
+            change(&mut self.trace, now, w, m, self.procedure.allocated_state());
+            self.advance(now, w, q);
+        }
+    }
+
+    pub(super) fn give_back(
+        &mut self,
+        now: SimTime,
+        imp: u32,
+        dst: u32,
+        epoch: u32,
+        q: &mut EventQueue<Ev>,
+    ) {
+        if self.imps[imp as usize].allocs.give_back(dst, epoch) {
+            self.count(Counted::Gvb);
+            self.trace.emit(
+                now,
+                &Tr::Giveback {
+                    imp: &self.imps[imp as usize].name,
+                    to: &self.imps[dst as usize].name,
+                },
+            );
+            self.send_control(now, imp, dst, 0, PktKind::Gvb, q);
+        }
+    }
+
+    pub(super) fn destination_receives(
+        &mut self,
+        now: SimTime,
+        imp: u32,
+        p: Packet,
+        q: &mut EventQueue<Ev>,
+    ) {
+        match p.kind {
+            PktKind::Data { of: 1, .. } => self.single_arrives(now, imp, p, q),
+            PktKind::Data {
+                msg,
+                num,
+                index: _,
+                of,
+            } => {
+                let (first, last) =
+                    self.imps[imp as usize]
+                        .delivery
+                        .packet((p.stream, num), msg, of, p.bits.get());
+                if let Some(m) = self.msgs.get_mut(&msg).filter(|m| !m.background) {
+                    let t = Some(now.as_nanos());
+                    if first {
+                        m.rec.first_arrived_ns = t;
+                    }
+                    if last {
+                        m.rec.reassembled_ns = t;
+                    }
+                }
+                if last {
+                    // Point f. Unfilled reserved buffers (a message of fewer than 8 packets) go back.
+                    let unused = self.params.allocation_buffers - of as u32;
+                    self.imps[imp as usize].release_reassembly(unused);
+                    self.trace.emit(
+                        now,
+                        &Tr::Reassembled {
+                            msg,
+                            imp: &self.imps[imp as usize].name,
+                        },
+                    );
+                    self.hand_over_in_order(now, imp, p.stream, q);
+                    self.serve_replies(now, imp, q);
+                }
+            }
+            PktKind::ReqAll { msg: _, num } => {
+                // The REQALL's number carries no message: the sequence skips it.
+                self.imps[imp as usize].delivery.skip((p.stream, num));
+                self.imps[imp as usize].replies.owe_all(p.stream, num);
+                self.hand_over_in_order(now, imp, p.stream, q);
+                self.serve_replies(now, imp, q);
+            }
+            PktKind::Gvb => {
+                self.imps[imp as usize].release_reassembly(self.params.allocation_buffers);
+                self.serve_replies(now, imp, q);
+            }
+            PktKind::Rfnm { .. } | PktKind::All { .. } => self.source_receives(now, imp, p, q),
+            PktKind::SingleRfnm { .. } | PktKind::SingleAll { .. } => {
+                self.single_source_receives(now, imp, p, q)
+            }
+            PktKind::CreateBlock | PktKind::BlockCreated | PktKind::ReleaseBlock => {
+                self.block_control(now, imp, p, q)
+            }
+        }
+    }
+
+    /// Queues complete messages for the host in message-number order per stream.
+    pub(super) fn hand_over_in_order(
+        &mut self,
+        now: SimTime,
+        imp: u32,
+        src: Stream,
+        q: &mut EventQueue<Ev>,
+    ) {
+        let i = &mut self.imps[imp as usize];
+        let mut hosts: Vec<u32> = Vec::new();
+        while let Some((next, r)) = i.delivery.next_in_order(src) {
+            // The message is still known: its RFNM goes only after packet 1 reaches the host.
+            let host = self.msgs.get(&r.msg).map_or(0, |m| m.dst_host);
+            let max = self.params.max_packet.get();
+            let port = i.port(host);
+            for index in 0..r.of {
+                let bits = if index + 1 < r.of {
+                    max
+                } else {
+                    r.bits - max * (r.of as u64 - 1)
+                };
+                port.queue.push_back(HostOut {
+                    msg: r.msg,
+                    host,
+                    stream: src,
+                    num: next,
+                    index,
+                    of: r.of,
+                    bits,
+                });
+            }
+            hosts.push(host);
+        }
+        for host in hosts {
+            self.start_host_output(now, imp, host, q);
+        }
+    }
+
+    /// Sends the replies at the head of the queue for which 8 buffers can be reserved.
+    pub(super) fn serve_replies(&mut self, now: SimTime, imp: u32, q: &mut EventQueue<Ev>) {
+        self.serve_single_requests(now, imp, q);
+        let n = self.params.allocation_buffers;
+        let fix = self.params.rfnm_piggyback == Piggyback::NotWhileRepliesWait;
+        loop {
+            let r = match self.imps[imp as usize].replies.next(fix) {
+                Next::Nothing => return,
+                Next::WithoutAll(gone) => {
+                    // BBN's fix (K&O §VII): every RFNM with another reply queued goes now.
+                    for r in gone {
+                        self.count(Counted::RfnmNotPiggybacked);
+                        self.send_reply(now, imp, r, false, q);
+                    }
+                    continue;
+                }
+                Next::Head(r) => r,
+            };
+            let i = &mut self.imps[imp as usize];
+            if !i.can_reserve(n) {
+                return;
+            }
+            i.reserve(n);
+            i.replies.take_head();
+            self.send_reply(now, imp, r, true, q);
+        }
+    }
+
+    /// Sends reply `r`: a RFNM, with a piggy-backed ALL when `all`, or an ALL.
+    pub(super) fn send_reply(
+        &mut self,
+        now: SimTime,
+        imp: u32,
+        r: Reply,
+        all: bool,
+        q: &mut EventQueue<Ev>,
+    ) {
+        match r {
+            Reply::Rfnm {
+                stream,
+                msg,
+                num,
+                made_ns,
+                ..
+            } => self.send_rfnm(now, imp, (stream, msg, num, made_ns), all, q),
+            Reply::All { stream, num } => {
+                let src = self.stream_src(stream);
+                self.trace.emit(
+                    now,
+                    &Tr::AllSent {
+                        num,
+                        to: &self.imps[src as usize].name,
+                    },
+                );
+                self.send_control(now, imp, src, stream, PktKind::All { num }, q);
+            }
+        }
+    }
+
+    pub(super) fn send_rfnm(
+        &mut self,
+        now: SimTime,
+        imp: u32,
+        (stream, msg, num, made_ns): (Stream, MsgId, u64, u64),
+        all: bool,
+        q: &mut EventQueue<Ev>,
+    ) {
+        // How long it waited at the destination IMP since it was made.
+        let waited = now.as_nanos() - made_ns;
+        if let Some(m) = self.msgs.get_mut(&msg).filter(|m| !m.background) {
+            m.rec.rfnm_sent_ns = Some(now.as_nanos());
+            let w = &mut self.obs.rfnm_waits;
+            *w = (w.0 + 1, w.1 + waited, w.2.max(waited));
+        }
+        self.trace.emit(
+            now,
+            &Tr::Rfnm {
+                msg,
+                all,
+                waited_ns: waited,
+            },
+        );
+        self.count(if all {
+            Counted::RfnmWithAll
+        } else {
+            Counted::RfnmWithoutAll
+        });
+        let src = self.stream_src(stream);
+        self.send_control(now, imp, src, stream, PktKind::Rfnm { msg, num, all }, q);
+    }
+
+    pub(super) fn rfnm_timeout(
+        &mut self,
+        now: SimTime,
+        imp: u32,
+        epoch: u32,
+        q: &mut EventQueue<Ev>,
+    ) {
+        if let Some(r) = self.imps[imp as usize].replies.wait_over(epoch) {
+            // K&O §II: "the RFNM is then sent without a piggy-backed ALL".
+            self.send_reply(now, imp, r, false, q);
+        }
+    }
+}
