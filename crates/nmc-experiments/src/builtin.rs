@@ -54,6 +54,14 @@ pub const SCENARIOS: &[(&str, &str)] = &[
         include_str!("../../../scenarios/rfc632-moffett-sri.toml"),
     ),
     (
+        "rfc889-ajax",
+        include_str!("../../../scenarios/rfc889/ajax.toml"),
+    ),
+    (
+        "rfc889-berk",
+        include_str!("../../../scenarios/rfc889/berk.toml"),
+    ),
+    (
         "rfc889-dcn5",
         include_str!("../../../scenarios/rfc889/dcn5.toml"),
     ),
@@ -116,6 +124,10 @@ pub const SCENARIOS: &[(&str, &str)] = &[
     (
         "rfc889-umd1",
         include_str!("../../../scenarios/rfc889/umd1.toml"),
+    ),
+    (
+        "rfc889-wash",
+        include_str!("../../../scenarios/rfc889/wash.toml"),
     ),
 ];
 

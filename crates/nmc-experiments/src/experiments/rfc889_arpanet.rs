@@ -24,7 +24,9 @@
 //!   (`scenarios/rfc889/isid-h.toml`), not fitted to these rows.
 //!
 //! Only the host constants come from elsewhere (the calibration row DCN5, see `rfc889-delay`);
-//! the far hosts (an LSI-11/23 gateway, a TOPS-20 DEC-2060) are given the Fuzzball's, a choice.
+//! the far hosts (an LSI-11/23 gateway, TOPS-20 DEC-2060s, Unix VAXes) are given the Fuzzball's,
+//! a choice. AJAX adds MIT's gateway and bridge (RFC 898's figure for MIT's gateways) and two
+//! local nets; the far ends' addresses and IMPs are from the DoD host table of 2 Jul 1983.
 
 use crate::registry::{Context, Experiment};
 use anyhow::Result;
@@ -76,6 +78,20 @@ fn rows() -> Vec<Row> {
             (403.0, 472.0, 15029.0)
         ),
         row!(
+            "SCORE",
+            "score",
+            "low-traffic period",
+            (184.0, 318.0, 5088.0),
+            (541.0, 608.0, 15745.0)
+        ),
+        row!(
+            "AJAX",
+            "ajax",
+            "MIT local net",
+            (322.0, 578.0, 2664.0),
+            (944.0, 1081.0, 7681.0)
+        ),
+        row!(
             "ISID-H",
             "isid-h",
             "high-traffic period",
@@ -83,11 +99,18 @@ fn rows() -> Vec<Row> {
             (715.0, 889.0, 6029.0)
         ),
         row!(
-            "SCORE",
-            "score",
-            "low-traffic period",
-            (184.0, 318.0, 5088.0),
-            (541.0, 608.0, 15745.0)
+            "BERK",
+            "berk",
+            "UC Berkeley",
+            (336.0, 967.0, 1078.0),
+            (1188.0, 1403.0, 4879.0)
+        ),
+        row!(
+            "WASH",
+            "wash",
+            "U Washington",
+            (498.0, 776.0, 2441.0),
+            (1256.0, 1348.0, 11379.0)
         ),
     ]
 }
@@ -103,9 +126,8 @@ pub const DIFFERENCE_TOLERANCE: f64 = 0.50;
 const PAIRS: [(&str, &str); 1] = [("ISID-L", "ISID-H")];
 
 /// The table's rows across the ARPANET, MILNET, TELENET and SATNET not modelled yet, and why.
-const NOT_YET: &str = "RVAX, AJAX, BERK, WASH (far-end local nets and gateways not yet built; \
-     BERK and WASH hop counts on the 1982 map are doubtful); ISIA-H, NTA-H (with ISIA-L and \
-     NTA-L below); the MILNET rows ISIA-L, BRL, LON, HAWAII, OFFICE3, KOREA (need the mail-bridge gateway and a second crossing \
+const NOT_YET: &str = "RVAX (Purdue's IMP 37 is not on the Feb 1982 map); ISIA-H, NTA-H \
+     (with ISIA-L and NTA-L below); the MILNET rows ISIA-L, BRL, LON, HAWAII, OFFICE3, KOREA (need the mail-bridge gateway and a second crossing \
      of the same subnet); RICE (TELENET); UCL, NTA-L (SATNET)";
 
 const SOURCE: &str = "RFC 889 §2 table (Mills, Dec 1983)";
