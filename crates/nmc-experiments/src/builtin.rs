@@ -114,6 +114,10 @@ pub const SCENARIOS: &[(&str, &str)] = &[
         include_str!("../../../scenarios/rfc889/milarp.toml"),
     ),
     (
+        "rfc889-nta-l",
+        include_str!("../../../scenarios/rfc889/nta-l.toml"),
+    ),
+    (
         "rfc889-score",
         include_str!("../../../scenarios/rfc889/score.toml"),
     ),

@@ -26,7 +26,9 @@
 //! Only the host constants come from elsewhere (the calibration row DCN5, see `rfc889-delay`);
 //! the far hosts (an LSI-11/23 gateway, TOPS-20 DEC-2060s, Unix VAXes) are given the Fuzzball's,
 //! a choice. AJAX adds MIT's gateway and bridge (RFC 898's figure for MIT's gateways) and two
-//! local nets; the far ends' addresses and IMPs are from the DoD host table of 2 Jul 1983.
+//! local nets; NTA-L leaves the ARPANET at DCEC-GATEWAY for SATNET and the NTA side of the
+//! `rfc889-paths` models; the far ends' addresses and IMPs are from the DoD host table of 2 Jul
+//! 1983.
 
 use crate::registry::{Context, Experiment};
 use anyhow::Result;
@@ -112,6 +114,13 @@ fn rows() -> Vec<Row> {
             (498.0, 776.0, 2441.0),
             (1256.0, 1348.0, 11379.0)
         ),
+        row!(
+            "NTA-L",
+            "nta-l",
+            "low-traffic period",
+            (1132.0, 1417.0, 2382.0),
+            (1524.0, 1838.0, 3339.0)
+        ),
     ]
 }
 
@@ -126,9 +135,10 @@ pub const DIFFERENCE_TOLERANCE: f64 = 0.50;
 const PAIRS: [(&str, &str); 1] = [("ISID-L", "ISID-H")];
 
 /// The table's rows across the ARPANET, MILNET, TELENET and SATNET not modelled yet, and why.
-const NOT_YET: &str = "RVAX (Purdue's IMP 37 is not on the Feb 1982 map); ISIA-H, NTA-H \
-     (with ISIA-L and NTA-L below); the MILNET rows ISIA-L, BRL, LON, HAWAII, OFFICE3, KOREA (need the mail-bridge gateway and a second crossing \
-     of the same subnet); RICE (TELENET); UCL, NTA-L (SATNET)";
+const NOT_YET: &str = "RVAX (Purdue's IMP 37 is not on the Feb 1982 map); NTA-H (no load \
+     figure for SATNET or the NTA side); ISIA-H (with ISIA-L below); the MILNET rows ISIA-L, BRL, LON, HAWAII, OFFICE3, KOREA (need the mail-bridge gateway and a second crossing \
+     of the same subnet); RICE (TELENET); UCL (SATNET: UCL's gateway and \
+     local net not found)";
 
 const SOURCE: &str = "RFC 889 §2 table (Mills, Dec 1983)";
 
