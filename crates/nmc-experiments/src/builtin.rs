@@ -102,6 +102,10 @@ pub const SCENARIOS: &[(&str, &str)] = &[
         include_str!("../../../scenarios/rfc889/imp17.toml"),
     ),
     (
+        "rfc889-isia-l",
+        include_str!("../../../scenarios/rfc889/isia-l.toml"),
+    ),
+    (
         "rfc889-isid-h",
         include_str!("../../../scenarios/rfc889/isid-h.toml"),
     ),

@@ -26,7 +26,8 @@
 //! Only the host constants come from elsewhere (the calibration row DCN5, see `rfc889-delay`);
 //! the far hosts (an LSI-11/23 gateway, TOPS-20 DEC-2060s, Unix VAXes) are given the Fuzzball's,
 //! a choice. AJAX adds MIT's gateway and bridge (RFC 898's figure for MIT's gateways) and two
-//! local nets; NTA-L leaves the ARPANET at DCEC-GATEWAY for SATNET and the NTA side of the
+//! local nets; ISIA-L crosses the mail bridge ARPA-MILNET-GW and the same subnet again as the
+//! MILNET; NTA-L leaves the ARPANET at DCEC-GATEWAY for SATNET and the NTA side of the
 //! `rfc889-paths` models; the far ends' addresses and IMPs are from the DoD host table of 2 Jul
 //! 1983.
 
@@ -115,6 +116,13 @@ fn rows() -> Vec<Row> {
             (1256.0, 1348.0, 11379.0)
         ),
         row!(
+            "ISIA-L",
+            "isia-l",
+            "low-traffic period",
+            (460.0, 563.0, 6633.0),
+            (1049.0, 1140.0, 11489.0)
+        ),
+        row!(
             "NTA-L",
             "nta-l",
             "low-traffic period",
@@ -135,10 +143,10 @@ pub const DIFFERENCE_TOLERANCE: f64 = 0.50;
 const PAIRS: [(&str, &str); 1] = [("ISID-L", "ISID-H")];
 
 /// The table's rows across the ARPANET, MILNET, TELENET and SATNET not modelled yet, and why.
-const NOT_YET: &str = "RVAX (Purdue's IMP 37 is not on the Feb 1982 map); NTA-H (no load \
-     figure for SATNET or the NTA side); ISIA-H (with ISIA-L below); the MILNET rows ISIA-L, BRL, LON, HAWAII, OFFICE3, KOREA (need the mail-bridge gateway and a second crossing \
-     of the same subnet); RICE (TELENET); UCL (SATNET: UCL's gateway and \
-     local net not found)";
+const NOT_YET: &str = "RVAX (Purdue's IMP 37 is not on the Feb 1982 map); NTA-H and ISIA-H \
+     (no load figure for SATNET, the NTA side or the mail bridge); the MILNET rows BRL, LON, \
+     HAWAII, OFFICE3, KOREA (far ends not found); RICE (TELENET: BBN-VAN-GW not found); UCL \
+     (SATNET: UCL's gateway and local net not found)";
 
 const SOURCE: &str = "RFC 889 §2 table (Mills, Dec 1983)";
 

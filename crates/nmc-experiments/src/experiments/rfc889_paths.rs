@@ -124,17 +124,17 @@ pub(crate) fn r889_3_paths() -> Vec<PathRow> {
         path!("AJAX", "ajax", "MIT local net", None, None, "AJAX"),
         path!("BERK", "berk", "UC Berkeley", None, None, "BERK"),
         path!("WASH", "wash", "U Washington", None, None, "WASH"),
+        path!("ISIA-L", "isia-l", "low-traffic period", None, None, "ISIA"),
         path!("NTA-L", "nta-l", "low-traffic period", None, None, "NTA"),
     ]);
     v
 }
 
 /// The rows of RFC 889 §2's table that cross the ARPANET or MILNET and are not modelled yet
-/// (MILARP, ISID-L, ISID-H, SCORE, AJAX, BERK, WASH and NTA-L are, through the IMP model:
-/// `rfc889-arpanet`).
+/// (MILARP, ISID-L, ISID-H, SCORE, AJAX, BERK, WASH, ISIA-L and NTA-L are, through the IMP
+/// model: `rfc889-arpanet`).
 pub const NOT_YET_MODELLED: &[&str] = &[
-    "RVAX", "ISIA-L", "ISIA-H", "BRL", "LON", "HAWAII", "OFFICE3", "KOREA", "RICE", "UCL", "NTA-L",
-    "NTA-H",
+    "RVAX", "ISIA-H", "BRL", "LON", "HAWAII", "OFFICE3", "KOREA", "RICE", "UCL", "NTA-L", "NTA-H",
 ];
 
 /// Delay tolerance of R889-2's modelled paths, stated before running.
