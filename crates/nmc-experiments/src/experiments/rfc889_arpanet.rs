@@ -28,8 +28,8 @@
 //! a choice. AJAX adds MIT's gateway and bridge (RFC 898's figure for MIT's gateways) and two
 //! local nets; ISIA-L crosses the mail bridge ARPA-MILNET-GW and the same subnet again as the
 //! MILNET; NTA-L leaves the ARPANET at DCEC-GATEWAY for SATNET and the NTA side of the
-//! `rfc889-paths` models; the far ends' addresses and IMPs are from the DoD host table of 2 Jul
-//! 1983.
+//! `rfc889-paths` models. The far hosts are those of RFC 889's appendix ("Index of Test Hosts");
+//! their IMPs and gateways are from the DoD host tables of 1983.
 
 use crate::registry::{Context, Experiment};
 use anyhow::Result;
@@ -143,10 +143,14 @@ pub const DIFFERENCE_TOLERANCE: f64 = 0.50;
 const PAIRS: [(&str, &str); 1] = [("ISID-L", "ISID-H")];
 
 /// The table's rows across the ARPANET, MILNET, TELENET and SATNET not modelled yet, and why.
-const NOT_YET: &str = "RVAX (Purdue's IMP 37 is not on the Feb 1982 map); NTA-H and ISIA-H \
-     (no load figure for SATNET, the NTA side or the mail bridge); the MILNET rows BRL, LON, \
-     HAWAII, OFFICE3, KOREA (far ends not found); RICE (TELENET: BBN-VAN-GW not found); UCL \
-     (SATNET: UCL's gateway and local net not found)";
+const NOT_YET: &str = "RVAX (PURDUE-MORDRED behind PURDUE-CS-GW on IMP 37, which is not on \
+     the Feb 1982 map); ISIA-H and NTA-H (no load figure); BRL (BRL-VGR behind BRL-GATEWAY on \
+     MILNET IMP 29: the gateway's and local net's timing not found); LON (MINET-LON-EM on MINET, \
+     through BBN-MINET-A-GW: MINET not modelled); HAWAII (HAWAII-EMH on IMP 36: the map does not \
+     mark which circuits were satellite); OFFICE3 (OFFICE-3 on IMP 43, a \"heavily loaded \
+     host\" whose load is not published); KOREA (IMP 117, not on the map); RICE (14.0.0.12 on \
+     TELENET: BBN-VAN-GW not found); UCL (UCL-SAM, 128.16.9.0: UCL's gateway and local net not \
+     found). Hosts from RFC 889's appendix; IMPs from the DoD host tables of 2 Jul and 24 Nov 1983";
 
 const SOURCE: &str = "RFC 889 §2 table (Mills, Dec 1983)";
 
