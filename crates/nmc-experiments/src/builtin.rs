@@ -62,6 +62,10 @@ pub const SCENARIOS: &[(&str, &str)] = &[
         include_str!("../../../scenarios/rfc889/berk.toml"),
     ),
     (
+        "rfc889-brl",
+        include_str!("../../../scenarios/rfc889/brl.toml"),
+    ),
+    (
         "rfc889-dcn5",
         include_str!("../../../scenarios/rfc889/dcn5.toml"),
     ),
@@ -96,6 +100,10 @@ pub const SCENARIOS: &[(&str, &str)] = &[
     (
         "rfc889-goony",
         include_str!("../../../scenarios/rfc889/goony.toml"),
+    ),
+    (
+        "rfc889-hawaii",
+        include_str!("../../../scenarios/rfc889/hawaii.toml"),
     ),
     (
         "rfc889-imp17",

@@ -27,7 +27,7 @@
 //! the far hosts (an LSI-11/23 gateway, TOPS-20 DEC-2060s, Unix VAXes) are given the Fuzzball's,
 //! a choice. AJAX adds MIT's gateway and bridge (RFC 898's figure for MIT's gateways) and two
 //! local nets; ISIA-L crosses the mail bridge ARPA-MILNET-GW and the same subnet again as the
-//! MILNET; NTA-L leaves the ARPANET at DCEC-GATEWAY for SATNET and the NTA side of the
+//! MILNET (so do BRL, behind BRL-GATEWAY, and HAWAII, over a satellite circuit); NTA-L leaves the ARPANET at DCEC-GATEWAY for SATNET and the NTA side of the
 //! `rfc889-paths` models. The far hosts are those of RFC 889's appendix ("Index of Test Hosts");
 //! their IMPs and gateways are from the DoD host tables of 1983.
 
@@ -123,6 +123,20 @@ fn rows() -> Vec<Row> {
             (1049.0, 1140.0, 11489.0)
         ),
         row!(
+            "BRL",
+            "brl",
+            "BRL local net",
+            (560.0, 973.0, 1645.0),
+            (1605.0, 1825.0, 4768.0)
+        ),
+        row!(
+            "HAWAII",
+            "hawaii",
+            "a long way off",
+            (679.0, 980.0, 2257.0),
+            (1817.0, 1931.0, 9238.0)
+        ),
+        row!(
             "NTA-L",
             "nta-l",
             "low-traffic period",
@@ -144,10 +158,8 @@ const PAIRS: [(&str, &str); 1] = [("ISID-L", "ISID-H")];
 
 /// The table's rows across the ARPANET, MILNET, TELENET and SATNET not modelled yet, and why.
 const NOT_YET: &str = "RVAX (PURDUE-MORDRED behind PURDUE-CS-GW on IMP 37, which is not on \
-     the Feb 1982 map); ISIA-H and NTA-H (no load figure); BRL (BRL-VGR behind BRL-GATEWAY on \
-     MILNET IMP 29: the gateway's and local net's timing not found); LON (MINET-LON-EM on MINET, \
-     through BBN-MINET-A-GW: MINET not modelled); HAWAII (HAWAII-EMH on IMP 36: the map does not \
-     mark which circuits were satellite); OFFICE3 (OFFICE-3 on IMP 43, a \"heavily loaded \
+     the Feb 1982 map); ISIA-H and NTA-H (no load figure); LON (MINET-LON-EM on MINET, \
+     through BBN-MINET-A-GW: MINET not modelled); OFFICE3 (OFFICE-3 on IMP 43, a \"heavily loaded \
      host\" whose load is not published); KOREA (IMP 117, not on the map); RICE (14.0.0.12 on \
      TELENET: BBN-VAN-GW not found); UCL (UCL-SAM, 128.16.9.0: UCL's gateway and local net not \
      found). Hosts from RFC 889's appendix; IMPs from the DoD host tables of 2 Jul and 24 Nov 1983";
