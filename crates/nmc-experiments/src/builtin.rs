@@ -110,6 +110,10 @@ pub const SCENARIOS: &[(&str, &str)] = &[
         include_str!("../../../scenarios/rfc889/imp17.toml"),
     ),
     (
+        "rfc889-isia-h",
+        include_str!("../../../scenarios/rfc889/isia-h.toml"),
+    ),
+    (
         "rfc889-isia-l",
         include_str!("../../../scenarios/rfc889/isia-l.toml"),
     ),

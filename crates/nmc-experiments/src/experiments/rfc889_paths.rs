@@ -125,6 +125,14 @@ pub(crate) fn r889_3_paths() -> Vec<PathRow> {
         path!("BERK", "berk", "UC Berkeley", None, None, "BERK"),
         path!("WASH", "wash", "U Washington", None, None, "WASH"),
         path!("ISIA-L", "isia-l", "low-traffic period", None, None, "ISIA"),
+        path!(
+            "ISIA-H",
+            "isia-h",
+            "high-traffic period",
+            None,
+            None,
+            "ISIA *"
+        ),
         path!("BRL", "brl", "BRL local net", None, None, "BRL"),
         path!("HAWAII", "hawaii", "a long way off", None, None, "HAWAII"),
         path!("NTA-L", "nta-l", "low-traffic period", None, None, "NTA"),
@@ -133,11 +141,9 @@ pub(crate) fn r889_3_paths() -> Vec<PathRow> {
 }
 
 /// The rows of RFC 889 §2's table that cross the ARPANET or MILNET and are not modelled yet
-/// (MILARP, ISID-L, ISID-H, SCORE, AJAX, BERK, WASH, ISIA-L, BRL, HAWAII and NTA-L are, through
-/// the IMP model: `rfc889-arpanet`).
-pub const NOT_YET_MODELLED: &[&str] = &[
-    "RVAX", "ISIA-H", "LON", "OFFICE3", "KOREA", "RICE", "UCL", "NTA-H",
-];
+/// (MILARP, ISID-L, ISID-H, SCORE, AJAX, BERK, WASH, ISIA-L, ISIA-H, BRL, HAWAII and NTA-L are,
+/// through the IMP model: `rfc889-arpanet`).
+pub const NOT_YET_MODELLED: &[&str] = &["RVAX", "LON", "OFFICE3", "KOREA", "RICE", "UCL", "NTA-H"];
 
 /// Delay tolerance of R889-2's modelled paths, stated before running.
 pub const DELAY_TOLERANCE: f64 = 0.15;
