@@ -142,6 +142,10 @@ pub const SCENARIOS: &[(&str, &str)] = &[
         include_str!("../../../scenarios/rfc889/tanum.toml"),
     ),
     (
+        "rfc889-ucl",
+        include_str!("../../../scenarios/rfc889/ucl.toml"),
+    ),
+    (
         "rfc889-umd1",
         include_str!("../../../scenarios/rfc889/umd1.toml"),
     ),

@@ -145,6 +145,13 @@ fn rows() -> Vec<Row> {
             (1817.0, 1931.0, 9238.0)
         ),
         row!(
+            "UCL",
+            "ucl",
+            "UCL zoo",
+            (1089.0, 1240.0, 4514.0),
+            (1426.0, 1548.0, 8558.0)
+        ),
+        row!(
             "NTA-L",
             "nta-l",
             "low-traffic period",
@@ -166,11 +173,11 @@ const PAIRS: [(&str, &str); 2] = [("ISID-L", "ISID-H"), ("ISIA-L", "ISIA-H")];
 
 /// The table's rows across the ARPANET, MILNET, TELENET and SATNET not modelled yet, and why.
 const NOT_YET: &str = "RVAX (PURDUE-MORDRED behind PURDUE-CS-GW on IMP 37, which is not on \
-     the Feb 1982 map); NTA-H (no load figure for SATNET or the NTA side); LON (MINET-LON-EM on MINET, \
-     through BBN-MINET-A-GW: MINET not modelled); OFFICE3 (OFFICE-3 on IMP 43, a \"heavily loaded \
-     host\" whose load is not published); KOREA (IMP 117, not on the map); RICE (14.0.0.12 on \
-     TELENET: BBN-VAN-GW not found); UCL (UCL-SAM, 128.16.9.0: UCL's gateway and local net not \
-     found). Hosts from RFC 889's appendix; IMPs from the DoD host tables of 2 Jul and 24 Nov 1983";
+     the Feb 1982 map); NTA-H (no load figure for SATNET or the NTA side); LON (MINET-LON-EM on \
+     MINET, through BBN-MINET-A-GW: MINET not modelled); OFFICE3 (OFFICE-3 on IMP 43, a \
+     \"heavily loaded host\" whose load is not published); KOREA (IMP 117, not on the map); \
+     RICE (14.0.0.12 on TELENET: BBN-VAN-GW not found). Hosts from RFC 889's appendix; IMPs \
+     from the DoD host tables of 2 Jul and 24 Nov 1983";
 
 const SOURCE: &str = "RFC 889 §2 table (Mills, Dec 1983)";
 

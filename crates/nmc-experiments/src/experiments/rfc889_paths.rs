@@ -135,15 +135,16 @@ pub(crate) fn r889_3_paths() -> Vec<PathRow> {
         ),
         path!("BRL", "brl", "BRL local net", None, None, "BRL"),
         path!("HAWAII", "hawaii", "a long way off", None, None, "HAWAII"),
+        path!("UCL", "ucl", "UCL zoo", None, None, "UCL"),
         path!("NTA-L", "nta-l", "low-traffic period", None, None, "NTA"),
     ]);
     v
 }
 
 /// The rows of RFC 889 §2's table that cross the ARPANET or MILNET and are not modelled yet
-/// (MILARP, ISID-L, ISID-H, SCORE, AJAX, BERK, WASH, ISIA-L, ISIA-H, BRL, HAWAII and NTA-L are,
-/// through the IMP model: `rfc889-arpanet`).
-pub const NOT_YET_MODELLED: &[&str] = &["RVAX", "LON", "OFFICE3", "KOREA", "RICE", "UCL", "NTA-H"];
+/// (MILARP, ISID-L, ISID-H, SCORE, AJAX, BERK, WASH, ISIA-L, ISIA-H, BRL, HAWAII, UCL and NTA-L
+/// are, through the IMP model: `rfc889-arpanet`).
+pub const NOT_YET_MODELLED: &[&str] = &["RVAX", "LON", "OFFICE3", "KOREA", "RICE", "NTA-H"];
 
 /// Delay tolerance of R889-2's modelled paths, stated before running.
 pub const DELAY_TOLERANCE: f64 = 0.15;
