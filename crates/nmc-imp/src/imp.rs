@@ -59,6 +59,29 @@ pub struct HostPort {
     pub busy: bool,
 }
 
+/// Why an IMP refuses a packet in transit ([`Imp::refuses_transit`]; K&O §III).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    NoFreeBuffer,
+    /// The IMP already holds its most store-and-forward packets (20).
+    StoreAndForwardFull,
+    NoRoute,
+    /// The output queue toward the next IMP is full (8 packets).
+    OutputQueueFull,
+}
+
+impl Refusal {
+    /// As the trace writes it.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Refusal::NoFreeBuffer => "no free buffer",
+            Refusal::StoreAndForwardFull => "20 store-and-forward packets",
+            Refusal::NoRoute => "no route",
+            Refusal::OutputQueueFull => "output queue full",
+        }
+    }
+}
+
 pub struct Imp {
     pub name: String,
     /// 316 or 516 (what its processor spends on each kind of work: `ImpParams::costs`).
@@ -173,6 +196,35 @@ impl Imp {
         self.buffers.saturating_sub(self.buf_used)
     }
 
+    /// Whether this IMP refuses a data packet passing through it, and why. K&O §III: "Such a
+    /// rejection occurs if either there are 20 store-and-forward packets in the neighbor IMP or
+    /// if the output queue for the next hop is full ... A rejected packet is retransmitted if no
+    /// IMP-to-IMP acknowledgment has been received after a 125 ms timeout." Also refused: a
+    /// packet for which no buffer is free, or no route.
+    /// `next_queue` is that output queue's length, packets on their way into it counted, or
+    /// `None` when there is no route. Control messages and packets for this IMP's own hosts are
+    /// not asked about: they use space set aside for them (the caller's rule).
+    pub fn refuses_transit(
+        &self,
+        store_and_forward_max: u32,
+        output_queue_max: u32,
+        next_queue: Option<u32>,
+    ) -> Option<Refusal> {
+        if self.free_buffers() == 0 {
+            return Some(Refusal::NoFreeBuffer);
+        }
+        if self.sf_used >= store_and_forward_max {
+            return Some(Refusal::StoreAndForwardFull);
+        }
+        let Some(queued) = next_queue else {
+            return Some(Refusal::NoRoute);
+        };
+        if queued >= output_queue_max {
+            return Some(Refusal::OutputQueueFull);
+        }
+        None
+    }
+
     /// Can `n` reassembly buffers be reserved now?
     pub fn can_reserve(&self, n: u32) -> bool {
         self.reasm_used + n <= self.reasm_max && self.free_buffers() >= n
@@ -205,5 +257,59 @@ impl Imp {
             && self.plt_claims.idle()
             && self.tx_blocks.idle()
             && self.rx_blocks.waiting() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An IMP of 40 buffers (K&O §III's limits: 20 store-and-forward packets, 8 in an output
+    /// queue).
+    fn imp() -> Imp {
+        Imp::new("X".into(), ImpModel::H516, 40, 10)
+    }
+
+    #[test]
+    fn a_neighbour_takes_a_packet_it_has_room_and_a_route_for() {
+        assert_eq!(imp().refuses_transit(20, 8, Some(7)), None);
+    }
+
+    #[test]
+    fn a_packet_is_rejected_when_the_imp_has_no_free_buffer() {
+        let mut x = imp();
+        x.buf_used = 40;
+        assert_eq!(
+            x.refuses_transit(20, 8, Some(0)),
+            Some(Refusal::NoFreeBuffer)
+        );
+    }
+
+    #[test]
+    fn a_packet_is_rejected_when_20_store_and_forward_packets_are_held() {
+        let mut x = imp();
+        x.buf_used = 20;
+        x.sf_used = 20;
+        assert_eq!(
+            x.refuses_transit(20, 8, Some(0)),
+            Some(Refusal::StoreAndForwardFull)
+        );
+    }
+
+    #[test]
+    fn a_packet_is_rejected_when_its_output_queue_is_full_or_it_has_no_route() {
+        assert_eq!(
+            imp().refuses_transit(20, 8, Some(8)),
+            Some(Refusal::OutputQueueFull)
+        );
+        assert_eq!(imp().refuses_transit(20, 8, None), Some(Refusal::NoRoute));
+    }
+
+    #[test]
+    fn the_first_reason_found_is_the_one_given() {
+        let mut x = imp();
+        x.buf_used = 40;
+        x.sf_used = 20;
+        assert_eq!(x.refuses_transit(20, 8, None), Some(Refusal::NoFreeBuffer));
     }
 }

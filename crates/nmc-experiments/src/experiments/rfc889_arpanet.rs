@@ -27,10 +27,11 @@
 //! Only the host constants come from elsewhere (the calibration row DCN5, see `rfc889-delay`);
 //! the far hosts (an LSI-11/23 gateway, TOPS-20 DEC-2060s, Unix VAXes) are given the Fuzzball's,
 //! a choice. AJAX adds MIT's gateway and bridge (RFC 898's figure for MIT's gateways) and two
-//! local nets; ISIA-L crosses the mail bridge ARPA-MILNET-GW and the same subnet again as the
-//! MILNET (so do BRL, behind BRL-GATEWAY, and HAWAII, over a satellite circuit); NTA-L leaves the ARPANET at DCEC-GATEWAY for SATNET and the NTA side of the
-//! `rfc889-paths` models. The far hosts are those of RFC 889's appendix ("Index of Test Hosts");
-//! their IMPs and gateways are from the DoD host tables of 1983.
+//! local nets. ISIA-L/H, BRL (behind BRL-GATEWAY) and HAWAII (over a satellite circuit) cross
+//! the mail bridge ARPA-MILNET-GW and the same physical subnet again as the MILNET. NTA-L and
+//! UCL leave the ARPANET at DCEC-GATEWAY for SATNET (NTA-L then takes the NTA side of the
+//! `rfc889-paths` models). The far hosts are those of RFC 889's appendix ("Index of Test
+//! Hosts"); their IMPs and gateways are from the DoD host tables of 1983.
 
 use crate::registry::{Context, Experiment};
 use anyhow::Result;

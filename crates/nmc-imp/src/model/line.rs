@@ -5,6 +5,7 @@
 //! channels and its own queues are in [`crate::link`].
 
 use super::{Counted, Ev, Subnet, Tr, Work};
+use crate::imp::Refusal;
 use crate::link::{Frame, FrameKind, Hold, NextFrame};
 use crate::packet::{MsgId, Packet, PktId, PktKind, Stream};
 use nmc_sim::{Bits, EventQueue, SimTime};
@@ -295,20 +296,17 @@ impl Subnet {
             // data for this IMP fills buffers its allocation reserved.
             return None;
         }
-        let imp = &self.imps[at as usize];
-        if imp.free_buffers() == 0 {
-            return Some("no free buffer");
-        }
-        if imp.sf_used >= self.params.store_and_forward_max {
-            return Some("20 store-and-forward packets");
-        }
-        let Some(next) = self.routing.next_link(&self.topo, at, p.dst) else {
-            return Some("no route");
-        };
-        if self.links[next as usize].queue_len() >= self.params.output_queue_max {
-            return Some("output queue full");
-        }
-        None
+        let next_queue = self
+            .routing
+            .next_link(&self.topo, at, p.dst)
+            .map(|next| self.links[next as usize].queue_len());
+        self.imps[at as usize]
+            .refuses_transit(
+                self.params.store_and_forward_max,
+                self.params.output_queue_max,
+                next_queue,
+            )
+            .map(Refusal::reason)
     }
 
     pub(super) fn acknowledged(
