@@ -176,12 +176,12 @@ impl Experiment for R889Estimators {
             );
         }
         ctx.csv("r889-3", &rows)?;
-        let runs = if ctx.quick {
+        let model_runs = if ctx.quick {
             PATH_MODEL_RUNS_QUICK
         } else {
             PATH_MODEL_RUNS
         };
-        path_models(ctx, runs)?;
+        path_models(ctx, model_runs)?;
 
         // The Fuzzball display of the first run of each path, for both estimators.
         let mills = Mills::new(15.0 / 16.0, 3.0 / 4.0, 2.0);
@@ -298,7 +298,7 @@ fn path_models(ctx: &mut Context, runs: usize) -> Result<()> {
         .collect::<Result<_>>()?;
     let mut main_gain = Vec::new();
     for (p, traces) in paths.iter().zip(&all_traces) {
-        let paper = published(p.sec3).ok_or_else(|| anyhow!("{}: no §3 row", p.sec3))?;
+        let paper = published(&p.sec3).ok_or_else(|| anyhow!("{}: no §3 row", p.sec3))?;
         for rtx in rules {
             let charge = Charge {
                 rtx,
@@ -321,7 +321,7 @@ fn path_models(ctx: &mut Context, runs: usize) -> Result<()> {
             let (em, er) = (em / k, er / k);
             let gain = 100.0 * (em - er) / er;
             if rtx == RtxCharge::Delay {
-                main_gain.push((p.sec3, gain, em, er));
+                main_gain.push((p.sec3.as_str(), gain, em, er));
             }
             use std::fmt::Write as _;
             writeln!(

@@ -41,11 +41,11 @@ use nmc_report::{Target, Value};
 use std::fmt::Write as _;
 
 /// One row of RFC 889's table across the ARPANET (the published values, targets only).
-struct Row {
-    id: &'static str,
-    file: &'static str,
-    text: &'static str,
-    comment: &'static str,
+pub(crate) struct Row {
+    pub id: &'static str,
+    pub file: &'static str,
+    pub text: &'static str,
+    pub comment: &'static str,
     /// Single-packet delay at 40 and 125 octets (ms) and rate (bit/s).
     single: (f64, f64, f64),
     /// Multi-packet delay at 125 and 256 octets (ms) and rate (bit/s).
@@ -66,7 +66,7 @@ macro_rules! row {
 }
 
 /// RFC 889 §2's table, "DCN1 to ARPANET hosts and local nets": the rows modelled so far.
-fn rows() -> Vec<Row> {
+pub(crate) fn rows() -> Vec<Row> {
     vec![
         row!(
             "MILARP",
@@ -160,6 +160,21 @@ fn rows() -> Vec<Row> {
             (1524.0, 1838.0, 3339.0)
         ),
     ]
+}
+
+/// The Host IDs of the rows modelled here, in the table's order.
+pub(crate) fn row_ids() -> Vec<&'static str> {
+    rows().iter().map(|r| r.id).collect()
+}
+
+/// The RFC 889 §3 Host ID of a §2 row: §3 marks a high-activity run with " *" where §2 writes
+/// "-H", and writes a low-activity one without the "-L" ("ISID-H" is "ISID *", "NTA-L" "NTA").
+pub(crate) fn sec3_id(id: &str) -> String {
+    if let Some(base) = id.strip_suffix("-H") {
+        format!("{base} *")
+    } else {
+        id.strip_suffix("-L").unwrap_or(id).to_string()
+    }
 }
 
 /// The tolerance of the delay and rate rows: R889-1's, stated before running.
@@ -374,10 +389,13 @@ impl Experiment for Rfc889Arpanet {
         }
         let mut differences = String::new();
         for (low, high) in PAIRS {
-            let find = |id: &str| results.iter().find(|r| r.host == id);
-            let (Some(l), Some(h)) = (find(low), find(high)) else {
-                continue;
+            let find = |id: &str| {
+                results
+                    .iter()
+                    .find(|r| r.host == id)
+                    .ok_or_else(|| anyhow::anyhow!("{id}: no such row in rows()"))
             };
+            let (l, h) = (find(low)?, find(high)?);
             for (q, publ, ours) in [
                 (
                     "single-packet delay at 40 octets",

@@ -45,7 +45,7 @@ pub(crate) struct PathRow {
     /// Why the row is not judged as emergent, if it is not.
     pub input: Option<&'static str>,
     /// The RFC 889 §3 Host ID of the same path, for R889-3.
-    pub sec3: &'static str,
+    pub sec3: String,
 }
 
 macro_rules! path {
@@ -57,7 +57,7 @@ macro_rules! path {
             comment: $c,
             published: $p,
             input: $input,
-            sec3: $s3,
+            sec3: $s3.to_string(),
         }
     };
 }
@@ -109,42 +109,17 @@ pub(crate) fn r889_3_paths() -> Vec<PathRow> {
         "FOE"
     )];
     v.extend(r889_2_paths());
-    v.extend([
-        path!("MILARP", "milarp", "MILNET gateway", None, None, "MILARP"),
-        path!("ISID-L", "isid-l", "low-traffic period", None, None, "ISID"),
-        path!(
-            "ISID-H",
-            "isid-h",
-            "high-traffic period",
-            None,
-            None,
-            "ISID *"
-        ),
-        path!("SCORE", "score", "low-traffic period", None, None, "SCORE"),
-        path!("AJAX", "ajax", "MIT local net", None, None, "AJAX"),
-        path!("BERK", "berk", "UC Berkeley", None, None, "BERK"),
-        path!("WASH", "wash", "U Washington", None, None, "WASH"),
-        path!("ISIA-L", "isia-l", "low-traffic period", None, None, "ISIA"),
-        path!(
-            "ISIA-H",
-            "isia-h",
-            "high-traffic period",
-            None,
-            None,
-            "ISIA *"
-        ),
-        path!("BRL", "brl", "BRL local net", None, None, "BRL"),
-        path!("HAWAII", "hawaii", "a long way off", None, None, "HAWAII"),
-        path!("UCL", "ucl", "UCL zoo", None, None, "UCL"),
-        path!("NTA-L", "nta-l", "low-traffic period", None, None, "NTA"),
-    ]);
+    v.extend(super::rfc889_arpanet::rows().into_iter().map(|r| PathRow {
+        id: r.id,
+        file: r.file,
+        text: r.text,
+        comment: r.comment,
+        published: None,
+        input: None,
+        sec3: super::rfc889_arpanet::sec3_id(r.id),
+    }));
     v
 }
-
-/// The rows of RFC 889 §2's table that cross the ARPANET or MILNET and are not modelled yet
-/// (MILARP, ISID-L, ISID-H, SCORE, AJAX, BERK, WASH, ISIA-L, ISIA-H, BRL, HAWAII, UCL and NTA-L
-/// are, through the IMP model: `rfc889-arpanet`).
-pub const NOT_YET_MODELLED: &[&str] = &["RVAX", "LON", "OFFICE3", "KOREA", "RICE", "NTA-H"];
 
 /// Delay tolerance of R889-2's modelled paths, stated before running.
 pub const DELAY_TOLERANCE: f64 = 0.15;
@@ -344,8 +319,9 @@ impl Experiment for Rfc889Paths {
             RATE_TOLERANCE * 100.0
         ));
         ctx.note(format!(
-            "Rows across the ARPANET or MILNET: MILARP and ISID-L are in `rfc889-arpanet` (through the IMP model); not yet modelled: {}.",
-            NOT_YET_MODELLED.join(", ")
+            "Rows across the ARPANET or MILNET, and to SATNET through them, are in \
+             `rfc889-arpanet` (through the IMP model: {}), with the rows not modelled yet and why.",
+            super::rfc889_arpanet::row_ids().join(", ")
         ));
         Ok(())
     }
