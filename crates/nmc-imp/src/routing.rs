@@ -252,6 +252,9 @@ pub struct RoutingCounts {
     pub routing_messages: u64,
     pub route_changes: u64,
     pub hold_downs: u64,
+    /// Smaller estimates refused because a hold-down was in force (see
+    /// [`RouteEventKind::HeldAgainst`]).
+    pub held_against: u64,
     /// Packets taken back from a line that went down and routed again (with static routes
     /// they go back on the same line, to wait for it).
     pub taken_back: u64,
@@ -562,6 +565,15 @@ impl Routing {
                         until.as_nanos(),
                     )
                 }
+                RouteEventKind::HeldAgainst { held, by, offered } => {
+                    self.counts.held_against += 1;
+                    (
+                        "held-against",
+                        name(Some(held)),
+                        name(Some(by)),
+                        offered.0 as u64,
+                    )
+                }
             };
             self.route_changes.push(RouteChange {
                 t_ns: at.as_nanos(),
@@ -709,6 +721,7 @@ impl Routing {
         m.insert("routing.messages".into(), c.routing_messages as f64);
         m.insert("routing.route_changes".into(), c.route_changes as f64);
         m.insert("routing.hold_downs".into(), c.hold_downs as f64);
+        m.insert("routing.held_against".into(), c.held_against as f64);
         m.insert("lines.events".into(), c.line_events as f64);
         m.insert(
             "lines.frames_lost".into(),

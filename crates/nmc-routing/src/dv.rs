@@ -334,6 +334,23 @@ impl DistanceVector {
                 // K&O §V: while held down, "ignoring the estimated delay from nonbest delay
                 // neighbors" (Table II rows 3 and 7).
                 self.stats.ignored_while_held += 1;
+                if via < before {
+                    // Without the hold-down this offer would have won (below): the hold-down
+                    // is what keeps the route, and any loop through it.
+                    let held = r.via.and_then(|l| self.neighbour(l));
+                    let by = self.neighbour(line);
+                    if let (Some(held), Some(by)) = (held, by) {
+                        self.push_event(
+                            now,
+                            dst,
+                            RouteEventKind::HeldAgainst {
+                                held,
+                                by,
+                                offered: via,
+                            },
+                        );
+                    }
+                }
             } else if via < before {
                 // K&O §III: "Packets are always sent over the path with the smallest current
                 // delay estimate": a strictly smaller offer wins (Table I rows 3 and 10).
@@ -581,6 +598,29 @@ mod tests {
             assert_eq!(a.stats().ignored_while_held, 1);
             a.handle_routing_message(ms(2650), LB, &msg(B, 0)); // hold-down over
             assert_eq!(a.next_hop(D).unwrap().neighbour, B);
+        }
+
+        /// K&O §V: a loop trap is "a loop whose existence is extended because of line
+        /// hold-down": what extends it is an offer the hold-down refused, which is recorded.
+        #[test]
+        fn a_smaller_offer_refused_while_held_is_recorded_a_larger_one_is_not() {
+            let mut a = imp_a(LoopPrevention::HoldDown1974);
+            a.record_events(true);
+            a.handle_routing_message(ms(0), LX, &msg(X, 8));
+            a.handle_routing_message(ms(640), LX, &msg(X, 20)); // 24 via X, +12: held
+            a.handle_routing_message(ms(650), LB, &msg(B, 30)); // 34 via B: would not win
+            a.handle_routing_message(ms(660), LB, &msg(B, 0)); // 4 via B: would have won
+            let refused: Vec<_> = std::iter::from_fn(|| a.poll_event())
+                .filter(|e| e.dst == D)
+                .filter_map(|e| match e.kind {
+                    RouteEventKind::HeldAgainst { held, by, offered } => {
+                        Some((e.at, held, by, offered))
+                    }
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(refused, vec![(ms(660), X, B, Units(4))]);
+            assert_eq!(a.stats().ignored_while_held, 2);
         }
     }
 

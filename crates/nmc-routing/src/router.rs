@@ -64,6 +64,16 @@ pub enum RouteEventKind {
     },
     /// A line hold-down started (or was restarted) on the line to `neighbour`.
     HoldDown { neighbour: NodeId, until: SimTime },
+    /// A hold-down on the line to `held` kept the route there against a smaller estimate
+    /// `offered` from `by`, which would have won without it (K&O §V: while held down,
+    /// "ignoring the estimated delay from nonbest delay neighbors"; Table III row 11, B
+    /// ignoring A). A loop kept by such a refusal is a *loop trap*, "a loop whose existence is
+    /// extended because of line hold-down".
+    HeldAgainst {
+        held: NodeId,
+        by: NodeId,
+        offered: Units,
+    },
 }
 
 /// A routing procedure as an IMP uses it.

@@ -21,8 +21,11 @@
 //!   not been able to detect loop traps in this modified system" (the frequency-independent
 //!   criterion, `hold-down-window`, our reading of it). A loop trap is "a loop whose existence
 //!   is extended because of line hold-down"; measurably, a loop in the tables during which an
-//!   IMP of the loop had its line to the next IMP of the loop held down for the loop's
-//!   destination. At least 1 under the 1974 rule; at most 0 under the fix. Loops lasting over
+//!   IMP of the loop, holding its line to the next IMP of the loop for the loop's destination,
+//!   refused a smaller estimate from another neighbour (`held-against` in the route changes)
+//!   that would have taken it out of the loop without the hold-down, as B refuses A in Table
+//!   III row 11. (Loops with a hold-down along them that refused nothing are counted apart.)
+//!   At least 1 under the 1974 rule; at most 0 under the fix. Loops lasting over
 //!   1280 ms (K&O Table I: without hold-down a loop "persists for 640 to 1280 ms") are counted
 //!   too, in the CSV.
 //! * KO-LOOP loop-free: the feasible-successor comparison (K&O ref. \[10\]'s aim) has no loop in
@@ -78,6 +81,8 @@ struct Stats {
     /// Loops lasting longer than 1280 ms.
     long_loops: usize,
     /// Loops during which an IMP of the loop held its line towards the next IMP of the loop.
+    held_loops: usize,
+    /// Loop traps: loops that a hold-down along them kept against a smaller estimate ([`traps`]).
     traps: usize,
     hold_downs: f64,
     route_changes: f64,
@@ -107,6 +112,8 @@ struct LoopRow {
     duration_ms: f64,
     open_at_end: bool,
     /// An IMP of the loop held its line to the next IMP of the loop while the loop lasted.
+    held_along: bool,
+    /// ... and refused a smaller estimate from another neighbour meanwhile (a loop trap).
     trap: bool,
 }
 
@@ -200,7 +207,8 @@ fn stats(condition: &'static str, routing: &'static str, o: &Outcome) -> Stats {
             .iter()
             .filter(|l| l.duration_ns(end) > LONG_NS)
             .count(),
-        traps: traps(o).into_iter().filter(|&t| t).count(),
+        held_loops: traps(o).into_iter().filter(|t| t.0).count(),
+        traps: traps(o).into_iter().filter(|t| t.1).count(),
         hold_downs: metric("routing.hold_downs"),
         route_changes: metric("routing.route_changes"),
         pump_messages: n,
@@ -213,22 +221,32 @@ fn stats(condition: &'static str, routing: &'static str, o: &Outcome) -> Stats {
     }
 }
 
-/// Whether each table loop was a *loop trap* (K&O §V: "a loop whose existence is extended
-/// because of line hold-down"): some IMP of the loop had its line to the next IMP of the loop
-/// held down, for the loop's destination, at some time while the loop lasted.
-fn traps(o: &Outcome) -> Vec<bool> {
+/// For each table loop: whether a hold-down was along it (some IMP of the loop had its line to
+/// the next IMP of the loop held down, for the loop's destination, at some time while the loop
+/// lasted), and whether it was a *loop trap* (K&O §V: "a loop whose existence is extended
+/// because of line hold-down"): while the loop lasted, an IMP of the loop, holding its line to
+/// the next IMP of the loop, refused a smaller estimate from another neighbour that would have
+/// taken it out of the loop without the hold-down (Table III row 11: B, holding C, ignores A).
+/// A hold-down along a loop that refused nothing did not extend it.
+fn traps(o: &Outcome) -> Vec<(bool, bool)> {
     // (IMP, destination) -> hold-downs as (start, end, held neighbour).
     type HoldDowns<'a> = Vec<(u64, u64, &'a str)>;
     let mut held: BTreeMap<(&str, &str), HoldDowns> = BTreeMap::new();
-    for c in o
-        .routing
-        .route_changes
-        .iter()
-        .filter(|c| c.kind == "hold-down")
-    {
-        held.entry((c.imp.as_str(), c.dst.as_str()))
-            .or_default()
-            .push((c.t_ns, c.value, c.to.as_str()));
+    // (IMP, destination) -> refusals as (time, held neighbour).
+    let mut refused: BTreeMap<(&str, &str), Vec<(u64, &str)>> = BTreeMap::new();
+    for c in &o.routing.route_changes {
+        let key = (c.imp.as_str(), c.dst.as_str());
+        match c.kind {
+            "hold-down" => held
+                .entry(key)
+                .or_default()
+                .push((c.t_ns, c.value, c.to.as_str())),
+            "held-against" => refused
+                .entry(key)
+                .or_default()
+                .push((c.t_ns, c.from.as_str())),
+            _ => {}
+        }
     }
     let end = o.duration.as_nanos();
     o.routing
@@ -237,13 +255,24 @@ fn traps(o: &Outcome) -> Vec<bool> {
         .map(|l| {
             let (from, until) = (l.from_ns, l.until_ns.unwrap_or(end));
             let imps: Vec<&str> = l.imps.split('>').collect();
-            imps.iter().enumerate().any(|(i, imp)| {
-                let next = imps[(i + 1) % imps.len()];
-                held.get(&(*imp, l.dst.as_str())).is_some_and(|h| {
+            let along = |pred: &dyn Fn(&str, &str) -> bool| {
+                imps.iter().enumerate().any(|(i, imp)| {
+                    let next = imps[(i + 1) % imps.len()];
+                    pred(imp, next)
+                })
+            };
+            let held_along = along(&|imp, next| {
+                held.get(&(imp, l.dst.as_str())).is_some_and(|h| {
                     h.iter()
                         .any(|&(a, b, n)| n == next && a < until && b > from)
                 })
-            })
+            });
+            let trap = along(&|imp, next| {
+                refused
+                    .get(&(imp, l.dst.as_str()))
+                    .is_some_and(|r| r.iter().any(|&(t, n)| n == next && t >= from && t < until))
+            });
+            (held_along, trap)
         })
         .collect()
 }
@@ -308,8 +337,8 @@ impl Experiment for KoLooping {
                     }));
                     let end = o.duration.as_nanos();
                     let trapped = traps(&o);
-                    loop_rows.extend(o.routing.loops.iter().zip(trapped).map(|(l, trap)| {
-                        LoopRow {
+                    loop_rows.extend(o.routing.loops.iter().zip(trapped).map(
+                        |(l, (held_along, trap))| LoopRow {
                             condition,
                             routing,
                             dst: l.dst.clone(),
@@ -317,9 +346,10 @@ impl Experiment for KoLooping {
                             from_ms: l.from_ns as f64 / 1e6,
                             duration_ms: l.duration_ns(end) as f64 / 1e6,
                             open_at_end: l.until_ns.is_none(),
+                            held_along,
                             trap,
-                        }
-                    }));
+                        },
+                    ));
                     looped_rows.extend(o.routing.journeys.iter().filter(|j| j.max_visits > 1).map(
                         |j| LoopedPacket {
                             condition,
@@ -383,7 +413,7 @@ impl Experiment for KoLooping {
         }
         ctx.check(
             "KO-LOOP traps, 1974",
-            "loop traps (a loop held by a hold-down along it), 1974 hold-down, traffic",
+            "loop traps (a loop a hold-down along it kept against a smaller estimate), 1974 hold-down, traffic",
             "loops",
             &format!("{SOURCE}: loop traps \"observed repeatedly\""),
             Target::AtLeast { value: 1.0 },
@@ -391,7 +421,7 @@ impl Experiment for KoLooping {
         );
         ctx.check(
             "KO-LOOP traps, fix",
-            "loop traps (a loop held by a hold-down along it), frequency-independent hold-down (our reading), traffic",
+            "loop traps (a loop a hold-down along it kept against a smaller estimate), frequency-independent hold-down (our reading), traffic",
             "loops",
             &format!("{SOURCE}: \"not been able to detect loop traps in this modified system\""),
             Target::AtMost { value: 0.0 },
@@ -494,7 +524,7 @@ impl Experiment for KoLooping {
         let line = |s: &Stats| {
             format!(
                 "{}: {:.2} % of packets looped, most visits {}, most loop hops {} (99th pct of looped {}), longest packet loop \
-                 {:.0} ms; {} table loops (mean {:.0} ms, longest {:.0} ms, {} over 1280 ms, {} traps); pump {:.1} kbit/s, \
+                 {:.0} ms; {} table loops (mean {:.0} ms, longest {:.0} ms, {} over 1280 ms, {} with a hold-down along them, {} traps); pump {:.1} kbit/s, \
                  round trip mean {:.0} / p99 {:.0} / max {:.0} ms, {:.2} % above 2 s",
                 s.routing,
                 s.looped_percent,
@@ -506,6 +536,7 @@ impl Experiment for KoLooping {
                 s.table_loop_mean_ms,
                 s.table_loop_max_ms,
                 s.long_loops,
+                s.held_loops,
                 s.traps,
                 s.pump_kbps,
                 s.pump_rtt_mean_ms,
@@ -554,7 +585,12 @@ impl Experiment for KoLooping {
             w.traps,
             if w.traps > 0 {
                 ": here traps come from sudden rises and failures, not only from routing messages at different \
-                 frequencies, so it does not reproduce K&O's report that traps vanished"
+                 frequencies (inside a two-IMP loop each IMP sees the other's estimate count up, holds its line to it, \
+                 and starts a new hold-down at the first message after the last one ends), so it does not reproduce \
+                 K&O's report that traps vanished. What BBN changed is not described in any source we could read: K&O \
+                 give one sentence; McQuillan, Falk & Richer (IEEE Trans. Commun., Dec 1978) and BBN Report 3803 (1978) \
+                 probably say, but only their abstracts were reachable. The reading is a reconstruction, behind its own \
+                 switch (loop_prevention = \"hold-down-window\")"
             } else {
                 ", as K&O report for the modified system"
             },
@@ -570,8 +606,11 @@ impl Experiment for KoLooping {
         ctx.note(format!(
             "Definitions: a packet's loop hops run from its first visit to an IMP it came back to until its last visit to \
              such an IMP; a table loop is a cycle of best neighbours towards one destination, from the route change that \
-             closed it to the one that opened it; a trap is a table loop during which an IMP of the loop held its line to \
-             the next IMP of the loop down; long loops last over {} ms; the tail is round trips above {} ms. Counts cover \
+             closed it to the one that opened it; a hold-down is along a loop when an IMP of the loop held its line to the \
+             next IMP of the loop down while the loop lasted; a trap (K&O: \"a loop whose existence is extended because \
+             of line hold-down\") is a loop during which such an IMP refused, because of the hold-down, a smaller \
+             estimate from another neighbour that would otherwise have taken it out of the loop (K&O Table III row 11); \
+             long loops last over {} ms; the tail is round trips above {} ms. Counts cover \
              every host's data packets; round trips are the UCLA pump's (accepted → RFNM).",
             LONG_NS / 1_000_000,
             TAIL_MS
