@@ -3,6 +3,7 @@
 
 use crate::blocks::{ReceiveBlocks, TransmitBlocks};
 use crate::destination::{Delivery, Replies};
+use crate::link::Hold;
 use crate::model::Processor;
 use crate::packet::{MsgId, Stream};
 use crate::params::ImpModel;
@@ -225,6 +226,54 @@ impl Imp {
         None
     }
 
+    /// Takes a packet in transit if K&O §III's rule lets it ([`Imp::refuses_transit`]): the
+    /// packet then holds a buffer and one of the store-and-forward places until the next IMP
+    /// acknowledges it ([`Imp::release`]). On refusal nothing changes: "A rejected packet is
+    /// retransmitted if no IMP-to-IMP acknowledgment has been received after a 125 ms timeout."
+    pub fn admit_transit(
+        &mut self,
+        store_and_forward_max: u32,
+        output_queue_max: u32,
+        next_queue: Option<u32>,
+    ) -> Result<(), Refusal> {
+        if let Some(r) = self.refuses_transit(store_and_forward_max, output_queue_max, next_queue) {
+            return Err(r);
+        }
+        self.buf_used += 1;
+        self.sf_used += 1;
+        Ok(())
+    }
+
+    /// A packet from one of this IMP's hosts (or its message generator) takes a buffer as it
+    /// comes in (K&O §III: the IMP takes a host's packet only into a free buffer); it keeps it
+    /// until the next IMP acknowledges the packet or, for a single-packet message's copy
+    /// (RFC 632), until the RFNM.
+    pub fn take_source_buffer(&mut self) {
+        debug_assert!(self.free_buffers() > 0, "{}: no free buffer", self.name);
+        self.buf_used += 1;
+    }
+
+    /// The buffer of a packet this IMP sent, freed by the next IMP's acknowledgement, by
+    /// what held it ([`Hold`]): a source packet its buffer, a packet in transit its buffer and
+    /// store-and-forward place; control messages use space set aside for them, and a
+    /// single-packet message's copy waits for its RFNM ([`Imp::release_copy`]).
+    pub fn release(&mut self, hold: Hold) {
+        match hold {
+            Hold::Source => self.buf_used -= 1,
+            Hold::Transit => {
+                self.buf_used -= 1;
+                self.sf_used -= 1;
+            }
+            Hold::Control | Hold::Copy => {}
+        }
+    }
+
+    /// The RFNM of a single-packet message came back: the source IMP's copy is no longer
+    /// needed (RFC 632: the source keeps a copy until the RFNM).
+    pub fn release_copy(&mut self) {
+        self.buf_used -= 1;
+    }
+
     /// Can `n` reassembly buffers be reserved now?
     pub fn can_reserve(&self, n: u32) -> bool {
         self.reasm_used + n <= self.reasm_max && self.free_buffers() >= n
@@ -303,6 +352,40 @@ mod tests {
             Some(Refusal::OutputQueueFull)
         );
         assert_eq!(imp().refuses_transit(20, 8, None), Some(Refusal::NoRoute));
+    }
+
+    /// K&O §III: a packet in transit holds a buffer and a store-and-forward place until the
+    /// next IMP acknowledges it; the 21st is refused while 20 are held.
+    #[test]
+    fn a_packet_in_transit_holds_its_place_until_acknowledged() {
+        let mut x = imp();
+        for _ in 0..20 {
+            assert_eq!(x.admit_transit(20, 8, Some(0)), Ok(()));
+        }
+        assert_eq!((x.buf_used, x.sf_used), (20, 20));
+        assert_eq!(
+            x.admit_transit(20, 8, Some(0)),
+            Err(Refusal::StoreAndForwardFull)
+        );
+        assert_eq!((x.buf_used, x.sf_used), (20, 20), "a refusal takes nothing");
+        x.release(Hold::Transit);
+        assert_eq!((x.buf_used, x.sf_used), (19, 19));
+        assert_eq!(x.admit_transit(20, 8, Some(0)), Ok(()));
+    }
+
+    /// A host's packet holds a buffer but no store-and-forward place; a single-packet
+    /// message's copy is kept past the acknowledgement, until the RFNM (RFC 632).
+    #[test]
+    fn a_source_packet_holds_a_buffer_and_a_copy_waits_for_the_rfnm() {
+        let mut x = imp();
+        x.take_source_buffer();
+        x.take_source_buffer();
+        assert_eq!((x.buf_used, x.sf_used), (2, 0));
+        x.release(Hold::Source);
+        x.release(Hold::Copy);
+        assert_eq!(x.buf_used, 1, "the copy is still held");
+        x.release_copy();
+        assert!(x.idle());
     }
 
     #[test]

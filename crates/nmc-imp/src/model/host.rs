@@ -138,7 +138,7 @@ impl Subnet {
             } else {
                 0
             };
-        self.imps[imp as usize].buf_used += 1;
+        self.imps[imp as usize].take_source_buffer();
         self.hosts[h as usize].input_busy = true;
         let t = self
             .params

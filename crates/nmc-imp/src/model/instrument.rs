@@ -108,7 +108,7 @@ impl Subnet {
                 .expect("a generator");
             g.offered += 1;
             g.in_flight += 1;
-            self.imps[src as usize].buf_used += 1;
+            self.imps[src as usize].take_source_buffer();
             // It starts inside the IMP: the packet is in, and it goes to point b.
             let id = self.insert_message(now, h, dst_host, bits, self.procedure.first_state(), 1);
             let rec = &mut self.msgs.get_mut(&id).expect("just made").rec;

@@ -5,7 +5,6 @@
 //! channels and its own queues are in [`crate::link`].
 
 use super::{Counted, Ev, Subnet, Tr, Work};
-use crate::imp::Refusal;
 use crate::link::{Frame, FrameKind, Hold, NextFrame};
 use crate::packet::{MsgId, Packet, PktId, PktKind, Stream};
 use nmc_sim::{Bits, EventQueue, SimTime};
@@ -246,32 +245,45 @@ impl Subnet {
             return;
         }
         let p = *self.slab.get(pkt);
-        if let Some(reason) = self.rejects(at, &p) {
-            // K&O §III: rejected by the neighbour; no acknowledgement, the sender retransmits.
-            self.links[l as usize].rejected += 1;
-            self.count(Counted::Rejection);
-            self.trace.emit(
-                now,
-                &Tr::Reject {
-                    kind: p.kind.name(),
-                    at: &self.imps[at as usize].name,
-                    reason,
-                },
+        // Control messages use space set aside for them (a choice: the sources are silent);
+        // data for this IMP fills buffers its allocation reserved. Only a packet passing
+        // through is asked about (K&O §III).
+        let transit = !p.kind.is_control() && at != p.dst;
+        let next = if transit {
+            self.routing.next_link(&self.topo, at, p.dst)
+        } else {
+            None
+        };
+        if transit {
+            let next_queue = next.map(|n| self.links[n as usize].queue_len());
+            let admitted = self.imps[at as usize].admit_transit(
+                self.params.store_and_forward_max,
+                self.params.output_queue_max,
+                next_queue,
             );
-            return;
+            if let Err(refusal) = admitted {
+                // K&O §III: rejected by the neighbour; no acknowledgement, the sender
+                // retransmits.
+                self.links[l as usize].rejected += 1;
+                self.count(Counted::Rejection);
+                self.trace.emit(
+                    now,
+                    &Tr::Reject {
+                        kind: p.kind.name(),
+                        at: &self.imps[at as usize].name,
+                        reason: refusal.reason(),
+                    },
+                );
+                return;
+            }
         }
         // Acknowledged once the task level has taken it (`model/processor.rs`).
         self.links[l as usize].rx_last[lch as usize] = Some(bit);
         let mut copy = p;
         copy.hops += 1;
         let id = self.slab.insert(copy);
-        let imp = &mut self.imps[at as usize];
-        if at != p.dst
-            && !p.kind.is_control()
-            && let Some(next) = self.routing.next_link(&self.topo, at, p.dst)
-        {
-            imp.buf_used += 1;
-            imp.sf_used += 1;
+        if let Some(next) = next {
+            // Its place on the next line's queue, kept while the processor handles it.
             self.links[next as usize].incoming += 1;
             self.routing.plan(id, next);
         }
@@ -289,26 +301,6 @@ impl Subnet {
         );
     }
 
-    /// Why the IMP at `at` cannot take packet `p` now, if it cannot (K&O §III).
-    pub(super) fn rejects(&self, at: u32, p: &Packet) -> Option<&'static str> {
-        if p.kind.is_control() || at == p.dst {
-            // Control messages use space set aside for them (a choice: the sources are silent);
-            // data for this IMP fills buffers its allocation reserved.
-            return None;
-        }
-        let next_queue = self
-            .routing
-            .next_link(&self.topo, at, p.dst)
-            .map(|next| self.links[next as usize].queue_len());
-        self.imps[at as usize]
-            .refuses_transit(
-                self.params.store_and_forward_max,
-                self.params.output_queue_max,
-                next_queue,
-            )
-            .map(Refusal::reason)
-    }
-
     pub(super) fn acknowledged(
         &mut self,
         now: SimTime,
@@ -323,15 +315,7 @@ impl Subnet {
         };
         let from = link.def.from;
         self.slab.remove(pkt);
-        let imp = &mut self.imps[from as usize];
-        match hold {
-            Hold::Source => imp.buf_used -= 1,
-            Hold::Transit => {
-                imp.buf_used -= 1;
-                imp.sf_used -= 1;
-            }
-            Hold::Control | Hold::Copy => {}
-        }
+        self.imps[from as usize].release(hold);
         self.try_send(now, l, q);
         self.wake_hosts(now, from, q);
     }

@@ -235,7 +235,7 @@ impl Subnet {
                 );
                 let i = &mut self.imps[imp as usize];
                 i.numbers.release(p.stream);
-                i.buf_used -= 1; // the copy
+                i.release_copy();
                 self.number_released(now, imp, p.stream, q);
                 if let Some(m) = self.msgs.remove(&msg) {
                     if let Some(g) = self.hosts[m.host as usize].generator.as_mut() {
