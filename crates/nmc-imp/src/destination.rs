@@ -2,12 +2,15 @@
 //! messages in reassembly, and their hand-over to the host in message-number order per stream.
 //!
 //! [`Delivery`] says which message is next; [`Replies`] holds the replies the IMP owes (RFNMs,
-//! and ALLs answering REQALLs) until 8 buffers can be reserved for them. Neither keeps time,
-//! sends or traces anything. Buffers and the host interfaces are the driver's (`model.rs`,
+//! and ALLs answering REQALLs) until 8 buffers can be reserved for them, each RFNM with the
+//! deadline of its wait ([`Replies::poll_at`]). Neither reads a clock (they take `now`), sends
+//! or traces anything. Buffers and the host interfaces are the driver's (`model.rs`,
 //! `model/single.rs`, `model/v3.rs`).
 
 use crate::imp::{Reassembly, Reply};
 use crate::packet::{MsgId, Stream};
+use crate::timer::Deadline;
+use nmc_sim::{SimDuration, SimTime};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// A message number of a stream.
@@ -139,9 +142,10 @@ impl Delivery {
 
 /// The replies a destination IMP owes, in the order they were made (K&O §II points d, g): a
 /// RFNM waits for 8 free reassembly buffers so that it can carry a piggy-backed ALL, at most
-/// `rfnm_all_wait` (1 s; the driver's timer, named by the epoch [`Replies::make_rfnm`] gives),
-/// then goes without; an ALL answering a REQALL waits for its 8 buffers as long as it takes.
-/// Replies leave in order: one that cannot have its buffers holds up those behind it.
+/// `rfnm_all_wait` (1 s), then goes without; an ALL answering a REQALL waits for its 8 buffers
+/// as long as it takes. Replies leave in order: one that cannot have its buffers holds up those
+/// behind it. Each RFNM holds the deadline of its wait ([`Replies::poll_at`]); the driver
+/// queues one wake-up for each, named by its generation ([`Replies::wait_over`]).
 #[derive(Clone, Debug, Default)]
 pub struct Replies {
     queue: VecDeque<Reply>,
@@ -162,19 +166,49 @@ pub enum Next {
 }
 
 impl Replies {
-    /// Point g: the RFNM of message `msg` (number `num` of `stream`) is made at `made_ns`.
-    /// Returns the epoch that names its wait for buffers ([`Replies::wait_over`]).
-    pub fn make_rfnm(&mut self, stream: Stream, msg: MsgId, num: u64, made_ns: u64) -> u32 {
-        let epoch = self.next_epoch;
+    /// Point g: the RFNM of message `msg` (number `num` of `stream`) is made at `now`; it waits
+    /// for 8 buffers until `now + wait` (K&O §II: "up to 1 s"). Returns the deadline of that
+    /// wait, with the generation that names it ([`Replies::wait_over`]).
+    pub fn make_rfnm(
+        &mut self,
+        stream: Stream,
+        msg: MsgId,
+        num: u64,
+        now: SimTime,
+        wait: SimDuration,
+    ) -> Deadline {
+        let d = Deadline {
+            at: now + wait,
+            generation: self.next_epoch,
+        };
         self.next_epoch += 1;
         self.queue.push_back(Reply::Rfnm {
             stream,
             msg,
             num,
-            epoch,
-            made_ns,
+            wait: d,
+            made_ns: now.as_nanos(),
         });
-        epoch
+        d
+    }
+
+    /// The earliest end of a RFNM's wait for buffers, among the RFNMs still owed.
+    pub fn poll_at(&self) -> Option<SimTime> {
+        self.queue
+            .iter()
+            .filter_map(|r| match r {
+                Reply::Rfnm { wait, .. } => Some(wait.at),
+                Reply::All { .. } => None,
+            })
+            .min()
+    }
+
+    /// The deadline of the wait named `generation`, if that RFNM is still owed.
+    pub fn deadline(&self, generation: u32) -> Option<Deadline> {
+        self.queue.iter().find_map(|r| match r {
+            Reply::Rfnm { wait, .. } if wait.generation == generation => Some(*wait),
+            _ => None,
+        })
     }
 
     /// Point d: a REQALL of `stream` (its number `num`) is to be answered by an ALL.
@@ -211,13 +245,14 @@ impl Replies {
         self.queue.pop_front()
     }
 
-    /// The RFNM whose wait is named `epoch` has waited `rfnm_all_wait`: "the RFNM is then sent
-    /// without a piggy-backed ALL" (K&O §II). `None` if it has already gone.
-    pub fn wait_over(&mut self, epoch: u32) -> Option<Reply> {
+    /// A wake-up at `now` for the RFNM whose wait is named `generation`: if its wait has run
+    /// out, "the RFNM is then sent without a piggy-backed ALL" (K&O §II) and leaves the queue.
+    /// `None` if it has already gone, or (a wake-up before its deadline) still waits.
+    pub fn wait_over(&mut self, generation: u32, now: SimTime) -> Option<Reply> {
         let pos = self
             .queue
             .iter()
-            .position(|r| matches!(r, Reply::Rfnm { epoch: g, .. } if *g == epoch))?;
+            .position(|r| matches!(r, Reply::Rfnm { wait, .. } if wait.expired(generation, now)))?;
         self.queue.remove(pos)
     }
 
@@ -240,6 +275,13 @@ mod tests {
     use super::*;
 
     const PAIR: Stream = 3;
+
+    fn t(ms: u64) -> SimTime {
+        SimTime::from_nanos(ms * 1_000_000)
+    }
+
+    /// K&O §II point g: "up to 1 s" (`rfnm_all_wait`).
+    const WAIT: SimDuration = SimDuration::from_secs(1);
 
     /// K&O §II: messages reach the destination host in the order of their numbers, whatever
     /// order they are reassembled in.
@@ -298,18 +340,59 @@ mod tests {
     #[test]
     fn a_rfnm_waits_for_buffers_then_goes_without() {
         let mut r = Replies::default();
-        let e1 = r.make_rfnm(7, 100, 0, 0);
-        let e2 = r.make_rfnm(7, 101, 1, 5);
+        let e1 = r.make_rfnm(7, 100, 0, t(0), WAIT);
+        let e2 = r.make_rfnm(7, 101, 1, t(5), WAIT);
         assert!(matches!(
             r.next(false),
             Next::Head(Reply::Rfnm { msg: 100, .. })
         ));
         // No 8 buffers for 1 s: the first RFNM goes without an ALL.
-        assert_eq!(r.wait_over(e1).as_ref().map(rfnm), Some(100));
+        assert_eq!(
+            r.wait_over(e1.generation, e1.at).as_ref().map(rfnm),
+            Some(100)
+        );
         // The second finds its buffers: it leaves, and its timer later finds nothing.
         assert_eq!(r.take_head().as_ref().map(rfnm), Some(101));
-        assert_eq!(r.wait_over(e2), None);
+        assert_eq!(r.wait_over(e2.generation, e2.at), None);
         assert!(r.is_empty());
+    }
+
+    /// K&O §II point g: "the RFNM waits up to 1 s for 8 free buffers, then goes without a
+    /// piggy-backed ALL": made at t, its wait ends at t + 1 s and not before; the earliest
+    /// wait owed is the one to wake for.
+    #[test]
+    fn the_rfnm_waits_up_to_1_s_for_8_free_buffers() {
+        let mut r = Replies::default();
+        assert_eq!(r.poll_at(), None, "nothing owed, nothing to wait for");
+        let d = r.make_rfnm(7, 100, 0, t(40), WAIT);
+        assert_eq!(d.at, t(1_040));
+        assert_eq!(r.poll_at(), Some(t(1_040)));
+        r.owe_all(3, 4);
+        let d2 = r.make_rfnm(7, 101, 1, t(300), WAIT);
+        assert_eq!(
+            r.poll_at(),
+            Some(t(1_040)),
+            "an ALL waits without a deadline"
+        );
+        assert_eq!(r.deadline(d2.generation), Some(d2));
+        // Before its second is up the RFNM still waits for its buffers.
+        assert_eq!(r.wait_over(d.generation, t(1_039)), None);
+        assert_eq!(r.len(), 3);
+        // At the deadline it goes without an ALL; the next deadline is the later RFNM's.
+        assert_eq!(
+            r.wait_over(d.generation, t(1_040)).as_ref().map(rfnm),
+            Some(100)
+        );
+        assert_eq!(r.poll_at(), Some(t(1_300)));
+        // One that leaves with its buffers (BBN's fix sends it at once) takes its deadline
+        // with it: a later wake-up finds nothing.
+        let Next::WithoutAll(gone) = r.next(true) else {
+            panic!("the RFNM goes without an ALL while the ALL waits");
+        };
+        assert_eq!(gone.iter().map(rfnm).collect::<Vec<_>>(), [101]);
+        assert_eq!(r.poll_at(), None);
+        assert_eq!(r.wait_over(d2.generation, d2.at), None);
+        assert_eq!(r.deadline(d2.generation), None);
     }
 
     /// Replies leave in order: an ALL owed for a REQALL that cannot have its 8 buffers holds up
@@ -318,7 +401,7 @@ mod tests {
     fn replies_leave_in_the_order_they_were_made() {
         let mut r = Replies::default();
         r.owe_all(3, 4);
-        r.make_rfnm(7, 100, 0, 0);
+        r.make_rfnm(7, 100, 0, t(0), WAIT);
         assert_eq!(r.next(false), Next::Head(Reply::All { stream: 3, num: 4 }));
         assert_eq!(r.len(), 2, "nothing leaves until the driver takes the head");
     }
@@ -329,9 +412,9 @@ mod tests {
     #[test]
     fn bbns_fix_sends_rfnms_without_alls_while_others_wait() {
         let mut r = Replies::default();
-        r.make_rfnm(7, 100, 0, 0);
+        r.make_rfnm(7, 100, 0, t(0), WAIT);
         r.owe_all(3, 4);
-        r.make_rfnm(7, 101, 1, 0);
+        r.make_rfnm(7, 101, 1, t(0), WAIT);
         let Next::WithoutAll(gone) = r.next(true) else {
             panic!("RFNMs should go without ALLs");
         };
@@ -339,7 +422,7 @@ mod tests {
         assert_eq!(r.next(true), Next::Head(Reply::All { stream: 3, num: 4 }));
         // Alone, a RFNM waits for its ALL as before the fix.
         let mut alone = Replies::default();
-        alone.make_rfnm(7, 102, 2, 0);
+        alone.make_rfnm(7, 102, 2, t(0), WAIT);
         assert!(matches!(
             alone.next(true),
             Next::Head(Reply::Rfnm { msg: 102, .. })

@@ -8,6 +8,7 @@ use crate::model::Processor;
 use crate::packet::{MsgId, Stream};
 use crate::params::ImpModel;
 use crate::source::{Allocations, Numbers, Plt, PltClaims};
+use crate::timer::Deadline;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// A reply the destination IMP owes and that wants 8 reassembly buffers: a RFNM (which waits
@@ -18,7 +19,8 @@ pub enum Reply {
         stream: Stream,
         msg: MsgId,
         num: u64,
-        epoch: u32,
+        /// The end of its wait for buffers, and the generation that names it.
+        wait: Deadline,
         /// When it was made (K&O point g), in ns.
         made_ns: u64,
     },

@@ -23,7 +23,7 @@
 //! | [`model`] | the event model: the life of a message, points a–i of K&O Fig. 1; the IMP's processor as a sans-I/O core ([`model::Processor`], `model/processor.rs`); other hosts' traffic (`model/background.rs`); the end-to-end procedure of each software version behind one trait ([`model::Procedure`]: `model/v2.rs`, `model/v3.rs`); time slices ([`model::TimeSlice`], `model/slice.rs`) |
 //! | [`records`] | messages.csv, e2e.csv, occupancy.csv and journeys.csv written as the run makes them, in message order, so that memory stays flat in simulated time |
 //! | [`mod@run`] | build from a scenario, run, collect records and metrics |
-//! | [`timer`] | a timer as a value that carries its deadline: one wake-up queued however often it is re-armed |
+//! | [`timer`] | a timer as a value that carries its deadline: one wake-up queued however often it is re-armed ([`timer::Timer`]), or one per arming where merging wake-ups would reorder a run's events ([`timer::Deadline`]: the retransmission, RFNM-wait and give-back timers) |
 //! | [`stepper`] | the subnet inside a larger model: hosts handed messages from outside, a clock the caller advances, deliveries it polls ([`Stepper`]) |
 //! | [`analysis`] | throughput, best 150, round-trip histogram and autocorrelation |
 //! | [`e2e`] | single-packet messages' end-to-end events in RFC 632's two-column layout (Tables 1–2) |

@@ -15,8 +15,9 @@
 //!   output queue of at most `output_queue_max` packets (K&O §III).
 
 use crate::packet::PktId;
+use crate::timer::Deadline;
 use crate::topology::LinkDef;
-use nmc_sim::{SimDuration, Stream};
+use nmc_sim::{SimDuration, SimTime, Stream};
 use std::collections::VecDeque;
 
 /// Who owns the buffer a sent packet keeps in the sending IMP.
@@ -37,8 +38,26 @@ pub enum Hold {
 pub struct LogicalChannel {
     pub held: Option<(PktId, Hold)>,
     pub bit: bool,
-    /// Bumped on every send and acknowledgement, so stale timers are ignored.
-    pub epoch: u32,
+    /// Bumped on every send and acknowledgement (and when the line goes down), so stale
+    /// timers are ignored: the generation of the retransmission timer's arming.
+    epoch: u32,
+    /// The retransmission timer: when the packet on the channel is sent again if no
+    /// acknowledgement has come (K&O §III), while it is armed.
+    retransmit: Option<Deadline>,
+}
+
+impl LogicalChannel {
+    /// A new generation: the packet on the channel was sent (again) or acknowledged, or the
+    /// line went down. Any retransmission timer is disarmed; a wake-up queued for it is stale.
+    pub fn next_generation(&mut self) {
+        self.epoch += 1;
+        self.retransmit = None;
+    }
+
+    /// The retransmission timer, if armed.
+    pub fn retransmit_deadline(&self) -> Option<Deadline> {
+        self.retransmit
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -184,7 +203,7 @@ impl Link {
         if let Some(lch) = self.retx.pop_front() {
             let c = &mut self.lch[lch as usize];
             let (pkt, _) = c.held.expect("retransmission of a held packet");
-            c.epoch += 1;
+            c.next_generation();
             self.retransmissions += 1;
             return Some(NextFrame::Packet {
                 pkt,
@@ -204,7 +223,7 @@ impl Link {
                 .expect("non-empty");
             let c = &mut self.lch[lch as usize];
             c.bit = !c.bit;
-            c.epoch += 1;
+            c.next_generation();
             c.held = Some((pkt, hold));
             return Some(NextFrame::Packet {
                 pkt,
@@ -224,16 +243,49 @@ impl Link {
             return None;
         }
         let held = c.held.take()?;
-        c.epoch += 1;
+        c.next_generation();
         self.retx.retain(|&x| x != lch);
         Some(held)
     }
 
-    /// The retransmission timer of channel `lch`, armed at generation `epoch`, ran out: true
-    /// if the packet on it is still unacknowledged and now waits to be sent again.
-    pub fn ack_timeout(&mut self, lch: u8, epoch: u32) -> bool {
-        let c = &self.lch[lch as usize];
-        let due = c.epoch == epoch && c.held.is_some() && !self.retx.contains(&lch);
+    /// The frame of the packet on channel `lch` has left at `now`: its retransmission timer
+    /// runs out `timeout` plus the line's round-trip propagation later (K&O §III: "retransmitted
+    /// if no IMP-to-IMP acknowledgment has been received after a 125 ms timeout"; the
+    /// propagation is nmc's choice, `params.rs`). Returns the deadline, for which the driver
+    /// queues one wake-up. A channel whose packet was acknowledged while its frame was still
+    /// going out has nothing to time: its deadline is not kept, and the wake-up will be stale.
+    pub fn arm_retransmission(&mut self, lch: u8, now: SimTime, timeout: SimDuration) -> Deadline {
+        let at = now + timeout + self.def.propagation * 2;
+        let c = &mut self.lch[lch as usize];
+        let d = Deadline {
+            at,
+            generation: c.epoch,
+        };
+        if c.held.is_some() {
+            c.retransmit = Some(d);
+        }
+        d
+    }
+
+    /// The earliest deadline among the channels' retransmission timers.
+    pub fn poll_at(&self) -> Option<SimTime> {
+        self.lch
+            .iter()
+            .filter_map(|c| c.retransmit.map(|d| d.at))
+            .min()
+    }
+
+    /// A wake-up at `now` of channel `lch`'s retransmission timer, armed at generation
+    /// `epoch`: true if the timer ran out with the packet on the channel still unacknowledged,
+    /// which now waits to be sent again. One that comes before the deadline, or for an arming
+    /// since disarmed (an acknowledgement, a new sending), does nothing.
+    pub fn ack_timeout(&mut self, lch: u8, epoch: u32, now: SimTime) -> bool {
+        let c = &mut self.lch[lch as usize];
+        if !c.retransmit.is_some_and(|d| d.expired(epoch, now)) {
+            return false;
+        }
+        c.retransmit = None;
+        let due = c.held.is_some() && !self.retx.contains(&lch);
         if due {
             self.retx.push_back(lch);
         }
@@ -270,6 +322,13 @@ mod tests {
         };
         Link::new(def, 1, channels, RngStreams::new(1).stream(0))
     }
+
+    fn t(ms: u64) -> SimTime {
+        SimTime::from_nanos(ms * 1_000_000)
+    }
+
+    /// K&O §III: 125 ms (`retransmit_timeout`).
+    const TIMEOUT: SimDuration = SimDuration::from_millis(125);
 
     fn sent(f: Option<NextFrame>) -> (PktId, u8, bool, bool) {
         match f {
@@ -315,14 +374,17 @@ mod tests {
         let mut l = line(8);
         l.data.push_back((7, Hold::Source));
         let (pkt, lch, bit, _) = sent(l.next_frame());
-        let epoch = l.lch[lch as usize].epoch;
-        assert!(l.ack_timeout(lch, epoch));
-        assert!(!l.ack_timeout(lch, epoch), "already waiting to go again");
+        let d = l.arm_retransmission(lch, t(20), TIMEOUT);
+        assert!(l.ack_timeout(lch, d.generation, d.at));
+        assert!(
+            !l.ack_timeout(lch, d.generation, d.at),
+            "already waiting to go again"
+        );
         let (p, c, b, again) = sent(l.next_frame());
         assert_eq!((p, c, b, again), (pkt, lch, bit, true));
         assert_eq!(l.retransmissions, 1);
         // The stale timer of the first sending does nothing now.
-        assert!(!l.ack_timeout(lch, epoch));
+        assert!(!l.ack_timeout(lch, d.generation, d.at));
         assert_eq!(l.acknowledge(lch, !bit), None, "an old acknowledgement");
         assert_eq!(l.acknowledge(lch, bit), Some((pkt, Hold::Source)));
         // Receiver side: the bit of the last accepted packet marks a duplicate.
@@ -330,6 +392,57 @@ mod tests {
         rx.rx_last[lch as usize] = Some(bit);
         assert!(rx.is_duplicate(lch, bit));
         assert!(!rx.is_duplicate(lch, !bit));
+    }
+
+    /// K&O §III: a packet is "retransmitted if no IMP-to-IMP acknowledgment has been received
+    /// after a 125 ms timeout" (plus the line's round trip, nmc's choice): armed when its frame
+    /// has left at t, the timer runs out at t + 125 ms + 2 × propagation and not before; the
+    /// acknowledgement disarms it; a retransmission re-arms it from its own sending.
+    #[test]
+    fn retransmitted_if_no_acknowledgment_after_a_125_ms_timeout() {
+        let mut l = line(8);
+        assert_eq!(l.poll_at(), None);
+        l.data.push_back((1, Hold::Transit));
+        l.data.push_back((2, Hold::Transit));
+        let (_, a, bit_a, _) = sent(l.next_frame());
+        let da = l.arm_retransmission(a, t(10), TIMEOUT);
+        let (_, b, bit_b, _) = sent(l.next_frame());
+        let db = l.arm_retransmission(b, t(30), TIMEOUT);
+        // The 1 ms line of `line`: a round trip of 2 ms on top of the 125.
+        assert_eq!((da.at, db.at), (t(137), t(157)));
+        assert_eq!(l.poll_at(), Some(t(137)));
+        assert_eq!(l.lch[a as usize].retransmit_deadline(), Some(da));
+        // A wake-up before the deadline does nothing.
+        assert!(!l.ack_timeout(a, da.generation, t(136)));
+        assert!(l.retx.is_empty());
+        // The acknowledgement of `b` disarms its timer: its wake-up finds nothing.
+        assert_eq!(l.acknowledge(b, bit_b), Some((2, Hold::Transit)));
+        assert_eq!(l.lch[b as usize].retransmit_deadline(), None);
+        assert_eq!(l.poll_at(), Some(t(137)));
+        assert!(!l.ack_timeout(b, db.generation, db.at));
+        // At its deadline `a` is unacknowledged: it waits to go again, its timer spent.
+        assert!(l.ack_timeout(a, da.generation, t(137)));
+        assert_eq!(l.poll_at(), None);
+        assert_eq!(l.retx, [a]);
+        // Sent again at 140: the new timer runs from then.
+        let (_, again, bit, retx) = sent(l.next_frame());
+        assert_eq!((again, bit, retx), (a, bit_a, true));
+        let dr = l.arm_retransmission(a, t(140), TIMEOUT);
+        assert_eq!(l.poll_at(), Some(t(267)));
+        assert_ne!(dr.generation, da.generation);
+        assert!(
+            !l.ack_timeout(a, da.generation, t(267)),
+            "the first sending's"
+        );
+        // An acknowledgement that comes while the frame is still going out leaves nothing to
+        // time when it has gone.
+        assert_eq!(l.acknowledge(a, bit_a), Some((1, Hold::Transit)));
+        l.data.push_back((3, Hold::Transit));
+        let (_, c, bit_c, _) = sent(l.next_frame());
+        assert_eq!(l.acknowledge(c, bit_c), Some((3, Hold::Transit)));
+        let dc = l.arm_retransmission(c, t(300), TIMEOUT);
+        assert_eq!(l.poll_at(), None);
+        assert!(!l.ack_timeout(c, dc.generation, dc.at));
     }
 
     /// Control messages go ahead of data; a routing message goes first of all; with nothing

@@ -96,15 +96,18 @@ pub enum Ev {
     ProcDone { imp: u32, epoch: u32 },
     /// The IMP's 25.6 ms clock (`model/processor.rs`).
     Clock { imp: u32 },
-    /// IMP-to-IMP retransmission timer of a logical channel.
+    /// IMP-to-IMP retransmission timer of a logical channel, woken at the deadline the channel
+    /// holds (`Link::poll_at`); `epoch` names the arming, one wake-up per arming.
     AckTimeout { link: u32, lch: u8, epoch: u32 },
     /// Time for a routing message on a link.
     RoutingTick { link: u32 },
     /// A packet finished its transfer to destination host `host` on IMP `imp`.
     HostOutputDone { imp: u32, host: u32 },
-    /// A RFNM has waited its 1 s for a piggy-backed ALL.
+    /// A RFNM has waited its 1 s for a piggy-backed ALL (the deadline `Replies` holds; `epoch`
+    /// names the RFNM's wait).
     RfnmTimeout { imp: u32, epoch: u32 },
-    /// An allocation unused for 250 ms.
+    /// An allocation unused for 250 ms (the deadline `Allocations` holds; `epoch` names the
+    /// allocation's give-back timer).
     GiveBack { imp: u32, dst: u32, epoch: u32 },
     /// Periodic sample of resource occupancy.
     Sample,

@@ -2,12 +2,15 @@
 //! version 3): message numbers per stream ([`Numbers`]), entries of the pending leader table
 //! ([`Plt`]), and allocations of reassembly space per destination IMP ([`Allocations`]).
 //!
-//! Each table says who gets what next and who waits, first come first served; none keeps time,
-//! sends anything or traces. The driver (`model.rs`, `model/v3.rs`) moves the messages, starts
-//! the timers and sends the packets, and is the only caller.
+//! Each table says who gets what next and who waits, first come first served; none reads a
+//! clock, sends anything or traces. [`Allocations`] holds the deadline of each give-back timer
+//! (it takes `now`; [`Allocations::poll_at`]). The driver (`model.rs`, `model/v3.rs`) moves the
+//! messages, wakes the timers at their deadlines and sends the packets, and is the only caller.
 
 use crate::imp::PltClaim;
 use crate::packet::{MsgId, Stream};
+use crate::timer::Deadline;
+use nmc_sim::{SimDuration, SimTime};
 use std::collections::{BTreeMap, VecDeque};
 
 /// Message numbers (K&O §II point b): at most `limit` in use on each stream — 4 per
@@ -160,11 +163,11 @@ impl Plt {
 }
 
 /// Allocations of 8 reassembly buffers at each destination IMP (K&O §II): the ALLs the source
-/// IMP holds unused, oldest first, each with the generation of its give-back (GVB) timer, and
-/// the messages whose REQALL is out, oldest first.
+/// IMP holds unused, oldest first, each with the deadline of its give-back (GVB) timer and the
+/// generation that names it, and the messages whose REQALL is out, oldest first.
 #[derive(Clone, Debug, Default)]
 pub struct Allocations {
-    held: BTreeMap<u32, VecDeque<u32>>,
+    held: BTreeMap<u32, VecDeque<Deadline>>,
     next_generation: u32,
     awaiting: BTreeMap<u32, VecDeque<MsgId>>,
 }
@@ -182,13 +185,33 @@ impl Allocations {
         self.awaiting.entry(dst).or_default().push_back(mid);
     }
 
-    /// An ALL from `dst` arrives, alone or on a RFNM (point h): the allocate counter goes up.
-    /// Returns the generation for its GVB timer.
-    pub fn add(&mut self, dst: u32) -> u32 {
-        let generation = self.next_generation;
+    /// An ALL from `dst` arrives at `now`, alone or on a RFNM (point h): the allocate counter
+    /// goes up, and the allocation goes back if still unused `unused_for` later (point i: "if
+    /// the allocation is not used within 250 ms, it is given back"). Returns the deadline of its
+    /// GVB timer, with the generation that names it ([`Allocations::give_back`]).
+    pub fn add(&mut self, dst: u32, now: SimTime, unused_for: SimDuration) -> Deadline {
+        let d = Deadline {
+            at: now + unused_for,
+            generation: self.next_generation,
+        };
         self.next_generation += 1;
-        self.held.entry(dst).or_default().push_back(generation);
-        generation
+        self.held.entry(dst).or_default().push_back(d);
+        d
+    }
+
+    /// The earliest deadline among the GVB timers of the allocations held unused.
+    pub fn poll_at(&self) -> Option<SimTime> {
+        self.held.values().flatten().map(|d| d.at).min()
+    }
+
+    /// The deadline of the GVB timer named `generation`, if that allocation for `dst` is
+    /// still unused.
+    pub fn deadline(&self, dst: u32, generation: u32) -> Option<Deadline> {
+        self.held
+            .get(&dst)?
+            .iter()
+            .find(|d| d.generation == generation)
+            .copied()
     }
 
     /// The oldest message waiting for an allocation from `dst`, taken off the line.
@@ -196,11 +219,12 @@ impl Allocations {
         self.awaiting.get_mut(&dst).and_then(|v| v.pop_front())
     }
 
-    /// The GVB timer of `generation` expires: if that allocation is still unused it is given
-    /// back (`true`).
-    pub fn give_back(&mut self, dst: u32, generation: u32) -> bool {
+    /// A wake-up at `now` of the GVB timer named `generation`: if that allocation is still
+    /// unused and its timer has run out, it is given back (`true`). One used in the meantime,
+    /// or a wake-up before the deadline, gives nothing back.
+    pub fn give_back(&mut self, dst: u32, generation: u32, now: SimTime) -> bool {
         let held = self.held.entry(dst).or_default();
-        match held.iter().position(|&g| g == generation) {
+        match held.iter().position(|d| d.expired(generation, now)) {
             Some(pos) => {
                 held.remove(pos);
                 true
@@ -219,9 +243,13 @@ impl Allocations {
         self.held.values().all(|a| a.is_empty())
     }
 
-    /// Unused allocations per destination (for the lockup report).
-    pub fn held_all(&self) -> &BTreeMap<u32, VecDeque<u32>> {
-        &self.held
+    /// Unused allocations per destination, each named by the generation of its GVB timer (for
+    /// the lockup report).
+    pub fn held_all(&self) -> BTreeMap<u32, VecDeque<u32>> {
+        self.held
+            .iter()
+            .map(|(&dst, a)| (dst, a.iter().map(|d| d.generation).collect()))
+            .collect()
     }
 }
 
@@ -323,6 +351,13 @@ mod tests {
 
     const PAIR: Stream = 7;
 
+    fn t(ms: u64) -> SimTime {
+        SimTime::from_nanos(ms * 1_000_000)
+    }
+
+    /// K&O §II point i: 250 ms (`giveback_after`).
+    const GVB: SimDuration = SimDuration::from_millis(250);
+
     /// K&O §II–III: "there cannot be more than four messages in transmission between any pair
     /// of HOSTs due to the message number limitation"; the fifth waits for the RFNM of the first.
     #[test]
@@ -401,17 +436,54 @@ mod tests {
         assert!(!a.take(3), "no allocation at hand: send a REQALL");
         a.await_all(3, 10);
         a.await_all(3, 11);
-        let g = a.add(3);
+        let g = a.add(3, t(0), GVB);
         assert_eq!(a.next_awaiting(3), Some(10));
         assert!(a.take(3), "message 10 uses the ALL");
-        assert!(!a.give_back(3, g), "used: nothing to give back");
-        let g2 = a.add(3);
-        let g3 = a.add(3);
+        assert!(
+            !a.give_back(3, g.generation, g.at),
+            "used: nothing to give back"
+        );
+        let g2 = a.add(3, t(10), GVB);
+        let g3 = a.add(3, t(20), GVB);
         assert_eq!(a.held(3), 2);
-        assert!(a.give_back(3, g3));
-        assert!(a.give_back(3, g2));
+        assert!(a.give_back(3, g3.generation, g3.at));
+        assert!(a.give_back(3, g2.generation, g2.at));
         assert!(a.idle());
         assert_eq!(a.next_awaiting(3), Some(11));
+    }
+
+    /// K&O §II point i: "an allocation unused for 250 ms goes back" with a GVB: its timer runs
+    /// out 250 ms after the ALL arrived and not before; using the allocation disarms it; the
+    /// earliest deadline held is the one to wake for, whatever the destination.
+    #[test]
+    fn an_allocation_unused_for_250_ms_goes_back() {
+        let mut a = Allocations::default();
+        assert_eq!(a.poll_at(), None, "nothing held, nothing to time");
+        let d = a.add(3, t(100), GVB);
+        assert_eq!(d.at, t(350));
+        assert_eq!(a.poll_at(), Some(t(350)));
+        let e = a.add(5, t(120), GVB);
+        let f = a.add(3, t(200), GVB);
+        assert_eq!(a.poll_at(), Some(t(350)));
+        assert_eq!(a.deadline(5, e.generation), Some(e));
+        assert_eq!(a.deadline(3, e.generation), None, "another destination's");
+        // A wake-up before the 250 ms are up gives nothing back.
+        assert!(!a.give_back(3, d.generation, t(349)));
+        assert_eq!(a.held(3), 2);
+        // At 250 ms unused, it goes back.
+        assert!(a.give_back(3, d.generation, t(350)));
+        assert_eq!((a.held(3), a.poll_at()), (1, Some(t(370))));
+        // A message to 5 uses its allocation: the timer is disarmed, its wake-up finds nothing.
+        assert!(a.take(5));
+        assert_eq!(a.poll_at(), Some(t(450)));
+        assert!(!a.give_back(5, e.generation, e.at));
+        assert!(a.give_back(3, f.generation, t(450)));
+        assert_eq!(a.poll_at(), None);
+        assert!(a.idle());
+        assert_eq!(
+            a.held_all(),
+            BTreeMap::from([(3, VecDeque::new()), (5, VecDeque::new())])
+        );
     }
 
     /// K&O §VI–VII: claims on PLT entries are served in order, messages and REQALLs alike; a

@@ -109,7 +109,7 @@ impl Subnet {
                     } else {
                         let c = &mut self.links[l as usize].lch[lch];
                         let held = c.held.take().expect("held");
-                        c.epoch += 1;
+                        c.next_generation();
                         taken.push((l, held));
                     }
                 }
@@ -117,7 +117,7 @@ impl Subnet {
                 // The line protocol starts afresh when the line comes back.
                 for c in &mut link.lch {
                     c.bit = false;
-                    c.epoch += 1;
+                    c.next_generation();
                 }
                 link.rx_last = [None; 8];
                 link.ack_mask = 0;

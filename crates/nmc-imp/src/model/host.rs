@@ -337,13 +337,18 @@ impl Subnet {
         if o.index == 0 && o.of > 1 {
             // Point g: "After the transmission of the first packet to the HOST, the RFNM for
             // this message is generated" (K&O §II).
-            let epoch = i.replies.make_rfnm(o.stream, o.msg, o.num, now.as_nanos());
+            let d = i
+                .replies
+                .make_rfnm(o.stream, o.msg, o.num, now, self.params.rfnm_all_wait);
             if let Some(m) = self.msgs.get_mut(&o.msg).filter(|m| !m.background) {
                 m.rec.rfnm_made_ns = Some(now.as_nanos());
             }
             q.schedule(
-                now + self.params.rfnm_all_wait,
-                Ev::RfnmTimeout { imp, epoch },
+                d.at,
+                Ev::RfnmTimeout {
+                    imp,
+                    epoch: d.generation,
+                },
             );
         }
         if o.index + 1 == o.of {

@@ -7,6 +7,7 @@
 use super::{Counted, Ev, Subnet, Tr, Work};
 use crate::link::{Frame, FrameKind, Hold, NextFrame};
 use crate::packet::{MsgId, Packet, PktId, PktKind, Stream};
+use crate::timer::Deadline;
 use nmc_sim::{Bits, EventQueue, SimTime};
 
 impl Subnet {
@@ -190,13 +191,13 @@ impl Subnet {
         link.busy = false;
         q.schedule(now + link.def.propagation, Ev::Arrive { link: l, frame });
         if let FrameKind::Packet { lch, .. } = frame.kind {
-            let epoch = link.lch[lch as usize].epoch;
+            let d = link.arm_retransmission(lch, now, self.params.retransmit_timeout);
             q.schedule(
-                now + self.params.retransmit_timeout + link.def.propagation * 2,
+                d.at,
                 Ev::AckTimeout {
                     link: l,
                     lch,
-                    epoch,
+                    epoch: d.generation,
                 },
             );
         }
@@ -328,7 +329,12 @@ impl Subnet {
         epoch: u32,
         q: &mut EventQueue<Ev>,
     ) {
-        if self.links[l as usize].ack_timeout(lch, epoch) {
+        let link = &mut self.links[l as usize];
+        debug_assert!(
+            Deadline::on_time(link.lch[lch as usize].retransmit_deadline(), epoch, now),
+            "a retransmission timer wakes at its deadline"
+        );
+        if link.ack_timeout(lch, epoch, now) {
             self.count(Counted::Retransmission);
             self.try_send(now, l, q);
         }

@@ -10,6 +10,7 @@ use crate::destination::Next;
 use crate::imp::{HostOut, Reply};
 use crate::packet::{MsgId, Packet, PktKind, Stream};
 use crate::params::Piggyback;
+use crate::timer::Deadline;
 use nmc_sim::{EventQueue, SimTime};
 
 impl Subnet {
@@ -124,10 +125,16 @@ impl Subnet {
         dst: u32,
         q: &mut EventQueue<Ev>,
     ) {
-        let epoch = self.imps[imp as usize].allocs.add(dst);
+        let d = self.imps[imp as usize]
+            .allocs
+            .add(dst, now, self.params.giveback_after);
         q.schedule(
-            now + self.params.giveback_after,
-            Ev::GiveBack { imp, dst, epoch },
+            d.at,
+            Ev::GiveBack {
+                imp,
+                dst,
+                epoch: d.generation,
+            },
         );
         if let Some(w) = self.imps[imp as usize].allocs.next_awaiting(dst)
             && let Some(m) = self.msgs.get_mut(&w)
@@ -147,7 +154,12 @@ impl Subnet {
         epoch: u32,
         q: &mut EventQueue<Ev>,
     ) {
-        if self.imps[imp as usize].allocs.give_back(dst, epoch) {
+        let allocs = &mut self.imps[imp as usize].allocs;
+        debug_assert!(
+            Deadline::on_time(allocs.deadline(dst, epoch), epoch, now),
+            "an allocation's give-back timer wakes at its deadline"
+        );
+        if allocs.give_back(dst, epoch, now) {
             self.count(Counted::Gvb);
             self.trace.emit(
                 now,
@@ -360,7 +372,12 @@ impl Subnet {
         epoch: u32,
         q: &mut EventQueue<Ev>,
     ) {
-        if let Some(r) = self.imps[imp as usize].replies.wait_over(epoch) {
+        let replies = &mut self.imps[imp as usize].replies;
+        debug_assert!(
+            Deadline::on_time(replies.deadline(epoch), epoch, now),
+            "a RFNM's wait ends at its deadline"
+        );
+        if let Some(r) = replies.wait_over(epoch, now) {
             // K&O §II: "the RFNM is then sent without a piggy-backed ALL".
             self.send_reply(now, imp, r, false, q);
         }
