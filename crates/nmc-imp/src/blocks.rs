@@ -101,6 +101,11 @@ impl TransmitBlocks {
         self.blocks.get_mut(&stream)?.idle.arm(at)
     }
 
+    /// The earliest deadline of the blocks' disuse timers.
+    pub fn poll_at(&self) -> Option<SimTime> {
+        self.blocks.values().filter_map(|b| b.idle.deadline()).min()
+    }
+
     /// A wake-up of `stream`'s disuse timer at `now`.
     pub fn idle_woken(&mut self, stream: Stream, now: SimTime) -> Woken {
         match self.blocks.get_mut(&stream) {

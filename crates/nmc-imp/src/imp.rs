@@ -9,6 +9,7 @@ use crate::packet::{MsgId, Stream};
 use crate::params::ImpModel;
 use crate::source::{Allocations, Numbers, Plt, PltClaims};
 use crate::timer::Deadline;
+use nmc_sim::SimTime;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// A reply the destination IMP owes and that wants 8 reassembly buffers: a RFNM (which waits
@@ -276,6 +277,22 @@ impl Imp {
         self.buf_used -= 1;
     }
 
+    /// When this IMP next needs waking for its own sake: the earliest of its timers (the
+    /// processor's task in hand, RFNMs waiting for buffers, unused allocations, version 3's
+    /// block disuse timers). Its lines' retransmission timers are the lines' own
+    /// ([`crate::link::Link::poll_at`]).
+    pub fn poll_at(&self) -> Option<SimTime> {
+        [
+            self.cpu.poll_at().map(|(t, _)| t),
+            self.replies.poll_at(),
+            self.allocs.poll_at(),
+            self.tx_blocks.poll_at(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
     /// Can `n` reassembly buffers be reserved now?
     pub fn can_reserve(&self, n: u32) -> bool {
         self.reasm_used + n <= self.reasm_max && self.free_buffers() >= n
@@ -388,6 +405,23 @@ mod tests {
         assert_eq!(x.buf_used, 1, "the copy is still held");
         x.release_copy();
         assert!(x.idle());
+    }
+
+    /// The IMP's next wake-up is its earliest timer: an allocation unused for 250 ms goes back
+    /// (K&O §II point i) before a RFNM made earlier has waited its 1 s for buffers (point g).
+    #[test]
+    fn an_imps_next_wake_up_is_its_earliest_timer() {
+        use nmc_sim::SimDuration;
+        let ms = |m: u64| SimTime::ZERO + SimDuration::from_millis(m);
+        let mut x = imp();
+        assert_eq!(x.poll_at(), None, "nothing armed");
+        x.replies
+            .make_rfnm(0, 7, 1, ms(100), SimDuration::from_secs(1));
+        assert_eq!(x.poll_at(), Some(ms(1100)));
+        x.allocs.add(3, ms(900), SimDuration::from_millis(250));
+        assert_eq!(x.poll_at(), Some(ms(1100)));
+        x.allocs.add(3, ms(700), SimDuration::from_millis(250));
+        assert_eq!(x.poll_at(), Some(ms(950)));
     }
 
     #[test]

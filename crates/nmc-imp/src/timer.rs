@@ -9,7 +9,6 @@
 //! arming. Before this, every arming queued an event that would almost always find itself
 //! stale: 3,510 of the 3,954 events pending in a loaded `ko-v3-map` run, a heap ten times the
 //! size it needed and 40 % of the run's time spent in it.
-
 //!
 //! Some timers cannot share wake-ups that way without changing a run: the event queue orders
 //! events of the same instant by when they were queued, so dropping or merging a wake-up moves

@@ -217,7 +217,10 @@ fn accept_all_locks_up_and_the_report_says_what_is_held() {
     let stored: usize = dest.stored_out_of_order.iter().map(|(_, v)| v.len()).sum();
     assert_eq!(stored as u32, dest.reassembly_max);
     assert!(!dest.in_order_refused.is_empty());
+    // RFC 626: the lockup is permanent; no timer of DEST's will let anything go.
+    assert_eq!(dest.next_timer_ns, None);
     assert!(l.explain().starts_with("lockup at"));
+    assert!(l.explain().contains("No timer is armed"));
     assert!(o.metrics.contains_key("lockup.at_s"));
 }
 

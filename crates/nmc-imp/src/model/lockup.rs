@@ -33,6 +33,10 @@ pub struct HeldAt {
     pub in_order_refused: Vec<(String, u64)>,
     /// Other refused messages owed an ALLOCATE.
     pub other_requests: usize,
+    /// The IMP's next timer ([`crate::imp::Imp::poll_at`]: a RFNM's wait for buffers, an
+    /// unused allocation, a task in hand, a block's disuse), if any: with none, nothing the IMP
+    /// holds will be let go by time alone.
+    pub next_timer_ns: Option<u64>,
 }
 
 impl LockupReport {
@@ -62,6 +66,11 @@ impl LockupReport {
                     .collect::<Vec<_>>()
                     .join(", "),
                 h.other_requests
+            );
+        }
+        if !self.held.is_empty() && self.held.iter().all(|h| h.next_timer_ns.is_none()) {
+            s.push_str(
+                " No timer is armed at these IMPs: nothing they hold will be let go by time alone.",
             );
         }
         s
@@ -121,6 +130,7 @@ impl Subnet {
                     other_requests: i.requests.len() - in_order.len(),
                     stored_out_of_order: stored,
                     in_order_refused: in_order,
+                    next_timer_ns: i.poll_at().map(|t| t.as_nanos()),
                 }
             })
             .collect();
