@@ -22,8 +22,8 @@
 //!   criterion, `hold-down-window`, our reading of it). A loop trap is "a loop whose existence
 //!   is extended because of line hold-down"; measurably, a loop in the tables during which an
 //!   IMP of the loop, holding its line to the next IMP of the loop for the loop's destination,
-//!   refused a smaller estimate from another neighbour (`held-against` in the route changes)
-//!   that would have taken it out of the loop without the hold-down, as B refuses A in Table
+//!   refused a smaller estimate from a neighbour outside the loop (`held-against` in the route
+//!   changes), which would have taken it out of the loop without the hold-down, as B refuses A in Table
 //!   III row 11. (Loops with a hold-down along them that refused nothing are counted apart.)
 //!   At least 1 under the 1974 rule; at most 0 under the fix. Loops lasting over
 //!   1280 ms (K&O Table I: without hold-down a loop "persists for 640 to 1280 ms") are counted
@@ -113,7 +113,7 @@ struct LoopRow {
     open_at_end: bool,
     /// An IMP of the loop held its line to the next IMP of the loop while the loop lasted.
     held_along: bool,
-    /// ... and refused a smaller estimate from another neighbour meanwhile (a loop trap).
+    /// ... and refused a smaller estimate from a neighbour outside the loop meanwhile (a trap).
     trap: bool,
 }
 
@@ -225,15 +225,17 @@ fn stats(condition: &'static str, routing: &'static str, o: &Outcome) -> Stats {
 /// the next IMP of the loop held down, for the loop's destination, at some time while the loop
 /// lasted), and whether it was a *loop trap* (K&O §V: "a loop whose existence is extended
 /// because of line hold-down"): while the loop lasted, an IMP of the loop, holding its line to
-/// the next IMP of the loop, refused a smaller estimate from another neighbour that would have
-/// taken it out of the loop without the hold-down (Table III row 11: B, holding C, ignores A).
+/// the next IMP of the loop, refused a smaller estimate from a neighbour outside the loop, which
+/// would have taken it out of the loop without the hold-down (Table III row 11: B, holding C,
+/// ignores A).
 /// A hold-down along a loop that refused nothing did not extend it.
 fn traps(o: &Outcome) -> Vec<(bool, bool)> {
     // (IMP, destination) -> hold-downs as (start, end, held neighbour).
     type HoldDowns<'a> = Vec<(u64, u64, &'a str)>;
     let mut held: BTreeMap<(&str, &str), HoldDowns> = BTreeMap::new();
-    // (IMP, destination) -> refusals as (time, held neighbour).
-    let mut refused: BTreeMap<(&str, &str), Vec<(u64, &str)>> = BTreeMap::new();
+    // (IMP, destination) -> refusals as (time, held neighbour, refused neighbour).
+    type Refusals<'a> = Vec<(u64, &'a str, &'a str)>;
+    let mut refused: BTreeMap<(&str, &str), Refusals> = BTreeMap::new();
     for c in &o.routing.route_changes {
         let key = (c.imp.as_str(), c.dst.as_str());
         match c.kind {
@@ -241,10 +243,12 @@ fn traps(o: &Outcome) -> Vec<(bool, bool)> {
                 .entry(key)
                 .or_default()
                 .push((c.t_ns, c.value, c.to.as_str())),
-            "held-against" => refused
-                .entry(key)
-                .or_default()
-                .push((c.t_ns, c.from.as_str())),
+            "held-against" => {
+                refused
+                    .entry(key)
+                    .or_default()
+                    .push((c.t_ns, c.from.as_str(), c.to.as_str()))
+            }
             _ => {}
         }
     }
@@ -267,10 +271,14 @@ fn traps(o: &Outcome) -> Vec<(bool, bool)> {
                         .any(|&(a, b, n)| n == next && a < until && b > from)
                 })
             });
+            // The refused neighbour must be outside the loop: switching to one inside it
+            // would only make another loop.
             let trap = along(&|imp, next| {
-                refused
-                    .get(&(imp, l.dst.as_str()))
-                    .is_some_and(|r| r.iter().any(|&(t, n)| n == next && t >= from && t < until))
+                refused.get(&(imp, l.dst.as_str())).is_some_and(|r| {
+                    r.iter().any(|&(t, held, by)| {
+                        held == next && !imps.contains(&by) && t >= from && t < until
+                    })
+                })
             });
             (held_along, trap)
         })
@@ -609,7 +617,8 @@ impl Experiment for KoLooping {
              closed it to the one that opened it; a hold-down is along a loop when an IMP of the loop held its line to the \
              next IMP of the loop down while the loop lasted; a trap (K&O: \"a loop whose existence is extended because \
              of line hold-down\") is a loop during which such an IMP refused, because of the hold-down, a smaller \
-             estimate from another neighbour that would otherwise have taken it out of the loop (K&O Table III row 11); \
+             estimate from a neighbour outside the loop, which would otherwise have taken it out of the loop (K&O Table \
+             III row 11); \
              long loops last over {} ms; the tail is round trips above {} ms. Counts cover \
              every host's data packets; round trips are the UCLA pump's (accepted → RFNM).",
             LONG_NS / 1_000_000,
