@@ -167,7 +167,7 @@ pub enum Next {
 
 impl Replies {
     /// Point g: the RFNM of message `msg` (number `num` of `stream`) is made at `now`; it waits
-    /// for 8 buffers until `now + wait` (K&O §II: "up to 1 s"). Returns the deadline of that
+    /// for 8 buffers until `now + wait` (K&O §II: "the RFNM will wait for at most 1 s for this buffer space"). Returns the deadline of that
     /// wait, with the generation that names it ([`Replies::wait_over`]).
     pub fn make_rfnm(
         &mut self,
@@ -280,7 +280,7 @@ mod tests {
         SimTime::from_nanos(ms * 1_000_000)
     }
 
-    /// K&O §II point g: "up to 1 s" (`rfnm_all_wait`).
+    /// K&O §II point g: "at most 1 s" (`rfnm_all_wait`).
     const WAIT: SimDuration = SimDuration::from_secs(1);
 
     /// K&O §II: messages reach the destination host in the order of their numbers, whatever
@@ -357,8 +357,9 @@ mod tests {
         assert!(r.is_empty());
     }
 
-    /// K&O §II point g: "the RFNM waits up to 1 s for 8 free buffers, then goes without a
-    /// piggy-backed ALL": made at t, its wait ends at t + 1 s and not before; the earliest
+    /// K&O §II point g: "the RFNM will wait for at most 1 s for this buffer space. In case the
+    /// necessary 8 reassembly buffers do not become available within this second, the RFNM is
+    /// then sent without a piggy-backed ALL": made at t, its wait ends at t + 1 s and not before; the earliest
     /// wait owed is the one to wake for.
     #[test]
     fn the_rfnm_waits_up_to_1_s_for_8_free_buffers() {

@@ -186,8 +186,9 @@ impl Allocations {
     }
 
     /// An ALL from `dst` arrives at `now`, alone or on a RFNM (point h): the allocate counter
-    /// goes up, and the allocation goes back if still unused `unused_for` later (point i: "if
-    /// the allocation is not used within 250 ms, it is given back"). Returns the deadline of its
+    /// goes up, and the allocation goes back if still unused `unused_for` later (point i: it is
+    /// "returned to the destination IMP if some HOST attached to the source IMP does not make use
+    /// of it within the next 250 ms"). Returns the deadline of its
     /// GVB timer, with the generation that names it ([`Allocations::give_back`]).
     pub fn add(&mut self, dst: u32, now: SimTime, unused_for: SimDuration) -> Deadline {
         let d = Deadline {
@@ -452,7 +453,8 @@ mod tests {
         assert_eq!(a.next_awaiting(3), Some(11));
     }
 
-    /// K&O §II point i: "an allocation unused for 250 ms goes back" with a GVB: its timer runs
+    /// K&O §II point i: the reservation "is returned to the destination IMP if some HOST attached
+    /// to the source IMP does not make use of it within the next 250 ms", by a GVB: its timer runs
     /// out 250 ms after the ALL arrived and not before; using the allocation disarms it; the
     /// earliest deadline held is the one to wake for, whatever the destination.
     #[test]
