@@ -85,7 +85,7 @@ struct Stats {
     /// Loop traps: loops that a hold-down along them kept against a smaller estimate ([`traps`]).
     traps: usize,
     hold_downs: f64,
-    /// Hold-downs that started within [`RESTART_NS`] of the end of the one before, at the same
+    /// Hold-downs that started within one routing period of the end of the one before, at the same
     /// IMP for the same destination.
     restarted_hold_downs: usize,
     route_changes: f64,
@@ -225,14 +225,11 @@ fn stats(condition: &'static str, routing: &'static str, o: &Outcome) -> Stats {
     }
 }
 
-/// One routing period on a loaded line (K&O §III: "once every 640 ms"): a hold-down that
-/// starts within this of the end of the last one at the same IMP and destination is counted
-/// as a restart.
-const RESTART_NS: u64 = 640_000_000;
-
-/// Hold-downs that started within [`RESTART_NS`] of the end of the previous one at the same
-/// IMP for the same destination: the estimate still rising when the hold-down ran out.
+/// Hold-downs that started within one routing period (the profile's `routing_period`, K&O
+/// §III's 640 ms on a loaded line) of the end of the previous one at the same IMP for the same
+/// destination: the estimate still rising when the hold-down ran out.
 fn restarted_hold_downs(o: &Outcome) -> usize {
+    let period = o.params.routing_period.as_nanos();
     let mut last_end: BTreeMap<(&str, &str), u64> = BTreeMap::new();
     let mut n = 0;
     for c in o
@@ -244,7 +241,7 @@ fn restarted_hold_downs(o: &Outcome) -> usize {
         let key = (c.imp.as_str(), c.dst.as_str());
         if let Some(&end) = last_end.get(&key)
             && c.t_ns >= end
-            && c.t_ns - end <= RESTART_NS
+            && c.t_ns - end <= period
         {
             n += 1;
         }
@@ -605,8 +602,8 @@ impl Experiment for KoLooping {
              estimate rises by more than 8 again at the next message and a new hold-down can start as the old one ends; \
              after a failure the estimates count up towards infinity (600 units) inside such loops. The longest pump round \
              trip is {:.1} s with the 1974 hold-down against {:.1} s without loop prevention{}. Our reading of the later, \
-             frequency-independent criterion leaves {} traps{}. Hold-downs that started within 640 ms of the end of \
-             the last one at the same IMP and destination: {} of {} (1974), {} of {} (our reading). Feasible successors keep the tables loop-free (packets \
+             frequency-independent criterion leaves {} traps{}. Hold-downs that started within one routing period \
+             (the profile's routing_period) of the end of the last one at the same IMP and destination: {} of {} (1974), {} of {} (our reading). Feasible successors keep the tables loop-free (packets \
              still come back to an IMP once when routes change under them in flight), but after a failure an IMP may \
              have no feasible neighbour until the destination's next sequence number (up to 10.24 s), which gives the \
              pump a {:.1} s worst round trip; static routes wait out each 20 s failure ({:.1} s).",

@@ -164,10 +164,17 @@ struct PathRow {
     busiest_other_share: f64,
     /// Packets rejected by the next IMP on the saturated lines (K&O §III).
     rejected: u64,
+    /// The line time of a full window of the pump's messages on the busiest line (message
+    /// numbers × a mean message's bits and per-packet overhead / the line's speed).
+    window_on_busiest_ms: f64,
     number_wait_fraction: f64,
     correlated_lags: f64,
     rtt_mean_ms: f64,
 }
+
+/// K&O Fig. 6: message delay "is correlated out to about 3 or 4 successive messages" (KO-5's
+/// target).
+const KO5_LAGS: (f64, f64) = (3.0, 4.0);
 
 /// A line at least this busy over the run counts as saturated by the pump.
 const SATURATED: f64 = 0.9;
@@ -178,22 +185,34 @@ fn path_row(hops: u32, destination: &str, o: &Outcome, lags: f64) -> PathRow {
         .iter()
         .filter(|l| l.utilisation >= SATURATED)
         .collect();
-    let pump_messages = o.messages.iter().filter(|m| m.host == "UCLA").count() as f64;
+    // The pump's packets and their bits on a line, from its messages and the profile.
+    let pump: Vec<&nmc_imp::model::MessageRecord> =
+        o.messages.iter().filter(|m| m.host == "UCLA").collect();
+    let packets = |m: &nmc_imp::model::MessageRecord| m.bits.div_ceil(o.params.max_packet.get());
+    let pump_packets: u64 = pump.iter().map(|m| packets(m)).sum();
+    let message_line_bits = mean(
+        pump.iter()
+            .map(|m| (m.bits + packets(m) * o.params.packet_overhead.get()) as f64),
+    );
     let busiest = sat.iter().max_by(|a, b| {
         a.packet_frames
             .cmp(&b.packet_frames)
             .then(a.utilisation.total_cmp(&b.utilisation))
     });
-    let (name, util, frames, other) = busiest.map_or((String::new(), 0.0, 0, 0.0), |l| {
-        let other =
-            (l.packet_frames as f64 - l.retransmissions as f64 - 8.0 * pump_messages).max(0.0);
-        (
-            format!("{}>{}", l.from, l.to),
-            l.utilisation,
-            l.packet_frames,
-            other,
-        )
-    });
+    let (name, util, frames, other, window_ms) =
+        busiest.map_or((String::new(), 0.0, 0, 0.0, f64::NAN), |l| {
+            let other =
+                (l.packet_frames as f64 - l.retransmissions as f64 - pump_packets as f64).max(0.0);
+            let window =
+                o.params.message_numbers as f64 * message_line_bits / l.capacity_bps as f64 * 1e3;
+            (
+                format!("{}>{}", l.from, l.to),
+                l.utilisation,
+                l.packet_frames,
+                other,
+                window,
+            )
+        });
     PathRow {
         hops,
         destination: destination.to_string(),
@@ -208,6 +227,7 @@ fn path_row(hops: u32, destination: &str, o: &Outcome, lags: f64) -> PathRow {
         busiest_other_packet_frames: other,
         busiest_other_share: other / (frames as f64).max(1.0),
         rejected: sat.iter().map(|l| l.rejected).sum(),
+        window_on_busiest_ms: window_ms,
         number_wait_fraction: number_wait_fraction(o),
         correlated_lags: lags,
         rtt_mean_ms: mean(round_trips_ms(&o.messages).into_iter()),
@@ -218,9 +238,10 @@ fn path_row(hops: u32, destination: &str, o: &Outcome, lags: f64) -> PathRow {
 /// round trips are correlated as K&O's Fig. 6, against the rest, with what their busiest lines
 /// carry and how often the window held the pump back.
 fn paths_note(paths: &[PathRow]) -> String {
+    let ko_1hop_kbps = published_throughput(1).unwrap_or(f64::NAN);
     let (like, unlike): (Vec<&PathRow>, Vec<&PathRow>) = paths
         .iter()
-        .partition(|p| (3.0..=4.0).contains(&p.correlated_lags));
+        .partition(|p| (KO5_LAGS.0..=KO5_LAGS.1).contains(&p.correlated_lags));
     let hops = |v: &[&PathRow]| {
         v.iter()
             .map(|p| p.hops.to_string())
@@ -232,7 +253,11 @@ fn paths_note(paths: &[PathRow]) -> String {
             return "none".to_string();
         }
         let (lo, hi) = spread(v.iter().map(|p| scale * f(p)));
-        format!("{lo:.0}–{hi:.0}")
+        if format!("{lo:.0}") == format!("{hi:.0}") {
+            format!("{lo:.0}")
+        } else {
+            format!("{lo:.0}–{hi:.0}")
+        }
     };
     let group = |v: &[&PathRow]| {
         format!(
@@ -245,18 +270,20 @@ fn paths_note(paths: &[PathRow]) -> String {
     };
     format!(
         "Round trips and their correlation (KO-3, KO-5) follow the queue at each path's busiest line, not the distance \
-         (paths.csv: first seed's lines, every seed's lags). Successive round trips are correlated out to 3-4 lags, as \
-         K&O's Fig. 6, at hops {}: {}. There the four messages of the window queue behind one another at a line shared \
-         with other sites' traffic, and the round trip is about four messages' time on it (4 × 8 × 23.2 ms = 742 ms) \
-         whatever the distance. At hops {} ({}), correlation lasts {} lags (0 where round trips repeat a fixed cycle, \
+         (paths.csv: first seed's lines, every seed's lags). Successive round trips are correlated out to {}-{} lags, \
+         as K&O's Fig. 6, at hops {}: {}. There the messages of the window queue behind one another at a line shared \
+         with other sites' traffic, and the round trip is about the window's time on that line ({} ms) whatever the \
+         distance. At hops {} ({}), correlation lasts {} lags (0 where round trips repeat a fixed cycle, \
          10, the most counted, where a backlog drifts slowly). The pump keeps a line at least {:.0} % busy on {} of {} paths, so \
-         every round trip here holds a queue; K&O's 37.75 kbit/s with a 200 ms round trip at 1 hop is about one 8-kbit \
-         message in flight, a round trip that holds little queueing, and theirs grows 90 ms a hop. (RFC 619's matrix \
-         makes USC-ISI, a neighbour of the 4- and 6-hop paths' busiest lines, the origin of 23 % of the net's \
-         messages.) Which fake host K&O used at each distance is not published; the destinations here are a choice \
+         every round trip here holds a queue; K&O's {} kbit/s with a {} ms round trip at 1 hop is {:.1} kbit in \
+         flight, about one message, a round trip that holds little queueing, and theirs grows {} ms a hop. Which fake \
+         host K&O used at each distance is not published; the destinations here are a choice \
          (scenarios/ko-v2-map.toml).",
+        KO5_LAGS.0,
+        KO5_LAGS.1,
         hops(&like),
         group(&like),
+        range(&like, 1.0, |p| p.window_on_busiest_ms),
         hops(&unlike),
         group(&unlike),
         range(&unlike, 1.0, |p| p.correlated_lags),
@@ -266,6 +293,10 @@ fn paths_note(paths: &[PathRow]) -> String {
             .filter(|p| !p.saturated_lines.is_empty())
             .count(),
         paths.len(),
+        ko_1hop_kbps,
+        published_rtt(1),
+        ko_1hop_kbps * published_rtt(1) / 1e3,
+        published_rtt(2) - published_rtt(1),
     )
 }
 
@@ -609,8 +640,8 @@ impl Experiment for KoV2Throughput {
                 "lags",
                 "K&O Fig. 6: \"out to about 3 or 4\"",
                 Target::Range {
-                    lo: 3.0,
-                    hi: 4.0,
+                    lo: KO5_LAGS.0,
+                    hi: KO5_LAGS.1,
                     rel: 0.0,
                 },
                 Value::Num(mean(lags.iter().filter(|l| l.0 == *hops).map(|l| l.2))),
