@@ -1,15 +1,19 @@
-//! The state of one IMP: buffers, the processing queue, and the end-to-end tables (the
-//! source side's as the cores of [`crate::source`]).
+//! One IMP as a core that does no I/O: its buffers, its lines, the processing queue, and the
+//! end-to-end tables (the source side's as the cores of [`crate::source`], the destination
+//! side's as those of [`crate::destination`]). A frame from a neighbour goes in through
+//! [`Imp::handle_frame`], which says what became of it; the driver (`crate::model`) does what
+//! follows (the processor's work, the trace, the counts) and asks [`Imp::poll_at`] when the IMP
+//! next needs waking.
 
 use crate::blocks::{ReceiveBlocks, TransmitBlocks};
 use crate::destination::{Delivery, Replies};
-use crate::link::Hold;
+use crate::link::{Frame, FrameKind, Hold, Link, NextFrame};
 use crate::model::Processor;
-use crate::packet::{MsgId, Stream};
+use crate::packet::{MsgId, Packet, PktId, Stream};
 use crate::params::ImpModel;
 use crate::source::{Allocations, Numbers, Plt, PltClaims};
 use crate::timer::Deadline;
-use nmc_sim::SimTime;
+use nmc_sim::{SimDuration, SimTime};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// A reply the destination IMP owes and that wants 8 reassembly buffers: a RFNM (which waits
@@ -86,7 +90,55 @@ impl Refusal {
     }
 }
 
+/// The limits K&O §III puts on a packet passing through an IMP (the profile's
+/// `store_and_forward_max` and `output_queue_max`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TransitLimits {
+    /// "20 store-and-forward packets in the neighbor IMP".
+    pub store_and_forward_max: u32,
+    /// "the output queue for the next hop is full" (8 packets).
+    pub output_queue_max: u32,
+}
+
+/// What an IMP did with a frame that came in on one of its lines ([`Imp::handle_frame`]).
+#[derive(Clone, Copy, Debug)]
+pub enum Arrival {
+    /// The checksum failed: the frame is lost, the acknowledgements it carried with it.
+    Corrupted,
+    /// A routing message or acknowledgements alone: nothing to accept.
+    NoPacket,
+    /// "A retransmission of a packet already accepted": acknowledged again and discarded.
+    Duplicate,
+    /// A packet passing through, refused (K&O §III): no acknowledgement goes back, so the
+    /// sender sends it again after its 125 ms timeout.
+    Rejected { packet: Packet, refusal: Refusal },
+    /// Accepted: a packet in transit holds a buffer, a store-and-forward place and a place on
+    /// the queue of `next`, its next line (none when it is for this IMP, a control message, or
+    /// has no route); it is acknowledged once the processor has taken it.
+    Accepted { packet: Packet, next: Option<u32> },
+}
+
+/// A frame an IMP starts on one of its lines ([`Imp::poll_transmit`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Transmit {
+    /// What goes: a routing message, a packet (new, or again after its timeout), or the
+    /// acknowledgements alone ([`crate::link::Link::next_frame`]).
+    pub what: NextFrame,
+    /// A routing message that is the first on this line since the IMP's last slow tick, when
+    /// it recomputed its table: its serial number is new to the neighbour (`model/processor.rs`).
+    pub fresh: bool,
+    /// The acknowledgements it carries for the other direction: channel mask and bits.
+    pub ack_mask: u8,
+    pub ack_bits: u8,
+}
+
+/// The packets a frame's piggy-backed acknowledgements freed, by logical channel: the sender
+/// drops its copies ([`Imp::acknowledge`]).
+pub type Acked = [Option<PktId>; 8];
+
 pub struct Imp {
+    /// Its index in the network (topology order).
+    pub id: u32,
     pub name: String,
     /// 316 or 516 (what its processor spends on each kind of work: `ImpParams::costs`).
     pub model: ImpModel,
@@ -132,6 +184,12 @@ pub struct Imp {
     /// Claims on a PLT entry, served in order: messages that hold their allocation, and
     /// REQALLs decided but not yet sent; the REQALLs outstanding ([`PltClaims`]).
     pub plt_claims: PltClaims,
+
+    // ---- Its lines (K&O §III; [`crate::link`]) ----
+    /// Its interface to each of its lines: the outgoing direction's logical channels, queues
+    /// and retransmission timers, the acknowledgements it owes the neighbour, and what it last
+    /// accepted on each channel coming in ([`Link`]).
+    pub lines: Vec<Link>,
 }
 
 /// A claim on a PLT entry in version 3 (K&O §VI: "message number, reassembly buffers, and PLT
@@ -149,8 +207,9 @@ pub enum PltClaim {
 }
 
 impl Imp {
-    pub fn new(name: String, model: ImpModel, buffers: u32, reasm_max: u32) -> Self {
+    pub fn new(id: u32, name: String, model: ImpModel, buffers: u32, reasm_max: u32) -> Self {
         Imp {
+            id,
             name,
             model,
             buffers,
@@ -171,6 +230,7 @@ impl Imp {
             tx_blocks: TransmitBlocks::default(),
             rx_blocks: ReceiveBlocks::default(),
             plt_claims: PltClaims::default(),
+            lines: Vec::new(),
         }
     }
 
@@ -278,12 +338,12 @@ impl Imp {
     }
 
     /// When this IMP next needs waking for its own sake: the earliest of its timers (the
-    /// processor's task in hand, RFNMs waiting for buffers, unused allocations, version 3's
-    /// block disuse timers). Its lines' retransmission timers are the lines' own
-    /// ([`crate::link::Link::poll_at`]).
+    /// processor's task in hand, its lines' retransmission timers, RFNMs waiting for buffers,
+    /// unused allocations, version 3's block disuse timers).
     pub fn poll_at(&self) -> Option<SimTime> {
         [
             self.cpu.poll_at().map(|(t, _)| t),
+            self.lines.iter().filter_map(Link::poll_at).min(),
             self.replies.poll_at(),
             self.allocs.poll_at(),
             self.tx_blocks.poll_at(),
@@ -291,6 +351,128 @@ impl Imp {
         .into_iter()
         .flatten()
         .min()
+    }
+
+    /// The next frame on `line`, if the line is free and something is to be sent; the line is
+    /// then busy until [`Imp::frame_sent`]. Every frame carries the acknowledgements owed for
+    /// the other direction; a routing message goes first, then a packet to be sent again,
+    /// then a queued one on a free logical channel (control messages first), else the
+    /// acknowledgements alone ([`crate::link::Link::next_frame`]). The IMP's clock makes a
+    /// slow tick every `slow_tick_every` ticks (BBN's listing, `params.rs`).
+    pub fn poll_transmit(&mut self, line: usize, slow_tick_every: u32) -> Option<Transmit> {
+        let generation = self.cpu.ticks / slow_tick_every as u64;
+        let link = &mut self.lines[line];
+        if link.busy {
+            return None;
+        }
+        let what = link.next_frame()?;
+        let fresh = what == NextFrame::Routing && link.routing_sent != Some(generation);
+        if what == NextFrame::Routing {
+            link.routing_sent = Some(generation);
+        }
+        let (ack_mask, ack_bits) = link.take_acks();
+        link.busy = true;
+        Some(Transmit {
+            what,
+            fresh,
+            ack_mask,
+            ack_bits,
+        })
+    }
+
+    /// The frame on `line` has gone out at `now`: the line is free; a packet's
+    /// retransmission timer starts ([`crate::link::Link::arm_retransmission`]; K&O §III's
+    /// 125 ms, `timeout`), and its deadline is returned for the caller to wake the IMP at.
+    pub fn frame_sent(
+        &mut self,
+        line: usize,
+        frame: &Frame,
+        now: SimTime,
+        timeout: SimDuration,
+    ) -> Option<Deadline> {
+        let link = &mut self.lines[line];
+        link.busy = false;
+        match frame.kind {
+            FrameKind::Packet { lch, .. } => Some(link.arm_retransmission(lch, now, timeout)),
+            _ => None,
+        }
+    }
+
+    /// Which of its lines is network link `link` (its outgoing direction), if any.
+    pub fn line_of(&self, link: u32) -> Option<usize> {
+        self.lines.iter().position(|x| x.id == link)
+    }
+
+    /// The neighbour on `line` acknowledged the packet on channel `lch` with sequence bit
+    /// `bit`: the channel is free again and the buffer the packet held is given back by what
+    /// held it ([`Imp::release`]). Returns the packet, whose copy the caller drops; `None` for
+    /// an old acknowledgement.
+    pub fn acknowledge(&mut self, line: usize, lch: u8, bit: bool) -> Option<PktId> {
+        let (pkt, hold) = self.lines[line].acknowledge(lch, bit)?;
+        self.release(hold);
+        Some(pkt)
+    }
+
+    /// A frame came in on `line` (the line to the neighbour that sent it), handled whole, as
+    /// the IMP's modem input routine handled it before anything else ran:
+    /// * a frame whose checksum fails is lost, with everything it carried;
+    /// * the acknowledgements it carries free this IMP's packets on the line
+    ///   ([`Imp::acknowledge`]; returned by channel);
+    /// * a packet on a channel whose sequence bit was the last accepted there is a
+    ///   retransmission: acknowledged again (the acknowledgement waits on `line`) and discarded;
+    /// * a data packet passing through is asked K&O §III's questions ([`Imp::admit_transit`]),
+    ///   with its next line's queue, packets on their way into it counted; control messages and
+    ///   packets for this IMP's hosts use space set aside for them and are not asked;
+    /// * an accepted packet's sequence bit is remembered, and a place on its next line's queue
+    ///   is kept for it while the processor handles it.
+    ///
+    /// `packet` reads the frame's packet (asked only once the frame is known not to be a
+    /// duplicate: the sender may have dropped an acknowledged packet meanwhile); `route` gives
+    /// the next link toward a packet's destination IMP, if any.
+    pub fn handle_frame(
+        &mut self,
+        line: usize,
+        frame: &Frame,
+        packet: impl FnOnce(PktId) -> Packet,
+        route: impl FnOnce(&Packet) -> Option<u32>,
+        limits: TransitLimits,
+    ) -> (Acked, Arrival) {
+        let mut acked: Acked = [None; 8];
+        if frame.corrupted {
+            return (acked, Arrival::Corrupted);
+        }
+        for lch in 0..8u8 {
+            if frame.ack_mask & (1 << lch) != 0 {
+                let bit = frame.ack_bits & (1 << lch) != 0;
+                acked[lch as usize] = self.acknowledge(line, lch, bit);
+            }
+        }
+        let FrameKind::Packet { pkt, lch, bit } = frame.kind else {
+            return (acked, Arrival::NoPacket);
+        };
+        if self.lines[line].is_duplicate(lch, bit) {
+            self.lines[line].add_ack(lch, bit);
+            return (acked, Arrival::Duplicate);
+        }
+        let packet = packet(pkt);
+        let transit = !packet.kind.is_control() && packet.dst != self.id;
+        let next = if transit { route(&packet) } else { None };
+        let next_line = next.and_then(|n| self.line_of(n));
+        if transit {
+            let queued = next_line.map(|k| self.lines[k].queue_len());
+            if let Err(refusal) = self.admit_transit(
+                limits.store_and_forward_max,
+                limits.output_queue_max,
+                queued,
+            ) {
+                return (acked, Arrival::Rejected { packet, refusal });
+            }
+        }
+        self.lines[line].in_last[lch as usize] = Some(bit);
+        if let Some(k) = next_line {
+            self.lines[k].incoming += 1;
+        }
+        (acked, Arrival::Accepted { packet, next })
     }
 
     /// Can `n` reassembly buffers be reserved now?
@@ -335,7 +517,7 @@ mod tests {
     /// An IMP of 40 buffers (K&O §III's limits: 20 store-and-forward packets, 8 in an output
     /// queue).
     fn imp() -> Imp {
-        Imp::new("X".into(), ImpModel::H516, 40, 10)
+        Imp::new(0, "X".into(), ImpModel::H516, 40, 10)
     }
 
     #[test]
@@ -422,6 +604,313 @@ mod tests {
         assert_eq!(x.poll_at(), Some(ms(1100)));
         x.allocs.add(3, ms(700), SimDuration::from_millis(250));
         assert_eq!(x.poll_at(), Some(ms(950)));
+    }
+
+    /// The frames an IMP is fed below: IMP X (0) with two lines, to A (1, X's link 0) and to
+    /// B (2, X's link 2), 50 kbit/s; A sends to X over link 1.
+    mod frames {
+        pub(super) use super::*;
+        pub(super) use crate::link::NextFrame;
+        use crate::packet::PktKind;
+        use crate::topology::LinkDef;
+        use nmc_sim::{BitRate, Bits, RngStreams, SimDuration};
+
+        pub(super) const K_AND_O: TransitLimits = TransitLimits {
+            store_and_forward_max: 20,
+            output_queue_max: 8,
+        };
+        /// X's line to A, on which A's frames come in.
+        pub(super) const FROM_A: usize = 0;
+        /// X's line to B, link 2 of the network.
+        pub(super) const TO_B: usize = 1;
+
+        pub(super) fn imp_x() -> Imp {
+            let mut x = imp();
+            let streams = RngStreams::new(1);
+            for (to, id) in [(1, 0), (2, 2)] {
+                let def = LinkDef {
+                    from: 0,
+                    to,
+                    capacity: BitRate::from_kbps(50),
+                    propagation: SimDuration::from_millis(1),
+                };
+                x.lines
+                    .push(Link::new(def, id, id + 1, 8, streams.stream(id as u64)));
+            }
+            x
+        }
+
+        /// A one-packet message from A's host for IMP `dst`.
+        pub(super) fn data_for(dst: u32) -> Packet {
+            Packet {
+                kind: PktKind::Data {
+                    msg: 1,
+                    num: 0,
+                    index: 0,
+                    of: 1,
+                },
+                src: 1,
+                dst,
+                stream: 0,
+                bits: Bits::new(1000),
+                hops: 0,
+            }
+        }
+
+        /// A's frame carrying its packet `pkt` on logical channel `lch` with sequence bit `bit`.
+        pub(super) fn frame(pkt: PktId, lch: u8, bit: bool) -> Frame {
+            Frame {
+                kind: FrameKind::Packet { pkt, lch, bit },
+                ack_mask: 0,
+                ack_bits: 0,
+                corrupted: false,
+            }
+        }
+
+        /// Routes everything toward B.
+        pub(super) fn via_b(_: &Packet) -> Option<u32> {
+            Some(2)
+        }
+
+        pub(super) fn accepted(a: Arrival) -> Option<u32> {
+            match a {
+                Arrival::Accepted { next, .. } => next,
+                other => panic!("expected the packet accepted, got {other:?}"),
+            }
+        }
+    }
+
+    /// K&O §III: a packet passing through takes a buffer and a store-and-forward place, and a
+    /// place on its next line's queue is kept for it; the acknowledgement goes only once the
+    /// processor has taken it (listing p. 70, `GOODM`).
+    #[test]
+    fn a_packet_in_transit_is_accepted_into_a_buffer_and_its_next_queue() {
+        use frames::*;
+        let mut x = imp_x();
+        let (acked, a) =
+            x.handle_frame(FROM_A, &frame(7, 0, true), |_| data_for(2), via_b, K_AND_O);
+        assert_eq!(acked, [None; 8]);
+        assert_eq!(accepted(a), Some(2));
+        assert_eq!((x.buf_used, x.sf_used), (1, 1));
+        assert_eq!(x.lines[TO_B].queue_len(), 1, "its place on B's queue");
+        assert_eq!(x.lines[FROM_A].next_frame(), None, "not acknowledged yet");
+    }
+
+    /// K&O §III: "Such a rejection occurs if either there are 20 store-and-forward packets in
+    /// the neighbor IMP or if the output queue for the next hop is full ... A rejected packet
+    /// is retransmitted if no IMP-to-IMP acknowledgment has been received after a 125 ms
+    /// timeout." No acknowledgement goes back; the retransmission, once there is room, is
+    /// taken as new.
+    #[test]
+    fn a_packet_is_rejected_at_20_store_and_forward_packets_and_taken_when_sent_again() {
+        use frames::*;
+        let mut x = imp_x();
+        (x.buf_used, x.sf_used) = (20, 20);
+        let (_, a) = x.handle_frame(FROM_A, &frame(7, 3, true), |_| data_for(2), via_b, K_AND_O);
+        assert!(matches!(
+            a,
+            Arrival::Rejected {
+                refusal: Refusal::StoreAndForwardFull,
+                ..
+            }
+        ));
+        assert_eq!((x.buf_used, x.sf_used), (20, 20), "a refusal takes nothing");
+        assert_eq!(x.lines[FROM_A].next_frame(), None, "no acknowledgement");
+        x.release(Hold::Transit);
+        let (_, a) = x.handle_frame(FROM_A, &frame(7, 3, true), |_| data_for(2), via_b, K_AND_O);
+        assert_eq!(accepted(a), Some(2));
+    }
+
+    /// K&O §III: a rejection also occurs "if the output queue for the next hop is full" (8
+    /// packets, those on their way into it counted).
+    #[test]
+    fn a_packet_is_rejected_when_its_next_queue_is_full() {
+        use frames::*;
+        let mut x = imp_x();
+        for k in 0..8u8 {
+            let (_, a) = x.handle_frame(
+                FROM_A,
+                &frame(k as PktId, k, true),
+                |_| data_for(2),
+                via_b,
+                K_AND_O,
+            );
+            assert_eq!(accepted(a), Some(2));
+        }
+        let (_, a) = x.handle_frame(FROM_A, &frame(8, 0, false), |_| data_for(2), via_b, K_AND_O);
+        assert!(matches!(
+            a,
+            Arrival::Rejected {
+                refusal: Refusal::OutputQueueFull,
+                ..
+            }
+        ));
+    }
+
+    /// A retransmission of a packet already accepted (its acknowledgement was lost) is
+    /// recognised by its channel's sequence bit, acknowledged again and discarded; its packet
+    /// is not read, for the sender may have dropped it.
+    #[test]
+    fn a_duplicate_is_acknowledged_again_and_discarded() {
+        use frames::*;
+        let mut x = imp_x();
+        let (_, a) = x.handle_frame(FROM_A, &frame(7, 5, true), |_| data_for(2), via_b, K_AND_O);
+        assert_eq!(accepted(a), Some(2));
+        let (_, a) = x.handle_frame(
+            FROM_A,
+            &frame(7, 5, true),
+            |_| unreachable!("a duplicate's packet is not read"),
+            via_b,
+            K_AND_O,
+        );
+        assert!(matches!(a, Arrival::Duplicate));
+        assert_eq!((x.buf_used, x.sf_used), (1, 1), "nothing more taken");
+        assert_eq!(x.lines[FROM_A].take_acks(), (1 << 5, 1 << 5));
+        // The next packet on the channel flips the bit: new.
+        let (_, a) = x.handle_frame(FROM_A, &frame(9, 5, false), |_| data_for(2), via_b, K_AND_O);
+        assert_eq!(accepted(a), Some(2));
+    }
+
+    /// Every frame carries the acknowledgements for the other direction: they free this IMP's
+    /// channels and the buffers its packets held; an old one (the wrong sequence bit) frees
+    /// nothing.
+    #[test]
+    fn piggy_backed_acknowledgements_free_channels_and_buffers() {
+        use frames::*;
+        let mut x = imp_x();
+        x.take_source_buffer();
+        x.lines[FROM_A].data.push_back((42, Hold::Source));
+        let Some(crate::link::NextFrame::Packet { lch, bit, .. }) = x.lines[FROM_A].next_frame()
+        else {
+            panic!("the packet goes");
+        };
+        let ack = |bit: bool| Frame {
+            kind: FrameKind::AckOnly,
+            ack_mask: 1 << lch,
+            ack_bits: if bit { 1 << lch } else { 0 },
+            corrupted: false,
+        };
+        let (acked, a) = x.handle_frame(FROM_A, &ack(!bit), |_| unreachable!(), via_b, K_AND_O);
+        assert_eq!(
+            (acked, x.buf_used),
+            ([None; 8], 1),
+            "an old acknowledgement"
+        );
+        assert!(matches!(a, Arrival::NoPacket));
+        let (acked, _) = x.handle_frame(FROM_A, &ack(bit), |_| unreachable!(), via_b, K_AND_O);
+        assert_eq!(acked[lch as usize], Some(42));
+        assert!(x.idle());
+        assert_eq!(x.lines[FROM_A].channels_busy(), 0);
+    }
+
+    /// A frame whose checksum fails is lost whole: its packet and the acknowledgements it
+    /// carried (the sender's timer will send the packet again).
+    #[test]
+    fn a_corrupted_frame_is_lost_with_its_acknowledgements() {
+        use frames::*;
+        let mut x = imp_x();
+        x.take_source_buffer();
+        x.lines[FROM_A].data.push_back((42, Hold::Source));
+        let Some(crate::link::NextFrame::Packet { lch, bit, .. }) = x.lines[FROM_A].next_frame()
+        else {
+            panic!("the packet goes");
+        };
+        let mut f = frame(7, 0, true);
+        f.ack_mask = 1 << lch;
+        f.ack_bits = if bit { 1 << lch } else { 0 };
+        f.corrupted = true;
+        let (acked, a) = x.handle_frame(FROM_A, &f, |_| unreachable!(), via_b, K_AND_O);
+        assert!(matches!(a, Arrival::Corrupted));
+        assert_eq!((acked, x.buf_used, x.sf_used), ([None; 8], 1, 0));
+        assert_eq!(x.lines[FROM_A].channels_busy(), 1);
+    }
+
+    /// K&O §III's questions are for packets passing through: a packet for this IMP's own hosts
+    /// fills a buffer its allocation reserved, and a control message uses space set aside, so
+    /// neither is refused for want of a buffer.
+    #[test]
+    fn packets_for_this_imp_and_control_messages_are_not_asked() {
+        use frames::*;
+        let mut x = imp_x();
+        x.buf_used = 40;
+        let (_, a) = x.handle_frame(FROM_A, &frame(7, 0, true), |_| data_for(0), via_b, K_AND_O);
+        assert_eq!(accepted(a), None);
+        let mut gvb = data_for(2);
+        gvb.kind = crate::packet::PktKind::Gvb;
+        let (_, a) = x.handle_frame(FROM_A, &frame(8, 1, true), |_| gvb, via_b, K_AND_O);
+        assert_eq!(accepted(a), None);
+        assert_eq!(x.buf_used, 40);
+    }
+
+    /// The IMP's next wake-up counts its lines' retransmission timers: "retransmitted if no
+    /// IMP-to-IMP acknowledgment has been received after a 125 ms timeout" (plus the line's
+    /// round trip, nmc's choice).
+    #[test]
+    fn an_imps_next_wake_up_counts_its_lines_retransmission_timers() {
+        use frames::*;
+        let mut x = imp_x();
+        x.lines[TO_B].data.push_back((1, Hold::Transit));
+        let Some(crate::link::NextFrame::Packet { lch, .. }) = x.lines[TO_B].next_frame() else {
+            panic!("the packet goes");
+        };
+        let sent = SimTime::from_nanos(10_000_000);
+        x.lines[TO_B].arm_retransmission(lch, sent, nmc_sim::SimDuration::from_millis(125));
+        assert_eq!(x.poll_at(), Some(SimTime::from_nanos(137_000_000)));
+    }
+
+    /// A line sends one frame at a time: a packet goes with the acknowledgements owed to the
+    /// neighbour piggy-backed; nothing more starts until it has gone, when its retransmission
+    /// timer starts (K&O §III's 125 ms, plus the line's round trip); then, with nothing else to
+    /// send, an acknowledgement owed since goes alone.
+    #[test]
+    fn a_frame_carries_the_acknowledgements_owed_and_holds_the_line_until_sent() {
+        use frames::*;
+        let mut x = imp_x();
+        x.lines[TO_B].add_ack(2, true);
+        x.lines[TO_B].data.push_back((5, Hold::Transit));
+        let t = x.poll_transmit(TO_B, 5).expect("the packet goes");
+        assert!(matches!(t.what, NextFrame::Packet { pkt: 5, .. }));
+        assert_eq!((t.ack_mask, t.ack_bits), (1 << 2, 1 << 2));
+        x.lines[TO_B].add_ack(3, false);
+        assert_eq!(x.poll_transmit(TO_B, 5), None, "the line is busy");
+        let NextFrame::Packet { pkt, lch, bit, .. } = t.what else {
+            unreachable!()
+        };
+        let frame = Frame {
+            kind: FrameKind::Packet { pkt, lch, bit },
+            ack_mask: t.ack_mask,
+            ack_bits: t.ack_bits,
+            corrupted: false,
+        };
+        let sent = SimTime::from_nanos(30_000_000);
+        let d = x.frame_sent(TO_B, &frame, sent, nmc_sim::SimDuration::from_millis(125));
+        assert_eq!(d.map(|d| d.at), Some(SimTime::from_nanos(157_000_000)));
+        let t = x
+            .poll_transmit(TO_B, 5)
+            .expect("the acknowledgement goes alone");
+        assert_eq!(
+            (t.what, t.ack_mask, t.ack_bits),
+            (NextFrame::AckOnly, 1 << 3, 0)
+        );
+    }
+
+    /// A routing message's serial number is new to the neighbour only for the first sent on
+    /// the line after the IMP's slow tick, when it recomputed its table.
+    #[test]
+    fn a_routing_message_is_fresh_once_per_slow_tick() {
+        use frames::*;
+        let mut x = imp_x();
+        let routing = |x: &mut Imp| {
+            x.lines[TO_B].routing_due = true;
+            let t = x.poll_transmit(TO_B, 5).expect("the routing message goes");
+            assert_eq!(t.what, NextFrame::Routing);
+            x.lines[TO_B].busy = false;
+            t.fresh
+        };
+        assert!(routing(&mut x));
+        assert!(!routing(&mut x), "the same table again");
+        x.cpu.ticks = 5;
+        assert!(routing(&mut x), "after a slow tick");
     }
 
     #[test]

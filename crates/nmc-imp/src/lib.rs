@@ -15,8 +15,8 @@
 //! | [`topology`] | IMPs and lines from a chain, an explicit list, or the 1974 ARPANET map; static routes behind [`topology::Routes`] |
 //! | [`routing`] | `network.routing`: static routes or the 1974 adaptive procedure (`nmc-routing`), lines going down and up, per-packet visits and loop records |
 //! | [`packet`] | data packets and subnet control messages (RFNM, REQALL, ALL, GVB, version 3 block messages); streams, the sequences message numbers count in |
-//! | [`link`] | one direction of a line: logical channels, acknowledgements, retransmission (each channel's deadline, [`link::Link::poll_at`]), line errors |
-//! | [`imp`] | one IMP: its buffers, taken and freed only through its methods (K&O §III's rule for a packet in transit, [`imp::Imp::admit_transit`]), its processor, its source and destination tables, and its next wake-up from its own timers ([`imp::Imp::poll_at`]) |
+//! | [`link`] | an IMP's interface to one line: the outgoing direction's logical channels, acknowledgements, retransmission (each channel's deadline, [`link::Link::poll_at`]) and line errors, and the sequence bits last accepted coming in |
+//! | [`imp`] | one IMP as a core: its buffers, taken and freed only through its methods (K&O §III's rule for a packet in transit, [`imp::Imp::admit_transit`]), its lines, its processor, its source and destination tables; a frame from a neighbour handled whole ([`imp::Imp::handle_frame`]: checksum, piggy-backed acknowledgements, duplicates, K&O §III's rejections), and its next wake-up from its own timers ([`imp::Imp::poll_at`]) |
 //! | [`blocks`] | version 3's message control blocks, transmit and receive, as sans-I/O cores (K&O §VI) |
 //! | [`destination`] | the destination IMP's reassembly, in-order hand-over and the replies it owes (RFNMs, ALLs, BBN's fix) as sans-I/O cores (K&O §II points d, f, g; §VII; RFC 632) |
 //! | [`source`] | the source IMP's end-to-end tables as sans-I/O cores: message numbers, PLT entries, allocations (K&O §II points b, c, h) |

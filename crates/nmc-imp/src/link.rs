@@ -100,6 +100,8 @@ pub enum NextFrame {
 
 pub struct Link {
     pub def: LinkDef,
+    /// Its index among the network's links (topology order).
+    pub id: u32,
     pub reverse: u32,
     pub busy: bool,
     pub ctrl: VecDeque<(PktId, Hold)>,
@@ -117,8 +119,9 @@ pub struct Link {
     /// Packets accepted by the far IMP's input and not yet queued here (counts toward the
     /// output-queue limit).
     pub incoming: u32,
-    /// Receiver state for frames arriving over this link: last accepted bit per channel.
-    pub rx_last: [Option<bool>; 8],
+    /// The receiving side of the same line, held here with the sending side: the sequence bit
+    /// last accepted on each logical channel of the reverse direction (frames coming in).
+    pub in_last: [Option<bool>; 8],
     /// Acknowledgements this link will carry (for frames that arrived over the reverse link).
     pub ack_mask: u8,
     pub ack_bits: u8,
@@ -135,9 +138,10 @@ pub struct Link {
 }
 
 impl Link {
-    pub fn new(def: LinkDef, reverse: u32, channels: u8, errors: Stream) -> Self {
+    pub fn new(def: LinkDef, id: u32, reverse: u32, channels: u8, errors: Stream) -> Self {
         Link {
             def,
+            id,
             reverse,
             busy: false,
             ctrl: VecDeque::new(),
@@ -150,7 +154,7 @@ impl Link {
             routing_sent: None,
             lch: vec![LogicalChannel::default(); channels as usize],
             incoming: 0,
-            rx_last: [None; 8],
+            in_last: [None; 8],
             ack_mask: 0,
             ack_bits: 0,
             errors,
@@ -292,10 +296,10 @@ impl Link {
         due
     }
 
-    /// Receiver side: is a packet on channel `lch` with bit `bit` a retransmission of one
-    /// already accepted? (Then it is acknowledged again and discarded.)
+    /// Receiving side: is a packet coming in on channel `lch` with bit `bit` a retransmission
+    /// of one already accepted? (Then it is acknowledged again and discarded.)
     pub fn is_duplicate(&self, lch: u8, bit: bool) -> bool {
-        self.rx_last[lch as usize] == Some(bit)
+        self.in_last[lch as usize] == Some(bit)
     }
 
     pub fn add_ack(&mut self, lch: u8, bit: bool) {
@@ -320,7 +324,7 @@ mod tests {
             capacity: BitRate::from_kbps(50),
             propagation: SimDuration::from_millis(1),
         };
-        Link::new(def, 1, channels, RngStreams::new(1).stream(0))
+        Link::new(def, 0, 1, channels, RngStreams::new(1).stream(0))
     }
 
     fn t(ms: u64) -> SimTime {
@@ -389,7 +393,7 @@ mod tests {
         assert_eq!(l.acknowledge(lch, bit), Some((pkt, Hold::Source)));
         // Receiver side: the bit of the last accepted packet marks a duplicate.
         let mut rx = line(8);
-        rx.rx_last[lch as usize] = Some(bit);
+        rx.in_last[lch as usize] = Some(bit);
         assert!(rx.is_duplicate(lch, bit));
         assert!(!rx.is_duplicate(lch, !bit));
     }

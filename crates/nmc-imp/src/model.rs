@@ -32,7 +32,7 @@
 //! | --- | --- |
 //! | `model/host.rs` | the hosts ([`Host`], [`Pump`], [`Handed`]): a message's packets into the source IMP (point a; K&O §III's 4 free buffers), new messages, and the destination IMP's output to its hosts (point g: the RFNM is made after packet 1) |
 //! | `model/message.rs` | the end-to-end procedure, the driver's side: at the source, points b–e, the RFNM or ALL received (h), allocations and GVBs (i); at the destination, reassembly (f), in-order hand-over, and the replies (d, g) |
-//! | `model/line.rs` | the IMP-to-IMP lines: packets and control messages queued, frames sent and received, line errors, rejections (K&O §III), acknowledgements and retransmission |
+//! | `model/line.rs` | the IMP-to-IMP lines: packets and control messages queued, frames sent, a frame received handed to its IMP ([`Imp::handle_frame`]) and what follows from it (the processor, the trace, the counts), and retransmission |
 //! | `model/observer.rs` | what a run records, counts and watches ([`Observer`], [`MessageRecord`], [`Occupancy`], [`Counted`]): occupancy samples, what is still held |
 //! | `model/trace.rs` | the trace lines (`trace = true`) and `change`, the one place a message's state changes |
 //! | `model/procedure.rs` | where versions 2 and 3 differ, as one trait ([`Procedure`]): version 2 in `model/v2.rs` (K&O §II–III), version 3 in `model/v3.rs` (K&O §VI–VII) |
@@ -127,6 +127,13 @@ pub enum Ev {
     Slice,
 }
 
+/// Link `l` of `imps`, borrowing only the IMPs (so that the rest of the subnet stays free):
+/// the driver's [`Subnet::link_mut`] where another field is read meanwhile.
+pub(crate) fn link_in<'a>(imps: &'a mut [Imp], link_at: &[(u32, u32)], l: u32) -> &'a mut Link {
+    let (imp, k) = link_at[l as usize];
+    &mut imps[imp as usize].lines[k as usize]
+}
+
 /// The random stream of line direction `i` (its errors). Streams 1000..1999 for the first 1000
 /// directions, as always (so smaller networks give the same bytes as before), and from 2^40 for
 /// the rest, apart from the background hosts' `2000 + k` ([`background_stream`]) and the host
@@ -190,8 +197,11 @@ pub struct Msg {
 pub struct Subnet {
     pub params: ImpParams,
     pub topo: Topology,
+    /// The IMPs, each holding its lines' outgoing directions ([`Imp::lines`]).
     pub imps: Vec<Imp>,
-    pub links: Vec<Link>,
+    /// Where link `l` (one direction of a line, in topology order) is held: its IMP and its
+    /// place among that IMP's lines ([`Subnet::link`]).
+    pub link_at: Vec<(u32, u32)>,
     pub hosts: Vec<Host>,
     pub slab: Slab,
     pub msgs: BTreeMap<MsgId, Msg>,
@@ -230,11 +240,13 @@ impl Subnet {
         trace: Trace,
     ) -> Self {
         let streams = RngStreams::new(seed);
-        let imps = topo
+        let mut imps: Vec<Imp> = topo
             .names
             .iter()
-            .map(|n| {
+            .enumerate()
+            .map(|(i, n)| {
                 Imp::new(
+                    i as u32,
                     n.clone(),
                     params.default_imp,
                     params.buffers,
@@ -242,19 +254,20 @@ impl Subnet {
                 )
             })
             .collect();
-        let links = topo
-            .links
-            .iter()
-            .enumerate()
-            .map(|(i, d)| {
-                Link::new(
-                    d.clone(),
-                    (i ^ 1) as u32,
-                    params.logical_channels,
-                    streams.stream(line_stream(i)),
-                )
-            })
-            .collect();
+        // Each direction of a line is held by the IMP it leaves from: that IMP's interface to
+        // the line, its channels, queues and the acknowledgements it owes.
+        let mut link_at = Vec::with_capacity(topo.links.len());
+        for (i, d) in topo.links.iter().enumerate() {
+            let imp = &mut imps[d.from as usize];
+            link_at.push((d.from, imp.lines.len() as u32));
+            imp.lines.push(Link::new(
+                d.clone(),
+                i as u32,
+                (i ^ 1) as u32,
+                params.logical_channels,
+                streams.stream(line_stream(i)),
+            ));
+        }
         let watched = hosts.iter().enumerate().find_map(|(k, h)| {
             let dst = h
                 .pump
@@ -280,7 +293,7 @@ impl Subnet {
             params,
             topo,
             imps,
-            links,
+            link_at,
             hosts,
             slab: Slab::default(),
             msgs: BTreeMap::new(),
@@ -318,6 +331,22 @@ impl Subnet {
         }
     }
 
+    /// Link `l`: one direction of a line, held by the IMP it leaves from.
+    pub fn link(&self, l: u32) -> &Link {
+        let (imp, k) = self.link_at[l as usize];
+        &self.imps[imp as usize].lines[k as usize]
+    }
+
+    pub fn link_mut(&mut self, l: u32) -> &mut Link {
+        let (imp, k) = self.link_at[l as usize];
+        &mut self.imps[imp as usize].lines[k as usize]
+    }
+
+    /// Every link, in topology order.
+    pub fn links(&self) -> impl Iterator<Item = &Link> + '_ {
+        (0..self.link_at.len() as u32).map(|l| self.link(l))
+    }
+
     /// The stream of messages from host `h` to host `dst_host`: their IMP pair in version 2
     /// (K&O §III: "message sequence numbers allocated per source IMP-destination IMP pair"),
     /// their host pair in version 3 (K&O §VI: "message sequencing is now done on the basis of
@@ -333,8 +362,8 @@ impl Subnet {
 
     /// Events that start the run.
     pub fn initial_events(&mut self, q: &mut EventQueue<Ev>, starts: &[(u32, SimDuration)]) {
-        let n = self.links.len().max(1) as u64;
-        for i in 0..self.links.len() {
+        let n = self.link_at.len().max(1) as u64;
+        for i in 0..self.link_at.len() {
             // Stagger the first routing opportunity of each line over one interval.
             let phase = self.routing_slot(i as u32).0.as_nanos() * i as u64 / n;
             q.schedule(
@@ -383,7 +412,7 @@ impl Model for Subnet {
             Ev::Scripted { index } => self.scripted(now, index, q),
             Ev::Watchdog => self.watchdog(now, q),
             Ev::MeasureStart => {
-                self.obs.busy_at_measure = self.links.iter().map(|l| l.busy_time).collect();
+                self.obs.busy_at_measure = self.links().map(|l| l.busy_time).collect();
             }
             Ev::LineChange { line, up } => self.line_change(now, line, up, q),
             Ev::Arrival { host } => self.background_arrival(now, host, q),

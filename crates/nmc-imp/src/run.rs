@@ -756,8 +756,7 @@ fn finish(mut m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outco
     };
     let names = |i: u32| m.imps[i as usize].name.clone();
     let lines: Vec<LineRecord> = m
-        .links
-        .iter()
+        .links()
         .enumerate()
         .map(|(k, l)| LineRecord {
             from: names(l.def.from),

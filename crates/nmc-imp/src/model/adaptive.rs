@@ -53,7 +53,7 @@ impl Subnet {
         self.routing.counts.line_events += 1;
         let pair = [2 * line, 2 * line + 1];
         if self.trace.is_on() {
-            let d = &self.links[pair[0] as usize].def;
+            let d = &self.link(pair[0]).def;
             self.trace.emit(
                 now,
                 &Tr::Line {
@@ -73,11 +73,11 @@ impl Subnet {
                 if let Some(since) = st.down_since.take() {
                     st.down_time += now - since;
                 }
-                let from = self.links[l as usize].def.from;
+                let from = self.link_mut(l).def.from;
                 if self.routing.is_adaptive() {
                     // A line coming up sends a routing message at once (nmc-routing).
                     self.routing.routers[from as usize].handle_line_up(now, LineId(l));
-                    self.links[l as usize].routing_due = true;
+                    self.link_mut(l).routing_due = true;
                 }
                 self.try_send(now, l, q);
             }
@@ -87,7 +87,7 @@ impl Subnet {
                 if !self.routing.links[l as usize].up {
                     continue;
                 }
-                let busy = self.links[l as usize].busy;
+                let busy = self.link_mut(l).busy;
                 let st = &mut self.routing.links[l as usize];
                 st.up = false;
                 st.downs += 1;
@@ -97,49 +97,53 @@ impl Subnet {
                 st.doomed_wire = st.on_wire;
                 // Packets sent and not acknowledged: the far IMP either has it (then it counts
                 // as acknowledged) or it comes back to this IMP to be routed again.
-                for lch in 0..self.links[l as usize].lch.len() {
-                    let link = &self.links[l as usize];
+                for lch in 0..self.link_mut(l).lch.len() {
+                    let link = self.link(l);
                     let c = link.lch[lch];
                     if c.held.is_none() {
                         continue;
                     }
-                    if link.rx_last[lch] == Some(c.bit) {
+                    if self.link(link.reverse).in_last[lch] == Some(c.bit) {
                         self.routing.counts.accepted_at_line_down += 1;
                         self.acknowledged(now, l, lch as u8, c.bit, q);
                     } else {
-                        let c = &mut self.links[l as usize].lch[lch];
+                        let c = &mut self.link_mut(l).lch[lch];
                         let held = c.held.take().expect("held");
                         c.next_generation();
                         taken.push((l, held));
                     }
                 }
-                let link = &mut self.links[l as usize];
+                let link = self.link_mut(l);
                 // The line protocol starts afresh when the line comes back.
                 for c in &mut link.lch {
                     c.bit = false;
                     c.next_generation();
                 }
-                link.rx_last = [None; 8];
                 link.ack_mask = 0;
                 link.ack_bits = 0;
                 link.retx.clear();
                 link.routing_due = false;
-                let queued: Vec<_> = link.ctrl.drain(..).chain(link.data.drain(..)).collect();
+                let (rev, queued): (u32, Vec<_>) = (
+                    link.reverse,
+                    link.ctrl.drain(..).chain(link.data.drain(..)).collect(),
+                );
+                // What the far end last accepted from this direction.
+                self.link_mut(rev).in_last = [None; 8];
                 taken.extend(queued.into_iter().map(|h| (l, h)));
                 if self.routing.is_adaptive() {
-                    let from = self.links[l as usize].def.from;
+                    let from = self.link_mut(l).def.from;
                     self.routing.routers[from as usize].handle_line_down(now, LineId(l));
                 }
             }
             // Route the packets taken back again, oldest first per line.
             for (l, (pkt, hold)) in taken {
-                let imp = self.links[l as usize].def.from;
+                let imp = self.link_mut(l).def.from;
                 self.routing.counts.taken_back += 1;
                 self.requeue(now, imp, pkt, hold, q);
             }
         }
         for l in pair {
-            let imp = self.links[l as usize].def.from;
+            let imp = self.link_mut(l).def.from;
             self.routes_changed(now, imp, q);
         }
     }
@@ -207,7 +211,7 @@ impl Subnet {
         }
         st.doomed_tx = false;
         st.frames_lost += 1;
-        self.links[l as usize].busy = false;
+        self.link_mut(l).busy = false;
         if let FrameKind::Routing { body, .. } = frame.kind {
             self.routing.take_body(body);
         }
@@ -245,7 +249,7 @@ impl Subnet {
         frame: Frame,
         q: &mut EventQueue<Ev>,
     ) {
-        let at = self.links[l as usize].def.to;
+        let at = self.link_mut(l).def.to;
         self.frame_cost(now, at, frame.kind, q);
         let FrameKind::Routing { body, .. } = frame.kind else {
             return;
@@ -257,7 +261,7 @@ impl Subnet {
             return;
         };
         let (at, line) = {
-            let link = &self.links[l as usize];
+            let link = self.link(l);
             (link.def.to, LineId(link.reverse))
         };
         self.routing.counts.routing_messages += 1;
@@ -265,7 +269,7 @@ impl Subnet {
         // handled.
         for i in 0..self.routing.out_links(at).len() {
             let o = self.routing.out_links(at)[i];
-            let queued = self.links[o as usize].queue_len();
+            let queued = self.link_mut(o).queue_len();
             self.routing.routers[at as usize].set_queue_len(LineId(o), queued);
         }
         self.routing.routers[at as usize].handle_routing_message(now, line, &msg);
@@ -282,10 +286,10 @@ impl Subnet {
             let planned = self.routing.take_plan(pkt);
             if planned != now_route {
                 if let Some(p) = planned {
-                    self.links[p as usize].incoming -= 1;
+                    self.link_mut(p).incoming -= 1;
                 }
                 match now_route {
-                    Some(l) => self.links[l as usize].incoming += 1,
+                    Some(l) => self.link_mut(l).incoming += 1,
                     None => self.routing.park(imp, pkt, hold),
                 }
             }
@@ -309,7 +313,7 @@ impl Subnet {
             return;
         }
         if let PktKind::Data { msg, index, .. } = p.kind {
-            let link = &self.links[l as usize];
+            let link = self.link(l);
             self.routing.source_sends.push(SourceSend {
                 t_ns: now.as_nanos(),
                 msg,
@@ -330,7 +334,7 @@ impl Subnet {
         }
         for i in 0..self.routing.out_links(s).len() {
             let l = self.routing.out_links(s)[i];
-            let link = &self.links[l as usize];
+            let link = self.link(l);
             self.routing.line_samples.push(LineSample {
                 t_ns: now.as_nanos(),
                 to: self.topo.names[link.def.to as usize].clone(),

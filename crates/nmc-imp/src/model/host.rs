@@ -128,7 +128,7 @@ impl Subnet {
             let Some(l) = self.routing.next_link(&self.topo, m.src, m.dst) else {
                 return true; // no route now: the host waits
             };
-            if self.links[l as usize].queue_len() >= self.params.output_queue_max {
+            if self.link(l).queue_len() >= self.params.output_queue_max {
                 return true;
             }
         }

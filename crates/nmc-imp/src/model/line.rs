@@ -4,7 +4,8 @@
 //! full), acknowledgements, and the retransmission after the 125 ms timeout. A line's logical
 //! channels and its own queues are in [`crate::link`].
 
-use super::{Counted, Ev, Subnet, Tr, Work};
+use super::{Counted, Ev, Subnet, Tr, Work, link_in};
+use crate::imp::{Arrival, TransitLimits, Transmit};
 use crate::link::{Frame, FrameKind, Hold, NextFrame};
 use crate::packet::{MsgId, Packet, PktId, PktKind, Stream};
 use crate::timer::Deadline;
@@ -51,7 +52,7 @@ impl Subnet {
             self.routing.park(src, id, Hold::Source);
             return;
         };
-        self.links[l as usize].data.push_back((id, Hold::Source));
+        self.link_mut(l).data.push_back((id, Hold::Source));
         self.note_queue(l);
         self.note_source_send(now, l, &p);
         self.try_send(now, l, q);
@@ -89,7 +90,7 @@ impl Subnet {
     }
 
     pub(super) fn enqueue(&mut self, l: u32, id: PktId, hold: Hold) {
-        let link = &mut self.links[l as usize];
+        let link = link_in(&mut self.imps, &self.link_at, l);
         if hold == Hold::Control && self.params.control_priority {
             link.ctrl.push_back((id, hold));
         } else {
@@ -99,26 +100,27 @@ impl Subnet {
     }
 
     pub(super) fn note_queue(&mut self, l: u32) {
-        let link = &mut self.links[l as usize];
+        let link = self.link_mut(l);
         link.max_queue = link.max_queue.max(link.data.len() as u32);
     }
 
     /// Starts the next frame on an idle link.
     pub(super) fn try_send(&mut self, now: SimTime, l: u32, q: &mut EventQueue<Ev>) {
-        let link = &mut self.links[l as usize];
-        if link.busy || !self.routing.line_up(l) {
+        let (from, line) = self.link_at[l as usize];
+        if !self.routing.line_up(l) {
             return;
         }
-        let Some(next) = link.next_frame() else {
+        let Some(Transmit {
+            what,
+            fresh,
+            ack_mask,
+            ack_bits,
+        }) = self.imps[from as usize].poll_transmit(line as usize, self.params.slow_tick_every)
+        else {
             return;
         };
-        let (kind, bits, retransmission) = match next {
+        let (kind, bits, retransmission) = match what {
             NextFrame::Routing => {
-                let from = link.def.from;
-                let generation =
-                    self.imps[from as usize].cpu.ticks / self.params.slow_tick_every as u64;
-                let fresh = link.routing_sent != Some(generation);
-                link.routing_sent = Some(generation);
                 let body = self.routing.body_for(now, l, from);
                 (
                     FrameKind::Routing { body, fresh },
@@ -138,13 +140,11 @@ impl Subnet {
             ),
             NextFrame::AckOnly => (FrameKind::AckOnly, self.params.packet_overhead, false),
         };
-        let link = &mut self.links[l as usize];
-        let (ack_mask, ack_bits) = link.take_acks();
+        let link = link_in(&mut self.imps, &self.link_at, l);
         let p_err = 1.0 - (1.0 - self.params.bit_error_rate).powf(bits.get() as f64);
         let corrupted = link.errors.bernoulli(p_err)
             || matches!(kind, FrameKind::Packet { .. }) && self.corrupt_next.remove(&l);
         let tx = link.def.capacity.transmission_time(bits);
-        link.busy = true;
         link.busy_time += tx;
         link.frames += 1;
         if let FrameKind::Packet { pkt, .. } = kind {
@@ -187,11 +187,16 @@ impl Subnet {
         if self.lost_in_transmission(now, l, frame, q) {
             return;
         }
-        let link = &mut self.links[l as usize];
-        link.busy = false;
-        q.schedule(now + link.def.propagation, Ev::Arrive { link: l, frame });
-        if let FrameKind::Packet { lch, .. } = frame.kind {
-            let d = link.arm_retransmission(lch, now, self.params.retransmit_timeout);
+        let (from, line) = self.link_at[l as usize];
+        let propagation = self.link(l).def.propagation;
+        q.schedule(now + propagation, Ev::Arrive { link: l, frame });
+        let sent = self.imps[from as usize].frame_sent(
+            line as usize,
+            &frame,
+            now,
+            self.params.retransmit_timeout,
+        );
+        if let (FrameKind::Packet { lch, .. }, Some(d)) = (frame.kind, sent) {
             q.schedule(
                 d.at,
                 Ev::AckTimeout {
@@ -201,107 +206,100 @@ impl Subnet {
                 },
             );
         }
-        let from = link.def.from;
         self.try_send(now, l, q);
         self.wake_hosts(now, from, q);
     }
 
+    /// A frame reaches the far IMP over link `l`: the IMP handles it whole
+    /// ([`Imp::handle_frame`]); then the processor takes an accepted packet, and the line back
+    /// and the IMP's hosts, which the acknowledgements it carried may have freed, start again.
     pub(super) fn arrive(&mut self, now: SimTime, l: u32, frame: Frame, q: &mut EventQueue<Ev>) {
         if self.lost_on_line(l, frame) {
             return;
         }
-        let (at, from, rev) = {
-            let link = &self.links[l as usize];
-            (link.def.to, link.def.from, link.reverse)
+        let (from, rev) = {
+            let link = self.link(l);
+            (link.def.from, link.reverse)
         };
-        if frame.corrupted {
-            // The CRC check fails: the frame, its acknowledgements included, is lost.
-            self.links[l as usize].corrupted += 1;
-            self.drop_routing_body(frame);
-            self.count(Counted::LineError);
-            self.trace.emit(
-                now,
-                &Tr::LineError {
-                    from: &self.imps[from as usize].name,
-                    to: &self.imps[at as usize].name,
-                },
-            );
-            return;
+        let (at, line) = self.link_at[rev as usize];
+        let limits = TransitLimits {
+            store_and_forward_max: self.params.store_and_forward_max,
+            output_queue_max: self.params.output_queue_max,
+        };
+        let (slab, routing, topo) = (&self.slab, &self.routing, &self.topo);
+        let (acked, arrival) = self.imps[at as usize].handle_frame(
+            line as usize,
+            &frame,
+            |pkt| *slab.get(pkt),
+            |p| routing.next_link(topo, at, p.dst),
+            limits,
+        );
+        let freed = acked.iter().flatten().count() > 0;
+        for pkt in acked.into_iter().flatten() {
+            self.slab.remove(pkt);
         }
-        // Piggy-backed acknowledgements, for frames `at` sent over the reverse link.
-        for lch in 0..8u8 {
-            if frame.ack_mask & (1 << lch) != 0 {
-                self.acknowledged(now, rev, lch, frame.ack_bits & (1 << lch) != 0, q);
+        match arrival {
+            Arrival::Corrupted => {
+                self.link_mut(l).corrupted += 1;
+                self.drop_routing_body(frame);
+                self.count(Counted::LineError);
+                self.trace.emit(
+                    now,
+                    &Tr::LineError {
+                        from: &self.imps[from as usize].name,
+                        to: &self.imps[at as usize].name,
+                    },
+                );
             }
-        }
-        let FrameKind::Packet { pkt, lch, bit } = frame.kind else {
-            self.frame_without_packet(now, l, frame, q);
-            return;
-        };
-        if self.links[l as usize].is_duplicate(lch, bit) {
-            // A retransmission of a packet already accepted: acknowledge it again, drop it.
-            self.links[l as usize].duplicates += 1;
-            self.links[rev as usize].add_ack(lch, bit);
-            self.try_send(now, rev, q);
-            return;
-        }
-        let p = *self.slab.get(pkt);
-        // Control messages use space set aside for them (a choice: the sources are silent);
-        // data for this IMP fills buffers its allocation reserved. Only a packet passing
-        // through is asked about (K&O §III).
-        let transit = !p.kind.is_control() && at != p.dst;
-        let next = if transit {
-            self.routing.next_link(&self.topo, at, p.dst)
-        } else {
-            None
-        };
-        if transit {
-            let next_queue = next.map(|n| self.links[n as usize].queue_len());
-            let admitted = self.imps[at as usize].admit_transit(
-                self.params.store_and_forward_max,
-                self.params.output_queue_max,
-                next_queue,
-            );
-            if let Err(refusal) = admitted {
-                // K&O §III: rejected by the neighbour; no acknowledgement, the sender
-                // retransmits.
-                self.links[l as usize].rejected += 1;
+            Arrival::NoPacket => self.frame_without_packet(now, l, frame, q),
+            Arrival::Duplicate => self.link_mut(l).duplicates += 1,
+            Arrival::Rejected { packet, refusal } => {
+                self.link_mut(l).rejected += 1;
                 self.count(Counted::Rejection);
                 self.trace.emit(
                     now,
                     &Tr::Reject {
-                        kind: p.kind.name(),
+                        kind: packet.kind.name(),
                         at: &self.imps[at as usize].name,
                         reason: refusal.reason(),
                     },
                 );
-                return;
+            }
+            Arrival::Accepted { packet, next } => {
+                let FrameKind::Packet { lch, bit, .. } = frame.kind else {
+                    unreachable!("only a packet is accepted");
+                };
+                let mut copy = packet;
+                copy.hops += 1;
+                let id = self.slab.insert(copy);
+                if let Some(next) = next {
+                    self.routing.plan(id, next);
+                }
+                self.note_visit(now, at, id);
+                self.process(
+                    now,
+                    at,
+                    Work::Packet {
+                        pkt: id,
+                        link: l,
+                        lch,
+                        bit,
+                    },
+                    q,
+                );
             }
         }
-        // Acknowledged once the task level has taken it (`model/processor.rs`).
-        self.links[l as usize].rx_last[lch as usize] = Some(bit);
-        let mut copy = p;
-        copy.hops += 1;
-        let id = self.slab.insert(copy);
-        if let Some(next) = next {
-            // Its place on the next line's queue, kept while the processor handles it.
-            self.links[next as usize].incoming += 1;
-            self.routing.plan(id, next);
+        if freed || matches!(arrival, Arrival::Duplicate) {
+            self.try_send(now, rev, q);
         }
-        self.note_visit(now, at, id);
-        self.process(
-            now,
-            at,
-            Work::Packet {
-                pkt: id,
-                link: l,
-                lch,
-                bit,
-            },
-            q,
-        );
+        if freed {
+            self.wake_hosts(now, at, q);
+        }
     }
 
+    /// The far IMP acknowledged the packet on channel `lch` of link `l` (at a line going
+    /// down, when the far IMP is known to have it): its copy is dropped, and the line and the
+    /// IMP's hosts start again.
     pub(super) fn acknowledged(
         &mut self,
         now: SimTime,
@@ -310,13 +308,11 @@ impl Subnet {
         bit: bool,
         q: &mut EventQueue<Ev>,
     ) {
-        let link = &mut self.links[l as usize];
-        let Some((pkt, hold)) = link.acknowledge(lch, bit) else {
+        let (from, line) = self.link_at[l as usize];
+        let Some(pkt) = self.imps[from as usize].acknowledge(line as usize, lch, bit) else {
             return; // an old acknowledgement
         };
-        let from = link.def.from;
         self.slab.remove(pkt);
-        self.imps[from as usize].release(hold);
         self.try_send(now, l, q);
         self.wake_hosts(now, from, q);
     }
@@ -329,7 +325,7 @@ impl Subnet {
         epoch: u32,
         q: &mut EventQueue<Ev>,
     ) {
-        let link = &mut self.links[l as usize];
+        let link = self.link_mut(l);
         debug_assert!(
             Deadline::on_time(link.lch[lch as usize].retransmit_deadline(), epoch, now),
             "a retransmission timer wakes at its deadline"

@@ -295,7 +295,7 @@ impl Subnet {
                 v.extend(self.procedure.held(i));
             }
         }
-        for l in &self.links {
+        for l in self.links() {
             if l.channels_busy() > 0 || !l.data.is_empty() || !l.ctrl.is_empty() {
                 v.push(format!(
                     "line {}→{}: channels {}, data {}, control {}",
@@ -317,8 +317,7 @@ impl Subnet {
     pub fn all_idle(&self) -> bool {
         self.imps.iter().all(|i| i.idle())
             && self
-                .links
-                .iter()
+                .links()
                 .all(|l| l.channels_busy() == 0 && l.data.is_empty() && l.ctrl.is_empty())
             && self.msgs.is_empty()
             && self.slab.live() == 0

@@ -254,9 +254,9 @@ impl Subnet {
         q: &mut EventQueue<Ev>,
     ) {
         // Listing p. 70 (`GOODM`): the acknowledgement goes when the packet is accepted.
-        let rev = self.links[link as usize].reverse;
+        let rev = self.link_mut(link).reverse;
         if self.routing.line_up(rev) {
-            self.links[rev as usize].add_ack(lch, bit);
+            self.link_mut(rev).add_ack(lch, bit);
             self.try_send(now, rev, q);
         }
         let p = *self.slab.get(pkt);
@@ -273,7 +273,7 @@ impl Subnet {
                 return; // no route now: the packet waits in the IMP
             };
             if hold == Hold::Transit {
-                self.links[l as usize].incoming -= 1;
+                self.link_mut(l).incoming -= 1;
             }
             self.enqueue(l, pkt, hold);
             self.try_send(now, l, q);
@@ -327,7 +327,7 @@ impl Subnet {
         // (128 ms) on a 50 kbit/s line, every fast tick on 230.4/250 kbit/s lines, a whole
         // period on slower lines. **Choice** for speeds the listing does not name: the nearest.
         let p = &self.params;
-        let bps = self.links[link as usize].def.capacity.bps();
+        let bps = self.link(link).def.capacity.bps();
         let slot = if bps >= 200_000 {
             p.fast_tick
         } else if bps >= 40_000 {
@@ -350,7 +350,7 @@ impl Subnet {
                 self.params.routing_busy_unit,
                 self.params.routing_period,
             );
-            let l = &mut self.links[link as usize];
+            let l = self.link_mut(link);
             if l.rf_slot == 0 {
                 let busy = (l.busy_time - l.rf_busy_mark).as_nanos() as u128;
                 // The unit scales with the span counted (slot × opportunities).
@@ -367,7 +367,7 @@ impl Subnet {
             true
         };
         if send {
-            self.links[link as usize].routing_due = true;
+            self.link_mut(link).routing_due = true;
             self.try_send(now, link, q);
         }
         q.schedule(now + slot, Ev::RoutingTick { link });

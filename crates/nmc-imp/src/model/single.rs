@@ -196,7 +196,7 @@ impl Subnet {
             },
         };
         self.note_visit(now, src, id);
-        self.links[l as usize].data.push_back((id, Hold::Copy));
+        self.link_mut(l).data.push_back((id, Hold::Copy));
         self.note_queue(l);
         let note = if again { Note::Again } else { Note::None };
         self.log_e2e(

@@ -51,7 +51,7 @@ impl Subnet {
         // Where every packet in the subnet is, by packet id: queued or in a processor at an
         // IMP, or on a line (sent, awaiting its acknowledgement).
         let mut places: Vec<(PktId, f64)> = Vec::new();
-        for l in &self.links {
+        for l in self.links() {
             let at = dist(l.def.from);
             places.extend(l.ctrl.iter().chain(&l.data).map(|&(p, _)| (p, at)));
             let ahead = (dist(l.def.to) - at).clamp(-1.0, 1.0) * 0.5;
