@@ -1,9 +1,11 @@
 //! One IMP as a core that does no I/O: its buffers, its lines, the processing queue, and the
 //! end-to-end tables (the source side's as the cores of [`crate::source`], the destination
 //! side's as those of [`crate::destination`]). A frame from a neighbour goes in through
-//! [`Imp::handle_frame`], which says what became of it; the driver (`crate::model`) does what
-//! follows (the processor's work, the trace, the counts) and asks [`Imp::poll_at`] when the IMP
-//! next needs waking.
+//! [`Imp::handle_frame`], which says what became of it; frames go out through
+//! [`Imp::poll_transmit`] and [`Imp::frame_sent`]; a timer's wake-up goes in through
+//! [`Imp::handle_timeout`], which says what its running out asks for; [`Imp::poll_at`] says
+//! when the IMP next needs waking. The driver (`crate::model`) does what follows (the
+//! processor's work, the hosts, the trace, the counts).
 
 use crate::blocks::{ReceiveBlocks, TransmitBlocks};
 use crate::destination::{Delivery, Replies};
@@ -130,6 +132,33 @@ pub struct Transmit {
     /// The acknowledgements it carries for the other direction: channel mask and bits.
     pub ack_mask: u8,
     pub ack_bits: u8,
+}
+
+/// One of an IMP's timers, named as its wake-up names it: the timer and the generation of
+/// its arming ([`Deadline`]), so that a wake-up for an arming since disarmed finds nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimerId {
+    /// The retransmission timer of logical channel `lch` of `line` (K&O §III's 125 ms).
+    Retransmit {
+        line: usize,
+        lch: u8,
+        generation: u32,
+    },
+    /// A RFNM's wait of at most 1 s for buffers to carry a piggy-backed ALL (K&O §II point g).
+    RfnmWait { generation: u32 },
+    /// An allocation from `dst` unused for 250 ms (K&O §II point i).
+    GiveBack { dst: u32, generation: u32 },
+}
+
+/// What a timer that ran out asks of the IMP ([`Imp::handle_timeout`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expired {
+    /// The packet on a channel of `line` is unacknowledged: it waits to be sent again.
+    Retransmit { line: usize },
+    /// "The RFNM is then sent without a piggy-backed ALL" (K&O §II).
+    RfnmWithoutAll(Reply),
+    /// The unused allocation goes back to `dst` in a GVB.
+    GiveBack { dst: u32 },
 }
 
 /// The packets a frame's piggy-backed acknowledgements freed, by logical channel: the sender
@@ -398,6 +427,50 @@ impl Imp {
         }
     }
 
+    /// A wake-up at `now` for timer `timer`: what its running out asks for, or `None` when the
+    /// arming it names was disarmed meanwhile (an acknowledgement, an allocation used, a RFNM
+    /// gone with its ALL). Wake-ups come at their deadlines ([`Imp::poll_at`] gives the
+    /// earliest); one per arming.
+    pub fn handle_timeout(&mut self, now: SimTime, timer: TimerId) -> Option<Expired> {
+        match timer {
+            TimerId::Retransmit {
+                line,
+                lch,
+                generation,
+            } => {
+                let link = &mut self.lines[line];
+                debug_assert!(
+                    Deadline::on_time(
+                        link.lch[lch as usize].retransmit_deadline(),
+                        generation,
+                        now
+                    ),
+                    "a retransmission timer wakes at its deadline"
+                );
+                link.ack_timeout(lch, generation, now)
+                    .then_some(Expired::Retransmit { line })
+            }
+            TimerId::RfnmWait { generation } => {
+                debug_assert!(
+                    Deadline::on_time(self.replies.deadline(generation), generation, now),
+                    "a RFNM's wait ends at its deadline"
+                );
+                self.replies
+                    .wait_over(generation, now)
+                    .map(Expired::RfnmWithoutAll)
+            }
+            TimerId::GiveBack { dst, generation } => {
+                debug_assert!(
+                    Deadline::on_time(self.allocs.deadline(dst, generation), generation, now),
+                    "an allocation's give-back timer wakes at its deadline"
+                );
+                self.allocs
+                    .give_back(dst, generation, now)
+                    .then_some(Expired::GiveBack { dst })
+            }
+        }
+    }
+
     /// Which of its lines is network link `link` (its outgoing direction), if any.
     pub fn line_of(&self, link: u32) -> Option<usize> {
         self.lines.iter().position(|x| x.id == link)
@@ -414,7 +487,11 @@ impl Imp {
     }
 
     /// A frame came in on `line` (the line to the neighbour that sent it), handled whole, as
-    /// the IMP's modem input routine handled it before anything else ran:
+    /// the IMP's modem-to-IMP routine handled it: in one pass it dealt with the returning
+    /// acknowledgements (freeing the packets they covered) and then put the packet on the task
+    /// queue (BBN, *The Interface Message Processor Program*, Feb. 1973, updated Nov. 1973,
+    /// §3.1.2, "Packet Flow Through Major IMP Routines"); the line's output and the hosts'
+    /// input, other routines, run after it:
     /// * a frame whose checksum fails is lost, with everything it carried;
     /// * the acknowledgements it carries free this IMP's packets on the line
     ///   ([`Imp::acknowledge`]; returned by channel);
@@ -911,6 +988,55 @@ mod tests {
         assert!(!routing(&mut x), "the same table again");
         x.cpu.ticks = 5;
         assert!(routing(&mut x), "after a slow tick");
+    }
+
+    /// The IMP's timers run out through one door, each wake-up naming its arming: K&O §II's
+    /// RFNM that waited its 1 s ("the RFNM is then sent without a piggy-backed ALL"), the
+    /// allocation unused for 250 ms (given back), and §III's 125 ms retransmission; a second
+    /// wake-up for an arming already spent does nothing.
+    #[test]
+    fn timers_run_out_through_handle_timeout() {
+        use frames::*;
+        use nmc_sim::SimDuration;
+        let ms = |m: u64| SimTime::ZERO + SimDuration::from_millis(m);
+        let mut x = imp_x();
+        let wait = x
+            .replies
+            .make_rfnm(0, 7, 1, ms(100), SimDuration::from_secs(1));
+        let gvb = x.allocs.add(3, ms(200), SimDuration::from_millis(250));
+        x.lines[TO_B].data.push_back((1, Hold::Transit));
+        let Some(NextFrame::Packet { lch, .. }) = x.lines[TO_B].next_frame() else {
+            panic!("the packet goes");
+        };
+        let retx = x.lines[TO_B].arm_retransmission(lch, ms(300), SimDuration::from_millis(125));
+        assert_eq!(x.poll_at(), Some(ms(427)), "the retransmission first");
+        let timer = TimerId::Retransmit {
+            line: TO_B,
+            lch,
+            generation: retx.generation,
+        };
+        assert_eq!(
+            x.handle_timeout(ms(427), timer),
+            Some(Expired::Retransmit { line: TO_B })
+        );
+        assert_eq!(x.poll_at(), Some(ms(450)));
+        let timer = TimerId::GiveBack {
+            dst: 3,
+            generation: gvb.generation,
+        };
+        assert_eq!(
+            x.handle_timeout(ms(450), timer),
+            Some(Expired::GiveBack { dst: 3 })
+        );
+        assert_eq!(x.handle_timeout(ms(450), timer), None, "given back once");
+        let timer = TimerId::RfnmWait {
+            generation: wait.generation,
+        };
+        assert!(matches!(
+            x.handle_timeout(ms(1100), timer),
+            Some(Expired::RfnmWithoutAll(Reply::Rfnm { num: 1, .. }))
+        ));
+        assert_eq!(x.poll_at(), None);
     }
 
     #[test]

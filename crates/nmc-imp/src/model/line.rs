@@ -5,10 +5,9 @@
 //! channels and its own queues are in [`crate::link`].
 
 use super::{Counted, Ev, Subnet, Tr, Work, link_in};
-use crate::imp::{Arrival, TransitLimits, Transmit};
+use crate::imp::{Arrival, Expired, TimerId, TransitLimits, Transmit};
 use crate::link::{Frame, FrameKind, Hold, NextFrame};
 use crate::packet::{MsgId, Packet, PktId, PktKind, Stream};
-use crate::timer::Deadline;
 use nmc_sim::{Bits, EventQueue, SimTime};
 
 impl Subnet {
@@ -325,12 +324,15 @@ impl Subnet {
         epoch: u32,
         q: &mut EventQueue<Ev>,
     ) {
-        let link = self.link_mut(l);
-        debug_assert!(
-            Deadline::on_time(link.lch[lch as usize].retransmit_deadline(), epoch, now),
-            "a retransmission timer wakes at its deadline"
-        );
-        if link.ack_timeout(lch, epoch, now) {
+        let (from, line) = self.link_at[l as usize];
+        let timer = TimerId::Retransmit {
+            line: line as usize,
+            lch,
+            generation: epoch,
+        };
+        if let Some(Expired::Retransmit { .. }) =
+            self.imps[from as usize].handle_timeout(now, timer)
+        {
             self.count(Counted::Retransmission);
             self.try_send(now, l, q);
         }

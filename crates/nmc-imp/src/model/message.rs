@@ -7,10 +7,9 @@
 
 use super::{Counted, Ev, MsgState, Subnet, Tr, change};
 use crate::destination::Next;
-use crate::imp::{HostOut, Reply};
+use crate::imp::{Expired, HostOut, Reply, TimerId};
 use crate::packet::{MsgId, Packet, PktKind, Stream};
 use crate::params::Piggyback;
-use crate::timer::Deadline;
 use nmc_sim::{EventQueue, SimTime};
 
 impl Subnet {
@@ -154,12 +153,12 @@ impl Subnet {
         epoch: u32,
         q: &mut EventQueue<Ev>,
     ) {
-        let allocs = &mut self.imps[imp as usize].allocs;
-        debug_assert!(
-            Deadline::on_time(allocs.deadline(dst, epoch), epoch, now),
-            "an allocation's give-back timer wakes at its deadline"
-        );
-        if allocs.give_back(dst, epoch, now) {
+        let timer = TimerId::GiveBack {
+            dst,
+            generation: epoch,
+        };
+        if let Some(Expired::GiveBack { dst }) = self.imps[imp as usize].handle_timeout(now, timer)
+        {
             self.count(Counted::Gvb);
             self.trace.emit(
                 now,
@@ -372,12 +371,9 @@ impl Subnet {
         epoch: u32,
         q: &mut EventQueue<Ev>,
     ) {
-        let replies = &mut self.imps[imp as usize].replies;
-        debug_assert!(
-            Deadline::on_time(replies.deadline(epoch), epoch, now),
-            "a RFNM's wait ends at its deadline"
-        );
-        if let Some(r) = replies.wait_over(epoch, now) {
+        let timer = TimerId::RfnmWait { generation: epoch };
+        if let Some(Expired::RfnmWithoutAll(r)) = self.imps[imp as usize].handle_timeout(now, timer)
+        {
             // K&O §II: "the RFNM is then sent without a piggy-backed ALL".
             self.send_reply(now, imp, r, false, q);
         }
