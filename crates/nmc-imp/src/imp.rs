@@ -10,11 +10,11 @@
 use crate::blocks::{ReceiveBlocks, TransmitBlocks};
 use crate::destination::{Delivery, Replies};
 use crate::link::{Frame, FrameKind, Hold, Link, NextFrame};
-use crate::model::Processor;
+use crate::model::{Processor, Task};
 use crate::packet::{MsgId, Packet, PktId, Stream};
 use crate::params::ImpModel;
 use crate::source::{Allocations, Numbers, Plt, PltClaims};
-use crate::timer::Deadline;
+use crate::timer::{Deadline, Woken};
 use nmc_sim::{SimDuration, SimTime};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -148,6 +148,12 @@ pub enum TimerId {
     RfnmWait { generation: u32 },
     /// An allocation from `dst` unused for 250 ms (K&O §II point i).
     GiveBack { dst: u32, generation: u32 },
+    /// The end of the task in service on the processor (`model/processor.rs`); a clock tick
+    /// that pre-empts the processor moves it later under a new generation.
+    Task { generation: u32 },
+    /// Version 3: the disuse timer of the transmit block of `stream` (K&O §VI), a timer that
+    /// moves its deadline when the block is used ([`crate::timer::Timer`]).
+    BlockIdle { stream: Stream },
 }
 
 /// What a timer that ran out asks of the IMP ([`Imp::handle_timeout`]).
@@ -159,6 +165,14 @@ pub enum Expired {
     RfnmWithoutAll(Reply),
     /// The unused allocation goes back to `dst` in a GVB.
     GiveBack { dst: u32 },
+    /// The processor has finished this task; the next has started.
+    TaskDone(Task),
+    /// Version 3: the transmit block of `stream`, unused for its disuse time and with no
+    /// message number out, is released, and the stream's numbers forgotten; the destination
+    /// is to release its receive block.
+    BlockReleased { stream: Stream },
+    /// The timer's deadline moved later (the block was used since): wake it again `at`.
+    NotYet { at: SimTime },
 }
 
 /// The packets a frame's piggy-backed acknowledgements freed, by logical channel: the sender
@@ -468,6 +482,26 @@ impl Imp {
                     .give_back(dst, generation, now)
                     .then_some(Expired::GiveBack { dst })
             }
+            TimerId::Task { generation } => {
+                if self.cpu.poll_at() != Some((now, generation)) {
+                    return None; // a clock tick moved this task's end later
+                }
+                let task = self.cpu.handle_timeout(now);
+                debug_assert!(task.is_some(), "the task in service is due");
+                task.map(Expired::TaskDone)
+            }
+            TimerId::BlockIdle { stream } => match self.tx_blocks.idle_woken(stream, now) {
+                Woken::Later(at) => Some(Expired::NotYet { at }),
+                Woken::Stale => None,
+                Woken::Expired => {
+                    if !(self.tx_blocks.releasable(stream) && self.numbers.unused(stream)) {
+                        return None;
+                    }
+                    self.tx_blocks.release(stream);
+                    self.numbers.forget(stream);
+                    Some(Expired::BlockReleased { stream })
+                }
+            },
         }
     }
 
@@ -1037,6 +1071,35 @@ mod tests {
             Some(Expired::RfnmWithoutAll(Reply::Rfnm { num: 1, .. }))
         ));
         assert_eq!(x.poll_at(), None);
+    }
+
+    /// The processor's task ends through the same door. BBN's listing (p. 11) runs the
+    /// timeout level above the task level: a clock tick that takes the processor for 2 ms moves
+    /// the task's end 2 ms later, and the wake-up for the old end finds nothing.
+    #[test]
+    fn a_clock_tick_moves_the_end_of_the_task_in_service() {
+        use crate::model::Work;
+        use nmc_sim::SimDuration;
+        let ms = |m: u64| SimTime::ZERO + SimDuration::from_millis(m);
+        let mut x = imp();
+        x.cpu.push(ms(0), Work::Cpu, SimDuration::from_millis(10));
+        let (end, old) = x.cpu.poll_at().expect("in service");
+        assert_eq!((end, x.poll_at()), (ms(10), Some(ms(10))));
+        x.cpu.preempt(ms(5), SimDuration::from_millis(2));
+        let (end, new) = x.cpu.poll_at().expect("in service");
+        assert_eq!(end, ms(12));
+        assert_eq!(
+            x.handle_timeout(ms(10), TimerId::Task { generation: old }),
+            None
+        );
+        assert!(matches!(
+            x.handle_timeout(ms(12), TimerId::Task { generation: new }),
+            Some(Expired::TaskDone(Task {
+                work: Work::Cpu,
+                ..
+            }))
+        ));
+        assert!(x.cpu.is_empty() && x.poll_at().is_none());
     }
 
     #[test]

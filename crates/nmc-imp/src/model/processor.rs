@@ -30,6 +30,7 @@
 //! particular cases.
 
 use super::{Ev, Subnet};
+use crate::imp::{Expired, TimerId};
 use crate::link::{FrameKind, Hold};
 use crate::packet::PktId;
 use crate::params::{ImpCosts, RoutingFrequency};
@@ -223,11 +224,11 @@ impl Subnet {
     }
 
     pub(super) fn proc_done(&mut self, now: SimTime, imp: u32, epoch: u32, q: &mut EventQueue<Ev>) {
-        let cpu = &mut self.imps[imp as usize].cpu;
-        if cpu.poll_at() != Some((now, epoch)) {
+        let timer = TimerId::Task { generation: epoch };
+        let Some(Expired::TaskDone(task)) = self.imps[imp as usize].handle_timeout(now, timer)
+        else {
             return; // a clock tick moved this task's end later
-        }
-        let task = cpu.handle_timeout(now).expect("the task in service is due");
+        };
         self.arm(imp, None, q);
         if let Work::Packet {
             pkt,

@@ -29,9 +29,8 @@
 use super::procedure::Procedure;
 use super::{Counted, Ev, Host, MsgState, Subnet, Tr};
 use crate::blocks::Need;
-use crate::imp::{Imp, PltClaim};
+use crate::imp::{Expired, Imp, PltClaim, TimerId};
 use crate::packet::{MsgId, Packet, PktKind, Stream, stream, stream_ends};
-use crate::timer::Woken;
 use nmc_sim::{EventQueue, SimTime};
 
 /// The 1975 procedure.
@@ -277,17 +276,11 @@ impl Subnet {
         stream: Stream,
         q: &mut EventQueue<Ev>,
     ) {
-        let i = &mut self.imps[imp as usize];
-        match i.tx_blocks.idle_woken(stream, now) {
-            Woken::Expired => {}
-            Woken::Later(at) => return q.schedule(at, Ev::BlockIdle { imp, stream }),
-            Woken::Stale => return,
+        match self.imps[imp as usize].handle_timeout(now, TimerId::BlockIdle { stream }) {
+            Some(Expired::NotYet { at }) => return q.schedule(at, Ev::BlockIdle { imp, stream }),
+            Some(Expired::BlockReleased { .. }) => {}
+            _ => return,
         }
-        if !(i.tx_blocks.releasable(stream) && i.numbers.unused(stream)) {
-            return;
-        }
-        i.tx_blocks.release(stream);
-        i.numbers.forget(stream);
         let dst = self.hosts[crate::packet::stream_ends(stream).1 as usize].imp;
         self.count(Counted::ReleaseBlock);
         self.send_control(now, imp, dst, stream, PktKind::ReleaseBlock, q);
