@@ -120,6 +120,17 @@ pub enum Arrival {
     Accepted { packet: Packet, next: Option<u32> },
 }
 
+/// Why a host's packet waits outside its IMP ([`Imp::admit_host_packet`]; K&O §III).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostWait {
+    /// Fewer free buffers than the host may take from (4).
+    FewBuffers,
+    /// No route to the message's destination now.
+    NoRoute,
+    /// The output queue the packet would join is full (8 packets).
+    OutputQueueFull,
+}
+
 /// A frame an IMP starts on one of its lines ([`Imp::poll_transmit`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Transmit {
@@ -347,6 +358,34 @@ impl Imp {
         }
         self.buf_used += 1;
         self.sf_used += 1;
+        Ok(())
+    }
+
+    /// Whether a host may put its next packet in now, and if so its buffer is taken
+    /// ([`Imp::take_source_buffer`]). K&O §III: the IMP takes a host's packet only while at
+    /// least `min_free` (4) buffers are free, and a packet after its message's first, which
+    /// joins its output queue at once, only while that queue holds fewer than
+    /// `output_queue_max` (8). `joins` is that queue's link for such a packet (`Some(None)`
+    /// with no route now), `None` for a message's first packet or one for this IMP's own
+    /// hosts, whose queueing waits for the message's resources.
+    pub fn admit_host_packet(
+        &mut self,
+        min_free: u32,
+        output_queue_max: u32,
+        joins: Option<Option<u32>>,
+    ) -> Result<(), HostWait> {
+        if self.free_buffers() < min_free {
+            return Err(HostWait::FewBuffers);
+        }
+        if let Some(link) = joins {
+            let line = link
+                .and_then(|l| self.line_of(l))
+                .ok_or(HostWait::NoRoute)?;
+            if self.lines[line].queue_len() >= output_queue_max {
+                return Err(HostWait::OutputQueueFull);
+            }
+        }
+        self.take_source_buffer();
         Ok(())
     }
 
@@ -1100,6 +1139,38 @@ mod tests {
             }))
         ));
         assert!(x.cpu.is_empty() && x.poll_at().is_none());
+    }
+
+    /// K&O §III: a host's packet enters the IMP only while 4 buffers are free, and a packet
+    /// after its message's first only while the output queue it joins holds fewer than 8 (or
+    /// if it has a route at all); admitted, it holds a buffer.
+    #[test]
+    fn a_hosts_packet_enters_with_4_free_buffers_and_room_on_its_queue() {
+        use frames::*;
+        let mut x = imp_x();
+        x.buf_used = 37;
+        assert_eq!(
+            x.admit_host_packet(4, 8, None),
+            Err(HostWait::FewBuffers),
+            "3 free"
+        );
+        x.buf_used = 36;
+        assert_eq!(x.admit_host_packet(4, 8, None), Ok(()));
+        assert_eq!(x.buf_used, 37);
+        x.buf_used = 0;
+        for p in 0..8 {
+            x.lines[TO_B].data.push_back((p, Hold::Source));
+        }
+        assert_eq!(
+            x.admit_host_packet(4, 8, Some(Some(2))),
+            Err(HostWait::OutputQueueFull)
+        );
+        assert_eq!(
+            x.admit_host_packet(4, 8, Some(None)),
+            Err(HostWait::NoRoute)
+        );
+        assert_eq!(x.admit_host_packet(4, 8, Some(Some(0))), Ok(()), "toward A");
+        assert_eq!(x.buf_used, 1);
     }
 
     #[test]

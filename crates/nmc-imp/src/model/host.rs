@@ -119,26 +119,25 @@ impl Subnet {
         }
         // K&O §III: a packet may enter the source IMP only with at least 4 free buffers; and it
         // joins an output queue of at most 8 (checked for packets after the first, which
-        // are queued at once).
-        let i = &self.imps[imp as usize];
-        if i.free_buffers() < self.params.host_input_min_free {
-            return true;
-        }
-        if m.input > 0 && m.src != m.dst {
-            let Some(l) = self.routing.next_link(&self.topo, m.src, m.dst) else {
-                return true; // no route now: the host waits
-            };
-            if self.link(l).queue_len() >= self.params.output_queue_max {
-                return true;
-            }
-        }
+        // are queued at once). A packet that may not waits with its host.
+        let joins = (m.input > 0 && m.src != m.dst)
+            .then(|| self.routing.next_link(&self.topo, m.src, m.dst));
         let bits = self.packet_bits(m.bits, m.input, m.packets)
             + if m.input == 0 {
                 self.params.host_leader.get()
             } else {
                 0
             };
-        self.imps[imp as usize].take_source_buffer();
+        let (min_free, queue_max) = (
+            self.params.host_input_min_free,
+            self.params.output_queue_max,
+        );
+        if self.imps[imp as usize]
+            .admit_host_packet(min_free, queue_max, joins)
+            .is_err()
+        {
+            return true;
+        }
         self.hosts[h as usize].input_busy = true;
         let t = self
             .params

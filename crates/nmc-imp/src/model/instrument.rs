@@ -99,8 +99,14 @@ impl Subnet {
                 return;
             }
             let (src, dst_host, bits) = (host.imp, g.dst_host, g.bits);
-            if self.imps[src as usize].free_buffers() == 0 {
-                return; // tried again when a buffer frees (`wake_hosts`)
+            // The IMP's own generator takes any free buffer (no host interface, no 4-buffer
+            // rule); it is tried again when a buffer frees (`wake_hosts`).
+            let queue_max = self.params.output_queue_max;
+            if self.imps[src as usize]
+                .admit_host_packet(1, queue_max, None)
+                .is_err()
+            {
+                return;
             }
             let g = self.hosts[h as usize]
                 .generator
@@ -108,7 +114,6 @@ impl Subnet {
                 .expect("a generator");
             g.offered += 1;
             g.in_flight += 1;
-            self.imps[src as usize].take_source_buffer();
             // It starts inside the IMP: the packet is in, and it goes to point b.
             let id = self.insert_message(now, h, dst_host, bits, self.procedure.first_state(), 1);
             let rec = &mut self.msgs.get_mut(&id).expect("just made").rec;
