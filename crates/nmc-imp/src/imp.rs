@@ -368,6 +368,7 @@ impl Imp {
     /// `output_queue_max` (8). `joins` is that queue's link for such a packet (`Some(None)`
     /// with no route now), `None` for a message's first packet or one for this IMP's own
     /// hosts, whose queueing waits for the message's resources.
+    #[inline]
     pub fn admit_host_packet(
         &mut self,
         min_free: u32,
@@ -441,6 +442,7 @@ impl Imp {
     /// then a queued one on a free logical channel (control messages first), else the
     /// acknowledgements alone ([`crate::link::Link::next_frame`]). The IMP's clock makes a
     /// slow tick every `slow_tick_every` ticks (BBN's listing, `params.rs`).
+    #[inline]
     pub fn poll_transmit(&mut self, line: usize, slow_tick_every: u32) -> Option<Transmit> {
         let generation = self.cpu.ticks / slow_tick_every as u64;
         let link = &mut self.lines[line];
@@ -465,6 +467,7 @@ impl Imp {
     /// The frame on `line` has gone out at `now`: the line is free; a packet's
     /// retransmission timer starts ([`crate::link::Link::arm_retransmission`]; K&O §III's
     /// 125 ms, `timeout`), and its deadline is returned for the caller to wake the IMP at.
+    #[inline]
     pub fn frame_sent(
         &mut self,
         line: usize,
@@ -484,6 +487,7 @@ impl Imp {
     /// arming it names was disarmed meanwhile (an acknowledgement, an allocation used, a RFNM
     /// gone with its ALL). Wake-ups come at their deadlines ([`Imp::poll_at`] gives the
     /// earliest); one per arming.
+    #[inline]
     pub fn handle_timeout(&mut self, now: SimTime, timer: TimerId) -> Option<Expired> {
         match timer {
             TimerId::Retransmit {
@@ -545,6 +549,7 @@ impl Imp {
     }
 
     /// Which of its lines is network link `link` (its outgoing direction), if any.
+    #[inline]
     pub fn line_of(&self, link: u32) -> Option<usize> {
         self.lines.iter().position(|x| x.id == link)
     }
@@ -553,6 +558,7 @@ impl Imp {
     /// `bit`: the channel is free again and the buffer the packet held is given back by what
     /// held it ([`Imp::release`]). Returns the packet, whose copy the caller drops; `None` for
     /// an old acknowledgement.
+    #[inline]
     pub fn acknowledge(&mut self, line: usize, lch: u8, bit: bool) -> Option<PktId> {
         let (pkt, hold) = self.lines[line].acknowledge(lch, bit)?;
         self.release(hold);
@@ -579,6 +585,7 @@ impl Imp {
     /// `packet` reads the frame's packet (asked only once the frame is known not to be a
     /// duplicate: the sender may have dropped an acknowledged packet meanwhile); `route` gives
     /// the next link toward a packet's destination IMP, if any.
+    #[inline]
     pub fn handle_frame(
         &mut self,
         line: usize,

@@ -129,6 +129,7 @@ pub enum Ev {
 
 /// Link `l` of `imps`, borrowing only the IMPs (so that the rest of the subnet stays free):
 /// the driver's [`Subnet::link_mut`] where another field is read meanwhile.
+#[inline]
 pub(crate) fn link_in<'a>(imps: &'a mut [Imp], link_at: &[(u32, u32)], l: u32) -> &'a mut Link {
     let (imp, k) = link_at[l as usize];
     &mut imps[imp as usize].lines[k as usize]
@@ -332,11 +333,13 @@ impl Subnet {
     }
 
     /// Link `l`: one direction of a line, held by the IMP it leaves from.
+    #[inline]
     pub fn link(&self, l: u32) -> &Link {
         let (imp, k) = self.link_at[l as usize];
         &self.imps[imp as usize].lines[k as usize]
     }
 
+    #[inline]
     pub fn link_mut(&mut self, l: u32) -> &mut Link {
         let (imp, k) = self.link_at[l as usize];
         &mut self.imps[imp as usize].lines[k as usize]
