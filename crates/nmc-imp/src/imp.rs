@@ -436,6 +436,21 @@ impl Imp {
         .min()
     }
 
+    /// Packet `pkt` joins the queue of `line`, by what holds it ([`Hold`]): a control message
+    /// ahead of data when `control_priority` (a choice: the sources are silent, `params.rs`),
+    /// anything else at the end of the output queue (K&O §III: at most 8 data packets, a rule
+    /// asked before a packet is taken in, [`Imp::admit_transit`], [`Imp::admit_host_packet`]).
+    #[inline]
+    pub fn enqueue(&mut self, line: usize, pkt: PktId, hold: Hold, control_priority: bool) {
+        let link = &mut self.lines[line];
+        if hold == Hold::Control && control_priority {
+            link.ctrl.push_back((pkt, hold));
+        } else {
+            link.data.push_back((pkt, hold));
+        }
+        link.max_queue = link.max_queue.max(link.data.len() as u32);
+    }
+
     /// The next frame on `line`, if the line is free and something is to be sent; the line is
     /// then busy until [`Imp::frame_sent`]. Every frame carries the acknowledgements owed for
     /// the other direction; a routing message goes first, then a packet to be sent again,

@@ -51,8 +51,7 @@ impl Subnet {
             self.routing.park(src, id, Hold::Source);
             return;
         };
-        self.link_mut(l).data.push_back((id, Hold::Source));
-        self.note_queue(l);
+        self.enqueue(l, id, Hold::Source);
         self.note_source_send(now, l, &p);
         self.try_send(now, l, q);
     }
@@ -88,19 +87,11 @@ impl Subnet {
         self.try_send(now, l, q);
     }
 
+    /// Packet `id` joins the queue of link `l` ([`Imp::enqueue`]).
     pub(super) fn enqueue(&mut self, l: u32, id: PktId, hold: Hold) {
-        let link = link_in(&mut self.imps, &self.link_at, l);
-        if hold == Hold::Control && self.params.control_priority {
-            link.ctrl.push_back((id, hold));
-        } else {
-            link.data.push_back((id, hold));
-        }
-        self.note_queue(l);
-    }
-
-    pub(super) fn note_queue(&mut self, l: u32) {
-        let link = self.link_mut(l);
-        link.max_queue = link.max_queue.max(link.data.len() as u32);
+        let (imp, line) = self.link_at[l as usize];
+        let priority = self.params.control_priority;
+        self.imps[imp as usize].enqueue(line as usize, id, hold, priority);
     }
 
     /// Starts the next frame on an idle link.

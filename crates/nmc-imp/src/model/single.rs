@@ -196,8 +196,7 @@ impl Subnet {
             },
         };
         self.note_visit(now, src, id);
-        self.link_mut(l).data.push_back((id, Hold::Copy));
-        self.note_queue(l);
+        self.enqueue(l, id, Hold::Copy);
         let note = if again { Note::Again } else { Note::None };
         self.log_e2e(
             now,
