@@ -6,6 +6,52 @@
 //! [`Imp::handle_timeout`], which says what its running out asks for; [`Imp::poll_at`] says
 //! when the IMP next needs waking. The driver (`crate::model`) does what follows (the
 //! processor's work, the hosts, the trace, the counts).
+//!
+//! One IMP by hand, no simulator: a neighbour's frame with a packet passing through is
+//! refused while 20 store-and-forward packets are held (K&O §III), and taken once one goes.
+//!
+//! ```
+//! use nmc_imp::imp::{Arrival, Imp, Refusal, TransitLimits};
+//! use nmc_imp::link::{Frame, FrameKind, Hold, Link};
+//! use nmc_imp::packet::{Packet, PktKind};
+//! use nmc_imp::params::ImpModel;
+//! use nmc_imp::topology::LinkDef;
+//! use nmc_sim::{BitRate, Bits, RngStreams, SimDuration};
+//!
+//! // IMP 0 with lines to IMP 1 (its link 0) and IMP 2 (link 2); 40 buffers.
+//! let mut imp = Imp::new(0, "UCLA".into(), ImpModel::H316, 40, 10);
+//! for (to, id) in [(1, 0), (2, 2)] {
+//!     let def = LinkDef {
+//!         from: 0,
+//!         to,
+//!         capacity: BitRate::from_kbps(50),
+//!         propagation: SimDuration::from_millis(1),
+//!     };
+//!     imp.lines.push(Link::new(def, id, id + 1, 8, RngStreams::new(1).stream(id as u64)));
+//! }
+//! let limits = TransitLimits { store_and_forward_max: 20, output_queue_max: 8 };
+//! let packet = Packet {
+//!     kind: PktKind::Data { msg: 1, num: 0, index: 0, of: 1 },
+//!     src: 1,
+//!     dst: 2,
+//!     stream: 0,
+//!     bits: Bits::new(1008),
+//!     hops: 0,
+//! };
+//! let frame = Frame {
+//!     kind: FrameKind::Packet { pkt: 7, lch: 0, bit: true },
+//!     ack_mask: 0,
+//!     ack_bits: 0,
+//!     corrupted: false,
+//! };
+//! (imp.buf_used, imp.sf_used) = (20, 20);
+//! // It came in on line 0 (from IMP 1); its route is link 2, toward IMP 2.
+//! let (_, what) = imp.handle_frame(0, &frame, |_| packet, |_| Some(2), limits);
+//! assert!(matches!(what, Arrival::Rejected { refusal: Refusal::StoreAndForwardFull, .. }));
+//! imp.release(Hold::Transit);
+//! let (_, what) = imp.handle_frame(0, &frame, |_| packet, |_| Some(2), limits);
+//! assert!(matches!(what, Arrival::Accepted { next: Some(2), .. }));
+//! ```
 
 use crate::blocks::{ReceiveBlocks, TransmitBlocks};
 use crate::destination::{Delivery, Replies};
