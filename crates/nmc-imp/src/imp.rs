@@ -421,7 +421,8 @@ impl Imp {
         output_queue_max: u32,
         joins: Option<Option<u32>>,
     ) -> Result<(), HostWait> {
-        if self.free_buffers() < min_free {
+        // Whatever the rule, the packet needs a buffer of its own.
+        if self.free_buffers() < min_free.max(1) {
             return Err(HostWait::FewBuffers);
         }
         if let Some(link) = joins {
@@ -470,9 +471,17 @@ impl Imp {
     /// processor's task in hand, its lines' retransmission timers, RFNMs waiting for buffers,
     /// unused allocations, version 3's block disuse timers).
     pub fn poll_at(&self) -> Option<SimTime> {
+        let lines = self.lines.iter().filter_map(Link::poll_at).min();
+        self.next_release_at().into_iter().chain(lines).min()
+    }
+
+    /// The earliest of the timers that can let something this IMP holds go by time alone: the
+    /// processor's task in hand, a RFNM's wait for buffers, an unused allocation, a block's
+    /// disuse. A line's retransmission timer is not one: sending a packet again frees nothing
+    /// (the lockup report's question, `model/lockup.rs`).
+    pub fn next_release_at(&self) -> Option<SimTime> {
         [
             self.cpu.poll_at().map(|(t, _)| t),
-            self.lines.iter().filter_map(Link::poll_at).min(),
             self.replies.poll_at(),
             self.allocs.poll_at(),
             self.tx_blocks.poll_at(),
@@ -505,14 +514,16 @@ impl Imp {
     /// slow tick every `slow_tick_every` ticks (BBN's listing, `params.rs`).
     #[inline]
     pub fn poll_transmit(&mut self, line: usize, slow_tick_every: u32) -> Option<Transmit> {
-        let generation = self.cpu.ticks / slow_tick_every as u64;
+        let ticks = self.cpu.ticks;
         let link = &mut self.lines[line];
         if link.busy {
             return None;
         }
         let what = link.next_frame()?;
-        let fresh = what == NextFrame::Routing && link.routing_sent != Some(generation);
+        let mut fresh = false;
         if what == NextFrame::Routing {
+            let generation = ticks / slow_tick_every.max(1) as u64;
+            fresh = link.routing_sent != Some(generation);
             link.routing_sent = Some(generation);
         }
         let (ack_mask, ack_bits) = link.take_acks();
@@ -548,6 +559,9 @@ impl Imp {
     /// arming it names was disarmed meanwhile (an acknowledgement, an allocation used, a RFNM
     /// gone with its ALL). Wake-ups come at their deadlines ([`Imp::poll_at`] gives the
     /// earliest); one per arming.
+    ///
+    /// # Panics
+    /// If a retransmission timer names a line or channel the IMP does not have.
     #[inline]
     pub fn handle_timeout(&mut self, now: SimTime, timer: TimerId) -> Option<Expired> {
         match timer {
@@ -646,6 +660,10 @@ impl Imp {
     /// `packet` reads the frame's packet (asked only once the frame is known not to be a
     /// duplicate: the sender may have dropped an acknowledged packet meanwhile); `route` gives
     /// the next link toward a packet's destination IMP, if any.
+    ///
+    /// # Panics
+    /// If `line` is not one of its lines, or the frame names a logical channel above 7 (the
+    /// profile allows at most 8, `params.rs`).
     #[inline]
     pub fn handle_frame(
         &mut self,
@@ -1074,6 +1092,7 @@ mod tests {
         let sent = SimTime::from_nanos(10_000_000);
         x.lines[TO_B].arm_retransmission(lch, sent, nmc_sim::SimDuration::from_millis(125));
         assert_eq!(x.poll_at(), Some(SimTime::from_nanos(137_000_000)));
+        assert_eq!(x.next_release_at(), None, "sending again frees nothing");
     }
 
     /// A line sends one frame at a time: a packet goes with the acknowledgements owed to the
@@ -1239,6 +1258,9 @@ mod tests {
         );
         assert_eq!(x.admit_host_packet(4, 8, Some(Some(0))), Ok(()), "toward A");
         assert_eq!(x.buf_used, 1);
+        // Whatever the rule asks, a packet needs a buffer.
+        x.buf_used = 40;
+        assert_eq!(x.admit_host_packet(0, 8, None), Err(HostWait::FewBuffers));
     }
 
     #[test]

@@ -1,4 +1,7 @@
-//! One direction of a line between two IMPs, with the IMP-to-IMP protocol.
+//! An IMP's interface to one of its lines, with the IMP-to-IMP protocol: the outgoing
+//! direction (its queues, logical channels and retransmission timers, the acknowledgements it
+//! owes the neighbour) and, for the incoming direction, the sequence bit last accepted on each
+//! channel. The IMP that sends on the direction holds it ([`crate::imp::Imp::lines`]).
 //!
 //! * Frames: packets (which must be acknowledged), acknowledgement-only frames, and routing
 //!   messages. Every frame carries the acknowledgements pending for the reverse direction
@@ -116,8 +119,8 @@ pub struct Link {
     /// The sender's routing generation last sent on this line.
     pub routing_sent: Option<u64>,
     pub lch: Vec<LogicalChannel>,
-    /// Packets accepted by the far IMP's input and not yet queued here (counts toward the
-    /// output-queue limit).
+    /// Packets this IMP has taken in for this line and not yet queued on it (they wait for
+    /// the processor; they count toward the output-queue limit).
     pub incoming: u32,
     /// The receiving side of the same line, held here with the sending side: the sequence bit
     /// last accepted on each logical channel of the reverse direction (frames coming in).
@@ -194,7 +197,7 @@ impl Link {
         acks
     }
 
-    /// What goes on the line next, if the line is free (the driver checks that): a routing
+    /// What goes on the line next, if the line is free ([`crate::imp::Imp::poll_transmit`] checks that): a routing
     /// message when one is due, else a retransmission, else a queued packet on a free logical
     /// channel (control messages first), else the pending acknowledgements alone. A packet
     /// frame takes its channel and flips the channel's sequence bit; a retransmission reuses

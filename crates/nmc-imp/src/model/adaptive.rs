@@ -73,7 +73,7 @@ impl Subnet {
                 if let Some(since) = st.down_since.take() {
                     st.down_time += now - since;
                 }
-                let from = self.link_mut(l).def.from;
+                let from = self.link(l).def.from;
                 if self.routing.is_adaptive() {
                     // A line coming up sends a routing message at once (nmc-routing).
                     self.routing.routers[from as usize].handle_line_up(now, LineId(l));
@@ -87,7 +87,7 @@ impl Subnet {
                 if !self.routing.links[l as usize].up {
                     continue;
                 }
-                let busy = self.link_mut(l).busy;
+                let busy = self.link(l).busy;
                 let st = &mut self.routing.links[l as usize];
                 st.up = false;
                 st.downs += 1;
@@ -97,7 +97,7 @@ impl Subnet {
                 st.doomed_wire = st.on_wire;
                 // Packets sent and not acknowledged: the far IMP either has it (then it counts
                 // as acknowledged) or it comes back to this IMP to be routed again.
-                for lch in 0..self.link_mut(l).lch.len() {
+                for lch in 0..self.link(l).lch.len() {
                     let link = self.link(l);
                     let c = link.lch[lch];
                     if c.held.is_none() {
@@ -131,19 +131,19 @@ impl Subnet {
                 self.link_mut(rev).in_last = [None; 8];
                 taken.extend(queued.into_iter().map(|h| (l, h)));
                 if self.routing.is_adaptive() {
-                    let from = self.link_mut(l).def.from;
+                    let from = self.link(l).def.from;
                     self.routing.routers[from as usize].handle_line_down(now, LineId(l));
                 }
             }
             // Route the packets taken back again, oldest first per line.
             for (l, (pkt, hold)) in taken {
-                let imp = self.link_mut(l).def.from;
+                let imp = self.link(l).def.from;
                 self.routing.counts.taken_back += 1;
                 self.requeue(now, imp, pkt, hold, q);
             }
         }
         for l in pair {
-            let imp = self.link_mut(l).def.from;
+            let imp = self.link(l).def.from;
             self.routes_changed(now, imp, q);
         }
     }
@@ -249,7 +249,7 @@ impl Subnet {
         frame: Frame,
         q: &mut EventQueue<Ev>,
     ) {
-        let at = self.link_mut(l).def.to;
+        let at = self.link(l).def.to;
         self.frame_cost(now, at, frame.kind, q);
         let FrameKind::Routing { body, .. } = frame.kind else {
             return;
@@ -269,7 +269,7 @@ impl Subnet {
         // handled.
         for i in 0..self.routing.out_links(at).len() {
             let o = self.routing.out_links(at)[i];
-            let queued = self.link_mut(o).queue_len();
+            let queued = self.link(o).queue_len();
             self.routing.routers[at as usize].set_queue_len(LineId(o), queued);
         }
         self.routing.routers[at as usize].handle_routing_message(now, line, &msg);

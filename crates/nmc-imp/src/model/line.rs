@@ -201,8 +201,10 @@ impl Subnet {
     }
 
     /// A frame reaches the far IMP over link `l`: the IMP handles it whole
-    /// ([`Imp::handle_frame`]); then the processor takes an accepted packet, and the line back
-    /// and the IMP's hosts, which the acknowledgements it carried may have freed, start again.
+    /// ([`crate::imp::Imp::handle_frame`]); then a routing message goes to the IMP's router, an accepted
+    /// packet to its processor, and the line back (which acknowledgements freed, or which owes
+    /// a duplicate its acknowledgement again) and the IMP's hosts (if acknowledgements freed
+    /// buffers) start again.
     pub(super) fn arrive(&mut self, now: SimTime, l: u32, frame: Frame, q: &mut EventQueue<Ev>) {
         if self.lost_on_line(l, frame) {
             return;

@@ -33,9 +33,10 @@ pub struct HeldAt {
     pub in_order_refused: Vec<(String, u64)>,
     /// Other refused messages owed an ALLOCATE.
     pub other_requests: usize,
-    /// The IMP's next timer ([`crate::imp::Imp::poll_at`]: a RFNM's wait for buffers, an
-    /// unused allocation, a task in hand, a block's disuse), if any: with none, nothing the IMP
-    /// holds will be let go by time alone.
+    /// The IMP's next timer that can let something go ([`crate::imp::Imp::next_release_at`]: a
+    /// RFNM's wait for buffers, an unused allocation, a task in hand, a block's disuse; not a
+    /// line's retransmission, which frees nothing), if any: with none, nothing the IMP holds
+    /// will be let go by time alone.
     pub next_timer_ns: Option<u64>,
 }
 
@@ -130,7 +131,7 @@ impl Subnet {
                     other_requests: i.requests.len() - in_order.len(),
                     stored_out_of_order: stored,
                     in_order_refused: in_order,
-                    next_timer_ns: i.poll_at().map(|t| t.as_nanos()),
+                    next_timer_ns: i.next_release_at().map(|t| t.as_nanos()),
                 }
             })
             .collect();

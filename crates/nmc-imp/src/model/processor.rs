@@ -255,7 +255,7 @@ impl Subnet {
         q: &mut EventQueue<Ev>,
     ) {
         // Listing p. 70 (`GOODM`): the acknowledgement goes when the packet is accepted.
-        let rev = self.link_mut(link).reverse;
+        let rev = self.link(link).reverse;
         if self.routing.line_up(rev) {
             self.link_mut(rev).add_ack(lch, bit);
             self.try_send(now, rev, q);
