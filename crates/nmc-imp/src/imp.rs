@@ -903,6 +903,17 @@ mod tests {
             }
         }
 
+        /// X's host's packet 42 goes to A: its buffer taken, its frame sent. Its channel and
+        /// sequence bit.
+        pub(super) fn a_host_packet_sent_to_a(x: &mut Imp) -> (u8, bool) {
+            x.take_source_buffer();
+            x.lines[FROM_A].data.push_back((42, Hold::Source));
+            match x.lines[FROM_A].next_frame() {
+                Some(NextFrame::Packet { lch, bit, .. }) => (lch, bit),
+                other => panic!("the packet goes, not {other:?}"),
+            }
+        }
+
         /// Routes everything toward B.
         pub(super) fn via_b(_: &Packet) -> Option<u32> {
             Some(2)
@@ -1014,12 +1025,7 @@ mod tests {
     fn piggy_backed_acknowledgements_free_channels_and_buffers() {
         use frames::*;
         let mut x = imp_x();
-        x.take_source_buffer();
-        x.lines[FROM_A].data.push_back((42, Hold::Source));
-        let Some(crate::link::NextFrame::Packet { lch, bit, .. }) = x.lines[FROM_A].next_frame()
-        else {
-            panic!("the packet goes");
-        };
+        let (lch, bit) = a_host_packet_sent_to_a(&mut x);
         let ack = |bit: bool| Frame {
             kind: FrameKind::AckOnly,
             ack_mask: 1 << lch,
@@ -1045,12 +1051,7 @@ mod tests {
     fn a_corrupted_frame_is_lost_with_its_acknowledgements() {
         use frames::*;
         let mut x = imp_x();
-        x.take_source_buffer();
-        x.lines[FROM_A].data.push_back((42, Hold::Source));
-        let Some(crate::link::NextFrame::Packet { lch, bit, .. }) = x.lines[FROM_A].next_frame()
-        else {
-            panic!("the packet goes");
-        };
+        let (lch, bit) = a_host_packet_sent_to_a(&mut x);
         let mut f = frame(7, 0, true);
         f.ack_mask = 1 << lch;
         f.ack_bits = if bit { 1 << lch } else { 0 };
