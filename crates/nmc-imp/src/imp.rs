@@ -506,6 +506,39 @@ impl Imp {
         link.max_queue = link.max_queue.max(link.data.len() as u32);
     }
 
+    /// The task level has taken in the packet that came on `line` on channel `lch` with
+    /// sequence bit `bit`: its acknowledgement is owed to the neighbour, to go with the next
+    /// frame on the line (listing p. 70, `GOODM`: the acknowledgement goes when the packet is
+    /// accepted; the caller asks only while the line is up).
+    #[inline]
+    pub fn owe_acknowledgement(&mut self, line: usize, lch: u8, bit: bool) {
+        self.lines[line].add_ack(lch, bit);
+    }
+
+    /// The task level is done with packet `pkt`, held as `hold`, which goes on toward another
+    /// IMP by link `route` (its route now; `None`: no route, it waits in the IMP). A packet in
+    /// transit had a place kept on the queue of `planned` when it arrived
+    /// ([`Imp::handle_frame`]); that place is given up as the packet joins its queue, whichever
+    /// line the route gives now. Returns the line it joined.
+    #[inline]
+    pub fn forward(
+        &mut self,
+        pkt: PktId,
+        hold: Hold,
+        planned: Option<u32>,
+        route: Option<u32>,
+        control_priority: bool,
+    ) -> Option<usize> {
+        if hold == Hold::Transit
+            && let Some(k) = planned.and_then(|p| self.line_of(p))
+        {
+            self.lines[k].incoming -= 1;
+        }
+        let line = route.and_then(|l| self.line_of(l))?;
+        self.enqueue(line, pkt, hold, control_priority);
+        Some(line)
+    }
+
     /// The next frame on `line`, if the line is free and something is to be sent; the line is
     /// then busy until [`Imp::frame_sent`]. Every frame carries the acknowledgements owed for
     /// the other direction; a routing message goes first, then a packet to be sent again,
@@ -1262,6 +1295,35 @@ mod tests {
         // Whatever the rule asks, a packet needs a buffer.
         x.buf_used = 40;
         assert_eq!(x.admit_host_packet(0, 8, None), Err(HostWait::FewBuffers));
+    }
+
+    /// A packet in transit keeps a place on its next line's queue from its arrival; when the
+    /// task level is done with it, it joins the queue its route gives now, and the place kept
+    /// is given up, even when the route has moved to another line meanwhile. With no route it
+    /// joins nothing and waits in the IMP.
+    #[test]
+    fn a_forwarded_packet_joins_its_routes_queue_and_gives_up_its_kept_place() {
+        use frames::*;
+        let mut x = imp_x();
+        let (_, a) = x.handle_frame(FROM_A, &frame(7, 0, true), |_| data_for(2), via_b, K_AND_O);
+        assert_eq!(accepted(a), Some(2));
+        x.owe_acknowledgement(FROM_A, 0, true);
+        assert_eq!(
+            x.lines[FROM_A].take_acks(),
+            (1, 1),
+            "acknowledged once taken in"
+        );
+        assert_eq!(x.lines[TO_B].queue_len(), 1, "its place kept toward B");
+        // The route moved: toward A now.
+        assert_eq!(
+            x.forward(70, Hold::Transit, Some(2), Some(0), true),
+            Some(FROM_A)
+        );
+        assert_eq!(x.lines[TO_B].queue_len(), 0);
+        assert_eq!(x.lines[FROM_A].data, [(70, Hold::Transit)]);
+        // A control message has no kept place; with no route it waits.
+        assert_eq!(x.forward(71, Hold::Control, None, None, true), None);
+        assert!(x.lines[TO_B].ctrl.is_empty() && x.lines[FROM_A].ctrl.is_empty());
     }
 
     #[test]

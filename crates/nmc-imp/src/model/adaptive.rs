@@ -276,29 +276,6 @@ impl Subnet {
         self.routes_changed(now, at, q);
     }
 
-    /// The output link for a packet the processor of `imp` has finished, or `None` when there
-    /// is no route (the packet waits in the IMP). A store-and-forward packet reserved a place
-    /// on a line's queue when it arrived; if the route has moved since, the place moves too.
-    pub(super) fn forward_link(&mut self, imp: u32, pkt: PktId, hold: Hold) -> Option<u32> {
-        let dst = self.slab.get(pkt).dst;
-        let now_route = self.routing.next_link(&self.topo, imp, dst);
-        if hold == Hold::Transit {
-            let planned = self.routing.take_plan(pkt);
-            if planned != now_route {
-                if let Some(p) = planned {
-                    self.link_mut(p).incoming -= 1;
-                }
-                match now_route {
-                    Some(l) => self.link_mut(l).incoming += 1,
-                    None => self.routing.park(imp, pkt, hold),
-                }
-            }
-        } else if now_route.is_none() {
-            self.routing.park(imp, pkt, hold);
-        }
-        now_route
-    }
-
     /// Packet `id` is at `imp` now: counts the visit (adaptive routing only).
     pub(super) fn note_visit(&mut self, now: SimTime, imp: u32, id: PktId) {
         if self.routing.is_adaptive() {

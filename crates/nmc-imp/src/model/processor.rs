@@ -257,7 +257,8 @@ impl Subnet {
         // Listing p. 70 (`GOODM`): the acknowledgement goes when the packet is accepted.
         let rev = self.link(link).reverse;
         if self.routing.line_up(rev) {
-            self.link_mut(rev).add_ack(lch, bit);
+            let line = self.link_at[rev as usize].1;
+            self.imps[imp as usize].owe_acknowledgement(line as usize, lch, bit);
             self.try_send(now, rev, q);
         }
         let p = *self.slab.get(pkt);
@@ -270,13 +271,22 @@ impl Subnet {
             } else {
                 Hold::Transit
             };
-            let Some(l) = self.forward_link(imp, pkt, hold) else {
-                return; // no route now: the packet waits in the IMP
+            let planned = if hold == Hold::Transit {
+                self.routing.take_plan(pkt)
+            } else {
+                None
             };
-            if hold == Hold::Transit {
-                self.link_mut(l).incoming -= 1;
+            let route = self.routing.next_link(&self.topo, imp, p.dst);
+            let priority = self.params.control_priority;
+            if self.imps[imp as usize]
+                .forward(pkt, hold, planned, route, priority)
+                .is_none()
+            {
+                // No route now: the packet waits in the IMP.
+                self.routing.park(imp, pkt, hold);
+                return;
             }
-            self.enqueue(l, pkt, hold);
+            let l = route.expect("a packet joins the line of its route");
             self.try_send(now, l, q);
         }
     }
