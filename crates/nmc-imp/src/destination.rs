@@ -167,8 +167,9 @@ pub enum Next {
 
 impl Replies {
     /// Point g: the RFNM of message `msg` (number `num` of `stream`) is made at `now`; it waits
-    /// for 8 buffers until `now + wait` (K&O §II: "the RFNM will wait for at most 1 s for this buffer space"). Returns the deadline of that
-    /// wait, with the generation that names it ([`Replies::wait_over`]).
+    /// for 8 buffers until `now + wait` (K&O §II: "the RFNM will wait for at most 1 s for this
+    /// buffer space"). Returns the deadline of that wait, with the generation that names it
+    /// ([`Replies::wait_over`]).
     pub fn make_rfnm(
         &mut self,
         stream: Stream,

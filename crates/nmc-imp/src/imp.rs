@@ -370,20 +370,19 @@ impl Imp {
     /// not asked about: they use space set aside for them (the caller's rule).
     pub fn refuses_transit(
         &self,
-        store_and_forward_max: u32,
-        output_queue_max: u32,
+        limits: TransitLimits,
         next_queue: Option<u32>,
     ) -> Option<Refusal> {
         if self.free_buffers() == 0 {
             return Some(Refusal::NoFreeBuffer);
         }
-        if self.sf_used >= store_and_forward_max {
+        if self.sf_used >= limits.store_and_forward_max {
             return Some(Refusal::StoreAndForwardFull);
         }
         let Some(queued) = next_queue else {
             return Some(Refusal::NoRoute);
         };
-        if queued >= output_queue_max {
+        if queued >= limits.output_queue_max {
             return Some(Refusal::OutputQueueFull);
         }
         None
@@ -395,11 +394,10 @@ impl Imp {
     /// retransmitted if no IMP-to-IMP acknowledgment has been received after a 125 ms timeout."
     pub fn admit_transit(
         &mut self,
-        store_and_forward_max: u32,
-        output_queue_max: u32,
+        limits: TransitLimits,
         next_queue: Option<u32>,
     ) -> Result<(), Refusal> {
-        if let Some(r) = self.refuses_transit(store_and_forward_max, output_queue_max, next_queue) {
+        if let Some(r) = self.refuses_transit(limits, next_queue) {
             return Err(r);
         }
         self.buf_used += 1;
@@ -729,11 +727,7 @@ impl Imp {
         let next_line = next.and_then(|n| self.line_of(n));
         if transit {
             let queued = next_line.map(|k| self.lines[k].queue_len());
-            if let Err(refusal) = self.admit_transit(
-                limits.store_and_forward_max,
-                limits.output_queue_max,
-                queued,
-            ) {
+            if let Err(refusal) = self.admit_transit(limits, queued) {
                 return (acked, Arrival::Rejected { packet, refusal });
             }
         }
@@ -783,15 +777,20 @@ impl Imp {
 mod tests {
     use super::*;
 
-    /// An IMP of 40 buffers (K&O §III's limits: 20 store-and-forward packets, 8 in an output
-    /// queue).
+    /// K&O §III's limits: 20 store-and-forward packets, 8 in an output queue.
+    const K_AND_O: TransitLimits = TransitLimits {
+        store_and_forward_max: 20,
+        output_queue_max: 8,
+    };
+
+    /// An IMP of 40 buffers.
     fn imp() -> Imp {
         Imp::new(0, "X".into(), ImpModel::H516, 40, 10)
     }
 
     #[test]
     fn a_neighbour_takes_a_packet_it_has_room_and_a_route_for() {
-        assert_eq!(imp().refuses_transit(20, 8, Some(7)), None);
+        assert_eq!(imp().refuses_transit(K_AND_O, Some(7)), None);
     }
 
     #[test]
@@ -799,7 +798,7 @@ mod tests {
         let mut x = imp();
         x.buf_used = 40;
         assert_eq!(
-            x.refuses_transit(20, 8, Some(0)),
+            x.refuses_transit(K_AND_O, Some(0)),
             Some(Refusal::NoFreeBuffer)
         );
     }
@@ -810,7 +809,7 @@ mod tests {
         x.buf_used = 20;
         x.sf_used = 20;
         assert_eq!(
-            x.refuses_transit(20, 8, Some(0)),
+            x.refuses_transit(K_AND_O, Some(0)),
             Some(Refusal::StoreAndForwardFull)
         );
     }
@@ -818,10 +817,10 @@ mod tests {
     #[test]
     fn a_packet_is_rejected_when_its_output_queue_is_full_or_it_has_no_route() {
         assert_eq!(
-            imp().refuses_transit(20, 8, Some(8)),
+            imp().refuses_transit(K_AND_O, Some(8)),
             Some(Refusal::OutputQueueFull)
         );
-        assert_eq!(imp().refuses_transit(20, 8, None), Some(Refusal::NoRoute));
+        assert_eq!(imp().refuses_transit(K_AND_O, None), Some(Refusal::NoRoute));
     }
 
     /// K&O §III: a packet in transit holds a buffer and a store-and-forward place until the
@@ -830,17 +829,17 @@ mod tests {
     fn a_packet_in_transit_holds_its_place_until_acknowledged() {
         let mut x = imp();
         for _ in 0..20 {
-            assert_eq!(x.admit_transit(20, 8, Some(0)), Ok(()));
+            assert_eq!(x.admit_transit(K_AND_O, Some(0)), Ok(()));
         }
         assert_eq!((x.buf_used, x.sf_used), (20, 20));
         assert_eq!(
-            x.admit_transit(20, 8, Some(0)),
+            x.admit_transit(K_AND_O, Some(0)),
             Err(Refusal::StoreAndForwardFull)
         );
         assert_eq!((x.buf_used, x.sf_used), (20, 20), "a refusal takes nothing");
         x.release(Hold::Transit);
         assert_eq!((x.buf_used, x.sf_used), (19, 19));
-        assert_eq!(x.admit_transit(20, 8, Some(0)), Ok(()));
+        assert_eq!(x.admit_transit(K_AND_O, Some(0)), Ok(()));
     }
 
     /// A host's packet holds a buffer but no store-and-forward place; a single-packet
@@ -884,10 +883,6 @@ mod tests {
         use crate::topology::LinkDef;
         use nmc_sim::{BitRate, Bits, RngStreams, SimDuration};
 
-        pub(super) const K_AND_O: TransitLimits = TransitLimits {
-            store_and_forward_max: 20,
-            output_queue_max: 8,
-        };
         /// X's line to A, on which A's frames come in.
         pub(super) const FROM_A: usize = 0;
         /// X's line to B, link 2 of the network.
@@ -1331,6 +1326,9 @@ mod tests {
         let mut x = imp();
         x.buf_used = 40;
         x.sf_used = 20;
-        assert_eq!(x.refuses_transit(20, 8, None), Some(Refusal::NoFreeBuffer));
+        assert_eq!(
+            x.refuses_transit(K_AND_O, None),
+            Some(Refusal::NoFreeBuffer)
+        );
     }
 }

@@ -197,9 +197,10 @@ impl Link {
         acks
     }
 
-    /// What goes on the line next, if the line is free ([`crate::imp::Imp::poll_transmit`] checks that): a routing
-    /// message when one is due, else a retransmission, else a queued packet on a free logical
-    /// channel (control messages first), else the pending acknowledgements alone. A packet
+    /// What goes on the line next, if the line is free ([`crate::imp::Imp::poll_transmit`]
+    /// checks that): a routing message when one is due, else a retransmission, else a queued
+    /// packet on a free logical channel (control messages first), else the pending
+    /// acknowledgements alone. A packet
     /// frame takes its channel and flips the channel's sequence bit; a retransmission reuses
     /// both (K&O §III; RFC 632).
     pub fn next_frame(&mut self) -> Option<NextFrame> {

@@ -187,6 +187,7 @@ fn stats(condition: &'static str, routing: &'static str, o: &Outcome) -> Stats {
         .map(|m| m.bits)
         .sum();
     let metric = |k: &str| o.metrics.get(k).copied().unwrap_or(0.0);
+    let trapped = traps(o);
     Stats {
         condition,
         routing,
@@ -210,8 +211,8 @@ fn stats(condition: &'static str, routing: &'static str, o: &Outcome) -> Stats {
             .iter()
             .filter(|l| l.duration_ns(end) > LONG_NS)
             .count(),
-        held_loops: traps(o).into_iter().filter(|t| t.0).count(),
-        traps: traps(o).into_iter().filter(|t| t.1).count(),
+        held_loops: trapped.iter().filter(|t| t.0).count(),
+        traps: trapped.iter().filter(|t| t.1).count(),
         hold_downs: metric("routing.hold_downs"),
         restarted_hold_downs: restarted_hold_downs(o),
         route_changes: metric("routing.route_changes"),

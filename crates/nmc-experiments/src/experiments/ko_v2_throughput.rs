@@ -158,7 +158,7 @@ struct PathRow {
     busiest_line: String,
     busiest_utilisation: f64,
     busiest_packet_frames: u64,
-    /// Packet frames on the busiest line beyond the pump's own (8 per message it sent, and
+    /// Packet frames on the busiest line beyond the pump's own (its messages' packets, and
     /// retransmissions): other hosts' packets.
     busiest_other_packet_frames: f64,
     busiest_other_share: f64,
