@@ -356,6 +356,8 @@ fn ko_v2_throughput_rows_and_plots() {
         "fig6-autocorrelation.svg",
         "time-slices.svg",
         "sensitivity_9hops.csv",
+        "ablation_9hops.csv",
+        "adaptive_routing.csv",
         "sensitivity-load.svg",
         "rfc619_table1.csv",
     ] {

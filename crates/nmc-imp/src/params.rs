@@ -22,16 +22,23 @@ pub struct ImpParams {
     pub max_packet: Bits,
 
     // ---- Lines (K&O §III; SPEC §2.1) ----
-    /// Bits each frame carries on a line beyond its data: the IMP's software header, 5 16-bit
-    /// words (the acknowledgement word, four header words, the last the software checksum of
-    /// RFC 528) = 80 bits (BBN IMP program 3050, Sept 1973, listing p. 14), plus the modem
-    /// interface's framing SYN SYN DLE STX … DLE ETX and 24-bit CRC = 72 bits. Checks: a routing
-    /// message of 68 words + 72 = 1160 bits, as RFC 619 (Naylor & Opderbeck, Mar 1974, p. 5)
-    /// gives it; a full packet 1008 + 152 = 1160 bits, 23.2 ms at 50 kbit/s, where K&O §III
-    /// reckon "8 × 23.5 = 188 ms" for 8 packets. Not fitted to any throughput.
+    /// Bits a data packet carries on a line beyond its data. RFC 635 (Cerf, May 1974,
+    /// pp. 6–7, eq. 2): a 96-bit IMP header (which takes in the 32-bit host leader), 48 bits of
+    /// line control and a 24-bit checksum, 168 bits: a full packet is 1176 bits, 23.52 ms at
+    /// 50 kbit/s, K&O §III's "8 × 23.5 = 188 ms". RFC 568 (McQuillan, Sep 1973, item 2)
+    /// counts the same: 72 bits of framing, 80 of software header, and 16 more in a packet
+    /// that carries text. (The IMP program's listing, BBN 3050 p. 14, shows the 80-bit software
+    /// header every frame has; an earlier reading of it gave 152 bits for data packets too.)
     pub packet_overhead: Bits,
-    /// Data bits of a subnet control message (RFNM, REQALL, ALL, GVB) beyond the frame
-    /// overhead. **Choice**: a control message is a leader-sized packet (32 bits of leader).
+    /// Bits a frame without host text carries on a line: a RFNM is 72 bits of framing and 80
+    /// bits of software header, 152 bits (RFC 568, McQuillan, Sep 1973, item 2). ALL, REQALL,
+    /// GVB and acknowledgement-only ("null") packets are subnet control frames of the same
+    /// format (**choice**: no source gives their length; RFC 442, Cerf, Jan 1973, pp. 4–5,
+    /// describes the null packet as a header that carries acknowledgement bits).
+    pub control_overhead: Bits,
+    /// Data bits of a subnet control message (RFNM, REQALL, ALL, GVB) beyond
+    /// [`Self::control_overhead`]. 0: RFC 568 (item 2) gives a RFNM's 152 bits as all
+    /// framing and header.
     pub control_bits: Bits,
     /// Length of a routing message on the line, overhead included. RFC 619 (Naylor &
     /// Opderbeck, Mar 1974, p. 5): 1160 bits, 3.625 % of a 50 kbit/s line at one per 640 ms;
@@ -101,6 +108,16 @@ pub struct ImpParams {
     /// run at timeout level, above packet processing (listing p. 11: T.O = 5 before TSK = 6).
     pub fast_tick_316: SimDuration,
     pub fast_tick_516: SimDuration,
+    /// CPU time a 316 spends, every fast tick, on work above the task level beyond the IMP
+    /// program's own clock jobs: a TIP's terminal service. The listing (p. 11, "TIP LEVELS")
+    /// puts the TIP's character output interrupt at level 0 and its clock at the host-input
+    /// level 4, both above the task (6), and K&O §VII blame the 316's ~10 ms processing queue
+    /// on "more extensive processing which is done at a higher priority level". No source
+    /// reached gives the TIP's cost per character or its terminals' rates (Ornstein et al.,
+    /// SJCC 1972, not reachable): **0, not modelled**; `reproduce ko-v2-throughput` shows
+    /// what a value would do. Applies to every 316 (in the maps' scenarios all TIPs, and two
+    /// IMPs).
+    pub tip_work_316: SimDuration,
     /// CPU time of a slow tick (`RUTCLK`, `RUTOUT`, `DEDI`: ~7,000 cycles, the routing
     /// computation), also at timeout level (listing pp. 171, 226–236).
     pub slow_tick_316: SimDuration,
@@ -240,8 +257,9 @@ impl ImpParams {
         ImpParams {
             max_message: Bits::new(8063),
             max_packet: Bits::new(1008),
-            packet_overhead: Bits::new(PACKET_OVERHEAD),
-            control_bits: Bits::new(32),
+            packet_overhead: Bits::new(168),
+            control_overhead: Bits::new(152),
+            control_bits: Bits::new(0),
             routing_message: Bits::new(1160),
             routing_period: SimDuration::from_millis(640),
             logical_channels: 8,
@@ -268,6 +286,7 @@ impl ImpParams {
             fast_tick_516: SimDuration::from_micros(480),
             slow_tick_316: SimDuration::from_micros(11_200),
             slow_tick_516: SimDuration::from_micros(6_720),
+            tip_work_316: SimDuration::ZERO,
             routing_frequency: RoutingFrequency::LineLoad1973,
             routing_opportunities: 5,
             routing_busy_unit: SimDuration::from_millis(132),
@@ -341,8 +360,13 @@ impl ImpParams {
     ///   timing is published: **choice**, the faster of the two machines K&O measured, a lower
     ///   bound on the C/30.
     ///
-    /// Everything else (buffers, PLT, allocations, line overhead, host interface) as 1975: no
-    /// source found for a change; each may be overridden in a scenario.
+    /// * Line overhead: 152 bits on every frame and 32 data bits in a control message, the
+    ///   reading the 1983 rows were built on (one frame format for all packets). RFC 568 and
+    ///   RFC 635 describe the 1973–74 IMP's lines; what the C/30 PSN's frames carried is not
+    ///   published (**choice**, kept until the 1983 paths are reworked, issue 30).
+    ///
+    /// Everything else (buffers, PLT, allocations, host interface) as 1975: no source found
+    /// for a change; each may be overridden in a scenario.
     pub fn arpanet_1983() -> Self {
         let p = Self::v3_1975_05();
         ImpParams {
@@ -350,7 +374,10 @@ impl ImpParams {
             superfluous_reqalls: false,
             routing_frequency: RoutingFrequency::Fixed,
             routing_period: SimDuration::from_millis(500),
-            routing_message: Bits::new(176 + PACKET_OVERHEAD),
+            routing_message: Bits::new(176 + OVERHEAD_1983),
+            packet_overhead: Bits::new(OVERHEAD_1983),
+            control_overhead: Bits::new(OVERHEAD_1983),
+            control_bits: Bits::new(32),
             slow_tick_316: p.fast_tick_316,
             slow_tick_516: p.fast_tick_516,
             default_imp: ImpModel::H516,
@@ -444,9 +471,9 @@ impl ImpParams {
             ));
         }
         let busy = |t: SimDuration| t >= self.fast_tick;
-        if busy(self.fast_tick_316) || busy(self.fast_tick_516) {
+        if busy(self.fast_tick_316 + self.tip_work_316) || busy(self.fast_tick_516) {
             return Err(format!(
-                "{p}: a fast tick's CPU time must be shorter than fast_tick ({})",
+                "{p}: a fast tick's CPU time (with tip_work_316 on a 316) must be shorter than fast_tick ({})",
                 self.fast_tick
             ));
         }
@@ -462,6 +489,16 @@ impl ImpParams {
     }
 
     /// What an IMP of model `m` spends on each kind of work.
+    /// The line overhead of a frame that carries a packet of `kind`: [`Self::packet_overhead`]
+    /// for host text, [`Self::control_overhead`] for the subnet's own messages.
+    pub fn frame_overhead(&self, kind: &crate::packet::PktKind) -> Bits {
+        if kind.is_control() {
+            self.control_overhead
+        } else {
+            self.packet_overhead
+        }
+    }
+
     pub fn costs(&self, m: ImpModel) -> ImpCosts {
         match m {
             ImpModel::H316 => ImpCosts {
@@ -469,7 +506,7 @@ impl ImpParams {
                 routing_update: self.routing_update_316,
                 routing_repeat: self.routing_repeat_316,
                 null_packet: self.null_packet_316,
-                fast_tick: self.fast_tick_316,
+                fast_tick: self.fast_tick_316 + self.tip_work_316,
                 slow_tick: self.slow_tick_316,
             },
             ImpModel::H516 => ImpCosts {
@@ -495,6 +532,6 @@ pub struct ImpCosts {
     pub slow_tick: SimDuration,
 }
 
-/// Per-packet line overhead in bits of `v2-1974-10`: 80 header + 72 framing (see
-/// [`ImpParams::packet_overhead`]).
-pub const PACKET_OVERHEAD: u64 = 152;
+/// Per-frame line overhead in bits of `arpanet-1983`: 80 header + 72 framing on every frame
+/// (see [`ImpParams::arpanet_1983`]).
+pub const OVERHEAD_1983: u64 = 152;

@@ -267,6 +267,11 @@ pub enum TopologySpec {
         /// Lines whose speed or delay differ from the defaults (satellite circuits, etc.).
         #[serde(default)]
         overrides: Vec<LineSpec>,
+        /// A fixed delay added to every line, each way, beyond its propagation. 0 in every
+        /// scenario: no source gives such a term; `reproduce ko-v2-throughput` sets it only to
+        /// ask what a per-hop latency would do (a what-if, never a row).
+        #[serde(default)]
+        line_delay: SimDuration,
     },
     /// Explicit IMPs and lines.
     Lines {

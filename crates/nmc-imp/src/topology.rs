@@ -158,7 +158,15 @@ impl Topology {
                 capacity,
                 propagation_per_km,
                 overrides,
-            } => map_lines(date, *capacity, *propagation_per_km, overrides)?,
+                line_delay,
+            } => {
+                let (names, mut lines) =
+                    map_lines(date, *capacity, *propagation_per_km, overrides)?;
+                for l in &mut lines {
+                    l.3 += *line_delay;
+                }
+                (names, lines)
+            }
         };
         if names.len() > MAX_IMPS {
             return Err(format!(
@@ -300,6 +308,7 @@ mod tests {
             date: "1974-06".into(),
             capacity: BitRate::from_kbps(50),
             propagation_per_km: SimDuration::from_micros(5),
+            line_delay: SimDuration::ZERO,
             overrides: vec![],
         })
         .unwrap();
@@ -320,6 +329,7 @@ mod map_destinations {
             date: "1974-06".into(),
             capacity: BitRate::from_kbps(50),
             propagation_per_km: SimDuration::from_micros(5),
+            line_delay: SimDuration::ZERO,
             overrides: vec![],
         })
         .unwrap();
@@ -341,6 +351,7 @@ mod map_destinations {
             date: "1975-07".into(),
             capacity: BitRate::from_kbps(50),
             propagation_per_km: SimDuration::from_micros(5),
+            line_delay: SimDuration::ZERO,
             overrides: vec![],
         })
         .unwrap();
@@ -407,6 +418,7 @@ mod per_destination {
                     date: date.into(),
                     capacity: BitRate::from_kbps(50),
                     propagation_per_km: SimDuration::from_micros(5),
+                    line_delay: SimDuration::ZERO,
                     overrides: vec![],
                 })
                 .unwrap(),

@@ -11,8 +11,10 @@ use crate::packet::{MsgId, Packet, PktId, PktKind, Stream};
 use nmc_sim::{Bits, EventQueue, SimTime};
 
 impl Subnet {
+    /// A packet's length on the line: its text and the overhead of its kind of frame (RFC 568
+    /// item 2: a data packet 168 bits more, a RFNM 152 in all).
     pub(super) fn frame_bits(&self, p: &Packet) -> Bits {
-        Bits::new(p.bits.get() + self.params.packet_overhead.get())
+        Bits::new(p.bits.get() + self.params.frame_overhead(&p.kind).get())
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -125,10 +127,10 @@ impl Subnet {
                 retransmission,
             } => (
                 FrameKind::Packet { pkt, lch, bit },
-                Bits::new(self.slab.get(pkt).bits.get() + self.params.packet_overhead.get()),
+                self.frame_bits(self.slab.get(pkt)),
                 retransmission,
             ),
-            NextFrame::AckOnly => (FrameKind::AckOnly, self.params.packet_overhead, false),
+            NextFrame::AckOnly => (FrameKind::AckOnly, self.params.control_overhead, false),
         };
         let link = link_in(&mut self.imps, &self.link_at, l);
         let p_err = 1.0 - (1.0 - self.params.bit_error_rate).powf(bits.get() as f64);
