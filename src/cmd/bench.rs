@@ -197,7 +197,7 @@ pub fn run(a: BenchArgs) -> Result<Outcome> {
         imp_events as f64 / imp_t.median
     );
     println!(
-        "IMP subnet, the same pump on the June 1974 map with the network's load (Dec 1973), 10 min simulated"
+        "IMP subnet, the same pump on the June 1974 map with the network's working-hours load, 10 min simulated"
     );
     println!("  events           {:>12}", loaded_events);
     println!("  wall time        {}", wall(&loaded_t));
