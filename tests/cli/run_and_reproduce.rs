@@ -358,6 +358,7 @@ fn ko_v2_throughput_rows_and_plots() {
         "sensitivity_9hops.csv",
         "ablation_9hops.csv",
         "adaptive_routing.csv",
+        "what_if_line_delay.csv",
         "sensitivity-load.svg",
         "rfc619_table1.csv",
     ] {

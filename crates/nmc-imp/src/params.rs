@@ -32,11 +32,12 @@ pub struct ImpParams {
     pub packet_overhead: Bits,
     /// Bits a frame without host text carries on a line: a RFNM is 72 bits of framing and 80
     /// bits of software header, 152 bits (RFC 568, McQuillan, Sep 1973, item 2). ALL, REQALL,
-    /// GVB and acknowledgement-only ("null") packets are subnet control frames of the same
-    /// format (**choice**: no source gives their length; RFC 442, Cerf, Jan 1973, pp. 4–5,
+    /// GVB, version 3's block messages and acknowledgement-only ("null") packets are subnet
+    /// control frames of the same format (**choice**: no source gives their length; RFC 442, Cerf, Jan 1973, pp. 4–5,
     /// describes the null packet as a header that carries acknowledgement bits).
     pub control_overhead: Bits,
-    /// Data bits of a subnet control message (RFNM, REQALL, ALL, GVB) beyond
+    /// Data bits of a subnet control message (RFNM, REQALL, ALL, GVB, version 3's block
+    /// messages) beyond
     /// [`Self::control_overhead`]. 0: RFC 568 (item 2) gives a RFNM's 152 bits as all
     /// framing and header.
     pub control_bits: Bits,
@@ -488,7 +489,6 @@ impl ImpParams {
         Ok(())
     }
 
-    /// What an IMP of model `m` spends on each kind of work.
     /// The line overhead of a frame that carries a packet of `kind`: [`Self::packet_overhead`]
     /// for host text, [`Self::control_overhead`] for the subnet's own messages.
     pub fn frame_overhead(&self, kind: &crate::packet::PktKind) -> Bits {
@@ -499,6 +499,7 @@ impl ImpParams {
         }
     }
 
+    /// What an IMP of model `m` spends on each kind of work.
     pub fn costs(&self, m: ImpModel) -> ImpCosts {
         match m {
             ImpModel::H316 => ImpCosts {

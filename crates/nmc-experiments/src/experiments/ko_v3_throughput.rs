@@ -406,7 +406,7 @@ impl Experiment for KoV3Throughput {
         "1975 throughput under version 3: phasing, the VDH stall and BBN's fix (K&O Figs. 7–9)"
     }
     fn source(&self) -> &'static str {
-        "Kleinrock & Opderbeck 1977, §VI–VII, Figs. 7–9; load from RFC 612 and RFC 619"
+        "Kleinrock & Opderbeck 1977, §VI–VII, Figs. 7–9; load from RFC 586, RFC 612 and RFC 619"
     }
     fn run(&self, ctx: &mut Context) -> Result<()> {
         let quick = ctx.quick;
