@@ -312,6 +312,7 @@ fn ko_v3_throughput_rows_plots_and_slices() {
         "slice-feb1975-9hops.svg",
         "slice-may1975-9hops.svg",
         "slice-vdh-feb1975-9hops.svg",
+        "what_if_9hops.csv",
     ] {
         assert!(d.join(f).exists(), "{f}");
     }
@@ -359,6 +360,7 @@ fn ko_v2_throughput_rows_and_plots() {
         "ablation_9hops.csv",
         "adaptive_routing.csv",
         "what_if_line_delay.csv",
+        "destinations.csv",
         "sensitivity-load.svg",
         "rfc619_table1.csv",
     ] {

@@ -154,7 +154,8 @@ impl Target {
         (half > 0.0 && half.is_finite()).then(|| decade(half))
     }
 
-    fn holds(&self, ours: &Value) -> bool {
+    /// Whether `ours` is within this target and its tolerance.
+    pub fn holds(&self, ours: &Value) -> bool {
         match (self, ours) {
             (Target::Exact { text }, Value::Text(t)) => t == text,
             (_, Value::Text(_)) | (Target::Exact { .. }, _) => false,

@@ -29,6 +29,12 @@
 //! waiting at the destination for a piggy-backed ALL), superfluous REQALLs, how long RFNMs wait
 //! at the destination, and the ablations at 9 hops (the fix alone, withholding superfluous
 //! REQALLs alone, both, and the VDH destination before and after the fix).
+//!
+//! What-ifs at 9 hops (`what_if_9hops.csv`, first seed; none has a source and no row uses one):
+//! no other traffic, a fixed per-hop latency, less reassembly room, and a 316's work above the
+//! task, each run for all three periods and scored against the targets above both as a change
+//! to every period and as a change between October 1974 and 1975 alone. The note names, for
+//! each row that misses, the cases that would bring it within and the source missing for each.
 
 use crate::registry::{Context, Experiment};
 use anyhow::Result;
@@ -115,6 +121,159 @@ struct Row {
     blocks_created: f64,
     processing_316_wait_mean_ms: f64,
     processing_516_wait_mean_ms: f64,
+}
+
+/// KO-7's target (stated before the runs, module doc): Feb/Oct at 9 hops in 0.45–0.60.
+fn ko7_target() -> Target {
+    Target::Range {
+        lo: 0.45,
+        hi: 0.60,
+        rel: 0.0,
+    }
+}
+
+/// KO-7 316's target: a 316's processing queue about 10 ms, ±50 %.
+fn ko7_316_target() -> Target {
+    Target::Rel {
+        value: 10.0,
+        rel: 0.5,
+    }
+}
+
+/// KO-7 316/516: a 316's processing queue more than 5 times a 516's.
+const KO7_316_OVER_516: Target = Target::AtLeast { value: 5.0 };
+
+/// KO-9's target: May 1975 at 9 hops, 27 kbit/s ±10 %.
+fn ko9_target() -> Target {
+    Target::Rel {
+        value: 27.0,
+        rel: 0.10,
+    }
+}
+
+/// KO-9 below Oct 1974: May/Oct at most 1.
+const KO9_BELOW_OCT: Target = Target::AtMost { value: 1.0 };
+
+/// KO-9 above Feb 1975: May/Feb at least 1.25.
+const KO9_ABOVE_FEB: Target = Target::AtLeast { value: 1.25 };
+
+/// What-ifs at 9 hops, each run for October 1974, February and May 1975 (first seed): (case,
+/// the input it stands for (a key of [`INPUTS`]), extra settings). **None has a source**: they
+/// are not used by any row; they show which input would bring each row that misses within its
+/// tolerance, and so which missing source would settle it (`what_if_9hops.csv`).
+const WHAT_IFS: [(&str, &str, &[&str]); 6] = [
+    (
+        "no other traffic",
+        "load",
+        &["traffic=[{ kind = \"pump\", from = \"UCLA\", to = \"FAKE\", message = \"8063bit\" }]"],
+    ),
+    (
+        "every line 20 ms longer each way",
+        "latency",
+        &["network.topology.line_delay=20ms"],
+    ),
+    (
+        "reassembly room for 3 messages at each IMP (26 buffers of 34)",
+        "reassembly",
+        &["network.params.reassembly_buffers=26"],
+    ),
+    (
+        "reassembly room for 2 messages at each IMP (18 buffers of 34)",
+        "reassembly",
+        &["network.params.reassembly_buffers=18"],
+    ),
+    (
+        "every 316 busy 12.8 ms of each 25.6 ms tick above the task",
+        "TIP work",
+        &["network.params.tip_work_316=12800us"],
+    ),
+    (
+        "every 316 busy 19.2 ms of each 25.6 ms tick above the task",
+        "TIP work",
+        &["network.params.tip_work_316=19200us"],
+    ),
+];
+
+/// The inputs the what-ifs stand for, and the source each is missing.
+const INPUTS: [(&str, &str); 4] = [
+    (
+        "load",
+        "the network's load in 1975 (no 1975 traffic figures reached; K&O §VII: the February fall \
+         \"was not due to a sudden surge of interfering traffic\")",
+    ),
+    (
+        "latency",
+        "a fixed per-hop latency, which RFC 619's short messages rule out (ko-v2-throughput's \
+         what_if_line_delay.csv)",
+    ),
+    (
+        "reassembly",
+        "the reassembly space other hosts held at the destination IMP (K&O §III: it is \"shared with all \
+         other HOST's\"; which fake host K&O used, and its IMP's traffic, are not published)",
+    ),
+    (
+        "TIP work",
+        "a TIP's terminal work above the task on every 316 (its cost per character and its terminals' \
+         rates: Ornstein et al., SJCC 1972, not reachable)",
+    ),
+];
+
+/// One what-if at 9 hops (first seed), the three periods side by side, and the rows it would
+/// bring within their tolerances.
+#[derive(Serialize)]
+struct WhatIfRow {
+    case: String,
+    oct_kbps: f64,
+    feb_kbps: f64,
+    may_kbps: f64,
+    feb_over_oct: f64,
+    may_over_oct: f64,
+    may_over_feb: f64,
+    feb_316_wait_ms: f64,
+    feb_516_wait_ms: f64,
+    feb_plt_rfnms_waiting: f64,
+    feb_plt_messages: f64,
+    /// PLT entries held by the pump's messages in October (its window in flight).
+    oct_plt_messages: f64,
+    /// The rows that miss as configured and would be within under this case (9 hops, first
+    /// seed; KO-9 above Feb at 9 hops alone).
+    rows_within: String,
+    /// The same, with the case applied to 1975 alone (October as configured): an input that
+    /// changed between October 1974 and February 1975.
+    rows_within_1975_only: String,
+}
+
+/// The rows a what-if is scored on, with their targets: (id, target, value from one case's
+/// three runs).
+fn what_if_rows(oct: &Row, feb: &Row, may: &Row) -> [(&'static str, Target, f64); 6] {
+    [
+        (
+            "KO-7",
+            ko7_target(),
+            feb.throughput_kbps / oct.throughput_kbps,
+        ),
+        (
+            "KO-7 316 queue",
+            ko7_316_target(),
+            feb.processing_316_wait_mean_ms,
+        ),
+        (
+            "KO-7 316/516",
+            KO7_316_OVER_516,
+            feb.processing_316_wait_mean_ms / feb.processing_516_wait_mean_ms,
+        ),
+        ("KO-9", ko9_target(), may.throughput_kbps),
+        (
+            "KO-9 below Oct 1974",
+            KO9_BELOW_OCT,
+            may.throughput_kbps / oct.throughput_kbps,
+        ),
+        (
+            "KO-9 above Feb 1975",
+            KO9_ABOVE_FEB,
+            may.throughput_kbps / feb.throughput_kbps,
+        ),
+    ]
 }
 
 /// The ablations at 9 hops on the 1975 map: (case, profile, extra settings; `{dst}` is the
@@ -429,6 +588,12 @@ impl Experiment for KoV3Throughput {
                 jobs.push((Period::Feb1975, case.into(), profile, 9, s, extra));
             }
         }
+        for (case, _, extra) in WHAT_IFS {
+            for period in [Period::Oct1974, Period::Feb1975, Period::May1975] {
+                let profile = period.scenario().1;
+                jobs.push((period, case.into(), profile, 9, seeds[0], extra));
+            }
+        }
         let total = jobs.len() as f64;
         let mut results: Vec<(Row, Option<Outcome>)> = Vec::new();
         for chunk in jobs.chunks(8) {
@@ -448,7 +613,18 @@ impl Experiment for KoV3Throughput {
             }
             ctx.progress(results.len() as f64 / total);
         }
-        let rows: Vec<Row> = results.iter().map(|(r, _)| r.clone()).collect();
+        // The what-ifs go to their own table, not to curve.csv.
+        let is_what_if = |r: &Row| WHAT_IFS.iter().any(|w| w.0 == r.case);
+        let what_if_runs: Vec<Row> = results
+            .iter()
+            .filter(|(r, _)| is_what_if(r))
+            .map(|(r, _)| r.clone())
+            .collect();
+        let rows: Vec<Row> = results
+            .iter()
+            .filter(|(r, _)| !is_what_if(r))
+            .map(|(r, _)| r.clone())
+            .collect();
         let curve = |p: Period, h: u32| {
             rows.iter()
                 .filter(move |r| r.period == p && r.case == "curve" && r.hops == h)
@@ -477,11 +653,7 @@ impl Experiment for KoV3Throughput {
             ),
             "ratio",
             "K&O §VII: \"almost 50 percent\" lower on long paths",
-            Target::Range {
-                lo: 0.45,
-                hi: 0.60,
-                rel: 0.0,
-            },
+            ko7_target(),
             Value::Num(feb9 / oct9),
         );
         let w316 = avg(Period::Feb1975, 9, |r| r.processing_316_wait_mean_ms);
@@ -491,10 +663,7 @@ impl Experiment for KoV3Throughput {
             "mean wait in a 316's processing queue, Feb 1975, 9-hop runs, every 316",
             "ms",
             "K&O §VII: \"about 10 ms\"",
-            Target::Rel {
-                value: 10.0,
-                rel: 0.5,
-            },
+            ko7_316_target(),
             Value::Num(w316),
         );
         ctx.check(
@@ -502,7 +671,7 @@ impl Experiment for KoV3Throughput {
             &format!("316 / 516 mean processing-queue wait ({w316:.2} / {w516:.2} ms)"),
             "ratio",
             "K&O §VII: \"more than 5 times\"",
-            Target::AtLeast { value: 5.0 },
+            KO7_316_OVER_516,
             Value::Num(w316 / w516),
         );
         ctx.check(
@@ -554,10 +723,7 @@ impl Experiment for KoV3Throughput {
             ),
             "kbit/s",
             "K&O Fig. 9 and abstract",
-            Target::Rel {
-                value: 27.0,
-                rel: 0.10,
-            },
+            ko9_target(),
             Value::Num(may9),
         );
         ctx.check(
@@ -565,7 +731,7 @@ impl Experiment for KoV3Throughput {
             "May 1975 / Oct 1974 average throughput, 9 hops",
             "ratio",
             "K&O §VII: \"inferior to that in October 1974\"",
-            Target::AtMost { value: 1.0 },
+            KO9_BELOW_OCT,
             Value::Num(may9 / oct9),
         );
         let long = |p: Period| mean((9..=12).map(|h| avg(p, h, thr)));
@@ -574,7 +740,7 @@ impl Experiment for KoV3Throughput {
             "May 1975 / Feb 1975 average throughput, mean of 9–12 hops",
             "ratio",
             "K&O §VII: \"far better than ... February 1975\"",
-            Target::AtLeast { value: 1.25 },
+            KO9_ABOVE_FEB,
             Value::Num(long(Period::May1975) / long(Period::Feb1975)),
         );
 
@@ -764,6 +930,235 @@ impl Experiment for KoV3Throughput {
                 .collect::<Vec<_>>()
                 .join("; ")
         ));
+        let (what_ifs, missing) = what_if_table(&rows, &what_if_runs, seeds[0])?;
+        ctx.csv("what_if_9hops", &what_ifs)?;
+        ctx.note(what_if_note(&what_ifs, &missing));
         Ok(())
+    }
+}
+
+/// The what-if table: the run as configured (each period's first-seed 9-hop curve run) and
+/// each case of [`WHAT_IFS`], with the rows that miss as configured and come within under it.
+fn what_if_table(
+    curve: &[Row],
+    runs: &[Row],
+    seed: u64,
+) -> Result<(Vec<WhatIfRow>, Vec<&'static str>)> {
+    let find = |rows: &[Row], case: &str, p: Period| -> Result<Row> {
+        rows.iter()
+            .find(|r| r.case == case && r.period == p && r.hops == 9 && r.seed == seed)
+            .cloned()
+            .ok_or_else(|| anyhow::anyhow!("ko-v3-throughput: no 9-hop {case} run for {p:?}"))
+    };
+    let three = |rows: &[Row], case: &str| -> Result<[Row; 3]> {
+        Ok([
+            find(rows, case, Period::Oct1974)?,
+            find(rows, case, Period::Feb1975)?,
+            find(rows, case, Period::May1975)?,
+        ])
+    };
+    let base = three(curve, "curve")?;
+    let missing: Vec<&str> = what_if_rows(&base[0], &base[1], &base[2])
+        .into_iter()
+        .filter(|(_, t, v)| !t.holds(&Value::Num(*v)))
+        .map(|(id, _, _)| id)
+        .collect();
+    let mut cases = vec![("as configured".to_string(), base)];
+    for (case, _, _) in WHAT_IFS {
+        cases.push((case.to_string(), three(runs, case)?));
+    }
+    let base_oct = cases[0].1[0].clone();
+    let table = cases
+        .into_iter()
+        .map(|(case, [oct, feb, may])| {
+            let closed = |oct: &Row| -> Vec<&'static str> {
+                what_if_rows(oct, &feb, &may)
+                    .into_iter()
+                    .filter(|(id, t, v)| missing.contains(id) && t.holds(&Value::Num(*v)))
+                    .map(|(id, _, _)| id)
+                    .collect()
+            };
+            let within = closed(&oct);
+            let within_1975 = closed(&base_oct);
+            WhatIfRow {
+                case,
+                oct_kbps: oct.throughput_kbps,
+                feb_kbps: feb.throughput_kbps,
+                may_kbps: may.throughput_kbps,
+                feb_over_oct: feb.throughput_kbps / oct.throughput_kbps,
+                may_over_oct: may.throughput_kbps / oct.throughput_kbps,
+                may_over_feb: may.throughput_kbps / feb.throughput_kbps,
+                feb_316_wait_ms: feb.processing_316_wait_mean_ms,
+                feb_516_wait_ms: feb.processing_516_wait_mean_ms,
+                feb_plt_rfnms_waiting: feb.plt_rfnms_waiting_mean,
+                feb_plt_messages: feb.plt_messages_mean,
+                oct_plt_messages: oct.plt_messages_mean,
+                rows_within: within.join("; "),
+                rows_within_1975_only: within_1975.join("; "),
+            }
+        })
+        .collect();
+    Ok((table, missing))
+}
+
+/// For each row that misses as configured (first seed, 9 hops): the what-ifs under which it
+/// would be within, and the input each stands for, whose source is missing.
+fn what_if_note(table: &[WhatIfRow], missing: &[&str]) -> String {
+    let Some((base, cases)) = table.split_first() else {
+        return String::new();
+    };
+    let fmt_case = |r: &WhatIfRow| {
+        format!(
+            "{}: Oct {:.1}, Feb {:.1}, May {:.1} kbit/s (Feb/Oct {:.2}, May/Oct {:.2}, May/Feb {:.2}), a 316's queue {:.1} ms",
+            r.case,
+            r.oct_kbps,
+            r.feb_kbps,
+            r.may_kbps,
+            r.feb_over_oct,
+            r.may_over_oct,
+            r.may_over_feb,
+            r.feb_316_wait_ms
+        )
+    };
+    let input_of = |case: &str| WHAT_IFS.iter().find(|w| w.0 == case).map_or("", |w| w.1);
+    let closes: Vec<String> = missing
+        .iter()
+        .map(|id| {
+            let has = |list: &str| list.split("; ").any(|x| x == *id);
+            let by: Vec<String> = cases
+                .iter()
+                .filter_map(|r| {
+                    let when = match (has(&r.rows_within), has(&r.rows_within_1975_only)) {
+                        (true, true) => "every period, or 1975 only",
+                        (true, false) => "every period",
+                        (false, true) => "1975 only",
+                        (false, false) => return None,
+                    };
+                    Some(format!("{} [{}; {when}]", r.case, input_of(&r.case)))
+                })
+                .collect();
+            if by.is_empty() && (*id == "KO-7") {
+                let (lo, hi) = spread(
+                    table
+                        .iter()
+                        .map(|r| r.feb_plt_messages / r.oct_plt_messages),
+                );
+                format!(
+                    "{id}: none. Where the window binds, throughput follows the messages in flight; February's \
+                     phasing leaves {:.2} of the six PLT entries to messages against October's {:.2} (× {:.2}; \
+                     × {lo:.2}–{hi:.2} over the cases), where K&O's Fig. 7 shows 2 of 6 against a window of 4 \
+                     (also the KO-7 Fig. 7 row). What held the RFNMs longer at the destination in 1975 (K&O: \
+                     \"most of the PLT's are owned by RFNM's\") is the missing input",
+                    base.feb_plt_messages,
+                    base.oct_plt_messages,
+                    base.feb_plt_messages / base.oct_plt_messages
+                )
+            } else if by.is_empty() {
+                format!("{id}: none")
+            } else {
+                format!("{id}: {}", by.join(", "))
+            }
+        })
+        .collect();
+    format!(
+        "Which input would close the rows that miss (what_if_9hops.csv: 9 hops, first seed, each case run for all three \
+         periods, and read both as a change to every period and as a change between October 1974 and 1975 alone, \
+         October as configured; no case has a source and no row uses one). As configured: Oct {:.1}, Feb {:.1}, May {:.1} kbit/s, a \
+         316's queue {:.1} ms. {}. The rows that miss as configured, and the cases that bring each within its stated \
+         tolerance, with the input in brackets (KO-9 above Feb 1975 read at 9 hops alone): {}. The inputs, and the \
+         source missing for each: {}.",
+        base.oct_kbps,
+        base.feb_kbps,
+        base.may_kbps,
+        base.feb_316_wait_ms,
+        cases.iter().map(fmt_case).collect::<Vec<_>>().join("; "),
+        if closes.is_empty() {
+            "none".to_string()
+        } else {
+            closes.join("; ")
+        },
+        INPUTS
+            .iter()
+            .map(|(k, v)| format!("[{k}] {v}"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(period: Period, case: &str, kbps: f64) -> Row {
+        Row {
+            period,
+            case: case.into(),
+            seed: 1,
+            hops: 9,
+            destination: period.destination(9).into(),
+            throughput_kbps: kbps,
+            best150_kbps: kbps,
+            rtt_mean_ms: 1000.0,
+            messages: 100.0,
+            plt_entries_mean: 6.0,
+            plt_messages_mean: 3.0,
+            plt_reqalls_mean: 0.0,
+            plt_rfnms_waiting_mean: 3.0,
+            message_numbers_mean: 4.0,
+            reqalls: 0.0,
+            superfluous_reqalls: 0.0,
+            rfnms_with_all_fraction: 1.0,
+            rfnms_not_piggybacked: 0.0,
+            rfnm_timeouts: 0.0,
+            rfnm_wait_at_destination_mean_ms: 0.0,
+            rfnm_wait_at_destination_max_ms: 0.0,
+            blocks_created: 0.0,
+            processing_316_wait_mean_ms: 0.4,
+            processing_516_wait_mean_ms: 0.14,
+        }
+    }
+
+    /// A what-if is scored on the rows' own targets: a case whose May run gives 27 kbit/s
+    /// closes KO-9; one that halves February only against October as configured closes KO-7
+    /// in its 1975-only reading, not in its every-period one; a row within as configured is
+    /// never listed.
+    #[test]
+    fn what_ifs_name_the_rows_they_would_close() {
+        let (oct, feb, may) = (Period::Oct1974, Period::Feb1975, Period::May1975);
+        let curve = vec![
+            row(oct, "curve", 35.0),
+            row(feb, "curve", 35.0),
+            row(may, "curve", 30.0), // May/Oct 0.86: "below Oct" holds as configured.
+        ];
+        let (a, b) = (WHAT_IFS[0].0, WHAT_IFS[1].0);
+        let mut runs = vec![
+            row(oct, a, 35.0),
+            row(feb, a, 35.0),
+            row(may, a, 27.0),
+            row(oct, b, 20.0),
+            row(feb, b, 18.0),
+            row(may, b, 31.0),
+        ];
+        for (c, _, _) in &WHAT_IFS[2..] {
+            runs.extend([row(oct, c, 35.0), row(feb, c, 35.0), row(may, c, 37.0)]);
+        }
+        let (table, missing) = what_if_table(&curve, &runs, 1).unwrap();
+        assert!(missing.contains(&"KO-7") && missing.contains(&"KO-9"));
+        assert!(!missing.contains(&"KO-9 below Oct 1974"));
+        assert_eq!(table[0].case, "as configured");
+        assert_eq!(table[0].rows_within, "");
+        assert!(table[1].rows_within.split("; ").any(|x| x == "KO-9"));
+        // Feb 18 / Oct 20 = 0.9 in every period; 18 / 35 = 0.51 against October as configured.
+        assert!(!table[2].rows_within.contains("KO-7"));
+        assert!(
+            table[2]
+                .rows_within_1975_only
+                .split("; ")
+                .any(|x| x == "KO-7")
+        );
+        let note = what_if_note(&table, &missing);
+        assert!(note.contains(&format!("KO-9: {a} [load; every period")));
+        assert!(note.contains(&format!("KO-7: {b} [latency; 1975 only]")));
+        assert!(!note.contains("KO-9 below Oct 1974:"));
     }
 }
