@@ -539,7 +539,15 @@ fn closing_note(rows: &[Closing]) -> String {
                 .map(|(_, i, _)| *i)
                 .collect();
             if by.is_empty() {
-                format!("{} (ours {:.1}): none of these", r.id, r.ours)
+                let (lo, hi) = spread(r.cases.iter().map(|c| c.2));
+                if r.cases.is_empty() {
+                    format!("{} (ours {:.1}): none of these", r.id, r.ours)
+                } else {
+                    format!(
+                        "{} (ours {:.1}): none of these (they give {lo:.1}–{hi:.1})",
+                        r.id, r.ours
+                    )
+                }
             } else {
                 format!(
                     "{} (ours {:.1}): {}; the input: {}",
@@ -1710,6 +1718,6 @@ mod tests {
         assert!(note.contains("KO-2 (ours 34.7): load × 1.5 (30.7); the input: the network's"));
         assert!(!note.contains("no other traffic"));
         assert!(!note.contains("KO-1 1 hop"));
-        assert!(note.contains("KO-5 1 (ours 0.0): none of these"));
+        assert!(note.contains("KO-5 1 (ours 0.0): none of these (they give 0.0–0.0)"));
     }
 }
