@@ -11,6 +11,7 @@
 //! | --- | --- |
 //! | [`spec`] | the scenario: `[network.host]`, `[[network.hops]]`, the PING in `[[traffic]]` |
 //! | [`model`] | the stages of a round trip, their arithmetic, and the event loop that drives the probe |
+//! | [`calibration`] | a Fuzzball's cost per pass, estimated from one published path's delay at 40 octets and rate |
 //! | [`hop`] | hops with state: a gateway (finite FIFO, drops, other traffic), SATNET (shared channel, reservations), and the [`HopModel`] interface a stepped subnet will plug into |
 //!
 //! Time is integer nanoseconds ([`nmc_sim::SimTime`]); a run depends only on the scenario and
@@ -31,10 +32,11 @@
 //!   FCS-16, flag), Ethernet (DIX v2.0, 1982: 8-octet preamble, 14-octet header, 4-octet FCS,
 //!   46-octet minimum data, 12-octet interframe gap counted as overhead).
 //! - **Host** (both ends are Fuzzballs): one pass of a datagram costs `per_packet + per_octet ·
-//!   L`; four passes per round trip. RFC 889 gives no host timing: the values are taken from its
-//!   own calibration row DCN5 (the DMA path, whose line time is nearly nil) and are therefore
-//!   **not** judged on DCN5 (see `nmc-experiments`' `rfc889-delay`).
-//! - **Relay** (a forwarding Fuzzball or an IMP): `per_packet + per_octet · L` each way.
+//!   L`; four passes per round trip. RFC 889 gives no host timing: each interface kind's costs
+//!   are estimated ([`calibration`]) from one calibration row of its kind and tested on the
+//!   others (see `nmc-experiments`' `rfc889-delay`, which states the split).
+//! - **Relay** (a forwarding Fuzzball or an IMP): `per_packet + per_octet · L` each way; a
+//!   forwarding Fuzzball's is a receive pass and a send pass, twice a host pass.
 //! - **Subnet** (`kind = "subnet"`: the ARPANET or MILNET of 1983): not arithmetic but nmc's IMP
 //!   model ([`subnet::SubnetHop`] over [`nmc_imp::Stepper`], profile `arpanet-1983`, `docs/arpanet-1983.md`), run beside
 //!   the path with its own traffic. A datagram of `L` octets is an 1822 message of `8·L` data
@@ -49,11 +51,13 @@
 //! - **`far_host`**: the echoing host when it is not a Fuzzball (SATNET's echo hosts live in
 //!   the SIMPs).
 
+pub mod calibration;
 pub mod hop;
 pub mod model;
 pub mod spec;
 pub mod subnet;
 
+pub use calibration::{FitError, fit_host_pass};
 pub use hop::{Dir, HopModel, Offer};
 pub use model::{BuildError, Path, RunOutput, Stage, VolleyRecord, run, run_with};
 pub use spec::{CrossSpec, HopSpec, HostSpec, InternetScenario, NetworkSpec, PingSpec, RECORDS};

@@ -1,6 +1,6 @@
 //! The path model against its arithmetic, determinism, and bad input.
 
-use nmc_internet::{InternetScenario, Path, fits, metrics, run};
+use nmc_internet::{InternetScenario, Path, fit_host_pass, fits, metrics, run};
 
 const ONE_LINE: &str = r#"
 name = "one-line"
@@ -142,4 +142,35 @@ fn bad_input_is_one_line() {
         let e = load(ONE_LINE, sets).unwrap_err();
         assert!(!e.contains('\n'), "{e}");
     }
+}
+
+/// The fit inverts the path's arithmetic: a path whose hosts cost 22.1 ms + 3 µs per octet
+/// gives a delay at 40 octets and a slope from which the fit returns those costs; a path whose
+/// other parts already exceed the published delay is refused in one line, and so is a relay.
+#[test]
+fn a_host_pass_fit_recovers_the_costs_that_made_the_figures() {
+    let s = load(
+        ONE_LINE,
+        &[
+            "network.host.per_packet=\"22.1ms\"",
+            "network.host.per_octet=\"3us\"",
+        ],
+    )
+    .unwrap();
+    let p = Path::build(&s).unwrap();
+    let one_way = |len: u64| p.idle_round_trip(len).as_nanos() as f64 / 2.0;
+    let d40_ms = one_way(40) / 1e6;
+    let rate = 8e9 / ((one_way(256) - one_way(40)) / 216.0);
+    let fit = fit_host_pass(&s, d40_ms, rate).unwrap();
+    assert_eq!(fit.per_packet.as_nanos(), 22_100_000);
+    assert_eq!(fit.per_octet.as_nanos(), 3_000);
+    let e = fit_host_pass(&s, 1.0, rate).unwrap_err().to_string();
+    assert!(e.contains("negative cost") && !e.contains('\n'), "{e}");
+    let relay = load(
+        ONE_LINE,
+        &["network.hops=[{ kind = \"relay\", name = \"r\", per_packet = \"1ms\" }, { kind = \"line\", name = \"a-b\", rate = \"9600bit/s\", frame_overhead = \"112bit\" }]"],
+    )
+    .unwrap();
+    let e = fit_host_pass(&relay, d40_ms, rate).unwrap_err().to_string();
+    assert!(e.contains("only lines") && e.contains("relay"), "{e}");
 }

@@ -17,6 +17,31 @@ pub mod rfc889_arpanet;
 pub mod rfc889_delay;
 pub mod rfc889_paths;
 
+/// Where RFC 889's rows come from.
+pub(crate) const RFC889_SOURCE: &str = "RFC 889 §2 table (Mills, Dec 1983)";
+
+/// One cell of RFC 889's table against ours, within ± `rel` (a fraction).
+pub(crate) fn rfc889_cell<'a>(
+    ctx: &'a mut crate::registry::Context,
+    id: &str,
+    quantity: &str,
+    unit: &str,
+    (published, rel): (f64, f64),
+    ours: f64,
+) -> &'a mut nmc_report::Check {
+    ctx.check(
+        id,
+        quantity,
+        unit,
+        RFC889_SOURCE,
+        nmc_report::Target::Rel {
+            value: published,
+            rel,
+        },
+        nmc_report::Value::Num(ours),
+    )
+}
+
 /// The chart RFC 889's experiments draw for each path: one-way delay against datagram length,
 /// the simulated volleys as points, our fitted lines, and RFC 889's published delays (hollow
 /// markers).
