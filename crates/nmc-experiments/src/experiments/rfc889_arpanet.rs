@@ -56,10 +56,13 @@ pub(crate) struct Row {
     single: (f64, f64, f64),
     /// Multi-packet delay at 125 and 256 octets (ms) and rate (bit/s).
     multi: (f64, f64, f64),
+    /// The echoing host when it is not a Fuzzball (from its scenario file): its turnaround is
+    /// not published, and it is given the Fuzzball's (a choice said on every row of the path).
+    far: Option<&'static str>,
 }
 
 macro_rules! row {
-    ($id:expr, $f:expr, $c:expr, $s:expr, $m:expr) => {
+    ($id:expr, $f:expr, $c:expr, $s:expr, $m:expr, $far:expr) => {
         Row {
             id: $id,
             file: concat!("scenarios/rfc889/", $f, ".toml"),
@@ -67,6 +70,7 @@ macro_rules! row {
             comment: $c,
             single: $s,
             multi: $m,
+            far: $far,
         }
     };
 }
@@ -79,91 +83,104 @@ pub(crate) fn rows() -> Vec<Row> {
             "milarp",
             "MILNET gateway",
             (61.0, 105.0, 15358.0),
-            (133.0, 171.0, 27769.0)
+            (133.0, 171.0, 27769.0),
+            Some("ARPA-MILNET-GW, an LSI-11/23 running BBN's gateway")
         ),
         row!(
             "ISID-L",
             "isid-l",
             "low-traffic period",
             (166.0, 263.0, 6989.0),
-            (403.0, 472.0, 15029.0)
+            (403.0, 472.0, 15029.0),
+            Some("USC-ISID, a DEC-2060T under TOPS-20")
         ),
         row!(
             "SCORE",
             "score",
             "low-traffic period",
             (184.0, 318.0, 5088.0),
-            (541.0, 608.0, 15745.0)
+            (541.0, 608.0, 15745.0),
+            Some("SU-SCORE, a DEC-2060 under TOPS-20")
         ),
         row!(
             "AJAX",
             "ajax",
             "MIT local net",
             (322.0, 578.0, 2664.0),
-            (944.0, 1081.0, 7681.0)
+            (944.0, 1081.0, 7681.0),
+            Some("MIT-AJAX, a VAX under Unix")
         ),
         row!(
             "ISID-H",
             "isid-h",
             "high-traffic period",
             (333.0, 520.0, 3643.0),
-            (715.0, 889.0, 6029.0)
+            (715.0, 889.0, 6029.0),
+            Some("USC-ISID, a DEC-2060T under TOPS-20")
         ),
         row!(
             "BERK",
             "berk",
             "UC Berkeley",
             (336.0, 967.0, 1078.0),
-            (1188.0, 1403.0, 4879.0)
+            (1188.0, 1403.0, 4879.0),
+            Some("UCB-VAX, a VAX under Unix")
         ),
         row!(
             "WASH",
             "wash",
             "U Washington",
             (498.0, 776.0, 2441.0),
-            (1256.0, 1348.0, 11379.0)
+            (1256.0, 1348.0, 11379.0),
+            Some("WASHINGTON, a TOPS-20 machine")
         ),
         row!(
             "ISIA-L",
             "isia-l",
             "low-traffic period",
             (460.0, 563.0, 6633.0),
-            (1049.0, 1140.0, 11489.0)
+            (1049.0, 1140.0, 11489.0),
+            Some("USC-ISIA, a TOPS-20 machine")
         ),
         row!(
             "ISIA-H",
             "isia-h",
             "high-traffic period",
             (564.0, 841.0, 2447.0),
-            (1275.0, 1635.0, 2910.0)
+            (1275.0, 1635.0, 2910.0),
+            Some("USC-ISIA, a TOPS-20 machine")
         ),
         row!(
             "BRL",
             "brl",
             "BRL local net",
             (560.0, 973.0, 1645.0),
-            (1605.0, 1825.0, 4768.0)
+            (1605.0, 1825.0, 4768.0),
+            Some("BRL-VGR, of a kind not found")
         ),
         row!(
             "HAWAII",
             "hawaii",
             "a long way off",
             (679.0, 980.0, 2257.0),
-            (1817.0, 1931.0, 9238.0)
+            (1817.0, 1931.0, 9238.0),
+            Some("HAWAII-EMH, of a kind not found")
         ),
         row!(
             "UCL",
             "ucl",
             "UCL zoo",
             (1089.0, 1240.0, 4514.0),
-            (1426.0, 1548.0, 8558.0)
+            (1426.0, 1548.0, 8558.0),
+            Some("UCL-SAM, of a kind not found")
         ),
         row!(
             "NTA-L",
             "nta-l",
             "low-traffic period",
             (1132.0, 1417.0, 2382.0),
-            (1524.0, 1838.0, 3339.0)
+            (1524.0, 1838.0, 3339.0),
+            None
         ),
     ]
 }
@@ -335,7 +352,14 @@ impl Experiment for Rfc889Arpanet {
                 super::rfc889_cell(
                     ctx,
                     &format!("R889-2 {} {short}", r.id),
-                    &format!("{} ({}), {q}", r.id, r.comment),
+                    &format!(
+                        "{} ({}), {q}{}",
+                        r.id,
+                        r.comment,
+                        r.far.map_or(String::new(), |f| format!(
+                            "; far host {f}: its turnaround is not published, given the Fuzzball's (a choice)"
+                        ))
+                    ),
                     unit,
                     (publ, TOLERANCE),
                     ours,
