@@ -93,7 +93,14 @@ struct CaseRow {
     message_numbers_mean: f64,
     number_wait_fraction: f64,
     processing_316_wait_mean_ms: f64,
+    /// The input the case stands for (one of the `INPUT_*`; empty for the run as configured).
+    #[serde(skip)]
+    input: &'static str,
 }
+
+/// One case of the 9-hop tables to run: (table, case, background rate, message numbers,
+/// settings, the input it stands for).
+type Case = (&'static str, String, f64, u32, Vec<String>, &'static str);
 
 /// The pump's packets under the 1974 adaptive routing (first seed), per hop count.
 #[derive(Serialize)]
@@ -459,10 +466,7 @@ fn adaptive_row(hops: u32, row: &CurveRow, o: &Outcome, static_kbps: f64) -> Ada
         hops_mean: js.iter().map(|j| f64::from(j.hops)).sum::<f64>() / n,
         route_changes: get("routing.route_changes"),
         hold_downs: get("routing.hold_downs"),
-        correlated_lags: {
-            let rtt = round_trips_ms(&o.messages);
-            correlated_lags(&autocorrelation(&rtt, 10), autocorrelation_band(rtt.len())) as f64
-        },
+        correlated_lags: outcome_lags(o),
     }
 }
 
@@ -526,18 +530,17 @@ fn closing_note(rows: &[Closing]) -> String {
         .iter()
         .filter(|r| !r.target.holds(&Value::Num(r.ours)))
         .map(|r| {
-            let by: Vec<String> = r
+            let within: Vec<&(String, &str, f64)> = r
                 .cases
                 .iter()
                 .filter(|(_, _, v)| r.target.holds(&Value::Num(*v)))
+                .collect();
+            let by: Vec<String> = within
+                .iter()
                 .map(|(c, _, v)| format!("{c} ({v:.1})"))
                 .collect();
-            let inputs: std::collections::BTreeSet<&str> = r
-                .cases
-                .iter()
-                .filter(|(_, _, v)| r.target.holds(&Value::Num(*v)))
-                .map(|(_, i, _)| *i)
-                .collect();
+            let inputs: std::collections::BTreeSet<&str> =
+                within.iter().map(|(_, i, _)| *i).collect();
             if by.is_empty() {
                 let (lo, hi) = spread(r.cases.iter().map(|c| c.2));
                 if r.cases.is_empty() {
@@ -698,6 +701,12 @@ fn ablation_note(base: &CurveRow, numbers: u32, rows: &[CaseRow]) -> String {
         base.rtt_mean_ms,
         100.0 * (COUNTERFACTUAL_RISE - 1.0)
     )
+}
+
+/// KO-5's measure on one run: how many lags of its round trips are correlated.
+fn outcome_lags(o: &Outcome) -> f64 {
+    let rtt = round_trips_ms(&o.messages);
+    correlated_lags(&autocorrelation(&rtt, 10), autocorrelation_band(rtt.len())) as f64
 }
 
 /// Lags 1..=L all positive and outside the band: L.
@@ -1136,8 +1145,7 @@ impl Experiment for KoV2Throughput {
         let rate = |f: f64| format!("traffic.1.messages_per_second={}", base_rate * f);
         let no_load =
             || "traffic=[{ kind = \"pump\", from = \"UCLA\", to = \"FAKE\" }]".to_string();
-        // (table, case, background rate, message numbers, settings)
-        let mut cases: Vec<(&'static str, String, f64, u32, Vec<String>)> = LOAD_FACTORS
+        let mut cases: Vec<Case> = LOAD_FACTORS
             .iter()
             .map(|&f| {
                 let sets = if f == 0.0 {
@@ -1147,12 +1155,14 @@ impl Experiment for KoV2Throughput {
                 } else {
                     vec![rate(f)]
                 };
+                let input = if sets.is_empty() { "" } else { INPUT_LOAD };
                 (
                     "sensitivity",
                     format!("load × {f}"),
                     base_rate * f,
                     p.message_numbers,
                     sets,
+                    input,
                 )
             })
             .collect();
@@ -1164,14 +1174,22 @@ impl Experiment for KoV2Throughput {
             vec![format!(
                 "traffic.1.messages_per_second={DEC_1973_MESSAGES_PER_SECOND}"
             )],
+            INPUT_LOAD,
         ));
-        let mut ablations: Vec<(String, Vec<String>, f64, u32)> = vec![
-            ("as configured".into(), vec![], base_rate, p.message_numbers),
+        let mut ablations: Vec<(String, Vec<String>, f64, u32, &'static str)> = vec![
+            (
+                "as configured".into(),
+                vec![],
+                base_rate,
+                p.message_numbers,
+                "",
+            ),
             (
                 "data packets 152 bits on the line (the earlier reading; RFC 635: 168)".into(),
                 vec!["network.params.packet_overhead=152bit".into()],
                 base_rate,
                 p.message_numbers,
+                INPUT_MECHANISM,
             ),
             (
                 "load: December 1973's seven-day average, not October's working hours".into(),
@@ -1180,24 +1198,28 @@ impl Experiment for KoV2Throughput {
                 )],
                 DEC_1973_MESSAGES_PER_SECOND,
                 p.message_numbers,
+                INPUT_LOAD,
             ),
             (
                 "no other traffic".into(),
                 vec![no_load()],
                 0.0,
                 p.message_numbers,
+                INPUT_LOAD,
             ),
             (
                 "routing messages every 640 ms on every line (not by line load)".into(),
                 vec!["network.params.routing_frequency=fixed".into()],
                 base_rate,
                 p.message_numbers,
+                INPUT_MECHANISM,
             ),
             (
                 "adaptive routing with the 1974 hold-down (not static minimum hops)".into(),
                 vec!["network.routing=adaptive".into()],
                 base_rate,
                 p.message_numbers,
+                INPUT_ROUTING,
             ),
         ];
         ablations.extend(TIP_WORK_MS.iter().map(|&ms| {
@@ -1211,6 +1233,7 @@ impl Experiment for KoV2Throughput {
                 )],
                 base_rate,
                 p.message_numbers,
+                INPUT_TIP,
             )
         }));
         ablations.extend([
@@ -1219,24 +1242,26 @@ impl Experiment for KoV2Throughput {
                 window(8, p.plt_entries),
                 base_rate,
                 8,
+                INPUT_WINDOW,
             ),
             (
                 "counterfactual: 8 numbers, reassembly for 8 messages, 8 PLT entries".into(),
                 window(8, 8),
                 base_rate,
                 8,
+                INPUT_WINDOW,
             ),
         ]);
         debug_assert_eq!(ablations.len(), ABLATION_CASES);
         cases.extend(
             ablations
                 .into_iter()
-                .map(|(c, sets, r, n)| ("ablation", c, r, n, sets)),
+                .map(|(c, sets, r, n, i)| ("ablation", c, r, n, sets, i)),
         );
         // Cases with the same settings share one run, and the run as configured is the curve's
         // own (first seed, 9 hops): same seed, same settings, the same outcome.
         let mut unique: Vec<&Vec<String>> = Vec::new();
-        for (_, _, _, _, sets) in &cases {
+        for (_, _, _, _, sets, _) in &cases {
             if !sets.is_empty() && !unique.contains(&sets) {
                 unique.push(sets);
             }
@@ -1256,7 +1281,7 @@ impl Experiment for KoV2Throughput {
             .cloned()
             .ok_or_else(|| anyhow::anyhow!("ko-v2-throughput: no 9-hop run of the first seed"))?;
         let mut table = Vec::new();
-        for (t, case, r, n, sets) in cases {
+        for (t, case, r, n, sets, input) in cases {
             let row = if sets.is_empty() {
                 &as_configured
             } else {
@@ -1274,6 +1299,7 @@ impl Experiment for KoV2Throughput {
                 message_numbers_mean: row.message_numbers_mean,
                 number_wait_fraction: row.number_wait_fraction,
                 processing_316_wait_mean_ms: row.processing_316_wait_mean_ms,
+                input,
             });
         }
         let configured = as_configured.throughput_kbps;
@@ -1403,16 +1429,12 @@ impl Experiment for KoV2Throughput {
                     seed0,
                     &[format!("network.hosts.1.imp={site}")],
                 )?;
-                let rtt = round_trips_ms(&o.messages);
                 Ok(SiteRow {
                     hops: *h,
                     destination: row.destination,
                     throughput_kbps: row.throughput_kbps,
                     rtt_mean_ms: row.rtt_mean_ms,
-                    correlated_lags: correlated_lags(
-                        &autocorrelation(&rtt, 10),
-                        autocorrelation_band(rtt.len()),
-                    ) as f64,
+                    correlated_lags: outcome_lags(&o),
                 })
             })
             .collect();
@@ -1423,28 +1445,10 @@ impl Experiment for KoV2Throughput {
         let nine_hop_cases = |f: fn(&CaseRow) -> f64, g: fn(&LineDelayRow) -> f64| {
             let mut v: Vec<(String, &'static str, f64)> = sens
                 .iter()
-                .filter(|r| r.case != "load × 1")
-                .map(|r| (r.case.clone(), INPUT_LOAD, f(r)))
+                .chain(&ablation)
+                .filter(|r| !r.input.is_empty())
+                .map(|r| (r.case.clone(), r.input, f(r)))
                 .collect();
-            v.extend(
-                ablation
-                    .iter()
-                    .filter(|r| r.case != "as configured")
-                    .map(|r| {
-                        let input = if r.case.starts_with("adaptive") {
-                            INPUT_ROUTING
-                        } else if r.case.starts_with("what if") {
-                            INPUT_TIP
-                        } else if r.case.starts_with("counterfactual") {
-                            INPUT_WINDOW
-                        } else if r.case.starts_with("load") || r.case == "no other traffic" {
-                            INPUT_LOAD
-                        } else {
-                            INPUT_MECHANISM
-                        };
-                        (r.case.clone(), input, f(r))
-                    }),
-            );
             v.extend(delays.iter().filter(|d| d.line_delay_ms > 0.0).map(|d| {
                 (
                     format!("every line {} ms longer each way", d.line_delay_ms),
@@ -1454,66 +1458,61 @@ impl Experiment for KoV2Throughput {
             }));
             v
         };
-        let adaptive_case = |h: u32,
-                             f: fn(&AdaptiveRow) -> f64,
-                             g: fn(&SiteRow) -> f64|
-         -> Vec<(String, &'static str, f64)> {
-            let mut v: Vec<(String, &'static str, f64)> = adaptive
+        let adaptive_cases = |h: u32, f: fn(&AdaptiveRow) -> f64| {
+            adaptive
                 .iter()
-                .filter(|a| a.hops == h)
-                .map(|a| ("adaptive routing".to_string(), INPUT_ROUTING, f(a)))
-                .collect();
-            v.extend(
-                site_rows
-                    .iter()
-                    .filter(|r| r.hops == h)
-                    .map(|r| (format!("to {}", r.destination), INPUT_SITE, g(r))),
-            );
-            v
+                .filter(move |a| a.hops == h)
+                .map(move |a| ("adaptive routing".to_string(), INPUT_ROUTING, f(a)))
+        };
+        let site_cases = |h: u32, g: fn(&SiteRow) -> f64| {
+            site_rows
+                .iter()
+                .filter(move |r| r.hops == h)
+                .map(move |r| (format!("to {}", r.destination), INPUT_SITE, g(r)))
         };
         let mut closing: Vec<Closing> = (1..=5)
             .map(|h| Closing {
                 id: format!("KO-1 {h} hop{}", s_hop(h)),
                 target: ko1_target(),
                 ours: map_mean(h, |r| r.throughput_kbps),
-                cases: adaptive_case(h, |a| a.throughput_kbps, |r| r.throughput_kbps),
+                cases: adaptive_cases(h, |a| a.throughput_kbps)
+                    .chain(site_cases(h, |r| r.throughput_kbps))
+                    .collect(),
             })
             .collect();
         closing.push(Closing {
             id: "KO-2".into(),
             target: ko2_target(),
             ours: map_mean(9, |r| r.throughput_kbps),
-            cases: {
-                let mut v = nine_hop_cases(|r| r.throughput_kbps, |d| d.throughput_9hops_kbps);
-                v.extend(
-                    adaptive_case(9, |a| a.throughput_kbps, |r| r.throughput_kbps)
-                        .into_iter()
-                        .filter(|c| c.1 == INPUT_SITE),
-                );
-                v
-            },
+            cases: nine_hop_cases(|r| r.throughput_kbps, |d| d.throughput_9hops_kbps)
+                .into_iter()
+                .chain(site_cases(9, |r| r.throughput_kbps))
+                .collect(),
         });
         closing.extend((1..=9).map(|h| Closing {
             id: format!("KO-3 {h}"),
             target: ko3_target(h),
             ours: map_mean(h, |r| r.rtt_mean_ms),
             cases: if h == 9 {
-                let mut v = nine_hop_cases(|r| r.rtt_mean_ms, |d| d.rtt_9hops_ms);
-                v.extend(
-                    adaptive_case(9, |a| a.rtt_mean_ms, |r| r.rtt_mean_ms)
-                        .into_iter()
-                        .filter(|c| c.1 == INPUT_SITE),
-                );
-                v
+                nine_hop_cases(|r| r.rtt_mean_ms, |d| d.rtt_9hops_ms)
+                    .into_iter()
+                    .chain(site_cases(9, |r| r.rtt_mean_ms))
+                    .collect()
             } else {
-                adaptive_case(h, |a| a.rtt_mean_ms, |r| r.rtt_mean_ms)
+                adaptive_cases(h, |a| a.rtt_mean_ms)
+                    .chain(site_cases(h, |r| r.rtt_mean_ms))
+                    .collect()
             },
         }));
-        closing.extend([1, 5, 9].map(|h| Closing {
-            id: format!("KO-5 {h}"),
-            target: ko5_target(),
-            ours: mean(lags.iter().filter(|l| l.0 == h).map(|l| l.2)),
-            cases: adaptive_case(h, |a| a.correlated_lags, |r| r.correlated_lags),
+        closing.extend([1, 5, 9].map(|h| {
+            Closing {
+                id: format!("KO-5 {h}"),
+                target: ko5_target(),
+                ours: mean(lags.iter().filter(|l| l.0 == h).map(|l| l.2)),
+                cases: adaptive_cases(h, |a| a.correlated_lags)
+                    .chain(site_cases(h, |r| r.correlated_lags))
+                    .collect(),
+            }
         }));
         ctx.note(closing_note(&closing));
 

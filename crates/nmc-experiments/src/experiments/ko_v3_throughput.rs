@@ -233,6 +233,8 @@ const INPUTS: [(&str, &str); 4] = [
 #[derive(Serialize)]
 struct WhatIfRow {
     case: String,
+    /// The input the case stands for (a key of [`INPUTS`]; empty for the run as configured).
+    input: &'static str,
     oct_kbps: f64,
     feb_kbps: f64,
     may_kbps: f64,
@@ -247,10 +249,17 @@ struct WhatIfRow {
     oct_plt_messages: f64,
     /// The rows that miss as configured and would be within under this case (9 hops, first
     /// seed; KO-9 above Feb at 9 hops alone).
-    rows_within: String,
+    #[serde(serialize_with = "ids")]
+    rows_within: Vec<&'static str>,
     /// The same, with the case applied to 1975 alone (October as configured): an input that
     /// changed between October 1974 and February 1975.
-    rows_within_1975_only: String,
+    #[serde(serialize_with = "ids")]
+    rows_within_1975_only: Vec<&'static str>,
+}
+
+/// Row ids in one CSV cell.
+fn ids<S: serde::Serializer>(v: &[&str], s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&v.join("; "))
 }
 
 /// The rows a what-if is scored on, with their targets: (id, target, value from one case's
@@ -699,7 +708,7 @@ impl Experiment for KoV3Throughput {
             Target::AtLeast { value: 3.0 },
             Value::Num(avg(Period::Feb1975, 9, |r| r.plt_rfnms_waiting_mean)),
         );
-        if let Some((_, Some(o))) = results
+        if let Some((r, _)) = results
             .iter()
             .find(|(r, o)| o.is_some() && r.period == Period::Feb1975 && r.case == "curve")
         {
@@ -712,7 +721,7 @@ impl Experiment for KoV3Throughput {
                 "",
                 "K&O Fig. 7: PLTs of messages i−1, i and RFNMs i−5..i−2; message i+1 \"has its ALL\" but no PLT",
                 ko7_fig7_target(),
-                Value::Text(fig7_summary(o)),
+                Value::Text(r.fig7.clone()),
             );
         }
         let vdh = case_mean("VDH destination, Feb 1975", thr);
@@ -978,14 +987,14 @@ fn what_if_table(
         .filter(|(_, t, v)| !t.holds(v))
         .map(|(id, _, _)| id)
         .collect();
-    let mut cases = vec![("as configured".to_string(), base)];
-    for (case, _, _) in WHAT_IFS {
-        cases.push((case.to_string(), three(runs, case)?));
+    let mut cases = vec![("as configured", "", base)];
+    for (case, input, _) in WHAT_IFS {
+        cases.push((case, input, three(runs, case)?));
     }
-    let base_oct = cases[0].1[0].clone();
+    let base_oct = cases[0].2[0].clone();
     let table = cases
         .into_iter()
-        .map(|(case, [oct, feb, may])| {
+        .map(|(case, input, [oct, feb, may])| {
             let closed = |oct: &Row| -> Vec<&'static str> {
                 what_if_rows(oct, &feb, &may)
                     .into_iter()
@@ -996,7 +1005,8 @@ fn what_if_table(
             let within = closed(&oct);
             let within_1975 = closed(&base_oct);
             WhatIfRow {
-                case,
+                case: case.to_string(),
+                input,
                 oct_kbps: oct.throughput_kbps,
                 feb_kbps: feb.throughput_kbps,
                 may_kbps: may.throughput_kbps,
@@ -1008,8 +1018,8 @@ fn what_if_table(
                 feb_plt_rfnms_waiting: feb.plt_rfnms_waiting_mean,
                 feb_plt_messages: feb.plt_messages_mean,
                 oct_plt_messages: oct.plt_messages_mean,
-                rows_within: within.join("; "),
-                rows_within_1975_only: within_1975.join("; "),
+                rows_within: within,
+                rows_within_1975_only: within_1975,
             }
         })
         .collect();
@@ -1035,51 +1045,43 @@ fn what_if_note(table: &[WhatIfRow], missing: &[&str]) -> String {
             r.feb_316_wait_ms
         )
     };
-    let input_of = |case: &str| WHAT_IFS.iter().find(|w| w.0 == case).map_or("", |w| w.1);
     let closes: Vec<String> = missing
         .iter()
         .map(|id| {
-            let has = |list: &str| list.split("; ").any(|x| x == *id);
             let by: Vec<String> = cases
                 .iter()
                 .filter_map(|r| {
-                    let when = match (has(&r.rows_within), has(&r.rows_within_1975_only)) {
+                    let when = match (
+                        r.rows_within.contains(id),
+                        r.rows_within_1975_only.contains(id),
+                    ) {
                         (true, true) => "every period, or 1975 only",
                         (true, false) => "every period",
                         (false, true) => "1975 only",
                         (false, false) => return None,
                     };
-                    Some(format!("{} [{}; {when}]", r.case, input_of(&r.case)))
+                    Some(format!("{} [{}; {when}]", r.case, r.input))
                 })
                 .collect();
-            if by.is_empty() && (*id == "KO-7") {
-                let (lo, hi) = spread(
-                    table
-                        .iter()
-                        .map(|r| r.feb_plt_messages / r.oct_plt_messages),
-                );
-                format!(
-                    "{id}: none. Where the window binds, throughput follows the messages in flight; February's \
-                     phasing leaves {:.2} of the six PLT entries to messages against October's {:.2} (× {:.2}; \
-                     × {lo:.2}–{hi:.2} over the cases), where K&O's Fig. 7 shows 2 of 6 against a window of 4. \
-                     What held the RFNMs longer at the destination in 1975 (K&O: \
-                     \"most of the PLT's are owned by RFNM's\") is the missing input",
-                    base.feb_plt_messages,
-                    base.oct_plt_messages,
-                    base.feb_plt_messages / base.oct_plt_messages
-                )
-            } else if by.is_empty() {
+            if by.is_empty() {
                 format!("{id}: none")
             } else {
                 format!("{id}: {}", by.join(", "))
             }
         })
         .collect();
+    let (lo, hi) = spread(
+        table
+            .iter()
+            .map(|r| r.feb_plt_messages / r.oct_plt_messages),
+    );
     format!(
         "Which input would close the rows that miss (what_if_9hops.csv: 9 hops, first seed, each case run for all three \
          periods, and read both as a change to every period and as a change between October 1974 and 1975 alone, \
          October as configured; no case has a source and no row uses one). As configured: Oct {:.1}, Feb {:.1}, May {:.1} kbit/s, a \
-         316's queue {:.1} ms. {}. The rows that miss as configured, and the cases that bring each within its stated \
+         316's queue {:.1} ms. {}. Where the window binds, throughput follows the messages in flight: February's \
+         phasing leaves {:.2} of the six PLT entries to messages against October's {:.2} (× {:.2}; × {lo:.2}–{hi:.2} \
+         over the cases), where K&O's Fig. 7 shows 2 of 6 against a window of 4. The rows that miss as configured, and the cases that bring each within its stated \
          tolerance, with the input in brackets (KO-9 above Feb 1975 read at 9 hops alone): {}. The inputs, and the \
          source missing for each: {}.",
         base.oct_kbps,
@@ -1087,6 +1089,9 @@ fn what_if_note(table: &[WhatIfRow], missing: &[&str]) -> String {
         base.may_kbps,
         base.feb_316_wait_ms,
         cases.iter().map(fmt_case).collect::<Vec<_>>().join("; "),
+        base.feb_plt_messages,
+        base.oct_plt_messages,
+        base.feb_plt_messages / base.oct_plt_messages,
         if closes.is_empty() {
             "none".to_string()
         } else {
@@ -1162,16 +1167,11 @@ mod tests {
         assert!(missing.contains(&"KO-7") && missing.contains(&"KO-9"));
         assert!(!missing.contains(&"KO-9 below Oct 1974"));
         assert_eq!(table[0].case, "as configured");
-        assert_eq!(table[0].rows_within, "");
-        assert!(table[1].rows_within.split("; ").any(|x| x == "KO-9"));
+        assert!(table[0].rows_within.is_empty());
+        assert!(table[1].rows_within.contains(&"KO-9"));
         // Feb 18 / Oct 20 = 0.9 in every period; 18 / 35 = 0.51 against October as configured.
-        assert!(!table[2].rows_within.contains("KO-7"));
-        assert!(
-            table[2]
-                .rows_within_1975_only
-                .split("; ")
-                .any(|x| x == "KO-7")
-        );
+        assert!(!table[2].rows_within.contains(&"KO-7"));
+        assert!(table[2].rows_within_1975_only.contains(&"KO-7"));
         let note = what_if_note(&table, &missing);
         assert!(note.contains(&format!("KO-9: {a} [load; every period")));
         assert!(note.contains(&format!("KO-7: {b} [latency; 1975 only]")));

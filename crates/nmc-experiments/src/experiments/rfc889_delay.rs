@@ -40,7 +40,7 @@ use std::fmt::Write as _;
 /// The Fuzzball's interface kinds, each with its own cost per pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) enum Interface {
+enum Interface {
     Dma1822,
     Ethernet,
     Ddcmp,
@@ -67,8 +67,9 @@ impl Interface {
 }
 
 /// What a row is for, chosen before running (module doc).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Role {
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+enum Role {
     /// Its interface kind's costs are estimated from this row: in-sample, not counted.
     Fit,
     /// Held out: run with the costs fitted on other rows.
@@ -76,18 +77,18 @@ pub(crate) enum Role {
 }
 
 /// One calibration row of RFC 889's table: Host ID, delay at 40, at 256 (ms), rate (bit/s).
-pub(crate) struct Row {
-    pub id: &'static str,
-    pub file: &'static str,
-    pub text: &'static str,
+struct Row {
+    id: &'static str,
+    file: &'static str,
+    text: &'static str,
     comment: &'static str,
-    pub d40: f64,
+    d40: f64,
     d256: f64,
-    pub rate: f64,
-    pub interface: Interface,
-    pub role: Role,
+    rate: f64,
+    interface: Interface,
+    role: Role,
     /// Hops (indices into `network.hops`) that are forwarding Fuzzballs: two passes each.
-    pub fuzzball_relays: &'static [usize],
+    fuzzball_relays: &'static [usize],
 }
 
 macro_rules! row {
@@ -109,7 +110,7 @@ macro_rules! row {
 
 /// RFC 889 §2's table, first block (the published values, targets only), with each path's
 /// interface kind and its role in the split.
-pub(crate) fn rows() -> Vec<Row> {
+fn rows() -> Vec<Row> {
     use Interface::*;
     use Role::*;
     vec![
@@ -205,7 +206,7 @@ pub(crate) fn rows() -> Vec<Row> {
 }
 
 /// Each interface kind's fitted costs, from its fit row.
-pub(crate) fn fitted_costs(rows: &[Row]) -> Result<Vec<(Interface, HostSpec)>> {
+fn fitted_costs(rows: &[Row]) -> Result<Vec<(Interface, HostSpec)>> {
     rows.iter()
         .filter(|r| r.role == Role::Fit)
         .map(|r| {
@@ -217,7 +218,7 @@ pub(crate) fn fitted_costs(rows: &[Row]) -> Result<Vec<(Interface, HostSpec)>> {
 
 /// The settings that give a row's path its kind's fitted costs: both ends, and each
 /// forwarding Fuzzball's two passes.
-pub(crate) fn cost_settings(r: &Row, costs: &[(Interface, HostSpec)]) -> Result<Vec<String>> {
+fn cost_settings(r: &Row, costs: &[(Interface, HostSpec)]) -> Result<Vec<String>> {
     let k = r.interface.costed_as();
     let c = costs
         .iter()
@@ -252,7 +253,7 @@ struct Result1 {
     comment: &'static str,
     interface: Interface,
     /// `fit` (the interface's costs come from this row) or `test` (held out).
-    role: &'static str,
+    role: Role,
     per_packet_us: u64,
     per_octet_us: u64,
     ours_delay_40_ms: f64,
@@ -360,10 +361,7 @@ impl Experiment for Rfc889Delay {
                 host: r.id,
                 comment: r.comment,
                 interface: r.interface,
-                role: match r.role {
-                    Role::Fit => "fit",
-                    Role::Test => "test",
-                },
+                role: r.role,
                 per_packet_us: s.network.host.per_packet.as_nanos() / 1000,
                 per_octet_us: s.network.host.per_octet.as_nanos() / 1000,
                 ours_delay_40_ms: d40,
@@ -380,7 +378,7 @@ impl Experiment for Rfc889Delay {
         ctx.csv("rfc889-calibration", &results)?;
         ctx.text("table.txt", &table)?;
         ctx.note(format!("```\n{table}```"));
-        let held_out = results.iter().filter(|r| r.role == "test").count();
+        let held_out = results.iter().filter(|r| r.role == Role::Test).count();
         ctx.note(format!(
             "The Fuzzball's cost per pass by interface kind, each fitted on one row before the others were run \
              (split and choices in the module doc): {}. The synchronous serial interface (UMD1) has no row of \
