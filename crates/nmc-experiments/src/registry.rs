@@ -150,6 +150,7 @@ pub fn all() -> Vec<&'static dyn Experiment> {
         &ko_looping::KoLooping,
         &rfc889_delay::Rfc889Delay,
         &rfc889_arpanet::Rfc889Arpanet,
+        &ien163_arpanet::Ien163Arpanet,
         &rfc889_paths::Rfc889Paths,
         &r889_estimators::R889Estimators,
         &rfc392_host_cost::Rfc392HostCost,

@@ -130,6 +130,19 @@ pub struct ImpParams {
     /// 128 ms and a busy one every 640 ms (listing pp. 163–164 `RSTOUT`, p. 235 `RMVFRQ`;
     /// RFC 619, Naylor & Opderbeck, Mar 1974, p. 5).
     pub routing_frequency: RoutingFrequency,
+    /// `routing = "spf"` (shortest-path-first over measured delay, May 1979 to July 1987;
+    /// `nmc_routing::spf`): the period over which each line's packet delays are averaged.
+    /// Khanna & Zinky, SIGCOMM CCR 19(4), 1989: "packet delay averaged over a ten second
+    /// interval".
+    pub spf_averaging: SimDuration,
+    /// `routing = "spf"`: an IMP sends an update at least this often. A. Malis, BBN, TCP-IP
+    /// list, 4 Apr 1987: at most every 10 s and at least every 50 s.
+    pub spf_max_interval: SimDuration,
+    /// `routing = "spf"`: how far a line's average must move, just after an update, for the
+    /// next to go; falls linearly to zero at `spf_max_interval`. McQuillan, Richer & Rosen,
+    /// IEEE Trans. Commun. COM-28(5), 1980, describe a decaying threshold; its size is in no
+    /// text reached: **choice**, 64 ms.
+    pub spf_threshold: SimDuration,
     /// `line-load-1973`: routing send opportunities per `routing_period` on a 50 kbit/s line
     /// (listing pp. 163–164: 5 fast ticks apart, 128 ms).
     pub routing_opportunities: u32,
@@ -253,6 +266,15 @@ pub enum SinglePacketRule {
 }
 
 impl ImpParams {
+    /// The constants of `routing = "spf"`.
+    pub fn spf(&self) -> nmc_routing::SpfParams {
+        nmc_routing::SpfParams {
+            averaging: self.spf_averaging,
+            max_interval: self.spf_max_interval,
+            threshold: self.spf_threshold,
+        }
+    }
+
     /// October 1974, "version 2" (K&O §II–IV).
     pub fn v2_1974_10() -> Self {
         ImpParams {
@@ -291,6 +313,9 @@ impl ImpParams {
             routing_frequency: RoutingFrequency::LineLoad1973,
             routing_opportunities: 5,
             routing_busy_unit: SimDuration::from_millis(132),
+            spf_averaging: SimDuration::from_secs(10),
+            spf_max_interval: SimDuration::from_secs(50),
+            spf_threshold: SimDuration::from_millis(64),
             host_interface: BitRate::from_kbps(100),
             host_leader: Bits::new(32),
             message_processing: MessageProcessing::V2,
@@ -442,6 +467,11 @@ impl ImpParams {
         }
         if !(0.0..1.0).contains(&self.bit_error_rate) {
             return Err(format!("{p}.bit_error_rate must be in [0, 1)"));
+        }
+        if self.spf_averaging.is_zero() || self.spf_max_interval.is_zero() {
+            return Err(format!(
+                "{p}: spf_averaging and spf_max_interval must be above zero"
+            ));
         }
         if self.message_processing == MessageProcessing::V3 && self.control_blocks == 0 {
             return Err(format!(

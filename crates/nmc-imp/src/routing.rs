@@ -1,6 +1,6 @@
 //! How IMPs choose the next line, lines going down and up, and loops as packets meet them.
 //!
-//! `network.routing` picks one of two procedures:
+//! `network.routing` picks one of three procedures:
 //!
 //! * **static** (the default): shortest-hop routes fixed when the model is built
 //!   ([`crate::topology`]). Routing frames are still sent so that they take their share of each
@@ -9,6 +9,11 @@
 //!   and §V with the loop-prevention variant of `[network.routing_params]`). Each routing frame
 //!   carries its IMP's delay table, built when the frame starts on the line; the neighbour's
 //!   router takes it when it arrives intact. Each packet is forwarded by `next_hop` at each IMP.
+//! * **spf**: one [`LinkState`] per IMP (`nmc-routing`, shortest-path-first over measured
+//!   delay, the ARPANET's routing from May 1979; constants `spf_*` of the profile). Each
+//!   routing frame carries its IMP's link-state database; each packet that leaves on a line
+//!   for the first time gives that line's router a delay sample, from its arrival at the IMP
+//!   to its arrival at the neighbour (`handle_packet_delay`).
 //!
 //! ## Driving the routers (see `nmc_routing`'s crate doc)
 //!
@@ -62,8 +67,8 @@ use crate::params::ImpParams;
 use crate::spec::{LineState, Network, RoutingMode};
 use crate::topology::{Routes, Topology};
 use nmc_routing::{
-    DistanceVector, LineConfig, LineId, NodeId, RouteEvent, RouteEventKind, Router, RoutingMessage,
-    RoutingParams,
+    DistanceVector, Hop, LineConfig, LineId, LinkState, NodeId, RouteEvent, RouteEventKind, Router,
+    RoutingMessage, RoutingParams, Units,
 };
 use nmc_sim::{SimDuration, SimTime};
 use serde::Serialize;
@@ -269,7 +274,7 @@ pub struct RoutingCounts {
 /// message bodies in flight, packets waiting for a route, and the loop records.
 pub struct Routing {
     pub mode: RoutingMode,
-    pub routers: Vec<DistanceVector>,
+    pub routers: Vec<AnyRouter>,
     pub params: Option<RoutingParams>,
     /// Per link: the routing-message period.
     periods: Vec<SimDuration>,
@@ -283,6 +288,8 @@ pub struct Routing {
     pub(crate) parked: Vec<VecDeque<(PktId, Hold)>>,
     /// Per packet copy: the link its `incoming` place was reserved on when it arrived.
     planned: Vec<u32>,
+    /// Per packet copy: when it reached the IMP it is at (SPF's delay samples).
+    arrived: Vec<SimTime>,
     journeys: BTreeMap<Journey, Tracker>,
     /// Open forwarding loops per destination, with when each opened.
     open_loops: BTreeMap<u32, Vec<(Vec<NodeId>, SimTime)>>,
@@ -319,6 +326,7 @@ impl Routing {
             free_bodies: Vec::new(),
             parked: vec![VecDeque::new(); n],
             planned: Vec::new(),
+            arrived: Vec::new(),
             journeys: BTreeMap::new(),
             open_loops: BTreeMap::new(),
             counts: RoutingCounts::default(),
@@ -343,7 +351,7 @@ impl Routing {
         // The default period of every line: the routing parameters' in adaptive mode (which
         // default to the profile's), the profile's otherwise; then the lines set one by one.
         let rp = match net.routing {
-            RoutingMode::Static => {
+            RoutingMode::Static | RoutingMode::Spf => {
                 if net.routing_params.is_some() {
                     return Err(
                         "network.routing_params: only with network.routing = \"adaptive\"".into(),
@@ -404,6 +412,9 @@ impl Routing {
             self.mode = RoutingMode::Adaptive;
             self.params = Some(rp);
             self.build_routers(topo);
+        } else if net.routing == RoutingMode::Spf {
+            self.mode = RoutingMode::Spf;
+            self.build_spf_routers(params, topo);
         }
         Ok(())
     }
@@ -419,12 +430,39 @@ impl Routing {
                         .period(self.periods[l as usize]);
                     r.add_line(LineId(l), cfg);
                 }
-                r
+                AnyRouter::Dv(r)
             })
             .collect();
+        self.start_routers(topo);
+    }
+
+    /// SPF routers: an idle line reports the delay of the only frames it then carries, a
+    /// routing frame's transmission and the line's propagation (a choice, `nmc_routing::spf`).
+    fn build_spf_routers(&mut self, params: &ImpParams, topo: &Topology) {
+        let n = topo.names.len() as u32;
+        self.routers = (0..n)
+            .map(|i| {
+                let mut r = LinkState::new(NodeId(i), n, params.spf());
+                for &l in &self.out_links[i as usize] {
+                    let def = &topo.links[l as usize];
+                    let idle =
+                        def.capacity.transmission_time(params.routing_message) + def.propagation;
+                    r.add_line(LineId(l), NodeId(def.to), idle);
+                }
+                r.start(SimTime::ZERO);
+                AnyRouter::Spf(r)
+            })
+            .collect();
+        self.start_routers(topo);
+    }
+
+    fn start_routers(&mut self, topo: &Topology) {
         self.converge(topo);
         for r in &mut self.routers {
-            r.record_events(true);
+            match r {
+                AnyRouter::Dv(r) => r.record_events(true),
+                AnyRouter::Spf(r) => r.record_events(true),
+            }
         }
     }
 
@@ -455,8 +493,9 @@ impl Routing {
         }
     }
 
+    /// Whether each IMP runs a router (`adaptive` or `spf`), rather than static routes.
     pub fn is_adaptive(&self) -> bool {
-        self.mode == RoutingMode::Adaptive
+        self.mode != RoutingMode::Static
     }
 
     /// Whether anything beyond static routes on lines that stay up is in play (then the run
@@ -471,10 +510,27 @@ impl Routing {
     pub fn next_link(&self, topo: &Topology, imp: u32, dst: u32) -> Option<u32> {
         match self.mode {
             RoutingMode::Static => topo.next_link(imp, dst),
-            RoutingMode::Adaptive => self.routers[imp as usize]
+            RoutingMode::Adaptive | RoutingMode::Spf => self.routers[imp as usize]
                 .next_hop(NodeId(dst))
                 .map(|h| h.line.0),
         }
+    }
+
+    /// The IMPs a packet from `from` to `to` would visit now, by the routing tables (static
+    /// routes or the routers'), `from` first; `None` when a table has no route or the walk
+    /// comes back to an IMP it visited (a forwarding loop).
+    pub fn route(&self, topo: &Topology, from: u32, to: u32) -> Option<Vec<u32>> {
+        let mut path = vec![from];
+        let mut at = from;
+        while at != to {
+            let l = self.next_link(topo, at, to)?;
+            at = topo.links[l as usize].to;
+            if path.contains(&at) {
+                return None;
+            }
+            path.push(at);
+        }
+        Some(path)
     }
 
     pub fn period(&self, link: u32) -> SimDuration {
@@ -496,6 +552,32 @@ impl Routing {
             self.planned.resize(i + 1, NO_LINK);
         }
         self.planned[i] = link;
+    }
+
+    /// Packet copy `id` reached its present IMP at `now` (SPF only).
+    pub fn arrived(&mut self, id: PktId, now: SimTime) {
+        if self.mode != RoutingMode::Spf {
+            return;
+        }
+        let i = id as usize;
+        if self.arrived.len() <= i {
+            self.arrived.resize(i + 1, SimTime::ZERO);
+        }
+        self.arrived[i] = now;
+    }
+
+    /// Packet copy `id` leaves `imp` on `link` now, for the first time, and reaches the
+    /// neighbour `after` from now (transmission and propagation): its delay on the line goes to
+    /// the IMP's router (SPF only).
+    pub fn departed(&mut self, now: SimTime, imp: u32, link: u32, id: PktId, after: SimDuration) {
+        if self.mode != RoutingMode::Spf {
+            return;
+        }
+        let Some(&at) = self.arrived.get(id as usize) else {
+            return;
+        };
+        let delay = (now - at) + after;
+        self.routers[imp as usize].handle_packet_delay(now, LineId(link), delay);
     }
 
     /// The link reserved for `id` on arrival, if any; forgets it.
@@ -795,4 +877,65 @@ pub fn check_routing_params(rp: &RoutingParams) -> Result<(), String> {
         return Err("network.routing_params: hop_units and infinity must be above zero".into());
     }
     Ok(())
+}
+
+/// The router an IMP runs: the 1974 distance-vector procedure or SPF.
+#[derive(Clone, Debug)]
+pub enum AnyRouter {
+    Dv(DistanceVector),
+    Spf(LinkState),
+}
+
+impl AnyRouter {
+    fn inner(&self) -> &dyn Router {
+        match self {
+            AnyRouter::Dv(r) => r,
+            AnyRouter::Spf(r) => r,
+        }
+    }
+    fn inner_mut(&mut self) -> &mut dyn Router {
+        match self {
+            AnyRouter::Dv(r) => r,
+            AnyRouter::Spf(r) => r,
+        }
+    }
+}
+
+impl Router for AnyRouter {
+    fn node(&self) -> NodeId {
+        self.inner().node()
+    }
+    fn next_hop(&self, dst: NodeId) -> Option<Hop> {
+        self.inner().next_hop(dst)
+    }
+    fn estimate(&self, dst: NodeId) -> Option<Units> {
+        self.inner().estimate(dst)
+    }
+    fn handle_routing_message(&mut self, now: SimTime, line: LineId, msg: &RoutingMessage) {
+        self.inner_mut().handle_routing_message(now, line, msg)
+    }
+    fn handle_line_down(&mut self, now: SimTime, line: LineId) {
+        self.inner_mut().handle_line_down(now, line)
+    }
+    fn handle_line_up(&mut self, now: SimTime, line: LineId) {
+        self.inner_mut().handle_line_up(now, line)
+    }
+    fn set_queue_len(&mut self, line: LineId, packets: u32) {
+        self.inner_mut().set_queue_len(line, packets)
+    }
+    fn handle_packet_delay(&mut self, now: SimTime, line: LineId, delay: SimDuration) {
+        self.inner_mut().handle_packet_delay(now, line, delay)
+    }
+    fn routing_message(&self, now: SimTime, line: LineId) -> Option<RoutingMessage> {
+        self.inner().routing_message(now, line)
+    }
+    fn poll_at(&self) -> Option<SimTime> {
+        self.inner().poll_at()
+    }
+    fn poll_transmit(&mut self, now: SimTime) -> Option<(LineId, RoutingMessage)> {
+        self.inner_mut().poll_transmit(now)
+    }
+    fn poll_event(&mut self) -> Option<RouteEvent> {
+        self.inner_mut().poll_event()
+    }
 }

@@ -114,8 +114,8 @@ pub struct NetworkSpec<P, R> {
     /// its messages, RFNMs, REQALLs and ALLs are and what they hold (`["5min"]`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub slices: Vec<SimDuration>,
-    /// How IMPs choose the next line: `static` shortest-hop routes (the default) or the 1974
-    /// `adaptive` procedure (see [`crate::routing`]).
+    /// How IMPs choose the next line: `static` shortest-hop routes (the default), the 1974
+    /// `adaptive` procedure, or `spf` over measured delay (1979–87) (see [`crate::routing`]).
     #[serde(default, skip_serializing_if = "RoutingMode::is_static")]
     pub routing: RoutingMode,
     /// Parameters of the adaptive procedure, any field of [`nmc_routing::RoutingParams`]
@@ -195,6 +195,10 @@ pub enum RoutingMode {
     Static,
     /// One [`nmc_routing::DistanceVector`] per IMP, fed by routing messages on the lines.
     Adaptive,
+    /// One [`nmc_routing::LinkState`] per IMP: shortest paths over each line's measured delay,
+    /// averaged and flooded (the ARPANET's routing from May 1979; constants `spf_*` of
+    /// `[network.params]`).
+    Spf,
 }
 
 impl RoutingMode {

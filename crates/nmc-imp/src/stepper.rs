@@ -77,6 +77,22 @@ impl Stepper {
             .map(|i| i as u32)
     }
 
+    /// The IMPs (by name) a message from host `from` to host `to` would pass now, by the
+    /// routing tables; `None` when there is no route or a forwarding loop.
+    pub fn route(&self, from: u32, to: u32) -> Option<Vec<String>> {
+        let m = &self.sim.model;
+        let (a, b) = (
+            m.hosts.get(from as usize)?.imp,
+            m.hosts.get(to as usize)?.imp,
+        );
+        let path = m.routing.route(&m.topo, a, b)?;
+        Some(
+            path.into_iter()
+                .map(|i| m.topo.names[i as usize].clone())
+                .collect(),
+        )
+    }
+
     /// The subnet's clock: every event before it has been handled.
     pub fn now(&self) -> SimTime {
         self.sim.now()

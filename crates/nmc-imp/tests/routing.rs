@@ -123,6 +123,50 @@ fn routing_converges_after_a_line_failure_and_repair() {
     }
 }
 
+/// SPF over measured delay (`routing = "spf"`): a line going down is flooded at once and
+/// every IMP routes round it, and back when it returns; every next hop is one hop nearer (the
+/// ring's lines are alike, so the shortest delay is the fewest hops).
+#[test]
+fn spf_routes_round_a_failed_line_and_back() {
+    let mut s = ring(
+        6,
+        "[[network.line_events]]\nat = \"2s\"\nline = [\"R0\", \"R1\"]\nstate = \"down\"\n\
+         [[network.line_events]]\nat = \"30s\"\nline = [\"R0\", \"R1\"]\nstate = \"up\"\n",
+    );
+    s.network.routing = nmc_imp::spec::RoutingMode::Spf;
+    let (subnet, starts) = build(&resolve(&s).unwrap(), 1, Trace::off()).unwrap();
+    let mut sim = Simulation::new(subnet);
+    let mut q = nmc_sim::EventQueue::new();
+    sim.model.initial_events(&mut q, &starts);
+    while let Some((t, e)) = q.pop() {
+        sim.schedule(t, e);
+    }
+    let check = |sim: &Simulation<nmc_imp::model::Subnet>, down: &[(usize, usize)]| {
+        for dst in 0..6 {
+            let hops = ring_hops(6, dst, down);
+            for (i, r) in sim.model.routing.routers.iter().enumerate() {
+                if i == dst {
+                    continue;
+                }
+                let next = r.next_hop(NodeId(dst as u32)).expect("a route");
+                let next = next.neighbour.0 as usize;
+                assert_eq!(
+                    hops[next],
+                    hops[i].map(|h| h - 1),
+                    "R{i} to R{dst} at {}",
+                    sim.now()
+                );
+            }
+        }
+    };
+    let at = |s: u64| SimTime::ZERO + SimDuration::from_secs(s);
+    check(&sim, &[]);
+    sim.run_until(at(25));
+    check(&sim, &[(0, 1)]);
+    sim.run_until(at(45));
+    check(&sim, &[]);
+}
+
 /// Two lines go down and come back while the pump runs over two paths, with line errors on:
 /// every message is delivered exactly once and in order, every RFNM comes back, and after
 /// the drain nothing is held anywhere.
@@ -135,12 +179,12 @@ fn no_packet_is_lost_for_good_when_lines_go_down_and_up() {
           { at = \"15.5s\", line = [\"SRC\", \"P2\"], state = \"up\" },\
           { at = \"17.3s\", line = [\"SRC\", \"P1\"], state = \"down\" },\
           { at = \"17.35s\", line = [\"SRC\", \"P1\"], state = \"up\" }]"];
-    for routing in ["adaptive", "static"] {
+    for routing in ["adaptive", "static", "spf"] {
         let s = scenario(
             ALTERNATE,
             &[
                 &format!("network.routing={routing}"),
-                if routing == "static" {
+                if routing != "adaptive" {
                     "network.routing_params={}"
                 } else {
                     "network.routing_params.loop_prevention=hold-down-1974"
@@ -158,7 +202,7 @@ fn no_packet_is_lost_for_good_when_lines_go_down_and_up() {
             m["lines.frames_lost"] > 0.0,
             "{routing}: frames must be lost"
         );
-        if routing == "adaptive" {
+        if routing != "static" {
             assert!(m["packets.taken_back"] > 0.0, "{routing}: {m:?}");
         }
         assert_eq!(o.messages.len(), 60, "{routing}: every RFNM came back");
@@ -170,7 +214,7 @@ fn no_packet_is_lost_for_good_when_lines_go_down_and_up() {
             .collect();
         assert!(delivered.windows(2).all(|w| w[0] < w[1]), "{routing}");
         assert!(o.idle_at_end, "{routing}: a resource was still held");
-        if routing == "adaptive" {
+        if routing != "static" {
             let data = o.routing.journeys.iter().filter(|j| j.kind == "data");
             assert_eq!(data.count(), 60 * 8, "one journey per packet, none twice");
         }
@@ -275,7 +319,10 @@ fn bad_routing_input_is_one_line_naming_the_key() {
     let e = load::<ImpScenario>("x.toml", ALTERNATE, &sets)
         .unwrap_err()
         .to_string();
-    assert!(e.contains("expected `static` or `adaptive`"), "{e}");
+    assert!(
+        e.contains("expected one of `static`, `adaptive`, `spf`"),
+        "{e}"
+    );
 }
 
 /// With two paths of different speed (K&O §III; RFC 632's MOFFETT–SRI case has a faster

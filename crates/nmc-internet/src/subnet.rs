@@ -45,6 +45,8 @@ pub struct SubnetHop {
     give_up: SimDuration,
     offered: u64,
     delivered: u64,
+    /// The fewest and most IMP-to-IMP hops of the route the outbound datagrams found.
+    route_hops: Option<(usize, usize)>,
 }
 
 impl SubnetHop {
@@ -68,6 +70,7 @@ impl SubnetHop {
             give_up,
             offered: 0,
             delivered: 0,
+            route_hops: None,
         })
     }
 
@@ -84,6 +87,15 @@ impl HopModel for SubnetHop {
             Dir::Back => (self.ends.1, self.ends.0),
         };
         self.stepper.advance(now);
+        if dir == Dir::Out
+            && let Some(route) = self.stepper.route(from, to)
+        {
+            let h = route.len() - 1;
+            self.route_hops = Some(
+                self.route_hops
+                    .map_or((h, h), |(a, b)| (a.min(h), b.max(h))),
+            );
+        }
         // Lengths are checked against the message size when the path is built.
         if self.stepper.offer(from, to, len * 8, id).is_err() {
             return Offer::Dropped;
@@ -108,6 +120,14 @@ impl HopModel for SubnetHop {
         vec![
             ("datagrams_offered", self.offered as f64),
             ("datagrams_delivered", self.delivered as f64),
+            (
+                "route_hops_min",
+                self.route_hops.map_or(f64::NAN, |r| r.0 as f64),
+            ),
+            (
+                "route_hops_max",
+                self.route_hops.map_or(f64::NAN, |r| r.1 as f64),
+            ),
         ]
     }
 }

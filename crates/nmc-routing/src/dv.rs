@@ -468,6 +468,7 @@ impl Router for DistanceVector {
         Some(RoutingMessage {
             from: self.node,
             entries,
+            link_state: Vec::new(),
         })
     }
 
@@ -543,7 +544,11 @@ mod tests {
             estimate: Units(0),
             seqno: 1,
         };
-        RoutingMessage { from, entries }
+        RoutingMessage {
+            from,
+            entries,
+            link_state: Vec::new(),
+        }
     }
 
     mod best_neighbour {
@@ -678,6 +683,7 @@ mod tests {
             let m = RoutingMessage {
                 from: X,
                 entries: vec![],
+                link_state: Vec::new(),
             };
             a.handle_routing_message(ms(0), LX, &m);
             assert_eq!(a.next_hop(D), None);

@@ -142,6 +142,7 @@ mod tests {
         RoutingMessage {
             from: NodeId(from),
             entries,
+            link_state: Vec::new(),
         }
     }
 

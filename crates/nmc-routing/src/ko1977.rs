@@ -361,6 +361,7 @@ impl Line {
         RoutingMessage {
             from: Imp::X.node(),
             entries,
+            link_state: Vec::new(),
         }
     }
 

@@ -13,6 +13,7 @@
 //! | [`dv`] | [`DistanceVector`]: the delay estimates, the 1974 update rule, lines up/down, the schedule |
 //! | [`holddown`] | when a line hold-down starts: the 1974 criterion and the frequency-independent one |
 //! | [`feasible`] | the loop-free comparison: feasible successors with destination sequence numbers |
+//! | [`spf`] | [`LinkState`]: shortest-path-first over measured delay (the ARPANET's from May 1979) |
 //! | [`shortest_hop`] | [`ShortestHop`]: static shortest-hop routes behind the same trait |
 //! | [`loops`] | finding forwarding loops in a set of tables; counting a packet's repeated visits |
 //! | [`ko1977`] | K&O §V's line X–A–B–C, the update sequences of Tables I–III, the paper's notation |
@@ -51,11 +52,13 @@ pub mod loops;
 pub mod params;
 pub mod router;
 pub mod shortest_hop;
+pub mod spf;
 
 pub use dv::{DistanceVector, LineConfig, RouteView, RouterStats};
 pub use params::{HoldDownParams, LoopPrevention, RoutingParams};
 pub use router::{Entry, Hop, RouteEvent, RouteEventKind, Router, RoutingMessage};
 pub use shortest_hop::{Graph, ShortestHop};
+pub use spf::{LinkState, LinkStateUpdate, SpfParams};
 
 use serde::{Deserialize, Serialize};
 use std::fmt;

@@ -6,7 +6,7 @@
 //! polled.
 
 use crate::{LineId, NodeId, Units};
-use nmc_sim::SimTime;
+use nmc_sim::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 
 /// Where to send a packet next: the line, and the neighbour at its other end.
@@ -34,6 +34,10 @@ pub struct Entry {
 pub struct RoutingMessage {
     pub from: NodeId,
     pub entries: Vec<Entry>,
+    /// Link-state updates ([`crate::LinkState`], SPF): every origin's latest the sender holds.
+    /// Empty in a distance-vector message.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub link_state: Vec<crate::spf::LinkStateUpdate>,
 }
 
 impl RoutingMessage {
@@ -108,6 +112,13 @@ pub trait Router {
     /// The IMP calls this whenever the queue changes, or just before routing messages are
     /// handled; the router reads it when it next computes an estimate over `line`.
     fn set_queue_len(&mut self, line: LineId, packets: u32);
+
+    /// A packet left on `line` and took `delay` from its arrival at this IMP to its arrival at
+    /// the neighbour (waiting, processing, transmission, propagation). Only a router that
+    /// measures delay ([`crate::LinkState`]) uses it; the default ignores it.
+    fn handle_packet_delay(&mut self, now: SimTime, line: LineId, delay: SimDuration) {
+        let _ = (now, line, delay);
+    }
 
     // --- outputs ---
 

@@ -284,6 +284,7 @@ proptest! {
                             estimate: Units(x * k),
                             seqno: x,
                         }).collect(),
+                        link_state: Vec::new(),
                     };
                     r.handle_routing_message(now, line, &msg);
                 }

@@ -1,6 +1,7 @@
 //! One module per experiment. Each states its source, its scenario and its targets.
 
 pub mod golden_chain;
+pub mod ien163_arpanet;
 pub mod ko_alternate_path;
 pub mod ko_looping;
 pub mod ko_routing_tables;

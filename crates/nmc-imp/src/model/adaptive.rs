@@ -276,8 +276,10 @@ impl Subnet {
         self.routes_changed(now, at, q);
     }
 
-    /// Packet `id` is at `imp` now: counts the visit (adaptive routing only).
+    /// Packet `id` is at `imp` now: counts the visit (adaptive and SPF routing) and notes when it
+    /// came (SPF's delay samples).
     pub(super) fn note_visit(&mut self, now: SimTime, imp: u32, id: PktId) {
+        self.routing.arrived(id, now);
         if self.routing.is_adaptive() {
             let p = *self.slab.get(id);
             self.routing.visit(now, imp, &p, &self.topo.names);

@@ -137,6 +137,7 @@ impl Subnet {
         let corrupted = link.errors.bernoulli(p_err)
             || matches!(kind, FrameKind::Packet { .. }) && self.corrupt_next.remove(&l);
         let tx = link.def.capacity.transmission_time(bits);
+        let propagation = link.def.propagation;
         link.busy_time += tx;
         link.frames += 1;
         if let FrameKind::Packet { pkt, .. } = kind {
@@ -160,6 +161,9 @@ impl Subnet {
                     },
                 );
             }
+        }
+        if let (FrameKind::Packet { pkt, .. }, false) = (kind, retransmission) {
+            self.routing.departed(now, from, l, pkt, tx + propagation);
         }
         q.schedule(
             now + tx,
