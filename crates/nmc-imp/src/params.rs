@@ -143,6 +143,10 @@ pub struct ImpParams {
     /// IEEE Trans. Commun. COM-28(5), 1980, describe a decaying threshold; its size is in no
     /// text reached: **choice**, 64 ms.
     pub spf_threshold: SimDuration,
+    /// `routing = "spf"`: how long an IMP keeps a new update in its routing frames (0: its
+    /// whole database in every frame). The model's flooding, not a 1979 constant: longer than
+    /// every line's routing period it changes nothing but the work (`nmc_routing::spf`).
+    pub spf_flood_window: SimDuration,
     /// `line-load-1973`: routing send opportunities per `routing_period` on a 50 kbit/s line
     /// (listing pp. 163–164: 5 fast ticks apart, 128 ms).
     pub routing_opportunities: u32,
@@ -272,6 +276,7 @@ impl ImpParams {
             averaging: self.spf_averaging,
             max_interval: self.spf_max_interval,
             threshold: self.spf_threshold,
+            flood_window: self.spf_flood_window,
         }
     }
 
@@ -316,6 +321,7 @@ impl ImpParams {
             spf_averaging: SimDuration::from_secs(10),
             spf_max_interval: SimDuration::from_secs(50),
             spf_threshold: SimDuration::from_millis(64),
+            spf_flood_window: SimDuration::from_secs(2),
             host_interface: BitRate::from_kbps(100),
             host_leader: Bits::new(32),
             message_processing: MessageProcessing::V2,

@@ -413,6 +413,19 @@ impl Routing {
             self.params = Some(rp);
             self.build_routers(topo);
         } else if net.routing == RoutingMode::Spf {
+            let longest = self
+                .periods
+                .iter()
+                .copied()
+                .max()
+                .unwrap_or(SimDuration::ZERO);
+            let window = params.spf_flood_window;
+            if !window.is_zero() && window <= longest {
+                return Err(format!(
+                    "network.params.spf_flood_window ({window}) must be 0 or longer than every \
+                     line's routing period (the longest is {longest}), or updates are lost"
+                ));
+            }
             self.mode = RoutingMode::Spf;
             self.build_spf_routers(params, topo);
         }

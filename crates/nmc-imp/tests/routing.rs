@@ -167,6 +167,53 @@ fn spf_routes_round_a_failed_line_and_back() {
     check(&sim, &[]);
 }
 
+/// SPF's flooding window only saves work: with it (2 s, longer than the routing period) every
+/// message's timeline is the one every frame carrying the whole database gives, lines going
+/// down and up included. A window no longer than the routing period is refused.
+#[test]
+fn spf_flood_window_changes_nothing_but_the_work() {
+    let run_with = |window: &str| {
+        let s = scenario(
+            ALTERNATE,
+            &[
+                "network.routing=spf",
+                "network.routing_params={}",
+                &format!("network.params.spf_flood_window={window}"),
+                "network.line_events=[\
+                  { at = \"5s\", line = [\"P1\", \"DST\"], state = \"down\" },\
+                  { at = \"12s\", line = [\"P1\", \"DST\"], state = \"up\" }]",
+                "duration=25s",
+                "traffic.0.count=60",
+                "record=[]",
+            ],
+        );
+        run_and_drain(&resolve(&s).unwrap(), 3, SimDuration::from_secs(30)).unwrap()
+    };
+    let times = |o: &nmc_imp::Outcome| {
+        o.messages
+            .iter()
+            .map(|m| (m.id, m.launched_ns, m.delivered_ns, m.rfnm_ns))
+            .collect::<Vec<_>>()
+    };
+    let (whole, windowed) = (run_with("\"0s\""), run_with("\"2s\""));
+    assert_eq!(whole.messages.len(), 60);
+    assert_eq!(times(&whole), times(&windowed));
+    let s = scenario(
+        ALTERNATE,
+        &[
+            "network.routing=spf",
+            "network.routing_params={}",
+            "network.params.spf_flood_window=\"100ms\"",
+        ],
+    );
+    let e = match build(&resolve(&s).unwrap(), 1, Trace::off()) {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("a 100 ms window must be refused"),
+    };
+    assert!(e.contains("spf_flood_window"), "{e}");
+    assert!(!e.contains('\n'), "{e}");
+}
+
 /// Two lines go down and come back while the pump runs over two paths, with line errors on:
 /// every message is delivered exactly once and in order, every RFNM comes back, and after
 /// the drain nothing is held anywhere.

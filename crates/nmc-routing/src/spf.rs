@@ -18,11 +18,15 @@
 //! * **The threshold's size.** McQuillan et al. give a decaying threshold; its starting value
 //!   is not in any text reached here. It falls linearly from [`SpfParams::threshold`] at the
 //!   last update to zero at [`SpfParams::max_interval`].
-//! * **Flooding.** Every routing frame on a line carries the sender's whole database (every
-//!   node's latest update); a receiver keeps each origin's update with the highest sequence
-//!   number. An update thus spreads one line's routing period per hop, not at once as the 1979
-//!   flooding protocol sent it; with the 1983 profile's 500 ms period that is a few seconds
-//!   across the network, against the 10 s averaging.
+//! * **Flooding.** A routing frame on a line carries every update the sender learned (or
+//!   made) in the last [`SpfParams::flood_window`], and its whole database while the line has
+//!   been up for less than that (at the start, and after the line comes back); a receiver keeps
+//!   each origin's update with the highest sequence number. An update thus spreads one line's
+//!   routing period per hop, not at once as the 1979 flooding protocol sent it; with the 1983
+//!   profile's 500 ms period that is a few seconds across the network, against the 10 s
+//!   averaging. While the window is longer than every line's routing period, each update rides
+//!   on the first frame of every line after it is learned, exactly as if every frame carried
+//!   the whole database (`flood_window` 0), which a test checks; the window only saves work.
 //! * **An idle line's delay**: the delay of the only frames it carries when nothing else does
 //!   (the caller's `idle` figure for the line, [`LinkState::add_line`]).
 //! * **Resolution**: delays in microseconds ([`Units`]); ties go to the path found first from
@@ -49,6 +53,10 @@ pub struct SpfParams {
     /// go; the threshold falls linearly to zero at `max_interval`. McQuillan et al. 1980
     /// describe a decaying threshold; its size is not in any text reached: **choice**, 64 ms.
     pub threshold: SimDuration,
+    /// How long after learning an update a node keeps putting it in its routing frames (0:
+    /// its whole database in every frame). The model's way of flooding, not a 1979 constant:
+    /// it must be longer than every line's routing period (see the module doc).
+    pub flood_window: SimDuration,
 }
 
 impl Default for SpfParams {
@@ -57,6 +65,7 @@ impl Default for SpfParams {
             averaging: SimDuration::from_secs(10),
             max_interval: SimDuration::from_secs(50),
             threshold: SimDuration::from_millis(64),
+            flood_window: SimDuration::from_secs(2),
         }
     }
 }
@@ -77,6 +86,8 @@ struct Line {
     idle: Units,
     /// The delay last reported in an update.
     reported: Units,
+    /// When the line last came up (the start of the run for a line up from the start).
+    up_since: SimTime,
     /// Packet delays measured in the current averaging period.
     sum_ns: u128,
     count: u64,
@@ -104,8 +115,9 @@ pub struct LinkState {
     node: NodeId,
     params: SpfParams,
     lines: BTreeMap<LineId, Line>,
-    /// Per origin: its latest update.
+    /// Per origin: its latest update, and when this node learned it.
     db: Vec<Option<LinkStateUpdate>>,
+    learned: Vec<SimTime>,
     own_seqno: u32,
     last_update: SimTime,
     /// The end of the current averaging period.
@@ -124,6 +136,7 @@ impl LinkState {
             params,
             lines: BTreeMap::new(),
             db: vec![None; nodes as usize],
+            learned: vec![SimTime::ZERO; nodes as usize],
             own_seqno: 0,
             last_update: SimTime::ZERO,
             period_end: SimTime::ZERO + params.averaging,
@@ -144,6 +157,7 @@ impl LinkState {
                 up: true,
                 idle,
                 reported: idle,
+                up_since: SimTime::ZERO,
                 sum_ns: 0,
                 count: 0,
             },
@@ -217,6 +231,7 @@ impl LinkState {
             .filter(|l| l.up)
             .map(|l| (l.neighbour, l.reported))
             .collect();
+        self.learned[self.node.0 as usize] = now;
         self.db[self.node.0 as usize] = Some(LinkStateUpdate {
             origin: self.node,
             seqno: self.own_seqno,
@@ -324,6 +339,7 @@ impl Router for LinkState {
             }
             if self.db[o].as_ref().is_none_or(|have| u.seqno > have.seqno) {
                 self.db[o] = Some(u.clone());
+                self.learned[o] = now;
                 changed = true;
             }
         }
@@ -348,6 +364,7 @@ impl Router for LinkState {
             && !l.up
         {
             l.up = true;
+            l.up_since = now;
             l.reported = l.idle;
             l.sum_ns = 0;
             l.count = 0;
@@ -365,12 +382,21 @@ impl Router for LinkState {
         }
     }
 
-    fn routing_message(&self, _: SimTime, line: LineId) -> Option<RoutingMessage> {
-        self.lines.get(&line).filter(|l| l.up)?;
+    fn routing_message(&self, now: SimTime, line: LineId) -> Option<RoutingMessage> {
+        let l = self.lines.get(&line).filter(|l| l.up)?;
+        let window = self.params.flood_window;
+        let whole = window.is_zero() || now < l.up_since + window;
+        let link_state = self
+            .db
+            .iter()
+            .zip(&self.learned)
+            .filter_map(|(u, &at)| u.as_ref().filter(|_| whole || now < at + window))
+            .cloned()
+            .collect();
         Some(RoutingMessage {
             from: self.node,
             entries: Vec::new(),
-            link_state: self.db.iter().flatten().cloned().collect(),
+            link_state,
         })
     }
 
