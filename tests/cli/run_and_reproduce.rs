@@ -398,7 +398,7 @@ fn rfc632_experiments_and_a_lockup_run() {
     // Accept-all locks up (emergent); the three RFC 632 rules cannot (sanity bounds).
     let lockups: Vec<(&str, Kind, bool)> = rows
         .iter()
-        .filter(|c| c.id == "RFC626 lockup")
+        .filter(|c| c.id.starts_with("RFC626 lockup"))
         .map(|c| (c.quantity.as_str(), c.kind, c.within))
         .collect();
     assert_eq!(

@@ -34,9 +34,12 @@ fn rfc508_realtime_rows_table_i_side_by_side_and_same_bytes() {
         };
         assert!(row("R508-1 network", "cells").within);
         for id in ["R508-3 5 min", "R508-3 8 min", "R508-3 18 min"] {
-            let gaps = row(id, "gaps");
+            let gaps = row(&format!("{id} gaps"), "gaps");
             assert!(gaps.within && gaps.kind == Kind::Emergent, "{gaps:?}");
-            assert_eq!(row(id, "buffers sent").kind, Kind::RestatedInput);
+            assert_eq!(
+                row(&format!("{id} buffers sent"), "buffers sent").kind,
+                Kind::RestatedInput
+            );
         }
         assert_eq!(row("R508-1", "cells").kind, Kind::RestatedInput);
         assert_eq!(row("R508-1 gaps", "cells").kind, Kind::SanityBound);

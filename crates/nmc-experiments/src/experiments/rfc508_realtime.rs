@@ -183,7 +183,7 @@ impl Experiment for Rfc508Realtime {
             .sum::<f64>()
             / reps as f64;
         ctx.check(
-            "R508-2",
+            "R508-2 no-gap tests",
             &format!("tests with no gap, prime-time load (mean of {reps} tables)"),
             "%",
             "RFC 508 §VI: \"In 96 percent of the trials\" (169 of 176)",
@@ -212,7 +212,7 @@ impl Experiment for Rfc508Realtime {
         let early_gapped = frac(&early);
         let pub_feb7 = feb7.iter().filter(|&&i| cells[i].gaps.is_some()).count() as f64;
         ctx.check(
-            "R508-2 predict",
+            "R508-2 predict 2/7 gaps",
             &format!(
                 "2/7 tests with gaps, predicted from the 2/5–2/6 fit ({} background terminals, {} ms bursts)",
                 fit.terminals,
@@ -224,7 +224,7 @@ impl Experiment for Rfc508Realtime {
             Value::Num(100.0 * feb7_gapped / feb7.len() as f64),
         );
         ctx.check(
-            "R508-2 predict",
+            "R508-2 predict 2/7 before 10:00",
             "2/7 tests before 10:00 (classroom full, 16 terminals) with gaps, predicted",
             "tests",
             "RFC 508 §VI: the 8 s gap and \"three other significant failures between 9:52 A.M. and 9:59 A.M.\"",
@@ -252,7 +252,7 @@ impl Experiment for Rfc508Realtime {
         let variant =
             format!("variant: {prior_ms} ms bursts a priori, {prior_terminals} terminals fitted");
         ctx.check(
-            "R508-2 variant",
+            "R508-2 variant no-gap tests",
             &format!("tests with no gap ({variant})"),
             "%",
             "RFC 508 §VI: 96 %",
@@ -263,7 +263,7 @@ impl Experiment for Rfc508Realtime {
             Value::Num(prior_free),
         );
         ctx.check(
-            "R508-2 variant",
+            "R508-2 variant 2/7 gaps",
             &format!("2/7 tests with gaps, predicted ({variant})"),
             "%",
             "RFC 508 Table I: 5 of 44 on 2/7",
@@ -274,7 +274,7 @@ impl Experiment for Rfc508Realtime {
             Value::Num(100.0 * frac_in(&prior_tables, &feb7) / feb7.len() as f64),
         );
         ctx.check(
-            "R508-2 variant",
+            "R508-2 variant 2/7 before 10:00",
             &format!("2/7 tests before 10:00 with gaps, predicted ({variant})"),
             "tests",
             "RFC 508 §VI: four failures 9:52–9:59",
@@ -285,7 +285,7 @@ impl Experiment for Rfc508Realtime {
             Value::Num(frac_in(&prior_tables, &early)),
         );
         ctx.check(
-            "R508-2 variant",
+            "R508-2 variant longest gap",
             &format!("longest gap in the table ({variant})"),
             "ms",
             "RFC 508 §VI: 8 s",
@@ -306,7 +306,7 @@ impl Experiment for Rfc508Realtime {
             .filter_map(|r| r.gaps.max_ms())
             .fold(0.0, f64::max);
         ctx.check(
-            "R508-2",
+            "R508-2 longest gap",
             "longest gap in the table",
             "ms",
             "RFC 508 §VI: \"the longest gap which occurred was 8 seconds\"",
@@ -341,7 +341,7 @@ impl Experiment for Rfc508Realtime {
                 &mut nr,
             );
             ctx.check(
-                &format!("R508-3 {} min", lt.minutes),
+                &format!("R508-3 {} min gaps", lt.minutes),
                 "gaps at 30000 bit/s, 2016-bit buffers, unloaded host",
                 "gaps",
                 &format!("RFC 508 §VI: {} {}, \"no gaps\"", lt.date, lt.time),
@@ -352,7 +352,7 @@ impl Experiment for Rfc508Realtime {
                 Value::Num(r.gaps.count() as f64),
             );
             ctx.check(
-                &format!("R508-3 {} min", lt.minutes),
+                &format!("R508-3 {} min buffers sent", lt.minutes),
                 "buffers sent",
                 "buffers",
                 "RFC 508 Table I, box under the table",

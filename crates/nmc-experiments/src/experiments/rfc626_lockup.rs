@@ -99,7 +99,7 @@ impl Experiment for Rfc626Lockup {
                 ),
             };
             let row = ctx.check(
-                "RFC626 lockup",
+                &format!("RFC626 lockup {profile}"),
                 &format!("reassembly at the destination, {profile}"),
                 "",
                 source,

@@ -212,7 +212,7 @@ impl Experiment for Rfc632SinglePacket {
         };
         let undisturbed = get("rfc632-current", Disturbance::None);
         ctx.check(
-            "R632-1 expected",
+            "R632-1 expected throughput",
             "throughput, undisturbed (any rule)",
             "kbit/s",
             "RFC 632 p. 1: \"more than 30 kbs\" expected",
@@ -220,7 +220,7 @@ impl Experiment for Rfc632SinglePacket {
             Value::Num(undisturbed.throughput_kbps),
         );
         ctx.check(
-            "R632-1 expected",
+            "R632-1 expected round trip",
             "mean round trip, undisturbed (any rule)",
             "ms",
             "RFC 632 p. 1: \"not more than 100 msec\" expected",
@@ -229,7 +229,7 @@ impl Experiment for Rfc632SinglePacket {
         );
         let trapped = get("rfc632-current", Disturbance::LineError);
         ctx.check(
-            "R632-1 current",
+            "R632-1 current throughput",
             "throughput after one line error",
             "kbit/s",
             "RFC 632 p. 1: \"less than 8 kbs\" observed",
@@ -237,7 +237,7 @@ impl Experiment for Rfc632SinglePacket {
             Value::Num(trapped.throughput_kbps),
         );
         ctx.check(
-            "R632-1 current",
+            "R632-1 current round trip",
             "mean round trip after one line error",
             "ms",
             "RFC 632 p. 1: \"about 500 msec\" observed",
@@ -248,7 +248,7 @@ impl Experiment for Rfc632SinglePacket {
             Value::Num(trapped.rtt_mean_ms),
         );
         ctx.check(
-            "R632-1 current",
+            "R632-1 current in transit",
             "mean messages in transit after one line error",
             "messages",
             "RFC 632 p. 1: \"an average number of 3.5\" observed",
@@ -264,7 +264,7 @@ impl Experiment for Rfc632SinglePacket {
         // Opderbeck's 3.5 counts what his generator had in transmission, which we do not model.
         .restated_input("the generator's `outstanding = 4` setting: the pair holds its 4 message numbers whatever the trap does");
         ctx.check(
-            "R632-1 current",
+            "R632-1 current busiest line",
             &format!(
                 "busiest line ({}) after one line error",
                 trapped.busiest_line
@@ -277,7 +277,7 @@ impl Experiment for Rfc632SinglePacket {
         for (rule, profile) in &PROFILES[1..] {
             let r = get(profile, Disturbance::LineError);
             ctx.check(
-                &format!("R632-1 {rule}"),
+                &format!("R632-1 {rule} throughput"),
                 "throughput after one line error",
                 "kbit/s",
                 "RFC 632 pp. 4–5: the trap \"cannot establish itself\"; expected > 30",
@@ -285,7 +285,7 @@ impl Experiment for Rfc632SinglePacket {
                 Value::Num(r.throughput_kbps),
             );
             ctx.check(
-                &format!("R632-1 {rule}"),
+                &format!("R632-1 {rule} round trip"),
                 "mean round trip after one line error",
                 "ms",
                 "RFC 632 pp. 4–5; expected ≤ 100",
@@ -294,7 +294,7 @@ impl Experiment for Rfc632SinglePacket {
             );
         }
         ctx.check(
-            "R632-1 current",
+            "R632-1 current went twice",
             "messages that went twice, from 20 s on, after one overtaking",
             "%",
             "RFC 632 p. 4: \"all future messages to be retransmitted\"",
@@ -305,7 +305,7 @@ impl Experiment for Rfc632SinglePacket {
             Value::Num(100.0 * get("rfc632-current", Disturbance::Detour).retransmitted_fraction),
         );
         ctx.check(
-            "R632-1 fix A",
+            "R632-1 fix A went twice",
             "messages that went twice after one overtaking",
             "messages",
             "RFC 632 p. 5: \"only one message, message i+1, is retransmitted\"",
@@ -316,7 +316,7 @@ impl Experiment for Rfc632SinglePacket {
             Value::Num(get("rfc632-fix-a", Disturbance::Detour).retransmissions_total as f64),
         );
         ctx.check(
-            "R632-1 fix B",
+            "R632-1 fix B went twice",
             "messages that went twice after one overtaking",
             "messages",
             "RFC 632 p. 5: \"will not require any retransmissions\"",

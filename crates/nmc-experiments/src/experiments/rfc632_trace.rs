@@ -221,7 +221,10 @@ impl Experiment for Rfc632Trace {
                 ("DESTINATION IMP", &dst, paper_dst),
             ] {
                 ctx.check(
-                    &format!("R632-2 Table {table_no}"),
+                    &format!(
+                        "R632-2 Table {table_no} {}",
+                        column.to_lowercase().replace(" imp", "")
+                    ),
                     &format!("{column} column, {profile}"),
                     "events",
                     &format!("RFC 632 Table {table_no}"),
