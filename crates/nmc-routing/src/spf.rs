@@ -29,6 +29,9 @@
 //!   the whole database (`flood_window` 0), which a test checks; the window only saves work.
 //! * **An idle line's delay**: the delay of the only frames it carries when nothing else does
 //!   (the caller's `idle` figure for the line, [`LinkState::add_line`]).
+//! * **Phase**: every node's averaging periods end at the same instants (multiples of the
+//!   period from the start of the run), so updates come in waves; the IMPs' clocks were not
+//!   synchronised. A choice, kept simple; a staggered phase would be a parameter.
 //! * **Resolution**: delays in microseconds ([`Units`]); ties go to the path found first from
 //!   the lowest-numbered line, so routes depend only on the inputs.
 //!
