@@ -26,6 +26,16 @@
 //!   the one published figure, the busiest node of Dec 1985 (`scenarios/rfc889/isid-h.toml`),
 //!   not fitted to these rows.
 //!
+//! * **delay per hop** (`R889-2 delay 40B per hop`): the least-squares slope of the 40-octet
+//!   delay against the hops of the route SPF took, over MILARP, ISID-L, SCORE and BERK (the far
+//!   hosts on the ARPANET itself; WASH shown beside it, not counted), the model's against the
+//!   table's on the same routes, within ±5 ms per hop (issue 30's "25 ± 5").
+//!
+//! The subnet routes by SPF over measured delay (`routing = "spf"`, as the ARPANET did from
+//! 1979); `rfc889-arpanet.csv` gives each crossing's route. Without `--quick` the experiment
+//! also runs the high-traffic what-ifs (`ablation_high_traffic.csv`: more load, a slower far
+//! host), scored against the difference rows' own tolerance and used by no row.
+//!
 //! Row ids name their quantity (`R889-2 MILARP single delay 40B`, `… multi rate`,
 //! `R889-2 ISID-H − ISID-L single delay 40B`).
 //!
