@@ -57,31 +57,56 @@ fn ring_hops(n: usize, dst: usize, down: &[(usize, usize)]) -> Vec<Option<u32>> 
     hops
 }
 
-/// With no traffic, every IMP's estimate to every destination is 4 units per hop of the
-/// shortest path over the lines that are up, and its next hop is one hop nearer.
+/// Every IMP's next hop to every destination is one hop nearer it over the ring's lines that
+/// are up (`down` left out); with `units_per_hop` (the distance-vector router with no traffic),
+/// its estimate is that many units per hop of the shortest path too.
 fn assert_shortest_paths(
     sim: &Simulation<nmc_imp::model::Subnet>,
     n: usize,
     down: &[(usize, usize)],
+    units_per_hop: Option<u32>,
 ) {
-    let routers = &sim.model.routing.routers;
     for dst in 0..n {
         let hops = ring_hops(n, dst, down);
-        for (i, r) in routers.iter().enumerate() {
+        let d = NodeId(dst as u32);
+        for (i, r) in sim.model.routing.routers.iter().enumerate() {
             if i == dst {
                 continue;
             }
-            let d = NodeId(dst as u32);
+            if let Some(u) = units_per_hop {
+                assert_eq!(
+                    r.estimate(d),
+                    hops[i].map(|h| Units(u * h)),
+                    "R{i} to R{dst} at {}",
+                    sim.now()
+                );
+            }
+            let next = r.next_hop(d).expect("a route").neighbour.0 as usize;
             assert_eq!(
-                r.estimate(d),
-                hops[i].map(|h| Units(4 * h)),
+                hops[next],
+                hops[i].map(|h| h - 1),
                 "R{i} to R{dst} at {}",
                 sim.now()
             );
-            let next = r.next_hop(d).expect("a route").neighbour.0 as usize;
-            assert_eq!(hops[next], hops[i].map(|h| h - 1), "R{i} to R{dst}");
         }
     }
+}
+
+/// The line R0–R1 goes down at 2 s and comes back at 30 s.
+const R0_R1_DOWN_AND_UP: &str = "[[network.line_events]]\nat = \"2s\"\nline = [\"R0\", \"R1\"]\n\
+     state = \"down\"\n[[network.line_events]]\nat = \"30s\"\nline = [\"R0\", \"R1\"]\n\
+     state = \"up\"\n";
+
+/// The subnet of `s` built with seed 1 and its first events queued, at time 0.
+fn started(s: &ImpScenario) -> Simulation<nmc_imp::model::Subnet> {
+    let (subnet, starts) = build(&resolve(s).unwrap(), 1, Trace::off()).unwrap();
+    let mut sim = Simulation::new(subnet);
+    let mut q = nmc_sim::EventQueue::new();
+    sim.model.initial_events(&mut q, &starts);
+    while let Some((t, e)) = q.pop() {
+        sim.schedule(t, e);
+    }
+    sim
 }
 
 /// Routing converges after a line failure and again after its repair, under every
@@ -98,24 +123,16 @@ fn routing_converges_after_a_line_failure_and_repair() {
         let s = ring(
             6,
             &format!(
-                "[network.routing_params]\nloop_prevention = \"{variant}\"\n\
-                 [[network.line_events]]\nat = \"2s\"\nline = [\"R0\", \"R1\"]\nstate = \"down\"\n\
-                 [[network.line_events]]\nat = \"30s\"\nline = [\"R0\", \"R1\"]\nstate = \"up\"\n"
+                "[network.routing_params]\nloop_prevention = \"{variant}\"\n{R0_R1_DOWN_AND_UP}"
             ),
         );
-        let (subnet, starts) = build(&resolve(&s).unwrap(), 1, Trace::off()).unwrap();
-        let mut sim = Simulation::new(subnet);
-        let mut q = nmc_sim::EventQueue::new();
-        sim.model.initial_events(&mut q, &starts);
-        while let Some((t, e)) = q.pop() {
-            sim.schedule(t, e);
-        }
+        let mut sim = started(&s);
         let at = |s: u64| SimTime::ZERO + SimDuration::from_secs(s);
-        assert_shortest_paths(&sim, 6, &[]);
+        assert_shortest_paths(&sim, 6, &[], Some(4));
         sim.run_until(at(25));
-        assert_shortest_paths(&sim, 6, &[(0, 1)]);
+        assert_shortest_paths(&sim, 6, &[(0, 1)], Some(4));
         sim.run_until(at(45));
-        assert_shortest_paths(&sim, 6, &[]);
+        assert_shortest_paths(&sim, 6, &[], Some(4));
         assert!(
             sim.model.routing.bodies_in_flight() <= 12,
             "{variant}: routing bodies leak"
@@ -128,43 +145,15 @@ fn routing_converges_after_a_line_failure_and_repair() {
 /// ring's lines are alike, so the shortest delay is the fewest hops).
 #[test]
 fn spf_routes_round_a_failed_line_and_back() {
-    let mut s = ring(
-        6,
-        "[[network.line_events]]\nat = \"2s\"\nline = [\"R0\", \"R1\"]\nstate = \"down\"\n\
-         [[network.line_events]]\nat = \"30s\"\nline = [\"R0\", \"R1\"]\nstate = \"up\"\n",
-    );
+    let mut s = ring(6, R0_R1_DOWN_AND_UP);
     s.network.routing = nmc_imp::spec::RoutingMode::Spf;
-    let (subnet, starts) = build(&resolve(&s).unwrap(), 1, Trace::off()).unwrap();
-    let mut sim = Simulation::new(subnet);
-    let mut q = nmc_sim::EventQueue::new();
-    sim.model.initial_events(&mut q, &starts);
-    while let Some((t, e)) = q.pop() {
-        sim.schedule(t, e);
-    }
-    let check = |sim: &Simulation<nmc_imp::model::Subnet>, down: &[(usize, usize)]| {
-        for dst in 0..6 {
-            let hops = ring_hops(6, dst, down);
-            for (i, r) in sim.model.routing.routers.iter().enumerate() {
-                if i == dst {
-                    continue;
-                }
-                let next = r.next_hop(NodeId(dst as u32)).expect("a route");
-                let next = next.neighbour.0 as usize;
-                assert_eq!(
-                    hops[next],
-                    hops[i].map(|h| h - 1),
-                    "R{i} to R{dst} at {}",
-                    sim.now()
-                );
-            }
-        }
-    };
+    let mut sim = started(&s);
     let at = |s: u64| SimTime::ZERO + SimDuration::from_secs(s);
-    check(&sim, &[]);
+    assert_shortest_paths(&sim, 6, &[], None);
     sim.run_until(at(25));
-    check(&sim, &[(0, 1)]);
+    assert_shortest_paths(&sim, 6, &[(0, 1)], None);
     sim.run_until(at(45));
-    check(&sim, &[]);
+    assert_shortest_paths(&sim, 6, &[], None);
 }
 
 /// SPF's flooding window only saves work: with it (2 s, longer than the routing period) every

@@ -424,6 +424,18 @@ pub struct RunOutput {
     pub hop_stats: Vec<(usize, &'static str, f64)>,
 }
 
+impl RunOutput {
+    /// Counter `key` of every hop that keeps it, as `(index in network.hops, value)`, in path
+    /// order (e.g. `route_hops_max` of each subnet crossing).
+    pub fn hop_stat(&self, key: &str) -> Vec<(usize, f64)> {
+        self.hop_stats
+            .iter()
+            .filter(|s| s.1 == key)
+            .map(|s| (s.0, s.2))
+            .collect()
+    }
+}
+
 enum Event {
     /// The probe may have something to send.
     Wake,

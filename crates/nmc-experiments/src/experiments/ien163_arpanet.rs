@@ -14,18 +14,19 @@
 //! * **idle** subnet (the runs were at 4:45–7:07 in the eastern US), scored against the
 //!   **minimum**;
 //! * under the **one published load figure**, the busiest node of Dec 1985 (Serr; the
-//!   background of `scenarios/rfc889/isid-h.toml`, calibrated there on the Feb 1982 map),
+//!   background of `scenarios/rfc889/isid-h.toml`, read from that file, calibrated there on
+//!   the Feb 1982 map),
 //!   scored against the **mean**: a high estimate for 1980, so a mean below IEN 163's says the
 //!   model's queues at published load are too short.
 //!
 //! Tolerance ±15 %, the delay tolerance of `rfc889-paths`. It was chosen after a first run of
 //! these paths had been seen (the rows were built and run once before the tolerance was
-//! written); at ±20 % one more row (BRAGG mean) would pass. Both are said in the note. Rows are
-//! emergent: nothing in the model was set from IEN 163.
+//! written); the note lists the rows ±20 % would let pass as well (at the time, BRAGG's mean).
+//! Rows are emergent: nothing in the model was set from IEN 163.
 
 use crate::registry::{Context, Experiment};
 use anyhow::Result;
-use nmc_internet::{InternetScenario, RunOutput, run};
+use nmc_internet::{HopSpec, InternetScenario, RunOutput, run};
 use nmc_report::{Target, Value};
 use nmc_scenario::Override;
 use std::fmt::Write as _;
@@ -51,10 +52,24 @@ const PATHS: [(&str, &str, &str, f64, f64); 2] = [
 /// The rows' tolerance (see the module doc for when it was chosen).
 const TOLERANCE: f64 = 0.15;
 
-/// The one published load figure (Serr, Dec 1985), as `scenarios/rfc889/isid-h.toml` sets it.
-const SERR_LOAD: &str = "network.hops.0.traffic=[{ kind = \"background\", \
-     messages_per_second = 75.0, single_packet_fraction = 0.978, single_mean = \"200bit\", \
-     multi_mean = \"4000bit\" }]";
+/// The wider tolerance the note reports beside it, because `TOLERANCE` was chosen after a first
+/// run: which rows it alone would let pass.
+const WIDER_TOLERANCE: f64 = 0.20;
+
+/// The scenario that carries the one published load figure (Serr, Dec 1985): its subnet's
+/// other traffic is the loaded runs' (read from the file, not restated here).
+const SERR_LOAD_FILE: (&str, &str) = (
+    "scenarios/rfc889/isid-h.toml",
+    include_str!("../../../../scenarios/rfc889/isid-h.toml"),
+);
+
+/// The other traffic of the first subnet crossing of `s`.
+fn subnet_traffic(s: &mut InternetScenario) -> Option<&mut Vec<nmc_imp::spec::TrafficSpec>> {
+    s.network.hops.iter_mut().find_map(|h| match h {
+        HopSpec::Subnet { traffic, .. } => Some(traffic),
+        _ => None,
+    })
+}
 
 const SOURCE: &str = "R. G. Jones, IEN 163 (UCL, Nov 1980) pp. 5–7: differences of two runs' \
      minima and means";
@@ -98,26 +113,32 @@ impl Experiment for Ien163Arpanet {
         let mut table = String::from(
             "path        load   hops  min    mean   max    (ms; IEN 163: min, mean)\n",
         );
+        let mut serr: InternetScenario =
+            nmc_scenario::load(SERR_LOAD_FILE.0, SERR_LOAD_FILE.1, &[])?;
+        let serr = subnet_traffic(&mut serr)
+            .map(|t| t.clone())
+            .ok_or_else(|| anyhow::anyhow!("{}: no subnet hop", SERR_LOAD_FILE.0))?;
         let runs = PATHS.len() * 2;
+        let mut only_wider = Vec::new();
         for (i, (id, file, text, publ_min, publ_mean)) in PATHS.into_iter().enumerate() {
             for (j, load) in ["idle", "Serr 1985"].into_iter().enumerate() {
                 ctx.progress((2 * i + j) as f64 / runs as f64);
                 let mut sets: Vec<Override> = Vec::new();
-                if j == 1 {
-                    sets.push(SERR_LOAD.parse()?);
-                }
                 if ctx.quick {
                     sets.push("traffic.0.volleys=200".parse()?);
                 }
-                let s: InternetScenario = nmc_scenario::load(file, text, &sets)?;
+                let mut s: InternetScenario = nmc_scenario::load(file, text, &sets)?;
+                if j == 1 {
+                    *subnet_traffic(&mut s)
+                        .ok_or_else(|| anyhow::anyhow!("{file}: no subnet hop"))? = serr.clone();
+                }
                 let out = run(&s, s.seed.unwrap_or(ctx.seed))?;
                 let r = rtts_ms(&out);
                 anyhow::ensure!(!r.is_empty(), "{id}: no volley answered");
                 let hops = out
-                    .hop_stats
-                    .iter()
-                    .find(|s| s.1 == "route_hops_max")
-                    .map_or(f64::NAN, |s| s.2);
+                    .hop_stat("route_hops_max")
+                    .first()
+                    .map_or(f64::NAN, |s| s.1);
                 let row = RunRow {
                     path: id,
                     load,
@@ -142,8 +163,14 @@ impl Experiment for Ien163Arpanet {
                 } else {
                     ("mean", publ_mean, row.mean_ms)
                 };
+                let row_id = format!("IEN163 {id} {which} RTT");
+                if (ours / publ - 1.0).abs() > TOLERANCE
+                    && (ours / publ - 1.0).abs() <= WIDER_TOLERANCE
+                {
+                    only_wider.push(row_id.clone());
+                }
                 ctx.check(
-                    &format!("IEN163 {id} {which} RTT"),
+                    &row_id,
                     &format!(
                         "{id}: GGP echo round trip, gateway to gateway across the ARPANET, {which} \
                          ({load} subnet, route of {hops} hops)"
@@ -178,13 +205,17 @@ impl Experiment for Ien163Arpanet {
             })
             .collect();
         ctx.note(format!(
-            "```\n{table}```\n{}. The spread above the floor is what queues add: at the one \
-             published load the model's is a fraction of IEN 163's, the same shortfall as \
-             RFC 889's ISID-H − ISID-L (`rfc889-arpanet`). Tolerance ±15 % (chosen after a \
-             first run; at ±20 % BRAGG's mean would pass). The routes are SPF's over delay on \
-             the Dec 1980 map: an idle line reports a routing frame's delay, so SPF trades \
-             hops for propagation (BBN 40 to BRAGG is 9 hops by the fewest).",
-            spread.join("; ")
+            "```\n{table}```\n{}. The spread above the floor is what queues add (compare \
+             RFC 889's ISID-H − ISID-L in `rfc889-arpanet`). Tolerance ±15 %, chosen after a \
+             first run; rows that miss it and are within ±20 %: {}. The routes are SPF's over \
+             delay on the Dec 1980 map: an idle line reports a routing frame's delay, so SPF \
+             may trade hops for propagation (BBN 40 to BRAGG is 9 hops by the fewest).",
+            spread.join("; "),
+            if only_wider.is_empty() {
+                "none".to_string()
+            } else {
+                only_wider.join(", ")
+            }
         ));
         Ok(())
     }

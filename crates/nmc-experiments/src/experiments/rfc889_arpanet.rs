@@ -284,55 +284,40 @@ fn high_traffic_ablation(ctx: &mut Context, rows: &[Row], results: &[PathResult]
             .find(|r| r.id == high)
             .ok_or_else(|| anyhow::anyhow!("{high}: no such row"))?;
         let base: InternetScenario = nmc_scenario::load(h.file, h.text, &[])?;
-        let mut cases: Vec<(String, String, Vec<String>)> = Vec::new();
+        let mut cases: Vec<(String, String, InternetScenario)> = Vec::new();
         for m in [2.0, 4.0, 8.0] {
-            let sets = base
-                .network
-                .hops
-                .iter()
-                .enumerate()
-                .flat_map(|(i, hop)| match hop {
-                    nmc_internet::HopSpec::Subnet { traffic, .. } => traffic
-                        .iter()
-                        .enumerate()
-                        .filter_map(|(k, t)| match t {
-                            nmc_imp::spec::TrafficSpec::Background(b) => Some(format!(
-                                "network.hops.{i}.traffic.{k}.messages_per_second={}",
-                                b.messages_per_second * m
-                            )),
-                            _ => None,
-                        })
-                        .collect::<Vec<_>>(),
-                    _ => Vec::new(),
-                })
-                .collect();
+            let mut s = base.clone();
+            for hop in &mut s.network.hops {
+                if let nmc_internet::HopSpec::Subnet { traffic, .. } = hop {
+                    for t in traffic {
+                        if let nmc_imp::spec::TrafficSpec::Background(b) = t {
+                            b.messages_per_second *= m;
+                        }
+                    }
+                }
+            }
             cases.push((
                 format!("load ×{m}"),
                 format!(
                     "background load {m} times Serr's Dec 1985 busiest-node figure on every crossing (what-if: no 1983 figure)"
                 ),
-                sets,
+                s,
             ));
         }
-        let host = &base.network.host;
         for extra_ms in [100u64, 200] {
-            let per_packet = host.per_packet + nmc_sim::SimDuration::from_millis(extra_ms);
+            let mut s = base.clone();
+            let mut far = base.network.host.clone();
+            far.per_packet += nmc_sim::SimDuration::from_millis(extra_ms);
+            s.network.far_host = Some(far);
             cases.push((
                 format!("far host +{extra_ms} ms a pass"),
                 format!(
                     "the echoing host {extra_ms} ms slower per pass (what-if: no TOPS-20 timing is published)"
                 ),
-                vec![format!(
-                    "network.far_host={{ per_packet = \"{}us\", per_octet = \"{}ns\" }}",
-                    per_packet.as_nanos() / 1_000,
-                    host.per_octet.as_nanos()
-                )],
+                s,
             ));
         }
-        for (case, input, sets) in cases {
-            let sets: Vec<nmc_scenario::Override> =
-                sets.iter().map(|s| s.parse()).collect::<Result<_, _>>()?;
-            let s: InternetScenario = nmc_scenario::load(h.file, h.text, &sets)?;
+        for (case, input, s) in cases {
             let run_out = run(&s, s.seed.unwrap_or(ctx.seed))?;
             let f = fits(&run_out, Some(126));
             let split = f
@@ -395,38 +380,23 @@ fn high_traffic_ablation(ctx: &mut Context, rows: &[Row], results: &[PathResult]
 
 /// Every subnet crossing's route length in a run, `+` between crossings.
 fn routes(out: &nmc_internet::RunOutput) -> String {
-    let of = |i: usize, key: &str| {
-        out.hop_stats
-            .iter()
-            .find(|s| s.0 == i && s.1 == key)
-            .map(|s| s.2)
-    };
-    let mut crossings: Vec<usize> = out
-        .hop_stats
-        .iter()
-        .filter(|s| s.1 == "route_hops_max")
-        .map(|s| s.0)
-        .collect();
-    crossings.dedup();
-    crossings
+    out.hop_stat("route_hops_min")
         .into_iter()
-        .map(
-            |i| match (of(i, "route_hops_min"), of(i, "route_hops_max")) {
-                (Some(a), Some(b)) if a == b => format!("{a}"),
-                (Some(a), Some(b)) => format!("{a}–{b}"),
-                _ => "?".into(),
-            },
-        )
+        .zip(out.hop_stat("route_hops_max"))
+        .map(|((_, a), (_, b))| {
+            if a == b {
+                format!("{a}")
+            } else {
+                format!("{a}–{b}")
+            }
+        })
         .collect::<Vec<_>>()
         .join("+")
 }
 
 /// A subnet hop's figure from a run (the first subnet crossing's; NaN if none).
 fn stat(out: &nmc_internet::RunOutput, key: &str) -> f64 {
-    out.hop_stats
-        .iter()
-        .find(|(_, k, _)| *k == key)
-        .map_or(f64::NAN, |s| s.2)
+    out.hop_stat(key).first().map_or(f64::NAN, |s| s.1)
 }
 
 /// One path's result, as `rfc889-arpanet.csv`.
@@ -638,8 +608,8 @@ impl Experiment for Rfc889Arpanet {
             });
         }
         // The 40-octet delay per hop over the paths of PER_HOP_ROWS, the model's and the
-        // table's on the same hop counts (the routes SPF took; one route each, or the row says
-        // which moved).
+        // table's on the same hop counts: the longest route SPF took on each path (the note
+        // shows where it moved during the run).
         let find = |id: &str| {
             results
                 .iter()
@@ -653,18 +623,8 @@ impl Experiment for Rfc889Arpanet {
             let r = find(id)?;
             writeln!(
                 per_hop,
-                "{id:<7} {} hops  ours {:>4.0} ms  RFC 889 {:>4.0} ms{}",
-                r.route_hops_max,
-                r.ours_single_40_ms,
-                r.published_single_40_ms,
-                if r.route_hops_min == r.route_hops_max {
-                    String::new()
-                } else {
-                    format!(
-                        " (routes of {} to {} hops)",
-                        r.route_hops_min, r.route_hops_max
-                    )
-                }
+                "{id:<7} {:>5} hops  ours {:>4.0} ms  RFC 889 {:>4.0} ms",
+                r.routes, r.ours_single_40_ms, r.published_single_40_ms,
             )?;
             if PER_HOP_ROWS.contains(id) {
                 ours_pts.push((r.route_hops_max, r.ours_single_40_ms));
