@@ -6,6 +6,11 @@
 #     builds it), installed with its test extras in a fresh virtual environment
 #     (target/py-test-venv), and tested with pytest from outside the source tree. The Dask
 #     tests start a LocalCluster of 2 worker processes on loopback.
+#  3. The report page of `nmc reproduce --all --quick` in headless Chromium (tests/browser,
+#     Selenium): the scoreboard on top, the contents links, the misses filter, no table wider
+#     than the page; a screenshot of the top is kept in target/browser-test/. Chromium and
+#     ChromeDriver come from the system's packages (installed when missing, as root or with
+#     passwordless sudo); without them the step says so and is skipped.
 #
 # Needs a Rust toolchain and Python >= 3.10 with venv and pip (PYTHON=... picks the
 # interpreter); everything else it installs from the package registries.
@@ -36,3 +41,32 @@ cli="$root/target/debug/nmc"
 cd "$root/target"
 NMC_CLI="$([ -x "$cli" ] && echo "$cli" || true)" \
     "$venv/bin/python" -m pytest "$root/python/tests" -p no:cacheprovider -q
+
+echo "== the report page in headless Chromium (tests/browser)"
+# Chromium and ChromeDriver from the system's packages (Debian: chromium, chromium-driver),
+# installed here when missing; Selenium into the test environment. The test is skipped, with
+# the reason, only when the browser cannot be installed.
+have_browser() { command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; }
+if ! have_browser; then
+    sudo=""
+    if [ "$(id -u)" != 0 ]; then
+        if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo="sudo -n"; fi
+    fi
+    if command -v apt-get >/dev/null 2>&1 && { [ "$(id -u)" = 0 ] || [ -n "$sudo" ]; }; then
+        echo "installing chromium and chromium-driver with apt-get"
+        $sudo apt-get install -y -qq chromium chromium-driver >/dev/null 2>&1 \
+            || { $sudo apt-get update -qq >/dev/null 2>&1 \
+                 && $sudo apt-get install -y -qq chromium chromium-driver >/dev/null 2>&1; } \
+            || true
+    fi
+fi
+if have_browser; then
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "selenium>=4.10,<5"
+    NMC_CLI="$cli" CHROMIUM="$(command -v chromium)" CHROMEDRIVER="$(command -v chromedriver)" \
+        NMC_BROWSER_ARTEFACTS="$root/target/browser-test" \
+        "$venv/bin/python" -m pytest "$root/tests/browser" -p no:cacheprovider -q
+    echo "screenshot of the report's top: target/browser-test/report-top.png"
+else
+    echo "SKIPPED the browser test: Chromium and ChromeDriver are not installed and could not be"
+    echo "installed here (needs apt-get as root or passwordless sudo; Debian packages chromium, chromium-driver)"
+fi

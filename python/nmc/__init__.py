@@ -503,9 +503,11 @@ def reproduce(
 ) -> pd.DataFrame:
     """Runs published experiments (all when ``ids`` is None) as ``nmc reproduce`` does.
 
-    One row per published figure: ``experiment``, ``id``, ``quantity``, ``published``,
-    ``ours``, ``unit``, ``tolerance``, ``within``, ``kind`` (emergent, input, bound: only
-    emergent rows count), ``why``, ``source``. ``quick`` runs the shorter versions with the
+    One row per comparison: ``experiment``, ``id``, ``figure`` (the published quantity the row
+    belongs to), ``quantity``, ``published``, ``ours``, ``unit``, ``tolerance``, ``within``,
+    ``kind`` (emergent, restated input, sanity bound, variant, in-sample: only emergent rows
+    count), ``why``, ``note``, ``source``. ``df.attrs["scoreboard"]`` is a DataFrame with one
+    verdict per published quantity (reproduced, partly, missed, by construction). ``quick`` runs the shorter versions with the
     looser tolerances each experiment states. ``out`` keeps ``index.html`` (the report with
     every plot), ``reproduce.json`` and each experiment's files there; its path is also in
     ``df.attrs["report"]``.
@@ -515,17 +517,19 @@ def reproduce(
     keep = out is not None
     folder = Path(out) if keep else Path(tempfile.mkdtemp(prefix="nmc-reproduce-"))
     try:
-        rows = json.loads(
+        result = json.loads(
             _nmc.reproduce(str(folder), list(ids) if ids is not None else None, _seed(seed, "seed"), bool(quick), jobs)
         )
     finally:
         if not keep:
             shutil.rmtree(folder, ignore_errors=True)
-    df = pd.DataFrame(rows)
-    # The JSON leaves `why` out of emergent rows; a column of its own whatever the rows.
-    if "why" not in df.columns:
-        df["why"] = ""
-    df["why"] = df["why"].fillna("")
+    df = pd.DataFrame(result["rows"])
+    # The JSON leaves `why` and `note` out of rows that have none; columns whatever the rows.
+    for col in ("why", "note"):
+        if col not in df.columns:
+            df[col] = ""
+        df[col] = df[col].fillna("")
+    df.attrs["scoreboard"] = pd.DataFrame(result["scoreboard"]["quantities"])
     if keep:
         df.attrs["report"] = str(folder / "index.html")
     return df

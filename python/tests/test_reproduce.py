@@ -20,6 +20,9 @@ def test_one_experiment_gives_its_rows_and_report(tmp_path):
     assert df["within"].dtype == bool
     assert (tmp_path / "index.html").is_file() and (tmp_path / "reproduce.json").is_file()
     assert df.attrs["report"] == str(tmp_path / "index.html")
+    assert set(df["figure"]) == {"CHAIN"}
+    board = df.attrs["scoreboard"]
+    assert list(board["id"]) == ["CHAIN"] and list(board["verdict"]) == ["reproduced"]
     # The same seed gives the same rows.
     again = nmc.reproduce("golden-chain", quick=True)
     assert again.drop(columns=[]).equals(df)

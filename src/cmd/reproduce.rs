@@ -5,7 +5,7 @@ use crate::cmd::progress::Progress;
 use anyhow::{Context as _, Result, bail};
 use clap::Args;
 use nmc_experiments::Experiment;
-use nmc_report::{Check, Report, Tally};
+use nmc_report::{Report, Tally};
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -71,6 +71,7 @@ pub fn run(a: ReproduceArgs) -> Result<Outcome> {
         nmc_version: env!("CARGO_PKG_VERSION").into(),
         command: std::env::args().collect::<Vec<_>>().join(" "),
         sections: Vec::new(),
+        scoreboard: None,
     };
     let jobs = a
         .jobs
@@ -102,55 +103,69 @@ pub fn run(a: ReproduceArgs) -> Result<Outcome> {
     for s in sections {
         report.sections.push(s?);
     }
-    let checks: Vec<Check> = report
-        .sections
-        .iter()
-        .flat_map(|s| s.checks.clone())
-        .collect();
-    print!("{}", nmc_report::check::table_text(&checks));
-    let json = serde_json::to_string_pretty(&checks)? + "\n";
-    let json_path = a.out.join("reproduce.json");
-    std::fs::write(&json_path, json).with_context(|| format!("writing {}", json_path.display()))?;
+    let (checks, board) = nmc_experiments::reproduce::write(&a.out, &mut report)?;
     let html_path = a.out.join("index.html");
-    report.write(&html_path)?;
+    let json_path = a.out.join("reproduce.json");
+    // The scoreboard first (issue 31): which published quantities are reproduced, then the rows.
+    print!("{}", board.text());
+    println!();
+    print!("{}", nmc_report::check::table_text(&checks));
     println!(
-        "kind: emergent rows count; input = restated input, bound = sanity bound (shown, not counted)"
+        "kind: emergent rows count; input = restated input, bound = sanity bound, variant = the same figure"
+    );
+    println!(
+        "by another method, in-sample = scored on the data its model was fitted on (shown, not counted)"
     );
     let missed = checks.iter().filter(|c| !c.within).count();
-    println!("\n{}; seed {}.", Tally::of(&checks).headline(), a.seed);
-    // Rows outside their tolerance, by experiment, in the report's order: the emergent ones
-    // (findings), then any other (an input or a bound that misses is a defect to look at).
-    for (title, emergent) in [
+    println!("\n{}.", Tally::of(&checks).headline());
+    println!(
+        "Seed {} (written into reproduce.json and the report).",
+        a.seed
+    );
+    if let Some(h) = board.headline() {
+        println!("{h}.");
+    }
+    // Rows outside their tolerance, by published quantity, in the report's order: the counted
+    // ones (findings), then any other (an input or a bound that misses is a defect to look at).
+    // At most eight ids a quantity; every row is in the table above and in the report.
+    const LIST: usize = 8;
+    for (title, counted) in [
         (
-            "Outside tolerance (findings, explained in the report):",
+            "Outside tolerance, by quantity (findings, explained in the report):",
             true,
         ),
         (
-            "Not counted, and outside tolerance (a restated input or sanity bound that misses):",
+            "Not counted, and outside tolerance (inputs, bounds, variants, in-sample rows):",
             false,
         ),
     ] {
         let mut by: Vec<(&str, Vec<&str>)> = Vec::new();
-        for c in checks
-            .iter()
-            .filter(|c| !c.within && c.counts() == emergent)
-        {
-            match by.iter_mut().find(|(e, _)| *e == c.experiment) {
-                Some((_, ids)) => ids.push(&c.id),
-                None => by.push((&c.experiment, vec![&c.id])),
+        for c in checks.iter().filter(|c| !c.within && c.counts() == counted) {
+            let short =
+                c.id.strip_prefix(&c.figure)
+                    .map_or(c.id.as_str(), str::trim);
+            let short = if short.is_empty() {
+                c.id.as_str()
+            } else {
+                short
+            };
+            match by.iter_mut().find(|(f, _)| *f == c.figure) {
+                Some((_, ids)) => ids.push(short),
+                None => by.push((&c.figure, vec![short])),
             }
         }
         if !by.is_empty() {
             println!("{title}");
-            for (e, ids) in &by {
+            for (f, ids) in &by {
+                let mut text = ids[..ids.len().min(LIST)].join("; ");
+                if ids.len() > LIST {
+                    text.push_str(&format!("; and {} more", ids.len() - LIST));
+                }
                 // Within the table's width, continued lines indented under the first.
-                let first = format!("  {e}: ");
+                let first = format!("  {f} ({}): ", ids.len());
                 let indent = " ".repeat(first.chars().count());
                 let width = nmc_report::check::TABLE_WIDTH - indent.len();
-                for (k, l) in nmc_report::check::wrap(&ids.join(", "), width)
-                    .iter()
-                    .enumerate()
-                {
+                for (k, l) in nmc_report::check::wrap(&text, width).iter().enumerate() {
                     println!("{}{l}", if k == 0 { &first } else { &indent });
                 }
             }

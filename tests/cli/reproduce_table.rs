@@ -16,7 +16,9 @@ const SNAPSHOT: &str = include_str!("snapshots/cli__reproduce_table__reproduce_a
 /// The rows of `reproduce.json` in `dir`.
 pub fn rows(dir: &Path) -> Vec<Check> {
     let json = std::fs::read(dir.join("reproduce.json")).expect("reproduce.json written");
-    serde_json::from_slice(&json).expect("reproduce.json reads back as rows")
+    let doc: serde_json::Value = serde_json::from_slice(&json).expect("reproduce.json is JSON");
+    assert_eq!(doc["schema"], "nmc-reproduce/2");
+    serde_json::from_value(doc["rows"].clone()).expect("reproduce.json's rows read back")
 }
 
 /// One row of the snapshot: experiment, id, kind, published, ours rounded to the tolerance's
@@ -113,16 +115,74 @@ fn reproduce_all_quick() {
         stdout.contains(&tally.headline()),
         "headline missing:\n{stdout}"
     );
-    assert_eq!(
-        tally.emergent + tally.restated_input + tally.sanity_bound,
-        checks.len()
-    );
+    assert_eq!(tally.rows(), checks.len());
     assert!(
         checks
             .iter()
             .all(|c| c.kind == Kind::Emergent || !c.why.is_empty())
     );
+    // Issue 31: every id is unique and starts with its published quantity, which is on the
+    // scoreboard; the scoreboard is printed before the rows and heads the report.
+    let mut ids: Vec<&str> = checks.iter().map(|c| c.id.as_str()).collect();
+    ids.sort();
+    let n = ids.len();
+    ids.dedup();
+    assert_eq!(ids.len(), n, "row ids are not unique");
+    let board = scoreboard(&dir);
+    for c in &checks {
+        assert!(c.id.starts_with(&c.figure), "{}", c.id);
+        assert!(
+            board.iter().any(|q| q["id"] == c.figure.as_str()),
+            "{}'s quantity is not on the scoreboard",
+            c.id
+        );
+    }
+    let spec = board
+        .iter()
+        .filter(|q| q["group"] == "published (SPEC §3)")
+        .count();
+    assert_eq!(spec, 21, "every quantity of SPEC §3 has rows");
+    let headline = stdout.lines().next().unwrap_or("");
+    assert!(
+        headline.starts_with("Of the 21 published quantities run (SPEC §3): "),
+        "the scoreboard comes first:\n{stdout}"
+    );
+    assert!(stdout.find("KO-1      ").unwrap() < stdout.find("golden-chain:").unwrap());
     let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
     assert!(html.contains(&tally.headline()), "the report's headline");
-    insta::assert_snapshot!("reproduce_all_quick", table(&checks));
+    let top = html
+        .find("<section id=\"scoreboard\">")
+        .expect("scoreboard on the page");
+    assert!(top < html.find("<section id=\"rows\">").unwrap());
+    let mut text = quantities(&board);
+    text.push_str(&table(&checks));
+    insta::assert_snapshot!("reproduce_all_quick", text);
+}
+
+/// The scoreboard of `reproduce.json` in `dir`: one entry per published quantity.
+fn scoreboard(dir: &Path) -> Vec<serde_json::Value> {
+    let json = std::fs::read(dir.join("reproduce.json")).expect("reproduce.json written");
+    let doc: serde_json::Value = serde_json::from_slice(&json).expect("reproduce.json is JSON");
+    doc["scoreboard"]["quantities"]
+        .as_array()
+        .expect("a scoreboard")
+        .clone()
+}
+
+/// The snapshot's first part: each quantity's verdict and its counted rows within.
+fn quantities(board: &[serde_json::Value]) -> String {
+    let mut out = String::from("quantity | group | verdict | counted rows within\n");
+    for q in board {
+        out.push_str(&format!(
+            "{} | {} | {} | {} of {} ({} rows)\n",
+            q["id"].as_str().unwrap_or(""),
+            q["group"].as_str().unwrap_or(""),
+            q["verdict"].as_str().unwrap_or(""),
+            q["within"],
+            q["counted"],
+            q["rows"]
+        ));
+    }
+    out.push('\n');
+    out
 }

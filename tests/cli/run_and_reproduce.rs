@@ -200,9 +200,9 @@ fn reproduce_exits_0_when_it_ran_and_strict_fails_on_a_miss() {
     let out = dir.to_str().unwrap();
     let o = nmc(&["reproduce", "r889-estimators", "--quick", "--out", out]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let rows: serde_json::Value =
+    let doc: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("reproduce.json")).unwrap()).unwrap();
-    let missed = rows
+    let missed = doc["rows"]
         .as_array()
         .unwrap()
         .iter()
@@ -238,10 +238,14 @@ fn reproduce_writes_table_json_and_page() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let table = String::from_utf8_lossy(&o.stdout);
-    assert!(table.contains("CHAIN-1"), "{table}");
-    let rows: serde_json::Value =
+    assert!(table.contains("CHAIN delay"), "{table}");
+    let doc: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("reproduce.json")).unwrap()).unwrap();
-    let row = &rows[0];
+    assert_eq!(doc["seed"], 1);
+    let board = &doc["scoreboard"]["quantities"][0];
+    assert_eq!(board["id"], "CHAIN");
+    assert_eq!(board["verdict"], "reproduced");
+    let row = &doc["rows"][0];
     for key in [
         "experiment",
         "id",
@@ -252,12 +256,13 @@ fn reproduce_writes_table_json_and_page() {
         "tolerance",
         "within",
         "kind",
+        "figure",
     ] {
         assert!(row.get(key).is_some(), "reproduce.json rows need `{key}`");
     }
     assert_eq!(row["within"], true);
     let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
-    assert!(html.contains("<svg") && html.contains("CHAIN-1"));
+    assert!(html.contains("<svg") && html.contains("CHAIN delay"));
 }
 
 #[test]
@@ -480,13 +485,15 @@ fn adaptive_routing_experiments_rows_and_records() {
             .unwrap_or_else(|| panic!("no row {id}"))
     };
     assert_eq!(kind("KO-10 backlog"), Kind::RestatedInput);
+    assert_eq!(kind("KO-10 gain hold-down-1974"), Kind::Emergent);
+    assert_eq!(kind("KO-10 gain none"), Kind::Variant);
     assert_eq!(kind("KO-10 3× 1/4"), Kind::SanityBound);
     assert_eq!(kind("KO-10 3× 2/7"), Kind::SanityBound);
     assert_eq!(kind("KO-LOOP loop-free"), Kind::SanityBound);
     assert_eq!(kind("KO-LOOP traps, 1974"), Kind::Emergent);
     let table = String::from_utf8_lossy(&o.stdout);
     for id in [
-        "KO-10 hold-down-1974",
+        "KO-10 gain",
         "KO-10 switching",
         "KO-10 3× 1/4",
         // Ids longer than the id column (20) wrap in the terminal; every row is in the

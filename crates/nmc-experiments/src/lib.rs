@@ -6,6 +6,8 @@
 //! | [`builtin`] | the shipped scenarios, built in: `nmc scenarios`, `nmc run NAME` |
 //! | [`registry`] | the [`Experiment`] trait, the [`Context`] an experiment writes into, and the list |
 //! | [`experiments`] | one module per published experiment |
+//! | [`figures`] | the published quantities the rows belong to, for the scoreboard |
+//! | [`reproduce`] | `reproduce.json` and the report page of a reproduction, with the scoreboard |
 //!
 //! An experiment drives a model with the source's own scenario, and states each published
 //! figure as a [`nmc_report::Target`] with its tolerance *before* comparing; the verdict comes
@@ -13,7 +15,9 @@
 
 pub mod builtin;
 pub mod experiments;
+pub mod figures;
 pub mod registry;
+pub mod reproduce;
 pub mod scenario;
 
 pub use registry::{Context, Experiment, all, find, run_experiment};

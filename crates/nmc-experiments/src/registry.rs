@@ -88,6 +88,16 @@ impl<'a> Context<'a> {
         self.section.checks.last_mut().expect("just pushed")
     }
 
+    /// The rows added so far.
+    pub fn rows(&self) -> &[Check] {
+        &self.section.checks
+    }
+
+    /// The rows added so far, to change a row's kind once a later row shows what it is.
+    pub fn rows_mut(&mut self) -> &mut [Check] {
+        &mut self.section.checks
+    }
+
     pub fn note(&mut self, text: impl Into<String>) {
         self.section.notes.push(text.into());
     }

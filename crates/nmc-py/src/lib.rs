@@ -528,8 +528,8 @@ fn experiments() -> Vec<(&'static str, &'static str, &'static str)> {
 }
 
 /// Runs the experiments `ids` (every one when None) as `nmc reproduce` does, writing
-/// `reproduce.json`, `index.html` and each experiment's files into `out`. JSON: the rows
-/// (published beside ours), in the registry's order.
+/// `reproduce.json`, `index.html` and each experiment's files into `out`. JSON: `rows` (published
+/// beside ours, in the registry's order) and `scoreboard` (one verdict per published quantity).
 #[pyfunction]
 #[pyo3(signature = (out, ids=None, seed=1, quick=false, jobs=None))]
 fn reproduce(
@@ -574,7 +574,7 @@ fn reproduce(
                 })
                 .collect::<Result<Vec<_>>>()
         })?;
-        let report = nmc_report::Report {
+        let mut report = nmc_report::Report {
             title: "nmc reproduce".into(),
             seed,
             nmc_version: env!("CARGO_PKG_VERSION").into(),
@@ -583,17 +583,10 @@ fn reproduce(
                 if quick { "True" } else { "False" }
             ),
             sections,
+            scoreboard: None,
         };
-        let checks: Vec<nmc_report::Check> = report
-            .sections
-            .iter()
-            .flat_map(|s| s.checks.clone())
-            .collect();
-        let text = serde_json::to_string_pretty(&checks)? + "\n";
-        let path = out.join("reproduce.json");
-        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
-        report.write(&out.join("index.html"))?;
-        Ok(checks)
+        let (rows, scoreboard) = nmc_experiments::reproduce::write(&out, &mut report)?;
+        Ok(serde_json::json!({ "rows": rows, "scoreboard": scoreboard }))
     })?;
     json(&checks)
 }

@@ -4,9 +4,14 @@
 //! source in the experiment's definition. [`Check::compare`] decides `within` from the target
 //! and the tolerance stated with it; nothing else may set `within`.
 //!
-//! Every row also has a [`Kind`] (issue 17): only an *emergent* row, a value the mechanism
-//! produces and that a wrong model could get wrong, counts towards the headline. A row that
-//! restates an input, or checks a bound the scenario guarantees, is shown but not counted.
+//! Every row also has a [`Kind`] (issues 17 and 31): only an *emergent* row, a value the
+//! mechanism produces and that a wrong model could get wrong, counts towards the headline. A row
+//! that restates an input, checks a bound the scenario guarantees, repeats another row's
+//! published figure under another method, or is scored on the data its parameters were fitted
+//! on is shown but not counted.
+//!
+//! Every row belongs to one published quantity, its [`Check::figure`] (the first word of its id:
+//! `KO-3 9 hops` belongs to `KO-3`); [`crate::scoreboard`] gives each quantity one verdict.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -65,10 +70,25 @@ pub enum Kind {
     /// the procedure at all meets it, so the row can catch a defect but not confirm a finding.
     #[serde(rename = "sanity bound")]
     SanityBound,
+    /// The row repeats another row's published figure under another method (another rule, a
+    /// second source of traces, other fitted constants): shown beside the counted row, never
+    /// counted twice.
+    #[serde(rename = "variant")]
+    Variant,
+    /// The row is scored on (or averages over) the data its model's parameters were fitted on:
+    /// agreement is partly the fit's, so it is not counted as emergent.
+    #[serde(rename = "in-sample")]
+    InSample,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 3] = [Kind::Emergent, Kind::RestatedInput, Kind::SanityBound];
+    pub const ALL: [Kind; 5] = [
+        Kind::Emergent,
+        Kind::RestatedInput,
+        Kind::SanityBound,
+        Kind::Variant,
+        Kind::InSample,
+    ];
 
     /// The name used in the table, the report and `reproduce.json`.
     pub fn name(self) -> &'static str {
@@ -76,6 +96,8 @@ impl Kind {
             Kind::Emergent => "emergent",
             Kind::RestatedInput => "restated input",
             Kind::SanityBound => "sanity bound",
+            Kind::Variant => "variant",
+            Kind::InSample => "in-sample",
         }
     }
 
@@ -85,6 +107,8 @@ impl Kind {
             Kind::Emergent => "emergent",
             Kind::RestatedInput => "input",
             Kind::SanityBound => "bound",
+            Kind::Variant => "variant",
+            Kind::InSample => "in-sample",
         }
     }
 }
@@ -104,6 +128,9 @@ pub enum Target {
     Abs { value: f64, abs: f64 },
     /// A published range `lo..=hi`, widened by ± `rel` of each end.
     Range { lo: f64, hi: f64, rel: f64 },
+    /// `value`, within a factor: between `value / factor` and `value × factor` (for one extreme
+    /// draw, such as the longest gap of a table).
+    Factor { value: f64, factor: f64 },
     /// At most `value`.
     AtMost { value: f64 },
     /// At least `value`.
@@ -115,7 +142,9 @@ pub enum Target {
 impl Target {
     fn published(&self) -> Value {
         match self {
-            Target::Rel { value, .. } | Target::Abs { value, .. } => Value::Num(*value),
+            Target::Rel { value, .. }
+            | Target::Abs { value, .. }
+            | Target::Factor { value, .. } => Value::Num(*value),
             Target::Range { lo, hi, .. } => {
                 Value::Text(format!("{}–{}", fmt_num(*lo), fmt_num(*hi)))
             }
@@ -129,6 +158,7 @@ impl Target {
         match self {
             Target::Rel { rel, .. } => format!("±{} %", fmt_num(rel * 100.0)),
             Target::Abs { abs, .. } => format!("±{}", fmt_num(*abs)),
+            Target::Factor { factor, .. } => format!("×/÷{}", fmt_num(*factor)),
             Target::Range { rel, .. } if *rel == 0.0 => "in range".into(),
             Target::Range { rel, .. } => format!("range ±{} %", fmt_num(rel * 100.0)),
             Target::AtMost { .. } | Target::AtLeast { .. } => "bound".into(),
@@ -146,6 +176,7 @@ impl Target {
             Target::Rel { value, rel } => rel * value.abs(),
             Target::Abs { abs, .. } => abs,
             Target::Range { lo, hi, rel } => (hi * (1.0 + rel) - lo * (1.0 - rel)) / 2.0,
+            Target::Factor { value, factor } => (value * factor - value / factor) / 2.0,
             Target::AtMost { value } | Target::AtLeast { value } => {
                 return (value != 0.0).then(|| decade(value) / 100.0);
             }
@@ -163,6 +194,7 @@ impl Target {
                 Target::Rel { value, rel } => (x - value).abs() <= rel * value.abs(),
                 Target::Abs { value, abs } => (x - value).abs() <= abs,
                 Target::Range { lo, hi, rel } => *x >= lo * (1.0 - rel) && *x <= hi * (1.0 + rel),
+                Target::Factor { value, factor } => *x >= value / factor && *x <= value * factor,
                 Target::AtMost { value } => *x <= value,
                 Target::AtLeast { value } => *x >= value,
                 Target::Exact { .. } => unreachable!(),
@@ -176,8 +208,12 @@ impl Target {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Check {
     pub experiment: String,
-    /// The figure's id (e.g. `KO-2`), with a qualifier where one figure gives several rows.
+    /// The row's id, unique in a run: the published quantity's id, then what the row measures
+    /// (`KO-3 9 hops`, `R889-2 ISID-H single delay 40B`).
     pub id: String,
+    /// The published quantity the row belongs to: the first word of the id (`KO-3`).
+    #[serde(default)]
+    pub figure: String,
     pub quantity: String,
     pub published: Value,
     pub ours: Value,
@@ -192,6 +228,10 @@ pub struct Check {
     /// Why a row is not emergent (empty for an emergent row).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub why: String,
+    /// What the reader should know beside the verdict: why the target differs from the printed
+    /// cell ([`Check::printed`]), or what a miss comes from.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub note: String,
     /// The step `ours` is rounded to when runs are compared ([`Check::ours_rounded`]); absent
     /// for text and for a tolerance of zero.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -212,6 +252,7 @@ impl Check {
         Check {
             experiment: experiment.into(),
             id: id.into(),
+            figure: figure_of(id).into(),
             quantity: quantity.into(),
             published: target.published(),
             within: target.holds(&ours),
@@ -221,6 +262,7 @@ impl Check {
             source: source.into(),
             kind: Kind::Emergent,
             why: String::new(),
+            note: String::new(),
             resolution: target.resolution(),
         }
     }
@@ -233,6 +275,35 @@ impl Check {
     /// Marks the row as a bound that cannot fail in this scenario, saying why.
     pub fn sanity_bound(&mut self, why: &str) -> &mut Check {
         self.set_kind(Kind::SanityBound, why)
+    }
+
+    /// Marks the row as repeating another row's published figure under another method, saying
+    /// which.
+    pub fn variant(&mut self, why: &str) -> &mut Check {
+        self.set_kind(Kind::Variant, why)
+    }
+
+    /// Marks the row as scored on the data its parameters were fitted on, saying which.
+    pub fn in_sample(&mut self, why: &str) -> &mut Check {
+        self.set_kind(Kind::InSample, why)
+    }
+
+    /// Shows the cell as the paper prints it where the row is compared with another reading of
+    /// it (an erratum), and says why in the row's note. The verdict stays the comparison with
+    /// the target.
+    pub fn printed(&mut self, printed: &str, why: &str) -> &mut Check {
+        self.published = Value::Text(printed.into());
+        self.note = why.into();
+        self
+    }
+
+    /// Adds a note to the row (see [`Check::note`]).
+    pub fn with_note(&mut self, note: &str) -> &mut Check {
+        if !self.note.is_empty() {
+            self.note.push(' ');
+        }
+        self.note.push_str(note);
+        self
     }
 
     /// Sets the row's kind with the reason (empty only for [`Kind::Emergent`]).
@@ -263,6 +334,11 @@ impl Check {
     }
 }
 
+/// The published quantity a row id belongs to: its first word (`KO-3 9 hops` → `KO-3`).
+pub fn figure_of(id: &str) -> &str {
+    id.split_whitespace().next().unwrap_or("")
+}
+
 /// The headline's counts: emergent rows within and in all, and the rows not counted by kind.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Tally {
@@ -270,6 +346,8 @@ pub struct Tally {
     pub emergent: usize,
     pub restated_input: usize,
     pub sanity_bound: usize,
+    pub variant: usize,
+    pub in_sample: usize,
 }
 
 impl Tally {
@@ -283,9 +361,16 @@ impl Tally {
                 }
                 Kind::RestatedInput => t.restated_input += 1,
                 Kind::SanityBound => t.sanity_bound += 1,
+                Kind::Variant => t.variant += 1,
+                Kind::InSample => t.in_sample += 1,
             }
         }
         t
+    }
+
+    /// All rows, counted or not.
+    pub fn rows(&self) -> usize {
+        self.emergent + self.restated_input + self.sanity_bound + self.variant + self.in_sample
     }
 
     /// "41 of 50 emergent rows within tolerance (not counted: 6 restated inputs, 3 sanity
@@ -307,6 +392,12 @@ impl Tally {
         }
         if self.sanity_bound > 0 {
             not.push(plural(self.sanity_bound, "sanity bound", "sanity bounds"));
+        }
+        if self.variant > 0 {
+            not.push(plural(self.variant, "variant", "variants"));
+        }
+        if self.in_sample > 0 {
+            not.push(format!("{} in-sample", self.in_sample));
         }
         if !not.is_empty() {
             s.push_str(&format!(" (not counted: {})", not.join(", ")));
@@ -577,7 +668,9 @@ mod tests {
                 emergent_within: 1,
                 emergent: 2,
                 restated_input: 1,
-                sanity_bound: 1
+                sanity_bound: 1,
+                variant: 0,
+                in_sample: 0,
             }
         );
         assert_eq!(

@@ -9,6 +9,7 @@
 //! | [`diagram`] | path diagrams: K&O's time slices (messages, RFNMs, REQALLs along a path) |
 //! | [`stats`] | best block of 150, autocorrelation and its significant lags, histogram (K&O §IV); the one percentile and its rules |
 //! | [`check`] | reproduce-table rows: published value, ours, tolerance, within or not |
+//! | [`scoreboard`] | one verdict per published quantity, from its rows, by one stated rule |
 //! | [`html`] | the one-page `index.html` report: the table and every plot inline |
 //!
 //! Every output that holds results also holds the seed that made them.
@@ -18,6 +19,7 @@ pub mod diagram;
 pub mod html;
 pub mod plot;
 pub mod records;
+pub mod scoreboard;
 pub mod stats;
 pub mod style;
 pub mod summary;
@@ -25,6 +27,7 @@ pub mod summary;
 pub use check::{Check, Kind, Tally, Target, Value};
 pub use html::{Report, Section};
 pub use plot::{Axis, Chart, Series, SeriesStyle};
+pub use scoreboard::{Figure, Group, Scoreboard, Verdict};
 pub use summary::Summary;
 
 /// A failure writing an output file, naming the file.

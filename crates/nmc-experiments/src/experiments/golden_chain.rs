@@ -38,7 +38,7 @@ impl Experiment for GoldenChain {
         let m = &out.metrics;
         let src = "arithmetic (issue 2)";
         ctx.check(
-            "CHAIN-1",
+            "CHAIN delay",
             "mean end-to-end delay",
             "ms",
             src,
@@ -50,7 +50,7 @@ impl Experiment for GoldenChain {
         );
         let settled = m["packets.offered"] - m["packets.in_flight"];
         ctx.check(
-            "CHAIN-2",
+            "CHAIN delivered",
             "delivered / offered (excluding packets still in flight at the end)",
             "",
             src,

@@ -6,7 +6,8 @@
 //! hold-down, as in the paper. Targets: every printed row, as text in the paper's notation
 //! (`d+5/4/X!`), exactly; the transcription is `crates/nmc-routing/fixtures/ko1977_tables.txt`.
 //! One printed cell (Table I row 8, `d+21/0/C`) names C as its own best neighbour; it is
-//! compared with the reading `d+21/0/B` and the row says so (see the fixture's erratum).
+//! compared with the reading `d+21/0/B`: the row's published cell keeps what K&O print, and its
+//! note gives the reading and why (see the fixture's erratum).
 //!
 //! Beyond the targets, the same three sequences run under all four variants, continued past
 //! the paper's last row, to show when each loop ends; these are measured, not asserted.
@@ -144,10 +145,27 @@ impl Experiment for KoRoutingTables {
             if let Err(e) = check_order(&rows, p.table(t)) {
                 bail!("the schedule does not give the paper's order of routing messages: {e}");
             }
+            // Issue 31: the table as K&O print it, ours beside each row, on the page.
+            let mut side = vec![format!(
+                "{:>3}  {:<24} {:<26} {:<26} {}",
+                "row", "routing message", "K&O (as printed)", "ours", "same"
+            )];
             for pr in &p.table(t).rows {
                 let Some(ours) = rows.iter().find(|r| r.row == pr.row) else {
                     bail!("Table {} row {} was not reached", t.roman(), pr.row);
                 };
+                side.push(format!(
+                    "{:>3}  {:<24} {:<26} {:<26} {}",
+                    pr.row,
+                    pr.routing,
+                    pr.printed(),
+                    ours.printed(),
+                    match (p.target(t, pr) == ours.printed(), p.erratum(t, pr.row)) {
+                        (true, None) => "yes",
+                        (true, Some(_)) => "yes, by the erratum's reading",
+                        (false, _) => "NO",
+                    }
+                ));
                 let mut quantity = format!(
                     "Table {} row {} ({}): {}",
                     t.roman(),
@@ -155,7 +173,8 @@ impl Experiment for KoRoutingTables {
                     pr.routing,
                     imps(pr)
                 );
-                if let Some(e) = p.erratum(t, pr.row) {
+                let erratum = p.erratum(t, pr.row);
+                if let Some(e) = erratum {
                     quantity.push_str(&format!(" [erratum: printed {}, see note]", e.printed));
                 }
                 let row = ctx.check(
@@ -171,7 +190,26 @@ impl Experiment for KoRoutingTables {
                 if let Some(why) = restated(pr) {
                     row.restated_input(why);
                 }
+                // Issue 31: the published cell keeps what K&O print; the verdict is against
+                // the reading, and the row says why.
+                if let Some(e) = erratum {
+                    row.printed(
+                        &pr.printed(),
+                        &format!(
+                            "compared with the reading {} of IMP {:?}'s printed {}: {}",
+                            e.reading, e.imp, e.printed, e.why
+                        ),
+                    );
+                }
             }
+            ctx.note(format!(
+                "K&O Table {} ({}), as printed and ours (a cell is A's, B's and C's estimate/queue/next \
+                 IMP to D; `same` compares ours with the printed row, or with the erratum's reading \
+                 where there is one):\n```\n{}\n```",
+                t.roman(),
+                v.name(),
+                side.join("\n")
+            ));
             ctx.csv(
                 &format!("table-{}", t.roman().to_lowercase()),
                 &csv_rows(t, t.roman(), v, &rows, true),

@@ -180,6 +180,11 @@ const LOAD_FACTORS: [f64; 5] = [0.0, 0.5, 1.0, 1.5, 2.0];
 
 /// Fraction of `[0, secs]` during which a pump message had packet 1 in and waited for a
 /// message number (point a to point b).
+/// "1 hop", "9 hops": the tail of a row id that names its path length.
+fn hops(h: u32) -> String {
+    format!("{h} hop{}", if h > 1 { "s" } else { "" })
+}
+
 fn number_wait_fraction(o: &Outcome) -> f64 {
     let secs = o.duration.as_secs_f64();
     let waited: u64 = o
@@ -927,7 +932,7 @@ impl Experiment for KoV2Throughput {
         let s_hop = |h: u32| if h > 1 { "s" } else { "" };
         for h in 1..=5 {
             ctx.check(
-                &format!("KO-1 {h} hop{}", s_hop(h)),
+                &format!("KO-1 {}", hops(h)),
                 &format!(
                     "average throughput, {h} hop{}, mean of {} seeds ({} kbit/s)",
                     s_hop(h),
@@ -941,7 +946,7 @@ impl Experiment for KoV2Throughput {
             );
         }
         ctx.check(
-            "KO-2",
+            "KO-2 9 hops",
             &format!(
                 "average throughput, 9 hops, mean of {} seeds ({} kbit/s)",
                 seeds.len(),
@@ -954,7 +959,7 @@ impl Experiment for KoV2Throughput {
         );
         for h in 1..=9 {
             ctx.check(
-                &format!("KO-3 {h}"),
+                &format!("KO-3 {}", hops(h)),
                 &format!(
                     "average round trip, {h} hop{} ({} ms)",
                     s_hop(h),
@@ -968,7 +973,7 @@ impl Experiment for KoV2Throughput {
         }
         for h in [1, 5, 9] {
             ctx.check(
-                &format!("KO-4 {h}"),
+                &format!("KO-4 {}", hops(h)),
                 &format!("best-150 / average throughput, {h} hop{}", s_hop(h)),
                 "ratio",
                 "K&O Fig. 3: \"not much better\"",
@@ -1020,7 +1025,7 @@ impl Experiment for KoV2Throughput {
                 .map(|l| format!("{}", l.2))
                 .collect();
             ctx.check(
-                &format!("KO-5 {hops}"),
+                &format!("KO-5 {}", self::hops(*hops)),
                 &format!(
                     "lags with significant positive correlation, {hops} hop{} (seeds: {})",
                     s_hop(*hops),
@@ -1089,7 +1094,7 @@ impl Experiment for KoV2Throughput {
                 published_ms: published,
             });
             ctx.check(
-                &format!("RFC619-T1 {h}"),
+                &format!("RFC619-T1 {}", hops(h)),
                 &format!(
                     "network's own messages, mean round trip T(6)−T(2), {h} hop{} (Dec 1973 load, no pump)",
                     s_hop(h)
@@ -1472,7 +1477,7 @@ impl Experiment for KoV2Throughput {
         };
         let mut closing: Vec<Closing> = (1..=5)
             .map(|h| Closing {
-                id: format!("KO-1 {h} hop{}", s_hop(h)),
+                id: format!("KO-1 {}", hops(h)),
                 target: ko1_target(),
                 ours: map_mean(h, |r| r.throughput_kbps),
                 cases: adaptive_cases(h, |a| a.throughput_kbps)
@@ -1481,7 +1486,7 @@ impl Experiment for KoV2Throughput {
             })
             .collect();
         closing.push(Closing {
-            id: "KO-2".into(),
+            id: "KO-2 9 hops".into(),
             target: ko2_target(),
             ours: map_mean(9, |r| r.throughput_kbps),
             cases: nine_hop_cases(|r| r.throughput_kbps, |d| d.throughput_9hops_kbps)
@@ -1490,7 +1495,7 @@ impl Experiment for KoV2Throughput {
                 .collect(),
         });
         closing.extend((1..=9).map(|h| Closing {
-            id: format!("KO-3 {h}"),
+            id: format!("KO-3 {}", hops(h)),
             target: ko3_target(h),
             ours: map_mean(h, |r| r.rtt_mean_ms),
             cases: if h == 9 {
@@ -1506,7 +1511,7 @@ impl Experiment for KoV2Throughput {
         }));
         closing.extend([1, 5, 9].map(|h| {
             Closing {
-                id: format!("KO-5 {h}"),
+                id: format!("KO-5 {}", hops(h)),
                 target: ko5_target(),
                 ours: mean(lags.iter().filter(|l| l.0 == h).map(|l| l.2)),
                 cases: adaptive_cases(h, |a| a.correlated_lags)
@@ -1692,7 +1697,7 @@ mod tests {
     fn closing_note_names_cases_within_the_rows_target() {
         let rows = [
             Closing {
-                id: "KO-2".into(),
+                id: "KO-2 9 hops".into(),
                 target: ko2_target(),
                 ours: 34.7,
                 cases: vec![
@@ -1707,16 +1712,18 @@ mod tests {
                 cases: vec![("to UCSB".into(), INPUT_SITE, 30.0)],
             },
             Closing {
-                id: "KO-5 1".into(),
+                id: "KO-5 1 hop".into(),
                 target: ko5_target(),
                 ours: 0.0,
                 cases: vec![("to UCSD".into(), INPUT_SITE, 0.0)],
             },
         ];
         let note = closing_note(&rows);
-        assert!(note.contains("KO-2 (ours 34.7): load × 1.5 (30.7); the input: the network's"));
+        assert!(
+            note.contains("KO-2 9 hops (ours 34.7): load × 1.5 (30.7); the input: the network's")
+        );
         assert!(!note.contains("no other traffic"));
         assert!(!note.contains("KO-1 1 hop"));
-        assert!(note.contains("KO-5 1 (ours 0.0): none of these (they give 0.0–0.0)"));
+        assert!(note.contains("KO-5 1 hop (ours 0.0): none of these (they give 0.0–0.0)"));
     }
 }

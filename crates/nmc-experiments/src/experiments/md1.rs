@@ -44,7 +44,7 @@ impl Experiment for Md1 {
             theory_pts.push((rho, theory));
             if [0.3, 0.5, 0.7].contains(&rho) {
                 ctx.check(
-                    &format!("MD1-ρ{rho}"),
+                    &format!("MD1 ρ={rho}"),
                     &format!("mean wait at ρ = {rho}"),
                     "ms",
                     "Pollaczek–Khinchine",

@@ -25,12 +25,14 @@
 //! * R508-2: gap-free tests over the whole table, 96 % (169 of 176) ± 3 points (the binomial
 //!   spread of 176 tests is ~1.5 points); the 2/7 prediction: 5 of 44 tests with gaps
 //!   (11.4 %) ± 7 points, and 4 of the 8 before 10:00 ± 2 tests; the longest gap 8 s, between
-//!   half and twice that (4–16 s), since it is one extreme draw.
+//!   half and twice that (4–16 s), since it is one extreme draw. The whole-table fraction is
+//!   *in-sample* (it averages over the 132 tests of the fit) and the one-parameter fit's rows are
+//!   *variants* (issue 31): both are shown and not counted.
 //! * R508-3: no gaps in each long test (±0) on an unloaded host, and the printed buffers sent
 //!   within ±3 %.
 //!
 //! Kinds (issue 17): R508-1 and the R508-3 buffers-sent rows restate the tests' settings (rate,
-//! duration, buffer size) and "R508-1 gaps" is accounting that holds for any gaps (a sanity
+//! duration, buffer size) and "R508-1 gap accounting" is accounting that holds for any gaps (a sanity
 //! bound); they are shown but not counted in the headline.
 
 use crate::registry::{Context, Experiment};
@@ -42,6 +44,13 @@ use nmc_realtime::params::Params;
 use nmc_realtime::table1::{self, BUFFERS, Day, LONG_TESTS, RATES};
 use nmc_report::{Axis, Chart, Series, SeriesStyle, Target, Value};
 use serde::Serialize;
+
+/// RFC 508 §VI: "the longest gap which occurred was 8 seconds"; one extreme draw of the table,
+/// so between half and twice that.
+const LONGEST_GAP: Target = Target::Factor {
+    value: 8000.0,
+    factor: 2.0,
+};
 
 pub struct Rfc508Realtime;
 
@@ -135,7 +144,7 @@ impl Experiment for Rfc508Realtime {
             }
         }
         ctx.check(
-            "R508-1",
+            "R508-1 buffers sent off ±3 %",
             &format!("cells gap-free in both ({both_free}) whose buffers sent are outside ±3 % of Table I (by construction, mostly)"),
             "cells",
             "RFC 508 Table I; ±3 %: 30 s by sweep second hand (§V)",
@@ -145,7 +154,7 @@ impl Experiment for Rfc508Realtime {
         // Issue 17: a gap-free test sends rate × 30 s / bits buffers whatever the model.
         .restated_input("a gap-free test sends rate × 30 s / buffer bits, the test's own settings");
         ctx.check(
-            "R508-1 network",
+            "R508-1 network gaps",
             "cells the network alone (unloaded host) leaves with gaps (emergent)",
             "cells",
             "RFC 508 §VI–VII: gaps \"probably attributable to the host computers and not the Network\"",
@@ -163,7 +172,7 @@ impl Experiment for Rfc508Realtime {
             .collect();
         if !costs.is_empty() {
             ctx.check(
-                "R508-1 gaps",
+                "R508-1 gap accounting",
                 "cells with gaps: mean |sent − rate × (30 s − gaps) / bits| (restates the mechanism)",
                 "buffers",
                 "RFC 508 Table I: gapped cells lower by what their gaps cost",
@@ -192,7 +201,10 @@ impl Experiment for Rfc508Realtime {
                 abs: 3.0,
             },
             Value::Num(free_pct),
-        );
+        )
+        // Issue 31: 132 of the 176 tests are those of 2/5–2/6, whose fraction with gaps the
+        // host model is fitted on; the out-of-sample test is the 2/7 prediction below.
+        .in_sample("averages over the 2/5–2/6 tests the host model's terminals and bursts are fitted on (132 of 176); the 2/7 rows are the prediction");
         let feb7: Vec<usize> = (0..cells.len())
             .filter(|&i| cells[i].day == Day::Feb7Am)
             .collect();
@@ -261,7 +273,8 @@ impl Experiment for Rfc508Realtime {
                 abs: 3.0,
             },
             Value::Num(prior_free),
-        );
+        )
+        .variant("R508-2 no-gap tests with bursts held at 0.5 s a priori and only the terminals fitted (in-sample as that row is)");
         ctx.check(
             "R508-2 variant 2/7 gaps",
             &format!("2/7 tests with gaps, predicted ({variant})"),
@@ -272,7 +285,8 @@ impl Experiment for Rfc508Realtime {
                 abs: 7.0,
             },
             Value::Num(100.0 * frac_in(&prior_tables, &feb7) / feb7.len() as f64),
-        );
+        )
+        .variant("R508-2 predict 2/7 gaps with bursts held at 0.5 s a priori and only the terminals fitted: the same figure by a second fit");
         ctx.check(
             "R508-2 variant 2/7 before 10:00",
             &format!("2/7 tests before 10:00 with gaps, predicted ({variant})"),
@@ -283,24 +297,22 @@ impl Experiment for Rfc508Realtime {
                 abs: 2.0,
             },
             Value::Num(frac_in(&prior_tables, &early)),
-        );
+        )
+        .variant("R508-2 predict 2/7 before 10:00 with bursts held at 0.5 s a priori and only the terminals fitted: the same figure by a second fit");
         ctx.check(
             "R508-2 variant longest gap",
             &format!("longest gap in the table ({variant})"),
             "ms",
             "RFC 508 §VI: 8 s",
-            Target::Range {
-                lo: 4000.0,
-                hi: 16000.0,
-                rel: 0.0,
-            },
+            LONGEST_GAP,
             Value::Num(
                 prior_tables[0]
                     .iter()
                     .filter_map(|r| r.gaps.max_ms())
                     .fold(0.0, f64::max),
             ),
-        );
+        )
+        .variant("R508-2 longest gap with bursts held at 0.5 s a priori and only the terminals fitted: the same figure by a second fit");
         let longest = ours
             .iter()
             .filter_map(|r| r.gaps.max_ms())
@@ -310,11 +322,7 @@ impl Experiment for Rfc508Realtime {
             "longest gap in the table",
             "ms",
             "RFC 508 §VI: \"the longest gap which occurred was 8 seconds\"",
-            Target::Range {
-                lo: 4000.0,
-                hi: 16000.0,
-                rel: 0.0,
-            },
+            LONGEST_GAP,
             Value::Num(longest),
         );
         ctx.progress(0.6);
