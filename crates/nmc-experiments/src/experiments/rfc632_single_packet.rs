@@ -336,6 +336,12 @@ impl Experiment for Rfc632SinglePacket {
             "expected (RFC 632): 30",
             SeriesStyle::Dashed,
             vec![(0.0, 30.0), (series[0].1.last().map_or(0.0, |p| p.0), 30.0)],
+        ))
+        // Issue 31: the trapped throughput RFC 632 observed, on the figure it illustrates.
+        .with(Series::new(
+            "observed in the trap (RFC 632): under 8",
+            SeriesStyle::Dashed,
+            vec![(0.0, 8.0), (series[0].1.last().map_or(0.0, |p| p.0), 8.0)],
         ));
         for (rule, pts) in series {
             chart = chart.with(Series::new(rule, SeriesStyle::Line, pts));
