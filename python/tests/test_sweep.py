@@ -74,6 +74,16 @@ def test_bad_sweep_arguments_are_scenario_errors():
     assert e.value.key == "no.such.key"
 
 
+def test_sizes_from_input_are_bounded_and_raise():
+    # Issue 33: 64 keys of two values once overflowed the run count to 0 and killed the
+    # interpreter; a pool of 100,000 threads once started.
+    grid = {f"traffic.0.k{k}": [1, 2] for k in range(64)}
+    with pytest.raises(nmc.ScenarioError, match="at most 1000000 runs"):
+        nmc.sweep("md1", grid=grid, seeds=1)
+    with pytest.raises(nmc.ScenarioError, match="at most 1024 threads"):
+        nmc.sweep("md1", grid=GRID, seeds=1, jobs=100_000)
+
+
 def test_progress_is_reported():
     seen = []
     nmc.sweep("md1", grid=GRID, seeds=10, set={"duration": "1min"}, progress=lambda d, t: seen.append((d, t)))

@@ -221,7 +221,10 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
         max_length,
     };
     // Check the lengths against the transport before saying anything.
-    nmc_probe::probe::Probe::new(cfg.clone())?;
+    nmc_probe::probe::Probe::new(cfg.clone()).map_err(|e| match e {
+        nmc_probe::probe::ProbeError::TooMany { .. } => anyhow::anyhow!("--count: {e}"),
+        e => e.into(),
+    })?;
     let target_label = if a.icmp {
         addr.ip().to_string()
     } else {

@@ -73,12 +73,7 @@ pub fn run(a: ReproduceArgs) -> Result<Outcome> {
         sections: Vec::new(),
         scoreboard: None,
     };
-    let jobs = a
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    if jobs == 0 {
-        bail!("--jobs 0: at least one thread");
-    }
+    let jobs = nmc_sim::limits::jobs("--jobs", a.jobs)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()

@@ -176,7 +176,8 @@ fn load_traces(paths: &[PathBuf], series: Option<&str>) -> Result<Vec<Trace>> {
         .iter()
         .map(|p| {
             let file = p.display().to_string();
-            let raw = std::fs::read(p).map_err(|e| anyhow!("{file}: cannot read: {e}"))?;
+            // Issue 33: read with a cap (and gunzip with one, in `parse_bytes`), never slurped.
+            let raw = nmc_sim::limits::read_file(p, nmc_sim::limits::MAX_FILE_BYTES)?;
             let mut t = trace::parse_bytes(&file, &raw, series)?;
             t.name = trace_name(p);
             if t.is_empty() {

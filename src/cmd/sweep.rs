@@ -2,7 +2,7 @@
 
 use crate::Outcome;
 use crate::cmd::progress::Progress;
-use anyhow::{Context as _, Result, bail};
+use anyhow::{Context as _, Result};
 use clap::{Args, Subcommand};
 use nmc_sweep::{Options, Shard, Sweep};
 use std::path::PathBuf;
@@ -91,12 +91,7 @@ pub fn run(a: SweepArgs) -> Result<Outcome> {
     let path = a
         .sweep
         .expect("clap requires SWEEP.toml without a subcommand");
-    let jobs = a
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    if jobs == 0 {
-        bail!("--jobs 0: at least one thread");
-    }
+    let jobs = nmc_sim::limits::jobs("--jobs", a.jobs)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()

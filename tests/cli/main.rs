@@ -5,6 +5,7 @@ use std::process::{Command, Output};
 
 mod cost;
 mod echo;
+mod limits;
 mod pump;
 mod reproduce_table;
 mod rto;

@@ -42,21 +42,9 @@ pub struct RunResult {
 
 /// Runs the scenario in `path`. `progress` gets the fraction of simulated time done.
 pub fn run_file(path: &Path, opts: &RunOptions, progress: &dyn Fn(f64)) -> Result<RunResult> {
-    use std::io::Read;
-    // A scenario is a small text file: read at most this much, so that a device or a huge file
-    // given by mistake is an error, not a process that reads until memory runs out.
-    const LIMIT: u64 = 16 << 20;
-    let mut text = String::new();
-    File::open(path)
-        .and_then(|f| f.take(LIMIT + 1).read_to_string(&mut text))
-        .with_context(|| format!("reading {}", path.display()))?;
-    if text.len() as u64 > LIMIT {
-        bail!(
-            "{}: larger than {} MiB; a scenario is a small TOML file",
-            path.display(),
-            LIMIT >> 20
-        );
-    }
+    // A scenario is a small text file: a device or a huge file given by mistake is an error,
+    // not a process that reads until memory runs out (issue 33).
+    let text = nmc_sim::limits::read_text(path, nmc_sim::limits::MAX_TEXT_BYTES)?;
     run_text(&path.display().to_string(), &text, opts, progress)
 }
 

@@ -373,6 +373,10 @@ pub fn build(
     Ok((subnet, starts))
 }
 
+/// The most host pairs one `kind = "pairs"` entry may add: 50 times the largest shipped case
+/// (`mesh-1000`'s 200).
+pub const MAX_PAIRS: u64 = 10_000;
+
 /// Adds `pairs` host pairs for `traffic[i]` (`kind = "pairs"`), each running a pump, on IMPs
 /// drawn from the seed; returns the pumping hosts.
 fn add_pairs(
@@ -390,12 +394,15 @@ fn add_pairs(
             "traffic[{i}]: host pairs need a network of at least two IMPs"
         )));
     }
-    if hosts.len() + 2 * pairs as usize > u32::MAX as usize {
-        return Err(BuildError(format!(
-            "traffic[{i}].pairs = {pairs}: at most {} hosts in all",
-            u32::MAX
-        )));
-    }
+    // Issue 33: a stated limit before anything is allocated (each pair is two hosts with
+    // their own state on every IMP's tables).
+    nmc_sim::limits::at_most(
+        &format!("traffic[{i}].pairs"),
+        u64::from(pairs),
+        MAX_PAIRS,
+        " host pairs",
+    )
+    .map_err(|e| BuildError(e.to_string()))?;
     // A stream of its own, apart from every line's and background host's.
     let mut rng = nmc_sim::RngStreams::new(seed).stream(crate::model::pairs_stream(i));
     let mut sources = Vec::with_capacity(pairs as usize);

@@ -490,7 +490,12 @@ pub fn probe_config(s: &InternetScenario, seed: u64) -> Result<ProbeConfig, Buil
         max_length: 65535,
     };
     Probe::new(cfg.clone()).map_err(|e| BuildError::Ping {
-        key: "lengths",
+        // The count is the volleys key's; every other refusal is about the lengths.
+        key: match e {
+            nmc_probe::probe::ProbeError::TooMany { .. }
+            | nmc_probe::probe::ProbeError::ZeroCount => "volleys",
+            _ => "lengths",
+        },
         reason: e.to_string(),
     })?;
     Ok(cfg)

@@ -56,9 +56,18 @@ pub enum ProbeError {
     EmptyRange { lo: u32, hi: u32 },
     #[error("count must be at least 1")]
     ZeroCount,
+    /// Issue 33: every volley is allocated when the probe starts, so the count is bounded.
+    #[error(
+        "count {count}: at most {max} volleys (about 11.6 days at one a second; a limit of nmc's, so that input cannot exhaust the machine)"
+    )]
+    TooMany { count: u32, max: u32 },
     #[error("`{0}` is not a length: expected N (e.g. 256) or LO..HI (e.g. 0..256)")]
     BadLengthSpec(String),
 }
+
+/// The most volleys one run may ask for: each is kept (about 50 bytes) from the start, so this
+/// bounds a probe's memory to tens of megabytes (issue 33).
+pub const MAX_VOLLEYS: u32 = 1_000_000;
 
 /// How packet lengths are chosen. A length is the whole IP datagram in bytes (IP header +
 /// UDP or ICMP header + payload), as Mills counted it.
@@ -216,6 +225,12 @@ impl Probe {
     pub fn new(cfg: ProbeConfig) -> Result<Probe, ProbeError> {
         if cfg.count == 0 {
             return Err(ProbeError::ZeroCount);
+        }
+        if cfg.count > MAX_VOLLEYS {
+            return Err(ProbeError::TooMany {
+                count: cfg.count,
+                max: MAX_VOLLEYS,
+            });
         }
         let check_max = |len: u32| {
             if len > cfg.max_length {

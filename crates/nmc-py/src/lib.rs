@@ -201,10 +201,7 @@ fn parse_sets(sets: &[String]) -> Result<Vec<Override>> {
 }
 
 fn pool(jobs: Option<usize>) -> Result<rayon::ThreadPool> {
-    let n = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    if n == 0 {
-        return Err(bad_input(anyhow::anyhow!("jobs=0: at least one thread")));
-    }
+    let n = nmc_sim::limits::jobs("jobs", jobs).map_err(bad_input)?;
     rayon::ThreadPoolBuilder::new()
         .num_threads(n)
         .build()

@@ -129,8 +129,19 @@ impl<N, T> Scenario<N, T> {
         }
     }
 
-    /// Checks `record` names against what the model can write.
+    /// Checks `record` names against what the model can write; a name given twice is refused
+    /// (issue 33: each entry multiplied the recording work).
     pub fn check_records(&self, known: &[&str]) -> Result<(), ScenarioError> {
+        for (k, r) in self.record.iter().enumerate() {
+            if let Some(j) = self.record[..k].iter().position(|x| x == r) {
+                return Err(ScenarioError::Whole {
+                    origin: self.name.clone(),
+                    message: format!(
+                        "record: `{r}` is named twice (entries {j} and {k}): name each record once"
+                    ),
+                });
+            }
+        }
         match self.record.iter().find(|r| !known.contains(&r.as_str())) {
             None => Ok(()),
             Some(r) => Err(ScenarioError::Whole {

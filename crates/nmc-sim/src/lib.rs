@@ -7,6 +7,7 @@
 //! | [`time`] | [`SimTime`] and [`SimDuration`]: integer nanoseconds, unit constructors, display |
 //! | [`units`] | [`BitRate`], [`Bits`] and the unit parser/printer (`50kbit/s`, `640ms`, `126B`): the one duration parser |
 //! | [`nanos`] | [`Nanos`]: measured times and spans for the probe and the RTO tools, exact-ms and human display |
+//! | [`limits`] | what input may size: counts, products of counts, thread pools, whole-file reads, each refused in one line past its limit |
 //! | [`graph`] | [`graph::breadth_first`]: the one shortest-hop search the models' static routes use |
 //! | [`queue`] | [`EventQueue`]: pending events in `(time, insertion sequence)` order |
 //! | [`engine`] | [`Model`] and [`Simulation`]: run until a time, until idle, or while a condition holds |
@@ -32,6 +33,7 @@
 
 pub mod engine;
 pub mod graph;
+pub mod limits;
 pub mod nanos;
 pub mod queue;
 pub mod record;

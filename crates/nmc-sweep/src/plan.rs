@@ -235,14 +235,16 @@ impl Sweep {
                 return Err(bad(format!("metrics: `{d}` named twice")));
             }
         }
-        let configs =
-            cases.len().max(1) as u64 * grid.iter().map(|(_, v)| v.len() as u64).product::<u64>();
-        if configs.saturating_mul(f.seeds.count) > MAX_RUNS {
-            return Err(bad(format!(
-                "{configs} configurations × {} seeds is more than {MAX_RUNS} runs",
-                f.seeds.count
-            )));
-        }
+        // Issue 33: checked, so that 64 keys of two values are refused, not wrapped to 0.
+        nmc_sim::limits::product(
+            "runs (cases × grid values × seeds)",
+            std::iter::once(cases.len().max(1) as u64)
+                .chain(grid.iter().map(|(_, v)| v.len() as u64))
+                .chain([f.seeds.count]),
+            MAX_RUNS,
+            " runs",
+        )
+        .map_err(|e| bad(e.to_string()))?;
         Ok(Sweep {
             origin,
             base: f.base,
@@ -417,18 +419,12 @@ fn describe(sets: &[String]) -> String {
     }
 }
 
-/// Reads a small text file (at most 16 MiB).
+/// Reads a small text file (at most [`nmc_sim::limits::MAX_TEXT_BYTES`]).
 fn read_small(path: &Path) -> Result<String> {
-    use std::io::Read;
-    const LIMIT: u64 = 16 << 20;
-    let mut text = String::new();
-    std::fs::File::open(path)?
-        .take(LIMIT + 1)
-        .read_to_string(&mut text)?;
-    if text.len() as u64 > LIMIT {
-        bail!("larger than {} MiB", LIMIT >> 20);
-    }
-    Ok(text)
+    Ok(nmc_sim::limits::read_text(
+        path,
+        nmc_sim::limits::MAX_TEXT_BYTES,
+    )?)
 }
 
 /// A value as TOML text (`"30ms"`, `4`, `[1, 2]`), as `--set` reads it back.

@@ -16,7 +16,6 @@ pub mod csv;
 pub mod flent;
 pub mod irtt;
 
-use std::io::Read;
 use std::path::Path;
 
 use crate::time::Nanos;
@@ -106,8 +105,8 @@ pub enum Format {
 /// the file stem (`foe.csv` → `foe`, `x.flent.gz` → `x`).
 pub fn load(path: &Path) -> Result<Trace, TraceError> {
     let file = path.display().to_string();
-    let raw = std::fs::read(path)
-        .map_err(|e| TraceError::new(&file, None, format!("cannot read: {e}")))?;
+    let raw = nmc_sim::limits::read_file(path, nmc_sim::limits::MAX_FILE_BYTES)
+        .map_err(|e| TraceError::new(&file, None, without_name(&file, &e.to_string())))?;
     let mut trace = parse_bytes(&file, &raw, None)?;
     trace.name = stem(path);
     Ok(trace)
@@ -144,16 +143,36 @@ pub fn sniff(text: &str) -> Format {
     }
 }
 
+/// Issue 33: what a gzip member decompresses to is capped like a file, so that a small
+/// "zip bomb" is refused instead of filling memory.
 pub(crate) fn gunzip_if_needed(file: &str, raw: &[u8]) -> Result<Vec<u8>, TraceError> {
+    use nmc_sim::limits::{MAX_FILE_BYTES, ReadError, read_capped};
     if raw.starts_with(&[0x1f, 0x8b]) {
-        let mut out = Vec::new();
-        flate2::read::MultiGzDecoder::new(raw)
-            .read_to_end(&mut out)
-            .map_err(|e| TraceError::new(file, None, format!("bad gzip data: {e}")))?;
-        Ok(out)
+        read_capped(
+            flate2::read::MultiGzDecoder::new(raw),
+            file,
+            MAX_FILE_BYTES,
+            " once decompressed",
+        )
+        .map_err(|e| match e {
+            ReadError::Io { cause, .. } => {
+                TraceError::new(file, None, format!("bad gzip data: {cause}"))
+            }
+            e @ ReadError::TooLarge { .. } => {
+                TraceError::new(file, None, without_name(file, &e.to_string()))
+            }
+        })
     } else {
         Ok(raw.to_vec())
     }
+}
+
+/// A limits error's text without the file name it starts with (the trace error adds it).
+fn without_name(file: &str, text: &str) -> String {
+    text.strip_prefix(file)
+        .and_then(|t| t.strip_prefix(": "))
+        .unwrap_or(text)
+        .to_string()
 }
 
 fn stem(path: &Path) -> String {

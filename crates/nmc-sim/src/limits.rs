@@ -1,0 +1,223 @@
+//! Limits on what input may size (issue 33).
+//!
+//! Every count, size and pool that comes from a file, a flag or a peer is checked here, with
+//! checked arithmetic, **before** anything is allocated or started, and refused in one line that
+//! names the key or option and the limit. One mechanism for every place of that kind:
+//!
+//! * [`at_most`]: one count against its limit;
+//! * [`product`]: a count that is a product of counts (a sweep's grid), without overflow;
+//! * [`jobs`]: a thread pool's size (`--jobs`, `jobs=`);
+//! * [`read_capped`] and [`read_file`]: a whole input read with a cap (a trace file, and what
+//!   its gzip decompresses to), never slurped without one.
+
+use std::fmt;
+use std::io::Read;
+use std::path::Path;
+
+/// The most threads a `--jobs` may ask for: well past any machine this runs on (a pool of
+/// 100,000 threads would exhaust the process before doing any work).
+pub const MAX_JOBS: usize = 1024;
+
+/// The most bytes a whole-file input (a trace, and what it decompresses to) may hold: 256 MiB.
+pub const MAX_FILE_BYTES: u64 = 256 << 20;
+
+/// The most bytes a small text input (a scenario, a sweep file) may hold: 16 MiB.
+pub const MAX_TEXT_BYTES: u64 = 16 << 20;
+
+/// A count or size past its limit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TooLarge {
+    /// The key or option, as the user wrote it (`--jobs`, `traffic.0.volleys`).
+    pub what: String,
+    /// The value asked for, as text ("more than 18446744073709551615" on overflow).
+    pub value: String,
+    pub limit: u64,
+    /// What the limit stands for, if it needs saying (` threads`, ` runs`).
+    pub unit: &'static str,
+}
+
+impl fmt::Display for TooLarge {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} = {}: at most {}{} (a limit of nmc's, so that input cannot exhaust the machine)",
+            self.what, self.value, self.limit, self.unit
+        )
+    }
+}
+
+impl std::error::Error for TooLarge {}
+
+/// `value` if it is at most `limit`, else the one-line refusal naming `what`.
+pub fn at_most(what: &str, value: u64, limit: u64, unit: &'static str) -> Result<u64, TooLarge> {
+    if value <= limit {
+        Ok(value)
+    } else {
+        Err(TooLarge {
+            what: what.into(),
+            value: value.to_string(),
+            limit,
+            unit,
+        })
+    }
+}
+
+/// The product of `factors` if it is at most `limit`; overflow is refused like any other excess
+/// (never wrapped, never saturated into something that passes).
+pub fn product(
+    what: &str,
+    factors: impl IntoIterator<Item = u64>,
+    limit: u64,
+    unit: &'static str,
+) -> Result<u64, TooLarge> {
+    let mut p: u64 = 1;
+    for f in factors {
+        p = p.checked_mul(f).ok_or_else(|| TooLarge {
+            what: what.into(),
+            value: format!("more than {}", u64::MAX),
+            limit,
+            unit,
+        })?;
+    }
+    at_most(what, p, limit, unit)
+}
+
+/// The size of a thread pool: `requested`, or every core when `None`; zero and more than
+/// [`MAX_JOBS`] are refused, naming `what`.
+pub fn jobs(what: &str, requested: Option<usize>) -> Result<usize, JobsError> {
+    match requested {
+        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+        Some(0) => Err(JobsError::Zero(what.into())),
+        Some(n) => at_most(what, n as u64, MAX_JOBS as u64, " threads")
+            .map(|_| n)
+            .map_err(JobsError::TooMany),
+    }
+}
+
+/// A thread pool's size that cannot be.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum JobsError {
+    #[error("{0} 0: at least one thread")]
+    Zero(String),
+    #[error("{0}")]
+    TooMany(TooLarge),
+}
+
+/// A capped read that failed: the source could not be read, or held more than the cap.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// (The I/O error is in the text, not a `source`: shown once.)
+    #[error("{what}: cannot read: {cause}")]
+    Io { what: String, cause: std::io::Error },
+    #[error(
+        "{what}: more than {limit} bytes{how} (a limit of nmc's, so that input cannot exhaust the machine)"
+    )]
+    TooLarge {
+        what: String,
+        limit: u64,
+        /// " once decompressed", where it applies.
+        how: &'static str,
+    },
+}
+
+/// Reads all of `reader` (named `what` in errors), refusing more than `limit` bytes without
+/// holding more than `limit + 1` of them. `how` qualifies the size in the error (" once
+/// decompressed").
+pub fn read_capped(
+    reader: impl Read,
+    what: &str,
+    limit: u64,
+    how: &'static str,
+) -> Result<Vec<u8>, ReadError> {
+    let mut out = Vec::new();
+    reader
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut out)
+        .map_err(|cause| ReadError::Io {
+            what: what.into(),
+            cause,
+        })?;
+    if out.len() as u64 > limit {
+        return Err(ReadError::TooLarge {
+            what: what.into(),
+            limit,
+            how,
+        });
+    }
+    Ok(out)
+}
+
+/// Reads the UTF-8 text file at `path` with [`read_capped`].
+pub fn read_text(path: &Path, limit: u64) -> Result<String, ReadError> {
+    let bytes = read_file(path, limit)?;
+    String::from_utf8(bytes).map_err(|e| ReadError::Io {
+        what: path.display().to_string(),
+        cause: std::io::Error::new(std::io::ErrorKind::InvalidData, e.utf8_error()),
+    })
+}
+
+/// Reads the file at `path` with [`read_capped`].
+pub fn read_file(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    let what = path.display().to_string();
+    let file = std::fs::File::open(path).map_err(|cause| ReadError::Io {
+        what: what.clone(),
+        cause,
+    })?;
+    read_capped(file, &what, limit, "")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_past_their_limit_are_refused_naming_the_key() {
+        assert_eq!(at_most("count", 5, 5, ""), Ok(5));
+        let e = at_most("--count", 4_294_967_295, 1_000_000, " volleys").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--count = 4294967295: at most 1000000 volleys (a limit of nmc's, so that input \
+             cannot exhaust the machine)"
+        );
+    }
+
+    #[test]
+    fn a_product_that_overflows_is_refused_not_wrapped() {
+        // 64 grid keys of two values each: 2^64 wraps to 0 in u64 arithmetic.
+        let e = product("grid", std::iter::repeat_n(2, 64), 1_000_000, " runs").unwrap_err();
+        assert!(e.value.starts_with("more than"), "{e}");
+        assert_eq!(product("grid", [10, 10, 10], 1000, ""), Ok(1000));
+        assert!(product("grid", [10, 10, 11], 1000, "").is_err());
+        assert_eq!(product("grid", [], 1, ""), Ok(1));
+    }
+
+    #[test]
+    fn pools_are_bounded() {
+        assert!(jobs("--jobs", None).unwrap() >= 1);
+        assert_eq!(jobs("--jobs", Some(3)), Ok(3));
+        assert_eq!(
+            jobs("--jobs", Some(0)).unwrap_err().to_string(),
+            "--jobs 0: at least one thread"
+        );
+        let e = jobs("--jobs", Some(100_000)).unwrap_err().to_string();
+        assert!(
+            e.starts_with("--jobs = 100000: at most 1024 threads"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn reads_stop_one_byte_past_the_cap() {
+        let data = [7u8; 100];
+        assert_eq!(read_capped(&data[..], "x", 100, "").unwrap().len(), 100);
+        let e = read_capped(&data[..], "trace.csv", 99, " once decompressed").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "trace.csv: more than 99 bytes once decompressed (a limit of nmc's, so that input \
+             cannot exhaust the machine)"
+        );
+        // An endless source is cut at the cap, not read to the end.
+        let e = read_capped(std::io::repeat(0), "zeros", 1 << 20, "").unwrap_err();
+        assert!(matches!(e, ReadError::TooLarge { .. }));
+    }
+}

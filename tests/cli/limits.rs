@@ -1,0 +1,167 @@
+//! Issue 33, class 1: input that sizes an allocation or a pool is checked against a stated
+//! limit before anything is allocated or started, and refused in one line naming the key or
+//! option and the limit (exit 2). Each case here once aborted, filled memory or started
+//! threads without bound.
+
+use super::{nmc, stderr, tmp};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// Runs `nmc ARGS` and asserts a one-line refusal within a few seconds that contains every
+/// piece of `names`.
+fn refused(args: &[&str], names: &[&str]) {
+    let t = Instant::now();
+    let o = nmc(args);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+    assert_eq!(e.lines().count(), 1, "{args:?}: one line, got:\n{e}");
+    for n in names {
+        assert!(e.contains(n), "{args:?}: `{n}` missing in: {e}");
+    }
+    // Refused before the work: not after allocating gigabytes (a bound on a refusal, not a
+    // timed test of speed).
+    assert!(
+        t.elapsed() < Duration::from_secs(30),
+        "{args:?} took {:?}",
+        t.elapsed()
+    );
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn thread_pools_are_bounded() {
+    let dir = tmp("limits-jobs");
+    refused(
+        &[
+            "reproduce",
+            "golden-chain",
+            "--jobs",
+            "100000",
+            "--out",
+            s(&dir),
+        ],
+        &["--jobs = 100000", "at most 1024 threads"],
+    );
+    refused(
+        &["reproduce", "golden-chain", "--jobs", "0", "--out", s(&dir)],
+        &["--jobs 0"],
+    );
+    let file = dir.join("s.toml");
+    std::fs::write(
+        &file,
+        "base = \"md1\"\nseeds = { from = 1, count = 2 }\n[set]\nduration = \"1s\"\n",
+    )
+    .unwrap();
+    refused(
+        &[
+            "sweep",
+            s(&file),
+            "--out",
+            s(&dir.join("o")),
+            "--jobs",
+            "100000",
+        ],
+        &["--jobs = 100000", "at most 1024 threads"],
+    );
+    assert!(!dir.join("o").exists());
+}
+
+#[test]
+fn a_sweep_grid_that_overflows_is_refused_not_wrapped() {
+    let dir = tmp("limits-grid");
+    // 64 keys of two values: 2^64 combinations wrapped to 0 and passed the cap.
+    let mut text = String::from("base = \"md1\"\nseeds = { from = 1, count = 1 }\n[grid]\n");
+    for k in 0..64 {
+        text.push_str(&format!("\"traffic.0.k{k}\" = [1, 2]\n"));
+    }
+    let file = dir.join("grid.toml");
+    std::fs::write(&file, text).unwrap();
+    refused(
+        &["sweep", s(&file), "--out", s(&dir.join("o"))],
+        &["runs (cases × grid values × seeds)", "at most 1000000 runs"],
+    );
+    assert!(!dir.join("o").exists());
+}
+
+#[test]
+fn volley_counts_are_bounded_before_they_are_allocated() {
+    let dir = tmp("limits-volleys");
+    refused(
+        &[
+            "run",
+            "scenarios/rfc889/ford1.toml",
+            "--set",
+            "traffic.0.volleys=100000000",
+            "--out",
+            s(&dir),
+        ],
+        &[
+            "traffic.0.volleys",
+            "count 100000000",
+            "at most 1000000 volleys",
+        ],
+    );
+    refused(
+        &["echo", "probe", "127.0.0.1:9", "--count", "4294967295"],
+        &["--count: count 4294967295", "at most 1000000 volleys"],
+    );
+}
+
+#[test]
+fn host_pairs_and_duplicate_records_are_refused() {
+    let dir = tmp("limits-pairs");
+    refused(
+        &[
+            "run",
+            "mesh-1000",
+            "--set",
+            "traffic.0.pairs=4000000000",
+            "--out",
+            s(&dir),
+        ],
+        &["traffic[0].pairs = 4000000000", "at most 10000 host pairs"],
+    );
+    refused(
+        &[
+            "run",
+            "scenarios/rfc889/ford1.toml",
+            "--set",
+            "record=[\"volleys\", \"volleys\"]",
+            "--out",
+            s(&dir),
+        ],
+        &["record: `volleys` is named twice"],
+    );
+}
+
+#[test]
+fn trace_files_are_read_with_a_cap_and_so_is_their_gzip() {
+    let dir = tmp("limits-trace");
+    // 300 MiB of zeros gzipped to about 300 KB: it used to be decompressed whole.
+    let bomb = dir.join("bomb.csv.gz");
+    {
+        use std::io::Write;
+        let f = std::fs::File::create(&bomb).unwrap();
+        let mut gz = std::process::Command::new("gzip")
+            .arg("-c")
+            .stdin(std::process::Stdio::piped())
+            .stdout(f)
+            .spawn()
+            .expect("gzip is on the machine");
+        let zeros = vec![b'0'; 1 << 20];
+        let mut stdin = gz.stdin.take().unwrap();
+        for _ in 0..300 {
+            stdin.write_all(&zeros).unwrap();
+        }
+        drop(stdin);
+        assert!(gz.wait().unwrap().success());
+    }
+    assert!(std::fs::metadata(&bomb).unwrap().len() < 2 << 20);
+    refused(
+        &["rto", "evaluate", s(&bomb), "--out", s(&dir.join("o"))],
+        &["bomb.csv.gz", "more than 268435456 bytes once decompressed"],
+    );
+}
