@@ -81,7 +81,11 @@ fn main() -> ExitCode {
         Ok(Outcome::OutsideTolerance) => ExitCode::from(1),
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("nmc: {e:#}");
+            // Issue 33: what an input file put in the error is escaped and shortened here,
+            // once, for every subcommand.
+            let text =
+                nmc_sim::limits::printable(&format!("{e:#}"), nmc_sim::limits::MAX_ERROR_CHARS);
+            eprintln!("nmc: {text}");
             ExitCode::from(2)
         }
     }
@@ -101,7 +105,13 @@ fn usage_error(e: clap::Error) -> ExitCode {
         let _ = e.print();
         return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
     }
-    eprintln!("nmc: {}", one_line(&e.render().to_string()));
+    eprintln!(
+        "nmc: {}",
+        nmc_sim::limits::printable(
+            &one_line(&e.render().to_string()),
+            nmc_sim::limits::MAX_ERROR_CHARS
+        )
+    );
     ExitCode::from(2)
 }
 

@@ -1,7 +1,7 @@
 //! Issue 33, class 1: input that sizes an allocation or a pool is checked against a stated
 //! limit before anything is allocated or started, and refused in one line naming the key or
 //! option and the limit (exit 2). Each case here once aborted, filled memory or started
-//! threads without bound.
+//! threads without bound. Class 5: what an error echoes from the input is escaped and short.
 
 use super::{nmc, stderr, tmp};
 use std::path::Path;
@@ -164,4 +164,39 @@ fn trace_files_are_read_with_a_cap_and_so_is_their_gzip() {
         &["rto", "evaluate", s(&bomb), "--out", s(&dir.join("o"))],
         &["bomb.csv.gz", "more than 268435456 bytes once decompressed"],
     );
+}
+
+#[test]
+fn errors_escape_and_shorten_what_they_echo() {
+    let dir = tmp("limits-echo");
+    // A 200 KB name, and a terminal escape in a value: both used to be echoed raw.
+    let long = dir.join("long.toml");
+    std::fs::write(
+        &long,
+        format!(
+            "name = \"{}\"\nmodel = \"store-forward\"\n",
+            "z".repeat(200_000)
+        ),
+    )
+    .unwrap();
+    let esc = dir.join("esc.toml");
+    std::fs::write(&esc, "name = \"a\"\nseed = \"\u{1b}[31mred\\u001b\"\n").unwrap();
+    for (file, what) in [(&long, "name"), (&esc, "seed")] {
+        let o = nmc(&["run", s(file), "--out", s(&dir.join("o"))]);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(e.contains(what), "{e}");
+        assert!(
+            e.chars().count() <= 5 + 400 + 1,
+            "{} chars",
+            e.chars().count()
+        );
+        assert!(!e.contains('\u{1b}'), "a raw escape in: {e:?}");
+    }
+    // A usage error echoes the argument the same way.
+    let o = nmc(&["run", "--\u{1b}[2Jwipe"]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!e.contains('\u{1b}'), "{e:?}");
 }

@@ -149,7 +149,8 @@ fn key_in(message: &str, located: bool) -> Option<String> {
 
 /// `e` as the Python exception the package defines (`nmc._errors`), with the CLI's message.
 fn py_error(py: Python<'_>, e: &anyhow::Error) -> PyErr {
-    let message = format!("{e:#}");
+    // Issue 33: escaped and shortened as the CLI prints it.
+    let message = nmc_sim::limits::printable(&format!("{e:#}"), nmc_sim::limits::MAX_ERROR_CHARS);
     let inner = e.chain().find_map(|c| c.downcast_ref::<BadInput>());
     let typed = e
         .chain()

@@ -8,7 +8,10 @@
 //! * [`product`]: a count that is a product of counts (a sweep's grid), without overflow;
 //! * [`jobs`]: a thread pool's size (`--jobs`, `jobs=`);
 //! * [`read_capped`] and [`read_file`]: a whole input read with a cap (a trace file, and what
-//!   its gzip decompresses to), never slurped without one.
+//!   its gzip decompresses to), never slurped without one;
+//! * [`printable`]: an error's text as the terminal gets it — control characters from an input
+//!   file escaped, and at most [`MAX_ERROR_CHARS`] characters, so that one bad file cannot write
+//!   200 KB or terminal escapes into an error line.
 
 use std::fmt;
 use std::io::Read;
@@ -23,6 +26,33 @@ pub const MAX_FILE_BYTES: u64 = 256 << 20;
 
 /// The most bytes a small text input (a scenario, a sweep file) may hold: 16 MiB.
 pub const MAX_TEXT_BYTES: u64 = 16 << 20;
+
+/// The longest error line nmc prints: the key and a short excerpt of what was wrong, not the
+/// whole input.
+pub const MAX_ERROR_CHARS: usize = 400;
+
+/// `text` as one printable line: control characters (newlines, tabs, escapes) written as
+/// `\n`, `\t`, `\u{1b}`, and the whole cut to `max` characters with `…` where it was cut
+/// (the start, which names the file and key, is kept).
+pub fn printable(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    let mut n = 0;
+    for c in text.chars() {
+        let piece: String = if c.is_control() {
+            c.escape_default().collect()
+        } else {
+            c.to_string()
+        };
+        let len = piece.chars().count();
+        if n + len > max.saturating_sub(1) {
+            out.push('…');
+            return out;
+        }
+        out.push_str(&piece);
+        n += len;
+    }
+    out
+}
 
 /// A count or size past its limit.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -204,6 +234,19 @@ mod tests {
             e.starts_with("--jobs = 100000: at most 1024 threads"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn echoed_input_is_escaped_and_shortened() {
+        assert_eq!(
+            printable("a.toml:1: key `x\ny\u{1b}[31m`", 100),
+            "a.toml:1: key `x\\ny\\u{1b}[31m`"
+        );
+        let long = format!("f.toml:3: bad value {}", "z".repeat(200_000));
+        let p = printable(&long, MAX_ERROR_CHARS);
+        assert_eq!(p.chars().count(), MAX_ERROR_CHARS);
+        assert!(p.starts_with("f.toml:3: bad value zz") && p.ends_with('…'));
+        assert_eq!(printable("short", 10), "short");
     }
 
     #[test]

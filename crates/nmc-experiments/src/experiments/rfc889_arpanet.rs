@@ -440,6 +440,19 @@ impl Experiment for Rfc889Arpanet {
         "Mills, RFC 889 (Dec 1983) §2 and its table; the 1983 subnet from docs/arpanet-1983.md"
     }
     fn run(&self, ctx: &mut Context) -> Result<()> {
+        // Issue 31: why the rows miss, where they are shown (docs/arpanet-1983.md has the
+        // sources and the figures).
+        ctx.note(
+            "Why most rows here miss (docs/arpanet-1983.md, \"Where the simulated delays fall short\"): \
+             the rates (the slope against length: store and forward over the hops) come out near the \
+             table, but the fixed part of the delay is short by about one model hop's worth per hop \
+             (the per-hop row below), and the high-traffic rows barely differ from the low-traffic \
+             ones. The sources rule out the subnet's load at the one published level (Nagle, RFC 896; \
+             Serr's busiest node of 1985), the day (RFC 957's 1985 minima are already above the model) \
+             and the hosts alone (RFC 889's calibration rows); what the 1983 IMPs (C/30s emulating the \
+             316) cost per hop, and what the high-traffic periods carried, is not published. The \
+             high-traffic what-ifs (full runs) show what load would close the H − L rows.",
+        );
         let rows = rows();
         let mut results = Vec::new();
         let mut table = String::new();
