@@ -33,6 +33,12 @@ pub struct RunArgs {
 /// A size in bytes, written with its unit as in scenario files (`200MB`, `5GB`).
 fn parse_size(s: &str) -> Result<u64, String> {
     let bits: nmc_sim::Bits = s.parse().map_err(|e: nmc_sim::UnitError| e.to_string())?;
+    // Issue 33: a size below one byte used to become 0 (no trace at all) without a word.
+    if bits.get() < 8 {
+        return Err(format!(
+            "`{s}` is less than one byte: give a size such as 200MB"
+        ));
+    }
     Ok(bits.get() / 8)
 }
 

@@ -1,7 +1,8 @@
 //! Issue 33, class 1: input that sizes an allocation or a pool is checked against a stated
 //! limit before anything is allocated or started, and refused in one line naming the key or
 //! option and the limit (exit 2). Each case here once aborted, filled memory or started
-//! threads without bound. Class 5: what an error echoes from the input is escaped and short.
+//! threads without bound. Class 3 (in part): settings that would measure nothing are refused.
+//! Class 5: what an error echoes from the input is escaped and short.
 
 use super::{nmc, stderr, tmp};
 use std::path::Path;
@@ -199,4 +200,52 @@ fn errors_escape_and_shorten_what_they_echo() {
     let e = stderr(&o);
     assert_eq!(o.status.code(), Some(2));
     assert!(!e.contains('\u{1b}'), "{e:?}");
+}
+
+/// Class 3: settings that would leave a run measuring nothing, looping at one instant, or
+/// reading less than was written are refused in one line.
+#[test]
+fn settings_that_would_measure_nothing_are_refused() {
+    let dir = tmp("limits-settings");
+    let out = dir.join("o");
+    let run = |sets: &[&str]| {
+        let mut args = vec!["run", "rfc626-lockup", "--out", s(&out)];
+        for x in sets {
+            args.extend(["--set", x]);
+        }
+        args.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    let a = run(&["network.lockup_window=2ns"]);
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    refused(&a, &["network.lockup_window = 2ns", "at least 1ms"]);
+    let a = run(&["network.measure_from=2min"]);
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    refused(
+        &a,
+        &["network.measure_from = 2min", "not before the run's end"],
+    );
+    // A line break in a --set value used to end the value there, silently.
+    refused(
+        &[
+            "run",
+            "md1",
+            "--set",
+            "duration=1s\nseed=7",
+            "--out",
+            s(&out),
+        ],
+        &["line break"],
+    );
+    refused(
+        &["run", "md1", "--trace-limit", "4bit", "--out", s(&out)],
+        &["less than one byte"],
+    );
+    // A trace whose send times go backwards is refused, naming the probe.
+    let t = dir.join("back.csv");
+    std::fs::write(&t, "send_ms,rtt_ms\n0,10\n9,10\n4,11\n").unwrap();
+    refused(
+        &["rto", "evaluate", s(&t), "--out", s(&out)],
+        &["back.csv", "probe 3 is sent at 4.000 ms, before probe 2"],
+    );
+    assert!(!out.exists());
 }

@@ -83,6 +83,29 @@ pub struct LineRecord {
     pub max_queue: u32,
 }
 
+/// The shortest lockup window: the watch looks every quarter window, so a window of a few
+/// nanoseconds looped at one instant (issue 33); a millisecond is far below any lockup's scale.
+pub const MIN_LOCKUP_WINDOW: SimDuration = SimDuration::from_millis(1);
+
+/// Issue 33: observation settings that would leave a run measuring nothing, or looping at one
+/// instant, are refused in one line.
+fn check_observation(s: &ImpConfig) -> Result<(), BuildError> {
+    let n = &s.network;
+    if !n.lockup_window.is_zero() && n.lockup_window < MIN_LOCKUP_WINDOW {
+        return Err(BuildError(format!(
+            "network.lockup_window = {}: 0s (no watch) or at least {MIN_LOCKUP_WINDOW}",
+            n.lockup_window
+        )));
+    }
+    if !n.measure_from.is_zero() && n.measure_from >= s.duration {
+        return Err(BuildError(format!(
+            "network.measure_from = {} is not before the run's end (duration = {}): nothing would be measured",
+            n.measure_from, s.duration
+        )));
+    }
+    Ok(())
+}
+
 /// Builds the subnet a scenario describes.
 pub fn build(
     s: &ImpConfig,
@@ -90,6 +113,7 @@ pub fn build(
     trace: Trace,
 ) -> Result<(Subnet, Vec<(u32, SimDuration)>), BuildError> {
     s.check_records(RECORDS)?;
+    check_observation(s)?;
     let params = s.network.params.clone();
     params.validate().map_err(BuildError)?;
     let topo = Topology::build(&s.network.topology).map_err(BuildError)?;

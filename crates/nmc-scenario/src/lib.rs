@@ -226,6 +226,13 @@ impl FromStr for Override {
             return Err(bad("the path must start with a key"));
         }
         let rhs = rhs.trim();
+        // Issue 33: a line break in the value used to end the TOML value there and drop the
+        // rest without a word.
+        if rhs.contains(['\n', '\r']) {
+            return Err(bad(
+                "the value holds a line break: a --set value is one line (write a list or a string on one line)",
+            ));
+        }
         let value = toml::from_str::<toml::Table>(&format!("v = {rhs}"))
             .ok()
             .and_then(|mut t| t.remove("v"))
@@ -579,6 +586,12 @@ interval = "20.16ms"
         let e = err(TEXT, &["name.x=1"]);
         assert!(e.contains("not a table"), "{e}");
         assert!("novalue".parse::<Override>().is_err());
+        // A line break would have ended the value there and dropped the rest.
+        let e = "traffic.0.count=3\nduration=1s"
+            .parse::<Override>()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line break"), "{e}");
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! (Unix ns) or `.monotonic` (ns from an arbitrary origin); `delay.rtt` (ns, present when not
 //! lost). The packet length is `config.params.length` and the peer `config.remote_address`.
 //!
-//! Mapping: send time = client send `wall` if present, else `monotonic`; delay = `delay.rtt`
+//! Mapping: send time = client send `wall` if every request has it, else `monotonic` for all
+//! (one clock for the file); delay = `delay.rtt`
 //! unless lost; length and path from `config`. irtt sends on a fixed interval with several
 //! requests in flight, unlike RFC 889's one volley at a time; the replay in [`crate::eval`]
 //! treats each round trip on its own, which is what the RFC 889 tables do too.
@@ -39,6 +40,20 @@ pub fn parse(file: &str, text: &str) -> Result<Trace, TraceError> {
         .and_then(Value::as_str)
         .map(str::to_string);
 
+    // One clock for the whole file (issue 33): irtt leaves `wall` out of some requests (lost
+    // ones), and taking `wall` where it is and `monotonic` where it is not put those requests
+    // at a time decades away from their neighbours. `wall` when every request has it, else
+    // `monotonic` for all.
+    let has = |rt: &Value, clock: &str| {
+        rt.pointer(&format!("/timestamps/client/send/{clock}"))
+            .and_then(Value::as_u64)
+            .is_some()
+    };
+    let clock = if rts.iter().all(|rt| has(rt, "wall")) {
+        "wall"
+    } else {
+        "monotonic"
+    };
     let mut probes = Vec::with_capacity(rts.len());
     for (i, rt) in rts.iter().enumerate() {
         let err = |msg: &str| TraceError::new(file, None, format!("round_trips[{i}]: {msg}"));
@@ -63,11 +78,15 @@ pub fn parse(file: &str, text: &str) -> Result<Trace, TraceError> {
                 ));
             }
         };
-        let send_obj = rt.pointer("/timestamps/client/send");
-        let send = send_obj
-            .and_then(|s| s.get("wall").or_else(|| s.get("monotonic")))
+        let send = rt
+            .pointer(&format!("/timestamps/client/send/{clock}"))
             .and_then(Value::as_u64)
-            .ok_or_else(|| err("missing `timestamps.client.send.wall` or `.monotonic` (ns)"))?;
+            .ok_or_else(|| {
+                err(&format!(
+                    "missing `timestamps.client.send.{clock}` (ns): every request needs `wall`, or \
+                     else every request needs `monotonic`"
+                ))
+            })?;
         let delay = if lost {
             None
         } else {

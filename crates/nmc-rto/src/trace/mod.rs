@@ -122,11 +122,35 @@ pub fn parse_bytes(
     let bytes = gunzip_if_needed(file, raw)?;
     let text = std::str::from_utf8(&bytes)
         .map_err(|e| TraceError::new(file, None, format!("not UTF-8 text: {e}")))?;
-    match sniff(text) {
+    let trace = match sniff(text) {
         Format::Csv => csv::parse(file, text),
         Format::Irtt => irtt::parse(file, text),
         Format::Flent => flent::parse(file, text, flent_series),
+    }?;
+    in_send_order(file, &trace)?;
+    Ok(trace)
+}
+
+/// Issue 33: a trace's probes are in send order (the estimators replay them as time goes on);
+/// one whose send time goes backwards is refused, naming it, instead of replayed out of order.
+fn in_send_order(file: &str, trace: &Trace) -> Result<(), TraceError> {
+    for (i, w) in trace.probes.windows(2).enumerate() {
+        if w[1].send < w[0].send {
+            return Err(TraceError::new(
+                file,
+                None,
+                format!(
+                    "probe {} is sent at {:.3} ms, before probe {} at {:.3} ms: a trace's probes \
+                     are in send order",
+                    i + 2,
+                    w[1].send.0 as f64 / 1e6,
+                    i + 1,
+                    w[0].send.0 as f64 / 1e6
+                ),
+            ));
+        }
     }
+    Ok(())
 }
 
 /// Decides the format from the content.
@@ -194,4 +218,20 @@ fn stem(path: &Path) -> String {
         }
     }
     name
+}
+
+#[cfg(test)]
+mod order_tests {
+    #[test]
+    fn send_times_that_go_backwards_are_refused() {
+        let ok = super::parse_bytes("t.csv", b"send_ms,rtt_ms\n0,10\n5,10\n5,11\n", None);
+        assert!(ok.is_ok(), "{ok:?}");
+        let e = super::parse_bytes("t.csv", b"send_ms,rtt_ms\n0,10\n9,10\n4,11\n", None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("probe 3 is sent at 4.000 ms, before probe 2"),
+            "{e}"
+        );
+    }
 }
