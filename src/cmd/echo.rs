@@ -269,6 +269,21 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
         "replay it through the timeout estimators: nmc rto evaluate {}",
         files.trace.display()
     );
+    // Issue 33: a measurement with no valid sample is not a success.
+    let c = summary.run.counters;
+    if c.answered == 0 {
+        bail!(
+            "no volley was answered ({} sent, {} lost, {} ICMP errors{}): nothing was measured",
+            c.sent,
+            c.lost,
+            c.icmp_errors,
+            if c.icmp_errors > 0 {
+                "; port unreachable: is an echo server listening there?"
+            } else {
+                ""
+            }
+        );
+    }
     Ok(Outcome::Ok)
 }
 

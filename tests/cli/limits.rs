@@ -249,3 +249,28 @@ fn settings_that_would_measure_nothing_are_refused() {
     );
     assert!(!out.exists());
 }
+
+/// Class 3: a probe with no valid sample exits non-zero with the reason, and a port nobody
+/// listens on ends the run at the first ICMP error instead of 30 s a volley.
+#[test]
+fn a_probe_that_measured_nothing_fails_fast() {
+    let dir = tmp("limits-probe");
+    let port = std::net::UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let target = port.to_string();
+    let t = Instant::now();
+    let o = nmc(&["echo", "probe", &target, "--count", "3", "--out", s(&dir)]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    let last = e.lines().last().unwrap_or("");
+    assert!(
+        last.contains("no volley was answered") && last.contains("port unreachable"),
+        "{e}"
+    );
+    // Well under one volley's 30 s timeout (a bound on a refusal, not a timing of speed).
+    assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
+    // What it had is still written.
+    assert!(dir.join("summary.json").is_file());
+}

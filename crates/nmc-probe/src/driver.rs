@@ -49,6 +49,8 @@ pub(crate) enum Received {
         seq: u32,
         stamp: Nanos,
         turnaround: Option<Nanos>,
+        /// The reply's length, counted as the request's is (the whole IP datagram).
+        length: u32,
     },
     /// A well-formed reply that lacked or failed authentication.
     Unauthenticated,
@@ -178,6 +180,13 @@ pub(crate) fn run<S: EchoSocket>(
             interrupted = true;
             break;
         }
+        // Issue 33: an ICMP error (port unreachable: nothing listening) before any reply ends
+        // the run at once, instead of waiting out every volley's timeout.
+        let c = probe.counters();
+        if c.icmp_errors > 0 && c.answered == 0 {
+            interrupted = true;
+            break;
+        }
         probe.handle_timeout(clock.now());
         while let Some(tx) = probe.poll_transmit(clock.now()) {
             match sock.send(&tx) {
@@ -207,8 +216,9 @@ pub(crate) fn run<S: EchoSocket>(
                 seq,
                 stamp,
                 turnaround,
+                length,
             })) => {
-                probe.handle_reply(at, seq, stamp, turnaround);
+                probe.handle_reply_of_length(at, seq, stamp, turnaround, length);
             }
             Ok(Some(Received::Unauthenticated)) => probe.counters_mut().unauthenticated += 1,
             Ok(Some(Received::IcmpError)) => probe.counters_mut().icmp_errors += 1,

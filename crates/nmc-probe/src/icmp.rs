@@ -150,6 +150,8 @@ impl EchoSocket for IcmpSocket {
                     seq,
                     stamp: Nanos(stamp),
                     turnaround: None,
+                    // The ICMP message (header and data) under a 20-byte IPv4 header.
+                    length: icmp.len() as u32 + HEADER_BYTES - 8,
                 })),
                 None => Ok(Some(Received::Other)),
             },

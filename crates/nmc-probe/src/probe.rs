@@ -30,8 +30,10 @@
 //!   comes later is *late*: counted, but the volley stays lost, as it would for the Fuzzball.
 //! - *Duplicate*: a second reply for a volley already answered (in time or late).
 //! - *Reordered*: a reply, in time, for a sequence number lower than one already answered.
-//! - *Foreign*: a reply naming a sequence this run never sent, or echoing a send time that does
-//!   not match the one recorded (a stale or injected packet). Ignored.
+//! - *Foreign*: a reply naming a sequence this run never sent, echoing a send time that does
+//!   not match the one recorded (a stale or injected packet), or of another length than its
+//!   request (issue 33: it was taken as a volley of the request's length, corrupting the
+//!   delay-against-length fit). Ignored: the volley still waits for its own reply.
 
 use crate::time::Nanos;
 use rand::{Rng, SeedableRng};
@@ -382,6 +384,27 @@ impl Probe {
 
     /// A reply received at `now` echoing sequence `seq` and send time `stamp`, with the server's
     /// turnaround if it reported one.
+    /// A reply that came off a real socket, `length` bytes as the request's length is counted:
+    /// one of another length than its request is foreign, whatever else it matches.
+    pub fn handle_reply_of_length(
+        &mut self,
+        now: Nanos,
+        seq: u32,
+        stamp: Nanos,
+        server_turnaround: Option<Nanos>,
+        length: u32,
+    ) -> ReplyKind {
+        if self
+            .volleys
+            .get(seq as usize)
+            .is_some_and(|v| v.length != length)
+        {
+            self.counters.foreign += 1;
+            return ReplyKind::Foreign;
+        }
+        self.handle_reply(now, seq, stamp, server_turnaround)
+    }
+
     pub fn handle_reply(
         &mut self,
         now: Nanos,
@@ -572,6 +595,29 @@ mod tests {
             (3, 2, 1, 1, 2)
         );
         assert_eq!(p.volleys()[0].one_way(), Some(Nanos(5 * MS)));
+    }
+
+    #[test]
+    fn a_reply_of_another_length_is_foreign_and_the_volley_still_waits() {
+        let mut p = Probe::new(cfg(
+            1,
+            Pacing::Interval {
+                interval_ns: Nanos(MS),
+            },
+        ))
+        .unwrap();
+        let t = p.poll_transmit(Nanos(0)).unwrap();
+        assert_eq!(
+            p.handle_reply_of_length(Nanos(MS), 0, Nanos(0), None, t.length + 1),
+            ReplyKind::Foreign
+        );
+        assert!(!p.is_done());
+        assert_eq!(p.counters().foreign, 1);
+        assert!(matches!(
+            p.handle_reply_of_length(Nanos(2 * MS), 0, Nanos(0), None, t.length),
+            ReplyKind::Fresh { .. }
+        ));
+        assert!(p.is_done());
     }
 
     #[test]

@@ -280,6 +280,7 @@ impl EchoSocket for UdpProbeSocket {
             seq: h.seq,
             stamp: Nanos(h.client_tx_ns),
             turnaround: Some(Nanos(u64::from(h.server_turnaround_ns))),
+            length: n as u32 + self.overhead,
         }))
     }
 }
