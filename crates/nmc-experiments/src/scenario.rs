@@ -181,7 +181,9 @@ fn check_store_forward(s: &nmc_net::StoreForwardScenario, seed: u64) -> Result<(
 }
 
 fn check_imp(s: &nmc_imp_scenario::ImpScenario, seed: u64) -> Result<()> {
-    nmc_imp::run::build(&nmc_imp_scenario::resolve(s)?, seed, Trace::off())?;
+    let config = nmc_imp_scenario::resolve(s)?;
+    nmc_imp::run::check_measure_from(&config)?;
+    nmc_imp::run::build(&config, seed, Trace::off())?;
     Ok(())
 }
 
