@@ -175,29 +175,13 @@ fn load_traces(paths: &[PathBuf], series: Option<&str>) -> Result<Vec<Trace>> {
     paths
         .iter()
         .map(|p| {
-            let file = p.display().to_string();
-            // Issue 33: read with a cap (and gunzip with one, in `parse_bytes`), never slurped.
-            let raw = nmc_sim::limits::read_file(p, nmc_sim::limits::MAX_FILE_BYTES)?;
-            let mut t = trace::parse_bytes(&file, &raw, series)?;
-            t.name = trace_name(p);
+            let t = trace::load_series(p, series)?;
             if t.is_empty() {
-                bail!("{file}: no volleys in the trace");
+                bail!("{}: no volleys in the trace", p.display());
             }
             Ok(t)
         })
         .collect()
-}
-
-fn trace_name(p: &Path) -> String {
-    let name = p
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    [".flent.gz", ".json.gz", ".csv.gz", ".json", ".csv", ".gz"]
-        .iter()
-        .find_map(|ext| name.strip_suffix(ext))
-        .unwrap_or(&name)
-        .to_string()
 }
 
 /// A file-name-safe version of a label.

@@ -24,19 +24,10 @@ pub struct ReproduceJson<'a> {
     pub rows: &'a [Check],
 }
 
-/// Every row of the report, in its order.
-pub fn rows(report: &Report) -> Vec<Check> {
-    report
-        .sections
-        .iter()
-        .flat_map(|s| s.checks.iter().cloned())
-        .collect()
-}
-
 /// Builds the scoreboard of `report`'s rows, puts it on the page, and writes `reproduce.json`
 /// and `index.html` into `out`. Returns the rows and the scoreboard.
 pub fn write(out: &Path, report: &mut Report) -> Result<(Vec<Check>, Scoreboard)> {
-    let checks = rows(report);
+    let checks = report.rows();
     let board = Scoreboard::of(&crate::figures::all(), &checks)?;
     report.scoreboard = Some(board.clone());
     let doc = ReproduceJson {

@@ -2,7 +2,7 @@
 //! elsewhere), which opens from disk in any browser without a server.
 
 use crate::check::{Check, Kind, Tally};
-use crate::scoreboard::{self, Entry, Group, Scoreboard, Verdict};
+use crate::scoreboard::{self, Entry, Group, Scoreboard};
 use crate::{ReportError, write_file};
 use std::fmt::Write;
 use std::path::Path;
@@ -50,6 +50,12 @@ fn row_class(c: &Check) -> &'static str {
     }
 }
 
+/// The class the misses filter reads: a row within its tolerance, or a quantity reproduced, is
+/// hidden when only misses are shown.
+fn filter_class(within: bool) -> &'static str {
+    if within { "within" } else { "outside" }
+}
+
 /// The anchor of a published quantity's line on the scoreboard.
 fn quantity_anchor(figure: &str) -> String {
     let slug: String = figure
@@ -85,11 +91,7 @@ fn checks_table(out: &mut String, checks: &[Check], with_experiment: bool) {
                 escape(&c.note)
             )
         };
-        let _ = write!(
-            out,
-            "<tr class=\"{}\">",
-            if c.within { "within" } else { "outside" }
-        );
+        let _ = write!(out, "<tr class=\"{}\">", filter_class(c.within));
         if with_experiment {
             let _ = write!(
                 out,
@@ -161,13 +163,9 @@ fn board_table(out: &mut String, entries: &[&Entry], sections: &[Section]) {
             format!("{} of {}", e.within, e.counted)
         };
         let mut why = String::new();
-        if e.verdict != Verdict::Reproduced {
-            if let Some(m) = &e.first_miss {
-                let more = e.misses.len().saturating_sub(1);
-                let _ = write!(why, "{}", escape(m));
-                if more > 0 {
-                    let _ = write!(why, " (and {more} more)");
-                }
+        if !e.reproduced() {
+            if let Some(m) = e.misses_text() {
+                why.push_str(&escape(&m));
             }
             if !f.short.is_empty() {
                 let _ = write!(why, "<br><em>{}</em>", escape(f.short));
@@ -182,11 +180,7 @@ fn board_table(out: &mut String, entries: &[&Entry], sections: &[Section]) {
             out,
             "<tr id=\"{anchor}\" class=\"{within}\"><td class=\"key\">{id}</td><td>{paper}, {src}</td><td>{what}</td><td>{published}</td><td class=\"verdict {vclass}\">{verdict}</td><td>{rows}</td><td>{why}</td><td>{shown}</td></tr>",
             anchor = quantity_anchor(f.id),
-            within = if e.verdict == Verdict::Reproduced {
-                "within"
-            } else {
-                "outside"
-            },
+            within = filter_class(e.reproduced()),
             id = escape(f.id),
             paper = escape(f.paper),
             src = escape(f.source),
@@ -220,13 +214,17 @@ section{border-top:2px solid #ddd;margin-top:2em}.meta{color:#666;font-size:13px
 body.only-misses tr.within{display:none}";
 
 impl Report {
-    pub fn to_html(&self) -> String {
-        let mut out = String::new();
-        let all: Vec<Check> = self
-            .sections
+    /// Every row of the report, in its sections' order.
+    pub fn rows(&self) -> Vec<Check> {
+        self.sections
             .iter()
             .flat_map(|s| s.checks.iter().cloned())
-            .collect();
+            .collect()
+    }
+
+    pub fn to_html(&self) -> String {
+        let mut out = String::new();
+        let all = self.rows();
         let headline = Tally::of(&all).headline();
         let _ = write!(
             out,
@@ -320,17 +318,13 @@ quantity on the scoreboard.</p>",
                         let _ = write!(
                             out,
                             "<li class=\"{}\"><a href=\"#{}\">{}</a> ({}): <strong>{}</strong>",
-                            if e.verdict == Verdict::Reproduced {
-                                "within"
-                            } else {
-                                "outside"
-                            },
+                            filter_class(e.reproduced()),
                             quantity_anchor(e.figure.id),
                             escape(e.figure.id),
                             escape(e.figure.quantity),
                             e.verdict
                         );
-                        if e.verdict != Verdict::Reproduced && !e.figure.short.is_empty() {
+                        if !e.reproduced() && !e.figure.short.is_empty() {
                             let _ = write!(out, " — {}", escape(e.figure.short));
                         }
                         out.push_str("</li>\n");

@@ -150,6 +150,23 @@ pub struct Entry {
     pub first_miss: Option<String>,
 }
 
+impl Entry {
+    /// The first miss and how many more there are ("KO-3 2 hops: ours … (and 3 more)"), for
+    /// the terminal and the report alike.
+    pub fn misses_text(&self) -> Option<String> {
+        let first = self.first_miss.as_ref()?;
+        Some(match self.misses.len().saturating_sub(1) {
+            0 => first.clone(),
+            more => format!("{first} (and {more} more)"),
+        })
+    }
+
+    /// Whether the quantity is reproduced: the report's filter hides it with the rows within.
+    pub fn reproduced(&self) -> bool {
+        self.verdict == Verdict::Reproduced
+    }
+}
+
 /// Every quantity that has rows in a run, in the order of the list of figures.
 #[derive(Clone, Debug, Serialize)]
 pub struct Scoreboard {
@@ -299,16 +316,10 @@ impl Scoreboard {
                         e.figure.quantity, e.figure.source, e.figure.published
                     ),
                 );
-                if e.verdict != Verdict::Reproduced {
+                if !e.reproduced() {
                     let pad = " ".repeat(head.chars().count());
-                    if let Some(m) = &e.first_miss {
-                        let more = e.misses.len() - 1;
-                        let more = if more > 0 {
-                            format!(" (and {more} more)")
-                        } else {
-                            String::new()
-                        };
-                        put(&pad, 4, &format!("first miss: {m}{more}"));
+                    if let Some(m) = e.misses_text() {
+                        put(&pad, 4, &format!("first miss: {m}"));
                     }
                     if !e.figure.short.is_empty() {
                         put(&pad, 4, &format!("why: {}", e.figure.short));

@@ -40,13 +40,10 @@ pub const LONG: &str = include_str!("../../../../scenarios/ko-alternate-3x.toml"
 pub struct KoAlternatePath;
 
 const SOURCE: &str = "Kleinrock & Opderbeck 1977, §III";
+/// The rule K&O's network ran in 1974: its KO-10 gain row is the counted one.
+const PAPER_RULE: &str = "hold-down-1974";
 /// The variants of the 1974 update rule (they get KO-10 rows), then the loop-free comparison.
-const VARIANTS: [&str; 4] = [
-    "none",
-    "hold-down-1974",
-    "hold-down-window",
-    "feasible-successor",
-];
+const VARIANTS: [&str; 4] = ["none", PAPER_RULE, "hold-down-window", "feasible-successor"];
 
 #[derive(Serialize)]
 struct GainRow {
@@ -240,7 +237,7 @@ impl Experiment for KoAlternatePath {
                 Value::Num(row(v).gain_percent),
             );
             // Issue 31: one published figure, counted once, under the rule of its time.
-            if *v != "hold-down-1974" {
+            if *v != PAPER_RULE {
                 row_of.variant(
                     "KO-10 gain hold-down-1974 under another update rule: K&O's network of 1974 ran the 1974 hold-down",
                 );
@@ -427,7 +424,7 @@ impl Experiment for KoAlternatePath {
             none.predicted_gain_percent,
             none.gain_percent
         ));
-        let h = row("hold-down-1974");
+        let h = row(PAPER_RULE);
         let f = row("feasible-successor");
         ctx.note(format!(
             "The 1974 hold-down cuts the gain to {:.1} %: when the line the pump has just moved to fills, the estimate via \

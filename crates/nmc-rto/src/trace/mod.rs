@@ -104,10 +104,16 @@ pub enum Format {
 /// Reads a trace file of any supported format, gzip-compressed or not. The trace is named after
 /// the file stem (`foe.csv` → `foe`, `x.flent.gz` → `x`).
 pub fn load(path: &Path) -> Result<Trace, TraceError> {
+    load_series(path, None)
+}
+
+/// [`load`], with `flent_series` choosing a flent data series (`None`: the first ping series).
+/// The file is read through a cap (issue 33), never whole without one.
+pub fn load_series(path: &Path, flent_series: Option<&str>) -> Result<Trace, TraceError> {
     let file = path.display().to_string();
     let raw = nmc_sim::limits::read_file(path, nmc_sim::limits::MAX_FILE_BYTES)
         .map_err(|e| TraceError::new(&file, None, without_name(&file, &e.to_string())))?;
-    let mut trace = parse_bytes(&file, &raw, None)?;
+    let mut trace = parse_bytes(&file, &raw, flent_series)?;
     trace.name = stem(path);
     Ok(trace)
 }
