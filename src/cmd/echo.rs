@@ -244,6 +244,12 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
         },
         Nanos(a.timeout.as_nanos()).human(),
     );
+    let out = a
+        .out
+        .unwrap_or_else(|| PathBuf::from("out/echo").join(super::folder_name(&target_label)));
+    // Issue 33: the folder is ours (a second run into it is refused) from the first volley;
+    // the files are written beside it and put in place whole.
+    let dir = nmc_report::OutDir::begin(&out)?;
     let stop = nmc_probe::signal::stop_on_signals();
     let progress = Progress::new(&target_label);
     let mut tick = |sent: usize, total: usize| progress.set(sent as f64 / total.max(1) as f64);
@@ -255,10 +261,13 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
     progress.finish();
     let summary = Summary::of(run, (a.break_at > 0).then_some(a.break_at));
     print!("{}", summary.text());
-    let out = a
-        .out
-        .unwrap_or_else(|| PathBuf::from("out/echo").join(super::folder_name(&target_label)));
-    let files = write_outputs(&out, &summary)?;
+    let written = write_outputs(dir.path(), &summary)?;
+    let files = nmc_probe::report::Outputs {
+        trace: dir.final_path(&written.trace),
+        summary: dir.final_path(&written.summary),
+        plot: dir.final_path(&written.plot),
+    };
+    dir.commit()?;
     println!(
         "wrote {}, {} and {}",
         files.trace.display(),

@@ -112,6 +112,11 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
         cfg.duration.human(),
         cfg.timeout.human(),
     );
+    let out = a
+        .out
+        .unwrap_or_else(|| PathBuf::from("out/pump").join(super::folder_name(&addr.to_string())));
+    // Issue 33: the folder is ours from the first message; written beside it, put in place whole.
+    let dir = nmc_report::OutDir::begin(&out)?;
     let stop = nmc_probe::signal::stop_on_signals();
     let progress = Progress::new(&addr.to_string());
     let mut tick = |f: f64| progress.set(f);
@@ -119,10 +124,15 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
     progress.finish();
     let summary = PumpSummary::of(run);
     print!("{}", summary.text());
-    let out = a
-        .out
-        .unwrap_or_else(|| PathBuf::from("out/pump").join(super::folder_name(&addr.to_string())));
-    let files = write_outputs(&out, &summary)?;
+    let written = write_outputs(dir.path(), &summary)?;
+    let files = nmc_probe::pump::report::Outputs {
+        messages: dir.final_path(&written.messages),
+        summary: dir.final_path(&written.summary),
+        rtt: dir.final_path(&written.rtt),
+        histogram: dir.final_path(&written.histogram),
+        autocorrelation: dir.final_path(&written.autocorrelation),
+    };
+    dir.commit()?;
     println!(
         "wrote {}, {}, {}, {} and {}",
         files.messages.display(),

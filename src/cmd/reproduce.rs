@@ -64,7 +64,6 @@ pub fn run(a: ReproduceArgs) -> Result<Outcome> {
             })
             .collect::<Result<_>>()?
     };
-    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
     let mut report = Report {
         title: "nmc reproduce".into(),
         seed: a.seed,
@@ -74,12 +73,14 @@ pub fn run(a: ReproduceArgs) -> Result<Outcome> {
         scoreboard: None,
     };
     let jobs = nmc_sim::limits::jobs("--jobs", a.jobs)?;
+    // Written beside --out and put in place whole when every experiment is done (issue 33).
+    let dir = nmc_report::OutDir::begin(&a.out)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()
         .context("starting the worker threads")?;
     let bars = indicatif::MultiProgress::new();
-    let (seed, quick, out) = (a.seed, a.quick, a.out.clone());
+    let (seed, quick, out) = (a.seed, a.quick, dir.path().to_path_buf());
     // Experiments are independent and each is deterministic; results are taken in the
     // registry's order, so the report does not depend on `jobs`.
     let sections: Vec<Result<nmc_report::Section>> = pool.install(|| {
@@ -98,7 +99,8 @@ pub fn run(a: ReproduceArgs) -> Result<Outcome> {
     for s in sections {
         report.sections.push(s?);
     }
-    let (checks, board) = nmc_experiments::reproduce::write(&a.out, &mut report)?;
+    let (checks, board) = nmc_experiments::reproduce::write(dir.path(), &mut report)?;
+    dir.commit()?;
     let html_path = a.out.join("index.html");
     let json_path = a.out.join("reproduce.json");
     // The scoreboard first (issue 31): which published quantities are reproduced, then the rows.

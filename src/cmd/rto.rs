@@ -212,7 +212,8 @@ fn evaluate(a: EvaluateArgs) -> Result<Outcome> {
         a.estimators.clone()
     };
     let traces = load_traces(&a.traces, a.charge.series.as_deref())?;
-    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    // Issue 33: written beside --out and put in place whole.
+    let dir = nmc_report::OutDir::begin(&a.out)?;
     let mut rows = Vec::new();
     let mut files = 0;
     for t in &traces {
@@ -222,9 +223,9 @@ fn evaluate(a: EvaluateArgs) -> Result<Outcome> {
             let stem = format!("{}.{}-{}", safe(&t.name), i + 1, est.name());
             let mut buf = Vec::new();
             eval::write_steps_csv(&steps, &mut buf)?;
-            write(&a.out.join(format!("{stem}.csv")), buf)?;
+            write(&dir.path().join(format!("{stem}.csv")), buf)?;
             let svg = nmc_rto::plot::fuzzball_svg(&summary, &steps).map_err(|e| anyhow!(e))?;
-            write(&a.out.join(format!("{stem}.svg")), svg)?;
+            write(&dir.path().join(format!("{stem}.svg")), svg)?;
             files += 2;
             rows.push(summary);
         }
@@ -232,7 +233,8 @@ fn evaluate(a: EvaluateArgs) -> Result<Outcome> {
     print!("{}", eval::format_table(&rows, &charge));
     let mut buf = Vec::new();
     eval::write_summary_csv(&rows, &charge, &mut buf)?;
-    write(&a.out.join("summary.csv"), buf)?;
+    write(&dir.path().join("summary.csv"), buf)?;
+    dir.commit()?;
     println!(
         "\nwrote summary.csv and {files} per-volley CSV/SVG files to {}",
         a.out.display()
@@ -246,12 +248,13 @@ fn run_sweep(a: SweepArgs) -> Result<Outcome> {
     let axes = sweep::parse_grid(&a.grid, base.as_ref())?;
     let traces = load_traces(&a.traces, a.charge.series.as_deref())?;
     let s = sweep::run(base.as_ref(), &axes, &traces, &charge);
-    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    let dir = nmc_report::OutDir::begin(&a.out)?;
     let mut buf = Vec::new();
     sweep::write_csv(&s, &charge, &mut buf)?;
-    write(&a.out.join("sweep.csv"), buf)?;
+    write(&dir.path().join("sweep.csv"), buf)?;
     let svg = sweep::heatmap(&s).map_err(|e| anyhow!(e))?;
-    write(&a.out.join("sweep.svg"), svg)?;
+    write(&dir.path().join("sweep.svg"), svg)?;
+    dir.commit()?;
     println!("# {}", charge.describe());
     println!(
         "{} grid points of {} over {} trace(s); {}",

@@ -12,7 +12,7 @@ use nmc_realtime::stream::{DEFAULT_PORT, Transport};
 use nmc_realtime::table1;
 use nmc_sim::{BitRate, Bits, SimDuration};
 use std::net::{SocketAddr, ToSocketAddrs};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 #[derive(Args)]
@@ -168,8 +168,8 @@ fn key_box(r: &StreamRun) -> String {
     out
 }
 
-fn write_outputs(dir: &PathBuf, runs: &[StreamRun]) -> Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+/// Writes `buffers.csv` and `summary.json` into `dir` (a staging folder, see `run`).
+fn write_outputs(dir: &Path, runs: &[StreamRun]) -> Result<()> {
     let path = dir.join("buffers.csv");
     let mut w =
         csv::Writer::from_path(&path).with_context(|| format!("writing {}", path.display()))?;
@@ -246,6 +246,12 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
             config(&a, target, r, b).validate()?;
         }
     }
+    // Issue 33: the folder is ours from the first buffer; written beside it, put in place whole.
+    let out = a
+        .out
+        .as_deref()
+        .map(nmc_report::OutDir::begin)
+        .transpose()?;
     let mut runs = Vec::new();
     let mut partial = None;
     'all: for &r in &rates {
@@ -286,8 +292,9 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
             })
         );
     }
-    if let Some(dir) = &a.out {
-        write_outputs(dir, &runs)?;
+    if let Some(dir) = out {
+        write_outputs(dir.path(), &runs)?;
+        dir.commit()?;
     }
     if let Some(p) = partial {
         bail!("partial run, stopped early: {p}");

@@ -274,3 +274,56 @@ fn a_probe_that_measured_nothing_fails_fast() {
     // What it had is still written.
     assert!(dir.join("summary.json").is_file());
 }
+
+#[test]
+fn a_run_that_would_measure_something_else_than_asked_says_so() {
+    let dir = tmp("limits-measure-else");
+    // A 1983 subnet hop whose two ends share an IMP never crosses the subnet (it was 100 %
+    // loss, exit 0).
+    refused(
+        &[
+            "run",
+            "rfc889-milarp",
+            "--set",
+            "network.hops.0.network.hosts.1.imp=MITRE",
+            "--out",
+            s(&dir.join("a")),
+        ],
+        &["network.hops.0", "same IMP"],
+    );
+    // A longer chain that leaves the far host where it was measures the old length: said.
+    let o = super::nmc(&[
+        "run",
+        "ko-v2-chain",
+        "--set",
+        "network.topology.hops=9",
+        "--set",
+        "duration=2s",
+        "--out",
+        s(&dir.join("b")),
+    ]);
+    let e = stderr(&o);
+    assert!(o.status.success(), "{e}");
+    assert!(
+        e.contains("chain of 9 hops") && e.contains("network.hosts.1.imp=IMP9"),
+        "{e}"
+    );
+    // Moving the host as it says silences it.
+    let o = super::nmc(&[
+        "run",
+        "ko-v2-chain",
+        "--set",
+        "network.topology.hops=9",
+        "--set",
+        "network.hosts.1.imp=IMP9",
+        "--set",
+        "duration=2s",
+        "--out",
+        s(&dir.join("b")),
+    ]);
+    assert!(
+        o.status.success() && !stderr(&o).contains("warning"),
+        "{}",
+        stderr(&o)
+    );
+}

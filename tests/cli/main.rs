@@ -6,6 +6,7 @@ use std::process::{Command, Output};
 mod cost;
 mod echo;
 mod limits;
+mod outputs;
 mod pump;
 mod reproduce_table;
 mod rto;

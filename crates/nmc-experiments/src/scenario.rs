@@ -5,7 +5,7 @@
 
 use anyhow::{Context as _, Result, bail};
 use nmc_report::records::{CsvSink, read_csv};
-use nmc_report::{Chart, Series, SeriesStyle, Summary};
+use nmc_report::{Chart, OutDir, Series, SeriesStyle, Summary};
 use nmc_scenario::{Override, ScenarioError, config_hash, locate, model_of};
 use nmc_sim::Trace;
 use std::collections::BTreeMap;
@@ -146,7 +146,7 @@ fn trace_note(stopped_at: Option<nmc_sim::SimTime>, opts: &RunOptions) -> Option
 type Begun<N, T> = (
     nmc_scenario::Scenario<N, T>,
     u64,
-    PathBuf,
+    OutDir,
     Vec<PathBuf>,
     Trace,
 );
@@ -195,7 +195,8 @@ fn check_internet(s: &nmc_internet::spec::InternetScenario, seed: u64) -> Result
 }
 
 /// Loads and checks the scenario ([`load_checked`]), and only then makes the output folder and
-/// opens the trace if the scenario asks for one: bad input writes nothing.
+/// opens the trace if the scenario asks for one: bad input writes nothing. The run writes into
+/// `<out>.incomplete`, put in place of `<out>` by [`finish`] (issue 33: no folder mixes runs).
 fn begin<N: serde::de::DeserializeOwned, T: serde::de::DeserializeOwned>(
     origin: &str,
     text: &str,
@@ -204,16 +205,33 @@ fn begin<N: serde::de::DeserializeOwned, T: serde::de::DeserializeOwned>(
     check: impl FnOnce(&nmc_scenario::Scenario<N, T>, u64) -> Result<()>,
 ) -> Result<Begun<N, T>> {
     let (s, seed) = load_checked(origin, text, sets, check)?;
-    let out = opts
+    let target = opts
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from("out").join(&s.name));
-    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    let out = OutDir::begin(&target)?;
     let mut files = Vec::new();
     let limit = opts.trace_limit.unwrap_or(TRACE_LIMIT);
     let end = nmc_sim::SimTime::ZERO + s.duration;
-    let trace = trace_for(s.trace, &out, limit, end, &mut files)?;
+    let trace = trace_for(s.trace, out.path(), limit, end, &mut files)?;
     Ok((s, seed, out, files, trace))
+}
+
+/// Puts a complete run's folder in place and names its files where they now are.
+fn finish(
+    out: OutDir,
+    summary: Summary,
+    files: Vec<PathBuf>,
+    notes: Vec<String>,
+) -> Result<RunResult> {
+    let files = files.iter().map(|f| out.final_path(f)).collect();
+    let out = out.commit()?;
+    Ok(RunResult {
+        summary,
+        out,
+        files,
+        notes,
+    })
 }
 
 /// Writes `summary.json`: the run's name, seed, version, configuration and its hash, metrics.
@@ -246,10 +264,11 @@ fn run_store_forward(
     opts: &RunOptions,
     progress: &dyn Fn(f64),
 ) -> Result<RunResult> {
-    let (s, seed, out, mut files, trace) = begin::<
+    let (s, seed, dir, mut files, trace) = begin::<
         nmc_net::spec::NetworkSpec,
         nmc_net::spec::TrafficSpec,
     >(origin, text, sets, opts, check_store_forward)?;
+    let out = dir.path();
     let total = s.duration.as_nanos().max(1) as f64;
     // packets.csv is written as the packets are done, not kept: memory stays flat.
     let packets_csv = out.join("packets.csv");
@@ -313,16 +332,11 @@ fn run_store_forward(
         seed,
         o.metrics,
         serde_json::to_value(&s)?,
-        &out,
+        out,
         &mut files,
     )?;
     let notes = trace_note(o.trace_stopped_at, opts).into_iter().collect();
-    Ok(RunResult {
-        summary,
-        out,
-        files,
-        notes,
-    })
+    finish(dir, summary, files, notes)
 }
 
 fn run_imp(
@@ -332,10 +346,11 @@ fn run_imp(
     opts: &RunOptions,
     progress: &dyn Fn(f64),
 ) -> Result<RunResult> {
-    let (s, seed, out, mut files, trace) = begin::<
+    let (s, seed, dir, mut files, trace) = begin::<
         nmc_imp_scenario::NetworkSpec,
         nmc_imp::spec::TrafficSpec,
     >(origin, text, sets, opts, check_imp)?;
+    let out = dir.path();
     // Only what the scenario records is kept, and messages.csv, e2e.csv and occupancy.csv are
     // written as the run goes: memory stays flat with `record = []` and with those.
     let keep = nmc_imp::run::Keep::Recorded;
@@ -420,6 +435,7 @@ fn run_imp(
         files.push(path);
     }
     let mut notes: Vec<String> = trace_note(o.trace_stopped_at, opts).into_iter().collect();
+    notes.extend(s.network.idle_chain_ends());
     if let Some(l) = &o.lockup {
         let path = out.join("lockup.json");
         std::fs::write(&path, serde_json::to_string_pretty(l)?)
@@ -429,13 +445,8 @@ fn run_imp(
     }
     let mut config = serde_json::to_value(&s)?;
     config["resolved_params"] = serde_json::to_value(&o.params)?;
-    let summary = write_summary(&s.name, seed, o.metrics, config, &out, &mut files)?;
-    Ok(RunResult {
-        summary,
-        out,
-        files,
-        notes,
-    })
+    let summary = write_summary(&s.name, seed, o.metrics, config, out, &mut files)?;
+    finish(dir, summary, files, notes)
 }
 /// `model = "internet-1983"`: RFC 889's PING over one path model (`nmc-internet`). Writes
 /// `summary.json` (the fits in RFC 889's columns), `volleys.csv` when recorded, and
@@ -446,10 +457,11 @@ fn run_internet(
     sets: &[Override],
     opts: &RunOptions,
 ) -> Result<RunResult> {
-    let (s, seed, out, mut files, _trace) = begin::<
+    let (s, seed, dir, mut files, _trace) = begin::<
         nmc_internet::NetworkSpec,
         nmc_internet::PingSpec,
     >(origin, text, sets, opts, check_internet)?;
+    let out = dir.path();
     let o = nmc_internet::run(&s, seed)?;
     for r in &s.record {
         let path = out.join(format!("{r}.csv"));
@@ -500,13 +512,8 @@ fn run_internet(
     std::fs::write(&svg_path, chart.to_svg().map_err(anyhow::Error::msg)?)?;
     files.push(svg_path);
     let config = serde_json::to_value(&s)?;
-    let summary = write_summary(&s.name, seed, metrics, config, &out, &mut files)?;
-    Ok(RunResult {
-        summary,
-        out,
-        files,
-        notes,
-    })
+    let summary = write_summary(&s.name, seed, metrics, config, out, &mut files)?;
+    finish(dir, summary, files, notes)
 }
 
 /// A histogram of `values` in about 40 equal bins.

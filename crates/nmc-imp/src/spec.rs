@@ -140,6 +140,32 @@ pub struct NetworkSpec<P, R> {
 }
 
 impl<P, R> NetworkSpec<P, R> {
+    /// A chain whose end IMPs carry no host has lines no traffic crosses: `--set
+    /// network.topology.hops=9` on a 5-hop scenario keeps its far host on `IMP5` and measures
+    /// 5 hops. Said in one line (issue 33), with the key that would move the host.
+    pub fn idle_chain_ends(&self) -> Option<String> {
+        let TopologySpec::Chain { hops, .. } = self.topology else {
+            return None;
+        };
+        let on: Vec<(usize, u32)> = self
+            .hosts
+            .iter()
+            .enumerate()
+            .filter_map(|(i, h)| Some((i, h.imp.strip_prefix("IMP")?.parse::<u32>().ok()?)))
+            .collect();
+        let lo = on.iter().map(|&(_, n)| n).min()?;
+        let (far, hi) = on.iter().copied().max_by_key(|&(_, n)| n)?;
+        if lo == 0 && hi >= hops {
+            return None;
+        }
+        Some(format!(
+            "warning: network.topology is a chain of {hops} hops (IMP0-IMP{hops}), but its hosts sit \
+             on IMP{lo}-IMP{hi}: traffic crosses at most {} of them (to use the whole chain, e.g. \
+             --set network.hosts.{far}.imp=IMP{hops})",
+            hi.min(hops) - lo.min(hi)
+        ))
+    }
+
     /// The same section with `params` and `routing_params` replaced (how the scenario layer
     /// resolves it).
     pub fn with<P2, R2>(self, params: P2, routing_params: R2) -> NetworkSpec<P2, R2> {

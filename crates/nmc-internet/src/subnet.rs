@@ -64,6 +64,15 @@ impl SubnetHop {
             stepper.host(from).expect("checked by Stepper::new"),
             stepper.host(to).expect("checked by Stepper::new"),
         );
+        // Issue 33: two ends on one IMP never cross the subnet; every datagram was lost and
+        // the run said nothing. Refused, as the IMP model refuses such traffic.
+        let hosts = &stepper.subnet().hosts;
+        if hosts[ends.0 as usize].imp == hosts[ends.1 as usize].imp {
+            return Err(format!(
+                "`{from}` and `{to}` are on the same IMP; a subnet hop carries datagrams between \
+                 hosts on different IMPs (network.hosts)"
+            ));
+        }
         Ok(SubnetHop {
             stepper,
             ends,

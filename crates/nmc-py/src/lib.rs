@@ -561,12 +561,14 @@ fn reproduce(
     };
     let checks = detached(py, |stop| {
         use rayon::prelude::*;
-        std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+        // Written beside `out` and put in place whole when every experiment is done.
+        let dir = nmc_report::OutDir::begin(&out)?;
+        let staging = dir.path().to_path_buf();
         let sections = pool(jobs)?.install(|| {
             chosen
                 .par_iter()
                 .map(|e| {
-                    nmc_experiments::run_experiment(*e, seed, quick, out.clone(), &|_| {
+                    nmc_experiments::run_experiment(*e, seed, quick, staging.clone(), &|_| {
                         check_stop(stop)
                     })
                 })
@@ -583,7 +585,8 @@ fn reproduce(
             sections,
             scoreboard: None,
         };
-        let (rows, scoreboard) = nmc_experiments::reproduce::write(&out, &mut report)?;
+        let (rows, scoreboard) = nmc_experiments::reproduce::write(&staging, &mut report)?;
+        dir.commit()?;
         Ok(serde_json::json!({ "rows": rows, "scoreboard": scoreboard }))
     })?;
     json(&checks)

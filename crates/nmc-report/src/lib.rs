@@ -11,12 +11,14 @@
 //! | [`check`] | reproduce-table rows: published value, ours, tolerance, within or not |
 //! | [`scoreboard`] | one verdict per published quantity, from its rows, by one stated rule |
 //! | [`html`] | the one-page `index.html` report: the table and every plot inline |
+//! | [`outdir`] | output folders written beside `--out` and renamed into place whole; one writer at a time |
 //!
 //! Every output that holds results also holds the seed that made them.
 
 pub mod check;
 pub mod diagram;
 pub mod html;
+pub mod outdir;
 pub mod plot;
 pub mod records;
 pub mod scoreboard;
@@ -26,6 +28,7 @@ pub mod summary;
 
 pub use check::{Check, Kind, Tally, Target, Value};
 pub use html::{Report, Section};
+pub use outdir::{OutDir, OutDirError, OutLock};
 pub use plot::{Axis, Chart, Series, SeriesStyle};
 pub use scoreboard::{Figure, Group, Scoreboard, Verdict};
 pub use summary::Summary;

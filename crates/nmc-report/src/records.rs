@@ -10,12 +10,15 @@ use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 
+/// Writes `rows` to `path` whole ([`crate::outdir::write_whole`]): a full disk or a killed
+/// process never leaves a file cut mid-row.
 pub fn write_csv<T: Serialize>(path: &Path, rows: &[T]) -> Result<(), ReportError> {
-    let mut w = CsvSink::create(path)?;
+    let mut w = csv::Writer::from_writer(Vec::new());
     for r in rows {
-        w.write(r).map_err(|e| format_error(path, e))?;
+        w.serialize(r).map_err(|e| format_error(path, e))?;
     }
-    w.flush().map_err(|e| format_error(path, e))
+    let bytes = w.into_inner().map_err(|e| format_error(path, e))?;
+    crate::outdir::write_whole(path, &bytes).map_err(|e| format_error(path, e))
 }
 
 fn format_error(path: &Path, e: impl ToString) -> ReportError {

@@ -95,6 +95,8 @@ pub fn run(
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<Outcome> {
     use rayon::prelude::*;
+    // Issue 33: one sweep writes into a folder at a time; a second is refused in one line.
+    let _lock = nmc_report::OutLock::acquire(&opts.out)?;
     let mine: Vec<&Run> = plan
         .runs
         .iter()
@@ -308,6 +310,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Outcome> {
         bail!("merge: name the shard folders to join");
     };
     let plan = read_plan(first)?;
+    let _lock = nmc_report::OutLock::acquire(out)?;
     for d in &dirs[1..] {
         if read_plan(d)? != plan {
             bail!(

@@ -1,0 +1,390 @@
+//! Output folders that never mix runs (issue 33, class 4).
+//!
+//! A run writes into a fresh folder beside the one asked for, `<name>.incomplete`, and renames
+//! it into place only when every file is written: `--out` holds either the previous complete
+//! output or the new one, never a new `summary.json` beside an old run's `packets.csv`. A run
+//! that fails or is killed leaves `<name>.incomplete` (its name says what it is) and the
+//! previous output untouched; the next run into the same `--out` clears it.
+//!
+//! A second writer is refused: [`OutLock`] holds an advisory lock (`flock`) on
+//! `.<name>.nmc-lock` beside the folder for as long as a run writes there. The kernel drops
+//! the lock when the process ends, however it ends, so a killed run never leaves a stale lock.
+//!
+//! nmc replaces its output folder whole, so it refuses to replace a folder it did not write:
+//! an existing `--out` must be empty, carry the [`MARKER`] file nmc writes into every output
+//! folder, or be the output of an nmc from before the marker (it holds `summary.json`,
+//! `reproduce.json` or `sweep.json`). `nmc run --out ~` is an error, not a deleted home.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The file nmc writes into every output folder it makes: a folder holding it may be replaced
+/// by the next run. Its text depends on nothing but the version, so reruns stay byte-identical.
+pub const MARKER: &str = ".nmc-output";
+
+/// Files that mark an output folder written by an nmc from before [`MARKER`].
+const LEGACY_MARKS: &[&str] = &["summary.json", "reproduce.json", "sweep.json"];
+
+/// Why an output folder cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum OutDirError {
+    #[error(
+        "{0}: another nmc run is writing there (it holds {1}); wait for it to end or choose another --out"
+    )]
+    Locked(String, String),
+    #[error(
+        "{0}: exists and holds files nmc did not write; nmc replaces its output folder whole, so choose a new or empty folder"
+    )]
+    Foreign(String),
+    #[error("{0}: exists and is not a folder")]
+    NotAFolder(String),
+    #[error("{0}: an output folder needs a name (not `.`, `..` or `/`)")]
+    Unnamed(String),
+    #[error("{what} {path}: {source}")]
+    Io {
+        what: &'static str,
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+fn io(what: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> OutDirError + use<> {
+    let path = path.display().to_string();
+    move |source| OutDirError::Io { what, path, source }
+}
+
+/// `dir`'s parent (`.` for a bare name) and its last component.
+fn split(dir: &Path) -> Result<(PathBuf, String), OutDirError> {
+    let name = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .filter(|n| !n.is_empty())
+        .ok_or_else(|| OutDirError::Unnamed(dir.display().to_string()))?;
+    let parent = match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    Ok((parent, name.to_string()))
+}
+
+/// The advisory lock that keeps a second writer out of an output folder while a run writes.
+#[derive(Debug)]
+pub struct OutLock {
+    path: PathBuf,
+    _file: File,
+}
+
+impl OutLock {
+    /// Takes the lock of `dir` (`.<name>.nmc-lock` beside it), making `dir`'s parent if need
+    /// be; refused at once, not waited for, when another process holds it.
+    pub fn acquire(dir: &Path) -> Result<OutLock, OutDirError> {
+        let (parent, name) = split(dir)?;
+        fs::create_dir_all(&parent).map_err(io("creating", &parent))?;
+        let path = parent.join(format!(".{name}.nmc-lock"));
+        loop {
+            let file = OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(&path)
+                .map_err(io("opening", &path))?;
+            match file.try_lock() {
+                Ok(()) => {}
+                Err(fs::TryLockError::WouldBlock) => {
+                    return Err(OutDirError::Locked(
+                        dir.display().to_string(),
+                        path.display().to_string(),
+                    ));
+                }
+                Err(fs::TryLockError::Error(e)) => return Err(io("locking", &path)(e)),
+            }
+            // The holder before us removes the file as it lets go: if the name no longer
+            // leads to the file we locked, a third process may hold a new one. Try again.
+            if same_file(&file, &path) {
+                let mut file = file;
+                let _ = file.set_len(0);
+                let _ = writeln!(file, "{}", std::process::id());
+                return Ok(OutLock { path, _file: file });
+            }
+        }
+    }
+}
+
+#[cfg(unix)]
+fn same_file(file: &File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    match (file.metadata(), fs::metadata(path)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn same_file(_: &File, path: &Path) -> bool {
+    path.exists()
+}
+
+impl Drop for OutLock {
+    fn drop(&mut self) {
+        // Removed while still held (the file closes after this), so a waiting process that
+        // opened the old file sees it gone and tries again.
+        let _ = fs::remove_file(&self.path);
+    }
+}
+
+/// May nmc replace (or clear) `dir`? It must not exist, be empty, or be nmc's own output.
+fn check_replaceable(dir: &Path) -> Result<(), OutDirError> {
+    let meta = match fs::symlink_metadata(dir) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(io("reading", dir)(e)),
+    };
+    if !meta.is_dir() {
+        return Err(OutDirError::NotAFolder(dir.display().to_string()));
+    }
+    let mut entries = fs::read_dir(dir).map_err(io("reading", dir))?;
+    if entries.next().is_none() {
+        return Ok(());
+    }
+    if std::iter::once(MARKER)
+        .chain(LEGACY_MARKS.iter().copied())
+        .any(|m| dir.join(m).is_file())
+    {
+        return Ok(());
+    }
+    Err(OutDirError::Foreign(dir.display().to_string()))
+}
+
+/// Writes [`MARKER`] into `dir`.
+pub fn mark(dir: &Path) -> Result<(), OutDirError> {
+    let path = dir.join(MARKER);
+    fs::write(
+        &path,
+        format!(
+            "Written by nmc {}: an output folder, replaced whole by the next run into it.\n",
+            env!("CARGO_PKG_VERSION")
+        ),
+    )
+    .map_err(io("writing", &path))
+}
+
+/// An output folder being written: files go into [`OutDir::path`] (`<name>.incomplete`),
+/// and [`OutDir::commit`] puts them in place as `<name>`.
+#[derive(Debug)]
+pub struct OutDir {
+    target: PathBuf,
+    staging: PathBuf,
+    committed: bool,
+    _lock: OutLock,
+}
+
+impl OutDir {
+    /// Locks `target`, checks nmc may replace it, and makes a fresh, marked staging folder
+    /// beside it (clearing one an interrupted run left).
+    pub fn begin(target: &Path) -> Result<OutDir, OutDirError> {
+        let lock = OutLock::acquire(target)?;
+        check_replaceable(target)?;
+        let (parent, name) = split(target)?;
+        let staging = parent.join(format!("{name}.incomplete"));
+        if fs::symlink_metadata(&staging).is_ok() {
+            check_replaceable(&staging)?;
+            remove(&staging)?;
+        }
+        fs::create_dir_all(&staging).map_err(io("creating", &staging))?;
+        mark(&staging)?;
+        Ok(OutDir {
+            target: target.to_path_buf(),
+            staging,
+            committed: false,
+            _lock: lock,
+        })
+    }
+
+    /// Where the run writes until it commits.
+    pub fn path(&self) -> &Path {
+        &self.staging
+    }
+
+    /// The folder the output will have once committed (the `--out` asked for).
+    pub fn target(&self) -> &Path {
+        &self.target
+    }
+
+    /// Where `file`, written under [`OutDir::path`], will be once committed.
+    pub fn final_path(&self, file: &Path) -> PathBuf {
+        match file.strip_prefix(&self.staging) {
+            Ok(rest) => self.target.join(rest),
+            Err(_) => file.to_path_buf(),
+        }
+    }
+
+    /// Puts the complete output in place of the folder asked for (the previous output, if
+    /// any, is removed) and lets go of the lock. Returns the folder.
+    pub fn commit(mut self) -> Result<PathBuf, OutDirError> {
+        if fs::symlink_metadata(&self.target).is_ok() {
+            // Checked again: the folder may have changed since the run began.
+            check_replaceable(&self.target)?;
+            let (parent, name) = split(&self.target)?;
+            let old = parent.join(format!(".{name}.replaced"));
+            if fs::symlink_metadata(&old).is_ok() {
+                remove(&old)?;
+            }
+            fs::rename(&self.target, &old).map_err(io("moving aside", &self.target))?;
+            fs::rename(&self.staging, &self.target).map_err(io("renaming", &self.staging))?;
+            remove(&old)?;
+        } else {
+            fs::rename(&self.staging, &self.target).map_err(io("renaming", &self.staging))?;
+        }
+        self.committed = true;
+        Ok(self.target.clone())
+    }
+}
+
+impl Drop for OutDir {
+    /// A run that ends before committing leaves `<name>.incomplete` for a look at what it
+    /// wrote, unless it wrote nothing (a probe whose peer never answered): then nothing.
+    fn drop(&mut self) {
+        if self.committed {
+            return;
+        }
+        let only_marker = fs::read_dir(&self.staging).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .all(|e| e.file_name().to_str() == Some(MARKER))
+        });
+        if only_marker {
+            let _ = fs::remove_dir_all(&self.staging);
+        }
+    }
+}
+
+/// Writes one file whole: into a temporary file beside it, renamed over it when written, so a
+/// full disk or a killed process leaves the previous file (or none), never a cut one.
+pub fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), OutDirError> {
+    let (parent, name) = split(path)?;
+    fs::create_dir_all(&parent).map_err(io("creating", &parent))?;
+    let tmp = parent.join(format!(".{name}.{}.tmp", std::process::id()));
+    let written = fs::write(&tmp, bytes).and_then(|()| fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    written.map_err(io("writing", path))
+}
+
+fn remove(dir: &Path) -> Result<(), OutDirError> {
+    fs::remove_dir_all(dir).map_err(io("removing", dir))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn a_second_run_replaces_the_first_whole() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("run");
+        let d = OutDir::begin(&out).unwrap();
+        fs::write(d.path().join("packets.csv"), "old").unwrap();
+        fs::write(d.path().join("summary.json"), "{}").unwrap();
+        assert_eq!(d.final_path(&d.path().join("x.csv")), out.join("x.csv"));
+        d.commit().unwrap();
+        let d = OutDir::begin(&out).unwrap();
+        fs::write(d.path().join("summary.json"), "{\"new\":1}").unwrap();
+        // Until the commit, the previous output is whole.
+        assert_eq!(files(&out), [MARKER, "packets.csv", "summary.json"]);
+        d.commit().unwrap();
+        assert_eq!(files(&out), [MARKER, "summary.json"]);
+        // Nothing is left beside it: no staging, no lock, no old copy.
+        assert_eq!(files(tmp.path()), ["run"]);
+    }
+
+    #[test]
+    fn an_abandoned_run_leaves_the_previous_output_and_a_marked_folder() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("run");
+        let d = OutDir::begin(&out).unwrap();
+        fs::write(d.path().join("summary.json"), "first").unwrap();
+        d.commit().unwrap();
+        let d = OutDir::begin(&out).unwrap();
+        fs::write(d.path().join("summary.json"), "cut mid-").unwrap();
+        drop(d);
+        assert_eq!(
+            fs::read_to_string(out.join("summary.json")).unwrap(),
+            "first"
+        );
+        assert_eq!(files(tmp.path()), ["run", "run.incomplete"]);
+        // The next run clears it; one that wrote nothing leaves nothing.
+        drop(OutDir::begin(&out).unwrap());
+        assert_eq!(files(tmp.path()), ["run"]);
+        assert_eq!(
+            fs::read_to_string(out.join("summary.json")).unwrap(),
+            "first"
+        );
+    }
+
+    #[test]
+    fn a_second_writer_is_refused_while_the_first_writes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("run");
+        let first = OutDir::begin(&out).unwrap();
+        let e = OutDir::begin(&out).unwrap_err();
+        assert!(matches!(e, OutDirError::Locked(..)), "{e}");
+        assert!(OutLock::acquire(&out).is_err());
+        first.commit().unwrap();
+        OutDir::begin(&out).unwrap();
+    }
+
+    #[test]
+    fn a_file_is_written_whole_or_not_at_all() {
+        let tmp = tempfile::tempdir().unwrap();
+        let f = tmp.path().join("sub/costs.csv");
+        write_whole(&f, b"a,b\n1,2\n").unwrap();
+        write_whole(&f, b"a,b\n3,4\n").unwrap();
+        assert_eq!(fs::read_to_string(&f).unwrap(), "a,b\n3,4\n");
+        assert_eq!(files(&tmp.path().join("sub")), ["costs.csv"]);
+        // A file that cannot be written (its name is a folder) leaves no temporary behind.
+        fs::create_dir_all(tmp.path().join("d/x.csv")).unwrap();
+        assert!(write_whole(&tmp.path().join("d/x.csv"), b"").is_err());
+        assert_eq!(files(&tmp.path().join("d")), ["x.csv"]);
+    }
+
+    #[test]
+    fn a_folder_nmc_did_not_write_is_never_replaced() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        fs::create_dir_all(&home).unwrap();
+        fs::write(home.join("thesis.tex"), "years of work").unwrap();
+        let e = OutDir::begin(&home).unwrap_err();
+        assert!(matches!(e, OutDirError::Foreign(_)), "{e}");
+        assert!(home.join("thesis.tex").exists());
+        let file = tmp.path().join("file");
+        fs::write(&file, "x").unwrap();
+        assert!(matches!(
+            OutDir::begin(&file).unwrap_err(),
+            OutDirError::NotAFolder(_)
+        ));
+        assert!(matches!(
+            OutDir::begin(Path::new("/")).unwrap_err(),
+            OutDirError::Unnamed(_)
+        ));
+        // An empty folder, or an older nmc's output, may be used.
+        let empty = tmp.path().join("empty");
+        fs::create_dir_all(&empty).unwrap();
+        OutDir::begin(&empty).unwrap().commit().unwrap();
+        let legacy = tmp.path().join("legacy");
+        fs::create_dir_all(&legacy).unwrap();
+        fs::write(legacy.join("summary.json"), "{}").unwrap();
+        OutDir::begin(&legacy).unwrap().commit().unwrap();
+        assert_eq!(files(&legacy), [MARKER]);
+    }
+}
