@@ -6,7 +6,7 @@ use crate::cmd::parse_unit;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use nmc_realtime::gaps::{LayoutCell, table_layout};
-use nmc_realtime::stream::sender::{StreamConfig, StreamRun, run as run_stream};
+use nmc_realtime::stream::sender::{StreamConfig, StreamRun, run_until};
 use nmc_realtime::stream::sink::{Sink, Stall};
 use nmc_realtime::stream::{DEFAULT_PORT, Transport};
 use nmc_realtime::table1;
@@ -20,7 +20,7 @@ use std::time::Duration;
     nmc sink &                                          # discard sink on TCP and UDP port 5080\n  \
     nmc stream 127.0.0.1 --rate 30kbit/s --buffer 2016bit --duration 30s\n  \
     nmc stream example.net:5080 --udp --ack --out out/stream\n  \
-    nmc stream 127.0.0.1 --sweep --rates 6000,18000,30000 --buffers 1008,4032 --duration 10s\n\n\
+    nmc stream 127.0.0.1 --sweep --rates 6kbit/s,18kbit/s,30kbit/s --buffers 1008bit,4032bit --duration 10s\n\n\
 Two buffers; one fills at --rate while the other is written; if the other is not free when the \
 first is full, a gap starts (RFC 508 §IV). \"Written\" means the socket took the buffer, or with \
 --ack that the sink acknowledged reading it (the RFNM's analogue). Prints the gap table in RFC \
@@ -53,12 +53,14 @@ pub struct StreamArgs {
     /// Run RFC 508's procedure over --rates × --buffers and print Table I's layout.
     #[arg(long)]
     pub sweep: bool,
-    /// Sweep rates, bit/s, comma-separated (default: Table I's 22).
-    #[arg(long, value_delimiter = ',')]
-    pub rates: Vec<u64>,
-    /// Sweep buffer sizes, bits, comma-separated (default: Table I's 8).
-    #[arg(long, value_delimiter = ',')]
-    pub buffers: Vec<u64>,
+    /// Sweep rates, comma-separated, each with its unit as --rate takes it, e.g.
+    /// 6kbit/s,18kbit/s (default: Table I's 22).
+    #[arg(long, value_delimiter = ',', value_parser = parse_unit::<BitRate>)]
+    pub rates: Vec<BitRate>,
+    /// Sweep buffer sizes, comma-separated, each with its unit as --buffer takes it, e.g.
+    /// 1008bit,252B (default: Table I's 8).
+    #[arg(long, value_delimiter = ',', value_parser = parse_unit::<Bits>)]
+    pub buffers: Vec<Bits>,
     /// Write buffers.csv (one row per buffer) and summary.json here.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -148,6 +150,13 @@ fn key_box(r: &StreamRun) -> String {
         (r.time_of_day.clone(), "time of day"),
         (r.buffers_sent.to_string(), "# buffers sent"),
     ];
+    // Issue 33: loss is said wherever it can happen. TCP cannot lose a buffer; UDP can, and
+    // only the sink's acknowledgements show it.
+    match (r.config.transport, r.config.ack) {
+        (Transport::Udp, true) => lines.push((r.acks_lost.to_string(), "# lost (no ack)")),
+        (Transport::Udp, false) => lines.push(("?".into(), "# lost: not seen without --ack")),
+        (Transport::Tcp, _) => {}
+    }
     let key = r.gaps.key_lines();
     let labels: &[&str] = if key.len() == 2 {
         &["gap time", "# gaps"]
@@ -210,6 +219,7 @@ fn write_outputs(dir: &Path, runs: &[StreamRun]) -> Result<()> {
             "min_gap_ms": r.gaps.min_ms(),
             "gaps_ms": r.gaps.gaps_ns.iter().map(|&g| g as f64 / 1e6).collect::<Vec<_>>(),
             "acks_lost": r.acks_lost,
+            "loss_seen": r.config.transport == Transport::Tcp || r.config.ack,
             "partial": r.partial,
         })).collect::<Vec<_>>(),
     });
@@ -229,12 +239,12 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
             if a.rates.is_empty() {
                 table1::RATES.to_vec()
             } else {
-                a.rates.clone()
+                a.rates.iter().map(|r| r.bps()).collect()
             },
             if a.buffers.is_empty() {
                 table1::BUFFERS.to_vec()
             } else {
-                a.buffers.clone()
+                a.buffers.iter().map(|b| b.get()).collect()
             },
         )
     } else {
@@ -252,11 +262,18 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
         .as_deref()
         .map(nmc_report::OutDir::begin)
         .transpose()?;
+    if a.udp && !a.ack {
+        eprintln!(
+            "nmc stream: warning: over UDP without --ack a buffer the sink never got still counts as written: loss is not seen (add --ack)"
+        );
+    }
+    // Ctrl-C ends the run early: what ran is printed and written, marked partial.
+    let stop = nmc_probe::signal::stop_on_signals();
     let mut runs = Vec::new();
     let mut partial = None;
     'all: for &r in &rates {
         for &b in &buffers {
-            let run = run_stream(&config(&a, target, r, b))?;
+            let run = run_until(&config(&a, target, r, b), stop)?;
             if !a.sweep {
                 println!("{}", key_box(&run));
             } else {

@@ -143,9 +143,9 @@ fn stream_to_a_sink_on_loopback_prints_the_key_and_writes_files() {
         "--udp",
         "--sweep",
         "--rates",
-        "6000,30000",
+        "6kbit/s,30kbit/s",
         "--buffers",
-        "1008,2016",
+        "1008bit,252B",
         "--duration",
         "1s",
     ]);
@@ -183,8 +183,13 @@ fn bad_stream_input_is_one_line_and_exit_2() {
             "UDP datagram",
         ),
         (
-            vec!["stream", &target, "--rates", "6000"],
+            vec!["stream", &target, "--rates", "6kbit/s"],
             "go with --sweep",
+        ),
+        // Every option takes the same quantity syntax (issue 33): a bare number is refused.
+        (
+            vec!["stream", &target, "--sweep", "--rates", "6000"],
+            "unit",
         ),
         (vec!["stream", &target, "--rate", "30kbits/s"], "unit"),
         (vec!["stream", "127.0.0.1:notaport"], "not a port"),
@@ -197,4 +202,53 @@ fn bad_stream_input_is_one_line_and_exit_2() {
         assert!(!e.contains("panicked"), "{e}");
         assert_eq!(e.lines().count(), 1, "{args:?}: not one line: `{e}`");
     }
+}
+
+/// Issue 33: Ctrl-C on `nmc stream` used to print nothing, write nothing and exit 130. It now
+/// ends the run as partial: the key is printed, the files are written, exit 2 says why. And
+/// over UDP without --ack, the key says loss is not seen instead of implying none.
+#[test]
+fn an_interrupted_stream_keeps_what_ran_and_udp_says_what_it_cannot_see() {
+    let (mut s, addr) = sink();
+    let dir = tmp("stream-interrupted");
+    let out = dir.join("out");
+    let child = command()
+        .args([
+            "stream",
+            &addr,
+            "--udp",
+            "--duration",
+            "60s",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let k = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(k.success());
+    let o = child.wait_with_output().unwrap();
+    let (so, e) = (text(&o.stdout), stderr(&o));
+    assert_eq!(o.status.code(), Some(2), "{so}\n{e}");
+    assert!(e.contains("interrupted"), "{e}");
+    assert!(e.contains("loss is not seen"), "{e}");
+    assert!(
+        so.contains("# buffers sent") && so.contains("not seen without --ack"),
+        "{so}"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    let run = &summary["runs"][0];
+    assert!(run["partial"].as_str().unwrap().contains("interrupted"));
+    assert_eq!(run["loss_seen"], false);
+    // About 1.5 s of 30 kbit/s in 2016-bit buffers: some, not a minute's worth.
+    let sent = run["buffers_sent"].as_u64().unwrap();
+    assert!((5..100).contains(&sent), "{sent}");
+    let _ = s.kill();
+    let _ = s.wait();
 }

@@ -12,8 +12,12 @@ use crate::gaps::GapTable;
 use serde::Serialize;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream, UdpSocket};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// How often a waiting run looks at its stop flag.
+const STOP_POLL: Duration = Duration::from_millis(50);
 
 /// One stream.
 #[derive(Clone, Debug, Serialize)]
@@ -212,10 +216,20 @@ fn writer(mut conn: Conn, c: StreamConfig, rx: mpsc::Receiver<u64>, tx: mpsc::Se
     }
 }
 
+/// Why a run stopped by [`run_until`]'s flag is partial.
+pub const STOPPED: &str = "interrupted (Ctrl-C or a signal): what ran is kept";
+
 /// Runs one stream for its duration. Errors before the start (bad input, unreachable sink)
 /// are `Err`; a sink that closes or stalls beyond `io_timeout` mid-run gives a partial run.
 pub fn run(c: &StreamConfig) -> Result<StreamRun, StreamError> {
+    run_until(c, &AtomicBool::new(false))
+}
+
+/// [`run`], ending early, as a partial run ([`STOPPED`]) that keeps what it measured, once
+/// `stop` is set (checked at least every 50 ms).
+pub fn run_until(c: &StreamConfig, stop: &AtomicBool) -> Result<StreamRun, StreamError> {
     c.validate()?;
+    let stopped = || stop.load(Ordering::Relaxed);
     let conn = connect(c)?;
     let (tx, rx) = mpsc::channel::<u64>();
     let (done_tx, done_rx) = mpsc::channel::<Done>();
@@ -267,9 +281,16 @@ pub fn run(c: &StreamConfig) -> Result<StreamRun, StreamError> {
         if deadline > end {
             break;
         }
-        let now = Instant::now();
-        if deadline > now {
-            std::thread::sleep(deadline - now);
+        loop {
+            let now = Instant::now();
+            if stopped() {
+                partial = Some(STOPPED.to_string());
+                break 'run;
+            }
+            if deadline <= now {
+                break;
+            }
+            std::thread::sleep((deadline - now).min(STOP_POLL));
         }
         completed.push(None);
         records.push(BufferRecord {
@@ -313,6 +334,10 @@ pub fn run(c: &StreamConfig) -> Result<StreamRun, StreamError> {
                     }
                     if let Some(why) = drain(&mut completed, Some(Duration::from_millis(1))) {
                         partial = Some(why);
+                        break 'run;
+                    }
+                    if stopped() {
+                        partial = Some(STOPPED.to_string());
                         break 'run;
                     }
                 },
