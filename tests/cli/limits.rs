@@ -327,3 +327,23 @@ fn a_run_that_would_measure_something_else_than_asked_says_so() {
         stderr(&o)
     );
 }
+
+#[test]
+fn a_sweep_error_names_the_set_at_fault() {
+    // Issue 33, class 5: with two keys of one table in the grid, the error was laid at the
+    // last --set of that table (here plt_entries), not the one at fault.
+    let dir = tmp("limits-sweep-names");
+    let file = dir.join("s.toml");
+    std::fs::write(
+        &file,
+        "base = \"ko-v2-chain\"\nseeds = { from = 1, count = 1 }\n[set]\nduration = \"1s\"\n\
+         [grid]\n\"network.params.message_numbers\" = [4, 0]\n\"network.params.plt_entries\" = [6, 8]\n",
+    )
+    .unwrap();
+    refused(
+        &["sweep", s(&file), "--out", s(&dir.join("out"))],
+        &[
+            "--set network.params.message_numbers=0: network.params.message_numbers must be at least 1",
+        ],
+    );
+}

@@ -457,11 +457,13 @@ impl ImpParams {
     /// Checks values that would make the model meaningless.
     pub fn validate(&self) -> Result<(), String> {
         let p = "network.params";
-        if self.max_packet.get() == 0 || self.max_message.get() == 0 {
-            return Err(format!(
-                "{p}: max_packet and max_message must be above zero"
-            ));
-        }
+        // One key per message, so that a sweep's error names the --set at fault (issue 33).
+        let above_zero = |zero: bool, key: &str| match zero {
+            true => Err(format!("{p}.{key} must be above zero")),
+            false => Ok(()),
+        };
+        above_zero(self.max_packet.get() == 0, "max_packet")?;
+        above_zero(self.max_message.get() == 0, "max_message")?;
         if self.max_message.get().div_ceil(self.max_packet.get()) > self.allocation_buffers as u64 {
             return Err(format!(
                 "{p}: a {} message needs more packets than an allocation of {} buffers holds",
@@ -474,20 +476,18 @@ impl ImpParams {
         if !(0.0..1.0).contains(&self.bit_error_rate) {
             return Err(format!("{p}.bit_error_rate must be in [0, 1)"));
         }
-        if self.spf_averaging.is_zero() || self.spf_max_interval.is_zero() {
-            return Err(format!(
-                "{p}: spf_averaging and spf_max_interval must be above zero"
-            ));
-        }
+        above_zero(self.spf_averaging.is_zero(), "spf_averaging")?;
+        above_zero(self.spf_max_interval.is_zero(), "spf_max_interval")?;
         if self.message_processing == MessageProcessing::V3 && self.control_blocks == 0 {
             return Err(format!(
                 "{p}.control_blocks must be at least 1 with message_processing = \"v3\""
             ));
         }
-        if self.message_numbers == 0 || self.plt_entries == 0 {
-            return Err(format!(
-                "{p}: message_numbers and plt_entries must be at least 1"
-            ));
+        if self.message_numbers == 0 {
+            return Err(format!("{p}.message_numbers must be at least 1"));
+        }
+        if self.plt_entries == 0 {
+            return Err(format!("{p}.plt_entries must be at least 1"));
         }
         if self.reassembly_buffers < self.allocation_buffers
             || self.reassembly_buffers > self.buffers
@@ -497,16 +497,10 @@ impl ImpParams {
                 self.allocation_buffers, self.buffers
             ));
         }
-        if self.fast_tick.is_zero() || self.slow_tick_every == 0 {
-            return Err(format!(
-                "{p}: fast_tick and slow_tick_every must be above zero"
-            ));
-        }
-        if self.routing_opportunities == 0 || self.routing_busy_unit.is_zero() {
-            return Err(format!(
-                "{p}: routing_opportunities and routing_busy_unit must be above zero"
-            ));
-        }
+        above_zero(self.fast_tick.is_zero(), "fast_tick")?;
+        above_zero(self.slow_tick_every == 0, "slow_tick_every")?;
+        above_zero(self.routing_opportunities == 0, "routing_opportunities")?;
+        above_zero(self.routing_busy_unit.is_zero(), "routing_busy_unit")?;
         let busy = |t: SimDuration| t >= self.fast_tick;
         if busy(self.fast_tick_316 + self.tip_work_316) || busy(self.fast_tick_516) {
             return Err(format!(
@@ -514,15 +508,9 @@ impl ImpParams {
                 self.fast_tick
             ));
         }
-        if self.output_queue_max == 0
-            || self.retransmit_timeout.is_zero()
-            || self.routing_period.is_zero()
-        {
-            return Err(format!(
-                "{p}: output_queue_max, retransmit_timeout and routing_period must be above zero"
-            ));
-        }
-        Ok(())
+        above_zero(self.output_queue_max == 0, "output_queue_max")?;
+        above_zero(self.retransmit_timeout.is_zero(), "retransmit_timeout")?;
+        above_zero(self.routing_period.is_zero(), "routing_period")
     }
 
     /// The line overhead of a frame that carries a packet of `kind`: [`Self::packet_overhead`]

@@ -398,11 +398,7 @@ pub fn locate(origin: &str, text: &str, overrides: &[Override], message: &str) -
     let Some((path, _)) = leading_path(&message) else {
         return whole(message);
     };
-    let related = |o: &&Override| {
-        let n = o.path.len().min(path.len());
-        o.path[..n] == path[..n]
-    };
-    if let Some(o) = overrides.iter().rev().find(related) {
+    if let Some(o) = override_at_fault(overrides, &path, &message) {
         return ScenarioError::Override {
             text: o.text.clone(),
             message,
@@ -420,6 +416,49 @@ pub fn locate(origin: &str, text: &str, overrides: &[Override], message: &str) -
         }
         None => whole(message),
     }
+}
+
+/// The `--set` a message about `path` is laid at (issue 33: sweeps named the wrong one). One
+/// that set `path` or a table holding it is at fault (the last such, as the last one wins).
+/// Overrides deeper than `path` (the message judges a table, `network.params: ...`) are at
+/// fault only when one of them is, or when the message names its key; several, none named,
+/// are no one's: the message is placed in the file instead.
+fn override_at_fault<'a>(
+    overrides: &'a [Override],
+    path: &[Segment],
+    message: &str,
+) -> Option<&'a Override> {
+    let related = |o: &&Override| {
+        let n = o.path.len().min(path.len());
+        o.path[..n] == path[..n]
+    };
+    if let Some(o) = overrides
+        .iter()
+        .rev()
+        .filter(related)
+        .find(|o| o.path.len() <= path.len())
+    {
+        return Some(o);
+    }
+    let deeper: Vec<&Override> = overrides.iter().filter(related).collect();
+    if let [one] = deeper.as_slice() {
+        return Some(one);
+    }
+    let names = |o: &&&Override| match o.path.last() {
+        Some(Segment::Key(k)) => mentions(message, k),
+        _ => false,
+    };
+    deeper.iter().rev().find(names).copied()
+}
+
+/// Does `text` name `key` as a whole word (`message` is not named by `message_numbers`)?
+fn mentions(text: &str, key: &str) -> bool {
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    text.match_indices(key).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + key.len()..].chars().next();
+        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+    })
 }
 
 /// The key path a located message starts with, as written: `traffic[0].to` of
@@ -651,6 +690,42 @@ interval = "20.16ms"
         assert_eq!(
             at("--rate must be above zero", &[]),
             "s.toml: --rate must be above zero"
+        );
+    }
+
+    #[test]
+    fn a_message_about_a_table_is_laid_at_the_set_it_names_not_the_last_one() {
+        // Issue 33, class 5: a sweep's configuration sets several keys of one table; the
+        // error judged the table and was laid at whichever --set came last.
+        let at = |m: &str, sets: &[&str]| {
+            let sets: Vec<Override> = sets.iter().map(|s| s.parse().unwrap()).collect();
+            locate("s.toml", TEXT, &sets, m).to_string()
+        };
+        let sets = ["network.nodes=0", "network.queue_limit=6", "duration=1s"];
+        assert!(
+            at("network: nodes must be at least 2", &sets).starts_with("--set network.nodes=0:"),
+            "{}",
+            at("network: nodes must be at least 2", &sets)
+        );
+        // Several set below it, none named: no --set is blamed.
+        assert!(at("network: inconsistent", &sets).starts_with("s.toml"));
+        // One set below it: that one (it is the only change there).
+        assert!(
+            at("network: inconsistent", &["network.nodes=0"]).starts_with("--set network.nodes=0")
+        );
+        // A key is named as a word, not inside another: `queue` is not `queue_limit`.
+        assert!(!mentions("queue_limit must be 1", "queue"));
+        assert!(mentions("network: queue_limit, or nodes", "nodes"));
+        // The message's own key, or a table above it, set: that --set, last one winning.
+        assert!(
+            at(
+                "network.nodes: too few",
+                &["network.nodes=1", "network.queue_limit=3"]
+            )
+            .starts_with("--set network.nodes=1")
+        );
+        assert!(
+            at("network.nodes: too few", &["network={ nodes = 1 }"]).starts_with("--set network=")
         );
     }
 
