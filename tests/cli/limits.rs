@@ -347,3 +347,50 @@ fn a_sweep_error_names_the_set_at_fault() {
         ],
     );
 }
+
+#[test]
+fn a_network_too_large_for_memory_is_refused_before_it_is_built() {
+    // Issue 33, class 1 (found hunting the class): a chain of 4e9 hops asked for 96 GB at
+    // once and aborted; adaptive routing keeps a table entry per IMP pair.
+    let dir = tmp("limits-network-size");
+    let out = dir.join("out");
+    refused(
+        &[
+            "run",
+            "ko-v2-chain",
+            "--set",
+            "network.topology.hops=4000000000",
+            "--out",
+            s(&out),
+        ],
+        &[
+            "network.topology.hops",
+            "GB of model state",
+            "at most 8.6 GB",
+        ],
+    );
+    refused(
+        &[
+            "run",
+            "ko-v2-chain",
+            "--set",
+            "network.routing=adaptive",
+            "--set",
+            "network.topology.hops=20000",
+            "--out",
+            s(&out),
+        ],
+        &["20001 IMPs and adaptive routing", "or static routing"],
+    );
+    refused(
+        &[
+            "run",
+            "mesh-1000",
+            "--set",
+            "network.topology.imps=16000000",
+            "--out",
+            s(&out),
+        ],
+        &["network.topology.imps"],
+    );
+}

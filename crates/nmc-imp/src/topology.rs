@@ -102,6 +102,14 @@ impl Topology {
                 if *hops == 0 {
                     return Err("network.topology.hops must be at least 1".into());
                 }
+                // Issue 33: the mesh's limit holds for a chain too (hops + 1 IMPs); 4e9 hops
+                // asked for 96 GB at once.
+                if *hops as usize >= MAX_IMPS {
+                    return Err(format!(
+                        "network.topology.hops: at most {} hops ({MAX_IMPS} IMPs), got {hops}",
+                        MAX_IMPS - 1
+                    ));
+                }
                 let names: Vec<String> = (0..=*hops).map(|i| format!("IMP{i}")).collect();
                 let lines = names
                     .windows(2)
