@@ -40,6 +40,7 @@ fn config(addr: SocketAddr, transport: Transport, ack: bool, secs: u64) -> Strea
         ack,
         ack_timeout: Duration::from_secs(1),
         io_timeout: Duration::from_secs(5),
+        key: None,
     }
 }
 
