@@ -10,6 +10,7 @@ mod pump;
 mod reproduce_table;
 mod rto;
 mod run_and_reproduce;
+mod servers;
 mod stream;
 mod sweep;
 
