@@ -142,17 +142,17 @@ pub fn run(a: CostArgs) -> Result<Outcome> {
         bail!("--repeat must be at least 1");
     }
     let remote = a.target.as_deref().map(resolve).transpose()?;
-    let key = crate::cmd::gate::key_from(&a.secret_file)?;
-    if key.is_some() && remote.is_none() {
+    if a.secret_file.is_some() && remote.is_none() {
         bail!(
             "--secret-file goes with a remote sink (TARGET) or --serve; the loopback sink needs none"
         );
     }
-    if key.is_some() && a.proto.contains(&Proto::Udp) {
+    if a.secret_file.is_some() && a.proto.contains(&Proto::Udp) {
         bail!(
             "--secret-file: UDP transfers carry no tag and a sink with a secret takes none; add --proto tcp"
         );
     }
+    let key = crate::cmd::gate::key_from(&a.secret_file)?;
     let local = match remote {
         Some(_) => None,
         None => Some(TcpSink::start(

@@ -96,12 +96,12 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
     };
     // Check the numbers before resolving or saying anything.
     let (packets, _) = cfg.check()?;
-    let key = crate::cmd::gate::key_from(&a.secret_file)?;
-    if key.is_some() && cfg.transport == PumpTransport::Udp {
+    if a.secret_file.is_some() && cfg.transport == PumpTransport::Udp {
         anyhow::bail!(
             "--secret-file works with the pump over TCP only: its UDP datagrams carry no tag, and a server with a secret drops them"
         );
     }
+    let key = crate::cmd::gate::key_from(&a.secret_file)?;
     let addr = (host.as_str(), port.unwrap_or(DEFAULT_PORT))
         .to_socket_addrs()
         .with_context(|| format!("cannot resolve `{host}`"))?

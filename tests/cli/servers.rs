@@ -429,6 +429,45 @@ fn every_server_takes_a_secret() {
             !served(kind, "127.0.0.1", srv.addr, None),
             "{kind:?}: served without the secret"
         );
+        // Over UDP: the sink answers a tagged buffer only; the pump's datagrams carry no tag and
+        // get no RFNM.
+        let u = UdpSocket::bind("127.0.0.1:0").unwrap();
+        u.set_read_timeout(Some(Duration::from_millis(500)))
+            .unwrap();
+        let mut b = [0u8; 64];
+        match kind {
+            Kind::Sink => {
+                use nmc_realtime::stream::wire;
+                let mut m = wire::header(5, 4, true).to_vec();
+                m.extend_from_slice(&[0; 4]);
+                u.send_to(&m, srv.addr).unwrap();
+                assert!(
+                    u.recv(&mut b).is_err(),
+                    "an untagged UDP buffer was acknowledged"
+                );
+                let tag: [u8; wire::TAG] = key.tag(&m);
+                m.extend_from_slice(&tag);
+                u.send_to(&m, srv.addr).unwrap();
+                let n = u.recv(&mut b).expect("a tagged UDP buffer is acknowledged");
+                assert_eq!(wire::parse_ack(&b[..n]), Some(5));
+            }
+            Kind::Pump => {
+                use nmc_probe::pump::wire::{Header, Kind as K};
+                let h = Header {
+                    kind: K::Data,
+                    session: 7,
+                    seq: 1,
+                    length: 16,
+                    index: 0,
+                    count: 1,
+                };
+                let mut m = h.encode().to_vec();
+                m.extend_from_slice(&[0u8; 16]);
+                u.send_to(&m, srv.addr).unwrap();
+                assert!(u.recv(&mut b).is_err(), "a pump datagram was answered");
+            }
+            Kind::Cost => {}
+        }
         assert!(srv.alive());
     }
 }

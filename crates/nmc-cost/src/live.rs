@@ -18,12 +18,15 @@
 //! nmc-cost-sink v1 bytes=<received> cpu_ns=<c> user_ns=<u> sys_ns=<s>\n
 //! ```
 //!
-//! where `c` is that thread's CPU from the connection's accept to the end of the data, and `u`,
-//! `s` its user/system split as `getrusage` gives it (see [`CpuTime`]). The sender reads the line, so the receiver's CPU is known even when the sink is
+//! where `c` is that thread's CPU from the first byte of data (after the secret's handshake, if
+//! any) to the end of the data, and `u`, `s` its user/system split as `getrusage` gives it (see
+//! [`CpuTime`]). The sender reads the line, so the receiver's CPU is known even when the sink is
 //! another host. A client that sends anything at all gets the line; nothing it sends can make the
-//! sink allocate more than its fixed 64 KiB buffer. At most [`SinkConfig::max_connections`]
-//! connections are served at once (more are closed at once), and a connection idle for
-//! [`SinkConfig::idle_timeout`] is closed.
+//! sink allocate more than its fixed 64 KiB buffer. Connections pass the shared gate
+//! ([`nmc_serve::gate`]): a total and a per-source cap, a minimum rate judged per window (a
+//! trickle does not keep a slot), descriptor exhaustion survived, and with a secret
+//! ([`SinkConfig::key`]) the challenge-response of [`nmc_serve::auth`] before the first byte of
+//! data.
 //!
 //! UDP has no reply: a remote UDP sink only counts. On loopback the sink runs on a thread of this
 //! process for the one transfer, so its CPU is measured; it stops on an end marker datagram

@@ -53,8 +53,8 @@ pub const DEFAULT_MAX_PER_SOURCE: usize = 8;
 /// lossy but live path is not cut; short enough that an idle flood frees its slots quickly.
 pub const DEFAULT_WINDOW: Duration = Duration::from_secs(20);
 /// Bytes per second a client must send, averaged over each window. **Choice**: 100 B/s (2000
-/// bytes a window), below anything nmc's clients send while working (RFC 508's slowest stream is
-/// 1,200 bit/s = 150 B/s; a pump or cost transfer sends kilobytes a round trip), far above the
+/// bytes a window), below anything nmc's clients send while working (RFC 508's slowest stream,
+/// 5,300 bit/s, is 662 B/s; a pump or cost transfer sends kilobytes a round trip), far above the
 /// issue's trickle of one byte every 20 s.
 pub const DEFAULT_MIN_RATE: u64 = 100;
 /// Time to answer the secret's challenge. **Choice**: 5 s, many round trips of any real path
@@ -301,7 +301,7 @@ impl Conn {
         self.closed = Some(why);
         let msg = match why {
             Closed::Slow(got, need) => format!(
-                "closed: sent {got} bytes in {} s, below the minimum of {need}",
+                "closed: sent {got} bytes in {} s, below the minimum of {need} (--min-rate)",
                 self.window.as_secs_f64()
             ),
             Closed::Handshake => "closed: no answer to the secret's challenge in time".into(),
@@ -457,7 +457,7 @@ impl Gate {
 
     /// Accepts on `listener` until `stop`, running `handler` on its own thread for each
     /// admitted connection (after the secret's handshake, when there is a secret). Returns once
-    /// stopped and the connections have finished (or [`DRAIN`] has passed). Only a listener that
+    /// stopped and the connections have finished (or 2 s have passed). Only a listener that
     /// cannot be made non-blocking is an error: nothing an accept says ends the loop.
     pub fn serve<H>(&self, listener: TcpListener, stop: &AtomicBool, handler: H) -> io::Result<()>
     where
@@ -589,33 +589,41 @@ impl Gate {
             match auth::challenge(&mut c, key) {
                 Ok(true) => c.deadline = None,
                 Ok(false) => {
-                    self.counters.bad_secret.fetch_add(1, Ordering::Relaxed);
-                    self.log(&format!(
-                        "{peer}: closed: wrong answer to the secret's challenge"
-                    ));
+                    let n = self.counters.bad_secret.fetch_add(1, Ordering::Relaxed) + 1;
+                    self.note_close(n, peer, "wrong answer to the secret's challenge");
                     return;
                 }
                 Err(e) => {
-                    if c.closed == Some(Closed::Handshake) {
-                        self.counters
-                            .closed_handshake
-                            .fetch_add(1, Ordering::Relaxed);
-                    } else if matches!(c.closed, Some(Closed::Slow(..))) {
-                        self.counters.closed_slow.fetch_add(1, Ordering::Relaxed);
-                    }
-                    self.log(&format!("{peer}: {e}"));
+                    self.count_close(&c, peer, &e);
                     return;
                 }
             }
         }
-        let r = handler(&mut c);
-        if let Some(Closed::Slow(..)) = c.closed {
-            self.counters.closed_slow.fetch_add(1, Ordering::Relaxed);
+        if let Err(e) = handler(&mut c) {
+            self.count_close(&c, peer, &e);
         }
-        if let Err(e) = r
-            && c.closed != Some(Closed::Stopping)
-        {
-            self.log(&format!("{peer}: {e}"));
+    }
+
+    /// Counts why the guard closed `c` (if it did) and logs the first of each kind and then
+    /// at powers of two: a flood of slow or silent connections cannot fill the log. Other
+    /// errors are the connection's own and are logged as they come.
+    fn count_close(&self, c: &Conn, peer: SocketAddr, e: &io::Error) {
+        let counter = match c.closed {
+            Some(Closed::Slow(..)) => &self.counters.closed_slow,
+            Some(Closed::Handshake) => &self.counters.closed_handshake,
+            Some(Closed::Stopping) => return,
+            None => {
+                self.log(&format!("{peer}: {e}"));
+                return;
+            }
+        };
+        let n = counter.fetch_add(1, Ordering::Relaxed) + 1;
+        self.note_close(n, peer, &e.to_string());
+    }
+
+    fn note_close(&self, n: u64, peer: SocketAddr, why: &str) {
+        if n.is_power_of_two() {
+            self.log(&format!("{peer}: {why} ({n} so far)"));
         }
     }
 }

@@ -50,9 +50,11 @@ fn set_soft_nofile(n: u64) {
 /// once the flood is gone.
 #[test]
 fn out_of_descriptors_refuses_new_and_serves_the_rest() {
-    let mut limits = Limits::default();
-    limits.max_per_source = 1000;
-    limits.max_connections = 1000;
+    let limits = Limits {
+        max_per_source: 1000,
+        max_connections: 1000,
+        ..Limits::default()
+    };
     let (addr, gate, _stop) = line_server(limits, None);
     let mut first = connect_from("127.0.0.1", addr);
     assert!(served(&mut first));
