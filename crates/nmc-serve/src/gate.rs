@@ -127,7 +127,7 @@ impl Limits {
     /// One line for a server's start-up log.
     pub fn describe(&self, key: Option<&Key>) -> String {
         format!(
-            "at most {} connections, {} per source; closed below {} bytes/s over any {} s window; secret {}",
+            "at most {} connections, {} per source; closed below {} bytes/s over each {} s window; secret {}",
             self.max_connections,
             self.max_per_source,
             self.min_rate,
