@@ -627,3 +627,49 @@ impl Gate {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_pass_and_degenerate_limits_are_refused() {
+        let d = Limits::default();
+        assert!(d.check().is_ok());
+        assert_eq!(d.min_bytes_per_window(), 2000);
+        for (l, word) in [
+            (
+                Limits {
+                    max_connections: 0,
+                    ..d
+                },
+                "--max-connections",
+            ),
+            (
+                Limits {
+                    max_per_source: 0,
+                    ..d
+                },
+                "--max-per-source",
+            ),
+            (
+                Limits {
+                    window: Duration::ZERO,
+                    ..d
+                },
+                "--idle-timeout-s",
+            ),
+            (Limits { min_rate: 0, ..d }, "--min-rate"),
+        ] {
+            let e = l.check().unwrap_err();
+            assert!(e.contains(word) && !e.contains('\n'), "{e}");
+        }
+        // A tiny rate over a short window still asks for a byte.
+        let l = Limits {
+            min_rate: 1,
+            window: Duration::from_millis(100),
+            ..d
+        };
+        assert_eq!(l.min_bytes_per_window(), 1);
+    }
+}

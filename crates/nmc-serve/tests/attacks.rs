@@ -159,3 +159,34 @@ fn secret_client_against_open_server_says_so() {
     let e = nmc_serve::auth::answer(&mut s, &key).unwrap_err();
     assert!(matches!(e, nmc_serve::auth::AuthError::NoChallenge), "{e}");
 }
+
+/// The handshake's deadline is absolute: an answer trickled a byte at a time cannot stretch it.
+#[test]
+fn a_trickled_answer_cannot_stretch_the_handshake() {
+    let key = Key::new(b"0123456789abcdef-gate-test").unwrap();
+    let mut l = limits(4, 4);
+    // A window far longer than the deadline, so only the deadline can close it.
+    l.window = Duration::from_secs(30);
+    l.min_rate = 1;
+    let (addr, gate, _stop) = line_server(l, Some(key));
+    let mut s = connect_from("127.0.0.2", addr);
+    let mut challenge = [0u8; nmc_serve::auth::CHALLENGE_LEN];
+    s.read_exact(&mut challenge).unwrap();
+    let started = Instant::now();
+    // 31 of the 32 answer bytes, one every 100 ms: 3.1 s if nothing stopped it.
+    for _ in 0..31 {
+        if s.write_all(b"a").is_err() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        if gate.counters().snapshot().closed_handshake == 1 {
+            break;
+        }
+    }
+    assert!(closed_within(&mut s, Duration::from_secs(1)));
+    assert_eq!(gate.counters().snapshot().closed_handshake, 1);
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "the trickle stretched the deadline"
+    );
+}
