@@ -47,12 +47,12 @@ pub struct CostArgs {
     /// With --serve: stop by itself after this many seconds.
     #[arg(long)]
     pub duration_s: Option<u64>,
-    /// With --serve: connections served at once; more are closed at once.
-    #[arg(long, default_value_t = live::MAX_CONNECTIONS)]
-    pub max_connections: usize,
-    /// With --serve: close a connection idle for this many seconds.
-    #[arg(long, default_value_t = live::IDLE_TIMEOUT.as_secs())]
-    pub idle_timeout_s: u64,
+    /// With --serve: admit only TCP clients that prove they hold this shared secret (HMAC-SHA256
+    /// challenge; the UDP side is then not served). Sending: answer the sink's challenge (TCP only).
+    #[arg(long, value_name = "FILE")]
+    pub secret_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub gate: crate::cmd::gate::GateArgs,
     /// Transfer sizes, bytes (default: RFC 392's smallest, a short receive, a typical send, the
     /// largest transfer, then 10 MiB and 100 MiB).
     #[arg(long, value_delimiter = ',', value_parser = parse_size, default_value = "219,845,18930,56280,473489,10M,100M")]
@@ -142,6 +142,17 @@ pub fn run(a: CostArgs) -> Result<Outcome> {
         bail!("--repeat must be at least 1");
     }
     let remote = a.target.as_deref().map(resolve).transpose()?;
+    if a.secret_file.is_some() && remote.is_none() {
+        bail!(
+            "--secret-file goes with a remote sink (TARGET) or --serve; the loopback sink needs none"
+        );
+    }
+    if a.secret_file.is_some() && a.proto.contains(&Proto::Udp) {
+        bail!(
+            "--secret-file: UDP transfers carry no tag and a sink with a secret takes none; add --proto tcp"
+        );
+    }
+    let key = crate::cmd::gate::key_from(&a.secret_file)?;
     let local = match remote {
         Some(_) => None,
         None => Some(TcpSink::start(
@@ -197,7 +208,7 @@ pub fn run(a: CostArgs) -> Result<Outcome> {
     let mut measured: Vec<Measured> = Vec::new();
     for c in &cells {
         let m = match c.proto {
-            Proto::Tcp => live::send_tcp(tcp_addr, c.bytes, c.write_size)?,
+            Proto::Tcp => live::send_tcp_with_key(tcp_addr, c.bytes, c.write_size, key.as_ref())?,
             Proto::Udp => live::send_udp(remote, c.bytes, c.write_size)?,
         };
         measured.push(m);
@@ -278,20 +289,30 @@ fn csv_rows(ms: &[Measured], price: f64) -> Vec<CsvRow> {
 
 fn serve(a: &CostArgs) -> Result<Outcome> {
     let log = |l: String| eprintln!("nmc cost sink: {l}");
-    if a.max_connections == 0 || a.idle_timeout_s == 0 {
-        bail!("--max-connections and --idle-timeout-s must be at least 1");
-    }
-    let config = SinkConfig {
-        max_connections: a.max_connections,
-        idle_timeout: Duration::from_secs(a.idle_timeout_s),
-    };
+    let key = crate::cmd::gate::key_from(&a.secret_file)?;
+    let limits = a.gate.limits()?;
+    let with_secret = key.is_some();
+    let describe = limits.describe(key.as_ref());
+    let config = SinkConfig { limits, key };
     let sink = TcpSink::start(a.listen, config, Some(Box::new(log)))
         .with_context(|| format!("cannot listen on {} (TCP)", a.listen))?;
-    let udp = UdpSocket::bind(sink.addr)
-        .with_context(|| format!("cannot listen on {} (UDP)", sink.addr))?;
+    // With a secret the UDP side is not opened: a datagram proves nothing about its sender.
+    let udp = if with_secret {
+        None
+    } else {
+        Some(
+            UdpSocket::bind(sink.addr)
+                .with_context(|| format!("cannot listen on {} (UDP)", sink.addr))?,
+        )
+    };
     eprintln!(
-        "nmc cost sink: discarding on {} (TCP and UDP); Ctrl-C to stop",
-        sink.addr
+        "nmc cost sink: discarding on {} ({}); tcp: {describe}; Ctrl-C to stop",
+        sink.addr,
+        if with_secret {
+            "TCP only, with a secret"
+        } else {
+            "TCP and UDP"
+        }
     );
     let stop = nmc_probe::signal::stop_on_signals();
     let start = Instant::now();
@@ -300,7 +321,15 @@ fn serve(a: &CostArgs) -> Result<Outcome> {
         stop.load(std::sync::atomic::Ordering::Relaxed)
             || limit.is_some_and(|l| start.elapsed() >= l)
     };
-    live::serve_udp(&udp, &should_stop, &log, Duration::from_secs(60))?;
+    match &udp {
+        Some(udp) => live::serve_udp(udp, &should_stop, &log, Duration::from_secs(60))?,
+        None => {
+            while !should_stop() {
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+    }
+    log(sink.gate().to_string());
     drop(sink);
     Ok(Outcome::Ok)
 }

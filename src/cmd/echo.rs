@@ -2,6 +2,7 @@
 //! networks. The work is in `nmc-probe`; this file turns options into its types and prints.
 
 use crate::Outcome;
+use crate::cmd::gate::key_from;
 use crate::cmd::parse_unit;
 use crate::cmd::progress::Progress;
 use anyhow::{Context, Result, bail};
@@ -9,7 +10,7 @@ use clap::{Args, Subcommand};
 use nmc_probe::report::{Summary, write_outputs};
 use nmc_probe::time::Nanos;
 use nmc_probe::udp::{DEFAULT_PORT, EchoServer, ServeOptions};
-use nmc_probe::{Key, LengthSpec, Pacing, ProbeConfig, ServerConfig};
+use nmc_probe::{LengthSpec, Pacing, ProbeConfig, ServerConfig};
 use nmc_sim::SimDuration;
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
@@ -53,9 +54,11 @@ pub struct ServeArgs {
     /// Stop by itself after this long.
     #[arg(long, value_parser = parse_unit::<SimDuration>)]
     pub duration: Option<SimDuration>,
-    /// Also serve `nmc pump`: acknowledge each message with a RFNM, over UDP on this port and TCP on the same port number.
-    #[arg(long, conflicts_with = "secret_file")]
+    /// Also serve `nmc pump`: acknowledge each message with a RFNM, over UDP on this port and TCP on the same port number (TCP only with --secret-file: the pump's datagrams carry no tag).
+    #[arg(long)]
     pub pump: bool,
+    #[command(flatten)]
+    pub gate: crate::cmd::gate::GateArgs,
 }
 
 #[derive(Args)]
@@ -120,12 +123,6 @@ fn parse_lengths(s: &str) -> Result<LengthSpec, String> {
     LengthSpec::parse(s).map_err(|e| e.to_string())
 }
 
-fn key_from(path: &Option<PathBuf>) -> Result<Option<Key>> {
-    path.as_ref()
-        .map(|p| Key::from_file(p).with_context(|| format!("--secret-file {}", p.display())))
-        .transpose()
-}
-
 pub fn run(c: EchoCommand) -> Result<Outcome> {
     match c {
         EchoCommand::Serve(a) => serve(a),
@@ -153,6 +150,7 @@ fn serve(a: ServeArgs) -> Result<Outcome> {
             .duration
             .map(|d| std::time::Duration::from_nanos(d.as_nanos())),
         pump: a.pump,
+        limits: a.gate.limits()?,
     };
     let server = EchoServer::bind(a.listen, opts)?;
     let stop = nmc_probe::signal::stop_on_signals();

@@ -8,7 +8,7 @@ use crate::cmd::parse_unit;
 use crate::cmd::progress::Progress;
 use anyhow::{Context, Result};
 use clap::Args;
-use nmc_probe::pump::net::{pump, session_id};
+use nmc_probe::pump::net::{pump_with_key, session_id};
 use nmc_probe::pump::report::write_outputs;
 use nmc_probe::pump::{PumpConfig, PumpSummary, PumpTransport};
 use nmc_probe::time::Nanos;
@@ -54,6 +54,9 @@ pub struct PumpArgs {
     /// Output folder (default: `out/pump/<target>`).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// The server's shared secret (as `nmc echo serve --secret-file`): answered in its TCP handshake (TCP only).
+    #[arg(long, value_name = "FILE")]
+    pub secret_file: Option<PathBuf>,
 }
 
 /// One line, not clap's list of possible values and tip.
@@ -93,6 +96,12 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
     };
     // Check the numbers before resolving or saying anything.
     let (packets, _) = cfg.check()?;
+    if a.secret_file.is_some() && cfg.transport == PumpTransport::Udp {
+        anyhow::bail!(
+            "--secret-file works with the pump over TCP only: its UDP datagrams carry no tag, and a server with a secret drops them"
+        );
+    }
+    let key = crate::cmd::gate::key_from(&a.secret_file)?;
     let addr = (host.as_str(), port.unwrap_or(DEFAULT_PORT))
         .to_socket_addrs()
         .with_context(|| format!("cannot resolve `{host}`"))?
@@ -120,7 +129,7 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
     let stop = nmc_probe::signal::stop_on_signals();
     let progress = Progress::new(&addr.to_string());
     let mut tick = |f: f64| progress.set(f);
-    let run = pump(addr, cfg, stop, Some(&mut tick))?;
+    let run = pump_with_key(addr, cfg, key.as_ref(), stop, Some(&mut tick))?;
     progress.finish();
     let summary = PumpSummary::of(run);
     print!("{}", summary.text());

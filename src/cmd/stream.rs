@@ -64,6 +64,9 @@ pub struct StreamArgs {
     /// Write buffers.csv (one row per buffer) and summary.json here.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// The sink's shared secret (as its --secret-file): answered in its TCP handshake, a tag on each UDP buffer.
+    #[arg(long, value_name = "FILE")]
+    pub secret_file: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -80,6 +83,11 @@ pub struct SinkArgs {
     /// Stop by itself after this long.
     #[arg(long, value_parser = parse_unit::<SimDuration>)]
     pub duration: Option<SimDuration>,
+    /// Serve only clients that hold this shared secret (HMAC-SHA256: a challenge over TCP, a tag on each UDP buffer; the file's bytes, surrounding whitespace removed; at least 16).
+    #[arg(long, value_name = "FILE")]
+    pub secret_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub gate: crate::cmd::gate::GateArgs,
 }
 
 fn std_dur(d: SimDuration) -> Duration {
@@ -94,10 +102,16 @@ pub fn sink(a: SinkArgs) -> Result<Outcome> {
         }),
         _ => None,
     };
-    let sink = Sink::bind(a.listen, stall).with_context(|| format!("binding {}", a.listen))?;
+    let key = crate::cmd::gate::key_from(&a.secret_file)?;
+    let limits = a.gate.limits()?;
+    let describe = limits.describe(key.as_ref());
+    let sink = Sink::bind(a.listen, stall)
+        .with_context(|| format!("binding {}", a.listen))?
+        .with_gate(limits, key, std::sync::Arc::new(|l: &str| eprintln!("{l}")));
     let addr = sink.local_addr()?;
-    eprintln!("nmc sink: discarding on {addr} (TCP and UDP)");
+    eprintln!("nmc sink: discarding on {addr} (TCP and UDP); tcp: {describe}");
     let counts = sink.counts.clone();
+    let gate = sink.gate_counters();
     let stop = nmc_probe::signal::stop_on_signals();
     if let Some(d) = a.duration {
         let d = std_dur(d);
@@ -109,11 +123,13 @@ pub fn sink(a: SinkArgs) -> Result<Outcome> {
     sink.run(stop)?;
     use std::sync::atomic::Ordering::Relaxed;
     eprintln!(
-        "nmc sink: {} buffers, {} bytes, {} bad frames",
+        "nmc sink: {} buffers, {} bytes, {} bad frames, {} unauthenticated datagrams",
         counts.buffers.load(Relaxed),
         counts.bytes.load(Relaxed),
-        counts.bad.load(Relaxed)
+        counts.bad.load(Relaxed),
+        counts.unauthenticated.load(Relaxed)
     );
+    eprintln!("nmc sink: {}", gate.snapshot());
     Ok(Outcome::Ok)
 }
 
@@ -127,8 +143,15 @@ fn resolve(target: &str) -> Result<SocketAddr> {
         .with_context(|| format!("target `{target}`: `{host}` has no address"))
 }
 
-fn config(a: &StreamArgs, target: SocketAddr, rate: u64, bits: u64) -> StreamConfig {
+fn config(
+    a: &StreamArgs,
+    key: &Option<nmc_serve::Key>,
+    target: SocketAddr,
+    rate: u64,
+    bits: u64,
+) -> StreamConfig {
     StreamConfig {
+        key: key.clone(),
         target,
         rate_bps: rate,
         buffer_bits: bits,
@@ -231,6 +254,7 @@ fn write_outputs(dir: &Path, runs: &[StreamRun]) -> Result<()> {
 
 pub fn stream(a: StreamArgs) -> Result<Outcome> {
     let target = resolve(&a.target)?;
+    let key = crate::cmd::gate::key_from(&a.secret_file)?;
     if !a.sweep && (!a.rates.is_empty() || !a.buffers.is_empty()) {
         bail!("--rates and --buffers go with --sweep; a single test takes --rate and --buffer");
     }
@@ -253,7 +277,7 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
     // Check every test before running any.
     for &r in &rates {
         for &b in &buffers {
-            config(&a, target, r, b).validate()?;
+            config(&a, &key, target, r, b).validate()?;
         }
     }
     // Issue 33: the folder is ours from the first buffer; written beside it, put in place whole.
@@ -273,7 +297,7 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
     let mut partial = None;
     'all: for &r in &rates {
         for &b in &buffers {
-            let run = run_until(&config(&a, target, r, b), stop)?;
+            let run = run_until(&config(&a, &key, target, r, b), stop)?;
             if !a.sweep {
                 println!("{}", key_box(&run));
             } else {

@@ -115,7 +115,7 @@ fn cost_has_help() {
 
 #[test]
 fn cost_bad_input_is_one_line_and_exit_2() {
-    let cases: [(&[&str], &str); 7] = [
+    let cases: [(&[&str], &str); 10] = [
         (
             &[
                 "cost",
@@ -139,6 +139,18 @@ fn cost_bad_input_is_one_line_and_exit_2() {
         (
             &["cost", "--price-per-cpu-hour=-1"],
             "--price-per-cpu-hour must be a positive",
+        ),
+        (
+            &["cost", "--secret-file", "x"],
+            "--secret-file goes with a remote sink",
+        ),
+        (
+            &["cost", "127.0.0.1:1", "--secret-file", "x"],
+            "UDP transfers carry no tag",
+        ),
+        (
+            &["cost", "--serve", "--idle-timeout-s", "0"],
+            "--idle-timeout-s must be at least 1",
         ),
     ];
     for (args, want) in cases {

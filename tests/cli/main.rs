@@ -11,6 +11,7 @@ mod pump;
 mod reproduce_table;
 mod rto;
 mod run_and_reproduce;
+mod servers;
 mod stream;
 mod sweep;
 

@@ -155,9 +155,26 @@ fn bad_pump_input_is_one_line_and_exit_2() {
             "refused the pump",
         ),
         (
-            "pump and secret",
-            &["echo", "serve", "--pump", "--secret-file", "x"],
-            "cannot be used with",
+            "secret over udp",
+            &[
+                "pump",
+                "127.0.0.1",
+                "--transport",
+                "udp",
+                "--secret-file",
+                "x",
+            ],
+            "over TCP only",
+        ),
+        (
+            "a server's minimum rate of zero",
+            &["echo", "serve", "--pump", "--min-rate", "0"],
+            "--min-rate must be at least 1 byte/s",
+        ),
+        (
+            "a server's cap of zero",
+            &["sink", "--max-per-source", "0"],
+            "--max-per-source must be at least 1",
         ),
     ];
     for (name, args, needle) in cases {

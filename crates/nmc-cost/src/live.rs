@@ -18,12 +18,15 @@
 //! nmc-cost-sink v1 bytes=<received> cpu_ns=<c> user_ns=<u> sys_ns=<s>\n
 //! ```
 //!
-//! where `c` is that thread's CPU from the connection's accept to the end of the data, and `u`,
-//! `s` its user/system split as `getrusage` gives it (see [`CpuTime`]). The sender reads the line, so the receiver's CPU is known even when the sink is
+//! where `c` is that thread's CPU from the first byte of data (after the secret's handshake, if
+//! any) to the end of the data, and `u`, `s` its user/system split as `getrusage` gives it (see
+//! [`CpuTime`]). The sender reads the line, so the receiver's CPU is known even when the sink is
 //! another host. A client that sends anything at all gets the line; nothing it sends can make the
-//! sink allocate more than its fixed 64 KiB buffer. At most [`SinkConfig::max_connections`]
-//! connections are served at once (more are closed at once), and a connection idle for
-//! [`SinkConfig::idle_timeout`] is closed.
+//! sink allocate more than its fixed 64 KiB buffer. Connections pass the shared gate
+//! ([`nmc_serve::gate`]): a total and a per-source cap, a minimum rate judged per window (a
+//! trickle does not keep a slot), descriptor exhaustion survived, and with a secret
+//! ([`SinkConfig::key`]) the challenge-response of [`nmc_serve::auth`] before the first byte of
+//! data.
 //!
 //! UDP has no reply: a remote UDP sink only counts. On loopback the sink runs on a thread of this
 //! process for the one transfer, so its CPU is measured; it stops on an end marker datagram
@@ -38,10 +41,11 @@
 //! - The data come from memory, not from a disk, and carry no record formatting: today's
 //!   figures are the "network as a device" part of RFC 392's cost, not its RJS program.
 
+use nmc_serve::{Conn, Gate, GateCounters, Key, Limits};
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, UdpSocket};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -125,28 +129,18 @@ pub fn load5() -> Option<f64> {
     s.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// Connections a sink serves at once by default (judgement: plenty for one measurer, few enough
-/// that a flood of idle connections costs little).
-pub const MAX_CONNECTIONS: usize = 64;
-/// By default a TCP connection with nothing to read (or a reply nobody reads) for this long is
-/// closed, at the sink and at the sender (judgement: far above any loopback or WAN stall).
+/// The sender gives up on a sink that takes nothing (or sends no report) for this long
+/// (judgement: far above any loopback or WAN stall).
 pub const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The sink's limits (`nmc cost --serve --max-connections N --idle-timeout-s S`).
-#[derive(Clone, Copy, Debug)]
+/// The sink's limits (`nmc cost --serve --max-connections N --max-per-source N --idle-timeout-s
+/// S --min-rate B --secret-file F`): the shared gate's.
+#[derive(Clone, Debug, Default)]
 pub struct SinkConfig {
-    pub max_connections: usize,
-    pub idle_timeout: Duration,
+    pub limits: Limits,
+    pub key: Option<Key>,
 }
 
-impl Default for SinkConfig {
-    fn default() -> Self {
-        SinkConfig {
-            max_connections: MAX_CONNECTIONS,
-            idle_timeout: IDLE_TIMEOUT,
-        }
-    }
-}
 /// A loopback UDP sink stops after this long without a datagram.
 pub const IDLE_TIMEOUT_UDP: Duration = Duration::from_millis(500);
 /// The sink's read buffer (and the largest write the sender needs).
@@ -234,6 +228,11 @@ pub enum LiveError {
         received: u64,
         bytes: u64,
     },
+    #[error("the sink at {addr}: {source}")]
+    Auth {
+        addr: SocketAddr,
+        source: nmc_serve::auth::AuthError,
+    },
     #[error("{0}")]
     Io(#[from] io::Error),
 }
@@ -264,11 +263,10 @@ pub fn parse_report(line: &str) -> Option<(u64, CpuTime)> {
 }
 
 /// Serves one TCP connection: discard until EOF, then the report. Never panics; errors end the
-/// connection.
-fn serve_tcp_conn(mut s: TcpStream, idle: Duration) -> io::Result<u64> {
+/// connection. The CPU counted is this thread's from the first byte of data (after the secret's
+/// handshake, if any) to the end.
+fn serve_tcp_conn(s: &mut Conn) -> io::Result<u64> {
     let start = thread_cpu()?;
-    s.set_read_timeout(Some(idle))?;
-    s.set_write_timeout(Some(idle))?;
     let mut buf = vec![0u8; BUF_BYTES];
     let mut total: u64 = 0;
     loop {
@@ -289,26 +287,27 @@ fn serve_tcp_conn(mut s: TcpStream, idle: Duration) -> io::Result<u64> {
     Ok(total)
 }
 
-/// A TCP discard sink: an accept loop on its own thread, one thread per connection.
+/// A TCP discard sink: the shared gate's accept loop on its own thread, one thread per admitted
+/// connection.
 pub struct TcpSink {
     pub addr: SocketAddr,
     stop: Arc<AtomicBool>,
+    counters: Arc<GateCounters>,
     handle: Option<thread::JoinHandle<()>>,
 }
 
 impl TcpSink {
-    /// Binds `listen` and starts accepting. `log` gets one line per finished connection.
+    /// Binds `listen` and starts accepting. `log` gets one line per finished connection and the
+    /// gate's refusals.
     pub fn start(
         listen: SocketAddr,
         config: SinkConfig,
         log: Option<Box<dyn Fn(String) + Send + Sync>>,
     ) -> io::Result<TcpSink> {
-        let max = config.max_connections.max(1);
-        let idle = if config.idle_timeout.is_zero() {
-            IDLE_TIMEOUT
-        } else {
-            config.idle_timeout
-        };
+        config
+            .limits
+            .check()
+            .map_err(|m| io::Error::new(io::ErrorKind::InvalidInput, m))?;
         let listener = TcpListener::bind(listen)?;
         let addr = listener.local_addr()?;
         let stop = Arc::new(AtomicBool::new(false));
@@ -317,62 +316,41 @@ impl TcpSink {
             Some(l) => Arc::from(l),
             None => Arc::new(|_| {}),
         };
-        let active = Arc::new(AtomicUsize::new(0));
+        let log_gate = log.clone();
+        let gate = Gate::new(
+            "tcp",
+            config.limits,
+            config.key,
+            Arc::new(move |l: &str| log_gate(l.to_string())),
+        );
+        let counters = gate.counters();
         let handle = thread::Builder::new()
             .name("nmc-cost-sink".into())
             .spawn(move || {
-                while !stop2.load(Ordering::Relaxed) {
-                    match listener.accept() {
-                        Ok(_) if stop2.load(Ordering::Relaxed) => break,
-                        Ok((s, peer)) => {
-                            if active.load(Ordering::SeqCst) >= max {
-                                log(format!("{peer}: refused, {max} connections busy"));
-                                drop(s);
-                                continue;
-                            }
-                            active.fetch_add(1, Ordering::SeqCst);
-                            let (active2, log2) = (active.clone(), log.clone());
-                            let spawned = thread::Builder::new()
-                                .name("nmc-cost-conn".into())
-                                .spawn(move || {
-                                    match serve_tcp_conn(s, idle) {
-                                        Ok(n) => log2(format!("{peer}: {n} bytes discarded")),
-                                        Err(e) => log2(format!("{peer}: {e}")),
-                                    }
-                                    active2.fetch_sub(1, Ordering::SeqCst);
-                                });
-                            if spawned.is_err() {
-                                active.fetch_sub(1, Ordering::SeqCst);
-                                log(format!("{peer}: no thread for the connection"));
-                            }
-                        }
-                        // Out of descriptors or a connection reset before accept: go on.
-                        Err(_) => thread::sleep(Duration::from_millis(10)),
-                    }
-                }
+                let _ = gate.serve(listener, &stop2, move |c| {
+                    let n = serve_tcp_conn(c)?;
+                    log(format!("{}: {n} bytes discarded", c.peer()));
+                    Ok(())
+                });
             })?;
         Ok(TcpSink {
             addr,
             stop,
+            counters,
             handle: Some(handle),
         })
+    }
+
+    /// What the gate has done so far.
+    pub fn gate(&self) -> nmc_serve::gate::GateSnapshot {
+        self.counters.snapshot()
     }
 }
 
 impl Drop for TcpSink {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
-        // Wake the blocking accept with a connection of our own; it sees the flag and ends.
-        let mut wake = self.addr;
-        if wake.ip().is_unspecified() {
-            wake.set_ip(match wake {
-                SocketAddr::V4(_) => std::net::Ipv4Addr::LOCALHOST.into(),
-                SocketAddr::V6(_) => std::net::Ipv6Addr::LOCALHOST.into(),
-            });
-        }
-        if TcpStream::connect_timeout(&wake, Duration::from_secs(1)).is_ok()
-            && let Some(h) = self.handle.take()
-        {
+        if let Some(h) = self.handle.take() {
             let _ = h.join();
         }
     }
@@ -419,6 +397,17 @@ pub fn serve_udp(
 
 /// Sends `bytes` over one TCP connection to the sink at `addr`, in writes of `write_size`.
 pub fn send_tcp(addr: SocketAddr, bytes: u64, write_size: usize) -> Result<Measured, LiveError> {
+    send_tcp_with_key(addr, bytes, write_size, None)
+}
+
+/// [`send_tcp`], answering the sink's challenge with `key` first (its round trip is part of the
+/// clock time, as the connection's set-up is).
+pub fn send_tcp_with_key(
+    addr: SocketAddr,
+    bytes: u64,
+    write_size: usize,
+    key: Option<&Key>,
+) -> Result<Measured, LiveError> {
     let write_size = write_size.clamp(1, BUF_BYTES);
     let buf = vec![0x5au8; write_size];
     let cpu0 = thread_cpu()?;
@@ -427,6 +416,9 @@ pub fn send_tcp(addr: SocketAddr, bytes: u64, write_size: usize) -> Result<Measu
         .map_err(|source| LiveError::Connect { addr, source })?;
     s.set_write_timeout(Some(IDLE_TIMEOUT))?;
     s.set_read_timeout(Some(IDLE_TIMEOUT))?;
+    if let Some(key) = key {
+        nmc_serve::auth::answer(&mut s, key).map_err(|source| LiveError::Auth { addr, source })?;
+    }
     let (mut sent, mut calls) = (0u64, 0u64);
     while sent < bytes {
         let n = (bytes - sent).min(write_size as u64) as usize;

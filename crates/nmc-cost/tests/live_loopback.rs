@@ -188,8 +188,12 @@ fn the_sink_counts_hostile_input_and_reports() {
 fn a_sink_at_its_connection_limit_refuses_more_and_recovers() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let config = SinkConfig {
-        max_connections: 1,
-        idle_timeout: Duration::from_secs(2),
+        limits: nmc_serve::Limits {
+            max_connections: 1,
+            window: Duration::from_secs(2),
+            ..Default::default()
+        },
+        key: None,
     };
     let sink = TcpSink::start(SocketAddr::from(([127, 0, 0, 1], 0)), config, None).unwrap();
     // One idle connection holds the only slot; a transfer meanwhile is refused, in one line.

@@ -51,6 +51,8 @@ pub struct ServeOptions {
     /// Also serve `nmc pump` (K&O's message pump): its UDP datagrams on this socket, and TCP on
     /// the same port number. See [`crate::pump`].
     pub pump: bool,
+    /// The TCP side's gate (caps, per-source limit, minimum rate; the secret is `key`).
+    pub limits: nmc_serve::Limits,
 }
 
 /// A bound echo server, ready to [`EchoServer::run`].
@@ -124,7 +126,13 @@ impl EchoServer {
         ));
         if self.pump.is_some() {
             log(&format!(
-                "echo serve: also serving nmc pump on udp and tcp {addr} (a RFNM for each message)"
+                "echo serve: also serving nmc pump on {} {addr} (a RFNM for each message); tcp: {}",
+                if self.opts.key.is_some() {
+                    "tcp (udp pump datagrams carry no tag: dropped with a secret)"
+                } else {
+                    "udp and tcp"
+                },
+                self.opts.limits.describe(self.opts.key.as_ref())
             ));
         }
         let (tcp, mut sink) = match self.pump.take() {
@@ -133,14 +141,23 @@ impl EchoServer {
         };
         let tcp_counters = Arc::new(Mutex::new(SinkCounters::default()));
         let tcp_stop = Arc::new(AtomicBool::new(false));
+        let gate = nmc_serve::Gate::new(
+            "echo serve",
+            self.opts.limits,
+            self.opts.key.clone(),
+            Arc::new(|l: &str| eprintln!("{l}")),
+        );
         let tcp_thread = tcp.map(|l| {
-            let (stop, counters) = (tcp_stop.clone(), tcp_counters.clone());
-            std::thread::spawn(move || crate::pump::net::serve_tcp(l, stop, counters))
+            let (stop, counters, gate) = (tcp_stop.clone(), tcp_counters.clone(), gate.clone());
+            std::thread::spawn(move || crate::pump::net::serve_tcp(l, &gate, &stop, counters))
         });
         let pump_counters = |sink: &Option<SinkCore>| {
             sink.as_ref().map(|s| {
                 let mut c = s.counters();
                 c.add(&tcp_counters.lock().unwrap_or_else(|p| p.into_inner()));
+                let g = gate.counters().snapshot();
+                c.connections = g.accepted;
+                c.connections_refused = g.refused();
                 c
             })
         };
@@ -161,6 +178,7 @@ impl EchoServer {
                 ));
                 if let Some(c) = pump_counters(&sink) {
                     log(&format!("echo serve: {c}"));
+                    log(&format!("echo serve: {}", gate.counters().snapshot()));
                 }
                 next_log = Some(at.saturating_add(step).max(now));
             }
@@ -195,6 +213,10 @@ impl EchoServer {
             if let Some(sink) = sink.as_mut()
                 && pump::wire::is_pump(pkt)
             {
+                if self.opts.key.is_some() {
+                    sink.note_unauthenticated();
+                    continue;
+                }
                 if let SinkVerdict::Rfnm(rfnm) = sink.handle_datagram(rx, src, pkt) {
                     let _ = self.sock.send_to(&rfnm, src);
                 }
@@ -222,6 +244,7 @@ impl EchoServer {
         ));
         if let Some(p) = pump_counters(&sink) {
             log(&format!("echo serve: {p}"));
+            log(&format!("echo serve: {}", gate.counters().snapshot()));
             c.pump = p;
         }
         Ok(c)

@@ -32,9 +32,6 @@
 //! exactly the minimum Mills used (RFC 889 §2.1: "the minimum datagram size for an ICMP message
 //! containing timestamps").
 
-use hmac::{Hmac, Mac};
-use sha2::Sha256;
-use std::path::Path;
 use thiserror::Error;
 
 pub const MAGIC: [u8; 4] = *b"NMCe";
@@ -51,7 +48,7 @@ pub const MAX_UDP_PAYLOAD: usize = 65_507;
 /// Bytes of the ICMP Echo data this crate writes before padding: sequence (4) and client time (8).
 pub const ICMP_PAYLOAD_MIN: usize = 12;
 /// Shortest secret accepted, in bytes.
-pub const MIN_SECRET_LEN: usize = 16;
+pub const MIN_SECRET_LEN: usize = nmc_serve::auth::MIN_SECRET_LEN;
 
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum WireError {
@@ -69,60 +66,13 @@ pub enum WireError {
     BadTag,
     #[error("requested length {len} is outside {min}..={max}")]
     BadLength { len: usize, min: usize, max: usize },
-    #[error("secret is {0} bytes; at least {MIN_SECRET_LEN} are required")]
-    ShortSecret(usize),
-    #[error("cannot read secret file {path}: {reason}")]
-    SecretFile { path: String, reason: String },
+    #[error(transparent)]
+    Key(#[from] nmc_serve::KeyError),
 }
 
-/// A shared secret, prepared for HMAC-SHA256.
-#[derive(Clone)]
-pub struct Key {
-    mac: Hmac<Sha256>,
-}
-
-impl std::fmt::Debug for Key {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Key(..)")
-    }
-}
-
-impl Key {
-    /// A key from raw secret bytes (at least [`MIN_SECRET_LEN`]).
-    pub fn new(secret: &[u8]) -> Result<Key, WireError> {
-        if secret.len() < MIN_SECRET_LEN {
-            return Err(WireError::ShortSecret(secret.len()));
-        }
-        let mac = Hmac::<Sha256>::new_from_slice(secret).expect("HMAC accepts keys of any length");
-        Ok(Key { mac })
-    }
-
-    /// A key from a file: its whole contents with leading and trailing ASCII whitespace removed
-    /// (so `head -c 32 /dev/urandom | base64 > secret` and an editor's final newline both work).
-    pub fn from_file(path: &Path) -> Result<Key, WireError> {
-        let bytes = std::fs::read(path).map_err(|e| WireError::SecretFile {
-            path: path.display().to_string(),
-            reason: e.to_string(),
-        })?;
-        Key::new(bytes.trim_ascii())
-    }
-
-    fn tag(&self, data: &[u8]) -> [u8; TAG_LEN] {
-        let mut mac = self.mac.clone();
-        mac.update(data);
-        let full = mac.finalize().into_bytes();
-        let mut out = [0u8; TAG_LEN];
-        out.copy_from_slice(&full[..TAG_LEN]);
-        out
-    }
-
-    fn verify(&self, data: &[u8], tag: &[u8]) -> bool {
-        let mut mac = self.mac.clone();
-        mac.update(data);
-        // Constant-time comparison of the leftmost TAG_LEN bytes.
-        mac.verify_truncated_left(tag).is_ok()
-    }
-}
+/// The shared secret: HMAC-SHA256, the same key the TCP servers' handshake uses
+/// ([`nmc_serve::auth`]).
+pub use nmc_serve::Key;
 
 /// The fixed fields of a UDP echo packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -170,7 +120,7 @@ pub fn encode_request(
     pkt[8..12].copy_from_slice(&seq.to_be_bytes());
     pkt[12..20].copy_from_slice(&client_tx_ns.to_be_bytes());
     if let Some(key) = key {
-        let tag = key.tag(&pkt[..len - TAG_LEN]);
+        let tag = key.tag::<TAG_LEN>(&pkt[..len - TAG_LEN]);
         pkt[len - TAG_LEN..].copy_from_slice(&tag);
     }
     Ok(len)
@@ -239,7 +189,7 @@ pub fn seal_reply(pkt: &mut [u8], server_rx_unix_ns: u64, turnaround_ns: u32, ke
     let len = pkt.len();
     match key {
         Some(key) if len >= HEADER_LEN + TAG_LEN => {
-            let tag = key.tag(&pkt[..len - TAG_LEN]);
+            let tag = key.tag::<TAG_LEN>(&pkt[..len - TAG_LEN]);
             pkt[len - TAG_LEN..].copy_from_slice(&tag);
         }
         Some(_) => pkt[5] &= !FLAG_TAGGED, // too short to carry a tag: cannot happen after decode of a tagged request
@@ -355,7 +305,10 @@ mod tests {
 
     #[test]
     fn short_secrets_are_refused() {
-        assert_eq!(Key::new(b"short").unwrap_err(), WireError::ShortSecret(5));
+        assert_eq!(
+            Key::new(b"short").unwrap_err(),
+            nmc_serve::KeyError::ShortSecret(5)
+        );
     }
 
     #[test]

@@ -40,6 +40,7 @@ fn config(addr: SocketAddr, transport: Transport, ack: bool, secs: u64) -> Strea
         ack,
         ack_timeout: Duration::from_secs(1),
         io_timeout: Duration::from_secs(5),
+        key: None,
     }
 }
 
@@ -151,4 +152,53 @@ fn bad_input_is_refused_before_connecting() {
     let mut c = config(addr, Transport::Udp, false, 1);
     c.buffer_bits = 600_000;
     assert!(matches!(run(&c), Err(StreamError::Input(m)) if m.contains("UDP datagram")));
+}
+
+/// With a secret the sink takes a UDP buffer only with its tag: a stream holding the secret
+/// runs gap-free (every buffer acknowledged), one without has every buffer dropped and counted,
+/// and over TCP the handshake lets the right secret in.
+#[test]
+fn a_sink_with_a_secret_takes_only_tagged_udp_buffers() {
+    let key = nmc_serve::Key::new(b"0123456789abcdef-stream-secret").unwrap();
+    let s = Sink::bind("127.0.0.1:0".parse().unwrap(), None)
+        .unwrap()
+        .with_gate(
+            nmc_serve::Limits::default(),
+            Some(key.clone()),
+            Arc::new(|_: &str| {}),
+        );
+    let addr = s.local_addr().unwrap();
+    let counts = s.counts.clone();
+    let stop = Arc::new(AtomicBool::new(false));
+    let s2 = stop.clone();
+    std::thread::spawn(move || s.run(&s2).unwrap());
+    let _running = Running { addr, stop };
+    for t in [Transport::Udp, Transport::Tcp] {
+        let mut c = config(addr, t, true, 1);
+        c.key = Some(key.clone());
+        let r = run(&c).unwrap();
+        assert!(r.partial.is_none(), "{t:?}: {:?}", r.partial);
+        assert_eq!(r.acks_lost, 0, "{t:?}");
+        // The last buffer's acknowledgement may come after the end of the run.
+        assert!(r.buffers_completed + 1 >= r.buffers_sent, "{t:?}: {r:?}");
+        assert!(r.buffers_completed > 0, "{t:?}");
+    }
+    assert_eq!(counts.unauthenticated.load(Ordering::Relaxed), 0);
+    let mut c = config(addr, Transport::Udp, true, 1);
+    c.ack_timeout = Duration::from_millis(100);
+    // The tagged runs' last buffers may still be arriving.
+    std::thread::sleep(Duration::from_millis(300));
+    let taken = counts.buffers.load(Ordering::Relaxed);
+    let r = run(&c).unwrap();
+    // Untagged buffers dropped and counted, none taken (so none acknowledged). The writer may
+    // still have the last one in hand when the run returns: wait for what is in flight.
+    std::thread::sleep(Duration::from_millis(300));
+    let dropped = counts.unauthenticated.load(Ordering::Relaxed);
+    assert!(
+        dropped + 1 >= r.buffers_sent && dropped > 0,
+        "{dropped} of {}",
+        r.buffers_sent
+    );
+    assert_eq!(counts.buffers.load(Ordering::Relaxed), taken);
+    assert!(r.acks_lost > 0);
 }

@@ -15,12 +15,13 @@ use super::wire::{self, Header, Kind};
 use crate::Error;
 use crate::driver::{MAX_WAIT, recv_ready, wait_fd};
 use crate::time::{Clock, Nanos, measure_timer_resolution, unix_now_ns};
+use nmc_serve::{Conn, Gate, Key};
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream, UdpSocket};
 use std::os::fd::AsRawFd;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Reports progress: the fraction of the offering time gone.
 pub type Progress<'a> = &'a mut dyn FnMut(f64);
@@ -84,7 +85,24 @@ pub fn pump(
     stop: &AtomicBool,
     progress: Option<Progress<'_>>,
 ) -> Result<PumpRun, Error> {
+    pump_with_key(target, cfg, None, stop, progress)
+}
+
+/// [`pump`], answering the server's challenge with `key` first (TCP only: the pump's datagrams
+/// carry no tag, so a server with a secret does not take them).
+pub fn pump_with_key(
+    target: SocketAddr,
+    cfg: PumpConfig,
+    key: Option<&Key>,
+    stop: &AtomicBool,
+    progress: Option<Progress<'_>>,
+) -> Result<PumpRun, Error> {
     cfg.check()?;
+    if key.is_some() && cfg.transport == PumpTransport::Udp {
+        return Err(Error::Pump(
+            "--secret-file works with the pump over TCP only: its UDP datagrams carry no tag, and a server with a secret drops them".into(),
+        ));
+    }
     match cfg.transport {
         PumpTransport::Tcp => {
             let s = TcpStream::connect_timeout(&target, cfg.timeout.to_duration()).map_err(
@@ -97,6 +115,15 @@ pub fn pump(
                     _ => Error::Pump(format!("cannot connect to {target}: {e}")),
                 },
             )?;
+            if let Some(key) = key {
+                let mut s = &s;
+                let t = Some(cfg.timeout.to_duration());
+                s.set_read_timeout(t)
+                    .and_then(|()| s.set_write_timeout(t))
+                    .map_err(|e| Error::Io("set timeout", e))?;
+                nmc_serve::auth::answer(&mut s, key)
+                    .map_err(|e| Error::Pump(format!("{target}: {e}")))?;
+            }
             run_tcp_on(s, cfg, stop, progress)
         }
         PumpTransport::Udp => {
@@ -320,92 +347,36 @@ pub fn run_udp_on(
     ))
 }
 
-/// Most pump connections served at once; one more is closed at once and counted.
-pub const MAX_CONNECTIONS: usize = 64;
-/// A connection silent this long is closed.
-pub const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// The server's TCP side: accepts on `listener` until `stop`, one thread per connection (at most
-/// [`MAX_CONNECTIONS`]), adding what each connection's [`TcpSink`] counts into `counters`.
+/// The server's TCP side: the shared gate ([`nmc_serve::Gate`]: caps, per-source limit, minimum
+/// rate, descriptor exhaustion survived, the secret's handshake) accepts on `listener` until
+/// `stop`; each admitted connection adds what its [`TcpSink`] counts into `counters`.
 pub fn serve_tcp(
     listener: TcpListener,
-    stop: Arc<AtomicBool>,
+    gate: &Gate,
+    stop: &AtomicBool,
     counters: Arc<Mutex<super::sink::SinkCounters>>,
 ) -> io::Result<()> {
-    listener.set_nonblocking(true)?;
-    let active = Arc::new(AtomicUsize::new(0));
-    while !stop.load(Ordering::Relaxed) {
-        match listener.accept() {
-            Ok((s, _)) => {
-                let mut c = counters.lock().unwrap_or_else(|p| p.into_inner());
-                if active.load(Ordering::Relaxed) >= MAX_CONNECTIONS {
-                    c.connections_refused += 1;
-                    drop(s);
-                    continue;
-                }
-                c.connections += 1;
-                drop(c);
-                active.fetch_add(1, Ordering::Relaxed);
-                let (stop, counters, active) = (stop.clone(), counters.clone(), active.clone());
-                std::thread::spawn(move || {
-                    let _ = serve_connection(s, &stop, &counters);
-                    active.fetch_sub(1, Ordering::Relaxed);
-                });
-            }
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock
-                        | io::ErrorKind::Interrupted
-                        | io::ErrorKind::ConnectionAborted
-                ) =>
-            {
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            // Out of descriptors and the like: wait rather than spin or die.
-            Err(_) => std::thread::sleep(Duration::from_millis(100)),
-        }
-    }
-    Ok(())
+    gate.serve(listener, stop, move |c| serve_connection(c, &counters))
 }
 
 /// Fills `buf` from `s`, or returns `Ok(false)` at a clean end of stream before the first byte.
-fn read_full(s: &mut TcpStream, buf: &mut [u8], stop: &AtomicBool) -> io::Result<bool> {
+/// The gate's [`Conn`] bounds every wait.
+fn read_full(s: &mut Conn, buf: &mut [u8]) -> io::Result<bool> {
     let mut got = 0;
-    let mut last = Instant::now();
     while got < buf.len() {
-        if stop.load(Ordering::Relaxed) || last.elapsed() > IDLE_TIMEOUT {
-            return Err(io::ErrorKind::TimedOut.into());
-        }
         match s.read(&mut buf[got..]) {
             Ok(0) if got == 0 => return Ok(false),
             Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
-            Ok(n) => {
-                got += n;
-                last = Instant::now();
-            }
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock
-                        | io::ErrorKind::TimedOut
-                        | io::ErrorKind::Interrupted
-                ) => {}
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }
     }
     Ok(true)
 }
 
-fn serve_connection(
-    mut s: TcpStream,
-    stop: &AtomicBool,
-    counters: &Mutex<super::sink::SinkCounters>,
-) -> io::Result<()> {
-    s.set_nodelay(true)?;
-    s.set_nonblocking(false)?;
-    s.set_read_timeout(Some(MAX_WAIT))?;
-    s.set_write_timeout(Some(IDLE_TIMEOUT))?;
+fn serve_connection(s: &mut Conn, counters: &Mutex<super::sink::SinkCounters>) -> io::Result<()> {
+    s.stream().set_nodelay(true)?;
     let mut sink = TcpSink::default();
     let mut h = [0u8; wire::HEADER_LEN];
     let mut discard = vec![0u8; 64 * 1024];
@@ -417,7 +388,7 @@ fn serve_connection(
     };
     let r = (|| -> io::Result<()> {
         loop {
-            if !read_full(&mut s, &mut h, stop)? {
+            if !read_full(s, &mut h)? {
                 return Ok(());
             }
             let Ok(header) = sink.header(&h) else {
@@ -426,7 +397,7 @@ fn serve_connection(
             let mut left = header.length as usize;
             while left > 0 {
                 let k = left.min(discard.len());
-                if !read_full(&mut s, &mut discard[..k], stop)? {
+                if !read_full(s, &mut discard[..k])? {
                     return Err(io::ErrorKind::UnexpectedEof.into());
                 }
                 left -= k;

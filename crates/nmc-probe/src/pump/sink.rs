@@ -58,14 +58,20 @@ pub struct SinkCounters {
     pub bad_version: u64,
     /// A packet whose message length or packet count disagrees with earlier packets of its message.
     pub inconsistent: u64,
-    /// TCP connections accepted, and refused for being one too many.
+    /// UDP pump datagrams dropped because the server has a secret (they carry no tag).
+    pub unauthenticated: u64,
+    /// TCP connections accepted, and refused (the gate's caps, or out of descriptors).
     pub connections: u64,
     pub connections_refused: u64,
 }
 
 impl SinkCounters {
     pub fn dropped(&self) -> u64 {
-        self.truncated + self.malformed + self.bad_version + self.inconsistent
+        self.truncated
+            + self.malformed
+            + self.bad_version
+            + self.inconsistent
+            + self.unauthenticated
     }
     pub fn add(&mut self, o: &SinkCounters) {
         self.datagrams += o.datagrams;
@@ -79,6 +85,7 @@ impl SinkCounters {
         self.malformed += o.malformed;
         self.bad_version += o.bad_version;
         self.inconsistent += o.inconsistent;
+        self.unauthenticated += o.unauthenticated;
         self.connections += o.connections;
         self.connections_refused += o.connections_refused;
     }
@@ -107,7 +114,7 @@ impl fmt::Display for SinkCounters {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "pump: datagrams {} frames {} rfnms {} (in order {}, out of order {}, again {}) bytes {} dropped {} (truncated {}, malformed {}, bad-version {}, inconsistent {}) tcp connections {} refused {}",
+            "pump: datagrams {} frames {} rfnms {} (in order {}, out of order {}, again {}) bytes {} dropped {} (truncated {}, malformed {}, bad-version {}, inconsistent {}, unauthenticated {}) tcp connections {} refused {}",
             self.datagrams,
             self.frames,
             self.rfnms,
@@ -120,6 +127,7 @@ impl fmt::Display for SinkCounters {
             self.malformed,
             self.bad_version,
             self.inconsistent,
+            self.unauthenticated,
             self.connections,
             self.connections_refused
         )
@@ -244,6 +252,11 @@ impl SinkCore {
     }
     pub fn tracked_sources(&self) -> usize {
         self.sources.len()
+    }
+    /// Counts a datagram dropped unread because the server requires a secret.
+    pub fn note_unauthenticated(&mut self) {
+        self.counters.datagrams += 1;
+        self.counters.unauthenticated += 1;
     }
 
     /// Takes one UDP datagram that starts with the pump's magic, from `src` at `now`.

@@ -44,6 +44,7 @@ impl RunningServer {
             // A server left behind by a failed test still stops by itself.
             duration: Some(Duration::from_secs(180)),
             pump: true,
+            limits: nmc_serve::Limits::default(),
         };
         let server = match netns {
             Some(ns) => {

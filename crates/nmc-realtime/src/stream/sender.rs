@@ -38,6 +38,9 @@ pub struct StreamConfig {
     /// run as partial.
     #[serde(serialize_with = "secs")]
     pub io_timeout: Duration,
+    /// The sink's shared secret: answered in its handshake over TCP, a tag on each UDP buffer.
+    #[serde(skip)]
+    pub key: Option<nmc_serve::Key>,
 }
 
 fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -61,8 +64,9 @@ impl StreamConfig {
         if self.duration.is_zero() {
             return bad("--duration must be above zero".into());
         }
+        let tag = if self.key.is_some() { wire::TAG } else { 0 };
         let max = match self.transport {
-            Transport::Udp => wire::UDP_MAX - wire::HEADER,
+            Transport::Udp => wire::UDP_MAX - wire::HEADER - tag,
             Transport::Tcp => wire::TCP_MAX,
         };
         if self.payload_bytes() > max {
@@ -138,6 +142,13 @@ fn connect(c: &StreamConfig) -> Result<Conn, StreamError> {
             s.set_nodelay(true).map_err(err)?;
             s.set_write_timeout(Some(c.io_timeout)).map_err(err)?;
             s.set_read_timeout(Some(c.io_timeout)).map_err(err)?;
+            if let Some(key) = &c.key {
+                let mut s = &s;
+                nmc_serve::auth::answer(&mut s, key).map_err(|e| StreamError::Connect {
+                    addr: c.target.to_string(),
+                    err: std::io::Error::other(e.to_string()),
+                })?;
+            }
             Ok(Conn::Tcp(s))
         }
         Transport::Udp => {
@@ -155,10 +166,17 @@ fn connect(c: &StreamConfig) -> Result<Conn, StreamError> {
 }
 
 fn writer(mut conn: Conn, c: StreamConfig, rx: mpsc::Receiver<u64>, tx: mpsc::Sender<Done>) {
-    let mut frame = vec![0x55u8; wire::HEADER + c.payload_bytes()];
+    let body = wire::HEADER + c.payload_bytes();
+    // UDP with a secret: the tag goes after the payload.
+    let tagged = c.key.is_some() && matches!(conn, Conn::Udp(_));
+    let mut frame = vec![0x55u8; body + if tagged { wire::TAG } else { 0 }];
     let len = c.payload_bytes() as u32;
     while let Ok(seq) = rx.recv() {
         frame[..wire::HEADER].copy_from_slice(&wire::header(seq, len, c.ack));
+        if tagged && let Some(key) = &c.key {
+            let tag: [u8; wire::TAG] = key.tag(&frame[..body]);
+            frame[body..].copy_from_slice(&tag);
+        }
         let r: Result<bool, String> = match &mut conn {
             Conn::Tcp(s) => (|| {
                 s.write_all(&frame)

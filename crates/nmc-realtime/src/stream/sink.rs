@@ -2,13 +2,20 @@
 //! acknowledges it when the frame asks. For tests (and to see what a host that stops taking
 //! data does to a stream) it can stop reading once, after a given number of buffers, for a
 //! given time.
+//!
+//! TCP connections pass the shared gate ([`nmc_serve::gate`]): a total and a per-source cap, a
+//! minimum rate judged per window, descriptor exhaustion survived (the UDP side, on its own
+//! thread, goes on regardless), and with a secret the handshake of [`nmc_serve::auth`]. With a
+//! secret, a UDP buffer must carry its tag ([`wire::TAG`]); one without is dropped and counted.
 
 use super::wire;
+use nmc_serve::gate::{GateCounters, Log};
+use nmc_serve::{Conn, Gate, Key, Limits};
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream, UdpSocket};
+use std::net::{SocketAddr, TcpListener, UdpSocket};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A scripted stall: after `after` buffers, stop reading for `length`.
 #[derive(Clone, Copy, Debug)]
@@ -23,17 +30,21 @@ pub struct Counts {
     pub buffers: AtomicU64,
     pub bytes: AtomicU64,
     pub bad: AtomicU64,
+    /// UDP buffers without a valid tag while the sink has a secret.
+    pub unauthenticated: AtomicU64,
 }
 
 pub struct Sink {
     tcp: TcpListener,
     udp: UdpSocket,
     stall: Option<Stall>,
+    gate: Gate,
     pub counts: Arc<Counts>,
 }
 
 impl Sink {
-    /// Binds TCP and UDP on `addr` (port 0: a free port, the same for both).
+    /// Binds TCP and UDP on `addr` (port 0: a free port, the same for both), with the gate's
+    /// default limits and no secret.
     pub fn bind(addr: SocketAddr, stall: Option<Stall>) -> std::io::Result<Sink> {
         let tcp = TcpListener::bind(addr)?;
         let port = tcp.local_addr()?.port();
@@ -42,17 +53,29 @@ impl Sink {
             tcp,
             udp,
             stall,
+            gate: Gate::new("nmc sink", Limits::default(), None, Arc::new(|_: &str| {})),
             counts: Arc::new(Counts::default()),
         })
+    }
+
+    /// The gate's limits, secret and log (the CLI's `--max-connections`, `--secret-file`, ...).
+    pub fn with_gate(mut self, limits: Limits, key: Option<Key>, log: Log) -> Sink {
+        self.gate = Gate::new("nmc sink", limits, key, log);
+        self
     }
 
     pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
         self.tcp.local_addr()
     }
 
-    /// Serves until `stop` is set (checked every 50 ms).
+    /// What the gate has done (connections admitted, refused, closed).
+    pub fn gate_counters(&self) -> Arc<GateCounters> {
+        self.gate.counters()
+    }
+
+    /// Serves until `stop` is set. TCP through the gate; UDP on a thread of its own, so nothing
+    /// that happens to the TCP side stops it.
     pub fn run(self, stop: &AtomicBool) -> std::io::Result<()> {
-        self.tcp.set_nonblocking(true)?;
         self.udp.set_read_timeout(Some(Duration::from_millis(50)))?;
         let stall = self.stall;
         let counts = self.counts.clone();
@@ -60,46 +83,42 @@ impl Sink {
         let udp_counts = counts.clone();
         let stop_udp = Arc::new(AtomicBool::new(false));
         let stop_udp2 = stop_udp.clone();
-        let udp_thread = std::thread::spawn(move || serve_udp(udp, stall, &udp_counts, &stop_udp2));
-        while !stop.load(Ordering::Relaxed) {
-            match self.tcp.accept() {
-                Ok((s, _)) => {
-                    let c = counts.clone();
-                    std::thread::spawn(move || {
-                        let _ = serve_tcp(s, stall, &c);
-                    });
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                    std::thread::sleep(Duration::from_millis(50))
-                }
-                Err(e) => return Err(e),
-            }
-        }
+        let key = self.gate.key().cloned();
+        let udp_thread = std::thread::spawn(move || {
+            serve_udp(udp, stall, key.as_ref(), &udp_counts, &stop_udp2)
+        });
+        let r = self
+            .gate
+            .serve(self.tcp, stop, move |c| serve_tcp(c, stall, &counts));
         stop_udp.store(true, Ordering::Relaxed);
         let _ = udp_thread.join();
-        Ok(())
+        r
     }
 }
 
-fn maybe_stall(stall: Option<Stall>, n: u64, done: &mut bool) {
+fn maybe_stall(stall: Option<Stall>, n: u64, done: &mut bool) -> bool {
     if let Some(s) = stall
         && !*done
         && n >= s.after
     {
         *done = true;
         std::thread::sleep(s.length);
+        return true;
     }
+    false
 }
 
-fn serve_tcp(mut s: TcpStream, stall: Option<Stall>, counts: &Counts) -> std::io::Result<()> {
-    s.set_nodelay(true)?;
-    s.set_nonblocking(false)?;
+fn serve_tcp(s: &mut Conn, stall: Option<Stall>, counts: &Counts) -> std::io::Result<()> {
+    s.stream().set_nodelay(true)?;
     let mut h = [0u8; wire::HEADER];
     let mut buf = vec![0u8; 64 * 1024];
     let mut n = 0u64;
     let mut stalled = false;
     loop {
-        maybe_stall(stall, n, &mut stalled);
+        if maybe_stall(stall, n, &mut stalled) {
+            // The sink's own pause is not the client's slowness.
+            s.forgive();
+        }
         if s.read_exact(&mut h).is_err() {
             return Ok(());
         }
@@ -122,17 +141,31 @@ fn serve_tcp(mut s: TcpStream, stall: Option<Stall>, counts: &Counts) -> std::io
     }
 }
 
-fn serve_udp(s: UdpSocket, stall: Option<Stall>, counts: &Counts, stop: &AtomicBool) {
+fn serve_udp(
+    s: UdpSocket,
+    stall: Option<Stall>,
+    key: Option<&Key>,
+    counts: &Counts,
+    stop: &AtomicBool,
+) {
     let mut buf = vec![0u8; 65_536];
     let mut n = 0u64;
     let mut stalled = false;
-    let mut last = Instant::now();
+    let tag = if key.is_some() { wire::TAG } else { 0 };
     while !stop.load(Ordering::Relaxed) {
         maybe_stall(stall, n, &mut stalled);
         let Ok((len, from)) = s.recv_from(&mut buf) else {
             continue;
         };
-        last = Instant::now();
+        if let Some(key) = key {
+            let ok =
+                len >= wire::HEADER + tag && key.verify(&buf[..len - tag], &buf[len - tag..len]);
+            if !ok {
+                counts.unauthenticated.fetch_add(1, Ordering::Relaxed);
+                continue;
+            }
+        }
+        let len = len - tag;
         match wire::parse_header(&buf[..len]) {
             Some((seq, plen, ack)) if plen as usize + wire::HEADER == len => {
                 n += 1;
@@ -147,5 +180,4 @@ fn serve_udp(s: UdpSocket, stall: Option<Stall>, counts: &Counts, stop: &AtomicB
             }
         }
     }
-    let _ = last;
 }

@@ -5,6 +5,11 @@
 //! buffer: "N508" | seq u64 | payload length u32 | flags u8 (bit 0: acknowledge) | payload
 //! ack:    "A508" | seq u64
 //! ```
+//!
+//! With a shared secret, a UDP buffer carries [`TAG`] more bytes at its end: the first 16 bytes
+//! of HMAC-SHA256(secret, header | payload), as the echo server's datagrams do
+//! (`nmc_probe::wire`); the sink drops and counts a datagram without a valid one. Over TCP the
+//! secret is proved once, by the gate's handshake (`nmc_serve::auth`), before the first frame.
 
 pub const MAGIC: [u8; 4] = *b"N508";
 pub const ACK_MAGIC: [u8; 4] = *b"A508";
@@ -12,6 +17,8 @@ pub const HEADER: usize = 17;
 pub const ACK: usize = 12;
 /// Largest UDP payload (65535 − 8 UDP − 20 IPv4).
 pub const UDP_MAX: usize = 65_507;
+/// Bytes of a UDP buffer's tag, with a secret.
+pub const TAG: usize = 16;
 /// Largest buffer over TCP, bytes. **Choice**: 16 MiB, far above any real-time buffer.
 pub const TCP_MAX: usize = 16 << 20;
 

@@ -1,0 +1,675 @@
+//! The connection gate: one accept loop for every nmc TCP server.
+//!
+//! # Rules, in the order they are applied
+//!
+//! 1. **Descriptors.** An accept that fails for want of descriptors or memory (`EMFILE`,
+//!    `ENFILE`, `ENOBUFS`, `ENOMEM`) does not end the server: the gate gives back a spare
+//!    descriptor it holds for this moment, accepts the waiting connection and closes it at once
+//!    (so the client is refused rather than left hanging in the backlog), takes its spare again,
+//!    logs, waits [`ACCEPT_BACKOFF`] and goes on. Connections already admitted keep being served,
+//!    and so does whatever else the process serves (the UDP sides).
+//! 2. **Total cap.** At most [`Limits::max_connections`] connections are served at once; one
+//!    more is closed at once and counted.
+//! 3. **Per-source cap.** At most [`Limits::max_per_source`] of them from one IP address (not
+//!    per port: many ports of one host are one source), so one host cannot take every slot.
+//! 4. **Handshake deadline.** With a secret, the client must answer the challenge
+//!    ([`crate::auth`]) within [`Limits::handshake`]; a wrong answer is closed at once.
+//! 5. **Minimum rate, judged per window.** The connection's life is cut into windows of
+//!    [`Limits::window`] from its accept; a window in which the client sent fewer than
+//!    [`Limits::min_bytes_per_window`] bytes closes it. This is the idle timeout, and a slow
+//!    sender cannot extend it: a byte now and then does not restart anything, only the rate
+//!    counts. Only bytes *received* count, so a client that stops reading the server's replies
+//!    (the server's write waits) is closed the same way.
+//!
+//! **Why a minimum rate and not a deadline for the whole exchange**: a pump run or a cost
+//! transfer may legitimately last minutes, and no single deadline fits both a 10-second
+//! measurement and an hour-long one. A minimum rate per window bounds what holding a slot costs
+//! the holder instead: to keep all of the default 64 slots an attacker must send at least
+//! 64 × [`DEFAULT_MIN_RATE`] bytes/s from at least 64 / [`DEFAULT_MAX_PER_SOURCE`] addresses, and
+//! every byte it sends is served work, not a stalled thread.
+//!
+//! Each admitted connection runs on its own thread (at most `max_connections` of them), reading
+//! and writing through a [`Conn`], which applies rules 4 and 5 on every call: its socket waits at
+//! most [`POLL`] at a time, so the rules are checked at least that often and a stop is seen.
+
+use crate::auth::{self, Key};
+use std::collections::HashMap;
+use std::fmt;
+use std::io::{self, Read, Write};
+use std::net::{IpAddr, Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Connections served at once. **Choice**: 64, plenty for the few measurers one server has,
+/// few enough that 64 threads and their buffers cost little.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 64;
+/// Connections from one IP address at once. **Choice**: 8, room for a few measurers behind one
+/// NAT and for a client's next connection while its last one closes; one host holds at most an
+/// eighth of the default slots.
+pub const DEFAULT_MAX_PER_SOURCE: usize = 8;
+/// The window the minimum rate is judged over. **Choice**: 20 s, above TCP's retransmission
+/// back-off after three losses in a row (1 + 2 + 4 s from the 1 s initial RTO, RFC 6298), so a
+/// lossy but live path is not cut; short enough that an idle flood frees its slots quickly.
+pub const DEFAULT_WINDOW: Duration = Duration::from_secs(20);
+/// Bytes per second a client must send, averaged over each window. **Choice**: 100 B/s (2000
+/// bytes a window), below anything nmc's clients send while working (RFC 508's slowest stream,
+/// 5,300 bit/s, is 662 B/s; a pump or cost transfer sends kilobytes a round trip), far above the
+/// issue's trickle of one byte every 20 s.
+pub const DEFAULT_MIN_RATE: u64 = 100;
+/// Time to answer the secret's challenge. **Choice**: 5 s, many round trips of any real path
+/// and a few SYN/data retransmissions.
+pub const DEFAULT_HANDSHAKE: Duration = Duration::from_secs(5);
+/// Longest a connection's socket call waits before the rules are checked again. **Choice**:
+/// 100 ms, the same as the probe's drivers: a stop is seen promptly, and a rule's deadline is
+/// kept to within that.
+pub const POLL: Duration = Duration::from_millis(100);
+/// Wait after an accept that failed for want of resources. **Choice**: 100 ms: the loop does
+/// not spin while descriptors are short, and a freed one is used within that.
+pub const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
+/// Wait when no connection is pending (the listener is non-blocking so that a stop is seen).
+const ACCEPT_IDLE: Duration = Duration::from_millis(20);
+/// At the end, how long to wait for connection threads to see the stop and finish.
+const DRAIN: Duration = Duration::from_secs(2);
+
+/// The gate's limits: every number a parameter, the defaults stated above.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    pub max_connections: usize,
+    pub max_per_source: usize,
+    pub window: Duration,
+    /// Bytes per second, averaged over each window (at least 1 byte a window is required).
+    pub min_rate: u64,
+    pub handshake: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            max_per_source: DEFAULT_MAX_PER_SOURCE,
+            window: DEFAULT_WINDOW,
+            min_rate: DEFAULT_MIN_RATE,
+            handshake: DEFAULT_HANDSHAKE,
+        }
+    }
+}
+
+impl Limits {
+    /// Bytes a client must send in each window (at least one).
+    pub fn min_bytes_per_window(&self) -> u64 {
+        ((self.min_rate as f64 * self.window.as_secs_f64()).ceil() as u64).max(1)
+    }
+
+    /// Refuses limits that would serve nothing or never close anything, in one line.
+    pub fn check(&self) -> Result<(), String> {
+        if self.max_connections == 0 {
+            return Err("--max-connections must be at least 1".into());
+        }
+        if self.max_per_source == 0 {
+            return Err("--max-per-source must be at least 1".into());
+        }
+        if self.window.is_zero() {
+            return Err("--idle-timeout-s must be at least 1".into());
+        }
+        if self.min_rate == 0 {
+            return Err(
+                "--min-rate must be at least 1 byte/s (0 would let a connection idle forever)"
+                    .into(),
+            );
+        }
+        if self.handshake.is_zero() {
+            return Err("the handshake deadline must be above zero".into());
+        }
+        Ok(())
+    }
+
+    /// One line for a server's start-up log.
+    pub fn describe(&self, key: Option<&Key>) -> String {
+        format!(
+            "at most {} connections, {} per source; closed below {} bytes/s over each {} s window; secret {}",
+            self.max_connections,
+            self.max_per_source,
+            self.min_rate,
+            self.window.as_secs_f64(),
+            if key.is_some() { "required" } else { "none" }
+        )
+    }
+}
+
+/// What the gate did, by reason. Read with [`GateCounters::snapshot`].
+#[derive(Debug, Default)]
+pub struct GateCounters {
+    accepted: AtomicU64,
+    refused_full: AtomicU64,
+    refused_source: AtomicU64,
+    refused_descriptors: AtomicU64,
+    accept_errors: AtomicU64,
+    closed_slow: AtomicU64,
+    closed_handshake: AtomicU64,
+    bad_secret: AtomicU64,
+    active: AtomicUsize,
+}
+
+/// A copy of the counters at one moment.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GateSnapshot {
+    /// Connections admitted (past the caps).
+    pub accepted: u64,
+    /// Closed at once: every slot taken.
+    pub refused_full: u64,
+    /// Closed at once: the source had its share.
+    pub refused_source: u64,
+    /// Closed at once with the spare descriptor while the process was out of them.
+    pub refused_descriptors: u64,
+    /// Accepts that failed (out of descriptors and the like).
+    pub accept_errors: u64,
+    /// Closed for sending below the minimum rate over a window.
+    pub closed_slow: u64,
+    /// Closed for not answering the challenge in time.
+    pub closed_handshake: u64,
+    /// Closed for a wrong answer to the challenge.
+    pub bad_secret: u64,
+    /// Being served now.
+    pub active: usize,
+}
+
+impl GateSnapshot {
+    pub fn refused(&self) -> u64 {
+        self.refused_full + self.refused_source + self.refused_descriptors
+    }
+}
+
+impl fmt::Display for GateSnapshot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "tcp connections: accepted {} active {} refused {} (full {}, per-source {}, out of descriptors {}) closed slow {} handshake timeout {} bad secret {} accept errors {}",
+            self.accepted,
+            self.active,
+            self.refused(),
+            self.refused_full,
+            self.refused_source,
+            self.refused_descriptors,
+            self.closed_slow,
+            self.closed_handshake,
+            self.bad_secret,
+            self.accept_errors
+        )
+    }
+}
+
+impl GateCounters {
+    pub fn snapshot(&self) -> GateSnapshot {
+        let g = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        GateSnapshot {
+            accepted: g(&self.accepted),
+            refused_full: g(&self.refused_full),
+            refused_source: g(&self.refused_source),
+            refused_descriptors: g(&self.refused_descriptors),
+            accept_errors: g(&self.accept_errors),
+            closed_slow: g(&self.closed_slow),
+            closed_handshake: g(&self.closed_handshake),
+            bad_secret: g(&self.bad_secret),
+            active: self.active.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// Why a [`Conn`] refused to go on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Closed {
+    /// Fewer than the minimum bytes in a window: (bytes received in it, bytes required).
+    Slow(u64, u64),
+    /// The handshake's deadline passed.
+    Handshake,
+    /// The server is stopping.
+    Stopping,
+}
+
+/// One admitted connection, guarded: every read and write checks the handshake deadline, the
+/// minimum rate and the stop, and waits at most [`POLL`] at a time. A server's handler reads and
+/// writes through it (it is [`Read`] and [`Write`]) and never touches the socket's timeouts.
+pub struct Conn {
+    stream: TcpStream,
+    peer: SocketAddr,
+    window: Duration,
+    min_bytes: u64,
+    window_start: Instant,
+    window_bytes: u64,
+    deadline: Option<Instant>,
+    stop: Arc<AtomicBool>,
+    received: u64,
+    closed: Option<Closed>,
+}
+
+impl Conn {
+    fn new(
+        stream: TcpStream,
+        peer: SocketAddr,
+        limits: &Limits,
+        stop: Arc<AtomicBool>,
+    ) -> io::Result<Conn> {
+        stream.set_nonblocking(false)?;
+        stream.set_read_timeout(Some(POLL))?;
+        stream.set_write_timeout(Some(POLL))?;
+        Ok(Conn {
+            stream,
+            peer,
+            window: limits.window,
+            min_bytes: limits.min_bytes_per_window(),
+            window_start: Instant::now(),
+            window_bytes: 0,
+            deadline: None,
+            stop,
+            received: 0,
+            closed: None,
+        })
+    }
+
+    pub fn peer(&self) -> SocketAddr {
+        self.peer
+    }
+
+    /// Bytes received so far (handshake included).
+    pub fn received(&self) -> u64 {
+        self.received
+    }
+
+    /// Why the guard closed the connection, if it did.
+    pub fn closed(&self) -> Option<Closed> {
+        self.closed
+    }
+
+    /// The socket, for options such as `TCP_NODELAY` (its timeouts are the guard's).
+    pub fn stream(&self) -> &TcpStream {
+        &self.stream
+    }
+
+    pub fn shutdown(&self, how: Shutdown) -> io::Result<()> {
+        self.stream.shutdown(how)
+    }
+
+    /// Starts a fresh window now: for a server that stopped reading on purpose (the sink's
+    /// scripted stall), so that its own pause is not held against the client.
+    pub fn forgive(&mut self) {
+        self.window_start = Instant::now();
+        self.window_bytes = 0;
+    }
+
+    fn refuse(&mut self, why: Closed) -> io::Error {
+        self.closed = Some(why);
+        let msg = match why {
+            Closed::Slow(got, need) => format!(
+                "closed: sent {got} bytes in {} s, below the minimum of {need} (--min-rate)",
+                self.window.as_secs_f64()
+            ),
+            Closed::Handshake => "closed: no answer to the secret's challenge in time".into(),
+            Closed::Stopping => "closed: the server is stopping".into(),
+        };
+        io::Error::new(io::ErrorKind::TimedOut, msg)
+    }
+
+    /// Applies the rules now.
+    fn check(&mut self) -> io::Result<()> {
+        if self.stop.load(Ordering::Relaxed) {
+            return Err(self.refuse(Closed::Stopping));
+        }
+        let now = Instant::now();
+        if self.deadline.is_some_and(|d| now >= d) {
+            return Err(self.refuse(Closed::Handshake));
+        }
+        if now.duration_since(self.window_start) >= self.window {
+            if self.window_bytes < self.min_bytes {
+                return Err(self.refuse(Closed::Slow(self.window_bytes, self.min_bytes)));
+            }
+            self.window_start = now;
+            self.window_bytes = 0;
+        }
+        Ok(())
+    }
+}
+
+fn waiting(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut | io::ErrorKind::Interrupted
+    )
+}
+
+impl Read for Conn {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            self.check()?;
+            match self.stream.read(buf) {
+                Ok(n) => {
+                    self.window_bytes += n as u64;
+                    self.received += n as u64;
+                    return Ok(n);
+                }
+                Err(e) if waiting(&e) => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+impl Write for Conn {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        loop {
+            self.check()?;
+            match self.stream.write(buf) {
+                Ok(n) => return Ok(n),
+                Err(e) if waiting(&e) => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A line for the server's log.
+pub type Log = Arc<dyn Fn(&str) + Send + Sync>;
+
+#[derive(Default)]
+struct Slots {
+    total: usize,
+    by_source: HashMap<IpAddr, usize>,
+}
+
+/// Gives a slot back when the connection's thread ends, however it ends.
+struct Slot {
+    slots: Arc<Mutex<Slots>>,
+    ip: IpAddr,
+    counters: Arc<GateCounters>,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let mut s = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        s.total = s.total.saturating_sub(1);
+        if let Some(n) = s.by_source.get_mut(&self.ip) {
+            *n -= 1;
+            if *n == 0 {
+                s.by_source.remove(&self.ip);
+            }
+        }
+        self.counters.active.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// The accept loop with its limits, its optional secret and its counters.
+#[derive(Clone)]
+pub struct Gate {
+    limits: Limits,
+    key: Option<Key>,
+    counters: Arc<GateCounters>,
+    log: Log,
+    /// Short name for log lines, e.g. "nmc sink".
+    name: &'static str,
+}
+
+/// Whether an accept error means the process is out of a resource (and will be again).
+fn exhausted(e: &io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM)
+    )
+}
+
+impl Gate {
+    pub fn new(name: &'static str, limits: Limits, key: Option<Key>, log: Log) -> Gate {
+        Gate {
+            limits,
+            key,
+            counters: Arc::new(GateCounters::default()),
+            log,
+            name,
+        }
+    }
+
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    pub fn key(&self) -> Option<&Key> {
+        self.key.as_ref()
+    }
+
+    pub fn counters(&self) -> Arc<GateCounters> {
+        self.counters.clone()
+    }
+
+    fn log(&self, line: &str) {
+        (self.log)(&format!("{}: {line}", self.name));
+    }
+
+    /// Logs a refusal the first time and then at each power of two, so a flood cannot fill the
+    /// log.
+    fn note_refusal(&self, n: u64, what: &str) {
+        if n.is_power_of_two() {
+            self.log(&format!("refused {n} connection(s) so far: {what}"));
+        }
+    }
+
+    /// Accepts on `listener` until `stop`, running `handler` on its own thread for each
+    /// admitted connection (after the secret's handshake, when there is a secret). Returns once
+    /// stopped and the connections have finished (or 2 s have passed). Only a listener that
+    /// cannot be made non-blocking is an error: nothing an accept says ends the loop.
+    pub fn serve<H>(&self, listener: TcpListener, stop: &AtomicBool, handler: H) -> io::Result<()>
+    where
+        H: Fn(&mut Conn) -> io::Result<()> + Send + Sync + 'static,
+    {
+        listener.set_nonblocking(true)?;
+        let handler = Arc::new(handler);
+        let slots = Arc::new(Mutex::new(Slots::default()));
+        let done = Arc::new(AtomicBool::new(false));
+        // Held for the moment descriptors run out: given back to accept and close one client.
+        let mut spare = std::fs::File::open("/dev/null").ok();
+        while !stop.load(Ordering::Relaxed) {
+            match listener.accept() {
+                Ok((s, peer)) => self.admit(s, peer, &slots, &done, &handler),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => std::thread::sleep(ACCEPT_IDLE),
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::Interrupted | io::ErrorKind::ConnectionAborted
+                    ) => {}
+                Err(e) => {
+                    let n = self.counters.accept_errors.fetch_add(1, Ordering::Relaxed) + 1;
+                    if n.is_power_of_two() {
+                        self.log(&format!(
+                            "accept failed ({n} so far): {e}; refusing new connections, serving the {} admitted",
+                            self.counters.active.load(Ordering::Relaxed)
+                        ));
+                    }
+                    if exhausted(&e)
+                        && let Some(f) = spare.take()
+                    {
+                        drop(f);
+                        if let Ok((s, _)) = listener.accept() {
+                            drop(s);
+                            let n = self
+                                .counters
+                                .refused_descriptors
+                                .fetch_add(1, Ordering::Relaxed)
+                                + 1;
+                            self.note_refusal(n, "out of descriptors");
+                        }
+                        spare = std::fs::File::open("/dev/null").ok();
+                    }
+                    std::thread::sleep(ACCEPT_BACKOFF);
+                }
+            }
+        }
+        done.store(true, Ordering::Relaxed);
+        let until = Instant::now() + DRAIN;
+        while self.counters.active.load(Ordering::Relaxed) > 0 && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        Ok(())
+    }
+
+    fn admit<H>(
+        &self,
+        s: TcpStream,
+        peer: SocketAddr,
+        slots: &Arc<Mutex<Slots>>,
+        done: &Arc<AtomicBool>,
+        handler: &Arc<H>,
+    ) where
+        H: Fn(&mut Conn) -> io::Result<()> + Send + Sync + 'static,
+    {
+        let ip = peer.ip();
+        {
+            let mut sl = slots.lock().unwrap_or_else(|p| p.into_inner());
+            if sl.total >= self.limits.max_connections {
+                drop(sl);
+                drop(s);
+                let n = self.counters.refused_full.fetch_add(1, Ordering::Relaxed) + 1;
+                self.note_refusal(
+                    n,
+                    &format!("all {} slots busy", self.limits.max_connections),
+                );
+                return;
+            }
+            let mine = sl.by_source.get(&ip).copied().unwrap_or(0);
+            if mine >= self.limits.max_per_source {
+                drop(sl);
+                drop(s);
+                let n = self.counters.refused_source.fetch_add(1, Ordering::Relaxed) + 1;
+                self.note_refusal(
+                    n,
+                    &format!(
+                        "{ip} already has {} connections",
+                        self.limits.max_per_source
+                    ),
+                );
+                return;
+            }
+            sl.total += 1;
+            *sl.by_source.entry(ip).or_insert(0) += 1;
+        }
+        self.counters.active.fetch_add(1, Ordering::Relaxed);
+        let slot = Slot {
+            slots: slots.clone(),
+            ip,
+            counters: self.counters.clone(),
+        };
+        self.counters.accepted.fetch_add(1, Ordering::Relaxed);
+        let (gate, done, handler) = (self.clone(), done.clone(), handler.clone());
+        let spawned = std::thread::Builder::new()
+            .name("nmc-serve-conn".into())
+            .spawn(move || {
+                let _slot = slot;
+                gate.run_conn(s, peer, done, &*handler);
+            });
+        if let Err(e) = spawned {
+            // The closure (and with it the slot and the socket) is dropped: both given back.
+            self.log(&format!("{peer}: no thread for the connection: {e}"));
+        }
+    }
+
+    fn run_conn<H>(&self, s: TcpStream, peer: SocketAddr, done: Arc<AtomicBool>, handler: &H)
+    where
+        H: Fn(&mut Conn) -> io::Result<()>,
+    {
+        let mut c = match Conn::new(s, peer, &self.limits, done) {
+            Ok(c) => c,
+            Err(e) => {
+                self.log(&format!("{peer}: {e}"));
+                return;
+            }
+        };
+        if let Some(key) = &self.key {
+            c.deadline = Some(Instant::now() + self.limits.handshake);
+            match auth::challenge(&mut c, key) {
+                Ok(true) => c.deadline = None,
+                Ok(false) => {
+                    let n = self.counters.bad_secret.fetch_add(1, Ordering::Relaxed) + 1;
+                    self.note_close(n, peer, "wrong answer to the secret's challenge");
+                    return;
+                }
+                Err(e) => {
+                    self.count_close(&c, peer, &e);
+                    return;
+                }
+            }
+        }
+        if let Err(e) = handler(&mut c) {
+            self.count_close(&c, peer, &e);
+        }
+    }
+
+    /// Counts why the guard closed `c` (if it did) and logs the first of each kind and then
+    /// at powers of two: a flood of slow or silent connections cannot fill the log. Other
+    /// errors are the connection's own and are logged as they come.
+    fn count_close(&self, c: &Conn, peer: SocketAddr, e: &io::Error) {
+        let counter = match c.closed {
+            Some(Closed::Slow(..)) => &self.counters.closed_slow,
+            Some(Closed::Handshake) => &self.counters.closed_handshake,
+            Some(Closed::Stopping) => return,
+            None => {
+                self.log(&format!("{peer}: {e}"));
+                return;
+            }
+        };
+        let n = counter.fetch_add(1, Ordering::Relaxed) + 1;
+        self.note_close(n, peer, &e.to_string());
+    }
+
+    fn note_close(&self, n: u64, peer: SocketAddr, why: &str) {
+        if n.is_power_of_two() {
+            self.log(&format!("{peer}: {why} ({n} so far)"));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_pass_and_degenerate_limits_are_refused() {
+        let d = Limits::default();
+        assert!(d.check().is_ok());
+        assert_eq!(d.min_bytes_per_window(), 2000);
+        for (l, word) in [
+            (
+                Limits {
+                    max_connections: 0,
+                    ..d
+                },
+                "--max-connections",
+            ),
+            (
+                Limits {
+                    max_per_source: 0,
+                    ..d
+                },
+                "--max-per-source",
+            ),
+            (
+                Limits {
+                    window: Duration::ZERO,
+                    ..d
+                },
+                "--idle-timeout-s",
+            ),
+            (Limits { min_rate: 0, ..d }, "--min-rate"),
+        ] {
+            let e = l.check().unwrap_err();
+            assert!(e.contains(word) && !e.contains('\n'), "{e}");
+        }
+        // A tiny rate over a short window still asks for a byte.
+        let l = Limits {
+            min_rate: 1,
+            window: Duration::from_millis(100),
+            ..d
+        };
+        assert_eq!(l.min_bytes_per_window(), 1);
+    }
+}

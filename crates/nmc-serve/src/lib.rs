@@ -1,0 +1,24 @@
+//! # nmc-serve: what every nmc server does before it does its own work
+//!
+//! nmc has three servers a stranger can reach: `nmc echo serve` (UDP echo, and with `--pump` a
+//! TCP side for `nmc pump`), `nmc sink` (RFC 508's discard sink, TCP and UDP) and `nmc cost
+//! --serve` (RFC 392's discard sink). Each used to carry its own accept loop, and each got a
+//! different subset of the defences wrong (issue 33: no cap, an idle timer every byte restarted,
+//! death at the descriptor limit, a secret on one server only). This crate is the one place
+//! those defences live, so that a fix is made once:
+//!
+//! | module | what |
+//! | --- | --- |
+//! | [`auth`] | the shared secret ([`Key`], HMAC-SHA256) and the TCP challenge-response |
+//! | [`gate`] | the accept loop: total and per-source caps, a minimum rate per window that a slow sender cannot extend, a handshake deadline, descriptor exhaustion survived; [`gate::Conn`] is the guarded stream a server's handler reads and writes |
+//!
+//! **Why a crate of its own**: `nmc-cost` depends on no other nmc crate and `nmc-realtime` sits
+//! above `nmc-probe`; the gate and the key have to be below all three, and they have nothing to
+//! do with the simulator (`nmc-sim`). The key moved here from `nmc-probe::wire`, which re-exports
+//! it, so the echo server's datagram tags and the TCP handshake use one HMAC code path.
+
+pub mod auth;
+pub mod gate;
+
+pub use auth::{Key, KeyError};
+pub use gate::{Conn, Gate, GateCounters, Limits};

@@ -1,0 +1,108 @@
+//! A line server on the gate, and clients that connect from a chosen loopback address (all of
+//! 127.0.0.0/8 is loopback on Linux, so one machine can be several sources).
+#![allow(dead_code)]
+
+use nmc_serve::{Gate, Key, Limits};
+use socket2::{Domain, Socket, Type};
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+/// Starts a gate whose handler answers each line with "ok\n". Returns its address, the gate
+/// (for its counters) and the stop flag.
+pub fn line_server(limits: Limits, key: Option<Key>) -> (SocketAddr, Gate, Arc<AtomicBool>) {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap();
+    let gate = Gate::new("test", limits, key, Arc::new(|_: &str| {}));
+    let stop = Arc::new(AtomicBool::new(false));
+    let (g, s) = (gate.clone(), stop.clone());
+    std::thread::spawn(move || {
+        g.serve(l, &s, |c| {
+            let mut b = [0u8; 256];
+            loop {
+                let n = c.read(&mut b)?;
+                if n == 0 {
+                    return Ok(());
+                }
+                if b[..n].contains(&b'\n') {
+                    c.write_all(b"ok\n")?;
+                }
+            }
+        })
+    });
+    (addr, gate, stop)
+}
+
+/// A connection from `from` (e.g. "127.0.0.2") to `to`.
+pub fn connect_from(from: &str, to: SocketAddr) -> TcpStream {
+    let s = Socket::new(Domain::IPV4, Type::STREAM, None).unwrap();
+    let local: SocketAddr = format!("{from}:0").parse().unwrap();
+    s.bind(&local.into()).unwrap();
+    s.connect_timeout(&to.into(), Duration::from_secs(2))
+        .unwrap();
+    let s: TcpStream = s.into();
+    s.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+    s
+}
+
+/// One request on `s`: true when it was answered.
+pub fn served(s: &mut TcpStream) -> bool {
+    if s.write_all(b"hello\n").is_err() {
+        return false;
+    }
+    let mut b = [0u8; 3];
+    s.read_exact(&mut b).is_ok() && &b == b"ok\n"
+}
+
+/// A fresh client from `from` is served within `within`, trying every 100 ms.
+pub fn served_within(from: &str, to: SocketAddr, within: Duration) -> bool {
+    let until = Instant::now() + within;
+    while Instant::now() < until {
+        let mut s = connect_from(from, to);
+        if served(&mut s) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    false
+}
+
+/// Whether the server has closed `s`: reads (whatever comes) until the end or a reset, for at
+/// most `within`.
+pub fn closed_within(s: &mut TcpStream, within: Duration) -> bool {
+    let until = Instant::now() + within;
+    let mut b = [0u8; 4096];
+    while Instant::now() < until {
+        s.set_read_timeout(Some(
+            until
+                .saturating_duration_since(Instant::now())
+                .max(Duration::from_millis(1)),
+        ))
+        .unwrap();
+        match s.read(&mut b) {
+            Ok(0) => return true,
+            Ok(_) => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(_) => return true,
+        }
+    }
+    false
+}
+
+/// Waits until `f` holds, for at most `within`.
+pub fn eventually(within: Duration, f: impl Fn() -> bool) -> bool {
+    let until = Instant::now() + within;
+    while Instant::now() < until {
+        if f() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    f()
+}

@@ -1,0 +1,519 @@
+//! Issue 33, class 2: every server under the trickle, idle-flood and descriptor-limit attacks,
+//! and with a shared secret, as a user runs it (the `nmc` binary) on loopback. Bounded: each
+//! test opens at most ~70 connections and lasts a few seconds; windows are shortened to 1 s.
+//!
+//! One mechanism (`nmc_serve::gate`) serves all three, so these tests are the same for each;
+//! what differs is only how a real client talks to the server ([`Kind`]).
+
+use super::command;
+use nmc_serve::Key;
+use socket2::{Domain, Socket, Type};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream, UdpSocket};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    /// `nmc echo serve --pump`: pump frames answered with RFNMs.
+    Pump,
+    /// `nmc sink`: RFC 508 buffers answered with acknowledgements.
+    Sink,
+    /// `nmc cost --serve`: bytes until EOF, then the report line.
+    Cost,
+}
+
+const ALL: [Kind; 3] = [Kind::Pump, Kind::Sink, Kind::Cost];
+
+impl Kind {
+    fn args(self) -> Vec<&'static str> {
+        match self {
+            Kind::Pump => vec![
+                "echo",
+                "serve",
+                "--pump",
+                "--listen",
+                "127.0.0.1:0",
+                "--log-every",
+                "0s",
+                "--duration",
+                "60s",
+            ],
+            Kind::Sink => vec!["sink", "--listen", "127.0.0.1:0", "--duration", "60s"],
+            Kind::Cost => vec![
+                "cost",
+                "--serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--duration-s",
+                "60",
+            ],
+        }
+    }
+
+    /// One exchange in the middle of a connection: true when the server answered (the cost
+    /// sink answers only at the end: true when it took the bytes).
+    fn step(self, s: &mut TcpStream, seq: u64) -> bool {
+        match self {
+            Kind::Pump => {
+                use nmc_probe::pump::wire::{HEADER_LEN, Header, Kind as K};
+                let h = Header {
+                    kind: K::Data,
+                    session: 7,
+                    seq,
+                    length: 16,
+                    index: 0,
+                    count: 1,
+                };
+                let mut m = h.encode().to_vec();
+                m.extend_from_slice(&[0u8; 16]);
+                let mut r = [0u8; HEADER_LEN];
+                s.write_all(&m).is_ok()
+                    && s.read_exact(&mut r).is_ok()
+                    && Header::decode(&r).is_ok_and(|h| h.kind == K::Rfnm && h.seq == seq)
+            }
+            Kind::Sink => {
+                use nmc_realtime::stream::wire;
+                let mut m = wire::header(seq, 16, true).to_vec();
+                m.extend_from_slice(&[0u8; 16]);
+                let mut a = [0u8; wire::ACK];
+                s.write_all(&m).is_ok()
+                    && s.read_exact(&mut a).is_ok()
+                    && wire::parse_ack(&a) == Some(seq)
+            }
+            Kind::Cost => s.write_all(&[0x5a; 100]).is_ok(),
+        }
+    }
+
+    /// The end of a connection: true when the server answered.
+    fn finish(self, s: &mut TcpStream, seq: u64) -> bool {
+        match self {
+            Kind::Cost => {
+                if s.shutdown(std::net::Shutdown::Write).is_err() {
+                    return false;
+                }
+                let mut r = String::new();
+                let _ = s.read_to_string(&mut r);
+                nmc_cost::live::parse_report(&r).is_some_and(|(bytes, _)| bytes > 0)
+            }
+            _ => self.step(s, seq),
+        }
+    }
+
+    /// A byte of what a real client would send, for a trickle.
+    fn trickle_byte(self) -> u8 {
+        match self {
+            Kind::Pump => nmc_probe::pump::wire::MAGIC[0],
+            Kind::Sink => nmc_realtime::stream::wire::MAGIC[0],
+            Kind::Cost => 0x5a,
+        }
+    }
+}
+
+/// A server process, its address and its stderr so far.
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+impl Server {
+    fn start(kind: Kind, extra: &[&str], nofile: Option<u32>) -> Server {
+        // The descriptor limit through the shell's `ulimit` (POSIX, so no extra tool needed).
+        let mut c = match nofile {
+            Some(n) => {
+                let mut c = Command::new("sh");
+                c.arg("-c")
+                    .arg(format!("ulimit -n {n} && exec \"$0\" \"$@\""))
+                    .arg(env!("CARGO_BIN_EXE_nmc"))
+                    .current_dir(env!("CARGO_MANIFEST_DIR"));
+                c
+            }
+            None => command(),
+        };
+        let mut child = c
+            .args(kind.args())
+            .args(extra)
+            .stderr(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("the server starts");
+        let mut err = BufReader::new(child.stderr.take().unwrap());
+        let mut first = String::new();
+        err.read_line(&mut first).unwrap();
+        let addr = first
+            .split_whitespace()
+            .find(|w| w.starts_with("127.0.0.1:"))
+            .map(|w| w.trim_end_matches(|c: char| !c.is_ascii_digit()))
+            .and_then(|w| w.parse().ok())
+            .unwrap_or_else(|| panic!("{kind:?}: no address in `{first}`"));
+        let log = Arc::new(Mutex::new(vec![first]));
+        let l2 = log.clone();
+        std::thread::spawn(move || {
+            for line in err.lines().map_while(Result::ok) {
+                l2.lock().unwrap().push(line);
+            }
+        });
+        Server { child, addr, log }
+    }
+
+    fn logged(&self, what: &str) -> bool {
+        self.log.lock().unwrap().iter().any(|l| l.contains(what))
+    }
+
+    fn alive(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn connect_from(from: &str, to: SocketAddr) -> TcpStream {
+    let s = Socket::new(Domain::IPV4, Type::STREAM, None).unwrap();
+    let local: SocketAddr = format!("{from}:0").parse().unwrap();
+    s.bind(&local.into()).unwrap();
+    s.connect_timeout(&to.into(), Duration::from_secs(2))
+        .unwrap();
+    let s: TcpStream = s.into();
+    s.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+    s.set_write_timeout(Some(Duration::from_secs(2))).unwrap();
+    s
+}
+
+/// A whole real exchange from `from`: true when served.
+fn served(kind: Kind, from: &str, to: SocketAddr, key: Option<&Key>) -> bool {
+    let mut s = connect_from(from, to);
+    if let Some(k) = key
+        && nmc_serve::auth::answer(&mut s, k).is_err()
+    {
+        return false;
+    }
+    kind.step(&mut s, 1) && kind.finish(&mut s, 2)
+}
+
+fn served_within(kind: Kind, from: &str, to: SocketAddr, within: Duration) -> bool {
+    let until = Instant::now() + within;
+    while Instant::now() < until {
+        if served(kind, from, to, None) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    false
+}
+
+fn eventually(within: Duration, mut f: impl FnMut() -> bool) -> bool {
+    let until = Instant::now() + within;
+    while Instant::now() < until {
+        if f() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    f()
+}
+
+/// Whether the server closed `s`: reads whatever comes until the end or a reset.
+fn closed_within(s: &mut TcpStream, within: Duration) -> bool {
+    let until = Instant::now() + within;
+    let mut b = [0u8; 4096];
+    while Instant::now() < until {
+        s.set_read_timeout(Some(Duration::from_millis(100)))
+            .unwrap();
+        match s.read(&mut b) {
+            Ok(0) => return true,
+            Ok(_) => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(_) => return true,
+        }
+    }
+    false
+}
+
+/// The issue's trickle: each connection sends one byte every 200 ms (5 B/s against the 100 B/s
+/// asked), holding every slot. Before the gate each byte restarted the idle timer and real
+/// clients were reset for as long as that lasted; now the tricklers go at the end of their
+/// first 1 s window and a real client is served.
+#[test]
+fn trickle_cannot_hold_any_server() {
+    for kind in ALL {
+        let gate = [
+            "--max-connections",
+            "4",
+            "--max-per-source",
+            "4",
+            "--idle-timeout-s",
+            "1",
+            "--min-rate",
+            "100",
+        ];
+        let mut srv = Server::start(kind, &gate, None);
+        let mut trickle: Vec<_> = (0..4)
+            .map(|_| connect_from("127.0.0.2", srv.addr))
+            .collect();
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(
+            !served(kind, "127.0.0.3", srv.addr, None),
+            "{kind:?}: a fifth got in"
+        );
+        let started = Instant::now();
+        let mut open = trickle.len();
+        while open > 0 && started.elapsed() < Duration::from_secs(4) {
+            open = 0;
+            for t in &mut trickle {
+                if t.write_all(&[kind.trickle_byte()]).is_ok() {
+                    open += 1;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        for t in &mut trickle {
+            assert!(
+                closed_within(t, Duration::from_secs(2)),
+                "{kind:?}: a trickler kept its slot"
+            );
+        }
+        assert!(
+            served_within(kind, "127.0.0.3", srv.addr, Duration::from_secs(3)),
+            "{kind:?}: not served after the trickle"
+        );
+        assert!(srv.alive());
+        assert!(
+            srv.logged("refused"),
+            "{kind:?}: the refusal was not logged"
+        );
+    }
+}
+
+/// More idle connections than the cap. One source's flood gets its share (2) and no more: a
+/// real client elsewhere is served at once. A flood from four sources fills every slot; the
+/// idle connections are closed after their 1 s window and the real client is served.
+#[test]
+fn idle_flood_is_capped_and_dropped_by_every_server() {
+    for kind in ALL {
+        let gate = [
+            "--max-connections",
+            "6",
+            "--max-per-source",
+            "2",
+            "--idle-timeout-s",
+            "1",
+            "--min-rate",
+            "100",
+        ];
+        let mut srv = Server::start(kind, &gate, None);
+        let one: Vec<_> = (0..10)
+            .map(|_| connect_from("127.0.0.2", srv.addr))
+            .collect();
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(
+            served(kind, "127.0.0.9", srv.addr, None),
+            "{kind:?}: one source's flood kept a real client out"
+        );
+        let many: Vec<_> = (3..=6)
+            .flat_map(|i| (0..2).map(move |_| format!("127.0.0.{i}")))
+            .map(|from| connect_from(&from, srv.addr))
+            .collect();
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(
+            served_within(kind, "127.0.0.9", srv.addr, Duration::from_secs(4)),
+            "{kind:?}: idle connections kept a real client out"
+        );
+        assert!(srv.alive());
+        drop((one, many));
+    }
+}
+
+/// Issue 33: about 1,020 idle connections exhausted the descriptors and `nmc sink` exited (its
+/// UDP service with it). Here each server runs under `ulimit -n 32` with caps far above
+/// that, so descriptors run out first: 60 connections arrive. The server logs the failed
+/// accepts, refuses what it cannot take, goes on serving the connection it had (and its UDP
+/// side), and serves a new client once the flood is gone.
+#[test]
+fn every_server_survives_descriptor_exhaustion() {
+    for kind in ALL {
+        let gate = ["--max-connections", "1000", "--max-per-source", "1000"];
+        let mut srv = Server::start(kind, &gate, Some(32));
+        let mut first = connect_from("127.0.0.1", srv.addr);
+        assert!(
+            kind.step(&mut first, 1),
+            "{kind:?}: not served before the flood"
+        );
+        let flood: Vec<_> = (0..60)
+            .map(|_| connect_from("127.0.0.2", srv.addr))
+            .collect();
+        assert!(
+            eventually(Duration::from_secs(5), || srv.logged("accept failed")),
+            "{kind:?}: descriptors never ran out: {:?}",
+            srv.log.lock().unwrap()
+        );
+        assert!(
+            srv.alive(),
+            "{kind:?}: the server died at the descriptor limit"
+        );
+        assert!(
+            kind.step(&mut first, 2),
+            "{kind:?}: the admitted connection was dropped"
+        );
+        // The UDP side goes on (the cost sink's UDP side only counts: nothing to ask it).
+        match kind {
+            Kind::Sink => {
+                use nmc_realtime::stream::wire;
+                let u = UdpSocket::bind("127.0.0.1:0").unwrap();
+                u.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+                let mut m = wire::header(9, 4, true).to_vec();
+                m.extend_from_slice(&[0; 4]);
+                u.send_to(&m, srv.addr).unwrap();
+                let mut a = [0u8; 64];
+                let n = u.recv(&mut a).expect("the UDP side answers");
+                assert_eq!(wire::parse_ack(&a[..n]), Some(9));
+            }
+            Kind::Pump => {
+                let u = UdpSocket::bind("127.0.0.1:0").unwrap();
+                u.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+                let mut b = [0u8; 64];
+                let n = nmc_probe::wire::encode_request(&mut b, 64, 1, 0, None).unwrap();
+                u.send_to(&b[..n], srv.addr).unwrap();
+                assert_eq!(u.recv(&mut b).expect("the echo answers"), n);
+            }
+            Kind::Cost => {}
+        }
+        drop(flood);
+        assert!(
+            served_within(kind, "127.0.0.3", srv.addr, Duration::from_secs(5)),
+            "{kind:?}: not served after the flood"
+        );
+        assert!(
+            kind.finish(&mut first, 3),
+            "{kind:?}: the first connection was lost"
+        );
+        assert!(srv.alive());
+    }
+}
+
+fn secret(dir: &std::path::Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+/// Every server takes `--secret-file`: a client with the secret is served, one with another
+/// secret is refused, one without is never answered.
+#[test]
+fn every_server_takes_a_secret() {
+    let dir = super::tmp("servers-secret");
+    let right = secret(&dir, "right", "0123456789abcdef-right-secret\n");
+    let key = Key::from_file(std::path::Path::new(&right)).unwrap();
+    let wrong = Key::new(b"0123456789abcdef-wrong-secret").unwrap();
+    for kind in ALL {
+        let mut srv = Server::start(kind, &["--secret-file", &right], None);
+        assert!(
+            served(kind, "127.0.0.1", srv.addr, Some(&key)),
+            "{kind:?}: right secret refused"
+        );
+        let mut s = connect_from("127.0.0.1", srv.addr);
+        let e = nmc_serve::auth::answer(&mut s, &wrong).unwrap_err();
+        assert!(
+            matches!(e, nmc_serve::auth::AuthError::Refused),
+            "{kind:?}: {e}"
+        );
+        assert!(
+            !served(kind, "127.0.0.1", srv.addr, None),
+            "{kind:?}: served without the secret"
+        );
+        // Over UDP: the sink answers a tagged buffer only; the pump's datagrams carry no tag and
+        // get no RFNM.
+        let u = UdpSocket::bind("127.0.0.1:0").unwrap();
+        u.set_read_timeout(Some(Duration::from_millis(500)))
+            .unwrap();
+        let mut b = [0u8; 64];
+        match kind {
+            Kind::Sink => {
+                use nmc_realtime::stream::wire;
+                let mut m = wire::header(5, 4, true).to_vec();
+                m.extend_from_slice(&[0; 4]);
+                u.send_to(&m, srv.addr).unwrap();
+                assert!(
+                    u.recv(&mut b).is_err(),
+                    "an untagged UDP buffer was acknowledged"
+                );
+                let tag: [u8; wire::TAG] = key.tag(&m);
+                m.extend_from_slice(&tag);
+                u.send_to(&m, srv.addr).unwrap();
+                let n = u.recv(&mut b).expect("a tagged UDP buffer is acknowledged");
+                assert_eq!(wire::parse_ack(&b[..n]), Some(5));
+            }
+            Kind::Pump => {
+                use nmc_probe::pump::wire::{Header, Kind as K};
+                let h = Header {
+                    kind: K::Data,
+                    session: 7,
+                    seq: 1,
+                    length: 16,
+                    index: 0,
+                    count: 1,
+                };
+                let mut m = h.encode().to_vec();
+                m.extend_from_slice(&[0u8; 16]);
+                u.send_to(&m, srv.addr).unwrap();
+                assert!(u.recv(&mut b).is_err(), "a pump datagram was answered");
+            }
+            Kind::Cost => {}
+        }
+        assert!(srv.alive());
+    }
+}
+
+/// The clients take `--secret-file` too, and say in one line what is wrong when the secrets
+/// differ.
+#[test]
+fn clients_answer_the_secret() {
+    let dir = super::tmp("servers-clients");
+    let right = secret(&dir, "right", "0123456789abcdef-right-secret");
+    let wrong = secret(&dir, "wrong", "0123456789abcdef-wrong-secret");
+    let run = |args: &[&str]| {
+        let o = command().args(args).output().unwrap();
+        (o.status.code(), super::text(&o.stderr))
+    };
+    for kind in ALL {
+        let srv = Server::start(kind, &["--secret-file", &right], None);
+        let addr = srv.addr.to_string();
+        let client = |secret: &str| -> Vec<String> {
+            let v: Vec<&str> = match kind {
+                Kind::Pump => vec!["pump", &addr, "--duration", "1s", "--secret-file", secret],
+                Kind::Sink => vec!["stream", &addr, "--duration", "1s", "--secret-file", secret],
+                Kind::Cost => vec![
+                    "cost",
+                    &addr,
+                    "--proto",
+                    "tcp",
+                    "--sizes",
+                    "1000",
+                    "--write-sizes",
+                    "1K",
+                    "--secret-file",
+                    secret,
+                ],
+            };
+            v.into_iter().map(String::from).collect()
+        };
+        let args = client(&right);
+        let (code, err) = run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(code, Some(0), "{kind:?} with the secret: {err}");
+        let args = client(&wrong);
+        let (code, err) = run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(code, Some(2), "{kind:?} with another secret: {err}");
+        assert!(err.contains("refused the secret"), "{kind:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{kind:?}: {err}");
+    }
+}
