@@ -44,9 +44,9 @@ pub struct CostArgs {
     /// With --serve: the address and port to listen on.
     #[arg(long, default_value_t = SocketAddr::from(([0, 0, 0, 0], DEFAULT_PORT)))]
     pub listen: SocketAddr,
-    /// With --serve: stop by itself after this many seconds.
-    #[arg(long)]
-    pub duration_s: Option<u64>,
+    /// With --serve: stop by itself after this long, e.g. 10min.
+    #[arg(long, value_parser = crate::cmd::parse_unit::<nmc_sim::SimDuration>)]
+    pub duration: Option<nmc_sim::SimDuration>,
     /// With --serve: admit only TCP clients that prove they hold this shared secret (HMAC-SHA256
     /// challenge; the UDP side is then not served). Sending: answer the sink's challenge (TCP only).
     #[arg(long, value_name = "FILE")]
@@ -316,7 +316,7 @@ fn serve(a: &CostArgs) -> Result<Outcome> {
     );
     let stop = nmc_probe::signal::stop_on_signals();
     let start = Instant::now();
-    let limit = a.duration_s.map(Duration::from_secs);
+    let limit = a.duration.map(|d| Duration::from_nanos(d.as_nanos()));
     let should_stop = || {
         stop.load(std::sync::atomic::Ordering::Relaxed)
             || limit.is_some_and(|l| start.elapsed() >= l)

@@ -149,8 +149,8 @@ fn cost_bad_input_is_one_line_and_exit_2() {
             "UDP transfers carry no tag",
         ),
         (
-            &["cost", "--serve", "--idle-timeout-s", "0"],
-            "--idle-timeout-s must be at least 1",
+            &["cost", "--serve", "--idle-window", "0s"],
+            "--idle-window must be above zero",
         ),
     ];
     for (args, want) in cases {
@@ -189,8 +189,8 @@ fn cost_against_a_separate_sink_process() {
             "--serve",
             "--listen",
             "127.0.0.1:0",
-            "--duration-s",
-            "60",
+            "--duration",
+            "60s",
         ])
         .stderr(Stdio::piped())
         .spawn()

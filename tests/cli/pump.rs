@@ -168,7 +168,7 @@ fn bad_pump_input_is_one_line_and_exit_2() {
         ),
         (
             "a server's minimum rate of zero",
-            &["echo", "serve", "--pump", "--min-rate", "0"],
+            &["echo", "serve", "--pump", "--min-rate", "4bit/s"],
             "--min-rate must be at least 1 byte/s",
         ),
         (

@@ -46,8 +46,8 @@ impl Kind {
                 "--serve",
                 "--listen",
                 "127.0.0.1:0",
-                "--duration-s",
-                "60",
+                "--duration",
+                "60s",
             ],
         }
     }
@@ -252,10 +252,10 @@ fn trickle_cannot_hold_any_server() {
             "4",
             "--max-per-source",
             "4",
-            "--idle-timeout-s",
-            "1",
+            "--idle-window",
+            "1s",
             "--min-rate",
-            "100",
+            "100B/s",
         ];
         let mut srv = Server::start(kind, &gate, None);
         let mut trickle: Vec<_> = (0..4)
@@ -306,10 +306,10 @@ fn idle_flood_is_capped_and_dropped_by_every_server() {
             "6",
             "--max-per-source",
             "2",
-            "--idle-timeout-s",
-            "1",
+            "--idle-window",
+            "1s",
             "--min-rate",
-            "100",
+            "100B/s",
         ];
         let mut srv = Server::start(kind, &gate, None);
         let one: Vec<_> = (0..10)

@@ -133,8 +133,8 @@ pub fn load5() -> Option<f64> {
 /// (judgement: far above any loopback or WAN stall).
 pub const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The sink's limits (`nmc cost --serve --max-connections N --max-per-source N --idle-timeout-s
-/// S --min-rate B --secret-file F`): the shared gate's.
+/// The sink's limits (`nmc cost --serve --max-connections N --max-per-source N --idle-window D
+/// --min-rate R --secret-file F`): the shared gate's.
 #[derive(Clone, Debug, Default)]
 pub struct SinkConfig {
     pub limits: Limits,

@@ -110,11 +110,11 @@ impl Limits {
             return Err("--max-per-source must be at least 1".into());
         }
         if self.window.is_zero() {
-            return Err("--idle-timeout-s must be at least 1".into());
+            return Err("--idle-window must be above zero".into());
         }
         if self.min_rate == 0 {
             return Err(
-                "--min-rate must be at least 1 byte/s (0 would let a connection idle forever)"
+                "--min-rate must be at least 1 byte/s, 8bit/s (0 would let a connection idle forever)"
                     .into(),
             );
         }
@@ -657,7 +657,7 @@ mod tests {
                     window: Duration::ZERO,
                     ..d
                 },
-                "--idle-timeout-s",
+                "--idle-window",
             ),
             (Limits { min_rate: 0, ..d }, "--min-rate"),
         ] {
