@@ -165,7 +165,7 @@ pub fn all() -> Vec<Figure> {
             "§VI",
             "gap-free tests at prime-time load",
             "96 % (7 of 176 had gaps; longest 8 s)",
-            "the host model fitted on 2/5–2/6 does not carry to 2/7 (too many gaps after 10:00, too \
+            "the host model fitted on half of 2/5–2/6 does not carry to 2/7 (too many gaps after 10:00, too \
              few before) and makes no multi-second stall like the 8 s gap",
         ),
         f(
