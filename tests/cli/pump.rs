@@ -80,6 +80,17 @@ fn serve_and_pump_on_loopback() {
             csv.lines().count() as u64 - 1,
             json["messages_sent"].as_u64().unwrap()
         );
+        // Issue 34: the round trips replay through the timeout estimators as they are.
+        let rto_out = dir.with_extension("rto");
+        let o = Command::new(env!("CARGO_BIN_EXE_nmc"))
+            .args(["rto", "evaluate"])
+            .arg(dir.join("messages.csv"))
+            .arg("--out")
+            .arg(&rto_out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(rto_out.join("summary.csv").is_file());
     }
     let ok = Command::new("kill")
         .args(["-INT", &server.id().to_string()])

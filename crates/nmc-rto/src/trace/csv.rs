@@ -17,6 +17,9 @@
 //! - Optional: `length` or `length_bytes` (octets, integer), `seq` (integer), `path` (free text).
 //! - `nmc echo probe`'s `trace.csv` is read as it is: its `rtt_ns` column (the round trip) is
 //!   used, not its `delay_ns` (the one-way delay, half the round trip, as RFC 889 prints it).
+//! - `nmc pump`'s `messages.csv` is read as it is too (issue 34): `sent_ns` is its send time,
+//!   `rtt_ns` the message's round trip to its RFNM, `bytes` its length; a message whose RFNM
+//!   never came has no round trip.
 //! - Values are plain non-negative decimals (`312.5`; no exponent, no sign) and are read exactly
 //!   to the nanosecond. The delay is the round trip from sending the request to receiving its
 //!   reply; an empty field (or `lost`, `-`) means no reply was received.
@@ -55,12 +58,13 @@ pub fn parse(file: &str, text: &str) -> Result<Trace, TraceError> {
     };
     let send = find(&["send_s", "send_ms", "send_us", "send_ns"])
         .or_else(|| find(&["send_time_s", "send_time_ms", "send_time_us", "send_time_ns"]))
+        .or_else(|| find(&["sent_s", "sent_ms", "sent_us", "sent_ns"]))
         .ok_or_else(|| {
         TraceError::new(
             file,
             Some(header_line),
             format!(
-                "no send-time column in header `{}` (expected send_s, send_ms, send_us or send_ns)",
+                "no send-time column in header `{}` (expected send_s, send_ms, send_us or send_ns, or sent_* as nmc pump writes)",
                 headers.iter().collect::<Vec<_>>().join(",")
             ),
         )
@@ -79,7 +83,9 @@ pub fn parse(file: &str, text: &str) -> Result<Trace, TraceError> {
     })?;
     let col = |name: &str| headers.iter().position(|h| h.eq_ignore_ascii_case(name));
     let (length_col, seq_col, path_col) = (
-        col("length").or_else(|| col("length_bytes")),
+        col("length")
+            .or_else(|| col("length_bytes"))
+            .or_else(|| col("bytes")),
         col("seq"),
         col("path"),
     );
@@ -234,6 +240,21 @@ mod tests {
         );
         assert_eq!(t.probes[1].delay, None);
         assert_eq!(t.probes[1].length, Some(256));
+    }
+
+    #[test]
+    fn reads_the_pumps_messages_as_round_trips_to_their_rfnms() {
+        // `nmc pump`'s messages.csv as it writes it (issue 34: it was refused, "no send-time
+        // column").
+        let text = "seq,bytes,sent_ns,rfnm_ns,rtt_ns,transmissions,in_run\n\
+                    0,1000,0,2500000,2500000,1,true\n\
+                    1,1000,100000,,,1,false\n";
+        let t = parse("messages.csv", text).unwrap();
+        assert_eq!(t.probes.len(), 2);
+        assert_eq!(t.probes[0].delay, Some(Nanos(2_500_000)));
+        assert_eq!(t.probes[0].length, Some(1000));
+        assert_eq!(t.probes[1].send, Nanos(100_000));
+        assert_eq!(t.probes[1].delay, None);
     }
 
     #[test]
