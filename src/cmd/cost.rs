@@ -75,6 +75,10 @@ pub struct CostArgs {
     /// Write every transfer to this CSV file too.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Print one JSON document on stdout (schema nmc-instrument/1, README "Machine-readable
+    /// output") instead of the text report, which goes to stderr.
+    #[arg(long)]
+    pub json: bool,
 }
 
 fn parse_size(s: &str) -> Result<u64, String> {
@@ -176,7 +180,15 @@ pub fn run(a: CostArgs) -> Result<Outcome> {
             a.max_calls
         );
     }
-    println!(
+    // The report on stdout, or on stderr with --json (stdout then holds the document alone).
+    let say = |text: String| {
+        if a.json {
+            eprintln!("{text}")
+        } else {
+            println!("{text}")
+        }
+    };
+    say(format!(
         "nmc cost: sink {} ({}); {} transfers; price ${} per CPU hour",
         tcp_addr,
         if remote.is_some() {
@@ -186,7 +198,7 @@ pub fn run(a: CostArgs) -> Result<Outcome> {
         },
         cells.len(),
         a.price_per_cpu_hour
-    );
+    ));
     if !skipped.is_empty() {
         let s: Vec<String> = skipped
             .iter()
@@ -199,11 +211,11 @@ pub fn run(a: CostArgs) -> Result<Outcome> {
                 )
             })
             .collect();
-        println!(
+        say(format!(
             "skipped (more than --max-calls {} calls): {}",
             a.max_calls,
             s.join(", ")
-        );
+        ));
     }
     let mut measured: Vec<Measured> = Vec::new();
     for c in &cells {
@@ -213,28 +225,58 @@ pub fn run(a: CostArgs) -> Result<Outcome> {
         };
         measured.push(m);
     }
-    println!();
-    println!("Today, in RFC 392's columns (s = the sender's CPU, r = the sink's):");
-    print!("{}", table::rfc392_table(&measured, a.price_per_cpu_hour));
-    println!();
+    say(String::new());
+    say("Today, in RFC 392's columns (s = the sender's CPU, r = the sink's):".into());
+    say(table::rfc392_table(&measured, a.price_per_cpu_hour)
+        .trim_end()
+        .to_string());
+    say(String::new());
     let tenex = Tenex1972::default();
-    println!(
+    say(format!(
         "1972 beside today (1972 at ${} per CPU hour, today at ${}):",
         tenex.price_per_cpu_hour, a.price_per_cpu_hour
-    );
-    print!(
-        "{}",
-        table::side_by_side(
-            &data::utah10(),
-            &measured,
-            tenex.price_per_cpu_hour,
-            a.price_per_cpu_hour
-        )
-    );
+    ));
+    say(table::side_by_side(
+        &data::utah10(),
+        &measured,
+        tenex.price_per_cpu_hour,
+        a.price_per_cpu_hour,
+    )
+    .trim_end()
+    .to_string());
     if let Some(path) = &a.out {
         nmc_report::records::write_csv(path, &csv_rows(&measured, a.price_per_cpu_hour))
             .with_context(|| format!("writing {}", path.display()))?;
-        println!("\nwrote {}", path.display());
+        say(format!("\nwrote {}", path.display()));
+    }
+    if a.json {
+        let rows = csv_rows(&measured, a.price_per_cpu_hour);
+        let transfers: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "proto": r.proto,
+                    "transfer_bytes": r.bytes,
+                    "write_bytes": r.write_size,
+                    "calls": r.calls,
+                    "clock_s": r.clock_s,
+                    "sender_cpu_s": r.sender_cpu_s,
+                    "sender_cpu_s_per_bit": r.sender_us_per_bit / 1e6,
+                    "receiver_cpu_s": r.receiver_cpu_s,
+                    "receiver_cpu_s_per_bit": r.receiver_us_per_bit.map(|u| u / 1e6),
+                    "received_bytes": r.received,
+                    "throughput_bit_per_s": r.bits_per_s,
+                    "sender_dollars_per_megabit": r.sender_dollars_per_megabit,
+                })
+            })
+            .collect();
+        super::json::print(&super::json::document(
+            "nmc cost",
+            &tcp_addr.to_string(),
+            None,
+            false,
+            serde_json::json!({ "transfers": transfers }),
+        ))?;
     }
     Ok(Outcome::Ok)
 }

@@ -107,6 +107,10 @@ pub struct ProbeArgs {
     /// Output folder (default: `out/echo/<target>`).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Print one JSON document on stdout (schema nmc-instrument/1, as README "Machine-readable
+    /// output" describes) instead of the text report; the files are written as usual.
+    #[arg(long)]
+    pub json: bool,
 }
 
 fn parse_per_second(s: &str) -> Result<f64, String> {
@@ -258,7 +262,11 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
     };
     progress.finish();
     let summary = Summary::of(run, (a.break_at > 0).then_some(a.break_at));
-    print!("{}", summary.text());
+    if a.json {
+        super::json::print(&super::json::probe(&summary))?;
+    } else {
+        print!("{}", summary.text());
+    }
     let written = write_outputs(dir.path(), &summary)?;
     let files = nmc_probe::report::Outputs {
         trace: dir.final_path(&written.trace),
@@ -266,16 +274,18 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
         plot: dir.final_path(&written.plot),
     };
     dir.commit()?;
-    println!(
-        "wrote {}, {} and {}",
-        files.trace.display(),
-        files.summary.display(),
-        files.plot.display(),
-    );
-    println!(
-        "replay it through the timeout estimators: nmc rto evaluate {}",
-        files.trace.display()
-    );
+    if !a.json {
+        println!(
+            "wrote {}, {} and {}",
+            files.trace.display(),
+            files.summary.display(),
+            files.plot.display(),
+        );
+        println!(
+            "replay it through the timeout estimators: nmc rto evaluate {}",
+            files.trace.display()
+        );
+    }
     // Issue 33: a measurement with no valid sample is not a success.
     let c = summary.run.counters;
     if c.answered == 0 {

@@ -4,6 +4,7 @@ pub mod bench;
 pub mod cost;
 pub mod echo;
 pub mod gate;
+pub mod json;
 pub mod progress;
 pub mod pump;
 pub mod reproduce;

@@ -57,6 +57,10 @@ pub struct PumpArgs {
     /// The server's shared secret (as `nmc echo serve --secret-file`): answered in its TCP handshake (TCP only).
     #[arg(long, value_name = "FILE")]
     pub secret_file: Option<PathBuf>,
+    /// Print one JSON document on stdout (schema nmc-instrument/1, as README "Machine-readable
+    /// output" describes) instead of the text report; the files are written as usual.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// One line, not clap's list of possible values and tip.
@@ -107,8 +111,15 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
         .with_context(|| format!("cannot resolve `{host}`"))?
         .next()
         .with_context(|| format!("`{host}` has no address"))?;
-    // On stdout, with the report: stderr carries only an error, in one line.
-    println!(
+    // On stdout, with the report (on stderr with --json: stdout holds the document alone).
+    let say = |line: String| {
+        if a.json {
+            eprintln!("{line}")
+        } else {
+            println!("{line}")
+        }
+    };
+    say(format!(
         "nmc pump: {} bytes a message{}, at most {} outstanding, to {addr} over {} for {}; a message unanswered for {} ends the run",
         cfg.size,
         if cfg.transport == PumpTransport::Udp {
@@ -120,7 +131,7 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
         cfg.transport,
         cfg.duration.human(),
         cfg.timeout.human(),
-    );
+    ));
     let out = a
         .out
         .unwrap_or_else(|| PathBuf::from("out/pump").join(super::folder_name(&addr.to_string())));
@@ -132,7 +143,11 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
     let run = pump_with_key(addr, cfg, key.as_ref(), stop, Some(&mut tick))?;
     progress.finish();
     let summary = PumpSummary::of(run);
-    print!("{}", summary.text());
+    if a.json {
+        super::json::print(&super::json::pump(&summary, &addr.to_string()))?;
+    } else {
+        print!("{}", summary.text());
+    }
     let written = write_outputs(dir.path(), &summary)?;
     let files = nmc_probe::pump::report::Outputs {
         messages: dir.final_path(&written.messages),
@@ -142,14 +157,14 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
         autocorrelation: dir.final_path(&written.autocorrelation),
     };
     dir.commit()?;
-    println!(
+    say(format!(
         "wrote {}, {}, {}, {} and {}",
         files.messages.display(),
         files.summary.display(),
         files.rtt.display(),
         files.histogram.display(),
         files.autocorrelation.display()
-    );
+    ));
     Ok(Outcome::Ok)
 }
 

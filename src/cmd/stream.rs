@@ -67,6 +67,10 @@ pub struct StreamArgs {
     /// The sink's shared secret (as its --secret-file): answered in its TCP handshake, a tag on each UDP buffer.
     #[arg(long, value_name = "FILE")]
     pub secret_file: Option<PathBuf>,
+    /// Print one JSON document on stdout (schema nmc-instrument/1, README "Machine-readable
+    /// output") instead of the text report, which goes to stderr.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args)]
@@ -293,13 +297,21 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
     }
     // Ctrl-C ends the run early: what ran is printed and written, marked partial.
     let stop = nmc_probe::signal::stop_on_signals();
+    // The report on stdout, or on stderr with --json (stdout then holds the document alone).
+    let say = |text: String| {
+        if a.json {
+            eprintln!("{text}")
+        } else {
+            println!("{text}")
+        }
+    };
     let mut runs = Vec::new();
     let mut partial = None;
     'all: for &r in &rates {
         for &b in &buffers {
             let run = run_until(&config(&a, &key, target, r, b), stop)?;
             if !a.sweep {
-                println!("{}", key_box(&run));
+                say(key_box(&run));
             } else {
                 eprintln!(
                     "  {r} bit/s, {b} bit: {} buffers, {} gaps{}",
@@ -321,17 +333,21 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
     }
     if a.sweep {
         let find = |ri: usize, bi: usize| runs.get(ri * buffers.len() + bi);
-        println!(
-            "{}",
-            table_layout(&rates, &buffers, &|ri, bi| match find(ri, bi) {
+        say(table_layout(
+            &rates,
+            &buffers,
+            &|ri, bi| match find(ri, bi) {
                 Some(r) => LayoutCell {
                     time: r.time_of_day.clone(),
                     sent: r.buffers_sent.to_string(),
                     key: r.gaps.key_lines(),
                 },
                 None => LayoutCell::default(),
-            })
-        );
+            },
+        ));
+    }
+    if a.json {
+        super::json::print(&super::json::stream(&runs, &target.to_string()))?;
     }
     if let Some(dir) = out {
         write_outputs(dir.path(), &runs)?;

@@ -1,0 +1,174 @@
+//! `--json`: one JSON document on stdout for every real-network instrument (issue 34), as
+//! iperf3's `-J` prints one. One schema, [`SCHEMA`], for `nmc echo probe`, `nmc pump`, `nmc
+//! stream` and `nmc cost`:
+//!
+//! ```json
+//! { "schema": "nmc-instrument/1", "tool": "nmc pump", "version": "0.1.0",
+//!   "units": { "time": "s", "rate": "bit/s", "size": "byte" },
+//!   "target": "127.0.0.1:8890", "start_unix_s": 1764130000.5, "stopped_early": false,
+//!   "end": { ... the tool's measures ... } }
+//! ```
+//!
+//! One unit convention across instruments: every time is in seconds, every rate in bit/s,
+//! every size in bytes, and each key ends in its unit (`_s`, `_bit_per_s`, `_bytes`); a bare
+//! key is a count or a ratio. (The files in `--out` keep their own columns, which the papers'
+//! tables and the readers of earlier versions expect.) A change that removes or renames a key
+//! or changes its meaning bumps the schema's number; a new key does not.
+
+use serde_json::{Value, json};
+
+/// The schema's name and version.
+pub const SCHEMA: &str = "nmc-instrument/1";
+
+/// The document around one instrument's `end` measures.
+pub fn document(
+    tool: &str,
+    target: &str,
+    start_unix_s: Option<f64>,
+    stopped_early: bool,
+    end: Value,
+) -> Value {
+    json!({
+        "schema": SCHEMA,
+        "tool": tool,
+        "version": env!("CARGO_PKG_VERSION"),
+        "units": { "time": "s", "rate": "bit/s", "size": "byte" },
+        "target": target,
+        "start_unix_s": start_unix_s,
+        "stopped_early": stopped_early,
+        "end": end,
+    })
+}
+
+/// Prints `doc` on stdout, alone, pretty-printed.
+pub fn print(doc: &Value) -> anyhow::Result<()> {
+    println!("{}", serde_json::to_string_pretty(doc)?);
+    Ok(())
+}
+
+fn s(ns: f64) -> f64 {
+    ns / 1e9
+}
+
+fn delays(d: &nmc_probe::analysis::DelayStats) -> Value {
+    json!({
+        "n": d.n,
+        "min_s": s(d.min_ns as f64),
+        "median_s": s(d.median_ns as f64),
+        "mean_s": s(d.mean_ns),
+        "p95_s": s(d.p95_ns as f64),
+        "max_s": s(d.max_ns as f64),
+        "stddev_s": s(d.stddev_ns),
+        "cov": d.cov,
+    })
+}
+
+fn line(f: &nmc_probe::analysis::LineFit) -> Value {
+    json!({
+        "n": f.n,
+        "from_bytes": f.from_len,
+        "to_bytes": f.to_len,
+        "intercept_s": s(f.intercept_ns),
+        "slope_s_per_byte": s(f.slope_ns_per_byte),
+        // RFC 889's "rate": the bits one more byte adds, over the one-way time it adds.
+        "rate_bit_per_s": if f.slope_ns_per_byte > 0.0 { Some(8e9 / f.slope_ns_per_byte) } else { None },
+        "r2": f.r2,
+    })
+}
+
+fn split(f: &nmc_probe::analysis::SplitFit) -> Value {
+    json!({
+        "break_bytes": f.break_at,
+        "short": line(&f.short),
+        "long": line(&f.long),
+        "f_statistic": f.f_statistic,
+    })
+}
+
+/// `nmc echo probe`.
+pub fn probe(sum: &nmc_probe::report::Summary) -> Value {
+    let c = &sum.run.counters;
+    document(
+        "nmc echo probe",
+        &sum.run.target,
+        Some(sum.run.started_unix_ns as f64 / 1e9),
+        sum.run.interrupted,
+        json!({
+            "volleys": sum.volleys,
+            "answered": c.answered,
+            "lost": sum.lost,
+            "loss_fraction": sum.loss_fraction,
+            "elapsed_s": s(sum.run.elapsed.0 as f64),
+            "rtt": sum.rtt.as_ref().map(delays),
+            "one_way": sum.one_way.as_ref().map(delays),
+            "server_turnaround": sum.server_turnaround.as_ref().map(delays),
+            "fit_one_line": sum.fits.one_line.as_ref().map(line),
+            "fit_split": sum.fits.split.as_ref().map(split),
+            "fit_best_split": sum.fits.best_split.as_ref().map(split),
+        }),
+    )
+}
+
+/// `nmc pump`.
+pub fn pump(sum: &nmc_probe::pump::analysis::PumpSummary, target: &str) -> Value {
+    let ms = |v: f64| v / 1e3;
+    document(
+        "nmc pump",
+        target,
+        None,
+        sum.run.interrupted,
+        json!({
+            "messages_sent": sum.messages_sent,
+            "messages_answered": sum.messages_answered,
+            "answered_in_run": sum.answered_in_run,
+            "run_s": sum.run_seconds,
+            "throughput_bit_per_s": sum.throughput_bps,
+            "best_150_bit_per_s": sum.best_150_bps,
+            "window_limit_bit_per_s": sum.window_limit_bps,
+            "rtt": sum.rtt.as_ref().map(|r| json!({
+                "n": r.count,
+                "min_s": ms(r.min_ms),
+                "median_s": ms(r.median_ms),
+                "mean_s": ms(r.mean_ms),
+                "p95_s": ms(r.p95_ms),
+                "max_s": ms(r.max_ms),
+                "stddev_s": ms(r.sd_ms),
+            })),
+            "autocorrelation": sum.autocorrelation.iter().map(|(lag, r)| json!({"lag": lag, "r": r})).collect::<Vec<_>>(),
+            "significant_lags": sum.significant_lags,
+        }),
+    )
+}
+
+/// `nmc stream`: one entry per test (one without `--sweep`).
+pub fn stream(runs: &[nmc_realtime::stream::sender::StreamRun], target: &str) -> Value {
+    let tests: Vec<Value> = runs
+        .iter()
+        .map(|r| {
+            let ms = |v: Option<f64>| v.map(|v| v / 1e3);
+            json!({
+                "rate_bit_per_s": r.config.rate_bps,
+                "buffer_bytes": r.config.buffer_bits as f64 / 8.0,
+                "buffers_sent": r.buffers_sent,
+                "buffers_completed": r.buffers_completed,
+                "gaps": r.gaps.count(),
+                "max_gap_s": ms(r.gaps.max_ms()),
+                "avg_gap_s": ms(r.gaps.avg_ms()),
+                "min_gap_s": ms(r.gaps.min_ms()),
+                "lost": if r.config.ack || r.config.transport == nmc_realtime::stream::Transport::Tcp {
+                    Some(r.acks_lost)
+                } else {
+                    None
+                },
+                "partial": r.partial,
+            })
+        })
+        .collect();
+    document(
+        "nmc stream",
+        target,
+        runs.first().map(|r| r.started_unix_s as f64),
+        runs.iter().any(|r| r.partial.is_some()),
+        json!({ "tests": tests }),
+    )
+}

@@ -1,0 +1,177 @@
+//! `--json` on every real-network instrument (issue 34): one JSON document alone on stdout, one
+//! schema (`nmc-instrument/1`) and one unit convention — every number's key ends in its unit
+//! (`_s`, `_bit_per_s`, `_bytes`, …) unless it is a count or a ratio. On loopback, about 5 s.
+
+use super::{command, text, tmp};
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Stdio};
+
+/// Starts `nmc ARGS` (a server) and returns it with the loopback address its first stderr
+/// line names.
+fn server(args: &[&str]) -> (Child, String) {
+    let mut child = command()
+        .args(args)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the server starts");
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut first = String::new();
+    err.read_line(&mut first).unwrap();
+    let addr = first
+        .split_whitespace()
+        .find(|w| w.starts_with("127.0.0.1:"))
+        .unwrap_or_else(|| panic!("no address in `{first}`"))
+        .trim_end_matches([';', ','])
+        .to_string();
+    // Keep reading its stderr so that it never blocks on a full pipe.
+    std::thread::spawn(move || for _ in err.lines() {});
+    (child, addr)
+}
+
+/// Keys of numbers that are counts or ratios: no unit.
+const UNITLESS: &[&str] = &[
+    "n",
+    "volleys",
+    "answered",
+    "lost",
+    "loss_fraction",
+    "cov",
+    "r2",
+    "f_statistic",
+    "messages_sent",
+    "messages_answered",
+    "answered_in_run",
+    "lag",
+    "r",
+    "significant_lags",
+    "buffers_sent",
+    "buffers_completed",
+    "gaps",
+    "calls",
+];
+const UNITS: &[&str] = &[
+    "_s",
+    "_bit_per_s",
+    "_bytes",
+    "_s_per_byte",
+    "_s_per_bit",
+    "_per_megabit",
+];
+
+/// Every number in `v` sits under a key that names its unit, or is a count or ratio.
+fn units_named(v: &Value, key: &str, bad: &mut Vec<String>) {
+    match v {
+        Value::Number(_) if !UNITLESS.contains(&key) && !UNITS.iter().any(|u| key.ends_with(u)) => {
+            bad.push(key.to_string());
+        }
+        Value::Array(a) => a.iter().for_each(|x| units_named(x, key, bad)),
+        Value::Object(o) => o.iter().for_each(|(k, x)| units_named(x, k, bad)),
+        _ => {}
+    }
+}
+
+fn document(args: &[&str], tool: &str) -> Value {
+    let o = command().args(args).output().unwrap();
+    assert!(o.status.success(), "{args:?}: {}", text(&o.stderr));
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{args:?}: stdout is not one JSON document ({e}): {}",
+            text(&o.stdout)
+        )
+    });
+    assert_eq!(doc["schema"], "nmc-instrument/1");
+    assert_eq!(doc["tool"], tool);
+    assert_eq!(doc["units"]["time"], "s");
+    assert_eq!(doc["units"]["rate"], "bit/s");
+    let mut bad = Vec::new();
+    units_named(&doc["end"], "end", &mut bad);
+    assert!(
+        bad.is_empty(),
+        "{tool}: numbers without a unit in their key: {bad:?}"
+    );
+    doc
+}
+
+#[test]
+fn every_instrument_prints_one_document_in_one_schema() {
+    let (mut echo, echo_addr) = server(&[
+        "echo",
+        "serve",
+        "--pump",
+        "--listen",
+        "127.0.0.1:0",
+        "--duration",
+        "60s",
+    ]);
+    let (mut sink, sink_addr) = server(&["sink", "--listen", "127.0.0.1:0", "--duration", "60s"]);
+    let dir = tmp("cli-json");
+    let out = |n: &str| dir.join(n).to_str().unwrap().to_string();
+
+    let (p, pu, st) = (out("probe"), out("pump"), out("stream"));
+    let d = document(
+        &[
+            "echo", "probe", &echo_addr, "--count", "40", "--json", "--out", &p,
+        ],
+        "nmc echo probe",
+    );
+    assert_eq!(d["end"]["answered"], 40);
+    assert!(d["end"]["rtt"]["median_s"].as_f64().unwrap() < 1.0);
+
+    let d = document(
+        &[
+            "pump",
+            &echo_addr,
+            "--duration",
+            "1s",
+            "--json",
+            "--out",
+            &pu,
+        ],
+        "nmc pump",
+    );
+    assert!(d["end"]["throughput_bit_per_s"].as_f64().unwrap() > 0.0);
+    assert_eq!(d["end"]["messages_sent"], d["end"]["messages_answered"]);
+
+    let d = document(
+        &[
+            "stream",
+            &sink_addr,
+            "--duration",
+            "2s",
+            "--ack",
+            "--json",
+            "--out",
+            &st,
+        ],
+        "nmc stream",
+    );
+    assert_eq!(d["end"]["tests"][0]["buffers_sent"], 29);
+    assert_eq!(d["end"]["tests"][0]["buffer_bytes"], 252.0);
+
+    let d = document(
+        &[
+            "cost",
+            "--sizes",
+            "219,18930",
+            "--write-sizes",
+            "1K",
+            "--proto",
+            "tcp",
+            "--json",
+        ],
+        "nmc cost",
+    );
+    assert_eq!(d["end"]["transfers"].as_array().unwrap().len(), 2);
+    assert!(
+        d["end"]["transfers"][0]["sender_cpu_s_per_bit"]
+            .as_f64()
+            .unwrap()
+            > 0.0
+    );
+
+    for s in [&mut echo, &mut sink] {
+        let _ = s.kill();
+        let _ = s.wait();
+    }
+}
