@@ -6,10 +6,11 @@ use crate::Outcome;
 use crate::cmd::echo::split_target;
 use crate::cmd::parse_unit;
 use crate::cmd::progress::Progress;
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use clap::Args;
-use nmc_probe::pump::net::{pump_with_key, session_id};
+use nmc_probe::pump::net::{Tick, pump_with_key, session_id};
 use nmc_probe::pump::report::write_outputs;
+use nmc_probe::pump::sender::MessageRecord;
 use nmc_probe::pump::{PumpConfig, PumpSummary, PumpTransport};
 use nmc_probe::time::Nanos;
 use nmc_probe::udp::DEFAULT_PORT;
@@ -57,6 +58,10 @@ pub struct PumpArgs {
     /// The server's shared secret (as `nmc echo serve --secret-file`): answered in its TCP handshake (TCP only).
     #[arg(long, value_name = "FILE")]
     pub secret_file: Option<PathBuf>,
+    /// Print a line every D while running (messages answered, throughput, round trip for that
+    /// interval), as iperf3 -i does, instead of the progress bar; e.g. 1s.
+    #[arg(long, value_name = "D", value_parser = parse_unit::<SimDuration>)]
+    pub interval: Option<SimDuration>,
     /// Print one JSON document on stdout (schema nmc-instrument/1, as README "Machine-readable
     /// output" describes) instead of the text report; the files are written as usual.
     #[arg(long)]
@@ -100,6 +105,11 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
     };
     // Check the numbers before resolving or saying anything.
     let (packets, _) = cfg.check()?;
+    let interval = match a.interval {
+        Some(d) if d.as_nanos() < 1_000_000 => bail!("--interval must be at least 1ms, got {d}"),
+        Some(d) => Some(Nanos(d.as_nanos())),
+        None => None,
+    };
     if a.secret_file.is_some() && cfg.transport == PumpTransport::Udp {
         anyhow::bail!(
             "--secret-file works with the pump over TCP only: its UDP datagrams carry no tag, and a server with a secret drops them"
@@ -138,13 +148,27 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
     // Issue 33: the folder is ours from the first message; written beside it, put in place whole.
     let dir = nmc_report::OutDir::begin(&out)?;
     let stop = nmc_probe::signal::stop_on_signals();
-    let progress = Progress::new(&addr.to_string());
-    let mut tick = |f: f64| progress.set(f);
+    // The bar, or interval lines (issue 34), not both.
+    let progress = interval.is_none().then(|| Progress::new(&addr.to_string()));
+    let mut lines = Intervals::new(interval);
+    let mut tick = |t: Tick<'_>| {
+        if let Some(p) = &progress {
+            p.set(t.fraction);
+        }
+        if let Some(line) = lines.tick(t.now, t.records) {
+            say(line);
+        }
+    };
     let run = pump_with_key(addr, cfg, key.as_ref(), stop, Some(&mut tick))?;
-    progress.finish();
+    if let Some(p) = progress {
+        p.finish();
+    }
+    let intervals = lines.done;
     let summary = PumpSummary::of(run);
     if a.json {
-        super::json::print(&super::json::pump(&summary, &addr.to_string()))?;
+        let mut doc = super::json::pump(&summary, &addr.to_string());
+        doc["end"]["intervals"] = serde_json::to_value(&intervals)?;
+        super::json::print(&doc)?;
     } else {
         print!("{}", summary.text());
     }
@@ -166,6 +190,82 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
         files.autocorrelation.display()
     ));
     Ok(Outcome::Ok)
+}
+
+/// One `--interval` line's figures (also `end.intervals` in the JSON document).
+#[derive(serde::Serialize)]
+pub struct IntervalRow {
+    pub start_s: f64,
+    pub end_s: f64,
+    /// RFNMs that came back in the interval.
+    pub answered: usize,
+    pub throughput_bit_per_s: f64,
+    pub rtt_mean_s: Option<f64>,
+}
+
+/// Turns the pump's ticks into one line per interval: RFNMs that arrived in it, their bits
+/// over its length, and their mean round trip. Messages are scanned from the first whose RFNM
+/// has not come (RFNMs come back nearly in order), so a tick costs little.
+struct Intervals {
+    every: Option<Nanos>,
+    next: Nanos,
+    first_open: usize,
+    done: Vec<IntervalRow>,
+}
+
+impl Intervals {
+    fn new(every: Option<Nanos>) -> Self {
+        Intervals {
+            every,
+            next: every.unwrap_or(Nanos(u64::MAX)),
+            first_open: 0,
+            done: Vec::new(),
+        }
+    }
+
+    fn tick(&mut self, now: Nanos, records: &[MessageRecord]) -> Option<String> {
+        let every = self.every?;
+        if now < self.next {
+            return None;
+        }
+        let (from, to) = (Nanos(self.next.0 - every.0), self.next);
+        self.next = Nanos(self.next.0 + every.0);
+        let (mut n, mut bits, mut rtt) = (0usize, 0u64, 0u64);
+        for r in &records[self.first_open..] {
+            if let Some(at) = r.rfnm
+                && at > from
+                && at <= to
+            {
+                n += 1;
+                bits += 8 * u64::from(r.bytes);
+                rtt += at.0.saturating_sub(r.sent.0);
+            }
+        }
+        while self.first_open < records.len()
+            && records[self.first_open].rfnm.is_some_and(|t| t <= to)
+        {
+            self.first_open += 1;
+        }
+        let secs = every.as_secs_f64();
+        let row = IntervalRow {
+            start_s: from.as_secs_f64(),
+            end_s: to.as_secs_f64(),
+            answered: n,
+            throughput_bit_per_s: bits as f64 / secs,
+            rtt_mean_s: (n > 0).then(|| rtt as f64 / n as f64 / 1e9),
+        };
+        let line = format!(
+            "[{:7.2}-{:7.2} s] {:>8} messages {:>12.1} kbit/s  rtt {}",
+            row.start_s,
+            row.end_s,
+            row.answered,
+            row.throughput_bit_per_s / 1e3,
+            row.rtt_mean_s
+                .map_or("-".to_string(), |r| format!("{:.3} ms", r * 1e3)),
+        );
+        self.done.push(row);
+        Some(line)
+    }
 }
 
 #[cfg(test)]

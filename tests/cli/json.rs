@@ -124,12 +124,20 @@ fn every_instrument_prints_one_document_in_one_schema() {
             &echo_addr,
             "--duration",
             "1s",
+            "--interval",
+            "250ms",
             "--json",
             "--out",
             &pu,
         ],
         "nmc pump",
     );
+    // --interval (issue 34): whole intervals of the run, their RFNMs among the run's.
+    let iv = d["end"]["intervals"].as_array().unwrap();
+    assert!((3..=4).contains(&iv.len()), "{iv:?}");
+    let in_intervals: u64 = iv.iter().map(|i| i["answered"].as_u64().unwrap()).sum();
+    assert!(in_intervals > 0 && in_intervals <= d["end"]["answered_in_run"].as_u64().unwrap());
+    assert_eq!(iv[1]["start_s"], 0.25);
     assert!(d["end"]["throughput_bit_per_s"].as_f64().unwrap() > 0.0);
     assert_eq!(d["end"]["messages_sent"], d["end"]["messages_answered"]);
 

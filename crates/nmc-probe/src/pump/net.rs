@@ -23,8 +23,19 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// Reports progress: the fraction of the offering time gone.
-pub type Progress<'a> = &'a mut dyn FnMut(f64);
+/// What the pump tells its caller as it runs (often: keep the callback cheap).
+pub struct Tick<'a> {
+    /// Time since the pump started.
+    pub now: Nanos,
+    /// The fraction of the offering time gone.
+    pub fraction: f64,
+    /// Every message so far, in send order, with its RFNM's arrival once it has come (for
+    /// interval reports, `nmc pump --interval`).
+    pub records: &'a [super::sender::MessageRecord],
+}
+
+/// Reports progress ([`Tick`]).
+pub type Progress<'a> = &'a mut dyn FnMut(Tick<'_>);
 
 /// What to tell a user whose pump found nobody answering.
 const HINT: &str = "is `nmc echo serve --pump` running there?";
@@ -201,7 +212,11 @@ pub fn run_tcp_on(
         }
         let now = clock.now();
         if let Some(p) = progress.as_mut() {
-            p((now.as_secs_f64() / duration.as_secs_f64()).min(1.0));
+            p(Tick {
+                now,
+                fraction: (now.as_secs_f64() / duration.as_secs_f64()).min(1.0),
+                records: pump.records(),
+            });
         }
         if pump.is_done(now) {
             break;
@@ -316,7 +331,11 @@ pub fn run_udp_on(
         }
         let now = clock.now();
         if let Some(p) = progress.as_mut() {
-            p((now.as_secs_f64() / duration.as_secs_f64()).min(1.0));
+            p(Tick {
+                now,
+                fraction: (now.as_secs_f64() / duration.as_secs_f64()).min(1.0),
+                records: pump.records(),
+            });
         }
         if pump.is_done(now) {
             break;
