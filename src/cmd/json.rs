@@ -155,11 +155,8 @@ pub fn stream(runs: &[nmc_realtime::stream::sender::StreamRun], target: &str) ->
                 "max_gap_s": ms(r.gaps.max_ms()),
                 "avg_gap_s": ms(r.gaps.avg_ms()),
                 "min_gap_s": ms(r.gaps.min_ms()),
-                "lost": if r.config.ack || r.config.transport == nmc_realtime::stream::Transport::Tcp {
-                    Some(r.acks_lost)
-                } else {
-                    None
-                },
+                "lost": super::stream::lost(r),
+                "sink_received": r.sink_received,
                 "partial": r.partial,
             })
         })

@@ -177,12 +177,15 @@ fn key_box(r: &StreamRun) -> String {
         (r.time_of_day.clone(), "time of day"),
         (r.buffers_sent.to_string(), "# buffers sent"),
     ];
-    // Issue 33: loss is said wherever it can happen. TCP cannot lose a buffer; UDP can, and
-    // only the sink's acknowledgements show it.
-    match (r.config.transport, r.config.ack) {
-        (Transport::Udp, true) => lines.push((r.acks_lost.to_string(), "# lost (no ack)")),
-        (Transport::Udp, false) => lines.push(("?".into(), "# lost: not seen without --ack")),
-        (Transport::Tcp, _) => {}
+    // Issue 33: loss is said wherever it can happen. TCP cannot lose a buffer; UDP can: the
+    // sink's acknowledgements show it, or without them its tally at the end.
+    match (r.config.transport, r.config.ack, lost(r)) {
+        (Transport::Udp, true, _) => lines.push((r.acks_lost.to_string(), "# lost (no ack)")),
+        (Transport::Udp, false, Some(n)) => lines.push((n.to_string(), "# lost (sink's tally)")),
+        (Transport::Udp, false, None) => {
+            lines.push(("?".into(), "# lost: not seen (the sink gave no tally)"))
+        }
+        (Transport::Tcp, ..) => {}
     }
     let key = r.gaps.key_lines();
     let labels: &[&str] = if key.len() == 2 {
@@ -202,6 +205,18 @@ fn key_box(r: &StreamRun) -> String {
     }
     out.push_str("+----------+");
     out
+}
+
+/// Buffers lost: over UDP with --ack those never acknowledged, without it those missing from
+/// the sink's tally; over TCP none; `None` when it cannot be known (no tally came back).
+pub fn lost(r: &StreamRun) -> Option<u64> {
+    match (r.config.transport, r.config.ack) {
+        (Transport::Tcp, _) => Some(0),
+        (Transport::Udp, true) => Some(r.acks_lost),
+        (Transport::Udp, false) => r
+            .sink_received
+            .map(|got| r.buffers_sent.saturating_sub(got)),
+    }
 }
 
 /// Writes `buffers.csv` and `summary.json` into `dir` (a staging folder, see `run`).
@@ -246,7 +261,8 @@ fn write_outputs(dir: &Path, runs: &[StreamRun]) -> Result<()> {
             "min_gap_ms": r.gaps.min_ms(),
             "gaps_ms": r.gaps.gaps_ns.iter().map(|&g| g as f64 / 1e6).collect::<Vec<_>>(),
             "acks_lost": r.acks_lost,
-            "loss_seen": r.config.transport == Transport::Tcp || r.config.ack,
+            "loss_seen": r.config.transport == Transport::Tcp || r.config.ack || r.sink_received.is_some(),
+            "sink_received": r.sink_received,
             "partial": r.partial,
         })).collect::<Vec<_>>(),
     });
@@ -290,11 +306,6 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
         .as_deref()
         .map(nmc_report::OutDir::begin)
         .transpose()?;
-    if a.udp && !a.ack {
-        eprintln!(
-            "nmc stream: warning: over UDP without --ack a buffer the sink never got still counts as written: loss is not seen (add --ack)"
-        );
-    }
     // Ctrl-C ends the run early: what ran is printed and written, marked partial.
     let stop = nmc_probe::signal::stop_on_signals();
     // The report on stdout, or on stderr with --json (stdout then holds the document alone).

@@ -49,6 +49,7 @@ const UNITLESS: &[&str] = &[
     "buffers_completed",
     "gaps",
     "calls",
+    "sink_received",
 ];
 const UNITS: &[&str] = &[
     "_s",

@@ -115,6 +115,9 @@ pub struct StreamRun {
     pub gaps: GapTable,
     /// UDP with --ack: acknowledgements that did not come back within the timeout.
     pub acks_lost: u64,
+    /// UDP: the buffers the sink says it received from us (its tally, asked at the end);
+    /// `None` over TCP, or when the sink did not answer within the ack timeout.
+    pub sink_received: Option<u64>,
     /// Set when the run stopped early; says why.
     pub partial: Option<String>,
     #[serde(skip)]
@@ -252,7 +255,12 @@ pub fn run_until(c: &StreamConfig, stop: &AtomicBool) -> Result<StreamRun, Strea
     let (tx, rx) = mpsc::channel::<u64>();
     let (done_tx, done_rx) = mpsc::channel::<Done>();
     let cw = c.clone();
-    std::thread::spawn(move || writer(conn, cw, rx, done_tx));
+    // Over UDP the tally is asked on the same socket (the sink counts by source address).
+    let tally_sock = match &conn {
+        Conn::Udp(s) => s.try_clone().ok(),
+        Conn::Tcp(_) => None,
+    };
+    let writer_thread = std::thread::spawn(move || writer(conn, cw, rx, done_tx));
 
     let started = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -364,6 +372,9 @@ pub fn run_until(c: &StreamConfig, stop: &AtomicBool) -> Result<StreamRun, Strea
         seq += 1;
     }
     drop(tx);
+    // The writer ends when its queue does; only then is every buffer sent.
+    let _ = writer_thread.join();
+    let sink_received = tally_sock.and_then(|s| ask_tally(&s, c, records.len() as u64));
     // Completions that came in by the end.
     if partial.is_none()
         && let Some(why) = drain(&mut completed, None)
@@ -381,7 +392,29 @@ pub fn run_until(c: &StreamConfig, stop: &AtomicBool) -> Result<StreamRun, Strea
         buffers_completed: completed.iter().filter(|c| c.is_some()).count() as u64,
         gaps,
         acks_lost,
+        sink_received,
         partial,
         records,
     })
+}
+
+/// Asks the sink, over UDP, how many of our `sent` buffers it received; `None` when it does
+/// not answer within the ack timeout (an older sink, or the answer lost).
+fn ask_tally(s: &UdpSocket, c: &StreamConfig, sent: u64) -> Option<u64> {
+    let mut frame = wire::tally_request(sent).to_vec();
+    if let Some(key) = &c.key {
+        let tag: [u8; wire::TAG] = key.tag(&frame);
+        frame.extend_from_slice(&tag);
+    }
+    s.send(&frame).ok()?;
+    let deadline = Instant::now() + c.ack_timeout;
+    let mut a = [0u8; 64];
+    while Instant::now() < deadline {
+        if let Ok(n) = s.recv(&mut a)
+            && let Some(got) = wire::parse_tally(&a[..n])
+        {
+            return Some(got);
+        }
+    }
+    None
 }

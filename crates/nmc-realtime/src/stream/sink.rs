@@ -141,6 +141,9 @@ fn serve_tcp(s: &mut Conn, stall: Option<Stall>, counts: &Counts) -> std::io::Re
     }
 }
 
+/// Most sources whose UDP buffers the sink counts for a tally at once.
+const MAX_TALLIED: usize = 4096;
+
 fn serve_udp(
     s: UdpSocket,
     stall: Option<Stall>,
@@ -152,6 +155,10 @@ fn serve_udp(
     let mut n = 0u64;
     let mut stalled = false;
     let tag = if key.is_some() { wire::TAG } else { 0 };
+    // Buffers delivered per source address, for the tally a sender asks for at its end; at
+    // most MAX_TALLIED sources are kept (a flood of sources clears the table, not memory).
+    let mut delivered: std::collections::BTreeMap<std::net::SocketAddr, u64> =
+        std::collections::BTreeMap::new();
     while !stop.load(Ordering::Relaxed) {
         maybe_stall(stall, n, &mut stalled);
         let Ok((len, from)) = s.recv_from(&mut buf) else {
@@ -166,8 +173,17 @@ fn serve_udp(
             }
         }
         let len = len - tag;
+        if wire::is_tally_request(&buf[..len]) {
+            let got = delivered.remove(&from).unwrap_or(0);
+            let _ = s.send_to(&wire::tally(got), from);
+            continue;
+        }
         match wire::parse_header(&buf[..len]) {
             Some((seq, plen, ack)) if plen as usize + wire::HEADER == len => {
+                if delivered.len() >= MAX_TALLIED && !delivered.contains_key(&from) {
+                    delivered.clear();
+                }
+                *delivered.entry(from).or_insert(0) += 1;
                 n += 1;
                 counts.buffers.fetch_add(1, Ordering::Relaxed);
                 counts.bytes.fetch_add(plen as u64, Ordering::Relaxed);

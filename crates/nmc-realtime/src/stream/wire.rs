@@ -4,7 +4,13 @@
 //! ```text
 //! buffer: "N508" | seq u64 | payload length u32 | flags u8 (bit 0: acknowledge) | payload
 //! ack:    "A508" | seq u64
+//! tally?: "N508" | buffers sent u64 | 0 u32 | flags u8 (bit 1: tally) — UDP, at the end
+//! tally:  "T508" | buffers this source's address delivered u64
 //! ```
+//!
+//! The tally (issue 33): over UDP without acknowledgements the sender cannot see a lost
+//! buffer; at the end it asks the sink how many of its buffers arrived. The answer is shorter
+//! than the question, so the sink amplifies nothing.
 //!
 //! With a shared secret, a UDP buffer carries [`TAG`] more bytes at its end: the first 16 bytes
 //! of HMAC-SHA256(secret, header | payload), as the echo server's datagrams do
@@ -13,7 +19,10 @@
 
 pub const MAGIC: [u8; 4] = *b"N508";
 pub const ACK_MAGIC: [u8; 4] = *b"A508";
+pub const TALLY_MAGIC: [u8; 4] = *b"T508";
 pub const HEADER: usize = 17;
+/// Flag bit of a tally request.
+const TALLY_FLAG: u8 = 2;
 pub const ACK: usize = 12;
 /// Largest UDP payload (65535 − 8 UDP − 20 IPv4).
 pub const UDP_MAX: usize = 65_507;
@@ -40,6 +49,31 @@ pub fn parse_header(h: &[u8]) -> Option<(u64, u32, bool)> {
     let seq = u64::from_be_bytes(h[4..12].try_into().ok()?);
     let len = u32::from_be_bytes(h[12..16].try_into().ok()?);
     Some((seq, len, h[16] & 1 == 1))
+}
+
+/// The request for a tally, after `sent` buffers.
+pub fn tally_request(sent: u64) -> [u8; HEADER] {
+    let mut h = header(sent, 0, false);
+    h[16] = TALLY_FLAG;
+    h
+}
+
+/// Whether a frame is a tally request.
+pub fn is_tally_request(h: &[u8]) -> bool {
+    h.len() == HEADER && h[..4] == MAGIC && h[16] & TALLY_FLAG != 0
+}
+
+/// The sink's answer: `received` buffers from the asker's address.
+pub fn tally(received: u64) -> [u8; ACK] {
+    let mut a = [0u8; ACK];
+    a[..4].copy_from_slice(&TALLY_MAGIC);
+    a[4..].copy_from_slice(&received.to_be_bytes());
+    a
+}
+
+pub fn parse_tally(a: &[u8]) -> Option<u64> {
+    (a.len() >= ACK && a[..4] == TALLY_MAGIC)
+        .then(|| u64::from_be_bytes(a[4..12].try_into().unwrap()))
 }
 
 pub fn ack(seq: u64) -> [u8; ACK] {
