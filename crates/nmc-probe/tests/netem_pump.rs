@@ -35,10 +35,9 @@ fn shaped_or_skip(
 ) -> Option<(NetnsPair, Shaper)> {
     match shaped_pair(tag, delay_ms, rate, loss) {
         Ok(p) => Some(p),
-        Err(why) => {
-            say(&format!("SKIPPED {test}: {why}"));
-            None
-        }
+        Err(why) => panic!(
+            "{test}: the network namespaces or the shaped link it needs could not be made: {why}"
+        ),
     }
 }
 
@@ -69,6 +68,7 @@ fn run_once(
 /// 100 ms round trip, 4 outstanding 1 KB messages, an unshaped line: throughput is the window
 /// limit 4 × 8192 bits / 100 ms = 327.7 kbit/s, over TCP and over UDP.
 #[test]
+#[ignore = "needs root and network namespaces: scripts/test.sh runs it as root, or with NMC_NETNS=1 (cargo test -- --ignored)"]
 fn four_outstanding_1kb_at_100ms_sits_at_the_window_limit() {
     let test = "four_outstanding_1kb_at_100ms_sits_at_the_window_limit";
     let Some((pair, shaper)) = shaped_or_skip("pwin", test, 50, None, 0.0) else {
@@ -116,6 +116,7 @@ fn four_outstanding_1kb_at_100ms_sits_at_the_window_limit() {
 /// eight outstanding meet the line's rate (8 × 8192 bits / 123 ms = 531 kbit/s > 374 kbit/s of
 /// data the line carries).
 #[test]
+#[ignore = "needs root and network namespaces: scripts/test.sh runs it as root, or with NMC_NETNS=1 (cargo test -- --ignored)"]
 fn throughput_rises_with_the_window_until_the_line_rate() {
     let test = "throughput_rises_with_the_window_until_the_line_rate";
     let rate = 400_000.0;
@@ -156,6 +157,7 @@ fn throughput_rises_with_the_window_until_the_line_rate() {
 
 /// 5 % loss each way: the pump's RFNM timeout recovers every message, and the run ends.
 #[test]
+#[ignore = "needs root and network namespaces: scripts/test.sh runs it as root, or with NMC_NETNS=1 (cargo test -- --ignored)"]
 fn udp_recovers_lost_packets() {
     let test = "udp_recovers_lost_packets";
     let Some((pair, shaper)) = shaped_or_skip("ploss", test, 10, None, 5.0) else {
