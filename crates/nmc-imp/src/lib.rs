@@ -66,18 +66,6 @@ pub mod topology;
 
 pub use params::ImpParams;
 
-/// Fake-host sites 1..9 hops from UCLA on the June 1974 map, used by K&O's experiments in nmc.
-/// K&O do not name theirs; these are sites at each distance along well-used paths.
-pub const KO_MAP_DESTINATIONS: [&str; 9] = [
-    "SDC", "RAND", "USC-ISI", "STANFORD", "SRI", "MOFFETT", "LBL", "UTAH", "BBN",
-];
-/// Fake-host sites 1..12 hops from UCLA on the July 1975 map (`scenarios/ko-v3-map.toml`), for
-/// K&O's 1975 experiments: the October 1974 site where it is still at its distance, BBN at 12,
-/// otherwise the alphabetically first site at that distance.
-pub const KO_V3_DESTINATIONS: [&str; 12] = [
-    "SDC", "RAND", "USC-ISI", "STANFORD", "AMES", "MOFFETT", "RML", "ETAC", "ARPA", "ABERDEEN",
-    "BELVOIR", "BBN",
-];
 pub use run::{Outcome, run};
 pub use spec::{ImpConfig, Network};
 pub use stepper::{Delivered, Stepper};

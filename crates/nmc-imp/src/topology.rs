@@ -327,54 +327,6 @@ mod tests {
 }
 
 #[cfg(test)]
-mod map_destinations {
-    use super::*;
-
-    /// The destinations `ko-v2-throughput` uses on the June 1974 map are the hop counts it says.
-    #[test]
-    fn ko_destinations_are_at_their_hop_counts() {
-        let t = Topology::build(&TopologySpec::Map {
-            date: "1974-06".into(),
-            capacity: BitRate::from_kbps(50),
-            propagation_per_km: SimDuration::from_micros(5),
-            line_delay: SimDuration::ZERO,
-            overrides: vec![],
-        })
-        .unwrap();
-        let ucla = t.index("UCLA").unwrap();
-        for (h, site) in crate::KO_MAP_DESTINATIONS.iter().enumerate() {
-            assert_eq!(
-                t.hops(ucla, t.index(site).unwrap()),
-                Some(h as u32 + 1),
-                "{site}"
-            );
-        }
-    }
-
-    /// So are those of `ko-v3-throughput` on the July 1975 map (whose SRI–SRI line, two IMPs
-    /// the map merges into one site, is left out).
-    #[test]
-    fn ko_v3_destinations_are_at_their_hop_counts() {
-        let t = Topology::build(&TopologySpec::Map {
-            date: "1975-07".into(),
-            capacity: BitRate::from_kbps(50),
-            propagation_per_km: SimDuration::from_micros(5),
-            line_delay: SimDuration::ZERO,
-            overrides: vec![],
-        })
-        .unwrap();
-        let ucla = t.index("UCLA").unwrap();
-        for (h, site) in crate::KO_V3_DESTINATIONS.iter().enumerate() {
-            assert_eq!(
-                t.hops(ucla, t.index(site).unwrap()),
-                Some(h as u32 + 1),
-                "{site}"
-            );
-        }
-    }
-}
-
-#[cfg(test)]
 mod per_destination {
     use super::*;
     use crate::spec::Degree;

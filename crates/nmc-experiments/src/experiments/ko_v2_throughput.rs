@@ -36,11 +36,12 @@
 //! case of these tables against the targets above and names, for each row that misses, the
 //! cases that would bring it within and the input each stands for. No row uses any of them.
 
+use super::ko_sites::KO_MAP_DESTINATIONS;
 use crate::registry::{Context, Experiment};
 use anyhow::Result;
+use nmc_imp::Outcome;
 use nmc_imp::analysis::{autocorrelation, autocorrelation_band, histogram, round_trips_ms};
 use nmc_imp::model::Occupancy;
-use nmc_imp::{KO_MAP_DESTINATIONS, Outcome};
 use nmc_imp_scenario::ImpScenario;
 use nmc_report::{Chart, Series, SeriesStyle, Target, Value};
 use nmc_scenario::Override;

@@ -36,9 +36,10 @@
 //! to every period and as a change between October 1974 and 1975 alone. The note names, for
 //! each row that misses, the cases that would bring it within and the source missing for each.
 
+use super::ko_sites::{KO_MAP_DESTINATIONS, KO_V3_DESTINATIONS};
 use crate::registry::{Context, Experiment};
 use anyhow::Result;
-use nmc_imp::{KO_MAP_DESTINATIONS, KO_V3_DESTINATIONS, Outcome};
+use nmc_imp::Outcome;
 use nmc_imp_scenario::ImpScenario;
 use nmc_report::diagram::{Item, PathDiagram, Shape};
 use nmc_report::style::Marker;

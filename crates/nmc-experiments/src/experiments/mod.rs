@@ -1,10 +1,12 @@
-//! One module per experiment. Each states its source, its scenario and its targets.
+//! One module per experiment. Each states its source, its scenario and its targets. (`ko_sites`
+//! holds the K&O destination sites two of them share.)
 
 pub mod golden_chain;
 pub mod ien163_arpanet;
 pub mod ko_alternate_path;
 pub mod ko_looping;
 pub mod ko_routing_tables;
+pub mod ko_sites;
 pub mod ko_v2_throughput;
 pub mod ko_v3_throughput;
 pub mod md1;
