@@ -3,7 +3,6 @@
 //! errors). Loopback only and bounded; no assertion on time or speed.
 
 use super::{command, nmc, stderr, text, tmp};
-use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 
 #[test]
@@ -195,14 +194,8 @@ fn cost_against_a_separate_sink_process() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("nmc cost --serve starts");
-    let mut err = BufReader::new(sink.stderr.take().unwrap());
-    let mut first = String::new();
-    err.read_line(&mut first).unwrap();
-    let addr = first
-        .split_whitespace()
-        .find(|w| w.starts_with("127.0.0.1:"))
-        .unwrap_or_else(|| panic!("no address in `{first}`"))
-        .to_string();
+    let (err, addr) = super::server_address(&mut sink);
+    super::drain(err);
     let o = nmc(&[
         "cost",
         &addr,

@@ -21,15 +21,7 @@ fn serve(extra: &[&str]) -> (Child, BufReader<std::process::ChildStderr>, String
         .stderr(Stdio::piped())
         .spawn()
         .expect("nmc echo serve starts");
-    let mut err = BufReader::new(child.stderr.take().unwrap());
-    let mut first = String::new();
-    err.read_line(&mut first).unwrap();
-    let addr = first
-        .split_whitespace()
-        .find(|w| w.starts_with("127.0.0.1:"))
-        .unwrap_or_else(|| panic!("no address in `{first}`"))
-        .trim_end_matches(';')
-        .to_string();
+    let (err, addr) = super::server_address(&mut child);
     (child, err, addr)
 }
 

@@ -4,7 +4,6 @@
 
 use super::{command, text, tmp};
 use serde_json::Value;
-use std::io::{BufRead, BufReader};
 use std::process::{Child, Stdio};
 
 /// Starts `nmc ARGS` (a server) and returns it with the loopback address its first stderr
@@ -15,17 +14,8 @@ fn server(args: &[&str]) -> (Child, String) {
         .stderr(Stdio::piped())
         .spawn()
         .expect("the server starts");
-    let mut err = BufReader::new(child.stderr.take().unwrap());
-    let mut first = String::new();
-    err.read_line(&mut first).unwrap();
-    let addr = first
-        .split_whitespace()
-        .find(|w| w.starts_with("127.0.0.1:"))
-        .unwrap_or_else(|| panic!("no address in `{first}`"))
-        .trim_end_matches([';', ','])
-        .to_string();
-    // Keep reading its stderr so that it never blocks on a full pipe.
-    std::thread::spawn(move || for _ in err.lines() {});
+    let (err, addr) = super::server_address(&mut child);
+    super::drain(err);
     (child, addr)
 }
 

@@ -43,3 +43,29 @@ pub fn text(b: &[u8]) -> String {
 pub fn stderr(o: &Output) -> String {
     text(&o.stderr)
 }
+
+/// The loopback address a server just started (stderr piped) names in its first stderr line,
+/// and the rest of its stderr. Keep the reader, or drain it, while the server runs: a server
+/// whose stderr pipe is closed fails on its next log line.
+pub fn server_address(
+    child: &mut std::process::Child,
+) -> (std::io::BufReader<std::process::ChildStderr>, String) {
+    use std::io::BufRead as _;
+    let mut err = std::io::BufReader::new(child.stderr.take().expect("stderr piped"));
+    let mut first = String::new();
+    err.read_line(&mut first).unwrap();
+    let addr = first
+        .split_whitespace()
+        .find(|w| w.starts_with("127.0.0.1:"))
+        .unwrap_or_else(|| panic!("no address in `{first}`"))
+        .trim_end_matches([';', ','])
+        .to_string();
+    (err, addr)
+}
+
+/// Reads a server's stderr to its end on a thread of its own, for a test that does not need
+/// it: the server then never blocks on a full pipe nor fails on a closed one.
+pub fn drain(err: std::io::BufReader<std::process::ChildStderr>) {
+    use std::io::BufRead as _;
+    std::thread::spawn(move || for _ in err.lines() {});
+}

@@ -2,7 +2,7 @@
 //! files it writes, and one-line errors with exit 2. Loopback only, bounded (about a second).
 
 use super::{command as nmc, tmp};
-use std::io::{BufRead, BufReader};
+use std::io::BufRead;
 use std::process::{Command, Stdio};
 
 #[test]
@@ -20,15 +20,7 @@ fn serve_and_pump_on_loopback() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("nmc echo serve starts");
-    let mut err = BufReader::new(server.stderr.take().unwrap());
-    let mut first = String::new();
-    err.read_line(&mut first).unwrap();
-    let addr = first
-        .split_whitespace()
-        .find(|w| w.starts_with("127.0.0.1:"))
-        .unwrap_or_else(|| panic!("no address in `{first}`"))
-        .trim_end_matches(';')
-        .to_string();
+    let (err, addr) = super::server_address(&mut server);
     for transport in ["tcp", "udp"] {
         let dir = tmp(&format!("cli-pump-{transport}"));
         let o = nmc()

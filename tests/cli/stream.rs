@@ -4,7 +4,6 @@
 
 use super::{command, nmc, stderr, text, tmp};
 use nmc_report::Kind;
-use std::io::{BufRead, BufReader};
 use std::process::{Child, Stdio};
 
 #[test]
@@ -96,14 +95,8 @@ fn sink() -> (Child, String) {
         .stderr(Stdio::piped())
         .spawn()
         .expect("nmc sink starts");
-    let mut err = BufReader::new(child.stderr.take().unwrap());
-    let mut first = String::new();
-    err.read_line(&mut first).unwrap();
-    let addr = first
-        .split_whitespace()
-        .find(|w| w.starts_with("127.0.0.1:"))
-        .unwrap_or_else(|| panic!("no address in `{first}`"))
-        .to_string();
+    let (err, addr) = super::server_address(&mut child);
+    super::drain(err);
     (child, addr)
 }
 
@@ -274,14 +267,8 @@ fn udp_loss_without_acks_is_counted_from_the_sinks_tally() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut err = BufReader::new(child.stderr.take().unwrap());
-    let mut first = String::new();
-    err.read_line(&mut first).unwrap();
-    let addr = first
-        .split_whitespace()
-        .find(|w| w.starts_with("127.0.0.1:"))
-        .unwrap()
-        .to_string();
+    let (err, addr) = super::server_address(&mut child);
+    super::drain(err);
     // 8 Mbit/s in 60,000-byte datagrams: 3 s of them is 3 MB, far past a socket's buffer.
     let o = nmc(&[
         "stream",
