@@ -261,7 +261,7 @@ fn write_outputs(dir: &Path, runs: &[StreamRun]) -> Result<()> {
             "min_gap_ms": r.gaps.min_ms(),
             "gaps_ms": r.gaps.gaps_ns.iter().map(|&g| g as f64 / 1e6).collect::<Vec<_>>(),
             "acks_lost": r.acks_lost,
-            "loss_seen": r.config.transport == Transport::Tcp || r.config.ack || r.sink_received.is_some(),
+            "loss_seen": lost(r).is_some(),
             "sink_received": r.sink_received,
             "partial": r.partial,
         })).collect::<Vec<_>>(),

@@ -259,13 +259,19 @@ impl Drop for OutDir {
     }
 }
 
-/// Writes one file whole: into a temporary file beside it, renamed over it when written, so a
-/// full disk or a killed process leaves the previous file (or none), never a cut one.
+/// Writes one file whole: into a temporary file beside it (`.<name>.<pid>.tmp`), synced, then
+/// renamed over it, so a full disk or a killed process leaves the previous file (or none), never
+/// a cut one. Sweeps' result files go through it too (`nmc_sweep::store::write_atomic`).
 pub fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), OutDirError> {
     let (parent, name) = split(path)?;
     fs::create_dir_all(&parent).map_err(io("creating", &parent))?;
     let tmp = parent.join(format!(".{name}.{}.tmp", std::process::id()));
-    let written = fs::write(&tmp, bytes).and_then(|()| fs::rename(&tmp, path));
+    let written = (|| {
+        let mut f = File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        fs::rename(&tmp, path)
+    })();
     if written.is_err() {
         let _ = fs::remove_file(&tmp);
     }

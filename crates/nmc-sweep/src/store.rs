@@ -5,7 +5,6 @@
 use anyhow::{Context as _, Result};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 /// What one run left: its identity and its metrics.
@@ -68,24 +67,10 @@ pub fn write(out: &Path, r: &RunResult) -> Result<()> {
     write_atomic(&result_path(out, &r.config_hash), text.as_bytes())
 }
 
-/// Writes `bytes` to `path` whole or not at all: a temporary file beside it (named with this
-/// process's id), synced, then renamed over `path`.
+/// Writes `bytes` to `path` whole or not at all ([`nmc_report::outdir::write_whole`]: a
+/// temporary file `.<name>.<pid>.tmp` beside it, synced, then renamed over `path`).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    let done = (|| -> std::io::Result<()> {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if done.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    done.with_context(|| format!("writing {}", path.display()))
+    Ok(nmc_report::outdir::write_whole(path, bytes)?)
 }
 
 /// Removes temporary files an interrupted sweep left in `dir` (`.<name>.<pid>.tmp`).
