@@ -40,12 +40,14 @@ fn rfc392_rows_plot_and_identical_bytes() {
             "consistency.csv",
             "fits.csv",
             "parts.csv",
+            "rfc573-setup.csv",
         ] {
             assert!(x.join(f).is_file(), "{f} missing");
         }
         let preds = std::fs::read_to_string(x.join("predictions.csv")).unwrap();
-        // Two variants × 77 transfers, plus the header.
-        assert_eq!(preds.lines().count(), 1 + 2 * 77);
+        // Three variants (paper constants, set-up fitted, set-up from RFC 573) × 77 transfers,
+        // plus the header.
+        assert_eq!(preds.lines().count(), 1 + 3 * 77);
         let mut these: Vec<Vec<u8>> = [
             "predictions.csv",
             "fits.csv",

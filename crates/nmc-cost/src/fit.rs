@@ -1,9 +1,9 @@
 //! Estimating what RFC 392 does not give, and testing the estimates on data they were not fitted to.
 //!
-//! Two quantities are always estimated from the tables: the fixed set-up per transfer
-//! ([`Tenex1972::setup_us`]) and the RJS program's cost per byte
-//! ([`Tenex1972::rjs_us_per_byte`]). The [`Variant::Mechanism`] fit also estimates the size of
-//! the messages UCLA sent ([`Tenex1972::recv_message_bytes`]) and the per-message wait cost
+//! The RJS program's cost per byte ([`Tenex1972::rjs_us_per_byte`]) is always estimated from
+//! the tables, and so is the fixed set-up per transfer ([`Tenex1972::setup_us`]) except in the
+//! [`Variant::SourcedSetup`] fit, which takes it from RFC 573 ([`crate::its`]). The [`Variant::Mechanism`] and [`Variant::SourcedSetup`] fits also
+//! estimate the size of the messages UCLA sent ([`Tenex1972::recv_message_bytes`]) and the per-message wait cost
 //! under load ([`Tenex1972::wait_us_per_message_per_load`]). Everything else is the paper's.
 //!
 //! **Criterion.** Least squares on µs/bit (column 5), every row weighted alike: with the paper's
@@ -30,6 +30,10 @@ pub enum Variant {
     /// difference and the load effect come from per-message costs times the number of
     /// messages, the same rule in both directions.
     Mechanism,
+    /// As [`Variant::Mechanism`], but the set-up is not fitted: it is `base.setup_us`, taken
+    /// from another source ([`crate::its`]: MIT's ITS FTP, RFC 573). Fitted: RJS per byte,
+    /// UCLA's message size and the wait cost.
+    SourcedSetup,
 }
 
 impl Variant {
@@ -37,6 +41,7 @@ impl Variant {
         match self {
             Variant::PaperConstants => "paper-constants",
             Variant::Mechanism => "mechanism",
+            Variant::SourcedSetup => "sourced-setup",
         }
     }
 }
@@ -58,11 +63,18 @@ pub fn fit(rows: &[&Transfer], base: &Tenex1972, variant: Variant, fitted_on: u8
     let full = base.full_message_bytes();
     let candidates: Vec<f64> = match variant {
         Variant::PaperConstants => vec![full],
-        Variant::Mechanism => (1..=full as u32).map(f64::from).collect(),
+        Variant::Mechanism | Variant::SourcedSetup => (1..=full as u32).map(f64::from).collect(),
     };
+    let fixed_setup = (variant == Variant::SourcedSetup).then_some(base.setup_us);
     let mut best: Option<(f64, Tenex1972)> = None;
     for m in candidates {
-        let p = fit_linear(rows, base, m, variant == Variant::Mechanism);
+        let p = fit_linear(
+            rows,
+            base,
+            m,
+            variant != Variant::PaperConstants,
+            fixed_setup,
+        );
         let sse: f64 = rows
             .iter()
             .map(|t| (p.us_per_bit(t.dir, t.bytes, t.load) - t.us_per_bit).powi(2))
@@ -85,10 +97,17 @@ pub fn fit(rows: &[&Transfer], base: &Tenex1972, variant: Variant, fitted_on: u8
 /// per-message wait cost that minimise the squared µs/bit error: regress
 /// z = printed µs/bit − the paper's parts per bit on 1 / bits (coefficient: set-up, µs), a
 /// constant (RJS µs per bit) and messages × load / bits (wait µs per message per unit load).
-fn fit_linear(rows: &[&Transfer], base: &Tenex1972, recv_m: f64, with_wait: bool) -> Tenex1972 {
+/// With `fixed_setup`, the set-up is that value and is subtracted with the paper's parts.
+fn fit_linear(
+    rows: &[&Transfer],
+    base: &Tenex1972,
+    recv_m: f64,
+    with_wait: bool,
+    fixed_setup: Option<f64>,
+) -> Tenex1972 {
     let known = Tenex1972 {
         recv_message_bytes: recv_m,
-        setup_us: 0.0,
+        setup_us: fixed_setup.unwrap_or(0.0),
         rjs_us_per_byte: 0.0,
         wait_us_per_message_per_load: 0.0,
         ..base.clone()
@@ -99,14 +118,21 @@ fn fit_linear(rows: &[&Transfer], base: &Tenex1972, recv_m: f64, with_wait: bool
     for t in rows {
         let bits = t.bytes as f64 * bb;
         let paper = known.cost(t.dir, t.bytes, t.load).total();
-        let mut xi = vec![1.0 / bits, 1.0];
+        let mut xi = if fixed_setup.is_some() {
+            vec![1.0]
+        } else {
+            vec![1.0 / bits, 1.0]
+        };
         if with_wait {
             xi.push(known.messages(t.dir, t.bytes) * t.load / bits);
         }
         x.push(xi);
         z.push(t.us_per_bit - paper / bits);
     }
-    let c = solve_least_squares(&x, &z);
+    let mut c = solve_least_squares(&x, &z);
+    if let Some(s) = fixed_setup {
+        c.insert(0, s);
+    }
     Tenex1972 {
         setup_us: c[0],
         rjs_us_per_byte: c[1] * bb,
@@ -426,5 +452,15 @@ mod tests {
         assert!((f.params.rjs_us_per_byte - 480.0).abs() < 1e-6);
         assert!((f.params.wait_us_per_message_per_load - 25.0).abs() < 1e-6);
         assert!(f.rms_us_per_bit < 1e-9);
+        // With the set-up given, the same host comes back and the set-up is not moved.
+        let given = Tenex1972 {
+            setup_us: 90_000.0,
+            ..Tenex1972::default()
+        };
+        let f = fit(&refs, &given, Variant::SourcedSetup, 12);
+        assert_eq!(f.params.setup_us, 90_000.0);
+        assert_eq!(f.params.recv_message_bytes, 37.0);
+        assert!((f.params.rjs_us_per_byte - 480.0).abs() < 1e-6);
+        assert!((f.params.wait_us_per_message_per_load - 25.0).abs() < 1e-6);
     }
 }

@@ -12,6 +12,7 @@
 //! | --- | --- |
 //! | [`data`] | the two Utah-10 tables (`data/rfc392-utah10.csv`), the parser that names a bad row, the columns checked against each other |
 //! | [`tenex`] | [`Tenex1972`]: the TENEX host's CPU per transfer as a pure function of cited parameters, split into its parts |
+//! | [`its`] | a set-up per transfer from MIT's ITS FTP (RFC 573 Table III, `data/rfc573-table3.csv`), the analogue for the set-up RFC 392 does not give |
 //! | [`fit`] | the unknowns (set-up, RJS per byte, UCLA's message size) estimated, cross-validated table against table; load regressions |
 //! | [`live`] | today: a discard sink, and a sender that moves a volume over TCP or UDP and reads the CPU it cost from the OS (`getrusage`) |
 //! | [`table`] | RFC 392's columns for today's rows, and 1972 beside them |
@@ -21,6 +22,7 @@
 
 pub mod data;
 pub mod fit;
+pub mod its;
 pub mod live;
 pub mod table;
 pub mod tenex;

@@ -120,6 +120,22 @@ impl Default for Tenex1972 {
     }
 }
 
+/// The TENEX monitor's CPU charged to a process for one transfer's fixed work — one network
+/// connection opened and closed, one disk file opened and closed — in ms, low and high.
+///
+/// Counted (issue 35), not measured: no TENEX per-call CPU figure is published. Hand counts of
+/// the main paths in the TENEX 1.28 monitor source (GitHub `PDP-10/tenex`, `128-tenex/`, Sep–Dec
+/// 1971, the release nearest RFC 392): `netac1.mac` NETOPN → CONNEC → MAKSKT → DOFSM → SNDRFC
+/// and NETCLZ; `impdrv.mac` IMPSCM, IMPMSO; `gtjfn.mac` .GTJFN; `dskdev.mac` DSKOPN, DSKCLZ;
+/// `pagem.mac` ASOFN (its ASCHK1 scan of the 512-word index block) and RELOFN (RELOF3). About
+/// 1,450–2,870 instructions for the connection, 1,000–2,000 for its GTJFN and 5,000–13,000 for
+/// the disk file, at 1.7–2.5 µs per KA10 instruction (1.5–2.0 in the index-block loops; a
+/// judgement from the KA10's instruction times with 1 µs core). Left out: page faults, and the
+/// NCP's handling of the replies, which runs at scheduler level and is charged to the
+/// scheduler, not the process (`sched.mac`). Used as a lower bound on the set-up, never as the
+/// set-up: the RJS program's own per-transfer work is not in it.
+pub const MONITOR_SETUP_MS: (f64, f64) = (13.0, 40.0);
+
 /// Where one transfer's CPU goes, µs.
 #[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
 pub struct Parts {

@@ -20,6 +20,14 @@ pub struct SelParams {
 }
 
 /// The UCSB IBM 360/75 (RFC 508 §II–III, §VI).
+///
+/// Sources searched for the host's response (issue 35): RFC 311 (Bryan, Feb 1972) describes the
+/// 360/75's terminal attachments — 16 full-duplex line pairs on the MLC/360M, Culler-Fried
+/// graphic consoles, classrooms at up to 9600 baud — and RFC 335 (May 1972) its new IMP
+/// interface; neither gives a response time or a CPU figure. The one 1973 scale found is RFC
+/// 573 Table I: hosts answered a new connection (ICP to the logger) in 2.4–3.0 s on average
+/// (NIC, BBN, ISI, 25–31 Aug 1973) — the order of RFC 508's longest gaps, not a parameter here.
+/// So every field below that is not RFC 508's is a **Choice**.
 #[derive(Clone, Debug, Serialize)]
 pub struct HostParams {
     /// Buffers of the SEL's data in the 360. RFC 508 §V step 1: "Initialize the UCSB IBM 360
@@ -63,11 +71,15 @@ pub struct NcpParams {
     /// Connection buffer of the sending NCP; the SEL's data waits here for the link, and a
     /// message carries everything waiting (up to the largest message), as a stream protocol
     /// does. Freed at the message's RFNM. **Choice**: 16046 bits, two largest messages (one on
-    /// the link, the next being collected); the sources give no figure.
+    /// the link, the next being collected); the sources give no figure. RFC 101 (Feb 1971) puts
+    /// the UCSB NCP, about 39 K bytes, in a 60 K-byte partition (so up to ~21 K bytes of buffers,
+    /// far above this choice); the NCP's own description (NIC 5480) is not reachable. `nmc reproduce
+    /// rfc508-realtime` shows R508-1 and R508-3 under one buffer per message as variants.
     pub send_buffer_bits: u64,
     /// Host-host allocation the UCLA NCP grants at the start, bits; it re-allocates what the
     /// discard socket consumed as each message arrives. **Choice**: 16126 bits (two largest
-    /// messages); RFC 508 does not give the 360/91's allocation.
+    /// messages); RFC 508 does not give the 360/91's allocation. `nmc reproduce rfc508-realtime`
+    /// shows R508-1 and R508-3 under a one-message allocation (8063 bits) as variants.
     pub allocation_bits: u64,
     /// UCLA 360/91 time from a message's arrival to its host-host ALL. **Choice**: 0; RFC 508
     /// §II: the UCLA host "merely discarded the data it received".

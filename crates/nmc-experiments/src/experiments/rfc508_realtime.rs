@@ -40,6 +40,12 @@
 //! * R508-3: no gaps in each long test (±0) on an unloaded host, and the printed buffers sent
 //!   within ±3 %.
 //!
+//! The NCP's buffers are choices the sources leave open: the sending NCP's connection buffer
+//! (`ncp.send_buffer_bits`, two largest messages) and UCLA's host-host allocation
+//! (`ncp.allocation_bits`, two largest messages). R508-1's network row and R508-3's gap rows
+//! are shown again, as *variants*, with one SEL buffer per message and with a one-message
+//! allocation (issue 35), so a reader sees how much those rows rest on the choices.
+//!
 //! Kinds (issue 17): R508-1 and the R508-3 buffers-sent rows restate the tests' settings (rate,
 //! duration, buffer size) and "R508-1 gap accounting" is accounting that holds for any gaps (a sanity
 //! bound); they are shown but not counted in the headline.
@@ -60,6 +66,9 @@ const LONGEST_GAP: Target = Target::Factor {
     value: 8000.0,
     factor: 2.0,
 };
+
+/// The alternative UCLA allocation: one largest message, 8063 bits (BBN Report 1822).
+const ONE_MESSAGE_ALLOCATION_BITS: u64 = 8063;
 
 pub struct Rfc508Realtime;
 
@@ -137,6 +146,27 @@ impl Experiment for Rfc508Realtime {
         single.ncp.send_buffer_bits = 1;
         let single_sets = Sets::new(&single, seed)?;
         let single_alone = experiment::run_cells(&single, &single_sets, &cells, &|_| 0, seed, 3, 0);
+        // And with UCLA allocating one largest message, not two (`ncp.allocation_bits`).
+        let mut one_alloc = p.clone();
+        one_alloc.ncp.allocation_bits = ONE_MESSAGE_ALLOCATION_BITS;
+        let one_alloc_sets = Sets::new(&one_alloc, seed)?;
+        let one_alloc_alone =
+            experiment::run_cells(&one_alloc, &one_alloc_sets, &cells, &|_| 0, seed, 3, 0);
+        // Issue 35: the NCP's buffers are choices; the rows under the alternatives.
+        let alternatives = [
+            (
+                "one buffer per message",
+                "the NCP's send buffer holding one SEL buffer (`ncp.send_buffer_bits`)",
+                &single,
+                &single_sets,
+            ),
+            (
+                "one-message allocation",
+                "UCLA allocating one largest message at a time (`ncp.allocation_bits` 8063)",
+                &one_alloc,
+                &one_alloc_sets,
+            ),
+        ];
         ctx.progress(0.5);
         let ours = &tables[0];
 
@@ -170,6 +200,19 @@ impl Experiment for Rfc508Realtime {
             Target::Abs { value: 0.0, abs: 0.0 },
             Value::Num(gapped(&alone) as f64),
         );
+        for ((tag, how, _, _), cells_alone) in
+            alternatives.iter().zip([&single_alone, &one_alloc_alone])
+        {
+            ctx.check(
+                &format!("R508-1 network gaps ({tag})"),
+                &format!("cells the network alone leaves with gaps, with {how}"),
+                "cells",
+                "RFC 508 §VI–VII: gaps \"probably attributable to the host computers and not the Network\"",
+                Target::Abs { value: 0.0, abs: 0.0 },
+                Value::Num(gapped(cells_alone) as f64),
+            )
+            .variant(&format!("R508-1 network gaps with {how}: a choice the sources leave open"));
+        }
         let costs: Vec<f64> = ours
             .iter()
             .filter(|r| r.gaps.count() > 0)
@@ -411,6 +454,35 @@ impl Experiment for Rfc508Realtime {
                 "without a gap the test sends rate × duration / buffer bits, its own settings",
             );
             longs.push(r);
+            for (tag, how, alt, alt_sets) in &alternatives {
+                let mut q = (*alt).clone();
+                q.test.duration_ns = lt.minutes * 60_000_000_000;
+                q.host.terminals = 0;
+                let mut h = streams.stream((6 << 48) | (2 * k as u64));
+                let mut nr = streams.stream((6 << 48) | (2 * k as u64 + 1));
+                let r = run_test(
+                    &q,
+                    &alt_sets.0[col],
+                    lt.rate_bps,
+                    lt.buffer_bits,
+                    &mut h,
+                    &mut nr,
+                );
+                ctx.check(
+                    &format!("R508-3 {} min gaps ({tag})", lt.minutes),
+                    &format!("gaps at 30000 bit/s, 2016-bit buffers, unloaded host, with {how}"),
+                    "gaps",
+                    &format!("RFC 508 §VI: {} {}, \"no gaps\"", lt.date, lt.time),
+                    Target::Abs {
+                        value: 0.0,
+                        abs: 0.0,
+                    },
+                    Value::Num(r.gaps.count() as f64),
+                )
+                .variant(&format!(
+                    "R508-3 gaps with {how}: a choice the sources leave open"
+                ));
+            }
         }
         ctx.progress(0.7);
 
