@@ -8,7 +8,9 @@
 //! under a second), and the same pump on the loaded June 1974 map (issue 10); the February
 //! 1982 map with 64 host pairs pumping, and the 100,000-node chain (issue 15: routes per
 //! destination, set-up in well under a second). Each case runs `--repeat` times; the median
-//! is reported with the fastest and slowest. Speed targets live here, never in tests.
+//! is reported with the fastest and slowest; each IMP case also prints its events per delivered
+//! packet-hop (issue 36), so a change that removes events shows as such, not only as time.
+//! Speed targets live here, never in tests.
 //! `bench/compare.sh` runs this beside a bare `BinaryHeap` loop (`bench/bare_heap.rs`, issue
 //! 15's floor: aim ≥ 0.60 of its rate; measured 1.0–1.5, median 1.22, after the engine's keys
 //! shrank to 16 bytes) and SimPy, alternately, and prints the ratios round by round; the
@@ -83,8 +85,11 @@ pub fn run(a: BenchArgs) -> Result<Outcome> {
             "network.hosts.1.imp=IMP9".parse()?,
         ],
     )?;
+    let mut imp_hops = 0;
     let (imp_t, imp_events) = time_runs(a.repeat, || {
-        Ok(nmc_imp_scenario::run(&imp, 1, Trace::off(), &mut |_| {})?.events)
+        let o = nmc_imp_scenario::run(&imp, 1, Trace::off(), &mut |_| {})?;
+        imp_hops = o.packet_hops;
+        Ok(o.events)
     })?;
     // The same pump to BBN (9 hops) on the June 1974 map with the network's own load.
     let loaded: nmc_imp_scenario::ImpScenario = nmc_scenario::load(
@@ -92,16 +97,18 @@ pub fn run(a: BenchArgs) -> Result<Outcome> {
         nmc_experiments::experiments::ko_v2_throughput::MAP,
         &["record=[]".parse()?],
     )?;
+    let mut loaded_hops = 0;
     let (loaded_t, loaded_events) = time_runs(a.repeat, || {
         let keep = nmc_imp::run::Keep::Recorded;
-        Ok(nmc_imp::run::run_keeping(
+        let o = nmc_imp::run::run_keeping(
             &nmc_imp_scenario::resolve(&loaded)?,
             1,
             Trace::off(),
             &mut |_| {},
             keep,
-        )?
-        .events)
+        )?;
+        loaded_hops = o.packet_hops;
+        Ok(o.events)
     })?;
     // The February 1982 map with 64 host pairs (`scenarios/map-1982-pairs.toml`, 1 min).
     let map82: nmc_imp_scenario::ImpScenario = nmc_scenario::load(
@@ -109,16 +116,18 @@ pub fn run(a: BenchArgs) -> Result<Outcome> {
         nmc_experiments::builtin::find("map-1982-pairs").expect("built in"),
         &[],
     )?;
+    let mut map82_hops = 0;
     let (map82_t, map82_events) = time_runs(a.repeat, || {
         let keep = nmc_imp::run::Keep::Recorded;
-        Ok(nmc_imp::run::run_keeping(
+        let o = nmc_imp::run::run_keeping(
             &nmc_imp_scenario::resolve(&map82)?,
             1,
             Trace::off(),
             &mut |_| {},
             keep,
-        )?
-        .events)
+        )?;
+        map82_hops = o.packet_hops;
+        Ok(o.events)
     })?;
     // The 100,000-node chain (`scenarios/chain-100k.toml`, 1 min), set-up included.
     let c100k: StoreForwardScenario = nmc_scenario::load(
@@ -144,6 +153,13 @@ pub fn run(a: BenchArgs) -> Result<Outcome> {
             "events_per_s": events as f64 / t.median,
         })
     };
+    // Issue 36: events per delivered packet-hop, so a change that removes events shows as such.
+    let imp_timing = |t: &Timing, events: u64, hops: u64| {
+        let mut j = timing(t, events);
+        j["packet_hops"] = hops.into();
+        j["events_per_packet_hop"] = (events as f64 / hops as f64).into();
+        j
+    };
     let c100k_json = {
         let mut j = timing(&c100k_t, c100k_events);
         j["packet_hops"] = c100k_hops.into();
@@ -160,9 +176,10 @@ pub fn run(a: BenchArgs) -> Result<Outcome> {
                 "packet_hops": out.packet_hops, "events": out.events, "wall_s": chain.median,
                 "wall_min_s": chain.min, "wall_max_s": chain.max,
                 "packet_hops_per_s": hops_per_s, "events_per_s": events_per_s,
-                "imp_ko_v2_9hops_10min": timing(&imp_t, imp_events),
-                "imp_loaded_map_9hops_10min": timing(&loaded_t, loaded_events),
-                "imp_map_1982_64_pairs_1min": timing(&map82_t, map82_events),
+                "events_per_packet_hop": out.events as f64 / out.packet_hops as f64,
+                "imp_ko_v2_9hops_10min": imp_timing(&imp_t, imp_events, imp_hops),
+                "imp_loaded_map_9hops_10min": imp_timing(&loaded_t, loaded_events, loaded_hops),
+                "imp_map_1982_64_pairs_1min": imp_timing(&map82_t, map82_events, map82_hops),
                 "chain_100k_1min": c100k_json,
             })
         );
@@ -186,8 +203,17 @@ pub fn run(a: BenchArgs) -> Result<Outcome> {
         hops_per_s
     );
     println!("  events/s         {:>12.0}", events_per_s);
+    let per_hop = |events: u64, hops: u64| {
+        println!("  packet-hops      {:>12}", hops);
+        println!(
+            "  events/hop       {:>12.2}",
+            events as f64 / hops.max(1) as f64
+        );
+    };
+    per_hop(out.events, out.packet_hops);
     println!("IMP subnet, K&O pump over 9 hops of an empty chain, 10 min simulated");
     println!("  events           {:>12}", imp_events);
+    per_hop(imp_events, imp_hops);
     println!(
         "  wall time        {}   (target: well under 1 s)",
         wall(&imp_t)
@@ -200,6 +226,7 @@ pub fn run(a: BenchArgs) -> Result<Outcome> {
         "IMP subnet, the same pump on the June 1974 map with the network's working-hours load, 10 min simulated"
     );
     println!("  events           {:>12}", loaded_events);
+    per_hop(loaded_events, loaded_hops);
     println!("  wall time        {}", wall(&loaded_t));
     println!(
         "  events/s         {:>12.0}",
@@ -207,6 +234,7 @@ pub fn run(a: BenchArgs) -> Result<Outcome> {
     );
     println!("IMP subnet, February 1982 map, 64 host pairs pumping, 1 min simulated");
     println!("  events           {:>12}", map82_events);
+    per_hop(map82_events, map82_hops);
     println!("  wall time        {}", wall(&map82_t));
     println!(
         "  events/s         {:>12.0}",

@@ -281,6 +281,34 @@ fn every_subcommand_has_help() {
     }
 }
 
+/// Issue 36: `nmc bench --json` gives events per delivered packet-hop for the chain and every
+/// IMP case (counts, not timings: the IMP model handles several events per packet-hop).
+#[test]
+fn bench_reports_events_per_packet_hop() {
+    let o = nmc(&["bench", "--json", "--duration", "1min", "--repeat", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let chain = j["events_per_packet_hop"].as_f64().unwrap();
+    assert!(chain > 1.0 && chain < 4.0, "chain: {chain}");
+    for case in [
+        "imp_ko_v2_9hops_10min",
+        "imp_loaded_map_9hops_10min",
+        "imp_map_1982_64_pairs_1min",
+    ] {
+        let c = &j[case];
+        let (events, hops) = (
+            c["events"].as_u64().unwrap(),
+            c["packet_hops"].as_u64().unwrap(),
+        );
+        assert!(
+            hops > 0 && events > hops,
+            "{case}: {events} events, {hops} hops"
+        );
+        let per = c["events_per_packet_hop"].as_f64().unwrap();
+        assert!((per - events as f64 / hops as f64).abs() < 1e-9, "{case}");
+    }
+}
+
 /// Issue 11: `nmc reproduce ko-v3-throughput` prints KO-7..KO-9 beside the published values,
 /// with the mechanism plots and the time slices.
 #[test]

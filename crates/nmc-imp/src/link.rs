@@ -133,6 +133,8 @@ pub struct Link {
     pub busy_time: SimDuration,
     pub frames: u64,
     pub data_frames: u64,
+    /// Packets the far IMP accepted from this link: delivered packet-hops (`nmc bench`).
+    pub accepted: u64,
     pub retransmissions: u64,
     pub corrupted: u64,
     pub rejected: u64,
@@ -164,6 +166,7 @@ impl Link {
             busy_time: SimDuration::ZERO,
             frames: 0,
             data_frames: 0,
+            accepted: 0,
             retransmissions: 0,
             corrupted: 0,
             rejected: 0,

@@ -38,6 +38,9 @@ pub struct Outcome {
     pub lines: Vec<LineRecord>,
     pub metrics: BTreeMap<String, f64>,
     pub events: u64,
+    /// Packets accepted by the IMP at the far end of a line, over every line: delivered
+    /// packet-hops, for `nmc bench`'s events per packet-hop (not written to any output).
+    pub packet_hops: u64,
     /// Hops between the measured pair.
     pub hops: Option<u32>,
     pub order_violations: u64,
@@ -875,6 +878,7 @@ fn finish(mut m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outco
         })
         .collect();
     let hops = m.obs.watch.and_then(|(s, d)| m.topo.hops(s, d));
+    let packet_hops = m.links().map(|l| l.accepted).sum();
     let idle_at_end = m.all_idle();
     let held_at_end = m.held();
     let mut metrics = BTreeMap::new();
@@ -1027,6 +1031,7 @@ fn finish(mut m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outco
         lines,
         metrics,
         events,
+        packet_hops,
         hops,
         order_violations: m.obs.order_violations,
         idle_at_end,

@@ -267,6 +267,7 @@ impl Subnet {
                 let FrameKind::Packet { lch, bit, .. } = frame.kind else {
                     unreachable!("only a packet is accepted");
                 };
+                self.link_mut(l).accepted += 1;
                 let mut copy = packet;
                 copy.hops += 1;
                 let id = self.slab.insert(copy);
