@@ -26,10 +26,11 @@ pub const MAX_TRANSFER: u64 = 16 << 30;
 #[derive(Args)]
 #[command(after_help = "Examples:\n  \
     nmc cost                                   # loopback: a sink in this process, TCP and UDP\n  \
-    nmc cost --sizes 219,56280,10M --write-sizes 1,64K --proto tcp\n  \
+    nmc cost --sizes 219,56280,10MiB --write-sizes 1,64KiB --proto tcp\n  \
     nmc cost --serve --listen 0.0.0.0:8892     # on the far host: the discard sink\n  \
     nmc cost far.example.net:8892              # here: send to it\n\n\
-Sizes take K (1024), M (1024²) and G (1024³). Each TCP transfer is one connection (its set-up is \
+Sizes are bytes, or take a unit as scenario files do: kB, MB, GB (decimal) or KiB, MiB, GiB \
+(binary); a bare K, M or G is refused as ambiguous. Each TCP transfer is one connection (its set-up is \
 the per-transfer fixed cost, as RFC 392's RJS job set-up was); CPU is getrusage(RUSAGE_THREAD) of \
 the sending thread and of the sink's receiving thread (the sink reports it back over TCP). Prints \
 RFC 392's columns (clock time, CPU time, bytes s/r, bits/s, µs/bit, 5-minute load) with ns/bit \
@@ -55,10 +56,10 @@ pub struct CostArgs {
     pub gate: crate::cmd::gate::GateArgs,
     /// Transfer sizes, bytes (default: RFC 392's smallest, a short receive, a typical send, the
     /// largest transfer, then 10 MiB and 100 MiB).
-    #[arg(long, value_delimiter = ',', value_parser = parse_size, default_value = "219,845,18930,56280,473489,10M,100M")]
+    #[arg(long, value_delimiter = ',', value_parser = parse_size, default_value = "219,845,18930,56280,473489,10MiB,100MiB")]
     pub sizes: Vec<u64>,
     /// Bytes per write (TCP) or datagram (UDP, at most 65507): 1 byte is TENEX BOUT's analogue.
-    #[arg(long, value_delimiter = ',', value_parser = parse_write_size, default_value = "1,1K,64K")]
+    #[arg(long, value_delimiter = ',', value_parser = parse_write_size, default_value = "1,1KiB,64KiB")]
     pub write_sizes: Vec<u64>,
     /// Transports to measure: tcp, udp.
     #[arg(long, value_delimiter = ',', value_parser = parse_proto, default_value = "tcp,udp")]
@@ -82,24 +83,13 @@ pub struct CostArgs {
 }
 
 fn parse_size(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let (num, mult) = match t.char_indices().last() {
-        Some((i, 'K' | 'k')) => (&t[..i], 1u64 << 10),
-        Some((i, 'M')) => (&t[..i], 1 << 20),
-        Some((i, 'G')) => (&t[..i], 1 << 30),
-        _ => (t, 1),
-    };
-    let n: u64 = num
-        .parse()
-        .map_err(|_| format!("`{s}` is not a size: expected bytes, e.g. 56280, 64K, 10M"))?;
-    let v = n
-        .checked_mul(mult)
-        .ok_or_else(|| format!("`{s}` is absurd: more than 16G"))?;
+    // Issue 32: the one size parser (`nmc_sim::parse_bytes`), as scenario files read sizes.
+    let v = nmc_sim::parse_bytes(s).map_err(|e| e.to_string())?;
     if v == 0 {
         return Err(format!("`{s}`: a transfer must be at least 1 byte"));
     }
     if v > MAX_TRANSFER {
-        return Err(format!("`{s}` is absurd: more than 16G in one transfer"));
+        return Err(format!("`{s}` is absurd: more than 16GiB in one transfer"));
     }
     Ok(v)
 }
@@ -107,7 +97,7 @@ fn parse_size(s: &str) -> Result<u64, String> {
 fn parse_write_size(s: &str) -> Result<u64, String> {
     let v = parse_size(s)?;
     if v > live::BUF_BYTES as u64 {
-        return Err(format!("`{s}`: writes are at most 64K (65536 bytes)"));
+        return Err(format!("`{s}`: writes are at most 64KiB (65536 bytes)"));
     }
     Ok(v)
 }

@@ -78,18 +78,9 @@ fn parse_transport(s: &str) -> Result<PumpTransport, String> {
 }
 
 fn parse_bytes(s: &str) -> Result<u32, String> {
-    let t = s.trim();
-    let (num, mult) = match t.char_indices().last() {
-        Some((i, 'K' | 'k')) => (&t[..i], 1u64 << 10),
-        Some((i, 'M')) => (&t[..i], 1 << 20),
-        _ => (t.trim_end_matches('B'), 1),
-    };
-    num.trim()
-        .parse::<u64>()
-        .ok()
-        .and_then(|n| n.checked_mul(mult))
-        .and_then(|v| u32::try_from(v).ok())
-        .ok_or_else(|| format!("`{s}` is not a size: expected bytes, e.g. 1008, 1K, 4M"))
+    // Issue 32: the one size parser (`nmc_sim::parse_bytes`), as scenario files read sizes.
+    let v = nmc_sim::parse_bytes(s).map_err(|e| e.to_string())?;
+    u32::try_from(v).map_err(|_| format!("`{s}` is not a size: at most 4GiB"))
 }
 
 pub fn run(a: PumpArgs) -> Result<Outcome> {
@@ -275,10 +266,12 @@ mod tests {
     #[test]
     fn sizes_parse() {
         assert_eq!(parse_bytes("1008"), Ok(1008));
-        assert_eq!(parse_bytes("1K"), Ok(1024));
-        assert_eq!(parse_bytes("2M"), Ok(2 << 20));
+        assert_eq!(parse_bytes("1KiB"), Ok(1024));
+        assert_eq!(parse_bytes("1kB"), Ok(1000));
+        assert_eq!(parse_bytes("2MiB"), Ok(2 << 20));
+        assert!(parse_bytes("1K").is_err());
         assert_eq!(parse_bytes("126B"), Ok(126));
         assert!(parse_bytes("big").is_err());
-        assert!(parse_bytes("8G").is_err());
+        assert!(parse_bytes("8GiB").is_err());
     }
 }

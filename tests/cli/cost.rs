@@ -73,7 +73,7 @@ fn cost_on_loopback_prints_rfc392_columns_beside_1972() {
         "--sizes",
         "219,56280",
         "--write-sizes",
-        "1,64K",
+        "1,64KiB",
         "--proto",
         "tcp,udp",
         "--out",
@@ -121,7 +121,7 @@ fn cost_bad_input_is_one_line_and_exit_2() {
             &[
                 "cost",
                 "--sizes",
-                "100M",
+                "100MiB",
                 "--write-sizes",
                 "1",
                 "--max-calls",
@@ -133,9 +133,12 @@ fn cost_bad_input_is_one_line_and_exit_2() {
             &["cost", "--sizes", "0"],
             "a transfer must be at least 1 byte",
         ),
-        (&["cost", "--sizes", "99999G"], "is absurd"),
+        (&["cost", "--sizes", "99999GiB"], "is absurd"),
         (&["cost", "--sizes", "12x"], "is not a size"),
-        (&["cost", "--write-sizes", "1M"], "writes are at most 64K"),
+        (
+            &["cost", "--write-sizes", "1MiB"],
+            "writes are at most 64KiB",
+        ),
         (&["cost", "--proto", "sctp"], "expected tcp or udp"),
         (
             &["cost", "--price-per-cpu-hour=-1"],
@@ -167,7 +170,7 @@ fn cost_bad_input_is_one_line_and_exit_2() {
         "--sizes",
         "1000",
         "--write-sizes",
-        "1K",
+        "1KiB",
         "--proto",
         "tcp",
     ]);
@@ -204,7 +207,7 @@ fn cost_against_a_separate_sink_process() {
         "--sizes",
         "219,56280",
         "--write-sizes",
-        "1K",
+        "1KiB",
         "--proto",
         "tcp,udp",
     ]);

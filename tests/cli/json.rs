@@ -154,7 +154,7 @@ fn every_instrument_prints_one_document_in_one_schema() {
             "--sizes",
             "219,18930",
             "--write-sizes",
-            "1K",
+            "1KiB",
             "--proto",
             "tcp",
             "--json",

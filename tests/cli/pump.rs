@@ -143,7 +143,7 @@ fn bad_pump_input_is_one_line_and_exit_2() {
         ),
         (
             "too many packets",
-            &["pump", "127.0.0.1", "--transport", "udp", "--size", "1M"],
+            &["pump", "127.0.0.1", "--transport", "udp", "--size", "1MiB"],
             "more than 64 UDP packets",
         ),
         ("bad port", &["pump", "127.0.0.1:http"], "not a port number"),

@@ -500,7 +500,7 @@ fn clients_answer_the_secret() {
                     "--sizes",
                     "1000",
                     "--write-sizes",
-                    "1K",
+                    "1KiB",
                     "--secret-file",
                     secret,
                 ],

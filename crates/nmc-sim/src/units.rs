@@ -2,7 +2,11 @@
 //!
 //! Scenario files and the command line write quantities with their unit, the way the sources do:
 //! `50kbit/s`, `230.4kb/s`, `640ms`, `10min`, `1008bit`, `126B`. A lower-case `b` is a bit, an
-//! upper-case `B` an 8-bit byte (octet). Decimal prefixes only (`k` = 1000), as in line speeds.
+//! upper-case `B` an 8-bit byte (octet). Prefixes are decimal (`k` = 1000), as in line speeds;
+//! a size may also be written in binary units, spelled as such (`KiB` = 1024 bytes, `MiB`,
+//! `GiB`). Sizes on the instruments' command lines go through [`parse_bytes`], the same units
+//! (issue 32: `nmc cost --sizes 64K` and `nmc pump --size 1K` meant 1024 where a scenario's
+//! `kB` means 1000; a bare `K`, `M` or `G` is now refused, naming both readings).
 //! Parsing is exact decimal arithmetic (no floating point), so `20.16ms` is exactly 20 160 000 ns
 //! and `230.4kbit/s` exactly 230 400 bit/s; a value that is not a whole number of the base unit
 //! (`0.5bit`, `0.1ns`) is an error rather than silently rounded.
@@ -120,6 +124,9 @@ const BIT_UNITS: &[(&str, u128)] = &[
     ("kB", 8_000),
     ("MB", 8_000_000),
     ("GB", 8_000_000_000),
+    ("KiB", 8 << 10),
+    ("MiB", 8 << 20),
+    ("GiB", 8 << 30),
 ];
 
 /// Splits `12.5ms` into the decimal number and the unit, and scales it exactly. `suggested`
@@ -208,6 +215,65 @@ impl FromStr for Bits {
     type Err = UnitError;
     fn from_str(s: &str) -> Result<Self, UnitError> {
         parse_scaled(s, "length in bits", BIT_UNITS, &["bit", "B"]).map(Bits)
+    }
+}
+
+/// A size in bytes, as the instruments' options take it (`nmc cost --sizes`, `nmc pump
+/// --size`): a bare whole number is bytes (`56280`); otherwise a length in any unit a scenario
+/// takes (`200MB` and `1.5kB` decimal, `64KiB` and `10MiB` binary, `8064bit`), which must come
+/// to whole bytes. `K`, `M` and `G` alone are refused: they meant 1024 in some tools and 1000 in
+/// others, so the message names both.
+pub fn parse_bytes(text: &str) -> Result<u64, UnitError> {
+    let t = text.trim();
+    let err = |reason: String| UnitError::Invalid {
+        text: text.to_string(),
+        kind: "size",
+        reason,
+    };
+    if !t.is_empty() && t.bytes().all(|c| c.is_ascii_digit()) {
+        return t
+            .parse()
+            .map_err(|_| err("too large a number of bytes".into()));
+    }
+    for (bare, binary, decimal, factor) in [
+        ('K', "KiB", "kB", 1u64 << 10),
+        ('k', "KiB", "kB", 1 << 10),
+        ('M', "MiB", "MB", 1 << 20),
+        ('G', "GiB", "GB", 1 << 30),
+    ] {
+        if let Some(num) = t.strip_suffix(bare)
+            && let Ok(n) = num.parse::<u64>()
+        {
+            let (b, d) = (
+                n.saturating_mul(factor),
+                n.saturating_mul(factor_decimal(factor)),
+            );
+            return Err(err(format!(
+                "write {num}{binary} ({b} bytes) or {num}{decimal} ({d} bytes)"
+            )));
+        }
+    }
+    let bits: Bits = parse_scaled(t, "size", BIT_UNITS, &["B", "kB", "KiB"])
+        .map(Bits)
+        .map_err(|e| match e {
+            UnitError::Invalid { reason, .. } => err(reason),
+            other => other,
+        })?;
+    if bits.get() % 8 != 0 {
+        return Err(err(format!(
+            "{} bits is not a whole number of bytes",
+            bits.get()
+        )));
+    }
+    Ok(bits.get() / 8)
+}
+
+/// 1000ⁿ for 1024ⁿ.
+fn factor_decimal(binary: u64) -> u64 {
+    match binary {
+        1024 => 1_000,
+        1_048_576 => 1_000_000,
+        _ => 1_000_000_000,
     }
 }
 
@@ -310,6 +376,35 @@ serde_via_text!(Bits);
 
 #[cfg(test)]
 mod tests {
+    /// Issue 32: one reading of a size everywhere; the ambiguous `K` is refused, naming both.
+    #[test]
+    fn sizes_read_one_way() {
+        use super::parse_bytes;
+        assert_eq!(parse_bytes("56280"), Ok(56_280));
+        assert_eq!(parse_bytes("64KiB"), Ok(65_536));
+        assert_eq!(parse_bytes("64kB"), Ok(64_000));
+        assert_eq!(parse_bytes("10MiB"), Ok(10 << 20));
+        assert_eq!(parse_bytes("200MB"), Ok(200_000_000));
+        assert_eq!(parse_bytes("1.5kB"), Ok(1_500));
+        assert_eq!(parse_bytes("8064bit"), Ok(1_008));
+        assert_eq!(parse_bytes(" 126B "), Ok(126));
+        let e = parse_bytes("64K").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "`64K` is not a size: write 64KiB (65536 bytes) or 64kB (64000 bytes)"
+        );
+        assert!(
+            parse_bytes("1M")
+                .unwrap_err()
+                .to_string()
+                .contains("1MiB (1048576 bytes)")
+        );
+        for bad in ["12x", "", "4bit", "-3", "1kg", "99999999999999999999999"] {
+            let e = parse_bytes(bad).unwrap_err().to_string();
+            assert!(e.contains("is not a size"), "{bad}: {e}");
+        }
+    }
+
     use super::*;
 
     #[test]
