@@ -259,7 +259,7 @@ pub fn parse_bytes(text: &str) -> Result<u64, UnitError> {
             UnitError::Invalid { reason, .. } => err(reason),
             other => other,
         })?;
-    if bits.get() % 8 != 0 {
+    if !bits.get().is_multiple_of(8) {
         return Err(err(format!(
             "{} bits is not a whole number of bytes",
             bits.get()
