@@ -75,16 +75,7 @@ pub fn parse_grid(grid: &str, base: &dyn Estimator) -> Result<Vec<Axis>, GridErr
         let mut kind: Option<bool> = None;
         let mut num = |s: &str| -> Result<f64, GridError> {
             let s = s.trim();
-            let v = if let Some((a, b)) = s.split_once('/') {
-                a.trim()
-                    .parse::<f64>()
-                    .ok()
-                    .zip(b.trim().parse::<f64>().ok())
-                    .map(|(a, b)| a / b)
-            } else {
-                s.parse::<f64>().ok()
-            };
-            let (v, is_duration) = match v.filter(|x| x.is_finite()) {
+            let (v, is_duration) = match nmc_sim::parse_fraction(s) {
                 Some(v) => (v, false),
                 None => match s.parse::<Nanos>() {
                     Ok(d) => (d.as_secs_f64(), true),

@@ -268,6 +268,19 @@ pub fn parse_bytes(text: &str) -> Result<u64, UnitError> {
     Ok(bits.get() / 8)
 }
 
+/// A plain number or a fraction, `0.875` or `7/8` (the estimators' gains, `nmc rto sweep`'s
+/// axes): finite, and a fraction's denominator not zero; `None` otherwise. The one reader of
+/// fractions (issue 32: two copies disagreed on `a/0`).
+pub fn parse_fraction(text: &str) -> Option<f64> {
+    let t = text.trim();
+    if let Some((a, b)) = t.split_once('/') {
+        let (a, b): (f64, f64) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
+        (b != 0.0).then_some(a / b).filter(|x| x.is_finite())
+    } else {
+        t.parse().ok().filter(|x: &f64| x.is_finite())
+    }
+}
+
 /// 1000ⁿ for 1024ⁿ.
 fn factor_decimal(binary: u64) -> u64 {
     match binary {
@@ -376,6 +389,17 @@ serde_via_text!(Bits);
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn fractions() {
+        use super::parse_fraction;
+        assert_eq!(parse_fraction("7/8"), Some(0.875));
+        assert_eq!(parse_fraction(" 0.25 "), Some(0.25));
+        assert_eq!(parse_fraction("3 / 2"), Some(1.5));
+        for bad in ["1/0", "x", "1/2/3", "inf", "NaN", ""] {
+            assert_eq!(parse_fraction(bad), None, "{bad}");
+        }
+    }
+
     /// Issue 32: one reading of a size everywhere; the ambiguous `K` is refused, naming both.
     #[test]
     fn sizes_read_one_way() {

@@ -34,15 +34,9 @@ pub struct Factor(pub f64);
 const GAIN: &str = "expected a number in [0, 1], e.g. 0.875 or 7/8";
 const FACTOR: &str = "expected a positive number";
 
-/// `1.5`, `15/16`.
+/// `1.5`, `15/16`: [`nmc_sim::parse_fraction`].
 fn number(v: &str) -> Option<f64> {
-    let v = v.trim();
-    if let Some((a, b)) = v.split_once('/') {
-        let (a, b): (f64, f64) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
-        (b != 0.0).then_some(a / b)
-    } else {
-        v.parse().ok().filter(|x: &f64| x.is_finite())
-    }
+    nmc_sim::parse_fraction(v)
 }
 
 /// Reads a number from a string (with fractions) or from a number.
