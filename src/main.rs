@@ -2,7 +2,7 @@
 //! its own options; this file only parses, dispatches and maps the outcome to an exit code:
 //! 0 ok, 1 a check outside its tolerance, 2 bad usage or input (clap's own errors are 2 too).
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;
 
 mod cmd;
@@ -49,6 +49,10 @@ enum Command {
     Sink(cmd::stream::SinkArgs),
     /// K&O (1977)'s throughput pump on a real path: N messages outstanding, each released by a RFNM from `nmc echo serve --pump`.
     Pump(cmd::pump::PumpArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) on stdout.
+    Completions(cmd::shell::CompletionsArgs),
+    /// Write man pages for nmc and every subcommand into a folder.
+    Man(cmd::shell::ManArgs),
 }
 
 /// What a subcommand reports back.
@@ -75,6 +79,8 @@ fn main() -> ExitCode {
         Command::Stream(a) => cmd::stream::stream(a),
         Command::Sink(a) => cmd::stream::sink(a),
         Command::Pump(a) => cmd::pump::run(a),
+        Command::Completions(a) => cmd::shell::completions(a, Cli::command()),
+        Command::Man(a) => cmd::shell::man(a, Cli::command()),
     };
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,

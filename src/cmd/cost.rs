@@ -78,7 +78,7 @@ pub struct CostArgs {
     pub out: Option<PathBuf>,
     /// Print one JSON document on stdout (schema nmc-instrument/1, README "Machine-readable
     /// output") instead of the text report, which goes to stderr.
-    #[arg(long)]
+    #[arg(short = 'J', long)]
     pub json: bool,
 }
 

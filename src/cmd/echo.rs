@@ -109,7 +109,7 @@ pub struct ProbeArgs {
     pub out: Option<PathBuf>,
     /// Print one JSON document on stdout (schema nmc-instrument/1, as README "Machine-readable
     /// output" describes) instead of the text report; the files are written as usual.
-    #[arg(long)]
+    #[arg(short = 'J', long)]
     pub json: bool,
 }
 

@@ -44,7 +44,7 @@ pub struct PumpArgs {
     #[arg(long, default_value_t = 4)]
     pub outstanding: u32,
     /// How long to offer messages (K&O ran 10 min).
-    #[arg(long, default_value = "10s", value_parser = parse_unit::<SimDuration>)]
+    #[arg(short = 't', long, default_value = "10s", value_parser = parse_unit::<SimDuration>)]
     pub duration: SimDuration,
     /// UDP: data bytes per datagram (the IMP's packet, 1008 bits = 126 bytes).
     #[arg(long, default_value = "126", value_parser = parse_bytes)]
@@ -60,11 +60,11 @@ pub struct PumpArgs {
     pub secret_file: Option<PathBuf>,
     /// Print a line every D while running (messages answered, throughput, round trip for that
     /// interval), as iperf3 -i does, instead of the progress bar; e.g. 1s.
-    #[arg(long, value_name = "D", value_parser = parse_unit::<SimDuration>)]
+    #[arg(short = 'i', long, value_name = "D", value_parser = parse_unit::<SimDuration>)]
     pub interval: Option<SimDuration>,
     /// Print one JSON document on stdout (schema nmc-instrument/1, as README "Machine-readable
     /// output" describes) instead of the text report; the files are written as usual.
-    #[arg(long)]
+    #[arg(short = 'J', long)]
     pub json: bool,
 }
 

@@ -36,7 +36,7 @@ pub struct StreamArgs {
     #[arg(long, default_value = "2016bit", value_parser = parse_unit::<Bits>)]
     pub buffer: Bits,
     /// Length of the test (RFC 508: 30 s).
-    #[arg(long, default_value = "30s", value_parser = parse_unit::<SimDuration>)]
+    #[arg(short = 't', long, default_value = "30s", value_parser = parse_unit::<SimDuration>)]
     pub duration: SimDuration,
     /// UDP, one datagram per buffer (default TCP, reliable as the NCP's connections were).
     #[arg(long)]
@@ -69,7 +69,7 @@ pub struct StreamArgs {
     pub secret_file: Option<PathBuf>,
     /// Print one JSON document on stdout (schema nmc-instrument/1, README "Machine-readable
     /// output") instead of the text report, which goes to stderr.
-    #[arg(long)]
+    #[arg(short = 'J', long)]
     pub json: bool,
 }
 

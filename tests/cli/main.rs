@@ -13,6 +13,7 @@ mod reproduce_table;
 mod rto;
 mod run_and_reproduce;
 mod servers;
+mod shell;
 mod stream;
 mod sweep;
 

@@ -1,0 +1,84 @@
+//! Issue 34: completions and man pages from the CLI definition, and the short flags iperf3
+//! users reach for.
+
+use crate::{nmc, stderr, tmp};
+
+#[test]
+fn completions_for_every_shell() {
+    for (shell, mark) in [
+        ("bash", "_nmc()"),
+        ("zsh", "#compdef nmc"),
+        ("fish", "complete -c nmc"),
+        ("elvish", "nmc"),
+        ("powershell", "nmc"),
+    ] {
+        let o = nmc(&["completions", shell]);
+        assert!(o.status.success(), "{shell}: {}", stderr(&o));
+        let s = String::from_utf8_lossy(&o.stdout);
+        assert!(s.contains(mark), "{shell}: no {mark}");
+        assert!(s.contains("pump") && s.contains("reproduce"), "{shell}");
+    }
+    let o = nmc(&["completions", "tcsh"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("possible values: bash"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn man_pages_for_nmc_and_each_subcommand() {
+    let dir = tmp("man");
+    let out = dir.join("man1");
+    let o = nmc(&["man", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for page in [
+        "nmc.1",
+        "nmc-run.1",
+        "nmc-pump.1",
+        "nmc-echo-probe.1",
+        "nmc-rto-sweep.1",
+    ] {
+        let text =
+            std::fs::read_to_string(out.join(page)).unwrap_or_else(|e| panic!("{page}: {e}"));
+        assert!(text.contains(".TH"), "{page} is not a man page");
+    }
+    let pump = std::fs::read_to_string(out.join("nmc-pump.1")).unwrap();
+    assert!(pump.contains("outstanding"), "nmc-pump.1 lacks its options");
+    // A file where the folder should be: one line, exit 2.
+    let file = dir.join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let o = nmc(&["man", "--out", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("not a folder"), "{}", stderr(&o));
+}
+
+#[test]
+fn short_flags_as_iperf3_has_them() {
+    // -t, -i and -J parse (the far end refuses: the run stops on that, not on the flags).
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let target = format!("127.0.0.1:{port}");
+    let o = nmc(&["pump", &target, "-t", "1s", "-i", "1s", "-J"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("refused the pump"), "{}", stderr(&o));
+    for (sub, help) in [
+        (
+            &["pump", "--help"][..],
+            ["-t, --duration", "-i, --interval", "-J, --json"].as_slice(),
+        ),
+        (&["stream", "--help"], &["-t, --duration", "-J, --json"]),
+        (&["echo", "probe", "--help"], &["-J, --json"]),
+        (&["cost", "--help"], &["-J, --json"]),
+    ] {
+        let o = nmc(sub);
+        let s = String::from_utf8_lossy(&o.stdout);
+        for h in help {
+            assert!(s.contains(h), "{sub:?}: no {h}");
+        }
+    }
+}
