@@ -17,7 +17,7 @@ use crate::model::{MessageRecord, Occupancy};
 use nmc_sim::SimDuration;
 use std::collections::BTreeMap;
 
-pub use nmc_report::stats::BEST_BLOCK;
+pub use nmc_records::stats::BEST_BLOCK;
 
 /// Round trips in ms (accepted → RFNM), in message order, of the messages whose RFNM came back.
 pub fn round_trips_ms(msgs: &[MessageRecord]) -> Vec<f64> {
@@ -40,7 +40,7 @@ pub fn best_block_kbps(msgs: &[MessageRecord], block: usize) -> Option<f64> {
         .iter()
         .filter_map(|m| m.rfnm_ns.map(|r| (r, m.bits)))
         .collect();
-    nmc_report::stats::best_block_bps(&done, block).map(|b| b / 1e3)
+    nmc_records::stats::best_block_bps(&done, block).map(|b| b / 1e3)
 }
 
 /// Throughput (kbit/s) in bins of `bin` seconds by the time the RFNMs came back, from 0 to
@@ -62,8 +62,8 @@ pub fn throughput_series(msgs: &[MessageRecord], bin: f64, until: f64) -> Vec<(f
 }
 
 // K&O §IV's statistics, shared with the real pump (`nmc pump`).
-use nmc_report::stats::{Rule, percentile, percentile_position};
-pub use nmc_report::stats::{autocorrelation, autocorrelation_band, histogram};
+use nmc_records::stats::{Rule, percentile, percentile_position};
+pub use nmc_records::stats::{autocorrelation, autocorrelation_band, histogram};
 
 pub fn add_metrics(
     m: &mut BTreeMap<String, f64>,
@@ -163,7 +163,7 @@ impl From<&MessageRecord> for MetricRow {
 /// in the same order as `add_metrics` takes them; the median and 95th percentile are found by
 /// counting into bins and then reading only the values of the bins that hold them. The best
 /// block needs the messages in RFNM order, which a file in message order does not give: `best`
-/// is [`nmc_report::stats::BestBlock`]'s value, kept as the RFNMs came back.
+/// is [`nmc_records::stats::BestBlock`]'s value, kept as the RFNMs came back.
 pub fn add_message_metrics_in_passes<I, E>(
     m: &mut BTreeMap<String, f64>,
     mut rows: impl FnMut() -> Result<I, E>,

@@ -757,7 +757,7 @@ pub fn run_writing(
         written.messages = Some(f);
     }
     let csv = |path: &std::path::Path| {
-        nmc_report::records::CsvSink::create(path).map_err(|e| BuildError(e.to_string()))
+        nmc_records::records::CsvSink::create(path).map_err(|e| BuildError(e.to_string()))
     };
     if let Some(path) = files.e2e.as_ref().filter(|_| has("e2e")) {
         written.e2e = Some(nmc_sim::Records::to_sink(csv(path)?));

@@ -20,32 +20,18 @@ pub mod diagram;
 pub mod html;
 pub mod outdir;
 pub mod plot;
-pub mod records;
 pub mod scoreboard;
-pub mod stats;
 pub mod style;
 pub mod summary;
 
 pub use check::{Check, Kind, Tally, Target, Value};
 pub use html::{Report, Section};
+/// Records and K&O's statistics live in `nmc-records` (issue 32), re-exported here.
+pub use nmc_records::{ReportError, records, stats};
 pub use outdir::{OutDir, OutDirError, OutLock};
 pub use plot::{Axis, Chart, Series, SeriesStyle};
 pub use scoreboard::{Figure, Group, Scoreboard, Verdict};
 pub use summary::Summary;
-
-/// A failure writing an output file, naming the file.
-#[derive(Debug, thiserror::Error)]
-pub enum ReportError {
-    #[error("writing {path}: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
-    #[error("writing {path}: {message}")]
-    Format { path: String, message: String },
-    #[error("reading {path}: {message}")]
-    Read { path: String, message: String },
-}
 
 pub(crate) fn write_file(path: &std::path::Path, bytes: &[u8]) -> Result<(), ReportError> {
     if let Some(dir) = path.parent() {

@@ -261,21 +261,15 @@ impl Drop for OutDir {
 
 /// Writes one file whole: into a temporary file beside it (`.<name>.<pid>.tmp`), synced, then
 /// renamed over it, so a full disk or a killed process leaves the previous file (or none), never
-/// a cut one. Sweeps' result files go through it too (`nmc_sweep::store::write_atomic`).
+/// a cut one ([`nmc_records::write_whole`], with this module's error). Sweeps' result files go
+/// through it too (`nmc_sweep::store::write_atomic`).
 pub fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), OutDirError> {
-    let (parent, name) = split(path)?;
-    fs::create_dir_all(&parent).map_err(io("creating", &parent))?;
-    let tmp = parent.join(format!(".{name}.{}.tmp", std::process::id()));
-    let written = (|| {
-        let mut f = File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    if written.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    written.map_err(io("writing", path))
+    nmc_records::write_whole(path, bytes).map_err(|e| match e {
+        nmc_records::WriteError::Unnamed(p) => OutDirError::Unnamed(p),
+        nmc_records::WriteError::Io { what, path, source } => {
+            OutDirError::Io { what, path, source }
+        }
+    })
 }
 
 fn remove(dir: &Path) -> Result<(), OutDirError> {

@@ -10,7 +10,7 @@ use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 
-/// Writes `rows` to `path` whole ([`crate::outdir::write_whole`]): a full disk or a killed
+/// Writes `rows` to `path` whole ([`crate::write_whole`]): a full disk or a killed
 /// process never leaves a file cut mid-row.
 pub fn write_csv<T: Serialize>(path: &Path, rows: &[T]) -> Result<(), ReportError> {
     let mut w = csv::Writer::from_writer(Vec::new());
@@ -18,7 +18,7 @@ pub fn write_csv<T: Serialize>(path: &Path, rows: &[T]) -> Result<(), ReportErro
         w.serialize(r).map_err(|e| format_error(path, e))?;
     }
     let bytes = w.into_inner().map_err(|e| format_error(path, e))?;
-    crate::outdir::write_whole(path, &bytes).map_err(|e| format_error(path, e))
+    crate::write_whole(path, &bytes).map_err(|e| format_error(path, e))
 }
 
 fn format_error(path: &Path, e: impl ToString) -> ReportError {
