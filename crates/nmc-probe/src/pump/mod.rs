@@ -38,5 +38,5 @@ pub mod sender;
 pub mod sink;
 pub mod wire;
 
-pub use analysis::{PumpRun, PumpSummary};
+pub use analysis::{Collector, PumpFigures, PumpRun, PumpSummary};
 pub use sender::{PumpConfig, PumpError, PumpTransport};

@@ -1,14 +1,18 @@
 //! What a pump run leaves behind. `--out DIR` gets:
 //! - `messages.csv`: one row per message (`seq,bytes,sent_ns,rfnm_ns,rtt_ns,transmissions,in_run`;
-//!   times from the first offer, an empty cell for a message never answered);
+//!   times from the first offer, an empty cell for a message never answered), in sequence (send)
+//!   order, written as the run goes by [`MessagesCsv`] (issue 34: the run keeps no rows);
 //! - `summary.json`: a [`PumpSummary`] (parameters, counters, throughput, window limit,
 //!   round-trip statistics, histogram, autocorrelation);
-//! - `rtt.svg`: round trip per message (K&O Fig. 4's quantity, message by message);
+//! - `rtt.svg`: round trip per message (K&O Fig. 4's quantity, message by message; past 10,000
+//!   messages the least and greatest of each group of consecutive messages, see
+//!   [`super::running::RttPlot`]);
 //! - `rtt-histogram.svg`: the round-trip histogram (K&O Fig. 5);
 //! - `autocorrelation.svg`: the autocorrelation of successive round trips with its 95 % band
 //!   (K&O Fig. 6).
 
 use super::analysis::PumpSummary;
+use super::sender::MessageRecord;
 use crate::Error;
 use crate::time::Nanos;
 use nmc_report::plot::{Axis, Chart, Series, SeriesStyle};
@@ -27,6 +31,115 @@ pub struct MessageRow {
     pub transmissions: u32,
     /// The RFNM came back within the offering time (counted in the throughput).
     pub in_run: bool,
+}
+
+impl MessageRow {
+    /// The row of a finished message of a run offering messages for `duration`.
+    pub fn of(m: &MessageRecord, duration: Nanos) -> MessageRow {
+        MessageRow {
+            seq: m.seq,
+            bytes: m.bytes,
+            sent_ns: m.sent.0,
+            rfnm_ns: m.rfnm.map(|t| t.0),
+            rtt_ns: m.rtt().map(|t| t.0),
+            transmissions: m.transmissions,
+            // RFNMs are stamped before the run ends: within the offering time is within the run.
+            in_run: m.rfnm.is_some_and(|t| t <= duration),
+        }
+    }
+}
+
+/// `messages.csv`, written as messages finish: rows go in batches to a thread of their own that
+/// formats and writes them (the same bytes as writing every row at the end), so the pump's
+/// thread spends no time on them between a RFNM and the next message. At most
+/// [`MessagesCsv::BATCHES`] batches of [`MessagesCsv::BATCH`] messages wait for it; if the disk
+/// falls further behind, the pump waits for the disk.
+pub struct MessagesCsv {
+    path: PathBuf,
+    batch: Vec<MessageRecord>,
+    to_writer: Option<std::sync::mpsc::SyncSender<Vec<MessageRecord>>>,
+    writer: Option<std::thread::JoinHandle<Result<(), Error>>>,
+}
+
+impl MessagesCsv {
+    /// Messages handed to the writing thread at once.
+    pub const BATCH: usize = 1024;
+    /// Batches waiting for the writing thread at most.
+    pub const BATCHES: usize = 16;
+
+    /// Creates `path` (its folder too) for a run offering messages for `duration`.
+    pub fn create(path: &Path, duration: Nanos) -> Result<MessagesCsv, Error> {
+        let write_error = |e: std::io::Error| Error::Write(path.display().to_string(), e);
+        let mut sink = nmc_report::records::CsvSink::create(path)
+            .map_err(|e| write_error(std::io::Error::other(e.to_string())))?;
+        let (to_writer, batches) =
+            std::sync::mpsc::sync_channel::<Vec<MessageRecord>>(Self::BATCHES);
+        let name = path.display().to_string();
+        let writer = std::thread::Builder::new()
+            .name("messages.csv".into())
+            .spawn(move || {
+                let error = |e| Error::Write(name.clone(), e);
+                for batch in batches {
+                    for m in &batch {
+                        nmc_sim::RecordSink::record(&mut sink, &MessageRow::of(m, duration))
+                            .map_err(error)?;
+                    }
+                }
+                nmc_sim::RecordSink::<MessageRow>::finish(&mut sink).map_err(error)
+            })
+            .map_err(|e| Error::Io("start the messages.csv writer", e))?;
+        Ok(MessagesCsv {
+            path: path.to_path_buf(),
+            batch: Vec::with_capacity(Self::BATCH),
+            to_writer: Some(to_writer),
+            writer: Some(writer),
+        })
+    }
+
+    /// The next message's row (messages in sequence order).
+    pub fn write(&mut self, m: &MessageRecord) -> Result<(), Error> {
+        self.batch.push(*m);
+        if self.batch.len() >= Self::BATCH {
+            self.send()?;
+        }
+        Ok(())
+    }
+
+    fn send(&mut self) -> Result<(), Error> {
+        let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(Self::BATCH));
+        let sent = self.to_writer.as_ref().map(|t| t.send(batch));
+        if let Some(Err(_)) = sent {
+            // The writer stopped: its error says why.
+            return self.join().map(|_| ());
+        }
+        Ok(())
+    }
+
+    fn join(&mut self) -> Result<PathBuf, Error> {
+        self.to_writer = None;
+        match self.writer.take().map(|w| w.join()) {
+            Some(Ok(Err(e))) => Err(e),
+            Some(Err(_)) => Err(Error::Write(
+                self.path.display().to_string(),
+                std::io::Error::other("the writing thread panicked"),
+            )),
+            _ => Ok(self.path.clone()),
+        }
+    }
+
+    /// Writes what is left and waits for the file to be flushed; returns its path.
+    pub fn finish(mut self) -> Result<PathBuf, Error> {
+        if !self.batch.is_empty() {
+            self.send()?;
+        }
+        self.join()
+    }
+}
+
+impl Drop for MessagesCsv {
+    fn drop(&mut self) {
+        let _ = self.join();
+    }
 }
 
 /// Significant lags listed in the text report; summary.json has them all.
@@ -127,23 +240,6 @@ impl PumpSummary {
         );
         s
     }
-
-    pub fn rows(&self) -> Vec<MessageRow> {
-        let run_ns = Nanos((self.run_seconds * 1e9).round() as u64);
-        self.run
-            .records
-            .iter()
-            .map(|m| MessageRow {
-                seq: m.seq,
-                bytes: m.bytes,
-                sent_ns: m.sent.0,
-                rfnm_ns: m.rfnm.map(|t| t.0),
-                rtt_ns: m.rtt().map(|t| t.0),
-                transmissions: m.transmissions,
-                in_run: m.rfnm.is_some_and(|t| t <= run_ns),
-            })
-            .collect()
-    }
 }
 
 /// The files a run wrote.
@@ -163,7 +259,8 @@ fn svg(path: &Path, chart: &Chart) -> Result<(), Error> {
     std::fs::write(path, text).map_err(|e| Error::Write(path.display().to_string(), e))
 }
 
-/// Writes the five files into `dir` (made if missing).
+/// Writes `summary.json` and the three plots into `dir` (made if missing); `messages.csv` is
+/// written there during the run ([`MessagesCsv`]) and only named here.
 pub fn write_outputs(dir: &Path, summary: &PumpSummary) -> Result<Outputs, Error> {
     std::fs::create_dir_all(dir).map_err(|e| Error::Write(dir.display().to_string(), e))?;
     let out = Outputs {
@@ -173,12 +270,6 @@ pub fn write_outputs(dir: &Path, summary: &PumpSummary) -> Result<Outputs, Error
         histogram: dir.join("rtt-histogram.svg"),
         autocorrelation: dir.join("autocorrelation.svg"),
     };
-    nmc_report::records::write_csv(&out.messages, &summary.rows()).map_err(|e| {
-        Error::Write(
-            out.messages.display().to_string(),
-            std::io::Error::other(e.to_string()),
-        )
-    })?;
     let json = serde_json::to_string_pretty(summary).expect("summary serialises");
     std::fs::write(&out.summary, json + "\n")
         .map_err(|e| Error::Write(out.summary.display().to_string(), e))?;
@@ -193,16 +284,12 @@ pub fn write_outputs(dir: &Path, summary: &PumpSummary) -> Result<Outputs, Error
         "message (sequence number)",
         "round trip (ms)",
     )
-    .with(Series::new(
-        "round trip",
-        SeriesStyle::Points,
-        series.clone(),
-    ));
-    if let (Some(r), Some(first), Some(last)) = (&summary.rtt, series.first(), series.last()) {
+    .with(Series::new("round trip", SeriesStyle::Points, series));
+    if let (Some(r), Some((first, last))) = (&summary.rtt, summary.run.figures.rtt_extent()) {
         rtt = rtt.with(Series::new(
             format!("mean {:.1} ms", r.mean_ms),
             SeriesStyle::Dashed,
-            vec![(first.0, r.mean_ms), (last.0, r.mean_ms)],
+            vec![(first, r.mean_ms), (last, r.mean_ms)],
         ));
     }
     svg(&out.rtt, &rtt)?;
@@ -253,4 +340,43 @@ pub fn write_outputs(dir: &Path, summary: &PumpSummary) -> Result<Outputs, Error
         .x_axis(Axis::Integer),
     )?;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rows streamed through the writing thread, in several batches, are the bytes of every row
+    /// written at once.
+    #[test]
+    fn streamed_messages_csv_is_the_whole_file() {
+        let dir = std::env::temp_dir().join(format!("nmc-pump-csv-{}", std::process::id()));
+        let duration = Nanos(5_000);
+        let records: Vec<MessageRecord> = (0..2 * MessagesCsv::BATCH as u64 + 7)
+            .map(|seq| MessageRecord {
+                seq,
+                bytes: 1008,
+                sent: Nanos(seq * 2),
+                rfnm: (seq % 5 != 3).then(|| Nanos(seq * 2 + 40)),
+                transmissions: 1 + (seq % 3) as u32,
+            })
+            .collect();
+        let mut csv = MessagesCsv::create(&dir.join("messages.csv"), duration).unwrap();
+        for m in &records {
+            csv.write(m).unwrap();
+        }
+        let path = csv.finish().unwrap();
+        let rows: Vec<MessageRow> = records
+            .iter()
+            .map(|m| MessageRow::of(m, duration))
+            .collect();
+        nmc_report::records::write_csv(&dir.join("whole.csv"), &rows).unwrap();
+        let (a, b) = (
+            std::fs::read(path).unwrap(),
+            std::fs::read(dir.join("whole.csv")).unwrap(),
+        );
+        assert!(a.starts_with(b"seq,bytes,sent_ns,rfnm_ns,rtt_ns,transmissions,in_run\n"));
+        assert_eq!(a, b);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
