@@ -266,6 +266,8 @@ pub struct RunningHistogram {
     /// The largest finite value so far, from 0 (as [`stats::round_bin_width`] folds it).
     max: f64,
     levels: Vec<Level>,
+    /// The levels counted now (what `add` visits), updated when the largest value grows.
+    counted: Vec<usize>,
 }
 
 #[derive(Debug, Clone)]
@@ -306,6 +308,7 @@ impl RunningHistogram {
             n: 0,
             max: 0.0,
             levels,
+            counted: Vec::new(),
         }
     }
 
@@ -329,9 +332,13 @@ impl RunningHistogram {
                     _ => {}
                 }
             }
+            self.counted = (0..self.levels.len())
+                .filter(|&i| matches!(self.levels[i].state, LevelState::Counted(_)))
+                .collect();
         }
         self.n += 1;
-        for l in &mut self.levels {
+        for &i in &self.counted {
+            let l = &mut self.levels[i];
             if let LevelState::Counted(counts) = &mut l.state {
                 let k = (v / l.width).floor().max(0.0) as usize;
                 if counts.len() <= k {
