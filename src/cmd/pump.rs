@@ -9,7 +9,7 @@ use crate::cmd::progress::Progress;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use nmc_probe::pump::net::{Tick, pump_with_key, session_id};
-use nmc_probe::pump::report::write_outputs;
+use nmc_probe::pump::report::{MessagesCsv, write_outputs};
 use nmc_probe::pump::sender::MessageRecord;
 use nmc_probe::pump::{PumpConfig, PumpSummary, PumpTransport};
 use nmc_probe::time::Nanos;
@@ -146,11 +146,21 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
         if let Some(p) = &progress {
             p.set(t.fraction);
         }
-        if let Some(line) = lines.tick(t.now, t.records) {
+        if let Some(line) = lines.tick(t.now, t.finished) {
             say(line);
         }
     };
-    let run = pump_with_key(addr, cfg, key.as_ref(), stop, Some(&mut tick))?;
+    // Issue 34: each message's row goes to disk as it finishes; the run keeps none.
+    let mut csv = MessagesCsv::create(&dir.path().join("messages.csv"), cfg.duration)?;
+    let run = pump_with_key(
+        addr,
+        cfg,
+        key.as_ref(),
+        stop,
+        Some(&mut tick),
+        Some(&mut |m| csv.write(m)),
+    )?;
+    csv.finish()?;
     if let Some(p) = progress {
         p.finish();
     }
@@ -195,12 +205,14 @@ pub struct IntervalRow {
 }
 
 /// Turns the pump's ticks into one line per interval: RFNMs that arrived in it, their bits
-/// over its length, and their mean round trip. Messages are scanned from the first whose RFNM
-/// has not come (RFNMs come back nearly in order), so a tick costs little.
+/// over its length, and their mean round trip. Each tick brings the messages finished since the
+/// last; their figures wait in `open`, by interval, until that interval's line (a few intervals
+/// at most: the ones between the last line and now).
 struct Intervals {
     every: Option<Nanos>,
     next: Nanos,
-    first_open: usize,
+    /// Interval index (interval i is (i·every, (i+1)·every]) → (RFNMs, bits, Σ round trip ns).
+    open: std::collections::BTreeMap<u64, (usize, u64, u64)>,
     done: Vec<IntervalRow>,
 }
 
@@ -209,34 +221,33 @@ impl Intervals {
         Intervals {
             every,
             next: every.unwrap_or(Nanos(u64::MAX)),
-            first_open: 0,
+            open: Default::default(),
             done: Vec::new(),
         }
     }
 
-    fn tick(&mut self, now: Nanos, records: &[MessageRecord]) -> Option<String> {
+    fn tick(&mut self, now: Nanos, finished: &[MessageRecord]) -> Option<String> {
         let every = self.every?;
+        for r in finished {
+            // An RFNM at 0 lies in no interval (each is open at its start).
+            if let Some(at) = r.rfnm.filter(|t| t.0 > 0) {
+                let o = self.open.entry((at.0 - 1) / every.0).or_default();
+                o.0 += 1;
+                o.1 += 8 * u64::from(r.bytes);
+                o.2 += at.0.saturating_sub(r.sent.0);
+            }
+        }
         if now < self.next {
             return None;
         }
         let (from, to) = (Nanos(self.next.0 - every.0), self.next);
         self.next = Nanos(self.next.0 + every.0);
-        let (mut n, mut bits, mut rtt) = (0usize, 0u64, 0u64);
-        for r in &records[self.first_open..] {
-            if let Some(at) = r.rfnm
-                && at > from
-                && at <= to
-            {
-                n += 1;
-                bits += 8 * u64::from(r.bytes);
-                rtt += at.0.saturating_sub(r.sent.0);
-            }
+        let index = from.0 / every.0;
+        // Nothing can arrive for an interval already printed; drop any such (none expected).
+        while self.open.first_key_value().is_some_and(|(&k, _)| k < index) {
+            self.open.pop_first();
         }
-        while self.first_open < records.len()
-            && records[self.first_open].rfnm.is_some_and(|t| t <= to)
-        {
-            self.first_open += 1;
-        }
+        let (n, bits, rtt) = self.open.remove(&index).unwrap_or_default();
         let secs = every.as_secs_f64();
         let row = IntervalRow {
             start_s: from.as_secs_f64(),
@@ -262,6 +273,39 @@ impl Intervals {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Interval lines from the messages finished at each tick: each RFNM in the interval
+    /// (from, to] it arrived in, whichever tick brought it; one line a tick at most.
+    #[test]
+    fn interval_lines_fold_finished_messages() {
+        let ms = |v: u64| Nanos(v * 1_000_000);
+        let rec = |seq: u64, sent: u64, rfnm: u64| MessageRecord {
+            seq,
+            bytes: 1000,
+            sent: ms(sent),
+            rfnm: Some(ms(rfnm)),
+            transmissions: 1,
+        };
+        let mut l = Intervals::new(Some(ms(100)));
+        assert_eq!(l.tick(ms(50), &[rec(0, 0, 40), rec(1, 0, 50)]), None);
+        // Brought at 130 ms: one RFNM at exactly 100 ms (the first interval), one at 120.
+        assert!(
+            l.tick(ms(130), &[rec(2, 60, 100), rec(3, 70, 120)])
+                .is_some()
+        );
+        let r = &l.done[0];
+        assert_eq!((r.answered, r.end_s), (3, 0.1));
+        assert!((r.rtt_mean_s.unwrap() - 0.130 / 3.0).abs() < 1e-12);
+        assert_eq!(r.throughput_bit_per_s, 3.0 * 8000.0 / 0.1);
+        assert!(l.tick(ms(250), &[rec(4, 200, 250)]).is_some());
+        assert_eq!(l.tick(ms(299), &[]), None);
+        assert!(l.tick(ms(300), &[]).is_some());
+        assert_eq!(
+            l.done.iter().map(|r| r.answered).collect::<Vec<_>>(),
+            vec![3, 1, 1]
+        );
+        assert_eq!(l.open.len(), 0);
+    }
 
     #[test]
     fn sizes_parse() {

@@ -15,6 +15,7 @@
 //! | [`sender`] | the pump's core: N outstanding, RFNMs, UDP retransmission, give-up |
 //! | [`sink`] | the server's core: reassembly, RFNMs, order and repeat counts, bounded state |
 //! | [`analysis`] | throughput, best 150, round trips, window limit, histogram, autocorrelation |
+//! | [`running`] | the same figures kept as messages finish, in bounded state (issue 34) |
 //! | [`report`] | `messages.csv`, `summary.json`, the text report, three SVG plots |
 //! | [`net`] | the socket drivers: pump over TCP and UDP, the server's TCP side |
 //!
@@ -32,9 +33,10 @@
 pub mod analysis;
 pub mod net;
 pub mod report;
+pub mod running;
 pub mod sender;
 pub mod sink;
 pub mod wire;
 
-pub use analysis::{PumpRun, PumpSummary};
+pub use analysis::{Collector, PumpFigures, PumpRun, PumpSummary};
 pub use sender::{PumpConfig, PumpError, PumpTransport};

@@ -8,8 +8,8 @@
 //! hands the message to the kernel; with N × size far below the socket's send buffer (4 × 1 KB
 //! against the kernel's ≥ 16 KB) that write never waits, so the stamp is the send.
 
-use super::analysis::PumpRun;
-use super::sender::{Pump, PumpConfig, PumpError, PumpTransport};
+use super::analysis::{Collector, PumpRun};
+use super::sender::{MessageRecord, Pump, PumpConfig, PumpError, PumpTransport};
 use super::sink::TcpSink;
 use super::wire::{self, Header, Kind};
 use crate::Error;
@@ -29,13 +29,44 @@ pub struct Tick<'a> {
     pub now: Nanos,
     /// The fraction of the offering time gone.
     pub fraction: f64,
-    /// Every message so far, in send order, with its RFNM's arrival once it has come (for
-    /// interval reports, `nmc pump --interval`).
-    pub records: &'a [super::sender::MessageRecord],
+    /// The messages finished since the previous tick, in the order their RFNMs came (for
+    /// interval reports, `nmc pump --interval`). The run keeps none of them (issue 34).
+    pub finished: &'a [MessageRecord],
 }
 
 /// Reports progress ([`Tick`]).
 pub type Progress<'a> = &'a mut dyn FnMut(Tick<'_>);
+
+/// Takes each finished message, in sequence (send) order, as the run goes: `nmc pump` writes it
+/// to `messages.csv`. An error stops the run with it.
+pub type Messages<'a> = &'a mut dyn FnMut(&MessageRecord) -> Result<(), Error>;
+
+/// The driver's side of the messages: the pump's finished ones go to the running figures and
+/// the caller's [`Messages`], as they finish.
+struct Finished<'a> {
+    collector: Collector,
+    just: Vec<MessageRecord>,
+    messages: Option<Messages<'a>>,
+}
+
+impl<'a> Finished<'a> {
+    fn new(pump: &Pump, messages: Option<Messages<'a>>) -> Self {
+        Finished {
+            collector: Collector::new(pump.config().duration),
+            just: Vec::new(),
+            messages,
+        }
+    }
+
+    fn take(&mut self, pump: &mut Pump) -> Result<(), Error> {
+        let sink = &mut self.messages;
+        self.collector
+            .take(pump, &mut self.just, &mut |r| match sink.as_mut() {
+                Some(m) => m(r),
+                None => Ok(()),
+            })
+    }
+}
 
 /// What to tell a user whose pump found nobody answering.
 const HINT: &str = "is `nmc echo serve --pump` running there?";
@@ -71,13 +102,17 @@ fn wait_for(pump: &Pump, now: Nanos) -> Duration {
 
 fn finish(
     target: SocketAddr,
-    pump: Pump,
+    mut pump: Pump,
+    mut done: Finished<'_>,
     timer: crate::time::TimerResolution,
     started_unix_ns: u64,
     elapsed: Nanos,
     interrupted: bool,
-) -> PumpRun {
-    PumpRun {
+) -> Result<PumpRun, Error> {
+    // Messages still outstanding (a stopped run) are written unanswered, in their place.
+    pump.give_up();
+    done.take(&mut pump)?;
+    Ok(PumpRun {
         target: target.to_string(),
         config: pump.config().clone(),
         timer,
@@ -85,8 +120,8 @@ fn finish(
         elapsed,
         interrupted,
         counters: pump.counters(),
-        records: pump.records().to_vec(),
-    }
+        figures: done.collector.figures,
+    })
 }
 
 /// Connects to `target` (within `cfg.timeout`) and pumps over `cfg.transport`.
@@ -96,17 +131,19 @@ pub fn pump(
     stop: &AtomicBool,
     progress: Option<Progress<'_>>,
 ) -> Result<PumpRun, Error> {
-    pump_with_key(target, cfg, None, stop, progress)
+    pump_with_key(target, cfg, None, stop, progress, None)
 }
 
 /// [`pump`], answering the server's challenge with `key` first (TCP only: the pump's datagrams
-/// carry no tag, so a server with a secret does not take them).
+/// carry no tag, so a server with a secret does not take them), and handing each finished
+/// message to `messages` as the run goes.
 pub fn pump_with_key(
     target: SocketAddr,
     cfg: PumpConfig,
     key: Option<&Key>,
     stop: &AtomicBool,
     progress: Option<Progress<'_>>,
+    messages: Option<Messages<'_>>,
 ) -> Result<PumpRun, Error> {
     cfg.check()?;
     if key.is_some() && cfg.transport == PumpTransport::Udp {
@@ -135,7 +172,7 @@ pub fn pump_with_key(
                 nmc_serve::auth::answer(&mut s, key)
                     .map_err(|e| Error::Pump(format!("{target}: {e}")))?;
             }
-            run_tcp_on(s, cfg, stop, progress)
+            run_tcp_on(s, cfg, stop, progress, messages)
         }
         PumpTransport::Udp => {
             let local: SocketAddr = if target.is_ipv4() {
@@ -146,7 +183,7 @@ pub fn pump_with_key(
             let sock = UdpSocket::bind(local).map_err(|e| Error::Bind(local, e))?;
             sock.connect(target)
                 .map_err(|e| Error::Pump(format!("cannot reach {target}: {e}")))?;
-            run_udp_on(sock, cfg, stop, progress)
+            run_udp_on(sock, cfg, stop, progress, messages)
         }
     }
 }
@@ -157,9 +194,11 @@ pub fn run_tcp_on(
     cfg: PumpConfig,
     stop: &AtomicBool,
     mut progress: Option<Progress<'_>>,
+    messages: Option<Messages<'_>>,
 ) -> Result<PumpRun, Error> {
     let target = s.peer_addr().map_err(|e| Error::Io("peer address", e))?;
     let mut pump = Pump::new(cfg)?;
+    let mut done = Finished::new(&pump, messages);
     s.set_nodelay(true)
         .map_err(|e| Error::Io("set TCP_NODELAY", e))?;
     s.set_nonblocking(true)
@@ -210,12 +249,13 @@ pub fn run_tcp_on(
                 Err(e) => return Err(Error::Pump(format!("sending to {target}: {e}"))),
             }
         }
+        done.take(&mut pump)?;
         let now = clock.now();
         if let Some(p) = progress.as_mut() {
             p(Tick {
                 now,
                 fraction: (now.as_secs_f64() / duration.as_secs_f64()).min(1.0),
-                records: pump.records(),
+                finished: &done.just,
             });
         }
         if pump.is_done(now) {
@@ -258,14 +298,15 @@ pub fn run_tcp_on(
     }
     let elapsed = clock.now();
     let _ = s.shutdown(std::net::Shutdown::Write);
-    Ok(finish(
+    finish(
         target,
         pump,
+        done,
         timer,
         started_unix_ns,
         elapsed,
         interrupted,
-    ))
+    )
 }
 
 /// Pumps over an already connected UDP socket.
@@ -274,10 +315,12 @@ pub fn run_udp_on(
     cfg: PumpConfig,
     stop: &AtomicBool,
     mut progress: Option<Progress<'_>>,
+    messages: Option<Messages<'_>>,
 ) -> Result<PumpRun, Error> {
     let target = sock.peer_addr().map_err(|e| Error::Io("peer address", e))?;
     let (count, per) = cfg.check()?;
     let mut pump = Pump::new(cfg)?;
+    let mut done = Finished::new(&pump, messages);
     sock.set_nonblocking(true)
         .map_err(|e| Error::Io("set non-blocking", e))?;
     let timer = measure_timer_resolution(1000);
@@ -329,12 +372,13 @@ pub fn run_udp_on(
                 send(&buf[..wire::HEADER_LEN + n])?;
             }
         }
+        done.take(&mut pump)?;
         let now = clock.now();
         if let Some(p) = progress.as_mut() {
             p(Tick {
                 now,
                 fraction: (now.as_secs_f64() / duration.as_secs_f64()).min(1.0),
-                records: pump.records(),
+                finished: &done.just,
             });
         }
         if pump.is_done(now) {
@@ -356,14 +400,15 @@ pub fn run_udp_on(
         }
     }
     let elapsed = clock.now();
-    Ok(finish(
+    finish(
         target,
         pump,
+        done,
         timer,
         started_unix_ns,
         elapsed,
         interrupted,
-    ))
+    )
 }
 
 /// The server's TCP side: the shared gate ([`nmc_serve::Gate`]: caps, per-source limit, minimum

@@ -1,19 +1,24 @@
 //! What a pump run leaves behind. `--out DIR` gets:
 //! - `messages.csv`: one row per message (`seq,bytes,sent_ns,rfnm_ns,rtt_ns,transmissions,in_run`;
-//!   times from the first offer, an empty cell for a message never answered);
+//!   times from the first offer, an empty cell for a message never answered), in sequence (send)
+//!   order, written as the run goes by [`MessagesCsv`] (issue 34: the run keeps no rows);
 //! - `summary.json`: a [`PumpSummary`] (parameters, counters, throughput, window limit,
 //!   round-trip statistics, histogram, autocorrelation);
-//! - `rtt.svg`: round trip per message (K&O Fig. 4's quantity, message by message);
+//! - `rtt.svg`: round trip per message (K&O Fig. 4's quantity, message by message; past 10,000
+//!   messages the least and greatest of each group of consecutive messages, see
+//!   [`super::running::RttPlot`]);
 //! - `rtt-histogram.svg`: the round-trip histogram (K&O Fig. 5);
 //! - `autocorrelation.svg`: the autocorrelation of successive round trips with its 95 % band
 //!   (K&O Fig. 6).
 
 use super::analysis::PumpSummary;
+use super::sender::MessageRecord;
 use crate::Error;
 use crate::time::Nanos;
 use nmc_report::plot::{Axis, Chart, Series, SeriesStyle};
 use serde::Serialize;
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 /// One row of `messages.csv`.
@@ -27,6 +32,97 @@ pub struct MessageRow {
     pub transmissions: u32,
     /// The RFNM came back within the offering time (counted in the throughput).
     pub in_run: bool,
+}
+
+/// `messages.csv`'s header line.
+const HEADER: &str = "seq,bytes,sent_ns,rfnm_ns,rtt_ns,transmissions,in_run\n";
+
+impl MessageRow {
+    /// The row as the `csv` crate writes it (numbers as they are, `None` an empty cell, no
+    /// quoting needed), formatted by hand: the writing thread's main cost.
+    pub fn line(&self, out: &mut Vec<u8>) {
+        let _ = write!(out, "{},{},{},", self.seq, self.bytes, self.sent_ns);
+        for v in [self.rfnm_ns, self.rtt_ns] {
+            if let Some(v) = v {
+                let _ = write!(out, "{v}");
+            }
+            out.push(b',');
+        }
+        let _ = writeln!(out, "{},{}", self.transmissions, self.in_run);
+    }
+
+    /// The row of a finished message of a run offering messages for `duration`.
+    pub fn of(m: &MessageRecord, duration: Nanos) -> MessageRow {
+        MessageRow {
+            seq: m.seq,
+            bytes: m.bytes,
+            sent_ns: m.sent.0,
+            rfnm_ns: m.rfnm.map(|t| t.0),
+            rtt_ns: m.rtt().map(|t| t.0),
+            transmissions: m.transmissions,
+            // RFNMs are stamped before the run ends: within the offering time is within the run.
+            in_run: m.rfnm.is_some_and(|t| t <= duration),
+        }
+    }
+}
+
+/// `messages.csv`, written as messages finish, a row at a time through a 64 KB buffer (the same
+/// bytes as writing every row at the end with the `csv` crate; the rows are formatted by hand,
+/// [`MessageRow::line`], which costs the pump's thread about a tenth of a microsecond a message).
+pub struct MessagesCsv {
+    path: PathBuf,
+    duration: Nanos,
+    file: Option<std::io::BufWriter<std::fs::File>>,
+    line: Vec<u8>,
+    /// A row has been written (and so the header).
+    rows: bool,
+}
+
+impl MessagesCsv {
+    /// Creates `path` (its folder too) for a run offering messages for `duration`. It stays
+    /// empty, as before, if no message is written.
+    pub fn create(path: &Path, duration: Nanos) -> Result<MessagesCsv, Error> {
+        let write_error = |e: std::io::Error| Error::Write(path.display().to_string(), e);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(write_error)?;
+        }
+        let file = std::fs::File::create(path).map_err(write_error)?;
+        Ok(MessagesCsv {
+            path: path.to_path_buf(),
+            duration,
+            file: Some(std::io::BufWriter::with_capacity(1 << 16, file)),
+            line: Vec::with_capacity(128),
+            rows: false,
+        })
+    }
+
+    fn error(&self, e: std::io::Error) -> Error {
+        Error::Write(self.path.display().to_string(), e)
+    }
+
+    /// The next message's row (messages in sequence order).
+    pub fn write(&mut self, m: &MessageRecord) -> Result<(), Error> {
+        let Some(f) = self.file.as_mut() else {
+            return Ok(());
+        };
+        self.line.clear();
+        if !self.rows {
+            // The header comes with the first row, as the `csv` crate writes it.
+            self.line.extend_from_slice(HEADER.as_bytes());
+            self.rows = true;
+        }
+        MessageRow::of(m, self.duration).line(&mut self.line);
+        let r = f.write_all(&self.line);
+        r.map_err(|e| self.error(e))
+    }
+
+    /// Flushes what is buffered; returns the file's path.
+    pub fn finish(mut self) -> Result<PathBuf, Error> {
+        if let Some(mut f) = self.file.take() {
+            f.flush().map_err(|e| self.error(e))?;
+        }
+        Ok(self.path.clone())
+    }
 }
 
 /// Significant lags listed in the text report; summary.json has them all.
@@ -127,23 +223,6 @@ impl PumpSummary {
         );
         s
     }
-
-    pub fn rows(&self) -> Vec<MessageRow> {
-        let run_ns = Nanos((self.run_seconds * 1e9).round() as u64);
-        self.run
-            .records
-            .iter()
-            .map(|m| MessageRow {
-                seq: m.seq,
-                bytes: m.bytes,
-                sent_ns: m.sent.0,
-                rfnm_ns: m.rfnm.map(|t| t.0),
-                rtt_ns: m.rtt().map(|t| t.0),
-                transmissions: m.transmissions,
-                in_run: m.rfnm.is_some_and(|t| t <= run_ns),
-            })
-            .collect()
-    }
 }
 
 /// The files a run wrote.
@@ -163,7 +242,8 @@ fn svg(path: &Path, chart: &Chart) -> Result<(), Error> {
     std::fs::write(path, text).map_err(|e| Error::Write(path.display().to_string(), e))
 }
 
-/// Writes the five files into `dir` (made if missing).
+/// Writes `summary.json` and the three plots into `dir` (made if missing); `messages.csv` is
+/// written there during the run ([`MessagesCsv`]) and only named here.
 pub fn write_outputs(dir: &Path, summary: &PumpSummary) -> Result<Outputs, Error> {
     std::fs::create_dir_all(dir).map_err(|e| Error::Write(dir.display().to_string(), e))?;
     let out = Outputs {
@@ -173,12 +253,6 @@ pub fn write_outputs(dir: &Path, summary: &PumpSummary) -> Result<Outputs, Error
         histogram: dir.join("rtt-histogram.svg"),
         autocorrelation: dir.join("autocorrelation.svg"),
     };
-    nmc_report::records::write_csv(&out.messages, &summary.rows()).map_err(|e| {
-        Error::Write(
-            out.messages.display().to_string(),
-            std::io::Error::other(e.to_string()),
-        )
-    })?;
     let json = serde_json::to_string_pretty(summary).expect("summary serialises");
     std::fs::write(&out.summary, json + "\n")
         .map_err(|e| Error::Write(out.summary.display().to_string(), e))?;
@@ -193,16 +267,12 @@ pub fn write_outputs(dir: &Path, summary: &PumpSummary) -> Result<Outputs, Error
         "message (sequence number)",
         "round trip (ms)",
     )
-    .with(Series::new(
-        "round trip",
-        SeriesStyle::Points,
-        series.clone(),
-    ));
-    if let (Some(r), Some(first), Some(last)) = (&summary.rtt, series.first(), series.last()) {
+    .with(Series::new("round trip", SeriesStyle::Points, series));
+    if let (Some(r), Some((first, last))) = (&summary.rtt, summary.run.figures.rtt_extent()) {
         rtt = rtt.with(Series::new(
             format!("mean {:.1} ms", r.mean_ms),
             SeriesStyle::Dashed,
-            vec![(first.0, r.mean_ms), (last.0, r.mean_ms)],
+            vec![(first, r.mean_ms), (last, r.mean_ms)],
         ));
     }
     svg(&out.rtt, &rtt)?;
@@ -253,4 +323,43 @@ pub fn write_outputs(dir: &Path, summary: &PumpSummary) -> Result<Outputs, Error
         .x_axis(Axis::Integer),
     )?;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rows written one at a time (more than the buffer holds) are the bytes of every row
+    /// written at once by the `csv` crate.
+    #[test]
+    fn streamed_messages_csv_is_the_whole_file() {
+        let dir = std::env::temp_dir().join(format!("nmc-pump-csv-{}", std::process::id()));
+        let duration = Nanos(5_000);
+        let records: Vec<MessageRecord> = (0..2_055u64)
+            .map(|seq| MessageRecord {
+                seq,
+                bytes: 1008,
+                sent: Nanos(seq * 2),
+                rfnm: (seq % 5 != 3).then(|| Nanos(seq * 2 + 40)),
+                transmissions: 1 + (seq % 3) as u32,
+            })
+            .collect();
+        let mut csv = MessagesCsv::create(&dir.join("messages.csv"), duration).unwrap();
+        for m in &records {
+            csv.write(m).unwrap();
+        }
+        let path = csv.finish().unwrap();
+        let rows: Vec<MessageRow> = records
+            .iter()
+            .map(|m| MessageRow::of(m, duration))
+            .collect();
+        nmc_report::records::write_csv(&dir.join("whole.csv"), &rows).unwrap();
+        let (a, b) = (
+            std::fs::read(path).unwrap(),
+            std::fs::read(dir.join("whole.csv")).unwrap(),
+        );
+        assert!(a.starts_with(b"seq,bytes,sent_ns,rfnm_ns,rtt_ns,transmissions,in_run\n"));
+        assert_eq!(a, b);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -7,7 +7,15 @@
 //! 2. [`Pump::poll_transmit`]`(now)` until `None`: each is a message (or, over UDP, a message
 //!    again) to write now; `now` is stamped as the send of its first byte;
 //! 3. [`Pump::is_done`]; else wait until [`Pump::poll_at`] or a RFNM, and hand each RFNM to
-//!    [`Pump::handle_rfnm`]`(now, seq)`.
+//!    [`Pump::handle_rfnm`]`(now, seq)`;
+//! 4. [`Pump::pop_finished`] until `None`: each message answered since the last call, as its own
+//!    [`MessageRecord`], in the order the RFNMs came. At the end of a run, [`Pump::give_up`]
+//!    finishes the messages still outstanding (unanswered) so they too can be taken.
+//!
+//! The core keeps only the messages still outstanding (at most `outstanding` of them) and those
+//! finished and not yet taken: its memory does not grow with the length of the run (issue 34,
+//! item 5). What is kept of the finished messages is the driver's choice (`net.rs` streams them to
+//! `messages.csv` and folds them into [`super::analysis::PumpFigures`]).
 //!
 //! New messages are offered from the first call until `duration` has passed; then the pump stops
 //! offering and waits for the RFNMs still due. As on the 1974 network, the limit is on messages
@@ -24,7 +32,7 @@
 use super::wire;
 use crate::time::Nanos;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use thiserror::Error;
 
 /// TCP (one frame a message, the kernel's reliability) or UDP (datagrams, the pump's own RFNM
@@ -193,14 +201,22 @@ impl Rto {
     }
 }
 
+/// An outstanding message: its record so far and when to retransmit it (UDP).
+#[derive(Debug, Clone, Copy)]
+struct Live {
+    record: MessageRecord,
+    due: Nanos,
+}
+
 #[derive(Debug)]
 pub struct Pump {
     cfg: PumpConfig,
     start: Option<Nanos>,
     next_seq: u64,
-    records: Vec<MessageRecord>,
-    /// Outstanding messages → when to retransmit them (UDP).
-    outstanding: BTreeMap<u64, Nanos>,
+    /// Outstanding messages, by sequence number: at most `cfg.outstanding`.
+    outstanding: BTreeMap<u64, Live>,
+    /// Messages answered (or given up) and not yet taken by [`Pump::pop_finished`].
+    finished: VecDeque<MessageRecord>,
     retransmit: Vec<u64>,
     highest_rfnm: Option<u64>,
     rto: Rto,
@@ -215,8 +231,8 @@ impl Pump {
             cfg,
             start: None,
             next_seq: 0,
-            records: Vec::new(),
             outstanding: BTreeMap::new(),
+            finished: VecDeque::new(),
             retransmit: Vec::new(),
             highest_rfnm: None,
             rto: Rto {
@@ -231,8 +247,26 @@ impl Pump {
     pub fn config(&self) -> &PumpConfig {
         &self.cfg
     }
-    pub fn records(&self) -> &[MessageRecord] {
-        &self.records
+    /// The next message finished (answered, or given up by [`Pump::give_up`]) and not yet
+    /// taken, in the order they finished.
+    pub fn pop_finished(&mut self) -> Option<MessageRecord> {
+        self.finished.pop_front()
+    }
+    /// Finishes every message still outstanding as unanswered, in sequence order (the end of a
+    /// run, stopped or failed): [`Pump::pop_finished`] then hands them out with no RFNM.
+    pub fn give_up(&mut self) {
+        self.retransmit.clear();
+        let live = std::mem::take(&mut self.outstanding);
+        self.finished.extend(live.into_values().map(|l| l.record));
+    }
+    /// Messages sent so far (the next sequence number).
+    pub fn messages_sent(&self) -> u64 {
+        self.next_seq
+    }
+    /// Message records the core holds now: those outstanding and those finished but not yet
+    /// taken. Never more than `outstanding` plus what the driver has left untaken.
+    pub fn held(&self) -> usize {
+        self.outstanding.len() + self.finished.len()
     }
     pub fn counters(&self) -> PumpCounters {
         self.counters
@@ -273,10 +307,12 @@ impl Pump {
             return None;
         }
         if let Some(seq) = self.retransmit.pop() {
-            self.outstanding
-                .insert(seq, now.saturating_add(self.rto.rto));
-            let r = &mut self.records[seq as usize];
-            r.transmissions += 1;
+            let live = self
+                .outstanding
+                .get_mut(&seq)
+                .expect("a message queued for retransmission is outstanding");
+            live.due = now.saturating_add(self.rto.rto);
+            live.record.transmissions += 1;
             self.counters.retransmissions += 1;
             return Some(Transmit {
                 seq,
@@ -291,15 +327,19 @@ impl Pump {
         }
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.records.push(MessageRecord {
+        self.outstanding.insert(
             seq,
-            bytes: self.cfg.size,
-            sent: now,
-            rfnm: None,
-            transmissions: 1,
-        });
-        self.outstanding
-            .insert(seq, now.saturating_add(self.rto.rto));
+            Live {
+                record: MessageRecord {
+                    seq,
+                    bytes: self.cfg.size,
+                    sent: now,
+                    rfnm: None,
+                    transmissions: 1,
+                },
+                due: now.saturating_add(self.rto.rto),
+            },
+        );
         self.counters.sent += 1;
         Some(Transmit {
             seq,
@@ -313,22 +353,22 @@ impl Pump {
             self.counters.unknown_rfnms += 1;
             return;
         }
-        if self.outstanding.remove(&seq).is_none() {
+        let Some(Live { record: mut r, .. }) = self.outstanding.remove(&seq) else {
             self.counters.duplicate_rfnms += 1;
             return;
-        }
+        };
         self.retransmit.retain(|&s| s != seq);
         self.counters.rfnms += 1;
         if self.highest_rfnm.is_some_and(|h| seq < h) {
             self.counters.rfnms_out_of_order += 1;
         }
         self.highest_rfnm = Some(self.highest_rfnm.map_or(seq, |h| h.max(seq)));
-        let r = &mut self.records[seq as usize];
         r.rfnm = Some(now);
         // Karn: a retransmitted message's RFNM could answer either sending.
         if r.transmissions == 1 {
             self.rto.sample(now.saturating_sub(r.sent));
         }
+        self.finished.push_back(r);
     }
 
     /// Gives up on a message unanswered for `timeout`; over UDP, queues retransmissions due.
@@ -337,8 +377,8 @@ impl Pump {
             return;
         }
         let mut expired = false;
-        for (&seq, due) in self.outstanding.iter_mut() {
-            let sent = self.records[seq as usize].sent;
+        for (&seq, live) in self.outstanding.iter_mut() {
+            let (sent, due) = (live.record.sent, &mut live.due);
             let waited = now.saturating_sub(sent);
             if waited >= self.cfg.timeout {
                 self.failure = Some(PumpError::NoAnswer {
@@ -369,12 +409,9 @@ impl Pump {
         let mut take = |t: Nanos| at = Some(at.map_or(t, |a| a.min(t)));
         // Nothing else is timed: before the end of the offering time the window is full (else
         // `poll_transmit` would have sent), and after it only RFNMs and timeouts matter.
-        for (&seq, &due) in &self.outstanding {
-            take(
-                self.records[seq as usize]
-                    .sent
-                    .saturating_add(self.cfg.timeout),
-            );
+        for live in self.outstanding.values() {
+            let due = live.due;
+            take(live.record.sent.saturating_add(self.cfg.timeout));
             if self.cfg.transport == PumpTransport::Udp && due != NEVER {
                 take(due);
             }
@@ -412,7 +449,8 @@ mod tests {
         p.handle_rfnm(Nanos(100 * MS), 0);
         assert_eq!(p.poll_transmit(Nanos(100 * MS)).unwrap().seq, 4);
         assert_eq!(p.poll_transmit(Nanos(100 * MS)), None);
-        assert_eq!(p.records()[0].rtt(), Some(Nanos(100 * MS)));
+        assert_eq!(p.pop_finished().unwrap().rtt(), Some(Nanos(100 * MS)));
+        assert_eq!(p.pop_finished(), None);
         // A second RFNM for message 0 and one for a message never sent are counted, not used.
         p.handle_rfnm(Nanos(101 * MS), 0);
         p.handle_rfnm(Nanos(101 * MS), 99);
@@ -433,7 +471,11 @@ mod tests {
             p.handle_rfnm(now, t.seq);
         }
         // Sent at 0, 300, 600, 900 ms; at 1200 ms the offering time is over.
-        assert_eq!(p.records().len(), 4);
+        assert_eq!(p.messages_sent(), 4);
+        let seqs: Vec<u64> = std::iter::from_fn(|| p.pop_finished())
+            .map(|r| r.seq)
+            .collect();
+        assert_eq!(seqs, vec![0, 1, 2, 3]);
         assert!(p.is_done(now));
         assert_eq!(p.poll_at(), None);
     }
@@ -452,8 +494,9 @@ mod tests {
         p.handle_rfnm(Nanos(1100 * MS), 0);
         // Karn: no sample from a retransmitted message; the round trip still counts from the first send.
         assert_eq!(p.rto(), Nanos(2 * INITIAL_RTO.0));
-        assert_eq!(p.records()[0].rtt(), Some(Nanos(1100 * MS)));
-        assert_eq!(p.records()[0].transmissions, 2);
+        let r = p.pop_finished().unwrap();
+        assert_eq!(r.rtt(), Some(Nanos(1100 * MS)));
+        assert_eq!(r.transmissions, 2);
     }
 
     #[test]
@@ -486,6 +529,69 @@ mod tests {
         );
         assert!(p.is_done(Nanos(5_000 * MS)));
         assert_eq!(p.poll_transmit(Nanos(5_000 * MS)), None);
+    }
+
+    #[test]
+    fn give_up_finishes_the_outstanding_messages_unanswered_in_order() {
+        let mut p = Pump::new(cfg(PumpTransport::Udp, 3)).unwrap();
+        while p.poll_transmit(Nanos(0)).is_some() {}
+        p.handle_rfnm(Nanos(5 * MS), 1);
+        assert_eq!(p.pop_finished().map(|r| r.seq), Some(1));
+        p.give_up();
+        let left: Vec<(u64, Option<Nanos>)> = std::iter::from_fn(|| p.pop_finished())
+            .map(|r| (r.seq, r.rfnm))
+            .collect();
+        assert_eq!(left, vec![(0, None), (2, None)]);
+        assert_eq!((p.held(), p.in_flight(), p.messages_sent()), (0, 0, 3));
+        assert_eq!(p.poll_at(), None);
+    }
+
+    /// Issue 34 item 5: over 200,000 messages the core never holds more records than the window
+    /// (those outstanding; the driver takes the finished ones each turn). A fake clock, a path
+    /// whose round trip varies, every 97th message lost once over UDP: counts, not timing.
+    #[test]
+    fn the_core_holds_no_more_than_the_window_over_200000_messages() {
+        for transport in [PumpTransport::Tcp, PumpTransport::Udp] {
+            let n = 4;
+            let mut c = cfg(transport, n);
+            c.duration = Nanos(u64::MAX / 4);
+            c.timeout = Nanos(3_600 * 1_000 * MS);
+            let mut p = Pump::new(c).unwrap();
+            let mut due: std::collections::BTreeSet<(u64, u64)> = Default::default();
+            let (mut now, mut taken, mut max_held) = (0u64, 0u64, 0usize);
+            while taken < 200_000 {
+                p.handle_timeout(Nanos(now));
+                while let Some(t) = p.poll_transmit(Nanos(now)) {
+                    let lost = transport == PumpTransport::Udp
+                        && !t.retransmission
+                        && t.seq.is_multiple_of(97);
+                    if !lost {
+                        due.insert((now + MS + t.seq % 7 * 100_000, t.seq));
+                    }
+                }
+                max_held = max_held.max(p.held());
+                let next = due.first().map(|d| d.0);
+                let at = [next, p.poll_at().map(|t| t.0)]
+                    .into_iter()
+                    .flatten()
+                    .min()
+                    .unwrap();
+                now = now.max(at);
+                while due.first().is_some_and(|d| d.0 <= now) {
+                    let (_, seq) = due.pop_first().unwrap();
+                    p.handle_rfnm(Nanos(now), seq);
+                }
+                max_held = max_held.max(p.held());
+                while p.pop_finished().is_some() {
+                    taken += 1;
+                }
+            }
+            assert!(max_held <= n as usize, "{transport}: held {max_held}");
+            assert!(p.held() <= n as usize);
+            if transport == PumpTransport::Udp {
+                assert!(p.counters().retransmissions > 2_000);
+            }
+        }
     }
 
     #[test]
