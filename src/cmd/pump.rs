@@ -66,6 +66,10 @@ pub struct PumpArgs {
     /// output" describes) instead of the text report; the files are written as usual.
     #[arg(short = 'J', long)]
     pub json: bool,
+    /// How throughputs print: `auto` scales each to its size (`328 kbit/s`, `17.2 Gbit/s`), or
+    /// one unit for all: `bit`, `kbit`, `Mbit`, `Gbit` (iperf3's `k`, `m`, `g` too).
+    #[arg(short = 'f', long, default_value = "auto", value_parser = parse_unit::<nmc_sim::RateFormat>)]
+    pub format: nmc_sim::RateFormat,
 }
 
 /// One line, not clap's list of possible values and tip.
@@ -141,7 +145,7 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
     let stop = nmc_probe::signal::stop_on_signals();
     // The bar, or interval lines (issue 34), not both.
     let progress = interval.is_none().then(|| Progress::new(&addr.to_string()));
-    let mut lines = Intervals::new(interval);
+    let mut lines = Intervals::new(interval, a.format);
     let mut tick = |t: Tick<'_>| {
         if let Some(p) = &progress {
             p.set(t.fraction);
@@ -171,7 +175,7 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
         doc["end"]["intervals"] = serde_json::to_value(&intervals)?;
         super::json::print(&doc)?;
     } else {
-        print!("{}", summary.text());
+        print!("{}", summary.text_in(a.format));
     }
     let written = write_outputs(dir.path(), &summary)?;
     let files = nmc_probe::pump::report::Outputs {
@@ -214,15 +218,17 @@ struct Intervals {
     /// Interval index (interval i is (i·every, (i+1)·every]) → (RFNMs, bits, Σ round trip ns).
     open: std::collections::BTreeMap<u64, (usize, u64, u64)>,
     done: Vec<IntervalRow>,
+    rate: nmc_sim::RateFormat,
 }
 
 impl Intervals {
-    fn new(every: Option<Nanos>) -> Self {
+    fn new(every: Option<Nanos>, rate: nmc_sim::RateFormat) -> Self {
         Intervals {
             every,
             next: every.unwrap_or(Nanos(u64::MAX)),
             open: Default::default(),
             done: Vec::new(),
+            rate,
         }
     }
 
@@ -257,11 +263,11 @@ impl Intervals {
             rtt_mean_s: (n > 0).then(|| rtt as f64 / n as f64 / 1e9),
         };
         let line = format!(
-            "[{:7.2}-{:7.2} s] {:>8} messages {:>12.1} kbit/s  rtt {}",
+            "[{:7.2}-{:7.2} s] {:>8} messages {:>14}  rtt {}",
             row.start_s,
             row.end_s,
             row.answered,
-            row.throughput_bit_per_s / 1e3,
+            self.rate.show(row.throughput_bit_per_s),
             row.rtt_mean_s
                 .map_or("-".to_string(), |r| format!("{:.3} ms", r * 1e3)),
         );
@@ -286,7 +292,7 @@ mod tests {
             rfnm: Some(ms(rfnm)),
             transmissions: 1,
         };
-        let mut l = Intervals::new(Some(ms(100)));
+        let mut l = Intervals::new(Some(ms(100)), nmc_sim::RateFormat::Auto);
         assert_eq!(l.tick(ms(50), &[rec(0, 0, 40), rec(1, 0, 50)]), None);
         // Brought at 130 ms: one RFNM at exactly 100 ms (the first interval), one at 120.
         assert!(

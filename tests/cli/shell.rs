@@ -63,9 +63,16 @@ fn short_flags_as_iperf3_has_them() {
         .unwrap()
         .port();
     let target = format!("127.0.0.1:{port}");
-    let o = nmc(&["pump", &target, "-t", "1s", "-i", "1s", "-J"]);
+    let o = nmc(&["pump", &target, "-t", "1s", "-i", "1s", "-J", "-f", "m"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("refused the pump"), "{}", stderr(&o));
+    let o = nmc(&["pump", &target, "--format", "KB"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("expected auto, bit, kbit, Mbit or Gbit"),
+        "{}",
+        stderr(&o)
+    );
     for (sub, help) in [
         (
             &["pump", "--help"][..],

@@ -49,4 +49,4 @@ pub use record::{RecordSink, Records};
 pub use rng::{RngStreams, Stream};
 pub use time::{SimDuration, SimTime};
 pub use trace::Trace;
-pub use units::{BitRate, Bits, UnitError, parse_bytes, parse_fraction};
+pub use units::{BitRate, Bits, RateFormat, UnitError, parse_bytes, parse_fraction};

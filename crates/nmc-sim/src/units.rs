@@ -281,6 +281,74 @@ pub fn parse_fraction(text: &str) -> Option<f64> {
     }
 }
 
+/// How an instrument prints a throughput (issue 34): scaled to the value (`17.2 Gbit/s`, three
+/// significant figures, as iperf3 prints) or in one fixed unit (`--format kbit`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RateFormat {
+    #[default]
+    Auto,
+    Bit,
+    Kbit,
+    Mbit,
+    Gbit,
+}
+
+impl FromStr for RateFormat {
+    type Err = UnitError;
+    /// `auto`, `bit`, `kbit`, `Mbit`, `Gbit`, or iperf3's letters `b`, `k`, `m`, `g`.
+    fn from_str(s: &str) -> Result<Self, UnitError> {
+        Ok(match s.trim() {
+            "auto" | "a" => RateFormat::Auto,
+            "bit" | "b" => RateFormat::Bit,
+            "kbit" | "k" => RateFormat::Kbit,
+            "Mbit" | "mbit" | "m" => RateFormat::Mbit,
+            "Gbit" | "gbit" | "g" => RateFormat::Gbit,
+            _ => {
+                return Err(UnitError::Invalid {
+                    text: s.to_string(),
+                    kind: "rate format",
+                    reason: "expected auto, bit, kbit, Mbit or Gbit (or k, m, g)".into(),
+                });
+            }
+        })
+    }
+}
+
+impl RateFormat {
+    /// `bps` in this format: `17.2 Gbit/s`, `943 Mbit/s`, `1.05 kbit/s` (auto), or `1234.5
+    /// kbit/s` (fixed: one decimal).
+    pub fn show(self, bps: f64) -> String {
+        let (scale, unit) = match self {
+            RateFormat::Bit => (1.0, "bit/s"),
+            RateFormat::Kbit => (1e3, "kbit/s"),
+            RateFormat::Mbit => (1e6, "Mbit/s"),
+            RateFormat::Gbit => (1e9, "Gbit/s"),
+            RateFormat::Auto => {
+                let a = bps.abs();
+                let (scale, unit) = if a >= 1e9 {
+                    (1e9, "Gbit/s")
+                } else if a >= 1e6 {
+                    (1e6, "Mbit/s")
+                } else if a >= 1e3 {
+                    (1e3, "kbit/s")
+                } else {
+                    (1.0, "bit/s")
+                };
+                let v = bps / scale;
+                let decimals = if !v.is_finite() || v.abs() >= 99.95 {
+                    0
+                } else if v.abs() >= 9.995 {
+                    1
+                } else {
+                    2
+                };
+                return format!("{v:.decimals$} {unit}");
+            }
+        };
+        format!("{:.1} {unit}", bps / scale)
+    }
+}
+
 /// 1000ⁿ for 1024ⁿ.
 fn factor_decimal(binary: u64) -> u64 {
     match binary {
@@ -389,6 +457,27 @@ serde_via_text!(Bits);
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn rates_scale_as_iperf3_prints_them() {
+        use super::RateFormat;
+        let a = RateFormat::Auto;
+        assert_eq!(a.show(17_232_717_400.0), "17.2 Gbit/s");
+        assert_eq!(a.show(943_000_000.0), "943 Mbit/s");
+        assert_eq!(a.show(1_049_000.0), "1.05 Mbit/s");
+        assert_eq!(a.show(327_680.0), "328 kbit/s");
+        assert_eq!(a.show(999.0), "999 bit/s");
+        assert_eq!(a.show(0.0), "0.00 bit/s");
+        assert_eq!(RateFormat::Kbit.show(17_232_717_400.0), "17232717.4 kbit/s");
+        assert_eq!("k".parse::<RateFormat>(), Ok(RateFormat::Kbit));
+        assert_eq!("Mbit".parse::<RateFormat>(), Ok(RateFormat::Mbit));
+        assert!(
+            "KB".parse::<RateFormat>()
+                .unwrap_err()
+                .to_string()
+                .contains("expected auto")
+        );
+    }
+
     #[test]
     fn fractions() {
         use super::parse_fraction;

@@ -128,12 +128,15 @@ impl MessagesCsv {
 /// Significant lags listed in the text report; summary.json has them all.
 const SHOWN_LAGS: usize = 6;
 
-fn kbps(bps: f64) -> String {
-    format!("{:.1} kbit/s", bps / 1e3)
-}
-
 impl PumpSummary {
+    /// The text report, throughputs scaled to their size (`328 kbit/s`, `17.2 Gbit/s`).
     pub fn text(&self) -> String {
+        self.text_in(nmc_sim::RateFormat::Auto)
+    }
+
+    /// The text report with throughputs in `rate`'s format (`nmc pump --format`).
+    pub fn text_in(&self, rate: nmc_sim::RateFormat) -> String {
+        let show = |bps: f64| rate.show(bps);
         let mut s = String::new();
         let r = &self.run;
         let c = &r.config;
@@ -168,9 +171,9 @@ impl PumpSummary {
         let _ = writeln!(
             s,
             "  throughput over the run {}; best 150 consecutive messages {}",
-            kbps(self.throughput_bps),
+            show(self.throughput_bps),
             self.best_150_bps
-                .map_or("n/a (150 messages or fewer)".into(), kbps)
+                .map_or("n/a (150 messages or fewer)".into(), show)
         );
         if let Some(rtt) = &self.rtt {
             let _ = writeln!(
@@ -191,9 +194,9 @@ impl PumpSummary {
                  with the least round trip {} ({:.1} %)",
                 c.outstanding,
                 c.size,
-                kbps(w),
+                show(w),
                 100.0 * wr,
-                kbps(b),
+                show(b),
                 100.0 * br
             );
         }
