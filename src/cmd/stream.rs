@@ -6,7 +6,7 @@ use crate::cmd::parse_unit;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use nmc_realtime::gaps::{LayoutCell, table_layout};
-use nmc_realtime::stream::sender::{StreamConfig, StreamRun, run_until};
+use nmc_realtime::stream::sender::{StreamConfig, StreamInterval, StreamRun, run_reporting};
 use nmc_realtime::stream::sink::{Sink, Stall};
 use nmc_realtime::stream::{DEFAULT_PORT, Transport};
 use nmc_realtime::table1;
@@ -71,6 +71,10 @@ pub struct StreamArgs {
     /// output") instead of the text report, which goes to stderr.
     #[arg(short = 'J', long)]
     pub json: bool,
+    /// Print a line every D while running (buffers sent, the process's rate, gaps and the
+    /// longest for that interval), as iperf3 -i does; e.g. 1s. Not with --sweep.
+    #[arg(short = 'i', long, value_name = "D", value_parser = parse_unit::<SimDuration>, conflicts_with = "sweep")]
+    pub interval: Option<SimDuration>,
 }
 
 #[derive(Args)]
@@ -318,9 +322,36 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
     };
     let mut runs = Vec::new();
     let mut partial = None;
+    // Issue 34: interval lines, kept for the JSON document's `end.intervals` too.
+    let every = a
+        .interval
+        .map(|d| std::time::Duration::from_nanos(d.as_nanos()));
+    if every.is_some_and(|d| d.is_zero()) {
+        bail!("--interval 0s: give a positive interval, e.g. 1s");
+    }
+    let mut intervals: Vec<StreamInterval> = Vec::new();
+    let mut on_interval = |iv: StreamInterval| {
+        say(format!(
+            "[{:7.2}-{:7.2} s] {:>6} buffers {:>14}  gaps {}{}",
+            iv.start_s,
+            iv.end_s,
+            iv.buffers_sent,
+            nmc_sim::RateFormat::Auto.show(iv.rate_bit_per_s),
+            iv.gaps,
+            iv.longest_gap_s
+                .map(|g| format!(" (longest {:.1} ms)", g * 1e3))
+                .unwrap_or_default()
+        ));
+        intervals.push(iv);
+    };
     'all: for &r in &rates {
         for &b in &buffers {
-            let run = run_until(&config(&a, &key, target, r, b), stop)?;
+            let run = run_reporting(
+                &config(&a, &key, target, r, b),
+                stop,
+                every,
+                &mut on_interval,
+            )?;
             if !a.sweep {
                 say(key_box(&run));
             } else {
@@ -358,7 +389,11 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
         ));
     }
     if a.json {
-        super::json::print(&super::json::stream(&runs, &target.to_string()))?;
+        let mut doc = super::json::stream(&runs, &target.to_string());
+        if every.is_some() {
+            doc["end"]["intervals"] = serde_json::to_value(&intervals)?;
+        }
+        super::json::print(&doc)?;
     }
     if let Some(dir) = out {
         write_outputs(dir.path(), &runs)?;

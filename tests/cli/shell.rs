@@ -78,7 +78,7 @@ fn short_flags_as_iperf3_has_them() {
             &["pump", "--help"][..],
             ["-t, --duration", "-i, --interval", "-J, --json"].as_slice(),
         ),
-        (&["stream", "--help"], &["-t, --duration", "-J, --json"]),
+        (&["stream", "--help"], &["-t, --duration", "-J, --json", "-i, --interval"]),
         (&["echo", "probe", "--help"], &["-J, --json"]),
         (&["cost", "--help"], &["-J, --json"]),
     ] {

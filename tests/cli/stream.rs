@@ -152,6 +152,39 @@ fn stream_to_a_sink_on_loopback_prints_the_key_and_writes_files() {
     let _ = s.wait();
 }
 
+/// Issue 34: `--interval` prints a line per interval while the stream runs, and the JSON
+/// document carries them; the intervals' buffers add up to the run's.
+#[test]
+fn interval_lines_add_up_to_the_run() {
+    let (mut s, addr) = sink();
+    let o = nmc(&["stream", &addr, "-t", "1.3s", "-i", "500ms"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = text(&o.stdout);
+    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with('[')).collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert!(
+        lines[0].contains("0.00-   0.50 s") && lines[0].contains("kbit/s"),
+        "{out}"
+    );
+    let o = nmc(&["stream", &addr, "-t", "1.3s", "-i", "500ms", "-J"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let ivs = doc["end"]["intervals"].as_array().unwrap();
+    assert_eq!(ivs.len(), 3);
+    let sum: u64 = ivs
+        .iter()
+        .map(|i| i["buffers_sent"].as_u64().unwrap())
+        .sum();
+    let sent = doc["end"]["tests"][0]["buffers_sent"].as_u64().unwrap();
+    assert_eq!(sum, sent, "{doc}");
+    // Not with --sweep: one line, exit 2.
+    let o = nmc(&["stream", &addr, "--sweep", "-i", "1s"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("cannot be used with"), "{}", stderr(&o));
+    let _ = s.kill();
+    let _ = s.wait();
+}
+
 #[test]
 fn bad_stream_input_is_one_line_and_exit_2() {
     // A port nobody listens on.

@@ -249,6 +249,33 @@ pub fn run(c: &StreamConfig) -> Result<StreamRun, StreamError> {
 /// [`run`], ending early, as a partial run ([`STOPPED`]) that keeps what it measured, once
 /// `stop` is set (checked at least every 50 ms).
 pub fn run_until(c: &StreamConfig, stop: &AtomicBool) -> Result<StreamRun, StreamError> {
+    run_reporting(c, stop, None, &mut |_| {})
+}
+
+/// What one reporting interval of a run saw (`nmc stream --interval`, issue 34): the buffers
+/// filled in it and the gaps that ended in it.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct StreamInterval {
+    /// Seconds from the start.
+    pub start_s: f64,
+    pub end_s: f64,
+    pub buffers_sent: u64,
+    /// The process's bits over the interval: buffers sent × buffer bits / its length.
+    pub rate_bit_per_s: f64,
+    pub gaps: u64,
+    /// The longest of those gaps, seconds (none without a gap).
+    pub longest_gap_s: Option<f64>,
+}
+
+/// [`run_until`], calling `report` at the end of every `every` of the run (and once for the
+/// last, shorter interval) with what that interval saw. The lines come when the sender next
+/// looks at the clock: within 50 ms, or one buffer's fill time if that is shorter.
+pub fn run_reporting(
+    c: &StreamConfig,
+    stop: &AtomicBool,
+    every: Option<Duration>,
+    report: &mut dyn FnMut(StreamInterval),
+) -> Result<StreamRun, StreamError> {
     c.validate()?;
     let stopped = || stop.load(Ordering::Relaxed);
     let conn = connect(c)?;
@@ -302,6 +329,46 @@ pub fn run_until(c: &StreamConfig, stop: &AtomicBool) -> Result<StreamRun, Strea
         };
     let mut fill_start = t0;
     let mut seq = 0u64;
+    // Interval reporting: the interval's start, and the buffers and gaps counted so far.
+    let mut iv_start = t0;
+    let (mut iv_buffers, mut iv_gaps, mut iv_longest) = (0u64, 0u64, None::<Duration>);
+    let mut close_interval = |now: Instant,
+                              last: bool,
+                              buffers: &mut u64,
+                              gaps_n: &mut u64,
+                              longest: &mut Option<Duration>,
+                              start: &mut Instant| {
+        let Some(every) = every else { return };
+        let mut emit = |from: Instant,
+                        to: Instant,
+                        buffers: &mut u64,
+                        gaps_n: &mut u64,
+                        longest: &mut Option<Duration>| {
+            let secs = to.saturating_duration_since(from).as_secs_f64();
+            report(StreamInterval {
+                start_s: since(from),
+                end_s: since(to),
+                buffers_sent: *buffers,
+                rate_bit_per_s: if secs > 0.0 {
+                    (*buffers * c.buffer_bits) as f64 / secs
+                } else {
+                    0.0
+                },
+                gaps: *gaps_n,
+                longest_gap_s: longest.map(|d| d.as_secs_f64()),
+            });
+            (*buffers, *gaps_n, *longest) = (0, 0, None);
+        };
+        // Every whole interval that has ended, then (at the end) the last, shorter one.
+        while now >= *start + every {
+            emit(*start, *start + every, buffers, gaps_n, longest);
+            *start += every;
+        }
+        if last && now > *start {
+            emit(*start, now, buffers, gaps_n, longest);
+            *start = now;
+        }
+    };
     'run: loop {
         let deadline = fill_start + fill;
         if deadline > end {
@@ -313,11 +380,20 @@ pub fn run_until(c: &StreamConfig, stop: &AtomicBool) -> Result<StreamRun, Strea
                 partial = Some(STOPPED.to_string());
                 break 'run;
             }
+            close_interval(
+                now,
+                false,
+                &mut iv_buffers,
+                &mut iv_gaps,
+                &mut iv_longest,
+                &mut iv_start,
+            );
             if deadline <= now {
                 break;
             }
             std::thread::sleep((deadline - now).min(STOP_POLL));
         }
+        iv_buffers += 1;
         completed.push(None);
         records.push(BufferRecord {
             seq,
@@ -348,6 +424,8 @@ pub fn run_until(c: &StreamConfig, stop: &AtomicBool) -> Result<StreamRun, Strea
                         if !gap.is_zero() {
                             gaps.push(gap.as_nanos() as u64);
                             records[seq as usize].gap_ms = Some(gap.as_secs_f64() * 1e3);
+                            iv_gaps += 1;
+                            iv_longest = iv_longest.max(Some(gap));
                         }
                         fill_start = Instant::now().max(deadline);
                         break;
@@ -356,12 +434,22 @@ pub fn run_until(c: &StreamConfig, stop: &AtomicBool) -> Result<StreamRun, Strea
                         let gap = end.saturating_duration_since(deadline);
                         gaps.push(gap.as_nanos() as u64);
                         records[seq as usize].gap_ms = Some(gap.as_secs_f64() * 1e3);
+                        iv_gaps += 1;
+                        iv_longest = iv_longest.max(Some(gap));
                         break 'run;
                     }
                     if let Some(why) = drain(&mut completed, Some(Duration::from_millis(1))) {
                         partial = Some(why);
                         break 'run;
                     }
+                    close_interval(
+                        Instant::now(),
+                        false,
+                        &mut iv_buffers,
+                        &mut iv_gaps,
+                        &mut iv_longest,
+                        &mut iv_start,
+                    );
                     if stopped() {
                         partial = Some(STOPPED.to_string());
                         break 'run;
@@ -371,6 +459,14 @@ pub fn run_until(c: &StreamConfig, stop: &AtomicBool) -> Result<StreamRun, Strea
         }
         seq += 1;
     }
+    close_interval(
+        Instant::now().min(end),
+        true,
+        &mut iv_buffers,
+        &mut iv_gaps,
+        &mut iv_longest,
+        &mut iv_start,
+    );
     drop(tx);
     // The writer ends when its queue does; only then is every buffer sent.
     let _ = writer_thread.join();
