@@ -76,9 +76,18 @@ fn short_flags_as_iperf3_has_them() {
     for (sub, help) in [
         (
             &["pump", "--help"][..],
-            ["-t, --duration", "-i, --interval", "-J, --json"].as_slice(),
+            [
+                "-t, --duration",
+                "-i, --interval",
+                "-J, --json",
+                "-f, --format",
+            ]
+            .as_slice(),
         ),
-        (&["stream", "--help"], &["-t, --duration", "-J, --json", "-i, --interval"]),
+        (
+            &["stream", "--help"],
+            &["-t, --duration", "-J, --json", "-i, --interval"],
+        ),
         (&["echo", "probe", "--help"], &["-J, --json"]),
         (&["cost", "--help"], &["-J, --json"]),
     ] {
