@@ -30,6 +30,20 @@ pub enum WriteError {
     },
 }
 
+/// `path`'s parent (`.` for a bare name) and its last component; `None` when it has no name
+/// (`.`, `..`, `/`).
+pub fn parent_and_name(path: &Path) -> Option<(PathBuf, String)> {
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .filter(|n| !n.is_empty())?;
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    Some((parent, name.to_string()))
+}
+
 /// Writes one file whole: into a temporary file beside it (`.<name>.<pid>.tmp`), synced, then
 /// renamed over it, so a full disk or a killed process leaves the previous file (or none), never
 /// a cut one. Output folders' files, CSV records written at once and sweeps' result files go
@@ -39,15 +53,8 @@ pub fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
         let path = p.display().to_string();
         move |source| WriteError::Io { what, path, source }
     };
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .filter(|n| !n.is_empty())
-        .ok_or_else(|| WriteError::Unnamed(path.display().to_string()))?;
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let (parent, name) =
+        parent_and_name(path).ok_or_else(|| WriteError::Unnamed(path.display().to_string()))?;
     fs::create_dir_all(&parent).map_err(io("creating", &parent))?;
     let tmp = parent.join(format!(".{name}.{}.tmp", std::process::id()));
     let written = (|| {

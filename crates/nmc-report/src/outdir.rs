@@ -56,16 +56,7 @@ fn io(what: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> OutDirE
 
 /// `dir`'s parent (`.` for a bare name) and its last component.
 fn split(dir: &Path) -> Result<(PathBuf, String), OutDirError> {
-    let name = dir
-        .file_name()
-        .and_then(|n| n.to_str())
-        .filter(|n| !n.is_empty())
-        .ok_or_else(|| OutDirError::Unnamed(dir.display().to_string()))?;
-    let parent = match dir.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    Ok((parent, name.to_string()))
+    nmc_records::parent_and_name(dir).ok_or_else(|| OutDirError::Unnamed(dir.display().to_string()))
 }
 
 /// The advisory lock that keeps a second writer out of an output folder while a run writes.

@@ -409,24 +409,28 @@ impl Experiment for Rfc508Realtime {
         // R508-3.
         let mut longs = Vec::new();
         for (k, lt) in LONG_TESTS.iter().enumerate() {
-            let mut q = p.clone();
-            q.test.duration_ns = lt.minutes * 60_000_000_000;
-            q.host.terminals = 0;
             let col = BUFFERS
                 .iter()
                 .position(|&b| b == lt.buffer_bits)
                 .expect("2016");
-            let streams = nmc_sim::RngStreams::new(seed);
-            let mut h = streams.stream((6 << 48) | (2 * k as u64));
-            let mut nr = streams.stream((6 << 48) | (2 * k as u64 + 1));
-            let r = run_test(
-                &q,
-                &sets.0[col],
-                lt.rate_bps,
-                lt.buffer_bits,
-                &mut h,
-                &mut nr,
-            );
+            // One long test on an unloaded host, with the same random streams whatever the NCP.
+            let long_test = |params: &Params, sets: &Sets| {
+                let mut q = params.clone();
+                q.test.duration_ns = lt.minutes * 60_000_000_000;
+                q.host.terminals = 0;
+                let streams = nmc_sim::RngStreams::new(seed);
+                let mut h = streams.stream((6 << 48) | (2 * k as u64));
+                let mut nr = streams.stream((6 << 48) | (2 * k as u64 + 1));
+                run_test(
+                    &q,
+                    &sets.0[col],
+                    lt.rate_bps,
+                    lt.buffer_bits,
+                    &mut h,
+                    &mut nr,
+                )
+            };
+            let r = long_test(&p, &sets);
             ctx.check(
                 &format!("R508-3 {} min gaps", lt.minutes),
                 "gaps at 30000 bit/s, 2016-bit buffers, unloaded host",
@@ -455,19 +459,7 @@ impl Experiment for Rfc508Realtime {
             );
             longs.push(r);
             for (tag, how, alt, alt_sets) in &alternatives {
-                let mut q = (*alt).clone();
-                q.test.duration_ns = lt.minutes * 60_000_000_000;
-                q.host.terminals = 0;
-                let mut h = streams.stream((6 << 48) | (2 * k as u64));
-                let mut nr = streams.stream((6 << 48) | (2 * k as u64 + 1));
-                let r = run_test(
-                    &q,
-                    &alt_sets.0[col],
-                    lt.rate_bps,
-                    lt.buffer_bits,
-                    &mut h,
-                    &mut nr,
-                );
+                let r = long_test(alt, alt_sets);
                 ctx.check(
                     &format!("R508-3 {} min gaps ({tag})", lt.minutes),
                     &format!("gaps at 30000 bit/s, 2016-bit buffers, unloaded host, with {how}"),

@@ -267,6 +267,66 @@ pub struct StreamInterval {
     pub longest_gap_s: Option<f64>,
 }
 
+/// The interval being counted for [`run_reporting`]: its start, and the buffers and gaps so far.
+struct Intervals {
+    t0: Instant,
+    every: Option<Duration>,
+    buffer_bits: u64,
+    start: Instant,
+    buffers: u64,
+    gaps: u64,
+    longest: Option<Duration>,
+}
+
+impl Intervals {
+    fn new(t0: Instant, every: Option<Duration>, buffer_bits: u64) -> Self {
+        Intervals {
+            t0,
+            every,
+            buffer_bits,
+            start: t0,
+            buffers: 0,
+            gaps: 0,
+            longest: None,
+        }
+    }
+
+    fn gap(&mut self, d: Duration) {
+        self.gaps += 1;
+        self.longest = self.longest.max(Some(d));
+    }
+
+    /// Reports every whole interval that has ended by `now`, then, when `last`, the shorter one
+    /// left.
+    fn close(&mut self, now: Instant, last: bool, report: &mut dyn FnMut(StreamInterval)) {
+        let Some(every) = self.every else { return };
+        while now >= self.start + every {
+            self.emit(self.start + every, report);
+        }
+        if last && now > self.start {
+            self.emit(now, report);
+        }
+    }
+
+    fn emit(&mut self, to: Instant, report: &mut dyn FnMut(StreamInterval)) {
+        let secs = to.saturating_duration_since(self.start).as_secs_f64();
+        let since = |t: Instant| t.duration_since(self.t0).as_secs_f64();
+        report(StreamInterval {
+            start_s: since(self.start),
+            end_s: since(to),
+            buffers_sent: self.buffers,
+            rate_bit_per_s: if secs > 0.0 {
+                (self.buffers * self.buffer_bits) as f64 / secs
+            } else {
+                0.0
+            },
+            gaps: self.gaps,
+            longest_gap_s: self.longest.map(|d| d.as_secs_f64()),
+        });
+        (self.start, self.buffers, self.gaps, self.longest) = (to, 0, 0, None);
+    }
+}
+
 /// [`run_until`], calling `report` at the end of every `every` of the run (and once for the
 /// last, shorter interval) with what that interval saw. The lines come when the sender next
 /// looks at the clock: within 50 ms, or one buffer's fill time if that is shorter.
@@ -329,46 +389,7 @@ pub fn run_reporting(
         };
     let mut fill_start = t0;
     let mut seq = 0u64;
-    // Interval reporting: the interval's start, and the buffers and gaps counted so far.
-    let mut iv_start = t0;
-    let (mut iv_buffers, mut iv_gaps, mut iv_longest) = (0u64, 0u64, None::<Duration>);
-    let mut close_interval = |now: Instant,
-                              last: bool,
-                              buffers: &mut u64,
-                              gaps_n: &mut u64,
-                              longest: &mut Option<Duration>,
-                              start: &mut Instant| {
-        let Some(every) = every else { return };
-        let mut emit = |from: Instant,
-                        to: Instant,
-                        buffers: &mut u64,
-                        gaps_n: &mut u64,
-                        longest: &mut Option<Duration>| {
-            let secs = to.saturating_duration_since(from).as_secs_f64();
-            report(StreamInterval {
-                start_s: since(from),
-                end_s: since(to),
-                buffers_sent: *buffers,
-                rate_bit_per_s: if secs > 0.0 {
-                    (*buffers * c.buffer_bits) as f64 / secs
-                } else {
-                    0.0
-                },
-                gaps: *gaps_n,
-                longest_gap_s: longest.map(|d| d.as_secs_f64()),
-            });
-            (*buffers, *gaps_n, *longest) = (0, 0, None);
-        };
-        // Every whole interval that has ended, then (at the end) the last, shorter one.
-        while now >= *start + every {
-            emit(*start, *start + every, buffers, gaps_n, longest);
-            *start += every;
-        }
-        if last && now > *start {
-            emit(*start, now, buffers, gaps_n, longest);
-            *start = now;
-        }
-    };
+    let mut iv = Intervals::new(t0, every, c.buffer_bits);
     'run: loop {
         let deadline = fill_start + fill;
         if deadline > end {
@@ -380,20 +401,13 @@ pub fn run_reporting(
                 partial = Some(STOPPED.to_string());
                 break 'run;
             }
-            close_interval(
-                now,
-                false,
-                &mut iv_buffers,
-                &mut iv_gaps,
-                &mut iv_longest,
-                &mut iv_start,
-            );
+            iv.close(now, false, report);
             if deadline <= now {
                 break;
             }
             std::thread::sleep((deadline - now).min(STOP_POLL));
         }
-        iv_buffers += 1;
+        iv.buffers += 1;
         completed.push(None);
         records.push(BufferRecord {
             seq,
@@ -424,8 +438,7 @@ pub fn run_reporting(
                         if !gap.is_zero() {
                             gaps.push(gap.as_nanos() as u64);
                             records[seq as usize].gap_ms = Some(gap.as_secs_f64() * 1e3);
-                            iv_gaps += 1;
-                            iv_longest = iv_longest.max(Some(gap));
+                            iv.gap(gap);
                         }
                         fill_start = Instant::now().max(deadline);
                         break;
@@ -434,22 +447,14 @@ pub fn run_reporting(
                         let gap = end.saturating_duration_since(deadline);
                         gaps.push(gap.as_nanos() as u64);
                         records[seq as usize].gap_ms = Some(gap.as_secs_f64() * 1e3);
-                        iv_gaps += 1;
-                        iv_longest = iv_longest.max(Some(gap));
+                        iv.gap(gap);
                         break 'run;
                     }
                     if let Some(why) = drain(&mut completed, Some(Duration::from_millis(1))) {
                         partial = Some(why);
                         break 'run;
                     }
-                    close_interval(
-                        Instant::now(),
-                        false,
-                        &mut iv_buffers,
-                        &mut iv_gaps,
-                        &mut iv_longest,
-                        &mut iv_start,
-                    );
+                    iv.close(Instant::now(), false, report);
                     if stopped() {
                         partial = Some(STOPPED.to_string());
                         break 'run;
@@ -459,14 +464,7 @@ pub fn run_reporting(
         }
         seq += 1;
     }
-    close_interval(
-        Instant::now().min(end),
-        true,
-        &mut iv_buffers,
-        &mut iv_gaps,
-        &mut iv_longest,
-        &mut iv_start,
-    );
+    iv.close(Instant::now().min(end), true, report);
     drop(tx);
     // The writer ends when its queue does; only then is every buffer sent.
     let _ = writer_thread.join();
