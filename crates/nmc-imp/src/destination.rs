@@ -7,11 +7,38 @@
 //! or traces anything. Buffers and the host interfaces are the driver's (`model.rs`,
 //! `model/single.rs`, `model/v3.rs`).
 
-use crate::imp::{Reassembly, Reply};
 use crate::packet::{MsgId, Stream};
 use crate::timer::Deadline;
 use nmc_sim::{SimDuration, SimTime};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+/// A reply the destination IMP owes and that wants 8 reassembly buffers: a RFNM (which waits
+/// at most 1 s for them, then goes without a piggy-backed ALL) or the ALL answering a REQALL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reply {
+    Rfnm {
+        stream: Stream,
+        msg: MsgId,
+        num: u64,
+        /// The end of its wait for buffers, and the generation that names it.
+        wait: Deadline,
+        /// When it was made (K&O point g), in ns.
+        made_ns: u64,
+    },
+    All {
+        stream: Stream,
+        num: u64,
+    },
+}
+
+/// A message being reassembled at its destination IMP.
+#[derive(Clone, Copy, Debug)]
+pub struct Reassembly {
+    pub msg: MsgId,
+    pub of: u8,
+    pub received: u8,
+    pub bits: u64,
+}
 
 /// A message number of a stream.
 pub type Key = (Stream, u64);

@@ -54,43 +54,15 @@
 //! ```
 
 use crate::blocks::{ReceiveBlocks, TransmitBlocks};
-use crate::destination::{Delivery, Replies};
+use crate::destination::{Delivery, Replies, Reply};
 use crate::link::{Frame, FrameKind, Hold, Link, NextFrame};
-use crate::model::{Processor, Task};
 use crate::packet::{MsgId, Packet, PktId, Stream};
 use crate::params::ImpModel;
+use crate::processor::{Processor, Task};
 use crate::source::{Allocations, Numbers, Plt, PltClaims};
 use crate::timer::{Deadline, Woken};
 use nmc_sim::{SimDuration, SimTime};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
-
-/// A reply the destination IMP owes and that wants 8 reassembly buffers: a RFNM (which waits
-/// at most 1 s for them, then goes without a piggy-backed ALL) or the ALL answering a REQALL.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Reply {
-    Rfnm {
-        stream: Stream,
-        msg: MsgId,
-        num: u64,
-        /// The end of its wait for buffers, and the generation that names it.
-        wait: Deadline,
-        /// When it was made (K&O point g), in ns.
-        made_ns: u64,
-    },
-    All {
-        stream: Stream,
-        num: u64,
-    },
-}
-
-/// A message being reassembled at its destination IMP.
-#[derive(Clone, Copy, Debug)]
-pub struct Reassembly {
-    pub msg: MsgId,
-    pub of: u8,
-    pub received: u8,
-    pub bits: u64,
-}
 
 /// A packet on its way to the destination host.
 #[derive(Clone, Copy, Debug)]
@@ -290,20 +262,6 @@ pub struct Imp {
     /// and retransmission timers, the acknowledgements it owes the neighbour, and what it last
     /// accepted on each channel coming in ([`Link`]).
     pub lines: Vec<Link>,
-}
-
-/// A claim on a PLT entry in version 3 (K&O §VI: "message number, reassembly buffers, and PLT
-/// entry", in that order; "the message number and the PLT entry are used to send a REQALL").
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PltClaim {
-    /// A message that holds its number and its allocation.
-    Message(MsgId),
-    /// A REQALL for the stream, to the destination IMP `dst`, decided for message `msg`.
-    Reqall {
-        stream: Stream,
-        dst: u32,
-        msg: MsgId,
-    },
 }
 
 impl Imp {
@@ -1233,7 +1191,7 @@ mod tests {
     /// the task's end 2 ms later, and the wake-up for the old end finds nothing.
     #[test]
     fn a_clock_tick_moves_the_end_of_the_task_in_service() {
-        use crate::model::Work;
+        use crate::processor::Work;
         use nmc_sim::SimDuration;
         let ms = |m: u64| SimTime::ZERO + SimDuration::from_millis(m);
         let mut x = imp();

@@ -17,10 +17,11 @@
 //! | [`packet`] | data packets and subnet control messages (RFNM, REQALL, ALL, GVB, version 3 block messages); streams, the sequences message numbers count in |
 //! | [`link`] | an IMP's interface to one line: the outgoing direction's logical channels, acknowledgements, retransmission (each channel's deadline, [`link::Link::poll_at`]) and line errors, and the sequence bits last accepted coming in |
 //! | [`imp`] | one IMP as a core: its buffers, taken and freed only through its methods (K&O §III's rule for a packet in transit, [`imp::Imp::admit_transit`]), its lines, its processor, its source and destination tables; a host's packet let in or kept waiting ([`imp::Imp::admit_host_packet`]: K&O §III's 4 free buffers and 8-packet output queue), a frame from a neighbour handled whole ([`imp::Imp::handle_frame`]: checksum, piggy-backed acknowledgements, duplicates, K&O §III's rejections), a packet the processor is done with acknowledged and sent on ([`imp::Imp::owe_acknowledgement`], [`imp::Imp::forward`]), the next frame on a line ([`imp::Imp::poll_transmit`]), its timers run out through one door ([`imp::Imp::handle_timeout`]: the processor's task, retransmission, the RFNM's 1 s wait, the 250 ms give-back, version 3's block disuse), and its next wake-up ([`imp::Imp::poll_at`]) |
+//! | [`processor`] | an IMP's processor as a sans-I/O core ([`processor::Processor`]): one FIFO task queue, and the clock's timeout level that pre-empts it (IMP program 3050) |
 //! | [`blocks`] | version 3's message control blocks, transmit and receive, as sans-I/O cores (K&O §VI) |
 //! | [`destination`] | the destination IMP's reassembly, in-order hand-over and the replies it owes (RFNMs, ALLs, BBN's fix) as sans-I/O cores (K&O §II points d, f, g; §VII; RFC 632) |
 //! | [`source`] | the source IMP's end-to-end tables as sans-I/O cores: message numbers, PLT entries, allocations (K&O §II points b, c, h) |
-//! | [`model`] | the event model: the life of a message, points a–i of K&O Fig. 1; the IMP's processor as a sans-I/O core ([`model::Processor`], `model/processor.rs`); other hosts' traffic (`model/background.rs`); the end-to-end procedure of each software version behind one trait ([`model::Procedure`]: `model/v2.rs`, `model/v3.rs`); time slices ([`model::TimeSlice`], `model/slice.rs`) |
+//! | [`model`] | the event model: the life of a message, points a–i of K&O Fig. 1; the IMP's processor driven by the clock and the task queue (`model/processing.rs`); other hosts' traffic (`model/background.rs`); the end-to-end procedure of each software version behind one trait ([`model::Procedure`]: `model/v2.rs`, `model/v3.rs`); time slices ([`model::TimeSlice`], `model/slice.rs`) |
 //! | [`records`] | messages.csv, e2e.csv, occupancy.csv and journeys.csv written as the run makes them, in message order, so that memory stays flat in simulated time |
 //! | [`mod@run`] | build from a scenario, run, collect records and metrics |
 //! | [`timer`] | a timer as a value that carries its deadline: one wake-up queued however often it is re-armed ([`timer::Timer`]), or one per arming where merging wake-ups would reorder a run's events ([`timer::Deadline`]: the retransmission, RFNM-wait and give-back timers) |
@@ -55,6 +56,7 @@ pub mod link;
 pub mod model;
 pub mod packet;
 pub mod params;
+pub mod processor;
 pub mod records;
 pub mod routing;
 pub mod run;

@@ -37,7 +37,7 @@
 //! | `model/trace.rs` | the trace lines (`trace = true`) and `change`, the one place a message's state changes |
 //! | `model/procedure.rs` | where versions 2 and 3 differ, as one trait ([`Procedure`]): version 2 in `model/v2.rs` (K&O §II–III), version 3 in `model/v3.rs` (K&O §VI–VII) |
 //! | `model/single.rs` | single-packet messages (RFC 632) |
-//! | `model/processor.rs` | the IMP's processor ([`Processor`]): one task queue, and the 25.6 ms clock above it |
+//! | `model/processing.rs` | the IMP's processor ([`Processor`], `processor.rs`) driven: one task queue, and the 25.6 ms clock above it |
 //! | `model/adaptive.rs` | the subnet's side of routing: routing frames, lines going down and up, packets without a route, journeys and loops |
 //! | `model/background.rs` | other hosts' traffic ([`Background`]) |
 //! | `model/instrument.rs` | the IMP message generator ([`Generator`]) and scripted disturbances ([`Action`]) |
@@ -53,20 +53,20 @@ mod lockup;
 mod message;
 mod observer;
 mod procedure;
-mod processor;
+mod processing;
 mod single;
 mod slice;
 mod trace;
 mod v2;
 mod v3;
 
+pub use crate::processor::{Processor, Task, Work};
 pub use background::{Background, BackgroundTally, LengthMix};
 pub use host::{Handed, Host, Pump};
 pub use instrument::{Action, Generator};
 pub use lockup::{HeldAt, LockupReport};
 pub use observer::{Counted, MessageRecord, Observer, Occupancy};
-pub use procedure::{Procedure, procedure};
-pub use processor::{Processor, Task, Work};
+pub use procedure::Procedure;
 pub use single::{E2eEvent, Happened, Note, Side, What};
 pub use slice::{SliceItem, TimeSlice};
 use trace::Tr;
@@ -75,12 +75,20 @@ pub(crate) use trace::change;
 use crate::imp::Imp;
 use crate::link::{Frame, Link};
 use crate::packet::{MsgId, Slab, Stream};
-use crate::params::ImpParams;
+use crate::params::{ImpParams, MessageProcessing};
 use crate::routing::Routing;
 use crate::topology::Topology;
 use nmc_sim::{EventQueue, Model, RngStreams, SimDuration, SimTime, Trace};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+/// The procedure the profile's `message_processing` names.
+pub fn procedure(v: MessageProcessing) -> &'static dyn Procedure {
+    match v {
+        MessageProcessing::V2 => &v2::V2,
+        MessageProcessing::V3 => &v3::V3,
+    }
+}
 
 #[derive(Clone, Copy, Debug)]
 pub enum Ev {
@@ -456,5 +464,53 @@ mod tests {
         assert!(line_stream(999) < background_stream(0));
         assert!(background_stream(max_imps - 1) < line_stream(1000));
         assert!(line_stream(16 * max_imps) < pairs_stream(0));
+    }
+}
+
+#[cfg(test)]
+mod procedure_tests {
+    //! The versions' differences, read through [`procedure`].
+    use super::*;
+
+    fn host(imp: u32) -> Host {
+        Host::new(format!("host on IMP {imp}"), imp)
+    }
+
+    /// Hosts 0 and 1 on IMP 5, host 2 on IMP 9.
+    fn hosts() -> Vec<Host> {
+        vec![host(5), host(5), host(9)]
+    }
+
+    #[test]
+    fn version_2_numbers_messages_per_imp_pair() {
+        // K&O §III: "message sequence numbers allocated per source IMP-destination IMP pair":
+        // two hosts on one IMP share the numbers to a destination IMP.
+        let (v2, h) = (procedure(MessageProcessing::V2), hosts());
+        assert_eq!(v2.stream(&h, 0, 2), v2.stream(&h, 1, 2));
+        assert_eq!(v2.stream_src(&h, v2.stream(&h, 1, 2)), 5);
+    }
+
+    #[test]
+    fn version_3_numbers_messages_per_host_pair() {
+        // K&O §VI: "message sequencing is now done on the basis of HOST-to-HOST pairs".
+        let (v3, h) = (procedure(MessageProcessing::V3), hosts());
+        assert_ne!(v3.stream(&h, 0, 2), v3.stream(&h, 1, 2));
+        assert_eq!(v3.stream_src(&h, v3.stream(&h, 1, 2)), 5);
+    }
+
+    #[test]
+    fn the_order_of_acquisition_differs() {
+        // Version 2: number, PLT entry, then an allocation (a REQALL steals number and entry,
+        // the message starts again at point b). Version 3 (K&O §VI): "message number,
+        // reassembly buffers, and PLT entry"; a message keeps its number while it waits.
+        let (v2, v3) = (
+            procedure(MessageProcessing::V2),
+            procedure(MessageProcessing::V3),
+        );
+        assert!(!v2.allocation_before_plt() && v3.allocation_before_plt());
+        assert_eq!(v2.first_state(), MsgState::NeedNumber);
+        assert_eq!(v3.first_state(), MsgState::NeedBlock);
+        assert_eq!(v2.allocated_state(), MsgState::NeedNumber);
+        assert_eq!(v3.allocated_state(), MsgState::NeedAll);
     }
 }

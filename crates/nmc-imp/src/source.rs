@@ -7,11 +7,24 @@
 //! (it takes `now`; [`Allocations::poll_at`]). The driver (`model.rs`, `model/v3.rs`) moves the
 //! messages, wakes the timers at their deadlines and sends the packets, and is the only caller.
 
-use crate::imp::PltClaim;
 use crate::packet::{MsgId, Stream};
 use crate::timer::Deadline;
 use nmc_sim::{SimDuration, SimTime};
 use std::collections::{BTreeMap, VecDeque};
+
+/// A claim on a PLT entry in version 3 (K&O §VI: "message number, reassembly buffers, and PLT
+/// entry", in that order; "the message number and the PLT entry are used to send a REQALL").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PltClaim {
+    /// A message that holds its number and its allocation.
+    Message(MsgId),
+    /// A REQALL for the stream, to the destination IMP `dst`, decided for message `msg`.
+    Reqall {
+        stream: Stream,
+        dst: u32,
+        msg: MsgId,
+    },
+}
 
 /// Message numbers (K&O §II point b): at most `limit` in use on each stream — 4 per
 /// source-IMP/destination-IMP pair in version 2 (§III), 8 per host pair in version 3 (§VI) —

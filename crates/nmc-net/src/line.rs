@@ -5,9 +5,20 @@
 //! being sent, up to `queue_limit` more wait; an arrival beyond that is dropped and counted.
 //! There are no framing or overhead bits here: the IMP model adds its own.
 
-use crate::model::Packet;
 use nmc_sim::{BitRate, SimDuration, SimTime};
 use std::collections::VecDeque;
+
+/// A packet in flight. Small and `Copy`: it travels inside the model's events and waits in a
+/// channel's queues.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Packet {
+    pub id: u64,
+    pub source: u32,
+    pub dst: u32,
+    pub bits: u32,
+    pub hops: u32,
+    pub created: SimTime,
+}
 
 pub struct Channel {
     pub from: u32,

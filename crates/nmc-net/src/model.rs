@@ -12,7 +12,7 @@
 //! A `saturate` source offers its next packet the moment its previous one starts transmission
 //! on the first channel, so exactly one of its packets is always waiting there.
 
-use crate::line::{Channel, Offer};
+use crate::line::{Channel, Offer, Packet};
 use crate::source::{self, Source};
 use crate::spec::{RECORDS, StoreForwardScenario};
 use crate::topology::{Topology, TopologyError};
@@ -21,17 +21,6 @@ use nmc_sim::{
 };
 use serde::Serialize;
 use std::collections::BTreeMap;
-
-/// A packet in flight. Small and `Copy`: it travels inside events.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Packet {
-    pub id: u64,
-    pub source: u32,
-    pub dst: u32,
-    pub bits: u32,
-    pub hops: u32,
-    pub created: SimTime,
-}
 
 #[derive(Clone, Copy, Debug)]
 pub enum Event {

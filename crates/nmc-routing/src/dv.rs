@@ -28,7 +28,7 @@
 //! neighbour, hold-down ended), so the next message from any neighbour wins. A line coming up
 //! sends a routing message at once and then every period. Unknown lines are ignored.
 
-use crate::feasible::Feasibility;
+use crate::feasible::{self, Candidate, Feasibility};
 use crate::holddown::HoldDown;
 use crate::router::{Entry, Hop, RouteEvent, RouteEventKind, Router, RoutingMessage};
 use crate::{LineId, LoopPrevention, NodeId, RoutingParams, Units};
@@ -302,6 +302,59 @@ impl DistanceVector {
     }
 
     /// The 1974 update rule for one routing message (see the module doc's table).
+    /// Handles a routing message under the feasible-successor variant ([`feasible`]): keeps
+    /// the neighbour's report and re-selects every destination.
+    fn update_feasible(&mut self, now: SimTime, line: LineId, msg: &RoutingMessage) {
+        let n = self.routes.len();
+        let inf = self.params.infinity;
+        let entries = (0..n).map(|d| msg.entry(NodeId(d as u32), inf)).collect();
+        if let Some(l) = self.lines.get_mut(&line) {
+            l.reports = entries;
+        }
+        for dst in 0..n {
+            self.reselect_feasible(now, dst);
+        }
+    }
+
+    /// Chooses `dst`'s successor among the current one and the feasible neighbours
+    /// ([`feasible::choose`]), and lowers the feasible distance when the new route beats it.
+    fn reselect_feasible(&mut self, now: SimTime, dst: usize) {
+        if dst == self.node.0 as usize {
+            return;
+        }
+        let inf = self.params.infinity;
+        let route = &self.routes[dst];
+        let candidates = self
+            .lines
+            .iter()
+            .filter(|(_, l)| l.up)
+            .filter_map(|(&id, l)| {
+                let report = l.reports.get(dst).copied()?;
+                Some(Candidate {
+                    line: id,
+                    report,
+                    through: self.via(id, report.estimate),
+                })
+            });
+        match feasible::choose(route.via, route.fd, candidates, inf) {
+            Some(c) => {
+                let (est, seqno) = (c.through, c.report.seqno);
+                self.set_route(now, dst, est, Some(c.line), seqno);
+                let r = &mut self.routes[dst];
+                if r.fd.is_beaten_by(seqno, est) {
+                    r.fd = Feasibility {
+                        seqno,
+                        estimate: est,
+                    };
+                }
+            }
+            None => {
+                let seqno = self.routes[dst].seqno;
+                self.set_route(now, dst, inf, None, seqno);
+            }
+        }
+    }
+
     fn update_1974(&mut self, now: SimTime, line: LineId, msg: &RoutingMessage) {
         let inf = self.params.infinity;
         let hd = self.params.hold_down;
@@ -393,7 +446,7 @@ impl Router for DistanceVector {
         }
         self.stats.messages_handled += 1;
         match self.params.loop_prevention {
-            LoopPrevention::FeasibleSuccessor => crate::feasible::update(self, now, line, msg),
+            LoopPrevention::FeasibleSuccessor => self.update_feasible(now, line, msg),
             _ => self.update_1974(now, line, msg),
         }
     }
@@ -416,7 +469,7 @@ impl Router for DistanceVector {
             // The held line is gone: nothing is left to hold (our choice, see holddown).
             self.routes[dst].hold.clear();
             match self.params.loop_prevention {
-                LoopPrevention::FeasibleSuccessor => crate::feasible::reselect(self, now, dst),
+                LoopPrevention::FeasibleSuccessor => self.reselect_feasible(now, dst),
                 _ => {
                     let inf = self.params.infinity;
                     self.set_route(now, dst, inf, None, self.routes[dst].seqno);
@@ -731,5 +784,62 @@ mod tests {
             a.handle_line_down(ms(5300), LB);
             assert_eq!(a.poll_at(), None);
         }
+    }
+
+    // The feasible-successor variant, driven through the router ([`feasible`] has the rule).
+
+    fn fs_msg(from: u32, d: (u32, u32)) -> RoutingMessage {
+        let mut entries = vec![
+            Entry {
+                estimate: Units(600),
+                seqno: 0
+            };
+            4
+        ];
+        entries[0] = Entry {
+            seqno: d.0,
+            estimate: Units(d.1),
+        };
+        RoutingMessage {
+            from: NodeId(from),
+            entries,
+            link_state: Vec::new(),
+        }
+    }
+
+    /// Node 1 with lines to nodes 2 (line 2) and 3 (line 3); destination 0.
+    fn fs_router() -> DistanceVector {
+        let mut r = DistanceVector::new(
+            NodeId(1),
+            4,
+            RoutingParams::with(LoopPrevention::FeasibleSuccessor),
+        );
+        r.add_line(LineId(2), LineConfig::to(NodeId(2)))
+            .add_line(LineId(3), LineConfig::to(NodeId(3)));
+        r
+    }
+
+    #[test]
+    fn an_unfeasible_neighbour_is_not_taken_even_when_shorter() {
+        let mut r = fs_router();
+        r.handle_routing_message(ms(0), LineId(2), &fs_msg(2, (1, 8))); // 12 via 2, FD 12
+        r.handle_routing_message(ms(10), LineId(2), &fs_msg(2, (1, 20))); // 24 via 2 (kept)
+        r.handle_routing_message(ms(20), LineId(3), &fs_msg(3, (1, 12))); // 16 via 3: 12 ≥ FD
+        assert_eq!(r.next_hop(NodeId(0)).unwrap().neighbour, NodeId(2));
+        assert_eq!(r.estimate(NodeId(0)), Some(Units(24)));
+        r.handle_routing_message(ms(30), LineId(3), &fs_msg(3, (1, 11))); // 11 < FD: feasible
+        assert_eq!(r.next_hop(NodeId(0)).unwrap().neighbour, NodeId(3));
+    }
+
+    #[test]
+    fn a_newer_sequence_number_is_always_feasible() {
+        let mut r = fs_router();
+        r.handle_routing_message(ms(0), LineId(2), &fs_msg(2, (1, 8)));
+        r.handle_line_down(ms(5), LineId(2));
+        r.handle_routing_message(ms(10), LineId(3), &fs_msg(3, (1, 30)));
+        assert_eq!(r.next_hop(NodeId(0)), None, "no feasible successor");
+        r.handle_routing_message(ms(20), LineId(3), &fs_msg(3, (2, 30)));
+        assert_eq!(r.next_hop(NodeId(0)).unwrap().neighbour, NodeId(3));
+        assert_eq!(r.estimate(NodeId(0)), Some(Units(34)));
     }
 }

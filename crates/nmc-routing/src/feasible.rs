@@ -24,11 +24,13 @@
 //! estimate winning (ties: keep the successor, then the lowest line).
 //!
 //! [`RoutingParams::seqno_interval`]: crate::RoutingParams::seqno_interval
+//!
+//! This module is the rule alone, over plain values: [`choose`] picks a successor from the
+//! neighbours' reports. [`DistanceVector`](crate::DistanceVector) keeps the reports and the
+//! feasible distances and calls it.
 
-use crate::dv::DistanceVector;
-use crate::router::{Router, RoutingMessage};
-use crate::{LineId, NodeId, Units};
-use nmc_sim::SimTime;
+use crate::router::Entry;
+use crate::{LineId, Units};
 
 /// A feasible distance: (sequence number, estimate), ordered so that a newer sequence number
 /// is smaller (better), and under one sequence number a smaller estimate is.
@@ -51,134 +53,108 @@ impl Feasibility {
     }
 }
 
-/// Handles a routing message under the feasible-successor variant.
-pub(crate) fn update(dv: &mut DistanceVector, now: SimTime, line: LineId, msg: &RoutingMessage) {
-    let n = dv.routes.len();
-    let inf = dv.params().infinity;
-    let entries = (0..n).map(|d| msg.entry(NodeId(d as u32), inf)).collect();
-    if let Some(l) = dv.lines.get_mut(&line) {
-        l.reports = entries;
-    }
-    for dst in 0..n {
-        reselect(dv, now, dst);
-    }
+/// A neighbour on a line that is up, as the rule sees it for one destination.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Candidate {
+    pub line: LineId,
+    /// The neighbour's last report for the destination.
+    pub report: Entry,
+    /// The estimate through it: the report plus the hop's cost (K&O §III), or infinity.
+    pub through: Units,
 }
 
-/// Chooses `dst`'s successor among the current one and the feasible neighbours.
-pub(crate) fn reselect(dv: &mut DistanceVector, now: SimTime, dst: usize) {
-    if dst == dv.node().0 as usize {
-        return;
-    }
-    let inf = dv.params().infinity;
-    let route = &dv.routes[dst];
-    let (current, fd) = (route.via, route.fd);
-    // (estimate, is_current, line, seqno) of the best candidate so far.
-    let mut best: Option<(Units, bool, LineId, u32)> = None;
-    for (&id, l) in &dv.lines {
-        let Some(rep) = l.reports.get(dst).copied() else {
-            continue;
-        };
-        if !l.up || rep.estimate >= inf {
+/// The successor for one destination, given the current successor `current`, the feasible
+/// distance `fd` and the neighbours in line order: the current successor if it still has a
+/// route, and every neighbour that meets the source-node condition; the smallest estimate
+/// through it wins (ties: keep the current successor, then the first line). `None` when no
+/// neighbour qualifies.
+pub fn choose(
+    current: Option<LineId>,
+    fd: Feasibility,
+    candidates: impl IntoIterator<Item = Candidate>,
+    infinity: Units,
+) -> Option<Candidate> {
+    // The best candidate so far, and whether it is the current successor.
+    let mut best: Option<(Candidate, bool)> = None;
+    for c in candidates {
+        if c.report.estimate >= infinity {
             continue;
         }
-        let is_current = current == Some(id);
+        let is_current = current == Some(c.line);
         // The source-node condition: a new successor must report less than our FD.
-        if !is_current && !fd.is_beaten_by(rep.seqno, rep.estimate) {
+        if !is_current && !fd.is_beaten_by(c.report.seqno, c.report.estimate) {
             continue;
         }
-        let est = dv.via(id, rep.estimate);
-        if est >= inf {
+        if c.through >= infinity {
             continue;
         }
         let better = match best {
             None => true,
-            Some((b, b_current, _, _)) => est < b || (est == b && is_current && !b_current),
+            Some((b, b_current)) => {
+                c.through < b.through || (c.through == b.through && is_current && !b_current)
+            }
         };
         if better {
-            best = Some((est, is_current, id, rep.seqno));
+            best = Some((c, is_current));
         }
     }
-    match best {
-        Some((est, _, line, seqno)) => {
-            dv.set_route(now, dst, est, Some(line), seqno);
-            let r = &mut dv.routes[dst];
-            if r.fd.is_beaten_by(seqno, est) {
-                r.fd = Feasibility {
-                    seqno,
-                    estimate: est,
-                };
-            }
-        }
-        None => {
-            let seqno = dv.routes[dst].seqno;
-            dv.set_route(now, dst, inf, None, seqno);
-        }
-    }
+    best.map(|(c, _)| c)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::router::Entry;
-    use crate::{LineConfig, LoopPrevention, RoutingParams};
-    use nmc_sim::SimDuration;
 
-    fn ms(m: u64) -> SimTime {
-        SimTime::ZERO + SimDuration::from_millis(m)
-    }
+    const INF: Units = Units(600);
 
-    fn msg(from: u32, d: (u32, u32)) -> RoutingMessage {
-        let mut entries = vec![
-            Entry {
-                estimate: Units(600),
-                seqno: 0
-            };
-            4
-        ];
-        entries[0] = Entry {
-            seqno: d.0,
-            estimate: Units(d.1),
-        };
-        RoutingMessage {
-            from: NodeId(from),
-            entries,
-            link_state: Vec::new(),
+    fn cand(line: u32, seqno: u32, reported: u32) -> Candidate {
+        Candidate {
+            line: LineId(line),
+            report: Entry {
+                seqno,
+                estimate: Units(reported),
+            },
+            through: Units(reported + 4),
         }
     }
 
-    /// Node 1 with lines to nodes 2 (line 2) and 3 (line 3); destination 0.
-    fn router() -> DistanceVector {
-        let mut r = DistanceVector::new(
-            NodeId(1),
-            4,
-            RoutingParams::with(LoopPrevention::FeasibleSuccessor),
+    #[test]
+    fn a_shorter_neighbour_that_is_not_feasible_is_passed_over() {
+        let fd = Feasibility {
+            seqno: 1,
+            estimate: Units(12),
+        };
+        // Line 3 reports 12, not below FD 12; the successor on line 2 is kept at 24.
+        let c = choose(Some(LineId(2)), fd, [cand(2, 1, 20), cand(3, 1, 12)], INF);
+        assert_eq!(c.unwrap().line, LineId(2));
+        // 11 < FD: feasible, and shorter.
+        let c = choose(Some(LineId(2)), fd, [cand(2, 1, 20), cand(3, 1, 11)], INF);
+        assert_eq!(c.unwrap().line, LineId(3));
+    }
+
+    #[test]
+    fn a_newer_sequence_number_is_feasible_whatever_its_estimate() {
+        let fd = Feasibility {
+            seqno: 1,
+            estimate: Units(12),
+        };
+        assert_eq!(choose(None, fd, [cand(3, 1, 30)], INF), None);
+        assert_eq!(
+            choose(None, fd, [cand(3, 2, 30)], INF).unwrap().line,
+            LineId(3)
         );
-        r.add_line(LineId(2), LineConfig::to(NodeId(2)))
-            .add_line(LineId(3), LineConfig::to(NodeId(3)));
-        r
     }
 
     #[test]
-    fn an_unfeasible_neighbour_is_not_taken_even_when_shorter() {
-        let mut r = router();
-        r.handle_routing_message(ms(0), LineId(2), &msg(2, (1, 8))); // 12 via 2, FD 12
-        r.handle_routing_message(ms(10), LineId(2), &msg(2, (1, 20))); // 24 via 2 (kept)
-        r.handle_routing_message(ms(20), LineId(3), &msg(3, (1, 12))); // 16 via 3: 12 ≥ FD
-        assert_eq!(r.next_hop(NodeId(0)).unwrap().neighbour, NodeId(2));
-        assert_eq!(r.estimate(NodeId(0)), Some(Units(24)));
-        r.handle_routing_message(ms(30), LineId(3), &msg(3, (1, 11))); // 11 < FD: feasible
-        assert_eq!(r.next_hop(NodeId(0)).unwrap().neighbour, NodeId(3));
-    }
-
-    #[test]
-    fn a_newer_sequence_number_is_always_feasible() {
-        let mut r = router();
-        r.handle_routing_message(ms(0), LineId(2), &msg(2, (1, 8)));
-        r.handle_line_down(ms(5), LineId(2));
-        r.handle_routing_message(ms(10), LineId(3), &msg(3, (1, 30)));
-        assert_eq!(r.next_hop(NodeId(0)), None, "no feasible successor");
-        r.handle_routing_message(ms(20), LineId(3), &msg(3, (2, 30)));
-        assert_eq!(r.next_hop(NodeId(0)).unwrap().neighbour, NodeId(3));
-        assert_eq!(r.estimate(NodeId(0)), Some(Units(34)));
+    fn ties_keep_the_current_successor_then_the_first_line() {
+        let c = choose(
+            Some(LineId(3)),
+            Feasibility::NONE,
+            [cand(2, 0, 8), cand(3, 0, 8)],
+            INF,
+        );
+        assert_eq!(c.unwrap().line, LineId(3));
+        let c = choose(None, Feasibility::NONE, [cand(2, 0, 8), cand(3, 0, 8)], INF);
+        assert_eq!(c.unwrap().line, LineId(2));
     }
 }

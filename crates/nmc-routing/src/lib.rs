@@ -56,9 +56,9 @@ pub mod spf;
 
 pub use dv::{DistanceVector, LineConfig, RouteView, RouterStats};
 pub use params::{HoldDownParams, LoopPrevention, RoutingParams};
-pub use router::{Entry, Hop, RouteEvent, RouteEventKind, Router, RoutingMessage};
+pub use router::{Entry, Hop, LinkStateUpdate, RouteEvent, RouteEventKind, Router, RoutingMessage};
 pub use shortest_hop::{Graph, ShortestHop};
-pub use spf::{LinkState, LinkStateUpdate, SpfParams};
+pub use spf::{LinkState, SpfParams};
 
 use serde::{Deserialize, Serialize};
 use std::fmt;

@@ -37,7 +37,15 @@ pub struct RoutingMessage {
     /// Link-state updates ([`crate::LinkState`], SPF): every origin's latest the sender holds.
     /// Empty in a distance-vector message.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub link_state: Vec<crate::spf::LinkStateUpdate>,
+    pub link_state: Vec<LinkStateUpdate>,
+}
+
+/// One node's link-state update ([`crate::LinkState`], SPF), carried in a [`RoutingMessage`]: its lines that are up, each with the neighbour and the delay reported.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LinkStateUpdate {
+    pub origin: NodeId,
+    pub seqno: u32,
+    pub links: Vec<(NodeId, Units)>,
 }
 
 impl RoutingMessage {

@@ -37,7 +37,7 @@
 //!
 //! A line going down or coming up is reported at once by an update of its own.
 
-use crate::router::{Hop, RouteEvent, RouteEventKind, Router, RoutingMessage};
+use crate::router::{Hop, LinkStateUpdate, RouteEvent, RouteEventKind, Router, RoutingMessage};
 use crate::{LineId, NodeId, Units};
 use nmc_sim::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
@@ -71,14 +71,6 @@ impl Default for SpfParams {
             flood_window: SimDuration::from_secs(2),
         }
     }
-}
-
-/// One node's update: its lines that are up, each with the neighbour and the delay reported.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LinkStateUpdate {
-    pub origin: NodeId,
-    pub seqno: u32,
-    pub links: Vec<(NodeId, Units)>,
 }
 
 #[derive(Clone, Debug)]

@@ -7,7 +7,8 @@
 
 use super::{Counted, Ev, MsgState, Subnet, Tr, change};
 use crate::destination::Next;
-use crate::imp::{Expired, HostOut, Reply, TimerId};
+use crate::destination::Reply;
+use crate::imp::{Expired, HostOut, TimerId};
 use crate::packet::{MsgId, Packet, PktKind, Stream};
 use crate::params::Piggyback;
 use nmc_sim::{EventQueue, SimTime};

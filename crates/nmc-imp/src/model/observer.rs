@@ -5,7 +5,7 @@
 //! check.
 
 use super::{BackgroundTally, E2eEvent, Ev, LockupReport, Subnet, TimeSlice};
-use crate::imp::Reply;
+use crate::destination::Reply;
 use crate::packet::{MsgId, Stream};
 use nmc_sim::{EventQueue, SimDuration, SimTime};
 use serde::Serialize;

@@ -1,6 +1,6 @@
 //! The end-to-end message procedure of an IMP software version, as one trait
-//! ([`Procedure`]) with an implementation per version: [`super::v2::V2`] (October 1974, K&O
-//! §II–III) and [`super::v3::V3`] (1975, K&O §VI–VII). The subnet calls the procedure where
+//! ([`Procedure`]) with an implementation per version: `V2` in `model/v2.rs` (October 1974, K&O
+//! §II–III) and `V3` in `model/v3.rs` (1975, K&O §VI–VII); [`super::procedure`] picks one. The subnet calls the procedure where
 //! the versions differ and nowhere asks which version it runs.
 //!
 //! What the versions share is the subnet's, not the trait's: the tables as sans-I/O cores
@@ -11,7 +11,6 @@
 use super::{Ev, Host, MsgState, Subnet};
 use crate::imp::Imp;
 use crate::packet::{MsgId, Stream};
-use crate::params::MessageProcessing;
 use nmc_sim::{EventQueue, SimTime};
 
 /// One version's source procedure: how messages are sequenced, the order in which a message
@@ -75,60 +74,5 @@ pub trait Procedure: Send + Sync {
     /// the default, when the version has no tables of its own).
     fn held(&self, _imp: &Imp) -> Option<String> {
         None
-    }
-}
-
-/// The procedure the profile's `message_processing` names.
-pub fn procedure(v: MessageProcessing) -> &'static dyn Procedure {
-    match v {
-        MessageProcessing::V2 => &super::v2::V2,
-        MessageProcessing::V3 => &super::v3::V3,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn host(imp: u32) -> Host {
-        Host::new(format!("host on IMP {imp}"), imp)
-    }
-
-    /// Hosts 0 and 1 on IMP 5, host 2 on IMP 9.
-    fn hosts() -> Vec<Host> {
-        vec![host(5), host(5), host(9)]
-    }
-
-    #[test]
-    fn version_2_numbers_messages_per_imp_pair() {
-        // K&O §III: "message sequence numbers allocated per source IMP-destination IMP pair":
-        // two hosts on one IMP share the numbers to a destination IMP.
-        let (v2, h) = (procedure(MessageProcessing::V2), hosts());
-        assert_eq!(v2.stream(&h, 0, 2), v2.stream(&h, 1, 2));
-        assert_eq!(v2.stream_src(&h, v2.stream(&h, 1, 2)), 5);
-    }
-
-    #[test]
-    fn version_3_numbers_messages_per_host_pair() {
-        // K&O §VI: "message sequencing is now done on the basis of HOST-to-HOST pairs".
-        let (v3, h) = (procedure(MessageProcessing::V3), hosts());
-        assert_ne!(v3.stream(&h, 0, 2), v3.stream(&h, 1, 2));
-        assert_eq!(v3.stream_src(&h, v3.stream(&h, 1, 2)), 5);
-    }
-
-    #[test]
-    fn the_order_of_acquisition_differs() {
-        // Version 2: number, PLT entry, then an allocation (a REQALL steals number and entry,
-        // the message starts again at point b). Version 3 (K&O §VI): "message number,
-        // reassembly buffers, and PLT entry"; a message keeps its number while it waits.
-        let (v2, v3) = (
-            procedure(MessageProcessing::V2),
-            procedure(MessageProcessing::V3),
-        );
-        assert!(!v2.allocation_before_plt() && v3.allocation_before_plt());
-        assert_eq!(v2.first_state(), MsgState::NeedNumber);
-        assert_eq!(v3.first_state(), MsgState::NeedBlock);
-        assert_eq!(v2.allocated_state(), MsgState::NeedNumber);
-        assert_eq!(v3.allocated_state(), MsgState::NeedAll);
     }
 }

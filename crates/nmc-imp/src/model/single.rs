@@ -29,7 +29,8 @@
 //! cannot be deleted again; `fix-b` deletes the stored message furthest from its turn first.
 
 use super::{Counted, Ev, MsgState, Subnet, Tr};
-use crate::imp::{HostOut, Imp, Reply};
+use crate::destination::Reply;
+use crate::imp::{HostOut, Imp};
 use crate::link::Hold;
 use crate::packet::{MsgId, Packet, PktKind, Stream};
 use crate::params::SinglePacketRule;

@@ -9,7 +9,7 @@
 //! launched, as K&O's figures do.
 
 use super::{MsgState, Subnet};
-use crate::imp::Reply;
+use crate::destination::Reply;
 use crate::packet::{MsgId, PktId, PktKind};
 use nmc_sim::SimTime;
 use serde::Serialize;

@@ -29,8 +29,9 @@
 use super::procedure::Procedure;
 use super::{Counted, Ev, Host, MsgState, Subnet, Tr};
 use crate::blocks::Need;
-use crate::imp::{Expired, Imp, PltClaim, TimerId};
+use crate::imp::{Expired, Imp, TimerId};
 use crate::packet::{MsgId, Packet, PktKind, Stream, stream, stream_ends};
+use crate::source::PltClaim;
 use nmc_sim::{EventQueue, SimTime};
 
 /// The 1975 procedure.

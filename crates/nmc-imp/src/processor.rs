@@ -1,0 +1,223 @@
+//! An IMP's processor as a sans-I/O core: one FIFO queue for all of an IMP's work, and the
+//! clock's timeout level that pre-empts it (BBN's IMP program 3050, 16 Sept 1973, listing
+//! pp. 11, 62, 93, 133). The rules, and how the event model drives this core, are in
+//! `model/processing.rs`.
+
+use crate::packet::PktId;
+use nmc_sim::{SimDuration, SimTime};
+
+/// What a task is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Work {
+    /// A packet that arrived on `link`, on logical channel `lch` with sequence bit `bit`: it is
+    /// acknowledged when processed.
+    Packet {
+        pkt: PktId,
+        link: u32,
+        lch: u8,
+        bit: bool,
+    },
+    /// Processor time with nothing to hand on: a host's packet taken in, a null packet, a
+    /// routing message.
+    Cpu,
+}
+
+/// One entry of an IMP's task queue: the work, its CPU time, and when it was queued.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Task {
+    pub work: Work,
+    pub cost: SimDuration,
+    pub queued: SimTime,
+}
+
+/// An IMP's processor as a sans-I/O core: it takes `now` and returns what finished; it
+/// schedules nothing. The driver asks [`Processor::poll_at`] when the task in service ends
+/// and calls [`Processor::handle_timeout`] then.
+#[derive(Clone, Debug, Default)]
+pub struct Processor {
+    queue: std::collections::VecDeque<Task>,
+    /// The task in service and when it finishes.
+    serving: Option<(Task, SimTime)>,
+    /// The timeout level holds the processor until then.
+    blocked_until: SimTime,
+    /// Changes whenever the deadline does, so a driver can recognise stale wake-ups.
+    generation: u32,
+    /// Clock ticks so far.
+    pub ticks: u64,
+    // Counters.
+    pub tasks: u64,
+    pub wait_ns: u128,
+    pub wait_max_ns: u64,
+    pub busy_ns: u128,
+}
+
+impl Processor {
+    /// Task level: `work` joins the FIFO; it starts at once if the processor is free.
+    pub fn push(&mut self, now: SimTime, work: Work, cost: SimDuration) {
+        self.queue.push_back(Task {
+            work,
+            cost,
+            queued: now,
+        });
+        if self.serving.is_none() {
+            self.start_next(now);
+        }
+    }
+
+    /// When the task in service finishes, with the generation of that deadline.
+    pub fn poll_at(&self) -> Option<(SimTime, u32)> {
+        self.serving.map(|(_, t)| (t, self.generation))
+    }
+
+    /// The task in service is done at `now` (its deadline): returns it and starts the next.
+    pub fn handle_timeout(&mut self, now: SimTime) -> Option<Task> {
+        match self.serving {
+            Some((task, done)) if done <= now => {
+                self.serving = None;
+                self.start_next(now);
+                Some(task)
+            }
+            _ => None,
+        }
+    }
+
+    /// Timeout level (listing p. 11: T.O above TSK): the clock takes the processor for `cost`,
+    /// and the task in service finishes that much later.
+    pub fn preempt(&mut self, now: SimTime, cost: SimDuration) {
+        self.ticks += 1;
+        if cost.is_zero() {
+            return;
+        }
+        self.blocked_until = self.blocked_until.max(now) + cost;
+        self.busy_ns += cost.as_nanos() as u128;
+        if let Some((_, done)) = self.serving.as_mut() {
+            *done += cost;
+            self.generation = self.generation.wrapping_add(1);
+        }
+    }
+
+    /// The packets among the tasks, in service first.
+    pub fn packets(&self) -> impl Iterator<Item = PktId> + '_ {
+        self.serving
+            .iter()
+            .map(|(t, _)| t)
+            .chain(&self.queue)
+            .filter_map(|t| match t.work {
+                Work::Packet { pkt, .. } => Some(pkt),
+                Work::Cpu => None,
+            })
+    }
+
+    /// Tasks queued or in service.
+    pub fn len(&self) -> usize {
+        self.queue.len() + self.serving.is_some() as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Is a packet among the tasks? (A packet held here is a resource; CPU time is not.)
+    pub fn holds_packet(&self) -> bool {
+        let packet = |t: &Task| matches!(t.work, Work::Packet { .. });
+        self.queue.iter().any(packet) || self.serving.is_some_and(|(t, _)| packet(&t))
+    }
+
+    fn start_next(&mut self, now: SimTime) {
+        let Some(task) = self.queue.pop_front() else {
+            return;
+        };
+        let start = now.max(self.blocked_until);
+        let waited = start.since(task.queued).as_nanos();
+        self.tasks += 1;
+        self.wait_ns += waited as u128;
+        self.wait_max_ns = self.wait_max_ns.max(waited);
+        self.busy_ns += task.cost.as_nanos() as u128;
+        self.serving = Some((task, start + task.cost));
+        self.generation = self.generation.wrapping_add(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The processor core alone, fed times and tasks, read as the IMP program's rules.
+    use super::*;
+
+    fn ms(x: u64) -> SimDuration {
+        SimDuration::from_millis(x)
+    }
+    fn at(x: u64) -> SimTime {
+        SimTime::ZERO + ms(x)
+    }
+
+    /// Listing p. 62: the task level serves one FIFO queue, one task at a time.
+    #[test]
+    fn tasks_are_served_first_in_first_out() {
+        let mut p = Processor::default();
+        p.push(at(0), Work::Cpu, ms(2));
+        p.push(at(1), Work::Cpu, ms(3));
+        assert_eq!(p.poll_at().map(|d| d.0), Some(at(2)));
+        let first = p.handle_timeout(at(2)).expect("due");
+        assert_eq!(first.queued, at(0));
+        assert_eq!(p.poll_at().map(|d| d.0), Some(at(5)));
+        let second = p.handle_timeout(at(5)).expect("due");
+        assert_eq!(second.queued, at(1));
+        assert!(p.is_empty() && p.poll_at().is_none());
+        // The second waited 1 ms (queued at 1, started at 2).
+        assert_eq!(p.wait_ns, 1_000_000);
+        assert_eq!(p.tasks, 2);
+    }
+
+    /// Listing p. 11: the timeout level pre-empts the task level; the task in service ends
+    /// later by the clock job's CPU time, and the deadline's generation changes.
+    #[test]
+    fn the_clock_preempts_the_task_in_service() {
+        let mut p = Processor::default();
+        p.push(at(0), Work::Cpu, ms(2));
+        let (t0, g0) = p.poll_at().unwrap();
+        p.preempt(at(1), ms(7));
+        let (t1, g1) = p.poll_at().unwrap();
+        assert_eq!((t0, t1), (at(2), at(9)));
+        assert_ne!(g0, g1, "a driver must see the old wake-up as stale");
+        assert!(
+            p.handle_timeout(at(2)).is_none(),
+            "not due before its new deadline"
+        );
+        assert!(p.handle_timeout(at(9)).is_some());
+        assert_eq!(p.ticks, 1);
+    }
+
+    /// A task that arrives while the clock holds the processor starts when the clock is done.
+    #[test]
+    fn a_task_waits_for_the_clock_job() {
+        let mut p = Processor::default();
+        p.preempt(at(0), ms(11));
+        p.push(at(1), Work::Cpu, ms(2));
+        assert_eq!(p.poll_at().map(|d| d.0), Some(at(13)));
+        p.handle_timeout(at(13));
+        assert_eq!(p.wait_max_ns, 10_000_000);
+    }
+
+    /// A packet held by the task level is a resource; CPU time alone is not.
+    #[test]
+    fn only_packets_are_held() {
+        let mut p = Processor::default();
+        p.push(at(0), Work::Cpu, ms(1));
+        assert!(!p.holds_packet());
+        p.push(
+            at(0),
+            Work::Packet {
+                pkt: 7,
+                link: 0,
+                lch: 0,
+                bit: true,
+            },
+            ms(1),
+        );
+        assert!(p.holds_packet());
+        p.handle_timeout(at(1));
+        assert!(p.holds_packet(), "the packet is now in service");
+        p.handle_timeout(at(2));
+        assert!(!p.holds_packet());
+    }
+}
