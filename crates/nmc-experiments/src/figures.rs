@@ -213,9 +213,9 @@ pub fn all() -> Vec<Figure> {
             "§2 table",
             "calibration paths (DCN5 … FOE): delay at 40 and 256 octets, rate",
             "as printed",
-            "one set of Fuzzball costs (DCN5's) serves every interface, and FOE's multiplexor \
-             and IMP17's route are modelled from little: the held-out paths miss \
-             (docs/arpanet-1983.md)",
+            "each interface's Fuzzball costs are fitted on one row; the held-out rows miss where \
+             the path has a part no source times: the 4800 DDCMP line's fixed cost (DCN6), the \
+             1822 ECU (IMP17), FOE's loaded multiplexor (docs/arpanet-1983.md)",
         ),
         f(
             "R889-2",
