@@ -39,6 +39,12 @@ pub struct ReproduceArgs {
     /// byte for byte whatever the number (default: every core).
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
+    /// Print each experiment's wall-clock and CPU time at the end, and write them to
+    /// timings.json in --out (only then: the other files stay the same bytes run to run). Each
+    /// experiment's CPU is exact with --jobs 1; with more threads experiments share them, so
+    /// only the total CPU is given.
+    #[arg(long)]
+    pub timings: bool,
 }
 
 pub fn run(a: ReproduceArgs) -> Result<Outcome> {
@@ -81,23 +87,36 @@ pub fn run(a: ReproduceArgs) -> Result<Outcome> {
         .context("starting the worker threads")?;
     let bars = indicatif::MultiProgress::new();
     let (seed, quick, out) = (a.seed, a.quick, dir.path().to_path_buf());
+    let clock = Clock::start();
     // Experiments are independent and each is deterministic; results are taken in the
     // registry's order, so the report does not depend on `jobs`.
-    let sections: Vec<Result<nmc_report::Section>> = pool.install(|| {
+    let sections: Vec<Result<(nmc_report::Section, Spent)>> = pool.install(|| {
         use rayon::prelude::*;
         chosen
             .par_iter()
             .map(|e| {
                 let progress = Progress::new_in(&bars, e.id());
                 let set = |f: f64| progress.set(f);
+                let started = Clock::start();
                 let section = nmc_experiments::run_experiment(*e, seed, quick, out.clone(), &set)?;
                 progress.finish();
-                Ok(section)
+                Ok((section, started.spent()))
             })
             .collect()
     });
-    for s in sections {
-        report.sections.push(s?);
+    let mut spent = Vec::new();
+    for (e, s) in chosen.iter().zip(sections) {
+        let (section, t) = s?;
+        report.sections.push(section);
+        spent.push((e.id(), t));
+    }
+    let timings = a
+        .timings
+        .then(|| Timings::new(jobs, quick, clock.spent(), &spent));
+    if let Some(t) = &timings {
+        let path = dir.path().join("timings.json");
+        std::fs::write(&path, serde_json::to_string_pretty(t)? + "\n")
+            .with_context(|| format!("writing {}", path.display()))?;
     }
     let (checks, board) = nmc_experiments::reproduce::write(dir.path(), &mut report)?;
     dir.commit()?;
@@ -171,9 +190,130 @@ pub fn run(a: ReproduceArgs) -> Result<Outcome> {
     // One path per line: a long output folder should not make the line wider than the table.
     println!("Report: {}", html_path.display());
     println!("Table:  {}", json_path.display());
+    if let Some(t) = &timings {
+        print!("{}", t.text());
+        println!("Timings: {}", a.out.join("timings.json").display());
+    }
     Ok(if missed == 0 || !a.strict {
         Outcome::Ok
     } else {
         Outcome::OutsideTolerance
     })
+}
+
+/// Wall-clock and CPU time from a start.
+struct Clock {
+    wall: std::time::Instant,
+    /// This thread's CPU (the experiment's own with `--jobs 1`), and the process's.
+    thread: Option<nmc_cost::live::CpuTime>,
+    process: Option<nmc_cost::live::CpuTime>,
+}
+
+/// What a [`Clock`] measured, in seconds.
+#[derive(Clone, Copy)]
+struct Spent {
+    wall_s: f64,
+    thread_cpu_s: Option<f64>,
+    process_cpu_s: Option<f64>,
+}
+
+impl Clock {
+    fn start() -> Clock {
+        Clock {
+            wall: std::time::Instant::now(),
+            thread: nmc_cost::live::thread_cpu().ok(),
+            process: nmc_cost::live::process_cpu().ok(),
+        }
+    }
+    fn spent(&self) -> Spent {
+        let s = |ns: u64| ns as f64 / 1e9;
+        Spent {
+            wall_s: self.wall.elapsed().as_secs_f64(),
+            thread_cpu_s: self
+                .thread
+                .zip(nmc_cost::live::thread_cpu().ok())
+                .map(|(a, b)| s(b.since(a).total_ns())),
+            process_cpu_s: self
+                .process
+                .zip(nmc_cost::live::process_cpu().ok())
+                .map(|(a, b)| s(b.since(a).total_ns())),
+        }
+    }
+}
+
+/// `timings.json` (`--timings`): where a reproduce run's time went.
+#[derive(serde::Serialize)]
+struct Timings {
+    schema: &'static str,
+    jobs: usize,
+    quick: bool,
+    wall_s: f64,
+    /// The process's CPU (user + system) over the whole run; `null` where the platform does
+    /// not give it.
+    cpu_s: Option<f64>,
+    /// In the order of the report. `cpu_s` only with one thread (`--jobs 1`): with more,
+    /// an experiment's runs and its neighbours' share the threads.
+    experiments: Vec<ExperimentTime>,
+}
+
+#[derive(serde::Serialize)]
+struct ExperimentTime {
+    id: String,
+    wall_s: f64,
+    cpu_s: Option<f64>,
+}
+
+impl Timings {
+    fn new(jobs: usize, quick: bool, total: Spent, each: &[(&str, Spent)]) -> Timings {
+        Timings {
+            schema: "nmc-timings/1",
+            jobs,
+            quick,
+            wall_s: total.wall_s,
+            cpu_s: total.process_cpu_s,
+            experiments: each
+                .iter()
+                .map(|(id, t)| ExperimentTime {
+                    id: id.to_string(),
+                    wall_s: t.wall_s,
+                    cpu_s: if jobs == 1 { t.thread_cpu_s } else { None },
+                })
+                .collect(),
+        }
+    }
+
+    fn text(&self) -> String {
+        use std::fmt::Write as _;
+        let secs = |x: Option<f64>| x.map_or("—".to_string(), |x| format!("{x:.2} s"));
+        let mut t = format!(
+            "\nTime ({} thread{}{}):\n{:<24} {:>10} {:>10}\n",
+            self.jobs,
+            if self.jobs == 1 { "" } else { "s" },
+            if self.jobs == 1 {
+                ""
+            } else {
+                "; CPU per experiment only with --jobs 1"
+            },
+            "experiment",
+            "wall",
+            "CPU"
+        );
+        for e in &self.experiments {
+            let _ = writeln!(
+                t,
+                "{:<24} {:>10} {:>10}",
+                e.id,
+                secs(Some(e.wall_s)),
+                secs(e.cpu_s)
+            );
+        }
+        let _ = writeln!(
+            t,
+            "{:<24} {:>10} {:>10}",
+            "whole run",
+            secs(Some(self.wall_s)),
+            secs(self.cpu_s)
+        );
+        t
+    }
 }

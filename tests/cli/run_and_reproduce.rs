@@ -705,6 +705,59 @@ fn reproduce_output_is_the_same_for_any_number_of_jobs() {
     assert_eq!(one, two);
 }
 
+/// `--timings` (issue 36): each experiment's wall and CPU time, printed and in timings.json,
+/// in the report's order; CPU per experiment only with one thread. Without the flag no
+/// timings.json is written, so the other files stay comparable byte for byte.
+#[test]
+fn reproduce_timings_are_asked_for_and_add_up() {
+    let dir = tmp("timings");
+    let ids = ["md1-queue", "golden-chain"];
+    for (j, timed) in [("1", true), ("2", true), ("2", false)] {
+        let out = dir.join(format!("{j}-{timed}"));
+        let mut args = vec![
+            "reproduce",
+            "--quick",
+            "--jobs",
+            j,
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend(ids);
+        if timed {
+            args.push("--timings");
+        }
+        let o = nmc(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let path = out.join("timings.json");
+        if !timed {
+            assert!(!path.exists(), "timings.json written without --timings");
+            continue;
+        }
+        let stdout = String::from_utf8_lossy(&o.stdout);
+        assert!(stdout.contains("whole run"), "{stdout}");
+        let t: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(t["schema"], "nmc-timings/1");
+        assert_eq!(t["jobs"], j.parse::<u64>().unwrap());
+        let each = t["experiments"].as_array().unwrap();
+        let got: Vec<&str> = each.iter().map(|e| e["id"].as_str().unwrap()).collect();
+        assert_eq!(got, ids, "the report's order");
+        let wall = t["wall_s"].as_f64().unwrap();
+        let sum: f64 = each.iter().map(|e| e["wall_s"].as_f64().unwrap()).sum();
+        if j == "1" {
+            // One thread: experiments one after another, inside the whole run.
+            assert!(sum <= wall, "experiments {sum} s, run {wall} s");
+            for e in each {
+                let (c, w) = (e["cpu_s"].as_f64().unwrap(), e["wall_s"].as_f64().unwrap());
+                assert!(c > 0.0 && c <= w * 1.05 + 0.01, "{e}");
+            }
+        } else {
+            assert!(each.iter().all(|e| e["cpu_s"].is_null()), "{t}");
+        }
+        assert!(t["cpu_s"].as_f64().unwrap() > 0.0, "{t}");
+    }
+}
+
 /// A trace whose growth projects past its limit is warned of early, once, on stderr: with the
 /// projected size, the limit it will stop at and how to raise it, well before it stops.
 #[test]
