@@ -111,6 +111,12 @@ pub struct ProbeArgs {
     /// output" describes) instead of the text report; the files are written as usual.
     #[arg(short = 'J', long)]
     pub json: bool,
+    /// Print a line every D while running: volleys sent, answered and lost in that interval
+    /// and the round trips' min/mean/max (as fping -Q and iperf3 -i do; --interval is the
+    /// volleys' spacing, as in ping); e.g. 1s. On stderr with --json, whose document then
+    /// carries them as end.intervals.
+    #[arg(long, value_name = "D", value_parser = parse_unit::<SimDuration>)]
+    pub report_interval: Option<SimDuration>,
 }
 
 fn parse_per_second(s: &str) -> Result<f64, String> {
@@ -186,6 +192,12 @@ pub(crate) fn split_target(t: &str) -> Result<(String, Option<u16>)> {
 }
 
 fn probe(a: ProbeArgs) -> Result<Outcome> {
+    let every = a
+        .report_interval
+        .map(|d| std::time::Duration::from_nanos(d.as_nanos()));
+    if every.is_some_and(|d| d.is_zero()) {
+        bail!("--report-interval 0s: give a positive interval, e.g. 1s");
+    }
     if a.count == 0 {
         bail!("--count must be at least 1");
     }
@@ -255,15 +267,48 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
     let stop = nmc_probe::signal::stop_on_signals();
     let progress = Progress::new(&target_label);
     let mut tick = |sent: usize, total: usize| progress.set(sent as f64 / total.max(1) as f64);
+    // Issue 34: interval lines, kept for the JSON document's `end.intervals` too.
+    let mut intervals: Vec<nmc_probe::IntervalLine> = Vec::new();
+    let mut on_line = |l: &nmc_probe::IntervalLine| {
+        let ms = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{x:.3}"));
+        let text = format!(
+            "[{:7.2}-{:7.2} s] sent {:>5}  answered {:>5}  lost {:>4}  rtt min/mean/max {}/{}/{} ms",
+            l.start_s,
+            l.end_s,
+            l.sent,
+            l.answered,
+            l.lost,
+            ms(l.rtt_min_ms),
+            ms(l.rtt_mean_ms),
+            ms(l.rtt_max_ms)
+        );
+        if a.json {
+            eprintln!("{text}");
+        } else {
+            println!("{text}");
+        }
+        intervals.push(l.clone());
+    };
+    // The lines take the place of the progress bar, as in iperf3.
+    let watch = nmc_probe::Watch {
+        progress: every
+            .is_none()
+            .then_some(&mut tick as &mut dyn FnMut(usize, usize)),
+        intervals: every.map(|d| (d, &mut on_line as &mut dyn FnMut(&nmc_probe::IntervalLine))),
+    };
     let run = if a.icmp {
-        nmc_probe::icmp::probe(addr.ip(), cfg, stop, Some(&mut tick))?
+        nmc_probe::icmp::probe(addr.ip(), cfg, stop, watch)?
     } else {
-        nmc_probe::udp::probe(addr, cfg, key, stop, Some(&mut tick))?
+        nmc_probe::udp::probe(addr, cfg, key, stop, watch)?
     };
     progress.finish();
     let summary = Summary::of(run, (a.break_at > 0).then_some(a.break_at));
     if a.json {
-        super::json::print(&super::json::probe(&summary))?;
+        let mut doc = super::json::probe(&summary);
+        if every.is_some() {
+            doc["end"]["intervals"] = serde_json::to_value(&intervals)?;
+        }
+        super::json::print(&doc)?;
     } else {
         print!("{}", summary.text());
     }

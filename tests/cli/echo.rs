@@ -201,3 +201,54 @@ fn bad_echo_input_is_one_line_and_exit_2() {
         assert!(!err.contains("panicked"), "{name}: {err}");
     }
 }
+
+/// `--report-interval` (issue 34): a line per interval while the probe runs, and the same
+/// intervals in the JSON document; their counts add up to the run's.
+#[test]
+fn probe_report_interval_lines_add_up() {
+    let (mut server, _err, addr) = serve(&[]);
+    let dir = tmp("cli-echo-intervals");
+    let o: Output = nmc()
+        .args([
+            "echo",
+            "probe",
+            &addr,
+            "--count",
+            "60",
+            "--interval",
+            "5ms",
+            "--report-interval",
+            "100ms",
+            "-J",
+            "--out",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stderr.contains("rtt min/mean/max"), "{stderr}");
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let lines = doc["end"]["intervals"].as_array().expect("end.intervals");
+    assert!(lines.len() >= 2, "{lines:?}");
+    let sum = |k: &str| lines.iter().map(|l| l[k].as_u64().unwrap()).sum::<u64>();
+    assert_eq!(sum("sent"), 60);
+    assert_eq!(sum("answered") + sum("lost"), 60);
+    let (mut prev_end, mut with_rtt) = (0.0, 0);
+    for l in lines {
+        assert_eq!(l["start_s"].as_f64().unwrap(), prev_end, "{l}");
+        prev_end = l["end_s"].as_f64().unwrap();
+        if l["answered"].as_u64().unwrap() > 0 {
+            with_rtt += 1;
+            assert!(l["rtt_min_ms"].as_f64().unwrap() <= l["rtt_max_ms"].as_f64().unwrap());
+        }
+    }
+    assert!(with_rtt > 0);
+    let o = nmc()
+        .args(["echo", "probe", &addr, "--report-interval", "0s"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    interrupt(&server);
+    let _ = server.wait();
+}

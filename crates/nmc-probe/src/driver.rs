@@ -159,6 +159,95 @@ pub struct ProbeRun {
 /// Reports progress: volleys sent, volleys in the run.
 pub type Progress<'a> = &'a mut dyn FnMut(usize, usize);
 
+/// Receives each interval line as the interval ends.
+pub type OnLine<'a> = &'a mut dyn FnMut(&IntervalLine);
+
+/// What the caller watches while a probe runs (`Watch::default()`: nothing).
+#[derive(Default)]
+pub struct Watch<'a> {
+    /// Called after every send.
+    pub progress: Option<Progress<'a>>,
+    /// Interval lines (issue 34, as ping and iperf3 print them): every `.0` of the run's
+    /// monotonic time, what happened in that interval.
+    pub intervals: Option<(Duration, OnLine<'a>)>,
+}
+
+/// One interval of a running probe: volleys sent in it, replies received in it (with their
+/// round trips) and volleys declared lost in it (their timeout ran out in it).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct IntervalLine {
+    /// Seconds from the run's start.
+    pub start_s: f64,
+    pub end_s: f64,
+    pub sent: u32,
+    pub answered: u32,
+    pub lost: u32,
+    /// Round trips of the replies received in the interval, ms; `None` with no reply.
+    pub rtt_min_ms: Option<f64>,
+    pub rtt_mean_ms: Option<f64>,
+    pub rtt_max_ms: Option<f64>,
+}
+
+/// The interval being counted.
+struct Ticker {
+    every: Nanos,
+    /// The interval's start, from the run's start.
+    start: Nanos,
+    /// Counters at the interval's start.
+    base: ProbeCounters,
+    rtts: u32,
+    rtt_sum: u128,
+    rtt_min: u64,
+    rtt_max: u64,
+}
+
+impl Ticker {
+    fn new(every: Nanos) -> Ticker {
+        Ticker {
+            every,
+            start: Nanos(0),
+            base: ProbeCounters::default(),
+            rtts: 0,
+            rtt_sum: 0,
+            rtt_min: u64::MAX,
+            rtt_max: 0,
+        }
+    }
+
+    fn reply(&mut self, rtt: Nanos) {
+        self.rtts += 1;
+        self.rtt_sum += u128::from(rtt.0);
+        self.rtt_min = self.rtt_min.min(rtt.0);
+        self.rtt_max = self.rtt_max.max(rtt.0);
+    }
+
+    fn next_at(&self) -> Nanos {
+        Nanos(self.start.0.saturating_add(self.every.0))
+    }
+
+    /// The line for `[start, end)`; the next interval starts at `end`.
+    fn close(&mut self, end: Nanos, now: ProbeCounters) -> IntervalLine {
+        let ms = |ns: f64| ns / 1e6;
+        let some = self.rtts > 0;
+        let line = IntervalLine {
+            start_s: self.start.0 as f64 / 1e9,
+            end_s: end.0 as f64 / 1e9,
+            sent: now.sent - self.base.sent,
+            answered: now.answered - self.base.answered,
+            lost: now.lost - self.base.lost,
+            rtt_min_ms: some.then(|| ms(self.rtt_min as f64)),
+            rtt_mean_ms: some.then(|| ms(self.rtt_sum as f64 / f64::from(self.rtts))),
+            rtt_max_ms: some.then(|| ms(self.rtt_max as f64)),
+        };
+        *self = Ticker {
+            start: end,
+            base: now,
+            ..Ticker::new(self.every)
+        };
+        line
+    }
+}
+
 pub(crate) fn run<S: EchoSocket>(
     sock: &mut S,
     target: String,
@@ -166,16 +255,33 @@ pub(crate) fn run<S: EchoSocket>(
     cfg: ProbeConfig,
     clock: Clock,
     stop: &AtomicBool,
-    progress: Option<Progress<'_>>,
+    watch: Watch<'_>,
 ) -> Result<ProbeRun, crate::Error> {
     let timer = measure_timer_resolution(1000);
     let mut probe = Probe::new(cfg)?;
     let total = probe.volleys().len();
     let started_unix_ns = unix_now_ns();
     let start = clock.now();
-    let mut progress = progress;
+    let Watch {
+        mut progress,
+        intervals,
+    } = watch;
+    let (mut ticker, mut on_line) = match intervals {
+        Some((every, f)) => (
+            Some(Ticker::new(Nanos::from_duration(every).max(Nanos(1)))),
+            Some(f),
+        ),
+        None => (None, None),
+    };
     let mut interrupted = false;
     while !probe.is_done() {
+        if let (Some(t), Some(f)) = (ticker.as_mut(), on_line.as_mut()) {
+            let since = clock.now().saturating_sub(start);
+            while since >= t.next_at() {
+                let end = t.next_at();
+                f(&t.close(end, probe.counters()));
+            }
+        }
         if stop.load(Ordering::Relaxed) {
             interrupted = true;
             break;
@@ -205,6 +311,11 @@ pub(crate) fn run<S: EchoSocket>(
             break;
         }
         let Some(at) = probe.poll_at() else { break };
+        // With interval lines, wake for the next one too.
+        let at = match &ticker {
+            Some(t) => at.min(Nanos(start.0.saturating_add(t.next_at().0))),
+            None => at,
+        };
         let wait = at.saturating_sub(clock.now()).to_duration().min(MAX_WAIT);
         if wait.is_zero() {
             continue;
@@ -218,7 +329,12 @@ pub(crate) fn run<S: EchoSocket>(
                 turnaround,
                 length,
             })) => {
-                probe.handle_reply_of_length(at, seq, stamp, turnaround, length);
+                let kind = probe.handle_reply_of_length(at, seq, stamp, turnaround, length);
+                if let (Some(t), crate::probe::ReplyKind::Fresh { rtt, .. }) =
+                    (ticker.as_mut(), kind)
+                {
+                    t.reply(rtt);
+                }
             }
             Ok(Some(Received::Unauthenticated)) => probe.counters_mut().unauthenticated += 1,
             Ok(Some(Received::IcmpError)) => probe.counters_mut().icmp_errors += 1,
@@ -231,6 +347,16 @@ pub(crate) fn run<S: EchoSocket>(
         }
     }
     let elapsed = clock.now().saturating_sub(start);
+    // The last, partial interval.
+    if let (Some(t), Some(f)) = (ticker.as_mut(), on_line.as_mut()) {
+        while elapsed >= t.next_at() {
+            let end = t.next_at();
+            f(&t.close(end, probe.counters()));
+        }
+        if elapsed > t.start {
+            f(&t.close(elapsed, probe.counters()));
+        }
+    }
     // A stopped run keeps only the volleys it resolved: one still waiting is neither answered nor lost.
     let volleys = probe
         .volleys()

@@ -17,7 +17,7 @@
 //! only echoes, so a tag could not prove who answered.
 
 use crate::Error;
-use crate::driver::{self, EchoSocket, ProbeRun, Progress, Received, Transport};
+use crate::driver::{self, EchoSocket, ProbeRun, Received, Transport, Watch};
 use crate::probe::{MILLS_MIN_LENGTH, ProbeConfig, Transmit};
 use crate::time::{Clock, Nanos};
 use crate::wire;
@@ -176,7 +176,7 @@ pub fn probe(
     target: IpAddr,
     mut cfg: ProbeConfig,
     stop: &AtomicBool,
-    progress: Option<Progress<'_>>,
+    watch: Watch<'_>,
 ) -> Result<ProbeRun, Error> {
     let IpAddr::V4(v4) = target else {
         return Err(Error::IcmpV6Unsupported);
@@ -201,7 +201,7 @@ pub fn probe(
         cfg,
         clock,
         stop,
-        progress,
+        watch,
     )
 }
 

@@ -63,7 +63,7 @@ pub mod trace;
 pub mod udp;
 pub mod wire;
 
-pub use driver::{ProbeRun, Transport};
+pub use driver::{IntervalLine, ProbeRun, Transport, Watch};
 pub use probe::{LengthSpec, Pacing, ProbeConfig};
 pub use report::Summary;
 pub use server::{ServerConfig, ServerCounters};

@@ -5,7 +5,7 @@
 //! why not async).
 
 use crate::Error;
-use crate::driver::{self, EchoSocket, ProbeRun, Progress, Received, Transport};
+use crate::driver::{self, EchoSocket, ProbeRun, Received, Transport, Watch};
 use crate::probe::{MILLS_MIN_LENGTH, ProbeConfig, Transmit};
 use crate::pump::{
     self,
@@ -316,7 +316,7 @@ pub fn probe(
     cfg: ProbeConfig,
     key: Option<Key>,
     stop: &AtomicBool,
-    progress: Option<Progress<'_>>,
+    watch: Watch<'_>,
 ) -> Result<ProbeRun, Error> {
     let local: SocketAddr = if target.is_ipv4() {
         SocketAddr::from(([0, 0, 0, 0], 0))
@@ -325,7 +325,7 @@ pub fn probe(
     };
     let sock = UdpSocket::bind(local).map_err(|e| Error::Bind(local, e))?;
     sock.connect(target).map_err(|e| Error::Io("connect", e))?;
-    probe_on(sock, cfg, key, stop, progress)
+    probe_on(sock, cfg, key, stop, watch)
 }
 
 /// Like [`probe`], on an already bound and connected socket (tests use this to create the
@@ -335,7 +335,7 @@ pub fn probe_on(
     mut cfg: ProbeConfig,
     key: Option<Key>,
     stop: &AtomicBool,
-    progress: Option<Progress<'_>>,
+    watch: Watch<'_>,
 ) -> Result<ProbeRun, Error> {
     let target = sock.peer_addr().map_err(|e| Error::Io("peer address", e))?;
     sock.set_nonblocking(true)
@@ -357,6 +357,6 @@ pub fn probe_on(
         cfg,
         clock,
         stop,
-        progress,
+        watch,
     )
 }

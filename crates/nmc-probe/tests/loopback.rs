@@ -30,7 +30,14 @@ fn mills_run_on_loopback_writes_trace_summary_and_plot() {
         },
         2_000,
     );
-    let run = udp::probe(server.addr, cfg, None, &AtomicBool::new(false), None).unwrap();
+    let run = udp::probe(
+        server.addr,
+        cfg,
+        None,
+        &AtomicBool::new(false),
+        nmc_probe::Watch::default(),
+    )
+    .unwrap();
     let counters = server.stop();
     let summary = Summary::of(run, Some(126));
     say(&summary.text());
@@ -91,7 +98,14 @@ fn paced_run_and_fixed_length() {
         1_000,
     );
     let t0 = Instant::now();
-    let run = udp::probe(server.addr, cfg, None, &AtomicBool::new(false), None).unwrap();
+    let run = udp::probe(
+        server.addr,
+        cfg,
+        None,
+        &AtomicBool::new(false),
+        nmc_probe::Watch::default(),
+    )
+    .unwrap();
     let wall = t0.elapsed();
     server.stop();
     assert_eq!(run.counters.answered, 200);
@@ -124,12 +138,33 @@ fn shared_secret_gates_the_server() {
     };
     let stop = AtomicBool::new(false);
 
-    let good = udp::probe(server.addr, quick(50), Some(key), &stop, None).unwrap();
+    let good = udp::probe(
+        server.addr,
+        quick(50),
+        Some(key),
+        &stop,
+        nmc_probe::Watch::default(),
+    )
+    .unwrap();
     assert_eq!(good.counters.answered, 50);
     assert_eq!(good.config.floor, 76, "60 + 16-byte tag");
-    let none = udp::probe(server.addr, quick(3), None, &stop, None).unwrap();
+    let none = udp::probe(
+        server.addr,
+        quick(3),
+        None,
+        &stop,
+        nmc_probe::Watch::default(),
+    )
+    .unwrap();
     assert_eq!(none.counters.lost, 3);
-    let bad = udp::probe(server.addr, quick(3), Some(wrong), &stop, None).unwrap();
+    let bad = udp::probe(
+        server.addr,
+        quick(3),
+        Some(wrong),
+        &stop,
+        nmc_probe::Watch::default(),
+    )
+    .unwrap();
     assert_eq!(bad.counters.lost, 3);
     let c = server.stop();
     assert_eq!((c.replied, c.unauthenticated, c.bad_tag), (50, 3, 3));
@@ -147,7 +182,14 @@ fn probe_with_secret_flags_a_server_without_one() {
         },
         100,
     );
-    let run = udp::probe(server.addr, cfg, Some(key), &AtomicBool::new(false), None).unwrap();
+    let run = udp::probe(
+        server.addr,
+        cfg,
+        Some(key),
+        &AtomicBool::new(false),
+        nmc_probe::Watch::default(),
+    )
+    .unwrap();
     server.stop();
     assert_eq!(run.counters.unauthenticated, 3);
     assert_eq!(run.counters.lost, 3);
@@ -170,7 +212,14 @@ fn no_server_is_reported_not_hung() {
         },
         100,
     );
-    let run = udp::probe(port, cfg, None, &AtomicBool::new(false), None).unwrap();
+    let run = udp::probe(
+        port,
+        cfg,
+        None,
+        &AtomicBool::new(false),
+        nmc_probe::Watch::default(),
+    )
+    .unwrap();
     // Issue 33: the first port unreachable before any reply ends the run (it used to wait out
     // every volley's timeout: 30 s each by default); nothing answered, nothing counted lost.
     assert!(run.interrupted);
@@ -312,7 +361,7 @@ fn server_survives_malformed_packets() {
         probe_cfg,
         Some(key),
         &AtomicBool::new(false),
-        None,
+        nmc_probe::Watch::default(),
     )
     .unwrap();
     assert_eq!(run.counters.answered, 20, "a good client is still answered");
@@ -366,8 +415,14 @@ fn server_survives_a_flood_and_answers_another_client() {
         },
         1_000,
     );
-    let run =
-        nmc_probe::udp::probe_on(good_sock, cfg, None, &AtomicBool::new(false), None).unwrap();
+    let run = nmc_probe::udp::probe_on(
+        good_sock,
+        cfg,
+        None,
+        &AtomicBool::new(false),
+        nmc_probe::Watch::default(),
+    )
+    .unwrap();
     let elapsed = t0.elapsed().as_secs_f64();
     // Count what the flooder got back.
     flooder

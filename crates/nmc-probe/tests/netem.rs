@@ -78,7 +78,14 @@ fn netem_9600_bps_100_ms_rate_and_intercept_within_5_percent() {
     );
     let t0 = Instant::now();
     let run = in_netns(&pair.a, move || {
-        udp::probe(target, cfg, None, &AtomicBool::new(false), None).expect("probe")
+        udp::probe(
+            target,
+            cfg,
+            None,
+            &AtomicBool::new(false),
+            nmc_probe::Watch::default(),
+        )
+        .expect("probe")
     });
     let wall = t0.elapsed();
     let counters = server.stop();
@@ -144,7 +151,14 @@ fn netem_loss_count_within_binomial_bounds() {
         300,
     );
     let run = in_netns(&pair.a, move || {
-        udp::probe(target, cfg, None, &AtomicBool::new(false), None).expect("probe")
+        udp::probe(
+            target,
+            cfg,
+            None,
+            &AtomicBool::new(false),
+            nmc_probe::Watch::default(),
+        )
+        .expect("probe")
     });
     let counters = server.stop();
     let summary = Summary::of(run, None);
@@ -207,7 +221,12 @@ fn icmp_echo_raw_then_ping_socket() {
             2_000,
         );
         in_netns(&pair.a, move || {
-            nmc_probe::icmp::probe(target, cfg, &AtomicBool::new(false), None)
+            nmc_probe::icmp::probe(
+                target,
+                cfg,
+                &AtomicBool::new(false),
+                nmc_probe::Watch::default(),
+            )
         })
     };
     let raw = Summary::of(probe(&pair).expect("raw ICMP as root"), None);
@@ -250,7 +269,13 @@ fn icmp_calibration_on_9600_bps_path() {
         5_000,
     );
     let run = in_netns(&pair.a, move || {
-        nmc_probe::icmp::probe(target, cfg, &AtomicBool::new(false), None).expect("icmp probe")
+        nmc_probe::icmp::probe(
+            target,
+            cfg,
+            &AtomicBool::new(false),
+            nmc_probe::Watch::default(),
+        )
+        .expect("icmp probe")
     });
     let summary = Summary::of(run, None);
     say(&summary.text());
