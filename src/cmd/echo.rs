@@ -120,13 +120,7 @@ pub struct ProbeArgs {
 }
 
 fn parse_per_second(s: &str) -> Result<f64, String> {
-    let num = s.trim().trim_end_matches("/s");
-    match num.parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
-        _ => Err(format!(
-            "`{s}` is not a rate: expected packets per second, e.g. 50/s"
-        )),
-    }
+    nmc_sim::parse_per_second(s).map_err(|e| e.to_string())
 }
 
 fn parse_lengths(s: &str) -> Result<LengthSpec, String> {

@@ -344,18 +344,11 @@ impl TryFrom<DegreeText> for Degree {
         let bad = |s: &str| format!("degree `{s}`: expected a number or a range such as \"3..4\"");
         let (min, max) = match t {
             DegreeText::One(n) => (n, n),
-            DegreeText::Range(s) => match s.split_once("..") {
-                Some((a, b)) => (
-                    a.trim().parse().map_err(|_| bad(&s))?,
-                    b.trim()
-                        .trim_start_matches('=')
-                        .parse()
-                        .map_err(|_| bad(&s))?,
-                ),
-                None => {
-                    let n = s.trim().parse().map_err(|_| bad(&s))?;
-                    (n, n)
-                }
+            DegreeText::Range(s) => match nmc_sim::parse_range::<u32>(&s) {
+                Ok(r) => r,
+                // Said below in the degree's own words.
+                Err(nmc_sim::RangeError::Empty { lo, hi }) => (lo, hi),
+                Err(nmc_sim::RangeError::NotARange) => return Err(bad(&s)),
             },
         };
         if min == 0 || min > max {

@@ -89,23 +89,11 @@ impl LengthSpec {
 
     /// Parses `256` or `0..256` (both ends included).
     pub fn parse(s: &str) -> Result<LengthSpec, ProbeError> {
-        let bad = || ProbeError::BadLengthSpec(s.to_string());
-        let s = s.trim();
-        if let Some((a, b)) = s.split_once("..") {
-            let lo = a.trim().parse().map_err(|_| bad())?;
-            let hi = b
-                .trim()
-                .trim_start_matches('=')
-                .parse()
-                .map_err(|_| bad())?;
-            if hi < lo {
-                return Err(ProbeError::EmptyRange { lo, hi });
-            }
-            Ok(LengthSpec::Uniform { lo, hi })
-        } else {
-            Ok(LengthSpec::Fixed {
-                length: s.parse().map_err(|_| bad())?,
-            })
+        match nmc_sim::parse_range::<u32>(s) {
+            Err(nmc_sim::RangeError::NotARange) => Err(ProbeError::BadLengthSpec(s.to_string())),
+            Err(nmc_sim::RangeError::Empty { lo, hi }) => Err(ProbeError::EmptyRange { lo, hi }),
+            Ok((lo, hi)) if s.contains("..") => Ok(LengthSpec::Uniform { lo, hi }),
+            Ok((length, _)) => Ok(LengthSpec::Fixed { length }),
         }
     }
 }

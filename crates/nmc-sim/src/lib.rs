@@ -49,4 +49,7 @@ pub use record::{RecordSink, Records};
 pub use rng::{RngStreams, Stream};
 pub use time::{SimDuration, SimTime};
 pub use trace::Trace;
-pub use units::{BitRate, Bits, RateFormat, UnitError, parse_bytes, parse_fraction};
+pub use units::{
+    BitRate, Bits, RangeError, RateFormat, UnitError, parse_bytes, parse_fraction,
+    parse_per_second, parse_range,
+};

@@ -268,6 +268,63 @@ pub fn parse_bytes(text: &str) -> Result<u64, UnitError> {
     Ok(bits.get() / 8)
 }
 
+/// A count per unit of time, in per second (the servers' `--rate 100/s`): `50/s`, `3000/min`,
+/// `360000/h`, or a bare number of per second (`2.5`); positive and finite. The one reader of
+/// such rates (issue 32).
+pub fn parse_per_second(text: &str) -> Result<f64, UnitError> {
+    let t = text.trim();
+    let err = |reason: &str| UnitError::Invalid {
+        text: text.to_string(),
+        kind: "rate",
+        reason: reason.to_string(),
+    };
+    let (num, per) = match t.split_once('/') {
+        Some((n, u)) => match u.trim() {
+            "s" => (n, 1.0),
+            "min" => (n, 60.0),
+            "h" => (n, 3600.0),
+            _ => return Err(err("expected a count per second, e.g. 50/s (or /min, /h)")),
+        },
+        None => (t, 1.0),
+    };
+    match num.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v / per),
+        Ok(_) => Err(err("it must be positive")),
+        Err(_) => Err(err("expected a count per second, e.g. 50/s (or /min, /h)")),
+    }
+}
+
+/// Why [`parse_range`] refused a text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RangeError<T> {
+    /// Neither `N` nor `LO..HI` with numbers.
+    NotARange,
+    /// `LO..HI` with `HI < LO`.
+    Empty { lo: T, hi: T },
+}
+
+/// A range of numbers, both ends included: `3..4` (or `3..=4`), or one number `3` for `3..3`
+/// (the probe's lengths, a mesh's degrees). The one reader of ranges (issue 32); each caller
+/// words its own error from the [`RangeError`].
+pub fn parse_range<T>(text: &str) -> Result<(T, T), RangeError<T>>
+where
+    T: FromStr + PartialOrd + Copy,
+{
+    let num = |x: &str| x.trim().parse::<T>().map_err(|_| RangeError::NotARange);
+    let t = text.trim();
+    let (lo, hi) = match t.split_once("..") {
+        Some((a, b)) => (num(a)?, num(b.strip_prefix('=').unwrap_or(b))?),
+        None => {
+            let n = num(t)?;
+            (n, n)
+        }
+    };
+    if hi < lo {
+        return Err(RangeError::Empty { lo, hi });
+    }
+    Ok((lo, hi))
+}
+
 /// A plain number or a fraction, `0.875` or `7/8` (the estimators' gains, `nmc rto sweep`'s
 /// axes): finite, and a fraction's denominator not zero; `None` otherwise. The one reader of
 /// fractions (issue 32: two copies disagreed on `a/0`).
@@ -519,6 +576,28 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn rates_per_second_and_ranges() {
+        assert_eq!(parse_per_second("50/s").unwrap(), 50.0);
+        assert_eq!(parse_per_second(" 2.5 ").unwrap(), 2.5);
+        assert_eq!(parse_per_second("3000/min").unwrap(), 50.0);
+        assert_eq!(parse_per_second("360000/h").unwrap(), 100.0);
+        for bad in ["fast", "0/s", "-1/s", "50/day", "inf/s", ""] {
+            let e = parse_per_second(bad).unwrap_err().to_string();
+            assert!(e.contains("is not a rate"), "{bad}: {e}");
+        }
+        assert_eq!(parse_range::<u32>("3..4"), Ok((3, 4)));
+        assert_eq!(parse_range::<u32>(" 3 ..= 4 "), Ok((3, 4)));
+        assert_eq!(parse_range::<u32>("7"), Ok((7, 7)));
+        assert_eq!(
+            parse_range::<u32>("4..3"),
+            Err(RangeError::Empty { lo: 4, hi: 3 })
+        );
+        for bad in ["a..4", "3..", "..", "-1..2", "3...4", "big"] {
+            assert_eq!(parse_range::<u32>(bad), Err(RangeError::NotARange), "{bad}");
+        }
+    }
 
     #[test]
     fn parses_the_sources_forms() {
