@@ -113,7 +113,7 @@ pub fn run(a: BenchArgs) -> Result<Outcome> {
     // The February 1982 map with 64 host pairs (`scenarios/map-1982-pairs.toml`, 1 min).
     let map82: nmc_imp_scenario::ImpScenario = nmc_scenario::load(
         "map-1982-pairs.toml",
-        nmc_experiments::builtin::find("map-1982-pairs").expect("built in"),
+        nmc_run::builtin::find("map-1982-pairs").expect("built in"),
         &[],
     )?;
     let mut map82_hops = 0;
@@ -132,7 +132,7 @@ pub fn run(a: BenchArgs) -> Result<Outcome> {
     // The 100,000-node chain (`scenarios/chain-100k.toml`, 1 min), set-up included.
     let c100k: StoreForwardScenario = nmc_scenario::load(
         "chain-100k.toml",
-        nmc_experiments::builtin::find("chain-100k").expect("built in"),
+        nmc_run::builtin::find("chain-100k").expect("built in"),
         &[],
     )?;
     let mut c100k_hops = 0;

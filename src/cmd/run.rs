@@ -4,7 +4,7 @@ use crate::Outcome;
 use crate::cmd::progress::Progress;
 use anyhow::Result;
 use clap::Args;
-use nmc_experiments::scenario::{RunOptions, run_file, run_text};
+use nmc_run::{RunOptions, run_file, run_text};
 use nmc_scenario::Override;
 use std::path::PathBuf;
 
@@ -58,7 +58,7 @@ fn builtin_named_like(path: &std::path::Path) -> Option<String> {
     [Some(stem), parent]
         .into_iter()
         .flatten()
-        .find(|n| nmc_experiments::builtin::find(n).is_some())
+        .find(|n| nmc_run::builtin::find(n).is_some())
 }
 
 pub fn run(a: RunArgs) -> Result<Outcome> {
@@ -75,7 +75,7 @@ pub fn run(a: RunArgs) -> Result<Outcome> {
             .unwrap_or_default(),
     );
     let name = a.scenario.to_string_lossy();
-    let builtin = nmc_experiments::builtin::find(&name).filter(|_| !a.scenario.exists());
+    let builtin = nmc_run::builtin::find(&name).filter(|_| !a.scenario.exists());
     let r = match builtin {
         Some(text) => run_text(&format!("{name} (built-in)"), text, &opts, &|f| {
             progress.set(f)

@@ -3,7 +3,7 @@
 use crate::Outcome;
 use anyhow::{Result, bail};
 use clap::Args;
-use nmc_experiments::builtin::{SCENARIOS, description, find};
+use nmc_run::builtin::{SCENARIOS, description, find};
 
 #[derive(Args)]
 #[command(

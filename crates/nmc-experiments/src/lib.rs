@@ -1,9 +1,9 @@
-//! # nmc-experiments — what `nmc run` and `nmc reproduce` do
+//! # nmc-experiments — what `nmc reproduce` does
+//!
+//! (`nmc run`, one scenario file, is `nmc-run`'s.)
 //!
 //! | module | what |
 //! | --- | --- |
-//! | [`scenario`] | `nmc run`: read a scenario file, pick its model, run it, write the outputs |
-//! | [`builtin`] | the shipped scenarios, built in: `nmc scenarios`, `nmc run NAME` |
 //! | [`registry`] | the [`Experiment`] trait, the [`Context`] an experiment writes into, and the list |
 //! | [`experiments`] | one module per published experiment |
 //! | [`figures`] | the published quantities the rows belong to, for the scoreboard |
@@ -13,11 +13,9 @@
 //! figure as a [`nmc_report::Target`] with its tolerance *before* comparing; the verdict comes
 //! from [`nmc_report::Check::compare`], never from the experiment.
 
-pub mod builtin;
 pub mod experiments;
 pub mod figures;
 pub mod registry;
 pub mod reproduce;
-pub mod scenario;
 
 pub use registry::{Context, Experiment, all, find, run_experiment};

@@ -156,7 +156,7 @@ pub struct Transmit {
     /// acknowledgements alone ([`crate::link::Link::next_frame`]).
     pub what: NextFrame,
     /// A routing message that is the first on this line since the IMP's last slow tick, when
-    /// it recomputed its table: its serial number is new to the neighbour (`model/processor.rs`).
+    /// it recomputed its table: its serial number is new to the neighbour (`model/processing.rs`).
     pub fresh: bool,
     /// The acknowledgements it carries for the other direction: channel mask and bits.
     pub ack_mask: u8,
@@ -177,7 +177,7 @@ pub enum TimerId {
     RfnmWait { generation: u32 },
     /// An allocation from `dst` unused for 250 ms (K&O §II point i).
     GiveBack { dst: u32, generation: u32 },
-    /// The end of the task in service on the processor (`model/processor.rs`); a clock tick
+    /// The end of the task in service on the processor (`model/processing.rs`); a clock tick
     /// that pre-empts the processor moves it later under a new generation.
     Task { generation: u32 },
     /// Version 3: the disuse timer of the transmit block of `stream` (K&O §VI), a timer that
@@ -220,7 +220,7 @@ pub struct Imp {
     pub reasm_max: u32,
     /// Reassembly buffers reserved or filled.
     pub reasm_used: u32,
-    /// The processor and its task queue (`model/processor.rs`).
+    /// The processor and its task queue (`processor.rs`).
     pub cpu: Processor,
 
     // ---- Source side (K&O §II points b, c, h, i) ----

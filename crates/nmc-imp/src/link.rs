@@ -111,7 +111,7 @@ pub struct Link {
     pub data: VecDeque<(PktId, Hold)>,
     pub retx: VecDeque<u8>,
     pub routing_due: bool,
-    /// Routing-message frequency by line load (`model/processor.rs`): the opportunity within
+    /// Routing-message frequency by line load (`model/processing.rs`): the opportunity within
     /// the 5, how many of the 5 are used, and the busy time when they were counted.
     pub rf_slot: u32,
     pub rf_sends: u32,

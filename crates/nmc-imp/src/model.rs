@@ -102,7 +102,7 @@ pub enum Ev {
     Arrive { link: u32, frame: Frame },
     /// The IMP processor finished the task at the head of its queue (generation `epoch`).
     ProcDone { imp: u32, epoch: u32 },
-    /// The IMP's 25.6 ms clock (`model/processor.rs`).
+    /// The IMP's 25.6 ms clock (`model/processing.rs`).
     Clock { imp: u32 },
     /// IMP-to-IMP retransmission timer of a logical channel, woken at the deadline the channel
     /// holds (`Link::poll_at`); `epoch` names the arming, one wake-up per arming.

@@ -85,7 +85,7 @@ pub struct ImpParams {
     pub default_imp: ImpModel,
 
     // ---- The IMP program's other work (BBN IMP program 3050, 16 Sept 1973; see
-    // `model/processor.rs`). Costs are memory cycles counted on the listing's common paths
+    // `model/processing.rs`). Costs are memory cycles counted on the listing's common paths
     // (±20 %) at 0.96 µs (516) and 1.6 µs (316) per cycle. ----
     /// CPU time to take in a routing message whose serial number is new: a checksum of the
     /// routing code (~980 cycles) and the per-destination loop `COPYL` (~76 cycles × 64 IMPs),

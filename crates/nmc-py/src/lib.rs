@@ -8,7 +8,7 @@
 //!
 //! | function | what | Rust behind it |
 //! | --- | --- | --- |
-//! | `builtin`, `builtin_names` | built-in scenarios | `nmc_experiments::builtin` |
+//! | `builtin`, `builtin_names` | built-in scenarios | `nmc_run::builtin` |
 //! | `resolve` | a scenario checked, its seed and config hash | `scenario::resolve_text` |
 //! | `run` | one run, outputs in a folder (as `nmc run`) | `scenario::run_text` |
 //! | `plan` | a sweep file's every run, resolved; bad runs listed | `Sweep::plan_keeping_errors` |
@@ -31,7 +31,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use nmc_experiments::scenario::{RunOptions, resolve_text, run_text};
+use nmc_run::{RunOptions, resolve_text, run_text};
 use nmc_scenario::{Override, ScenarioError};
 use nmc_sweep::{Plan, RunError, RunResult, Sweep};
 
@@ -226,15 +226,15 @@ fn version() -> &'static str {
 /// The text of the built-in scenario `name`, or None.
 #[pyfunction]
 fn builtin(name: &str) -> Option<&'static str> {
-    nmc_experiments::builtin::find(name)
+    nmc_run::builtin::find(name)
 }
 
 /// The built-in scenarios: (name, one-line description).
 #[pyfunction]
 fn builtin_names() -> Vec<(&'static str, String)> {
-    nmc_experiments::builtin::SCENARIOS
+    nmc_run::builtin::SCENARIOS
         .iter()
-        .map(|(name, text)| (*name, nmc_experiments::builtin::description(text)))
+        .map(|(name, text)| (*name, nmc_run::builtin::description(text)))
         .collect()
 }
 

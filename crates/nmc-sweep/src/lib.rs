@@ -28,7 +28,7 @@ pub use plan::{Config, Plan, Run, RunError, Sweep};
 pub use store::RunResult;
 
 use anyhow::{Context as _, Result, bail};
-use nmc_experiments::scenario::{RunOptions, metrics_text, run_text};
+use nmc_run::{RunOptions, metrics_text, run_text};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};

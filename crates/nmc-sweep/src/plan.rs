@@ -2,7 +2,7 @@
 //! seed, each resolved and checked before anything runs.
 
 use anyhow::{Context as _, Result, bail};
-use nmc_experiments::scenario::{RunOptions, resolve_text};
+use nmc_run::{RunOptions, resolve_text};
 use nmc_scenario::Override;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -119,7 +119,7 @@ impl Sweep {
                 let t = read_small(&base_path)
                     .with_context(|| format!("{origin}: base: reading {}", base_path.display()))?;
                 Ok((base_path.display().to_string(), t))
-            } else if let Some(t) = nmc_experiments::builtin::find(base) {
+            } else if let Some(t) = nmc_run::builtin::find(base) {
                 Ok((format!("{base} (built-in)"), t.to_string()))
             } else {
                 bail!(
@@ -588,7 +588,7 @@ mod tests {
             "{HEAD}[set]\nduration = \"1min\"\n[grid]\n\"traffic.0.arrivals.mean_interval\" = [\"80.64ms\", \"-3ms\"]\n"
         );
         // The base given as text (as the Python package gives it), not found from a file.
-        let md1 = nmc_experiments::builtin::find("md1").unwrap();
+        let md1 = nmc_run::builtin::find("md1").unwrap();
         let s = Sweep::parse("t.toml", &text, |base| {
             assert_eq!(base, "md1");
             Ok(("md1 (given)".into(), md1.into()))
@@ -653,7 +653,7 @@ mod tests {
             trace_limit: None,
         };
         let (origin, text) = s.base_scenario();
-        let r = nmc_experiments::scenario::run_text(origin, text, &opts, &|_| {}).unwrap();
+        let r = nmc_run::run_text(origin, text, &opts, &|_| {}).unwrap();
         let _ = std::fs::remove_dir_all(&dir);
         assert_eq!(r.summary.config_hash, p.runs[1].config_hash);
     }

@@ -41,9 +41,9 @@ use crate::registry::{Context, Experiment};
 use anyhow::Result;
 use nmc_imp::Outcome;
 use nmc_imp::analysis::{autocorrelation, autocorrelation_band, histogram, round_trips_ms};
-use nmc_imp::model::Occupancy;
 use nmc_imp_scenario::ImpScenario;
 use nmc_report::{Chart, Series, SeriesStyle, Target, Value};
+use nmc_run::charts::occupancy_chart;
 use nmc_scenario::Override;
 use nmc_sim::Trace;
 use rayon::prelude::*;
@@ -720,35 +720,6 @@ fn correlated_lags(ac: &[(usize, f64)], band: f64) -> usize {
     ac.iter().take_while(|(_, r)| *r > band).count()
 }
 
-pub fn occupancy_chart(occ: &[Occupancy], seconds: f64) -> Chart {
-    let pick = |f: fn(&Occupancy) -> u32| -> Vec<(f64, f64)> {
-        occ.iter()
-            .map(|o| (o.t_ns as f64 / 1e9, f(o) as f64))
-            .take_while(|p| p.0 <= seconds)
-            .collect()
-    };
-    Chart::new(
-        "Resources held by the pumped pair",
-        "time (s)",
-        "resources held (count)",
-    )
-    .with(Series::new(
-        "message numbers (of 4)",
-        SeriesStyle::Line,
-        pick(|o| o.message_numbers),
-    ))
-    .with(Series::new(
-        "PLT entries (of 6)",
-        SeriesStyle::Line,
-        pick(|o| o.plt_entries),
-    ))
-    .with(Series::new(
-        "reassembly buffers at destination (of 34)",
-        SeriesStyle::Line,
-        pick(|o| o.reassembly_buffers),
-    ))
-}
-
 /// K&O Fig. 2 style: each message's life as segments on a time axis.
 fn time_slices(o: &Outcome, first: usize, n: usize) -> Chart {
     let mut stages: [Vec<(f64, f64)>; 4] = Default::default();
@@ -1057,7 +1028,7 @@ impl Experiment for KoV2Throughput {
             ));
             ctx.csv("occupancy_map_9hops", &o.occupancy)?;
             ctx.csv("messages_map_9hops", &o.messages)?;
-            ctx.plot("occupancy", "Message numbers, PLT entries and reassembly buffers held by the pumped pair, 9 hops, first 30 s: the four numbers are almost always taken.", &occupancy_chart(&o.occupancy, 30.0))?;
+            ctx.plot("occupancy", "Message numbers, PLT entries and reassembly buffers held by the pumped pair, 9 hops, first 30 s: the four numbers are almost always taken.", &occupancy_chart(&o.occupancy, 30.0, &o.params))?;
             ctx.plot(
                 "time-slices",
                 "The life of ten successive messages at 9 hops (compare K&O Fig. 2).",

@@ -249,7 +249,7 @@ impl Subnet {
         let m = self.msgs.get_mut(&mid).expect("current message exists");
         let index = m.input;
         m.input += 1;
-        // The task level takes the packet in (`model/processor.rs`).
+        // The task level takes the packet in (`model/processing.rs`).
         let (src, pbits) = (m.src, m.bits);
         let of = m.packets;
         let bits = self.packet_bits(pbits, index, of);

@@ -3,8 +3,8 @@
 //! instead of keeping them. The files, the histograms drawn from them and the metrics must be
 //! what the in-memory records give, byte for byte; a write error must be one line, not a panic.
 
-use nmc_experiments::builtin::SCENARIOS;
-use nmc_experiments::scenario::{RunOptions, run_text};
+use nmc_run::builtin::SCENARIOS;
+use nmc_run::{RunOptions, run_text};
 use nmc_scenario::Override;
 use nmc_sim::{RecordSink, Trace};
 use std::path::{Path, PathBuf};
@@ -81,7 +81,7 @@ fn packets_csv_is_what_the_kept_records_give() {
         .filter_map(|p| p.delay_ns)
         .map(|d| d as f64 / 1e6)
         .collect();
-    let svg = nmc_experiments::scenario::histogram("End-to-end delay", "delay (ms)", &delays)
+    let svg = nmc_run::charts::histogram("End-to-end delay", "delay (ms)", &delays)
         .to_svg()
         .unwrap();
     assert_eq!(
@@ -141,8 +141,7 @@ fn messages_csv_and_metrics_are_what_the_kept_records_give() {
                 std::fs::read(&kept).unwrap(),
                 "{name} {duration}"
             );
-            let chart =
-                nmc_experiments::experiments::ko_v2_throughput::occupancy_chart(&o.occupancy, 30.0);
+            let chart = nmc_run::charts::occupancy_chart(&o.occupancy, 30.0, &o.params);
             assert_eq!(
                 std::fs::read_to_string(out.join("occupancy.svg")).unwrap(),
                 chart.to_svg().unwrap(),
@@ -150,13 +149,10 @@ fn messages_csv_and_metrics_are_what_the_kept_records_give() {
             );
         }
         let rtt = nmc_imp::analysis::round_trips_ms(&o.messages);
-        let svg = nmc_experiments::scenario::histogram(
-            "Round trip (accepted → RFNM)",
-            "round trip (ms)",
-            &rtt,
-        )
-        .to_svg()
-        .unwrap();
+        let svg =
+            nmc_run::charts::histogram("Round trip (accepted → RFNM)", "round trip (ms)", &rtt)
+                .to_svg()
+                .unwrap();
         assert_eq!(
             std::fs::read_to_string(out.join("round-trip-histogram.svg")).unwrap(),
             svg,

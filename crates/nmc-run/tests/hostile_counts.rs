@@ -6,8 +6,8 @@
 //! to the end, or is refused in one line; an allocation the machine cannot make aborts the
 //! test process, so a missing limit fails here.
 
-use nmc_experiments::builtin::SCENARIOS;
-use nmc_experiments::scenario::{RunOptions, metrics_text, resolve_text};
+use nmc_run::builtin::SCENARIOS;
+use nmc_run::{RunOptions, metrics_text, resolve_text};
 use proptest::prelude::*;
 use std::sync::mpsc;
 use std::time::Duration;

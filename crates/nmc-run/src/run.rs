@@ -3,6 +3,7 @@
 //! Outputs in the chosen folder: `summary.json` always; `<record>.csv` for each name in the
 //! scenario's `record` list; `trace.jsonl` when `trace = true`; SVG plots of what was recorded.
 
+use crate::charts::{histogram_passes, occupancy_chart};
 use anyhow::{Context as _, Result, bail};
 use nmc_report::records::{CsvSink, read_csv};
 use nmc_report::{Chart, OutDir, Series, SeriesStyle, Summary};
@@ -427,7 +428,7 @@ fn run_imp(
                 svg(
                     &mut files,
                     "occupancy.svg",
-                    crate::experiments::ko_v2_throughput::occupancy_chart(&shown, SHOWN_S),
+                    occupancy_chart(&shown, SHOWN_S, &o.params),
                 )?;
             }
             _ => unreachable!("record names were checked when the model was built"),
@@ -514,48 +515,6 @@ fn run_internet(
     let config = serde_json::to_value(&s)?;
     let summary = write_summary(&s.name, seed, metrics, config, out, &mut files)?;
     finish(dir, summary, files, notes)
-}
-
-/// A histogram of `values` in about 40 equal bins.
-pub fn histogram(title: &str, x_label: &str, values: &[f64]) -> Chart {
-    histogram_passes(title, x_label, || Ok(values.iter().map(|&v| Ok(v))))
-        .expect("values in memory read without error")
-}
-
-/// [`histogram`] of values that `values` yields afresh each time it is called, read twice (for
-/// the range, then to count) and never held: for the rows of a long run's CSV file.
-pub fn histogram_passes<I: Iterator<Item = Result<f64>>>(
-    title: &str,
-    x_label: &str,
-    mut values: impl FnMut() -> Result<I>,
-) -> Result<Chart> {
-    let (mut lo, mut hi) = (f64::MAX, f64::MIN);
-    for v in values()? {
-        let v = v?;
-        (lo, hi) = (lo.min(v), hi.max(v));
-    }
-    let bins = 40usize;
-    let width = if hi > lo {
-        (hi - lo) / bins as f64
-    } else {
-        1.0
-    };
-    let mut counts: BTreeMap<usize, u64> = BTreeMap::new();
-    for v in values()? {
-        let k = (((v? - lo) / width) as usize).min(bins - 1);
-        *counts.entry(k).or_default() += 1;
-    }
-    let pts = counts
-        .into_iter()
-        .map(|(k, n)| (lo + (k as f64 + 0.5) * width, n as f64))
-        .collect();
-    Ok(
-        Chart::new(title, x_label, "occurrences (count per bin)").with(Series::new(
-            "",
-            SeriesStyle::Bars { width: width * 0.9 },
-            pts,
-        )),
-    )
 }
 
 // For sweeps (`nmc sweep`): a scenario checked without running it, and run without writing.

@@ -3,8 +3,8 @@
 //! builds, and it runs to the end with metrics — or refused with one line; never a panic or a
 //! hang.
 
-use nmc_experiments::builtin::SCENARIOS;
-use nmc_experiments::scenario::{RunOptions, metrics_text, resolve_text};
+use nmc_run::builtin::SCENARIOS;
+use nmc_run::{RunOptions, metrics_text, resolve_text};
 use proptest::prelude::*;
 use std::sync::mpsc;
 use std::time::Duration;
