@@ -72,7 +72,7 @@ pub enum FrameKind {
     },
     AckOnly,
     /// A routing message; `fresh` when its serial number is new to the receiver (the first
-    /// the sender sends after recomputing its table, `model/processor.rs`).
+    /// the sender sends after recomputing its table, `model/processing.rs`).
     Routing {
         body: u32,
         fresh: bool,
