@@ -74,17 +74,20 @@ pub fn add_metrics(
     let secs = duration.as_secs_f64();
     let done: Vec<&MessageRecord> = msgs.iter().filter(|r| r.rfnm_ns.is_some()).collect();
     let bits: u64 = done.iter().map(|r| r.bits).sum();
-    m.insert("messages.completed".into(), done.len() as f64);
-    m.insert("throughput_kbps".into(), bits as f64 / secs / 1e3);
+    m.insert(crate::metric::MESSAGES_COMPLETED.into(), done.len() as f64);
+    m.insert(
+        crate::metric::THROUGHPUT_KBPS.into(),
+        bits as f64 / secs / 1e3,
+    );
     if let Some(b) = best_block_kbps(msgs, BEST_BLOCK) {
-        m.insert("best150_kbps".into(), b);
+        m.insert(crate::metric::BEST150_KBPS.into(), b);
     }
     let rtt = round_trips_ms(msgs);
     if !rtt.is_empty() {
         let mut sorted = rtt.clone();
         sorted.sort_by(f64::total_cmp);
         m.insert(
-            "rtt.mean_ms".into(),
+            crate::metric::RTT_MEAN_MS.into(),
             rtt.iter().sum::<f64>() / rtt.len() as f64,
         );
         let pct = |p: f64| percentile(&sorted, p, Rule::Round).expect("non-empty");
@@ -100,14 +103,14 @@ pub fn add_metrics(
         .collect();
     if !cycle.is_empty() {
         m.insert(
-            "cycle.mean_ms".into(),
+            crate::metric::CYCLE_MEAN_MS.into(),
             cycle.iter().sum::<f64>() / cycle.len() as f64,
         );
     }
     let from_offer = offer_to_rfnm_ms(msgs);
     if !from_offer.is_empty() {
         m.insert(
-            "rtt_from_offer.mean_ms".into(),
+            crate::metric::RTT_FROM_OFFER_MEAN_MS.into(),
             from_offer.iter().sum::<f64>() / from_offer.len() as f64,
         );
     }
@@ -118,7 +121,7 @@ pub fn add_metrics(
         let n = occ.len() as f64;
         for (k, name) in Occupancy::COUNTED.iter().enumerate() {
             let sum = occ.iter().map(|o| o.counts()[k] as f64).sum::<f64>();
-            m.insert(format!("occupancy.{name}.mean"), sum / n);
+            m.insert(crate::metric::occupancy_mean(name), sum / n);
         }
     }
     let with_all = done
@@ -127,7 +130,7 @@ pub fn add_metrics(
         .count();
     if !done.is_empty() {
         m.insert(
-            "rfnm.with_all_fraction".into(),
+            crate::metric::RFNM_WITH_ALL_FRACTION.into(),
             with_all as f64 / done.len() as f64,
         );
     }
@@ -202,10 +205,13 @@ where
         offer_sum += (rfnm - r.offered_ns) as f64 / 1e6;
     }
     let secs = duration.as_secs_f64();
-    m.insert("messages.completed".into(), done as f64);
-    m.insert("throughput_kbps".into(), bits as f64 / secs / 1e3);
+    m.insert(crate::metric::MESSAGES_COMPLETED.into(), done as f64);
+    m.insert(
+        crate::metric::THROUGHPUT_KBPS.into(),
+        bits as f64 / secs / 1e3,
+    );
     if let Some(b) = best {
-        m.insert("best150_kbps".into(), b / 1e3);
+        m.insert(crate::metric::BEST150_KBPS.into(), b / 1e3);
     }
     if rtt_n > 0 {
         let mean = rtt_sum / rtt_n as f64;
@@ -278,7 +284,7 @@ where
             }
             unreachable!("a rank within its bin")
         };
-        m.insert("rtt.mean_ms".into(), mean);
+        m.insert(crate::metric::RTT_MEAN_MS.into(), mean);
         m.insert("rtt.p50_ms".into(), at(&values[0], places[0].1));
         m.insert("rtt.p95_ms".into(), at(&values[1], places[1].1));
         m.insert("rtt.max_ms".into(), hi);
@@ -291,14 +297,20 @@ where
         }
     }
     if cycle_n > 0 {
-        m.insert("cycle.mean_ms".into(), cycle_sum / cycle_n as f64);
+        m.insert(
+            crate::metric::CYCLE_MEAN_MS.into(),
+            cycle_sum / cycle_n as f64,
+        );
     }
     if offer_n > 0 {
-        m.insert("rtt_from_offer.mean_ms".into(), offer_sum / offer_n as f64);
+        m.insert(
+            crate::metric::RTT_FROM_OFFER_MEAN_MS.into(),
+            offer_sum / offer_n as f64,
+        );
     }
     if done > 0 {
         m.insert(
-            "rfnm.with_all_fraction".into(),
+            crate::metric::RFNM_WITH_ALL_FRACTION.into(),
             with_all as f64 / done as f64,
         );
     }
@@ -444,23 +456,29 @@ impl StreamStats {
     /// The message metrics of [`add_metrics`], from the running values.
     pub fn message_metrics(&self, m: &mut BTreeMap<String, f64>, duration: SimDuration) {
         let secs = duration.as_secs_f64();
-        m.insert("messages.completed".into(), self.completed as f64);
-        m.insert("throughput_kbps".into(), self.bits as f64 / secs / 1e3);
+        m.insert(
+            crate::metric::MESSAGES_COMPLETED.into(),
+            self.completed as f64,
+        );
+        m.insert(
+            crate::metric::THROUGHPUT_KBPS.into(),
+            self.bits as f64 / secs / 1e3,
+        );
         if let Some(b) = self.best_bps {
-            m.insert("best150_kbps".into(), b / 1e3);
+            m.insert(crate::metric::BEST150_KBPS.into(), b / 1e3);
         }
         if let Some(mean) = self.rtt.mean() {
-            m.insert("rtt.mean_ms".into(), mean);
+            m.insert(crate::metric::RTT_MEAN_MS.into(), mean);
             m.insert("rtt.p50_ms".into(), self.rtt_percentile(0.5));
             m.insert("rtt.p95_ms".into(), self.rtt_percentile(0.95));
             m.insert("rtt.max_ms".into(), self.rtt.max);
             m.insert("rtt.min_ms".into(), self.rtt.min);
         }
         if let Some(c) = self.cycle.mean() {
-            m.insert("cycle.mean_ms".into(), c);
+            m.insert(crate::metric::CYCLE_MEAN_MS.into(), c);
         }
         if let Some(f) = self.from_offer.mean() {
-            m.insert("rtt_from_offer.mean_ms".into(), f);
+            m.insert(crate::metric::RTT_FROM_OFFER_MEAN_MS.into(), f);
         }
         // r(k) = Σ_{i<n-k} (x_i - x̄)(x_{i+k} - x̄) / Σ (x_i - x̄)², expanded into running sums:
         // Σ x_i x_{i+k} - x̄ (Σ_{i<n-k} x_i + Σ_{i≥k} x_i) + (n - k) x̄².
@@ -478,7 +496,7 @@ impl StreamStats {
         }
         if self.completed > 0 {
             m.insert(
-                "rfnm.with_all_fraction".into(),
+                crate::metric::RFNM_WITH_ALL_FRACTION.into(),
                 self.with_all as f64 / self.completed as f64,
             );
         }
@@ -491,7 +509,7 @@ impl StreamStats {
         }
         for (name, sum) in Occupancy::COUNTED.iter().zip(self.occupancy) {
             m.insert(
-                format!("occupancy.{name}.mean"),
+                crate::metric::occupancy_mean(name),
                 sum as f64 / self.samples as f64,
             );
         }

@@ -119,7 +119,7 @@ impl Written {
             }
             if n > 0 {
                 for (name, sum) in Occupancy::COUNTED.iter().zip(sums) {
-                    metrics.insert(format!("occupancy.{name}.mean"), sum / n as f64);
+                    metrics.insert(crate::metric::occupancy_mean(name), sum / n as f64);
                 }
             }
         }
@@ -278,7 +278,7 @@ impl MessageFile {
         add_message_metrics_in_passes(metrics, rows, from.as_nanos(), measured, best.bps())
             .map_err(|e| e.to_string())?;
         metrics.insert(
-            "messages.retransmissions".into(),
+            crate::metric::MESSAGES_RETRANSMISSIONS.into(),
             self.retransmissions as f64,
         );
         Ok(())

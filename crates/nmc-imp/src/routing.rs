@@ -814,8 +814,14 @@ impl Routing {
     pub fn add_metrics(&self, m: &mut BTreeMap<String, f64>, end_ns: u64) {
         let c = &self.counts;
         m.insert("routing.messages".into(), c.routing_messages as f64);
-        m.insert("routing.route_changes".into(), c.route_changes as f64);
-        m.insert("routing.hold_downs".into(), c.hold_downs as f64);
+        m.insert(
+            crate::metric::ROUTING_ROUTE_CHANGES.into(),
+            c.route_changes as f64,
+        );
+        m.insert(
+            crate::metric::ROUTING_HOLD_DOWNS.into(),
+            c.hold_downs as f64,
+        );
         m.insert("routing.held_against".into(), c.held_against as f64);
         m.insert("lines.events".into(), c.line_events as f64);
         m.insert(

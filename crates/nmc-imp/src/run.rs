@@ -59,6 +59,19 @@ pub struct Outcome {
     pub trace_stopped_at: Option<SimTime>,
 }
 
+impl Outcome {
+    /// A measured figure ([`crate::metric`]'s names), NaN when the run gave it no sample (a
+    /// mean of no messages): a table then shows it as not measured.
+    pub fn measured(&self, key: &str) -> f64 {
+        self.metrics.get(key).copied().unwrap_or(f64::NAN)
+    }
+
+    /// A counter ([`crate::metric::count`] and the other counts), 0 when nothing was counted.
+    pub fn counted(&self, key: &str) -> f64 {
+        self.metrics.get(key).copied().unwrap_or(0.0)
+    }
+}
+
 /// What the routing and line machinery recorded (see [`crate::routing`]).
 #[derive(Clone, Debug, Default)]
 pub struct RoutingRecords {
@@ -883,15 +896,18 @@ fn finish(mut m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outco
     let held_at_end = m.held();
     let mut metrics = BTreeMap::new();
     for (k, v) in &m.obs.counts {
-        metrics.insert(format!("count.{k}"), *v as f64);
+        metrics.insert(crate::metric::count(k), *v as f64);
     }
     let (n, sum, max) = m.obs.rfnm_waits;
     if n > 0 {
         metrics.insert(
-            "rfnm.wait_at_destination.mean_ms".into(),
+            crate::metric::RFNM_WAIT_AT_DESTINATION_MEAN_MS.into(),
             sum as f64 / n as f64 / 1e6,
         );
-        metrics.insert("rfnm.wait_at_destination.max_ms".into(), max as f64 / 1e6);
+        metrics.insert(
+            crate::metric::RFNM_WAIT_AT_DESTINATION_MAX_MS.into(),
+            max as f64 / 1e6,
+        );
     }
     let in_flight = m.undelivered();
     let mut messages = std::mem::take(&mut m.obs.done);
@@ -939,17 +955,20 @@ fn finish(mut m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outco
         metrics.insert("background.delivered".into(), t.background_delivered as f64);
         metrics.insert("background.refused".into(), t.background_refused as f64);
         metrics.insert(
-            "background.packets_per_message".into(),
+            crate::metric::BACKGROUND_PACKETS_PER_MESSAGE.into(),
             t.background_packets as f64 / t.background_offered as f64,
         );
         metrics.insert(
-            "background.offered_per_s".into(),
+            crate::metric::BACKGROUND_OFFERED_PER_S.into(),
             t.background_offered as f64 / secs,
         );
         for (h, (n, sum)) in &t.background_by_hops {
-            metrics.insert(format!("background.rtt_by_hops.{h:02}.messages"), *n as f64);
             metrics.insert(
-                format!("background.rtt_by_hops.{h:02}.mean_ms"),
+                crate::metric::background_rtt_by_hops_messages(*h),
+                *n as f64,
+            );
+            metrics.insert(
+                crate::metric::background_rtt_by_hops_mean_ms(*h),
                 *sum as f64 / (*n).max(1) as f64 / 1e6,
             );
         }
@@ -975,7 +994,7 @@ fn finish(mut m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outco
         let k = format!("processing.{name}");
         metrics.insert(format!("{k}.imps"), imps.len() as f64);
         metrics.insert(
-            format!("{k}.wait_mean_ms"),
+            crate::metric::processing_wait_mean_ms(name),
             wait as f64 / tasks as f64 / 1e6,
         );
         metrics.insert(format!("{k}.wait_max_ms"), max as f64 / 1e6);
@@ -987,17 +1006,17 @@ fn finish(mut m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outco
     if !lines.is_empty() {
         let u: Vec<f64> = lines.iter().map(|l| l.utilisation).collect();
         metrics.insert(
-            "lines.utilisation.mean".into(),
+            crate::metric::LINES_UTILISATION_MEAN.into(),
             u.iter().sum::<f64>() / u.len() as f64,
         );
         metrics.insert(
-            "lines.utilisation.max".into(),
+            crate::metric::LINES_UTILISATION_MAX.into(),
             u.iter().copied().fold(0.0, f64::max),
         );
     }
     metrics.insert("order_violations".into(), m.obs.order_violations as f64);
     metrics.insert(
-        "messages.retransmissions".into(),
+        crate::metric::MESSAGES_RETRANSMISSIONS.into(),
         messages.iter().map(|r| r.retransmissions as f64).sum(),
     );
     if let Some(l) = &m.obs.lockup {

@@ -135,11 +135,7 @@ fn measure(
         warm,
         cold,
         giveback_after_ns: o.params.giveback_after.as_nanos(),
-        retransmissions: o
-            .metrics
-            .get("messages.retransmissions")
-            .copied()
-            .unwrap_or(0.0),
+        retransmissions: o.counted(nmc_imp::metric::MESSAGES_RETRANSMISSIONS),
     })
 }
 

@@ -161,7 +161,7 @@ impl Experiment for KoAlternatePath {
             quick,
         )?;
         let single = nmc_imp_scenario::run(&single, ctx.seed, Trace::off(), &mut |_| {})?;
-        let base = single.metrics["throughput_kbps"];
+        let base = single.metrics[nmc_imp::metric::THROUGHPUT_KBPS];
         let params = &single.params;
         // One full packet on a 50 kbit/s line (K&O: 23.5 ms).
         let packet_ms = (params.max_packet.get() + params.packet_overhead.get()) as f64 / 50.0;
@@ -177,7 +177,7 @@ impl Experiment for KoAlternatePath {
                 quick,
             )?;
             let o = nmc_imp_scenario::run(&s, ctx.seed, Trace::off(), &mut |_| {})?;
-            let thr = o.metrics["throughput_kbps"];
+            let thr = o.metrics[nmc_imp::metric::THROUGHPUT_KBPS];
             let sw = switches(&o);
             let intervals: Vec<f64> = sw.windows(2).map(|w| w[1].0 - w[0].0).collect();
             let mean = |x: &[f64]| {
@@ -201,8 +201,8 @@ impl Experiment for KoAlternatePath {
                 mean_backlog_at_switch: backlog,
                 overlap_per_switch_ms: backlog * packet_ms,
                 predicted_gain_percent: 100.0 * backlog * packet_ms / interval,
-                rtt_mean_ms: o.metrics["rtt.mean_ms"],
-                hold_downs: o.metrics["routing.hold_downs"],
+                rtt_mean_ms: o.metrics[nmc_imp::metric::RTT_MEAN_MS],
+                hold_downs: o.metrics[nmc_imp::metric::ROUTING_HOLD_DOWNS],
             });
             let mut last = f64::NAN;
             for (t, to, b) in &sw {
@@ -288,7 +288,7 @@ impl Experiment for KoAlternatePath {
                     .iter()
                     .filter(|s| s.to == "A1")
                     .count(),
-                throughput_kbps: o.metrics["throughput_kbps"],
+                throughput_kbps: o.metrics[nmc_imp::metric::THROUGHPUT_KBPS],
             });
             ctx.progress(0.5 + 0.4 * (i + 1) as f64 / combos.len() as f64);
         }

@@ -186,7 +186,7 @@ fn stats(condition: &'static str, routing: &'static str, o: &Outcome) -> Stats {
         .filter(|m| m.host == "UCLA" && m.rfnm_ns.is_some())
         .map(|m| m.bits)
         .sum();
-    let metric = |k: &str| o.metrics.get(k).copied().unwrap_or(0.0);
+    let metric = |k: &str| o.counted(k);
     let trapped = traps(o);
     Stats {
         condition,
@@ -213,9 +213,9 @@ fn stats(condition: &'static str, routing: &'static str, o: &Outcome) -> Stats {
             .count(),
         held_loops: trapped.iter().filter(|t| t.0).count(),
         traps: trapped.iter().filter(|t| t.1).count(),
-        hold_downs: metric("routing.hold_downs"),
+        hold_downs: metric(nmc_imp::metric::ROUTING_HOLD_DOWNS),
         restarted_hold_downs: restarted_hold_downs(o),
-        route_changes: metric("routing.route_changes"),
+        route_changes: metric(nmc_imp::metric::ROUTING_ROUTE_CHANGES),
         pump_messages: n,
         pump_kbps: pump_bits as f64 / o.duration.as_secs_f64() / 1e3,
         pump_rtt_mean_ms: mean,

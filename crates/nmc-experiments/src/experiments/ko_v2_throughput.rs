@@ -459,7 +459,7 @@ fn adaptive_row(hops: u32, row: &CurveRow, o: &Outcome, static_kbps: f64) -> Ada
         .filter(|j| j.kind == "data" && pump.contains(&j.msg))
         .collect();
     let n = js.len().max(1) as f64;
-    let get = |k: &str| o.metrics.get(k).copied().unwrap_or(f64::NAN);
+    let get = |k: &str| o.measured(k);
     AdaptiveRow {
         hops,
         destination: row.destination.clone(),
@@ -470,8 +470,8 @@ fn adaptive_row(hops: u32, row: &CurveRow, o: &Outcome, static_kbps: f64) -> Ada
         longer_path_fraction: js.iter().filter(|j| j.hops > hops).count() as f64 / n,
         looped_fraction: js.iter().filter(|j| j.max_visits > 1).count() as f64 / n,
         hops_mean: js.iter().map(|j| f64::from(j.hops)).sum::<f64>() / n,
-        route_changes: get("routing.route_changes"),
-        hold_downs: get("routing.hold_downs"),
+        route_changes: get(nmc_imp::metric::ROUTING_ROUTE_CHANGES),
+        hold_downs: get(nmc_imp::metric::ROUTING_HOLD_DOWNS),
         correlated_lags: outcome_lags(o),
     }
 }
@@ -791,19 +791,19 @@ impl KoV2Throughput {
             seed,
             hops,
             destination: dest,
-            throughput_kbps: get("throughput_kbps"),
-            best150_kbps: get("best150_kbps"),
-            rtt_mean_ms: get("rtt.mean_ms"),
-            rtt_from_offer_mean_ms: get("rtt_from_offer.mean_ms"),
-            cycle_mean_ms: get("cycle.mean_ms"),
-            messages: get("messages.completed"),
-            message_numbers_mean: get("occupancy.message_numbers.mean"),
-            plt_entries_mean: get("occupancy.plt_entries.mean"),
-            reassembly_buffers_mean: get("occupancy.reassembly_buffers.mean"),
+            throughput_kbps: get(nmc_imp::metric::THROUGHPUT_KBPS),
+            best150_kbps: get(nmc_imp::metric::BEST150_KBPS),
+            rtt_mean_ms: get(nmc_imp::metric::RTT_MEAN_MS),
+            rtt_from_offer_mean_ms: get(nmc_imp::metric::RTT_FROM_OFFER_MEAN_MS),
+            cycle_mean_ms: get(nmc_imp::metric::CYCLE_MEAN_MS),
+            messages: get(nmc_imp::metric::MESSAGES_COMPLETED),
+            message_numbers_mean: get(&nmc_imp::metric::occupancy_mean("message_numbers")),
+            plt_entries_mean: get(&nmc_imp::metric::occupancy_mean("plt_entries")),
+            reassembly_buffers_mean: get(&nmc_imp::metric::occupancy_mean("reassembly_buffers")),
             number_wait_fraction: number_wait_fraction(&o),
-            lines_utilisation_max: get("lines.utilisation.max"),
-            processing_316_wait_mean_ms: get("processing.316.wait_mean_ms"),
-            processing_516_wait_mean_ms: get("processing.516.wait_mean_ms"),
+            lines_utilisation_max: get(nmc_imp::metric::LINES_UTILISATION_MAX),
+            processing_316_wait_mean_ms: get(&nmc_imp::metric::processing_wait_mean_ms("316")),
+            processing_516_wait_mean_ms: get(&nmc_imp::metric::processing_wait_mean_ms("516")),
             published_throughput_kbps: published_throughput(hops),
             published_rtt_ms: published_rtt(hops),
         };
@@ -1052,17 +1052,12 @@ impl Experiment for KoV2Throughput {
         ctx.progress(done / total);
         let mut rfc619 = Vec::new();
         for h in 1..=9u32 {
-            let get = |k: &str| {
-                bg.metrics
-                    .get(&format!("background.rtt_by_hops.{h:02}.{k}"))
-                    .copied()
-                    .unwrap_or(f64::NAN)
-            };
             let published = RFC619_T1_DEC_MS[h as usize - 1];
+            let ours_mean_ms = bg.measured(&nmc_imp::metric::background_rtt_by_hops_mean_ms(h));
             rfc619.push(Rfc619Row {
                 hops: h,
-                messages: get("messages"),
-                ours_mean_ms: get("mean_ms"),
+                messages: bg.measured(&nmc_imp::metric::background_rtt_by_hops_messages(h)),
+                ours_mean_ms,
                 published_ms: published,
             });
             ctx.check(
@@ -1077,18 +1072,14 @@ impl Experiment for KoV2Throughput {
                     value: published,
                     rel: RFC619_T1_TOL,
                 },
-                Value::Num(get("mean_ms")),
+                Value::Num(ours_mean_ms),
             );
         }
         ctx.csv("rfc619_table1", &rfc619)?;
         let rfc619_fit = |o: &Outcome| {
             let ratios: Vec<f64> = (1..=9u32)
                 .map(|h| {
-                    let ours = o
-                        .metrics
-                        .get(&format!("background.rtt_by_hops.{h:02}.mean_ms"))
-                        .copied()
-                        .unwrap_or(f64::NAN);
+                    let ours = o.measured(&nmc_imp::metric::background_rtt_by_hops_mean_ms(h));
                     ours / RFC619_T1_DEC_MS[h as usize - 1]
                 })
                 .collect();

@@ -528,33 +528,34 @@ fn run_one(
         "{dest} is {:?} hops from UCLA, expected {hops}",
         o.hops
     );
-    let get = |k: &str| o.metrics.get(k).copied().unwrap_or(0.0);
-    let nan = |k: &str| o.metrics.get(k).copied().unwrap_or(f64::NAN);
+    let get = |k: &str| o.counted(k);
+    let nan = |k: &str| o.measured(k);
     let row = Row {
         period,
         case: case.to_string(),
         seed,
         hops,
         destination: dest.to_string(),
-        throughput_kbps: nan("throughput_kbps"),
-        best150_kbps: nan("best150_kbps"),
-        rtt_mean_ms: nan("rtt.mean_ms"),
-        messages: get("messages.completed"),
-        plt_entries_mean: nan("occupancy.plt_entries.mean"),
-        plt_messages_mean: nan("occupancy.plt_messages.mean"),
-        plt_reqalls_mean: nan("occupancy.plt_reqalls.mean"),
-        plt_rfnms_waiting_mean: nan("occupancy.plt_rfnms_waiting.mean"),
-        message_numbers_mean: nan("occupancy.message_numbers.mean"),
-        reqalls: get("count.reqall"),
-        superfluous_reqalls: get("count.v3.superfluous-reqall"),
-        rfnms_with_all_fraction: nan("rfnm.with_all_fraction"),
-        rfnms_not_piggybacked: get("count.rfnm-not-piggybacked"),
-        rfnm_timeouts: get("count.rfnm-without-all") - get("count.rfnm-not-piggybacked"),
-        rfnm_wait_at_destination_mean_ms: get("rfnm.wait_at_destination.mean_ms"),
-        rfnm_wait_at_destination_max_ms: get("rfnm.wait_at_destination.max_ms"),
-        blocks_created: get("count.v3.create-block"),
-        processing_316_wait_mean_ms: nan("processing.316.wait_mean_ms"),
-        processing_516_wait_mean_ms: nan("processing.516.wait_mean_ms"),
+        throughput_kbps: nan(nmc_imp::metric::THROUGHPUT_KBPS),
+        best150_kbps: nan(nmc_imp::metric::BEST150_KBPS),
+        rtt_mean_ms: nan(nmc_imp::metric::RTT_MEAN_MS),
+        messages: get(nmc_imp::metric::MESSAGES_COMPLETED),
+        plt_entries_mean: nan(&nmc_imp::metric::occupancy_mean("plt_entries")),
+        plt_messages_mean: nan(&nmc_imp::metric::occupancy_mean("plt_messages")),
+        plt_reqalls_mean: nan(&nmc_imp::metric::occupancy_mean("plt_reqalls")),
+        plt_rfnms_waiting_mean: nan(&nmc_imp::metric::occupancy_mean("plt_rfnms_waiting")),
+        message_numbers_mean: nan(&nmc_imp::metric::occupancy_mean("message_numbers")),
+        reqalls: get(&nmc_imp::metric::count("reqall")),
+        superfluous_reqalls: get(&nmc_imp::metric::count("v3.superfluous-reqall")),
+        rfnms_with_all_fraction: nan(nmc_imp::metric::RFNM_WITH_ALL_FRACTION),
+        rfnms_not_piggybacked: get(&nmc_imp::metric::count("rfnm-not-piggybacked")),
+        rfnm_timeouts: get(&nmc_imp::metric::count("rfnm-without-all"))
+            - get(&nmc_imp::metric::count("rfnm-not-piggybacked")),
+        rfnm_wait_at_destination_mean_ms: get(nmc_imp::metric::RFNM_WAIT_AT_DESTINATION_MEAN_MS),
+        rfnm_wait_at_destination_max_ms: get(nmc_imp::metric::RFNM_WAIT_AT_DESTINATION_MAX_MS),
+        blocks_created: get(&nmc_imp::metric::count("v3.create-block")),
+        processing_316_wait_mean_ms: nan(&nmc_imp::metric::processing_wait_mean_ms("316")),
+        processing_516_wait_mean_ms: nan(&nmc_imp::metric::processing_wait_mean_ms("516")),
         fig7: fig7_summary(&o),
     };
     Ok((row, o))

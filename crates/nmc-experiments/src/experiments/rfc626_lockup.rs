@@ -90,7 +90,7 @@ impl Experiment for Rfc626Lockup {
         for (k, profile) in PROFILES.into_iter().enumerate() {
             let s = scenario(profile, ctx.quick)?;
             let o = nmc_imp_scenario::run(&s, ctx.seed, Trace::off(), &mut |_| {})?;
-            let m = |k: &str| o.metrics.get(k).copied().unwrap_or(0.0);
+            let m = |k: &str| o.counted(k);
             let (source, expected) = match profile {
                 "rfc626-accept-all" => ("RFC 632 p. 4: \"the system is deadlocked\"", "lockup"),
                 _ => (
@@ -131,11 +131,11 @@ impl Experiment for Rfc626Lockup {
                 outcome: verdict(&o),
                 lockup_at_s: o.lockup.as_ref().map(|l| l.detected_ns as f64 / 1e9),
                 simulated_s: o.duration.as_secs_f64(),
-                throughput_kbps: m("throughput_kbps"),
-                rtt_mean_ms: m("rtt.mean_ms"),
+                throughput_kbps: m(nmc_imp::metric::THROUGHPUT_KBPS),
+                rtt_mean_ms: m(nmc_imp::metric::RTT_MEAN_MS),
                 messages: o.messages.len(),
-                refused: m("count.single-rejected"),
-                deleted: m("count.single-deleted"),
+                refused: m(&nmc_imp::metric::count("single-rejected")),
+                deleted: m(&nmc_imp::metric::count("single-deleted")),
                 order_violations: o.order_violations,
             });
             ctx.progress((k + 1) as f64 / PROFILES.len() as f64);

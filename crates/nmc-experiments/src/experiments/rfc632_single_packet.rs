@@ -119,7 +119,7 @@ struct Row {
 }
 
 fn row(rule: &'static str, profile: &'static str, d: Disturbance, o: &Outcome) -> Row {
-    let m = |k: &str| o.metrics.get(k).copied().unwrap_or(f64::NAN);
+    let m = |k: &str| o.measured(k);
     let busiest = o
         .lines
         .iter()
@@ -128,19 +128,19 @@ fn row(rule: &'static str, profile: &'static str, d: Disturbance, o: &Outcome) -
     let retransmitted = retransmitted_fraction(o);
     let bits = o.messages.first().map_or(1, |r| r.bits) as f64;
     let frame = bits + o.params.packet_overhead.get() as f64;
-    let messages_per_s = m("throughput_kbps") * 1e3 / bits;
+    let messages_per_s = m(nmc_imp::metric::THROUGHPUT_KBPS) * 1e3 / bits;
     Row {
         rule,
         profile,
         disturbance: d.name(),
-        throughput_kbps: m("throughput_kbps"),
-        rtt_mean_ms: m("rtt.mean_ms"),
-        in_transit_mean: m("occupancy.message_numbers.mean"),
+        throughput_kbps: m(nmc_imp::metric::THROUGHPUT_KBPS),
+        rtt_mean_ms: m(nmc_imp::metric::RTT_MEAN_MS),
+        in_transit_mean: m(&nmc_imp::metric::occupancy_mean("message_numbers")),
         busiest_line: format!("{}→{}", busiest.from, busiest.to),
         busiest_line_utilisation: busiest.utilisation,
         busiest_line_data_share: messages_per_s * (1.0 + retransmitted) * frame
             / busiest.capacity_bps as f64,
-        messages: m("messages.completed"),
+        messages: m(nmc_imp::metric::MESSAGES_COMPLETED),
         retransmitted_fraction: retransmitted,
         retransmissions_total: o.messages.iter().map(|r| r.retransmissions as u64).sum(),
     }
