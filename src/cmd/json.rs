@@ -109,8 +109,27 @@ pub fn probe(sum: &nmc_probe::report::Summary) -> Value {
     )
 }
 
-/// `nmc pump`.
+/// `nmc pump`. With `--reverse`, `end.reverse` is true (the figures are the sending server's)
+/// and `end.receiver` holds what this host received.
 pub fn pump(sum: &nmc_probe::pump::analysis::PumpSummary, target: &str) -> Value {
+    let mut doc = pump_forward(sum, target);
+    if let Some(v) = &sum.receiver {
+        doc["end"]["reverse"] = json!(true);
+        doc["end"]["receiver"] = json!({
+            "messages": v.messages,
+            "messages_in_run": v.messages_in_run,
+            "received_bytes": v.bytes,
+            "throughput_bit_per_s": v.throughput_bps,
+            "in_order": v.in_order,
+            "out_of_order": v.out_of_order,
+            "duplicates": v.duplicates,
+            "dropped": v.dropped,
+        });
+    }
+    doc
+}
+
+fn pump_forward(sum: &nmc_probe::pump::analysis::PumpSummary, target: &str) -> Value {
     let ms = |v: f64| v / 1e3;
     document(
         "nmc pump",
