@@ -165,19 +165,22 @@ pub fn stream(runs: &[nmc_realtime::stream::sender::StreamRun], target: &str) ->
         .iter()
         .map(|r| {
             let ms = |v: Option<f64>| v.map(|v| v / 1e3);
-            json!({
-                "rate_bit_per_s": r.config.rate_bps,
-                "buffer_bytes": r.config.buffer_bits as f64 / 8.0,
-                "buffers_sent": r.buffers_sent,
-                "buffers_completed": r.buffers_completed,
-                "gaps": r.gaps.count(),
-                "max_gap_s": ms(r.gaps.max_ms()),
-                "avg_gap_s": ms(r.gaps.avg_ms()),
-                "min_gap_s": ms(r.gaps.min_ms()),
-                "lost": super::stream::lost(r),
-                "sink_received": r.sink_received,
-                "partial": r.partial,
-            })
+            super::stream::with_reverse(
+                r,
+                json!({
+                    "rate_bit_per_s": r.config.rate_bps,
+                    "buffer_bytes": r.config.buffer_bits as f64 / 8.0,
+                    "buffers_sent": r.buffers_sent,
+                    "buffers_completed": r.buffers_completed,
+                    "gaps": r.gaps.count(),
+                    "max_gap_s": ms(r.gaps.max_ms()),
+                    "avg_gap_s": ms(r.gaps.avg_ms()),
+                    "min_gap_s": ms(r.gaps.min_ms()),
+                    "lost": super::stream::lost(r),
+                    "sink_received": r.sink_received,
+                    "partial": r.partial,
+                }),
+            )
         })
         .collect();
     document(

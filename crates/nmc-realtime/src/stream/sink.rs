@@ -3,6 +3,9 @@
 //! data does to a stream) it can stop reading once, after a given number of buffers, for a
 //! given time.
 //!
+//! A TCP connection whose first frame is a reverse request (`nmc stream --reverse`) is served
+//! by [`super::reverse::serve_request`] instead: the sink sends.
+//!
 //! TCP connections pass the shared gate ([`nmc_serve::gate`]): a total and a per-source cap, a
 //! minimum rate judged per window, descriptor exhaustion survived (the UDP side, on its own
 //! thread, goes on regardless), and with a secret the handshake of [`nmc_serve::auth`]. With a
@@ -121,6 +124,10 @@ fn serve_tcp(s: &mut Conn, stall: Option<Stall>, counts: &Counts) -> std::io::Re
         }
         if s.read_exact(&mut h).is_err() {
             return Ok(());
+        }
+        if n == 0 && h[..4] == wire::REQUEST_MAGIC {
+            // `nmc stream --reverse`: the client asks the sink to send.
+            return super::reverse::serve_request(s, &h);
         }
         let Some((seq, len, ack)) = wire::parse_header(&h) else {
             counts.bad.fetch_add(1, Ordering::Relaxed);
