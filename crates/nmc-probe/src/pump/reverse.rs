@@ -721,7 +721,7 @@ impl Client<'_> {
 fn closed(target: SocketAddr, received: u64) -> Error {
     if received == 0 {
         Error::Pump(format!(
-            "{target} closed the connection without answering the reverse request: does it serve --reverse (an nmc from before it closes on one)?"
+            "{target} closed the connection without answering the reverse request: does it want a secret (--secret-file), or not serve --reverse (an nmc from before it closes on one)?"
         ))
     } else {
         Error::Pump(format!(
@@ -805,11 +805,18 @@ fn read_tcp(
 ) -> Result<Option<Control>, Error> {
     let mut chunk = [0u8; 64 * 1024];
     let target = c.target;
-    while let Some(n) = recv_ready(|| s.read(&mut chunk))
-        .map_err(|e| Error::Pump(format!("receiving from {target}: {e}")))?
-    {
+    let frames = rx.counters().frames;
+    while let Some(n) = recv_ready(|| s.read(&mut chunk)).map_err(|e| match e.kind() {
+        io::ErrorKind::ConnectionReset if frames == 0 => closed(target, 0),
+        _ => Error::Pump(format!("receiving from {target}: {e}")),
+    })? {
         if n == 0 {
             return Err(closed(target, rx.counters().frames));
+        }
+        if rx.counters().frames == 0 && chunk[..n].starts_with(&nmc_serve::auth::CHALLENGE_MAGIC) {
+            return Err(Error::Pump(format!(
+                "{target} wants a secret: give it with --secret-file"
+            )));
         }
         let now = c.clock.now();
         c.heard = now;

@@ -185,6 +185,8 @@ struct Framer<'a> {
     stop_sent: bool,
     deadline: Instant,
     target: SocketAddr,
+    /// Something came from the sink.
+    any: bool,
 }
 
 impl Framer<'_> {
@@ -216,7 +218,16 @@ impl Framer<'_> {
                         self.target
                     )));
                 }
-                Ok(k) => self.buf.extend_from_slice(&chunk[..k]),
+                Ok(k) => {
+                    if !self.any && chunk[..k].starts_with(&nmc_serve::auth::CHALLENGE_MAGIC) {
+                        return Err(StreamError::Input(format!(
+                            "the sink at {} wants a secret: give it with --secret-file",
+                            self.target
+                        )));
+                    }
+                    self.any = true;
+                    self.buf.extend_from_slice(&chunk[..k]);
+                }
                 Err(e)
                     if matches!(
                         e.kind(),
@@ -224,6 +235,12 @@ impl Framer<'_> {
                             | std::io::ErrorKind::TimedOut
                             | std::io::ErrorKind::Interrupted
                     ) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset && !self.any => {
+                    return Err(StreamError::Input(format!(
+                        "the sink at {} closed the connection without answering the reverse request: does it want a secret (--secret-file)?",
+                        self.target
+                    )));
+                }
                 Err(err) => {
                     return Err(StreamError::Io {
                         what: "receiving the stream",
@@ -289,6 +306,7 @@ pub fn stream_reverse(
         // The sink's run, and its own timeouts besides.
         deadline: t0 + c.duration + 2 * c.io_timeout + c.ack_timeout + Duration::from_secs(5),
         target: c.target,
+        any: false,
     };
     let mut received = Received::default();
     // The open interval: its start and the buffers in it.

@@ -4,7 +4,7 @@
 //! given time.
 //!
 //! A TCP connection whose first frame is a reverse request (`nmc stream --reverse`) is served
-//! by [`super::reverse::serve_request`] instead: the sink sends.
+//! by [`super::reverse`] instead: the sink sends.
 //!
 //! TCP connections pass the shared gate ([`nmc_serve::gate`]): a total and a per-source cap, a
 //! minimum rate judged per window, descriptor exhaustion survived (the UDP side, on its own
