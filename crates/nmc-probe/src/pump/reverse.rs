@@ -255,6 +255,27 @@ impl From<io::Error> for Ended {
     }
 }
 
+/// The gate's rules, now: a server that is stopping ends the run with a word to the client
+/// ([`Ended::Failed`]); a client too slow or too late is closed without one.
+fn guard(s: &mut Conn) -> Result<(), Ended> {
+    s.guard().map_err(|e| match s.closed() {
+        Some(nmc_serve::gate::Closed::Stopping) => {
+            Ended::Failed("the server is stopping: the run ended early".into())
+        }
+        _ => Ended::Gone(e),
+    })
+}
+
+/// Writes `b` whole: through the gate's guard, or, once the guard has closed the connection
+/// because the server is stopping, straight to the socket (its 100 ms send timeout bounds it).
+fn write_out(s: &mut Conn, b: &[u8]) -> io::Result<()> {
+    if s.closed().is_some() {
+        s.stream().write_all(b)
+    } else {
+        s.write_all(b)
+    }
+}
+
 fn send_error(s: &mut Conn, session: u32, why: &str) -> io::Result<()> {
     let mut why = why.replace('\n', " ");
     if why.len() > wire::MAX_ERROR as usize {
@@ -265,8 +286,8 @@ fn send_error(s: &mut Conn, session: u32, why: &str) -> io::Result<()> {
         why.truncate(cut);
     }
     s.stream().set_nonblocking(false)?;
-    s.write_all(&wire::control(Kind::Error, session, why.len() as u32))?;
-    s.write_all(why.as_bytes())
+    write_out(s, &wire::control(Kind::Error, session, why.len() as u32))?;
+    write_out(s, why.as_bytes())
 }
 
 /// Serves one REQUEST whose header `h` the connection's handler has read (the first frame of
@@ -413,10 +434,10 @@ fn send_tcp(s: &mut Conn, cfg: PumpConfig) -> Result<PumpRun, Ended> {
         // that the RESULT or ERROR after it is read as a frame.
         let (off, end, mut rest) = due;
         s.stream().set_nonblocking(false)?;
-        s.write_all(&out[off..end])?;
+        write_out(s, &out[off..end])?;
         while rest > 0 {
             let k = rest.min(PIECE as u32);
-            s.write_all(&out[wire::HEADER_LEN..wire::HEADER_LEN + k as usize])?;
+            write_out(s, &out[wire::HEADER_LEN..wire::HEADER_LEN + k as usize])?;
             rest -= k;
         }
     }
@@ -443,7 +464,7 @@ fn pump_tcp(
     let mut interrupted = false;
     let (off, end, rest) = (&mut due.0, &mut due.1, &mut due.2);
     loop {
-        s.guard()?;
+        guard(s)?;
         pump.handle_timeout(clock.now());
         if let Some(e) = pump.failure() {
             return Err(Ended::Failed(e.to_string()));
@@ -531,7 +552,7 @@ fn send_udp(s: &mut Conn, cfg: PumpConfig, side: &Arc<UdpSide>) -> Result<PumpRu
     // The client's HELLO, within the timeout.
     let asked = Instant::now();
     let to = loop {
-        s.guard()?;
+        guard(s)?;
         read_ready(s, &mut inbox)?;
         match rx.recv_timeout(MAX_WAIT) {
             Ok(UdpEvent::Hello(a)) => break a,
@@ -559,7 +580,7 @@ fn send_udp(s: &mut Conn, cfg: PumpConfig, side: &Arc<UdpSide>) -> Result<PumpRu
     let mut interrupted = false;
     let credit = u64::from(size);
     loop {
-        s.guard()?;
+        guard(s)?;
         pump.handle_timeout(clock.now());
         if let Some(e) = pump.failure() {
             return Err(Ended::Failed(e.to_string()));

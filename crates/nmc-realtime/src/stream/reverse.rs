@@ -25,6 +25,10 @@
 //! are the client's: buffers received in each interval and their rate (gaps are the sender's
 //! and come with the result).
 //!
+//! The sink's run is bounded by its duration and timeouts, not watched by the gate while it
+//! runs: a sink stopped meanwhile (Ctrl-C, `--duration`) closes the connection after its
+//! gate's 2 s grace, and the client says the connection closed before the result.
+//!
 //! Left out: UDP (the sink's UDP side would have to hand acknowledgements to a sending thread,
 //! as `nmc echo serve` does for the pump's reverse runs), and running both directions at once:
 //! RFC 508 measures one process's stream, and a second stream on the path is load, not the
@@ -212,6 +216,12 @@ impl Framer<'_> {
                 )));
             }
             match self.s.read(&mut chunk) {
+                Ok(0) if self.any => {
+                    return Err(StreamError::Input(format!(
+                        "the sink at {} closed the connection before its result (was it stopped?)",
+                        self.target
+                    )));
+                }
                 Ok(0) => {
                     return Err(StreamError::Input(format!(
                         "the sink at {} closed the connection without a result: does it serve --reverse (an nmc from before it closes on a request)?",
