@@ -22,13 +22,13 @@ use std::time::Duration;
     nmc stream 127.0.0.1 --rate 30kbit/s --buffer 2016bit --duration 30s\n  \
     nmc stream example.net:5080 --udp --ack --out out/stream\n  \
     nmc stream 127.0.0.1 --sweep --rates 6kbit/s,18kbit/s,30kbit/s --buffers 1008bit,4032bit --duration 10s\n  \
-    nmc stream example.net -R --ack --duration 30s     # the sink sends, as iperf3 -R (TCP)\n\n\
+    nmc stream example.net -R --ack --duration 30s     # the sink sends, as iperf3 -R\n\n\
 Two buffers; one fills at --rate while the other is written; if the other is not free when the \
 first is full, a gap starts (RFC 508 §IV). \"Written\" means the socket took the buffer, or with \
 --ack that the sink acknowledged reading it (the RFNM's analogue). Prints the gap table in RFC \
 508's KEY form (time of day, buffers sent, max/avg/min gap, gaps); --out writes buffers.csv and \
 summary.json. With -R/--reverse the sink sends and this host receives (this host connects, so it \
-works through NAT; TCP only): the sink times the gaps and sends its records back at the end, and \
+works through NAT): the sink times the gaps and sends its records back at the end, and \
 summary.json says \"reverse\": true. Exit 0 when the run completed, 2 on bad input, an \
 unreachable sink or a partial run.")]
 pub struct StreamArgs {
@@ -80,7 +80,7 @@ pub struct StreamArgs {
     /// longest for that interval), as iperf3 -i does; e.g. 1s. Not with --sweep.
     #[arg(short = 'i', long, value_name = "D", value_parser = parse_unit::<SimDuration>, conflicts_with = "sweep")]
     pub interval: Option<SimDuration>,
-    /// The sink sends and this host receives, as iperf3 -R (TCP only): this host connects and
+    /// The sink sends and this host receives, as iperf3 -R: this host connects and
     /// asks, the sink runs the stream with these options and times the gaps, and sends its
     /// records back at the end; -i lines count the buffers received here.
     #[arg(short = 'R', long)]
@@ -195,6 +195,9 @@ fn key_box(r: &StreamRun) -> String {
     // sink's acknowledgements show it, or without them its tally at the end.
     match (r.config.transport, r.config.ack, lost(r)) {
         (Transport::Udp, true, _) => lines.push((r.acks_lost.to_string(), "# lost (no ack)")),
+        (Transport::Udp, false, Some(n)) if r.received.is_some() => {
+            lines.push((n.to_string(), "# lost (not received here)"))
+        }
         (Transport::Udp, false, Some(n)) => lines.push((n.to_string(), "# lost (sink's tally)")),
         (Transport::Udp, false, None) => {
             lines.push(("?".into(), "# lost: not seen (the sink gave no tally)"))
@@ -321,9 +324,6 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
     } else {
         (vec![a.rate.bps()], vec![a.buffer.get()])
     };
-    if a.reverse && a.udp {
-        bail!("--reverse works over TCP only: the sink's UDP side does not send (drop --udp)");
-    }
     // Check every test before running any.
     for &r in &rates {
         for &b in &buffers {

@@ -35,12 +35,16 @@ fn sink() -> Running {
 }
 
 fn config(addr: SocketAddr, ack: bool, ms: u64) -> StreamConfig {
+    config_over(addr, Transport::Tcp, ack, ms)
+}
+
+fn config_over(addr: SocketAddr, transport: Transport, ack: bool, ms: u64) -> StreamConfig {
     StreamConfig {
         target: addr,
         rate_bps: 30_000,
         buffer_bits: 2016,
         duration: Duration::from_millis(ms),
-        transport: Transport::Tcp,
+        transport,
         ack,
         ack_timeout: Duration::from_secs(1),
         io_timeout: Duration::from_secs(5),
@@ -51,18 +55,27 @@ fn config(addr: SocketAddr, ack: bool, ms: u64) -> StreamConfig {
 #[test]
 fn the_sink_sends_and_the_client_gets_every_buffer_and_the_gaps() {
     let s = sink();
-    for ack in [false, true] {
+    for (t, ack) in [
+        (Transport::Tcp, false),
+        (Transport::Tcp, true),
+        (Transport::Udp, false),
+        (Transport::Udp, true),
+    ] {
         let mut lines = Vec::new();
         let r = stream_reverse(
-            &config(s.addr, ack, 2000),
+            &config_over(s.addr, t, ack, 2000),
             &AtomicBool::new(false),
             Some(Duration::from_millis(500)),
             &mut |iv| lines.push(iv),
         )
-        .unwrap_or_else(|e| panic!("ack {ack}: {e}"));
+        .unwrap_or_else(|e| panic!("{t:?} ack {ack}: {e}"));
         assert!(r.partial.is_none(), "{:?}", r.partial);
         // 2 s at 30000 bit/s in 2016-bit buffers: 29 deadlines (as the forward test).
-        assert_eq!(r.buffers_sent, 29, "ack {ack}");
+        assert_eq!(r.buffers_sent, 29, "{t:?} ack {ack}");
+        assert_eq!(r.acks_lost, 0);
+        if t == Transport::Udp && !ack {
+            assert_eq!(r.sink_received, Some(29), "the tally is what arrived here");
+        }
         assert_eq!(r.gaps.count(), 0, "gaps on loopback: {:?}", r.gaps);
         assert_eq!(r.records.len(), 29);
         assert_eq!(r.config.target, s.addr);
@@ -125,6 +138,8 @@ fn hostile_requests_get_one_error_line_and_the_sink_goes_on() {
         ack_timeout_ns: 1_000_000_000,
         io_timeout_ns: 1_000_000_000,
         ack: false,
+        udp: false,
+        token: 1,
     };
     let cases = [
         (
@@ -177,6 +192,15 @@ fn hostile_requests_get_one_error_line_and_the_sink_goes_on() {
             },
             "--ack-timeout",
         ),
+        (
+            wire::Request {
+                udp: true,
+                buffer_bits: 8 * 70_000,
+                rate_bps: 8 * 700_000,
+                ..good
+            },
+            "one UDP datagram",
+        ),
     ];
     for (r, needle) in cases {
         let text = error_text(&answer(s.addr, &r.encode()));
@@ -185,6 +209,10 @@ fn hostile_requests_get_one_error_line_and_the_sink_goes_on() {
             "{needle}: {text}"
         );
     }
+    // Over UDP with no HELLO: one line after the request's I/O timeout (1 s).
+    let udp = wire::Request { udp: true, ..good };
+    let text = error_text(&answer(s.addr, &udp.encode()));
+    assert!(text.contains("no HELLO datagram"), "{text}");
     let mut junk = good.encode();
     junk[44] = 9;
     assert!(error_text(&answer(s.addr, &junk)).contains("malformed"));

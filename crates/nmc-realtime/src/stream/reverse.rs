@@ -1,5 +1,5 @@
 //! `nmc stream --reverse`: the sink sends the stream and the client receives it, as iperf3
-//! `-R`. Over TCP.
+//! `-R`. Over TCP or UDP.
 //!
 //! The client opens the TCP connection to `nmc sink` (so it works from behind NAT and firewalls)
 //! and sends a request with its options ([`wire::Request`]). The sink checks them against its
@@ -29,19 +29,141 @@
 //! runs: a sink stopped meanwhile (Ctrl-C, `--duration`) closes the connection after its
 //! gate's 2 s grace, and the client says the connection closed before the result.
 //!
-//! Left out: UDP (the sink's UDP side would have to hand acknowledgements to a sending thread,
-//! as `nmc echo serve` does for the pump's reverse runs), and running both directions at once:
-//! RFC 508 measures one process's stream, and a second stream on the path is load, not the
-//! measure.
+//! Over UDP the request and the result stay on the TCP connection; the client's HELLO datagram
+//! (with a token from its request) opens its NAT and names the address the buffers go to, only
+//! from the TCP connection's IP address; the sink sends from its own port and its UDP loop hands
+//! the run the client's acknowledgements ([`Routes`]). Without acknowledgements the client's
+//! count of what arrived is the sink's tally (`sink_received`), so loss is seen.
+//!
+//! Left out: running both directions at once: RFC 508 measures one process's stream, and a
+//! second stream on the path is load, not the measure.
 
-use super::sender::{BufferRecord, StreamConfig, StreamRun, run_on_tcp};
+use super::sender::{BufferRecord, Routed, StreamConfig, StreamRun, run_on_tcp, run_routed};
 use super::{StreamError, Transport, wire};
 use nmc_serve::Conn;
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::net::{IpAddr, SocketAddr, TcpStream, UdpSocket};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
+
+struct Route {
+    ip: IpAddr,
+    addr: Option<SocketAddr>,
+    hello: mpsc::Sender<SocketAddr>,
+    acks: mpsc::Sender<u64>,
+}
+
+/// The sink's reverse runs over UDP: its socket (to send from its port) and the runs waiting
+/// for datagrams. The sink's UDP loop offers each datagram to [`Routes::route`] first.
+pub struct Routes {
+    sock: UdpSocket,
+    routes: Mutex<HashMap<u64, Route>>,
+    /// token of each client address whose HELLO came, for its acknowledgements.
+    by_addr: Mutex<HashMap<SocketAddr, u64>>,
+    active: AtomicUsize,
+}
+
+impl Routes {
+    /// Sends from `sock` (a handle on the sink's UDP socket).
+    pub fn new(sock: UdpSocket) -> Arc<Routes> {
+        Arc::new(Routes {
+            sock,
+            routes: Mutex::new(HashMap::new()),
+            by_addr: Mutex::new(HashMap::new()),
+            active: AtomicUsize::new(0),
+        })
+    }
+
+    /// A datagram from `src`: true if it was a reverse run's HELLO or acknowledgement (taken).
+    pub fn route(&self, src: SocketAddr, d: &[u8]) -> bool {
+        let hello = wire::parse_hello(d);
+        if self.active.load(Ordering::Relaxed) == 0 {
+            return hello.is_some();
+        }
+        let mut routes = self.routes.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(token) = hello {
+            if let Some(r) = routes.get_mut(&token)
+                && r.ip == src.ip()
+                && r.addr.is_none()
+            {
+                r.addr = Some(src);
+                let _ = r.hello.send(src);
+                self.by_addr
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(src, token);
+            }
+            return true;
+        }
+        let Some(seq) = wire::parse_ack(d).filter(|_| d.len() == wire::ACK) else {
+            return false;
+        };
+        let by_addr = self.by_addr.lock().unwrap_or_else(|p| p.into_inner());
+        match by_addr.get(&src).and_then(|t| routes.get(t)) {
+            Some(r) => {
+                let _ = r.acks.send(seq);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn open(
+        self: &Arc<Self>,
+        token: u64,
+        ip: IpAddr,
+    ) -> Result<(RouteGuard, mpsc::Receiver<SocketAddr>, mpsc::Receiver<u64>), String> {
+        let (hello, hello_rx) = mpsc::channel();
+        let (acks, acks_rx) = mpsc::channel();
+        let mut routes = self.routes.lock().unwrap_or_else(|p| p.into_inner());
+        if routes.contains_key(&token) {
+            return Err("that token is already in use here; try again".into());
+        }
+        routes.insert(
+            token,
+            Route {
+                ip,
+                addr: None,
+                hello,
+                acks,
+            },
+        );
+        self.active.fetch_add(1, Ordering::Relaxed);
+        Ok((
+            RouteGuard {
+                routes: self.clone(),
+                token,
+            },
+            hello_rx,
+            acks_rx,
+        ))
+    }
+}
+
+/// Removes a run's route when it ends, however it ends.
+struct RouteGuard {
+    routes: Arc<Routes>,
+    token: u64,
+}
+
+impl Drop for RouteGuard {
+    fn drop(&mut self) {
+        let mut routes = self.routes.routes.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(r) = routes.remove(&self.token) {
+            self.routes.active.fetch_sub(1, Ordering::Relaxed);
+            if let Some(a) = r.addr {
+                self.routes
+                    .by_addr
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .remove(&a);
+            }
+        }
+    }
+}
 
 /// Longest reverse run a sink sends. **Choice**: 1 h, above RFC 508's longest test (18 min).
 pub const MAX_DURATION: Duration = Duration::from_secs(3600);
@@ -68,7 +190,11 @@ pub fn check_request(r: &wire::Request, peer: SocketAddr) -> Result<StreamConfig
         rate_bps: r.rate_bps,
         buffer_bits: r.buffer_bits,
         duration: ns(r.duration_ns),
-        transport: Transport::Tcp,
+        transport: if r.udp {
+            Transport::Udp
+        } else {
+            Transport::Tcp
+        },
         ack: r.ack,
         ack_timeout: ns(r.ack_timeout_ns),
         io_timeout: ns(r.io_timeout_ns),
@@ -135,7 +261,11 @@ fn send_error(s: &mut Conn, why: &str) -> std::io::Result<()> {
 /// Serves a reverse request whose first [`wire::HEADER`] bytes the sink has read: the rest of
 /// it, the checks, the run, the result. A refusal or a failure the client can be told of goes
 /// back as an error frame; `Err` is only a connection that went away.
-pub(crate) fn serve_request(s: &mut Conn, head: &[u8; wire::HEADER]) -> std::io::Result<()> {
+pub(crate) fn serve_request(
+    s: &mut Conn,
+    head: &[u8; wire::HEADER],
+    udp: Option<&Arc<Routes>>,
+) -> std::io::Result<()> {
     let mut b = [0u8; wire::REQUEST];
     b[..wire::HEADER].copy_from_slice(head);
     s.read_exact(&mut b[wire::HEADER..])?;
@@ -149,7 +279,34 @@ pub(crate) fn serve_request(s: &mut Conn, head: &[u8; wire::HEADER]) -> std::io:
     // The run writes on its own handle; the gate's rules are checked again after it.
     let stream = s.stream().try_clone()?;
     let poll = (s.stream().read_timeout()?, s.stream().write_timeout()?);
-    let run = run_on_tcp(stream, &c, None, &mut |_| {});
+    let run = match (c.transport, udp) {
+        (Transport::Tcp, _) => run_on_tcp(stream, &c, None, &mut |_| {}),
+        (Transport::Udp, Some(routes)) => {
+            let (_guard, hello, acks) = match routes.open(req.token, s.peer().ip()) {
+                Ok(x) => x,
+                Err(why) => return send_error(s, &format!("request refused: {why}")),
+            };
+            let Ok(to) = hello.recv_timeout(c.io_timeout) else {
+                return send_error(
+                    s,
+                    &format!(
+                        "no HELLO datagram came from {} within {} s: is UDP to this sink's port blocked?",
+                        s.peer().ip(),
+                        c.io_timeout.as_secs_f64()
+                    ),
+                );
+            };
+            let routed = Routed {
+                sock: routes.sock.try_clone()?,
+                to,
+                acks,
+            };
+            run_routed(routed, stream, &c, None, &mut |_| {})
+        }
+        (Transport::Udp, None) => {
+            return send_error(s, "request refused: this sink does not send over UDP");
+        }
+    };
     s.stream().set_read_timeout(poll.0)?;
     s.stream().set_write_timeout(poll.1)?;
     // The run was the sink's work, not the client's slowness.
@@ -274,9 +431,9 @@ pub fn stream_reverse(
     report: &mut dyn FnMut(ReceivedInterval),
 ) -> Result<StreamRun, StreamError> {
     c.validate()?;
-    if c.transport != Transport::Tcp {
+    if c.key.is_some() && c.transport == Transport::Udp {
         return Err(StreamError::Input(
-            "--reverse works over TCP only (the sink's UDP side does not send)".into(),
+            "--reverse over UDP does not take --secret-file: the sink's buffers to you carry no tag; use TCP".into(),
         ));
     }
     let connect_err = |err| StreamError::Connect {
@@ -303,8 +460,103 @@ pub fn stream_reverse(
         ack_timeout_ns: c.ack_timeout.as_nanos() as u64,
         io_timeout_ns: c.io_timeout.as_nanos() as u64,
         ack: c.ack,
+        udp: c.transport == Transport::Udp,
+        token: token(),
     };
     s.write_all(&req.encode()).map_err(connect_err)?;
+    // Buffers and bytes received, counted here or by the UDP thread.
+    let counts = Arc::new((AtomicU64::new(0), AtomicU64::new(0)));
+    let done = Arc::new(AtomicBool::new(false));
+    let udp_thread = if c.transport == Transport::Udp {
+        let local: SocketAddr = if c.target.is_ipv4() {
+            SocketAddr::from(([0, 0, 0, 0], 0))
+        } else {
+            SocketAddr::from(([0u16; 8], 0))
+        };
+        let u = UdpSocket::bind(local).map_err(connect_err)?;
+        u.connect(c.target).map_err(connect_err)?;
+        let (counts, done, token) = (counts.clone(), done.clone(), req.token);
+        Some(std::thread::spawn(move || {
+            receive_udp(u, token, &counts, &done)
+        }))
+    } else {
+        None
+    };
+    let r = receive(s, c, stop, every, report, &counts);
+    done.store(true, Ordering::Relaxed);
+    if let Some(t) = udp_thread {
+        let _ = t.join();
+    }
+    let mut run = r?;
+    let got = Received {
+        buffers: counts.0.load(Ordering::Relaxed),
+        bytes: counts.1.load(Ordering::Relaxed),
+    };
+    if c.transport == Transport::Udp && !c.ack {
+        // What arrived here is the tally a forward run asks the sink for.
+        run.sink_received = Some(got.buffers);
+    }
+    run.received = Some(got);
+    Ok(run)
+}
+
+/// A token for a run's HELLO: it only has to differ between runs at once on one sink.
+fn token() -> u64 {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_nanos() as u64;
+    t ^ (u64::from(std::process::id()) << 32) ^ (&t as *const u64 as u64).rotate_left(17)
+}
+
+/// The UDP side of a reverse run: HELLO until the first buffer, then each buffer counted and
+/// acknowledged when it asks, until `done`.
+fn receive_udp(u: UdpSocket, token: u64, counts: &(AtomicU64, AtomicU64), done: &AtomicBool) {
+    let hello = wire::hello(token);
+    let mut gap = Duration::from_millis(5);
+    let mut next = Instant::now();
+    let mut buf = vec![0u8; 65_536];
+    while !done.load(Ordering::Relaxed) {
+        let first = counts.0.load(Ordering::Relaxed) == 0;
+        if first && Instant::now() >= next {
+            let _ = u.send(&hello);
+            next = Instant::now() + gap;
+            gap = (gap * 2).min(Duration::from_millis(200));
+        }
+        let wait = if first {
+            gap.min(Duration::from_millis(50))
+        } else {
+            Duration::from_millis(50)
+        };
+        let _ = u.set_read_timeout(Some(wait));
+        let Ok(n) = u.recv(&mut buf) else {
+            continue;
+        };
+        if let Some((seq, len, ack)) = wire::parse_header(&buf[..n])
+            && len as usize + wire::HEADER == n
+        {
+            counts.1.fetch_add(u64::from(len), Ordering::Relaxed);
+            counts.0.fetch_add(1, Ordering::Relaxed);
+            if ack {
+                let _ = u.send(&wire::ack(seq));
+            }
+        }
+    }
+}
+
+/// The TCP side of a reverse run: the buffers (over TCP), the error or the result.
+fn receive(
+    s: TcpStream,
+    c: &StreamConfig,
+    stop: &AtomicBool,
+    every: Option<Duration>,
+    report: &mut dyn FnMut(ReceivedInterval),
+    counts: &(AtomicU64, AtomicU64),
+) -> Result<StreamRun, StreamError> {
+    let connect_err = |err| StreamError::Connect {
+        addr: c.target.to_string(),
+        err,
+    };
     s.set_read_timeout(Some(Duration::from_millis(50)))
         .map_err(connect_err)?;
     let t0 = Instant::now();
@@ -318,12 +570,12 @@ pub fn stream_reverse(
         target: c.target,
         any: false,
     };
-    let mut received = Received::default();
-    // The open interval: its start and the buffers in it.
-    let (mut iv_start, mut iv_buffers) = (t0, 0u64);
+    // The open interval: its start, and the count of buffers received when it opened.
+    let (mut iv_start, mut iv_from) = (t0, 0u64);
     let bits = c.buffer_bits;
-    let mut tick = |now: Instant, buffers: u64, last: bool| {
+    let mut tick = |now: Instant, last: bool| {
         let Some(every) = every else { return };
+        let total = counts.0.load(Ordering::Relaxed);
         let mut emit = |from: Instant, to: Instant, n: u64| {
             let secs = to.saturating_duration_since(from).as_secs_f64();
             report(ReceivedInterval {
@@ -337,20 +589,20 @@ pub fn stream_reverse(
                 },
             });
         };
-        iv_buffers += buffers;
+        // Buffers counted since the last line fall in the interval that is closing.
         while now >= iv_start + every {
-            emit(iv_start, iv_start + every, iv_buffers);
-            (iv_start, iv_buffers) = (iv_start + every, 0);
+            emit(iv_start, iv_start + every, total - iv_from);
+            (iv_start, iv_from) = (iv_start + every, total);
         }
         if last && now > iv_start {
-            emit(iv_start, now, iv_buffers);
+            emit(iv_start, now, total - iv_from);
         }
     };
     let body = loop {
-        f.need(4, &mut |now| tick(now, 0, false))?;
+        f.need(4, &mut |now| tick(now, false))?;
         let magic: [u8; 4] = [f.buf[0], f.buf[1], f.buf[2], f.buf[3]];
         if magic == wire::MAGIC {
-            f.need(wire::HEADER, &mut |now| tick(now, 0, false))?;
+            f.need(wire::HEADER, &mut |now| tick(now, false))?;
             let Some((seq, len, ack)) = wire::parse_header(&f.buf[..wire::HEADER]) else {
                 return Err(StreamError::Input(format!(
                     "the sink at {} sent a malformed buffer header",
@@ -368,14 +620,14 @@ pub fn stream_reverse(
             let mut left = len as usize;
             while left > 0 {
                 // Whatever has come of it (reads take up to 64 KB at a time), never the whole.
-                f.need(1, &mut |now| tick(now, 0, false))?;
+                f.need(1, &mut |now| tick(now, false))?;
                 let took = left.min(f.buf.len());
                 f.buf.drain(..took);
                 left -= took;
             }
-            received.buffers += 1;
-            received.bytes += u64::from(len);
-            tick(Instant::now(), 1, false);
+            counts.1.fetch_add(u64::from(len), Ordering::Relaxed);
+            counts.0.fetch_add(1, Ordering::Relaxed);
+            tick(Instant::now(), false);
             if ack {
                 f.s.write_all(&wire::ack(seq))
                     .map_err(|err| StreamError::Io {
@@ -384,7 +636,7 @@ pub fn stream_reverse(
                     })?;
             }
         } else if magic == wire::ERROR_MAGIC || magic == wire::RESULT_MAGIC {
-            f.need(8, &mut |now| tick(now, 0, false))?;
+            f.need(8, &mut |now| tick(now, false))?;
             let len = u32::from_be_bytes([f.buf[4], f.buf[5], f.buf[6], f.buf[7]]);
             let max = if magic == wire::ERROR_MAGIC {
                 wire::MAX_ERROR
@@ -397,7 +649,7 @@ pub fn stream_reverse(
                     c.target
                 )));
             }
-            f.need(8 + len as usize, &mut |now| tick(now, 0, false))?;
+            f.need(8 + len as usize, &mut |now| tick(now, false))?;
             let body = f.buf[8..8 + len as usize].to_vec();
             if magic == wire::ERROR_MAGIC {
                 return Err(StreamError::Input(format!(
@@ -414,7 +666,7 @@ pub fn stream_reverse(
             )));
         }
     };
-    tick(Instant::now(), 0, true);
+    tick(Instant::now(), true);
     let shipped: Shipped = serde_json::from_slice(&body).map_err(|e| {
         StreamError::Input(format!(
             "the sink at {} sent a result that cannot be read: {e}",
@@ -424,6 +676,5 @@ pub fn stream_reverse(
     let mut run = shipped.run;
     run.records = shipped.records;
     run.config.target = c.target;
-    run.received = Some(received);
     Ok(run)
 }

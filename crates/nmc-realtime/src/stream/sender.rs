@@ -142,6 +142,19 @@ enum Done {
 enum Conn {
     Tcp(TcpStream),
     Udp(UdpSocket),
+    /// A reverse run over UDP: the sink's socket, the client's address, and its
+    /// acknowledgements as the sink's UDP loop hands them over.
+    Routed(Routed),
+}
+
+/// Where a sink sends a reverse run over UDP ([`run_routed`]).
+pub struct Routed {
+    /// A handle on the sink's UDP socket.
+    pub sock: UdpSocket,
+    /// The client's address (its HELLO's source).
+    pub to: SocketAddr,
+    /// The client's acknowledgements (sequence numbers).
+    pub acks: mpsc::Receiver<u64>,
 }
 
 fn connect(c: &StreamConfig) -> Result<Conn, StreamError> {
@@ -246,6 +259,26 @@ fn writer(
                     }
                     if Instant::now() >= deadline {
                         return Ok(true);
+                    }
+                }
+            })(),
+            Conn::Routed(r) => (|| {
+                r.sock
+                    .send_to(&frame, r.to)
+                    .map_err(|e| format!("sending buffer {seq}: {e}"))?;
+                if !c.ack {
+                    return Ok(false);
+                }
+                let deadline = Instant::now() + c.ack_timeout;
+                loop {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    match r.acks.recv_timeout(left) {
+                        Ok(s) if s == seq => return Ok(false),
+                        Ok(_) => {}
+                        Err(mpsc::RecvTimeoutError::Timeout) => return Ok(true),
+                        Err(mpsc::RecvTimeoutError::Disconnected) => {
+                            return Err("the sink is stopping".to_string());
+                        }
                     }
                 }
             })(),
@@ -384,32 +417,61 @@ pub fn run_on_tcp(
         .map_err(io("set the read timeout"))?;
     let stop = Arc::new(AtomicBool::new(false));
     if !c.ack {
-        let mut r = s.try_clone().map_err(io("clone the connection"))?;
-        let stop = stop.clone();
-        std::thread::spawn(move || {
-            let mut a = [0u8; wire::ACK];
-            // Until a STOP, the end of the connection, or an error; a timeout waits on.
-            loop {
-                match r.read_exact(&mut a) {
-                    Ok(()) if !wire::is_stop(&a) => continue,
-                    Err(e)
-                        if matches!(
-                            e.kind(),
-                            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                        ) && !stop.load(Ordering::Relaxed) =>
-                    {
-                        continue;
-                    }
-                    _ => {}
-                }
-                stop.store(true, Ordering::Relaxed);
-                return;
-            }
-        });
+        watch_for_stop(s.try_clone().map_err(io("clone the connection"))?, &stop);
     }
     let flag = stop.clone();
     let r = run_with(Conn::Tcp(s), c, &flag, every, report, Some(stop.clone()));
     // The reader thread, if any, ends at its next timeout.
+    stop.store(true, Ordering::Relaxed);
+    r
+}
+
+/// Reads the client's TCP connection on a thread of its own until a STOP frame, its end or an
+/// error, and then sets `stop`; it also ends at the first read timeout after `stop` is set.
+fn watch_for_stop(mut r: TcpStream, stop: &Arc<AtomicBool>) {
+    let stop = stop.clone();
+    std::thread::spawn(move || {
+        let mut a = [0u8; wire::ACK];
+        loop {
+            match r.read_exact(&mut a) {
+                Ok(()) if !wire::is_stop(&a) => continue,
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) && !stop.load(Ordering::Relaxed) =>
+                {
+                    continue;
+                }
+                _ => {}
+            }
+            stop.store(true, Ordering::Relaxed);
+            return;
+        }
+    });
+}
+
+/// [`run_on_tcp`] over UDP: the buffers go from the sink's socket to the client's address and
+/// the acknowledgements come from the sink's UDP loop ([`Routed`]); `control` is the client's
+/// TCP connection, read for a STOP or its end (its read timeout is the run's I/O timeout).
+pub fn run_routed(
+    routed: Routed,
+    control: TcpStream,
+    c: &StreamConfig,
+    every: Option<Duration>,
+    report: &mut dyn FnMut(StreamInterval),
+) -> Result<StreamRun, StreamError> {
+    c.validate()?;
+    control
+        .set_read_timeout(Some(c.io_timeout))
+        .map_err(|err| StreamError::Io {
+            what: "set the read timeout",
+            err,
+        })?;
+    let stop = Arc::new(AtomicBool::new(false));
+    watch_for_stop(control, &stop);
+    let flag = stop.clone();
+    let r = run_with(Conn::Routed(routed), c, &flag, every, report, None);
     stop.store(true, Ordering::Relaxed);
     r
 }
@@ -429,7 +491,7 @@ fn run_with(
     // Over UDP the tally is asked on the same socket (the sink counts by source address).
     let tally_sock = match &conn {
         Conn::Udp(s) => s.try_clone().ok(),
-        Conn::Tcp(_) => None,
+        Conn::Tcp(_) | Conn::Routed(_) => None,
     };
     let writer_thread = std::thread::spawn(move || writer(conn, cw, rx, done_tx, peer_stop));
 
