@@ -109,8 +109,27 @@ pub fn probe(sum: &nmc_probe::report::Summary) -> Value {
     )
 }
 
-/// `nmc pump`.
+/// `nmc pump`. With `--reverse`, `end.reverse` is true (the figures are the sending server's)
+/// and `end.receiver` holds what this host received.
 pub fn pump(sum: &nmc_probe::pump::analysis::PumpSummary, target: &str) -> Value {
+    let mut doc = pump_forward(sum, target);
+    if let Some(v) = &sum.receiver {
+        doc["end"]["reverse"] = json!(true);
+        doc["end"]["receiver"] = json!({
+            "messages": v.messages,
+            "messages_in_run": v.messages_in_run,
+            "received_bytes": v.bytes,
+            "throughput_bit_per_s": v.throughput_bps,
+            "in_order": v.in_order,
+            "out_of_order": v.out_of_order,
+            "duplicates": v.duplicates,
+            "dropped": v.dropped,
+        });
+    }
+    doc
+}
+
+fn pump_forward(sum: &nmc_probe::pump::analysis::PumpSummary, target: &str) -> Value {
     let ms = |v: f64| v / 1e3;
     document(
         "nmc pump",
@@ -146,19 +165,22 @@ pub fn stream(runs: &[nmc_realtime::stream::sender::StreamRun], target: &str) ->
         .iter()
         .map(|r| {
             let ms = |v: Option<f64>| v.map(|v| v / 1e3);
-            json!({
-                "rate_bit_per_s": r.config.rate_bps,
-                "buffer_bytes": r.config.buffer_bits as f64 / 8.0,
-                "buffers_sent": r.buffers_sent,
-                "buffers_completed": r.buffers_completed,
-                "gaps": r.gaps.count(),
-                "max_gap_s": ms(r.gaps.max_ms()),
-                "avg_gap_s": ms(r.gaps.avg_ms()),
-                "min_gap_s": ms(r.gaps.min_ms()),
-                "lost": super::stream::lost(r),
-                "sink_received": r.sink_received,
-                "partial": r.partial,
-            })
+            super::stream::with_reverse(
+                r,
+                json!({
+                    "rate_bit_per_s": r.config.rate_bps,
+                    "buffer_bytes": r.config.buffer_bits as f64 / 8.0,
+                    "buffers_sent": r.buffers_sent,
+                    "buffers_completed": r.buffers_completed,
+                    "gaps": r.gaps.count(),
+                    "max_gap_s": ms(r.gaps.max_ms()),
+                    "avg_gap_s": ms(r.gaps.avg_ms()),
+                    "min_gap_s": ms(r.gaps.min_ms()),
+                    "lost": super::stream::lost(r),
+                    "sink_received": r.sink_received,
+                    "partial": r.partial,
+                }),
+            )
         })
         .collect();
     document(

@@ -9,7 +9,8 @@ use crate::cmd::progress::Progress;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use nmc_probe::pump::net::{Tick, pump_with_key, session_id};
-use nmc_probe::pump::report::{MessagesCsv, write_outputs};
+use nmc_probe::pump::report::{MessagesCsv, ReceivedCsv, write_outputs};
+use nmc_probe::pump::reverse::pump_reverse;
 use nmc_probe::pump::sender::MessageRecord;
 use nmc_probe::pump::{PumpConfig, PumpSummary, PumpTransport};
 use nmc_probe::time::Nanos;
@@ -22,7 +23,8 @@ use std::path::PathBuf;
 #[command(after_help = "Examples:\n  \
     nmc echo serve --pump --listen 127.0.0.1:8890 &\n  \
     nmc pump 127.0.0.1 --duration 5s                       # 1008-byte messages, 4 outstanding, TCP\n  \
-    nmc pump example.net:8890 --transport udp --outstanding 8 --duration 10min --out out/pump\n\n\
+    nmc pump example.net:8890 --transport udp --outstanding 8 --duration 10min --out out/pump\n  \
+    nmc pump example.net -R --duration 10s                 # the server sends, as iperf3 -R\n\n\
 K&O (1977) §III–IV: a host sends messages with at most N outstanding (the 1974 \"4-message \
 limit\"), each released by a RFNM, the server's acknowledgement once the whole message is in. \
 Reports throughput over the run and over the best 150 consecutive messages, the round trip per \
@@ -30,7 +32,10 @@ message (first byte sent to RFNM), its histogram and autocorrelation, and the wi
 N × size / mean round trip. Over UDP a message is ceil(size/packet) datagrams (the IMP's \
 1008-bit packets by default) and is sent again whole when its RFNM is late (RFC 6298 timeout). \
 A message unanswered for --timeout ends the run with an error. Writes messages.csv, \
-summary.json, rtt.svg, rtt-histogram.svg and autocorrelation.svg.")]
+summary.json, rtt.svg, rtt-histogram.svg and autocorrelation.svg. With -R/--reverse the server \
+pumps to this host instead (this host opens the connection, so it works through NAT): the \
+server times the round trips and sends its figures back at the end; messages.csv is then this \
+host's record of each message's arrival, and summary.json says \"reverse\": true.")]
 pub struct PumpArgs {
     /// HOST, HOST:PORT or `[IPv6]:PORT` of an `nmc echo serve --pump` (default port 8890).
     pub target: String,
@@ -70,6 +75,11 @@ pub struct PumpArgs {
     /// one unit for all: `bit`, `kbit`, `Mbit`, `Gbit` (iperf3's `k`, `m`, `g` too).
     #[arg(short = 'f', long, default_value = "auto", value_parser = parse_unit::<nmc_sim::RateFormat>)]
     pub format: nmc_sim::RateFormat,
+    /// The server sends and this host receives, as iperf3 -R: this host connects and asks, the
+    /// server pumps with these options and times the round trips, and sends its figures back at
+    /// the end. messages.csv is then the receiver's record (seq,bytes,first_ns,whole_ns,packets,in_run).
+    #[arg(short = 'R', long)]
+    pub reverse: bool,
 }
 
 /// One line, not clap's list of possible values and tip.
@@ -125,7 +135,8 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
         }
     };
     say(format!(
-        "nmc pump: {} bytes a message{}, at most {} outstanding, to {addr} over {} for {}; a message unanswered for {} ends the run",
+        "nmc pump{}: {} bytes a message{}, at most {} outstanding, {} {addr} over {} for {}; a message unanswered for {} ends the run",
+        if a.reverse { " --reverse" } else { "" },
         cfg.size,
         if cfg.transport == PumpTransport::Udp {
             format!(" in {packets} datagrams")
@@ -133,6 +144,11 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
             String::new()
         },
         cfg.outstanding,
+        if a.reverse {
+            "sent by the server at"
+        } else {
+            "to"
+        },
         cfg.transport,
         cfg.duration.human(),
         cfg.timeout.human(),
@@ -146,6 +162,8 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
     // The bar, or interval lines (issue 34), not both.
     let progress = interval.is_none().then(|| Progress::new(&addr.to_string()));
     let mut lines = Intervals::new(interval, a.format);
+    // In reverse the ticks bring the messages whole here, timed on arrival: no round trip.
+    lines.rtt = !a.reverse;
     let mut tick = |t: Tick<'_>| {
         if let Some(p) = &progress {
             p.set(t.fraction);
@@ -155,21 +173,36 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
         }
     };
     // Issue 34: each message's row goes to disk as it finishes; the run keeps none.
-    let mut csv = MessagesCsv::create(&dir.path().join("messages.csv"), cfg.duration)?;
-    let run = pump_with_key(
-        addr,
-        cfg,
-        key.as_ref(),
-        stop,
-        Some(&mut tick),
-        Some(&mut |m| csv.write(m)),
-    )?;
-    csv.finish()?;
+    let messages = dir.path().join("messages.csv");
+    let summary = if a.reverse {
+        let mut csv = ReceivedCsv::create(&messages)?;
+        let s = pump_reverse(
+            addr,
+            cfg,
+            key.as_ref(),
+            stop,
+            Some(&mut tick),
+            Some(&mut |m, in_run| csv.write(m, in_run)),
+        )?;
+        csv.finish()?;
+        s
+    } else {
+        let mut csv = MessagesCsv::create(&messages, cfg.duration)?;
+        let run = pump_with_key(
+            addr,
+            cfg,
+            key.as_ref(),
+            stop,
+            Some(&mut tick),
+            Some(&mut |m| csv.write(m)),
+        )?;
+        csv.finish()?;
+        PumpSummary::of(run)
+    };
     if let Some(p) = progress {
         p.finish();
     }
     let intervals = lines.done;
-    let summary = PumpSummary::of(run);
     if a.json {
         let mut doc = super::json::pump(&summary, &addr.to_string());
         doc["end"]["intervals"] = serde_json::to_value(&intervals)?;
@@ -219,6 +252,8 @@ struct Intervals {
     open: std::collections::BTreeMap<u64, (usize, u64, u64)>,
     done: Vec<IntervalRow>,
     rate: nmc_sim::RateFormat,
+    /// The records' `rfnm − sent` is a round trip (not in reverse, where it is an arrival).
+    rtt: bool,
 }
 
 impl Intervals {
@@ -229,6 +264,7 @@ impl Intervals {
             open: Default::default(),
             done: Vec::new(),
             rate,
+            rtt: true,
         }
     }
 
@@ -260,7 +296,7 @@ impl Intervals {
             end_s: to.as_secs_f64(),
             answered: n,
             throughput_bit_per_s: bits as f64 / secs,
-            rtt_mean_s: (n > 0).then(|| rtt as f64 / n as f64 / 1e9),
+            rtt_mean_s: (n > 0 && self.rtt).then(|| rtt as f64 / n as f64 / 1e9),
         };
         let line = format!(
             "[{:7.2}-{:7.2} s] {:>8} messages {:>14}  rtt {}",

@@ -6,6 +6,7 @@ use crate::cmd::parse_unit;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use nmc_realtime::gaps::{LayoutCell, table_layout};
+use nmc_realtime::stream::reverse::{ReceivedInterval, stream_reverse};
 use nmc_realtime::stream::sender::{StreamConfig, StreamInterval, StreamRun, run_reporting};
 use nmc_realtime::stream::sink::{Sink, Stall};
 use nmc_realtime::stream::{DEFAULT_PORT, Transport};
@@ -20,12 +21,16 @@ use std::time::Duration;
     nmc sink &                                          # discard sink on TCP and UDP port 5080\n  \
     nmc stream 127.0.0.1 --rate 30kbit/s --buffer 2016bit --duration 30s\n  \
     nmc stream example.net:5080 --udp --ack --out out/stream\n  \
-    nmc stream 127.0.0.1 --sweep --rates 6kbit/s,18kbit/s,30kbit/s --buffers 1008bit,4032bit --duration 10s\n\n\
+    nmc stream 127.0.0.1 --sweep --rates 6kbit/s,18kbit/s,30kbit/s --buffers 1008bit,4032bit --duration 10s\n  \
+    nmc stream example.net -R --ack --duration 30s     # the sink sends, as iperf3 -R\n\n\
 Two buffers; one fills at --rate while the other is written; if the other is not free when the \
 first is full, a gap starts (RFC 508 §IV). \"Written\" means the socket took the buffer, or with \
 --ack that the sink acknowledged reading it (the RFNM's analogue). Prints the gap table in RFC \
 508's KEY form (time of day, buffers sent, max/avg/min gap, gaps); --out writes buffers.csv and \
-summary.json. Exit 0 when the run completed, 2 on bad input, an unreachable sink or a partial run.")]
+summary.json. With -R/--reverse the sink sends and this host receives (this host connects, so it \
+works through NAT): the sink times the gaps and sends its records back at the end, and \
+summary.json says \"reverse\": true. Exit 0 when the run completed, 2 on bad input, an \
+unreachable sink or a partial run.")]
 pub struct StreamArgs {
     /// HOST, HOST:PORT or `[IPv6]:PORT` of an `nmc sink` (default port 5080).
     pub target: String,
@@ -75,6 +80,11 @@ pub struct StreamArgs {
     /// longest for that interval), as iperf3 -i does; e.g. 1s. Not with --sweep.
     #[arg(short = 'i', long, value_name = "D", value_parser = parse_unit::<SimDuration>, conflicts_with = "sweep")]
     pub interval: Option<SimDuration>,
+    /// The sink sends and this host receives, as iperf3 -R: this host connects and
+    /// asks, the sink runs the stream with these options and times the gaps, and sends its
+    /// records back at the end; -i lines count the buffers received here.
+    #[arg(short = 'R', long)]
+    pub reverse: bool,
 }
 
 #[derive(Args)]
@@ -185,6 +195,9 @@ fn key_box(r: &StreamRun) -> String {
     // sink's acknowledgements show it, or without them its tally at the end.
     match (r.config.transport, r.config.ack, lost(r)) {
         (Transport::Udp, true, _) => lines.push((r.acks_lost.to_string(), "# lost (no ack)")),
+        (Transport::Udp, false, Some(n)) if r.received.is_some() => {
+            lines.push((n.to_string(), "# lost (not received here)"))
+        }
         (Transport::Udp, false, Some(n)) => lines.push((n.to_string(), "# lost (sink's tally)")),
         (Transport::Udp, false, None) => {
             lines.push(("?".into(), "# lost: not seen (the sink gave no tally)"))
@@ -223,6 +236,19 @@ pub fn lost(r: &StreamRun) -> Option<u64> {
     }
 }
 
+/// A run's JSON object, with `"reverse": true` and what the client `received` when the sink
+/// sent (`--reverse`); a forward run's object as it is.
+pub fn with_reverse(r: &StreamRun, mut v: serde_json::Value) -> serde_json::Value {
+    if let Some(got) = &r.received {
+        v["reverse"] = serde_json::json!(true);
+        v["received"] = serde_json::json!({
+            "buffers": got.buffers,
+            "received_bytes": got.bytes,
+        });
+    }
+    v
+}
+
 /// Writes `buffers.csv` and `summary.json` into `dir` (a staging folder, see `run`).
 fn write_outputs(dir: &Path, runs: &[StreamRun]) -> Result<()> {
     let path = dir.join("buffers.csv");
@@ -253,7 +279,7 @@ fn write_outputs(dir: &Path, runs: &[StreamRun]) -> Result<()> {
     let json = serde_json::json!({
         "tool": "nmc stream",
         "source": "RFC 508 §IV (Pfeifer & McAfee 1973): double buffering, gaps timed on a monotonic clock",
-        "runs": runs.iter().map(|r| serde_json::json!({
+        "runs": runs.iter().map(|r| with_reverse(r, serde_json::json!({
             "config": r.config,
             "started_unix_s": r.started_unix_s,
             "time_of_day_utc": r.time_of_day,
@@ -268,7 +294,7 @@ fn write_outputs(dir: &Path, runs: &[StreamRun]) -> Result<()> {
             "loss_seen": lost(r).is_some(),
             "sink_received": r.sink_received,
             "partial": r.partial,
-        })).collect::<Vec<_>>(),
+        }))).collect::<Vec<_>>(),
     });
     let path = dir.join("summary.json");
     std::fs::write(&path, serde_json::to_string_pretty(&json)? + "\n")
@@ -344,16 +370,33 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
         ));
         intervals.push(iv);
     };
+    let mut received_intervals: Vec<ReceivedInterval> = Vec::new();
+    let mut on_received = |iv: ReceivedInterval| {
+        say(format!(
+            "[{:7.2}-{:7.2} s] {:>6} buffers {:>14}  received",
+            iv.start_s,
+            iv.end_s,
+            iv.buffers_received,
+            nmc_sim::RateFormat::Auto.show(iv.rate_bit_per_s),
+        ));
+        received_intervals.push(iv);
+    };
     'all: for &r in &rates {
         for &b in &buffers {
-            let run = run_reporting(
-                &config(&a, &key, target, r, b),
-                stop,
-                every,
-                &mut on_interval,
-            )?;
+            let c = config(&a, &key, target, r, b);
+            let run = if a.reverse {
+                stream_reverse(&c, stop, every, &mut on_received)?
+            } else {
+                run_reporting(&c, stop, every, &mut on_interval)?
+            };
             if !a.sweep {
                 say(key_box(&run));
+                if let Some(got) = &run.received {
+                    say(format!(
+                        "--reverse: the sink at {target} sent and timed the gaps; received here {} buffers, {} bytes",
+                        got.buffers, got.bytes
+                    ));
+                }
             } else {
                 eprintln!(
                     "  {r} bit/s, {b} bit: {} buffers, {} gaps{}",
@@ -391,7 +434,11 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
     if a.json {
         let mut doc = super::json::stream(&runs, &target.to_string());
         if every.is_some() {
-            doc["end"]["intervals"] = serde_json::to_value(&intervals)?;
+            doc["end"]["intervals"] = if a.reverse {
+                serde_json::to_value(&received_intervals)?
+            } else {
+                serde_json::to_value(&intervals)?
+            };
         }
         super::json::print(&doc)?;
     }

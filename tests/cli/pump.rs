@@ -210,4 +210,145 @@ fn pump_has_help() {
     ] {
         assert!(help.contains(needle), "{needle} not in help");
     }
+    assert!(help.contains("-R, --reverse"), "{help}");
+}
+
+/// Issue 34 item 3: `nmc pump -R` against `nmc echo serve --pump`, over TCP and UDP: the same
+/// report and files, the sender's figures from the server, `"reverse": true`, and the
+/// receiver's messages.csv; with -J and -i the document and the lines too. A request the
+/// server refuses is one line and exit 2, and the server goes on.
+#[test]
+fn reverse_pump_on_loopback() {
+    let mut server = nmc()
+        .args([
+            "echo",
+            "serve",
+            "--pump",
+            "--listen",
+            "127.0.0.1:0",
+            "--duration",
+            "60s",
+        ])
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("nmc echo serve starts");
+    let (err, addr) = super::server_address(&mut server);
+    super::drain(err);
+    for transport in ["tcp", "udp"] {
+        let dir = tmp(&format!("cli-pump-reverse-{transport}"));
+        // The text report over TCP, the JSON document over UDP.
+        let json_doc = transport == "udp";
+        let o = nmc()
+            .args(["pump", &addr, "-R", "--transport", transport, "-t", "500ms"])
+            .args(["-i", "100ms", "--out"])
+            .arg(&dir)
+            .args(json_doc.then_some("-J"))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{err}");
+        let out = String::from_utf8_lossy(&o.stdout);
+        let lines = if json_doc { &err } else { &out };
+        for needle in ["nmc pump --reverse: 1008 bytes a message", "rtt -"] {
+            assert!(lines.contains(needle), "{needle} not in {lines}");
+        }
+        if json_doc {
+            let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+            let end = &doc["end"];
+            assert_eq!(end["reverse"], true);
+            let (thr, lim) = (
+                end["throughput_bit_per_s"].as_f64().unwrap(),
+                end["window_limit_bit_per_s"].as_f64().unwrap(),
+            );
+            assert!(thr > 0.0 && thr <= lim * 1.02, "{transport}: {thr} > {lim}");
+            assert_eq!(end["receiver"]["messages"], end["messages_answered"]);
+            assert!(!end["intervals"].as_array().unwrap().is_empty());
+        } else {
+            for needle in [
+                "sent and timed by",
+                "window limit 4 × 1008 bytes",
+                "received here:",
+            ] {
+                assert!(out.contains(needle), "{needle} not in {out}");
+            }
+        }
+        for f in [
+            "messages.csv",
+            "summary.json",
+            "rtt.svg",
+            "rtt-histogram.svg",
+            "autocorrelation.svg",
+        ] {
+            assert!(dir.join(f).is_file(), "{f} missing");
+        }
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap())
+                .unwrap();
+        assert_eq!(json["reverse"], true);
+        assert_eq!(json["tool"], "nmc pump");
+        assert_eq!(json["config"]["transport"], transport);
+        assert_eq!(json["messages_sent"], json["messages_answered"]);
+        assert_eq!(json["receiver"]["messages"], json["messages_answered"]);
+        let csv = std::fs::read_to_string(dir.join("messages.csv")).unwrap();
+        assert!(csv.starts_with("seq,bytes,first_ns,whole_ns,packets,in_run\n"));
+        assert_eq!(
+            csv.lines().count() as u64 - 1,
+            json["messages_answered"].as_u64().unwrap()
+        );
+    }
+    let o = nmc()
+        .args(["pump", &addr, "-R", "-t", "2h"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("request refused: --duration 7200.000s is longer than this server's limit"),
+        "{err}"
+    );
+    let o = nmc()
+        .args(["pump", &addr, "-R", "-t", "200ms"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let _ = server.kill();
+    let _ = server.wait();
+}
+
+/// Without --reverse the summary says nothing of it (forward output unchanged).
+#[test]
+fn forward_summary_has_no_reverse_keys() {
+    let mut server = nmc()
+        .args([
+            "echo",
+            "serve",
+            "--pump",
+            "--listen",
+            "127.0.0.1:0",
+            "--duration",
+            "30s",
+        ])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (err, addr) = super::server_address(&mut server);
+    super::drain(err);
+    let dir = tmp("cli-pump-forward-keys");
+    let o = nmc()
+        .args(["pump", &addr, "-t", "200ms", "-J", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let doc = String::from_utf8_lossy(&o.stdout);
+    let summary = std::fs::read_to_string(dir.join("summary.json")).unwrap();
+    for text in [&*doc, &summary] {
+        assert!(
+            !text.contains("reverse") && !text.contains("receiver"),
+            "{text}"
+        );
+    }
+    let _ = server.kill();
+    let _ = server.wait();
 }

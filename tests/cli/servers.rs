@@ -517,3 +517,39 @@ fn clients_answer_the_secret() {
         assert_eq!(err.trim_end().lines().count(), 1, "{kind:?}: {err}");
     }
 }
+
+/// `-R` (issue 34 item 3) through a server with a secret: served with it, and one line saying
+/// what is wrong with another one or none.
+#[test]
+fn reverse_clients_answer_the_secret() {
+    let dir = super::tmp("servers-reverse-secret");
+    let right = secret(&dir, "right", "0123456789abcdef-right-secret");
+    let wrong = secret(&dir, "wrong", "0123456789abcdef-wrong-secret");
+    for kind in [Kind::Pump, Kind::Sink] {
+        let srv = Server::start(kind, &["--secret-file", &right], None);
+        let addr = srv.addr.to_string();
+        let tool = if matches!(kind, Kind::Pump) {
+            "pump"
+        } else {
+            "stream"
+        };
+        for (secret, code, needle) in [
+            (Some(&right), 0, ""),
+            (Some(&wrong), 2, "refused the secret"),
+            (None, 2, "wants a secret: give it with --secret-file"),
+        ] {
+            let mut c = command();
+            c.args([tool, &addr, "-R", "--duration", "500ms"]);
+            if let Some(s) = secret {
+                c.args(["--secret-file", s]);
+            }
+            let o = c.output().unwrap();
+            let err = super::text(&o.stderr);
+            assert_eq!(o.status.code(), Some(code), "{kind:?} {secret:?}: {err}");
+            assert!(err.contains(needle), "{kind:?} {secret:?}: {err}");
+            if code != 0 {
+                assert_eq!(err.trim_end().lines().count(), 1, "{kind:?}: {err}");
+            }
+        }
+    }
+}

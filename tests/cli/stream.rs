@@ -330,3 +330,77 @@ fn udp_loss_without_acks_is_counted_from_the_sinks_tally() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// Issue 34 item 3: `nmc stream -R`: the sink sends, this host receives; the KEY box and the
+/// files come from the sink's gaps and records, summary.json and the JSON document say
+/// `"reverse": true`; over UDP the loss is counted here; a request the sink refuses is one line
+/// and exit 2.
+#[test]
+fn reverse_stream_from_a_sink_on_loopback() {
+    let (mut s, addr) = sink();
+    let dir = tmp("stream-reverse");
+    let o = nmc(&[
+        "stream",
+        &addr,
+        "-R",
+        "--ack",
+        "--duration",
+        "2s",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("# buffers sent")
+            && out.contains("29")
+            && out.contains("received here 29 buffers"),
+        "{out}"
+    );
+    let csv = std::fs::read_to_string(dir.join("buffers.csv")).unwrap();
+    assert!(csv.starts_with("rate_bps,buffer_bits,seq,filled_s,completed_s,gap_ms\n"));
+    assert_eq!(csv.lines().count(), 1 + 29);
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap();
+    let run = &summary["runs"][0];
+    assert_eq!(run["reverse"], true);
+    assert_eq!(run["buffers_sent"], 29);
+    assert_eq!(run["gaps"], 0);
+    assert_eq!(run["received"]["buffers"], 29);
+    assert_eq!(run["config"]["target"], addr.as_str());
+    let o = nmc(&["stream", &addr, "-R", "-t", "1s", "-i", "500ms", "-J"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["end"]["tests"][0]["reverse"], true);
+    let got: u64 = doc["end"]["intervals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["buffers_received"].as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        got,
+        doc["end"]["tests"][0]["buffers_sent"].as_u64().unwrap()
+    );
+    let o = nmc(&["stream", &addr, "-R", "-t", "2h"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("request refused: --duration 7200 s is longer than this sink's limit"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    // Over UDP: the buffers by datagram, the loss counted here.
+    let o = nmc(&["stream", &addr, "-R", "--udp", "-t", "1s"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = text(&o.stdout);
+    assert!(out.contains("# lost (not received here)"), "{out}");
+    assert!(out.contains("received here 14 buffers"), "{out}");
+    let help = text(&nmc(&["stream", "--help"]).stdout);
+    assert!(help.contains("-R, --reverse"), "{help}");
+    // A forward run's summary says nothing of it.
+    let o = nmc(&["stream", &addr, "-t", "500ms", "-J"]);
+    assert!(!text(&o.stdout).contains("reverse"));
+    let _ = s.kill();
+    let _ = s.wait();
+}

@@ -135,6 +135,43 @@ pub(crate) fn wait_fd(fd: std::os::fd::RawFd, events: i16, timeout: Duration) ->
     Ok(if rc > 0 { pfd.revents } else { 0 })
 }
 
+/// [`wait_fd`] on several descriptors at once: (fd, events) each; returns the events seen on
+/// each, in the same order (all 0 when the wait ran out or a signal cut it short).
+pub(crate) fn wait_fds(
+    fds: &[(std::os::fd::RawFd, i16)],
+    timeout: Duration,
+) -> io::Result<Vec<i16>> {
+    let mut pfds: Vec<libc::pollfd> = fds
+        .iter()
+        .map(|&(fd, events)| libc::pollfd {
+            fd,
+            events,
+            revents: 0,
+        })
+        .collect();
+    let ts = libc::timespec {
+        tv_sec: timeout.as_secs() as libc::time_t,
+        tv_nsec: timeout.subsec_nanos() as libc::c_long,
+    };
+    // SAFETY: pollfds and a timespec that we own, their count passed with them; no signal mask.
+    let rc = unsafe {
+        libc::ppoll(
+            pfds.as_mut_ptr(),
+            pfds.len() as libc::nfds_t,
+            &ts,
+            std::ptr::null(),
+        )
+    };
+    if rc < 0 {
+        let e = io::Error::last_os_error();
+        if e.kind() == io::ErrorKind::Interrupted {
+            return Ok(vec![0; fds.len()]);
+        }
+        return Err(e);
+    }
+    Ok(pfds.iter().map(|p| p.revents).collect())
+}
+
 /// A finished (or stopped) run: everything the reports need.
 #[derive(Debug, Clone, Serialize)]
 pub struct ProbeRun {

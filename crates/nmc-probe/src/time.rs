@@ -36,6 +36,11 @@ impl Clock {
     pub fn now(&self) -> Nanos {
         Nanos::from_duration(self.origin.elapsed())
     }
+    /// The time of `t`, an instant read elsewhere (another thread stamped an arrival), on this
+    /// clock; 0 if it was before the clock started.
+    pub fn at(&self, t: Instant) -> Nanos {
+        Nanos::from_duration(t.saturating_duration_since(self.origin))
+    }
 }
 
 /// Nanoseconds since the Unix epoch on the wall clock (`CLOCK_REALTIME`); 0 if the clock is
@@ -49,7 +54,7 @@ pub fn unix_now_ns() -> u64 {
 }
 
 /// What the probe learned about its own clock before it started.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize, serde::Deserialize)]
 pub struct TimerResolution {
     /// Resolution the kernel claims for `CLOCK_MONOTONIC` (`clock_getres`), in ns.
     pub claimed_ns: u64,

@@ -147,9 +147,20 @@ impl EchoServer {
             self.opts.key.clone(),
             Arc::new(|l: &str| eprintln!("{l}")),
         );
+        // `nmc pump --reverse` over UDP sends from this socket's port (a clone of it).
+        let reverse = match &tcp {
+            Some(_) => Some(crate::pump::reverse::UdpSide::new(
+                self.sock
+                    .try_clone()
+                    .map_err(|e| Error::Io("clone the UDP socket", e))?,
+                self.opts.key.is_some(),
+            )),
+            None => None,
+        };
         let tcp_thread = tcp.map(|l| {
             let (stop, counters, gate) = (tcp_stop.clone(), tcp_counters.clone(), gate.clone());
-            std::thread::spawn(move || crate::pump::net::serve_tcp(l, &gate, &stop, counters))
+            let udp = reverse.clone();
+            std::thread::spawn(move || crate::pump::net::serve_tcp(l, &gate, &stop, counters, udp))
         });
         let pump_counters = |sink: &Option<SinkCore>| {
             sink.as_ref().map(|s| {
@@ -215,6 +226,11 @@ impl EchoServer {
             {
                 if self.opts.key.is_some() {
                     sink.note_unauthenticated();
+                    continue;
+                }
+                if let Some(r) = &reverse
+                    && r.route(std::time::Instant::now(), src, pkt)
+                {
                     continue;
                 }
                 if let SinkVerdict::Rfnm(rfnm) = sink.handle_datagram(rx, src, pkt) {

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 /// Gaps of one test, in ns as measured (the SEL's are whole 1 ms steps).
-#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, serde::Deserialize, PartialEq)]
 pub struct GapTable {
     pub gaps_ns: Vec<u64>,
 }

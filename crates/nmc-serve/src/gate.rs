@@ -297,6 +297,20 @@ impl Conn {
         self.window_bytes = 0;
     }
 
+    /// Applies the rules now, for a handler that waits on the socket itself (`ppoll` on
+    /// [`Conn::stream`]) rather than in [`Read::read`]: an error means the connection is to be
+    /// closed (too slow, handshake late, or the server stopping), with the reason.
+    pub fn guard(&mut self) -> io::Result<()> {
+        self.check()
+    }
+
+    /// Counts `bytes` toward the minimum rate as if received: for a server that sends on the
+    /// client's request (`nmc pump --reverse`), where what the client has acknowledged taking is
+    /// its work, and the few bytes of acknowledgement alone would fall below the rate.
+    pub fn credit(&mut self, bytes: u64) {
+        self.window_bytes = self.window_bytes.saturating_add(bytes);
+    }
+
     fn refuse(&mut self, why: Closed) -> io::Error {
         self.closed = Some(why);
         let msg = match why {

@@ -28,6 +28,7 @@
 //! from an HDR histogram of 3 significant digits (within 0.05 %). The test
 //! `streaming_figures_are_the_whole_record_figures` holds the whole-record computation as it was.
 
+use super::receiver::ReceiverFigures;
 use super::running::Sequencer;
 use super::running::{RttMoments, RttPlot, RunningAutocorrelation, RunningHistogram};
 use super::sender::{MessageRecord, Pump, PumpConfig, PumpCounters};
@@ -35,7 +36,7 @@ use crate::time::{Nanos, TimerResolution};
 use nmc_report::stats::{self, BestBlock};
 #[cfg(test)]
 use nmc_report::stats::{Rule, percentile};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Lags of the autocorrelation reported. **Choice**: 20 (K&O Fig. 6 does not survive in our copy).
 pub const MAX_LAG: usize = 20;
@@ -43,7 +44,7 @@ pub const MAX_LAG: usize = 20;
 pub const HISTOGRAM_BINS: usize = 40;
 
 /// A finished (or stopped) run: everything the reports need.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PumpRun {
     /// The target as resolved.
     pub target: String,
@@ -56,7 +57,8 @@ pub struct PumpRun {
     /// Stopped (Ctrl-C) before the offering time was over.
     pub interrupted: bool,
     pub counters: PumpCounters,
-    /// The running figures of every message finished (times from the first offer).
+    /// The running figures of every message finished (times from the first offer). Not written;
+    /// with `--reverse` the client rebuilds the round-trip plot's part ([`PumpFigures::shipped`]).
     #[serde(skip)]
     pub figures: PumpFigures,
 }
@@ -81,7 +83,27 @@ pub struct PumpFigures {
     plot: RttPlot,
 }
 
+impl Default for PumpFigures {
+    fn default() -> Self {
+        PumpFigures::new(Nanos::ZERO)
+    }
+}
+
 impl PumpFigures {
+    /// Figures that hold only a round-trip plot made elsewhere: what `nmc pump --reverse` gets
+    /// back from the server that sent (the rest of the figures come as the [`PumpSummary`]).
+    pub fn shipped(duration: Nanos, plot: RttPlot) -> Self {
+        PumpFigures {
+            plot,
+            ..PumpFigures::new(duration)
+        }
+    }
+
+    /// The round-trip plot's state (shipped back by a reverse server).
+    pub fn plot(&self) -> &RttPlot {
+        &self.plot
+    }
+
     /// Empty figures for a run offering messages for `duration`.
     pub fn new(duration: Nanos) -> Self {
         PumpFigures {
@@ -139,7 +161,7 @@ impl PumpFigures {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct RttStats {
     pub count: usize,
     pub mean_ms: f64,
@@ -243,10 +265,13 @@ impl Collector {
     }
 }
 
-/// Everything a run measured, reduced. Serialised as `summary.json`.
-#[derive(Debug, Clone, Serialize)]
+/// Everything a run measured, reduced. Serialised as `summary.json`; with `--reverse` the server
+/// sends it to the client (which reads it back: its own `tool` and `version` are written).
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PumpSummary {
+    #[serde(skip_deserializing, default = "tool_name")]
     pub tool: &'static str,
+    #[serde(skip_deserializing, default = "tool_version")]
     pub version: &'static str,
     #[serde(flatten)]
     pub run: PumpRun,
@@ -273,6 +298,21 @@ pub struct PumpSummary {
     pub histogram_bin_ms: f64,
     /// (bin centre ms, messages).
     pub histogram: Vec<(f64, f64)>,
+    /// `nmc pump --reverse`: the server sent and timed the messages (every figure above is its),
+    /// the client received them. Absent from a forward run's summary.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reverse: bool,
+    /// `--reverse`: what the client saw arrive ([`ReceiverFigures`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receiver: Option<ReceiverFigures>,
+}
+
+fn tool_name() -> &'static str {
+    "nmc pump"
+}
+
+fn tool_version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
 }
 
 impl PumpSummary {
@@ -302,8 +342,10 @@ impl PumpSummary {
         let autocorrelation = f.acf.coefficients();
         let significant_lags = stats::significant_lags(&autocorrelation, n);
         PumpSummary {
-            tool: "nmc pump",
-            version: env!("CARGO_PKG_VERSION"),
+            tool: tool_name(),
+            version: tool_version(),
+            reverse: false,
+            receiver: None,
             seed: None,
             messages_sent: f.sent,
             messages_answered: f.answered,
@@ -395,6 +437,8 @@ pub(crate) mod tests {
             histogram: stats::histogram(&rtt_ms, histogram_bin_ms),
             histogram_bin_ms,
             run,
+            reverse: false,
+            receiver: None,
         }
     }
 

@@ -18,6 +18,8 @@
 //! | [`running`] | the same figures kept as messages finish, in bounded state (issue 34) |
 //! | [`report`] | `messages.csv`, `summary.json`, the text report, three SVG plots |
 //! | [`net`] | the socket drivers: pump over TCP and UDP, the server's TCP side |
+//! | [`reverse`] | `--reverse` (iperf3 `-R`): the server sends, the client receives; where each figure is measured, and why |
+//! | [`receiver`] | the receiving core of a reverse run: frames or datagrams in, RFNMs out, arrivals timed |
 //!
 //! The cores ([`sender::Pump`], [`sink::SinkCore`], [`sink::TcpSink`]) read no clock and do no
 //! I/O: the drivers hand them the time and the bytes.
@@ -32,7 +34,9 @@
 
 pub mod analysis;
 pub mod net;
+pub mod receiver;
 pub mod report;
+pub mod reverse;
 pub mod running;
 pub mod sender;
 pub mod sink;

@@ -9,6 +9,7 @@
 //! against the kernel's ≥ 16 KB) that write never waits, so the stamp is the send.
 
 use super::analysis::{Collector, PumpRun};
+use super::reverse::UdpSide;
 use super::sender::{MessageRecord, Pump, PumpConfig, PumpError, PumpTransport};
 use super::sink::TcpSink;
 use super::wire::{self, Header, Kind};
@@ -153,25 +154,7 @@ pub fn pump_with_key(
     }
     match cfg.transport {
         PumpTransport::Tcp => {
-            let s = TcpStream::connect_timeout(&target, cfg.timeout.to_duration()).map_err(
-                |e| match e.kind() {
-                    io::ErrorKind::ConnectionRefused => refused(target),
-                    io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => Error::Pump(format!(
-                        "no answer from {target} within {} ({HINT})",
-                        cfg.timeout.human()
-                    )),
-                    _ => Error::Pump(format!("cannot connect to {target}: {e}")),
-                },
-            )?;
-            if let Some(key) = key {
-                let mut s = &s;
-                let t = Some(cfg.timeout.to_duration());
-                s.set_read_timeout(t)
-                    .and_then(|()| s.set_write_timeout(t))
-                    .map_err(|e| Error::Io("set timeout", e))?;
-                nmc_serve::auth::answer(&mut s, key)
-                    .map_err(|e| Error::Pump(format!("{target}: {e}")))?;
-            }
+            let s = connect_tcp(target, &cfg, key)?;
             run_tcp_on(s, cfg, stop, progress, messages)
         }
         PumpTransport::Udp => {
@@ -186,6 +169,34 @@ pub fn pump_with_key(
             run_udp_on(sock, cfg, stop, progress, messages)
         }
     }
+}
+
+/// Connects to `target` over TCP within `cfg.timeout`, and answers the server's challenge with
+/// `key` if there is one.
+pub(crate) fn connect_tcp(
+    target: SocketAddr,
+    cfg: &PumpConfig,
+    key: Option<&Key>,
+) -> Result<TcpStream, Error> {
+    let s = TcpStream::connect_timeout(&target, cfg.timeout.to_duration()).map_err(|e| match e
+        .kind()
+    {
+        io::ErrorKind::ConnectionRefused => refused(target),
+        io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => Error::Pump(format!(
+            "no answer from {target} within {} ({HINT})",
+            cfg.timeout.human()
+        )),
+        _ => Error::Pump(format!("cannot connect to {target}: {e}")),
+    })?;
+    if let Some(key) = key {
+        let mut s = &s;
+        let t = Some(cfg.timeout.to_duration());
+        s.set_read_timeout(t)
+            .and_then(|()| s.set_write_timeout(t))
+            .map_err(|e| Error::Io("set timeout", e))?;
+        nmc_serve::auth::answer(&mut s, key).map_err(|e| Error::Pump(format!("{target}: {e}")))?;
+    }
+    Ok(s)
 }
 
 /// Pumps over an already connected TCP stream (tests make it inside a network namespace).
@@ -413,14 +424,19 @@ pub fn run_udp_on(
 
 /// The server's TCP side: the shared gate ([`nmc_serve::Gate`]: caps, per-source limit, minimum
 /// rate, descriptor exhaustion survived, the secret's handshake) accepts on `listener` until
-/// `stop`; each admitted connection adds what its [`TcpSink`] counts into `counters`.
+/// `stop`; each admitted connection adds what its [`TcpSink`] counts into `counters`. A
+/// connection whose first frame is a REQUEST is a reverse run ([`super::reverse`]): the server
+/// sends, over TCP or, through `udp`, over UDP.
 pub fn serve_tcp(
     listener: TcpListener,
     gate: &Gate,
     stop: &AtomicBool,
     counters: Arc<Mutex<super::sink::SinkCounters>>,
+    udp: Option<Arc<UdpSide>>,
 ) -> io::Result<()> {
-    gate.serve(listener, stop, move |c| serve_connection(c, &counters))
+    gate.serve(listener, stop, move |c| {
+        serve_connection(c, &counters, udp.as_ref())
+    })
 }
 
 /// Fills `buf` from `s`, or returns `Ok(false)` at a clean end of stream before the first byte.
@@ -439,7 +455,11 @@ fn read_full(s: &mut Conn, buf: &mut [u8]) -> io::Result<bool> {
     Ok(true)
 }
 
-fn serve_connection(s: &mut Conn, counters: &Mutex<super::sink::SinkCounters>) -> io::Result<()> {
+fn serve_connection(
+    s: &mut Conn,
+    counters: &Mutex<super::sink::SinkCounters>,
+    udp: Option<&Arc<UdpSide>>,
+) -> io::Result<()> {
     s.stream().set_nodelay(true)?;
     let mut sink = TcpSink::default();
     let mut h = [0u8; wire::HEADER_LEN];
@@ -451,10 +471,18 @@ fn serve_connection(s: &mut Conn, counters: &Mutex<super::sink::SinkCounters>) -
             .add(&std::mem::take(&mut sink.counters));
     };
     let r = (|| -> io::Result<()> {
+        let mut first = true;
         loop {
             if !read_full(s, &mut h)? {
                 return Ok(());
             }
+            if first
+                && let Ok(req) = Header::decode(&h)
+                && req.kind == Kind::Request
+            {
+                return super::reverse::serve_request(s, &req, udp);
+            }
+            first = false;
             let Ok(header) = sink.header(&h) else {
                 return Ok(()); // counted; a stream cannot be resynchronised
             };

@@ -2,6 +2,8 @@
 //! - `messages.csv`: one row per message (`seq,bytes,sent_ns,rfnm_ns,rtt_ns,transmissions,in_run`;
 //!   times from the first offer, an empty cell for a message never answered), in sequence (send)
 //!   order, written as the run goes by [`MessagesCsv`] (issue 34: the run keeps no rows);
+//!   With `--reverse` it is the receiver's record instead, written by [`ReceivedCsv`]
+//!   (`seq,bytes,first_ns,whole_ns,packets,in_run`; see [`super::reverse`] for why);
 //! - `summary.json`: a [`PumpSummary`] (parameters, counters, throughput, window limit,
 //!   round-trip statistics, histogram, autocorrelation);
 //! - `rtt.svg`: round trip per message (K&O Fig. 4's quantity, message by message; past 10,000
@@ -125,6 +127,60 @@ impl MessagesCsv {
     }
 }
 
+/// `messages.csv` of `nmc pump --reverse`: the receiver's record of each message, as it becomes
+/// whole (times on the client's clock from its request, ns; `packets` the datagrams of it that
+/// arrived, 1 over TCP; `in_run` whole within the offering time of the first arrival).
+pub struct ReceivedCsv {
+    path: PathBuf,
+    file: std::io::BufWriter<std::fs::File>,
+    line: Vec<u8>,
+}
+
+/// The reverse `messages.csv`'s header line.
+pub const RECEIVED_HEADER: &str = "seq,bytes,first_ns,whole_ns,packets,in_run\n";
+
+impl ReceivedCsv {
+    /// Creates `path` (its folder too) with its header.
+    pub fn create(path: &Path) -> Result<ReceivedCsv, Error> {
+        let write_error = |e: std::io::Error| Error::Write(path.display().to_string(), e);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(write_error)?;
+        }
+        let mut file = std::io::BufWriter::with_capacity(
+            1 << 16,
+            std::fs::File::create(path).map_err(write_error)?,
+        );
+        file.write_all(RECEIVED_HEADER.as_bytes())
+            .map_err(write_error)?;
+        Ok(ReceivedCsv {
+            path: path.to_path_buf(),
+            file,
+            line: Vec::with_capacity(96),
+        })
+    }
+
+    /// The next message whole.
+    pub fn write(&mut self, m: &super::receiver::Received, in_run: bool) -> Result<(), Error> {
+        self.line.clear();
+        let _ = writeln!(
+            self.line,
+            "{},{},{},{},{},{in_run}",
+            m.seq, m.bytes, m.first.0, m.whole.0, m.packets
+        );
+        self.file
+            .write_all(&self.line)
+            .map_err(|e| Error::Write(self.path.display().to_string(), e))
+    }
+
+    /// Flushes what is buffered; returns the file's path.
+    pub fn finish(mut self) -> Result<PathBuf, Error> {
+        self.file
+            .flush()
+            .map_err(|e| Error::Write(self.path.display().to_string(), e))?;
+        Ok(self.path)
+    }
+}
+
 /// Significant lags listed in the text report; summary.json has them all.
 const SHOWN_LAGS: usize = 6;
 
@@ -143,8 +199,13 @@ impl PumpSummary {
         let k = &r.counters;
         let _ = writeln!(
             s,
-            "{} to {} over {}: {} messages of {} bytes, at most {} outstanding, offered for {}{}",
+            "{}{} {} over {}: {} messages of {} bytes, at most {} outstanding, offered for {}{}",
             self.tool,
+            if self.reverse {
+                " --reverse: sent and timed by"
+            } else {
+                " to"
+            },
             r.target,
             c.transport,
             self.messages_sent,
@@ -224,6 +285,19 @@ impl PumpSummary {
                 }
             }
         );
+        if let Some(v) = &self.receiver {
+            let _ = writeln!(
+                s,
+                "  received here: {} messages whole ({} within the run), {} at the receiver; in order {}, out of order {}, again {}, dropped {}",
+                v.messages,
+                v.messages_in_run,
+                show(v.throughput_bps),
+                v.in_order,
+                v.out_of_order,
+                v.duplicates,
+                v.dropped
+            );
+        }
         s
     }
 }
@@ -261,8 +335,12 @@ pub fn write_outputs(dir: &Path, summary: &PumpSummary) -> Result<Outputs, Error
         .map_err(|e| Error::Write(out.summary.display().to_string(), e))?;
     let c = &summary.run.config;
     let title = format!(
-        "{} × {} B outstanding over {} to {}",
-        c.outstanding, c.size, c.transport, summary.run.target
+        "{} × {} B outstanding over {} {} {}",
+        c.outstanding,
+        c.size,
+        c.transport,
+        if summary.reverse { "from" } else { "to" },
+        summary.run.target
     );
     let series = summary.rtt_series();
     let mut rtt = Chart::new(

@@ -383,7 +383,7 @@ impl RunningHistogram {
 /// messages are grouped in buckets of consecutive sequence numbers, twice as wide each time
 /// they would exceed it, and each bucket keeps its least and greatest round trip, so the plot's
 /// envelope is the same and its size bounded.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct RttPlot {
     /// Sequence numbers a bucket spans.
     span: u64,
@@ -392,7 +392,7 @@ pub struct RttPlot {
     last: Option<f64>,
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Bucket {
     index: u64,
     low: (f64, f64),

@@ -31,13 +31,13 @@
 
 use super::wire;
 use crate::time::Nanos;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
 use thiserror::Error;
 
 /// TCP (one frame a message, the kernel's reliability) or UDP (datagrams, the pump's own RFNM
 /// timeouts and retransmissions).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PumpTransport {
     Tcp,
@@ -66,7 +66,7 @@ const NEVER: Nanos = Nanos(u64::MAX);
 /// Ceiling of the retransmission timeout (RFC 6298 §2.5 allows 60 s).
 pub const MAX_RTO: Nanos = Nanos(60_000_000_000);
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PumpConfig {
     pub transport: PumpTransport,
     /// Data bytes per message (K&O: 8063 bits, i.e. about 1008 bytes).
@@ -164,7 +164,7 @@ pub struct Transmit {
     pub retransmission: bool,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PumpCounters {
     pub sent: u64,
     pub rfnms: u64,

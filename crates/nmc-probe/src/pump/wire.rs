@@ -8,7 +8,7 @@
 //! | --- | --- | --- |
 //! | 0 | 4 | magic, the ASCII bytes `NMCp` |
 //! | 4 | 1 | version, 1 |
-//! | 5 | 1 | kind: 1 DATA (pump → server), 2 RFNM (server → pump) |
+//! | 5 | 1 | kind: 1 DATA (sender → receiver), 2 RFNM (receiver → sender); with `--reverse`, 3 REQUEST, 4 ERROR, 5 RESULT, 6 STOP, 7 HELLO (below) |
 //! | 6 | 2 | reserved, zero |
 //! | 8 | 4 | session: a number the pump picks per run, so two runs from one port are told apart |
 //! | 12 | 8 | message sequence number, from 0 |
@@ -21,6 +21,25 @@
 //! last the rest; at least one byte each). A RFNM is the header alone, with the message's
 //! session, sequence number, length and packet count: 28 bytes, shorter than any DATA datagram
 //! (at least 29), so a server that answers cannot be used to amplify traffic.
+//!
+//! ## `--reverse`: the server sends
+//!
+//! With `nmc pump --reverse` the roles turn: the client opens the TCP connection (so it works
+//! from behind NAT and firewalls, as iperf3 `-R` does) and asks, and the server runs the pump's
+//! sending core and the client its receiving core. DATA and RFNM frames are as above, with DATA
+//! now from the server and RFNMs from the client. The control frames are all one header with
+//! `index` 0 and `count` 1, `session` the client's, and `length` the bytes that follow:
+//!
+//! | kind | direction | body |
+//! | --- | --- | --- |
+//! | 3 REQUEST | client → server, the first frame on the TCP connection | [`REQUEST_LEN`] bytes: transport u8 (1 tcp, 2 udp), 3 zero bytes, size u32, outstanding u32, packet u32, duration ns u64, timeout ns u64 |
+//! | 4 ERROR | server → client, instead of any DATA (the request refused) or of the RESULT (the run failed) | why, one line of UTF-8, at most [`MAX_ERROR`] bytes; the server then closes |
+//! | 5 RESULT | server → client, after the last RFNM | the sender's figures, JSON, at most [`MAX_RESULT`] bytes (see `pump::reverse`) |
+//! | 6 STOP | client → server | none: stop offering messages now (the client's Ctrl-C); a RESULT follows |
+//! | 7 HELLO | client → server over UDP, from the socket the data is to reach | none: over UDP the DATA and RFNMs go by datagram, the rest stays on the TCP connection |
+//!
+//! A server that does not know REQUEST (an older nmc) closes the connection on it, which the
+//! client reports as such.
 
 use thiserror::Error;
 
@@ -33,10 +52,37 @@ pub const MAX_PACKETS: u16 = 64;
 /// Largest DATA datagram over UDP/IPv4 (65535 − 20 − 8).
 pub const MAX_DATAGRAM: usize = 65_507;
 
+/// Bytes of a REQUEST's body.
+pub const REQUEST_LEN: usize = 32;
+/// Longest ERROR text, bytes.
+pub const MAX_ERROR: u32 = 512;
+/// Longest RESULT, bytes. **Choice**: 8 MiB; a result is a few hundred kB at most (the round-trip
+/// plot's 10,000 buckets are most of it).
+pub const MAX_RESULT: u32 = 8 << 20;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     Data,
     Rfnm,
+    Request,
+    Error,
+    Result,
+    Stop,
+    Hello,
+}
+
+impl Kind {
+    fn code(self) -> u8 {
+        match self {
+            Kind::Data => 1,
+            Kind::Rfnm => 2,
+            Kind::Request => 3,
+            Kind::Error => 4,
+            Kind::Result => 5,
+            Kind::Stop => 6,
+            Kind::Hello => 7,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,10 +112,7 @@ impl Header {
         let mut h = [0u8; HEADER_LEN];
         h[0..4].copy_from_slice(&MAGIC);
         h[4] = VERSION;
-        h[5] = match self.kind {
-            Kind::Data => 1,
-            Kind::Rfnm => 2,
-        };
+        h[5] = self.kind.code();
         h[8..12].copy_from_slice(&self.session.to_be_bytes());
         h[12..20].copy_from_slice(&self.seq.to_be_bytes());
         h[20..24].copy_from_slice(&self.length.to_be_bytes());
@@ -93,6 +136,11 @@ impl Header {
         let kind = match b[5] {
             1 => Kind::Data,
             2 => Kind::Rfnm,
+            3 => Kind::Request,
+            4 => Kind::Error,
+            5 => Kind::Result,
+            6 => Kind::Stop,
+            7 => Kind::Hello,
             _ => return Err(FrameError::Malformed),
         };
         if b[6] != 0 || b[7] != 0 {
@@ -120,6 +168,72 @@ impl Header {
             index: 0,
             ..*self
         }
+    }
+}
+
+/// A control frame's header (REQUEST, ERROR, RESULT, STOP, HELLO) with `length` bytes after it.
+pub fn control(kind: Kind, session: u32, length: u32) -> [u8; HEADER_LEN] {
+    Header {
+        kind,
+        session,
+        seq: 0,
+        length,
+        index: 0,
+        count: 1,
+    }
+    .encode()
+}
+
+/// What a client asks a server to send it (`nmc pump --reverse`): the REQUEST's body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Request {
+    /// True for UDP.
+    pub udp: bool,
+    pub size: u32,
+    pub outstanding: u32,
+    pub packet: u32,
+    pub duration_ns: u64,
+    pub timeout_ns: u64,
+}
+
+impl Request {
+    /// The whole REQUEST frame, header and body.
+    pub fn encode(&self, session: u32) -> [u8; HEADER_LEN + REQUEST_LEN] {
+        let mut b = [0u8; HEADER_LEN + REQUEST_LEN];
+        b[..HEADER_LEN].copy_from_slice(&control(Kind::Request, session, REQUEST_LEN as u32));
+        let r = &mut b[HEADER_LEN..];
+        r[0] = if self.udp { 2 } else { 1 };
+        r[4..8].copy_from_slice(&self.size.to_be_bytes());
+        r[8..12].copy_from_slice(&self.outstanding.to_be_bytes());
+        r[12..16].copy_from_slice(&self.packet.to_be_bytes());
+        r[16..24].copy_from_slice(&self.duration_ns.to_be_bytes());
+        r[24..32].copy_from_slice(&self.timeout_ns.to_be_bytes());
+        b
+    }
+
+    /// Reads a REQUEST's body (the header already read says `length` = [`REQUEST_LEN`]).
+    pub fn decode(r: &[u8]) -> Result<Request, FrameError> {
+        if r.len() != REQUEST_LEN {
+            return Err(FrameError::Malformed);
+        }
+        let udp = match r[0] {
+            1 => false,
+            2 => true,
+            _ => return Err(FrameError::Malformed),
+        };
+        if r[1..4] != [0, 0, 0] {
+            return Err(FrameError::Malformed);
+        }
+        let u32_at = |o: usize| u32::from_be_bytes([r[o], r[o + 1], r[o + 2], r[o + 3]]);
+        let u64_at = |o: usize| (u64::from(u32_at(o)) << 32) | u64::from(u32_at(o + 4));
+        Ok(Request {
+            udp,
+            size: u32_at(4),
+            outstanding: u32_at(8),
+            packet: u32_at(12),
+            duration_ns: u64_at(16),
+            timeout_ns: u64_at(24),
+        })
     }
 }
 
@@ -184,6 +298,38 @@ mod tests {
             let mut b = h.encode();
             b[at] = v;
             assert_eq!(Header::decode(&b), Err(FrameError::Malformed), "byte {at}");
+        }
+    }
+
+    #[test]
+    fn a_request_round_trips_and_junk_is_refused() {
+        let r = Request {
+            udp: true,
+            size: 1008,
+            outstanding: 4,
+            packet: 126,
+            duration_ns: 5_000_000_000,
+            timeout_ns: u64::MAX - 1,
+        };
+        let b = r.encode(77);
+        let h = Header::decode(&b).unwrap();
+        assert_eq!(
+            (h.kind, h.session, h.length),
+            (Kind::Request, 77, REQUEST_LEN as u32)
+        );
+        assert_eq!(Request::decode(&b[HEADER_LEN..]), Ok(r));
+        assert_eq!(
+            Request::decode(&b[HEADER_LEN..HEADER_LEN + 5]),
+            Err(FrameError::Malformed)
+        );
+        let mut bad = b;
+        bad[HEADER_LEN] = 9;
+        assert_eq!(
+            Request::decode(&bad[HEADER_LEN..]),
+            Err(FrameError::Malformed)
+        );
+        for k in [Kind::Error, Kind::Result, Kind::Stop, Kind::Hello] {
+            assert_eq!(Header::decode(&control(k, 1, 3)).unwrap().kind, k);
         }
     }
 

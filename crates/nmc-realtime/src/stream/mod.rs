@@ -15,7 +15,9 @@
 //! | [`wire`] | the frame a buffer travels in and the acknowledgement |
 //! | [`sink`] | the discard sink (TCP and UDP on one port), with a scripted stall for tests |
 //! | [`sender`] | the double-buffered source and its per-buffer records |
+//! | [`reverse`] | `--reverse` (iperf3 `-R`): the sink sends, the client receives; where the gaps are measured, and why |
 
+pub mod reverse;
 pub mod sender;
 pub mod sink;
 pub mod wire;
@@ -24,7 +26,7 @@ pub mod wire;
 pub const DEFAULT_PORT: u16 = 5080;
 
 /// TCP (reliable and ordered, as the NCP's connections were) or UDP (one datagram a buffer).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Transport {
     Tcp,

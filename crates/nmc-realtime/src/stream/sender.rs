@@ -9,9 +9,10 @@
 
 use super::{StreamError, Transport, wire};
 use crate::gaps::GapTable;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream, UdpSocket};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -20,23 +21,23 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 const STOP_POLL: Duration = Duration::from_millis(50);
 
 /// One stream.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct StreamConfig {
     pub target: SocketAddr,
     pub rate_bps: u64,
     pub buffer_bits: u64,
-    #[serde(serialize_with = "secs")]
+    #[serde(serialize_with = "secs", deserialize_with = "from_secs")]
     pub duration: Duration,
     pub transport: Transport,
     /// Write complete = the sink's acknowledgement (RFNM analogue), not the socket's accept.
     pub ack: bool,
     /// UDP with `ack`: a buffer whose acknowledgement has not come back after this counts as
     /// complete (and lost).
-    #[serde(serialize_with = "secs")]
+    #[serde(serialize_with = "secs", deserialize_with = "from_secs")]
     pub ack_timeout: Duration,
     /// Connecting, and a TCP write or acknowledgement that takes longer than this, ends the
     /// run as partial.
-    #[serde(serialize_with = "secs")]
+    #[serde(serialize_with = "secs", deserialize_with = "from_secs")]
     pub io_timeout: Duration,
     /// The sink's shared secret: answered in its handshake over TCP, a tag on each UDP buffer.
     #[serde(skip)]
@@ -45,6 +46,11 @@ pub struct StreamConfig {
 
 fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_f64(d.as_secs_f64())
+}
+
+fn from_secs<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+    let v = f64::deserialize(d)?;
+    Duration::try_from_secs_f64(v).map_err(serde::de::Error::custom)
 }
 
 impl StreamConfig {
@@ -92,7 +98,7 @@ impl StreamConfig {
 }
 
 /// One buffer of the run.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct BufferRecord {
     pub seq: u64,
     /// Seconds from the start when the buffer was full and its write initiated.
@@ -104,7 +110,7 @@ pub struct BufferRecord {
 }
 
 /// What a run measured.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct StreamRun {
     pub config: StreamConfig,
     /// Wall-clock start, Unix seconds, and its UTC time of day ("14:05"), as Table I prints.
@@ -122,6 +128,10 @@ pub struct StreamRun {
     pub partial: Option<String>,
     #[serde(skip)]
     pub records: Vec<BufferRecord>,
+    /// `--reverse`: the sink sent (every figure above is its) and this is what the client
+    /// received; `None` for a forward run.
+    #[serde(skip)]
+    pub received: Option<super::reverse::Received>,
 }
 
 enum Done {
@@ -132,6 +142,19 @@ enum Done {
 enum Conn {
     Tcp(TcpStream),
     Udp(UdpSocket),
+    /// A reverse run over UDP: the sink's socket, the client's address, and its
+    /// acknowledgements as the sink's UDP loop hands them over.
+    Routed(Routed),
+}
+
+/// Where a sink sends a reverse run over UDP ([`run_routed`]).
+pub struct Routed {
+    /// A handle on the sink's UDP socket.
+    pub sock: UdpSocket,
+    /// The client's address (its HELLO's source).
+    pub to: SocketAddr,
+    /// The client's acknowledgements (sequence numbers).
+    pub acks: mpsc::Receiver<u64>,
 }
 
 fn connect(c: &StreamConfig) -> Result<Conn, StreamError> {
@@ -168,7 +191,15 @@ fn connect(c: &StreamConfig) -> Result<Conn, StreamError> {
     }
 }
 
-fn writer(mut conn: Conn, c: StreamConfig, rx: mpsc::Receiver<u64>, tx: mpsc::Sender<Done>) {
+/// Writes each buffer the converter hands it. `peer_stop` (a reverse run, where the client
+/// reads): a STOP frame read where an acknowledgement was awaited sets it.
+fn writer(
+    mut conn: Conn,
+    c: StreamConfig,
+    rx: mpsc::Receiver<u64>,
+    tx: mpsc::Sender<Done>,
+    peer_stop: Option<Arc<AtomicBool>>,
+) {
     let body = wire::HEADER + c.payload_bytes();
     // UDP with a secret: the tag goes after the payload.
     let tagged = c.key.is_some() && matches!(conn, Conn::Udp(_));
@@ -186,9 +217,15 @@ fn writer(mut conn: Conn, c: StreamConfig, rx: mpsc::Receiver<u64>, tx: mpsc::Se
                     .map_err(|e| format!("writing buffer {seq}: {e}"))?;
                 if c.ack {
                     let mut a = [0u8; wire::ACK];
-                    s.read_exact(&mut a).map_err(|e| {
-                        format!("waiting for the sink's acknowledgement of buffer {seq}: {e}")
-                    })?;
+                    loop {
+                        s.read_exact(&mut a).map_err(|e| {
+                            format!("waiting for the sink's acknowledgement of buffer {seq}: {e}")
+                        })?;
+                        match &peer_stop {
+                            Some(stop) if wire::is_stop(&a) => stop.store(true, Ordering::Relaxed),
+                            _ => break,
+                        }
+                    }
                     if wire::parse_ack(&a) != Some(seq) {
                         return Err(format!(
                             "the sink acknowledged something else than buffer {seq}"
@@ -222,6 +259,26 @@ fn writer(mut conn: Conn, c: StreamConfig, rx: mpsc::Receiver<u64>, tx: mpsc::Se
                     }
                     if Instant::now() >= deadline {
                         return Ok(true);
+                    }
+                }
+            })(),
+            Conn::Routed(r) => (|| {
+                r.sock
+                    .send_to(&frame, r.to)
+                    .map_err(|e| format!("sending buffer {seq}: {e}"))?;
+                if !c.ack {
+                    return Ok(false);
+                }
+                let deadline = Instant::now() + c.ack_timeout;
+                loop {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    match r.acks.recv_timeout(left) {
+                        Ok(s) if s == seq => return Ok(false),
+                        Ok(_) => {}
+                        Err(mpsc::RecvTimeoutError::Timeout) => return Ok(true),
+                        Err(mpsc::RecvTimeoutError::Disconnected) => {
+                            return Err("the sink is stopping".to_string());
+                        }
                     }
                 }
             })(),
@@ -337,17 +394,106 @@ pub fn run_reporting(
     report: &mut dyn FnMut(StreamInterval),
 ) -> Result<StreamRun, StreamError> {
     c.validate()?;
-    let stopped = || stop.load(Ordering::Relaxed);
     let conn = connect(c)?;
+    run_with(conn, c, stop, every, report, None)
+}
+
+/// [`run_reporting`] on a TCP connection the client opened (`nmc stream --reverse`: the sink
+/// sends to the client that asked, on its connection). The run stops early, as if `stop` were
+/// set, when the client sends a STOP frame or goes away: without acknowledgements a thread
+/// reads the connection for that; with them, the writer sees a STOP where it awaits one.
+pub fn run_on_tcp(
+    s: TcpStream,
+    c: &StreamConfig,
+    every: Option<Duration>,
+    report: &mut dyn FnMut(StreamInterval),
+) -> Result<StreamRun, StreamError> {
+    c.validate()?;
+    let io = |what| move |err| StreamError::Io { what, err };
+    s.set_nodelay(true).map_err(io("set TCP_NODELAY"))?;
+    s.set_write_timeout(Some(c.io_timeout))
+        .map_err(io("set the write timeout"))?;
+    s.set_read_timeout(Some(c.io_timeout))
+        .map_err(io("set the read timeout"))?;
+    let stop = Arc::new(AtomicBool::new(false));
+    if !c.ack {
+        watch_for_stop(s.try_clone().map_err(io("clone the connection"))?, &stop);
+    }
+    let flag = stop.clone();
+    let r = run_with(Conn::Tcp(s), c, &flag, every, report, Some(stop.clone()));
+    // The reader thread, if any, ends at its next timeout.
+    stop.store(true, Ordering::Relaxed);
+    r
+}
+
+/// Reads the client's TCP connection on a thread of its own until a STOP frame, its end or an
+/// error, and then sets `stop`; it also ends at the first read timeout after `stop` is set.
+fn watch_for_stop(mut r: TcpStream, stop: &Arc<AtomicBool>) {
+    let stop = stop.clone();
+    std::thread::spawn(move || {
+        let mut a = [0u8; wire::ACK];
+        loop {
+            match r.read_exact(&mut a) {
+                Ok(()) if !wire::is_stop(&a) => continue,
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) && !stop.load(Ordering::Relaxed) =>
+                {
+                    continue;
+                }
+                _ => {}
+            }
+            stop.store(true, Ordering::Relaxed);
+            return;
+        }
+    });
+}
+
+/// [`run_on_tcp`] over UDP: the buffers go from the sink's socket to the client's address and
+/// the acknowledgements come from the sink's UDP loop ([`Routed`]); `control` is the client's
+/// TCP connection, read for a STOP or its end (its read timeout is the run's I/O timeout).
+pub fn run_routed(
+    routed: Routed,
+    control: TcpStream,
+    c: &StreamConfig,
+    every: Option<Duration>,
+    report: &mut dyn FnMut(StreamInterval),
+) -> Result<StreamRun, StreamError> {
+    c.validate()?;
+    control
+        .set_read_timeout(Some(c.io_timeout))
+        .map_err(|err| StreamError::Io {
+            what: "set the read timeout",
+            err,
+        })?;
+    let stop = Arc::new(AtomicBool::new(false));
+    watch_for_stop(control, &stop);
+    let flag = stop.clone();
+    let r = run_with(Conn::Routed(routed), c, &flag, every, report, None);
+    stop.store(true, Ordering::Relaxed);
+    r
+}
+
+fn run_with(
+    conn: Conn,
+    c: &StreamConfig,
+    stop: &AtomicBool,
+    every: Option<Duration>,
+    report: &mut dyn FnMut(StreamInterval),
+    peer_stop: Option<Arc<AtomicBool>>,
+) -> Result<StreamRun, StreamError> {
+    let stopped = || stop.load(Ordering::Relaxed);
     let (tx, rx) = mpsc::channel::<u64>();
     let (done_tx, done_rx) = mpsc::channel::<Done>();
     let cw = c.clone();
     // Over UDP the tally is asked on the same socket (the sink counts by source address).
     let tally_sock = match &conn {
         Conn::Udp(s) => s.try_clone().ok(),
-        Conn::Tcp(_) => None,
+        Conn::Tcp(_) | Conn::Routed(_) => None,
     };
-    let writer_thread = std::thread::spawn(move || writer(conn, cw, rx, done_tx));
+    let writer_thread = std::thread::spawn(move || writer(conn, cw, rx, done_tx, peer_stop));
 
     let started = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -489,6 +635,7 @@ pub fn run_reporting(
         sink_received,
         partial,
         records,
+        received: None,
     })
 }
 

@@ -3,6 +3,9 @@
 //! data does to a stream) it can stop reading once, after a given number of buffers, for a
 //! given time.
 //!
+//! A TCP connection whose first frame is a reverse request (`nmc stream --reverse`) is served
+//! by [`super::reverse`] instead: the sink sends.
+//!
 //! TCP connections pass the shared gate ([`nmc_serve::gate`]): a total and a per-source cap, a
 //! minimum rate judged per window, descriptor exhaustion survived (the UDP side, on its own
 //! thread, goes on regardless), and with a secret the handshake of [`nmc_serve::auth`]. With a
@@ -84,12 +87,22 @@ impl Sink {
         let stop_udp = Arc::new(AtomicBool::new(false));
         let stop_udp2 = stop_udp.clone();
         let key = self.gate.key().cloned();
+        // `nmc stream --reverse` over UDP sends from this port.
+        let routes = super::reverse::Routes::new(self.udp.try_clone()?);
+        let udp_routes = routes.clone();
         let udp_thread = std::thread::spawn(move || {
-            serve_udp(udp, stall, key.as_ref(), &udp_counts, &stop_udp2)
+            serve_udp(
+                udp,
+                stall,
+                key.as_ref(),
+                &udp_counts,
+                &stop_udp2,
+                &udp_routes,
+            )
         });
-        let r = self
-            .gate
-            .serve(self.tcp, stop, move |c| serve_tcp(c, stall, &counts));
+        let r = self.gate.serve(self.tcp, stop, move |c| {
+            serve_tcp(c, stall, &counts, &routes)
+        });
         stop_udp.store(true, Ordering::Relaxed);
         let _ = udp_thread.join();
         r
@@ -108,7 +121,12 @@ fn maybe_stall(stall: Option<Stall>, n: u64, done: &mut bool) -> bool {
     false
 }
 
-fn serve_tcp(s: &mut Conn, stall: Option<Stall>, counts: &Counts) -> std::io::Result<()> {
+fn serve_tcp(
+    s: &mut Conn,
+    stall: Option<Stall>,
+    counts: &Counts,
+    routes: &Arc<super::reverse::Routes>,
+) -> std::io::Result<()> {
     s.stream().set_nodelay(true)?;
     let mut h = [0u8; wire::HEADER];
     let mut buf = vec![0u8; 64 * 1024];
@@ -121,6 +139,10 @@ fn serve_tcp(s: &mut Conn, stall: Option<Stall>, counts: &Counts) -> std::io::Re
         }
         if s.read_exact(&mut h).is_err() {
             return Ok(());
+        }
+        if n == 0 && h[..4] == wire::REQUEST_MAGIC {
+            // `nmc stream --reverse`: the client asks the sink to send.
+            return super::reverse::serve_request(s, &h, Some(routes));
         }
         let Some((seq, len, ack)) = wire::parse_header(&h) else {
             counts.bad.fetch_add(1, Ordering::Relaxed);
@@ -150,6 +172,7 @@ fn serve_udp(
     key: Option<&Key>,
     counts: &Counts,
     stop: &AtomicBool,
+    routes: &super::reverse::Routes,
 ) {
     let mut buf = vec![0u8; 65_536];
     let mut n = 0u64;
@@ -164,6 +187,10 @@ fn serve_udp(
         let Ok((len, from)) = s.recv_from(&mut buf) else {
             continue;
         };
+        // A reverse run's HELLO or acknowledgement (untagged: its TCP connection passed the gate).
+        if routes.route(from, &buf[..len]) {
+            continue;
+        }
         if let Some(key) = key {
             let ok =
                 len >= wire::HEADER + tag && key.verify(&buf[..len - tag], &buf[len - tag..len]);

@@ -12,6 +12,22 @@
 //! buffer; at the end it asks the sink how many of its buffers arrived. The answer is shorter
 //! than the question, so the sink amplifies nothing.
 //!
+//! `nmc stream --reverse` (the sink sends, as iperf3 `-R`): the client opens the TCP connection
+//! and asks; the sink then sends buffer frames as above and the client acknowledges them when
+//! they ask. Over UDP the buffers and acknowledgements go by datagram between the sink's port
+//! and the socket the client's HELLO came from (only from the TCP connection's IP address), and
+//! the rest stays on the TCP connection.
+//!
+//! ```text
+//! request: "R508" | rate bit/s u64 | buffer bits u64 | duration ns u64 | ack timeout ns u64
+//!          | io timeout ns u64 | flags u8 (bit 0: acknowledge, bit 1: UDP) | token u64
+//!          — client → sink, first frame on the TCP connection
+//! hello:   "H508" | token u64 — client → sink over UDP, until the first buffer comes
+//! error:   "E508" | length u32 | one line of UTF-8 (at most MAX_ERROR) — sink → client, then closes
+//! result:  "S508" | length u32 | JSON (at most MAX_RESULT): the sender's run and its buffers
+//! stop:    "X508" | 0 u64 — client → sink: stop now (the client's Ctrl-C); the result follows
+//! ```
+//!
 //! With a shared secret, a UDP buffer carries [`TAG`] more bytes at its end: the first 16 bytes
 //! of HMAC-SHA256(secret, header | payload), as the echo server's datagrams do
 //! (`nmc_probe::wire`); the sink drops and counts a datagram without a valid one. Over TCP the
@@ -76,6 +92,120 @@ pub fn parse_tally(a: &[u8]) -> Option<u64> {
         .then(|| u64::from_be_bytes(a[4..12].try_into().unwrap()))
 }
 
+/// First bytes of `nmc stream --reverse`'s frames (above).
+pub const REQUEST_MAGIC: [u8; 4] = *b"R508";
+pub const ERROR_MAGIC: [u8; 4] = *b"E508";
+pub const RESULT_MAGIC: [u8; 4] = *b"S508";
+pub const STOP_MAGIC: [u8; 4] = *b"X508";
+/// Bytes of a reverse request.
+pub const REQUEST: usize = 53;
+pub const HELLO_MAGIC: [u8; 4] = *b"H508";
+/// Longest error line, bytes.
+pub const MAX_ERROR: u32 = 512;
+/// Longest result, bytes. **Choice**: 16 MiB, above the JSON of the most buffers a sink sends
+/// in one run (`stream::reverse::MAX_BUFFERS`, about 80 bytes each).
+pub const MAX_RESULT: u32 = 16 << 20;
+
+/// What a client asks the sink to send (`nmc stream --reverse`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Request {
+    pub rate_bps: u64,
+    pub buffer_bits: u64,
+    pub duration_ns: u64,
+    pub ack_timeout_ns: u64,
+    pub io_timeout_ns: u64,
+    pub ack: bool,
+    /// Over UDP (the buffers by datagram).
+    pub udp: bool,
+    /// Names the run in the client's HELLO datagrams (UDP).
+    pub token: u64,
+}
+
+impl Request {
+    pub fn encode(&self) -> [u8; REQUEST] {
+        let mut b = [0u8; REQUEST];
+        b[..4].copy_from_slice(&REQUEST_MAGIC);
+        for (i, v) in [
+            self.rate_bps,
+            self.buffer_bits,
+            self.duration_ns,
+            self.ack_timeout_ns,
+            self.io_timeout_ns,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            b[4 + 8 * i..12 + 8 * i].copy_from_slice(&v.to_be_bytes());
+        }
+        b[44] = self.ack as u8 | (self.udp as u8) << 1;
+        b[45..].copy_from_slice(&self.token.to_be_bytes());
+        b
+    }
+
+    /// A request's bytes, or None if they are not one (wrong length, magic or flags).
+    pub fn decode(b: &[u8]) -> Option<Request> {
+        if b.len() != REQUEST || b[..4] != REQUEST_MAGIC || b[44] > 3 {
+            return None;
+        }
+        let at = |i: usize| {
+            let mut v = [0u8; 8];
+            v.copy_from_slice(&b[4 + 8 * i..12 + 8 * i]);
+            u64::from_be_bytes(v)
+        };
+        Some(Request {
+            rate_bps: at(0),
+            buffer_bits: at(1),
+            duration_ns: at(2),
+            ack_timeout_ns: at(3),
+            io_timeout_ns: at(4),
+            ack: b[44] & 1 == 1,
+            udp: b[44] & 2 == 2,
+            token: {
+                let mut v = [0u8; 8];
+                v.copy_from_slice(&b[45..]);
+                u64::from_be_bytes(v)
+            },
+        })
+    }
+}
+
+/// The client's HELLO datagram of a reverse run over UDP.
+pub fn hello(token: u64) -> [u8; ACK] {
+    let mut a = [0u8; ACK];
+    a[..4].copy_from_slice(&HELLO_MAGIC);
+    a[4..].copy_from_slice(&token.to_be_bytes());
+    a
+}
+
+/// The token of a HELLO datagram.
+pub fn parse_hello(a: &[u8]) -> Option<u64> {
+    (a.len() == ACK && a[..4] == HELLO_MAGIC).then(|| {
+        let mut v = [0u8; 8];
+        v.copy_from_slice(&a[4..]);
+        u64::from_be_bytes(v)
+    })
+}
+
+/// An error or result frame's first 8 bytes: its magic and the length that follows.
+pub fn control(magic: [u8; 4], length: u32) -> [u8; 8] {
+    let mut b = [0u8; 8];
+    b[..4].copy_from_slice(&magic);
+    b[4..].copy_from_slice(&length.to_be_bytes());
+    b
+}
+
+/// The client's stop frame: the size of an acknowledgement, so that a sender waiting for one
+/// reads it whole.
+pub fn stop() -> [u8; ACK] {
+    let mut a = [0u8; ACK];
+    a[..4].copy_from_slice(&STOP_MAGIC);
+    a
+}
+
+pub fn is_stop(a: &[u8]) -> bool {
+    a.len() >= ACK && a[..4] == STOP_MAGIC
+}
+
 pub fn ack(seq: u64) -> [u8; ACK] {
     let mut a = [0u8; ACK];
     a[..4].copy_from_slice(&ACK_MAGIC);
@@ -98,5 +228,27 @@ mod tests {
         assert_eq!(parse_header(b"garbage garbage garbage"), None);
         assert_eq!(parse_ack(&ack(9)), Some(9));
         assert_eq!(parse_ack(&header(9, 0, false)), None);
+    }
+
+    #[test]
+    fn a_reverse_request_round_trips_and_junk_is_none() {
+        let r = Request {
+            rate_bps: 30_000,
+            buffer_bits: 2016,
+            duration_ns: 5,
+            ack_timeout_ns: u64::MAX,
+            io_timeout_ns: 7,
+            ack: true,
+            udp: true,
+            token: 1 << 60,
+        };
+        assert_eq!(Request::decode(&r.encode()), Some(r));
+        assert_eq!(Request::decode(&r.encode()[..44]), None);
+        let mut b = r.encode();
+        b[44] = 4;
+        assert_eq!(Request::decode(&b), None);
+        assert_eq!(parse_hello(&hello(77)), Some(77));
+        assert_eq!(parse_hello(&ack(77)), None);
+        assert!(is_stop(&stop()) && !is_stop(&ack(1)));
     }
 }

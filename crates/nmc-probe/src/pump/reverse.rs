@@ -1,0 +1,960 @@
+//! `nmc pump --reverse`: the server sends, the client receives, as iperf3 `-R`.
+//!
+//! The client opens the TCP connection to `nmc echo serve --pump` (so it works from behind NAT
+//! and firewalls that let only outgoing connections through) and sends a REQUEST with the
+//! parameters it was given ([`wire::Request`]). The server checks them against its limits
+//! ([`check_request`]); a request it will not serve gets one ERROR frame with the reason, and
+//! the server goes on serving others. Otherwise the server runs the pump's sending core,
+//! [`super::sender::Pump`], exactly as the client does in the forward direction, and the
+//! client runs the receiving core ([`super::receiver`]), answering each whole message with its
+//! RFNM. Over UDP the REQUEST still goes over TCP, which then carries only the end of the run;
+//! the client's HELLO datagram, from the socket the data is to reach, opens the way through its
+//! NAT and tells the server where to send (only from the TCP connection's IP address, so a
+//! request cannot aim the data at a third party).
+//!
+//! ## Where the figures are measured, and why there
+//!
+//! K&O's round trip is the sender's: from its first byte sent to the RFNM's arrival, both on
+//! the sender's clock. In reverse both ends of that interval are on the server, and the client
+//! cannot time it (it sees neither event; clocks on two hosts are not one clock). So the server
+//! times the round trips as the forward pump does and, at the end, ships its figures back over
+//! the same TCP connection in one RESULT frame: the [`PumpSummary`] it computed from its running
+//! figures (throughput, best 150, round-trip statistics and histogram, autocorrelation, window
+//! limits, counters, timer) and the round-trip plot's bounded state ([`RttPlot`], at most
+//! 10,000 buckets). The client prints and writes exactly these, so a reverse report reads as a
+//! forward one, with `"reverse": true`, plus what only the receiver sees: `receiver` in
+//! `summary.json` ([`ReceiverFigures`]: messages whole, bytes, the throughput at the receiver,
+//! order and repeats) and the per-message file.
+//!
+//! **Why not ship every message's record.** The server would have to keep them until the end
+//! (a 10-minute loopback run is 77 M messages: the unbounded memory issue 34 removed), or send
+//! them during the run over the path being measured, in the measured direction, adding 2–5 % to
+//! the bytes of 1 KB messages and competing with them. The summary costs nothing during the run
+//! and is the size of the figures, not of the run. So the client's `messages.csv` in reverse is
+//! the receiver's record of each message, on the client's clock from the request:
+//! `seq,bytes,first_ns,whole_ns,packets,in_run` (first byte or datagram in, whole and its RFNM
+//! sent, datagrams of it seen, whole within the offering time of the first arrival), in the
+//! order the messages became whole. It has no round-trip column, so `nmc rto evaluate` does not
+//! take it; the round trips are in the summary. `-i` interval lines are the receiver's too:
+//! messages whole and their throughput in each interval (the round trip is the sender's, `-`).
+//!
+//! **Bidirectional** (both ends pumping at once) is left out: K&O's measure is one host's window
+//! on one path, and two pumps on one path measure each other's load. Run one forward and one
+//! reverse instead.
+//!
+//! The server's state stays bounded whatever the client asks: the pump core holds the window,
+//! the running figures are constant-size, a message is written from a fixed 64 KB buffer of
+//! zeros (never allocated whole), and the request's numbers are capped ([`MAX_DURATION`],
+//! [`MAX_TIMEOUT`], [`MAX_WINDOW_BYTES`], and the pump's own [`PumpConfig::check`]).
+
+use super::analysis::{Collector, PumpRun, PumpSummary};
+use super::net::{Progress, Tick};
+use super::receiver::{Control, Received, ReceiverTally, TcpReceiver, UdpReceiver};
+use super::running::RttPlot;
+use super::sender::{MessageRecord, Pump, PumpConfig, PumpTransport};
+use super::wire::{self, Header, Kind, Request};
+use crate::Error;
+use crate::driver::{MAX_WAIT, recv_ready, wait_fd, wait_fds};
+use crate::time::{Clock, Nanos, measure_timer_resolution, unix_now_ns};
+use nmc_serve::{Conn, Key};
+use std::collections::HashMap;
+use std::io::{self, Read, Write};
+use std::net::{IpAddr, SocketAddr, TcpStream, UdpSocket};
+use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::{Duration, Instant};
+
+pub use super::receiver::ReceiverFigures;
+
+/// Longest run a server sends for. **Choice**: 1 h, six times K&O's 10 minutes; a reverse run
+/// holds one of the server's connection slots and its upstream for that long.
+pub const MAX_DURATION: Nanos = Nanos(3_600 * 1_000_000_000);
+/// Longest `--timeout` a server accepts. **Choice**: 60 s, RFC 6298's ceiling on a
+/// retransmission timeout; a silent client frees its slot within it.
+pub const MAX_TIMEOUT: Nanos = Nanos(60 * 1_000_000_000);
+/// Most bytes a server keeps outstanding (`--outstanding` × `--size`). **Choice**: 64 MiB, the
+/// largest message the pump takes; K&O's window was 4 × 1008 bytes.
+pub const MAX_WINDOW_BYTES: u64 = 64 << 20;
+
+/// What a server will send: the request's numbers as a pump configuration, or why not (one
+/// line, sent back in the ERROR frame).
+pub fn check_request(r: &Request, session: u32) -> Result<PumpConfig, String> {
+    let cfg = PumpConfig {
+        transport: if r.udp {
+            PumpTransport::Udp
+        } else {
+            PumpTransport::Tcp
+        },
+        size: r.size,
+        outstanding: r.outstanding,
+        duration: Nanos(r.duration_ns),
+        packet: r.packet,
+        timeout: Nanos(r.timeout_ns),
+        session,
+    };
+    cfg.check().map_err(|e| e.to_string())?;
+    if cfg.duration > MAX_DURATION {
+        return Err(format!(
+            "--duration {} is longer than this server's limit of {}",
+            cfg.duration.human(),
+            MAX_DURATION.human()
+        ));
+    }
+    if cfg.timeout > MAX_TIMEOUT {
+        return Err(format!(
+            "--timeout {} is longer than this server's limit of {}",
+            cfg.timeout.human(),
+            MAX_TIMEOUT.human()
+        ));
+    }
+    let window = u64::from(cfg.outstanding) * u64::from(cfg.size);
+    if window > MAX_WINDOW_BYTES {
+        return Err(format!(
+            "--outstanding {} × --size {} is {window} bytes outstanding, above this server's limit of {MAX_WINDOW_BYTES}",
+            cfg.outstanding, cfg.size
+        ));
+    }
+    Ok(cfg)
+}
+
+/// What the server ships in its RESULT frame.
+#[derive(serde::Serialize)]
+struct Shipped<'a> {
+    summary: &'a PumpSummary,
+    plot: &'a RttPlot,
+}
+
+#[derive(serde::Deserialize)]
+struct ShippedBack {
+    summary: PumpSummary,
+    plot: RttPlot,
+}
+
+// ---------------------------------------------------------------------------------------------
+// The server's side.
+
+/// An arrival the echo server's UDP loop hands to a reverse run's thread.
+enum UdpEvent {
+    Hello(SocketAddr),
+    Rfnm(Instant, u64),
+}
+
+struct Route {
+    ip: IpAddr,
+    addr: Option<SocketAddr>,
+    tx: mpsc::Sender<UdpEvent>,
+}
+
+/// The UDP half of the server's reverse runs: the echo server's socket (to send from its port,
+/// which the client's HELLO opened) and the sessions waiting for datagrams. The echo server's
+/// loop offers it every pump datagram first ([`UdpSide::route`]).
+pub struct UdpSide {
+    sock: UdpSocket,
+    routes: Mutex<HashMap<u32, Route>>,
+    active: AtomicUsize,
+    /// The server has a secret: pump datagrams carry no tag, so no reverse run over UDP.
+    secret: bool,
+}
+
+impl UdpSide {
+    /// Sends from `sock` (a clone of the echo server's socket).
+    pub fn new(sock: UdpSocket, secret: bool) -> Arc<UdpSide> {
+        Arc::new(UdpSide {
+            sock,
+            routes: Mutex::new(HashMap::new()),
+            active: AtomicUsize::new(0),
+            secret,
+        })
+    }
+
+    /// A pump datagram from `src` that arrived at `at`: true if it was a reverse run's HELLO
+    /// or RFNM (taken), false if it is the sink's.
+    pub fn route(&self, at: Instant, src: SocketAddr, pkt: &[u8]) -> bool {
+        // A HELLO is never the sink's, even one that came before its run was set up (or after).
+        let hello = pkt.len() == wire::HEADER_LEN && pkt[5] == 7;
+        if self.active.load(Ordering::Relaxed) == 0 {
+            return hello;
+        }
+        let Ok(h) = Header::decode(pkt) else {
+            return false;
+        };
+        if !matches!(h.kind, Kind::Hello | Kind::Rfnm) || pkt.len() != wire::HEADER_LEN {
+            return false;
+        }
+        let mut routes = self.routes.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(r) = routes.get_mut(&h.session) else {
+            return hello;
+        };
+        if src.ip() != r.ip {
+            return hello;
+        }
+        match h.kind {
+            Kind::Hello if r.addr.is_none() => {
+                r.addr = Some(src);
+                let _ = r.tx.send(UdpEvent::Hello(src));
+            }
+            Kind::Rfnm if r.addr == Some(src) => {
+                let _ = r.tx.send(UdpEvent::Rfnm(at, h.seq));
+            }
+            _ => {}
+        }
+        true
+    }
+
+    fn open(
+        self: &Arc<Self>,
+        session: u32,
+        ip: IpAddr,
+    ) -> Result<(RouteGuard, mpsc::Receiver<UdpEvent>), String> {
+        let (tx, rx) = mpsc::channel();
+        let mut routes = self.routes.lock().unwrap_or_else(|p| p.into_inner());
+        if routes.contains_key(&session) {
+            return Err(format!(
+                "session {session} is already running here; try again"
+            ));
+        }
+        routes.insert(session, Route { ip, addr: None, tx });
+        self.active.fetch_add(1, Ordering::Relaxed);
+        Ok((
+            RouteGuard {
+                side: self.clone(),
+                session,
+            },
+            rx,
+        ))
+    }
+}
+
+/// Removes a session's route when its run ends, however it ends.
+struct RouteGuard {
+    side: Arc<UdpSide>,
+    session: u32,
+}
+
+impl Drop for RouteGuard {
+    fn drop(&mut self) {
+        let mut routes = self.side.routes.lock().unwrap_or_else(|p| p.into_inner());
+        if routes.remove(&self.session).is_some() {
+            self.side.active.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// How a server's reverse run ended without a result to ship.
+enum Ended {
+    /// Tell the client why (an ERROR frame), then close.
+    Failed(String),
+    /// The connection is gone or closed by the gate: nothing to tell.
+    Gone(io::Error),
+}
+
+impl From<io::Error> for Ended {
+    fn from(e: io::Error) -> Self {
+        Ended::Gone(e)
+    }
+}
+
+/// The gate's rules, now: a server that is stopping ends the run with a word to the client
+/// ([`Ended::Failed`]); a client too slow or too late is closed without one.
+fn guard(s: &mut Conn) -> Result<(), Ended> {
+    s.guard().map_err(|e| match s.closed() {
+        Some(nmc_serve::gate::Closed::Stopping) => {
+            Ended::Failed("the server is stopping: the run ended early".into())
+        }
+        _ => Ended::Gone(e),
+    })
+}
+
+/// Writes `b` whole: through the gate's guard, or, once the guard has closed the connection
+/// because the server is stopping, straight to the socket (its 100 ms send timeout bounds it).
+fn write_out(s: &mut Conn, b: &[u8]) -> io::Result<()> {
+    if s.closed().is_some() {
+        s.stream().write_all(b)
+    } else {
+        s.write_all(b)
+    }
+}
+
+fn send_error(s: &mut Conn, session: u32, why: &str) -> io::Result<()> {
+    let mut why = why.replace('\n', " ");
+    if why.len() > wire::MAX_ERROR as usize {
+        let mut cut = wire::MAX_ERROR as usize;
+        while !why.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        why.truncate(cut);
+    }
+    s.stream().set_nonblocking(false)?;
+    write_out(s, &wire::control(Kind::Error, session, why.len() as u32))?;
+    write_out(s, why.as_bytes())
+}
+
+/// Serves one REQUEST whose header `h` the connection's handler has read (the first frame of
+/// the connection): reads its body, checks it, runs the sender, ships the result. Every refusal
+/// and failure the client can be told of goes back as an ERROR frame; `Err` is only a
+/// connection that went away.
+pub(crate) fn serve_request(
+    s: &mut Conn,
+    h: &Header,
+    udp: Option<&Arc<UdpSide>>,
+) -> io::Result<()> {
+    let session = h.session;
+    if h.length as usize != wire::REQUEST_LEN {
+        return send_error(
+            s,
+            session,
+            &format!(
+                "malformed reverse request: a body of {} bytes, not {}",
+                h.length,
+                wire::REQUEST_LEN
+            ),
+        );
+    }
+    let mut body = [0u8; wire::REQUEST_LEN];
+    s.read_exact(&mut body)?;
+    let Ok(req) = Request::decode(&body) else {
+        return send_error(s, session, "malformed reverse request");
+    };
+    let cfg = match check_request(&req, session) {
+        Ok(c) => c,
+        Err(why) => return send_error(s, session, &format!("request refused: {why}")),
+    };
+    let run = match cfg.transport {
+        PumpTransport::Tcp => send_tcp(s, cfg),
+        PumpTransport::Udp => match udp {
+            Some(side) if !side.secret => send_udp(s, cfg, side),
+            Some(_) => Err(Ended::Failed(
+                "request refused: this server has a secret, and the pump's UDP datagrams carry no tag; use TCP".into(),
+            )),
+            None => Err(Ended::Failed(
+                "request refused: this server does not serve the pump over UDP".into(),
+            )),
+        },
+    };
+    let run = match run {
+        Ok(r) => r,
+        Err(Ended::Failed(why)) => return send_error(s, session, &why),
+        Err(Ended::Gone(e)) => return Err(e),
+    };
+    let summary = PumpSummary::of(run);
+    let json = serde_json::to_vec(&Shipped {
+        summary: &summary,
+        plot: summary.run.figures.plot(),
+    })
+    .map_err(io::Error::other)?;
+    if json.len() > wire::MAX_RESULT as usize {
+        return send_error(s, session, "the result is too large to send");
+    }
+    s.stream().set_nonblocking(false)?;
+    s.write_all(&wire::control(Kind::Result, session, json.len() as u32))?;
+    s.write_all(&json)?;
+    // Until the client has read it and closed (bounded by the gate's rules).
+    let mut sink = [0u8; 256];
+    while s.read(&mut sink)? > 0 {}
+    Ok(())
+}
+
+/// The RFNMs (and a STOP) in `inbox`, whole frames only: `Ok(true)` on a STOP.
+fn take_rfnms(
+    inbox: &mut Vec<u8>,
+    pump: &mut Pump,
+    at: Nanos,
+    s: &mut Conn,
+) -> Result<bool, Ended> {
+    let session = pump.config().session;
+    let credit = u64::from(pump.config().size);
+    let whole = inbox.len() / wire::HEADER_LEN * wire::HEADER_LEN;
+    let mut stop = false;
+    for f in inbox[..whole].chunks_exact(wire::HEADER_LEN) {
+        match Header::decode(f) {
+            Ok(h) if h.kind == Kind::Rfnm && h.session == session => {
+                pump.handle_rfnm(at, h.seq);
+                s.credit(credit);
+            }
+            Ok(h) if h.kind == Kind::Stop && h.session == session => stop = true,
+            _ => {
+                return Err(Ended::Failed(
+                    "the client sent something that is not a RFNM of its run".into(),
+                ));
+            }
+        }
+    }
+    inbox.drain(..whole);
+    Ok(stop)
+}
+
+/// Reads what the client sent without waiting; `Err` if it closed.
+fn read_ready(s: &mut Conn, inbox: &mut Vec<u8>) -> Result<(), Ended> {
+    let mut chunk = [0u8; 4096];
+    let mut stream = s.stream();
+    let mut got = 0u64;
+    let r = loop {
+        match recv_ready(|| stream.read(&mut chunk)) {
+            Ok(Some(0)) => break Err(Ended::Gone(io::ErrorKind::UnexpectedEof.into())),
+            Ok(Some(n)) => {
+                inbox.extend_from_slice(&chunk[..n]);
+                got += n as u64;
+                if inbox.len() > 1 << 20 {
+                    break Err(Ended::Failed(
+                        "the client sent more than its RFNMs could be".into(),
+                    ));
+                }
+            }
+            Ok(None) => break Ok(()),
+            Err(e) => break Err(Ended::Gone(e)),
+        }
+    };
+    s.credit(got);
+    r
+}
+
+/// Bytes of zeros a message is written from, a piece at a time.
+const PIECE: usize = 64 * 1024;
+
+fn wait_for(pump: &Pump, now: Nanos) -> Duration {
+    pump.poll_at()
+        .map_or(MAX_WAIT, |at| at.saturating_sub(now).to_duration())
+        .min(MAX_WAIT)
+}
+
+fn take_finished(c: &mut Collector, pump: &mut Pump, just: &mut Vec<MessageRecord>) {
+    let _ = c.take(pump, just, &mut |_| Ok::<(), ()>(()));
+}
+
+/// The server's pump over the client's TCP connection: as the forward pump's driver, but a
+/// message is written from [`PIECE`] bytes of zeros, so its size costs no memory.
+fn send_tcp(s: &mut Conn, cfg: PumpConfig) -> Result<PumpRun, Ended> {
+    let mut out = vec![0u8; wire::HEADER_LEN + PIECE];
+    // out[off..end] is due; `rest` bytes of the message are still to be put there.
+    let mut due = (0usize, 0usize, 0u32);
+    let r = pump_tcp(s, cfg, &mut out, &mut due);
+    if matches!(r, Ok(_) | Err(Ended::Failed(_))) {
+        // A STOP or a failure can come with a message half written: the rest of it first, so
+        // that the RESULT or ERROR after it is read as a frame.
+        let (off, end, mut rest) = due;
+        s.stream().set_nonblocking(false)?;
+        write_out(s, &out[off..end])?;
+        while rest > 0 {
+            let k = rest.min(PIECE as u32);
+            write_out(s, &out[wire::HEADER_LEN..wire::HEADER_LEN + k as usize])?;
+            rest -= k;
+        }
+    }
+    r
+}
+
+fn pump_tcp(
+    s: &mut Conn,
+    cfg: PumpConfig,
+    out: &mut [u8],
+    due: &mut (usize, usize, u32),
+) -> Result<PumpRun, Ended> {
+    let peer = s.peer();
+    let mut pump = Pump::new(cfg).map_err(|e| Ended::Failed(e.to_string()))?;
+    let mut collector = Collector::new(pump.config().duration);
+    let mut just = Vec::new();
+    let (session, size) = (pump.config().session, pump.config().size);
+    s.stream().set_nonblocking(true)?;
+    let fd = s.stream().as_raw_fd();
+    let timer = measure_timer_resolution(1000);
+    let started_unix_ns = unix_now_ns();
+    let clock = Clock::new();
+    let mut inbox = Vec::new();
+    let mut interrupted = false;
+    let (off, end, rest) = (&mut due.0, &mut due.1, &mut due.2);
+    loop {
+        guard(s)?;
+        pump.handle_timeout(clock.now());
+        if let Some(e) = pump.failure() {
+            return Err(Ended::Failed(e.to_string()));
+        }
+        loop {
+            if *off == *end {
+                if *rest > 0 {
+                    let k = (*rest).min(PIECE as u32);
+                    (*off, *end, *rest) =
+                        (wire::HEADER_LEN, wire::HEADER_LEN + k as usize, *rest - k);
+                } else {
+                    let Some(tx) = pump.poll_transmit(clock.now()) else {
+                        break;
+                    };
+                    let h = Header {
+                        kind: Kind::Data,
+                        session,
+                        seq: tx.seq,
+                        length: size,
+                        index: 0,
+                        count: 1,
+                    };
+                    out[..wire::HEADER_LEN].copy_from_slice(&h.encode());
+                    let k = size.min(PIECE as u32);
+                    (*off, *end, *rest) = (0, wire::HEADER_LEN + k as usize, size - k);
+                }
+            }
+            match s.stream().write(&out[*off..*end]) {
+                Ok(0) => return Err(Ended::Gone(io::ErrorKind::WriteZero.into())),
+                Ok(n) => {
+                    *off += n;
+                    if *off > wire::HEADER_LEN && *off == *end {
+                        // The header goes with the first piece only.
+                        out[..wire::HEADER_LEN].fill(0);
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Ended::Gone(e)),
+            }
+        }
+        take_finished(&mut collector, &mut pump, &mut just);
+        let now = clock.now();
+        if pump.is_done(now) {
+            break;
+        }
+        let mut events = libc::POLLIN;
+        if *off < *end || *rest > 0 {
+            events |= libc::POLLOUT;
+        }
+        let seen = wait_fd(fd, events, wait_for(&pump, now))?;
+        if seen & (libc::POLLIN | libc::POLLERR | libc::POLLHUP) == 0 {
+            continue;
+        }
+        read_ready(s, &mut inbox)?;
+        if take_rfnms(&mut inbox, &mut pump, clock.now(), s)? {
+            interrupted = true;
+            break;
+        }
+    }
+    let elapsed = clock.now();
+    pump.give_up();
+    take_finished(&mut collector, &mut pump, &mut just);
+    Ok(PumpRun {
+        target: peer.to_string(),
+        config: pump.config().clone(),
+        timer,
+        started_unix_ns,
+        elapsed,
+        interrupted,
+        counters: pump.counters(),
+        figures: collector.figures,
+    })
+}
+
+/// The server's pump over UDP: datagrams from the echo server's port to the address the
+/// client's HELLO came from; its RFNMs come from the echo server's loop through `side`. The TCP
+/// connection is watched for a STOP or the client going away.
+fn send_udp(s: &mut Conn, cfg: PumpConfig, side: &Arc<UdpSide>) -> Result<PumpRun, Ended> {
+    let peer = s.peer();
+    let (count, per) = cfg.check().map_err(|e| Ended::Failed(e.to_string()))?;
+    let (_route, rx) = side.open(cfg.session, peer.ip()).map_err(Ended::Failed)?;
+    s.stream().set_nonblocking(true)?;
+    let mut inbox = Vec::new();
+    // The client's HELLO, within the timeout.
+    let asked = Instant::now();
+    let to = loop {
+        guard(s)?;
+        read_ready(s, &mut inbox)?;
+        match rx.recv_timeout(MAX_WAIT) {
+            Ok(UdpEvent::Hello(a)) => break a,
+            Ok(UdpEvent::Rfnm(..)) | Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(Ended::Failed("the server is stopping".into()));
+            }
+        }
+        if asked.elapsed() >= cfg.timeout.to_duration() {
+            return Err(Ended::Failed(format!(
+                "no HELLO datagram came from {} within {}: is UDP to this server's port blocked?",
+                peer.ip(),
+                cfg.timeout.human()
+            )));
+        }
+    };
+    let mut pump = Pump::new(cfg).map_err(|e| Ended::Failed(e.to_string()))?;
+    let mut collector = Collector::new(pump.config().duration);
+    let mut just = Vec::new();
+    let (session, size) = (pump.config().session, pump.config().size);
+    let timer = measure_timer_resolution(1000);
+    let started_unix_ns = unix_now_ns();
+    let clock = Clock::new();
+    let mut buf = vec![0u8; wire::HEADER_LEN + per as usize];
+    let mut interrupted = false;
+    let credit = u64::from(size);
+    loop {
+        guard(s)?;
+        pump.handle_timeout(clock.now());
+        if let Some(e) = pump.failure() {
+            return Err(Ended::Failed(e.to_string()));
+        }
+        while let Some(tx) = pump.poll_transmit(clock.now()) {
+            for index in 0..count {
+                let n = wire::packet_bytes(size, count, per, index) as usize;
+                let h = Header {
+                    kind: Kind::Data,
+                    session,
+                    seq: tx.seq,
+                    length: size,
+                    index,
+                    count,
+                };
+                buf[..wire::HEADER_LEN].copy_from_slice(&h.encode());
+                // A datagram the kernel will not take is lost, as on the path.
+                let _ = side.sock.send_to(&buf[..wire::HEADER_LEN + n], to);
+            }
+        }
+        take_finished(&mut collector, &mut pump, &mut just);
+        let now = clock.now();
+        if pump.is_done(now) {
+            break;
+        }
+        let mut next = match rx.recv_timeout(wait_for(&pump, now)) {
+            Ok(e) => Some(e),
+            Err(mpsc::RecvTimeoutError::Timeout) => None,
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(Ended::Failed("the server is stopping".into()));
+            }
+        };
+        while let Some(e) = next {
+            if let UdpEvent::Rfnm(at, seq) = e {
+                pump.handle_rfnm(clock.at(at), seq);
+                s.credit(credit);
+            }
+            next = rx.try_recv().ok();
+        }
+        read_ready(s, &mut inbox)?;
+        if take_rfnms(&mut inbox, &mut pump, clock.now(), s)? {
+            interrupted = true;
+            break;
+        }
+    }
+    let elapsed = clock.now();
+    pump.give_up();
+    take_finished(&mut collector, &mut pump, &mut just);
+    Ok(PumpRun {
+        target: to.to_string(),
+        config: pump.config().clone(),
+        timer,
+        started_unix_ns,
+        elapsed,
+        interrupted,
+        counters: pump.counters(),
+        figures: collector.figures,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// The client's side.
+
+/// Takes each message whole, as the run goes, with whether it was whole within the offering
+/// time: `nmc pump --reverse` writes it to `messages.csv`.
+pub type ReceivedRows<'a> = &'a mut dyn FnMut(&Received, bool) -> Result<(), Error>;
+
+const HINT: &str = "is `nmc echo serve --pump` running there?";
+
+fn connect(target: SocketAddr, cfg: &PumpConfig, key: Option<&Key>) -> Result<TcpStream, Error> {
+    let s = super::net::connect_tcp(target, cfg, key)?;
+    s.set_nodelay(true)
+        .map_err(|e| Error::Io("set TCP_NODELAY", e))?;
+    Ok(s)
+}
+
+/// What the client does with each message whole and with the time passing.
+struct Client<'a> {
+    target: SocketAddr,
+    cfg: PumpConfig,
+    clock: Clock,
+    tally: ReceiverTally,
+    start: Option<Nanos>,
+    just: Vec<MessageRecord>,
+    rows: Option<ReceivedRows<'a>>,
+    progress: Option<Progress<'a>>,
+    /// Time the last byte or datagram came from the server.
+    heard: Nanos,
+}
+
+impl Client<'_> {
+    /// Messages whole since the last turn: to the tally, the rows and the progress callback
+    /// (as records whose `sent` is the first arrival and `rfnm` the moment it was whole).
+    fn take(&mut self, mut pop: impl FnMut() -> Option<Received>) -> Result<(), Error> {
+        self.just.clear();
+        while let Some(r) = pop() {
+            let start = *self.start.get_or_insert(r.first);
+            self.tally.add(&r, self.cfg.duration);
+            let in_run = r.whole.saturating_sub(start) <= self.cfg.duration;
+            if let Some(rows) = self.rows.as_mut() {
+                rows(&r, in_run)?;
+            }
+            self.just.push(MessageRecord {
+                seq: r.seq,
+                bytes: r.bytes,
+                sent: r.first,
+                rfnm: Some(r.whole),
+                transmissions: r.packets,
+            });
+        }
+        let now = self.clock.now();
+        if let Some(p) = self.progress.as_mut() {
+            p(Tick {
+                now,
+                fraction: (now.as_secs_f64() / self.cfg.duration.as_secs_f64()).min(1.0),
+                finished: &self.just,
+            });
+        }
+        Ok(())
+    }
+
+    /// An error if the server has been silent for the timeout.
+    fn check_silence(&self) -> Result<(), Error> {
+        let quiet = self.clock.now().saturating_sub(self.heard);
+        if quiet >= self.cfg.timeout {
+            return Err(Error::Pump(format!(
+                "no data from {} within {} ({HINT})",
+                self.target,
+                self.cfg.timeout.human()
+            )));
+        }
+        Ok(())
+    }
+
+    fn result(
+        self,
+        control: Control,
+        counters: super::sink::SinkCounters,
+    ) -> Result<PumpSummary, Error> {
+        let target = self.target;
+        let body = match control {
+            Control::Error(why) => return Err(Error::Pump(format!("{target}: {why}"))),
+            Control::Result(b) => b,
+        };
+        let got: ShippedBack = serde_json::from_slice(&body)
+            .map_err(|e| Error::Pump(format!("{target} sent a result that cannot be read: {e}")))?;
+        let mut summary = got.summary;
+        summary.run.figures =
+            super::analysis::PumpFigures::shipped(summary.run.config.duration, got.plot);
+        summary.run.target = target.to_string();
+        summary.reverse = true;
+        // Over the sender's offering time: the duration, or less when stopped early.
+        let run = Nanos((summary.run_seconds * 1e9).round() as u64);
+        summary.receiver = Some(self.tally.figures(run, &counters));
+        Ok(summary)
+    }
+}
+
+fn closed(target: SocketAddr, received: u64) -> Error {
+    if received == 0 {
+        Error::Pump(format!(
+            "{target} closed the connection without answering the reverse request: does it want a secret (--secret-file), or not serve --reverse (an nmc from before it closes on one)?"
+        ))
+    } else {
+        Error::Pump(format!(
+            "{target} closed the connection after {received} messages, before its result"
+        ))
+    }
+}
+
+/// `nmc pump --reverse`: connects to `target`, asks it to pump `cfg` to us, receives, and
+/// returns the sender's summary with the receiver's figures (`reverse`, `receiver`). `rows`
+/// gets each message whole as it comes; `stop` (Ctrl-C) asks the server to stop early, and its
+/// result then says so.
+pub fn pump_reverse<'a>(
+    target: SocketAddr,
+    cfg: PumpConfig,
+    key: Option<&Key>,
+    stop: &AtomicBool,
+    progress: Option<Progress<'a>>,
+    rows: Option<ReceivedRows<'a>>,
+) -> Result<PumpSummary, Error> {
+    cfg.check()?;
+    if key.is_some() && cfg.transport == PumpTransport::Udp {
+        return Err(Error::Pump(
+            "--secret-file works with the pump over TCP only: its UDP datagrams carry no tag, and a server with a secret drops them".into(),
+        ));
+    }
+    let mut s = connect(target, &cfg, key)?;
+    let req = Request {
+        udp: cfg.transport == PumpTransport::Udp,
+        size: cfg.size,
+        outstanding: cfg.outstanding,
+        packet: cfg.packet,
+        duration_ns: cfg.duration.0,
+        timeout_ns: cfg.timeout.0,
+    };
+    let t = Some(cfg.timeout.to_duration());
+    s.set_write_timeout(t)
+        .map_err(|e| Error::Io("set timeout", e))?;
+    s.write_all(&req.encode(cfg.session))
+        .map_err(|e| Error::Pump(format!("sending the request to {target}: {e}")))?;
+    s.set_nonblocking(true)
+        .map_err(|e| Error::Io("set non-blocking", e))?;
+    let client = Client {
+        target,
+        cfg: cfg.clone(),
+        clock: Clock::new(),
+        tally: ReceiverTally::default(),
+        start: None,
+        just: Vec::new(),
+        rows,
+        progress,
+        heard: Nanos::ZERO,
+    };
+    match cfg.transport {
+        PumpTransport::Tcp => receive_tcp(s, client, stop),
+        PumpTransport::Udp => receive_udp(s, client, stop),
+    }
+}
+
+/// Writes what is due on the TCP connection without waiting: the RFNMs and a STOP.
+fn flush(s: &mut TcpStream, out: &mut Vec<u8>, target: SocketAddr) -> Result<(), Error> {
+    let mut off = 0;
+    while off < out.len() {
+        match s.write(&out[off..]) {
+            Ok(0) => return Err(closed(target, 1)),
+            Ok(n) => off += n,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::Pump(format!("sending to {target}: {e}"))),
+        }
+    }
+    out.drain(..off);
+    Ok(())
+}
+
+/// Reads what the server sent without waiting, into `rx`; a control frame ends the run.
+fn read_tcp(
+    s: &mut TcpStream,
+    rx: &mut TcpReceiver,
+    c: &mut Client<'_>,
+) -> Result<Option<Control>, Error> {
+    let mut chunk = [0u8; 64 * 1024];
+    let target = c.target;
+    let frames = rx.counters().frames;
+    while let Some(n) = recv_ready(|| s.read(&mut chunk)).map_err(|e| match e.kind() {
+        io::ErrorKind::ConnectionReset if frames == 0 => closed(target, 0),
+        _ => Error::Pump(format!("receiving from {target}: {e}")),
+    })? {
+        if n == 0 {
+            return Err(closed(target, rx.counters().frames));
+        }
+        if rx.counters().frames == 0 && chunk[..n].starts_with(&nmc_serve::auth::CHALLENGE_MAGIC) {
+            return Err(Error::Pump(format!(
+                "{target} wants a secret: give it with --secret-file"
+            )));
+        }
+        let now = c.clock.now();
+        c.heard = now;
+        let r = rx
+            .handle(now, &chunk[..n])
+            .map_err(|e| Error::Pump(format!("{target}: {e}")))?;
+        if r.is_some() {
+            return Ok(r);
+        }
+    }
+    Ok(None)
+}
+
+fn stop_frame(session: u32) -> [u8; wire::HEADER_LEN] {
+    wire::control(Kind::Stop, session, 0)
+}
+
+fn receive_tcp(
+    mut s: TcpStream,
+    mut c: Client<'_>,
+    stop: &AtomicBool,
+) -> Result<PumpSummary, Error> {
+    let mut rx = TcpReceiver::new(c.cfg.session);
+    let mut stopping = false;
+    let fd = s.as_raw_fd();
+    loop {
+        if !stopping && stop.load(Ordering::Relaxed) {
+            stopping = true;
+            rx.out.extend_from_slice(&stop_frame(c.cfg.session));
+        }
+        flush(&mut s, &mut rx.out, c.target)?;
+        let mut events = libc::POLLIN;
+        if !rx.out.is_empty() {
+            events |= libc::POLLOUT;
+        }
+        let seen = wait_fd(fd, events, MAX_WAIT).map_err(|e| Error::Io("wait", e))?;
+        if seen & (libc::POLLIN | libc::POLLERR | libc::POLLHUP) != 0
+            && let Some(end) = read_tcp(&mut s, &mut rx, &mut c)?
+        {
+            c.take(|| rx.pop())?;
+            let counters = rx.counters();
+            return c.result(end, counters);
+        }
+        c.take(|| rx.pop())?;
+        flush(&mut s, &mut rx.out, c.target)?;
+        c.check_silence()?;
+    }
+}
+
+fn receive_udp(
+    mut s: TcpStream,
+    mut c: Client<'_>,
+    stop: &AtomicBool,
+) -> Result<PumpSummary, Error> {
+    let target = c.target;
+    let local: SocketAddr = if target.is_ipv4() {
+        SocketAddr::from(([0, 0, 0, 0], 0))
+    } else {
+        SocketAddr::from(([0u16; 8], 0))
+    };
+    let sock = UdpSocket::bind(local).map_err(|e| Error::Bind(local, e))?;
+    sock.connect(target)
+        .map_err(|e| Error::Pump(format!("cannot reach {target}: {e}")))?;
+    sock.set_nonblocking(true)
+        .map_err(|e| Error::Io("set non-blocking", e))?;
+    let session = c.cfg.session;
+    let mut ctl = TcpReceiver::new(session);
+    let mut rx = UdpReceiver::new(session, target);
+    let hello = wire::control(Kind::Hello, session, 0);
+    // The first HELLO may come before the server has read the request: the next ones follow
+    // 5 ms later, then twice as long each time, up to 200 ms apart.
+    let (mut next_hello, mut hello_gap) = (Nanos::ZERO, Nanos(5_000_000));
+    let mut stopping = false;
+    let mut rbuf = vec![0u8; 65_536];
+    let fds = [
+        (s.as_raw_fd(), libc::POLLIN),
+        (sock.as_raw_fd(), libc::POLLIN),
+    ];
+    loop {
+        let now = c.clock.now();
+        // HELLO until the first datagram comes (a HELLO can be lost too).
+        if rx.counters().datagrams == 0 && now >= next_hello {
+            let _ = sock.send(&hello);
+            next_hello = now.saturating_add(hello_gap);
+            hello_gap = Nanos((hello_gap.0 * 2).min(200_000_000));
+        }
+        if !stopping && stop.load(Ordering::Relaxed) {
+            stopping = true;
+            ctl.out.extend_from_slice(&stop_frame(session));
+        }
+        flush(&mut s, &mut ctl.out, target)?;
+        let wait = if rx.counters().datagrams == 0 {
+            next_hello.saturating_sub(now).to_duration().min(MAX_WAIT)
+        } else {
+            MAX_WAIT
+        };
+        let seen = wait_fds(&fds, wait).map_err(|e| Error::Io("wait", e))?;
+        if seen[1] != 0 {
+            while let Some(n) = recv_ready(|| sock.recv(&mut rbuf))
+                .map_err(|e| Error::Pump(format!("receiving from {target}: {e}")))?
+            {
+                let at = c.clock.now();
+                c.heard = at;
+                if let Some(rfnm) = rx.handle_datagram(at, &rbuf[..n]) {
+                    // A RFNM the kernel will not take is lost, as on the path.
+                    let _ = sock.send(&rfnm);
+                }
+            }
+        }
+        if seen[0] != 0
+            && let Some(end) = read_tcp(&mut s, &mut ctl, &mut c)?
+        {
+            c.take(|| rx.pop())?;
+            let counters = rx.counters();
+            return c.result(end, counters);
+        }
+        c.take(|| rx.pop())?;
+        c.check_silence()?;
+    }
+}

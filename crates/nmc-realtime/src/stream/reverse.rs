@@ -1,0 +1,680 @@
+//! `nmc stream --reverse`: the sink sends the stream and the client receives it, as iperf3
+//! `-R`. Over TCP or UDP.
+//!
+//! The client opens the TCP connection to `nmc sink` (so it works from behind NAT and firewalls)
+//! and sends a request with its options ([`wire::Request`]). The sink checks them against its
+//! limits ([`check_request`]: the stream's own checks, at most [`MAX_DURATION`], at most
+//! [`MAX_BUFFERS`] buffers and [`MAX_BUFFER_BYTES`] a buffer, timeouts at most [`MAX_TIMEOUT`]);
+//! one it will not serve gets one error line and the sink goes on serving. Otherwise the sink
+//! runs RFC 508's double-buffered source ([`super::sender`], the same code as the forward
+//! direction) on that connection, and the client discards what arrives, acknowledging each
+//! buffer when asked (`--ack`).
+//!
+//! ## Where the gaps are measured, and why there
+//!
+//! A gap is the *source's* stop: its next buffer is full and the other is not yet written
+//! (RFC 508 §IV). It happens at the sender and is timed on the sender's clock; the receiver sees
+//! only when buffers arrive, which spreads and bunches with the path, so it cannot tell a gap
+//! from a slow path. So the sink times the gaps and keeps the run's records as the forward
+//! sender does, and at the end ships them back on the same connection in one result frame (the
+//! run and its per-buffer records, JSON). The client prints the KEY box and writes
+//! `buffers.csv` and `summary.json` from them as in the forward direction, with `"reverse":
+//! true` and what the client itself received (`received`: buffers and bytes). Shipping the
+//! records is bounded because the sink caps a reverse run at [`MAX_BUFFERS`] buffers (R508-3's
+//! longest test, 18 min at 30,000 bit/s in 2016-bit buffers, is 16,071). `-i` interval lines
+//! are the client's: buffers received in each interval and their rate (gaps are the sender's
+//! and come with the result).
+//!
+//! The sink's run is bounded by its duration and timeouts, not watched by the gate while it
+//! runs: a sink stopped meanwhile (Ctrl-C, `--duration`) closes the connection after its
+//! gate's 2 s grace, and the client says the connection closed before the result.
+//!
+//! Over UDP the request and the result stay on the TCP connection; the client's HELLO datagram
+//! (with a token from its request) opens its NAT and names the address the buffers go to, only
+//! from the TCP connection's IP address; the sink sends from its own port and its UDP loop hands
+//! the run the client's acknowledgements ([`Routes`]). Without acknowledgements the client's
+//! count of what arrived is the sink's tally (`sink_received`), so loss is seen.
+//!
+//! Left out: running both directions at once: RFC 508 measures one process's stream, and a
+//! second stream on the path is load, not the measure.
+
+use super::sender::{BufferRecord, Routed, StreamConfig, StreamRun, run_on_tcp, run_routed};
+use super::{StreamError, Transport, wire};
+use nmc_serve::Conn;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::net::{IpAddr, SocketAddr, TcpStream, UdpSocket};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::{Duration, Instant};
+
+struct Route {
+    ip: IpAddr,
+    addr: Option<SocketAddr>,
+    hello: mpsc::Sender<SocketAddr>,
+    acks: mpsc::Sender<u64>,
+}
+
+/// The sink's reverse runs over UDP: its socket (to send from its port) and the runs waiting
+/// for datagrams. The sink's UDP loop offers each datagram to [`Routes::route`] first.
+pub struct Routes {
+    sock: UdpSocket,
+    routes: Mutex<HashMap<u64, Route>>,
+    /// token of each client address whose HELLO came, for its acknowledgements.
+    by_addr: Mutex<HashMap<SocketAddr, u64>>,
+    active: AtomicUsize,
+}
+
+impl Routes {
+    /// Sends from `sock` (a handle on the sink's UDP socket).
+    pub fn new(sock: UdpSocket) -> Arc<Routes> {
+        Arc::new(Routes {
+            sock,
+            routes: Mutex::new(HashMap::new()),
+            by_addr: Mutex::new(HashMap::new()),
+            active: AtomicUsize::new(0),
+        })
+    }
+
+    /// A datagram from `src`: true if it was a reverse run's HELLO or acknowledgement (taken).
+    pub fn route(&self, src: SocketAddr, d: &[u8]) -> bool {
+        let hello = wire::parse_hello(d);
+        if self.active.load(Ordering::Relaxed) == 0 {
+            return hello.is_some();
+        }
+        let mut routes = self.routes.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(token) = hello {
+            if let Some(r) = routes.get_mut(&token)
+                && r.ip == src.ip()
+                && r.addr.is_none()
+            {
+                r.addr = Some(src);
+                let _ = r.hello.send(src);
+                self.by_addr
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(src, token);
+            }
+            return true;
+        }
+        let Some(seq) = wire::parse_ack(d).filter(|_| d.len() == wire::ACK) else {
+            return false;
+        };
+        let by_addr = self.by_addr.lock().unwrap_or_else(|p| p.into_inner());
+        match by_addr.get(&src).and_then(|t| routes.get(t)) {
+            Some(r) => {
+                let _ = r.acks.send(seq);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn open(
+        self: &Arc<Self>,
+        token: u64,
+        ip: IpAddr,
+    ) -> Result<(RouteGuard, mpsc::Receiver<SocketAddr>, mpsc::Receiver<u64>), String> {
+        let (hello, hello_rx) = mpsc::channel();
+        let (acks, acks_rx) = mpsc::channel();
+        let mut routes = self.routes.lock().unwrap_or_else(|p| p.into_inner());
+        if routes.contains_key(&token) {
+            return Err("that token is already in use here; try again".into());
+        }
+        routes.insert(
+            token,
+            Route {
+                ip,
+                addr: None,
+                hello,
+                acks,
+            },
+        );
+        self.active.fetch_add(1, Ordering::Relaxed);
+        Ok((
+            RouteGuard {
+                routes: self.clone(),
+                token,
+            },
+            hello_rx,
+            acks_rx,
+        ))
+    }
+}
+
+/// Removes a run's route when it ends, however it ends.
+struct RouteGuard {
+    routes: Arc<Routes>,
+    token: u64,
+}
+
+impl Drop for RouteGuard {
+    fn drop(&mut self) {
+        let mut routes = self.routes.routes.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(r) = routes.remove(&self.token) {
+            self.routes.active.fetch_sub(1, Ordering::Relaxed);
+            if let Some(a) = r.addr {
+                self.routes
+                    .by_addr
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .remove(&a);
+            }
+        }
+    }
+}
+
+/// Longest reverse run a sink sends. **Choice**: 1 h, above RFC 508's longest test (18 min).
+pub const MAX_DURATION: Duration = Duration::from_secs(3600);
+/// Most buffers in one reverse run (rate × duration / buffer). **Choice**: 50,000, three times
+/// R508-3's 16,071; the sink keeps a record of each (about 40 bytes) to ship back.
+pub const MAX_BUFFERS: u64 = 50_000;
+/// Largest buffer a sink sends. **Choice**: 1 MiB; RFC 508's largest is 8048 bits (about 1 KB).
+pub const MAX_BUFFER_BYTES: u64 = 1 << 20;
+/// Longest acknowledgement or I/O timeout a sink takes. **Choice**: 60 s.
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// What the client of a reverse run received (its own count; the gaps are the sender's).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Received {
+    pub buffers: u64,
+    pub bytes: u64,
+}
+
+/// What a sink will send for `r` to `peer`, or why not (one line).
+pub fn check_request(r: &wire::Request, peer: SocketAddr) -> Result<StreamConfig, String> {
+    let ns = Duration::from_nanos;
+    let c = StreamConfig {
+        target: peer,
+        rate_bps: r.rate_bps,
+        buffer_bits: r.buffer_bits,
+        duration: ns(r.duration_ns),
+        transport: if r.udp {
+            Transport::Udp
+        } else {
+            Transport::Tcp
+        },
+        ack: r.ack,
+        ack_timeout: ns(r.ack_timeout_ns),
+        io_timeout: ns(r.io_timeout_ns),
+        key: None,
+    };
+    c.validate().map_err(|e| e.to_string())?;
+    if c.duration > MAX_DURATION {
+        return Err(format!(
+            "--duration {} s is longer than this sink's limit of {} s",
+            c.duration.as_secs_f64(),
+            MAX_DURATION.as_secs()
+        ));
+    }
+    if c.payload_bytes() as u64 > MAX_BUFFER_BYTES {
+        return Err(format!(
+            "--buffer {} bit is larger than this sink's limit of {MAX_BUFFER_BYTES} bytes",
+            c.buffer_bits
+        ));
+    }
+    let buffers = c.duration.as_secs_f64() * c.rate_bps as f64 / c.buffer_bits as f64;
+    if buffers > MAX_BUFFERS as f64 {
+        return Err(format!(
+            "{buffers:.0} buffers ({} bit/s for {} s in {}-bit buffers) is more than this sink's limit of {MAX_BUFFERS} a run",
+            c.rate_bps,
+            c.duration.as_secs_f64(),
+            c.buffer_bits
+        ));
+    }
+    for (name, t) in [
+        ("--ack-timeout", c.ack_timeout),
+        ("--io-timeout", c.io_timeout),
+    ] {
+        if t.is_zero() || t > MAX_TIMEOUT {
+            return Err(format!(
+                "{name} {} s is outside this sink's limits (above 0, at most {} s)",
+                t.as_secs_f64(),
+                MAX_TIMEOUT.as_secs()
+            ));
+        }
+    }
+    Ok(c)
+}
+
+/// What the sink ships back.
+#[derive(Serialize, Deserialize)]
+struct Shipped {
+    run: StreamRun,
+    records: Vec<BufferRecord>,
+}
+
+fn send_error(s: &mut Conn, why: &str) -> std::io::Result<()> {
+    let mut why = why.replace('\n', " ");
+    if why.len() > wire::MAX_ERROR as usize {
+        let mut cut = wire::MAX_ERROR as usize;
+        while !why.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        why.truncate(cut);
+    }
+    s.write_all(&wire::control(wire::ERROR_MAGIC, why.len() as u32))?;
+    s.write_all(why.as_bytes())
+}
+
+/// Serves a reverse request whose first [`wire::HEADER`] bytes the sink has read: the rest of
+/// it, the checks, the run, the result. A refusal or a failure the client can be told of goes
+/// back as an error frame; `Err` is only a connection that went away.
+pub(crate) fn serve_request(
+    s: &mut Conn,
+    head: &[u8; wire::HEADER],
+    udp: Option<&Arc<Routes>>,
+) -> std::io::Result<()> {
+    let mut b = [0u8; wire::REQUEST];
+    b[..wire::HEADER].copy_from_slice(head);
+    s.read_exact(&mut b[wire::HEADER..])?;
+    let Some(req) = wire::Request::decode(&b) else {
+        return send_error(s, "malformed reverse request");
+    };
+    let c = match check_request(&req, s.peer()) {
+        Ok(c) => c,
+        Err(why) => return send_error(s, &format!("request refused: {why}")),
+    };
+    // The run writes on its own handle; the gate's rules are checked again after it.
+    let stream = s.stream().try_clone()?;
+    let poll = (s.stream().read_timeout()?, s.stream().write_timeout()?);
+    let run = match (c.transport, udp) {
+        (Transport::Tcp, _) => run_on_tcp(stream, &c, None, &mut |_| {}),
+        (Transport::Udp, Some(routes)) => {
+            let (_guard, hello, acks) = match routes.open(req.token, s.peer().ip()) {
+                Ok(x) => x,
+                Err(why) => return send_error(s, &format!("request refused: {why}")),
+            };
+            let Ok(to) = hello.recv_timeout(c.io_timeout) else {
+                return send_error(
+                    s,
+                    &format!(
+                        "no HELLO datagram came from {} within {} s: is UDP to this sink's port blocked?",
+                        s.peer().ip(),
+                        c.io_timeout.as_secs_f64()
+                    ),
+                );
+            };
+            let routed = Routed {
+                sock: routes.sock.try_clone()?,
+                to,
+                acks,
+            };
+            run_routed(routed, stream, &c, None, &mut |_| {})
+        }
+        (Transport::Udp, None) => {
+            return send_error(s, "request refused: this sink does not send over UDP");
+        }
+    };
+    s.stream().set_read_timeout(poll.0)?;
+    s.stream().set_write_timeout(poll.1)?;
+    // The run was the sink's work, not the client's slowness.
+    s.forgive();
+    let mut run = match run {
+        Ok(r) => r,
+        Err(e) => return send_error(s, &e.to_string()),
+    };
+    let records = std::mem::take(&mut run.records);
+    let json = serde_json::to_vec(&Shipped { run, records }).map_err(std::io::Error::other)?;
+    if json.len() > wire::MAX_RESULT as usize {
+        return send_error(s, "the result is too large to send");
+    }
+    s.write_all(&wire::control(wire::RESULT_MAGIC, json.len() as u32))?;
+    s.write_all(&json)?;
+    // Until the client has read it and closed (bounded by the gate's rules).
+    let mut rest = [0u8; 256];
+    while s.read(&mut rest)? > 0 {}
+    Ok(())
+}
+
+/// One `-i` interval of a reverse run, as the client saw it.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ReceivedInterval {
+    pub start_s: f64,
+    pub end_s: f64,
+    pub buffers_received: u64,
+    /// Their bits over the interval's length.
+    pub rate_bit_per_s: f64,
+}
+
+/// Reads whole frames from the sink with short waits, so that a stop and the deadline are seen.
+struct Framer<'a> {
+    s: TcpStream,
+    buf: Vec<u8>,
+    stop: &'a AtomicBool,
+    stop_sent: bool,
+    deadline: Instant,
+    target: SocketAddr,
+    /// Something came from the sink.
+    any: bool,
+}
+
+impl Framer<'_> {
+    /// Until `n` bytes are buffered; `tick` runs at every wait.
+    fn need(&mut self, n: usize, tick: &mut dyn FnMut(Instant)) -> Result<(), StreamError> {
+        let mut chunk = [0u8; 64 * 1024];
+        while self.buf.len() < n {
+            tick(Instant::now());
+            if !self.stop_sent && self.stop.load(Ordering::Relaxed) {
+                // Ctrl-C: ask the sink to stop; its result follows.
+                self.stop_sent = true;
+                self.s
+                    .write_all(&wire::stop())
+                    .map_err(|err| StreamError::Io {
+                        what: "sending the stop",
+                        err,
+                    })?;
+            }
+            if Instant::now() >= self.deadline {
+                return Err(StreamError::Input(format!(
+                    "the sink at {} sent no result in time",
+                    self.target
+                )));
+            }
+            match self.s.read(&mut chunk) {
+                Ok(0) if self.any => {
+                    return Err(StreamError::Input(format!(
+                        "the sink at {} closed the connection before its result (was it stopped?)",
+                        self.target
+                    )));
+                }
+                Ok(0) => {
+                    return Err(StreamError::Input(format!(
+                        "the sink at {} closed the connection without a result: does it serve --reverse (an nmc from before it closes on a request)?",
+                        self.target
+                    )));
+                }
+                Ok(k) => {
+                    if !self.any && chunk[..k].starts_with(&nmc_serve::auth::CHALLENGE_MAGIC) {
+                        return Err(StreamError::Input(format!(
+                            "the sink at {} wants a secret: give it with --secret-file",
+                            self.target
+                        )));
+                    }
+                    self.any = true;
+                    self.buf.extend_from_slice(&chunk[..k]);
+                }
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock
+                            | std::io::ErrorKind::TimedOut
+                            | std::io::ErrorKind::Interrupted
+                    ) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset && !self.any => {
+                    return Err(StreamError::Input(format!(
+                        "the sink at {} closed the connection without answering the reverse request: does it want a secret (--secret-file)?",
+                        self.target
+                    )));
+                }
+                Err(err) => {
+                    return Err(StreamError::Io {
+                        what: "receiving the stream",
+                        err,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `nmc stream --reverse`: asks the sink at `c.target` to send `c`'s stream here, receives it
+/// (acknowledging buffers when `c.ack`), and returns the sink's run (its gaps and records) with
+/// what arrived here in `received`. `stop` (Ctrl-C) asks the sink to stop early; its run then
+/// says so. `report` gets the client's `every` interval lines.
+pub fn stream_reverse(
+    c: &StreamConfig,
+    stop: &AtomicBool,
+    every: Option<Duration>,
+    report: &mut dyn FnMut(ReceivedInterval),
+) -> Result<StreamRun, StreamError> {
+    c.validate()?;
+    if c.key.is_some() && c.transport == Transport::Udp {
+        return Err(StreamError::Input(
+            "--reverse over UDP does not take --secret-file: the sink's buffers to you carry no tag; use TCP".into(),
+        ));
+    }
+    let connect_err = |err| StreamError::Connect {
+        addr: c.target.to_string(),
+        err,
+    };
+    let mut s = TcpStream::connect_timeout(&c.target, c.io_timeout).map_err(connect_err)?;
+    s.set_nodelay(true).map_err(connect_err)?;
+    s.set_write_timeout(Some(c.io_timeout))
+        .map_err(connect_err)?;
+    s.set_read_timeout(Some(c.io_timeout))
+        .map_err(connect_err)?;
+    if let Some(key) = &c.key {
+        let mut r = &s;
+        nmc_serve::auth::answer(&mut r, key).map_err(|e| StreamError::Connect {
+            addr: c.target.to_string(),
+            err: std::io::Error::other(e.to_string()),
+        })?;
+    }
+    let req = wire::Request {
+        rate_bps: c.rate_bps,
+        buffer_bits: c.buffer_bits,
+        duration_ns: c.duration.as_nanos() as u64,
+        ack_timeout_ns: c.ack_timeout.as_nanos() as u64,
+        io_timeout_ns: c.io_timeout.as_nanos() as u64,
+        ack: c.ack,
+        udp: c.transport == Transport::Udp,
+        token: token(),
+    };
+    s.write_all(&req.encode()).map_err(connect_err)?;
+    // Buffers and bytes received, counted here or by the UDP thread.
+    let counts = Arc::new((AtomicU64::new(0), AtomicU64::new(0)));
+    let done = Arc::new(AtomicBool::new(false));
+    let udp_thread = if c.transport == Transport::Udp {
+        let local: SocketAddr = if c.target.is_ipv4() {
+            SocketAddr::from(([0, 0, 0, 0], 0))
+        } else {
+            SocketAddr::from(([0u16; 8], 0))
+        };
+        let u = UdpSocket::bind(local).map_err(connect_err)?;
+        u.connect(c.target).map_err(connect_err)?;
+        let (counts, done, token) = (counts.clone(), done.clone(), req.token);
+        Some(std::thread::spawn(move || {
+            receive_udp(u, token, &counts, &done)
+        }))
+    } else {
+        None
+    };
+    let r = receive(s, c, stop, every, report, &counts);
+    done.store(true, Ordering::Relaxed);
+    if let Some(t) = udp_thread {
+        let _ = t.join();
+    }
+    let mut run = r?;
+    let got = Received {
+        buffers: counts.0.load(Ordering::Relaxed),
+        bytes: counts.1.load(Ordering::Relaxed),
+    };
+    if c.transport == Transport::Udp && !c.ack {
+        // What arrived here is the tally a forward run asks the sink for.
+        run.sink_received = Some(got.buffers);
+    }
+    run.received = Some(got);
+    Ok(run)
+}
+
+/// A token for a run's HELLO: it only has to differ between runs at once on one sink.
+fn token() -> u64 {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_nanos() as u64;
+    t ^ (u64::from(std::process::id()) << 32) ^ (&t as *const u64 as u64).rotate_left(17)
+}
+
+/// The UDP side of a reverse run: HELLO until the first buffer, then each buffer counted and
+/// acknowledged when it asks, until `done`.
+fn receive_udp(u: UdpSocket, token: u64, counts: &(AtomicU64, AtomicU64), done: &AtomicBool) {
+    let hello = wire::hello(token);
+    let mut gap = Duration::from_millis(5);
+    let mut next = Instant::now();
+    let mut buf = vec![0u8; 65_536];
+    while !done.load(Ordering::Relaxed) {
+        let first = counts.0.load(Ordering::Relaxed) == 0;
+        if first && Instant::now() >= next {
+            let _ = u.send(&hello);
+            next = Instant::now() + gap;
+            gap = (gap * 2).min(Duration::from_millis(200));
+        }
+        let wait = if first {
+            gap.min(Duration::from_millis(50))
+        } else {
+            Duration::from_millis(50)
+        };
+        let _ = u.set_read_timeout(Some(wait));
+        let Ok(n) = u.recv(&mut buf) else {
+            continue;
+        };
+        if let Some((seq, len, ack)) = wire::parse_header(&buf[..n])
+            && len as usize + wire::HEADER == n
+        {
+            counts.1.fetch_add(u64::from(len), Ordering::Relaxed);
+            counts.0.fetch_add(1, Ordering::Relaxed);
+            if ack {
+                let _ = u.send(&wire::ack(seq));
+            }
+        }
+    }
+}
+
+/// The TCP side of a reverse run: the buffers (over TCP), the error or the result.
+fn receive(
+    s: TcpStream,
+    c: &StreamConfig,
+    stop: &AtomicBool,
+    every: Option<Duration>,
+    report: &mut dyn FnMut(ReceivedInterval),
+    counts: &(AtomicU64, AtomicU64),
+) -> Result<StreamRun, StreamError> {
+    let connect_err = |err| StreamError::Connect {
+        addr: c.target.to_string(),
+        err,
+    };
+    s.set_read_timeout(Some(Duration::from_millis(50)))
+        .map_err(connect_err)?;
+    let t0 = Instant::now();
+    let mut f = Framer {
+        s,
+        buf: Vec::new(),
+        stop,
+        stop_sent: false,
+        // The sink's run, and its own timeouts besides.
+        deadline: t0 + c.duration + 2 * c.io_timeout + c.ack_timeout + Duration::from_secs(5),
+        target: c.target,
+        any: false,
+    };
+    // The open interval: its start, and the count of buffers received when it opened.
+    let (mut iv_start, mut iv_from) = (t0, 0u64);
+    let bits = c.buffer_bits;
+    let mut tick = |now: Instant, last: bool| {
+        let Some(every) = every else { return };
+        let total = counts.0.load(Ordering::Relaxed);
+        let mut emit = |from: Instant, to: Instant, n: u64| {
+            let secs = to.saturating_duration_since(from).as_secs_f64();
+            report(ReceivedInterval {
+                start_s: from.duration_since(t0).as_secs_f64(),
+                end_s: to.duration_since(t0).as_secs_f64(),
+                buffers_received: n,
+                rate_bit_per_s: if secs > 0.0 {
+                    (n * bits) as f64 / secs
+                } else {
+                    0.0
+                },
+            });
+        };
+        // Buffers counted since the last line fall in the interval that is closing.
+        while now >= iv_start + every {
+            emit(iv_start, iv_start + every, total - iv_from);
+            (iv_start, iv_from) = (iv_start + every, total);
+        }
+        if last && now > iv_start {
+            emit(iv_start, now, total - iv_from);
+        }
+    };
+    let body = loop {
+        f.need(4, &mut |now| tick(now, false))?;
+        let magic: [u8; 4] = [f.buf[0], f.buf[1], f.buf[2], f.buf[3]];
+        if magic == wire::MAGIC {
+            f.need(wire::HEADER, &mut |now| tick(now, false))?;
+            let Some((seq, len, ack)) = wire::parse_header(&f.buf[..wire::HEADER]) else {
+                return Err(StreamError::Input(format!(
+                    "the sink at {} sent a malformed buffer header",
+                    c.target
+                )));
+            };
+            if len as usize > wire::TCP_MAX {
+                return Err(StreamError::Input(format!(
+                    "the sink at {} sent a buffer of {len} bytes, more than {}",
+                    c.target,
+                    wire::TCP_MAX
+                )));
+            }
+            f.buf.drain(..wire::HEADER);
+            let mut left = len as usize;
+            while left > 0 {
+                // Whatever has come of it (reads take up to 64 KB at a time), never the whole.
+                f.need(1, &mut |now| tick(now, false))?;
+                let took = left.min(f.buf.len());
+                f.buf.drain(..took);
+                left -= took;
+            }
+            counts.1.fetch_add(u64::from(len), Ordering::Relaxed);
+            counts.0.fetch_add(1, Ordering::Relaxed);
+            tick(Instant::now(), false);
+            if ack {
+                f.s.write_all(&wire::ack(seq))
+                    .map_err(|err| StreamError::Io {
+                        what: "acknowledging a buffer",
+                        err,
+                    })?;
+            }
+        } else if magic == wire::ERROR_MAGIC || magic == wire::RESULT_MAGIC {
+            f.need(8, &mut |now| tick(now, false))?;
+            let len = u32::from_be_bytes([f.buf[4], f.buf[5], f.buf[6], f.buf[7]]);
+            let max = if magic == wire::ERROR_MAGIC {
+                wire::MAX_ERROR
+            } else {
+                wire::MAX_RESULT
+            };
+            if len > max {
+                return Err(StreamError::Input(format!(
+                    "the sink at {} announced {len} bytes, more than the {max} allowed",
+                    c.target
+                )));
+            }
+            f.need(8 + len as usize, &mut |now| tick(now, false))?;
+            let body = f.buf[8..8 + len as usize].to_vec();
+            if magic == wire::ERROR_MAGIC {
+                return Err(StreamError::Input(format!(
+                    "{}: {}",
+                    c.target,
+                    String::from_utf8_lossy(&body).trim()
+                )));
+            }
+            break body;
+        } else {
+            return Err(StreamError::Input(format!(
+                "the sink at {} sent something that is not part of a reverse stream",
+                c.target
+            )));
+        }
+    };
+    tick(Instant::now(), true);
+    let shipped: Shipped = serde_json::from_slice(&body).map_err(|e| {
+        StreamError::Input(format!(
+            "the sink at {} sent a result that cannot be read: {e}",
+            c.target
+        ))
+    })?;
+    let mut run = shipped.run;
+    run.records = shipped.records;
+    run.config.target = c.target;
+    Ok(run)
+}
