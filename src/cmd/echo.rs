@@ -12,7 +12,7 @@ use nmc_probe::time::Nanos;
 use nmc_probe::udp::{DEFAULT_PORT, EchoServer, ServeOptions};
 use nmc_probe::{LengthSpec, Pacing, ProbeConfig, ServerConfig};
 use nmc_sim::SimDuration;
-use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
+use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 
 #[derive(Subcommand)]
@@ -162,29 +162,6 @@ fn serve(a: ServeArgs) -> Result<Outcome> {
     Ok(Outcome::Ok)
 }
 
-/// Splits `HOST`, `HOST:PORT`, `[V6]:PORT` or a bare IPv6 address into host and port.
-pub(crate) fn split_target(t: &str) -> Result<(String, Option<u16>)> {
-    let bad_port = |p: &str| anyhow::anyhow!("target `{t}`: `{p}` is not a port number");
-    if let Some(rest) = t.strip_prefix('[') {
-        let (host, after) = rest
-            .split_once(']')
-            .with_context(|| format!("target `{t}`: missing `]`"))?;
-        let port = match after.strip_prefix(':') {
-            Some(p) => Some(p.parse().map_err(|_| bad_port(p))?),
-            None if after.is_empty() => None,
-            None => bail!("target `{t}`: expected `[ADDRESS]:PORT`"),
-        };
-        return Ok((host.to_string(), port));
-    }
-    if t.parse::<IpAddr>().is_ok() {
-        return Ok((t.to_string(), None));
-    }
-    match t.rsplit_once(':') {
-        Some((h, p)) => Ok((h.to_string(), Some(p.parse().map_err(|_| bad_port(p))?))),
-        None => Ok((t.to_string(), None)),
-    }
-}
-
 fn probe(a: ProbeArgs) -> Result<Outcome> {
     let every = a
         .report_interval
@@ -196,7 +173,7 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
         bail!("--count must be at least 1");
     }
     let key = key_from(&a.secret_file)?;
-    let (host, port) = split_target(&a.target)?;
+    let (host, port) = super::split_target(&a.target)?;
     let addr = (host.as_str(), port.unwrap_or(DEFAULT_PORT))
         .to_socket_addrs()
         .with_context(|| format!("cannot resolve `{host}`"))?
@@ -349,13 +326,13 @@ mod tests {
 
     #[test]
     fn targets_split() {
-        let s = |t: &str| split_target(t).unwrap();
+        let s = |t: &str| crate::cmd::split_target(t).unwrap();
         assert_eq!(s("127.0.0.1"), ("127.0.0.1".into(), None));
         assert_eq!(s("127.0.0.1:9000"), ("127.0.0.1".into(), Some(9000)));
         assert_eq!(s("localhost:9000"), ("localhost".into(), Some(9000)));
         assert_eq!(s("::1"), ("::1".into(), None));
         assert_eq!(s("[::1]:9000"), ("::1".into(), Some(9000)));
-        assert!(split_target("host:http").is_err());
+        assert!(crate::cmd::split_target("host:http").is_err());
     }
 
     #[test]

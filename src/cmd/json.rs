@@ -165,7 +165,7 @@ pub fn stream(runs: &[nmc_realtime::stream::sender::StreamRun], target: &str) ->
         .iter()
         .map(|r| {
             let ms = |v: Option<f64>| v.map(|v| v / 1e3);
-            super::stream::with_reverse(
+            with_reverse(
                 r,
                 json!({
                     "rate_bit_per_s": r.config.rate_bps,
@@ -176,7 +176,7 @@ pub fn stream(runs: &[nmc_realtime::stream::sender::StreamRun], target: &str) ->
                     "max_gap_s": ms(r.gaps.max_ms()),
                     "avg_gap_s": ms(r.gaps.avg_ms()),
                     "min_gap_s": ms(r.gaps.min_ms()),
-                    "lost": super::stream::lost(r),
+                    "lost": lost(r),
                     "sink_received": r.sink_received,
                     "partial": r.partial,
                 }),
@@ -190,4 +190,32 @@ pub fn stream(runs: &[nmc_realtime::stream::sender::StreamRun], target: &str) ->
         runs.iter().any(|r| r.partial.is_some()),
         json!({ "tests": tests }),
     )
+}
+
+/// Buffers lost: over UDP with --ack those never acknowledged, without it those missing from
+/// the sink's tally; over TCP none; `None` when it cannot be known (no tally came back).
+pub fn lost(r: &nmc_realtime::stream::sender::StreamRun) -> Option<u64> {
+    match (r.config.transport, r.config.ack) {
+        (nmc_realtime::stream::Transport::Tcp, _) => Some(0),
+        (nmc_realtime::stream::Transport::Udp, true) => Some(r.acks_lost),
+        (nmc_realtime::stream::Transport::Udp, false) => r
+            .sink_received
+            .map(|got| r.buffers_sent.saturating_sub(got)),
+    }
+}
+
+/// A run's JSON object, with `"reverse": true` and what the client `received` when the sink
+/// sent (`--reverse`); a forward run's object as it is.
+pub fn with_reverse(
+    r: &nmc_realtime::stream::sender::StreamRun,
+    mut v: serde_json::Value,
+) -> serde_json::Value {
+    if let Some(got) = &r.received {
+        v["reverse"] = serde_json::json!(true);
+        v["received"] = serde_json::json!({
+            "buffers": got.buffers,
+            "received_bytes": got.bytes,
+        });
+    }
+    v
 }

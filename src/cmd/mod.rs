@@ -36,3 +36,26 @@ pub fn folder_name(label: &str) -> String {
         })
         .collect()
 }
+
+/// Splits `HOST`, `HOST:PORT`, `[V6]:PORT` or a bare IPv6 address into host and port.
+pub fn split_target(t: &str) -> anyhow::Result<(String, Option<u16>)> {
+    let bad_port = |p: &str| anyhow::anyhow!("target `{t}`: `{p}` is not a port number");
+    if let Some(rest) = t.strip_prefix('[') {
+        let (host, after) = rest
+            .split_once(']')
+            .ok_or_else(|| anyhow::anyhow!("target `{t}`: missing `]`"))?;
+        let port = match after.strip_prefix(':') {
+            Some(p) => Some(p.parse().map_err(|_| bad_port(p))?),
+            None if after.is_empty() => None,
+            None => anyhow::bail!("target `{t}`: expected `[ADDRESS]:PORT`"),
+        };
+        return Ok((host.to_string(), port));
+    }
+    if t.parse::<std::net::IpAddr>().is_ok() {
+        return Ok((t.to_string(), None));
+    }
+    match t.rsplit_once(':') {
+        Some((h, p)) => Ok((h.to_string(), Some(p.parse().map_err(|_| bad_port(p))?))),
+        None => Ok((t.to_string(), None)),
+    }
+}

@@ -3,9 +3,9 @@
 //! types and prints.
 
 use crate::Outcome;
-use crate::cmd::echo::split_target;
 use crate::cmd::parse_unit;
 use crate::cmd::progress::Progress;
+use crate::cmd::split_target;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use nmc_probe::pump::net::{Tick, pump_with_key, session_id};

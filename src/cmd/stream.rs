@@ -152,7 +152,7 @@ pub fn sink(a: SinkArgs) -> Result<Outcome> {
 }
 
 fn resolve(target: &str) -> Result<SocketAddr> {
-    let (host, port) = crate::cmd::echo::split_target(target)?;
+    let (host, port) = crate::cmd::split_target(target)?;
     let port = port.unwrap_or(DEFAULT_PORT);
     (host.as_str(), port)
         .to_socket_addrs()
@@ -193,7 +193,7 @@ fn key_box(r: &StreamRun) -> String {
     ];
     // Issue 33: loss is said wherever it can happen. TCP cannot lose a buffer; UDP can: the
     // sink's acknowledgements show it, or without them its tally at the end.
-    match (r.config.transport, r.config.ack, lost(r)) {
+    match (r.config.transport, r.config.ack, super::json::lost(r)) {
         (Transport::Udp, true, _) => lines.push((r.acks_lost.to_string(), "# lost (no ack)")),
         (Transport::Udp, false, Some(n)) if r.received.is_some() => {
             lines.push((n.to_string(), "# lost (not received here)"))
@@ -222,31 +222,6 @@ fn key_box(r: &StreamRun) -> String {
     }
     out.push_str("+----------+");
     out
-}
-
-/// Buffers lost: over UDP with --ack those never acknowledged, without it those missing from
-/// the sink's tally; over TCP none; `None` when it cannot be known (no tally came back).
-pub fn lost(r: &StreamRun) -> Option<u64> {
-    match (r.config.transport, r.config.ack) {
-        (Transport::Tcp, _) => Some(0),
-        (Transport::Udp, true) => Some(r.acks_lost),
-        (Transport::Udp, false) => r
-            .sink_received
-            .map(|got| r.buffers_sent.saturating_sub(got)),
-    }
-}
-
-/// A run's JSON object, with `"reverse": true` and what the client `received` when the sink
-/// sent (`--reverse`); a forward run's object as it is.
-pub fn with_reverse(r: &StreamRun, mut v: serde_json::Value) -> serde_json::Value {
-    if let Some(got) = &r.received {
-        v["reverse"] = serde_json::json!(true);
-        v["received"] = serde_json::json!({
-            "buffers": got.buffers,
-            "received_bytes": got.bytes,
-        });
-    }
-    v
 }
 
 /// Writes `buffers.csv` and `summary.json` into `dir` (a staging folder, see `run`).
@@ -279,7 +254,7 @@ fn write_outputs(dir: &Path, runs: &[StreamRun]) -> Result<()> {
     let json = serde_json::json!({
         "tool": "nmc stream",
         "source": "RFC 508 §IV (Pfeifer & McAfee 1973): double buffering, gaps timed on a monotonic clock",
-        "runs": runs.iter().map(|r| with_reverse(r, serde_json::json!({
+        "runs": runs.iter().map(|r| super::json::with_reverse(r, serde_json::json!({
             "config": r.config,
             "started_unix_s": r.started_unix_s,
             "time_of_day_utc": r.time_of_day,
@@ -291,7 +266,7 @@ fn write_outputs(dir: &Path, runs: &[StreamRun]) -> Result<()> {
             "min_gap_ms": r.gaps.min_ms(),
             "gaps_ms": r.gaps.gaps_ns.iter().map(|&g| g as f64 / 1e6).collect::<Vec<_>>(),
             "acks_lost": r.acks_lost,
-            "loss_seen": lost(r).is_some(),
+            "loss_seen": super::json::lost(r).is_some(),
             "sink_received": r.sink_received,
             "partial": r.partial,
         }))).collect::<Vec<_>>(),

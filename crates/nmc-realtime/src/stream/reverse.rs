@@ -38,7 +38,9 @@
 //! Left out: running both directions at once: RFC 508 measures one process's stream, and a
 //! second stream on the path is load, not the measure.
 
-use super::sender::{BufferRecord, Routed, StreamConfig, StreamRun, run_on_tcp, run_routed};
+use super::sender::{
+    BufferRecord, Received, Routed, StreamConfig, StreamRun, run_on_tcp, run_routed,
+};
 use super::{StreamError, Transport, wire};
 use nmc_serve::Conn;
 use serde::{Deserialize, Serialize};
@@ -174,13 +176,6 @@ pub const MAX_BUFFERS: u64 = 50_000;
 pub const MAX_BUFFER_BYTES: u64 = 1 << 20;
 /// Longest acknowledgement or I/O timeout a sink takes. **Choice**: 60 s.
 pub const MAX_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// What the client of a reverse run received (its own count; the gaps are the sender's).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Received {
-    pub buffers: u64,
-    pub bytes: u64,
-}
 
 /// What a sink will send for `r` to `peer`, or why not (one line).
 pub fn check_request(r: &wire::Request, peer: SocketAddr) -> Result<StreamConfig, String> {

@@ -109,6 +109,13 @@ pub struct BufferRecord {
     pub gap_ms: Option<f64>,
 }
 
+/// What the client of a reverse run (`--reverse`, `super::reverse`) received (its own count; the gaps are the sender's).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Received {
+    pub buffers: u64,
+    pub bytes: u64,
+}
+
 /// What a run measured.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct StreamRun {
@@ -131,7 +138,7 @@ pub struct StreamRun {
     /// `--reverse`: the sink sent (every figure above is its) and this is what the client
     /// received; `None` for a forward run.
     #[serde(skip)]
-    pub received: Option<super::reverse::Received>,
+    pub received: Option<Received>,
 }
 
 enum Done {
