@@ -10,7 +10,7 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use nmc_probe::pump::net::{Tick, pump_with_key, session_id};
 use nmc_probe::pump::report::{MessagesCsv, ReceivedCsv, write_outputs};
-use nmc_probe::pump::reverse::pump_reverse;
+use nmc_probe::pump::reverse_client::pump_reverse;
 use nmc_probe::pump::sender::MessageRecord;
 use nmc_probe::pump::{PumpConfig, PumpSummary, PumpTransport};
 use nmc_probe::time::Nanos;

@@ -7,7 +7,8 @@ mod common;
 
 use common::{RunningServer, open_server_config};
 use nmc_probe::pump::receiver::Received;
-use nmc_probe::pump::reverse::{MAX_DURATION, pump_reverse};
+use nmc_probe::pump::reverse::MAX_DURATION;
+use nmc_probe::pump::reverse_client::pump_reverse;
 use nmc_probe::pump::wire::{self, Header, Kind, Request};
 use nmc_probe::pump::{PumpConfig, PumpTransport};
 use nmc_probe::time::Nanos;

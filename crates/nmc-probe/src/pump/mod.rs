@@ -18,7 +18,8 @@
 //! | [`running`] | the same figures kept as messages finish, in bounded state (issue 34) |
 //! | [`report`] | `messages.csv`, `summary.json`, the text report, three SVG plots |
 //! | [`net`] | the socket drivers: pump over TCP and UDP, the server's TCP side |
-//! | [`reverse`] | `--reverse` (iperf3 `-R`): the server sends, the client receives; where each figure is measured, and why |
+//! | [`reverse`] | `--reverse` (iperf3 `-R`): the server sends, the client receives; where each figure is measured, and why; the server's side |
+//! | [`reverse_client`] | the client's side of a reverse run: ask, receive, answer, read the figures back |
 //! | [`receiver`] | the receiving core of a reverse run: frames or datagrams in, RFNMs out, arrivals timed |
 //!
 //! The cores ([`sender::Pump`], [`sink::SinkCore`], [`sink::TcpSink`]) read no clock and do no
@@ -37,6 +38,7 @@ pub mod net;
 pub mod receiver;
 pub mod report;
 pub mod reverse;
+pub mod reverse_client;
 pub mod running;
 pub mod sender;
 pub mod sink;

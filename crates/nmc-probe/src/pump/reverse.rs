@@ -1,4 +1,5 @@
-//! `nmc pump --reverse`: the server sends, the client receives, as iperf3 `-R`.
+//! `nmc pump --reverse`: the server sends, the client receives, as iperf3 `-R`. This module is
+//! the protocol and the server's side; the client's is [`super::reverse_client`].
 //!
 //! The client opens the TCP connection to `nmc echo serve --pump` (so it works from behind NAT
 //! and firewalls that let only outgoing connections through) and sends a REQUEST with the
@@ -48,20 +49,17 @@
 //! [`MAX_TIMEOUT`], [`MAX_WINDOW_BYTES`], and the pump's own [`PumpConfig::check`]).
 
 use super::analysis::{Collector, PumpRun, PumpSummary};
-use super::net::{Progress, Tick};
-use super::receiver::{Control, Received, ReceiverTally, TcpReceiver, UdpReceiver};
 use super::running::RttPlot;
 use super::sender::{MessageRecord, Pump, PumpConfig, PumpTransport};
 use super::wire::{self, Header, Kind, Request};
-use crate::Error;
-use crate::driver::{MAX_WAIT, recv_ready, wait_fd, wait_fds};
+use crate::driver::{MAX_WAIT, recv_ready, wait_fd};
 use crate::time::{Clock, Nanos, measure_timer_resolution, unix_now_ns};
-use nmc_serve::{Conn, Key};
+use nmc_serve::Conn;
 use std::collections::HashMap;
 use std::io::{self, Read, Write};
-use std::net::{IpAddr, SocketAddr, TcpStream, UdpSocket};
+use std::net::{IpAddr, SocketAddr, UdpSocket};
 use std::os::fd::AsRawFd;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
@@ -126,9 +124,9 @@ struct Shipped<'a> {
 }
 
 #[derive(serde::Deserialize)]
-struct ShippedBack {
-    summary: PumpSummary,
-    plot: RttPlot,
+pub(crate) struct ShippedBack {
+    pub(crate) summary: PumpSummary,
+    pub(crate) plot: RttPlot,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -643,318 +641,3 @@ fn send_udp(s: &mut Conn, cfg: PumpConfig, side: &Arc<UdpSide>) -> Result<PumpRu
 
 // ---------------------------------------------------------------------------------------------
 // The client's side.
-
-/// Takes each message whole, as the run goes, with whether it was whole within the offering
-/// time: `nmc pump --reverse` writes it to `messages.csv`.
-pub type ReceivedRows<'a> = &'a mut dyn FnMut(&Received, bool) -> Result<(), Error>;
-
-const HINT: &str = "is `nmc echo serve --pump` running there?";
-
-fn connect(target: SocketAddr, cfg: &PumpConfig, key: Option<&Key>) -> Result<TcpStream, Error> {
-    let s = super::net::connect_tcp(target, cfg, key)?;
-    s.set_nodelay(true)
-        .map_err(|e| Error::Io("set TCP_NODELAY", e))?;
-    Ok(s)
-}
-
-/// What the client does with each message whole and with the time passing.
-struct Client<'a> {
-    target: SocketAddr,
-    cfg: PumpConfig,
-    clock: Clock,
-    tally: ReceiverTally,
-    start: Option<Nanos>,
-    just: Vec<MessageRecord>,
-    rows: Option<ReceivedRows<'a>>,
-    progress: Option<Progress<'a>>,
-    /// Time the last byte or datagram came from the server.
-    heard: Nanos,
-}
-
-impl Client<'_> {
-    /// Messages whole since the last turn: to the tally, the rows and the progress callback
-    /// (as records whose `sent` is the first arrival and `rfnm` the moment it was whole).
-    fn take(&mut self, mut pop: impl FnMut() -> Option<Received>) -> Result<(), Error> {
-        self.just.clear();
-        while let Some(r) = pop() {
-            let start = *self.start.get_or_insert(r.first);
-            self.tally.add(&r, self.cfg.duration);
-            let in_run = r.whole.saturating_sub(start) <= self.cfg.duration;
-            if let Some(rows) = self.rows.as_mut() {
-                rows(&r, in_run)?;
-            }
-            self.just.push(MessageRecord {
-                seq: r.seq,
-                bytes: r.bytes,
-                sent: r.first,
-                rfnm: Some(r.whole),
-                transmissions: r.packets,
-            });
-        }
-        let now = self.clock.now();
-        if let Some(p) = self.progress.as_mut() {
-            p(Tick {
-                now,
-                fraction: (now.as_secs_f64() / self.cfg.duration.as_secs_f64()).min(1.0),
-                finished: &self.just,
-            });
-        }
-        Ok(())
-    }
-
-    /// An error if the server has been silent for the timeout.
-    fn check_silence(&self) -> Result<(), Error> {
-        let quiet = self.clock.now().saturating_sub(self.heard);
-        if quiet >= self.cfg.timeout {
-            return Err(Error::Pump(format!(
-                "no data from {} within {} ({HINT})",
-                self.target,
-                self.cfg.timeout.human()
-            )));
-        }
-        Ok(())
-    }
-
-    fn result(
-        self,
-        control: Control,
-        counters: super::sink::SinkCounters,
-    ) -> Result<PumpSummary, Error> {
-        let target = self.target;
-        let body = match control {
-            Control::Error(why) => return Err(Error::Pump(format!("{target}: {why}"))),
-            Control::Result(b) => b,
-        };
-        let got: ShippedBack = serde_json::from_slice(&body)
-            .map_err(|e| Error::Pump(format!("{target} sent a result that cannot be read: {e}")))?;
-        let mut summary = got.summary;
-        summary.run.figures =
-            super::analysis::PumpFigures::shipped(summary.run.config.duration, got.plot);
-        summary.run.target = target.to_string();
-        summary.reverse = true;
-        // Over the sender's offering time: the duration, or less when stopped early.
-        let run = Nanos((summary.run_seconds * 1e9).round() as u64);
-        summary.receiver = Some(self.tally.figures(run, &counters));
-        Ok(summary)
-    }
-}
-
-fn closed(target: SocketAddr, received: u64) -> Error {
-    if received == 0 {
-        Error::Pump(format!(
-            "{target} closed the connection without answering the reverse request: does it want a secret (--secret-file), or not serve --reverse (an nmc from before it closes on one)?"
-        ))
-    } else {
-        Error::Pump(format!(
-            "{target} closed the connection after {received} messages, before its result"
-        ))
-    }
-}
-
-/// `nmc pump --reverse`: connects to `target`, asks it to pump `cfg` to us, receives, and
-/// returns the sender's summary with the receiver's figures (`reverse`, `receiver`). `rows`
-/// gets each message whole as it comes; `stop` (Ctrl-C) asks the server to stop early, and its
-/// result then says so.
-pub fn pump_reverse<'a>(
-    target: SocketAddr,
-    cfg: PumpConfig,
-    key: Option<&Key>,
-    stop: &AtomicBool,
-    progress: Option<Progress<'a>>,
-    rows: Option<ReceivedRows<'a>>,
-) -> Result<PumpSummary, Error> {
-    cfg.check()?;
-    if key.is_some() && cfg.transport == PumpTransport::Udp {
-        return Err(Error::Pump(
-            "--secret-file works with the pump over TCP only: its UDP datagrams carry no tag, and a server with a secret drops them".into(),
-        ));
-    }
-    let mut s = connect(target, &cfg, key)?;
-    let req = Request {
-        udp: cfg.transport == PumpTransport::Udp,
-        size: cfg.size,
-        outstanding: cfg.outstanding,
-        packet: cfg.packet,
-        duration_ns: cfg.duration.0,
-        timeout_ns: cfg.timeout.0,
-    };
-    let t = Some(cfg.timeout.to_duration());
-    s.set_write_timeout(t)
-        .map_err(|e| Error::Io("set timeout", e))?;
-    s.write_all(&req.encode(cfg.session))
-        .map_err(|e| Error::Pump(format!("sending the request to {target}: {e}")))?;
-    s.set_nonblocking(true)
-        .map_err(|e| Error::Io("set non-blocking", e))?;
-    let client = Client {
-        target,
-        cfg: cfg.clone(),
-        clock: Clock::new(),
-        tally: ReceiverTally::default(),
-        start: None,
-        just: Vec::new(),
-        rows,
-        progress,
-        heard: Nanos::ZERO,
-    };
-    match cfg.transport {
-        PumpTransport::Tcp => receive_tcp(s, client, stop),
-        PumpTransport::Udp => receive_udp(s, client, stop),
-    }
-}
-
-/// Writes what is due on the TCP connection without waiting: the RFNMs and a STOP.
-fn flush(s: &mut TcpStream, out: &mut Vec<u8>, target: SocketAddr) -> Result<(), Error> {
-    let mut off = 0;
-    while off < out.len() {
-        match s.write(&out[off..]) {
-            Ok(0) => return Err(closed(target, 1)),
-            Ok(n) => off += n,
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(Error::Pump(format!("sending to {target}: {e}"))),
-        }
-    }
-    out.drain(..off);
-    Ok(())
-}
-
-/// Reads what the server sent without waiting, into `rx`; a control frame ends the run.
-fn read_tcp(
-    s: &mut TcpStream,
-    rx: &mut TcpReceiver,
-    c: &mut Client<'_>,
-) -> Result<Option<Control>, Error> {
-    let mut chunk = [0u8; 64 * 1024];
-    let target = c.target;
-    let frames = rx.counters().frames;
-    while let Some(n) = recv_ready(|| s.read(&mut chunk)).map_err(|e| match e.kind() {
-        io::ErrorKind::ConnectionReset if frames == 0 => closed(target, 0),
-        _ => Error::Pump(format!("receiving from {target}: {e}")),
-    })? {
-        if n == 0 {
-            return Err(closed(target, rx.counters().frames));
-        }
-        if rx.counters().frames == 0 && chunk[..n].starts_with(&nmc_serve::auth::CHALLENGE_MAGIC) {
-            return Err(Error::Pump(format!(
-                "{target} wants a secret: give it with --secret-file"
-            )));
-        }
-        let now = c.clock.now();
-        c.heard = now;
-        let r = rx
-            .handle(now, &chunk[..n])
-            .map_err(|e| Error::Pump(format!("{target}: {e}")))?;
-        if r.is_some() {
-            return Ok(r);
-        }
-    }
-    Ok(None)
-}
-
-fn stop_frame(session: u32) -> [u8; wire::HEADER_LEN] {
-    wire::control(Kind::Stop, session, 0)
-}
-
-fn receive_tcp(
-    mut s: TcpStream,
-    mut c: Client<'_>,
-    stop: &AtomicBool,
-) -> Result<PumpSummary, Error> {
-    let mut rx = TcpReceiver::new(c.cfg.session);
-    let mut stopping = false;
-    let fd = s.as_raw_fd();
-    loop {
-        if !stopping && stop.load(Ordering::Relaxed) {
-            stopping = true;
-            rx.out.extend_from_slice(&stop_frame(c.cfg.session));
-        }
-        flush(&mut s, &mut rx.out, c.target)?;
-        let mut events = libc::POLLIN;
-        if !rx.out.is_empty() {
-            events |= libc::POLLOUT;
-        }
-        let seen = wait_fd(fd, events, MAX_WAIT).map_err(|e| Error::Io("wait", e))?;
-        if seen & (libc::POLLIN | libc::POLLERR | libc::POLLHUP) != 0
-            && let Some(end) = read_tcp(&mut s, &mut rx, &mut c)?
-        {
-            c.take(|| rx.pop())?;
-            let counters = rx.counters();
-            return c.result(end, counters);
-        }
-        c.take(|| rx.pop())?;
-        flush(&mut s, &mut rx.out, c.target)?;
-        c.check_silence()?;
-    }
-}
-
-fn receive_udp(
-    mut s: TcpStream,
-    mut c: Client<'_>,
-    stop: &AtomicBool,
-) -> Result<PumpSummary, Error> {
-    let target = c.target;
-    let local: SocketAddr = if target.is_ipv4() {
-        SocketAddr::from(([0, 0, 0, 0], 0))
-    } else {
-        SocketAddr::from(([0u16; 8], 0))
-    };
-    let sock = UdpSocket::bind(local).map_err(|e| Error::Bind(local, e))?;
-    sock.connect(target)
-        .map_err(|e| Error::Pump(format!("cannot reach {target}: {e}")))?;
-    sock.set_nonblocking(true)
-        .map_err(|e| Error::Io("set non-blocking", e))?;
-    let session = c.cfg.session;
-    let mut ctl = TcpReceiver::new(session);
-    let mut rx = UdpReceiver::new(session, target);
-    let hello = wire::control(Kind::Hello, session, 0);
-    // The first HELLO may come before the server has read the request: the next ones follow
-    // 5 ms later, then twice as long each time, up to 200 ms apart.
-    let (mut next_hello, mut hello_gap) = (Nanos::ZERO, Nanos(5_000_000));
-    let mut stopping = false;
-    let mut rbuf = vec![0u8; 65_536];
-    let fds = [
-        (s.as_raw_fd(), libc::POLLIN),
-        (sock.as_raw_fd(), libc::POLLIN),
-    ];
-    loop {
-        let now = c.clock.now();
-        // HELLO until the first datagram comes (a HELLO can be lost too).
-        if rx.counters().datagrams == 0 && now >= next_hello {
-            let _ = sock.send(&hello);
-            next_hello = now.saturating_add(hello_gap);
-            hello_gap = Nanos((hello_gap.0 * 2).min(200_000_000));
-        }
-        if !stopping && stop.load(Ordering::Relaxed) {
-            stopping = true;
-            ctl.out.extend_from_slice(&stop_frame(session));
-        }
-        flush(&mut s, &mut ctl.out, target)?;
-        let wait = if rx.counters().datagrams == 0 {
-            next_hello.saturating_sub(now).to_duration().min(MAX_WAIT)
-        } else {
-            MAX_WAIT
-        };
-        let seen = wait_fds(&fds, wait).map_err(|e| Error::Io("wait", e))?;
-        if seen[1] != 0 {
-            while let Some(n) = recv_ready(|| sock.recv(&mut rbuf))
-                .map_err(|e| Error::Pump(format!("receiving from {target}: {e}")))?
-            {
-                let at = c.clock.now();
-                c.heard = at;
-                if let Some(rfnm) = rx.handle_datagram(at, &rbuf[..n]) {
-                    // A RFNM the kernel will not take is lost, as on the path.
-                    let _ = sock.send(&rfnm);
-                }
-            }
-        }
-        if seen[0] != 0
-            && let Some(end) = read_tcp(&mut s, &mut ctl, &mut c)?
-        {
-            c.take(|| rx.pop())?;
-            let counters = rx.counters();
-            return c.result(end, counters);
-        }
-        c.take(|| rx.pop())?;
-        c.check_silence()?;
-    }
-}
