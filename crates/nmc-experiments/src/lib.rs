@@ -4,8 +4,8 @@
 //!
 //! | module | what |
 //! | --- | --- |
-//! | [`registry`] | the [`Experiment`] trait, the [`Context`] an experiment writes into, and the list |
-//! | [`experiments`] | one module per published experiment |
+//! | [`registry`] | the [`Experiment`] trait and the [`Context`] an experiment writes into |
+//! | [`experiments`] | one module per published experiment, and the list of them ([`all`]) |
 //! | [`figures`] | the published quantities the rows belong to, for the scoreboard |
 //! | [`reproduce`] | `reproduce.json` and the report page of a reproduction, with the scoreboard |
 //!
@@ -18,4 +18,5 @@ pub mod figures;
 pub mod registry;
 pub mod reproduce;
 
-pub use registry::{Context, Experiment, all, find, run_experiment};
+pub use experiments::{all, find};
+pub use registry::{Context, Experiment, run_experiment};

@@ -20,6 +20,34 @@ pub mod rfc889_arpanet;
 pub mod rfc889_delay;
 pub mod rfc889_paths;
 
+/// Every experiment, in the order the report shows them.
+pub fn all() -> Vec<&'static dyn crate::registry::Experiment> {
+    vec![
+        &golden_chain::GoldenChain,
+        &md1::Md1,
+        &ko_v2_throughput::KoV2Throughput,
+        &ko_v3_throughput::KoV3Throughput,
+        &ko_routing_tables::KoRoutingTables,
+        &ko_alternate_path::KoAlternatePath,
+        &ko_looping::KoLooping,
+        &rfc889_delay::Rfc889Delay,
+        &rfc889_arpanet::Rfc889Arpanet,
+        &ien163_arpanet::Ien163Arpanet,
+        &rfc889_paths::Rfc889Paths,
+        &r889_estimators::R889Estimators,
+        &rfc392_host_cost::Rfc392HostCost,
+        &rfc632_single_packet::Rfc632SinglePacket,
+        &rfc632_trace::Rfc632Trace,
+        &rfc626_lockup::Rfc626Lockup,
+        &rfc508_realtime::Rfc508Realtime,
+    ]
+}
+
+/// The experiment with this id.
+pub fn find(id: &str) -> Option<&'static dyn crate::registry::Experiment> {
+    all().into_iter().find(|e| e.id() == id)
+}
+
 /// Where RFC 889's rows come from.
 pub(crate) const RFC889_SOURCE: &str = "RFC 889 §2 table (Mills, Dec 1983)";
 
