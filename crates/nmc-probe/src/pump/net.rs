@@ -370,17 +370,8 @@ pub fn run_udp_on(
         }
         while let Some(tx) = pump.poll_transmit(clock.now()) {
             for index in 0..count {
-                let n = wire::packet_bytes(size, count, per, index) as usize;
-                let h = Header {
-                    kind: Kind::Data,
-                    session,
-                    seq: tx.seq,
-                    length: size,
-                    index,
-                    count,
-                };
-                buf[..wire::HEADER_LEN].copy_from_slice(&h.encode());
-                send(&buf[..wire::HEADER_LEN + n])?;
+                let n = wire::data_datagram(&mut buf, session, tx.seq, (size, count, per), index);
+                send(&buf[..n])?;
             }
         }
         done.take(&mut pump)?;

@@ -416,6 +416,38 @@ fn wait_for(pump: &Pump, now: Nanos) -> Duration {
         .min(MAX_WAIT)
 }
 
+/// How a server's run ended, and what it measured of its clock.
+struct End {
+    elapsed: Nanos,
+    timer: crate::time::TimerResolution,
+    started_unix_ns: u64,
+    interrupted: bool,
+}
+
+impl End {
+    /// The run's figures once the pump gives up what is still outstanding.
+    fn run(
+        self,
+        target: SocketAddr,
+        mut pump: Pump,
+        mut collector: Collector,
+        just: &mut Vec<MessageRecord>,
+    ) -> PumpRun {
+        pump.give_up();
+        take_finished(&mut collector, &mut pump, just);
+        PumpRun {
+            target: target.to_string(),
+            config: pump.config().clone(),
+            timer: self.timer,
+            started_unix_ns: self.started_unix_ns,
+            elapsed: self.elapsed,
+            interrupted: self.interrupted,
+            counters: pump.counters(),
+            figures: collector.figures,
+        }
+    }
+}
+
 fn take_finished(c: &mut Collector, pump: &mut Pump, just: &mut Vec<MessageRecord>) {
     let _ = c.take(pump, just, &mut |_| Ok::<(), ()>(()));
 }
@@ -523,19 +555,13 @@ fn pump_tcp(
             break;
         }
     }
-    let elapsed = clock.now();
-    pump.give_up();
-    take_finished(&mut collector, &mut pump, &mut just);
-    Ok(PumpRun {
-        target: peer.to_string(),
-        config: pump.config().clone(),
+    let end = End {
+        elapsed: clock.now(),
         timer,
         started_unix_ns,
-        elapsed,
         interrupted,
-        counters: pump.counters(),
-        figures: collector.figures,
-    })
+    };
+    Ok(end.run(peer, pump, collector, &mut just))
 }
 
 /// The server's pump over UDP: datagrams from the echo server's port to the address the
@@ -585,18 +611,9 @@ fn send_udp(s: &mut Conn, cfg: PumpConfig, side: &Arc<UdpSide>) -> Result<PumpRu
         }
         while let Some(tx) = pump.poll_transmit(clock.now()) {
             for index in 0..count {
-                let n = wire::packet_bytes(size, count, per, index) as usize;
-                let h = Header {
-                    kind: Kind::Data,
-                    session,
-                    seq: tx.seq,
-                    length: size,
-                    index,
-                    count,
-                };
-                buf[..wire::HEADER_LEN].copy_from_slice(&h.encode());
+                let n = wire::data_datagram(&mut buf, session, tx.seq, (size, count, per), index);
                 // A datagram the kernel will not take is lost, as on the path.
-                let _ = side.sock.send_to(&buf[..wire::HEADER_LEN + n], to);
+                let _ = side.sock.send_to(&buf[..n], to);
             }
         }
         take_finished(&mut collector, &mut pump, &mut just);
@@ -624,19 +641,13 @@ fn send_udp(s: &mut Conn, cfg: PumpConfig, side: &Arc<UdpSide>) -> Result<PumpRu
             break;
         }
     }
-    let elapsed = clock.now();
-    pump.give_up();
-    take_finished(&mut collector, &mut pump, &mut just);
-    Ok(PumpRun {
-        target: to.to_string(),
-        config: pump.config().clone(),
+    let end = End {
+        elapsed: clock.now(),
         timer,
         started_unix_ns,
-        elapsed,
         interrupted,
-        counters: pump.counters(),
-        figures: collector.figures,
-    })
+    };
+    Ok(end.run(to, pump, collector, &mut just))
 }
 
 // ---------------------------------------------------------------------------------------------

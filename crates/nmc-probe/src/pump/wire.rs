@@ -262,6 +262,28 @@ pub fn packet_bytes(length: u32, count: u16, per: u32, index: u16) -> u32 {
     }
 }
 
+/// Writes the header of DATA datagram `index` of message `seq` (`length` bytes cut into `count`
+/// packets of `per`, [`split`]) into the front of `buf`, whose data bytes follow it, and returns
+/// the datagram's length.
+pub fn data_datagram(
+    buf: &mut [u8],
+    session: u32,
+    seq: u64,
+    (length, count, per): (u32, u16, u32),
+    index: u16,
+) -> usize {
+    let h = Header {
+        kind: Kind::Data,
+        session,
+        seq,
+        length,
+        index,
+        count,
+    };
+    buf[..HEADER_LEN].copy_from_slice(&h.encode());
+    HEADER_LEN + packet_bytes(length, count, per, index) as usize
+}
+
 /// Checks a UDP DATA datagram's size against its header, as far as a server that does not know
 /// the pump's packet size can: every packet carries at least one byte and no more than the whole
 /// message, the message has at least one byte per packet, and a one-packet message carries all
