@@ -38,6 +38,8 @@ enum Command {
     Bench(cmd::bench::BenchArgs),
     /// Retransmission-timeout estimators on delay traces (RFC 889 §3): evaluate, sweep, synth.
     Rto(cmd::rto::RtoArgs),
+    /// One server for every instrument (echo probe, pump, stream, cost) on one UDP and TCP port.
+    Serve(cmd::serve::ServeArgs),
     /// RFC 889's delay-versus-length experiment on real networks: an echo server and a probe.
     #[command(subcommand)]
     Echo(cmd::echo::EchoCommand),
@@ -74,6 +76,7 @@ fn main() -> ExitCode {
         Command::Sweep(a) => cmd::sweep::run(a),
         Command::Bench(a) => cmd::bench::run(a),
         Command::Rto(a) => cmd::rto::run(a),
+        Command::Serve(a) => cmd::serve::run(a),
         Command::Echo(c) => cmd::echo::run(c),
         Command::Cost(a) => cmd::cost::run(a),
         Command::Stream(a) => cmd::stream::stream(a),

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 pub const DEFAULT_PRICE_PER_CPU_HOUR: f64 = 0.0408;
 
 /// The sink's default port (TCP and UDP).
-pub const DEFAULT_PORT: u16 = 8892;
+pub const DEFAULT_PORT: u16 = nmc_probe::udp::DEFAULT_PORT;
 
 /// The largest transfer `nmc cost` accepts: 16 GiB (larger is taken as a typing error).
 pub const MAX_TRANSFER: u64 = 16 << 30;
@@ -27,8 +27,8 @@ pub const MAX_TRANSFER: u64 = 16 << 30;
 #[command(after_help = "Examples:\n  \
     nmc cost                                   # loopback: a sink in this process, TCP and UDP\n  \
     nmc cost --sizes 219,56280,10MiB --write-sizes 1,64KiB --proto tcp\n  \
-    nmc cost --serve --listen 0.0.0.0:8892     # on the far host: the discard sink\n  \
-    nmc cost far.example.net:8892              # here: send to it\n\n\
+    nmc serve                                  # on the far host: every instrument's server\n  \
+    nmc cost far.example.net                   # here: send to it (port 8890)\n\n\
 Sizes are bytes, or take a unit as scenario files do: kB, MB, GB (decimal) or KiB, MiB, GiB \
 (binary); a bare K, M or G is refused as ambiguous. Each TCP transfer is one connection (its set-up is \
 the per-transfer fixed cost, as RFC 392's RJS job set-up was); CPU is getrusage(RUSAGE_THREAD) of \
@@ -36,7 +36,7 @@ the sending thread and of the sink's receiving thread (the sink reports it back 
 RFC 392's columns (clock time, CPU time, bytes s/r, bits/s, µs/bit, 5-minute load) with ns/bit \
 and $ per 10^6 bits, then 1972's Utah figures beside today's.")]
 pub struct CostArgs {
-    /// `HOST[:PORT]` of a sink started with `nmc cost --serve` (default port 8892); without it, a
+    /// `HOST[:PORT]` of a sink started with `nmc cost --serve` (default port 8890); without it, a
     /// sink on loopback in this process.
     pub target: Option<String>,
     /// Run the discard sink (TCP and UDP on the same port) instead of measuring.

@@ -36,18 +36,8 @@ pub struct ServeArgs {
     /// Answer only requests tagged with this shared secret (HMAC-SHA256; the file's bytes, surrounding whitespace removed; at least 16).
     #[arg(long, value_name = "FILE")]
     pub secret_file: Option<PathBuf>,
-    /// Replies per second to one source address (token bucket).
-    #[arg(long, default_value = "100/s", value_parser = parse_per_second)]
-    pub rate: f64,
-    /// Replies one source may get back to back (the bucket's depth).
-    #[arg(long, default_value_t = 200)]
-    pub burst: u32,
-    /// Replies per second over all sources together.
-    #[arg(long, default_value = "2000/s", value_parser = parse_per_second)]
-    pub global_rate: f64,
-    /// Largest UDP payload answered, bytes.
-    #[arg(long, default_value_t = 1472)]
-    pub max_payload: usize,
+    #[command(flatten)]
+    pub limits: EchoLimits,
     /// Print a summary line this often (`0s`: only at the end).
     #[arg(long, default_value = "60s", value_parser = parse_unit::<SimDuration>)]
     pub log_every: SimDuration,
@@ -59,6 +49,49 @@ pub struct ServeArgs {
     pub pump: bool,
     #[command(flatten)]
     pub gate: crate::cmd::gate::GateArgs,
+}
+
+/// The echo server's own limits, shared by `nmc echo serve` and `nmc serve`.
+#[derive(Args)]
+pub struct EchoLimits {
+    /// Echo replies per second to one source address (token bucket).
+    #[arg(long, default_value = "100/s", value_parser = parse_per_second)]
+    pub rate: f64,
+    /// Echo replies one source may get back to back (the bucket's depth).
+    #[arg(long, default_value_t = 200)]
+    pub burst: u32,
+    /// Echo replies per second over all sources together.
+    #[arg(long, default_value = "2000/s", value_parser = parse_per_second)]
+    pub global_rate: f64,
+    /// Largest UDP payload an echo reply is sent for, bytes.
+    #[arg(long, default_value_t = 1472)]
+    pub max_payload: usize,
+}
+
+impl EchoLimits {
+    /// The echo core's configuration; a secret (`keyed`) makes tags required.
+    pub fn config(&self, keyed: bool) -> ServerConfig {
+        ServerConfig {
+            max_payload: self.max_payload,
+            rate_per_source: self.rate,
+            burst_per_source: f64::from(self.burst.max(1)),
+            global_rate: self.global_rate,
+            global_burst: (self.global_rate * 2.0).max(1.0),
+            require_tag: keyed,
+            ..ServerConfig::default()
+        }
+    }
+}
+
+/// A `--log-every` or `--duration` as the server's `Duration`s (`0s` log interval: none).
+pub fn serve_times(
+    log_every: SimDuration,
+    duration: Option<SimDuration>,
+) -> (Option<std::time::Duration>, Option<std::time::Duration>) {
+    (
+        (!log_every.is_zero()).then(|| std::time::Duration::from_nanos(log_every.as_nanos())),
+        duration.map(|d| std::time::Duration::from_nanos(d.as_nanos())),
+    )
 }
 
 #[derive(Args)]
@@ -136,25 +169,15 @@ pub fn run(c: EchoCommand) -> Result<Outcome> {
 
 fn serve(a: ServeArgs) -> Result<Outcome> {
     let key = key_from(&a.secret_file)?;
-    let config = ServerConfig {
-        max_payload: a.max_payload,
-        rate_per_source: a.rate,
-        burst_per_source: f64::from(a.burst.max(1)),
-        global_rate: a.global_rate,
-        global_burst: (a.global_rate * 2.0).max(1.0),
-        require_tag: key.is_some(),
-        ..ServerConfig::default()
-    };
+    let (log_interval, duration) = serve_times(a.log_every, a.duration);
     let opts = ServeOptions {
-        config,
+        config: a.limits.config(key.is_some()),
         key,
-        log_interval: (!a.log_every.is_zero())
-            .then(|| std::time::Duration::from_nanos(a.log_every.as_nanos())),
-        duration: a
-            .duration
-            .map(|d| std::time::Duration::from_nanos(d.as_nanos())),
+        log_interval,
+        duration,
         pump: a.pump,
         limits: a.gate.limits()?,
+        services: Default::default(),
     };
     let server = EchoServer::bind(a.listen, opts)?;
     let stop = nmc_probe::signal::stop_on_signals();

@@ -11,6 +11,7 @@ pub mod reproduce;
 pub mod rto;
 pub mod run;
 pub mod scenarios;
+pub mod serve;
 pub mod shell;
 pub mod stream;
 pub mod sweep;

@@ -18,9 +18,9 @@ use std::time::Duration;
 
 #[derive(Args)]
 #[command(after_help = "Examples:\n  \
-    nmc sink &                                          # discard sink on TCP and UDP port 5080\n  \
+    nmc serve &                                         # every instrument's server, TCP and UDP port 8890\n  \
     nmc stream 127.0.0.1 --rate 30kbit/s --buffer 2016bit --duration 30s\n  \
-    nmc stream example.net:5080 --udp --ack --out out/stream\n  \
+    nmc stream example.net:8890 --udp --ack --out out/stream\n  \
     nmc stream 127.0.0.1 --sweep --rates 6kbit/s,18kbit/s,30kbit/s --buffers 1008bit,4032bit --duration 10s\n  \
     nmc stream example.net -R --ack --duration 30s     # the sink sends, as iperf3 -R\n\n\
 Two buffers; one fills at --rate while the other is written; if the other is not free when the \
@@ -32,7 +32,7 @@ works through NAT): the sink times the gaps and sends its records back at the en
 summary.json says \"reverse\": true. Exit 0 when the run completed, 2 on bad input, an \
 unreachable sink or a partial run.")]
 pub struct StreamArgs {
-    /// HOST, HOST:PORT or `[IPv6]:PORT` of an `nmc sink` (default port 5080).
+    /// HOST, HOST:PORT or `[IPv6]:PORT` of an `nmc serve` or `nmc sink` (default port 8890).
     pub target: String,
     /// Process bit rate, e.g. 30kbit/s.
     #[arg(long, default_value = "30kbit/s", value_parser = parse_unit::<BitRate>)]

@@ -12,6 +12,7 @@ mod pump;
 mod reproduce_table;
 mod rto;
 mod run_and_reproduce;
+mod serve;
 mod servers;
 mod shell;
 mod stream;

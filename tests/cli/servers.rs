@@ -3,7 +3,8 @@
 //! test opens at most ~70 connections and lasts a few seconds; windows are shortened to 1 s.
 //!
 //! One mechanism (`nmc_serve::gate`) serves all three, so these tests are the same for each;
-//! what differs is only how a real client talks to the server ([`Kind`]).
+//! what differs is only how a real client talks to the server ([`Kind`]). Each runs twice: on
+//! the instrument's own server and on `nmc serve`, where all three share one port ([`Host`]).
 
 use super::command;
 use nmc_serve::Key;
@@ -24,32 +25,35 @@ enum Kind {
     Cost,
 }
 
-const ALL: [Kind; 3] = [Kind::Pump, Kind::Sink, Kind::Cost];
+/// Which process serves: the instrument's own server, or `nmc serve` (every instrument on one
+/// port, told apart by their first bytes: the gate and its rules are the same).
+#[derive(Clone, Copy, Debug)]
+enum Host {
+    Own,
+    One,
+}
+
+/// Every instrument, on its own server and on `nmc serve`.
+const ALL: [(Kind, Host); 6] = [
+    (Kind::Pump, Host::Own),
+    (Kind::Sink, Host::Own),
+    (Kind::Cost, Host::Own),
+    (Kind::Pump, Host::One),
+    (Kind::Sink, Host::One),
+    (Kind::Cost, Host::One),
+];
 
 impl Kind {
-    fn args(self) -> Vec<&'static str> {
-        match self {
-            Kind::Pump => vec![
-                "echo",
-                "serve",
-                "--pump",
-                "--listen",
-                "127.0.0.1:0",
-                "--log-every",
-                "0s",
-                "--duration",
-                "60s",
-            ],
-            Kind::Sink => vec!["sink", "--listen", "127.0.0.1:0", "--duration", "60s"],
-            Kind::Cost => vec![
-                "cost",
-                "--serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--duration",
-                "60s",
-            ],
-        }
+    fn args(self, host: Host) -> Vec<&'static str> {
+        let command: &[&'static str] = match (host, self) {
+            (Host::One, _) => &["serve", "--log-every", "0s"],
+            (Host::Own, Kind::Pump) => &["echo", "serve", "--pump", "--log-every", "0s"],
+            (Host::Own, Kind::Sink) => &["sink"],
+            (Host::Own, Kind::Cost) => &["cost", "--serve"],
+        };
+        let mut v = command.to_vec();
+        v.extend(["--listen", "127.0.0.1:0", "--duration", "60s"]);
+        v
     }
 
     /// One exchange in the middle of a connection: true when the server answered (the cost
@@ -119,7 +123,7 @@ struct Server {
 }
 
 impl Server {
-    fn start(kind: Kind, extra: &[&str], nofile: Option<u32>) -> Server {
+    fn start(kind: Kind, host: Host, extra: &[&str], nofile: Option<u32>) -> Server {
         // The descriptor limit through the shell's `ulimit` (POSIX, so no extra tool needed).
         let mut c = match nofile {
             Some(n) => {
@@ -133,7 +137,7 @@ impl Server {
             None => command(),
         };
         let mut child = c
-            .args(kind.args())
+            .args(kind.args(host))
             .args(extra)
             .stderr(Stdio::piped())
             .stdout(Stdio::null())
@@ -147,7 +151,7 @@ impl Server {
             .find(|w| w.starts_with("127.0.0.1:"))
             .map(|w| w.trim_end_matches(|c: char| !c.is_ascii_digit()))
             .and_then(|w| w.parse().ok())
-            .unwrap_or_else(|| panic!("{kind:?}: no address in `{first}`"));
+            .unwrap_or_else(|| panic!("{kind:?} on {host:?}: no address in `{first}`"));
         let log = Arc::new(Mutex::new(vec![first]));
         let l2 = log.clone();
         std::thread::spawn(move || {
@@ -246,7 +250,7 @@ fn closed_within(s: &mut TcpStream, within: Duration) -> bool {
 /// first 1 s window and a real client is served.
 #[test]
 fn trickle_cannot_hold_any_server() {
-    for kind in ALL {
+    for (kind, host) in ALL {
         let gate = [
             "--max-connections",
             "4",
@@ -257,14 +261,14 @@ fn trickle_cannot_hold_any_server() {
             "--min-rate",
             "100B/s",
         ];
-        let mut srv = Server::start(kind, &gate, None);
+        let mut srv = Server::start(kind, host, &gate, None);
         let mut trickle: Vec<_> = (0..4)
             .map(|_| connect_from("127.0.0.2", srv.addr))
             .collect();
         std::thread::sleep(Duration::from_millis(200));
         assert!(
             !served(kind, "127.0.0.3", srv.addr, None),
-            "{kind:?}: a fifth got in"
+            "{kind:?} on {host:?}: a fifth got in"
         );
         let started = Instant::now();
         let mut open = trickle.len();
@@ -280,17 +284,17 @@ fn trickle_cannot_hold_any_server() {
         for t in &mut trickle {
             assert!(
                 closed_within(t, Duration::from_secs(2)),
-                "{kind:?}: a trickler kept its slot"
+                "{kind:?} on {host:?}: a trickler kept its slot"
             );
         }
         assert!(
             served_within(kind, "127.0.0.3", srv.addr, Duration::from_secs(3)),
-            "{kind:?}: not served after the trickle"
+            "{kind:?} on {host:?}: not served after the trickle"
         );
         assert!(srv.alive());
         assert!(
             srv.logged("refused"),
-            "{kind:?}: the refusal was not logged"
+            "{kind:?} on {host:?}: the refusal was not logged"
         );
     }
 }
@@ -300,7 +304,7 @@ fn trickle_cannot_hold_any_server() {
 /// idle connections are closed after their 1 s window and the real client is served.
 #[test]
 fn idle_flood_is_capped_and_dropped_by_every_server() {
-    for kind in ALL {
+    for (kind, host) in ALL {
         let gate = [
             "--max-connections",
             "6",
@@ -311,14 +315,14 @@ fn idle_flood_is_capped_and_dropped_by_every_server() {
             "--min-rate",
             "100B/s",
         ];
-        let mut srv = Server::start(kind, &gate, None);
+        let mut srv = Server::start(kind, host, &gate, None);
         let one: Vec<_> = (0..10)
             .map(|_| connect_from("127.0.0.2", srv.addr))
             .collect();
         std::thread::sleep(Duration::from_millis(200));
         assert!(
             served(kind, "127.0.0.9", srv.addr, None),
-            "{kind:?}: one source's flood kept a real client out"
+            "{kind:?} on {host:?}: one source's flood kept a real client out"
         );
         let many: Vec<_> = (3..=6)
             .flat_map(|i| (0..2).map(move |_| format!("127.0.0.{i}")))
@@ -327,7 +331,7 @@ fn idle_flood_is_capped_and_dropped_by_every_server() {
         std::thread::sleep(Duration::from_millis(200));
         assert!(
             served_within(kind, "127.0.0.9", srv.addr, Duration::from_secs(4)),
-            "{kind:?}: idle connections kept a real client out"
+            "{kind:?} on {host:?}: idle connections kept a real client out"
         );
         assert!(srv.alive());
         drop((one, many));
@@ -341,29 +345,29 @@ fn idle_flood_is_capped_and_dropped_by_every_server() {
 /// side), and serves a new client once the flood is gone.
 #[test]
 fn every_server_survives_descriptor_exhaustion() {
-    for kind in ALL {
+    for (kind, host) in ALL {
         let gate = ["--max-connections", "1000", "--max-per-source", "1000"];
-        let mut srv = Server::start(kind, &gate, Some(32));
+        let mut srv = Server::start(kind, host, &gate, Some(32));
         let mut first = connect_from("127.0.0.1", srv.addr);
         assert!(
             kind.step(&mut first, 1),
-            "{kind:?}: not served before the flood"
+            "{kind:?} on {host:?}: not served before the flood"
         );
         let flood: Vec<_> = (0..60)
             .map(|_| connect_from("127.0.0.2", srv.addr))
             .collect();
         assert!(
             eventually(Duration::from_secs(5), || srv.logged("accept failed")),
-            "{kind:?}: descriptors never ran out: {:?}",
+            "{kind:?} on {host:?}: descriptors never ran out: {:?}",
             srv.log.lock().unwrap()
         );
         assert!(
             srv.alive(),
-            "{kind:?}: the server died at the descriptor limit"
+            "{kind:?} on {host:?}: the server died at the descriptor limit"
         );
         assert!(
             kind.step(&mut first, 2),
-            "{kind:?}: the admitted connection was dropped"
+            "{kind:?} on {host:?}: the admitted connection was dropped"
         );
         // The UDP side goes on (the cost sink's UDP side only counts: nothing to ask it).
         match kind {
@@ -391,11 +395,11 @@ fn every_server_survives_descriptor_exhaustion() {
         drop(flood);
         assert!(
             served_within(kind, "127.0.0.3", srv.addr, Duration::from_secs(5)),
-            "{kind:?}: not served after the flood"
+            "{kind:?} on {host:?}: not served after the flood"
         );
         assert!(
             kind.finish(&mut first, 3),
-            "{kind:?}: the first connection was lost"
+            "{kind:?} on {host:?}: the first connection was lost"
         );
         assert!(srv.alive());
     }
@@ -415,21 +419,21 @@ fn every_server_takes_a_secret() {
     let right = secret(&dir, "right", "0123456789abcdef-right-secret\n");
     let key = Key::from_file(std::path::Path::new(&right)).unwrap();
     let wrong = Key::new(b"0123456789abcdef-wrong-secret").unwrap();
-    for kind in ALL {
-        let mut srv = Server::start(kind, &["--secret-file", &right], None);
+    for (kind, host) in ALL {
+        let mut srv = Server::start(kind, host, &["--secret-file", &right], None);
         assert!(
             served(kind, "127.0.0.1", srv.addr, Some(&key)),
-            "{kind:?}: right secret refused"
+            "{kind:?} on {host:?}: right secret refused"
         );
         let mut s = connect_from("127.0.0.1", srv.addr);
         let e = nmc_serve::auth::answer(&mut s, &wrong).unwrap_err();
         assert!(
             matches!(e, nmc_serve::auth::AuthError::Refused),
-            "{kind:?}: {e}"
+            "{kind:?} on {host:?}: {e}"
         );
         assert!(
             !served(kind, "127.0.0.1", srv.addr, None),
-            "{kind:?}: served without the secret"
+            "{kind:?} on {host:?}: served without the secret"
         );
         // Over UDP: the sink answers a tagged buffer only; the pump's datagrams carry no tag and
         // get no RFNM.
@@ -485,8 +489,8 @@ fn clients_answer_the_secret() {
         let o = command().args(args).output().unwrap();
         (o.status.code(), super::text(&o.stderr))
     };
-    for kind in ALL {
-        let srv = Server::start(kind, &["--secret-file", &right], None);
+    for (kind, host) in ALL {
+        let srv = Server::start(kind, host, &["--secret-file", &right], None);
         let addr = srv.addr.to_string();
         let client = |secret: &str| -> Vec<String> {
             let v: Vec<&str> = match kind {
@@ -509,12 +513,23 @@ fn clients_answer_the_secret() {
         };
         let args = client(&right);
         let (code, err) = run(&args.iter().map(String::as_str).collect::<Vec<_>>());
-        assert_eq!(code, Some(0), "{kind:?} with the secret: {err}");
+        assert_eq!(code, Some(0), "{kind:?} on {host:?} with the secret: {err}");
         let args = client(&wrong);
         let (code, err) = run(&args.iter().map(String::as_str).collect::<Vec<_>>());
-        assert_eq!(code, Some(2), "{kind:?} with another secret: {err}");
-        assert!(err.contains("refused the secret"), "{kind:?}: {err}");
-        assert_eq!(err.trim_end().lines().count(), 1, "{kind:?}: {err}");
+        assert_eq!(
+            code,
+            Some(2),
+            "{kind:?} on {host:?} with another secret: {err}"
+        );
+        assert!(
+            err.contains("refused the secret"),
+            "{kind:?} on {host:?}: {err}"
+        );
+        assert_eq!(
+            err.trim_end().lines().count(),
+            1,
+            "{kind:?} on {host:?}: {err}"
+        );
     }
 }
 
@@ -525,8 +540,11 @@ fn reverse_clients_answer_the_secret() {
     let dir = super::tmp("servers-reverse-secret");
     let right = secret(&dir, "right", "0123456789abcdef-right-secret");
     let wrong = secret(&dir, "wrong", "0123456789abcdef-wrong-secret");
-    for kind in [Kind::Pump, Kind::Sink] {
-        let srv = Server::start(kind, &["--secret-file", &right], None);
+    for (kind, host) in ALL
+        .into_iter()
+        .filter(|(k, _)| matches!(k, Kind::Pump | Kind::Sink))
+    {
+        let srv = Server::start(kind, host, &["--secret-file", &right], None);
         let addr = srv.addr.to_string();
         let tool = if matches!(kind, Kind::Pump) {
             "pump"
@@ -545,10 +563,21 @@ fn reverse_clients_answer_the_secret() {
             }
             let o = c.output().unwrap();
             let err = super::text(&o.stderr);
-            assert_eq!(o.status.code(), Some(code), "{kind:?} {secret:?}: {err}");
-            assert!(err.contains(needle), "{kind:?} {secret:?}: {err}");
+            assert_eq!(
+                o.status.code(),
+                Some(code),
+                "{kind:?} on {host:?} {secret:?}: {err}"
+            );
+            assert!(
+                err.contains(needle),
+                "{kind:?} on {host:?} {secret:?}: {err}"
+            );
             if code != 0 {
-                assert_eq!(err.trim_end().lines().count(), 1, "{kind:?}: {err}");
+                assert_eq!(
+                    err.trim_end().lines().count(),
+                    1,
+                    "{kind:?} on {host:?}: {err}"
+                );
             }
         }
     }

@@ -14,7 +14,7 @@
 //! | [`tenex`] | [`Tenex1972`]: the TENEX host's CPU per transfer as a pure function of cited parameters, split into its parts |
 //! | [`its`] | a set-up per transfer from MIT's ITS FTP (RFC 573 Table III, `data/rfc573-table3.csv`), the analogue for the set-up RFC 392 does not give |
 //! | [`fit`] | the unknowns (set-up, RJS per byte, UCLA's message size) estimated, cross-validated table against table; load regressions |
-//! | [`live`] | today: a discard sink, and a sender that moves a volume over TCP or UDP and reads the CPU it cost from the OS (`getrusage`) |
+//! | [`live`] | today: a discard sink ([`live::CostService`] when `nmc serve` serves it), and a sender that moves a volume over TCP or UDP and reads the CPU it cost from the OS (`getrusage`) |
 //! | [`table`] | RFC 392's columns for today's rows, and 1972 beside them |
 //!
 //! The model ([`tenex`]) and the fit ([`fit`]) read no clock and no file: the same inputs give

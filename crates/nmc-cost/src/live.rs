@@ -209,16 +209,16 @@ impl Measured {
 /// Errors a transfer reports: one line each.
 #[derive(Debug, thiserror::Error)]
 pub enum LiveError {
-    #[error("cannot reach the sink at {addr}: {source}")]
-    Connect { addr: SocketAddr, source: io::Error },
-    #[error("the sink at {addr} closed the connection after {sent} of {bytes} bytes ({source})")]
+    #[error("cannot reach the sink at {addr}: {err}")]
+    Connect { addr: SocketAddr, err: io::Error },
+    #[error("the sink at {addr} closed the connection after {sent} of {bytes} bytes ({err})")]
     Closed {
         addr: SocketAddr,
         sent: u64,
         bytes: u64,
-        source: io::Error,
+        err: io::Error,
     },
-    #[error("the sink at {addr} sent no report ({why}); is it `nmc cost --serve`?")]
+    #[error("the sink at {addr} sent no report ({why}); is it `nmc serve` or `nmc cost --serve`?")]
     NoReport { addr: SocketAddr, why: String },
     #[error(
         "the sink at {addr} received {received} of {bytes} bytes: it stopped reading or closed early"
@@ -228,10 +228,10 @@ pub enum LiveError {
         received: u64,
         bytes: u64,
     },
-    #[error("the sink at {addr}: {source}")]
+    #[error("the sink at {addr}: {err}")]
     Auth {
         addr: SocketAddr,
-        source: nmc_serve::auth::AuthError,
+        err: nmc_serve::auth::AuthError,
     },
     #[error("{0}")]
     Io(#[from] io::Error),
@@ -395,6 +395,74 @@ pub fn serve_udp(
     Ok(())
 }
 
+/// The sink as one of `nmc serve`'s instruments ([`nmc_serve::mux`]), asked last: a TCP
+/// connection no other instrument claims is a transfer (the client's data is `0x5a` bytes, no
+/// header: an old client and a new server agree), discarded and reported as
+/// `nmc cost --serve` does; a datagram no other instrument took is counted and discarded,
+/// unless the server has a secret (UDP transfers carry no tag, so then the echo server counts
+/// it as it counts any stranger's datagram).
+pub struct CostService {
+    /// A secret is in force: datagrams are not this service's.
+    keyed: bool,
+    log: Arc<dyn Fn(String) + Send + Sync>,
+    transfers: std::sync::atomic::AtomicU64,
+    tcp_bytes: std::sync::atomic::AtomicU64,
+    datagrams: std::sync::atomic::AtomicU64,
+    udp_bytes: std::sync::atomic::AtomicU64,
+}
+
+impl CostService {
+    /// `log` gets one line per finished transfer.
+    pub fn new(keyed: bool, log: Arc<dyn Fn(String) + Send + Sync>) -> CostService {
+        CostService {
+            keyed,
+            log,
+            transfers: Default::default(),
+            tcp_bytes: Default::default(),
+            datagrams: Default::default(),
+            udp_bytes: Default::default(),
+        }
+    }
+}
+
+impl nmc_serve::Service for CostService {
+    fn name(&self) -> &'static str {
+        "cost sink"
+    }
+
+    fn claims(&self, _first: &[u8]) -> bool {
+        true
+    }
+
+    fn connection(&self, c: &mut Conn) -> io::Result<()> {
+        let n = serve_tcp_conn(c)?;
+        self.transfers.fetch_add(1, Ordering::Relaxed);
+        self.tcp_bytes.fetch_add(n, Ordering::Relaxed);
+        (self.log)(format!("cost sink: {}: {n} bytes discarded", c.peer()));
+        Ok(())
+    }
+
+    fn datagram(&self, _sock: &UdpSocket, _src: SocketAddr, pkt: &[u8]) -> bool {
+        if self.keyed {
+            return false;
+        }
+        self.datagrams.fetch_add(1, Ordering::Relaxed);
+        self.udp_bytes
+            .fetch_add(pkt.len() as u64, Ordering::Relaxed);
+        true
+    }
+
+    fn summary(&self) -> String {
+        format!(
+            "tcp: {} transfers, {} bytes; udp: {} datagrams, {} bytes discarded",
+            self.transfers.load(Ordering::Relaxed),
+            self.tcp_bytes.load(Ordering::Relaxed),
+            self.datagrams.load(Ordering::Relaxed),
+            self.udp_bytes.load(Ordering::Relaxed),
+        )
+    }
+}
+
 /// Sends `bytes` over one TCP connection to the sink at `addr`, in writes of `write_size`.
 pub fn send_tcp(addr: SocketAddr, bytes: u64, write_size: usize) -> Result<Measured, LiveError> {
     send_tcp_with_key(addr, bytes, write_size, None)
@@ -413,11 +481,11 @@ pub fn send_tcp_with_key(
     let cpu0 = thread_cpu()?;
     let t0 = Instant::now();
     let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(5))
-        .map_err(|source| LiveError::Connect { addr, source })?;
+        .map_err(|err| LiveError::Connect { addr, err })?;
     s.set_write_timeout(Some(IDLE_TIMEOUT))?;
     s.set_read_timeout(Some(IDLE_TIMEOUT))?;
     if let Some(key) = key {
-        nmc_serve::auth::answer(&mut s, key).map_err(|source| LiveError::Auth { addr, source })?;
+        nmc_serve::auth::answer(&mut s, key).map_err(|err| LiveError::Auth { addr, err })?;
     }
     let (mut sent, mut calls) = (0u64, 0u64);
     while sent < bytes {
@@ -428,7 +496,7 @@ pub fn send_tcp_with_key(
                     addr,
                     sent,
                     bytes,
-                    source: io::ErrorKind::WriteZero.into(),
+                    err: io::ErrorKind::WriteZero.into(),
                 });
             }
             Ok(w) => {
@@ -436,22 +504,22 @@ pub fn send_tcp_with_key(
                 calls += 1;
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(source) => {
+            Err(err) => {
                 return Err(LiveError::Closed {
                     addr,
                     sent,
                     bytes,
-                    source,
+                    err,
                 });
             }
         }
     }
     s.shutdown(Shutdown::Write)
-        .map_err(|source| LiveError::Closed {
+        .map_err(|err| LiveError::Closed {
             addr,
             sent,
             bytes,
-            source,
+            err,
         })?;
     let mut reply = Vec::new();
     let mut chunk = [0u8; 256];
@@ -534,10 +602,8 @@ pub fn send_udp(
         "[::]:0".parse().expect("literal")
     };
     let tx = UdpSocket::bind(bind)?;
-    tx.connect(target).map_err(|source| LiveError::Connect {
-        addr: target,
-        source,
-    })?;
+    tx.connect(target)
+        .map_err(|err| LiveError::Connect { addr: target, err })?;
     let buf = vec![0x5au8; write_size];
     let cpu0 = thread_cpu()?;
     let t0 = Instant::now();
@@ -554,12 +620,12 @@ pub fn send_udp(
                     e.kind(),
                     io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock
                 ) => {}
-            Err(source) => {
+            Err(err) => {
                 return Err(LiveError::Closed {
                     addr: target,
                     sent,
                     bytes,
-                    source,
+                    err,
                 });
             }
         }

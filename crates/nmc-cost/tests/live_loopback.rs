@@ -173,7 +173,7 @@ fn a_sink_that_is_not_nmc_is_named() {
     assert_eq!(
         e.to_string(),
         format!(
-            "the sink at {addr} sent no report (it answered `HTTP/1.0 400 Bad Request`); is it `nmc cost --serve`?"
+            "the sink at {addr} sent no report (it answered `HTTP/1.0 400 Bad Request`); is it `nmc serve` or `nmc cost --serve`?"
         )
     );
 }

@@ -53,6 +53,11 @@ pub struct ServeOptions {
     pub pump: bool,
     /// The TCP side's gate (caps, per-source limit, minimum rate; the secret is `key`).
     pub limits: nmc_serve::Limits,
+    /// Other instruments served on this port (`nmc serve`: the stream and cost sinks), asked in
+    /// order for each datagram that is neither an echo request nor a pump datagram, and for
+    /// each TCP connection that does not open with the pump's magic ([`nmc_serve::mux`]).
+    /// Needs `pump` (the TCP side).
+    pub services: nmc_serve::Services,
 }
 
 /// A bound echo server, ready to [`EchoServer::run`].
@@ -63,6 +68,24 @@ pub struct EchoServer {
     opts: ServeOptions,
     /// The pump's TCP listener and UDP sink, with `--pump`.
     pump: Option<(TcpListener, SinkCore)>,
+    /// The first word of its log lines and its gate's ("echo serve", "nmc serve").
+    name: &'static str,
+    /// Where the gate's lines go (default: stderr).
+    gate_log: GateLog,
+}
+
+/// The gate's log line writer, if not stderr.
+#[derive(Clone, Default)]
+struct GateLog(Option<nmc_serve::gate::Log>);
+
+impl std::fmt::Debug for GateLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "GateLog(custom)"
+        } else {
+            "GateLog(stderr)"
+        })
+    }
 }
 
 impl EchoServer {
@@ -87,11 +110,32 @@ impl EchoServer {
             core,
             opts,
             pump,
+            name: "echo serve",
+            gate_log: GateLog::default(),
         })
     }
 
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
         self.sock.local_addr()
+    }
+
+    /// A handle on the serving UDP socket, for a service that sends from it (a reverse stream).
+    pub fn socket(&self) -> io::Result<UdpSocket> {
+        self.sock.try_clone()
+    }
+
+    /// Names the server in its log lines (default "echo serve"), and sends the gate's lines,
+    /// which are logged from connection threads, to `gate_log` rather than stderr.
+    pub fn with_log(mut self, name: &'static str, gate_log: nmc_serve::gate::Log) -> EchoServer {
+        self.name = name;
+        self.gate_log = GateLog(Some(gate_log));
+        self
+    }
+
+    /// Adds instruments served on this port ([`ServeOptions::services`]).
+    pub fn with_services(mut self, services: nmc_serve::Services) -> EchoServer {
+        self.opts.services = services;
+        self
     }
 
     /// Serves until `stop` is set or the duration has passed, writing a summary line to `log`
@@ -101,6 +145,7 @@ impl EchoServer {
         stop: &AtomicBool,
         log: &mut dyn FnMut(&str),
     ) -> Result<ServerCounters, Error> {
+        let name = self.name;
         let clock = Clock::new();
         // Larger than any UDP datagram, so an oversized one is seen whole, never truncated.
         let mut buf = vec![0u8; 65_536];
@@ -111,7 +156,7 @@ impl EchoServer {
             .local_addr()
             .map_err(|e| Error::Io("local address", e))?;
         log(&format!(
-            "echo serve: listening on udp {addr}; secret {}; per-source {}/s burst {}; global {}/s; max payload {} bytes",
+            "{name}: listening on udp {addr}; secret {}; per-source {}/s burst {}; global {}/s; max payload {} bytes",
             if self.core.config().require_tag {
                 "required"
             } else if self.opts.key.is_some() {
@@ -126,7 +171,7 @@ impl EchoServer {
         ));
         if self.pump.is_some() {
             log(&format!(
-                "echo serve: also serving nmc pump on {} {addr} (a RFNM for each message); tcp: {}",
+                "{name}: also serving nmc pump on {} {addr} (a RFNM for each message); tcp: {}",
                 if self.opts.key.is_some() {
                     "tcp (udp pump datagrams carry no tag: dropped with a secret)"
                 } else {
@@ -142,10 +187,13 @@ impl EchoServer {
         let tcp_counters = Arc::new(Mutex::new(SinkCounters::default()));
         let tcp_stop = Arc::new(AtomicBool::new(false));
         let gate = nmc_serve::Gate::new(
-            "echo serve",
+            name,
             self.opts.limits,
             self.opts.key.clone(),
-            Arc::new(|l: &str| eprintln!("{l}")),
+            self.gate_log
+                .0
+                .clone()
+                .unwrap_or_else(|| Arc::new(|l: &str| eprintln!("{l}"))),
         );
         // `nmc pump --reverse` over UDP sends from this socket's port (a clone of it).
         let reverse = match &tcp {
@@ -160,7 +208,10 @@ impl EchoServer {
         let tcp_thread = tcp.map(|l| {
             let (stop, counters, gate) = (tcp_stop.clone(), tcp_counters.clone(), gate.clone());
             let udp = reverse.clone();
-            std::thread::spawn(move || crate::pump::net::serve_tcp(l, &gate, &stop, counters, udp))
+            let services = self.opts.services.clone();
+            std::thread::spawn(move || {
+                crate::pump::net::serve_tcp(l, &gate, &stop, counters, udp, services)
+            })
         });
         let pump_counters = |sink: &Option<SinkCore>| {
             sink.as_ref().map(|s| {
@@ -182,14 +233,17 @@ impl EchoServer {
                 && now >= at
             {
                 log(&format!(
-                    "echo serve: up {} {} sources {}",
+                    "{name}: up {} {} sources {}",
                     now.human(),
                     self.core.counters(),
                     self.core.tracked_sources()
                 ));
                 if let Some(c) = pump_counters(&sink) {
-                    log(&format!("echo serve: {c}"));
-                    log(&format!("echo serve: {}", gate.counters().snapshot()));
+                    log(&format!("{name}: {c}"));
+                    log(&format!("{name}: {}", gate.counters().snapshot()));
+                }
+                for line in self.opts.services.summaries() {
+                    log(&format!("{name}: {line}"));
                 }
                 next_log = Some(at.saturating_add(step).max(now));
             }
@@ -212,7 +266,7 @@ impl EchoServer {
                         recv_errors += 1;
                         if recv_errors % 1000 == 1 {
                             log(&format!(
-                                "echo serve: receive error ({recv_errors} so far): {e}"
+                                "{name}: receive error ({recv_errors} so far): {e}"
                             ));
                         }
                         std::thread::sleep(Duration::from_millis(10));
@@ -238,6 +292,12 @@ impl EchoServer {
                 }
                 continue;
             }
+            if !self.opts.services.is_empty()
+                && pkt.get(..4) != Some(&wire::MAGIC[..])
+                && self.opts.services.datagram(&self.sock, src, pkt)
+            {
+                continue;
+            }
             if self.core.handle_datagram(rx, unix_now_ns(), src, pkt)
                 == crate::server::Verdict::Reply
             {
@@ -253,15 +313,18 @@ impl EchoServer {
         }
         let mut c = self.core.counters();
         log(&format!(
-            "echo serve: stopped after {} {} sources {}",
+            "{name}: stopped after {} {} sources {}",
             clock.now().human(),
             c,
             self.core.tracked_sources()
         ));
         if let Some(p) = pump_counters(&sink) {
-            log(&format!("echo serve: {p}"));
-            log(&format!("echo serve: {}", gate.counters().snapshot()));
+            log(&format!("{name}: {p}"));
+            log(&format!("{name}: {}", gate.counters().snapshot()));
             c.pump = p;
+        }
+        for line in self.opts.services.summaries() {
+            log(&format!("{name}: {line}"));
         }
         Ok(c)
     }

@@ -304,6 +304,48 @@ impl Conn {
         self.check()
     }
 
+    /// Waits for the connection's first `n` bytes (at most 16) without taking them: what a
+    /// server answering several instruments on one port tells them apart by
+    /// ([`crate::mux`]). Returns fewer only when the client ended its side first (none: it sent
+    /// nothing). The rules apply while it waits; bytes arriving one by one are polled every
+    /// millisecond.
+    pub fn peek_first(&mut self, n: usize) -> io::Result<Vec<u8>> {
+        let mut buf = [0u8; 16];
+        let n = n.min(buf.len());
+        loop {
+            self.check()?;
+            match self.stream.peek(&mut buf[..n]) {
+                Ok(k) if k == n => return Ok(buf[..k].to_vec()),
+                Ok(0) => return Ok(Vec::new()),
+                Ok(k) => {
+                    // Part of it: the rest may follow, or the client may have closed.
+                    if self.peer_closed()? {
+                        return Ok(buf[..k].to_vec());
+                    }
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                Err(e) if waiting(&e) => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Whether the client has shut down its sending side (`POLLRDHUP`).
+    fn peer_closed(&self) -> io::Result<bool> {
+        use std::os::fd::AsRawFd;
+        let mut p = libc::pollfd {
+            fd: self.stream.as_raw_fd(),
+            events: libc::POLLRDHUP,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd for the duration of the call; zero timeout.
+        let r = unsafe { libc::poll(&mut p, 1, 0) };
+        if r < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(p.revents & (libc::POLLRDHUP | libc::POLLHUP) != 0)
+    }
+
     /// Counts `bytes` toward the minimum rate as if received: for a server that sends on the
     /// client's request (`nmc pump --reverse`), where what the client has acknowledged taking is
     /// its work, and the few bytes of acknowledgement alone would fall below the rate.

@@ -10,6 +10,7 @@
 //! | module | what |
 //! | --- | --- |
 //! | [`auth`] | the shared secret ([`Key`], HMAC-SHA256) and the TCP challenge-response |
+//! | [`mux`] | several instruments on one port (`nmc serve`): the [`mux::Service`] an instrument offers, told apart by its first four bytes |
 //! | [`gate`] | the accept loop: total and per-source caps, a minimum rate per window that a slow sender cannot extend, a handshake deadline, descriptor exhaustion survived; [`gate::Conn`] is the guarded stream a server's handler reads and writes |
 //!
 //! **Why a crate of its own**: `nmc-cost` depends on no other nmc crate and `nmc-realtime` sits
@@ -19,6 +20,8 @@
 
 pub mod auth;
 pub mod gate;
+pub mod mux;
 
 pub use auth::{Key, KeyError};
 pub use gate::{Conn, Gate, GateCounters, Limits};
+pub use mux::{Service, Services};

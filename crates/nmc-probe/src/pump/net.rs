@@ -70,7 +70,7 @@ impl<'a> Finished<'a> {
 }
 
 /// What to tell a user whose pump found nobody answering.
-const HINT: &str = "is `nmc echo serve --pump` running there?";
+const HINT: &str = "is `nmc serve` (or `nmc echo serve --pump`) running there?";
 
 /// A session number for one run: it only has to differ between runs from one address.
 pub fn session_id() -> u32 {
@@ -417,15 +417,28 @@ pub fn run_udp_on(
 /// rate, descriptor exhaustion survived, the secret's handshake) accepts on `listener` until
 /// `stop`; each admitted connection adds what its [`TcpSink`] counts into `counters`. A
 /// connection whose first frame is a REQUEST is a reverse run ([`super::reverse`]): the server
-/// sends, over TCP or, through `udp`, over UDP.
+/// sends, over TCP or, through `udp`, over UDP. With `services` (`nmc serve`), a connection
+/// that does not open with the pump's magic goes to the first service that claims it.
 pub fn serve_tcp(
     listener: TcpListener,
     gate: &Gate,
     stop: &AtomicBool,
     counters: Arc<Mutex<super::sink::SinkCounters>>,
     udp: Option<Arc<UdpSide>>,
+    services: nmc_serve::Services,
 ) -> io::Result<()> {
     gate.serve(listener, stop, move |c| {
+        if !services.is_empty() {
+            let first = c.peek_first(nmc_serve::mux::TAG_BYTES)?;
+            if first.is_empty() {
+                return Ok(());
+            }
+            if !first.starts_with(&wire::MAGIC)
+                && let Some(s) = services.for_connection(&first)
+            {
+                return s.connection(c);
+            }
+        }
         serve_connection(c, &counters, udp.as_ref())
     })
 }

@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// time: `nmc pump --reverse` writes it to `messages.csv`.
 pub type ReceivedRows<'a> = &'a mut dyn FnMut(&Received, bool) -> Result<(), Error>;
 
-const HINT: &str = "is `nmc echo serve --pump` running there?";
+const HINT: &str = "is `nmc serve` (or `nmc echo serve --pump`) running there?";
 
 fn connect(target: SocketAddr, cfg: &PumpConfig, key: Option<&Key>) -> Result<TcpStream, Error> {
     let s = super::net::connect_tcp(target, cfg, key)?;

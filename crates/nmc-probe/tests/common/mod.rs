@@ -45,6 +45,7 @@ impl RunningServer {
             duration: Some(Duration::from_secs(180)),
             pump: true,
             limits: nmc_serve::Limits::default(),
+            services: Default::default(),
         };
         let server = match netns {
             Some(ns) => {

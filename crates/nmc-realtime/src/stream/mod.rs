@@ -13,7 +13,7 @@
 //! | module | what |
 //! | --- | --- |
 //! | [`wire`] | the frame a buffer travels in and the acknowledgement |
-//! | [`sink`] | the discard sink (TCP and UDP on one port), with a scripted stall for tests |
+//! | [`sink`] | the discard sink (TCP and UDP on one port), with a scripted stall for tests; [`sink::SinkService`], the same sink as one of `nmc serve`'s instruments |
 //! | [`sender`] | the double-buffered source and its per-buffer records |
 //! | [`reverse`] | `--reverse` (iperf3 `-R`): the sink sends, the client receives; where the gaps are measured, and why |
 
@@ -22,8 +22,9 @@ pub mod sender;
 pub mod sink;
 pub mod wire;
 
-/// Default port of the sink. **Choice**: 5080 ("508"), unassigned for our purpose.
-pub const DEFAULT_PORT: u16 = 5080;
+/// Default port of the sink: 8890, the port of `nmc serve` and of every nmc server, so that a
+/// client finds one without being told (it was 5080, "508", before one server served all).
+pub const DEFAULT_PORT: u16 = 8890;
 
 /// TCP (reliable and ordered, as the NCP's connections were) or UDP (one datagram a buffer).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -175,43 +175,80 @@ fn serve_udp(
     routes: &super::reverse::Routes,
 ) {
     let mut buf = vec![0u8; 65_536];
-    let mut n = 0u64;
-    let mut stalled = false;
-    let tag = if key.is_some() { wire::TAG } else { 0 };
-    // Buffers delivered per source address, for the tally a sender asks for at its end; at
-    // most MAX_TALLIED sources are kept (a flood of sources clears the table, not memory).
-    let mut delivered: std::collections::BTreeMap<std::net::SocketAddr, u64> =
-        std::collections::BTreeMap::new();
+    let mut side = UdpSide::new(stall, key.cloned());
     while !stop.load(Ordering::Relaxed) {
-        maybe_stall(stall, n, &mut stalled);
+        side.maybe_stall();
         let Ok((len, from)) = s.recv_from(&mut buf) else {
             continue;
         };
-        // A reverse run's HELLO or acknowledgement (untagged: its TCP connection passed the gate).
-        if routes.route(from, &buf[..len]) {
-            continue;
+        side.datagram(&s, from, &buf[..len], counts, routes);
+    }
+}
+
+/// The UDP side's state between datagrams.
+struct UdpSide {
+    stall: Option<Stall>,
+    stalled: bool,
+    /// Buffers taken so far (for the scripted stall).
+    n: u64,
+    key: Option<Key>,
+    /// Buffers delivered per source address, for the tally a sender asks for at its end; at
+    /// most [`MAX_TALLIED`] sources are kept (a flood of sources clears the table, not memory).
+    delivered: std::collections::BTreeMap<SocketAddr, u64>,
+}
+
+impl UdpSide {
+    fn new(stall: Option<Stall>, key: Option<Key>) -> UdpSide {
+        UdpSide {
+            stall,
+            stalled: false,
+            n: 0,
+            key,
+            delivered: Default::default(),
         }
-        if let Some(key) = key {
-            let ok =
-                len >= wire::HEADER + tag && key.verify(&buf[..len - tag], &buf[len - tag..len]);
+    }
+
+    fn maybe_stall(&mut self) {
+        maybe_stall(self.stall, self.n, &mut self.stalled);
+    }
+
+    /// One datagram `d` from `from`: a reverse run's HELLO or acknowledgement, a tally request,
+    /// or a buffer (acknowledged when its frame asks); anything else is counted as bad.
+    fn datagram(
+        &mut self,
+        s: &UdpSocket,
+        from: SocketAddr,
+        d: &[u8],
+        counts: &Counts,
+        routes: &super::reverse::Routes,
+    ) {
+        // A reverse run's HELLO or acknowledgement (untagged: its TCP connection passed the gate).
+        if routes.route(from, d) {
+            return;
+        }
+        let mut len = d.len();
+        if let Some(key) = &self.key {
+            let tag = wire::TAG;
+            let ok = len >= wire::HEADER + tag && key.verify(&d[..len - tag], &d[len - tag..len]);
             if !ok {
                 counts.unauthenticated.fetch_add(1, Ordering::Relaxed);
-                continue;
+                return;
             }
+            len -= tag;
         }
-        let len = len - tag;
-        if wire::is_tally_request(&buf[..len]) {
-            let got = delivered.remove(&from).unwrap_or(0);
+        let d = &d[..len];
+        if wire::is_tally_request(d) {
+            let got = self.delivered.remove(&from).unwrap_or(0);
             let _ = s.send_to(&wire::tally(got), from);
-            continue;
+            return;
         }
-        match wire::parse_header(&buf[..len]) {
+        match wire::parse_header(d) {
             Some((seq, plen, ack)) if plen as usize + wire::HEADER == len => {
-                if delivered.len() >= MAX_TALLIED && !delivered.contains_key(&from) {
-                    delivered.clear();
+                if self.delivered.len() >= MAX_TALLIED && !self.delivered.contains_key(&from) {
+                    self.delivered.clear();
                 }
-                *delivered.entry(from).or_insert(0) += 1;
-                n += 1;
+                *self.delivered.entry(from).or_insert(0) += 1;
+                self.n += 1;
                 counts.buffers.fetch_add(1, Ordering::Relaxed);
                 counts.bytes.fetch_add(plen as u64, Ordering::Relaxed);
                 if ack {
@@ -222,5 +259,63 @@ fn serve_udp(
                 counts.bad.fetch_add(1, Ordering::Relaxed);
             }
         }
+    }
+}
+
+/// The sink as one of `nmc serve`'s instruments ([`nmc_serve::mux`]): a TCP connection that
+/// opens with a buffer's or a reverse request's magic, and a datagram that opens with a
+/// buffer's, a HELLO's or an acknowledgement's, are the sink's. No scripted stall. The secret is
+/// the serving gate's for TCP; for UDP it is `key` here (the same one).
+pub struct SinkService {
+    pub counts: Arc<Counts>,
+    routes: Arc<super::reverse::Routes>,
+    udp: std::sync::Mutex<UdpSide>,
+}
+
+impl SinkService {
+    /// A reverse run over UDP sends from `sock`, a handle on the serving socket.
+    pub fn new(sock: UdpSocket, key: Option<Key>) -> SinkService {
+        SinkService {
+            counts: Arc::new(Counts::default()),
+            routes: super::reverse::Routes::new(sock),
+            udp: std::sync::Mutex::new(UdpSide::new(None, key)),
+        }
+    }
+}
+
+impl nmc_serve::Service for SinkService {
+    fn name(&self) -> &'static str {
+        "stream sink"
+    }
+
+    fn claims(&self, first: &[u8]) -> bool {
+        first == wire::MAGIC || first == wire::REQUEST_MAGIC
+    }
+
+    fn connection(&self, c: &mut Conn) -> std::io::Result<()> {
+        serve_tcp(c, None, &self.counts, &self.routes)
+    }
+
+    fn datagram(&self, sock: &UdpSocket, src: SocketAddr, pkt: &[u8]) -> bool {
+        let magic = pkt.get(..4);
+        let mine = [wire::MAGIC, wire::HELLO_MAGIC, wire::ACK_MAGIC]
+            .iter()
+            .any(|m| magic == Some(&m[..]));
+        if mine {
+            let mut side = self.udp.lock().unwrap_or_else(|p| p.into_inner());
+            side.datagram(sock, src, pkt, &self.counts, &self.routes);
+        }
+        mine
+    }
+
+    fn summary(&self) -> String {
+        let c = &self.counts;
+        format!(
+            "{} buffers, {} bytes, {} bad frames, {} unauthenticated datagrams",
+            c.buffers.load(Ordering::Relaxed),
+            c.bytes.load(Ordering::Relaxed),
+            c.bad.load(Ordering::Relaxed),
+            c.unauthenticated.load(Ordering::Relaxed)
+        )
     }
 }
