@@ -335,6 +335,8 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
             c.icmp_errors,
             if c.icmp_errors > 0 {
                 "; port unreachable: is an echo server listening there?"
+            } else if a.secret_file.is_none() {
+                "; a server with a secret answers only requests tagged with it: give it with --secret-file"
             } else {
                 ""
             }

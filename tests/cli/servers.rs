@@ -479,7 +479,7 @@ fn every_server_takes_a_secret() {
 }
 
 /// The clients take `--secret-file` too, and say in one line what is wrong when the secrets
-/// differ.
+/// differ or when they were given none.
 #[test]
 fn clients_answer_the_secret() {
     let dir = super::tmp("servers-clients");
@@ -492,10 +492,10 @@ fn clients_answer_the_secret() {
     for (kind, host) in ALL {
         let srv = Server::start(kind, host, &["--secret-file", &right], None);
         let addr = srv.addr.to_string();
-        let client = |secret: &str| -> Vec<String> {
-            let v: Vec<&str> = match kind {
-                Kind::Pump => vec!["pump", &addr, "--duration", "1s", "--secret-file", secret],
-                Kind::Sink => vec!["stream", &addr, "--duration", "1s", "--secret-file", secret],
+        let client = |secret: Option<&str>| -> Vec<String> {
+            let mut v: Vec<&str> = match kind {
+                Kind::Pump => vec!["pump", &addr, "--duration", "1s"],
+                Kind::Sink => vec!["stream", &addr, "--duration", "1s"],
                 Kind::Cost => vec![
                     "cost",
                     &addr,
@@ -505,31 +505,27 @@ fn clients_answer_the_secret() {
                     "1000",
                     "--write-sizes",
                     "1KiB",
-                    "--secret-file",
-                    secret,
                 ],
             };
+            if let Some(f) = secret {
+                v.extend(["--secret-file", f]);
+            }
             v.into_iter().map(String::from).collect()
         };
-        let args = client(&right);
-        let (code, err) = run(&args.iter().map(String::as_str).collect::<Vec<_>>());
-        assert_eq!(code, Some(0), "{kind:?} on {host:?} with the secret: {err}");
-        let args = client(&wrong);
-        let (code, err) = run(&args.iter().map(String::as_str).collect::<Vec<_>>());
-        assert_eq!(
-            code,
-            Some(2),
-            "{kind:?} on {host:?} with another secret: {err}"
-        );
-        assert!(
-            err.contains("refused the secret"),
-            "{kind:?} on {host:?}: {err}"
-        );
-        assert_eq!(
-            err.trim_end().lines().count(),
-            1,
-            "{kind:?} on {host:?}: {err}"
-        );
+        for (secret, code, needle) in [
+            (Some(right.as_str()), 0, ""),
+            (Some(wrong.as_str()), 2, "refused the secret"),
+            (None, 2, "wants a secret: give it with --secret-file"),
+        ] {
+            let args = client(secret);
+            let (got, err) = run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+            let case = format!("{kind:?} on {host:?} with {secret:?}: {err}");
+            assert_eq!(got, Some(code), "{case}");
+            assert!(err.contains(needle), "{case}");
+            if code != 0 {
+                assert_eq!(err.trim_end().lines().count(), 1, "{case}");
+            }
+        }
     }
 }
 

@@ -228,6 +228,8 @@ pub enum LiveError {
         received: u64,
         bytes: u64,
     },
+    #[error("the sink at {addr} wants a secret: give it with --secret-file")]
+    WantsSecret { addr: SocketAddr },
     #[error("the sink at {addr}: {err}")]
     Auth {
         addr: SocketAddr,
@@ -504,6 +506,9 @@ pub fn send_tcp_with_key(
                 calls += 1;
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) if key.is_none() && nmc_serve::auth::challenged(&s, &[]) => {
+                return Err(LiveError::WantsSecret { addr });
+            }
             Err(err) => {
                 return Err(LiveError::Closed {
                     addr,
@@ -533,6 +538,9 @@ pub fn send_tcp_with_key(
                 }
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) if key.is_none() && nmc_serve::auth::challenged(&s, &reply) => {
+                return Err(LiveError::WantsSecret { addr });
+            }
             Err(e) => {
                 return Err(LiveError::NoReport {
                     addr,
@@ -540,6 +548,9 @@ pub fn send_tcp_with_key(
                 });
             }
         }
+    }
+    if key.is_none() && nmc_serve::auth::challenged(&s, &reply) {
+        return Err(LiveError::WantsSecret { addr });
     }
     let clock_ns = t0.elapsed().as_nanos() as u64;
     drop(s);

@@ -189,6 +189,20 @@ pub fn answer<S: Read + Write>(s: &mut S, key: &Key) -> Result<(), AuthError> {
     }
 }
 
+/// Whether a server opened with the challenge, in what this client has read (`seen`) or in
+/// what waits unread on `s`: for a client that sent without a secret and was cut off, so that
+/// it can say "wants a secret" rather than "connection reset".
+pub fn challenged(s: &std::net::TcpStream, seen: &[u8]) -> bool {
+    if seen.starts_with(&CHALLENGE_MAGIC) {
+        return true;
+    }
+    let mut b = [0u8; CHALLENGE_MAGIC.len()];
+    let _ = s.set_nonblocking(true);
+    let r = s.peek(&mut b);
+    let _ = s.set_nonblocking(false);
+    matches!(r, Ok(n) if n == b.len()) && b == CHALLENGE_MAGIC
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

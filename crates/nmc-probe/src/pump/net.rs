@@ -199,6 +199,18 @@ pub(crate) fn connect_tcp(
     Ok(s)
 }
 
+/// Whether a run cut off before its first RFNM met the secret's challenge: the server wants a
+/// secret this client was not given ([`nmc_serve::auth::challenged`]).
+fn unasked(pump: &Pump, s: &TcpStream, inbox: &[u8]) -> bool {
+    pump.counters().rfnms == 0 && nmc_serve::auth::challenged(s, inbox)
+}
+
+fn wants_secret(target: SocketAddr) -> Error {
+    Error::Pump(format!(
+        "{target} wants a secret: give it with --secret-file"
+    ))
+}
+
 /// Pumps over an already connected TCP stream (tests make it inside a network namespace).
 pub fn run_tcp_on(
     mut s: TcpStream,
@@ -257,6 +269,7 @@ pub fn run_tcp_on(
                 Ok(n) => off += n,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) if unasked(&pump, &s, &inbox) => return Err(wants_secret(target)),
                 Err(e) => return Err(Error::Pump(format!("sending to {target}: {e}"))),
             }
         }
@@ -281,7 +294,14 @@ pub fn run_tcp_on(
         if seen & (libc::POLLIN | libc::POLLERR | libc::POLLHUP) == 0 {
             continue;
         }
-        while let Some(n) = recv_ready(|| s.read(&mut chunk)).map_err(receive_error(target))? {
+        loop {
+            let got = recv_ready(|| s.read(&mut chunk));
+            if matches!(got, Err(_) | Ok(Some(0))) && unasked(&pump, &s, &inbox) {
+                return Err(wants_secret(target));
+            }
+            let Some(n) = got.map_err(receive_error(target))? else {
+                break;
+            };
             if n == 0 {
                 return Err(Error::Pump(format!(
                     "{target} closed the connection after {} RFNMs",

@@ -198,6 +198,16 @@ fn connect(c: &StreamConfig) -> Result<Conn, StreamError> {
     }
 }
 
+/// Why a TCP write or read for buffer `seq` failed, in one line: the sink's challenge when this
+/// client has no secret (it then closed the connection), else the error.
+fn failed(s: &TcpStream, c: &StreamConfig, seq: u64, doing: &str, e: std::io::Error) -> String {
+    if c.key.is_none() && nmc_serve::auth::challenged(s, &[]) {
+        "the sink wants a secret: give it with --secret-file".into()
+    } else {
+        format!("{doing} buffer {seq}: {e}")
+    }
+}
+
 /// Writes each buffer the converter hands it. `peer_stop` (a reverse run, where the client
 /// reads): a STOP frame read where an acknowledgement was awaited sets it.
 fn writer(
@@ -221,12 +231,12 @@ fn writer(
         let r: Result<bool, String> = match &mut conn {
             Conn::Tcp(s) => (|| {
                 s.write_all(&frame)
-                    .map_err(|e| format!("writing buffer {seq}: {e}"))?;
+                    .map_err(|e| failed(s, &c, seq, "writing", e))?;
                 if c.ack {
                     let mut a = [0u8; wire::ACK];
                     loop {
                         s.read_exact(&mut a).map_err(|e| {
-                            format!("waiting for the sink's acknowledgement of buffer {seq}: {e}")
+                            failed(s, &c, seq, "waiting for the sink's acknowledgement of", e)
                         })?;
                         match &peer_stop {
                             Some(stop) if wire::is_stop(&a) => stop.store(true, Ordering::Relaxed),
