@@ -219,6 +219,13 @@ fn bad_stream_input_is_one_line_and_exit_2() {
         ),
         (vec!["stream", &target, "--rate", "30kbits/s"], "unit"),
         (vec!["stream", "127.0.0.1:notaport"], "not a port"),
+        // Issue 34 item 5: a run's records are bounded; one that would outgrow them is refused.
+        (
+            vec![
+                "stream", &target, "--rate", "1Gbit/s", "--buffer", "1000bit", "-t", "10s",
+            ],
+            "10000000 buffers (1000000000 bit/s for 10 s in 1000-bit buffers) is more than one run keeps (2000000",
+        ),
     ];
     for (args, want) in cases {
         let o = nmc(&args);

@@ -20,6 +20,14 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 /// How often a waiting run looks at its stop flag.
 const STOP_POLL: Duration = Duration::from_millis(50);
 
+/// Most buffers one run may have (rate × duration / buffer). A run keeps a record of each
+/// buffer until the end, for `buffers.csv` and the gap table (about [`RECORD_BYTES`] each), so
+/// this bounds its memory: about 140 MB. **Choice**: 2,000,000; RFC 508's busiest setting,
+/// 30 kbit/s in 1008-bit buffers, reaches it after 18 hours.
+pub const MAX_RUN_BUFFERS: u64 = 2_000_000;
+/// Bytes a run keeps per buffer: its record (48), its completion time (16), its gap (8).
+pub const RECORD_BYTES: u64 = 72;
+
 /// One stream.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct StreamConfig {
@@ -84,6 +92,15 @@ impl StreamConfig {
                     Transport::Udp => "one UDP datagram",
                     Transport::Tcp => "nmc's TCP buffer limit",
                 }
+            ));
+        }
+        let buffers = self.duration.as_secs_f64() * self.rate_bps as f64 / self.buffer_bits as f64;
+        if buffers > MAX_RUN_BUFFERS as f64 {
+            return bad(format!(
+                "{buffers:.0} buffers ({} bit/s for {} s in {}-bit buffers) is more than one run keeps ({MAX_RUN_BUFFERS}, about {RECORD_BYTES} bytes each): give a larger --buffer or a shorter --duration",
+                self.rate_bps,
+                self.duration.as_secs_f64(),
+                self.buffer_bits
             ));
         }
         let fill = self.buffer_bits as f64 / self.rate_bps as f64;
@@ -675,4 +692,19 @@ fn ask_tally(s: &UdpSocket, c: &StreamConfig, sent: u64) -> Option<u64> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bound's arithmetic is the records' real size: a buffer's record, its completion time
+    /// and its gap in the gap table.
+    #[test]
+    fn record_bytes_is_what_a_run_keeps_per_buffer() {
+        let per = std::mem::size_of::<BufferRecord>()
+            + std::mem::size_of::<Option<Instant>>()
+            + std::mem::size_of::<u64>();
+        assert_eq!(per as u64, RECORD_BYTES);
+    }
 }
