@@ -44,7 +44,7 @@ pub struct ServeArgs {
     /// Stop by itself after this long.
     #[arg(long, value_parser = parse_unit::<SimDuration>)]
     pub duration: Option<SimDuration>,
-    /// Also serve `nmc pump`: acknowledge each message with a RFNM, over UDP on this port and TCP on the same port number (TCP only with --secret-file: the pump's datagrams carry no tag).
+    /// Also serve `nmc pump`: acknowledge each message with a RFNM, over UDP on this port and TCP on the same port number (with --secret-file: the TCP challenge, and a tag on every UDP datagram).
     #[arg(long)]
     pub pump: bool,
     #[command(flatten)]

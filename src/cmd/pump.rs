@@ -60,7 +60,7 @@ pub struct PumpArgs {
     /// Output folder (default: `out/pump/<target>`).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// The server's shared secret (as `nmc echo serve --secret-file`): answered in its TCP handshake (TCP only).
+    /// The server's shared secret (as `nmc serve --secret-file`): answered in its TCP handshake, and a tag on every UDP datagram.
     #[arg(long, value_name = "FILE")]
     pub secret_file: Option<PathBuf>,
     /// Print a line every D while running (messages answered, throughput, round trip for that
@@ -115,11 +115,6 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
         Some(d) => Some(Nanos(d.as_nanos())),
         None => None,
     };
-    if a.secret_file.is_some() && cfg.transport == PumpTransport::Udp {
-        anyhow::bail!(
-            "--secret-file works with the pump over TCP only: its UDP datagrams carry no tag, and a server with a secret drops them"
-        );
-    }
     let key = crate::cmd::gate::key_from(&a.secret_file)?;
     let addr = (host.as_str(), port.unwrap_or(DEFAULT_PORT))
         .to_socket_addrs()

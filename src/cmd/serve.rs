@@ -25,8 +25,8 @@ use std::sync::Arc;
 Answers, on one port: `nmc echo probe` (UDP), `nmc pump` and `nmc pump -R` (UDP and TCP), \
 `nmc stream` and `nmc stream -R` (UDP and TCP) and `nmc cost HOST` (TCP; UDP without a secret). \
 Every TCP connection passes the same gate (caps, minimum rate) and, with --secret-file, the same \
-challenge; UDP requests then need the secret's tag (the pump's and cost's datagrams carry none, \
-so they are not served). Needs no terminal: log lines go to stderr, or with --log-file to a file \
+challenge; UDP datagrams then need the secret's tag (cost's UDP transfers carry none, so they \
+are not served: a tag per datagram would be part of the CPU it measures). Needs no terminal: log lines go to stderr, or with --log-file to a file \
 (appended, a UTC time on each line, the file reopened for each line so that log rotation needs \
 no signal). SIGTERM or Ctrl-C stops it cleanly, with a last summary. A systemd unit is in the \
 README. `nmc echo serve --pump`, `nmc sink` and `nmc cost --serve` remain, each serving its own.")]

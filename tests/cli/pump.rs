@@ -158,16 +158,16 @@ fn bad_pump_input_is_one_line_and_exit_2() {
             "refused the pump",
         ),
         (
-            "secret over udp",
+            "a missing secret file",
             &[
                 "pump",
                 "127.0.0.1",
                 "--transport",
                 "udp",
                 "--secret-file",
-                "x",
+                "/nonexistent/nmc-secret",
             ],
-            "over TCP only",
+            "--secret-file /nonexistent/nmc-secret",
         ),
         (
             "a server's minimum rate of zero",
@@ -351,4 +351,63 @@ fn forward_summary_has_no_reverse_keys() {
     }
     let _ = server.kill();
     let _ = server.wait();
+}
+
+/// Issue 34: the secret covers the pump over UDP too, both ways: every datagram carries its
+/// tag, so a server with a secret serves `--transport udp` forward and with `-R`, and counts
+/// nothing as unauthenticated.
+#[test]
+fn the_pump_over_udp_takes_the_secret_both_ways() {
+    let dir = tmp("cli-pump-udp-secret");
+    let secret = dir.join("secret");
+    std::fs::write(&secret, "0123456789abcdef-udp-pump-secret").unwrap();
+    let secret = secret.to_str().unwrap();
+    let mut server = nmc()
+        .args(["echo", "serve", "--pump", "--listen", "127.0.0.1:0"])
+        .args([
+            "--log-every",
+            "0s",
+            "--duration",
+            "60s",
+            "--secret-file",
+            secret,
+        ])
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("nmc echo serve starts");
+    let (err, addr) = super::server_address(&mut server);
+    for reverse in [false, true] {
+        let o = nmc()
+            .args(["pump", &addr, "--transport", "udp", "-t", "500ms", "-J"])
+            .args(["--secret-file", secret])
+            .args(reverse.then_some("-R"))
+            .output()
+            .unwrap();
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "reverse {reverse}: {e}");
+        let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        // Answered: RFNMs whose tags the sender checked (the server's, with -R).
+        let n = doc["end"]["messages_answered"].as_u64();
+        assert!(
+            n.is_some_and(|n| n > 0),
+            "reverse {reverse}: {}",
+            doc["end"]
+        );
+        if reverse {
+            let got = doc["end"]["receiver"]["messages"].as_u64();
+            assert!(got.is_some_and(|n| n > 0), "{}", doc["end"]);
+        }
+    }
+    // Its summary at the end: no datagram was refused for its tag.
+    let _ = std::process::Command::new("kill")
+        .args(["-TERM", &server.id().to_string()])
+        .status();
+    let _ = server.wait();
+    let log: Vec<String> = std::io::BufRead::lines(err).map_while(Result::ok).collect();
+    let pump_line = log
+        .iter()
+        .rev()
+        .find(|l| l.contains("unauthenticated"))
+        .unwrap_or_else(|| panic!("{log:?}"));
+    assert!(pump_line.contains("unauthenticated 0"), "{pump_line}");
 }

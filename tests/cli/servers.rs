@@ -435,8 +435,7 @@ fn every_server_takes_a_secret() {
             !served(kind, "127.0.0.1", srv.addr, None),
             "{kind:?} on {host:?}: served without the secret"
         );
-        // Over UDP: the sink answers a tagged buffer only; the pump's datagrams carry no tag and
-        // get no RFNM.
+        // Over UDP: the sink answers a tagged buffer only, and the pump a tagged datagram only.
         let u = UdpSocket::bind("127.0.0.1:0").unwrap();
         u.set_read_timeout(Some(Duration::from_millis(500)))
             .unwrap();
@@ -470,7 +469,18 @@ fn every_server_takes_a_secret() {
                 let mut m = h.encode().to_vec();
                 m.extend_from_slice(&[0u8; 16]);
                 u.send_to(&m, srv.addr).unwrap();
-                assert!(u.recv(&mut b).is_err(), "a pump datagram was answered");
+                assert!(
+                    u.recv(&mut b).is_err(),
+                    "an untagged pump datagram was answered"
+                );
+                // Tagged: a RFNM comes back, tagged with the same secret.
+                let tag: [u8; nmc_probe::pump::wire::TAG_LEN] = key.tag(&m);
+                m.extend_from_slice(&tag);
+                u.send_to(&m, srv.addr).unwrap();
+                let n = u.recv(&mut b).expect("a tagged pump datagram is answered");
+                let d = nmc_probe::pump::wire::open(&b[..n], Some(&key)).expect("its tag");
+                let r = Header::decode(d).unwrap();
+                assert_eq!((r.kind, r.session, r.seq), (K::Rfnm, 7, 1));
             }
             Kind::Cost => {}
         }

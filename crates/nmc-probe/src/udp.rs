@@ -173,7 +173,7 @@ impl EchoServer {
             log(&format!(
                 "{name}: also serving nmc pump on {} {addr} (a RFNM for each message); tcp: {}",
                 if self.opts.key.is_some() {
-                    "tcp (udp pump datagrams carry no tag: dropped with a secret)"
+                    "udp (each datagram tagged with the secret) and tcp"
                 } else {
                     "udp and tcp"
                 },
@@ -201,7 +201,7 @@ impl EchoServer {
                 self.sock
                     .try_clone()
                     .map_err(|e| Error::Io("clone the UDP socket", e))?,
-                self.opts.key.is_some(),
+                self.opts.key.clone(),
             )),
             None => None,
         };
@@ -278,17 +278,20 @@ impl EchoServer {
             if let Some(sink) = sink.as_mut()
                 && pump::wire::is_pump(pkt)
             {
-                if self.opts.key.is_some() {
+                // With a secret, a pump datagram carries its tag; one without is counted.
+                let key = self.opts.key.as_ref();
+                let Some(d) = pump::wire::open(pkt, key) else {
                     sink.note_unauthenticated();
                     continue;
-                }
+                };
                 if let Some(r) = &reverse
-                    && r.route(std::time::Instant::now(), src, pkt)
+                    && r.route(std::time::Instant::now(), src, d)
                 {
                     continue;
                 }
-                if let SinkVerdict::Rfnm(rfnm) = sink.handle_datagram(rx, src, pkt) {
-                    let _ = self.sock.send_to(&rfnm, src);
+                if let SinkVerdict::Rfnm(rfnm) = sink.handle_datagram(rx, src, d) {
+                    let (b, n) = pump::wire::sealed_header(&rfnm, key);
+                    let _ = self.sock.send_to(&b[..n], src);
                 }
                 continue;
             }

@@ -27,9 +27,9 @@
 //!
 //! ## Left out, on purpose
 //!
-//! - Authentication: pump frames carry no tag, so `--pump` cannot be combined with the echo
-//!   server's `--secret-file`. An RFNM is shorter than the datagram it answers and there is one
-//!   per message, so the UDP side cannot amplify; it is therefore not rate-limited.
+//! - Rate limits on the UDP side: an RFNM is shorter than the datagram it answers and there is
+//!   one per message, so the UDP side cannot amplify; it is therefore not rate-limited. (With a
+//!   secret every datagram carries a tag, [`wire::TAG_LEN`]; the TCP side takes the challenge.)
 //! - The IMP's own machinery (message numbers, PLT, reassembly allocation): only the end-to-end
 //!   window is reproduced; today's path supplies the rest.
 

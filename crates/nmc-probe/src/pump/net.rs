@@ -135,9 +135,9 @@ pub fn pump(
     pump_with_key(target, cfg, None, stop, progress, None)
 }
 
-/// [`pump`], answering the server's challenge with `key` first (TCP only: the pump's datagrams
-/// carry no tag, so a server with a secret does not take them), and handing each finished
-/// message to `messages` as the run goes.
+/// [`pump`] with the server's secret, `key`: over TCP it answers the server's challenge first,
+/// over UDP every datagram carries its tag ([`wire::seal`]) and a RFNM without a right one is
+/// junk. Each finished message goes to `messages` as the run goes.
 pub fn pump_with_key(
     target: SocketAddr,
     cfg: PumpConfig,
@@ -147,11 +147,6 @@ pub fn pump_with_key(
     messages: Option<Messages<'_>>,
 ) -> Result<PumpRun, Error> {
     cfg.check()?;
-    if key.is_some() && cfg.transport == PumpTransport::Udp {
-        return Err(Error::Pump(
-            "--secret-file works with the pump over TCP only: its UDP datagrams carry no tag, and a server with a secret drops them".into(),
-        ));
-    }
     match cfg.transport {
         PumpTransport::Tcp => {
             let s = connect_tcp(target, &cfg, key)?;
@@ -166,7 +161,7 @@ pub fn pump_with_key(
             let sock = UdpSocket::bind(local).map_err(|e| Error::Bind(local, e))?;
             sock.connect(target)
                 .map_err(|e| Error::Pump(format!("cannot reach {target}: {e}")))?;
-            run_udp_on(sock, cfg, stop, progress, messages)
+            run_udp_on(sock, cfg, key, stop, progress, messages)
         }
     }
 }
@@ -340,10 +335,11 @@ pub fn run_tcp_on(
     )
 }
 
-/// Pumps over an already connected UDP socket.
+/// Pumps over an already connected UDP socket, tagging each datagram with `key` if given.
 pub fn run_udp_on(
     sock: UdpSocket,
     cfg: PumpConfig,
+    key: Option<&Key>,
     stop: &AtomicBool,
     mut progress: Option<Progress<'_>>,
     messages: Option<Messages<'_>>,
@@ -359,7 +355,7 @@ pub fn run_udp_on(
     let clock = Clock::new();
     let (session, size) = (pump.config().session, pump.config().size);
     let duration = pump.config().duration;
-    let mut buf = vec![0u8; wire::HEADER_LEN + per as usize];
+    let mut buf = vec![0u8; wire::HEADER_LEN + per as usize + wire::TAG_LEN];
     let mut rbuf = vec![0u8; 65_536];
     let mut interrupted = false;
     let send = |b: &[u8]| -> Result<(), Error> {
@@ -391,6 +387,7 @@ pub fn run_udp_on(
         while let Some(tx) = pump.poll_transmit(clock.now()) {
             for index in 0..count {
                 let n = wire::data_datagram(&mut buf, session, tx.seq, (size, count, per), index);
+                let n = wire::seal(&mut buf, n, key);
                 send(&buf[..n])?;
             }
         }
@@ -413,8 +410,16 @@ pub fn run_udp_on(
         }
         while let Some(n) = recv_ready(|| sock.recv(&mut rbuf)).map_err(receive_error(target))? {
             let at = clock.now();
-            match Header::decode(&rbuf[..n]) {
-                Ok(h) if h.kind == Kind::Rfnm && h.session == session && n == wire::HEADER_LEN => {
+            let Some(d) = wire::open(&rbuf[..n], key) else {
+                pump.counters_mut().junk += 1;
+                continue;
+            };
+            match Header::decode(d) {
+                Ok(h)
+                    if h.kind == Kind::Rfnm
+                        && h.session == session
+                        && d.len() == wire::HEADER_LEN =>
+                {
                     pump.handle_rfnm(at, h.seq)
                 }
                 _ => pump.counters_mut().junk += 1,

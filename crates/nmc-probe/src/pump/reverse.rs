@@ -151,18 +151,19 @@ pub struct UdpSide {
     sock: UdpSocket,
     routes: Mutex<HashMap<u32, Route>>,
     active: AtomicUsize,
-    /// The server has a secret: pump datagrams carry no tag, so no reverse run over UDP.
-    secret: bool,
+    /// The server's secret: its DATA datagrams carry the tag (the client's HELLO and RFNMs are
+    /// checked and stripped by the echo server's loop before [`UdpSide::route`]).
+    key: Option<nmc_serve::Key>,
 }
 
 impl UdpSide {
     /// Sends from `sock` (a clone of the echo server's socket).
-    pub fn new(sock: UdpSocket, secret: bool) -> Arc<UdpSide> {
+    pub fn new(sock: UdpSocket, key: Option<nmc_serve::Key>) -> Arc<UdpSide> {
         Arc::new(UdpSide {
             sock,
             routes: Mutex::new(HashMap::new()),
             active: AtomicUsize::new(0),
-            secret,
+            key,
         })
     }
 
@@ -321,10 +322,7 @@ pub(crate) fn serve_request(
     let run = match cfg.transport {
         PumpTransport::Tcp => send_tcp(s, cfg),
         PumpTransport::Udp => match udp {
-            Some(side) if !side.secret => send_udp(s, cfg, side),
-            Some(_) => Err(Ended::Failed(
-                "request refused: this server has a secret, and the pump's UDP datagrams carry no tag; use TCP".into(),
-            )),
+            Some(side) => send_udp(s, cfg, side),
             None => Err(Ended::Failed(
                 "request refused: this server does not serve the pump over UDP".into(),
             )),
@@ -600,7 +598,7 @@ fn send_udp(s: &mut Conn, cfg: PumpConfig, side: &Arc<UdpSide>) -> Result<PumpRu
     let timer = measure_timer_resolution(1000);
     let started_unix_ns = unix_now_ns();
     let clock = Clock::new();
-    let mut buf = vec![0u8; wire::HEADER_LEN + per as usize];
+    let mut buf = vec![0u8; wire::HEADER_LEN + per as usize + wire::TAG_LEN];
     let mut interrupted = false;
     let credit = u64::from(size);
     loop {
@@ -612,6 +610,7 @@ fn send_udp(s: &mut Conn, cfg: PumpConfig, side: &Arc<UdpSide>) -> Result<PumpRu
         while let Some(tx) = pump.poll_transmit(clock.now()) {
             for index in 0..count {
                 let n = wire::data_datagram(&mut buf, session, tx.seq, (size, count, per), index);
+                let n = wire::seal(&mut buf, n, side.key.as_ref());
                 // A datagram the kernel will not take is lost, as on the path.
                 let _ = side.sock.send_to(&buf[..n], to);
             }

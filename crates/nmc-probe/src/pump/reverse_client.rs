@@ -137,11 +137,6 @@ pub fn pump_reverse<'a>(
     rows: Option<ReceivedRows<'a>>,
 ) -> Result<PumpSummary, Error> {
     cfg.check()?;
-    if key.is_some() && cfg.transport == PumpTransport::Udp {
-        return Err(Error::Pump(
-            "--secret-file works with the pump over TCP only: its UDP datagrams carry no tag, and a server with a secret drops them".into(),
-        ));
-    }
     let mut s = connect(target, &cfg, key)?;
     let req = Request {
         udp: cfg.transport == PumpTransport::Udp,
@@ -171,7 +166,7 @@ pub fn pump_reverse<'a>(
     };
     match cfg.transport {
         PumpTransport::Tcp => receive_tcp(s, client, stop),
-        PumpTransport::Udp => receive_udp(s, client, stop),
+        PumpTransport::Udp => receive_udp(s, client, key, stop),
     }
 }
 
@@ -260,9 +255,12 @@ fn receive_tcp(
     }
 }
 
+/// Receives over UDP: with `key`, the HELLO and every RFNM carry its tag, and a DATA datagram
+/// without a right one is counted as junk.
 fn receive_udp(
     mut s: TcpStream,
     mut c: Client<'_>,
+    key: Option<&Key>,
     stop: &AtomicBool,
 ) -> Result<PumpSummary, Error> {
     let target = c.target;
@@ -279,7 +277,8 @@ fn receive_udp(
     let session = c.cfg.session;
     let mut ctl = TcpReceiver::new(session);
     let mut rx = UdpReceiver::new(session, target);
-    let hello = wire::control(Kind::Hello, session, 0);
+    let (hello, hello_len) = wire::sealed_header(&wire::control(Kind::Hello, session, 0), key);
+    let hello = &hello[..hello_len];
     // The first HELLO may come before the server has read the request: the next ones follow
     // 5 ms later, then twice as long each time, up to 200 ms apart.
     let (mut next_hello, mut hello_gap) = (Nanos::ZERO, Nanos(5_000_000));
@@ -293,7 +292,7 @@ fn receive_udp(
         let now = c.clock.now();
         // HELLO until the first datagram comes (a HELLO can be lost too).
         if rx.counters().datagrams == 0 && now >= next_hello {
-            let _ = sock.send(&hello);
+            let _ = sock.send(hello);
             next_hello = now.saturating_add(hello_gap);
             hello_gap = Nanos((hello_gap.0 * 2).min(200_000_000));
         }
@@ -314,9 +313,11 @@ fn receive_udp(
             {
                 let at = c.clock.now();
                 c.heard = at;
-                if let Some(rfnm) = rx.handle_datagram(at, &rbuf[..n]) {
+                let d = wire::open(&rbuf[..n], key).unwrap_or(&[]);
+                if let Some(rfnm) = rx.handle_datagram(at, d) {
                     // A RFNM the kernel will not take is lost, as on the path.
-                    let _ = sock.send(&rfnm);
+                    let (b, len) = wire::sealed_header(&rfnm, key);
+                    let _ = sock.send(&b[..len]);
                 }
             }
         }

@@ -116,7 +116,8 @@ impl PumpConfig {
         match self.transport {
             PumpTransport::Tcp => Ok((1, self.size)),
             PumpTransport::Udp => {
-                let max_packet = (wire::MAX_DATAGRAM - wire::HEADER_LEN) as u32;
+                // Room for a secret's tag whether or not there is one: one limit for every run.
+                let max_packet = (wire::MAX_DATAGRAM - wire::HEADER_LEN - wire::TAG_LEN) as u32;
                 if self.packet == 0 || self.packet > max_packet {
                     return bad(format!(
                         "--packet {} is outside 1..={max_packet} bytes",

@@ -58,7 +58,8 @@ pub struct SinkCounters {
     pub bad_version: u64,
     /// A packet whose message length or packet count disagrees with earlier packets of its message.
     pub inconsistent: u64,
-    /// UDP pump datagrams dropped because the server has a secret (they carry no tag).
+    /// UDP pump datagrams dropped because the server has a secret and their tag was missing or
+    /// wrong ([`super::wire::open`]).
     pub unauthenticated: u64,
     /// TCP connections accepted, and refused (the gate's caps, or out of descriptors).
     pub connections: u64,

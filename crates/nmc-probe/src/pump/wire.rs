@@ -284,6 +284,50 @@ pub fn data_datagram(
     HEADER_LEN + packet_bytes(length, count, per, index) as usize
 }
 
+/// Bytes of the tag every pump datagram carries when client and server share a secret: the
+/// first 16 bytes of HMAC-SHA256 over the datagram before it, as the echo probe's and the
+/// stream's. A RFNM with its tag (44 bytes) is still shorter than any tagged DATA datagram
+/// (at least 45), so a server with a secret cannot amplify either.
+pub const TAG_LEN: usize = 16;
+
+/// With a key, appends its tag to the datagram in `buf[..n]` (`buf` has room for it) and
+/// returns the tagged length; without, returns `n`.
+pub fn seal(buf: &mut [u8], n: usize, key: Option<&nmc_serve::Key>) -> usize {
+    match key {
+        None => n,
+        Some(k) => {
+            let tag: [u8; TAG_LEN] = k.tag(&buf[..n]);
+            buf[n..n + TAG_LEN].copy_from_slice(&tag);
+            n + TAG_LEN
+        }
+    }
+}
+
+/// A received datagram without its tag, if the tag is `key`'s (or there is no key); `None`
+/// for one that is too short to carry a tag or whose tag is wrong.
+pub fn open<'a>(pkt: &'a [u8], key: Option<&nmc_serve::Key>) -> Option<&'a [u8]> {
+    match key {
+        None => Some(pkt),
+        Some(_) if pkt.len() < HEADER_LEN + TAG_LEN => None,
+        Some(k) => {
+            let (d, tag) = pkt.split_at(pkt.len() - TAG_LEN);
+            k.verify(d, tag).then_some(d)
+        }
+    }
+}
+
+/// A frame that is a header alone (a RFNM, a HELLO) as it goes on the wire, with `key`'s tag
+/// after it when there is one.
+pub fn sealed_header(
+    header: &[u8; HEADER_LEN],
+    key: Option<&nmc_serve::Key>,
+) -> ([u8; HEADER_LEN + TAG_LEN], usize) {
+    let mut b = [0u8; HEADER_LEN + TAG_LEN];
+    b[..HEADER_LEN].copy_from_slice(header);
+    let n = seal(&mut b, HEADER_LEN, key);
+    (b, n)
+}
+
 /// Checks a UDP DATA datagram's size against its header, as far as a server that does not know
 /// the pump's packet size can: every packet carries at least one byte and no more than the whole
 /// message, the message has at least one byte per packet, and a one-packet message carries all
@@ -298,6 +342,32 @@ pub fn plausible_data(h: &Header, data_len: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sealed_datagram_opens_with_its_key_only() {
+        let k = nmc_serve::Key::new(b"0123456789abcdef-pump").unwrap();
+        let other = nmc_serve::Key::new(b"0123456789abcdef-other").unwrap();
+        let mut b = [0u8; 64];
+        let n = data_datagram(&mut b, 7, 3, (10, 1, 10), 0);
+        let sealed = seal(&mut b, n, Some(&k));
+        assert_eq!(sealed, n + TAG_LEN);
+        assert_eq!(open(&b[..sealed], Some(&k)), Some(&b[..n]));
+        assert_eq!(open(&b[..sealed], Some(&other)), None);
+        assert_eq!(open(&b[..n], Some(&k)), None, "untagged");
+        assert_eq!(
+            open(&b[..HEADER_LEN], Some(&k)),
+            None,
+            "too short for a tag"
+        );
+        // Without a key nothing changes on the wire.
+        assert_eq!(seal(&mut b, n, None), n);
+        assert_eq!(open(&b[..n], None), Some(&b[..n]));
+        let (r, len) = sealed_header(&Header::decode(&b[..n]).unwrap().rfnm().encode(), Some(&k));
+        assert_eq!(len, HEADER_LEN + TAG_LEN);
+        assert!(open(&r[..len], Some(&k)).is_some());
+        // Still no amplification: a tagged RFNM is shorter than any tagged DATA datagram.
+        assert!(len < HEADER_LEN + 1 + TAG_LEN);
+    }
 
     #[test]
     fn header_round_trips_and_rejects_junk() {
