@@ -302,7 +302,11 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
     // Check every test before running any.
     for &r in &rates {
         for &b in &buffers {
-            config(&a, &key, target, r, b).validate()?;
+            let c = config(&a, &key, target, r, b);
+            c.validate()?;
+            if !a.reverse {
+                c.check_records()?;
+            }
         }
     }
     // Issue 33: the folder is ours from the first buffer; written beside it, put in place whole.

@@ -5,20 +5,19 @@ use super::{command, nmc, stderr, tmp};
 use std::io::{Read, Write};
 use std::process::Stdio;
 
-#[test]
-fn one_server_answers_every_instrument_on_one_port() {
-    let dir = tmp("serve-one-port");
-    let log = dir.join("serve.log");
-    let mut child = command()
+/// Starts `nmc serve` on a free loopback port with `extra` options, logging to `log`; returns
+/// it and its address (from the log's first line).
+fn start(log: &std::path::Path, extra: &[&str]) -> (std::process::Child, String) {
+    let child = command()
         .args(["serve", "--listen", "127.0.0.1:0", "--log-every", "0s"])
         .args(["--duration", "120s", "--log-file", log.to_str().unwrap()])
+        .args(extra)
         .stderr(Stdio::null())
         .spawn()
         .expect("nmc serve starts");
-    // The address is in the log's first line.
     let mut addr = None;
     for _ in 0..200 {
-        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        let text = std::fs::read_to_string(log).unwrap_or_default();
         if let Some(w) = text
             .split_whitespace()
             .find(|w| w.starts_with("127.0.0.1:"))
@@ -31,7 +30,34 @@ fn one_server_answers_every_instrument_on_one_port() {
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    let addr = addr.expect("nmc serve logs its address");
+    (child, addr.expect("nmc serve logs its address"))
+}
+
+/// Stops `child` with SIGTERM, as a service manager does; it must exit 0.
+fn stop(mut child: std::process::Child) {
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = child.wait().unwrap();
+    assert!(status.success(), "nmc serve on SIGTERM: {status:?}");
+}
+
+/// The last log line that contains `what`.
+fn last(text: &str, what: &str) -> String {
+    text.lines()
+        .rev()
+        .find(|l| l.contains(what))
+        .unwrap_or_else(|| panic!("no `{what}` line in\n{text}"))
+        .to_string()
+}
+
+#[test]
+fn one_server_answers_every_instrument_on_one_port() {
+    let dir = tmp("serve-one-port");
+    let log = dir.join("serve.log");
+    let (child, addr) = start(&log, &[]);
     let out = |name: &str| dir.join(name).display().to_string();
     let runs: [Vec<String>; 7] = [
         [
@@ -91,21 +117,9 @@ fn one_server_answers_every_instrument_on_one_port() {
     let mut back = String::new();
     junk.read_to_string(&mut back).unwrap();
     assert!(back.starts_with("nmc-cost-sink v1 bytes=18 "), "{back}");
-    let killed = std::process::Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    let status = child.wait().unwrap();
-    assert!(status.success(), "nmc serve on SIGTERM: {status:?}");
+    stop(child);
     let text = std::fs::read_to_string(&log).unwrap();
-    let last = |prefix: &str| {
-        text.lines()
-            .rev()
-            .find(|l| l.contains(prefix))
-            .unwrap_or_else(|| panic!("no `{prefix}` line in\n{text}"))
-            .to_string()
-    };
+    let last = |what: &str| last(&text, what);
     // Every line is stamped with its UTC time.
     assert!(
         text.lines()
@@ -123,4 +137,73 @@ fn one_server_answers_every_instrument_on_one_port() {
     let end = nmc_cost::live::UDP_END.len();
     let udp = format!("udp: {} datagrams, {} bytes", 21 + 10, 20219 + 10 * end);
     assert!(cost.contains(&udp), "{cost}");
+}
+
+/// With a secret, every instrument that can carry its tag does, over UDP too: the echo probe,
+/// the pump (forward and -R) and the stream (forward and -R) are served, and the server counts
+/// nothing of theirs as unauthenticated.
+#[test]
+fn one_secret_covers_every_instrument_over_udp() {
+    let dir = tmp("serve-secret-udp");
+    let secret = dir.join("secret");
+    std::fs::write(&secret, "0123456789abcdef-one-secret").unwrap();
+    let secret = secret.to_str().unwrap();
+    let log = dir.join("serve.log");
+    let (child, addr) = start(&log, &["--secret-file", secret]);
+    let with = |args: &[&str]| {
+        let o = command()
+            .args(args)
+            .args(["--secret-file", secret])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        super::text(&o.stdout)
+    };
+    with(&[
+        "echo",
+        "probe",
+        &addr,
+        "--count",
+        "10",
+        "--out",
+        &dir.join("p").display().to_string(),
+    ]);
+    for r in [None, Some("-R")] {
+        with(
+            &[
+                &["pump", &addr, "--transport", "udp", "-t", "300ms"][..],
+                r.as_slice(),
+            ]
+            .concat(),
+        );
+        let out = with(
+            &[
+                &["stream", &addr, "--udp", "--ack", "-t", "1s"][..],
+                r.as_slice(),
+            ]
+            .concat(),
+        );
+        assert!(out.contains("|    0     | # lost"), "{r:?}: {out}");
+        if r.is_some() {
+            // The sink's buffers came with its tag, or none would have counted here.
+            assert!(
+                out.contains("received here ") && !out.contains("received here 0 "),
+                "{out}"
+            );
+        }
+    }
+    stop(child);
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        last(&text, "nmc serve: stopped after").contains("replied 10"),
+        "{text}"
+    );
+    assert!(
+        last(&text, "unauthenticated 0)").contains("pump:"),
+        "{text}"
+    );
+    assert!(
+        last(&text, "stream sink: ").contains(" 0 unauthenticated"),
+        "{text}"
+    );
 }

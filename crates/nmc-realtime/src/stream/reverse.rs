@@ -62,6 +62,8 @@ struct Route {
 /// for datagrams. The sink's UDP loop offers each datagram to [`Routes::route`] first.
 pub struct Routes {
     sock: UdpSocket,
+    /// The sink's secret: a reverse run over UDP tags each buffer with it.
+    key: Option<nmc_serve::Key>,
     routes: Mutex<HashMap<u64, Route>>,
     /// token of each client address whose HELLO came, for its acknowledgements.
     by_addr: Mutex<HashMap<SocketAddr, u64>>,
@@ -70,8 +72,9 @@ pub struct Routes {
 
 impl Routes {
     /// Sends from `sock` (a handle on the sink's UDP socket).
-    pub fn new(sock: UdpSocket) -> Arc<Routes> {
+    pub fn new(sock: UdpSocket, key: Option<nmc_serve::Key>) -> Arc<Routes> {
         Arc::new(Routes {
+            key,
             sock,
             routes: Mutex::new(HashMap::new()),
             by_addr: Mutex::new(HashMap::new()),
@@ -296,6 +299,10 @@ pub(crate) fn serve_request(
                 to,
                 acks,
             };
+            let c = StreamConfig {
+                key: routes.key.clone(),
+                ..c
+            };
             run_routed(routed, stream, &c, None, &mut |_| {})
         }
         (Transport::Udp, None) => {
@@ -426,11 +433,6 @@ pub fn stream_reverse(
     report: &mut dyn FnMut(ReceivedInterval),
 ) -> Result<StreamRun, StreamError> {
     c.validate()?;
-    if c.key.is_some() && c.transport == Transport::Udp {
-        return Err(StreamError::Input(
-            "--reverse over UDP does not take --secret-file: the sink's buffers to you carry no tag; use TCP".into(),
-        ));
-    }
     let connect_err = |err| StreamError::Connect {
         addr: c.target.to_string(),
         err,
@@ -471,8 +473,9 @@ pub fn stream_reverse(
         let u = UdpSocket::bind(local).map_err(connect_err)?;
         u.connect(c.target).map_err(connect_err)?;
         let (counts, done, token) = (counts.clone(), done.clone(), req.token);
+        let key = c.key.clone();
         Some(std::thread::spawn(move || {
-            receive_udp(u, token, &counts, &done)
+            receive_udp(u, token, key.as_ref(), &counts, &done)
         }))
     } else {
         None
@@ -505,8 +508,15 @@ fn token() -> u64 {
 }
 
 /// The UDP side of a reverse run: HELLO until the first buffer, then each buffer counted and
-/// acknowledged when it asks, until `done`.
-fn receive_udp(u: UdpSocket, token: u64, counts: &(AtomicU64, AtomicU64), done: &AtomicBool) {
+/// acknowledged when it asks, until `done`. With `key`, a buffer counts only with the sink's
+/// tag after it.
+fn receive_udp(
+    u: UdpSocket,
+    token: u64,
+    key: Option<&nmc_serve::Key>,
+    counts: &(AtomicU64, AtomicU64),
+    done: &AtomicBool,
+) {
     let hello = wire::hello(token);
     let mut gap = Duration::from_millis(5);
     let mut next = Instant::now();
@@ -524,9 +534,16 @@ fn receive_udp(u: UdpSocket, token: u64, counts: &(AtomicU64, AtomicU64), done: 
             Duration::from_millis(50)
         };
         let _ = u.set_read_timeout(Some(wait));
-        let Ok(n) = u.recv(&mut buf) else {
+        let Ok(mut n) = u.recv(&mut buf) else {
             continue;
         };
+        if let Some(key) = key {
+            let tag = wire::TAG;
+            if n < wire::HEADER + tag || !key.verify(&buf[..n - tag], &buf[n - tag..n]) {
+                continue;
+            }
+            n -= tag;
+        }
         if let Some((seq, len, ack)) = wire::parse_header(&buf[..n])
             && len as usize + wire::HEADER == n
         {

@@ -94,6 +94,20 @@ impl StreamConfig {
                 }
             ));
         }
+        let fill = self.buffer_bits as f64 / self.rate_bps as f64;
+        if fill > self.duration.as_secs_f64() {
+            return bad(format!(
+                "one {}-bit buffer takes {fill:.3} s to fill at {} bit/s, longer than --duration",
+                self.buffer_bits, self.rate_bps
+            ));
+        }
+        Ok(())
+    }
+
+    /// A forward run's records stay within [`MAX_RUN_BUFFERS`] (checked after
+    /// [`StreamConfig::validate`]). A reverse run is bounded by the sink's own, smaller limit.
+    pub fn check_records(&self) -> Result<(), StreamError> {
+        let bad = |m: String| Err(StreamError::Input(m));
         let buffers = self.duration.as_secs_f64() * self.rate_bps as f64 / self.buffer_bits as f64;
         if buffers > MAX_RUN_BUFFERS as f64 {
             return bad(format!(
@@ -101,13 +115,6 @@ impl StreamConfig {
                 self.rate_bps,
                 self.duration.as_secs_f64(),
                 self.buffer_bits
-            ));
-        }
-        let fill = self.buffer_bits as f64 / self.rate_bps as f64;
-        if fill > self.duration.as_secs_f64() {
-            return bad(format!(
-                "one {}-bit buffer takes {fill:.3} s to fill at {} bit/s, longer than --duration",
-                self.buffer_bits, self.rate_bps
             ));
         }
         Ok(())
@@ -235,8 +242,8 @@ fn writer(
     peer_stop: Option<Arc<AtomicBool>>,
 ) {
     let body = wire::HEADER + c.payload_bytes();
-    // UDP with a secret: the tag goes after the payload.
-    let tagged = c.key.is_some() && matches!(conn, Conn::Udp(_));
+    // UDP with a secret, either way (a sink's reverse run too): the tag goes after the payload.
+    let tagged = c.key.is_some() && matches!(conn, Conn::Udp(_) | Conn::Routed(_));
     let mut frame = vec![0x55u8; body + if tagged { wire::TAG } else { 0 }];
     let len = c.payload_bytes() as u32;
     while let Ok(seq) = rx.recv() {
@@ -428,6 +435,7 @@ pub fn run_reporting(
     report: &mut dyn FnMut(StreamInterval),
 ) -> Result<StreamRun, StreamError> {
     c.validate()?;
+    c.check_records()?;
     let conn = connect(c)?;
     run_with(conn, c, stop, every, report, None)
 }

@@ -88,7 +88,7 @@ impl Sink {
         let stop_udp2 = stop_udp.clone();
         let key = self.gate.key().cloned();
         // `nmc stream --reverse` over UDP sends from this port.
-        let routes = super::reverse::Routes::new(self.udp.try_clone()?);
+        let routes = super::reverse::Routes::new(self.udp.try_clone()?, key.clone());
         let udp_routes = routes.clone();
         let udp_thread = std::thread::spawn(move || {
             serve_udp(
@@ -277,7 +277,7 @@ impl SinkService {
     pub fn new(sock: UdpSocket, key: Option<Key>) -> SinkService {
         SinkService {
             counts: Arc::new(Counts::default()),
-            routes: super::reverse::Routes::new(sock),
+            routes: super::reverse::Routes::new(sock, key.clone()),
             udp: std::sync::Mutex::new(UdpSide::new(None, key)),
         }
     }
