@@ -330,12 +330,18 @@ impl Conn {
         }
     }
 
-    /// Whether the client has shut down its sending side (`POLLRDHUP`).
+    /// Whether the client has shut down its sending side (`POLLRDHUP` on Linux; elsewhere
+    /// only a connection closed both ways, `POLLHUP`, is seen, and a half-closed client with
+    /// fewer than the bytes asked waits for the rules to close it).
     fn peer_closed(&self) -> io::Result<bool> {
         use std::os::fd::AsRawFd;
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        const HANGUP: libc::c_short = libc::POLLRDHUP | libc::POLLHUP;
+        #[cfg(not(any(target_os = "linux", target_os = "android")))]
+        const HANGUP: libc::c_short = libc::POLLHUP;
         let mut p = libc::pollfd {
             fd: self.stream.as_raw_fd(),
-            events: libc::POLLRDHUP,
+            events: HANGUP,
             revents: 0,
         };
         // SAFETY: one valid pollfd for the duration of the call; zero timeout.
@@ -343,7 +349,7 @@ impl Conn {
         if r < 0 {
             return Err(io::Error::last_os_error());
         }
-        Ok(p.revents & (libc::POLLRDHUP | libc::POLLHUP) != 0)
+        Ok(p.revents & HANGUP != 0)
     }
 
     /// Counts `bytes` toward the minimum rate as if received: for a server that sends on the
