@@ -139,14 +139,7 @@ pub fn sink(a: SinkArgs) -> Result<Outcome> {
         });
     }
     sink.run(stop)?;
-    use std::sync::atomic::Ordering::Relaxed;
-    eprintln!(
-        "nmc sink: {} buffers, {} bytes, {} bad frames, {} unauthenticated datagrams",
-        counts.buffers.load(Relaxed),
-        counts.bytes.load(Relaxed),
-        counts.bad.load(Relaxed),
-        counts.unauthenticated.load(Relaxed)
-    );
+    eprintln!("nmc sink: {}", counts.summary());
     eprintln!("nmc sink: {}", gate.snapshot());
     Ok(Outcome::Ok)
 }

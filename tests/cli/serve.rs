@@ -130,7 +130,15 @@ fn one_server_answers_every_instrument_on_one_port() {
         last("nmc serve: stopped after").contains("replied 20"),
         "{text}"
     );
-    assert!(last("stream sink: ").contains(" 0 bad frames"), "{text}");
+    let stream = last("stream sink: ");
+    assert!(
+        stream.contains(" 0 bad frames") && stream.ends_with(" 1 reverse runs"),
+        "{stream}"
+    );
+    assert!(
+        last("nmc serve: pump:").ends_with(" reverse runs 1"),
+        "{text}"
+    );
     let cost = last("cost sink: tcp:");
     assert!(cost.contains("tcp: 3 transfers, 20237 bytes"), "{cost}");
     // UDP: 1 + 20 datagrams of data, and after each transfer the client's 5 end markers.

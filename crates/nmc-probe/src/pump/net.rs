@@ -509,6 +509,8 @@ fn serve_connection(
                 && let Ok(req) = Header::decode(&h)
                 && req.kind == Kind::Request
             {
+                sink.counters.reverse_runs += 1;
+                merge(&mut sink);
                 return super::reverse::serve_request(s, &req, udp);
             }
             first = false;

@@ -64,6 +64,8 @@ pub struct SinkCounters {
     /// TCP connections accepted, and refused (the gate's caps, or out of descriptors).
     pub connections: u64,
     pub connections_refused: u64,
+    /// Reverse runs (`nmc pump -R`) this server was asked for, served or refused.
+    pub reverse_runs: u64,
 }
 
 impl SinkCounters {
@@ -89,6 +91,7 @@ impl SinkCounters {
         self.unauthenticated += o.unauthenticated;
         self.connections += o.connections;
         self.connections_refused += o.connections_refused;
+        self.reverse_runs += o.reverse_runs;
     }
     fn note_drop(&mut self, r: PumpDrop) {
         match r {
@@ -115,7 +118,7 @@ impl fmt::Display for SinkCounters {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "pump: datagrams {} frames {} rfnms {} (in order {}, out of order {}, again {}) bytes {} dropped {} (truncated {}, malformed {}, bad-version {}, inconsistent {}, unauthenticated {}) tcp connections {} refused {}",
+            "pump: datagrams {} frames {} rfnms {} (in order {}, out of order {}, again {}) bytes {} dropped {} (truncated {}, malformed {}, bad-version {}, inconsistent {}, unauthenticated {}) tcp connections {} refused {} reverse runs {}",
             self.datagrams,
             self.frames,
             self.rfnms,
@@ -130,7 +133,8 @@ impl fmt::Display for SinkCounters {
             self.inconsistent,
             self.unauthenticated,
             self.connections,
-            self.connections_refused
+            self.connections_refused,
+            self.reverse_runs,
         )
     }
 }

@@ -35,6 +35,22 @@ pub struct Counts {
     pub bad: AtomicU64,
     /// UDP buffers without a valid tag while the sink has a secret.
     pub unauthenticated: AtomicU64,
+    /// Reverse runs (`nmc stream -R`) asked for, served or refused.
+    pub reverse_runs: AtomicU64,
+}
+
+impl Counts {
+    /// One line for the server's log.
+    pub fn summary(&self) -> String {
+        format!(
+            "{} buffers, {} bytes, {} bad frames, {} unauthenticated datagrams, {} reverse runs",
+            self.buffers.load(Ordering::Relaxed),
+            self.bytes.load(Ordering::Relaxed),
+            self.bad.load(Ordering::Relaxed),
+            self.unauthenticated.load(Ordering::Relaxed),
+            self.reverse_runs.load(Ordering::Relaxed)
+        )
+    }
 }
 
 pub struct Sink {
@@ -142,6 +158,7 @@ fn serve_tcp(
         }
         if n == 0 && h[..4] == wire::REQUEST_MAGIC {
             // `nmc stream --reverse`: the client asks the sink to send.
+            counts.reverse_runs.fetch_add(1, Ordering::Relaxed);
             return super::reverse::serve_request(s, &h, Some(routes));
         }
         let Some((seq, len, ack)) = wire::parse_header(&h) else {
@@ -309,13 +326,6 @@ impl nmc_serve::Service for SinkService {
     }
 
     fn summary(&self) -> String {
-        let c = &self.counts;
-        format!(
-            "{} buffers, {} bytes, {} bad frames, {} unauthenticated datagrams",
-            c.buffers.load(Ordering::Relaxed),
-            c.bytes.load(Ordering::Relaxed),
-            c.bad.load(Ordering::Relaxed),
-            c.unauthenticated.load(Ordering::Relaxed)
-        )
+        self.counts.summary()
     }
 }
