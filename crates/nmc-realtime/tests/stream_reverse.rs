@@ -108,6 +108,41 @@ fn a_stop_from_the_client_ends_the_run_with_what_ran() {
     }
 }
 
+/// A sink that is stopped (SIGTERM on `nmc serve`) during a reverse run ends it early and
+/// still sends the client what ran, over TCP and UDP; it used to go on sending until its gate
+/// gave up and closed the connection without a result.
+#[test]
+fn a_sink_that_stops_sends_what_ran() {
+    for t in [Transport::Tcp, Transport::Udp] {
+        let s = sink();
+        let sink_stop = s.stop.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(700));
+            sink_stop.store(true, Ordering::Relaxed);
+        });
+        let started = std::time::Instant::now();
+        let never = AtomicBool::new(false);
+        let r = stream_reverse(
+            &config_over(s.addr, t, false, 10_000),
+            &never,
+            None,
+            &mut |_| {},
+        )
+        .unwrap_or_else(|e| panic!("{t:?}: {e}"));
+        assert!(r.partial.is_some(), "{t:?}: a whole run");
+        assert!(
+            (5..40).contains(&r.buffers_sent),
+            "{t:?}: {}",
+            r.buffers_sent
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{t:?}: {:?}",
+            started.elapsed()
+        );
+    }
+}
+
 /// What the sink answered `bytes` (and the end of what the client sends) with, until it closed.
 fn answer(addr: SocketAddr, bytes: &[u8]) -> Vec<u8> {
     let mut t = TcpStream::connect(addr).unwrap();

@@ -271,6 +271,12 @@ impl Conn {
         self.peer
     }
 
+    /// The flag the server sets when it stops: for a handler that runs on a handle of its own
+    /// (a reverse run writing on a clone of the socket) and must end when the server does.
+    pub fn stopping(&self) -> Arc<AtomicBool> {
+        self.stop.clone()
+    }
+
     /// Bytes received so far (handshake included).
     pub fn received(&self) -> u64 {
         self.received

@@ -278,7 +278,7 @@ pub(crate) fn serve_request(
     let stream = s.stream().try_clone()?;
     let poll = (s.stream().read_timeout()?, s.stream().write_timeout()?);
     let run = match (c.transport, udp) {
-        (Transport::Tcp, _) => run_on_tcp(stream, &c, None, &mut |_| {}),
+        (Transport::Tcp, _) => run_on_tcp(stream, &c, Some(&s.stopping()), None, &mut |_| {}),
         (Transport::Udp, Some(routes)) => {
             let (_guard, hello, acks) = match routes.open(req.token, s.peer().ip()) {
                 Ok(x) => x,
@@ -303,7 +303,7 @@ pub(crate) fn serve_request(
                 key: routes.key.clone(),
                 ..c
             };
-            run_routed(routed, stream, &c, None, &mut |_| {})
+            run_routed(routed, stream, &c, Some(&s.stopping()), None, &mut |_| {})
         }
         (Transport::Udp, None) => {
             return send_error(s, "request refused: this sink does not send over UDP");
@@ -321,6 +321,15 @@ pub(crate) fn serve_request(
     let json = serde_json::to_vec(&Shipped { run, records }).map_err(std::io::Error::other)?;
     if json.len() > wire::MAX_RESULT as usize {
         return send_error(s, "the result is too large to send");
+    }
+    if s.stopping().load(std::sync::atomic::Ordering::Relaxed) {
+        // The sink is shutting down, so the run stopped early and the gate's guard refuses
+        // every write: the (partial) result goes straight on the socket, each write bounded by
+        // a second, and the sink reads nothing more.
+        let mut raw: &TcpStream = s.stream();
+        raw.set_write_timeout(Some(Duration::from_secs(1)))?;
+        raw.write_all(&wire::control(wire::RESULT_MAGIC, json.len() as u32))?;
+        return raw.write_all(&json);
     }
     s.write_all(&wire::control(wire::RESULT_MAGIC, json.len() as u32))?;
     s.write_all(&json)?;

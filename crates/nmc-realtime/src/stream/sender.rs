@@ -437,16 +437,25 @@ pub fn run_reporting(
     c.validate()?;
     c.check_records()?;
     let conn = connect(c)?;
-    run_with(conn, c, stop, every, report, None)
+    run_with(
+        conn,
+        c,
+        &|| stop.load(Ordering::Relaxed),
+        every,
+        report,
+        None,
+    )
 }
 
 /// [`run_reporting`] on a TCP connection the client opened (`nmc stream --reverse`: the sink
 /// sends to the client that asked, on its connection). The run stops early, as if `stop` were
 /// set, when the client sends a STOP frame or goes away: without acknowledgements a thread
-/// reads the connection for that; with them, the writer sees a STOP where it awaits one.
+/// reads the connection for that; with them, the writer sees a STOP where it awaits one. It
+/// also stops early, the same way, when `server_stop` is set (the sink is shutting down).
 pub fn run_on_tcp(
     s: TcpStream,
     c: &StreamConfig,
+    server_stop: Option<&AtomicBool>,
     every: Option<Duration>,
     report: &mut dyn FnMut(StreamInterval),
 ) -> Result<StreamRun, StreamError> {
@@ -461,8 +470,9 @@ pub fn run_on_tcp(
     if !c.ack {
         watch_for_stop(s.try_clone().map_err(io("clone the connection"))?, &stop);
     }
-    let flag = stop.clone();
-    let r = run_with(Conn::Tcp(s), c, &flag, every, report, Some(stop.clone()));
+    let stopped =
+        || stop.load(Ordering::Relaxed) || server_stop.is_some_and(|s| s.load(Ordering::Relaxed));
+    let r = run_with(Conn::Tcp(s), c, &stopped, every, report, Some(stop.clone()));
     // The reader thread, if any, ends at its next timeout.
     stop.store(true, Ordering::Relaxed);
     r
@@ -495,11 +505,13 @@ fn watch_for_stop(mut r: TcpStream, stop: &Arc<AtomicBool>) {
 
 /// [`run_on_tcp`] over UDP: the buffers go from the sink's socket to the client's address and
 /// the acknowledgements come from the sink's UDP loop ([`Routed`]); `control` is the client's
-/// TCP connection, read for a STOP or its end (its read timeout is the run's I/O timeout).
+/// TCP connection, read for a STOP or its end (its read timeout is the run's I/O timeout);
+/// `server_stop` as for [`run_on_tcp`].
 pub fn run_routed(
     routed: Routed,
     control: TcpStream,
     c: &StreamConfig,
+    server_stop: Option<&AtomicBool>,
     every: Option<Duration>,
     report: &mut dyn FnMut(StreamInterval),
 ) -> Result<StreamRun, StreamError> {
@@ -512,21 +524,23 @@ pub fn run_routed(
         })?;
     let stop = Arc::new(AtomicBool::new(false));
     watch_for_stop(control, &stop);
-    let flag = stop.clone();
-    let r = run_with(Conn::Routed(routed), c, &flag, every, report, None);
+    let stopped =
+        || stop.load(Ordering::Relaxed) || server_stop.is_some_and(|s| s.load(Ordering::Relaxed));
+    let r = run_with(Conn::Routed(routed), c, &stopped, every, report, None);
     stop.store(true, Ordering::Relaxed);
     r
 }
 
+/// The run; `stopped` says when to end it early (the user's Ctrl-C, the client's STOP, the
+/// server shutting down).
 fn run_with(
     conn: Conn,
     c: &StreamConfig,
-    stop: &AtomicBool,
+    stopped: &dyn Fn() -> bool,
     every: Option<Duration>,
     report: &mut dyn FnMut(StreamInterval),
     peer_stop: Option<Arc<AtomicBool>>,
 ) -> Result<StreamRun, StreamError> {
-    let stopped = || stop.load(Ordering::Relaxed);
     let (tx, rx) = mpsc::channel::<u64>();
     let (done_tx, done_rx) = mpsc::channel::<Done>();
     let cw = c.clone();
