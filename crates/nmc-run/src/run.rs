@@ -4,6 +4,7 @@
 //! scenario's `record` list; `trace.jsonl` when `trace = true`; SVG plots of what was recorded.
 
 use crate::charts::{histogram_passes, occupancy_chart};
+use crate::records::{ImpRecord, InternetRecord, NetRecord, Record};
 use anyhow::{Context as _, Result, bail};
 use nmc_report::records::{CsvSink, read_csv};
 use nmc_report::{Chart, OutDir, Series, SeriesStyle, Summary};
@@ -274,7 +275,10 @@ fn run_store_forward(
     // packets.csv is written as the packets are done, not kept: memory stays flat.
     let packets_csv = out.join("packets.csv");
     let sink: Option<Box<dyn nmc_sim::RecordSink<nmc_net::model::PacketRecord>>> =
-        if s.record.iter().any(|r| r == "packets") {
+        if NetRecord::parse(&s.record)?
+            .iter()
+            .any(|(r, _)| *r == NetRecord::Packets)
+        {
             Some(Box::new(CsvSink::create(&packets_csv)?))
         } else {
             None
@@ -282,10 +286,10 @@ fn run_store_forward(
     let o = nmc_net::run_to(&s, seed, trace, sink, &mut |t| {
         progress(t.as_nanos() as f64 / total)
     })?;
-    for r in &s.record {
-        let path = out.join(format!("{r}.csv"));
-        match r.as_str() {
-            "packets" => {
+    for (r, name) in NetRecord::parse(&s.record)? {
+        let path = out.join(format!("{name}.csv"));
+        match r {
+            NetRecord::Packets => {
                 /// The one column the histogram needs.
                 #[derive(serde::Deserialize)]
                 struct Delay {
@@ -307,7 +311,7 @@ fn run_store_forward(
                 )?;
                 files.push(svg_path);
             }
-            "lines" => {
+            NetRecord::Lines => {
                 nmc_report::records::write_csv(&path, &o.lines)?;
                 let util: Vec<(f64, f64)> = o
                     .lines
@@ -324,7 +328,6 @@ fn run_store_forward(
                 std::fs::write(&svg_path, chart.to_svg().map_err(anyhow::Error::msg)?)?;
                 files.push(svg_path);
             }
-            _ => unreachable!("record names were checked when the model was built"),
         }
         files.push(path);
     }
@@ -376,10 +379,10 @@ fn run_imp(
         files.push(path);
         Ok(())
     };
-    for r in &s.record {
-        let path = out.join(format!("{r}.csv"));
-        match r.as_str() {
-            "messages" => {
+    for (r, name) in ImpRecord::parse(&s.record)? {
+        let path = out.join(format!("{name}.csv"));
+        match r {
+            ImpRecord::Messages => {
                 // Written during the run; the histogram reads every round trip back from it
                 // (as `analysis::round_trips_ms` takes them from the records).
                 let rtt = || -> Result<_> {
@@ -398,9 +401,9 @@ fn run_imp(
                     histogram_passes("Round trip (accepted → RFNM)", "round trip (ms)", rtt)?,
                 )?;
             }
-            "lines" => nmc_report::records::write_csv(&path, &o.lines)?,
-            "e2e" => {} // written during the run
-            "routing" => {
+            ImpRecord::Lines => nmc_report::records::write_csv(&path, &o.lines)?,
+            ImpRecord::E2e => {} // written during the run
+            ImpRecord::Routing => {
                 // routing.csv: every change of a best neighbour and every hold-down; beside it
                 // the loops in the tables, and the pumping IMP's choice of line and its queues.
                 let r = &o.routing;
@@ -413,8 +416,8 @@ fn run_imp(
                 nmc_report::records::write_csv(&queues, &r.line_samples)?;
                 files.extend([loops, sends, queues]);
             }
-            "journeys" => {} // written during the run
-            "occupancy" => {
+            ImpRecord::Journeys => {} // written during the run
+            ImpRecord::Occupancy => {
                 // Written during the run; the chart shows its first 30 s, read back.
                 const SHOWN_S: f64 = 30.0;
                 let mut shown = Vec::new();
@@ -431,7 +434,6 @@ fn run_imp(
                     occupancy_chart(&shown, SHOWN_S, &o.params),
                 )?;
             }
-            _ => unreachable!("record names were checked when the model was built"),
         }
         files.push(path);
     }
@@ -464,11 +466,10 @@ fn run_internet(
     >(origin, text, sets, opts, check_internet)?;
     let out = dir.path();
     let o = nmc_internet::run(&s, seed)?;
-    for r in &s.record {
-        let path = out.join(format!("{r}.csv"));
-        match r.as_str() {
-            "volleys" => nmc_report::records::write_csv(&path, &o.records)?,
-            _ => unreachable!("record names were checked when the model was built"),
+    for (r, name) in InternetRecord::parse(&s.record)? {
+        let path = out.join(format!("{name}.csv"));
+        match r {
+            InternetRecord::Volleys => nmc_report::records::write_csv(&path, &o.records)?,
         }
         files.push(path);
     }
