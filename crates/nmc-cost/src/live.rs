@@ -91,6 +91,7 @@ fn rusage(who: libc::c_int) -> io::Result<(u64, u64)> {
     Ok((ns(ru.ru_utime), ns(ru.ru_stime)))
 }
 
+#[cfg(any(target_os = "linux", target_os = "android"))]
 fn cpu_clock(id: libc::clockid_t) -> io::Result<u64> {
     // SAFETY: zeroed timespec is valid; clock_gettime writes into it.
     let mut ts: libc::timespec = unsafe { std::mem::zeroed() };
@@ -103,6 +104,7 @@ fn cpu_clock(id: libc::clockid_t) -> io::Result<u64> {
 }
 
 /// This thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`; split by `getrusage(RUSAGE_THREAD)`).
+#[cfg(any(target_os = "linux", target_os = "android"))]
 pub fn thread_cpu() -> io::Result<CpuTime> {
     let (user_ns, sys_ns) = rusage(libc::RUSAGE_THREAD)?;
     Ok(CpuTime {
@@ -110,6 +112,16 @@ pub fn thread_cpu() -> io::Result<CpuTime> {
         user_ns,
         sys_ns,
     })
+}
+
+/// Per-thread CPU accounting (`RUSAGE_THREAD`) is Linux's: elsewhere `nmc cost` says so in one
+/// line instead of measuring something else.
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+pub fn thread_cpu() -> io::Result<CpuTime> {
+    Err(io::Error::new(
+        io::ErrorKind::Unsupported,
+        "per-thread CPU time (getrusage RUSAGE_THREAD) is not available on this platform: nmc cost measures on Linux only",
+    ))
 }
 
 /// The whole process's CPU time as `getrusage(RUSAGE_SELF)` gives it: `total_ns` is its user +

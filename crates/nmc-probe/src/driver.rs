@@ -1,18 +1,21 @@
 //! The probe's event loop, shared by the UDP and ICMP socket drivers: it feeds the
 //! [`Probe`] core the time, the replies and the silences, and sends what it asks for.
 //!
-//! Plain sockets on one thread, waiting in `ppoll(2)`: with one volley in flight there is never
-//! more than one thing to wait for, and a paced run only adds "or the next send falls due", which
-//! the wait's timeout covers. `ppoll` takes a nanosecond timeout served by a high-resolution
-//! timer, unlike `SO_RCVTIMEO`, which the kernel rounds up to whole scheduler ticks (10 ms at
-//! 100 Hz): paced sends would slip by a tick each. An async runtime would add a dependency and
+//! Plain sockets on one thread, waiting in `poll(2)` ([`rustix::event::poll`]: `ppoll` on Linux,
+//! `poll` elsewhere): with one volley in flight there is never more than one thing to wait for,
+//! and a paced run only adds "or the next send falls due", which the wait's timeout covers.
+//! `ppoll` takes a nanosecond timeout served by a high-resolution timer, unlike `SO_RCVTIMEO`,
+//! which the kernel rounds up to whole scheduler ticks (10 ms at 100 Hz): paced sends would slip
+//! by a tick each. (Where only `poll` exists the timeout is in whole milliseconds.) An async runtime would add a dependency and
 //! hide the timestamps behind a scheduler without making them better. Every wait is capped at
 //! [`MAX_WAIT`] so that a stop request (Ctrl-C) is seen promptly.
 
 use crate::probe::{Probe, ProbeConfig, ProbeCounters, Transmit, Volley};
 use crate::time::{Clock, Nanos, TimerResolution, measure_timer_resolution, unix_now_ns};
+use rustix::event::PollFd;
 use serde::Serialize;
 use std::io;
+use std::os::fd::BorrowedFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -74,7 +77,7 @@ pub(crate) trait EchoSocket {
 /// once with [`recv_ready`]. `Ok(None)` when the wait ran out, a signal cut it short, or nothing
 /// was there after all.
 pub(crate) fn recv_within<T>(
-    fd: std::os::fd::RawFd,
+    fd: BorrowedFd<'_>,
     timeout: Duration,
     read: impl FnMut() -> io::Result<T>,
 ) -> io::Result<Option<T>> {
@@ -106,70 +109,53 @@ pub(crate) fn recv_ready<T>(mut read: impl FnMut() -> io::Result<T>) -> io::Resu
     }
 }
 
+/// What a wait asks for and what it saw (`IN`, `OUT`, and `ERR`/`HUP` reported unasked).
+pub(crate) use rustix::event::PollFlags as Events;
+
 /// Waits until `fd` is readable or `timeout` has passed; `Ok(true)` if readable.
-pub(crate) fn wait_readable(fd: std::os::fd::RawFd, timeout: Duration) -> io::Result<bool> {
-    Ok(wait_fd(fd, libc::POLLIN, timeout)? != 0)
+pub(crate) fn wait_readable(fd: BorrowedFd<'_>, timeout: Duration) -> io::Result<bool> {
+    Ok(!wait_fd(fd, Events::IN, timeout)?.is_empty())
 }
 
-/// Waits until `fd` has one of `events` (`POLLIN`, `POLLOUT`) or `timeout` has passed; returns
-/// the events seen, 0 for none (also when a signal interrupted the wait).
-pub(crate) fn wait_fd(fd: std::os::fd::RawFd, events: i16, timeout: Duration) -> io::Result<i16> {
-    let mut pfd = libc::pollfd {
-        fd,
-        events,
-        revents: 0,
-    };
-    let ts = libc::timespec {
-        tv_sec: timeout.as_secs() as libc::time_t,
-        tv_nsec: timeout.subsec_nanos() as libc::c_long,
-    };
-    // SAFETY: one pollfd and one timespec that we own; no signal mask.
-    let rc = unsafe { libc::ppoll(&mut pfd, 1, &ts, std::ptr::null()) };
-    if rc < 0 {
-        let e = io::Error::last_os_error();
-        if e.kind() == io::ErrorKind::Interrupted {
-            return Ok(0);
-        }
-        return Err(e);
-    }
-    Ok(if rc > 0 { pfd.revents } else { 0 })
+/// Waits until `fd` has one of `events` or `timeout` has passed; returns the events seen, none
+/// also when a signal interrupted the wait.
+pub(crate) fn wait_fd(fd: BorrowedFd<'_>, events: Events, timeout: Duration) -> io::Result<Events> {
+    let mut p = [PollFd::from_borrowed_fd(fd, events)];
+    Ok(if poll(&mut p, timeout)? {
+        p[0].revents()
+    } else {
+        Events::empty()
+    })
 }
 
 /// [`wait_fd`] on several descriptors at once: (fd, events) each; returns the events seen on
-/// each, in the same order (all 0 when the wait ran out or a signal cut it short).
+/// each, in the same order (all empty when the wait ran out or a signal cut it short).
 pub(crate) fn wait_fds(
-    fds: &[(std::os::fd::RawFd, i16)],
+    fds: &[(BorrowedFd<'_>, Events)],
     timeout: Duration,
-) -> io::Result<Vec<i16>> {
-    let mut pfds: Vec<libc::pollfd> = fds
+) -> io::Result<Vec<Events>> {
+    let mut p: Vec<PollFd<'_>> = fds
         .iter()
-        .map(|&(fd, events)| libc::pollfd {
-            fd,
-            events,
-            revents: 0,
-        })
+        .map(|&(fd, events)| PollFd::from_borrowed_fd(fd, events))
         .collect();
-    let ts = libc::timespec {
-        tv_sec: timeout.as_secs() as libc::time_t,
-        tv_nsec: timeout.subsec_nanos() as libc::c_long,
+    Ok(if poll(&mut p, timeout)? {
+        p.iter().map(|p| p.revents()).collect()
+    } else {
+        vec![Events::empty(); fds.len()]
+    })
+}
+
+/// One `poll(2)`: false when the timeout ran out or a signal cut it short.
+fn poll(p: &mut [PollFd<'_>], timeout: Duration) -> io::Result<bool> {
+    let ts = rustix::event::Timespec {
+        tv_sec: timeout.as_secs().try_into().unwrap_or(i64::MAX),
+        tv_nsec: timeout.subsec_nanos().into(),
     };
-    // SAFETY: pollfds and a timespec that we own, their count passed with them; no signal mask.
-    let rc = unsafe {
-        libc::ppoll(
-            pfds.as_mut_ptr(),
-            pfds.len() as libc::nfds_t,
-            &ts,
-            std::ptr::null(),
-        )
-    };
-    if rc < 0 {
-        let e = io::Error::last_os_error();
-        if e.kind() == io::ErrorKind::Interrupted {
-            return Ok(vec![0; fds.len()]);
-        }
-        return Err(e);
+    match rustix::event::poll(p, Some(&ts)) {
+        Ok(n) => Ok(n > 0),
+        Err(rustix::io::Errno::INTR) => Ok(false),
+        Err(e) => Err(e.into()),
     }
-    Ok(pfds.iter().map(|p| p.revents).collect())
 }
 
 /// A finished (or stopped) run: everything the reports need.

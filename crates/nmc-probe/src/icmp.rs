@@ -24,7 +24,7 @@ use crate::wire;
 use socket2::{Domain, Protocol, SockAddr, Socket, Type};
 use std::io::{self, Read};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::os::fd::AsRawFd;
+use std::os::fd::AsFd;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
@@ -117,7 +117,7 @@ impl EchoSocket for IcmpSocket {
     }
 
     fn recv(&mut self, timeout: Duration) -> io::Result<Option<Received>> {
-        let Some(n) = driver::recv_within(self.sock.as_raw_fd(), timeout, || {
+        let Some(n) = driver::recv_within(self.sock.as_fd(), timeout, || {
             (&self.sock).read(&mut self.buf)
         })?
         else {

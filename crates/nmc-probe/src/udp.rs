@@ -16,7 +16,7 @@ use crate::time::{Clock, Nanos, unix_now_ns};
 use crate::wire::{self, Key, MAX_UDP_PAYLOAD};
 use std::io;
 use std::net::{SocketAddr, TcpListener, UdpSocket};
-use std::os::fd::AsRawFd;
+use std::os::fd::AsFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -247,32 +247,32 @@ impl EchoServer {
                 }
                 next_log = Some(at.saturating_add(step).max(now));
             }
-            let fd = self.sock.as_raw_fd();
-            let (n, src) =
-                match driver::recv_within(fd, driver::MAX_WAIT, || self.sock.recv_from(&mut buf)) {
-                    Ok(Some(x)) => x,
-                    Ok(None) => continue,
-                    // An ICMP error about an earlier reply, reported on this socket.
-                    Err(e)
-                        if matches!(
-                            e.kind(),
-                            io::ErrorKind::ConnectionRefused | io::ErrorKind::ConnectionReset
-                        ) =>
-                    {
-                        continue;
+            let (n, src) = match driver::recv_within(self.sock.as_fd(), driver::MAX_WAIT, || {
+                self.sock.recv_from(&mut buf)
+            }) {
+                Ok(Some(x)) => x,
+                Ok(None) => continue,
+                // An ICMP error about an earlier reply, reported on this socket.
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::ConnectionRefused | io::ErrorKind::ConnectionReset
+                    ) =>
+                {
+                    continue;
+                }
+                Err(e) => {
+                    // Never die of a receive error; but do not spin on a persistent one.
+                    recv_errors += 1;
+                    if recv_errors % 1000 == 1 {
+                        log(&format!(
+                            "{name}: receive error ({recv_errors} so far): {e}"
+                        ));
                     }
-                    Err(e) => {
-                        // Never die of a receive error; but do not spin on a persistent one.
-                        recv_errors += 1;
-                        if recv_errors % 1000 == 1 {
-                            log(&format!(
-                                "{name}: receive error ({recv_errors} so far): {e}"
-                            ));
-                        }
-                        std::thread::sleep(Duration::from_millis(10));
-                        continue;
-                    }
-                };
+                    std::thread::sleep(Duration::from_millis(10));
+                    continue;
+                }
+            };
             let rx = clock.now();
             let pkt = &mut buf[..n];
             if let Some(sink) = sink.as_mut()
@@ -361,9 +361,8 @@ impl EchoSocket for UdpProbeSocket {
     }
 
     fn recv(&mut self, timeout: Duration) -> io::Result<Option<Received>> {
-        let Some(n) = driver::recv_within(self.sock.as_raw_fd(), timeout, || {
-            self.sock.recv(&mut self.buf)
-        })?
+        let Some(n) =
+            driver::recv_within(self.sock.as_fd(), timeout, || self.sock.recv(&mut self.buf))?
         else {
             return Ok(None);
         };

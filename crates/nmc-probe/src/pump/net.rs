@@ -14,12 +14,12 @@ use super::sender::{MessageRecord, Pump, PumpConfig, PumpError, PumpTransport};
 use super::sink::TcpSink;
 use super::wire::{self, Header, Kind};
 use crate::Error;
-use crate::driver::{MAX_WAIT, recv_ready, wait_fd};
+use crate::driver::{Events, MAX_WAIT, recv_ready, wait_fd};
 use crate::time::{Clock, Nanos, measure_timer_resolution, unix_now_ns};
 use nmc_serve::{Conn, Gate, Key};
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream, UdpSocket};
-use std::os::fd::AsRawFd;
+use std::os::fd::AsFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -280,13 +280,13 @@ pub fn run_tcp_on(
         if pump.is_done(now) {
             break;
         }
-        let mut events = libc::POLLIN;
+        let mut events = Events::IN;
         if off < out.len() {
-            events |= libc::POLLOUT;
+            events |= Events::OUT;
         }
-        let seen = wait_fd(s.as_raw_fd(), events, wait_for(&pump, now))
-            .map_err(|e| Error::Io("wait", e))?;
-        if seen & (libc::POLLIN | libc::POLLERR | libc::POLLHUP) == 0 {
+        let seen =
+            wait_fd(s.as_fd(), events, wait_for(&pump, now)).map_err(|e| Error::Io("wait", e))?;
+        if !seen.intersects(Events::IN | Events::ERR | Events::HUP) {
             continue;
         }
         loop {
@@ -368,7 +368,7 @@ pub fn run_udp_on(
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 // The socket's buffer is full: wait for room (bounded by the caller's timeouts).
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    wait_fd(sock.as_raw_fd(), libc::POLLOUT, MAX_WAIT)
+                    wait_fd(sock.as_fd(), Events::OUT, MAX_WAIT)
                         .map_err(|e| Error::Io("wait", e))?;
                 }
                 Err(e) => return Err(Error::Pump(format!("sending to {target}: {e}"))),
@@ -403,9 +403,9 @@ pub fn run_udp_on(
         if pump.is_done(now) {
             break;
         }
-        let seen = wait_fd(sock.as_raw_fd(), libc::POLLIN, wait_for(&pump, now))
+        let seen = wait_fd(sock.as_fd(), Events::IN, wait_for(&pump, now))
             .map_err(|e| Error::Io("wait", e))?;
-        if seen == 0 {
+        if seen.is_empty() {
             continue;
         }
         while let Some(n) = recv_ready(|| sock.recv(&mut rbuf)).map_err(receive_error(target))? {

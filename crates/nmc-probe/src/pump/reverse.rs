@@ -52,13 +52,13 @@ use super::analysis::{Collector, PumpRun, PumpSummary};
 use super::running::RttPlot;
 use super::sender::{MessageRecord, Pump, PumpConfig, PumpTransport};
 use super::wire::{self, Header, Kind, Request};
-use crate::driver::{MAX_WAIT, recv_ready, wait_fd};
+use crate::driver::{Events, MAX_WAIT, recv_ready, wait_fd};
 use crate::time::{Clock, Nanos, measure_timer_resolution, unix_now_ns};
 use nmc_serve::Conn;
 use std::collections::HashMap;
 use std::io::{self, Read, Write};
 use std::net::{IpAddr, SocketAddr, UdpSocket};
-use std::os::fd::AsRawFd;
+use std::os::fd::AsFd;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
@@ -484,7 +484,6 @@ fn pump_tcp(
     let mut just = Vec::new();
     let (session, size) = (pump.config().session, pump.config().size);
     s.stream().set_nonblocking(true)?;
-    let fd = s.stream().as_raw_fd();
     let timer = measure_timer_resolution(1000);
     let started_unix_ns = unix_now_ns();
     let clock = Clock::new();
@@ -539,12 +538,12 @@ fn pump_tcp(
         if pump.is_done(now) {
             break;
         }
-        let mut events = libc::POLLIN;
+        let mut events = Events::IN;
         if *off < *end || *rest > 0 {
-            events |= libc::POLLOUT;
+            events |= Events::OUT;
         }
-        let seen = wait_fd(fd, events, wait_for(&pump, now))?;
-        if seen & (libc::POLLIN | libc::POLLERR | libc::POLLHUP) == 0 {
+        let seen = wait_fd(s.stream().as_fd(), events, wait_for(&pump, now))?;
+        if !seen.intersects(Events::IN | Events::ERR | Events::HUP) {
             continue;
         }
         read_ready(s, &mut inbox)?;

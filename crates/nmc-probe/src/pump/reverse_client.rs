@@ -9,12 +9,12 @@ use super::reverse::ShippedBack;
 use super::sender::{MessageRecord, PumpConfig, PumpTransport};
 use super::wire::{self, Kind, Request};
 use crate::Error;
-use crate::driver::{MAX_WAIT, recv_ready, wait_fd, wait_fds};
+use crate::driver::{Events, MAX_WAIT, recv_ready, wait_fd, wait_fds};
 use crate::time::{Clock, Nanos};
 use nmc_serve::Key;
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream, UdpSocket};
-use std::os::fd::AsRawFd;
+use std::os::fd::AsFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Takes each message whole, as the run goes, with whether it was whole within the offering
@@ -230,19 +230,18 @@ fn receive_tcp(
 ) -> Result<PumpSummary, Error> {
     let mut rx = TcpReceiver::new(c.cfg.session);
     let mut stopping = false;
-    let fd = s.as_raw_fd();
     loop {
         if !stopping && stop.load(Ordering::Relaxed) {
             stopping = true;
             rx.out.extend_from_slice(&stop_frame(c.cfg.session));
         }
         flush(&mut s, &mut rx.out, c.target)?;
-        let mut events = libc::POLLIN;
+        let mut events = Events::IN;
         if !rx.out.is_empty() {
-            events |= libc::POLLOUT;
+            events |= Events::OUT;
         }
-        let seen = wait_fd(fd, events, MAX_WAIT).map_err(|e| Error::Io("wait", e))?;
-        if seen & (libc::POLLIN | libc::POLLERR | libc::POLLHUP) != 0
+        let seen = wait_fd(s.as_fd(), events, MAX_WAIT).map_err(|e| Error::Io("wait", e))?;
+        if seen.intersects(Events::IN | Events::ERR | Events::HUP)
             && let Some(end) = read_tcp(&mut s, &mut rx, &mut c)?
         {
             c.take(|| rx.pop())?;
@@ -284,10 +283,6 @@ fn receive_udp(
     let (mut next_hello, mut hello_gap) = (Nanos::ZERO, Nanos(5_000_000));
     let mut stopping = false;
     let mut rbuf = vec![0u8; 65_536];
-    let fds = [
-        (s.as_raw_fd(), libc::POLLIN),
-        (sock.as_raw_fd(), libc::POLLIN),
-    ];
     loop {
         let now = c.clock.now();
         // HELLO until the first datagram comes (a HELLO can be lost too).
@@ -306,8 +301,9 @@ fn receive_udp(
         } else {
             MAX_WAIT
         };
+        let fds = [(s.as_fd(), Events::IN), (sock.as_fd(), Events::IN)];
         let seen = wait_fds(&fds, wait).map_err(|e| Error::Io("wait", e))?;
-        if seen[1] != 0 {
+        if !seen[1].is_empty() {
             while let Some(n) = recv_ready(|| sock.recv(&mut rbuf))
                 .map_err(|e| Error::Pump(format!("receiving from {target}: {e}")))?
             {
@@ -321,7 +317,7 @@ fn receive_udp(
                 }
             }
         }
-        if seen[0] != 0
+        if !seen[0].is_empty()
             && let Some(end) = read_tcp(&mut s, &mut ctl, &mut c)?
         {
             c.take(|| rx.pop())?;
