@@ -44,7 +44,6 @@ use nmc_imp::analysis::{autocorrelation, autocorrelation_band, histogram, round_
 use nmc_imp_scenario::ImpScenario;
 use nmc_report::{Chart, Series, SeriesStyle, Target, Value};
 use nmc_run::charts::occupancy_chart;
-use nmc_scenario::Override;
 use nmc_sim::Trace;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -422,11 +421,7 @@ fn paths_note(paths: &[PathRow]) -> String {
 }
 
 fn scenario(text: &str, sets: &[String], quick: bool) -> Result<ImpScenario> {
-    let mut all: Vec<Override> = sets.iter().map(|s| s.parse()).collect::<Result<_, _>>()?;
-    if quick {
-        all.push("duration=2min".parse()?);
-    }
-    Ok(nmc_scenario::load("ko-v2", text, &all)?)
+    super::ko_sites::load("ko-v2", text, sets, quick)
 }
 
 /// The published round trip, K&O §IV: "approximated by 200 + 90(n − 1) ms".

@@ -44,7 +44,6 @@ use nmc_imp_scenario::ImpScenario;
 use nmc_report::diagram::{Item, PathDiagram, Shape};
 use nmc_report::style::Marker;
 use nmc_report::{Axis, Chart, Series, SeriesStyle, Target, Value};
-use nmc_scenario::Override;
 use nmc_sim::Trace;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -496,11 +495,7 @@ fn timeline(o: &Outcome) -> Vec<TimelineRow> {
 }
 
 fn scenario(text: &str, sets: &[String], quick: bool) -> Result<ImpScenario> {
-    let mut all: Vec<Override> = sets.iter().map(|s| s.parse()).collect::<Result<_, _>>()?;
-    if quick {
-        all.push("duration=2min".parse()?);
-    }
-    Ok(nmc_scenario::load("ko-v3", text, &all)?)
+    super::ko_sites::load("ko-v3", text, sets, quick)
 }
 
 /// One run: `period`'s scenario to its `hops` destination, with `extra` settings.
