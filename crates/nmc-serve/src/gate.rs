@@ -64,6 +64,9 @@ pub const DEFAULT_HANDSHAKE: Duration = Duration::from_secs(5);
 /// 100 ms, the same as the probe's drivers: a stop is seen promptly, and a rule's deadline is
 /// kept to within that.
 pub const POLL: Duration = Duration::from_millis(100);
+/// Longest a write of a stopping server's last words ([`Conn::write_last`]) waits. **Choice**:
+/// 1 s, well inside the 2 s the gate waits for its connections at a stop.
+pub const LAST_WORDS: Duration = Duration::from_secs(1);
 /// Wait after an accept that failed for want of resources. **Choice**: 100 ms: the loop does
 /// not spin while descriptors are short, and a freed one is used within that.
 pub const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
@@ -275,6 +278,16 @@ impl Conn {
     /// (a reverse run writing on a clone of the socket) and must end when the server does.
     pub fn stopping(&self) -> Arc<AtomicBool> {
         self.stop.clone()
+    }
+
+    /// Writes `buf` even while the server is stopping, each write bounded by [`LAST_WORDS`]:
+    /// for a handler that ended its work because the server is stopping and still owes the
+    /// client what it has (a reverse run's partial result). The other rules do not apply.
+    pub fn write_last(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.stream.set_write_timeout(Some(LAST_WORDS))?;
+        let r = (&self.stream).write_all(buf);
+        self.stream.set_write_timeout(Some(POLL))?;
+        r
     }
 
     /// Bytes received so far (handshake included).

@@ -212,7 +212,7 @@ pub fn check_request(r: &wire::Request, peer: SocketAddr) -> Result<StreamConfig
             c.buffer_bits
         ));
     }
-    let buffers = c.duration.as_secs_f64() * c.rate_bps as f64 / c.buffer_bits as f64;
+    let buffers = c.buffers();
     if buffers > MAX_BUFFERS as f64 {
         return Err(format!(
             "{buffers:.0} buffers ({} bit/s for {} s in {}-bit buffers) is more than this sink's limit of {MAX_BUFFERS} a run",
@@ -323,13 +323,10 @@ pub(crate) fn serve_request(
         return send_error(s, "the result is too large to send");
     }
     if s.stopping().load(std::sync::atomic::Ordering::Relaxed) {
-        // The sink is shutting down, so the run stopped early and the gate's guard refuses
-        // every write: the (partial) result goes straight on the socket, each write bounded by
-        // a second, and the sink reads nothing more.
-        let mut raw: &TcpStream = s.stream();
-        raw.set_write_timeout(Some(Duration::from_secs(1)))?;
-        raw.write_all(&wire::control(wire::RESULT_MAGIC, json.len() as u32))?;
-        return raw.write_all(&json);
+        // The sink is shutting down, so the run stopped early: its (partial) result is the
+        // connection's last words, and the sink reads nothing more.
+        s.write_last(&wire::control(wire::RESULT_MAGIC, json.len() as u32))?;
+        return s.write_last(&json);
     }
     s.write_all(&wire::control(wire::RESULT_MAGIC, json.len() as u32))?;
     s.write_all(&json)?;

@@ -104,11 +104,16 @@ impl StreamConfig {
         Ok(())
     }
 
+    /// Buffers the run fills: duration × rate / buffer size.
+    pub fn buffers(&self) -> f64 {
+        self.duration.as_secs_f64() * self.rate_bps as f64 / self.buffer_bits as f64
+    }
+
     /// A forward run's records stay within [`MAX_RUN_BUFFERS`] (checked after
     /// [`StreamConfig::validate`]). A reverse run is bounded by the sink's own, smaller limit.
     pub fn check_records(&self) -> Result<(), StreamError> {
         let bad = |m: String| Err(StreamError::Input(m));
-        let buffers = self.duration.as_secs_f64() * self.rate_bps as f64 / self.buffer_bits as f64;
+        let buffers = self.buffers();
         if buffers > MAX_RUN_BUFFERS as f64 {
             return bad(format!(
                 "{buffers:.0} buffers ({} bit/s for {} s in {}-bit buffers) is more than one run keeps ({MAX_RUN_BUFFERS}, about {RECORD_BYTES} bytes each): give a larger --buffer or a shorter --duration",
