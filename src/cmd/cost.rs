@@ -346,7 +346,7 @@ fn serve(a: &CostArgs) -> Result<Outcome> {
             "TCP and UDP"
         }
     );
-    let stop = nmc_probe::signal::stop_on_signals();
+    let stop = nmc_probe::signal::stop_on_signals()?;
     let start = Instant::now();
     let limit = a.duration.map(|d| Duration::from_nanos(d.as_nanos()));
     let should_stop = || {

@@ -180,7 +180,7 @@ fn serve(a: ServeArgs) -> Result<Outcome> {
         services: Default::default(),
     };
     let server = EchoServer::bind(a.listen, opts)?;
-    let stop = nmc_probe::signal::stop_on_signals();
+    let stop = nmc_probe::signal::stop_on_signals()?;
     server.run(stop, &mut |line| eprintln!("{line}"))?;
     Ok(Outcome::Ok)
 }
@@ -258,7 +258,7 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
     // Issue 33: the folder is ours (a second run into it is refused) from the first volley;
     // the files are written beside it and put in place whole.
     let dir = nmc_report::OutDir::begin(&out)?;
-    let stop = nmc_probe::signal::stop_on_signals();
+    let stop = nmc_probe::signal::stop_on_signals()?;
     let progress = Progress::new(&target_label);
     let mut tick = |sent: usize, total: usize| progress.set(sent as f64 / total.max(1) as f64);
     // Issue 34: interval lines, kept for the JSON document's `end.intervals` too.

@@ -153,7 +153,7 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
         .unwrap_or_else(|| PathBuf::from("out/pump").join(super::folder_name(&addr.to_string())));
     // Issue 33: the folder is ours from the first message; written beside it, put in place whole.
     let dir = nmc_report::OutDir::begin(&out)?;
-    let stop = nmc_probe::signal::stop_on_signals();
+    let stop = nmc_probe::signal::stop_on_signals()?;
     // The bar, or interval lines (issue 34), not both.
     let progress = interval.is_none().then(|| Progress::new(&addr.to_string()));
     let mut lines = Intervals::new(interval, a.format);

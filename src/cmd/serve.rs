@@ -109,7 +109,7 @@ pub fn run(a: ServeArgs) -> Result<Outcome> {
         server.local_addr()?,
         if key.is_some() { "" } else { ", udp" }
     ));
-    let stop = nmc_probe::signal::stop_on_signals();
+    let stop = nmc_probe::signal::stop_on_signals()?;
     server.run(stop, &mut |line| log(line))?;
     Ok(Outcome::Ok)
 }

@@ -130,7 +130,7 @@ pub fn sink(a: SinkArgs) -> Result<Outcome> {
     eprintln!("nmc sink: discarding on {addr} (TCP and UDP); tcp: {describe}");
     let counts = sink.counts.clone();
     let gate = sink.gate_counters();
-    let stop = nmc_probe::signal::stop_on_signals();
+    let stop = nmc_probe::signal::stop_on_signals()?;
     if let Some(d) = a.duration {
         let d = std_dur(d);
         std::thread::spawn(move || {
@@ -309,7 +309,7 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
         .map(nmc_report::OutDir::begin)
         .transpose()?;
     // Ctrl-C ends the run early: what ran is printed and written, marked partial.
-    let stop = nmc_probe::signal::stop_on_signals();
+    let stop = nmc_probe::signal::stop_on_signals()?;
     // The report on stdout, or on stderr with --json (stdout then holds the document alone).
     let say = |text: String| {
         if a.json {

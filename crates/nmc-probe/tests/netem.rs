@@ -8,6 +8,8 @@
 //!
 //! Traffic stays inside the two namespaces (198.18.0.1 ↔ 198.18.0.2, RFC 2544's benchmarking
 //! range, on a link with no end in the host's namespace). Every run is bounded in volleys and time.
+// Network namespaces, TUN devices and /proc/self/fd: Linux only.
+#![cfg(target_os = "linux")]
 
 mod common;
 

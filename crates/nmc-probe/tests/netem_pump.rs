@@ -8,6 +8,8 @@
 //! until the line's own rate is reached. R is the configured delay both ways plus the time the
 //! message and its RFNM take on the line at the configured rate (each packet charged its IP
 //! length plus 14 bytes, as netem and the emulator do).
+// Network namespaces, TUN devices and /proc/self/fd: Linux only.
+#![cfg(target_os = "linux")]
 
 mod common;
 

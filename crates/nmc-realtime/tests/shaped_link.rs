@@ -9,6 +9,8 @@
 //! 30 kbit/s a buffer fills in 67.2 ms, so every write completes before the next buffer is
 //! full: no gap. At 200 kbit/s a buffer fills in 10.1 ms while the link carries at most one
 //! buffer per 20.2 ms: the process must gap, and in 4 s lose at least a third of its time.
+// Network namespaces, TUN devices and /proc/self/fd: Linux only.
+#![cfg(target_os = "linux")]
 
 #[path = "../../nmc-probe/tests/common/mod.rs"]
 mod common;

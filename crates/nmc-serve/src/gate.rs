@@ -551,6 +551,12 @@ impl Gate {
         // Held for the moment descriptors run out: given back to accept and close one client.
         let mut spare = std::fs::File::open("/dev/null").ok();
         while !stop.load(Ordering::Relaxed) {
+            // A spare that could not be taken back (another thread took the freed number first)
+            // is taken as soon as a descriptor is free again, so the next shortage still
+            // refuses rather than leaving clients in the backlog.
+            if spare.is_none() {
+                spare = std::fs::File::open("/dev/null").ok();
+            }
             match listener.accept() {
                 Ok((s, peer)) => self.admit(s, peer, &slots, &done, &handler),
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => std::thread::sleep(ACCEPT_IDLE),

@@ -1,5 +1,7 @@
 //! The gate at the descriptor limit. In a test binary of its own: it lowers this process's
 //! RLIMIT_NOFILE, which no other test should share.
+// /proc/self/fd and the descriptor numbering it relies on: Linux only.
+#![cfg(target_os = "linux")]
 
 mod common;
 use common::*;

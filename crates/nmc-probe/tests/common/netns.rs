@@ -1,0 +1,336 @@
+//! Network namespaces joined by a shaped link (veth with `tc netem`, or two TUN devices and
+//! the user-space emulator of `tunlink.rs`): Linux only, like the tests that use them.
+
+use super::*;
+use std::os::fd::AsRawFd;
+use std::process::Command;
+
+/// Moves the calling thread into the named network namespace (`/var/run/netns/NAME`).
+/// Sockets it creates afterwards live there, whichever thread later uses them.
+pub fn enter_netns(name: &str) {
+    let f = std::fs::File::open(format!("/var/run/netns/{name}")).expect("open netns");
+    // SAFETY: setns on an fd we own; affects only this thread.
+    let rc = unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) };
+    assert_eq!(rc, 0, "setns {name}: {}", std::io::Error::last_os_error());
+}
+
+/// Runs `f` on a fresh thread inside network namespace `ns` and returns its result.
+pub fn in_netns<T: Send + 'static>(ns: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let ns = ns.to_string();
+    std::thread::spawn(move || {
+        enter_netns(&ns);
+        f()
+    })
+    .join()
+    .expect("thread in netns")
+}
+
+fn run(args: &[&str]) -> Result<(), String> {
+    let out = Command::new(args[0])
+        .args(&args[1..])
+        .output()
+        .map_err(|e| format!("{}: {e}", args.join(" ")))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{}` failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}
+
+/// Writes a sysctl inside namespace `ns` (through /proc/sys, so no `sysctl` binary is needed).
+pub fn sysctl(ns: &str, key: &str, value: &str) -> Result<(), String> {
+    run(&[
+        "ip",
+        "netns",
+        "exec",
+        ns,
+        "sh",
+        "-c",
+        &format!("echo '{value}' > /proc/sys/{key}"),
+    ])
+}
+
+const PREFIX: &str = "nmcprobe";
+
+/// Two namespaces, `a` (the probe's) and `b` (the server's), joined by a veth pair, with
+/// addresses from 198.18.0.0/15 (RFC 2544's benchmarking range) that exist only inside them:
+/// the link has no end in the host's namespace, so nothing sent on it can leave this machine.
+/// Dropping the pair deletes both namespaces (which deletes the veth and its qdiscs), also when
+/// the test panics.
+pub struct NetnsPair {
+    pub a: String,
+    pub b: String,
+    pub addr_a: &'static str,
+    pub addr_b: &'static str,
+    pub kind: LinkKind,
+    tun: Option<(std::fs::File, std::fs::File)>,
+    link: Option<tunlink::TunLink>,
+}
+
+/// How the two namespaces are joined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkKind {
+    /// A veth pair: a kernel Ethernet link, shaped with `tc netem`.
+    Veth,
+    /// Two TUN devices joined by [`tunlink::TunLink`], the user-space emulator.
+    Tun,
+}
+
+/// How a shaped path was made, for the test's log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shaper {
+    Netem,
+    TunEmulator,
+}
+
+impl NetnsPair {
+    /// Makes the pair, or says why it cannot (not root, no `ip`/`tc`, no netns support).
+    pub fn create(tag: &str, kind: LinkKind) -> Result<NetnsPair, String> {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            return Err(
+                "not running as root (network namespaces and tc need CAP_NET_ADMIN)".into(),
+            );
+        }
+        for tool in ["ip", "tc"] {
+            if Command::new(tool).arg("-V").output().is_err() {
+                return Err(format!("`{tool}` (iproute2) is not installed"));
+            }
+        }
+        remove_stale();
+        let pid = std::process::id();
+        let mut pair = NetnsPair {
+            a: format!("{PREFIX}-{pid}-{tag}-a"),
+            b: format!("{PREFIX}-{pid}-{tag}-b"),
+            addr_a: "198.18.0.1",
+            addr_b: "198.18.0.2",
+            kind,
+            tun: None,
+            link: None,
+        };
+        pair.setup()
+            .map_err(|e| format!("cannot set up namespaces: {e}"))?;
+        Ok(pair)
+    }
+
+    fn setup(&mut self) -> Result<(), String> {
+        let (a, b) = (self.a.clone(), self.b.clone());
+        let (a, b) = (a.as_str(), b.as_str());
+        run(&["ip", "netns", "add", a])?;
+        run(&["ip", "netns", "add", b])?;
+        for ns in [a, b] {
+            // No IPv6 on the link: its router solicitations and MLD reports would queue on the
+            // 9600 bit/s link ahead of the volleys.
+            sysctl(ns, "net/ipv6/conf/all/disable_ipv6", "1")?;
+            sysctl(ns, "net/ipv6/conf/default/disable_ipv6", "1")?;
+            run(&["ip", "-n", ns, "link", "set", "lo", "up"])?;
+        }
+        if self.kind == LinkKind::Tun {
+            let ta = in_netns(a, || tunlink::open_tun("tun0"))
+                .map_err(|e| format!("cannot open /dev/net/tun: {e}"))?;
+            let tb = in_netns(b, || tunlink::open_tun("tun0"))
+                .map_err(|e| format!("cannot open /dev/net/tun: {e}"))?;
+            self.tun = Some((ta, tb));
+            for (ns, me, peer) in [(a, self.addr_a, self.addr_b), (b, self.addr_b, self.addr_a)] {
+                run(&[
+                    "ip", "-n", ns, "addr", "add", me, "peer", peer, "dev", "tun0",
+                ])?;
+                run(&["ip", "-n", ns, "link", "set", "tun0", "up"])?;
+            }
+            return Ok(());
+        }
+        run(&[
+            "ip", "link", "add", "va", "netns", a, "type", "veth", "peer", "name", "vb", "netns", b,
+        ])?;
+        run(&[
+            "ip",
+            "-n",
+            a,
+            "link",
+            "set",
+            "va",
+            "address",
+            "02:00:00:00:00:0a",
+        ])?;
+        run(&[
+            "ip",
+            "-n",
+            b,
+            "link",
+            "set",
+            "vb",
+            "address",
+            "02:00:00:00:00:0b",
+        ])?;
+        run(&[
+            "ip",
+            "-n",
+            a,
+            "addr",
+            "add",
+            &format!("{}/30", self.addr_a),
+            "dev",
+            "va",
+        ])?;
+        run(&[
+            "ip",
+            "-n",
+            b,
+            "addr",
+            "add",
+            &format!("{}/30", self.addr_b),
+            "dev",
+            "vb",
+        ])?;
+        run(&["ip", "-n", a, "link", "set", "va", "up"])?;
+        run(&["ip", "-n", b, "link", "set", "vb", "up"])?;
+        // Static neighbours: no ARP exchange delays the first volley or shares the slow link.
+        run(&[
+            "ip",
+            "-n",
+            a,
+            "neigh",
+            "replace",
+            self.addr_b,
+            "lladdr",
+            "02:00:00:00:00:0b",
+            "dev",
+            "va",
+            "nud",
+            "permanent",
+        ])?;
+        run(&[
+            "ip",
+            "-n",
+            b,
+            "neigh",
+            "replace",
+            self.addr_a,
+            "lladdr",
+            "02:00:00:00:00:0a",
+            "dev",
+            "vb",
+            "nud",
+            "permanent",
+        ])?;
+        Ok(())
+    }
+
+    /// Starts the user-space emulator on a [`LinkKind::Tun`] pair.
+    pub fn emulate(&mut self, p: tunlink::LinkParams) -> Result<(), String> {
+        let (ta, tb) = self
+            .tun
+            .take()
+            .ok_or("not a TUN pair, or already started")?;
+        self.link = Some(tunlink::TunLink::start(ta, tb, p).map_err(|e| e.to_string())?);
+        Ok(())
+    }
+
+    /// Stops the emulator and returns its per-direction counts (a→b, b→a).
+    pub fn emulator_stats(&mut self) -> Option<[tunlink::DirStats; 2]> {
+        self.link.take().map(|l| l.stop())
+    }
+
+    /// Puts `netem ARGS` as the root qdisc on both ends of the link (so both directions).
+    pub fn netem(&self, args: &[&str]) -> Result<(), String> {
+        for (ns, dev) in [(self.a.as_str(), "va"), (self.b.as_str(), "vb")] {
+            let mut cmd = vec![
+                "tc", "-n", ns, "qdisc", "replace", "dev", dev, "root", "netem",
+            ];
+            cmd.extend_from_slice(args);
+            run(&cmd)?;
+        }
+        Ok(())
+    }
+
+    /// The root qdisc of one end, as `tc qdisc show` prints it (for the test's log).
+    pub fn qdisc(&self, a_side: bool) -> String {
+        let (ns, dev) = if a_side {
+            (&self.a, "va")
+        } else {
+            (&self.b, "vb")
+        };
+        Command::new("tc")
+            .args(["-n", ns, "qdisc", "show", "dev", dev])
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for NetnsPair {
+    fn drop(&mut self) {
+        // Stop the emulator and close the TUN devices before the namespaces go.
+        drop(self.link.take());
+        drop(self.tun.take());
+        for ns in [&self.a, &self.b] {
+            let _ = run(&["ip", "netns", "del", ns]);
+        }
+    }
+}
+
+/// Deletes namespaces this test suite left behind in an earlier run that was killed (its process
+/// no longer exists). Namespaces of a live run are left alone.
+fn remove_stale() {
+    let Ok(dir) = std::fs::read_dir("/var/run/netns") else {
+        return;
+    };
+    for entry in dir.flatten() {
+        let name = entry.file_name().to_string_lossy().to_string();
+        let Some(rest) = name.strip_prefix(&format!("{PREFIX}-")) else {
+            continue;
+        };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
+            continue;
+        };
+        if !std::path::Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = run(&["ip", "netns", "del", &name]);
+        }
+    }
+}
+
+/// A pair of namespaces joined by a path with this one-way delay, line rate and loss on each
+/// direction: `tc netem` on a veth where the kernel has netem, else the user-space TUN
+/// emulator with the same figures and netem's accounting (14 bytes of link header per packet).
+pub fn shaped_pair(
+    tag: &str,
+    delay_ms: u64,
+    rate_bps: Option<u32>,
+    loss_pct: f64,
+) -> Result<(NetnsPair, Shaper), String> {
+    let pair = NetnsPair::create(tag, LinkKind::Veth)?;
+    let mut args: Vec<String> = Vec::new();
+    if delay_ms > 0 {
+        args.extend(["delay".into(), format!("{delay_ms}ms")]);
+    }
+    if let Some(r) = rate_bps {
+        args.extend(["rate".into(), format!("{r}bit")]);
+    }
+    if loss_pct > 0.0 {
+        args.extend(["loss".into(), format!("{loss_pct}%")]);
+    }
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    match pair.netem(&argv) {
+        Ok(()) => return Ok((pair, Shaper::Netem)),
+        Err(e) if e.contains("qdisc kind is unknown") => {
+            say(&format!(
+                "    note: this kernel has no sch_netem ({e}); using the user-space TUN link emulator instead"
+            ));
+        }
+        Err(e) => return Err(e),
+    }
+    drop(pair);
+    let mut pair = NetnsPair::create(tag, LinkKind::Tun)?;
+    pair.emulate(tunlink::LinkParams {
+        delay: Duration::from_millis(delay_ms),
+        rate_bps: rate_bps.map(f64::from),
+        overhead: 14,
+        loss: loss_pct / 100.0,
+        seed: 0x0889_1983,
+    })?;
+    Ok((pair, Shaper::TunEmulator))
+}
