@@ -109,6 +109,23 @@ pub fn probe(sum: &nmc_probe::report::Summary) -> Value {
     )
 }
 
+/// `nmc pump --bidir`: one document whose `end` holds each direction's `end` (`forward`: this
+/// host sent; `reverse`: the server sent), as [`pump`] gives them.
+pub fn bidir(forward: Value, reverse: Value) -> Value {
+    let early = |d: &Value| d["stopped_early"].as_bool().unwrap_or(false);
+    document(
+        "nmc pump",
+        forward["target"].as_str().unwrap_or_default(),
+        None,
+        early(&forward) || early(&reverse),
+        json!({
+            "bidir": true,
+            "forward": forward["end"],
+            "reverse": reverse["end"],
+        }),
+    )
+}
+
 /// `nmc pump`. With `--reverse`, `end.reverse` is true (the figures are the sending server's)
 /// and `end.receiver` holds what this host received.
 pub fn pump(sum: &nmc_probe::pump::analysis::PumpSummary, target: &str) -> Value {

@@ -18,13 +18,15 @@ use nmc_probe::udp::DEFAULT_PORT;
 use nmc_sim::SimDuration;
 use std::net::ToSocketAddrs;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 #[derive(Args)]
 #[command(after_help = "Examples:\n  \
     nmc echo serve --pump --listen 127.0.0.1:8890 &\n  \
     nmc pump 127.0.0.1 --duration 5s                       # 1008-byte messages, 4 outstanding, TCP\n  \
     nmc pump example.net:8890 --transport udp --outstanding 8 --duration 10min --out out/pump\n  \
-    nmc pump example.net -R --duration 10s                 # the server sends, as iperf3 -R\n\n\
+    nmc pump example.net -R --duration 10s                 # the server sends, as iperf3 -R\n  \
+    nmc pump example.net --bidir -i 1s                     # both ways at once, as iperf3 --bidir\n\n\
 K&O (1977) §III–IV: a host sends messages with at most N outstanding (the 1974 \"4-message \
 limit\"), each released by a RFNM, the server's acknowledgement once the whole message is in. \
 Reports throughput over the run and over the best 150 consecutive messages, the round trip per \
@@ -80,6 +82,11 @@ pub struct PumpArgs {
     /// the end. messages.csv is then the receiver's record (seq,bytes,first_ns,whole_ns,packets,in_run).
     #[arg(short = 'R', long)]
     pub reverse: bool,
+    /// Both ways at once, as iperf3 --bidir: this host pumps to the server on one connection
+    /// while the server pumps back on another, each with these options. Each direction's files
+    /// go to `forward/` and `reverse/` in the output folder; its interval lines are tagged.
+    #[arg(long, conflicts_with = "reverse")]
+    pub bidir: bool,
 }
 
 /// One line, not clap's list of possible values and tip.
@@ -131,7 +138,13 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
     };
     say(format!(
         "nmc pump{}: {} bytes a message{}, at most {} outstanding, {} {addr} over {} for {}; a message unanswered for {} ends the run",
-        if a.reverse { " --reverse" } else { "" },
+        if a.reverse {
+            " --reverse"
+        } else if a.bidir {
+            " --bidir"
+        } else {
+            ""
+        },
         cfg.size,
         if cfg.transport == PumpTransport::Udp {
             format!(" in {packets} datagrams")
@@ -141,6 +154,8 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
         cfg.outstanding,
         if a.reverse {
             "sent by the server at"
+        } else if a.bidir {
+            "each way, to and from"
         } else {
             "to"
         },
@@ -153,76 +168,197 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
         .unwrap_or_else(|| PathBuf::from("out/pump").join(super::folder_name(&addr.to_string())));
     // Issue 33: the folder is ours from the first message; written beside it, put in place whole.
     let dir = nmc_report::OutDir::begin(&out)?;
-    let stop = nmc_probe::signal::stop_on_signals()?;
+    let signal = nmc_probe::signal::stop_on_signals()?;
     // The bar, or interval lines (issue 34), not both.
     let progress = interval.is_none().then(|| Progress::new(&addr.to_string()));
-    let mut lines = Intervals::new(interval, a.format);
-    // In reverse the ticks bring the messages whole here, timed on arrival: no round trip.
-    lines.rtt = !a.reverse;
-    let mut tick = |t: Tick<'_>| {
-        if let Some(p) = &progress {
-            p.set(t.fraction);
-        }
-        if let Some(line) = lines.tick(t.now, t.finished) {
-            say(line);
-        }
+    let way = |reverse: bool, folder: PathBuf, tag: &'static str| Way {
+        addr,
+        cfg: cfg.clone(),
+        key: key.as_ref(),
+        reverse,
+        folder,
+        interval,
+        format: a.format,
+        json: a.json,
+        tag,
     };
-    // Issue 34: each message's row goes to disk as it finishes; the run keeps none.
-    let messages = dir.path().join("messages.csv");
-    let summary = if a.reverse {
-        let mut csv = ReceivedCsv::create(&messages)?;
-        let s = pump_reverse(
-            addr,
-            cfg,
-            key.as_ref(),
-            stop,
-            Some(&mut tick),
-            Some(&mut |m, in_run| csv.write(m, in_run)),
-        )?;
-        csv.finish()?;
-        s
+    let runs = if a.bidir {
+        // The reverse direction on its own session, so the server tells their datagrams apart.
+        let back = PumpConfig {
+            session: session_id().wrapping_add(1),
+            ..cfg.clone()
+        };
+        let (back, there) = (
+            Way {
+                cfg: back,
+                ..way(true, dir.path().join("reverse"), "[reverse] ")
+            },
+            way(false, dir.path().join("forward"), "[forward] "),
+        );
+        // Either direction's failure stops the other (as a signal stops both).
+        let halt = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            let reverse = scope.spawn(|| {
+                let r = back.run(&halt, Some(signal), None);
+                if r.is_err() {
+                    halt.store(true, Ordering::Relaxed);
+                }
+                r
+            });
+            let forward = there.run(&halt, Some(signal), progress.as_ref());
+            if forward.is_err() {
+                halt.store(true, Ordering::Relaxed);
+            }
+            let reverse = reverse
+                .join()
+                .map_err(|_| anyhow::anyhow!("the reverse direction's thread panicked"))?;
+            Ok::<_, anyhow::Error>(vec![
+                forward.context("forward")?,
+                reverse.context("reverse")?,
+            ])
+        })?
     } else {
-        let mut csv = MessagesCsv::create(&messages, cfg.duration)?;
-        let run = pump_with_key(
-            addr,
-            cfg,
-            key.as_ref(),
-            stop,
-            Some(&mut tick),
-            Some(&mut |m| csv.write(m)),
-        )?;
-        csv.finish()?;
-        PumpSummary::of(run)
+        vec![way(a.reverse, dir.path().to_path_buf(), "").run(signal, None, progress.as_ref())?]
     };
     if let Some(p) = progress {
         p.finish();
     }
-    let intervals = lines.done;
+    let target = addr.to_string();
     if a.json {
-        let mut doc = super::json::pump(&summary, &addr.to_string());
-        doc["end"]["intervals"] = serde_json::to_value(&intervals)?;
+        let end = |r: &Ran| -> Result<serde_json::Value> {
+            let mut doc = super::json::pump(&r.summary, &target);
+            doc["end"]["intervals"] = serde_json::to_value(&r.intervals)?;
+            Ok(doc)
+        };
+        let doc = match &runs[..] {
+            [one] => end(one)?,
+            [fwd, rev] => super::json::bidir(end(fwd)?, end(rev)?),
+            _ => unreachable!("one direction, or both"),
+        };
         super::json::print(&doc)?;
     } else {
-        print!("{}", summary.text_in(a.format));
+        for r in &runs {
+            if a.bidir {
+                println!(
+                    "{}",
+                    if r.reverse {
+                        "reverse (the server sends):"
+                    } else {
+                        "forward (this host sends):"
+                    }
+                );
+            }
+            print!("{}", r.summary.text_in(a.format));
+        }
     }
-    let written = write_outputs(dir.path(), &summary)?;
-    let files = nmc_probe::pump::report::Outputs {
-        messages: dir.final_path(&written.messages),
-        summary: dir.final_path(&written.summary),
-        rtt: dir.final_path(&written.rtt),
-        histogram: dir.final_path(&written.histogram),
-        autocorrelation: dir.final_path(&written.autocorrelation),
-    };
+    let mut wrote = Vec::new();
+    for r in &runs {
+        let written = write_outputs(&r.folder, &r.summary)?;
+        wrote.extend(
+            [
+                written.messages,
+                written.summary,
+                written.rtt,
+                written.histogram,
+                written.autocorrelation,
+            ]
+            .iter()
+            .map(|f| dir.final_path(f).display().to_string()),
+        );
+    }
     dir.commit()?;
-    say(format!(
-        "wrote {}, {}, {}, {} and {}",
-        files.messages.display(),
-        files.summary.display(),
-        files.rtt.display(),
-        files.histogram.display(),
-        files.autocorrelation.display()
-    ));
+    let last = wrote.pop().unwrap_or_default();
+    say(format!("wrote {} and {last}", wrote.join(", ")));
     Ok(Outcome::Ok)
+}
+
+/// One direction of a run: who sends, where its files go, how its lines are tagged.
+struct Way<'a> {
+    addr: std::net::SocketAddr,
+    cfg: PumpConfig,
+    key: Option<&'a nmc_probe::Key>,
+    reverse: bool,
+    folder: PathBuf,
+    interval: Option<Nanos>,
+    format: nmc_sim::RateFormat,
+    json: bool,
+    tag: &'static str,
+}
+
+/// What one direction measured.
+struct Ran {
+    reverse: bool,
+    folder: PathBuf,
+    summary: PumpSummary,
+    intervals: Vec<IntervalRow>,
+}
+
+impl Way<'_> {
+    /// Pumps one way until the run ends or `stop` is set, writing messages.csv in `folder` as
+    /// messages finish. With `watch` (the signal flag, when `stop` is a flag of its own that the
+    /// other direction also sets), a set `watch` sets `stop` at the next tick.
+    fn run(
+        self,
+        stop: &AtomicBool,
+        watch: Option<&AtomicBool>,
+        progress: Option<&Progress>,
+    ) -> Result<Ran> {
+        std::fs::create_dir_all(&self.folder)
+            .with_context(|| format!("cannot create {}", self.folder.display()))?;
+        let mut lines = Intervals::new(self.interval, self.format);
+        // In reverse the ticks bring the messages whole here, timed on arrival: no round trip.
+        lines.rtt = !self.reverse;
+        let (json, tag) = (self.json, self.tag);
+        let mut tick = |t: Tick<'_>| {
+            if watch.is_some_and(|w| w.load(Ordering::Relaxed)) {
+                stop.store(true, Ordering::Relaxed);
+            }
+            if let Some(p) = progress {
+                p.set(t.fraction);
+            }
+            if let Some(line) = lines.tick(t.now, t.finished) {
+                // On stdout, with the report (on stderr with --json: stdout holds the document).
+                if json {
+                    eprintln!("{tag}{line}")
+                } else {
+                    println!("{tag}{line}")
+                }
+            }
+        };
+        // Issue 34: each message's row goes to disk as it finishes; the run keeps none.
+        let messages = self.folder.join("messages.csv");
+        let summary = if self.reverse {
+            let mut csv = ReceivedCsv::create(&messages)?;
+            let s = pump_reverse(
+                self.addr,
+                self.cfg,
+                self.key,
+                stop,
+                Some(&mut tick),
+                Some(&mut |m, in_run| csv.write(m, in_run)),
+            )?;
+            csv.finish()?;
+            s
+        } else {
+            let mut csv = MessagesCsv::create(&messages, self.cfg.duration)?;
+            let run = pump_with_key(
+                self.addr,
+                self.cfg,
+                self.key,
+                stop,
+                Some(&mut tick),
+                Some(&mut |m| csv.write(m)),
+            )?;
+            csv.finish()?;
+            PumpSummary::of(run)
+        };
+        Ok(Ran {
+            reverse: self.reverse,
+            folder: self.folder,
+            summary,
+            intervals: lines.done,
+        })
+    }
 }
 
 /// One `--interval` line's figures (also `end.intervals` in the JSON document).

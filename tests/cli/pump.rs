@@ -316,6 +316,82 @@ fn reverse_pump_on_loopback() {
     let _ = server.wait();
 }
 
+/// Issue 34 item 3: `nmc pump --bidir` against `nmc serve`, over TCP and UDP: both directions
+/// at once, each under its own window limit, each with its files in its own folder and its
+/// tagged interval lines; with -J one document holding both. A direction the server refuses
+/// stops the other and is one line, exit 2; --bidir with -R is a usage error.
+#[test]
+fn bidir_pump_on_loopback() {
+    let mut server = nmc()
+        .args(["serve", "--listen", "127.0.0.1:0", "--duration", "60s"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("nmc serve starts");
+    let (err, addr) = super::server_address(&mut server);
+    super::drain(err);
+    for transport in ["tcp", "udp"] {
+        let dir = tmp(&format!("cli-pump-bidir-{transport}"));
+        let o = nmc()
+            .args(["pump", &addr, "--bidir", "--transport", transport])
+            .args(["-t", "500ms", "-i", "100ms", "-J", "--out"])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{err}");
+        for needle in ["nmc pump --bidir:", "[forward] [", "[reverse] ["] {
+            assert!(err.contains(needle), "{needle} not in {err}");
+        }
+        let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(doc["end"]["bidir"], true);
+        for (way, reverse) in [("forward", false), ("reverse", true)] {
+            let end = &doc["end"][way];
+            assert_eq!(end["reverse"].as_bool().unwrap_or(false), reverse, "{way}");
+            let (thr, lim) = (
+                end["throughput_bit_per_s"].as_f64().unwrap(),
+                end["window_limit_bit_per_s"].as_f64().unwrap(),
+            );
+            assert!(
+                thr > 0.0 && thr <= lim * 1.02,
+                "{transport} {way}: {thr} > {lim}"
+            );
+            assert!(!end["intervals"].as_array().unwrap().is_empty(), "{way}");
+            let summary: serde_json::Value = serde_json::from_str(
+                &std::fs::read_to_string(dir.join(way).join("summary.json")).unwrap(),
+            )
+            .unwrap();
+            assert_eq!(
+                summary["messages_answered"], end["messages_answered"],
+                "{way}"
+            );
+            let csv = std::fs::read_to_string(dir.join(way).join("messages.csv")).unwrap();
+            assert!(
+                csv.lines().count() > 1,
+                "{way}: no messages in messages.csv"
+            );
+            assert!(dir.join(way).join("rtt.svg").is_file(), "{way}");
+        }
+    }
+    let o = nmc()
+        .args(["pump", &addr, "--bidir", "-t", "2h"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("reverse: ") && err.contains("request refused"),
+        "{err}"
+    );
+    let o = nmc()
+        .args(["pump", &addr, "--bidir", "-R"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let _ = server.kill();
+    let _ = server.wait();
+}
+
 /// Without --reverse the summary says nothing of it (forward output unchanged).
 #[test]
 fn forward_summary_has_no_reverse_keys() {
