@@ -13,6 +13,8 @@
 //! figure as a [`nmc_report::Target`] with its tolerance *before* comparing; the verdict comes
 //! from [`nmc_report::Check::compare`], never from the experiment.
 
+#![warn(missing_docs)]
+
 pub mod experiments;
 pub mod figures;
 pub mod registry;

@@ -34,16 +34,22 @@ pub fn run_experiment(
 
 /// Where an experiment puts its results.
 pub struct Context<'a> {
+    /// The reproduction's seed (`nmc reproduce --seed`): the experiment's runs use it, or seeds
+    /// counted from it, unless a shipped scenario fixes its own.
     pub seed: u64,
     /// Shorter runs for a quick look (and for tests); full runs otherwise.
     pub quick: bool,
     /// This experiment's output folder (`OUT/<id>/`).
     pub dir: PathBuf,
+    /// The experiment's part of the report page, as built so far: rows, notes, plots, files.
     pub section: Section,
     progress: &'a dyn Fn(f64),
 }
 
 impl<'a> Context<'a> {
+    /// A context for experiment `e`: its folder is `out/<id>/` (not created here), its section
+    /// empty but for the experiment's id, title and source; `progress` is told the fraction
+    /// done.
     pub fn new(
         e: &dyn Experiment,
         seed: u64,
@@ -98,6 +104,7 @@ impl<'a> Context<'a> {
         &mut self.section.checks
     }
 
+    /// Adds a paragraph of explanation (plain text) to the experiment's section.
     pub fn note(&mut self, text: impl Into<String>) {
         self.section.notes.push(text.into());
     }

@@ -14,13 +14,17 @@ pub const SCHEMA: &str = "nmc-reproduce/2";
 /// (so no command line or output folder in it; the report page shows the command).
 #[derive(Serialize)]
 pub struct ReproduceJson<'a> {
+    /// The layout's version, [`SCHEMA`].
     pub schema: &'static str,
+    /// The nmc version that wrote it (the package version).
     pub nmc_version: &'a str,
+    /// The reproduction's seed.
     pub seed: u64,
     /// One verdict per published quantity ([`nmc_report::scoreboard`]).
     pub scoreboard: &'a Scoreboard,
     /// The headline over rows: emergent rows within, and the rows not counted by kind.
     pub rows_headline: String,
+    /// Every row of every experiment run, in report order.
     pub rows: &'a [Check],
 }
 

@@ -9,6 +9,8 @@
 //! computes K&O's statistics without depending on the crate that draws plots and pages;
 //! `nmc-report` re-exports both modules and [`ReportError`] under their old paths.
 
+#![warn(missing_docs)]
+
 pub mod records;
 pub mod stats;
 
@@ -20,12 +22,18 @@ use std::path::{Path, PathBuf};
 /// same failure.
 #[derive(Debug, thiserror::Error)]
 pub enum WriteError {
+    /// The path (as displayed) has no last component to name the file (`.`, `..`, `/`).
     #[error("{0}: an output folder needs a name (not `.`, `..` or `/`)")]
     Unnamed(String),
+    /// An I/O failure on the way: creating the parent folder, or writing, syncing and renaming
+    /// the temporary file.
     #[error("{what} {path}: {source}")]
     Io {
+        /// The step that failed, as a verb: `creating` (the folder) or `writing` (the file).
         what: &'static str,
+        /// The folder being created, or the file being written (not its temporary), as displayed.
         path: String,
+        /// The operating system's error.
         source: std::io::Error,
     },
 }
@@ -72,13 +80,29 @@ pub fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
 /// A failure writing an output file, naming the file.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
+    /// Creating a folder or writing a file failed in the operating system.
     #[error("writing {path}: {source}")]
     Io {
+        /// The folder or file, as displayed.
         path: String,
+        /// The operating system's error.
         source: std::io::Error,
     },
+    /// Writing a file failed with an error that is not a bare I/O error: encoding it (CSV,
+    /// JSON), or creating or writing it whole, the cause given as text.
     #[error("writing {path}: {message}")]
-    Format { path: String, message: String },
+    Format {
+        /// The file being written, as displayed.
+        path: String,
+        /// What went wrong, as the encoder or the writer said it.
+        message: String,
+    },
+    /// Reading a file back failed: opening it, or a row that does not parse.
     #[error("reading {path}: {message}")]
-    Read { path: String, message: String },
+    Read {
+        /// The file being read, as displayed.
+        path: String,
+        /// What went wrong, as the CSV reader said it.
+        message: String,
+    },
 }

@@ -57,6 +57,8 @@ pub struct BestBlock {
 }
 
 impl BestBlock {
+    /// An empty tracker of the best run of `block` consecutive completions ([`BEST_BLOCK`] for
+    /// K&O's 150).
     pub fn new(block: usize) -> Self {
         BestBlock {
             block,

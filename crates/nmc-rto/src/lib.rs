@@ -37,6 +37,8 @@
 //! replay does not model the queueing a retransmission would add, nor congestion control. A lost
 //! volley's retransmission is assumed to succeed, at the mean delay (see [`eval`]).
 
+#![warn(missing_docs)]
+
 pub mod estimator;
 pub mod eval;
 pub mod plot;

@@ -12,6 +12,8 @@
 //! | [`charts`] | the plots a run draws of what it recorded (an IMP pair's resources held) |
 //! | [`records`] | each model's records as a type ([`records::Record`]), matched exhaustively |
 
+#![warn(missing_docs)]
+
 pub mod builtin;
 pub mod charts;
 pub mod records;

@@ -25,7 +25,10 @@ pub trait Record: Copy + Sized + 'static {
 /// `model = "store-forward"` (`nmc_net::RECORDS`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NetRecord {
+    /// `packets.csv`: one row per packet delivered or dropped, with its delay; drawn as a
+    /// delay histogram.
     Packets,
+    /// `lines.csv`: one row of totals per channel; drawn as a utilisation chart.
     Lines,
 }
 
@@ -37,11 +40,22 @@ impl Record for NetRecord {
 /// `model = "imp"` (`nmc_imp::spec::RECORDS`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ImpRecord {
+    /// `messages.csv`: one row per answered message, its timeline in ns, written as the run
+    /// goes; drawn as a round-trip (accepted → RFNM) histogram.
     Messages,
+    /// `lines.csv`: one row of totals per line direction (frames, retransmissions, utilisation).
     Lines,
+    /// `occupancy.csv`: periodic samples of the resources the measured IMP pair holds, written
+    /// as the run goes; its first 30 s drawn as a chart.
     Occupancy,
+    /// `e2e.csv`: the end-to-end events of single-packet messages, as RFC 632's Tables 1–2 list
+    /// them; written as the run goes.
     E2e,
+    /// `routing.csv`: every change of a best neighbour and every hold-down; beside it
+    /// `loops.csv`, `source-sends.csv` and `source-queues.csv`.
     Routing,
+    /// `journeys.csv`: each packet's journey from its source IMP to its destination IMP;
+    /// written as the run goes.
     Journeys,
 }
 
@@ -59,6 +73,7 @@ impl Record for ImpRecord {
 /// `model = "internet-1983"` (`nmc_internet::RECORDS`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InternetRecord {
+    /// `volleys.csv`: one row per echo volley (length, send time, round trip, lost).
     Volleys,
 }
 

@@ -18,6 +18,8 @@ use std::path::{Path, PathBuf};
 /// Models `nmc run` knows, by the name a scenario gives in `model = "..."`.
 pub const MODELS: &[&str] = &["store-forward", "imp", "internet-1983"];
 
+/// How to run a scenario, beyond its text: what `nmc run`'s `--seed`, `--set`, `--out` and
+/// `--trace-limit` say.
 pub struct RunOptions {
     /// `--seed`, overriding the scenario's.
     pub seed: Option<u64>,
@@ -34,9 +36,14 @@ pub struct RunOptions {
 /// `nmc run --trace-limit`).
 pub const TRACE_LIMIT: u64 = 1_000_000_000;
 
+/// What a completed run produced, its output folder in place.
 pub struct RunResult {
+    /// What `summary.json` holds: name, seed, version, resolved configuration and its hash,
+    /// metrics.
     pub summary: Summary,
+    /// The output folder, where the files now are.
     pub out: PathBuf,
+    /// Every file the run wrote (summary, records, plots, trace), at its final path in `out`.
     pub files: Vec<PathBuf>,
     /// Things the run wants said, e.g. why it stopped early.
     pub notes: Vec<String>,

@@ -19,6 +19,8 @@
 //! | [`config_hash`] | SHA-256 of the resolved configuration, written into every output |
 //! | [`locate`] | a check that failed after loading → the file, line and column (or the `--set`) of the key it names |
 
+#![warn(missing_docs)]
+
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -30,17 +32,34 @@ pub use nmc_sim::{BitRate, Bits, SimDuration};
 /// What went wrong reading a scenario, as one line.
 #[derive(Debug, thiserror::Error)]
 pub enum ScenarioError {
+    /// A fault at one place in the scenario text: `origin:line:column: message`.
     #[error("{origin}:{line}:{column}: {message}")]
     File {
+        /// Where the text came from (a file name), as the caller named it.
         origin: String,
+        /// The line of the fault, counted from 1.
         line: usize,
+        /// The column of the fault on its line, counted from 1 in bytes.
         column: usize,
+        /// What is wrong; a parse error quotes the line as written.
         message: String,
     },
+    /// A fault of the scenario as a whole, or at no place the text writes: `origin: message`.
     #[error("{origin}: {message}")]
-    Whole { origin: String, message: String },
+    Whole {
+        /// Where the text came from (a file name), or the scenario's name.
+        origin: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A fault laid at one `--set` override: `--set TEXT: message`.
     #[error("--set {text}: {message}")]
-    Override { text: String, message: String },
+    Override {
+        /// The override as typed, `path.to.key=value`.
+        text: String,
+        /// What is wrong; once the override is applied, it names the key path it judged.
+        message: String,
+    },
 }
 
 impl ScenarioError {

@@ -42,12 +42,21 @@ pub const ACCEPTED: u8 = 0x01;
 /// Domain separation: an answer can never be mistaken for a datagram tag.
 const CONTEXT: &[u8] = b"nmc-serve auth v1";
 
+/// Why a [`Key`] could not be made.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum KeyError {
+    /// The secret (from a file: with surrounding whitespace removed) is shorter than
+    /// [`MIN_SECRET_LEN`]; holds its length in bytes.
     #[error("secret is {0} bytes; at least {MIN_SECRET_LEN} are required")]
     ShortSecret(usize),
+    /// The secret file could not be read.
     #[error("cannot read secret file {path}: {reason}")]
-    SecretFile { path: String, reason: String },
+    SecretFile {
+        /// The file, as displayed.
+        path: String,
+        /// The operating system's error, as text.
+        reason: String,
+    },
 }
 
 /// A shared secret, prepared for HMAC-SHA256.
@@ -139,12 +148,17 @@ pub fn challenge<S: Read + Write>(s: &mut S, key: &Key) -> io::Result<bool> {
 /// Why a client's handshake failed: one line each.
 #[derive(Debug, Error)]
 pub enum AuthError {
+    /// The server sent no challenge before the read timed out or the connection ended, or its
+    /// first bytes are not [`CHALLENGE_MAGIC`]: it has no secret, or is not an nmc server.
     #[error(
         "it asked for no secret (is it running without --secret-file, or is it not an nmc server?)"
     )]
     NoChallenge,
+    /// The server answered with a byte other than [`ACCEPTED`], or closed the connection: the
+    /// two secrets differ.
     #[error("it refused the secret (the two --secret-file differ)")]
     Refused,
+    /// Any other failure of the stream during the handshake.
     #[error("during the secret handshake: {0}")]
     Io(#[from] io::Error),
 }

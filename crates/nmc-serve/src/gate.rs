@@ -78,11 +78,18 @@ const DRAIN: Duration = Duration::from_secs(2);
 /// The gate's limits: every number a parameter, the defaults stated above.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
+    /// Connections served at once, at most (rule 2); [`DEFAULT_MAX_CONNECTIONS`] by default.
     pub max_connections: usize,
+    /// Connections from one IP address served at once, at most (rule 3);
+    /// [`DEFAULT_MAX_PER_SOURCE`] by default.
     pub max_per_source: usize,
+    /// The window the minimum rate is judged over, from the accept (rule 5); [`DEFAULT_WINDOW`]
+    /// by default.
     pub window: Duration,
     /// Bytes per second, averaged over each window (at least 1 byte a window is required).
     pub min_rate: u64,
+    /// Time a client has to answer the secret's challenge, from when it is sent (rule 4);
+    /// [`DEFAULT_HANDSHAKE`] by default.
     pub handshake: Duration,
 }
 
@@ -178,6 +185,7 @@ pub struct GateSnapshot {
 }
 
 impl GateSnapshot {
+    /// Connections closed at once, for all reasons: full, per-source and out of descriptors.
     pub fn refused(&self) -> u64 {
         self.refused_full + self.refused_source + self.refused_descriptors
     }
@@ -203,6 +211,7 @@ impl fmt::Display for GateSnapshot {
 }
 
 impl GateCounters {
+    /// The counters now; each is read on its own, so the copy is not one atomic instant.
     pub fn snapshot(&self) -> GateSnapshot {
         let g = |a: &AtomicU64| a.load(Ordering::Relaxed);
         GateSnapshot {
@@ -270,6 +279,7 @@ impl Conn {
         })
     }
 
+    /// The client's address and port.
     pub fn peer(&self) -> SocketAddr {
         self.peer
     }
@@ -305,6 +315,7 @@ impl Conn {
         &self.stream
     }
 
+    /// Shuts down the socket's reading, writing or both sides ([`TcpStream::shutdown`]).
     pub fn shutdown(&self, how: Shutdown) -> io::Result<()> {
         self.stream.shutdown(how)
     }
@@ -502,6 +513,9 @@ fn exhausted(e: &io::Error) -> bool {
 }
 
 impl Gate {
+    /// A gate with fresh counters; `name` starts its log lines (e.g. "nmc sink"), `key` is the
+    /// secret clients must prove (none: no handshake), `log` takes the lines. `limits` is not
+    /// checked here; a caller refuses bad ones first with [`Limits::check`].
     pub fn new(name: &'static str, limits: Limits, key: Option<Key>, log: Log) -> Gate {
         Gate {
             limits,
@@ -512,14 +526,17 @@ impl Gate {
         }
     }
 
+    /// The limits it applies.
     pub fn limits(&self) -> &Limits {
         &self.limits
     }
 
+    /// The secret it asks of clients, if any.
     pub fn key(&self) -> Option<&Key> {
         self.key.as_ref()
     }
 
+    /// Its counters, shared: they keep counting while the gate runs.
     pub fn counters(&self) -> Arc<GateCounters> {
         self.counters.clone()
     }

@@ -18,6 +18,8 @@
 //! do with the simulator (`nmc-sim`). The key moved here from `nmc-probe::wire`, which re-exports
 //! it, so the echo server's datagram tags and the TCP handshake use one HMAC code path.
 
+#![warn(missing_docs)]
+
 pub mod auth;
 pub mod gate;
 pub mod mux;

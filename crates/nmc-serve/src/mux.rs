@@ -49,6 +49,7 @@ pub trait Service: Send + Sync {
 pub struct Services(pub Vec<Arc<dyn Service>>);
 
 impl Services {
+    /// Whether there are no services.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }

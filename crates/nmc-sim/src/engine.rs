@@ -29,12 +29,14 @@ pub enum RunOutcome {
 
 /// A model plus its pending events and clock.
 pub struct Simulation<M: Model> {
+    /// The model: its state, open to the caller between runs (to read results, or to change it).
     pub model: M,
     queue: EventQueue<M::Event>,
     events_handled: u64,
 }
 
 impl<M: Model> Simulation<M> {
+    /// `model` at time zero, with no events pending.
     pub fn new(model: M) -> Self {
         Simulation {
             model,
@@ -43,6 +45,8 @@ impl<M: Model> Simulation<M> {
         }
     }
 
+    /// The current simulated time: that of the last event handled, or the end a run stopped at
+    /// if later.
     pub fn now(&self) -> SimTime {
         self.queue.now()
     }

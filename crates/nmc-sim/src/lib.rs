@@ -31,6 +31,8 @@
 //!   ([`rng::unit_f64`]), not by a dependency whose algorithm might change on upgrade.
 //! * Nothing here reads a clock or iterates a hash map.
 
+#![warn(missing_docs)]
+
 pub mod engine;
 pub mod graph;
 pub mod limits;

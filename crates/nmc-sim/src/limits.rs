@@ -61,6 +61,7 @@ pub struct TooLarge {
     pub what: String,
     /// The value asked for, as text ("more than 18446744073709551615" on overflow).
     pub value: String,
+    /// The most allowed; `unit` says of what, where it needs saying.
     pub limit: u64,
     /// What the limit stands for, if it needs saying (` threads`, ` runs`).
     pub unit: &'static str,
@@ -127,8 +128,10 @@ pub fn jobs(what: &str, requested: Option<usize>) -> Result<usize, JobsError> {
 /// A thread pool's size that cannot be.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum JobsError {
+    /// Zero threads asked for; holds the option or argument that asked (`--jobs`, `jobs`).
     #[error("{0} 0: at least one thread")]
     Zero(String),
+    /// More than [`MAX_JOBS`] threads asked for.
     #[error("{0}")]
     TooMany(TooLarge),
 }
@@ -136,14 +139,23 @@ pub enum JobsError {
 /// A capped read that failed: the source could not be read, or held more than the cap.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
+    /// The source could not be opened or read, or (for [`read_text`]) is not UTF-8.
     /// (The I/O error is in the text, not a `source`: shown once.)
     #[error("{what}: cannot read: {cause}")]
-    Io { what: String, cause: std::io::Error },
+    Io {
+        /// The source as named in messages (a file's path, as displayed).
+        what: String,
+        /// The I/O error; `InvalidData` for text that is not UTF-8.
+        cause: std::io::Error,
+    },
+    /// The source holds more than `limit` bytes.
     #[error(
         "{what}: more than {limit} bytes{how} (a limit of nmc's, so that input cannot exhaust the machine)"
     )]
     TooLarge {
+        /// The source as named in messages (a file's path, as displayed).
         what: String,
+        /// The cap, in bytes.
         limit: u64,
         /// " once decompressed", where it applies.
         how: &'static str,

@@ -42,6 +42,7 @@ impl<E> Default for EventQueue<E> {
 }
 
 impl<E> EventQueue<E> {
+    /// An empty queue at time zero.
     pub fn new() -> Self {
         Self::with_seq_limit(1 << (64 - SLOT_BITS))
     }
@@ -147,10 +148,12 @@ impl<E> EventQueue<E> {
         Some((at, event))
     }
 
+    /// Events pending.
     pub fn len(&self) -> usize {
         self.heap.len()
     }
 
+    /// Whether no event is pending.
     pub fn is_empty(&self) -> bool {
         self.heap.is_empty()
     }

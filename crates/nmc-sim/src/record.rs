@@ -33,10 +33,14 @@ impl<T: Clone> RecordSink<T> for Vec<T> {
 /// A model's per-event records: not recorded, kept in memory, or passed on to a sink.
 #[derive(Default)]
 pub enum Records<T> {
+    /// Not recorded: rows are dropped.
     #[default]
     Off,
+    /// Every row kept in memory, in the order made.
     Kept(Vec<T>),
+    /// Each row passed on to a sink as it is made.
     Sink {
+        /// Where the rows go.
         sink: Box<dyn RecordSink<T>>,
         /// The first write error; no row is passed on after it.
         error: Option<io::Error>,

@@ -18,10 +18,12 @@ pub struct RngStreams {
 }
 
 impl RngStreams {
+    /// The streams of a run with seed `seed`.
     pub fn new(seed: u64) -> Self {
         RngStreams { seed }
     }
 
+    /// The run's seed.
     pub fn seed(&self) -> u64 {
         self.seed
     }
@@ -59,6 +61,7 @@ pub struct Stream {
 }
 
 impl Stream {
+    /// The stream's next raw 64-bit word (ChaCha8's output).
     pub fn next_u64(&mut self) -> u64 {
         self.rng.next_u64()
     }

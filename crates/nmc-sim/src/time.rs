@@ -23,12 +23,16 @@ pub struct SimTime(u64);
 pub struct SimDuration(u64);
 
 impl SimTime {
+    /// The start of the run.
     pub const ZERO: SimTime = SimTime(0);
+    /// The latest instant, `u64::MAX` ns (about 584 years); adding a span saturates here.
     pub const MAX: SimTime = SimTime(u64::MAX);
 
+    /// The instant `ns` nanoseconds after the start of the run.
     pub const fn from_nanos(ns: u64) -> Self {
         SimTime(ns)
     }
+    /// Nanoseconds since the start of the run.
     pub const fn as_nanos(self) -> u64 {
         self.0
     }
@@ -47,24 +51,32 @@ impl SimTime {
 }
 
 impl SimDuration {
+    /// No time.
     pub const ZERO: SimDuration = SimDuration(0);
+    /// The longest span, `u64::MAX` ns (about 584 years).
     pub const MAX: SimDuration = SimDuration(u64::MAX);
 
+    /// A span of `ns` nanoseconds.
     pub const fn from_nanos(ns: u64) -> Self {
         SimDuration(ns)
     }
+    /// A span of `us` microseconds.
     pub const fn from_micros(us: u64) -> Self {
         SimDuration(us * NS_PER_US)
     }
+    /// A span of `ms` milliseconds.
     pub const fn from_millis(ms: u64) -> Self {
         SimDuration(ms * NS_PER_MS)
     }
+    /// A span of `s` seconds.
     pub const fn from_secs(s: u64) -> Self {
         SimDuration(s * NS_PER_S)
     }
+    /// A span of `m` minutes.
     pub const fn from_mins(m: u64) -> Self {
         SimDuration(m * NS_PER_MIN)
     }
+    /// The span in nanoseconds.
     pub const fn as_nanos(self) -> u64 {
         self.0
     }
@@ -76,6 +88,7 @@ impl SimDuration {
     pub fn as_millis_f64(self) -> f64 {
         self.0 as f64 / NS_PER_MS as f64
     }
+    /// Whether the span is zero.
     pub fn is_zero(self) -> bool {
         self.0 == 0
     }

@@ -134,6 +134,8 @@ impl Trace {
         self.stopped_at
     }
 
+    /// Whether it has somewhere to write ([`Trace::to_writer`]); still true once the size limit
+    /// or a write error has stopped it.
     #[inline]
     pub fn is_on(&self) -> bool {
         self.sink.is_some()

@@ -26,7 +26,9 @@ pub enum UnitError {
     /// A bare number: `30` where `30s` was meant. The message suggests units for it.
     #[error("`{text}` needs a unit: {}", suggest(text, units))]
     NoUnit {
+        /// The number as written (trimmed).
         text: String,
+        /// What was expected: `duration`, `length in bits`, `rate`, `size`.
         kind: &'static str,
         /// The units suggested, most likely first.
         units: &'static [&'static str],
@@ -34,8 +36,11 @@ pub enum UnitError {
     /// Anything else: not a number, an unknown unit, out of range.
     #[error("`{text}` is not a {kind}: {reason}")]
     Invalid {
+        /// The text as given.
         text: String,
+        /// What was expected: `duration`, `length in bits`, `rate`, `size`, `rate format`.
         kind: &'static str,
+        /// Why it is not one, in a few words.
         reason: String,
     },
 }
@@ -57,12 +62,15 @@ pub struct BitRate(u64);
 pub struct Bits(u64);
 
 impl BitRate {
+    /// A rate of `bps` bit/s.
     pub const fn from_bps(bps: u64) -> Self {
         BitRate(bps)
     }
+    /// A rate of `kbps` kbit/s (1000 bit/s each).
     pub const fn from_kbps(kbps: u64) -> Self {
         BitRate(kbps * 1000)
     }
+    /// The rate in bit/s.
     pub const fn bps(self) -> u64 {
         self.0
     }
@@ -84,12 +92,15 @@ impl BitRate {
 }
 
 impl Bits {
+    /// A length of `bits` bits.
     pub const fn new(bits: u64) -> Self {
         Bits(bits)
     }
+    /// A length of `bytes` 8-bit bytes (octets).
     pub const fn from_bytes(bytes: u64) -> Self {
         Bits(bytes * 8)
     }
+    /// The length in bits.
     pub const fn get(self) -> u64 {
         self.0
     }
@@ -300,7 +311,12 @@ pub enum RangeError<T> {
     /// Neither `N` nor `LO..HI` with numbers.
     NotARange,
     /// `LO..HI` with `HI < LO`.
-    Empty { lo: T, hi: T },
+    Empty {
+        /// The low end as read.
+        lo: T,
+        /// The high end as read, below `lo`.
+        hi: T,
+    },
 }
 
 /// A range of numbers, both ends included: `3..4` (or `3..=4`), or one number `3` for `3..3`
@@ -342,11 +358,16 @@ pub fn parse_fraction(text: &str) -> Option<f64> {
 /// significant figures, as iperf3 prints) or in one fixed unit (`--format kbit`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum RateFormat {
+    /// Scaled to the value, in bit/s, kbit/s, Mbit/s or Gbit/s, three significant figures.
     #[default]
     Auto,
+    /// Always in bit/s, one decimal.
     Bit,
+    /// Always in kbit/s (1000 bit/s), one decimal.
     Kbit,
+    /// Always in Mbit/s (10⁶ bit/s), one decimal.
     Mbit,
+    /// Always in Gbit/s (10⁹ bit/s), one decimal.
     Gbit,
 }
 

@@ -20,6 +20,8 @@
 //! `seed`, `config_hash`, `metric`, `value`) and `summary.csv` / `summary.parquet` (per
 //! configuration × metric: `runs`, `n`, `mean`, `sd`, `ci95_low`, `ci95_high`).
 
+#![warn(missing_docs)]
+
 pub mod plan;
 pub mod store;
 pub mod table;
@@ -36,7 +38,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// Which runs of a plan this process does: those whose index ≡ `index` (mod `count`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
+    /// This shard's number, from 0 to `count - 1` (`--shard I/N`'s `I`).
     pub index: usize,
+    /// How many shards the plan is split into, at least 1 (`--shard I/N`'s `N`).
     pub count: usize,
 }
 
@@ -57,13 +61,17 @@ impl std::str::FromStr for Shard {
 }
 
 impl Shard {
+    /// Whether the run at plan position `run_index` is this shard's.
     pub fn contains(&self, run_index: usize) -> bool {
         run_index % self.count == self.index
     }
 }
 
+/// How [`run`] runs a plan: where, which part, what it keeps.
 pub struct Options {
+    /// The sweep's output folder: `sweep.json`, `runs/` and the tables.
     pub out: PathBuf,
+    /// The runs this process does (`--shard I/N`); `None`: all of them.
     pub shard: Option<Shard>,
     /// Keep each run's `nmc run` outputs in `runs/<config hash>/`.
     pub keep_runs: bool,
@@ -79,6 +87,7 @@ pub struct Outcome {
     pub skipped: usize,
     /// Rows of `results`.
     pub rows: usize,
+    /// The tables written: `results` and `summary`, each as CSV and Parquet.
     pub files: Vec<PathBuf>,
 }
 

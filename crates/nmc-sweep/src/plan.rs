@@ -54,6 +54,8 @@ pub struct Sweep {
     fixed: Vec<(String, toml::Value)>,
     grid: Vec<(String, Vec<toml::Value>)>,
     cases: Vec<Vec<(String, toml::Value)>>,
+    /// The sweep file's `metrics`: the metrics to keep, each of which every run must report;
+    /// `None`: every metric of each run's summary.
     pub metrics: Option<Vec<String>>,
 }
 
@@ -64,6 +66,7 @@ pub struct Run {
     pub index: usize,
     /// Which configuration (case × grid point), in plan order.
     pub config: usize,
+    /// The seed it runs with.
     pub seed: u64,
     /// SHA-256 of the resolved scenario, seed included (what `summary.json` calls
     /// `config_hash`); names the run's result file.
@@ -77,7 +80,10 @@ pub struct RunError {
     pub index: usize,
     /// Which configuration, in plan order.
     pub config: usize,
+    /// The seed it was to run with.
     pub seed: u64,
+    /// What went wrong, naming the sweep file, the configuration (by its overrides) and the
+    /// seed.
     pub message: String,
 }
 
@@ -99,7 +105,9 @@ pub struct Plan {
     pub base: String,
     /// The swept keys: the table columns before `seed`.
     pub keys: Vec<String>,
+    /// Every configuration (cases × grid points), in plan order; [`Run::config`] indexes it.
     pub configs: Vec<Config>,
+    /// Every run (configuration × seed), configuration-major; [`Run::index`] is its position.
     pub runs: Vec<Run>,
     /// Metrics to keep; `None`: all of each run's metrics.
     pub metrics: Option<Vec<String>>,

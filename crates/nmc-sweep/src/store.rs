@@ -11,7 +11,10 @@ use std::path::{Path, PathBuf};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RunResult {
+    /// The run's config hash ([`crate::Run::config_hash`], SHA-256 in hex); the file is
+    /// `runs/<config hash>.json`.
     pub config_hash: String,
+    /// The seed it ran with.
     pub seed: u64,
     /// Every metric of the run (the sweep's `metrics` selects from these when the tables are
     /// made, so a changed selection needs no rerun).

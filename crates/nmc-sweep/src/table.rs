@@ -8,20 +8,27 @@ use anyhow::{Result, bail};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// A column of a table.
+/// A column's values, one per row, of one type.
 pub enum Values {
+    /// Text (swept values, `config_hash`, `metric`); `None` is an absent value.
     Str(Vec<Option<String>>),
+    /// Whole numbers, never absent (`seed`, `runs`, `n`).
     U64(Vec<u64>),
+    /// Numbers (`value`, `mean`, `sd`, the interval); `None` is an absent value.
     F64(Vec<Option<f64>>),
 }
 
+/// A column of a table: its header and its values.
 pub struct Column {
+    /// The header: a swept key, or a fixed name such as `seed` or `mean`.
     pub name: String,
+    /// The values, one per row.
     pub values: Values,
 }
 
 /// Columns of equal length.
 pub struct Table {
+    /// The columns, left to right.
     pub columns: Vec<Column>,
 }
 
@@ -32,6 +39,7 @@ pub fn fmt_f64(v: f64) -> String {
 }
 
 impl Table {
+    /// Rows in the table: the first column's length (0 with no columns).
     pub fn rows(&self) -> usize {
         self.columns.first().map_or(0, |c| match &c.values {
             Values::Str(v) => v.len(),
@@ -164,12 +172,18 @@ pub fn results(plan: &Plan, done: &BTreeMap<usize, RunResult>) -> Result<Table> 
 /// Mean, sample standard deviation and the 95 % Student-t confidence interval of the mean of
 /// `xs`; `None` for what needs more values (the spread of one value is not known).
 pub struct Stats {
+    /// How many values.
     pub n: usize,
+    /// Their mean; `None` for no values.
     pub mean: Option<f64>,
+    /// Their sample standard deviation (divisor `n - 1`); `None` for fewer than 2 values.
     pub sd: Option<f64>,
+    /// The 95 % Student-t confidence interval of the mean, (low, high), with `n - 1` degrees of
+    /// freedom; `None` for fewer than 2 values.
     pub ci95: Option<(f64, f64)>,
 }
 
+/// The [`Stats`] of `xs`, taken as they are (the caller leaves out what is not finite).
 pub fn stats(xs: &[f64]) -> Stats {
     use statrs::distribution::{ContinuousCDF, StudentsT};
     let n = xs.len();

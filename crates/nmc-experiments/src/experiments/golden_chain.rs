@@ -11,8 +11,10 @@ use nmc_net::{StoreForwardScenario, run};
 use nmc_report::{Chart, Series, SeriesStyle, Target, Value};
 use nmc_sim::Trace;
 
+/// `scenarios/golden-chain.toml`, built in: the 5-node chain the experiment runs.
 pub const SCENARIO: &str = include_str!("../../../../scenarios/golden-chain.toml");
 
+/// The `golden-chain` experiment: the engine's exact check against arithmetic (issue 2).
 pub struct GoldenChain;
 
 impl Experiment for GoldenChain {

@@ -96,6 +96,8 @@ fn rtts_ms(out: &RunOutput) -> Vec<f64> {
         .collect()
 }
 
+/// The `ien163-arpanet` experiment: IEN 163's GGP echo round trips across the ARPANET, minimum
+/// and mean, through the IMP model (IEN163).
 pub struct Ien163Arpanet;
 
 impl Experiment for Ien163Arpanet {

@@ -34,9 +34,15 @@ use nmc_scenario::Override;
 use nmc_sim::Trace;
 use serde::Serialize;
 
+/// `scenarios/ko-alternate-path.toml`, built in: two equally long paths, SRC–P1–DST and
+/// SRC–P2–DST (KO-10).
 pub const EQUAL: &str = include_str!("../../../../scenarios/ko-alternate-path.toml");
+/// `scenarios/ko-alternate-3x.toml`, built in: a 1-hop primary with a 4-hop alternate (KO-10
+/// 3×); the experiment replaces its topology for the other lengths.
 pub const LONG: &str = include_str!("../../../../scenarios/ko-alternate-3x.toml");
 
+/// The `ko-alternate-path` experiment: what alternate routing adds to one host's throughput
+/// (K&O §III, KO-10).
 pub struct KoAlternatePath;
 
 const SOURCE: &str = "Kleinrock & Opderbeck 1977, §III";

@@ -44,8 +44,11 @@ use nmc_sim::Trace;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+/// `scenarios/ko-looping.toml`, built in: the June 1974 map, the UCLA pump to BBN and three
+/// hosts sending across its path (K&O §V).
 pub const SCENARIO: &str = include_str!("../../../../scenarios/ko-looping.toml");
 
+/// The `ko-looping` experiment: packets meeting routing loops on the June 1974 map (K&O §V).
 pub struct KoLooping;
 
 const SOURCE: &str = "Kleinrock & Opderbeck 1977, §V";

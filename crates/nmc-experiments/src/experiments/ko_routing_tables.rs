@@ -22,6 +22,8 @@ use nmc_routing::ko1977::{
 use nmc_sim::{SimDuration, SimTime};
 use serde::Serialize;
 
+/// The `ko-routing-tables` experiment: K&O §V Tables I–III on the line X–A–B–C, every printed
+/// row (KO-6).
 pub struct KoRoutingTables;
 
 const SOURCE: &str = "Kleinrock & Opderbeck 1977, §V";

@@ -48,9 +48,14 @@ use nmc_sim::Trace;
 use rayon::prelude::*;
 use serde::Serialize;
 
+/// `scenarios/ko-v2-chain.toml`, built in: the empty chain, drawn beside the map for reference.
 pub const CHAIN: &str = include_str!("../../../../scenarios/ko-v2-chain.toml");
+/// `scenarios/ko-v2-map.toml`, built in: the June 1974 map with the network's own load, the one
+/// configuration every row comes from.
 pub const MAP: &str = include_str!("../../../../scenarios/ko-v2-map.toml");
 
+/// The `ko-v2-throughput` experiment: K&O's October 1974 throughput experiments under version 2
+/// message processing (Figs. 3–6, §IV).
 pub struct KoV2Throughput;
 
 #[derive(Serialize, Clone)]

@@ -48,9 +48,13 @@ use nmc_sim::Trace;
 use rayon::prelude::*;
 use serde::Serialize;
 
+/// `scenarios/ko-v3-map.toml`, built in: the July 1975 map with the network's own load (K&O
+/// §VII).
 pub const V3_MAP: &str = include_str!("../../../../scenarios/ko-v3-map.toml");
 use super::ko_v2_throughput::{MAP as V2_MAP, mean, spread};
 
+/// The `ko-v3-throughput` experiment: K&O's 1975 throughput experiments under "version 3"
+/// message processing, before and after BBN's phasing fix (§VI–VII, Figs. 7–9).
 pub struct KoV3Throughput;
 
 /// One run to make: period, case, profile, hops, seed, extra settings.

@@ -9,6 +9,8 @@ use nmc_net::{StoreForwardScenario, run};
 use nmc_report::{Chart, Series, SeriesStyle, Target, Value};
 use nmc_sim::{SimDuration, Trace};
 
+/// The `md1-queue` experiment: one line's mean wait under Poisson arrivals of fixed-length
+/// packets against the Pollaczek–Khinchine formula.
 pub struct Md1;
 
 const SCENARIO: &str = include_str!("../../../../scenarios/md1.toml");

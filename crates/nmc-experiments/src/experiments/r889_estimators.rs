@@ -39,6 +39,8 @@ use serde::Serialize;
 
 use super::rfc889_paths::{load, r889_3_paths};
 
+/// The `r889-estimators` experiment: Mills' two-gain retransmission-timeout estimator against
+/// the RSRE algorithm, on synthetic paths fitted to the RFC 889 table (RFC 889 §3.3).
 pub struct R889Estimators;
 
 /// Runs of 512 volleys per path model, quick or not: a run across the loaded ARPANET takes about

@@ -45,6 +45,8 @@ use nmc_cost::tenex::{Tenex1972, dollars_per_megabit};
 use nmc_report::{Axis, Chart, Series, SeriesStyle, Target, Value};
 use serde::Serialize;
 
+/// The `rfc392-host-cost` experiment: a 1972 TENEX host's CPU cost per bit moving a file
+/// between disk and network (RFC 392).
 pub struct Rfc392HostCost;
 
 const SRC: &str = "RFC 392 §II, Utah-10 tables";

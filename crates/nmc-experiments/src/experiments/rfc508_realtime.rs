@@ -70,6 +70,8 @@ const LONGEST_GAP: Target = Target::Factor {
 /// The alternative UCLA allocation: one largest message, 8063 bits (BBN Report 1822).
 const ONE_MESSAGE_ALLOCATION_BITS: u64 = 8063;
 
+/// The `rfc508-realtime` experiment: the SEL 810-B's real-time data through the 360/75 and the
+/// ARPANET, RFC 508's Table I (rows R508-1..3).
 pub struct Rfc508Realtime;
 
 #[derive(Serialize)]

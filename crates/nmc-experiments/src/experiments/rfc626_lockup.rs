@@ -27,8 +27,12 @@ use nmc_scenario::Override;
 use nmc_sim::Trace;
 use serde::Serialize;
 
+/// `scenarios/rfc626-lockup.toml`, built in: 24 source IMPs sending single-packet messages to
+/// one destination IMP, out of order.
 pub const SCENARIO: &str = include_str!("../../../../scenarios/rfc626-lockup.toml");
 
+/// The IMP profiles run, in row order: accepting every single-packet message (RFC 626's
+/// condition), then RFC 632's fix B, fix A and current rule.
 pub const PROFILES: [&str; 4] = [
     "rfc626-accept-all",
     "rfc632-fix-b",
@@ -36,6 +40,8 @@ pub const PROFILES: [&str; 4] = [
     "rfc632-current",
 ];
 
+/// The lockup scenario under IMP profile `profile`; with `quick`, 20 s of simulated time
+/// instead of 60 s.
 pub fn scenario(profile: &str, quick: bool) -> Result<ImpScenario> {
     let mut sets = vec![format!("network.profile={profile}")];
     if quick {
@@ -68,6 +74,8 @@ struct Row {
     order_violations: u64,
 }
 
+/// The `rfc626-lockup` experiment: accepting every single-packet message locks the destination
+/// IMP up (RFC 632 p. 4, RFC 626); RFC 632's rules do not.
 pub struct Rfc626Lockup;
 
 impl Experiment for Rfc626Lockup {

@@ -39,6 +39,8 @@ use nmc_scenario::Override;
 use nmc_sim::Trace;
 use serde::Serialize;
 
+/// `scenarios/rfc632-moffett-sri.toml`, built in: MOFFETT's message generator sending to SRI
+/// over the reconstructed topology of RFC 632 p. 1.
 pub const SCENARIO: &str = include_str!("../../../../scenarios/rfc632-moffett-sri.toml");
 
 /// RFC 632's three rules, by the profile that applies each.
@@ -51,6 +53,7 @@ pub const PROFILES: [(&str, &str); 3] = [
 /// What happens at 10 s.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Disturbance {
+    /// Nothing: the scenario's own line error is removed.
     None,
     /// The scenario's own event: a line error on the next data frame from LBL to LLL.
     LineError,
@@ -59,6 +62,7 @@ pub enum Disturbance {
 }
 
 impl Disturbance {
+    /// How the rows and the CSV name it.
     pub fn name(self) -> &'static str {
         match self {
             Disturbance::None => "none",
@@ -157,6 +161,8 @@ pub fn retransmitted_fraction(o: &Outcome) -> f64 {
     counted.iter().filter(|r| r.retransmissions > 0).count() as f64 / counted.len().max(1) as f64
 }
 
+/// The `rfc632-single-packet` experiment: RFC 632's measurement of single-packet messages from
+/// MOFFETT to SRI under its three rules (row R632-1).
 pub struct Rfc632SinglePacket;
 
 impl Experiment for Rfc632SinglePacket {

@@ -117,6 +117,7 @@ pub const TABLE2_DESTINATION: [&str; 12] = [
 /// When the first message overtakes, when the second does, when the generator pauses and for
 /// how long (s).
 pub const DETOURS_S: [f64; 2] = [10.0, 25.0];
+/// The generator's pause: (when it starts, how long it lasts), s.
 pub const PAUSE_S: (f64, f64) = (40.0, 2.0);
 const DURATION: &str = "60s";
 
@@ -183,6 +184,8 @@ fn sent_again(o: &Outcome, from: f64, to: f64) -> (usize, usize) {
     )
 }
 
+/// The `rfc632-trace` experiment: the events after one reordering under the current rule and
+/// fix A, against RFC 632 Tables 1 and 2 (R632-2).
 pub struct Rfc632Trace;
 
 impl Experiment for Rfc632Trace {

@@ -427,6 +427,8 @@ struct PathResult {
     answered: usize,
 }
 
+/// The `rfc889-arpanet` experiment: RFC 889 §2's delay against length on paths across the
+/// ARPANET, the ARPANET run by the IMP model (R889-2).
 pub struct Rfc889Arpanet;
 
 impl Experiment for Rfc889Arpanet {

@@ -266,6 +266,8 @@ struct Result1 {
     answered: usize,
 }
 
+/// The `rfc889-delay` experiment: RFC 889 §2's delay against length on the calibration paths,
+/// from path models (R889-1).
 pub struct Rfc889Delay;
 
 impl Experiment for Rfc889Delay {

@@ -155,6 +155,8 @@ struct Result2 {
     lost: usize,
 }
 
+/// The `rfc889-paths` experiment: RFC 889 §2's delay against length on the NTA–SATNET paths, from
+/// models with queues and a satellite channel (R889-2), and the traces R889-3 replays.
 pub struct Rfc889Paths;
 
 impl Experiment for Rfc889Paths {

@@ -128,10 +128,12 @@ impl Visitor<'_> for DurationVisitor {
 pub mod duration {
     use super::*;
 
+    /// Writes the duration as its shortest exact text with a unit (`200ms`, `1s`).
     pub fn serialize<S: Serializer>(d: &Nanos, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&duration_text(*d))
     }
 
+    /// Reads a duration string with its unit (`200ms`, `1.5s`); a bare number is refused.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Nanos, D::Error> {
         d.deserialize_str(DurationVisitor { optional: false })
             .map(|v| v.expect("not optional"))
@@ -142,6 +144,7 @@ pub mod duration {
 pub mod opt_duration {
     use super::*;
 
+    /// Writes the duration as its shortest exact text with a unit, or `none` when absent.
     pub fn serialize<S: Serializer>(d: &Option<Nanos>, s: S) -> Result<S::Ok, S::Error> {
         match d {
             Some(d) => s.serialize_str(&duration_text(*d)),
@@ -149,6 +152,7 @@ pub mod opt_duration {
         }
     }
 
+    /// Reads a duration string with its unit, or `none`/`off` (any case) as `None`.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Nanos>, D::Error> {
         d.deserialize_str(DurationVisitor { optional: true })
     }
@@ -159,10 +163,13 @@ pub mod opt_duration {
 pub mod flag {
     use super::*;
 
+    /// Writes the switch as the string `"true"` or `"false"`.
     pub fn serialize<S: Serializer>(b: &bool, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(if *b { "true" } else { "false" })
     }
 
+    /// Reads a boolean, or the strings `true`/`false`, `1`/`0`, `yes`/`no`, `on`/`off` in any
+    /// case.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
         struct V;
         impl Visitor<'_> for V {
