@@ -31,11 +31,12 @@
 //! | module | what |
 //! | --- | --- |
 //! | `model/host.rs` | the hosts ([`Host`], [`Pump`], [`Handed`]): a message's packets into the source IMP (point a; K&O §III's 4 free buffers), new messages, and the destination IMP's output to its hosts (point g: the RFNM is made after packet 1) |
-//! | `model/message.rs` | the end-to-end procedure, the driver's side: at the source, points b–e, the RFNM or ALL received (h), allocations and GVBs (i); at the destination, reassembly (f), in-order hand-over, and the replies (d, g) |
+//! | `model/message.rs` | the end-to-end procedure, the driver's side: at the source, points b–e (each step the version's rule returns, carried out), the RFNM or ALL received (h), allocations and GVBs (i); at the destination, reassembly (f), in-order hand-over, and the replies (d, g) |
 //! | `model/line.rs` | the IMP-to-IMP lines: packets and control messages queued, frames sent, a frame received handed to its IMP ([`Imp::handle_frame`]) and what follows from it (the processor, the trace, the counts), and retransmission |
 //! | `model/observer.rs` | what a run records, counts and watches ([`Observer`], [`MessageRecord`], [`Occupancy`], [`Counted`]): occupancy samples, what is still held |
 //! | `model/trace.rs` | the trace lines (`trace = true`) and `change`, the one place a message's state changes |
-//! | `model/procedure.rs` | where versions 2 and 3 differ, as one trait ([`Procedure`]): version 2 in `model/v2.rs` (K&O §II–III), version 3 in `model/v3.rs` (K&O §VI–VII) |
+//! | `model/procedure.rs` | where versions 2 and 3 differ, as one trait ([`Procedure`]) of sans-I/O rules over the source IMP's tables that return typed steps ([`Step`], [`Grant`]) for `model/message.rs` to carry out: version 2 in `model/v2.rs` (K&O §II–III), version 3 in `model/v3.rs` (K&O §VI–VII), each tested on one IMP |
+//! | `model/control_blocks.rs` | version 3's message control blocks, the driver's side: the block's disuse timer and the control messages that make and release block pairs (K&O §VI) |
 //! | `model/single.rs` | single-packet messages (RFC 632) |
 //! | `model/processing.rs` | the IMP's processor ([`Processor`], `processor.rs`) driven: one task queue, and the 25.6 ms clock above it |
 //! | `model/adaptive.rs` | the subnet's side of routing: routing frames, lines going down and up, packets without a route, journeys and loops |
@@ -46,6 +47,7 @@
 
 mod adaptive;
 mod background;
+mod control_blocks;
 mod host;
 mod instrument;
 mod line;
@@ -66,7 +68,7 @@ pub use host::{Handed, Host, Pump};
 pub use instrument::{Action, Generator};
 pub use lockup::{HeldAt, LockupReport};
 pub use observer::{Counted, MessageRecord, Observer, Occupancy};
-pub use procedure::Procedure;
+pub use procedure::{Grant, Procedure, SourceLimits, Step, Want};
 pub use single::{E2eEvent, Happened, Note, Side, What};
 pub use slice::{SliceItem, TimeSlice};
 use trace::Tr;

@@ -5,7 +5,7 @@
 //! host, and the replies: RFNMs with or without a piggy-backed ALL (point g), and ALLs. The
 //! tables themselves are sans-I/O cores in [`crate::source`] and [`crate::destination`].
 
-use super::{Counted, Ev, MsgState, Subnet, Tr, change};
+use super::{Counted, Ev, Grant, MsgState, SourceLimits, Step, Subnet, Tr, Want, change};
 use crate::destination::Next;
 use crate::destination::Reply;
 use crate::imp::{Expired, HostOut, TimerId};
@@ -14,10 +14,147 @@ use crate::params::Piggyback;
 use nmc_sim::{EventQueue, SimTime};
 
 impl Subnet {
-    /// Moves a message through the source procedure of its version as far as it can go.
+    /// Moves a message through the source procedure of its version as far as it can go: the
+    /// version's rule takes each step on the source IMP's tables ([`Procedure::step`]), and
+    /// what the step asks for is done here.
+    ///
+    /// [`Procedure::step`]: super::Procedure::step
     pub(super) fn advance(&mut self, now: SimTime, mid: MsgId, q: &mut EventQueue<Ev>) {
+        let (p, limits) = (self.procedure, SourceLimits::of(&self.params));
+        loop {
+            let Some(m) = self.msgs.get(&mid) else { return };
+            let (src, dst, stream) = (m.src, m.dst, m.stream);
+            let want = Want {
+                msg: mid,
+                state: m.state,
+                stream,
+                dst,
+            };
+            match p.step(&mut self.imps[src as usize], want, &limits) {
+                Step::Wait => return,
+                Step::Moved(state) => self.set_state(now, mid, state),
+                Step::Numbered { num, then } => {
+                    let m = self.msgs.get_mut(&mid).expect("message");
+                    m.num = Some(num);
+                    m.rec.numbered_ns = Some(now.as_nanos());
+                    change(&mut self.trace, now, mid, m, then);
+                    self.trace.emit(now, &Tr::Number { msg: mid, num });
+                    if self.msgs[&mid].packets == 1 {
+                        // RFC 632: no PLT entry, no allocation, no REQALL.
+                        self.launch_single(now, mid, q);
+                        return;
+                    }
+                }
+                Step::PltLaunch => {
+                    let plt_used = self.imps[src as usize].plt.used();
+                    self.trace.emit(now, &Tr::Plt { msg: mid, plt_used });
+                    self.launch(now, mid, q);
+                    return;
+                }
+                Step::PltReqall => {
+                    let plt_used = self.imps[src as usize].plt.used();
+                    self.trace.emit(now, &Tr::Plt { msg: mid, plt_used });
+                    let m = self.msgs.get_mut(&mid).expect("message");
+                    let num = m.num.take().expect("numbered");
+                    change(&mut self.trace, now, mid, m, MsgState::AwaitAll);
+                    m.reqalls += 1;
+                    m.rec.reqalls += 1;
+                    self.trace.emit(now, &Tr::Reqall { msg: mid, num });
+                    self.count(Counted::Reqall);
+                    let kind = PktKind::ReqAll { msg: mid, num };
+                    self.send_control(now, src, dst, stream, kind, q);
+                    return;
+                }
+                Step::CreateBlock => {
+                    self.count(Counted::CreateBlock);
+                    self.send_control(now, src, dst, stream, PktKind::CreateBlock, q);
+                    return;
+                }
+                Step::BlocksFull { first } => {
+                    if first {
+                        self.count(Counted::TransmitBlockWait);
+                    }
+                    return;
+                }
+                Step::Withheld => {
+                    self.set_state(now, mid, MsgState::AwaitAll);
+                    self.count(Counted::ReqallWithheld);
+                    return;
+                }
+                Step::Asked { superfluous } => {
+                    if superfluous {
+                        self.count(Counted::SuperfluousReqall);
+                    }
+                    let m = self.msgs.get_mut(&mid).expect("message");
+                    change(&mut self.trace, now, mid, m, MsgState::AwaitAll);
+                    m.reqalls += 1;
+                    m.rec.reqalls += 1;
+                    self.serve_plt(now, src, q);
+                    return;
+                }
+                Step::Claimed => {
+                    self.serve_plt(now, src, q);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Gives free PLT entries of `imp` to the claims its version's rule names, in turn
+    /// ([`Procedure::grant`]), until none can take one.
+    ///
+    /// [`Procedure::grant`]: super::Procedure::grant
+    pub(super) fn serve_plt(&mut self, now: SimTime, imp: u32, q: &mut EventQueue<Ev>) {
+        let (p, limits) = (self.procedure, SourceLimits::of(&self.params));
+        let mut moved = None;
+        loop {
+            match p.grant(&mut self.imps[imp as usize], &limits) {
+                Grant::None => return,
+                Grant::Advance(w) => {
+                    // The same message first in line again: it could not take the entry.
+                    if moved == Some(w) {
+                        return;
+                    }
+                    self.advance(now, w, q);
+                    moved = Some(w);
+                }
+                Grant::Launch { msg, plt_used } => {
+                    self.trace.emit(now, &Tr::Plt { msg, plt_used });
+                    self.launch(now, msg, q);
+                }
+                Grant::Reqall {
+                    msg,
+                    num,
+                    stream,
+                    dst,
+                } => {
+                    self.trace.emit(now, &Tr::Reqall { msg, num });
+                    self.count(Counted::Reqall);
+                    let kind = PktKind::ReqAll { msg, num };
+                    self.send_control(now, imp, dst, stream, kind, q);
+                }
+            }
+        }
+    }
+
+    /// A reply from `dst` has been dealt with at `imp`: a message the version asks to move on
+    /// again does ([`Procedure::ask_again`]).
+    ///
+    /// [`Procedure::ask_again`]: super::Procedure::ask_again
+    fn reply_served(&mut self, now: SimTime, imp: u32, dst: u32, q: &mut EventQueue<Ev>) {
         let p = self.procedure;
-        p.advance(self, now, mid, q);
+        if let Some((w, state)) = p.ask_again(&mut self.imps[imp as usize], dst)
+            && self.msgs.contains_key(&w)
+        {
+            self.set_state(now, w, state);
+            self.advance(now, w, q);
+        }
+    }
+
+    /// Message `mid` moves to state `s` (traced).
+    pub(super) fn set_state(&mut self, now: SimTime, mid: MsgId, s: MsgState) {
+        let m = self.msgs.get_mut(&mid).expect("message");
+        change(&mut self.trace, now, mid, m, s);
     }
 
     /// Point e: packet 1 leaves; input of the rest resumes.
@@ -53,8 +190,7 @@ impl Subnet {
                 }
             }
         }
-        let p = self.procedure;
-        p.serve_plt(self, now, imp, q);
+        self.serve_plt(now, imp, q);
     }
 
     /// Point h: the RFNM (or the ALL answering a REQALL) reaches the source IMP.
@@ -90,17 +226,19 @@ impl Subnet {
                     self.answered(m.background, hops, rec);
                 }
                 self.serve_waiters(now, imp, q);
-                self.procedure.reply_served(self, now, imp, dst, q);
+                self.reply_served(now, imp, dst, q);
             }
             PktKind::All { num: _ } => {
                 // The REQALL's number and PLT entry come back and the ALL goes to the counter.
                 self.release_number_and_plt(imp, p.stream);
-                self.procedure
-                    .all_returned(self, now, imp, dst, p.stream, q);
+                let procedure = self.procedure;
+                if procedure.all_returned(&mut self.imps[imp as usize], dst) {
+                    self.number_released(now, imp, p.stream, q);
+                }
                 self.trace.emit(now, &Tr::AllIn { num: 0 });
                 self.add_allocation(now, imp, dst, q);
                 self.serve_waiters(now, imp, q);
-                self.procedure.reply_served(self, now, imp, dst, q);
+                self.reply_served(now, imp, dst, q);
             }
             _ => unreachable!("only RFNMs and ALLs go to a source IMP"),
         }

@@ -4,7 +4,7 @@
 //! still holds (undelivered messages, busy resources), for the end of a run and the no-leak
 //! check.
 
-use super::{BackgroundTally, E2eEvent, Ev, LockupReport, Subnet, TimeSlice};
+use super::{BackgroundTally, E2eEvent, Ev, LockupReport, MsgState, Subnet, TimeSlice};
 use crate::destination::Reply;
 use crate::packet::{MsgId, Stream};
 use nmc_sim::{EventQueue, SimDuration, SimTime};
@@ -222,7 +222,15 @@ impl Subnet {
         if let Some((s, d)) = self.obs.watch {
             let si = &self.imps[s as usize];
             let di = &self.imps[d as usize];
-            let plt_reqalls = self.procedure.plt_reqalls(self, s);
+            let awaiting_all = || {
+                self.msgs
+                    .values()
+                    .filter(|m| m.src == s && m.state == MsgState::AwaitAll)
+                    .count() as u32
+            };
+            let plt_reqalls = self
+                .procedure
+                .plt_reqalls(&self.imps[s as usize], &awaiting_all);
             let plt_rfnms_waiting = di
                 .replies
                 .iter()

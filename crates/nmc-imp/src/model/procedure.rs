@@ -1,17 +1,132 @@
 //! The end-to-end message procedure of an IMP software version, as one trait
 //! ([`Procedure`]) with an implementation per version: `V2` in `model/v2.rs` (October 1974, K&O
-//! §II–III) and `V3` in `model/v3.rs` (1975, K&O §VI–VII); [`super::procedure`] picks one. The subnet calls the procedure where
-//! the versions differ and nowhere asks which version it runs.
+//! §II–III) and `V3` in `model/v3.rs` (1975, K&O §VI–VII); [`super::procedure`] picks one.
 //!
-//! What the versions share is the subnet's, not the trait's: the tables as sans-I/O cores
-//! ([`crate::source`], [`crate::destination`]), launching packet 1 (K&O Fig. 1 point e),
-//! reassembly and hand-over (points d, f), RFNMs and their piggy-backed ALLs (points g, h), the
-//! GVB timer (point i), single-packet messages (RFC 632) and the line procedure.
+//! A version's rules are sans-I/O: each takes the source IMP's tables ([`Imp`]) and what it
+//! reads of the message ([`Want`]), changes the tables, and returns what the driver is to do
+//! next — a typed [`Step`] or [`Grant`]. The driver (`model/message.rs`) carries it out:
+//! records the message's number, traces and counts, launches packet 1, sends the REQALL or the
+//! block request. So a rule is tested in K&O's words on one IMP, without a subnet (the tests
+//! below `model/v2.rs` and `model/v3.rs`).
+//!
+//! What the versions share is the driver's, not the trait's: launching packet 1 (K&O Fig. 1
+//! point e), reassembly and hand-over (points d, f), RFNMs and their piggy-backed ALLs (points
+//! g, h), the GVB timer (point i), single-packet messages (RFC 632) and the line procedure.
 
-use super::{Ev, Host, MsgState, Subnet};
+use super::{Host, MsgState};
 use crate::imp::Imp;
 use crate::packet::{MsgId, Stream};
-use nmc_sim::{EventQueue, SimTime};
+use crate::params::ImpParams;
+
+/// The profile's limits the source rules read (K&O's figures per version: `params.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SourceLimits {
+    /// Message numbers per stream (K&O §II point b: 4 in version 2; §VI: 8 in version 3).
+    pub message_numbers: u32,
+    /// Pending leader table entries per IMP (K&O §II point c: 6).
+    pub plt_entries: u32,
+    /// Version 3: transmit (and receive) blocks per IMP (K&O §VI: 64).
+    pub control_blocks: u32,
+    /// Version 3: whether a REQALL decided while another to the same IMP is unanswered is sent
+    /// (the 1975 IMPs) or withheld (K&O §VII's first remedy).
+    pub superfluous_reqalls: bool,
+}
+
+impl SourceLimits {
+    /// The limits of a profile.
+    pub fn of(p: &ImpParams) -> Self {
+        SourceLimits {
+            message_numbers: p.message_numbers,
+            plt_entries: p.plt_entries,
+            control_blocks: p.control_blocks,
+            superfluous_reqalls: p.superfluous_reqalls,
+        }
+    }
+}
+
+/// What a rule reads of the message it moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Want {
+    /// The message.
+    pub msg: MsgId,
+    /// Where it is in the source procedure.
+    pub state: MsgState,
+    /// The stream its numbers count in (IMP pair in version 2, host pair in version 3).
+    pub stream: Stream,
+    /// Its destination IMP.
+    pub dst: u32,
+}
+
+/// One step of a message through its source procedure, for the driver to carry out. The rule
+/// has already changed the IMP's tables accordingly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// In line for a resource (a block, a number, a PLT entry), or nothing to do: nothing
+    /// more until something frees.
+    Wait,
+    /// On to `MsgState`; the procedure goes on.
+    Moved(MsgState),
+    /// Message number `num` taken (K&O point b); on to `then`. A single-packet message leaves
+    /// now (RFC 632: no PLT entry, no allocation); any other goes on.
+    Numbered {
+        /// The number.
+        num: u64,
+        /// The state the message moves to.
+        then: MsgState,
+    },
+    /// A PLT entry taken (point c) with an allocation at hand: packet 1 leaves (point e).
+    PltLaunch,
+    /// Version 2: a PLT entry taken, no allocation at hand: a REQALL "steals the acquired
+    /// message number and the PLT entry" (K&O §II) and the message awaits an ALL.
+    PltReqall,
+    /// Version 3: a transmit block was made; a control message asks the destination IMP for
+    /// the receive block (K&O §VI). The message waits for the answer.
+    CreateBlock,
+    /// Version 3: every transmit block is in use; `first` the first time a message is turned
+    /// away for that (counted once).
+    BlocksFull {
+        /// The first such wait of this message.
+        first: bool,
+    },
+    /// Version 3: no allocation, and a REQALL to that IMP already out: the message awaits its
+    /// ALL without asking again (K&O §VII's first remedy).
+    Withheld,
+    /// Version 3: no allocation: a REQALL was queued for a PLT entry and the message awaits an
+    /// ALL; `superfluous` when one to that IMP was still unanswered (K&O §VII).
+    Asked {
+        /// Another REQALL to the same IMP was outstanding.
+        superfluous: bool,
+    },
+    /// Version 3: holding number and allocation, the message queued for a PLT entry.
+    Claimed,
+}
+
+/// What a free PLT entry of an IMP goes to next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Grant {
+    /// No entry free, or no claim that can take one.
+    None,
+    /// Version 2: the oldest message waiting for an entry; the driver moves it on.
+    Advance(MsgId),
+    /// Version 3: message `msg` took an entry (`plt_used` now in use): packet 1 leaves.
+    Launch {
+        /// The message.
+        msg: MsgId,
+        /// PLT entries in use after this one.
+        plt_used: u32,
+    },
+    /// Version 3: a REQALL took an entry and number `num` of `stream`; it goes to `dst`.
+    Reqall {
+        /// The message it asks for.
+        msg: MsgId,
+        /// Its message number.
+        num: u64,
+        /// Its stream.
+        stream: Stream,
+        /// The destination IMP.
+        dst: u32,
+    },
+}
 
 /// One version's source procedure: how messages are sequenced, the order in which a message
 /// acquires its resources, and what an ALL coming back does beyond adding to the allocate
@@ -35,40 +150,29 @@ pub trait Procedure: Send + Sync {
     /// order of acquisition: version 3 takes the allocation first, version 2 the PLT entry.)
     fn allocation_before_plt(&self) -> bool;
 
-    /// Moves message `mid` through the source procedure as far as its resources let it go.
-    fn advance(&self, sub: &mut Subnet, now: SimTime, mid: MsgId, q: &mut EventQueue<Ev>);
+    /// One step of message `m` at its source IMP `imp`: the tables change, the step says what
+    /// follows. The driver calls again after a [`Step::Moved`] or [`Step::Numbered`].
+    fn step(&self, imp: &mut Imp, m: Want, limits: &SourceLimits) -> Step;
 
-    /// A PLT entry at `imp` may be free: gives it to whoever waits for one.
-    fn serve_plt(&self, sub: &mut Subnet, now: SimTime, imp: u32, q: &mut EventQueue<Ev>);
+    /// The claim the next free PLT entry of `imp` serves, taken off its line.
+    fn grant(&self, imp: &mut Imp, limits: &SourceLimits) -> Grant;
 
-    /// The ALL answering a REQALL of stream `stream` from `imp` to `dst` is back; the REQALL's
-    /// number and PLT entry have just been released, the allocation is not yet counted.
-    /// Nothing more by default.
-    fn all_returned(
-        &self,
-        _sub: &mut Subnet,
-        _now: SimTime,
-        _imp: u32,
-        _dst: u32,
-        _stream: Stream,
-        _q: &mut EventQueue<Ev>,
-    ) {
+    /// The ALL answering a REQALL of `imp`'s to `dst` is back; the REQALL's number and PLT
+    /// entry have just been released. True when the version also counts the stream's number
+    /// as given back (the block's disuse timer may start). Nothing, by default.
+    fn all_returned(&self, _imp: &mut Imp, _dst: u32) -> bool {
+        false
     }
 
-    /// A RFNM or an ALL from `dst` has been dealt with at `imp` and the waiters served.
-    /// Nothing more by default.
-    fn reply_served(
-        &self,
-        _sub: &mut Subnet,
-        _now: SimTime,
-        _imp: u32,
-        _dst: u32,
-        _q: &mut EventQueue<Ev>,
-    ) {
+    /// A RFNM or an ALL from `dst` has been dealt with at `imp` and the waiters served: a
+    /// message to move on again, and the state it moves to. None by default.
+    fn ask_again(&self, _imp: &mut Imp, _dst: u32) -> Option<(MsgId, MsgState)> {
+        None
     }
 
-    /// PLT entries of source IMP `src` held by REQALLs (the occupancy samples' `plt_reqalls`).
-    fn plt_reqalls(&self, sub: &Subnet, src: u32) -> u32;
+    /// PLT entries of source IMP `imp` held by REQALLs (the occupancy samples' `plt_reqalls`);
+    /// `awaiting_all` counts the IMP's messages awaiting an ALL.
+    fn plt_reqalls(&self, imp: &Imp, awaiting_all: &dyn Fn() -> u32) -> u32;
 
     /// What this version's own tables at `imp` still hold, for the no-leak report (`None`,
     /// the default, when the version has no tables of its own).

@@ -9,10 +9,10 @@
 //!   message number and the PLT entry", and the message starts again at point b when an ALL
 //!   comes back.
 
-use super::procedure::Procedure;
-use super::{Counted, Ev, Host, MsgState, Subnet, Tr, change};
-use crate::packet::{MsgId, PktKind, Stream, stream, stream_ends};
-use nmc_sim::{EventQueue, SimTime};
+use super::procedure::{Grant, Procedure, SourceLimits, Step, Want};
+use super::{Host, MsgState};
+use crate::imp::Imp;
+use crate::packet::{Stream, stream, stream_ends};
 
 /// The October 1974 procedure.
 pub struct V2;
@@ -39,80 +39,133 @@ impl Procedure for V2 {
         false
     }
 
-    /// Moves a message through points b, c (and the REQALL detour) as far as it can go.
-    fn advance(&self, sub: &mut Subnet, now: SimTime, mid: MsgId, q: &mut EventQueue<Ev>) {
-        loop {
-            let m = &sub.msgs[&mid];
-            let (src, dst, stream, state) = (m.src, m.dst, m.stream, m.state);
-            let imp = &mut sub.imps[src as usize];
-            match state {
-                MsgState::NeedNumber => {
-                    // K&O §II point b: 4 message numbers per source-IMP/destination-IMP pair.
-                    let Some(num) = imp.numbers.request(stream, mid, sub.params.message_numbers)
-                    else {
-                        return; // in line for a number of the stream
-                    };
-                    let m = sub.msgs.get_mut(&mid).expect("message");
-                    m.num = Some(num);
-                    m.rec.numbered_ns = Some(now.as_nanos());
-                    change(&mut sub.trace, now, mid, m, MsgState::NeedPlt);
-                    sub.trace.emit(now, &Tr::Number { msg: mid, num });
-                    if sub.msgs[&mid].packets == 1 {
-                        // RFC 632: no PLT entry, no REQALL for a single-packet message.
-                        sub.launch_single(now, mid, q);
-                        return;
-                    }
+    /// Points b and c, and the REQALL detour.
+    fn step(&self, imp: &mut Imp, m: Want, limits: &SourceLimits) -> Step {
+        match m.state {
+            MsgState::NeedNumber => {
+                // K&O §II point b: 4 message numbers per source-IMP/destination-IMP pair.
+                match imp.numbers.request(m.stream, m.msg, limits.message_numbers) {
+                    Some(num) => Step::Numbered {
+                        num,
+                        then: MsgState::NeedPlt,
+                    },
+                    None => Step::Wait, // in line for a number of the stream
                 }
-                MsgState::NeedPlt => {
-                    // K&O §II point c: one of the source IMP's 6 PLT entries.
-                    if !imp.plt.request(mid, sub.params.plt_entries) {
-                        return; // in line for an entry
-                    }
-                    sub.trace.emit(
-                        now,
-                        &Tr::Plt {
-                            msg: mid,
-                            plt_used: sub.imps[src as usize].plt.used(),
-                        },
-                    );
-                    if sub.imps[src as usize].allocs.take(dst) {
-                        // An unassigned ALL is at hand: use it (its GVB timer now finds it gone).
-                        sub.launch(now, mid, q);
-                    } else {
-                        // K&O §II: "this REQALL steals the acquired message number and the PLT entry".
-                        let m = sub.msgs.get_mut(&mid).expect("message");
-                        let num = m.num.take().expect("numbered");
-                        change(&mut sub.trace, now, mid, m, MsgState::AwaitAll);
-                        m.reqalls += 1;
-                        m.rec.reqalls += 1;
-                        sub.imps[src as usize].allocs.await_all(dst, mid);
-                        sub.trace.emit(now, &Tr::Reqall { msg: mid, num });
-                        sub.count(Counted::Reqall);
-                        let kind = PktKind::ReqAll { msg: mid, num };
-                        sub.send_control(now, src, dst, stream, kind, q);
-                    }
-                    return;
-                }
-                _ => return,
             }
+            MsgState::NeedPlt => {
+                // K&O §II point c: one of the source IMP's 6 PLT entries.
+                if !imp.plt.request(m.msg, limits.plt_entries) {
+                    Step::Wait // in line for an entry
+                } else if imp.allocs.take(m.dst) {
+                    // An unassigned ALL is at hand: use it (its GVB timer now finds it gone).
+                    Step::PltLaunch
+                } else {
+                    // K&O §II: "this REQALL steals the acquired message number and the PLT
+                    // entry"; the message waits for the ALL.
+                    imp.allocs.await_all(m.dst, m.msg);
+                    Step::PltReqall
+                }
+            }
+            _ => Step::Wait,
         }
     }
 
-    /// Messages waiting for a PLT entry, oldest first.
-    fn serve_plt(&self, sub: &mut Subnet, now: SimTime, imp: u32, q: &mut EventQueue<Ev>) {
-        while let Some(w) = sub.imps[imp as usize].plt.first_waiting() {
-            sub.advance(now, w, q);
-            if sub.imps[imp as usize].plt.first_waiting() == Some(w) {
-                break;
-            }
-        }
+    /// The oldest message waiting for a PLT entry.
+    fn grant(&self, imp: &mut Imp, _: &SourceLimits) -> Grant {
+        imp.plt.first_waiting().map_or(Grant::None, Grant::Advance)
     }
 
     /// Messages whose REQALL stole their PLT entry.
-    fn plt_reqalls(&self, sub: &Subnet, src: u32) -> u32 {
-        sub.msgs
-            .values()
-            .filter(|m| m.src == src && m.state == MsgState::AwaitAll)
-            .count() as u32
+    fn plt_reqalls(&self, _imp: &Imp, awaiting_all: &dyn Fn() -> u32) -> u32 {
+        awaiting_all()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Version 2's source rules on one IMP, in K&O §II's words.
+    use super::*;
+    use crate::params::ImpModel;
+
+    const K_AND_O: SourceLimits = SourceLimits {
+        message_numbers: 4,
+        plt_entries: 6,
+        control_blocks: 64,
+        superfluous_reqalls: true,
+    };
+
+    fn imp() -> Imp {
+        Imp::new(0, "S".into(), ImpModel::H516, 40, 10)
+    }
+
+    fn want(msg: u64, state: MsgState) -> Want {
+        Want {
+            msg,
+            state,
+            stream: stream(0, 1),
+            dst: 1,
+        }
+    }
+
+    #[test]
+    fn a_message_takes_one_of_four_numbers_per_imp_pair_and_the_fifth_waits() {
+        let mut s = imp();
+        for k in 0..4 {
+            assert_eq!(
+                V2.step(&mut s, want(k, MsgState::NeedNumber), &K_AND_O),
+                Step::Numbered {
+                    num: k,
+                    then: MsgState::NeedPlt
+                }
+            );
+        }
+        assert_eq!(
+            V2.step(&mut s, want(4, MsgState::NeedNumber), &K_AND_O),
+            Step::Wait
+        );
+    }
+
+    #[test]
+    fn with_an_allocation_at_hand_packet_one_leaves_once_it_has_a_plt_entry() {
+        let mut s = imp();
+        s.allocs.add(
+            1,
+            nmc_sim::SimTime::ZERO,
+            nmc_sim::SimDuration::from_millis(250),
+        );
+        assert_eq!(
+            V2.step(&mut s, want(0, MsgState::NeedPlt), &K_AND_O),
+            Step::PltLaunch
+        );
+        assert_eq!(s.plt.used(), 1);
+    }
+
+    /// K&O §II: "this REQALL steals the acquired message number and the PLT entry".
+    #[test]
+    fn without_an_allocation_a_reqall_takes_the_plt_entry_and_the_message_awaits_an_all() {
+        let mut s = imp();
+        assert_eq!(
+            V2.step(&mut s, want(0, MsgState::NeedPlt), &K_AND_O),
+            Step::PltReqall
+        );
+        assert_eq!(s.plt.used(), 1);
+        assert_eq!(s.allocs.next_awaiting(1), Some(0));
+    }
+
+    #[test]
+    fn the_seventh_claim_on_six_plt_entries_waits_and_is_served_first() {
+        let mut s = imp();
+        for k in 0..6 {
+            assert_eq!(
+                V2.step(&mut s, want(k, MsgState::NeedPlt), &K_AND_O),
+                Step::PltReqall
+            );
+        }
+        assert_eq!(V2.grant(&mut s, &K_AND_O), Grant::None);
+        assert_eq!(
+            V2.step(&mut s, want(6, MsgState::NeedPlt), &K_AND_O),
+            Step::Wait
+        );
+        assert_eq!(V2.grant(&mut s, &K_AND_O), Grant::Advance(6));
     }
 }

@@ -26,13 +26,12 @@
 //! entry, as K&O's Fig. 8 narrative has it); claims on PLT entries are served first come,
 //! first served, REQALLs and messages alike; a released stream starts its numbers again at 0.
 
-use super::procedure::Procedure;
-use super::{Counted, Ev, Host, MsgState, Subnet, Tr};
+use super::procedure::{Grant, Procedure, SourceLimits, Step, Want};
+use super::{Host, MsgState};
 use crate::blocks::Need;
-use crate::imp::{Expired, Imp, TimerId};
-use crate::packet::{MsgId, Packet, PktKind, Stream, stream, stream_ends};
+use crate::imp::Imp;
+use crate::packet::{MsgId, Stream, stream, stream_ends};
 use crate::source::PltClaim;
-use nmc_sim::{EventQueue, SimTime};
 
 /// The 1975 procedure.
 pub struct V3;
@@ -62,173 +61,114 @@ impl Procedure for V3 {
         true
     }
 
-    /// Moves a version 3 message through its block, number, allocation and PLT entry as far as
-    /// it can go.
-    fn advance(&self, sub: &mut Subnet, now: SimTime, mid: MsgId, q: &mut EventQueue<Ev>) {
-        loop {
-            let Some(m) = sub.msgs.get(&mid) else { return };
-            let (src, dst, stream, state) = (m.src, m.dst, m.stream, m.state);
-            let cap = sub.params.control_blocks as usize;
-            let imp = &mut sub.imps[src as usize];
-            match state {
-                MsgState::NeedBlock => match imp.tx_blocks.need(stream, mid, cap) {
-                    Need::Open => sub.set_state(now, mid, MsgState::NeedNumber),
-                    Need::Opening => return,
-                    Need::Created => {
-                        // K&O §VI: "source IMP S creates a transmit block and sends a subnet
-                        // control message to destination IMP D to request the creation of a
-                        // receive block".
-                        sub.count(Counted::CreateBlock);
-                        sub.send_control(now, src, dst, stream, PktKind::CreateBlock, q);
-                        return;
-                    }
-                    Need::Full { first } => {
-                        // All transmit blocks in use: "a shortage of transmit and/or receive
-                        // blocks will normally cause only an initial setup delay".
-                        if first {
-                            sub.count(Counted::TransmitBlockWait);
-                        }
-                        return;
-                    }
-                },
-                MsgState::NeedNumber => {
-                    // K&O §VI: "8 message sequence numbers ... on a sending HOST-receiving HOST
-                    // pair basis".
-                    let Some(num) = imp.numbers.request(stream, mid, sub.params.message_numbers)
-                    else {
-                        return; // in line for a number of the host pair
-                    };
-                    imp.tx_blocks.used(stream);
-                    let m = sub.msgs.get_mut(&mid).expect("message");
-                    m.num = Some(num);
-                    m.rec.numbered_ns = Some(now.as_nanos());
-                    super::change(&mut sub.trace, now, mid, m, MsgState::NeedAll);
-                    sub.trace.emit(now, &Tr::Number { msg: mid, num });
-                    if sub.msgs[&mid].packets == 1 {
-                        // RFC 632: no allocation, no PLT entry for a single-packet message.
-                        sub.launch_single(now, mid, q);
-                        return;
-                    }
+    /// A version 3 message's block, number, allocation and PLT entry, one at a time.
+    fn step(&self, imp: &mut Imp, m: Want, limits: &SourceLimits) -> Step {
+        let cap = limits.control_blocks as usize;
+        match m.state {
+            MsgState::NeedBlock => match imp.tx_blocks.need(m.stream, m.msg, cap) {
+                Need::Open => Step::Moved(MsgState::NeedNumber),
+                Need::Opening => Step::Wait,
+                // K&O §VI: "source IMP S creates a transmit block and sends a subnet control
+                // message to destination IMP D to request the creation of a receive block".
+                Need::Created => Step::CreateBlock,
+                // All transmit blocks in use: "a shortage of transmit and/or receive blocks
+                // will normally cause only an initial setup delay".
+                Need::Full { first } => Step::BlocksFull { first },
+            },
+            MsgState::NeedNumber => {
+                // K&O §VI: "8 message sequence numbers ... on a sending HOST-receiving HOST
+                // pair basis".
+                let Some(num) = imp.numbers.request(m.stream, m.msg, limits.message_numbers) else {
+                    return Step::Wait; // in line for a number of the host pair
+                };
+                imp.tx_blocks.used(m.stream);
+                Step::Numbered {
+                    num,
+                    then: MsgState::NeedAll,
                 }
-                MsgState::NeedAll => {
-                    // K&O §VI: "a multipacket message tries to obtain the reassembly buffers
-                    // before it asks for the PLT entry".
-                    if imp.allocs.take(dst) {
-                        sub.set_state(now, mid, MsgState::NeedPlt);
-                        continue;
-                    }
-                    imp.allocs.await_all(dst, mid);
-                    let superfluous = imp.plt_claims.superfluous(dst);
-                    if superfluous && !sub.params.superfluous_reqalls {
-                        // K&O §VII's first remedy: wait for the ALL already asked for.
-                        sub.set_state(now, mid, MsgState::AwaitAll);
-                        sub.count(Counted::ReqallWithheld);
-                        return;
-                    }
-                    imp.plt_claims.reqall(stream, dst, mid);
-                    if superfluous {
-                        // K&O §VII: "A REQALL is called superfluous if it is sent while a
-                        // previous REQALL is still outstanding."
-                        sub.count(Counted::SuperfluousReqall);
-                    }
-                    let m = sub.msgs.get_mut(&mid).expect("message");
-                    super::change(&mut sub.trace, now, mid, m, MsgState::AwaitAll);
-                    m.reqalls += 1;
-                    m.rec.reqalls += 1;
-                    self.serve_plt(sub, now, src, q);
-                    return;
-                }
-                MsgState::NeedPlt => {
-                    imp.plt_claims.message(mid);
-                    self.serve_plt(sub, now, src, q);
-                    return;
-                }
-                _ => return,
             }
+            MsgState::NeedAll => {
+                // K&O §VI: "a multipacket message tries to obtain the reassembly buffers
+                // before it asks for the PLT entry".
+                if imp.allocs.take(m.dst) {
+                    return Step::Moved(MsgState::NeedPlt);
+                }
+                imp.allocs.await_all(m.dst, m.msg);
+                let superfluous = imp.plt_claims.superfluous(m.dst);
+                if superfluous && !limits.superfluous_reqalls {
+                    // K&O §VII's first remedy: wait for the ALL already asked for.
+                    return Step::Withheld;
+                }
+                // K&O §VII: "A REQALL is called superfluous if it is sent while a previous
+                // REQALL is still outstanding."
+                imp.plt_claims.reqall(m.stream, m.dst, m.msg);
+                Step::Asked { superfluous }
+            }
+            MsgState::NeedPlt => {
+                imp.plt_claims.message(m.msg);
+                Step::Claimed
+            }
+            _ => Step::Wait,
         }
     }
 
-    /// Gives free PLT entries of `imp` to the claims at the head of its queue: a message
-    /// leaves (point e of K&O Fig. 1); a REQALL takes a message number of its stream too and
-    /// goes to the destination IMP.
-    fn serve_plt(&self, sub: &mut Subnet, now: SimTime, imp: u32, q: &mut EventQueue<Ev>) {
-        loop {
-            let i = &mut sub.imps[imp as usize];
-            if !i.plt.free(sub.params.plt_entries) {
-                return;
-            }
-            let Some(claim) = i.plt_claims.first() else {
-                return;
-            };
-            match claim {
-                PltClaim::Message(mid) => {
-                    i.plt_claims.take_first();
-                    i.plt.take();
-                    let plt_used = i.plt.used();
-                    sub.trace.emit(now, &Tr::Plt { msg: mid, plt_used });
-                    sub.launch(now, mid, q);
+    /// A free PLT entry goes to the claim at the head of the line: a message leaves (point e
+    /// of K&O Fig. 1); a REQALL takes a message number of its stream too and goes to the
+    /// destination IMP (or, with no number free, waits, and the line with it).
+    fn grant(&self, i: &mut Imp, limits: &SourceLimits) -> Grant {
+        if !i.plt.free(limits.plt_entries) {
+            return Grant::None;
+        }
+        let Some(claim) = i.plt_claims.first() else {
+            return Grant::None;
+        };
+        match claim {
+            PltClaim::Message(msg) => {
+                i.plt_claims.take_first();
+                i.plt.take();
+                Grant::Launch {
+                    msg,
+                    plt_used: i.plt.used(),
                 }
-                PltClaim::Reqall { stream, dst, msg } => {
-                    let Some(num) = i.numbers.take(stream, sub.params.message_numbers) else {
-                        return; // the REQALL waits for a number of its stream
-                    };
-                    i.tx_blocks.used(stream);
-                    i.plt_claims.take_first();
-                    i.plt.take();
-                    sub.trace.emit(now, &Tr::Reqall { msg, num });
-                    sub.count(Counted::Reqall);
-                    let kind = PktKind::ReqAll { msg, num };
-                    sub.send_control(now, imp, dst, stream, kind, q);
+            }
+            PltClaim::Reqall { stream, dst, msg } => {
+                let Some(num) = i.numbers.take(stream, limits.message_numbers) else {
+                    return Grant::None; // the REQALL waits for a number of its stream
+                };
+                i.tx_blocks.used(stream);
+                i.plt_claims.take_first();
+                i.plt.take();
+                Grant::Reqall {
+                    msg,
+                    num,
+                    stream,
+                    dst,
                 }
             }
         }
     }
 
-    /// The ALL answering one of `imp`'s REQALLs to `dst` has come back: the REQALL's PLT entry
-    /// and number are free again (done by the caller) and it is no longer outstanding; with no
-    /// number of the stream left in use, the block's disuse timer starts.
-    fn all_returned(
-        &self,
-        sub: &mut Subnet,
-        now: SimTime,
-        imp: u32,
-        dst: u32,
-        stream: Stream,
-        q: &mut EventQueue<Ev>,
-    ) {
-        let i = &mut sub.imps[imp as usize];
+    /// The REQALL is no longer outstanding; its number is back, so with none of the stream in
+    /// use the block's disuse timer starts.
+    fn all_returned(&self, i: &mut Imp, dst: u32) -> bool {
         i.plt_claims.answered(dst);
-        sub.number_released(now, imp, stream, q);
+        true
     }
 
     /// With REQALLs withheld (`superfluous_reqalls = false`), messages wait for the ALL of a
     /// REQALL another message sent; when no REQALL to `dst` is outstanding any more and none
     /// of those waiting has an allocation, the oldest asks again, so that none waits for an
     /// ALL nobody asked for.
-    fn reply_served(
-        &self,
-        sub: &mut Subnet,
-        now: SimTime,
-        imp: u32,
-        dst: u32,
-        q: &mut EventQueue<Ev>,
-    ) {
-        let i = &mut sub.imps[imp as usize];
+    fn ask_again(&self, i: &mut Imp, dst: u32) -> Option<(MsgId, MsgState)> {
         let nothing_asked = i.plt_claims.outstanding(dst) == 0 && i.allocs.held(dst) == 0;
         if !nothing_asked {
-            return;
+            return None;
         }
-        let Some(w) = i.allocs.next_awaiting(dst) else {
-            return;
-        };
-        if sub.msgs.contains_key(&w) {
-            sub.set_state(now, w, MsgState::NeedAll);
-            self.advance(sub, now, w, q);
-        }
+        i.allocs.next_awaiting(dst).map(|w| (w, MsgState::NeedAll))
     }
 
-    fn plt_reqalls(&self, sub: &Subnet, src: u32) -> u32 {
-        sub.imps[src as usize].plt_claims.held_by_reqalls()
+    fn plt_reqalls(&self, imp: &Imp, _: &dyn Fn() -> u32) -> u32 {
+        imp.plt_claims.held_by_reqalls()
     }
 
     fn held(&self, i: &Imp) -> Option<String> {
@@ -243,112 +183,117 @@ impl Procedure for V3 {
     }
 }
 
-impl Subnet {
-    fn set_state(&mut self, now: SimTime, mid: MsgId, s: MsgState) {
-        let m = self.msgs.get_mut(&mid).expect("message");
-        super::change(&mut self.trace, now, mid, m, s);
+#[cfg(test)]
+mod tests {
+    //! Version 3's source rules on one IMP, in K&O §VI–VII's words.
+    use super::*;
+    use crate::params::ImpModel;
+
+    const V3_1975: SourceLimits = SourceLimits {
+        message_numbers: 8,
+        plt_entries: 6,
+        control_blocks: 64,
+        superfluous_reqalls: true,
+    };
+
+    fn imp() -> Imp {
+        Imp::new(0, "S".into(), ImpModel::H516, 40, 10)
     }
 
-    /// A number of `stream` came back to `imp`: with none left in use, the block's disuse
-    /// timer starts.
-    pub(super) fn number_released(
-        &mut self,
-        now: SimTime,
-        imp: u32,
-        stream: Stream,
-        q: &mut EventQueue<Ev>,
-    ) {
-        let i = &mut self.imps[imp as usize];
-        if i.numbers.in_use(stream) == 0
-            && let Some(at) = i
-                .tx_blocks
-                .arm_idle(stream, now + self.params.control_block_idle)
-        {
-            q.schedule(at, Ev::BlockIdle { imp, stream });
-        }
-    }
-
-    /// A wake-up for the disuse timer of `stream`'s transmit block at `imp`: if the timer ran
-    /// out (no number given out since the last came back), the block is released.
-    pub(super) fn block_idle(
-        &mut self,
-        now: SimTime,
-        imp: u32,
-        stream: Stream,
-        q: &mut EventQueue<Ev>,
-    ) {
-        match self.imps[imp as usize].handle_timeout(now, TimerId::BlockIdle { stream }) {
-            Some(Expired::NotYet { at }) => return q.schedule(at, Ev::BlockIdle { imp, stream }),
-            Some(Expired::BlockReleased { .. }) => {}
-            _ => return,
-        }
-        let dst = self.hosts[crate::packet::stream_ends(stream).1 as usize].imp;
-        self.count(Counted::ReleaseBlock);
-        self.send_control(now, imp, dst, stream, PktKind::ReleaseBlock, q);
-        // A message waiting for a free transmit block may have one now.
-        while let Some(w) = self.imps[imp as usize].tx_blocks.first_waiting() {
-            self.advance(now, w, q);
-            if self.imps[imp as usize].tx_blocks.first_waiting() == Some(w) {
-                break;
-            }
+    fn want(msg: MsgId, state: MsgState) -> Want {
+        Want {
+            msg,
+            state,
+            stream: stream(0, 1),
+            dst: 1,
         }
     }
 
-    /// A message-control-block message reaches the IMP it is for.
-    pub(super) fn block_control(
-        &mut self,
-        now: SimTime,
-        imp: u32,
-        p: Packet,
-        q: &mut EventQueue<Ev>,
-    ) {
-        let stream = p.stream;
-        match p.kind {
-            PktKind::CreateBlock => {
-                let cap = self.params.control_blocks as usize;
-                if self.imps[imp as usize].rx_blocks.request(stream, cap) {
-                    self.open_receive_block(now, imp, stream, q);
-                } else {
-                    self.count(Counted::ReceiveBlockWait);
-                }
+    /// K&O §VI: the first message to a host makes the transmit block and asks for the receive
+    /// block; the next waits for the answer.
+    #[test]
+    fn the_first_message_of_a_host_pair_asks_for_the_block_pair_and_the_next_waits() {
+        let mut s = imp();
+        assert_eq!(
+            V3.step(&mut s, want(0, MsgState::NeedBlock), &V3_1975),
+            Step::CreateBlock
+        );
+        assert_eq!(
+            V3.step(&mut s, want(1, MsgState::NeedBlock), &V3_1975),
+            Step::Wait
+        );
+    }
+
+    /// K&O §VI: "message number, reassembly buffers, and PLT entry": an allocation at hand is
+    /// taken before the PLT entry is asked for.
+    #[test]
+    fn a_message_with_an_allocation_at_hand_takes_it_before_its_plt_entry() {
+        let mut s = imp();
+        s.allocs.add(
+            1,
+            nmc_sim::SimTime::ZERO,
+            nmc_sim::SimDuration::from_millis(250),
+        );
+        assert_eq!(
+            V3.step(&mut s, want(0, MsgState::NeedAll), &V3_1975),
+            Step::Moved(MsgState::NeedPlt)
+        );
+        assert_eq!(
+            V3.step(&mut s, want(0, MsgState::NeedPlt), &V3_1975),
+            Step::Claimed
+        );
+        assert_eq!(
+            V3.grant(&mut s, &V3_1975),
+            Grant::Launch {
+                msg: 0,
+                plt_used: 1
             }
-            PktKind::BlockCreated => {
-                // "When IMP S receives this control message, the message control block pair is
-                // established."
-                let Some(waiters) = self.imps[imp as usize].tx_blocks.opened(stream) else {
-                    return;
-                };
-                for w in waiters {
-                    self.advance(now, w, q);
-                }
-                self.wake_hosts(now, imp, q);
-            }
-            PktKind::ReleaseBlock => {
-                let i = &mut self.imps[imp as usize];
-                i.rx_blocks.release(stream);
-                i.delivery.forget(stream);
-                let cap = self.params.control_blocks as usize;
-                while let Some(s) = self.imps[imp as usize].rx_blocks.next_waiting(cap) {
-                    self.open_receive_block(now, imp, s, q);
-                }
-            }
-            _ => unreachable!("only message-control-block messages come here"),
+        );
+        assert_eq!(V3.grant(&mut s, &V3_1975), Grant::None);
+    }
+
+    /// K&O §VII: "A REQALL is called superfluous if it is sent while a previous REQALL is
+    /// still outstanding"; the 1975 IMPs sent it, the first remedy withholds it.
+    #[test]
+    fn a_second_reqall_to_the_same_imp_is_superfluous_or_withheld() {
+        for (send, second) in [
+            (true, Step::Asked { superfluous: true }),
+            (false, Step::Withheld),
+        ] {
+            let limits = SourceLimits {
+                superfluous_reqalls: send,
+                ..V3_1975
+            };
+            let mut s = imp();
+            assert_eq!(
+                V3.step(&mut s, want(0, MsgState::NeedAll), &limits),
+                Step::Asked { superfluous: false }
+            );
+            assert_eq!(V3.step(&mut s, want(1, MsgState::NeedAll), &limits), second);
         }
     }
 
-    /// Makes the receive block of `stream` at `imp` and reports it to the source IMP.
-    fn open_receive_block(
-        &mut self,
-        now: SimTime,
-        imp: u32,
-        stream: Stream,
-        q: &mut EventQueue<Ev>,
-    ) {
-        let i = &mut self.imps[imp as usize];
-        if i.rx_blocks.open(stream) {
-            i.delivery.forget(stream);
-        }
-        let src = self.stream_src(stream);
-        self.send_control(now, imp, src, stream, PktKind::BlockCreated, q);
+    /// The REQALL takes "the message number and the PLT entry": a number of its own on the
+    /// stream, then it goes out; when its ALL is back, nothing is outstanding and the oldest
+    /// waiting message asks again only if no allocation is held.
+    #[test]
+    fn a_reqall_takes_a_number_and_a_plt_entry_and_its_all_clears_it() {
+        let mut s = imp();
+        assert_eq!(
+            V3.step(&mut s, want(0, MsgState::NeedAll), &V3_1975),
+            Step::Asked { superfluous: false }
+        );
+        assert_eq!(
+            V3.grant(&mut s, &V3_1975),
+            Grant::Reqall {
+                msg: 0,
+                num: 0,
+                stream: stream(0, 1),
+                dst: 1
+            }
+        );
+        assert_eq!(V3.ask_again(&mut s, 1), None, "its REQALL is out");
+        assert!(V3.all_returned(&mut s, 1));
+        assert_eq!(V3.ask_again(&mut s, 1), Some((0, MsgState::NeedAll)));
     }
 }

@@ -1,0 +1,114 @@
+//! Version 3's message control blocks, the driver's side (K&O §VI): the disuse timer of a
+//! transmit block, the control messages that make and release block pairs, and the receive
+//! block made at the destination IMP. The tables are `crate::blocks`; the source rule that
+//! asks for a block is `model/v3.rs`.
+
+use super::{Counted, Ev, Subnet};
+use crate::imp::{Expired, TimerId};
+use crate::packet::{Packet, PktKind, Stream};
+use nmc_sim::{EventQueue, SimTime};
+
+impl Subnet {
+    /// A number of `stream` came back to `imp`: with none left in use, the block's disuse
+    /// timer starts.
+    pub(super) fn number_released(
+        &mut self,
+        now: SimTime,
+        imp: u32,
+        stream: Stream,
+        q: &mut EventQueue<Ev>,
+    ) {
+        let i = &mut self.imps[imp as usize];
+        if i.numbers.in_use(stream) == 0
+            && let Some(at) = i
+                .tx_blocks
+                .arm_idle(stream, now + self.params.control_block_idle)
+        {
+            q.schedule(at, Ev::BlockIdle { imp, stream });
+        }
+    }
+
+    /// A wake-up for the disuse timer of `stream`'s transmit block at `imp`: if the timer ran
+    /// out (no number given out since the last came back), the block is released.
+    pub(super) fn block_idle(
+        &mut self,
+        now: SimTime,
+        imp: u32,
+        stream: Stream,
+        q: &mut EventQueue<Ev>,
+    ) {
+        match self.imps[imp as usize].handle_timeout(now, TimerId::BlockIdle { stream }) {
+            Some(Expired::NotYet { at }) => return q.schedule(at, Ev::BlockIdle { imp, stream }),
+            Some(Expired::BlockReleased { .. }) => {}
+            _ => return,
+        }
+        let dst = self.hosts[crate::packet::stream_ends(stream).1 as usize].imp;
+        self.count(Counted::ReleaseBlock);
+        self.send_control(now, imp, dst, stream, PktKind::ReleaseBlock, q);
+        // A message waiting for a free transmit block may have one now.
+        while let Some(w) = self.imps[imp as usize].tx_blocks.first_waiting() {
+            self.advance(now, w, q);
+            if self.imps[imp as usize].tx_blocks.first_waiting() == Some(w) {
+                break;
+            }
+        }
+    }
+
+    /// A message-control-block message reaches the IMP it is for.
+    pub(super) fn block_control(
+        &mut self,
+        now: SimTime,
+        imp: u32,
+        p: Packet,
+        q: &mut EventQueue<Ev>,
+    ) {
+        let stream = p.stream;
+        match p.kind {
+            PktKind::CreateBlock => {
+                let cap = self.params.control_blocks as usize;
+                if self.imps[imp as usize].rx_blocks.request(stream, cap) {
+                    self.open_receive_block(now, imp, stream, q);
+                } else {
+                    self.count(Counted::ReceiveBlockWait);
+                }
+            }
+            PktKind::BlockCreated => {
+                // "When IMP S receives this control message, the message control block pair is
+                // established."
+                let Some(waiters) = self.imps[imp as usize].tx_blocks.opened(stream) else {
+                    return;
+                };
+                for w in waiters {
+                    self.advance(now, w, q);
+                }
+                self.wake_hosts(now, imp, q);
+            }
+            PktKind::ReleaseBlock => {
+                let i = &mut self.imps[imp as usize];
+                i.rx_blocks.release(stream);
+                i.delivery.forget(stream);
+                let cap = self.params.control_blocks as usize;
+                while let Some(s) = self.imps[imp as usize].rx_blocks.next_waiting(cap) {
+                    self.open_receive_block(now, imp, s, q);
+                }
+            }
+            _ => unreachable!("only message-control-block messages come here"),
+        }
+    }
+
+    /// Makes the receive block of `stream` at `imp` and reports it to the source IMP.
+    fn open_receive_block(
+        &mut self,
+        now: SimTime,
+        imp: u32,
+        stream: Stream,
+        q: &mut EventQueue<Ev>,
+    ) {
+        let i = &mut self.imps[imp as usize];
+        if i.rx_blocks.open(stream) {
+            i.delivery.forget(stream);
+        }
+        let src = self.stream_src(stream);
+        self.send_control(now, imp, src, stream, PktKind::BlockCreated, q);
+    }
+}
