@@ -568,7 +568,7 @@ impl Imp {
                     ),
                     "a retransmission timer wakes at its deadline"
                 );
-                link.ack_timeout(lch, generation, now)
+                link.retransmit(lch, generation, now)
                     .then_some(Expired::Retransmit { line })
             }
             TimerId::RfnmWait { generation } => {

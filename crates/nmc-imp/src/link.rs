@@ -290,7 +290,7 @@ impl Link {
     /// `epoch`: true if the timer ran out with the packet on the channel still unacknowledged,
     /// which now waits to be sent again. One that comes before the deadline, or for an arming
     /// since disarmed (an acknowledgement, a new sending), does nothing.
-    pub fn ack_timeout(&mut self, lch: u8, epoch: u32, now: SimTime) -> bool {
+    pub fn retransmit(&mut self, lch: u8, epoch: u32, now: SimTime) -> bool {
         let c = &mut self.lch[lch as usize];
         if !c.retransmit.is_some_and(|d| d.expired(epoch, now)) {
             return false;
@@ -386,16 +386,16 @@ mod tests {
         l.data.push_back((7, Hold::Source));
         let (pkt, lch, bit, _) = sent(l.next_frame());
         let d = l.arm_retransmission(lch, t(20), TIMEOUT);
-        assert!(l.ack_timeout(lch, d.generation, d.at));
+        assert!(l.retransmit(lch, d.generation, d.at));
         assert!(
-            !l.ack_timeout(lch, d.generation, d.at),
+            !l.retransmit(lch, d.generation, d.at),
             "already waiting to go again"
         );
         let (p, c, b, again) = sent(l.next_frame());
         assert_eq!((p, c, b, again), (pkt, lch, bit, true));
         assert_eq!(l.retransmissions, 1);
         // The stale timer of the first sending does nothing now.
-        assert!(!l.ack_timeout(lch, d.generation, d.at));
+        assert!(!l.retransmit(lch, d.generation, d.at));
         assert_eq!(l.acknowledge(lch, !bit), None, "an old acknowledgement");
         assert_eq!(l.acknowledge(lch, bit), Some((pkt, Hold::Source)));
         // Receiver side: the bit of the last accepted packet marks a duplicate.
@@ -424,15 +424,15 @@ mod tests {
         assert_eq!(l.poll_at(), Some(t(137)));
         assert_eq!(l.lch[a as usize].retransmit_deadline(), Some(da));
         // A wake-up before the deadline does nothing.
-        assert!(!l.ack_timeout(a, da.generation, t(136)));
+        assert!(!l.retransmit(a, da.generation, t(136)));
         assert!(l.retx.is_empty());
         // The acknowledgement of `b` disarms its timer: its wake-up finds nothing.
         assert_eq!(l.acknowledge(b, bit_b), Some((2, Hold::Transit)));
         assert_eq!(l.lch[b as usize].retransmit_deadline(), None);
         assert_eq!(l.poll_at(), Some(t(137)));
-        assert!(!l.ack_timeout(b, db.generation, db.at));
+        assert!(!l.retransmit(b, db.generation, db.at));
         // At its deadline `a` is unacknowledged: it waits to go again, its timer spent.
-        assert!(l.ack_timeout(a, da.generation, t(137)));
+        assert!(l.retransmit(a, da.generation, t(137)));
         assert_eq!(l.poll_at(), None);
         assert_eq!(l.retx, [a]);
         // Sent again at 140: the new timer runs from then.
@@ -442,7 +442,7 @@ mod tests {
         assert_eq!(l.poll_at(), Some(t(267)));
         assert_ne!(dr.generation, da.generation);
         assert!(
-            !l.ack_timeout(a, da.generation, t(267)),
+            !l.retransmit(a, da.generation, t(267)),
             "the first sending's"
         );
         // An acknowledgement that comes while the frame is still going out leaves nothing to
@@ -453,7 +453,7 @@ mod tests {
         assert_eq!(l.acknowledge(c, bit_c), Some((3, Hold::Transit)));
         let dc = l.arm_retransmission(c, t(300), TIMEOUT);
         assert_eq!(l.poll_at(), None);
-        assert!(!l.ack_timeout(c, dc.generation, dc.at));
+        assert!(!l.retransmit(c, dc.generation, dc.at));
     }
 
     /// Control messages go ahead of data; a routing message goes first of all; with nothing

@@ -102,20 +102,22 @@ pub enum Ev {
     TxDone { link: u32, frame: Frame },
     /// A frame reaches the far IMP.
     Arrive { link: u32, frame: Frame },
-    /// The IMP processor finished the task at the head of its queue (generation `epoch`).
-    ProcDone { imp: u32, epoch: u32 },
+    /// The IMP processor finished the task at the head of its queue (generation `epoch`): the
+    /// IMP's [`TimerId::Task`](crate::imp::TimerId::Task), one name for the timer throughout.
+    Task { imp: u32, epoch: u32 },
     /// The IMP's 25.6 ms clock (`model/processing.rs`).
     Clock { imp: u32 },
-    /// IMP-to-IMP retransmission timer of a logical channel, woken at the deadline the channel
-    /// holds (`Link::poll_at`); `epoch` names the arming, one wake-up per arming.
-    AckTimeout { link: u32, lch: u8, epoch: u32 },
+    /// IMP-to-IMP retransmission timer of a logical channel ([`TimerId::Retransmit`](crate::imp::TimerId::Retransmit)), woken at
+    /// the deadline the channel holds (`Link::poll_at`); `epoch` names the arming, one wake-up
+    /// per arming. (What it counts when it fires is `Counted::Retransmission`.)
+    Retransmit { link: u32, lch: u8, epoch: u32 },
     /// Time for a routing message on a link.
     RoutingTick { link: u32 },
     /// A packet finished its transfer to destination host `host` on IMP `imp`.
     HostOutputDone { imp: u32, host: u32 },
-    /// A RFNM has waited its 1 s for a piggy-backed ALL (the deadline `Replies` holds; `epoch`
-    /// names the RFNM's wait).
-    RfnmTimeout { imp: u32, epoch: u32 },
+    /// A RFNM has waited its 1 s for a piggy-backed ALL ([`TimerId::RfnmWait`](crate::imp::TimerId::RfnmWait); the deadline
+    /// `Replies` holds; `epoch` names the RFNM's wait).
+    RfnmWait { imp: u32, epoch: u32 },
     /// An allocation unused for 250 ms (the deadline `Allocations` holds; `epoch` names the
     /// allocation's give-back timer).
     GiveBack { imp: u32, dst: u32, epoch: u32 },
@@ -414,12 +416,12 @@ impl Model for Subnet {
             Ev::HostInputDone { host } => self.host_input_done(now, host, q),
             Ev::TxDone { link, frame } => self.tx_done(now, link, frame, q),
             Ev::Arrive { link, frame } => self.arrive(now, link, frame, q),
-            Ev::ProcDone { imp, epoch } => self.proc_done(now, imp, epoch, q),
+            Ev::Task { imp, epoch } => self.task_done(now, imp, epoch, q),
             Ev::Clock { imp } => self.clock(now, imp, q),
-            Ev::AckTimeout { link, lch, epoch } => self.ack_timeout(now, link, lch, epoch, q),
+            Ev::Retransmit { link, lch, epoch } => self.retransmit(now, link, lch, epoch, q),
             Ev::RoutingTick { link } => self.routing_tick(now, link, q),
             Ev::HostOutputDone { imp, host } => self.host_output_done(now, imp, host, q),
-            Ev::RfnmTimeout { imp, epoch } => self.rfnm_timeout(now, imp, epoch, q),
+            Ev::RfnmWait { imp, epoch } => self.rfnm_wait(now, imp, epoch, q),
             Ev::GiveBack { imp, dst, epoch } => self.give_back(now, imp, dst, epoch, q),
             Ev::Sample => self.sample(now, q),
             Ev::Scripted { index } => self.scripted(now, index, q),

@@ -344,7 +344,7 @@ impl Subnet {
             }
             q.schedule(
                 d.at,
-                Ev::RfnmTimeout {
+                Ev::RfnmWait {
                     imp,
                     epoch: d.generation,
                 },

@@ -195,7 +195,7 @@ impl Subnet {
         if let (FrameKind::Packet { lch, .. }, Some(d)) = (frame.kind, sent) {
             q.schedule(
                 d.at,
-                Ev::AckTimeout {
+                Ev::Retransmit {
                     link: l,
                     lch,
                     epoch: d.generation,
@@ -316,7 +316,7 @@ impl Subnet {
         self.wake_hosts(now, from, q);
     }
 
-    pub(super) fn ack_timeout(
+    pub(super) fn retransmit(
         &mut self,
         now: SimTime,
         l: u32,

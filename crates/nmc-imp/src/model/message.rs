@@ -503,13 +503,7 @@ impl Subnet {
         self.send_control(now, imp, src, stream, PktKind::Rfnm { msg, num, all }, q);
     }
 
-    pub(super) fn rfnm_timeout(
-        &mut self,
-        now: SimTime,
-        imp: u32,
-        epoch: u32,
-        q: &mut EventQueue<Ev>,
-    ) {
+    pub(super) fn rfnm_wait(&mut self, now: SimTime, imp: u32, epoch: u32, q: &mut EventQueue<Ev>) {
         let timer = TimerId::RfnmWait { generation: epoch };
         if let Some(Expired::RfnmWithoutAll(r)) = self.imps[imp as usize].handle_timeout(now, timer)
         {

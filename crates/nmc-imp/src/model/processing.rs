@@ -75,7 +75,7 @@ impl Subnet {
         if after != before
             && let Some((t, epoch)) = after
         {
-            q.schedule(t, Ev::ProcDone { imp, epoch });
+            q.schedule(t, Ev::Task { imp, epoch });
         }
     }
 
@@ -92,7 +92,7 @@ impl Subnet {
         self.process_for(now, imp, Work::Cpu, cost, q);
     }
 
-    pub(super) fn proc_done(&mut self, now: SimTime, imp: u32, epoch: u32, q: &mut EventQueue<Ev>) {
+    pub(super) fn task_done(&mut self, now: SimTime, imp: u32, epoch: u32, q: &mut EventQueue<Ev>) {
         let timer = TimerId::Task { generation: epoch };
         let Some(Expired::TaskDone(task)) = self.imps[imp as usize].handle_timeout(now, timer)
         else {
