@@ -36,6 +36,7 @@ pub enum Dir {
 }
 
 impl Dir {
+    /// Column 3's letter: `s` or `r`.
     pub fn letter(self) -> char {
         match self {
             Dir::Send => 's',
@@ -61,6 +62,7 @@ pub struct Transfer {
     pub cpu_decimals: u32,
     /// Column 3: 8-bit bytes.
     pub bytes: u64,
+    /// Column 3's letter: sent or received.
     pub dir: Dir,
     /// Column 4 as printed.
     pub bits_per_s: f64,
@@ -71,6 +73,7 @@ pub struct Transfer {
 }
 
 impl Transfer {
+    /// The bits moved: bytes × 8.
     pub fn bits(&self) -> f64 {
         self.bytes as f64 * 8.0
     }
@@ -84,10 +87,13 @@ impl Transfer {
 #[derive(Debug, thiserror::Error, PartialEq)]
 #[error("{file}: line {line}{row}: {what}")]
 pub struct DataError {
+    /// The file's name.
     pub file: String,
+    /// The line, 1-based.
     pub line: usize,
     /// ` (table T row R)` when those fields could be read.
     pub row: String,
+    /// What is wrong with the line.
     pub what: String,
 }
 
@@ -246,9 +252,13 @@ fn parse_clock(s: &str) -> Result<u32, String> {
 /// Which of a row's columns disagree with each other.
 #[derive(Clone, Debug, Serialize)]
 pub struct RowCheck {
+    /// The row's table (1 or 2).
     pub table: u8,
+    /// The row's number in its table.
     pub row: u32,
+    /// Column 3's letter, `s` or `r`.
     pub dir: char,
+    /// Column 3: 8-bit bytes.
     pub bytes: u64,
     /// Clock time implied by column 4: bytes × 8 / bits-per-second.
     pub clock_implied_s: f64,
@@ -258,15 +268,18 @@ pub struct RowCheck {
     pub clock_agrees: bool,
     /// Column 5 recomputed from column 2: CPU × 10^6 / bits.
     pub us_per_bit_from_cpu: f64,
+    /// Column 5 as printed, µs/bit.
     pub us_per_bit_printed: f64,
     /// CPU time implied by column 5: µs/bit × bits / 10^6.
     pub cpu_implied_s: f64,
+    /// Column 2 as printed, chargeable CPU seconds.
     pub cpu_printed_s: f64,
     /// |implied − printed| CPU, seconds.
     pub cpu_gap_s: f64,
     /// What the printed rounding allows: half a unit of column 2's last digit plus half a unit
     /// of column 5's (0.005 µs/bit) times the bits.
     pub cpu_allowed_s: f64,
+    /// Whether `cpu_gap_s` is within `cpu_allowed_s`.
     pub cpu_agrees: bool,
 }
 

@@ -37,6 +37,7 @@ pub enum Variant {
 }
 
 impl Variant {
+    /// The variant's name in reports (`paper-constants`, `mechanism`, `sourced-setup`).
     pub fn name(self) -> &'static str {
         match self {
             Variant::PaperConstants => "paper-constants",
@@ -49,10 +50,13 @@ impl Variant {
 /// One fit: the parameters it chose and how well they match the rows they were fitted on.
 #[derive(Clone, Debug, Serialize)]
 pub struct Fit {
+    /// Which parameters the fit could move.
     pub variant: Variant,
     /// The tables the fit saw (1, 2, or 12 for both).
     pub fitted_on: u8,
+    /// Rows the fit saw.
     pub rows: usize,
+    /// The host model with the fitted parameters filled in.
     pub params: Tenex1972,
     /// Root-mean-square error of µs/bit on the fitted rows.
     pub rms_us_per_bit: f64,
@@ -209,10 +213,15 @@ fn least_squares(pts: &[(f64, f64)]) -> (f64, f64) {
 /// A simple regression with its statistics.
 #[derive(Clone, Debug, Serialize)]
 pub struct Regression {
+    /// What was regressed on what, in words.
     pub what: String,
+    /// Number of points.
     pub n: usize,
+    /// Least-squares slope, y units per x unit.
     pub slope: f64,
+    /// Least-squares intercept, y units.
     pub intercept: f64,
+    /// The slope's standard error (NaN with fewer than 3 points or no spread in x).
     pub slope_se: f64,
     /// slope / its standard error.
     pub t: f64,
@@ -228,6 +237,8 @@ impl Regression {
     }
 }
 
+/// Least-squares line of y on x through `pts`, with the slope's standard error, its t and the
+/// correlation; `what` names it.
 pub fn regress(what: &str, pts: &[(f64, f64)]) -> Regression {
     let n = pts.len();
     let (slope, intercept) = least_squares(pts);
@@ -264,31 +275,46 @@ pub fn regress(what: &str, pts: &[(f64, f64)]) -> Regression {
 /// One row predicted by a fit that did not see it.
 #[derive(Clone, Debug, Serialize)]
 pub struct Prediction {
+    /// The variant of the predicting fit.
     pub variant: Variant,
+    /// The row's table (1 or 2).
     pub table: u8,
+    /// The row's number in its table.
     pub row: u32,
+    /// Column 3's letter, `s` or `r`.
     pub dir: char,
+    /// Column 3: 8-bit bytes.
     pub bytes: u64,
+    /// Column 6: the 5-minute load average.
     pub load: f64,
     /// The table the predicting fit was made on.
     pub fitted_on: u8,
+    /// Column 5 as printed, µs/bit.
     pub printed_us_per_bit: f64,
+    /// The model's µs/bit for the row.
     pub predicted_us_per_bit: f64,
     /// predicted − printed.
     pub error_us_per_bit: f64,
     /// The prediction's parts, µs/bit.
     pub setup: f64,
+    /// BIN/BOUT in fast mode, µs/bit.
     pub bin_bout: f64,
+    /// The once-a-message "slow bin, bout", µs/bit.
     pub slow: f64,
+    /// Unpacking received messages, µs/bit.
     pub unpack: f64,
+    /// The RJS program, per byte and per record, µs/bit.
     pub rjs: f64,
 }
 
 /// Both directions of cross-validation for one variant.
 #[derive(Clone, Debug, Serialize)]
 pub struct CrossVal {
+    /// Which parameters the fits could move.
     pub variant: Variant,
+    /// The fit on table 1, which predicts table 2.
     pub fit_on_1: Fit,
+    /// The fit on table 2, which predicts table 1.
     pub fit_on_2: Fit,
     /// Every row of both tables, in table order, each predicted by the other table's fit.
     pub predictions: Vec<Prediction>,
@@ -297,13 +323,19 @@ pub struct CrossVal {
 /// Summary of prediction errors over a set of rows.
 #[derive(Clone, Debug, Serialize)]
 pub struct ErrorSummary {
+    /// Rows summarised.
     pub rows: usize,
+    /// Mean error (predicted − printed), µs/bit: the bias.
     pub mean_us_per_bit: f64,
+    /// Root-mean-square error, µs/bit.
     pub rms_us_per_bit: f64,
+    /// Largest absolute error, µs/bit.
     pub max_abs_us_per_bit: f64,
+    /// Mean absolute error as a percentage of the printed µs/bit.
     pub mean_abs_pct: f64,
 }
 
+/// The error summary of `preds`.
 pub fn summarize<'a>(preds: impl IntoIterator<Item = &'a Prediction>) -> ErrorSummary {
     let v: Vec<&Prediction> = preds.into_iter().collect();
     let n = v.len().max(1) as f64;
@@ -363,6 +395,8 @@ pub fn leave_one_out(rows: &[Transfer], base: &Tenex1972, variant: Variant) -> V
         .collect()
 }
 
+/// Row `t` as the model `p` predicts it, with its parts; `variant` and `fitted_on` describe the
+/// fit `p` came from and are copied into the prediction.
 pub fn predict(p: &Tenex1972, t: &Transfer, variant: Variant, fitted_on: u8) -> Prediction {
     let parts = p.cost(t.dir, t.bytes, t.load);
     let bits = t.bytes as f64 * f64::from(p.byte_bits);

@@ -47,17 +47,23 @@ pub const TABLE2_ASCII8_US_PER_BIT: f64 = 19.0;
 /// One row of RFC 573 Table III.
 #[derive(Clone, Debug, Serialize)]
 pub struct FtpRow {
+    /// The foreign host, as printed (`sri-arc`).
     pub host: String,
     /// STOR, RETR or MLFL.
     pub comm: String,
+    /// The date, as printed (`73/08/23`).
     pub date: String,
+    /// The time of day, as printed.
     pub time: String,
+    /// Bits moved.
     pub bits: u64,
+    /// Column BPS: bits per second, real time.
     pub bps: u64,
     /// Column M/B: CPU µs per bit, printed as a whole number.
     pub us_per_bit: f64,
     /// FTP TYPE as printed (`A`, `I`, once `1`).
     pub ftp_type: String,
+    /// FTP byte size, bits (8 for ASCII, 36 for image mode).
     pub byte: u32,
 }
 
@@ -79,7 +85,9 @@ impl FtpRow {
 #[derive(Debug, thiserror::Error, PartialEq)]
 #[error("rfc573-table3.csv: line {line}: {what}")]
 pub struct TableError {
+    /// The line, 1-based (0: the file as a whole).
     pub line: usize,
+    /// What is wrong with it.
     pub what: String,
 }
 
@@ -146,6 +154,7 @@ pub enum PerBit {
 }
 
 impl PerBit {
+    /// How the report describes the source of `b`.
     pub fn name(self) -> &'static str {
         match self {
             PerBit::LargestAscii => "largest ASCII-8 transfer of Table III",
@@ -157,19 +166,26 @@ impl PerBit {
 /// One row's implied set-up: (M/B − b) × bits.
 #[derive(Clone, Debug, Serialize)]
 pub struct RowSetup {
+    /// The row, as the report names it ([`FtpRow::label`]).
     pub row: String,
+    /// Whether the row is ASCII with 8-bit bytes (always, for the rows listed).
     pub ascii8: bool,
     /// Used for the estimate (an MLFL row).
     pub used: bool,
+    /// Bits moved.
     pub bits: u64,
+    /// Bits per second, real time.
     pub bps: u64,
+    /// Column M/B: CPU µs per bit.
     pub us_per_bit: f64,
+    /// The implied set-up, (M/B − b) × bits, ms.
     pub setup_ms: f64,
 }
 
 /// The estimate and what it rests on.
 #[derive(Clone, Debug, Serialize)]
 pub struct SetupEstimate {
+    /// Where `b` comes from.
     pub per_bit: PerBit,
     /// `b`, µs per bit.
     pub per_bit_us: f64,
@@ -177,6 +193,7 @@ pub struct SetupEstimate {
     pub setup_us: f64,
     /// Least and greatest set-up among the MLFL rows, µs.
     pub setup_lo_us: f64,
+    /// Greatest set-up among the MLFL rows, µs.
     pub setup_hi_us: f64,
     /// Every ASCII-8 row's implied set-up with this `b`.
     pub setup_by_row: Vec<RowSetup>,

@@ -20,6 +20,8 @@
 //! The model ([`tenex`]) and the fit ([`fit`]) read no clock and no file: the same inputs give
 //! the same outputs, byte for byte. Only [`live`] touches sockets and the OS's accounting.
 
+#![warn(missing_docs)]
+
 pub mod data;
 pub mod fit;
 pub mod its;

@@ -59,12 +59,16 @@ use std::time::{Duration, Instant};
 /// exact total and the split as `getrusage` gives it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct CpuTime {
+    /// Total CPU time, ns (see above for which clock).
     pub total_ns: u64,
+    /// User-mode CPU time as `getrusage` gives it, ns.
     pub user_ns: u64,
+    /// System (kernel) CPU time as `getrusage` gives it, ns.
     pub sys_ns: u64,
 }
 
 impl CpuTime {
+    /// Total CPU time, ns.
     pub fn total_ns(&self) -> u64 {
         self.total_ns
     }
@@ -149,7 +153,9 @@ pub const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 /// --min-rate R --secret-file F`): the shared gate's.
 #[derive(Clone, Debug, Default)]
 pub struct SinkConfig {
+    /// The gate's connection limits.
     pub limits: Limits,
+    /// The shared secret a client must prove, if any.
     pub key: Option<Key>,
 }
 
@@ -165,11 +171,14 @@ pub const UDP_END: &[u8] = b"nmc-cost-end";
 /// The transport.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum Proto {
+    /// One TCP connection per transfer.
     Tcp,
+    /// UDP datagrams of the write size.
     Udp,
 }
 
 impl Proto {
+    /// Its name in tables and reports: `tcp` or `udp`.
     pub fn name(self) -> &'static str {
         match self {
             Proto::Tcp => "tcp",
@@ -181,15 +190,18 @@ impl Proto {
 /// One transfer's result.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Measured {
+    /// TCP or UDP.
     pub proto: Proto,
     /// Bytes the sender was asked to move (and wrote).
     pub bytes: u64,
+    /// Bytes per write (TCP) or per datagram (UDP).
     pub write_size: usize,
     /// Write (TCP) or send (UDP) calls.
     pub calls: u64,
     /// From the first call (connect for TCP) until the sink's report (TCP) or the end marker
     /// (UDP): RFC 392's column 1.
     pub clock_ns: u64,
+    /// The sending thread's CPU for the transfer.
     pub sender: CpuTime,
     /// The receiving thread's CPU, when known (TCP: always, from the report; UDP: loopback only).
     pub receiver: Option<CpuTime>,
@@ -200,9 +212,11 @@ pub struct Measured {
 }
 
 impl Measured {
+    /// The bits moved: bytes × 8.
     pub fn bits(&self) -> f64 {
         self.bytes as f64 * 8.0
     }
+    /// Bits over the clock time, bit/s: RFC 392's column 4.
     pub fn bits_per_s(&self) -> f64 {
         self.bits() / (self.clock_ns as f64 / 1e9)
     }
@@ -221,32 +235,61 @@ impl Measured {
 /// Errors a transfer reports: one line each.
 #[derive(Debug, thiserror::Error)]
 pub enum LiveError {
+    /// The sink could not be reached.
     #[error("cannot reach the sink at {addr}: {err}")]
-    Connect { addr: SocketAddr, err: io::Error },
-    #[error("the sink at {addr} closed the connection after {sent} of {bytes} bytes ({err})")]
-    Closed {
+    Connect {
+        /// The sink's address.
         addr: SocketAddr,
-        sent: u64,
-        bytes: u64,
+        /// The error the connection attempt returned.
         err: io::Error,
     },
+    /// The sink closed the connection before all bytes were written.
+    #[error("the sink at {addr} closed the connection after {sent} of {bytes} bytes ({err})")]
+    Closed {
+        /// The sink's address.
+        addr: SocketAddr,
+        /// Bytes written before it closed.
+        sent: u64,
+        /// Bytes the transfer was to move.
+        bytes: u64,
+        /// The error the write returned.
+        err: io::Error,
+    },
+    /// The sink sent no readable report line after the data.
     #[error("the sink at {addr} sent no report ({why}); is it `nmc serve` or `nmc cost --serve`?")]
-    NoReport { addr: SocketAddr, why: String },
+    NoReport {
+        /// The sink's address.
+        addr: SocketAddr,
+        /// What came instead (nothing, a timeout, other text).
+        why: String,
+    },
+    /// The sink reports another byte count than was sent (it stopped reading or closed early).
     #[error(
         "the sink at {addr} received {received} of {bytes} bytes: it stopped reading or closed early"
     )]
     Short {
+        /// The sink's address.
         addr: SocketAddr,
+        /// Bytes the sink reports it received.
         received: u64,
+        /// Bytes sent.
         bytes: u64,
     },
+    /// The sink asks for a shared secret and none was given.
     #[error("the sink at {addr} wants a secret: give it with --secret-file")]
-    WantsSecret { addr: SocketAddr },
+    WantsSecret {
+        /// The sink's address.
+        addr: SocketAddr,
+    },
+    /// The secret's handshake with the sink failed.
     #[error("the sink at {addr}: {err}")]
     Auth {
+        /// The sink's address.
         addr: SocketAddr,
+        /// Why the handshake failed.
         err: nmc_serve::auth::AuthError,
     },
+    /// Another I/O error (binding, reading the CPU clocks, ...).
     #[error("{0}")]
     Io(#[from] io::Error),
 }
@@ -304,6 +347,7 @@ fn serve_tcp_conn(s: &mut Conn) -> io::Result<u64> {
 /// A TCP discard sink: the shared gate's accept loop on its own thread, one thread per admitted
 /// connection.
 pub struct TcpSink {
+    /// The address the sink listens on.
     pub addr: SocketAddr,
     stop: Arc<AtomicBool>,
     counters: Arc<GateCounters>,
@@ -707,22 +751,32 @@ fn udp_local_sink(rx: UdpSocket) -> io::Result<(CpuTime, u64, Instant)> {
 /// more than `max_calls` calls.
 #[derive(Clone, Debug)]
 pub struct Plan {
+    /// The transports to measure.
     pub protos: Vec<Proto>,
+    /// The transfer sizes, bytes.
     pub sizes: Vec<u64>,
+    /// The write (or datagram) sizes, bytes.
     pub write_sizes: Vec<usize>,
+    /// How many times each cell is measured (at least once).
     pub repeat: u32,
+    /// A cell needing more write or send calls than this is skipped.
     pub max_calls: u64,
 }
 
 /// One cell of the plan.
 #[derive(Clone, Copy, Debug)]
 pub struct Cell {
+    /// TCP or UDP.
     pub proto: Proto,
+    /// Bytes to move.
     pub bytes: u64,
+    /// Bytes per write or datagram.
     pub write_size: usize,
 }
 
 impl Plan {
+    /// The cells to run, each `repeat` times, by protocol, then write size, then size; and
+    /// the cells skipped for needing more than `max_calls` calls.
     pub fn cells(&self) -> (Vec<Cell>, Vec<Cell>) {
         let (mut run, mut skipped) = (Vec::new(), Vec::new());
         for &proto in &self.protos {

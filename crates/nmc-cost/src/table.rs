@@ -25,14 +25,23 @@ fn secs(ns: u64) -> String {
 
 /// One RFC 392 row for today.
 pub struct Row {
+    /// The transport: `tcp` or `udp`.
     pub proto: &'static str,
+    /// Bytes per write or datagram.
     pub write_size: usize,
+    /// Column 1: the transfer's clock time, ns.
     pub clock_ns: u64,
+    /// Column 2: the sender's CPU (`s` row) or the receiver's (`r` row).
     pub cpu: CpuTime,
+    /// Column 3: bytes sent (`s`) or received (`r`).
     pub bytes: u64,
+    /// Column 3's letter: `s` for the sender's row, `r` for the receiver's.
     pub dir: Dir,
+    /// Column 4: bytes × 8 over the clock time, bit/s.
     pub bits_per_s: f64,
+    /// Column 5: CPU µs per bit.
     pub us_per_bit: f64,
+    /// Column 6: the 5-minute load average at the end, where known.
     pub load: Option<f64>,
 }
 
@@ -122,6 +131,7 @@ pub enum Class {
 }
 
 impl Class {
+    /// The class of a transfer of `bytes`.
     pub fn of(bytes: u64) -> Class {
         if bytes < SHORT_BYTES {
             Class::Short
@@ -131,6 +141,7 @@ impl Class {
             Class::Bulk
         }
     }
+    /// The class's name in tables (`short (< 900 B)`).
     pub fn name(self) -> &'static str {
         match self {
             Class::Short => "short (< 900 B)",

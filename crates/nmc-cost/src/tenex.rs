@@ -139,16 +139,24 @@ pub const MONITOR_SETUP_MS: (f64, f64) = (13.0, 40.0);
 /// Where one transfer's CPU goes, µs.
 #[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
 pub struct Parts {
+    /// The fixed set-up per transfer.
     pub setup: f64,
+    /// BIN/BOUT in fast mode, per byte.
     pub bin_bout: f64,
+    /// The "slow bin, bout", per message.
     pub slow: f64,
+    /// Unpacking received messages.
     pub unpack: f64,
+    /// The RJS program's cost per byte.
     pub rjs_byte: f64,
+    /// The RJS program's cost per record.
     pub rjs_record: f64,
+    /// The per-message wait cost under load.
     pub load: f64,
 }
 
 impl Parts {
+    /// All the parts together, µs.
     pub fn total(&self) -> f64 {
         self.setup
             + self.bin_bout

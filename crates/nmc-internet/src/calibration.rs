@@ -21,18 +21,25 @@ use nmc_sim::SimDuration;
 /// Why a path cannot be fitted, in one line.
 #[derive(Debug, thiserror::Error)]
 pub enum FitError {
+    /// The path could not be built.
     #[error(transparent)]
     Build(#[from] BuildError),
+    /// The path has a hop other than a line: the scenario's name and the hop's kind.
     #[error("{0}: a fit path must have only lines between its two Fuzzballs (found a {1})")]
     NotSimple(String, &'static str),
+    /// A fitted host cost came out below zero.
     #[error(
         "{name}: the published figures leave a negative cost ({what} = {value:.1} µs): the path's other parts already take longer"
     )]
     Negative {
+        /// The scenario's name.
         name: String,
+        /// Which cost: `per_packet` or `per_octet`.
         what: &'static str,
+        /// The cost that came out, µs.
         value: f64,
     },
+    /// The published rate is not a positive, finite number: the scenario's name.
     #[error("{0}: the published rate must be a positive number of bit/s")]
     Rate(String),
 }

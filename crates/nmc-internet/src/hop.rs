@@ -33,7 +33,9 @@ use std::collections::VecDeque;
 /// Which way a datagram crosses a hop: the echo outwards, or the reply back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Dir {
+    /// The echo, from the measuring host to the echoing host.
     Out,
+    /// The reply, from the echoing host back.
     Back,
 }
 
@@ -243,11 +245,15 @@ impl Fifo {
 /// A gateway (see the module documentation).
 #[derive(Clone, Debug)]
 pub struct Gateway {
+    /// The fixed processing cost of one datagram.
     pub per_packet: SimDuration,
+    /// The processing cost per octet of the datagram.
     pub per_octet: SimDuration,
     /// The line the gateway drives, if any: its rate and framing bits per frame.
     pub line: Option<(BitRate, Bits)>,
+    /// The propagation delay after service, one way.
     pub propagation: SimDuration,
+    /// Datagrams held per direction, the one in service included; one more is dropped.
     pub queue: usize,
     dirs: [Fifo; 2],
 }
@@ -351,12 +357,19 @@ pub const MAX_RESERVATION_TRIES: u32 = 1000;
 /// SATNET (see the module documentation).
 #[derive(Clone, Debug)]
 pub struct Satnet {
+    /// The channel's rate.
     pub rate: BitRate,
+    /// Channel bits added to every packet (preamble, SATNET header, checksum).
     pub frame_overhead: Bits,
+    /// Earth station to earth station through the satellite, one way.
     pub hop: SimDuration,
+    /// The interval between a station's reservation opportunities.
     pub frame: SimDuration,
+    /// Each SIMP's processing of a datagram (in at one end, out at the other).
     pub per_packet: SimDuration,
+    /// Probability that a reservation is lost in contention and must be retried.
     pub reservation_miss: f64,
+    /// Probability that a datagram is lost on the channel.
     pub loss: f64,
     /// The channel is free from this time on (the global queue's tail).
     channel_free: SimTime,

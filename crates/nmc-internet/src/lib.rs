@@ -51,6 +51,8 @@
 //! - **`far_host`**: the echoing host when it is not a Fuzzball (SATNET's echo hosts live in
 //!   the SIMPs).
 
+#![warn(missing_docs)]
+
 pub mod calibration;
 pub mod hop;
 pub mod model;

@@ -28,18 +28,30 @@ use std::collections::BTreeMap;
 /// A scenario that cannot be built, in one line.
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
+    /// `network.hops` is empty.
     #[error("network.hops: the path needs at least one hop")]
     NoHops,
+    /// A hop's parameters are invalid.
     #[error("network.hops.{index} ({name}): {reason}")]
     Hop {
+        /// The hop's index in `network.hops`.
         index: usize,
+        /// The hop's name.
         name: String,
+        /// What is wrong with it.
         reason: String,
     },
+    /// The scenario does not have exactly one `[[traffic]]` entry: how many it has.
     #[error("traffic: exactly one [[traffic]] entry (the PING) is needed, found {0}")]
     Traffic(usize),
+    /// A PING parameter is invalid.
     #[error("traffic.0.{key}: {reason}")]
-    Ping { key: &'static str, reason: String },
+    Ping {
+        /// The parameter's key (`lengths`, `floor`, `volleys`, `clock`).
+        key: &'static str,
+        /// What is wrong with it.
+        reason: String,
+    },
 }
 
 /// One stage a datagram passes through.
@@ -47,23 +59,40 @@ pub enum BuildError {
 pub enum Stage {
     /// A host pass or a relay: fixed plus per-octet time.
     Process {
+        /// The relay's name, or the host pass's (`echoing host: receive`).
         name: String,
+        /// The fixed time per datagram.
         per_packet: SimDuration,
+        /// The time per octet of the datagram.
         per_octet: SimDuration,
     },
     /// One direction of a line; `channel` indexes the line directions (busy state).
     Line {
+        /// The line's name.
         name: String,
+        /// The line direction: `2k` outwards and `2k + 1` back on the path's `k`-th line (from 0).
         channel: usize,
+        /// The line's rate.
         rate: BitRate,
+        /// Framing bits added to every frame.
         frame_overhead: Bits,
+        /// Bits on the line per octet of frame (8 synchronous, 10 start-stop).
         octet_bits: u32,
+        /// Datagrams shorter than this many octets are padded to it.
         min_payload_octets: u64,
+        /// The propagation delay.
         propagation: SimDuration,
     },
     /// A hop with state ([`HopModel`]: a gateway, SATNET, or later a stepped subnet):
     /// `hop` indexes the run's models, `dir` says which way the datagram crosses it.
-    Hop { name: String, hop: usize, dir: Dir },
+    Hop {
+        /// The hop's name.
+        name: String,
+        /// The hop's index among the run's models.
+        hop: usize,
+        /// Which way the datagram crosses it.
+        dir: Dir,
+    },
 }
 
 impl Stage {
@@ -107,6 +136,9 @@ impl Stage {
 /// The round trip as a list of stages, echo out and reply back.
 #[derive(Clone, Debug)]
 pub struct Path {
+    /// The stages in the order a volley meets them: the measuring host's send pass, the hops
+    /// out, the echoing host's two passes, the hops back in reverse, the measuring host's
+    /// receive pass.
     pub stages: Vec<Stage>,
     channels: usize,
     /// The stateful hops' specifications, by model index (`Stage::Hop::hop`), with their index
@@ -398,6 +430,7 @@ fn stateful(hops: &mut Vec<(usize, HopSpec)>, index: usize, h: &HopSpec) -> Stag
 /// One volley, as recorded (`volleys.csv`).
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct VolleyRecord {
+    /// The volley's number, from 0 in the order sent.
     pub seq: u32,
     /// IP datagram length, octets.
     pub length: u32,
@@ -409,6 +442,7 @@ pub struct VolleyRecord {
     pub one_way_ns: Option<u64>,
     /// The same round trip in true simulated time, ns.
     pub true_rtt_ns: Option<u64>,
+    /// Whether the volley went unanswered within the timeout.
     pub lost: bool,
 }
 
@@ -416,9 +450,11 @@ pub struct VolleyRecord {
 pub struct RunOutput {
     /// The probe core's volleys, for `nmc_probe::analysis`.
     pub volleys: Vec<Volley>,
+    /// The same volleys as the rows of `volleys.csv`.
     pub records: Vec<VolleyRecord>,
     /// Simulated time at the end.
     pub end: SimTime,
+    /// Events the event loop handled.
     pub events: u64,
     /// Each stateful hop's counters: `(index in network.hops, key, value)`.
     pub hop_stats: Vec<(usize, &'static str, f64)>,

@@ -81,7 +81,9 @@ pub struct NetworkSpec {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct HostSpec {
+    /// The fixed cost of one pass.
     pub per_packet: SimDuration,
+    /// The cost per octet of the datagram, per pass.
     pub per_octet: SimDuration,
 }
 
@@ -91,7 +93,9 @@ pub struct HostSpec {
 pub enum HopSpec {
     /// A line: the whole frame is clocked out, then crosses in the propagation delay.
     Line {
+        /// The hop's name, as reports and metrics call it.
         name: String,
+        /// The line's rate.
         rate: BitRate,
         /// Framing bits added to every frame: sync or flags, link header, 1822 leader, CRC.
         frame_overhead: Bits,
@@ -101,13 +105,17 @@ pub enum HopSpec {
         /// Datagrams shorter than this are padded to it (Ethernet's 46-octet minimum data).
         #[serde(default)]
         min_payload: Bits,
+        /// The propagation delay, one way (default 0).
         #[serde(default)]
         propagation: SimDuration,
     },
     /// A store-and-forward node between two lines: `per_packet + per_octet × length`.
     Relay {
+        /// The hop's name, as reports and metrics call it.
         name: String,
+        /// The fixed cost of forwarding one datagram, each way.
         per_packet: SimDuration,
+        /// The cost per octet of the datagram, each way (default 0).
         #[serde(default)]
         per_octet: SimDuration,
     },
@@ -115,8 +123,11 @@ pub enum HopSpec {
     /// service `per_packet + per_octet × length`, plus the frame on the line it drives when
     /// `rate` is given; other traffic through it from `cross`.
     Gateway {
+        /// The hop's name, as reports and metrics call it.
         name: String,
+        /// The fixed processing cost of one datagram.
         per_packet: SimDuration,
+        /// The processing cost per octet of the datagram (default 0).
         #[serde(default)]
         per_octet: SimDuration,
         /// The line the gateway drives (optional): its rate …
@@ -125,15 +136,18 @@ pub enum HopSpec {
         /// … and the framing bits it adds to every frame.
         #[serde(default)]
         frame_overhead: Bits,
+        /// The propagation delay after service, one way (default 0).
         #[serde(default)]
         propagation: SimDuration,
         /// Datagrams held per direction, the one in service included; one more is dropped.
         queue: u32,
+        /// The other traffic through the gateway, each direction alike (default none).
         #[serde(default)]
         cross: Option<CrossSpec>,
     },
     /// SATNET's shared satellite channel with reservation access (see [`crate::hop::Satnet`]).
     Satnet {
+        /// The hop's name, as reports and metrics call it.
         name: String,
         /// The channel's rate (64 kbit/s).
         rate: BitRate,
@@ -162,10 +176,15 @@ pub enum HopSpec {
     /// subnet runs the whole time the PING does, with its own traffic (`traffic`, e.g. a
     /// background load) and the run's seed. `network` is the IMP model's `[network]` section.
     Subnet {
+        /// The hop's name, as reports and metrics call it.
         name: String,
+        /// The subnet host the measuring side's datagrams enter at (`DCN-GATEWAY`).
         from: String,
+        /// The subnet host on the echoing side (`MIT-GW`); on another IMP than `from`.
         to: String,
+        /// The IMP model's `[network]` section: IMPs, lines, hosts, profile.
         network: Box<nmc_imp_scenario::NetworkSpec>,
+        /// The subnet's own traffic, in the IMP model's `[[traffic]]` form (default none).
         #[serde(default)]
         traffic: Vec<nmc_imp::spec::TrafficSpec>,
     },
@@ -176,15 +195,18 @@ pub enum HopSpec {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum CrossSpec {
+    /// Fixed-length packets arriving as a Poisson process.
     Poisson {
         /// Mean time between packets.
         mean_gap: SimDuration,
         /// Each packet's length (whole octets).
         length: Bits,
     },
+    /// Poisson arrivals during bursts, with exponential on and off periods.
     OnOff {
         /// Mean time between packets while a burst is on.
         mean_gap: SimDuration,
+        /// Each packet's length (whole octets).
         length: Bits,
         /// Mean length of a burst.
         on: SimDuration,
@@ -198,6 +220,7 @@ fn eight() -> u32 {
 }
 
 impl HopSpec {
+    /// The hop's name.
     pub fn name(&self) -> &str {
         match self {
             HopSpec::Line { name, .. }

@@ -21,6 +21,8 @@
 //! 0.1 ms to cross each of 4 lines, and never waits, so every packet's delay is exactly
 //! 4 × 20.26 ms = 81.040 ms.
 
+#![warn(missing_docs)]
+
 pub mod line;
 pub mod mesh;
 pub mod model;

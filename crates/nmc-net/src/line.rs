@@ -12,20 +12,33 @@ use std::collections::VecDeque;
 /// channel's queues.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Packet {
+    /// The packet's number, unique in a run, in the order packets were offered.
     pub id: u64,
+    /// The traffic source that offered it: its index in `traffic`.
     pub source: u32,
+    /// The destination node.
     pub dst: u32,
+    /// Its length, bits.
     pub bits: u32,
+    /// The channels it has been offered to so far, the current one included.
     pub hops: u32,
+    /// When its source offered it.
     pub created: SimTime,
 }
 
+/// One direction of a line: its parameters, queue, transmitter and counters.
 pub struct Channel {
+    /// The node the channel sends from.
     pub from: u32,
+    /// The node at its far end.
     pub to: u32,
+    /// The line's capacity.
     pub capacity: BitRate,
+    /// The time a bit takes to cross the line.
     pub propagation: SimDuration,
+    /// Packets that may wait behind the one being sent; an arrival beyond is dropped.
     pub queue_limit: u32,
+    /// The packets waiting, oldest first (not the one being sent).
     pub queue: VecDeque<Packet>,
     /// The packet being clocked out, if any.
     pub sending: Option<Packet>,
@@ -35,9 +48,13 @@ pub struct Channel {
     /// through the event queue (issue 15, measured on the golden chain).
     pub in_flight: VecDeque<Packet>,
     // Counters.
+    /// Packets clocked out in full.
     pub sent: u64,
+    /// Packets dropped because the queue was full.
     pub dropped: u64,
+    /// Total transmission time, each transmission counted in full when it starts.
     pub busy: SimDuration,
+    /// The longest the queue has been, packets.
     pub max_queue: u32,
     /// The last packet length clocked out and its transmission time: most traffic has one
     /// length, and this saves a division per packet per hop.
@@ -56,6 +73,7 @@ pub enum Offer {
 }
 
 impl Channel {
+    /// An idle channel from node `from` to node `to`: empty queue, counters at zero.
     pub fn new(
         from: u32,
         to: u32,

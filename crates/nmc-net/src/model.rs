@@ -22,16 +22,22 @@ use nmc_sim::{
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+/// The model's events (see the module doc).
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
+    /// A source offers a packet at its node.
     Offer {
+        /// The source: its index in `traffic`.
         source: u32,
     },
+    /// A channel finished clocking a packet out.
     TxDone {
+        /// The channel's index.
         channel: u32,
     },
     /// The oldest packet crossing the channel (`Channel::in_flight`) reaches its far end.
     Arrive {
+        /// The channel's index.
         channel: u32,
     },
 }
@@ -70,28 +76,46 @@ enum TraceRecord {
 /// One delivered or dropped packet (`record = ["packets"]`).
 #[derive(Clone, Debug, Serialize)]
 pub struct PacketRecord {
+    /// The packet's number, in the order packets were offered.
     pub id: u64,
+    /// The source that offered it: its index in `traffic`.
     pub source: u32,
+    /// The node it was offered at.
     pub from: u32,
+    /// Its destination node.
     pub to: u32,
+    /// Its length, bits.
     pub bits: u32,
+    /// When it was offered, ns of simulated time.
     pub created_ns: u64,
+    /// When it reached its destination, ns (empty if dropped).
     pub delivered_ns: Option<u64>,
+    /// Offer to delivery, ns (empty if dropped).
     pub delay_ns: Option<u64>,
+    /// The channels it was offered to, the one that dropped it included.
     pub hops: u32,
 }
 
 /// One channel's totals (`record = ["lines"]`).
 #[derive(Clone, Debug, Serialize)]
 pub struct LineRecord {
+    /// The channel's index (line `k` gives channels `2k` and `2k+1`).
     pub channel: u32,
+    /// The node it sends from.
     pub from: u32,
+    /// The node at its far end.
     pub to: u32,
+    /// Its capacity, bit/s.
     pub capacity_bps: u64,
+    /// Packets clocked out in full.
     pub sent: u64,
+    /// Packets dropped because its queue was full.
     pub dropped: u64,
+    /// Total transmission time, s (a transmission counts in full when it starts).
     pub busy_s: f64,
+    /// `busy_s` over the run's duration, capped at 1.
     pub utilisation: f64,
+    /// The longest its queue was, packets.
     pub max_queue: u32,
 }
 
@@ -293,10 +317,14 @@ impl Model for StoreForward {
 /// Why a scenario could not be run.
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
+    /// The network could not be built.
     #[error(transparent)]
     Topology(#[from] TopologyError),
+    /// A traffic source is invalid (bad parameters, no such node, no path); the message names
+    /// the entry.
     #[error("{0}")]
     Traffic(String),
+    /// The scenario's `record` list names a record this model does not write, or one twice.
     #[error(transparent)]
     Scenario(#[from] nmc_scenario::ScenarioError),
     /// Writing the trace or the records failed.
@@ -306,12 +334,17 @@ pub enum BuildError {
 
 /// Everything a run produced.
 pub struct Outcome {
+    /// The seed the run was made with.
     pub seed: u64,
+    /// The run's metrics by name (`delay.mean_ms`, `throughput_kbps`, `packets.dropped`, ...).
     pub metrics: BTreeMap<String, f64>,
     /// The packet records when kept in memory (empty when not recorded, or written to a sink).
     pub packets: Vec<PacketRecord>,
+    /// Each channel's totals, in channel order.
     pub lines: Vec<LineRecord>,
+    /// Events the simulation handled.
     pub events: u64,
+    /// Transmissions completed, over all channels.
     pub packet_hops: u64,
     /// When the trace's size limit stopped it, if it did.
     pub trace_stopped_at: Option<SimTime>,

@@ -7,13 +7,18 @@
 use crate::spec::{Arrivals, Length, TrafficSpec};
 use nmc_sim::{RngStreams, SimDuration, Stream};
 
+/// One traffic source: its spec, its random stream and how many packets it has offered.
 pub struct Source {
+    /// The source's entry of `traffic`.
     pub spec: TrafficSpec,
     stream: Stream,
+    /// Packets offered so far.
     pub offered: u64,
 }
 
 impl Source {
+    /// A source for `spec` drawing from the random stream `component` of `streams` (its index
+    /// in `traffic`).
     pub fn new(spec: TrafficSpec, streams: &RngStreams, component: u64) -> Self {
         Source {
             spec,
@@ -22,6 +27,8 @@ impl Source {
         }
     }
 
+    /// Whether the source is `saturate`: it offers its next packet when the previous one starts
+    /// transmission on the first channel.
     pub fn saturating(&self) -> bool {
         matches!(self.spec.arrivals, Arrivals::Saturate)
     }

@@ -26,6 +26,7 @@ pub type StoreForwardScenario = Scenario<NetworkSpec, TrafficSpec>;
 /// Records this model can write (`record = [...]`).
 pub const RECORDS: &[&str] = &["packets", "lines"];
 
+/// The `[network]` section: nodes and lines.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct NetworkSpec {
@@ -40,10 +41,13 @@ pub struct NetworkSpec {
     pub lines: Vec<LineEntry>,
 }
 
+/// How the lines are given: `network.topology`.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum TopologyKind {
+    /// Nodes `0..n` in a row, line `k` joining `k` and `k+1`.
     Chain,
+    /// The lines listed in `[[network.lines]]`.
     Lines,
 }
 
@@ -51,7 +55,9 @@ pub enum TopologyKind {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LineSpec {
+    /// Capacity of each direction (`"50kbit/s"`).
     pub capacity: BitRate,
+    /// Propagation delay (`"0.1ms"`).
     pub propagation: SimDuration,
     /// Packets that may wait behind the one in transmission; an arrival beyond is dropped.
     pub queue_limit: u32,
@@ -61,19 +67,29 @@ pub struct LineSpec {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LineEntry {
+    /// One end's node.
     pub a: u32,
+    /// The other end's node.
     pub b: u32,
+    /// Capacity of each direction, if not the default.
     pub capacity: Option<BitRate>,
+    /// Propagation delay, if not the default.
     pub propagation: Option<SimDuration>,
+    /// Packets that may wait per direction, if not the default.
     pub queue_limit: Option<u32>,
 }
 
+/// One `[[traffic]]` source: where its packets go, when and how long they are.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct TrafficSpec {
+    /// The node the packets are offered at.
     pub from: u32,
+    /// Their destination node (not `from`).
     pub to: u32,
+    /// When the source offers its next packet.
     pub arrivals: Arrivals,
+    /// How long each packet is.
     pub length: Length,
     /// When the source starts.
     #[serde(default)]
@@ -87,9 +103,15 @@ pub struct TrafficSpec {
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Arrivals {
     /// One packet every `interval`.
-    Constant { interval: SimDuration },
+    Constant {
+        /// The gap between offers (above zero).
+        interval: SimDuration,
+    },
     /// Exponential gaps with mean `mean_interval`.
-    Poisson { mean_interval: SimDuration },
+    Poisson {
+        /// The mean gap between offers (above zero).
+        mean_interval: SimDuration,
+    },
     /// As fast as the first line takes them: a new packet as soon as the previous one starts
     /// transmission, so the source's queue is never empty and never grows.
     Saturate,
@@ -99,16 +121,21 @@ pub enum Arrivals {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Length {
+    /// Every packet `bits` long.
     Fixed {
+        /// The length (above zero).
         bits: Bits,
     },
     /// Uniform on `min..=max` bits.
     Uniform {
+        /// The shortest length (above zero).
         min: Bits,
+        /// The longest length (at least `min`).
         max: Bits,
     },
     /// Exponential with mean `mean`, rounded up to whole bits (at least 1).
     Exponential {
+        /// The mean length (above zero).
         mean: Bits,
     },
 }

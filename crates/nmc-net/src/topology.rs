@@ -23,29 +23,50 @@ pub const MAX_NODES: u32 = 1 << 24;
 /// Why a network could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum TopologyError {
+    /// `network.nodes` is below 2: the number given.
     #[error("network.nodes: a network needs at least 2 nodes, got {0}")]
     TooFewNodes(u32),
+    /// `network.nodes` is above [`MAX_NODES`]: the number given.
     #[error("network.nodes: at most {MAX_NODES} nodes, got {0}")]
     TooManyNodes(u32),
+    /// A line names a node the network does not have.
     #[error("network.lines[{index}]: node {node} does not exist (nodes are 0..{max})")]
-    NoSuchNode { index: usize, node: u32, max: u32 },
+    NoSuchNode {
+        /// The line's index in `network.lines`.
+        index: usize,
+        /// The node it names.
+        node: u32,
+        /// The highest node number there is (`nodes - 1`).
+        max: u32,
+    },
+    /// A line joins a node to itself.
     #[error("network.lines[{index}]: a line joins two different nodes, not {node} to itself")]
-    SelfLoop { index: usize, node: u32 },
+    SelfLoop {
+        /// The line's index in `network.lines`.
+        index: usize,
+        /// The node at both ends.
+        node: u32,
+    },
+    /// `topology = "lines"` with no `[[network.lines]]` entry.
     #[error("network.lines: topology = \"lines\" needs at least one [[network.lines]] entry")]
     NoLines,
+    /// A line's queue limit is 0: the line's index.
     #[error("network.line.queue_limit must be at least 1 (for line {0})")]
     ZeroQueue(usize),
 }
 
 /// Channels plus the routes, computed per destination when first needed.
 pub struct Topology {
+    /// The number of nodes, numbered `0..nodes`.
     pub nodes: u32,
+    /// The channels: line `k` gives channel `2k` (a→b) and `2k+1` (b→a).
     pub channels: Vec<Channel>,
     into: Adjacency,
     /// Per destination: the channel each node takes towards it (`NO_ROUTE` if none), once asked.
     routes: Vec<OnceCell<Box<[u32]>>>,
 }
 
+/// The route entry of a node with no path to the destination, and of the destination itself.
 pub const NO_ROUTE: u32 = u32::MAX;
 
 /// The directed edges into each node, in one flat array (compressed sparse rows): the edges
@@ -97,6 +118,8 @@ impl Adjacency {
 }
 
 impl Topology {
+    /// Builds the nodes and channels from the spec (a chain's lines are `k`–`k+1`); checks
+    /// node numbers, self-loops and queue limits. Routes are computed later, when first asked.
     pub fn build(spec: &NetworkSpec) -> Result<Topology, TopologyError> {
         let n = spec.nodes;
         if n < 2 {

@@ -13,6 +13,7 @@ use serde::Serialize;
 pub struct Sets(pub Vec<SubnetSet>);
 
 impl Sets {
+    /// Runs the IMP model once per buffer size of Table I ([`BUFFERS`]), in column order.
     pub fn new(p: &Params, seed: u64) -> Result<Sets, SubnetError> {
         Ok(Sets(
             BUFFERS
@@ -102,13 +103,18 @@ pub struct Fit {
     /// The band of gapped fractions accepted: the published one ± one binomial standard
     /// deviation of the fitted tests.
     pub band: (f64, f64),
+    /// Runs of the fitted tests per candidate.
     pub replicates: u64,
 }
 
+/// One candidate of the host-load fit and what its runs gave.
 #[derive(Clone, Debug, Serialize)]
 pub struct FitPoint {
+    /// Background On-Line System terminals in use (0..=16).
     pub terminals: u32,
+    /// Mean CPU burst of an interaction, ms ([`BURST_GRID_MS`]).
     pub burst_mean_ms: f64,
+    /// Fraction of the fitted tests' runs that had at least one gap.
     pub gapped_fraction: f64,
     /// Mean gap over all gaps of the candidate's runs (NaN when none).
     pub mean_gap_ms: f64,

@@ -6,25 +6,32 @@ use serde::Serialize;
 /// Gaps of one test, in ns as measured (the SEL's are whole 1 ms steps).
 #[derive(Clone, Debug, Default, Serialize, serde::Deserialize, PartialEq)]
 pub struct GapTable {
+    /// Each gap's duration, ns, in the order they happened.
     pub gaps_ns: Vec<u64>,
 }
 
 impl GapTable {
+    /// Records a gap of `ns`.
     pub fn push(&mut self, ns: u64) {
         self.gaps_ns.push(ns);
     }
+    /// The number of gaps.
     pub fn count(&self) -> usize {
         self.gaps_ns.len()
     }
+    /// All gaps together, ns.
     pub fn total_ns(&self) -> u64 {
         self.gaps_ns.iter().sum()
     }
+    /// The longest gap, ms (`None` without gaps).
     pub fn max_ms(&self) -> Option<f64> {
         self.gaps_ns.iter().max().map(|&x| x as f64 / 1e6)
     }
+    /// The shortest gap, ms (`None` without gaps).
     pub fn min_ms(&self) -> Option<f64> {
         self.gaps_ns.iter().min().map(|&x| x as f64 / 1e6)
     }
+    /// The mean gap, ms (`None` without gaps).
     pub fn avg_ms(&self) -> Option<f64> {
         (!self.gaps_ns.is_empty()).then(|| self.total_ns() as f64 / 1e6 / self.count() as f64)
     }
@@ -62,8 +69,11 @@ pub fn fmt_gap(ms: f64) -> String {
 /// One cell of a Table I layout: time of day (or blank), buffers sent, the KEY lines.
 #[derive(Clone, Debug, Default)]
 pub struct LayoutCell {
+    /// Time of day the test ran, as printed (`11:31`), or empty.
     pub time: String,
+    /// Buffers sent, as printed.
     pub sent: String,
+    /// The gap KEY's lines ([`GapTable::key_lines`]); empty for a gap-free test.
     pub key: Vec<String>,
 }
 

@@ -21,6 +21,8 @@
 //! * The sweep second hand: tests are exactly `test.duration_ns` long (RFC 508 §V timed them
 //!   by hand; R508-1's ±3 % tolerance stands for that).
 
+#![warn(missing_docs)]
+
 pub mod experiment;
 pub mod gaps;
 pub mod host;

@@ -91,10 +91,15 @@ impl SubnetSet {
 /// What one test gave.
 #[derive(Clone, Debug, Serialize)]
 pub struct TestResult {
+    /// The SEL's process bit rate, bit/s.
     pub rate_bps: u64,
+    /// The size of each SEL buffer, bits.
     pub buffer_bits: u64,
+    /// Buffers the SEL filled during the test (Table I's "buffers sent").
     pub buffers_sent: u64,
+    /// The gaps: times the SEL found its next buffer not yet free, in whole poll steps.
     pub gaps: GapTable,
+    /// Host-host messages the UCSB NCP sent to UCLA.
     pub messages: u64,
     /// Mean data bits per message.
     pub mean_message_bits: f64,

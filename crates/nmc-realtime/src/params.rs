@@ -102,10 +102,15 @@ pub struct TestParams {
 /// Everything.
 #[derive(Clone, Debug, Serialize)]
 pub struct Params {
+    /// The SEL 810-B measurement program.
     pub sel: SelParams,
+    /// The UCSB IBM 360/75.
     pub host: HostParams,
+    /// The host-host protocol on both hosts.
     pub ncp: NcpParams,
+    /// One test's duration and warm-up.
     pub test: TestParams,
+    /// The UCSB–UCLA path the IMP model runs.
     #[serde(skip)]
     pub path: PathSpec,
 }

@@ -50,6 +50,7 @@ pub const DAYS: [Day; 8] = [
     Day::Feb5Pm,
 ];
 
+/// The session a column of Table I was measured in (the table's footer).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum Day {
     /// 2/5/73, afternoon.
@@ -62,6 +63,7 @@ pub enum Day {
 }
 
 impl Day {
+    /// The date as the table prints it (`2/5/73 p.m.`).
     pub fn label(self) -> &'static str {
         match self {
             Day::Feb5Pm => "2/5/73 p.m.",
@@ -74,21 +76,30 @@ impl Day {
 /// The gap table of one test, in RFC 508's KEY (durations in ms).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct PublishedGaps {
+    /// Number of gaps.
     pub count: u32,
+    /// Longest gap, ms.
     pub max_ms: f64,
+    /// Mean gap, ms (the one gap's duration for a one-gap cell).
     pub avg_ms: f64,
+    /// Shortest gap, ms (the one gap's duration for a one-gap cell).
     pub min_ms: f64,
 }
 
 /// One 30-second test of Table I.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct Cell {
+    /// The row's process bit rate, bit/s.
     pub rate_bps: u64,
+    /// The column's buffer size, bits, as printed.
     pub buffer_bits: u64,
+    /// The session the column was measured in.
     pub day: Day,
     /// Time of day as printed ("11:31"), 12-hour clock.
     pub time: &'static str,
+    /// Buffers the SEL sent in the test, as printed.
     pub buffers_sent: u64,
+    /// The gap KEY, for the seven tests that had gaps.
     pub gaps: Option<PublishedGaps>,
 }
 
@@ -244,15 +255,24 @@ pub fn cells() -> Vec<Cell> {
 /// One of the three long tests (RFC 508 §VI).
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct LongTest {
+    /// The date, as printed (`2/5/73`).
     pub date: &'static str,
+    /// The time it started, as §VI gives it (`2:20 p.m.`).
     pub time: &'static str,
+    /// Its length, minutes.
     pub minutes: u64,
+    /// The process bit rate, bit/s.
     pub rate_bps: u64,
+    /// The buffer size, bits.
     pub buffer_bits: u64,
+    /// Buffers sent.
     pub buffers_sent: u64,
+    /// Number of gaps.
     pub gaps: u32,
 }
 
+/// The three long tests of §VI, all at 30000 bit/s with 2016-bit buffers and no gaps (see the
+/// module doc for the times and lengths read).
 pub const LONG_TESTS: [LongTest; 3] = [
     LongTest {
         date: "2/5/73",

@@ -20,7 +20,9 @@ use std::fmt;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Value {
+    /// A number, in the row's unit.
     Num(f64),
+    /// Text: a range, a bound, or a table cell in the paper's notation.
     Text(String),
 }
 
@@ -82,6 +84,7 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// Every kind, emergent first, in the order the table and the report list them.
     pub const ALL: [Kind; 5] = [
         Kind::Emergent,
         Kind::RestatedInput,
@@ -123,20 +126,51 @@ impl fmt::Display for Kind {
 #[derive(Clone, Debug)]
 pub enum Target {
     /// `value`, within ± `rel` (a fraction: 0.05 is ±5 %).
-    Rel { value: f64, rel: f64 },
+    Rel {
+        /// The published value, in the row's unit.
+        value: f64,
+        /// The relative tolerance, a fraction of `value`.
+        rel: f64,
+    },
     /// `value`, within ± `abs` (in the row's unit).
-    Abs { value: f64, abs: f64 },
+    Abs {
+        /// The published value, in the row's unit.
+        value: f64,
+        /// The absolute tolerance, in the row's unit.
+        abs: f64,
+    },
     /// A published range `lo..=hi`, widened by ± `rel` of each end.
-    Range { lo: f64, hi: f64, rel: f64 },
+    Range {
+        /// The low end of the published range, in the row's unit.
+        lo: f64,
+        /// The high end of the published range, in the row's unit.
+        hi: f64,
+        /// How far each end is widened, a fraction of that end (0 keeps the range as printed).
+        rel: f64,
+    },
     /// `value`, within a factor: between `value / factor` and `value × factor` (for one extreme
     /// draw, such as the longest gap of a table).
-    Factor { value: f64, factor: f64 },
+    Factor {
+        /// The published value, in the row's unit.
+        value: f64,
+        /// The factor allowed either way (at least 1).
+        factor: f64,
+    },
     /// At most `value`.
-    AtMost { value: f64 },
+    AtMost {
+        /// The upper bound, in the row's unit.
+        value: f64,
+    },
     /// At least `value`.
-    AtLeast { value: f64 },
+    AtLeast {
+        /// The lower bound, in the row's unit.
+        value: f64,
+    },
     /// Text that must match exactly (e.g. a table row in the paper's notation).
-    Exact { text: String },
+    Exact {
+        /// The published text, compared character for character.
+        text: String,
+    },
 }
 
 impl Target {
@@ -207,6 +241,7 @@ impl Target {
 /// One row of the reproduce table.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Check {
+    /// The name of the experiment that made the row (`ko-v2-throughput`).
     pub experiment: String,
     /// The row's id, unique in a run: the published quantity's id, then what the row measures
     /// (`KO-3 9 hops`, `R889-2 ISID-H single delay 40B`).
@@ -214,11 +249,18 @@ pub struct Check {
     /// The published quantity the row belongs to: the first word of the id (`KO-3`).
     #[serde(default)]
     pub figure: String,
+    /// What the row measures, in words.
     pub quantity: String,
+    /// The published value as the table shows it: the target's value, range or bound, or the
+    /// printed cell ([`Check::printed`]).
     pub published: Value,
+    /// The value this run produced.
     pub ours: Value,
+    /// The unit of `published` and `ours` (empty for a pure number or text).
     pub unit: String,
+    /// The tolerance as the table shows it (`±5 %`, `bound`, `exact`).
     pub tolerance: String,
+    /// Whether `ours` is within the target and its tolerance; set only by [`Check::compare`].
     pub within: bool,
     /// Where the published value comes from.
     pub source: String,
@@ -342,15 +384,22 @@ pub fn figure_of(id: &str) -> &str {
 /// The headline's counts: emergent rows within and in all, and the rows not counted by kind.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Tally {
+    /// Emergent rows within tolerance.
     pub emergent_within: usize,
+    /// Emergent rows in all, within or not.
     pub emergent: usize,
+    /// Rows that restate an input.
     pub restated_input: usize,
+    /// Rows that are sanity bounds.
     pub sanity_bound: usize,
+    /// Rows that repeat another row's figure under another method.
     pub variant: usize,
+    /// Rows scored on the data their parameters were fitted on.
     pub in_sample: usize,
 }
 
 impl Tally {
+    /// Counts `checks` by kind, and the emergent ones within tolerance.
     pub fn of(checks: &[Check]) -> Tally {
         let mut t = Tally::default();
         for c in checks {

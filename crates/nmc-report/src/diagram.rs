@@ -26,11 +26,13 @@ pub enum Shape {
 /// One thing on the path.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Item {
+    /// How it is drawn: message, RFNM, REQALL or ALL.
     pub shape: Shape,
     /// Its name, e.g. `i-3`.
     pub label: String,
     /// Where it is, in hops from the source: from `from` to `to` (equal for a point).
     pub from: f64,
+    /// Where it ends, in hops from the source (equal to `from` for a point).
     pub to: f64,
     /// What it holds and does, written to its right (`PLT ALL · waiting for an ALL`).
     pub note: String,
@@ -39,10 +41,13 @@ pub struct Item {
 /// A path of `hops` hops and the items on it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PathDiagram {
+    /// The title written above the path.
     pub title: String,
+    /// The path's length in hops: ticks run from the source (0) to the destination (`hops`).
     pub hops: u32,
     /// Names for the two ends (`UCLA`, `ARPA`).
     pub ends: (String, String),
+    /// The items on the path at the instant drawn, one row each, top to bottom.
     pub items: Vec<Item>,
 }
 

@@ -10,11 +10,15 @@ use std::path::Path;
 /// One experiment's part of the page.
 #[derive(Clone, Debug, Default)]
 pub struct Section {
+    /// The experiment's id, also the section's HTML anchor (`ko-v2-throughput`).
     pub id: String,
+    /// The experiment's title, shown as the section heading.
     pub title: String,
+    /// The publication the experiment reproduces.
     pub source: String,
     /// Paragraphs of explanation (plain text).
     pub notes: Vec<String>,
+    /// The experiment's rows of the reproduce table.
     pub checks: Vec<Check>,
     /// (caption, SVG document).
     pub plots: Vec<(String, String)>,
@@ -22,17 +26,24 @@ pub struct Section {
     pub files: Vec<String>,
 }
 
+/// The whole report page: the headline, the scoreboard, every row and each experiment's section.
 #[derive(Clone, Debug, Default)]
 pub struct Report {
+    /// The page title and top heading.
     pub title: String,
+    /// The seed every result on the page was made with.
     pub seed: u64,
+    /// The nmc version that made the report.
     pub nmc_version: String,
+    /// The command that made the report, shown under the title.
     pub command: String,
+    /// One section per experiment, in the order shown.
     pub sections: Vec<Section>,
     /// The verdict of each published quantity, shown first when present.
     pub scoreboard: Option<Scoreboard>,
 }
 
+/// Escapes `&`, `<`, `>` and `"` for HTML text and attribute values.
 pub fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
@@ -222,6 +233,7 @@ impl Report {
             .collect()
     }
 
+    /// The page as one self-contained HTML document.
     pub fn to_html(&self) -> String {
         let mut out = String::new();
         let all = self.rows();
@@ -362,6 +374,7 @@ quantity on the scoreboard.</p>",
         out
     }
 
+    /// Writes the page ([`Report::to_html`]) to `path`.
     pub fn write(&self, path: &Path) -> Result<(), ReportError> {
         write_file(path, self.to_html().as_bytes())
     }

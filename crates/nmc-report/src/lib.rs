@@ -15,6 +15,8 @@
 //!
 //! Every output that holds results also holds the seed that made them.
 
+#![warn(missing_docs)]
+
 pub mod check;
 pub mod diagram;
 pub mod html;

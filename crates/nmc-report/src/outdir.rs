@@ -29,22 +29,31 @@ const LEGACY_MARKS: &[&str] = &["summary.json", "reproduce.json", "sweep.json"];
 /// Why an output folder cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum OutDirError {
+    /// Another process holds the lock: the folder, then the lock file.
     #[error(
         "{0}: another nmc run is writing there (it holds {1}); wait for it to end or choose another --out"
     )]
     Locked(String, String),
+    /// The folder exists, is not empty and carries neither [`MARKER`] nor an older nmc's
+    /// output: the folder.
     #[error(
         "{0}: exists and holds files nmc did not write; nmc replaces its output folder whole, so choose a new or empty folder"
     )]
     Foreign(String),
+    /// The path exists and is not a folder: the path.
     #[error("{0}: exists and is not a folder")]
     NotAFolder(String),
+    /// The path has no last component to name the folder by (`.`, `..`, `/`): the path.
     #[error("{0}: an output folder needs a name (not `.`, `..` or `/`)")]
     Unnamed(String),
+    /// A file-system call failed.
     #[error("{what} {path}: {source}")]
     Io {
+        /// What nmc was doing (`creating`, `locking`, `renaming`, ...).
         what: &'static str,
+        /// The path it was doing it to.
         path: String,
+        /// The error the operating system returned.
         source: std::io::Error,
     },
 }

@@ -39,7 +39,10 @@ pub enum SeriesStyle {
     /// Our values as a line with a marker at each value.
     LinePoints,
     /// Vertical bars of the given width in x units, centred on each x.
-    Bars { width: f64 },
+    Bars {
+        /// The width of each bar, in x units.
+        width: f64,
+    },
     /// A dashed reference line: a published or theoretical *curve*, a bound, an event marker.
     Dashed,
     /// Separate line segments: points taken in pairs (start, end).
@@ -54,10 +57,14 @@ impl SeriesStyle {
     }
 }
 
+/// One named set of points on a chart, and how it is drawn.
 #[derive(Clone, Debug)]
 pub struct Series {
+    /// The name in the legend (an empty name leaves the series out of the legend).
     pub name: String,
+    /// The points (x, y), in the axes' units; a non-finite coordinate breaks a line.
     pub points: Vec<(f64, f64)>,
+    /// How the points are drawn.
     pub style: SeriesStyle,
     /// A marker shape other than the one the series' place gives it.
     pub marker: Option<Marker>,
@@ -102,18 +109,25 @@ pub enum Axis {
     Log10,
 }
 
+/// A chart as data: title, axis titles and kinds, ranges, size and series.
 #[derive(Clone, Debug)]
 pub struct Chart {
+    /// The title above the plot (wrapped to the plot's width when long).
     pub title: String,
     /// Axis titles: quantity and unit, e.g. `round trip (ms)`, `messages (count)`; checked when
     /// drawn ([`style::axis_unit`]).
     pub x_label: String,
+    /// The y axis title, quantity and unit (see `x_label`).
     pub y_label: String,
+    /// The series, ours drawn in this order (after bars and reference series).
     pub series: Vec<Series>,
     /// Fixed axis ranges; by default they cover the data (y from 0 when all y ≥ 0).
     pub x_range: Option<Range<f64>>,
+    /// The fixed y range, if any (see `x_range`).
     pub y_range: Option<Range<f64>>,
+    /// What the x values are, which decides the x ticks.
     pub x_axis: Axis,
+    /// What the y values are, which decides the y ticks.
     pub y_axis: Axis,
     /// Size of the chart in pixels (a legend placed below the plot adds to the height).
     pub size: (u32, u32),
@@ -133,6 +147,7 @@ pub struct Layout {
     pub legend_below: bool,
     /// Tick labels as drawn.
     pub x_ticks: Vec<String>,
+    /// The y axis' tick labels as drawn.
     pub y_ticks: Vec<String>,
     /// The size of the SVG document.
     pub size: (u32, u32),
@@ -418,6 +433,8 @@ fn derr<E: std::fmt::Display>(e: E) -> String {
 }
 
 impl Chart {
+    /// An empty chart with the given title and axis titles (each `quantity (unit)`), automatic
+    /// axes and ranges, and the style's default size.
     pub fn new(
         title: impl Into<String>,
         x_label: impl Into<String>,
@@ -436,6 +453,7 @@ impl Chart {
         }
     }
 
+    /// The same chart with the series `s` added after the others.
     pub fn with(mut self, s: Series) -> Self {
         self.series.push(s);
         self

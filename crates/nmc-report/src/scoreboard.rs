@@ -45,6 +45,7 @@ pub enum Group {
 }
 
 impl Group {
+    /// Every group, in the order the scoreboard shows them.
     pub const ALL: [Group; 4] = [Group::Spec, Group::Seed, Group::Other, Group::Textbook];
 
     /// The heading the scoreboard gives the group.
@@ -63,11 +64,13 @@ impl Group {
 pub struct Figure {
     /// The id its rows start with (`KO-3`).
     pub id: &'static str,
+    /// Where the quantity comes from; only [`Group::Spec`] makes the headline.
     pub group: Group,
     /// The paper, as the scoreboard groups by it (`Kleinrock & Opderbeck 1977`).
     pub paper: &'static str,
     /// Where in the paper (`Fig. 4`).
     pub source: &'static str,
+    /// What the quantity is, in words.
     pub quantity: &'static str,
     /// The value as the paper prints it (a target, quoted; never an input).
     pub published: &'static str,
@@ -79,17 +82,23 @@ pub struct Figure {
 /// A quantity's verdict; see the module doc for the rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub enum Verdict {
+    /// Every counted row within its tolerance.
     #[serde(rename = "reproduced")]
     Reproduced,
+    /// Some counted rows within, some not.
     #[serde(rename = "partly")]
     Partly,
+    /// No counted row within.
     #[serde(rename = "missed")]
     Missed,
+    /// Rows, but none counted: every row restates an input, cannot fail, is a variant or is
+    /// in-sample.
     #[serde(rename = "by construction")]
     ByConstruction,
 }
 
 impl Verdict {
+    /// Every verdict, in the order the scoreboard counts them.
     pub const ALL: [Verdict; 4] = [
         Verdict::Reproduced,
         Verdict::Partly,
@@ -116,6 +125,7 @@ impl Verdict {
         })
     }
 
+    /// The name used on the scoreboard, in the report and in `reproduce.json`.
     pub fn name(self) -> &'static str {
         match self {
             Verdict::Reproduced => "reproduced",
@@ -135,13 +145,16 @@ impl fmt::Display for Verdict {
 /// One quantity on the scoreboard.
 #[derive(Clone, Debug, Serialize)]
 pub struct Entry {
+    /// The quantity as its paper states it.
     #[serde(flatten)]
     pub figure: Figure,
+    /// Its verdict from its rows, by [`Verdict::of`].
     pub verdict: Verdict,
     /// Rows of this quantity, counted or not.
     pub rows: usize,
     /// Counted (emergent) rows, and how many of them are within.
     pub counted: usize,
+    /// How many of the counted rows are within their tolerance.
     pub within: usize,
     /// The ids of the counted rows outside their tolerance.
     pub misses: Vec<String>,
@@ -170,7 +183,9 @@ impl Entry {
 /// Every quantity that has rows in a run, in the order of the list of figures.
 #[derive(Clone, Debug, Serialize)]
 pub struct Scoreboard {
+    /// The rule the verdicts follow ([`RULE`]), stated with them.
     pub rule: &'static str,
+    /// One entry per quantity with rows, in the order of the list of figures.
     pub quantities: Vec<Entry>,
 }
 

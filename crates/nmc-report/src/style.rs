@@ -23,8 +23,11 @@ use plotters::style::FontDesc;
 pub const FONT: &str = "sans-serif";
 /// Font sizes in plotters units (the SVG `font-size` is this / 1.24).
 pub const TITLE_SIZE: f64 = 20.0;
+/// Font size of axis titles, plotters units.
 pub const AXIS_TITLE_SIZE: f64 = 16.0;
+/// Font size of tick labels, plotters units.
 pub const TICK_SIZE: f64 = 14.0;
+/// Font size of legend text, plotters units.
 pub const LEGEND_SIZE: f64 = 14.0;
 
 /// Outer margin of a chart, pixels.
@@ -36,8 +39,11 @@ pub const SIZE: (u32, u32) = (760, 440);
 
 /// Background, axes, grid and legend frame.
 pub const BACKGROUND: RGBColor = WHITE;
+/// Colour of the axes, ticks and text: near-black.
 pub const AXIS: RGBColor = RGBColor(40, 40, 40);
+/// Colour of the grid lines: light grey.
 pub const GRID: RGBColor = RGBColor(228, 228, 228);
+/// Colour of the legend's border: mid grey.
 pub const LEGEND_FRAME: RGBColor = RGBColor(160, 160, 160);
 
 /// Our series, in order (Okabe & Ito's colour-blind-safe set, without its yellow).
@@ -79,7 +85,9 @@ pub fn our_line_width(k: usize, n: usize) -> u32 {
         (4u32.saturating_sub(k as u32)).max(LINE_WIDTH)
     }
 }
+/// Width of dashed reference lines, pixels.
 pub const REFERENCE_WIDTH: u32 = 2;
+/// Width of the separate segments of [`crate::plot::SeriesStyle::Segments`], pixels.
 pub const SEGMENT_WIDTH: u32 = 5;
 /// Dash and gap of dashed lines, pixels.
 pub const DASH: (u32, u32) = (7, 4);
@@ -88,18 +96,27 @@ pub const DASH: (u32, u32) = (7, 4);
 /// by [`MARKER_STEP`] down to [`MARKER_MIN`], so markers sharing a point nest) and published
 /// values (hollow, drawn around ours).
 pub const SCATTER_RADIUS: f64 = 2.5;
+/// Radius of the first of our series' markers, pixels.
 pub const MARKER_RADIUS: f64 = 5.0;
+/// How much smaller each later series' markers are than the one before, pixels.
 pub const MARKER_STEP: f64 = 0.75;
+/// The smallest radius our markers shrink to, pixels.
 pub const MARKER_MIN: f64 = 3.0;
+/// Radius of the hollow markers of published values, pixels.
 pub const PUBLISHED_RADIUS: f64 = 7.0;
 
 /// A marker's shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Marker {
+    /// A circle.
     Circle,
+    /// A square.
     Square,
+    /// A triangle pointing up.
     TriangleUp,
+    /// A diamond (a square on its corner).
     Diamond,
+    /// A triangle pointing down.
     TriangleDown,
     /// An ×: never filled.
     Cross,
@@ -262,9 +279,11 @@ pub fn draw_marker<DB: DrawingBackend>(
 /// What one legend entry shows beside its text.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Glyph {
+    /// The series' colour, of line, marker and bar alike.
     pub colour: RGBColor,
     /// A line through the glyph: `Some(dashed)`.
     pub line: Option<bool>,
+    /// The width of that line, pixels.
     pub line_width: u32,
     /// A marker at its centre: shape, radius, filled.
     pub marker: Option<(Marker, f64, bool)>,
@@ -275,13 +294,17 @@ pub struct Glyph {
 /// One legend entry.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LegendEntry {
+    /// The text: the series' name.
     pub label: String,
+    /// What is drawn beside the text.
     pub glyph: Glyph,
 }
 
 /// Legend metrics, pixels.
 pub const LEGEND_PAD: f64 = 7.0;
+/// Height of one legend row, pixels.
 pub const LEGEND_ROW: f64 = 18.0;
+/// Width of the space for an entry's glyph, before its text, pixels.
 pub const LEGEND_GLYPH: f64 = 30.0;
 /// Gap between the plot frame and a legend inside it, pixels.
 pub const LEGEND_INSET: f64 = 8.0;

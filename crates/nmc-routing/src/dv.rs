@@ -59,14 +59,17 @@ impl LineConfig {
             up: true,
         }
     }
+    /// The same line with its own routing-message period instead of the default.
     pub fn period(mut self, period: SimDuration) -> Self {
         self.period = Some(period);
         self
     }
+    /// The same line with its first routing message due at `at`.
     pub fn first_message_at(mut self, at: SimTime) -> Self {
         self.first_message = at;
         self
     }
+    /// The same line, starting down.
     pub fn down(mut self) -> Self {
         self.up = false;
         self
@@ -100,21 +103,29 @@ pub(crate) struct Route {
 pub struct RouteView {
     /// The delay estimate (at or above `infinity` when unreachable).
     pub estimate: Units,
+    /// Whether the estimate is below `infinity`.
     pub reachable: bool,
     /// The local delay over the line to the best neighbour when the estimate was last set.
     pub local: Units,
+    /// The line to the best delay neighbour, and that neighbour (`None`: no route).
     pub best: Option<Hop>,
+    /// Whether a line hold-down is in force for the destination (the paper's `!`).
     pub held_down: bool,
+    /// The destination's sequence number the estimate belongs to (this IMP's current one for
+    /// itself); used by [`LoopPrevention::FeasibleSuccessor`] only.
     pub seqno: u32,
 }
 
 /// Counters a run may report.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct RouterStats {
+    /// Routing messages handled (arriving on a known, up line).
     pub messages_handled: u64,
     /// Messages or line events naming a line this router does not know, or a down line.
     pub unknown_or_down_line: u64,
+    /// Times a destination's best delay line changed.
     pub best_neighbour_changes: u64,
+    /// Line hold-downs started, over all destinations.
     pub hold_downs_started: u64,
     /// Per destination, offers from non-best neighbours ignored because the line was held.
     pub ignored_while_held: u64,
@@ -185,10 +196,12 @@ impl DistanceVector {
         self.events = on.then(VecDeque::new);
     }
 
+    /// The constants the router runs with.
     pub fn params(&self) -> &RoutingParams {
         &self.params
     }
 
+    /// The counters so far.
     pub fn stats(&self) -> RouterStats {
         self.stats
     }

@@ -36,7 +36,9 @@ use crate::{LineId, Units};
 /// is smaller (better), and under one sequence number a smaller estimate is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Feasibility {
+    /// The destination's sequence number the feasible distance belongs to (newer is better).
     pub seqno: u32,
+    /// The smallest estimate the IMP has had under that sequence number.
     pub estimate: Units,
 }
 
@@ -56,6 +58,7 @@ impl Feasibility {
 /// A neighbour on a line that is up, as the rule sees it for one destination.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Candidate {
+    /// The line to the neighbour.
     pub line: LineId,
     /// The neighbour's last report for the destination.
     pub report: Entry,

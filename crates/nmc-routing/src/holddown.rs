@@ -60,6 +60,7 @@ impl HoldDown {
         self.until.is_some_and(|u| now < u)
     }
 
+    /// When the last hold-down ends or ended (`None`: none started, or cleared).
     pub fn until(&self) -> Option<SimTime> {
         self.until
     }

@@ -48,6 +48,7 @@ pub const PUBLISHED_TEXT: &str = include_str!("../fixtures/ko1977_tables.txt");
 /// B's initial estimate to D, in units: the paper's `d`.
 pub const D_UNITS: u32 = 16;
 
+/// Node D, the destination every table follows (the far end of "the rest of the network").
 pub const D: NodeId = NodeId(0);
 const LINE_XA: LineId = LineId(0);
 const LINE_AB: LineId = LineId(1);
@@ -56,13 +57,18 @@ const LINE_BC: LineId = LineId(2);
 /// The IMPs of the example.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub enum Imp {
+    /// The node of "the rest of the network" that sends routing updates to A; scripted.
     X,
+    /// The IMP next to X.
     A,
+    /// The middle IMP of A–B–C.
     B,
+    /// The IMP at the end of the line.
     C,
 }
 
 impl Imp {
+    /// Its node number in the example's routers (D is node 0, X–C are 1–4).
     pub fn node(self) -> NodeId {
         NodeId(match self {
             Imp::X => 1,
@@ -71,6 +77,7 @@ impl Imp {
             Imp::C => 4,
         })
     }
+    /// Its letter, as the paper prints it.
     pub fn letter(self) -> char {
         match self {
             Imp::X => 'X',
@@ -104,14 +111,19 @@ fn line(a: Imp, b: Imp) -> Option<LineId> {
 /// Which of K&O's three tables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub enum Table {
+    /// Table I: no loop prevention, every link every 640 ms.
     I,
+    /// Table II: Table I's sequence with the 1974 line hold-down.
     II,
+    /// Table III: the hold-down, with X→A and A→B twice as often as C→B and B→C.
     III,
 }
 
 impl Table {
+    /// The three tables, in the paper's order.
     pub const ALL: [Table; 3] = [Table::I, Table::II, Table::III];
 
+    /// Its number in Roman numerals, as the paper prints it.
     pub fn roman(self) -> &'static str {
         match self {
             Table::I => "I",
@@ -132,9 +144,13 @@ impl Table {
 /// A directed stream of routing messages.
 #[derive(Clone, Copy, Debug)]
 pub struct Link {
+    /// The IMP that sends the messages.
     pub from: Imp,
+    /// The IMP that receives them.
     pub to: Imp,
+    /// The time between messages.
     pub period: SimDuration,
+    /// When the first message is delivered, from the start of the run.
     pub phase: SimDuration,
 }
 
@@ -144,16 +160,26 @@ pub enum Input {
     /// X's estimate to D becomes `d + k` (k may be negative).
     XReports(i32),
     /// The output queue of `imp` towards `toward` now holds `packets`.
-    Queue { imp: Imp, toward: Imp, packets: u32 },
+    Queue {
+        /// The IMP whose queue it is.
+        imp: Imp,
+        /// The neighbour the queue's line leads to.
+        toward: Imp,
+        /// The number of packets waiting (1 delay unit each, K&O §III).
+        packets: u32,
+    },
 }
 
 /// A table's update sequence: the links, the scripted inputs by row, and the table's length.
 #[derive(Clone, Debug)]
 pub struct Sequence {
+    /// The table the sequence reproduces.
     pub table: Table,
+    /// The four directed links X→A, A→B, C→B and B→C, with their periods and phases.
     pub links: Vec<Link>,
     /// X's report during the warm-up (row 0), relative to d.
     pub x_initially: i32,
+    /// The scripted inputs, each with the row it is applied before.
     pub inputs: Vec<(usize, Input)>,
     /// The last row the paper prints.
     pub rows: usize,
@@ -228,8 +254,12 @@ pub fn sequence(table: Table) -> Sequence {
 pub struct Cell {
     /// Estimate minus d (`None`: unreachable).
     pub estimate: Option<i64>,
+    /// The local delay over the best delay line, units: 1 per waiting packet (the `4` of
+    /// `d+5/4/X`).
     pub local: u32,
+    /// The best delay neighbour (`None`: no route, printed `-`).
     pub best: Option<Imp>,
+    /// Whether the line to the best neighbour is held down (printed `!`).
     pub held: bool,
 }
 
@@ -253,10 +283,13 @@ impl fmt::Display for Cell {
 /// The state after one routing message (or row 0).
 #[derive(Clone, Debug)]
 pub struct Row {
+    /// The row's number: 0 for the initial state, then one per routing message.
     pub row: usize,
+    /// When the row's routing message was delivered (row 0: [`ROW_1_AT`]).
     pub at: SimTime,
     /// `initially`, or `X→A`.
     pub routing: String,
+    /// The IMP that received the row's routing message (`None` for row 0).
     pub receiver: Option<Imp>,
     /// IMPs A, B, C.
     pub cells: [Cell; 3],
@@ -280,6 +313,7 @@ impl Row {
         }
     }
 
+    /// `imp`'s cell in this row (`None` for X, which has none).
     pub fn cell(&self, imp: Imp) -> Option<&Cell> {
         match imp {
             Imp::A => Some(&self.cells[0]),
@@ -553,7 +587,9 @@ pub fn loop_span(rows: &[Row]) -> Option<(SimTime, SimTime)> {
 /// One published row.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PublishedRow {
+    /// The row's number, as printed.
     pub row: usize,
+    /// The "Routing" column: `initially`, or the message's link (`X→A`).
     pub routing: String,
     /// IMPs A, B, C as printed (`None`: blank).
     pub cells: [Option<String>; 3],
@@ -571,30 +607,43 @@ impl PublishedRow {
     }
 }
 
+/// One published table, transcribed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PublishedTable {
+    /// Which table.
     pub table: Table,
+    /// Its rows in printed order, from row 0.
     pub rows: Vec<PublishedRow>,
 }
 
 /// A printed cell read otherwise, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Erratum {
+    /// The table the cell is in.
     pub table: Table,
+    /// The cell's row.
     pub row: usize,
+    /// The IMP whose cell it is.
     pub imp: Imp,
+    /// The cell as the paper prints it.
     pub printed: String,
+    /// The reading a reproduction is compared with instead.
     pub reading: String,
+    /// Why the printed cell is read otherwise.
     pub why: String,
 }
 
+/// Everything transcribed in [`PUBLISHED_TEXT`]: the three tables and the errata.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Published {
+    /// Tables I, II and III.
     pub tables: Vec<PublishedTable>,
+    /// The printed cells read otherwise, with why.
     pub errata: Vec<Erratum>,
 }
 
 impl Published {
+    /// The transcribed table `t`.
     pub fn table(&self, t: Table) -> &PublishedTable {
         self.tables
             .iter()

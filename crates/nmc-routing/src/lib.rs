@@ -44,6 +44,8 @@
 //! Same inputs in the same order give the same outputs: iteration is over ordered maps and
 //! vectors only, and ties go to the lowest [`LineId`].
 
+#![warn(missing_docs)]
+
 pub mod dv;
 pub mod feasible;
 pub mod holddown;

@@ -48,6 +48,7 @@ pub enum LoopPrevention {
 }
 
 impl LoopPrevention {
+    /// Every variant, in the order issue 4 compares them.
     pub const ALL: [LoopPrevention; 4] = [
         LoopPrevention::None,
         LoopPrevention::HoldDown1974,
@@ -103,6 +104,7 @@ impl Default for HoldDownParams {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RoutingParams {
+    /// How the router keeps packets out of loops (default: the 1974 hold-down).
     pub loop_prevention: LoopPrevention,
     /// Units each hop adds to the estimate. K&O §III: "Each hop on the path from source to
     /// destination contributes four (arbitrary) units to the delay estimate."
@@ -117,6 +119,7 @@ pub struct RoutingParams {
     /// ([`crate::LineConfig::period`]). K&O §III: "once every 640 ms (for heavily loaded,
     /// 50-kbit/s lines)"; §V: the frequency "is a function of line speed and line utilization".
     pub period: SimDuration,
+    /// The line hold-down's constants, used by the hold-down variants only (K&O §V).
     pub hold_down: HoldDownParams,
     /// Estimates at or above this mean "unreachable". Not in the sources; our choice: 600 units,
     /// 50 hops at the 12-unit maximum, above any path in the 1970s ARPANET, so that a count to

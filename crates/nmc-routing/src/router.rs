@@ -12,7 +12,9 @@ use serde::{Deserialize, Serialize};
 /// Where to send a packet next: the line, and the neighbour at its other end.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Hop {
+    /// The line to send on.
     pub line: LineId,
+    /// The IMP at the line's far end.
     pub neighbour: NodeId,
 }
 
@@ -32,7 +34,9 @@ pub struct Entry {
 /// node number (K&O §III: each IMP reports its delay estimates to its neighbours).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RoutingMessage {
+    /// The IMP that sent the message.
     pub from: NodeId,
+    /// The sender's entry for each destination, indexed by node number.
     pub entries: Vec<Entry>,
     /// Link-state updates ([`crate::LinkState`], SPF): every origin's latest the sender holds.
     /// Empty in a distance-vector message.
@@ -43,8 +47,13 @@ pub struct RoutingMessage {
 /// One node's link-state update ([`crate::LinkState`], SPF), carried in a [`RoutingMessage`]: its lines that are up, each with the neighbour and the delay reported.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LinkStateUpdate {
+    /// The node whose lines the update describes.
     pub origin: NodeId,
+    /// The origin's update number, one more for each update it makes: a node keeps an origin's
+    /// update with the highest number.
     pub seqno: u32,
+    /// The origin's lines that are up: the neighbour at the far end and the line's reported
+    /// delay (µs).
     pub links: Vec<(NodeId, Units)>,
 }
 
@@ -61,29 +70,44 @@ impl RoutingMessage {
 /// Something a router did that a trace or a loop measurement may want.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RouteEvent {
+    /// When it happened.
     pub at: SimTime,
+    /// The destination whose route it concerns.
     pub dst: NodeId,
+    /// What happened.
     pub kind: RouteEventKind,
 }
 
+/// What a [`RouteEvent`] records.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RouteEventKind {
     /// The best delay neighbour for `dst` changed (`None`: no route).
     BestNeighbour {
+        /// The best delay neighbour before the change.
         from: Option<NodeId>,
+        /// The best delay neighbour after it.
         to: Option<NodeId>,
+        /// The delay estimate to `dst` after the change.
         estimate: Units,
     },
     /// A line hold-down started (or was restarted) on the line to `neighbour`.
-    HoldDown { neighbour: NodeId, until: SimTime },
+    HoldDown {
+        /// The neighbour at the far end of the held line.
+        neighbour: NodeId,
+        /// When the hold-down ends.
+        until: SimTime,
+    },
     /// A hold-down on the line to `held` kept the route there against a smaller estimate
     /// `offered` from `by`, which would have won without it (K&O §V: while held down,
     /// "ignoring the estimated delay from nonbest delay neighbors"; Table III row 11, B
     /// ignoring A). A loop kept by such a refusal is a *loop trap*, "a loop whose existence is
     /// extended because of line hold-down".
     HeldAgainst {
+        /// The best delay neighbour the hold-down kept.
         held: NodeId,
+        /// The neighbour whose smaller estimate was ignored.
         by: NodeId,
+        /// The estimate to `dst` through `by`: its report plus the local delay to it.
         offered: Units,
     },
 }

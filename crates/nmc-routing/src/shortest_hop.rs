@@ -16,7 +16,9 @@ use std::collections::BTreeSet;
 /// A subnet's lines: `(line, a, b)`, each full-duplex.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Graph {
+    /// The number of IMPs, numbered `0..nodes`.
     pub nodes: u32,
+    /// The lines: each line's id and the IMPs at its two ends.
     pub lines: Vec<(LineId, NodeId, NodeId)>,
 }
 

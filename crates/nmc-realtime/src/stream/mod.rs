@@ -30,20 +30,33 @@ pub const DEFAULT_PORT: u16 = 8890;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Transport {
+    /// One TCP connection; the buffers are frames in its byte stream.
     Tcp,
+    /// One UDP datagram per buffer.
     Udp,
 }
 
 /// Why a stream could not start or stopped early: one line.
 #[derive(Debug, thiserror::Error)]
 pub enum StreamError {
+    /// A setting is refused, or the sink answered in a way the stream cannot use; the message
+    /// says which.
     #[error("{0}")]
     Input(String),
+    /// The sink could not be reached.
     #[error("cannot reach the sink at {addr}: {err}")]
-    Connect { addr: String, err: std::io::Error },
+    Connect {
+        /// The sink's address.
+        addr: String,
+        /// The error the connection attempt returned.
+        err: std::io::Error,
+    },
+    /// A socket call failed during the run.
     #[error("{what}: {err}")]
     Io {
+        /// What the stream was doing (`receiving the stream`, ...).
         what: &'static str,
+        /// The error the operating system returned.
         err: std::io::Error,
     },
 }

@@ -339,8 +339,11 @@ pub(crate) fn serve_request(
 /// One `-i` interval of a reverse run, as the client saw it.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct ReceivedInterval {
+    /// When the interval began, seconds from the start of receiving.
     pub start_s: f64,
+    /// When it ended, seconds from the start.
     pub end_s: f64,
+    /// Buffers received in it.
     pub buffers_received: u64,
     /// Their bits over the interval's length.
     pub rate_bit_per_s: f64,

@@ -31,11 +31,16 @@ pub const RECORD_BYTES: u64 = 72;
 /// One stream.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct StreamConfig {
+    /// The sink's address.
     pub target: SocketAddr,
+    /// The process bit rate a buffer fills at, bit/s.
     pub rate_bps: u64,
+    /// The size of each buffer, bits.
     pub buffer_bits: u64,
+    /// How long the run fills buffers (serialised as seconds).
     #[serde(serialize_with = "secs", deserialize_with = "from_secs")]
     pub duration: Duration,
+    /// TCP or UDP.
     pub transport: Transport,
     /// Write complete = the sink's acknowledgement (RFNM analogue), not the socket's accept.
     pub ack: bool,
@@ -67,6 +72,8 @@ impl StreamConfig {
         self.buffer_bits.div_ceil(8) as usize
     }
 
+    /// Checks the settings: rate, buffer and duration above zero, a buffer that fits the
+    /// transport (one UDP datagram, or nmc's TCP limit) and fills within the duration.
     pub fn validate(&self) -> Result<(), StreamError> {
         let bad = |m: String| Err(StreamError::Input(m));
         if self.rate_bps == 0 {
@@ -129,6 +136,7 @@ impl StreamConfig {
 /// One buffer of the run.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct BufferRecord {
+    /// The buffer's number, from 0 in the order filled.
     pub seq: u64,
     /// Seconds from the start when the buffer was full and its write initiated.
     pub filled_s: f64,
@@ -141,19 +149,26 @@ pub struct BufferRecord {
 /// What the client of a reverse run (`--reverse`, `super::reverse`) received (its own count; the gaps are the sender's).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Received {
+    /// Buffers the client received.
     pub buffers: u64,
+    /// Bytes of buffer data it received.
     pub bytes: u64,
 }
 
 /// What a run measured.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct StreamRun {
+    /// The settings the run used.
     pub config: StreamConfig,
     /// Wall-clock start, Unix seconds, and its UTC time of day ("14:05"), as Table I prints.
     pub started_unix_s: u64,
+    /// The start's UTC time of day (`14:05`).
     pub time_of_day: String,
+    /// Buffers filled and their writes initiated.
     pub buffers_sent: u64,
+    /// Buffers whose write completed by the end.
     pub buffers_completed: u64,
+    /// The gaps, as RFC 508's KEY counts them.
     pub gaps: GapTable,
     /// UDP with --ack: acknowledgements that did not come back within the timeout.
     pub acks_lost: u64,
@@ -162,6 +177,7 @@ pub struct StreamRun {
     pub sink_received: Option<u64>,
     /// Set when the run stopped early; says why.
     pub partial: Option<String>,
+    /// One record per buffer, in order (`buffers.csv`).
     #[serde(skip)]
     pub records: Vec<BufferRecord>,
     /// `--reverse`: the sink sent (every figure above is its) and this is what the client
@@ -361,10 +377,13 @@ pub fn run_until(c: &StreamConfig, stop: &AtomicBool) -> Result<StreamRun, Strea
 pub struct StreamInterval {
     /// Seconds from the start.
     pub start_s: f64,
+    /// When the interval ended, seconds from the start.
     pub end_s: f64,
+    /// Buffers filled in the interval.
     pub buffers_sent: u64,
     /// The process's bits over the interval: buffers sent × buffer bits / its length.
     pub rate_bit_per_s: f64,
+    /// Gaps that ended in the interval.
     pub gaps: u64,
     /// The longest of those gaps, seconds (none without a gap).
     pub longest_gap_s: Option<f64>,

@@ -23,15 +23,20 @@ use std::time::Duration;
 /// A scripted stall: after `after` buffers, stop reading for `length`.
 #[derive(Clone, Copy, Debug)]
 pub struct Stall {
+    /// Buffers read before the stall (counted per TCP connection, and over UDP).
     pub after: u64,
+    /// How long the sink stops reading.
     pub length: Duration,
 }
 
 /// What the sink counted.
 #[derive(Debug, Default)]
 pub struct Counts {
+    /// Buffers received, TCP and UDP.
     pub buffers: AtomicU64,
+    /// Payload bytes of those buffers.
     pub bytes: AtomicU64,
+    /// Frames or datagrams that are not a buffer or a request the sink knows.
     pub bad: AtomicU64,
     /// UDP buffers without a valid tag while the sink has a secret.
     pub unauthenticated: AtomicU64,
@@ -53,11 +58,14 @@ impl Counts {
     }
 }
 
+/// The discard sink on its own port: TCP and UDP, reading buffers, acknowledging those that
+/// ask, and serving reverse runs.
 pub struct Sink {
     tcp: TcpListener,
     udp: UdpSocket,
     stall: Option<Stall>,
     gate: Gate,
+    /// What the sink has counted, shared with the threads that serve.
     pub counts: Arc<Counts>,
 }
 
@@ -83,6 +91,7 @@ impl Sink {
         self
     }
 
+    /// The address the sink is bound to (TCP and UDP share its port).
     pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
         self.tcp.local_addr()
     }
@@ -284,6 +293,7 @@ impl UdpSide {
 /// buffer's, a HELLO's or an acknowledgement's, are the sink's. No scripted stall. The secret is
 /// the serving gate's for TCP; for UDP it is `key` here (the same one).
 pub struct SinkService {
+    /// What the sink has counted.
     pub counts: Arc<Counts>,
     routes: Arc<super::reverse::Routes>,
     udp: std::sync::Mutex<UdpSide>,

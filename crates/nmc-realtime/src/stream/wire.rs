@@ -33,12 +33,17 @@
 //! (`nmc_probe::wire`); the sink drops and counts a datagram without a valid one. Over TCP the
 //! secret is proved once, by the gate's handshake (`nmc_serve::auth`), before the first frame.
 
+/// First bytes of a buffer's header (and of a tally request).
 pub const MAGIC: [u8; 4] = *b"N508";
+/// First bytes of an acknowledgement.
 pub const ACK_MAGIC: [u8; 4] = *b"A508";
+/// First bytes of the sink's tally.
 pub const TALLY_MAGIC: [u8; 4] = *b"T508";
+/// Bytes of a buffer's header.
 pub const HEADER: usize = 17;
 /// Flag bit of a tally request.
 const TALLY_FLAG: u8 = 2;
+/// Bytes of an acknowledgement (and of a tally, a HELLO and a stop frame).
 pub const ACK: usize = 12;
 /// Largest UDP payload (65535 − 8 UDP − 20 IPv4).
 pub const UDP_MAX: usize = 65_507;
@@ -87,6 +92,7 @@ pub fn tally(received: u64) -> [u8; ACK] {
     a
 }
 
+/// The buffer count of a tally, or None if the bytes are not one.
 pub fn parse_tally(a: &[u8]) -> Option<u64> {
     (a.len() >= ACK && a[..4] == TALLY_MAGIC)
         .then(|| u64::from_be_bytes(a[4..12].try_into().unwrap()))
@@ -94,11 +100,15 @@ pub fn parse_tally(a: &[u8]) -> Option<u64> {
 
 /// First bytes of `nmc stream --reverse`'s frames (above).
 pub const REQUEST_MAGIC: [u8; 4] = *b"R508";
+/// First bytes of the sink's error frame.
 pub const ERROR_MAGIC: [u8; 4] = *b"E508";
+/// First bytes of the sink's result frame.
 pub const RESULT_MAGIC: [u8; 4] = *b"S508";
+/// First bytes of the client's stop frame.
 pub const STOP_MAGIC: [u8; 4] = *b"X508";
 /// Bytes of a reverse request.
 pub const REQUEST: usize = 53;
+/// First bytes of the client's HELLO datagram.
 pub const HELLO_MAGIC: [u8; 4] = *b"H508";
 /// Longest error line, bytes.
 pub const MAX_ERROR: u32 = 512;
@@ -109,11 +119,19 @@ pub const MAX_RESULT: u32 = 16 << 20;
 /// What a client asks the sink to send (`nmc stream --reverse`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Request {
+    /// The process bit rate, bit/s.
     pub rate_bps: u64,
+    /// The size of each buffer, bits.
     pub buffer_bits: u64,
+    /// How long the sink fills buffers, ns.
     pub duration_ns: u64,
+    /// With `ack` over UDP: how long an acknowledgement may take before its buffer counts as
+    /// complete and lost, ns.
     pub ack_timeout_ns: u64,
+    /// How long a connection, write or acknowledgement may take before the run ends as
+    /// partial, ns.
     pub io_timeout_ns: u64,
+    /// Write complete = the client's acknowledgement, not the socket's accept.
     pub ack: bool,
     /// Over UDP (the buffers by datagram).
     pub udp: bool,
@@ -122,6 +140,7 @@ pub struct Request {
 }
 
 impl Request {
+    /// The request's bytes, as the client sends them first on the TCP connection.
     pub fn encode(&self) -> [u8; REQUEST] {
         let mut b = [0u8; REQUEST];
         b[..4].copy_from_slice(&REQUEST_MAGIC);
@@ -202,10 +221,12 @@ pub fn stop() -> [u8; ACK] {
     a
 }
 
+/// Whether a frame is the client's stop.
 pub fn is_stop(a: &[u8]) -> bool {
     a.len() >= ACK && a[..4] == STOP_MAGIC
 }
 
+/// The acknowledgement of buffer `seq`.
 pub fn ack(seq: u64) -> [u8; ACK] {
     let mut a = [0u8; ACK];
     a[..4].copy_from_slice(&ACK_MAGIC);
@@ -213,6 +234,7 @@ pub fn ack(seq: u64) -> [u8; ACK] {
     a
 }
 
+/// The buffer number an acknowledgement names, or None if the bytes are not one.
 pub fn parse_ack(a: &[u8]) -> Option<u64> {
     (a.len() >= ACK && a[..4] == ACK_MAGIC)
         .then(|| u64::from_be_bytes(a[4..12].try_into().unwrap()))
