@@ -22,12 +22,19 @@ type Points = Vec<(u32, f64)>;
 /// Order statistics and moments of a set of delays, in ns.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct DelayStats {
+    /// Number of delays.
     pub n: usize,
+    /// Smallest delay, ns.
     pub min_ns: u64,
+    /// Median delay (nearest rank), ns.
     pub median_ns: u64,
+    /// Mean delay, ns.
     pub mean_ns: f64,
+    /// 95th percentile delay (nearest rank), ns.
     pub p95_ns: u64,
+    /// Largest delay, ns.
     pub max_ns: u64,
+    /// Sample standard deviation (n − 1 in the denominator), ns; 0 for a single delay.
     pub stddev_ns: f64,
     /// Coefficient of variation (stddev / mean), as in RFC 889 §3's table.
     pub cov: f64,
@@ -71,9 +78,11 @@ impl DelayStats {
 /// A least-squares line `delay = intercept + slope · length` over one range of lengths.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct LineFit {
+    /// Number of points the line was fitted to.
     pub n: usize,
     /// Shortest and longest length the line is quoted at (see the module doc).
     pub from_len: u32,
+    /// Longest length the line is quoted at, bytes (see the module doc).
     pub to_len: u32,
     /// Delay at length 0, ns.
     pub intercept_ns: f64,
@@ -81,19 +90,24 @@ pub struct LineFit {
     pub slope_ns_per_byte: f64,
     /// Standard errors of the two coefficients (ordinary least squares, residual variance with n − 2 degrees of freedom).
     pub intercept_stderr_ns: f64,
+    /// Standard error of the slope, ns per byte.
     pub slope_stderr_ns_per_byte: f64,
+    /// Coefficient of determination R² (1 when the delays do not vary).
     pub r2: f64,
     /// Root mean square of the residuals, ns.
     pub rms_residual_ns: f64,
     /// Sum of squared residuals, ns².
     pub sse: f64,
+    /// The line's delay at `from_len`, ns.
     pub delay_at_from_ns: f64,
+    /// The line's delay at `to_len`, ns.
     pub delay_at_to_ns: f64,
     /// Δbits / Δdelay between `from_len` and `to_len` = 8e9 / slope, bit/s; `None` unless the slope is positive.
     pub rate_bps: Option<f64>,
 }
 
 impl LineFit {
+    /// The line's delay at `len` bytes, ns.
     pub fn delay_at(&self, len: f64) -> f64 {
         self.intercept_ns + self.slope_ns_per_byte * len
     }
@@ -143,8 +157,11 @@ pub fn fit_line(points: &[(u32, f64)], from_len: u32, to_len: u32) -> Option<Lin
 /// Two lines split at a break: `short` over lengths `< break_at`, `long` over `≥ break_at`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct SplitFit {
+    /// First length of the long line, bytes: `short` covers lengths below it, `long` the rest.
     pub break_at: u32,
+    /// The line over lengths `< break_at`.
     pub short: LineFit,
+    /// The line over lengths `≥ break_at`.
     pub long: LineFit,
     /// Sum of both lines' squared residuals, ns².
     pub sse: f64,
@@ -242,17 +259,28 @@ pub fn fit_all(points: &[(u32, f64)], break_at: Option<u32>) -> Fits {
 /// under "Single-packet 40", its delay at 256 and its rate under "Multi-packet 256" and "Rate".
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub enum Rfc889Cells {
+    /// One line over all lengths: no split asked for, or the split could not be fitted.
     One {
+        /// Delay at 40 octets, ms.
         d40: f64,
+        /// Delay at 256 octets, ms.
         d256: f64,
+        /// Rate of the line, bit/s (NaN when its slope is not positive).
         rate: f64,
     },
+    /// Both lines of the split at the requested break (126 octets on ARPANET paths).
     Two {
+        /// Single-packet line's delay at 40 octets, ms.
         s40: f64,
+        /// Single-packet line's delay at 125 octets, ms.
         s125: f64,
+        /// Single-packet line's rate, bit/s (NaN when its slope is not positive).
         s_rate: f64,
+        /// Multi-packet line's delay at 125 octets, ms.
         m125: f64,
+        /// Multi-packet line's delay at 256 octets, ms.
         m256: f64,
+        /// Multi-packet line's rate, bit/s (NaN when its slope is not positive).
         m_rate: f64,
     },
 }

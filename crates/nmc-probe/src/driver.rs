@@ -26,6 +26,7 @@ pub const MAX_WAIT: Duration = Duration::from_millis(100);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Transport {
+    /// UDP to an `nmc echo serve` server (the packet format of [`crate::wire`]).
     Udp,
     /// ICMP Echo through an unprivileged ping socket (`SOCK_DGRAM`, `IPPROTO_ICMP`).
     IcmpPing,
@@ -163,10 +164,13 @@ fn poll(p: &mut [PollFd<'_>], timeout: Duration) -> io::Result<bool> {
 pub struct ProbeRun {
     /// The target as given and as resolved.
     pub target: String,
+    /// The transport the volleys went by.
     pub transport: Transport,
+    /// The run's parameters, as used.
     pub config: ProbeConfig,
     /// Bytes of IP + UDP/ICMP header counted in every length.
     pub header_bytes: u32,
+    /// What the probe measured of the monotonic clock before the run.
     pub timer: TimerResolution,
     /// Wall-clock time the run started, ns since the Unix epoch (for the record only).
     pub started_unix_ns: u64,
@@ -174,7 +178,11 @@ pub struct ProbeRun {
     pub elapsed: Nanos,
     /// True when the run was stopped before every volley was resolved.
     pub interrupted: bool,
+    /// Volleys sent, answered and lost; replies duplicate, reordered, late, foreign or
+    /// unauthenticated; ICMP errors.
     pub counters: ProbeCounters,
+    /// Every volley that was answered or declared lost, in send order (not serialised: the trace
+    /// CSV carries them).
     #[serde(skip)]
     pub volleys: Vec<Volley>,
 }
@@ -201,13 +209,20 @@ pub struct Watch<'a> {
 pub struct IntervalLine {
     /// Seconds from the run's start.
     pub start_s: f64,
+    /// Seconds from the run's start to the interval's end (the run's end for the last, partial
+    /// one).
     pub end_s: f64,
+    /// Volleys sent in the interval.
     pub sent: u32,
+    /// Volleys answered in time in the interval (first replies only).
     pub answered: u32,
+    /// Volleys declared lost in the interval: their timeout ran out in it.
     pub lost: u32,
     /// Round trips of the replies received in the interval, ms; `None` with no reply.
     pub rtt_min_ms: Option<f64>,
+    /// Mean round trip of the replies received in the interval, ms; `None` with no reply.
     pub rtt_mean_ms: Option<f64>,
+    /// Longest round trip of the replies received in the interval, ms; `None` with no reply.
     pub rtt_max_ms: Option<f64>,
 }
 

@@ -50,6 +50,8 @@
 //!   blocking `recv` returns add a few microseconds of wake-up latency, far below what the
 //!   experiment resolves (the 1983 Fuzzball's clock ticked in milliseconds).
 
+#![warn(missing_docs)]
+
 pub mod analysis;
 pub mod driver;
 pub mod icmp;
@@ -75,28 +77,45 @@ use thiserror::Error;
 /// Everything that can stop a probe or a server.
 #[derive(Debug, Error)]
 pub enum Error {
+    /// The probe's settings or a length specification were rejected.
     #[error(transparent)]
     Probe(#[from] probe::ProbeError),
+    /// A UDP echo packet could not be encoded or checked, or the secret was refused.
     #[error(transparent)]
     Wire(#[from] wire::WireError),
+    /// The trace CSV could not be written or read.
     #[error(transparent)]
     Trace(#[from] trace::TraceError),
+    /// The UDP socket could not be bound to this local address.
     #[error("cannot bind UDP socket to {0}: {1}")]
     Bind(SocketAddr, #[source] std::io::Error),
+    /// The server's TCP listener for `nmc pump` could not be bound to this address.
     #[error("cannot listen on TCP {0} for the pump: {1}")]
     BindTcp(SocketAddr, #[source] std::io::Error),
+    /// A socket operation failed; the string names the operation ("send", "set timeout", ...).
     #[error("{0}: {1}")]
     Io(&'static str, #[source] std::io::Error),
+    /// Neither an unprivileged ICMP socket nor a raw one could be opened, for want of permission.
     #[error(
         "ICMP echo is not allowed here: group {gid} is outside net.ipv4.ping_group_range ({range}) and raw sockets need root or CAP_NET_RAW; run as root, widen the range (sysctl -w net.ipv4.ping_group_range=\"0 2147483647\"), or probe an `nmc echo serve` over UDP instead (drop --icmp)"
     )]
-    IcmpNotPermitted { gid: u32, range: String },
+    IcmpNotPermitted {
+        /// The caller's real group id.
+        gid: u32,
+        /// The two bounds read from `/proc/sys/net/ipv4/ping_group_range`, space-separated, or
+        /// "unknown" if that file could not be read.
+        range: String,
+    },
+    /// An ICMP probe was aimed at an IPv6 target (ICMPv6 Echo is left out).
     #[error("ICMP mode supports IPv4 targets only; use UDP mode for IPv6")]
     IcmpV6Unsupported,
+    /// An output file or directory (the path given) could not be written.
     #[error("cannot write {0}: {1}")]
     Write(String, #[source] std::io::Error),
+    /// A chart (the path given) could not be drawn; the second string is the plotter's message.
     #[error("cannot draw {0}: {1}")]
     Plot(String, String),
+    /// The pump's settings were rejected, or a message went unanswered too long.
     #[error(transparent)]
     PumpConfig(#[from] pump::PumpError),
     /// A pump run that could not start or go on, said in one line.

@@ -46,23 +46,50 @@ use thiserror::Error;
 /// Mills' floor: "lengths less than 40 were rounded up to 40" (RFC 889 §2.1).
 pub const MILLS_MIN_LENGTH: u32 = 40;
 
+/// A probe configuration that cannot be run.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum ProbeError {
+    /// A fixed length, or the top of a uniform range, below the floor.
     #[error(
         "length {len} is below {min}, the smallest datagram this transport can carry (IP + transport header + payload header)"
     )]
-    TooShort { len: u32, min: u32 },
+    TooShort {
+        /// The length asked for, bytes.
+        len: u32,
+        /// The floor: the larger of Mills' 40 and the transport's smallest packet, bytes.
+        min: u32,
+    },
+    /// A fixed length, or the top of a uniform range, above the largest datagram the transport
+    /// carries.
     #[error("length {len} is above {max}, the largest datagram this transport can carry")]
-    TooLong { len: u32, max: u32 },
+    TooLong {
+        /// The length asked for, bytes.
+        len: u32,
+        /// The largest datagram the transport can carry, bytes.
+        max: u32,
+    },
+    /// A length range `lo..hi` with `hi` below `lo`.
     #[error("empty length range {lo}..{hi}")]
-    EmptyRange { lo: u32, hi: u32 },
+    EmptyRange {
+        /// The range's lower end as given, bytes.
+        lo: u32,
+        /// The range's upper end as given, bytes.
+        hi: u32,
+    },
+    /// A run of zero volleys.
     #[error("count must be at least 1")]
     ZeroCount,
     /// Issue 33: every volley is allocated when the probe starts, so the count is bounded.
     #[error(
         "count {count}: at most {max} volleys (about 11.6 days at one a second; a limit of nmc's, so that input cannot exhaust the machine)"
     )]
-    TooMany { count: u32, max: u32 },
+    TooMany {
+        /// The count asked for.
+        count: u32,
+        /// The most allowed, [`MAX_VOLLEYS`].
+        max: u32,
+    },
+    /// Text that is neither a length nor a range of lengths.
     #[error("`{0}` is not a length: expected N (e.g. 256) or LO..HI (e.g. 0..256)")]
     BadLengthSpec(String),
 }
@@ -77,10 +104,18 @@ pub const MAX_VOLLEYS: u32 = 1_000_000;
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum LengthSpec {
     /// Every volley this long.
-    Fixed { length: u32 },
+    Fixed {
+        /// The length, bytes.
+        length: u32,
+    },
     /// Uniform integers on `lo..=hi`, those below the floor rounded up to it (Mills: `0..256`,
     /// floor 40).
-    Uniform { lo: u32, hi: u32 },
+    Uniform {
+        /// Shortest length drawn, bytes (before the floor is applied).
+        lo: u32,
+        /// Longest length drawn, bytes.
+        hi: u32,
+    },
 }
 
 impl LengthSpec {
@@ -111,8 +146,17 @@ impl fmt::Display for LengthSpec {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Pacing {
-    OneInFlight { gap_ns: Nanos },
-    Interval { interval_ns: Nanos },
+    /// The Fuzzball's way (RFC 889 §3.1): one volley in flight; the next goes when it is answered
+    /// or lost, but no sooner than `gap_ns` after the previous send.
+    OneInFlight {
+        /// Least time from one send to the next, ns.
+        gap_ns: Nanos,
+    },
+    /// One volley every `interval_ns` whatever the replies; several may be in flight.
+    Interval {
+        /// Time from one send to the next, ns.
+        interval_ns: Nanos,
+    },
 }
 
 /// A run's parameters.
@@ -120,7 +164,9 @@ pub enum Pacing {
 pub struct ProbeConfig {
     /// Volleys in the run (RFC 889: 512).
     pub count: u32,
+    /// How each volley's length is chosen.
     pub lengths: LengthSpec,
+    /// When volleys are sent.
     pub pacing: Pacing,
     /// A volley unanswered this long after sending is lost (RFC 889: 30 s).
     pub timeout: Nanos,
@@ -135,6 +181,7 @@ pub struct ProbeConfig {
 /// One volley's record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Volley {
+    /// Sequence number: the volley's index in the run, from 0.
     pub seq: u32,
     /// IP datagram length, bytes.
     pub length: u32,
@@ -160,6 +207,7 @@ impl Volley {
 /// A packet the driver must send now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Transmit {
+    /// Sequence number of the volley, to be echoed back.
     pub seq: u32,
     /// IP datagram length; the driver subtracts its own header bytes to get the payload length.
     pub length: u32,
@@ -172,23 +220,37 @@ pub struct Transmit {
 pub enum ReplyKind {
     /// The first reply for a volley still waiting; its round trip is recorded.
     Fresh {
+        /// Round trip: receive time minus the echoed send time, ns.
         rtt: Nanos,
+        /// True when a higher sequence number had already been answered.
         reordered: bool,
     },
+    /// Another reply for a volley already answered, or a second reply for one declared lost.
     Duplicate,
+    /// The first reply for a volley already declared lost: counted, but the volley stays lost.
     Late,
+    /// A reply that matches no volley of the run: unknown sequence, an echoed send time that is not
+    /// the one recorded, or a length other than the request's. Ignored.
     Foreign,
 }
 
 /// Counts beyond answered and lost.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct ProbeCounters {
+    /// Volleys sent.
     pub sent: u32,
+    /// Volleys answered within the timeout (first replies).
     pub answered: u32,
+    /// Volleys declared lost (no reply within the timeout).
     pub lost: u32,
+    /// Replies beyond the first for a volley already answered, and second and later replies for a
+    /// lost one.
     pub duplicates: u32,
+    /// In-time replies whose sequence number is below one already answered.
     pub reordered: u32,
+    /// First replies for volleys already declared lost.
     pub late: u32,
+    /// Replies matching no volley of the run (see [`ReplyKind::Foreign`]).
     pub foreign: u32,
     /// Well-formed replies that failed or lacked authentication (driver-counted).
     pub unauthenticated: u32,
@@ -281,12 +343,15 @@ impl Probe {
         })
     }
 
+    /// The run's parameters.
     pub fn config(&self) -> &ProbeConfig {
         &self.cfg
     }
+    /// Every volley of the run, in sequence order: sent or not, answered, lost.
     pub fn volleys(&self) -> &[Volley] {
         &self.volleys
     }
+    /// The counts so far.
     pub fn counters(&self) -> ProbeCounters {
         self.counters
     }
@@ -371,8 +436,8 @@ impl Probe {
     }
 
     /// A reply received at `now` echoing sequence `seq` and send time `stamp`, with the server's
-    /// turnaround if it reported one.
-    /// A reply that came off a real socket, `length` bytes as the request's length is counted:
+    /// turnaround if it reported one, that came off a real socket: `length` bytes as the
+    /// request's length is counted;
     /// one of another length than its request is foreign, whatever else it matches.
     pub fn handle_reply_of_length(
         &mut self,
@@ -393,6 +458,9 @@ impl Probe {
         self.handle_reply(now, seq, stamp, server_turnaround)
     }
 
+    /// A reply received at `now` echoing sequence `seq` and send time `stamp`, with the server's
+    /// turnaround if it reported one: records the round trip (`now` − `stamp`) if the volley is
+    /// still waiting and says what the reply was.
     pub fn handle_reply(
         &mut self,
         now: Nanos,

@@ -22,20 +22,30 @@ use std::path::{Path, PathBuf};
 /// Everything a run measured, reduced. Serialised as `summary.json`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Summary {
+    /// Name of the program that wrote the summary, `nmc echo probe`.
     pub tool: &'static str,
+    /// Version of the program that wrote the summary (the crate's).
     pub version: &'static str,
+    /// The run itself: target, transport, settings, clock, counters (its volleys go to
+    /// `trace.csv`).
     #[serde(flatten)]
     pub run: ProbeRun,
     /// Volleys resolved (answered or lost).
     pub volleys: usize,
+    /// Volleys answered within the timeout.
     pub answered: usize,
+    /// Volleys declared lost.
     pub lost: usize,
+    /// `lost / volleys`; 0 when no volley was resolved.
     pub loss_fraction: f64,
     /// One-way-normalised delay (round trip / 2).
     pub one_way: Option<DelayStats>,
+    /// Round trips of the answered volleys, ns.
     pub rtt: Option<DelayStats>,
     /// Server turnaround reported in UDP replies.
     pub server_turnaround: Option<DelayStats>,
+    /// The least-squares fits of one-way delay on length: one line, the split asked for, the best
+    /// split.
     pub fits: Fits,
     /// The break asked for (RFC 889: 126 octets on ARPANET paths).
     pub break_at: Option<u32>,
@@ -327,8 +337,11 @@ pub fn write_svg(path: &Path, summary: &Summary) -> Result<(), Error> {
 /// The files [`write_outputs`] wrote.
 #[derive(Debug, Clone)]
 pub struct Outputs {
+    /// Path of `trace.csv`.
     pub trace: PathBuf,
+    /// Path of `summary.json`.
     pub summary: PathBuf,
+    /// Path of `delay-vs-length.svg`.
     pub plot: PathBuf,
 }
 

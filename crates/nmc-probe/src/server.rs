@@ -69,17 +69,26 @@ impl Default for ServerConfig {
 }
 
 /// What the server did with each datagram, by reason. Every datagram lands in exactly one of
-/// `replied` or a drop counter, so `received` is their sum.
+/// `replied`, `send_errors` or a drop counter, so `received` is their sum.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct ServerCounters {
+    /// Datagrams handed to the core.
     pub received: u64,
+    /// Datagrams answered, less those the socket then failed to send.
     pub replied: u64,
+    /// Dropped as shorter than the packet header.
     pub truncated: u64,
+    /// Dropped as longer than `max_payload`.
     pub oversized: u64,
+    /// Dropped as malformed: source port 0, bad magic or flags, or a reply.
     pub malformed: u64,
+    /// Dropped for an unsupported packet version.
     pub bad_version: u64,
+    /// Dropped for carrying no tag when a secret is required.
     pub unauthenticated: u64,
+    /// Dropped for a tag that does not verify.
     pub bad_tag: u64,
+    /// Dropped because the source's or the global token bucket was empty.
     pub rate_limited: u64,
     /// Replies the socket refused to send (counted by the driver, included in `replied`'s complement).
     pub send_errors: u64,
@@ -88,6 +97,7 @@ pub struct ServerCounters {
 }
 
 impl ServerCounters {
+    /// Datagrams dropped, every reason together (send errors not included).
     pub fn dropped(&self) -> u64 {
         self.truncated
             + self.oversized
@@ -122,12 +132,19 @@ impl fmt::Display for ServerCounters {
 /// Why a datagram was not answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DropReason {
+    /// Shorter than the packet header.
     Truncated,
+    /// Longer than `max_payload`.
     Oversized,
+    /// Source port 0, bad magic, unknown flags or a non-zero reserved field, or the REPLY flag set.
     Malformed,
+    /// A packet version this server does not speak.
     BadVersion,
+    /// No tag, and a secret is required.
     Unauthenticated,
+    /// A tag that does not verify with the server's secret.
     BadTag,
+    /// The source's token bucket, or the global one, is empty.
     RateLimited,
 }
 
@@ -136,6 +153,7 @@ pub enum DropReason {
 pub enum Verdict {
     /// Answer: seal the reply with [`ServerCore::seal_reply`] and send it.
     Reply,
+    /// Do not answer, for this reason (already counted).
     Drop(DropReason),
 }
 
@@ -198,9 +216,11 @@ impl ServerCore {
         }
     }
 
+    /// The server's limits.
     pub fn config(&self) -> &ServerConfig {
         &self.cfg
     }
+    /// The counts so far.
     pub fn counters(&self) -> ServerCounters {
         self.counters
     }

@@ -28,11 +28,13 @@ impl Default for Clock {
 }
 
 impl Clock {
+    /// A clock whose zero is now.
     pub fn new() -> Clock {
         Clock {
             origin: Instant::now(),
         }
     }
+    /// Nanoseconds elapsed since the clock was made.
     pub fn now(&self) -> Nanos {
         Nanos::from_duration(self.origin.elapsed())
     }

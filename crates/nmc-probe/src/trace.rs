@@ -26,6 +26,7 @@ use crate::time::Nanos;
 use std::io::{Read, Write};
 use thiserror::Error;
 
+/// The trace's column names, in the order written; the first three are the contract with `nmc-rto`.
 pub const COLUMNS: [&str; 6] = [
     "send_time_ns",
     "length_bytes",
@@ -35,16 +36,23 @@ pub const COLUMNS: [&str; 6] = [
     "server_turnaround_ns",
 ];
 
+/// Why a trace could not be written or read.
 #[derive(Debug, Error)]
 pub enum TraceError {
+    /// The CSV itself could not be written, read or parsed.
     #[error("trace CSV: {0}")]
     Csv(#[from] csv::Error),
+    /// A required column (one of the first three) is absent; holds its name.
     #[error("trace CSV has no `{0}` column")]
     MissingColumn(&'static str),
+    /// A cell that is not a whole number of the column's type, or a required cell left empty.
     #[error("trace CSV line {line}: `{value}` in `{column}` is not a whole number")]
     BadNumber {
+        /// Line of the file, the header being line 1.
         line: u64,
+        /// The column's name.
         column: &'static str,
+        /// The cell as read (empty for a missing required value).
         value: String,
     },
 }
@@ -52,11 +60,18 @@ pub enum TraceError {
 /// One row of a trace as read back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TraceRow {
+    /// When the volley was sent, ns on the probe's monotonic clock since the start of the run.
     pub send_time_ns: u64,
+    /// IP datagram length, bytes.
     pub length_bytes: u32,
+    /// One-way-normalised delay (round trip / 2), ns; `None` when the volley was lost.
     pub delay_ns: Option<u64>,
+    /// Volley sequence number, if the trace has the column.
     pub seq: Option<u32>,
+    /// Round trip, ns; `None` when lost or the column is absent.
     pub rtt_ns: Option<u64>,
+    /// What the echo server reported spending between receive and reply, ns; `None` when lost, not
+    /// reported, or the column is absent.
     pub server_turnaround_ns: Option<u64>,
 }
 

@@ -42,7 +42,10 @@ pub fn length_limits(target: &SocketAddr, tagged: bool) -> (u32, u32) {
 /// How the server runs, besides its protocol limits.
 #[derive(Debug, Clone)]
 pub struct ServeOptions {
+    /// The server's protocol limits: payload size, rate limits, sources tracked, tag required.
     pub config: ServerConfig,
+    /// The shared secret: replies are tagged with it (and requests must be, when
+    /// `config.require_tag`).
     pub key: Option<Key>,
     /// Log a one-line summary this often (None: only at the end).
     pub log_interval: Option<Duration>,
@@ -115,6 +118,7 @@ impl EchoServer {
         })
     }
 
+    /// The address the server's UDP socket is bound to (the port picked, if 0 was asked for).
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
         self.sock.local_addr()
     }

@@ -34,13 +34,17 @@
 
 use thiserror::Error;
 
+/// First four bytes of every UDP echo packet: the ASCII `NMCe`.
 pub const MAGIC: [u8; 4] = *b"NMCe";
+/// The packet format's version, byte 4.
 pub const VERSION: u8 = 1;
 /// Bytes of the UDP echo header, before padding and tag.
 pub const HEADER_LEN: usize = 32;
 /// Bytes of the truncated HMAC-SHA256 tag.
 pub const TAG_LEN: usize = 16;
+/// Flag bit set only by the server: the packet is a reply.
 pub const FLAG_REPLY: u8 = 0x01;
+/// Flag bit: the last [`TAG_LEN`] bytes are an HMAC-SHA256 tag.
 pub const FLAG_TAGGED: u8 = 0x02;
 const KNOWN_FLAGS: u8 = FLAG_REPLY | FLAG_TAGGED;
 /// Largest UDP payload over IPv4 (65535 − 20 − 8).
@@ -50,22 +54,43 @@ pub const ICMP_PAYLOAD_MIN: usize = 12;
 /// Shortest secret accepted, in bytes.
 pub const MIN_SECRET_LEN: usize = nmc_serve::auth::MIN_SECRET_LEN;
 
+/// Why bytes are not an acceptable UDP echo packet, or a request cannot be made.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum WireError {
+    /// Shorter than the header (or, when TAGGED, than header and tag).
     #[error("packet of {len} bytes is shorter than the {need}-byte header")]
-    Truncated { len: usize, need: usize },
+    Truncated {
+        /// The packet's length, bytes.
+        len: usize,
+        /// The least it needed, bytes.
+        need: usize,
+    },
+    /// The first four bytes are not [`MAGIC`].
     #[error("bad magic (not an nmc echo packet)")]
     BadMagic,
+    /// A version other than [`VERSION`]; holds the one found.
     #[error("unsupported version {0}")]
     BadVersion(u8),
+    /// Unknown flag bits or a non-zero reserved field; holds the flags byte.
     #[error("unknown flags {0:#04x} or non-zero reserved field")]
     BadFlags(u8),
+    /// No tag, and the check asked for one.
     #[error("packet carries no tag but a secret is required")]
     Untagged,
+    /// A tag that does not verify with the secret.
     #[error("tag does not verify")]
     BadTag,
+    /// A request length outside what the packet format and the buffer allow.
     #[error("requested length {len} is outside {min}..={max}")]
-    BadLength { len: usize, min: usize, max: usize },
+    BadLength {
+        /// The length asked for, bytes of UDP payload.
+        len: usize,
+        /// The smallest packet: the header, and the tag if there is a secret, bytes.
+        min: usize,
+        /// The largest: [`MAX_UDP_PAYLOAD`] or the buffer's size if smaller, bytes.
+        max: usize,
+    },
+    /// The secret was refused (too short, or its file unreadable).
     #[error(transparent)]
     Key(#[from] nmc_serve::KeyError),
 }
@@ -77,17 +102,25 @@ pub use nmc_serve::Key;
 /// The fixed fields of a UDP echo packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Header {
+    /// Flag bits: [`FLAG_REPLY`], [`FLAG_TAGGED`].
     pub flags: u8,
+    /// Sequence number of the volley.
     pub seq: u32,
+    /// Client transmit time: ns on the client's monotonic clock, echoed unread by the server.
     pub client_tx_ns: u64,
+    /// Server receive time: ns since the Unix epoch on the server's wall clock (0 in a request).
     pub server_rx_unix_ns: u64,
+    /// Server turnaround: ns from receiving the request to sending the reply, saturating (0 in a
+    /// request).
     pub server_turnaround_ns: u32,
 }
 
 impl Header {
+    /// True when the REPLY flag is set.
     pub fn is_reply(&self) -> bool {
         self.flags & FLAG_REPLY != 0
     }
+    /// True when the TAGGED flag is set.
     pub fn is_tagged(&self) -> bool {
         self.flags & FLAG_TAGGED != 0
     }

@@ -48,7 +48,9 @@ pub const HISTOGRAM_BINS: usize = 40;
 pub struct PumpRun {
     /// The target as resolved.
     pub target: String,
+    /// The run's parameters, as used.
     pub config: PumpConfig,
+    /// What was measured of the monotonic clock before the run.
     pub timer: TimerResolution,
     /// Wall-clock start, ns since the Unix epoch (for the record only).
     pub started_unix_ns: u64,
@@ -56,6 +58,8 @@ pub struct PumpRun {
     pub elapsed: Nanos,
     /// Stopped (Ctrl-C) before the offering time was over.
     pub interrupted: bool,
+    /// Counts of messages sent, RFNMs (first, duplicate, unknown, out of order), retransmissions
+    /// and junk received.
     pub counters: PumpCounters,
     /// The running figures of every message finished (times from the first offer). Not written;
     /// with `--reverse` the client rebuilds the round-trip plot's part ([`PumpFigures::shipped`]).
@@ -161,14 +165,22 @@ impl PumpFigures {
     }
 }
 
+/// Statistics of the answered messages' round trips, ms.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct RttStats {
+    /// Round trips counted.
     pub count: usize,
+    /// Mean round trip, ms.
     pub mean_ms: f64,
+    /// Population standard deviation of the round trips, ms.
     pub sd_ms: f64,
+    /// Least round trip, ms.
     pub min_ms: f64,
+    /// Median round trip, ms (to the HDR histogram's precision).
     pub median_ms: f64,
+    /// 95th percentile round trip, ms (to the HDR histogram's precision).
     pub p95_ms: f64,
+    /// Greatest round trip, ms.
     pub max_ms: f64,
 }
 
@@ -269,32 +281,51 @@ impl Collector {
 /// sends it to the client (which reads it back: its own `tool` and `version` are written).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PumpSummary {
+    /// Name of the program that wrote the summary, `nmc pump`.
     #[serde(skip_deserializing, default = "tool_name")]
     pub tool: &'static str,
+    /// Version of the program that wrote the summary (the crate's).
     #[serde(skip_deserializing, default = "tool_version")]
     pub version: &'static str,
+    /// The run itself: target, settings, clock, counters.
     #[serde(flatten)]
     pub run: PumpRun,
     /// No part of the pump is random: nothing to seed. Written so a reader need not wonder.
     pub seed: Option<u64>,
+    /// Messages offered.
     pub messages_sent: usize,
+    /// Messages whose RFNM came back, within the offering time or after.
     pub messages_answered: usize,
     /// RFNMs back within the offering time.
     pub answered_in_run: usize,
     /// The offering time the throughput is divided by, s.
     pub run_seconds: f64,
+    /// Data bits of the messages answered within the offering time over the offering time, bit/s
+    /// (K&O Fig. 3, curve A).
     pub throughput_bps: f64,
+    /// Highest rate over any 150 consecutive RFNMs, bit/s (K&O Fig. 3, curve B); `None` with 150
+    /// RFNMs or fewer.
     pub best_150_bps: Option<f64>,
+    /// Round-trip statistics of the answered messages; `None` with none answered.
     pub rtt: Option<RttStats>,
+    /// Window limit: `outstanding × size / mean round trip`, bit/s.
     pub window_limit_bps: Option<f64>,
+    /// `throughput_bps` over `window_limit_bps`: below 1 when the pump did not keep its window
+    /// full.
     pub throughput_over_window_limit: Option<f64>,
+    /// Base window limit: `outstanding × size / least round trip`, bit/s, what the window alone
+    /// would allow on an empty path.
     pub base_window_limit_bps: Option<f64>,
+    /// `throughput_bps` over `base_window_limit_bps`: well below 1 when the path, not the window,
+    /// is the limit.
     pub throughput_over_base_window_limit: Option<f64>,
     /// (lag, coefficient) of successive round trips, lags 1..=20.
     pub autocorrelation: Vec<(usize, f64)>,
     /// ±1.96/√n: coefficients outside it are significant at about 5 %.
     pub autocorrelation_band: f64,
+    /// Lags whose coefficient lies outside `autocorrelation_band`.
     pub significant_lags: Vec<usize>,
+    /// Width of a histogram bin, ms.
     pub histogram_bin_ms: f64,
     /// (bin centre ms, messages).
     pub histogram: Vec<(f64, f64)>,

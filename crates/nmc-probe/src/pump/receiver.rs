@@ -24,12 +24,18 @@ use thiserror::Error;
 /// Why a reverse run cannot go on: the server sent something that is not part of it.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ReceiveError {
+    /// A frame the client does not expect: not a pump frame, another session's, a malformed DATA
+    /// frame, or a kind only a client sends; the string says which.
     #[error("the server sent a frame that is not part of a reverse pump ({0})")]
     Unexpected(&'static str),
+    /// An ERROR or RESULT announcing a body longer than allowed.
     #[error("the server's {what} of {length} bytes is longer than the {max} allowed")]
     TooLong {
+        /// Which frame: `error` or `result`.
         what: &'static str,
+        /// The body length announced, bytes.
         length: u32,
+        /// The most allowed, bytes: [`wire::MAX_ERROR`] or [`wire::MAX_RESULT`].
         max: u32,
     },
 }
@@ -37,7 +43,9 @@ pub enum ReceiveError {
 /// One message as the receiver saw it (times on the receiver's clock).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Received {
+    /// The message's sequence number.
     pub seq: u64,
+    /// Data bytes in the message.
     pub bytes: u32,
     /// Arrival of its first byte (TCP) or first datagram (UDP).
     pub first: Nanos,
@@ -69,11 +77,16 @@ pub struct ReceiverFigures {
     pub throughput_bps: f64,
     /// First arrivals in the sender's order, after a later message, and repeats.
     pub in_order: u64,
+    /// First arrivals ahead of an earlier message still missing.
     pub out_of_order: u64,
+    /// Messages that arrived whole again (repeats).
     pub duplicates: u64,
     /// Datagrams (UDP) or frames (TCP) taken, and those dropped as malformed.
     pub datagrams: u64,
+    /// TCP frames taken.
     pub frames: u64,
+    /// Datagrams or frames dropped: truncated, malformed, another version or session, inconsistent,
+    /// unauthenticated.
     pub dropped: u64,
 }
 
@@ -155,6 +168,7 @@ pub struct TcpReceiver {
 }
 
 impl TcpReceiver {
+    /// A receiver for the server's frames of `session`.
     pub fn new(session: u32) -> Self {
         TcpReceiver {
             session,
@@ -168,6 +182,7 @@ impl TcpReceiver {
         }
     }
 
+    /// The counts of frames, RFNMs, order, repeats and drops so far.
     pub fn counters(&self) -> SinkCounters {
         self.sink.counters
     }
@@ -316,6 +331,7 @@ impl UdpReceiver {
         }
     }
 
+    /// The counts of datagrams, RFNMs, order, repeats and drops so far.
     pub fn counters(&self) -> SinkCounters {
         self.sink.counters()
     }

@@ -26,11 +26,18 @@ use std::path::{Path, PathBuf};
 /// One row of `messages.csv`.
 #[derive(Debug, Serialize)]
 pub struct MessageRow {
+    /// The message's sequence number.
     pub seq: u64,
+    /// Data bytes in the message.
     pub bytes: u32,
+    /// Send of its first byte, ns from the first offer.
     pub sent_ns: u64,
+    /// Arrival of its RFNM, ns from the first offer; `None` (an empty cell) if never answered.
     pub rfnm_ns: Option<u64>,
+    /// Round trip, send of the first byte to the RFNM, ns; `None` (an empty cell) if never
+    /// answered.
     pub rtt_ns: Option<u64>,
+    /// Times sent (1 unless retransmitted over UDP).
     pub transmissions: u32,
     /// The RFNM came back within the offering time (counted in the throughput).
     pub in_run: bool,
@@ -305,10 +312,16 @@ impl PumpSummary {
 /// The files a run wrote.
 #[derive(Debug, Clone)]
 pub struct Outputs {
+    /// `messages.csv`: one row per message.
     pub messages: PathBuf,
+    /// `summary.json`: the [`PumpSummary`].
     pub summary: PathBuf,
+    /// `rtt.svg`: round trip per message.
     pub rtt: PathBuf,
+    /// `rtt-histogram.svg`: the round-trip histogram (K&O Fig. 5).
     pub histogram: PathBuf,
+    /// `autocorrelation.svg`: the autocorrelation of successive round trips with its 95 % band (K&O
+    /// Fig. 6).
     pub autocorrelation: PathBuf,
 }
 

@@ -40,7 +40,9 @@ use thiserror::Error;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PumpTransport {
+    /// TCP: one frame a message; the kernel recovers losses.
     Tcp,
+    /// UDP: a message is split into datagrams; the pump retransmits messages whose RFNM is late.
     Udp,
 }
 
@@ -66,8 +68,10 @@ const NEVER: Nanos = Nanos(u64::MAX);
 /// Ceiling of the retransmission timeout (RFC 6298 §2.5 allows 60 s).
 pub const MAX_RTO: Nanos = Nanos(60_000_000_000);
 
+/// A pump run's parameters.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PumpConfig {
+    /// TCP or UDP.
     pub transport: PumpTransport,
     /// Data bytes per message (K&O: 8063 bits, i.e. about 1008 bytes).
     pub size: u32,
@@ -83,12 +87,20 @@ pub struct PumpConfig {
     pub session: u32,
 }
 
+/// Why a pump cannot start or go on.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum PumpError {
+    /// A setting the pump cannot run with; the message names the option and why.
     #[error("{0}")]
     Config(String),
+    /// A message unanswered for the run's `timeout`: the run stops.
     #[error("no RFNM for message {seq} within {} of sending it", timeout.human())]
-    NoAnswer { seq: u64, timeout: Nanos },
+    NoAnswer {
+        /// The message's sequence number.
+        seq: u64,
+        /// The configured timeout, ns.
+        timeout: Nanos,
+    },
 }
 
 impl PumpConfig {
@@ -141,7 +153,9 @@ impl PumpConfig {
 /// One message's life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct MessageRecord {
+    /// Sequence number, from 0 in the order offered.
     pub seq: u64,
+    /// Data bytes in the message (the configured `size`).
     pub bytes: u32,
     /// Send of its first byte (first transmission).
     pub sent: Nanos,
@@ -161,13 +175,18 @@ impl MessageRecord {
 /// A message to write now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Transmit {
+    /// Sequence number of the message.
     pub seq: u64,
+    /// True when the message was sent before and is being sent again whole (UDP only).
     pub retransmission: bool,
 }
 
+/// Counts kept by the pump (and, for junk, by its driver) over a run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PumpCounters {
+    /// Messages offered (first transmissions).
     pub sent: u64,
+    /// RFNMs that answered an outstanding message (first RFNMs only).
     pub rfnms: u64,
     /// RFNMs for messages already answered (after a retransmission).
     pub duplicate_rfnms: u64,
@@ -175,6 +194,7 @@ pub struct PumpCounters {
     pub unknown_rfnms: u64,
     /// RFNMs that came back before the RFNM of an earlier message.
     pub rfnms_out_of_order: u64,
+    /// Messages sent again whole after their retransmission timeout (UDP).
     pub retransmissions: u64,
     /// Datagrams or bytes from the server that were not a RFNM.
     pub junk: u64,
@@ -209,6 +229,7 @@ struct Live {
     due: Nanos,
 }
 
+/// The pump's state for one run: messages outstanding and finished, the RFC 6298 timer, the counts.
 #[derive(Debug)]
 pub struct Pump {
     cfg: PumpConfig,
@@ -226,6 +247,7 @@ pub struct Pump {
 }
 
 impl Pump {
+    /// A pump for `cfg`, once [`PumpConfig::check`] accepts it.
     pub fn new(cfg: PumpConfig) -> Result<Pump, PumpError> {
         cfg.check()?;
         Ok(Pump {
@@ -245,6 +267,7 @@ impl Pump {
         })
     }
 
+    /// The run's parameters.
     pub fn config(&self) -> &PumpConfig {
         &self.cfg
     }
@@ -269,9 +292,11 @@ impl Pump {
     pub fn held(&self) -> usize {
         self.outstanding.len() + self.finished.len()
     }
+    /// The counts so far.
     pub fn counters(&self) -> PumpCounters {
         self.counters
     }
+    /// For the driver's own counts (junk from the server).
     pub fn counters_mut(&mut self) -> &mut PumpCounters {
         &mut self.counters
     }
@@ -279,6 +304,7 @@ impl Pump {
     pub fn start(&self) -> Option<Nanos> {
         self.start
     }
+    /// Messages outstanding now: sent and neither answered nor given up.
     pub fn in_flight(&self) -> usize {
         self.outstanding.len()
     }

@@ -20,6 +20,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::net::SocketAddr;
 
+/// Bounds on what the UDP sink keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SinkConfig {
     /// Sources (address and session) tracked at once. Default 4096.
@@ -41,7 +42,9 @@ impl Default for SinkConfig {
 /// either joined a message or landed in one drop counter.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct SinkCounters {
+    /// UDP datagrams taken, dropped ones included.
     pub datagrams: u64,
+    /// TCP frame headers read, dropped ones included.
     pub frames: u64,
     /// Messages answered with a RFNM (including repeats of a message answered before).
     pub rfnms: u64,
@@ -53,8 +56,12 @@ pub struct SinkCounters {
     pub duplicates: u64,
     /// Data bytes of first arrivals.
     pub bytes: u64,
+    /// Dropped as shorter than the 28-byte header.
     pub truncated: u64,
+    /// Dropped as not pump DATA: bad magic, a malformed header, another kind, or a size the header
+    /// rules out.
     pub malformed: u64,
+    /// Dropped for a version other than [`wire::VERSION`].
     pub bad_version: u64,
     /// A packet whose message length or packet count disagrees with earlier packets of its message.
     pub inconsistent: u64,
@@ -63,12 +70,14 @@ pub struct SinkCounters {
     pub unauthenticated: u64,
     /// TCP connections accepted, and refused (the gate's caps, or out of descriptors).
     pub connections: u64,
+    /// TCP connections refused.
     pub connections_refused: u64,
     /// Reverse runs (`nmc pump -R`) this server was asked for, served or refused.
     pub reverse_runs: u64,
 }
 
 impl SinkCounters {
+    /// Everything dropped: truncated, malformed, bad version, inconsistent and unauthenticated.
     pub fn dropped(&self) -> u64 {
         self.truncated
             + self.malformed
@@ -76,6 +85,7 @@ impl SinkCounters {
             + self.inconsistent
             + self.unauthenticated
     }
+    /// Adds `o`'s counts to these, field by field.
     pub fn add(&mut self, o: &SinkCounters) {
         self.datagrams += o.datagrams;
         self.frames += o.frames;
@@ -142,9 +152,14 @@ impl fmt::Display for SinkCounters {
 /// Why a pump frame was not taken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PumpDrop {
+    /// Shorter than the 28-byte header.
     Truncated,
+    /// Not well-formed DATA: bad magic, a malformed header, another kind, or a size the header
+    /// rules out.
     Malformed,
+    /// A version other than [`wire::VERSION`].
     BadVersion,
+    /// A message length or packet count that disagrees with earlier packets of the same message.
     Inconsistent,
 }
 
@@ -165,14 +180,18 @@ pub enum SinkVerdict {
     Rfnm([u8; wire::HEADER_LEN]),
     /// A packet of a message still incomplete.
     Pending,
+    /// Not taken, and why.
     Drop(PumpDrop),
 }
 
 /// Where a message fell in its sender's sequence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Delivered {
+    /// The lowest sequence number not yet delivered.
     InOrder,
+    /// A first arrival ahead of a lower number still missing.
     OutOfOrder,
+    /// A number delivered before (or skipped when the window slid past it).
     Duplicate,
 }
 
@@ -189,6 +208,7 @@ pub struct Delivery {
 }
 
 impl Delivery {
+    /// Places `seq` in the sequence and says where it fell.
     pub fn deliver(&mut self, seq: u64) -> Delivered {
         if seq < self.next {
             return Delivered::Duplicate;
@@ -245,6 +265,7 @@ pub struct SinkCore {
 }
 
 impl SinkCore {
+    /// An empty sink bounded by `cfg`.
     pub fn new(cfg: SinkConfig) -> SinkCore {
         SinkCore {
             cfg,
@@ -252,9 +273,11 @@ impl SinkCore {
             counters: SinkCounters::default(),
         }
     }
+    /// The counts so far.
     pub fn counters(&self) -> SinkCounters {
         self.counters
     }
+    /// Sources (address and session) tracked now.
     pub fn tracked_sources(&self) -> usize {
         self.sources.len()
     }
@@ -347,6 +370,7 @@ impl SinkCore {
 #[derive(Debug, Default)]
 pub struct TcpSink {
     delivery: Delivery,
+    /// What this connection's frames were, so far.
     pub counters: SinkCounters,
 }
 

@@ -43,8 +43,11 @@
 
 use thiserror::Error;
 
+/// First four bytes of every frame: the ASCII `NMCp`.
 pub const MAGIC: [u8; 4] = *b"NMCp";
+/// The frame format's version, byte 4 of the header.
 pub const VERSION: u8 = 1;
+/// Bytes of the header every frame starts with.
 pub const HEADER_LEN: usize = 28;
 /// Most packets in one UDP message: the server keeps which have arrived in a 64-bit mask.
 /// (An IMP message was at most 8 packets: K&O §II.)
@@ -60,14 +63,22 @@ pub const MAX_ERROR: u32 = 512;
 /// plot's 10,000 buckets are most of it).
 pub const MAX_RESULT: u32 = 8 << 20;
 
+/// What a frame is: byte 5 of the header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
+    /// 1, sender → receiver: a message, or over UDP one packet of it.
     Data,
+    /// 2, receiver → sender: the message has arrived whole (the RFNM), the header alone.
     Rfnm,
+    /// 3, client → server (`--reverse`): what to send, a body of [`REQUEST_LEN`] bytes.
     Request,
+    /// 4, server → client (`--reverse`): the request refused or the run failed, one line of UTF-8.
     Error,
+    /// 5, server → client (`--reverse`): the sender's figures as JSON, after the last RFNM.
     Result,
+    /// 6, client → server (`--reverse`): stop offering messages now; a RESULT follows.
     Stop,
+    /// 7, client → server over UDP (`--reverse`): the socket the DATA is to reach.
     Hello,
 }
 
@@ -85,29 +96,43 @@ impl Kind {
     }
 }
 
+/// The 28-byte header every frame starts with (magic, version and reserved bytes implied).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Header {
+    /// What the frame is.
     pub kind: Kind,
+    /// A number the pump picks per run, so that two runs from one port are told apart.
     pub session: u32,
+    /// Message sequence number, from 0 (0 in control frames).
     pub seq: u64,
+    /// Data bytes in the whole message; in a control frame, the bytes of body that follow.
     pub length: u32,
+    /// This packet's index within the message, from 0 (0 over TCP and in control frames).
     pub index: u16,
+    /// Packets in the message, 1..=[`MAX_PACKETS`] (1 over TCP and in control frames).
     pub count: u16,
 }
 
+/// Why bytes are not a well-formed frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
 pub enum FrameError {
+    /// Fewer bytes than a header; holds how many there were.
     #[error("frame of {0} bytes is shorter than the 28-byte header")]
     Truncated(usize),
+    /// The first four bytes are not [`MAGIC`].
     #[error("bad magic (not an nmc pump frame)")]
     BadMagic,
+    /// A version other than [`VERSION`]; holds the one found.
     #[error("unsupported version {0}")]
     BadVersion(u8),
+    /// An unknown kind, non-zero reserved bytes, a packet count or index out of range, or a
+    /// malformed REQUEST body.
     #[error("malformed header")]
     Malformed,
 }
 
 impl Header {
+    /// The header's 28 bytes.
     pub fn encode(&self) -> [u8; HEADER_LEN] {
         let mut h = [0u8; HEADER_LEN];
         h[0..4].copy_from_slice(&MAGIC);
@@ -189,10 +214,15 @@ pub fn control(kind: Kind, session: u32, length: u32) -> [u8; HEADER_LEN] {
 pub struct Request {
     /// True for UDP.
     pub udp: bool,
+    /// Data bytes per message, the sender's `size`.
     pub size: u32,
+    /// Messages outstanding at most.
     pub outstanding: u32,
+    /// UDP: data bytes per datagram.
     pub packet: u32,
+    /// How long new messages are offered, ns.
     pub duration_ns: u64,
+    /// A message unanswered this long since its first send stops the run, ns.
     pub timeout_ns: u64,
 }
 
