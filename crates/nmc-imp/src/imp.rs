@@ -11,15 +11,17 @@
 //! refused while 20 store-and-forward packets are held (K&O §III), and taken once one goes.
 //!
 //! ```
-//! use nmc_imp::imp::{Arrival, Imp, Refusal, TransitLimits};
+//! use nmc_imp::imp::{Arrival, Imp, Limits, Refusal};
 //! use nmc_imp::link::{Frame, FrameKind, Hold, Link};
 //! use nmc_imp::packet::{Packet, PktKind};
-//! use nmc_imp::params::ImpModel;
+//! use nmc_imp::params::{ImpModel, ImpParams};
 //! use nmc_imp::topology::LinkDef;
 //! use nmc_sim::{BitRate, Bits, RngStreams, SimDuration};
 //!
-//! // IMP 0 with lines to IMP 1 (its link 0) and IMP 2 (link 2); 40 buffers.
-//! let mut imp = Imp::new(0, "UCLA".into(), ImpModel::H316, 40, 10);
+//! // IMP 0 with lines to IMP 1 (its link 0) and IMP 2 (link 2); 40 buffers; the limits of
+//! // the October 1974 profile (20 store-and-forward packets, output queues of 8).
+//! let limits = Limits::of(&ImpParams::v2_1974_10());
+//! let mut imp = Imp::new(0, "UCLA".into(), ImpModel::H316, 40, 10, limits);
 //! for (to, id) in [(1, 0), (2, 2)] {
 //!     let def = LinkDef {
 //!         from: 0,
@@ -29,7 +31,6 @@
 //!     };
 //!     imp.lines.push(Link::new(def, id, id + 1, 8, RngStreams::new(1).stream(id as u64)));
 //! }
-//! let limits = TransitLimits { store_and_forward_max: 20, output_queue_max: 8 };
 //! let packet = Packet {
 //!     kind: PktKind::Data { msg: 1, num: 0, index: 0, of: 1 },
 //!     src: 1,
@@ -46,10 +47,10 @@
 //! };
 //! (imp.buf_used, imp.sf_used) = (20, 20);
 //! // It came in on line 0 (from IMP 1); its route is link 2, toward IMP 2.
-//! let (_, what) = imp.handle_frame(0, &frame, |_| packet, |_| Some(2), limits);
+//! let (_, what) = imp.handle_frame(0, &frame, |_| packet, |_| Some(2));
 //! assert!(matches!(what, Arrival::Rejected { refusal: Refusal::StoreAndForwardFull, .. }));
 //! imp.release(Hold::Transit);
-//! let (_, what) = imp.handle_frame(0, &frame, |_| packet, |_| Some(2), limits);
+//! let (_, what) = imp.handle_frame(0, &frame, |_| packet, |_| Some(2));
 //! assert!(matches!(what, Arrival::Accepted { next: Some(2), .. }));
 //! ```
 
@@ -57,7 +58,7 @@ use crate::blocks::{ReceiveBlocks, TransmitBlocks};
 use crate::destination::{Delivery, Replies, Reply};
 use crate::link::{Frame, FrameKind, Hold, Link, NextFrame};
 use crate::packet::{MsgId, Packet, PktId, Stream};
-use crate::params::ImpModel;
+use crate::params::{ImpModel, ImpParams};
 use crate::processor::{Processor, Task};
 use crate::source::{Allocations, Numbers, Plt, PltClaims};
 use crate::timer::{Deadline, Woken};
@@ -118,6 +119,52 @@ pub struct TransitLimits {
     pub store_and_forward_max: u32,
     /// "the output queue for the next hop is full" (8 packets).
     pub output_queue_max: u32,
+}
+
+/// The limits of the source procedure (K&O §II, §VI–VII; the profile's figures per version).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SourceLimits {
+    /// Message numbers per stream (K&O §II point b: 4 in version 2; §VI: 8 in version 3).
+    pub message_numbers: u32,
+    /// Pending leader table entries per IMP (K&O §II point c: 6).
+    pub plt_entries: u32,
+    /// Version 3: transmit (and receive) blocks per IMP (K&O §VI: 64).
+    pub control_blocks: u32,
+    /// Version 3: whether a REQALL decided while another to the same IMP is unanswered is sent
+    /// (the 1975 IMPs) or withheld (K&O §VII's first remedy).
+    pub superfluous_reqalls: bool,
+}
+
+/// The profile's limits an IMP holds from [`Imp::new`] on, and its rules read: nothing is
+/// passed on each call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// On a packet passing through (K&O §III; [`Imp::admit_transit`]).
+    pub transit: TransitLimits,
+    /// K&O §III: a host's packet is taken only while at least this many buffers are free (4;
+    /// [`Imp::admit_host_packet`]).
+    pub host_input_min_free: u32,
+    /// On a message at its source IMP (the version's rules, `model/procedure.rs`).
+    pub source: SourceLimits,
+}
+
+impl Limits {
+    /// The limits of a profile.
+    pub fn of(p: &ImpParams) -> Self {
+        Limits {
+            transit: TransitLimits {
+                store_and_forward_max: p.store_and_forward_max,
+                output_queue_max: p.output_queue_max,
+            },
+            host_input_min_free: p.host_input_min_free,
+            source: SourceLimits {
+                message_numbers: p.message_numbers,
+                plt_entries: p.plt_entries,
+                control_blocks: p.control_blocks,
+                superfluous_reqalls: p.superfluous_reqalls,
+            },
+        }
+    }
 }
 
 /// What an IMP did with a frame that came in on one of its lines ([`Imp::handle_frame`]).
@@ -222,6 +269,8 @@ pub struct Imp {
     pub reasm_used: u32,
     /// The processor and its task queue (`processor.rs`).
     pub cpu: Processor,
+    /// The profile's limits its rules read.
+    pub limits: Limits,
 
     // ---- Source side (K&O §II points b, c, h, i) ----
     /// Message numbers per stream (point b), given out in order ([`Numbers`]).
@@ -265,7 +314,14 @@ pub struct Imp {
 }
 
 impl Imp {
-    pub fn new(id: u32, name: String, model: ImpModel, buffers: u32, reasm_max: u32) -> Self {
+    pub fn new(
+        id: u32,
+        name: String,
+        model: ImpModel,
+        buffers: u32,
+        reasm_max: u32,
+        limits: Limits,
+    ) -> Self {
         Imp {
             id,
             name,
@@ -276,6 +332,7 @@ impl Imp {
             reasm_max,
             reasm_used: 0,
             cpu: Processor::default(),
+            limits,
             numbers: Numbers::default(),
             plt: Plt::default(),
             allocs: Allocations::default(),
@@ -326,11 +383,8 @@ impl Imp {
     /// `next_queue` is that output queue's length, packets on their way into it counted, or
     /// `None` when there is no route. Control messages and packets for this IMP's own hosts are
     /// not asked about: they use space set aside for them (the caller's rule).
-    pub fn refuses_transit(
-        &self,
-        limits: TransitLimits,
-        next_queue: Option<u32>,
-    ) -> Option<Refusal> {
+    pub fn refuses_transit(&self, next_queue: Option<u32>) -> Option<Refusal> {
+        let limits = self.limits.transit;
         if self.free_buffers() == 0 {
             return Some(Refusal::NoFreeBuffer);
         }
@@ -350,12 +404,8 @@ impl Imp {
     /// packet then holds a buffer and one of the store-and-forward places until the next IMP
     /// acknowledges it ([`Imp::release`]). On refusal nothing changes: "A rejected packet is
     /// retransmitted if no IMP-to-IMP acknowledgment has been received after a 125 ms timeout."
-    pub fn admit_transit(
-        &mut self,
-        limits: TransitLimits,
-        next_queue: Option<u32>,
-    ) -> Result<(), Refusal> {
-        if let Some(r) = self.refuses_transit(limits, next_queue) {
+    pub fn admit_transit(&mut self, next_queue: Option<u32>) -> Result<(), Refusal> {
+        if let Some(r) = self.refuses_transit(next_queue) {
             return Err(r);
         }
         self.buf_used += 1;
@@ -371,12 +421,11 @@ impl Imp {
     /// with no route now), `None` for a message's first packet or one for this IMP's own
     /// hosts, whose queueing waits for the message's resources.
     #[inline]
-    pub fn admit_host_packet(
-        &mut self,
-        min_free: u32,
-        output_queue_max: u32,
-        joins: Option<Option<u32>>,
-    ) -> Result<(), HostWait> {
+    pub fn admit_host_packet(&mut self, joins: Option<Option<u32>>) -> Result<(), HostWait> {
+        let (min_free, output_queue_max) = (
+            self.limits.host_input_min_free,
+            self.limits.transit.output_queue_max,
+        );
         // Whatever the rule, the packet needs a buffer of its own.
         if self.free_buffers() < min_free.max(1) {
             return Err(HostWait::FewBuffers);
@@ -388,6 +437,16 @@ impl Imp {
             if self.lines[line].queue_len() >= output_queue_max {
                 return Err(HostWait::OutputQueueFull);
             }
+        }
+        self.take_source_buffer();
+        Ok(())
+    }
+
+    /// A packet of the IMP's own message generator takes any free buffer: it has no host
+    /// interface, and neither K&O §III's 4-buffer rule nor an output queue holds it back.
+    pub fn admit_own_packet(&mut self) -> Result<(), HostWait> {
+        if self.free_buffers() == 0 {
+            return Err(HostWait::FewBuffers);
         }
         self.take_source_buffer();
         Ok(())
@@ -660,7 +719,6 @@ impl Imp {
         frame: &Frame,
         packet: impl FnOnce(PktId) -> Packet,
         route: impl FnOnce(&Packet) -> Option<u32>,
-        limits: TransitLimits,
     ) -> (Acked, Arrival) {
         let mut acked: Acked = [None; 8];
         if frame.corrupted {
@@ -685,7 +743,7 @@ impl Imp {
         let next_line = next.and_then(|n| self.line_of(n));
         if transit {
             let queued = next_line.map(|k| self.lines[k].queue_len());
-            if let Err(refusal) = self.admit_transit(limits, queued) {
+            if let Err(refusal) = self.admit_transit(queued) {
                 return (acked, Arrival::Rejected { packet, refusal });
             }
         }
@@ -736,29 +794,35 @@ mod tests {
     use super::*;
 
     /// K&O §III's limits: 20 store-and-forward packets, 8 in an output queue.
-    const K_AND_O: TransitLimits = TransitLimits {
-        store_and_forward_max: 20,
-        output_queue_max: 8,
+    const K_AND_O: Limits = Limits {
+        transit: TransitLimits {
+            store_and_forward_max: 20,
+            output_queue_max: 8,
+        },
+        host_input_min_free: 4,
+        source: SourceLimits {
+            message_numbers: 4,
+            plt_entries: 6,
+            control_blocks: 64,
+            superfluous_reqalls: true,
+        },
     };
 
     /// An IMP of 40 buffers.
     fn imp() -> Imp {
-        Imp::new(0, "X".into(), ImpModel::H516, 40, 10)
+        Imp::new(0, "X".into(), ImpModel::H516, 40, 10, K_AND_O)
     }
 
     #[test]
     fn a_neighbour_takes_a_packet_it_has_room_and_a_route_for() {
-        assert_eq!(imp().refuses_transit(K_AND_O, Some(7)), None);
+        assert_eq!(imp().refuses_transit(Some(7)), None);
     }
 
     #[test]
     fn a_packet_is_rejected_when_the_imp_has_no_free_buffer() {
         let mut x = imp();
         x.buf_used = 40;
-        assert_eq!(
-            x.refuses_transit(K_AND_O, Some(0)),
-            Some(Refusal::NoFreeBuffer)
-        );
+        assert_eq!(x.refuses_transit(Some(0)), Some(Refusal::NoFreeBuffer));
     }
 
     #[test]
@@ -767,7 +831,7 @@ mod tests {
         x.buf_used = 20;
         x.sf_used = 20;
         assert_eq!(
-            x.refuses_transit(K_AND_O, Some(0)),
+            x.refuses_transit(Some(0)),
             Some(Refusal::StoreAndForwardFull)
         );
     }
@@ -775,10 +839,10 @@ mod tests {
     #[test]
     fn a_packet_is_rejected_when_its_output_queue_is_full_or_it_has_no_route() {
         assert_eq!(
-            imp().refuses_transit(K_AND_O, Some(8)),
+            imp().refuses_transit(Some(8)),
             Some(Refusal::OutputQueueFull)
         );
-        assert_eq!(imp().refuses_transit(K_AND_O, None), Some(Refusal::NoRoute));
+        assert_eq!(imp().refuses_transit(None), Some(Refusal::NoRoute));
     }
 
     /// K&O §III: a packet in transit holds a buffer and a store-and-forward place until the
@@ -787,17 +851,14 @@ mod tests {
     fn a_packet_in_transit_holds_its_place_until_acknowledged() {
         let mut x = imp();
         for _ in 0..20 {
-            assert_eq!(x.admit_transit(K_AND_O, Some(0)), Ok(()));
+            assert_eq!(x.admit_transit(Some(0)), Ok(()));
         }
         assert_eq!((x.buf_used, x.sf_used), (20, 20));
-        assert_eq!(
-            x.admit_transit(K_AND_O, Some(0)),
-            Err(Refusal::StoreAndForwardFull)
-        );
+        assert_eq!(x.admit_transit(Some(0)), Err(Refusal::StoreAndForwardFull));
         assert_eq!((x.buf_used, x.sf_used), (20, 20), "a refusal takes nothing");
         x.release(Hold::Transit);
         assert_eq!((x.buf_used, x.sf_used), (19, 19));
-        assert_eq!(x.admit_transit(K_AND_O, Some(0)), Ok(()));
+        assert_eq!(x.admit_transit(Some(0)), Ok(()));
     }
 
     /// A host's packet holds a buffer but no store-and-forward place; a single-packet
@@ -920,8 +981,7 @@ mod tests {
     fn a_packet_in_transit_is_accepted_into_a_buffer_and_its_next_queue() {
         use frames::*;
         let mut x = imp_x();
-        let (acked, a) =
-            x.handle_frame(FROM_A, &frame(7, 0, true), |_| data_for(2), via_b, K_AND_O);
+        let (acked, a) = x.handle_frame(FROM_A, &frame(7, 0, true), |_| data_for(2), via_b);
         assert_eq!(acked, [None; 8]);
         assert_eq!(accepted(a), Some(2));
         assert_eq!((x.buf_used, x.sf_used), (1, 1));
@@ -939,7 +999,7 @@ mod tests {
         use frames::*;
         let mut x = imp_x();
         (x.buf_used, x.sf_used) = (20, 20);
-        let (_, a) = x.handle_frame(FROM_A, &frame(7, 3, true), |_| data_for(2), via_b, K_AND_O);
+        let (_, a) = x.handle_frame(FROM_A, &frame(7, 3, true), |_| data_for(2), via_b);
         assert!(matches!(
             a,
             Arrival::Rejected {
@@ -950,7 +1010,7 @@ mod tests {
         assert_eq!((x.buf_used, x.sf_used), (20, 20), "a refusal takes nothing");
         assert_eq!(x.lines[FROM_A].next_frame(), None, "no acknowledgement");
         x.release(Hold::Transit);
-        let (_, a) = x.handle_frame(FROM_A, &frame(7, 3, true), |_| data_for(2), via_b, K_AND_O);
+        let (_, a) = x.handle_frame(FROM_A, &frame(7, 3, true), |_| data_for(2), via_b);
         assert_eq!(accepted(a), Some(2));
     }
 
@@ -961,16 +1021,11 @@ mod tests {
         use frames::*;
         let mut x = imp_x();
         for k in 0..8u8 {
-            let (_, a) = x.handle_frame(
-                FROM_A,
-                &frame(k as PktId, k, true),
-                |_| data_for(2),
-                via_b,
-                K_AND_O,
-            );
+            let (_, a) =
+                x.handle_frame(FROM_A, &frame(k as PktId, k, true), |_| data_for(2), via_b);
             assert_eq!(accepted(a), Some(2));
         }
-        let (_, a) = x.handle_frame(FROM_A, &frame(8, 0, false), |_| data_for(2), via_b, K_AND_O);
+        let (_, a) = x.handle_frame(FROM_A, &frame(8, 0, false), |_| data_for(2), via_b);
         assert!(matches!(
             a,
             Arrival::Rejected {
@@ -987,20 +1042,19 @@ mod tests {
     fn a_duplicate_is_acknowledged_again_and_discarded() {
         use frames::*;
         let mut x = imp_x();
-        let (_, a) = x.handle_frame(FROM_A, &frame(7, 5, true), |_| data_for(2), via_b, K_AND_O);
+        let (_, a) = x.handle_frame(FROM_A, &frame(7, 5, true), |_| data_for(2), via_b);
         assert_eq!(accepted(a), Some(2));
         let (_, a) = x.handle_frame(
             FROM_A,
             &frame(7, 5, true),
             |_| unreachable!("a duplicate's packet is not read"),
             via_b,
-            K_AND_O,
         );
         assert!(matches!(a, Arrival::Duplicate));
         assert_eq!((x.buf_used, x.sf_used), (1, 1), "nothing more taken");
         assert_eq!(x.lines[FROM_A].take_acks(), (1 << 5, 1 << 5));
         // The next packet on the channel flips the bit: new.
-        let (_, a) = x.handle_frame(FROM_A, &frame(9, 5, false), |_| data_for(2), via_b, K_AND_O);
+        let (_, a) = x.handle_frame(FROM_A, &frame(9, 5, false), |_| data_for(2), via_b);
         assert_eq!(accepted(a), Some(2));
     }
 
@@ -1018,14 +1072,14 @@ mod tests {
             ack_bits: if bit { 1 << lch } else { 0 },
             corrupted: false,
         };
-        let (acked, a) = x.handle_frame(FROM_A, &ack(!bit), |_| unreachable!(), via_b, K_AND_O);
+        let (acked, a) = x.handle_frame(FROM_A, &ack(!bit), |_| unreachable!(), via_b);
         assert_eq!(
             (acked, x.buf_used),
             ([None; 8], 1),
             "an old acknowledgement"
         );
         assert!(matches!(a, Arrival::NoPacket));
-        let (acked, _) = x.handle_frame(FROM_A, &ack(bit), |_| unreachable!(), via_b, K_AND_O);
+        let (acked, _) = x.handle_frame(FROM_A, &ack(bit), |_| unreachable!(), via_b);
         assert_eq!(acked[lch as usize], Some(42));
         assert!(x.idle());
         assert_eq!(x.lines[FROM_A].channels_busy(), 0);
@@ -1042,7 +1096,7 @@ mod tests {
         f.ack_mask = 1 << lch;
         f.ack_bits = if bit { 1 << lch } else { 0 };
         f.corrupted = true;
-        let (acked, a) = x.handle_frame(FROM_A, &f, |_| unreachable!(), via_b, K_AND_O);
+        let (acked, a) = x.handle_frame(FROM_A, &f, |_| unreachable!(), via_b);
         assert!(matches!(a, Arrival::Corrupted));
         assert_eq!((acked, x.buf_used, x.sf_used), ([None; 8], 1, 0));
         assert_eq!(x.lines[FROM_A].channels_busy(), 1);
@@ -1056,11 +1110,11 @@ mod tests {
         use frames::*;
         let mut x = imp_x();
         x.buf_used = 40;
-        let (_, a) = x.handle_frame(FROM_A, &frame(7, 0, true), |_| data_for(0), via_b, K_AND_O);
+        let (_, a) = x.handle_frame(FROM_A, &frame(7, 0, true), |_| data_for(0), via_b);
         assert_eq!(accepted(a), None);
         let mut gvb = data_for(2);
         gvb.kind = crate::packet::PktKind::Gvb;
-        let (_, a) = x.handle_frame(FROM_A, &frame(8, 1, true), |_| gvb, via_b, K_AND_O);
+        let (_, a) = x.handle_frame(FROM_A, &frame(8, 1, true), |_| gvb, via_b);
         assert_eq!(accepted(a), None);
         assert_eq!(x.buf_used, 40);
     }
@@ -1224,30 +1278,28 @@ mod tests {
         let mut x = imp_x();
         x.buf_used = 37;
         assert_eq!(
-            x.admit_host_packet(4, 8, None),
+            x.admit_host_packet(None),
             Err(HostWait::FewBuffers),
             "3 free"
         );
         x.buf_used = 36;
-        assert_eq!(x.admit_host_packet(4, 8, None), Ok(()));
+        assert_eq!(x.admit_host_packet(None), Ok(()));
         assert_eq!(x.buf_used, 37);
         x.buf_used = 0;
         for p in 0..8 {
             x.lines[TO_B].data.push_back((p, Hold::Source));
         }
         assert_eq!(
-            x.admit_host_packet(4, 8, Some(Some(2))),
+            x.admit_host_packet(Some(Some(2))),
             Err(HostWait::OutputQueueFull)
         );
-        assert_eq!(
-            x.admit_host_packet(4, 8, Some(None)),
-            Err(HostWait::NoRoute)
-        );
-        assert_eq!(x.admit_host_packet(4, 8, Some(Some(0))), Ok(()), "toward A");
+        assert_eq!(x.admit_host_packet(Some(None)), Err(HostWait::NoRoute));
+        assert_eq!(x.admit_host_packet(Some(Some(0))), Ok(()), "toward A");
         assert_eq!(x.buf_used, 1);
         // Whatever the rule asks, a packet needs a buffer.
         x.buf_used = 40;
-        assert_eq!(x.admit_host_packet(0, 8, None), Err(HostWait::FewBuffers));
+        x.limits.host_input_min_free = 0;
+        assert_eq!(x.admit_host_packet(None), Err(HostWait::FewBuffers));
     }
 
     /// A packet in transit keeps a place on its next line's queue from its arrival; when the
@@ -1258,7 +1310,7 @@ mod tests {
     fn a_forwarded_packet_joins_its_routes_queue_and_gives_up_its_kept_place() {
         use frames::*;
         let mut x = imp_x();
-        let (_, a) = x.handle_frame(FROM_A, &frame(7, 0, true), |_| data_for(2), via_b, K_AND_O);
+        let (_, a) = x.handle_frame(FROM_A, &frame(7, 0, true), |_| data_for(2), via_b);
         assert_eq!(accepted(a), Some(2));
         x.owe_acknowledgement(FROM_A, 0, true);
         assert_eq!(
@@ -1284,9 +1336,6 @@ mod tests {
         let mut x = imp();
         x.buf_used = 40;
         x.sf_used = 20;
-        assert_eq!(
-            x.refuses_transit(K_AND_O, None),
-            Some(Refusal::NoFreeBuffer)
-        );
+        assert_eq!(x.refuses_transit(None), Some(Refusal::NoFreeBuffer));
     }
 }

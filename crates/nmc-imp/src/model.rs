@@ -24,7 +24,8 @@
 //! [`crate::params::SinglePacketRule`] (`model/single.rs`). The IMP message generator and the scripted
 //! disturbances are in `model/instrument.rs`; the lockup watch in `model/lockup.rs`.
 //!
-//! This file is the driver's map: the events ([`Ev`]), the messages ([`Msg`], [`MsgState`]),
+//! This file is the driver's map: the events ([`Ev`]; the observers' timers apart, as
+//! [`Tick`]), the messages ([`Msg`], [`MsgState`]),
 //! the random streams, the [`Subnet`] with its construction and first events, and the dispatch
 //! of each event ([`Model::handle`]). The rest of `impl Subnet` is in the child modules:
 //!
@@ -74,7 +75,7 @@ pub use slice::{SliceItem, TimeSlice};
 use trace::Tr;
 pub(crate) use trace::change;
 
-use crate::imp::Imp;
+use crate::imp::{Imp, Limits};
 use crate::link::{Frame, Link};
 use crate::packet::{MsgId, Slab, Stream};
 use crate::params::{ImpParams, MessageProcessing};
@@ -121,20 +122,30 @@ pub enum Ev {
     /// An allocation unused for 250 ms (the deadline `Allocations` holds; `epoch` names the
     /// allocation's give-back timer).
     GiveBack { imp: u32, dst: u32, epoch: u32 },
-    /// Periodic sample of resource occupancy.
-    Sample,
     /// The scenario's scripted action `index` (a disturbance, a generator pause or resume).
     Scripted { index: u16 },
-    /// Periodic check for a lockup: no progress while messages are outstanding.
-    Watchdog,
-    /// Metrics start counting (`network.measure_from`).
-    MeasureStart,
     /// A line (topology line index, both directions) goes down or comes up.
     LineChange { line: u32, up: bool },
     /// Background messages arrive at host `host` (`model/background.rs`).
     Arrival { host: u32 },
     /// Version 3: a wake-up for the disuse timer of a transmit block.
     BlockIdle { imp: u32, stream: Stream },
+    /// One of the observers' own timers ([`Tick`]): it records, and changes nothing in the
+    /// network.
+    Observe(Tick),
+}
+
+/// The observers' timers (`model/observer.rs`, `model/lockup.rs`, `model/slice.rs`), apart
+/// from the protocol's events: what a run records is read at these ticks, and nothing the
+/// network does depends on them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tick {
+    /// Periodic sample of resource occupancy.
+    Sample,
+    /// Periodic check for a lockup: no progress while messages are outstanding.
+    Watchdog,
+    /// Metrics start counting (`network.measure_from`).
+    MeasureStart,
     /// Take a time slice of the measured pair (`network.slices`).
     Slice,
 }
@@ -264,6 +275,7 @@ impl Subnet {
                     params.default_imp,
                     params.buffers,
                     params.reassembly_buffers,
+                    Limits::of(&params),
                 )
             })
             .collect();
@@ -389,9 +401,9 @@ impl Subnet {
         for &(host, at) in starts {
             q.schedule(SimTime::ZERO + at, Ev::HostStart { host });
         }
-        q.schedule(SimTime::ZERO, Ev::Sample);
+        q.schedule(SimTime::ZERO, Ev::Observe(Tick::Sample));
         for &t in &self.obs.slice_at {
-            q.schedule(SimTime::ZERO + t, Ev::Slice);
+            q.schedule(SimTime::ZERO + t, Ev::Observe(Tick::Slice));
         }
         // Each IMP's clock, staggered over one fast tick.
         let m = self.imps.len().max(1) as u64;
@@ -423,20 +435,11 @@ impl Model for Subnet {
             Ev::HostOutputDone { imp, host } => self.host_output_done(now, imp, host, q),
             Ev::RfnmWait { imp, epoch } => self.rfnm_wait(now, imp, epoch, q),
             Ev::GiveBack { imp, dst, epoch } => self.give_back(now, imp, dst, epoch, q),
-            Ev::Sample => self.sample(now, q),
             Ev::Scripted { index } => self.scripted(now, index, q),
-            Ev::Watchdog => self.watchdog(now, q),
-            Ev::MeasureStart => {
-                self.obs.busy_at_measure = self.links().map(|l| l.busy_time).collect();
-            }
             Ev::LineChange { line, up } => self.line_change(now, line, up, q),
             Ev::Arrival { host } => self.background_arrival(now, host, q),
             Ev::BlockIdle { imp, stream } => self.block_idle(now, imp, stream, q),
-            Ev::Slice => {
-                if let Some(s) = self.time_slice(now) {
-                    self.obs.slices.push(s);
-                }
-            }
+            Ev::Observe(tick) => self.observe(now, tick, q),
         }
     }
 }

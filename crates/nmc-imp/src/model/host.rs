@@ -128,14 +128,7 @@ impl Subnet {
             } else {
                 0
             };
-        let (min_free, queue_max) = (
-            self.params.host_input_min_free,
-            self.params.output_queue_max,
-        );
-        if self.imps[imp as usize]
-            .admit_host_packet(min_free, queue_max, joins)
-            .is_err()
-        {
+        if self.imps[imp as usize].admit_host_packet(joins).is_err() {
             return true;
         }
         self.hosts[h as usize].input_busy = true;

@@ -11,7 +11,7 @@
 //!   alternate path or a line error"), and pauses of a generator ("interrupting the input
 //!   stream at the source IMP").
 
-use super::{Ev, Subnet, Tr};
+use super::{Ev, Subnet, Tick, Tr};
 use nmc_sim::{EventQueue, SimTime};
 
 /// The IMP message generator's state.
@@ -53,10 +53,16 @@ impl Subnet {
             );
         }
         if !self.obs.measure_from.is_zero() {
-            q.schedule(SimTime::ZERO + self.obs.measure_from, Ev::MeasureStart);
+            q.schedule(
+                SimTime::ZERO + self.obs.measure_from,
+                Ev::Observe(Tick::MeasureStart),
+            );
         }
         if !self.obs.lockup_window.is_zero() {
-            q.schedule(SimTime::ZERO + self.obs.lockup_window / 4, Ev::Watchdog);
+            q.schedule(
+                SimTime::ZERO + self.obs.lockup_window / 4,
+                Ev::Observe(Tick::Watchdog),
+            );
         }
     }
 
@@ -101,11 +107,7 @@ impl Subnet {
             let (src, dst_host, bits) = (host.imp, g.dst_host, g.bits);
             // The IMP's own generator takes any free buffer (no host interface, no 4-buffer
             // rule); it is tried again when a buffer frees (`wake_hosts`).
-            let queue_max = self.params.output_queue_max;
-            if self.imps[src as usize]
-                .admit_host_packet(1, queue_max, None)
-                .is_err()
-            {
+            if self.imps[src as usize].admit_own_packet().is_err() {
                 return;
             }
             let g = self.hosts[h as usize]

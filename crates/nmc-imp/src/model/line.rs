@@ -5,7 +5,7 @@
 //! channels and its own queues are in [`crate::link`].
 
 use super::{Counted, Ev, Subnet, Tr, Work, link_in};
-use crate::imp::{Arrival, Expired, TimerId, TransitLimits, Transmit};
+use crate::imp::{Arrival, Expired, TimerId, Transmit};
 use crate::link::{Frame, FrameKind, Hold, NextFrame};
 use crate::packet::{MsgId, Packet, PktId, PktKind, Stream};
 use nmc_sim::{Bits, EventQueue, SimTime};
@@ -220,17 +220,12 @@ impl Subnet {
             (link.def.from, link.reverse)
         };
         let (at, line) = self.link_at[rev as usize];
-        let limits = TransitLimits {
-            store_and_forward_max: self.params.store_and_forward_max,
-            output_queue_max: self.params.output_queue_max,
-        };
         let (slab, routing, topo) = (&self.slab, &self.routing, &self.topo);
         let (acked, arrival) = self.imps[at as usize].handle_frame(
             line as usize,
             &frame,
             |pkt| *slab.get(pkt),
             |p| routing.next_link(topo, at, p.dst),
-            limits,
         );
         let freed = acked.iter().flatten().count() > 0;
         for pkt in acked.into_iter().flatten() {

@@ -3,7 +3,7 @@
 //! has come back for `lockup_window` while messages are outstanding, and records what every IMP
 //! holds at that moment, so that a run ends with an explanation instead of idling to its end.
 
-use super::{Ev, Subnet, Tr};
+use super::{Ev, Subnet, Tick, Tr};
 use nmc_sim::{EventQueue, SimTime};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -100,7 +100,10 @@ impl Subnet {
             self.obs.lockup = Some(report);
             return; // the driver stops the run
         }
-        q.schedule(now + self.obs.lockup_window / 4, Ev::Watchdog);
+        q.schedule(
+            now + self.obs.lockup_window / 4,
+            Ev::Observe(Tick::Watchdog),
+        );
     }
 
     pub fn lockup_report(&self, now: SimTime) -> LockupReport {

@@ -5,7 +5,7 @@
 //! host, and the replies: RFNMs with or without a piggy-backed ALL (point g), and ALLs. The
 //! tables themselves are sans-I/O cores in [`crate::source`] and [`crate::destination`].
 
-use super::{Counted, Ev, Grant, MsgState, SourceLimits, Step, Subnet, Tr, Want, change};
+use super::{Counted, Ev, Grant, MsgState, Step, Subnet, Tr, Want, change};
 use crate::destination::Next;
 use crate::destination::Reply;
 use crate::imp::{Expired, HostOut, TimerId};
@@ -20,7 +20,7 @@ impl Subnet {
     ///
     /// [`Procedure::step`]: super::Procedure::step
     pub(super) fn advance(&mut self, now: SimTime, mid: MsgId, q: &mut EventQueue<Ev>) {
-        let (p, limits) = (self.procedure, SourceLimits::of(&self.params));
+        let p = self.procedure;
         loop {
             let Some(m) = self.msgs.get(&mid) else { return };
             let (src, dst, stream) = (m.src, m.dst, m.stream);
@@ -30,7 +30,7 @@ impl Subnet {
                 stream,
                 dst,
             };
-            match p.step(&mut self.imps[src as usize], want, &limits) {
+            match p.step(&mut self.imps[src as usize], want) {
                 Step::Wait => return,
                 Step::Moved(state) => self.set_state(now, mid, state),
                 Step::Numbered { num, then } => {
@@ -105,10 +105,10 @@ impl Subnet {
     ///
     /// [`Procedure::grant`]: super::Procedure::grant
     pub(super) fn serve_plt(&mut self, now: SimTime, imp: u32, q: &mut EventQueue<Ev>) {
-        let (p, limits) = (self.procedure, SourceLimits::of(&self.params));
+        let p = self.procedure;
         let mut moved = None;
         loop {
-            match p.grant(&mut self.imps[imp as usize], &limits) {
+            match p.grant(&mut self.imps[imp as usize]) {
                 Grant::None => return,
                 Grant::Advance(w) => {
                     // The same message first in line again: it could not take the entry.

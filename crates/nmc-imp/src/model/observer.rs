@@ -4,7 +4,7 @@
 //! still holds (undelivered messages, busy resources), for the end of a run and the no-leak
 //! check.
 
-use super::{BackgroundTally, E2eEvent, Ev, LockupReport, MsgState, Subnet, TimeSlice};
+use super::{BackgroundTally, E2eEvent, Ev, LockupReport, MsgState, Subnet, Tick, TimeSlice};
 use crate::destination::Reply;
 use crate::packet::{MsgId, Stream};
 use nmc_sim::{EventQueue, SimDuration, SimTime};
@@ -260,7 +260,7 @@ impl Subnet {
             }
         }
         self.sample_routing(now);
-        q.schedule(now + self.obs.sample_period, Ev::Sample);
+        q.schedule(now + self.obs.sample_period, Ev::Observe(Tick::Sample));
     }
 
     /// Messages offered and not yet delivered to their host, counted where they are: in the
@@ -329,5 +329,23 @@ impl Subnet {
                 .all(|l| l.channels_busy() == 0 && l.data.is_empty() && l.ctrl.is_empty())
             && self.msgs.is_empty()
             && self.slab.live() == 0
+    }
+}
+
+impl Subnet {
+    /// An observer's tick ([`Tick`]): what it records is read now; the network is not touched.
+    pub(super) fn observe(&mut self, now: SimTime, tick: Tick, q: &mut EventQueue<Ev>) {
+        match tick {
+            Tick::Sample => self.sample(now, q),
+            Tick::Watchdog => self.watchdog(now, q),
+            Tick::MeasureStart => {
+                self.obs.busy_at_measure = self.links().map(|l| l.busy_time).collect();
+            }
+            Tick::Slice => {
+                if let Some(s) = self.time_slice(now) {
+                    self.obs.slices.push(s);
+                }
+            }
+        }
     }
 }

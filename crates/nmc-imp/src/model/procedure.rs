@@ -15,34 +15,8 @@
 
 use super::{Host, MsgState};
 use crate::imp::Imp;
+pub use crate::imp::SourceLimits;
 use crate::packet::{MsgId, Stream};
-use crate::params::ImpParams;
-
-/// The profile's limits the source rules read (K&O's figures per version: `params.rs`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SourceLimits {
-    /// Message numbers per stream (K&O §II point b: 4 in version 2; §VI: 8 in version 3).
-    pub message_numbers: u32,
-    /// Pending leader table entries per IMP (K&O §II point c: 6).
-    pub plt_entries: u32,
-    /// Version 3: transmit (and receive) blocks per IMP (K&O §VI: 64).
-    pub control_blocks: u32,
-    /// Version 3: whether a REQALL decided while another to the same IMP is unanswered is sent
-    /// (the 1975 IMPs) or withheld (K&O §VII's first remedy).
-    pub superfluous_reqalls: bool,
-}
-
-impl SourceLimits {
-    /// The limits of a profile.
-    pub fn of(p: &ImpParams) -> Self {
-        SourceLimits {
-            message_numbers: p.message_numbers,
-            plt_entries: p.plt_entries,
-            control_blocks: p.control_blocks,
-            superfluous_reqalls: p.superfluous_reqalls,
-        }
-    }
-}
 
 /// What a rule reads of the message it moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -152,10 +126,11 @@ pub trait Procedure: Send + Sync {
 
     /// One step of message `m` at its source IMP `imp`: the tables change, the step says what
     /// follows. The driver calls again after a [`Step::Moved`] or [`Step::Numbered`].
-    fn step(&self, imp: &mut Imp, m: Want, limits: &SourceLimits) -> Step;
+    /// The rule reads the IMP's limits ([`Imp::limits`]).
+    fn step(&self, imp: &mut Imp, m: Want) -> Step;
 
     /// The claim the next free PLT entry of `imp` serves, taken off its line.
-    fn grant(&self, imp: &mut Imp, limits: &SourceLimits) -> Grant;
+    fn grant(&self, imp: &mut Imp) -> Grant;
 
     /// The ALL answering a REQALL of `imp`'s to `dst` is back; the REQALL's number and PLT
     /// entry have just been released. True when the version also counts the stream's number

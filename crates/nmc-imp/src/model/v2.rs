@@ -9,7 +9,7 @@
 //!   message number and the PLT entry", and the message starts again at point b when an ALL
 //!   comes back.
 
-use super::procedure::{Grant, Procedure, SourceLimits, Step, Want};
+use super::procedure::{Grant, Procedure, Step, Want};
 use super::{Host, MsgState};
 use crate::imp::Imp;
 use crate::packet::{Stream, stream, stream_ends};
@@ -40,7 +40,8 @@ impl Procedure for V2 {
     }
 
     /// Points b and c, and the REQALL detour.
-    fn step(&self, imp: &mut Imp, m: Want, limits: &SourceLimits) -> Step {
+    fn step(&self, imp: &mut Imp, m: Want) -> Step {
+        let limits = imp.limits.source;
         match m.state {
             MsgState::NeedNumber => {
                 // K&O §II point b: 4 message numbers per source-IMP/destination-IMP pair.
@@ -71,7 +72,7 @@ impl Procedure for V2 {
     }
 
     /// The oldest message waiting for a PLT entry.
-    fn grant(&self, imp: &mut Imp, _: &SourceLimits) -> Grant {
+    fn grant(&self, imp: &mut Imp) -> Grant {
         imp.plt.first_waiting().map_or(Grant::None, Grant::Advance)
     }
 
@@ -85,6 +86,7 @@ impl Procedure for V2 {
 mod tests {
     //! Version 2's source rules on one IMP, in K&O §II's words.
     use super::*;
+    use crate::imp::{Limits, SourceLimits, TransitLimits};
     use crate::params::ImpModel;
 
     const K_AND_O: SourceLimits = SourceLimits {
@@ -95,7 +97,21 @@ mod tests {
     };
 
     fn imp() -> Imp {
-        Imp::new(0, "S".into(), ImpModel::H516, 40, 10)
+        Imp::new(
+            0,
+            "S".into(),
+            ImpModel::H516,
+            40,
+            10,
+            Limits {
+                transit: TransitLimits {
+                    store_and_forward_max: 20,
+                    output_queue_max: 8,
+                },
+                host_input_min_free: 4,
+                source: K_AND_O,
+            },
+        )
     }
 
     fn want(msg: u64, state: MsgState) -> Want {
@@ -112,17 +128,14 @@ mod tests {
         let mut s = imp();
         for k in 0..4 {
             assert_eq!(
-                V2.step(&mut s, want(k, MsgState::NeedNumber), &K_AND_O),
+                V2.step(&mut s, want(k, MsgState::NeedNumber)),
                 Step::Numbered {
                     num: k,
                     then: MsgState::NeedPlt
                 }
             );
         }
-        assert_eq!(
-            V2.step(&mut s, want(4, MsgState::NeedNumber), &K_AND_O),
-            Step::Wait
-        );
+        assert_eq!(V2.step(&mut s, want(4, MsgState::NeedNumber)), Step::Wait);
     }
 
     #[test]
@@ -133,10 +146,7 @@ mod tests {
             nmc_sim::SimTime::ZERO,
             nmc_sim::SimDuration::from_millis(250),
         );
-        assert_eq!(
-            V2.step(&mut s, want(0, MsgState::NeedPlt), &K_AND_O),
-            Step::PltLaunch
-        );
+        assert_eq!(V2.step(&mut s, want(0, MsgState::NeedPlt)), Step::PltLaunch);
         assert_eq!(s.plt.used(), 1);
     }
 
@@ -144,10 +154,7 @@ mod tests {
     #[test]
     fn without_an_allocation_a_reqall_takes_the_plt_entry_and_the_message_awaits_an_all() {
         let mut s = imp();
-        assert_eq!(
-            V2.step(&mut s, want(0, MsgState::NeedPlt), &K_AND_O),
-            Step::PltReqall
-        );
+        assert_eq!(V2.step(&mut s, want(0, MsgState::NeedPlt)), Step::PltReqall);
         assert_eq!(s.plt.used(), 1);
         assert_eq!(s.allocs.next_awaiting(1), Some(0));
     }
@@ -156,16 +163,10 @@ mod tests {
     fn the_seventh_claim_on_six_plt_entries_waits_and_is_served_first() {
         let mut s = imp();
         for k in 0..6 {
-            assert_eq!(
-                V2.step(&mut s, want(k, MsgState::NeedPlt), &K_AND_O),
-                Step::PltReqall
-            );
+            assert_eq!(V2.step(&mut s, want(k, MsgState::NeedPlt)), Step::PltReqall);
         }
-        assert_eq!(V2.grant(&mut s, &K_AND_O), Grant::None);
-        assert_eq!(
-            V2.step(&mut s, want(6, MsgState::NeedPlt), &K_AND_O),
-            Step::Wait
-        );
-        assert_eq!(V2.grant(&mut s, &K_AND_O), Grant::Advance(6));
+        assert_eq!(V2.grant(&mut s), Grant::None);
+        assert_eq!(V2.step(&mut s, want(6, MsgState::NeedPlt)), Step::Wait);
+        assert_eq!(V2.grant(&mut s), Grant::Advance(6));
     }
 }

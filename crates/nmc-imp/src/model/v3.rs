@@ -26,7 +26,7 @@
 //! entry, as K&O's Fig. 8 narrative has it); claims on PLT entries are served first come,
 //! first served, REQALLs and messages alike; a released stream starts its numbers again at 0.
 
-use super::procedure::{Grant, Procedure, SourceLimits, Step, Want};
+use super::procedure::{Grant, Procedure, Step, Want};
 use super::{Host, MsgState};
 use crate::blocks::Need;
 use crate::imp::Imp;
@@ -62,7 +62,8 @@ impl Procedure for V3 {
     }
 
     /// A version 3 message's block, number, allocation and PLT entry, one at a time.
-    fn step(&self, imp: &mut Imp, m: Want, limits: &SourceLimits) -> Step {
+    fn step(&self, imp: &mut Imp, m: Want) -> Step {
+        let limits = imp.limits.source;
         let cap = limits.control_blocks as usize;
         match m.state {
             MsgState::NeedBlock => match imp.tx_blocks.need(m.stream, m.msg, cap) {
@@ -115,7 +116,8 @@ impl Procedure for V3 {
     /// A free PLT entry goes to the claim at the head of the line: a message leaves (point e
     /// of K&O Fig. 1); a REQALL takes a message number of its stream too and goes to the
     /// destination IMP (or, with no number free, waits, and the line with it).
-    fn grant(&self, i: &mut Imp, limits: &SourceLimits) -> Grant {
+    fn grant(&self, i: &mut Imp) -> Grant {
+        let limits = i.limits.source;
         if !i.plt.free(limits.plt_entries) {
             return Grant::None;
         }
@@ -187,6 +189,7 @@ impl Procedure for V3 {
 mod tests {
     //! Version 3's source rules on one IMP, in K&O §VI–VII's words.
     use super::*;
+    use crate::imp::{Limits, SourceLimits, TransitLimits};
     use crate::params::ImpModel;
 
     const V3_1975: SourceLimits = SourceLimits {
@@ -197,7 +200,21 @@ mod tests {
     };
 
     fn imp() -> Imp {
-        Imp::new(0, "S".into(), ImpModel::H516, 40, 10)
+        Imp::new(
+            0,
+            "S".into(),
+            ImpModel::H516,
+            40,
+            10,
+            Limits {
+                transit: TransitLimits {
+                    store_and_forward_max: 20,
+                    output_queue_max: 8,
+                },
+                host_input_min_free: 4,
+                source: V3_1975,
+            },
+        )
     }
 
     fn want(msg: MsgId, state: MsgState) -> Want {
@@ -215,13 +232,10 @@ mod tests {
     fn the_first_message_of_a_host_pair_asks_for_the_block_pair_and_the_next_waits() {
         let mut s = imp();
         assert_eq!(
-            V3.step(&mut s, want(0, MsgState::NeedBlock), &V3_1975),
+            V3.step(&mut s, want(0, MsgState::NeedBlock)),
             Step::CreateBlock
         );
-        assert_eq!(
-            V3.step(&mut s, want(1, MsgState::NeedBlock), &V3_1975),
-            Step::Wait
-        );
+        assert_eq!(V3.step(&mut s, want(1, MsgState::NeedBlock)), Step::Wait);
     }
 
     /// K&O §VI: "message number, reassembly buffers, and PLT entry": an allocation at hand is
@@ -235,21 +249,18 @@ mod tests {
             nmc_sim::SimDuration::from_millis(250),
         );
         assert_eq!(
-            V3.step(&mut s, want(0, MsgState::NeedAll), &V3_1975),
+            V3.step(&mut s, want(0, MsgState::NeedAll)),
             Step::Moved(MsgState::NeedPlt)
         );
+        assert_eq!(V3.step(&mut s, want(0, MsgState::NeedPlt)), Step::Claimed);
         assert_eq!(
-            V3.step(&mut s, want(0, MsgState::NeedPlt), &V3_1975),
-            Step::Claimed
-        );
-        assert_eq!(
-            V3.grant(&mut s, &V3_1975),
+            V3.grant(&mut s),
             Grant::Launch {
                 msg: 0,
                 plt_used: 1
             }
         );
-        assert_eq!(V3.grant(&mut s, &V3_1975), Grant::None);
+        assert_eq!(V3.grant(&mut s), Grant::None);
     }
 
     /// K&O §VII: "A REQALL is called superfluous if it is sent while a previous REQALL is
@@ -260,16 +271,13 @@ mod tests {
             (true, Step::Asked { superfluous: true }),
             (false, Step::Withheld),
         ] {
-            let limits = SourceLimits {
-                superfluous_reqalls: send,
-                ..V3_1975
-            };
             let mut s = imp();
+            s.limits.source.superfluous_reqalls = send;
             assert_eq!(
-                V3.step(&mut s, want(0, MsgState::NeedAll), &limits),
+                V3.step(&mut s, want(0, MsgState::NeedAll)),
                 Step::Asked { superfluous: false }
             );
-            assert_eq!(V3.step(&mut s, want(1, MsgState::NeedAll), &limits), second);
+            assert_eq!(V3.step(&mut s, want(1, MsgState::NeedAll)), second);
         }
     }
 
@@ -280,11 +288,11 @@ mod tests {
     fn a_reqall_takes_a_number_and_a_plt_entry_and_its_all_clears_it() {
         let mut s = imp();
         assert_eq!(
-            V3.step(&mut s, want(0, MsgState::NeedAll), &V3_1975),
+            V3.step(&mut s, want(0, MsgState::NeedAll)),
             Step::Asked { superfluous: false }
         );
         assert_eq!(
-            V3.grant(&mut s, &V3_1975),
+            V3.grant(&mut s),
             Grant::Reqall {
                 msg: 0,
                 num: 0,
