@@ -16,6 +16,8 @@
 //! The other sections (topology, hosts, events, traffic) are typed already and are
 //! `nmc-imp`'s own ([`nmc_imp::spec`]).
 
+#![warn(missing_docs)]
+
 use nmc_imp::ImpParams;
 use nmc_imp::run::{BuildError, Outcome};
 use nmc_imp::spec::{ImpConfig, Overrides, TrafficSpec};

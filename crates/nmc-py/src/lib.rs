@@ -21,6 +21,8 @@
 //! file; with `file`, `line`, `column` and `key` where known) or `nmc.NmcError` (a run that
 //! failed), each with the one-line message the CLI prints.
 
+#![warn(missing_docs)]
+
 use anyhow::{Context as _, Result};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
