@@ -65,6 +65,10 @@ pub fn throughput_series(msgs: &[MessageRecord], bin: f64, until: f64) -> Vec<(f
 use nmc_records::stats::{Rule, percentile, percentile_position};
 pub use nmc_records::stats::{autocorrelation, autocorrelation_band, histogram};
 
+/// Adds the message and occupancy metrics of a run of length `duration` to `m`: completed messages,
+/// throughput, the best 150, round-trip mean and percentiles, the mean time a message holds its
+/// number, round trips from the offer, the round trips' autocorrelation to lag 10, occupancy means
+/// and the fraction of RFNMs that carried an ALL. `msgs` and `occ` are the measured period's.
 pub fn add_metrics(
     m: &mut BTreeMap<String, f64>,
     msgs: &[MessageRecord],
@@ -139,11 +143,17 @@ pub fn add_metrics(
 /// The columns of a message record (`messages.csv`) that [`add_metrics`] reads.
 #[derive(Clone, Copy, Debug, serde::Deserialize)]
 pub struct MetricRow {
+    /// Its length, data bits.
     pub bits: u64,
+    /// The host starts putting packet 1 into the source IMP, ns.
     pub offered_ns: u64,
+    /// The message took the number it travels with (point b), ns.
     pub numbered_ns: Option<u64>,
+    /// The last packet is in the source IMP, ns.
     pub accepted_ns: Option<u64>,
+    /// The RFNM reached the source host (point h), ns.
     pub rfnm_ns: Option<u64>,
+    /// Whether the RFNM carried a piggy-backed ALL.
     pub rfnm_carried_all: Option<bool>,
 }
 

@@ -36,7 +36,10 @@ pub enum Need {
     Created,
     /// Every transmit block is in use: the message waits for one to be released (`first`:
     /// it has just joined the line).
-    Full { first: bool },
+    Full {
+        /// It has just joined the line (it was not waiting already).
+        first: bool,
+    },
 }
 
 /// A source IMP's transmit blocks, by stream, and the messages waiting for one to be free.

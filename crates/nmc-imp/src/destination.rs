@@ -16,17 +16,24 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 /// at most 1 s for them, then goes without a piggy-backed ALL) or the ALL answering a REQALL.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reply {
+    /// The RFNM of a multipacket message (point g).
     Rfnm {
+        /// The message's stream.
         stream: Stream,
+        /// The message it answers.
         msg: MsgId,
+        /// That message's number.
         num: u64,
         /// The end of its wait for buffers, and the generation that names it.
         wait: Deadline,
         /// When it was made (K&O point g), in ns.
         made_ns: u64,
     },
+    /// The ALL answering a REQALL (point d).
     All {
+        /// The stream of the REQALL.
         stream: Stream,
+        /// The message number the REQALL held.
         num: u64,
     },
 }
@@ -34,9 +41,13 @@ pub enum Reply {
 /// A message being reassembled at its destination IMP.
 #[derive(Clone, Copy, Debug)]
 pub struct Reassembly {
+    /// The message.
     pub msg: MsgId,
+    /// Packets in the message.
     pub of: u8,
+    /// Packets received so far.
     pub received: u8,
+    /// Data bits received so far.
     pub bits: u64,
 }
 
@@ -289,10 +300,12 @@ impl Replies {
         self.queue.iter()
     }
 
+    /// Replies owed.
     pub fn len(&self) -> usize {
         self.queue.len()
     }
 
+    /// Whether no reply is owed.
     pub fn is_empty(&self) -> bool {
         self.queue.is_empty()
     }

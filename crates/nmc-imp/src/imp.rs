@@ -68,14 +68,19 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 /// A packet on its way to the destination host.
 #[derive(Clone, Copy, Debug)]
 pub struct HostOut {
+    /// The message it belongs to.
     pub msg: MsgId,
     /// The destination host (its interface, [`HostPort`]).
     pub host: u32,
     /// The message's stream (its sequence of message numbers, `crate::packet::Stream`).
     pub stream: Stream,
+    /// Its message's number in the stream.
     pub num: u64,
+    /// Its place in the message, from 0.
     pub index: u8,
+    /// Packets in the message.
     pub of: u8,
+    /// The packet's data bits.
     pub bits: u64,
 }
 
@@ -83,17 +88,22 @@ pub struct HostOut {
 /// its 100 kbit/s line (K&O §III). Each host on an IMP has its own interface.
 #[derive(Clone, Debug, Default)]
 pub struct HostPort {
+    /// The host this interface serves.
     pub host: u32,
+    /// Packets waiting for the host, in the order they go.
     pub queue: VecDeque<HostOut>,
+    /// A packet is being transferred to the host now.
     pub busy: bool,
 }
 
 /// Why an IMP refuses a packet in transit ([`Imp::refuses_transit`]; K&O §III).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Refusal {
+    /// No packet buffer is free.
     NoFreeBuffer,
     /// The IMP already holds its most store-and-forward packets (20).
     StoreAndForwardFull,
+    /// No route to the packet's destination IMP.
     NoRoute,
     /// The output queue toward the next IMP is full (8 packets).
     OutputQueueFull,
@@ -178,11 +188,21 @@ pub enum Arrival {
     Duplicate,
     /// A packet passing through, refused (K&O §III): no acknowledgement goes back, so the
     /// sender sends it again after its 125 ms timeout.
-    Rejected { packet: Packet, refusal: Refusal },
+    Rejected {
+        /// The packet refused.
+        packet: Packet,
+        /// Why.
+        refusal: Refusal,
+    },
     /// Accepted: a packet in transit holds a buffer, a store-and-forward place and a place on
     /// the queue of `next`, its next line (none when it is for this IMP, a control message, or
     /// has no route); it is acknowledged once the processor has taken it.
-    Accepted { packet: Packet, next: Option<u32> },
+    Accepted {
+        /// The packet taken in.
+        packet: Packet,
+        /// The link it is to leave by, when it passes through.
+        next: Option<u32>,
+    },
 }
 
 /// Why a host's packet waits outside its IMP ([`Imp::admit_host_packet`]; K&O §III).
@@ -207,6 +227,7 @@ pub struct Transmit {
     pub fresh: bool,
     /// The acknowledgements it carries for the other direction: channel mask and bits.
     pub ack_mask: u8,
+    /// The sequence bits acknowledged, one per channel set in `ack_mask`.
     pub ack_bits: u8,
 }
 
@@ -216,54 +237,94 @@ pub struct Transmit {
 pub enum TimerId {
     /// The retransmission timer of logical channel `lch` of `line` (K&O §III's 125 ms).
     Retransmit {
+        /// The line: its place among the IMP's lines.
         line: usize,
+        /// The logical channel.
         lch: u8,
+        /// The generation of the arming.
         generation: u32,
     },
     /// A RFNM's wait of at most 1 s for buffers to carry a piggy-backed ALL (K&O §II point g).
-    RfnmWait { generation: u32 },
+    RfnmWait {
+        /// The generation of the RFNM's wait.
+        generation: u32,
+    },
     /// An allocation from `dst` unused for 250 ms (K&O §II point i).
-    GiveBack { dst: u32, generation: u32 },
+    GiveBack {
+        /// The destination IMP the allocation came from.
+        dst: u32,
+        /// The generation of the allocation's give-back timer.
+        generation: u32,
+    },
     /// The end of the task in service on the processor (`model/processing.rs`); a clock tick
     /// that pre-empts the processor moves it later under a new generation.
-    Task { generation: u32 },
+    Task {
+        /// The generation of the task's end.
+        generation: u32,
+    },
     /// Version 3: the disuse timer of the transmit block of `stream` (K&O §VI), a timer that
     /// moves its deadline when the block is used ([`crate::timer::Timer`]).
-    BlockIdle { stream: Stream },
+    BlockIdle {
+        /// The stream whose transmit block it is.
+        stream: Stream,
+    },
 }
 
 /// What a timer that ran out asks of the IMP ([`Imp::handle_timeout`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Expired {
     /// The packet on a channel of `line` is unacknowledged: it waits to be sent again.
-    Retransmit { line: usize },
+    Retransmit {
+        /// The line: its place among the IMP's lines.
+        line: usize,
+    },
     /// "The RFNM is then sent without a piggy-backed ALL" (K&O §II).
     RfnmWithoutAll(Reply),
     /// The unused allocation goes back to `dst` in a GVB.
-    GiveBack { dst: u32 },
+    GiveBack {
+        /// The destination IMP the allocation came from.
+        dst: u32,
+    },
     /// The processor has finished this task; the next has started.
     TaskDone(Task),
     /// Version 3: the transmit block of `stream`, unused for its disuse time and with no
     /// message number out, is released, and the stream's numbers forgotten; the destination
     /// is to release its receive block.
-    BlockReleased { stream: Stream },
+    BlockReleased {
+        /// The stream whose transmit block is released.
+        stream: Stream,
+    },
     /// The timer's deadline moved later (the block was used since): wake it again `at`.
-    NotYet { at: SimTime },
+    NotYet {
+        /// The timer's deadline now.
+        at: SimTime,
+    },
 }
 
 /// The packets a frame's piggy-backed acknowledgements freed, by logical channel: the sender
 /// drops its copies ([`Imp::acknowledge`]).
 pub type Acked = [Option<PktId>; 8];
 
+/// One IMP (K&O §II–III): its packet buffers, store-and-forward and reassembly counts, its
+/// processor, the source and destination tables of the end-to-end procedure, version 3's control
+/// blocks, and its lines.
 pub struct Imp {
     /// Its index in the network (topology order).
     pub id: u32,
+    /// Its name, as the topology gives it (e.g. `UCLA`).
     pub name: String,
     /// 316 or 516 (what its processor spends on each kind of work: `ImpParams::costs`).
     pub model: ImpModel,
+    /// Packet buffers in all (the profile's `buffers`, K&O §III's 51; `buffers_vdh` on a VDH IMP).
     pub buffers: u32,
+    /// Packet buffers in use: packets held in transit or from a host, and reassembly buffers
+    /// reserved or filled.
     pub buf_used: u32,
+    /// Store-and-forward places held by packets in transit (at most `store_and_forward_max`, 20;
+    /// K&O §III).
     pub sf_used: u32,
+    /// Reassembly buffers at most (the profile's `reassembly_buffers`, K&O §III's 34;
+    /// `reassembly_buffers_vdh` on a VDH IMP).
     pub reasm_max: u32,
     /// Reassembly buffers reserved or filled.
     pub reasm_used: u32,
@@ -314,6 +375,8 @@ pub struct Imp {
 }
 
 impl Imp {
+    /// IMP `id`, named `name`, of model `model`, with `buffers` packet buffers of which at most
+    /// `reasm_max` for reassembly, and the profile's `limits`; no lines, hosts or messages yet.
     pub fn new(
         id: u32,
         name: String,
@@ -371,6 +434,7 @@ impl Imp {
             .any(|p| p.queue.iter().any(|o| o.stream == stream && o.num < num))
     }
 
+    /// Packet buffers not in use.
     pub fn free_buffers(&self) -> u32 {
         self.buffers.saturating_sub(self.buf_used)
     }
@@ -759,11 +823,14 @@ impl Imp {
         self.reasm_used + n <= self.reasm_max && self.free_buffers() >= n
     }
 
+    /// Reserves `n` reassembly buffers, each also a packet buffer ([`Imp::can_reserve`] says
+    /// whether it may).
     pub fn reserve(&mut self, n: u32) {
         self.reasm_used += n;
         self.buf_used += n;
     }
 
+    /// Frees `n` reassembly buffers, reserved or filled, and their packet buffers.
     pub fn release_reassembly(&mut self, n: u32) {
         self.reasm_used -= n;
         self.buf_used -= n;

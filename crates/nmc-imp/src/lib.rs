@@ -48,6 +48,8 @@
 //!   RFCs 612 and 619; see `params.rs` for each figure's source. The IMP's own fake hosts and
 //!   the background-level work (RFNM and ALL generation ran there) take no processor time.
 
+#![warn(missing_docs)]
+
 pub mod analysis;
 pub mod blocks;
 pub mod destination;

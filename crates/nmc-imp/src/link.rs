@@ -37,9 +37,15 @@ pub enum Hold {
     Copy,
 }
 
+/// One logical channel of a line's outgoing direction (K&O ref. \[6\]): the packet it holds until
+/// acknowledged, its one-bit sequence number, and its retransmission timer.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LogicalChannel {
+    /// The packet on the channel, unacknowledged, and what holds its buffer; `None` when the
+    /// channel is free.
     pub held: Option<(PktId, Hold)>,
+    /// The channel's one-bit sequence number: flipped for each new packet, kept for a
+    /// retransmission.
     pub bit: bool,
     /// Bumped on every send and acknowledgement (and when the line goes down), so stale
     /// timers are ignored: the generation of the retransmission timer's arming.
@@ -63,61 +69,98 @@ impl LogicalChannel {
     }
 }
 
+/// What a frame on a line carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FrameKind {
+    /// A packet, which must be acknowledged.
     Packet {
+        /// The packet (its id in the [`crate::packet::Slab`]).
         pkt: PktId,
+        /// The logical channel it is sent on.
         lch: u8,
+        /// The channel's sequence bit for it.
         bit: bool,
     },
+    /// Acknowledgements alone: nothing else was to be sent.
     AckOnly,
     /// A routing message; `fresh` when its serial number is new to the receiver (the first
     /// the sender sends after recomputing its table, `model/processing.rs`).
     Routing {
+        /// Its content's id in the side table ([`crate::routing::Routing`];
+        /// [`crate::routing::NO_BODY`] with static routes).
         body: u32,
+        /// Its serial number is new to the receiver.
         fresh: bool,
     },
 }
 
+/// One frame on a line: what it carries, the acknowledgements piggy-backed for the reverse
+/// direction, and whether a line error hit it.
 #[derive(Clone, Copy, Debug)]
 pub struct Frame {
+    /// What it carries.
     pub kind: FrameKind,
     /// Acknowledgements carried for the reverse direction: channel mask and their bits.
     pub ack_mask: u8,
+    /// The sequence bits acknowledged, one per channel set in `ack_mask`.
     pub ack_bits: u8,
+    /// A line error hit it: the receiver's checksum fails and the frame is lost.
     pub corrupted: bool,
 }
 
 /// What [`Link::next_frame`] chose to send.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NextFrame {
+    /// A routing message.
     Routing,
+    /// A packet on a free logical channel, or one sent again.
     Packet {
+        /// The packet (its id in the [`crate::packet::Slab`]).
         pkt: PktId,
+        /// The logical channel it goes on.
         lch: u8,
+        /// The channel's sequence bit for it.
         bit: bool,
+        /// Sent again after its timeout, on the same channel with the same bit.
         retransmission: bool,
     },
+    /// The pending acknowledgements alone.
     AckOnly,
 }
 
+/// An IMP's interface to one direction of a line (K&O §III): its queues, logical channels and
+/// retransmission timers, the acknowledgements owed for the reverse direction, the sequence bits
+/// last accepted coming in, and its counters.
 pub struct Link {
+    /// The direction: its two IMPs, capacity and propagation delay.
     pub def: LinkDef,
     /// Its index among the network's links (topology order).
     pub id: u32,
+    /// The index of the line's other direction among the network's links.
     pub reverse: u32,
+    /// A frame is being transmitted now.
     pub busy: bool,
+    /// Control messages queued ahead of data (when `control_priority`), each with what holds its
+    /// buffer.
     pub ctrl: VecDeque<(PktId, Hold)>,
+    /// The output queue: data packets (and control messages without `control_priority`), each with
+    /// what holds its buffer.
     pub data: VecDeque<(PktId, Hold)>,
+    /// Logical channels whose packet timed out and waits to be sent again, in the order they timed
+    /// out.
     pub retx: VecDeque<u8>,
+    /// A routing message goes first in the next frame.
     pub routing_due: bool,
     /// Routing-message frequency by line load (`model/processing.rs`): the opportunity within
     /// the 5, how many of the 5 are used, and the busy time when they were counted.
     pub rf_slot: u32,
+    /// How many of each `routing_opportunities` (5) are used, set by the line's load.
     pub rf_sends: u32,
+    /// The line's busy time when its load was last counted.
     pub rf_busy_mark: SimDuration,
     /// The sender's routing generation last sent on this line.
     pub routing_sent: Option<u64>,
+    /// Its logical channels (the profile's `logical_channels`, 8).
     pub lch: Vec<LogicalChannel>,
     /// Packets this IMP has taken in for this line and not yet queued on it (they wait for
     /// the processor; they count toward the output-queue limit).
@@ -127,22 +170,34 @@ pub struct Link {
     pub in_last: [Option<bool>; 8],
     /// Acknowledgements this link will carry (for frames that arrived over the reverse link).
     pub ack_mask: u8,
+    /// Their sequence bits, one per channel set in `ack_mask`.
     pub ack_bits: u8,
+    /// The random stream that draws its line errors.
     pub errors: Stream,
     // Counters.
+    /// Time spent transmitting frames, in all.
     pub busy_time: SimDuration,
+    /// Frames sent.
     pub frames: u64,
+    /// Packet frames sent, retransmissions included.
     pub data_frames: u64,
     /// Packets the far IMP accepted from this link: delivered packet-hops (`nmc bench`).
     pub accepted: u64,
+    /// Packets sent again after their timeout.
     pub retransmissions: u64,
+    /// Frames hit by a line error.
     pub corrupted: u64,
+    /// Packets the far IMP refused (K&O §III).
     pub rejected: u64,
+    /// Packets the far IMP had already accepted, discarded there as duplicates.
     pub duplicates: u64,
+    /// The longest the data queue has been, packets.
     pub max_queue: u32,
 }
 
 impl Link {
+    /// A direction `def`, link `id` whose other direction is link `reverse`, with `channels`
+    /// logical channels, all free; `errors` draws its line errors.
     pub fn new(def: LinkDef, id: u32, reverse: u32, channels: u8, errors: Stream) -> Self {
         Link {
             def,
@@ -180,6 +235,7 @@ impl Link {
         self.data.len() as u32 + self.incoming
     }
 
+    /// The first logical channel that holds no packet, if any.
     pub fn free_channel(&self) -> Option<u8> {
         self.lch
             .iter()
@@ -309,6 +365,8 @@ impl Link {
         self.in_last[lch as usize] == Some(bit)
     }
 
+    /// An acknowledgement is owed for channel `lch` with sequence bit `bit`: it goes with the next
+    /// frame on this link.
     pub fn add_ack(&mut self, lch: u8, bit: bool) {
         self.ack_mask |= 1 << lch;
         if bit {

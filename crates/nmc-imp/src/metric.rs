@@ -12,27 +12,34 @@ pub const MESSAGES_COMPLETED: &str = "messages.completed";
 pub const THROUGHPUT_KBPS: &str = "throughput_kbps";
 /// The best 150 consecutive messages' throughput, kbit/s (K&O §IV).
 pub const BEST150_KBPS: &str = "best150_kbps";
-/// Mean round trip, launch of the first packet to the RFNM, ms.
+/// Mean round trip, from the message's last packet in the source IMP (`accepted_ns`) to its
+/// RFNM, ms (`analysis::round_trips_ms`).
 pub const RTT_MEAN_MS: &str = "rtt.mean_ms";
 /// Mean round trip from the message's offer to the IMP, ms.
 pub const RTT_FROM_OFFER_MEAN_MS: &str = "rtt_from_offer.mean_ms";
-/// Mean time between successive messages of one message number, ms.
+/// Mean time a message holds its message number, from taking it (K&O point b) to its RFNM
+/// (point h), ms: one cycle of a number.
 pub const CYCLE_MEAN_MS: &str = "cycle.mean_ms";
 /// The fraction of RFNMs that carried an ALL.
 pub const RFNM_WITH_ALL_FRACTION: &str = "rfnm.with_all_fraction";
 /// A RFNM's wait for reassembly buffers at the destination, mean and longest, ms.
 pub const RFNM_WAIT_AT_DESTINATION_MEAN_MS: &str = "rfnm.wait_at_destination.mean_ms";
+/// The longest RFNM wait for reassembly buffers at the destination, ms.
 pub const RFNM_WAIT_AT_DESTINATION_MAX_MS: &str = "rfnm.wait_at_destination.max_ms";
-/// The busiest line's utilisation (either direction), and the mean over lines.
+/// The busiest line's utilisation (either direction).
 pub const LINES_UTILISATION_MAX: &str = "lines.utilisation.max";
+/// Line utilisation (either direction), the mean over lines.
 pub const LINES_UTILISATION_MEAN: &str = "lines.utilisation.mean";
-/// IMP-to-IMP retransmissions.
+/// Single-packet messages' copies sent again on an ALLOCATE (RFC 632), summed over the
+/// messages; the IMP-to-IMP retransmissions are `count.retransmissions` ([`count`]).
 pub const MESSAGES_RETRANSMISSIONS: &str = "messages.retransmissions";
 /// Other hosts' messages offered per second, and their mean packets per message.
 pub const BACKGROUND_OFFERED_PER_S: &str = "background.offered_per_s";
+/// Other hosts' messages: their mean packets per message.
 pub const BACKGROUND_PACKETS_PER_MESSAGE: &str = "background.packets_per_message";
 /// Routing: best-neighbour changes and hold-downs started.
 pub const ROUTING_ROUTE_CHANGES: &str = "routing.route_changes";
+/// Routing: hold-downs started.
 pub const ROUTING_HOLD_DOWNS: &str = "routing.hold_downs";
 
 /// The mean of one resource the measured pair holds (`occupancy.csv`'s columns:

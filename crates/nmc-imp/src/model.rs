@@ -93,43 +93,112 @@ pub fn procedure(v: MessageProcessing) -> &'static dyn Procedure {
     }
 }
 
+/// An event of the subnet model: the protocol's events, each named as the work or timer it ends,
+/// and the observers' ticks ([`Tick`]).
 #[derive(Clone, Copy, Debug)]
 pub enum Ev {
     /// A host starts or resumes offering traffic.
-    HostStart { host: u32 },
+    HostStart {
+        /// The host.
+        host: u32,
+    },
     /// A packet from a host is fully in its IMP.
-    HostInputDone { host: u32 },
+    HostInputDone {
+        /// The host.
+        host: u32,
+    },
     /// A frame finished transmission on a link.
-    TxDone { link: u32, frame: Frame },
+    TxDone {
+        /// The link (one direction of a line, in topology order).
+        link: u32,
+        /// The frame.
+        frame: Frame,
+    },
     /// A frame reaches the far IMP.
-    Arrive { link: u32, frame: Frame },
+    Arrive {
+        /// The link it came over.
+        link: u32,
+        /// The frame.
+        frame: Frame,
+    },
     /// The IMP processor finished the task at the head of its queue (generation `epoch`): the
     /// IMP's [`TimerId::Task`](crate::imp::TimerId::Task), one name for the timer throughout.
-    Task { imp: u32, epoch: u32 },
+    Task {
+        /// The IMP.
+        imp: u32,
+        /// The generation of the task's end.
+        epoch: u32,
+    },
     /// The IMP's 25.6 ms clock (`model/processing.rs`).
-    Clock { imp: u32 },
+    Clock {
+        /// The IMP.
+        imp: u32,
+    },
     /// IMP-to-IMP retransmission timer of a logical channel ([`TimerId::Retransmit`](crate::imp::TimerId::Retransmit)), woken at
     /// the deadline the channel holds (`Link::poll_at`); `epoch` names the arming, one wake-up
     /// per arming. (What it counts when it fires is `Counted::Retransmission`.)
-    Retransmit { link: u32, lch: u8, epoch: u32 },
+    Retransmit {
+        /// The link.
+        link: u32,
+        /// The logical channel.
+        lch: u8,
+        /// The generation of the timer's arming.
+        epoch: u32,
+    },
     /// Time for a routing message on a link.
-    RoutingTick { link: u32 },
+    RoutingTick {
+        /// The link.
+        link: u32,
+    },
     /// A packet finished its transfer to destination host `host` on IMP `imp`.
-    HostOutputDone { imp: u32, host: u32 },
+    HostOutputDone {
+        /// The destination IMP.
+        imp: u32,
+        /// The destination host.
+        host: u32,
+    },
     /// A RFNM has waited its 1 s for a piggy-backed ALL ([`TimerId::RfnmWait`](crate::imp::TimerId::RfnmWait); the deadline
     /// `Replies` holds; `epoch` names the RFNM's wait).
-    RfnmWait { imp: u32, epoch: u32 },
+    RfnmWait {
+        /// The destination IMP, where the RFNM waits.
+        imp: u32,
+        /// The generation of the RFNM's wait.
+        epoch: u32,
+    },
     /// An allocation unused for 250 ms (the deadline `Allocations` holds; `epoch` names the
     /// allocation's give-back timer).
-    GiveBack { imp: u32, dst: u32, epoch: u32 },
+    GiveBack {
+        /// The source IMP that holds the allocation.
+        imp: u32,
+        /// The destination IMP it came from.
+        dst: u32,
+        /// The generation of the give-back timer's arming.
+        epoch: u32,
+    },
     /// The scenario's scripted action `index` (a disturbance, a generator pause or resume).
-    Scripted { index: u16 },
+    Scripted {
+        /// Its place in [`Subnet::actions`].
+        index: u16,
+    },
     /// A line (topology line index, both directions) goes down or comes up.
-    LineChange { line: u32, up: bool },
+    LineChange {
+        /// The line (its index in the topology).
+        line: u32,
+        /// It comes up (`false`: it goes down).
+        up: bool,
+    },
     /// Background messages arrive at host `host` (`model/background.rs`).
-    Arrival { host: u32 },
+    Arrival {
+        /// The background host.
+        host: u32,
+    },
     /// Version 3: a wake-up for the disuse timer of a transmit block.
-    BlockIdle { imp: u32, stream: Stream },
+    BlockIdle {
+        /// The source IMP.
+        imp: u32,
+        /// The stream whose transmit block it is.
+        stream: Stream,
+    },
     /// One of the observers' own timers ([`Tick`]): it records, and changes nothing in the
     /// network.
     Observe(Tick),
@@ -185,19 +254,28 @@ pub fn pairs_stream(i: usize) -> u64 {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum MsgState {
+    /// Packet 1 is to go into the source IMP (point a): the message has taken nothing yet.
     InputFirst,
     /// Version 3: waiting for its transmit block (`model/v3.rs`).
     NeedBlock,
+    /// Waiting for a message number (point b).
     NeedNumber,
     /// Version 3: holds its number, looks for an allocation.
     NeedAll,
+    /// Holding its number (and, in version 3, its allocation): waiting for a PLT entry (point c).
     NeedPlt,
+    /// A REQALL is out or decided for it (version 2: the REQALL took its number and PLT entry),
+    /// or, in version 3, withheld behind one outstanding: it waits for the ALL.
     AwaitAll,
+    /// Packet 1 has left with all it needs held (point e); the host puts the rest in.
     Launched,
 }
 
+/// A host message in the subnet: its ends, its length, where it is in the source IMP's procedure,
+/// and its record.
 #[derive(Clone, Debug)]
 pub struct Msg {
+    /// The source host.
     pub host: u32,
     /// The destination host.
     pub dst_host: u32,
@@ -205,31 +283,49 @@ pub struct Msg {
     pub background: bool,
     /// The last packet has reached the destination host.
     pub delivered: bool,
+    /// The source IMP.
     pub src: u32,
+    /// The destination IMP.
     pub dst: u32,
     /// Its sequence of message numbers: the IMP pair (version 2) or the host pair (version 3).
     pub stream: Stream,
+    /// Its length, data bits.
     pub bits: u64,
+    /// Packets it is cut into.
     pub packets: u8,
+    /// Where it is in the source IMP's procedure.
     pub state: MsgState,
+    /// The message number it holds, if any.
     pub num: Option<u64>,
+    /// Packets the host has put into the source IMP so far.
     pub input: u8,
+    /// REQALLs sent for it.
     pub reqalls: u32,
+    /// Its timeline, as recorded.
     pub rec: MessageRecord,
 }
 
+/// The subnet as an event model ([`Model`]): the IMPs and their lines, the hosts, the messages and
+/// packets in flight, routing, and what the run observes.
 pub struct Subnet {
+    /// The profile's parameters, resolved.
     pub params: ImpParams,
+    /// The IMPs and the lines between them.
     pub topo: Topology,
     /// The IMPs, each holding its lines' outgoing directions ([`Imp::lines`]).
     pub imps: Vec<Imp>,
     /// Where link `l` (one direction of a line, in topology order) is held: its IMP and its
     /// place among that IMP's lines ([`Subnet::link`]).
     pub link_at: Vec<(u32, u32)>,
+    /// The hosts, by index.
     pub hosts: Vec<Host>,
+    /// Every packet held anywhere in the subnet, by id.
     pub slab: Slab,
+    /// The messages the subnet holds, from their offer until their RFNM comes back, by id.
     pub msgs: BTreeMap<MsgId, Msg>,
+    /// The id the next message takes.
     pub next_msg: MsgId,
+    /// The trace (`trace = true`; off otherwise).
     pub trace: Trace,
     /// Scripted actions and when (`[[network.events]]`, generator pauses).
     pub actions: Vec<(SimDuration, Action)>,
@@ -255,6 +351,11 @@ pub struct Subnet {
 }
 
 impl Subnet {
+    /// A subnet of `topo` with `hosts` under the profile's `params`: IMPs with the profile's
+    /// buffers and limits, each line direction a [`Link`] held by the IMP it leaves from (its line
+    /// errors drawn from `seed`'s streams), static routes, and occupancy sampled every
+    /// `sample_period` for the first host with a pump or a generator and its destination;
+    /// `trace` takes the trace lines.
     pub fn new(
         params: ImpParams,
         topo: Topology,
@@ -363,6 +464,7 @@ impl Subnet {
         &self.imps[imp as usize].lines[k as usize]
     }
 
+    /// Link `l`, to change.
     #[inline]
     pub fn link_mut(&mut self, l: u32) -> &mut Link {
         let (imp, k) = self.link_at[l as usize];

@@ -6,7 +6,9 @@
 
 use nmc_sim::Bits;
 
+/// A packet's id: its slot in the [`Slab`].
 pub type PktId = u32;
+/// A message's id in the run, given out in the order messages are made.
 pub type MsgId = u64;
 
 /// A sequence of message numbers: what message numbers, reassembly order and RFNMs are counted
@@ -31,24 +33,53 @@ pub fn stream_ends(s: Stream) -> (u32, u32) {
 pub enum PktKind {
     /// Packet `index` (0-based) of a host message of `of` packets, with message number `num`.
     Data {
+        /// The message it belongs to.
         msg: MsgId,
+        /// The message's number in its stream.
         num: u64,
+        /// Its place in the message, from 0.
         index: u8,
+        /// Packets in the message.
         of: u8,
     },
     /// Ready For Next Message for message number `num`, perhaps carrying a piggy-backed ALL.
-    Rfnm { msg: MsgId, num: u64, all: bool },
+    Rfnm {
+        /// The message it answers.
+        msg: MsgId,
+        /// That message's number.
+        num: u64,
+        /// It carries a piggy-backed ALL.
+        all: bool,
+    },
     /// Request for an allocation of reassembly buffers; it holds message number `num`.
-    ReqAll { msg: MsgId, num: u64 },
+    ReqAll {
+        /// The message it was sent for.
+        msg: MsgId,
+        /// The message number it holds.
+        num: u64,
+    },
     /// The allocation answering the REQALL that held message number `num`.
-    All { num: u64 },
+    All {
+        /// The message number the REQALL held.
+        num: u64,
+    },
     /// Giveback of an unused allocation.
     Gvb,
     /// RFNM for single-packet message `msg` (number `num`): it carries no allocation (RFC 632).
-    SingleRfnm { msg: MsgId, num: u64 },
+    SingleRfnm {
+        /// The message it answers.
+        msg: MsgId,
+        /// That message's number.
+        num: u64,
+    },
     /// ALLOCATE of one reassembly buffer for single-packet message `msg` (number `num`), which
     /// the destination did not accept: the source sends its copy again (RFC 632 events 6–9).
-    SingleAll { msg: MsgId, num: u64 },
+    SingleAll {
+        /// The message refused.
+        msg: MsgId,
+        /// That message's number.
+        num: u64,
+    },
     /// Version 3: the source IMP asks the destination IMP to create the receive block of the
     /// packet's stream (K&O §VI: "sends a subnet control message to destination IMP D to
     /// request the creation of a receive block").
@@ -62,9 +93,11 @@ pub enum PktKind {
 }
 
 impl PktKind {
+    /// A subnet control message (every kind but data).
     pub fn is_control(&self) -> bool {
         !matches!(self, PktKind::Data { .. })
     }
+    /// The kind as the trace writes it.
     pub fn name(&self) -> &'static str {
         match self {
             PktKind::Data { .. } => "data",
@@ -82,16 +115,20 @@ impl PktKind {
     }
 }
 
+/// A packet: its kind, its ends, its stream, its length and the lines it has crossed.
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {
+    /// Its kind and what it carries.
     pub kind: PktKind,
     /// Source and destination IMPs.
     pub src: u32,
+    /// The destination IMP.
     pub dst: u32,
     /// The stream it belongs to (end-to-end packets; 0 for packets of no stream, a GVB).
     pub stream: Stream,
     /// Data bits (the frame on a line adds the overhead).
     pub bits: Bits,
+    /// Lines crossed so far (one added each time an IMP accepts it).
     pub hops: u32,
 }
 
@@ -104,6 +141,7 @@ pub struct Slab {
 }
 
 impl Slab {
+    /// Stores `p` in a free slot (or a new one) and returns its id.
     pub fn insert(&mut self, p: Packet) -> PktId {
         self.live += 1;
         match self.free.pop() {
@@ -117,12 +155,15 @@ impl Slab {
             }
         }
     }
+    /// The packet in slot `id`.
     pub fn get(&self, id: PktId) -> &Packet {
         &self.slots[id as usize]
     }
+    /// The packet in slot `id`, to change.
     pub fn get_mut(&mut self, id: PktId) -> &mut Packet {
         &mut self.slots[id as usize]
     }
+    /// Frees slot `id` for reuse.
     pub fn remove(&mut self, id: PktId) {
         self.live -= 1;
         self.free.push(id);

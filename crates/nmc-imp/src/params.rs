@@ -91,14 +91,17 @@ pub struct ImpParams {
     /// routing code (~980 cycles) and the per-destination loop `COPYL` (~76 cycles × 64 IMPs),
     /// ~5,850 cycles (listing pp. 225–229, `RSTINP`).
     pub routing_update_316: SimDuration,
+    /// The same on a 516.
     pub routing_update_516: SimDuration,
     /// CPU time for a routing message already seen ("WE SAW IT BEFORE"): the code checksum only,
     /// ~1,000 cycles (listing p. 226).
     pub routing_repeat_316: SimDuration,
+    /// The same on a 516.
     pub routing_repeat_516: SimDuration,
     /// CPU time for an acknowledgement-only ("null") packet: ~90 instructions of modem input and
     /// ~40 of `TSKNUL`, ~260 cycles (listing pp. 91–96, 63).
     pub null_packet_316: SimDuration,
+    /// The same on a 516.
     pub null_packet_516: SimDuration,
     /// Period of the IMP's fast timeout routine. Listing p. 161: the 100 µs clock; a fast tick
     /// every 25.6 ms, a slow one every 25th (640 ms).
@@ -108,6 +111,7 @@ pub struct ImpParams {
     /// CPU time of a fast tick (`RSTOUT`, `IMTC`, `HITC`, `SWCH`, `TALLYB`: ~500 cycles),
     /// run at timeout level, above packet processing (listing p. 11: T.O = 5 before TSK = 6).
     pub fast_tick_316: SimDuration,
+    /// The same on a 516.
     pub fast_tick_516: SimDuration,
     /// CPU time a 316 spends, every fast tick, on work above the task level beyond the IMP
     /// program's own clock jobs: a TIP's terminal service. The listing (p. 11, "TIP LEVELS")
@@ -122,6 +126,7 @@ pub struct ImpParams {
     /// CPU time of a slow tick (`RUTCLK`, `RUTOUT`, `DEDI`: ~7,000 cycles, the routing
     /// computation), also at timeout level (listing pp. 171, 226–236).
     pub slow_tick_316: SimDuration,
+    /// The same on a 516.
     pub slow_tick_516: SimDuration,
     /// How often routing messages go on a line: every `routing_period` (`fixed`), or by the
     /// line's load as the 1973 program did (`line-load-1973`): a send opportunity every
@@ -210,7 +215,9 @@ pub struct ImpParams {
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum MessageProcessing {
+    /// Version 2 (October 1974; K&O §II–III).
     V2,
+    /// Version 3 (1975; K&O §VI–VII).
     V3,
 }
 
@@ -231,7 +238,9 @@ pub enum Piggyback {
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum RoutingFrequency {
+    /// Every `routing_period`.
     Fixed,
+    /// By the line's load, as the 1973 IMP program did (listing p. 235, `RMVFRQ`).
     #[serde(rename = "line-load-1973")]
     LineLoad1973,
 }
@@ -239,8 +248,10 @@ pub enum RoutingFrequency {
 /// Which IMP hardware.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ImpModel {
+    /// The Honeywell 316 (slower: about 700 kbit/s of processing, K&O §III).
     #[serde(rename = "316")]
     H316,
+    /// The Honeywell 516 (about 850 kbit/s of processing, K&O §III).
     #[serde(rename = "516")]
     H516,
 }
@@ -443,6 +454,7 @@ impl ImpParams {
         }
     }
 
+    /// The names of the profiles, as a scenario's `profile` names them.
     pub const PROFILES: &[&str] = &[
         "v2-1974-10",
         "v3-1975-02",
@@ -549,11 +561,17 @@ impl ImpParams {
 /// What one IMP's processor spends on each kind of work (see [`ImpParams::costs`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ImpCosts {
+    /// Processing bandwidth for packets.
     pub packet_rate: BitRate,
+    /// CPU time to take in a routing message whose serial number is new.
     pub routing_update: SimDuration,
+    /// CPU time for a routing message already seen.
     pub routing_repeat: SimDuration,
+    /// CPU time for an acknowledgement-only ("null") packet.
     pub null_packet: SimDuration,
+    /// CPU time of a fast tick (with a 316's TIP work), at timeout level.
     pub fast_tick: SimDuration,
+    /// CPU time of a slow tick (the routing computation), at timeout level.
     pub slow_tick: SimDuration,
 }
 

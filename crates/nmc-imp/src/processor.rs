@@ -12,9 +12,13 @@ pub enum Work {
     /// A packet that arrived on `link`, on logical channel `lch` with sequence bit `bit`: it is
     /// acknowledged when processed.
     Packet {
+        /// The packet (its id in the [`crate::packet::Slab`]).
         pkt: PktId,
+        /// The link it arrived on.
         link: u32,
+        /// The logical channel.
         lch: u8,
+        /// The channel's sequence bit for it.
         bit: bool,
     },
     /// Processor time with nothing to hand on: a host's packet taken in, a null packet, a
@@ -25,8 +29,11 @@ pub enum Work {
 /// One entry of an IMP's task queue: the work, its CPU time, and when it was queued.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Task {
+    /// What is to be done.
     pub work: Work,
+    /// The processor time it takes.
     pub cost: SimDuration,
+    /// When it joined the queue.
     pub queued: SimTime,
 }
 
@@ -45,9 +52,13 @@ pub struct Processor {
     /// Clock ticks so far.
     pub ticks: u64,
     // Counters.
+    /// Tasks started.
     pub tasks: u64,
+    /// Time the started tasks waited in the queue (behind other tasks and the clock), summed, ns.
     pub wait_ns: u128,
+    /// The longest a task waited in the queue, ns.
     pub wait_max_ns: u64,
+    /// Time the processor spent busy, on tasks and at the clock's timeout level, summed, ns.
     pub busy_ns: u128,
 }
 
@@ -113,6 +124,7 @@ impl Processor {
         self.queue.len() + self.serving.is_some() as usize
     }
 
+    /// Whether no task is queued or in service.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

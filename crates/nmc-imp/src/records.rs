@@ -33,9 +33,14 @@ use std::path::{Path, PathBuf};
 /// The files a run writes as it goes ([`crate::run::Files`], for what the scenario records).
 #[derive(Default)]
 pub struct Written {
+    /// `messages.csv` (`record = ["messages"]`), written in message order as records settle.
     pub messages: Option<MessageFile>,
+    /// `e2e.csv`: single-packet messages' end-to-end events (`record = ["e2e"]`).
     pub e2e: Option<Records<E2eEvent>>,
+    /// `occupancy.csv` (`record = ["occupancy"]`), and its path, from which the means are read
+    /// back.
     pub occupancy: Option<(Records<Occupancy>, PathBuf)>,
+    /// `journeys.csv`: each packet's journey (`record = ["journeys"]`).
     pub journeys: Option<Records<JourneyRecord>>,
 }
 

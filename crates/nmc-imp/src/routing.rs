@@ -81,6 +81,7 @@ const NO_LINK: u32 = u32::MAX;
 /// The state of one direction of a line, as far as going down and up is concerned.
 #[derive(Clone, Debug)]
 pub struct LinkStatus {
+    /// The direction is up.
     pub up: bool,
     /// A frame was being sent when the line went down: its end of transmission is lost.
     pub(crate) doomed_tx: bool,
@@ -88,9 +89,12 @@ pub struct LinkStatus {
     /// went down (frames arrive in the order sent).
     pub(crate) on_wire: u32,
     pub(crate) doomed_wire: u32,
+    /// Times it went down.
     pub downs: u32,
     pub(crate) down_since: Option<SimTime>,
+    /// Time it spent down, summed over the periods that have ended (one still open is not counted).
     pub down_time: SimDuration,
+    /// Frames lost on it because it went down while they were being sent or propagating.
     pub frames_lost: u64,
 }
 
@@ -112,21 +116,29 @@ impl LinkStatus {
 /// A line event, resolved: topology line `line` (links `2·line` and `2·line + 1`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LineEvent {
+    /// When, from the start of the run.
     pub at: SimDuration,
+    /// The line (its index in the topology).
     pub line: u32,
+    /// It comes up (`false`: it goes down).
     pub up: bool,
 }
 
 /// A change in one IMP's routing table (`record = ["routing"]`).
 #[derive(Clone, Debug, Serialize)]
 pub struct RouteChange {
+    /// When, ns since the start.
     pub t_ns: u64,
+    /// The IMP whose table changed.
     pub imp: String,
+    /// The destination IMP the change is for.
     pub dst: String,
-    /// `best-neighbour` or `hold-down`.
+    /// `best-neighbour`, `hold-down` or `held-against`.
     pub kind: &'static str,
     /// The best neighbour before and after (`""`: none); for a hold-down, the held neighbour.
     pub from: String,
+    /// The best neighbour after the change (`""`: none); for a hold-down, the held neighbour;
+    /// for `held-against`, the neighbour whose smaller estimate was ignored.
     pub to: String,
     /// The estimate after the change (units); for a hold-down, when it ends (ns).
     pub value: u64,
@@ -135,9 +147,11 @@ pub struct RouteChange {
 /// One forwarding loop towards `dst` in the routing tables (`record = ["routing"]`).
 #[derive(Clone, Debug, Serialize)]
 pub struct LoopRecord {
+    /// The destination IMP the loop forwards toward.
     pub dst: String,
     /// The IMPs of the loop, starting at the lowest-numbered, joined by `>`.
     pub imps: String,
+    /// When it opened, ns since the start.
     pub from_ns: u64,
     /// `None`: still open when the run ended.
     pub until_ns: Option<u64>,
@@ -155,13 +169,19 @@ impl LoopRecord {
 pub struct JourneyRecord {
     /// `data` or `rfnm`.
     pub kind: &'static str,
+    /// The message it belongs to, or answers (a RFNM).
     pub msg: MsgId,
     /// Packet index in the message (0 for a RFNM).
     pub index: u8,
+    /// Its source IMP.
     pub src: String,
+    /// Its destination IMP.
     pub dst: String,
+    /// When it was first at an IMP (its source IMP), ns since the start.
     pub sent_ns: u64,
+    /// When it reached its destination IMP, ns since the start.
     pub arrived_ns: u64,
+    /// Lines it crossed.
     pub hops: u32,
     /// The most times the packet was at any one IMP (1 on a loop-free path).
     pub max_visits: u32,
@@ -178,8 +198,11 @@ pub struct JourneyRecord {
 /// A data packet the pumping host's IMP put on an output queue (`record = ["routing"]`).
 #[derive(Clone, Debug, Serialize)]
 pub struct SourceSend {
+    /// When, ns since the start.
     pub t_ns: u64,
+    /// The message.
     pub msg: MsgId,
+    /// The packet's place in the message, from 0.
     pub index: u8,
     /// The neighbour at the far end of the line chosen.
     pub to: String,
@@ -190,9 +213,13 @@ pub struct SourceSend {
 /// The output queues of the pumping host's IMP, sampled (`record = ["routing"]`).
 #[derive(Clone, Debug, Serialize)]
 pub struct LineSample {
+    /// When, ns since the start.
     pub t_ns: u64,
+    /// The neighbour at the far end of the line.
     pub to: String,
+    /// Packets on the line's output queue and on their way into it.
     pub queue: u32,
+    /// The line is up.
     pub up: bool,
 }
 
@@ -236,8 +263,11 @@ pub struct JourneyStats {
     pub packets: u64,
     /// Those that were at some IMP more than once.
     pub looped: u64,
+    /// The most visits to one IMP by any packet.
     pub max_visits: u32,
+    /// The longest loop of any packet, in hops ([`JourneyRecord::loop_hops`]).
     pub loop_hops_max: u32,
+    /// The longest loop of any packet, in ns ([`JourneyRecord::loop_ns`]).
     pub loop_ns_max: u64,
 }
 
@@ -254,8 +284,11 @@ impl JourneyStats {
 /// Counters of the routing and line machinery.
 #[derive(Clone, Copy, Debug, Default, Serialize)]
 pub struct RoutingCounts {
+    /// Routing messages sent.
     pub routing_messages: u64,
+    /// Best-neighbour changes.
     pub route_changes: u64,
+    /// Hold-downs started.
     pub hold_downs: u64,
     /// Smaller estimates refused because a hold-down was in force (see
     /// [`RouteEventKind::HeldAgainst`]).
@@ -267,20 +300,26 @@ pub struct RoutingCounts {
     pub parked: u64,
     /// Unacknowledged packets the far IMP had accepted when the line went down.
     pub accepted_at_line_down: u64,
+    /// Line events applied (a line going down or coming up).
     pub line_events: u64,
 }
 
 /// Routing state of the whole subnet: the procedure, the lines' up/down state, the routing
 /// message bodies in flight, packets waiting for a route, and the loop records.
 pub struct Routing {
+    /// The procedure in force: static, adaptive or SPF.
     pub mode: RoutingMode,
+    /// Each IMP's router, by IMP (empty with static routes).
     pub routers: Vec<AnyRouter>,
+    /// The adaptive procedure's parameters (`None` with static routes or SPF).
     pub params: Option<RoutingParams>,
     /// Per link: the routing-message period.
     periods: Vec<SimDuration>,
+    /// Each link's state as a line going down and up sees it.
     pub links: Vec<LinkStatus>,
     /// Per IMP: its outgoing links.
     out_links: Vec<Vec<u32>>,
+    /// The scenario's line events, in time order.
     pub events: Vec<LineEvent>,
     bodies: Vec<Option<RoutingMessage>>,
     free_bodies: Vec<u32>,
@@ -293,15 +332,22 @@ pub struct Routing {
     journeys: BTreeMap<Journey, Tracker>,
     /// Open forwarding loops per destination, with when each opened.
     open_loops: BTreeMap<u32, Vec<(Vec<NodeId>, SimTime)>>,
+    /// Counters of the routing and line machinery.
     pub counts: RoutingCounts,
+    /// Every change of a best neighbour, every hold-down and every smaller estimate a hold-down
+    /// refused, in order (`record = ["routing"]`).
     pub route_changes: Vec<RouteChange>,
+    /// Every forwarding loop found in the tables (`record = ["routing"]`).
     pub loops: Vec<LoopRecord>,
     /// Each packet's journey, when kept ([`Routing::keep_journeys`]; `record = ["journeys"]`).
     pub journey_records: Vec<JourneyRecord>,
     /// Keep every journey (`true`, the default) or only [`Routing::journey_stats`].
     pub keep_journeys: bool,
+    /// Running figures of the data packets' journeys, kept whether or not the journeys are.
     pub journey_stats: JourneyStats,
+    /// The data packets the pumping host's IMP put on an output queue (`record = ["routing"]`).
     pub source_sends: Vec<SourceSend>,
+    /// The pumping host's IMP's output queues at each sample (`record = ["routing"]`).
     pub line_samples: Vec<LineSample>,
 }
 
@@ -546,14 +592,17 @@ impl Routing {
         Some(path)
     }
 
+    /// The routing-message period of `link`.
     pub fn period(&self, link: u32) -> SimDuration {
         self.periods[link as usize]
     }
 
+    /// Whether `link` is up.
     pub fn line_up(&self, link: u32) -> bool {
         self.links[link as usize].up
     }
 
+    /// The links leaving `imp`.
     pub fn out_links(&self, imp: u32) -> &[u32] {
         &self.out_links[imp as usize]
     }
@@ -600,6 +649,8 @@ impl Routing {
         (l != NO_LINK).then_some(l)
     }
 
+    /// Packet copy `id`, held as `hold`, has no route at `imp`: it waits there, oldest first, until
+    /// a routing table changes.
     pub fn park(&mut self, imp: u32, id: PktId, hold: Hold) {
         self.counts.parked += 1;
         self.parked[imp as usize].push_back((id, hold));
@@ -901,7 +952,9 @@ pub fn check_routing_params(rp: &RoutingParams) -> Result<(), String> {
 /// The router an IMP runs: the 1974 distance-vector procedure or SPF.
 #[derive(Clone, Debug)]
 pub enum AnyRouter {
+    /// The 1974 distance-vector procedure (K&O §III, §V).
     Dv(DistanceVector),
+    /// Shortest path first over measured delay (from May 1979).
     Spf(LinkState),
 }
 

@@ -27,23 +27,35 @@ impl From<nmc_scenario::ScenarioError> for BuildError {
 
 /// Everything a run produced.
 pub struct Outcome {
+    /// The run's random seed.
     pub seed: u64,
+    /// The profile's parameters, resolved, as the run used them.
     pub params: ImpParams,
     /// Simulated time run (shorter than the scenario's when a lockup stopped it).
     pub duration: SimDuration,
     /// Metrics count from here (`network.measure_from`, if the run got that far).
     pub measure_from: SimDuration,
+    /// The recorded messages whose RFNM came back, in message order, each with when its last packet
+    /// reached the host (empty when `messages` are written to a file as the run goes, or not kept).
     pub messages: Vec<MessageRecord>,
+    /// The occupancy samples of the measured pair, in time order (empty when not kept, or when
+    /// written to `occupancy.csv` as the run goes).
     pub occupancy: Vec<Occupancy>,
+    /// Each link's figures (one direction of a line each), in topology order.
     pub lines: Vec<LineRecord>,
+    /// Every metric of the run, by name ([`crate::metric`]).
     pub metrics: BTreeMap<String, f64>,
+    /// Events the simulation handled.
     pub events: u64,
     /// Packets accepted by the IMP at the far end of a line, over every line: delivered
     /// packet-hops, for `nmc bench`'s events per packet-hop (not written to any output).
     pub packet_hops: u64,
     /// Hops between the measured pair.
     pub hops: Option<u32>,
+    /// Messages delivered to a host after one with the same or a later number of their stream (0
+    /// when delivery is in order).
     pub order_violations: u64,
+    /// No resource was held anywhere at the end (the no-leak check).
     pub idle_at_end: bool,
     /// What was still held at the end (empty when idle).
     pub held_at_end: Vec<String>,
@@ -75,27 +87,47 @@ impl Outcome {
 /// What the routing and line machinery recorded (see [`crate::routing`]).
 #[derive(Clone, Debug, Default)]
 pub struct RoutingRecords {
+    /// Counters of the routing and line machinery.
     pub counts: RoutingCounts,
+    /// Every change of a best neighbour, every hold-down and every smaller estimate a hold-down
+    /// refused, in order.
     pub route_changes: Vec<RouteChange>,
+    /// Every forwarding loop found in the routing tables.
     pub loops: Vec<LoopRecord>,
+    /// Each packet's journey (`record = ["journeys"]`).
     pub journeys: Vec<JourneyRecord>,
+    /// The data packets the pumping host's IMP put on an output queue.
     pub source_sends: Vec<SourceSend>,
+    /// The pumping host's IMP's output queues at each sample.
     pub line_samples: Vec<LineSample>,
 }
 
+/// One link's figures over the run (one direction of a line; `lines.csv`, `record = ["lines"]`).
 #[derive(Clone, Debug, Serialize)]
 pub struct LineRecord {
+    /// The IMP it leaves from.
     pub from: String,
+    /// The IMP at its far end.
     pub to: String,
+    /// Capacity, bit/s.
     pub capacity_bps: u64,
+    /// Propagation delay, ns.
     pub propagation_ns: u64,
+    /// Frames sent.
     pub frames: u64,
+    /// Packet frames sent, retransmissions included.
     pub packet_frames: u64,
+    /// Packets sent again after their retransmission timeout.
     pub retransmissions: u64,
+    /// Frames hit by a line error.
     pub corrupted: u64,
+    /// Packets the far IMP refused (K&O §III).
     pub rejected: u64,
+    /// Packets the far IMP had already accepted, discarded there as duplicates.
     pub duplicates: u64,
+    /// Fraction of the measured period the line was busy sending.
     pub utilisation: f64,
+    /// The longest its data queue was, packets.
     pub max_queue: u32,
 }
 

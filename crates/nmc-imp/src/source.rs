@@ -20,8 +20,11 @@ pub enum PltClaim {
     Message(MsgId),
     /// A REQALL for the stream, to the destination IMP `dst`, decided for message `msg`.
     Reqall {
+        /// The stream the REQALL is for.
         stream: Stream,
+        /// The destination IMP it goes to.
         dst: u32,
+        /// The message it was decided for.
         msg: MsgId,
     },
 }
@@ -349,6 +352,7 @@ impl PltClaims {
         self.queue.len()
     }
 
+    /// Whether no claim is in line.
     pub fn is_empty(&self) -> bool {
         self.queue.is_empty()
     }

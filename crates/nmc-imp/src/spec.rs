@@ -55,6 +55,7 @@ pub type Network = NetworkSpec<ImpParams, Option<RoutingParams>>;
 
 /// A section of overrides that may be left out of the serialized scenario when empty.
 pub trait Overrides {
+    /// Whether the section holds no override (then it is not written out).
     fn is_empty(&self) -> bool;
 }
 
@@ -92,6 +93,7 @@ pub struct NetworkSpec<P, R> {
     /// Overrides of single profile parameters (resolved: the profile with them applied).
     #[serde(default)]
     pub params: P,
+    /// The IMPs and lines: a chain, an ARPANET map, an explicit list, or a generated mesh.
     pub topology: TopologySpec,
     /// Hosts and the IMP each attaches to.
     pub hosts: Vec<HostSpec>,
@@ -198,15 +200,21 @@ pub enum EventSpec {
     /// or after `at` is hit by a line error: the CRC check discards it and it is retransmitted
     /// after the 125 ms timeout.
     LineError {
+        /// When the line error is armed, from the start of the run.
         at: SimDuration,
+        /// The IMP the line leaves from.
         from: String,
+        /// The IMP at its far end.
         to: String,
     },
     /// The next single-packet message `imp` sends at or after `at` leaves by its line to `via`
     /// instead of its route (one packet on an alternate path), then follows the routes from there.
     Detour {
+        /// When the detour is armed, from the start of the run.
         at: SimDuration,
+        /// The source IMP whose next single-packet message is detoured.
         imp: String,
+        /// The neighbour it goes to instead.
         via: String,
     },
 }
@@ -228,6 +236,7 @@ pub enum RoutingMode {
 }
 
 impl RoutingMode {
+    /// Whether routes are static (the default, left out when written).
     pub fn is_static(&self) -> bool {
         *self == RoutingMode::Static
     }
@@ -245,8 +254,11 @@ impl RoutingMode {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RoutingPeriodSpec {
+    /// The line, by its two IMPs.
     pub line: [String; 2],
+    /// The period of its routing messages.
     pub period: SimDuration,
+    /// Only the messages from this end (one of the two IMPs); both directions when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from: Option<String>,
 }
@@ -262,26 +274,36 @@ pub struct RoutingPeriodSpec {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LineEventSpec {
+    /// When, from the start of the run.
     pub at: SimDuration,
+    /// The line, by its two IMPs.
     pub line: [String; 2],
+    /// Down or up.
     pub state: LineState,
 }
 
+/// Whether a line event takes a line down or brings it up.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum LineState {
+    /// The line comes back up.
     Up,
+    /// The line goes down.
     Down,
 }
 
+/// `network.topology`: how the IMPs and lines are made.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum TopologySpec {
     /// IMPs `IMP0` … `IMP<hops>` in a row.
     Chain {
+        /// Lines in the chain (IMPs: one more).
         hops: u32,
+        /// Every line's capacity (default 50 kbit/s).
         #[serde(default = "default_capacity")]
         capacity: BitRate,
+        /// Every line's propagation delay, each way (default 2 ms).
         #[serde(default = "default_chain_propagation")]
         propagation: SimDuration,
     },
@@ -289,6 +311,7 @@ pub enum TopologySpec {
     Map {
         /// Map date, e.g. `1974-06`.
         date: String,
+        /// Every line's capacity unless overridden (default 50 kbit/s).
         #[serde(default = "default_capacity")]
         capacity: BitRate,
         /// Propagation per km of great-circle distance between the sites' coordinates.
@@ -305,19 +328,26 @@ pub enum TopologySpec {
     },
     /// Explicit IMPs and lines.
     Lines {
+        /// The IMPs' names, in order.
         imps: Vec<String>,
+        /// The lines between them.
         lines: Vec<LineSpec>,
     },
     /// A generated mesh of IMPs `IMP0` … `IMP<imps-1>` ([`nmc_net::mesh::generate`]):
     /// connected, each IMP with a number of lines in `degree` (`"3..4"`, or `3`), drawn from
     /// `seed`. The topology has its own seed so that runs over many seeds share one network.
     Mesh {
+        /// IMPs in the mesh.
         imps: u32,
+        /// Lines per IMP: a range (`"3..4"`) or one number.
         degree: Degree,
+        /// The mesh's own random seed (default 1).
         #[serde(default = "default_mesh_seed")]
         seed: u64,
+        /// Every line's capacity (default 50 kbit/s).
         #[serde(default = "default_capacity")]
         capacity: BitRate,
+        /// Every line's propagation delay, each way (default 2 ms).
         #[serde(default = "default_chain_propagation")]
         propagation: SimDuration,
     },
@@ -327,7 +357,9 @@ pub enum TopologySpec {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(try_from = "DegreeText", into = "DegreeText")]
 pub struct Degree {
+    /// The fewest lines per IMP.
     pub min: u32,
+    /// The most lines per IMP.
     pub max: u32,
 }
 
@@ -372,16 +404,23 @@ fn default_mesh_seed() -> u64 {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LineSpec {
+    /// One end: an IMP's name.
     pub a: String,
+    /// The other end.
     pub b: String,
+    /// Its capacity (default: the topology's).
     pub capacity: Option<BitRate>,
+    /// Its propagation delay, each way (default: the topology's).
     pub propagation: Option<SimDuration>,
 }
 
+/// `network.hosts`: a host and the IMP it attaches to.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct HostSpec {
+    /// The host's name, as traffic names it.
     pub name: String,
+    /// The IMP it attaches to.
     pub imp: String,
     /// One of the IMP's own fake hosts (the discard fake host RFC 632's generator sent to, "from
     /// the MOFFET-IMP to the SRI-IMP"): it takes a message at once, with no host interface. It
@@ -390,16 +429,21 @@ pub struct HostSpec {
     pub fake: bool,
 }
 
+/// `[[traffic]]`: what the hosts send.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum TrafficSpec {
     /// The UCLA pump (K&O §I, §III): messages of `message` bits offered back to back, the next
     /// as soon as the source IMP has taken the last packet of the previous one.
     Pump {
+        /// The sending host.
         from: String,
+        /// The receiving host.
         to: String,
+        /// Message length, bits (default 8063).
         #[serde(default = "default_message")]
         message: Bits,
+        /// When the pump starts, from the start of the run.
         #[serde(default)]
         start: SimDuration,
         /// Stop after this many messages.
@@ -410,12 +454,17 @@ pub enum TrafficSpec {
     /// a new message each time a RFNM comes back, with `outstanding` messages sent and not yet
     /// answered.
     Generator {
+        /// The source IMP, inside which the generator runs.
         imp: String,
+        /// The destination host.
         to: String,
+        /// Message length, bits (default 1000: RFC 632's "about 1000 bits").
         #[serde(default = "default_generator_message")]
         message: Bits,
+        /// Messages sent and not yet answered, at most (default 4).
         #[serde(default = "default_outstanding")]
         outstanding: u32,
+        /// When the generator starts, from the start of the run.
         #[serde(default)]
         start: SimDuration,
         /// Stop after this many messages.
@@ -439,9 +488,12 @@ pub enum TrafficSpec {
     /// message = "8063bit"     # optional, as for a pump
     /// ```
     Pairs {
+        /// Host pairs to draw.
         pairs: u32,
+        /// Message length, bits (default 8063).
         #[serde(default = "default_message")]
         message: Bits,
+        /// When the pumps start, from the start of the run.
         #[serde(default)]
         start: SimDuration,
         /// Each pump stops after this many messages.
@@ -493,6 +545,7 @@ pub struct BackgroundSpec {
     /// Weight of an IMP that `origins` or `destinations` does not name.
     #[serde(default = "default_weight")]
     pub default_weight: f64,
+    /// When background traffic starts, from the start of the run.
     #[serde(default)]
     pub start: SimDuration,
     /// Messages that may wait at a background host; arrivals beyond are refused and counted.
@@ -516,7 +569,9 @@ fn default_host_queue() -> u32 {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct PauseSpec {
+    /// When the pause starts, from the start of the run.
     pub at: SimDuration,
+    /// How long it lasts.
     pub length: SimDuration,
 }
 

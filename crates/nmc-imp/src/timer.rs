@@ -24,7 +24,9 @@ use nmc_sim::SimTime;
 /// names another generation is stale).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Deadline {
+    /// When it runs out.
     pub at: SimTime,
+    /// The arming's generation.
     pub generation: u32,
 }
 

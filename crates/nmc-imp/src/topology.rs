@@ -22,18 +22,28 @@ use nmc_sim::{BitRate, SimDuration};
 use std::cell::OnceCell;
 use std::collections::{BTreeMap, HashMap};
 
+/// The ARPANET logical maps (`data/arpanet-maps/maps.json`), compiled in.
 pub const MAPS_JSON: &str = include_str!("../../../data/arpanet-maps/maps.json");
 
+/// One direction of a line: from one IMP to the other, with its capacity and propagation delay.
 #[derive(Clone, Debug)]
 pub struct LinkDef {
+    /// The IMP it leaves from.
     pub from: u32,
+    /// The IMP at its far end.
     pub to: u32,
+    /// Its capacity, bit/s.
     pub capacity: BitRate,
+    /// Its propagation delay, each way.
     pub propagation: SimDuration,
 }
 
+/// The IMPs by name and the links between them, with static shortest-hop routes computed per
+/// destination on first use.
 pub struct Topology {
+    /// The IMPs' names, by index.
     pub names: Vec<String>,
+    /// The links (each line's two directions: `2k` a→b, `2k+1` b→a).
     pub links: Vec<LinkDef>,
     /// IMP index by name.
     by_name: HashMap<String, u32>,
@@ -62,6 +72,7 @@ impl Routes for Topology {
 }
 
 impl Topology {
+    /// The index of the IMP named `name`.
     pub fn index(&self, name: &str) -> Option<u32> {
         self.by_name.get(name).copied()
     }
@@ -79,6 +90,7 @@ impl Topology {
         self.routes.iter().filter(|r| r.get().is_some()).count()
     }
 
+    /// Hops from `src` to `dst` along the static routes (`None`: no route, or a loop).
     pub fn hops(&self, src: u32, dst: u32) -> Option<u32> {
         let mut at = src;
         let mut h = 0;
@@ -92,6 +104,7 @@ impl Topology {
         Some(h)
     }
 
+    /// Builds the IMPs, lines and link directions of `spec` (errors are one line naming the fault).
     pub fn build(spec: &TopologySpec) -> Result<Topology, String> {
         let (names, lines): Lines = match spec {
             TopologySpec::Chain {

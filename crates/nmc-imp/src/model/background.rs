@@ -32,6 +32,7 @@ use std::collections::VecDeque;
 /// The message-length mix of background traffic.
 #[derive(Clone, Copy, Debug)]
 pub struct LengthMix {
+    /// Fraction of messages that fit one packet.
     pub single_packet_fraction: f64,
     /// Mean data bits of a single-packet message (before capping at one packet).
     pub single_mean: f64,
@@ -39,7 +40,9 @@ pub struct LengthMix {
     pub multi_mean: f64,
     /// Mean messages per burst (1: Poisson arrivals of single messages).
     pub burst_mean: f64,
+    /// The largest packet, data bits.
     pub max_packet: u64,
+    /// The largest message, data bits.
     pub max_message: u64,
 }
 
@@ -73,11 +76,13 @@ impl LengthMix {
 /// A background host's source: its arrival process, destinations, and messages waiting.
 #[derive(Clone, Debug)]
 pub struct Background {
+    /// The random stream of its arrivals, destinations, lengths and bursts.
     pub rng: Stream,
     /// Mean time between bursts at this host.
     pub mean_interval_ns: f64,
     /// Destination hosts with cumulative probabilities (the last is 1).
     pub dests: Vec<(u32, f64)>,
+    /// The lengths of its messages and the size of its bursts.
     pub mix: LengthMix,
     /// Messages arrived and not yet offered to the IMP: (destination host, data bits).
     pub backlog: VecDeque<(u32, u64)>,
@@ -108,8 +113,11 @@ pub struct BackgroundTally {
     pub delivered: u64,
     /// Messages whose RFNM reached the source.
     pub answered: u64,
+    /// Background messages offered.
     pub background_offered: u64,
+    /// Background messages whose last packet reached the destination host.
     pub background_delivered: u64,
+    /// Background messages whose RFNM reached the source.
     pub background_answered: u64,
     /// Background arrivals refused because the host's backlog was full.
     pub background_refused: u64,

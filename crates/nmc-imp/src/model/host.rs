@@ -10,19 +10,33 @@ use crate::packet::MsgId;
 use nmc_sim::{Bits, EventQueue, SimDuration, SimTime};
 use std::collections::VecDeque;
 
+/// The UCLA pump (K&O §I, §III; `kind = "pump"`): messages offered back to back, the next as soon
+/// as the source IMP has taken the last packet of the one before.
 pub struct Pump {
+    /// The destination host.
     pub dst_host: u32,
+    /// Message length, data bits.
     pub bits: u64,
+    /// Stop after this many messages (`None`: never).
     pub count: Option<u64>,
+    /// Messages offered so far.
     pub offered: u64,
 }
 
+/// A host on an IMP: what it sends (a pump, the IMP message generator, background traffic, or
+/// messages from outside) and the message it is putting into its IMP.
 pub struct Host {
+    /// Its name, as the scenario gives it.
     pub name: String,
+    /// The IMP it attaches to.
     pub imp: u32,
+    /// The pump it runs, if any.
     pub pump: Option<Pump>,
+    /// A packet is on its way over the host interface into the IMP now.
     pub input_busy: bool,
+    /// The message whose packets it is putting into its IMP, until the last is in.
     pub current: Option<MsgId>,
+    /// It has started offering traffic ([`super::Ev::HostStart`]).
     pub started: bool,
     /// Set when this "host" is the IMP message generator inside its IMP (RFC 632).
     pub generator: Option<Generator>,

@@ -17,14 +17,19 @@ use nmc_sim::{EventQueue, SimTime};
 /// The IMP message generator's state.
 #[derive(Clone, Debug)]
 pub struct Generator {
+    /// The destination host.
     pub dst_host: u32,
+    /// Message length, data bits.
     pub bits: u64,
     /// Messages it keeps sent and unanswered.
     pub outstanding: u32,
+    /// Messages sent and not yet answered by a RFNM.
     pub in_flight: u32,
     /// Stop after this many.
     pub count: Option<u64>,
+    /// Messages offered so far.
     pub offered: u64,
+    /// Paused by a scripted action: it offers nothing new.
     pub paused: bool,
 }
 
@@ -32,13 +37,27 @@ pub struct Generator {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Action {
     /// The next packet frame sent on `link` is hit by a line error.
-    LineError { link: u32 },
+    LineError {
+        /// The link (one direction of a line).
+        link: u32,
+    },
     /// The next single-packet message from `imp` leaves by `link`.
-    Detour { imp: u32, link: u32 },
+    Detour {
+        /// The source IMP.
+        imp: u32,
+        /// The link it leaves by instead of its route.
+        link: u32,
+    },
     /// The generator of host `host` stops offering messages.
-    Pause { host: u32 },
+    Pause {
+        /// The generator's host.
+        host: u32,
+    },
     /// … and starts again.
-    Resume { host: u32 },
+    Resume {
+        /// The generator's host.
+        host: u32,
+    },
 }
 
 impl Subnet {

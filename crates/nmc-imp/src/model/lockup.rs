@@ -11,6 +11,7 @@ use std::fmt::Write as _;
 /// What the subnet held when the lockup was declared.
 #[derive(Clone, Debug, Serialize)]
 pub struct LockupReport {
+    /// When the lockup was declared, ns since the start.
     pub detected_ns: u64,
     /// The last delivery or RFNM.
     pub last_progress_ns: u64,
@@ -23,8 +24,11 @@ pub struct LockupReport {
 /// One destination IMP's reassembly state.
 #[derive(Clone, Debug, Serialize)]
 pub struct HeldAt {
+    /// The IMP's name.
     pub imp: String,
+    /// Reassembly buffers reserved or filled.
     pub reassembly_used: u32,
+    /// Reassembly buffers at most.
     pub reassembly_max: u32,
     /// Complete messages stored out of order, per source IMP: their numbers.
     pub stored_out_of_order: Vec<(String, Vec<u64>)>,
@@ -106,6 +110,8 @@ impl Subnet {
         );
     }
 
+    /// The report of a lockup declared at `now`: messages outstanding, and what each IMP holding
+    /// reassembly space or owing an ALLOCATE holds.
     pub fn lockup_report(&self, now: SimTime) -> LockupReport {
         // The source IMP's name of a stream.
         let name = |s: u64| self.imps[self.stream_src(s) as usize].name.clone();

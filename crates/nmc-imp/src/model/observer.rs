@@ -14,9 +14,13 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 /// One message's timeline, in ns since the start (`record = ["messages"]`).
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct MessageRecord {
+    /// The message's id.
     pub id: MsgId,
+    /// The source host's name.
     pub host: String,
+    /// The destination host's name.
     pub dst_host: String,
+    /// Its length, data bits.
     pub bits: u64,
     /// The host starts putting packet 1 into the source IMP.
     pub offered_ns: u64,
@@ -40,7 +44,9 @@ pub struct MessageRecord {
     pub delivered_ns: Option<u64>,
     /// The RFNM reached the source host (point h).
     pub rfnm_ns: Option<u64>,
+    /// REQALLs sent for it.
     pub reqalls: u32,
+    /// Whether its RFNM carried a piggy-backed ALL (`None` until the RFNM comes back).
     pub rfnm_carried_all: Option<bool>,
     /// Times a single-packet message's copy was sent again on an ALLOCATE (RFC 632).
     pub retransmissions: u32,
@@ -49,18 +55,26 @@ pub struct MessageRecord {
 /// Occupancy of the measured pair's resources, sampled periodically.
 #[derive(Clone, Debug, Serialize)]
 pub struct Occupancy {
+    /// When the sample was taken, ns since the start.
     pub t_ns: u64,
+    /// Message numbers in use on the measured pair's stream.
     pub message_numbers: u32,
+    /// PLT entries in use at the source IMP.
     pub plt_entries: u32,
+    /// Reassembly buffers reserved or filled at the destination IMP.
     pub reassembly_buffers: u32,
+    /// Unused allocations the source IMP holds for the destination IMP.
     pub allocations_held: u32,
+    /// Packet buffers in use at the source IMP.
     pub source_buffers: u32,
     /// The source IMP's PLT entries by holder (K&O Fig. 7): REQALLs (version 2: messages whose
     /// REQALL stole their entry), RFNMs of the pair's messages queued at the destination IMP
     /// (waiting for buffers to carry an ALL), and the rest: messages in flight and RFNMs on
     /// their way back.
     pub plt_reqalls: u32,
+    /// RFNMs of the pair's messages waiting at the destination IMP for buffers to carry an ALL.
     pub plt_rfnms_waiting: u32,
+    /// The rest: messages in flight and RFNMs on their way back.
     pub plt_messages: u32,
 }
 
@@ -165,6 +179,8 @@ impl Counted {
 /// What a run records, counts and watches ([`Subnet::obs`]): the protocol writes its events
 /// here and never reads them back (the lockup watch stops the driver, not the protocol).
 pub struct Observer {
+    /// The finished records of recorded messages, in the order their RFNMs came back (not kept when
+    /// `retain_messages` is off).
     pub done: Vec<MessageRecord>,
     /// When each recorded message's last packet reached the destination host (it may come
     /// after the RFNM); background messages are counted in [`Observer::tally`] instead.
@@ -172,10 +188,13 @@ pub struct Observer {
     /// Per (source IMP, destination IMP, destination host): the last message number delivered
     /// to that host, to check that delivery is in order.
     pub delivered_last: BTreeMap<(Stream, u32), u64>,
+    /// Messages delivered to a host after one with the same or a later number of their stream.
     pub order_violations: u64,
     /// Messages offered, delivered and answered, and the background traffic's own figures.
     pub tally: BackgroundTally,
+    /// The occupancy samples taken (kept when `retain_occupancy`).
     pub occupancy: Vec<Occupancy>,
+    /// How often occupancy is sampled.
     pub sample_period: SimDuration,
     /// The pair whose occupancy is sampled: (source IMP, destination IMP).
     pub watch: Option<(u32, u32)>,
@@ -185,10 +204,13 @@ pub struct Observer {
     /// running values of [`crate::analysis::StreamStats`] (`false`: memory flat in simulated
     /// time).
     pub retain_messages: bool,
+    /// Keep every occupancy sample (`true`), or only the running means.
     pub retain_occupancy: bool,
+    /// The running values of the messages and occupancy samples from `measure_from` on.
     pub stream_stats: crate::analysis::StreamStats,
     /// Instants at which to take a time slice, and the slices taken.
     pub slice_at: Vec<SimDuration>,
+    /// The time slices taken.
     pub slices: Vec<TimeSlice>,
     /// By [`Counted::name`], so that the metrics come out in name order.
     pub counts: BTreeMap<&'static str, u64>,
@@ -201,9 +223,11 @@ pub struct Observer {
     pub lockup_window: SimDuration,
     /// Progress count (deliveries + RFNMs) at the last change, and when it changed.
     pub progress_mark: (usize, SimTime),
+    /// The lockup found, if the watch found one (the run then stops).
     pub lockup: Option<LockupReport>,
     /// When metrics start counting, and each link's busy time then.
     pub measure_from: SimDuration,
+    /// Each link's busy time at `measure_from`, for the line utilisation.
     pub busy_at_measure: Vec<SimDuration>,
     /// Messages handed in from outside ([`Host::outside`](super::Host::outside)) and not yet
     /// delivered: their tags.

@@ -41,15 +41,19 @@ use serde::Serialize;
 /// (`record = ["e2e"]`).
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct E2eEvent {
+    /// When, ns since the start.
     pub t_ns: u64,
     /// The pair: source and destination IMPs.
     pub src: String,
+    /// The destination IMP of the pair.
     pub dst: String,
     /// The IMP where it happens.
     pub side: Side,
+    /// What the event is about: the message, its RFNM or its ALLOCATE.
     pub what: What,
     /// Message number.
     pub num: u64,
+    /// Sent, arrived or deleted.
     pub event: Happened,
     /// At the destination, what became of an arriving message; at the source, `again` for a
     /// copy sent on an ALLOCATE.
@@ -60,17 +64,22 @@ pub struct E2eEvent {
 #[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum Side {
+    /// The source IMP (RFC 632's left column).
     Source,
+    /// The destination IMP (the right column).
     Destination,
 }
 
 /// What the event is about, in RFC 632's words.
 #[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
 pub enum What {
+    /// The message itself.
     #[serde(rename = "MSG")]
     Msg,
+    /// Its RFNM.
     #[serde(rename = "RFNM")]
     Rfnm,
+    /// The ALLOCATE for it.
     #[serde(rename = "ALL")]
     All,
 }
@@ -79,8 +88,11 @@ pub enum What {
 #[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum Happened {
+    /// Sent by the IMP.
     Sent,
+    /// Arrived at the IMP.
     Arr,
+    /// A stored out-of-order message deleted to make room (RFC 632 fix B).
     Deleted,
 }
 
@@ -88,16 +100,22 @@ pub enum Happened {
 /// `again` at the source.
 #[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
 pub enum Note {
+    /// Nothing to note.
     #[serde(rename = "")]
     None,
+    /// Accepted in order and queued for the destination host.
     #[serde(rename = "HOST output")]
     HostOutput,
+    /// Accepted out of order and stored until its turn.
     #[serde(rename = "stored")]
     Stored,
+    /// Not accepted: treated as a request for one reassembly buffer, and discarded.
     #[serde(rename = "rejected")]
     Rejected,
+    /// A second copy of a message already accepted, discarded.
     #[serde(rename = "duplicate")]
     Duplicate,
+    /// At the source: the copy sent again on an ALLOCATE.
     #[serde(rename = "again")]
     Again,
 }

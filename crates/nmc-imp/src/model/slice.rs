@@ -24,6 +24,7 @@ pub struct SliceItem {
     pub label: String,
     /// Where it is, in hops from the source IMP: from `at_from` to `at_to`.
     pub at_from: f64,
+    /// Its foremost position, hops from the source IMP.
     pub at_to: f64,
     /// Holds a PLT entry of the source IMP.
     pub plt: bool,
@@ -36,9 +37,11 @@ pub struct SliceItem {
 /// The measured pair at one instant.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct TimeSlice {
+    /// The instant, ns since the start.
     pub t_ns: u64,
     /// Hops from the source IMP to the destination IMP.
     pub hops: u32,
+    /// What is on the path at the instant.
     pub items: Vec<SliceItem>,
 }
 
