@@ -27,7 +27,12 @@
 //! than `giveback_after`. Other traffic on the 1973 network, and the IMP's own variation beyond
 //! routing-message interference, are left out.
 
-use nmc_sim::{SimDuration, Trace};
+use nmc_imp::ImpParams;
+use nmc_imp::spec::{
+    HostSpec, ImpConfig, LineSpec, NetworkSpec, RoutingMode, TopologySpec, TrafficSpec,
+};
+use nmc_scenario::Scenario;
+use nmc_sim::{BitRate, Bits, SimDuration, Trace};
 
 /// Subnet times of one message size, in ns.
 #[derive(Clone, Debug)]
@@ -40,7 +45,8 @@ pub struct SubnetTimes {
     pub cold: (u64, u64),
     /// An unused allocation goes back after this (the profile's `giveback_after`).
     pub giveback_after_ns: u64,
-    /// Data frames resent on the line during the run (0 on an error-free line).
+    /// Data frames resent on the line during the run (IMP-to-IMP retransmissions after the
+    /// 125 ms timeout; 0 on an error-free line).
     pub retransmissions: f64,
 }
 
@@ -63,34 +69,65 @@ pub struct PathSpec {
 #[error("subnet model: {0}")]
 pub struct SubnetError(pub String);
 
-fn scenario(p: &PathSpec, from: &str, to: &str, bits: u64) -> String {
-    format!(
-        r#"name = "rfc508-subnet"
-seed = 1
-duration = "{run}ns"
-model = "imp"
-[network]
-profile = "v2-1974-10"
-lockup_window = "0s"
-hosts = [{{ name = "UCSB-360", imp = "UCSB" }}, {{ name = "UCLA-360", imp = "UCLA" }}]
-[network.params]
-message_numbers = 1
-host_interface = "{hi}bit/s"
-[network.topology]
-kind = "lines"
-imps = ["UCSB", "UCLA"]
-lines = [{{ a = "UCSB", b = "UCLA", capacity = "{line}bit/s", propagation = "{prop}ns" }}]
-[[traffic]]
-kind = "pump"
-from = "{from}"
-to = "{to}"
-message = "{bits}bit"
-"#,
-        run = p.run.as_nanos(),
-        hi = p.host_interface_bps,
-        line = p.line_bps,
-        prop = p.propagation_ns,
-    )
+/// The IMP model's configuration for one measuring run, as typed values (issue 32: no
+/// scenario text formatted and parsed back): profile `v2-1974-10` with one message number (the
+/// NCP's one message outstanding) and the host interfaces' rate; the two IMPs and their line;
+/// a host on each; a pump from `from` to `to` of `bits`-bit messages. No lockup watch, nothing
+/// recorded but the outcome's messages.
+fn config(p: &PathSpec, from: &str, to: &str, bits: u64) -> Result<ImpConfig, SubnetError> {
+    let mut params = ImpParams::v2_1974_10();
+    params.message_numbers = 1;
+    params.host_interface = BitRate::from_bps(p.host_interface_bps);
+    params
+        .validate()
+        .map_err(|e| SubnetError(format!("network.params: {e}")))?;
+    let host = |name: &str, imp: &str| HostSpec {
+        name: name.into(),
+        imp: imp.into(),
+        fake: false,
+    };
+    Ok(Scenario {
+        name: "rfc508-subnet".into(),
+        description: String::new(),
+        seed: Some(1),
+        duration: p.run,
+        model: "imp".into(),
+        network: NetworkSpec {
+            profile: "v2-1974-10".into(),
+            params,
+            topology: TopologySpec::Lines {
+                imps: vec!["UCSB".into(), "UCLA".into()],
+                lines: vec![LineSpec {
+                    a: "UCSB".into(),
+                    b: "UCLA".into(),
+                    capacity: Some(BitRate::from_bps(p.line_bps)),
+                    propagation: Some(SimDuration::from_nanos(p.propagation_ns)),
+                }],
+            },
+            hosts: vec![host("UCSB-360", "UCSB"), host("UCLA-360", "UCLA")],
+            // A scenario file's default; nothing here records occupancy.
+            sample_period: SimDuration::from_millis(100),
+            events: Vec::new(),
+            lockup_window: SimDuration::ZERO,
+            measure_from: SimDuration::ZERO,
+            slices: Vec::new(),
+            routing: RoutingMode::Static,
+            routing_params: None,
+            routing_periods: Vec::new(),
+            line_events: Vec::new(),
+            imp_models: Default::default(),
+            vdh: Vec::new(),
+        },
+        traffic: vec![TrafficSpec::Pump {
+            from: from.into(),
+            to: to.into(),
+            message: Bits::new(bits),
+            start: SimDuration::ZERO,
+            count: None,
+        }],
+        record: Vec::new(),
+        trace: false,
+    })
 }
 
 fn measure(
@@ -100,10 +137,7 @@ fn measure(
     bits: u64,
     seed: u64,
 ) -> Result<SubnetTimes, SubnetError> {
-    let text = scenario(p, from, to, bits);
-    let s: nmc_imp_scenario::ImpScenario =
-        nmc_scenario::load("rfc508-subnet", &text, &[]).map_err(|e| SubnetError(e.to_string()))?;
-    let o = nmc_imp_scenario::run(&s, seed, Trace::off(), &mut |_| {})
+    let o = nmc_imp::run(&config(p, from, to, bits)?, seed, Trace::off(), &mut |_| {})
         .map_err(|e| SubnetError(e.to_string()))?;
     let mut warm = Vec::new();
     let mut cold = None;
@@ -135,7 +169,7 @@ fn measure(
         warm,
         cold,
         giveback_after_ns: o.params.giveback_after.as_nanos(),
-        retransmissions: o.counted(nmc_imp::metric::MESSAGES_RETRANSMISSIONS),
+        retransmissions: o.counted(&nmc_imp::metric::count("retransmissions")),
     })
 }
 
