@@ -6,7 +6,7 @@
 //! the receive block with it; "a shortage of transmit and/or receive blocks will normally cause
 //! only an initial setup delay": requests wait for a free block, in order.
 //!
-//! The cores decide; the driver (`model/v3.rs`) sends the control messages, counts and traces.
+//! The cores decide (the source rule is `e2e/v3.rs`); the driver (`model/message.rs`, `model/control_blocks.rs`) sends the control messages, counts and traces.
 
 use crate::packet::{MsgId, Stream};
 use crate::timer::{Timer, Woken};

@@ -154,7 +154,7 @@ pub struct Limits {
     /// K&O §III: a host's packet is taken only while at least this many buffers are free (4;
     /// [`Imp::admit_host_packet`]).
     pub host_input_min_free: u32,
-    /// On a message at its source IMP (the version's rules, `model/procedure.rs`).
+    /// On a message at its source IMP (the version's rules, `e2e/procedure.rs`).
     pub source: SourceLimits,
 }
 
@@ -358,7 +358,7 @@ pub struct Imp {
     /// Reassembly buffers set aside for one single-packet message each, not yet filled.
     pub set_aside: BTreeSet<(Stream, u64)>,
 
-    // ---- Version 3 (K&O §VI–VII; `model/v3.rs`) ----
+    // ---- Version 3 (K&O §VI–VII; `e2e/v3.rs`) ----
     /// Transmit blocks, by stream, and messages waiting for one to be free ([`TransmitBlocks`]).
     pub tx_blocks: TransmitBlocks,
     /// Receive blocks, by stream, and requests waiting for one to be free ([`ReceiveBlocks`]).

@@ -21,14 +21,14 @@
 //! | [`blocks`] | version 3's message control blocks, transmit and receive, as sans-I/O cores (K&O §VI) |
 //! | [`destination`] | the destination IMP's reassembly, in-order hand-over and the replies it owes (RFNMs, ALLs, BBN's fix) as sans-I/O cores (K&O §II points d, f, g; §VII; RFC 632) |
 //! | [`source`] | the source IMP's end-to-end tables as sans-I/O cores: message numbers, PLT entries, allocations (K&O §II points b, c, h) |
-//! | [`model`] | the event model: the life of a message, points a–i of K&O Fig. 1; the IMP's processor driven by the clock and the task queue (`model/processing.rs`); other hosts' traffic (`model/background.rs`); the end-to-end procedure of each software version behind one trait ([`model::Procedure`]: `model/v2.rs`, `model/v3.rs`); time slices ([`model::TimeSlice`], `model/slice.rs`) |
+//! | [`model`] | the event model: the life of a message, points a–i of K&O Fig. 1; the IMP's processor driven by the clock and the task queue (`model/processing.rs`); other hosts' traffic (`model/background.rs`); the driver's side of the end-to-end procedure (`model/message.rs`); time slices ([`model::TimeSlice`], `model/slice.rs`) |
 //! | [`metric`] | the names of the metrics a run reports, written and read through one constant each |
 //! | [`records`] | messages.csv, e2e.csv, occupancy.csv and journeys.csv written as the run makes them, in message order, so that memory stays flat in simulated time |
 //! | [`mod@run`] | build from a scenario, run, collect records and metrics |
 //! | [`timer`] | a timer as a value that carries its deadline: one wake-up queued however often it is re-armed ([`timer::Timer`]), or one per arming where merging wake-ups would reorder a run's events ([`timer::Deadline`]: the retransmission, RFNM-wait and give-back timers) |
 //! | [`stepper`] | the subnet inside a larger model: hosts handed messages from outside, a clock the caller advances, deliveries it polls ([`Stepper`]) |
 //! | [`analysis`] | throughput, best 150, round-trip histogram and autocorrelation |
-//! | [`e2e`] | single-packet messages' end-to-end events in RFC 632's two-column layout (Tables 1–2) |
+//! | [`e2e`] | the end-to-end procedure's rules at the source IMP, K&O Fig. 1 points b–e, one file per software version behind one trait ([`e2e::procedure::Procedure`]: `e2e/v2.rs`, `e2e/v3.rs`), tested on one IMP; and single-packet messages' end-to-end events in RFC 632's two-column layout (Tables 1–2, `e2e/table.rs`) |
 //!
 //! ## What the model leaves out, and why
 //! * Single-packet messages follow RFC 632 (`model/single.rs`): a message number but no PLT

@@ -1,6 +1,6 @@
 //! The subnet as an event model: IMPs, links, hosts, and the end-to-end message procedure.
 //! Where versions 2 and 3 differ, the subnet calls the profile's [`Procedure`]
-//! (`model/procedure.rs`): version 2 in `model/v2.rs`, version 3 in `model/v3.rs`.
+//! (`e2e/procedure.rs`): version 2 in `e2e/v2.rs`, version 3 in `e2e/v3.rs`.
 //!
 //! The life of a multipacket message, as K&O Fig. 1 letters it:
 //! * **a** the host has put packet 1 into the source IMP ([`Ev::HostInputDone`]); input of
@@ -36,7 +36,6 @@
 //! | `model/line.rs` | the IMP-to-IMP lines: packets and control messages queued, frames sent, a frame received handed to its IMP ([`Imp::handle_frame`]) and what follows from it (the processor, the trace, the counts), and retransmission |
 //! | `model/observer.rs` | what a run records, counts and watches ([`Observer`], [`MessageRecord`], [`Occupancy`], [`Counted`]): occupancy samples, what is still held |
 //! | `model/trace.rs` | the trace lines (`trace = true`) and `change`, the one place a message's state changes |
-//! | `model/procedure.rs` | where versions 2 and 3 differ, as one trait ([`Procedure`]) of sans-I/O rules over the source IMP's tables that return typed steps ([`Step`], [`Grant`]) for `model/message.rs` to carry out: version 2 in `model/v2.rs` (K&O §II–III), version 3 in `model/v3.rs` (K&O §VI–VII), each tested on one IMP |
 //! | `model/control_blocks.rs` | version 3's message control blocks, the driver's side: the block's disuse timer and the control messages that make and release block pairs (K&O §VI) |
 //! | `model/single.rs` | single-packet messages (RFC 632) |
 //! | `model/processing.rs` | the IMP's processor ([`Processor`], `processor.rs`) driven: one task queue, and the 25.6 ms clock above it |
@@ -55,21 +54,18 @@ mod line;
 mod lockup;
 mod message;
 mod observer;
-mod procedure;
 mod processing;
 mod single;
 mod slice;
 mod trace;
-mod v2;
-mod v3;
 
+pub use crate::e2e::procedure::{Grant, MsgState, Procedure, SourceLimits, Step, Want};
 pub use crate::processor::{Processor, Task, Work};
 pub use background::{Background, BackgroundTally, LengthMix};
 pub use host::{Handed, Host, Pump};
 pub use instrument::{Action, Generator};
 pub use lockup::{HeldAt, LockupReport};
 pub use observer::{Counted, MessageRecord, Observer, Occupancy};
-pub use procedure::{Grant, Procedure, SourceLimits, Step, Want};
 pub use single::{E2eEvent, Happened, Note, Side, What};
 pub use slice::{SliceItem, TimeSlice};
 use trace::Tr;
@@ -82,14 +78,13 @@ use crate::params::{ImpParams, MessageProcessing};
 use crate::routing::Routing;
 use crate::topology::Topology;
 use nmc_sim::{EventQueue, Model, RngStreams, SimDuration, SimTime, Trace};
-use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// The procedure the profile's `message_processing` names.
 pub fn procedure(v: MessageProcessing) -> &'static dyn Procedure {
     match v {
-        MessageProcessing::V2 => &v2::V2,
-        MessageProcessing::V3 => &v3::V3,
+        MessageProcessing::V2 => &crate::e2e::v2::V2,
+        MessageProcessing::V3 => &crate::e2e::v3::V3,
     }
 }
 
@@ -249,28 +244,6 @@ pub fn pairs_stream(i: usize) -> u64 {
     (1 << 48) + i as u64
 }
 
-/// Where a message is in the source IMP's procedure. Every change goes through `change`,
-/// which traces it (`trace = true`: `{"event": "state", "from": ..., "to": ...}`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum MsgState {
-    /// Packet 1 is to go into the source IMP (point a): the message has taken nothing yet.
-    InputFirst,
-    /// Version 3: waiting for its transmit block (`model/v3.rs`).
-    NeedBlock,
-    /// Waiting for a message number (point b).
-    NeedNumber,
-    /// Version 3: holds its number, looks for an allocation.
-    NeedAll,
-    /// Holding its number (and, in version 3, its allocation): waiting for a PLT entry (point c).
-    NeedPlt,
-    /// A REQALL is out or decided for it (version 2: the REQALL took its number and PLT entry),
-    /// or, in version 3, withheld behind one outstanding: it waits for the ALL.
-    AwaitAll,
-    /// Packet 1 has left with all it needs held (point e); the host puts the rest in.
-    Launched,
-}
-
 /// A host message in the subnet: its ends, its length, where it is in the source IMP's procedure,
 /// and its record.
 #[derive(Clone, Debug)]
@@ -346,7 +319,7 @@ pub struct Subnet {
     pub background_start: SimDuration,
     /// What is recorded, counted and watched: observes the protocol, takes no part in it.
     pub obs: Observer,
-    /// The end-to-end procedure of the profile's software version (`model/procedure.rs`).
+    /// The end-to-end procedure of the profile's software version (`e2e/procedure.rs`).
     pub procedure: &'static dyn Procedure,
 }
 
@@ -404,7 +377,8 @@ impl Subnet {
         });
         let watch = watched.map(|(h, d)| (hosts[h as usize].imp, hosts[d as usize].imp));
         let procedure = procedure(params.message_processing);
-        let watch_stream = watched.map_or(0, |(h, d)| procedure.stream(&hosts, h, d));
+        let imp_of = |h: u32| hosts[h as usize].imp;
+        let watch_stream = watched.map_or(0, |(h, d)| procedure.stream(&imp_of, h, d));
         let routing = Routing::new_static(&params, &topo);
         // Every host starts in the set: it leaves once `host_try` has seen it idle.
         let mut waiting = vec![BTreeSet::new(); topo.names.len()];
@@ -481,12 +455,14 @@ impl Subnet {
     /// their host pair in version 3 (K&O §VI: "message sequencing is now done on the basis of
     /// HOST-to-HOST pairs").
     pub fn stream_of(&self, h: u32, dst_host: u32) -> Stream {
-        self.procedure.stream(&self.hosts, h, dst_host)
+        self.procedure
+            .stream(&|h| self.hosts[h as usize].imp, h, dst_host)
     }
 
     /// The source IMP of `s`.
     pub fn stream_src(&self, s: Stream) -> u32 {
-        self.procedure.stream_src(&self.hosts, s)
+        self.procedure
+            .stream_src(&|h| self.hosts[h as usize].imp, s)
     }
 
     /// Events that start the run.
@@ -595,16 +571,18 @@ mod procedure_tests {
         // K&O §III: "message sequence numbers allocated per source IMP-destination IMP pair":
         // two hosts on one IMP share the numbers to a destination IMP.
         let (v2, h) = (procedure(MessageProcessing::V2), hosts());
-        assert_eq!(v2.stream(&h, 0, 2), v2.stream(&h, 1, 2));
-        assert_eq!(v2.stream_src(&h, v2.stream(&h, 1, 2)), 5);
+        let imp_of = |k: u32| h[k as usize].imp;
+        assert_eq!(v2.stream(&imp_of, 0, 2), v2.stream(&imp_of, 1, 2));
+        assert_eq!(v2.stream_src(&imp_of, v2.stream(&imp_of, 1, 2)), 5);
     }
 
     #[test]
     fn version_3_numbers_messages_per_host_pair() {
         // K&O §VI: "message sequencing is now done on the basis of HOST-to-HOST pairs".
         let (v3, h) = (procedure(MessageProcessing::V3), hosts());
-        assert_ne!(v3.stream(&h, 0, 2), v3.stream(&h, 1, 2));
-        assert_eq!(v3.stream_src(&h, v3.stream(&h, 1, 2)), 5);
+        let imp_of = |k: u32| h[k as usize].imp;
+        assert_ne!(v3.stream(&imp_of, 0, 2), v3.stream(&imp_of, 1, 2));
+        assert_eq!(v3.stream_src(&imp_of, v3.stream(&imp_of, 1, 2)), 5);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //!
 //! Each table says who gets what next and who waits, first come first served; none reads a
 //! clock, sends anything or traces. [`Allocations`] holds the deadline of each give-back timer
-//! (it takes `now`; [`Allocations::poll_at`]). The driver (`model.rs`, `model/v3.rs`) moves the
+//! (it takes `now`; [`Allocations::poll_at`]). The driver (`model/message.rs`, after the rules of `e2e/v2.rs` and `e2e/v3.rs`) moves the
 //! messages, wakes the timers at their deadlines and sends the packets, and is the only caller.
 
 use crate::packet::{MsgId, Stream};

@@ -1,7 +1,7 @@
 //! Version 3's message control blocks, the driver's side (K&O §VI): the disuse timer of a
 //! transmit block, the control messages that make and release block pairs, and the receive
 //! block made at the destination IMP. The tables are `crate::blocks`; the source rule that
-//! asks for a block is `model/v3.rs`.
+//! asks for a block is `e2e/v3.rs`.
 
 use super::{Counted, Ev, Subnet};
 use crate::imp::{Expired, TimerId};

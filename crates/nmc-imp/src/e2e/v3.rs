@@ -5,7 +5,7 @@
 //!   source IMP makes a *transmit block* and sends a subnet control message asking the
 //!   destination IMP for the matching *receive block*; the message waits until the reply comes
 //!   back. 64 of each per IMP (`control_blocks`); a block unused for `control_block_idle` is
-//!   released, the receive block with it ([`PktKind::ReleaseBlock`]).
+//!   released, the receive block with it ([`PktKind::ReleaseBlock`](crate::packet::PktKind::ReleaseBlock)).
 //! * **sequencing per host pair**: 8 message numbers per source-host/destination-host pair
 //!   (`message_numbers`), and the destination hands messages over in order per host pair.
 //! * **order of acquisition**: "message number, reassembly buffers, and PLT entry". A message
@@ -26,8 +26,8 @@
 //! entry, as K&O's Fig. 8 narrative has it); claims on PLT entries are served first come,
 //! first served, REQALLs and messages alike; a released stream starts its numbers again at 0.
 
+use super::procedure::MsgState;
 use super::procedure::{Grant, Procedure, Step, Want};
-use super::{Host, MsgState};
 use crate::blocks::Need;
 use crate::imp::Imp;
 use crate::packet::{MsgId, Stream, stream, stream_ends};
@@ -38,12 +38,12 @@ pub struct V3;
 
 impl Procedure for V3 {
     /// K&O §VI: "message sequencing is now done on the basis of HOST-to-HOST pairs".
-    fn stream(&self, _hosts: &[Host], h: u32, dst_host: u32) -> Stream {
+    fn stream(&self, _imp_of: &dyn Fn(u32) -> u32, h: u32, dst_host: u32) -> Stream {
         stream(h, dst_host)
     }
 
-    fn stream_src(&self, hosts: &[Host], s: Stream) -> u32 {
-        hosts[stream_ends(s).0 as usize].imp
+    fn stream_src(&self, imp_of: &dyn Fn(u32) -> u32, s: Stream) -> u32 {
+        imp_of(stream_ends(s).0)
     }
 
     /// A message first needs its transmit block.

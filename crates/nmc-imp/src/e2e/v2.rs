@@ -9,8 +9,8 @@
 //!   message number and the PLT entry", and the message starts again at point b when an ALL
 //!   comes back.
 
+use super::procedure::MsgState;
 use super::procedure::{Grant, Procedure, Step, Want};
-use super::{Host, MsgState};
 use crate::imp::Imp;
 use crate::packet::{Stream, stream, stream_ends};
 
@@ -18,11 +18,11 @@ use crate::packet::{Stream, stream, stream_ends};
 pub struct V2;
 
 impl Procedure for V2 {
-    fn stream(&self, hosts: &[Host], h: u32, dst_host: u32) -> Stream {
-        stream(hosts[h as usize].imp, hosts[dst_host as usize].imp)
+    fn stream(&self, imp_of: &dyn Fn(u32) -> u32, h: u32, dst_host: u32) -> Stream {
+        stream(imp_of(h), imp_of(dst_host))
     }
 
-    fn stream_src(&self, _hosts: &[Host], s: Stream) -> u32 {
+    fn stream_src(&self, _imp_of: &dyn Fn(u32) -> u32, s: Stream) -> u32 {
         stream_ends(s).0
     }
 

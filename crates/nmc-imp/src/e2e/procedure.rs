@@ -1,22 +1,45 @@
 //! The end-to-end message procedure of an IMP software version, as one trait
-//! ([`Procedure`]) with an implementation per version: `V2` in `model/v2.rs` (October 1974, K&O
-//! §II–III) and `V3` in `model/v3.rs` (1975, K&O §VI–VII); [`super::procedure`] picks one.
+//! ([`Procedure`]) with an implementation per version: `V2` in `e2e/v2.rs` (October 1974, K&O
+//! §II–III) and `V3` in `e2e/v3.rs` (1975, K&O §VI–VII); [`crate::model::procedure`] picks one
+//! for a profile.
 //!
 //! A version's rules are sans-I/O: each takes the source IMP's tables ([`Imp`]) and what it
 //! reads of the message ([`Want`]), changes the tables, and returns what the driver is to do
 //! next — a typed [`Step`] or [`Grant`]. The driver (`model/message.rs`) carries it out:
 //! records the message's number, traces and counts, launches packet 1, sends the REQALL or the
 //! block request. So a rule is tested in K&O's words on one IMP, without a subnet (the tests
-//! below `model/v2.rs` and `model/v3.rs`).
+//! below `e2e/v2.rs` and `e2e/v3.rs`).
 //!
 //! What the versions share is the driver's, not the trait's: launching packet 1 (K&O Fig. 1
 //! point e), reassembly and hand-over (points d, f), RFNMs and their piggy-backed ALLs (points
 //! g, h), the GVB timer (point i), single-packet messages (RFC 632) and the line procedure.
 
-use super::{Host, MsgState};
 use crate::imp::Imp;
 pub use crate::imp::SourceLimits;
 use crate::packet::{MsgId, Stream};
+use serde::Serialize;
+
+/// Where a message is in the source IMP's procedure. Every change goes through `change`,
+/// which traces it (`trace = true`: `{"event": "state", "from": ..., "to": ...}`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MsgState {
+    /// Packet 1 is to go into the source IMP (point a): the message has taken nothing yet.
+    InputFirst,
+    /// Version 3: waiting for its transmit block (`e2e/v3.rs`).
+    NeedBlock,
+    /// Waiting for a message number (point b).
+    NeedNumber,
+    /// Version 3: holds its number, looks for an allocation.
+    NeedAll,
+    /// Holding its number (and, in version 3, its allocation): waiting for a PLT entry (point c).
+    NeedPlt,
+    /// A REQALL is out or decided for it (version 2: the REQALL took its number and PLT entry),
+    /// or, in version 3, withheld behind one outstanding: it waits for the ALL.
+    AwaitAll,
+    /// Packet 1 has left with all it needs held (point e); the host puts the rest in.
+    Launched,
+}
 
 /// What a rule reads of the message it moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,11 +130,11 @@ pub enum Grant {
 /// counter.
 pub trait Procedure: Send + Sync {
     /// The stream of messages from host `h` to host `dst_host`: the sequence their message
-    /// numbers count in.
-    fn stream(&self, hosts: &[Host], h: u32, dst_host: u32) -> Stream;
+    /// numbers count in. `imp_of` names a host's IMP.
+    fn stream(&self, imp_of: &dyn Fn(u32) -> u32, h: u32, dst_host: u32) -> Stream;
 
     /// The source IMP of stream `s`.
-    fn stream_src(&self, hosts: &[Host], s: Stream) -> u32;
+    fn stream_src(&self, imp_of: &dyn Fn(u32) -> u32, s: Stream) -> u32;
 
     /// Where a message's source procedure starts once packet 1 is in the source IMP (K&O Fig.
     /// 1 point a).
