@@ -86,16 +86,11 @@ impl Procedure for V2 {
 mod tests {
     //! Version 2's source rules on one IMP, in K&O §II's words.
     use super::*;
-    use crate::imp::{Limits, SourceLimits, TransitLimits};
-    use crate::params::ImpModel;
+    use crate::imp::Limits;
+    use crate::params::{ImpModel, ImpParams};
 
-    const K_AND_O: SourceLimits = SourceLimits {
-        message_numbers: 4,
-        plt_entries: 6,
-        control_blocks: 64,
-        superfluous_reqalls: true,
-    };
-
+    /// A source IMP with the October 1974 profile's limits (4 numbers per IMP pair, 6 PLT
+    /// entries: `params.rs`).
     fn imp() -> Imp {
         Imp::new(
             0,
@@ -103,14 +98,7 @@ mod tests {
             ImpModel::H516,
             40,
             10,
-            Limits {
-                transit: TransitLimits {
-                    store_and_forward_max: 20,
-                    output_queue_max: 8,
-                },
-                host_input_min_free: 4,
-                source: K_AND_O,
-            },
+            Limits::of(&ImpParams::v2_1974_10()),
         )
     }
 

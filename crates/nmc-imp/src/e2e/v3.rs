@@ -189,16 +189,11 @@ impl Procedure for V3 {
 mod tests {
     //! Version 3's source rules on one IMP, in K&O §VI–VII's words.
     use super::*;
-    use crate::imp::{Limits, SourceLimits, TransitLimits};
-    use crate::params::ImpModel;
+    use crate::imp::Limits;
+    use crate::params::{ImpModel, ImpParams};
 
-    const V3_1975: SourceLimits = SourceLimits {
-        message_numbers: 8,
-        plt_entries: 6,
-        control_blocks: 64,
-        superfluous_reqalls: true,
-    };
-
+    /// A source IMP with the 1975 profile's limits (8 numbers per host pair, 6 PLT entries,
+    /// 64 blocks, superfluous REQALLs sent: `params.rs`).
     fn imp() -> Imp {
         Imp::new(
             0,
@@ -206,14 +201,7 @@ mod tests {
             ImpModel::H516,
             40,
             10,
-            Limits {
-                transit: TransitLimits {
-                    store_and_forward_max: 20,
-                    output_queue_max: 8,
-                },
-                host_input_min_free: 4,
-                source: V3_1975,
-            },
+            Limits::of(&ImpParams::v3_1975_02()),
         )
     }
 
