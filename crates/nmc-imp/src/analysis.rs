@@ -13,6 +13,7 @@
 //! * the **best 150** is the highest rate over any 150 consecutive messages, measured between
 //!   the RFNM before the block and the RFNM of its last message.
 
+use crate::metric::{ImpMetrics, PairMetrics, RttSummary};
 use crate::model::{MessageRecord, Occupancy};
 use nmc_sim::SimDuration;
 use std::collections::BTreeMap;
@@ -70,7 +71,7 @@ pub use nmc_records::stats::{autocorrelation, autocorrelation_band, histogram};
 /// number, round trips from the offer, the round trips' autocorrelation to lag 10, occupancy means
 /// and the fraction of RFNMs that carried an ALL. `msgs` and `occ` are the measured period's.
 pub fn add_metrics(
-    m: &mut BTreeMap<String, f64>,
+    m: &mut ImpMetrics,
     msgs: &[MessageRecord],
     occ: &[Occupancy],
     duration: SimDuration,
@@ -78,27 +79,23 @@ pub fn add_metrics(
     let secs = duration.as_secs_f64();
     let done: Vec<&MessageRecord> = msgs.iter().filter(|r| r.rfnm_ns.is_some()).collect();
     let bits: u64 = done.iter().map(|r| r.bits).sum();
-    m.insert(crate::metric::MESSAGES_COMPLETED.into(), done.len() as f64);
-    m.insert(
-        crate::metric::THROUGHPUT_KBPS.into(),
-        bits as f64 / secs / 1e3,
-    );
+    m.pair.completed = done.len() as u64;
+    m.pair.throughput_kbps = bits as f64 / secs / 1e3;
     if let Some(b) = best_block_kbps(msgs, BEST_BLOCK) {
-        m.insert(crate::metric::BEST150_KBPS.into(), b);
+        m.pair.best150_kbps = Some(b);
     }
     let rtt = round_trips_ms(msgs);
     if !rtt.is_empty() {
         let mut sorted = rtt.clone();
         sorted.sort_by(f64::total_cmp);
-        m.insert(
-            crate::metric::RTT_MEAN_MS.into(),
-            rtt.iter().sum::<f64>() / rtt.len() as f64,
-        );
         let pct = |p: f64| percentile(&sorted, p, Rule::Round).expect("non-empty");
-        m.insert("rtt.p50_ms".into(), pct(0.5));
-        m.insert("rtt.p95_ms".into(), pct(0.95));
-        m.insert("rtt.max_ms".into(), *sorted.last().expect("non-empty"));
-        m.insert("rtt.min_ms".into(), sorted[0]);
+        m.pair.rtt = Some(RttSummary {
+            mean_ms: rtt.iter().sum::<f64>() / rtt.len() as f64,
+            p50_ms: pct(0.5),
+            p95_ms: pct(0.95),
+            max_ms: *sorted.last().expect("non-empty"),
+            min_ms: sorted[0],
+        });
     }
     // How long a message holds its message number: taken (point b) until the RFNM frees it.
     let cycle: Vec<f64> = msgs
@@ -106,37 +103,28 @@ pub fn add_metrics(
         .filter_map(|m| Some((m.rfnm_ns? - m.numbered_ns?) as f64 / 1e6))
         .collect();
     if !cycle.is_empty() {
-        m.insert(
-            crate::metric::CYCLE_MEAN_MS.into(),
-            cycle.iter().sum::<f64>() / cycle.len() as f64,
-        );
+        m.pair.cycle_mean_ms = Some(cycle.iter().sum::<f64>() / cycle.len() as f64);
     }
     let from_offer = offer_to_rfnm_ms(msgs);
     if !from_offer.is_empty() {
-        m.insert(
-            crate::metric::RTT_FROM_OFFER_MEAN_MS.into(),
-            from_offer.iter().sum::<f64>() / from_offer.len() as f64,
-        );
+        m.pair.rtt_from_offer_mean_ms =
+            Some(from_offer.iter().sum::<f64>() / from_offer.len() as f64);
     }
     for (k, r) in autocorrelation(&rtt, 10) {
-        m.insert(format!("rtt.autocorrelation.lag{k:02}"), r);
+        m.pair.rtt_autocorrelation.insert(k as u32, r);
     }
     if !occ.is_empty() {
         let n = occ.len() as f64;
-        for (k, name) in Occupancy::COUNTED.iter().enumerate() {
-            let sum = occ.iter().map(|o| o.counts()[k] as f64).sum::<f64>();
-            m.insert(crate::metric::occupancy_mean(name), sum / n);
-        }
+        m.occupancy_means = Some(std::array::from_fn(|k| {
+            occ.iter().map(|o| o.counts()[k] as f64).sum::<f64>() / n
+        }));
     }
     let with_all = done
         .iter()
         .filter(|r| r.rfnm_carried_all == Some(true))
         .count();
     if !done.is_empty() {
-        m.insert(
-            crate::metric::RFNM_WITH_ALL_FRACTION.into(),
-            with_all as f64 / done.len() as f64,
-        );
+        m.pair.rfnm_with_all_fraction = Some(with_all as f64 / done.len() as f64);
     }
 }
 
@@ -178,7 +166,7 @@ impl From<&MessageRecord> for MetricRow {
 /// block needs the messages in RFNM order, which a file in message order does not give: `best`
 /// is [`nmc_records::stats::BestBlock`]'s value, kept as the RFNMs came back.
 pub fn add_message_metrics_in_passes<I, E>(
-    m: &mut BTreeMap<String, f64>,
+    m: &mut PairMetrics,
     mut rows: impl FnMut() -> Result<I, E>,
     from_ns: u64,
     duration: SimDuration,
@@ -215,13 +203,10 @@ where
         offer_sum += (rfnm - r.offered_ns) as f64 / 1e6;
     }
     let secs = duration.as_secs_f64();
-    m.insert(crate::metric::MESSAGES_COMPLETED.into(), done as f64);
-    m.insert(
-        crate::metric::THROUGHPUT_KBPS.into(),
-        bits as f64 / secs / 1e3,
-    );
+    m.completed = done;
+    m.throughput_kbps = bits as f64 / secs / 1e3;
     if let Some(b) = best {
-        m.insert(crate::metric::BEST150_KBPS.into(), b / 1e3);
+        m.best150_kbps = Some(b / 1e3);
     }
     if rtt_n > 0 {
         let mean = rtt_sum / rtt_n as f64;
@@ -294,35 +279,28 @@ where
             }
             unreachable!("a rank within its bin")
         };
-        m.insert(crate::metric::RTT_MEAN_MS.into(), mean);
-        m.insert("rtt.p50_ms".into(), at(&values[0], places[0].1));
-        m.insert("rtt.p95_ms".into(), at(&values[1], places[1].1));
-        m.insert("rtt.max_ms".into(), hi);
-        m.insert("rtt.min_ms".into(), lo);
+        m.rtt = Some(RttSummary {
+            mean_ms: mean,
+            p50_ms: at(&values[0], places[0].1),
+            p95_ms: at(&values[1], places[1].1),
+            max_ms: hi,
+            min_ms: lo,
+        });
         if rtt_n >= 3 {
             for k in 1..=lagged.len().min(rtt_n - 1) {
                 let r = if var > 0.0 { lagged[k - 1] / var } else { 0.0 };
-                m.insert(format!("rtt.autocorrelation.lag{k:02}"), r);
+                m.rtt_autocorrelation.insert(k as u32, r);
             }
         }
     }
     if cycle_n > 0 {
-        m.insert(
-            crate::metric::CYCLE_MEAN_MS.into(),
-            cycle_sum / cycle_n as f64,
-        );
+        m.cycle_mean_ms = Some(cycle_sum / cycle_n as f64);
     }
     if offer_n > 0 {
-        m.insert(
-            crate::metric::RTT_FROM_OFFER_MEAN_MS.into(),
-            offer_sum / offer_n as f64,
-        );
+        m.rtt_from_offer_mean_ms = Some(offer_sum / offer_n as f64);
     }
     if done > 0 {
-        m.insert(
-            crate::metric::RFNM_WITH_ALL_FRACTION.into(),
-            with_all as f64 / done as f64,
-        );
+        m.rfnm_with_all_fraction = Some(with_all as f64 / done as f64);
     }
     Ok(())
 }
@@ -464,31 +442,27 @@ impl StreamStats {
     }
 
     /// The message metrics of [`add_metrics`], from the running values.
-    pub fn message_metrics(&self, m: &mut BTreeMap<String, f64>, duration: SimDuration) {
+    pub fn message_metrics(&self, m: &mut PairMetrics, duration: SimDuration) {
         let secs = duration.as_secs_f64();
-        m.insert(
-            crate::metric::MESSAGES_COMPLETED.into(),
-            self.completed as f64,
-        );
-        m.insert(
-            crate::metric::THROUGHPUT_KBPS.into(),
-            self.bits as f64 / secs / 1e3,
-        );
+        m.completed = self.completed;
+        m.throughput_kbps = self.bits as f64 / secs / 1e3;
         if let Some(b) = self.best_bps {
-            m.insert(crate::metric::BEST150_KBPS.into(), b / 1e3);
+            m.best150_kbps = Some(b / 1e3);
         }
         if let Some(mean) = self.rtt.mean() {
-            m.insert(crate::metric::RTT_MEAN_MS.into(), mean);
-            m.insert("rtt.p50_ms".into(), self.rtt_percentile(0.5));
-            m.insert("rtt.p95_ms".into(), self.rtt_percentile(0.95));
-            m.insert("rtt.max_ms".into(), self.rtt.max);
-            m.insert("rtt.min_ms".into(), self.rtt.min);
+            m.rtt = Some(RttSummary {
+                mean_ms: mean,
+                p50_ms: self.rtt_percentile(0.5),
+                p95_ms: self.rtt_percentile(0.95),
+                max_ms: self.rtt.max,
+                min_ms: self.rtt.min,
+            });
         }
         if let Some(c) = self.cycle.mean() {
-            m.insert(crate::metric::CYCLE_MEAN_MS.into(), c);
+            m.cycle_mean_ms = Some(c);
         }
         if let Some(f) = self.from_offer.mean() {
-            m.insert(crate::metric::RTT_FROM_OFFER_MEAN_MS.into(), f);
+            m.rtt_from_offer_mean_ms = Some(f);
         }
         // r(k) = Σ_{i<n-k} (x_i - x̄)(x_{i+k} - x̄) / Σ (x_i - x̄)², expanded into running sums:
         // Σ x_i x_{i+k} - x̄ (Σ_{i<n-k} x_i + Σ_{i≥k} x_i) + (n - k) x̄².
@@ -501,28 +475,20 @@ impl StreamStats {
                 let tail: f64 = self.rtt.sum - self.first.iter().take(k).sum::<f64>();
                 let c = self.lagged[k - 1] - mean * (head + tail) + (n - k) as f64 * mean * mean;
                 let r = if var > 0.0 { c / var } else { 0.0 };
-                m.insert(format!("rtt.autocorrelation.lag{k:02}"), r);
+                m.rtt_autocorrelation.insert(k as u32, r);
             }
         }
         if self.completed > 0 {
-            m.insert(
-                crate::metric::RFNM_WITH_ALL_FRACTION.into(),
-                self.with_all as f64 / self.completed as f64,
-            );
+            m.rfnm_with_all_fraction = Some(self.with_all as f64 / self.completed as f64);
         }
     }
 
     /// The occupancy means of [`add_metrics`].
-    pub fn occupancy_metrics(&self, m: &mut BTreeMap<String, f64>) {
+    pub fn occupancy_metrics(&self, m: &mut ImpMetrics) {
         if self.samples == 0 {
             return;
         }
-        for (name, sum) in Occupancy::COUNTED.iter().zip(self.occupancy) {
-            m.insert(
-                crate::metric::occupancy_mean(name),
-                sum as f64 / self.samples as f64,
-            );
-        }
+        m.occupancy_means = Some(self.occupancy.map(|sum| sum as f64 / self.samples as f64));
     }
 }
 

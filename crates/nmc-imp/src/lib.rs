@@ -22,7 +22,7 @@
 //! | [`destination`] | the destination IMP's reassembly, in-order hand-over and the replies it owes (RFNMs, ALLs, BBN's fix) as sans-I/O cores (K&O §II points d, f, g; §VII; RFC 632) |
 //! | [`source`] | the source IMP's end-to-end tables as sans-I/O cores: message numbers, PLT entries, allocations (K&O §II points b, c, h) |
 //! | [`model`] | the event model: the life of a message, points a–i of K&O Fig. 1; the IMP's processor driven by the clock and the task queue (`model/processing.rs`); other hosts' traffic (`model/background.rs`); the driver's side of the end-to-end procedure (`model/message.rs`); time slices ([`model::TimeSlice`], `model/slice.rs`) |
-//! | [`metric`] | the names of the metrics a run reports, written and read through one constant each |
+//! | [`metric`] | what a run measured, as typed values (`ImpMetrics`), and their `summary.json` names |
 //! | [`records`] | messages.csv, e2e.csv, occupancy.csv and journeys.csv written as the run makes them, in message order, so that memory stays flat in simulated time |
 //! | [`mod@run`] | build from a scenario, run, collect records and metrics |
 //! | [`timer`] | a timer as a value that carries its deadline: one wake-up queued however often it is re-armed ([`timer::Timer`]), or one per arming where merging wake-ups would reorder a run's events ([`timer::Deadline`]: the retransmission, RFNM-wait and give-back timers) |

@@ -21,6 +21,7 @@
 //! ([`Written::add_metrics`]).
 
 use crate::analysis::{MetricRow, add_message_metrics_in_passes};
+use crate::metric::ImpMetrics;
 use crate::model::{E2eEvent, MessageRecord, Occupancy, Subnet};
 use crate::packet::MsgId;
 use crate::routing::JourneyRecord;
@@ -102,7 +103,7 @@ impl Written {
     /// over the samples from `from`.
     pub fn add_metrics(
         &self,
-        metrics: &mut BTreeMap<String, f64>,
+        metrics: &mut ImpMetrics,
         from: SimDuration,
         measured: SimDuration,
     ) -> Result<(), String> {
@@ -123,9 +124,7 @@ impl Written {
                 }
             }
             if n > 0 {
-                for (name, sum) in Occupancy::COUNTED.iter().zip(sums) {
-                    metrics.insert(crate::metric::occupancy_mean(name), sum / n as f64);
-                }
+                metrics.occupancy_means = Some(sums.map(|sum| sum / n as f64));
             }
         }
         Ok(())
@@ -270,7 +269,7 @@ impl MessageFile {
     /// `measured` time after it.
     pub fn add_metrics(
         &self,
-        metrics: &mut BTreeMap<String, f64>,
+        metrics: &mut ImpMetrics,
         from: SimDuration,
         measured: SimDuration,
     ) -> Result<(), String> {
@@ -280,12 +279,15 @@ impl MessageFile {
             &self.best_measured
         };
         let rows = || read_csv::<MetricRow>(&self.path);
-        add_message_metrics_in_passes(metrics, rows, from.as_nanos(), measured, best.bps())
-            .map_err(|e| e.to_string())?;
-        metrics.insert(
-            crate::metric::MESSAGES_RETRANSMISSIONS.into(),
-            self.retransmissions as f64,
-        );
+        add_message_metrics_in_passes(
+            &mut metrics.pair,
+            rows,
+            from.as_nanos(),
+            measured,
+            best.bps(),
+        )
+        .map_err(|e| e.to_string())?;
+        metrics.messages.retransmissions = self.retransmissions as f64;
         Ok(())
     }
 }

@@ -62,6 +62,7 @@
 //!   queues at each sample ([`LineSample`]).
 
 use crate::link::Hold;
+use crate::metric::{Loops, MeanMax, RoutingMetrics, Visits};
 use crate::packet::{MsgId, Packet, PktId, PktKind};
 use crate::params::ImpParams;
 use crate::spec::{LineState, Network, RoutingMode};
@@ -862,55 +863,41 @@ impl Routing {
     }
 
     /// Metrics of the routing and line machinery (only when [`Self::in_play`]).
-    pub fn add_metrics(&self, m: &mut BTreeMap<String, f64>, end_ns: u64) {
+    pub fn metrics(&self, end_ns: u64) -> RoutingMetrics {
         let c = &self.counts;
-        m.insert("routing.messages".into(), c.routing_messages as f64);
-        m.insert(
-            crate::metric::ROUTING_ROUTE_CHANGES.into(),
-            c.route_changes as f64,
-        );
-        m.insert(
-            crate::metric::ROUTING_HOLD_DOWNS.into(),
-            c.hold_downs as f64,
-        );
-        m.insert("routing.held_against".into(), c.held_against as f64);
-        m.insert("lines.events".into(), c.line_events as f64);
-        m.insert(
-            "lines.frames_lost".into(),
-            self.links.iter().map(|l| l.frames_lost).sum::<u64>() as f64,
-        );
-        m.insert("packets.taken_back".into(), c.taken_back as f64);
-        m.insert("packets.parked".into(), c.parked as f64);
-        m.insert(
-            "packets.accepted_at_line_down".into(),
-            c.accepted_at_line_down as f64,
-        );
-        if !self.is_adaptive() {
-            return;
-        }
+        let adaptive = self.is_adaptive();
         let j = &self.journey_stats;
-        if j.packets > 0 {
-            m.insert("visits.max".into(), j.max_visits as f64);
-            m.insert("visits.looped_packets".into(), j.looped as f64);
-            m.insert(
-                "visits.looped_fraction".into(),
-                j.looped as f64 / j.packets as f64,
-            );
-            m.insert("visits.loop_hops_max".into(), j.loop_hops_max as f64);
-            m.insert("visits.loop_max_ms".into(), j.loop_ns_max as f64 / 1e6);
-        }
-        m.insert("loops.count".into(), self.loops.len() as f64);
-        if !self.loops.is_empty() {
-            let d: Vec<f64> = self
-                .loops
-                .iter()
-                .map(|l| l.duration_ns(end_ns) as f64 / 1e6)
-                .collect();
-            m.insert("loops.max_ms".into(), d.iter().cloned().fold(0.0, f64::max));
-            m.insert(
-                "loops.mean_ms".into(),
-                d.iter().sum::<f64>() / d.len() as f64,
-            );
+        RoutingMetrics {
+            messages: c.routing_messages,
+            route_changes: c.route_changes,
+            hold_downs: c.hold_downs,
+            held_against: c.held_against,
+            line_events: c.line_events,
+            frames_lost: self.links.iter().map(|l| l.frames_lost).sum::<u64>(),
+            taken_back: c.taken_back,
+            parked: c.parked,
+            accepted_at_line_down: c.accepted_at_line_down,
+            visits: (adaptive && j.packets > 0).then(|| Visits {
+                max: u64::from(j.max_visits),
+                looped_packets: j.looped,
+                looped_fraction: j.looped as f64 / j.packets as f64,
+                loop_hops_max: u64::from(j.loop_hops_max),
+                loop_max_ms: j.loop_ns_max as f64 / 1e6,
+            }),
+            loops: adaptive.then(|| Loops {
+                count: self.loops.len() as u64,
+                duration_ms: (!self.loops.is_empty()).then(|| {
+                    let d: Vec<f64> = self
+                        .loops
+                        .iter()
+                        .map(|l| l.duration_ns(end_ns) as f64 / 1e6)
+                        .collect();
+                    MeanMax {
+                        mean: d.iter().sum::<f64>() / d.len() as f64,
+                        max: d.iter().cloned().fold(0.0, f64::max),
+                    }
+                }),
+            }),
         }
     }
 }

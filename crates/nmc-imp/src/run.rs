@@ -1,5 +1,8 @@
 //! Building a subnet from a scenario, running it, and what comes out.
 
+use crate::metric::{
+    BackgroundMetrics, HopsRtt, ImpMetrics, MeanMax, MessageTally, ProcessingMetrics,
+};
 use crate::model::{
     Action, E2eEvent, Ev, Generator, Host, LockupReport, MessageRecord, Occupancy, Pump, Subnet,
 };
@@ -43,8 +46,9 @@ pub struct Outcome {
     pub occupancy: Vec<Occupancy>,
     /// Each link's figures (one direction of a line each), in topology order.
     pub lines: Vec<LineRecord>,
-    /// Every metric of the run, by name ([`crate::metric`]).
-    pub metrics: BTreeMap<String, f64>,
+    /// Every figure the run measured ([`crate::metric`]; `summary.json` holds
+    /// [`ImpMetrics::to_map`]).
+    pub metrics: ImpMetrics,
     /// Events the simulation handled.
     pub events: u64,
     /// Packets accepted by the IMP at the far end of a line, over every line: delivered
@@ -69,19 +73,6 @@ pub struct Outcome {
     pub slices: Vec<crate::model::TimeSlice>,
     /// When the trace's size limit stopped it, if it did.
     pub trace_stopped_at: Option<SimTime>,
-}
-
-impl Outcome {
-    /// A measured figure ([`crate::metric`]'s names), NaN when the run gave it no sample (a
-    /// mean of no messages): a table then shows it as not measured.
-    pub fn measured(&self, key: &str) -> f64 {
-        self.metrics.get(key).copied().unwrap_or(f64::NAN)
-    }
-
-    /// A counter ([`crate::metric::count`] and the other counts), 0 when nothing was counted.
-    pub fn counted(&self, key: &str) -> f64 {
-        self.metrics.get(key).copied().unwrap_or(0.0)
-    }
 }
 
 /// What the routing and line machinery recorded (see [`crate::routing`]).
@@ -926,20 +917,16 @@ fn finish(mut m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outco
     let packet_hops = m.links().map(|l| l.accepted).sum();
     let idle_at_end = m.all_idle();
     let held_at_end = m.held();
-    let mut metrics = BTreeMap::new();
-    for (k, v) in &m.obs.counts {
-        metrics.insert(crate::metric::count(k), *v as f64);
-    }
+    let mut metrics = ImpMetrics {
+        counts: m.obs.counts.clone(),
+        ..ImpMetrics::default()
+    };
     let (n, sum, max) = m.obs.rfnm_waits;
     if n > 0 {
-        metrics.insert(
-            crate::metric::RFNM_WAIT_AT_DESTINATION_MEAN_MS.into(),
-            sum as f64 / n as f64 / 1e6,
-        );
-        metrics.insert(
-            crate::metric::RFNM_WAIT_AT_DESTINATION_MAX_MS.into(),
-            max as f64 / 1e6,
-        );
+        metrics.rfnm_wait_at_destination = Some(MeanMax {
+            mean: sum as f64 / n as f64 / 1e6,
+            max: max as f64 / 1e6,
+        });
     }
     let in_flight = m.undelivered();
     let mut messages = std::mem::take(&mut m.obs.done);
@@ -964,52 +951,48 @@ fn finish(mut m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outco
     if !m.obs.retain_messages {
         m.obs
             .stream_stats
-            .message_metrics(&mut metrics, duration - from);
+            .message_metrics(&mut metrics.pair, duration - from);
     }
     if !m.obs.retain_occupancy {
         m.obs.stream_stats.occupancy_metrics(&mut metrics);
     }
-    metrics.insert("events".into(), events as f64);
+    metrics.events = events;
     // Every message accounted for: offered = delivered + in flight + lost, with "in flight"
     // counted where the messages are (see `Subnet::undelivered`), so `lost` is what is missing.
     let t = &m.obs.tally;
-    metrics.insert("messages.offered".into(), t.offered as f64);
-    metrics.insert("messages.delivered".into(), t.delivered as f64);
-    metrics.insert("messages.answered".into(), t.answered as f64);
-    metrics.insert("messages.in_flight".into(), in_flight as f64);
-    metrics.insert(
-        "messages.lost".into(),
-        t.offered as f64 - t.delivered as f64 - in_flight as f64,
-    );
+    metrics.messages = MessageTally {
+        offered: t.offered,
+        delivered: t.delivered,
+        answered: t.answered,
+        in_flight,
+        lost: t.offered as f64 - t.delivered as f64 - in_flight as f64,
+        retransmissions: messages.iter().map(|r| r.retransmissions as f64).sum(),
+    };
     if t.background_offered > 0 {
         let secs = duration.as_secs_f64();
-        metrics.insert("background.offered".into(), t.background_offered as f64);
-        metrics.insert("background.delivered".into(), t.background_delivered as f64);
-        metrics.insert("background.refused".into(), t.background_refused as f64);
-        metrics.insert(
-            crate::metric::BACKGROUND_PACKETS_PER_MESSAGE.into(),
-            t.background_packets as f64 / t.background_offered as f64,
-        );
-        metrics.insert(
-            crate::metric::BACKGROUND_OFFERED_PER_S.into(),
-            t.background_offered as f64 / secs,
-        );
-        for (h, (n, sum)) in &t.background_by_hops {
-            metrics.insert(
-                crate::metric::background_rtt_by_hops_messages(*h),
-                *n as f64,
-            );
-            metrics.insert(
-                crate::metric::background_rtt_by_hops_mean_ms(*h),
-                *sum as f64 / (*n).max(1) as f64 / 1e6,
-            );
-        }
-        if t.background_answered > 0 {
-            metrics.insert(
-                "background.rtt_mean_ms".into(),
-                t.background_rtt_ns as f64 / t.background_answered as f64 / 1e6,
-            );
-        }
+        metrics.background = Some(BackgroundMetrics {
+            offered: t.background_offered,
+            delivered: t.background_delivered,
+            refused: t.background_refused,
+            packets_per_message: t.background_packets as f64 / t.background_offered as f64,
+            offered_per_s: t.background_offered as f64 / secs,
+            rtt_by_hops: t
+                .background_by_hops
+                .iter()
+                .map(|(h, (n, sum))| {
+                    let mean_ms = *sum as f64 / (*n).max(1) as f64 / 1e6;
+                    (
+                        *h,
+                        HopsRtt {
+                            messages: *n,
+                            mean_ms,
+                        },
+                    )
+                })
+                .collect(),
+            rtt_mean_ms: (t.background_answered > 0)
+                .then(|| t.background_rtt_ns as f64 / t.background_answered as f64 / 1e6),
+        });
     }
     for (model, name) in [
         (crate::params::ImpModel::H316, "316"),
@@ -1023,43 +1006,31 @@ fn finish(mut m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outco
         let wait: u128 = imps.iter().map(|i| i.cpu.wait_ns).sum();
         let max = imps.iter().map(|i| i.cpu.wait_max_ns).max().unwrap_or(0);
         let busy: u128 = imps.iter().map(|i| i.cpu.busy_ns).sum();
-        let k = format!("processing.{name}");
-        metrics.insert(format!("{k}.imps"), imps.len() as f64);
-        metrics.insert(
-            crate::metric::processing_wait_mean_ms(name),
-            wait as f64 / tasks as f64 / 1e6,
-        );
-        metrics.insert(format!("{k}.wait_max_ms"), max as f64 / 1e6);
-        metrics.insert(
-            format!("{k}.utilisation_mean"),
-            busy as f64 / imps.len() as f64 / duration.as_nanos().max(1) as f64,
+        metrics.processing.insert(
+            name,
+            ProcessingMetrics {
+                imps: imps.len() as u64,
+                wait_mean_ms: wait as f64 / tasks as f64 / 1e6,
+                wait_max_ms: max as f64 / 1e6,
+                utilisation_mean: busy as f64
+                    / imps.len() as f64
+                    / duration.as_nanos().max(1) as f64,
+            },
         );
     }
     if !lines.is_empty() {
         let u: Vec<f64> = lines.iter().map(|l| l.utilisation).collect();
-        metrics.insert(
-            crate::metric::LINES_UTILISATION_MEAN.into(),
-            u.iter().sum::<f64>() / u.len() as f64,
-        );
-        metrics.insert(
-            crate::metric::LINES_UTILISATION_MAX.into(),
-            u.iter().copied().fold(0.0, f64::max),
-        );
+        metrics.lines_utilisation = Some(MeanMax {
+            mean: u.iter().sum::<f64>() / u.len() as f64,
+            max: u.iter().copied().fold(0.0, f64::max),
+        });
     }
-    metrics.insert("order_violations".into(), m.obs.order_violations as f64);
-    metrics.insert(
-        crate::metric::MESSAGES_RETRANSMISSIONS.into(),
-        messages.iter().map(|r| r.retransmissions as f64).sum(),
-    );
-    if let Some(l) = &m.obs.lockup {
-        metrics.insert("lockup.at_s".into(), l.detected_ns as f64 / 1e9);
-    }
-    if let Some(h) = hops {
-        metrics.insert("hops".into(), h as f64);
-    }
+    metrics.order_violations = m.obs.order_violations;
+    metrics.lockup_at_s = m.obs.lockup.as_ref().map(|l| l.detected_ns as f64 / 1e9);
+    metrics.hops = hops;
     let routing = if m.routing.in_play() {
         m.routing.close_open_loops(&m.topo.names);
-        m.routing.add_metrics(&mut metrics, duration.as_nanos());
+        metrics.routing = Some(m.routing.metrics(duration.as_nanos()));
         let r = &mut m.routing;
         RoutingRecords {
             counts: r.counts,

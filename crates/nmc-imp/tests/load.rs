@@ -48,7 +48,10 @@ fn scenario(text: &str, sets: &[&str]) -> ImpScenario {
 }
 
 fn metric(o: &Outcome, k: &str) -> f64 {
-    *o.metrics.get(k).unwrap_or_else(|| panic!("no metric {k}"))
+    *o.metrics
+        .to_map()
+        .get(k)
+        .unwrap_or_else(|| panic!("no metric {k}"))
 }
 
 /// offered = delivered + in flight, with "in flight" counted where the messages are, on every
@@ -233,11 +236,12 @@ fn running_metrics_match_the_records() {
     assert!(lean.messages.is_empty() && lean.occupancy.is_empty());
     assert!(full.messages.len() > 500 && full.occupancy.len() > 1000);
     assert_eq!(
-        full.metrics.keys().collect::<Vec<_>>(),
-        lean.metrics.keys().collect::<Vec<_>>()
+        full.metrics.to_map().keys().collect::<Vec<_>>(),
+        lean.metrics.to_map().keys().collect::<Vec<_>>()
     );
-    for (k, &want) in &full.metrics {
-        let got = lean.metrics[k];
+    let lean_metrics = lean.metrics.to_map();
+    for (k, &want) in &full.metrics.to_map() {
+        let got = lean_metrics[k];
         let ok = if k.starts_with("rtt.autocorrelation") {
             (got - want).abs() < 1e-9
         } else if k == "rtt.p50_ms" || k == "rtt.p95_ms" {

@@ -233,13 +233,10 @@ fn no_packet_is_lost_for_good_when_lines_go_down_and_up() {
             ],
         );
         let o = run_and_drain(&resolve(&s).unwrap(), 2, SimDuration::from_secs(30)).unwrap();
-        let m = &o.metrics;
-        assert!(
-            m["lines.frames_lost"] > 0.0,
-            "{routing}: frames must be lost"
-        );
+        let m = o.metrics.routing.expect("routing figures");
+        assert!(m.frames_lost > 0, "{routing}: frames must be lost");
         if routing != "static" {
-            assert!(m["packets.taken_back"] > 0.0, "{routing}: {m:?}");
+            assert!(m.taken_back > 0, "{routing}: {m:?}");
         }
         assert_eq!(o.messages.len(), 60, "{routing}: every RFNM came back");
         assert_eq!(o.order_violations, 0, "{routing}: once each, in order");
@@ -283,13 +280,10 @@ fn adaptive_routing_on_one_path_is_static_routing() {
     assert!(plain.messages.len() > 50);
     assert_eq!(times(&plain), times(&stat));
     assert_eq!(times(&plain), times(&adaptive));
-    assert_eq!(
-        plain.metrics.get("routing.messages"),
-        None,
-        "static adds no metrics"
-    );
-    assert!(adaptive.metrics["routing.messages"] > 100.0);
-    assert_eq!(adaptive.metrics["visits.max"], 1.0);
+    assert_eq!(plain.metrics.routing, None, "static adds no metrics");
+    let r = adaptive.metrics.routing.expect("routing figures");
+    assert!(r.messages > 100);
+    assert_eq!(r.visits.map(|v| v.max), Some(1));
 }
 
 #[test]

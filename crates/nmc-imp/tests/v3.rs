@@ -35,7 +35,7 @@ fn scenario(sets: &[&str]) -> ImpScenario {
 }
 
 fn metric(o: &Outcome, k: &str) -> f64 {
-    o.metrics.get(k).copied().unwrap_or(0.0)
+    o.metrics.to_map().get(k).copied().unwrap_or(0.0)
 }
 
 fn go(sets: &[&str]) -> Outcome {

@@ -100,8 +100,8 @@ fn isid_h_load_is_serrs_busiest_node() {
     // packets per month" on the ARPANET, about 190 a second as a monthly mean. Uniform pairs
     // at the busiest node's level carry well under 1985's whole-network traffic (the real
     // traffic was concentrated): the doc's what-ifs at 2 and 4 times this load bracket it.
-    let entering = out.measured(nmc_imp::metric::BACKGROUND_OFFERED_PER_S)
-        * out.measured(nmc_imp::metric::BACKGROUND_PACKETS_PER_MESSAGE);
+    let bg = out.metrics.background.as_ref().expect("background traffic");
+    let entering = bg.offered_per_s * bg.packets_per_message;
     let rfc942 = 500e6 / (30.44 * 86_400.0);
     eprintln!("host packets entering the subnet: {entering:.1}/s; RFC 942: {rfc942:.0}/s");
     assert!(

@@ -169,7 +169,7 @@ fn measure(
         warm,
         cold,
         giveback_after_ns: o.params.giveback_after.as_nanos(),
-        retransmissions: o.counted(&nmc_imp::metric::count("retransmissions")),
+        retransmissions: o.metrics.count("retransmissions") as f64,
     })
 }
 

@@ -455,7 +455,7 @@ fn run_imp(
     }
     let mut config = serde_json::to_value(&s)?;
     config["resolved_params"] = serde_json::to_value(&o.params)?;
-    let summary = write_summary(&s.name, seed, o.metrics, config, out, &mut files)?;
+    let summary = write_summary(&s.name, seed, o.metrics.to_map(), config, out, &mut files)?;
     finish(dir, summary, files, notes)
 }
 /// `model = "internet-1983"`: RFC 889's PING over one path model (`nmc-internet`). Writes
@@ -629,6 +629,6 @@ pub fn metrics_text(
             &mut |f| progress(f),
             keep,
         )?;
-        Ok(o.metrics)
+        Ok(o.metrics.to_map())
     }
 }

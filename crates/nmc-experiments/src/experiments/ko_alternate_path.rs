@@ -167,7 +167,7 @@ impl Experiment for KoAlternatePath {
             quick,
         )?;
         let single = nmc_imp_scenario::run(&single, ctx.seed, Trace::off(), &mut |_| {})?;
-        let base = single.metrics[nmc_imp::metric::THROUGHPUT_KBPS];
+        let base = single.metrics.pair.throughput_kbps;
         let params = &single.params;
         // One full packet on a 50 kbit/s line (K&O: 23.5 ms).
         let packet_ms = (params.max_packet.get() + params.packet_overhead.get()) as f64 / 50.0;
@@ -183,7 +183,7 @@ impl Experiment for KoAlternatePath {
                 quick,
             )?;
             let o = nmc_imp_scenario::run(&s, ctx.seed, Trace::off(), &mut |_| {})?;
-            let thr = o.metrics[nmc_imp::metric::THROUGHPUT_KBPS];
+            let thr = o.metrics.pair.throughput_kbps;
             let sw = switches(&o);
             let intervals: Vec<f64> = sw.windows(2).map(|w| w[1].0 - w[0].0).collect();
             let mean = |x: &[f64]| {
@@ -207,8 +207,8 @@ impl Experiment for KoAlternatePath {
                 mean_backlog_at_switch: backlog,
                 overlap_per_switch_ms: backlog * packet_ms,
                 predicted_gain_percent: 100.0 * backlog * packet_ms / interval,
-                rtt_mean_ms: o.metrics[nmc_imp::metric::RTT_MEAN_MS],
-                hold_downs: o.metrics[nmc_imp::metric::ROUTING_HOLD_DOWNS],
+                rtt_mean_ms: o.metrics.pair.rtt_mean_ms().unwrap_or(f64::NAN),
+                hold_downs: o.metrics.routing.map_or(f64::NAN, |r| r.hold_downs as f64),
             });
             let mut last = f64::NAN;
             for (t, to, b) in &sw {
@@ -294,7 +294,7 @@ impl Experiment for KoAlternatePath {
                     .iter()
                     .filter(|s| s.to == "A1")
                     .count(),
-                throughput_kbps: o.metrics[nmc_imp::metric::THROUGHPUT_KBPS],
+                throughput_kbps: o.metrics.pair.throughput_kbps,
             });
             ctx.progress(0.5 + 0.4 * (i + 1) as f64 / combos.len() as f64);
         }

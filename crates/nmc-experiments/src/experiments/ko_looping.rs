@@ -189,7 +189,6 @@ fn stats(condition: &'static str, routing: &'static str, o: &Outcome) -> Stats {
         .filter(|m| m.host == "UCLA" && m.rfnm_ns.is_some())
         .map(|m| m.bits)
         .sum();
-    let metric = |k: &str| o.counted(k);
     let trapped = traps(o);
     Stats {
         condition,
@@ -216,9 +215,9 @@ fn stats(condition: &'static str, routing: &'static str, o: &Outcome) -> Stats {
             .count(),
         held_loops: trapped.iter().filter(|t| t.0).count(),
         traps: trapped.iter().filter(|t| t.1).count(),
-        hold_downs: metric(nmc_imp::metric::ROUTING_HOLD_DOWNS),
+        hold_downs: o.metrics.routing.map_or(0.0, |r| r.hold_downs as f64),
         restarted_hold_downs: restarted_hold_downs(o),
-        route_changes: metric(nmc_imp::metric::ROUTING_ROUTE_CHANGES),
+        route_changes: o.metrics.routing.map_or(0.0, |r| r.route_changes as f64),
         pump_messages: n,
         pump_kbps: pump_bits as f64 / o.duration.as_secs_f64() / 1e3,
         pump_rtt_mean_ms: mean,

@@ -459,7 +459,7 @@ fn adaptive_row(hops: u32, row: &CurveRow, o: &Outcome, static_kbps: f64) -> Ada
         .filter(|j| j.kind == "data" && pump.contains(&j.msg))
         .collect();
     let n = js.len().max(1) as f64;
-    let get = |k: &str| o.measured(k);
+    let routing = o.metrics.routing;
     AdaptiveRow {
         hops,
         destination: row.destination.clone(),
@@ -470,8 +470,8 @@ fn adaptive_row(hops: u32, row: &CurveRow, o: &Outcome, static_kbps: f64) -> Ada
         longer_path_fraction: js.iter().filter(|j| j.hops > hops).count() as f64 / n,
         looped_fraction: js.iter().filter(|j| j.max_visits > 1).count() as f64 / n,
         hops_mean: js.iter().map(|j| f64::from(j.hops)).sum::<f64>() / n,
-        route_changes: get(nmc_imp::metric::ROUTING_ROUTE_CHANGES),
-        hold_downs: get(nmc_imp::metric::ROUTING_HOLD_DOWNS),
+        route_changes: routing.map_or(f64::NAN, |r| r.route_changes as f64),
+        hold_downs: routing.map_or(f64::NAN, |r| r.hold_downs as f64),
         correlated_lags: outcome_lags(o),
     }
 }
@@ -785,25 +785,24 @@ impl KoV2Throughput {
             o.hops
         );
         let m = &o.metrics;
-        let get = |k: &str| m.get(k).copied().unwrap_or(f64::NAN);
         let row = CurveRow {
             topology: topo,
             seed,
             hops,
             destination: dest,
-            throughput_kbps: get(nmc_imp::metric::THROUGHPUT_KBPS),
-            best150_kbps: get(nmc_imp::metric::BEST150_KBPS),
-            rtt_mean_ms: get(nmc_imp::metric::RTT_MEAN_MS),
-            rtt_from_offer_mean_ms: get(nmc_imp::metric::RTT_FROM_OFFER_MEAN_MS),
-            cycle_mean_ms: get(nmc_imp::metric::CYCLE_MEAN_MS),
-            messages: get(nmc_imp::metric::MESSAGES_COMPLETED),
-            message_numbers_mean: get(&nmc_imp::metric::occupancy_mean("message_numbers")),
-            plt_entries_mean: get(&nmc_imp::metric::occupancy_mean("plt_entries")),
-            reassembly_buffers_mean: get(&nmc_imp::metric::occupancy_mean("reassembly_buffers")),
+            throughput_kbps: m.pair.throughput_kbps,
+            best150_kbps: m.pair.best150_kbps.unwrap_or(f64::NAN),
+            rtt_mean_ms: m.pair.rtt_mean_ms().unwrap_or(f64::NAN),
+            rtt_from_offer_mean_ms: m.pair.rtt_from_offer_mean_ms.unwrap_or(f64::NAN),
+            cycle_mean_ms: m.pair.cycle_mean_ms.unwrap_or(f64::NAN),
+            messages: m.pair.completed as f64,
+            message_numbers_mean: m.occupancy_mean("message_numbers").unwrap_or(f64::NAN),
+            plt_entries_mean: m.occupancy_mean("plt_entries").unwrap_or(f64::NAN),
+            reassembly_buffers_mean: m.occupancy_mean("reassembly_buffers").unwrap_or(f64::NAN),
             number_wait_fraction: number_wait_fraction(&o),
-            lines_utilisation_max: get(nmc_imp::metric::LINES_UTILISATION_MAX),
-            processing_316_wait_mean_ms: get(&nmc_imp::metric::processing_wait_mean_ms("316")),
-            processing_516_wait_mean_ms: get(&nmc_imp::metric::processing_wait_mean_ms("516")),
+            lines_utilisation_max: m.lines_utilisation.map_or(f64::NAN, |u| u.max),
+            processing_316_wait_mean_ms: m.processing_wait_mean_ms("316").unwrap_or(f64::NAN),
+            processing_516_wait_mean_ms: m.processing_wait_mean_ms("516").unwrap_or(f64::NAN),
             published_throughput_kbps: published_throughput(hops),
             published_rtt_ms: published_rtt(hops),
         };
@@ -1053,10 +1052,16 @@ impl Experiment for KoV2Throughput {
         let mut rfc619 = Vec::new();
         for h in 1..=9u32 {
             let published = RFC619_T1_DEC_MS[h as usize - 1];
-            let ours_mean_ms = bg.measured(&nmc_imp::metric::background_rtt_by_hops_mean_ms(h));
+            let ours_mean_ms = bg
+                .metrics
+                .background_rtt_by_hops(h)
+                .map_or(f64::NAN, |r| r.mean_ms);
             rfc619.push(Rfc619Row {
                 hops: h,
-                messages: bg.measured(&nmc_imp::metric::background_rtt_by_hops_messages(h)),
+                messages: bg
+                    .metrics
+                    .background_rtt_by_hops(h)
+                    .map_or(f64::NAN, |r| r.messages as f64),
                 ours_mean_ms,
                 published_ms: published,
             });
@@ -1079,7 +1084,10 @@ impl Experiment for KoV2Throughput {
         let rfc619_fit = |o: &Outcome| {
             let ratios: Vec<f64> = (1..=9u32)
                 .map(|h| {
-                    let ours = o.measured(&nmc_imp::metric::background_rtt_by_hops_mean_ms(h));
+                    let ours = o
+                        .metrics
+                        .background_rtt_by_hops(h)
+                        .map_or(f64::NAN, |r| r.mean_ms);
                     ours / RFC619_T1_DEC_MS[h as usize - 1]
                 })
                 .collect();

@@ -527,34 +527,33 @@ fn run_one(
         "{dest} is {:?} hops from UCLA, expected {hops}",
         o.hops
     );
-    let get = |k: &str| o.counted(k);
-    let nan = |k: &str| o.measured(k);
+    let m = &o.metrics;
+    let count = |k: &str| m.count(k) as f64;
     let row = Row {
         period,
         case: case.to_string(),
         seed,
         hops,
         destination: dest.to_string(),
-        throughput_kbps: nan(nmc_imp::metric::THROUGHPUT_KBPS),
-        best150_kbps: nan(nmc_imp::metric::BEST150_KBPS),
-        rtt_mean_ms: nan(nmc_imp::metric::RTT_MEAN_MS),
-        messages: get(nmc_imp::metric::MESSAGES_COMPLETED),
-        plt_entries_mean: nan(&nmc_imp::metric::occupancy_mean("plt_entries")),
-        plt_messages_mean: nan(&nmc_imp::metric::occupancy_mean("plt_messages")),
-        plt_reqalls_mean: nan(&nmc_imp::metric::occupancy_mean("plt_reqalls")),
-        plt_rfnms_waiting_mean: nan(&nmc_imp::metric::occupancy_mean("plt_rfnms_waiting")),
-        message_numbers_mean: nan(&nmc_imp::metric::occupancy_mean("message_numbers")),
-        reqalls: get(&nmc_imp::metric::count("reqall")),
-        superfluous_reqalls: get(&nmc_imp::metric::count("v3.superfluous-reqall")),
-        rfnms_with_all_fraction: nan(nmc_imp::metric::RFNM_WITH_ALL_FRACTION),
-        rfnms_not_piggybacked: get(&nmc_imp::metric::count("rfnm-not-piggybacked")),
-        rfnm_timeouts: get(&nmc_imp::metric::count("rfnm-without-all"))
-            - get(&nmc_imp::metric::count("rfnm-not-piggybacked")),
-        rfnm_wait_at_destination_mean_ms: get(nmc_imp::metric::RFNM_WAIT_AT_DESTINATION_MEAN_MS),
-        rfnm_wait_at_destination_max_ms: get(nmc_imp::metric::RFNM_WAIT_AT_DESTINATION_MAX_MS),
-        blocks_created: get(&nmc_imp::metric::count("v3.create-block")),
-        processing_316_wait_mean_ms: nan(&nmc_imp::metric::processing_wait_mean_ms("316")),
-        processing_516_wait_mean_ms: nan(&nmc_imp::metric::processing_wait_mean_ms("516")),
+        throughput_kbps: m.pair.throughput_kbps,
+        best150_kbps: m.pair.best150_kbps.unwrap_or(f64::NAN),
+        rtt_mean_ms: m.pair.rtt_mean_ms().unwrap_or(f64::NAN),
+        messages: m.pair.completed as f64,
+        plt_entries_mean: m.occupancy_mean("plt_entries").unwrap_or(f64::NAN),
+        plt_messages_mean: m.occupancy_mean("plt_messages").unwrap_or(f64::NAN),
+        plt_reqalls_mean: m.occupancy_mean("plt_reqalls").unwrap_or(f64::NAN),
+        plt_rfnms_waiting_mean: m.occupancy_mean("plt_rfnms_waiting").unwrap_or(f64::NAN),
+        message_numbers_mean: m.occupancy_mean("message_numbers").unwrap_or(f64::NAN),
+        reqalls: count("reqall"),
+        superfluous_reqalls: count("v3.superfluous-reqall"),
+        rfnms_with_all_fraction: m.pair.rfnm_with_all_fraction.unwrap_or(f64::NAN),
+        rfnms_not_piggybacked: count("rfnm-not-piggybacked"),
+        rfnm_timeouts: count("rfnm-without-all") - count("rfnm-not-piggybacked"),
+        rfnm_wait_at_destination_mean_ms: m.rfnm_wait_at_destination.map_or(0.0, |w| w.mean),
+        rfnm_wait_at_destination_max_ms: m.rfnm_wait_at_destination.map_or(0.0, |w| w.max),
+        blocks_created: count("v3.create-block"),
+        processing_316_wait_mean_ms: m.processing_wait_mean_ms("316").unwrap_or(f64::NAN),
+        processing_516_wait_mean_ms: m.processing_wait_mean_ms("516").unwrap_or(f64::NAN),
         fig7: fig7_summary(&o),
     };
     Ok((row, o))

@@ -98,7 +98,6 @@ impl Experiment for Rfc626Lockup {
         for (k, profile) in PROFILES.into_iter().enumerate() {
             let s = scenario(profile, ctx.quick)?;
             let o = nmc_imp_scenario::run(&s, ctx.seed, Trace::off(), &mut |_| {})?;
-            let m = |k: &str| o.counted(k);
             let (source, expected) = match profile {
                 "rfc626-accept-all" => ("RFC 632 p. 4: \"the system is deadlocked\"", "lockup"),
                 _ => (
@@ -139,11 +138,11 @@ impl Experiment for Rfc626Lockup {
                 outcome: verdict(&o),
                 lockup_at_s: o.lockup.as_ref().map(|l| l.detected_ns as f64 / 1e9),
                 simulated_s: o.duration.as_secs_f64(),
-                throughput_kbps: m(nmc_imp::metric::THROUGHPUT_KBPS),
-                rtt_mean_ms: m(nmc_imp::metric::RTT_MEAN_MS),
+                throughput_kbps: o.metrics.pair.throughput_kbps,
+                rtt_mean_ms: o.metrics.pair.rtt_mean_ms().unwrap_or(0.0),
                 messages: o.messages.len(),
-                refused: m(&nmc_imp::metric::count("single-rejected")),
-                deleted: m(&nmc_imp::metric::count("single-deleted")),
+                refused: o.metrics.count("single-rejected") as f64,
+                deleted: o.metrics.count("single-deleted") as f64,
                 order_violations: o.order_violations,
             });
             ctx.progress((k + 1) as f64 / PROFILES.len() as f64);

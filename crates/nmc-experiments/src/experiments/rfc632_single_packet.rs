@@ -123,7 +123,6 @@ struct Row {
 }
 
 fn row(rule: &'static str, profile: &'static str, d: Disturbance, o: &Outcome) -> Row {
-    let m = |k: &str| o.measured(k);
     let busiest = o
         .lines
         .iter()
@@ -132,19 +131,22 @@ fn row(rule: &'static str, profile: &'static str, d: Disturbance, o: &Outcome) -
     let retransmitted = retransmitted_fraction(o);
     let bits = o.messages.first().map_or(1, |r| r.bits) as f64;
     let frame = bits + o.params.packet_overhead.get() as f64;
-    let messages_per_s = m(nmc_imp::metric::THROUGHPUT_KBPS) * 1e3 / bits;
+    let messages_per_s = o.metrics.pair.throughput_kbps * 1e3 / bits;
     Row {
         rule,
         profile,
         disturbance: d.name(),
-        throughput_kbps: m(nmc_imp::metric::THROUGHPUT_KBPS),
-        rtt_mean_ms: m(nmc_imp::metric::RTT_MEAN_MS),
-        in_transit_mean: m(&nmc_imp::metric::occupancy_mean("message_numbers")),
+        throughput_kbps: o.metrics.pair.throughput_kbps,
+        rtt_mean_ms: o.metrics.pair.rtt_mean_ms().unwrap_or(f64::NAN),
+        in_transit_mean: o
+            .metrics
+            .occupancy_mean("message_numbers")
+            .unwrap_or(f64::NAN),
         busiest_line: format!("{}→{}", busiest.from, busiest.to),
         busiest_line_utilisation: busiest.utilisation,
         busiest_line_data_share: messages_per_s * (1.0 + retransmitted) * frame
             / busiest.capacity_bps as f64,
-        messages: m(nmc_imp::metric::MESSAGES_COMPLETED),
+        messages: o.metrics.pair.completed as f64,
         retransmitted_fraction: retransmitted,
         retransmissions_total: o.messages.iter().map(|r| r.retransmissions as u64).sum(),
     }
