@@ -97,40 +97,127 @@ pub fn columns(line: &LineFit, a: f64, b: f64) -> (f64, f64, f64) {
     )
 }
 
-/// The metrics of `summary.json`.
-pub fn metrics(s: &InternetScenario, out: &RunOutput) -> BTreeMap<String, f64> {
+/// What a run measured, as typed values; `summary.json` holds [`InternetMetrics::to_map`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct InternetMetrics {
+    /// Volleys sent (`volleys.sent`).
+    pub volleys_sent: u64,
+    /// Volleys answered (`volleys.answered`).
+    pub volleys_answered: u64,
+    /// Volleys lost under the 30 s rule (`volleys.lost`).
+    pub volleys_lost: u64,
+    /// When the run ended, s of simulated time (`sim.end_s`).
+    pub end_s: f64,
+    /// Events the simulation handled (`sim.events`).
+    pub events: u64,
+    /// Each stateful hop's counters, `(index in network.hops, key, value)`
+    /// (`hop.<index>.<key>`).
+    pub hop_stats: Vec<(usize, &'static str, f64)>,
+    /// RFC 889's one-line fit: delay at 40 and 256 octets (ms), rate (bit/s), r²
+    /// (`fit.one_line.*`); `None` without enough answered volleys.
+    pub one_line: Option<OneLineColumns>,
+    /// RFC 889's split fit, the short line (40 to 125 octets) and the long (125 to 256)
+    /// (`fit.split.{short,long}.*`); `None` without a break or enough volleys.
+    pub split: Option<[FitColumns; 2]>,
+}
+
+/// RFC 889's columns for the one-line fit.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct OneLineColumns {
+    /// Delay at 40 octets, ms (`fit.one_line.delay_40_ms`).
+    pub delay_40_ms: f64,
+    /// Delay at 256 octets, ms (`fit.one_line.delay_256_ms`).
+    pub delay_256_ms: f64,
+    /// Rate, bit/s (`fit.one_line.rate_bps`).
+    pub rate_bps: f64,
+    /// Goodness of fit (`fit.one_line.r2`).
+    pub r2: f64,
+}
+
+/// RFC 889's columns for one line of the split fit: delay at its two ends (ms) and its rate.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FitColumns {
+    /// Delay at the line's shorter end, ms (40 octets for the short line, 125 for the long).
+    pub delay_a_ms: f64,
+    /// Delay at its longer end, ms (125 octets for the short line, 256 for the long).
+    pub delay_b_ms: f64,
+    /// Rate, bit/s.
+    pub rate_bps: f64,
+}
+
+impl InternetMetrics {
+    /// One stateful hop's counter (`hop.<index>.<key>`), `None` when that hop has no such
+    /// counter.
+    pub fn hop(&self, index: usize, key: &str) -> Option<f64> {
+        self.hop_stats
+            .iter()
+            .find(|s| s.0 == index && s.1 == key)
+            .map(|s| s.2)
+    }
+
+    /// Every figure under its `summary.json` name, in name order.
+    pub fn to_map(&self) -> BTreeMap<String, f64> {
+        let mut m = BTreeMap::new();
+        let mut put = |k: String, v: f64| {
+            m.insert(k, v);
+        };
+        put("volleys.sent".into(), self.volleys_sent as f64);
+        put("volleys.answered".into(), self.volleys_answered as f64);
+        put("volleys.lost".into(), self.volleys_lost as f64);
+        put("sim.end_s".into(), self.end_s);
+        put("sim.events".into(), self.events as f64);
+        for (index, key, value) in &self.hop_stats {
+            put(format!("hop.{index}.{key}"), *value);
+        }
+        if let Some(l) = self.one_line {
+            put("fit.one_line.delay_40_ms".into(), l.delay_40_ms);
+            put("fit.one_line.delay_256_ms".into(), l.delay_256_ms);
+            put("fit.one_line.rate_bps".into(), l.rate_bps);
+            put("fit.one_line.r2".into(), l.r2);
+        }
+        if let Some([short, long]) = self.split {
+            put("fit.split.short.delay_40_ms".into(), short.delay_a_ms);
+            put("fit.split.short.delay_125_ms".into(), short.delay_b_ms);
+            put("fit.split.short.rate_bps".into(), short.rate_bps);
+            put("fit.split.long.delay_125_ms".into(), long.delay_a_ms);
+            put("fit.split.long.delay_256_ms".into(), long.delay_b_ms);
+            put("fit.split.long.rate_bps".into(), long.rate_bps);
+        }
+        m
+    }
+}
+
+/// The run's figures, RFC 889's fits included.
+pub fn metrics(s: &InternetScenario, out: &RunOutput) -> InternetMetrics {
     let break_at = s.traffic[0].break_at.map(|b| (b.get() / 8) as u32);
     let f = fits(out, break_at);
-    let mut m = BTreeMap::new();
-    let answered = out.volleys.iter().filter(|v| v.rtt.is_some()).count();
-    let lost = out.volleys.iter().filter(|v| v.lost).count();
-    m.insert(
-        "volleys.sent".into(),
-        out.volleys.iter().filter(|v| v.sent.is_some()).count() as f64,
-    );
-    m.insert("volleys.answered".into(), answered as f64);
-    m.insert("volleys.lost".into(), lost as f64);
-    m.insert("sim.end_s".into(), out.end.as_secs_f64());
-    m.insert("sim.events".into(), out.events as f64);
-    for (index, key, value) in &out.hop_stats {
-        m.insert(format!("hop.{index}.{key}"), *value);
+    let cols = |line: &LineFit, a: f64, b: f64| {
+        let (delay_a_ms, delay_b_ms, rate_bps) = columns(line, a, b);
+        FitColumns {
+            delay_a_ms,
+            delay_b_ms,
+            rate_bps,
+        }
+    };
+    InternetMetrics {
+        volleys_sent: out.volleys.iter().filter(|v| v.sent.is_some()).count() as u64,
+        volleys_answered: out.volleys.iter().filter(|v| v.rtt.is_some()).count() as u64,
+        volleys_lost: out.volleys.iter().filter(|v| v.lost).count() as u64,
+        end_s: out.end.as_secs_f64(),
+        events: out.events,
+        hop_stats: out.hop_stats.clone(),
+        one_line: f.one_line.as_ref().map(|l| {
+            let (delay_40_ms, delay_256_ms, rate_bps) = columns(l, 40.0, 256.0);
+            OneLineColumns {
+                delay_40_ms,
+                delay_256_ms,
+                rate_bps,
+                r2: l.r2,
+            }
+        }),
+        split: f
+            .split
+            .as_ref()
+            .map(|sp| [cols(&sp.short, 40.0, 125.0), cols(&sp.long, 125.0, 256.0)]),
     }
-    if let Some(l) = &f.one_line {
-        let (d40, d256, rate) = columns(l, 40.0, 256.0);
-        m.insert("fit.one_line.delay_40_ms".into(), d40);
-        m.insert("fit.one_line.delay_256_ms".into(), d256);
-        m.insert("fit.one_line.rate_bps".into(), rate);
-        m.insert("fit.one_line.r2".into(), l.r2);
-    }
-    if let Some(sp) = &f.split {
-        let (a, b, r) = columns(&sp.short, 40.0, 125.0);
-        m.insert("fit.split.short.delay_40_ms".into(), a);
-        m.insert("fit.split.short.delay_125_ms".into(), b);
-        m.insert("fit.split.short.rate_bps".into(), r);
-        let (a, b, r) = columns(&sp.long, 125.0, 256.0);
-        m.insert("fit.split.long.delay_125_ms".into(), a);
-        m.insert("fit.split.long.delay_256_ms".into(), b);
-        m.insert("fit.split.long.rate_bps".into(), r);
-    }
-    m
 }

@@ -85,9 +85,9 @@ fn satnet_round_trips_never_beat_the_floor() {
     }
     assert!(answered > 150, "{answered}");
     let m = metrics(&s, &out);
-    assert!(m["volleys.lost"] > 0.0, "{m:?}");
-    assert!(m["hop.1.dropped"] > 0.0, "{m:?}");
-    assert!(m["hop.0.cross_offered"] > 0.0, "{m:?}");
+    assert!(m.volleys_lost > 0, "{m:?}");
+    assert!(m.hop(1, "dropped") > Some(0.0), "{m:?}");
+    assert!(m.hop(0, "cross_offered") > Some(0.0), "{m:?}");
 }
 
 /// A gateway whose buffer holds one datagram and whose other traffic never stops drops
@@ -106,9 +106,9 @@ fn a_full_gateway_drops_volleys() {
     .unwrap();
     let out = run(&s, 11).unwrap();
     let m = metrics(&s, &out);
-    assert!(m["hop.0.dropped"] > 20.0, "{m:?}");
-    assert!(m["hop.0.cross_dropped"] > 0.0, "{m:?}");
-    assert_eq!(m["volleys.lost"], m["hop.0.dropped"], "{m:?}");
+    assert!(m.hop(0, "dropped") > Some(20.0), "{m:?}");
+    assert!(m.hop(0, "cross_dropped") > Some(0.0), "{m:?}");
+    assert_eq!(Some(m.volleys_lost as f64), m.hop(0, "dropped"), "{m:?}");
 }
 
 #[test]

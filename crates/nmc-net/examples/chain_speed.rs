@@ -26,7 +26,7 @@ fn main() {
             w,
             o.packet_hops as f64 / w / 1e6,
             o.events as f64 / w / 1e6,
-            o.metrics["delay.mean_ms"]
+            o.metrics.delay.mean_ms
         );
     }
 }

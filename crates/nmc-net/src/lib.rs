@@ -13,6 +13,7 @@
 //! | [`topology`] | nodes, channels and shortest-hop routes built from the spec |
 //! | [`line`](mod@line) | one direction of a line: queue, transmitter, counters |
 //! | [`source`] | arrival processes and packet-length distributions |
+//! | [`metric`] | what a run measured ([`metric::NetMetrics`]) and its `summary.json` names |
 //! | [`mesh`] | a generated connected mesh of N nodes with degrees in a range, from a seed |
 //! | [`model`] | the [`model::StoreForward`] event model and [`model::run`] |
 //!
@@ -25,6 +26,7 @@
 
 pub mod line;
 pub mod mesh;
+pub mod metric;
 pub mod model;
 pub mod source;
 pub mod spec;

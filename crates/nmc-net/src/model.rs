@@ -13,6 +13,7 @@
 //! on the first channel, so exactly one of its packets is always waiting there.
 
 use crate::line::{Channel, Offer, Packet};
+use crate::metric::{DelaySummary, NetMetrics, PacketTally, SourceMetrics};
 use crate::source::{self, Source};
 use crate::spec::{RECORDS, StoreForwardScenario};
 use crate::topology::{Topology, TopologyError};
@@ -20,7 +21,6 @@ use nmc_sim::{
     EventQueue, Model, RecordSink, Records, RngStreams, SimDuration, SimTime, Simulation, Trace,
 };
 use serde::Serialize;
-use std::collections::BTreeMap;
 
 /// The model's events (see the module doc).
 #[derive(Clone, Copy, Debug)]
@@ -336,8 +336,9 @@ pub enum BuildError {
 pub struct Outcome {
     /// The seed the run was made with.
     pub seed: u64,
-    /// The run's metrics by name (`delay.mean_ms`, `throughput_kbps`, `packets.dropped`, ...).
-    pub metrics: BTreeMap<String, f64>,
+    /// Every figure the run measured ([`crate::metric`]; `summary.json` holds
+    /// [`NetMetrics::to_map`]).
+    pub metrics: NetMetrics,
     /// The packet records when kept in memory (empty when not recorded, or written to a sink).
     pub packets: Vec<PacketRecord>,
     /// Each channel's totals, in channel order.
@@ -468,40 +469,37 @@ impl StoreForward {
         let dropped: u64 = lines.iter().map(|l| l.dropped).sum();
         let d = &self.delays;
         let ms = |ns: f64| ns / 1e6;
-        let mut metrics = BTreeMap::new();
-        let mut put = |k: &str, v: f64| {
-            metrics.insert(k.to_string(), v);
-        };
-        put("packets.offered", offered as f64);
-        put("packets.delivered", d.n as f64);
-        put("packets.dropped", dropped as f64);
-        put("packets.in_flight", (offered - d.n - dropped) as f64);
-        put("delay.mean_ms", ms(d.mean_ns()));
-        put(
-            "delay.min_ms",
-            if d.n > 0 { ms(d.min as f64) } else { f64::NAN },
-        );
-        put(
-            "delay.max_ms",
-            if d.n > 0 { ms(d.max as f64) } else { f64::NAN },
-        );
         let var = if d.n > 1 {
             (d.sum_sq / d.n as f64 - d.mean_ns().powi(2)).max(0.0)
         } else {
             0.0
         };
-        put("delay.std_ms", ms(var.sqrt()));
-        put("throughput_kbps", self.delivered_bits as f64 / secs / 1e3);
-        put("events", events as f64);
-        put("packet_hops", self.packet_hops as f64);
-        put(
-            "line.max_utilisation",
-            lines.iter().map(|l| l.utilisation).fold(0.0, f64::max),
-        );
-        for (i, s) in self.per_source.iter().enumerate() {
-            metrics.insert(format!("source.{i}.delivered"), s.n as f64);
-            metrics.insert(format!("source.{i}.delay.mean_ms"), ms(s.mean_ns()));
-        }
+        let metrics = NetMetrics {
+            packets: PacketTally {
+                offered,
+                delivered: d.n,
+                dropped,
+                in_flight: offered - d.n - dropped,
+            },
+            delay: DelaySummary {
+                mean_ms: ms(d.mean_ns()),
+                min_ms: if d.n > 0 { ms(d.min as f64) } else { f64::NAN },
+                max_ms: if d.n > 0 { ms(d.max as f64) } else { f64::NAN },
+                std_ms: ms(var.sqrt()),
+            },
+            throughput_kbps: self.delivered_bits as f64 / secs / 1e3,
+            events,
+            packet_hops: self.packet_hops,
+            line_max_utilisation: lines.iter().map(|l| l.utilisation).fold(0.0, f64::max),
+            sources: self
+                .per_source
+                .iter()
+                .map(|s| SourceMetrics {
+                    delivered: s.n,
+                    delay_mean_ms: ms(s.mean_ns()),
+                })
+                .collect(),
+        };
         Outcome {
             seed,
             metrics,

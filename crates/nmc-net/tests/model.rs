@@ -18,14 +18,14 @@ fn golden_chain_delivers_everything_in_81_040_ms() {
     let out = run(&s, 1, Trace::off(), &mut |_| {}).unwrap();
     let m = &out.metrics;
     // 10 min / 20.16 ms = 29761.9: offers at 0, 20.16, ..., 29761 x 20.16 ms.
-    assert_eq!(m["packets.offered"], 29_762.0);
-    assert_eq!(m["packets.dropped"], 0.0);
+    assert_eq!(m.packets.offered, 29_762);
+    assert_eq!(m.packets.dropped, 0);
     // Packets offered in the last 81.04 ms are still on their way when the run stops.
-    assert_eq!(m["packets.delivered"] + m["packets.in_flight"], 29_762.0);
-    assert!(m["packets.in_flight"] <= 5.0);
-    assert_eq!(m["delay.min_ms"], 81.04);
-    assert_eq!(m["delay.max_ms"], 81.04);
-    assert!((m["delay.mean_ms"] - 81.04).abs() < 1e-9);
+    assert_eq!(m.packets.delivered + m.packets.in_flight, 29_762);
+    assert!(m.packets.in_flight <= 5);
+    assert_eq!(m.delay.min_ms, 81.04);
+    assert_eq!(m.delay.max_ms, 81.04);
+    assert!((m.delay.mean_ms - 81.04).abs() < 1e-9);
 }
 
 /// A single line fed by Poisson arrivals of fixed-length packets is an M/D/1 queue: the
@@ -37,13 +37,13 @@ fn single_line_matches_md1() {
     let service_ms = 20.16;
     let rho = service_ms / 40.32;
     let wq = rho * service_ms / (2.0 * (1.0 - rho));
-    let measured = out.metrics["delay.mean_ms"] - service_ms;
+    let measured = out.metrics.delay.mean_ms - service_ms;
     let err = (measured - wq).abs() / wq;
     assert!(
         err < 0.02,
         "M/D/1 mean wait: ours {measured:.4} ms, Pollaczek-Khinchine {wq:.4} ms ({:.2} % off, n = {})",
         err * 100.0,
-        out.metrics["packets.delivered"]
+        out.metrics.packets.delivered
     );
 }
 
@@ -58,7 +58,7 @@ fn seeds_change_random_runs_and_only_them() {
     let b = run(&s, 1, Trace::off(), &mut |_| {}).unwrap();
     let c = run(&s, 2, Trace::off(), &mut |_| {}).unwrap();
     assert_eq!(a.metrics, b.metrics);
-    assert_ne!(a.metrics["delay.mean_ms"], c.metrics["delay.mean_ms"]);
+    assert_ne!(a.metrics.delay.mean_ms, c.metrics.delay.mean_ms);
     // The golden chain has no randomness: the seed must not matter.
     let g = scenario(GOLDEN, &["duration=1min"]);
     let x = run(&g, 1, Trace::off(), &mut |_| {}).unwrap();
@@ -74,10 +74,10 @@ fn saturating_source_fills_the_first_line() {
     );
     let s = scenario(&text, &["duration=1min"]);
     let out = run(&s, 1, Trace::off(), &mut |_| {}).unwrap();
-    assert_eq!(out.metrics["packets.dropped"], 0.0);
-    assert!(out.metrics["line.max_utilisation"] > 0.99);
+    assert_eq!(out.metrics.packets.dropped, 0);
+    assert!(out.metrics.line_max_utilisation > 0.99);
     // 1 min at 50 kbit/s is 2976.19 packet times: delivered throughput just below 50 kbit/s.
-    assert!((out.metrics["throughput_kbps"] - 50.0).abs() < 0.2);
+    assert!((out.metrics.throughput_kbps - 50.0).abs() < 0.2);
 }
 
 #[test]
@@ -91,7 +91,7 @@ fn overload_drops_at_the_queue_limit() {
         ],
     );
     let out = run(&s, 1, Trace::off(), &mut |_| {}).unwrap();
-    assert!(out.metrics["packets.dropped"] > 2000.0);
+    assert!(out.metrics.packets.dropped > 2000);
     assert!(out.lines.iter().all(|l| l.max_queue <= 8));
 }
 

@@ -341,7 +341,7 @@ fn run_store_forward(
     let summary = write_summary(
         &s.name,
         seed,
-        o.metrics,
+        o.metrics.to_map(),
         serde_json::to_value(&s)?,
         out,
         &mut files,
@@ -507,21 +507,18 @@ fn run_internet(
         "one-way delay (ms)",
     )
     .with(Series::new("volleys", SeriesStyle::Points, points));
-    if let (Some(a), Some(b)) = (
-        metrics.get("fit.one_line.delay_40_ms"),
-        metrics.get("fit.one_line.delay_256_ms"),
-    ) {
+    if let Some(l) = metrics.one_line {
         chart = chart.with(Series::new(
             "fit (one line)",
             SeriesStyle::Line,
-            vec![(40.0, *a), (256.0, *b)],
+            vec![(40.0, l.delay_40_ms), (256.0, l.delay_256_ms)],
         ));
     }
     let svg_path = out.join("delay-vs-length.svg");
     std::fs::write(&svg_path, chart.to_svg().map_err(anyhow::Error::msg)?)?;
     files.push(svg_path);
     let config = serde_json::to_value(&s)?;
-    let summary = write_summary(&s.name, seed, metrics, config, out, &mut files)?;
+    let summary = write_summary(&s.name, seed, metrics.to_map(), config, out, &mut files)?;
     finish(dir, summary, files, notes)
 }
 
@@ -613,12 +610,12 @@ pub fn metrics_text(
         let o = nmc_net::run(&s, seed, Trace::off(), &mut |t| {
             progress(t.as_nanos() as f64 / total)
         })?;
-        Ok(o.metrics)
+        Ok(o.metrics.to_map())
     } else if model == "internet-1983" {
         let (s, seed) = load_checked(origin, text, &sets, check_internet)?;
         let o = nmc_internet::run(&s, seed)?;
         progress(1.0);
-        Ok(nmc_internet::metrics(&s, &o))
+        Ok(nmc_internet::metrics(&s, &o).to_map())
     } else {
         let (s, seed) = load_checked(origin, text, &sets, check_imp)?;
         let keep = nmc_imp::run::Keep::Recorded;

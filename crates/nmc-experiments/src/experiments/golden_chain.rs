@@ -48,9 +48,9 @@ impl Experiment for GoldenChain {
                 value: 81.040,
                 abs: 0.0005,
             },
-            Value::Num(m["delay.mean_ms"]),
+            Value::Num(m.delay.mean_ms),
         );
-        let settled = m["packets.offered"] - m["packets.in_flight"];
+        let settled = m.packets.offered as f64 - m.packets.in_flight as f64;
         ctx.check(
             "CHAIN delivered",
             "delivered / offered (excluding packets still in flight at the end)",
@@ -60,7 +60,7 @@ impl Experiment for GoldenChain {
                 value: 1.0,
                 abs: 0.0,
             },
-            Value::Num(m["packets.delivered"] / settled),
+            Value::Num(m.packets.delivered as f64 / settled),
         )
         // Issue 17: one packet per transmission time never queues more than one packet behind
         // a 64-packet limit, so nothing can be dropped; the row checks conservation, not timing.
@@ -69,10 +69,10 @@ impl Experiment for GoldenChain {
         );
         ctx.note(format!(
             "{} packets offered, {} delivered, {} in flight at the end, {} dropped; {} events.",
-            m["packets.offered"],
-            m["packets.delivered"],
-            m["packets.in_flight"],
-            m["packets.dropped"],
+            m.packets.offered,
+            m.packets.delivered,
+            m.packets.in_flight,
+            m.packets.dropped,
             out.events
         ));
         let util: Vec<(f64, f64)> = out

@@ -40,7 +40,7 @@ impl Experiment for Md1 {
             let s: StoreForwardScenario = nmc_scenario::load("md1", SCENARIO, &sets)?;
             let out = run(&s, ctx.seed, Trace::off(), &mut |_| {})?;
             let s_ms = service_ns as f64 / 1e6;
-            let ours = out.metrics["delay.mean_ms"] - s_ms;
+            let ours = out.metrics.delay.mean_ms - s_ms;
             let theory = rho * s_ms / (2.0 * (1.0 - rho));
             ours_pts.push((rho, ours));
             theory_pts.push((rho, theory));
