@@ -1,16 +1,18 @@
-//! The end-to-end message procedure at the source IMP (K&O Fig. 1 points b–e), and the
-//! tables RFC 632 prints of it.
+//! The end-to-end message procedure at the source IMP (K&O Fig. 1 points b–e), single-packet
+//! messages at the destination (RFC 632), and the tables RFC 632 prints of them.
 //!
 //! | module | what |
 //! | --- | --- |
 //! | `e2e/procedure.rs` | where the software versions differ, as one trait ([`procedure::Procedure`]) of sans-I/O rules over the source IMP's tables, returning typed steps ([`procedure::Step`], [`procedure::Grant`]) that the subnet's driver (`model/message.rs`) carries out; a message's state ([`procedure::MsgState`]) |
 //! | `e2e/v2.rs` | version 2, October 1974 (K&O §II–III): numbers per IMP pair, PLT entry, then allocation or a REQALL that steals both |
 //! | `e2e/v3.rs` | version 3, 1975 (K&O §VI–VII): message control blocks, numbers per host pair, allocation before PLT entry, superfluous REQALLs |
+//! | `e2e/single.rs` | single-packet messages at the destination (RFC 632): accept in order, store or reject out of order by the rule in force (current, fix A, fix B, accept-all), and when an ALLOCATE may go |
 //! | `e2e/table.rs` | RFC 632's two-column tables of single-packet messages' events (re-exported here) |
 //!
 //! Each rule is tested on one IMP, in K&O's words, in its own file.
 
 pub mod procedure;
+pub mod single;
 mod table;
 pub mod v2;
 pub mod v3;

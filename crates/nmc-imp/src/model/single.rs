@@ -1,39 +1,18 @@
-//! Single-packet messages (RFC 632, Opderbeck, May 1974).
+//! Single-packet messages (RFC 632, Opderbeck, May 1974): the driver's side.
 //!
-//! A message that fits one packet does not go through points c–e of K&O Fig. 1:
-//! * **source**: it takes a message number (the same 4 per IMP pair as every message) but no PLT
-//!   entry and no REQALL, and leaves at once. The source IMP keeps its buffer as a copy "for
-//!   which a RFNM has not yet been received" (RFC 632 p. 6) and sends the copy again when an
-//!   ALLOCATE for it comes back.
-//! * **destination**, in order (its predecessor by number from the same source IMP has been
-//!   handed to the host): accepted into one reassembly buffer, queued for the host, and the RFNM
-//!   goes as soon as the host has taken it; it carries no allocation.
-//! * **destination, out of order**, by [`SinglePacketRule`]:
-//!   - `current` (events 1–11, Table 1): not accepted; "treated as a request for the allocation
-//!     of one reassembly buffer and then discarded";
-//!   - `fix-a` (Table 2): rejected like that only while a predecessor's buffer needs are unknown
-//!     (nothing of it has arrived yet); otherwise the predecessors' buffers are set aside and the
-//!     message is stored;
-//!   - `fix-b` ("deferred rejection") and `accept-all`: stored while there is space. When an
-//!     in-order message finds no space, `fix-b` deletes stored out-of-order messages to make room
-//!     ("can be deleted later without the message being lost"); `accept-all` does not, and can
-//!     lock up (RFC 626).
-//! * **the ALLOCATE** for a message not accepted (under every rule) goes back "only after the
-//!   RFNM for the previous message has been processed" (RFC 632 event 6) and when one reassembly
-//!   buffer can be reserved for it ("when reassembly buffer space is available", p. 6). The
-//!   buffer stays reserved until the copy arrives, which is then accepted.
-//!
-//! Choices the sources leave open: an in-order message that finds no reassembly buffer is
-//! treated as a request too, under every rule; `fix-b`'s ALLOCATEs follow the same release rule
-//! as `current`'s (after the predecessor's RFNM), so the copy it calls back arrives in order and
-//! cannot be deleted again; `fix-b` deletes the stored message furthest from its turn first.
+//! A message that fits one packet does not go through points c–e of K&O Fig. 1: at the
+//! **source** it takes a message number (the same 4 per IMP pair as every message) but no PLT
+//! entry and no REQALL, and leaves at once. The source IMP keeps its buffer as a copy "for which
+//! a RFNM has not yet been received" (RFC 632 p. 6) and sends the copy again when an ALLOCATE
+//! for it comes back. At the **destination**, what becomes of it and when its ALLOCATE goes are
+//! the rules of [`crate::e2e::single`]; here they are carried out (records in RFC 632's table
+//! form, traces, counts, the hand-over to the host, the RFNM at once and without an allocation).
 
 use super::{Counted, Ev, MsgState, Subnet, Tr};
-use crate::destination::Reply;
-use crate::imp::{HostOut, Imp};
+use crate::e2e::single::{self, Disposition};
+use crate::imp::HostOut;
 use crate::link::Hold;
-use crate::packet::{MsgId, Packet, PktKind, Stream};
-use crate::params::SinglePacketRule;
+use crate::packet::{MsgId, Packet, PktKind};
 use nmc_sim::{Bits, EventQueue, SimTime};
 use serde::Serialize;
 
@@ -138,6 +117,17 @@ macro_rules! words {
 words!(Side { Source => "source", Destination => "destination" });
 words!(What { Msg => "MSG", Rfnm => "RFNM", All => "ALL" });
 words!(Happened { Sent => "sent", Arr => "arr", Deleted => "deleted" });
+impl From<Disposition> for Note {
+    fn from(d: Disposition) -> Self {
+        match d {
+            Disposition::Duplicate => Note::Duplicate,
+            Disposition::Rejected => Note::Rejected,
+            Disposition::HostOutput => Note::HostOutput,
+            Disposition::Stored => Note::Stored,
+        }
+    }
+}
+
 words!(Note { None => "", HostOutput => "HOST output", Stored => "stored", Rejected => "rejected",
     Duplicate => "duplicate", Again => "again" });
 
@@ -301,7 +291,8 @@ impl Subnet {
 
     // ------------------------------------------------------------ destination
 
-    /// A single-packet message reaches its destination IMP.
+    /// A single-packet message reaches its destination IMP: [`single::arrive`] decides, the
+    /// driver records and hands an accepted in-order message to the host.
     pub(super) fn single_arrives(
         &mut self,
         now: SimTime,
@@ -312,161 +303,54 @@ impl Subnet {
         let PktKind::Data { msg, num, .. } = p.kind else {
             unreachable!("a data packet")
         };
-        let (src, stream, key) = (p.src, p.stream, (p.stream, num));
+        let (src, stream) = (p.src, p.stream);
         let rule = self.params.single_packet_rule;
-        let i = &self.imps[imp as usize];
-        let expected = i.delivery.expected(stream);
-        let accept = if num < expected || i.delivery.is_complete(key) {
-            None // a second copy: cannot happen, copies go again only on an ALLOCATE
-        } else if i.set_aside.contains(&key) {
-            Some(true) // its ALLOCATE reserved the buffer
-        } else if num == expected {
-            if rule == SinglePacketRule::FixB {
-                self.make_room(now, imp);
-            }
-            Some(self.reserve_one(imp))
-        } else {
-            Some(match rule {
-                SinglePacketRule::Current => false,
-                SinglePacketRule::FixA => {
-                    self.set_aside_for_predecessors(imp, stream, expected, num)
-                }
-                SinglePacketRule::FixB | SinglePacketRule::AcceptAll => self.reserve_one(imp),
-            })
-        };
-        let disposition = match accept {
-            None => Note::Duplicate,
-            Some(false) => Note::Rejected,
-            Some(true) if num == expected => Note::HostOutput,
-            Some(true) => Note::Stored,
-        };
+        let mut deleted = Vec::new();
+        let i = &mut self.imps[imp as usize];
+        let disposition = single::arrive(i, rule, stream, num, msg, p.bits.get(), &mut deleted);
+        for d in deleted {
+            self.count(Counted::SingleDeleted);
+            let src = self.stream_src(d.key.0);
+            let (s, m) = (Side::Destination, What::Msg);
+            self.log_e2e(now, src, imp, s, m, d.key.1, Happened::Deleted, Note::None);
+            self.trace.emit(
+                now,
+                &Tr::SingleDeleted {
+                    msg: d.msg,
+                    num: d.key.1,
+                    imp: &self.imps[imp as usize].name,
+                },
+            );
+        }
+        let note = Note::from(disposition);
         let (d, m, a) = (Side::Destination, What::Msg, Happened::Arr);
-        self.log_e2e(now, src, imp, d, m, num, a, disposition);
-        let disposition = disposition.as_str();
+        self.log_e2e(now, src, imp, d, m, num, a, note);
         self.trace.emit(
             now,
             &Tr::SingleIn {
                 msg,
                 num,
                 imp: &self.imps[imp as usize].name,
-                disposition,
+                disposition: note.as_str(),
             },
         );
-        let i = &mut self.imps[imp as usize];
-        match accept {
-            None => self.count(Counted::SingleDuplicate),
-            Some(true) => {
-                i.set_aside.remove(&key);
-                i.requests.remove(&key);
-                i.delivery.single(key, msg, p.bits.get());
-                self.hand_over_in_order(now, imp, stream, q);
+        match disposition {
+            Disposition::Duplicate => self.count(Counted::SingleDuplicate),
+            Disposition::HostOutput | Disposition::Stored => {
+                self.hand_over_in_order(now, imp, stream, q)
             }
-            Some(false) => {
-                // "treated as a request for the allocation of one reassembly buffer".
-                i.requests.insert(key, msg);
-                self.count(Counted::SingleRejected);
-            }
+            Disposition::Rejected => self.count(Counted::SingleRejected),
         }
         self.serve_replies(now, imp, q);
     }
 
-    /// Reserves one reassembly buffer if there is one.
-    fn reserve_one(&mut self, imp: u32) -> bool {
-        let i = &mut self.imps[imp as usize];
-        let ok = i.can_reserve(1);
-        if ok {
-            i.reserve(1);
-        }
-        ok
-    }
-
-    /// Fix A: message `num` from `src` is out of order (`expected` is next). If every
-    /// predecessor's buffer need is known, sets aside a buffer for each predecessor that was
-    /// refused and has none yet, reserves one for `num`, and says yes.
-    fn set_aside_for_predecessors(
-        &mut self,
-        imp: u32,
-        stream: Stream,
-        expected: u64,
-        num: u64,
-    ) -> bool {
-        let i = &self.imps[imp as usize];
-        let mut need = Vec::new();
-        for k in expected..num {
-            let key = (stream, k);
-            let known = i.delivery.knows(key)
-                || i.set_aside.contains(&key)
-                || i.requests.contains_key(&key);
-            if !known {
-                return false;
-            }
-            if i.requests.contains_key(&key) && !i.set_aside.contains(&key) {
-                need.push(key);
-            }
-        }
-        let i = &mut self.imps[imp as usize];
-        if !i.can_reserve(need.len() as u32 + 1) {
-            return false;
-        }
-        i.reserve(need.len() as u32 + 1);
-        i.set_aside.extend(need);
-        true
-    }
-
-    /// Fix B: until one reassembly buffer is free, deletes the stored out-of-order single-packet
-    /// message furthest from its turn; each becomes a request for an ALLOCATE.
-    fn make_room(&mut self, now: SimTime, imp: u32) {
-        while !self.imps[imp as usize].can_reserve(1) {
-            let victim = self.imps[imp as usize].delivery.furthest_single();
-            let Some(key) = victim else { return };
-            let i = &mut self.imps[imp as usize];
-            let r = i.delivery.delete(key);
-            i.release_reassembly(1);
-            i.requests.insert(key, r.msg);
-            self.count(Counted::SingleDeleted);
-            let src = self.stream_src(key.0);
-            let (d, m) = (Side::Destination, What::Msg);
-            self.log_e2e(now, src, imp, d, m, key.1, Happened::Deleted, Note::None);
-            self.trace.emit(
-                now,
-                &Tr::SingleDeleted {
-                    msg: r.msg,
-                    num: key.1,
-                    imp: &self.imps[imp as usize].name,
-                },
-            );
-        }
-    }
-
-    /// Has the destination finished with every message of `stream` before `num`: handed to
-    /// the host, and its RFNM processed (RFC 632 event 6)?
-    fn predecessors_done(i: &Imp, stream: Stream, num: u64) -> bool {
-        i.delivery.expected(stream) >= num
-            && !i.output_pending_before(stream, num)
-            && !i.replies.iter().any(
-                |r| matches!(*r, Reply::Rfnm { stream: s, num: n, .. } if s == stream && n < num),
-            )
-    }
-
-    /// Sends the ALLOCATEs whose turn has come and for which a buffer is (or can be) reserved.
+    /// Sends the ALLOCATEs whose turn has come and for which a buffer is (or can be) reserved
+    /// ([`single::ready_requests`], [`single::grant`]).
     pub(super) fn serve_single_requests(&mut self, now: SimTime, imp: u32, q: &mut EventQueue<Ev>) {
-        let i = &self.imps[imp as usize];
-        let ready: Vec<((Stream, u64), MsgId)> = i
-            .requests
-            .iter()
-            .filter(|((s, n), _)| Self::predecessors_done(i, *s, *n))
-            .map(|(k, m)| (*k, *m))
-            .collect();
-        for (key, msg) in ready {
-            let i = &mut self.imps[imp as usize];
-            if !i.set_aside.contains(&key) {
-                if !i.can_reserve(1) {
-                    continue;
-                }
-                i.reserve(1);
-                i.set_aside.insert(key);
+        for (key, msg) in single::ready_requests(&self.imps[imp as usize]) {
+            if !single::grant(&mut self.imps[imp as usize], key) {
+                continue;
             }
-            i.requests.remove(&key);
             let (stream, num) = key;
             let src = self.stream_src(stream);
             let (d, a) = (Side::Destination, What::All);
