@@ -28,10 +28,27 @@
 //! | [`timer`] | a timer as a value that carries its deadline: one wake-up queued however often it is re-armed ([`timer::Timer`]), or one per arming where merging wake-ups would reorder a run's events ([`timer::Deadline`]: the retransmission, RFNM-wait and give-back timers) |
 //! | [`stepper`] | the subnet inside a larger model: hosts handed messages from outside, a clock the caller advances, deliveries it polls ([`Stepper`]) |
 //! | [`analysis`] | throughput, best 150, round-trip histogram and autocorrelation |
-//! | [`e2e`] | the end-to-end procedure's rules at the source IMP, K&O Fig. 1 points b–e, one file per software version behind one trait ([`e2e::procedure::Procedure`]: `e2e/v2.rs`, `e2e/v3.rs`), tested on one IMP; and single-packet messages' end-to-end events in RFC 632's two-column layout (Tables 1–2, `e2e/table.rs`) |
+//! | [`e2e`] | the end-to-end procedure's rules at the source IMP, K&O Fig. 1 points b–e, one file per software version behind one trait ([`e2e::procedure::Procedure`]: `e2e/v2.rs`, `e2e/v3.rs`), tested on one IMP; single-packet messages at the destination (RFC 632, `e2e/single.rs`); and their end-to-end events in RFC 632's two-column layout (Tables 1–2, `e2e/table.rs`) |
+//!
+//! ## A message's life, stage by stage, and where each stage is
+//! The rules (what a table allows) are sans-I/O cores on one IMP; the driver's side (`model/`)
+//! carries their steps out: frames on lines, events in time, records and traces.
+//!
+//! | stage (K&O §II–III, Fig. 1; RFC 632) | rules | driver |
+//! | --- | --- | --- |
+//! | the host hands the message to its IMP, packet by packet (K&O §III's 4 free buffers) | `imp.rs` ([`imp::Imp::admit_host_packet`]) | `model/host.rs` |
+//! | a message number, a PLT entry, an allocation or a REQALL (points b–d) | `e2e/v2.rs`, `e2e/v3.rs` over the tables of `source.rs` | `model/message.rs` |
+//! | version 3's message control blocks (K&O §VI) | `blocks.rs` | `model/control_blocks.rs` |
+//! | launch (point e); packets IMP to IMP: acknowledgements, retransmission, line errors, K&O §III's rejections | `link.rs`, `imp.rs` ([`imp::Imp::handle_frame`]) | `model/line.rs` |
+//! | each IMP's processor: the task queue and the clock | `processor.rs` | `model/processing.rs` |
+//! | the route a packet takes | `routing.rs` (`nmc-routing`) | `model/adaptive.rs` |
+//! | reassembly, in-order hand-over, the RFNM with or without a piggy-backed ALL, the ALL | `destination.rs` | `model/message.rs` |
+//! | single-packet messages at the destination (RFC 632) | `e2e/single.rs` | `model/single.rs` |
+//! | the RFNM at the source, allocations kept and given back (GVB) | `source.rs` | `model/message.rs` |
+//! | what is watched and written | | `model/observer.rs`, `model/slice.rs`, `model/lockup.rs`, `records.rs`, `metric.rs`, `analysis.rs` |
 //!
 //! ## What the model leaves out, and why
-//! * Single-packet messages follow RFC 632 (`model/single.rs`): a message number but no PLT
+//! * Single-packet messages follow RFC 632 (`e2e/single.rs`, `model/single.rs`): a message number but no PLT
 //!   entry and no REQALL; out-of-order arrivals by [`params::SinglePacketRule`] (profiles
 //!   `rfc632-current`, `rfc632-fix-a`, `rfc632-fix-b`, `rfc626-accept-all`). The IMP message
 //!   generator, scripted disturbances (one line error, one detour) and generator pauses are in
