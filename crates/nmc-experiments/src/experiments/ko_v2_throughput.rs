@@ -828,15 +828,131 @@ impl Experiment for KoV2Throughput {
         // the ablation, the line-delay what-if (a pump and a RFC 619 run each), the adaptive
         // curve, the other sites at each distance.
         let sites = other_sites()?;
-        let total = (9 * (seeds.len() + 1)
-            + 1
-            + LOAD_FACTORS.len()
-            + 1
-            + ABLATION_CASES
-            + 2 * LINE_DELAYS_MS.len()
-            + 9
-            + sites.len()) as f64;
-        let mut done = 0.0;
+        let mut pr = Progress::new(
+            9 * (seeds.len() + 1)
+                + 1
+                + LOAD_FACTORS.len()
+                + 1
+                + ABLATION_CASES
+                + 2 * LINE_DELAYS_MS.len()
+                + 9
+                + sites.len(),
+        );
+        let c = self.map_curve(ctx, seeds, &mut pr)?;
+        Self::published_rows(ctx, &c);
+        let figs = Self::figs_5_6(ctx, &c)?;
+        let rfc619 = self.rfc619_table(ctx, &mut pr)?;
+        let cases = self.why_the_long_path_falls(ctx, &c, &mut pr)?;
+        let delays = self.line_delay(ctx, &cases.as_configured, rfc619, &mut pr)?;
+        let adaptive = self.adaptive_curve(ctx, &c, &figs.paths, &mut pr)?;
+        let site_rows = self.other_sites(ctx, &sites, &mut pr)?;
+        let closing = Self::closing_rows(&c, &cases, &delays, &adaptive, &site_rows);
+        ctx.note(closing_note(&closing));
+        Self::figures_and_notes(ctx, &c, figs, &adaptive, cases.base_rate)
+    }
+}
+
+/// The curve's runs (K&O Figs. 3-6).
+struct Curve {
+    /// The seeds of the map's runs.
+    seeds: Vec<u64>,
+    /// Every run's row: the map for each seed, the chain for the first.
+    rows: Vec<CurveRow>,
+    /// Per hop on the map, the outcome of the first seed (for Figs. 5-6 and the pictures).
+    first: Vec<(u32, Outcome)>,
+    /// Per hop and seed on the map: hops, seed, correlated lags, the 95 % band.
+    lags: Vec<(u32, u64, f64, f64)>,
+    /// The round trips' autocorrelation, every map run.
+    ac_rows: Vec<AcRow>,
+}
+
+impl Curve {
+    fn map_rows(&self, h: u32) -> impl Iterator<Item = &CurveRow> {
+        self.rows
+            .iter()
+            .filter(move |r| r.topology == "map" && r.hops == h)
+    }
+
+    /// The mean over seeds of one figure of the map's rows at `h` hops.
+    fn map_mean(&self, h: u32, f: fn(&CurveRow) -> f64) -> f64 {
+        mean(self.map_rows(h).map(f))
+    }
+
+    /// The range over seeds of one figure of the map's rows at `h` hops, as text.
+    fn range_note(&self, h: u32, f: fn(&CurveRow) -> f64) -> String {
+        let (lo, hi) = spread(self.map_rows(h).map(f));
+        format!("{lo:.1}–{hi:.1}")
+    }
+}
+
+/// Figs. 5 and 6 and the paths' table, drawn before the other runs and written after them.
+struct Figs56 {
+    hist_rows: Vec<HistRow>,
+    hist_chart: Chart,
+    ac_chart: Chart,
+    paths: Vec<PathRow>,
+}
+
+/// The sensitivity and ablation tables at 9 hops, and the run they are compared with.
+struct Cases {
+    sens: Vec<CaseRow>,
+    ablation: Vec<CaseRow>,
+    /// The curve's own 9-hop run (first seed).
+    as_configured: CurveRow,
+    /// The network's load as configured, messages/s.
+    base_rate: f64,
+}
+
+/// The experiment's progress: runs done of all it makes.
+struct Progress {
+    done: f64,
+    total: f64,
+}
+
+impl Progress {
+    fn new(total: usize) -> Self {
+        Progress {
+            done: 0.0,
+            total: total as f64,
+        }
+    }
+
+    fn add(&mut self, ctx: &mut Context, runs: f64) {
+        self.done += runs;
+        ctx.progress(self.done / self.total);
+    }
+}
+
+fn s_hop(h: u32) -> &'static str {
+    if h > 1 { "s" } else { "" }
+}
+
+/// How many of RFC 619 Table 1's hops a run of the network's own traffic meets within the
+/// tolerance, and its mean ratio to the table.
+fn rfc619_fit(o: &Outcome) -> (usize, f64) {
+    let ratios: Vec<f64> = (1..=9u32)
+        .map(|h| {
+            let ours = o
+                .metrics
+                .background_rtt_by_hops(h)
+                .map_or(f64::NAN, |r| r.mean_ms);
+            ours / RFC619_T1_DEC_MS[h as usize - 1]
+        })
+        .collect();
+    let within = ratios
+        .iter()
+        .filter(|r| (**r - 1.0).abs() <= RFC619_T1_TOL)
+        .count();
+    (within, mean(ratios.into_iter()))
+}
+
+impl KoV2Throughput {
+    /// The curve (K&O Figs. 3-6): every seed on the loaded map at 1-9 hops, and the empty
+    /// chain (first seed). Independent runs go to every core (each stays single-threaded and
+    /// seeded, and the results are taken in order, so the output does not depend on the
+    /// number of cores).
+    fn map_curve(&self, ctx: &mut Context, seeds: Vec<u64>, pr: &mut Progress) -> Result<Curve> {
+        let quick = ctx.quick;
         let mut curve: Vec<CurveRow> = Vec::new();
         // Per hop on the map, the outcome of the first seed (for Figs. 5-6 and the pictures)
         // and the correlated lags of every seed.
@@ -845,7 +961,6 @@ impl Experiment for KoV2Throughput {
         let mut ac_rows = Vec::new();
         // Independent runs go to every core (each stays single-threaded and seeded, and the
         // results are taken in order, so the output does not depend on the number of cores).
-        let quick = ctx.quick;
         let jobs: Vec<(u32, u64)> = (1..=9u32)
             .flat_map(|h| seeds.iter().map(move |&s| (h, s)))
             .collect();
@@ -858,8 +973,7 @@ impl Experiment for KoV2Throughput {
             for (r, &(h, seed)) in batch.into_iter().zip(chunk) {
                 results.push((h, seed, r?));
             }
-            done += chunk.len() as f64;
-            ctx.progress(done / total);
+            pr.add(ctx, chunk.len() as f64);
         }
         for (hops, seed, (row, o)) in results {
             {
@@ -888,45 +1002,44 @@ impl Experiment for KoV2Throughput {
         for r in chain {
             curve.push(r?.0);
         }
-        done += 9.0;
-        ctx.progress(done / total);
-        let map_rows = |h: u32| {
-            curve
-                .iter()
-                .filter(move |r| r.topology == "map" && r.hops == h)
-        };
-        let map_mean = |h: u32, f: fn(&CurveRow) -> f64| mean(map_rows(h).map(f));
-        let range_note = |h: u32, f: fn(&CurveRow) -> f64| {
-            let (lo, hi) = spread(map_rows(h).map(f));
-            format!("{lo:.1}–{hi:.1}")
-        };
-        let s_hop = |h: u32| if h > 1 { "s" } else { "" };
+        pr.add(ctx, 9.0);
+        Ok(Curve {
+            seeds,
+            rows: curve,
+            first,
+            lags,
+            ac_rows,
+        })
+    }
+
+    /// KO-1 to KO-4: the curve's rows beside K&O's figures.
+    fn published_rows(ctx: &mut Context, c: &Curve) {
         for h in 1..=5 {
             ctx.check(
                 &format!("KO-1 {}", hops(h)),
                 &format!(
                     "average throughput, {h} hop{}, mean of {} seeds ({} kbit/s)",
                     s_hop(h),
-                    seeds.len(),
-                    range_note(h, |r| r.throughput_kbps)
+                    c.seeds.len(),
+                    c.range_note(h, |r| r.throughput_kbps)
                 ),
                 "kbit/s",
                 "K&O Fig. 3",
                 ko1_target(),
-                Value::Num(map_mean(h, |r| r.throughput_kbps)),
+                Value::Num(c.map_mean(h, |r| r.throughput_kbps)),
             );
         }
         ctx.check(
             "KO-2 9 hops",
             &format!(
                 "average throughput, 9 hops, mean of {} seeds ({} kbit/s)",
-                seeds.len(),
-                range_note(9, |r| r.throughput_kbps)
+                c.seeds.len(),
+                c.range_note(9, |r| r.throughput_kbps)
             ),
             "kbit/s",
             "K&O Fig. 3",
             ko2_target(),
-            Value::Num(map_mean(9, |r| r.throughput_kbps)),
+            Value::Num(c.map_mean(9, |r| r.throughput_kbps)),
         );
         for h in 1..=9 {
             ctx.check(
@@ -934,12 +1047,12 @@ impl Experiment for KoV2Throughput {
                 &format!(
                     "average round trip, {h} hop{} ({} ms)",
                     s_hop(h),
-                    range_note(h, |r| r.rtt_mean_ms)
+                    c.range_note(h, |r| r.rtt_mean_ms)
                 ),
                 "ms",
                 "K&O Fig. 4: 200 + 90(n − 1)",
                 ko3_target(h),
-                Value::Num(map_mean(h, |r| r.rtt_mean_ms)),
+                Value::Num(c.map_mean(h, |r| r.rtt_mean_ms)),
             );
         }
         for h in [1, 5, 9] {
@@ -953,9 +1066,14 @@ impl Experiment for KoV2Throughput {
                     hi: 1.10,
                     rel: 0.0,
                 },
-                Value::Num(map_mean(h, |r| r.best150_kbps / r.throughput_kbps)),
+                Value::Num(c.map_mean(h, |r| r.best150_kbps / r.throughput_kbps)),
             );
         }
+    }
+
+    /// Figs. 5 and 6 at 1, 5, 9 hops (first seed), KO-5 as the mean over seeds; where each
+    /// path's round trip goes; the 9-hop run's records and pictures.
+    fn figs_5_6(ctx: &mut Context, c: &Curve) -> Result<Figs56> {
         // Figs. 5 and 6 at 1, 5, 9 hops (first seed); KO-5 as the mean over seeds.
         let mut hist_rows = Vec::new();
         let mut hist_chart = Chart::new(
@@ -968,7 +1086,7 @@ impl Experiment for KoV2Throughput {
             "lag (messages)",
             "autocorrelation r(k) (dimensionless)",
         );
-        for (hops, o) in &first {
+        for (hops, o) in &c.first {
             if ![1, 5, 9].contains(hops) {
                 continue;
             }
@@ -990,7 +1108,8 @@ impl Experiment for KoV2Throughput {
                 SeriesStyle::LinePoints,
                 ac.iter().map(|&(l, c)| (l as f64, c)).collect(),
             ));
-            let per_seed: Vec<String> = lags
+            let per_seed: Vec<String> = c
+                .lags
                 .iter()
                 .filter(|l| l.0 == *hops)
                 .map(|l| format!("{}", l.2))
@@ -1005,20 +1124,21 @@ impl Experiment for KoV2Throughput {
                 "lags",
                 "K&O Fig. 6: \"out to about 3 or 4\"",
                 ko5_target(),
-                Value::Num(mean(lags.iter().filter(|l| l.0 == *hops).map(|l| l.2))),
+                Value::Num(mean(c.lags.iter().filter(|l| l.0 == *hops).map(|l| l.2))),
             );
         }
         // Where each path's round trip goes (KO-3, KO-5): the first seed's lines, every seed's lags.
-        let paths: Vec<PathRow> = first
+        let paths: Vec<PathRow> = c
+            .first
             .iter()
             .map(|(h, o)| {
-                let lag = mean(lags.iter().filter(|l| l.0 == *h).map(|l| l.2));
+                let lag = mean(c.lags.iter().filter(|l| l.0 == *h).map(|l| l.2));
                 path_row(*h, KO_MAP_DESTINATIONS[*h as usize - 1], o, lag)
             })
             .collect();
         ctx.csv("paths", &paths)?;
         ctx.note(paths_note(&paths));
-        if let Some((_, o)) = first.iter().find(|(h, _)| *h == 9) {
+        if let Some((_, o)) = c.first.iter().find(|(h, _)| *h == 9) {
             let band = autocorrelation_band(round_trips_ms(&o.messages).len());
             ac_chart = ac_chart.with(Series::new(
                 "95 % band",
@@ -1034,7 +1154,18 @@ impl Experiment for KoV2Throughput {
                 &time_slices(o, 200, 10),
             )?;
         }
+        Ok(Figs56 {
+            hist_rows,
+            hist_chart,
+            ac_chart,
+            paths,
+        })
+    }
 
+    /// The network's own traffic against RFC 619 Table 1 (the pump sends nothing); returns
+    /// how many hops fall within the tolerance and the mean ratio to the table.
+    fn rfc619_table(&self, ctx: &mut Context, pr: &mut Progress) -> Result<(usize, f64)> {
+        let quick = ctx.quick;
         // The network's own traffic against RFC 619 Table 1: the load model checked on data it
         // was not built from (the pump sends nothing here).
         let (_, bg) = self.run_one(
@@ -1047,8 +1178,7 @@ impl Experiment for KoV2Throughput {
                 format!("traffic.1.messages_per_second={DEC_1973_MESSAGES_PER_SECOND}"),
             ],
         )?;
-        done += 1.0;
-        ctx.progress(done / total);
+        pr.add(ctx, 1.0);
         let mut rfc619 = Vec::new();
         for h in 1..=9u32 {
             let published = RFC619_T1_DEC_MS[h as usize - 1];
@@ -1081,24 +1211,19 @@ impl Experiment for KoV2Throughput {
             );
         }
         ctx.csv("rfc619_table1", &rfc619)?;
-        let rfc619_fit = |o: &Outcome| {
-            let ratios: Vec<f64> = (1..=9u32)
-                .map(|h| {
-                    let ours = o
-                        .metrics
-                        .background_rtt_by_hops(h)
-                        .map_or(f64::NAN, |r| r.mean_ms);
-                    ours / RFC619_T1_DEC_MS[h as usize - 1]
-                })
-                .collect();
-            let within = ratios
-                .iter()
-                .filter(|r| (**r - 1.0).abs() <= RFC619_T1_TOL)
-                .count();
-            (within, mean(ratios.into_iter()))
-        };
-        let (w0, r0) = rfc619_fit(&bg);
+        Ok(rfc619_fit(&bg))
+    }
 
+    /// Why the long path falls: the 9-hop run against the network's load (sensitivity), and
+    /// each mechanism of the configuration off in turn (ablation), with K&O's counterfactual:
+    /// the window opened to 8 messages.
+    fn why_the_long_path_falls(
+        &self,
+        ctx: &mut Context,
+        c: &Curve,
+        pr: &mut Progress,
+    ) -> Result<Cases> {
+        let (quick, seed0) = (ctx.quick, ctx.seed);
         // Why the long path falls: the 9-hop run against the network's load (sensitivity), and
         // each mechanism of the configuration off in turn (ablation), with K&O's counterfactual:
         // the window opened to 8 messages.
@@ -1251,7 +1376,8 @@ impl Experiment for KoV2Throughput {
         for (sets, run) in unique.iter().zip(runs) {
             by_sets.insert((*sets).clone(), run?.0);
         }
-        let as_configured = curve
+        let as_configured = c
+            .rows
             .iter()
             .find(|r| r.topology == "map" && r.hops == 9 && r.seed == seed0)
             .cloned()
@@ -1282,8 +1408,7 @@ impl Experiment for KoV2Throughput {
         for r in &mut table {
             r.throughput_ratio = r.throughput_kbps / configured;
         }
-        done += table.len() as f64;
-        ctx.progress(done / total);
+        pr.add(ctx, table.len() as f64);
         let (sens, ablation): (Vec<CaseRow>, Vec<CaseRow>) =
             table.into_iter().partition(|r| r.table == "sensitivity");
         ctx.csv("sensitivity_9hops", &sens)?;
@@ -1320,9 +1445,26 @@ impl Experiment for KoV2Throughput {
             &load_chart,
         )?;
         ctx.note(ablation_note(&as_configured, p.message_numbers, &ablation));
+        Ok(Cases {
+            sens,
+            ablation,
+            as_configured,
+            base_rate,
+        })
+    }
+
+    /// What if every line were longer: the 9-hop pump and RFC 619's run again.
+    fn line_delay(
+        &self,
+        ctx: &mut Context,
+        as_configured: &CurveRow,
+        (w0, r0): (usize, f64),
+        pr: &mut Progress,
+    ) -> Result<Vec<LineDelayRow>> {
+        let (quick, seed0) = (ctx.quick, ctx.seed);
         let mut delays = vec![LineDelayRow {
             line_delay_ms: 0.0,
-            throughput_9hops_kbps: configured,
+            throughput_9hops_kbps: as_configured.throughput_kbps,
             rtt_9hops_ms: as_configured.rtt_mean_ms,
             rfc619_within: w0,
             rfc619_ratio_mean: r0,
@@ -1356,12 +1498,23 @@ impl Experiment for KoV2Throughput {
         for r in delay_runs {
             delays.push(r?);
         }
-        done += 2.0 * LINE_DELAYS_MS.len() as f64;
-        ctx.progress(done / total);
+        pr.add(ctx, 2.0 * LINE_DELAYS_MS.len() as f64);
         ctx.csv("what_if_line_delay", &delays)?;
         ctx.note(line_delay_note(&delays));
+        Ok(delays)
+    }
 
-        // The same curve under the 1974 adaptive routing: how often the pump's packets left the
+    /// The same curve under the 1974 adaptive routing: how often the pump's packets left the
+    /// minimum-hop path or looped (K&O §III, §V; RFC 619: real paths 2-9 % longer).
+    fn adaptive_curve(
+        &self,
+        ctx: &mut Context,
+        c: &Curve,
+        paths: &[PathRow],
+        pr: &mut Progress,
+    ) -> Result<Vec<AdaptiveRow>> {
+        let (quick, seed0) = (ctx.quick, ctx.seed);
+        // The same c.rows under the 1974 adaptive routing: how often the pump's packets left the
         // minimum-hop path or looped (K&O §III, §V; RFC 619: real paths 2-9 % longer).
         let adaptive_runs: Vec<Result<(CurveRow, Outcome)>> = (1..=9u32)
             .into_par_iter()
@@ -1381,19 +1534,30 @@ impl Experiment for KoV2Throughput {
         let mut adaptive = Vec::new();
         for (h, run) in (1..=9u32).zip(adaptive_runs) {
             let (row, o) = run?;
-            let static_kbps = curve
+            let static_kbps = c
+                .rows
                 .iter()
                 .find(|r| r.topology == "map" && r.hops == h && r.seed == seed0)
                 .map_or(f64::NAN, |r| r.throughput_kbps);
             adaptive.push(adaptive_row(h, &row, &o, static_kbps));
         }
-        done += 9.0;
-        ctx.progress(done / total);
+        pr.add(ctx, 9.0);
         ctx.csv("adaptive_routing", &adaptive)?;
         ctx.note(adaptive_note(&adaptive));
-        ctx.note(collapse_note(&paths, &adaptive, |h| {
-            map_mean(h, |r| r.throughput_kbps)
+        ctx.note(collapse_note(paths, &adaptive, |h| {
+            c.map_mean(h, |r| r.throughput_kbps)
         }));
+        Ok(adaptive)
+    }
+
+    /// The pump to every other site at each distance (first seed).
+    fn other_sites(
+        &self,
+        ctx: &mut Context,
+        sites: &[(u32, String)],
+        pr: &mut Progress,
+    ) -> Result<Vec<SiteRow>> {
+        let (quick, seed0) = (ctx.quick, ctx.seed);
         // The pump to every other site at each distance (first seed).
         let site_runs: Vec<Result<SiteRow>> = sites
             .par_iter()
@@ -1415,13 +1579,24 @@ impl Experiment for KoV2Throughput {
             })
             .collect();
         let site_rows: Vec<SiteRow> = site_runs.into_iter().collect::<Result<_>>()?;
-        done += site_rows.len() as f64;
-        ctx.progress(done / total);
+        pr.add(ctx, site_rows.len() as f64);
         ctx.csv("destinations", &site_rows)?;
+        Ok(site_rows)
+    }
+
+    /// The rows that miss, each with the cases that would meet its target (the closing note).
+    fn closing_rows(
+        c: &Curve,
+        cases: &Cases,
+        delays: &[LineDelayRow],
+        adaptive: &[AdaptiveRow],
+        site_rows: &[SiteRow],
+    ) -> Vec<Closing> {
+        let (sens, ablation) = (&cases.sens, &cases.ablation);
         let nine_hop_cases = |f: fn(&CaseRow) -> f64, g: fn(&LineDelayRow) -> f64| {
             let mut v: Vec<(String, &'static str, f64)> = sens
                 .iter()
-                .chain(&ablation)
+                .chain(ablation)
                 .filter(|r| !r.input.is_empty())
                 .map(|r| (r.case.clone(), r.input, f(r)))
                 .collect();
@@ -1450,7 +1625,7 @@ impl Experiment for KoV2Throughput {
             .map(|h| Closing {
                 id: format!("KO-1 {}", hops(h)),
                 target: ko1_target(),
-                ours: map_mean(h, |r| r.throughput_kbps),
+                ours: c.map_mean(h, |r| r.throughput_kbps),
                 cases: adaptive_cases(h, |a| a.throughput_kbps)
                     .chain(site_cases(h, |r| r.throughput_kbps))
                     .collect(),
@@ -1459,7 +1634,7 @@ impl Experiment for KoV2Throughput {
         closing.push(Closing {
             id: "KO-2 9 hops".into(),
             target: ko2_target(),
-            ours: map_mean(9, |r| r.throughput_kbps),
+            ours: c.map_mean(9, |r| r.throughput_kbps),
             cases: nine_hop_cases(|r| r.throughput_kbps, |d| d.throughput_9hops_kbps)
                 .into_iter()
                 .chain(site_cases(9, |r| r.throughput_kbps))
@@ -1468,7 +1643,7 @@ impl Experiment for KoV2Throughput {
         closing.extend((1..=9).map(|h| Closing {
             id: format!("KO-3 {}", hops(h)),
             target: ko3_target(h),
-            ours: map_mean(h, |r| r.rtt_mean_ms),
+            ours: c.map_mean(h, |r| r.rtt_mean_ms),
             cases: if h == 9 {
                 nine_hop_cases(|r| r.rtt_mean_ms, |d| d.rtt_9hops_ms)
                     .into_iter()
@@ -1484,21 +1659,38 @@ impl Experiment for KoV2Throughput {
             Closing {
                 id: format!("KO-5 {}", hops(h)),
                 target: ko5_target(),
-                ours: mean(lags.iter().filter(|l| l.0 == h).map(|l| l.2)),
+                ours: mean(c.lags.iter().filter(|l| l.0 == h).map(|l| l.2)),
                 cases: adaptive_cases(h, |a| a.correlated_lags)
                     .chain(site_cases(h, |r| r.correlated_lags))
                     .collect(),
             }
         }));
-        ctx.note(closing_note(&closing));
+        closing
+    }
 
-        ctx.csv("curve", &curve)?;
+    /// The curve's tables, Figs. 3-6, and the notes on what the curve is made of.
+    fn figures_and_notes(
+        ctx: &mut Context,
+        c: &Curve,
+        figs: Figs56,
+        adaptive: &[AdaptiveRow],
+        base_rate: f64,
+    ) -> Result<()> {
+        let Figs56 {
+            hist_rows,
+            hist_chart,
+            ac_chart,
+            paths,
+        } = figs;
+        let p = nmc_imp::ImpParams::v2_1974_10();
+        ctx.csv("curve", &c.rows)?;
         ctx.csv("histogram", &hist_rows)?;
-        ctx.csv("autocorrelation", &ac_rows)?;
+        ctx.csv("autocorrelation", &c.ac_rows)?;
         let series = |topo: &str, f: fn(&CurveRow) -> f64| -> Vec<(f64, f64)> {
             (1..=9u32)
                 .filter_map(|h| {
-                    let v: Vec<f64> = curve
+                    let v: Vec<f64> = c
+                        .rows
                         .iter()
                         .filter(|r| r.topology == topo && r.hops == h)
                         .map(f)
@@ -1583,15 +1775,15 @@ impl Experiment for KoV2Throughput {
             "Autocorrelation of successive round trips (first seed).",
             &ac_chart,
         )?;
-        let m1 = map_mean(1, |r| r.throughput_kbps);
-        let m9 = map_mean(9, |r| r.throughput_kbps);
-        let c9 = map_mean(9, |r| r.cycle_mean_ms);
-        let n9 = map_mean(9, |r| r.message_numbers_mean);
-        let w9 = map_mean(9, |r| r.number_wait_fraction);
-        let p316 = map_mean(9, |r| r.processing_316_wait_mean_ms);
+        let m1 = c.map_mean(1, |r| r.throughput_kbps);
+        let m9 = c.map_mean(9, |r| r.throughput_kbps);
+        let c9 = c.map_mean(9, |r| r.cycle_mean_ms);
+        let n9 = c.map_mean(9, |r| r.message_numbers_mean);
+        let w9 = c.map_mean(9, |r| r.number_wait_fraction);
+        let p316 = c.map_mean(9, |r| r.processing_316_wait_mean_ms);
         // The line's own limit for the pump at 1 hop (first seed): a full message's bits with its
         // packets' overhead, on a line that also carries a routing message every routing period.
-        let one = first.iter().find(|(h, _)| *h == 1).map(|(_, o)| o);
+        let one = c.first.iter().find(|(h, _)| *h == 1).map(|(_, o)| o);
         let pp = one.map_or(&p, |o| &o.params);
         let line_bps = one
             .and_then(|o| o.lines.iter().find(|l| l.from == "UCLA"))
@@ -1615,7 +1807,7 @@ impl Experiment for KoV2Throughput {
              {} seeds. Nothing is fitted to K&O's figures.",
             pp.packet_overhead.get(),
             pp.control_overhead.get(),
-            seeds.len()
+            c.seeds.len()
         ));
         ctx.note(format!(
             "One hop carries {m1:.1} kbit/s against K&O's 37-38.5. The line alone allows {line_limit:.1} kbit/s to the pump \
