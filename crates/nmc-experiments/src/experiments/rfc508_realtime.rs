@@ -127,10 +127,85 @@ impl Experiment for Rfc508Realtime {
         "Pfeifer & McAfee, RFC 508, May 1973, §IV–VI and Table I"
     }
     fn run(&self, ctx: &mut Context) -> Result<()> {
+        let r = Self::runs(ctx)?;
+        let outside = Self::r508_1(ctx, &r);
+        let feb7 = Self::r508_2(ctx, &r);
+        let longs = Self::r508_3(ctx, &r);
+        let curve = Self::gap_free_rates(ctx, &r);
+        Self::outputs(ctx, &r, &curve)?;
+        Self::notes(ctx, &r, &outside, &feb7, &longs);
+        Ok(())
+    }
+}
+
+/// The host responses of the gap-free-rate curve, ms (0: the network alone).
+const RESPONSES_MS: [u64; 5] = [0, 100, 250, 500, 1000];
+
+/// The runs every row reads ([`Rfc508Realtime::runs`]).
+struct Runs {
+    /// The parameters as shipped (think time and bursts a priori).
+    p: Params,
+    seed: u64,
+    /// Replicate tables under the fitted host.
+    reps: u64,
+    /// The IMP model's times per buffer size.
+    sets: Sets,
+    /// The host model fitted on half of 2/5–2/6.
+    fit: experiment::Fit,
+    /// Table I's 176 tests.
+    cells: Vec<table1::Cell>,
+    /// Table I under the fitted host, `reps` times.
+    tables: Vec<Vec<TestResult>>,
+    /// Table I with the network alone (unloaded host).
+    alone: Vec<TestResult>,
+    /// One buffer per message (the NCP's send buffer holds one SEL buffer).
+    single: Params,
+    single_sets: Sets,
+    single_alone: Vec<TestResult>,
+    /// UCLA allocating one largest message, not two (`ncp.allocation_bits`).
+    one_alloc: Params,
+    one_alloc_sets: Sets,
+    one_alloc_alone: Vec<TestResult>,
+}
+
+impl Runs {
+    /// Issue 35: the NCP's buffers are choices; the rows under the alternatives.
+    fn alternatives(&self) -> [(&'static str, &'static str, &Params, &Sets); 2] {
+        [
+            (
+                "one buffer per message",
+                "the NCP's send buffer holding one SEL buffer (`ncp.send_buffer_bits`)",
+                &self.single,
+                &self.single_sets,
+            ),
+            (
+                "one-message allocation",
+                "UCLA allocating one largest message at a time (`ncp.allocation_bits` 8063)",
+                &self.one_alloc,
+                &self.one_alloc_sets,
+            ),
+        ]
+    }
+}
+
+/// R508-2's 2/7 prediction, for the notes.
+struct Feb7 {
+    /// 2/7 tests with gaps (mean over tables).
+    gapped: f64,
+    /// Those before 10:00.
+    early_gapped: f64,
+    /// Table I's 2/7 tests with gaps.
+    published: f64,
+}
+
+impl Rfc508Realtime {
+    /// The runs every row reads: the host model fitted on half of 2/5–2/6, Table I under it
+    /// `reps` times, the network alone (unloaded host), and the NCP's alternatives.
+    fn runs(ctx: &mut Context) -> Result<Runs> {
         let p = Params::default();
         p.validate().map_err(anyhow::Error::msg)?;
         let seed = ctx.seed;
-        let (fit_reps, reps) = if ctx.quick { (1, 2) } else { (4, 8) };
+        let (fit_reps, reps): (u64, u64) = if ctx.quick { (1, 2) } else { (4, 8) };
         let sets = Sets::new(&p, seed)?;
         ctx.progress(0.05);
         let fit = experiment::fit(&p, &sets, seed, fit_reps);
@@ -154,24 +229,29 @@ impl Experiment for Rfc508Realtime {
         let one_alloc_sets = Sets::new(&one_alloc, seed)?;
         let one_alloc_alone =
             experiment::run_cells(&one_alloc, &one_alloc_sets, &cells, &|_| 0, seed, 3, 0);
-        // Issue 35: the NCP's buffers are choices; the rows under the alternatives.
-        let alternatives = [
-            (
-                "one buffer per message",
-                "the NCP's send buffer holding one SEL buffer (`ncp.send_buffer_bits`)",
-                &single,
-                &single_sets,
-            ),
-            (
-                "one-message allocation",
-                "UCLA allocating one largest message at a time (`ncp.allocation_bits` 8063)",
-                &one_alloc,
-                &one_alloc_sets,
-            ),
-        ];
         ctx.progress(0.5);
-        let ours = &tables[0];
+        Ok(Runs {
+            p,
+            seed,
+            reps,
+            sets,
+            fit,
+            cells,
+            tables,
+            alone,
+            single,
+            single_sets,
+            single_alone,
+            one_alloc,
+            one_alloc_sets,
+            one_alloc_alone,
+        })
+    }
 
+    /// R508-1: buffers sent against Table I, and the gaps the network alone leaves; returns
+    /// the cells outside ±3 % (rate, bits, published, ours).
+    fn r508_1(ctx: &mut Context, r: &Runs) -> Vec<(u64, u64, u64, u64)> {
+        let (p, cells, alone, ours) = (&r.p, &r.cells, &r.alone, &r.tables[0]);
         // R508-1.
         let mut outside = Vec::new();
         let mut both_free = 0;
@@ -200,10 +280,12 @@ impl Experiment for Rfc508Realtime {
             "cells",
             "RFC 508 §VI–VII: gaps \"probably attributable to the host computers and not the Network\"",
             Target::Abs { value: 0.0, abs: 0.0 },
-            Value::Num(gapped(&alone) as f64),
+            Value::Num(gapped(alone) as f64),
         );
-        for ((tag, how, _, _), cells_alone) in
-            alternatives.iter().zip([&single_alone, &one_alloc_alone])
+        for ((tag, how, _, _), cells_alone) in r
+            .alternatives()
+            .iter()
+            .zip([&r.single_alone, &r.one_alloc_alone])
         {
             ctx.check(
                 &format!("R508-1 network gaps ({tag})"),
@@ -237,7 +319,21 @@ impl Experiment for Rfc508Realtime {
             // that accounting, which holds for any pattern of gaps.
             .sanity_bound("the stream sends at its rate except in its gaps: accounting that holds for any gaps");
         }
+        outside
+    }
 
+    /// R508-2: gap-free tests, held out and in the whole table; the 2/7 prediction; the
+    /// one-parameter variant; the longest gap.
+    fn r508_2(ctx: &mut Context, r: &Runs) -> Feb7 {
+        let Runs {
+            p,
+            sets,
+            fit,
+            cells,
+            tables,
+            ..
+        } = r;
+        let (seed, reps, ours) = (r.seed, r.reps, &r.tables[0]);
         // R508-2. First the tests the fit did not see (issue 35), then the whole table.
         let held: Vec<usize> = (0..cells.len())
             .filter(|&i| !experiment::is_fit_cell(&cells[i]))
@@ -329,7 +425,7 @@ impl Experiment for Rfc508Realtime {
         let prior_terminals = fit.terminals_at_burst(prior_ms).unwrap_or(0);
         let prior_load = load_for(prior_terminals);
         let prior_tables: Vec<Vec<TestResult>> = (0..reps)
-            .map(|r| experiment::run_cells(&p, &sets, &cells, &prior_load, seed, 7, r))
+            .map(|r| experiment::run_cells(p, sets, cells, &prior_load, seed, 7, r))
             .collect();
         let frac_in = |ts: &[Vec<TestResult>], idx: &[usize]| {
             ts.iter()
@@ -407,7 +503,17 @@ impl Experiment for Rfc508Realtime {
             Value::Num(longest),
         );
         ctx.progress(0.6);
+        Feb7 {
+            gapped: feb7_gapped,
+            early_gapped,
+            published: pub_feb7,
+        }
+    }
 
+    /// R508-3: the long tests on an unloaded host, and again under each NCP alternative.
+    fn r508_3(ctx: &mut Context, r: &Runs) -> Vec<TestResult> {
+        let alternatives = r.alternatives();
+        let (p, sets, seed) = (&r.p, &r.sets, r.seed);
         // R508-3.
         let mut longs = Vec::new();
         for (k, lt) in LONG_TESTS.iter().enumerate() {
@@ -432,7 +538,7 @@ impl Experiment for Rfc508Realtime {
                     &mut nr,
                 )
             };
-            let r = long_test(&p, &sets);
+            let r = long_test(p, sets);
             ctx.check(
                 &format!("R508-3 {} min gaps", lt.minutes),
                 "gaps at 30000 bit/s, 2016-bit buffers, unloaded host",
@@ -479,15 +585,19 @@ impl Experiment for Rfc508Realtime {
             }
         }
         ctx.progress(0.7);
+        longs
+    }
 
+    /// Beyond the paper: the largest gap-free rate per buffer size, for each host response.
+    fn gap_free_rates(ctx: &mut Context, r: &Runs) -> Vec<CurveRow> {
+        let (p, sets, seed) = (&r.p, &r.sets, r.seed);
         // Beyond the paper: the largest gap-free rate per buffer size.
-        let responses_ms = [0u64, 100, 250, 500, 1000];
         let mut curve = Vec::new();
         let step = if ctx.quick { 1200 } else { 300 };
         for (col, &b) in BUFFERS.iter().enumerate() {
-            for &d in &responses_ms {
+            for &d in &RESPONSES_MS {
                 let r = experiment::largest_gap_free_rate(
-                    &p,
+                    p,
                     &sets.0[col],
                     b,
                     d * 1_000_000,
@@ -503,12 +613,25 @@ impl Experiment for Rfc508Realtime {
             }
             ctx.progress(0.7 + 0.25 * (col + 1) as f64 / BUFFERS.len() as f64);
         }
+        curve
+    }
 
+    /// Table I published and ours (CSV, text, SVG), the gaps, the fit's grid, and the charts.
+    fn outputs(ctx: &mut Context, r: &Runs, curve: &[CurveRow]) -> Result<()> {
+        let Runs {
+            fit,
+            cells,
+            tables,
+            alone,
+            ..
+        } = r;
+        let (seed, reps, ours) = (r.seed, r.reps, &r.tables[0]);
+        let load = load_for(fit.terminals);
         // Outputs.
         let rows: Vec<CellRow> = cells
             .iter()
             .zip(ours)
-            .zip(&alone)
+            .zip(alone)
             .map(|((c, r), a)| CellRow {
                 rate_bps: c.rate_bps,
                 buffer_bits: c.buffer_bits,
@@ -546,7 +669,7 @@ impl Experiment for Rfc508Realtime {
             })
             .collect();
         ctx.csv("gaps", &gap_rows)?;
-        ctx.csv("gap_free_rate", &curve)?;
+        ctx.csv("gap_free_rate", curve)?;
         ctx.csv("fit", &fit.grid)?;
 
         let published = layout(&|i| {
@@ -627,7 +750,7 @@ impl Experiment for Rfc508Realtime {
             "buffer size (bits)",
             "largest gap-free process rate (bit/s)",
         );
-        for &d in &responses_ms {
+        for &d in &RESPONSES_MS {
             let label = if d == 0 {
                 "network alone".to_string()
             } else {
@@ -688,14 +811,35 @@ impl Experiment for Rfc508Realtime {
                 .collect(),
         ));
         ctx.plot("gap_durations", "Distribution of our gap durations over all replicate tables (bins at 10, 30, 100, 300 ms, 1, 3, 10, 30 s). Published: 174 ms; 8 s; 3 s and 100 ms; 438 and 100 ms; 190, 165 and 29 ms; ten of 5–98 ms (avg 30); thirteen of 2–149 ms (avg 70).", &hist_chart)?;
+        Ok(())
+    }
 
+    /// What the rows rest on and what the model leaves out.
+    fn notes(
+        ctx: &mut Context,
+        r: &Runs,
+        outside: &[(u64, u64, u64, u64)],
+        feb7: &Feb7,
+        longs: &[TestResult],
+    ) {
+        let Runs {
+            sets,
+            fit,
+            cells,
+            alone,
+            single_alone,
+            single_sets,
+            ..
+        } = r;
+        let (feb7_gapped, early_gapped, pub_feb7) =
+            (feb7.gapped, feb7.early_gapped, feb7.published);
         ctx.note(format!(
             "Subnet (nmc's IMP model, UCSB–50 kbit/s–UCLA, one message outstanding): RFNM round trip of a one-buffer message {} ms (1008 bits) … {} ms (8048 bits). \
              With one buffer per message that carries at most {:.1} kbit/s at 1008 bits; the NCP's connection buffer lets a message carry every buffer waiting, so the network alone keeps up with every cell of Table I ({} cells with gaps).",
             fmt1(sets.0[0].one_buffer_rfnm_ms()),
             fmt1(sets.0[7].one_buffer_rfnm_ms()),
             1008.0 / sets.0[0].one_buffer_rfnm_ms(),
-            gapped(&alone),
+            gapped(alone),
         ));
         let in_band: Vec<String> = fit
             .grid
@@ -737,7 +881,7 @@ impl Experiment for Rfc508Realtime {
              alone leaves {} of 176 cells with gaps (largest gap-free rate ≈ buffer / RFNM round trip: {:.1} kbit/s at 1008 bits, \
              {:.1} kbit/s at 8048 bits), where Table I has none caused by the network. So UCSB's NCP must have sent more than one \
              SEL buffer per RFNM (if the IMP model's round trips and the one-message-per-RFNM rule hold).",
-            gapped(&single_alone),
+            gapped(single_alone),
             1008.0 / single_sets.0[0].one_buffer_rfnm_ms(),
             8048.0 / single_sets.0[7].one_buffer_rfnm_ms(),
         ));
@@ -759,7 +903,7 @@ impl Experiment for Rfc508Realtime {
             "Long tests (unloaded host): {}.",
             LONG_TESTS
                 .iter()
-                .zip(&longs)
+                .zip(longs)
                 .map(|(l, r)| format!(
                     "{} min: {} buffers, {} gaps (published {})",
                     l.minutes,
@@ -780,7 +924,6 @@ impl Experiment for Rfc508Realtime {
              gaps every early 2/7 test where the paper gapped half.",
         );
         ctx.progress(1.0);
-        Ok(())
     }
 }
 
