@@ -597,6 +597,60 @@ impl Experiment for KoV3Throughput {
         "Kleinrock & Opderbeck 1977, §VI–VII, Figs. 7–9; load from RFC 586, RFC 612 and RFC 619"
     }
     fn run(&self, ctx: &mut Context) -> Result<()> {
+        let runs = Self::runs(ctx)?;
+        Self::checks(ctx, &runs);
+        Self::figures(ctx, &runs)?;
+        Self::nine_hop_pictures(ctx, &runs)?;
+        Self::ablations_and_what_ifs(ctx, &runs)
+    }
+}
+
+/// Every run of the experiment, in plan order.
+struct Runs {
+    quick: bool,
+    /// The seeds of the curves and ablations (the what-ifs take the first).
+    seeds: Vec<u64>,
+    /// Each run's row, with the outcome kept for the first seed's 9-hop pictures.
+    results: Vec<(Row, Option<Outcome>)>,
+    /// The curves' and ablations' rows (curve.csv).
+    rows: Vec<Row>,
+    /// The what-ifs' rows (their own table).
+    what_if_runs: Vec<Row>,
+}
+
+impl Runs {
+    /// The curve's rows of `p` at `h` hops, one per seed.
+    fn curve(&self, p: Period, h: u32) -> impl Iterator<Item = &Row> {
+        self.rows
+            .iter()
+            .filter(move |r| r.period == p && r.case == "curve" && r.hops == h)
+    }
+
+    /// The mean over seeds of one figure of the curve of `p` at `h` hops.
+    fn avg(&self, p: Period, h: u32, f: fn(&Row) -> f64) -> f64 {
+        mean(self.curve(p, h).map(f))
+    }
+
+    /// The range over seeds of the curve's throughput, as text.
+    fn note(&self, p: Period, h: u32) -> String {
+        let (lo, hi) = spread(self.curve(p, h).map(|r| r.throughput_kbps));
+        format!("{lo:.1}–{hi:.1} kbit/s")
+    }
+
+    /// The mean of one figure over the rows of case `c`.
+    fn case_mean(&self, c: &str, f: fn(&Row) -> f64) -> f64 {
+        mean(self.rows.iter().filter(|r| r.case == c).map(f))
+    }
+}
+
+fn thr(r: &Row) -> f64 {
+    r.throughput_kbps
+}
+
+impl KoV3Throughput {
+    /// Every run, independent: all go to every core, and are taken back in plan order, so
+    /// the output does not depend on the number of cores.
+    fn runs(ctx: &mut Context) -> Result<Runs> {
         let quick = ctx.quick;
         let seeds: Vec<u64> = (0..if quick { 1 } else { 3 })
             .map(|k| ctx.seed + k)
@@ -654,39 +708,37 @@ impl Experiment for KoV3Throughput {
             .filter(|(r, _)| !is_what_if(r))
             .map(|(r, _)| r.clone())
             .collect();
-        let curve = |p: Period, h: u32| {
-            rows.iter()
-                .filter(move |r| r.period == p && r.case == "curve" && r.hops == h)
-        };
-        let avg = |p: Period, h: u32, f: fn(&Row) -> f64| mean(curve(p, h).map(f));
-        let note = |p: Period, h: u32| {
-            let (lo, hi) = spread(curve(p, h).map(|r| r.throughput_kbps));
-            format!("{lo:.1}–{hi:.1} kbit/s")
-        };
-        let case_mean =
-            |c: &str, f: fn(&Row) -> f64| mean(rows.iter().filter(|r| r.case == c).map(f));
-        let thr = |r: &Row| r.throughput_kbps;
-        let n = seeds.len();
+        Ok(Runs {
+            quick,
+            seeds,
+            results,
+            rows,
+            what_if_runs,
+        })
+    }
 
+    /// KO-6 to KO-9 beside K&O's figures.
+    fn checks(ctx: &mut Context, runs: &Runs) {
+        let n = runs.seeds.len();
         let (oct9, feb9, may9) = (
-            avg(Period::Oct1974, 9, thr),
-            avg(Period::Feb1975, 9, thr),
-            avg(Period::May1975, 9, thr),
+            runs.avg(Period::Oct1974, 9, thr),
+            runs.avg(Period::Feb1975, 9, thr),
+            runs.avg(Period::May1975, 9, thr),
         );
         ctx.check(
             "KO-7 long paths",
             &format!(
                 "Feb 1975 / Oct 1974 average throughput, 9 hops, mean of {n} seeds (Feb {}, Oct {})",
-                note(Period::Feb1975, 9),
-                note(Period::Oct1974, 9)
+                runs.note(Period::Feb1975, 9),
+                runs.note(Period::Oct1974, 9)
             ),
             "ratio",
             "K&O §VII: \"almost 50 percent\" lower on long paths",
             ko7_target(),
             Value::Num(feb9 / oct9),
         );
-        let w316 = avg(Period::Feb1975, 9, |r| r.processing_316_wait_mean_ms);
-        let w516 = avg(Period::Feb1975, 9, |r| r.processing_516_wait_mean_ms);
+        let w316 = runs.avg(Period::Feb1975, 9, |r| r.processing_316_wait_mean_ms);
+        let w516 = runs.avg(Period::Feb1975, 9, |r| r.processing_516_wait_mean_ms);
         ctx.check(
             "KO-7 316 queue",
             "mean wait in a 316's processing queue, Feb 1975, 9-hop runs, every 316",
@@ -709,9 +761,10 @@ impl Experiment for KoV3Throughput {
             "of 6",
             "K&O §VII, Fig. 7: \"most of the PLT's are owned by RFNM's\" (at least half)",
             Target::AtLeast { value: 3.0 },
-            Value::Num(avg(Period::Feb1975, 9, |r| r.plt_rfnms_waiting_mean)),
+            Value::Num(runs.avg(Period::Feb1975, 9, |r| r.plt_rfnms_waiting_mean)),
         );
-        if let Some((r, _)) = results
+        if let Some((r, _)) = runs
+            .results
             .iter()
             .find(|(r, o)| o.is_some() && r.period == Period::Feb1975 && r.case == "curve")
         {
@@ -719,7 +772,7 @@ impl Experiment for KoV3Throughput {
                 "KO-7 Fig. 7",
                 &format!(
                     "time slice at {} s, Feb 1975, 9 hops, first seed (one instant, as the figure)",
-                    slice_at(quick).trim_end_matches('s')
+                    slice_at(runs.quick).trim_end_matches('s')
                 ),
                 "",
                 "K&O Fig. 7: PLTs of messages i−1, i and RFNMs i−5..i−2; message i+1 \"has its ALL\" but no PLT",
@@ -727,8 +780,8 @@ impl Experiment for KoV3Throughput {
                 Value::Text(r.fig7.clone()),
             );
         }
-        let vdh = case_mean("VDH destination, Feb 1975", thr);
-        let plain = case_mean(ABLATIONS[0].0, thr);
+        let vdh = runs.case_mean("VDH destination, Feb 1975", thr);
+        let plain = runs.case_mean(ABLATIONS[0].0, thr);
         ctx.check(
             "KO-8 VDH",
             &format!(
@@ -746,7 +799,7 @@ impl Experiment for KoV3Throughput {
             "KO-9 9 hops",
             &format!(
                 "May 1975 average throughput, 9 hops, mean of {n} seeds ({})",
-                note(Period::May1975, 9)
+                runs.note(Period::May1975, 9)
             ),
             "kbit/s",
             "K&O Fig. 9 and abstract",
@@ -761,7 +814,7 @@ impl Experiment for KoV3Throughput {
             KO9_BELOW_OCT,
             Value::Num(may9 / oct9),
         );
-        let long = |p: Period| mean((9..=12).map(|h| avg(p, h, thr)));
+        let long = |p: Period| mean((9..=12).map(|h| runs.avg(p, h, thr)));
         ctx.check(
             "KO-9 above Feb 1975",
             "May 1975 / Feb 1975 average throughput, mean of 9–12 hops",
@@ -770,11 +823,16 @@ impl Experiment for KoV3Throughput {
             KO9_ABOVE_FEB,
             Value::Num(long(Period::May1975) / long(Period::Feb1975)),
         );
+    }
 
+    /// Fig. 9, the PLT's holders and the RFNMs' waits against distance, and curve.csv.
+    fn figures(ctx: &mut Context, runs: &Runs) -> Result<()> {
         // The mechanism, in numbers and pictures.
-        ctx.csv("curve", &rows)?;
+        ctx.csv("curve", &runs.rows)?;
         let series = |p: Period, f: fn(&Row) -> f64| -> Vec<(f64, f64)> {
-            (1..=p.hops()).map(|h| (h as f64, avg(p, h, f))).collect()
+            (1..=p.hops())
+                .map(|h| (h as f64, runs.avg(p, h, f)))
+                .collect()
         };
         let mut fig9 = Chart::new(
             "Throughput against distance, 1974 and 1975 (K&O Fig. 9)",
@@ -886,7 +944,13 @@ impl Experiment for KoV3Throughput {
             "Mean time from a RFNM's making (packet 1 at the host) to its sending, by hops.",
             &waits,
         )?;
-        for (r, o) in &results {
+        Ok(())
+    }
+
+    /// The first seed's 9-hop runs of each period (and to a VDH destination): time slices,
+    /// occupancy, message i's timeline, the PLT's holders over time.
+    fn nine_hop_pictures(ctx: &mut Context, runs: &Runs) -> Result<()> {
+        for (r, o) in &runs.results {
             let Some(o) = o else { continue };
             if r.case == ABLATIONS[4].0 {
                 if let Some(d) = slice_diagram(
@@ -956,6 +1020,12 @@ impl Experiment for KoV3Throughput {
                 )?;
             }
         }
+        Ok(())
+    }
+
+    /// The ablations' note and the what-if table.
+    fn ablations_and_what_ifs(ctx: &mut Context, runs: &Runs) -> Result<()> {
+        let n = runs.seeds.len();
         ctx.note(format!(
             "Ablations at 9 hops ({}), mean of {n} seeds: {}.",
             KO_V3_DESTINATIONS[8],
@@ -963,14 +1033,14 @@ impl Experiment for KoV3Throughput {
                 .iter()
                 .map(|(c, _, _)| format!(
                     "{c}: {:.1} kbit/s, {:.2} PLT entries held by waiting RFNMs, {:.0} superfluous REQALLs",
-                    case_mean(c, thr),
-                    case_mean(c, |r| r.plt_rfnms_waiting_mean),
-                    case_mean(c, |r| r.superfluous_reqalls)
+                    runs.case_mean(c, thr),
+                    runs.case_mean(c, |r| r.plt_rfnms_waiting_mean),
+                    runs.case_mean(c, |r| r.superfluous_reqalls)
                 ))
                 .collect::<Vec<_>>()
                 .join("; ")
         ));
-        let (what_ifs, missing) = what_if_table(&rows, &what_if_runs, seeds[0])?;
+        let (what_ifs, missing) = what_if_table(&runs.rows, &runs.what_if_runs, runs.seeds[0])?;
         ctx.csv("what_if_9hops", &what_ifs)?;
         ctx.note(what_if_note(&what_ifs, &missing));
         Ok(())
