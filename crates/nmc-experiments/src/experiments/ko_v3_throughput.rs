@@ -568,22 +568,27 @@ fn plt_chart(o: &Outcome, title: &str, seconds: f64) -> Chart {
             .take_while(|p| p.0 <= seconds)
             .collect()
     };
-    Chart::new(title, "time (s)", "PLT entries held (count, of 6)")
-        .with(Series::new(
-            "messages (in flight, RFNM on its way back)",
-            SeriesStyle::Line,
-            pick(|s| s.plt_messages),
-        ))
-        .with(Series::new(
-            "RFNMs waiting at the destination for an ALL",
-            SeriesStyle::Line,
-            pick(|s| s.plt_rfnms_waiting),
-        ))
-        .with(Series::new(
-            "REQALLs",
-            SeriesStyle::Line,
-            pick(|s| s.plt_reqalls),
-        ))
+    let of = o.params.plt_entries;
+    Chart::new(
+        title,
+        "time (s)",
+        format!("PLT entries held (count, of {of})"),
+    )
+    .with(Series::new(
+        "messages (in flight, RFNM on its way back)",
+        SeriesStyle::Line,
+        pick(|s| s.plt_messages),
+    ))
+    .with(Series::new(
+        "RFNMs waiting at the destination for an ALL",
+        SeriesStyle::Line,
+        pick(|s| s.plt_rfnms_waiting),
+    ))
+    .with(Series::new(
+        "REQALLs",
+        SeriesStyle::Line,
+        pick(|s| s.plt_reqalls),
+    ))
 }
 
 impl Experiment for KoV3Throughput {
@@ -635,6 +640,19 @@ impl Runs {
     fn note(&self, p: Period, h: u32) -> String {
         let (lo, hi) = spread(self.curve(p, h).map(|r| r.throughput_kbps));
         format!("{lo:.1}–{hi:.1} kbit/s")
+    }
+
+    /// The PLT entries of February 1975's runs, as the run had them (its first-seed 9-hop
+    /// outcome), for labels.
+    fn feb_plt_entries(&self) -> u32 {
+        self.results
+            .iter()
+            .find(|(r, o)| o.is_some() && r.period == Period::Feb1975 && r.case == "curve")
+            .and_then(|(_, o)| o.as_ref())
+            .map_or_else(
+                || nmc_imp::ImpParams::v3_1975_02().plt_entries,
+                |o| o.params.plt_entries,
+            )
     }
 
     /// The mean of one figure over the rows of case `c`.
@@ -720,6 +738,7 @@ impl KoV3Throughput {
     /// KO-6 to KO-9 beside K&O's figures.
     fn checks(ctx: &mut Context, runs: &Runs) {
         let n = runs.seeds.len();
+        let plt = runs.feb_plt_entries();
         let (oct9, feb9, may9) = (
             runs.avg(Period::Oct1974, 9, thr),
             runs.avg(Period::Feb1975, 9, thr),
@@ -758,9 +777,11 @@ impl KoV3Throughput {
         ctx.check(
             "KO-7 phasing",
             "PLT entries held by RFNMs waiting at the destination for an ALL, Feb 1975, 9 hops (mean over the run)",
-            "of 6",
+            &format!("of {plt}"),
             "K&O §VII, Fig. 7: \"most of the PLT's are owned by RFNM's\" (at least half)",
-            Target::AtLeast { value: 3.0 },
+            Target::AtLeast {
+                value: f64::from(plt) / 2.0,
+            },
             Value::Num(runs.avg(Period::Feb1975, 9, |r| r.plt_rfnms_waiting_mean)),
         );
         if let Some((r, _)) = runs
@@ -827,6 +848,8 @@ impl KoV3Throughput {
 
     /// Fig. 9, the PLT's holders and the RFNMs' waits against distance, and curve.csv.
     fn figures(ctx: &mut Context, runs: &Runs) -> Result<()> {
+        // Both 1975 profiles have the same PLT (K&O §VI); the label reads February's.
+        let plt = runs.feb_plt_entries();
         // The mechanism, in numbers and pictures.
         ctx.csv("curve", &runs.rows)?;
         let series = |p: Period, f: fn(&Row) -> f64| -> Vec<(f64, f64)> {
@@ -892,7 +915,7 @@ impl KoV3Throughput {
         let holders = Chart::new(
             "PLT entries of the source IMP by holder (K&O Fig. 7), mean over the run",
             "distance (hops)",
-            "PLT entries held, mean (count, of 6)",
+            format!("PLT entries held, mean (count, of {plt})"),
         )
         .with(Series::new(
             "Feb 1975: RFNMs waiting for an ALL",
