@@ -341,6 +341,45 @@ impl Experiment for KoLooping {
     }
 
     fn run(&self, ctx: &mut Context) -> Result<()> {
+        let runs = Self::runs(ctx)?;
+        Self::checks(ctx, &runs);
+        ctx.csv("summary", &runs.all)?;
+        ctx.csv("visits", &runs.visit_rows)?;
+        ctx.csv("loops", &runs.loop_rows)?;
+        ctx.csv("looped-packets", &runs.looped_rows)?;
+        Self::charts(ctx, &runs)?;
+        Self::notes(ctx, &runs);
+        ctx.progress(1.0);
+        Ok(())
+    }
+}
+
+/// What the runs gave, in run order.
+struct Runs {
+    /// One line per condition and loop prevention.
+    all: Vec<Stats>,
+    visit_rows: Vec<VisitRow>,
+    loop_rows: Vec<LoopRow>,
+    looped_rows: Vec<LoopedPacket>,
+    /// The UCLA pump's round trips, by condition and loop prevention.
+    rtts: BTreeMap<(&'static str, &'static str), Vec<f64>>,
+    /// The pump's round trips over time under failures, for three loop preventions.
+    series: BTreeMap<&'static str, Vec<(f64, f64)>>,
+}
+
+impl Runs {
+    /// The run of condition `c` under loop prevention `r`.
+    fn get(&self, c: &str, r: &str) -> &Stats {
+        self.all
+            .iter()
+            .find(|s| s.condition == c && s.routing == r)
+            .expect("ran")
+    }
+}
+
+impl KoLooping {
+    /// Every condition under every loop prevention, one run each, and what each gave.
+    fn runs(ctx: &mut Context) -> Result<Runs> {
         let mut all: Vec<Stats> = Vec::new();
         let mut visit_rows = Vec::new();
         let mut loop_rows = Vec::new();
@@ -432,12 +471,18 @@ impl Experiment for KoLooping {
                 ctx.progress(done / total);
             }
         }
-        let get = |c: &str, r: &str| {
-            all.iter()
-                .find(|s| s.condition == c && s.routing == r)
-                .expect("ran")
-        };
+        Ok(Runs {
+            all,
+            visit_rows,
+            loop_rows,
+            looped_rows,
+            rtts,
+            series,
+        })
+    }
 
+    /// KO-LOOP's rows beside K&O's words.
+    fn checks(ctx: &mut Context, runs: &Runs) {
         for c in CONDITIONS {
             ctx.check(
                 &format!("KO-LOOP exchanges, {c}"),
@@ -448,7 +493,7 @@ impl Experiment for KoLooping {
                     value: 50.0,
                     rel: 0.5,
                 },
-                Value::Num(get(c, "hold-down-1974").max_loop_hops as f64),
+                Value::Num(runs.get(c, "hold-down-1974").max_loop_hops as f64),
             );
         }
         ctx.check(
@@ -457,7 +502,7 @@ impl Experiment for KoLooping {
             "loops",
             &format!("{SOURCE}: loop traps \"observed repeatedly\""),
             Target::AtLeast { value: 1.0 },
-            Value::Num(get("traffic", "hold-down-1974").traps as f64),
+            Value::Num(runs.get("traffic", "hold-down-1974").traps as f64),
         );
         ctx.check(
             "KO-LOOP traps, fix",
@@ -465,7 +510,7 @@ impl Experiment for KoLooping {
             "loops",
             &format!("{SOURCE}: \"not been able to detect loop traps in this modified system\""),
             Target::AtMost { value: 0.0 },
-            Value::Num(get("traffic", "hold-down-window").traps as f64),
+            Value::Num(runs.get("traffic", "hold-down-window").traps as f64),
         );
         ctx.check(
             "KO-LOOP loop-free",
@@ -473,17 +518,18 @@ impl Experiment for KoLooping {
             "loops",
             &format!("{SOURCE}: a loop-free routing algorithm (ref. [10])"),
             Target::AtMost { value: 0.0 },
-            Value::Num(get("traffic + failures", "feasible-successor").table_loops as f64),
+            Value::Num(
+                runs.get("traffic + failures", "feasible-successor")
+                    .table_loops as f64,
+            ),
         )
         // Issue 17: the feasibility condition makes the tables loop-free by construction (Jaffe &
         // Moss 1982); the row can catch a defect in our implementation, not confirm a finding.
         .sanity_bound("feasible successors are loop-free by construction (Jaffe & Moss 1982)");
+    }
 
-        ctx.csv("summary", &all)?;
-        ctx.csv("visits", &visit_rows)?;
-        ctx.csv("loops", &loop_rows)?;
-        ctx.csv("looped-packets", &looped_rows)?;
-
+    /// Visits, loop durations, the round trips' tail and the pump's round trips over time.
+    fn charts(ctx: &mut Context, runs: &Runs) -> Result<()> {
         let c = "traffic + failures";
         let mut visits_chart = Chart::new(
             "Packets by the most visits to one IMP (traffic + failures)",
@@ -508,13 +554,14 @@ impl Experiment for KoLooping {
                 visits_chart = visits_chart.with(Series::new(
                     r,
                     SeriesStyle::LinePoints,
-                    visit_rows
+                    runs.visit_rows
                         .iter()
                         .filter(|v| v.condition == c && v.routing == r)
                         .map(|v| (v.max_visits as f64, (v.packets as f64).log10()))
                         .collect(),
                 ));
-                let d: Vec<f64> = loop_rows
+                let d: Vec<f64> = runs
+                    .loop_rows
                     .iter()
                     .filter(|l| l.condition == c && l.routing == r)
                     .map(|l| l.duration_ms)
@@ -527,7 +574,7 @@ impl Experiment for KoLooping {
             rtt_chart = rtt_chart.with(Series::new(
                 r,
                 SeriesStyle::Line,
-                log_ccdf(&rtts[&(c, r)], 1000.0),
+                log_ccdf(&runs.rtts[&(c, r)], 1000.0),
             ));
         }
         ctx.plot(
@@ -540,7 +587,7 @@ impl Experiment for KoLooping {
         let most = ROUTINGS
             .iter()
             .map(|r| {
-                loop_rows
+                runs.loop_rows
                     .iter()
                     .filter(|l| l.condition == c && l.routing == *r)
                     .count()
@@ -576,8 +623,8 @@ impl Experiment for KoLooping {
             "message accepted at (s)",
             "round trip (s)",
         );
-        for (r, pts) in series {
-            ts = ts.with(Series::new(r, SeriesStyle::Points, pts));
+        for (r, pts) in &runs.series {
+            ts = ts.with(Series::new(*r, SeriesStyle::Points, pts.clone()));
         }
         ctx.plot(
             "round-trips",
@@ -585,7 +632,11 @@ impl Experiment for KoLooping {
              feasible successors.",
             &ts,
         )?;
+        Ok(())
+    }
 
+    /// Each run in a sentence, the reading, and the definitions.
+    fn notes(ctx: &mut Context, runs: &Runs) {
         let line = |s: &Stats| {
             format!(
                 "{}: {:.2} % of packets looped, most visits {}, most loop hops {} (99th pct of looped {}), longest packet loop \
@@ -611,16 +662,21 @@ impl Experiment for KoLooping {
             )
         };
         for c in CONDITIONS {
-            let parts: Vec<String> = all.iter().filter(|s| s.condition == c).map(line).collect();
+            let parts: Vec<String> = runs
+                .all
+                .iter()
+                .filter(|s| s.condition == c)
+                .map(line)
+                .collect();
             ctx.note(format!("{c}. {}.", parts.join(". ")));
         }
         let (f, n, h, w, fs, st) = (
             "traffic + failures",
-            get("traffic + failures", "none"),
-            get("traffic + failures", "hold-down-1974"),
-            get("traffic + failures", "hold-down-window"),
-            get("traffic + failures", "feasible-successor"),
-            get("traffic", "static"),
+            runs.get("traffic + failures", "none"),
+            runs.get("traffic + failures", "hold-down-1974"),
+            runs.get("traffic + failures", "hold-down-window"),
+            runs.get("traffic + failures", "feasible-successor"),
+            runs.get("traffic", "static"),
         );
         ctx.note(format!(
             "Reading ({f}): without loop prevention loops are many and short ({} loops, mean {:.0} ms): a neighbour's \
@@ -665,7 +721,7 @@ impl Experiment for KoLooping {
             w.restarted_hold_downs,
             w.hold_downs,
             fs.pump_rtt_max_ms / 1e3,
-            get(f, "static").pump_rtt_max_ms / 1e3,
+            runs.get(f, "static").pump_rtt_max_ms / 1e3,
         ));
         ctx.note(format!(
             "With background traffic and no failures the pump gets {:.1} kbit/s at 9 hops with a {:.0} ms mean round trip \
@@ -686,7 +742,5 @@ impl Experiment for KoLooping {
             LONG_NS / 1_000_000,
             TAIL_MS
         ));
-        ctx.progress(1.0);
-        Ok(())
     }
 }
