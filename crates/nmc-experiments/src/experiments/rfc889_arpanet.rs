@@ -465,172 +465,211 @@ impl Experiment for Rfc889Arpanet {
         table.push_str(RFC889_HEADER);
         for (i, r) in rows.iter().enumerate() {
             ctx.progress(i as f64 / rows.len() as f64);
-            let s: InternetScenario = nmc_scenario::load(r.file, r.text, &[])?;
-            let seed = s.seed.unwrap_or(ctx.seed);
-            let out = run(&s, seed)?;
-            let f = fits(&out, Some(126));
-            let split = f
-                .split
-                .ok_or_else(|| anyhow::anyhow!("{}: too few answered volleys to fit", r.id))?;
-            let ours_single = columns(&split.short, 40.0, 125.0);
-            let ours_multi = columns(&split.long, 125.0, 256.0);
-            for (host, (s, m), comment) in [
-                (r.id, (ours_single, ours_multi), "ours".to_string()),
-                ("", (r.single, r.multi), format!("RFC 889: {}", r.comment)),
-            ] {
-                let cells = Rfc889Cells::Two {
-                    s40: s.0,
-                    s125: s.1,
-                    s_rate: s.2,
-                    m125: m.0,
-                    m256: m.1,
-                    m_rate: m.2,
-                };
-                writeln!(table, "{}", rfc889_row(host, &cells, &comment))?;
-            }
-            // RFC 889's split as one row per path: two lines split at 126 octets fit better than
-            // one (F), the multi-packet line is the faster, and it starts above the single-packet
-            // one at 125 octets.
-            let (ratio, jump) = (ours_multi.2 / ours_single.2, ours_multi.0 - ours_single.0);
-            let present = split.f_statistic >= BEST_SPLIT_MIN_F && ratio >= 1.0 && jump >= 0.0;
-            ctx.check(
-                &format!("R889-2 {} split at 126 octets", r.id),
-                &format!(
-                    "{}: split present (F ≥ {BEST_SPLIT_MIN_F}, multi/single rate ≥ 1, jump at 125 octets ≥ 0): F {:.0}, rate ratio {ratio:.2}, jump {jump:.1} ms",
-                    r.id, split.f_statistic
-                ),
-                "",
-                "RFC 889 §2.1–2.2: two characteristics split at 126 octets on ARPANET paths, the single-packet one much slower",
-                Target::Exact {
-                    text: "split present".into(),
-                },
-                Value::Text(if present { "split present" } else { "no split" }.into()),
-            );
-            for (q, short, unit, publ, ours) in [
-                (
-                    "single-packet delay at 40 octets",
-                    "single delay 40B",
-                    "ms",
-                    r.single.0,
-                    ours_single.0,
-                ),
-                (
-                    "single-packet delay at 125 octets",
-                    "single delay 125B",
-                    "ms",
-                    r.single.1,
-                    ours_single.1,
-                ),
-                (
-                    "single-packet rate",
-                    "single rate",
-                    "bit/s",
-                    r.single.2,
-                    ours_single.2,
-                ),
-                (
-                    "multi-packet delay at 125 octets",
-                    "multi delay 125B",
-                    "ms",
-                    r.multi.0,
-                    ours_multi.0,
-                ),
-                (
-                    "multi-packet delay at 256 octets",
-                    "multi delay 256B",
-                    "ms",
-                    r.multi.1,
-                    ours_multi.1,
-                ),
-                (
-                    "multi-packet rate",
-                    "multi rate",
-                    "bit/s",
-                    r.multi.2,
-                    ours_multi.2,
-                ),
-            ] {
-                super::rfc889_cell(
-                    ctx,
-                    &format!("R889-2 {} {short}", r.id),
-                    &format!(
-                        "{} ({}), {q}{}",
-                        r.id,
-                        r.comment,
-                        r.far.map_or(String::new(), |f| format!(
-                            "; far host {f}: its turnaround is not published, given the Fuzzball's (a choice)"
-                        ))
-                    ),
-                    unit,
-                    (publ, TOLERANCE),
-                    ours,
-                );
-            }
-            let answered = nmc_internet::one_way_ms(&out);
-            let chart = super::rfc889_delay_chart(
-                format!("RFC 889 {}: DCN1 → {} across the ARPANET", r.id, r.id),
-                answered,
-                vec![
-                    (
-                        "our fit, single-packet",
-                        vec![(40.0, ours_single.0), (125.0, ours_single.1)],
-                    ),
-                    (
-                        "our fit, multi-packet",
-                        vec![(125.0, ours_multi.0), (256.0, ours_multi.1)],
-                    ),
-                ],
-                (
-                    "RFC 889: delays at 40, 125 (both lines) and 256 octets",
-                    vec![
-                        (40.0, r.single.0),
-                        (125.0, r.single.1),
-                        (125.0, r.multi.0),
-                        (256.0, r.multi.1),
-                    ],
-                ),
-            );
-            ctx.plot(
-                &format!("delay-vs-length-{}", r.id.to_lowercase()),
-                &format!(
-                    "{}: simulated one-way delay against length across the IMP model, our two \
-                     lines split at 126 octets and RFC 889's delays (hollow markers).",
-                    r.id
-                ),
-                &chart,
-            )?;
-            ctx.csv(&format!("volleys-{}", r.id.to_lowercase()), &out.records)?;
-            results.push(PathResult {
-                host: r.id,
-                comment: r.comment,
-                ours_single_40_ms: ours_single.0,
-                ours_single_125_ms: ours_single.1,
-                ours_single_rate_bps: ours_single.2,
-                ours_multi_125_ms: ours_multi.0,
-                ours_multi_256_ms: ours_multi.1,
-                ours_multi_rate_bps: ours_multi.2,
-                split_f_statistic: split.f_statistic,
-                route_hops_min: stat(&out, "route_hops_min"),
-                route_hops_max: stat(&out, "route_hops_max"),
-                routes: routes(&out),
-                published_single_40_ms: r.single.0,
-                published_single_125_ms: r.single.1,
-                published_single_rate_bps: r.single.2,
-                published_multi_125_ms: r.multi.0,
-                published_multi_256_ms: r.multi.1,
-                published_multi_rate_bps: r.multi.2,
-                answered: out.volleys.iter().filter(|v| v.rtt.is_some()).count(),
-            });
+            results.push(Self::path(ctx, r, &mut table)?);
         }
-        // The 40-octet delay per hop over the paths of PER_HOP_ROWS, the model's and the
-        // table's on the same hop counts: the longest route SPF took on each path (the note
-        // shows where it moved during the run).
-        let find = |id: &str| {
-            results
-                .iter()
-                .find(|r| r.host == id)
-                .ok_or_else(|| anyhow::anyhow!("{id}: no such row in rows()"))
-        };
+        Self::per_hop(ctx, &results)?;
+        let differences = Self::differences(ctx, &results)?;
+        if !ctx.quick {
+            high_traffic_ablation(ctx, &rows, &results)?;
+        } else {
+            ctx.note(
+                "The high-traffic ablation (`ablation_high_traffic.csv`: more load, a slower far \
+                 host) runs without `--quick`.",
+            );
+        }
+        ctx.progress(1.0);
+        ctx.csv("rfc889-arpanet", &results)?;
+        ctx.text("table.txt", &table)?;
+        ctx.note(format!("```\n{table}```"));
+        ctx.note(format!(
+            "High against low traffic, one way (ISID-H carries other hosts' messages at the \
+             level of the busiest node of Dec 1985, Serr; ISID-L none):\n\n```\n{differences}```"
+        ));
+        ctx.note(format!(
+            "The split, the slopes and the jump come out of the IMP model's multi-packet \
+             procedure (allocation, REQALL/ALL, pipelined packets); nothing in the path names \
+             126 octets. Host constants from RFC 889's DCN5 row; the far hosts' own timing is \
+             not published (the Fuzzball's is used). Not modelled yet: {NOT_YET}."
+        ));
+        Ok(())
+    }
+}
+
+/// The result of path `id`.
+fn find<'a>(results: &'a [PathResult], id: &str) -> Result<&'a PathResult> {
+    results
+        .iter()
+        .find(|r| r.host == id)
+        .ok_or_else(|| anyhow::anyhow!("{id}: no such row in rows()"))
+}
+
+impl Rfc889Arpanet {
+    /// One path of RFC 889's table: the model's run, its split fit beside the table's, the
+    /// rows, the chart and the volleys; adds the two lines (ours, RFC 889's) to `table`.
+    fn path(ctx: &mut Context, r: &Row, table: &mut String) -> Result<PathResult> {
+        let s: InternetScenario = nmc_scenario::load(r.file, r.text, &[])?;
+        let seed = s.seed.unwrap_or(ctx.seed);
+        let out = run(&s, seed)?;
+        let f = fits(&out, Some(126));
+        let split = f
+            .split
+            .ok_or_else(|| anyhow::anyhow!("{}: too few answered volleys to fit", r.id))?;
+        let ours_single = columns(&split.short, 40.0, 125.0);
+        let ours_multi = columns(&split.long, 125.0, 256.0);
+        for (host, (s, m), comment) in [
+            (r.id, (ours_single, ours_multi), "ours".to_string()),
+            ("", (r.single, r.multi), format!("RFC 889: {}", r.comment)),
+        ] {
+            let cells = Rfc889Cells::Two {
+                s40: s.0,
+                s125: s.1,
+                s_rate: s.2,
+                m125: m.0,
+                m256: m.1,
+                m_rate: m.2,
+            };
+            writeln!(table, "{}", rfc889_row(host, &cells, &comment))?;
+        }
+        // RFC 889's split as one row per path: two lines split at 126 octets fit better than
+        // one (F), the multi-packet line is the faster, and it starts above the single-packet
+        // one at 125 octets.
+        let (ratio, jump) = (ours_multi.2 / ours_single.2, ours_multi.0 - ours_single.0);
+        let present = split.f_statistic >= BEST_SPLIT_MIN_F && ratio >= 1.0 && jump >= 0.0;
+        ctx.check(
+            &format!("R889-2 {} split at 126 octets", r.id),
+            &format!(
+                "{}: split present (F ≥ {BEST_SPLIT_MIN_F}, multi/single rate ≥ 1, jump at 125 octets ≥ 0): F {:.0}, rate ratio {ratio:.2}, jump {jump:.1} ms",
+                r.id, split.f_statistic
+            ),
+            "",
+            "RFC 889 §2.1–2.2: two characteristics split at 126 octets on ARPANET paths, the single-packet one much slower",
+            Target::Exact {
+                text: "split present".into(),
+            },
+            Value::Text(if present { "split present" } else { "no split" }.into()),
+        );
+        for (q, short, unit, publ, ours) in [
+            (
+                "single-packet delay at 40 octets",
+                "single delay 40B",
+                "ms",
+                r.single.0,
+                ours_single.0,
+            ),
+            (
+                "single-packet delay at 125 octets",
+                "single delay 125B",
+                "ms",
+                r.single.1,
+                ours_single.1,
+            ),
+            (
+                "single-packet rate",
+                "single rate",
+                "bit/s",
+                r.single.2,
+                ours_single.2,
+            ),
+            (
+                "multi-packet delay at 125 octets",
+                "multi delay 125B",
+                "ms",
+                r.multi.0,
+                ours_multi.0,
+            ),
+            (
+                "multi-packet delay at 256 octets",
+                "multi delay 256B",
+                "ms",
+                r.multi.1,
+                ours_multi.1,
+            ),
+            (
+                "multi-packet rate",
+                "multi rate",
+                "bit/s",
+                r.multi.2,
+                ours_multi.2,
+            ),
+        ] {
+            super::rfc889_cell(
+                ctx,
+                &format!("R889-2 {} {short}", r.id),
+                &format!(
+                    "{} ({}), {q}{}",
+                    r.id,
+                    r.comment,
+                    r.far.map_or(String::new(), |f| format!(
+                        "; far host {f}: its turnaround is not published, given the Fuzzball's (a choice)"
+                    ))
+                ),
+                unit,
+                (publ, TOLERANCE),
+                ours,
+            );
+        }
+        let answered = nmc_internet::one_way_ms(&out);
+        let chart = super::rfc889_delay_chart(
+            format!("RFC 889 {}: DCN1 → {} across the ARPANET", r.id, r.id),
+            answered,
+            vec![
+                (
+                    "our fit, single-packet",
+                    vec![(40.0, ours_single.0), (125.0, ours_single.1)],
+                ),
+                (
+                    "our fit, multi-packet",
+                    vec![(125.0, ours_multi.0), (256.0, ours_multi.1)],
+                ),
+            ],
+            (
+                "RFC 889: delays at 40, 125 (both lines) and 256 octets",
+                vec![
+                    (40.0, r.single.0),
+                    (125.0, r.single.1),
+                    (125.0, r.multi.0),
+                    (256.0, r.multi.1),
+                ],
+            ),
+        );
+        ctx.plot(
+            &format!("delay-vs-length-{}", r.id.to_lowercase()),
+            &format!(
+                "{}: simulated one-way delay against length across the IMP model, our two \
+                 lines split at 126 octets and RFC 889's delays (hollow markers).",
+                r.id
+            ),
+            &chart,
+        )?;
+        ctx.csv(&format!("volleys-{}", r.id.to_lowercase()), &out.records)?;
+        Ok(PathResult {
+            host: r.id,
+            comment: r.comment,
+            ours_single_40_ms: ours_single.0,
+            ours_single_125_ms: ours_single.1,
+            ours_single_rate_bps: ours_single.2,
+            ours_multi_125_ms: ours_multi.0,
+            ours_multi_256_ms: ours_multi.1,
+            ours_multi_rate_bps: ours_multi.2,
+            split_f_statistic: split.f_statistic,
+            route_hops_min: stat(&out, "route_hops_min"),
+            route_hops_max: stat(&out, "route_hops_max"),
+            routes: routes(&out),
+            published_single_40_ms: r.single.0,
+            published_single_125_ms: r.single.1,
+            published_single_rate_bps: r.single.2,
+            published_multi_125_ms: r.multi.0,
+            published_multi_256_ms: r.multi.1,
+            published_multi_rate_bps: r.multi.2,
+            answered: out.volleys.iter().filter(|v| v.rtt.is_some()).count(),
+        })
+    }
+
+    /// The 40-octet delay per hop over the paths of PER_HOP_ROWS, the model's and the table's
+    /// on the same hop counts: the longest route SPF took on each path (the note shows where
+    /// it moved during the run).
+    fn per_hop(ctx: &mut Context, results: &[PathResult]) -> Result<()> {
+        let find = |id: &str| find(results, id);
         let mut ours_pts = Vec::new();
         let mut publ_pts = Vec::new();
         let mut per_hop = String::new();
@@ -691,6 +730,13 @@ impl Experiment for Rfc889Arpanet {
                 .collect::<Vec<_>>()
                 .join(", ")
         ));
+        Ok(())
+    }
+
+    /// High against low traffic: the differences between the paired rows; returns them as
+    /// text for the note.
+    fn differences(ctx: &mut Context, results: &[PathResult]) -> Result<String> {
+        let find = |id: &str| find(results, id);
         let mut differences = String::new();
         for (low, high) in PAIRS {
             let (l, h) = (find(low)?, find(high)?);
@@ -725,28 +771,6 @@ impl Experiment for Rfc889Arpanet {
                 )?;
             }
         }
-        if !ctx.quick {
-            high_traffic_ablation(ctx, &rows, &results)?;
-        } else {
-            ctx.note(
-                "The high-traffic ablation (`ablation_high_traffic.csv`: more load, a slower far \
-                 host) runs without `--quick`.",
-            );
-        }
-        ctx.progress(1.0);
-        ctx.csv("rfc889-arpanet", &results)?;
-        ctx.text("table.txt", &table)?;
-        ctx.note(format!("```\n{table}```"));
-        ctx.note(format!(
-            "High against low traffic, one way (ISID-H carries other hosts' messages at the \
-             level of the busiest node of Dec 1985, Serr; ISID-L none):\n\n```\n{differences}```"
-        ));
-        ctx.note(format!(
-            "The split, the slopes and the jump come out of the IMP model's multi-packet \
-             procedure (allocation, REQALL/ALL, pipelined packets); nothing in the path names \
-             126 octets. Host constants from RFC 889's DCN5 row; the far hosts' own timing is \
-             not published (the Fuzzball's is used). Not modelled yet: {NOT_YET}."
-        ));
-        Ok(())
+        Ok(differences)
     }
 }
