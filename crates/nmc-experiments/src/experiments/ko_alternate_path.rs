@@ -156,6 +156,37 @@ impl Experiment for KoAlternatePath {
     }
 
     fn run(&self, ctx: &mut Context) -> Result<()> {
+        let g = Self::gains(ctx)?;
+        Self::gain_checks(ctx, &g);
+        let alternates = Self::three_times_rule(ctx)?;
+        Self::outputs(ctx, &g, &alternates)?;
+        Self::notes(ctx, &g, &alternates);
+        ctx.progress(1.0);
+        Ok(())
+    }
+}
+
+/// The two-path runs and their baseline.
+struct Gains {
+    /// Static routes, everything over P1, kbit/s.
+    base: f64,
+    /// One full packet on a 50 kbit/s line, ms (K&O: 23.5 ms).
+    packet_ms: f64,
+    /// One row per loop prevention.
+    gains: Vec<GainRow>,
+    switch_rows: Vec<SwitchRow>,
+    /// The run without loop prevention, for the queue pictures.
+    series_run: Option<Outcome>,
+}
+
+/// The gain row of loop prevention `v`.
+fn row<'a>(gains: &'a [GainRow], v: &str) -> &'a GainRow {
+    gains.iter().find(|g| g.routing == v).expect("ran")
+}
+
+impl KoAlternatePath {
+    /// Two equal 2-hop paths under each loop prevention, beside static routes over one.
+    fn gains(ctx: &mut Context) -> Result<Gains> {
         let quick = ctx.quick;
         // One path: static routes send everything over P1.
         let single = load(
@@ -226,7 +257,18 @@ impl Experiment for KoAlternatePath {
             }
             ctx.progress(0.1 + 0.4 * (i + 1) as f64 / VARIANTS.len() as f64);
         }
-        let row = |v: &str| gains.iter().find(|g| g.routing == v).expect("ran");
+        Ok(Gains {
+            base,
+            packet_ms,
+            gains,
+            switch_rows,
+            series_run,
+        })
+    }
+
+    /// KO-10's gain, switching and backlog rows.
+    fn gain_checks(ctx: &mut Context, g: &Gains) {
+        let row = |v: &str| row(&g.gains, v);
         for v in &VARIANTS[..3] {
             let row_of = ctx.check(
                 &format!("KO-10 gain {v}"),
@@ -272,8 +314,11 @@ impl Experiment for KoAlternatePath {
         // Issue 17: the pump fills SRC's output queue to its limit before the estimate turns, so
         // the backlog at a switch is `output_queue_max` (8, K&O §III's own figure), an input.
         .restated_input("equals the IMP's `output_queue_max` of 8 packets: the pump fills the queue to its limit before switching");
+    }
 
-        // The 3× rule: a primary of n hops, alternates of n+1 ..= 3n+1 hops.
+    /// The 3× rule: a primary of n hops, alternates of n+1 ..= 3n+1 hops.
+    fn three_times_rule(ctx: &mut Context) -> Result<Vec<AlternateRow>> {
+        let quick = ctx.quick;
         let mut alternates = Vec::new();
         let combos: Vec<(u32, u32)> = [1u32, 2]
             .iter()
@@ -318,10 +363,20 @@ impl Experiment for KoAlternatePath {
             // the shorter, whatever the load. The row cannot fail.
             .sanity_bound("with 4–12 units per hop an alternate of more than 3n hops (≥ 12n + 4 units) never beats an n-hop primary (≤ 12n)");
         }
+        Ok(alternates)
+    }
 
-        ctx.csv("gain", &gains)?;
-        ctx.csv("switches", &switch_rows)?;
-        ctx.csv("alternates", &alternates)?;
+    /// The tables and the charts.
+    fn outputs(ctx: &mut Context, g: &Gains, alternates: &[AlternateRow]) -> Result<()> {
+        let Gains {
+            gains,
+            switch_rows,
+            series_run,
+            ..
+        } = g;
+        ctx.csv("gain", gains)?;
+        ctx.csv("switches", switch_rows)?;
+        ctx.csv("alternates", alternates)?;
 
         if let Some(o) = &series_run {
             let window_ns = 8_000_000_000u64;
@@ -410,7 +465,19 @@ impl Experiment for KoAlternatePath {
              gain their argument predicts from our measured switch interval and backlog (overlap / interval).",
             &gain_chart,
         )?;
+        Ok(())
+    }
 
+    /// What the gain rests on.
+    fn notes(ctx: &mut Context, g: &Gains, alternates: &[AlternateRow]) {
+        let Gains {
+            base,
+            packet_ms,
+            gains,
+            ..
+        } = g;
+        let row = |v: &str| row(gains, v);
+        let none = row("none");
         ctx.note(format!(
             "One path: {base:.1} kbit/s (static routes, all over P1). One full packet takes {packet_ms:.1} ms on a 50 kbit/s \
              line here (K&O: 23.5 ms), so a backlog of 8 gives {:.0} ms of overlap (K&O: 188 ms).",
@@ -455,8 +522,6 @@ impl Experiment for KoAlternatePath {
              at best and a tie never moves traffic (\"only over paths of length less than 3n hops\").",
             used.join("; ")
         ));
-        ctx.progress(1.0);
-        Ok(())
     }
 }
 
