@@ -7,9 +7,20 @@
 //! background traffic) is `None` here and absent there. The names are today's, byte for byte:
 //! each is written once, in [`ImpMetrics::to_map`].
 
-use crate::model::Occupancy;
 use serde::Serialize;
 use std::collections::BTreeMap;
+
+/// The resources of the measured pair whose means the metrics give
+/// (`occupancy.<name>.mean`; `occupancy.csv`'s columns), in the order of
+/// [`ImpMetrics::occupancy_means`] and [`crate::model::Occupancy::counts`].
+pub const OCCUPANCY_RESOURCES: [&str; 6] = [
+    "message_numbers",
+    "plt_entries",
+    "reassembly_buffers",
+    "plt_reqalls",
+    "plt_rfnms_waiting",
+    "plt_messages",
+];
 
 /// Everything one IMP run measured. Field by field, the `summary.json` names are given in each
 /// field's doc.
@@ -17,7 +28,7 @@ use std::collections::BTreeMap;
 pub struct ImpMetrics {
     /// The measured pair's messages over the measured period (K&O §IV).
     pub pair: PairMetrics,
-    /// The means of the resources the measured pair holds, in [`Occupancy::COUNTED`]'s order
+    /// The means of the resources the measured pair holds, in [`OCCUPANCY_RESOURCES`]' order
     /// (`occupancy.<resource>.mean`); `None` without occupancy samples.
     pub occupancy_means: Option<[f64; 6]>,
     /// A RFNM's wait for reassembly buffers at the destination, ms
@@ -225,7 +236,7 @@ impl ImpMetrics {
     /// (`message_numbers`, `plt_entries`, `reassembly_buffers`, `plt_messages`,
     /// `plt_reqalls`, `plt_rfnms_waiting`); `None` without samples or for another name.
     pub fn occupancy_mean(&self, resource: &str) -> Option<f64> {
-        let k = Occupancy::COUNTED.iter().position(|n| *n == resource)?;
+        let k = OCCUPANCY_RESOURCES.iter().position(|n| *n == resource)?;
         self.occupancy_means.map(|m| m[k])
     }
 
@@ -272,7 +283,7 @@ impl ImpMetrics {
             put("rfnm.with_all_fraction", f);
         }
         if let Some(means) = self.occupancy_means {
-            for (name, v) in Occupancy::COUNTED.iter().zip(means) {
+            for (name, v) in OCCUPANCY_RESOURCES.iter().zip(means) {
                 put(&format!("occupancy.{name}.mean"), v);
             }
         }

@@ -126,14 +126,7 @@ pub enum Counted {
 
 impl Occupancy {
     /// The counts whose means the metrics give (`occupancy.<name>.mean`), in this order.
-    pub const COUNTED: [&'static str; 6] = [
-        "message_numbers",
-        "plt_entries",
-        "reassembly_buffers",
-        "plt_reqalls",
-        "plt_rfnms_waiting",
-        "plt_messages",
-    ];
+    pub const COUNTED: [&'static str; 6] = crate::metric::OCCUPANCY_RESOURCES;
 
     /// The values of [`Occupancy::COUNTED`].
     pub fn counts(&self) -> [u32; 6] {
