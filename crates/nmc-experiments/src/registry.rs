@@ -71,6 +71,13 @@ impl<'a> Context<'a> {
         }
     }
 
+    /// The seeds of an experiment that repeats its runs over `full` seeds: the reproduction's
+    /// seed and the `full - 1` after it, or the first alone under `--quick`.
+    pub fn seeds(&self, full: u64) -> Vec<u64> {
+        let n = if self.quick { 1 } else { full };
+        (0..n).map(|k| self.seed + k).collect()
+    }
+
     /// Reports the fraction done, 0..=1.
     pub fn progress(&self, fraction: f64) {
         (self.progress)(fraction.clamp(0.0, 1.0));

@@ -151,6 +151,9 @@ struct Rfc619Row {
     published_ms: f64,
 }
 
+/// Seeds of the full run (the first alone under `--quick`).
+const SEEDS: u64 = 3;
+
 /// RFC 619 (Naylor & Opderbeck, Mar 1974) Table 1, December 1973, mean round trip in ms
 /// "without status reports", by minimum hops 1..=9 (targets only).
 const RFC619_T1_DEC_MS: [f64; 9] = [50.0, 80.0, 112.0, 119.0, 134.0, 167.0, 240.0, 241.0, 218.0];
@@ -821,9 +824,7 @@ impl Experiment for KoV2Throughput {
         "Kleinrock & Opderbeck 1977, §II–IV, Figs. 3–6; load from RFC 586, RFC 612 and RFC 619"
     }
     fn run(&self, ctx: &mut Context) -> Result<()> {
-        let seeds: Vec<u64> = (0..if ctx.quick { 1 } else { 3 })
-            .map(|k| ctx.seed + k)
-            .collect();
+        let seeds = ctx.seeds(SEEDS);
         // Map curve, chain curve, RFC 619's run, the load sensitivity (with December's level),
         // the ablation, the line-delay what-if (a pump and a RFC 619 run each), the adaptive
         // curve, the other sites at each distance.

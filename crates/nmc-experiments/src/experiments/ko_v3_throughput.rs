@@ -131,6 +131,9 @@ struct Row {
     fig7: String,
 }
 
+/// Seeds of the full run (the first alone under `--quick`).
+const SEEDS: u64 = 3;
+
 /// KO-7's target (stated before the runs, module doc): Feb/Oct at 9 hops in 0.45–0.60.
 const KO7_RATIO: (f64, f64) = (0.45, 0.60);
 
@@ -670,9 +673,7 @@ impl KoV3Throughput {
     /// the output does not depend on the number of cores.
     fn runs(ctx: &mut Context) -> Result<Runs> {
         let quick = ctx.quick;
-        let seeds: Vec<u64> = (0..if quick { 1 } else { 3 })
-            .map(|k| ctx.seed + k)
-            .collect();
+        let seeds = ctx.seeds(SEEDS);
         // Every run is independent: all go to every core, and are taken back in this order,
         // so the output does not depend on the number of cores.
         let mut jobs: Vec<Job> = Vec::new();
