@@ -178,6 +178,27 @@ impl Experiment for Rfc632SinglePacket {
         "Opderbeck, RFC 632, May 1974, pp. 1–5"
     }
     fn run(&self, ctx: &mut Context) -> Result<()> {
+        let (rows, series) = Self::runs(ctx)?;
+        Self::checks(ctx, &rows);
+        ctx.csv("runs", &rows)?;
+        Self::chart_and_note(ctx, &rows, series)
+    }
+}
+
+/// Throughput over time (2 s bins) after the line error, per rule.
+type RuleSeries = Vec<(&'static str, Vec<(f64, f64)>)>;
+
+/// The run of `profile` under disturbance `d`.
+fn get<'a>(rows: &'a [Row], profile: &str, d: Disturbance) -> &'a Row {
+    rows.iter()
+        .find(|r| r.profile == profile && r.disturbance == d.name())
+        .expect("ran")
+}
+
+impl Rfc632SinglePacket {
+    /// Every rule under every disturbance, one run each: the rows, and the throughput over
+    /// time after the line error, per rule.
+    fn runs(ctx: &mut Context) -> Result<(Vec<Row>, RuleSeries)> {
         let disturbances = [
             Disturbance::None,
             Disturbance::LineError,
@@ -203,11 +224,12 @@ impl Experiment for Rfc632SinglePacket {
                 ctx.progress(rows.len() as f64 / total);
             }
         }
-        let get = |profile: &str, d: Disturbance| {
-            rows.iter()
-                .find(|r| r.profile == profile && r.disturbance == d.name())
-                .expect("ran")
-        };
+        Ok((rows, series))
+    }
+
+    /// R632-1's rows beside RFC 632's words.
+    fn checks(ctx: &mut Context, rows: &[Row]) {
+        let get = |profile: &str, d: Disturbance| get(rows, profile, d);
         let expected_throughput = Target::Range {
             lo: 30.0,
             hi: 50.0,
@@ -334,7 +356,14 @@ impl Experiment for Rfc632SinglePacket {
             },
             Value::Num(get("rfc632-fix-b", Disturbance::Detour).retransmissions_total as f64),
         );
-        ctx.csv("runs", &rows)?;
+    }
+
+    /// The throughput after the line error under each rule, and what the undisturbed and
+    /// trapped runs are made of.
+    fn chart_and_note(ctx: &mut Context, rows: &[Row], series: RuleSeries) -> Result<()> {
+        let get = |profile: &str, d: Disturbance| get(rows, profile, d);
+        let undisturbed = get("rfc632-current", Disturbance::None);
+        let trapped = get("rfc632-current", Disturbance::LineError);
         let mut chart = Chart::new(
             "Throughput after one line error at 10 s (2 s bins)",
             "time (s)",
