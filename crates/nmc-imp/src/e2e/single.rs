@@ -194,16 +194,14 @@ mod tests {
     //! The rules on one destination IMP, in RFC 632's words. Messages of one stream; the
     //! destination holds `REASSEMBLY` reassembly buffers.
     use super::*;
-    use crate::imp::Limits;
-    use crate::params::{ImpModel, ImpParams};
+    use crate::params::ImpParams;
     use SinglePacketRule::{AcceptAll, Current, FixA, FixB};
 
     const REASSEMBLY: u32 = 3;
     const STREAM: Stream = 7;
 
     fn dest() -> Imp {
-        let limits = Limits::of(&ImpParams::v2_1974_10());
-        Imp::new(1, "DEST".into(), ImpModel::H316, 40, REASSEMBLY, limits)
+        super::super::testing::imp(&ImpParams::v2_1974_10(), REASSEMBLY)
     }
 
     /// Message number `num` arrives; its message id is its number.

@@ -85,30 +85,14 @@ impl Procedure for V2 {
 #[cfg(test)]
 mod tests {
     //! Version 2's source rules on one IMP, in K&O §II's words.
+    use super::super::testing::want;
     use super::*;
-    use crate::imp::Limits;
-    use crate::params::{ImpModel, ImpParams};
+    use crate::params::ImpParams;
 
     /// A source IMP with the October 1974 profile's limits (4 numbers per IMP pair, 6 PLT
     /// entries: `params.rs`).
     fn imp() -> Imp {
-        Imp::new(
-            0,
-            "S".into(),
-            ImpModel::H516,
-            40,
-            10,
-            Limits::of(&ImpParams::v2_1974_10()),
-        )
-    }
-
-    fn want(msg: u64, state: MsgState) -> Want {
-        Want {
-            msg,
-            state,
-            stream: stream(0, 1),
-            dst: 1,
-        }
+        super::super::testing::imp(&ImpParams::v2_1974_10(), 10)
     }
 
     #[test]

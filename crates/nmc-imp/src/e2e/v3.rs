@@ -188,34 +188,16 @@ impl Procedure for V3 {
 #[cfg(test)]
 mod tests {
     //! Version 3's source rules on one IMP, in K&O §VI–VII's words.
+    use super::super::testing::want;
     use super::*;
-    use crate::imp::Limits;
-    use crate::params::{ImpModel, ImpParams};
+    use crate::params::ImpParams;
 
     /// A source IMP with the 1975 profile's limits (8 numbers per host pair, 6 PLT entries,
     /// 64 blocks, superfluous REQALLs sent: `params.rs`).
     fn imp() -> Imp {
-        Imp::new(
-            0,
-            "S".into(),
-            ImpModel::H516,
-            40,
-            10,
-            Limits::of(&ImpParams::v3_1975_02()),
-        )
+        super::super::testing::imp(&ImpParams::v3_1975_02(), 10)
     }
 
-    fn want(msg: MsgId, state: MsgState) -> Want {
-        Want {
-            msg,
-            state,
-            stream: stream(0, 1),
-            dst: 1,
-        }
-    }
-
-    /// K&O §VI: the first message to a host makes the transmit block and asks for the receive
-    /// block; the next waits for the answer.
     #[test]
     fn the_first_message_of_a_host_pair_asks_for_the_block_pair_and_the_next_waits() {
         let mut s = imp();
