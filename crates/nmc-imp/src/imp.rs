@@ -60,7 +60,7 @@ use crate::link::{Frame, FrameKind, Hold, Link, NextFrame};
 use crate::packet::{MsgId, Packet, PktId, Stream};
 use crate::params::{ImpModel, ImpParams};
 use crate::processor::{Processor, Task};
-use crate::source::{Allocations, Numbers, Plt, PltClaims};
+use crate::source::{Allocations, Numbers, Plt, PltClaims, SourceMsg};
 use crate::timer::{Deadline, Woken};
 use nmc_sim::{SimDuration, SimTime};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -333,7 +333,10 @@ pub struct Imp {
     /// The profile's limits its rules read.
     pub limits: Limits,
 
-    // ---- Source side (K&O §II points b, c, h, i) ----
+    // ---- Source side (K&O §II points a, b, c, e, h, i) ----
+    /// Its hosts' messages, from the host's offer until the RFNM comes back, each where it is
+    /// in the procedure ([`SourceMsg`]), by id.
+    pub messages: BTreeMap<MsgId, SourceMsg>,
     /// Message numbers per stream (point b), given out in order ([`Numbers`]).
     pub numbers: Numbers,
     /// Pending leader table entries (point c) and, in version 2, who waits for one ([`Plt`]).
@@ -396,6 +399,7 @@ impl Imp {
             reasm_used: 0,
             cpu: Processor::default(),
             limits,
+            messages: BTreeMap::new(),
             numbers: Numbers::default(),
             plt: Plt::default(),
             allocs: Allocations::default(),

@@ -25,8 +25,7 @@
 //! disturbances are in `model/instrument.rs`; the lockup watch in `model/lockup.rs`.
 //!
 //! This file is the driver's map: the events ([`Ev`]; the observers' timers apart, as
-//! [`Tick`]), the messages ([`Msg`], [`MsgState`]),
-//! the random streams, the [`Subnet`] with its construction and first events, and the dispatch
+//! [`Tick`]), the random streams, the [`Subnet`] with its construction and first events, and the dispatch
 //! of each event ([`Model::handle`]). The rest of `impl Subnet` is in the child modules:
 //!
 //! | module | what |
@@ -65,7 +64,7 @@ pub use background::{Background, BackgroundTally, LengthMix};
 pub use host::{Handed, Host, Pump};
 pub use instrument::{Action, Generator};
 pub use lockup::{HeldAt, LockupReport};
-pub use observer::{Counted, MessageRecord, Observer, Occupancy};
+pub use observer::{Counted, MessageRecord, Observer, Occupancy, Tracked};
 pub use single::{E2eEvent, Happened, Note, Side, What};
 pub use slice::{SliceItem, TimeSlice};
 use trace::Tr;
@@ -244,40 +243,6 @@ pub fn pairs_stream(i: usize) -> u64 {
     (1 << 48) + i as u64
 }
 
-/// A host message in the subnet: its ends, its length, where it is in the source IMP's procedure,
-/// and its record.
-#[derive(Clone, Debug)]
-pub struct Msg {
-    /// The source host.
-    pub host: u32,
-    /// The destination host.
-    pub dst_host: u32,
-    /// Other hosts' traffic (`model/background.rs`): counted, not recorded one by one.
-    pub background: bool,
-    /// The last packet has reached the destination host.
-    pub delivered: bool,
-    /// The source IMP.
-    pub src: u32,
-    /// The destination IMP.
-    pub dst: u32,
-    /// Its sequence of message numbers: the IMP pair (version 2) or the host pair (version 3).
-    pub stream: Stream,
-    /// Its length, data bits.
-    pub bits: u64,
-    /// Packets it is cut into.
-    pub packets: u8,
-    /// Where it is in the source IMP's procedure.
-    pub state: MsgState,
-    /// The message number it holds, if any.
-    pub num: Option<u64>,
-    /// Packets the host has put into the source IMP so far.
-    pub input: u8,
-    /// REQALLs sent for it.
-    pub reqalls: u32,
-    /// Its timeline, as recorded.
-    pub rec: MessageRecord,
-}
-
 /// The subnet as an event model ([`Model`]): the IMPs and their lines, the hosts, the messages and
 /// packets in flight, routing, and what the run observes.
 pub struct Subnet {
@@ -294,8 +259,6 @@ pub struct Subnet {
     pub hosts: Vec<Host>,
     /// Every packet held anywhere in the subnet, by id.
     pub slab: Slab,
-    /// The messages the subnet holds, from their offer until their RFNM comes back, by id.
-    pub msgs: BTreeMap<MsgId, Msg>,
     /// The id the next message takes.
     pub next_msg: MsgId,
     /// The trace (`trace = true`; off otherwise).
@@ -396,13 +359,13 @@ impl Subnet {
             link_at,
             hosts,
             slab: Slab::default(),
-            msgs: BTreeMap::new(),
             next_msg: 0,
             trace,
             actions: Vec::new(),
             corrupt_next: BTreeSet::new(),
             detours: BTreeMap::new(),
             obs: Observer {
+                messages: BTreeMap::new(),
                 done: Vec::new(),
                 delivered_at: BTreeMap::new(),
                 delivered_last: BTreeMap::new(),

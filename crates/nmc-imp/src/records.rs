@@ -205,7 +205,7 @@ impl MessageFile {
     pub fn drain(&mut self, m: &mut Subnet) {
         self.take(m);
         let mut bound = m.next_msg;
-        if let Some(&oldest) = m.msgs.keys().next() {
+        if let Some(&oldest) = m.obs.messages.keys().next() {
             bound = bound.min(oldest);
         }
         for i in &m.imps {

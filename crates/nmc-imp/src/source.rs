@@ -1,5 +1,6 @@
 //! A source IMP's end-to-end tables as sans-I/O cores (K&O §II points b, c, h, i; §VI for
-//! version 3): message numbers per stream ([`Numbers`]), entries of the pending leader table
+//! version 3): its messages and where each is in the procedure ([`SourceMsg`], [`MsgState`]),
+//! message numbers per stream ([`Numbers`]), entries of the pending leader table
 //! ([`Plt`]), and allocations of reassembly space per destination IMP ([`Allocations`]).
 //!
 //! Each table says who gets what next and who waits, first come first served; none reads a
@@ -10,7 +11,60 @@
 use crate::packet::{MsgId, Stream};
 use crate::timer::Deadline;
 use nmc_sim::{SimDuration, SimTime};
+use serde::Serialize;
 use std::collections::{BTreeMap, VecDeque};
+
+/// Where a message is in the source IMP's procedure. Every change goes through `change`,
+/// which traces it (`trace = true`: `{"event": "state", "from": ..., "to": ...}`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MsgState {
+    /// Packet 1 is to go into the source IMP (point a): the message has taken nothing yet.
+    InputFirst,
+    /// Version 3: waiting for its transmit block (`e2e/v3.rs`).
+    NeedBlock,
+    /// Waiting for a message number (point b).
+    NeedNumber,
+    /// Version 3: holds its number, looks for an allocation.
+    NeedAll,
+    /// Holding its number (and, in version 3, its allocation): waiting for a PLT entry (point c).
+    NeedPlt,
+    /// A REQALL is out or decided for it (version 2: the REQALL took its number and PLT entry),
+    /// or, in version 3, withheld behind one outstanding: it waits for the ALL.
+    AwaitAll,
+    /// Packet 1 has left with all it needs held (point e); the host puts the rest in.
+    Launched,
+}
+
+/// A host message at its source IMP (K&O Fig. 1 points a–h), held in the IMP's table
+/// ([`crate::imp::Imp::messages`]) from the moment its host offers it until its RFNM comes
+/// back: its ends, its length and where it is in the procedure. What a run records of it
+/// (its timeline) is the observer's, not the IMP's (`model/observer.rs`).
+#[derive(Clone, Debug)]
+pub struct SourceMsg {
+    /// The source host.
+    pub host: u32,
+    /// The destination host.
+    pub dst_host: u32,
+    /// The source IMP (this one).
+    pub src: u32,
+    /// The destination IMP.
+    pub dst: u32,
+    /// Its sequence of message numbers: the IMP pair (version 2) or the host pair (version 3).
+    pub stream: Stream,
+    /// Its length, data bits.
+    pub bits: u64,
+    /// Packets it is cut into.
+    pub packets: u8,
+    /// Where it is in the source IMP's procedure.
+    pub state: MsgState,
+    /// The message number it holds, if any.
+    pub num: Option<u64>,
+    /// Packets the host has put into the source IMP so far.
+    pub input: u8,
+    /// REQALLs sent for it.
+    pub reqalls: u32,
+}
 
 /// A claim on a PLT entry in version 3 (K&O §VI: "message number, reassembly buffers, and PLT
 /// entry", in that order; "the message number and the PLT entry are used to send a REQALL").

@@ -17,29 +17,7 @@
 use crate::imp::Imp;
 pub use crate::imp::SourceLimits;
 use crate::packet::{MsgId, Stream};
-use serde::Serialize;
-
-/// Where a message is in the source IMP's procedure. Every change goes through `change`,
-/// which traces it (`trace = true`: `{"event": "state", "from": ..., "to": ...}`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum MsgState {
-    /// Packet 1 is to go into the source IMP (point a): the message has taken nothing yet.
-    InputFirst,
-    /// Version 3: waiting for its transmit block (`e2e/v3.rs`).
-    NeedBlock,
-    /// Waiting for a message number (point b).
-    NeedNumber,
-    /// Version 3: holds its number, looks for an allocation.
-    NeedAll,
-    /// Holding its number (and, in version 3, its allocation): waiting for a PLT entry (point c).
-    NeedPlt,
-    /// A REQALL is out or decided for it (version 2: the REQALL took its number and PLT entry),
-    /// or, in version 3, withheld behind one outstanding: it waits for the ALL.
-    AwaitAll,
-    /// Packet 1 has left with all it needs held (point e); the host puts the rest in.
-    Launched,
-}
+pub use crate::source::MsgState;
 
 /// What a rule reads of the message it moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

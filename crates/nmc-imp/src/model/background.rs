@@ -178,7 +178,7 @@ impl Subnet {
         if let Some(tag) = self.obs.outside_tags.remove(&msg) {
             self.obs.outside_delivered.push_back((tag, now));
         }
-        if let Some(m) = self.msgs.get_mut(&msg) {
+        if let Some(m) = self.obs.messages.get_mut(&msg) {
             m.delivered = true;
         }
         if self.hosts[host as usize].background.is_some() {

@@ -47,7 +47,7 @@ impl Subnet {
         self.send_control(now, imp, dst, stream, PktKind::ReleaseBlock, q);
         // A message waiting for a free transmit block may have one now.
         while let Some(w) = self.imps[imp as usize].tx_blocks.first_waiting() {
-            self.advance(now, w, q);
+            self.advance(now, imp, w, q);
             if self.imps[imp as usize].tx_blocks.first_waiting() == Some(w) {
                 break;
             }
@@ -79,7 +79,7 @@ impl Subnet {
                     return;
                 };
                 for w in waiters {
-                    self.advance(now, w, q);
+                    self.advance(now, imp, w, q);
                 }
                 self.wake_hosts(now, imp, q);
             }

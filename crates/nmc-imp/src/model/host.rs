@@ -5,8 +5,9 @@
 //! full (at most 8; K&O §III); at the destination IMP each host has its own interface, and the
 //! RFNM is made after packet 1 has gone through it (K&O §II point g).
 
-use super::{Background, Ev, Generator, MessageRecord, Msg, MsgState, Subnet, Tr, change};
+use super::{Background, Ev, Generator, MessageRecord, MsgState, Subnet, Tr, Tracked, change};
 use crate::packet::MsgId;
+use crate::source::SourceMsg;
 use nmc_sim::{Bits, EventQueue, SimDuration, SimTime};
 use std::collections::VecDeque;
 
@@ -125,7 +126,7 @@ impl Subnet {
                 None => return false,
             },
         };
-        let m = &self.msgs[&mid];
+        let m = &self.imps[imp as usize].messages[&mid];
         if !(m.state == MsgState::InputFirst && m.input == 0
             || m.state == MsgState::Launched && m.input < m.packets)
         {
@@ -226,13 +227,11 @@ impl Subnet {
                 host: &self.hosts[h as usize].name,
             },
         );
-        self.msgs.insert(
+        self.imps[src as usize].messages.insert(
             id,
-            Msg {
+            SourceMsg {
                 host: h,
                 dst_host,
-                background,
-                delivered: false,
                 src,
                 dst,
                 stream,
@@ -242,9 +241,14 @@ impl Subnet {
                 num: None,
                 input,
                 reqalls: 0,
-                rec,
             },
         );
+        let tracked = Tracked {
+            background,
+            delivered: false,
+            rec,
+        };
+        self.obs.messages.insert(id, tracked);
         id
     }
 
@@ -253,34 +257,39 @@ impl Subnet {
         let mid = self.hosts[h as usize]
             .current
             .expect("input of a current message");
-        let m = self.msgs.get_mut(&mid).expect("current message exists");
+        let src = self.hosts[h as usize].imp;
+        let m = self.source_msg(src, mid);
         let index = m.input;
         m.input += 1;
         // The task level takes the packet in (`model/processing.rs`).
-        let (src, pbits) = (m.src, m.bits);
-        let of = m.packets;
+        let (pbits, of) = (m.bits, m.packets);
         let bits = self.packet_bits(pbits, index, of);
         self.host_packet(now, src, bits, q);
-        let m = self.msgs.get_mut(&mid).expect("current message exists");
         if index == 0 {
-            m.rec.first_in_ns = Some(now.as_nanos());
-            change(&mut self.trace, now, mid, m, self.procedure.first_state());
+            self.record(mid).first_in_ns = Some(now.as_nanos());
+            let first = self.procedure.first_state();
+            let m = self.imps[src as usize].messages.get_mut(&mid);
+            change(&mut self.trace, now, mid, m.expect("message"), first);
             self.trace.emit(
                 now,
                 &Tr::FirstIn {
                     msg: mid,
-                    imp: &self.imps[m.src as usize].name,
+                    imp: &self.imps[src as usize].name,
                 },
             );
-            self.advance(now, mid, q);
+            self.advance(now, src, mid, q);
         } else {
+            let m = &self.imps[src as usize].messages[&mid];
             let (src, dst, num, of, bits) =
                 (m.src, m.dst, m.num.expect("launched"), m.packets, m.bits);
             let pb = self.packet_bits(bits, index, of);
             self.send_data(now, src, dst, mid, num, index, of, pb, q);
         }
-        let m = &self.msgs[&mid];
-        if m.input == m.packets && m.state == MsgState::Launched && m.rec.accepted_ns.is_none() {
+        let m = &self.imps[src as usize].messages[&mid];
+        if m.input == m.packets
+            && m.state == MsgState::Launched
+            && self.obs.messages[&mid].rec.accepted_ns.is_none()
+        {
             self.accepted(now, h, mid);
         }
         self.host_try(now, h, q);
@@ -288,8 +297,7 @@ impl Subnet {
 
     /// The last packet of a message is in the source IMP: the pump may offer the next.
     pub(super) fn accepted(&mut self, now: SimTime, h: u32, mid: MsgId) {
-        let m = self.msgs.get_mut(&mid).expect("message");
-        m.rec.accepted_ns = Some(now.as_nanos());
+        self.record(mid).accepted_ns = Some(now.as_nanos());
         self.hosts[h as usize].current = None;
         self.trace.emit(now, &Tr::Accepted { msg: mid });
     }
@@ -346,7 +354,7 @@ impl Subnet {
             let d = i
                 .replies
                 .make_rfnm(o.stream, o.msg, o.num, now, self.params.rfnm_all_wait);
-            if let Some(m) = self.msgs.get_mut(&o.msg).filter(|m| !m.background) {
+            if let Some(m) = self.obs.messages.get_mut(&o.msg).filter(|m| !m.background) {
                 m.rec.rfnm_made_ns = Some(now.as_nanos());
             }
             q.schedule(

@@ -137,9 +137,8 @@ impl Subnet {
             g.in_flight += 1;
             // It starts inside the IMP: the packet is in, and it goes to point b.
             let id = self.insert_message(now, h, dst_host, bits, self.procedure.first_state(), 1);
-            let rec = &mut self.msgs.get_mut(&id).expect("just made").rec;
-            rec.first_in_ns = Some(now.as_nanos());
-            self.advance(now, id, q);
+            self.record(id).first_in_ns = Some(now.as_nanos());
+            self.advance(now, src, id, q);
         }
     }
 }

@@ -39,7 +39,10 @@ impl Subnet {
             },
             src,
             dst,
-            stream: self.msgs.get(&msg).map_or(0, |m| m.stream),
+            stream: self.imps[src as usize]
+                .messages
+                .get(&msg)
+                .map_or(0, |m| m.stream),
             bits: Bits::new(bits),
             hops: 0,
         };

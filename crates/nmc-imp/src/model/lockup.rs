@@ -90,7 +90,7 @@ impl Subnet {
 
     pub(super) fn watchdog(&mut self, now: SimTime, q: &mut EventQueue<Ev>) {
         let p = self.progress();
-        if p != self.obs.progress_mark.0 || self.msgs.is_empty() {
+        if p != self.obs.progress_mark.0 || self.obs.messages.is_empty() {
             self.obs.progress_mark = (p, now);
         } else if now.since(self.obs.progress_mark.1) >= self.obs.lockup_window {
             let report = self.lockup_report(now);
@@ -147,7 +147,7 @@ impl Subnet {
         LockupReport {
             detected_ns: now.as_nanos(),
             last_progress_ns: self.obs.progress_mark.1.as_nanos(),
-            outstanding: self.msgs.len(),
+            outstanding: self.obs.messages.len(),
             held,
         }
     }

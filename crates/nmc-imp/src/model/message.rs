@@ -19,11 +19,13 @@ impl Subnet {
     /// what the step asks for is done here.
     ///
     /// [`Procedure::step`]: super::Procedure::step
-    pub(super) fn advance(&mut self, now: SimTime, mid: MsgId, q: &mut EventQueue<Ev>) {
+    pub(super) fn advance(&mut self, now: SimTime, src: u32, mid: MsgId, q: &mut EventQueue<Ev>) {
         let p = self.procedure;
         loop {
-            let Some(m) = self.msgs.get(&mid) else { return };
-            let (src, dst, stream) = (m.src, m.dst, m.stream);
+            let Some(m) = self.imps[src as usize].messages.get(&mid) else {
+                return;
+            };
+            let (dst, stream) = (m.dst, m.stream);
             let want = Want {
                 msg: mid,
                 state: m.state,
@@ -32,33 +34,36 @@ impl Subnet {
             };
             match p.step(&mut self.imps[src as usize], want) {
                 Step::Wait => return,
-                Step::Moved(state) => self.set_state(now, mid, state),
+                Step::Moved(state) => self.set_state(now, src, mid, state),
                 Step::Numbered { num, then } => {
-                    let m = self.msgs.get_mut(&mid).expect("message");
+                    let m = self.imps[src as usize].messages.get_mut(&mid);
+                    let m = m.expect("message");
                     m.num = Some(num);
-                    m.rec.numbered_ns = Some(now.as_nanos());
+                    let single = m.packets == 1;
                     change(&mut self.trace, now, mid, m, then);
+                    self.record(mid).numbered_ns = Some(now.as_nanos());
                     self.trace.emit(now, &Tr::Number { msg: mid, num });
-                    if self.msgs[&mid].packets == 1 {
+                    if single {
                         // RFC 632: no PLT entry, no allocation, no REQALL.
-                        self.launch_single(now, mid, q);
+                        self.launch_single(now, src, mid, q);
                         return;
                     }
                 }
                 Step::PltLaunch => {
                     let plt_used = self.imps[src as usize].plt.used();
                     self.trace.emit(now, &Tr::Plt { msg: mid, plt_used });
-                    self.launch(now, mid, q);
+                    self.launch(now, src, mid, q);
                     return;
                 }
                 Step::PltReqall => {
                     let plt_used = self.imps[src as usize].plt.used();
                     self.trace.emit(now, &Tr::Plt { msg: mid, plt_used });
-                    let m = self.msgs.get_mut(&mid).expect("message");
+                    let m = self.imps[src as usize].messages.get_mut(&mid);
+                    let m = m.expect("message");
                     let num = m.num.take().expect("numbered");
                     change(&mut self.trace, now, mid, m, MsgState::AwaitAll);
                     m.reqalls += 1;
-                    m.rec.reqalls += 1;
+                    self.record(mid).reqalls += 1;
                     self.trace.emit(now, &Tr::Reqall { msg: mid, num });
                     self.count(Counted::Reqall);
                     let kind = PktKind::ReqAll { msg: mid, num };
@@ -77,7 +82,7 @@ impl Subnet {
                     return;
                 }
                 Step::Withheld => {
-                    self.set_state(now, mid, MsgState::AwaitAll);
+                    self.set_state(now, src, mid, MsgState::AwaitAll);
                     self.count(Counted::ReqallWithheld);
                     return;
                 }
@@ -85,10 +90,11 @@ impl Subnet {
                     if superfluous {
                         self.count(Counted::SuperfluousReqall);
                     }
-                    let m = self.msgs.get_mut(&mid).expect("message");
+                    let m = self.imps[src as usize].messages.get_mut(&mid);
+                    let m = m.expect("message");
                     change(&mut self.trace, now, mid, m, MsgState::AwaitAll);
                     m.reqalls += 1;
-                    m.rec.reqalls += 1;
+                    self.record(mid).reqalls += 1;
                     self.serve_plt(now, src, q);
                     return;
                 }
@@ -115,12 +121,12 @@ impl Subnet {
                     if moved == Some(w) {
                         return;
                     }
-                    self.advance(now, w, q);
+                    self.advance(now, imp, w, q);
                     moved = Some(w);
                 }
                 Grant::Launch { msg, plt_used } => {
                     self.trace.emit(now, &Tr::Plt { msg, plt_used });
-                    self.launch(now, msg, q);
+                    self.launch(now, imp, msg, q);
                 }
                 Grant::Reqall {
                     msg,
@@ -144,26 +150,41 @@ impl Subnet {
     fn reply_served(&mut self, now: SimTime, imp: u32, dst: u32, q: &mut EventQueue<Ev>) {
         let p = self.procedure;
         if let Some((w, state)) = p.ask_again(&mut self.imps[imp as usize], dst)
-            && self.msgs.contains_key(&w)
+            && self.imps[imp as usize].messages.contains_key(&w)
         {
-            self.set_state(now, w, state);
-            self.advance(now, w, q);
+            self.set_state(now, imp, w, state);
+            self.advance(now, imp, w, q);
         }
     }
 
     /// Message `mid` moves to state `s` (traced).
-    pub(super) fn set_state(&mut self, now: SimTime, mid: MsgId, s: MsgState) {
-        let m = self.msgs.get_mut(&mid).expect("message");
-        change(&mut self.trace, now, mid, m, s);
+    pub(super) fn set_state(&mut self, now: SimTime, src: u32, mid: MsgId, s: MsgState) {
+        let m = self.imps[src as usize].messages.get_mut(&mid);
+        change(&mut self.trace, now, mid, m.expect("message"), s);
+    }
+
+    /// Message `mid` at its source IMP `src`, which holds it.
+    pub(super) fn source_msg(&mut self, src: u32, mid: MsgId) -> &mut crate::source::SourceMsg {
+        let m = self.imps[src as usize].messages.get_mut(&mid);
+        m.expect("the source IMP holds the message")
+    }
+
+    /// What the observer records of message `mid`, which the subnet holds.
+    pub(super) fn record(&mut self, mid: MsgId) -> &mut super::MessageRecord {
+        &mut self
+            .obs
+            .messages
+            .get_mut(&mid)
+            .expect("a tracked message")
+            .rec
     }
 
     /// Point e: packet 1 leaves; input of the rest resumes.
-    pub(super) fn launch(&mut self, now: SimTime, mid: MsgId, q: &mut EventQueue<Ev>) {
-        let m = self.msgs.get_mut(&mid).expect("message");
+    pub(super) fn launch(&mut self, now: SimTime, src: u32, mid: MsgId, q: &mut EventQueue<Ev>) {
+        let m = self.imps[src as usize].messages.get_mut(&mid);
+        let m = m.expect("message");
         change(&mut self.trace, now, mid, m, MsgState::Launched);
-        m.rec.launched_ns = Some(now.as_nanos());
-        let (src, dst, num, of, bits, host, input) = (
-            m.src,
+        let (dst, num, of, bits, host, input) = (
             m.dst,
             m.num.expect("numbered"),
             m.packets,
@@ -171,6 +192,7 @@ impl Subnet {
             m.host,
             m.input,
         );
+        self.record(mid).launched_ns = Some(now.as_nanos());
         self.trace.emit(now, &Tr::Launched { msg: mid });
         let pb = self.packet_bits(bits, 0, of);
         self.send_data(now, src, dst, mid, num, 0, of, pb, q);
@@ -184,7 +206,7 @@ impl Subnet {
     pub(super) fn serve_waiters(&mut self, now: SimTime, imp: u32, q: &mut EventQueue<Ev>) {
         for d in self.imps[imp as usize].numbers.waiting_streams() {
             while let Some(w) = self.imps[imp as usize].numbers.first_waiting(d) {
-                self.advance(now, w, q);
+                self.advance(now, imp, w, q);
                 if self.imps[imp as usize].numbers.first_waiting(d) == Some(w) {
                     break;
                 }
@@ -209,8 +231,9 @@ impl Subnet {
                 if all {
                     self.add_allocation(now, imp, dst, q);
                 }
-                if let Some(m) = self.msgs.remove(&msg) {
-                    let mut rec = m.rec;
+                if let Some(m) = self.imps[imp as usize].messages.remove(&msg) {
+                    let t = self.obs.messages.remove(&msg).expect("a tracked message");
+                    let mut rec = t.rec;
                     rec.rfnm_ns = Some(now.as_nanos());
                     rec.rfnm_carried_all = Some(all);
                     let rtt = now.as_nanos() - rec.offered_ns;
@@ -223,7 +246,7 @@ impl Subnet {
                         },
                     );
                     let hops = self.topo.hops(m.src, m.dst).unwrap_or(0);
-                    self.answered(m.background, hops, rec);
+                    self.answered(t.background, hops, rec);
                 }
                 self.serve_waiters(now, imp, q);
                 self.reply_served(now, imp, dst, q);
@@ -275,12 +298,12 @@ impl Subnet {
             },
         );
         if let Some(w) = self.imps[imp as usize].allocs.next_awaiting(dst)
-            && let Some(m) = self.msgs.get_mut(&w)
+            && let Some(m) = self.imps[imp as usize].messages.get_mut(&w)
         {
             // Version 2: the REQALL stole the number, the message starts again at point b.
             // Version 3: it kept its number and now has its allocation.
             change(&mut self.trace, now, w, m, self.procedure.allocated_state());
-            self.advance(now, w, q);
+            self.advance(now, imp, w, q);
         }
     }
 
@@ -329,7 +352,7 @@ impl Subnet {
                     self.imps[imp as usize]
                         .delivery
                         .packet((p.stream, num), msg, of, p.bits.get());
-                if let Some(m) = self.msgs.get_mut(&msg).filter(|m| !m.background) {
+                if let Some(m) = self.obs.messages.get_mut(&msg).filter(|m| !m.background) {
                     let t = Some(now.as_nanos());
                     if first {
                         m.rec.first_arrived_ns = t;
@@ -382,11 +405,17 @@ impl Subnet {
         src: Stream,
         q: &mut EventQueue<Ev>,
     ) {
-        let i = &mut self.imps[imp as usize];
+        // The message's leader names its destination host; the model reads it from the source
+        // IMP's table, which still holds the message: its RFNM goes only after packet 1
+        // reaches the host.
+        let from = self.stream_src(src) as usize;
         let mut hosts: Vec<u32> = Vec::new();
-        while let Some((next, r)) = i.delivery.next_in_order(src) {
-            // The message is still known: its RFNM goes only after packet 1 reaches the host.
-            let host = self.msgs.get(&r.msg).map_or(0, |m| m.dst_host);
+        while let Some((next, r)) = self.imps[imp as usize].delivery.next_in_order(src) {
+            let host = self.imps[from]
+                .messages
+                .get(&r.msg)
+                .map_or(0, |m| m.dst_host);
+            let i = &mut self.imps[imp as usize];
             let max = self.params.max_packet.get();
             let port = i.port(host);
             for index in 0..r.of {
@@ -481,7 +510,7 @@ impl Subnet {
     ) {
         // How long it waited at the destination IMP since it was made.
         let waited = now.as_nanos() - made_ns;
-        if let Some(m) = self.msgs.get_mut(&msg).filter(|m| !m.background) {
+        if let Some(m) = self.obs.messages.get_mut(&msg).filter(|m| !m.background) {
             m.rec.rfnm_sent_ns = Some(now.as_nanos());
             let w = &mut self.obs.rfnm_waits;
             *w = (w.0 + 1, w.1 + waited, w.2.max(waited));

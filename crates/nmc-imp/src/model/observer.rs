@@ -169,9 +169,23 @@ impl Counted {
     }
 }
 
+/// What the observer keeps of each message the subnet holds, from its offer until its RFNM
+/// comes back (the protocol's side of it is the source IMP's [`crate::source::SourceMsg`]).
+#[derive(Clone, Debug)]
+pub struct Tracked {
+    /// Other hosts' traffic (`model/background.rs`): counted, not recorded one by one.
+    pub background: bool,
+    /// The last packet has reached the destination host.
+    pub delivered: bool,
+    /// Its timeline, as recorded.
+    pub rec: MessageRecord,
+}
+
 /// What a run records, counts and watches ([`Subnet::obs`]): the protocol writes its events
 /// here and never reads them back (the lockup watch stops the driver, not the protocol).
 pub struct Observer {
+    /// The messages the subnet holds, from their offer until their RFNM comes back, by id.
+    pub messages: BTreeMap<MsgId, Tracked>,
     /// The finished records of recorded messages, in the order their RFNMs came back (not kept when
     /// `retain_messages` is off).
     pub done: Vec<MessageRecord>,
@@ -240,9 +254,9 @@ impl Subnet {
             let si = &self.imps[s as usize];
             let di = &self.imps[d as usize];
             let awaiting_all = || {
-                self.msgs
+                si.messages
                     .values()
-                    .filter(|m| m.src == s && m.state == MsgState::AwaitAll)
+                    .filter(|m| m.state == MsgState::AwaitAll)
                     .count() as u32
             };
             let plt_reqalls = self
@@ -284,7 +298,7 @@ impl Subnet {
     /// source procedure or the subnet (known to the source, not delivered), or on their way
     /// to the host after the RFNM came back.
     pub fn undelivered(&self) -> u64 {
-        let known = self.msgs.values().filter(|m| !m.delivered).count();
+        let known = self.obs.messages.values().filter(|m| !m.delivered).count();
         let mut leaving: BTreeSet<MsgId> = BTreeSet::new();
         for i in &self.imps {
             for p in &i.ports {
@@ -292,7 +306,7 @@ impl Subnet {
                     p.queue
                         .iter()
                         .map(|o| o.msg)
-                        .filter(|m| !self.msgs.contains_key(m)),
+                        .filter(|m| !self.obs.messages.contains_key(m)),
                 );
             }
         }
@@ -332,8 +346,8 @@ impl Subnet {
                 ));
             }
         }
-        if !self.msgs.is_empty() {
-            v.push(format!("{} messages unanswered", self.msgs.len()));
+        if !self.obs.messages.is_empty() {
+            v.push(format!("{} messages unanswered", self.obs.messages.len()));
         }
         v
     }
@@ -344,7 +358,7 @@ impl Subnet {
             && self
                 .links()
                 .all(|l| l.channels_busy() == 0 && l.data.is_empty() && l.ctrl.is_empty())
-            && self.msgs.is_empty()
+            && self.obs.messages.is_empty()
             && self.slab.live() == 0
     }
 }

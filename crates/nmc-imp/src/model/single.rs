@@ -161,13 +161,22 @@ impl Subnet {
     // ----------------------------------------------------------------- source
 
     /// The single-packet message has its number: it leaves now (RFC 632: no PLT, no REQALL).
-    pub(super) fn launch_single(&mut self, now: SimTime, mid: MsgId, q: &mut EventQueue<Ev>) {
-        let m = self.msgs.get_mut(&mid).expect("message");
+    pub(super) fn launch_single(
+        &mut self,
+        now: SimTime,
+        src: u32,
+        mid: MsgId,
+        q: &mut EventQueue<Ev>,
+    ) {
+        let m = self.imps[src as usize].messages.get_mut(&mid);
+        let m = m.expect("message");
         super::change(&mut self.trace, now, mid, m, MsgState::Launched);
-        m.rec.launched_ns = Some(now.as_nanos());
-        let (host, done_input) = (m.host, m.input == m.packets && m.rec.accepted_ns.is_none());
+        let (host, all_in) = (m.host, m.input == m.packets);
+        let rec = self.record(mid);
+        rec.launched_ns = Some(now.as_nanos());
+        let done_input = all_in && rec.accepted_ns.is_none();
         self.trace.emit(now, &Tr::Launched { msg: mid });
-        self.send_single(now, mid, false, q);
+        self.send_single(now, src, mid, false, q);
         if done_input {
             self.accepted(now, host, mid);
         }
@@ -175,10 +184,16 @@ impl Subnet {
 
     /// Sends the message's packet from the source IMP, the first time or again on an ALLOCATE.
     /// The buffer it occupies is the copy, kept until the RFNM ([`Hold::Copy`]).
-    fn send_single(&mut self, now: SimTime, mid: MsgId, again: bool, q: &mut EventQueue<Ev>) {
-        let m = &self.msgs[&mid];
-        let (src, dst, stream, num, bits) =
-            (m.src, m.dst, m.stream, m.num.expect("numbered"), m.bits);
+    fn send_single(
+        &mut self,
+        now: SimTime,
+        src: u32,
+        mid: MsgId,
+        again: bool,
+        q: &mut EventQueue<Ev>,
+    ) {
+        let m = &self.imps[src as usize].messages[&mid];
+        let (dst, stream, num, bits) = (m.dst, m.stream, m.num.expect("numbered"), m.bits);
         let id = self.slab.insert(Packet {
             kind: PktKind::Data {
                 msg: mid,
@@ -245,11 +260,12 @@ impl Subnet {
                 i.numbers.release(p.stream);
                 i.release_copy();
                 self.number_released(now, imp, p.stream, q);
-                if let Some(m) = self.msgs.remove(&msg) {
+                if let Some(m) = self.imps[imp as usize].messages.remove(&msg) {
                     if let Some(g) = self.hosts[m.host as usize].generator.as_mut() {
                         g.in_flight -= 1;
                     }
-                    let mut rec = m.rec;
+                    let t = self.obs.messages.remove(&msg).expect("a tracked message");
+                    let mut rec = t.rec;
                     rec.rfnm_ns = Some(now.as_nanos());
                     rec.rfnm_carried_all = Some(false);
                     let rtt_ns = now.as_nanos() - rec.offered_ns;
@@ -262,7 +278,7 @@ impl Subnet {
                         },
                     );
                     let hops = self.topo.hops(m.src, m.dst).unwrap_or(0);
-                    self.answered(m.background, hops, rec);
+                    self.answered(t.background, hops, rec);
                 }
                 self.serve_waiters(now, imp, q);
                 self.wake_hosts(now, imp, q);
@@ -279,10 +295,10 @@ impl Subnet {
                     Note::None,
                 );
                 self.trace.emit(now, &Tr::AllIn { num });
-                if let Some(m) = self.msgs.get_mut(&msg) {
-                    m.rec.retransmissions += 1;
+                if self.imps[imp as usize].messages.contains_key(&msg) {
+                    self.record(msg).retransmissions += 1;
                     self.count(Counted::SingleRetransmission);
-                    self.send_single(now, msg, true, q);
+                    self.send_single(now, imp, msg, true, q);
                 }
             }
             _ => unreachable!("only single-packet RFNMs and ALLOCATEs come here"),

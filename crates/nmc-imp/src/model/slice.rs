@@ -11,6 +11,7 @@
 use super::{MsgState, Subnet};
 use crate::destination::Reply;
 use crate::packet::{MsgId, PktId, PktKind};
+use crate::source::SourceMsg;
 use nmc_sim::SimTime;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -94,8 +95,14 @@ impl Subnet {
         }
         let di = &self.imps[d as usize];
         let end = hops as f64;
-        let pump = |m: &&super::Msg| m.src == s && m.dst == d && !m.background && m.packets > 1;
-        let mine: Vec<(&MsgId, &super::Msg)> = self.msgs.iter().filter(|(_, m)| pump(m)).collect();
+        let tracked = &self.obs.messages;
+        let pump =
+            |id: &MsgId, m: &SourceMsg| m.dst == d && !tracked[id].background && m.packets > 1;
+        let mine: Vec<(&MsgId, &SourceMsg)> = self.imps[s as usize]
+            .messages
+            .iter()
+            .filter(|(id, m)| pump(id, m))
+            .collect();
         // Message i: the most recently launched.
         let base = mine
             .iter()

@@ -1,13 +1,14 @@
 //! The trace (`trace = true`): one JSON line per event of the procedures, and [`change`], the
 //! one place a message's state changes, traced.
 
-use super::{Msg, MsgState};
+use super::MsgState;
 use crate::packet::MsgId;
+use crate::source::SourceMsg;
 use nmc_sim::{SimTime, Trace};
 use serde::Serialize;
 
 /// Message `id` (`m`) moves to state `to`: the one place a message's state changes, traced.
-pub(crate) fn change(trace: &mut Trace, now: SimTime, id: MsgId, m: &mut Msg, to: MsgState) {
+pub(crate) fn change(trace: &mut Trace, now: SimTime, id: MsgId, m: &mut SourceMsg, to: MsgState) {
     let from = std::mem::replace(&mut m.state, to);
     trace.emit(now, &Tr::State { msg: id, from, to });
 }
