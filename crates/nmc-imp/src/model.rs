@@ -64,7 +64,7 @@ pub use background::{Background, BackgroundTally, LengthMix};
 pub use host::{Handed, Host, Pump};
 pub use instrument::{Action, Generator};
 pub use lockup::{HeldAt, LockupReport};
-pub use observer::{Counted, MessageRecord, Observer, Occupancy, Tracked};
+pub use observer::{Counted, MessageRecord, Milestone, Observer, Occupancy, Tracked};
 pub use single::{E2eEvent, Happened, Note, Side, What};
 pub use slice::{SliceItem, TimeSlice};
 use trace::Tr;
@@ -77,7 +77,7 @@ use crate::params::{ImpParams, MessageProcessing};
 use crate::routing::Routing;
 use crate::topology::Topology;
 use nmc_sim::{EventQueue, Model, RngStreams, SimDuration, SimTime, Trace};
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The procedure the profile's `message_processing` names.
 pub fn procedure(v: MessageProcessing) -> &'static dyn Procedure {
@@ -364,33 +364,7 @@ impl Subnet {
             actions: Vec::new(),
             corrupt_next: BTreeSet::new(),
             detours: BTreeMap::new(),
-            obs: Observer {
-                messages: BTreeMap::new(),
-                done: Vec::new(),
-                delivered_at: BTreeMap::new(),
-                delivered_last: BTreeMap::new(),
-                tally: BackgroundTally::default(),
-                order_violations: 0,
-                occupancy: Vec::new(),
-                sample_period,
-                watch,
-                watch_stream,
-                slice_at: Vec::new(),
-                retain_messages: true,
-                retain_occupancy: true,
-                stream_stats: Default::default(),
-                slices: Vec::new(),
-                counts: BTreeMap::new(),
-                rfnm_waits: (0, 0, 0),
-                e2e: None,
-                lockup_window: SimDuration::ZERO,
-                progress_mark: (0, SimTime::ZERO),
-                lockup: None,
-                measure_from: SimDuration::ZERO,
-                busy_at_measure: Vec::new(),
-                outside_tags: BTreeMap::new(),
-                outside_delivered: VecDeque::new(),
-            },
+            obs: Observer::new(sample_period, watch, watch_stream),
         }
     }
 

@@ -64,6 +64,8 @@ pub struct SourceMsg {
     pub input: u8,
     /// REQALLs sent for it.
     pub reqalls: u32,
+    /// Its last packet is in and the host has been told: it may offer the next message.
+    pub accepted: bool,
 }
 
 /// A claim on a PLT entry in version 3 (K&O §VI: "message number, reassembly buffers, and PLT

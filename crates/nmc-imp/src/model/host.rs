@@ -5,7 +5,9 @@
 //! full (at most 8; K&O §III); at the destination IMP each host has its own interface, and the
 //! RFNM is made after packet 1 has gone through it (K&O §II point g).
 
-use super::{Background, Ev, Generator, MessageRecord, MsgState, Subnet, Tr, Tracked, change};
+use super::{
+    Background, Ev, Generator, MessageRecord, Milestone, MsgState, Subnet, Tr, Tracked, change,
+};
 use crate::packet::MsgId;
 use crate::source::SourceMsg;
 use nmc_sim::{Bits, EventQueue, SimDuration, SimTime};
@@ -241,6 +243,7 @@ impl Subnet {
                 num: None,
                 input,
                 reqalls: 0,
+                accepted: false,
             },
         );
         let tracked = Tracked {
@@ -266,7 +269,7 @@ impl Subnet {
         let bits = self.packet_bits(pbits, index, of);
         self.host_packet(now, src, bits, q);
         if index == 0 {
-            self.record(mid).first_in_ns = Some(now.as_nanos());
+            self.obs.note(now, mid, Milestone::FirstIn);
             let first = self.procedure.first_state();
             let m = self.imps[src as usize].messages.get_mut(&mid);
             change(&mut self.trace, now, mid, m.expect("message"), first);
@@ -286,10 +289,7 @@ impl Subnet {
             self.send_data(now, src, dst, mid, num, index, of, pb, q);
         }
         let m = &self.imps[src as usize].messages[&mid];
-        if m.input == m.packets
-            && m.state == MsgState::Launched
-            && self.obs.messages[&mid].rec.accepted_ns.is_none()
-        {
+        if m.input == m.packets && m.state == MsgState::Launched && !m.accepted {
             self.accepted(now, h, mid);
         }
         self.host_try(now, h, q);
@@ -297,7 +297,9 @@ impl Subnet {
 
     /// The last packet of a message is in the source IMP: the pump may offer the next.
     pub(super) fn accepted(&mut self, now: SimTime, h: u32, mid: MsgId) {
-        self.record(mid).accepted_ns = Some(now.as_nanos());
+        let src = self.hosts[h as usize].imp;
+        self.source_msg(src, mid).accepted = true;
+        self.obs.note(now, mid, Milestone::Accepted);
         self.hosts[h as usize].current = None;
         self.trace.emit(now, &Tr::Accepted { msg: mid });
     }
@@ -354,9 +356,7 @@ impl Subnet {
             let d = i
                 .replies
                 .make_rfnm(o.stream, o.msg, o.num, now, self.params.rfnm_all_wait);
-            if let Some(m) = self.obs.messages.get_mut(&o.msg).filter(|m| !m.background) {
-                m.rec.rfnm_made_ns = Some(now.as_nanos());
-            }
+            self.obs.note(now, o.msg, Milestone::RfnmMade);
             q.schedule(
                 d.at,
                 Ev::RfnmWait {

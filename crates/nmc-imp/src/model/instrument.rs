@@ -137,7 +137,7 @@ impl Subnet {
             g.in_flight += 1;
             // It starts inside the IMP: the packet is in, and it goes to point b.
             let id = self.insert_message(now, h, dst_host, bits, self.procedure.first_state(), 1);
-            self.record(id).first_in_ns = Some(now.as_nanos());
+            self.obs.note(now, id, super::Milestone::FirstIn);
             self.advance(now, src, id, q);
         }
     }

@@ -5,7 +5,7 @@
 //! host, and the replies: RFNMs with or without a piggy-backed ALL (point g), and ALLs. The
 //! tables themselves are sans-I/O cores in [`crate::source`] and [`crate::destination`].
 
-use super::{Counted, Ev, Grant, MsgState, Step, Subnet, Tr, Want, change};
+use super::{Counted, Ev, Grant, Milestone, MsgState, Step, Subnet, Tr, Want, change};
 use crate::destination::Next;
 use crate::destination::Reply;
 use crate::imp::{Expired, HostOut, TimerId};
@@ -41,7 +41,7 @@ impl Subnet {
                     m.num = Some(num);
                     let single = m.packets == 1;
                     change(&mut self.trace, now, mid, m, then);
-                    self.record(mid).numbered_ns = Some(now.as_nanos());
+                    self.obs.note(now, mid, Milestone::Numbered);
                     self.trace.emit(now, &Tr::Number { msg: mid, num });
                     if single {
                         // RFC 632: no PLT entry, no allocation, no REQALL.
@@ -63,7 +63,7 @@ impl Subnet {
                     let num = m.num.take().expect("numbered");
                     change(&mut self.trace, now, mid, m, MsgState::AwaitAll);
                     m.reqalls += 1;
-                    self.record(mid).reqalls += 1;
+                    self.obs.note(now, mid, Milestone::Reqall);
                     self.trace.emit(now, &Tr::Reqall { msg: mid, num });
                     self.count(Counted::Reqall);
                     let kind = PktKind::ReqAll { msg: mid, num };
@@ -94,7 +94,7 @@ impl Subnet {
                     let m = m.expect("message");
                     change(&mut self.trace, now, mid, m, MsgState::AwaitAll);
                     m.reqalls += 1;
-                    self.record(mid).reqalls += 1;
+                    self.obs.note(now, mid, Milestone::Reqall);
                     self.serve_plt(now, src, q);
                     return;
                 }
@@ -169,16 +169,6 @@ impl Subnet {
         m.expect("the source IMP holds the message")
     }
 
-    /// What the observer records of message `mid`, which the subnet holds.
-    pub(super) fn record(&mut self, mid: MsgId) -> &mut super::MessageRecord {
-        &mut self
-            .obs
-            .messages
-            .get_mut(&mid)
-            .expect("a tracked message")
-            .rec
-    }
-
     /// Point e: packet 1 leaves; input of the rest resumes.
     pub(super) fn launch(&mut self, now: SimTime, src: u32, mid: MsgId, q: &mut EventQueue<Ev>) {
         let m = self.imps[src as usize].messages.get_mut(&mid);
@@ -192,7 +182,7 @@ impl Subnet {
             m.host,
             m.input,
         );
-        self.record(mid).launched_ns = Some(now.as_nanos());
+        self.obs.note(now, mid, Milestone::Launched);
         self.trace.emit(now, &Tr::Launched { msg: mid });
         let pb = self.packet_bits(bits, 0, of);
         self.send_data(now, src, dst, mid, num, 0, of, pb, q);
@@ -352,14 +342,11 @@ impl Subnet {
                     self.imps[imp as usize]
                         .delivery
                         .packet((p.stream, num), msg, of, p.bits.get());
-                if let Some(m) = self.obs.messages.get_mut(&msg).filter(|m| !m.background) {
-                    let t = Some(now.as_nanos());
-                    if first {
-                        m.rec.first_arrived_ns = t;
-                    }
-                    if last {
-                        m.rec.reassembled_ns = t;
-                    }
+                if first {
+                    self.obs.note(now, msg, Milestone::FirstArrived);
+                }
+                if last {
+                    self.obs.note(now, msg, Milestone::Reassembled);
                 }
                 if last {
                     // Point f. Unfilled reserved buffers (a message of fewer than 8 packets) go back.
@@ -510,11 +497,8 @@ impl Subnet {
     ) {
         // How long it waited at the destination IMP since it was made.
         let waited = now.as_nanos() - made_ns;
-        if let Some(m) = self.obs.messages.get_mut(&msg).filter(|m| !m.background) {
-            m.rec.rfnm_sent_ns = Some(now.as_nanos());
-            let w = &mut self.obs.rfnm_waits;
-            *w = (w.0 + 1, w.1 + waited, w.2.max(waited));
-        }
+        self.obs
+            .note(now, msg, Milestone::RfnmSent { waited_ns: waited });
         self.trace.emit(
             now,
             &Tr::Rfnm {

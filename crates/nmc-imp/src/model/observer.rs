@@ -181,6 +181,36 @@ pub struct Tracked {
     pub rec: MessageRecord,
 }
 
+/// What befalls a message on its way, as the driver tells the observer ([`Observer::note`]):
+/// K&O Fig. 1's points, each setting its time in the message's [`MessageRecord`] (Fig. 7's
+/// timeline).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Milestone {
+    /// Packet 1 is in the source IMP (point a).
+    FirstIn,
+    /// It took the number it travels with (point b).
+    Numbered,
+    /// A REQALL was sent for it.
+    Reqall,
+    /// Packet 1 left with all it needs held (point e).
+    Launched,
+    /// Its last packet is in the source IMP; the host may offer the next message.
+    Accepted,
+    /// A single-packet message's copy was sent again on an ALLOCATE (RFC 632).
+    Retransmitted,
+    /// Packet 1 reached the destination IMP.
+    FirstArrived,
+    /// The last packet reached the destination IMP (point f).
+    Reassembled,
+    /// The RFNM was made: packet 1 is at the destination host (point g).
+    RfnmMade,
+    /// The RFNM left the destination IMP, `waited_ns` after it was made.
+    RfnmSent {
+        /// How long it waited at the destination IMP.
+        waited_ns: u64,
+    },
+}
+
 /// What a run records, counts and watches ([`Subnet::obs`]): the protocol writes its events
 /// here and never reads them back (the lockup watch stops the driver, not the protocol).
 pub struct Observer {
@@ -242,6 +272,72 @@ pub struct Observer {
     /// Messages handed in from outside whose last packet reached the destination host: (tag,
     /// when), in delivery order, until [`crate::Stepper::poll_delivered`] takes them.
     pub outside_delivered: VecDeque<(u64, SimTime)>,
+}
+
+impl Observer {
+    /// An observer that keeps every record, samples the occupancy of the pair `watch` (its
+    /// stream `watch_stream`) every `sample_period`, takes no slices and watches for no
+    /// lockup until the run's options say otherwise.
+    pub fn new(
+        sample_period: SimDuration,
+        watch: Option<(u32, u32)>,
+        watch_stream: Stream,
+    ) -> Self {
+        Observer {
+            messages: BTreeMap::new(),
+            done: Vec::new(),
+            delivered_at: BTreeMap::new(),
+            delivered_last: BTreeMap::new(),
+            tally: BackgroundTally::default(),
+            order_violations: 0,
+            occupancy: Vec::new(),
+            sample_period,
+            watch,
+            watch_stream,
+            slice_at: Vec::new(),
+            retain_messages: true,
+            retain_occupancy: true,
+            stream_stats: Default::default(),
+            slices: Vec::new(),
+            counts: BTreeMap::new(),
+            rfnm_waits: (0, 0, 0),
+            e2e: None,
+            lockup_window: SimDuration::ZERO,
+            progress_mark: (0, SimTime::ZERO),
+            lockup: None,
+            measure_from: SimDuration::ZERO,
+            busy_at_measure: Vec::new(),
+            outside_tags: BTreeMap::new(),
+            outside_delivered: VecDeque::new(),
+        }
+    }
+
+    /// Message `msg` reached `what` at `now`. At the destination IMP only the recorded (not
+    /// background) messages' times are kept; background traffic is counted
+    /// ([`Observer::tally`]).
+    pub fn note(&mut self, now: SimTime, msg: MsgId, what: Milestone) {
+        let Some(m) = self.messages.get_mut(&msg) else {
+            return;
+        };
+        let (r, t) = (&mut m.rec, Some(now.as_nanos()));
+        match what {
+            Milestone::FirstIn => r.first_in_ns = t,
+            Milestone::Numbered => r.numbered_ns = t,
+            Milestone::Reqall => r.reqalls += 1,
+            Milestone::Launched => r.launched_ns = t,
+            Milestone::Accepted => r.accepted_ns = t,
+            Milestone::Retransmitted => r.retransmissions += 1,
+            _ if m.background => {}
+            Milestone::FirstArrived => r.first_arrived_ns = t,
+            Milestone::Reassembled => r.reassembled_ns = t,
+            Milestone::RfnmMade => r.rfnm_made_ns = t,
+            Milestone::RfnmSent { waited_ns } => {
+                r.rfnm_sent_ns = t;
+                let w = &mut self.rfnm_waits;
+                *w = (w.0 + 1, w.1 + waited_ns, w.2.max(waited_ns));
+            }
+        }
+    }
 }
 
 impl Subnet {
@@ -378,5 +474,50 @@ impl Subnet {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tracked(background: bool) -> Tracked {
+        Tracked {
+            background,
+            delivered: false,
+            rec: MessageRecord::default(),
+        }
+    }
+
+    /// K&O Fig. 7's timeline is kept for recorded messages; of background traffic only what
+    /// its tally needs at the source (its RFNM wait is not a recorded message's).
+    #[test]
+    fn milestones_set_the_timeline_and_the_rfnm_wait() {
+        let mut o = Observer::new(SimDuration::from_millis(100), None, 0);
+        o.messages.insert(1, tracked(false));
+        o.messages.insert(2, tracked(true));
+        let at = |ms| SimTime::ZERO + SimDuration::from_millis(ms);
+        for m in [1, 2] {
+            o.note(at(1), m, Milestone::FirstIn);
+            o.note(at(2), m, Milestone::Launched);
+            o.note(at(3), m, Milestone::Reassembled);
+            o.note(at(4), m, Milestone::RfnmSent { waited_ns: 700 });
+        }
+        o.note(at(5), 9, Milestone::Launched); // no longer held: nothing to set
+        let (r, b) = (&o.messages[&1].rec, &o.messages[&2].rec);
+        assert_eq!(
+            (r.first_in_ns, r.launched_ns),
+            (Some(1_000_000), Some(2_000_000))
+        );
+        assert_eq!(
+            (r.reassembled_ns, r.rfnm_sent_ns),
+            (Some(3_000_000), Some(4_000_000))
+        );
+        assert_eq!(
+            (b.first_in_ns, b.launched_ns),
+            (Some(1_000_000), Some(2_000_000))
+        );
+        assert_eq!((b.reassembled_ns, b.rfnm_sent_ns), (None, None));
+        assert_eq!(o.rfnm_waits, (1, 700, 700));
     }
 }

@@ -171,10 +171,8 @@ impl Subnet {
         let m = self.imps[src as usize].messages.get_mut(&mid);
         let m = m.expect("message");
         super::change(&mut self.trace, now, mid, m, MsgState::Launched);
-        let (host, all_in) = (m.host, m.input == m.packets);
-        let rec = self.record(mid);
-        rec.launched_ns = Some(now.as_nanos());
-        let done_input = all_in && rec.accepted_ns.is_none();
+        let (host, done_input) = (m.host, m.input == m.packets && !m.accepted);
+        self.obs.note(now, mid, super::Milestone::Launched);
         self.trace.emit(now, &Tr::Launched { msg: mid });
         self.send_single(now, src, mid, false, q);
         if done_input {
@@ -296,7 +294,7 @@ impl Subnet {
                 );
                 self.trace.emit(now, &Tr::AllIn { num });
                 if self.imps[imp as usize].messages.contains_key(&msg) {
-                    self.record(msg).retransmissions += 1;
+                    self.obs.note(now, msg, super::Milestone::Retransmitted);
                     self.count(Counted::SingleRetransmission);
                     self.send_single(now, imp, msg, true, q);
                 }
