@@ -14,7 +14,7 @@
 //!   the RFNM before the block and the RFNM of its last message.
 
 use crate::metric::{ImpMetrics, PairMetrics, RttSummary};
-use crate::model::{MessageRecord, Occupancy};
+use crate::observe::{MessageRecord, Occupancy};
 use nmc_sim::SimDuration;
 use std::collections::BTreeMap;
 

@@ -21,7 +21,8 @@
 //! | [`blocks`] | version 3's message control blocks, transmit and receive, as sans-I/O cores (K&O §VI) |
 //! | [`destination`] | the destination IMP's reassembly, in-order hand-over and the replies it owes (RFNMs, ALLs, BBN's fix) as sans-I/O cores (K&O §II points d, f, g; §VII; RFC 632) |
 //! | [`source`] | the source IMP's end-to-end tables as sans-I/O cores: message numbers, PLT entries, allocations (K&O §II points b, c, h) |
-//! | [`model`] | the event model: the life of a message, points a–i of K&O Fig. 1; the IMP's processor driven by the clock and the task queue (`model/processing.rs`); other hosts' traffic (`model/background.rs`); the driver's side of the end-to-end procedure (`model/message.rs`); time slices ([`model::TimeSlice`], `model/slice.rs`) |
+//! | [`model`] | the event model: the life of a message, points a–i of K&O Fig. 1; the IMP's processor driven by the clock and the task queue (`model/processing.rs`); other hosts' traffic (`model/background.rs`); the driver's side of the end-to-end procedure (`model/message.rs`); the observers' ticks (`model/watch.rs`, `model/slice.rs`, `model/lockup.rs`) |
+//! | [`observe`] | what a run records, counts and watches, as typed values handed to the [`observe::Observer`]: each message's timeline and milestones, counts, occupancy samples, time slices, RFC 632's e2e events, the lockup report |
 //! | [`metric`] | what a run measured, as typed values (`ImpMetrics`), and their `summary.json` names |
 //! | [`records`] | messages.csv, e2e.csv, occupancy.csv and journeys.csv written as the run makes them, in message order, so that memory stays flat in simulated time |
 //! | [`mod@run`] | build from a scenario, run, collect records and metrics |
@@ -45,14 +46,14 @@
 //! | reassembly, in-order hand-over, the RFNM with or without a piggy-backed ALL, the ALL | `destination.rs` | `model/message.rs` |
 //! | single-packet messages at the destination (RFC 632) | `e2e/single.rs` | `model/single.rs` |
 //! | the RFNM at the source, allocations kept and given back (GVB) | `source.rs` | `model/message.rs` |
-//! | what is watched and written (each message's timeline: [`model::Tracked`]) | | `model/observer.rs`, `model/slice.rs`, `model/lockup.rs`, `records.rs`, `metric.rs`, `analysis.rs` |
+//! | what is watched and written (each message's timeline: [`observe::Tracked`], [`observe::Milestone`]) | `observe/` | `model/watch.rs`, `model/slice.rs`, `model/lockup.rs`; then `records.rs`, `metric.rs`, `analysis.rs` |
 //!
 //! ## What the model leaves out, and why
 //! * Single-packet messages follow RFC 632 (`e2e/single.rs`, `model/single.rs`): a message number but no PLT
 //!   entry and no REQALL; out-of-order arrivals by [`params::SinglePacketRule`] (profiles
 //!   `rfc632-current`, `rfc632-fix-a`, `rfc632-fix-b`, `rfc626-accept-all`). The IMP message
 //!   generator, scripted disturbances (one line error, one detour) and generator pauses are in
-//!   `model/instrument.rs`; a run that locks up stops with a [`model::LockupReport`].
+//!   `model/instrument.rs`; a run that locks up stops with a [`observe::LockupReport`].
 //! * Routing is static shortest-hop unless the scenario asks for `routing = "adaptive"` (see
 //!   [`routing`] for what that procedure leaves out); with static routes, routing messages are
 //!   still sent every 640 ms so that they take their share of each line.
@@ -75,6 +76,7 @@ pub mod imp;
 pub mod link;
 pub mod metric;
 pub mod model;
+pub mod observe;
 pub mod packet;
 pub mod params;
 pub mod processor;

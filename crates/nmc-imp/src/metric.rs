@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 /// The resources of the measured pair whose means the metrics give
 /// (`occupancy.<name>.mean`; `occupancy.csv`'s columns), in the order of
-/// [`ImpMetrics::occupancy_means`] and [`crate::model::Occupancy::counts`].
+/// [`ImpMetrics::occupancy_means`] and [`crate::observe::Occupancy::counts`].
 pub const OCCUPANCY_RESOURCES: [&str; 6] = [
     "message_numbers",
     "plt_entries",
@@ -34,7 +34,7 @@ pub struct ImpMetrics {
     /// A RFNM's wait for reassembly buffers at the destination, ms
     /// (`rfnm.wait_at_destination.{mean,max}_ms`); `None` when no RFNM waited.
     pub rfnm_wait_at_destination: Option<MeanMax>,
-    /// The run's counters by [`crate::model::Counted`]'s names (`count.<name>`).
+    /// The run's counters by [`crate::observe::Counted`]'s names (`count.<name>`).
     pub counts: BTreeMap<&'static str, u64>,
     /// Events the simulation handled (`events`).
     pub events: u64,
@@ -226,7 +226,7 @@ pub struct Loops {
 }
 
 impl ImpMetrics {
-    /// A counter by [`crate::model::Counted`]'s name (e.g. `reqall`, `single-rejected`), 0 when
+    /// A counter by [`crate::observe::Counted`]'s name (e.g. `reqall`, `single-rejected`), 0 when
     /// nothing was counted.
     pub fn count(&self, name: &str) -> u64 {
         self.counts.get(name).copied().unwrap_or(0)

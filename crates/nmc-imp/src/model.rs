@@ -33,7 +33,7 @@
 //! | `model/host.rs` | the hosts ([`Host`], [`Pump`], [`Handed`]): a message's packets into the source IMP (point a; K&O §III's 4 free buffers), new messages, and the destination IMP's output to its hosts (point g: the RFNM is made after packet 1) |
 //! | `model/message.rs` | the end-to-end procedure, the driver's side: at the source, points b–e (each step the version's rule returns, carried out), the RFNM or ALL received (h), allocations and GVBs (i); at the destination, reassembly (f), in-order hand-over, and the replies (d, g) |
 //! | `model/line.rs` | the IMP-to-IMP lines: packets and control messages queued, frames sent, a frame received handed to its IMP ([`Imp::handle_frame`]) and what follows from it (the processor, the trace, the counts), and retransmission |
-//! | `model/observer.rs` | what a run records, counts and watches ([`Observer`], [`MessageRecord`], [`Occupancy`], [`Counted`]): occupancy samples, what is still held |
+//! | `model/watch.rs` | the observers' ticks read off the subnet for the [`Observer`] (`observe/`): the occupancy sample ([`Occupancy`]), the counts ([`Counted`]); what is still held |
 //! | `model/trace.rs` | the trace lines (`trace = true`) and `change`, the one place a message's state changes |
 //! | `model/control_blocks.rs` | version 3's message control blocks, the driver's side: the block's disuse timer and the control messages that make and release block pairs (K&O §VI) |
 //! | `model/single.rs` | single-packet messages (RFC 632) |
@@ -41,8 +41,8 @@
 //! | `model/adaptive.rs` | the subnet's side of routing: routing frames, lines going down and up, packets without a route, journeys and loops |
 //! | `model/background.rs` | other hosts' traffic ([`Background`]) |
 //! | `model/instrument.rs` | the IMP message generator ([`Generator`]) and scripted disturbances ([`Action`]) |
-//! | `model/lockup.rs` | the lockup watch ([`LockupReport`]; RFC 626) |
-//! | `model/slice.rs` | time slices of the measured pair ([`TimeSlice`]; K&O Figs. 2, 7, 8) |
+//! | `model/lockup.rs` | the lockup watch, read off the subnet ([`LockupReport`]; RFC 626) |
+//! | `model/slice.rs` | time slices of the measured pair, read off the subnet ([`TimeSlice`]; K&O Figs. 2, 7, 8) |
 
 mod adaptive;
 mod background;
@@ -52,22 +52,23 @@ mod instrument;
 mod line;
 mod lockup;
 mod message;
-mod observer;
 mod processing;
 mod single;
 mod slice;
 mod trace;
+mod watch;
 
 pub use crate::e2e::procedure::{Grant, MsgState, Procedure, SourceLimits, Step, Want};
 pub use crate::processor::{Processor, Task, Work};
-pub use background::{Background, BackgroundTally, LengthMix};
+pub use background::{Background, LengthMix};
 pub use host::{Handed, Host, Pump};
 pub use instrument::{Action, Generator};
-pub use lockup::{HeldAt, LockupReport};
-pub use observer::{Counted, MessageRecord, Milestone, Observer, Occupancy, Tracked};
-pub use single::{E2eEvent, Happened, Note, Side, What};
-pub use slice::{SliceItem, TimeSlice};
 use trace::Tr;
+
+use crate::observe::{
+    Counted, E2eEvent, Happened, HeldAt, LockupReport, MessageRecord, Milestone, Note, Observer,
+    Occupancy, Side, SliceItem, TimeSlice, Tracked, What,
+};
 pub(crate) use trace::change;
 
 use crate::imp::{Imp, Limits};
@@ -198,7 +199,7 @@ pub enum Ev {
     Observe(Tick),
 }
 
-/// The observers' timers (`model/observer.rs`, `model/lockup.rs`, `model/slice.rs`), apart
+/// The observers' timers (`model/watch.rs`, `model/lockup.rs`, `model/slice.rs`), apart
 /// from the protocol's events: what a run records is read at these ticks, and nothing the
 /// network does depends on them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

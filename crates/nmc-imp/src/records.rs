@@ -3,7 +3,7 @@
 //!
 //! The file must hold what [`crate::run::run`] keeps, byte for byte: one row per answered
 //! recorded message, in message order, each with the time its last packet reached the host.
-//! The model finishes records in the order their RFNMs come back ([`crate::model::Observer`]'s
+//! The model finishes records in the order their RFNMs come back ([`crate::observe::Observer`]'s
 //! `done`), and a message's last packet may reach its host after its RFNM. So the driver calls
 //! [`MessageFile::drain`] every so often: it takes the finished records and writes, in message
 //! order, those no earlier message can still come before and whose delivery is settled. Those
@@ -22,7 +22,8 @@
 
 use crate::analysis::{MetricRow, add_message_metrics_in_passes};
 use crate::metric::ImpMetrics;
-use crate::model::{E2eEvent, MessageRecord, Occupancy, Subnet};
+use crate::model::Subnet;
+use crate::observe::{E2eEvent, MessageRecord, Occupancy};
 use crate::packet::MsgId;
 use crate::routing::JourneyRecord;
 use nmc_records::records::{CsvSink, read_csv};

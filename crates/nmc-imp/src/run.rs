@@ -3,9 +3,8 @@
 use crate::metric::{
     BackgroundMetrics, HopsRtt, ImpMetrics, MeanMax, MessageTally, ProcessingMetrics,
 };
-use crate::model::{
-    Action, E2eEvent, Ev, Generator, Host, LockupReport, MessageRecord, Occupancy, Pump, Subnet,
-};
+use crate::model::{Action, Ev, Generator, Host, Pump, Subnet};
+use crate::observe::{E2eEvent, LockupReport, MessageRecord, Occupancy};
 use crate::params::ImpParams;
 use crate::records::{MessageFile, Written};
 use crate::routing::{
@@ -70,7 +69,7 @@ pub struct Outcome {
     /// Routing and line records (empty with static routes and no line events).
     pub routing: RoutingRecords,
     /// Time slices of the measured pair (`network.slices`).
-    pub slices: Vec<crate::model::TimeSlice>,
+    pub slices: Vec<crate::observe::TimeSlice>,
     /// When the trace's size limit stopped it, if it did.
     pub trace_stopped_at: Option<SimTime>,
 }

@@ -51,7 +51,8 @@ fn the_first_message_waits_for_the_block_exchange_and_later_ones_do_not() {
     assert_eq!(metric(&o, "count.v3.release-block"), 0.0);
     let first = &o.messages[0];
     let second = &o.messages[1];
-    let wait = |m: &nmc_imp::model::MessageRecord| m.numbered_ns.unwrap() - m.first_in_ns.unwrap();
+    let wait =
+        |m: &nmc_imp::observe::MessageRecord| m.numbered_ns.unwrap() - m.first_in_ns.unwrap();
     // The first message waits a round trip of control messages over 9 hops; the second
     // finds its block open.
     assert!(
@@ -191,7 +192,7 @@ fn time_slices_show_where_the_plt_entries_are() {
     assert_eq!(before.slices.len(), 2);
     let s = &before.slices[0];
     assert_eq!(s.hops, 9);
-    let waiting = |s: &nmc_imp::model::TimeSlice| {
+    let waiting = |s: &nmc_imp::observe::TimeSlice| {
         s.items
             .iter()
             .filter(|i| i.what == "RFNM" && i.doing == "waiting for an ALL" && i.plt)

@@ -2,7 +2,7 @@
 
 use anyhow::Result;
 use nmc_imp::ImpParams;
-use nmc_imp::model::Occupancy;
+use nmc_imp::observe::Occupancy;
 use nmc_report::{Chart, Series, SeriesStyle};
 use std::collections::BTreeMap;
 

@@ -314,9 +314,9 @@ fn path_row(hops: u32, destination: &str, o: &Outcome, lags: f64) -> PathRow {
         .filter(|l| l.utilisation >= SATURATED)
         .collect();
     // The pump's packets and their bits on a line, from its messages and the profile.
-    let pump: Vec<&nmc_imp::model::MessageRecord> =
+    let pump: Vec<&nmc_imp::observe::MessageRecord> =
         o.messages.iter().filter(|m| m.host == "UCLA").collect();
-    let packets = |m: &nmc_imp::model::MessageRecord| m.bits.div_ceil(o.params.max_packet.get());
+    let packets = |m: &nmc_imp::observe::MessageRecord| m.bits.div_ceil(o.params.max_packet.get());
     let pump_packets: u64 = pump.iter().map(|m| packets(m)).sum();
     let message_line_bits = mean(
         pump.iter()

@@ -564,7 +564,7 @@ fn run_one(
 
 /// The pumped pair's PLT entries by holder over the first `seconds` (K&O Fig. 7's resources).
 fn plt_chart(o: &Outcome, title: &str, seconds: f64) -> Chart {
-    let pick = |f: fn(&nmc_imp::model::Occupancy) -> u32| -> Vec<(f64, f64)> {
+    let pick = |f: fn(&nmc_imp::observe::Occupancy) -> u32| -> Vec<(f64, f64)> {
         o.occupancy
             .iter()
             .map(|s| (s.t_ns as f64 / 1e9, f(s) as f64))

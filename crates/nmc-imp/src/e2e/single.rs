@@ -28,6 +28,7 @@
 
 use crate::destination::{Key, Reply};
 use crate::imp::Imp;
+use crate::observe::Note;
 use crate::packet::{MsgId, Stream};
 use crate::params::SinglePacketRule;
 
@@ -187,6 +188,18 @@ pub fn grant(imp: &mut Imp, key: Key) -> bool {
     }
     imp.requests.remove(&key);
     true
+}
+
+/// The note RFC 632's tables write beside a destination's `MSG arr`.
+impl From<Disposition> for Note {
+    fn from(d: Disposition) -> Self {
+        match d {
+            Disposition::Duplicate => Note::Duplicate,
+            Disposition::Rejected => Note::Rejected,
+            Disposition::HostOutput => Note::HostOutput,
+            Disposition::Stored => Note::Stored,
+        }
+    }
 }
 
 #[cfg(test)]

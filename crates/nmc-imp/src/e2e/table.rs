@@ -7,7 +7,7 @@
 //! the time (ms after `MSG(i) sent`) in front; the order within each column is what the
 //! comparison with the paper checks ([`columns`]).
 
-pub use crate::model::{E2eEvent, Happened, Note, Side, What};
+pub use crate::observe::{E2eEvent, Happened, Note, Side, What};
 use std::fmt::Write as _;
 
 /// `i`, `i+1`, … for message number `num` relative to `base`; `i-1`, … before it.

@@ -24,9 +24,8 @@
 //! does not grow with simulated time.
 
 use super::{Ev, Subnet};
-use crate::model::MessageRecord;
+use crate::observe::MessageRecord;
 use nmc_sim::{EventQueue, SimDuration, SimTime, Stream};
-use serde::Serialize;
 use std::collections::VecDeque;
 
 /// The message-length mix of background traffic.
@@ -102,33 +101,6 @@ impl Background {
             .map(|(h, _)| *h)
             .expect("a background host has at least one destination")
     }
-}
-
-/// Every message offered, delivered and answered, and the background traffic's share.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct BackgroundTally {
-    /// Messages a host (or the IMP message generator) started to offer to its IMP.
-    pub offered: u64,
-    /// Messages whose last packet reached the destination host.
-    pub delivered: u64,
-    /// Messages whose RFNM reached the source.
-    pub answered: u64,
-    /// Background messages offered.
-    pub background_offered: u64,
-    /// Background messages whose last packet reached the destination host.
-    pub background_delivered: u64,
-    /// Background messages whose RFNM reached the source.
-    pub background_answered: u64,
-    /// Background arrivals refused because the host's backlog was full.
-    pub background_refused: u64,
-    /// Packets of the background messages offered.
-    pub background_packets: u64,
-    /// Sum of background round trips (offered → RFNM), for the mean.
-    pub background_rtt_ns: u128,
-    /// Background round trips as the IMPs' statistics defined them (RFC 619 p. 3: T(6) − T(2),
-    /// from the first packet's entry at the source IMP to the RFNM's arrival there), by
-    /// minimum hops between the IMPs: (messages, sum in ns).
-    pub background_by_hops: std::collections::BTreeMap<u32, (u64, u128)>,
 }
 
 impl Subnet {

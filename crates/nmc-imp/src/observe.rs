@@ -1,0 +1,28 @@
+//! What a run watches and writes, apart from the protocol: typed records the driver hands to
+//! the [`Observer`] as things happen. Nothing here reads the subnet or changes it; the readings
+//! that need the subnet (the occupancy sample, a time slice, the lockup watch) are taken by the
+//! driver at the observers' own ticks (`model/watch.rs`, `model/slice.rs`, `model/lockup.rs`)
+//! and handed over as values.
+//!
+//! | file | what |
+//! | --- | --- |
+//! | `observe/observer.rs` | the [`Observer`]: the messages the subnet holds ([`Tracked`]), the finished records, the counts, the occupancy samples, the slices, the e2e log, the lockup found; [`Observer::note`] takes a message's [`Milestone`]s |
+//! | `observe/record.rs` | the values: a message's timeline ([`MessageRecord`]), its milestones, the protocol's counts ([`Counted`]), an occupancy sample ([`Occupancy`]), every message's tally ([`BackgroundTally`]) |
+//! | `observe/slice.rs` | a time slice of the measured pair (K&O Figs. 2, 7, 8; [`TimeSlice`]) |
+//! | `observe/e2e_log.rs` | single-packet messages' end-to-end events in RFC 632's words ([`E2eEvent`]) |
+//! | `observe/lockup.rs` | what the lockup watch found (RFC 626; [`LockupReport`]) |
+//!
+//! Where they go next: `records.rs` writes them as CSV as the run goes, `analysis.rs` and
+//! `metric.rs` make the run's figures of them.
+
+mod e2e_log;
+mod lockup;
+mod observer;
+mod record;
+mod slice;
+
+pub use e2e_log::{E2eEvent, Happened, Note, Side, What};
+pub use lockup::{HeldAt, LockupReport};
+pub use observer::Observer;
+pub use record::{BackgroundTally, Counted, MessageRecord, Milestone, Occupancy, Tracked};
+pub use slice::{SliceItem, TimeSlice};
