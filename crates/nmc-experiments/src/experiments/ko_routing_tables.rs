@@ -17,7 +17,7 @@ use anyhow::{Result, bail};
 use nmc_report::{Chart, Series, SeriesStyle, Target, Value};
 use nmc_routing::LoopPrevention;
 use nmc_routing::ko1977::{
-    self, Imp, ROW_1_AT, Row, Table, check_order, loop_span, published, sequence,
+    self, Imp, Published, ROW_1_AT, Row, Table, check_order, loop_span, published, sequence,
 };
 use nmc_sim::{SimDuration, SimTime};
 use serde::Serialize;
@@ -127,6 +127,185 @@ fn restated(r: &ko1977::PublishedRow) -> Option<&'static str> {
     }
 }
 
+/// KO-6: table `t` under the paper's own procedure, every printed row beside ours (a row
+/// each, the side-by-side table as a note, `table-<n>.csv`).
+fn published_table(ctx: &mut Context, p: &Published, t: Table) -> Result<()> {
+    let v = t.paper_variant();
+    let rows = ko1977::run(&sequence(t), v, MORE);
+    if let Err(e) = check_order(&rows, p.table(t)) {
+        bail!("the schedule does not give the paper's order of routing messages: {e}");
+    }
+    // Issue 31: the table as K&O print it, ours beside each row, on the page.
+    let mut side = vec![format!(
+        "{:>3}  {:<24} {:<26} {:<26} {}",
+        "row", "routing message", "K&O (as printed)", "ours", "same"
+    )];
+    for pr in &p.table(t).rows {
+        let Some(ours) = rows.iter().find(|r| r.row == pr.row) else {
+            bail!("Table {} row {} was not reached", t.roman(), pr.row);
+        };
+        side.push(format!(
+            "{:>3}  {:<24} {:<26} {:<26} {}",
+            pr.row,
+            pr.routing,
+            pr.printed(),
+            ours.printed(),
+            match (p.target(t, pr) == ours.printed(), p.erratum(t, pr.row)) {
+                (true, None) => "yes",
+                (true, Some(_)) => "yes, by the erratum's reading",
+                (false, _) => "NO",
+            }
+        ));
+        let mut quantity = format!(
+            "Table {} row {} ({}): {}",
+            t.roman(),
+            pr.row,
+            pr.routing,
+            imps(pr)
+        );
+        let erratum = p.erratum(t, pr.row);
+        if let Some(e) = erratum {
+            quantity.push_str(&format!(" [erratum: printed {}, see note]", e.printed));
+        }
+        let row = ctx.check(
+            &format!("KO-6 {}.{}", t.roman(), pr.row),
+            &quantity,
+            "",
+            &format!("{SOURCE}, Table {}", t.roman()),
+            Target::Exact {
+                text: p.target(t, pr),
+            },
+            Value::Text(ours.printed()),
+        );
+        if let Some(why) = restated(pr) {
+            row.restated_input(why);
+        }
+        // Issue 31: the published cell keeps what K&O print; the verdict is against
+        // the reading, and the row says why.
+        if let Some(e) = erratum {
+            row.printed(
+                &pr.printed(),
+                &format!(
+                    "compared with the reading {} of IMP {:?}'s printed {}: {}",
+                    e.reading, e.imp, e.printed, e.why
+                ),
+            );
+        }
+    }
+    ctx.note(format!(
+        "K&O Table {} ({}), as printed and ours (a cell is A's, B's and C's estimate/queue/next \
+         IMP to D; `same` compares ours with the printed row, or with the erratum's reading \
+         where there is one):\n```\n{}\n```",
+        t.roman(),
+        v.name(),
+        side.join("\n")
+    ));
+    ctx.csv(
+        &format!("table-{}", t.roman().to_lowercase()),
+        &csv_rows(t, t.roman(), v, &rows, true),
+    )?;
+    Ok(())
+}
+
+/// The same sequences under every variant: when loops start and end (`variants.csv`,
+/// `loops.csv`); one sentence per sequence, and IMP B's estimate during Table III's.
+fn variants(ctx: &mut Context) -> Result<(Vec<String>, Chart)> {
+    // The same sequences under every variant: when do loops start and end?
+    let mut all_rows = Vec::new();
+    let mut loops = Vec::new();
+    let mut summary = Vec::new();
+    let mut chart = Chart::new(
+        "Table III's sequence: IMP B's estimate to D",
+        "time since row 1 (ms)",
+        "B's estimate − d (units)",
+    );
+    // Tables I and II share one sequence; they differ in the procedure.
+    for (t, name) in [(Table::I, "I and II"), (Table::III, "III")] {
+        let mut parts = Vec::new();
+        for v in LoopPrevention::ALL {
+            let rows = ko1977::run(&sequence(t), v, MORE);
+            let span = loop_span(&rows);
+            loops.push(LoopRow {
+                sequence: name,
+                variant: v.name(),
+                loop_from_ms: span.map(|s| ms(s.0)),
+                loop_until_ms: span.map(|s| ms(s.1)),
+                loop_ms: span.map(|s| (s.1 - s.0).as_nanos() / 1_000_000),
+            });
+            parts.push(match span {
+                Some((a, b)) => format!(
+                    "{} loops B→C→B from {} to {} ms ({} ms)",
+                    v.name(),
+                    ms(a),
+                    ms(b),
+                    ms(b) - ms(a)
+                ),
+                None => format!("{} never loops", v.name()),
+            });
+            if t == Table::III {
+                let pts = rows
+                    .iter()
+                    .filter(|r| ms(r.at) <= 4000)
+                    .filter_map(|r| {
+                        let c = r.cell(Imp::B)?;
+                        Some((ms(r.at) as f64, c.estimate? as f64))
+                    })
+                    .collect();
+                chart = chart.with(Series::new(v.name(), SeriesStyle::LinePoints, pts));
+            }
+            all_rows.extend(csv_rows(t, name, v, &rows, false));
+        }
+        summary.push(format!(
+            "Tables {name}, the same sequence under each variant, continued {MORE} past the \
+             last printed row: {}.",
+            parts.join("; ")
+        ));
+    }
+    ctx.csv("variants", &all_rows)?;
+    ctx.csv("loops", &loops)?;
+    Ok((summary, chart))
+}
+
+/// The scenario, the errata, what each sequence did under each variant, and the variants.
+fn notes(ctx: &mut Context, p: &Published, summary: Vec<String>) {
+    ctx.note(
+        "Scenario: A, B and C run the routing core (nmc-routing); X, the rest of the network, \
+         is scripted. Routing messages go X→A, A→B, C→B and B→C at fixed periods (640 ms; \
+         Table III: X→A and A→B every 320 ms) and phases; their order is not written down \
+         but comes out of the periods and is checked against each table's Routing column. \
+         Inputs from outside the line are read off the paper's A and C cells: X's estimate \
+         and A's queue to X (d−3 and 4 packets in Tables I–II row 1: 'a sudden increase in \
+         traffic between node A and node D'), and C's queue to B (1 packet, then 0). So A's \
+         estimates follow from the script; every cell of B and C, every best neighbour and \
+         every hold-down mark comes out of the mechanism.",
+    );
+    for e in &p.errata {
+        ctx.note(format!(
+            "Erratum, Table {} row {}: the paper prints {} for IMP {}; we compare with {}. {}",
+            e.table.roman(),
+            e.row,
+            e.printed,
+            e.imp.letter(),
+            e.reading,
+            e.why
+        ));
+    }
+    for s in summary {
+        ctx.note(s);
+    }
+    ctx.note(
+        "Variants: 'hold-down-window' is our reading of the later criterion 'independent of \
+         the frequency at which routing messages are sent': a rise of more than 8 units \
+         against the lowest estimate held in the last 640 ms of the IMP's own time, so a \
+         rise split over two messages counts as one; it leaves Table II unchanged and holds \
+         A and B down in Table III's rows 3–4, which prevents that loop. \
+         'feasible-successor' is the loop-free comparison (source-node condition, Jaffe & \
+         Moss 1982 / DUAL 1993, with DSDV/Babel destination sequence numbers). A hold-down \
+         in force is not extended by a further rise ('up to 2 s'); with that, Table III's \
+         loop trap ends one A→B message after B's 2 s hold-down of row 11 runs out.",
+    );
+}
+
 impl Experiment for KoRoutingTables {
     fn id(&self) -> &'static str {
         "ko-routing-tables"
@@ -142,174 +321,14 @@ impl Experiment for KoRoutingTables {
         let p = published();
         // KO-6: the three tables under the paper's own procedures.
         for (i, t) in Table::ALL.into_iter().enumerate() {
-            let v = t.paper_variant();
-            let rows = ko1977::run(&sequence(t), v, MORE);
-            if let Err(e) = check_order(&rows, p.table(t)) {
-                bail!("the schedule does not give the paper's order of routing messages: {e}");
-            }
-            // Issue 31: the table as K&O print it, ours beside each row, on the page.
-            let mut side = vec![format!(
-                "{:>3}  {:<24} {:<26} {:<26} {}",
-                "row", "routing message", "K&O (as printed)", "ours", "same"
-            )];
-            for pr in &p.table(t).rows {
-                let Some(ours) = rows.iter().find(|r| r.row == pr.row) else {
-                    bail!("Table {} row {} was not reached", t.roman(), pr.row);
-                };
-                side.push(format!(
-                    "{:>3}  {:<24} {:<26} {:<26} {}",
-                    pr.row,
-                    pr.routing,
-                    pr.printed(),
-                    ours.printed(),
-                    match (p.target(t, pr) == ours.printed(), p.erratum(t, pr.row)) {
-                        (true, None) => "yes",
-                        (true, Some(_)) => "yes, by the erratum's reading",
-                        (false, _) => "NO",
-                    }
-                ));
-                let mut quantity = format!(
-                    "Table {} row {} ({}): {}",
-                    t.roman(),
-                    pr.row,
-                    pr.routing,
-                    imps(pr)
-                );
-                let erratum = p.erratum(t, pr.row);
-                if let Some(e) = erratum {
-                    quantity.push_str(&format!(" [erratum: printed {}, see note]", e.printed));
-                }
-                let row = ctx.check(
-                    &format!("KO-6 {}.{}", t.roman(), pr.row),
-                    &quantity,
-                    "",
-                    &format!("{SOURCE}, Table {}", t.roman()),
-                    Target::Exact {
-                        text: p.target(t, pr),
-                    },
-                    Value::Text(ours.printed()),
-                );
-                if let Some(why) = restated(pr) {
-                    row.restated_input(why);
-                }
-                // Issue 31: the published cell keeps what K&O print; the verdict is against
-                // the reading, and the row says why.
-                if let Some(e) = erratum {
-                    row.printed(
-                        &pr.printed(),
-                        &format!(
-                            "compared with the reading {} of IMP {:?}'s printed {}: {}",
-                            e.reading, e.imp, e.printed, e.why
-                        ),
-                    );
-                }
-            }
-            ctx.note(format!(
-                "K&O Table {} ({}), as printed and ours (a cell is A's, B's and C's estimate/queue/next \
-                 IMP to D; `same` compares ours with the printed row, or with the erratum's reading \
-                 where there is one):\n```\n{}\n```",
-                t.roman(),
-                v.name(),
-                side.join("\n")
-            ));
-            ctx.csv(
-                &format!("table-{}", t.roman().to_lowercase()),
-                &csv_rows(t, t.roman(), v, &rows, true),
-            )?;
+            published_table(ctx, &p, t)?;
             ctx.progress((i + 1) as f64 / 6.0);
         }
 
-        // The same sequences under every variant: when do loops start and end?
-        let mut all_rows = Vec::new();
-        let mut loops = Vec::new();
-        let mut summary = Vec::new();
-        let mut chart = Chart::new(
-            "Table III's sequence: IMP B's estimate to D",
-            "time since row 1 (ms)",
-            "B's estimate − d (units)",
-        );
-        // Tables I and II share one sequence; they differ in the procedure.
-        for (t, name) in [(Table::I, "I and II"), (Table::III, "III")] {
-            let mut parts = Vec::new();
-            for v in LoopPrevention::ALL {
-                let rows = ko1977::run(&sequence(t), v, MORE);
-                let span = loop_span(&rows);
-                loops.push(LoopRow {
-                    sequence: name,
-                    variant: v.name(),
-                    loop_from_ms: span.map(|s| ms(s.0)),
-                    loop_until_ms: span.map(|s| ms(s.1)),
-                    loop_ms: span.map(|s| (s.1 - s.0).as_nanos() / 1_000_000),
-                });
-                parts.push(match span {
-                    Some((a, b)) => format!(
-                        "{} loops B→C→B from {} to {} ms ({} ms)",
-                        v.name(),
-                        ms(a),
-                        ms(b),
-                        ms(b) - ms(a)
-                    ),
-                    None => format!("{} never loops", v.name()),
-                });
-                if t == Table::III {
-                    let pts = rows
-                        .iter()
-                        .filter(|r| ms(r.at) <= 4000)
-                        .filter_map(|r| {
-                            let c = r.cell(Imp::B)?;
-                            Some((ms(r.at) as f64, c.estimate? as f64))
-                        })
-                        .collect();
-                    chart = chart.with(Series::new(v.name(), SeriesStyle::LinePoints, pts));
-                }
-                all_rows.extend(csv_rows(t, name, v, &rows, false));
-            }
-            summary.push(format!(
-                "Tables {name}, the same sequence under each variant, continued {MORE} past the \
-                 last printed row: {}.",
-                parts.join("; ")
-            ));
-        }
-        ctx.csv("variants", &all_rows)?;
-        ctx.csv("loops", &loops)?;
+        let (summary, chart) = variants(ctx)?;
         ctx.progress(0.9);
 
-        ctx.note(
-            "Scenario: A, B and C run the routing core (nmc-routing); X, the rest of the network, \
-             is scripted. Routing messages go X→A, A→B, C→B and B→C at fixed periods (640 ms; \
-             Table III: X→A and A→B every 320 ms) and phases; their order is not written down \
-             but comes out of the periods and is checked against each table's Routing column. \
-             Inputs from outside the line are read off the paper's A and C cells: X's estimate \
-             and A's queue to X (d−3 and 4 packets in Tables I–II row 1: 'a sudden increase in \
-             traffic between node A and node D'), and C's queue to B (1 packet, then 0). So A's \
-             estimates follow from the script; every cell of B and C, every best neighbour and \
-             every hold-down mark comes out of the mechanism.",
-        );
-        for e in &p.errata {
-            ctx.note(format!(
-                "Erratum, Table {} row {}: the paper prints {} for IMP {}; we compare with {}. {}",
-                e.table.roman(),
-                e.row,
-                e.printed,
-                e.imp.letter(),
-                e.reading,
-                e.why
-            ));
-        }
-        for s in summary {
-            ctx.note(s);
-        }
-        ctx.note(
-            "Variants: 'hold-down-window' is our reading of the later criterion 'independent of \
-             the frequency at which routing messages are sent': a rise of more than 8 units \
-             against the lowest estimate held in the last 640 ms of the IMP's own time, so a \
-             rise split over two messages counts as one; it leaves Table II unchanged and holds \
-             A and B down in Table III's rows 3–4, which prevents that loop. \
-             'feasible-successor' is the loop-free comparison (source-node condition, Jaffe & \
-             Moss 1982 / DUAL 1993, with DSDV/Babel destination sequence numbers). A hold-down \
-             in force is not extended by a further rise ('up to 2 s'); with that, Table III's \
-             loop trap ends one A→B message after B's 2 s hold-down of row 11 runs out.",
-        );
+        notes(ctx, &p, summary);
         ctx.plot(
             "table-iii-b-estimate",
             "IMP B's estimate to D (units above d) during Table III's sequence, under each variant. \

@@ -33,7 +33,7 @@ use anyhow::{Result, anyhow};
 use nmc_report::{Target, Value};
 use nmc_rto::estimator::{Mills, Rsre};
 use nmc_rto::eval::{Charge, RtxCharge, replay};
-use nmc_rto::r889::{Shaping, presets, published, r889_3};
+use nmc_rto::r889::{R889Row, Shaping, presets, published, r889_3};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -98,85 +98,7 @@ impl Experiment for R889Estimators {
             ctx.seed,
             base_charge.describe()
         ));
-        let mut rows = Vec::new();
-        let mut main = Vec::new();
-        let variants = [
-            (Shaping::Calibrated, RtxCharge::Delay),
-            (Shaping::Calibrated, RtxCharge::Timeout),
-            (Shaping::Calibrated, RtxCharge::Excess),
-            (Shaping::Judgement, RtxCharge::Delay),
-        ];
-        for (vi, (shaping, rtx)) in variants.into_iter().enumerate() {
-            let charge = Charge { rtx, ..base_charge };
-            let progress = |f: f64| ctx.progress((vi as f64 + f) / variants.len() as f64);
-            let result =
-                r889_3(ctx.seed, runs, &charge, shaping, &progress).map_err(|e| anyhow!("{e}"))?;
-            for r in &result {
-                let p = published(r.host).expect("preset rows exist");
-                rows.push(Row {
-                    path: r.host,
-                    shaping: match shaping {
-                        Shaping::Calibrated => "calibrated",
-                        Shaping::Judgement => "judgement",
-                    },
-                    rtx_charge: rtx.name(),
-                    runs,
-                    eff_mills: r.eff_mills,
-                    eff_rsre: r.eff_rsre,
-                    gain_pct: r.gain_pct,
-                    claim_pct: r.claim.gain_pct,
-                    mean_ms: r.mean_ms,
-                    paper_mean_ms: p.mean_ms,
-                    cov: r.cov,
-                    paper_cov: p.cov,
-                    lost_per_run: r.lost_per_run,
-                    paper_lost: p.lost,
-                    mills_rtx_per_run: r.mills_rtx_per_run,
-                    paper_rtx: p.rtx,
-                    mills_rtx_time_s: r.mills_rtx_time_per_run,
-                    paper_rtx_time_s: p.rtx_time,
-                    rsre_rtx_per_run: r.rsre_rtx_per_run,
-                    calm_mean: r.shape.calm_mean,
-                    spurt_level_over_mean: r.shape.excess_over_mean,
-                    base_ms: r.model.base * 1e3,
-                    jitter_ms: r.model.jitter * 1e3,
-                    paper_eff_mills: p.eff,
-                });
-            }
-            if vi == 0 {
-                main = result;
-            } else {
-                let gains: Vec<String> = result
-                    .iter()
-                    .map(|r| format!("{} {:+.1} %", r.host, r.gain_pct))
-                    .collect();
-                ctx.note(format!(
-                    "Sensitivity — {} shapes, RTX charged as {}: {}.",
-                    match shaping {
-                        Shaping::Calibrated => "calibrated",
-                        Shaping::Judgement => "judgement",
-                    },
-                    rtx.name(),
-                    gains.join(", ")
-                ));
-            }
-        }
-        for r in &main {
-            ctx.check(
-                &format!("R889-3 {} (synthetic)", r.host),
-                &format!(
-                    "efficiency gain, Mills over RSRE, {} (Mills {:.3}, RSRE {:.3})",
-                    r.host, r.eff_mills, r.eff_rsre
-                ),
-                "%",
-                "RFC 889 §3.3",
-                Target::Abs {
-                    value: r.claim.gain_pct,
-                    abs: r.claim.tolerance_pct,
-                },
-                Value::Num(r.gain_pct),
-            );
-        }
+        let (rows, main) = synthetic(ctx, runs, &base_charge)?;
         ctx.csv("r889-3", &rows)?;
         let model_runs = if ctx.quick {
             PATH_MODEL_RUNS_QUICK
@@ -184,53 +106,157 @@ impl Experiment for R889Estimators {
             PATH_MODEL_RUNS
         };
         path_models(ctx, model_runs)?;
-        // Issue 31: where a path model gives the same claim, the synthetic row is its variant
-        // (its traces are shaped so that Mills' estimator sees the §3 row's RTX count and time,
-        // so the path model, fitted to nothing in §3, is the one counted).
-        let modelled: Vec<String> = ctx
-            .rows()
-            .iter()
-            .filter_map(|c| c.id.strip_suffix(" (path model)").map(str::to_string))
-            .collect();
-        for c in ctx.rows_mut() {
-            if let Some(base) = c.id.strip_suffix(" (synthetic)")
-                && modelled.iter().any(|m| m == base)
-            {
-                c.variant(&format!(
-                    "{base}'s claim on synthetic traces shaped to the §3 row's RTX count and \
-                     time; the path-model row, fitted to nothing in §3, is counted"
-                ));
-            }
-        }
+        count_path_models(ctx);
+        fuzzball(ctx, &main, &base_charge)
+    }
+}
 
-        // The Fuzzball display of the first run of each path, for both estimators.
-        let mills = Mills::new(15.0 / 16.0, 3.0 / 4.0, 2.0);
-        let rsre = Rsre::new(7.0 / 8.0, 2.0);
-        std::fs::create_dir_all(&ctx.dir)?;
-        for r in &main {
-            let trace = r.model.generate(ctx.seed).map_err(|e| anyhow!("{e}"))?;
-            for (name, est) in [
-                ("mills", &mills as &dyn nmc_rto::Estimator),
-                ("rsre", &rsre),
-            ] {
-                let (s, steps) = replay(&trace, est, &base_charge);
-                let svg = nmc_rto::plot::fuzzball_svg(&s, &steps).map_err(|e| anyhow!(e))?;
-                let stem = format!("{}-{name}", r.host.to_lowercase());
-                std::fs::write(ctx.dir.join(format!("{stem}.svg")), &svg)?;
-                ctx.section
-                    .files
-                    .push(format!("{}/{stem}.svg", ctx.section.id));
-                ctx.section.plots.push((
+/// R889-3 on synthetic traces: every path under each shaping and RTX charge (the rows of
+/// `r889-3.csv`), a sensitivity note per variant, and a row per path for the first (the
+/// calibrated shapes, RTX charged as delay), whose results it returns.
+fn synthetic(
+    ctx: &mut Context,
+    runs: usize,
+    base_charge: &Charge,
+) -> Result<(Vec<Row>, Vec<R889Row>)> {
+    let mut rows = Vec::new();
+    let mut main = Vec::new();
+    let variants = [
+        (Shaping::Calibrated, RtxCharge::Delay),
+        (Shaping::Calibrated, RtxCharge::Timeout),
+        (Shaping::Calibrated, RtxCharge::Excess),
+        (Shaping::Judgement, RtxCharge::Delay),
+    ];
+    for (vi, (shaping, rtx)) in variants.into_iter().enumerate() {
+        let charge = Charge {
+            rtx,
+            ..*base_charge
+        };
+        let progress = |f: f64| ctx.progress((vi as f64 + f) / variants.len() as f64);
+        let result =
+            r889_3(ctx.seed, runs, &charge, shaping, &progress).map_err(|e| anyhow!("{e}"))?;
+        for r in &result {
+            let p = published(r.host).expect("preset rows exist");
+            rows.push(Row {
+                path: r.host,
+                shaping: match shaping {
+                    Shaping::Calibrated => "calibrated",
+                    Shaping::Judgement => "judgement",
+                },
+                rtx_charge: rtx.name(),
+                runs,
+                eff_mills: r.eff_mills,
+                eff_rsre: r.eff_rsre,
+                gain_pct: r.gain_pct,
+                claim_pct: r.claim.gain_pct,
+                mean_ms: r.mean_ms,
+                paper_mean_ms: p.mean_ms,
+                cov: r.cov,
+                paper_cov: p.cov,
+                lost_per_run: r.lost_per_run,
+                paper_lost: p.lost,
+                mills_rtx_per_run: r.mills_rtx_per_run,
+                paper_rtx: p.rtx,
+                mills_rtx_time_s: r.mills_rtx_time_per_run,
+                paper_rtx_time_s: p.rtx_time,
+                rsre_rtx_per_run: r.rsre_rtx_per_run,
+                calm_mean: r.shape.calm_mean,
+                spurt_level_over_mean: r.shape.excess_over_mean,
+                base_ms: r.model.base * 1e3,
+                jitter_ms: r.model.jitter * 1e3,
+                paper_eff_mills: p.eff,
+            });
+        }
+        if vi == 0 {
+            main = result;
+        } else {
+            let gains: Vec<String> = result
+                .iter()
+                .map(|r| format!("{} {:+.1} %", r.host, r.gain_pct))
+                .collect();
+            ctx.note(format!(
+                "Sensitivity — {} shapes, RTX charged as {}: {}.",
+                match shaping {
+                    Shaping::Calibrated => "calibrated",
+                    Shaping::Judgement => "judgement",
+                },
+                rtx.name(),
+                gains.join(", ")
+            ));
+        }
+    }
+    for r in &main {
+        ctx.check(
+            &format!("R889-3 {} (synthetic)", r.host),
+            &format!(
+                "efficiency gain, Mills over RSRE, {} (Mills {:.3}, RSRE {:.3})",
+                r.host, r.eff_mills, r.eff_rsre
+            ),
+            "%",
+            "RFC 889 §3.3",
+            Target::Abs {
+                value: r.claim.gain_pct,
+                abs: r.claim.tolerance_pct,
+            },
+            Value::Num(r.gain_pct),
+        );
+    }
+    Ok((rows, main))
+}
+
+/// Issue 31: where a path model gives the same claim, the synthetic row is its variant (its
+/// traces are shaped so that Mills' estimator sees the §3 row's RTX count and time, so the
+/// path model, fitted to nothing in §3, is the one counted).
+fn count_path_models(ctx: &mut Context) {
+    // Issue 31: where a path model gives the same claim, the synthetic row is its variant
+    // (its traces are shaped so that Mills' estimator sees the §3 row's RTX count and time,
+    // so the path model, fitted to nothing in §3, is the one counted).
+    let modelled: Vec<String> = ctx
+        .rows()
+        .iter()
+        .filter_map(|c| c.id.strip_suffix(" (path model)").map(str::to_string))
+        .collect();
+    for c in ctx.rows_mut() {
+        if let Some(base) = c.id.strip_suffix(" (synthetic)")
+            && modelled.iter().any(|m| m == base)
+        {
+            c.variant(&format!(
+                "{base}'s claim on synthetic traces shaped to the §3 row's RTX count and \
+                     time; the path-model row, fitted to nothing in §3, is counted"
+            ));
+        }
+    }
+}
+
+/// The Fuzzball display of the first run of each path, for both estimators.
+fn fuzzball(ctx: &mut Context, main: &[R889Row], base_charge: &Charge) -> Result<()> {
+    // The Fuzzball display of the first run of each path, for both estimators.
+    let mills = Mills::new(15.0 / 16.0, 3.0 / 4.0, 2.0);
+    let rsre = Rsre::new(7.0 / 8.0, 2.0);
+    std::fs::create_dir_all(&ctx.dir)?;
+    for r in main {
+        let trace = r.model.generate(ctx.seed).map_err(|e| anyhow!("{e}"))?;
+        for (name, est) in [
+            ("mills", &mills as &dyn nmc_rto::Estimator),
+            ("rsre", &rsre),
+        ] {
+            let (s, steps) = replay(&trace, est, base_charge);
+            let svg = nmc_rto::plot::fuzzball_svg(&s, &steps).map_err(|e| anyhow!(e))?;
+            let stem = format!("{}-{name}", r.host.to_lowercase());
+            std::fs::write(ctx.dir.join(format!("{stem}.svg")), &svg)?;
+            ctx.section
+                .files
+                .push(format!("{}/{stem}.svg", ctx.section.id));
+            ctx.section.plots.push((
                     format!(
                         "{} ({name}): delays of run 1 with the computed timeout drawn over them (the Fuzzball display).",
                         r.host
                     ),
                     svg,
                 ));
-            }
         }
-        Ok(())
     }
+    Ok(())
 }
 
 /// One run of a path model as an RFC 889 §3 trace: send times and one-way delays; a volley with

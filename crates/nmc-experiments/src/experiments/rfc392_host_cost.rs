@@ -137,170 +137,15 @@ impl Experiment for Rfc392HostCost {
     }
     fn run(&self, ctx: &mut Context) -> Result<()> {
         let rows = data::utah10();
-        let n1 = rows.iter().filter(|t| t.table == 1).count();
-        let n2 = rows.len() - n1;
-        let base = Tenex1972::default();
-        ctx.note(format!(
-            "Data: {} transfers as printed ({n1} in the 16–19 Sept table, {n2} in the 13–16 Sept \
-             table; the issue counted 75). No randomness: the output is the same on every run \
-             (seed {} unused).",
-            rows.len(),
-            ctx.seed
-        ));
-
-        // The paper's own inconsistencies.
-        let cons = data::consistency(&rows);
-        let bad: Vec<String> = cons
-            .iter()
-            .filter(|c| !c.clock_agrees || !c.cpu_agrees)
-            .map(|c| c.to_string())
-            .collect();
-        ctx.note(format!(
-            "The paper's columns against each other. Column 4's formula is printed upside down \
-             (\"(real-time)/((number of bytes)*8)\"); the values are bytes × 8 / real time, and \
-             every row's clock time, truncated to whole seconds, agrees with them except as \
-             listed. Column 5's formula needs the runtime in ms though column 2 is in seconds. \
-             Rows whose columns disagree beyond the printed rounding ({} of {}): {}.",
-            bad.len(),
-            rows.len(),
-            bad.join("; ")
-        ));
-        ctx.csv("consistency", &cons)?;
+        self.data_notes(ctx, &rows)?;
         ctx.progress(0.2);
-
-        // The set-up per transfer from RFC 573 (issue 35), by the rule of nmc_cost::its.
-        let ftp = its::table3();
-        let est = its::estimate(&ftp, PerBit::LargestAscii);
-        let est2 = its::estimate(&ftp, PerBit::TableTwo);
-        self.setup_note(ctx, &est, &est2);
-        let mut by_row = est.setup_by_row.clone();
-        by_row.extend(est2.setup_by_row.iter().cloned());
-        ctx.csv("rfc573-setup", &by_row)?;
-        // The part of a set-up the TENEX monitor accounts for, counted from its source.
-        let (mon_lo, mon_hi) = nmc_cost::tenex::MONITOR_SETUP_MS;
-        ctx.note(format!(
-            "The TENEX monitor's share of a transfer's set-up, counted from the 1.28 monitor \
-             source (nmc_cost::tenex::MONITOR_SETUP_MS: one network connection and one disk \
-             file opened and closed, at 1.7–2.5 µs per KA10 instruction): {mon_lo:.0}–{mon_hi:.0} \
-             ms, {:.0}–{:.0} % of the {:.1} ms taken from RFC 573. The rest — the RJS program's \
-             own per-transfer work, page faults — is not counted: its source is not public.",
-            100.0 * mon_lo * 1e3 / est.setup_us,
-            100.0 * mon_hi * 1e3 / est.setup_us,
-            est.setup_us / 1e3
-        ));
-        ctx.check(
-            "R392-2 set-up ≥ monitor's",
-            "set-up per transfer from RFC 573 against the most the TENEX monitor's counted paths charge (a consistency bound)",
-            "ms",
-            "TENEX 1.28 monitor source, counted (nmc_cost::tenex::MONITOR_SETUP_MS)",
-            Target::AtLeast { value: mon_hi },
-            Value::Num(est.setup_us / 1e3),
-        )
-        .sanity_bound("the analogue's set-up must leave room for the monitor's counted share; it says nothing of the rest");
-        let sourced = Tenex1972 {
-            setup_us: est.setup_us,
-            ..base.clone()
-        };
-        let sourced2 = Tenex1972 {
-            setup_us: est2.setup_us,
-            ..base.clone()
-        };
-
-        // Fit on one table, predict the other, both ways, for every variant.
-        let cv_paper = fit::cross_validate(&rows, &base, Variant::PaperConstants);
-        let cv_fitted = fit::cross_validate(&rows, &base, Variant::Mechanism);
-        let cv = fit::cross_validate(&rows, &sourced, Variant::SourcedSetup);
-        let cv2 = fit::cross_validate(&rows, &sourced2, Variant::SourcedSetup);
-        let refs: Vec<&Transfer> = rows.iter().collect();
-        let both = fit::fit(&refs, &base, Variant::Mechanism, 12);
-        let fits = vec![
-            fit_row(&cv_paper.fit_on_1),
-            fit_row(&cv_paper.fit_on_2),
-            fit_row(&cv_fitted.fit_on_1),
-            fit_row(&cv_fitted.fit_on_2),
-            fit_row(&both),
-            fit_row(&cv.fit_on_1),
-            fit_row(&cv.fit_on_2),
-        ];
-        for f in &fits {
-            ctx.note(format!(
-                "Fit {} on {} ({} rows, in-sample RMS {:.2} µs/bit): set-up {:.0} ms per \
-                 transfer, RJS {:.0} µs per byte, UCLA's messages {:.0} bytes (Utah's {:.0}), \
-                 wait cost {:.1} µs per message per unit load.",
-                f.variant,
-                f.fitted_on,
-                f.rows,
-                f.rms_us_per_bit,
-                f.setup_us / 1e3,
-                f.rjs_us_per_byte,
-                f.recv_message_bytes,
-                f.send_message_bytes,
-                f.wait_us_per_message_per_load
-            ));
-        }
-        ctx.csv("fits", &fits)?;
-        for c in [&cv_paper, &cv_fitted, &cv] {
-            self.errors_note(ctx, c);
-        }
-        let mut preds = cv_paper.predictions.clone();
-        preds.extend(cv_fitted.predictions.iter().cloned());
-        preds.extend(cv.predictions.iter().cloned());
-        ctx.csv("predictions", &preds)?;
-        let loo = fit::leave_one_out(&rows, &base, Variant::Mechanism);
-        let layout = paper_layout(&rows, &cv, &loo);
-        ctx.text("utah10-predicted.txt", &layout)?;
-        // Issue 31: the paper's tables beside ours on the page, preformatted.
-        ctx.note(format!(
-            "RFC 392's two tables as printed, each row with ours beside it (utah10-predicted.txt):\n{}",
-            layout.trim_end()
-        ));
-        self.loo_note(ctx, &loo);
-        ctx.csv("predictions-leave-one-out", &loo)?;
+        let (est, est2) = self.setup(ctx)?;
+        let v = self.validations(ctx, &rows, &est, &est2)?;
         ctx.progress(0.6);
-
-        // Load: does it move µs/bit?
-        for r in fit::load_regressions(&rows, &cv) {
-            ctx.note(format!(
-                "Load: {} — slope {:+.2} ± {:.2} µs/bit per unit of load (t = {:.1}, r = {:.2}, \
-                 n = {}): {}.",
-                r.what,
-                r.slope,
-                r.slope_se,
-                r.t,
-                r.r,
-                r.n,
-                if r.significant() {
-                    "an effect (|t| ≥ 2)"
-                } else {
-                    "no effect distinguishable (|t| < 2)"
-                }
-            ));
-        }
-
-        self.checks(ctx, &rows, &cv, &cv_paper);
-        self.short_checks(
-            ctx,
-            &cv_fitted.predictions,
-            "set-up fitted",
-            "the set-up fitted on table 1 too, which has no short transfer (the model before issue 35)",
-        );
-        self.short_checks(
-            ctx,
-            &cv2.predictions,
-            "Table II set-up",
-            &format!(
-                "the set-up from RFC 573's Table II reading, {:.0} ms",
-                est2.setup_us / 1e3
-            ),
-        );
-        self.short_checks(
-            ctx,
-            &loo,
-            "LOO",
-            "leave-one-out: fitted on the 76 other rows, set-up fitted",
-        );
-        self.parts(ctx, &cv)?;
-        self.plots(ctx, &cv, &cv_paper)?;
+        load_notes(ctx, &rows, &v.sourced);
+        self.all_checks(ctx, &rows, &v, &est2);
+        self.parts(ctx, &v.sourced)?;
+        self.plots(ctx, &v.sourced, &v.paper)?;
         ctx.progress(1.0);
         Ok(())
     }
@@ -354,7 +199,219 @@ fn paper_layout(rows: &[Transfer], cv: &CrossVal, loo: &[Prediction]) -> String 
     s
 }
 
+/// Each cross-validation of the variants, and leave-one-out.
+struct Validations {
+    paper: CrossVal,
+    fitted: CrossVal,
+    sourced: CrossVal,
+    sourced2: CrossVal,
+    loo: Vec<Prediction>,
+}
+
+/// Load: does it move µs/bit?
+fn load_notes(ctx: &mut Context, rows: &[Transfer], cv: &CrossVal) {
+    // Load: does it move µs/bit?
+    for r in fit::load_regressions(rows, cv) {
+        ctx.note(format!(
+            "Load: {} — slope {:+.2} ± {:.2} µs/bit per unit of load (t = {:.1}, r = {:.2}, \
+                 n = {}): {}.",
+            r.what,
+            r.slope,
+            r.slope_se,
+            r.t,
+            r.r,
+            r.n,
+            if r.significant() {
+                "an effect (|t| ≥ 2)"
+            } else {
+                "no effect distinguishable (|t| < 2)"
+            }
+        ));
+    }
+}
+
 impl Rfc392HostCost {
+    /// The data as printed, and the paper's columns against each other (`consistency.csv`).
+    fn data_notes(&self, ctx: &mut Context, rows: &[Transfer]) -> Result<()> {
+        let n1 = rows.iter().filter(|t| t.table == 1).count();
+        let n2 = rows.len() - n1;
+        ctx.note(format!(
+            "Data: {} transfers as printed ({n1} in the 16–19 Sept table, {n2} in the 13–16 Sept \
+             table; the issue counted 75). No randomness: the output is the same on every run \
+             (seed {} unused).",
+            rows.len(),
+            ctx.seed
+        ));
+
+        // The paper's own inconsistencies.
+        let cons = data::consistency(rows);
+        let bad: Vec<String> = cons
+            .iter()
+            .filter(|c| !c.clock_agrees || !c.cpu_agrees)
+            .map(|c| c.to_string())
+            .collect();
+        ctx.note(format!(
+            "The paper's columns against each other. Column 4's formula is printed upside down \
+             (\"(real-time)/((number of bytes)*8)\"); the values are bytes × 8 / real time, and \
+             every row's clock time, truncated to whole seconds, agrees with them except as \
+             listed. Column 5's formula needs the runtime in ms though column 2 is in seconds. \
+             Rows whose columns disagree beyond the printed rounding ({} of {}): {}.",
+            bad.len(),
+            rows.len(),
+            bad.join("; ")
+        ));
+        ctx.csv("consistency", &cons)?;
+        Ok(())
+    }
+
+    /// The set-up per transfer from RFC 573 (issue 35), by the rule of `nmc_cost::its`, under
+    /// each reading of its per-bit cost; the TENEX monitor's counted share of it, and R392-2.
+    fn setup(&self, ctx: &mut Context) -> Result<(SetupEstimate, SetupEstimate)> {
+        // The set-up per transfer from RFC 573 (issue 35), by the rule of nmc_cost::its.
+        let ftp = its::table3();
+        let est = its::estimate(&ftp, PerBit::LargestAscii);
+        let est2 = its::estimate(&ftp, PerBit::TableTwo);
+        self.setup_note(ctx, &est, &est2);
+        let mut by_row = est.setup_by_row.clone();
+        by_row.extend(est2.setup_by_row.iter().cloned());
+        ctx.csv("rfc573-setup", &by_row)?;
+        // The part of a set-up the TENEX monitor accounts for, counted from its source.
+        let (mon_lo, mon_hi) = nmc_cost::tenex::MONITOR_SETUP_MS;
+        ctx.note(format!(
+            "The TENEX monitor's share of a transfer's set-up, counted from the 1.28 monitor \
+             source (nmc_cost::tenex::MONITOR_SETUP_MS: one network connection and one disk \
+             file opened and closed, at 1.7–2.5 µs per KA10 instruction): {mon_lo:.0}–{mon_hi:.0} \
+             ms, {:.0}–{:.0} % of the {:.1} ms taken from RFC 573. The rest — the RJS program's \
+             own per-transfer work, page faults — is not counted: its source is not public.",
+            100.0 * mon_lo * 1e3 / est.setup_us,
+            100.0 * mon_hi * 1e3 / est.setup_us,
+            est.setup_us / 1e3
+        ));
+        ctx.check(
+            "R392-2 set-up ≥ monitor's",
+            "set-up per transfer from RFC 573 against the most the TENEX monitor's counted paths charge (a consistency bound)",
+            "ms",
+            "TENEX 1.28 monitor source, counted (nmc_cost::tenex::MONITOR_SETUP_MS)",
+            Target::AtLeast { value: mon_hi },
+            Value::Num(est.setup_us / 1e3),
+        )
+        .sanity_bound("the analogue's set-up must leave room for the monitor's counted share; it says nothing of the rest");
+        Ok((est, est2))
+    }
+
+    /// Each variant fitted on one table and predicting the other, both ways, and fitted on
+    /// all rows; leave-one-out; the fits, the errors and the paper's layout with ours beside it.
+    fn validations(
+        &self,
+        ctx: &mut Context,
+        rows: &[Transfer],
+        est: &SetupEstimate,
+        est2: &SetupEstimate,
+    ) -> Result<Validations> {
+        let base = Tenex1972::default();
+        let sourced = Tenex1972 {
+            setup_us: est.setup_us,
+            ..base.clone()
+        };
+        let sourced2 = Tenex1972 {
+            setup_us: est2.setup_us,
+            ..base.clone()
+        };
+
+        // Fit on one table, predict the other, both ways, for every variant.
+        let cv_paper = fit::cross_validate(rows, &base, Variant::PaperConstants);
+        let cv_fitted = fit::cross_validate(rows, &base, Variant::Mechanism);
+        let cv = fit::cross_validate(rows, &sourced, Variant::SourcedSetup);
+        let cv2 = fit::cross_validate(rows, &sourced2, Variant::SourcedSetup);
+        let refs: Vec<&Transfer> = rows.iter().collect();
+        let both = fit::fit(&refs, &base, Variant::Mechanism, 12);
+        let fits = vec![
+            fit_row(&cv_paper.fit_on_1),
+            fit_row(&cv_paper.fit_on_2),
+            fit_row(&cv_fitted.fit_on_1),
+            fit_row(&cv_fitted.fit_on_2),
+            fit_row(&both),
+            fit_row(&cv.fit_on_1),
+            fit_row(&cv.fit_on_2),
+        ];
+        for f in &fits {
+            ctx.note(format!(
+                "Fit {} on {} ({} rows, in-sample RMS {:.2} µs/bit): set-up {:.0} ms per \
+                 transfer, RJS {:.0} µs per byte, UCLA's messages {:.0} bytes (Utah's {:.0}), \
+                 wait cost {:.1} µs per message per unit load.",
+                f.variant,
+                f.fitted_on,
+                f.rows,
+                f.rms_us_per_bit,
+                f.setup_us / 1e3,
+                f.rjs_us_per_byte,
+                f.recv_message_bytes,
+                f.send_message_bytes,
+                f.wait_us_per_message_per_load
+            ));
+        }
+        ctx.csv("fits", &fits)?;
+        for c in [&cv_paper, &cv_fitted, &cv] {
+            self.errors_note(ctx, c);
+        }
+        let mut preds = cv_paper.predictions.clone();
+        preds.extend(cv_fitted.predictions.iter().cloned());
+        preds.extend(cv.predictions.iter().cloned());
+        ctx.csv("predictions", &preds)?;
+        let loo = fit::leave_one_out(rows, &base, Variant::Mechanism);
+        let layout = paper_layout(rows, &cv, &loo);
+        ctx.text("utah10-predicted.txt", &layout)?;
+        // Issue 31: the paper's tables beside ours on the page, preformatted.
+        ctx.note(format!(
+            "RFC 392's two tables as printed, each row with ours beside it (utah10-predicted.txt):\n{}",
+            layout.trim_end()
+        ));
+        self.loo_note(ctx, &loo);
+        ctx.csv("predictions-leave-one-out", &loo)?;
+        Ok(Validations {
+            paper: cv_paper,
+            fitted: cv_fitted,
+            sourced: cv,
+            sourced2: cv2,
+            loo,
+        })
+    }
+
+    /// The rows: R392's checks on the sourced set-up, and the short transfers under the other
+    /// set-ups.
+    fn all_checks(
+        &self,
+        ctx: &mut Context,
+        rows: &[Transfer],
+        v: &Validations,
+        est2: &SetupEstimate,
+    ) {
+        let (cv, cv_paper, cv_fitted, cv2, loo) =
+            (&v.sourced, &v.paper, &v.fitted, &v.sourced2, &v.loo);
+        self.checks(ctx, rows, cv, cv_paper);
+        self.short_checks(
+            ctx,
+            &cv_fitted.predictions,
+            "set-up fitted",
+            "the set-up fitted on table 1 too, which has no short transfer (the model before issue 35)",
+        );
+        self.short_checks(
+            ctx,
+            &cv2.predictions,
+            "Table II set-up",
+            &format!(
+                "the set-up from RFC 573's Table II reading, {:.0} ms",
+                est2.setup_us / 1e3
+            ),
+        );
+        self.short_checks(
+            ctx,
+            loo,
+            "LOO",
+            "leave-one-out: fitted on the 76 other rows, set-up fitted",
+        );
+    }
+
     fn loo_note(&self, ctx: &mut Context, loo: &[Prediction]) {
         let all = fit::summarize(loo);
         let l = fit::summarize(loo.iter().filter(|x| x.bytes >= SHORT_BYTES));

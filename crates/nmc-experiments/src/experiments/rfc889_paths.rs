@@ -159,6 +159,174 @@ struct Result2 {
 /// models with queues and a satellite channel (R889-2), and the traces R889-3 replays.
 pub struct Rfc889Paths;
 
+/// One R889-2 path: run, fitted one line and two lines split at 126 octets, its rows (delays,
+/// rate, no split), its chart and volleys; its lines of the side-by-side `table` and of RFC
+/// 889's `layout`.
+fn path(
+    ctx: &mut Context,
+    p: &PathRow,
+    table: &mut String,
+    layout: &mut String,
+) -> Result<Result2> {
+    let s = load(p)?;
+    let seed = s.seed.unwrap_or(ctx.seed);
+    let out = run(&s, seed)?;
+    let f = fits(&out, Some(126));
+    let line = f
+        .one_line
+        .ok_or_else(|| anyhow!("{}: too few answered volleys to fit", p.id))?;
+    let (d40, d256, rate) = columns(&line, 40.0, 256.0);
+    let split = f
+        .split
+        .ok_or_else(|| anyhow!("{}: too few volleys either side of 126 octets", p.id))?;
+    let (pd40, pd256, prate) = p.published.expect("R889-2 paths have a row");
+    let lost = out.volleys.iter().filter(|v| v.lost).count();
+    writeln!(
+        table,
+        "{:<9} {:>9.0} {:>6.0} {:>8.0} {:>6.2} {:>4} | {:>11.0} {:>6.0} {:>8.0}     {}{}",
+        p.id,
+        d40,
+        d256,
+        rate,
+        split.f_statistic,
+        lost,
+        pd40,
+        pd256,
+        prate,
+        p.comment,
+        if p.input.is_some() {
+            " (echo turnaround estimated from this row)"
+        } else {
+            ""
+        }
+    )?;
+    let cells = Rfc889Cells::of(&f, false).expect("one line was fitted");
+    writeln!(layout, "{}", rfc889_row(p.id, &cells, "ours"))?;
+    let published = Rfc889Cells::One {
+        d40: pd40,
+        d256: pd256,
+        rate: prate,
+    };
+    writeln!(
+        layout,
+        "{}",
+        rfc889_row("", &published, &format!("RFC 889: {}", p.comment))
+    )?;
+    for (q, short, unit, publ, ours, tol) in [
+        (
+            "delay at 40 octets",
+            "delay 40B",
+            "ms",
+            pd40,
+            d40,
+            DELAY_TOLERANCE,
+        ),
+        (
+            "delay at 256 octets",
+            "delay 256B",
+            "ms",
+            pd256,
+            d256,
+            DELAY_TOLERANCE,
+        ),
+        ("rate", "rate", "bit/s", prate, rate, RATE_TOLERANCE),
+    ] {
+        let c = super::rfc889_cell(
+            ctx,
+            &format!("R889-2 {} {short}", p.id),
+            &format!("{} ({}), {q}", p.id, p.comment),
+            unit,
+            (publ, tol),
+            ours,
+        );
+        if let Some(why) = p.input {
+            c.restated_input(why);
+        }
+    }
+    ctx.check(
+        &format!("R889-2 {} no split", p.id),
+        &format!(
+            "{}: two lines split at 126 octets against one, F statistic (split absent: at most {SPLIT_ABSENT_MAX_F})",
+            p.id
+        ),
+        "",
+        "RFC 889 §2: \"Only one characteristic was assumed for ARPANET-exclusive paths\"; NTA to SATNET rows have one",
+        Target::AtMost {
+            value: SPLIT_ABSENT_MAX_F,
+        },
+        Value::Num(split.f_statistic),
+    )
+    .sanity_bound(
+        "nothing in these path models depends on length other than linearly: a split can appear only by chance",
+    );
+    let answered = nmc_internet::one_way_ms(&out);
+    let (s40, s125, _) = columns(&split.short, 40.0, 125.0);
+    let (l125, l256, _) = columns(&split.long, 125.0, 256.0);
+    let chart = super::rfc889_delay_chart(
+        format!("RFC 889 {}: NTA → {} ({})", p.id, p.id, p.comment),
+        answered,
+        vec![
+            ("our fit (one line)", vec![(40.0, d40), (256.0, d256)]),
+            (
+                "our fit split at 126 (short)",
+                vec![(40.0, s40), (125.0, s125)],
+            ),
+            (
+                "our fit split at 126 (long)",
+                vec![(125.0, l125), (256.0, l256)],
+            ),
+        ],
+        (
+            "RFC 889: delay at 40 and 256 octets",
+            vec![(40.0, pd40), (256.0, pd256)],
+        ),
+    );
+    ctx.plot(
+        &format!("delay-vs-length-{}", p.id.to_lowercase()),
+        &format!(
+            "{}: simulated one-way delay against length, our line and our two lines split at 126 octets, and RFC 889's 40- and 256-octet delays (hollow markers).",
+            p.id
+        ),
+        &chart,
+    )?;
+    ctx.csv(&format!("volleys-{}", p.id.to_lowercase()), &out.records)?;
+    Ok(Result2 {
+        host: p.id,
+        comment: p.comment,
+        judged: p.input.is_none(),
+        ours_delay_40_ms: d40,
+        ours_delay_256_ms: d256,
+        ours_rate_bps: rate,
+        published_delay_40_ms: pd40,
+        published_delay_256_ms: pd256,
+        published_rate_bps: prate,
+        split_126_f: split.f_statistic,
+        split_126_sse_reduction: split.sse_reduction,
+        answered: out.volleys.iter().filter(|v| v.rtt.is_some()).count(),
+        lost,
+    })
+}
+
+/// The table, RFC 889's layout, the tolerances and where the other rows are.
+fn notes(ctx: &mut Context, table: &str, layout: &str) {
+    ctx.note(format!("```\n{table}```"));
+    ctx.note(format!(
+        "The same in RFC 889's table layout (also printed by `nmc echo probe` for today's paths):\n```\n{layout}```"
+    ));
+    ctx.note(format!(
+        "Tolerances, stated before running: delays ±{:.0} %, rate ±{:.0} %; split at 126 octets absent when F ≤ {SPLIT_ABSENT_MAX_F} (1 % point of F(2, ∞)) — a sanity bound here, since nothing in these models splits. \
+         TANUM's delay and rate rows restate an input (the echo host's turnaround is estimated from them). \
+         Each path's composition, with sources and choices: scenarios/rfc889/{{tanum,etam,goony}}.toml.",
+        DELAY_TOLERANCE * 100.0,
+        RATE_TOLERANCE * 100.0
+    ));
+    ctx.note(format!(
+        "Rows across the ARPANET or MILNET, and to SATNET through them, are in \
+         `rfc889-arpanet` (through the IMP model: {}), with the rows not modelled yet and why.",
+        super::rfc889_arpanet::row_ids().join(", ")
+    ));
+}
+
 impl Experiment for Rfc889Paths {
     fn id(&self) -> &'static str {
         "rfc889-paths"
@@ -181,163 +349,12 @@ impl Experiment for Rfc889Paths {
         let mut layout = String::from(RFC889_HEADER);
         for (i, p) in paths.iter().enumerate() {
             ctx.progress(i as f64 / paths.len() as f64);
-            let s = load(p)?;
-            let seed = s.seed.unwrap_or(ctx.seed);
-            let out = run(&s, seed)?;
-            let f = fits(&out, Some(126));
-            let line = f
-                .one_line
-                .ok_or_else(|| anyhow!("{}: too few answered volleys to fit", p.id))?;
-            let (d40, d256, rate) = columns(&line, 40.0, 256.0);
-            let split = f
-                .split
-                .ok_or_else(|| anyhow!("{}: too few volleys either side of 126 octets", p.id))?;
-            let (pd40, pd256, prate) = p.published.expect("R889-2 paths have a row");
-            let lost = out.volleys.iter().filter(|v| v.lost).count();
-            writeln!(
-                table,
-                "{:<9} {:>9.0} {:>6.0} {:>8.0} {:>6.2} {:>4} | {:>11.0} {:>6.0} {:>8.0}     {}{}",
-                p.id,
-                d40,
-                d256,
-                rate,
-                split.f_statistic,
-                lost,
-                pd40,
-                pd256,
-                prate,
-                p.comment,
-                if p.input.is_some() {
-                    " (echo turnaround estimated from this row)"
-                } else {
-                    ""
-                }
-            )?;
-            let cells = Rfc889Cells::of(&f, false).expect("one line was fitted");
-            writeln!(layout, "{}", rfc889_row(p.id, &cells, "ours"))?;
-            let published = Rfc889Cells::One {
-                d40: pd40,
-                d256: pd256,
-                rate: prate,
-            };
-            writeln!(
-                layout,
-                "{}",
-                rfc889_row("", &published, &format!("RFC 889: {}", p.comment))
-            )?;
-            for (q, short, unit, publ, ours, tol) in [
-                (
-                    "delay at 40 octets",
-                    "delay 40B",
-                    "ms",
-                    pd40,
-                    d40,
-                    DELAY_TOLERANCE,
-                ),
-                (
-                    "delay at 256 octets",
-                    "delay 256B",
-                    "ms",
-                    pd256,
-                    d256,
-                    DELAY_TOLERANCE,
-                ),
-                ("rate", "rate", "bit/s", prate, rate, RATE_TOLERANCE),
-            ] {
-                let c = super::rfc889_cell(
-                    ctx,
-                    &format!("R889-2 {} {short}", p.id),
-                    &format!("{} ({}), {q}", p.id, p.comment),
-                    unit,
-                    (publ, tol),
-                    ours,
-                );
-                if let Some(why) = p.input {
-                    c.restated_input(why);
-                }
-            }
-            ctx.check(
-                &format!("R889-2 {} no split", p.id),
-                &format!(
-                    "{}: two lines split at 126 octets against one, F statistic (split absent: at most {SPLIT_ABSENT_MAX_F})",
-                    p.id
-                ),
-                "",
-                "RFC 889 §2: \"Only one characteristic was assumed for ARPANET-exclusive paths\"; NTA to SATNET rows have one",
-                Target::AtMost {
-                    value: SPLIT_ABSENT_MAX_F,
-                },
-                Value::Num(split.f_statistic),
-            )
-            .sanity_bound(
-                "nothing in these path models depends on length other than linearly: a split can appear only by chance",
-            );
-            let answered = nmc_internet::one_way_ms(&out);
-            let (s40, s125, _) = columns(&split.short, 40.0, 125.0);
-            let (l125, l256, _) = columns(&split.long, 125.0, 256.0);
-            let chart = super::rfc889_delay_chart(
-                format!("RFC 889 {}: NTA → {} ({})", p.id, p.id, p.comment),
-                answered,
-                vec![
-                    ("our fit (one line)", vec![(40.0, d40), (256.0, d256)]),
-                    (
-                        "our fit split at 126 (short)",
-                        vec![(40.0, s40), (125.0, s125)],
-                    ),
-                    (
-                        "our fit split at 126 (long)",
-                        vec![(125.0, l125), (256.0, l256)],
-                    ),
-                ],
-                (
-                    "RFC 889: delay at 40 and 256 octets",
-                    vec![(40.0, pd40), (256.0, pd256)],
-                ),
-            );
-            ctx.plot(
-                &format!("delay-vs-length-{}", p.id.to_lowercase()),
-                &format!(
-                    "{}: simulated one-way delay against length, our line and our two lines split at 126 octets, and RFC 889's 40- and 256-octet delays (hollow markers).",
-                    p.id
-                ),
-                &chart,
-            )?;
-            ctx.csv(&format!("volleys-{}", p.id.to_lowercase()), &out.records)?;
-            results.push(Result2 {
-                host: p.id,
-                comment: p.comment,
-                judged: p.input.is_none(),
-                ours_delay_40_ms: d40,
-                ours_delay_256_ms: d256,
-                ours_rate_bps: rate,
-                published_delay_40_ms: pd40,
-                published_delay_256_ms: pd256,
-                published_rate_bps: prate,
-                split_126_f: split.f_statistic,
-                split_126_sse_reduction: split.sse_reduction,
-                answered: out.volleys.iter().filter(|v| v.rtt.is_some()).count(),
-                lost,
-            });
+            results.push(path(ctx, p, &mut table, &mut layout)?);
         }
         ctx.progress(1.0);
         ctx.csv("rfc889-paths", &results)?;
         ctx.text("table.txt", &table)?;
-        ctx.note(format!("```\n{table}```"));
-        ctx.note(format!(
-            "The same in RFC 889's table layout (also printed by `nmc echo probe` for today's paths):\n```\n{layout}```"
-        ));
-        ctx.note(format!(
-            "Tolerances, stated before running: delays ±{:.0} %, rate ±{:.0} %; split at 126 octets absent when F ≤ {SPLIT_ABSENT_MAX_F} (1 % point of F(2, ∞)) — a sanity bound here, since nothing in these models splits. \
-             TANUM's delay and rate rows restate an input (the echo host's turnaround is estimated from them). \
-             Each path's composition, with sources and choices: scenarios/rfc889/{{tanum,etam,goony}}.toml.",
-            DELAY_TOLERANCE * 100.0,
-            RATE_TOLERANCE * 100.0
-        ));
-        ctx.note(format!(
-            "Rows across the ARPANET or MILNET, and to SATNET through them, are in \
-             `rfc889-arpanet` (through the IMP model: {}), with the rows not modelled yet and why.",
-            super::rfc889_arpanet::row_ids().join(", ")
-        ));
+        notes(ctx, &table, &layout);
         Ok(())
     }
 }
