@@ -100,6 +100,110 @@ fn rtts_ms(out: &RunOutput) -> Vec<f64> {
 /// and mean, through the IMP model (IEN163).
 pub struct Ien163Arpanet;
 
+/// One path under one load (`j` 0: idle; 1: Serr's 1985 subnet traffic, `serr`): its round
+/// trips, its row (the minimum idle, the mean loaded) and its line of `table`; a row that
+/// misses `TOLERANCE` but not `WIDER_TOLERANCE` is named in `only_wider`.
+fn path_run(
+    ctx: &mut Context,
+    (id, file, text, publ_min, publ_mean): (&'static str, &str, &str, f64, f64),
+    (j, load): (usize, &'static str),
+    serr: &[nmc_imp::spec::TrafficSpec],
+    table: &mut String,
+    only_wider: &mut Vec<String>,
+) -> Result<RunRow> {
+    let mut sets: Vec<Override> = Vec::new();
+    if ctx.quick {
+        sets.push("traffic.0.volleys=200".parse()?);
+    }
+    let mut s: InternetScenario = nmc_scenario::load(file, text, &sets)?;
+    if j == 1 {
+        *subnet_traffic(&mut s).ok_or_else(|| anyhow::anyhow!("{file}: no subnet hop"))? =
+            serr.to_vec();
+    }
+    let out = run(&s, s.seed.unwrap_or(ctx.seed))?;
+    let r = rtts_ms(&out);
+    anyhow::ensure!(!r.is_empty(), "{id}: no volley answered");
+    let hops = out
+        .hop_stat("route_hops_max")
+        .first()
+        .map_or(f64::NAN, |s| s.1);
+    let row = RunRow {
+        path: id,
+        load,
+        route_hops: hops,
+        answered: r.len(),
+        min_ms: r.iter().copied().fold(f64::INFINITY, f64::min),
+        mean_ms: r.iter().sum::<f64>() / r.len() as f64,
+        max_ms: r.iter().copied().fold(0.0, f64::max),
+        published_min_ms: publ_min,
+        published_mean_ms: publ_mean,
+    };
+    writeln!(
+        table,
+        "{id:<11} {:<6} {hops:>4}  {:>5.0}  {:>5.0}  {:>5.0}  ({publ_min}, {publ_mean})",
+        if j == 0 { "idle" } else { "Serr" },
+        row.min_ms,
+        row.mean_ms,
+        row.max_ms
+    )?;
+    let (which, publ, ours) = if j == 0 {
+        ("minimum", publ_min, row.min_ms)
+    } else {
+        ("mean", publ_mean, row.mean_ms)
+    };
+    let row_id = format!("IEN163 {id} {which} RTT");
+    if (ours / publ - 1.0).abs() > TOLERANCE && (ours / publ - 1.0).abs() <= WIDER_TOLERANCE {
+        only_wider.push(row_id.clone());
+    }
+    ctx.check(
+        &row_id,
+        &format!(
+            "{id}: GGP echo round trip, gateway to gateway across the ARPANET, {which} \
+             ({load} subnet, route of {hops} hops)"
+        ),
+        "ms",
+        SOURCE,
+        Target::Rel {
+            value: publ,
+            rel: TOLERANCE,
+        },
+        Value::Num(ours),
+    );
+    Ok(row)
+}
+
+/// The table, the spread above the floor by path, and the rows within the wider tolerance.
+fn notes(ctx: &mut Context, rows: &[RunRow], table: &str, only_wider: &[String]) {
+    let spread: Vec<String> = PATHS
+        .iter()
+        .map(|(id, _, _, lo, mean)| {
+            let loaded = rows.iter().find(|r| r.path == *id && r.load != "idle");
+            let idle = rows.iter().find(|r| r.path == *id && r.load == "idle");
+            match (idle, loaded) {
+                (Some(i), Some(l)) => format!(
+                    "{id}: mean − minimum {:.0} ms in IEN 163, {:.0} in the model at Serr's load",
+                    mean - lo,
+                    l.mean_ms - i.min_ms
+                ),
+                _ => String::new(),
+            }
+        })
+        .collect();
+    ctx.note(format!(
+        "```\n{table}```\n{}. The spread above the floor is what queues add (compare \
+         RFC 889's ISID-H − ISID-L in `rfc889-arpanet`). Tolerance ±15 %, chosen after a \
+         first run; rows that miss it and are within ±20 %: {}. The routes are SPF's over \
+         delay on the Dec 1980 map: an idle line reports a routing frame's delay, so SPF \
+         may trade hops for propagation (BBN 40 to BRAGG is 9 hops by the fewest).",
+        spread.join("; "),
+        if only_wider.is_empty() {
+            "none".to_string()
+        } else {
+            only_wider.join(", ")
+        }
+    ));
+}
+
 impl Experiment for Ien163Arpanet {
     fn id(&self) -> &'static str {
         "ien163-arpanet"
@@ -125,100 +229,21 @@ impl Experiment for Ien163Arpanet {
         for (i, (id, file, text, publ_min, publ_mean)) in PATHS.into_iter().enumerate() {
             for (j, load) in ["idle", "Serr 1985"].into_iter().enumerate() {
                 ctx.progress((2 * i + j) as f64 / runs as f64);
-                let mut sets: Vec<Override> = Vec::new();
-                if ctx.quick {
-                    sets.push("traffic.0.volleys=200".parse()?);
-                }
-                let mut s: InternetScenario = nmc_scenario::load(file, text, &sets)?;
-                if j == 1 {
-                    *subnet_traffic(&mut s)
-                        .ok_or_else(|| anyhow::anyhow!("{file}: no subnet hop"))? = serr.clone();
-                }
-                let out = run(&s, s.seed.unwrap_or(ctx.seed))?;
-                let r = rtts_ms(&out);
-                anyhow::ensure!(!r.is_empty(), "{id}: no volley answered");
-                let hops = out
-                    .hop_stat("route_hops_max")
-                    .first()
-                    .map_or(f64::NAN, |s| s.1);
-                let row = RunRow {
-                    path: id,
-                    load,
-                    route_hops: hops,
-                    answered: r.len(),
-                    min_ms: r.iter().copied().fold(f64::INFINITY, f64::min),
-                    mean_ms: r.iter().sum::<f64>() / r.len() as f64,
-                    max_ms: r.iter().copied().fold(0.0, f64::max),
-                    published_min_ms: publ_min,
-                    published_mean_ms: publ_mean,
-                };
-                writeln!(
-                    table,
-                    "{id:<11} {:<6} {hops:>4}  {:>5.0}  {:>5.0}  {:>5.0}  ({publ_min}, {publ_mean})",
-                    if j == 0 { "idle" } else { "Serr" },
-                    row.min_ms,
-                    row.mean_ms,
-                    row.max_ms
-                )?;
-                let (which, publ, ours) = if j == 0 {
-                    ("minimum", publ_min, row.min_ms)
-                } else {
-                    ("mean", publ_mean, row.mean_ms)
-                };
-                let row_id = format!("IEN163 {id} {which} RTT");
-                if (ours / publ - 1.0).abs() > TOLERANCE
-                    && (ours / publ - 1.0).abs() <= WIDER_TOLERANCE
-                {
-                    only_wider.push(row_id.clone());
-                }
-                ctx.check(
-                    &row_id,
-                    &format!(
-                        "{id}: GGP echo round trip, gateway to gateway across the ARPANET, {which} \
-                         ({load} subnet, route of {hops} hops)"
-                    ),
-                    "ms",
-                    SOURCE,
-                    Target::Rel {
-                        value: publ,
-                        rel: TOLERANCE,
-                    },
-                    Value::Num(ours),
-                );
-                rows.push(row);
+                let path = (id, file, text, publ_min, publ_mean);
+                rows.push(path_run(
+                    ctx,
+                    path,
+                    (j, load),
+                    &serr,
+                    &mut table,
+                    &mut only_wider,
+                )?);
             }
         }
         ctx.progress(1.0);
         ctx.csv("ien163-arpanet", &rows)?;
         ctx.text("table.txt", &table)?;
-        let spread: Vec<String> = PATHS
-            .iter()
-            .map(|(id, _, _, lo, mean)| {
-                let loaded = rows.iter().find(|r| r.path == *id && r.load != "idle");
-                let idle = rows.iter().find(|r| r.path == *id && r.load == "idle");
-                match (idle, loaded) {
-                    (Some(i), Some(l)) => format!(
-                        "{id}: mean − minimum {:.0} ms in IEN 163, {:.0} in the model at Serr's load",
-                        mean - lo,
-                        l.mean_ms - i.min_ms
-                    ),
-                    _ => String::new(),
-                }
-            })
-            .collect();
-        ctx.note(format!(
-            "```\n{table}```\n{}. The spread above the floor is what queues add (compare \
-             RFC 889's ISID-H − ISID-L in `rfc889-arpanet`). Tolerance ±15 %, chosen after a \
-             first run; rows that miss it and are within ±20 %: {}. The routes are SPF's over \
-             delay on the Dec 1980 map: an idle line reports a routing frame's delay, so SPF \
-             may trade hops for propagation (BBN 40 to BRAGG is 9 hops by the fewest).",
-            spread.join("; "),
-            if only_wider.is_empty() {
-                "none".to_string()
-            } else {
-                only_wider.join(", ")
-            }
-        ));
+        notes(ctx, &rows, &table, &only_wider);
         Ok(())
     }
 }

@@ -188,6 +188,114 @@ fn sent_again(o: &Outcome, from: f64, to: f64) -> (usize, usize) {
 /// fix A, against RFC 632 Tables 1 and 2 (R632-2).
 pub struct Rfc632Trace;
 
+/// R632-2: RFC 632's Table `table_no` under `profile`, each column ours against the paper's
+/// event by event; `table<n>.txt` and `e2e-<profile>.csv`. The run's outcome.
+fn compare_table(
+    ctx: &mut Context,
+    table_no: u32,
+    profile: &str,
+    notes: bool,
+    (paper_src, paper_dst): (&[&str], &[&str]),
+) -> Result<Outcome> {
+    let o = trace_run(profile, ctx.seed)?;
+    let (base, w) = paper_window(&o)?;
+    let (src, dst) = e2e::columns(&w, base, notes);
+    for (column, ours, paper) in [
+        ("SOURCE IMP", &src, paper_src),
+        ("DESTINATION IMP", &dst, paper_dst),
+    ] {
+        ctx.check(
+            &format!(
+                "R632-2 Table {table_no} {}",
+                column.to_lowercase().replace(" imp", "")
+            ),
+            &format!("{column} column, {profile}"),
+            "events",
+            &format!("RFC 632 Table {table_no}"),
+            Target::Exact {
+                text: format!("{n}/{n} as printed", n = paper.len()),
+            },
+            Value::Text(compare_column(ours, paper)),
+        );
+    }
+    let printed = paper_src.len() + paper_dst.len();
+    ctx.text(
+        &format!("table{table_no}.txt"),
+        &e2e::two_column_table(&w, base, notes, printed),
+    )?;
+    ctx.csv(&format!("e2e-{profile}"), &o.e2e)?;
+    Ok(o)
+}
+
+/// Under the current rule: every message after the overtaking went twice until the pause,
+/// none after it; the throughput chart.
+fn trap_and_pause(ctx: &mut Context, o: &Outcome) -> Result<()> {
+    let (pause, length) = PAUSE_S;
+    let (n, again) = sent_again(o, DETOURS_S[0], pause);
+    ctx.check(
+        "R632-2 trap",
+        &format!(
+            "messages first sent {}–{pause} s that went twice (overtakings at {} and {} s)",
+            DETOURS_S[0], DETOURS_S[0], DETOURS_S[1]
+        ),
+        "%",
+        "RFC 632 p. 4: \"all future messages to be retransmitted\"",
+        Target::Abs {
+            value: 100.0,
+            abs: 0.0,
+        },
+        Value::Num(100.0 * again as f64 / n.max(1) as f64),
+    );
+    let (_, again_after) = sent_again(o, pause + length, f64::INFINITY);
+    ctx.check(
+        "R632-2 pause",
+        &format!("messages that went twice after a {length} s pause at {pause} s"),
+        "messages",
+        "RFC 632 p. 4: recovers only by \"interrupting the input stream\"",
+        Target::Abs {
+            value: 0.0,
+            abs: 0.0,
+        },
+        Value::Num(again_after as f64),
+    );
+    let secs = o.duration.as_secs_f64();
+    let marker = |t: f64| vec![(t, 0.0), (t, 40.0)];
+    let mut chart = Chart::new(
+        "Current rule: trapped by one overtaking, freed by a pause (1 s bins)",
+        "time (s)",
+        "throughput (kbit/s)",
+    )
+    .with(Series::new(
+        "throughput",
+        SeriesStyle::Line,
+        throughput_series(&o.messages, 1.0, secs),
+    ))
+    .with(Series::new(
+        format!("one message overtakes ({} s)", DETOURS_S[0]),
+        SeriesStyle::Dashed,
+        marker(DETOURS_S[0]),
+    ))
+    .with(Series::new(
+        format!("another overtakes ({} s)", DETOURS_S[1]),
+        SeriesStyle::Dashed,
+        marker(DETOURS_S[1]),
+    ))
+    .with(Series::new(
+        format!("input paused ({pause}–{} s)", pause + length),
+        SeriesStyle::Dashed,
+        marker(pause),
+    ));
+    chart.y_range = Some(0.0..40.0);
+    ctx.plot(
+        "trap-and-pause",
+        "RFNM-driven single-packet messages MOFFETT→SRI under the current rule: one message overtakes \
+         at 10 s and the flow stays trapped (a second overtaking at 25 s changes nothing) until the \
+         generator pauses at 40 s.",
+        &chart,
+    )?;
+    Ok(())
+}
+
 impl Experiment for Rfc632Trace {
     fn id(&self) -> &'static str {
         "rfc632-trace"
@@ -216,101 +324,12 @@ impl Experiment for Rfc632Trace {
                 &TABLE2_DESTINATION[..],
             ),
         ] {
-            let o = trace_run(profile, ctx.seed)?;
-            let (base, w) = paper_window(&o)?;
-            let (src, dst) = e2e::columns(&w, base, notes);
-            for (column, ours, paper) in [
-                ("SOURCE IMP", &src, paper_src),
-                ("DESTINATION IMP", &dst, paper_dst),
-            ] {
-                ctx.check(
-                    &format!(
-                        "R632-2 Table {table_no} {}",
-                        column.to_lowercase().replace(" imp", "")
-                    ),
-                    &format!("{column} column, {profile}"),
-                    "events",
-                    &format!("RFC 632 Table {table_no}"),
-                    Target::Exact {
-                        text: format!("{n}/{n} as printed", n = paper.len()),
-                    },
-                    Value::Text(compare_column(ours, paper)),
-                );
-            }
-            let printed = paper_src.len() + paper_dst.len();
-            ctx.text(
-                &format!("table{table_no}.txt"),
-                &e2e::two_column_table(&w, base, notes, printed),
-            )?;
-            ctx.csv(&format!("e2e-{profile}"), &o.e2e)?;
+            let o = compare_table(ctx, table_no, profile, notes, (paper_src, paper_dst))?;
             rows += 1;
             ctx.progress(rows as f64 / 2.0);
-            if profile != "rfc632-current" {
-                continue;
+            if profile == "rfc632-current" {
+                trap_and_pause(ctx, &o)?;
             }
-            let (pause, length) = PAUSE_S;
-            let (n, again) = sent_again(&o, DETOURS_S[0], pause);
-            ctx.check(
-                "R632-2 trap",
-                &format!(
-                    "messages first sent {}–{pause} s that went twice (overtakings at {} and {} s)",
-                    DETOURS_S[0], DETOURS_S[0], DETOURS_S[1]
-                ),
-                "%",
-                "RFC 632 p. 4: \"all future messages to be retransmitted\"",
-                Target::Abs {
-                    value: 100.0,
-                    abs: 0.0,
-                },
-                Value::Num(100.0 * again as f64 / n.max(1) as f64),
-            );
-            let (_, again_after) = sent_again(&o, pause + length, f64::INFINITY);
-            ctx.check(
-                "R632-2 pause",
-                &format!("messages that went twice after a {length} s pause at {pause} s"),
-                "messages",
-                "RFC 632 p. 4: recovers only by \"interrupting the input stream\"",
-                Target::Abs {
-                    value: 0.0,
-                    abs: 0.0,
-                },
-                Value::Num(again_after as f64),
-            );
-            let secs = o.duration.as_secs_f64();
-            let marker = |t: f64| vec![(t, 0.0), (t, 40.0)];
-            let mut chart = Chart::new(
-                "Current rule: trapped by one overtaking, freed by a pause (1 s bins)",
-                "time (s)",
-                "throughput (kbit/s)",
-            )
-            .with(Series::new(
-                "throughput",
-                SeriesStyle::Line,
-                throughput_series(&o.messages, 1.0, secs),
-            ))
-            .with(Series::new(
-                format!("one message overtakes ({} s)", DETOURS_S[0]),
-                SeriesStyle::Dashed,
-                marker(DETOURS_S[0]),
-            ))
-            .with(Series::new(
-                format!("another overtakes ({} s)", DETOURS_S[1]),
-                SeriesStyle::Dashed,
-                marker(DETOURS_S[1]),
-            ))
-            .with(Series::new(
-                format!("input paused ({pause}–{} s)", pause + length),
-                SeriesStyle::Dashed,
-                marker(pause),
-            ));
-            chart.y_range = Some(0.0..40.0);
-            ctx.plot(
-                "trap-and-pause",
-                "RFNM-driven single-packet messages MOFFETT→SRI under the current rule: one message overtakes \
-                 at 10 s and the flow stays trapped (a second overtaking at 25 s changes nothing) until the \
-                 generator pauses at 40 s.",
-                &chart,
-            )?;
         }
         ctx.note(
             "Tables: table1.txt (current rule) and table2.txt (fix A) list our events from MSG(i) sent, one per \

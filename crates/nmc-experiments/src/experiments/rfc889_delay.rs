@@ -270,6 +270,138 @@ struct Result1 {
 /// from path models (R889-1).
 pub struct Rfc889Delay;
 
+/// One R889-1 path: run with the fitted costs, its one line fitted, its rows (delays, rate;
+/// a fit row restates an input), its chart and volleys, and its line of the side-by-side
+/// `table`.
+fn calibration_path(
+    ctx: &mut Context,
+    r: &Row,
+    costs: &[(Interface, HostSpec)],
+    table: &mut String,
+) -> Result<Result1> {
+    let sets: Vec<nmc_scenario::Override> = cost_settings(r, costs)?
+        .iter()
+        .map(|x| x.parse())
+        .collect::<Result<_, _>>()?;
+    let s: InternetScenario = nmc_scenario::load(r.file, r.text, &sets)?;
+    let seed = s.seed.unwrap_or(ctx.seed);
+    let out = run(&s, seed)?;
+    let f = fits(&out, None);
+    let line = f
+        .one_line
+        .ok_or_else(|| anyhow::anyhow!("{}: too few answered volleys to fit", r.id))?;
+    let (d40, d256, rate) = columns(&line, 40.0, 256.0);
+    writeln!(
+        table,
+        "{:<9} {:>9.0} {:>6.0} {:>8.0}     | {:>11.0} {:>6.0} {:>8.0}     {}{}",
+        r.id,
+        d40,
+        d256,
+        rate,
+        r.d40,
+        r.d256,
+        r.rate,
+        r.comment,
+        match r.role {
+            Role::Fit => format!(" (fit: the {} interface's costs)", r.interface.name()),
+            Role::Test => String::new(),
+        }
+    )?;
+    for (q, short, unit, publ, ours) in [
+        ("delay at 40 octets", "delay 40B", "ms", r.d40, d40),
+        ("delay at 256 octets", "delay 256B", "ms", r.d256, d256),
+        ("rate", "rate", "bit/s", r.rate, rate),
+    ] {
+        let c = super::rfc889_cell(
+            ctx,
+            &format!("R889-1 {} {short}", r.id),
+            &format!("{} ({}), {q}", r.id, r.comment),
+            unit,
+            (publ, TOLERANCE),
+            ours,
+        );
+        if r.role == Role::Fit {
+            c.restated_input(&format!(
+                "the {} interface's costs are fitted to this row's delay at 40 octets and rate",
+                r.interface.name()
+            ));
+        }
+    }
+    let answered = nmc_internet::one_way_ms(&out);
+    let chart = super::rfc889_delay_chart(
+        format!("RFC 889 {}: DCN1 → {} ({})", r.id, r.id, r.comment),
+        answered,
+        vec![("our fit (one line)", vec![(40.0, d40), (256.0, d256)])],
+        (
+            "RFC 889: delay at 40 and 256 octets",
+            vec![(40.0, r.d40), (256.0, r.d256)],
+        ),
+    );
+    ctx.plot(
+        &format!("delay-vs-length-{}", r.id.to_lowercase()),
+        &format!(
+            "{}: simulated one-way delay against length, our least-squares line and RFC 889's 40- and 256-octet delays (hollow markers).",
+            r.id
+        ),
+        &chart,
+    )?;
+    ctx.csv(&format!("volleys-{}", r.id.to_lowercase()), &out.records)?;
+    Ok(Result1 {
+        host: r.id,
+        comment: r.comment,
+        interface: r.interface,
+        role: r.role,
+        per_packet_us: s.network.host.per_packet.as_nanos() / 1000,
+        per_octet_us: s.network.host.per_octet.as_nanos() / 1000,
+        ours_delay_40_ms: d40,
+        ours_delay_256_ms: d256,
+        ours_rate_bps: rate,
+        published_delay_40_ms: r.d40,
+        published_delay_256_ms: r.d256,
+        published_rate_bps: r.rate,
+        r2: line.r2,
+        answered: out.volleys.iter().filter(|v| v.rtt.is_some()).count(),
+    })
+}
+
+/// The fitted cost per pass of each interface kind, which row it came from, and which rows are
+/// held out.
+fn costs_note(
+    ctx: &mut Context,
+    rows: &[Row],
+    costs: &[(Interface, HostSpec)],
+    results: &[Result1],
+) {
+    let held_out = results.iter().filter(|r| r.role == Role::Test).count();
+    ctx.note(format!(
+        "The Fuzzball's cost per pass by interface kind, each fitted on one row before the others were run \
+         (split and choices in the module doc): {}. The synchronous serial interface (UMD1) has no row of \
+         its own and takes the DDCMP costs (a choice); a forwarding Fuzzball (FORD1 on FACC and FOE) makes \
+         two passes. The fit rows are shown as restated inputs; the {} held-out paths' {} rows are the \
+         emergent ones. Paths, framing and propagation, with sources and choices: scenarios/rfc889/*.toml. \
+         Elsewhere: the ARPANET and MILNET rows of R889-2 in rfc889-arpanet, the other R889-2 paths in \
+         rfc889-paths, R889-3 on path-model traces in r889-estimators.",
+        costs
+            .iter()
+            .map(|(k, c)| {
+                let fit = rows
+                    .iter()
+                    .find(|r| r.role == Role::Fit && r.interface == *k)
+                    .map_or("", |r| r.id);
+                format!(
+                    "{} {:.1} ms + {} µs per octet (from {fit})",
+                    k.name(),
+                    c.per_packet.as_nanos() as f64 / 1e6,
+                    c.per_octet.as_nanos() / 1000
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+        held_out,
+        3 * held_out
+    ));
+}
+
 impl Experiment for Rfc889Delay {
     fn id(&self) -> &'static str {
         "rfc889-delay"
@@ -292,122 +424,13 @@ impl Experiment for Rfc889Delay {
         )?;
         for (i, r) in rows.iter().enumerate() {
             ctx.progress(i as f64 / rows.len() as f64);
-            let sets: Vec<nmc_scenario::Override> = cost_settings(r, &costs)?
-                .iter()
-                .map(|x| x.parse())
-                .collect::<Result<_, _>>()?;
-            let s: InternetScenario = nmc_scenario::load(r.file, r.text, &sets)?;
-            let seed = s.seed.unwrap_or(ctx.seed);
-            let out = run(&s, seed)?;
-            let f = fits(&out, None);
-            let line = f
-                .one_line
-                .ok_or_else(|| anyhow::anyhow!("{}: too few answered volleys to fit", r.id))?;
-            let (d40, d256, rate) = columns(&line, 40.0, 256.0);
-            writeln!(
-                table,
-                "{:<9} {:>9.0} {:>6.0} {:>8.0}     | {:>11.0} {:>6.0} {:>8.0}     {}{}",
-                r.id,
-                d40,
-                d256,
-                rate,
-                r.d40,
-                r.d256,
-                r.rate,
-                r.comment,
-                match r.role {
-                    Role::Fit => format!(" (fit: the {} interface's costs)", r.interface.name()),
-                    Role::Test => String::new(),
-                }
-            )?;
-            for (q, short, unit, publ, ours) in [
-                ("delay at 40 octets", "delay 40B", "ms", r.d40, d40),
-                ("delay at 256 octets", "delay 256B", "ms", r.d256, d256),
-                ("rate", "rate", "bit/s", r.rate, rate),
-            ] {
-                let c = super::rfc889_cell(
-                    ctx,
-                    &format!("R889-1 {} {short}", r.id),
-                    &format!("{} ({}), {q}", r.id, r.comment),
-                    unit,
-                    (publ, TOLERANCE),
-                    ours,
-                );
-                if r.role == Role::Fit {
-                    c.restated_input(&format!(
-                        "the {} interface's costs are fitted to this row's delay at 40 octets and rate",
-                        r.interface.name()
-                    ));
-                }
-            }
-            let answered = nmc_internet::one_way_ms(&out);
-            let chart = super::rfc889_delay_chart(
-                format!("RFC 889 {}: DCN1 → {} ({})", r.id, r.id, r.comment),
-                answered,
-                vec![("our fit (one line)", vec![(40.0, d40), (256.0, d256)])],
-                (
-                    "RFC 889: delay at 40 and 256 octets",
-                    vec![(40.0, r.d40), (256.0, r.d256)],
-                ),
-            );
-            ctx.plot(
-                &format!("delay-vs-length-{}", r.id.to_lowercase()),
-                &format!(
-                    "{}: simulated one-way delay against length, our least-squares line and RFC 889's 40- and 256-octet delays (hollow markers).",
-                    r.id
-                ),
-                &chart,
-            )?;
-            ctx.csv(&format!("volleys-{}", r.id.to_lowercase()), &out.records)?;
-            results.push(Result1 {
-                host: r.id,
-                comment: r.comment,
-                interface: r.interface,
-                role: r.role,
-                per_packet_us: s.network.host.per_packet.as_nanos() / 1000,
-                per_octet_us: s.network.host.per_octet.as_nanos() / 1000,
-                ours_delay_40_ms: d40,
-                ours_delay_256_ms: d256,
-                ours_rate_bps: rate,
-                published_delay_40_ms: r.d40,
-                published_delay_256_ms: r.d256,
-                published_rate_bps: r.rate,
-                r2: line.r2,
-                answered: out.volleys.iter().filter(|v| v.rtt.is_some()).count(),
-            });
+            results.push(calibration_path(ctx, r, &costs, &mut table)?);
         }
         ctx.progress(1.0);
         ctx.csv("rfc889-calibration", &results)?;
         ctx.text("table.txt", &table)?;
         ctx.note(format!("```\n{table}```"));
-        let held_out = results.iter().filter(|r| r.role == Role::Test).count();
-        ctx.note(format!(
-            "The Fuzzball's cost per pass by interface kind, each fitted on one row before the others were run \
-             (split and choices in the module doc): {}. The synchronous serial interface (UMD1) has no row of \
-             its own and takes the DDCMP costs (a choice); a forwarding Fuzzball (FORD1 on FACC and FOE) makes \
-             two passes. The fit rows are shown as restated inputs; the {} held-out paths' {} rows are the \
-             emergent ones. Paths, framing and propagation, with sources and choices: scenarios/rfc889/*.toml. \
-             Elsewhere: the ARPANET and MILNET rows of R889-2 in rfc889-arpanet, the other R889-2 paths in \
-             rfc889-paths, R889-3 on path-model traces in r889-estimators.",
-            costs
-                .iter()
-                .map(|(k, c)| {
-                    let fit = rows
-                        .iter()
-                        .find(|r| r.role == Role::Fit && r.interface == *k)
-                        .map_or("", |r| r.id);
-                    format!(
-                        "{} {:.1} ms + {} µs per octet (from {fit})",
-                        k.name(),
-                        c.per_packet.as_nanos() as f64 / 1e6,
-                        c.per_octet.as_nanos() / 1000
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join(", "),
-            held_out,
-            3 * held_out
-        ));
+        costs_note(ctx, &rows, &costs, &results);
         Ok(())
     }
 }
