@@ -5,6 +5,24 @@
 use clap::{CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;
 
+/// `println!` that hands back the write's error instead of panicking, so that a reader that
+/// closes early (`nmc reproduce --list | head -3`) ends the command quietly: `main` treats a
+/// broken pipe as success.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*)
+    }};
+}
+
+/// `print!` that hands back the write's error, as [`outln!`] does.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        write!(std::io::stdout().lock(), $($arg)*)
+    }};
+}
+
 mod cmd;
 
 #[derive(Parser)]

@@ -168,7 +168,7 @@ pub fn run(a: BenchArgs) -> Result<Outcome> {
         j
     };
     if a.json {
-        println!(
+        outln!(
             "{}",
             serde_json::json!({
                 "engine": "nmc", "scenario": "golden-chain", "simulated_s": a.duration.as_secs_f64(),
@@ -182,7 +182,7 @@ pub fn run(a: BenchArgs) -> Result<Outcome> {
                 "imp_map_1982_64_pairs_1min": imp_timing(&map82_t, map82_events, map82_hops),
                 "chain_100k_1min": c100k_json,
             })
-        );
+        )?;
         return Ok(Outcome::Ok);
     }
     let wall = |t: &Timing| {
@@ -194,15 +194,15 @@ pub fn run(a: BenchArgs) -> Result<Outcome> {
             t.max
         )
     };
-    println!("golden chain, {} simulated", a.duration);
-    println!("  packet-hops      {:>12}", out.packet_hops);
-    println!("  events           {:>12}", out.events);
-    println!("  wall time        {}", wall(&chain));
-    println!(
+    outln!("golden chain, {} simulated", a.duration)?;
+    outln!("  packet-hops      {:>12}", out.packet_hops)?;
+    outln!("  events           {:>12}", out.events)?;
+    outln!("  wall time        {}", wall(&chain))?;
+    outln!(
         "  packet-hops/s    {:>12.0}   (target >= 5 000 000)",
         hops_per_s
-    );
-    println!("  events/s         {:>12.0}", events_per_s);
+    )?;
+    outln!("  events/s         {:>12.0}", events_per_s)?;
     let per_hop = |events: u64, hops: u64| {
         println!("  packet-hops      {:>12}", hops);
         println!(
@@ -211,47 +211,47 @@ pub fn run(a: BenchArgs) -> Result<Outcome> {
         );
     };
     per_hop(out.events, out.packet_hops);
-    println!("IMP subnet, K&O pump over 9 hops of an empty chain, 10 min simulated");
-    println!("  events           {:>12}", imp_events);
+    outln!("IMP subnet, K&O pump over 9 hops of an empty chain, 10 min simulated")?;
+    outln!("  events           {:>12}", imp_events)?;
     per_hop(imp_events, imp_hops);
-    println!(
+    outln!(
         "  wall time        {}   (target: well under 1 s)",
         wall(&imp_t)
-    );
-    println!(
+    )?;
+    outln!(
         "  events/s         {:>12.0}",
         imp_events as f64 / imp_t.median
-    );
-    println!(
+    )?;
+    outln!(
         "IMP subnet, the same pump on the June 1974 map with the network's working-hours load, 10 min simulated"
-    );
-    println!("  events           {:>12}", loaded_events);
+    )?;
+    outln!("  events           {:>12}", loaded_events)?;
     per_hop(loaded_events, loaded_hops);
-    println!("  wall time        {}", wall(&loaded_t));
-    println!(
+    outln!("  wall time        {}", wall(&loaded_t))?;
+    outln!(
         "  events/s         {:>12.0}",
         loaded_events as f64 / loaded_t.median
-    );
-    println!("IMP subnet, February 1982 map, 64 host pairs pumping, 1 min simulated");
-    println!("  events           {:>12}", map82_events);
+    )?;
+    outln!("IMP subnet, February 1982 map, 64 host pairs pumping, 1 min simulated")?;
+    outln!("  events           {:>12}", map82_events)?;
     per_hop(map82_events, map82_hops);
-    println!("  wall time        {}", wall(&map82_t));
-    println!(
+    outln!("  wall time        {}", wall(&map82_t))?;
+    outln!(
         "  events/s         {:>12.0}",
         map82_events as f64 / map82_t.median
-    );
-    println!("100,000-node chain, a packet every 20.16 ms end to end, 1 min simulated");
-    println!("  packet-hops      {:>12}", c100k_hops);
-    println!("  events           {:>12}", c100k_events);
-    println!("  set-up           {}", wall(&setup_t));
-    println!("  wall time        {}   (set-up included)", wall(&c100k_t));
-    println!(
+    )?;
+    outln!("100,000-node chain, a packet every 20.16 ms end to end, 1 min simulated")?;
+    outln!("  packet-hops      {:>12}", c100k_hops)?;
+    outln!("  events           {:>12}", c100k_events)?;
+    outln!("  set-up           {}", wall(&setup_t))?;
+    outln!("  wall time        {}   (set-up included)", wall(&c100k_t))?;
+    outln!(
         "  packet-hops/s    {:>12.0}",
         c100k_hops as f64 / c100k_t.median
-    );
-    println!(
+    )?;
+    outln!(
         "  events/s         {:>12.0}",
         c100k_events as f64 / c100k_t.median
-    );
+    )?;
     Ok(Outcome::Ok)
 }

@@ -304,7 +304,7 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
         }
         super::json::print(&doc)?;
     } else {
-        print!("{}", summary.text());
+        out!("{}", summary.text())?;
     }
     let written = write_outputs(dir.path(), &summary)?;
     let files = nmc_probe::report::Outputs {
@@ -314,16 +314,16 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
     };
     dir.commit()?;
     if !a.json {
-        println!(
+        outln!(
             "wrote {}, {} and {}",
             files.trace.display(),
             files.summary.display(),
             files.plot.display(),
-        );
-        println!(
+        )?;
+        outln!(
             "replay it through the timeout estimators: nmc rto evaluate {}",
             files.trace.display()
-        );
+        )?;
     }
     // Issue 33: a measurement with no valid sample is not a success.
     let c = summary.run.counters;

@@ -239,16 +239,16 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
     } else {
         for r in &runs {
             if a.bidir {
-                println!(
+                outln!(
                     "{}",
                     if r.reverse {
                         "reverse (the server sends):"
                     } else {
                         "forward (this host sends):"
                     }
-                );
+                )?;
             }
-            print!("{}", r.summary.text_in(a.format));
+            out!("{}", r.summary.text_in(a.format))?;
         }
     }
     let mut wrote = Vec::new();

@@ -230,15 +230,15 @@ fn evaluate(a: EvaluateArgs) -> Result<Outcome> {
             rows.push(summary);
         }
     }
-    print!("{}", eval::format_table(&rows, &charge));
+    out!("{}", eval::format_table(&rows, &charge))?;
     let mut buf = Vec::new();
     eval::write_summary_csv(&rows, &charge, &mut buf)?;
     write(&dir.path().join("summary.csv"), buf)?;
     dir.commit()?;
-    println!(
+    outln!(
         "\nwrote summary.csv and {files} per-volley CSV/SVG files to {}",
         a.out.display()
-    );
+    )?;
     Ok(Outcome::Ok)
 }
 
@@ -255,15 +255,15 @@ fn run_sweep(a: SweepArgs) -> Result<Outcome> {
     let svg = sweep::heatmap(&s).map_err(|e| anyhow!(e))?;
     write(&dir.path().join("sweep.svg"), svg)?;
     dir.commit()?;
-    println!("# {}", charge.describe());
-    println!(
+    outln!("# {}", charge.describe())?;
+    outln!(
         "{} grid points of {} over {} trace(s); {}",
         s.points.len(),
         eval::short(&s.base),
         traces.len(),
         s
-    );
-    println!("wrote sweep.csv and sweep.svg to {}", a.out.display());
+    )?;
+    outln!("wrote sweep.csv and sweep.svg to {}", a.out.display())?;
     Ok(Outcome::Ok)
 }
 

@@ -95,22 +95,22 @@ pub fn run(a: RunArgs) -> Result<Outcome> {
         None => run_file(&a.scenario, &opts, &|f| progress.set(f))?,
     };
     progress.finish();
-    println!(
+    outln!(
         "scenario {}  seed {}  config {}",
         r.summary.scenario,
         r.summary.seed,
         &r.summary.config_hash[..12]
-    );
+    )?;
     for (k, v) in &r.summary.metrics {
-        println!("  {k:<28} {}", nmc_report::check::fmt_num(*v));
+        outln!("  {k:<28} {}", nmc_report::check::fmt_num(*v))?;
     }
     for n in &r.notes {
         if n.starts_with("warning:") {
             eprintln!("nmc: {n}");
         } else {
-            println!("{n}");
+            outln!("{n}")?;
         }
     }
-    println!("wrote {} files to {}", r.files.len(), r.out.display());
+    outln!("wrote {} files to {}", r.files.len(), r.out.display())?;
     Ok(Outcome::Ok)
 }

@@ -79,12 +79,12 @@ pub struct MergeArgs {
 pub fn run(a: SweepArgs) -> Result<Outcome> {
     if let Some(SweepCommand::Merge(m)) = a.merge {
         let o = nmc_sweep::merge(&m.dirs, &m.out)?;
-        println!(
+        outln!(
             "merged {} folders: {} runs, {} rows",
             m.dirs.len(),
             o.runs,
             o.rows
-        );
+        )?;
         print_files(&o.files);
         return Ok(Outcome::Ok);
     }
@@ -127,15 +127,17 @@ pub fn run(a: SweepArgs) -> Result<Outcome> {
         Some(s) => format!(", shard {}/{}: {} runs", s.index, s.count, o.runs),
         None => String::new(),
     };
-    println!(
+    outln!(
         "sweep {}: {} runs ({configs} configurations × {seeds} seeds){shard}",
         path.display(),
         plan.runs.len(),
-    );
-    println!(
+    )?;
+    outln!(
         "  ran {}, already done {}; {} rows",
-        o.ran, o.skipped, o.rows
-    );
+        o.ran,
+        o.skipped,
+        o.rows
+    )?;
     print_files(&o.files);
     Ok(Outcome::Ok)
 }

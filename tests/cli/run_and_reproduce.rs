@@ -265,6 +265,51 @@ fn reproduce_writes_table_json_and_page() {
     assert!(html.contains("<svg") && html.contains("CHAIN delay"));
 }
 
+/// `nmc reproduce --list` says, under each experiment, what its runs repeat over and what
+/// `--quick` shortens: the plan the registry carries out.
+#[test]
+fn reproduce_list_shows_each_plan() {
+    let o = nmc(&["reproduce", "--list"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let plan_of = |id: &str| {
+        let mut lines = text.lines().skip_while(|l| !l.starts_with(id));
+        lines.next().unwrap_or_else(|| panic!("{id} is listed"));
+        lines.next().unwrap().trim().to_string()
+    };
+    assert_eq!(
+        plan_of("ko-v2-throughput"),
+        "3 seeds (one with --quick); --quick: duration=2min"
+    );
+    assert_eq!(plan_of("rfc626-lockup"), "one seed; --quick: duration=20s");
+    assert_eq!(
+        plan_of("ko-routing-tables"),
+        "one seed; --quick: the same runs"
+    );
+    assert!(plan_of("r889-estimators").contains("5 runs of 512 volleys per path instead of 20"));
+}
+
+/// A reader that has gone (`nmc reproduce --list | head -1` once `head` exits): the listing
+/// stops quietly with success, not a panic about a broken pipe.
+#[test]
+fn a_closed_pipe_ends_a_listing_quietly() {
+    for args in [
+        &["reproduce", "--list"][..],
+        &["scenarios"][..],
+        &["scenarios", "show", "golden-chain"][..],
+    ] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let o = super::command()
+            .args(args)
+            .stdout(writer)
+            .output()
+            .expect("nmc runs");
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o), "", "{args:?}");
+    }
+}
+
 #[test]
 fn every_subcommand_has_help() {
     for sub in [

@@ -13,8 +13,102 @@ pub trait Experiment: Sync {
     fn title(&self) -> &'static str;
     /// The source document and section.
     fn source(&self) -> &'static str;
+    /// What it runs, as the registry handles it: the seeds of its repeated runs and what
+    /// `--quick` changes ([`Plan`]). One seed and nothing shortened, unless it says otherwise.
+    fn plan(&self) -> Plan {
+        Plan::ONCE
+    }
     /// Runs the experiment, adding rows, plots and files to `ctx`.
     fn run(&self, ctx: &mut Context) -> Result<()>;
+}
+
+/// What an experiment declares of its runs, for the registry to handle once for all: how many
+/// seeds its repeated runs take ([`Context::seeds`]), the overrides `--quick` adds to every
+/// scenario it loads ([`Loader::load`]), and in words what else `--quick` shortens. `nmc
+/// reproduce --list` shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// Seeds of a repeated run: the reproduction's seed and the ones after it (one under
+    /// `--quick`).
+    pub seeds: u64,
+    /// Overrides `--quick` adds, after the experiment's own, to every scenario it loads through
+    /// its [`Loader`] (e.g. `duration=2min`).
+    pub quick: &'static [&'static str],
+    /// What else `--quick` shortens, in words, where the experiment does it itself (fewer runs
+    /// or repetitions); empty when nothing.
+    pub quick_also: &'static str,
+}
+
+impl Plan {
+    /// One seed; `--quick` changes nothing.
+    pub const ONCE: Plan = Plan {
+        seeds: 1,
+        quick: &[],
+        quick_also: "",
+    };
+
+    /// The plan in one line for people (`nmc reproduce --list`).
+    pub fn describe(&self) -> String {
+        let mut quick: Vec<String> = self.quick.iter().map(|s| s.to_string()).collect();
+        if !self.quick_also.is_empty() {
+            quick.push(self.quick_also.to_string());
+        }
+        format!(
+            "{}; --quick: {}",
+            match self.seeds {
+                1 => "one seed".to_string(),
+                n => format!("{n} seeds (one with --quick)"),
+            },
+            if quick.is_empty() {
+                "the same runs".to_string()
+            } else {
+                quick.join(", ")
+            }
+        )
+    }
+}
+
+/// Loads an experiment's scenarios, with its [`Plan::quick`] overrides added under `--quick`:
+/// a plain value that the experiment's functions take where they load a scenario.
+#[derive(Clone, Copy, Debug)]
+pub struct Loader {
+    /// A quick run (`--quick`).
+    pub quick: bool,
+    quick_sets: &'static [&'static str],
+}
+
+impl Loader {
+    /// The loader of an experiment with `plan`, for a quick run or not.
+    pub fn of(plan: Plan, quick: bool) -> Loader {
+        Loader {
+            quick,
+            quick_sets: plan.quick,
+        }
+    }
+
+    /// A loader that adds nothing: the scenario at its full length, whatever `--quick` says.
+    pub const FULL: Loader = Loader {
+        quick: false,
+        quick_sets: &[],
+    };
+
+    /// The scenario `text` (named `origin` in errors) with `sets`, and the plan's quick
+    /// overrides after them under `--quick`.
+    pub fn load<S: serde::de::DeserializeOwned>(
+        &self,
+        origin: &str,
+        text: &str,
+        sets: &[String],
+    ) -> Result<S> {
+        let mut all: Vec<nmc_scenario::Override> =
+            sets.iter().map(|s| s.parse()).collect::<Result<_, _>>()?;
+        if self.quick {
+            for s in self.quick_sets {
+                all.push(s.parse()?);
+            }
+        }
+        Ok(nmc_scenario::load(origin, text, &all)?)
+    }
 }
 
 /// Runs experiment `e` with its outputs in `out/<id>/` and returns its report section (rows,
@@ -43,6 +137,8 @@ pub struct Context<'a> {
     pub dir: PathBuf,
     /// The experiment's part of the report page, as built so far: rows, notes, plots, files.
     pub section: Section,
+    /// What the experiment declared of its runs.
+    pub plan: Plan,
     progress: &'a dyn Fn(f64),
 }
 
@@ -67,15 +163,21 @@ impl<'a> Context<'a> {
                 source: e.source().into(),
                 ..Default::default()
             },
+            plan: e.plan(),
             progress,
         }
     }
 
-    /// The seeds of an experiment that repeats its runs over `full` seeds: the reproduction's
-    /// seed and the `full - 1` after it, or the first alone under `--quick`.
-    pub fn seeds(&self, full: u64) -> Vec<u64> {
-        let n = if self.quick { 1 } else { full };
+    /// The seeds of the experiment's repeated runs ([`Plan::seeds`]): the reproduction's seed
+    /// and the ones after it, or the first alone under `--quick`.
+    pub fn seeds(&self) -> Vec<u64> {
+        let n = if self.quick { 1 } else { self.plan.seeds };
         (0..n).map(|k| self.seed + k).collect()
+    }
+
+    /// The experiment's scenario loader: its plan's quick overrides under `--quick`.
+    pub fn loader(&self) -> Loader {
+        Loader::of(self.plan, self.quick)
     }
 
     /// Reports the fraction done, 0..=1.
@@ -158,5 +260,61 @@ impl Context<'_> {
             .files
             .push(format!("{}/{name}", self.section.id));
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PLAN: Plan = Plan {
+        seeds: 3,
+        quick: &["duration=2min"],
+        quick_also: "",
+    };
+
+    /// A quick run takes the first seed alone and adds the plan's overrides after the
+    /// experiment's own; a full run takes every seed and adds nothing.
+    #[test]
+    fn the_registry_carries_out_the_plan() {
+        struct E;
+        impl Experiment for E {
+            fn id(&self) -> &'static str {
+                "e"
+            }
+            fn title(&self) -> &'static str {
+                "e"
+            }
+            fn source(&self) -> &'static str {
+                "e"
+            }
+            fn plan(&self) -> Plan {
+                PLAN
+            }
+            fn run(&self, _: &mut Context) -> Result<()> {
+                Ok(())
+            }
+        }
+        let progress = |_: f64| {};
+        let full = Context::new(&E, 7, false, PathBuf::from("out"), &progress);
+        let quick = Context::new(&E, 7, true, PathBuf::from("out"), &progress);
+        assert_eq!(full.seeds(), vec![7, 8, 9]);
+        assert_eq!(quick.seeds(), vec![7]);
+        let text = "duration = \"10min\"\nseed = 1\n";
+        #[derive(serde::Deserialize)]
+        struct S {
+            duration: String,
+        }
+        let sets = ["duration=5min".to_string()];
+        let s: S = full.loader().load("s", text, &sets).unwrap();
+        assert_eq!(s.duration, "5min");
+        let s: S = quick.loader().load("s", text, &sets).unwrap();
+        assert_eq!(s.duration, "2min");
+        let s: S = Loader::FULL.load("s", text, &[]).unwrap();
+        assert_eq!(s.duration, "10min");
+        assert_eq!(
+            PLAN.describe(),
+            "3 seeds (one with --quick); --quick: duration=2min"
+        );
     }
 }

@@ -5,7 +5,7 @@
 //! 1008 bit / 50 kbit/s = 20.16 ms per hop, plus 0.1 ms, times 4 hops = 81.040 ms, and a
 //! source that offers exactly one packet per transmission time never queues or loses one.
 
-use crate::registry::{Context, Experiment};
+use crate::registry::{Context, Experiment, Plan};
 use anyhow::Result;
 use nmc_net::{StoreForwardScenario, run};
 use nmc_report::{Chart, Series, SeriesStyle, Target, Value};
@@ -27,12 +27,17 @@ impl Experiment for GoldenChain {
     fn source(&self) -> &'static str {
         "issue 2 (arithmetic: 4 × (1008 bit / 50 kbit/s + 0.1 ms))"
     }
-    fn run(&self, ctx: &mut Context) -> Result<()> {
-        let mut s: StoreForwardScenario =
-            nmc_scenario::load("scenarios/golden-chain.toml", SCENARIO, &[])?;
-        if ctx.quick {
-            s.duration = nmc_sim::SimDuration::from_mins(1);
+    fn plan(&self) -> Plan {
+        Plan {
+            seeds: 1,
+            quick: &["duration=1min"],
+            quick_also: "",
         }
+    }
+    fn run(&self, ctx: &mut Context) -> Result<()> {
+        let s: StoreForwardScenario =
+            ctx.loader()
+                .load("scenarios/golden-chain.toml", SCENARIO, &[])?;
         let total = s.duration.as_nanos() as f64;
         let out = run(&s, ctx.seed, Trace::off(), &mut |t| {
             ctx.progress(t.as_nanos() as f64 / total)

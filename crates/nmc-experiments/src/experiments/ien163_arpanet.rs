@@ -24,11 +24,10 @@
 //! written); the note lists the rows ±20 % would let pass as well (at the time, BRAGG's mean).
 //! Rows are emergent: nothing in the model was set from IEN 163.
 
-use crate::registry::{Context, Experiment};
+use crate::registry::{Context, Experiment, Plan};
 use anyhow::Result;
 use nmc_internet::{HopSpec, InternetScenario, RunOutput, run};
 use nmc_report::{Target, Value};
-use nmc_scenario::Override;
 use std::fmt::Write as _;
 
 /// The paths: id, scenario file and text, published minimum and mean round trip (ms, [D]).
@@ -111,11 +110,7 @@ fn path_run(
     table: &mut String,
     only_wider: &mut Vec<String>,
 ) -> Result<RunRow> {
-    let mut sets: Vec<Override> = Vec::new();
-    if ctx.quick {
-        sets.push("traffic.0.volleys=200".parse()?);
-    }
-    let mut s: InternetScenario = nmc_scenario::load(file, text, &sets)?;
+    let mut s: InternetScenario = ctx.loader().load(file, text, &[])?;
     if j == 1 {
         *subnet_traffic(&mut s).ok_or_else(|| anyhow::anyhow!("{file}: no subnet hop"))? =
             serr.to_vec();
@@ -213,6 +208,13 @@ impl Experiment for Ien163Arpanet {
     }
     fn source(&self) -> &'static str {
         SOURCE
+    }
+    fn plan(&self) -> Plan {
+        Plan {
+            seeds: 1,
+            quick: &["traffic.0.volleys=200"],
+            quick_also: "",
+        }
     }
     fn run(&self, ctx: &mut Context) -> Result<()> {
         let mut rows = Vec::new();

@@ -25,12 +25,11 @@
 //! routing message; it is not the 1974 procedure and gets no KO-10 row (its gain is in the
 //! CSV and the notes).
 
-use crate::registry::{Context, Experiment};
+use crate::registry::{Context, Experiment, Loader, Plan};
 use anyhow::{Result, ensure};
 use nmc_imp::Outcome;
 use nmc_imp_scenario::ImpScenario;
 use nmc_report::{Axis, Chart, Series, SeriesStyle, Target, Value};
-use nmc_scenario::Override;
 use nmc_sim::Trace;
 use serde::Serialize;
 
@@ -87,12 +86,8 @@ struct AlternateRow {
     throughput_kbps: f64,
 }
 
-fn load(text: &str, sets: &[String], quick: bool) -> Result<ImpScenario> {
-    let mut all: Vec<Override> = sets.iter().map(|s| s.parse()).collect::<Result<_, _>>()?;
-    if quick {
-        all.push("duration=2min".parse()?);
-    }
-    Ok(nmc_scenario::load("ko-alternate-path", text, &all)?)
+fn load(text: &str, sets: &[String], loader: Loader) -> Result<ImpScenario> {
+    loader.load("ko-alternate-path", text, sets)
 }
 
 /// Each change of line in the pump's packets at the source: (time ms, new line, backlog on
@@ -154,6 +149,13 @@ impl Experiment for KoAlternatePath {
     fn source(&self) -> &'static str {
         "Kleinrock & Opderbeck, IEEE Trans. Commun. COM-25(1), 1977, §III"
     }
+    fn plan(&self) -> Plan {
+        Plan {
+            seeds: 1,
+            quick: &["duration=2min"],
+            quick_also: "",
+        }
+    }
 
     fn run(&self, ctx: &mut Context) -> Result<()> {
         let g = Self::gains(ctx)?;
@@ -187,7 +189,7 @@ fn row<'a>(gains: &'a [GainRow], v: &str) -> &'a GainRow {
 impl KoAlternatePath {
     /// Two equal 2-hop paths under each loop prevention, beside static routes over one.
     fn gains(ctx: &mut Context) -> Result<Gains> {
-        let quick = ctx.quick;
+        let loader = ctx.loader();
         // One path: static routes send everything over P1.
         let single = load(
             EQUAL,
@@ -195,7 +197,7 @@ impl KoAlternatePath {
                 "network.routing=static".into(),
                 "network.routing_params={}".into(),
             ],
-            quick,
+            loader,
         )?;
         let single = nmc_imp_scenario::run(&single, ctx.seed, Trace::off(), &mut |_| {})?;
         let base = single.metrics.pair.throughput_kbps;
@@ -211,7 +213,7 @@ impl KoAlternatePath {
             let s = load(
                 EQUAL,
                 &[format!("network.routing_params.loop_prevention={v}")],
-                quick,
+                loader,
             )?;
             let o = nmc_imp_scenario::run(&s, ctx.seed, Trace::off(), &mut |_| {})?;
             let thr = o.metrics.pair.throughput_kbps;
@@ -318,14 +320,14 @@ impl KoAlternatePath {
 
     /// The 3× rule: a primary of n hops, alternates of n+1 ..= 3n+1 hops.
     fn three_times_rule(ctx: &mut Context) -> Result<Vec<AlternateRow>> {
-        let quick = ctx.quick;
+        let loader = ctx.loader();
         let mut alternates = Vec::new();
         let combos: Vec<(u32, u32)> = [1u32, 2]
             .iter()
             .flat_map(|&n| (n + 1..=3 * n + 1).map(move |k| (n, k)))
             .collect();
         for (i, &(n, k)) in combos.iter().enumerate() {
-            let s = load(LONG, &[two_paths(n, k)], quick)?;
+            let s = load(LONG, &[two_paths(n, k)], loader)?;
             let o = nmc_imp_scenario::run(&s, ctx.seed, Trace::off(), &mut |_| {})?;
             ensure!(o.hops == Some(n), "primary of {n} hops, got {:?}", o.hops);
             alternates.push(AlternateRow {
@@ -531,7 +533,12 @@ mod tests {
 
     #[test]
     fn two_paths_builds_the_hop_counts_it_says() {
-        let s = load(LONG, &[two_paths(2, 5)], true).unwrap();
+        let s = load(
+            LONG,
+            &[two_paths(2, 5)],
+            Loader::of(KoAlternatePath.plan(), true),
+        )
+        .unwrap();
         let o = nmc_imp_scenario::run(&s, 1, Trace::off(), &mut |_| {});
         let o = o.unwrap();
         assert_eq!(o.hops, Some(2));

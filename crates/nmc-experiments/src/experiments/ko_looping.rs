@@ -32,14 +32,13 @@
 //!   its tables: at most 0. A sanity bound (issue 17): loop-free by construction, so it is not
 //!   counted in the headline.
 
-use crate::registry::{Context, Experiment};
+use crate::registry::{Context, Experiment, Loader, Plan};
 use anyhow::Result;
 use nmc_imp::Outcome;
 use nmc_imp::routing::JourneyRecord;
 use nmc_imp_scenario::ImpScenario;
 use nmc_report::stats::Rule;
 use nmc_report::{Axis, Chart, Series, SeriesStyle, Target, Value};
-use nmc_scenario::Override;
 use nmc_sim::Trace;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -140,12 +139,8 @@ struct LoopedPacket {
     loop_ms: f64,
 }
 
-fn load(sets: &[String], quick: bool) -> Result<ImpScenario> {
-    let mut all: Vec<Override> = sets.iter().map(|s| s.parse()).collect::<Result<_, _>>()?;
-    if quick {
-        all.push("duration=2min".parse()?);
-    }
-    Ok(nmc_scenario::load("ko-looping", SCENARIO, &all)?)
+fn load(sets: &[String], loader: Loader) -> Result<ImpScenario> {
+    loader.load("ko-looping", SCENARIO, sets)
 }
 
 /// The `p` percentile of sorted values by [`Rule::Round`] (no interpolation); NaN when empty.
@@ -339,6 +334,13 @@ impl Experiment for KoLooping {
     fn source(&self) -> &'static str {
         "Kleinrock & Opderbeck, IEEE Trans. Commun. COM-25(1), 1977, §V"
     }
+    fn plan(&self) -> Plan {
+        Plan {
+            seeds: 1,
+            quick: &["duration=2min"],
+            quick_also: "",
+        }
+    }
 
     fn run(&self, ctx: &mut Context) -> Result<()> {
         let runs = Self::runs(ctx)?;
@@ -400,7 +402,7 @@ impl KoLooping {
                 } else {
                     sets.push(format!("network.routing_params.loop_prevention={routing}"));
                 }
-                let s = load(&sets, ctx.quick)?;
+                let s = load(&sets, ctx.loader())?;
                 let o = nmc_imp_scenario::run(&s, ctx.seed, Trace::off(), &mut |_| {})?;
                 let st = stats(condition, routing, &o);
                 if routing != "static" {

@@ -1,23 +1,7 @@
 //! What K&O's two throughput experiments (`ko-v2-throughput`, `ko-v3-throughput`) share: the
 //! fake-host sites on the ARPANET maps — constants of the experiments, not of the IMP model, so
-//! they live here — and how a run's scenario is loaded.
-
-use anyhow::Result;
-use nmc_imp_scenario::ImpScenario;
-use nmc_scenario::Override;
-
-/// Simulated time of a run with `--quick`.
-const QUICK: &str = "duration=2min";
-
-/// The scenario `text` (named `origin` in errors) with the experiment's `sets`, shortened to
-/// two simulated minutes with `--quick`.
-pub fn load(origin: &str, text: &str, sets: &[String], quick: bool) -> Result<ImpScenario> {
-    let mut all: Vec<Override> = sets.iter().map(|s| s.parse()).collect::<Result<_, _>>()?;
-    if quick {
-        all.push(QUICK.parse()?);
-    }
-    Ok(nmc_scenario::load(origin, text, &all)?)
-}
+//! they live here. (How a run's scenario is loaded, and what `--quick` shortens, each declares
+//! in its [`crate::registry::Plan`].)
 
 /// Fake-host sites 1..9 hops from UCLA on the June 1974 map, used by K&O's experiments in nmc.
 /// K&O do not name theirs; these are sites at each distance along well-used paths.

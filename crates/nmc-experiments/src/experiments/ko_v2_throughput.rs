@@ -37,7 +37,7 @@
 //! cases that would bring it within and the input each stands for. No row uses any of them.
 
 use super::ko_sites::KO_MAP_DESTINATIONS;
-use crate::registry::{Context, Experiment};
+use crate::registry::{Context, Experiment, Loader, Plan};
 use anyhow::Result;
 use nmc_imp::Outcome;
 use nmc_imp::analysis::{autocorrelation, autocorrelation_band, histogram, round_trips_ms};
@@ -428,8 +428,8 @@ fn paths_note(paths: &[PathRow]) -> String {
     )
 }
 
-fn scenario(text: &str, sets: &[String], quick: bool) -> Result<ImpScenario> {
-    super::ko_sites::load("ko-v2", text, sets, quick)
+fn scenario(loader: Loader, text: &str, sets: &[String]) -> Result<ImpScenario> {
+    loader.load("ko-v2", text, sets)
 }
 
 /// The published round trip, K&O §IV: "approximated by 200 + 90(n − 1) ms".
@@ -493,7 +493,7 @@ struct SiteRow {
 /// Sites of the June 1974 map 1..=9 minimum hops from UCLA other than the curve's
 /// ([`KO_MAP_DESTINATIONS`]), by distance and name.
 fn other_sites() -> Result<Vec<(u32, String)>> {
-    let s = scenario(MAP, &[], false)?;
+    let s = scenario(Loader::FULL, MAP, &[])?;
     let t = nmc_imp::topology::Topology::build(&s.network.topology)
         .map_err(|e| anyhow::anyhow!("ko-v2-map: {e}"))?;
     let ucla = t
@@ -763,7 +763,7 @@ fn time_slices(o: &Outcome, first: usize, n: usize) -> Chart {
 impl KoV2Throughput {
     fn run_one(
         &self,
-        quick: bool,
+        loader: Loader,
         topo: &'static str,
         hops: u32,
         seed: u64,
@@ -778,7 +778,7 @@ impl KoV2Throughput {
             sets.push(format!("network.topology.hops={hops}"));
         }
         sets.extend(extra.iter().cloned());
-        let s = scenario(text, &sets, quick)?;
+        let s = scenario(loader, text, &sets)?;
         // An extra setting may name another destination (the other sites' runs).
         let dest = s.network.hosts.get(1).map_or(dest, |h| h.imp.clone());
         let o = nmc_imp_scenario::run(&s, seed, Trace::off(), &mut |_| {})?;
@@ -823,8 +823,15 @@ impl Experiment for KoV2Throughput {
     fn source(&self) -> &'static str {
         "Kleinrock & Opderbeck 1977, §II–IV, Figs. 3–6; load from RFC 586, RFC 612 and RFC 619"
     }
+    fn plan(&self) -> Plan {
+        Plan {
+            seeds: SEEDS,
+            quick: &["duration=2min"],
+            quick_also: "",
+        }
+    }
     fn run(&self, ctx: &mut Context) -> Result<()> {
-        let seeds = ctx.seeds(SEEDS);
+        let seeds = ctx.seeds();
         // Map curve, chain curve, RFC 619's run, the load sensitivity (with December's level),
         // the ablation, the line-delay what-if (a pump and a RFC 619 run each), the adaptive
         // curve, the other sites at each distance.
@@ -953,7 +960,7 @@ impl KoV2Throughput {
     /// seeded, and the results are taken in order, so the output does not depend on the
     /// number of cores).
     fn map_curve(&self, ctx: &mut Context, seeds: Vec<u64>, pr: &mut Progress) -> Result<Curve> {
-        let quick = ctx.quick;
+        let loader = ctx.loader();
         let mut curve: Vec<CurveRow> = Vec::new();
         // Per hop on the map, the outcome of the first seed (for Figs. 5-6 and the pictures)
         // and the correlated lags of every seed.
@@ -969,7 +976,7 @@ impl KoV2Throughput {
         for chunk in jobs.chunks(6) {
             let batch: Vec<Result<(CurveRow, Outcome)>> = chunk
                 .par_iter()
-                .map(|&(h, seed)| self.run_one(quick, "map", h, seed, &[]))
+                .map(|&(h, seed)| self.run_one(loader, "map", h, seed, &[]))
                 .collect();
             for (r, &(h, seed)) in batch.into_iter().zip(chunk) {
                 results.push((h, seed, r?));
@@ -998,7 +1005,7 @@ impl KoV2Throughput {
         let seed0 = ctx.seed;
         let chain: Vec<Result<(CurveRow, Outcome)>> = (1..=9u32)
             .into_par_iter()
-            .map(|h| self.run_one(quick, "chain", h, seed0, &[]))
+            .map(|h| self.run_one(loader, "chain", h, seed0, &[]))
             .collect();
         for r in chain {
             curve.push(r?.0);
@@ -1166,11 +1173,11 @@ impl KoV2Throughput {
     /// The network's own traffic against RFC 619 Table 1 (the pump sends nothing); returns
     /// how many hops fall within the tolerance and the mean ratio to the table.
     fn rfc619_table(&self, ctx: &mut Context, pr: &mut Progress) -> Result<(usize, f64)> {
-        let quick = ctx.quick;
+        let loader = ctx.loader();
         // The network's own traffic against RFC 619 Table 1: the load model checked on data it
         // was not built from (the pump sends nothing here).
         let (_, bg) = self.run_one(
-            quick,
+            loader,
             "map",
             9,
             ctx.seed,
@@ -1224,12 +1231,12 @@ impl KoV2Throughput {
         c: &Curve,
         pr: &mut Progress,
     ) -> Result<Cases> {
-        let (quick, seed0) = (ctx.quick, ctx.seed);
+        let (loader, seed0) = (ctx.loader(), ctx.seed);
         // Why the long path falls: the 9-hop run against the network's load (sensitivity), and
         // each mechanism of the configuration off in turn (ablation), with K&O's counterfactual:
         // the window opened to 8 messages.
         let p = nmc_imp::ImpParams::v2_1974_10();
-        let base_rate = background_rate(&scenario(MAP, &[], false)?)?;
+        let base_rate = background_rate(&scenario(Loader::FULL, MAP, &[])?)?;
         let window = |numbers: u32, plt: u32| {
             // Room for `numbers` full allocations plus the profile's spare beyond its 4, beside
             // the profile's other buffers.
@@ -1370,7 +1377,7 @@ impl KoV2Throughput {
         }
         let runs: Vec<Result<(CurveRow, Outcome)>> = unique
             .par_iter()
-            .map(|sets| self.run_one(quick, "map", 9, seed0, sets))
+            .map(|sets| self.run_one(loader, "map", 9, seed0, sets))
             .collect();
         let mut by_sets: std::collections::BTreeMap<Vec<String>, CurveRow> =
             std::collections::BTreeMap::new();
@@ -1462,7 +1469,7 @@ impl KoV2Throughput {
         (w0, r0): (usize, f64),
         pr: &mut Progress,
     ) -> Result<Vec<LineDelayRow>> {
-        let (quick, seed0) = (ctx.quick, ctx.seed);
+        let (loader, seed0) = (ctx.loader(), ctx.seed);
         let mut delays = vec![LineDelayRow {
             line_delay_ms: 0.0,
             throughput_9hops_kbps: as_configured.throughput_kbps,
@@ -1474,9 +1481,10 @@ impl KoV2Throughput {
             .par_iter()
             .map(|&d| {
                 let set = format!("network.topology.line_delay={}us", (d * 1e3) as u64);
-                let (pump, _) = self.run_one(quick, "map", 9, seed0, std::slice::from_ref(&set))?;
+                let (pump, _) =
+                    self.run_one(loader, "map", 9, seed0, std::slice::from_ref(&set))?;
                 let (_, dec) = self.run_one(
-                    quick,
+                    loader,
                     "map",
                     9,
                     seed0,
@@ -1514,14 +1522,14 @@ impl KoV2Throughput {
         paths: &[PathRow],
         pr: &mut Progress,
     ) -> Result<Vec<AdaptiveRow>> {
-        let (quick, seed0) = (ctx.quick, ctx.seed);
+        let (loader, seed0) = (ctx.loader(), ctx.seed);
         // The same c.rows under the 1974 adaptive routing: how often the pump's packets left the
         // minimum-hop path or looped (K&O §III, §V; RFC 619: real paths 2-9 % longer).
         let adaptive_runs: Vec<Result<(CurveRow, Outcome)>> = (1..=9u32)
             .into_par_iter()
             .map(|h| {
                 self.run_one(
-                    quick,
+                    loader,
                     "map",
                     h,
                     seed0,
@@ -1558,13 +1566,13 @@ impl KoV2Throughput {
         sites: &[(u32, String)],
         pr: &mut Progress,
     ) -> Result<Vec<SiteRow>> {
-        let (quick, seed0) = (ctx.quick, ctx.seed);
+        let (loader, seed0) = (ctx.loader(), ctx.seed);
         // The pump to every other site at each distance (first seed).
         let site_runs: Vec<Result<SiteRow>> = sites
             .par_iter()
             .map(|(h, site)| {
                 let (row, o) = self.run_one(
-                    quick,
+                    loader,
                     "map",
                     *h,
                     seed0,

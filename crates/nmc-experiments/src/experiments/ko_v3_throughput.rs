@@ -37,7 +37,7 @@
 //! each row that misses, the cases that would bring it within and the source missing for each.
 
 use super::ko_sites::{KO_MAP_DESTINATIONS, KO_V3_DESTINATIONS};
-use crate::registry::{Context, Experiment};
+use crate::registry::{Context, Experiment, Loader, Plan};
 use anyhow::Result;
 use nmc_imp::Outcome;
 use nmc_imp_scenario::ImpScenario;
@@ -501,13 +501,13 @@ fn timeline(o: &Outcome) -> Vec<TimelineRow> {
         .collect()
 }
 
-fn scenario(text: &str, sets: &[String], quick: bool) -> Result<ImpScenario> {
-    super::ko_sites::load("ko-v3", text, sets, quick)
+fn scenario(loader: Loader, text: &str, sets: &[String]) -> Result<ImpScenario> {
+    loader.load("ko-v3", text, sets)
 }
 
 /// One run: `period`'s scenario to its `hops` destination, with `extra` settings.
 fn run_one(
-    quick: bool,
+    loader: Loader,
     period: Period,
     case: &str,
     profile: &str,
@@ -520,10 +520,10 @@ fn run_one(
     let mut sets = vec![
         format!("network.hosts.1.imp={dest}"),
         format!("network.profile={profile}"),
-        format!("network.slices=[\"{}\"]", slice_at(quick)),
+        format!("network.slices=[\"{}\"]", slice_at(loader.quick)),
     ];
     sets.extend(extra.iter().map(|s| s.replace("{dst}", dest)));
-    let s = scenario(text, &sets, quick)?;
+    let s = scenario(loader, text, &sets)?;
     let o = nmc_imp_scenario::run(&s, seed, Trace::off(), &mut |_| {})?;
     anyhow::ensure!(
         o.hops == Some(hops),
@@ -604,6 +604,13 @@ impl Experiment for KoV3Throughput {
     fn source(&self) -> &'static str {
         "Kleinrock & Opderbeck 1977, §VI–VII, Figs. 7–9; load from RFC 586, RFC 612 and RFC 619"
     }
+    fn plan(&self) -> Plan {
+        Plan {
+            seeds: SEEDS,
+            quick: &["duration=2min"],
+            quick_also: "the time slice at 61 s instead of 301 s",
+        }
+    }
     fn run(&self, ctx: &mut Context) -> Result<()> {
         let runs = Self::runs(ctx)?;
         Self::checks(ctx, &runs);
@@ -672,8 +679,8 @@ impl KoV3Throughput {
     /// Every run, independent: all go to every core, and are taken back in plan order, so
     /// the output does not depend on the number of cores.
     fn runs(ctx: &mut Context) -> Result<Runs> {
-        let quick = ctx.quick;
-        let seeds = ctx.seeds(SEEDS);
+        let (quick, loader) = (ctx.quick, ctx.loader());
+        let seeds = ctx.seeds();
         // Every run is independent: all go to every core, and are taken back in this order,
         // so the output does not depend on the number of cores.
         let mut jobs: Vec<Job> = Vec::new();
@@ -702,7 +709,7 @@ impl KoV3Throughput {
             let batch: Vec<Result<(Row, Outcome)>> = chunk
                 .par_iter()
                 .map(|(p, case, profile, h, s, extra)| {
-                    run_one(quick, *p, case, profile, *h, *s, extra)
+                    run_one(loader, *p, case, profile, *h, *s, extra)
                 })
                 .collect();
             for r in batch {

@@ -3,7 +3,7 @@
 //! Expected: the Pollaczek–Khinchine mean wait W = ρ·S / (2(1 − ρ)), S = 1008 bit / 50 kbit/s.
 //! Tolerance ±2 % (issue 2), on 2000 simulated minutes per load (200 in `--quick`, ±5 %).
 
-use crate::registry::{Context, Experiment};
+use crate::registry::{Context, Experiment, Plan};
 use anyhow::Result;
 use nmc_net::{StoreForwardScenario, run};
 use nmc_report::{Chart, Series, SeriesStyle, Target, Value};
@@ -24,6 +24,13 @@ impl Experiment for Md1 {
     }
     fn source(&self) -> &'static str {
         "queueing theory (M/D/1, Pollaczek–Khinchine mean-value formula)"
+    }
+    fn plan(&self) -> Plan {
+        Plan {
+            seeds: 1,
+            quick: &[],
+            quick_also: "200 simulated minutes per load instead of 2000, tolerance ±5 % instead of ±2 %",
+        }
     }
     fn run(&self, ctx: &mut Context) -> Result<()> {
         let service_ns = 20_160_000u64;

@@ -28,7 +28,7 @@
 //! paths were better by five percent" as the **median gain over the modelled paths, +5 ± 5 %**.
 //! Five runs per path model (two with `--quick`), run on all cores.
 
-use crate::registry::{Context, Experiment};
+use crate::registry::{Context, Experiment, Plan};
 use anyhow::{Result, anyhow};
 use nmc_report::{Target, Value};
 use nmc_rto::estimator::{Mills, Rsre};
@@ -87,6 +87,13 @@ impl Experiment for R889Estimators {
     }
     fn source(&self) -> &'static str {
         "RFC 889 §3 (Mills, Dec 1983)"
+    }
+    fn plan(&self) -> Plan {
+        Plan {
+            seeds: 1,
+            quick: &[],
+            quick_also: "5 runs of 512 volleys per path instead of 20, 2 path-model runs instead of 5",
+        }
     }
     fn run(&self, ctx: &mut Context) -> Result<()> {
         let runs = if ctx.quick { 5 } else { 20 };

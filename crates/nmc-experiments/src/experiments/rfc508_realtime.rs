@@ -50,7 +50,7 @@
 //! duration, buffer size) and "R508-1 gap accounting" is accounting that holds for any gaps (a sanity
 //! bound); they are shown but not counted in the headline.
 
-use crate::registry::{Context, Experiment};
+use crate::registry::{Context, Experiment, Plan};
 use anyhow::Result;
 use nmc_realtime::experiment::{self, Sets, classroom_full, load_for};
 use nmc_realtime::gaps::{LayoutCell, table_layout};
@@ -125,6 +125,13 @@ impl Experiment for Rfc508Realtime {
     }
     fn source(&self) -> &'static str {
         "Pfeifer & McAfee, RFC 508, May 1973, §IV–VI and Table I"
+    }
+    fn plan(&self) -> Plan {
+        Plan {
+            seeds: 1,
+            quick: &[],
+            quick_also: "the host model fitted on 1 repetition instead of 4, Table I repeated 2 times instead of 8, gap-free rates searched in steps of 1200 bit/s instead of 300",
+        }
     }
     fn run(&self, ctx: &mut Context) -> Result<()> {
         let r = Self::runs(ctx)?;

@@ -17,13 +17,12 @@
 //! message whose predecessors could be refused a buffer. Only the first is emergent: the other
 //! three hold by construction of the rules and are sanity bounds, not counted (issue 17).
 
-use crate::registry::{Context, Experiment};
+use crate::registry::{Context, Experiment, Loader, Plan};
 use anyhow::Result;
 use nmc_imp::Outcome;
 use nmc_imp::analysis::throughput_series;
 use nmc_imp_scenario::ImpScenario;
 use nmc_report::{Chart, Series, SeriesStyle, Target, Value};
-use nmc_scenario::Override;
 use nmc_sim::Trace;
 use serde::Serialize;
 
@@ -40,15 +39,14 @@ pub const PROFILES: [&str; 4] = [
     "rfc632-current",
 ];
 
-/// The lockup scenario under IMP profile `profile`; with `quick`, 20 s of simulated time
-/// instead of 60 s.
-pub fn scenario(profile: &str, quick: bool) -> Result<ImpScenario> {
-    let mut sets = vec![format!("network.profile={profile}")];
-    if quick {
-        sets.push("duration=20s".into());
-    }
-    let sets: Vec<Override> = sets.iter().map(|s| s.parse()).collect::<Result<_, _>>()?;
-    Ok(nmc_scenario::load("rfc626-lockup.toml", SCENARIO, &sets)?)
+/// The lockup scenario under IMP profile `profile` (20 s of simulated time instead of 60 s
+/// under `--quick`: the experiment's [`Plan`]).
+pub fn scenario(profile: &str, loader: Loader) -> Result<ImpScenario> {
+    loader.load(
+        "rfc626-lockup.toml",
+        SCENARIO,
+        &[format!("network.profile={profile}")],
+    )
 }
 
 /// `lockup` or `no lockup`: the verdict the rows compare.
@@ -88,6 +86,13 @@ impl Experiment for Rfc626Lockup {
     fn source(&self) -> &'static str {
         "Opderbeck, RFC 632, May 1974, pp. 4–5; Kleinrock & Opderbeck, RFC 626"
     }
+    fn plan(&self) -> Plan {
+        Plan {
+            seeds: 1,
+            quick: &["duration=20s"],
+            quick_also: "",
+        }
+    }
     fn run(&self, ctx: &mut Context) -> Result<()> {
         let mut rows = Vec::new();
         let mut chart = Chart::new(
@@ -96,7 +101,7 @@ impl Experiment for Rfc626Lockup {
             "throughput into the destination (kbit/s)",
         );
         for (k, profile) in PROFILES.into_iter().enumerate() {
-            let s = scenario(profile, ctx.quick)?;
+            let s = scenario(profile, ctx.loader())?;
             let o = nmc_imp_scenario::run(&s, ctx.seed, Trace::off(), &mut |_| {})?;
             let (source, expected) = match profile {
                 "rfc626-accept-all" => ("RFC 632 p. 4: \"the system is deadlocked\"", "lockup"),

@@ -29,13 +29,12 @@
 //! generator's `outstanding = 4` fixes; it is marked *restated input* and not counted. What
 //! Opderbeck's 3.5 counted (his generator's messages in transmission) is not modelled.
 
-use crate::registry::{Context, Experiment};
+use crate::registry::{Context, Experiment, Loader, Plan};
 use anyhow::Result;
 use nmc_imp::Outcome;
 use nmc_imp::analysis::throughput_series;
 use nmc_imp_scenario::ImpScenario;
 use nmc_report::{Chart, Series, SeriesStyle, Target, Value};
-use nmc_scenario::Override;
 use nmc_sim::Trace;
 use serde::Serialize;
 
@@ -89,20 +88,12 @@ pub fn scenario(
     profile: &str,
     disturbance: Disturbance,
     extra: &[String],
-    quick: bool,
+    loader: Loader,
 ) -> Result<ImpScenario> {
     let mut sets = vec![format!("network.profile={profile}")];
     sets.extend(disturbance.sets());
-    if quick {
-        sets.push("duration=40s".into());
-    }
     sets.extend_from_slice(extra);
-    let sets: Vec<Override> = sets.iter().map(|s| s.parse()).collect::<Result<_, _>>()?;
-    Ok(nmc_scenario::load(
-        "rfc632-moffett-sri.toml",
-        SCENARIO,
-        &sets,
-    )?)
+    loader.load("rfc632-moffett-sri.toml", SCENARIO, &sets)
 }
 
 #[derive(Serialize)]
@@ -177,6 +168,13 @@ impl Experiment for Rfc632SinglePacket {
     fn source(&self) -> &'static str {
         "Opderbeck, RFC 632, May 1974, pp. 1–5"
     }
+    fn plan(&self) -> Plan {
+        Plan {
+            seeds: 1,
+            quick: &["duration=40s"],
+            quick_also: "",
+        }
+    }
     fn run(&self, ctx: &mut Context) -> Result<()> {
         let (rows, series) = Self::runs(ctx)?;
         Self::checks(ctx, &rows);
@@ -209,7 +207,7 @@ impl Rfc632SinglePacket {
         let total = (PROFILES.len() * disturbances.len()) as f64;
         for (rule, profile) in PROFILES {
             for d in disturbances {
-                let s = scenario(profile, d, &[], ctx.quick)?;
+                let s = scenario(profile, d, &[], ctx.loader())?;
                 let o = nmc_imp_scenario::run(&s, ctx.seed, Trace::off(), &mut |_| {})?;
                 anyhow::ensure!(
                     o.order_violations == 0 && o.lockup.is_none(),

@@ -19,7 +19,7 @@
 //! the two columns are compared as sequences ([`nmc_imp::e2e`]).
 
 use crate::experiments::rfc632_single_packet::{Disturbance, scenario};
-use crate::registry::{Context, Experiment};
+use crate::registry::{Context, Experiment, Loader};
 use anyhow::{Context as _, Result};
 use nmc_imp::Outcome;
 use nmc_imp::analysis::throughput_series;
@@ -136,7 +136,7 @@ pub fn trace_run(profile: &str, seed: u64) -> Result<Outcome> {
             PAUSE_S.0, PAUSE_S.1
         ),
     ];
-    let s = scenario(profile, Disturbance::None, &sets, false)?;
+    let s = scenario(profile, Disturbance::None, &sets, Loader::FULL)?;
     Ok(nmc_imp_scenario::run(&s, seed, Trace::off(), &mut |_| {})?)
 }
 

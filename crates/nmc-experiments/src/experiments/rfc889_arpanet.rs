@@ -49,7 +49,7 @@
 //! `rfc889-paths` models). The far hosts are those of RFC 889's appendix ("Index of Test
 //! Hosts"); their IMPs and gateways are from the DoD host tables of 1983.
 
-use crate::registry::{Context, Experiment};
+use crate::registry::{Context, Experiment, Plan};
 use anyhow::Result;
 use nmc_internet::{InternetScenario, columns, fits, run};
 use nmc_probe::analysis::{BEST_SPLIT_MIN_F, RFC889_HEADER, Rfc889Cells, rfc889_row};
@@ -440,6 +440,13 @@ impl Experiment for Rfc889Arpanet {
     }
     fn source(&self) -> &'static str {
         "Mills, RFC 889 (Dec 1983) §2 and its table; the 1983 subnet from docs/arpanet-1983.md"
+    }
+    fn plan(&self) -> Plan {
+        Plan {
+            seeds: 1,
+            quick: &[],
+            quick_also: "the high-traffic ablation left out",
+        }
     }
     fn run(&self, ctx: &mut Context) -> Result<()> {
         // Issue 31: why the rows miss, where they are shown (docs/arpanet-1983.md has the
