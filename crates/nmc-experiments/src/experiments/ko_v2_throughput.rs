@@ -760,6 +760,208 @@ fn time_slices(o: &Outcome, first: usize, n: usize) -> Chart {
     chart
 }
 
+/// Why the long path falls, the plan: the 9-hop run under each load (sensitivity) and with
+/// each mechanism of the configuration off in turn (ablation), with K&O's counterfactual, the
+/// window opened to 8 messages. A case with no settings is the run as configured.
+fn nine_hop_cases(p: &nmc_imp::ImpParams, base_rate: f64) -> Vec<Case> {
+    let window = |numbers: u32, plt: u32| {
+        // Room for `numbers` full allocations plus the profile's spare beyond its 4, beside
+        // the profile's other buffers.
+        let reasm = p.reassembly_buffers + (numbers - p.message_numbers) * p.allocation_buffers;
+        vec![
+            format!("network.params.message_numbers={numbers}"),
+            format!("network.params.plt_entries={plt}"),
+            format!("network.params.reassembly_buffers={reasm}"),
+            format!(
+                "network.params.buffers={}",
+                p.buffers + reasm - p.reassembly_buffers
+            ),
+        ]
+    };
+    let rate = |f: f64| format!("traffic.1.messages_per_second={}", base_rate * f);
+    let no_load = || "traffic=[{ kind = \"pump\", from = \"UCLA\", to = \"FAKE\" }]".to_string();
+    let mut cases: Vec<Case> = LOAD_FACTORS
+        .iter()
+        .map(|&f| {
+            let sets = if f == 0.0 {
+                vec![no_load()]
+            } else if f == 1.0 {
+                vec![]
+            } else {
+                vec![rate(f)]
+            };
+            let input = if sets.is_empty() { "" } else { INPUT_LOAD };
+            (
+                "sensitivity",
+                format!("load × {f}"),
+                base_rate * f,
+                p.message_numbers,
+                sets,
+                input,
+            )
+        })
+        .collect();
+    cases.push((
+        "sensitivity",
+        "load of December 1973's seven-day average (RFC 619)".into(),
+        DEC_1973_MESSAGES_PER_SECOND,
+        p.message_numbers,
+        vec![format!(
+            "traffic.1.messages_per_second={DEC_1973_MESSAGES_PER_SECOND}"
+        )],
+        INPUT_LOAD,
+    ));
+    let mut ablations: Vec<(String, Vec<String>, f64, u32, &'static str)> = vec![
+        (
+            "as configured".into(),
+            vec![],
+            base_rate,
+            p.message_numbers,
+            "",
+        ),
+        (
+            "data packets 152 bits on the line (the earlier reading; RFC 635: 168)".into(),
+            vec!["network.params.packet_overhead=152bit".into()],
+            base_rate,
+            p.message_numbers,
+            INPUT_MECHANISM,
+        ),
+        (
+            "load: December 1973's seven-day average, not October's working hours".into(),
+            vec![format!(
+                "traffic.1.messages_per_second={DEC_1973_MESSAGES_PER_SECOND}"
+            )],
+            DEC_1973_MESSAGES_PER_SECOND,
+            p.message_numbers,
+            INPUT_LOAD,
+        ),
+        (
+            "no other traffic".into(),
+            vec![no_load()],
+            0.0,
+            p.message_numbers,
+            INPUT_LOAD,
+        ),
+        (
+            "routing messages every 640 ms on every line (not by line load)".into(),
+            vec!["network.params.routing_frequency=fixed".into()],
+            base_rate,
+            p.message_numbers,
+            INPUT_MECHANISM,
+        ),
+        (
+            "adaptive routing with the 1974 hold-down (not static minimum hops)".into(),
+            vec!["network.routing=adaptive".into()],
+            base_rate,
+            p.message_numbers,
+            INPUT_ROUTING,
+        ),
+    ];
+    ablations.extend(TIP_WORK_MS.iter().map(|&ms| {
+        (
+            format!(
+                "what if (no source): every 316 busy {ms} ms of each 25.6 ms tick above the task (TIP work)"
+            ),
+            vec![format!(
+                "network.params.tip_work_316={}us",
+                (ms * 1e3).round() as u64
+            )],
+            base_rate,
+            p.message_numbers,
+            INPUT_TIP,
+        )
+    }));
+    ablations.extend([
+        (
+            "counterfactual: 8 numbers, reassembly for 8 messages (6 PLT entries)".into(),
+            window(8, p.plt_entries),
+            base_rate,
+            8,
+            INPUT_WINDOW,
+        ),
+        (
+            "counterfactual: 8 numbers, reassembly for 8 messages, 8 PLT entries".into(),
+            window(8, 8),
+            base_rate,
+            8,
+            INPUT_WINDOW,
+        ),
+    ]);
+    debug_assert_eq!(ablations.len(), ABLATION_CASES);
+    cases.extend(
+        ablations
+            .into_iter()
+            .map(|(c, sets, r, n, i)| ("ablation", c, r, n, sets, i)),
+    );
+    cases
+}
+
+/// One row per case, from the run with its settings (the curve's own 9-hop run for the case
+/// with none), its throughput also as a ratio to the run as configured.
+fn case_rows(
+    cases: Vec<Case>,
+    as_configured: &CurveRow,
+    by_sets: &std::collections::BTreeMap<Vec<String>, CurveRow>,
+) -> Vec<CaseRow> {
+    let mut table = Vec::new();
+    for (t, case, r, n, sets, input) in cases {
+        let row = if sets.is_empty() {
+            as_configured
+        } else {
+            &by_sets[&sets]
+        };
+        table.push(CaseRow {
+            table: t,
+            case,
+            background_messages_per_second: r,
+            message_numbers: n,
+            throughput_kbps: row.throughput_kbps,
+            throughput_ratio: f64::NAN,
+            rtt_mean_ms: row.rtt_mean_ms,
+            cycle_mean_ms: row.cycle_mean_ms,
+            message_numbers_mean: row.message_numbers_mean,
+            number_wait_fraction: row.number_wait_fraction,
+            processing_316_wait_mean_ms: row.processing_316_wait_mean_ms,
+            input,
+        });
+    }
+    let configured = as_configured.throughput_kbps;
+    for r in &mut table {
+        r.throughput_ratio = r.throughput_kbps / configured;
+    }
+    table
+}
+
+/// 9-hop throughput against the network's load, beside K&O's 30 kbit/s.
+fn load_chart(sens: &[CaseRow], base_rate: f64) -> Chart {
+    Chart::new(
+        "9-hop throughput against the network's load",
+        "other hosts' internode load (messages/s)",
+        "throughput (kbit/s)",
+    )
+    .with(Series::new(
+        "K&O Oct 1974, 9 hops",
+        SeriesStyle::Dashed,
+        vec![(0.0, 30.0), (2.0 * base_rate, 30.0)],
+    ))
+    .with(Series::new(
+        "nmc, 4 message numbers",
+        SeriesStyle::LinePoints,
+        sens.iter()
+            .filter(|r| r.case.starts_with("load ×"))
+            .map(|r| (r.background_messages_per_second, r.throughput_kbps))
+            .collect(),
+    ))
+    .with(Series::new(
+        "nmc, December 1973's average load",
+        SeriesStyle::Points,
+        sens.iter()
+            .filter(|r| !r.case.starts_with("load ×"))
+            .map(|r| (r.background_messages_per_second, r.throughput_kbps))
+            .collect(),
+    ))
+}
+
 impl KoV2Throughput {
     fn run_one(
         &self,
@@ -1237,136 +1439,7 @@ impl KoV2Throughput {
         // the window opened to 8 messages.
         let p = nmc_imp::ImpParams::v2_1974_10();
         let base_rate = background_rate(&scenario(Loader::FULL, MAP, &[])?)?;
-        let window = |numbers: u32, plt: u32| {
-            // Room for `numbers` full allocations plus the profile's spare beyond its 4, beside
-            // the profile's other buffers.
-            let reasm = p.reassembly_buffers + (numbers - p.message_numbers) * p.allocation_buffers;
-            vec![
-                format!("network.params.message_numbers={numbers}"),
-                format!("network.params.plt_entries={plt}"),
-                format!("network.params.reassembly_buffers={reasm}"),
-                format!(
-                    "network.params.buffers={}",
-                    p.buffers + reasm - p.reassembly_buffers
-                ),
-            ]
-        };
-        let rate = |f: f64| format!("traffic.1.messages_per_second={}", base_rate * f);
-        let no_load =
-            || "traffic=[{ kind = \"pump\", from = \"UCLA\", to = \"FAKE\" }]".to_string();
-        let mut cases: Vec<Case> = LOAD_FACTORS
-            .iter()
-            .map(|&f| {
-                let sets = if f == 0.0 {
-                    vec![no_load()]
-                } else if f == 1.0 {
-                    vec![]
-                } else {
-                    vec![rate(f)]
-                };
-                let input = if sets.is_empty() { "" } else { INPUT_LOAD };
-                (
-                    "sensitivity",
-                    format!("load × {f}"),
-                    base_rate * f,
-                    p.message_numbers,
-                    sets,
-                    input,
-                )
-            })
-            .collect();
-        cases.push((
-            "sensitivity",
-            "load of December 1973's seven-day average (RFC 619)".into(),
-            DEC_1973_MESSAGES_PER_SECOND,
-            p.message_numbers,
-            vec![format!(
-                "traffic.1.messages_per_second={DEC_1973_MESSAGES_PER_SECOND}"
-            )],
-            INPUT_LOAD,
-        ));
-        let mut ablations: Vec<(String, Vec<String>, f64, u32, &'static str)> = vec![
-            (
-                "as configured".into(),
-                vec![],
-                base_rate,
-                p.message_numbers,
-                "",
-            ),
-            (
-                "data packets 152 bits on the line (the earlier reading; RFC 635: 168)".into(),
-                vec!["network.params.packet_overhead=152bit".into()],
-                base_rate,
-                p.message_numbers,
-                INPUT_MECHANISM,
-            ),
-            (
-                "load: December 1973's seven-day average, not October's working hours".into(),
-                vec![format!(
-                    "traffic.1.messages_per_second={DEC_1973_MESSAGES_PER_SECOND}"
-                )],
-                DEC_1973_MESSAGES_PER_SECOND,
-                p.message_numbers,
-                INPUT_LOAD,
-            ),
-            (
-                "no other traffic".into(),
-                vec![no_load()],
-                0.0,
-                p.message_numbers,
-                INPUT_LOAD,
-            ),
-            (
-                "routing messages every 640 ms on every line (not by line load)".into(),
-                vec!["network.params.routing_frequency=fixed".into()],
-                base_rate,
-                p.message_numbers,
-                INPUT_MECHANISM,
-            ),
-            (
-                "adaptive routing with the 1974 hold-down (not static minimum hops)".into(),
-                vec!["network.routing=adaptive".into()],
-                base_rate,
-                p.message_numbers,
-                INPUT_ROUTING,
-            ),
-        ];
-        ablations.extend(TIP_WORK_MS.iter().map(|&ms| {
-            (
-                format!(
-                    "what if (no source): every 316 busy {ms} ms of each 25.6 ms tick above the task (TIP work)"
-                ),
-                vec![format!(
-                    "network.params.tip_work_316={}us",
-                    (ms * 1e3).round() as u64
-                )],
-                base_rate,
-                p.message_numbers,
-                INPUT_TIP,
-            )
-        }));
-        ablations.extend([
-            (
-                "counterfactual: 8 numbers, reassembly for 8 messages (6 PLT entries)".into(),
-                window(8, p.plt_entries),
-                base_rate,
-                8,
-                INPUT_WINDOW,
-            ),
-            (
-                "counterfactual: 8 numbers, reassembly for 8 messages, 8 PLT entries".into(),
-                window(8, 8),
-                base_rate,
-                8,
-                INPUT_WINDOW,
-            ),
-        ]);
-        debug_assert_eq!(ablations.len(), ABLATION_CASES);
-        cases.extend(
-            ablations
-                .into_iter()
-                .map(|(c, sets, r, n, i)| ("ablation", c, r, n, sets, i)),
-        );
+        let cases = nine_hop_cases(&p, base_rate);
         // Cases with the same settings share one run, and the run as configured is the curve's
         // own (first seed, 9 hops): same seed, same settings, the same outcome.
         let mut unique: Vec<&Vec<String>> = Vec::new();
@@ -1390,63 +1463,13 @@ impl KoV2Throughput {
             .find(|r| r.topology == "map" && r.hops == 9 && r.seed == seed0)
             .cloned()
             .ok_or_else(|| anyhow::anyhow!("ko-v2-throughput: no 9-hop run of the first seed"))?;
-        let mut table = Vec::new();
-        for (t, case, r, n, sets, input) in cases {
-            let row = if sets.is_empty() {
-                &as_configured
-            } else {
-                &by_sets[&sets]
-            };
-            table.push(CaseRow {
-                table: t,
-                case,
-                background_messages_per_second: r,
-                message_numbers: n,
-                throughput_kbps: row.throughput_kbps,
-                throughput_ratio: f64::NAN,
-                rtt_mean_ms: row.rtt_mean_ms,
-                cycle_mean_ms: row.cycle_mean_ms,
-                message_numbers_mean: row.message_numbers_mean,
-                number_wait_fraction: row.number_wait_fraction,
-                processing_316_wait_mean_ms: row.processing_316_wait_mean_ms,
-                input,
-            });
-        }
-        let configured = as_configured.throughput_kbps;
-        for r in &mut table {
-            r.throughput_ratio = r.throughput_kbps / configured;
-        }
+        let table = case_rows(cases, &as_configured, &by_sets);
         pr.add(ctx, table.len() as f64);
         let (sens, ablation): (Vec<CaseRow>, Vec<CaseRow>) =
             table.into_iter().partition(|r| r.table == "sensitivity");
         ctx.csv("sensitivity_9hops", &sens)?;
         ctx.csv("ablation_9hops", &ablation)?;
-        let load_chart = Chart::new(
-            "9-hop throughput against the network's load",
-            "other hosts' internode load (messages/s)",
-            "throughput (kbit/s)",
-        )
-        .with(Series::new(
-            "K&O Oct 1974, 9 hops",
-            SeriesStyle::Dashed,
-            vec![(0.0, 30.0), (2.0 * base_rate, 30.0)],
-        ))
-        .with(Series::new(
-            "nmc, 4 message numbers",
-            SeriesStyle::LinePoints,
-            sens.iter()
-                .filter(|r| r.case.starts_with("load ×"))
-                .map(|r| (r.background_messages_per_second, r.throughput_kbps))
-                .collect(),
-        ))
-        .with(Series::new(
-            "nmc, December 1973's average load",
-            SeriesStyle::Points,
-            sens.iter()
-                .filter(|r| !r.case.starts_with("load ×"))
-                .map(|r| (r.background_messages_per_second, r.throughput_kbps))
-                .collect(),
-        ));
+        let load_chart = load_chart(&sens, base_rate);
         ctx.plot(
             "sensitivity-load",
             "9 hops: throughput against the other hosts' load, K&O's 4-message window; the scenario's level is October 1973's traffic × 2 for working hours.",
@@ -1897,5 +1920,44 @@ mod tests {
         assert!(!note.contains("no other traffic"));
         assert!(!note.contains("KO-1 1 hop"));
         assert!(note.contains("KO-5 1 hop (ours 0.0): none of these (they give 0.0–0.0)"));
+    }
+
+    /// The 9-hop plan: every load factor and December 1973's average as sensitivity cases, every
+    /// ablation once; the run as configured twice (load × 1 and "as configured") with no
+    /// settings of its own; K&O's counterfactual window makes room for 4 more full allocations
+    /// and nothing else.
+    #[test]
+    fn the_nine_hop_plan_reads_like_its_tables() {
+        let p = nmc_imp::ImpParams::v2_1974_10();
+        let cases = nine_hop_cases(&p, 10.0);
+        let sens: Vec<&Case> = cases.iter().filter(|c| c.0 == "sensitivity").collect();
+        let abl: Vec<&Case> = cases.iter().filter(|c| c.0 == "ablation").collect();
+        assert_eq!(sens.len(), LOAD_FACTORS.len() + 1);
+        assert_eq!(abl.len(), ABLATION_CASES);
+        let unset: Vec<&str> = cases
+            .iter()
+            .filter(|c| c.4.is_empty())
+            .map(|c| c.1.as_str())
+            .collect();
+        assert_eq!(unset, ["load × 1", "as configured"]);
+        let window = &abl
+            .iter()
+            .find(|c| c.1.ends_with("(6 PLT entries)"))
+            .expect("the counterfactual")
+            .4;
+        let extra = 4 * p.allocation_buffers;
+        assert_eq!(
+            window,
+            &vec![
+                "network.params.message_numbers=8".to_string(),
+                format!("network.params.plt_entries={}", p.plt_entries),
+                format!(
+                    "network.params.reassembly_buffers={}",
+                    p.reassembly_buffers + extra
+                ),
+                format!("network.params.buffers={}", p.buffers + extra),
+            ]
+        );
+        assert!(sens.iter().any(|c| c.2 == DEC_1973_MESSAGES_PER_SECOND));
     }
 }

@@ -205,6 +205,42 @@ struct Feb7 {
     published: f64,
 }
 
+/// The mean over `reps` tables of how many of the tests `idx` had a gap.
+fn mean_gapped(tables: &[Vec<TestResult>], idx: &[usize], reps: u64) -> f64 {
+    tables
+        .iter()
+        .map(|t| idx.iter().filter(|&&i| t[i].gaps.count() > 0).count() as f64)
+        .sum::<f64>()
+        / reps as f64
+}
+
+/// The mean over `reps` tables of `n` tests of the percentage with no gap.
+fn mean_free_pct(tables: &[Vec<TestResult>], n: f64, reps: u64) -> f64 {
+    tables
+        .iter()
+        .map(|t| 100.0 * (n - gapped(t) as f64) / n)
+        .sum::<f64>()
+        / reps as f64
+}
+
+/// Every gap of every replicate table, one row each.
+fn every_gap(tables: &[Vec<TestResult>]) -> Vec<GapRow> {
+    tables
+        .iter()
+        .enumerate()
+        .flat_map(|(k, t)| {
+            t.iter().flat_map(move |r| {
+                r.gaps.gaps_ns.iter().map(move |&g| GapRow {
+                    replicate: k as u64,
+                    rate_bps: r.rate_bps,
+                    buffer_bits: r.buffer_bits,
+                    gap_ms: g as f64 / 1e6,
+                })
+            })
+        })
+        .collect()
+}
+
 impl Rfc508Realtime {
     /// The runs every row reads: the host model fitted on half of 2/5–2/6, Table I under it
     /// `reps` times, the network alone (unloaded host), and the NCP's alternatives.
@@ -333,14 +369,9 @@ impl Rfc508Realtime {
     /// one-parameter variant; the longest gap.
     fn r508_2(ctx: &mut Context, r: &Runs) -> Feb7 {
         let Runs {
-            p,
-            sets,
-            fit,
-            cells,
-            tables,
-            ..
+            fit, cells, tables, ..
         } = r;
-        let (seed, reps, ours) = (r.seed, r.reps, &r.tables[0]);
+        let (reps, ours) = (r.reps, &r.tables[0]);
         // R508-2. First the tests the fit did not see (issue 35), then the whole table.
         let held: Vec<usize> = (0..cells.len())
             .filter(|&i| !experiment::is_fit_cell(&cells[i]))
@@ -370,11 +401,7 @@ impl Rfc508Realtime {
             Value::Num(held_free_pct),
         );
         let n = cells.len() as f64;
-        let free_pct: f64 = tables
-            .iter()
-            .map(|t| 100.0 * (n - gapped(t) as f64) / n)
-            .sum::<f64>()
-            / reps as f64;
+        let free_pct = mean_free_pct(tables, n, reps);
         ctx.check(
             "R508-2 no-gap tests",
             &format!("tests with no gap, prime-time load (mean of {reps} tables)"),
@@ -397,15 +424,8 @@ impl Rfc508Realtime {
             .copied()
             .filter(|&i| classroom_full(&cells[i]))
             .collect();
-        let frac = |idx: &[usize]| {
-            tables
-                .iter()
-                .map(|t| idx.iter().filter(|&&i| t[i].gaps.count() > 0).count() as f64)
-                .sum::<f64>()
-                / reps as f64
-        };
-        let feb7_gapped = frac(&feb7);
-        let early_gapped = frac(&early);
+        let feb7_gapped = mean_gapped(tables, &feb7, reps);
+        let early_gapped = mean_gapped(tables, &early, reps);
         let pub_feb7 = feb7.iter().filter(|&&i| cells[i].gaps.is_some()).count() as f64;
         ctx.check(
             "R508-2 predict 2/7 gaps",
@@ -427,6 +447,45 @@ impl Rfc508Realtime {
             Target::Abs { value: 4.0, abs: 2.0 },
             Value::Num(early_gapped),
         );
+        Self::bursts_a_priori(ctx, r, (&feb7, &early), pub_feb7);
+        let longest = ours
+            .iter()
+            .filter_map(|r| r.gaps.max_ms())
+            .fold(0.0, f64::max);
+        ctx.check(
+            "R508-2 longest gap",
+            "longest gap in the table",
+            "ms",
+            "RFC 508 §VI: \"the longest gap which occurred was 8 seconds\"",
+            LONGEST_GAP,
+            Value::Num(longest),
+        );
+        ctx.progress(0.6);
+        Feb7 {
+            gapped: feb7_gapped,
+            early_gapped,
+            published: pub_feb7,
+        }
+    }
+
+    /// The one-parameter variant of R508-2: bursts held at the a-priori 0.5 s and only the
+    /// terminals fitted; its rows are variants of the fitted rows (`feb7`, `early`: the 2/7
+    /// tests, and those before 10:00).
+    fn bursts_a_priori(
+        ctx: &mut Context,
+        r: &Runs,
+        (feb7, early): (&[usize], &[usize]),
+        pub_feb7: f64,
+    ) {
+        let Runs {
+            p,
+            sets,
+            fit,
+            cells,
+            ..
+        } = r;
+        let (seed, reps) = (r.seed, r.reps);
+        let n = cells.len() as f64;
         // The one-parameter variant: bursts held at the a-priori 0.5 s, terminals fitted.
         let prior_ms = p.host.burst_mean_ns as f64 / 1e6;
         let prior_terminals = fit.terminals_at_burst(prior_ms).unwrap_or(0);
@@ -434,17 +493,7 @@ impl Rfc508Realtime {
         let prior_tables: Vec<Vec<TestResult>> = (0..reps)
             .map(|r| experiment::run_cells(p, sets, cells, &prior_load, seed, 7, r))
             .collect();
-        let frac_in = |ts: &[Vec<TestResult>], idx: &[usize]| {
-            ts.iter()
-                .map(|t| idx.iter().filter(|&&i| t[i].gaps.count() > 0).count() as f64)
-                .sum::<f64>()
-                / reps as f64
-        };
-        let prior_free: f64 = prior_tables
-            .iter()
-            .map(|t| 100.0 * (n - gapped(t) as f64) / n)
-            .sum::<f64>()
-            / reps as f64;
+        let prior_free = mean_free_pct(&prior_tables, n, reps);
         let variant =
             format!("variant: {prior_ms} ms bursts a priori, {prior_terminals} terminals fitted");
         ctx.check(
@@ -468,7 +517,7 @@ impl Rfc508Realtime {
                 value: 100.0 * pub_feb7 / feb7.len() as f64,
                 abs: 7.0,
             },
-            Value::Num(100.0 * frac_in(&prior_tables, &feb7) / feb7.len() as f64),
+            Value::Num(100.0 * mean_gapped(&prior_tables, feb7, reps) / feb7.len() as f64),
         )
         .variant("R508-2 predict 2/7 gaps with bursts held at 0.5 s a priori and only the terminals fitted: the same figure by a second fit");
         ctx.check(
@@ -480,7 +529,7 @@ impl Rfc508Realtime {
                 value: 4.0,
                 abs: 2.0,
             },
-            Value::Num(frac_in(&prior_tables, &early)),
+            Value::Num(mean_gapped(&prior_tables, early, reps)),
         )
         .variant("R508-2 predict 2/7 before 10:00 with bursts held at 0.5 s a priori and only the terminals fitted: the same figure by a second fit");
         ctx.check(
@@ -497,24 +546,6 @@ impl Rfc508Realtime {
             ),
         )
         .variant("R508-2 longest gap with bursts held at 0.5 s a priori and only the terminals fitted: the same figure by a second fit");
-        let longest = ours
-            .iter()
-            .filter_map(|r| r.gaps.max_ms())
-            .fold(0.0, f64::max);
-        ctx.check(
-            "R508-2 longest gap",
-            "longest gap in the table",
-            "ms",
-            "RFC 508 §VI: \"the longest gap which occurred was 8 seconds\"",
-            LONGEST_GAP,
-            Value::Num(longest),
-        );
-        ctx.progress(0.6);
-        Feb7 {
-            gapped: feb7_gapped,
-            early_gapped,
-            published: pub_feb7,
-        }
     }
 
     /// R508-3: the long tests on an unloaded host, and again under each NCP alternative.
@@ -625,6 +656,13 @@ impl Rfc508Realtime {
 
     /// Table I published and ours (CSV, text, SVG), the gaps, the fit's grid, and the charts.
     fn outputs(ctx: &mut Context, r: &Runs, curve: &[CurveRow]) -> Result<()> {
+        Self::files(ctx, r, curve)?;
+        Self::layouts(ctx, r)?;
+        Self::charts(ctx, r, curve)
+    }
+
+    /// table1.csv (ours beside the paper's, test by test), gaps.csv, gap_free_rate.csv, fit.csv.
+    fn files(ctx: &mut Context, r: &Runs, curve: &[CurveRow]) -> Result<()> {
         let Runs {
             fit,
             cells,
@@ -632,7 +670,7 @@ impl Rfc508Realtime {
             alone,
             ..
         } = r;
-        let (seed, reps, ours) = (r.seed, r.reps, &r.tables[0]);
+        let ours = &r.tables[0];
         let load = load_for(fit.terminals);
         // Outputs.
         let rows: Vec<CellRow> = cells
@@ -661,24 +699,17 @@ impl Rfc508Realtime {
             })
             .collect();
         ctx.csv("table1", &rows)?;
-        let gap_rows: Vec<GapRow> = tables
-            .iter()
-            .enumerate()
-            .flat_map(|(k, t)| {
-                t.iter().flat_map(move |r| {
-                    r.gaps.gaps_ns.iter().map(move |&g| GapRow {
-                        replicate: k as u64,
-                        rate_bps: r.rate_bps,
-                        buffer_bits: r.buffer_bits,
-                        gap_ms: g as f64 / 1e6,
-                    })
-                })
-            })
-            .collect();
+        let gap_rows = every_gap(tables);
         ctx.csv("gaps", &gap_rows)?;
         ctx.csv("gap_free_rate", curve)?;
         ctx.csv("fit", &fit.grid)?;
+        Ok(())
+    }
 
+    /// Table I as RFC 508 prints it, the paper's and ours, as text files and on the page.
+    fn layouts(ctx: &mut Context, r: &Runs) -> Result<()> {
+        let Runs { fit, cells, .. } = r;
+        let (seed, reps, ours) = (r.seed, r.reps, &r.tables[0]);
         let published = layout(&|i| {
             let c = &cells[i];
             LayoutCell {
@@ -727,7 +758,13 @@ impl Rfc508Realtime {
         ctx.note(format!(
             "Table I, published and ours (seed {seed}):\n{text}"
         ));
+        Ok(())
+    }
 
+    /// Buffers sent, the gap-free rate per buffer size, and the gap durations, as charts.
+    fn charts(ctx: &mut Context, r: &Runs, curve: &[CurveRow]) -> Result<()> {
+        let Runs { cells, tables, .. } = r;
+        let ours = &r.tables[0];
         let sent_chart = Chart::new(
             "Buffers sent in 30 s: Table I against ours",
             "buffers sent, Table I (count)",
@@ -780,7 +817,7 @@ impl Rfc508Realtime {
         )?;
         let mut hist = [0u64; 9];
         let edges = [10.0, 30.0, 100.0, 300.0, 1000.0, 3000.0, 10000.0, 30000.0];
-        for g in &gap_rows {
+        for g in &every_gap(tables) {
             let k = edges
                 .iter()
                 .position(|&e| g.gap_ms < e)
