@@ -10,18 +10,21 @@
 //! | `observe/record.rs` | the values: a message's timeline ([`MessageRecord`]), its milestones, the protocol's counts ([`Counted`]), an occupancy sample ([`Occupancy`]), every message's tally ([`BackgroundTally`]) |
 //! | `observe/slice.rs` | a time slice of the measured pair (K&O Figs. 2, 7, 8; [`TimeSlice`]) |
 //! | `observe/e2e_log.rs` | single-packet messages' end-to-end events in RFC 632's words ([`E2eEvent`]) |
+//! | `observe/journeys.rs` | each packet's journey under adaptive routing, and the running figures of the visits ([`Journeys`], [`JourneyRecord`]) |
 //! | `observe/lockup.rs` | what the lockup watch found (RFC 626; [`LockupReport`]) |
 //!
 //! Where they go next: `records.rs` writes them as CSV as the run goes, `analysis.rs` and
 //! `metric.rs` make the run's figures of them.
 
 mod e2e_log;
+mod journeys;
 mod lockup;
 mod observer;
 mod record;
 mod slice;
 
 pub use e2e_log::{E2eEvent, Happened, Note, Side, What};
+pub use journeys::{JourneyRecord, JourneyStats, Journeys};
 pub use lockup::{HeldAt, LockupReport};
 pub use observer::Observer;
 pub use record::{BackgroundTally, Counted, MessageRecord, Milestone, Occupancy, Tracked};

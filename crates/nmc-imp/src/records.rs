@@ -16,16 +16,16 @@
 //!
 //! The end-to-end events (`record = ["e2e"]`), the occupancy samples (`["occupancy"]`) and
 //! the packets' journeys (`["journeys"]`; their `visits.*` metrics are running figures,
-//! [`crate::routing::JourneyStats`]) need no such care: the model makes them in the order the files hold them, and each write
+//! [`crate::observe::JourneyStats`]) need no such care: the model makes them in the order the files hold them, and each write
 //! passes on what was made since the last. The occupancy means are read back from the file
 //! ([`Written::add_metrics`]).
 
 use crate::analysis::{MetricRow, add_message_metrics_in_passes};
 use crate::metric::ImpMetrics;
 use crate::model::Subnet;
+use crate::observe::JourneyRecord;
 use crate::observe::{E2eEvent, MessageRecord, Occupancy};
 use crate::packet::MsgId;
-use crate::routing::JourneyRecord;
 use nmc_records::records::{CsvSink, read_csv};
 use nmc_records::stats::{BEST_BLOCK, BestBlock};
 use nmc_sim::{Records, SimDuration};
@@ -71,7 +71,7 @@ impl Written {
             }
         }
         if let Some(rows) = self.journeys.as_mut() {
-            for j in m.routing.journey_records.drain(..) {
+            for j in m.obs.journeys.records.drain(..) {
                 rows.record(j);
             }
         }

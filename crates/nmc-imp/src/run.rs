@@ -4,12 +4,10 @@ use crate::metric::{
     BackgroundMetrics, HopsRtt, ImpMetrics, MeanMax, MessageTally, ProcessingMetrics,
 };
 use crate::model::{Action, Ev, Generator, Host, Pump, Subnet};
-use crate::observe::{E2eEvent, LockupReport, MessageRecord, Occupancy};
+use crate::observe::{E2eEvent, JourneyRecord, LockupReport, MessageRecord, Occupancy};
 use crate::params::ImpParams;
 use crate::records::{MessageFile, Written};
-use crate::routing::{
-    JourneyRecord, LineSample, LoopRecord, RouteChange, RoutingCounts, SourceSend,
-};
+use crate::routing::{LineSample, LoopRecord, RouteChange, RoutingCounts, SourceSend};
 use crate::spec::{EventSpec, ImpConfig, RECORDS, RoutingMode, TopologySpec, TrafficSpec};
 use crate::topology::{Routes, Topology};
 use nmc_sim::{SimDuration, SimTime, Simulation, Trace};
@@ -782,7 +780,7 @@ pub fn run_writing(
     if keep == Keep::Recorded {
         subnet.obs.retain_messages = has("messages");
         subnet.obs.retain_occupancy = has("occupancy");
-        subnet.routing.keep_journeys = has("journeys");
+        subnet.obs.journeys.keep = has("journeys");
     }
     let mut written = Written::default();
     if let Some(path) = files.messages.as_ref().filter(|_| has("messages")) {
@@ -798,7 +796,7 @@ pub fn run_writing(
         written.e2e = Some(nmc_sim::Records::to_sink(csv(path)?));
     }
     if let Some(path) = files.journeys.as_ref().filter(|_| has("journeys")) {
-        subnet.routing.keep_journeys = true;
+        subnet.obs.journeys.keep = true;
         written.journeys = Some(nmc_sim::Records::to_sink(csv(path)?));
     }
     if let Some(path) = files.occupancy.as_ref().filter(|_| has("occupancy")) {
@@ -1029,13 +1027,16 @@ fn finish(mut m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outco
     metrics.hops = hops;
     let routing = if m.routing.in_play() {
         m.routing.close_open_loops(&m.topo.names);
-        metrics.routing = Some(m.routing.metrics(duration.as_nanos()));
+        metrics.routing = Some(
+            m.routing
+                .metrics(duration.as_nanos(), &m.obs.journeys.stats),
+        );
         let r = &mut m.routing;
         RoutingRecords {
             counts: r.counts,
             route_changes: std::mem::take(&mut r.route_changes),
             loops: std::mem::take(&mut r.loops),
-            journeys: std::mem::take(&mut r.journey_records),
+            journeys: std::mem::take(&mut m.obs.journeys.records),
             source_sends: std::mem::take(&mut r.source_sends),
             line_samples: std::mem::take(&mut r.line_samples),
         }

@@ -10,7 +10,7 @@
 //!
 //! Loops are measured, never asserted (nothing here fails a test). What is measured, per run:
 //! * per packet of every host message: the most visits to one IMP, and the hops it made inside
-//!   loops (K&O: "exchanged between neighbors"), from `nmc_imp::routing::JourneyRecord`;
+//!   loops (K&O: "exchanged between neighbors"), from `nmc_imp::observe::JourneyRecord`;
 //! * per destination, every loop in the routing tables and how long it lasted;
 //! * the UCLA pump's round trips: mean, 99th percentile, maximum, and the share above 2 s.
 //!
@@ -35,7 +35,7 @@
 use crate::registry::{Context, Experiment, Loader, Plan};
 use anyhow::Result;
 use nmc_imp::Outcome;
-use nmc_imp::routing::JourneyRecord;
+use nmc_imp::observe::JourneyRecord;
 use nmc_imp_scenario::ImpScenario;
 use nmc_report::stats::Rule;
 use nmc_report::{Axis, Chart, Series, SeriesStyle, Target, Value};

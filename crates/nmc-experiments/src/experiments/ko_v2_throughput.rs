@@ -455,7 +455,7 @@ fn adaptive_row(hops: u32, row: &CurveRow, o: &Outcome, static_kbps: f64) -> Ada
         .filter(|m| m.host == "UCLA")
         .map(|m| m.id)
         .collect();
-    let js: Vec<&nmc_imp::routing::JourneyRecord> = o
+    let js: Vec<&nmc_imp::observe::JourneyRecord> = o
         .routing
         .journeys
         .iter()

@@ -282,7 +282,7 @@ impl Subnet {
         self.routing.arrived(id, now);
         if self.routing.is_adaptive() {
             let p = *self.slab.get(id);
-            self.routing.visit(now, imp, &p, &self.topo.names);
+            self.obs.journeys.visit(now, imp, &p, &self.topo.names);
         }
     }
 

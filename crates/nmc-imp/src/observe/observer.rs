@@ -4,7 +4,7 @@
 //! keeps them; the protocol never reads them back.
 
 use super::{BackgroundTally, Counted, E2eEvent, LockupReport, MessageRecord, Milestone};
-use super::{Occupancy, TimeSlice, Tracked};
+use super::{Journeys, Occupancy, TimeSlice, Tracked};
 use crate::packet::{MsgId, Stream};
 use nmc_sim::{SimDuration, SimTime};
 use std::collections::{BTreeMap, VecDeque};
@@ -14,6 +14,8 @@ use std::collections::{BTreeMap, VecDeque};
 pub struct Observer {
     /// The messages the subnet holds, from their offer until their RFNM comes back, by id.
     pub messages: BTreeMap<MsgId, Tracked>,
+    /// Each packet's journey under adaptive routing.
+    pub journeys: Journeys,
     /// The finished records of recorded messages, in the order their RFNMs came back (not kept when
     /// `retain_messages` is off).
     pub done: Vec<MessageRecord>,
@@ -99,6 +101,7 @@ impl Observer {
     ) -> Self {
         Observer {
             messages: BTreeMap::new(),
+            journeys: Journeys::default(),
             done: Vec::new(),
             delivered_at: BTreeMap::new(),
             delivered_last: BTreeMap::new(),

@@ -1,0 +1,191 @@
+//! Each packet's journey under adaptive routing, from its source IMP to its destination IMP:
+//! the IMPs it visited and how often ([`JourneyRecord`], `record = ["journeys"]`), and the
+//! running figures the `visits.*` metrics are made of ([`JourneyStats`]). K&O §V: packets
+//! "exchanged between neighbors up to 50 times". The driver says where a packet is
+//! ([`Journeys::visit`]); nothing here reads the subnet.
+
+use crate::packet::{MsgId, Packet, PktKind};
+use nmc_sim::SimTime;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// One packet's journey from its source IMP to its destination IMP (`record = ["journeys"]`).
+#[derive(Clone, Debug, Serialize)]
+pub struct JourneyRecord {
+    /// `data` or `rfnm`.
+    pub kind: &'static str,
+    /// The message it belongs to, or answers (a RFNM).
+    pub msg: MsgId,
+    /// Packet index in the message (0 for a RFNM).
+    pub index: u8,
+    /// Its source IMP.
+    pub src: String,
+    /// Its destination IMP.
+    pub dst: String,
+    /// When it was first at an IMP (its source IMP), ns since the start.
+    pub sent_ns: u64,
+    /// When it reached its destination IMP, ns since the start.
+    pub arrived_ns: u64,
+    /// Lines it crossed.
+    pub hops: u32,
+    /// The most times the packet was at any one IMP (1 on a loop-free path).
+    pub max_visits: u32,
+    /// Visits beyond the first, summed over IMPs.
+    pub revisits: u32,
+    /// Hops from the first visit to an IMP the packet came back to until the last visit to
+    /// such an IMP: how often it was "exchanged between neighbors" in loops (K&O §V; 0 on a
+    /// loop-free path).
+    pub loop_hops: u32,
+    /// The time those hops took (0 on a loop-free path).
+    pub loop_ns: u64,
+}
+
+/// Where one packet has been: per IMP, the visits, and the time and hop count of the first
+/// and the last.
+#[derive(Clone, Debug)]
+struct Tracker {
+    sent: SimTime,
+    hops: u32,
+    visits: Vec<Visit>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Visit {
+    imp: u32,
+    count: u32,
+    first: (SimTime, u32),
+    last: (SimTime, u32),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Journey {
+    Data(MsgId, u8),
+    Rfnm(MsgId),
+}
+
+fn journey_of(p: &Packet) -> Option<Journey> {
+    match p.kind {
+        PktKind::Data { msg, index, .. } => Some(Journey::Data(msg, index)),
+        PktKind::Rfnm { msg, .. } => Some(Journey::Rfnm(msg)),
+        _ => None,
+    }
+}
+
+/// Running figures of the data packets' journeys (adaptive routing), whether or not each
+/// journey is kept: what the `visits.*` metrics are made of, so that memory stays flat in
+/// simulated time when `journeys` is not recorded.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct JourneyStats {
+    /// Data packets that reached their destination IMP.
+    pub packets: u64,
+    /// Those that were at some IMP more than once.
+    pub looped: u64,
+    /// The most visits to one IMP by any packet.
+    pub max_visits: u32,
+    /// The longest loop of any packet, in hops ([`JourneyRecord::loop_hops`]).
+    pub loop_hops_max: u32,
+    /// The longest loop of any packet, in ns ([`JourneyRecord::loop_ns`]).
+    pub loop_ns_max: u64,
+}
+
+impl JourneyStats {
+    fn add(&mut self, j: &JourneyRecord) {
+        self.packets += 1;
+        self.looped += u64::from(j.max_visits > 1);
+        self.max_visits = self.max_visits.max(j.max_visits);
+        self.loop_hops_max = self.loop_hops_max.max(j.loop_hops);
+        self.loop_ns_max = self.loop_ns_max.max(j.loop_ns);
+    }
+}
+
+/// The journeys under way and those ended: kept one by one when `record = ["journeys"]`
+/// ([`Journeys::keep`]), and counted into [`JourneyStats`] always.
+#[derive(Clone, Debug)]
+pub struct Journeys {
+    open: BTreeMap<Journey, Tracker>,
+    /// Each packet's journey, when kept (`record = ["journeys"]`).
+    pub records: Vec<JourneyRecord>,
+    /// Keep every journey (`true`, the default) or only [`Journeys::stats`].
+    pub keep: bool,
+    /// Running figures of the data packets' journeys, kept whether or not the journeys are.
+    pub stats: JourneyStats,
+}
+
+impl Default for Journeys {
+    fn default() -> Self {
+        Journeys {
+            open: BTreeMap::new(),
+            records: Vec::new(),
+            keep: true,
+            stats: JourneyStats::default(),
+        }
+    }
+}
+
+impl Journeys {
+    /// Packet `p` is at `imp` now (it left its source, or an IMP accepted it). At its
+    /// destination IMP the journey ends and is recorded.
+    pub fn visit(&mut self, now: SimTime, imp: u32, p: &Packet, names: &[String]) {
+        let Some(key) = journey_of(p) else {
+            return;
+        };
+        let t = self.open.entry(key).or_insert_with(|| Tracker {
+            sent: now,
+            hops: 0,
+            visits: Vec::with_capacity(4),
+        });
+        if !t.visits.is_empty() {
+            t.hops += 1;
+        }
+        let here = (now, t.hops);
+        match t.visits.iter_mut().find(|v| v.imp == imp) {
+            Some(v) => {
+                v.count += 1;
+                v.last = here;
+            }
+            None => t.visits.push(Visit {
+                imp,
+                count: 1,
+                first: here,
+                last: here,
+            }),
+        }
+        if imp != p.dst {
+            return;
+        }
+        let t = self.open.remove(&key).expect("just touched");
+        let repeated = t.visits.iter().filter(|v| v.count > 1);
+        let loop_from = repeated.clone().map(|v| v.first).min();
+        let loop_until = repeated.map(|v| v.last).max();
+        let (kind, msg, index) = match key {
+            Journey::Data(m, i) => ("data", m, i),
+            Journey::Rfnm(m) => ("rfnm", m, 0),
+        };
+        let j = JourneyRecord {
+            kind,
+            msg,
+            index,
+            src: names[p.src as usize].clone(),
+            dst: names[p.dst as usize].clone(),
+            sent_ns: t.sent.as_nanos(),
+            arrived_ns: now.as_nanos(),
+            hops: t.hops,
+            max_visits: t.visits.iter().map(|v| v.count).max().unwrap_or(1),
+            revisits: t.visits.iter().map(|v| v.count - 1).sum(),
+            loop_hops: match (loop_from, loop_until) {
+                (Some(a), Some(b)) => b.1 - a.1,
+                _ => 0,
+            },
+            loop_ns: match (loop_from, loop_until) {
+                (Some(a), Some(b)) => (b.0 - a.0).as_nanos(),
+                _ => 0,
+            },
+        };
+        if j.kind == "data" {
+            self.stats.add(&j);
+        }
+        if self.keep {
+            self.records.push(j);
+        }
+    }
+}
