@@ -189,3 +189,43 @@ impl Journeys {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nmc_sim::{Bits, SimDuration};
+
+    /// A packet exchanged between neighbours (K&O §V): A, B, A, B, then C, its destination.
+    /// It was at A and at B twice each; the loop ran from its first visit to A to its last
+    /// visit to B, three hops.
+    #[test]
+    fn a_packet_exchanged_between_neighbours() {
+        let names: Vec<String> = ["A", "B", "C"].map(String::from).to_vec();
+        let p = Packet {
+            kind: PktKind::Data {
+                msg: 7,
+                num: 0,
+                index: 0,
+                of: 1,
+            },
+            src: 0,
+            dst: 2,
+            stream: 0,
+            bits: Bits::new(1000),
+            hops: 0,
+        };
+        let mut j = Journeys::default();
+        let at = |ms| SimTime::ZERO + SimDuration::from_millis(ms);
+        for (ms, imp) in [(0, 0), (10, 1), (20, 0), (30, 1), (40, 2)] {
+            j.visit(at(ms), imp, &p, &names);
+        }
+        let r = &j.records[0];
+        assert_eq!((r.hops, r.max_visits, r.revisits), (4, 2, 2));
+        assert_eq!((r.loop_hops, r.loop_ns), (3, 30_000_000));
+        assert_eq!(
+            (j.stats.packets, j.stats.looped, j.stats.max_visits),
+            (1, 1, 2)
+        );
+        assert!(j.open.is_empty(), "the journey ended at its destination");
+    }
+}
