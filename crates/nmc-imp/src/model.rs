@@ -222,6 +222,14 @@ pub(crate) fn link_in<'a>(imps: &'a mut [Imp], link_at: &[(u32, u32)], l: u32) -
     &mut imps[imp as usize].lines[k as usize]
 }
 
+/// Message `mid` at its source IMP `src`, borrowing only the IMPs (so that the trace and the
+/// observer stay free): the driver's way to the source IMP's table ([`Imp::messages`]).
+#[inline]
+pub(crate) fn msg_in(imps: &mut [Imp], src: u32, mid: MsgId) -> &mut crate::source::SourceMsg {
+    let m = imps[src as usize].messages.get_mut(&mid);
+    m.expect("the source IMP holds the message")
+}
+
 /// The random stream of line direction `i` (its errors). Streams 1000..1999 for the first 1000
 /// directions, as always (so smaller networks give the same bytes as before), and from 2^40 for
 /// the rest, apart from the background hosts' `2000 + k` ([`background_stream`]) and the host

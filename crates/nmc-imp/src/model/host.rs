@@ -7,6 +7,7 @@
 
 use super::{
     Background, Ev, Generator, MessageRecord, Milestone, MsgState, Subnet, Tr, Tracked, change,
+    msg_in,
 };
 use crate::packet::MsgId;
 use crate::source::SourceMsg;
@@ -261,7 +262,7 @@ impl Subnet {
             .current
             .expect("input of a current message");
         let src = self.hosts[h as usize].imp;
-        let m = self.source_msg(src, mid);
+        let m = msg_in(&mut self.imps, src, mid);
         let index = m.input;
         m.input += 1;
         // The task level takes the packet in (`model/processing.rs`).
@@ -271,8 +272,8 @@ impl Subnet {
         if index == 0 {
             self.obs.note(now, mid, Milestone::FirstIn);
             let first = self.procedure.first_state();
-            let m = self.imps[src as usize].messages.get_mut(&mid);
-            change(&mut self.trace, now, mid, m.expect("message"), first);
+            let m = msg_in(&mut self.imps, src, mid);
+            change(&mut self.trace, now, mid, m, first);
             self.trace.emit(
                 now,
                 &Tr::FirstIn {
@@ -298,7 +299,7 @@ impl Subnet {
     /// The last packet of a message is in the source IMP: the pump may offer the next.
     pub(super) fn accepted(&mut self, now: SimTime, h: u32, mid: MsgId) {
         let src = self.hosts[h as usize].imp;
-        self.source_msg(src, mid).accepted = true;
+        msg_in(&mut self.imps, src, mid).accepted = true;
         self.obs.note(now, mid, Milestone::Accepted);
         self.hosts[h as usize].current = None;
         self.trace.emit(now, &Tr::Accepted { msg: mid });

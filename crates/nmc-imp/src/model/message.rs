@@ -5,7 +5,7 @@
 //! host, and the replies: RFNMs with or without a piggy-backed ALL (point g), and ALLs. The
 //! tables themselves are sans-I/O cores in [`crate::source`] and [`crate::destination`].
 
-use super::{Counted, Ev, Grant, Milestone, MsgState, Step, Subnet, Tr, Want, change};
+use super::{Counted, Ev, Grant, Milestone, MsgState, Step, Subnet, Tr, Want, change, msg_in};
 use crate::destination::Next;
 use crate::destination::Reply;
 use crate::imp::{Expired, HostOut, TimerId};
@@ -36,8 +36,7 @@ impl Subnet {
                 Step::Wait => return,
                 Step::Moved(state) => self.set_state(now, src, mid, state),
                 Step::Numbered { num, then } => {
-                    let m = self.imps[src as usize].messages.get_mut(&mid);
-                    let m = m.expect("message");
+                    let m = msg_in(&mut self.imps, src, mid);
                     m.num = Some(num);
                     let single = m.packets == 1;
                     change(&mut self.trace, now, mid, m, then);
@@ -58,8 +57,7 @@ impl Subnet {
                 Step::PltReqall => {
                     let plt_used = self.imps[src as usize].plt.used();
                     self.trace.emit(now, &Tr::Plt { msg: mid, plt_used });
-                    let m = self.imps[src as usize].messages.get_mut(&mid);
-                    let m = m.expect("message");
+                    let m = msg_in(&mut self.imps, src, mid);
                     let num = m.num.take().expect("numbered");
                     change(&mut self.trace, now, mid, m, MsgState::AwaitAll);
                     m.reqalls += 1;
@@ -90,8 +88,7 @@ impl Subnet {
                     if superfluous {
                         self.count(Counted::SuperfluousReqall);
                     }
-                    let m = self.imps[src as usize].messages.get_mut(&mid);
-                    let m = m.expect("message");
+                    let m = msg_in(&mut self.imps, src, mid);
                     change(&mut self.trace, now, mid, m, MsgState::AwaitAll);
                     m.reqalls += 1;
                     self.obs.note(now, mid, Milestone::Reqall);
@@ -159,20 +156,18 @@ impl Subnet {
 
     /// Message `mid` moves to state `s` (traced).
     pub(super) fn set_state(&mut self, now: SimTime, src: u32, mid: MsgId, s: MsgState) {
-        let m = self.imps[src as usize].messages.get_mut(&mid);
-        change(&mut self.trace, now, mid, m.expect("message"), s);
-    }
-
-    /// Message `mid` at its source IMP `src`, which holds it.
-    pub(super) fn source_msg(&mut self, src: u32, mid: MsgId) -> &mut crate::source::SourceMsg {
-        let m = self.imps[src as usize].messages.get_mut(&mid);
-        m.expect("the source IMP holds the message")
+        change(
+            &mut self.trace,
+            now,
+            mid,
+            msg_in(&mut self.imps, src, mid),
+            s,
+        );
     }
 
     /// Point e: packet 1 leaves; input of the rest resumes.
     pub(super) fn launch(&mut self, now: SimTime, src: u32, mid: MsgId, q: &mut EventQueue<Ev>) {
-        let m = self.imps[src as usize].messages.get_mut(&mid);
-        let m = m.expect("message");
+        let m = msg_in(&mut self.imps, src, mid);
         change(&mut self.trace, now, mid, m, MsgState::Launched);
         let (dst, num, of, bits, host, input) = (
             m.dst,

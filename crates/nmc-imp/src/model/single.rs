@@ -8,7 +8,7 @@
 //! the rules of [`crate::e2e::single`]; here they are carried out (records in RFC 632's table
 //! form, traces, counts, the hand-over to the host, the RFNM at once and without an allocation).
 
-use super::{Counted, E2eEvent, Ev, Happened, MsgState, Note, Side, Subnet, Tr, What};
+use super::{Counted, E2eEvent, Ev, Happened, MsgState, Note, Side, Subnet, Tr, What, msg_in};
 use crate::e2e::single::{self, Disposition};
 use crate::imp::HostOut;
 use crate::link::Hold;
@@ -52,8 +52,7 @@ impl Subnet {
         mid: MsgId,
         q: &mut EventQueue<Ev>,
     ) {
-        let m = self.imps[src as usize].messages.get_mut(&mid);
-        let m = m.expect("message");
+        let m = msg_in(&mut self.imps, src, mid);
         super::change(&mut self.trace, now, mid, m, MsgState::Launched);
         let (host, done_input) = (m.host, m.input == m.packets && !m.accepted);
         self.obs.note(now, mid, super::Milestone::Launched);
