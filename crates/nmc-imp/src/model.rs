@@ -24,9 +24,10 @@
 //! [`crate::params::SinglePacketRule`] (`model/single.rs`). The IMP message generator and the scripted
 //! disturbances are in `model/instrument.rs`; the lockup watch in `model/lockup.rs`.
 //!
-//! This file is the driver's map: the events ([`Ev`]; the observers' timers apart, as
-//! [`Tick`]), the random streams, the [`Subnet`] with its construction and first events, and the dispatch
-//! of each event ([`Model::handle`]). The rest of `impl Subnet` is in the child modules:
+//! This file is the driver: the [`Subnet`] with its construction and first events, and the
+//! dispatch of each event ([`Model::handle`]). The events themselves ([`Ev`]; the observers'
+//! timers apart, as [`Tick`]) are in `model/event.rs`, the random streams of the parts in
+//! `model/streams.rs`; the rest of `impl Subnet` is in the child modules:
 //!
 //! | module | what |
 //! | --- | --- |
@@ -47,6 +48,7 @@
 mod adaptive;
 mod background;
 mod control_blocks;
+mod event;
 mod host;
 mod instrument;
 mod line;
@@ -55,14 +57,17 @@ mod message;
 mod processing;
 mod single;
 mod slice;
+mod streams;
 mod trace;
 mod watch;
 
 pub use crate::e2e::procedure::{Grant, MsgState, Procedure, SourceLimits, Step, Want};
 pub use crate::processor::{Processor, Task, Work};
 pub use background::{Background, LengthMix};
+pub use event::{Ev, Tick};
 pub use host::{Handed, Host, Pump};
 pub use instrument::{Action, Generator};
+pub use streams::{background_stream, line_stream, pairs_stream};
 use trace::Tr;
 
 use crate::observe::{
@@ -72,7 +77,7 @@ use crate::observe::{
 pub(crate) use trace::change;
 
 use crate::imp::{Imp, Limits};
-use crate::link::{Frame, Link};
+use crate::link::Link;
 use crate::packet::{MsgId, Slab, Stream};
 use crate::params::{ImpParams, MessageProcessing};
 use crate::routing::Routing;
@@ -86,132 +91,6 @@ pub fn procedure(v: MessageProcessing) -> &'static dyn Procedure {
         MessageProcessing::V2 => &crate::e2e::v2::V2,
         MessageProcessing::V3 => &crate::e2e::v3::V3,
     }
-}
-
-/// An event of the subnet model: the protocol's events, each named as the work or timer it ends,
-/// and the observers' ticks ([`Tick`]).
-#[derive(Clone, Copy, Debug)]
-pub enum Ev {
-    /// A host starts or resumes offering traffic.
-    HostStart {
-        /// The host.
-        host: u32,
-    },
-    /// A packet from a host is fully in its IMP.
-    HostInputDone {
-        /// The host.
-        host: u32,
-    },
-    /// A frame finished transmission on a link.
-    TxDone {
-        /// The link (one direction of a line, in topology order).
-        link: u32,
-        /// The frame.
-        frame: Frame,
-    },
-    /// A frame reaches the far IMP.
-    Arrive {
-        /// The link it came over.
-        link: u32,
-        /// The frame.
-        frame: Frame,
-    },
-    /// The IMP processor finished the task at the head of its queue (generation `epoch`): the
-    /// IMP's [`TimerId::Task`](crate::imp::TimerId::Task), one name for the timer throughout.
-    Task {
-        /// The IMP.
-        imp: u32,
-        /// The generation of the task's end.
-        epoch: u32,
-    },
-    /// The IMP's 25.6 ms clock (`model/processing.rs`).
-    Clock {
-        /// The IMP.
-        imp: u32,
-    },
-    /// IMP-to-IMP retransmission timer of a logical channel ([`TimerId::Retransmit`](crate::imp::TimerId::Retransmit)), woken at
-    /// the deadline the channel holds (`Link::poll_at`); `epoch` names the arming, one wake-up
-    /// per arming. (What it counts when it fires is `Counted::Retransmission`.)
-    Retransmit {
-        /// The link.
-        link: u32,
-        /// The logical channel.
-        lch: u8,
-        /// The generation of the timer's arming.
-        epoch: u32,
-    },
-    /// Time for a routing message on a link.
-    RoutingTick {
-        /// The link.
-        link: u32,
-    },
-    /// A packet finished its transfer to destination host `host` on IMP `imp`.
-    HostOutputDone {
-        /// The destination IMP.
-        imp: u32,
-        /// The destination host.
-        host: u32,
-    },
-    /// A RFNM has waited its 1 s for a piggy-backed ALL ([`TimerId::RfnmWait`](crate::imp::TimerId::RfnmWait); the deadline
-    /// `Replies` holds; `epoch` names the RFNM's wait).
-    RfnmWait {
-        /// The destination IMP, where the RFNM waits.
-        imp: u32,
-        /// The generation of the RFNM's wait.
-        epoch: u32,
-    },
-    /// An allocation unused for 250 ms (the deadline `Allocations` holds; `epoch` names the
-    /// allocation's give-back timer).
-    GiveBack {
-        /// The source IMP that holds the allocation.
-        imp: u32,
-        /// The destination IMP it came from.
-        dst: u32,
-        /// The generation of the give-back timer's arming.
-        epoch: u32,
-    },
-    /// The scenario's scripted action `index` (a disturbance, a generator pause or resume).
-    Scripted {
-        /// Its place in [`Subnet::actions`].
-        index: u16,
-    },
-    /// A line (topology line index, both directions) goes down or comes up.
-    LineChange {
-        /// The line (its index in the topology).
-        line: u32,
-        /// It comes up (`false`: it goes down).
-        up: bool,
-    },
-    /// Background messages arrive at host `host` (`model/background.rs`).
-    Arrival {
-        /// The background host.
-        host: u32,
-    },
-    /// Version 3: a wake-up for the disuse timer of a transmit block.
-    BlockIdle {
-        /// The source IMP.
-        imp: u32,
-        /// The stream whose transmit block it is.
-        stream: Stream,
-    },
-    /// One of the observers' own timers ([`Tick`]): it records, and changes nothing in the
-    /// network.
-    Observe(Tick),
-}
-
-/// The observers' timers (`model/watch.rs`, `model/lockup.rs`, `model/slice.rs`), apart
-/// from the protocol's events: what a run records is read at these ticks, and nothing the
-/// network does depends on them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Tick {
-    /// Periodic sample of resource occupancy.
-    Sample,
-    /// Periodic check for a lockup: no progress while messages are outstanding.
-    Watchdog,
-    /// Metrics start counting (`network.measure_from`).
-    MeasureStart,
-    /// Take a time slice of the measured pair (`network.slices`).
-    Slice,
 }
 
 /// Link `l` of `imps`, borrowing only the IMPs (so that the rest of the subnet stays free):
@@ -228,28 +107,6 @@ pub(crate) fn link_in<'a>(imps: &'a mut [Imp], link_at: &[(u32, u32)], l: u32) -
 pub(crate) fn msg_in(imps: &mut [Imp], src: u32, mid: MsgId) -> &mut crate::source::SourceMsg {
     let m = imps[src as usize].messages.get_mut(&mid);
     m.expect("the source IMP holds the message")
-}
-
-/// The random stream of line direction `i` (its errors). Streams 1000..1999 for the first 1000
-/// directions, as always (so smaller networks give the same bytes as before), and from 2^40 for
-/// the rest, apart from the background hosts' `2000 + k` ([`background_stream`]) and the host
-/// pairs' `2^48 + i` (`run.rs`), however large the network.
-pub fn line_stream(i: usize) -> u64 {
-    if i < 1000 {
-        1000 + i as u64
-    } else {
-        (1 << 40) + i as u64
-    }
-}
-
-/// The random stream of the background host on IMP `k` (`model/background.rs`).
-pub fn background_stream(k: usize) -> u64 {
-    2000 + k as u64
-}
-
-/// The random stream that places the host pairs of traffic entry `i` (`kind = "pairs"`).
-pub fn pairs_stream(i: usize) -> u64 {
-    (1 << 48) + i as u64
 }
 
 /// The subnet as an event model ([`Model`]): the IMPs and their lines, the hosts, the messages and

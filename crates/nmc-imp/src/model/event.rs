@@ -1,0 +1,131 @@
+//! The driver's events: the protocol's, each named as the work or timer it ends, and the
+//! observers' own ticks, apart.
+
+use crate::link::Frame;
+use crate::packet::Stream;
+
+/// An event of the subnet model: the protocol's events, each named as the work or timer it ends,
+/// and the observers' ticks ([`Tick`]).
+#[derive(Clone, Copy, Debug)]
+pub enum Ev {
+    /// A host starts or resumes offering traffic.
+    HostStart {
+        /// The host.
+        host: u32,
+    },
+    /// A packet from a host is fully in its IMP.
+    HostInputDone {
+        /// The host.
+        host: u32,
+    },
+    /// A frame finished transmission on a link.
+    TxDone {
+        /// The link (one direction of a line, in topology order).
+        link: u32,
+        /// The frame.
+        frame: Frame,
+    },
+    /// A frame reaches the far IMP.
+    Arrive {
+        /// The link it came over.
+        link: u32,
+        /// The frame.
+        frame: Frame,
+    },
+    /// The IMP processor finished the task at the head of its queue (generation `epoch`): the
+    /// IMP's [`TimerId::Task`](crate::imp::TimerId::Task), one name for the timer throughout.
+    Task {
+        /// The IMP.
+        imp: u32,
+        /// The generation of the task's end.
+        epoch: u32,
+    },
+    /// The IMP's 25.6 ms clock (`model/processing.rs`).
+    Clock {
+        /// The IMP.
+        imp: u32,
+    },
+    /// IMP-to-IMP retransmission timer of a logical channel ([`TimerId::Retransmit`](crate::imp::TimerId::Retransmit)), woken at
+    /// the deadline the channel holds (`Link::poll_at`); `epoch` names the arming, one wake-up
+    /// per arming. (What it counts when it fires is `Counted::Retransmission`.)
+    Retransmit {
+        /// The link.
+        link: u32,
+        /// The logical channel.
+        lch: u8,
+        /// The generation of the timer's arming.
+        epoch: u32,
+    },
+    /// Time for a routing message on a link.
+    RoutingTick {
+        /// The link.
+        link: u32,
+    },
+    /// A packet finished its transfer to destination host `host` on IMP `imp`.
+    HostOutputDone {
+        /// The destination IMP.
+        imp: u32,
+        /// The destination host.
+        host: u32,
+    },
+    /// A RFNM has waited its 1 s for a piggy-backed ALL ([`TimerId::RfnmWait`](crate::imp::TimerId::RfnmWait); the deadline
+    /// `Replies` holds; `epoch` names the RFNM's wait).
+    RfnmWait {
+        /// The destination IMP, where the RFNM waits.
+        imp: u32,
+        /// The generation of the RFNM's wait.
+        epoch: u32,
+    },
+    /// An allocation unused for 250 ms (the deadline `Allocations` holds; `epoch` names the
+    /// allocation's give-back timer).
+    GiveBack {
+        /// The source IMP that holds the allocation.
+        imp: u32,
+        /// The destination IMP it came from.
+        dst: u32,
+        /// The generation of the give-back timer's arming.
+        epoch: u32,
+    },
+    /// The scenario's scripted action `index` (a disturbance, a generator pause or resume).
+    Scripted {
+        /// Its place in [`Subnet::actions`](super::Subnet::actions).
+        index: u16,
+    },
+    /// A line (topology line index, both directions) goes down or comes up.
+    LineChange {
+        /// The line (its index in the topology).
+        line: u32,
+        /// It comes up (`false`: it goes down).
+        up: bool,
+    },
+    /// Background messages arrive at host `host` (`model/background.rs`).
+    Arrival {
+        /// The background host.
+        host: u32,
+    },
+    /// Version 3: a wake-up for the disuse timer of a transmit block.
+    BlockIdle {
+        /// The source IMP.
+        imp: u32,
+        /// The stream whose transmit block it is.
+        stream: Stream,
+    },
+    /// One of the observers' own timers ([`Tick`]): it records, and changes nothing in the
+    /// network.
+    Observe(Tick),
+}
+
+/// The observers' timers (`model/watch.rs`, `model/lockup.rs`, `model/slice.rs`), apart
+/// from the protocol's events: what a run records is read at these ticks, and nothing the
+/// network does depends on them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tick {
+    /// Periodic sample of resource occupancy.
+    Sample,
+    /// Periodic check for a lockup: no progress while messages are outstanding.
+    Watchdog,
+    /// Metrics start counting (`network.measure_from`).
+    MeasureStart,
+    /// Take a time slice of the measured pair (`network.slices`).
+    Slice,
+}
