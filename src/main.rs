@@ -5,21 +5,21 @@
 use clap::{CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;
 
-/// `println!` that hands back the write's error instead of panicking, so that a reader that
-/// closes early (`nmc reproduce --list | head -3`) ends the command quietly: `main` treats a
-/// broken pipe as success.
+/// `println!` that never panics: if stdout has gone (`nmc reproduce --list | head -3`, once
+/// `head` exits) the text is dropped and the command goes on to its end — its files and its
+/// exit status are what they would have been. (`println!` panics there.)
 macro_rules! outln {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        writeln!(std::io::stdout().lock(), $($arg)*)
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
     }};
 }
 
-/// `print!` that hands back the write's error, as [`outln!`] does.
+/// `print!` that never panics, as [`outln!`].
 macro_rules! out {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        write!(std::io::stdout().lock(), $($arg)*)
+        let _ = write!(std::io::stdout().lock(), $($arg)*);
     }};
 }
 

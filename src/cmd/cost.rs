@@ -175,7 +175,7 @@ pub fn run(a: CostArgs) -> Result<Outcome> {
         if a.json {
             eprintln!("{text}")
         } else {
-            println!("{text}")
+            outln!("{text}")
         }
     };
     say(format!(

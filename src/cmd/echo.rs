@@ -279,7 +279,7 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
         if a.json {
             eprintln!("{text}");
         } else {
-            println!("{text}");
+            outln!("{text}");
         }
         intervals.push(l.clone());
     };
@@ -304,7 +304,7 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
         }
         super::json::print(&doc)?;
     } else {
-        out!("{}", summary.text())?;
+        out!("{}", summary.text());
     }
     let written = write_outputs(dir.path(), &summary)?;
     let files = nmc_probe::report::Outputs {
@@ -319,11 +319,11 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
             files.trace.display(),
             files.summary.display(),
             files.plot.display(),
-        )?;
+        );
         outln!(
             "replay it through the timeout estimators: nmc rto evaluate {}",
             files.trace.display()
-        )?;
+        );
     }
     // Issue 33: a measurement with no valid sample is not a success.
     let c = summary.run.counters;

@@ -42,7 +42,7 @@ pub fn document(
 
 /// Prints `doc` on stdout, alone, pretty-printed.
 pub fn print(doc: &Value) -> anyhow::Result<()> {
-    outln!("{}", serde_json::to_string_pretty(doc)?)?;
+    outln!("{}", serde_json::to_string_pretty(doc)?);
     Ok(())
 }
 

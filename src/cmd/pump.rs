@@ -133,7 +133,7 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
         if a.json {
             eprintln!("{line}")
         } else {
-            println!("{line}")
+            outln!("{line}")
         }
     };
     say(format!(
@@ -246,9 +246,9 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
                     } else {
                         "forward (this host sends):"
                     }
-                )?;
+                );
             }
-            out!("{}", r.summary.text_in(a.format))?;
+            out!("{}", r.summary.text_in(a.format));
         }
     }
     let mut wrote = Vec::new();
@@ -321,7 +321,7 @@ impl Way<'_> {
                 if json {
                     eprintln!("{tag}{line}")
                 } else {
-                    println!("{tag}{line}")
+                    outln!("{tag}{line}")
                 }
             }
         };

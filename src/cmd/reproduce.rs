@@ -51,8 +51,8 @@ pub fn run(a: ReproduceArgs) -> Result<Outcome> {
     let registry = nmc_experiments::all();
     if a.list {
         for e in &registry {
-            outln!("{:<22} {}  [{}]", e.id(), e.title(), e.source())?;
-            outln!("{:<22} {}", "", e.plan().describe())?;
+            outln!("{:<22} {}  [{}]", e.id(), e.title(), e.source());
+            outln!("{:<22} {}", "", e.plan().describe());
         }
         return Ok(Outcome::Ok);
     }
@@ -124,23 +124,23 @@ pub fn run(a: ReproduceArgs) -> Result<Outcome> {
     let html_path = a.out.join("index.html");
     let json_path = a.out.join("reproduce.json");
     // The scoreboard first (issue 31): which published quantities are reproduced, then the rows.
-    out!("{}", board.text())?;
-    outln!()?;
-    out!("{}", nmc_report::check::table_text(&checks))?;
+    out!("{}", board.text());
+    outln!();
+    out!("{}", nmc_report::check::table_text(&checks));
     outln!(
         "kind: emergent rows count; input = restated input, bound = sanity bound, variant = the same figure"
-    )?;
+    );
     outln!(
         "by another method, in-sample = scored on the data its model was fitted on (shown, not counted)"
-    )?;
+    );
     let missed = checks.iter().filter(|c| !c.within).count();
-    outln!("\n{}.", Tally::of(&checks).headline())?;
+    outln!("\n{}.", Tally::of(&checks).headline());
     outln!(
         "Seed {} (written into reproduce.json and the report).",
         a.seed
-    )?;
+    );
     if let Some(h) = board.headline() {
-        outln!("{h}.")?;
+        outln!("{h}.");
     }
     // Rows outside their tolerance, by published quantity, in the report's order: the counted
     // ones (findings), then any other (an input or a bound that misses is a defect to look at).
@@ -172,7 +172,7 @@ pub fn run(a: ReproduceArgs) -> Result<Outcome> {
             }
         }
         if !by.is_empty() {
-            outln!("{title}")?;
+            outln!("{title}");
             for (f, ids) in &by {
                 let mut text = ids[..ids.len().min(LIST)].join("; ");
                 if ids.len() > LIST {
@@ -183,17 +183,17 @@ pub fn run(a: ReproduceArgs) -> Result<Outcome> {
                 let indent = " ".repeat(first.chars().count());
                 let width = nmc_report::check::TABLE_WIDTH - indent.len();
                 for (k, l) in nmc_report::check::wrap(&text, width).iter().enumerate() {
-                    outln!("{}{l}", if k == 0 { &first } else { &indent })?;
+                    outln!("{}{l}", if k == 0 { &first } else { &indent });
                 }
             }
         }
     }
     // One path per line: a long output folder should not make the line wider than the table.
-    outln!("Report: {}", html_path.display())?;
-    outln!("Table:  {}", json_path.display())?;
+    outln!("Report: {}", html_path.display());
+    outln!("Table:  {}", json_path.display());
     if let Some(t) = &timings {
-        out!("{}", t.text())?;
-        outln!("Timings: {}", a.out.join("timings.json").display())?;
+        out!("{}", t.text());
+        outln!("Timings: {}", a.out.join("timings.json").display());
     }
     Ok(if missed == 0 || !a.strict {
         Outcome::Ok

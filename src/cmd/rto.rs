@@ -230,7 +230,7 @@ fn evaluate(a: EvaluateArgs) -> Result<Outcome> {
             rows.push(summary);
         }
     }
-    out!("{}", eval::format_table(&rows, &charge))?;
+    out!("{}", eval::format_table(&rows, &charge));
     let mut buf = Vec::new();
     eval::write_summary_csv(&rows, &charge, &mut buf)?;
     write(&dir.path().join("summary.csv"), buf)?;
@@ -238,7 +238,7 @@ fn evaluate(a: EvaluateArgs) -> Result<Outcome> {
     outln!(
         "\nwrote summary.csv and {files} per-volley CSV/SVG files to {}",
         a.out.display()
-    )?;
+    );
     Ok(Outcome::Ok)
 }
 
@@ -255,15 +255,15 @@ fn run_sweep(a: SweepArgs) -> Result<Outcome> {
     let svg = sweep::heatmap(&s).map_err(|e| anyhow!(e))?;
     write(&dir.path().join("sweep.svg"), svg)?;
     dir.commit()?;
-    outln!("# {}", charge.describe())?;
+    outln!("# {}", charge.describe());
     outln!(
         "{} grid points of {} over {} trace(s); {}",
         s.points.len(),
         eval::short(&s.base),
         traces.len(),
         s
-    )?;
-    outln!("wrote sweep.csv and sweep.svg to {}", a.out.display())?;
+    );
+    outln!("wrote sweep.csv and sweep.svg to {}", a.out.display());
     Ok(Outcome::Ok)
 }
 

@@ -100,17 +100,17 @@ pub fn run(a: RunArgs) -> Result<Outcome> {
         r.summary.scenario,
         r.summary.seed,
         &r.summary.config_hash[..12]
-    )?;
+    );
     for (k, v) in &r.summary.metrics {
-        outln!("  {k:<28} {}", nmc_report::check::fmt_num(*v))?;
+        outln!("  {k:<28} {}", nmc_report::check::fmt_num(*v));
     }
     for n in &r.notes {
         if n.starts_with("warning:") {
             eprintln!("nmc: {n}");
         } else {
-            outln!("{n}")?;
+            outln!("{n}");
         }
     }
-    outln!("wrote {} files to {}", r.files.len(), r.out.display())?;
+    outln!("wrote {} files to {}", r.files.len(), r.out.display());
     Ok(Outcome::Ok)
 }

@@ -19,12 +19,12 @@ pub fn run(a: ScenariosArgs) -> Result<Outcome> {
     match a.what.as_slice() {
         [] => {
             for (name, text) in SCENARIOS {
-                outln!("{name:<20} {}", description(text))?;
+                outln!("{name:<20} {}", description(text));
             }
-            outln!("\nnmc scenarios show NAME prints one; nmc run NAME runs it.")?;
+            outln!("\nnmc scenarios show NAME prints one; nmc run NAME runs it.");
         }
         [show, name] if show == "show" => match find(name) {
-            Some(text) => out!("{text}")?,
+            Some(text) => out!("{text}"),
             None => {
                 let known: Vec<&str> = SCENARIOS.iter().map(|(n, _)| *n).collect();
                 bail!(

@@ -315,7 +315,7 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
         if a.json {
             eprintln!("{text}")
         } else {
-            println!("{text}")
+            outln!("{text}")
         }
     };
     let mut runs = Vec::new();

@@ -84,7 +84,7 @@ pub fn run(a: SweepArgs) -> Result<Outcome> {
             m.dirs.len(),
             o.runs,
             o.rows
-        )?;
+        );
         print_files(&o.files);
         return Ok(Outcome::Ok);
     }
@@ -131,19 +131,19 @@ pub fn run(a: SweepArgs) -> Result<Outcome> {
         "sweep {}: {} runs ({configs} configurations × {seeds} seeds){shard}",
         path.display(),
         plan.runs.len(),
-    )?;
+    );
     outln!(
         "  ran {}, already done {}; {} rows",
         o.ran,
         o.skipped,
         o.rows
-    )?;
+    );
     print_files(&o.files);
     Ok(Outcome::Ok)
 }
 
 fn print_files(files: &[PathBuf]) {
     for f in files {
-        println!("  wrote {}", f.display());
+        outln!("  wrote {}", f.display());
     }
 }
