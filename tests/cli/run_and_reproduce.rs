@@ -310,6 +310,74 @@ fn a_closed_pipe_ends_a_listing_quietly() {
     }
 }
 
+/// A closed stdout loses nothing else: the run still writes its files and its exit status
+/// still says how it went — success for a run that worked, failure (not a panic's 101) for a
+/// probe that nobody answered, whose files are written all the same.
+#[test]
+fn a_closed_pipe_keeps_the_files_and_the_exit_status() {
+    let dir = tmp("closed-pipe");
+    let run_out = dir.join("run");
+    let probe_out = dir.join("probe");
+    // A loopback UDP port with nothing on it: bound, then let go.
+    let port = std::net::UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let target = format!("127.0.0.1:{port}");
+    let run: &[&str] = &[
+        "run",
+        "scenarios/golden-chain.toml",
+        "--set",
+        "duration=2s",
+        "--out",
+        run_out.to_str().unwrap(),
+    ];
+    let probe: &[&str] = &[
+        "echo",
+        "probe",
+        &target,
+        "--count",
+        "3",
+        "--timeout",
+        "100ms",
+        "--gap",
+        "1ms",
+        "--report-interval",
+        "10ms",
+        "--out",
+        probe_out.to_str().unwrap(),
+    ];
+    for (args, ok, out, files) in [
+        (run, true, &run_out, &["summary.json"][..]),
+        (
+            probe,
+            false,
+            &probe_out,
+            &["trace.csv", "summary.json", "delay-vs-length.svg"][..],
+        ),
+    ] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let o = super::command()
+            .args(args)
+            .stdout(writer)
+            .output()
+            .expect("nmc runs");
+        assert_eq!(o.status.success(), ok, "{args:?}: {}", stderr(&o));
+        assert_ne!(
+            o.status.code(),
+            Some(101),
+            "{args:?} panicked: {}",
+            stderr(&o)
+        );
+        assert!(!stderr(&o).contains("panicked"), "{args:?}: {}", stderr(&o));
+        for f in files {
+            assert!(out.join(f).is_file(), "{args:?}: {f} not written");
+        }
+    }
+}
+
 #[test]
 fn every_subcommand_has_help() {
     for sub in [

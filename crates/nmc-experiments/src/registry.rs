@@ -47,6 +47,35 @@ impl Plan {
         quick_also: "",
     };
 
+    /// One seed; `--quick` adds these overrides to every scenario the experiment loads.
+    pub const fn quick(overrides: &'static [&'static str]) -> Plan {
+        Plan {
+            quick: overrides,
+            ..Plan::ONCE
+        }
+    }
+
+    /// One seed; `--quick` shortens what these words say, which the experiment does itself.
+    pub const fn shortened(words: &'static str) -> Plan {
+        Plan {
+            quick_also: words,
+            ..Plan::ONCE
+        }
+    }
+
+    /// The same plan with `n` seeds for its repeated runs.
+    pub const fn seeds(self, n: u64) -> Plan {
+        Plan { seeds: n, ..self }
+    }
+
+    /// The same plan, saying in words what else `--quick` shortens.
+    pub const fn also(self, words: &'static str) -> Plan {
+        Plan {
+            quick_also: words,
+            ..self
+        }
+    }
+
     /// The plan in one line for people (`nmc reproduce --list`).
     pub fn describe(&self) -> String {
         let mut quick: Vec<String> = self.quick.iter().map(|s| s.to_string()).collect();
@@ -267,11 +296,7 @@ impl Context<'_> {
 mod tests {
     use super::*;
 
-    const PLAN: Plan = Plan {
-        seeds: 3,
-        quick: &["duration=2min"],
-        quick_also: "",
-    };
+    const PLAN: Plan = Plan::quick(&["duration=2min"]).seeds(3);
 
     /// A quick run takes the first seed alone and adds the plan's overrides after the
     /// experiment's own; a full run takes every seed and adds nothing.

@@ -28,11 +28,7 @@ impl Experiment for GoldenChain {
         "issue 2 (arithmetic: 4 × (1008 bit / 50 kbit/s + 0.1 ms))"
     }
     fn plan(&self) -> Plan {
-        Plan {
-            seeds: 1,
-            quick: &["duration=1min"],
-            quick_also: "",
-        }
+        Plan::quick(&["duration=1min"])
     }
     fn run(&self, ctx: &mut Context) -> Result<()> {
         let s: StoreForwardScenario =

@@ -210,11 +210,7 @@ impl Experiment for Ien163Arpanet {
         SOURCE
     }
     fn plan(&self) -> Plan {
-        Plan {
-            seeds: 1,
-            quick: &["traffic.0.volleys=200"],
-            quick_also: "",
-        }
+        Plan::quick(&["traffic.0.volleys=200"])
     }
     fn run(&self, ctx: &mut Context) -> Result<()> {
         let mut rows = Vec::new();

@@ -150,11 +150,7 @@ impl Experiment for KoAlternatePath {
         "Kleinrock & Opderbeck, IEEE Trans. Commun. COM-25(1), 1977, §III"
     }
     fn plan(&self) -> Plan {
-        Plan {
-            seeds: 1,
-            quick: &["duration=2min"],
-            quick_also: "",
-        }
+        Plan::quick(&["duration=2min"])
     }
 
     fn run(&self, ctx: &mut Context) -> Result<()> {

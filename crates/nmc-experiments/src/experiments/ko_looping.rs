@@ -335,11 +335,7 @@ impl Experiment for KoLooping {
         "Kleinrock & Opderbeck, IEEE Trans. Commun. COM-25(1), 1977, §V"
     }
     fn plan(&self) -> Plan {
-        Plan {
-            seeds: 1,
-            quick: &["duration=2min"],
-            quick_also: "",
-        }
+        Plan::quick(&["duration=2min"])
     }
 
     fn run(&self, ctx: &mut Context) -> Result<()> {

@@ -1026,11 +1026,7 @@ impl Experiment for KoV2Throughput {
         "Kleinrock & Opderbeck 1977, §II–IV, Figs. 3–6; load from RFC 586, RFC 612 and RFC 619"
     }
     fn plan(&self) -> Plan {
-        Plan {
-            seeds: SEEDS,
-            quick: &["duration=2min"],
-            quick_also: "",
-        }
+        Plan::quick(&["duration=2min"]).seeds(SEEDS)
     }
     fn run(&self, ctx: &mut Context) -> Result<()> {
         let seeds = ctx.seeds();

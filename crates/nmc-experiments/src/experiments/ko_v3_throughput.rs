@@ -605,11 +605,9 @@ impl Experiment for KoV3Throughput {
         "Kleinrock & Opderbeck 1977, §VI–VII, Figs. 7–9; load from RFC 586, RFC 612 and RFC 619"
     }
     fn plan(&self) -> Plan {
-        Plan {
-            seeds: SEEDS,
-            quick: &["duration=2min"],
-            quick_also: "the time slice at 61 s instead of 301 s",
-        }
+        Plan::quick(&["duration=2min"])
+            .also("the time slice at 61 s instead of 301 s")
+            .seeds(SEEDS)
     }
     fn run(&self, ctx: &mut Context) -> Result<()> {
         let runs = Self::runs(ctx)?;

@@ -26,11 +26,9 @@ impl Experiment for Md1 {
         "queueing theory (M/D/1, Pollaczek–Khinchine mean-value formula)"
     }
     fn plan(&self) -> Plan {
-        Plan {
-            seeds: 1,
-            quick: &[],
-            quick_also: "200 simulated minutes per load instead of 2000, tolerance ±5 % instead of ±2 %",
-        }
+        Plan::shortened(
+            "200 simulated minutes per load instead of 2000, tolerance ±5 % instead of ±2 %",
+        )
     }
     fn run(&self, ctx: &mut Context) -> Result<()> {
         let service_ns = 20_160_000u64;

@@ -73,6 +73,51 @@ pub(crate) fn rfc889_cell<'a>(
     )
 }
 
+/// The three cells of one RFC 889 row fitted by one line — delay at 40 and at 256 octets, and
+/// rate — against ours, ids `{tag} delay 40B`, `{tag} delay 256B` and `{tag} rate`, each
+/// quantity `{label}, {what}`; the delays within ± `delay_rel`, the rate within ± `rate_rel`.
+/// `restated`: why these cells restate an input, when they do.
+pub(crate) fn rfc889_one_line_cells(
+    ctx: &mut crate::registry::Context,
+    (tag, label): (&str, &str),
+    published: (f64, f64, f64),
+    ours: (f64, f64, f64),
+    (delay_rel, rate_rel): (f64, f64),
+    restated: Option<&str>,
+) {
+    for (q, short, unit, publ, ours, rel) in [
+        (
+            "delay at 40 octets",
+            "delay 40B",
+            "ms",
+            published.0,
+            ours.0,
+            delay_rel,
+        ),
+        (
+            "delay at 256 octets",
+            "delay 256B",
+            "ms",
+            published.1,
+            ours.1,
+            delay_rel,
+        ),
+        ("rate", "rate", "bit/s", published.2, ours.2, rate_rel),
+    ] {
+        let c = rfc889_cell(
+            ctx,
+            &format!("{tag} {short}"),
+            &format!("{label}, {q}"),
+            unit,
+            (publ, rel),
+            ours,
+        );
+        if let Some(why) = restated {
+            c.restated_input(why);
+        }
+    }
+}
+
 /// The chart RFC 889's experiments draw for each path: one-way delay against datagram length,
 /// the simulated volleys as points, our fitted lines, and RFC 889's published delays (hollow
 /// markers).

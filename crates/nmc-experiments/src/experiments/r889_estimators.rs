@@ -89,11 +89,9 @@ impl Experiment for R889Estimators {
         "RFC 889 §3 (Mills, Dec 1983)"
     }
     fn plan(&self) -> Plan {
-        Plan {
-            seeds: 1,
-            quick: &[],
-            quick_also: "5 runs of 512 volleys per path instead of 20, 2 path-model runs instead of 5",
-        }
+        Plan::shortened(
+            "5 runs of 512 volleys per path instead of 20, 2 path-model runs instead of 5",
+        )
     }
     fn run(&self, ctx: &mut Context) -> Result<()> {
         let runs = if ctx.quick { 5 } else { 20 };

@@ -127,11 +127,9 @@ impl Experiment for Rfc508Realtime {
         "Pfeifer & McAfee, RFC 508, May 1973, §IV–VI and Table I"
     }
     fn plan(&self) -> Plan {
-        Plan {
-            seeds: 1,
-            quick: &[],
-            quick_also: "the host model fitted on 1 repetition instead of 4, Table I repeated 2 times instead of 8, gap-free rates searched in steps of 1200 bit/s instead of 300",
-        }
+        Plan::shortened(
+            "the host model fitted on 1 repetition instead of 4, Table I repeated 2 times instead of 8, gap-free rates searched in steps of 1200 bit/s instead of 300",
+        )
     }
     fn run(&self, ctx: &mut Context) -> Result<()> {
         let r = Self::runs(ctx)?;

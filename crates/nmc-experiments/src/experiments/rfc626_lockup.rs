@@ -87,11 +87,7 @@ impl Experiment for Rfc626Lockup {
         "Opderbeck, RFC 632, May 1974, pp. 4–5; Kleinrock & Opderbeck, RFC 626"
     }
     fn plan(&self) -> Plan {
-        Plan {
-            seeds: 1,
-            quick: &["duration=20s"],
-            quick_also: "",
-        }
+        Plan::quick(&["duration=20s"])
     }
     fn run(&self, ctx: &mut Context) -> Result<()> {
         let mut rows = Vec::new();

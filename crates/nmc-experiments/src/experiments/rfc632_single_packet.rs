@@ -169,11 +169,7 @@ impl Experiment for Rfc632SinglePacket {
         "Opderbeck, RFC 632, May 1974, pp. 1–5"
     }
     fn plan(&self) -> Plan {
-        Plan {
-            seeds: 1,
-            quick: &["duration=40s"],
-            quick_also: "",
-        }
+        Plan::quick(&["duration=40s"])
     }
     fn run(&self, ctx: &mut Context) -> Result<()> {
         let (rows, series) = Self::runs(ctx)?;

@@ -442,11 +442,7 @@ impl Experiment for Rfc889Arpanet {
         "Mills, RFC 889 (Dec 1983) §2 and its table; the 1983 subnet from docs/arpanet-1983.md"
     }
     fn plan(&self) -> Plan {
-        Plan {
-            seeds: 1,
-            quick: &[],
-            quick_also: "the high-traffic ablation left out",
-        }
+        Plan::shortened("the high-traffic ablation left out")
     }
     fn run(&self, ctx: &mut Context) -> Result<()> {
         // Issue 31: why the rows miss, where they are shown (docs/arpanet-1983.md has the

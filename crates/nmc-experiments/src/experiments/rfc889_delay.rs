@@ -307,26 +307,21 @@ fn calibration_path(
             Role::Test => String::new(),
         }
     )?;
-    for (q, short, unit, publ, ours) in [
-        ("delay at 40 octets", "delay 40B", "ms", r.d40, d40),
-        ("delay at 256 octets", "delay 256B", "ms", r.d256, d256),
-        ("rate", "rate", "bit/s", r.rate, rate),
-    ] {
-        let c = super::rfc889_cell(
-            ctx,
-            &format!("R889-1 {} {short}", r.id),
-            &format!("{} ({}), {q}", r.id, r.comment),
-            unit,
-            (publ, TOLERANCE),
-            ours,
-        );
-        if r.role == Role::Fit {
-            c.restated_input(&format!(
-                "the {} interface's costs are fitted to this row's delay at 40 octets and rate",
-                r.interface.name()
-            ));
-        }
-    }
+    let fitted = format!(
+        "the {} interface's costs are fitted to this row's delay at 40 octets and rate",
+        r.interface.name()
+    );
+    super::rfc889_one_line_cells(
+        ctx,
+        (
+            &format!("R889-1 {}", r.id),
+            &format!("{} ({})", r.id, r.comment),
+        ),
+        (r.d40, r.d256, r.rate),
+        (d40, d256, rate),
+        (TOLERANCE, TOLERANCE),
+        (r.role == Role::Fit).then_some(fitted.as_str()),
+    );
     let answered = nmc_internet::one_way_ms(&out);
     let chart = super::rfc889_delay_chart(
         format!("RFC 889 {}: DCN1 → {} ({})", r.id, r.id, r.comment),

@@ -212,37 +212,17 @@ fn path(
         "{}",
         rfc889_row("", &published, &format!("RFC 889: {}", p.comment))
     )?;
-    for (q, short, unit, publ, ours, tol) in [
+    super::rfc889_one_line_cells(
+        ctx,
         (
-            "delay at 40 octets",
-            "delay 40B",
-            "ms",
-            pd40,
-            d40,
-            DELAY_TOLERANCE,
+            &format!("R889-2 {}", p.id),
+            &format!("{} ({})", p.id, p.comment),
         ),
-        (
-            "delay at 256 octets",
-            "delay 256B",
-            "ms",
-            pd256,
-            d256,
-            DELAY_TOLERANCE,
-        ),
-        ("rate", "rate", "bit/s", prate, rate, RATE_TOLERANCE),
-    ] {
-        let c = super::rfc889_cell(
-            ctx,
-            &format!("R889-2 {} {short}", p.id),
-            &format!("{} ({}), {q}", p.id, p.comment),
-            unit,
-            (publ, tol),
-            ours,
-        );
-        if let Some(why) = p.input {
-            c.restated_input(why);
-        }
-    }
+        (pd40, pd256, prate),
+        (d40, d256, rate),
+        (DELAY_TOLERANCE, RATE_TOLERANCE),
+        p.input,
+    );
     ctx.check(
         &format!("R889-2 {} no split", p.id),
         &format!(
