@@ -1,17 +1,21 @@
 //! The pending-event set.
 //!
-//! A binary heap keyed by `(time, seq)`: `seq` is a counter taken when an event is pushed, so
-//! events due at the same time come out in the order they were scheduled (FIFO), whatever the
-//! heap's internal layout.
+//! Keyed by `(time, seq)`: `seq` is a counter taken when an event is pushed, so events due at
+//! the same time come out in the order they were scheduled (FIFO), whatever the set's internal
+//! layout.
 //!
-//! The heap moves only 16-byte keys; the events themselves wait in a slab beside it. Measured
+//! The set moves only 16-byte keys; the events themselves wait in a slab beside it. Measured
 //! on the golden chain (issue 15), a heap of whole entries (time, seq and a 40-byte event: 56
 //! bytes) spent over a third of the run copying entries up and down in `pop`; a key is one
 //! `u128`, `time << 64 | seq << 32 | slot`, which orders exactly as `(time, seq)` does because
 //! no two pending events share a `seq`. `seq` has 32 bits: when it runs out (every 2^32
 //! events) the pending keys are renumbered in their order, which keeps every comparison the
-//! same. The slab and the heap keep their capacity, so a model whose events are plain values
-//! allocates nothing per event once warm.
+//! same. The slab and the key set keep their capacity, so a model whose events are plain
+//! values allocates nothing per event once warm.
+//!
+//! The keys wait in a calendar (`Calendar`): one small binary heap while few events are pending (the
+//! golden chain's 1–6), buckets of 65.5 µs once more are (a loaded IMP network's 400–550, issue
+//! 36), so that a push is a list insert and a pop walks a heap of one bucket's events.
 
 use crate::time::SimTime;
 use std::cmp::Reverse;
@@ -24,7 +28,7 @@ const SLOT_MASK: u128 = (1 << SLOT_BITS) - 1;
 /// Pending events, delivered in `(time, insertion sequence)` order.
 pub struct EventQueue<E> {
     /// `time << 64 | seq << 32 | slot`, smallest first.
-    heap: BinaryHeap<Reverse<u128>>,
+    heap: Calendar,
     /// The events, at the slots their keys name; `None` once taken.
     slots: Vec<Option<E>>,
     /// Free slots, reused last-freed first (the warmest memory).
@@ -48,8 +52,12 @@ impl<E> EventQueue<E> {
     }
 
     fn with_seq_limit(seq_limit: u64) -> Self {
+        Self::with_calendar(Calendar::new(), seq_limit)
+    }
+
+    fn with_calendar(heap: Calendar, seq_limit: u64) -> Self {
         EventQueue {
-            heap: BinaryHeap::with_capacity(1024),
+            heap,
             slots: Vec::with_capacity(1024),
             free: Vec::with_capacity(1024),
             next_seq: 0,
@@ -90,7 +98,7 @@ impl<E> EventQueue<E> {
             None => self.new_slot(event),
         };
         let key = (at.as_nanos() as u128) << 64 | (seq as u128) << SLOT_BITS | slot as u128;
-        self.heap.push(Reverse(key));
+        self.heap.push(key);
     }
 
     /// A slot past the last, for a queue holding more events than ever before.
@@ -107,17 +115,15 @@ impl<E> EventQueue<E> {
     #[cold]
     #[inline(never)]
     fn renumber(&mut self) {
-        let mut keys: Vec<u128> = std::mem::take(&mut self.heap)
-            .into_vec()
-            .into_iter()
-            .map(|Reverse(k)| k)
-            .collect();
+        let mut keys = self.heap.take_all();
         keys.sort_unstable();
         for (seq, k) in keys.iter_mut().enumerate() {
             *k = (*k >> 64) << 64 | (seq as u128) << SLOT_BITS | (*k & SLOT_MASK);
         }
         self.next_seq = keys.len() as u64;
-        self.heap = keys.into_iter().map(Reverse).collect();
+        for k in keys {
+            self.heap.push(k);
+        }
     }
 
     /// Schedules `event` after `delay` from now.
@@ -131,13 +137,13 @@ impl<E> EventQueue<E> {
     pub fn peek_time(&self) -> Option<SimTime> {
         self.heap
             .peek()
-            .map(|Reverse(k)| SimTime::from_nanos((k >> 64) as u64))
+            .map(|k| SimTime::from_nanos((k >> 64) as u64))
     }
 
     /// Removes the next event and advances `now` to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        let Reverse(key) = self.heap.pop()?;
+        let key = self.heap.pop()?;
         let at = SimTime::from_nanos((key >> 64) as u64);
         let slot = (key & SLOT_MASK) as u32;
         let event = self.slots[slot as usize]
@@ -161,6 +167,186 @@ impl<E> EventQueue<E> {
     /// Moves `now` forward to `t` without an event (end of a run window).
     pub(crate) fn advance_to(&mut self, t: SimTime) {
         self.now = self.now.max(t);
+    }
+}
+
+/// A bucket holding no key.
+const NIL: u32 = u32::MAX;
+
+/// Below this many keys `near` takes every key while the buckets are empty.
+const SMALL: usize = 16;
+
+/// The pending keys: a calendar of buckets `2^shift` ns wide over a window of `n` buckets, with
+/// a small binary heap for the bucket being served and one for keys beyond the window.
+///
+/// Holds three sets, and keeps them so that the smallest pending key is always the smaller of
+/// the two heaps' tops:
+/// - `near`: keys whose bucket is at or before `cur` (the bucket being served);
+/// - the buckets: keys whose bucket `b` has `cur < b < cur + n`, each bucket an unordered list
+///   threaded through the keys' slots (`head`, `next`), with a bit per non-empty bucket;
+/// - `far`: keys at or beyond the window when they came, in any order of time.
+///
+/// `near` is empty only when every bucket is: when it empties, the next non-empty bucket is
+/// moved into it. A bucket's keys are then ordered by `near`, so the order out is exactly the
+/// keys' order, `(time, seq)`, as a single heap's would be; what changes is the cost. A loaded
+/// IMP network keeps 400–550 events pending (issue 36), through which a binary heap's walk
+/// goes nine levels deep at every push and pop; here a push is a list insert and `near` holds
+/// the few events of one bucket.
+struct Calendar {
+    /// Bucket width: `2^shift` ns.
+    shift: u32,
+    /// Buckets in the window, a power of two, less one.
+    mask: u64,
+    /// The bucket being served (`time >> shift`).
+    cur: u64,
+    near: BinaryHeap<Reverse<u128>>,
+    far: BinaryHeap<Reverse<u128>>,
+    /// First key's slot in each bucket (`NIL`: empty).
+    head: Vec<u32>,
+    /// A bit per non-empty bucket.
+    bits: Vec<u64>,
+    /// Per event slot: the next slot in the same bucket, and the key.
+    next: Vec<u32>,
+    key: Vec<u128>,
+    /// Keys in the buckets.
+    in_buckets: usize,
+}
+
+impl Calendar {
+    /// Buckets of 65.536 µs (2^16 ns) over a window of 4096 (268 ms).
+    fn new() -> Self {
+        Self::with(16, 12)
+    }
+
+    fn with(shift: u32, log2_buckets: u32) -> Self {
+        let n = 1usize << log2_buckets;
+        Calendar {
+            shift,
+            mask: n as u64 - 1,
+            cur: 0,
+            near: BinaryHeap::with_capacity(64),
+            far: BinaryHeap::with_capacity(256),
+            head: vec![NIL; n],
+            bits: vec![0; n.div_ceil(64)],
+            next: Vec::with_capacity(1024),
+            key: Vec::with_capacity(1024),
+            in_buckets: 0,
+        }
+    }
+
+    #[inline(always)]
+    fn bucket(&self, key: u128) -> u64 {
+        ((key >> 64) as u64) >> self.shift
+    }
+
+    #[inline(always)]
+    fn push(&mut self, key: u128) {
+        let b = self.bucket(key);
+        if (self.in_buckets == 0 && self.near.len() < SMALL) || b <= self.cur {
+            // With every bucket empty, `near` may take any key, `cur` moving up to its bucket:
+            // a queue of a few events (the golden chain's) stays one small heap.
+            self.cur = self.cur.max(b);
+            self.near.push(Reverse(key));
+        } else if b - self.cur <= self.mask {
+            let i = (b & self.mask) as usize;
+            let slot = (key & SLOT_MASK) as usize;
+            if slot >= self.next.len() {
+                self.grow(slot);
+            }
+            self.key[slot] = key;
+            self.next[slot] = self.head[i];
+            self.head[i] = slot as u32;
+            self.bits[i >> 6] |= 1 << (i & 63);
+            self.in_buckets += 1;
+        } else {
+            self.far.push(Reverse(key));
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, slot: usize) {
+        self.next.resize(slot + 1, NIL);
+        self.key.resize(slot + 1, 0);
+    }
+
+    #[inline]
+    fn peek(&self) -> Option<u128> {
+        match (self.near.peek(), self.far.peek()) {
+            (Some(Reverse(n)), Some(Reverse(f))) => Some((*n).min(*f)),
+            (Some(Reverse(k)), None) | (None, Some(Reverse(k))) => Some(*k),
+            (None, None) => None,
+        }
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<u128> {
+        if let Some(&Reverse(f)) = self.far.peek()
+            && self.near.peek().is_none_or(|&Reverse(n)| f < n)
+        {
+            self.far.pop();
+            return Some(f);
+        }
+        let Reverse(key) = self.near.pop()?;
+        if self.in_buckets > 0 && self.near.is_empty() {
+            self.serve_next_bucket();
+        }
+        Some(key)
+    }
+
+    /// Moves the first non-empty bucket after `cur` into `near` and serves it.
+    fn serve_next_bucket(&mut self) {
+        let n = self.mask as usize + 1;
+        let start = ((self.cur + 1) & self.mask) as usize;
+        let words = self.bits.len();
+        let mut w = start >> 6;
+        let mut word = self.bits[w] & (!0u64 << (start & 63));
+        let mut scanned = 0;
+        while word == 0 {
+            w = (w + 1) % words;
+            word = self.bits[w];
+            scanned += 1;
+            debug_assert!(scanned <= words, "a bucket holds keys");
+        }
+        let i = (w << 6) | word.trailing_zeros() as usize;
+        self.bits[w] &= !(1 << (i & 63));
+        // Buckets ahead of `cur`, counted round the window.
+        let ahead = (i + n - start) % n + 1;
+        self.cur += ahead as u64;
+        let mut slot = std::mem::replace(&mut self.head[i], NIL);
+        while slot != NIL {
+            self.near.push(Reverse(self.key[slot as usize]));
+            self.in_buckets -= 1;
+            slot = self.next[slot as usize];
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.near.len() + self.far.len() + self.in_buckets
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every pending key, in no order, leaving the calendar empty.
+    fn take_all(&mut self) -> Vec<u128> {
+        let mut keys: Vec<u128> = self
+            .near
+            .drain()
+            .chain(self.far.drain())
+            .map(|Reverse(k)| k)
+            .collect();
+        for i in 0..self.head.len() {
+            let mut slot = std::mem::replace(&mut self.head[i], NIL);
+            while slot != NIL {
+                keys.push(self.key[slot as usize]);
+                slot = self.next[slot as usize];
+            }
+        }
+        self.bits.iter_mut().for_each(|w| *w = 0);
+        self.in_buckets = 0;
+        keys
     }
 }
 
@@ -196,6 +382,37 @@ mod tests {
             let got: Vec<(u64, usize)> =
                 std::iter::from_fn(|| q.pop()).map(|(t, i)| (t.as_nanos(), i)).collect();
             proptest::prop_assert_eq!(got, expected);
+        }
+
+        /// A calendar of a few narrow buckets (4 ns wide, a 32 ns window), pushed and popped
+        /// in any interleaving with delays from 0 to well past the window, delivers exactly
+        /// `(time, seq)` order: the order a plain heap gives.
+        #[test]
+        fn the_calendar_keeps_time_then_seq_order(
+            ops in proptest::collection::vec((0u64..100, 0u8..3), 0..600),
+            renumber_every in 3u64..1000,
+        ) {
+            let mut q = EventQueue::with_calendar(Calendar::with(2, 3), renumber_every);
+            let mut reference: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::new();
+            let (mut got, mut want) = (Vec::new(), Vec::new());
+            for (i, (dt, op)) in ops.iter().enumerate() {
+                if *op == 0 {
+                    got.push(q.pop().map(|(t, e)| (t.as_nanos(), e)));
+                    want.push(reference.pop().map(|Reverse(x)| x));
+                } else {
+                    let at = q.now() + SimDuration::from_nanos(*dt);
+                    q.schedule(at, i);
+                    reference.push(Reverse((at.as_nanos(), i)));
+                }
+                proptest::prop_assert_eq!(q.len(), reference.len());
+                proptest::prop_assert_eq!(
+                    q.peek_time().map(|t| t.as_nanos()),
+                    reference.peek().map(|Reverse((t, _))| *t)
+                );
+            }
+            got.extend(std::iter::from_fn(|| q.pop()).map(|(t, e)| Some((t.as_nanos(), e))));
+            want.extend(std::iter::from_fn(|| reference.pop()).map(|Reverse(x)| Some(x)));
+            proptest::prop_assert_eq!(got, want);
         }
 
         /// Renumbering `seq` when it runs out keeps the order: a queue that renumbers every
