@@ -296,29 +296,29 @@ impl Calendar {
 
     /// Moves the first non-empty bucket after `cur` into `near` and serves it.
     fn serve_next_bucket(&mut self) {
-        let n = self.mask as usize + 1;
         let start = ((self.cur + 1) & self.mask) as usize;
-        let words = self.bits.len();
+        // A power of two, as the buckets are (one word for fewer than 64 buckets).
+        let word_mask = self.bits.len() - 1;
         let mut w = start >> 6;
         let mut word = self.bits[w] & (!0u64 << (start & 63));
-        let mut scanned = 0;
         while word == 0 {
-            w = (w + 1) % words;
+            w = (w + 1) & word_mask;
             word = self.bits[w];
-            scanned += 1;
-            debug_assert!(scanned <= words, "a bucket holds keys");
         }
         let i = (w << 6) | word.trailing_zeros() as usize;
         self.bits[w] &= !(1 << (i & 63));
         // Buckets ahead of `cur`, counted round the window.
-        let ahead = (i + n - start) % n + 1;
-        self.cur += ahead as u64;
+        let ahead = ((i as u64).wrapping_sub(start as u64) & self.mask) + 1;
+        self.cur += ahead;
+        // `near` is empty: fill its buffer, then order it at once.
+        let mut keys = std::mem::take(&mut self.near).into_vec();
         let mut slot = std::mem::replace(&mut self.head[i], NIL);
         while slot != NIL {
-            self.near.push(Reverse(self.key[slot as usize]));
-            self.in_buckets -= 1;
+            keys.push(Reverse(self.key[slot as usize]));
             slot = self.next[slot as usize];
         }
+        self.in_buckets -= keys.len();
+        self.near = BinaryHeap::from(keys);
     }
 
     fn len(&self) -> usize {
