@@ -289,6 +289,17 @@ fn reproduce_list_shows_each_plan() {
     assert!(plan_of("r889-estimators").contains("5 runs of 512 volleys per path instead of 20"));
 }
 
+/// Runs `nmc ARGS` with its stdout a pipe whose reader has already gone.
+fn with_stdout_closed(args: &[&str]) -> std::process::Output {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    super::command()
+        .args(args)
+        .stdout(writer)
+        .output()
+        .expect("nmc runs")
+}
+
 /// A reader that has gone (`nmc reproduce --list | head -1` once `head` exits): the listing
 /// stops quietly with success, not a panic about a broken pipe.
 #[test]
@@ -298,13 +309,7 @@ fn a_closed_pipe_ends_a_listing_quietly() {
         &["scenarios"][..],
         &["scenarios", "show", "golden-chain"][..],
     ] {
-        let (reader, writer) = std::io::pipe().unwrap();
-        drop(reader);
-        let o = super::command()
-            .args(args)
-            .stdout(writer)
-            .output()
-            .expect("nmc runs");
+        let o = with_stdout_closed(args);
         assert!(o.status.success(), "{args:?}: {}", stderr(&o));
         assert_eq!(stderr(&o), "", "{args:?}");
     }
@@ -357,13 +362,7 @@ fn a_closed_pipe_keeps_the_files_and_the_exit_status() {
             &["trace.csv", "summary.json", "delay-vs-length.svg"][..],
         ),
     ] {
-        let (reader, writer) = std::io::pipe().unwrap();
-        drop(reader);
-        let o = super::command()
-            .args(args)
-            .stdout(writer)
-            .output()
-            .expect("nmc runs");
+        let o = with_stdout_closed(args);
         assert_eq!(o.status.success(), ok, "{args:?}: {}", stderr(&o));
         assert_ne!(
             o.status.code(),
