@@ -9,7 +9,7 @@
 //! | [`nanos`] | [`Nanos`]: measured times and spans for the probe and the RTO tools, exact-ms and human display |
 //! | [`limits`] | what input may size: counts, products of counts, thread pools, whole-file reads, each refused in one line past its limit |
 //! | [`graph`] | [`graph::breadth_first`]: the one shortest-hop search the models' static routes use |
-//! | [`queue`] | [`EventQueue`]: pending events in `(time, insertion sequence)` order |
+//! | [`queue`] | [`EventQueue`]: pending events in `(time, insertion sequence)` order, their keys in a calendar of time buckets (`queue/calendar.rs`) |
 //! | [`engine`] | [`Model`] and [`Simulation`]: run until a time, until idle, or while a condition holds |
 //! | [`rng`] | [`RngStreams`]: one ChaCha stream per component, derived from `(seed, component id)` |
 //! | [`trace`] | [`Trace`]: an optional JSON-lines event trace of typed records |

@@ -13,13 +13,14 @@
 //! same. The slab and the key set keep their capacity, so a model whose events are plain
 //! values allocates nothing per event once warm.
 //!
-//! The keys wait in a calendar (`Calendar`): one small binary heap while few events are pending (the
+//! The keys wait in a calendar (`queue/calendar.rs`): one small binary heap while few events are pending (the
 //! golden chain's 1–6), buckets of 16.4 µs once more are (a loaded IMP network's 400–550, issue
 //! 36), so that a push is a list insert and a pop walks a heap of one bucket's events.
 
+mod calendar;
+
 use crate::time::SimTime;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use calendar::Calendar;
 
 /// Bits of a key below the time: `seq` above, slot below.
 const SLOT_BITS: u32 = 32;
@@ -170,193 +171,12 @@ impl<E> EventQueue<E> {
     }
 }
 
-/// A bucket holding no key.
-const NIL: u32 = u32::MAX;
-
-/// Below this many keys `near` takes every key while the buckets are empty.
-const SMALL: usize = 16;
-
-/// The pending keys: a calendar of buckets `2^shift` ns wide over a window of `n` buckets, with
-/// a small binary heap for the bucket being served and one for keys beyond the window.
-///
-/// Holds three sets, and keeps them so that the smallest pending key is always the smaller of
-/// the two heaps' tops:
-/// - `near`: keys whose bucket is at or before `cur` (the bucket being served);
-/// - the buckets: keys whose bucket `b` has `cur < b < cur + n`, each bucket an unordered list
-///   threaded through the keys' slots (`head`, `next`), with a bit per non-empty bucket;
-/// - `far`: keys at or beyond the window when they came, in any order of time.
-///
-/// `near` is empty only when every bucket is: when it empties, the next non-empty bucket is
-/// moved into it. A bucket's keys are then ordered by `near`, so the order out is exactly the
-/// keys' order, `(time, seq)`, as a single heap's would be; what changes is the cost. A loaded
-/// IMP network keeps 400–550 events pending (issue 36), through which a binary heap's walk
-/// goes nine levels deep at every push and pop; here a push is a list insert and `near` holds
-/// the few events of one bucket.
-struct Calendar {
-    /// Bucket width: `2^shift` ns.
-    shift: u32,
-    /// Buckets in the window, a power of two, less one.
-    mask: u64,
-    /// The bucket being served (`time >> shift`).
-    cur: u64,
-    near: BinaryHeap<Reverse<u128>>,
-    far: BinaryHeap<Reverse<u128>>,
-    /// First key's slot in each bucket (`NIL`: empty).
-    head: Vec<u32>,
-    /// A bit per non-empty bucket.
-    bits: Vec<u64>,
-    /// Per event slot: the next slot in the same bucket, and the key.
-    next: Vec<u32>,
-    key: Vec<u128>,
-    /// Keys in the buckets.
-    in_buckets: usize,
-}
-
-impl Calendar {
-    /// Buckets of 16.384 µs (2^14 ns) over a window of 16,384 (268 ms): the best of 2^12 to
-    /// 2^16 ns with the same window on 30 simulated minutes of `ko-v2-map` (about 1 % to 3 %
-    /// apart) and on `nmc bench`'s IMP cases; a loaded map's bucket then holds under one event
-    /// on average, and a retransmission timer (125 ms) falls inside the window.
-    fn new() -> Self {
-        Self::with(14, 14)
-    }
-
-    fn with(shift: u32, log2_buckets: u32) -> Self {
-        let n = 1usize << log2_buckets;
-        Calendar {
-            shift,
-            mask: n as u64 - 1,
-            cur: 0,
-            near: BinaryHeap::with_capacity(64),
-            far: BinaryHeap::with_capacity(256),
-            head: vec![NIL; n],
-            bits: vec![0; n.div_ceil(64)],
-            next: Vec::with_capacity(1024),
-            key: Vec::with_capacity(1024),
-            in_buckets: 0,
-        }
-    }
-
-    #[inline(always)]
-    fn bucket(&self, key: u128) -> u64 {
-        ((key >> 64) as u64) >> self.shift
-    }
-
-    #[inline(always)]
-    fn push(&mut self, key: u128) {
-        let b = self.bucket(key);
-        if (self.in_buckets == 0 && self.near.len() < SMALL) || b <= self.cur {
-            // With every bucket empty, `near` may take any key, `cur` moving up to its bucket:
-            // a queue of a few events (the golden chain's) stays one small heap.
-            self.cur = self.cur.max(b);
-            self.near.push(Reverse(key));
-        } else if b - self.cur <= self.mask {
-            let i = (b & self.mask) as usize;
-            let slot = (key & SLOT_MASK) as usize;
-            if slot >= self.next.len() {
-                self.grow(slot);
-            }
-            self.key[slot] = key;
-            self.next[slot] = self.head[i];
-            self.head[i] = slot as u32;
-            self.bits[i >> 6] |= 1 << (i & 63);
-            self.in_buckets += 1;
-        } else {
-            self.far.push(Reverse(key));
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn grow(&mut self, slot: usize) {
-        self.next.resize(slot + 1, NIL);
-        self.key.resize(slot + 1, 0);
-    }
-
-    #[inline]
-    fn peek(&self) -> Option<u128> {
-        match (self.near.peek(), self.far.peek()) {
-            (Some(Reverse(n)), Some(Reverse(f))) => Some((*n).min(*f)),
-            (Some(Reverse(k)), None) | (None, Some(Reverse(k))) => Some(*k),
-            (None, None) => None,
-        }
-    }
-
-    #[inline]
-    fn pop(&mut self) -> Option<u128> {
-        if let Some(&Reverse(f)) = self.far.peek()
-            && self.near.peek().is_none_or(|&Reverse(n)| f < n)
-        {
-            self.far.pop();
-            return Some(f);
-        }
-        let Reverse(key) = self.near.pop()?;
-        if self.in_buckets > 0 && self.near.is_empty() {
-            self.serve_next_bucket();
-        }
-        Some(key)
-    }
-
-    /// Moves the first non-empty bucket after `cur` into `near` and serves it.
-    fn serve_next_bucket(&mut self) {
-        let start = ((self.cur + 1) & self.mask) as usize;
-        // A power of two, as the buckets are (one word for fewer than 64 buckets).
-        let word_mask = self.bits.len() - 1;
-        let mut w = start >> 6;
-        let mut word = self.bits[w] & (!0u64 << (start & 63));
-        while word == 0 {
-            w = (w + 1) & word_mask;
-            word = self.bits[w];
-        }
-        let i = (w << 6) | word.trailing_zeros() as usize;
-        self.bits[w] &= !(1 << (i & 63));
-        // Buckets ahead of `cur`, counted round the window.
-        let ahead = ((i as u64).wrapping_sub(start as u64) & self.mask) + 1;
-        self.cur += ahead;
-        // `near` is empty: fill its buffer, then order it at once.
-        let mut keys = std::mem::take(&mut self.near).into_vec();
-        let mut slot = std::mem::replace(&mut self.head[i], NIL);
-        while slot != NIL {
-            keys.push(Reverse(self.key[slot as usize]));
-            slot = self.next[slot as usize];
-        }
-        self.in_buckets -= keys.len();
-        self.near = BinaryHeap::from(keys);
-    }
-
-    fn len(&self) -> usize {
-        self.near.len() + self.far.len() + self.in_buckets
-    }
-
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Every pending key, in no order, leaving the calendar empty.
-    fn take_all(&mut self) -> Vec<u128> {
-        let mut keys: Vec<u128> = self
-            .near
-            .drain()
-            .chain(self.far.drain())
-            .map(|Reverse(k)| k)
-            .collect();
-        for i in 0..self.head.len() {
-            let mut slot = std::mem::replace(&mut self.head[i], NIL);
-            while slot != NIL {
-                keys.push(self.key[slot as usize]);
-                slot = self.next[slot as usize];
-            }
-        }
-        self.bits.iter_mut().for_each(|w| *w = 0);
-        self.in_buckets = 0;
-        keys
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::SimDuration;
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
 
     #[test]
     fn same_time_events_come_out_in_scheduling_order() {
