@@ -13,9 +13,10 @@
 //! same. The slab and the key set keep their capacity, so a model whose events are plain
 //! values allocates nothing per event once warm.
 //!
-//! The keys wait in a calendar (`queue/calendar.rs`): one small binary heap while few events are pending (the
-//! golden chain's 1–6), buckets of 16.4 µs once more are (a loaded IMP network's 400–550, issue
-//! 36), so that a push is a list insert and a pop walks a heap of one bucket's events.
+//! The keys wait in a calendar (`queue/calendar.rs`): one small binary heap while few events
+//! are pending (the golden chain's 1–6), buckets of 16.4 µs once more are (a loaded IMP
+//! network's 400–550, issue 36), so that a push is a list insert and a pop walks a heap of one
+//! bucket's events.
 
 mod calendar;
 
@@ -29,7 +30,7 @@ const SLOT_MASK: u128 = (1 << SLOT_BITS) - 1;
 /// Pending events, delivered in `(time, insertion sequence)` order.
 pub struct EventQueue<E> {
     /// `time << 64 | seq << 32 | slot`, smallest first.
-    heap: Calendar,
+    keys: Calendar,
     /// The events, at the slots their keys name; `None` once taken.
     slots: Vec<Option<E>>,
     /// Free slots, reused last-freed first (the warmest memory).
@@ -56,9 +57,9 @@ impl<E> EventQueue<E> {
         Self::with_calendar(Calendar::new(), seq_limit)
     }
 
-    fn with_calendar(heap: Calendar, seq_limit: u64) -> Self {
+    fn with_calendar(keys: Calendar, seq_limit: u64) -> Self {
         EventQueue {
-            heap,
+            keys,
             slots: Vec::with_capacity(1024),
             free: Vec::with_capacity(1024),
             next_seq: 0,
@@ -99,7 +100,7 @@ impl<E> EventQueue<E> {
             None => self.new_slot(event),
         };
         let key = (at.as_nanos() as u128) << 64 | (seq as u128) << SLOT_BITS | slot as u128;
-        self.heap.push(key);
+        self.keys.push(key);
     }
 
     /// A slot past the last, for a queue holding more events than ever before.
@@ -116,14 +117,14 @@ impl<E> EventQueue<E> {
     #[cold]
     #[inline(never)]
     fn renumber(&mut self) {
-        let mut keys = self.heap.take_all();
+        let mut keys = self.keys.take_all();
         keys.sort_unstable();
         for (seq, k) in keys.iter_mut().enumerate() {
             *k = (*k >> 64) << 64 | (seq as u128) << SLOT_BITS | (*k & SLOT_MASK);
         }
         self.next_seq = keys.len() as u64;
         for k in keys {
-            self.heap.push(k);
+            self.keys.push(k);
         }
     }
 
@@ -136,7 +137,7 @@ impl<E> EventQueue<E> {
     /// Time of the next pending event.
     #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap
+        self.keys
             .peek()
             .map(|k| SimTime::from_nanos((k >> 64) as u64))
     }
@@ -144,7 +145,7 @@ impl<E> EventQueue<E> {
     /// Removes the next event and advances `now` to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        let key = self.heap.pop()?;
+        let key = self.keys.pop()?;
         let at = SimTime::from_nanos((key >> 64) as u64);
         let slot = (key & SLOT_MASK) as u32;
         let event = self.slots[slot as usize]
@@ -157,12 +158,12 @@ impl<E> EventQueue<E> {
 
     /// Events pending.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.keys.len()
     }
 
     /// Whether no event is pending.
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.keys.is_empty()
     }
 
     /// Moves `now` forward to `t` without an event (end of a run window).

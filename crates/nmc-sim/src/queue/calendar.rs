@@ -167,23 +167,16 @@ impl Calendar {
         self.len() == 0
     }
 
-    /// Every pending key, in no order, leaving the calendar empty.
+    /// Every pending key, in no order, leaving the calendar empty: `far`, then `near` and each
+    /// bucket in turn as it would be served.
     pub(super) fn take_all(&mut self) -> Vec<u128> {
-        let mut keys: Vec<u128> = self
-            .near
-            .drain()
-            .chain(self.far.drain())
-            .map(|Reverse(k)| k)
-            .collect();
-        for i in 0..self.head.len() {
-            let mut slot = std::mem::replace(&mut self.head[i], NIL);
-            while slot != NIL {
-                keys.push(self.key[slot as usize]);
-                slot = self.next[slot as usize];
+        let mut keys: Vec<u128> = self.far.drain().map(|Reverse(k)| k).collect();
+        loop {
+            keys.extend(self.near.drain().map(|Reverse(k)| k));
+            if self.in_buckets == 0 {
+                return keys;
             }
+            self.serve_next_bucket();
         }
-        self.bits.iter_mut().for_each(|w| *w = 0);
-        self.in_buckets = 0;
-        keys
     }
 }
