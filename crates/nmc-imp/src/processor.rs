@@ -65,13 +65,18 @@ pub struct Processor {
 impl Processor {
     /// Task level: `work` joins the FIFO; it starts at once if the processor is free.
     pub fn push(&mut self, now: SimTime, work: Work, cost: SimDuration) {
-        self.queue.push_back(Task {
+        let task = Task {
             work,
             cost,
             queued: now,
-        });
+        };
+        // A free processor has an empty queue (a task ending starts the next at once): the
+        // task starts without passing through it.
         if self.serving.is_none() {
-            self.start_next(now);
+            debug_assert!(self.queue.is_empty(), "a free processor has no queue");
+            self.start(now, task);
+        } else {
+            self.queue.push_back(task);
         }
     }
 
@@ -136,9 +141,13 @@ impl Processor {
     }
 
     fn start_next(&mut self, now: SimTime) {
-        let Some(task) = self.queue.pop_front() else {
-            return;
-        };
+        if let Some(task) = self.queue.pop_front() {
+            self.start(now, task);
+        }
+    }
+
+    /// `task` takes the processor: it starts at `now`, or when the clock's job lets go.
+    fn start(&mut self, now: SimTime, task: Task) {
         let start = now.max(self.blocked_until);
         let waited = start.since(task.queued).as_nanos();
         self.tasks += 1;
