@@ -172,8 +172,9 @@ pub struct Link {
     pub ack_mask: u8,
     /// Their sequence bits, one per channel set in `ack_mask`.
     pub ack_bits: u8,
-    /// The random stream that draws its line errors.
-    pub errors: Stream,
+    /// The random stream that draws its line errors. Boxed: a ChaCha stream is over half a
+    /// link's size, and is read only when the bit error rate is not zero.
+    pub errors: Box<Stream>,
     // Counters.
     /// Time spent transmitting frames, in all.
     pub busy_time: SimDuration,
@@ -217,7 +218,7 @@ impl Link {
             in_last: [None; 8],
             ack_mask: 0,
             ack_bits: 0,
-            errors,
+            errors: Box::new(errors),
             busy_time: SimDuration::ZERO,
             frames: 0,
             data_frames: 0,

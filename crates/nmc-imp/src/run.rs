@@ -693,7 +693,7 @@ fn add_background(
         hosts.push(Host {
             started: true,
             background: (!dests.is_empty()).then(|| crate::model::Background {
-                rng: streams.stream(crate::model::background_stream(k)),
+                rng: Box::new(streams.stream(crate::model::background_stream(k))),
                 mean_interval_ns: 1e9 / rate,
                 dests,
                 mix: crate::model::LengthMix {

@@ -75,8 +75,9 @@ impl LengthMix {
 /// A background host's source: its arrival process, destinations, and messages waiting.
 #[derive(Clone, Debug)]
 pub struct Background {
-    /// The random stream of its arrivals, destinations, lengths and bursts.
-    pub rng: Stream,
+    /// The random stream of its arrivals, destinations, lengths and bursts. Boxed: a ChaCha
+    /// stream is most of a host's size, and is drawn from only when a burst comes.
+    pub rng: Box<Stream>,
     /// Mean time between bursts at this host.
     pub mean_interval_ns: f64,
     /// Destination hosts with cumulative probabilities (the last is 1).
