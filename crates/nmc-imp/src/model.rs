@@ -65,7 +65,7 @@ pub use crate::e2e::procedure::{Grant, MsgState, Procedure, SourceLimits, Step, 
 pub use crate::processor::{Processor, Task, Work};
 pub use background::{Background, LengthMix};
 pub use event::{Ev, Tick};
-pub use host::{Handed, Host, Pump};
+pub use host::{Handed, Host, Pump, Waiting};
 pub use instrument::{Action, Generator};
 pub use streams::{background_stream, line_stream, pairs_stream};
 use trace::Tr;
@@ -143,7 +143,7 @@ pub struct Subnet {
     /// (input busy, not started, no message) — states it leaves only through a direct
     /// `host_try` — so `wake_hosts` visits exactly the hosts a scan of every host on the IMP
     /// would have moved, in the same (host) order, without the scan (issue 15).
-    pub waiting: Vec<BTreeSet<u32>>,
+    pub waiting: Vec<Waiting>,
     /// When background traffic starts.
     pub background_start: SimDuration,
     /// What is recorded, counted and watched: observes the protocol, takes no part in it.
@@ -210,7 +210,7 @@ impl Subnet {
         let watch_stream = watched.map_or(0, |(h, d)| procedure.stream(&imp_of, h, d));
         let routing = Routing::new_static(&params, &topo);
         // Every host starts in the set: it leaves once `host_try` has seen it idle.
-        let mut waiting = vec![BTreeSet::new(); topo.names.len()];
+        let mut waiting = vec![Waiting::default(); topo.names.len()];
         for (h, host) in hosts.iter().enumerate() {
             waiting[host.imp as usize].insert(h as u32);
         }
