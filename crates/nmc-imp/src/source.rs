@@ -12,7 +12,8 @@ use crate::packet::{MsgId, Stream};
 use crate::timer::Deadline;
 use nmc_sim::{SimDuration, SimTime};
 use serde::Serialize;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::ops::Bound;
 
 /// Where a message is in the source IMP's procedure. Every change goes through `change`,
 /// which traces it (`trace = true`: `{"event": "state", "from": ..., "to": ...}`).
@@ -92,7 +93,20 @@ pub enum PltClaim {
 pub struct Numbers {
     used: BTreeMap<Stream, u32>,
     next: BTreeMap<Stream, u64>,
-    waiting: BTreeMap<Stream, VecDeque<MsgId>>,
+    waiting: BTreeMap<Stream, Line>,
+    /// The streams whose line is not empty: what serving the lines walks
+    /// ([`Numbers::next_waiting`]), instead of every stream the IMP has used (issue 36).
+    nonempty: BTreeSet<Stream>,
+    /// Lines made so far: the next line's [`Line::made`].
+    lines_made: u64,
+}
+
+/// One stream's messages waiting for a number, oldest first, and when the line was made.
+#[derive(Clone, Debug)]
+struct Line {
+    /// Its place among the lines made ([`Numbers::lines_made`] when it was made).
+    made: u64,
+    msgs: VecDeque<MsgId>,
 }
 
 impl Numbers {
@@ -100,17 +114,32 @@ impl Numbers {
     /// are in use and no message asked before it; otherwise it waits in line (once).
     pub fn request(&mut self, stream: Stream, mid: MsgId, limit: u32) -> Option<u64> {
         let used = self.used.entry(stream).or_default();
-        let waiters = self.waiting.entry(stream).or_default();
+        let made = &mut self.lines_made;
+        let waiters = &mut self
+            .waiting
+            .entry(stream)
+            .or_insert_with(|| {
+                *made += 1;
+                Line {
+                    made: *made - 1,
+                    msgs: VecDeque::new(),
+                }
+            })
+            .msgs;
         let first_in_line = waiters.front().is_none_or(|&w| w == mid);
         if *used < limit && first_in_line {
             *used += 1;
             if waiters.front() == Some(&mid) {
                 waiters.pop_front();
+                if waiters.is_empty() {
+                    self.nonempty.remove(&stream);
+                }
             }
             Some(self.next_number(stream))
         } else {
             if !waiters.contains(&mid) {
                 waiters.push_back(mid);
+                self.nonempty.insert(stream);
             }
             None
         }
@@ -151,14 +180,35 @@ impl Numbers {
         self.waiting.keys().copied().collect()
     }
 
+    /// A mark for [`Numbers::next_waiting`]: the lines made before now.
+    pub fn lines_mark(&self) -> u64 {
+        self.lines_made
+    }
+
+    /// The first stream after `after` (from the first when `None`), in order, whose line was
+    /// made before `mark` and holds a message now. Walking the lines this way, from a mark
+    /// taken at the start, serves exactly the streams a walk of [`Numbers::waiting_streams`]
+    /// taken then would find waiting at their turn (lines are made as the walk goes, by new
+    /// messages, and not unmade: [`Numbers::forget`] runs on a timer, never within a walk).
+    pub fn next_waiting(&self, after: Option<Stream>, mark: u64) -> Option<Stream> {
+        let from = after.map_or(Bound::Unbounded, Bound::Excluded);
+        self.nonempty
+            .range((from, Bound::Unbounded))
+            .find(|s| self.waiting.get(s).is_some_and(|l| l.made < mark))
+            .copied()
+    }
+
     /// The first message waiting for a number of `stream`.
     pub fn first_waiting(&self, stream: Stream) -> Option<MsgId> {
-        self.waiting.get(&stream).and_then(|v| v.front()).copied()
+        self.waiting
+            .get(&stream)
+            .and_then(|v| v.msgs.front())
+            .copied()
     }
 
     /// Nothing in use and nobody waiting on `stream`.
     pub fn unused(&self, stream: Stream) -> bool {
-        self.in_use(stream) == 0 && self.waiting.get(&stream).is_none_or(|w| w.is_empty())
+        self.in_use(stream) == 0 && self.waiting.get(&stream).is_none_or(|w| w.msgs.is_empty())
     }
 
     /// Forgets `stream` (its version 3 transmit block is released): numbering starts again.
@@ -166,6 +216,7 @@ impl Numbers {
         self.used.remove(&stream);
         self.next.remove(&stream);
         self.waiting.remove(&stream);
+        self.nonempty.remove(&stream);
     }
 
     /// No number in use on any stream.
@@ -444,6 +495,28 @@ mod tests {
         assert_eq!(n.request(PAIR, 5, 4), Some(4));
         assert_eq!(n.first_waiting(PAIR), None);
         assert_eq!(n.in_use(PAIR), 4);
+    }
+
+    /// Serving the lines walks the streams with a message waiting, in order, among those
+    /// known when the walk began: a line made during the walk waits for the next one, and an
+    /// empty line is passed by (it would have nothing to serve).
+    #[test]
+    fn the_walk_of_the_lines_finds_the_waiting_streams_known_at_its_start() {
+        let mut n = Numbers::default();
+        for s in [3, 1, 2] {
+            n.request(s, 10 * s, 1); // takes the one number
+            n.request(s, 10 * s + 1, 1); // waits
+        }
+        n.request(4, 40, 1); // a line made, nobody waiting on it
+        let mark = n.lines_mark();
+        n.request(0, 1, 0); // made after the mark: a line of its own, waiting
+        assert_eq!(n.next_waiting(None, mark), Some(1));
+        assert_eq!(n.next_waiting(Some(1), mark), Some(2));
+        n.release(3);
+        assert_eq!(n.request(3, 31, 1), Some(1)); // stream 3's line empties before its turn
+        assert_eq!(n.next_waiting(Some(2), mark), None);
+        assert_eq!(n.next_waiting(None, n.lines_mark()), Some(0));
+        assert_eq!(n.waiting_streams(), [0, 1, 2, 3, 4]);
     }
 
     /// Waiting messages are served in the order they asked, even when a later one asks first

@@ -189,7 +189,12 @@ impl Subnet {
 
     /// Wakes messages waiting for numbers or PLT entries at `imp`.
     pub(super) fn serve_waiters(&mut self, now: SimTime, imp: u32, q: &mut EventQueue<Ev>) {
-        for d in self.imps[imp as usize].numbers.waiting_streams() {
+        // The streams in order, those known now, each as its turn comes if a message waits on
+        // it then (`Numbers::next_waiting`).
+        let mark = self.imps[imp as usize].numbers.lines_mark();
+        let mut after = None;
+        while let Some(d) = self.imps[imp as usize].numbers.next_waiting(after, mark) {
+            after = Some(d);
             while let Some(w) = self.imps[imp as usize].numbers.first_waiting(d) {
                 self.advance(now, imp, w, q);
                 if self.imps[imp as usize].numbers.first_waiting(d) == Some(w) {
