@@ -94,20 +94,23 @@ impl std::fmt::Debug for GateLog {
 impl EchoServer {
     /// Binds the listening socket. Port 0 picks a free port: see [`EchoServer::local_addr`].
     pub fn bind(listen: SocketAddr, opts: ServeOptions) -> Result<EchoServer, Error> {
-        let sock = UdpSocket::bind(listen).map_err(|e| Error::Bind(listen, e))?;
+        let (sock, tcp) = if opts.pump {
+            // The same port number for TCP as for UDP (port 0: one both can have).
+            let (sock, tcp) = nmc_serve::bind::udp_and_tcp(listen).map_err(|e| match e {
+                nmc_serve::bind::BindError::Udp(a, e) => Error::Bind(a, e),
+                nmc_serve::bind::BindError::Tcp(a, e) => Error::BindTcp(a, e),
+            })?;
+            (sock, Some(tcp))
+        } else {
+            (
+                UdpSocket::bind(listen).map_err(|e| Error::Bind(listen, e))?,
+                None,
+            )
+        };
         sock.set_read_timeout(Some(driver::MAX_WAIT))
             .map_err(|e| Error::Io("set timeout", e))?;
         let core = ServerCore::new(opts.config.clone(), opts.key.clone());
-        let pump = if opts.pump {
-            // The same port number as the UDP socket (which may have been picked by the kernel).
-            let at = sock
-                .local_addr()
-                .map_err(|e| Error::Io("local address", e))?;
-            let tcp = TcpListener::bind(at).map_err(|e| Error::BindTcp(at, e))?;
-            Some((tcp, SinkCore::new(SinkConfig::default())))
-        } else {
-            None
-        };
+        let pump = tcp.map(|tcp| (tcp, SinkCore::new(SinkConfig::default())));
         Ok(EchoServer {
             sock,
             core,

@@ -73,9 +73,7 @@ impl Sink {
     /// Binds TCP and UDP on `addr` (port 0: a free port, the same for both), with the gate's
     /// default limits and no secret.
     pub fn bind(addr: SocketAddr, stall: Option<Stall>) -> std::io::Result<Sink> {
-        let tcp = TcpListener::bind(addr)?;
-        let port = tcp.local_addr()?.port();
-        let udp = UdpSocket::bind(SocketAddr::new(addr.ip(), port))?;
+        let (udp, tcp) = nmc_serve::bind::udp_and_tcp(addr)?;
         Ok(Sink {
             tcp,
             udp,

@@ -1,0 +1,152 @@
+//! One port for UDP and TCP: the echo server's pump side and the discard sink listen on both
+//! at the same port number.
+
+use std::io;
+use std::net::{SocketAddr, TcpListener, UdpSocket};
+
+/// Tries, for port 0, before giving up on a port the kernel picked for UDP and found taken for
+/// TCP (each try is a fresh pick).
+const TRIES: u32 = 64;
+
+/// Which of the two binds failed, and at what address.
+#[derive(Debug, thiserror::Error)]
+pub enum BindError {
+    /// The UDP socket could not be bound.
+    #[error("cannot bind UDP {0}: {1}")]
+    Udp(SocketAddr, #[source] io::Error),
+    /// The TCP listener could not be bound at the UDP socket's port.
+    #[error("cannot listen on TCP {0}: {1}")]
+    Tcp(SocketAddr, #[source] io::Error),
+}
+
+impl From<BindError> for io::Error {
+    fn from(e: BindError) -> io::Error {
+        let kind = match &e {
+            BindError::Udp(_, e) | BindError::Tcp(_, e) => e.kind(),
+        };
+        io::Error::new(kind, e.to_string())
+    }
+}
+
+/// A UDP socket and a TCP listener on one port of `addr`'s address: its port, or for port 0 a
+/// free port both can have. The kernel's pick for UDP may be in use for TCP (a listener, or
+/// the local end of a connection): then the pair is picked again, up to 64 times.
+pub fn udp_and_tcp(addr: SocketAddr) -> Result<(UdpSocket, TcpListener), BindError> {
+    udp_and_tcp_with(addr, UdpSocket::bind, TcpListener::bind)
+}
+
+fn udp_and_tcp_with<U, T>(
+    addr: SocketAddr,
+    mut bind_udp: impl FnMut(SocketAddr) -> io::Result<U>,
+    mut bind_tcp: impl FnMut(SocketAddr) -> io::Result<T>,
+) -> Result<(U, T), BindError>
+where
+    U: LocalAddr,
+{
+    let tries = if addr.port() == 0 { TRIES } else { 1 };
+    let mut tried = 0;
+    loop {
+        tried += 1;
+        let udp = bind_udp(addr).map_err(|e| BindError::Udp(addr, e))?;
+        let at = udp.local_addr().map_err(|e| BindError::Udp(addr, e))?;
+        match bind_tcp(at) {
+            Ok(tcp) => return Ok((udp, tcp)),
+            Err(e) if e.kind() == io::ErrorKind::AddrInUse && tried < tries => continue,
+            Err(e) => return Err(BindError::Tcp(at, e)),
+        }
+    }
+}
+
+/// A socket's local address (a trait so that the retry can be tested without the kernel).
+trait LocalAddr {
+    fn local_addr(&self) -> io::Result<SocketAddr>;
+}
+
+impl LocalAddr for UdpSocket {
+    fn local_addr(&self) -> io::Result<SocketAddr> {
+        UdpSocket::local_addr(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stand-in UDP socket at a given port.
+    #[derive(Debug)]
+    struct Fake(SocketAddr);
+    impl LocalAddr for Fake {
+        fn local_addr(&self) -> io::Result<SocketAddr> {
+            Ok(self.0)
+        }
+    }
+
+    fn at(port: u16) -> SocketAddr {
+        SocketAddr::from(([127, 0, 0, 1], port))
+    }
+
+    /// Port 0: the kernel picks 40001, 40002, 40003 for UDP; the first two are taken for TCP,
+    /// so the pair is picked again until both bind, at 40003.
+    #[test]
+    fn port_zero_picks_again_when_tcp_finds_the_port_taken() {
+        let mut next = 40_000;
+        let got = udp_and_tcp_with(
+            at(0),
+            |_| {
+                next += 1;
+                Ok(Fake(at(next)))
+            },
+            |a: SocketAddr| {
+                if a.port() < 40_003 {
+                    Err(io::Error::from(io::ErrorKind::AddrInUse))
+                } else {
+                    Ok(a)
+                }
+            },
+        )
+        .expect("a free pair");
+        assert_eq!((got.0.0, got.1), (at(40_003), at(40_003)));
+    }
+
+    /// A port asked for is the port used: taken for TCP, it is an error that names it.
+    #[test]
+    fn a_port_asked_for_is_not_changed() {
+        let err = udp_and_tcp_with(
+            at(5000),
+            |a| Ok(Fake(a)),
+            |_: SocketAddr| Err::<SocketAddr, _>(io::Error::from(io::ErrorKind::AddrInUse)),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(err, BindError::Tcp(a, _) if a == at(5000)),
+            "{err}"
+        );
+    }
+
+    /// Port 0 gives up after its tries rather than looping for ever.
+    #[test]
+    fn port_zero_gives_up_after_its_tries() {
+        let mut tries = 0;
+        let err = udp_and_tcp_with(
+            at(0),
+            |_| {
+                tries += 1;
+                Ok(Fake(at(40_000)))
+            },
+            |_: SocketAddr| Err::<SocketAddr, _>(io::Error::from(io::ErrorKind::AddrInUse)),
+        )
+        .unwrap_err();
+        assert!(matches!(err, BindError::Tcp(..)));
+        assert_eq!(tries, TRIES);
+    }
+
+    /// On the real kernel: a pair on port 0 shares one port number.
+    #[test]
+    fn a_real_pair_shares_its_port() {
+        let (udp, tcp) = udp_and_tcp(at(0)).expect("loopback");
+        assert_eq!(
+            udp.local_addr().unwrap().port(),
+            tcp.local_addr().unwrap().port()
+        );
+    }
+}
