@@ -27,12 +27,22 @@ use calendar::Calendar;
 const SLOT_BITS: u32 = 32;
 const SLOT_MASK: u128 = (1 << SLOT_BITS) - 1;
 
+/// A pending event and, beside it, what the calendar keeps of it while it waits in a bucket:
+/// its key and the next slot in the same bucket (`NIL`-ended). Kept together so that pushing
+/// an event into a bucket, and serving the bucket, touch one place per event, not three.
+struct Slot<E> {
+    key: u128,
+    next: u32,
+    /// The event; `None` once taken.
+    event: Option<E>,
+}
+
 /// Pending events, delivered in `(time, insertion sequence)` order.
 pub struct EventQueue<E> {
     /// `time << 64 | seq << 32 | slot`, smallest first.
     keys: Calendar,
-    /// The events, at the slots their keys name; `None` once taken.
-    slots: Vec<Option<E>>,
+    /// The events, at the slots their keys name.
+    slots: Vec<Slot<E>>,
     /// Free slots, reused last-freed first (the warmest memory).
     free: Vec<u32>,
     next_seq: u64,
@@ -94,13 +104,13 @@ impl<E> EventQueue<E> {
         self.next_seq += 1;
         let slot = match self.free.pop() {
             Some(slot) => {
-                self.slots[slot as usize] = Some(event);
+                self.slots[slot as usize].event = Some(event);
                 slot
             }
             None => self.new_slot(event),
         };
         let key = (at.as_nanos() as u128) << 64 | (seq as u128) << SLOT_BITS | slot as u128;
-        self.keys.push(key);
+        self.keys.push(key, &mut self.slots);
     }
 
     /// A slot past the last, for a queue holding more events than ever before.
@@ -108,7 +118,11 @@ impl<E> EventQueue<E> {
     #[inline(never)]
     fn new_slot(&mut self, event: E) -> u32 {
         let slot = u32::try_from(self.slots.len()).expect("fewer than 2^32 pending events");
-        self.slots.push(Some(event));
+        self.slots.push(Slot {
+            key: 0,
+            next: calendar::NIL,
+            event: Some(event),
+        });
         slot
     }
 
@@ -117,14 +131,14 @@ impl<E> EventQueue<E> {
     #[cold]
     #[inline(never)]
     fn renumber(&mut self) {
-        let mut keys = self.keys.take_all();
+        let mut keys = self.keys.take_all(&self.slots);
         keys.sort_unstable();
         for (seq, k) in keys.iter_mut().enumerate() {
             *k = (*k >> 64) << 64 | (seq as u128) << SLOT_BITS | (*k & SLOT_MASK);
         }
         self.next_seq = keys.len() as u64;
         for k in keys {
-            self.keys.push(k);
+            self.keys.push(k, &mut self.slots);
         }
     }
 
@@ -145,10 +159,11 @@ impl<E> EventQueue<E> {
     /// Removes the next event and advances `now` to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        let key = self.keys.pop()?;
+        let key = self.keys.pop(&self.slots)?;
         let at = SimTime::from_nanos((key >> 64) as u64);
         let slot = (key & SLOT_MASK) as u32;
         let event = self.slots[slot as usize]
+            .event
             .take()
             .expect("a pending key names a full slot");
         self.free.push(slot);

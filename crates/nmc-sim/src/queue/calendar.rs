@@ -1,12 +1,12 @@
 //! The pending keys' calendar: buckets over a window of time, a small heap for the bucket
 //! being served, and one for keys beyond the window ([`Calendar`]).
 
-use super::SLOT_MASK;
+use super::{SLOT_MASK, Slot};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// A bucket holding no key.
-const NIL: u32 = u32::MAX;
+pub(super) const NIL: u32 = u32::MAX;
 
 /// Below this many keys `near` takes every key while the buckets are empty.
 const SMALL: usize = 16;
@@ -40,9 +40,6 @@ pub(super) struct Calendar {
     head: Vec<u32>,
     /// A bit per non-empty bucket.
     bits: Vec<u64>,
-    /// Per event slot: the next slot in the same bucket, and the key.
-    next: Vec<u32>,
-    key: Vec<u128>,
     /// Keys in the buckets.
     in_buckets: usize,
 }
@@ -66,8 +63,6 @@ impl Calendar {
             far: BinaryHeap::with_capacity(256),
             head: vec![NIL; n],
             bits: vec![0; n.div_ceil(64)],
-            next: Vec::with_capacity(1024),
-            key: Vec::with_capacity(1024),
             in_buckets: 0,
         }
     }
@@ -78,7 +73,7 @@ impl Calendar {
     }
 
     #[inline(always)]
-    pub(super) fn push(&mut self, key: u128) {
+    pub(super) fn push<E>(&mut self, key: u128, slots: &mut [Slot<E>]) {
         let b = self.bucket(key);
         if (self.in_buckets == 0 && self.near.len() < SMALL) || b <= self.cur {
             // With every bucket empty, `near` may take any key, `cur` moving up to its bucket:
@@ -87,25 +82,15 @@ impl Calendar {
             self.near.push(Reverse(key));
         } else if b - self.cur <= self.mask {
             let i = (b & self.mask) as usize;
-            let slot = (key & SLOT_MASK) as usize;
-            if slot >= self.next.len() {
-                self.grow(slot);
-            }
-            self.key[slot] = key;
-            self.next[slot] = self.head[i];
-            self.head[i] = slot as u32;
+            let slot = &mut slots[(key & SLOT_MASK) as usize];
+            slot.key = key;
+            slot.next = self.head[i];
+            self.head[i] = (key & SLOT_MASK) as u32;
             self.bits[i >> 6] |= 1 << (i & 63);
             self.in_buckets += 1;
         } else {
             self.far.push(Reverse(key));
         }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn grow(&mut self, slot: usize) {
-        self.next.resize(slot + 1, NIL);
-        self.key.resize(slot + 1, 0);
     }
 
     #[inline]
@@ -118,7 +103,7 @@ impl Calendar {
     }
 
     #[inline]
-    pub(super) fn pop(&mut self) -> Option<u128> {
+    pub(super) fn pop<E>(&mut self, slots: &[Slot<E>]) -> Option<u128> {
         if let Some(&Reverse(f)) = self.far.peek()
             && self.near.peek().is_none_or(|&Reverse(n)| f < n)
         {
@@ -127,13 +112,13 @@ impl Calendar {
         }
         let Reverse(key) = self.near.pop()?;
         if self.in_buckets > 0 && self.near.is_empty() {
-            self.serve_next_bucket();
+            self.serve_next_bucket(slots);
         }
         Some(key)
     }
 
     /// Moves the first non-empty bucket after `cur` into `near` and serves it.
-    fn serve_next_bucket(&mut self) {
+    fn serve_next_bucket<E>(&mut self, slots: &[Slot<E>]) {
         let start = ((self.cur + 1) & self.mask) as usize;
         // A power of two, as the buckets are (one word for fewer than 64 buckets).
         let word_mask = self.bits.len() - 1;
@@ -152,8 +137,9 @@ impl Calendar {
         let mut keys = std::mem::take(&mut self.near).into_vec();
         let mut slot = std::mem::replace(&mut self.head[i], NIL);
         while slot != NIL {
-            keys.push(Reverse(self.key[slot as usize]));
-            slot = self.next[slot as usize];
+            let s = &slots[slot as usize];
+            keys.push(Reverse(s.key));
+            slot = s.next;
         }
         self.in_buckets -= keys.len();
         self.near = BinaryHeap::from(keys);
@@ -169,14 +155,14 @@ impl Calendar {
 
     /// Every pending key, in no order, leaving the calendar empty: `far`, then `near` and each
     /// bucket in turn as it would be served.
-    pub(super) fn take_all(&mut self) -> Vec<u128> {
+    pub(super) fn take_all<E>(&mut self, slots: &[Slot<E>]) -> Vec<u128> {
         let mut keys: Vec<u128> = self.far.drain().map(|Reverse(k)| k).collect();
         loop {
             keys.extend(self.near.drain().map(|Reverse(k)| k));
             if self.in_buckets == 0 {
                 return keys;
             }
-            self.serve_next_bucket();
+            self.serve_next_bucket(slots);
         }
     }
 }
