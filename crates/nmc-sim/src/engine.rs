@@ -71,8 +71,10 @@ impl<M: Model> Simulation<M> {
         self.queue.schedule(at, event);
     }
 
-    fn step(&mut self) -> bool {
-        match self.queue.pop() {
+    /// Handles the next event if it is due at or before `end`; `false` if none is.
+    #[inline]
+    fn step_until(&mut self, end: SimTime) -> bool {
+        match self.queue.pop_until(end) {
             Some((now, ev)) => {
                 self.model.handle(now, ev, &mut self.queue);
                 self.events_handled += 1;
@@ -84,20 +86,18 @@ impl<M: Model> Simulation<M> {
 
     /// Handles every event due at or before `end`, then sets the clock to `end`.
     pub fn run_until(&mut self, end: SimTime) -> RunOutcome {
-        while let Some(t) = self.queue.peek_time() {
-            if t > end {
-                self.queue.advance_to(end);
-                return RunOutcome::TimeLimit;
-            }
-            self.step();
-        }
+        while self.step_until(end) {}
         self.queue.advance_to(end);
-        RunOutcome::Idle
+        if self.queue.is_empty() {
+            RunOutcome::Idle
+        } else {
+            RunOutcome::TimeLimit
+        }
     }
 
     /// Handles events until none are pending.
     pub fn run_until_idle(&mut self) -> RunOutcome {
-        while self.step() {}
+        while self.step_until(SimTime::MAX) {}
         RunOutcome::Idle
     }
 
@@ -111,15 +111,13 @@ impl<M: Model> Simulation<M> {
             if !keep_going(&self.model, self.now()) {
                 return RunOutcome::Condition;
             }
-            match self.queue.peek_time() {
-                None => return RunOutcome::Idle,
-                Some(t) if t > end => {
-                    self.queue.advance_to(end);
-                    return RunOutcome::TimeLimit;
+            if !self.step_until(end) {
+                // Idle leaves the clock at the last event; a time limit moves it to `end`.
+                if self.queue.is_empty() {
+                    return RunOutcome::Idle;
                 }
-                Some(_) => {
-                    self.step();
-                }
+                self.queue.advance_to(end);
+                return RunOutcome::TimeLimit;
             }
         }
     }

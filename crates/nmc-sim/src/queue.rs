@@ -160,6 +160,23 @@ impl<E> EventQueue<E> {
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
         let key = self.keys.pop(&self.slots)?;
+        Some(self.take(key))
+    }
+
+    /// Removes the next event if it is due at or before `end`, and advances `now` to its time;
+    /// `None`, with nothing removed, if no event is due by then: [`Self::peek_time`] and
+    /// [`Self::pop`] in one look.
+    #[inline]
+    pub fn pop_until(&mut self, end: SimTime) -> Option<(SimTime, E)> {
+        // The largest key at `end`: every `seq` and slot.
+        let limit = (end.as_nanos() as u128) << 64 | u64::MAX as u128;
+        let key = self.keys.pop_at_most(limit, &self.slots)?;
+        Some(self.take(key))
+    }
+
+    /// The event of `key`, just taken out of the key set.
+    #[inline(always)]
+    fn take(&mut self, key: u128) -> (SimTime, E) {
         let at = SimTime::from_nanos((key >> 64) as u64);
         let slot = (key & SLOT_MASK) as u32;
         let event = self.slots[slot as usize]
@@ -168,7 +185,7 @@ impl<E> EventQueue<E> {
             .expect("a pending key names a full slot");
         self.free.push(slot);
         self.now = at;
-        Some((at, event))
+        (at, event)
     }
 
     /// Events pending.
@@ -193,6 +210,29 @@ mod tests {
     use crate::SimDuration;
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
+
+    /// `pop_until` at the end of time takes every event, and at an instant takes the events
+    /// due then, whatever their `seq` and slot.
+    #[test]
+    fn pop_until_takes_what_is_due() {
+        let mut q = EventQueue::new();
+        let t = SimTime::from_nanos(10);
+        for i in 0..3u32 {
+            q.schedule(t, i);
+        }
+        q.schedule(SimTime::from_nanos(11), 9);
+        assert_eq!(q.pop_until(SimTime::from_nanos(9)), None);
+        assert_eq!(q.now(), SimTime::ZERO, "nothing taken, the clock unmoved");
+        for i in 0..3u32 {
+            assert_eq!(q.pop_until(t), Some((t, i)));
+        }
+        assert_eq!(q.pop_until(t), None);
+        assert_eq!(
+            q.pop_until(SimTime::MAX),
+            Some((SimTime::from_nanos(11), 9))
+        );
+        assert_eq!(q.pop_until(SimTime::MAX), None);
+    }
 
     #[test]
     fn same_time_events_come_out_in_scheduling_order() {
@@ -225,10 +265,11 @@ mod tests {
 
         /// A calendar of a few narrow buckets (4 ns wide, a 32 ns window), pushed and popped
         /// in any interleaving with delays from 0 to well past the window, delivers exactly
-        /// `(time, seq)` order: the order a plain heap gives.
+        /// `(time, seq)` order: the order a plain heap gives. `pop_until(end)` takes the next
+        /// event only when it is due by `end`, as a peek then a pop would.
         #[test]
         fn the_calendar_keeps_time_then_seq_order(
-            ops in proptest::collection::vec((0u64..100, 0u8..3), 0..600),
+            ops in proptest::collection::vec((0u64..100, 0u8..4), 0..600),
             renumber_every in 3u64..1000,
         ) {
             let mut q = EventQueue::with_calendar(Calendar::with(2, 3), renumber_every);
@@ -238,6 +279,11 @@ mod tests {
                 if *op == 0 {
                     got.push(q.pop().map(|(t, e)| (t.as_nanos(), e)));
                     want.push(reference.pop().map(|Reverse(x)| x));
+                } else if *op == 3 {
+                    let end = q.now() + SimDuration::from_nanos(*dt / 4);
+                    got.push(q.pop_until(end).map(|(t, e)| (t.as_nanos(), e)));
+                    let due = reference.peek().is_some_and(|Reverse((t, _))| *t <= end.as_nanos());
+                    want.push(if due { reference.pop().map(|Reverse(x)| x) } else { None });
                 } else {
                     let at = q.now() + SimDuration::from_nanos(*dt);
                     q.schedule(at, i);

@@ -104,13 +104,27 @@ impl Calendar {
 
     #[inline]
     pub(super) fn pop<E>(&mut self, slots: &[Slot<E>]) -> Option<u128> {
+        self.pop_at_most(u128::MAX, slots)
+    }
+
+    /// The smallest key if it is at most `limit` (taken out), else `None` (nothing taken): a
+    /// peek and a pop in one look at the two heaps' tops.
+    #[inline]
+    pub(super) fn pop_at_most<E>(&mut self, limit: u128, slots: &[Slot<E>]) -> Option<u128> {
         if let Some(&Reverse(f)) = self.far.peek()
             && self.near.peek().is_none_or(|&Reverse(n)| f < n)
         {
+            if f > limit {
+                return None;
+            }
             self.far.pop();
             return Some(f);
         }
-        let Reverse(key) = self.near.pop()?;
+        let &Reverse(key) = self.near.peek()?;
+        if key > limit {
+            return None;
+        }
+        self.near.pop();
         if self.in_buckets > 0 && self.near.is_empty() {
             self.serve_next_bucket(slots);
         }
