@@ -101,7 +101,9 @@ impl<M: Model> Simulation<M> {
         RunOutcome::Idle
     }
 
-    /// Handles events while `keep_going(model, now)` holds (checked before each event), up to `end`.
+    /// Handles events while `keep_going(model, now)` holds (checked before each event), up to
+    /// `end`. On a time limit the clock moves to `end`; when no event is left (`Idle`) it stays
+    /// at the last event's time.
     pub fn run_while(
         &mut self,
         end: SimTime,
@@ -163,5 +165,38 @@ mod tests {
         s.schedule(SimTime::from_nanos(3), ());
         assert_eq!(s.run_until_idle(), RunOutcome::Idle);
         assert_eq!(s.events_handled(), 1);
+
+        // Where each way of stopping leaves the clock.
+        let at = |ns| SimTime::from_nanos(ns);
+        let once_at_3 = || {
+            let mut s = Simulation::new(Once);
+            s.schedule(at(3), ());
+            s
+        };
+        let mut s = once_at_3();
+        assert_eq!(s.run_while(at(100), |_, _| true), RunOutcome::Idle);
+        assert_eq!(
+            s.now(),
+            at(3),
+            "run_while: idle leaves the clock at the last event"
+        );
+        let mut s = once_at_3();
+        assert_eq!(s.run_while(at(2), |_, _| true), RunOutcome::TimeLimit);
+        assert_eq!(
+            s.now(),
+            at(2),
+            "run_while: a time limit moves the clock to the end"
+        );
+        assert_eq!(s.events_handled(), 0);
+        let mut s = once_at_3();
+        assert_eq!(s.run_until(at(100)), RunOutcome::Idle);
+        assert_eq!(
+            s.now(),
+            at(100),
+            "run_until: the clock moves to the end either way"
+        );
+        let mut s = once_at_3();
+        assert_eq!(s.run_until(at(3)), RunOutcome::Idle);
+        assert_eq!(s.events_handled(), 1, "an event due at the end is handled");
     }
 }

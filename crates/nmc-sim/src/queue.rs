@@ -30,6 +30,8 @@ const SLOT_MASK: u128 = (1 << SLOT_BITS) - 1;
 /// A pending event and, beside it, what the calendar keeps of it while it waits in a bucket:
 /// its key and the next slot in the same bucket (`NIL`-ended). Kept together so that pushing
 /// an event into a bucket, and serving the bucket, touch one place per event, not three.
+/// `key` and `next` are written when the key goes into a bucket and read only from a bucket's
+/// list; for an event whose key went to a heap they are stale, and nothing reads them.
 struct Slot<E> {
     key: u128,
     next: u32,
@@ -232,6 +234,28 @@ mod tests {
             Some((SimTime::from_nanos(11), 9))
         );
         assert_eq!(q.pop_until(SimTime::MAX), None);
+    }
+
+    /// `pop_until` compares a key beyond the calendar's window (held in the far heap) with its
+    /// end as it does a near one.
+    #[test]
+    fn pop_until_sees_far_keys() {
+        // Buckets 4 ns wide over 32 ns: 16 events at 0 fill the small heap, so the event at
+        // 1000 ns, beyond the window, waits in the far heap.
+        let mut q = EventQueue::with_calendar(Calendar::with(2, 3), 1 << 32);
+        for i in 0..16u32 {
+            q.schedule(SimTime::ZERO, i);
+        }
+        q.schedule(SimTime::from_nanos(1000), 99);
+        for i in 0..16u32 {
+            assert_eq!(q.pop_until(SimTime::ZERO), Some((SimTime::ZERO, i)));
+        }
+        assert_eq!(q.pop_until(SimTime::from_nanos(999)), None);
+        assert_eq!(q.now(), SimTime::ZERO);
+        assert_eq!(
+            q.pop_until(SimTime::from_nanos(1000)),
+            Some((SimTime::from_nanos(1000), 99))
+        );
     }
 
     #[test]
