@@ -167,7 +167,7 @@ mod tests {
         assert_eq!(s.events_handled(), 1);
 
         // Where each way of stopping leaves the clock.
-        let at = |ns| SimTime::from_nanos(ns);
+        let at = SimTime::from_nanos;
         let once_at_3 = || {
             let mut s = Simulation::new(Once);
             s.schedule(at(3), ());

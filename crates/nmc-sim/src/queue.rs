@@ -161,8 +161,7 @@ impl<E> EventQueue<E> {
     /// Removes the next event and advances `now` to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        let key = self.keys.pop(&self.slots)?;
-        Some(self.take(key))
+        self.pop_until(SimTime::MAX)
     }
 
     /// Removes the next event if it is due at or before `end`, and advances `now` to its time;
@@ -173,12 +172,6 @@ impl<E> EventQueue<E> {
         // The largest key at `end`: every `seq` and slot.
         let limit = (end.as_nanos() as u128) << 64 | u64::MAX as u128;
         let key = self.keys.pop_at_most(limit, &self.slots)?;
-        Some(self.take(key))
-    }
-
-    /// The event of `key`, just taken out of the key set.
-    #[inline(always)]
-    fn take(&mut self, key: u128) -> (SimTime, E) {
         let at = SimTime::from_nanos((key >> 64) as u64);
         let slot = (key & SLOT_MASK) as u32;
         let event = self.slots[slot as usize]
@@ -187,7 +180,7 @@ impl<E> EventQueue<E> {
             .expect("a pending key names a full slot");
         self.free.push(slot);
         self.now = at;
-        (at, event)
+        Some((at, event))
     }
 
     /// Events pending.

@@ -82,10 +82,11 @@ impl Calendar {
             self.near.push(Reverse(key));
         } else if b - self.cur <= self.mask {
             let i = (b & self.mask) as usize;
-            let slot = &mut slots[(key & SLOT_MASK) as usize];
+            let s = (key & SLOT_MASK) as u32;
+            let slot = &mut slots[s as usize];
             slot.key = key;
             slot.next = self.head[i];
-            self.head[i] = (key & SLOT_MASK) as u32;
+            self.head[i] = s;
             self.bits[i >> 6] |= 1 << (i & 63);
             self.in_buckets += 1;
         } else {
@@ -102,13 +103,8 @@ impl Calendar {
         }
     }
 
-    #[inline]
-    pub(super) fn pop<E>(&mut self, slots: &[Slot<E>]) -> Option<u128> {
-        self.pop_at_most(u128::MAX, slots)
-    }
-
     /// The smallest key if it is at most `limit` (taken out), else `None` (nothing taken): a
-    /// peek and a pop in one look at the two heaps' tops.
+    /// peek and a pop in one look at the two heaps' tops (`u128::MAX`: a plain pop).
     #[inline]
     pub(super) fn pop_at_most<E>(&mut self, limit: u128, slots: &[Slot<E>]) -> Option<u128> {
         if let Some(&Reverse(f)) = self.far.peek()
