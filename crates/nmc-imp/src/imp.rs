@@ -678,7 +678,7 @@ impl Imp {
     ///
     /// # Panics
     /// If a retransmission timer names a line or channel the IMP does not have.
-    #[inline]
+    #[inline(always)]
     pub fn handle_timeout(&mut self, now: SimTime, timer: TimerId) -> Option<Expired> {
         match timer {
             TimerId::Retransmit {
@@ -792,11 +792,13 @@ impl Imp {
         if frame.corrupted {
             return (acked, Arrival::Corrupted);
         }
-        for lch in 0..8u8 {
-            if frame.ack_mask & (1 << lch) != 0 {
-                let bit = frame.ack_bits & (1 << lch) != 0;
-                acked[lch as usize] = self.acknowledge(line, lch, bit);
-            }
+        // The channels the mask names, lowest first (one or two of eight, most often).
+        let mut mask = frame.ack_mask;
+        while mask != 0 {
+            let lch = mask.trailing_zeros() as u8;
+            mask &= mask - 1;
+            let bit = frame.ack_bits & (1 << lch) != 0;
+            acked[lch as usize] = self.acknowledge(line, lch, bit);
         }
         let FrameKind::Packet { pkt, lch, bit } = frame.kind else {
             return (acked, Arrival::NoPacket);

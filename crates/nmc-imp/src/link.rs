@@ -263,6 +263,7 @@ impl Link {
     /// acknowledgements alone. A packet
     /// frame takes its channel and flips the channel's sequence bit; a retransmission reuses
     /// both (K&O §III; RFC 632).
+    #[inline]
     pub fn next_frame(&mut self) -> Option<NextFrame> {
         if self.routing_due {
             self.routing_due = false;

@@ -64,6 +64,7 @@ pub struct Processor {
 
 impl Processor {
     /// Task level: `work` joins the FIFO; it starts at once if the processor is free.
+    #[inline]
     pub fn push(&mut self, now: SimTime, work: Work, cost: SimDuration) {
         let task = Task {
             work,
@@ -86,6 +87,7 @@ impl Processor {
     }
 
     /// The task in service is done at `now` (its deadline): returns it and starts the next.
+    #[inline]
     pub fn handle_timeout(&mut self, now: SimTime) -> Option<Task> {
         match self.serving {
             Some((task, done)) if done <= now => {
@@ -147,6 +149,7 @@ impl Processor {
     }
 
     /// `task` takes the processor: it starts at `now`, or when the clock's job lets go.
+    #[inline]
     fn start(&mut self, now: SimTime, task: Task) {
         let start = now.max(self.blocked_until);
         let waited = start.since(task.queued).as_nanos();

@@ -167,7 +167,7 @@ impl<E> EventQueue<E> {
     /// Removes the next event if it is due at or before `end`, and advances `now` to its time;
     /// `None`, with nothing removed, if no event is due by then: [`Self::peek_time`] and
     /// [`Self::pop`] in one look.
-    #[inline]
+    #[inline(always)]
     pub fn pop_until(&mut self, end: SimTime) -> Option<(SimTime, E)> {
         // The largest key at `end`: every `seq` and slot.
         let limit = (end.as_nanos() as u128) << 64 | u64::MAX as u128;

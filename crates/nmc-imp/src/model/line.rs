@@ -99,12 +99,21 @@ impl Subnet {
         self.imps[imp as usize].enqueue(line as usize, id, hold, priority);
     }
 
-    /// Starts the next frame on an idle link.
+    /// Starts the next frame on an idle link. Most calls find the link busy (a frame going
+    /// out) and end here, without the call to [`Self::send_next`].
+    #[inline]
     pub(super) fn try_send(&mut self, now: SimTime, l: u32, q: &mut EventQueue<Ev>) {
         let (from, line) = self.link_at[l as usize];
-        if !self.routing.line_up(l) {
+        if self.imps[from as usize].lines[line as usize].busy || !self.routing.line_up(l) {
             return;
         }
+        self.send_next(now, l, q);
+    }
+
+    /// Starts the next frame, if any, on link `l`, which is up and idle.
+    #[inline(never)]
+    fn send_next(&mut self, now: SimTime, l: u32, q: &mut EventQueue<Ev>) {
+        let (from, line) = self.link_at[l as usize];
         let Some(Transmit {
             what,
             fresh,
@@ -238,9 +247,10 @@ impl Subnet {
             |pkt| *slab.get(pkt),
             |p| routing.next_link(topo, at, p.dst),
         );
-        let freed = acked.iter().flatten().count() > 0;
+        let mut freed = false;
         for pkt in acked.into_iter().flatten() {
             self.slab.remove(pkt);
+            freed = true;
         }
         match arrival {
             Arrival::Corrupted => {

@@ -70,6 +70,7 @@ impl Subnet {
     }
 
     /// Schedules the processor's wake-up if its deadline moved.
+    #[inline(always)]
     fn arm(&mut self, imp: u32, before: Option<(SimTime, u32)>, q: &mut EventQueue<Ev>) {
         let after = self.imps[imp as usize].cpu.poll_at();
         if after != before

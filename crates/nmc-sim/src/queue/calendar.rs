@@ -105,7 +105,7 @@ impl Calendar {
 
     /// The smallest key if it is at most `limit` (taken out), else `None` (nothing taken): a
     /// peek and a pop in one look at the two heaps' tops (`u128::MAX`: a plain pop).
-    #[inline]
+    #[inline(always)]
     pub(super) fn pop_at_most<E>(&mut self, limit: u128, slots: &[Slot<E>]) -> Option<u128> {
         if let Some(&Reverse(f)) = self.far.peek()
             && self.near.peek().is_none_or(|&Reverse(n)| f < n)
@@ -143,16 +143,14 @@ impl Calendar {
         // Buckets ahead of `cur`, counted round the window.
         let ahead = ((i as u64).wrapping_sub(start as u64) & self.mask) + 1;
         self.cur += ahead;
-        // `near` is empty: fill its buffer, then order it at once.
-        let mut keys = std::mem::take(&mut self.near).into_vec();
+        // `near` is empty: the bucket's keys go onto it one by one (most buckets hold one).
         let mut slot = std::mem::replace(&mut self.head[i], NIL);
         while slot != NIL {
             let s = &slots[slot as usize];
-            keys.push(Reverse(s.key));
+            self.near.push(Reverse(s.key));
             slot = s.next;
         }
-        self.in_buckets -= keys.len();
-        self.near = BinaryHeap::from(keys);
+        self.in_buckets -= self.near.len();
     }
 
     pub(super) fn len(&self) -> usize {
