@@ -13,10 +13,10 @@
 //! same. The slab and the key set keep their capacity, so a model whose events are plain
 //! values allocates nothing per event once warm.
 //!
-//! The keys wait in a calendar (`queue/calendar.rs`): one small binary heap while few events
+//! The keys wait in a calendar (`queue/calendar.rs`): one short sorted list while few events
 //! are pending (the golden chain's 1–6), buckets of 16.4 µs once more are (a loaded IMP
-//! network's 400–550, issue 36), so that a push is a list insert and a pop walks a heap of one
-//! bucket's events.
+//! network's 400–550, issue 36), so that a push is a list insert and a pop takes the last key
+//! of the bucket being served, sorted when it was moved out of the buckets.
 
 mod calendar;
 
@@ -233,8 +233,8 @@ mod tests {
     /// end as it does a near one.
     #[test]
     fn pop_until_sees_far_keys() {
-        // Buckets 4 ns wide over 32 ns: 16 events at 0 fill the small heap, so the event at
-        // 1000 ns, beyond the window, waits in the far heap.
+        // Buckets 4 ns wide over 32 ns: 16 events at 0 fill the short list (`near`), so the
+        // event at 1000 ns, beyond the window, waits in the far heap.
         let mut q = EventQueue::with_calendar(Calendar::with(2, 3), 1 << 32);
         for i in 0..16u32 {
             q.schedule(SimTime::ZERO, i);
@@ -249,6 +249,34 @@ mod tests {
             q.pop_until(SimTime::from_nanos(1000)),
             Some((SimTime::from_nanos(1000), 99))
         );
+    }
+
+    /// A crowd due at one instant while the buckets hold keys: the first of them (the calendar's
+    /// `NEAR_MAX`) join the served bucket's sorted list, the rest wait in the far heap, and all
+    /// come out in scheduling order, before the later keys.
+    #[test]
+    fn a_crowd_at_one_instant_keeps_its_order() {
+        let mut q = EventQueue::new();
+        let t = SimTime::from_nanos(1_000_000);
+        q.schedule(t, 0u32);
+        for i in 1..=50u32 {
+            q.schedule(
+                SimTime::from_nanos(2_000_000 + 100_000 * i as u64),
+                10_000 + i,
+            );
+        }
+        assert_eq!(q.pop(), Some((t, 0)));
+        for i in 1..=1000u32 {
+            q.schedule(t, i);
+        }
+        for i in 1..=1000u32 {
+            assert_eq!(q.pop(), Some((t, i)));
+        }
+        for i in 1..=50u32 {
+            let at = SimTime::from_nanos(2_000_000 + 100_000 * i as u64);
+            assert_eq!(q.pop(), Some((at, 10_000 + i)));
+        }
+        assert!(q.pop().is_none());
     }
 
     #[test]
@@ -284,12 +312,16 @@ mod tests {
         /// in any interleaving with delays from 0 to well past the window, delivers exactly
         /// `(time, seq)` order: the order a plain heap gives. `pop_until(end)` takes the next
         /// event only when it is due by `end`, as a peek then a pop would.
+        /// With `near` capped low, keys due in the served bucket spill into the far heap, and
+        /// the order is the same.
         #[test]
         fn the_calendar_keeps_time_then_seq_order(
             ops in proptest::collection::vec((0u64..100, 0u8..4), 0..600),
             renumber_every in 3u64..1000,
+            near_max in 1usize..40,
         ) {
-            let mut q = EventQueue::with_calendar(Calendar::with(2, 3), renumber_every);
+            let calendar = Calendar::with(2, 3).with_near_max(near_max);
+            let mut q = EventQueue::with_calendar(calendar, renumber_every);
             let mut reference: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::new();
             let (mut got, mut want) = (Vec::new(), Vec::new());
             for (i, (dt, op)) in ops.iter().enumerate() {

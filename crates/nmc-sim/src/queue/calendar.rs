@@ -1,5 +1,5 @@
-//! The pending keys' calendar: buckets over a window of time, a small heap for the bucket
-//! being served, and one for keys beyond the window ([`Calendar`]).
+//! The pending keys' calendar: buckets over a window of time, a short sorted list for the
+//! bucket being served, and a heap for keys beyond the window ([`Calendar`]).
 
 use super::{SLOT_MASK, Slot};
 use std::cmp::Reverse;
@@ -11,22 +11,29 @@ pub(super) const NIL: u32 = u32::MAX;
 /// Below this many keys `near` takes every key while the buckets are empty.
 const SMALL: usize = 16;
 
+/// At most this many keys join `near` one by one (each an insertion into a sorted list);
+/// beyond it, a key due in the bucket being served waits in `far`.
+const NEAR_MAX: usize = 32;
+
 /// The pending keys: a calendar of buckets `2^shift` ns wide over a window of `n` buckets, with
-/// a small binary heap for the bucket being served and one for keys beyond the window.
+/// a short sorted list for the bucket being served and a binary heap for keys beyond the
+/// window.
 ///
 /// Holds three sets, and keeps them so that the smallest pending key is always the smaller of
-/// the two heaps' tops:
-/// - `near`: keys whose bucket is at or before `cur` (the bucket being served);
+/// `near`'s last key and `far`'s top:
+/// - `near`: keys whose bucket is at or before `cur` (the bucket being served), sorted, the
+///   smallest last;
 /// - the buckets: keys whose bucket `b` has `cur < b < cur + n`, each bucket an unordered list
 ///   threaded through the keys' slots (`head`, `next`), with a bit per non-empty bucket;
-/// - `far`: keys at or beyond the window when they came, in any order of time.
+/// - `far`: keys at or beyond the window when they came, and keys due in the bucket being
+///   served that found `near` full ([`NEAR_MAX`]), in any order of time.
 ///
 /// `near` is empty only when every bucket is: when it empties, the next non-empty bucket is
-/// moved into it. A bucket's keys are then ordered by `near`, so the order out is exactly the
-/// keys' order, `(time, seq)`, as a single heap's would be; what changes is the cost. A loaded
-/// IMP network keeps 400–550 events pending (issue 36), through which a binary heap's walk
-/// goes nine levels deep at every push and pop; here a push is a list insert and `near` holds
-/// the few events of one bucket.
+/// moved into it and sorted. Every key in `near` is below every key in the buckets, so the
+/// order out is exactly the keys' order, `(time, seq)`, as a single heap's would be; what
+/// changes is the cost. A loaded IMP network keeps 400–550 events pending (issue 36), through
+/// which a binary heap's walk goes nine levels deep at every push and pop; here a push is a
+/// list insert, a bucket most often holds one key, and taking the next is `near`'s last.
 pub(super) struct Calendar {
     /// Bucket width: `2^shift` ns.
     shift: u32,
@@ -34,7 +41,10 @@ pub(super) struct Calendar {
     mask: u64,
     /// The bucket being served (`time >> shift`).
     cur: u64,
-    near: BinaryHeap<Reverse<u128>>,
+    /// Keys at or before `cur`, largest first: the next key is the last.
+    near: Vec<u128>,
+    /// Keys that join `near` one by one at most ([`NEAR_MAX`]; fewer in tests).
+    near_max: usize,
     far: BinaryHeap<Reverse<u128>>,
     /// First key's slot in each bucket (`NIL`: empty).
     head: Vec<u32>,
@@ -59,12 +69,21 @@ impl Calendar {
             shift,
             mask: n as u64 - 1,
             cur: 0,
-            near: BinaryHeap::with_capacity(64),
+            near: Vec::with_capacity(64),
+            near_max: NEAR_MAX,
             far: BinaryHeap::with_capacity(256),
             head: vec![NIL; n],
             bits: vec![0; n.div_ceil(64)],
             in_buckets: 0,
         }
+    }
+
+    /// The same with at most `near_max` keys joining `near` one by one (tests: a crowd at
+    /// one instant spills into `far` sooner).
+    #[cfg(test)]
+    pub(super) fn with_near_max(mut self, near_max: usize) -> Self {
+        self.near_max = near_max;
+        self
     }
 
     #[inline(always)]
@@ -77,9 +96,14 @@ impl Calendar {
         let b = self.bucket(key);
         if (self.in_buckets == 0 && self.near.len() < SMALL) || b <= self.cur {
             // With every bucket empty, `near` may take any key, `cur` moving up to its bucket:
-            // a queue of a few events (the golden chain's) stays one small heap.
+            // a queue of a few events (the golden chain's) stays one short sorted list.
             self.cur = self.cur.max(b);
-            self.near.push(Reverse(key));
+            if self.near.len() < self.near_max {
+                self.push_near(key);
+            } else {
+                // A crowd at one instant: the rest wait in `far`, which takes any key.
+                self.far.push(Reverse(key));
+            }
         } else if b - self.cur <= self.mask {
             let i = (b & self.mask) as usize;
             let s = (key & SLOT_MASK) as u32;
@@ -94,21 +118,34 @@ impl Calendar {
         }
     }
 
+    /// `key` joins `near` in its place, the keys smaller than it moving up one.
+    #[inline(always)]
+    fn push_near(&mut self, key: u128) {
+        self.near.push(key);
+        let mut i = self.near.len() - 1;
+        while i > 0 && self.near[i - 1] < key {
+            self.near[i] = self.near[i - 1];
+            i -= 1;
+        }
+        self.near[i] = key;
+    }
+
     #[inline]
     pub(super) fn peek(&self) -> Option<u128> {
-        match (self.near.peek(), self.far.peek()) {
-            (Some(Reverse(n)), Some(Reverse(f))) => Some((*n).min(*f)),
-            (Some(Reverse(k)), None) | (None, Some(Reverse(k))) => Some(*k),
+        match (self.near.last(), self.far.peek()) {
+            (Some(n), Some(Reverse(f))) => Some((*n).min(*f)),
+            (Some(k), None) | (None, Some(Reverse(k))) => Some(*k),
             (None, None) => None,
         }
     }
 
     /// The smallest key if it is at most `limit` (taken out), else `None` (nothing taken): a
-    /// peek and a pop in one look at the two heaps' tops (`u128::MAX`: a plain pop).
+    /// peek and a pop in one look at `near`'s last key and `far`'s top (`u128::MAX`: a plain
+    /// pop).
     #[inline(always)]
     pub(super) fn pop_at_most<E>(&mut self, limit: u128, slots: &[Slot<E>]) -> Option<u128> {
         if let Some(&Reverse(f)) = self.far.peek()
-            && self.near.peek().is_none_or(|&Reverse(n)| f < n)
+            && self.near.last().is_none_or(|&n| f < n)
         {
             if f > limit {
                 return None;
@@ -116,7 +153,7 @@ impl Calendar {
             self.far.pop();
             return Some(f);
         }
-        let &Reverse(key) = self.near.peek()?;
+        let &key = self.near.last()?;
         if key > limit {
             return None;
         }
@@ -143,14 +180,17 @@ impl Calendar {
         // Buckets ahead of `cur`, counted round the window.
         let ahead = ((i as u64).wrapping_sub(start as u64) & self.mask) + 1;
         self.cur += ahead;
-        // `near` is empty: the bucket's keys go onto it one by one (most buckets hold one).
+        // `near` is empty: it takes the bucket's keys, sorted (most buckets hold one).
         let mut slot = std::mem::replace(&mut self.head[i], NIL);
         while slot != NIL {
             let s = &slots[slot as usize];
-            self.near.push(Reverse(s.key));
+            self.near.push(s.key);
             slot = s.next;
         }
         self.in_buckets -= self.near.len();
+        if self.near.len() > 1 {
+            self.near.sort_unstable_by(|a, b| b.cmp(a));
+        }
     }
 
     pub(super) fn len(&self) -> usize {
@@ -166,7 +206,7 @@ impl Calendar {
     pub(super) fn take_all<E>(&mut self, slots: &[Slot<E>]) -> Vec<u128> {
         let mut keys: Vec<u128> = self.far.drain().map(|Reverse(k)| k).collect();
         loop {
-            keys.extend(self.near.drain().map(|Reverse(k)| k));
+            keys.append(&mut self.near);
             if self.in_buckets == 0 {
                 return keys;
             }
