@@ -313,7 +313,9 @@ impl Link {
         }
         let held = c.held.take()?;
         c.next_generation();
-        self.retx.retain(|&x| x != lch);
+        if !self.retx.is_empty() {
+            self.retx.retain(|&x| x != lch);
+        }
         Some(held)
     }
 

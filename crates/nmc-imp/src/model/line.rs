@@ -247,10 +247,15 @@ impl Subnet {
             |pkt| *slab.get(pkt),
             |p| routing.next_link(topo, at, p.dst),
         );
-        let mut freed = false;
-        for pkt in acked.into_iter().flatten() {
-            self.slab.remove(pkt);
-            freed = true;
+        // The channels the frame acknowledged (`acked` is empty elsewhere).
+        let (mut freed, mut mask) = (false, frame.ack_mask);
+        while mask != 0 {
+            let lch = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            if let Some(pkt) = acked[lch] {
+                self.slab.remove(pkt);
+                freed = true;
+            }
         }
         match arrival {
             Arrival::Corrupted => {
