@@ -165,6 +165,7 @@ impl Calendar {
     }
 
     /// Moves the first non-empty bucket after `cur` into `near` and serves it.
+    #[inline(always)]
     fn serve_next_bucket<E>(&mut self, slots: &[Slot<E>]) {
         let start = ((self.cur + 1) & self.mask) as usize;
         // A power of two, as the buckets are (one word for fewer than 64 buckets).
