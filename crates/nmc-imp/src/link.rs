@@ -257,6 +257,18 @@ impl Link {
         acks
     }
 
+    /// Is there anything [`Link::next_frame`] could send: a routing message due, a
+    /// retransmission, a queued packet or acknowledgements owed? (`false`: it would send
+    /// nothing.)
+    #[inline]
+    pub fn has_work(&self) -> bool {
+        self.routing_due
+            || self.ack_mask != 0
+            || !self.retx.is_empty()
+            || !self.ctrl.is_empty()
+            || !self.data.is_empty()
+    }
+
     /// What goes on the line next, if the line is free ([`crate::imp::Imp::poll_transmit`]
     /// checks that): a routing message when one is due, else a retransmission, else a queued
     /// packet on a free logical channel (control messages first), else the pending

@@ -100,11 +100,12 @@ impl Subnet {
     }
 
     /// Starts the next frame on an idle link. Most calls find the link busy (a frame going
-    /// out) and end here, without the call to [`Self::send_next`].
+    /// out) or with nothing to send, and end here, without the call to [`Self::send_next`].
     #[inline]
     pub(super) fn try_send(&mut self, now: SimTime, l: u32, q: &mut EventQueue<Ev>) {
         let (from, line) = self.link_at[l as usize];
-        if self.imps[from as usize].lines[line as usize].busy || !self.routing.line_up(l) {
+        let link = &self.imps[from as usize].lines[line as usize];
+        if link.busy || !link.has_work() || !self.routing.line_up(l) {
             return;
         }
         self.send_next(now, l, q);
