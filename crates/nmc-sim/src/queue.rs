@@ -31,7 +31,8 @@ const SLOT_MASK: u128 = (1 << SLOT_BITS) - 1;
 /// its key and the next slot in the same bucket (`NIL`-ended). Kept together so that pushing
 /// an event into a bucket, and serving the bucket, touch one place per event, not three.
 /// `key` and `next` are written when the key goes into a bucket and read only from a bucket's
-/// list; for an event whose key went to a heap they are stale, and nothing reads them.
+/// list; for an event whose key went to `near` or the far heap they are stale, and nothing
+/// reads them.
 struct Slot<E> {
     key: u128,
     next: u32,
