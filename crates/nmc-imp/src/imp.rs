@@ -792,11 +792,7 @@ impl Imp {
         if frame.corrupted {
             return (acked, Arrival::Corrupted);
         }
-        // The channels the mask names, lowest first (one or two of eight, most often).
-        let mut mask = frame.ack_mask;
-        while mask != 0 {
-            let lch = mask.trailing_zeros() as u8;
-            mask &= mask - 1;
+        for lch in crate::link::channels_in(frame.ack_mask) {
             let bit = frame.ack_bits & (1 << lch) != 0;
             acked[lch as usize] = self.acknowledge(line, lch, bit);
         }

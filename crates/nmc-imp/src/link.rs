@@ -94,6 +94,21 @@ pub enum FrameKind {
     },
 }
 
+/// The logical channels an acknowledgement mask names, lowest first: one or two of eight, most
+/// often, so a frame's acknowledgements are walked bit by bit rather than over every channel.
+#[inline]
+pub fn channels_in(mask: u8) -> impl Iterator<Item = u8> {
+    let mut left = mask;
+    std::iter::from_fn(move || {
+        if left == 0 {
+            return None;
+        }
+        let lch = left.trailing_zeros() as u8;
+        left &= left - 1;
+        Some(lch)
+    })
+}
+
 /// One frame on a line: what it carries, the acknowledgements piggy-backed for the reverse
 /// direction, and whether a line error hit it.
 #[derive(Clone, Copy, Debug)]
@@ -277,6 +292,10 @@ impl Link {
     /// both (K&O §III; RFC 632).
     #[inline]
     pub fn next_frame(&mut self) -> Option<NextFrame> {
+        // The one gate: a driver that asks `has_work` before calling in sees the same answer.
+        if !self.has_work() {
+            return None;
+        }
         if self.routing_due {
             self.routing_due = false;
             return Some(NextFrame::Routing);
@@ -397,6 +416,14 @@ impl Link {
 mod tests {
     use super::*;
     use nmc_sim::{BitRate, RngStreams};
+
+    /// An acknowledgement mask names its channels lowest first, and only those.
+    #[test]
+    fn an_ack_mask_names_its_channels() {
+        assert_eq!(channels_in(0b1010_0001).collect::<Vec<_>>(), [0, 5, 7]);
+        assert_eq!(channels_in(0xff).count(), 8);
+        assert_eq!(channels_in(0).next(), None);
+    }
 
     fn line(channels: u8) -> Link {
         let def = LinkDef {

@@ -6,7 +6,7 @@
 
 use super::{Counted, Ev, Subnet, Tr, Work, link_in};
 use crate::imp::{Arrival, Expired, TimerId, Transmit};
-use crate::link::{Frame, FrameKind, Hold, NextFrame};
+use crate::link::{Frame, FrameKind, Hold, NextFrame, channels_in};
 use crate::packet::{MsgId, Packet, PktId, PktKind, Stream};
 use nmc_sim::{Bits, EventQueue, SimTime};
 
@@ -248,12 +248,10 @@ impl Subnet {
             |pkt| *slab.get(pkt),
             |p| routing.next_link(topo, at, p.dst),
         );
-        // The channels the frame acknowledged (`acked` is empty elsewhere).
-        let (mut freed, mut mask) = (false, frame.ack_mask);
-        while mask != 0 {
-            let lch = mask.trailing_zeros() as usize;
-            mask &= mask - 1;
-            if let Some(pkt) = acked[lch] {
+        // Only the channels the frame acknowledged can hold a freed packet.
+        let mut freed = false;
+        for lch in channels_in(frame.ack_mask) {
+            if let Some(pkt) = acked[lch as usize] {
                 self.slab.remove(pkt);
                 freed = true;
             }
