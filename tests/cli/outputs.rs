@@ -131,3 +131,47 @@ fn a_sweep_is_refused_while_another_writer_holds_its_folder() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(out.join("sweep.json").exists());
 }
+
+/// A sweep's folder holds runs that took hours and that it resumes from: no other command
+/// replaces it, and a sweep writes only into a new or empty folder or its own, never among a
+/// user's files or another command's output.
+#[test]
+fn a_sweep_folder_is_kept_and_a_sweep_keeps_to_its_own() {
+    let base = tmp("outputs-sweep-folder");
+    let file = base.join("s.toml");
+    std::fs::write(
+        &file,
+        "base = \"md1\"\nseeds = { from = 1, count = 2 }\n[set]\nduration = \"1s\"\n",
+    )
+    .unwrap();
+    let out = base.join("sweep");
+    let o = nmc(&["sweep", s(&file), "--out", s(&out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let before = names(&out);
+    // `nmc run` into the sweep's folder: refused in one line, the sweep untouched.
+    let o = nmc(&["run", "md1", "--set", "duration=1s", "--out", s(&out)]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains("holds a sweep's runs"), "{e}");
+    assert_eq!(e.trim().lines().count(), 1, "{e}");
+    assert_eq!(names(&out), before);
+    assert!(!base.join("sweep.incomplete").exists());
+    // The same sweep again resumes there.
+    let o = nmc(&["sweep", s(&file), "--out", s(&out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // A sweep into a folder of other files, or into a run's output: refused, nothing written.
+    let mine = base.join("mine");
+    std::fs::create_dir_all(&mine).unwrap();
+    std::fs::write(mine.join("keep.txt"), "mine").unwrap();
+    let run = base.join("run");
+    let o = nmc(&["run", "md1", "--set", "duration=1s", "--out", s(&run)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for dir in [&mine, &run] {
+        let before = names(dir);
+        let o = nmc(&["sweep", s(&file), "--out", s(dir)]);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{e}");
+        assert!(e.contains("not a sweep's"), "{e}");
+        assert_eq!(names(dir), before);
+    }
+}

@@ -12,8 +12,10 @@
 //!
 //! nmc replaces its output folder whole, so it refuses to replace a folder it did not write:
 //! an existing `--out` must be empty, carry the [`MARKER`] file nmc writes into every output
-//! folder, or be the output of an nmc from before the marker (it holds `summary.json`,
-//! `reproduce.json` or `sweep.json`). `nmc run --out ~` is an error, not a deleted home.
+//! folder, or be the output of an nmc from before the marker (it holds `summary.json` or
+//! `reproduce.json`). `nmc run --out ~` is an error, not a deleted home. A sweep's folder
+//! (it holds `sweep.json`) is never replaced either: a sweep adds runs to it and resumes from
+//! it, so it can hold hours of runs that no other command would give back.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Write as _;
@@ -24,7 +26,10 @@ use std::path::{Path, PathBuf};
 pub const MARKER: &str = ".nmc-output";
 
 /// Files that mark an output folder written by an nmc from before [`MARKER`].
-const LEGACY_MARKS: &[&str] = &["summary.json", "reproduce.json", "sweep.json"];
+const LEGACY_MARKS: &[&str] = &["summary.json", "reproduce.json"];
+
+/// The file that marks a sweep's folder (its plan): a store of runs, not replaced whole.
+pub const SWEEP_PLAN: &str = "sweep.json";
 
 /// Why an output folder cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -40,6 +45,17 @@ pub enum OutDirError {
         "{0}: exists and holds files nmc did not write; nmc replaces its output folder whole, so choose a new or empty folder"
     )]
     Foreign(String),
+    /// The folder is a sweep's (it holds [`SWEEP_PLAN`]): the folder.
+    #[error(
+        "{0}: holds a sweep's runs and tables (sweep.json), which this command would replace whole; choose another --out"
+    )]
+    Sweep(String),
+    /// A sweep was asked to write into a folder that exists, is not empty and is not a
+    /// sweep's (no [`SWEEP_PLAN`]): the folder.
+    #[error(
+        "{0}: exists and holds files that are not a sweep's (no sweep.json); a sweep adds its runs and tables to its folder, so choose a new or empty one"
+    )]
+    NotASweep(String),
     /// The path exists and is not a folder: the path.
     #[error("{0}: exists and is not a folder")]
     NotAFolder(String),
@@ -147,6 +163,9 @@ fn check_replaceable(dir: &Path) -> Result<(), OutDirError> {
     if entries.next().is_none() {
         return Ok(());
     }
+    if dir.join(SWEEP_PLAN).is_file() {
+        return Err(OutDirError::Sweep(dir.display().to_string()));
+    }
     if std::iter::once(MARKER)
         .chain(LEGACY_MARKS.iter().copied())
         .any(|m| dir.join(m).is_file())
@@ -154,6 +173,29 @@ fn check_replaceable(dir: &Path) -> Result<(), OutDirError> {
         return Ok(());
     }
     Err(OutDirError::Foreign(dir.display().to_string()))
+}
+
+/// May a sweep write into `dir`? It must not exist, be empty, or be a sweep's folder (hold
+/// [`SWEEP_PLAN`]): a sweep resumes from the runs it finds there and writes beside them, so it
+/// must not mix them into a folder of other files, nmc's or not.
+pub fn check_sweep_folder(dir: &Path) -> Result<(), OutDirError> {
+    let meta = match fs::symlink_metadata(dir) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(io("reading", dir)(e)),
+    };
+    if !meta.is_dir() {
+        return Err(OutDirError::NotAFolder(dir.display().to_string()));
+    }
+    let empty = fs::read_dir(dir)
+        .map_err(io("reading", dir))?
+        .next()
+        .is_none();
+    if empty || dir.join(SWEEP_PLAN).is_file() {
+        Ok(())
+    } else {
+        Err(OutDirError::NotASweep(dir.display().to_string()))
+    }
 }
 
 /// Writes [`MARKER`] into `dir`.
@@ -386,5 +428,28 @@ mod tests {
         fs::write(legacy.join("summary.json"), "{}").unwrap();
         OutDir::begin(&legacy).unwrap().commit().unwrap();
         assert_eq!(files(&legacy), [MARKER]);
+        // A sweep's folder is a store of runs, not an output to replace: even marked.
+        let sweep = tmp.path().join("sweep");
+        fs::create_dir_all(sweep.join("runs")).unwrap();
+        fs::write(sweep.join(SWEEP_PLAN), "{}").unwrap();
+        fs::write(sweep.join(MARKER), "").unwrap();
+        let e = OutDir::begin(&sweep).unwrap_err();
+        assert!(matches!(e, OutDirError::Sweep(_)), "{e}");
+        assert_eq!(files(&sweep), [MARKER, "runs", SWEEP_PLAN]);
+        // A sweep, for its part, writes only into a new or empty folder or its own.
+        check_sweep_folder(&sweep).unwrap();
+        check_sweep_folder(&tmp.path().join("new")).unwrap();
+        let bare = tmp.path().join("bare");
+        fs::create_dir_all(&bare).unwrap();
+        check_sweep_folder(&bare).unwrap();
+        // `empty` and `legacy` now hold a run's output (the marker), `home` a user's files.
+        for other in [&home, &empty, &legacy] {
+            let e = check_sweep_folder(other).unwrap_err();
+            assert!(matches!(e, OutDirError::NotASweep(_)), "{e}");
+        }
+        assert!(matches!(
+            check_sweep_folder(&file).unwrap_err(),
+            OutDirError::NotAFolder(_)
+        ));
     }
 }

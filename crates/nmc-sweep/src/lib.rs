@@ -106,6 +106,7 @@ pub fn run(
     use rayon::prelude::*;
     // Issue 33: one sweep writes into a folder at a time; a second is refused in one line.
     let _lock = nmc_report::OutLock::acquire(&opts.out)?;
+    nmc_report::outdir::check_sweep_folder(&opts.out)?;
     let mine: Vec<&Run> = plan
         .runs
         .iter()
@@ -268,9 +269,11 @@ pub fn run_config(
     })
 }
 
-/// Makes the output folder and `runs/`, removes temporaries an interrupted sweep left, and
-/// writes the plan as `sweep.json`: the start (or resumption) of a sweep folder.
+/// Checks that the output folder is new, empty or a sweep's; makes it and `runs/`, removes
+/// temporaries an interrupted sweep left, and writes the plan as `sweep.json`: the start (or
+/// resumption) of a sweep folder.
 pub fn prepare(out: &Path, plan: &Plan) -> Result<()> {
+    nmc_report::outdir::check_sweep_folder(out)?;
     let runs = store::runs_dir(out);
     std::fs::create_dir_all(&runs).with_context(|| format!("creating {}", runs.display()))?;
     store::clean_temporaries(&runs)?;
@@ -320,6 +323,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Outcome> {
     };
     let plan = read_plan(first)?;
     let _lock = nmc_report::OutLock::acquire(out)?;
+    nmc_report::outdir::check_sweep_folder(out)?;
     for d in &dirs[1..] {
         if read_plan(d)? != plan {
             bail!(
