@@ -224,6 +224,16 @@ fn settings_that_would_measure_nothing_are_refused() {
         &a,
         &["network.measure_from = 2min", "not before the run's end"],
     );
+    // A time slice that would never be taken, and a run of no time at all.
+    let a = run(&["network.slices=[\"30s\", \"2min\"]"]);
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    refused(&a, &["network.slices: 2min", "not before the run's end"]);
+    for model in ["md1", "rfc626-lockup", "rfc889-ford1"] {
+        refused(
+            &["run", model, "--set", "duration=0s", "--out", s(&out)],
+            &["--set duration=0s", "above zero"],
+        );
+    }
     // A line break in a --set value used to end the value there, silently.
     refused(
         &[

@@ -147,15 +147,22 @@ fn check_observation(s: &ImpConfig) -> Result<(), BuildError> {
 }
 
 /// Issue 33: a scenario whose metrics would start at or after its end measures nothing it was
-/// set up to measure. Refused where a user's scenario is read (`nmc run`, Python); the model
-/// itself still runs such a configuration (tests cut scenarios short to look at events), and
-/// then measures the whole run.
+/// set up to measure, and a time slice at or after the end is never taken. Refused where a
+/// user's scenario is read (`nmc run`, Python); the model itself still runs such a
+/// configuration (tests cut scenarios short to look at events), and then measures the whole
+/// run.
 pub fn check_measure_from(s: &ImpConfig) -> Result<(), BuildError> {
     let n = &s.network;
     if !n.measure_from.is_zero() && n.measure_from >= s.duration {
         return Err(BuildError(format!(
             "network.measure_from = {} is not before the run's end (duration = {}): nothing would be measured",
             n.measure_from, s.duration
+        )));
+    }
+    if let Some(t) = n.slices.iter().find(|&&t| t >= s.duration) {
+        return Err(BuildError(format!(
+            "network.slices: {t} is not before the run's end (duration = {}): that slice would never be taken",
+            s.duration
         )));
     }
     Ok(())

@@ -179,6 +179,7 @@ fn load_checked<N: serde::de::DeserializeOwned, T: serde::de::DeserializeOwned>(
         locate(origin, text, sets, &message).into()
     };
     s.check_name(origin).map_err(|e| located(e.into()))?;
+    s.check_duration().map_err(|e| located(e.into()))?;
     let seed = s.require_seed().map_err(|e| located(e.into()))?;
     check(&s, seed).map_err(located)?;
     Ok((s, seed))

@@ -148,6 +148,18 @@ impl<N, T> Scenario<N, T> {
         }
     }
 
+    /// Checks that the run lasts: a `duration` of zero would end before anything happened and
+    /// write a summary of nothing.
+    pub fn check_duration(&self) -> Result<(), ScenarioError> {
+        if self.duration.is_zero() {
+            return Err(ScenarioError::Whole {
+                origin: String::new(),
+                message: "duration = 0s: the run would end before anything happened; give a duration above zero".into(),
+            });
+        }
+        Ok(())
+    }
+
     /// Checks `record` names against what the model can write; a name given twice is refused
     /// (issue 33: each entry multiplied the recording work).
     pub fn check_records(&self, known: &[&str]) -> Result<(), ScenarioError> {
@@ -384,12 +396,10 @@ pub fn load<S: DeserializeOwned>(
     serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
         let path = e.path().to_string();
         let message = e.inner().message().trim().replace('\n', " ");
-        let culprit = overrides
-            .iter()
-            .rev()
-            .find(|o| {
-                path.starts_with(&path_text(&o.path)) || path_text(&o.path).starts_with(&path)
-            })
+        // The path as serde writes it (`traffic[0].arrivals`), compared segment by segment
+        // with each override's (issue 33's rule, [`override_at_fault`]); the root is `.`.
+        let at = leading_path(&path).map_or_else(Vec::new, |(segments, _)| segments);
+        let culprit = override_at_fault(overrides, &at, &message)
             .or(overrides.last())
             .map(|o| o.text.clone())
             .unwrap_or_default();
@@ -639,6 +649,17 @@ interval = "20.16ms"
         );
         let e = err(TEXT, &["network.bogus=1"]);
         assert!(e.contains("bogus"), "{e}");
+        // A later override that is right is not blamed (a sweep appends `seed=N` last):
+        // the fault is laid at the one whose key it names, on a table or at the top.
+        let e = err(TEXT, &["traffic.0.intervall=1s", "seed=3"]);
+        assert!(
+            e.starts_with("--set traffic.0.intervall=1s: at `traffic[0]"),
+            "{e}"
+        );
+        let e = err(TEXT, &["nodez=1", "seed=3"]);
+        assert!(e.starts_with("--set nodez=1:"), "{e}");
+        let e = err(TEXT, &["network.capacity=fast", "seed=3"]);
+        assert!(e.starts_with("--set network.capacity=fast:"), "{e}");
         let e = err(TEXT, &["traffic.3.interval=1s"]);
         assert!(e.contains("no index 3"), "{e}");
         let e = err(TEXT, &["name.x=1"]);
