@@ -468,6 +468,53 @@ fn ko_v3_throughput_rows_plots_and_slices() {
     assert!(curve.lines().count() > 33, "one row per run");
 }
 
+/// `network.slices` in a user's own run: every slice as data and each drawn, the pair's ends
+/// named (they used to be taken and then dropped by `nmc run`).
+#[test]
+fn a_run_writes_the_time_slices_it_takes() {
+    let out = tmp("run-slices").join("o");
+    let o = nmc(&[
+        "run",
+        "ko-v3-map",
+        "--set",
+        "duration=40s",
+        "--set",
+        "network.slices=[\"20s\", \"30s\"]",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let slices: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("slices.json")).unwrap()).unwrap();
+    let slices = slices.as_array().unwrap();
+    assert_eq!(slices.len(), 2);
+    assert_eq!(slices[0]["t_ns"], 20_000_000_000u64);
+    assert_eq!(slices[1]["t_ns"], 30_000_000_000u64);
+    assert_eq!(
+        (&slices[0]["from"], &slices[0]["to"]),
+        (&"UCLA".into(), &"ARPA".into())
+    );
+    assert_eq!(slices[0]["hops"], 9);
+    assert!(!slices[0]["items"].as_array().unwrap().is_empty());
+    for f in ["slice-1.svg", "slice-2.svg"] {
+        let svg = std::fs::read_to_string(out.join(f)).unwrap();
+        assert!(svg.contains(">UCLA<") && svg.contains(">ARPA<"), "{f}");
+        assert!(svg.contains("<rect x=") && svg.contains("MSG i"), "{f}");
+    }
+    // Without slices asked for, no slice files.
+    let plain = tmp("run-slices").join("plain");
+    let o = nmc(&[
+        "run",
+        "ko-v3-map",
+        "--set",
+        "duration=10s",
+        "--out",
+        plain.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!plain.join("slices.json").exists() && !plain.join("slice-1.svg").exists());
+}
+
 /// Issue 3: `nmc reproduce ko-v2-throughput` prints KO-1..KO-5 with published value, ours and
 /// tolerance (a row that misses is reported, not hidden); every row is the reviewed one of the
 /// snapshot (issue 17).

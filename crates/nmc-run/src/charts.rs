@@ -2,7 +2,8 @@
 
 use anyhow::Result;
 use nmc_imp::ImpParams;
-use nmc_imp::observe::Occupancy;
+use nmc_imp::observe::{Occupancy, TimeSlice};
+use nmc_report::diagram::{Item, PathDiagram, Shape};
 use nmc_report::{Chart, Series, SeriesStyle};
 use std::collections::BTreeMap;
 
@@ -81,4 +82,48 @@ pub fn histogram_passes<I: Iterator<Item = Result<f64>>>(
             pts,
         )),
     )
+}
+
+/// A time slice of the measured pair drawn as K&O draw them (Figs. 2, 7, 8): the path from its
+/// source IMP to its destination IMP, each message a rectangle, each RFNM an oval, each REQALL a
+/// diamond and each ALL a dot, with the PLT entry and allocation it holds and what it is doing.
+/// `title` gets the slice's instant appended.
+pub fn slice_diagram(sl: &TimeSlice, title: &str) -> PathDiagram {
+    let items = sl
+        .items
+        .iter()
+        .map(|it| {
+            let mut held = Vec::new();
+            if it.plt {
+                held.push("PLT");
+            }
+            if it.all {
+                held.push("ALL");
+            }
+            Item {
+                shape: match it.what {
+                    "MSG" => Shape::Rect,
+                    "RFNM" => Shape::Oval,
+                    "REQALL" => Shape::Diamond,
+                    _ => Shape::Dot,
+                },
+                label: if it.label.is_empty() {
+                    it.what.to_string()
+                } else {
+                    format!("{} {}", it.what, it.label)
+                },
+                from: it.at_from,
+                to: it.at_to,
+                note: format!("{} · {}", held.join(" "), it.doing)
+                    .trim_start_matches(" · ")
+                    .to_string(),
+            }
+        })
+        .collect();
+    PathDiagram {
+        title: format!("{title}, t = {:.1} s", sl.t_ns as f64 / 1e9),
+        hops: sl.hops,
+        ends: (sl.from.clone(), sl.to.clone()),
+        items,
+    }
 }

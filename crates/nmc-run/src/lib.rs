@@ -9,7 +9,7 @@
 //! | --- | --- |
 //! | [`mod@run`] | read a scenario, pick its model ([`nmc_scenario::model_of`]), run it, write `summary.json`, the records and their plots ([`run_file`], [`run_text`]); resolve without running ([`resolve_text`]) |
 //! | [`builtin`] | the shipped scenarios, built in: `nmc scenarios`, `nmc run NAME` |
-//! | [`charts`] | the plots a run draws of what it recorded (an IMP pair's resources held) |
+//! | [`charts`] | the plots a run draws of what it recorded (an IMP pair's resources held, its time slices drawn as K&O draw them) |
 //! | [`records`] | each model's records as a type ([`records::Record`]), matched exhaustively |
 
 #![warn(missing_docs)]

@@ -3,7 +3,7 @@
 //! Outputs in the chosen folder: `summary.json` always; `<record>.csv` for each name in the
 //! scenario's `record` list; `trace.jsonl` when `trace = true`; SVG plots of what was recorded.
 
-use crate::charts::{histogram_passes, occupancy_chart};
+use crate::charts::{histogram_passes, occupancy_chart, slice_diagram};
 use crate::records::{ImpRecord, InternetRecord, NetRecord, Record};
 use anyhow::{Context as _, Result, bail};
 use nmc_report::records::{CsvSink, read_csv};
@@ -444,6 +444,20 @@ fn run_imp(
             }
         }
         files.push(path);
+    }
+    // `network.slices`: every slice as data (`slices.json`) and each drawn as K&O draw them.
+    if !o.slices.is_empty() {
+        let path = out.join("slices.json");
+        std::fs::write(&path, serde_json::to_string_pretty(&o.slices)? + "\n")
+            .with_context(|| format!("writing {}", path.display()))?;
+        files.push(path);
+        for (k, sl) in o.slices.iter().enumerate() {
+            let path = out.join(format!("slice-{}.svg", k + 1));
+            let title = format!("Time slice of the measured pair, {} hops", sl.hops);
+            std::fs::write(&path, slice_diagram(sl, &title).to_svg())
+                .with_context(|| format!("writing {}", path.display()))?;
+            files.push(path);
+        }
     }
     let mut notes: Vec<String> = trace_note(o.trace_stopped_at, opts).into_iter().collect();
     notes.extend(s.network.idle_chain_ends());

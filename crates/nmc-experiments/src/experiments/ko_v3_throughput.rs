@@ -41,7 +41,7 @@ use crate::registry::{Context, Experiment, Loader, Plan};
 use anyhow::Result;
 use nmc_imp::Outcome;
 use nmc_imp_scenario::ImpScenario;
-use nmc_report::diagram::{Item, PathDiagram, Shape};
+use nmc_report::diagram::PathDiagram;
 use nmc_report::style::Marker;
 use nmc_report::{Axis, Chart, Series, SeriesStyle, Target, Value};
 use nmc_sim::Trace;
@@ -347,46 +347,9 @@ fn slice_at(quick: bool) -> &'static str {
     if quick { "61s" } else { "301s" }
 }
 
-/// A time slice as K&O draw them (Figs. 2, 7, 8).
-fn slice_diagram(o: &Outcome, title: &str, ends: (&str, &str)) -> Option<PathDiagram> {
-    let sl = o.slices.first()?;
-    let items = sl
-        .items
-        .iter()
-        .map(|it| {
-            let mut held = Vec::new();
-            if it.plt {
-                held.push("PLT");
-            }
-            if it.all {
-                held.push("ALL");
-            }
-            Item {
-                shape: match it.what {
-                    "MSG" => Shape::Rect,
-                    "RFNM" => Shape::Oval,
-                    "REQALL" => Shape::Diamond,
-                    _ => Shape::Dot,
-                },
-                label: if it.label.is_empty() {
-                    it.what.to_string()
-                } else {
-                    format!("{} {}", it.what, it.label)
-                },
-                from: it.at_from,
-                to: it.at_to,
-                note: format!("{} · {}", held.join(" "), it.doing)
-                    .trim_start_matches(" · ")
-                    .to_string(),
-            }
-        })
-        .collect();
-    Some(PathDiagram {
-        title: format!("{title}, t = {:.1} s", sl.t_ns as f64 / 1e9),
-        hops: sl.hops,
-        ends: (ends.0.to_string(), ends.1.to_string()),
-        items,
-    })
+/// The first time slice of a run, as K&O draw them (Figs. 2, 7, 8).
+fn slice_diagram(o: &Outcome, title: &str) -> Option<PathDiagram> {
+    Some(nmc_run::charts::slice_diagram(o.slices.first()?, title))
 }
 
 /// A time slice in K&O Fig. 7's terms: who holds the PLT entries, and whether the next
@@ -982,20 +945,13 @@ impl KoV3Throughput {
         for (r, o) in &runs.results {
             let Some(o) = o else { continue };
             if r.case == ABLATIONS[4].0 {
-                if let Some(d) = slice_diagram(
-                    o,
-                    "Feb 1975, VDH destination, 9 hops (K&O Fig. 8)",
-                    ("UCLA", &r.destination),
-                ) {
+                if let Some(d) = slice_diagram(o, "Feb 1975, VDH destination, 9 hops (K&O Fig. 8)")
+                {
                     ctx.svg("slice-vdh-feb1975-9hops", "Time slice to a VDH destination before the fix (compare K&O Fig. 8): messages (rectangles), RFNMs (ovals), REQALLs (diamonds), each with the PLT entry and allocation it holds.", d.to_svg())?;
                 }
                 continue;
             }
-            if let Some(d) = slice_diagram(
-                o,
-                &format!("{:?}, 9 hops (K&O Figs. 2, 7)", r.period),
-                ("UCLA", &r.destination),
-            ) {
+            if let Some(d) = slice_diagram(o, &format!("{:?}, 9 hops (K&O Figs. 2, 7)", r.period)) {
                 let name = format!("{:?}", r.period).to_lowercase();
                 ctx.svg(
                     &format!("slice-{name}-9hops"),

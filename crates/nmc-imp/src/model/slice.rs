@@ -173,6 +173,8 @@ impl Subnet {
         }
         Some(TimeSlice {
             t_ns: now.as_nanos(),
+            from: self.imps[s as usize].name.clone(),
+            to: self.imps[d as usize].name.clone(),
             hops,
             items,
         })

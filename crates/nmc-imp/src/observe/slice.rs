@@ -28,6 +28,10 @@ pub struct SliceItem {
 pub struct TimeSlice {
     /// The instant, ns since the start.
     pub t_ns: u64,
+    /// The source IMP of the measured pair (hop 0).
+    pub from: String,
+    /// Its destination IMP (hop `hops`).
+    pub to: String,
     /// Hops from the source IMP to the destination IMP.
     pub hops: u32,
     /// What is on the path at the instant.
