@@ -97,7 +97,9 @@ fn parse_size(s: &str) -> Result<u64, String> {
 fn parse_write_size(s: &str) -> Result<u64, String> {
     let v = parse_size(s)?;
     if v > live::BUF_BYTES as u64 {
-        return Err(format!("`{s}`: writes are at most 64KiB (65536 bytes)"));
+        return Err(format!(
+            "`{s}`: writes are at most 64KiB (65536 bytes; a UDP datagram carries at most 65507, and a larger write is sent as 65507)"
+        ));
     }
     Ok(v)
 }

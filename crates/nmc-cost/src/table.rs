@@ -35,6 +35,9 @@ pub struct Row {
     pub cpu: CpuTime,
     /// Column 3: bytes sent (`s`) or received (`r`).
     pub bytes: u64,
+    /// The transfer's size, the bytes the sender was asked to move: what its size class is
+    /// read from, on both rows (a UDP receiver may get fewer).
+    pub transfer_bytes: u64,
     /// Column 3's letter: `s` for the sender's row, `r` for the receiver's.
     pub dir: Dir,
     /// Column 4: bytes × 8 over the clock time, bit/s.
@@ -55,6 +58,7 @@ pub fn rows(measured: &[Measured]) -> Vec<Row> {
             clock_ns: m.clock_ns,
             cpu: m.sender,
             bytes: m.bytes,
+            transfer_bytes: m.bytes,
             dir: Dir::Send,
             bits_per_s: m.bits_per_s(),
             us_per_bit: m.sender_us_per_bit(),
@@ -68,6 +72,7 @@ pub fn rows(measured: &[Measured]) -> Vec<Row> {
                 clock_ns: m.clock_ns,
                 cpu,
                 bytes: got,
+                transfer_bytes: m.bytes,
                 dir: Dir::Receive,
                 bits_per_s: got as f64 * 8.0 / (m.clock_ns as f64 / 1e9),
                 us_per_bit: us,
@@ -208,7 +213,7 @@ pub fn side_by_side(
                         r.proto == proto
                             && r.write_size == ws
                             && r.dir == dir
-                            && Class::of(r.bytes) == class
+                            && Class::of(r.transfer_bytes) == class
                     })
                     .map(|r| r.us_per_bit)
                     .collect();
@@ -229,4 +234,62 @@ pub fn side_by_side(
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::live::Proto;
+
+    /// A UDP transfer of `bytes` of which the sink got `received`.
+    fn udp(bytes: u64, received: u64) -> Measured {
+        let cpu = CpuTime {
+            total_ns: 1_000_000,
+            user_ns: 400_000,
+            sys_ns: 600_000,
+        };
+        Measured {
+            proto: Proto::Udp,
+            bytes,
+            write_size: 65507,
+            calls: bytes.div_ceil(65507),
+            clock_ns: 10_000_000,
+            sender: cpu,
+            receiver: Some(cpu),
+            received: Some(received),
+            load5: None,
+        }
+    }
+
+    /// The receiver's row of a transfer that lost datagrams sits in the transfer's size class,
+    /// not in the class of what arrived: a 10 MiB transfer of which 201,161 bytes came is a bulk
+    /// transfer on both rows, and the class below it holds only the one transfer of its size.
+    #[test]
+    fn a_lossy_receive_keeps_its_transfers_class() {
+        let table = side_by_side(
+            &[],
+            &[udp(10_485_760, 201_161), udp(56_280, 56_280)],
+            474.6,
+            0.04,
+        );
+        let row = |class: Class, dir: &str| {
+            table
+                .lines()
+                .filter(|l| l.contains(class.name()) && l.split_whitespace().any(|w| w == dir))
+                .count()
+        };
+        assert_eq!(row(Class::Bulk, "s"), 1, "{table}");
+        assert_eq!(row(Class::Bulk, "r"), 1, "{table}");
+        assert_eq!(row(Class::Rfc392Sizes, "r"), 1, "{table}");
+        let mid_r = table
+            .lines()
+            .find(|l| l.contains(Class::Rfc392Sizes.name()) && l.contains(" r "))
+            .unwrap();
+        // One transfer in the class: its range is a single value.
+        let us = 1_000_000.0 / 1e3 / (56_280.0 * 8.0);
+        assert!(
+            mid_r.contains(&format!("{us:.5} [{us:.5} – {us:.5}]")),
+            "{mid_r}"
+        );
+    }
 }
