@@ -44,7 +44,8 @@ pub struct PumpArgs {
     /// tcp (the kernel's reliability) or udp (datagrams, the pump's own RFNM timeouts).
     #[arg(long, default_value = "tcp", value_parser = parse_transport)]
     pub transport: PumpTransport,
-    /// Data bytes per message (K&O: 8063 bits, about 1008 bytes); K and M suffixes allowed.
+    /// Data bytes per message (K&O: 8063 bits, about 1008 bytes): a count, or a size with its
+    /// unit such as 64KiB (65,536 bytes) or 64kB (64,000).
     #[arg(long, default_value = "1008", value_parser = parse_bytes)]
     pub size: u32,
     /// Messages outstanding at most (K&O's 1974 limit: 4).

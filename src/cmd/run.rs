@@ -111,6 +111,8 @@ pub fn run(a: RunArgs) -> Result<Outcome> {
             outln!("{n}");
         }
     }
-    outln!("wrote {} files to {}", r.files.len(), r.out.display());
+    let n = r.files.len();
+    let files = if n == 1 { "file" } else { "files" };
+    outln!("wrote {n} {files} to {}", r.out.display());
     Ok(Outcome::Ok)
 }

@@ -13,6 +13,14 @@ pub const SCENARIOS: &[(&str, &str)] = &[
         include_str!("../../../scenarios/golden-chain.toml"),
     ),
     (
+        "ien163-bbn-bragg",
+        include_str!("../../../scenarios/ien163/bbn-bragg.toml"),
+    ),
+    (
+        "ien163-bbn-sri",
+        include_str!("../../../scenarios/ien163/bbn-sri.toml"),
+    ),
+    (
         "ko-alternate-3x",
         include_str!("../../../scenarios/ko-alternate-3x.toml"),
     ),
@@ -180,7 +188,8 @@ mod tests {
     /// Every file in `scenarios/` is built in, and every built-in one is a file there.
     #[test]
     fn every_shipped_file_is_built_in() {
-        // `scenarios/*.toml` by stem; `scenarios/rfc889/*.toml` as `rfc889-<stem>`.
+        // `scenarios/*.toml` by stem; `scenarios/<folder>/*.toml` as `<folder>-<stem>`, for
+        // every folder there (`rfc889`, `ien163`).
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios");
         let stems = |sub: &str, prefix: &str| -> Vec<String> {
             std::fs::read_dir(format!("{dir}/{sub}"))
@@ -193,7 +202,13 @@ mod tests {
                 .collect()
         };
         let mut files = stems("", "");
-        files.extend(stems("rfc889", "rfc889-"));
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                let sub = p.file_name().unwrap().to_string_lossy().into_owned();
+                files.extend(stems(&sub, &format!("{sub}-")));
+            }
+        }
         files.sort();
         let built: Vec<String> = SCENARIOS.iter().map(|(n, _)| n.to_string()).collect();
         assert_eq!(files, built);
