@@ -235,6 +235,20 @@ fn bad_stream_input_is_one_line_and_exit_2() {
         assert!(!e.contains("panicked"), "{e}");
         assert_eq!(e.lines().count(), 1, "{args:?}: not one line: `{e}`");
     }
+    // Over UDP the closed port shows as the refusal the first datagram draws: the same one
+    // line, and no table of a run that never reached a sink (it used to print one).
+    for ack in [false, true] {
+        let mut args = vec!["stream", &target, "--udp", "--duration", "1s"];
+        if ack {
+            args.push("--ack");
+        }
+        let o = nmc(&args);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+        assert!(e.contains("cannot reach the sink"), "{args:?}: {e}");
+        assert_eq!(e.lines().count(), 1, "{args:?}: not one line: `{e}`");
+        assert!(o.stdout.is_empty(), "{args:?}: printed a table");
+    }
 }
 
 /// Issue 33: Ctrl-C on `nmc stream` used to print nothing, write nothing and exit 130. It now

@@ -189,6 +189,21 @@ pub struct StreamRun {
 enum Done {
     Ok(u64, Instant, bool),
     Failed(String),
+    /// The sink's host refused a UDP datagram (ICMP port unreachable) at buffer `seq`.
+    Refused(String, u64, std::io::Error),
+}
+
+/// Why a buffer failed: what was being done, and the socket's error when the sink's host
+/// refused a UDP datagram (no one listens there).
+type Failure = (String, Option<std::io::Error>);
+
+/// A UDP socket call's failure (`what`: what was being done).
+fn udp_failure(what: String, e: std::io::Error) -> Failure {
+    let m = format!("{what}: {e}");
+    (
+        m,
+        (e.kind() == std::io::ErrorKind::ConnectionRefused).then_some(e),
+    )
 }
 
 enum Conn {
@@ -273,8 +288,9 @@ fn writer(
             let tag: [u8; wire::TAG] = key.tag(&frame[..body]);
             frame[body..].copy_from_slice(&tag);
         }
-        let r: Result<bool, String> = match &mut conn {
-            Conn::Tcp(s) => (|| {
+        // The error, and whether the sink's host refused it (UDP: no one listens there).
+        let r: Result<bool, Failure> = match &mut conn {
+            Conn::Tcp(s) => (|| -> Result<bool, String> {
                 s.write_all(&frame)
                     .map_err(|e| failed(s, &c, seq, "writing", e))?;
                 if c.ack {
@@ -295,10 +311,11 @@ fn writer(
                     }
                 }
                 Ok(false)
-            })(),
+            })()
+            .map_err(|m| (m, None)),
             Conn::Udp(s) => (|| {
                 s.send(&frame)
-                    .map_err(|e| format!("sending buffer {seq}: {e}"))?;
+                    .map_err(|e| udp_failure(format!("sending buffer {seq}"), e))?;
                 if !c.ack {
                     return Ok(false);
                 }
@@ -314,8 +331,9 @@ fn writer(
                                 std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
                             ) => {}
                         Err(e) => {
-                            return Err(format!(
-                                "waiting for the acknowledgement of buffer {seq}: {e}"
+                            return Err(udp_failure(
+                                format!("waiting for the acknowledgement of buffer {seq}"),
+                                e,
                             ));
                         }
                     }
@@ -324,7 +342,7 @@ fn writer(
                     }
                 }
             })(),
-            Conn::Routed(r) => (|| {
+            Conn::Routed(r) => (|| -> Result<bool, String> {
                 r.sock
                     .send_to(&frame, r.to)
                     .map_err(|e| format!("sending buffer {seq}: {e}"))?;
@@ -343,13 +361,15 @@ fn writer(
                         }
                     }
                 }
-            })(),
+            })()
+            .map_err(|m| (m, None)),
         };
         let msg = match r {
             Ok(lost) => Done::Ok(seq, Instant::now(), lost),
-            Err(m) => Done::Failed(m),
+            Err((m, Some(e))) => Done::Refused(m, seq, e),
+            Err((m, None)) => Done::Failed(m),
         };
-        let failed = matches!(msg, Done::Failed(_));
+        let failed = !matches!(msg, Done::Ok(..));
         if tx.send(msg).is_err() || failed {
             return;
         }
@@ -591,6 +611,7 @@ fn run_with(
     let mut gaps = GapTable::default();
     let mut partial = None;
     let mut acks_lost = 0;
+    let mut refused: Option<(u64, std::io::Error)> = None;
     let since = |t: Instant| t.duration_since(t0).as_secs_f64();
     let mut drain =
         |completed: &mut Vec<Option<Instant>>, block: Option<Duration>| -> Option<String> {
@@ -609,6 +630,10 @@ fn run_with(
                         }
                     }
                     Some(Done::Failed(why)) => return Some(why),
+                    Some(Done::Refused(why, seq, e)) => {
+                        refused = Some((seq, e));
+                        return Some(why);
+                    }
                     None => return None,
                 }
             }
@@ -703,6 +728,18 @@ fn run_with(
     }
     for (r, c) in records.iter_mut().zip(&completed) {
         r.completed_s = c.map(since);
+    }
+    // Refused over UDP at the first buffers (the port unreachable that the first datagram
+    // drew comes back at the first acknowledgement awaited, or at the second send): no sink
+    // listens there, as a TCP stream's refused connection says (one line, no table of a run
+    // that never reached a sink). A refusal later is a sink gone mid-run: a partial run.
+    if let Some((seq, err)) = refused
+        && seq <= 1
+    {
+        return Err(StreamError::Connect {
+            addr: c.target.to_string(),
+            err,
+        });
     }
     Ok(StreamRun {
         config: c.clone(),
