@@ -21,6 +21,17 @@ fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// A sweep file in `base`: md1 for 1 s, two seeds.
+fn md1_sweep(base: &Path) -> std::path::PathBuf {
+    let file = base.join("s.toml");
+    std::fs::write(
+        &file,
+        "base = \"md1\"\nseeds = { from = 1, count = 2 }\n[set]\nduration = \"1s\"\n",
+    )
+    .unwrap();
+    file
+}
+
 #[test]
 fn a_rerun_keeps_nothing_of_the_run_before() {
     let base = tmp("outputs-rerun");
@@ -112,12 +123,7 @@ fn a_second_writer_is_refused_and_a_killed_run_leaves_the_previous_output() {
 #[test]
 fn a_sweep_is_refused_while_another_writer_holds_its_folder() {
     let base = tmp("outputs-sweep");
-    let file = base.join("s.toml");
-    std::fs::write(
-        &file,
-        "base = \"md1\"\nseeds = { from = 1, count = 2 }\n[set]\nduration = \"1s\"\n",
-    )
-    .unwrap();
+    let file = md1_sweep(&base);
     let out = base.join("sweep");
     // Another writer (here, this test) holds the folder.
     let held = nmc_report::OutLock::acquire(&out).unwrap();
@@ -138,12 +144,7 @@ fn a_sweep_is_refused_while_another_writer_holds_its_folder() {
 #[test]
 fn a_sweep_folder_is_kept_and_a_sweep_keeps_to_its_own() {
     let base = tmp("outputs-sweep-folder");
-    let file = base.join("s.toml");
-    std::fs::write(
-        &file,
-        "base = \"md1\"\nseeds = { from = 1, count = 2 }\n[set]\nduration = \"1s\"\n",
-    )
-    .unwrap();
+    let file = md1_sweep(&base);
     let out = base.join("sweep");
     let o = nmc(&["sweep", s(&file), "--out", s(&out)]);
     assert!(o.status.success(), "{}", stderr(&o));

@@ -149,18 +149,24 @@ impl Drop for OutLock {
     }
 }
 
-/// May nmc replace (or clear) `dir`? It must not exist, be empty, or be nmc's own output.
-fn check_replaceable(dir: &Path) -> Result<(), OutDirError> {
+/// What is at `dir`: nothing (`None`), or a folder, empty or not (`Some(empty)`); a file there
+/// is an error.
+fn folder_at(dir: &Path) -> Result<Option<bool>, OutDirError> {
     let meta = match fs::symlink_metadata(dir) {
         Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(io("reading", dir)(e)),
     };
     if !meta.is_dir() {
         return Err(OutDirError::NotAFolder(dir.display().to_string()));
     }
     let mut entries = fs::read_dir(dir).map_err(io("reading", dir))?;
-    if entries.next().is_none() {
+    Ok(Some(entries.next().is_none()))
+}
+
+/// May nmc replace (or clear) `dir`? It must not exist, be empty, or be nmc's own output.
+fn check_replaceable(dir: &Path) -> Result<(), OutDirError> {
+    if folder_at(dir)?.is_none_or(|empty| empty) {
         return Ok(());
     }
     if dir.join(SWEEP_PLAN).is_file() {
@@ -179,19 +185,7 @@ fn check_replaceable(dir: &Path) -> Result<(), OutDirError> {
 /// [`SWEEP_PLAN`]): a sweep resumes from the runs it finds there and writes beside them, so it
 /// must not mix them into a folder of other files, nmc's or not.
 pub fn check_sweep_folder(dir: &Path) -> Result<(), OutDirError> {
-    let meta = match fs::symlink_metadata(dir) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(io("reading", dir)(e)),
-    };
-    if !meta.is_dir() {
-        return Err(OutDirError::NotAFolder(dir.display().to_string()));
-    }
-    let empty = fs::read_dir(dir)
-        .map_err(io("reading", dir))?
-        .next()
-        .is_none();
-    if empty || dir.join(SWEEP_PLAN).is_file() {
+    if folder_at(dir)?.is_none_or(|empty| empty) || dir.join(SWEEP_PLAN).is_file() {
         Ok(())
     } else {
         Err(OutDirError::NotASweep(dir.display().to_string()))
