@@ -337,6 +337,8 @@ def sweep(
     ``results`` and ``summary`` tables (CSV and Parquet; the summary has mean, sd and the 95 %
     Student-t interval across seeds). Runs already in the folder are not run again: an
     interrupted sweep resumes where it stopped, and the table is the same as a straight run's.
+    The folder must be new, empty or a sweep's own (it holds ``sweep.json``): a folder of other
+    files is refused, never mixed into.
     """
     origin, text = _scenario(base)
     seed_range = _seed_range(seeds)

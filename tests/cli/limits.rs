@@ -227,7 +227,17 @@ fn settings_that_would_measure_nothing_are_refused() {
     // A time slice that would never be taken, and a run of no time at all.
     let a = run(&["network.slices=[\"30s\", \"2min\"]"]);
     let a: Vec<&str> = a.iter().map(String::as_str).collect();
-    refused(&a, &["network.slices: 2min", "not before the run's end"]);
+    refused(&a, &["network.slices: 2min", "past the run's end"]);
+    // More slices than files one run may draw (in a file: a --set this long is cut in the
+    // one-line error).
+    let many = dir.join("many-slices.toml");
+    let text = std::fs::read_to_string("scenarios/rfc626-lockup.toml").unwrap();
+    let slices = format!("[network]\nslices = [{}]", vec!["\"1s\""; 1001].join(","));
+    std::fs::write(&many, text.replacen("[network]", &slices, 1)).unwrap();
+    refused(
+        &["run", s(&many), "--out", s(&out)],
+        &["network.slices: 1001 instants; at most 1000"],
+    );
     for model in ["md1", "rfc626-lockup", "rfc889-ford1"] {
         refused(
             &["run", model, "--set", "duration=0s", "--out", s(&out)],

@@ -293,6 +293,18 @@ fn keep_runs_writes_each_runs_folder_with_the_same_hash() {
             .unwrap()
             .all(|e| e.unwrap().path().is_file())
     );
+    // With named metrics the first run is made (and, with --keep-runs, kept) before the plan
+    // is written: the folder then holds only `runs/` for a moment, still the sweep's own.
+    let named = dir.join("named.toml");
+    let text = std::fs::read_to_string(&file).unwrap().replacen(
+        "[set]",
+        "metrics = [\"throughput_kbps\"]\n[set]",
+        1,
+    );
+    std::fs::write(&named, text).unwrap();
+    let kept = dir.join("named");
+    sweep(&["sweep", s(&named), "--out", s(&kept), "--keep-runs"]);
+    assert!(kept.join("sweep.json").is_file() && kept.join("results.csv").is_file());
 }
 
 #[test]

@@ -146,8 +146,11 @@ fn check_observation(s: &ImpConfig) -> Result<(), BuildError> {
     Ok(())
 }
 
+/// Time slices one run may take (`network.slices`): `nmc run` draws each as a file of its own.
+pub const MAX_SLICES: usize = 1000;
+
 /// Issue 33: a scenario whose metrics would start at or after its end measures nothing it was
-/// set up to measure, and a time slice at or after the end is never taken. Refused where a
+/// set up to measure, and a time slice after the end is never taken. Refused where a
 /// user's scenario is read (`nmc run`, Python); the model itself still runs such a
 /// configuration (tests cut scenarios short to look at events), and then measures the whole
 /// run.
@@ -159,10 +162,16 @@ pub fn check_measure_from(s: &ImpConfig) -> Result<(), BuildError> {
             n.measure_from, s.duration
         )));
     }
-    if let Some(t) = n.slices.iter().find(|&&t| t >= s.duration) {
+    if let Some(t) = n.slices.iter().find(|&&t| t > s.duration) {
         return Err(BuildError(format!(
-            "network.slices: {t} is not before the run's end (duration = {}): that slice would never be taken",
+            "network.slices: {t} is past the run's end (duration = {}): that slice would never be taken",
             s.duration
+        )));
+    }
+    if n.slices.len() > MAX_SLICES {
+        return Err(BuildError(format!(
+            "network.slices: {} instants; at most {MAX_SLICES} (each is drawn as a file of its own)",
+            n.slices.len()
         )));
     }
     Ok(())

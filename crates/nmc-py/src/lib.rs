@@ -459,6 +459,7 @@ fn tables(plan: String, results: String) -> PyResult<(String, String)> {
 fn sweep_open(py: Python<'_>, out: PathBuf, plan: String) -> PyResult<String> {
     let plan: Plan = from_json("plan", &plan)?;
     let found = detached(py, |_| {
+        nmc_report::outdir::check_sweep_folder(&out)?;
         nmc_sweep::prepare(&out, &plan)?;
         let hashes: std::collections::BTreeSet<&str> = plan
             .runs

@@ -150,9 +150,14 @@ impl Drop for OutLock {
 }
 
 /// What is at `dir`: nothing (`None`), or a folder, empty or not (`Some(empty)`); a file there
-/// is an error.
-fn folder_at(dir: &Path) -> Result<Option<bool>, OutDirError> {
-    let meta = match fs::symlink_metadata(dir) {
+/// is an error. `follow`: a link to a folder counts as the folder (else as a file).
+fn folder_at(dir: &Path, follow: bool) -> Result<Option<bool>, OutDirError> {
+    let meta = if follow {
+        fs::metadata(dir)
+    } else {
+        fs::symlink_metadata(dir)
+    };
+    let meta = match meta {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(io("reading", dir)(e)),
@@ -166,7 +171,7 @@ fn folder_at(dir: &Path) -> Result<Option<bool>, OutDirError> {
 
 /// May nmc replace (or clear) `dir`? It must not exist, be empty, or be nmc's own output.
 fn check_replaceable(dir: &Path) -> Result<(), OutDirError> {
-    if folder_at(dir)?.is_none_or(|empty| empty) {
+    if folder_at(dir, false)?.is_none_or(|empty| empty) {
         return Ok(());
     }
     if dir.join(SWEEP_PLAN).is_file() {
@@ -181,11 +186,23 @@ fn check_replaceable(dir: &Path) -> Result<(), OutDirError> {
     Err(OutDirError::Foreign(dir.display().to_string()))
 }
 
-/// May a sweep write into `dir`? It must not exist, be empty, or be a sweep's folder (hold
-/// [`SWEEP_PLAN`]): a sweep resumes from the runs it finds there and writes beside them, so it
-/// must not mix them into a folder of other files, nmc's or not.
+/// May a sweep write into `dir`? It must not exist, be empty, or be a sweep's folder: hold
+/// [`SWEEP_PLAN`], or only `runs/` (a sweep stopped before it wrote its plan: with
+/// `--keep-runs` and named metrics, its first run is kept before the plan is written). A sweep
+/// resumes from the runs it finds there and writes beside them, so it must not mix them into
+/// a folder of other files, nmc's or not. A link to a folder is followed: a sweep adds to a
+/// folder, it never replaces it.
 pub fn check_sweep_folder(dir: &Path) -> Result<(), OutDirError> {
-    if folder_at(dir)?.is_none_or(|empty| empty) || dir.join(SWEEP_PLAN).is_file() {
+    if folder_at(dir, true)?.is_none_or(|empty| empty) || dir.join(SWEEP_PLAN).is_file() {
+        return Ok(());
+    }
+    let only_runs = fs::read_dir(dir)
+        .map_err(io("reading", dir))?
+        .map(|e| e.map(|e| e.file_name()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(io("reading", dir))?
+        == ["runs"];
+    if only_runs && dir.join("runs").is_dir() {
         Ok(())
     } else {
         Err(OutDirError::NotASweep(dir.display().to_string()))
@@ -445,5 +462,15 @@ mod tests {
             check_sweep_folder(&file).unwrap_err(),
             OutDirError::NotAFolder(_)
         ));
+        // A sweep stopped before its plan (only `runs/`), and a link to a sweep's folder.
+        let stopped = tmp.path().join("stopped");
+        fs::create_dir_all(stopped.join("runs")).unwrap();
+        check_sweep_folder(&stopped).unwrap();
+        #[cfg(unix)]
+        {
+            let link = tmp.path().join("link");
+            std::os::unix::fs::symlink(&sweep, &link).unwrap();
+            check_sweep_folder(&link).unwrap();
+        }
     }
 }

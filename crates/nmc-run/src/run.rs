@@ -1,7 +1,9 @@
 //! `nmc run SCENARIO`: read the file, find its model, run it, write the outputs.
 //!
 //! Outputs in the chosen folder: `summary.json` always; `<record>.csv` for each name in the
-//! scenario's `record` list; `trace.jsonl` when `trace = true`; SVG plots of what was recorded.
+//! scenario's `record` list; `trace.jsonl` when `trace = true`; SVG plots of what was recorded;
+//! for the IMP model, `lockup.json` when the lockup watch fired, and `slices.json` with
+//! `slice-1.svg`, `slice-2.svg`, ... when `network.slices` asks for time slices.
 
 use crate::charts::{histogram_passes, occupancy_chart, slice_diagram};
 use crate::records::{ImpRecord, InternetRecord, NetRecord, Record};

@@ -269,11 +269,11 @@ pub fn run_config(
     })
 }
 
-/// Checks that the output folder is new, empty or a sweep's; makes it and `runs/`, removes
-/// temporaries an interrupted sweep left, and writes the plan as `sweep.json`: the start (or
-/// resumption) of a sweep folder.
+/// Makes the output folder and `runs/`, removes temporaries an interrupted sweep left, and
+/// writes the plan as `sweep.json`: the start (or resumption) of a sweep folder. The caller
+/// has checked the folder may be a sweep's ([`nmc_report::outdir::check_sweep_folder`]) before
+/// anything ran.
 pub fn prepare(out: &Path, plan: &Plan) -> Result<()> {
-    nmc_report::outdir::check_sweep_folder(out)?;
     let runs = store::runs_dir(out);
     std::fs::create_dir_all(&runs).with_context(|| format!("creating {}", runs.display()))?;
     store::clean_temporaries(&runs)?;

@@ -189,21 +189,24 @@ pub struct StreamRun {
 enum Done {
     Ok(u64, Instant, bool),
     Failed(String),
-    /// The sink's host refused a UDP datagram (ICMP port unreachable) at buffer `seq`.
-    Refused(String, u64, std::io::Error),
+    /// A UDP datagram drew an ICMP unreachable (no sink there) at `at`.
+    Refused(String, Instant, std::io::Error),
 }
 
 /// Why a buffer failed: what was being done, and the socket's error when the sink's host
 /// refused a UDP datagram (no one listens there).
 type Failure = (String, Option<std::io::Error>);
 
-/// A UDP socket call's failure (`what`: what was being done).
+/// A UDP socket call's failure (`what`: what was being done): the ICMP answers that say no
+/// sink is there (port or host unreachable) are kept as such.
 fn udp_failure(what: String, e: std::io::Error) -> Failure {
+    use std::io::ErrorKind::{ConnectionRefused, HostUnreachable, NetworkUnreachable};
     let m = format!("{what}: {e}");
-    (
-        m,
-        (e.kind() == std::io::ErrorKind::ConnectionRefused).then_some(e),
-    )
+    let unreachable = matches!(
+        e.kind(),
+        ConnectionRefused | HostUnreachable | NetworkUnreachable
+    );
+    (m, unreachable.then_some(e))
 }
 
 enum Conn {
@@ -366,7 +369,7 @@ fn writer(
         };
         let msg = match r {
             Ok(lost) => Done::Ok(seq, Instant::now(), lost),
-            Err((m, Some(e))) => Done::Refused(m, seq, e),
+            Err((m, Some(e))) => Done::Refused(m, Instant::now(), e),
             Err((m, None)) => Done::Failed(m),
         };
         let failed = !matches!(msg, Done::Ok(..));
@@ -611,7 +614,7 @@ fn run_with(
     let mut gaps = GapTable::default();
     let mut partial = None;
     let mut acks_lost = 0;
-    let mut refused: Option<(u64, std::io::Error)> = None;
+    let mut refused: Option<(Instant, std::io::Error)> = None;
     let since = |t: Instant| t.duration_since(t0).as_secs_f64();
     let mut drain =
         |completed: &mut Vec<Option<Instant>>, block: Option<Duration>| -> Option<String> {
@@ -630,8 +633,8 @@ fn run_with(
                         }
                     }
                     Some(Done::Failed(why)) => return Some(why),
-                    Some(Done::Refused(why, seq, e)) => {
-                        refused = Some((seq, e));
+                    Some(Done::Refused(why, at, e)) => {
+                        refused = Some((at, e));
                         return Some(why);
                     }
                     None => return None,
@@ -719,27 +722,34 @@ fn run_with(
     drop(tx);
     // The writer ends when its queue does; only then is every buffer sent.
     let _ = writer_thread.join();
-    let sink_received = tally_sock.and_then(|s| ask_tally(&s, c, records.len() as u64));
     // Completions that came in by the end.
     if partial.is_none()
         && let Some(why) = drain(&mut completed, None)
     {
         partial = Some(why);
     }
+    // An ICMP unreachable before the sink answered anything (no acknowledgement with --ack;
+    // without it, within --ack-timeout of the start, the round trip the first datagram's
+    // answer takes): no sink listens there, as a TCP stream's refused connection says (one
+    // line, no table of a run that never reached a sink), and no tally is asked of it. Later,
+    // it is a sink gone mid-run: a partial run.
+    if let Some((at, err)) = refused {
+        let unanswered = if c.ack {
+            // Every buffer completed so far timed out waiting (none was acknowledged).
+            completed.iter().filter(|c| c.is_some()).count() as u64 <= acks_lost
+        } else {
+            at.duration_since(t0) <= c.ack_timeout
+        };
+        if unanswered {
+            return Err(StreamError::Connect {
+                addr: c.target.to_string(),
+                err,
+            });
+        }
+    }
+    let sink_received = tally_sock.and_then(|s| ask_tally(&s, c, records.len() as u64));
     for (r, c) in records.iter_mut().zip(&completed) {
         r.completed_s = c.map(since);
-    }
-    // Refused over UDP at the first buffers (the port unreachable that the first datagram
-    // drew comes back at the first acknowledgement awaited, or at the second send): no sink
-    // listens there, as a TCP stream's refused connection says (one line, no table of a run
-    // that never reached a sink). A refusal later is a sink gone mid-run: a partial run.
-    if let Some((seq, err)) = refused
-        && seq <= 1
-    {
-        return Err(StreamError::Connect {
-            addr: c.target.to_string(),
-            err,
-        });
     }
     Ok(StreamRun {
         config: c.clone(),
