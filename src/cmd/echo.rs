@@ -313,6 +313,8 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
         plot: dir.final_path(&written.plot),
     };
     dir.commit()?;
+    // Issue 33: a measurement with no valid sample is not a success.
+    let c = summary.run.counters;
     if !a.json {
         outln!(
             "wrote {}, {} and {}",
@@ -320,13 +322,14 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
             files.summary.display(),
             files.plot.display(),
         );
-        outln!(
-            "replay it through the timeout estimators: nmc rto evaluate {}",
-            files.trace.display()
-        );
+        // A trace with no answered volley has nothing for the estimators to replay.
+        if c.answered > 0 {
+            outln!(
+                "replay it through the timeout estimators: nmc rto evaluate {}",
+                files.trace.display()
+            );
+        }
     }
-    // Issue 33: a measurement with no valid sample is not a success.
-    let c = summary.run.counters;
     if c.answered == 0 {
         bail!(
             "no volley was answered ({} sent, {} lost, {} ICMP errors{}): nothing was measured",

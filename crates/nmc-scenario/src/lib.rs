@@ -369,13 +369,44 @@ pub fn model_of(origin: &str, text: &str) -> Result<String, ScenarioError> {
             origin: origin.into(),
             message: "`model` must be a string such as \"store-forward\"".into(),
         }),
-        None => Err(ScenarioError::Whole {
-            origin: origin.into(),
-            message: "missing key `model` (which model runs this scenario, e.g. \"store-forward\")"
-                .into(),
-        }),
+        None => {
+            // A key the scenario does not know is most likely `model` misspelt: name it.
+            let unknown: Vec<String> = table
+                .keys()
+                .filter(|k| !TOP_LEVEL_KEYS.contains(&k.as_str()))
+                .map(|k| format!("`{k}`"))
+                .collect();
+            let hint = if unknown.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; {} is not a scenario's key (one of {})",
+                    unknown.join(", "),
+                    TOP_LEVEL_KEYS.map(|k| format!("`{k}`")).join(", ")
+                )
+            };
+            Err(ScenarioError::Whole {
+                origin: origin.into(),
+                message: format!(
+                    "missing key `model` (which model runs this scenario, e.g. \"store-forward\"){hint}"
+                ),
+            })
+        }
     }
 }
+
+/// The keys at the top of every scenario file ([`Scenario`]'s fields).
+const TOP_LEVEL_KEYS: [&str; 9] = [
+    "name",
+    "description",
+    "seed",
+    "duration",
+    "model",
+    "network",
+    "traffic",
+    "record",
+    "trace",
+];
 
 /// Parses `text` (from `origin`, a file name for messages) as `S`, then applies `overrides`.
 pub fn load<S: DeserializeOwned>(
@@ -681,6 +712,22 @@ interval = "20.16ms"
                 .unwrap_err()
                 .to_string()
                 .contains("missing key `model`")
+        );
+        // The list the hint gives is the scenario's own keys.
+        let s: S = load("s.toml", TEXT, &[]).unwrap();
+        let table = toml::Table::try_from(&s).unwrap();
+        let mut keys: Vec<&str> = table.keys().map(String::as_str).collect();
+        let mut known = TOP_LEVEL_KEYS.to_vec();
+        keys.sort();
+        known.sort();
+        assert_eq!(keys, known);
+        // A misspelt `model` is named: it is the key the scenario does not know.
+        let e = model_of("s", "name = 'x'\nmodell = 'imp'")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("missing key `model`") && e.contains("`modell` is not a scenario's key"),
+            "{e}"
         );
         let s: S = load("s.toml", &TEXT.replace("seed = 1\n", ""), &[]).unwrap();
         assert!(s.require_seed().unwrap_err().to_string().contains("--seed"));
