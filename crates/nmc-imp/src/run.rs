@@ -154,7 +154,7 @@ pub const MAX_SLICES: usize = 1000;
 /// user's scenario is read (`nmc run`, Python); the model itself still runs such a
 /// configuration (tests cut scenarios short to look at events), and then measures the whole
 /// run.
-pub fn check_measure_from(s: &ImpConfig) -> Result<(), BuildError> {
+pub fn check_observed_times(s: &ImpConfig) -> Result<(), BuildError> {
     let n = &s.network;
     if !n.measure_from.is_zero() && n.measure_from >= s.duration {
         return Err(BuildError(format!(

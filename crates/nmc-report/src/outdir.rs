@@ -31,6 +31,9 @@ const LEGACY_MARKS: &[&str] = &["summary.json", "reproduce.json"];
 /// The file that marks a sweep's folder (its plan): a store of runs, not replaced whole.
 pub const SWEEP_PLAN: &str = "sweep.json";
 
+/// The folder of a sweep's finished runs, inside the sweep's folder.
+pub const SWEEP_RUNS: &str = "runs";
+
 /// Why an output folder cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum OutDirError {
@@ -201,8 +204,8 @@ pub fn check_sweep_folder(dir: &Path) -> Result<(), OutDirError> {
         .map(|e| e.map(|e| e.file_name()))
         .collect::<Result<Vec<_>, _>>()
         .map_err(io("reading", dir))?
-        == ["runs"];
-    if only_runs && dir.join("runs").is_dir() {
+        == [SWEEP_RUNS];
+    if only_runs && dir.join(SWEEP_RUNS).is_dir() {
         Ok(())
     } else {
         Err(OutDirError::NotASweep(dir.display().to_string()))

@@ -181,7 +181,7 @@ fn load_checked<N: serde::de::DeserializeOwned, T: serde::de::DeserializeOwned>(
         locate(origin, text, sets, &message).into()
     };
     s.check_name(origin).map_err(|e| located(e.into()))?;
-    s.check_duration().map_err(|e| located(e.into()))?;
+    s.check_duration(origin).map_err(|e| located(e.into()))?;
     let seed = s.require_seed().map_err(|e| located(e.into()))?;
     check(&s, seed).map_err(located)?;
     Ok((s, seed))
@@ -194,7 +194,7 @@ fn check_store_forward(s: &nmc_net::StoreForwardScenario, seed: u64) -> Result<(
 
 fn check_imp(s: &nmc_imp_scenario::ImpScenario, seed: u64) -> Result<()> {
     let config = nmc_imp_scenario::resolve(s)?;
-    nmc_imp::run::check_measure_from(&config)?;
+    nmc_imp::run::check_observed_times(&config)?;
     nmc_imp::run::build(&config, seed, Trace::off())?;
     Ok(())
 }

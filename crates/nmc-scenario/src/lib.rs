@@ -150,10 +150,10 @@ impl<N, T> Scenario<N, T> {
 
     /// Checks that the run lasts: a `duration` of zero would end before anything happened and
     /// write a summary of nothing.
-    pub fn check_duration(&self) -> Result<(), ScenarioError> {
+    pub fn check_duration(&self, origin: &str) -> Result<(), ScenarioError> {
         if self.duration.is_zero() {
             return Err(ScenarioError::Whole {
-                origin: String::new(),
+                origin: origin.into(),
                 message: "duration = 0s: the run would end before anything happened; give a duration above zero".into(),
             });
         }

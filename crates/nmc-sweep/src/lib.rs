@@ -279,7 +279,7 @@ pub fn prepare(out: &Path, plan: &Plan) -> Result<()> {
     store::clean_temporaries(&runs)?;
     store::clean_temporaries(out)?;
     let json = serde_json::to_string_pretty(plan)? + "\n";
-    store::write_atomic(&out.join("sweep.json"), json.as_bytes())
+    store::write_atomic(&out.join(nmc_report::outdir::SWEEP_PLAN), json.as_bytes())
 }
 
 /// Writes `results` and `summary` (CSV and Parquet) of the runs in `done` (by plan index).
@@ -303,7 +303,7 @@ pub fn write_tables(
 
 /// Reads a sweep folder's `sweep.json`.
 pub fn read_plan(dir: &Path) -> Result<Plan> {
-    let path = dir.join("sweep.json");
+    let path = dir.join(nmc_report::outdir::SWEEP_PLAN);
     let text = std::fs::read_to_string(&path).with_context(|| {
         format!(
             "reading {} (is {} a sweep's output folder?)",

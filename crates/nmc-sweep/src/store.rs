@@ -48,7 +48,7 @@ fn de_metrics<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<String, f64>, 
 
 /// The folder of a sweep's per-run files.
 pub fn runs_dir(out: &Path) -> PathBuf {
-    out.join("runs")
+    out.join(nmc_report::outdir::SWEEP_RUNS)
 }
 
 fn result_path(out: &Path, hash: &str) -> PathBuf {
