@@ -116,7 +116,7 @@ pub fn run(a: ReproduceArgs) -> Result<Outcome> {
         .then(|| Timings::new(jobs, quick, clock.spent(), &spent));
     if let Some(t) = &timings {
         let path = dir.path().join("timings.json");
-        std::fs::write(&path, serde_json::to_string_pretty(t)? + "\n")
+        nmc_report::files::write(&path, serde_json::to_string_pretty(t)? + "\n")
             .with_context(|| format!("writing {}", path.display()))?;
     }
     let (checks, board) = nmc_experiments::reproduce::write(dir.path(), &mut report)?;

@@ -198,7 +198,7 @@ fn safe(s: &str) -> String {
 }
 
 fn write(path: &Path, bytes: impl AsRef<[u8]>) -> Result<()> {
-    std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))
+    nmc_report::files::write(path, bytes).with_context(|| format!("writing {}", path.display()))
 }
 
 fn evaluate(a: EvaluateArgs) -> Result<Outcome> {

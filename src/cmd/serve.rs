@@ -59,12 +59,9 @@ fn log_writer(file: Option<&Path>) -> Result<Log> {
     let Some(path) = file else {
         return Ok(Arc::new(|l: &str| eprintln!("{l}")));
     };
-    let open = |p: &Path| {
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(p)
-    };
+    // Never through a link or into another user's file (issue 57 §1): the log is reopened for
+    // each line, so a link planted later is refused then too.
+    let open = |p: &Path| nmc_report::files::append(p);
     // Refused now, not at the first line: a path that cannot be written is a start-up error.
     open(path).with_context(|| format!("--log-file {}", path.display()))?;
     let path = path.to_path_buf();
@@ -73,6 +70,7 @@ fn log_writer(file: Option<&Path>) -> Result<Log> {
         let line = format!("{stamp} {l}\n");
         // A log that cannot be written must not stop the server: say so on stderr instead.
         if open(&path)
+            .map_err(nmc_report::files::WriteError::into_io)
             .and_then(|mut f| f.write_all(line.as_bytes()))
             .is_err()
         {

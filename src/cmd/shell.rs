@@ -33,25 +33,45 @@ pub fn completions(a: CompletionsArgs, mut cli: clap::Command) -> Result<Outcome
     Ok(Outcome::Ok)
 }
 
-/// Writes the man pages into `a.out` and names them on stderr.
+/// Writes the man pages into `a.out` and names them on stderr. Every page is made first, then
+/// every name checked, then each written whole: a planted link (`nmc.1` → a file of the user's)
+/// or another user's file among them refuses the whole command before anything is written
+/// (issue 57 §1).
 pub fn man(a: ManArgs, cli: clap::Command) -> Result<Outcome> {
     if a.out.exists() && !a.out.is_dir() {
         bail!("--out {}: not a folder", a.out.display());
     }
+    let mut pages = Vec::new();
+    let mut cli = cli.disable_help_subcommand(true);
+    cli.build();
+    man_pages(cli, &mut pages)?;
     std::fs::create_dir_all(&a.out).with_context(|| format!("--out {}", a.out.display()))?;
-    clap_mangen::generate_to(cli, &a.out)
-        .with_context(|| format!("writing man pages into {}", a.out.display()))?;
-    let mut pages: Vec<String> = std::fs::read_dir(&a.out)?
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with("nmc") && n.ends_with(".1"))
-        .collect();
-    pages.sort();
+    for (name, _) in &pages {
+        nmc_report::files::check_target(&a.out.join(name))?;
+    }
+    for (name, roff) in &pages {
+        nmc_report::files::write_whole(&a.out.join(name), roff)?;
+    }
+    let mut names: Vec<&str> = pages.iter().map(|(n, _)| n.as_str()).collect();
+    names.sort();
     eprintln!(
         "nmc: wrote {} man pages into {} ({}, …)",
-        pages.len(),
+        names.len(),
         a.out.display(),
-        pages.iter().take(3).cloned().collect::<Vec<_>>().join(", ")
+        names[..names.len().min(3)].join(", ")
     );
     Ok(Outcome::Ok)
+}
+
+/// `cmd`'s page and those of its visible subcommands, as clap_mangen's `generate_to` names
+/// them (`nmc.1`, `nmc-echo-probe.1`, …), rendered in memory.
+fn man_pages(cmd: clap::Command, pages: &mut Vec<(String, Vec<u8>)>) -> Result<()> {
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()).cloned() {
+        man_pages(sub, pages)?;
+    }
+    let man = clap_mangen::Man::new(cmd);
+    let mut roff = Vec::new();
+    man.render(&mut roff).context("rendering a man page")?;
+    pages.push((man.get_filename(), roff));
+    Ok(())
 }

@@ -220,8 +220,9 @@ fn key_box(r: &StreamRun) -> String {
 /// Writes `buffers.csv` and `summary.json` into `dir` (a staging folder, see `run`).
 fn write_outputs(dir: &Path, runs: &[StreamRun]) -> Result<()> {
     let path = dir.join("buffers.csv");
-    let mut w =
-        csv::Writer::from_path(&path).with_context(|| format!("writing {}", path.display()))?;
+    let file =
+        nmc_report::files::create(&path).with_context(|| format!("writing {}", path.display()))?;
+    let mut w = csv::Writer::from_writer(file);
     #[derive(serde::Serialize)]
     struct Row {
         rate_bps: u64,
@@ -265,7 +266,7 @@ fn write_outputs(dir: &Path, runs: &[StreamRun]) -> Result<()> {
         }))).collect::<Vec<_>>(),
     });
     let path = dir.join("summary.json");
-    std::fs::write(&path, serde_json::to_string_pretty(&json)? + "\n")
+    nmc_report::files::write(&path, serde_json::to_string_pretty(&json)? + "\n")
         .with_context(|| format!("writing {}", path.display()))?;
     Ok(())
 }

@@ -5,6 +5,7 @@ use std::process::{Command, Output};
 
 mod cost;
 mod echo;
+mod files;
 mod json;
 mod limits;
 mod outputs;

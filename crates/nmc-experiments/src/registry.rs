@@ -260,7 +260,8 @@ impl<'a> Context<'a> {
         let path = self.dir.join(format!("{stem}.svg"));
         std::fs::create_dir_all(&self.dir)
             .with_context(|| format!("creating {}", self.dir.display()))?;
-        std::fs::write(&path, &svg).with_context(|| format!("writing {}", path.display()))?;
+        nmc_report::files::write(&path, &svg)
+            .with_context(|| format!("writing {}", path.display()))?;
         self.section
             .files
             .push(format!("{}/{stem}.svg", self.section.id));
@@ -284,7 +285,8 @@ impl Context<'_> {
         std::fs::create_dir_all(&self.dir)
             .with_context(|| format!("creating {}", self.dir.display()))?;
         let path = self.dir.join(name);
-        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+        nmc_report::files::write(&path, text)
+            .with_context(|| format!("writing {}", path.display()))?;
         self.section
             .files
             .push(format!("{}/{name}", self.section.id));

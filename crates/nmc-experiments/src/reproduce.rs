@@ -44,7 +44,7 @@ pub fn write(out: &Path, report: &mut Report) -> Result<(Vec<Check>, Scoreboard)
     };
     let json = serde_json::to_string_pretty(&doc)? + "\n";
     let path = out.join("reproduce.json");
-    std::fs::write(&path, json).with_context(|| format!("writing {}", path.display()))?;
+    nmc_report::files::write(&path, json).with_context(|| format!("writing {}", path.display()))?;
     report.write(&out.join("index.html"))?;
     Ok((checks, board))
 }

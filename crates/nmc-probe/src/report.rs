@@ -331,7 +331,7 @@ pub fn write_svg(path: &Path, summary: &Summary) -> Result<(), Error> {
         ));
     }
     let svg = chart.to_svg().map_err(plot_err)?;
-    std::fs::write(path, svg).map_err(|e| Error::Write(path.display().to_string(), e))
+    nmc_report::files::write(path, svg).map_err(|e| Error::Write(path.display().to_string(), e))
 }
 
 /// The files [`write_outputs`] wrote.
@@ -353,11 +353,12 @@ pub fn write_outputs(dir: &Path, summary: &Summary) -> Result<Outputs, Error> {
         summary: dir.join("summary.json"),
         plot: dir.join("delay-vs-length.svg"),
     };
-    let f = std::fs::File::create(&out.trace)
+    let f = nmc_report::files::create(&out.trace)
+        .map_err(nmc_report::files::WriteError::into_io)
         .map_err(|e| Error::Write(out.trace.display().to_string(), e))?;
     trace::write_trace(std::io::BufWriter::new(f), &summary.run.volleys)?;
     let json = serde_json::to_string_pretty(summary).expect("summary serialises");
-    std::fs::write(&out.summary, json + "\n")
+    nmc_report::files::write(&out.summary, json + "\n")
         .map_err(|e| Error::Write(out.summary.display().to_string(), e))?;
     write_svg(&out.plot, summary)?;
     Ok(out)

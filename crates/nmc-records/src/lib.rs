@@ -2,6 +2,7 @@
 //!
 //! | module | what |
 //! | --- | --- |
+//! | [`files`] | every file nmc writes, created so that none is written through a link or over another user's file (issue 57 §1) |
 //! | [`records`] | CSV files of per-item records: written at once or row by row as a run makes them, and read back |
 //! | [`stats`] | best block of 150, autocorrelation and its significant lags, histogram (K&O §IV); the one percentile and its rules |
 //!
@@ -11,11 +12,12 @@
 
 #![warn(missing_docs)]
 
+pub mod files;
 pub mod records;
 pub mod stats;
 
-use std::fs::{self, File};
-use std::io::Write as _;
+pub use files::write_whole;
+
 use std::path::{Path, PathBuf};
 
 /// Why [`write_whole`] could not write a file; its text is `nmc_report::OutDirError`'s for the
@@ -36,6 +38,40 @@ pub enum WriteError {
         /// The operating system's error.
         source: std::io::Error,
     },
+    /// What is at the path is not a file nmc may write: a link, another user's file, not a
+    /// regular file, or one with other names ([`files`]).
+    #[error("{path}: {why}")]
+    Refused {
+        /// The path, as displayed.
+        path: String,
+        /// What nmc found there, and what to do.
+        why: &'static str,
+    },
+}
+
+impl WriteError {
+    /// What went wrong without the path, for a message that names the path already.
+    pub fn cause(&self) -> String {
+        match self {
+            WriteError::Unnamed(_) => "a file needs a name (not `.`, `..` or `/`)".into(),
+            WriteError::Io { what, source, .. } => format!("{what}: {source}"),
+            WriteError::Refused { why, .. } => (*why).into(),
+        }
+    }
+
+    /// As an I/O error, for writers whose errors are `std::io::Error` and name the path
+    /// themselves: the operating system's error as it was, or a refusal's reason.
+    pub fn into_io(self) -> std::io::Error {
+        match self {
+            WriteError::Io { source, .. } => source,
+            WriteError::Refused { why, .. } => {
+                std::io::Error::new(std::io::ErrorKind::PermissionDenied, why)
+            }
+            e @ WriteError::Unnamed(_) => {
+                std::io::Error::new(std::io::ErrorKind::InvalidInput, e.cause())
+            }
+        }
+    }
 }
 
 /// `path`'s parent (`.` for a bare name) and its last component; `None` when it has no name
@@ -50,31 +86,6 @@ pub fn parent_and_name(path: &Path) -> Option<(PathBuf, String)> {
         _ => PathBuf::from("."),
     };
     Some((parent, name.to_string()))
-}
-
-/// Writes one file whole: into a temporary file beside it (`.<name>.<pid>.tmp`), synced, then
-/// renamed over it, so a full disk or a killed process leaves the previous file (or none), never
-/// a cut one. Output folders' files, CSV records written at once and sweeps' result files go
-/// through it (`nmc_report::outdir::write_whole`, `nmc_sweep::store::write_atomic`).
-pub fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
-    let io = |what: &'static str, p: &Path| {
-        let path = p.display().to_string();
-        move |source| WriteError::Io { what, path, source }
-    };
-    let (parent, name) =
-        parent_and_name(path).ok_or_else(|| WriteError::Unnamed(path.display().to_string()))?;
-    fs::create_dir_all(&parent).map_err(io("creating", &parent))?;
-    let tmp = parent.join(format!(".{name}.{}.tmp", std::process::id()));
-    let written = (|| {
-        let mut f = File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    if written.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    written.map_err(io("writing", path))
 }
 
 /// A failure writing an output file, naming the file.

@@ -18,7 +18,7 @@ pub fn write_csv<T: Serialize>(path: &Path, rows: &[T]) -> Result<(), ReportErro
         w.serialize(r).map_err(|e| format_error(path, e))?;
     }
     let bytes = w.into_inner().map_err(|e| format_error(path, e))?;
-    crate::write_whole(path, &bytes).map_err(|e| format_error(path, e))
+    crate::write_whole(path, &bytes).map_err(|e| format_error(path, e.cause()))
 }
 
 fn format_error(path: &Path, e: impl ToString) -> ReportError {
@@ -41,7 +41,8 @@ impl CsvSink {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| format_error(path, e))?;
         }
-        let w = csv::Writer::from_path(path).map_err(|e| format_error(path, e))?;
+        let file = crate::files::create(path).map_err(|e| format_error(path, e.cause()))?;
+        let w = csv::Writer::from_writer(file);
         Ok(CsvSink {
             path: path.to_path_buf(),
             w,

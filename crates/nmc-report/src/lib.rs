@@ -29,7 +29,7 @@ pub mod summary;
 pub use check::{Check, Kind, Tally, Target, Value};
 pub use html::{Report, Section};
 /// Records and K&O's statistics live in `nmc-records` (issue 32), re-exported here.
-pub use nmc_records::{ReportError, records, stats};
+pub use nmc_records::{ReportError, files, records, stats};
 pub use outdir::{OutDir, OutDirError, OutLock};
 pub use plot::{Axis, Chart, Series, SeriesStyle};
 pub use scoreboard::{Figure, Group, Scoreboard, Verdict};
@@ -42,8 +42,8 @@ pub(crate) fn write_file(path: &std::path::Path, bytes: &[u8]) -> Result<(), Rep
             source,
         })?;
     }
-    std::fs::write(path, bytes).map_err(|source| ReportError::Io {
+    nmc_records::write_whole(path, bytes).map_err(|e| ReportError::Io {
         path: path.display().to_string(),
-        source,
+        source: e.into_io(),
     })
 }

@@ -17,7 +17,7 @@
 //! (it holds `sweep.json`) is never replaced either: a sweep adds runs to it and resumes from
 //! it, so it can hold hours of runs that no other command would give back.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -65,6 +65,10 @@ pub enum OutDirError {
     /// The path has no last component to name the folder by (`.`, `..`, `/`): the path.
     #[error("{0}: an output folder needs a name (not `.`, `..` or `/`)")]
     Unnamed(String),
+    /// What is at a path nmc would write is a link, another user's file or not a regular
+    /// file ([`nmc_records::files`]): the path, and what was found.
+    #[error("{0}: {1}")]
+    Refused(String, &'static str),
     /// A file-system call failed.
     #[error("{what} {path}: {source}")]
     Io {
@@ -102,12 +106,9 @@ impl OutLock {
         fs::create_dir_all(&parent).map_err(io("creating", &parent))?;
         let path = parent.join(format!(".{name}.nmc-lock"));
         loop {
-            let file = OpenOptions::new()
-                .create(true)
-                .truncate(false)
-                .write(true)
-                .open(&path)
-                .map_err(io("opening", &path))?;
+            // Never through a link or over another user's file (issue 57 §1): a link planted
+            // as the lock's name in a shared parent would otherwise be emptied below.
+            let file = nmc_records::files::open_lock(&path).map_err(from_write)?;
             match file.try_lock() {
                 Ok(()) => {}
                 Err(fs::TryLockError::WouldBlock) => {
@@ -180,9 +181,11 @@ fn check_replaceable(dir: &Path) -> Result<(), OutDirError> {
     if dir.join(SWEEP_PLAN).is_file() {
         return Err(OutDirError::Sweep(dir.display().to_string()));
     }
+    // A marker is a regular file, not a link to one (issue 57 §1): a planted link does not
+    // make a folder nmc's.
     if std::iter::once(MARKER)
         .chain(LEGACY_MARKS.iter().copied())
-        .any(|m| dir.join(m).is_file())
+        .any(|m| fs::symlink_metadata(dir.join(m)).is_ok_and(|meta| meta.is_file()))
     {
         return Ok(());
     }
@@ -214,15 +217,14 @@ pub fn check_sweep_folder(dir: &Path) -> Result<(), OutDirError> {
 
 /// Writes [`MARKER`] into `dir`.
 pub fn mark(dir: &Path) -> Result<(), OutDirError> {
-    let path = dir.join(MARKER);
-    fs::write(
-        &path,
+    write_whole(
+        &dir.join(MARKER),
         format!(
             "Written by nmc {}: an output folder, replaced whole by the next run into it.\n",
             env!("CARGO_PKG_VERSION")
-        ),
+        )
+        .as_bytes(),
     )
-    .map_err(io("writing", &path))
 }
 
 /// An output folder being written: files go into [`OutDir::path`] (`<name>.incomplete`),
@@ -247,7 +249,9 @@ impl OutDir {
             check_replaceable(&staging)?;
             remove(&staging)?;
         }
-        fs::create_dir_all(&staging).map_err(io("creating", &staging))?;
+        // create_dir, not create_dir_all: a folder (or link) put there since it was cleared
+        // is refused, never written into.
+        fs::create_dir(&staging).map_err(io("creating", &staging))?;
         mark(&staging)?;
         Ok(OutDir {
             target: target.to_path_buf(),
@@ -320,12 +324,17 @@ impl Drop for OutDir {
 /// a cut one ([`nmc_records::write_whole`], with this module's error). Sweeps' result files go
 /// through it too (`nmc_sweep::store::write_atomic`).
 pub fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), OutDirError> {
-    nmc_records::write_whole(path, bytes).map_err(|e| match e {
+    nmc_records::write_whole(path, bytes).map_err(from_write)
+}
+
+fn from_write(e: nmc_records::WriteError) -> OutDirError {
+    match e {
         nmc_records::WriteError::Unnamed(p) => OutDirError::Unnamed(p),
         nmc_records::WriteError::Io { what, path, source } => {
             OutDirError::Io { what, path, source }
         }
-    })
+        nmc_records::WriteError::Refused { path, why } => OutDirError::Refused(path, why),
+    }
 }
 
 fn remove(dir: &Path) -> Result<(), OutDirError> {

@@ -13,7 +13,6 @@ use nmc_report::{Chart, OutDir, Series, SeriesStyle, Summary};
 use nmc_scenario::{Override, ScenarioError, config_hash, locate, model_of};
 use nmc_sim::Trace;
 use std::collections::BTreeMap;
-use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
@@ -94,7 +93,8 @@ fn trace_for(
         return Ok(Trace::off());
     }
     let path = dir.join("trace.jsonl");
-    let f = File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+    let f =
+        nmc_report::files::create(&path).with_context(|| format!("creating {}", path.display()))?;
     files.push(path);
     Ok(Trace::to_writer(BufWriter::new(f))
         .with_limit(limit)
@@ -313,7 +313,7 @@ fn run_store_forward(
                     }))
                 };
                 let svg_path = out.join("delay-histogram.svg");
-                std::fs::write(
+                nmc_report::files::write(
                     &svg_path,
                     histogram_passes("End-to-end delay", "delay (ms)", delays)?
                         .to_svg()
@@ -335,7 +335,7 @@ fn run_store_forward(
                 )
                 .with(Series::new("", SeriesStyle::Bars { width: 0.6 }, util));
                 let svg_path = out.join("lines.svg");
-                std::fs::write(&svg_path, chart.to_svg().map_err(anyhow::Error::msg)?)?;
+                nmc_report::files::write(&svg_path, chart.to_svg().map_err(anyhow::Error::msg)?)?;
                 files.push(svg_path);
             }
         }
@@ -385,7 +385,7 @@ fn run_imp(
     )?;
     let svg = |files: &mut Vec<PathBuf>, name: &str, chart: Chart| -> Result<()> {
         let path = out.join(name);
-        std::fs::write(&path, chart.to_svg().map_err(anyhow::Error::msg)?)?;
+        nmc_report::files::write(&path, chart.to_svg().map_err(anyhow::Error::msg)?)?;
         files.push(path);
         Ok(())
     };
@@ -450,13 +450,13 @@ fn run_imp(
     // `network.slices`: every slice as data (`slices.json`) and each drawn as K&O draw them.
     if !o.slices.is_empty() {
         let path = out.join("slices.json");
-        std::fs::write(&path, serde_json::to_string_pretty(&o.slices)? + "\n")
+        nmc_report::files::write(&path, serde_json::to_string_pretty(&o.slices)? + "\n")
             .with_context(|| format!("writing {}", path.display()))?;
         files.push(path);
         for (k, sl) in o.slices.iter().enumerate() {
             let path = out.join(format!("slice-{}.svg", k + 1));
             let title = format!("Time slice of the measured pair, {} hops", sl.hops);
-            std::fs::write(&path, slice_diagram(sl, &title).to_svg())
+            nmc_report::files::write(&path, slice_diagram(sl, &title).to_svg())
                 .with_context(|| format!("writing {}", path.display()))?;
             files.push(path);
         }
@@ -465,7 +465,7 @@ fn run_imp(
     notes.extend(s.network.idle_chain_ends());
     if let Some(l) = &o.lockup {
         let path = out.join("lockup.json");
-        std::fs::write(&path, serde_json::to_string_pretty(l)?)
+        nmc_report::files::write(&path, serde_json::to_string_pretty(l)?)
             .with_context(|| format!("writing {}", path.display()))?;
         files.push(path);
         notes.push(l.explain());
@@ -532,7 +532,7 @@ fn run_internet(
         ));
     }
     let svg_path = out.join("delay-vs-length.svg");
-    std::fs::write(&svg_path, chart.to_svg().map_err(anyhow::Error::msg)?)?;
+    nmc_report::files::write(&svg_path, chart.to_svg().map_err(anyhow::Error::msg)?)?;
     files.push(svg_path);
     let config = serde_json::to_value(&s)?;
     let summary = write_summary(&s.name, seed, metrics.to_map(), config, out, &mut files)?;

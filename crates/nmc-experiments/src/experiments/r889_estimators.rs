@@ -248,7 +248,7 @@ fn fuzzball(ctx: &mut Context, main: &[R889Row], base_charge: &Charge) -> Result
             let (s, steps) = replay(&trace, est, base_charge);
             let svg = nmc_rto::plot::fuzzball_svg(&s, &steps).map_err(|e| anyhow!(e))?;
             let stem = format!("{}-{name}", r.host.to_lowercase());
-            std::fs::write(ctx.dir.join(format!("{stem}.svg")), &svg)?;
+            nmc_report::files::write(ctx.dir.join(format!("{stem}.svg")), &svg)?;
             ctx.section
                 .files
                 .push(format!("{}/{stem}.svg", ctx.section.id));

@@ -95,7 +95,7 @@ impl MessagesCsv {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(write_error)?;
         }
-        let file = std::fs::File::create(path).map_err(write_error)?;
+        let file = nmc_report::files::create(path).map_err(|e| write_error(e.into_io()))?;
         Ok(MessagesCsv {
             path: path.to_path_buf(),
             duration,
@@ -155,7 +155,7 @@ impl ReceivedCsv {
         }
         let mut file = std::io::BufWriter::with_capacity(
             1 << 16,
-            std::fs::File::create(path).map_err(write_error)?,
+            nmc_report::files::create(path).map_err(|e| write_error(e.into_io()))?,
         );
         file.write_all(RECEIVED_HEADER.as_bytes())
             .map_err(write_error)?;
@@ -329,7 +329,7 @@ fn svg(path: &Path, chart: &Chart) -> Result<(), Error> {
     let text = chart
         .to_svg()
         .map_err(|e| Error::Plot(path.display().to_string(), e))?;
-    std::fs::write(path, text).map_err(|e| Error::Write(path.display().to_string(), e))
+    nmc_report::files::write(path, text).map_err(|e| Error::Write(path.display().to_string(), e))
 }
 
 /// Writes `summary.json` and the three plots into `dir` (made if missing); `messages.csv` is
@@ -344,7 +344,7 @@ pub fn write_outputs(dir: &Path, summary: &PumpSummary) -> Result<Outputs, Error
         autocorrelation: dir.join("autocorrelation.svg"),
     };
     let json = serde_json::to_string_pretty(summary).expect("summary serialises");
-    std::fs::write(&out.summary, json + "\n")
+    nmc_report::files::write(&out.summary, json + "\n")
         .map_err(|e| Error::Write(out.summary.display().to_string(), e))?;
     let c = &summary.run.config;
     let title = format!(
