@@ -48,9 +48,10 @@ pub struct ImpParams {
     /// Period of routing messages on a line. K&O §III: "once every 640 ms (for heavily loaded,
     /// 50-kbit/s lines)".
     pub routing_period: SimDuration,
-    /// Frames a line may have sent but not yet acknowledged (logical channels). **Choice**: 8,
-    /// the number of logical channels per line of the 1974 IMP program (McQuillan et al. 1972,
-    /// K&O ref. \[6\]); the sources do not state it.
+    /// Frames a line may have sent but not yet acknowledged (logical channels): 8. RFC 619
+    /// (Naylor & Opderbeck, Mar 1974) p. 2: "there are 8 logical ACK-channels for each physical
+    /// channel", a packet waiting for one to become free; McQuillan et al. 1972 (K&O ref. \[6\])
+    /// describe the scheme.
     pub logical_channels: u8,
     /// IMP-to-IMP retransmission timeout. K&O §III and RFC 632: "retransmitted if no
     /// IMP-to-IMP acknowledgment has been received after a 125 ms timeout". The 3050 listing

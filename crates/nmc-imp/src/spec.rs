@@ -538,13 +538,27 @@ pub struct BackgroundSpec {
     #[serde(default)]
     pub origins: std::collections::BTreeMap<String, f64>,
     /// Relative rates at which each IMP's hosts receive messages; a source picks destination
-    /// `j` with probability ∝ this weight among the other IMPs. IMPs not named weigh
-    /// `default_weight`.
+    /// `j` with probability ∝ this weight among the other IMPs (and, below a `hop_decay` of 1,
+    /// its balancing factor and the decay). IMPs not named weigh `default_weight`.
     #[serde(default)]
     pub destinations: std::collections::BTreeMap<String, f64>,
     /// Weight of an IMP that `origins` or `destinations` does not name.
     #[serde(default = "default_weight")]
     pub default_weight: f64,
+    /// How the choice of destination falls off with distance (issue 54): a source at IMP `i`
+    /// picks destination `j` with probability ∝ `destinations[j]` × B_j × `hop_decay`^h(i, j),
+    /// h the minimum hops, B_j balancing the pairs so that each IMP still receives its
+    /// `destinations` share of all messages (a doubly constrained gravity model: RFC 619 Tables
+    /// 2–3 give each site's messages sent and received, not who talked to whom). 1, the
+    /// default: destination drawn independently of the origin's place and the pairs not
+    /// balanced, as before (a source then never picks itself, so a site's share of what is
+    /// received differs somewhat from its weight). Must be in [0.01, 1]. Written into a run's
+    /// configuration only when not 1, so the configurations of runs before it are unchanged.
+    #[serde(
+        default = "default_hop_decay",
+        skip_serializing_if = "is_default_hop_decay"
+    )]
+    pub hop_decay: f64,
     /// When background traffic starts, from the start of the run.
     #[serde(default)]
     pub start: SimDuration,
@@ -555,6 +569,14 @@ pub struct BackgroundSpec {
 
 fn default_weight() -> f64 {
     1.0
+}
+
+fn default_hop_decay() -> f64 {
+    1.0
+}
+
+fn is_default_hop_decay(d: &f64) -> bool {
+    *d == 1.0
 }
 
 fn default_burst() -> f64 {

@@ -14,7 +14,8 @@
 //! The `map` topology reads `data/arpanet-maps/maps.json` (compiled in): sites are IMPs, each
 //! listed circuit a 50 kbit/s line (the maps record no speeds), propagation from the sites'
 //! great-circle distance. A site pair listed twice gives two parallel lines, as the file's
-//! description says. Known exceptions are given as `overrides` in the scenario.
+//! description says. Known exceptions are given as `overrides` in the scenario; two sites the
+//! file places wrongly are corrected here ([`SITE_CORRECTIONS`]).
 
 use crate::spec::{LineSpec, TopologySpec};
 use nmc_net::topology::{Adjacency, NO_ROUTE};
@@ -240,6 +241,34 @@ impl Topology {
 
 type Lines = (Vec<String>, Vec<(String, String, BitRate, SimDuration)>);
 
+/// Sites whose coordinates in `maps.json` are not the site's (issue 54): (site, latitude,
+/// longitude, why). A line's propagation comes from its ends' great-circle distance, so a site
+/// placed on the wrong continent gives every line to it tens of milliseconds it never had. A
+/// scenario's `overrides` still win over the distance.
+/// * RUTGERS: the file has 41.374 N, 2.117 E, which is Barcelona. Rutgers University is in
+///   New Brunswick, New Jersey (40.50 N, 74.45 W); its IMP's lines on the 1974 map run to
+///   HARVARD and ABERDEEN (29.3 and 31.9 ms of propagation with the file's place, about 1.7
+///   and 0.9 ms with New Brunswick's).
+/// * HAWAII: the file has 157.9 E, the sign of the longitude lost; the ALOHA IMP was at the
+///   University of Hawaii, Honolulu (21.30 N, 157.82 W). Its line to AMES was a satellite
+///   circuit, which `ko-v2-map`, `ko-looping` and `rfc889/hawaii` give by an override; the
+///   other scenarios on the 1976–1982 maps now give it 20 ms of great-circle propagation
+///   where the wrong longitude gave 40.
+pub const SITE_CORRECTIONS: &[(&str, f64, f64, &str)] = &[
+    (
+        "RUTGERS",
+        40.50,
+        -74.45,
+        "maps.json places it in Barcelona (41.374 N, 2.117 E); New Brunswick, NJ",
+    ),
+    (
+        "HAWAII",
+        21.30,
+        -157.82,
+        "maps.json gives 157.9 E (sign lost); Honolulu",
+    ),
+];
+
 fn map_lines(
     date: &str,
     capacity: BitRate,
@@ -271,7 +300,10 @@ fn map_lines(
         }
         for s in [&a, &b] {
             let site = &doc["sites"][s.as_str()];
-            let (lat, lon) = (site["latitude"].as_f64(), site["longitude"].as_f64());
+            let (lat, lon) = match SITE_CORRECTIONS.iter().find(|c| c.0 == s.as_str()) {
+                Some(&(_, lat, lon, _)) => (Some(lat), Some(lon)),
+                None => (site["latitude"].as_f64(), site["longitude"].as_f64()),
+            };
             match (lat, lon) {
                 (Some(lat), Some(lon)) => {
                     sites.insert(s.clone(), (lat, lon));
@@ -336,6 +368,62 @@ mod tests {
         let (ucla, bbn) = (t.index("UCLA").unwrap(), t.index("BBN").unwrap());
         assert_eq!(t.hops(ucla, bbn), Some(9));
         assert_eq!(t.hops(ucla, t.index("SDC").unwrap()), Some(1));
+    }
+
+    /// Every site of every map, with [`SITE_CORRECTIONS`], lies in the continental United
+    /// States or is one of the overseas sites the maps name: a site on the wrong continent
+    /// (RUTGERS in Barcelona, issue 54) fails here.
+    #[test]
+    fn every_site_is_where_its_name_says() {
+        let overseas = ["LONDON", "NORSAR", "HAWAII"];
+        for date in [
+            "1969-12", "1972-08", "1974-06", "1975-07", "1977-07", "1980-12", "1982-02",
+        ] {
+            let (sites, lines) = map_lines(
+                date,
+                BitRate::from_kbps(50),
+                SimDuration::from_micros(5),
+                &[],
+            )
+            .unwrap();
+            let doc: serde_json::Value = serde_json::from_str(MAPS_JSON).unwrap();
+            for s in sites.iter().filter(|s| !overseas.contains(&s.as_str())) {
+                let (lat, lon) = SITE_CORRECTIONS
+                    .iter()
+                    .find(|c| c.0 == s.as_str())
+                    .map_or_else(
+                        || {
+                            let site = &doc["sites"][s.as_str()];
+                            (
+                                site["latitude"].as_f64().unwrap(),
+                                site["longitude"].as_f64().unwrap(),
+                            )
+                        },
+                        |c| (c.1, c.2),
+                    );
+                assert!(
+                    (24.0..50.0).contains(&lat) && (-125.0..-66.0).contains(&lon),
+                    "{date}: {s} at {lat}, {lon}"
+                );
+            }
+            let prop = |a: &str, b: &str| {
+                lines
+                    .iter()
+                    .find(|l| (l.0 == a && l.1 == b) || (l.0 == b && l.1 == a))
+                    .map(|l| l.3.as_secs_f64() * 1e3)
+                    .unwrap()
+            };
+            if date == "1977-07" {
+                // Moffett Field to Honolulu is about 3,860 km: 19 ms at 5 us/km (40 with the
+                // file's longitude).
+                assert!((17.0..22.0).contains(&prop("AMES 15", "HAWAII")));
+            }
+            if date == "1974-06" {
+                // New Brunswick is about 340 km from Cambridge and 180 km from Aberdeen, MD.
+                assert!((1.4..2.0).contains(&prop("HARVARD", "RUTGERS")));
+                assert!((0.7..1.1).contains(&prop("RUTGERS", "ABERDEEN")));
+            }
+        }
     }
 }
 

@@ -252,3 +252,52 @@ fn running_metrics_match_the_records() {
         assert!(ok, "{k}: running {got}, from records {want}");
     }
 }
+
+/// Issue 54: where the background goes. The messages a run delivers, counted by minimum hops,
+/// follow the shares the pairing promises (`background_hop_shares`), drawn independently and
+/// with the fitted decay of 0.9 alike, within sampling error; and a decay outside [0.01, 1] is
+/// one line naming the key.
+#[test]
+fn background_messages_by_hops_follow_the_pairing() {
+    for decay in ["1", "0.9"] {
+        let s = scenario(
+            MAP,
+            &[
+                "duration=5min",
+                "record=[]",
+                "traffic.0.count=0",
+                &format!("traffic.1.hop_decay={decay}"),
+            ],
+        );
+        let topo = nmc_imp::topology::Topology::build(&s.network.topology).unwrap();
+        let nmc_imp::spec::TrafficSpec::Background(b) = &s.traffic[1] else {
+            panic!("traffic[1] is the background")
+        };
+        let want = nmc_imp::run::background_hop_shares(&topo, b);
+        let o = run(&s, 3, Trace::off(), &mut |_| {}).unwrap();
+        let m = o.metrics.to_map();
+        let count = |h: u32| {
+            m.get(&format!("background.rtt_by_hops.{h:02}.messages"))
+                .copied()
+                .unwrap_or(0.0)
+        };
+        let total: f64 = (1..=15).map(count).sum();
+        assert!(total > 15_000.0, "{total} messages");
+        let tv: f64 = 0.5
+            * (1..=15u32)
+                .map(|h| (count(h) / total - want.get(&h).copied().unwrap_or(0.0)).abs())
+                .sum::<f64>();
+        // About 20,000 messages over a dozen distances: sampling alone gives a distance near
+        // 0.01; a pairing not applied (0.9 drawn as 1, or the reverse) gives about 0.1.
+        assert!(tv < 0.03, "hop_decay {decay}: total variation {tv:.3}");
+    }
+    for bad in ["0", "1.5", "0.001"] {
+        let s = scenario(MAP, &[&format!("traffic.1.hop_decay={bad}")]);
+        let Err(e) = run(&s, 1, Trace::off(), &mut |_| {}) else {
+            panic!("hop_decay {bad} was taken")
+        };
+        let e = e.to_string();
+        assert!(e.contains("traffic[1].hop_decay: must be 0.01 to 1"), "{e}");
+        assert!(!e.contains('\n'));
+    }
+}

@@ -459,6 +459,12 @@ impl Chart {
         self
     }
 
+    /// The same chart with the series `s` added, in order.
+    pub fn with_all(mut self, s: impl IntoIterator<Item = Series>) -> Self {
+        self.series.extend(s);
+        self
+    }
+
     /// The same chart with the given kind of x axis.
     pub fn x_axis(mut self, axis: Axis) -> Self {
         self.x_axis = axis;

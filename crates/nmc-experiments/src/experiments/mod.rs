@@ -5,6 +5,7 @@ pub mod golden_chain;
 pub mod ien163_arpanet;
 pub mod ko_alternate_path;
 pub mod ko_looping;
+pub mod ko_pairing;
 pub mod ko_routing_tables;
 pub mod ko_sites;
 pub mod ko_v2_throughput;

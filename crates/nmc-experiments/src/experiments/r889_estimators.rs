@@ -310,16 +310,7 @@ struct ModelRow {
     paper_eff_mills: f64,
 }
 
-/// Median of a non-empty list.
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
+use super::ko_v2_throughput::median;
 
 /// R889-3 on the path models' traces (the second, labelled source).
 fn path_models(ctx: &mut Context, runs: usize) -> Result<()> {

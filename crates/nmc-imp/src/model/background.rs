@@ -8,7 +8,9 @@
 //!   number of messages to one destination (`burst_mean` > 1: a file moving, a screenful);
 //! * IMP `i`'s background host originates a share `o_i / Σ o` of the messages and sends each
 //!   to IMP `j ≠ i` with probability `d_j / Σ_{k≠i} d_k`, from origination and destination
-//!   weights (equal weights: uniform);
+//!   weights (equal weights: uniform); with a `hop_decay` δ below 1, with probability
+//!   ∝ `B_j d_j δ^h(i,j)`, the factors `B_j` balancing the pairs so that each IMP still
+//!   receives its share `d_j / Σ d` (`run::Pairing`, issue 54);
 //! * a message is single-packet with probability `single_packet_fraction`, its length
 //!   exponential with mean `single_mean` (at least 1 bit, at most one packet); otherwise its
 //!   length is one packet plus an exponential part of mean `multi_mean − max_packet`, capped at
