@@ -27,9 +27,18 @@ pub struct ManArgs {
     pub out: PathBuf,
 }
 
-/// Writes the completion script for `a.shell` on stdout.
+/// Writes the completion script for `a.shell` on stdout. Made in memory first: clap_complete
+/// panics when its writer fails, so a full or closed stdout (`> /dev/full`, `| head -c 10`)
+/// was exit 101 (issue 57 §5). Now a full disk is one line and exit 2, and a reader that
+/// closed the pipe early ends nmc quietly, as for every subcommand.
 pub fn completions(a: CompletionsArgs, mut cli: clap::Command) -> Result<Outcome> {
-    clap_complete::generate(a.shell, &mut cli, "nmc", &mut std::io::stdout());
+    use std::io::Write as _;
+    let mut script = Vec::new();
+    clap_complete::generate(a.shell, &mut cli, "nmc", &mut script);
+    let mut out = std::io::stdout().lock();
+    out.write_all(&script)
+        .and_then(|()| out.flush())
+        .context("writing the completion script to stdout")?;
     Ok(Outcome::Ok)
 }
 

@@ -3,6 +3,28 @@
 
 use crate::{nmc, stderr, tmp};
 
+/// Issue 57 §5: a full stdout is one line and exit 2, not clap_complete's panic (exit 101).
+#[cfg(target_os = "linux")]
+#[test]
+fn completions_into_a_full_disk_say_so() {
+    let full = std::fs::File::options()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let o = crate::command()
+        .args(["completions", "bash"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("writing the completion script to stdout"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(stderr(&o).trim().lines().count(), 1);
+}
+
 #[test]
 fn completions_for_every_shell() {
     for (shell, mark) in [
