@@ -140,6 +140,17 @@ mod tests {
         assert!(chosen.total_variation < independent.total_variation);
     }
 
+    /// The 1975 map carries the 1974 load model whole, its pairing too: KO-9 compares October
+    /// 1974 with 1975 under one load model.
+    #[test]
+    fn the_1975_scenario_carries_the_1974_pairing() {
+        let v2 = Loader::FULL.load("ko-v2", MAP, &[]).unwrap();
+        let v3 = Loader::FULL
+            .load("ko-v3", crate::experiments::ko_v3_throughput::V3_MAP, &[])
+            .unwrap();
+        assert_eq!(configured(&v3), configured(&v2));
+    }
+
     #[test]
     fn published_shares_sum_to_one() {
         let s: f64 = published_shares().iter().sum();
