@@ -81,6 +81,7 @@ pub fn run(a: ReproduceArgs) -> Result<Outcome> {
     };
     let jobs = nmc_sim::limits::jobs("--jobs", a.jobs)?;
     // Written beside --out and put in place whole when every experiment is done (issue 33).
+    nmc_run::run::check_seed(a.seed)?;
     let dir = nmc_report::OutDir::begin(&a.out)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)

@@ -1030,3 +1030,36 @@ fn a_trace_stops_at_its_size_limit() {
         "{summary}"
     );
 }
+
+/// Issue 57 §6: `reproduce --seed` refuses what `run --seed` refuses (above 2^63 − 1, which no
+/// scenario can hold), with the same line, before anything is written.
+#[test]
+fn reproduce_and_run_refuse_the_same_seeds() {
+    let dir = tmp("seed-limit");
+    let out = dir.join("out");
+    let too_big = "9223372036854775808";
+    let r = nmc(&[
+        "reproduce",
+        "golden-chain",
+        "--quick",
+        "--seed",
+        too_big,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let s = nmc(&[
+        "run",
+        "md1",
+        "--seed",
+        too_big,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    for o in [&r, &s] {
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(o));
+        assert_eq!(stderr(o).trim().lines().count(), 1, "{}", stderr(o));
+    }
+    assert_eq!(stderr(&r), stderr(&s));
+    assert!(stderr(&r).contains("at most 2^63 - 1"), "{}", stderr(&r));
+    assert!(!out.exists());
+}

@@ -555,6 +555,15 @@ pub struct Resolved {
 }
 
 /// The model a scenario runs (a `--set model=...` wins) and the overrides with the seed.
+/// A `--seed` as a scenario can hold it: at most 2^63 − 1, since a scenario's integers are
+/// signed 64-bit (a seed above it could not be written into the scenario that reruns the run).
+/// `nmc run` and `nmc reproduce` refuse the same seeds with the same line (issue 57 §6).
+pub fn check_seed(seed: u64) -> Result<i64> {
+    i64::try_from(seed).map_err(|_| {
+        anyhow::anyhow!("--seed {seed}: at most 2^63 - 1 (a scenario's integers are signed 64-bit)")
+    })
+}
+
 fn model_and_sets(origin: &str, text: &str, opts: &RunOptions) -> Result<(String, Vec<Override>)> {
     let model = match opts
         .sets
@@ -570,10 +579,7 @@ fn model_and_sets(origin: &str, text: &str, opts: &RunOptions) -> Result<(String
     };
     let mut sets = opts.sets.clone();
     if let Some(seed) = opts.seed {
-        let Ok(seed) = i64::try_from(seed) else {
-            bail!("--seed {seed}: at most 2^63 - 1 (a scenario's integers are signed 64-bit)");
-        };
-        sets.push(Override::top("seed", seed));
+        sets.push(Override::top("seed", check_seed(seed)?));
     }
     if !MODELS.contains(&model.as_str()) {
         bail!(
