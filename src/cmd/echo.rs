@@ -69,9 +69,21 @@ pub struct EchoLimits {
 }
 
 impl EchoLimits {
-    /// The echo core's configuration; a secret (`keyed`) makes tags required.
-    pub fn config(&self, keyed: bool) -> ServerConfig {
-        ServerConfig {
+    /// The echo core's configuration; a secret (`keyed`) makes tags required. `--max-payload`
+    /// must hold an echo header and fit a UDP datagram (issue 57 §6: 0 was taken, and every
+    /// request then went unanswered).
+    pub fn config(&self, keyed: bool) -> Result<ServerConfig> {
+        let (lo, hi) = (
+            nmc_probe::wire::HEADER_LEN,
+            nmc_probe::wire::MAX_UDP_PAYLOAD,
+        );
+        if !(lo..=hi).contains(&self.max_payload) {
+            bail!(
+                "--max-payload {}: must be {lo} to {hi} bytes (an echo header to the largest UDP payload)",
+                self.max_payload
+            );
+        }
+        Ok(ServerConfig {
             max_payload: self.max_payload,
             rate_per_source: self.rate,
             burst_per_source: f64::from(self.burst.max(1)),
@@ -79,7 +91,7 @@ impl EchoLimits {
             global_burst: (self.global_rate * 2.0).max(1.0),
             require_tag: keyed,
             ..ServerConfig::default()
-        }
+        })
     }
 }
 
@@ -171,7 +183,7 @@ fn serve(a: ServeArgs) -> Result<Outcome> {
     let key = key_from(&a.secret_file)?;
     let (log_interval, duration) = serve_times(a.log_every, a.duration);
     let opts = ServeOptions {
-        config: a.limits.config(key.is_some()),
+        config: a.limits.config(key.is_some())?,
         key,
         log_interval,
         duration,

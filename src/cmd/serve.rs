@@ -84,7 +84,7 @@ pub fn run(a: ServeArgs) -> Result<Outcome> {
     let log = log_writer(a.log_file.as_deref())?;
     let (log_interval, duration) = serve_times(a.log_every, a.duration);
     let opts = ServeOptions {
-        config: a.limits.config(key.is_some()),
+        config: a.limits.config(key.is_some())?,
         key: key.clone(),
         log_interval,
         duration,

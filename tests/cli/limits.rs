@@ -414,3 +414,46 @@ fn a_network_too_large_for_memory_is_refused_before_it_is_built() {
         &["network.topology.imps"],
     );
 }
+
+/// Issue 57 §6: limits a server cannot mean are refused in one line before it listens: an echo
+/// payload cap of 0 (every request then unanswered) and a connection count no process can hold.
+#[test]
+fn server_limits_that_cannot_hold_are_refused() {
+    for (args, says) in [
+        (
+            &[
+                "echo",
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--max-payload",
+                "0",
+            ][..],
+            "--max-payload 0: must be 32 to 65507 bytes",
+        ),
+        (
+            &["serve", "--listen", "127.0.0.1:0", "--max-payload", "70000"][..],
+            "--max-payload 70000: must be 32 to 65507 bytes",
+        ),
+        (
+            &[
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--max-connections",
+                "18446744073709551615",
+            ][..],
+            "--max-connections 18446744073709551615: must be 1 to 65536",
+        ),
+        (
+            &["sink", "--listen", "127.0.0.1:0", "--max-per-source", "0"][..],
+            "--max-per-source 0: must be 1 to 65536",
+        ),
+    ] {
+        let o = nmc(args);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+        assert!(e.contains(says), "{args:?}: {e}");
+        assert_eq!(e.trim().lines().count(), 1, "{args:?}: {e}");
+    }
+}

@@ -177,7 +177,7 @@ fn bad_pump_input_is_one_line_and_exit_2() {
         (
             "a server's cap of zero",
             &["sink", "--max-per-source", "0"],
-            "--max-per-source must be at least 1",
+            "--max-per-source 0: must be 1 to 65536",
         ),
     ];
     for (name, args, needle) in cases {

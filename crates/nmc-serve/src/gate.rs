@@ -44,6 +44,11 @@ use std::time::{Duration, Instant};
 /// Connections served at once. **Choice**: 64, plenty for the few measurers one server has,
 /// few enough that 64 threads and their buffers cost little.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 64;
+
+/// The most connections a server may be told to hold at once (issue 57 §6: 18446744073709551615
+/// was taken). **Choice**: 65,536, a common ceiling of one process's file descriptors; a value
+/// above it is a typo, not a plan, and the server would run out of descriptors first.
+pub const MAX_CONNECTIONS_CAP: usize = 65_536;
 /// Connections from one IP address at once. **Choice**: 8, room for a few measurers behind one
 /// NAT and for a client's next connection while its last one closes; one host holds at most an
 /// eighth of the default slots.
@@ -113,11 +118,17 @@ impl Limits {
 
     /// Refuses limits that would serve nothing or never close anything, in one line.
     pub fn check(&self) -> Result<(), String> {
-        if self.max_connections == 0 {
-            return Err("--max-connections must be at least 1".into());
+        if !(1..=MAX_CONNECTIONS_CAP).contains(&self.max_connections) {
+            return Err(format!(
+                "--max-connections {}: must be 1 to {MAX_CONNECTIONS_CAP}",
+                self.max_connections
+            ));
         }
-        if self.max_per_source == 0 {
-            return Err("--max-per-source must be at least 1".into());
+        if !(1..=MAX_CONNECTIONS_CAP).contains(&self.max_per_source) {
+            return Err(format!(
+                "--max-per-source {}: must be 1 to {MAX_CONNECTIONS_CAP}",
+                self.max_per_source
+            ));
         }
         if self.window.is_zero() {
             return Err("--idle-window must be above zero".into());
