@@ -608,18 +608,11 @@ pub struct Pairing<'a> {
 impl<'a> Pairing<'a> {
     /// The pairing of `b` among `imps` (its background hosts' IMPs) on `topo`.
     pub fn new(topo: &'a Topology, imps: &[u32], b: &crate::spec::BackgroundSpec) -> Self {
-        let w = |map: &BTreeMap<String, f64>, x: u32| {
-            map.get(&topo.names[x as usize])
-                .copied()
-                .unwrap_or(b.default_weight)
-        };
-        let weights: Vec<f64> = (0..topo.names.len() as u32)
-            .map(|x| w(&b.destinations, x))
-            .collect();
+        let weights: Vec<f64> = topo.names.iter().map(|n| b.destination_weight(n)).collect();
         let balance = balance_destinations(
             topo,
             imps,
-            &|x| w(&b.origins, x),
+            &|x| b.origin_weight(&topo.names[x as usize]),
             &|y| weights[y as usize],
             b.hop_decay,
         );
@@ -654,12 +647,7 @@ pub fn background_hop_shares(
     } else {
         b.imps.iter().filter_map(|n| topo.index(n)).collect()
     };
-    let origin = |x: u32| {
-        b.origins
-            .get(&topo.names[x as usize])
-            .copied()
-            .unwrap_or(b.default_weight)
-    };
+    let origin = |x: u32| b.origin_weight(&topo.names[x as usize]);
     let pair = Pairing::new(topo, &imps, b);
     let total: f64 = imps.iter().map(|&x| origin(x)).sum();
     let mut shares = BTreeMap::new();
@@ -686,7 +674,7 @@ const BALANCING_ROUNDS: usize = 200;
 /// decay^hops send each IMP its share of the destination weights (Furness's iteration, a fixed
 /// number of rounds in a fixed order, so the same inputs give the same bits). All 1 when
 /// `decay` is 1 (the pairs are then not balanced, as before the parameter).
-pub fn balance_destinations(
+fn balance_destinations(
     topo: &Topology,
     imps: &[u32],
     origin: &dyn Fn(u32) -> f64,
@@ -808,18 +796,13 @@ fn add_background(
             }
         }
     }
-    let w = |map: &BTreeMap<String, f64>, x: u32| {
-        map.get(&topo.names[x as usize])
-            .copied()
-            .unwrap_or(b.default_weight)
-    };
     if !(b.hop_decay.is_finite() && (MIN_HOP_DECAY..=1.0).contains(&b.hop_decay)) {
         return Err(bad(
             "hop_decay",
             &format!("must be {MIN_HOP_DECAY} to 1 (1: destinations independent of distance)"),
         ));
     }
-    let origin = |x: u32| w(&b.origins, x);
+    let origin = |x: u32| b.origin_weight(&topo.names[x as usize]);
     let pair = Pairing::new(topo, &imps, b);
     let total_origin: f64 = imps.iter().map(|&x| origin(x)).sum();
     let first = hosts.len() as u32;

@@ -571,6 +571,24 @@ fn default_weight() -> f64 {
     1.0
 }
 
+impl BackgroundSpec {
+    /// The origination weight of the IMP named `imp` (`default_weight` when not named).
+    pub fn origin_weight(&self, imp: &str) -> f64 {
+        self.origins
+            .get(imp)
+            .copied()
+            .unwrap_or(self.default_weight)
+    }
+
+    /// The destination weight of the IMP named `imp` (`default_weight` when not named).
+    pub fn destination_weight(&self, imp: &str) -> f64 {
+        self.destinations
+            .get(imp)
+            .copied()
+            .unwrap_or(self.default_weight)
+    }
+}
+
 fn default_hop_decay() -> f64 {
     1.0
 }

@@ -1272,17 +1272,23 @@ impl KoV2Throughput {
         };
         let chosen = rows.iter().find(|r| r.chosen).unwrap_or(&rows[0]);
         let independent = &rows[0];
+        // The same rule on the map nearest RFC 619's December 1973 network.
+        let on_1973 = super::ko_pairing::fit_on_map(&s, "1973-09")?;
+        let chosen_1973 = on_1973
+            .iter()
+            .find(|r| r.chosen)
+            .map_or(f64::NAN, |r| r.hop_decay);
         ctx.note(format!(
             "Where the background goes (pairing_fit.csv): RFC 619 Table 1 counts December 1973's messages by minimum \
-             hops (mean 4.84). Drawn independently of the origin (hop_decay = 1), the scenario's messages travel {:.2} \
+             hops (mean {:.2}). Drawn independently of the origin (hop_decay = 1), the scenario's messages travel {:.2} \
              hops on the June 1974 map (total variation {:.3} from RFC 619's shares); the rule stated before scoring \
              chooses hop_decay = {} (mean {:.2} hops, total variation {:.3}), and the scenario runs with {}. Fitted on \
              that column only: every KO row is out of sample (RFC619-T1 scores the same table's round-trip column). \
-             RFC 619 counted hops on the December 1973 topology, not this map, and counted as one hop the \
-             traffic between a TIP and the IMP at its site (AMES–AMST, ISI–USCT: RFC 619 Table 4), which this map \
-             merges into one site and the scenario's weights send elsewhere; the fit is not robust to either (a \
-             recomputation outside this run, in review, found 0.85 on the 1973-09 map and 0.95 with those pairs left out). At 9 hops (first seed, \
-             pairing_9hops.csv): hop_decay 1 gives {}, 0.95 {}, 0.9 {}, 0.85 {}.",
+             The fit is not robust. RFC 619 counted hops on the December 1973 network: the same rule on the 1973-09 \
+             map chooses {chosen_1973}. And RFC 619 counted as one hop the traffic between a TIP and the IMP at its \
+             site (AMES–AMST, ISI–USCT: its Table 4), which this map merges into one site and the scenario's weights \
+             send elsewhere. At 9 hops (first seed, pairing_9hops.csv): hop_decay 1 gives {}, 0.95 {}, 0.9 {}, 0.85 {}.",
+            super::ko_pairing::published_mean_hops(),
             independent.mean_hops,
             independent.total_variation,
             chosen.hop_decay,
