@@ -117,6 +117,14 @@ pub struct LineRecord {
     pub utilisation: f64,
     /// The longest its data queue was, packets.
     pub max_queue: u32,
+    /// Data packets of the watched pair's stream that left on it (first transmissions, from
+    /// `measure_from` on). Not in `lines.csv`: the experiments read it (issue 54's diagnosis).
+    #[serde(skip)]
+    pub watched_packets: u64,
+    /// Their mean wait in the IMP before that transmission began (queue, logical channel and
+    /// the IMP's processing), ms; NaN when none left. Not in `lines.csv`.
+    #[serde(skip)]
+    pub watched_wait_ms: f64,
 }
 
 /// The shortest lockup window: the watch looks every quarter window, so a window of a few
@@ -1051,6 +1059,13 @@ fn finish(mut m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outco
             duplicates: l.duplicates,
             utilisation: ((l.busy_time - busy_before(k)).as_secs_f64() / secs).min(1.0),
             max_queue: l.max_queue,
+            watched_packets: m.obs.hop_waits.get(k).map_or(0, |w| w.0),
+            watched_wait_ms: m
+                .obs
+                .hop_waits
+                .get(k)
+                .filter(|w| w.0 > 0)
+                .map_or(f64::NAN, |w| w.1 as f64 / w.0 as f64 / 1e6),
         })
         .collect();
     let hops = m.obs.watch.and_then(|(s, d)| m.topo.hops(s, d));

@@ -191,3 +191,43 @@ fn the_mesh_scenario_builds_with_its_pairs() {
         assert_ne!(a[2 * k].1, a[2 * k + 1].1, "pair {k} on one IMP");
     }
 }
+
+/// Where the pump's packets wait (issue 54's diagnosis): on an unloaded chain of equal lines an
+/// 8-packet message queues at the source IMP's line (its packets come from the host faster than
+/// the line takes them: the last waits 7 packet times, 23.52 ms each, for the first), and beyond
+/// it the train moves at the line's pace, each packet waiting less than one packet time at a
+/// later hop. Every line carries every packet once.
+#[test]
+fn the_pump_waits_at_its_first_line_and_not_beyond() {
+    let h = hops(5);
+    let s = chain(&[&h[0], &h[1], "duration=60s"]);
+    let o = run(&s, 1, Trace::off(), &mut |_| {}).unwrap();
+    let path: Vec<_> = o.lines.iter().filter(|l| l.watched_packets > 0).collect();
+    assert_eq!(path.len(), 5, "one record per line of the path");
+    let n = path[0].watched_packets;
+    assert!(n > 1000, "{n} pump packets");
+    for l in &path {
+        assert!(
+            l.watched_packets.abs_diff(n) <= 8,
+            "{}>{}: {} packets, not about {n}",
+            l.from,
+            l.to,
+            l.watched_packets
+        );
+    }
+    let packet_ms = 23.52;
+    assert!(
+        path[0].watched_wait_ms > 3.0 * packet_ms,
+        "first line {:.1} ms",
+        path[0].watched_wait_ms
+    );
+    for l in &path[1..] {
+        assert!(
+            l.watched_wait_ms < packet_ms,
+            "{}>{}: {:.1} ms",
+            l.from,
+            l.to,
+            l.watched_wait_ms
+        );
+    }
+}

@@ -43,8 +43,10 @@
 //! (`what_if_line_delay.csv`), and the pump to every other site at each distance
 //! (`destinations.csv`: K&O do not name their fake hosts' sites, and the site rule scores every
 //! one of them, `site_rule.csv`). Issue 54's diagnosis: each K&O path's lines, their load and
-//! other hosts' share of it (`path_lines.csv`), and what binds each path, by K&O's window
-//! counterfactual at every distance (`binding.csv`); the background's pairing and its fit on
+//! other hosts' share of it and the mean wait of the pump's packets at each hop
+//! (`path_lines.csv`), and what binds each path, by K&O's window counterfactual at every
+//! distance, beside what K&O's reading needs there: the most 4 message numbers would carry with
+//! Fig. 4's round trip in place of the model's (`binding.csv`); the background's pairing and its fit on
 //! RFC 619 Table 1 (`pairing_fit.csv`, [`super::ko_pairing`]). A closing note scores every
 //! case of these tables against the targets above and names, for each row that misses, the
 //! cases that would bring it within and the input each stands for. No row uses any of them.
@@ -1317,6 +1319,12 @@ struct PathLineRow {
     other_share: f64,
     max_queue: u32,
     rejected: u64,
+    /// Data packets of the pump's stream (UCLA's IMP to the destination's) that left on the
+    /// line, first transmissions.
+    pump_packets: u64,
+    /// Their mean wait in the IMP before the line took them (queue, logical channel, the IMP's
+    /// processing), ms: the queue the pump's packets meet at this hop.
+    pump_wait_ms: f64,
 }
 
 /// What binds each K&O path (first seed): the window, by K&O's counterfactual run at that
@@ -1336,6 +1344,20 @@ struct BindingRow {
     busiest_line: String,
     busiest_utilisation: f64,
     busiest_other_share: f64,
+    /// The pump's packets' mean wait at each hop, from UCLA on (`path_lines.csv`), ms.
+    pump_wait_by_hop_ms: String,
+    /// Their sum over the path, ms: the queueing the round trip carries beyond transmission.
+    pump_wait_total_ms: f64,
+    /// The model's round trip and message-number cycle, ms.
+    rtt_ms: f64,
+    cycle_ms: f64,
+    /// K&O Fig. 4's round trip at this distance (≈ 200 + 90(n − 1) ms, SPEC §3 KO-3).
+    ko_rtt_ms: f64,
+    /// What K&O's reading needs: the most 4 message numbers carry if each number's cycle grows
+    /// by K&O's round trip less the model's, by Little's law on the model's own run
+    /// (4 × throughput × cycle / (numbers held × (cycle + Δ))), kbit/s. Below the model's
+    /// throughput, the window would bind there.
+    window_bound_at_ko_rtt_kbps: f64,
     /// `window`, `line A>B`, or `neither`.
     binding: String,
 }
@@ -1420,6 +1442,8 @@ impl KoV2Throughput {
                         other_share: other / (r.packet_frames as f64).max(1.0),
                         max_queue: r.max_queue,
                         rejected: r.rejected,
+                        pump_packets: r.watched_packets,
+                        pump_wait_ms: r.watched_wait_ms,
                     });
                 }
                 at = next;
@@ -1441,6 +1465,11 @@ impl KoV2Throughput {
                 .map_or((String::new(), 0.0, 0.0), |l| {
                     (l.line.clone(), l.utilisation, l.other_share)
                 });
+            let waits: Vec<f64> = lines
+                .iter()
+                .filter(|l| l.hops == *h)
+                .map(|l| l.pump_wait_ms)
+                .collect();
             let w8 = opened[*h as usize - 1].throughput_kbps;
             let ratio = w8 / row.throughput_kbps;
             bind.push(BindingRow {
@@ -1451,6 +1480,22 @@ impl KoV2Throughput {
                 window8_ratio: ratio,
                 message_numbers_mean: row.message_numbers_mean,
                 number_wait_fraction: row.number_wait_fraction,
+                pump_wait_by_hop_ms: waits
+                    .iter()
+                    .map(|w| format!("{w:.0}"))
+                    .collect::<Vec<_>>()
+                    .join("/"),
+                pump_wait_total_ms: waits.iter().sum(),
+                rtt_ms: row.rtt_mean_ms,
+                cycle_ms: row.cycle_mean_ms,
+                ko_rtt_ms: row.published_rtt_ms,
+                window_bound_at_ko_rtt_kbps: window_bound(
+                    row.throughput_kbps,
+                    row.cycle_mean_ms,
+                    row.message_numbers_mean,
+                    row.published_rtt_ms - row.rtt_mean_ms,
+                    f64::from(p.message_numbers),
+                ),
                 binding: binding(ratio, &busiest, util),
                 busiest_line: busiest,
                 busiest_utilisation: util,
@@ -1462,6 +1507,18 @@ impl KoV2Throughput {
         ctx.note(binding_note(&bind));
         Ok(())
     }
+}
+
+/// The most `numbers` message numbers carry, kbit/s, if each number's cycle (`cycle_ms`, with
+/// `held` numbers held on average at `kbps`) were `extra_ms` longer: Little's law gives the
+/// bits a message carries, `kbps × cycle / held`, and `numbers` such messages go per
+/// `cycle + extra` (issue 54: what K&O's round trip would do to the model's window).
+fn window_bound(kbps: f64, cycle_ms: f64, held: f64, extra_ms: f64, numbers: f64) -> f64 {
+    let cycle = cycle_ms + extra_ms;
+    if held <= 0.0 || cycle <= 0.0 {
+        return f64::NAN;
+    }
+    numbers * kbps * cycle_ms / (held * cycle)
 }
 
 /// One line per K&O path: what binds it in the model, against K&O's reading (§IV: the 4-message
@@ -1482,9 +1539,16 @@ fn binding_note(rows: &[BindingRow]) -> String {
                     r.busiest_other_share * 100.0
                 )
             };
+            let needs = if r.window_bound_at_ko_rtt_kbps < r.throughput_kbps {
+                "the window would bind"
+            } else {
+                "the window would still not bind"
+            };
             format!(
                 "{} hop{} ({}): {:.1} kbit/s, {:.1} with 8 message numbers (×{:.3}); {:.2} numbers held, the next \
-                 message waiting for one {:.0} % of the time; binds: {why}",
+                 message waiting for one {:.0} % of the time; the pump's packets wait {} ms at its hops ({:.0} in \
+                 all); binds: {why}. K&O's reading needs Fig. 4's round trip, {:.0} ms against the model's {:.0}: \
+                 with it 4 numbers carry at most {:.1} kbit/s, so {needs}",
                 r.hops,
                 s_hop(r.hops),
                 r.destination,
@@ -1493,6 +1557,11 @@ fn binding_note(rows: &[BindingRow]) -> String {
                 r.window8_ratio,
                 r.message_numbers_mean,
                 r.number_wait_fraction * 100.0,
+                r.pump_wait_by_hop_ms,
+                r.pump_wait_total_ms,
+                r.ko_rtt_ms,
+                r.rtt_ms,
+                r.window_bound_at_ko_rtt_kbps,
             )
         })
         .collect();
@@ -2357,6 +2426,18 @@ impl KoV2Throughput {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// K&O §III's criterion by Little's law: a pump holding all 4 numbers over an 880 ms cycle
+    /// carries 36 kbit/s; 140 ms more round trip takes it to 36 × 880 / 1020 ≈ 31 kbit/s, and
+    /// with 2 numbers held (the line binds) the same 4 numbers could carry twice as much.
+    #[test]
+    fn window_bound_follows_the_cycle() {
+        assert!((window_bound(36.0, 880.0, 4.0, 0.0, 4.0) - 36.0).abs() < 1e-9);
+        let longer = window_bound(36.0, 880.0, 4.0, 140.0, 4.0);
+        assert!((longer - 36.0 * 880.0 / 1020.0).abs() < 1e-9, "{longer}");
+        assert!((window_bound(36.0, 880.0, 2.0, 0.0, 4.0) - 72.0).abs() < 1e-9);
+        assert!(window_bound(36.0, 880.0, 0.0, 0.0, 4.0).is_nan());
+    }
 
     /// The closing note lists only rows that miss as configured, and for each the cases within
     /// the row's own target, with their inputs.

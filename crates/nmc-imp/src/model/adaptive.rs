@@ -280,6 +280,10 @@ impl Subnet {
     /// came (SPF's delay samples).
     pub(super) fn note_visit(&mut self, now: SimTime, imp: u32, id: PktId) {
         self.routing.arrived(id, now);
+        let p = self.slab.get(id);
+        if self.obs.watches(p.stream) && matches!(p.kind, PktKind::Data { .. }) {
+            self.obs.watched_entered(id as usize, now);
+        }
         if self.routing.is_adaptive() {
             let p = *self.slab.get(id);
             self.obs.journeys.visit(now, imp, &p, &self.topo.names);

@@ -185,6 +185,11 @@ impl Subnet {
         }
         if let (FrameKind::Packet { pkt, .. }, false) = (kind, retransmission) {
             self.routing.departed(now, from, l, pkt, tx + propagation);
+            let p = self.slab.get(pkt);
+            if self.obs.watches(p.stream) && matches!(p.kind, PktKind::Data { .. }) {
+                self.obs
+                    .watched_left(pkt as usize, l as usize, self.link_at.len(), now);
+            }
         }
         q.schedule(
             now + tx,

@@ -72,6 +72,13 @@ pub struct Observer {
     /// Messages handed in from outside whose last packet reached the destination host: (tag,
     /// when), in delivery order, until [`crate::Stepper::poll_delivered`] takes them.
     pub outside_delivered: VecDeque<(u64, SimTime)>,
+    /// When each packet slot's data packet of the watched stream came to the IMP that holds it
+    /// (its source IMP, or the IMP that accepted it from a line): read when it first leaves.
+    watch_entered: Vec<SimTime>,
+    /// Per link, the data packets of the watched stream that left on it for the first time from
+    /// `measure_from` on, and their summed wait in the IMP before that transmission began, ns
+    /// (issue 54: the queue the pump's packets meet at each hop).
+    pub hop_waits: Vec<(u64, u64)>,
 }
 
 impl Observer {
@@ -126,7 +133,40 @@ impl Observer {
             busy_at_measure: Vec::new(),
             outside_tags: BTreeMap::new(),
             outside_delivered: VecDeque::new(),
+            watch_entered: Vec::new(),
+            hop_waits: Vec::new(),
         }
+    }
+
+    /// Whether `stream`'s data packets are watched ([`Observer::hop_waits`]).
+    #[inline]
+    pub fn watches(&self, stream: Stream) -> bool {
+        self.watch.is_some() && stream == self.watch_stream
+    }
+
+    /// A data packet of the watched stream, in slot `slot`, came to an IMP at `now`.
+    pub fn watched_entered(&mut self, slot: usize, now: SimTime) {
+        if self.watch_entered.len() <= slot {
+            self.watch_entered.resize(slot + 1, SimTime::ZERO);
+        }
+        self.watch_entered[slot] = now;
+    }
+
+    /// The data packet of the watched stream in slot `slot` begins its first transmission on
+    /// link `link` (of `links`) at `now`: its wait in the IMP is tallied from `measure_from` on.
+    pub fn watched_left(&mut self, slot: usize, link: usize, links: usize, now: SimTime) {
+        let Some(&entered) = self.watch_entered.get(slot) else {
+            return;
+        };
+        if now.since(SimTime::ZERO) < self.measure_from {
+            return;
+        }
+        if self.hop_waits.len() < links {
+            self.hop_waits.resize(links, (0, 0));
+        }
+        let w = &mut self.hop_waits[link];
+        w.0 += 1;
+        w.1 += (now - entered).as_nanos();
     }
 
     /// Message `msg` reached `what` at `now`. At the destination IMP only the recorded (not
