@@ -7,8 +7,35 @@
 //! background traffic) is `None` here and absent there. The names are today's, byte for byte:
 //! each is written once, in [`ImpMetrics::to_map`].
 
+use crate::observe::Counted;
+use crate::params::ImpModel;
 use serde::Serialize;
 use std::collections::BTreeMap;
+
+/// A resource the measured pair holds, as the occupancy samples count it, in
+/// [`OCCUPANCY_RESOURCES`]' order ([`ImpMetrics::occupancy_mean`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Resource {
+    /// Message numbers in use on the pair's stream.
+    MessageNumbers,
+    /// PLT entries in use at the source IMP.
+    PltEntries,
+    /// Reassembly buffers reserved or filled at the destination IMP.
+    ReassemblyBuffers,
+    /// The source IMP's PLT entries held by REQALLs (K&O Fig. 7).
+    PltReqalls,
+    /// The pair's RFNMs waiting at the destination IMP for buffers to carry an ALL.
+    PltRfnmsWaiting,
+    /// The rest of the PLT: messages in flight and RFNMs on their way back.
+    PltMessages,
+}
+
+impl Resource {
+    /// Its name in `occupancy.csv` and the metrics.
+    pub fn name(self) -> &'static str {
+        OCCUPANCY_RESOURCES[self as usize]
+    }
+}
 
 /// The resources of the measured pair whose means the metrics give
 /// (`occupancy.<name>.mean`; `occupancy.csv`'s columns), in the order of
@@ -226,23 +253,21 @@ pub struct Loops {
 }
 
 impl ImpMetrics {
-    /// A counter by [`crate::observe::Counted`]'s name (e.g. `reqall`, `single-rejected`), 0 when
-    /// nothing was counted.
-    pub fn count(&self, name: &str) -> u64 {
-        self.counts.get(name).copied().unwrap_or(0)
+    /// How often `what` happened (`count.<name>`), 0 when it never did.
+    pub fn count(&self, what: Counted) -> u64 {
+        self.counts.get(what.name()).copied().unwrap_or(0)
     }
 
-    /// The mean of one resource the measured pair holds, by `occupancy.csv`'s column name
-    /// (`message_numbers`, `plt_entries`, `reassembly_buffers`, `plt_messages`,
-    /// `plt_reqalls`, `plt_rfnms_waiting`); `None` without samples or for another name.
-    pub fn occupancy_mean(&self, resource: &str) -> Option<f64> {
-        let k = OCCUPANCY_RESOURCES.iter().position(|n| *n == resource)?;
-        self.occupancy_means.map(|m| m[k])
+    /// The mean of one resource the measured pair holds (`occupancy.<name>.mean`); `None`
+    /// without samples.
+    pub fn occupancy_mean(&self, resource: Resource) -> Option<f64> {
+        self.occupancy_means.map(|m| m[resource as usize])
     }
 
-    /// The mean wait in the task queues of one IMP model (`316`, `516`), ms.
-    pub fn processing_wait_mean_ms(&self, model: &str) -> Option<f64> {
-        self.processing.get(model).map(|p| p.wait_mean_ms)
+    /// The mean wait in the task queues of one IMP model's IMPs, ms; `None` when the run had
+    /// none of them.
+    pub fn processing_wait_mean_ms(&self, model: ImpModel) -> Option<f64> {
+        self.processing.get(model.name()).map(|p| p.wait_mean_ms)
     }
 
     /// The round trips of other hosts' messages between IMPs `hops` apart (RFC 619 Table 1's
@@ -452,9 +477,20 @@ mod tests {
                 .split_whitespace()
                 .collect::<Vec<_>>()
         );
-        assert_eq!(m.occupancy_mean("plt_entries"), Some(0.0));
-        assert_eq!(m.occupancy_mean("no such"), None);
-        assert_eq!(m.count("reqall"), 3);
-        assert_eq!(m.count("rfnm-without-all"), 0);
+        assert_eq!(m.occupancy_mean(Resource::PltEntries), Some(0.0));
+        assert_eq!(m.count(Counted::Reqall), 3);
+        assert_eq!(m.count(Counted::RfnmWithoutAll), 0);
+        assert_eq!(
+            [
+                Resource::MessageNumbers,
+                Resource::PltEntries,
+                Resource::ReassemblyBuffers,
+                Resource::PltReqalls,
+                Resource::PltRfnmsWaiting,
+                Resource::PltMessages
+            ]
+            .map(Resource::name),
+            OCCUPANCY_RESOURCES
+        );
     }
 }

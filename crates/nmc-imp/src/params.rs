@@ -257,6 +257,17 @@ pub enum ImpModel {
     H516,
 }
 
+impl ImpModel {
+    /// The model's name, as scenarios (`network.imp_models`) and the metrics
+    /// (`processing.<name>.…`) write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ImpModel::H316 => "316",
+            ImpModel::H516 => "516",
+        }
+    }
+}
+
 /// How a destination IMP treats a single-packet message that arrives out of order (its
 /// predecessor, by message number from the same source IMP, has not yet arrived). RFC 632;
 /// the procedure is in `model/single.rs`.

@@ -416,10 +416,7 @@ pub fn build(
     let mut named: BTreeMap<u32, crate::params::ImpModel> = BTreeMap::new();
     for (model, sites) in &s.network.imp_models {
         for (k, n) in sites.iter().enumerate() {
-            let model_name = match model {
-                crate::params::ImpModel::H316 => "316",
-                crate::params::ImpModel::H516 => "516",
-            };
+            let model_name = model.name();
             let at = format!("network.imp_models.{model_name}[{k}]");
             let x = subnet
                 .topo
@@ -1149,10 +1146,8 @@ fn finish(mut m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outco
                 .then(|| t.background_rtt_ns as f64 / t.background_answered as f64 / 1e6),
         });
     }
-    for (model, name) in [
-        (crate::params::ImpModel::H316, "316"),
-        (crate::params::ImpModel::H516, "516"),
-    ] {
+    for model in [crate::params::ImpModel::H316, crate::params::ImpModel::H516] {
+        let name = model.name();
         let imps: Vec<&crate::imp::Imp> = m.imps.iter().filter(|i| i.model == model).collect();
         let tasks: u64 = imps.iter().map(|i| i.cpu.tasks).sum();
         if tasks == 0 {

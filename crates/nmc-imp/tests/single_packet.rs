@@ -3,6 +3,7 @@
 
 use nmc_imp::Outcome;
 use nmc_imp::e2e::{columns, overtaken, window};
+use nmc_imp::observe::Counted;
 use nmc_imp::run::{BuildError, run_and_drain};
 use nmc_imp_scenario::{ImpScenario, resolve, run};
 use nmc_scenario::{Override, load};
@@ -40,7 +41,7 @@ fn assert_exactly_once_in_order_no_leaks(o: &Outcome, what: &str) {
     );
     assert_eq!(o.order_violations, 0, "{what}: delivered out of order");
     assert_eq!(
-        o.metrics.count("single-duplicates"),
+        o.metrics.count(Counted::SingleDuplicate),
         0,
         "{what}: a message arrived twice at its destination"
     );
@@ -149,7 +150,7 @@ fn exactly_once_in_order_with_line_errors_under_each_rule() {
         );
         let o = run_and_drain(&resolve(&s).unwrap(), 7, SimDuration::from_secs(10)).unwrap();
         assert!(
-            o.metrics.count("line-errors") > 50,
+            o.metrics.count(Counted::LineError) > 50,
             "{p}: errors must happen"
         );
         assert_exactly_once_in_order_no_leaks(&o, p);
@@ -177,7 +178,7 @@ fn single_and_multipacket_messages_share_a_pair() {
         assert!(
             o.messages.iter().any(|m| m.bits == 1000) && o.messages.iter().any(|m| m.bits == 8063)
         );
-        assert!(o.metrics.count("reqall") > 0, "{p}");
+        assert!(o.metrics.count(Counted::Reqall) > 0, "{p}");
         assert_exactly_once_in_order_no_leaks(&o, p);
     }
 }
@@ -192,7 +193,7 @@ fn many_sources_out_of_order_never_lock_up_under_the_fixes() {
         let s = scenario(LOCKUP, &["duration=15s", &profile]);
         let o = run_and_drain(&resolve(&s).unwrap(), 2, SimDuration::from_secs(15)).unwrap();
         if p == "rfc632-fix-b" {
-            assert!(o.metrics.count("single-deleted") > 0);
+            assert!(o.metrics.count(Counted::SingleDeleted) > 0);
         }
         assert_exactly_once_in_order_no_leaks(&o, p);
     }

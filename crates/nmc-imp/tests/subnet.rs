@@ -1,5 +1,6 @@
 //! What must hold in the version 2 subnet (issue 3), whatever the calibration.
 
+use nmc_imp::observe::Counted;
 use nmc_imp::run::{BuildError, run_and_drain};
 use nmc_imp_scenario::{ImpScenario, resolve, run};
 use nmc_scenario::{Override, load};
@@ -44,11 +45,11 @@ fn exactly_once_in_order_and_no_leaks_with_line_errors() {
     ]);
     let o = run_and_drain(&resolve(&s).unwrap(), 3, SimDuration::from_secs(30)).unwrap();
     assert!(
-        o.metrics.count("line-errors") > 20,
+        o.metrics.count(Counted::LineError) > 20,
         "errors must actually happen: {:?}",
         o.metrics.counts
     );
-    assert!(o.metrics.count("retransmissions") > 20);
+    assert!(o.metrics.count(Counted::Retransmission) > 20);
     assert_eq!(o.messages.len(), 120, "every message's RFNM came back");
     assert_eq!(
         o.order_violations, 0,

@@ -169,7 +169,7 @@ fn measure(
         warm,
         cold,
         giveback_after_ns: o.params.giveback_after.as_nanos(),
-        retransmissions: o.metrics.count("retransmissions") as f64,
+        retransmissions: o.metrics.count(nmc_imp::observe::Counted::Retransmission) as f64,
     })
 }
 

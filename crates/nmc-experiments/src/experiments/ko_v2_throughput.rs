@@ -56,6 +56,8 @@ use crate::registry::{Context, Experiment, Loader, Plan};
 use anyhow::Result;
 use nmc_imp::Outcome;
 use nmc_imp::analysis::{autocorrelation, autocorrelation_band, histogram, round_trips_ms};
+use nmc_imp::metric::Resource;
+use nmc_imp::params::ImpModel;
 use nmc_imp_scenario::ImpScenario;
 use nmc_report::{Chart, Series, SeriesStyle, Target, Value};
 use nmc_run::charts::occupancy_chart;
@@ -1168,13 +1170,21 @@ impl KoV2Throughput {
             rtt_from_offer_mean_ms: m.pair.rtt_from_offer_mean_ms.unwrap_or(f64::NAN),
             cycle_mean_ms: m.pair.cycle_mean_ms.unwrap_or(f64::NAN),
             messages: m.pair.completed as f64,
-            message_numbers_mean: m.occupancy_mean("message_numbers").unwrap_or(f64::NAN),
-            plt_entries_mean: m.occupancy_mean("plt_entries").unwrap_or(f64::NAN),
-            reassembly_buffers_mean: m.occupancy_mean("reassembly_buffers").unwrap_or(f64::NAN),
+            message_numbers_mean: m
+                .occupancy_mean(Resource::MessageNumbers)
+                .unwrap_or(f64::NAN),
+            plt_entries_mean: m.occupancy_mean(Resource::PltEntries).unwrap_or(f64::NAN),
+            reassembly_buffers_mean: m
+                .occupancy_mean(Resource::ReassemblyBuffers)
+                .unwrap_or(f64::NAN),
             number_wait_fraction: number_wait_fraction(&o),
             lines_utilisation_max: m.lines_utilisation.map_or(f64::NAN, |u| u.max),
-            processing_316_wait_mean_ms: m.processing_wait_mean_ms("316").unwrap_or(f64::NAN),
-            processing_516_wait_mean_ms: m.processing_wait_mean_ms("516").unwrap_or(f64::NAN),
+            processing_316_wait_mean_ms: m
+                .processing_wait_mean_ms(ImpModel::H316)
+                .unwrap_or(f64::NAN),
+            processing_516_wait_mean_ms: m
+                .processing_wait_mean_ms(ImpModel::H516)
+                .unwrap_or(f64::NAN),
             published_throughput_kbps: published_throughput(hops),
             published_rtt_ms: published_rtt(hops),
         };

@@ -40,6 +40,9 @@ use super::ko_sites::{KO_MAP_DESTINATIONS, KO_V3_DESTINATIONS};
 use crate::registry::{Context, Experiment, Loader, Plan};
 use anyhow::Result;
 use nmc_imp::Outcome;
+use nmc_imp::metric::Resource;
+use nmc_imp::observe::Counted;
+use nmc_imp::params::ImpModel;
 use nmc_imp_scenario::ImpScenario;
 use nmc_report::diagram::PathDiagram;
 use nmc_report::style::Marker;
@@ -494,7 +497,7 @@ fn run_one(
         o.hops
     );
     let m = &o.metrics;
-    let count = |k: &str| m.count(k) as f64;
+    let count = |k: Counted| m.count(k) as f64;
     let row = Row {
         period,
         case: case.to_string(),
@@ -505,21 +508,29 @@ fn run_one(
         best150_kbps: m.pair.best150_kbps.unwrap_or(f64::NAN),
         rtt_mean_ms: m.pair.rtt_mean_ms().unwrap_or(f64::NAN),
         messages: m.pair.completed as f64,
-        plt_entries_mean: m.occupancy_mean("plt_entries").unwrap_or(f64::NAN),
-        plt_messages_mean: m.occupancy_mean("plt_messages").unwrap_or(f64::NAN),
-        plt_reqalls_mean: m.occupancy_mean("plt_reqalls").unwrap_or(f64::NAN),
-        plt_rfnms_waiting_mean: m.occupancy_mean("plt_rfnms_waiting").unwrap_or(f64::NAN),
-        message_numbers_mean: m.occupancy_mean("message_numbers").unwrap_or(f64::NAN),
-        reqalls: count("reqall"),
-        superfluous_reqalls: count("v3.superfluous-reqall"),
+        plt_entries_mean: m.occupancy_mean(Resource::PltEntries).unwrap_or(f64::NAN),
+        plt_messages_mean: m.occupancy_mean(Resource::PltMessages).unwrap_or(f64::NAN),
+        plt_reqalls_mean: m.occupancy_mean(Resource::PltReqalls).unwrap_or(f64::NAN),
+        plt_rfnms_waiting_mean: m
+            .occupancy_mean(Resource::PltRfnmsWaiting)
+            .unwrap_or(f64::NAN),
+        message_numbers_mean: m
+            .occupancy_mean(Resource::MessageNumbers)
+            .unwrap_or(f64::NAN),
+        reqalls: count(Counted::Reqall),
+        superfluous_reqalls: count(Counted::SuperfluousReqall),
         rfnms_with_all_fraction: m.pair.rfnm_with_all_fraction.unwrap_or(f64::NAN),
-        rfnms_not_piggybacked: count("rfnm-not-piggybacked"),
-        rfnm_timeouts: count("rfnm-without-all") - count("rfnm-not-piggybacked"),
+        rfnms_not_piggybacked: count(Counted::RfnmNotPiggybacked),
+        rfnm_timeouts: count(Counted::RfnmWithoutAll) - count(Counted::RfnmNotPiggybacked),
         rfnm_wait_at_destination_mean_ms: m.rfnm_wait_at_destination.map_or(0.0, |w| w.mean),
         rfnm_wait_at_destination_max_ms: m.rfnm_wait_at_destination.map_or(0.0, |w| w.max),
-        blocks_created: count("v3.create-block"),
-        processing_316_wait_mean_ms: m.processing_wait_mean_ms("316").unwrap_or(f64::NAN),
-        processing_516_wait_mean_ms: m.processing_wait_mean_ms("516").unwrap_or(f64::NAN),
+        blocks_created: count(Counted::CreateBlock),
+        processing_316_wait_mean_ms: m
+            .processing_wait_mean_ms(ImpModel::H316)
+            .unwrap_or(f64::NAN),
+        processing_516_wait_mean_ms: m
+            .processing_wait_mean_ms(ImpModel::H516)
+            .unwrap_or(f64::NAN),
         fig7: fig7_summary(&o),
     };
     Ok((row, o))

@@ -142,8 +142,8 @@ impl Experiment for Rfc626Lockup {
                 throughput_kbps: o.metrics.pair.throughput_kbps,
                 rtt_mean_ms: o.metrics.pair.rtt_mean_ms().unwrap_or(0.0),
                 messages: o.messages.len(),
-                refused: o.metrics.count("single-rejected") as f64,
-                deleted: o.metrics.count("single-deleted") as f64,
+                refused: o.metrics.count(nmc_imp::observe::Counted::SingleRejected) as f64,
+                deleted: o.metrics.count(nmc_imp::observe::Counted::SingleDeleted) as f64,
                 order_violations: o.order_violations,
             });
             ctx.progress((k + 1) as f64 / PROFILES.len() as f64);

@@ -131,7 +131,7 @@ fn row(rule: &'static str, profile: &'static str, d: Disturbance, o: &Outcome) -
         rtt_mean_ms: o.metrics.pair.rtt_mean_ms().unwrap_or(f64::NAN),
         in_transit_mean: o
             .metrics
-            .occupancy_mean("message_numbers")
+            .occupancy_mean(nmc_imp::metric::Resource::MessageNumbers)
             .unwrap_or(f64::NAN),
         busiest_line: format!("{}→{}", busiest.from, busiest.to),
         busiest_line_utilisation: busiest.utilisation,
