@@ -325,7 +325,9 @@ fn synth(a: SynthArgs) -> Result<Outcome> {
     trace::csv::write(&t, &mut buf)?;
     if a.out.as_os_str() == "-" {
         use std::io::Write as _;
-        std::io::stdout().write_all(&buf)?;
+        std::io::stdout()
+            .write_all(&buf)
+            .context("writing the trace to stdout")?;
     } else {
         write(&a.out, buf)?;
         eprintln!("wrote {} volleys to {}", t.len(), a.out.display());
