@@ -457,3 +457,17 @@ fn server_limits_that_cannot_hold_are_refused() {
         assert_eq!(e.trim().lines().count(), 1, "{args:?}: {e}");
     }
 }
+
+/// Issue 57 §5: `nmc bench` settings that measure nothing are refused in one line: `--repeat
+/// 0` ran once and `--duration 0s` timed an empty run, and both printed rates (exit 0).
+#[test]
+fn bench_settings_that_measure_nothing_are_refused() {
+    refused(
+        &["bench", "--repeat", "0", "--duration", "1s"],
+        &["--repeat 0: at least one timed run"],
+    );
+    refused(
+        &["bench", "--repeat", "1", "--duration", "0s"],
+        &["--duration 0s: must be positive"],
+    );
+}
