@@ -471,3 +471,16 @@ fn bench_settings_that_measure_nothing_are_refused() {
         &["--duration 0s: must be positive"],
     );
 }
+
+/// Issue 57 §3: `nmc cost --repeat 4294967295` aborted allocating its list of 3 GB; the
+/// transfers a plan makes are bounded before the list is made (and before any sink starts).
+#[test]
+fn cost_transfers_are_bounded_before_they_are_listed() {
+    refused(
+        &["cost", "--repeat", "4294967295"],
+        &[
+            "--repeat 4294967295 × 42 (transport, size, write size) combinations = 180388626390",
+            "at most 100000 transfers",
+        ],
+    );
+}
