@@ -484,3 +484,44 @@ fn cost_transfers_are_bounded_before_they_are_listed() {
         ],
     );
 }
+
+/// Issue 57 §3: a network's memory is estimated from its counts, lines included, before it is
+/// built. 2^24 store-and-forward nodes passed the node limit and asked for 5.9 GB at once; a
+/// mesh of high degree passed an estimate that counted IMPs only.
+#[test]
+fn a_network_is_sized_by_its_lines_too_before_it_is_built() {
+    let dir = tmp("limits-network-lines");
+    let out = dir.join("out");
+    refused(
+        &[
+            "run",
+            "md1",
+            "--set",
+            "network.nodes=16777216",
+            "--out",
+            s(&out),
+        ],
+        &[
+            "network.nodes: 16777216 nodes and 16777215 lines",
+            "GB of model state",
+            "at most 8.6 GB",
+        ],
+    );
+    refused(
+        &[
+            "run",
+            "mesh-1000",
+            "--set",
+            "network.topology.imps=100000",
+            "--set",
+            "network.topology.degree=999..999",
+            "--out",
+            s(&out),
+        ],
+        &[
+            "100000 IMPs with up to 49950000 lines (degree up to 999)",
+            "at most 8.6 GB: fewer IMPs or lines",
+        ],
+    );
+    assert!(!out.exists());
+}
