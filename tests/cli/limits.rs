@@ -525,3 +525,81 @@ fn a_network_is_sized_by_its_lines_too_before_it_is_built() {
     );
     assert!(!out.exists());
 }
+
+/// Issue 57 §3: a secret file, a sweep's `sweep.json` and its `runs/*.json` were read whole
+/// with no cap (`/dev/zero`, or a sparse file, read without end). Each is read only if it is a
+/// regular file, and only up to its cap, refused in one line naming the file and the cap.
+#[cfg(unix)]
+#[test]
+fn files_nmc_expects_are_read_with_a_cap_and_only_if_regular() {
+    let dir = tmp("limits-capped-files");
+    // A sparse file of 1 GiB as a secret: no disk used, and nothing read past 64 KiB.
+    let sparse = dir.join("sparse-secret");
+    std::fs::File::create(&sparse)
+        .unwrap()
+        .set_len(1 << 30)
+        .unwrap();
+    let cost = |secret: &str| {
+        vec![
+            "cost".to_string(),
+            "127.0.0.1:1".into(),
+            "--proto".into(),
+            "tcp".into(),
+            "--secret-file".into(),
+            secret.into(),
+        ]
+    };
+    let args = cost(s(&sparse));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    refused(&args, &["sparse-secret", "more than 65536 bytes"]);
+    for not_a_file in ["/dev/zero", s(&dir)] {
+        let args = cost(not_a_file);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        refused(&args, &[not_a_file, "not a regular file"]);
+    }
+    refused(
+        &["echo", "serve", "--secret-file", "/dev/zero"],
+        &["/dev/zero", "not a regular file"],
+    );
+
+    // A sweep of one run, then its result file made 32 MiB (sparse): a resume and a merge
+    // refuse it, naming it and the cap, and leave it as it is.
+    let file = dir.join("s.toml");
+    std::fs::write(
+        &file,
+        "base = \"md1\"\nseeds = { from = 1, count = 1 }\n[set]\nduration = \"1s\"\n",
+    )
+    .unwrap();
+    let shard = dir.join("shard");
+    let o = nmc(&["sweep", s(&file), "--out", s(&shard)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let result = std::fs::read_dir(shard.join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "json"))
+        .expect("one result");
+    std::fs::File::options()
+        .write(true)
+        .open(&result)
+        .unwrap()
+        .set_len(32 << 20)
+        .unwrap();
+    let name = result.file_name().unwrap().to_str().unwrap();
+    refused(
+        &["sweep", s(&file), "--out", s(&shard)],
+        &[name, "more than 16777216 bytes"],
+    );
+    refused(
+        &["sweep", "merge", "--out", s(&dir.join("merged")), s(&shard)],
+        &[name, "more than 16777216 bytes"],
+    );
+    assert_eq!(std::fs::metadata(&result).unwrap().len(), 32 << 20);
+    // sweep.json as a link to an endless device.
+    let plan = shard.join("sweep.json");
+    std::fs::remove_file(&plan).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &plan).unwrap();
+    refused(
+        &["sweep", "merge", "--out", s(&dir.join("merged")), s(&shard)],
+        &["sweep.json: not a regular file"],
+    );
+}
