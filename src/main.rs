@@ -7,11 +7,15 @@ use std::process::ExitCode;
 
 /// `println!` that never panics: if stdout has gone (`nmc reproduce --list | head -3`, once
 /// `head` exits) the text is dropped and the command goes on to its end — its files and its
-/// exit status are what they would have been. (`println!` panics there.)
+/// exit status are what they would have been. (`println!` panics there.) Any other failure (a
+/// full disk: `> /dev/full`) is kept by [`stdout_failed`], and `main` ends the command with
+/// exit 2 saying so, never 0 with the output lost (issue 57 §5).
 macro_rules! outln {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+        if let Err(e) = writeln!(std::io::stdout().lock(), $($arg)*) {
+            $crate::stdout_failed(e);
+        }
     }};
 }
 
@@ -19,8 +23,35 @@ macro_rules! outln {
 macro_rules! out {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = write!(std::io::stdout().lock(), $($arg)*);
+        if let Err(e) = write!(std::io::stdout().lock(), $($arg)*) {
+            $crate::stdout_failed(e);
+        }
     }};
+}
+
+/// The first failure to write stdout, other than a closed pipe (issue 57 §5).
+static STDOUT_ERROR: std::sync::OnceLock<std::io::Error> = std::sync::OnceLock::new();
+
+/// Keeps `e`, the first failure to write stdout, for `main` to report once the command has
+/// run to its end (what it writes to files is kept; only the exit status and one line change).
+/// A closed pipe is not kept: the reader went away on purpose (`| head -3`).
+pub fn stdout_failed(e: std::io::Error) {
+    if e.kind() != std::io::ErrorKind::BrokenPipe {
+        let _ = STDOUT_ERROR.set(e);
+    }
+}
+
+/// Flushes stdout and says whether everything written to it arrived: `Err` with the first
+/// failure (a closed pipe is not one).
+fn stdout_result() -> std::io::Result<()> {
+    use std::io::Write as _;
+    if let Err(e) = std::io::stdout().lock().flush() {
+        stdout_failed(e);
+    }
+    match STDOUT_ERROR.get() {
+        Some(e) => Err(std::io::Error::new(e.kind(), e.to_string())),
+        None => Ok(()),
+    }
 }
 
 mod cmd;
@@ -103,6 +134,12 @@ fn main() -> ExitCode {
         Command::Completions(a) => cmd::shell::completions(a, Cli::command()),
         Command::Man(a) => cmd::shell::man(a, Cli::command()),
     };
+    // Issue 57 §5: a command whose stdout did not arrive (a full disk) has not succeeded,
+    // whatever it computed; its own error, if it has one, is the line to print.
+    let result = match (result, stdout_result()) {
+        (Ok(_), Err(e)) => Err(anyhow::Error::new(e).context("writing to stdout")),
+        (result, _) => result,
+    };
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
         Ok(Outcome::OutsideTolerance) => ExitCode::from(1),
@@ -118,9 +155,9 @@ fn main() -> ExitCode {
     }
 }
 
-/// Help and version print as clap writes them (exit 0); a usage error prints as nmc's own errors
-/// do, on one line and exit 2: `nmc: run: unexpected argument '--foo' found (usage: nmc run
-/// [OPTIONS] <SCENARIO>; see 'nmc run --help')`.
+/// Help and version print as clap writes them (exit 0; exit 2 if stdout cannot take them); a
+/// usage error prints as nmc's own errors do, on one line and exit 2: `nmc: run: unexpected
+/// argument '--foo' found (usage: nmc run [OPTIONS] <SCENARIO>; see 'nmc run --help')`.
 fn usage_error(e: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
     if matches!(
@@ -129,8 +166,25 @@ fn usage_error(e: clap::Error) -> ExitCode {
             | ErrorKind::DisplayVersion
             | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
     ) {
-        let _ = e.print();
-        return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        if e.use_stderr() {
+            let _ = e.print();
+            return ExitCode::from(2);
+        }
+        // Issue 57 §5: written and flushed here, not by `e.print()`, whose failure (`nmc --help
+        // > /dev/full`) was exit 0 with nothing written.
+        out!("{}", e.render());
+        return match stdout_result() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(err) => {
+                let what = if e.kind() == ErrorKind::DisplayVersion {
+                    "the version"
+                } else {
+                    "the help"
+                };
+                eprintln!("nmc: writing {what} to stdout: {err}");
+                ExitCode::from(2)
+            }
+        };
     }
     eprintln!(
         "nmc: {}",

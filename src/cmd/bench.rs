@@ -17,7 +17,7 @@
 //! README's Benchmark section has the figures and where the time went.
 
 use crate::Outcome;
-use anyhow::Result;
+use anyhow::{Result, bail};
 use clap::Args;
 use nmc_experiments::experiments::golden_chain::SCENARIO;
 use nmc_net::{StoreForwardScenario, run as run_model};
@@ -66,6 +66,14 @@ fn time_runs(n: u32, mut f: impl FnMut() -> Result<u64>) -> Result<(Timing, u64)
 }
 
 pub fn run(a: BenchArgs) -> Result<Outcome> {
+    // Issue 57 §5: both were taken (`--repeat 0` ran once, `--duration 0s` timed an empty run)
+    // and printed rates as if measured.
+    if a.repeat == 0 {
+        bail!("--repeat 0: at least one timed run (the median of none is no figure)");
+    }
+    if a.duration.as_nanos() == 0 {
+        bail!("--duration 0s: must be positive (a run of no simulated time measures no speed)");
+    }
     let mut s: StoreForwardScenario = nmc_scenario::load("golden-chain.toml", SCENARIO, &[])?;
     s.duration = a.duration;
     s.record.clear();

@@ -23,6 +23,12 @@ pub const DEFAULT_PORT: u16 = nmc_probe::udp::DEFAULT_PORT;
 /// The largest transfer `nmc cost` accepts: 16 GiB (larger is taken as a typing error).
 pub const MAX_TRANSFER: u64 = 16 << 30;
 
+/// The most transfers one `nmc cost` runs: (transports × sizes × write sizes) × `--repeat`,
+/// checked before the plan is made (issue 57 §3: `--repeat 4294967295` aborted allocating the
+/// list of 3 GB). A choice: 100,000 is over 2,000 times the default plan's 42 transfers, and at
+/// even a millisecond each (a connection set-up) a bigger plan is a typing error, not a run.
+pub const MAX_TRANSFERS: u64 = 100_000;
+
 #[derive(Args)]
 #[command(after_help = "Examples:\n  \
     nmc cost                                   # loopback: a sink in this process, TCP and UDP\n  \
@@ -137,6 +143,19 @@ pub fn run(a: CostArgs) -> Result<Outcome> {
     if a.repeat == 0 {
         bail!("--repeat must be at least 1");
     }
+    let combinations = [a.proto.len(), a.sizes.len(), a.write_sizes.len()]
+        .map(|n| n as u64)
+        .iter()
+        .fold(1u64, |p, &n| p.saturating_mul(n));
+    nmc_sim::limits::product(
+        &format!(
+            "--repeat {} × {combinations} (transport, size, write size) combinations",
+            a.repeat
+        ),
+        [combinations, u64::from(a.repeat)],
+        MAX_TRANSFERS,
+        " transfers",
+    )?;
     let remote = a.target.as_deref().map(resolve).transpose()?;
     if a.secret_file.is_some() && remote.is_none() {
         bail!(

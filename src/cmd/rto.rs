@@ -42,11 +42,19 @@ pub struct ChargeArgs {
 }
 
 impl ChargeArgs {
-    fn charge(&self) -> Charge {
-        Charge {
+    /// The charge rule; `--loss-limit 0s` is refused (issue 57 §5): every volley would be lost
+    /// and the table would print a mean of 0 ms as if something had been measured.
+    fn charge(&self) -> Result<Charge> {
+        if self.loss_limit == Nanos(0) {
+            bail!(
+                "--loss-limit 0s: must be positive (a reply later than it counts as lost, so 0 \
+                 loses every volley and leaves nothing to evaluate)"
+            );
+        }
+        Ok(Charge {
             loss_limit: self.loss_limit,
             rtx: self.rtx_charge,
-        }
+        })
     }
 }
 
@@ -171,13 +179,26 @@ pub fn run(a: RtoArgs) -> Result<Outcome> {
     }
 }
 
-fn load_traces(paths: &[PathBuf], series: Option<&str>) -> Result<Vec<Trace>> {
+/// The traces at `paths`, each with at least one volley answered within the loss limit: one
+/// with none (every reply lost, or later than `--loss-limit`) has no delay to estimate from
+/// and is refused in one line (issue 57 §5), not tabulated as a mean of 0 ms.
+fn load_traces(paths: &[PathBuf], series: Option<&str>, charge: &Charge) -> Result<Vec<Trace>> {
     paths
         .iter()
         .map(|p| {
             let t = trace::load_series(p, series)?;
             if t.is_empty() {
                 bail!("{}: no volleys in the trace", p.display());
+            }
+            let answered = |d: &Option<Nanos>| d.is_some_and(|d| d <= charge.loss_limit);
+            if !t.probes.iter().any(|v| answered(&v.delay)) {
+                bail!(
+                    "{}: none of its {} volleys was answered within --loss-limit {}: nothing to \
+                     evaluate",
+                    p.display(),
+                    t.len(),
+                    charge.loss_limit
+                );
             }
             Ok(t)
         })
@@ -202,7 +223,7 @@ fn write(path: &Path, bytes: impl AsRef<[u8]>) -> Result<()> {
 }
 
 fn evaluate(a: EvaluateArgs) -> Result<Outcome> {
-    let charge = a.charge.charge();
+    let charge = a.charge.charge()?;
     let specs = if a.estimators.is_empty() {
         vec![
             parse_estimator("mills").map_err(|e| anyhow!(e))?,
@@ -211,7 +232,7 @@ fn evaluate(a: EvaluateArgs) -> Result<Outcome> {
     } else {
         a.estimators.clone()
     };
-    let traces = load_traces(&a.traces, a.charge.series.as_deref())?;
+    let traces = load_traces(&a.traces, a.charge.series.as_deref(), &charge)?;
     // Issue 33: written beside --out and put in place whole.
     let dir = nmc_report::OutDir::begin(&a.out)?;
     let mut rows = Vec::new();
@@ -243,10 +264,10 @@ fn evaluate(a: EvaluateArgs) -> Result<Outcome> {
 }
 
 fn run_sweep(a: SweepArgs) -> Result<Outcome> {
-    let charge = a.charge.charge();
+    let charge = a.charge.charge()?;
     let base = a.estimator.build();
     let axes = sweep::parse_grid(&a.grid, base.as_ref())?;
-    let traces = load_traces(&a.traces, a.charge.series.as_deref())?;
+    let traces = load_traces(&a.traces, a.charge.series.as_deref(), &charge)?;
     let s = sweep::run(base.as_ref(), &axes, &traces, &charge);
     let dir = nmc_report::OutDir::begin(&a.out)?;
     let mut buf = Vec::new();
@@ -325,7 +346,9 @@ fn synth(a: SynthArgs) -> Result<Outcome> {
     trace::csv::write(&t, &mut buf)?;
     if a.out.as_os_str() == "-" {
         use std::io::Write as _;
-        std::io::stdout().write_all(&buf)?;
+        std::io::stdout()
+            .write_all(&buf)
+            .context("writing the trace to stdout")?;
     } else {
         write(&a.out, buf)?;
         eprintln!("wrote {} volleys to {}", t.len(), a.out.display());

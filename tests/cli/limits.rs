@@ -457,3 +457,149 @@ fn server_limits_that_cannot_hold_are_refused() {
         assert_eq!(e.trim().lines().count(), 1, "{args:?}: {e}");
     }
 }
+
+/// Issue 57 §5: `nmc bench` settings that measure nothing are refused in one line: `--repeat
+/// 0` ran once and `--duration 0s` timed an empty run, and both printed rates (exit 0).
+#[test]
+fn bench_settings_that_measure_nothing_are_refused() {
+    refused(
+        &["bench", "--repeat", "0", "--duration", "1s"],
+        &["--repeat 0: at least one timed run"],
+    );
+    refused(
+        &["bench", "--repeat", "1", "--duration", "0s"],
+        &["--duration 0s: must be positive"],
+    );
+}
+
+/// Issue 57 §3: `nmc cost --repeat 4294967295` aborted allocating its list of 3 GB; the
+/// transfers a plan makes are bounded before the list is made (and before any sink starts).
+#[test]
+fn cost_transfers_are_bounded_before_they_are_listed() {
+    refused(
+        &["cost", "--repeat", "4294967295"],
+        &[
+            "--repeat 4294967295 × 42 (transport, size, write size) combinations = 180388626390",
+            "at most 100000 transfers",
+        ],
+    );
+}
+
+/// Issue 57 §3: a network's memory is estimated from its counts, lines included, before it is
+/// built. 2^24 store-and-forward nodes passed the node limit and asked for 5.9 GB at once; a
+/// mesh of high degree passed an estimate that counted IMPs only.
+#[test]
+fn a_network_is_sized_by_its_lines_too_before_it_is_built() {
+    let dir = tmp("limits-network-lines");
+    let out = dir.join("out");
+    refused(
+        &[
+            "run",
+            "md1",
+            "--set",
+            "network.nodes=16777216",
+            "--out",
+            s(&out),
+        ],
+        &[
+            "network.nodes: 16777216 nodes and 16777215 lines",
+            "GB of model state",
+            "at most 8.6 GB",
+        ],
+    );
+    refused(
+        &[
+            "run",
+            "mesh-1000",
+            "--set",
+            "network.topology.imps=100000",
+            "--set",
+            "network.topology.degree=999..999",
+            "--out",
+            s(&out),
+        ],
+        &[
+            "100000 IMPs with up to 49950000 lines (degree up to 999)",
+            "at most 8.6 GB: fewer IMPs or lines",
+        ],
+    );
+    assert!(!out.exists());
+}
+
+/// Issue 57 §3: a secret file, a sweep's `sweep.json` and its `runs/*.json` were read whole
+/// with no cap (`/dev/zero`, or a sparse file, read without end). Each is read only if it is a
+/// regular file, and only up to its cap, refused in one line naming the file and the cap.
+#[cfg(unix)]
+#[test]
+fn files_nmc_expects_are_read_with_a_cap_and_only_if_regular() {
+    let dir = tmp("limits-capped-files");
+    // A sparse file of 1 GiB as a secret: no disk used, and nothing read past 64 KiB.
+    let sparse = dir.join("sparse-secret");
+    std::fs::File::create(&sparse)
+        .unwrap()
+        .set_len(1 << 30)
+        .unwrap();
+    let cost = |secret: &str| {
+        vec![
+            "cost".to_string(),
+            "127.0.0.1:1".into(),
+            "--proto".into(),
+            "tcp".into(),
+            "--secret-file".into(),
+            secret.into(),
+        ]
+    };
+    let args = cost(s(&sparse));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    refused(&args, &["sparse-secret", "more than 65536 bytes"]);
+    for not_a_file in ["/dev/zero", s(&dir)] {
+        let args = cost(not_a_file);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        refused(&args, &[not_a_file, "not a regular file"]);
+    }
+    refused(
+        &["echo", "serve", "--secret-file", "/dev/zero"],
+        &["/dev/zero", "not a regular file"],
+    );
+
+    // A sweep of one run, then its result file made 32 MiB (sparse): a resume and a merge
+    // refuse it, naming it and the cap, and leave it as it is.
+    let file = dir.join("s.toml");
+    std::fs::write(
+        &file,
+        "base = \"md1\"\nseeds = { from = 1, count = 1 }\n[set]\nduration = \"1s\"\n",
+    )
+    .unwrap();
+    let shard = dir.join("shard");
+    let o = nmc(&["sweep", s(&file), "--out", s(&shard)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let result = std::fs::read_dir(shard.join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "json"))
+        .expect("one result");
+    std::fs::File::options()
+        .write(true)
+        .open(&result)
+        .unwrap()
+        .set_len(32 << 20)
+        .unwrap();
+    let name = result.file_name().unwrap().to_str().unwrap();
+    refused(
+        &["sweep", s(&file), "--out", s(&shard)],
+        &[name, "more than 16777216 bytes"],
+    );
+    refused(
+        &["sweep", "merge", "--out", s(&dir.join("merged")), s(&shard)],
+        &[name, "more than 16777216 bytes"],
+    );
+    assert_eq!(std::fs::metadata(&result).unwrap().len(), 32 << 20);
+    // sweep.json as a link to an endless device.
+    let plan = shard.join("sweep.json");
+    std::fs::remove_file(&plan).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &plan).unwrap();
+    refused(
+        &["sweep", "merge", "--out", s(&dir.join("merged")), s(&shard)],
+        &["sweep.json: not a regular file"],
+    );
+}

@@ -163,3 +163,60 @@ fn bad_input_is_one_line_and_exit_2() {
         assert!(lines <= 3, "{args:?}: not short: {err}");
     }
 }
+
+/// Issue 57 §5: a trace with no volley answered within the loss limit, or `--loss-limit 0s`,
+/// leaves nothing to evaluate; each was exit 0 with `Mean 0.0 ms, CoV 0.00, Eff 0.000`.
+#[test]
+fn nothing_answered_is_refused_not_tabulated() {
+    let dir = tmp("rto-cli-nothing");
+    let lost = dir.join("lost.csv");
+    std::fs::write(&lost, "send_s,delay_ms\n0,lost\n1,\n2,-\n").unwrap();
+    let late = dir.join("late.csv");
+    std::fs::write(&late, "send_s,delay_ms\n0,5000\n6,4000\n").unwrap();
+    let small = "crates/nmc-rto/tests/fixtures/trace_small.csv";
+    let out = dir.join("out");
+    let out = out.to_str().unwrap();
+    let (lost, late) = (lost.to_str().unwrap(), late.to_str().unwrap());
+    for (args, want) in [
+        (
+            &["evaluate", lost, "--out", out][..],
+            "lost.csv: none of its 3 volleys was answered within --loss-limit 30000ms: nothing to evaluate",
+        ),
+        (
+            &["evaluate", small, late, "--loss-limit", "1s", "--out", out],
+            "late.csv: none of its 2 volleys was answered within --loss-limit 1000ms",
+        ),
+        (
+            &["evaluate", small, "--loss-limit", "0s", "--out", out],
+            "--loss-limit 0s: must be positive",
+        ),
+        (
+            &["sweep", lost, "--grid", "G=2", "--out", out],
+            "nothing to evaluate",
+        ),
+        (
+            &[
+                "sweep",
+                small,
+                "--grid",
+                "G=2",
+                "--loss-limit",
+                "0s",
+                "--out",
+                out,
+            ],
+            "--loss-limit 0s: must be positive",
+        ),
+    ] {
+        let o = crate::command().arg("rto").args(args).output().unwrap();
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: expected `{want}` in {err}");
+        assert!(text(&o.stdout).is_empty(), "{args:?}: no table");
+        assert!(
+            !std::path::Path::new(out).exists(),
+            "{args:?}: nothing written"
+        );
+    }
+}

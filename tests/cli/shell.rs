@@ -25,6 +25,49 @@ fn completions_into_a_full_disk_say_so() {
     assert_eq!(stderr(&o).trim().lines().count(), 1);
 }
 
+/// Issue 57 §5, as a class: every command that writes stdout, and clap's help and version,
+/// report a full stdout in one line and exit 2 (each was exit 0 with its output lost); what
+/// the command writes to files is still written.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_stdout_is_an_error_for_every_command() {
+    let dir = tmp("full-stdout");
+    let out = dir.join("run");
+    let out_arg = out.to_str().unwrap();
+    for args in [
+        &["--help"][..],
+        &["--version"],
+        &["help", "run"],
+        &["run", "--help"],
+        &["scenarios"],
+        &["scenarios", "show", "golden-chain"],
+        &["reproduce", "--list"],
+        &["run", "md1", "--set", "duration=1s", "--out", out_arg],
+    ] {
+        let full = std::fs::File::options()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let o = crate::command().args(args).stdout(full).output().unwrap();
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+        assert_eq!(e.trim().lines().count(), 1, "{args:?}: {e}");
+        assert!(e.contains("to stdout: No space left"), "{args:?}: {e}");
+    }
+    assert!(
+        out.join("summary.json").is_file(),
+        "the run's files are kept"
+    );
+    // A reader that has closed the pipe is still no error (`| head -1`): exit 0, quietly.
+    for args in [&["--help"][..], &["scenarios"]] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let o = crate::command().args(args).stdout(writer).output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o), "", "{args:?}");
+    }
+}
+
 #[test]
 fn completions_for_every_shell() {
     for (shell, mark) in [

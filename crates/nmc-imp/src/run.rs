@@ -474,33 +474,55 @@ pub fn build(
     Ok((subnet, starts))
 }
 
-/// The most memory a subnet's own state may need: 8 GiB, a third of the 23 GB machine nmc is
-/// built and tested on. A network that needs more is refused before anything is allocated
-/// (issue 33: a chain of 4e9 hops asked for 96 GB at once and aborted).
-pub const MAX_STATE_BYTES: u64 = 8 << 30;
+/// The most memory a subnet's own state may need: [`nmc_sim::limits::MAX_STATE_BYTES`] (8 GiB),
+/// the budget both models share. A network that needs more is refused before anything is
+/// allocated (issue 33: a chain of 4e9 hops asked for 96 GB at once and aborted).
+pub const MAX_STATE_BYTES: u64 = nmc_sim::limits::MAX_STATE_BYTES;
 /// State per IMP with its lines, hosts' tables and queues: about 10 kB (README, "How far one
-/// process goes": 5.5 kB measured on an empty chain, 10 kB on the maps).
+/// process goes": 5.5 kB measured on an empty chain, 10 kB on the maps), one line per IMP
+/// included (a chain has one, a map a little more).
 pub const STATE_BYTES_PER_IMP: u64 = 10_000;
+/// State per line beyond one per IMP: 3 kB, a choice rounded up from 2.8–2.9 kB measured
+/// (peak RSS of 1,000-IMP meshes at degree 200 and 999, 100,000 and 499,500 lines). Issue 57 §3:
+/// the estimate counted IMPs only, so a mesh of high degree (`degree = "999..999"`, a complete
+/// graph) passed it and was built whatever its size.
+pub const STATE_BYTES_PER_LINE: u64 = 3_000;
 /// Routing state per (IMP, destination) pair with adaptive or SPF routing: every IMP keeps an
 /// entry for every IMP (83 B measured with `adaptive`, 73 with `spf`, on 2,000- and 4,000-IMP
 /// chains); static routes keep one link per IMP and destination only where asked.
 pub const ROUTING_BYTES_PER_PAIR: u64 = 100;
 
 /// Refuses, in one line, a topology whose state would pass [`MAX_STATE_BYTES`], from the
-/// counts the scenario states (a map is a few dozen sites and needs no check).
+/// counts the scenario states, before anything is built (a map is a few dozen sites and needs
+/// no check). A mesh is counted at the most lines its degree allows (`imps` × `max` / 2): the
+/// generator's own tables are sized by it too.
 fn check_state_size(topology: &TopologySpec, routing: RoutingMode) -> Result<(), BuildError> {
-    let (key, imps) = match topology {
-        TopologySpec::Chain { hops, .. } => ("network.topology.hops", u64::from(*hops) + 1),
-        TopologySpec::Mesh { imps, .. } => ("network.topology.imps", u64::from(*imps)),
-        TopologySpec::Lines { imps, .. } => ("network.topology.imps", imps.len() as u64),
+    let (key, imps, lines) = match topology {
+        TopologySpec::Chain { hops, .. } => (
+            "network.topology.hops",
+            u64::from(*hops) + 1,
+            u64::from(*hops),
+        ),
+        TopologySpec::Mesh { imps, degree, .. } => (
+            "network.topology.imps",
+            u64::from(*imps),
+            u64::from(*imps).saturating_mul(u64::from(degree.max)) / 2,
+        ),
+        TopologySpec::Lines { imps, lines } => (
+            "network.topology.imps",
+            imps.len() as u64,
+            lines.len() as u64,
+        ),
         TopologySpec::Map { .. } => return Ok(()),
     };
     let pairs = match routing {
         RoutingMode::Static => 0,
         _ => imps.saturating_mul(imps),
     };
+    let more_lines = lines.saturating_sub(imps);
     let bytes = imps
         .saturating_mul(STATE_BYTES_PER_IMP)
+        .saturating_add(more_lines.saturating_mul(STATE_BYTES_PER_LINE))
         .saturating_add(pairs.saturating_mul(ROUTING_BYTES_PER_PAIR));
     if bytes <= MAX_STATE_BYTES {
         return Ok(());
@@ -515,11 +537,25 @@ fn check_state_size(topology: &TopologySpec, routing: RoutingMode) -> Result<(),
                 .unwrap_or_default()
         ),
     };
+    let (key, lines_text) = match topology {
+        TopologySpec::Mesh { degree, .. } if more_lines > 0 => (
+            "network.topology.imps, degree",
+            format!(" with up to {lines} lines (degree up to {})", degree.max),
+        ),
+        _ if more_lines > 0 => (key, format!(" with {lines} lines")),
+        _ => (key, String::new()),
+    };
+    let per_line = if more_lines > 0 {
+        format!(", {} kB a further line", STATE_BYTES_PER_LINE / 1000)
+    } else {
+        String::new()
+    };
     Err(BuildError(format!(
-        "{key}: {imps} IMPs{routing} need about {:.1} GB of model state ({} kB an IMP); at most {:.1} GB: fewer IMPs{}",
+        "{key}: {imps} IMPs{lines_text}{routing} need about {:.1} GB of model state ({} kB an IMP{per_line}); at most {:.1} GB: fewer IMPs{}{}",
         bytes as f64 / 1e9,
         STATE_BYTES_PER_IMP / 1000,
         MAX_STATE_BYTES as f64 / 1e9,
+        if more_lines > 0 { " or lines" } else { "" },
         if pairs > 0 { ", or static routing" } else { "" }
     )))
 }

@@ -20,6 +20,15 @@ use std::cell::OnceCell;
 /// asking for more memory than any machine has).
 pub const MAX_NODES: u32 = 1 << 24;
 
+/// State per node of the store-and-forward model, lines apart: 64 B, a choice rounded up from
+/// the 25 B measured (peak RSS of 2,000,000 nodes joined by one line: 58 MB).
+pub const STATE_BYTES_PER_NODE: u64 = 64;
+
+/// State per line (two channels, each with its queue, and their places in the routing
+/// arrays): 512 B, a choice rounded up from the 465 B measured on a 2,000,000-node chain
+/// (README, "How far one process goes": 490 B a node with its line).
+pub const STATE_BYTES_PER_LINE: u64 = 512;
+
 /// Why a network could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum TopologyError {
@@ -29,6 +38,23 @@ pub enum TopologyError {
     /// `network.nodes` is above [`MAX_NODES`]: the number given.
     #[error("network.nodes: at most {MAX_NODES} nodes, got {0}")]
     TooManyNodes(u32),
+    /// The network's state would pass [`nmc_sim::limits::MAX_STATE_BYTES`] (issue 57 §3: 2^24
+    /// nodes passed [`MAX_NODES`] and asked for 5.9 GB in one allocation).
+    #[error(
+        "network.nodes: {nodes} nodes and {lines} lines need about {:.1} GB of model state \
+         ({STATE_BYTES_PER_NODE} B a node, {STATE_BYTES_PER_LINE} B a line); at most {:.1} GB: \
+         fewer nodes or lines",
+        *.bytes as f64 / 1e9,
+        nmc_sim::limits::MAX_STATE_BYTES as f64 / 1e9
+    )]
+    TooLarge {
+        /// `network.nodes`.
+        nodes: u32,
+        /// The lines: a chain's `nodes - 1`, or the `[[network.lines]]` entries.
+        lines: u64,
+        /// The estimate, bytes.
+        bytes: u64,
+    },
     /// A line names a node the network does not have.
     #[error("network.lines[{index}]: node {node} does not exist (nodes are 0..{max})")]
     NoSuchNode {
@@ -127,6 +153,22 @@ impl Topology {
         }
         if n > MAX_NODES {
             return Err(TopologyError::TooManyNodes(n));
+        }
+        // Issue 57 §3: the memory the network will need, from its counts, before any of it is
+        // allocated.
+        let lines = match spec.topology {
+            TopologyKind::Chain => u64::from(n - 1),
+            TopologyKind::Lines => spec.lines.len() as u64,
+        };
+        let bytes = u64::from(n)
+            .saturating_mul(STATE_BYTES_PER_NODE)
+            .saturating_add(lines.saturating_mul(STATE_BYTES_PER_LINE));
+        if bytes > nmc_sim::limits::MAX_STATE_BYTES {
+            return Err(TopologyError::TooLarge {
+                nodes: n,
+                lines,
+                bytes,
+            });
         }
         let chain;
         let entries: &[LineEntry] = match spec.topology {
@@ -318,5 +360,15 @@ mod tests {
     fn sizes_out_of_range_are_refused() {
         let e = Topology::build(&spec(MAX_NODES + 1, vec![])).err().unwrap();
         assert!(e.to_string().contains("at most"), "{e}");
+        // Issue 57 §3: within the node limit, a chain of 2^24 nodes is refused by its memory
+        // (it asked for 5.9 GB in one allocation), and nothing was allocated to say so.
+        let e = Topology::build(&spec(MAX_NODES, vec![])).err().unwrap();
+        assert!(
+            matches!(e, TopologyError::TooLarge { lines, .. } if lines == u64::from(MAX_NODES - 1)),
+            "{e}"
+        );
+        assert!(e.to_string().contains("GB of model state"), "{e}");
+        // A node without lines costs little: a million of them pass.
+        assert!(Topology::build(&spec(1 << 20, vec![(0, 1)])).is_ok());
     }
 }

@@ -467,10 +467,11 @@ fn sweep_open(py: Python<'_>, out: PathBuf, plan: String) -> PyResult<String> {
             .map(|r| r.config_hash.as_str())
             .filter(|h| !h.is_empty())
             .collect();
-        Ok(hashes
-            .into_iter()
-            .filter_map(|h| nmc_sweep::store::read(&out, h))
-            .collect::<Vec<_>>())
+        let mut found = Vec::new();
+        for h in hashes {
+            found.extend(nmc_sweep::store::read(&out, h)?);
+        }
+        Ok(found)
     })?;
     json(&found)
 }

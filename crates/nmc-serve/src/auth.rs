@@ -29,6 +29,11 @@ use thiserror::Error;
 
 /// Shortest secret accepted, in bytes. **Choice**: 16 bytes, 128 bits, when drawn at random.
 pub const MIN_SECRET_LEN: usize = 16;
+/// The most bytes a secret file may hold. **Choice**: 64 KiB, far past any key a person types
+/// or a tool writes (32 random bytes in base64 are 44; a 4096-bit PEM key about 3.3 kB), read
+/// in an instant. Checked while reading (issue 57 §3: `--secret-file /dev/zero` was read
+/// without end).
+pub const MAX_SECRET_FILE_BYTES: u64 = 64 << 10;
 /// The challenge's first bytes: what a client sees first from a server that wants a secret.
 pub const CHALLENGE_MAGIC: [u8; 8] = *b"NMCauth1";
 /// Bytes of the nonce. **Choice**: 128 bits never repeat by chance.
@@ -83,11 +88,32 @@ impl Key {
 
     /// A key from a file: its whole contents with leading and trailing ASCII whitespace removed
     /// (so `head -c 32 /dev/urandom | base64 > secret` and an editor's final newline both work).
+    /// Only a regular file of at most [`MAX_SECRET_FILE_BYTES`] is read: a device, a named pipe
+    /// (whose open would wait for a writer) or a folder is refused before it is opened.
     pub fn from_file(path: &Path) -> Result<Key, KeyError> {
-        let bytes = std::fs::read(path).map_err(|e| KeyError::SecretFile {
+        let fail = |reason: String| KeyError::SecretFile {
             path: path.display().to_string(),
-            reason: e.to_string(),
-        })?;
+            reason,
+        };
+        let regular = |m: std::fs::Metadata| {
+            if m.is_file() {
+                Ok(())
+            } else {
+                Err(fail("not a regular file".into()))
+            }
+        };
+        regular(std::fs::metadata(path).map_err(|e| fail(e.to_string()))?)?;
+        let file = std::fs::File::open(path).map_err(|e| fail(e.to_string()))?;
+        regular(file.metadata().map_err(|e| fail(e.to_string()))?)?;
+        let mut bytes = Vec::new();
+        file.take(MAX_SECRET_FILE_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| fail(e.to_string()))?;
+        if bytes.len() as u64 > MAX_SECRET_FILE_BYTES {
+            return Err(fail(format!(
+                "more than {MAX_SECRET_FILE_BYTES} bytes (a limit of nmc's: a secret is short)"
+            )));
+        }
         Key::new(bytes.trim_ascii())
     }
 

@@ -8,7 +8,8 @@
 //! * [`product`]: a count that is a product of counts (a sweep's grid), without overflow;
 //! * [`jobs`]: a thread pool's size (`--jobs`, `jobs=`);
 //! * [`read_capped`] and [`read_file`]: a whole input read with a cap (a trace file, and what
-//!   its gzip decompresses to), never slurped without one;
+//!   its gzip decompresses to), never slurped without one; [`read_regular`] as [`read_file`],
+//!   for a file that can only be a regular one (a sweep's own `sweep.json` and `runs/*.json`);
 //! * [`printable`]: an error's text as the terminal gets it — control characters from an input
 //!   file escaped, and at most [`MAX_ERROR_CHARS`] characters, so that one bad file cannot write
 //!   200 KB or terminal escapes into an error line.
@@ -26,6 +27,13 @@ pub const MAX_FILE_BYTES: u64 = 256 << 20;
 
 /// The most bytes a small text input (a scenario, a sweep file) may hold: 16 MiB.
 pub const MAX_TEXT_BYTES: u64 = 16 << 20;
+
+/// The most memory one simulated network's own state may need, in either model: 8 GiB, a
+/// third of the 23 GB machine nmc is built and tested on. A network that needs more, by the
+/// model's estimate from the counts its scenario states, is refused before anything is
+/// allocated (issue 33: a chain of 4e9 hops asked for 96 GB at once and aborted; issue 57 §3:
+/// 2^24 store-and-forward nodes, within the node limit, asked for 5.9 GB in one allocation).
+pub const MAX_STATE_BYTES: u64 = 8 << 30;
 
 /// The longest error line nmc prints: the key and a short excerpt of what was wrong, not the
 /// whole input.
@@ -148,6 +156,13 @@ pub enum ReadError {
         /// The I/O error; `InvalidData` for text that is not UTF-8.
         cause: std::io::Error,
     },
+    /// Not a regular file where one is expected ([`read_regular`]): a device (`/dev/zero`), a
+    /// named pipe or a folder.
+    #[error("{what}: not a regular file")]
+    NotAFile {
+        /// The source as named in messages (a file's path, as displayed).
+        what: String,
+    },
     /// The source holds more than `limit` bytes.
     #[error(
         "{what}: more than {limit} bytes{how} (a limit of nmc's, so that input cannot exhaust the machine)"
@@ -205,6 +220,26 @@ pub fn read_file(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
         what: what.clone(),
         cause,
     })?;
+    read_capped(file, &what, limit, "")
+}
+
+/// Reads the file at `path` with [`read_capped`], refusing anything but a regular file first:
+/// for a file nmc wrote itself or a key (issue 57 §3), where a device (`/dev/zero`), a named
+/// pipe (whose open would wait for a writer) or a folder can only be a mistake or a trap. The
+/// type is checked before the open and again on the open file.
+pub fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    let what = path.display().to_string();
+    let io = |cause| ReadError::Io {
+        what: what.clone(),
+        cause,
+    };
+    if !std::fs::metadata(path).map_err(io)?.is_file() {
+        return Err(ReadError::NotAFile { what });
+    }
+    let file = std::fs::File::open(path).map_err(io)?;
+    if !file.metadata().map_err(io)?.is_file() {
+        return Err(ReadError::NotAFile { what });
+    }
     read_capped(file, &what, limit, "")
 }
 
@@ -274,5 +309,31 @@ mod tests {
         // An endless source is cut at the cap, not read to the end.
         let e = read_capped(std::io::repeat(0), "zeros", 1 << 20, "").unwrap_err();
         assert!(matches!(e, ReadError::TooLarge { .. }));
+    }
+
+    #[test]
+    fn only_a_regular_file_is_read_where_one_is_expected() {
+        let dir = std::env::temp_dir().join(format!("nmc-limits-regular-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("f.json");
+        std::fs::write(&f, "{}").unwrap();
+        assert_eq!(read_regular(&f, 2).unwrap(), b"{}");
+        let e = read_regular(&f, 1).unwrap_err();
+        assert!(matches!(e, ReadError::TooLarge { limit: 1, .. }), "{e}");
+        let e = read_regular(&dir, 100).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("{}: not a regular file", dir.display())
+        );
+        #[cfg(unix)]
+        {
+            let e = read_regular(Path::new("/dev/zero"), 100).unwrap_err();
+            assert_eq!(e.to_string(), "/dev/zero: not a regular file");
+        }
+        assert!(matches!(
+            read_regular(&dir.join("none"), 100),
+            Err(ReadError::Io { .. })
+        ));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

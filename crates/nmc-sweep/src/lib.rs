@@ -120,7 +120,7 @@ pub fn run(
         if !seen.insert(r.config_hash.as_str()) {
             continue;
         }
-        match store::read(&opts.out, &r.config_hash) {
+        match store::read(&opts.out, &r.config_hash)? {
             Some(res) => {
                 done.insert(r.config_hash.clone(), res);
             }
@@ -279,8 +279,24 @@ pub fn prepare(out: &Path, plan: &Plan) -> Result<()> {
     store::clean_temporaries(&runs)?;
     store::clean_temporaries(out)?;
     let json = serde_json::to_string_pretty(plan)? + "\n";
-    store::write_atomic(&out.join(nmc_report::outdir::SWEEP_PLAN), json.as_bytes())
+    let path = out.join(nmc_report::outdir::SWEEP_PLAN);
+    if json.len() as u64 > MAX_PLAN_BYTES {
+        bail!(
+            "{}: the plan is {} bytes, more than {MAX_PLAN_BYTES} bytes (a limit of nmc's, so that input cannot exhaust the machine): fewer runs, or shorter --set values",
+            path.display(),
+            json.len()
+        );
+    }
+    store::write_atomic(&path, json.as_bytes())
 }
+
+/// The most bytes a `sweep.json` may hold, written or read: 1 GiB. A choice: a run takes
+/// about 170 bytes of the plan and a configuration 150 or more, so a plan of
+/// [`plan::MAX_RUNS`] runs, each its own configuration (a 1,000 × 1,000 grid, one seed), is
+/// some 350 MB and fits three times over; a larger one is refused when it is written, so that
+/// every plan nmc writes it can read back, and a file past it is no plan of nmc's (issue 57
+/// §3: it was read whole, `/dev/zero` or a sparse file without end).
+pub const MAX_PLAN_BYTES: u64 = 1 << 30;
 
 /// Writes `results` and `summary` (CSV and Parquet) of the runs in `done` (by plan index).
 pub fn write_tables(
@@ -304,14 +320,18 @@ pub fn write_tables(
 /// Reads a sweep folder's `sweep.json`.
 pub fn read_plan(dir: &Path) -> Result<Plan> {
     let path = dir.join(nmc_report::outdir::SWEEP_PLAN);
-    let text = std::fs::read_to_string(&path).with_context(|| {
-        format!(
-            "reading {} (is {} a sweep's output folder?)",
-            path.display(),
-            dir.display()
-        )
-    })?;
-    serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+    let bytes = match nmc_sim::limits::read_regular(&path, MAX_PLAN_BYTES) {
+        Ok(b) => b,
+        Err(nmc_sim::limits::ReadError::Io { cause, .. }) => {
+            return Err(anyhow::Error::new(cause).context(format!(
+                "reading {} (is {} a sweep's output folder?)",
+                path.display(),
+                dir.display()
+            )));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    serde_json::from_slice(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
 }
 
 /// Joins the folders of a sharded sweep into `out`: checks they hold the same plan and,
@@ -339,7 +359,14 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Outcome> {
         if found.contains_key(&r.config_hash) {
             continue;
         }
-        match dirs.iter().find_map(|d| store::read(d, &r.config_hash)) {
+        let mut stored = None;
+        for d in dirs {
+            stored = store::read(d, &r.config_hash)?;
+            if stored.is_some() {
+                break;
+            }
+        }
+        match stored {
             Some(res) => {
                 found.insert(r.config_hash.clone(), res);
             }
@@ -362,7 +389,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<Outcome> {
     }
     prepare(out, &plan)?;
     for res in found.values() {
-        if store::read(out, &res.config_hash).as_ref() != Some(res) {
+        if store::read(out, &res.config_hash)?.as_ref() != Some(res) {
             store::write(out, res)?;
         }
     }

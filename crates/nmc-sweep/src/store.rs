@@ -55,19 +55,42 @@ fn result_path(out: &Path, hash: &str) -> PathBuf {
     runs_dir(out).join(format!("{hash}.json"))
 }
 
-/// The result stored for `hash`, if a whole and matching one is there. A file that cannot be
-/// read as a result (which the write-then-rename never leaves) counts as absent: the run is
-/// done again and the file replaced.
-pub fn read(out: &Path, hash: &str) -> Option<RunResult> {
-    let text = std::fs::read_to_string(result_path(out, hash)).ok()?;
-    let r: RunResult = serde_json::from_str(&text).ok()?;
-    (r.config_hash == hash).then_some(r)
+/// The most bytes one `runs/<hash>.json` may hold, read or written:
+/// [`nmc_sim::limits::MAX_TEXT_BYTES`] (16 MiB). A choice: a run's result is its metrics, a
+/// few dozen bytes each, so this is some 300,000 metrics; a file past it is no result nmc wrote
+/// (issue 57 §3: such files were read whole, `/dev/zero` or a sparse file without end).
+pub const MAX_RESULT_BYTES: u64 = nmc_sim::limits::MAX_TEXT_BYTES;
+
+/// The result stored for `hash`, if a whole and matching one is there (`Ok(None)`: none). A
+/// file that cannot be parsed as a result (which the write-then-rename never leaves) counts as
+/// absent: the run is done again and the file replaced. One that is not a regular file or
+/// holds more than [`MAX_RESULT_BYTES`] is refused in one line naming it (issue 57 §3): it
+/// cannot be a result, and is not nmc's to replace.
+pub fn read(out: &Path, hash: &str) -> Result<Option<RunResult>> {
+    let bytes = match nmc_sim::limits::read_regular(&result_path(out, hash), MAX_RESULT_BYTES) {
+        Ok(b) => b,
+        Err(nmc_sim::limits::ReadError::Io { .. }) => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    let Ok(r) = serde_json::from_slice::<RunResult>(&bytes) else {
+        return Ok(None);
+    };
+    Ok((r.config_hash == hash).then_some(r))
 }
 
 /// Writes `r` as `runs/<hash>.json`: to a temporary file, synced, then renamed into place.
+/// One past [`MAX_RESULT_BYTES`] is refused, so that every result written can be read back.
 pub fn write(out: &Path, r: &RunResult) -> Result<()> {
     let text = serde_json::to_string_pretty(r)? + "\n";
-    write_atomic(&result_path(out, &r.config_hash), text.as_bytes())
+    let path = result_path(out, &r.config_hash);
+    if text.len() as u64 > MAX_RESULT_BYTES {
+        anyhow::bail!(
+            "{}: {} bytes of metrics, more than {MAX_RESULT_BYTES} bytes (a limit of nmc's, so that input cannot exhaust the machine)",
+            path.display(),
+            text.len()
+        );
+    }
+    write_atomic(&path, text.as_bytes())
 }
 
 /// Writes `bytes` to `path` whole or not at all ([`nmc_report::outdir::write_whole`]: a

@@ -188,7 +188,7 @@ pub(crate) fn gunzip_if_needed(file: &str, raw: &[u8]) -> Result<Vec<u8>, TraceE
             ReadError::Io { cause, .. } => {
                 TraceError::new(file, None, format!("bad gzip data: {cause}"))
             }
-            e @ ReadError::TooLarge { .. } => {
+            e @ (ReadError::TooLarge { .. } | ReadError::NotAFile { .. }) => {
                 TraceError::new(file, None, without_name(file, &e.to_string()))
             }
         })
