@@ -202,6 +202,11 @@ pub enum Arrival {
         packet: Packet,
         /// The link it is to leave by, when it passes through.
         next: Option<u32>,
+        /// The logical channel it came on and its sequence bit: its acknowledgement, owed once
+        /// the processor has taken it ([`Imp::owe_acknowledgement`]).
+        lch: u8,
+        /// The sequence bit.
+        bit: bool,
     },
 }
 
@@ -817,7 +822,15 @@ impl Imp {
         if let Some(k) = next_line {
             self.lines[k].incoming += 1;
         }
-        (acked, Arrival::Accepted { packet, next })
+        (
+            acked,
+            Arrival::Accepted {
+                packet,
+                next,
+                lch,
+                bit,
+            },
+        )
     }
 
     /// Can `n` reassembly buffers be reserved now?

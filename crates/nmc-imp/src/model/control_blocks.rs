@@ -5,7 +5,7 @@
 
 use super::{Counted, Ev, Subnet};
 use crate::imp::{Expired, TimerId};
-use crate::packet::{Packet, PktKind, Stream};
+use crate::packet::{PktKind, Stream};
 use nmc_sim::{EventQueue, SimTime};
 
 impl Subnet {
@@ -54,45 +54,55 @@ impl Subnet {
         }
     }
 
-    /// A message-control-block message reaches the IMP it is for.
-    pub(super) fn block_control(
+    /// Version 3: a source IMP asks this IMP for the receive block of `stream` (K&O §VI).
+    pub(super) fn create_block_received(
         &mut self,
         now: SimTime,
         imp: u32,
-        p: Packet,
+        stream: Stream,
         q: &mut EventQueue<Ev>,
     ) {
-        let stream = p.stream;
-        match p.kind {
-            PktKind::CreateBlock => {
-                let cap = self.params.control_blocks as usize;
-                if self.imps[imp as usize].rx_blocks.request(stream, cap) {
-                    self.open_receive_block(now, imp, stream, q);
-                } else {
-                    self.count(Counted::ReceiveBlockWait);
-                }
-            }
-            PktKind::BlockCreated => {
-                // "When IMP S receives this control message, the message control block pair is
-                // established."
-                let Some(waiters) = self.imps[imp as usize].tx_blocks.opened(stream) else {
-                    return;
-                };
-                for w in waiters {
-                    self.advance(now, imp, w, q);
-                }
-                self.wake_hosts(now, imp, q);
-            }
-            PktKind::ReleaseBlock => {
-                let i = &mut self.imps[imp as usize];
-                i.rx_blocks.release(stream);
-                i.delivery.forget(stream);
-                let cap = self.params.control_blocks as usize;
-                while let Some(s) = self.imps[imp as usize].rx_blocks.next_waiting(cap) {
-                    self.open_receive_block(now, imp, s, q);
-                }
-            }
-            _ => unreachable!("only message-control-block messages come here"),
+        let cap = self.params.control_blocks as usize;
+        if self.imps[imp as usize].rx_blocks.request(stream, cap) {
+            self.open_receive_block(now, imp, stream, q);
+        } else {
+            self.count(Counted::ReceiveBlockWait);
+        }
+    }
+
+    /// Version 3: the receive block of `stream` exists at the destination IMP (K&O §VI).
+    pub(super) fn block_created_received(
+        &mut self,
+        now: SimTime,
+        imp: u32,
+        stream: Stream,
+        q: &mut EventQueue<Ev>,
+    ) {
+        // "When IMP S receives this control message, the message control block pair is
+        // established."
+        let Some(waiters) = self.imps[imp as usize].tx_blocks.opened(stream) else {
+            return;
+        };
+        for w in waiters {
+            self.advance(now, imp, w, q);
+        }
+        self.wake_hosts(now, imp, q);
+    }
+
+    /// Version 3: the source IMP released `stream`'s transmit block; the receive block goes.
+    pub(super) fn release_block_received(
+        &mut self,
+        now: SimTime,
+        imp: u32,
+        stream: Stream,
+        q: &mut EventQueue<Ev>,
+    ) {
+        let i = &mut self.imps[imp as usize];
+        i.rx_blocks.release(stream);
+        i.delivery.forget(stream);
+        let cap = self.params.control_blocks as usize;
+        while let Some(s) = self.imps[imp as usize].rx_blocks.next_waiting(cap) {
+            self.open_receive_block(now, imp, s, q);
         }
     }
 

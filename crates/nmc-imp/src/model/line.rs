@@ -288,10 +288,12 @@ impl Subnet {
                     },
                 );
             }
-            Arrival::Accepted { packet, next } => {
-                let FrameKind::Packet { lch, bit, .. } = frame.kind else {
-                    unreachable!("only a packet is accepted");
-                };
+            Arrival::Accepted {
+                packet,
+                next,
+                lch,
+                bit,
+            } => {
                 self.link_mut(l).accepted += 1;
                 let mut copy = packet;
                 copy.hops += 1;

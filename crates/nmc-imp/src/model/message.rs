@@ -205,8 +205,46 @@ impl Subnet {
         self.serve_plt(now, imp, q);
     }
 
-    /// Point h: the RFNM (or the ALL answering a REQALL) reaches the source IMP.
-    pub(super) fn source_receives(
+    /// Point h: the RFNM of message `msg` (carrying an ALL when `all`) reaches the source IMP.
+    pub(super) fn rfnm_received(
+        &mut self,
+        now: SimTime,
+        imp: u32,
+        p: Packet,
+        msg: MsgId,
+        all: bool,
+        q: &mut EventQueue<Ev>,
+    ) {
+        let dst = p.src; // the destination IMP sent it
+        self.release_number_and_plt(imp, p.stream);
+        self.number_released(now, imp, p.stream, q);
+        if all {
+            self.add_allocation(now, imp, dst, q);
+        }
+        if let Some(m) = self.imps[imp as usize].messages.remove(&msg) {
+            let t = self.obs.messages.remove(&msg).expect("a tracked message");
+            let mut rec = t.rec;
+            rec.rfnm_ns = Some(now.as_nanos());
+            rec.rfnm_carried_all = Some(all);
+            let rtt = now.as_nanos() - rec.offered_ns;
+            self.trace.emit(
+                now,
+                &Tr::RfnmIn {
+                    msg,
+                    all,
+                    rtt_ns: rtt,
+                },
+            );
+            let hops = self.topo.hops(m.src, m.dst).unwrap_or(0);
+            self.answered(t.background, hops, rec);
+        }
+        self.serve_waiters(now, imp, q);
+        self.reply_served(now, imp, dst, q);
+        self.wake_hosts(now, imp, q);
+    }
+
+    /// Point h: the ALL answering a REQALL reaches the source IMP.
+    pub(super) fn all_received(
         &mut self,
         now: SimTime,
         imp: u32,
@@ -214,47 +252,16 @@ impl Subnet {
         q: &mut EventQueue<Ev>,
     ) {
         let dst = p.src; // the destination IMP sent it
-        match p.kind {
-            PktKind::Rfnm { msg, num: _, all } => {
-                self.release_number_and_plt(imp, p.stream);
-                self.number_released(now, imp, p.stream, q);
-                if all {
-                    self.add_allocation(now, imp, dst, q);
-                }
-                if let Some(m) = self.imps[imp as usize].messages.remove(&msg) {
-                    let t = self.obs.messages.remove(&msg).expect("a tracked message");
-                    let mut rec = t.rec;
-                    rec.rfnm_ns = Some(now.as_nanos());
-                    rec.rfnm_carried_all = Some(all);
-                    let rtt = now.as_nanos() - rec.offered_ns;
-                    self.trace.emit(
-                        now,
-                        &Tr::RfnmIn {
-                            msg,
-                            all,
-                            rtt_ns: rtt,
-                        },
-                    );
-                    let hops = self.topo.hops(m.src, m.dst).unwrap_or(0);
-                    self.answered(t.background, hops, rec);
-                }
-                self.serve_waiters(now, imp, q);
-                self.reply_served(now, imp, dst, q);
-            }
-            PktKind::All { num: _ } => {
-                // The REQALL's number and PLT entry come back and the ALL goes to the counter.
-                self.release_number_and_plt(imp, p.stream);
-                let procedure = self.procedure;
-                if procedure.all_returned(&mut self.imps[imp as usize], dst) {
-                    self.number_released(now, imp, p.stream, q);
-                }
-                self.trace.emit(now, &Tr::AllIn { num: 0 });
-                self.add_allocation(now, imp, dst, q);
-                self.serve_waiters(now, imp, q);
-                self.reply_served(now, imp, dst, q);
-            }
-            _ => unreachable!("only RFNMs and ALLs go to a source IMP"),
+        // The REQALL's number and PLT entry come back and the ALL goes to the counter.
+        self.release_number_and_plt(imp, p.stream);
+        let procedure = self.procedure;
+        if procedure.all_returned(&mut self.imps[imp as usize], dst) {
+            self.number_released(now, imp, p.stream, q);
         }
+        self.trace.emit(now, &Tr::AllIn { num: 0 });
+        self.add_allocation(now, imp, dst, q);
+        self.serve_waiters(now, imp, q);
+        self.reply_served(now, imp, dst, q);
         self.wake_hosts(now, imp, q);
     }
 
@@ -331,7 +338,9 @@ impl Subnet {
         q: &mut EventQueue<Ev>,
     ) {
         match p.kind {
-            PktKind::Data { of: 1, .. } => self.single_arrives(now, imp, p, q),
+            PktKind::Data {
+                msg, num, of: 1, ..
+            } => self.single_arrives(now, imp, p, msg, num, q),
             PktKind::Data {
                 msg,
                 num,
@@ -374,13 +383,13 @@ impl Subnet {
                 self.imps[imp as usize].release_reassembly(self.params.allocation_buffers);
                 self.serve_replies(now, imp, q);
             }
-            PktKind::Rfnm { .. } | PktKind::All { .. } => self.source_receives(now, imp, p, q),
-            PktKind::SingleRfnm { .. } | PktKind::SingleAll { .. } => {
-                self.single_source_receives(now, imp, p, q)
-            }
-            PktKind::CreateBlock | PktKind::BlockCreated | PktKind::ReleaseBlock => {
-                self.block_control(now, imp, p, q)
-            }
+            PktKind::Rfnm { msg, num: _, all } => self.rfnm_received(now, imp, p, msg, all, q),
+            PktKind::All { num: _ } => self.all_received(now, imp, p, q),
+            PktKind::SingleRfnm { msg, num } => self.single_rfnm_received(now, imp, p, msg, num, q),
+            PktKind::SingleAll { msg, num } => self.single_all_received(now, imp, p, msg, num, q),
+            PktKind::CreateBlock => self.create_block_received(now, imp, p.stream, q),
+            PktKind::BlockCreated => self.block_created_received(now, imp, p.stream, q),
+            PktKind::ReleaseBlock => self.release_block_received(now, imp, p.stream, q),
         }
     }
 

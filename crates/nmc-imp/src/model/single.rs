@@ -116,73 +116,82 @@ impl Subnet {
         self.try_send(now, l, q);
     }
 
-    /// A RFNM or an ALLOCATE for a single-packet message reaches its source IMP.
-    pub(super) fn single_source_receives(
+    /// The RFNM of single-packet message `msg` (number `num`) reaches its source IMP.
+    pub(super) fn single_rfnm_received(
         &mut self,
         now: SimTime,
         imp: u32,
         p: Packet,
+        msg: MsgId,
+        num: u64,
         q: &mut EventQueue<Ev>,
     ) {
         let dst = p.src;
-        match p.kind {
-            PktKind::SingleRfnm { msg, num } => {
-                self.log_e2e(
-                    now,
-                    imp,
-                    dst,
-                    Side::Source,
-                    What::Rfnm,
-                    num,
-                    Happened::Arr,
-                    Note::None,
-                );
-                let i = &mut self.imps[imp as usize];
-                i.numbers.release(p.stream);
-                i.release_copy();
-                self.number_released(now, imp, p.stream, q);
-                if let Some(m) = self.imps[imp as usize].messages.remove(&msg) {
-                    if let Some(g) = self.hosts[m.host as usize].generator.as_mut() {
-                        g.in_flight -= 1;
-                    }
-                    let t = self.obs.messages.remove(&msg).expect("a tracked message");
-                    let mut rec = t.rec;
-                    rec.rfnm_ns = Some(now.as_nanos());
-                    rec.rfnm_carried_all = Some(false);
-                    let rtt_ns = now.as_nanos() - rec.offered_ns;
-                    self.trace.emit(
-                        now,
-                        &Tr::RfnmIn {
-                            msg,
-                            all: false,
-                            rtt_ns,
-                        },
-                    );
-                    let hops = self.topo.hops(m.src, m.dst).unwrap_or(0);
-                    self.answered(t.background, hops, rec);
-                }
-                self.serve_waiters(now, imp, q);
-                self.wake_hosts(now, imp, q);
+        self.log_e2e(
+            now,
+            imp,
+            dst,
+            Side::Source,
+            What::Rfnm,
+            num,
+            Happened::Arr,
+            Note::None,
+        );
+        let i = &mut self.imps[imp as usize];
+        i.numbers.release(p.stream);
+        i.release_copy();
+        self.number_released(now, imp, p.stream, q);
+        if let Some(m) = self.imps[imp as usize].messages.remove(&msg) {
+            if let Some(g) = self.hosts[m.host as usize].generator.as_mut() {
+                g.in_flight -= 1;
             }
-            PktKind::SingleAll { msg, num } => {
-                self.log_e2e(
-                    now,
-                    imp,
-                    dst,
-                    Side::Source,
-                    What::All,
-                    num,
-                    Happened::Arr,
-                    Note::None,
-                );
-                self.trace.emit(now, &Tr::AllIn { num });
-                if self.imps[imp as usize].messages.contains_key(&msg) {
-                    self.obs.note(now, msg, super::Milestone::Retransmitted);
-                    self.count(Counted::SingleRetransmission);
-                    self.send_single(now, imp, msg, true, q);
-                }
-            }
-            _ => unreachable!("only single-packet RFNMs and ALLOCATEs come here"),
+            let t = self.obs.messages.remove(&msg).expect("a tracked message");
+            let mut rec = t.rec;
+            rec.rfnm_ns = Some(now.as_nanos());
+            rec.rfnm_carried_all = Some(false);
+            let rtt_ns = now.as_nanos() - rec.offered_ns;
+            self.trace.emit(
+                now,
+                &Tr::RfnmIn {
+                    msg,
+                    all: false,
+                    rtt_ns,
+                },
+            );
+            let hops = self.topo.hops(m.src, m.dst).unwrap_or(0);
+            self.answered(t.background, hops, rec);
+        }
+        self.serve_waiters(now, imp, q);
+        self.wake_hosts(now, imp, q);
+    }
+
+    /// An ALLOCATE for single-packet message `msg` (number `num`), which the destination did
+    /// not accept, reaches its source IMP: the source sends its copy again (RFC 632 events 6–9).
+    pub(super) fn single_all_received(
+        &mut self,
+        now: SimTime,
+        imp: u32,
+        p: Packet,
+        msg: MsgId,
+        num: u64,
+        q: &mut EventQueue<Ev>,
+    ) {
+        let dst = p.src;
+        self.log_e2e(
+            now,
+            imp,
+            dst,
+            Side::Source,
+            What::All,
+            num,
+            Happened::Arr,
+            Note::None,
+        );
+        self.trace.emit(now, &Tr::AllIn { num });
+        if self.imps[imp as usize].messages.contains_key(&msg) {
+            self.obs.note(now, msg, super::Milestone::Retransmitted);
+            self.count(Counted::SingleRetransmission);
+            self.send_single(now, imp, msg, true, q);
         }
     }
 
@@ -195,11 +204,10 @@ impl Subnet {
         now: SimTime,
         imp: u32,
         p: Packet,
+        msg: MsgId,
+        num: u64,
         q: &mut EventQueue<Ev>,
     ) {
-        let PktKind::Data { msg, num, .. } = p.kind else {
-            unreachable!("a data packet")
-        };
         let (src, stream) = (p.src, p.stream);
         let rule = self.params.single_packet_rule;
         let mut deleted = Vec::new();
