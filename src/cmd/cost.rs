@@ -258,7 +258,7 @@ pub fn run(a: CostArgs) -> Result<Outcome> {
     if let Some(path) = &a.out {
         nmc_report::records::write_csv(path, &csv_rows(&measured, a.price_per_cpu_hour))
             .with_context(|| format!("writing {}", path.display()))?;
-        say(format!("\nwrote {}", path.display()));
+        say(format!("\nwrote {}", super::shown(path)));
     }
     if a.json {
         let rows = csv_rows(&measured, a.price_per_cpu_hour);
