@@ -565,3 +565,55 @@ fn a_reverse_pump_gives_up_on_a_server_that_never_sends_its_result() {
         "{err}"
     );
 }
+
+/// Issue 57 §6: a server that sends the secret's challenge and then nothing surfaced as
+/// "Resource temporarily unavailable (os error 11)". A timed-out read or write in the
+/// handshake now says who did not answer within what.
+#[test]
+fn a_server_silent_after_its_challenge_is_named_with_the_timeout() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        let Ok((mut s, _)) = listener.accept() else {
+            return;
+        };
+        // The challenge (magic and a nonce), then read the answer and say nothing.
+        let mut c = b"NMCauth1".to_vec();
+        c.extend_from_slice(&[7u8; 16]);
+        let _ = s.write_all(&c);
+        let mut b = [0u8; 4096];
+        while matches!(s.read(&mut b), Ok(n) if n > 0) {}
+    });
+    let dir = tmp("cli-pump-silent-after-challenge");
+    let secret = dir.join("secret");
+    std::fs::write(&secret, "a secret of more than sixteen bytes\n").unwrap();
+    let child = nmc()
+        .args([
+            "pump",
+            &addr,
+            "-t",
+            "1s",
+            "--timeout",
+            "1s",
+            "--secret-file",
+        ])
+        .arg(&secret)
+        .arg("--out")
+        .arg(dir.join("out"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (_, o) = wait_at_most(child, std::time::Duration::from_secs(20));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(!err.contains("os error"), "{err}");
+    assert!(
+        err.contains(&format!(
+            "no answer from {addr} within 1.000s after its secret's challenge"
+        )),
+        "{err}"
+    );
+}

@@ -189,7 +189,13 @@ pub(crate) fn connect_tcp(
         s.set_read_timeout(t)
             .and_then(|()| s.set_write_timeout(t))
             .map_err(|e| Error::Io("set timeout", e))?;
-        nmc_serve::auth::answer(&mut s, key).map_err(|e| Error::Pump(format!("{target}: {e}")))?;
+        nmc_serve::auth::answer(&mut s, key).map_err(|e| match e {
+            nmc_serve::auth::AuthError::Silent => Error::Pump(format!(
+                "no answer from {target} within {} after its secret's challenge ({HINT})",
+                cfg.timeout.human()
+            )),
+            e => Error::Pump(format!("{target}: {e}")),
+        })?;
     }
     Ok(s)
 }
