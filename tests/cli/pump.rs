@@ -617,3 +617,52 @@ fn a_server_silent_after_its_challenge_is_named_with_the_timeout() {
         "{err}"
     );
 }
+
+/// Issue 57 §6: `--bidir` against a server that admits one connection from an address
+/// (`--max-per-source 1`) was told the server wants a secret. The direction refused now names
+/// the connection limits, and no secret.
+#[test]
+fn bidir_refused_by_the_per_source_cap_names_the_limits_not_a_secret() {
+    let mut server = nmc()
+        .args([
+            "echo",
+            "serve",
+            "--pump",
+            "--listen",
+            "127.0.0.1:0",
+            "--max-per-source",
+            "1",
+            "--duration",
+            "60s",
+        ])
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("nmc echo serve starts");
+    let (err, addr) = super::server_address(&mut server);
+    super::drain(err);
+    let dir = tmp("cli-pump-bidir-per-source");
+    let child = nmc()
+        .args([
+            "pump",
+            "--bidir",
+            &addr,
+            "-t",
+            "1s",
+            "--timeout",
+            "1s",
+            "--out",
+        ])
+        .arg(&dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (_, o) = wait_at_most(child, std::time::Duration::from_secs(20));
+    let _ = server.kill();
+    let _ = server.wait();
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(!e.contains("secret"), "{e}");
+    assert!(e.contains("--max-per-source"), "{e}");
+}

@@ -140,10 +140,14 @@ impl Client<'_> {
     }
 }
 
+/// The server closed the connection. A server that wants a secret opens with its challenge,
+/// which is told apart before this ([`wants_secret`]); one that closes without a word on a
+/// new connection is most often refusing it at its connection limits (issue 57 §6: `--bidir`
+/// refused by `--max-per-source` was told to give a secret), or an nmc from before `--reverse`.
 fn closed(target: SocketAddr, received: u64) -> Error {
     if received == 0 {
         Error::Pump(format!(
-            "{target} closed the connection without answering the reverse request: does it want a secret (--secret-file), or not serve --reverse (an nmc from before it closes on one)?"
+            "{target} closed the connection without answering the reverse request: is it at its connection limits (--max-connections, --max-per-source: --bidir holds two from this host), or an nmc that does not serve --reverse?"
         ))
     } else {
         Error::Pump(format!(
@@ -225,8 +229,13 @@ fn read_tcp(
     let frames = rx.counters().frames;
     for _ in 0..MAX_READS_PER_TURN {
         let Some(n) = recv_ready(|| s.read(&mut chunk)).map_err(|e| match e.kind() {
-        io::ErrorKind::ConnectionReset if frames == 0 => closed(target, 0),
-        _ => Error::Pump(format!("receiving from {target}: {e}")),
+            io::ErrorKind::ConnectionReset
+                if frames == 0 && nmc_serve::auth::challenged(s, &[]) =>
+            {
+                wants_secret(target)
+            }
+            io::ErrorKind::ConnectionReset if frames == 0 => closed(target, 0),
+            _ => Error::Pump(format!("receiving from {target}: {e}")),
         })?
         else {
             break;
@@ -235,9 +244,7 @@ fn read_tcp(
             return Err(closed(target, rx.counters().frames));
         }
         if rx.counters().frames == 0 && chunk[..n].starts_with(&nmc_serve::auth::CHALLENGE_MAGIC) {
-            return Err(Error::Pump(format!(
-                "{target} wants a secret: give it with --secret-file"
-            )));
+            return Err(wants_secret(target));
         }
         let now = c.clock.now();
         c.heard = now;
@@ -249,6 +256,12 @@ fn read_tcp(
         }
     }
     Ok(None)
+}
+
+fn wants_secret(target: SocketAddr) -> Error {
+    Error::Pump(format!(
+        "{target} wants a secret: give it with --secret-file"
+    ))
 }
 
 fn stop_frame(session: u32) -> [u8; wire::HEADER_LEN] {
