@@ -186,15 +186,27 @@ fn usage_error(e: clap::Error) -> ExitCode {
             }
         };
     }
+    let mut rendered = e.render().to_string();
+    // Issue 57 §4: clap quotes a refused value whole, so a long one (a 20,000-segment `--set`
+    // key) pushed the reason past the line's cut. The value is quoted shortened instead.
+    if let Some(clap::error::ContextValue::String(v)) =
+        e.get(clap::error::ContextKind::InvalidValue)
+        && v.chars().count() > MAX_VALUE_ECHO
+    {
+        let short = nmc_sim::limits::printable(v, MAX_VALUE_ECHO);
+        rendered = rendered.replace(v.as_str(), &short);
+    }
     eprintln!(
         "nmc: {}",
-        nmc_sim::limits::printable(
-            &one_line(&e.render().to_string()),
-            nmc_sim::limits::MAX_ERROR_CHARS
-        )
+        nmc_sim::limits::printable(&one_line(&rendered), nmc_sim::limits::MAX_ERROR_CHARS)
     );
     ExitCode::from(2)
 }
+
+/// Most characters of a refused value a usage error quotes (and a `--set` refusal echoes).
+/// **Choice**: 60, enough to recognise the value; the line's reason must fit after it within
+/// [`nmc_sim::limits::MAX_ERROR_CHARS`].
+const MAX_VALUE_ECHO: usize = 60;
 
 /// clap's multi-line error text as one line: the message with its indented details and `tip:`
 /// joined, the usage line in brackets, and the subcommand's own `--help` instead of clap's

@@ -256,9 +256,9 @@ pub fn run(a: CostArgs) -> Result<Outcome> {
     .trim_end()
     .to_string());
     if let Some(path) = &a.out {
-        nmc_report::records::write_csv(path, &csv_rows(&measured, a.price_per_cpu_hour))
-            .with_context(|| format!("writing {}", path.display()))?;
-        say(format!("\nwrote {}", path.display()));
+        // Its error names the file already (issue 57 §6: it was said twice, and "writing" thrice).
+        nmc_report::records::write_csv(path, &csv_rows(&measured, a.price_per_cpu_hour))?;
+        say(format!("\nwrote {}", super::shown(path)));
     }
     if a.json {
         let rows = csv_rows(&measured, a.price_per_cpu_hour);

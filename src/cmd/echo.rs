@@ -330,15 +330,15 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
     if !a.json {
         outln!(
             "wrote {}, {} and {}",
-            files.trace.display(),
-            files.summary.display(),
-            files.plot.display(),
+            super::shown(&files.trace),
+            super::shown(&files.summary),
+            super::shown(&files.plot),
         );
         // A trace with no answered volley has nothing for the estimators to replay.
         if c.answered > 0 {
             outln!(
                 "replay it through the timeout estimators: nmc rto evaluate {}",
-                files.trace.display()
+                super::shown(&files.trace)
             );
         }
     }

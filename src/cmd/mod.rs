@@ -16,6 +16,14 @@ pub mod shell;
 pub mod stream;
 pub mod sweep;
 
+/// A path as the "wrote …" and "Report: …" lines show it (issue 57 §6): its control
+/// characters escaped (`\u{1b}` for an escape byte, `\n` for a line break), so an `--out`
+/// that holds one cannot drive the terminal or split the line; any other path as
+/// `Path::display` shows it, byte for byte.
+pub fn shown(path: &std::path::Path) -> String {
+    nmc_sim::limits::printable(&path.display().to_string(), usize::MAX)
+}
+
 /// Reads a quantity with its unit (`30s`, `200ms`, `50kbit/s`, `2016bit`) with `nmc_sim`'s one
 /// parser, for every option of the command line: a bare number is refused with a one-line
 /// message that suggests the unit ("`30` needs a unit: 30s, 30ms, …").

@@ -264,7 +264,7 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
                 written.autocorrelation,
             ]
             .iter()
-            .map(|f| dir.final_path(f).display().to_string()),
+            .map(|f| super::shown(&dir.final_path(f))),
         );
     }
     dir.commit()?;

@@ -190,11 +190,11 @@ pub fn run(a: ReproduceArgs) -> Result<Outcome> {
         }
     }
     // One path per line: a long output folder should not make the line wider than the table.
-    outln!("Report: {}", html_path.display());
-    outln!("Table:  {}", json_path.display());
+    outln!("Report: {}", super::shown(&html_path));
+    outln!("Table:  {}", super::shown(&json_path));
     if let Some(t) = &timings {
         out!("{}", t.text());
-        outln!("Timings: {}", a.out.join("timings.json").display());
+        outln!("Timings: {}", super::shown(&a.out.join("timings.json")));
     }
     Ok(if missed == 0 || !a.strict {
         Outcome::Ok

@@ -258,7 +258,7 @@ fn evaluate(a: EvaluateArgs) -> Result<Outcome> {
     dir.commit()?;
     outln!(
         "\nwrote summary.csv and {files} per-volley CSV/SVG files to {}",
-        a.out.display()
+        super::shown(&a.out)
     );
     Ok(Outcome::Ok)
 }
@@ -284,7 +284,7 @@ fn run_sweep(a: SweepArgs) -> Result<Outcome> {
         traces.len(),
         s
     );
-    outln!("wrote sweep.csv and sweep.svg to {}", a.out.display());
+    outln!("wrote sweep.csv and sweep.svg to {}", super::shown(&a.out));
     Ok(Outcome::Ok)
 }
 
@@ -351,7 +351,7 @@ fn synth(a: SynthArgs) -> Result<Outcome> {
             .context("writing the trace to stdout")?;
     } else {
         write(&a.out, buf)?;
-        eprintln!("wrote {} volleys to {}", t.len(), a.out.display());
+        eprintln!("wrote {} volleys to {}", t.len(), super::shown(&a.out));
     }
     Ok(Outcome::Ok)
 }

@@ -113,6 +113,6 @@ pub fn run(a: RunArgs) -> Result<Outcome> {
     }
     let n = r.files.len();
     let files = if n == 1 { "file" } else { "files" };
-    outln!("wrote {n} {files} to {}", r.out.display());
+    outln!("wrote {n} {files} to {}", super::shown(&r.out));
     Ok(Outcome::Ok)
 }

@@ -66,7 +66,7 @@ pub fn man(a: ManArgs, cli: clap::Command) -> Result<Outcome> {
     eprintln!(
         "nmc: wrote {} man pages into {} ({}, …)",
         names.len(),
-        a.out.display(),
+        super::shown(&a.out),
         names[..names.len().min(3)].join(", ")
     );
     Ok(Outcome::Ok)

@@ -220,8 +220,8 @@ fn key_box(r: &StreamRun) -> String {
 /// Writes `buffers.csv` and `summary.json` into `dir` (a staging folder, see `run`).
 fn write_outputs(dir: &Path, runs: &[StreamRun]) -> Result<()> {
     let path = dir.join("buffers.csv");
-    let file =
-        nmc_report::files::create(&path).with_context(|| format!("writing {}", path.display()))?;
+    // Its error names the file already (issue 57 §6: not twice).
+    let file = nmc_report::files::create(&path)?;
     let mut w = csv::Writer::from_writer(file);
     #[derive(serde::Serialize)]
     struct Row {

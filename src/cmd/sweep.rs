@@ -129,7 +129,7 @@ pub fn run(a: SweepArgs) -> Result<Outcome> {
     };
     outln!(
         "sweep {}: {} runs ({configs} configurations × {seeds} seeds){shard}",
-        path.display(),
+        super::shown(&path),
         plan.runs.len(),
     );
     outln!(
@@ -144,6 +144,6 @@ pub fn run(a: SweepArgs) -> Result<Outcome> {
 
 fn print_files(files: &[PathBuf]) {
     for f in files {
-        outln!("  wrote {}", f.display());
+        outln!("  wrote {}", super::shown(f));
     }
 }

@@ -227,3 +227,29 @@ fn cost_against_a_separate_sink_process() {
         .count();
     assert_eq!((tcp_r, udp_r), (2, 0), "{out}");
 }
+
+/// Issue 57 §6: a `--out` that cannot be written named it twice ("writing P: writing P:
+/// writing: …"); the file is named once.
+#[test]
+fn cost_names_an_output_it_cannot_write_once() {
+    let dir = tmp("cost-out-folder");
+    let p = dir.to_str().unwrap();
+    let o = nmc(&[
+        "cost",
+        "--sizes",
+        "1KiB",
+        "--write-sizes",
+        "1KiB",
+        "--proto",
+        "tcp",
+        "--repeat",
+        "1",
+        "--out",
+        p,
+    ]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert_eq!(e.matches(p).count(), 1, "{e}");
+    assert!(e.contains("not a regular file"), "{e}");
+}

@@ -603,3 +603,25 @@ fn files_nmc_expects_are_read_with_a_cap_and_only_if_regular() {
         &["sweep.json: not a regular file"],
     );
 }
+
+/// Issue 57 §4: a `--set` key of 20,000 segments took 21 s to refuse (each segment a table
+/// nested in the last); the key is now measured before it is split, and refused at once.
+#[test]
+fn a_set_key_is_bounded_before_it_is_split() {
+    let deep = format!("{}=1", vec!["a"; 20_000].join("."));
+    let long = format!("{}=1", "k".repeat(300));
+    let nested = format!("{}=1", vec!["a"; 40].join("."));
+    for (set, why) in [
+        (deep.as_str(), "the key is 39999 bytes long, more than 256"),
+        (long.as_str(), "the key is 300 bytes long, more than 256"),
+        (nested.as_str(), "the key has 40 segments, more than 32"),
+    ] {
+        let t = Instant::now();
+        refused(&["run", "md1", "--set", set], &["--set ", why]);
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "took {:?}",
+            t.elapsed()
+        );
+    }
+}

@@ -176,3 +176,22 @@ fn a_sweep_folder_is_kept_and_a_sweep_keeps_to_its_own() {
         assert_eq!(names(dir), before);
     }
 }
+
+/// Issue 57 §6: an `--out` path with an escape byte was echoed raw in the "wrote …" line,
+/// where it could drive the terminal. Control characters are escaped there now; the folder
+/// itself has the name asked for.
+#[test]
+fn a_path_with_control_characters_is_escaped_where_it_is_echoed() {
+    let base = tmp("out-escape");
+    let out = base.join("out\u{1b}[31m");
+    let o = nmc(&["run", "md1", "--set", "duration=1s", "--out", s(&out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.join("summary.json").is_file());
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(!stdout.contains('\u{1b}'), "a raw escape in: {stdout:?}");
+    let wrote = stdout
+        .lines()
+        .find(|l| l.starts_with("wrote "))
+        .unwrap_or_else(|| panic!("no wrote line in {stdout}"));
+    assert!(wrote.ends_with("out\\u{1b}[31m"), "{wrote}");
+}

@@ -487,3 +487,182 @@ fn the_pump_over_udp_takes_the_secret_both_ways() {
         .unwrap_or_else(|| panic!("{log:?}"));
     assert!(pump_line.contains("unauthenticated 0"), "{pump_line}");
 }
+
+/// Waits for `child` at most `limit`, killing it past that: how long it ran, and its output.
+fn wait_at_most(
+    mut child: std::process::Child,
+    limit: std::time::Duration,
+) -> (std::time::Duration, std::process::Output) {
+    let t0 = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() && t0.elapsed() < limit {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let took = t0.elapsed();
+    let _ = child.kill();
+    (took, child.wait_with_output().unwrap())
+}
+
+/// Issue 57 §4: a reverse run against a server that takes the request, then sends DATA for
+/// ever and never its result, held the client for ever (75 s and counting with `-t 1s
+/// --timeout 3s`; SIGTERM only asked the server to stop). It now gives up at `--duration` +
+/// 3 × `--timeout` after the request, in one line, exit 2.
+#[test]
+fn a_reverse_pump_gives_up_on_a_server_that_never_sends_its_result() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        let Ok((mut s, _)) = listener.accept() else {
+            return;
+        };
+        // The REQUEST: a 28-byte header (session at bytes 8..12) and a 32-byte body.
+        let mut req = [0u8; 60];
+        if s.read_exact(&mut req).is_err() {
+            return;
+        }
+        let session = u32::from_be_bytes(req[8..12].try_into().unwrap());
+        // Read and drop the client's RFNMs.
+        let mut rfnms = s.try_clone().unwrap();
+        std::thread::spawn(move || {
+            let mut b = [0u8; 4096];
+            while matches!(rfnms.read(&mut b), Ok(n) if n > 0) {}
+        });
+        // DATA frames of 1000 bytes, numbered, for ever (until the client goes).
+        let size = 1000u32;
+        for seq in 0u64.. {
+            let mut f = b"NMCp\x01\x01\x00\x00".to_vec();
+            f.extend_from_slice(&session.to_be_bytes());
+            f.extend_from_slice(&seq.to_be_bytes());
+            f.extend_from_slice(&size.to_be_bytes());
+            f.extend_from_slice(&[0, 0, 0, 1]);
+            f.resize(28 + size as usize, 0);
+            if s.write_all(&f).is_err() {
+                return;
+            }
+        }
+    });
+    let dir = tmp("cli-pump-reverse-no-result");
+    let child = nmc()
+        .args(["pump", "-R", &addr, "-t", "1s", "--timeout", "1s", "--out"])
+        .arg(&dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The deadline is 1 s + 3 × 1 s = 4 s; 6 s more for a loaded machine.
+    let (took, o) = wait_at_most(child, std::time::Duration::from_secs(10));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        took < std::time::Duration::from_secs(10),
+        "still running after {took:?}: {err}"
+    );
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "{addr} sent no result within 4.000s of the request"
+        )),
+        "{err}"
+    );
+}
+
+/// Issue 57 §6: a server that sends the secret's challenge and then nothing surfaced as
+/// "Resource temporarily unavailable (os error 11)". A timed-out read or write in the
+/// handshake now says who did not answer within what.
+#[test]
+fn a_server_silent_after_its_challenge_is_named_with_the_timeout() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        let Ok((mut s, _)) = listener.accept() else {
+            return;
+        };
+        // The challenge (magic and a nonce), then read the answer and say nothing.
+        let mut c = b"NMCauth1".to_vec();
+        c.extend_from_slice(&[7u8; 16]);
+        let _ = s.write_all(&c);
+        let mut b = [0u8; 4096];
+        while matches!(s.read(&mut b), Ok(n) if n > 0) {}
+    });
+    let dir = tmp("cli-pump-silent-after-challenge");
+    let secret = dir.join("secret");
+    std::fs::write(&secret, "a secret of more than sixteen bytes\n").unwrap();
+    let child = nmc()
+        .args([
+            "pump",
+            &addr,
+            "-t",
+            "1s",
+            "--timeout",
+            "1s",
+            "--secret-file",
+        ])
+        .arg(&secret)
+        .arg("--out")
+        .arg(dir.join("out"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (_, o) = wait_at_most(child, std::time::Duration::from_secs(20));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(!err.contains("os error"), "{err}");
+    assert!(
+        err.contains(&format!(
+            "no answer from {addr} within 1.000s after its secret's challenge"
+        )),
+        "{err}"
+    );
+}
+
+/// Issue 57 §6: `--bidir` against a server that admits one connection from an address
+/// (`--max-per-source 1`) was told the server wants a secret. The direction refused now names
+/// the connection limits, and no secret.
+#[test]
+fn bidir_refused_by_the_per_source_cap_names_the_limits_not_a_secret() {
+    let mut server = nmc()
+        .args([
+            "echo",
+            "serve",
+            "--pump",
+            "--listen",
+            "127.0.0.1:0",
+            "--max-per-source",
+            "1",
+            "--duration",
+            "60s",
+        ])
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("nmc echo serve starts");
+    let (err, addr) = super::server_address(&mut server);
+    super::drain(err);
+    let dir = tmp("cli-pump-bidir-per-source");
+    let child = nmc()
+        .args([
+            "pump",
+            "--bidir",
+            &addr,
+            "-t",
+            "1s",
+            "--timeout",
+            "1s",
+            "--out",
+        ])
+        .arg(&dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (_, o) = wait_at_most(child, std::time::Duration::from_secs(20));
+    let _ = server.kill();
+    let _ = server.wait();
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(!e.contains("secret"), "{e}");
+    assert!(e.contains("--max-per-source"), "{e}");
+}

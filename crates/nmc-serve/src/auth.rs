@@ -184,6 +184,11 @@ pub enum AuthError {
     /// two secrets differ.
     #[error("it refused the secret (the two --secret-file differ)")]
     Refused,
+    /// The server sent its challenge and then nothing (no verdict on the answer) before the
+    /// stream's timeout: a read timed out (`WouldBlock`/`TimedOut`, which the system words as
+    /// "Resource temporarily unavailable (os error 11)").
+    #[error("it sent its challenge, then no word on the answer within the timeout")]
+    Silent,
     /// Any other failure of the stream during the handshake.
     #[error("during the secret handshake: {0}")]
     Io(#[from] io::Error),
@@ -209,11 +214,19 @@ pub fn answer<S: Read + Write>(s: &mut S, key: &Key) -> Result<(), AuthError> {
     if c[..CHALLENGE_MAGIC.len()] != CHALLENGE_MAGIC {
         return Err(AuthError::NoChallenge);
     }
-    s.write_all(&key.answer(&c[CHALLENGE_MAGIC.len()..]))?;
+    s.write_all(&key.answer(&c[CHALLENGE_MAGIC.len()..]))
+        .map_err(|e| {
+            if timed_out(&e) {
+                AuthError::Silent
+            } else {
+                e.into()
+            }
+        })?;
     let mut ok = [0u8; 1];
     match s.read_exact(&mut ok) {
         Ok(()) if ok[0] == ACCEPTED => Ok(()),
         Ok(()) => Err(AuthError::Refused),
+        Err(e) if timed_out(&e) => Err(AuthError::Silent),
         Err(e)
             if matches!(
                 e.kind(),
@@ -227,6 +240,16 @@ pub fn answer<S: Read + Write>(s: &mut S, key: &Key) -> Result<(), AuthError> {
         }
         Err(e) => Err(e.into()),
     }
+}
+
+/// Whether an I/O error is a read or write that ran out of time: `TimedOut`, or `WouldBlock`
+/// from a socket with `SO_RCVTIMEO`/`SO_SNDTIMEO` (the system's "Resource temporarily
+/// unavailable"). A user is told who did not answer within what, not the system's words.
+pub fn timed_out(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+    )
 }
 
 /// Whether a server opened with the challenge, in what this client has read (`seen`) or in

@@ -91,6 +91,24 @@ fn receive_error(target: SocketAddr) -> impl Fn(io::Error) -> Error {
     }
 }
 
+/// The server closed (or reset) the connection before its first RFNM, without the secret's
+/// challenge: most often its connection limits refusing it (issue 57 §6).
+fn cut_off(target: SocketAddr) -> Error {
+    Error::Pump(format!(
+        "{target} closed the connection before its first RFNM: is it at its connection limits (--max-connections, --max-per-source: --bidir holds two from this host)?"
+    ))
+}
+
+/// Whether `e` is the connection closed under us.
+fn gone(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::ConnectionReset
+            | io::ErrorKind::BrokenPipe
+            | io::ErrorKind::ConnectionAborted
+    )
+}
+
 fn failed(target: SocketAddr, e: &PumpError) -> Error {
     Error::Pump(format!("{target}: {e} ({HINT})"))
 }
@@ -189,7 +207,13 @@ pub(crate) fn connect_tcp(
         s.set_read_timeout(t)
             .and_then(|()| s.set_write_timeout(t))
             .map_err(|e| Error::Io("set timeout", e))?;
-        nmc_serve::auth::answer(&mut s, key).map_err(|e| Error::Pump(format!("{target}: {e}")))?;
+        nmc_serve::auth::answer(&mut s, key).map_err(|e| match e {
+            nmc_serve::auth::AuthError::Silent => Error::Pump(format!(
+                "no answer from {target} within {} after its secret's challenge ({HINT})",
+                cfg.timeout.human()
+            )),
+            e => Error::Pump(format!("{target}: {e}")),
+        })?;
     }
     Ok(s)
 }
@@ -265,6 +289,7 @@ pub fn run_tcp_on(
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(_) if unasked(&pump, &s, &inbox) => return Err(wants_secret(target)),
+                Err(e) if gone(&e) && pump.counters().rfnms == 0 => return Err(cut_off(target)),
                 Err(e) => return Err(Error::Pump(format!("sending to {target}: {e}"))),
             }
         }
@@ -293,6 +318,11 @@ pub fn run_tcp_on(
             let got = recv_ready(|| s.read(&mut chunk));
             if matches!(got, Err(_) | Ok(Some(0))) && unasked(&pump, &s, &inbox) {
                 return Err(wants_secret(target));
+            }
+            if pump.counters().rfnms == 0
+                && (matches!(&got, Ok(Some(0))) || matches!(&got, Err(e) if gone(e)))
+            {
+                return Err(cut_off(target));
             }
             let Some(n) = got.map_err(receive_error(target))? else {
                 break;

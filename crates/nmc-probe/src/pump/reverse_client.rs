@@ -23,6 +23,25 @@ pub type ReceivedRows<'a> = &'a mut dyn FnMut(&Received, bool) -> Result<(), Err
 
 const HINT: &str = "is `nmc serve` (or `nmc echo serve --pump`) running there?";
 
+/// How many `--timeout`s past `--duration` the client waits for the server's result before it
+/// gives up (issue 57 §4: a server that kept sending and never sent its result held the client
+/// for ever). **Choice**: 3, the most an honest server takes: up to one `--timeout` for the
+/// HELLO over UDP before its run starts, the run's `--duration`, up to one `--timeout` for the
+/// last message's RFNM, and one more for the result to come back. Ctrl-C does not extend it.
+pub const RESULT_TIMEOUTS: u64 = 3;
+
+/// Most reads (of up to 64 KiB, or one datagram each) in one turn of the receiving loop, so
+/// that a server that never pauses cannot keep the loop from its clock, its RFNMs and its
+/// deadline. **Choice**: 64, 4 MiB over TCP: a turn stays well under a millisecond.
+const MAX_READS_PER_TURN: usize = 64;
+
+/// When the client gives up on a reverse run, from its request: `--duration` +
+/// [`RESULT_TIMEOUTS`] × `--timeout`.
+pub fn result_deadline(cfg: &PumpConfig) -> Nanos {
+    cfg.duration
+        .saturating_add(Nanos(cfg.timeout.0.saturating_mul(RESULT_TIMEOUTS)))
+}
+
 fn connect(target: SocketAddr, cfg: &PumpConfig, key: Option<&Key>) -> Result<TcpStream, Error> {
     let s = super::net::connect_tcp(target, cfg, key)?;
     s.set_nodelay(true)
@@ -75,9 +94,18 @@ impl Client<'_> {
         Ok(())
     }
 
-    /// An error if the server has been silent for the timeout.
+    /// An error if the server has been silent for the timeout, or its result is overdue.
     fn check_silence(&self) -> Result<(), Error> {
-        let quiet = self.clock.now().saturating_sub(self.heard);
+        let now = self.clock.now();
+        let deadline = result_deadline(&self.cfg);
+        if now >= deadline {
+            return Err(Error::Pump(format!(
+                "{} sent no result within {} of the request (--duration + {RESULT_TIMEOUTS} × --timeout); giving up",
+                self.target,
+                deadline.human()
+            )));
+        }
+        let quiet = now.saturating_sub(self.heard);
         if quiet >= self.cfg.timeout {
             return Err(Error::Pump(format!(
                 "no data from {} within {} ({HINT})",
@@ -112,10 +140,14 @@ impl Client<'_> {
     }
 }
 
+/// The server closed the connection. A server that wants a secret opens with its challenge,
+/// which is told apart before this ([`wants_secret`]); one that closes without a word on a
+/// new connection is most often refusing it at its connection limits (issue 57 §6: `--bidir`
+/// refused by `--max-per-source` was told to give a secret), or an nmc from before `--reverse`.
 fn closed(target: SocketAddr, received: u64) -> Error {
     if received == 0 {
         Error::Pump(format!(
-            "{target} closed the connection without answering the reverse request: does it want a secret (--secret-file), or not serve --reverse (an nmc from before it closes on one)?"
+            "{target} closed the connection without answering the reverse request: is it at its connection limits (--max-connections, --max-per-source: --bidir holds two from this host), or an nmc that does not serve --reverse?"
         ))
     } else {
         Error::Pump(format!(
@@ -195,17 +227,24 @@ fn read_tcp(
     let mut chunk = [0u8; 64 * 1024];
     let target = c.target;
     let frames = rx.counters().frames;
-    while let Some(n) = recv_ready(|| s.read(&mut chunk)).map_err(|e| match e.kind() {
-        io::ErrorKind::ConnectionReset if frames == 0 => closed(target, 0),
-        _ => Error::Pump(format!("receiving from {target}: {e}")),
-    })? {
+    for _ in 0..MAX_READS_PER_TURN {
+        let Some(n) = recv_ready(|| s.read(&mut chunk)).map_err(|e| match e.kind() {
+            io::ErrorKind::ConnectionReset
+                if frames == 0 && nmc_serve::auth::challenged(s, &[]) =>
+            {
+                wants_secret(target)
+            }
+            io::ErrorKind::ConnectionReset if frames == 0 => closed(target, 0),
+            _ => Error::Pump(format!("receiving from {target}: {e}")),
+        })?
+        else {
+            break;
+        };
         if n == 0 {
             return Err(closed(target, rx.counters().frames));
         }
         if rx.counters().frames == 0 && chunk[..n].starts_with(&nmc_serve::auth::CHALLENGE_MAGIC) {
-            return Err(Error::Pump(format!(
-                "{target} wants a secret: give it with --secret-file"
-            )));
+            return Err(wants_secret(target));
         }
         let now = c.clock.now();
         c.heard = now;
@@ -217,6 +256,12 @@ fn read_tcp(
         }
     }
     Ok(None)
+}
+
+fn wants_secret(target: SocketAddr) -> Error {
+    Error::Pump(format!(
+        "{target} wants a secret: give it with --secret-file"
+    ))
 }
 
 fn stop_frame(session: u32) -> [u8; wire::HEADER_LEN] {
@@ -304,9 +349,12 @@ fn receive_udp(
         let fds = [(s.as_fd(), Events::IN), (sock.as_fd(), Events::IN)];
         let seen = wait_fds(&fds, wait).map_err(|e| Error::Io("wait", e))?;
         if !seen[1].is_empty() {
-            while let Some(n) = recv_ready(|| sock.recv(&mut rbuf))
-                .map_err(|e| Error::Pump(format!("receiving from {target}: {e}")))?
-            {
+            for _ in 0..MAX_READS_PER_TURN {
+                let Some(n) = recv_ready(|| sock.recv(&mut rbuf))
+                    .map_err(|e| Error::Pump(format!("receiving from {target}: {e}")))?
+                else {
+                    break;
+                };
                 let at = c.clock.now();
                 c.heard = at;
                 let d = wire::open(&rbuf[..n], key).unwrap_or(&[]);
