@@ -368,6 +368,36 @@ fn a_sweep_error_names_the_set_at_fault() {
     );
 }
 
+/// Issue 57 §3: a small gzip of many short valid rows, under the 256 MiB cap once
+/// decompressed, is refused at its 2,000,001st probe, not evaluated into gigabytes (19 million
+/// rows asked for 7 GB and aborted).
+#[test]
+fn a_trace_with_more_probes_than_the_cap_is_refused_as_it_is_read() {
+    use std::io::Write;
+    let dir = tmp("limits-trace-rows");
+    let big = dir.join("rows.csv.gz");
+    let f = std::fs::File::create(&big).unwrap();
+    let mut gz = std::process::Command::new("gzip")
+        .arg("-1c")
+        .stdin(std::process::Stdio::piped())
+        .stdout(f)
+        .spawn()
+        .expect("gzip is on the machine");
+    let mut text = String::from("send_ms,rtt_ms\n");
+    for i in 0..=2_000_000u32 {
+        text.push_str(&i.to_string());
+        text.push_str(",1\n");
+    }
+    let mut stdin = gz.stdin.take().unwrap();
+    stdin.write_all(text.as_bytes()).unwrap();
+    drop(stdin);
+    assert!(gz.wait().unwrap().success());
+    refused(
+        &["rto", "evaluate", s(&big), "--out", s(&dir.join("o"))],
+        &["rows.csv.gz", "more than 2000000 probes"],
+    );
+}
+
 #[test]
 fn a_network_too_large_for_memory_is_refused_before_it_is_built() {
     // Issue 33, class 1 (found hunting the class): a chain of 4e9 hops asked for 96 GB at

@@ -34,8 +34,13 @@ use crate::time::{Nanos, decimal, parse_decimal};
 /// The header the writer emits.
 pub const HEADER: &str = "send_s,length,delay_ms,seq,path";
 
-/// Parses CSV text; `file` names the source in errors.
+/// Parses CSV text; `file` names the source in errors. At most [`super::MAX_PROBES`] rows.
 pub fn parse(file: &str, text: &str) -> Result<Trace, TraceError> {
+    parse_capped(file, text, super::MAX_PROBES)
+}
+
+/// [`parse`], refusing the text at its `max + 1`th probe, before the list grows past `max`.
+pub fn parse_capped(file: &str, text: &str, max: usize) -> Result<Trace, TraceError> {
     let mut rdr = ::csv::ReaderBuilder::new()
         .comment(Some(b'#'))
         .trim(::csv::Trim::All)
@@ -145,6 +150,9 @@ pub fn parse(file: &str, text: &str) -> Result<Trace, TraceError> {
             .map(field)
             .filter(|s| !s.is_empty())
             .map(str::to_string);
+        if probes.len() >= max {
+            return Err(super::too_many_probes(file, max));
+        }
         probes.push(Probe {
             send: send_t,
             length,
@@ -203,6 +211,17 @@ pub fn to_string(trace: &Trace) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rows_past_the_cap_are_refused_as_they_are_counted() {
+        let text = "send_ms,rtt_ms\n0,1\n1,1\n2,\n";
+        assert_eq!(parse_capped("t.csv", text, 3).unwrap().len(), 3);
+        let e = parse_capped("t.csv", text, 2).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "t.csv: more than 2 probes (volleys): a trace holds at most 2"
+        );
+    }
 
     #[test]
     fn reads_the_documented_example() {

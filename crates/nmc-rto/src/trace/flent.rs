@@ -99,6 +99,9 @@ fn ms_to_nanos(ms: f64) -> Nanos {
 }
 
 fn from_raw(file: &str, name: &str, points: &[Value]) -> Result<Vec<Probe>, TraceError> {
+    if points.len() > super::MAX_PROBES {
+        return Err(super::too_many_probes(file, super::MAX_PROBES));
+    }
     // (seq, send_s, delay_ms)
     let mut got: Vec<(Option<u64>, f64, f64)> = Vec::with_capacity(points.len());
     for (i, p) in points.iter().enumerate() {
@@ -159,6 +162,9 @@ fn from_raw(file: &str, name: &str, points: &[Value]) -> Result<Vec<Probe>, Trac
                     ),
                 ));
             }
+            if probes.len() as u64 + gap > super::MAX_PROBES as u64 {
+                return Err(super::too_many_probes(file, super::MAX_PROBES));
+            }
             for k in 1..gap {
                 let frac = k as f64 / gap as f64;
                 probes.push(Probe {
@@ -184,6 +190,9 @@ fn from_results(file: &str, name: &str, v: &Value) -> Result<Vec<Probe>, TraceEr
         .and_then(|r| r.get(name))
         .and_then(Value::as_array)
         .ok_or_else(|| TraceError::new(file, None, format!("series `{name}` has no values")))?;
+    if xs.len() > super::MAX_PROBES {
+        return Err(super::too_many_probes(file, super::MAX_PROBES));
+    }
     if xs.len() != ys.len() {
         return Err(TraceError::new(
             file,

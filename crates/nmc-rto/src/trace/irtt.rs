@@ -30,6 +30,9 @@ pub fn parse(file: &str, text: &str) -> Result<Trace, TraceError> {
         .ok_or_else(|| {
             TraceError::new(file, None, "no `round_trips` array: not irtt JSON output")
         })?;
+    if rts.len() > super::MAX_PROBES {
+        return Err(super::too_many_probes(file, super::MAX_PROBES));
+    }
     let params = v.pointer("/config/params");
     let length = params
         .and_then(|p| p.get("length"))

@@ -90,6 +90,23 @@ impl TraceError {
     }
 }
 
+/// Issue 57 §3: the most probes (volleys) a trace may hold, counted as it is read, before the
+/// list grows. Evaluating costs about 390 bytes a probe (measured: 1,000,000 rows of
+/// `nmc rto evaluate` peak at 386 MB), so a 1.4 MB gzip of 19 million short rows, well under
+/// the 256 MiB file cap, asked for 7 GB and aborted. Two million is twice the most
+/// `nmc echo probe --count` records (10⁶), a day of irtt at one request each 50 ms, and
+/// thousands of times RFC 889's 512-volley runs, for under 1 GB when evaluated.
+pub const MAX_PROBES: usize = 2_000_000;
+
+/// The refusal of a trace with more than `max` probes.
+pub(crate) fn too_many_probes(file: &str, max: usize) -> TraceError {
+    TraceError::new(
+        file,
+        None,
+        format!("more than {max} probes (volleys): a trace holds at most {max}"),
+    )
+}
+
 /// The formats [`load`] recognises.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
