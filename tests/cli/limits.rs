@@ -368,6 +368,39 @@ fn a_sweep_error_names_the_set_at_fault() {
     );
 }
 
+/// Issue 57 §3: a sweep of 10⁶ runs (six keys of ten values) with an unknown key resolved and
+/// built every configuration, for a minute and 4 GB, before reporting the key; the first run
+/// is now checked before the plan is expanded.
+#[test]
+fn a_million_run_sweep_with_an_unknown_key_is_refused_at_once() {
+    let dir = tmp("limits-sweep-unknown-key");
+    let file = dir.join("s.toml");
+    let ten = "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]";
+    let grid: String = [
+        "network.params.message_numbers",
+        "network.params.plt_entries",
+        "traffic.0.volleys",
+        "network.params.b",
+        "network.params.c",
+        "network.params.d",
+    ]
+    .iter()
+    .map(|k| format!("\"{k}\" = {ten}\n"))
+    .collect();
+    std::fs::write(
+        &file,
+        format!(
+            "base = \"ko-v2-chain\"\nseeds = {{ from = 1, count = 1 }}\n[set]\nduration = \"1s\"\n\
+             \"network.no_such_key\" = 3\n[grid]\n{grid}"
+        ),
+    )
+    .unwrap();
+    refused(
+        &["sweep", s(&file), "--out", s(&dir.join("out"))],
+        &["configuration 1", "unknown field `no_such_key`"],
+    );
+}
+
 /// Issue 57 §3: a small gzip of many short valid rows, under the 256 MiB cap once
 /// decompressed, is refused at its 2,000,001st probe, not evaluated into gigabytes (19 million
 /// rows asked for 7 GB and aborted).

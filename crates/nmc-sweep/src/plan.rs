@@ -41,6 +41,11 @@ struct Seeds {
 /// plan that fills memory).
 pub const MAX_RUNS: u64 = 1_000_000;
 
+/// Runs resolved at a time when a plan is checked (issue 57 §3): enough to keep every thread
+/// busy (a run resolves in well under a millisecond), few enough that a failure stops the
+/// check within a second rather than after all [`MAX_RUNS`] runs.
+const CHECK_CHUNK: usize = 4096;
+
 /// A sweep file read and its base scenario found; nothing resolved yet.
 pub struct Sweep {
     /// The sweep file's path as given, for messages.
@@ -316,18 +321,79 @@ impl Sweep {
     /// Resolves every run (configuration × seed): applies the overrides, builds the model
     /// once to check it, and computes the run's config hash. Runs on the current rayon pool.
     /// The first bad configuration is the error, named by its overrides.
+    ///
+    /// Issue 57 §3: the first run is resolved before the plan is expanded, and the rest in
+    /// plan-order chunks of [`CHECK_CHUNK`] that stop at the first failure, so that a bad key
+    /// in a 10⁶-run sweep is refused at once, not after building every configuration.
     pub fn plan(&self) -> Result<Plan> {
-        let (plan, errors) = self.plan_keeping_errors()?;
+        if let Some(first) = self.first_config() {
+            self.resolve_one(0, &first, self.seeds.from)
+                .map_err(|e| anyhow::anyhow!("{e:#}"))?;
+        }
+        let (plan, errors) = self.plan_inner(true)?;
         match errors.into_iter().next() {
             Some(e) => Err(anyhow::anyhow!("{}", e.message)),
             None => Ok(plan),
         }
     }
 
+    /// The first configuration in plan order (what [`Sweep::configs`] lists first), without
+    /// expanding the others; `None` if the sweep has no run.
+    fn first_config(&self) -> Option<Vec<(String, toml::Value)>> {
+        if self.seeds.count == 0 {
+            return None;
+        }
+        let mut all = self.fixed.clone();
+        if let Some(c) = self.cases.first() {
+            all.extend(c.iter().cloned());
+        }
+        for (k, values) in &self.grid {
+            all.push((k.clone(), values.first()?.clone()));
+        }
+        Some(all)
+    }
+
+    /// Resolves configuration `ci` (its overrides `c`) with `seed`; the error as the plan
+    /// reports it.
+    fn resolve_one(&self, ci: usize, c: &[(String, toml::Value)], seed: u64) -> Result<String> {
+        let mut sets = Vec::new();
+        let mut parsed = Vec::new();
+        for (k, v) in c {
+            let text = format!("{k}={}", toml_text(v));
+            let o: Override = text
+                .parse()
+                .map_err(|e| anyhow::anyhow!("{}: configuration {}: {e}", self.origin, ci + 1))?;
+            sets.push(text);
+            parsed.push(o);
+        }
+        let (origin, text) = self.base_scenario();
+        let opts = RunOptions {
+            seed: Some(seed),
+            sets: parsed,
+            out: None,
+            trace_limit: None,
+        };
+        let r = resolve_text(origin, text, &opts).map_err(|e| {
+            anyhow::anyhow!(
+                "{}: configuration {} ({}), seed {seed}: {e:#}",
+                self.origin,
+                ci + 1,
+                describe(&sets),
+            )
+        })?;
+        Ok(r.config_hash)
+    }
+
     /// As [`Sweep::plan`], but a run that does not resolve (a bad value in one configuration)
     /// stays in the plan with an empty `config_hash` and its error in the list, in plan order,
     /// instead of failing the whole plan. Errors of the sweep file itself still fail.
     pub fn plan_keeping_errors(&self) -> Result<(Plan, Vec<RunError>)> {
+        self.plan_inner(false)
+    }
+
+    /// The plan; with `stop`, resolution stops after the first chunk that holds a failure
+    /// (the plan is then incomplete: only its first error is meant to be used).
+    fn plan_inner(&self, stop: bool) -> Result<(Plan, Vec<RunError>)> {
         use rayon::prelude::*;
         let keys = self.keys();
         let mut configs = Vec::new();
@@ -355,34 +421,43 @@ impl Sweep {
             .flat_map(|c| seeds.iter().map(move |&s| (c, s)))
             .collect();
         let (origin, text) = self.base_scenario();
-        // Every run is checked; the first failure in plan order is the error (the same one
+        // Every run is checked (in chunks, see [`Sweep::plan`]); the first failure in plan order is the error (the same one
         // whatever the threads).
-        let checked: Vec<Result<Run>> = pairs
-            .par_iter()
-            .enumerate()
-            .map(|(index, &(config, seed))| {
-                let opts = RunOptions {
-                    seed: Some(seed),
-                    sets: overrides[config].clone(),
-                    out: None,
-                    trace_limit: None,
-                };
-                let r = resolve_text(origin, text, &opts).map_err(|e| {
-                    anyhow::anyhow!(
-                        "{}: configuration {} ({}), seed {seed}: {e:#}",
-                        self.origin,
-                        config + 1,
-                        describe(&configs[config].sets),
-                    )
-                })?;
-                Ok(Run {
-                    index,
-                    config,
-                    seed,
-                    config_hash: r.config_hash,
+        let mut checked: Vec<Result<Run>> = Vec::with_capacity(pairs.len());
+        for (chunk_at, chunk) in pairs.chunks(CHECK_CHUNK).enumerate() {
+            let part: Vec<Result<Run>> = chunk
+                .par_iter()
+                .enumerate()
+                .map(|(i, &(config, seed))| {
+                    let index = chunk_at * CHECK_CHUNK + i;
+                    let opts = RunOptions {
+                        seed: Some(seed),
+                        sets: overrides[config].clone(),
+                        out: None,
+                        trace_limit: None,
+                    };
+                    let r = resolve_text(origin, text, &opts).map_err(|e| {
+                        anyhow::anyhow!(
+                            "{}: configuration {} ({}), seed {seed}: {e:#}",
+                            self.origin,
+                            config + 1,
+                            describe(&configs[config].sets),
+                        )
+                    })?;
+                    Ok(Run {
+                        index,
+                        config,
+                        seed,
+                        config_hash: r.config_hash,
+                    })
                 })
-            })
-            .collect();
+                .collect();
+            let failed = part.iter().any(Result::is_err);
+            checked.extend(part);
+            if stop && failed {
+                break;
+            }
+        }
         let mut runs = Vec::with_capacity(checked.len());
         let mut errors = Vec::new();
         for (index, r) in checked.into_iter().enumerate() {
