@@ -327,8 +327,8 @@ impl Sweep {
     /// in a 10⁶-run sweep is refused at once, not after building every configuration.
     pub fn plan(&self) -> Result<Plan> {
         if let Some(first) = self.first_config() {
-            self.resolve_one(0, &first, self.seeds.from)
-                .map_err(|e| anyhow::anyhow!("{e:#}"))?;
+            let (sets, parsed) = self.overrides_of(0, &first)?;
+            self.resolve_run(0, &sets, &parsed, self.seeds.from)?;
         }
         let (plan, errors) = self.plan_inner(true)?;
         match errors.into_iter().next() {
@@ -353,9 +353,12 @@ impl Sweep {
         Some(all)
     }
 
-    /// Resolves configuration `ci` (its overrides `c`) with `seed`; the error as the plan
-    /// reports it.
-    fn resolve_one(&self, ci: usize, c: &[(String, toml::Value)], seed: u64) -> Result<String> {
+    /// Configuration `ci`'s overrides `c`, as `--set` texts and parsed.
+    fn overrides_of(
+        &self,
+        ci: usize,
+        c: &[(String, toml::Value)],
+    ) -> Result<(Vec<String>, Vec<Override>)> {
         let mut sets = Vec::new();
         let mut parsed = Vec::new();
         for (k, v) in c {
@@ -366,10 +369,22 @@ impl Sweep {
             sets.push(text);
             parsed.push(o);
         }
+        Ok((sets, parsed))
+    }
+
+    /// Resolves configuration `ci` (its `--set` texts `sets`, parsed `parsed`) with `seed`: its
+    /// configuration hash, or the error as the plan reports it.
+    fn resolve_run(
+        &self,
+        ci: usize,
+        sets: &[String],
+        parsed: &[Override],
+        seed: u64,
+    ) -> Result<String> {
         let (origin, text) = self.base_scenario();
         let opts = RunOptions {
             seed: Some(seed),
-            sets: parsed,
+            sets: parsed.to_vec(),
             out: None,
             trace_limit: None,
         };
@@ -378,7 +393,7 @@ impl Sweep {
                 "{}: configuration {} ({}), seed {seed}: {e:#}",
                 self.origin,
                 ci + 1,
-                describe(&sets),
+                describe(sets),
             )
         })?;
         Ok(r.config_hash)
@@ -399,16 +414,7 @@ impl Sweep {
         let mut configs = Vec::new();
         let mut overrides = Vec::new();
         for (ci, c) in self.configs().into_iter().enumerate() {
-            let mut sets = Vec::new();
-            let mut parsed = Vec::new();
-            for (k, v) in &c {
-                let text = format!("{k}={}", toml_text(v));
-                let o: Override = text.parse().map_err(|e| {
-                    anyhow::anyhow!("{}: configuration {}: {e}", self.origin, ci + 1)
-                })?;
-                sets.push(text);
-                parsed.push(o);
-            }
+            let (sets, parsed) = self.overrides_of(ci, &c)?;
             let values = keys
                 .iter()
                 .map(|k| c.iter().find(|(ck, _)| ck == k).map(|(_, v)| cell_text(v)))
@@ -420,7 +426,6 @@ impl Sweep {
         let pairs: Vec<(usize, u64)> = (0..configs.len())
             .flat_map(|c| seeds.iter().map(move |&s| (c, s)))
             .collect();
-        let (origin, text) = self.base_scenario();
         // Every run is checked (in chunks, see [`Sweep::plan`]); the first failure in plan order is the error (the same one
         // whatever the threads).
         let mut checked: Vec<Result<Run>> = Vec::with_capacity(pairs.len());
@@ -430,25 +435,13 @@ impl Sweep {
                 .enumerate()
                 .map(|(i, &(config, seed))| {
                     let index = chunk_at * CHECK_CHUNK + i;
-                    let opts = RunOptions {
-                        seed: Some(seed),
-                        sets: overrides[config].clone(),
-                        out: None,
-                        trace_limit: None,
-                    };
-                    let r = resolve_text(origin, text, &opts).map_err(|e| {
-                        anyhow::anyhow!(
-                            "{}: configuration {} ({}), seed {seed}: {e:#}",
-                            self.origin,
-                            config + 1,
-                            describe(&configs[config].sets),
-                        )
-                    })?;
+                    let config_hash =
+                        self.resolve_run(config, &configs[config].sets, &overrides[config], seed)?;
                     Ok(Run {
                         index,
                         config,
                         seed,
-                        config_hash: r.config_hash,
+                        config_hash,
                     })
                 })
                 .collect();
