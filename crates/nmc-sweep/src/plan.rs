@@ -323,7 +323,7 @@ impl Sweep {
     /// The first bad configuration is the error, named by its overrides.
     ///
     /// Issue 57 §3: the first run is resolved before the plan is expanded, and the rest in
-    /// plan-order chunks of [`CHECK_CHUNK`] that stop at the first failure, so that a bad key
+    /// plan-order chunks of 4096 runs that stop at the first failure, so that a bad key
     /// in a 10⁶-run sweep is refused at once, not after building every configuration.
     pub fn plan(&self) -> Result<Plan> {
         if let Some(first) = self.first_config() {
