@@ -46,7 +46,8 @@
 //! other hosts' share of it and the mean wait of the pump's packets at each hop
 //! (`path_lines.csv`), and what binds each path, by K&O's window counterfactual at every
 //! distance, beside what K&O's reading needs there: the most 4 message numbers would carry with
-//! Fig. 4's round trip in place of the model's (`binding.csv`); the background's pairing and its fit on
+//! Fig. 4's round trip in place of the model's (`binding.csv`), said again in the note of every
+//! KO-1, KO-2 and KO-3 row; the background's pairing and its fit on
 //! RFC 619 Table 1 (`pairing_fit.csv`, [`super::ko_pairing`]). A closing note scores every
 //! case of these tables against the targets above and names, for each row that misses, the
 //! cases that would bring it within and the input each stands for. No row uses any of them.
@@ -1259,9 +1260,9 @@ impl Experiment for KoV2Throughput {
         let means = site_means(&c, &site_rows);
         let scores = site_scores(&means);
         ctx.csv("site_rule", &scores)?;
-        Self::published_rows(ctx, &c, &scores);
+        let bind = self.diagnosis(ctx, &c, &mut pr)?;
+        Self::published_rows(ctx, &c, &scores, &bind);
         let figs = Self::figs_5_6(ctx, &c)?;
-        self.diagnosis(ctx, &c, &mut pr)?;
         let rfc619 = self.rfc619_table(ctx, &mut pr)?;
         let cases = self.why_the_long_path_falls(ctx, &c, &mut pr)?;
         let delays = self.line_delay(ctx, &cases.as_configured, rfc619, &mut pr)?;
@@ -1418,7 +1419,12 @@ impl KoV2Throughput {
     /// Issue 54's diagnosis, per K&O path (first seed): each line's utilisation and other
     /// traffic's share (`path_lines.csv`), and which resource binds, by K&O's window
     /// counterfactual run at every distance (`binding.csv`).
-    fn diagnosis(&self, ctx: &mut Context, c: &Curve, pr: &mut Progress) -> Result<()> {
+    fn diagnosis(
+        &self,
+        ctx: &mut Context,
+        c: &Curve,
+        pr: &mut Progress,
+    ) -> Result<Vec<BindingRow>> {
         use nmc_imp::topology::Routes as _;
         let (loader, seed0) = (ctx.loader(), ctx.seed);
         let p = nmc_imp::ImpParams::v2_1974_10();
@@ -1545,7 +1551,7 @@ impl KoV2Throughput {
         ctx.csv("path_lines", &lines)?;
         ctx.csv("binding", &bind)?;
         ctx.note(binding_note(&bind));
-        Ok(())
+        Ok(bind)
     }
 }
 
@@ -1561,34 +1567,61 @@ fn window_bound(kbps: f64, cycle_ms: f64, held: f64, extra_ms: f64, numbers: f64
     numbers * kbps * cycle_ms / (held * cycle)
 }
 
+/// What binds one K&O path in the model and what K&O's reading needs instead, in one line
+/// (issue 54's fallback: the row's note says it where the shape is not reproduced).
+fn binding_line(r: &BindingRow) -> String {
+    let why = if r.binding == "window" {
+        "the window".to_string()
+    } else if r.binding == "neither" {
+        "neither the window nor a line".to_string()
+    } else {
+        format!(
+            "its busiest line, {} ({:.0} % busy, {:.0} % other hosts' packets)",
+            r.busiest_line,
+            r.busiest_utilisation * 100.0,
+            r.busiest_other_share * 100.0
+        )
+    };
+    let needs = if r.window_bound_at_ko_rtt_kbps < r.throughput_kbps {
+        "the window would bind"
+    } else {
+        "the window would still not bind"
+    };
+    format!(
+        "binds: {why}. K&O's reading needs Fig. 4's round trip, {:.0} ms against the model's {:.0}: with it 4 \
+         numbers carry at most {:.1} kbit/s, so {needs}",
+        r.ko_rtt_ms, r.rtt_ms, r.window_bound_at_ko_rtt_kbps,
+    )
+}
+
+/// The note a published row at `hops` carries: [`binding_line`] for the map's path at that
+/// distance, with the ablation it is read beside.
+fn binding_row_note(rows: &[BindingRow], hops: u32) -> Option<String> {
+    let r = rows.iter().find(|r| r.hops == hops)?;
+    let ablation = if hops == 9 {
+        "; what each mechanism the 1974 network had does here: ablation_9hops.csv"
+    } else {
+        ""
+    };
+    Some(format!(
+        "In the model, on the map's path to {} (first seed; binding.csv{ablation}): 8 message numbers \
+         give ×{:.3}; {}.",
+        r.destination,
+        r.window8_ratio,
+        binding_line(r)
+    ))
+}
+
 /// One line per K&O path: what binds it in the model, against K&O's reading (§IV: the 4-message
 /// window, from about 5 hops on).
 fn binding_note(rows: &[BindingRow]) -> String {
     let each: Vec<String> = rows
         .iter()
         .map(|r| {
-            let why = if r.binding == "window" {
-                "the window".to_string()
-            } else if r.binding == "neither" {
-                "neither the window nor a line".to_string()
-            } else {
-                format!(
-                    "its busiest line, {} ({:.0} % busy, {:.0} % other hosts' packets)",
-                    r.busiest_line,
-                    r.busiest_utilisation * 100.0,
-                    r.busiest_other_share * 100.0
-                )
-            };
-            let needs = if r.window_bound_at_ko_rtt_kbps < r.throughput_kbps {
-                "the window would bind"
-            } else {
-                "the window would still not bind"
-            };
             format!(
                 "{} hop{} ({}): {:.1} kbit/s, {:.1} with 8 message numbers (×{:.3}); {:.2} numbers held, the next \
                  message waiting for one {:.0} % of the time; the pump's packets wait {} ms at its hops ({:.0} in \
-                 all); binds: {why}. K&O's reading needs Fig. 4's round trip, {:.0} ms against the model's {:.0}: \
-                 with it 4 numbers carry at most {:.1} kbit/s, so {needs}",
+                 all); {}",
                 r.hops,
                 s_hop(r.hops),
                 r.destination,
@@ -1599,9 +1632,7 @@ fn binding_note(rows: &[BindingRow]) -> String {
                 r.number_wait_fraction * 100.0,
                 r.pump_wait_by_hop_ms,
                 r.pump_wait_total_ms,
-                r.ko_rtt_ms,
-                r.rtt_ms,
-                r.window_bound_at_ko_rtt_kbps,
+                binding_line(r),
             )
         })
         .collect();
@@ -1780,8 +1811,11 @@ impl KoV2Throughput {
     }
 
     /// KO-1 to KO-4: the curve's rows beside K&O's figures.
-    fn published_rows(ctx: &mut Context, c: &Curve, scores: &[SiteScore]) {
+    fn published_rows(ctx: &mut Context, c: &Curve, scores: &[SiteScore], bind: &[BindingRow]) {
         let at = |h: u32| &scores[h as usize - 1];
+        // Issue 54: each row of Figs. 3 and 4 says what binds the path in the model and what
+        // K&O's reading needs instead.
+        let why = |h: u32| binding_row_note(bind, h).unwrap_or_default();
         let sites = |h: u32| {
             let n = at(h).sites;
             if n == 1 {
@@ -1805,7 +1839,8 @@ impl KoV2Throughput {
                 "K&O Fig. 3",
                 ko1_target(),
                 Value::Num(at(h).throughput_median_kbps),
-            );
+            )
+            .with_note(&why(h));
         }
         ctx.check(
             "KO-2 9 hops",
@@ -1820,7 +1855,8 @@ impl KoV2Throughput {
             "K&O Fig. 3",
             ko2_target(),
             Value::Num(at(9).throughput_median_kbps),
-        );
+        )
+        .with_note(&why(9));
         for h in 1..=9 {
             ctx.check(
                 &format!("KO-3 {}", hops(h)),
@@ -1835,7 +1871,8 @@ impl KoV2Throughput {
                 "K&O Fig. 4: 200 + 90(n − 1)",
                 ko3_target(h),
                 Value::Num(at(h).rtt_median_ms),
-            );
+            )
+            .with_note(&why(h));
         }
         for h in [1, 5, 9] {
             ctx.check(
@@ -2498,6 +2535,45 @@ mod tests {
         assert!((longer - 36.0 * 880.0 / 1020.0).abs() < 1e-9, "{longer}");
         assert!((window_bound(36.0, 880.0, 2.0, 0.0, 4.0) - 72.0).abs() < 1e-9);
         assert!(window_bound(36.0, 880.0, 0.0, 0.0, 4.0).is_nan());
+    }
+
+    /// Issue 54: a published row's note names what binds its path in the model and whether
+    /// K&O's round trip would make the window bind; no note for a distance not diagnosed.
+    #[test]
+    fn a_rows_note_says_what_binds_and_what_ko_needs() {
+        let row = |hops: u32, binding: &str, bound: f64| BindingRow {
+            hops,
+            destination: "BBN".into(),
+            throughput_kbps: 36.0,
+            window8_throughput_kbps: 36.0,
+            window8_ratio: 1.0,
+            message_numbers_mean: 3.97,
+            number_wait_fraction: 0.5,
+            busiest_line: "MIT-MAC>CCA".into(),
+            busiest_utilisation: 0.99,
+            busiest_other_share: 0.33,
+            pump_wait_by_hop_ms: "150/10".into(),
+            pump_wait_total_ms: 160.0,
+            rtt_ms: 777.0,
+            cycle_ms: 880.0,
+            ko_rtt_ms: 920.0,
+            window_bound_at_ko_rtt_kbps: bound,
+            binding: binding.into(),
+        };
+        let rows = [row(9, "line MIT-MAC>CCA", 31.1), row(1, "window", 80.0)];
+        let nine = binding_row_note(&rows, 9).expect("9 hops diagnosed");
+        assert!(
+            nine.contains("binds: its busiest line, MIT-MAC>CCA (99 % busy, 33 %"),
+            "{nine}"
+        );
+        assert!(nine.contains("920 ms against the model's 777"), "{nine}");
+        assert!(nine.contains("so the window would bind"), "{nine}");
+        assert!(nine.contains("ablation_9hops.csv"), "{nine}");
+        let one = binding_row_note(&rows, 1).expect("1 hop diagnosed");
+        assert!(one.contains("binds: the window."), "{one}");
+        assert!(one.contains("would still not bind"), "{one}");
+        assert!(!one.contains("ablation"), "{one}");
+        assert!(binding_row_note(&rows, 5).is_none());
     }
 
     /// The closing note lists only rows that miss as configured, and for each the cases within

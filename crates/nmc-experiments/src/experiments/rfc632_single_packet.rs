@@ -297,7 +297,18 @@ impl Rfc632SinglePacket {
             "RFC 632 p. 1: \"less than 40 percent\" observed",
             Target::AtMost { value: 40.0 },
             Value::Num(100.0 * trapped.busiest_line_utilisation),
-        );
+        )
+        // Issue 54: what fills the line in the model, and what RFC 632's reading needs.
+        .with_note(&format!(
+            "In the model no line binds the trap (the rule does: each message waits to be sent again). \
+             Of {}'s {:.0} %, the messages' data frames (every one sent twice) take {:.0} %; the rest is \
+             acknowledgements and routing messages (every 128 ms on an idle line, 640 ms on a busy one: RFC 619 \
+             p. 5). RFC 632 does not say what its \"channel utilization\" counted: under 40 % needs it to count \
+             data frames alone, or fewer control frames than the model sends.",
+            trapped.busiest_line,
+            100.0 * trapped.busiest_line_utilisation,
+            100.0 * trapped.busiest_line_data_share,
+        ));
         for (rule, profile) in &PROFILES[1..] {
             let r = get(profile, Disturbance::LineError);
             ctx.check(
