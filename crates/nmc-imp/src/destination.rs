@@ -43,6 +43,8 @@ pub enum Reply {
 pub struct Reassembly {
     /// The message.
     pub msg: MsgId,
+    /// The destination host its leader names.
+    pub host: u32,
     /// Packets in the message.
     pub of: u8,
     /// Packets received so far.
@@ -65,11 +67,13 @@ pub struct Delivery {
 }
 
 impl Delivery {
-    /// Packet `of`-of of message `msg` (number `key.1`) arrives (point d). Returns whether it is
-    /// the message's first packet and whether the message is now whole (point f).
-    pub fn packet(&mut self, key: Key, msg: MsgId, of: u8, bits: u64) -> (bool, bool) {
+    /// A packet of message `msg` (number `key.1`, `of` packets, for `host`) arrives (point d).
+    /// Returns whether it is the message's first packet and whether the message is now whole
+    /// (point f).
+    pub fn packet(&mut self, key: Key, msg: MsgId, host: u32, of: u8, bits: u64) -> (bool, bool) {
         let r = self.reassembly.entry(key).or_insert(Reassembly {
             msg,
+            host,
             of,
             received: 0,
             bits: 0,
@@ -83,12 +87,14 @@ impl Delivery {
         (first, last)
     }
 
-    /// A single-packet message is accepted whole (RFC 632), in turn or to wait for its turn.
-    pub fn single(&mut self, key: Key, msg: MsgId, bits: u64) {
+    /// A single-packet message for `host` is accepted whole (RFC 632), in turn or to wait for
+    /// its turn.
+    pub fn single(&mut self, key: Key, msg: MsgId, host: u32, bits: u64) {
         self.reassembly.insert(
             key,
             Reassembly {
                 msg,
+                host,
                 of: 1,
                 received: 1,
                 bits,
@@ -329,11 +335,11 @@ mod tests {
     #[test]
     fn a_message_reassembled_early_waits_for_its_predecessor() {
         let mut d = Delivery::default();
-        assert_eq!(d.packet((PAIR, 1), 11, 2, 1008), (true, false));
-        assert_eq!(d.packet((PAIR, 1), 11, 2, 500), (false, true));
+        assert_eq!(d.packet((PAIR, 1), 11, 0, 2, 1008), (true, false));
+        assert_eq!(d.packet((PAIR, 1), 11, 0, 2, 500), (false, true));
         assert!(d.next_in_order(PAIR).is_none(), "message 0 is not in yet");
         assert_eq!(d.out_of_order().collect::<Vec<_>>(), [(PAIR, 1)]);
-        d.packet((PAIR, 0), 10, 1, 200);
+        d.packet((PAIR, 0), 10, 0, 1, 200);
         let (n, r) = d.next_in_order(PAIR).unwrap();
         assert_eq!((n, r.msg, r.bits), (0, 10, 200));
         let (n, r) = d.next_in_order(PAIR).unwrap();
@@ -348,7 +354,7 @@ mod tests {
     fn a_number_a_reqall_took_is_passed_over() {
         let mut d = Delivery::default();
         d.skip((PAIR, 0));
-        d.single((PAIR, 1), 21, 96);
+        d.single((PAIR, 1), 21, 0, 96);
         assert!(d.knows((PAIR, 0)) && d.knows((PAIR, 1)) && !d.knows((PAIR, 2)));
         assert_eq!(
             d.next_in_order(PAIR).map(|(n, r)| (n, r.msg)),
@@ -360,9 +366,9 @@ mod tests {
     #[test]
     fn fix_b_deletes_the_message_furthest_from_its_turn() {
         let mut d = Delivery::default();
-        d.single((PAIR, 2), 32, 96);
-        d.single((PAIR, 5), 35, 96);
-        d.single((PAIR + 1, 1), 41, 96);
+        d.single((PAIR, 2), 32, 0, 96);
+        d.single((PAIR, 5), 35, 0, 96);
+        d.single((PAIR + 1, 1), 41, 0, 96);
         assert_eq!(d.furthest_single(), Some((PAIR, 5)));
         assert_eq!(d.delete((PAIR, 5)).msg, 35);
         assert_eq!(d.furthest_single(), Some((PAIR, 2)));

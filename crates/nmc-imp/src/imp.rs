@@ -32,7 +32,7 @@
 //!     imp.lines.push(Link::new(def, id, id + 1, 8, RngStreams::new(1).stream(id as u64)));
 //! }
 //! let packet = Packet {
-//!     kind: PktKind::Data { msg: 1, num: 0, index: 0, of: 1 },
+//!     kind: PktKind::Data { msg: 1, num: 0, index: 0, of: 1, host: 0 },
 //!     src: 1,
 //!     dst: 2,
 //!     stream: 0,
@@ -1013,6 +1013,7 @@ mod tests {
                     num: 0,
                     index: 0,
                     of: 1,
+                    host: 0,
                 },
                 src: 1,
                 dst,

@@ -41,6 +41,10 @@ pub enum PktKind {
         index: u8,
         /// Packets in the message.
         of: u8,
+        /// The destination host its leader names: every packet's header carries the leader
+        /// (RFC 568 item 2: the 96-bit header includes it), so the destination IMP hands the
+        /// message over without asking the source.
+        host: u32,
     },
     /// Ready For Next Message for message number `num`, perhaps carrying a piggy-backed ALL.
     Rfnm {

@@ -55,8 +55,18 @@ pub struct Deleted {
     pub msg: MsgId,
 }
 
-/// Single-packet message `msg` (`bits` long), number `num` of `stream`, reaches destination
-/// `imp`: accepts it (reserving its buffer and storing it with [`crate::destination`]'s
+/// A single-packet message as its packet's header names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Single {
+    /// The message.
+    pub msg: MsgId,
+    /// Its number in its stream.
+    pub num: u64,
+    /// The destination host its leader names.
+    pub host: u32,
+}
+
+/// Single-packet message `s` (`bits` long) of `stream` reaches destination `imp`: accepts it (reserving its buffer and storing it with [`crate::destination`]'s
 /// delivery table), or turns it into a request for an ALLOCATE, under `rule`. Under fix B an
 /// in-order message first deletes stored out-of-order ones until a buffer is free; those are
 /// pushed onto `deleted`, in the order deleted.
@@ -64,11 +74,11 @@ pub fn arrive(
     imp: &mut Imp,
     rule: SinglePacketRule,
     stream: Stream,
-    num: u64,
-    msg: MsgId,
+    s: Single,
     bits: u64,
     deleted: &mut Vec<Deleted>,
 ) -> Disposition {
+    let Single { msg, num, host } = s;
     let key = (stream, num);
     let expected = imp.delivery.expected(stream);
     let accept = if num < expected || imp.delivery.is_complete(key) {
@@ -92,7 +102,7 @@ pub fn arrive(
         Some(true) => {
             imp.set_aside.remove(&key);
             imp.requests.remove(&key);
-            imp.delivery.single(key, msg, bits);
+            imp.delivery.single(key, msg, host, bits);
             if num == expected {
                 Disposition::HostOutput
             } else {
@@ -220,7 +230,12 @@ mod tests {
     /// Message number `num` arrives; its message id is its number.
     fn arr(d: &mut Imp, rule: SinglePacketRule, num: u64) -> (Disposition, Vec<Deleted>) {
         let mut deleted = Vec::new();
-        let got = arrive(d, rule, STREAM, num, num, 1000, &mut deleted);
+        let s = Single {
+            msg: num,
+            num,
+            host: 0,
+        };
+        let got = arrive(d, rule, STREAM, s, 1000, &mut deleted);
         (got, deleted)
     }
 

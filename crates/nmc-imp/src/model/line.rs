@@ -30,19 +30,21 @@ impl Subnet {
         bits: u64,
         q: &mut EventQueue<Ev>,
     ) {
+        let (stream, host) = self.imps[src as usize]
+            .messages
+            .get(&msg)
+            .map_or((0, 0), |m| (m.stream, m.dst_host));
         let p = Packet {
             kind: PktKind::Data {
                 msg,
                 num,
                 index,
                 of,
+                host,
             },
             src,
             dst,
-            stream: self.imps[src as usize]
-                .messages
-                .get(&msg)
-                .map_or(0, |m| m.stream),
+            stream,
             bits: Bits::new(bits),
             hops: 0,
         };

@@ -8,6 +8,7 @@
 use super::{Counted, Ev, Grant, Milestone, MsgState, Step, Subnet, Tr, Want, change, msg_in};
 use crate::destination::Next;
 use crate::destination::Reply;
+use crate::e2e::single::Single;
 use crate::imp::{Expired, HostOut, TimerId};
 use crate::packet::{MsgId, Packet, PktKind, Stream};
 use crate::params::Piggyback;
@@ -339,18 +340,26 @@ impl Subnet {
     ) {
         match p.kind {
             PktKind::Data {
-                msg, num, of: 1, ..
-            } => self.single_arrives(now, imp, p, msg, num, q),
+                msg,
+                num,
+                of: 1,
+                host,
+                ..
+            } => self.single_arrives(now, imp, p, Single { msg, num, host }, q),
             PktKind::Data {
                 msg,
                 num,
                 index: _,
                 of,
+                host,
             } => {
-                let (first, last) =
-                    self.imps[imp as usize]
-                        .delivery
-                        .packet((p.stream, num), msg, of, p.bits.get());
+                let (first, last) = self.imps[imp as usize].delivery.packet(
+                    (p.stream, num),
+                    msg,
+                    host,
+                    of,
+                    p.bits.get(),
+                );
                 if first {
                     self.obs.note(now, msg, Milestone::FirstArrived);
                 }
@@ -401,16 +410,10 @@ impl Subnet {
         src: Stream,
         q: &mut EventQueue<Ev>,
     ) {
-        // The message's leader names its destination host; the model reads it from the source
-        // IMP's table, which still holds the message: its RFNM goes only after packet 1
-        // reaches the host.
-        let from = self.stream_src(src) as usize;
         let mut hosts: Vec<u32> = Vec::new();
         while let Some((next, r)) = self.imps[imp as usize].delivery.next_in_order(src) {
-            let host = self.imps[from]
-                .messages
-                .get(&r.msg)
-                .map_or(0, |m| m.dst_host);
+            // The message's leader, carried in its packets, names the destination host.
+            let host = r.host;
             let i = &mut self.imps[imp as usize];
             let max = self.params.max_packet.get();
             let port = i.port(host);

@@ -9,7 +9,7 @@
 //! form, traces, counts, the hand-over to the host, the RFNM at once and without an allocation).
 
 use super::{Counted, E2eEvent, Ev, Happened, MsgState, Note, Side, Subnet, Tr, What, msg_in};
-use crate::e2e::single::{self, Disposition};
+use crate::e2e::single::{self, Disposition, Single};
 use crate::imp::HostOut;
 use crate::link::Hold;
 use crate::packet::{MsgId, Packet, PktKind};
@@ -75,12 +75,14 @@ impl Subnet {
     ) {
         let m = &self.imps[src as usize].messages[&mid];
         let (dst, stream, num, bits) = (m.dst, m.stream, m.num.expect("numbered"), m.bits);
+        let host = m.dst_host;
         let id = self.slab.insert(Packet {
             kind: PktKind::Data {
                 msg: mid,
                 num,
                 index: 0,
                 of: 1,
+                host,
             },
             src,
             dst,
@@ -204,15 +206,15 @@ impl Subnet {
         now: SimTime,
         imp: u32,
         p: Packet,
-        msg: MsgId,
-        num: u64,
+        s: Single,
         q: &mut EventQueue<Ev>,
     ) {
         let (src, stream) = (p.src, p.stream);
+        let Single { msg, num, .. } = s;
         let rule = self.params.single_packet_rule;
         let mut deleted = Vec::new();
         let i = &mut self.imps[imp as usize];
-        let disposition = single::arrive(i, rule, stream, num, msg, p.bits.get(), &mut deleted);
+        let disposition = single::arrive(i, rule, stream, s, p.bits.get(), &mut deleted);
         for d in deleted {
             self.count(Counted::SingleDeleted);
             let src = self.stream_src(d.key.0);

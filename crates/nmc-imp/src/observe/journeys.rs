@@ -207,6 +207,7 @@ mod tests {
                 num: 0,
                 index: 0,
                 of: 1,
+                host: 0,
             },
             src: 0,
             dst: 2,
