@@ -132,16 +132,25 @@ pub fn run(a: ReproduceArgs) -> Result<Outcome> {
         "kind: emergent rows count; input = restated input, bound = sanity bound, variant = the same figure"
     );
     outln!(
-        "by another method, in-sample = scored on the data its model was fitted on (shown, not counted)"
+        "by another method, in-sample = scored on the data its model was fitted on (shown, not counted),"
+    );
+    outln!(
+        "calibrated = scored out of sample under a calibrated profile (the quantity's calibrated verdict only)"
     );
     let missed = checks.iter().filter(|c| !c.within).count();
-    outln!("\n{}.", Tally::of(&checks).headline());
+    outln!();
+    let tally = format!("{}.", Tally::of(&checks).headline());
+    for l in nmc_report::check::wrap(&tally, nmc_report::check::TABLE_WIDTH) {
+        outln!("{l}");
+    }
     outln!(
         "Seed {} (written into reproduce.json and the report).",
         a.seed
     );
     if let Some(h) = board.headline() {
-        outln!("{h}.");
+        for l in nmc_report::check::wrap(&format!("{h}."), nmc_report::check::TABLE_WIDTH) {
+            outln!("{l}");
+        }
     }
     // Rows outside their tolerance, by published quantity, in the report's order: the counted
     // ones (findings), then any other (an input or a bound that misses is a defect to look at).
@@ -153,7 +162,7 @@ pub fn run(a: ReproduceArgs) -> Result<Outcome> {
             true,
         ),
         (
-            "Not counted, and outside tolerance (inputs, bounds, variants, in-sample rows):",
+            "Not counted, and outside tolerance (inputs, bounds, variants, in-sample and calibrated rows):",
             false,
         ),
     ] {

@@ -81,16 +81,23 @@ pub enum Kind {
     /// agreement is partly the fit's, so it is not counted as emergent.
     #[serde(rename = "in-sample")]
     InSample,
+    /// The row is scored out of sample under a *calibrated* profile: a constant no source
+    /// gives was fitted on another row (named in [`Check::why`]), and this row was not used
+    /// in the fit (issue 56). It decides its quantity's calibrated verdict
+    /// ([`crate::scoreboard::Entry::calibrated`]), never the sourced one.
+    #[serde(rename = "calibrated")]
+    Calibrated,
 }
 
 impl Kind {
     /// Every kind, emergent first, in the order the table and the report list them.
-    pub const ALL: [Kind; 5] = [
+    pub const ALL: [Kind; 6] = [
         Kind::Emergent,
         Kind::RestatedInput,
         Kind::SanityBound,
         Kind::Variant,
         Kind::InSample,
+        Kind::Calibrated,
     ];
 
     /// The name used in the table, the report and `reproduce.json`.
@@ -101,6 +108,7 @@ impl Kind {
             Kind::SanityBound => "sanity bound",
             Kind::Variant => "variant",
             Kind::InSample => "in-sample",
+            Kind::Calibrated => "calibrated",
         }
     }
 
@@ -112,6 +120,7 @@ impl Kind {
             Kind::SanityBound => "bound",
             Kind::Variant => "variant",
             Kind::InSample => "in-sample",
+            Kind::Calibrated => "calibrated",
         }
     }
 }
@@ -330,6 +339,12 @@ impl Check {
         self.set_kind(Kind::InSample, why)
     }
 
+    /// Marks the row as scored out of sample under a calibrated profile, saying what was
+    /// fitted and on which row ("calibrated on KO-7 long paths: …").
+    pub fn calibrated(&mut self, why: &str) -> &mut Check {
+        self.set_kind(Kind::Calibrated, why)
+    }
+
     /// Shows the cell as the paper prints it where the row is compared with another reading of
     /// it (an erratum), and says why in the row's note. The verdict stays the comparison with
     /// the target.
@@ -396,6 +411,8 @@ pub struct Tally {
     pub variant: usize,
     /// Rows scored on the data their parameters were fitted on.
     pub in_sample: usize,
+    /// Rows scored out of sample under a calibrated profile.
+    pub calibrated: usize,
 }
 
 impl Tally {
@@ -412,6 +429,7 @@ impl Tally {
                 Kind::SanityBound => t.sanity_bound += 1,
                 Kind::Variant => t.variant += 1,
                 Kind::InSample => t.in_sample += 1,
+                Kind::Calibrated => t.calibrated += 1,
             }
         }
         t
@@ -419,7 +437,12 @@ impl Tally {
 
     /// All rows, counted or not.
     pub fn rows(&self) -> usize {
-        self.emergent + self.restated_input + self.sanity_bound + self.variant + self.in_sample
+        self.emergent
+            + self.restated_input
+            + self.sanity_bound
+            + self.variant
+            + self.in_sample
+            + self.calibrated
     }
 
     /// "41 of 50 emergent rows within tolerance (not counted: 6 restated inputs, 3 sanity
@@ -447,6 +470,9 @@ impl Tally {
         }
         if self.in_sample > 0 {
             not.push(format!("{} in-sample", self.in_sample));
+        }
+        if self.calibrated > 0 {
+            not.push(format!("{} calibrated", self.calibrated));
         }
         if !not.is_empty() {
             s.push_str(&format!(" (not counted: {})", not.join(", ")));
@@ -720,6 +746,7 @@ mod tests {
                 sanity_bound: 1,
                 variant: 0,
                 in_sample: 0,
+                calibrated: 0,
             }
         );
         assert_eq!(

@@ -174,6 +174,9 @@ fn board_table(out: &mut String, entries: &[&Entry], sections: &[Section]) {
             format!("{} of {}", e.within, e.counted)
         };
         let mut why = String::new();
+        if let (Some(v), Some(on)) = (e.calibrated, &e.calibrated_on) {
+            let _ = write!(why, "<strong>calibrated: {v}</strong> ({})<br>", escape(on));
+        }
         if !e.reproduced() {
             if let Some(m) = e.misses_text() {
                 why.push_str(&escape(&m));

@@ -13,6 +13,12 @@
 //! * **missed**: no counted row within;
 //! * **by construction**: the quantity has rows but none is counted (all restate inputs or
 //!   cannot fail) — it is shown and not counted in the headline.
+//!
+//! A quantity may also have rows scored out of sample under a *calibrated* profile (kind
+//! [`Kind::Calibrated`], issue 56: one constant no source gives, fitted on another row). They
+//! never change the verdict above; they give the quantity a second, *calibrated* verdict by the
+//! same rule ([`Verdict::calibrated`]), and the headline says how many quantities are reproduced
+//! with and without calibration.
 
 use crate::check::{Check, Kind, TABLE_WIDTH, wrap};
 use serde::Serialize;
@@ -22,8 +28,9 @@ use std::fmt;
 pub const RULE: &str = "Each published quantity gets one verdict from its counted (emergent) rows: \
 reproduced when every counted row is within its tolerance, partly when some are, missed when none \
 is, and by construction when it has rows but none is counted (every row restates an input, cannot \
-fail, repeats another row by another method or is scored in-sample). Only the quantities of \
-SPEC §3 make the headline.";
+fail, repeats another row by another method or is scored in-sample). Rows scored out of sample \
+under a calibrated profile give a second, calibrated verdict by the same rule and never change \
+the first. Only the quantities of SPEC §3 make the headline.";
 
 /// Where a published quantity comes from, which decides whether it makes the headline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -125,6 +132,24 @@ impl Verdict {
         })
     }
 
+    /// The calibrated verdict of a quantity whose rows are `rows`: the same rule over its
+    /// rows of kind [`Kind::Calibrated`] alone; `None` when it has none.
+    pub fn calibrated<'a>(rows: impl IntoIterator<Item = &'a Check>) -> Option<Verdict> {
+        let (mut counted, mut within) = (0usize, 0usize);
+        for c in rows {
+            if c.kind == Kind::Calibrated {
+                counted += 1;
+                within += usize::from(c.within);
+            }
+        }
+        Some(match (counted, within) {
+            (0, _) => return None,
+            (n, w) if w == n => Verdict::Reproduced,
+            (_, 0) => Verdict::Missed,
+            _ => Verdict::Partly,
+        })
+    }
+
     /// The name used on the scoreboard, in the report and in `reproduce.json`.
     pub fn name(self) -> &'static str {
         match self {
@@ -161,6 +186,13 @@ pub struct Entry {
     /// The first counted miss, as "id: ours X against published Y unit".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_miss: Option<String>,
+    /// The verdict of its rows scored under a calibrated profile ([`Verdict::calibrated`]),
+    /// if it has any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calibrated: Option<Verdict>,
+    /// What was fitted and on which row, as the first calibrated row says it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calibrated_on: Option<String>,
 }
 
 impl Entry {
@@ -228,6 +260,11 @@ impl Scoreboard {
                         format!("{}: ours {} against {}{unit}", c.id, c.ours, c.published)
                     }),
                     misses: misses.iter().map(|c| c.id.clone()).collect(),
+                    calibrated: Verdict::calibrated(rows.iter().copied()),
+                    calibrated_on: rows
+                        .iter()
+                        .find(|c| c.kind == Kind::Calibrated)
+                        .map(|c| c.why.clone()),
                 })
             })
             .collect();
@@ -247,17 +284,44 @@ impl Scoreboard {
         Verdict::ALL.map(|v| self.group(g).filter(|e| e.verdict == v).count())
     }
 
+    /// The same with each quantity's calibrated verdict in place of its own where it has one.
+    pub fn counts_calibrated(&self, g: Group) -> [usize; 4] {
+        Verdict::ALL.map(|v| {
+            self.group(g)
+                .filter(|e| e.calibrated.unwrap_or(e.verdict) == v)
+                .count()
+        })
+    }
+
     /// "Of the 21 published quantities (SPEC §3): 6 reproduced, 8 partly, 5 missed, 2 by
-    /// construction (not counted)". `None` when the run has none of them.
+    /// construction (not counted)", then, when some have a calibrated verdict, the same counts
+    /// with it ("; with calibration (KO-9): 7 reproduced, …"). `None` when the run has none of
+    /// them.
     pub fn headline(&self) -> Option<String> {
         let n = self.group(Group::Spec).count();
         (n > 0).then(|| {
-            let [r, p, m, b] = self.counts(Group::Spec);
+            let counts = |[r, p, m, b]: [usize; 4]| {
+                let mut s = format!("{r} reproduced, {p} partly, {m} missed");
+                if b > 0 {
+                    s.push_str(&format!(", {b} by construction (not counted)"));
+                }
+                s
+            };
             let mut s = format!(
-                "Of the {n} published quantities run (SPEC §3): {r} reproduced, {p} partly, {m} missed"
+                "Of the {n} published quantities run (SPEC §3): {}",
+                counts(self.counts(Group::Spec))
             );
-            if b > 0 {
-                s.push_str(&format!(", {b} by construction (not counted)"));
+            let calibrated: Vec<&str> = self
+                .group(Group::Spec)
+                .filter(|e| e.calibrated.is_some())
+                .map(|e| e.figure.id)
+                .collect();
+            if !calibrated.is_empty() {
+                s.push_str(&format!(
+                    "; with calibration ({}): {}",
+                    calibrated.join(", "),
+                    counts(self.counts_calibrated(Group::Spec))
+                ));
             }
             s
         })
@@ -331,6 +395,10 @@ impl Scoreboard {
                         e.figure.quantity, e.figure.source, e.figure.published
                     ),
                 );
+                if let (Some(v), Some(on)) = (e.calibrated, &e.calibrated_on) {
+                    let pad = " ".repeat(head.chars().count());
+                    put(&pad, 4, &format!("calibrated: {v} ({on})"));
+                }
                 if !e.reproduced() {
                     let pad = " ".repeat(head.chars().count());
                     if let Some(m) = e.misses_text() {
@@ -396,6 +464,34 @@ mod tests {
         let mut s = row("A s", 1.0);
         s.in_sample("fitted on it");
         assert_eq!(Verdict::of([&a, &s]), Some(Verdict::Reproduced));
+        // A row under a calibrated profile never decides the sourced verdict; it gives the
+        // calibrated one, by the same rule over such rows alone.
+        let mut c = row("A c", 1.0);
+        c.calibrated("calibrated on A x");
+        assert_eq!(Verdict::of([&b, &c]), Some(Verdict::Missed));
+        assert_eq!(Verdict::calibrated([&b, &c]), Some(Verdict::Reproduced));
+        assert_eq!(Verdict::calibrated([&a, &b]), None);
+    }
+
+    #[test]
+    fn the_headline_says_what_calibration_changes() {
+        let figures = [fig("A", Group::Spec), fig("B", Group::Spec)];
+        let mut c = row("A c", 1.0);
+        c.calibrated("calibrated on B: a constant");
+        let rows = [row("A 1", 9.0), c, row("B", 1.0)];
+        let board = Scoreboard::of(&figures, &rows).unwrap();
+        assert_eq!(board.quantities[0].verdict, Verdict::Missed);
+        assert_eq!(board.quantities[0].calibrated, Some(Verdict::Reproduced));
+        assert_eq!(
+            board.headline().unwrap(),
+            "Of the 2 published quantities run (SPEC §3): 1 reproduced, 0 partly, 1 missed; \
+             with calibration (A): 2 reproduced, 0 partly, 0 missed"
+        );
+        let text = board.text();
+        assert!(
+            text.contains("calibrated: reproduced (calibrated on B: a constant)"),
+            "{text}"
+        );
     }
 
     #[test]
