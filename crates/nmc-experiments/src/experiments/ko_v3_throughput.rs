@@ -1009,6 +1009,14 @@ impl KoV3Throughput {
             Value::Num(fit.may_over_feb_9_12hops),
         )
         .calibrated(&why);
+        let profile_k = nmc_imp::params::CALIBRATED_1975_HELD_MESSAGES;
+        let agrees = if profile_k == k {
+            "this run's fit agrees".to_string()
+        } else {
+            format!(
+                "this run's fit chose k = {k} instead (another seed or length: the profiles were fitted on the full run, seed 1)"
+            )
+        };
         let table: Vec<String> = steps
             .iter()
             .map(|s| {
@@ -1031,8 +1039,9 @@ impl KoV3Throughput {
              reassembly_buffers = {}. Tested on KO-9 (May at 9 hops, May/Oct, May/Feb over 9–12 hops), which the \
              fit never reads; they give KO-9 its calibrated verdict and never change the sourced one. Plausible by \
              K&O §III (the space is shared with every other host sending to that IMP) and §VII (the 1975 counts \
-             give the total, not what others held); no source gives k. The step table \
-             (calibration_1975.csv; mean over seeds): {}.",
+             give the total, not what others held); no source gives k. The profiles v3-1975-02-calibrated and \
+             v3-1975-05-calibrated hold k = {profile_k}: {agrees}. The step table (calibration_1975.csv; mean over \
+             seeds): {}.",
             fit.reassembly_buffers,
             table.join("; ")
         ));
