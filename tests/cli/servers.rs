@@ -588,3 +588,128 @@ fn reverse_clients_answer_the_secret() {
         }
     }
 }
+
+/// Issue 57 §2's attacker: `per_source` idle connections from each of `sources`, each reopened
+/// (within 10 ms) the moment the server closes or refuses it, sending nothing and never
+/// answering a challenge. Runs until dropped.
+struct Reconnecting {
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    open: Arc<std::sync::atomic::AtomicUsize>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Reconnecting {
+    fn start(sources: &[String], per_source: usize, to: SocketAddr) -> Reconnecting {
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+        let stop = Arc::new(AtomicBool::new(false));
+        let open = Arc::new(AtomicUsize::new(0));
+        let threads = sources
+            .iter()
+            .map(|from| {
+                let (from, stop, open) = (from.clone(), stop.clone(), open.clone());
+                std::thread::spawn(move || {
+                    let mut conns: Vec<Option<TcpStream>> = (0..per_source).map(|_| None).collect();
+                    let mut b = [0u8; 256];
+                    while !stop.load(Ordering::Relaxed) {
+                        for c in &mut conns {
+                            let gone = match c {
+                                None => {
+                                    let s = Socket::new(Domain::IPV4, Type::STREAM, None).unwrap();
+                                    let local: SocketAddr = format!("{from}:0").parse().unwrap();
+                                    s.bind(&local.into()).unwrap();
+                                    if s.connect_timeout(&to.into(), Duration::from_secs(1))
+                                        .is_ok()
+                                    {
+                                        let s: TcpStream = s.into();
+                                        s.set_nonblocking(true).unwrap();
+                                        *c = Some(s);
+                                        open.fetch_add(1, Ordering::Relaxed);
+                                    }
+                                    false
+                                }
+                                Some(s) => match s.read(&mut b) {
+                                    Ok(0) => true,
+                                    Ok(_) => false, // a challenge, never answered
+                                    Err(e) => e.kind() != std::io::ErrorKind::WouldBlock,
+                                },
+                            };
+                            if gone {
+                                *c = None;
+                                open.fetch_sub(1, Ordering::Relaxed);
+                            }
+                        }
+                        std::thread::sleep(Duration::from_millis(10));
+                    }
+                })
+            })
+            .collect();
+        Reconnecting {
+            stop,
+            open,
+            threads,
+        }
+    }
+
+    fn open(&self) -> usize {
+        self.open.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+impl Drop for Reconnecting {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Issue 57 §2: 64 idle connections from 8 addresses, each reopened the moment the gate closed
+/// it, refused a real `nmc pump` every time (they were judged only at the end of each 20 s
+/// window, then reopened); with `--secret-file`, connections that never answer the challenge
+/// (closed at the 5 s deadline, reopened) refused about half. Now a slot not paid for goes to
+/// a newcomer once its grace is over: `nmc serve` with its default limits, the attack running
+/// past the grace, and three pumps in a row each succeed, with and without a secret.
+#[test]
+fn reconnecting_idle_connections_cannot_keep_a_pump_out() {
+    let dir = super::tmp("servers-reconnecting");
+    let right = secret(&dir, "secret", "0123456789abcdef-right-secret\n");
+    let sources: Vec<String> = (2..=9).map(|i| format!("127.0.0.{i}")).collect();
+    for with_secret in [false, true] {
+        let extra: &[&str] = if with_secret {
+            &["--secret-file", &right]
+        } else {
+            &[]
+        };
+        let mut srv = Server::start(Kind::Pump, Host::One, extra, None);
+        let attack = Reconnecting::start(&sources, 8, srv.addr);
+        assert!(
+            eventually(Duration::from_secs(10), || attack.open() == 64),
+            "secret {with_secret}: the attack opened {} connections",
+            attack.open()
+        );
+        // Past the grace a new connection has (2 s), every attacker's slot is unpaid.
+        std::thread::sleep(Duration::from_millis(2500));
+        let addr = srv.addr.to_string();
+        for run in 0..3 {
+            let mut c = command();
+            c.args(["pump", &addr, "--duration", "1s"]);
+            if with_secret {
+                c.args(["--secret-file", &right]);
+            }
+            let o = c.output().unwrap();
+            assert!(
+                o.status.success(),
+                "secret {with_secret}: pump {run} kept out: {}",
+                super::text(&o.stderr)
+            );
+        }
+        assert!(
+            srv.logged("evicted"),
+            "secret {with_secret}: no slot was taken from the attack: {:?}",
+            srv.log.lock().unwrap()
+        );
+        assert!(srv.alive());
+        drop(attack);
+    }
+}

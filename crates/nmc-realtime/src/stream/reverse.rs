@@ -274,7 +274,9 @@ pub(crate) fn serve_request(
         Ok(c) => c,
         Err(why) => return send_error(s, &format!("request refused: {why}")),
     };
-    // The run writes on its own handle; the gate's rules are checked again after it.
+    // The run writes on its own handle; the gate's rules are checked again after it, and until
+    // then the client's slot is not held against it (the server is working for it).
+    s.excuse();
     let stream = s.stream().try_clone()?;
     let poll = (s.stream().read_timeout()?, s.stream().write_timeout()?);
     let run = match (c.transport, udp) {
