@@ -113,6 +113,14 @@ const ACCEPT_IDLE: Duration = Duration::from_millis(20);
 /// At the end, how long to wait for connection threads to see the stop and finish.
 const DRAIN: Duration = Duration::from_secs(2);
 
+/// Whether the `n`th of a kind of event (counted from 1) is logged: the first, then at each
+/// power of two, so that a flood of them (refusals, closes, a stranger's connections) cannot
+/// fill the log while the count still shows how many there were. Every server's repeated log
+/// lines go through it.
+pub fn worth_logging(n: u64) -> bool {
+    n.is_power_of_two()
+}
+
 /// The gate's limits: every number a parameter, the defaults stated above.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
@@ -208,7 +216,10 @@ pub struct GateCounters {
     closed_slow: AtomicU64,
     closed_handshake: AtomicU64,
     bad_secret: AtomicU64,
+    unanswered: AtomicU64,
     evicted: AtomicU64,
+    refused_requests: AtomicU64,
+    errors: AtomicU64,
     active: AtomicUsize,
 }
 
@@ -231,9 +242,17 @@ pub struct GateSnapshot {
     pub closed_handshake: u64,
     /// Closed for a wrong answer to the challenge.
     pub bad_secret: u64,
+    /// Closed (or reset) by the client before it answered the challenge.
+    pub unanswered: u64,
     /// Closed to give their slot to a new connection: every slot was taken and they had not
     /// paid for theirs (rule 4).
     pub evicted: u64,
+    /// Requests a handler refused ([`Conn::note_refused`]), e.g. reverse runs asked for with
+    /// values out of bounds.
+    pub refused_requests: u64,
+    /// Ended by an error of the connection's own (closed or reset in the middle of a request,
+    /// and the like).
+    pub errors: u64,
     /// Being served now.
     pub active: usize,
 }
@@ -249,7 +268,7 @@ impl fmt::Display for GateSnapshot {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "tcp connections: accepted {} active {} refused {} (full {}, per-source {}, out of descriptors {}) closed slow {} handshake timeout {} bad secret {} evicted {} accept errors {}",
+            "tcp connections: accepted {} active {} refused {} (full {}, per-source {}, out of descriptors {}) closed slow {} handshake timeout {} closed unanswered {} bad secret {} evicted {} refused requests {} errors {} accept errors {}",
             self.accepted,
             self.active,
             self.refused(),
@@ -258,8 +277,11 @@ impl fmt::Display for GateSnapshot {
             self.refused_descriptors,
             self.closed_slow,
             self.closed_handshake,
+            self.unanswered,
             self.bad_secret,
             self.evicted,
+            self.refused_requests,
+            self.errors,
             self.accept_errors
         )
     }
@@ -278,7 +300,10 @@ impl GateCounters {
             closed_slow: g(&self.closed_slow),
             closed_handshake: g(&self.closed_handshake),
             bad_secret: g(&self.bad_secret),
+            unanswered: g(&self.unanswered),
             evicted: g(&self.evicted),
+            refused_requests: g(&self.refused_requests),
+            errors: g(&self.errors),
             active: self.active.load(Ordering::Relaxed),
         }
     }
@@ -384,6 +409,8 @@ pub struct Conn {
     received: u64,
     closed: Option<Closed>,
     entry: Arc<Entry>,
+    /// The gate's, for [`Conn::note_refused`].
+    gate: Option<Gate>,
 }
 
 impl Conn {
@@ -409,7 +436,21 @@ impl Conn {
             received: 0,
             closed: None,
             entry,
+            gate: None,
         })
+    }
+
+    /// Counts a request this connection made that its handler refused (e.g. a reverse run
+    /// asked for with values out of bounds, or malformed), and logs it with `why` the first
+    /// time and then at powers of two ([`worth_logging`]), so that a stranger's stream of bad
+    /// requests cannot fill the log.
+    pub fn note_refused(&self, why: &str) {
+        if let Some(g) = &self.gate {
+            let n = g.counters.refused_requests.fetch_add(1, Ordering::Relaxed) + 1;
+            if worth_logging(n) {
+                g.log(&format!("{}: {why} ({n} so far)", self.peer));
+            }
+        }
     }
 
     /// The client's address and port.
@@ -575,6 +616,18 @@ impl Conn {
         }
         Ok(())
     }
+}
+
+/// Whether `e` means the client has gone: the connection ended or was reset under a read or a
+/// write.
+fn gone(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::UnexpectedEof
+            | io::ErrorKind::ConnectionReset
+            | io::ErrorKind::ConnectionAborted
+            | io::ErrorKind::BrokenPipe
+    )
 }
 
 fn waiting(e: &io::Error) -> bool {
@@ -757,7 +810,7 @@ impl Gate {
     /// Logs a refusal the first time and then at each power of two, so a flood cannot fill the
     /// log.
     fn note_refusal(&self, n: u64, what: &str) {
-        if n.is_power_of_two() {
+        if worth_logging(n) {
             self.log(&format!("refused {n} connection(s) so far: {what}"));
         }
     }
@@ -794,7 +847,7 @@ impl Gate {
                     ) => {}
                 Err(e) => {
                     let n = self.counters.accept_errors.fetch_add(1, Ordering::Relaxed) + 1;
-                    if n.is_power_of_two() {
+                    if worth_logging(n) {
                         self.log(&format!(
                             "accept failed ({n} so far): {e}; refusing new connections, serving the {} admitted",
                             self.counters.active.load(Ordering::Relaxed)
@@ -890,7 +943,7 @@ impl Gate {
         }
         if let Some(victim) = evicted {
             let n = self.counters.evicted.fetch_add(1, Ordering::Relaxed) + 1;
-            if n.is_power_of_two() {
+            if worth_logging(n) {
                 self.log(&format!(
                     "{victim}: evicted, its slot given to {peer}: all {} taken, and it had sent below {} bytes/s since its accept ({n} so far)",
                     self.limits.max_connections, self.limits.min_rate
@@ -937,6 +990,7 @@ impl Gate {
                 return;
             }
         };
+        c.gate = Some(self.clone());
         if let Some(key) = &self.key {
             c.deadline = Some(Instant::now() + self.limits.handshake);
             match auth::challenge(&mut c, key) {
@@ -949,7 +1003,19 @@ impl Gate {
                     self.note_close(n, peer, "wrong answer to the secret's challenge");
                     return;
                 }
+                Err(e) if c.closed.is_none() && gone(&e) => {
+                    // The client left without a word: counted, and logged as that, not as the
+                    // read that found it gone ("failed to fill whole buffer").
+                    let n = self.counters.unanswered.fetch_add(1, Ordering::Relaxed) + 1;
+                    self.note_close(n, peer, "closed before answering the secret's challenge");
+                    return;
+                }
+                Err(e) if c.closed.is_some() => {
+                    self.count_close(&c, peer, &e);
+                    return;
+                }
                 Err(e) => {
+                    let e = io::Error::new(e.kind(), format!("during the secret's challenge: {e}"));
                     self.count_close(&c, peer, &e);
                     return;
                 }
@@ -960,26 +1026,27 @@ impl Gate {
         }
     }
 
-    /// Counts why the guard closed `c` (if it did) and logs the first of each kind and then
-    /// at powers of two: a flood of slow or silent connections cannot fill the log. Other
-    /// errors are the connection's own and are logged as they come.
+    /// Counts why `c` ended in error, by the guard's reason or as the connection's own error,
+    /// and logs the first of each kind and then at powers of two ([`worth_logging`]): a flood of
+    /// slow, silent or broken connections cannot fill the log.
     fn count_close(&self, c: &Conn, peer: SocketAddr, e: &io::Error) {
-        let counter = match c.closed {
-            Some(Closed::Slow(..)) => &self.counters.closed_slow,
-            Some(Closed::Handshake) => &self.counters.closed_handshake,
+        let (counter, why) = match c.closed {
+            Some(Closed::Slow(..)) => (&self.counters.closed_slow, e.to_string()),
+            Some(Closed::Handshake) => (&self.counters.closed_handshake, e.to_string()),
             // Counted and logged when it was evicted.
             Some(Closed::Stopping | Closed::Evicted) => return,
-            None => {
-                self.log(&format!("{peer}: {e}"));
-                return;
-            }
+            None if e.kind() == io::ErrorKind::UnexpectedEof => (
+                &self.counters.errors,
+                "closed by the client in the middle of a request".to_string(),
+            ),
+            None => (&self.counters.errors, e.to_string()),
         };
         let n = counter.fetch_add(1, Ordering::Relaxed) + 1;
-        self.note_close(n, peer, &e.to_string());
+        self.note_close(n, peer, &why);
     }
 
     fn note_close(&self, n: u64, peer: SocketAddr, why: &str) {
-        if n.is_power_of_two() {
+        if worth_logging(n) {
             self.log(&format!("{peer}: {why} ({n} so far)"));
         }
     }
