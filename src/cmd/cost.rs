@@ -382,6 +382,7 @@ fn serve(a: &CostArgs) -> Result<Outcome> {
             }
         }
     }
+    log(sink.summary());
     log(sink.gate().to_string());
     drop(sink);
     Ok(Outcome::Ok)

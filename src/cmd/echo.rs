@@ -343,18 +343,22 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
         }
     }
     if c.answered == 0 {
+        let hint = if c.icmp_errors > 0 {
+            "; port unreachable: is an echo server listening there?".to_string()
+        } else if a.secret_file.is_none() {
+            "; a server with a secret answers only requests tagged with it: give it with --secret-file"
+                .to_string()
+        } else {
+            format!(
+                "; a server with a secret answers only requests tagged with the same one and sent within {} s of its own clock: are the secrets the same, and both clocks set (NTP)?",
+                nmc_probe::wire::FRESHNESS.as_secs()
+            )
+        };
         bail!(
-            "no volley was answered ({} sent, {} lost, {} ICMP errors{}): nothing was measured",
+            "no volley was answered ({} sent, {} lost, {} ICMP errors{hint}): nothing was measured",
             c.sent,
             c.lost,
             c.icmp_errors,
-            if c.icmp_errors > 0 {
-                "; port unreachable: is an echo server listening there?"
-            } else if a.secret_file.is_none() {
-                "; a server with a secret answers only requests tagged with it: give it with --secret-file"
-            } else {
-                ""
-            }
         );
     }
     Ok(Outcome::Ok)

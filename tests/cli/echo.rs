@@ -252,3 +252,75 @@ fn probe_report_interval_lines_add_up() {
     interrupt(&server);
     let _ = server.wait();
 }
+
+/// Issue 57 §2: a captured tagged request, replayed from another address, was answered there
+/// (the tag had no freshness). Now a tagged request carries its send time under the tag and is
+/// answered once: its copy, from another address or the same, gets no answer, nor does one
+/// sent ten minutes ago; each is counted and logged, and a fresh request is still answered. On
+/// `nmc echo serve` and on `nmc serve` (one server loop).
+#[test]
+fn a_replayed_tagged_request_is_not_answered() {
+    use nmc_probe::wire;
+    use std::net::UdpSocket;
+    use std::time::{Duration, SystemTime, UNIX_EPOCH};
+    let dir = tmp("cli-echo-replay");
+    let secret = dir.join("secret");
+    std::fs::write(&secret, "correct horse battery staple\n").unwrap();
+    let key = nmc_serve::Key::from_file(&secret).unwrap();
+    let secret = secret.to_str().unwrap();
+    let socket = |from: &str| {
+        let s = UdpSocket::bind(format!("{from}:0")).unwrap();
+        s.set_read_timeout(Some(Duration::from_millis(500)))
+            .unwrap();
+        s
+    };
+    let answered = |s: &UdpSocket, pkt: &[u8], to: &str| {
+        s.send_to(pkt, to).unwrap();
+        let mut b = [0u8; 256];
+        s.recv(&mut b).is_ok()
+    };
+    for command in [&["echo", "serve"][..], &["serve", "--log-every", "0s"][..]] {
+        let mut server = nmc()
+            .args(command)
+            .args(["--listen", "127.0.0.1:0", "--duration", "60s"])
+            .args(["--secret-file", secret])
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the server starts");
+        let (mut err, addr) = super::server_address(&mut server);
+        let mut pkt = [0u8; 64];
+        let n = wire::encode_request(&mut pkt, 64, 1, 7, Some(&key)).unwrap();
+        let captured = pkt[..n].to_vec();
+        let (a, b) = (socket("127.0.0.1"), socket("127.0.0.2"));
+        assert!(answered(&a, &captured, &addr), "{command:?}: the original");
+        assert!(
+            !answered(&b, &captured, &addr),
+            "{command:?}: the replay from another address was answered"
+        );
+        assert!(
+            !answered(&a, &captured, &addr),
+            "{command:?}: the replay from the same address was answered"
+        );
+        // Sent (so it says) ten minutes ago, tagged with the secret: too old.
+        let mut old = captured.clone();
+        let then = SystemTime::now().duration_since(UNIX_EPOCH).unwrap() - Duration::from_secs(600);
+        old[8..12].copy_from_slice(&2u32.to_be_bytes());
+        old[20..28].copy_from_slice(&(then.as_nanos() as u64).to_be_bytes());
+        let tag: [u8; wire::TAG_LEN] = key.tag(&old[..n - wire::TAG_LEN]);
+        old[n - wire::TAG_LEN..].copy_from_slice(&tag);
+        assert!(
+            !answered(&socket("127.0.0.3"), &old, &addr),
+            "{command:?}: a request ten minutes old was answered"
+        );
+        // A fresh request is answered as ever.
+        let n = wire::encode_request(&mut pkt, 64, 3, 8, Some(&key)).unwrap();
+        assert!(answered(&b, &pkt[..n], &addr), "{command:?}: a fresh one");
+        interrupt(&server);
+        let log: Vec<String> = (&mut err).lines().map_while(Result::ok).collect();
+        assert!(server.wait().unwrap().success());
+        let log = log.join("\n");
+        assert!(log.contains("127.0.0.2"), "{command:?}: {log}");
+        assert!(log.contains("(a replay)"), "{command:?}: {log}");
+        assert!(log.contains("stale 1, replayed 2"), "{command:?}: {log}");
+    }
+}

@@ -588,3 +588,238 @@ fn reverse_clients_answer_the_secret() {
         }
     }
 }
+
+/// Issue 57 §2's attacker: `per_source` idle connections from each of `sources`, each reopened
+/// (within 10 ms) the moment the server closes or refuses it, sending nothing and never
+/// answering a challenge. Runs until dropped.
+struct Reconnecting {
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    open: Arc<std::sync::atomic::AtomicUsize>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Reconnecting {
+    fn start(sources: &[String], per_source: usize, to: SocketAddr) -> Reconnecting {
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+        let stop = Arc::new(AtomicBool::new(false));
+        let open = Arc::new(AtomicUsize::new(0));
+        let threads = sources
+            .iter()
+            .map(|from| {
+                let (from, stop, open) = (from.clone(), stop.clone(), open.clone());
+                std::thread::spawn(move || {
+                    let mut conns: Vec<Option<TcpStream>> = (0..per_source).map(|_| None).collect();
+                    let mut b = [0u8; 256];
+                    while !stop.load(Ordering::Relaxed) {
+                        for c in &mut conns {
+                            let gone = match c {
+                                None => {
+                                    let s = Socket::new(Domain::IPV4, Type::STREAM, None).unwrap();
+                                    let local: SocketAddr = format!("{from}:0").parse().unwrap();
+                                    s.bind(&local.into()).unwrap();
+                                    if s.connect_timeout(&to.into(), Duration::from_secs(1))
+                                        .is_ok()
+                                    {
+                                        let s: TcpStream = s.into();
+                                        s.set_nonblocking(true).unwrap();
+                                        *c = Some(s);
+                                        open.fetch_add(1, Ordering::Relaxed);
+                                    }
+                                    false
+                                }
+                                Some(s) => match s.read(&mut b) {
+                                    Ok(0) => true,
+                                    Ok(_) => false, // a challenge, never answered
+                                    Err(e) => e.kind() != std::io::ErrorKind::WouldBlock,
+                                },
+                            };
+                            if gone {
+                                *c = None;
+                                open.fetch_sub(1, Ordering::Relaxed);
+                            }
+                        }
+                        std::thread::sleep(Duration::from_millis(10));
+                    }
+                })
+            })
+            .collect();
+        Reconnecting {
+            stop,
+            open,
+            threads,
+        }
+    }
+
+    fn open(&self) -> usize {
+        self.open.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+impl Drop for Reconnecting {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Issue 57 §2: 64 idle connections from 8 addresses, each reopened the moment the gate closed
+/// it, refused a real `nmc pump` every time (they were judged only at the end of each 20 s
+/// window, then reopened); with `--secret-file`, connections that never answer the challenge
+/// (closed at the 5 s deadline, reopened) refused about half. Now a slot not paid for goes to
+/// a newcomer once its grace is over: `nmc serve` with its default limits, the attack running
+/// past the grace, and three pumps in a row each succeed, with and without a secret.
+#[test]
+fn reconnecting_idle_connections_cannot_keep_a_pump_out() {
+    let dir = super::tmp("servers-reconnecting");
+    let right = secret(&dir, "secret", "0123456789abcdef-right-secret\n");
+    let sources: Vec<String> = (2..=9).map(|i| format!("127.0.0.{i}")).collect();
+    for with_secret in [false, true] {
+        let extra: &[&str] = if with_secret {
+            &["--secret-file", &right]
+        } else {
+            &[]
+        };
+        let mut srv = Server::start(Kind::Pump, Host::One, extra, None);
+        let attack = Reconnecting::start(&sources, 8, srv.addr);
+        assert!(
+            eventually(Duration::from_secs(10), || attack.open() == 64),
+            "secret {with_secret}: the attack opened {} connections",
+            attack.open()
+        );
+        // Past the grace a new connection has (2 s), every attacker's slot is unpaid.
+        std::thread::sleep(Duration::from_millis(2500));
+        let addr = srv.addr.to_string();
+        for run in 0..3 {
+            let mut c = command();
+            c.args(["pump", &addr, "--duration", "1s"]);
+            if with_secret {
+                c.args(["--secret-file", &right]);
+            }
+            let o = c.output().unwrap();
+            assert!(
+                o.status.success(),
+                "secret {with_secret}: pump {run} kept out: {}",
+                super::text(&o.stderr)
+            );
+        }
+        assert!(
+            srv.logged("evicted"),
+            "secret {with_secret}: no slot was taken from the attack: {:?}",
+            srv.log.lock().unwrap()
+        );
+        assert!(srv.alive());
+        drop(attack);
+    }
+}
+
+/// Sends SIGINT to a server and waits until it has exited and its last log line ("tcp
+/// connections: ...", the gate's summary) has been read.
+fn stop_and_read(srv: &mut Server) -> Vec<String> {
+    let ok = Command::new("kill")
+        .args(["-INT", &srv.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    srv.child.wait().unwrap();
+    assert!(eventually(Duration::from_secs(5), || srv.logged("tcp connections:")));
+    srv.log.lock().unwrap().clone()
+}
+
+/// Issue 57 §2: the cost sink logged one line per connection, for anyone: a stranger could fill
+/// its log. Now the first transfer and each power of two are logged (as the gate's refusals
+/// are), and the summary at the end counts them all: 20 transfers, 5 lines (1, 2, 4, 8, 16), on
+/// `nmc cost --serve` and on `nmc serve`.
+#[test]
+fn the_cost_sink_logs_transfers_at_powers_of_two() {
+    for host in [Host::Own, Host::One] {
+        let mut srv = Server::start(Kind::Cost, host, &[], None);
+        for _ in 0..20 {
+            assert!(served(Kind::Cost, "127.0.0.1", srv.addr, None), "{host:?}");
+        }
+        let log = stop_and_read(&mut srv);
+        let lines = log
+            .iter()
+            .filter(|l| l.contains("127.0.0.1:") && l.contains("bytes discarded"))
+            .count();
+        assert_eq!(lines, 5, "{host:?}: {log:#?}");
+        assert!(
+            log.iter()
+                .any(|l| l.contains("tcp: 20 transfers, 2000 bytes")),
+            "{host:?}: {log:#?}"
+        );
+    }
+}
+
+/// Issue 57 §2: a client that closed without answering the secret's challenge was logged as
+/// "failed to fill whole buffer" (the read that found it gone), once per connection. Now it is
+/// logged as what happened, counted, and rate-limited like the other closes.
+#[test]
+fn a_client_that_leaves_before_the_challenge_is_logged_as_that() {
+    let dir = super::tmp("servers-unanswered");
+    let right = secret(&dir, "secret", "0123456789abcdef-right-secret\n");
+    let mut srv = Server::start(Kind::Sink, Host::Own, &["--secret-file", &right], None);
+    for _ in 0..3 {
+        let mut s = connect_from("127.0.0.1", srv.addr);
+        let mut c = [0u8; nmc_serve::auth::CHALLENGE_LEN];
+        s.read_exact(&mut c).unwrap();
+        drop(s);
+    }
+    assert!(
+        eventually(Duration::from_secs(3), || srv.logged(
+            "closed before answering the secret's challenge (2 so far)"
+        )),
+        "{:#?}",
+        srv.log.lock().unwrap()
+    );
+    let log = stop_and_read(&mut srv);
+    assert!(
+        !log.iter()
+            .any(|l| l.contains("failed to fill whole buffer")),
+        "{log:#?}"
+    );
+    assert!(
+        log.iter().any(|l| l.contains("closed unanswered 3")),
+        "{log:#?}"
+    );
+}
+
+/// Issue 57 §2: a reverse request the server refused (malformed, or out of bounds) was told to
+/// the client but not logged. Now it is logged with its reason, rate-limited, and counted in
+/// the gate's summary: a malformed `nmc pump -R` request and a malformed `nmc stream -R`
+/// request on `nmc serve`.
+#[test]
+fn refused_reverse_requests_are_logged() {
+    let mut srv = Server::start(Kind::Pump, Host::One, &[], None);
+    // The pump's REQUEST with a 3-byte body (it has 32).
+    let mut s = connect_from("127.0.0.1", srv.addr);
+    let h = nmc_probe::pump::wire::control(nmc_probe::pump::wire::Kind::Request, 9, 3);
+    s.write_all(&h).unwrap();
+    let mut back = Vec::new();
+    let _ = s.read_to_end(&mut back);
+    assert!(!back.is_empty(), "no error frame came back");
+    // The stream's REQUEST with an unknown transport.
+    use nmc_realtime::stream::wire;
+    let mut s = connect_from("127.0.0.1", srv.addr);
+    let mut r = [0u8; wire::REQUEST];
+    r[..4].copy_from_slice(&wire::REQUEST_MAGIC);
+    r[44] = 9;
+    s.write_all(&r).unwrap();
+    let mut back = Vec::new();
+    let _ = s.read_to_end(&mut back);
+    assert!(back.starts_with(&wire::ERROR_MAGIC), "{back:?}");
+    assert!(
+        eventually(Duration::from_secs(3), || srv.logged(
+            "nmc pump -R: malformed reverse request: a body of 3 bytes, not 32 (1 so far)"
+        ) && srv
+            .logged("nmc stream -R: malformed reverse request (2 so far)")),
+        "{:#?}",
+        srv.log.lock().unwrap()
+    );
+    let log = stop_and_read(&mut srv);
+    assert!(
+        log.iter().any(|l| l.contains("refused requests 2")),
+        "{log:#?}"
+    );
+}

@@ -351,12 +351,24 @@ pub struct TcpSink {
     pub addr: SocketAddr,
     stop: Arc<AtomicBool>,
     counters: Arc<GateCounters>,
+    /// Transfers finished and their bytes.
+    done: Arc<(std::sync::atomic::AtomicU64, std::sync::atomic::AtomicU64)>,
     handle: Option<thread::JoinHandle<()>>,
 }
 
+/// The line for a finished transfer, if it is one to log ([`nmc_serve::gate::worth_logging`]):
+/// anyone may connect, so one line per connection would let a stranger fill the log.
+fn transfer_line(k: u64, peer: SocketAddr, n: u64) -> Option<String> {
+    nmc_serve::gate::worth_logging(k).then(|| {
+        format!(
+            "{peer}: {n} bytes discarded (transfer {k}; the first and each power of two are logged)"
+        )
+    })
+}
+
 impl TcpSink {
-    /// Binds `listen` and starts accepting. `log` gets one line per finished connection and the
-    /// gate's refusals.
+    /// Binds `listen` and starts accepting. `log` gets a line for the first finished transfer
+    /// and then at powers of two, and the gate's refusals (rate-limited the same way).
     pub fn start(
         listen: SocketAddr,
         config: SinkConfig,
@@ -382,12 +394,19 @@ impl TcpSink {
             Arc::new(move |l: &str| log_gate(l.to_string())),
         );
         let counters = gate.counters();
+        let done: Arc<(std::sync::atomic::AtomicU64, std::sync::atomic::AtomicU64)> =
+            Arc::default();
+        let done2 = done.clone();
         let handle = thread::Builder::new()
             .name("nmc-cost-sink".into())
             .spawn(move || {
                 let _ = gate.serve(listener, &stop2, move |c| {
                     let n = serve_tcp_conn(c)?;
-                    log(format!("{}: {n} bytes discarded", c.peer()));
+                    let k = done2.0.fetch_add(1, Ordering::Relaxed) + 1;
+                    done2.1.fetch_add(n, Ordering::Relaxed);
+                    if let Some(line) = transfer_line(k, c.peer(), n) {
+                        log(line);
+                    }
                     Ok(())
                 });
             })?;
@@ -395,8 +414,19 @@ impl TcpSink {
             addr,
             stop,
             counters,
+            done,
             handle: Some(handle),
         })
+    }
+
+    /// Transfers finished so far and their bytes, in one line: "tcp: N transfers, B bytes
+    /// discarded".
+    pub fn summary(&self) -> String {
+        format!(
+            "tcp: {} transfers, {} bytes discarded",
+            self.done.0.load(Ordering::Relaxed),
+            self.done.1.load(Ordering::Relaxed)
+        )
     }
 
     /// What the gate has done so far.
@@ -470,7 +500,7 @@ pub struct CostService {
 }
 
 impl CostService {
-    /// `log` gets one line per finished transfer.
+    /// `log` gets a line for the first finished transfer and then at powers of two.
     pub fn new(keyed: bool, log: Arc<dyn Fn(String) + Send + Sync>) -> CostService {
         CostService {
             keyed,
@@ -494,9 +524,11 @@ impl nmc_serve::Service for CostService {
 
     fn connection(&self, c: &mut Conn) -> io::Result<()> {
         let n = serve_tcp_conn(c)?;
-        self.transfers.fetch_add(1, Ordering::Relaxed);
+        let k = self.transfers.fetch_add(1, Ordering::Relaxed) + 1;
         self.tcp_bytes.fetch_add(n, Ordering::Relaxed);
-        (self.log)(format!("cost sink: {}: {n} bytes discarded", c.peer()));
+        if let Some(line) = transfer_line(k, c.peer(), n) {
+            (self.log)(format!("cost sink: {line}"));
+        }
         Ok(())
     }
 

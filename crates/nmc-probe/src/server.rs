@@ -20,9 +20,18 @@
 //!    a classic port-7 echo service) cannot be set ping-ponging against each other.
 //! 5. With a secret required: untagged → unauthenticated; tag fails → bad tag. Checked before the
 //!    rate limit so that forged packets carrying a victim's address cannot spend its tokens.
+//!    Then freshness ([`crate::wire`]'s, issue 57 §2): a send time further than
+//!    [`wire::FRESHNESS`] from the server's clock, or older than what it has had to forget, →
+//!    stale; a request it has already answered → replayed. A captured request, replayed from
+//!    any address, is answered nowhere.
 //! 6. Rate: a token bucket per source address (not per port: a flood from many ports of one host is
 //!    one source), then a global bucket over all sources. Either empty: rate-limited.
 //! 7. Otherwise reply, with exactly the request's length: the server is never an amplifier.
+//!
+//! The requests answered with a secret are remembered until their send time is more than
+//! [`wire::FRESHNESS`] behind the server's clock, at most [`MAX_REMEMBERED`] of them: past that
+//! the oldest is forgotten and nothing sent at or before its time is answered any more, so a
+//! forgotten request cannot be replayed either.
 //!
 //! The per-source table holds at most `max_sources` entries; when full it first forgets sources
 //! whose bucket has refilled (idle ones), and if none has, new sources share one overflow bucket.
@@ -30,9 +39,14 @@
 use crate::time::Nanos;
 use crate::wire::{self, Key, WireError};
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::net::{IpAddr, SocketAddr};
+
+/// Most answered requests remembered against replay. **Choice**: 131,072 (some 6 MB), above
+/// the default global rate's worst case (2000/s for the 60 s a request stays fresh, and the
+/// 4000 of the burst: 124,000); beyond it freshness tightens rather than memory growing.
+pub const MAX_REMEMBERED: usize = 131_072;
 
 /// Limits of the server. Every number is a parameter; the defaults are judgements, stated here.
 #[derive(Debug, Clone)]
@@ -88,6 +102,10 @@ pub struct ServerCounters {
     pub unauthenticated: u64,
     /// Dropped for a tag that does not verify.
     pub bad_tag: u64,
+    /// Dropped, with a secret, for a send time too far from the server's clock.
+    pub stale: u64,
+    /// Dropped, with a secret, as a copy of a request already answered.
+    pub replayed: u64,
     /// Dropped because the source's or the global token bucket was empty.
     pub rate_limited: u64,
     /// Replies the socket refused to send (counted by the driver, included in `replied`'s complement).
@@ -105,6 +123,8 @@ impl ServerCounters {
             + self.bad_version
             + self.unauthenticated
             + self.bad_tag
+            + self.stale
+            + self.replayed
             + self.rate_limited
     }
 }
@@ -113,7 +133,7 @@ impl fmt::Display for ServerCounters {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "received {} replied {} dropped {} (truncated {}, oversized {}, malformed {}, bad-version {}, unauthenticated {}, bad-tag {}, rate-limited {}) send-errors {}",
+            "received {} replied {} dropped {} (truncated {}, oversized {}, malformed {}, bad-version {}, unauthenticated {}, bad-tag {}, stale {}, replayed {}, rate-limited {}) send-errors {}",
             self.received,
             self.replied,
             self.dropped(),
@@ -123,6 +143,8 @@ impl fmt::Display for ServerCounters {
             self.bad_version,
             self.unauthenticated,
             self.bad_tag,
+            self.stale,
+            self.replayed,
             self.rate_limited,
             self.send_errors
         )
@@ -144,6 +166,11 @@ pub enum DropReason {
     Unauthenticated,
     /// A tag that does not verify with the server's secret.
     BadTag,
+    /// With a secret: a send time further than [`wire::FRESHNESS`] from the server's clock, or
+    /// at or before the last one it had to forget.
+    Stale,
+    /// With a secret: a request the server has already answered (a replay).
+    Replayed,
     /// The source's token bucket, or the global one, is empty.
     RateLimited,
 }
@@ -195,6 +222,11 @@ pub struct ServerCore {
     overflow: Option<Bucket>,
     global: Option<Bucket>,
     counters: ServerCounters,
+    /// Requests answered with a secret, by send time and tag, until they are stale.
+    answered: BTreeSet<(u64, [u8; wire::TAG_LEN])>,
+    /// Send time of the latest request forgotten for want of room: none at or before it is
+    /// answered.
+    forgotten: u64,
     /// `rx` of the request being answered, for the turnaround stamp.
     pending_rx: Nanos,
     pending_rx_unix: u64,
@@ -211,6 +243,8 @@ impl ServerCore {
             overflow: None,
             global: None,
             counters: ServerCounters::default(),
+            answered: BTreeSet::new(),
+            forgotten: 0,
             pending_rx: Nanos::ZERO,
             pending_rx_unix: 0,
         }
@@ -243,7 +277,7 @@ impl ServerCore {
         pkt: &[u8],
     ) -> Verdict {
         self.counters.received += 1;
-        let verdict = self.decide(rx, src, pkt);
+        let verdict = self.decide(rx, rx_unix_ns, src, pkt);
         match verdict {
             Verdict::Reply => {
                 self.counters.replied += 1;
@@ -259,6 +293,8 @@ impl ServerCore {
                     DropReason::BadVersion => c.bad_version += 1,
                     DropReason::Unauthenticated => c.unauthenticated += 1,
                     DropReason::BadTag => c.bad_tag += 1,
+                    DropReason::Stale => c.stale += 1,
+                    DropReason::Replayed => c.replayed += 1,
                     DropReason::RateLimited => c.rate_limited += 1,
                 }
             }
@@ -266,7 +302,7 @@ impl ServerCore {
         verdict
     }
 
-    fn decide(&mut self, rx: Nanos, src: SocketAddr, pkt: &[u8]) -> Verdict {
+    fn decide(&mut self, rx: Nanos, rx_unix_ns: u64, src: SocketAddr, pkt: &[u8]) -> Verdict {
         use DropReason::*;
         if src.port() == 0 {
             return Verdict::Drop(Malformed);
@@ -283,6 +319,7 @@ impl ServerCore {
         if header.is_reply() {
             return Verdict::Drop(Malformed);
         }
+        let mut fresh = None;
         if self.cfg.require_tag {
             match &self.key {
                 Some(key) => match wire::verify(pkt, &header, key) {
@@ -292,11 +329,49 @@ impl ServerCore {
                 },
                 None => return Verdict::Drop(Unauthenticated),
             }
+            let id = (header.server_rx_unix_ns, tag_of(pkt));
+            if let Some(why) = self.unfresh(rx_unix_ns, id) {
+                return Verdict::Drop(why);
+            }
+            fresh = Some(id);
         }
         if !self.take_token(rx, src.ip()) {
             return Verdict::Drop(RateLimited);
         }
+        if let Some(id) = fresh {
+            self.remember(id);
+        }
         Verdict::Reply
+    }
+
+    /// Why a tagged request `id` (its send time and tag) received at `now_unix` is not fresh, if
+    /// it is not; forgets what has gone stale.
+    fn unfresh(&mut self, now_unix: u64, id: (u64, [u8; wire::TAG_LEN])) -> Option<DropReason> {
+        let w = u64::try_from(wire::FRESHNESS.as_nanos()).unwrap_or(u64::MAX);
+        while let Some(first) = self.answered.first()
+            && first.0.saturating_add(w) < now_unix
+        {
+            self.answered.pop_first();
+        }
+        let sent = id.0;
+        if sent.abs_diff(now_unix) > w || sent <= self.forgotten {
+            return Some(DropReason::Stale);
+        }
+        if self.answered.contains(&id) {
+            return Some(DropReason::Replayed);
+        }
+        None
+    }
+
+    /// Remembers an answered request; past [`MAX_REMEMBERED`], forgets the oldest and answers
+    /// nothing sent at or before it any more.
+    fn remember(&mut self, id: (u64, [u8; wire::TAG_LEN])) {
+        self.answered.insert(id);
+        while self.answered.len() > MAX_REMEMBERED {
+            if let Some((sent, _)) = self.answered.pop_first() {
+                self.forgotten = self.forgotten.max(sent);
+            }
+        }
     }
 
     fn take_token(&mut self, now: Nanos, ip: IpAddr) -> bool {
@@ -329,6 +404,11 @@ impl ServerCore {
             .try_take(now, grate, gdepth)
     }
 
+    /// Requests remembered against replay now.
+    pub fn remembered(&self) -> usize {
+        self.answered.len()
+    }
+
     /// Turns the approved request in `pkt` into its reply, in place and of the same length,
     /// stamping the turnaround from the request's receive time to `tx` (monotonic, just before the
     /// send) and re-tagging with the server's secret.
@@ -336,6 +416,13 @@ impl ServerCore {
         let turnaround = u32::try_from(tx.saturating_sub(self.pending_rx).0).unwrap_or(u32::MAX);
         wire::seal_reply(pkt, self.pending_rx_unix, turnaround, self.key.as_ref());
     }
+}
+
+/// The last [`wire::TAG_LEN`] bytes of a tagged packet (decoded, so at least that long).
+fn tag_of(pkt: &[u8]) -> [u8; wire::TAG_LEN] {
+    let mut t = [0u8; wire::TAG_LEN];
+    t.copy_from_slice(&pkt[pkt.len() - wire::TAG_LEN..]);
+    t
 }
 
 #[cfg(test)]
@@ -385,7 +472,8 @@ mod tests {
         let mut s = ServerCore::new(cfg, Some(k.clone()));
         let good = request(64, Some(&k));
         let now = Nanos(0);
-        let d = |s: &mut ServerCore, p: &[u8]| s.handle_datagram(now, 0, src(1), p);
+        let wall = crate::time::unix_now_ns();
+        let d = |s: &mut ServerCore, p: &[u8]| s.handle_datagram(now, wall, src(1), p);
         assert_eq!(d(&mut s, &good[..20]), Verdict::Drop(DropReason::Truncated));
         assert_eq!(d(&mut s, &[0u8; 300]), Verdict::Drop(DropReason::Oversized));
         assert_eq!(d(&mut s, &[0u8; 64]), Verdict::Drop(DropReason::Malformed));
@@ -422,6 +510,91 @@ mod tests {
             (1, 1, 3, 1, 1, 1)
         );
         assert_eq!(c.received, c.replied + c.dropped());
+    }
+
+    /// Issue 57 §2: a tagged request is answered once, near its send time: a copy of it, from
+    /// any address, is dropped as replayed, and one sent too long ago (or ahead) as stale.
+    #[test]
+    fn a_tagged_request_is_answered_once_and_only_while_fresh() {
+        let k = key();
+        let cfg = ServerConfig {
+            require_tag: true,
+            ..ServerConfig::default()
+        };
+        let mut s = ServerCore::new(cfg, Some(k.clone()));
+        let t = 1_700_000_000_000_000_000u64;
+        let w = wire::FRESHNESS.as_nanos() as u64;
+        let at = |seq: u32, sent: u64| {
+            let mut b = vec![0u8; 64];
+            wire::encode_request_at(&mut b, 64, seq, 77, sent, Some(&k)).unwrap();
+            b
+        };
+        let good = at(1, t);
+        assert_eq!(
+            s.handle_datagram(Nanos(1), t + 5, src(1), &good),
+            Verdict::Reply
+        );
+        for from in [src(2), src(1)] {
+            assert_eq!(
+                s.handle_datagram(Nanos(2), t + 10, from, &good),
+                Verdict::Drop(DropReason::Replayed)
+            );
+        }
+        assert_eq!(
+            s.handle_datagram(Nanos(3), t + w + 1_000, src(3), &at(2, t)),
+            Verdict::Drop(DropReason::Stale)
+        );
+        assert_eq!(
+            s.handle_datagram(Nanos(3), t, src(3), &at(3, t + w + 1_000)),
+            Verdict::Drop(DropReason::Stale)
+        );
+        // Within the window either way: answered.
+        assert_eq!(
+            s.handle_datagram(Nanos(4), t + w, src(3), &at(4, t + 1)),
+            Verdict::Reply
+        );
+        // What went stale is forgotten; a copy of it is still refused, by its time.
+        assert_eq!(s.remembered(), 1);
+        assert_eq!(
+            s.handle_datagram(Nanos(5), t + 3 * w, src(2), &good),
+            Verdict::Drop(DropReason::Stale)
+        );
+        assert_eq!(s.remembered(), 0);
+        let c = s.counters();
+        assert_eq!((c.replied, c.replayed, c.stale), (2, 2, 3));
+        assert_eq!(c.received, c.replied + c.dropped());
+        assert!(c.to_string().contains("stale 3, replayed 2"), "{c}");
+    }
+
+    /// Past [`MAX_REMEMBERED`] the oldest answered request is forgotten, and nothing sent at or
+    /// before it is answered any more: a forgotten request cannot be replayed either.
+    #[test]
+    fn forgetting_for_room_tightens_freshness() {
+        let k = key();
+        let cfg = ServerConfig {
+            require_tag: true,
+            global_rate: f64::MAX,
+            global_burst: f64::MAX,
+            rate_per_source: f64::MAX,
+            burst_per_source: f64::MAX,
+            ..ServerConfig::default()
+        };
+        let mut s = ServerCore::new(cfg, Some(k.clone()));
+        let t = 1_700_000_000_000_000_000u64;
+        let mut b = vec![0u8; 48];
+        let mut first = Vec::new();
+        for i in 0..=MAX_REMEMBERED as u64 {
+            wire::encode_request_at(&mut b, 48, i as u32, 0, t + i, Some(&k)).unwrap();
+            if i == 0 {
+                first = b.clone();
+            }
+            assert_eq!(s.handle_datagram(Nanos(1), t, src(1), &b), Verdict::Reply);
+        }
+        assert_eq!(s.remembered(), MAX_REMEMBERED);
+        assert_eq!(
+            s.handle_datagram(Nanos(1), t, src(2), &first),
+            Verdict::Drop(DropReason::Stale)
+        );
     }
 
     #[test]

@@ -11,7 +11,7 @@ use crate::pump::{
     self,
     sink::{SinkConfig, SinkCore, SinkCounters, SinkVerdict},
 };
-use crate::server::{ServerConfig, ServerCore, ServerCounters};
+use crate::server::{DropReason, ServerConfig, ServerCore, ServerCounters};
 use crate::time::{Clock, Nanos, unix_now_ns};
 use crate::wire::{self, Key, MAX_UDP_PAYLOAD};
 use std::io;
@@ -308,13 +308,38 @@ impl EchoServer {
             {
                 continue;
             }
-            if self.core.handle_datagram(rx, unix_now_ns(), src, pkt)
-                == crate::server::Verdict::Reply
-            {
-                self.core.seal_reply(pkt, clock.now());
-                if self.sock.send_to(pkt, src).is_err() {
-                    self.core.note_send_error();
+            match self.core.handle_datagram(rx, unix_now_ns(), src, pkt) {
+                crate::server::Verdict::Reply => {
+                    self.core.seal_reply(pkt, clock.now());
+                    if self.sock.send_to(pkt, src).is_err() {
+                        self.core.note_send_error();
+                    }
                 }
+                // A replayed or stale tagged request is someone else's: logged the first time
+                // and then at powers of two, so a flood of them cannot fill the log.
+                crate::server::Verdict::Drop(why @ (DropReason::Replayed | DropReason::Stale)) => {
+                    let c = self.core.counters();
+                    let (n, what) = if why == DropReason::Replayed {
+                        (
+                            c.replayed,
+                            "a copy of a request already answered (a replay)".to_string(),
+                        )
+                    } else {
+                        (
+                            c.stale,
+                            format!(
+                                "stale: sent more than {} s from this server's clock (a replay, or a client whose clock is off)",
+                                wire::FRESHNESS.as_secs()
+                            ),
+                        )
+                    };
+                    if n.is_power_of_two() {
+                        log(&format!(
+                            "{name}: {src}: tagged request not answered: {what} ({n} so far)"
+                        ));
+                    }
+                }
+                crate::server::Verdict::Drop(_) => {}
             }
         }
         tcp_stop.store(true, Ordering::Relaxed);

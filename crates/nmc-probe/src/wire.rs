@@ -13,7 +13,7 @@
 //! | 6 | 2 | reserved, must be zero |
 //! | 8 | 4 | sequence number of the volley |
 //! | 12 | 8 | client transmit time: ns on the client's monotonic clock; opaque to the server, echoed |
-//! | 20 | 8 | server receive time: ns since the Unix epoch on the server's wall clock (0 in a request) |
+//! | 20 | 8 | in a reply: server receive time, ns since the Unix epoch on the server's wall clock; in a request: 0, or if TAGGED the client's send time, ns since the Unix epoch on its wall clock (the freshness the tag covers) |
 //! | 28 | 4 | server turnaround: ns from receiving the request to sending the reply, saturating (0 in a request) |
 //! | 32 | n | padding to the requested length (zeros from the probe; the server echoes whatever is there) |
 //! | len−16 | 16 | tag, only if TAGGED: the first 16 bytes of HMAC-SHA256(secret, bytes 0 .. len−16) |
@@ -23,6 +23,15 @@
 //! truncated to 128 bits as RFC 4868 does for IPsec (RFC 2104 §5 allows truncation to half the
 //! hash); it covers every byte before it, header and padding. The server re-tags its reply with the
 //! same secret, so a probe holding the secret can tell a genuine reply from an injected one.
+//!
+//! **Freshness** (issue 57 §2: a captured tagged request, replayed from another address, was
+//! answered there). A tagged request carries its client's wall-clock send time in bytes 20..28,
+//! under the tag; a server with a secret answers it only if that time is within
+//! [`FRESHNESS`] of its own clock, and only once: it remembers the requests it answered until
+//! they are stale ([`crate::server`]). So a replay, from any address, is not answered, and a
+//! client and server with a secret need wall clocks that agree within [`FRESHNESS`] (NTP does).
+//! Untagged requests are unchanged (the field is 0). The format's version stays 1: client and
+//! server are one binary.
 //!
 //! # ICMP Echo payload
 //!
@@ -53,6 +62,12 @@ pub const MAX_UDP_PAYLOAD: usize = 65_507;
 pub const ICMP_PAYLOAD_MIN: usize = 12;
 /// Shortest secret accepted, in bytes.
 pub const MIN_SECRET_LEN: usize = nmc_serve::auth::MIN_SECRET_LEN;
+/// How far a tagged request's send time may be from the server's clock, either way, for it to
+/// be answered. **Choice**: 30 s: hosts kept by NTP agree within milliseconds, and one whose
+/// clock is off by more has a problem the probe's one-way figures would show anyway; a replay
+/// older than this is refused by its time alone, and the server remembers what it answered for
+/// no longer than twice this (at its default global rate, at most some 124,000 requests).
+pub const FRESHNESS: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Why bytes are not an acceptable UDP echo packet, or a request cannot be made.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
@@ -108,7 +123,8 @@ pub struct Header {
     pub seq: u32,
     /// Client transmit time: ns on the client's monotonic clock, echoed unread by the server.
     pub client_tx_ns: u64,
-    /// Server receive time: ns since the Unix epoch on the server's wall clock (0 in a request).
+    /// Server receive time: ns since the Unix epoch on the server's wall clock. In a request: 0,
+    /// or in a tagged one the client's send time on its wall clock (see the module's freshness).
     pub server_rx_unix_ns: u64,
     /// Server turnaround: ns from receiving the request to sending the reply, saturating (0 in a
     /// request).
@@ -132,12 +148,31 @@ pub fn min_udp_payload(tagged: bool) -> usize {
 }
 
 /// Writes a request of exactly `len` bytes into `buf[..len]`: header, zero padding, and a tag if
-/// `key` is given. Returns `len`.
+/// `key` is given, with the wall clock's time now as its send time (the one thing here that is
+/// not pure: see [`encode_request_at`]). Returns `len`.
 pub fn encode_request(
     buf: &mut [u8],
     len: usize,
     seq: u32,
     client_tx_ns: u64,
+    key: Option<&Key>,
+) -> Result<usize, WireError> {
+    let sent = if key.is_some() {
+        crate::time::unix_now_ns()
+    } else {
+        0
+    };
+    encode_request_at(buf, len, seq, client_tx_ns, sent, key)
+}
+
+/// [`encode_request`] with the send time given: `sent_unix_ns`, ns since the Unix epoch, written
+/// in bytes 20..28 of a tagged request (ignored without a key: the field stays 0).
+pub fn encode_request_at(
+    buf: &mut [u8],
+    len: usize,
+    seq: u32,
+    client_tx_ns: u64,
+    sent_unix_ns: u64,
     key: Option<&Key>,
 ) -> Result<usize, WireError> {
     let min = min_udp_payload(key.is_some());
@@ -153,6 +188,7 @@ pub fn encode_request(
     pkt[8..12].copy_from_slice(&seq.to_be_bytes());
     pkt[12..20].copy_from_slice(&client_tx_ns.to_be_bytes());
     if let Some(key) = key {
+        pkt[20..28].copy_from_slice(&sent_unix_ns.to_be_bytes());
         let tag = key.tag::<TAG_LEN>(&pkt[..len - TAG_LEN]);
         pkt[len - TAG_LEN..].copy_from_slice(&tag);
     }
@@ -281,6 +317,22 @@ mod tests {
         let other = Key::new(b"another-secret-of-enough-length").unwrap();
         buf[40] ^= 1;
         assert_eq!(verify(&buf[..n], &h, &other), Err(WireError::BadTag));
+    }
+
+    #[test]
+    fn a_tagged_request_carries_its_send_time_under_the_tag() {
+        let k = key();
+        let mut buf = [0u8; 64];
+        let n =
+            encode_request_at(&mut buf, 64, 9, 42, 1_700_000_000_123_456_789, Some(&k)).unwrap();
+        let h = decode(&buf[..n]).unwrap();
+        assert_eq!(h.server_rx_unix_ns, 1_700_000_000_123_456_789);
+        verify(&buf[..n], &h, &k).unwrap();
+        buf[27] ^= 1; // an altered time fails the tag
+        assert_eq!(verify(&buf[..n], &h, &k), Err(WireError::BadTag));
+        // Untagged: the field stays 0.
+        let n = encode_request_at(&mut buf, 64, 9, 42, 5, None).unwrap();
+        assert_eq!(decode(&buf[..n]).unwrap().server_rx_unix_ns, 0);
     }
 
     #[test]

@@ -12,9 +12,17 @@
 //!    more is closed at once and counted.
 //! 3. **Per-source cap.** At most [`Limits::max_per_source`] of them from one IP address (not
 //!    per port: many ports of one host are one source), so one host cannot take every slot.
-//! 4. **Handshake deadline.** With a secret, the client must answer the challenge
+//! 4. **A slot is paid for, or given up.** A connection pays for its slot by answering the
+//!    secret's challenge, or by sending at least [`Limits::min_rate`] times its age (bytes the
+//!    server credits as work done for it, [`Conn::credit`], count too), after a grace of
+//!    [`Limits::grace`] to get going. When every slot is taken, a new connection takes the slot
+//!    of the one most in arrears ([`GateSnapshot::evicted`]); only when none is does rule 2
+//!    refuse it. A source whose connection ended, or was evicted, without paying for its time
+//!    is on [`BACKOFF`] for a while: its new connections have no grace (they are evictable at
+//!    once) and cannot evict anyone, so they only take a slot that is free.
+//! 5. **Handshake deadline.** With a secret, the client must answer the challenge
 //!    ([`crate::auth`]) within [`Limits::handshake`]; a wrong answer is closed at once.
-//! 5. **Minimum rate, judged per window.** The connection's life is cut into windows of
+//! 6. **Minimum rate, judged per window.** The connection's life is cut into windows of
 //!    [`Limits::window`] from its accept; a window in which the client sent fewer than
 //!    [`Limits::min_bytes_per_window`] bytes closes it. This is the idle timeout, and a slow
 //!    sender cannot extend it: a byte now and then does not restart anything, only the rate
@@ -23,14 +31,25 @@
 //!
 //! **Why a minimum rate and not a deadline for the whole exchange**: a pump run or a cost
 //! transfer may legitimately last minutes, and no single deadline fits both a 10-second
-//! measurement and an hour-long one. A minimum rate per window bounds what holding a slot costs
-//! the holder instead: to keep all of the default 64 slots an attacker must send at least
+//! measurement and an hour-long one. A minimum rate bounds what holding a slot costs the holder
+//! instead: to keep all of the default 64 slots an attacker must send at least
 //! 64 × [`DEFAULT_MIN_RATE`] bytes/s from at least 64 / [`DEFAULT_MAX_PER_SOURCE`] addresses, and
 //! every byte it sends is served work, not a stalled thread.
 //!
-//! Each admitted connection runs on its own thread (at most `max_connections` of them), reading
-//! and writing through a [`Conn`], which applies rules 4 and 5 on every call: its socket waits at
-//! most [`POLL`] at a time, so the rules are checked at least that often and a stop is seen.
+//! **Why rule 4** (issue 57 §2): rule 6 alone judges a connection at the end of each window, so a
+//! connection that sends nothing still holds its slot for a whole window, and one reopened the
+//! moment it is closed holds it again: 64 idle connections from 8 addresses, about 3 new ones a
+//! second, kept every slot and every real client out (with a secret, the same with connections
+//! that never answer, closed at the handshake deadline and reopened). Under rule 4 an unpaid slot
+//! is only lent until someone needs it, so holding slots costs the rate at every moment, not once
+//! a window; and reopening at once buys nothing, since the new connection starts on back-off,
+//! evictable. A client that pays (every nmc client sends far more than 100 B/s while it works,
+//! or has answered the challenge) is never evicted.
+//!
+//! Each admitted connection runs on its own thread (at most `max_connections` of them, and
+//! briefly those just evicted, which see it within [`POLL`]), reading and writing through a
+//! [`Conn`], which applies rules 4 to 6 on every call: its socket waits at most [`POLL`] at a
+//! time, so the rules are checked at least that often and a stop is seen.
 
 use crate::auth::{self, Key};
 use std::collections::HashMap;
@@ -65,6 +84,20 @@ pub const DEFAULT_MIN_RATE: u64 = 100;
 /// Time to answer the secret's challenge. **Choice**: 5 s, many round trips of any real path
 /// and a few SYN/data retransmissions.
 pub const DEFAULT_HANDSHAKE: Duration = Duration::from_secs(5);
+/// Time a new connection has to get going before it must pay for its slot (rule 4): until
+/// then it is not evicted for sending nothing. **Choice**: 2 s, a few round trips of a
+/// satellite path and one lost segment's retransmission (RFC 6298's 1 s initial RTO): every nmc
+/// client answers the challenge or sends its first request well within it.
+pub const DEFAULT_GRACE: Duration = Duration::from_secs(2);
+/// How long a source whose connection ended, or was evicted, without paying for its time loses
+/// its standing (rule 4): its new connections get no grace and cannot evict. **Choice**: 60 s,
+/// three of the default 20 s windows, so a source whose idle connections are closed at each
+/// window's end stays on it; a real client's connections pay, and never put it there.
+pub const BACKOFF: Duration = Duration::from_secs(60);
+/// Most sources remembered on [`BACKOFF`] at once. **Choice**: 4096 entries, some 200 kB; when
+/// it is full, entries whose time is up are dropped, and if none is, a new source is not put on
+/// back-off (its connections are still evicted when they do not pay).
+pub const MAX_BACKOFF_SOURCES: usize = 4096;
 /// Longest a connection's socket call waits before the rules are checked again. **Choice**:
 /// 100 ms, the same as the probe's drivers: a stop is seen promptly, and a rule's deadline is
 /// kept to within that.
@@ -80,6 +113,14 @@ const ACCEPT_IDLE: Duration = Duration::from_millis(20);
 /// At the end, how long to wait for connection threads to see the stop and finish.
 const DRAIN: Duration = Duration::from_secs(2);
 
+/// Whether the `n`th of a kind of event (counted from 1) is logged: the first, then at each
+/// power of two, so that a flood of them (refusals, closes, a stranger's connections) cannot
+/// fill the log while the count still shows how many there were. Every server's repeated log
+/// lines go through it.
+pub fn worth_logging(n: u64) -> bool {
+    n.is_power_of_two()
+}
+
 /// The gate's limits: every number a parameter, the defaults stated above.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
@@ -88,14 +129,18 @@ pub struct Limits {
     /// Connections from one IP address served at once, at most (rule 3);
     /// [`DEFAULT_MAX_PER_SOURCE`] by default.
     pub max_per_source: usize,
-    /// The window the minimum rate is judged over, from the accept (rule 5); [`DEFAULT_WINDOW`]
+    /// The window the minimum rate is judged over, from the accept (rule 6); [`DEFAULT_WINDOW`]
     /// by default.
     pub window: Duration,
-    /// Bytes per second, averaged over each window (at least 1 byte a window is required).
+    /// Bytes per second, averaged over each window (at least 1 byte a window is required), and
+    /// what a connection pays for its slot (rule 4).
     pub min_rate: u64,
-    /// Time a client has to answer the secret's challenge, from when it is sent (rule 4);
+    /// Time a client has to answer the secret's challenge, from when it is sent (rule 5);
     /// [`DEFAULT_HANDSHAKE`] by default.
     pub handshake: Duration,
+    /// Time a new connection has before it must pay for its slot (rule 4); [`DEFAULT_GRACE`] by
+    /// default.
+    pub grace: Duration,
 }
 
 impl Default for Limits {
@@ -106,6 +151,7 @@ impl Default for Limits {
             window: DEFAULT_WINDOW,
             min_rate: DEFAULT_MIN_RATE,
             handshake: DEFAULT_HANDSHAKE,
+            grace: DEFAULT_GRACE,
         }
     }
 }
@@ -148,11 +194,12 @@ impl Limits {
     /// One line for a server's start-up log.
     pub fn describe(&self, key: Option<&Key>) -> String {
         format!(
-            "at most {} connections, {} per source; closed below {} bytes/s over each {} s window; secret {}",
+            "at most {} connections, {} per source; closed below {} bytes/s over each {} s window; when all are taken, one below that rate since its accept (after {} s) gives its slot up; secret {}",
             self.max_connections,
             self.max_per_source,
             self.min_rate,
             self.window.as_secs_f64(),
+            self.grace.as_secs_f64(),
             if key.is_some() { "required" } else { "none" }
         )
     }
@@ -169,6 +216,10 @@ pub struct GateCounters {
     closed_slow: AtomicU64,
     closed_handshake: AtomicU64,
     bad_secret: AtomicU64,
+    unanswered: AtomicU64,
+    evicted: AtomicU64,
+    refused_requests: AtomicU64,
+    errors: AtomicU64,
     active: AtomicUsize,
 }
 
@@ -191,6 +242,17 @@ pub struct GateSnapshot {
     pub closed_handshake: u64,
     /// Closed for a wrong answer to the challenge.
     pub bad_secret: u64,
+    /// Closed (or reset) by the client before it answered the challenge.
+    pub unanswered: u64,
+    /// Closed to give their slot to a new connection: every slot was taken and they had not
+    /// paid for theirs (rule 4).
+    pub evicted: u64,
+    /// Requests a handler refused ([`Conn::note_refused`]), e.g. reverse runs asked for with
+    /// values out of bounds.
+    pub refused_requests: u64,
+    /// Ended by an error of the connection's own (closed or reset in the middle of a request,
+    /// and the like).
+    pub errors: u64,
     /// Being served now.
     pub active: usize,
 }
@@ -206,7 +268,7 @@ impl fmt::Display for GateSnapshot {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "tcp connections: accepted {} active {} refused {} (full {}, per-source {}, out of descriptors {}) closed slow {} handshake timeout {} bad secret {} accept errors {}",
+            "tcp connections: accepted {} active {} refused {} (full {}, per-source {}, out of descriptors {}) closed slow {} handshake timeout {} closed unanswered {} bad secret {} evicted {} refused requests {} errors {} accept errors {}",
             self.accepted,
             self.active,
             self.refused(),
@@ -215,7 +277,11 @@ impl fmt::Display for GateSnapshot {
             self.refused_descriptors,
             self.closed_slow,
             self.closed_handshake,
+            self.unanswered,
             self.bad_secret,
+            self.evicted,
+            self.refused_requests,
+            self.errors,
             self.accept_errors
         )
     }
@@ -234,6 +300,10 @@ impl GateCounters {
             closed_slow: g(&self.closed_slow),
             closed_handshake: g(&self.closed_handshake),
             bad_secret: g(&self.bad_secret),
+            unanswered: g(&self.unanswered),
+            evicted: g(&self.evicted),
+            refused_requests: g(&self.refused_requests),
+            errors: g(&self.errors),
             active: self.active.load(Ordering::Relaxed),
         }
     }
@@ -246,8 +316,82 @@ pub enum Closed {
     Slow(u64, u64),
     /// The handshake's deadline passed.
     Handshake,
+    /// Its slot went to a new connection: every slot was taken and it had not paid for its
+    /// own (rule 4).
+    Evicted,
     /// The server is stopping.
     Stopping,
+}
+
+/// What the gate knows of one admitted connection, shared between its thread (which counts
+/// what it pays) and the accept loop (which judges it when a slot is wanted, rule 4).
+#[derive(Debug)]
+struct Entry {
+    ip: IpAddr,
+    peer: SocketAddr,
+    /// The accept.
+    start: Instant,
+    /// Nanoseconds from `start` from which its time is counted ([`Conn::forgive`] moves it).
+    since_ns: AtomicU64,
+    /// Bytes it has paid: received, and credited ([`Conn::credit`]).
+    paid: AtomicU64,
+    /// Whether the grace applies: not when its source was on back-off at the accept.
+    graced: bool,
+    /// Answered the secret's challenge: paid for good.
+    proven: AtomicBool,
+    /// The server is working for it on a handle of its own ([`Conn::excuse`]).
+    excused: AtomicBool,
+    /// Set (under the slots' lock) when its slot went to another connection.
+    evicted: AtomicBool,
+}
+
+impl Entry {
+    fn new(peer: SocketAddr, graced: bool) -> Entry {
+        Entry {
+            ip: peer.ip(),
+            peer,
+            start: Instant::now(),
+            since_ns: AtomicU64::new(0),
+            paid: AtomicU64::new(0),
+            graced,
+            proven: AtomicBool::new(false),
+            excused: AtomicBool::new(false),
+            evicted: AtomicBool::new(false),
+        }
+    }
+
+    /// Starts counting its time afresh from now (what it has paid stays paid).
+    fn rebase(&self) {
+        let ns = u64::try_from(self.start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.since_ns.store(ns, Ordering::Relaxed);
+    }
+
+    /// Bytes it owes at `now` with `slack` of free time (rule 4), if it owes any: `min_rate`
+    /// times its counted time less the slack, less what it has paid. None when it has answered
+    /// the challenge or the server is working for it.
+    fn owes(&self, now: Instant, min_rate: u64, slack: Duration) -> Option<u128> {
+        if self.proven.load(Ordering::Relaxed) || self.excused.load(Ordering::Relaxed) {
+            return None;
+        }
+        let counted = now
+            .saturating_duration_since(self.start)
+            .as_nanos()
+            .saturating_sub(u128::from(self.since_ns.load(Ordering::Relaxed)));
+        let due_ns = counted.checked_sub(slack.as_nanos())?;
+        let due = u128::from(min_rate) * due_ns / 1_000_000_000;
+        let paid = u128::from(self.paid.load(Ordering::Relaxed));
+        (due > paid).then(|| due - paid)
+    }
+
+    /// What it owes now, its grace counted (the judgement when a slot is wanted).
+    fn arrears(&self, now: Instant, limits: &Limits) -> Option<u128> {
+        let slack = if self.graced {
+            limits.grace
+        } else {
+            Duration::ZERO
+        };
+        self.owes(now, limits.min_rate, slack)
+    }
 }
 
 /// One admitted connection, guarded: every read and write checks the handshake deadline, the
@@ -264,6 +408,9 @@ pub struct Conn {
     stop: Arc<AtomicBool>,
     received: u64,
     closed: Option<Closed>,
+    entry: Arc<Entry>,
+    /// The gate's, for [`Conn::note_refused`].
+    gate: Option<Gate>,
 }
 
 impl Conn {
@@ -272,6 +419,7 @@ impl Conn {
         peer: SocketAddr,
         limits: &Limits,
         stop: Arc<AtomicBool>,
+        entry: Arc<Entry>,
     ) -> io::Result<Conn> {
         stream.set_nonblocking(false)?;
         stream.set_read_timeout(Some(POLL))?;
@@ -287,7 +435,22 @@ impl Conn {
             stop,
             received: 0,
             closed: None,
+            entry,
+            gate: None,
         })
+    }
+
+    /// Counts a request this connection made that its handler refused (e.g. a reverse run
+    /// asked for with values out of bounds, or malformed), and logs it with `why` the first
+    /// time and then at powers of two ([`worth_logging`]), so that a stranger's stream of bad
+    /// requests cannot fill the log.
+    pub fn note_refused(&self, why: &str) {
+        if let Some(g) = &self.gate {
+            let n = g.counters.refused_requests.fetch_add(1, Ordering::Relaxed) + 1;
+            if worth_logging(n) {
+                g.log(&format!("{}: {why} ({n} so far)", self.peer));
+            }
+        }
     }
 
     /// The client's address and port.
@@ -332,10 +495,24 @@ impl Conn {
     }
 
     /// Starts a fresh window now: for a server that stopped reading on purpose (the sink's
-    /// scripted stall), so that its own pause is not held against the client.
+    /// scripted stall), or that worked for the client on a handle of its own
+    /// ([`Conn::excuse`]), so that its own pause is not held against the client. The time until
+    /// now is not counted against what the client pays for its slot either (what it has paid
+    /// stays paid), and an excuse ends.
     pub fn forgive(&mut self) {
         self.window_start = Instant::now();
         self.window_bytes = 0;
+        self.entry.rebase();
+        self.entry.excused.store(false, Ordering::Relaxed);
+    }
+
+    /// Marks that the server is now working for the client on a handle of its own (a reverse
+    /// run sending on a clone of the socket, which this `Conn` does not see): until
+    /// [`Conn::forgive`], the connection owes nothing for its slot and is not evicted to give
+    /// it to another (the gate's rule 4). The client's request was valid; what it gets is
+    /// served work, bounded by the run's own limits.
+    pub fn excuse(&mut self) {
+        self.entry.excused.store(true, Ordering::Relaxed);
     }
 
     /// Applies the rules now, for a handler that waits on the socket itself (`ppoll` on
@@ -398,6 +575,7 @@ impl Conn {
     /// its work, and the few bytes of acknowledgement alone would fall below the rate.
     pub fn credit(&mut self, bytes: u64) {
         self.window_bytes = self.window_bytes.saturating_add(bytes);
+        self.entry.paid.fetch_add(bytes, Ordering::Relaxed);
     }
 
     fn refuse(&mut self, why: Closed) -> io::Error {
@@ -408,6 +586,10 @@ impl Conn {
                 self.window.as_secs_f64()
             ),
             Closed::Handshake => "closed: no answer to the secret's challenge in time".into(),
+            Closed::Evicted => {
+                "closed: its slot went to a new connection (all taken, and it had not paid for its own)"
+                    .into()
+            }
             Closed::Stopping => "closed: the server is stopping".into(),
         };
         io::Error::new(io::ErrorKind::TimedOut, msg)
@@ -417,6 +599,9 @@ impl Conn {
     fn check(&mut self) -> io::Result<()> {
         if self.stop.load(Ordering::Relaxed) {
             return Err(self.refuse(Closed::Stopping));
+        }
+        if self.entry.evicted.load(Ordering::Relaxed) {
+            return Err(self.refuse(Closed::Evicted));
         }
         let now = Instant::now();
         if self.deadline.is_some_and(|d| now >= d) {
@@ -431,6 +616,18 @@ impl Conn {
         }
         Ok(())
     }
+}
+
+/// Whether `e` means the client has gone: the connection ended or was reset under a read or a
+/// write.
+fn gone(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::UnexpectedEof
+            | io::ErrorKind::ConnectionReset
+            | io::ErrorKind::ConnectionAborted
+            | io::ErrorKind::BrokenPipe
+    )
 }
 
 fn waiting(e: &io::Error) -> bool {
@@ -448,6 +645,7 @@ impl Read for Conn {
                 Ok(n) => {
                     self.window_bytes += n as u64;
                     self.received += n as u64;
+                    self.entry.paid.fetch_add(n as u64, Ordering::Relaxed);
                     return Ok(n);
                 }
                 Err(e) if waiting(&e) => {}
@@ -481,26 +679,79 @@ pub type Log = Arc<dyn Fn(&str) + Send + Sync>;
 struct Slots {
     total: usize,
     by_source: HashMap<IpAddr, usize>,
+    /// The connections holding the `total` slots.
+    live: Vec<Arc<Entry>>,
+    /// Sources on [`BACKOFF`], until when.
+    backoff: HashMap<IpAddr, Instant>,
 }
 
-/// Gives a slot back when the connection's thread ends, however it ends.
+impl Slots {
+    /// Gives `e`'s slot back (once: an evicted connection's was given back when it was).
+    fn release(&mut self, e: &Arc<Entry>) -> bool {
+        let Some(i) = self.live.iter().position(|x| Arc::ptr_eq(x, e)) else {
+            return false;
+        };
+        self.live.swap_remove(i);
+        self.total = self.total.saturating_sub(1);
+        if let Some(n) = self.by_source.get_mut(&e.ip) {
+            *n -= 1;
+            if *n == 0 {
+                self.by_source.remove(&e.ip);
+            }
+        }
+        true
+    }
+
+    fn on_backoff(&self, ip: IpAddr, now: Instant) -> bool {
+        self.backoff.get(&ip).is_some_and(|&until| now < until)
+    }
+
+    fn put_on_backoff(&mut self, ip: IpAddr, now: Instant) {
+        if self.backoff.len() >= MAX_BACKOFF_SOURCES && !self.backoff.contains_key(&ip) {
+            self.backoff.retain(|_, until| now < *until);
+            if self.backoff.len() >= MAX_BACKOFF_SOURCES {
+                return;
+            }
+        }
+        self.backoff.insert(ip, now + BACKOFF);
+    }
+
+    /// The connection most in arrears (rule 4), if any owes anything.
+    fn most_in_arrears(&self, now: Instant, limits: &Limits) -> Option<Arc<Entry>> {
+        self.live
+            .iter()
+            .filter_map(|e| e.arrears(now, limits).map(|d| (d, e)))
+            .max_by_key(|(d, _)| *d)
+            .map(|(_, e)| e.clone())
+    }
+}
+
+/// Gives a slot back when the connection's thread ends, however it ends, and puts its source on
+/// back-off if it ended without paying for its time.
 struct Slot {
     slots: Arc<Mutex<Slots>>,
-    ip: IpAddr,
+    entry: Arc<Entry>,
+    min_rate: u64,
     counters: Arc<GateCounters>,
+    threads: Arc<AtomicUsize>,
 }
 
 impl Drop for Slot {
     fn drop(&mut self) {
         let mut s = self.slots.lock().unwrap_or_else(|p| p.into_inner());
-        s.total = s.total.saturating_sub(1);
-        if let Some(n) = s.by_source.get_mut(&self.ip) {
-            *n -= 1;
-            if *n == 0 {
-                s.by_source.remove(&self.ip);
+        if s.release(&self.entry) {
+            self.counters.active.fetch_sub(1, Ordering::Relaxed);
+            let now = Instant::now();
+            if self
+                .entry
+                .owes(now, self.min_rate, Duration::ZERO)
+                .is_some()
+            {
+                s.put_on_backoff(self.entry.ip, now);
             }
         }
-        self.counters.active.fetch_sub(1, Ordering::Relaxed);
+        drop(s);
+        self.threads.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
@@ -559,7 +810,7 @@ impl Gate {
     /// Logs a refusal the first time and then at each power of two, so a flood cannot fill the
     /// log.
     fn note_refusal(&self, n: u64, what: &str) {
-        if n.is_power_of_two() {
+        if worth_logging(n) {
             self.log(&format!("refused {n} connection(s) so far: {what}"));
         }
     }
@@ -575,6 +826,7 @@ impl Gate {
         listener.set_nonblocking(true)?;
         let handler = Arc::new(handler);
         let slots = Arc::new(Mutex::new(Slots::default()));
+        let threads = Arc::new(AtomicUsize::new(0));
         let done = Arc::new(AtomicBool::new(false));
         // Held for the moment descriptors run out: given back to accept and close one client.
         let mut spare = std::fs::File::open("/dev/null").ok();
@@ -586,7 +838,7 @@ impl Gate {
                 spare = std::fs::File::open("/dev/null").ok();
             }
             match listener.accept() {
-                Ok((s, peer)) => self.admit(s, peer, &slots, &done, &handler),
+                Ok((s, peer)) => self.admit(s, peer, &slots, &threads, &done, &handler),
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => std::thread::sleep(ACCEPT_IDLE),
                 Err(e)
                     if matches!(
@@ -595,7 +847,7 @@ impl Gate {
                     ) => {}
                 Err(e) => {
                     let n = self.counters.accept_errors.fetch_add(1, Ordering::Relaxed) + 1;
-                    if n.is_power_of_two() {
+                    if worth_logging(n) {
                         self.log(&format!(
                             "accept failed ({n} so far): {e}; refusing new connections, serving the {} admitted",
                             self.counters.active.load(Ordering::Relaxed)
@@ -622,7 +874,7 @@ impl Gate {
         }
         done.store(true, Ordering::Relaxed);
         let until = Instant::now() + DRAIN;
-        while self.counters.active.load(Ordering::Relaxed) > 0 && Instant::now() < until {
+        while threads.load(Ordering::Relaxed) > 0 && Instant::now() < until {
             std::thread::sleep(Duration::from_millis(10));
         }
         Ok(())
@@ -633,25 +885,44 @@ impl Gate {
         s: TcpStream,
         peer: SocketAddr,
         slots: &Arc<Mutex<Slots>>,
+        threads: &Arc<AtomicUsize>,
         done: &Arc<AtomicBool>,
         handler: &Arc<H>,
     ) where
         H: Fn(&mut Conn) -> io::Result<()> + Send + Sync + 'static,
     {
         let ip = peer.ip();
+        let now = Instant::now();
+        let entry;
+        let mut evicted = None;
         {
             let mut sl = slots.lock().unwrap_or_else(|p| p.into_inner());
-            if sl.total >= self.limits.max_connections {
-                drop(sl);
-                drop(s);
-                let n = self.counters.refused_full.fetch_add(1, Ordering::Relaxed) + 1;
-                self.note_refusal(
-                    n,
-                    &format!("all {} slots busy", self.limits.max_connections),
-                );
-                return;
-            }
             let mine = sl.by_source.get(&ip).copied().unwrap_or(0);
+            let on_backoff = sl.on_backoff(ip, now);
+            if sl.total >= self.limits.max_connections {
+                // Rule 4: the slot of one that has not paid for it, unless this source is on
+                // back-off itself.
+                let victim = if on_backoff || mine >= self.limits.max_per_source {
+                    None
+                } else {
+                    sl.most_in_arrears(now, &self.limits)
+                };
+                let Some(victim) = victim else {
+                    drop(sl);
+                    drop(s);
+                    let n = self.counters.refused_full.fetch_add(1, Ordering::Relaxed) + 1;
+                    self.note_refusal(
+                        n,
+                        &format!("all {} slots busy", self.limits.max_connections),
+                    );
+                    return;
+                };
+                victim.evicted.store(true, Ordering::Relaxed);
+                sl.release(&victim);
+                sl.put_on_backoff(victim.ip, now);
+                self.counters.active.fetch_sub(1, Ordering::Relaxed);
+                evicted = Some(victim.peer);
+            }
             if mine >= self.limits.max_per_source {
                 drop(sl);
                 drop(s);
@@ -665,14 +936,28 @@ impl Gate {
                 );
                 return;
             }
+            entry = Arc::new(Entry::new(peer, !on_backoff));
             sl.total += 1;
             *sl.by_source.entry(ip).or_insert(0) += 1;
+            sl.live.push(entry.clone());
+        }
+        if let Some(victim) = evicted {
+            let n = self.counters.evicted.fetch_add(1, Ordering::Relaxed) + 1;
+            if worth_logging(n) {
+                self.log(&format!(
+                    "{victim}: evicted, its slot given to {peer}: all {} taken, and it had sent below {} bytes/s since its accept ({n} so far)",
+                    self.limits.max_connections, self.limits.min_rate
+                ));
+            }
         }
         self.counters.active.fetch_add(1, Ordering::Relaxed);
+        threads.fetch_add(1, Ordering::Relaxed);
         let slot = Slot {
             slots: slots.clone(),
-            ip,
+            entry: entry.clone(),
+            min_rate: self.limits.min_rate,
             counters: self.counters.clone(),
+            threads: threads.clone(),
         };
         self.counters.accepted.fetch_add(1, Ordering::Relaxed);
         let (gate, done, handler) = (self.clone(), done.clone(), handler.clone());
@@ -680,7 +965,7 @@ impl Gate {
             .name("nmc-serve-conn".into())
             .spawn(move || {
                 let _slot = slot;
-                gate.run_conn(s, peer, done, &*handler);
+                gate.run_conn(s, peer, done, entry, &*handler);
             });
         if let Err(e) = spawned {
             // The closure (and with it the slot and the socket) is dropped: both given back.
@@ -688,27 +973,49 @@ impl Gate {
         }
     }
 
-    fn run_conn<H>(&self, s: TcpStream, peer: SocketAddr, done: Arc<AtomicBool>, handler: &H)
-    where
+    fn run_conn<H>(
+        &self,
+        s: TcpStream,
+        peer: SocketAddr,
+        done: Arc<AtomicBool>,
+        entry: Arc<Entry>,
+        handler: &H,
+    ) where
         H: Fn(&mut Conn) -> io::Result<()>,
     {
-        let mut c = match Conn::new(s, peer, &self.limits, done) {
+        let mut c = match Conn::new(s, peer, &self.limits, done, entry) {
             Ok(c) => c,
             Err(e) => {
                 self.log(&format!("{peer}: {e}"));
                 return;
             }
         };
+        c.gate = Some(self.clone());
         if let Some(key) = &self.key {
             c.deadline = Some(Instant::now() + self.limits.handshake);
             match auth::challenge(&mut c, key) {
-                Ok(true) => c.deadline = None,
+                Ok(true) => {
+                    c.deadline = None;
+                    c.entry.proven.store(true, Ordering::Relaxed);
+                }
                 Ok(false) => {
                     let n = self.counters.bad_secret.fetch_add(1, Ordering::Relaxed) + 1;
                     self.note_close(n, peer, "wrong answer to the secret's challenge");
                     return;
                 }
+                Err(e) if c.closed.is_none() && gone(&e) => {
+                    // The client left without a word: counted, and logged as that, not as the
+                    // read that found it gone ("failed to fill whole buffer").
+                    let n = self.counters.unanswered.fetch_add(1, Ordering::Relaxed) + 1;
+                    self.note_close(n, peer, "closed before answering the secret's challenge");
+                    return;
+                }
+                Err(e) if c.closed.is_some() => {
+                    self.count_close(&c, peer, &e);
+                    return;
+                }
                 Err(e) => {
+                    let e = io::Error::new(e.kind(), format!("during the secret's challenge: {e}"));
                     self.count_close(&c, peer, &e);
                     return;
                 }
@@ -719,25 +1026,27 @@ impl Gate {
         }
     }
 
-    /// Counts why the guard closed `c` (if it did) and logs the first of each kind and then
-    /// at powers of two: a flood of slow or silent connections cannot fill the log. Other
-    /// errors are the connection's own and are logged as they come.
+    /// Counts why `c` ended in error, by the guard's reason or as the connection's own error,
+    /// and logs the first of each kind and then at powers of two ([`worth_logging`]): a flood of
+    /// slow, silent or broken connections cannot fill the log.
     fn count_close(&self, c: &Conn, peer: SocketAddr, e: &io::Error) {
-        let counter = match c.closed {
-            Some(Closed::Slow(..)) => &self.counters.closed_slow,
-            Some(Closed::Handshake) => &self.counters.closed_handshake,
-            Some(Closed::Stopping) => return,
-            None => {
-                self.log(&format!("{peer}: {e}"));
-                return;
-            }
+        let (counter, why) = match c.closed {
+            Some(Closed::Slow(..)) => (&self.counters.closed_slow, e.to_string()),
+            Some(Closed::Handshake) => (&self.counters.closed_handshake, e.to_string()),
+            // Counted and logged when it was evicted.
+            Some(Closed::Stopping | Closed::Evicted) => return,
+            None if e.kind() == io::ErrorKind::UnexpectedEof => (
+                &self.counters.errors,
+                "closed by the client in the middle of a request".to_string(),
+            ),
+            None => (&self.counters.errors, e.to_string()),
         };
         let n = counter.fetch_add(1, Ordering::Relaxed) + 1;
-        self.note_close(n, peer, &e.to_string());
+        self.note_close(n, peer, &why);
     }
 
     fn note_close(&self, n: u64, peer: SocketAddr, why: &str) {
-        if n.is_power_of_two() {
+        if worth_logging(n) {
             self.log(&format!("{peer}: {why} ({n} so far)"));
         }
     }
@@ -746,6 +1055,40 @@ impl Gate {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Rule 4's judgement: the rate times the time past the slack, less what was paid; nothing
+    /// owed once the challenge is answered or while the server works for it.
+    #[test]
+    fn a_connection_owes_the_rate_for_its_time_past_the_slack() {
+        let e = Entry::new("127.0.0.1:1".parse().unwrap(), true);
+        let (rate, slack) = (100, Duration::from_secs(2));
+        let at = |s: u64| e.start + Duration::from_secs(s);
+        assert_eq!(e.owes(at(1), rate, slack), None);
+        assert_eq!(e.owes(at(3), rate, slack), Some(100));
+        assert_eq!(e.owes(at(3), rate, Duration::ZERO), Some(300));
+        e.paid.store(60, Ordering::Relaxed);
+        assert_eq!(e.owes(at(3), rate, slack), Some(40));
+        e.paid.store(100, Ordering::Relaxed);
+        assert_eq!(e.owes(at(3), rate, slack), None);
+        e.excused.store(true, Ordering::Relaxed);
+        assert_eq!(e.owes(at(100), rate, slack), None);
+        e.excused.store(false, Ordering::Relaxed);
+        e.proven.store(true, Ordering::Relaxed);
+        assert_eq!(e.owes(at(100), rate, slack), None);
+        // Without its grace (its source on back-off), a connection that sent nothing owes at
+        // once.
+        let l = Limits::default();
+        let e = Entry::new("127.0.0.1:2".parse().unwrap(), false);
+        assert!(
+            e.arrears(e.start + Duration::from_millis(100), &l)
+                .is_some()
+        );
+        let e = Entry::new("127.0.0.1:3".parse().unwrap(), true);
+        assert!(
+            e.arrears(e.start + Duration::from_millis(100), &l)
+                .is_none()
+        );
+    }
 
     #[test]
     fn defaults_pass_and_degenerate_limits_are_refused() {

@@ -16,6 +16,7 @@ fn limits(max: usize, per_source: usize) -> Limits {
         // client closes well inside its first window, so the rule never judges it.
         min_rate: 200,
         handshake: Duration::from_millis(500),
+        grace: nmc_serve::gate::DEFAULT_GRACE,
     }
 }
 
@@ -189,4 +190,47 @@ fn a_trickled_answer_cannot_stretch_the_handshake() {
         started.elapsed() < Duration::from_secs(3),
         "the trickle stretched the deadline"
     );
+}
+
+/// Issue 57 §2: idle connections that fill every slot and are reopened the moment the gate
+/// closes them kept every real client out (they were judged only at the end of each window, and
+/// reopened). Now an unpaid slot goes to a newcomer once its grace is over, so a real client is
+/// served while the attack goes on; with a secret, the same against connections that never
+/// answer the challenge. No timing is asserted: the attack runs past the grace and the real
+/// client must then be served, each time.
+#[test]
+fn a_reconnecting_idle_attacker_cannot_keep_a_client_out() {
+    let sources = ["127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"];
+    let key = Key::new(b"0123456789abcdef-gate-test").unwrap();
+    for key in [None, Some(key)] {
+        let l = Limits {
+            max_connections: 8,
+            max_per_source: 2,
+            // Long windows: only the new rule can free a slot during the test.
+            window: Duration::from_secs(30),
+            min_rate: 100,
+            ..Limits::default()
+        };
+        let (addr, gate, _stop) = line_server(l, key.clone());
+        let attack = Reconnecting::start(&sources, 2, addr);
+        assert!(eventually(Duration::from_secs(5), || attack.open() == 8
+            && gate.counters().snapshot().active == 8));
+        // Past the grace a new connection has to pay for its slot (2 s by default).
+        std::thread::sleep(Duration::from_millis(2500));
+        for i in 0..3 {
+            let mut s = connect_from("127.0.0.9", addr);
+            if let Some(k) = &key {
+                nmc_serve::auth::answer(&mut s, k)
+                    .unwrap_or_else(|e| panic!("secret {}: run {i}: {e}", key.is_some()));
+            }
+            assert!(
+                served(&mut s),
+                "secret {}: run {i}: the attackers kept the client out",
+                key.is_some()
+            );
+        }
+        // The first client's slot (at least) was an attacker's: every slot was taken.
+        assert!(gate.counters().snapshot().evicted >= 1);
+        drop(attack);
+    }
 }

@@ -299,10 +299,14 @@ pub(crate) fn serve_request(
     udp: Option<&Arc<UdpSide>>,
 ) -> io::Result<()> {
     let session = h.session;
+    // A refusal is told to the client and logged (rate-limited: anyone may ask).
+    let refuse = |s: &mut Conn, why: &str| {
+        s.note_refused(&format!("nmc pump -R: {why}"));
+        send_error(s, session, why)
+    };
     if h.length as usize != wire::REQUEST_LEN {
-        return send_error(
+        return refuse(
             s,
-            session,
             &format!(
                 "malformed reverse request: a body of {} bytes, not {}",
                 h.length,
@@ -313,12 +317,18 @@ pub(crate) fn serve_request(
     let mut body = [0u8; wire::REQUEST_LEN];
     s.read_exact(&mut body)?;
     let Ok(req) = Request::decode(&body) else {
-        return send_error(s, session, "malformed reverse request");
+        return refuse(s, "malformed reverse request");
     };
     let cfg = match check_request(&req, session) {
         Ok(c) => c,
-        Err(why) => return send_error(s, session, &format!("request refused: {why}")),
+        Err(why) => return refuse(s, &format!("request refused: {why}")),
     };
+    if cfg.transport == PumpTransport::Udp && udp.is_none() {
+        return refuse(
+            s,
+            "request refused: this server does not serve the pump over UDP",
+        );
+    }
     let run = match cfg.transport {
         PumpTransport::Tcp => send_tcp(s, cfg),
         PumpTransport::Udp => match udp {

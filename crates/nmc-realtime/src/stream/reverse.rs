@@ -264,17 +264,27 @@ pub(crate) fn serve_request(
     head: &[u8; wire::HEADER],
     udp: Option<&Arc<Routes>>,
 ) -> std::io::Result<()> {
+    // A refusal is told to the client and logged (rate-limited: anyone may ask).
+    let refuse = |s: &mut Conn, why: &str| {
+        s.note_refused(&format!("nmc stream -R: {why}"));
+        send_error(s, why)
+    };
     let mut b = [0u8; wire::REQUEST];
     b[..wire::HEADER].copy_from_slice(head);
     s.read_exact(&mut b[wire::HEADER..])?;
     let Some(req) = wire::Request::decode(&b) else {
-        return send_error(s, "malformed reverse request");
+        return refuse(s, "malformed reverse request");
     };
     let c = match check_request(&req, s.peer()) {
         Ok(c) => c,
-        Err(why) => return send_error(s, &format!("request refused: {why}")),
+        Err(why) => return refuse(s, &format!("request refused: {why}")),
     };
-    // The run writes on its own handle; the gate's rules are checked again after it.
+    if c.transport == Transport::Udp && udp.is_none() {
+        return refuse(s, "request refused: this sink does not send over UDP");
+    }
+    // The run writes on its own handle; the gate's rules are checked again after it, and until
+    // then the client's slot is not held against it (the server is working for it).
+    s.excuse();
     let stream = s.stream().try_clone()?;
     let poll = (s.stream().read_timeout()?, s.stream().write_timeout()?);
     let run = match (c.transport, udp) {
@@ -282,7 +292,7 @@ pub(crate) fn serve_request(
         (Transport::Udp, Some(routes)) => {
             let (_guard, hello, acks) = match routes.open(req.token, s.peer().ip()) {
                 Ok(x) => x,
-                Err(why) => return send_error(s, &format!("request refused: {why}")),
+                Err(why) => return refuse(s, &format!("request refused: {why}")),
             };
             let Ok(to) = hello.recv_timeout(c.io_timeout) else {
                 return send_error(
