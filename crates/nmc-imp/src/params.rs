@@ -411,11 +411,17 @@ impl ImpParams {
     /// `p` with other hosts holding room for [`CALIBRATED_1975_HELD_MESSAGES`] messages of its
     /// reassembly buffers.
     fn with_1975_calibration(p: Self) -> Self {
-        let held = CALIBRATED_1975_HELD_MESSAGES * p.allocation_buffers;
         ImpParams {
-            reassembly_buffers: p.reassembly_buffers.saturating_sub(held),
+            reassembly_buffers: p.reassembly_less_held(CALIBRATED_1975_HELD_MESSAGES),
             ..p
         }
+    }
+
+    /// `reassembly_buffers` less the room other hosts hold for `held` messages, each message's
+    /// allocation being `allocation_buffers` (issue 56's calibration step).
+    pub fn reassembly_less_held(&self, held: u32) -> u32 {
+        self.reassembly_buffers
+            .saturating_sub(held * self.allocation_buffers)
     }
 
     /// The ARPANET of late 1983, as RFC 889 (Mills, Dec 1983) measured it: the 1975 "old"

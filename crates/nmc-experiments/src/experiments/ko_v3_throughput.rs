@@ -94,9 +94,7 @@ fn calibration_case(k: u32) -> String {
 /// The 1975 profiles' `reassembly_buffers` with others holding room for `k` messages
 /// (each message's allocation is `allocation_buffers`).
 fn calibration_buffers(k: u32) -> u32 {
-    let p = nmc_imp::ImpParams::v3_1975_02();
-    p.reassembly_buffers
-        .saturating_sub(k * p.allocation_buffers)
+    nmc_imp::ImpParams::v3_1975_02().reassembly_less_held(k)
 }
 
 /// The three curves of K&O Fig. 9 (and the February one the text describes).
