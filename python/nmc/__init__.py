@@ -507,7 +507,7 @@ def reproduce(
 
     One row per comparison: ``experiment``, ``id``, ``figure`` (the published quantity the row
     belongs to), ``quantity``, ``published``, ``ours``, ``unit``, ``tolerance``, ``within``,
-    ``kind`` (emergent, restated input, sanity bound, variant, in-sample, calibrated: only
+    ``kind`` (emergent, restated input, sanity bound, variant, in-sample, calibrated, expectation: only
     emergent rows count; calibrated rows give a quantity's calibrated verdict), ``why``, ``note``, ``source``. ``df.attrs["scoreboard"]`` is a DataFrame with one
     verdict per published quantity (reproduced, partly, missed, by construction). ``quick`` runs the shorter versions with the
     looser tolerances each experiment states. ``out`` keeps ``index.html`` (the report with

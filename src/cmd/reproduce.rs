@@ -135,7 +135,10 @@ pub fn run(a: ReproduceArgs) -> Result<Outcome> {
         "by another method, in-sample = scored on the data its model was fitted on (shown, not counted),"
     );
     outln!(
-        "calibrated = scored out of sample under a calibrated profile (the quantity's calibrated verdict only)"
+        "calibrated = scored out of sample under a calibrated profile (the quantity's calibrated verdict only),"
+    );
+    outln!(
+        "expected = compared with what the paper's author expected, not with a measurement (not counted)"
     );
     let missed = checks.iter().filter(|c| !c.within).count();
     outln!();

@@ -437,9 +437,9 @@ fn ko_v3_throughput_rows_plots_and_slices() {
     let table = String::from_utf8_lossy(&o.stdout);
     for id in [
         "KO-7 ",
-        "KO-7 316 queue",
-        "KO-7 phasing",
-        "KO-7 Fig. 7",
+        "KO-FIG7 316 queue",
+        "KO-FIG7 phasing",
+        "KO-FIG7 time slice",
         "KO-8",
         "KO-9 ",
         "KO-9 below Oct 1974",
@@ -672,7 +672,8 @@ fn adaptive_routing_experiments_rows_and_records() {
             .unwrap_or_else(|| panic!("no row {id}"))
     };
     assert_eq!(kind("KO-10 backlog"), Kind::RestatedInput);
-    assert_eq!(kind("KO-10 gain hold-down-1974"), Kind::Emergent);
+    assert_eq!(kind("KO-10 gain hold-down-1974"), Kind::SanityBound);
+    assert_eq!(kind("KO-10 switching"), Kind::Emergent);
     assert_eq!(kind("KO-10 gain none"), Kind::Variant);
     assert_eq!(kind("KO-10 3× 1/4"), Kind::SanityBound);
     assert_eq!(kind("KO-10 3× 2/7"), Kind::SanityBound);

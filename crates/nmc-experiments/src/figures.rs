@@ -98,8 +98,9 @@ pub fn all() -> Vec<Figure> {
             "§VII",
             "version 3 before the fix (Feb 1975), long paths",
             "almost 50 % below Oct 1974",
-            "phasing appears but costs little: the destination's 316 IMP never queues the \
-             reassembly requests that stall the pump in K&O's Fig. 7",
+            "February 1975 runs almost as fast as October 1974: phasing appears (KO-FIG7) but \
+             costs little, since the destination's 316 IMP never queues the reassembly requests \
+             that stall the pump in K&O's Fig. 7",
         ),
         f(
             "KO-8",
@@ -175,7 +176,9 @@ pub fn all() -> Vec<Figure> {
             "§VI",
             "30000 bit/s, 2016-bit buffers, 5, 8 and 18 min",
             "no gaps",
-            "",
+            "under the host fitted on half of 2/5–2/6 every replicate of each long test gaps: the \
+             fitted On-Line System takes the CPU from the network job more often than the 360/75 \
+             did at those hours; on an unloaded host none gaps (shown, not counted)",
         ),
         f(
             "R392-1",
@@ -235,6 +238,17 @@ pub fn all() -> Vec<Figure> {
             "~10 % better on FOE, ISID, ISIA; ~5 % on most; a few % worse on FACC, UCL",
             "on the path models the two rules differ by a few points where Mills found ten: likely \
              the models' delay bursts are milder than the paths he measured",
+        ),
+        f(
+            "KO-FIG7",
+            Seed,
+            KO,
+            "§VII, Fig. 7",
+            "phasing before the fix (Feb 1975): who holds the PLT, the 316's processing queue",
+            "most PLT entries held by RFNMs waiting for an ALL; a 316's queue about 10 ms, more \
+             than 5 times a 516's",
+            "RFNMs hold most PLT entries as K&O's Fig. 7 draws, but the model's 316 keeps up with \
+             its work: its processing queue stays under a millisecond, not K&O's 10 ms",
         ),
         f(
             "KO-LOOP",

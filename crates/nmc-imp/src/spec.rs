@@ -322,7 +322,9 @@ pub enum TopologySpec {
         overrides: Vec<LineSpec>,
         /// A fixed delay added to every line, each way, beyond its propagation. 0 in every
         /// scenario: no source gives such a term; `reproduce ko-v2-throughput` sets it only to
-        /// ask what a per-hop latency would do (a what-if, never a row).
+        /// ask what a per-hop latency would do (a what-if, never a row), and `reproduce
+        /// rfc889-arpanet` fits it on three rows of RFC 889 and scores the rest under it (the
+        /// 1983 calibration, issue 56: calibrated rows, never the sourced verdict).
         #[serde(default)]
         line_delay: SimDuration,
     },

@@ -87,17 +87,24 @@ pub enum Kind {
     /// ([`crate::scoreboard::Entry::calibrated`]), never the sourced one.
     #[serde(rename = "calibrated")]
     Calibrated,
+    /// The published value is what the author *expected* the network to do (RFC 632: "the
+    /// throughput … should be more than 30 kbit/s"), not a measurement (issue 56): agreement
+    /// says the model meets the author's expectation, not that it reproduces a finding. Shown,
+    /// never counted.
+    #[serde(rename = "expectation")]
+    Expectation,
 }
 
 impl Kind {
     /// Every kind, emergent first, in the order the table and the report list them.
-    pub const ALL: [Kind; 6] = [
+    pub const ALL: [Kind; 7] = [
         Kind::Emergent,
         Kind::RestatedInput,
         Kind::SanityBound,
         Kind::Variant,
         Kind::InSample,
         Kind::Calibrated,
+        Kind::Expectation,
     ];
 
     /// The name used in the table, the report and `reproduce.json`.
@@ -109,6 +116,7 @@ impl Kind {
             Kind::Variant => "variant",
             Kind::InSample => "in-sample",
             Kind::Calibrated => "calibrated",
+            Kind::Expectation => "expectation",
         }
     }
 
@@ -121,6 +129,7 @@ impl Kind {
             Kind::Variant => "variant",
             Kind::InSample => "in-sample",
             Kind::Calibrated => "calibrated",
+            Kind::Expectation => "expected",
         }
     }
 }
@@ -345,6 +354,12 @@ impl Check {
         self.set_kind(Kind::Calibrated, why)
     }
 
+    /// Marks the row as compared with what its author expected, not with a measurement,
+    /// saying whose expectation.
+    pub fn expectation(&mut self, why: &str) -> &mut Check {
+        self.set_kind(Kind::Expectation, why)
+    }
+
     /// Shows the cell as the paper prints it where the row is compared with another reading of
     /// it (an erratum), and says why in the row's note. The verdict stays the comparison with
     /// the target.
@@ -413,6 +428,8 @@ pub struct Tally {
     pub in_sample: usize,
     /// Rows scored out of sample under a calibrated profile.
     pub calibrated: usize,
+    /// Rows compared with what an author expected, not with a measurement.
+    pub expectation: usize,
 }
 
 impl Tally {
@@ -430,6 +447,7 @@ impl Tally {
                 Kind::Variant => t.variant += 1,
                 Kind::InSample => t.in_sample += 1,
                 Kind::Calibrated => t.calibrated += 1,
+                Kind::Expectation => t.expectation += 1,
             }
         }
         t
@@ -443,6 +461,7 @@ impl Tally {
             + self.variant
             + self.in_sample
             + self.calibrated
+            + self.expectation
     }
 
     /// "41 of 50 emergent rows within tolerance (not counted: 6 restated inputs, 3 sanity
@@ -473,6 +492,9 @@ impl Tally {
         }
         if self.calibrated > 0 {
             not.push(format!("{} calibrated", self.calibrated));
+        }
+        if self.expectation > 0 {
+            not.push(plural(self.expectation, "expectation", "expectations"));
         }
         if !not.is_empty() {
             s.push_str(&format!(" (not counted: {})", not.join(", ")));
@@ -733,9 +755,11 @@ mod tests {
             check(t(1.0), 5.0),
             check(t(4.0), 4.0),
             check(t(0.0), 0.0),
+            check(t(30.0), 37.0),
         ];
         rows[2].restated_input("equals the setting");
         rows[3].sanity_bound("cannot fail");
+        rows[4].expectation("what the author expected");
         let tally = Tally::of(&rows);
         assert_eq!(
             tally,
@@ -747,11 +771,12 @@ mod tests {
                 variant: 0,
                 in_sample: 0,
                 calibrated: 0,
+                expectation: 1,
             }
         );
         assert_eq!(
             tally.headline(),
-            "1 of 2 emergent rows within tolerance (not counted: 1 restated input, 1 sanity bound)"
+            "1 of 2 emergent rows within tolerance (not counted: 1 restated input, 1 sanity bound, 1 expectation)"
         );
         let json = serde_json::to_string(&rows[2]).unwrap();
         assert!(json.contains("\"kind\":\"restated input\""), "{json}");

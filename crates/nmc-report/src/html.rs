@@ -175,7 +175,13 @@ fn board_table(out: &mut String, entries: &[&Entry], sections: &[Section]) {
         };
         let mut why = String::new();
         if let (Some(v), Some(on)) = (e.calibrated, &e.calibrated_on) {
-            let _ = write!(why, "<strong>calibrated: {v}</strong> ({})<br>", escape(on));
+            let _ = write!(
+                why,
+                "<strong>calibrated: {v}</strong>, {} of {} out-of-sample rows within ({})<br>",
+                e.calibrated_within,
+                e.calibrated_rows,
+                escape(on)
+            );
         }
         if !e.reproduced() {
             if let Some(m) = e.misses_text() {
@@ -258,6 +264,20 @@ impl Report {
             if let Some(h) = board.headline() {
                 let _ = writeln!(out, "<p class=\"headline\">{}.</p>", escape(&h));
             }
+            if !board.papers.is_empty() {
+                out.push_str(
+                    "<table class=\"papers\"><tr><th>Paper (SPEC §3 quantities)</th><th>By paper</th></tr>\n",
+                );
+                for t in &board.papers {
+                    let _ = writeln!(
+                        out,
+                        "<tr><td>{}</td><td>{}</td></tr>",
+                        escape(t.paper),
+                        escape(&t.text())
+                    );
+                }
+                out.push_str("</table>\n");
+            }
             let _ = writeln!(
                 out,
                 "<p class=\"meta\">{} A miss is a finding about the model, not a broken build: \
@@ -304,7 +324,7 @@ impl Report {
 produces, which a model wrong about the network could get wrong; only these count. A \
 <em>restated input</em> equals a setting of the scenario (or follows from it by arithmetic); a \
 <em>sanity bound</em> holds by construction of the scenario or procedure; a <em>variant</em> repeats \
-another row's published figure by another method; an <em>in-sample</em> row is scored on the data \
+another row's published figure by another method; an <em>expectation</em> row is compared with what the paper's author expected, not with a measurement; an <em>in-sample</em> row is scored on the data \
 its model was fitted on. All are shown, with the reason, and not counted. A row's id links to its \
 quantity on the scoreboard.</p>",
             headline = escape(&headline),

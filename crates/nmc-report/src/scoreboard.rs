@@ -193,6 +193,17 @@ pub struct Entry {
     /// What was fitted and on which row, as the first calibrated row says it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub calibrated_on: Option<String>,
+    /// Rows scored out of sample under the calibrated profile, and how many are within
+    /// (both 0 when it has none).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub calibrated_rows: usize,
+    /// How many of [`Entry::calibrated_rows`] are within their tolerance.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub calibrated_within: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Entry {
@@ -219,6 +230,52 @@ pub struct Scoreboard {
     pub rule: &'static str,
     /// One entry per quantity with rows, in the order of the list of figures.
     pub quantities: Vec<Entry>,
+    /// The headline per paper, over its SPEC §3 quantities (issue 56: one table's row count
+    /// must not set the figure).
+    pub papers: Vec<PaperTally>,
+}
+
+/// One paper's share of the headline: its SPEC §3 quantities by verdict, and its counted rows.
+#[derive(Clone, Debug, Serialize)]
+pub struct PaperTally {
+    /// The paper, as [`Figure::paper`] names it.
+    pub paper: &'static str,
+    /// Its quantities with each verdict, in [`Verdict::ALL`]'s order.
+    pub verdicts: [usize; 4],
+    /// The same with each calibrated verdict in place of its own where it has one.
+    pub verdicts_calibrated: [usize; 4],
+    /// Its counted (emergent) rows.
+    pub counted: usize,
+    /// How many of those are within tolerance.
+    pub within: usize,
+}
+
+impl PaperTally {
+    /// "4 reproduced, 3 partly, 2 missed, 1 by construction; 40 of 52 counted rows within"
+    /// (verdicts with no quantity left out).
+    pub fn text(&self) -> String {
+        let by: Vec<String> = Verdict::ALL
+            .iter()
+            .zip(self.verdicts)
+            .filter(|(_, n)| *n > 0)
+            .map(|(v, n)| format!("{n} {v}"))
+            .collect();
+        let mut s = by.join(", ");
+        if self.verdicts_calibrated != self.verdicts {
+            let cal: Vec<String> = Verdict::ALL
+                .iter()
+                .zip(self.verdicts_calibrated)
+                .filter(|(_, n)| *n > 0)
+                .map(|(v, n)| format!("{n} {v}"))
+                .collect();
+            s.push_str(&format!(" (with calibration: {})", cal.join(", ")));
+        }
+        s.push_str(&format!(
+            "; {} of {} counted rows within",
+            self.within, self.counted
+        ));
+        s
+    }
 }
 
 /// A scoreboard built from rows whose quantity is not in the list of figures.
@@ -265,12 +322,40 @@ impl Scoreboard {
                         .iter()
                         .find(|c| c.kind == Kind::Calibrated)
                         .map(|c| c.why.clone()),
+                    calibrated_rows: rows.iter().filter(|c| c.kind == Kind::Calibrated).count(),
+                    calibrated_within: rows
+                        .iter()
+                        .filter(|c| c.kind == Kind::Calibrated && c.within)
+                        .count(),
                 })
             })
-            .collect();
+            .collect::<Vec<Entry>>();
+        let mut papers: Vec<PaperTally> = Vec::new();
+        for e in quantities.iter().filter(|e| e.figure.group == Group::Spec) {
+            let k = match papers.iter().position(|p| p.paper == e.figure.paper) {
+                Some(k) => k,
+                None => {
+                    papers.push(PaperTally {
+                        paper: e.figure.paper,
+                        verdicts: [0; 4],
+                        verdicts_calibrated: [0; 4],
+                        counted: 0,
+                        within: 0,
+                    });
+                    papers.len() - 1
+                }
+            };
+            let slot = |v: Verdict| Verdict::ALL.iter().position(|w| *w == v).unwrap_or(0);
+            let p = &mut papers[k];
+            p.verdicts[slot(e.verdict)] += 1;
+            p.verdicts_calibrated[slot(e.calibrated.unwrap_or(e.verdict))] += 1;
+            p.counted += e.counted;
+            p.within += e.within;
+        }
         Ok(Scoreboard {
             rule: RULE,
             quantities,
+            papers,
         })
     }
 
@@ -367,6 +452,12 @@ impl Scoreboard {
                 }
             }
             for p in papers {
+                if g == Group::Spec
+                    && let Some(t) = self.papers.iter().find(|t| t.paper == p)
+                {
+                    put(&format!("{p}: "), 2, &t.text());
+                }
+                let lead = if g == Group::Spec { "    " } else { "" };
                 let by: Vec<String> = Verdict::ALL
                     .iter()
                     .filter_map(|v| {
@@ -378,7 +469,11 @@ impl Scoreboard {
                         (!ids.is_empty()).then(|| format!("{} {}", v, ids.join(" ")))
                     })
                     .collect();
-                put(&format!("{p}: "), 2, &by.join("; "));
+                if g == Group::Spec {
+                    put(lead, 2, &by.join("; "));
+                } else {
+                    put(&format!("{p}: "), 2, &by.join("; "));
+                }
             }
             for e in &entries {
                 let rows = if e.counted == 0 {
@@ -397,7 +492,14 @@ impl Scoreboard {
                 );
                 if let (Some(v), Some(on)) = (e.calibrated, &e.calibrated_on) {
                     let pad = " ".repeat(head.chars().count());
-                    put(&pad, 4, &format!("calibrated: {v} ({on})"));
+                    put(
+                        &pad,
+                        4,
+                        &format!(
+                            "calibrated: {v}, {} of {} out-of-sample rows within ({on})",
+                            e.calibrated_within, e.calibrated_rows
+                        ),
+                    );
                 }
                 if !e.reproduced() {
                     let pad = " ".repeat(head.chars().count());
@@ -474,6 +576,41 @@ mod tests {
     }
 
     #[test]
+    fn the_headline_is_given_per_paper_so_one_table_cannot_set_it() {
+        // Paper Q's one quantity has many rows, all within; paper P's two quantities miss.
+        let mut figures = vec![fig("A", Group::Spec), fig("B", Group::Spec)];
+        figures.push(Figure {
+            paper: "Q",
+            ..fig("C", Group::Spec)
+        });
+        figures.push(fig("D", Group::Seed));
+        let mut rows = vec![row("A 1", 9.0), row("B 1", 9.0), row("B 2", 1.0)];
+        rows.extend((0..20).map(|k| row(&format!("C {k}"), 1.0)));
+        let mut e = row("B e", 1.0);
+        e.expectation("what the author expected");
+        rows.push(e);
+        rows.push(row("D 1", 1.0));
+        let board = Scoreboard::of(&figures, &rows).unwrap();
+        let by: Vec<(&str, String)> = board.papers.iter().map(|p| (p.paper, p.text())).collect();
+        assert_eq!(
+            by,
+            [
+                (
+                    "P",
+                    "1 partly, 1 missed; 1 of 3 counted rows within".to_string()
+                ),
+                (
+                    "Q",
+                    "1 reproduced; 20 of 20 counted rows within".to_string()
+                ),
+            ],
+            "only SPEC §3 quantities, and an expectation row never counts"
+        );
+        let text = board.text();
+        assert!(text.contains("P: 1 partly, 1 missed"), "{text}");
+    }
+
+    #[test]
     fn the_headline_says_what_calibration_changes() {
         let figures = [fig("A", Group::Spec), fig("B", Group::Spec)];
         let mut c = row("A c", 1.0);
@@ -489,7 +626,9 @@ mod tests {
         );
         let text = board.text();
         assert!(
-            text.contains("calibrated: reproduced (calibrated on B: a constant)"),
+            text.contains(
+                "calibrated: reproduced, 1 of 1 out-of-sample rows within (calibrated on B:"
+            ),
             "{text}"
         );
     }

@@ -20,6 +20,9 @@
 //!
 //! Kinds (issue 17): the backlog row restates `output_queue_max` (8) and the 3× rows cannot
 //! fail with 4–12 units per hop; they are shown, marked, and not counted in the headline.
+//! Issue 56: the gain row's band (no gain up to 30 %) admits a model that never uses the second
+//! path, so it cannot test the claim; it is a sanity bound, and KO-10's verdict rests on the
+//! switching row (the 640 ms that K&O's 30 % follows from).
 //!
 //! The loop-free comparison (feasible successors) re-chooses among stored reports at every
 //! routing message; it is not the 1974 procedure and gets no KO-10 row (its gain is in the
@@ -45,7 +48,7 @@ pub const LONG: &str = include_str!("../../../../scenarios/ko-alternate-3x.toml"
 pub struct KoAlternatePath;
 
 const SOURCE: &str = "Kleinrock & Opderbeck 1977, §III";
-/// The rule K&O's network ran in 1974: its KO-10 gain row is the counted one.
+/// The rule K&O's network ran in 1974: its KO-10 gain row is the one shown as a bound (issue 56).
 const PAPER_RULE: &str = "hold-down-1974";
 /// The variants of the 1974 update rule (they get KO-10 rows), then the loop-free comparison.
 const VARIANTS: [&str; 4] = ["none", PAPER_RULE, "hold-down-window", "feasible-successor"];
@@ -282,6 +285,14 @@ impl KoAlternatePath {
                 },
                 Value::Num(row(v).gain_percent),
             );
+            // Issue 56: "at most a 30 percent increase" admits no gain at all, so a model that
+            // never used the second path would meet it: the row cannot test the claim.
+            if *v == PAPER_RULE {
+                row_of.sanity_bound(
+                    "\"at most a 30 percent increase\" admits no gain at all: a model that never used the \
+                     second path meets it (KO-10's verdict rests on the switching row)",
+                );
+            }
             // Issue 31: one published figure, counted once, under the rule of its time.
             if *v != PAPER_RULE {
                 row_of.variant(

@@ -1886,6 +1886,12 @@ impl KoV2Throughput {
                     rel: 0.0,
                 },
                 Value::Num(c.map_mean(h, |r| r.best150_kbps / r.throughput_kbps)),
+            )
+            // Issue 56: the best 150 messages of a run are never slower than its average, and
+            // a network with no variation at all meets "not much better" best.
+            .sanity_bound(
+                "best-150 ≥ average holds for any run, and a model with no variation at all is \
+                 \"not much better\": only a far more variable network than 1974's could fail it",
             );
         }
     }

@@ -74,10 +74,45 @@ pub(crate) fn rfc889_cell<'a>(
     )
 }
 
+/// One delay cell of an RFC 889 row whose shortest published delay on the same path is
+/// `floor` ms: within ± `rel` of `floor`, in ms (issue 56). A relative band on a longer delay
+/// would admit an error its 40-octet cell fails (DCN6: −54 ms passed at 256 octets and missed
+/// at 40); at the shortest length the band is the same ± `rel` as before.
+pub(crate) fn rfc889_delay_cell<'a>(
+    ctx: &'a mut crate::registry::Context,
+    id: &str,
+    quantity: &str,
+    (published, rel, floor): (f64, f64, f64),
+    ours: f64,
+) -> &'a mut nmc_report::Check {
+    let target = if published <= floor {
+        nmc_report::Target::Rel {
+            value: published,
+            rel,
+        }
+    } else {
+        nmc_report::Target::Abs {
+            value: published,
+            abs: rel * floor,
+        }
+    };
+    ctx.check(
+        id,
+        quantity,
+        "ms",
+        RFC889_SOURCE,
+        target,
+        nmc_report::Value::Num(ours),
+    )
+}
+
 /// The three cells of one RFC 889 row fitted by one line — delay at 40 and at 256 octets, and
 /// rate — against ours, ids `{tag} delay 40B`, `{tag} delay 256B` and `{tag} rate`, each
-/// quantity `{label}, {what}`; the delays within ± `delay_rel`, the rate within ± `rate_rel`.
-/// `restated`: why these cells restate an input, when they do.
+/// quantity `{label}, {what}`; both delays within ± `delay_rel` of the 40-octet delay
+/// ([`rfc889_delay_cell`]), the rate within ± `rate_rel`. `restated`: why these cells restate
+/// an input, when they do; `rate_arithmetic`: why the rate cell alone does (issue 56: on a path
+/// model with no other traffic the rate is arithmetic on its configured line speeds and
+/// per-octet costs).
 pub(crate) fn rfc889_one_line_cells(
     ctx: &mut crate::registry::Context,
     (tag, label): (&str, &str),
@@ -85,37 +120,33 @@ pub(crate) fn rfc889_one_line_cells(
     ours: (f64, f64, f64),
     (delay_rel, rate_rel): (f64, f64),
     restated: Option<&str>,
+    rate_arithmetic: Option<&str>,
 ) {
-    for (q, short, unit, publ, ours, rel) in [
-        (
-            "delay at 40 octets",
-            "delay 40B",
-            "ms",
-            published.0,
-            ours.0,
-            delay_rel,
-        ),
-        (
-            "delay at 256 octets",
-            "delay 256B",
-            "ms",
-            published.1,
-            ours.1,
-            delay_rel,
-        ),
-        ("rate", "rate", "bit/s", published.2, ours.2, rate_rel),
+    for (q, short, publ, ours) in [
+        ("delay at 40 octets", "delay 40B", published.0, ours.0),
+        ("delay at 256 octets", "delay 256B", published.1, ours.1),
     ] {
-        let c = rfc889_cell(
+        let c = rfc889_delay_cell(
             ctx,
             &format!("{tag} {short}"),
             &format!("{label}, {q}"),
-            unit,
-            (publ, rel),
+            (publ, delay_rel, published.0),
             ours,
         );
         if let Some(why) = restated {
             c.restated_input(why);
         }
+    }
+    let c = rfc889_cell(
+        ctx,
+        &format!("{tag} rate"),
+        &format!("{label}, rate"),
+        "bit/s",
+        (published.2, rate_rel),
+        ours.2,
+    );
+    if let Some(why) = restated.or(rate_arithmetic) {
+        c.restated_input(why);
     }
 }
 

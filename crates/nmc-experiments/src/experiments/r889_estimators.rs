@@ -13,7 +13,10 @@
 //! replayed over the same runs (512 volleys each; 20 runs, 5 with `--quick`) and their mean
 //! efficiencies compared: gain = 100 · (Eff_Mills − Eff_RSRE) / Eff_RSRE.
 //!
-//! Targets: "some ten percent" better → +10 ± 5 %; "worse by a few percent" → −3 ± 3 %.
+//! Targets: "some ten percent" better → +10 ± 5 %; "worse by a few percent" → −3 ± 1.5 %.
+//! Issue 56: an effect of about `x` is scored within ±`x`/2, so that no band admits no effect;
+//! before, "worse by a few percent" was −3 ± 3 and "most paths" +5 ± 5, and both passed a gain
+//! of zero.
 //!
 //! **A second source: traces from path models** (`nmc-internet`, see `rfc889-paths`): the
 //! simulated PING over FOE with its multiplexor's other channels (`foe-mux.toml`) and the NTA
@@ -25,7 +28,7 @@
 //! the datagram's length and, on the loaded ones, with the subnet's other traffic.
 //! The same replay (one-way delays, RFC 889 §3's 30 s loss rule) under each charging rule;
 //! rows, stated before running: FOE's claim as above (+10 ± 5 %), and "the results on most
-//! paths were better by five percent" as the **median gain over the modelled paths, +5 ± 5 %**.
+//! paths were better by five percent" as the **median gain over the modelled paths, +5 ± 2.5 %**.
 //! Five runs per path model (two with `--quick`), run on all cores.
 
 use crate::registry::{Context, Experiment, Plan};
@@ -434,9 +437,10 @@ fn path_models(ctx: &mut Context, runs: usize) -> Result<()> {
         ),
         "%",
         "RFC 889 §3.3: \"The results on most paths were better by five percent\"",
+        // Issue 56: half the effect, so that "no effect" misses.
         Target::Abs {
             value: 5.0,
-            abs: 5.0,
+            abs: 2.5,
         },
         Value::Num(median(gains)),
     );

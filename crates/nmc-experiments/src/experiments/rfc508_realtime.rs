@@ -37,8 +37,17 @@
 //!   8 before 10:00 ± 2 tests; the longest gap 8 s, between half and twice that (4–16 s), since
 //!   it is one extreme draw. The one-parameter fit's rows are *variants* (issue 31), shown and
 //!   not counted.
-//! * R508-3: no gaps in each long test (±0) on an unloaded host, and the printed buffers sent
-//!   within ±3 %.
+//! * R508-3: each long test gap-free in at least half of its replicates under the fitted host
+//!   (the 360/75 with the On-Line System's background fitted on half of 2/5–2/6; none of the
+//!   long tests ran before 10:00 on 2/7), out of sample; no gaps (±0) on an unloaded host, and
+//!   the printed buffers sent within ±3 %.
+//!
+//! **Issue 56: a verdict rests on the quantity the paper published, under the configuration the
+//! paper ran.** The unloaded-host rows (R508-1's network gaps and R508-3's gaps) are the
+//! published figure under a configuration RFC 508 did not run, and are shown as *variants*;
+//! R508-1's only other row (buffers sent) restates the tests' settings, so R508-1 is *by
+//! construction*, and which of Table I's tests gap under the paper's host is R508-2. R508-3
+//! counts the fitted host's rows.
 //!
 //! The NCP's buffers are choices the sources leave open: the sending NCP's connection buffer
 //! (`ncp.send_buffer_bits`, two largest messages) and UCLA's host-host allocation
@@ -66,6 +75,16 @@ const LONGEST_GAP: Target = Target::Factor {
     value: 8000.0,
     factor: 2.0,
 };
+
+/// Issue 56: why the unloaded host's rows do not count. RFC 508 ran every test on the loaded
+/// 360/75; which tests gap under that host is R508-2's prediction and R508-3's fitted-host rows.
+const UNLOADED: &str = "the network alone (an unloaded host) is not the configuration RFC 508 ran: \
+     its tests ran on the loaded 360/75 (the fitted host's rows are R508-2 and R508-3's)";
+
+/// R508-3 under the paper's host: a long test counts as gap-free when at least this share of
+/// its replicates is (no gaps the model's likelier outcome for that one published test),
+/// stated before running (issue 56).
+const LONG_GAP_FREE_PCT: f64 = 50.0;
 
 /// The alternative UCLA allocation: one largest message, 8063 bits (BBN Report 1822).
 const ONE_MESSAGE_ALLOCATION_BITS: u64 = 8063;
@@ -317,12 +336,14 @@ impl Rfc508Realtime {
         .restated_input("a gap-free test sends rate × 30 s / buffer bits, the test's own settings");
         ctx.check(
             "R508-1 network gaps",
-            "cells the network alone (unloaded host) leaves with gaps (emergent)",
+            "cells the network alone (unloaded host) leaves with gaps",
             "cells",
             "RFC 508 §VI–VII: gaps \"probably attributable to the host computers and not the Network\"",
             Target::Abs { value: 0.0, abs: 0.0 },
             Value::Num(gapped(alone) as f64),
-        );
+        )
+        // Issue 56: not the quantity Table I prints, nor the configuration RFC 508 ran.
+        .variant(UNLOADED);
         for ((tag, how, _, _), cells_alone) in r
             .alternatives()
             .iter()
@@ -546,7 +567,8 @@ impl Rfc508Realtime {
         .variant("R508-2 longest gap with bursts held at 0.5 s a priori and only the terminals fitted: the same figure by a second fit");
     }
 
-    /// R508-3: the long tests on an unloaded host, and again under each NCP alternative.
+    /// R508-3: the long tests under the fitted host (counted), on an unloaded host, and again
+    /// under each NCP alternative.
     fn r508_3(ctx: &mut Context, r: &Runs) -> Vec<TestResult> {
         let alternatives = r.alternatives();
         let (p, sets, seed) = (&r.p, &r.sets, r.seed);
@@ -574,6 +596,49 @@ impl Rfc508Realtime {
                     &mut nr,
                 )
             };
+            // Issue 56: the paper's configuration, the 360/75 with the On-Line System's
+            // background fitted on half of 2/5–2/6 (none of these tests is before 10:00 on
+            // 2/7, when the classroom was full); out of sample, as the long tests are not in
+            // the fit.
+            let mut fitted = p.clone();
+            fitted.test.duration_ns = lt.minutes * 60_000_000_000;
+            fitted.host.terminals = r.fit.terminals;
+            fitted.host.burst_mean_ns = r.fit.burst_mean_ns;
+            let free = (0..r.reps)
+                .filter(|&rep| {
+                    let streams = nmc_sim::RngStreams::new(seed);
+                    let id = (8 << 48) | (rep << 24) | (2 * k as u64);
+                    let mut h = streams.stream(id);
+                    let mut nr = streams.stream(id + 1);
+                    run_test(
+                        &fitted,
+                        &sets.0[col],
+                        lt.rate_bps,
+                        lt.buffer_bits,
+                        &mut h,
+                        &mut nr,
+                    )
+                    .gaps
+                    .count()
+                        == 0
+                })
+                .count();
+            ctx.check(
+                &format!("R508-3 {} min gap-free, fitted host", lt.minutes),
+                &format!(
+                    "replicates ({}) of the test with no gap, 30000 bit/s, 2016-bit buffers, the 360/75 with the fitted On-Line System ({} terminals)",
+                    r.reps, r.fit.terminals
+                ),
+                "%",
+                &format!(
+                    "RFC 508 §VI: {} {}, \"no gaps\" (gap-free in at least half the replicates)",
+                    lt.date, lt.time
+                ),
+                Target::AtLeast {
+                    value: LONG_GAP_FREE_PCT,
+                },
+                Value::Num(100.0 * free as f64 / r.reps as f64),
+            );
             let r = long_test(p, sets);
             ctx.check(
                 &format!("R508-3 {} min gaps", lt.minutes),
@@ -585,7 +650,8 @@ impl Rfc508Realtime {
                     abs: 0.0,
                 },
                 Value::Num(r.gaps.count() as f64),
-            );
+            )
+            .variant(UNLOADED);
             ctx.check(
                 &format!("R508-3 {} min buffers sent", lt.minutes),
                 "buffers sent",

@@ -7,6 +7,12 @@
 //! octets (ms) and the rate Δbits/Δdelay (bit/s), each **within ±10 % of the table** — the
 //! tolerance stated here before any run, never widened.
 //!
+//! Issue 56, two corrections of what counted: (1) the delay at 256 octets is scored by its
+//! error in ms, within ±10 % of the path's *40-octet* delay: a relative band on the longer delay
+//! admitted the error its 40-octet row failed (DCN6 −54 ms both); (2) every rate row is a
+//! restated input: with no other traffic on a path model, Δbits/Δdelay is arithmetic on the
+//! configured line speeds, framing and per-octet costs (DCN6 4782.3 against 4782).
+//!
 //! RFC 889 gives no host timing. The Fuzzball's cost per pass (`per_packet + per_octet·L`, four
 //! passes a round trip) is taken **per interface kind** (issue 30), each estimated
 //! ([`nmc_internet::fit_host_pass`]) from one row of its kind, with every other part of the path
@@ -28,7 +34,7 @@
 //!   it made one. The two-pass accounting was settled on the end hosts' model, not on a row; FACC
 //!   had been worked out by hand for both while choosing, so FACC is not blind to this choice.)
 //!
-//! The fit rows are shown beside the table as restated inputs; the 15 rows of the five held-out
+//! The fit rows are shown beside the table as restated inputs; the 10 delay rows of the five held-out
 //! paths are the experiment's emergent rows. The files carry the fitted costs, so `nmc run
 //! scenarios/rfc889/dcn6.toml` runs what is scored; a test checks them against the fit.
 
@@ -243,8 +249,15 @@ fn cost_settings(r: &Row, costs: &[(Interface, HostSpec)]) -> Result<Vec<String>
     Ok(v)
 }
 
-/// The tolerance of every R889-1 row, stated before running.
+/// The tolerance of every R889-1 row, stated before running: ±10 % for the delay at 40
+/// octets and the rate; the delay at 256 octets within the same number of ms as the 40-octet
+/// row (issue 56).
 pub const TOLERANCE: f64 = 0.10;
+
+/// Issue 56: why every R889-1 rate row is a restated input.
+const RATE_IS_ARITHMETIC: &str = "on a path model with no other traffic the rate (Δbits/Δdelay) is \
+     arithmetic on the path's configured line speeds and framing and the Fuzzball's per-octet cost \
+     (DCN6: 4782.3 bit/s from its 4800 bit/s line)";
 
 /// One path's result, as `rfc889-calibration.csv`.
 #[derive(serde::Serialize)]
@@ -321,6 +334,7 @@ fn calibration_path(
         (d40, d256, rate),
         (TOLERANCE, TOLERANCE),
         (r.role == Role::Fit).then_some(fitted.as_str()),
+        Some(RATE_IS_ARITHMETIC),
     );
     let answered = nmc_internet::one_way_ms(&out);
     let chart = super::rfc889_delay_chart(
@@ -372,8 +386,8 @@ fn costs_note(
         "The Fuzzball's cost per pass by interface kind, each fitted on one row before the others were run \
          (split and choices in the module doc): {}. The synchronous serial interface (UMD1) has no row of \
          its own and takes the DDCMP costs (a choice); a forwarding Fuzzball (FORD1 on FACC and FOE) makes \
-         two passes. The fit rows are shown as restated inputs; the {} held-out paths' {} rows are the \
-         emergent ones. Paths, framing and propagation, with sources and choices: scenarios/rfc889/*.toml. \
+         two passes. The fit rows are shown as restated inputs; the {} held-out paths' {} delay rows are the \
+         emergent ones (the rates are arithmetic on the paths' line speeds: restated inputs). Paths, framing and propagation, with sources and choices: scenarios/rfc889/*.toml. \
          Elsewhere: the ARPANET and MILNET rows of R889-2 in rfc889-arpanet, the other R889-2 paths in \
          rfc889-paths, R889-3 on path-model traces in r889-estimators.",
         costs
@@ -393,7 +407,7 @@ fn costs_note(
             .collect::<Vec<_>>()
             .join(", "),
         held_out,
-        3 * held_out
+        2 * held_out
     ));
 }
 

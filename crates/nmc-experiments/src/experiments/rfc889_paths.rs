@@ -222,6 +222,7 @@ fn path(
         (d40, d256, rate),
         (DELAY_TOLERANCE, RATE_TOLERANCE),
         p.input,
+        None,
     );
     ctx.check(
         &format!("R889-2 {} no split", p.id),
