@@ -18,6 +18,7 @@ mod servers;
 mod shell;
 mod stream;
 mod sweep;
+mod unanswered;
 
 /// `nmc` with its working directory at the repository root.
 pub fn command() -> Command {
