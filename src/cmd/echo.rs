@@ -137,6 +137,11 @@ pub struct ProbeArgs {
     /// A volley unanswered this long is lost (RFC 889: 30 s).
     #[arg(long, default_value = "30s", value_parser = parse_unit::<SimDuration>)]
     pub timeout: SimDuration,
+    /// Give up when nothing has answered this long after the first volley (issue 58: the
+    /// default 512 volleys at 30 s each took hours to report a silent host; irtt waits 15 s);
+    /// also after 10 volleys lost with none answered. `0s`: never give up.
+    #[arg(long, default_value = "10s", value_parser = parse_unit::<SimDuration>)]
+    pub open_timeout: SimDuration,
     /// Tag requests with this shared secret and accept only replies tagged with it (UDP only).
     #[arg(long, value_name = "FILE", conflicts_with = "icmp")]
     pub secret_file: Option<PathBuf>,
@@ -239,6 +244,8 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
         seed: a.seed,
         floor,
         max_length,
+        open_timeout: (!a.open_timeout.is_zero()).then(|| Nanos(a.open_timeout.as_nanos())),
+        silent_losses: (!a.open_timeout.is_zero()).then_some(nmc_probe::probe::SILENT_LOSSES),
     };
     // Check the lengths against the transport before saying anything.
     nmc_probe::probe::Probe::new(cfg.clone()).map_err(|e| match e {
@@ -251,7 +258,7 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
         addr.to_string()
     };
     eprintln!(
-        "nmc echo probe: {} volleys to {} over {}, lengths {}, {}, lost after {}",
+        "nmc echo probe: {} volleys to {} over {}, lengths {}, {}, lost after {}{}",
         a.count,
         target_label,
         if a.icmp { "icmp" } else { "udp" },
@@ -263,6 +270,14 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
             Pacing::Interval { interval_ns } => format!("one every {}", interval_ns.human()),
         },
         Nanos(a.timeout.as_nanos()).human(),
+        if a.open_timeout.is_zero() {
+            String::new()
+        } else {
+            format!(
+                "; gives up if nothing answers within {}",
+                Nanos(a.open_timeout.as_nanos()).human()
+            )
+        },
     );
     let out = a
         .out
@@ -354,8 +369,18 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
                 nmc_probe::wire::FRESHNESS.as_secs()
             )
         };
+        let why = match summary.run.gave_up {
+            Some(nmc_probe::probe::GiveUp::OpenTimeout { after_ns }) => format!(
+                "nothing answered within {} of the first volley (--open-timeout): gave up",
+                after_ns.human()
+            ),
+            Some(nmc_probe::probe::GiveUp::SilentLosses { lost }) => {
+                format!("{lost} volleys lost and none answered: gave up")
+            }
+            None => "no volley was answered".to_string(),
+        };
         bail!(
-            "no volley was answered ({} sent, {} lost, {} ICMP errors{hint}): nothing was measured",
+            "{why} ({} sent, {} lost, {} ICMP errors{hint}): nothing was measured",
             c.sent,
             c.lost,
             c.icmp_errors,

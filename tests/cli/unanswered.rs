@@ -145,3 +145,55 @@ fn cost_over_udp_to_a_server_with_a_secret_says_so() {
     let _ = open.wait();
 }
 
+/// Runs `nmc echo probe ARGS` to a silent host; checks it failed within 20 s, its last stderr
+/// line the error that holds `want` (the line before it is the probe's opening line).
+fn probe_gives_up(name: &str, extra: &[&str], want: &str) {
+    let (_silent, addr) = silent_host();
+    let out = tmp(name).join("out");
+    let args = [
+        &["echo", "probe", &addr, "--out", out.to_str().unwrap()][..],
+        extra,
+    ]
+    .concat();
+    let t = Instant::now();
+    let o = nmc(&args);
+    let took = t.elapsed();
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+    assert!(took < Duration::from_secs(20), "{args:?} took {took:?}");
+    let last = e.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("nmc: ") && last.contains(want),
+        "{args:?}: `{e}` lacks `{want}`"
+    );
+    assert!(!e.contains("panicked"), "{e}");
+}
+
+/// Issue 58 §2: the echo probe waited 30 s for each of its 512 volleys (about 4.3 hours) to
+/// report that nothing answered. It gives up at its opening deadline (--open-timeout, 10 s by
+/// default) ...
+#[test]
+fn the_echo_probe_gives_up_on_a_silent_host_at_its_opening_deadline() {
+    probe_gives_up(
+        "unanswered-probe-open",
+        &[],
+        "nothing answered within 10.000s of the first volley (--open-timeout): gave up (1 sent, 0 lost",
+    );
+}
+
+/// ... or, with a short --timeout, after 10 volleys lost and none answered, before it.
+#[test]
+fn the_echo_probe_gives_up_after_a_run_of_losses_with_no_answer() {
+    probe_gives_up(
+        "unanswered-probe-losses",
+        &[
+            "--timeout",
+            "200ms",
+            "--interval",
+            "50ms",
+            "--open-timeout",
+            "10min",
+        ],
+        " volleys lost and none answered: gave up",
+    );
+}
