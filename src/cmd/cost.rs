@@ -43,7 +43,10 @@ RFC 392's columns (clock time, CPU time, bytes s/r, bits/s, µs/bit, 5-minute lo
 and $ per 10^6 bits, then 1972's Utah figures beside today's. A remote UDP run first sends one \
 request the sink answers (`nmc serve` and `nmc cost --serve` do) and fails in one line if none \
 comes back within 5 s: nothing there, a firewall, or a sink with a secret, which UDP transfers \
-cannot carry.")]
+cannot carry. Ctrl-C ends the run after the transfer under way. Exit 0 when the run completed, \
+2 on bad input or a failed transfer, 3 when the sink cannot be reached or refuses, 5 when \
+stopped by the user (what was measured is printed); with -J the document is printed whatever \
+happens, with \"error\" on failure.")]
 pub struct CostArgs {
     /// `HOST[:PORT]` of a sink started with `nmc cost --serve` (default port 8890); without it, a
     /// sink on loopback in this process.
@@ -238,13 +241,37 @@ pub fn run(a: CostArgs) -> Result<Outcome> {
         open_udp(target)?;
     }
     let mut measured: Vec<Measured> = Vec::new();
+    // Issue 58 §3: Ctrl-C (or SIGTERM) ends the run after the transfer under way, and what was
+    // measured is printed (exit 5); it used to go on to the last transfer.
+    let stop = nmc_probe::signal::stop_on_signals()?;
+    let mut stopped = false;
     for c in &cells {
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            stopped = true;
+            break;
+        }
         let m = match c.proto {
             Proto::Tcp => live::send_tcp_with_key(tcp_addr, c.bytes, c.write_size, key.as_ref())?,
             Proto::Udp => live::send_udp(remote, c.bytes, c.write_size)?,
         };
         measured.push(m);
     }
+    if !stopped && stop.load(std::sync::atomic::Ordering::Relaxed) {
+        stopped = true;
+    }
+    if stopped && measured.is_empty() {
+        return Err(super::exit::stopped(
+            "stopped by the user before the first transfer ended: nothing was measured",
+        ));
+    }
+    let failure = stopped.then(|| {
+        super::exit::stopped(format!(
+            "stopped by the user after {} of {} transfers: what was measured is printed{}",
+            measured.len(),
+            cells.len(),
+            if a.out.is_some() { " and written" } else { "" }
+        ))
+    });
     say(String::new());
     say("Today, in RFC 392's columns (s = the sender's CPU, r = the sink's):".into());
     say(table::rfc392_table(&measured, a.price_per_cpu_hour)
@@ -290,15 +317,22 @@ pub fn run(a: CostArgs) -> Result<Outcome> {
                 })
             })
             .collect();
-        super::json::print(&super::json::document(
+        let mut doc = super::json::document(
             "nmc cost",
             &tcp_addr.to_string(),
             None,
-            false,
+            stopped,
             serde_json::json!({ "transfers": transfers }),
-        ))?;
+        );
+        if let Some(f) = &failure {
+            doc = super::json::with_error(doc, &f.to_string());
+        }
+        super::json::print(&doc)?;
     }
-    Ok(Outcome::Ok)
+    match failure {
+        Some(f) => Err(f),
+        None => Ok(Outcome::Ok),
+    }
 }
 
 #[derive(serde::Serialize)]
@@ -430,14 +464,18 @@ fn open_udp(target: SocketAddr) -> Result<()> {
     };
     match nmc_serve::opening::open_udp(&sock, &request, &answered, UDP_OPEN_TIMEOUT, false) {
         Ok(_) => Ok(()),
-        Err(OpenError::Refused(e) | OpenError::Io(e)) => {
-            bail!("cannot reach the sink at {target} over UDP: {e}")
+        Err(OpenError::Refused(e) | OpenError::Io(e)) => Err(super::exit::unreachable(format!(
+            "cannot reach the sink at {target} over UDP: {e}"
+        ))),
+        Err(OpenError::Silent(s)) if s.tcp == TcpLook::WantsSecret => {
+            Err(super::exit::unreachable(format!(
+                "cannot reach the sink: no answer over UDP from {target} within {:?}: it wants a secret (its TCP port sends the challenge), and cost's UDP transfers carry no tag: measure with --proto tcp and --secret-file",
+                s.within
+            )))
         }
-        Err(OpenError::Silent(s)) if s.tcp == TcpLook::WantsSecret => bail!(
-            "cannot reach the sink: no answer over UDP from {target} within {:?}: it wants a secret (its TCP port sends the challenge), and cost's UDP transfers carry no tag: measure with --proto tcp and --secret-file",
-            s.within
-        ),
-        Err(OpenError::Silent(s)) => bail!("cannot reach the sink: {s}"),
+        Err(OpenError::Silent(s)) => Err(super::exit::unreachable(format!(
+            "cannot reach the sink: {s}"
+        ))),
     }
 }
 

@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod contract;
 mod cost;
 mod echo;
 mod files;

@@ -17,7 +17,7 @@ fn silent_host() -> (std::net::UdpSocket, String) {
 }
 
 /// Starts `nmc ARGS --listen 127.0.0.1:0` (a server); returns it and the address it printed.
-fn server(args: &[&str]) -> (Child, String) {
+pub fn server(args: &[&str]) -> (Child, String) {
     let mut child = command()
         .args(args)
         .args(["--listen", "127.0.0.1:0", "--duration", "120s"])
@@ -159,7 +159,8 @@ fn probe_gives_up(name: &str, extra: &[&str], want: &str) {
     let o = nmc(&args);
     let took = t.elapsed();
     let e = stderr(&o);
-    assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+    // Nothing answered: a host that cannot be reached, exit 3 (issue 58 §3).
+    assert_eq!(o.status.code(), Some(3), "{args:?}: {e}");
     assert!(took < Duration::from_secs(20), "{args:?} took {took:?}");
     let last = e.lines().last().unwrap_or_default();
     assert!(

@@ -55,6 +55,10 @@ pub enum StreamError {
     /// message says what the sink's TCP port said instead.
     #[error("cannot reach the sink: {0}")]
     Unanswered(nmc_serve::opening::Silence),
+    /// The sink refused the run (a reverse request it does not serve: past its limits, ...);
+    /// its one line (issue 58 §3: told apart from bad input for the exit code).
+    #[error("{0}")]
+    Refused(String),
     /// A socket call failed during the run.
     #[error("{what}: {err}")]
     Io {

@@ -287,11 +287,15 @@ fn open_udp(s: &UdpSocket, c: &StreamConfig) -> Result<(), StreamError> {
     }
 }
 
+/// A TCP run cut off by the sink's challenge: this client has no secret, and the run never
+/// reached the sink (issue 58 §3: a refusal, [`StreamError::Refused`], not a partial run).
+const WANTS_SECRET: &str = "the sink wants a secret: give it with --secret-file";
+
 /// Why a TCP write or read for buffer `seq` failed, in one line: the sink's challenge when this
 /// client has no secret (it then closed the connection), else the error.
 fn failed(s: &TcpStream, c: &StreamConfig, seq: u64, doing: &str, e: std::io::Error) -> String {
     if c.key.is_none() && nmc_serve::auth::challenged(s, &[]) {
-        "the sink wants a secret: give it with --secret-file".into()
+        WANTS_SECRET.into()
     } else {
         format!("{doing} buffer {seq}: {e}")
     }
@@ -772,6 +776,9 @@ fn run_with(
                 err,
             });
         }
+    }
+    if partial.as_deref() == Some(WANTS_SECRET) {
+        return Err(StreamError::Refused(WANTS_SECRET.into()));
     }
     let sink_received = tally_sock.and_then(|s| ask_tally(&s, c, records.len() as u64));
     for (r, c) in records.iter_mut().zip(&completed) {
