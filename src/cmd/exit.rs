@@ -9,7 +9,7 @@
 //! | 3 | cannot reach the server, or it refused the run: nothing was measured |
 //! | 4 | a partial run: the path or the server stopped it early; what was measured is printed and written |
 //! | 5 | stopped by the user (Ctrl-C, SIGTERM); what was measured is printed and written |
-//! | 130 | a second signal: the process ended at once |
+//! | 130 | a second signal, more than `nmc_probe::signal::SAME_STOP` after the first: the process ended at once |
 //!
 //! An instrument says which by returning an error made here ([`unreachable()`], [`partial`],
 //! [`stopped`]), or by the library's own error for the cases it knows (a stream's sink that
