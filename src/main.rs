@@ -1,6 +1,8 @@
 //! `nmc`: the command line over nmc's libraries. Each subcommand lives in `cmd/<name>.rs` with
-//! its own options; this file only parses, dispatches and maps the outcome to an exit code:
-//! 0 ok, 1 a check outside its tolerance, 2 bad usage or input (clap's own errors are 2 too).
+//! its own options; this file only parses, dispatches and maps the outcome to an exit code
+//! (`cmd::exit`, issue 58 §3): 0 ok, 1 a check outside its tolerance, 2 bad usage or input
+//! (clap's own errors are 2 too) or another failure, 3 a server that cannot be reached or
+//! refused, 4 a partial run kept, 5 stopped by the user with the result kept.
 
 use clap::{CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;
@@ -118,6 +120,8 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return usage_error(e),
     };
+    // Issue 58 §3: an instrument asked for `--json` prints one document whatever happens.
+    let json = json_request(&cli.command);
     let result = match cli.command {
         Command::Run(a) => cmd::run::run(a),
         Command::Scenarios(a) => cmd::scenarios::run(a),
@@ -141,17 +145,39 @@ fn main() -> ExitCode {
         (result, _) => result,
     };
     match result {
-        Ok(Outcome::Ok) => ExitCode::SUCCESS,
-        Ok(Outcome::OutsideTolerance) => ExitCode::from(1),
+        Ok(Outcome::Ok) => ExitCode::from(cmd::exit::OK),
+        Ok(Outcome::OutsideTolerance) => ExitCode::from(cmd::exit::OUTSIDE_TOLERANCE),
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             // Issue 33: what an input file put in the error is escaped and shortened here,
             // once, for every subcommand.
             let text =
                 nmc_sim::limits::printable(&format!("{e:#}"), nmc_sim::limits::MAX_ERROR_CHARS);
+            if let Some((tool, target)) = json
+                && !cmd::json::printed()
+            {
+                let _ = cmd::json::print(&cmd::json::failure(tool, &target, &text));
+            }
             eprintln!("nmc: {text}");
-            ExitCode::from(2)
+            ExitCode::from(cmd::exit::code(&e))
         }
+    }
+}
+
+/// The instrument and target of a command that asked for `--json` (issue 58 §3: its document
+/// is printed, with an `error`, even when the run fails before it has one).
+fn json_request(c: &Command) -> Option<(&'static str, String)> {
+    match c {
+        Command::Echo(cmd::echo::EchoCommand::Probe(a)) if a.json => {
+            Some(("nmc echo probe", a.target.clone()))
+        }
+        Command::Pump(a) if a.json => Some(("nmc pump", a.target.clone())),
+        Command::Stream(a) if a.json => Some(("nmc stream", a.target.clone())),
+        Command::Cost(a) if a.json && !a.serve => Some((
+            "nmc cost",
+            a.target.clone().unwrap_or_else(|| "loopback".into()),
+        )),
+        _ => None,
     }
 }
 
@@ -196,11 +222,43 @@ fn usage_error(e: clap::Error) -> ExitCode {
         let short = nmc_sim::limits::printable(v, MAX_VALUE_ECHO);
         rendered = rendered.replace(v.as_str(), &short);
     }
-    eprintln!(
-        "nmc: {}",
-        nmc_sim::limits::printable(&one_line(&rendered), nmc_sim::limits::MAX_ERROR_CHARS)
-    );
-    ExitCode::from(2)
+    let line = nmc_sim::limits::printable(&one_line(&rendered), nmc_sim::limits::MAX_ERROR_CHARS);
+    // Issue 58 §3: an instrument asked for `-J` prints its document even when its command
+    // line is refused (the target is not known then: null).
+    if let Some(tool) = json_in_args() {
+        let mut doc = cmd::json::failure(tool, "", &line);
+        doc["target"] = serde_json::Value::Null;
+        let _ = cmd::json::print(&doc);
+    }
+    eprintln!("nmc: {line}");
+    ExitCode::from(cmd::exit::FAILED)
+}
+
+/// The instrument a refused command line names, if it also asks for `-J`/`--json` (before any
+/// `--`; `-J` alone or among other short flags, as `-RJ`).
+fn json_in_args() -> Option<&'static str> {
+    let tool = match command_path()
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()[..]
+    {
+        ["nmc", "echo", "probe"] => "nmc echo probe",
+        ["nmc", "pump"] => "nmc pump",
+        ["nmc", "stream"] => "nmc stream",
+        ["nmc", "cost"] => "nmc cost",
+        _ => return None,
+    };
+    std::env::args()
+        .skip(1)
+        .take_while(|a| a != "--")
+        .any(|a| {
+            a == "--json"
+                || (a.starts_with('-')
+                    && !a.starts_with("--")
+                    && a[1..].chars().all(|c| c.is_ascii_alphabetic())
+                    && a.contains('J'))
+        })
+        .then_some(tool)
 }
 
 /// Most characters of a refused value a usage error quotes (and a `--set` refusal echoes).

@@ -40,7 +40,13 @@ Sizes are bytes, or take a unit as scenario files do: kB, MB, GB (decimal) or Ki
 the per-transfer fixed cost, as RFC 392's RJS job set-up was); CPU is getrusage(RUSAGE_THREAD) of \
 the sending thread and of the sink's receiving thread (the sink reports it back over TCP). Prints \
 RFC 392's columns (clock time, CPU time, bytes s/r, bits/s, µs/bit, 5-minute load) with ns/bit \
-and $ per 10^6 bits, then 1972's Utah figures beside today's.")]
+and $ per 10^6 bits, then 1972's Utah figures beside today's. A remote UDP run first sends one \
+request the sink answers (`nmc serve` and `nmc cost --serve` do) and fails in one line if none \
+comes back within 5 s: nothing there, a firewall, or a sink with a secret, which UDP transfers \
+cannot carry. Ctrl-C ends the run after the transfer under way. Exit 0 when the run completed, \
+2 on bad input or a failed transfer, 3 when the sink cannot be reached or refuses, 5 when \
+stopped by the user (what was measured is printed); with -J the document is printed whatever \
+happens, with \"error\" on failure.")]
 pub struct CostArgs {
     /// `HOST[:PORT]` of a sink started with `nmc cost --serve` (default port 8890); without it, a
     /// sink on loopback in this process.
@@ -228,14 +234,44 @@ pub fn run(a: CostArgs) -> Result<Outcome> {
             s.join(", ")
         ));
     }
+    // Issue 58 §1: a remote UDP run opens with an exchange the sink answers, or fails here.
+    if let Some(target) = remote
+        && cells.iter().any(|c| c.proto == Proto::Udp)
+    {
+        open_udp(target)?;
+    }
     let mut measured: Vec<Measured> = Vec::new();
+    // Issue 58 §3: Ctrl-C (or SIGTERM) ends the run after the transfer under way, and what was
+    // measured is printed (exit 5); it used to go on to the last transfer.
+    let stop = nmc_probe::signal::stop_on_signals()?;
+    let mut stopped = false;
     for c in &cells {
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            stopped = true;
+            break;
+        }
         let m = match c.proto {
             Proto::Tcp => live::send_tcp_with_key(tcp_addr, c.bytes, c.write_size, key.as_ref())?,
             Proto::Udp => live::send_udp(remote, c.bytes, c.write_size)?,
         };
         measured.push(m);
     }
+    if !stopped && stop.load(std::sync::atomic::Ordering::Relaxed) {
+        stopped = true;
+    }
+    if stopped && measured.is_empty() {
+        return Err(super::exit::stopped(
+            "stopped by the user before the first transfer ended: nothing was measured",
+        ));
+    }
+    let failure = stopped.then(|| {
+        super::exit::stopped(format!(
+            "stopped by the user after {} of {} transfers: what was measured is printed{}",
+            measured.len(),
+            cells.len(),
+            if a.out.is_some() { " and written" } else { "" }
+        ))
+    });
     say(String::new());
     say("Today, in RFC 392's columns (s = the sender's CPU, r = the sink's):".into());
     say(table::rfc392_table(&measured, a.price_per_cpu_hour)
@@ -281,15 +317,22 @@ pub fn run(a: CostArgs) -> Result<Outcome> {
                 })
             })
             .collect();
-        super::json::print(&super::json::document(
+        let mut doc = super::json::document(
             "nmc cost",
             &tcp_addr.to_string(),
             None,
-            false,
+            stopped,
             serde_json::json!({ "transfers": transfers }),
-        ))?;
+        );
+        if let Some(f) = &failure {
+            doc = super::json::with_error(doc, &f.to_string());
+        }
+        super::json::print(&doc)?;
     }
-    Ok(Outcome::Ok)
+    match failure {
+        Some(f) => Err(f),
+        None => Ok(Outcome::Ok),
+    }
 }
 
 #[derive(serde::Serialize)]
@@ -375,7 +418,13 @@ fn serve(a: &CostArgs) -> Result<Outcome> {
             || limit.is_some_and(|l| start.elapsed() >= l)
     };
     match &udp {
-        Some(udp) => live::serve_udp(udp, &should_stop, &log, Duration::from_secs(60))?,
+        Some(udp) => live::serve_udp(
+            udp,
+            &should_stop,
+            &log,
+            Duration::from_secs(60),
+            &answer_opening,
+        )?,
         None => {
             while !should_stop() {
                 std::thread::sleep(Duration::from_millis(100));
@@ -386,4 +435,64 @@ fn serve(a: &CostArgs) -> Result<Outcome> {
     log(sink.gate().to_string());
     drop(sink);
     Ok(Outcome::Ok)
+}
+
+/// How long a remote UDP run waits for the sink to answer its opening. **Choice**: 5 s, the
+/// time a TCP transfer gives its connection (`nmc_cost::live::send_tcp`).
+pub const UDP_OPEN_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Issue 58 §1: a UDP transfer to a sink nobody runs, behind a firewall, or on a server with a
+/// secret (which takes no untagged datagram) used to "measure" the sender alone and exit 0.
+/// A remote UDP run now opens with the echo server's smallest request, which `nmc serve` and
+/// `nmc cost --serve` answer ([`answer_opening`]), and fails in one line when it is not
+/// answered within [`UDP_OPEN_TIMEOUT`] ([`nmc_serve::opening`]).
+fn open_udp(target: SocketAddr) -> Result<()> {
+    use nmc_probe::wire;
+    use nmc_serve::opening::{OpenError, TcpLook};
+    let local: SocketAddr = if target.is_ipv4() {
+        SocketAddr::from(([0, 0, 0, 0], 0))
+    } else {
+        SocketAddr::from(([0u16; 8], 0))
+    };
+    let sock = UdpSocket::bind(local).with_context(|| format!("binding {local} (UDP)"))?;
+    sock.connect(target)
+        .with_context(|| format!("cannot reach the sink at {target} over UDP"))?;
+    let mut request = [0u8; wire::HEADER_LEN];
+    wire::encode_request(&mut request, wire::HEADER_LEN, 0, OPENING_STAMP, None)?;
+    let answered = |a: &[u8]| {
+        wire::decode(a).is_ok_and(|h| h.is_reply() && h.seq == 0 && h.client_tx_ns == OPENING_STAMP)
+    };
+    match nmc_serve::opening::open_udp(&sock, &request, &answered, UDP_OPEN_TIMEOUT, false) {
+        Ok(_) => Ok(()),
+        Err(OpenError::Refused(e) | OpenError::Io(e)) => Err(super::exit::unreachable(format!(
+            "cannot reach the sink at {target} over UDP: {e}"
+        ))),
+        Err(OpenError::Silent(s)) if s.tcp == TcpLook::WantsSecret => {
+            Err(super::exit::unreachable(format!(
+                "cannot reach the sink: no answer over UDP from {target} within {:?}: it wants a secret (its TCP port sends the challenge), and cost's UDP transfers carry no tag: measure with --proto tcp and --secret-file",
+                s.within
+            )))
+        }
+        Err(OpenError::Silent(s)) => Err(super::exit::unreachable(format!(
+            "cannot reach the sink: {s}"
+        ))),
+    }
+}
+
+/// The send time the opening's request carries, echoed back (any value would do; this one
+/// spells "nmc-cost").
+const OPENING_STAMP: u64 = u64::from_be_bytes(*b"nmc-cost");
+
+/// `nmc cost --serve`'s answer to the opening of a UDP run ([`open_udp`]): an untagged echo
+/// request of the smallest size, answered as the echo server answers it (the same length
+/// back). Anything else is data.
+fn answer_opening(d: &[u8]) -> Option<Vec<u8>> {
+    use nmc_probe::wire;
+    let h = wire::decode(d).ok()?;
+    if d.len() != wire::HEADER_LEN || h.is_reply() || h.is_tagged() {
+        return None;
+    }
+    let mut reply = d.to_vec();
+    wire::seal_reply(&mut reply, nmc_probe::time::unix_now_ns(), 0, None);
+    Some(reply)
 }

@@ -115,7 +115,10 @@ Lengths are whole IP datagrams (IP + UDP/ICMP header + payload); those below the
 rounded up to it (40, Mills' minimum; 60 over UDP, 76 with a secret). Delays are one-way-normalised, \
 round trip / 2, as RFC 889 reports them. Writes trace.csv (send_time_ns,length_bytes,delay_ns,seq,\
 rtt_ns,server_turnaround_ns), summary.json and delay-vs-length.svg; `nmc rto evaluate` reads \
-trace.csv as it is (it uses the rtt_ns column).")]
+trace.csv as it is (it uses the rtt_ns column). Gives up on a host that never answers after \
+--open-timeout (10 s). Exit 0 when the run completed, 2 on bad input, 3 when nothing answered, \
+5 when stopped by the user (what was measured is written); with -J the document is printed \
+whatever happens, with \"error\" on failure.")]
 pub struct ProbeArgs {
     /// HOST, HOST:PORT or `[IPv6]:PORT` (default port 8890; the port is ignored with --icmp).
     pub target: String,
@@ -137,6 +140,11 @@ pub struct ProbeArgs {
     /// A volley unanswered this long is lost (RFC 889: 30 s).
     #[arg(long, default_value = "30s", value_parser = parse_unit::<SimDuration>)]
     pub timeout: SimDuration,
+    /// Give up when nothing has answered this long after the first volley (issue 58: the
+    /// default 512 volleys at 30 s each took hours to report a silent host; irtt waits 15 s);
+    /// also after 10 volleys lost with none answered. `0s`: never give up.
+    #[arg(long, default_value = "10s", value_parser = parse_unit::<SimDuration>)]
+    pub open_timeout: SimDuration,
     /// Tag requests with this shared secret and accept only replies tagged with it (UDP only).
     #[arg(long, value_name = "FILE", conflicts_with = "icmp")]
     pub secret_file: Option<PathBuf>,
@@ -239,6 +247,8 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
         seed: a.seed,
         floor,
         max_length,
+        open_timeout: (!a.open_timeout.is_zero()).then(|| Nanos(a.open_timeout.as_nanos())),
+        silent_losses: (!a.open_timeout.is_zero()).then_some(nmc_probe::probe::SILENT_LOSSES),
     };
     // Check the lengths against the transport before saying anything.
     nmc_probe::probe::Probe::new(cfg.clone()).map_err(|e| match e {
@@ -251,7 +261,7 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
         addr.to_string()
     };
     eprintln!(
-        "nmc echo probe: {} volleys to {} over {}, lengths {}, {}, lost after {}",
+        "nmc echo probe: {} volleys to {} over {}, lengths {}, {}, lost after {}{}",
         a.count,
         target_label,
         if a.icmp { "icmp" } else { "udp" },
@@ -263,9 +273,18 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
             Pacing::Interval { interval_ns } => format!("one every {}", interval_ns.human()),
         },
         Nanos(a.timeout.as_nanos()).human(),
+        if a.open_timeout.is_zero() {
+            String::new()
+        } else {
+            format!(
+                "; gives up if nothing answers within {}",
+                Nanos(a.open_timeout.as_nanos()).human()
+            )
+        },
     );
     let out = a
         .out
+        .clone()
         .unwrap_or_else(|| PathBuf::from("out/echo").join(super::folder_name(&target_label)));
     // Issue 33: the folder is ours (a second run into it is refused) from the first volley;
     // the files are written beside it and put in place whole.
@@ -309,13 +328,7 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
     };
     progress.finish();
     let summary = Summary::of(run, (a.break_at > 0).then_some(a.break_at));
-    if a.json {
-        let mut doc = super::json::probe(&summary);
-        if every.is_some() {
-            doc["end"]["intervals"] = serde_json::to_value(&intervals)?;
-        }
-        super::json::print(&doc)?;
-    } else {
+    if !a.json {
         out!("{}", summary.text());
     }
     let written = write_outputs(dir.path(), &summary)?;
@@ -325,9 +338,30 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
         plot: dir.final_path(&written.plot),
     };
     dir.commit()?;
-    // Issue 33: a measurement with no valid sample is not a success.
+    // Issue 33: a measurement with no valid sample is not a success. Issue 58 §3: that is a
+    // host that cannot be reached (exit 3); a run stopped by the user keeps what it measured
+    // (exit 5); the JSON document, printed either way, says which.
     let c = summary.run.counters;
-    if !a.json {
+    let failure = if c.answered == 0 {
+        Some(super::exit::unreachable(nothing_answered(&a, &summary)))
+    } else if summary.run.interrupted && stop.load(std::sync::atomic::Ordering::Relaxed) {
+        Some(super::exit::stopped(format!(
+            "stopped by the user after {} of {} volleys: what was measured is printed and written",
+            c.sent, a.count
+        )))
+    } else {
+        None
+    };
+    if a.json {
+        let mut doc = super::json::probe(&summary);
+        if every.is_some() {
+            doc["end"]["intervals"] = serde_json::to_value(&intervals)?;
+        }
+        if let Some(f) = &failure {
+            doc = super::json::with_error(doc, &f.to_string());
+        }
+        super::json::print(&doc)?;
+    } else {
         outln!(
             "wrote {}, {} and {}",
             super::shown(&files.trace),
@@ -342,26 +376,41 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
             );
         }
     }
-    if c.answered == 0 {
-        let hint = if c.icmp_errors > 0 {
-            "; port unreachable: is an echo server listening there?".to_string()
-        } else if a.secret_file.is_none() {
-            "; a server with a secret answers only requests tagged with it: give it with --secret-file"
-                .to_string()
-        } else {
-            format!(
-                "; a server with a secret answers only requests tagged with the same one and sent within {} s of its own clock: are the secrets the same, and both clocks set (NTP)?",
-                nmc_probe::wire::FRESHNESS.as_secs()
-            )
-        };
-        bail!(
-            "no volley was answered ({} sent, {} lost, {} ICMP errors{hint}): nothing was measured",
-            c.sent,
-            c.lost,
-            c.icmp_errors,
-        );
+    match failure {
+        Some(f) => Err(f),
+        None => Ok(Outcome::Ok),
     }
-    Ok(Outcome::Ok)
+}
+
+/// The one line for a run in which no volley was answered: why it ended, its counts, and the
+/// likely cause.
+fn nothing_answered(a: &ProbeArgs, summary: &Summary) -> String {
+    let c = summary.run.counters;
+    let hint = if c.icmp_errors > 0 {
+        "; port unreachable: is an echo server listening there?".to_string()
+    } else if a.secret_file.is_none() {
+        "; a server with a secret answers only requests tagged with it: give it with --secret-file"
+            .to_string()
+    } else {
+        format!(
+            "; a server with a secret answers only requests tagged with the same one and sent within {} s of its own clock: are the secrets the same, and both clocks set (NTP)?",
+            nmc_probe::wire::FRESHNESS.as_secs()
+        )
+    };
+    let why = match summary.run.gave_up {
+        Some(nmc_probe::probe::GiveUp::OpenTimeout { after_ns }) => format!(
+            "nothing answered within {} of the first volley (--open-timeout): gave up",
+            after_ns.human()
+        ),
+        Some(nmc_probe::probe::GiveUp::SilentLosses { lost }) => {
+            format!("{lost} volleys lost and none answered: gave up")
+        }
+        None => "no volley was answered".to_string(),
+    };
+    format!(
+        "{why} ({} sent, {} lost, {} ICMP errors{hint}): nothing was measured",
+        c.sent, c.lost, c.icmp_errors,
+    )
 }
 
 #[cfg(test)]

@@ -9,6 +9,11 @@
 //!   "end": { ... the tool's measures ... } }
 //! ```
 //!
+//! Issue 58 §3: the document is printed whatever happens. A run that fails has `"error"`, the
+//! one line also printed on stderr: with `"end": null` when nothing was measured (`main`
+//! prints it, [`failure`]), with the measures when the run was partial or stopped by the user
+//! ([`with_error`]).
+//!
 //! One unit convention across instruments: every time is in seconds, every rate in bit/s,
 //! every size in bytes, and each key ends in its unit (`_s`, `_bit_per_s`, `_bytes`); a bare
 //! key is a count or a ratio. (The files in `--out` keep their own columns, which the papers'
@@ -40,10 +45,34 @@ pub fn document(
     })
 }
 
+/// Whether a document has been printed (issue 58 §3: one, whatever happens).
+static PRINTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// Prints `doc` on stdout, alone, pretty-printed.
 pub fn print(doc: &Value) -> anyhow::Result<()> {
+    PRINTED.store(true, std::sync::atomic::Ordering::Relaxed);
     outln!("{}", serde_json::to_string_pretty(doc)?);
     Ok(())
+}
+
+/// Whether [`print()`] has printed a document in this process.
+pub fn printed() -> bool {
+    PRINTED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// The document of a run that failed before it had measures (issue 58 §3): `end` is null and
+/// `error` is the one line the command also prints on stderr.
+pub fn failure(tool: &str, target: &str, error: &str) -> Value {
+    let mut doc = document(tool, target, None, false, Value::Null);
+    doc["error"] = json!(error);
+    doc
+}
+
+/// `doc` with `error` set to `line` (a run that measured something and then failed, or was
+/// stopped: the measures stay).
+pub fn with_error(mut doc: Value, line: &str) -> Value {
+    doc["error"] = json!(line);
+    doc
 }
 
 fn s(ns: f64) -> f64 {

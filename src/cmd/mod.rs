@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod cost;
 pub mod echo;
+pub mod exit;
 pub mod gate;
 pub mod json;
 pub mod progress;

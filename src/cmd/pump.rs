@@ -37,7 +37,10 @@ A message unanswered for --timeout ends the run with an error. Writes messages.c
 summary.json, rtt.svg, rtt-histogram.svg and autocorrelation.svg. With -R/--reverse the server \
 pumps to this host instead (this host opens the connection, so it works through NAT): the \
 server times the round trips and sends its figures back at the end; messages.csv is then this \
-host's record of each message's arrival, and summary.json says \"reverse\": true.")]
+host's record of each message's arrival, and summary.json says \"reverse\": true. Exit 0 when \
+the run completed, 2 on bad input or a failed run, 3 when the server cannot be reached or \
+refuses, 5 when stopped by the user (what was measured is written); with -J the document is \
+printed whatever happens, with \"error\" on failure.")]
 pub struct PumpArgs {
     /// HOST, HOST:PORT or `[IPv6]:PORT` of an `nmc echo serve --pump` (default port 8890).
     pub target: String,
@@ -225,19 +228,7 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
         p.finish();
     }
     let target = addr.to_string();
-    if a.json {
-        let end = |r: &Ran| -> Result<serde_json::Value> {
-            let mut doc = super::json::pump(&r.summary, &target);
-            doc["end"]["intervals"] = serde_json::to_value(&r.intervals)?;
-            Ok(doc)
-        };
-        let doc = match &runs[..] {
-            [one] => end(one)?,
-            [fwd, rev] => super::json::bidir(end(fwd)?, end(rev)?),
-            _ => unreachable!("one direction, or both"),
-        };
-        super::json::print(&doc)?;
-    } else {
+    if !a.json {
         for r in &runs {
             if a.bidir {
                 outln!(
@@ -268,9 +259,32 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
         );
     }
     dir.commit()?;
+    // Issue 58 §3: Ctrl-C keeps what was measured, and says so with exit 5 (it was 0).
+    let failure = (signal.load(Ordering::Relaxed)
+        && runs.iter().any(|r| r.summary.run.interrupted))
+    .then(|| super::exit::stopped("stopped by the user: what was measured is printed and written"));
+    if a.json {
+        let end = |r: &Ran| -> Result<serde_json::Value> {
+            let mut doc = super::json::pump(&r.summary, &target);
+            doc["end"]["intervals"] = serde_json::to_value(&r.intervals)?;
+            Ok(doc)
+        };
+        let mut doc = match &runs[..] {
+            [one] => end(one)?,
+            [fwd, rev] => super::json::bidir(end(fwd)?, end(rev)?),
+            _ => unreachable!("one direction, or both"),
+        };
+        if let Some(f) = &failure {
+            doc = super::json::with_error(doc, &f.to_string());
+        }
+        super::json::print(&doc)?;
+    }
     let last = wrote.pop().unwrap_or_default();
     say(format!("wrote {} and {last}", wrote.join(", ")));
-    Ok(Outcome::Ok)
+    match failure {
+        Some(f) => Err(f),
+        None => Ok(Outcome::Ok),
+    }
 }
 
 /// One direction of a run: who sends, where its files go, how its lines are tagged.

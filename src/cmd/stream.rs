@@ -29,8 +29,9 @@ first is full, a gap starts (RFC 508 §IV). \"Written\" means the socket took th
 508's KEY form (time of day, buffers sent, max/avg/min gap, gaps); --out writes buffers.csv and \
 summary.json. With -R/--reverse the sink sends and this host receives (this host connects, so it \
 works through NAT): the sink times the gaps and sends its records back at the end, and \
-summary.json says \"reverse\": true. Exit 0 when the run completed, 2 on bad input, an \
-unreachable sink or a partial run.")]
+summary.json says \"reverse\": true. Exit 0 when the run completed, 2 on bad input, 3 when \
+the sink cannot be reached or refuses the run, 4 for a partial run (kept), 5 when stopped by \
+the user (kept); with -J the document is printed whatever happens, with \"error\" on failure.")]
 pub struct StreamArgs {
     /// HOST, HOST:PORT or `[IPv6]:PORT` of an `nmc serve` or `nmc sink` (default port 8890).
     pub target: String,
@@ -404,6 +405,20 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
             },
         ));
     }
+    if let Some(dir) = out {
+        write_outputs(dir.path(), &runs)?;
+        dir.commit()?;
+    }
+    // Issue 58 §3: a run stopped by the user (exit 5) or by the path or sink (exit 4) keeps
+    // what it measured, and the JSON document says why it ended.
+    let failure = partial.map(|p| {
+        let line = format!("partial run, stopped early: {p}");
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            super::exit::stopped(line)
+        } else {
+            super::exit::partial(line)
+        }
+    });
     if a.json {
         let mut doc = super::json::stream(&runs, &target.to_string());
         if every.is_some() {
@@ -413,14 +428,13 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
                 serde_json::to_value(&intervals)?
             };
         }
+        if let Some(f) = &failure {
+            doc = super::json::with_error(doc, &f.to_string());
+        }
         super::json::print(&doc)?;
     }
-    if let Some(dir) = out {
-        write_outputs(dir.path(), &runs)?;
-        dir.commit()?;
+    match failure {
+        Some(f) => Err(f),
+        None => Ok(Outcome::Ok),
     }
-    if let Some(p) = partial {
-        bail!("partial run, stopped early: {p}");
-    }
-    Ok(Outcome::Ok)
 }

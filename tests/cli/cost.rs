@@ -174,7 +174,8 @@ fn cost_bad_input_is_one_line_and_exit_2() {
         "--proto",
         "tcp",
     ]);
-    assert_eq!(o.status.code(), Some(2));
+    // Issue 58 §3: a sink that cannot be reached is exit 3.
+    assert_eq!(o.status.code(), Some(3));
     let e = stderr(&o);
     assert!(
         e.starts_with("nmc: cannot reach the sink at 127.0.0.1:1: "),

@@ -283,7 +283,8 @@ fn a_probe_that_measured_nothing_fails_fast() {
     let t = Instant::now();
     let o = nmc(&["echo", "probe", &target, "--count", "3", "--out", s(&dir)]);
     let e = stderr(&o);
-    assert_eq!(o.status.code(), Some(2), "{e}");
+    // Issue 58 §3: nothing answered is a host that cannot be reached, exit 3.
+    assert_eq!(o.status.code(), Some(3), "{e}");
     let last = e.lines().last().unwrap_or("");
     assert!(
         last.contains("no volley was answered") && last.contains("port unreachable"),

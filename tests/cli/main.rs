@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod contract;
 mod cost;
 mod echo;
 mod files;
@@ -18,6 +19,7 @@ mod servers;
 mod shell;
 mod stream;
 mod sweep;
+mod unanswered;
 
 /// `nmc` with its working directory at the repository root.
 pub fn command() -> Command {

@@ -189,7 +189,13 @@ fn bad_pump_input_is_one_line_and_exit_2() {
             t0.elapsed()
         );
         let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        // Issue 58 §3: a server that cannot be reached is exit 3, bad input 2.
+        let code = if name.starts_with("unreachable") || *name == "silent host" {
+            3
+        } else {
+            2
+        };
+        assert_eq!(o.status.code(), Some(code), "{name}: {err}");
         assert!(err.contains(needle), "{name}: `{needle}` not in: {err}");
         assert_eq!(err.lines().count(), 1, "{name}: more than one line: {err}");
     }
@@ -301,7 +307,8 @@ fn reverse_pump_on_loopback() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
+    // Issue 58 §3: refused by the server, exit 3.
+    assert_eq!(o.status.code(), Some(3), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
         err.contains("request refused: --duration 7200.000s is longer than this server's limit"),
@@ -377,7 +384,7 @@ fn bidir_pump_on_loopback() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(o.status.code(), Some(3), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
         err.contains("reverse: ") && err.contains("request refused"),
@@ -607,7 +614,7 @@ fn a_server_silent_after_its_challenge_is_named_with_the_timeout() {
         .unwrap();
     let (_, o) = wait_at_most(child, std::time::Duration::from_secs(20));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(o.status.code(), Some(3), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(!err.contains("os error"), "{err}");
     assert!(
@@ -661,7 +668,7 @@ fn bidir_refused_by_the_per_source_cap_names_the_limits_not_a_secret() {
     let _ = server.kill();
     let _ = server.wait();
     let e = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert_eq!(o.status.code(), Some(3), "{e}");
     assert_eq!(e.lines().count(), 1, "{e}");
     assert!(!e.contains("secret"), "{e}");
     assert!(e.contains("--max-per-source"), "{e}");

@@ -523,9 +523,10 @@ fn clients_answer_the_secret() {
             v.into_iter().map(String::from).collect()
         };
         for (secret, code, needle) in [
+            // Issue 58 §3: refused by the server, exit 3.
             (Some(right.as_str()), 0, ""),
-            (Some(wrong.as_str()), 2, "refused the secret"),
-            (None, 2, "wants a secret: give it with --secret-file"),
+            (Some(wrong.as_str()), 3, "refused the secret"),
+            (None, 3, "wants a secret: give it with --secret-file"),
         ] {
             let args = client(secret);
             let (got, err) = run(&args.iter().map(String::as_str).collect::<Vec<_>>());
@@ -559,8 +560,8 @@ fn reverse_clients_answer_the_secret() {
         };
         for (secret, code, needle) in [
             (Some(&right), 0, ""),
-            (Some(&wrong), 2, "refused the secret"),
-            (None, 2, "wants a secret: give it with --secret-file"),
+            (Some(&wrong), 3, "refused the secret"),
+            (None, 3, "wants a secret: give it with --secret-file"),
         ] {
             let mut c = command();
             c.args([tool, &addr, "-R", "--duration", "500ms"]);

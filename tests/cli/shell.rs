@@ -129,7 +129,8 @@ fn short_flags_as_iperf3_has_them() {
         .port();
     let target = format!("127.0.0.1:{port}");
     let o = nmc(&["pump", &target, "-t", "1s", "-i", "1s", "-J", "-f", "m"]);
-    assert_eq!(o.status.code(), Some(2));
+    // Issue 58 §3: refused by the server is exit 3.
+    assert_eq!(o.status.code(), Some(3));
     assert!(stderr(&o).contains("refused the pump"), "{}", stderr(&o));
     let o = nmc(&["pump", &target, "--format", "KB"]);
     assert_eq!(o.status.code(), Some(2));

@@ -233,7 +233,13 @@ fn bad_stream_input_is_one_line_and_exit_2() {
     ];
     for (args, want) in cases {
         let o = nmc(&args);
-        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        // Issue 58 §3: a sink that cannot be reached is exit 3, bad input 2.
+        let code = if want == "cannot reach the sink" {
+            3
+        } else {
+            2
+        };
+        assert_eq!(o.status.code(), Some(code), "{args:?}: {}", stderr(&o));
         let e = stderr(&o);
         assert!(e.contains(want), "{args:?}: `{e}` lacks `{want}`");
         assert!(!e.contains("panicked"), "{e}");
@@ -248,7 +254,7 @@ fn bad_stream_input_is_one_line_and_exit_2() {
         }
         let o = nmc(&args);
         let e = stderr(&o);
-        assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+        assert_eq!(o.status.code(), Some(3), "{args:?}: {e}");
         assert!(e.contains("cannot reach the sink"), "{args:?}: {e}");
         assert_eq!(e.lines().count(), 1, "{args:?}: not one line: `{e}`");
         assert!(o.stdout.is_empty(), "{args:?}: printed a table");
@@ -256,7 +262,7 @@ fn bad_stream_input_is_one_line_and_exit_2() {
 }
 
 /// Issue 33: Ctrl-C on `nmc stream` used to print nothing, write nothing and exit 130. It now
-/// ends the run as partial: the key is printed, the files are written, exit 2 says why. And
+/// ends the run as partial: the key is printed, the files are written, exit 5 (issue 58; it was 2) says why. And
 /// over UDP without --ack, the loss comes from the sink's tally instead of being taken as none.
 #[test]
 fn an_interrupted_stream_keeps_what_ran_and_udp_counts_its_loss_from_the_sinks_tally() {
@@ -285,7 +291,8 @@ fn an_interrupted_stream_keeps_what_ran_and_udp_counts_its_loss_from_the_sinks_t
     assert!(k.success());
     let o = child.wait_with_output().unwrap();
     let (so, e) = (text(&o.stdout), stderr(&o));
-    assert_eq!(o.status.code(), Some(2), "{so}\n{e}");
+    // Issue 58 §3: stopped by the user, what ran kept: exit 5 (it was 2).
+    assert_eq!(o.status.code(), Some(5), "{so}\n{e}");
     assert!(e.contains("interrupted"), "{e}");
     assert!(
         so.contains("# buffers sent") && so.contains("# lost (sink's tally)"),
@@ -409,7 +416,7 @@ fn reverse_stream_from_a_sink_on_loopback() {
     );
     let o = nmc(&["stream", &addr, "-R", "-t", "2h"]);
     let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(o.status.code(), Some(3), "{err}");
     assert!(
         err.contains("request refused: --duration 7200 s is longer than this sink's limit"),
         "{err}"

@@ -28,7 +28,10 @@
 //! ([`SinkConfig::key`]) the challenge-response of [`nmc_serve::auth`] before the first byte of
 //! data.
 //!
-//! UDP has no reply: a remote UDP sink only counts. On loopback the sink runs on a thread of this
+//! UDP data have no reply: a remote UDP sink only counts them. A remote UDP run opens with an
+//! exchange the sink answers (issue 58 §1: the echo server's request, which `nmc serve` and
+//! `nmc cost --serve` answer; see [`serve_udp`]), so that a run to nothing fails instead of
+//! reporting what it sent. On loopback the sink runs on a thread of this
 //! process for the one transfer, so its CPU is measured; it stops on an end marker datagram
 //! (`nmc-cost-end`, sent a few times after the data) or after [`IDLE_TIMEOUT_UDP`] of silence.
 //!
@@ -444,23 +447,49 @@ impl Drop for TcpSink {
     }
 }
 
-/// A UDP discard loop for `nmc cost --serve`: counts datagrams and bytes until `stop()`.
+/// What the UDP sink answers: the reply to a datagram, if it is a request the sink answers
+/// (`nmc cost --serve` answers the opening of a UDP run, the echo server's smallest request,
+/// issue 58 §1; the binary knows its format). A reply is never longer than its request.
+pub type Answer<'a> = &'a dyn Fn(&[u8]) -> Option<Vec<u8>>;
+
+/// Most datagrams [`serve_udp`] answers in one second, over all sources. **Choice**: 100: a
+/// run's opening sends a few; a reply the size of its request amplifies nothing, and the cap
+/// keeps the sink from reflecting a flood of forged sources at their full rate.
+pub const MAX_ANSWERS_PER_S: u32 = 100;
+
+/// A UDP discard loop for `nmc cost --serve`: counts datagrams and bytes until `stop()`, and
+/// sends back what `answer` makes of a request it answers (at most [`MAX_ANSWERS_PER_S`]),
+/// which is not counted as data.
 pub fn serve_udp(
     sock: &UdpSocket,
     stop: &dyn Fn() -> bool,
     log: &dyn Fn(String),
     log_every: Duration,
+    answer: Answer<'_>,
 ) -> io::Result<()> {
     sock.set_read_timeout(Some(Duration::from_millis(200)))?;
     let mut buf = vec![0u8; BUF_BYTES];
-    let (mut datagrams, mut bytes) = (0u64, 0u64);
+    let (mut datagrams, mut bytes, mut answered) = (0u64, 0u64, 0u64);
     let mut last = Instant::now();
+    let (mut second, mut in_second) = (Instant::now(), 0u32);
     while !stop() {
         match sock.recv_from(&mut buf) {
-            Ok((n, _)) => {
-                datagrams += 1;
-                bytes = bytes.saturating_add(n as u64);
-            }
+            Ok((n, from)) => match answer(&buf[..n]) {
+                Some(reply) => {
+                    if second.elapsed() >= Duration::from_secs(1) {
+                        (second, in_second) = (Instant::now(), 0);
+                    }
+                    if in_second < MAX_ANSWERS_PER_S && reply.len() <= n {
+                        in_second += 1;
+                        answered += 1;
+                        let _ = sock.send_to(&reply, from);
+                    }
+                }
+                None => {
+                    datagrams += 1;
+                    bytes = bytes.saturating_add(n as u64);
+                }
+            },
             Err(e)
                 if matches!(
                     e.kind(),
@@ -472,13 +501,13 @@ pub fn serve_udp(
         }
         if !log_every.is_zero() && last.elapsed() >= log_every {
             log(format!(
-                "udp: {datagrams} datagrams, {bytes} bytes discarded"
+                "udp: {datagrams} datagrams, {bytes} bytes discarded; {answered} openings answered"
             ));
             last = Instant::now();
         }
     }
     log(format!(
-        "udp: {datagrams} datagrams, {bytes} bytes discarded"
+        "udp: {datagrams} datagrams, {bytes} bytes discarded; {answered} openings answered"
     ));
     Ok(())
 }

@@ -524,6 +524,9 @@ pub fn probe_config(s: &InternetScenario, seed: u64) -> Result<ProbeConfig, Buil
         seed,
         floor: (p.floor.get() / 8) as u32,
         max_length: 65535,
+        // A model runs to its end: it never gives up on a path (issue 58 §2 is the real probe's).
+        open_timeout: None,
+        silent_losses: None,
     };
     Probe::new(cfg.clone()).map_err(|e| BuildError::Ping {
         // The count is the volleys key's; every other refusal is about the lengths.

@@ -178,6 +178,10 @@ pub struct ProbeRun {
     pub elapsed: Nanos,
     /// True when the run was stopped before every volley was resolved.
     pub interrupted: bool,
+    /// Issue 58 §2: the run gave up on a host that never answered, and why (then `interrupted`
+    /// is set too).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gave_up: Option<crate::probe::GiveUp>,
     /// Volleys sent, answered and lost; replies duplicate, reordered, late, foreign or
     /// unauthenticated; ICMP errors.
     pub counters: ProbeCounters,
@@ -312,6 +316,7 @@ pub(crate) fn run<S: EchoSocket>(
         None => (None, None),
     };
     let mut interrupted = false;
+    let mut gave_up = None;
     while !probe.is_done() {
         if let (Some(t), Some(f)) = (ticker.as_mut(), on_line.as_mut()) {
             let since = clock.now().saturating_sub(start);
@@ -332,6 +337,13 @@ pub(crate) fn run<S: EchoSocket>(
             break;
         }
         probe.handle_timeout(clock.now());
+        // Issue 58 §2: a host that has never answered is given up on at the opening deadline
+        // or after a run of losses (each wait is at most MAX_WAIT, so this is seen in time).
+        if let Some(g) = probe.gave_up(clock.now()) {
+            gave_up = Some(g);
+            interrupted = true;
+            break;
+        }
         while let Some(tx) = probe.poll_transmit(clock.now()) {
             match sock.send(&tx) {
                 Ok(()) => {}
@@ -411,6 +423,7 @@ pub(crate) fn run<S: EchoSocket>(
         started_unix_ns,
         elapsed,
         interrupted,
+        gave_up,
         counters: probe.counters(),
         volleys,
     })

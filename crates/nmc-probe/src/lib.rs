@@ -121,4 +121,9 @@ pub enum Error {
     /// A pump run that could not start or go on, said in one line.
     #[error("{0}")]
     Pump(String),
+    /// Issue 58 §3: a pump that could not reach its server, or that the server refused
+    /// (nothing listens, no answer, a secret wanted or not matched, its limits, a reverse
+    /// request refused), before anything was measured; said in one line.
+    #[error("{0}")]
+    Unreachable(String),
 }

@@ -176,6 +176,39 @@ pub struct ProbeConfig {
     pub floor: u32,
     /// Largest datagram the transport can carry.
     pub max_length: u32,
+    /// Issue 58 §2: a real run gives up when nothing has answered this long after its first
+    /// send ([`Probe::gave_up`]); `None`: never (the simulator's probes run their model to the
+    /// end).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub open_timeout: Option<Nanos>,
+    /// Issue 58 §2: a real run gives up when this many volleys have been lost and none was
+    /// ever answered ([`Probe::gave_up`]; [`SILENT_LOSSES`] from the command line); `None`:
+    /// never.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub silent_losses: Option<u32>,
+}
+
+/// Volleys lost, with none ever answered, after which a run gives up (issue 58 §2).
+/// **Choice**: 10. On a path that answers at all, even at 50 % loss ten losses in a row before
+/// the first answer happen once in a thousand runs, and a run that met them would be mostly
+/// loss anyway; with a short `--timeout` this ends a run to a silent host before the opening
+/// deadline does.
+pub const SILENT_LOSSES: u32 = 10;
+
+/// Why a run gave up on a host that never answered (issue 58 §2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum GiveUp {
+    /// Nothing answered within the opening deadline of the first send.
+    OpenTimeout {
+        /// The deadline, ns from the first send.
+        after_ns: Nanos,
+    },
+    /// This many volleys were lost and none was ever answered.
+    SilentLosses {
+        /// Volleys lost.
+        lost: u32,
+    },
 }
 
 /// One volley's record.
@@ -390,6 +423,28 @@ impl Probe {
         }
     }
 
+    /// Whether a run should give up at `now` on a host that has never answered (issue 58 §2):
+    /// no reply at all (in time or late) and either [`ProbeConfig::open_timeout`] has passed
+    /// since the first send, or [`ProbeConfig::silent_losses`] volleys have been lost. `None`
+    /// once anything has answered, and before the first send.
+    pub fn gave_up(&self, now: Nanos) -> Option<GiveUp> {
+        if self.counters.answered > 0 || self.counters.late > 0 {
+            return None;
+        }
+        let first = self.volleys.first()?.sent?;
+        if let Some(t) = self.cfg.open_timeout
+            && now.saturating_sub(first) >= t
+        {
+            return Some(GiveUp::OpenTimeout { after_ns: t });
+        }
+        match self.cfg.silent_losses {
+            Some(n) if self.counters.lost >= n => Some(GiveUp::SilentLosses {
+                lost: self.counters.lost,
+            }),
+            _ => None,
+        }
+    }
+
     /// The next volley to send, if one is due at `now`. Marks it sent at `now`.
     pub fn poll_transmit(&mut self, now: Nanos) -> Option<Transmit> {
         let due = self.due()?;
@@ -524,10 +579,65 @@ mod tests {
             seed: 889,
             floor: 40,
             max_length: 1500,
+            open_timeout: None,
+            silent_losses: None,
         }
     }
 
     const MS: u64 = 1_000_000;
+
+    /// Issue 58 §2: a run gives up on a host that never answers at its opening deadline, or
+    /// after its run of losses, whichever comes first; never once anything has answered, and
+    /// never without the settings (the simulator's probes).
+    #[test]
+    fn a_run_gives_up_on_a_host_that_never_answers() {
+        let pacing = Pacing::Interval {
+            interval_ns: Nanos(100 * MS),
+        };
+        let mut c = cfg(512, pacing);
+        c.timeout = Nanos(1_000 * MS);
+        c.open_timeout = Some(Nanos(10_000 * MS));
+        c.silent_losses = Some(SILENT_LOSSES);
+        let silent = |c: &ProbeConfig| {
+            let mut p = Probe::new(c.clone()).unwrap();
+            let mut now = Nanos::ZERO;
+            loop {
+                p.handle_timeout(now);
+                if let Some(g) = p.gave_up(now) {
+                    return (g, now);
+                }
+                while p.poll_transmit(now).is_some() {}
+                now = Nanos(now.0 + MS);
+                assert!(now.0 < 600_000 * MS, "never gave up");
+            }
+        };
+        // Sends at 0, 100 ms, ...: the tenth loss is the volley sent at 900 ms, at 1.9 s.
+        assert_eq!(
+            silent(&c),
+            (GiveUp::SilentLosses { lost: 10 }, Nanos(1_900 * MS))
+        );
+        // With a 30 s timeout no volley is lost by 10 s: the opening deadline ends it.
+        c.timeout = Nanos(30_000 * MS);
+        assert_eq!(
+            silent(&c),
+            (
+                GiveUp::OpenTimeout {
+                    after_ns: Nanos(10_000 * MS)
+                },
+                Nanos(10_000 * MS)
+            )
+        );
+        // One answer, and the run goes on whatever is lost after it.
+        let mut p = Probe::new(c.clone()).unwrap();
+        let tx = p.poll_transmit(Nanos::ZERO).unwrap();
+        p.handle_reply(Nanos(5 * MS), tx.seq, tx.stamp, None);
+        assert_eq!(p.gave_up(Nanos(100_000 * MS)), None);
+        // Without the settings, never.
+        let mut p = Probe::new(cfg(512, pacing)).unwrap();
+        p.poll_transmit(Nanos::ZERO).unwrap();
+        p.handle_timeout(Nanos(100_000 * MS));
+        assert_eq!(p.gave_up(Nanos(100_000 * MS)), None);
+    }
 
     #[test]
     fn mills_lengths_are_uniform_and_rounded_up_to_40() {

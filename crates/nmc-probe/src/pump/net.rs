@@ -78,7 +78,7 @@ pub fn session_id() -> u32 {
 }
 
 fn refused(target: SocketAddr) -> Error {
-    Error::Pump(format!(
+    Error::Unreachable(format!(
         "{target} refused the pump: nothing listens there ({HINT})"
     ))
 }
@@ -94,7 +94,7 @@ fn receive_error(target: SocketAddr) -> impl Fn(io::Error) -> Error {
 /// The server closed (or reset) the connection before its first RFNM, without the secret's
 /// challenge: most often its connection limits refusing it (issue 57 §6).
 fn cut_off(target: SocketAddr) -> Error {
-    Error::Pump(format!(
+    Error::Unreachable(format!(
         "{target} closed the connection before its first RFNM: is it at its connection limits (--max-connections, --max-per-source: --bidir holds two from this host)?"
     ))
 }
@@ -109,8 +109,15 @@ fn gone(e: &io::Error) -> bool {
     )
 }
 
-fn failed(target: SocketAddr, e: &PumpError) -> Error {
-    Error::Pump(format!("{target}: {e} ({HINT})"))
+/// A run that failed (`e`): unreachable when no RFNM ever came back (issue 58 §3: a UDP pump
+/// to a silent host), else the run's failure.
+fn failed(target: SocketAddr, e: &PumpError, pump: &Pump) -> Error {
+    let line = format!("{target}: {e} ({HINT})");
+    if pump.counters().rfnms == 0 {
+        Error::Unreachable(line)
+    } else {
+        Error::Pump(line)
+    }
 }
 
 fn wait_for(pump: &Pump, now: Nanos) -> Duration {
@@ -178,7 +185,7 @@ pub fn pump_with_key(
             };
             let sock = UdpSocket::bind(local).map_err(|e| Error::Bind(local, e))?;
             sock.connect(target)
-                .map_err(|e| Error::Pump(format!("cannot reach {target}: {e}")))?;
+                .map_err(|e| Error::Unreachable(format!("cannot reach {target}: {e}")))?;
             run_udp_on(sock, cfg, key, stop, progress, messages)
         }
     }
@@ -195,11 +202,11 @@ pub(crate) fn connect_tcp(
         .kind()
     {
         io::ErrorKind::ConnectionRefused => refused(target),
-        io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => Error::Pump(format!(
+        io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => Error::Unreachable(format!(
             "no answer from {target} within {} ({HINT})",
             cfg.timeout.human()
         )),
-        _ => Error::Pump(format!("cannot connect to {target}: {e}")),
+        _ => Error::Unreachable(format!("cannot connect to {target}: {e}")),
     })?;
     if let Some(key) = key {
         let mut s = &s;
@@ -208,11 +215,11 @@ pub(crate) fn connect_tcp(
             .and_then(|()| s.set_write_timeout(t))
             .map_err(|e| Error::Io("set timeout", e))?;
         nmc_serve::auth::answer(&mut s, key).map_err(|e| match e {
-            nmc_serve::auth::AuthError::Silent => Error::Pump(format!(
+            nmc_serve::auth::AuthError::Silent => Error::Unreachable(format!(
                 "no answer from {target} within {} after its secret's challenge ({HINT})",
                 cfg.timeout.human()
             )),
-            e => Error::Pump(format!("{target}: {e}")),
+            e => Error::Unreachable(format!("{target}: {e}")),
         })?;
     }
     Ok(s)
@@ -225,7 +232,7 @@ fn unasked(pump: &Pump, s: &TcpStream, inbox: &[u8]) -> bool {
 }
 
 fn wants_secret(target: SocketAddr) -> Error {
-    Error::Pump(format!(
+    Error::Unreachable(format!(
         "{target} wants a secret: give it with --secret-file"
     ))
 }
@@ -262,7 +269,7 @@ pub fn run_tcp_on(
         }
         pump.handle_timeout(clock.now());
         if let Some(e) = pump.failure() {
-            return Err(failed(target, e));
+            return Err(failed(target, e, &pump));
         }
         // Write while the window is open and the kernel takes the bytes.
         loop {
@@ -412,7 +419,7 @@ pub fn run_udp_on(
         }
         pump.handle_timeout(clock.now());
         if let Some(e) = pump.failure() {
-            return Err(failed(target, e));
+            return Err(failed(target, e, &pump));
         }
         while let Some(tx) = pump.poll_transmit(clock.now()) {
             for index in 0..count {

@@ -123,7 +123,7 @@ impl Client<'_> {
     ) -> Result<PumpSummary, Error> {
         let target = self.target;
         let body = match control {
-            Control::Error(why) => return Err(Error::Pump(format!("{target}: {why}"))),
+            Control::Error(why) => return Err(Error::Unreachable(format!("{target}: {why}"))),
             Control::Result(b) => b,
         };
         let got: ShippedBack = serde_json::from_slice(&body)
@@ -146,7 +146,7 @@ impl Client<'_> {
 /// refused by `--max-per-source` was told to give a secret), or an nmc from before `--reverse`.
 fn closed(target: SocketAddr, received: u64) -> Error {
     if received == 0 {
-        Error::Pump(format!(
+        Error::Unreachable(format!(
             "{target} closed the connection without answering the reverse request: is it at its connection limits (--max-connections, --max-per-source: --bidir holds two from this host), or an nmc that does not serve --reverse?"
         ))
     } else {
@@ -259,7 +259,7 @@ fn read_tcp(
 }
 
 fn wants_secret(target: SocketAddr) -> Error {
-    Error::Pump(format!(
+    Error::Unreachable(format!(
         "{target} wants a secret: give it with --secret-file"
     ))
 }
@@ -315,7 +315,7 @@ fn receive_udp(
     };
     let sock = UdpSocket::bind(local).map_err(|e| Error::Bind(local, e))?;
     sock.connect(target)
-        .map_err(|e| Error::Pump(format!("cannot reach {target}: {e}")))?;
+        .map_err(|e| Error::Unreachable(format!("cannot reach {target}: {e}")))?;
     sock.set_nonblocking(true)
         .map_err(|e| Error::Io("set non-blocking", e))?;
     let session = c.cfg.session;

@@ -112,6 +112,8 @@ pub fn probe_config(
         seed: 889,
         floor: 40,
         max_length: 65_535,
+        open_timeout: None,
+        silent_losses: None,
     }
 }
 

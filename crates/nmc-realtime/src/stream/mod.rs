@@ -51,6 +51,14 @@ pub enum StreamError {
         /// The error the connection attempt returned.
         err: std::io::Error,
     },
+    /// A UDP run's opening exchange was not answered (issue 58 §1): nothing was measured. The
+    /// message says what the sink's TCP port said instead.
+    #[error("cannot reach the sink: {0}")]
+    Unanswered(nmc_serve::opening::Silence),
+    /// The sink refused the run (a reverse request it does not serve: past its limits, ...);
+    /// its one line (issue 58 §3: told apart from bad input for the exit code).
+    #[error("{0}")]
+    Refused(String),
     /// A socket call failed during the run.
     #[error("{what}: {err}")]
     Io {

@@ -401,14 +401,14 @@ impl Framer<'_> {
                     )));
                 }
                 Ok(0) => {
-                    return Err(StreamError::Input(format!(
+                    return Err(StreamError::Refused(format!(
                         "the sink at {} closed the connection without a result: does it serve --reverse (an nmc from before it closes on a request)?",
                         self.target
                     )));
                 }
                 Ok(k) => {
                     if !self.any && chunk[..k].starts_with(&nmc_serve::auth::CHALLENGE_MAGIC) {
-                        return Err(StreamError::Input(format!(
+                        return Err(StreamError::Refused(format!(
                             "the sink at {} wants a secret: give it with --secret-file",
                             self.target
                         )));
@@ -424,7 +424,7 @@ impl Framer<'_> {
                             | std::io::ErrorKind::Interrupted
                     ) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset && !self.any => {
-                    return Err(StreamError::Input(format!(
+                    return Err(StreamError::Refused(format!(
                         "the sink at {} closed the connection without answering the reverse request: does it want a secret (--secret-file)?",
                         self.target
                     )));
@@ -683,7 +683,7 @@ fn receive(
             f.need(8 + len as usize, &mut |now| tick(now, false))?;
             let body = f.buf[8..8 + len as usize].to_vec();
             if magic == wire::ERROR_MAGIC {
-                return Err(StreamError::Input(format!(
+                return Err(StreamError::Refused(format!(
                     "{}: {}",
                     c.target,
                     String::from_utf8_lossy(&body).trim()

@@ -255,17 +255,47 @@ fn connect(c: &StreamConfig) -> Result<Conn, StreamError> {
             };
             let s = UdpSocket::bind(local).map_err(err)?;
             s.connect(c.target).map_err(err)?;
+            open_udp(&s, c)?;
             s.set_read_timeout(Some(c.ack_timeout)).map_err(err)?;
             Ok(Conn::Udp(s))
         }
     }
 }
 
+/// Issue 58 §1: a UDP run opens with an exchange the sink answers, its tally request for no
+/// buffer yet ([`wire::tally_request`], tagged with the secret if there is one; the sink
+/// answers it with a count of 0), sent until answered or `io_timeout` has passed
+/// ([`nmc_serve::opening`]). A dead host, a firewalled port or a sink that wants another
+/// secret is then one line, not a run that measured nothing. The wire is the sink's own:
+/// every `nmc sink` and `nmc serve` that answers a tally answers this.
+fn open_udp(s: &UdpSocket, c: &StreamConfig) -> Result<(), StreamError> {
+    let mut request = wire::tally_request(0).to_vec();
+    if let Some(key) = &c.key {
+        let tag: [u8; wire::TAG] = key.tag(&request);
+        request.extend_from_slice(&tag);
+    }
+    let answered = |a: &[u8]| wire::parse_tally(a).is_some();
+    match nmc_serve::opening::open_udp(s, &request, &answered, c.io_timeout, c.key.is_some()) {
+        Ok(_) => Ok(()),
+        Err(
+            nmc_serve::opening::OpenError::Refused(err) | nmc_serve::opening::OpenError::Io(err),
+        ) => Err(StreamError::Connect {
+            addr: c.target.to_string(),
+            err,
+        }),
+        Err(nmc_serve::opening::OpenError::Silent(s)) => Err(StreamError::Unanswered(s)),
+    }
+}
+
+/// A TCP run cut off by the sink's challenge: this client has no secret, and the run never
+/// reached the sink (issue 58 §3: a refusal, [`StreamError::Refused`], not a partial run).
+const WANTS_SECRET: &str = "the sink wants a secret: give it with --secret-file";
+
 /// Why a TCP write or read for buffer `seq` failed, in one line: the sink's challenge when this
 /// client has no secret (it then closed the connection), else the error.
 fn failed(s: &TcpStream, c: &StreamConfig, seq: u64, doing: &str, e: std::io::Error) -> String {
     if c.key.is_none() && nmc_serve::auth::challenged(s, &[]) {
-        "the sink wants a secret: give it with --secret-file".into()
+        WANTS_SECRET.into()
     } else {
         format!("{doing} buffer {seq}: {e}")
     }
@@ -746,6 +776,9 @@ fn run_with(
                 err,
             });
         }
+    }
+    if partial.as_deref() == Some(WANTS_SECRET) {
+        return Err(StreamError::Refused(WANTS_SECRET.into()));
     }
     let sink_received = tally_sock.and_then(|s| ask_tally(&s, c, records.len() as u64));
     for (r, c) in records.iter_mut().zip(&completed) {
