@@ -317,17 +317,14 @@ pub fn run(a: CostArgs) -> Result<Outcome> {
                 })
             })
             .collect();
-        let mut doc = super::json::document(
+        let doc = super::json::document(
             "nmc cost",
             &tcp_addr.to_string(),
             None,
             stopped,
             serde_json::json!({ "transfers": transfers }),
         );
-        if let Some(f) = &failure {
-            doc = super::json::with_error(doc, &f.to_string());
-        }
-        super::json::print(&doc)?;
+        super::json::print_run(doc, failure.as_ref())?;
     }
     match failure {
         Some(f) => Err(f),

@@ -357,10 +357,7 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
         if every.is_some() {
             doc["end"]["intervals"] = serde_json::to_value(&intervals)?;
         }
-        if let Some(f) = &failure {
-            doc = super::json::with_error(doc, &f.to_string());
-        }
-        super::json::print(&doc)?;
+        super::json::print_run(doc, failure.as_ref())?;
     } else {
         outln!(
             "wrote {}, {} and {}",

@@ -12,7 +12,7 @@
 //! Issue 58 §3: the document is printed whatever happens. A run that fails has `"error"`, the
 //! one line also printed on stderr: with `"end": null` when nothing was measured (`main`
 //! prints it, [`failure`]), with the measures when the run was partial or stopped by the user
-//! ([`with_error`]).
+//! ([`print_run`]).
 //!
 //! One unit convention across instruments: every time is in seconds, every rate in bit/s,
 //! every size in bytes, and each key ends in its unit (`_s`, `_bit_per_s`, `_bytes`); a bare
@@ -68,11 +68,13 @@ pub fn failure(tool: &str, target: &str, error: &str) -> Value {
     doc
 }
 
-/// `doc` with `error` set to `line` (a run that measured something and then failed, or was
-/// stopped: the measures stay).
-pub fn with_error(mut doc: Value, line: &str) -> Value {
-    doc["error"] = json!(line);
-    doc
+/// Prints the document of a run that measured something, with `error` set to `failure`'s one
+/// line when it then failed or was stopped (the measures stay).
+pub fn print_run(mut doc: Value, failure: Option<&anyhow::Error>) -> anyhow::Result<()> {
+    if let Some(f) = failure {
+        doc["error"] = json!(f.to_string());
+    }
+    print(&doc)
 }
 
 fn s(ns: f64) -> f64 {

@@ -269,15 +269,12 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
             doc["end"]["intervals"] = serde_json::to_value(&r.intervals)?;
             Ok(doc)
         };
-        let mut doc = match &runs[..] {
+        let doc = match &runs[..] {
             [one] => end(one)?,
             [fwd, rev] => super::json::bidir(end(fwd)?, end(rev)?),
             _ => unreachable!("one direction, or both"),
         };
-        if let Some(f) = &failure {
-            doc = super::json::with_error(doc, &f.to_string());
-        }
-        super::json::print(&doc)?;
+        super::json::print_run(doc, failure.as_ref())?;
     }
     let last = wrote.pop().unwrap_or_default();
     say(format!("wrote {} and {last}", wrote.join(", ")));

@@ -428,10 +428,7 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
                 serde_json::to_value(&intervals)?
             };
         }
-        if let Some(f) = &failure {
-            doc = super::json::with_error(doc, &f.to_string());
-        }
-        super::json::print(&doc)?;
+        super::json::print_run(doc, failure.as_ref())?;
     }
     match failure {
         Some(f) => Err(f),

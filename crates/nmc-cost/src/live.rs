@@ -490,13 +490,7 @@ pub fn serve_udp(
                     bytes = bytes.saturating_add(n as u64);
                 }
             },
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock
-                        | io::ErrorKind::TimedOut
-                        | io::ErrorKind::Interrupted
-                ) => {}
+            Err(e) if nmc_serve::auth::waiting(&e) => {}
             Err(_) => thread::sleep(Duration::from_millis(10)),
         }
         if !log_every.is_zero() && last.elapsed() >= log_every {

@@ -250,25 +250,27 @@ pub struct PaperTally {
     pub within: usize,
 }
 
+/// "4 reproduced, 3 partly" from counts in [`Verdict::ALL`]'s order, verdicts with none left out.
+fn verdict_counts(counts: [usize; 4]) -> String {
+    Verdict::ALL
+        .iter()
+        .zip(counts)
+        .filter(|(_, n)| *n > 0)
+        .map(|(v, n)| format!("{n} {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 impl PaperTally {
     /// "4 reproduced, 3 partly, 2 missed, 1 by construction; 40 of 52 counted rows within"
     /// (verdicts with no quantity left out).
     pub fn text(&self) -> String {
-        let by: Vec<String> = Verdict::ALL
-            .iter()
-            .zip(self.verdicts)
-            .filter(|(_, n)| *n > 0)
-            .map(|(v, n)| format!("{n} {v}"))
-            .collect();
-        let mut s = by.join(", ");
+        let mut s = verdict_counts(self.verdicts);
         if self.verdicts_calibrated != self.verdicts {
-            let cal: Vec<String> = Verdict::ALL
-                .iter()
-                .zip(self.verdicts_calibrated)
-                .filter(|(_, n)| *n > 0)
-                .map(|(v, n)| format!("{n} {v}"))
-                .collect();
-            s.push_str(&format!(" (with calibration: {})", cal.join(", ")));
+            s.push_str(&format!(
+                " (with calibration: {})",
+                verdict_counts(self.verdicts_calibrated)
+            ));
         }
         s.push_str(&format!(
             "; {} of {} counted rows within",
@@ -345,10 +347,10 @@ impl Scoreboard {
                     papers.len() - 1
                 }
             };
-            let slot = |v: Verdict| Verdict::ALL.iter().position(|w| *w == v).unwrap_or(0);
+            // Verdict::ALL lists the verdicts in declaration order.
             let p = &mut papers[k];
-            p.verdicts[slot(e.verdict)] += 1;
-            p.verdicts_calibrated[slot(e.calibrated.unwrap_or(e.verdict))] += 1;
+            p.verdicts[e.verdict as usize] += 1;
+            p.verdicts_calibrated[e.calibrated.unwrap_or(e.verdict) as usize] += 1;
             p.counted += e.counted;
             p.within += e.within;
         }

@@ -252,6 +252,12 @@ pub fn timed_out(e: &io::Error) -> bool {
     )
 }
 
+/// Whether an I/O error only means "nothing yet": a read or write that ran out of time
+/// ([`timed_out`]) or was interrupted by a signal; a loop waiting on a socket goes on.
+pub fn waiting(e: &io::Error) -> bool {
+    timed_out(e) || e.kind() == io::ErrorKind::Interrupted
+}
+
 /// Whether a server opened with the challenge, in what this client has read (`seen`) or in
 /// what waits unread on `s`: for a client that sent without a secret and was cut off, so that
 /// it can say "wants a secret" rather than "connection reset".

@@ -542,7 +542,7 @@ impl Conn {
                     }
                     std::thread::sleep(Duration::from_millis(1));
                 }
-                Err(e) if waiting(&e) => {}
+                Err(e) if auth::waiting(&e) => {}
                 Err(e) => return Err(e),
             }
         }
@@ -630,13 +630,6 @@ fn gone(e: &io::Error) -> bool {
     )
 }
 
-fn waiting(e: &io::Error) -> bool {
-    matches!(
-        e.kind(),
-        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut | io::ErrorKind::Interrupted
-    )
-}
-
 impl Read for Conn {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         loop {
@@ -648,7 +641,7 @@ impl Read for Conn {
                     self.entry.paid.fetch_add(n as u64, Ordering::Relaxed);
                     return Ok(n);
                 }
-                Err(e) if waiting(&e) => {}
+                Err(e) if auth::waiting(&e) => {}
                 Err(e) => return Err(e),
             }
         }
@@ -661,7 +654,7 @@ impl Write for Conn {
             self.check()?;
             match self.stream.write(buf) {
                 Ok(n) => return Ok(n),
-                Err(e) if waiting(&e) => {}
+                Err(e) if auth::waiting(&e) => {}
                 Err(e) => return Err(e),
             }
         }

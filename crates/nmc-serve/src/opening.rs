@@ -133,13 +133,7 @@ pub fn open_udp(
             Ok(n) if answered(&buf[..n]) => return Ok(start.elapsed()),
             Ok(_) => {}
             Err(e) if unreachable(&e) => return Err(OpenError::Refused(e)),
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock
-                        | io::ErrorKind::TimedOut
-                        | io::ErrorKind::Interrupted
-                ) => {}
+            Err(e) if crate::auth::waiting(&e) => {}
             Err(e) => return Err(OpenError::Io(e)),
         }
     }

@@ -644,66 +644,17 @@ impl Rfc889Arpanet {
             },
             Value::Text(if present { "split present" } else { "no split" }.into()),
         );
-        for (q, short, unit, publ, ours) in [
-            (
-                "single-packet delay at 40 octets",
-                "single delay 40B",
-                "ms",
-                r.single.0,
-                ours_single.0,
-            ),
-            (
-                "single-packet delay at 125 octets",
-                "single delay 125B",
-                "ms",
-                r.single.1,
-                ours_single.1,
-            ),
-            (
-                "single-packet rate",
-                "single rate",
-                "bit/s",
-                r.single.2,
-                ours_single.2,
-            ),
-            (
-                "multi-packet delay at 125 octets",
-                "multi delay 125B",
-                "ms",
-                r.multi.0,
-                ours_multi.0,
-            ),
-            (
-                "multi-packet delay at 256 octets",
-                "multi delay 256B",
-                "ms",
-                r.multi.1,
-                ours_multi.1,
-            ),
-            (
-                "multi-packet rate",
-                "multi rate",
-                "bit/s",
-                r.multi.2,
-                ours_multi.2,
-            ),
-        ] {
-            let quantity = format!(
-                "{} ({}), {q}{}",
-                r.id,
-                r.comment,
-                r.far.map_or(String::new(), |f| format!(
-                    "; far host {f}: its turnaround is not published, given the Fuzzball's (a choice)"
-                ))
-            );
-            let id = format!("R889-2 {} {short}", r.id);
-            if unit == "ms" {
-                // Issue 56: every delay within ±10 % of the path's 40-octet delay, in ms.
-                super::rfc889_delay_cell(ctx, &id, &quantity, (publ, TOLERANCE, r.single.0), ours);
-            } else {
-                super::rfc889_cell(ctx, &id, &quantity, unit, (publ, TOLERANCE), ours);
-            }
-        }
+        Self::cells(
+            ctx,
+            r,
+            &Cells {
+                single: ours_single,
+                multi: ours_multi,
+                present,
+            },
+            "",
+            |_| {},
+        );
         let answered = nmc_internet::one_way_ms(&out);
         let chart = super::rfc889_delay_chart(
             format!("RFC 889 {}: DCN1 → {} across the ARPANET", r.id, r.id),
@@ -829,6 +780,78 @@ impl Rfc889Arpanet {
         Ok(())
     }
 
+    /// The six delay and rate rows of path `r` from `c`, ids `R889-2 <ID> <cell><suffix>`:
+    /// every delay within ±10 % of the path's 40-octet delay, in ms (issue 56), the rates
+    /// within ±10 %; `mark` sets each row's kind.
+    fn cells(
+        ctx: &mut Context,
+        r: &Row,
+        c: &Cells,
+        suffix: &str,
+        mark: impl Fn(&mut nmc_report::Check),
+    ) {
+        for (q, short, unit, publ, ours) in [
+            (
+                "single-packet delay at 40 octets",
+                "single delay 40B",
+                "ms",
+                r.single.0,
+                c.single.0,
+            ),
+            (
+                "single-packet delay at 125 octets",
+                "single delay 125B",
+                "ms",
+                r.single.1,
+                c.single.1,
+            ),
+            (
+                "single-packet rate",
+                "single rate",
+                "bit/s",
+                r.single.2,
+                c.single.2,
+            ),
+            (
+                "multi-packet delay at 125 octets",
+                "multi delay 125B",
+                "ms",
+                r.multi.0,
+                c.multi.0,
+            ),
+            (
+                "multi-packet delay at 256 octets",
+                "multi delay 256B",
+                "ms",
+                r.multi.1,
+                c.multi.1,
+            ),
+            (
+                "multi-packet rate",
+                "multi rate",
+                "bit/s",
+                r.multi.2,
+                c.multi.2,
+            ),
+        ] {
+            let quantity = format!(
+                "{} ({}), {q}{}{suffix}",
+                r.id,
+                r.comment,
+                r.far.map_or(String::new(), |f| format!(
+                    "; far host {f}: its turnaround is not published, given the Fuzzball's (a choice)"
+                ))
+            );
+            let id = format!("R889-2 {} {short}{suffix}", r.id);
+            let row = if unit == "ms" {
+                super::rfc889_delay_cell(ctx, &id, &quantity, (publ, TOLERANCE, r.single.0), ours)
+            } else {
+                super::rfc889_cell(ctx, &id, &quantity, unit, (publ, TOLERANCE), ours)
+            };
+            mark(row);
+        }
+    }
+
     /// Issue 56's 1983 calibration (module doc): fits one latency per subnet line on
     /// [`CALIBRATION_FIT`] and scores every other row under it.
     fn calibration_1983(ctx: &mut Context, rows: &[Row]) -> Result<()> {
@@ -940,55 +963,9 @@ impl Rfc889Arpanet {
                 ),
             )
             .calibrated(&why);
-            for (q, short, publ, ours) in [
-                (
-                    "single-packet delay at 40 octets",
-                    "single delay 40B",
-                    r.single.0,
-                    c.single.0,
-                ),
-                (
-                    "single-packet delay at 125 octets",
-                    "single delay 125B",
-                    r.single.1,
-                    c.single.1,
-                ),
-                (
-                    "multi-packet delay at 125 octets",
-                    "multi delay 125B",
-                    r.multi.0,
-                    c.multi.0,
-                ),
-                (
-                    "multi-packet delay at 256 octets",
-                    "multi delay 256B",
-                    r.multi.1,
-                    c.multi.1,
-                ),
-            ] {
-                super::rfc889_delay_cell(
-                    ctx,
-                    &format!("R889-2 {} {short}, calibrated", r.id),
-                    &format!("{} ({}), {q}, calibrated", r.id, r.comment),
-                    (publ, TOLERANCE, r.single.0),
-                    ours,
-                )
-                .calibrated(&why);
-            }
-            for (q, short, publ, ours) in [
-                ("single-packet rate", "single rate", r.single.2, c.single.2),
-                ("multi-packet rate", "multi rate", r.multi.2, c.multi.2),
-            ] {
-                super::rfc889_cell(
-                    ctx,
-                    &format!("R889-2 {} {short}, calibrated", r.id),
-                    &format!("{} ({}), {q}, calibrated", r.id, r.comment),
-                    "bit/s",
-                    (publ, TOLERANCE),
-                    ours,
-                )
-                .calibrated(&why);
-            }
+            Self::cells(ctx, r, c, ", calibrated", |row| {
+                row.calibrated(&why);
+            });
         }
         ctx.csv("calibration_1983", &steps)?;
         let tested: Vec<&str> = rows
