@@ -6,7 +6,7 @@
 #     builds it), installed with its test extras in a fresh virtual environment
 #     (target/py-test-venv), and tested with pytest from outside the source tree. The Dask
 #     tests start a LocalCluster of 2 worker processes on loopback.
-#  3. The report page of `nmc reproduce --all --quick` in headless Chromium (tests/browser,
+#  3. The report page of `nmc reproduce --all --quick` (the one step 1 wrote) in headless Chromium (tests/browser,
 #     Selenium): the scoreboard on top, the contents links, the misses filter, no table wider
 #     than the page; a screenshot of the top is kept in target/browser-test/. Chromium and
 #     ChromeDriver come from the system's packages (installed when missing, as root or with
@@ -72,10 +72,16 @@ if ! have_browser; then
             || true
     fi
 fi
+# The page is the one the cli tests' `reproduce --all --quick` wrote a few minutes before
+# (tests/cli/reproduce_table.rs, `all_quick`): the same binary, seed and command, so running
+# it again here would only cost minutes. Without that folder the test runs its own.
+report="$root/${CARGO_TARGET_DIR:-target}/tmp/reproduce-all-quick"
+case "${CARGO_TARGET_DIR:-}" in /*) report="$CARGO_TARGET_DIR/tmp/reproduce-all-quick" ;; esac
+[ -f "$report/index.html" ] || report=""
 if have_browser; then
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "selenium>=4.10,<5"
     NMC_CLI="$cli" CHROMIUM="$(command -v chromium)" CHROMEDRIVER="$(command -v chromedriver)" \
-        NMC_BROWSER_ARTEFACTS="$root/target/browser-test" \
+        NMC_BROWSER_ARTEFACTS="$root/target/browser-test" NMC_REPORT_DIR="$report" \
         "$venv/bin/python" -m pytest "$root/tests/browser" -p no:cacheprovider -q
     echo "screenshot of the report's top: target/browser-test/report-top.png"
 else

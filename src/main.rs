@@ -151,8 +151,11 @@ fn main() -> ExitCode {
         Err(e) => {
             // Issue 33: what an input file put in the error is escaped and shortened here,
             // once, for every subcommand.
-            let text =
-                nmc_sim::limits::printable(&format!("{e:#}"), nmc_sim::limits::MAX_ERROR_CHARS);
+            // Issue 57 §6: the system's error messages in words a user can act on.
+            let text = nmc_sim::limits::printable(
+                &cmd::words::plain(&format!("{e:#}")),
+                nmc_sim::limits::MAX_ERROR_CHARS,
+            );
             if let Some((tool, target)) = json
                 && !cmd::json::printed()
             {

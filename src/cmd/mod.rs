@@ -16,6 +16,7 @@ pub mod serve;
 pub mod shell;
 pub mod stream;
 pub mod sweep;
+pub mod words;
 
 /// A path as the "wrote …" and "Report: …" lines show it (issue 57 §6): its control
 /// characters escaped (`\u{1b}` for an escape byte, `\n` for a line break), so an `--out`

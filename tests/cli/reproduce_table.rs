@@ -8,7 +8,9 @@
 
 use super::{nmc, stderr, tmp};
 use nmc_report::{Check, Kind, Tally};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::sync::OnceLock;
 
 /// The committed snapshot, for the tests that run a few experiments.
 const SNAPSHOT: &str = include_str!("snapshots/cli__reproduce_table__reproduce_all_quick.snap");
@@ -89,18 +91,40 @@ pub fn assert_rows_match_snapshot(dir: &Path) {
     }
 }
 
+/// The one `nmc reproduce --all --quick` (seed 1) of this test binary, run by the first test
+/// that asks for it: its output and its folder (`target/tmp/reproduce-all-quick`, which
+/// `scripts/test.sh` then hands to the browser test). The tests that check an experiment's rows,
+/// tables and plots read them here instead of running the experiment again: in a debug build
+/// the quick run takes minutes, and every experiment's files are the same whether it runs
+/// alone or with the others (each has its own seeds).
+pub fn all_quick() -> &'static (Output, PathBuf) {
+    static RUN: OnceLock<(Output, PathBuf)> = OnceLock::new();
+    RUN.get_or_init(|| {
+        let dir = tmp("reproduce-all-quick");
+        let o = nmc(&[
+            "reproduce",
+            "--all",
+            "--quick",
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        (o, dir)
+    })
+}
+
+/// [`all_quick`]'s terminal table and folder, once the run is known to have exited 0.
+pub fn all_quick_ok() -> (String, &'static Path) {
+    let (o, dir) = all_quick();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(o));
+    (String::from_utf8_lossy(&o.stdout).into_owned(), dir)
+}
+
 #[test]
 fn reproduce_all_quick() {
-    let dir = tmp("reproduce-all-quick");
-    let o = nmc(&[
-        "reproduce",
-        "--all",
-        "--quick",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let checks = rows(&dir);
+    let (o, dir) = all_quick();
+    let dir = dir.as_path();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(o));
+    let checks = rows(dir);
     // The terminal table fits 120 columns; the headline counts emergent rows only.
     let stdout = String::from_utf8_lossy(&o.stdout);
     // (The two closing lines name paths, whose length is the user's.)
@@ -130,7 +154,7 @@ fn reproduce_all_quick() {
     let n = ids.len();
     ids.dedup();
     assert_eq!(ids.len(), n, "row ids are not unique");
-    let board = scoreboard(&dir);
+    let board = scoreboard(dir);
     for c in &checks {
         assert!(c.id.starts_with(&c.figure), "{}", c.id);
         assert!(

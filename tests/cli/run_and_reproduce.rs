@@ -1,6 +1,6 @@
 //! The `nmc` binary as a user meets it: exit codes, one-line errors, reproducible outputs.
 
-use super::reproduce_table::{assert_rows_match_snapshot, rows};
+use super::reproduce_table::{all_quick_ok, assert_rows_match_snapshot, rows};
 use super::{nmc, stderr, tmp};
 use nmc_report::Kind;
 
@@ -193,12 +193,13 @@ fn bad_input_is_one_line_and_exit_2() {
 }
 
 /// A reproduction that ran exits 0 and says which rows missed; `--strict` exits 1 exactly when
-/// a row in reproduce.json is outside its tolerance.
+/// a row in reproduce.json is outside its tolerance. (rfc889-delay: a fraction of a second,
+/// with rows that miss and rows within.)
 #[test]
 fn reproduce_exits_0_when_it_ran_and_strict_fails_on_a_miss() {
     let dir = tmp("strict");
     let out = dir.to_str().unwrap();
-    let o = nmc(&["reproduce", "r889-estimators", "--quick", "--out", out]);
+    let o = nmc(&["reproduce", "rfc889-delay", "--quick", "--out", out]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let doc: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("reproduce.json")).unwrap()).unwrap();
@@ -213,7 +214,7 @@ fn reproduce_exits_0_when_it_ran_and_strict_fails_on_a_miss() {
     assert_eq!(table.contains("Outside tolerance"), missed > 0, "{table}");
     let strict = nmc(&[
         "reproduce",
-        "r889-estimators",
+        "rfc889-delay",
         "--quick",
         "--strict",
         "--out",
@@ -224,6 +225,18 @@ fn reproduce_exits_0_when_it_ran_and_strict_fails_on_a_miss() {
         Some(if missed > 0 { 1 } else { 0 }),
         "{missed} rows missed"
     );
+    // Both ways are exercised: rfc889-delay has rows that miss (the snapshot's known misses),
+    // and a run with none exits 0 under --strict.
+    assert!(missed > 0, "rfc889-delay has known misses");
+    let clean = nmc(&[
+        "reproduce",
+        "golden-chain",
+        "--quick",
+        "--strict",
+        "--out",
+        out,
+    ]);
+    assert_eq!(clean.status.code(), Some(0), "{}", stderr(&clean));
 }
 
 #[test]
@@ -425,16 +438,7 @@ fn bench_reports_events_per_packet_hop() {
 /// with the mechanism plots and the time slices.
 #[test]
 fn ko_v3_throughput_rows_plots_and_slices() {
-    let dir = tmp("ko-v3");
-    let o = nmc(&[
-        "reproduce",
-        "ko-v3-throughput",
-        "--quick",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let table = String::from_utf8_lossy(&o.stdout);
+    let (table, dir) = all_quick_ok();
     for id in [
         "KO-7 ",
         "KO-FIG7 316 queue",
@@ -520,17 +524,8 @@ fn a_run_writes_the_time_slices_it_takes() {
 /// snapshot (issue 17).
 #[test]
 fn ko_v2_throughput_rows_and_plots() {
-    let dir = tmp("ko-v2");
-    let o = nmc(&[
-        "reproduce",
-        "ko-v2-throughput",
-        "--quick",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert_rows_match_snapshot(&dir);
-    let table = String::from_utf8_lossy(&o.stdout);
+    let (table, dir) = all_quick_ok();
+    assert_rows_match_snapshot(dir);
     for id in [
         "KO-1 1 hop",
         "KO-2",
@@ -558,16 +553,19 @@ fn ko_v2_throughput_rows_and_plots() {
     ] {
         assert!(dir.join("ko-v2-throughput").join(f).exists(), "{f}");
     }
+    let run_dir = tmp("ko-v2-run");
     let run = nmc(&[
         "run",
         "scenarios/ko-v2-chain.toml",
         "--set",
         "duration=20s",
         "--out",
-        dir.join("run").to_str().unwrap(),
+        run_dir.join("run").to_str().unwrap(),
     ]);
     assert!(run.status.success(), "{}", stderr(&run));
-    assert!(dir.join("run/messages.csv").exists() && dir.join("run/occupancy.svg").exists());
+    assert!(
+        run_dir.join("run/messages.csv").exists() && run_dir.join("run/occupancy.svg").exists()
+    );
 }
 
 /// Issue 5: the RFC 632 experiments print their rows and write the tables; a scenario that locks
@@ -653,19 +651,10 @@ fn rfc632_experiments_and_a_lockup_run() {
 /// cannot fail are marked as such.
 #[test]
 fn adaptive_routing_experiments_rows_and_records() {
-    let dir = tmp("adaptive");
-    let o = nmc(&[
-        "reproduce",
-        "ko-alternate-path",
-        "ko-looping",
-        "--quick",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert_rows_match_snapshot(&dir);
+    let (table, dir) = all_quick_ok();
+    assert_rows_match_snapshot(dir);
     let kind = |id: &str| {
-        rows(&dir)
+        rows(dir)
             .into_iter()
             .find(|c| c.id == id)
             .map(|c| c.kind)
@@ -679,7 +668,6 @@ fn adaptive_routing_experiments_rows_and_records() {
     assert_eq!(kind("KO-10 3× 2/7"), Kind::SanityBound);
     assert_eq!(kind("KO-LOOP loop-free"), Kind::SanityBound);
     assert_eq!(kind("KO-LOOP traps, 1974"), Kind::Emergent);
-    let table = String::from_utf8_lossy(&o.stdout);
     for id in [
         "KO-10 gain",
         "KO-10 switching",
@@ -703,13 +691,14 @@ fn adaptive_routing_experiments_rows_and_records() {
     ] {
         assert!(dir.join(f).exists(), "{f}");
     }
+    let work = tmp("adaptive");
     let run = nmc(&[
         "run",
         "scenarios/ko-looping.toml",
         "--set",
         "duration=45s",
         "--out",
-        dir.join("run").to_str().unwrap(),
+        work.join("run").to_str().unwrap(),
     ]);
     assert!(run.status.success(), "{}", stderr(&run));
     for f in [
@@ -719,9 +708,9 @@ fn adaptive_routing_experiments_rows_and_records() {
         "source-sends.csv",
         "summary.json",
     ] {
-        assert!(dir.join("run").join(f).exists(), "{f}");
+        assert!(work.join("run").join(f).exists(), "{f}");
     }
-    let summary = std::fs::read_to_string(dir.join("run/summary.json")).unwrap();
+    let summary = std::fs::read_to_string(work.join("run/summary.json")).unwrap();
     assert!(summary.contains("\"lines.events\""), "{summary}");
     let bad = nmc(&[
         "run",
@@ -729,7 +718,7 @@ fn adaptive_routing_experiments_rows_and_records() {
         "--set",
         "network.line_events=[{ at = \"1s\", line = [\"SRC\", \"MARS\"], state = \"down\" }]",
         "--out",
-        dir.join("bad").to_str().unwrap(),
+        work.join("bad").to_str().unwrap(),
     ]);
     let err = stderr(&bad);
     assert_eq!(bad.status.code(), Some(2), "{err}");

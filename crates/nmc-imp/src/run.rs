@@ -492,7 +492,9 @@ pub const STATE_BYTES_PER_LINE: u64 = 3_000;
 /// chains); static routes keep one link per IMP and destination only where asked.
 pub const ROUTING_BYTES_PER_PAIR: u64 = 100;
 
-/// Refuses, in one line, a topology whose state would pass [`MAX_STATE_BYTES`], from the
+/// Refuses, in one line, a topology whose state would pass this machine's budget
+/// ([`nmc_sim::limits::StateBudget`]: [`MAX_STATE_BYTES`], or half the memory the process may
+/// have when that is less), from the
 /// counts the scenario states, before anything is built (a map is a few dozen sites and needs
 /// no check). A mesh is counted at the most lines its degree allows (`imps` × `max` / 2): the
 /// generator's own tables are sized by it too.
@@ -524,7 +526,8 @@ fn check_state_size(topology: &TopologySpec, routing: RoutingMode) -> Result<(),
         .saturating_mul(STATE_BYTES_PER_IMP)
         .saturating_add(more_lines.saturating_mul(STATE_BYTES_PER_LINE))
         .saturating_add(pairs.saturating_mul(ROUTING_BYTES_PER_PAIR));
-    if bytes <= MAX_STATE_BYTES {
+    let budget = nmc_sim::limits::StateBudget::here();
+    if bytes <= budget.bytes {
         return Ok(());
     }
     let routing = match routing {
@@ -551,10 +554,11 @@ fn check_state_size(topology: &TopologySpec, routing: RoutingMode) -> Result<(),
         String::new()
     };
     Err(BuildError(format!(
-        "{key}: {imps} IMPs{lines_text}{routing} need about {:.1} GB of model state ({} kB an IMP{per_line}); at most {:.1} GB: fewer IMPs{}{}",
+        "{key}: {imps} IMPs{lines_text}{routing} need about {:.1} GB of model state ({} kB an IMP{per_line}); at most {:.1} GB here ({}): fewer IMPs{}{}",
         bytes as f64 / 1e9,
         STATE_BYTES_PER_IMP / 1000,
-        MAX_STATE_BYTES as f64 / 1e9,
+        budget.bytes as f64 / 1e9,
+        budget.why,
         if more_lines > 0 { " or lines" } else { "" },
         if pairs > 0 { ", or static routing" } else { "" }
     )))

@@ -38,14 +38,16 @@ pub enum TopologyError {
     /// `network.nodes` is above [`MAX_NODES`]: the number given.
     #[error("network.nodes: at most {MAX_NODES} nodes, got {0}")]
     TooManyNodes(u32),
-    /// The network's state would pass [`nmc_sim::limits::MAX_STATE_BYTES`] (issue 57 §3: 2^24
-    /// nodes passed [`MAX_NODES`] and asked for 5.9 GB in one allocation).
+    /// The network's state would pass this machine's budget
+    /// ([`nmc_sim::limits::StateBudget`]; issue 57 §3: 2^24 nodes passed [`MAX_NODES`] and
+    /// asked for 5.9 GB in one allocation).
     #[error(
         "network.nodes: {nodes} nodes and {lines} lines need about {:.1} GB of model state \
-         ({STATE_BYTES_PER_NODE} B a node, {STATE_BYTES_PER_LINE} B a line); at most {:.1} GB: \
-         fewer nodes or lines",
+         ({STATE_BYTES_PER_NODE} B a node, {STATE_BYTES_PER_LINE} B a line); at most {:.1} GB \
+         here ({}): fewer nodes or lines",
         *.bytes as f64 / 1e9,
-        nmc_sim::limits::MAX_STATE_BYTES as f64 / 1e9
+        budget.bytes as f64 / 1e9,
+        budget.why
     )]
     TooLarge {
         /// `network.nodes`.
@@ -54,6 +56,8 @@ pub enum TopologyError {
         lines: u64,
         /// The estimate, bytes.
         bytes: u64,
+        /// What this machine allows.
+        budget: nmc_sim::limits::StateBudget,
     },
     /// A line names a node the network does not have.
     #[error("network.lines[{index}]: node {node} does not exist (nodes are 0..{max})")]
@@ -163,11 +167,13 @@ impl Topology {
         let bytes = u64::from(n)
             .saturating_mul(STATE_BYTES_PER_NODE)
             .saturating_add(lines.saturating_mul(STATE_BYTES_PER_LINE));
-        if bytes > nmc_sim::limits::MAX_STATE_BYTES {
+        let budget = nmc_sim::limits::StateBudget::here();
+        if bytes > budget.bytes {
             return Err(TopologyError::TooLarge {
                 nodes: n,
                 lines,
                 bytes,
+                budget: budget.clone(),
             });
         }
         let chain;

@@ -180,6 +180,16 @@ pub enum AuthError {
         "it asked for no secret (is it running without --secret-file, or is it not an nmc server?)"
     )]
     NoChallenge,
+    /// The server closed the connection before any challenge (issue 57 §6: this used to read
+    /// as [`AuthError::NoChallenge`]). An nmc server does that, without a word, when it turns
+    /// a connection away: all its slots busy, or this address's share of them used. A server
+    /// without a secret keeps the connection open and waits for the request instead.
+    #[error(
+        "it closed the connection before its challenge: it turned this connection away (all its \
+         slots busy, or this address's share of them in use; try again later), or it is not an \
+         nmc server"
+    )]
+    Closed,
     /// The server answered with a byte other than [`ACCEPTED`], or closed the connection: the
     /// two secrets differ.
     #[error("it refused the secret (the two --secret-file differ)")]
@@ -201,10 +211,11 @@ pub fn answer<S: Read + Write>(s: &mut S, key: &Key) -> Result<(), AuthError> {
     let mut c = [0u8; CHALLENGE_LEN];
     match s.read_exact(&mut c) {
         Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Err(AuthError::Closed),
         Err(e)
             if matches!(
                 e.kind(),
-                io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut | io::ErrorKind::UnexpectedEof
+                io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
             ) =>
         {
             return Err(AuthError::NoChallenge);
@@ -341,5 +352,11 @@ mod tests {
             tx: Vec::new(),
         };
         assert!(matches!(answer(&mut p, &k), Err(AuthError::NoChallenge)));
+        // Closed before any challenge: turned away (a full server), not "no secret".
+        let mut p = Pipe {
+            rx: Vec::new().into(),
+            tx: Vec::new(),
+        };
+        assert!(matches!(answer(&mut p, &k), Err(AuthError::Closed)));
     }
 }

@@ -161,6 +161,22 @@ fn secret_client_against_open_server_says_so() {
     assert!(matches!(e, nmc_serve::auth::AuthError::NoChallenge), "{e}");
 }
 
+/// Issue 57 §6: a client with the secret turned away by a full server is told it was turned
+/// away, not that the server asked for no secret.
+#[test]
+fn a_secret_client_turned_away_by_a_full_server_is_told_so() {
+    let key = Key::new(b"0123456789abcdef-gate-test").unwrap();
+    let (addr, _gate, _stop) = line_server(limits(4, 1), Some(key.clone()));
+    // The one slot this address may hold, taken (inside its grace, so not evicted).
+    let _held = connect_from("127.0.0.1", addr);
+    std::thread::sleep(Duration::from_millis(100));
+    let mut s = connect_from("127.0.0.1", addr);
+    s.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+    let e = nmc_serve::auth::answer(&mut s, &key).unwrap_err();
+    assert!(matches!(e, nmc_serve::auth::AuthError::Closed), "{e}");
+    assert!(e.to_string().contains("turned this connection away"), "{e}");
+}
+
 /// The handshake's deadline is absolute: an answer trickled a byte at a time cannot stretch it.
 #[test]
 fn a_trickled_answer_cannot_stretch_the_handshake() {

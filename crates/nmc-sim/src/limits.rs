@@ -35,6 +35,105 @@ pub const MAX_TEXT_BYTES: u64 = 16 << 20;
 /// 2^24 store-and-forward nodes, within the node limit, asked for 5.9 GB in one allocation).
 pub const MAX_STATE_BYTES: u64 = 8 << 30;
 
+/// What one network's state may use on this machine: [`MAX_STATE_BYTES`], or half the memory
+/// the process may have when that is less, and why.
+///
+/// Issue 57 §3: a chain of 700,000 IMPs is within [`MAX_STATE_BYTES`] by its estimate (7 GB)
+/// and aborted on a machine or in a container with less memory than that. The memory the
+/// process may have is the least of the machine's RAM (`MemTotal`), the cgroup's
+/// `memory.max` and the address-space limit (`ulimit -v`), each where the system gives it;
+/// half of it goes to the network's state, the rest to the process itself, its output buffers
+/// and the allocator's slack. On a machine that gives none of them the budget is
+/// [`MAX_STATE_BYTES`]. Reading them changes no output: a network within the budget runs the
+/// same on any machine, one past it is refused in one line before anything is allocated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StateBudget {
+    /// The most bytes of state a network may need here.
+    pub bytes: u64,
+    /// Where the limit comes from, as a reader of the refusal needs it.
+    pub why: String,
+}
+
+impl StateBudget {
+    /// The budget from the memory the process may have (`None`: nothing known), and what that
+    /// figure is.
+    pub fn from_memory(memory: Option<(u64, &str)>) -> StateBudget {
+        match memory {
+            Some((bytes, what)) if bytes / 2 < MAX_STATE_BYTES => StateBudget {
+                bytes: bytes / 2,
+                why: format!("half the {:.1} GB {what}", bytes as f64 / 1e9),
+            },
+            _ => StateBudget {
+                bytes: MAX_STATE_BYTES,
+                why: "nmc's limit for one network".into(),
+            },
+        }
+    }
+
+    /// This machine's budget (read once, then kept).
+    pub fn here() -> &'static StateBudget {
+        static HERE: std::sync::OnceLock<StateBudget> = std::sync::OnceLock::new();
+        HERE.get_or_init(|| StateBudget::from_memory(process_memory()))
+    }
+}
+
+/// The least of the memory limits the system states for this process, and its name.
+fn process_memory() -> Option<(u64, &'static str)> {
+    let mut least: Option<(u64, &'static str)> = None;
+    let mut take = |bytes: Option<u64>, what: &'static str| {
+        if let Some(b) = bytes.filter(|&b| b > 0)
+            && least.is_none_or(|(l, _)| b < l)
+        {
+            least = Some((b, what));
+        }
+    };
+    take(meminfo_total(), "of this machine's memory");
+    take(
+        cgroup_memory_max(),
+        "memory limit of this cgroup (memory.max)",
+    );
+    take(address_space_limit(), "address-space limit (ulimit -v)");
+    least
+}
+
+/// `MemTotal` of `/proc/meminfo`, in bytes (Linux).
+fn meminfo_total() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kb.checked_mul(1024)
+}
+
+/// The cgroup v2 `memory.max` of this process's cgroup, in bytes; `max` is no limit.
+fn cgroup_memory_max() -> Option<u64> {
+    let own = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let path = own.lines().find_map(|l| l.strip_prefix("0::"))?;
+    let file = Path::new("/sys/fs/cgroup")
+        .join(path.trim_start_matches('/'))
+        .join("memory.max");
+    std::fs::read_to_string(file).ok()?.trim().parse().ok()
+}
+
+/// `RLIMIT_AS`, in bytes, when it is set.
+#[cfg(unix)]
+fn address_space_limit() -> Option<u64> {
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes the limit into `r`, which lives for the call.
+    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut r) } != 0 || r.rlim_cur == libc::RLIM_INFINITY
+    {
+        return None;
+    }
+    u64::try_from(r.rlim_cur).ok()
+}
+
+#[cfg(not(unix))]
+fn address_space_limit() -> Option<u64> {
+    None
+}
+
 /// The longest error line nmc prints: the key and a short excerpt of what was wrong, not the
 /// whole input.
 pub const MAX_ERROR_CHARS: usize = 400;
@@ -335,5 +434,18 @@ mod tests {
             Err(ReadError::Io { .. })
         ));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_state_budget_is_half_the_memory_the_process_may_have_at_most_the_limit() {
+        let four_gb = StateBudget::from_memory(Some((4_000_000_000, "address-space limit")));
+        assert_eq!(four_gb.bytes, 2_000_000_000);
+        assert_eq!(four_gb.why, "half the 4.0 GB address-space limit");
+        // A machine with more than twice the limit, or one that says nothing, gets the limit.
+        for big in [Some((64 << 30, "of this machine's memory")), None] {
+            assert_eq!(StateBudget::from_memory(big).bytes, MAX_STATE_BYTES);
+        }
+        let here = StateBudget::here();
+        assert!(here.bytes > 0 && here.bytes <= MAX_STATE_BYTES, "{here:?}");
     }
 }
