@@ -10,7 +10,7 @@
 #  3. the optimised release build (target/pgo/optimized), copied to target/pgo/nmc.
 #
 # The code is the same, so the outputs are the same bytes as the release build's. Measured on
-# a 2-core machine on 2026-11-28 (README, Benchmark): 348 s from nothing in CI's clean clone
+# a 2-core machine on 2026-11-28 (docs/src/performance.md): 348 s from nothing in CI's clean clone
 # (two builds, the training run and the check), and 30 simulated minutes of the loaded 1974
 # map in 0.90 of the release build's wall time (the training runs the same code, on other
 # scenarios and shorter runs).

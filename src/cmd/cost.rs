@@ -88,8 +88,8 @@ pub struct CostArgs {
     /// Write every transfer to this CSV file too.
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Print one JSON document on stdout (schema nmc-instrument/1, README "Machine-readable
-    /// output") instead of the text report, which goes to stderr.
+    /// Print one JSON document on stdout (schema nmc-instrument/1: the book's
+    /// docs/src/reference/outputs.md) instead of the text report, which goes to stderr.
     #[arg(short = 'J', long)]
     pub json: bool,
 }

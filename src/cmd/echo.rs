@@ -160,8 +160,8 @@ pub struct ProbeArgs {
     /// Output folder (default: `out/echo/<target>`).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Print one JSON document on stdout (schema nmc-instrument/1, as README "Machine-readable
-    /// output" describes) instead of the text report; the files are written as usual.
+    /// Print one JSON document on stdout (schema nmc-instrument/1, as the book's
+    /// docs/src/reference/outputs.md describes) instead of the text report; the files are written as usual.
     #[arg(short = 'J', long)]
     pub json: bool,
     /// Print a line every D while running: volleys sent, answered and lost in that interval

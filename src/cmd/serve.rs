@@ -29,7 +29,7 @@ challenge; UDP datagrams then need the secret's tag (cost's UDP transfers carry 
 are not served: a tag per datagram would be part of the CPU it measures). Needs no terminal: log lines go to stderr, or with --log-file to a file \
 (appended, a UTC time on each line, the file reopened for each line so that log rotation needs \
 no signal). SIGTERM or Ctrl-C stops it cleanly, with a last summary. A systemd unit is in the \
-README. `nmc echo serve --pump`, `nmc sink` and `nmc cost --serve` remain, each serving its own.")]
+book (docs/src/how-to/serve.md). `nmc echo serve --pump`, `nmc sink` and `nmc cost --serve` remain, each serving its own.")]
 pub struct ServeArgs {
     /// Address and port (UDP and TCP) to listen on.
     #[arg(long, default_value_t = SocketAddr::from(([0, 0, 0, 0], DEFAULT_PORT)))]

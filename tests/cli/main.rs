@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod book;
 mod contract;
 mod cost;
 mod echo;

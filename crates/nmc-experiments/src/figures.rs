@@ -15,10 +15,10 @@ const R508: &str = "RFC 508 (Pfeifer & McAfee, 1973)";
 const R392: &str = "RFC 392 (Hicks & Wessler, 1972)";
 const R889: &str = "RFC 889 (Mills, 1983)";
 
-/// The shortfall of the 1983 subnet the RFC 889 rows share (docs/arpanet-1983.md).
+/// The shortfall of the 1983 subnet the RFC 889 rows share (docs/src/explanation/arpanet-1983.md).
 const SHORT_1983: &str = "the 1983 subnet's IMP timing and load have no source: a hop costs about \
 half the table's delay, and the loaded paths barely differ from the unloaded ones \
-(docs/arpanet-1983.md)";
+(docs/src/explanation/arpanet-1983.md)";
 
 /// Every published quantity, in the order the scoreboard shows them.
 pub fn all() -> Vec<Figure> {
@@ -218,7 +218,7 @@ pub fn all() -> Vec<Figure> {
             "as printed",
             "each interface's Fuzzball costs are fitted on one row; the held-out rows miss where \
              the path has a part no source times: the 4800 DDCMP line's fixed cost (DCN6), the \
-             1822 ECU (IMP17), FOE's loaded multiplexor (docs/arpanet-1983.md)",
+             1822 ECU (IMP17), FOE's loaded multiplexor (docs/src/explanation/arpanet-1983.md)",
         ),
         f(
             "R889-2",

@@ -190,6 +190,7 @@ impl<'a> Context<'a> {
                 id: e.id().into(),
                 title: e.title().into(),
                 source: e.source().into(),
+                chapter: crate::experiments::chapter(e.id()).map(Into::into),
                 ..Default::default()
             },
             plan: e.plan(),

@@ -427,7 +427,7 @@ impl ImpParams {
     /// The ARPANET of late 1983, as RFC 889 (Mills, Dec 1983) measured it: the 1975 "old"
     /// end-to-end procedure still in service, a 96-bit leader, SPF routing. What changed since
     /// `v3-1975-05`, field by field (sources and choices; the research notes are summarised in
-    /// `docs/arpanet-1983.md`):
+    /// `docs/src/explanation/arpanet-1983.md`):
     /// * `host_leader` 96 bits: the 1822 leader of the period (4.3BSD `netimp/if_imp.h`,
     ///   `struct imp_leader`, 12 octets; format 15, "96-bit (new) format"). The leader does not
     ///   count against a packet's 1008 data bits: RFC 889 §2.1 sees the split at 126 octets of

@@ -478,9 +478,9 @@ pub fn build(
 /// the budget both models share. A network that needs more is refused before anything is
 /// allocated (issue 33: a chain of 4e9 hops asked for 96 GB at once and aborted).
 pub const MAX_STATE_BYTES: u64 = nmc_sim::limits::MAX_STATE_BYTES;
-/// State per IMP with its lines, hosts' tables and queues: about 10 kB (README, "How far one
-/// process goes": 5.5 kB measured on an empty chain, 10 kB on the maps), one line per IMP
-/// included (a chain has one, a map a little more).
+/// State per IMP with its lines, hosts' tables and queues: about 10 kB
+/// (docs/src/performance.md, "How far one process goes": 5.5 kB measured on an empty chain,
+/// 10 kB on the maps), one line per IMP included (a chain has one, a map a little more).
 pub const STATE_BYTES_PER_IMP: u64 = 10_000;
 /// State per line beyond one per IMP: 3 kB, a choice rounded up from 2.8–2.9 kB measured
 /// (peak RSS of 1,000-IMP meshes at degree 200 and 999, 100,000 and 499,500 lines). Issue 57 §3:

@@ -38,7 +38,7 @@
 //! - **Relay** (a forwarding Fuzzball or an IMP): `per_packet + per_octet · L` each way; a
 //!   forwarding Fuzzball's is a receive pass and a send pass, twice a host pass.
 //! - **Subnet** (`kind = "subnet"`: the ARPANET or MILNET of 1983): not arithmetic but nmc's IMP
-//!   model ([`subnet::SubnetHop`] over [`nmc_imp::Stepper`], profile `arpanet-1983`, `docs/arpanet-1983.md`), run beside
+//!   model ([`subnet::SubnetHop`] over [`nmc_imp::Stepper`], profile `arpanet-1983`, `docs/src/explanation/arpanet-1983.md`), run beside
 //!   the path with its own traffic. A datagram of `L` octets is an 1822 message of `8·L` data
 //!   bits: one packet up to 126 octets, two or three above, which then take what multi-packet
 //!   messages take (an allocation of reassembly space, a REQALL unless one is at hand). The

@@ -95,7 +95,7 @@ fn isid_h_load_is_serrs_busiest_node() {
         (per_s / 77.0 - 1.0).abs() <= 0.10,
         "busiest IMP {busiest}: {per_s:.1} packet frames/s out on its trunks, Serr's figure 77"
     );
-    // The whole network at that load, for `docs/arpanet-1983.md`: host packets entering the
+    // The whole network at that load, for `docs/src/explanation/arpanet-1983.md`: host packets entering the
     // subnet per second, beside RFC 942's (NRC, Feb 1985, p. 26) "approximately 500 million
     // packets per month" on the ARPANET, about 190 a second as a monthly mean. Uniform pairs
     // at the busiest node's level carry well under 1985's whole-network traffic (the real

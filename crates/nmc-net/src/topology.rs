@@ -26,7 +26,7 @@ pub const STATE_BYTES_PER_NODE: u64 = 64;
 
 /// State per line (two channels, each with its queue, and their places in the routing
 /// arrays): 512 B, a choice rounded up from the 465 B measured on a 2,000,000-node chain
-/// (README, "How far one process goes": 490 B a node with its line).
+/// (docs/src/performance.md, "How far one process goes": 490 B a node with its line).
 pub const STATE_BYTES_PER_LINE: u64 = 512;
 
 /// Why a network could not be built.

@@ -16,6 +16,11 @@ pub struct Section {
     pub title: String,
     /// The publication the experiment reproduces.
     pub source: String,
+    /// The user's guide's chapter that explains the experiment, as its path from the
+    /// repository's root (`docs/src/explanation/ko-1977.md`). The section links to it as
+    /// `../../` + the path: right for the report in `out/reproduce/` of a checkout, and the
+    /// link's text names the page wherever the report is.
+    pub chapter: Option<String>,
     /// Paragraphs of explanation (plain text).
     pub notes: Vec<String>,
     /// The experiment's rows of the reproduce table.
@@ -339,6 +344,13 @@ quantity on the scoreboard.</p>",
                 title = escape(&s.title),
                 src = escape(&s.source)
             );
+            if let Some(page) = &s.chapter {
+                let _ = writeln!(
+                    out,
+                    "<p class=\"meta chapter\">The book's chapter: <a href=\"../../{page}\">{page}</a></p>",
+                    page = escape(page)
+                );
+            }
             // Each quantity shown here, with its verdict and, where it is not reproduced,
             // why: the misses are explained where they are shown.
             if let Some(board) = &self.scoreboard {
@@ -441,6 +453,24 @@ mod tests {
         assert!(html.contains("<td>emergent</td>"));
         assert!(html.contains("<tr class=\"within\">"));
         assert!(html.contains("id=\"only-misses\""));
+        // No chapter named, no link.
+        assert!(!html.contains("The book's chapter"));
+    }
+
+    /// Issue 59: an experiment's section links to its chapter of the book.
+    #[test]
+    fn a_section_links_to_its_chapter() {
+        let r = Report {
+            sections: vec![Section {
+                id: "ko-v2-throughput".into(),
+                chapter: Some("docs/src/explanation/ko-1977.md".into()),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        assert!(r.to_html().contains(
+            "The book's chapter: <a href=\"../../docs/src/explanation/ko-1977.md\">docs/src/explanation/ko-1977.md</a>"
+        ));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! documented so far).
 //!
 //! Each path is an `internet-1983` scenario whose middle hop is `kind = "subnet"`: the Feb 1982
-//! map under the `arpanet-1983` profile (`docs/arpanet-1983.md`), entered at IMP 17 (MITRE)
+//! map under the `arpanet-1983` profile (`docs/src/explanation/arpanet-1983.md`), entered at IMP 17 (MITRE)
 //! where DCN1 is attached over its 56 kbit/s 1822/ECU line. A datagram of `L` octets is an 1822
 //! message of `8·L` bits: one packet up to 126 octets, two or three above. Nothing in the path
 //! knows about 126 octets; the PING's volleys are fitted by the same code as `nmc echo probe`.
@@ -44,7 +44,7 @@
 //! **The 1983 calibration (issue 56), stated before any run of it.** One input no reachable
 //! source gives: what the 1983 subnet added on every hop beyond its lines' transmission and
 //! propagation and the 516's processing — the C/30 running the 316 program by emulation, the
-//! ECUs and modems, the 1983 load (`docs/arpanet-1983.md`). It is taken as one fixed latency on
+//! ECUs and modems, the 1983 load (`docs/src/explanation/arpanet-1983.md`). It is taken as one fixed latency on
 //! every line of the subnet, each way (`network.hops.N.network.topology.line_delay`, a key of
 //! the map topology, so `--set` gives it to any path), in whole milliseconds from 0 to
 //! [`CALIBRATION_MAX_MS`]. **Fitted** on the single-packet delay at 40 octets of the rows whose
@@ -240,7 +240,7 @@ pub const DIFFERENCE_TOLERANCE: f64 = 0.50;
 
 /// The rows whose far host sits on the ARPANET itself, with no gateway or second crossing,
 /// at low or unstated traffic, that the per-hop row fits: the four of issue 30 (and of
-/// `docs/arpanet-1983.md`, where the table's 24.9 ms per hop was first read). WASH, the one
+/// `docs/src/explanation/arpanet-1983.md`, where the table's 24.9 ms per hop was first read). WASH, the one
 /// other such row, is shown beside it in the note and not counted (chosen before running).
 const PER_HOP_ROWS: [&str; 4] = ["MILARP", "ISID-L", "SCORE", "BERK"];
 
@@ -252,7 +252,7 @@ const PER_HOP_TOLERANCE_MS: f64 = 5.0;
 pub const CALIBRATION_FIT: [&str; 3] = ["MILARP", "SCORE", "WASH"];
 
 /// The largest latency per line tried, ms each way (the table's 40-octet delays are at most
-/// about 25 ms a hop above the model's, `docs/arpanet-1983.md`).
+/// about 25 ms a hop above the model's, `docs/src/explanation/arpanet-1983.md`).
 pub const CALIBRATION_MAX_MS: u64 = 40;
 
 /// What a packet switch of the time spent on a packet, for comparison with the fitted value
@@ -531,16 +531,16 @@ impl Experiment for Rfc889Arpanet {
         "RFC 889 §2: delay against length across the 1983 ARPANET, through the IMP model"
     }
     fn source(&self) -> &'static str {
-        "Mills, RFC 889 (Dec 1983) §2 and its table; the 1983 subnet from docs/arpanet-1983.md"
+        "Mills, RFC 889 (Dec 1983) §2 and its table; the 1983 subnet from docs/src/explanation/arpanet-1983.md"
     }
     fn plan(&self) -> Plan {
         Plan::shortened("the high-traffic ablation left out")
     }
     fn run(&self, ctx: &mut Context) -> Result<()> {
-        // Issue 31: why the rows miss, where they are shown (docs/arpanet-1983.md has the
+        // Issue 31: why the rows miss, where they are shown (docs/src/explanation/arpanet-1983.md has the
         // sources and the figures).
         ctx.note(
-            "Why most rows here miss (docs/arpanet-1983.md, \"Where the simulated delays fall short\"): \
+            "Why most rows here miss (docs/src/explanation/arpanet-1983.md, \"Where the simulated delays fall short\"): \
              the rates (the slope against length: store and forward over the hops) come out near the \
              table, but the fixed part of the delay is short by about one model hop's worth per hop \
              (the per-hop row below), and the high-traffic rows barely differ from the low-traffic \
