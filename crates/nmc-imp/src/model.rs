@@ -113,46 +113,71 @@ pub(crate) fn msg_in(imps: &mut [Imp], src: u32, mid: MsgId) -> &mut crate::sour
 /// packets in flight, routing, and what the run observes.
 pub struct Subnet {
     /// The profile's parameters, resolved.
-    pub params: ImpParams,
+    pub(crate) params: ImpParams,
     /// The IMPs and the lines between them.
-    pub topo: Topology,
+    pub(crate) topo: Topology,
     /// The IMPs, each holding its lines' outgoing directions ([`Imp::lines`]).
-    pub imps: Vec<Imp>,
+    pub(crate) imps: Vec<Imp>,
     /// Where link `l` (one direction of a line, in topology order) is held: its IMP and its
     /// place among that IMP's lines ([`Subnet::link`]).
-    pub link_at: Vec<(u32, u32)>,
+    pub(crate) link_at: Vec<(u32, u32)>,
     /// The hosts, by index.
-    pub hosts: Vec<Host>,
+    pub(crate) hosts: Vec<Host>,
     /// Every packet held anywhere in the subnet, by id.
-    pub slab: Slab,
+    pub(crate) slab: Slab,
     /// The id the next message takes.
-    pub next_msg: MsgId,
+    pub(crate) next_msg: MsgId,
     /// The trace (`trace = true`; off otherwise).
-    pub trace: Trace,
+    pub(crate) trace: Trace,
     /// Scripted actions and when (`[[network.events]]`, generator pauses).
-    pub actions: Vec<(SimDuration, Action)>,
+    pub(crate) actions: Vec<(SimDuration, Action)>,
     /// Links whose next packet frame is to be hit by a line error.
-    pub corrupt_next: BTreeSet<u32>,
+    pub(crate) corrupt_next: BTreeSet<u32>,
     /// Source IMPs whose next single-packet message leaves by this link instead of its route.
-    pub detours: BTreeMap<u32, u32>,
+    pub(crate) detours: BTreeMap<u32, u32>,
     /// How packets are routed, which lines are up, and the loop records.
-    pub routing: Routing,
+    pub(crate) routing: Routing,
     /// Per IMP, the hosts that a freed resource may let go on: those the last `host_try` left
     /// waiting (for buffers, an output queue, a route, or the resources of K&O §II point a),
     /// and generators. A host leaves the set only when `host_try` finds it with nothing to do
     /// (input busy, not started, no message) — states it leaves only through a direct
     /// `host_try` — so `wake_hosts` visits exactly the hosts a scan of every host on the IMP
     /// would have moved, in the same (host) order, without the scan (issue 15).
-    pub waiting: Vec<Waiting>,
+    pub(crate) waiting: Vec<Waiting>,
     /// When background traffic starts.
-    pub background_start: SimDuration,
+    pub(crate) background_start: SimDuration,
     /// What is recorded, counted and watched: observes the protocol, takes no part in it.
-    pub obs: Observer,
+    pub(crate) obs: Observer,
     /// The end-to-end procedure of the profile's software version (`e2e/procedure.rs`).
-    pub procedure: &'static dyn Procedure,
+    pub(crate) procedure: &'static dyn Procedure,
 }
 
 impl Subnet {
+    /// The profile's parameters, resolved.
+    pub fn params(&self) -> &ImpParams {
+        &self.params
+    }
+
+    /// The hosts, by index.
+    pub fn hosts(&self) -> &[Host] {
+        &self.hosts
+    }
+
+    /// How many IMPs the subnet has.
+    pub fn imp_count(&self) -> usize {
+        self.imps.len()
+    }
+
+    /// How packets are routed, which lines are up, and the loop records.
+    pub fn routing(&self) -> &Routing {
+        &self.routing
+    }
+
+    /// The IMP host `host` sits on.
+    pub fn host_imp(&self, host: u32) -> u32 {
+        self.hosts[host as usize].imp
+    }
+
     /// A subnet of `topo` with `hosts` under the profile's `params`: IMPs with the profile's
     /// buffers and limits, each line direction a [`Link`] held by the IMP it leaves from (its line
     /// errors drawn from `seed`'s streams), static routes, and occupancy sampled every

@@ -69,7 +69,7 @@ fn assert_shortest_paths(
     for dst in 0..n {
         let hops = ring_hops(n, dst, down);
         let d = NodeId(dst as u32);
-        for (i, r) in sim.model.routing.routers.iter().enumerate() {
+        for (i, r) in sim.model.routing().routers.iter().enumerate() {
             if i == dst {
                 continue;
             }
@@ -134,7 +134,7 @@ fn routing_converges_after_a_line_failure_and_repair() {
         sim.run_until(at(45));
         assert_shortest_paths(&sim, 6, &[], Some(4));
         assert!(
-            sim.model.routing.bodies_in_flight() <= 12,
+            sim.model.routing().bodies_in_flight() <= 12,
             "{variant}: routing bodies leak"
         );
     }

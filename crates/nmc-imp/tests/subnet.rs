@@ -177,9 +177,9 @@ fn the_mesh_scenario_builds_with_its_pairs() {
         )
         .unwrap();
         assert_eq!(starts.len(), 200);
-        assert_eq!(subnet.imps.len(), 1000);
+        assert_eq!(subnet.imp_count(), 1000);
         subnet
-            .hosts
+            .hosts()
             .iter()
             .map(|h| (h.name.clone(), h.imp))
             .collect::<Vec<_>>()

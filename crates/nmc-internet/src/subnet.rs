@@ -66,8 +66,8 @@ impl SubnetHop {
         );
         // Issue 33: two ends on one IMP never cross the subnet; every datagram was lost and
         // the run said nothing. Refused, as the IMP model refuses such traffic.
-        let hosts = &stepper.subnet().hosts;
-        if hosts[ends.0 as usize].imp == hosts[ends.1 as usize].imp {
+        let subnet = stepper.subnet();
+        if subnet.host_imp(ends.0) == subnet.host_imp(ends.1) {
             return Err(format!(
                 "`{from}` and `{to}` are on the same IMP; a subnet hop carries datagrams between \
                  hosts on different IMPs (network.hosts)"
@@ -85,7 +85,7 @@ impl SubnetHop {
 
     /// Largest datagram (octets) one message carries.
     pub fn max_octets(&self) -> u64 {
-        self.stepper.subnet().params.max_message.get() / 8
+        self.stepper.subnet().params().max_message.get() / 8
     }
 }
 

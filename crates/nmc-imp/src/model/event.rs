@@ -88,7 +88,7 @@ pub enum Ev {
     },
     /// The scenario's scripted action `index` (a disturbance, a generator pause or resume).
     Scripted {
-        /// Its place in [`Subnet::actions`](super::Subnet::actions).
+        /// Its place in `Subnet::actions`.
         index: u16,
     },
     /// A line (topology line index, both directions) goes down or comes up.

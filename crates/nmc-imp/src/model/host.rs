@@ -80,7 +80,7 @@ pub struct Handed {
     pub tag: u64,
 }
 
-/// The hosts waiting at one IMP ([`Subnet::waiting`]), in host order: a sorted list, as an IMP
+/// The hosts waiting at one IMP (`Subnet::waiting`), in host order: a sorted list, as an IMP
 /// has a few hosts (a `BTreeSet`'s range walk at every wake-up showed in a loaded map's
 /// profile, issue 36).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

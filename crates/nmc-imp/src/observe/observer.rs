@@ -9,7 +9,7 @@ use crate::packet::{MsgId, Stream};
 use nmc_sim::{SimDuration, SimTime};
 use std::collections::{BTreeMap, VecDeque};
 
-/// What a run records, counts and watches ([`crate::model::Subnet::obs`]): the protocol writes its events
+/// What a run records, counts and watches (the subnet's `obs`): the protocol writes its events
 /// here and never reads them back (the lockup watch stops the driver, not the protocol).
 pub struct Observer {
     /// The messages the subnet holds, from their offer until their RFNM comes back, by id.
