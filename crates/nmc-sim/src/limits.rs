@@ -126,6 +126,8 @@ fn address_space_limit() -> Option<u64> {
     {
         return None;
     }
+    // `rlim_t` is unsigned on Linux and signed on the BSDs.
+    #[allow(clippy::useless_conversion)]
     u64::try_from(r.rlim_cur).ok()
 }
 
