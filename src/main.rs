@@ -152,10 +152,7 @@ fn main() -> ExitCode {
             // Issue 33: what an input file put in the error is escaped and shortened here,
             // once, for every subcommand.
             // Issue 57 §6: the system's error messages in words a user can act on.
-            let text = nmc_sim::limits::printable(
-                &cmd::words::plain(&format!("{e:#}")),
-                nmc_sim::limits::MAX_ERROR_CHARS,
-            );
+            let text = cmd::words::error_line(&e);
             if let Some((tool, target)) = json
                 && !cmd::json::printed()
             {

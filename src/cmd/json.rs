@@ -72,7 +72,7 @@ pub fn failure(tool: &str, target: &str, error: &str) -> Value {
 /// line when it then failed or was stopped (the measures stay).
 pub fn print_run(mut doc: Value, failure: Option<&anyhow::Error>) -> anyhow::Result<()> {
     if let Some(f) = failure {
-        doc["error"] = json!(f.to_string());
+        doc["error"] = json!(super::words::error_line(f));
     }
     print(&doc)
 }

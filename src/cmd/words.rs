@@ -55,6 +55,12 @@ pub fn plain(text: &str) -> String {
     out
 }
 
+/// The one line nmc prints for a failed command, on stderr and as a `-J` document's `error`:
+/// the error and its causes, the system's messages in words, escaped and shortened (issue 33).
+pub fn error_line(e: &anyhow::Error) -> String {
+    nmc_sim::limits::printable(&plain(&format!("{e:#}")), nmc_sim::limits::MAX_ERROR_CHARS)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
