@@ -240,6 +240,7 @@ pub fn run(a: CostArgs) -> Result<Outcome> {
     {
         open_udp(target)?;
     }
+    let start_unix_s = super::json::unix_now();
     let mut measured: Vec<Measured> = Vec::new();
     // Issue 58 §3: Ctrl-C (or SIGTERM) ends the run after the transfer under way, and what was
     // measured is printed (exit 5); it used to go on to the last transfer.
@@ -320,7 +321,7 @@ pub fn run(a: CostArgs) -> Result<Outcome> {
         let doc = super::json::document(
             "nmc cost",
             &tcp_addr.to_string(),
-            None,
+            Some(start_unix_s),
             stopped,
             serde_json::json!({ "transfers": transfers }),
         );

@@ -60,6 +60,13 @@ pub fn printed() -> bool {
     PRINTED.load(std::sync::atomic::Ordering::Relaxed)
 }
 
+/// Now, in seconds since the Unix epoch: a run's `start_unix_s`, taken as it starts.
+pub fn unix_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
 /// The document of a run that failed before it had measures (issue 58 §3): `end` is null and
 /// `error` is the one line the command also prints on stderr.
 pub fn failure(tool: &str, target: &str, error: &str) -> Value {
@@ -147,7 +154,7 @@ pub fn bidir(forward: Value, reverse: Value) -> Value {
     document(
         "nmc pump",
         forward["target"].as_str().unwrap_or_default(),
-        None,
+        forward["start_unix_s"].as_f64(),
         early(&forward) || early(&reverse),
         json!({
             "bidir": true,
@@ -159,8 +166,12 @@ pub fn bidir(forward: Value, reverse: Value) -> Value {
 
 /// `nmc pump`. With `--reverse`, `end.reverse` is true (the figures are the sending server's)
 /// and `end.receiver` holds what this host received.
-pub fn pump(sum: &nmc_probe::pump::analysis::PumpSummary, target: &str) -> Value {
-    let mut doc = pump_forward(sum, target);
+pub fn pump(
+    sum: &nmc_probe::pump::analysis::PumpSummary,
+    target: &str,
+    start_unix_s: f64,
+) -> Value {
+    let mut doc = pump_forward(sum, target, start_unix_s);
     if let Some(v) = &sum.receiver {
         doc["end"]["reverse"] = json!(true);
         doc["end"]["receiver"] = json!({
@@ -177,12 +188,16 @@ pub fn pump(sum: &nmc_probe::pump::analysis::PumpSummary, target: &str) -> Value
     doc
 }
 
-fn pump_forward(sum: &nmc_probe::pump::analysis::PumpSummary, target: &str) -> Value {
+fn pump_forward(
+    sum: &nmc_probe::pump::analysis::PumpSummary,
+    target: &str,
+    start_unix_s: f64,
+) -> Value {
     let ms = |v: f64| v / 1e3;
     document(
         "nmc pump",
         target,
-        None,
+        Some(start_unix_s),
         sum.run.interrupted,
         json!({
             "messages_sent": sum.messages_sent,

@@ -186,6 +186,7 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
         json: a.json,
         tag,
     };
+    let start_unix_s = super::json::unix_now();
     let runs = if a.bidir {
         // The reverse direction on its own session, so the server tells their datagrams apart.
         let back = PumpConfig {
@@ -265,7 +266,7 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
     .then(|| super::exit::stopped("stopped by the user: what was measured is printed and written"));
     if a.json {
         let end = |r: &Ran| -> Result<serde_json::Value> {
-            let mut doc = super::json::pump(&r.summary, &target);
+            let mut doc = super::json::pump(&r.summary, &target, start_unix_s);
             doc["end"]["intervals"] = serde_json::to_value(&r.intervals)?;
             Ok(doc)
         };

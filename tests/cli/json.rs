@@ -75,6 +75,13 @@ fn document(args: &[&str], tool: &str) -> Value {
     assert_eq!(doc["tool"], tool);
     assert_eq!(doc["units"]["time"], "s");
     assert_eq!(doc["units"]["rate"], "bit/s");
+    // Issue 58 §4: every instrument says when its run started (pump and cost said null).
+    let start = doc["start_unix_s"].as_f64().unwrap_or(0.0);
+    assert!(
+        start > 1.7e9,
+        "{tool}: start_unix_s {}",
+        doc["start_unix_s"]
+    );
     let mut bad = Vec::new();
     units_named(&doc["end"], "end", &mut bad);
     assert!(
