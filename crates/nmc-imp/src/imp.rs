@@ -18,18 +18,19 @@
 //! use nmc_imp::topology::LinkDef;
 //! use nmc_sim::{BitRate, Bits, RngStreams, SimDuration};
 //!
-//! // IMP 0 with lines to IMP 1 (its link 0) and IMP 2 (link 2); 40 buffers; the limits of
-//! // the October 1974 profile (20 store-and-forward packets, output queues of 8).
+//! // IMP 0 with lines to IMP 1 (its link 0), IMP 2 (link 2), IMP 3 (link 4) and IMP 4
+//! // (link 6); 40 buffers; the limits of the October 1974 profile (20 store-and-forward
+//! // packets, output queues of 8).
 //! let limits = Limits::of(&ImpParams::v2_1974_10());
 //! let mut imp = Imp::new(0, "UCLA".into(), ImpModel::H316, 40, 10, limits);
-//! for (to, id) in [(1, 0), (2, 2)] {
+//! for (to, id) in [(1, 0), (2, 2), (3, 4), (4, 6)] {
 //!     let def = LinkDef {
 //!         from: 0,
 //!         to,
 //!         capacity: BitRate::from_kbps(50),
 //!         propagation: SimDuration::from_millis(1),
 //!     };
-//!     imp.lines.push(Link::new(def, id, id + 1, 8, RngStreams::new(1).stream(id as u64)));
+//!     imp.add_line(Link::new(def, id, id + 1, 8, RngStreams::new(1).stream(id as u64)));
 //! }
 //! let packet = Packet {
 //!     kind: PktKind::Data { msg: 1, num: 0, index: 0, of: 1, host: 0 },
@@ -39,14 +40,22 @@
 //!     bits: Bits::new(1008),
 //!     hops: 0,
 //! };
-//! let frame = Frame {
-//!     kind: FrameKind::Packet { pkt: 7, lch: 0, bit: true },
+//! // The i-th frame from IMP 1: its 8 logical channels in turn, each channel's bit flipping
+//! // once every channel has been used.
+//! let frame = |i: u32| Frame {
+//!     kind: FrameKind::Packet { pkt: i, lch: (i % 8) as u8, bit: (i / 8) % 2 == 0 },
 //!     ack_mask: 0,
 //!     ack_bits: 0,
 //!     corrupted: false,
 //! };
-//! (imp.buf_used, imp.sf_used) = (20, 20);
-//! // It came in on line 0 (from IMP 1); its route is link 2, toward IMP 2.
+//! // They come in on line 0 (from IMP 1), routed in turn to IMPs 2, 3 and 4 (no output
+//! // queue fills): the first 20 are taken and held for their lines.
+//! for i in 0..20 {
+//!     let next = 2 + 2 * (i % 3);
+//!     let (_, what) = imp.handle_frame(0, &frame(i), |_| packet, |_| Some(next));
+//!     assert!(matches!(what, Arrival::Accepted { .. }), "frame {i}: {what:?}");
+//! }
+//! let frame = frame(20);
 //! let (_, what) = imp.handle_frame(0, &frame, |_| packet, |_| Some(2));
 //! assert!(matches!(what, Arrival::Rejected { refusal: Refusal::StoreAndForwardFull, .. }));
 //! imp.release(Hold::Transit);
@@ -315,71 +324,71 @@ pub type Acked = [Option<PktId>; 8];
 /// blocks, and its lines.
 pub struct Imp {
     /// Its index in the network (topology order).
-    pub id: u32,
+    pub(crate) id: u32,
     /// Its name, as the topology gives it (e.g. `UCLA`).
-    pub name: String,
+    pub(crate) name: String,
     /// 316 or 516 (what its processor spends on each kind of work: `ImpParams::costs`).
-    pub model: ImpModel,
+    pub(crate) model: ImpModel,
     /// Packet buffers in all (the profile's `buffers`, K&O §III's 51; `buffers_vdh` on a VDH IMP).
-    pub buffers: u32,
+    pub(crate) buffers: u32,
     /// Packet buffers in use: packets held in transit or from a host, and reassembly buffers
     /// reserved or filled.
-    pub buf_used: u32,
+    pub(crate) buf_used: u32,
     /// Store-and-forward places held by packets in transit (at most `store_and_forward_max`, 20;
     /// K&O §III).
-    pub sf_used: u32,
+    pub(crate) sf_used: u32,
     /// Reassembly buffers at most (the profile's `reassembly_buffers`, K&O §III's 34;
     /// `reassembly_buffers_vdh` on a VDH IMP).
-    pub reasm_max: u32,
+    pub(crate) reasm_max: u32,
     /// Reassembly buffers reserved or filled.
-    pub reasm_used: u32,
+    pub(crate) reasm_used: u32,
     /// The processor and its task queue (`processor.rs`).
-    pub cpu: Processor,
+    pub(crate) cpu: Processor,
     /// The profile's limits its rules read.
-    pub limits: Limits,
+    pub(crate) limits: Limits,
 
     // ---- Source side (K&O §II points a, b, c, e, h, i) ----
     /// Its hosts' messages, from the host's offer until the RFNM comes back, each where it is
     /// in the procedure ([`SourceMsg`]), by id.
-    pub messages: BTreeMap<MsgId, SourceMsg>,
+    pub(crate) messages: BTreeMap<MsgId, SourceMsg>,
     /// Message numbers per stream (point b), given out in order ([`Numbers`]).
-    pub numbers: Numbers,
+    pub(crate) numbers: Numbers,
     /// Pending leader table entries (point c) and, in version 2, who waits for one ([`Plt`]).
-    pub plt: Plt,
+    pub(crate) plt: Plt,
     /// Unused allocations per destination IMP and the messages waiting for one
     /// ([`Allocations`]).
-    pub allocs: Allocations,
+    pub(crate) allocs: Allocations,
 
     // ---- Destination side (K&O §II points d, f, g) ----
     /// Messages in reassembly, and their hand-over in number order ([`Delivery`]).
-    pub delivery: Delivery,
+    pub(crate) delivery: Delivery,
     /// Output to each host on this IMP, by host (see [`HostPort`]).
-    pub ports: Vec<HostPort>,
+    pub(crate) ports: Vec<HostPort>,
     /// The IMP's host is a fake host inside it: output takes no time.
-    pub fake_host: bool,
+    pub(crate) fake_host: bool,
     /// RFNMs and ALLs owed, waiting for 8 buffers ([`Replies`]).
-    pub replies: Replies,
+    pub(crate) replies: Replies,
 
     // ---- Destination side, single-packet messages (RFC 632; `model/single.rs`) ----
     /// Single-packet messages not accepted, each owed an ALLOCATE: (stream, number) → message.
-    pub requests: BTreeMap<(Stream, u64), MsgId>,
+    pub(crate) requests: BTreeMap<(Stream, u64), MsgId>,
     /// Reassembly buffers set aside for one single-packet message each, not yet filled.
-    pub set_aside: BTreeSet<(Stream, u64)>,
+    pub(crate) set_aside: BTreeSet<(Stream, u64)>,
 
     // ---- Version 3 (K&O §VI–VII; `e2e/v3.rs`) ----
     /// Transmit blocks, by stream, and messages waiting for one to be free ([`TransmitBlocks`]).
-    pub tx_blocks: TransmitBlocks,
+    pub(crate) tx_blocks: TransmitBlocks,
     /// Receive blocks, by stream, and requests waiting for one to be free ([`ReceiveBlocks`]).
-    pub rx_blocks: ReceiveBlocks,
+    pub(crate) rx_blocks: ReceiveBlocks,
     /// Claims on a PLT entry, served in order: messages that hold their allocation, and
     /// REQALLs decided but not yet sent; the REQALLs outstanding ([`PltClaims`]).
-    pub plt_claims: PltClaims,
+    pub(crate) plt_claims: PltClaims,
 
     // ---- Its lines (K&O §III; [`crate::link`]) ----
     /// Its interface to each of its lines: the outgoing direction's logical channels, queues
     /// and retransmission timers, the acknowledgements it owes the neighbour, and what it last
     /// accepted on each channel coming in ([`Link`]).
-    pub lines: Vec<Link>,
+    pub(crate) lines: Vec<Link>,
 }
 
 impl Imp {
@@ -419,6 +428,13 @@ impl Imp {
             plt_claims: PltClaims::default(),
             lines: Vec::new(),
         }
+    }
+
+    /// Adds `link`, one direction of a line leaving this IMP, and returns its place among the
+    /// IMP's lines (the `line` that [`Imp::handle_frame`] and the other entry points take).
+    pub fn add_line(&mut self, link: Link) -> u32 {
+        self.lines.push(link);
+        (self.lines.len() - 1) as u32
     }
 
     /// The output port of host `host` (made on first use).

@@ -1,7 +1,7 @@
 //! An IMP's interface to one of its lines, with the IMP-to-IMP protocol: the outgoing
 //! direction (its queues, logical channels and retransmission timers, the acknowledgements it
 //! owes the neighbour) and, for the incoming direction, the sequence bit last accepted on each
-//! channel. The IMP that sends on the direction holds it ([`crate::imp::Imp::lines`]).
+//! channel. The IMP that sends on the direction holds it (`Imp::lines`).
 //!
 //! * Frames: packets (which must be acknowledged), acknowledgement-only frames, and routing
 //!   messages. Every frame carries the acknowledgements pending for the reverse direction

@@ -211,15 +211,14 @@ impl Subnet {
         // the line, its channels, queues and the acknowledgements it owes.
         let mut link_at = Vec::with_capacity(topo.links.len());
         for (i, d) in topo.links.iter().enumerate() {
-            let imp = &mut imps[d.from as usize];
-            link_at.push((d.from, imp.lines.len() as u32));
-            imp.lines.push(Link::new(
+            let k = imps[d.from as usize].add_line(Link::new(
                 d.clone(),
                 i as u32,
                 (i ^ 1) as u32,
                 params.logical_channels,
                 streams.stream(line_stream(i)),
             ));
+            link_at.push((d.from, k));
         }
         let watched = hosts.iter().enumerate().find_map(|(k, h)| {
             let dst = h

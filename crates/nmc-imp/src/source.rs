@@ -38,7 +38,7 @@ pub enum MsgState {
 }
 
 /// A host message at its source IMP (K&O Fig. 1 points a–h), held in the IMP's table
-/// ([`crate::imp::Imp::messages`]) from the moment its host offers it until its RFNM comes
+/// (`Imp::messages`) from the moment its host offers it until its RFNM comes
 /// back: its ends, its length and where it is in the procedure. What a run records of it
 /// (its timeline) is the observer's, not the IMP's ([`crate::observe::Tracked`]).
 #[derive(Clone, Debug)]

@@ -127,7 +127,7 @@ pub trait Procedure: Send + Sync {
 
     /// One step of message `m` at its source IMP `imp`: the tables change, the step says what
     /// follows. The driver calls again after a [`Step::Moved`] or [`Step::Numbered`].
-    /// The rule reads the IMP's limits ([`Imp::limits`]).
+    /// The rule reads the IMP's limits (`Imp::limits`).
     fn step(&self, imp: &mut Imp, m: Want) -> Step;
 
     /// The claim the next free PLT entry of `imp` serves, taken off its line.

@@ -1,7 +1,7 @@
 //! Single-packet messages at the destination IMP (RFC 632, Opderbeck, May 1974): what becomes
 //! of an arriving single-packet message, and when the ALLOCATE for one not accepted may go.
-//! Sans-I/O rules over the destination IMP's tables ([`Imp::delivery`], [`Imp::requests`],
-//! [`Imp::set_aside`], its reassembly buffers); the driver (`model/single.rs`) records, traces,
+//! Sans-I/O rules over the destination IMP's tables (`Imp::delivery`, `Imp::requests`,
+//! `Imp::set_aside`, its reassembly buffers); the driver (`model/single.rs`) records, traces,
 //! hands accepted messages to the host and sends the ALLOCATEs.
 //!
 //! * **In order** (its predecessor by number from the same source has been handed to the host):
