@@ -149,9 +149,8 @@ fn main() -> ExitCode {
         Ok(Outcome::OutsideTolerance) => ExitCode::from(cmd::exit::OUTSIDE_TOLERANCE),
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            // Issue 33: what an input file put in the error is escaped and shortened here,
-            // once, for every subcommand.
-            // Issue 57 §6: the system's error messages in words a user can act on.
+            // Issue 33, 57 §6: the one line for every subcommand, said once here (escaped,
+            // shortened, the system's messages in words a user can act on).
             let text = cmd::words::error_line(&e);
             if let Some((tool, target)) = json
                 && !cmd::json::printed()

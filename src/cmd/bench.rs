@@ -14,7 +14,7 @@
 //! `bench/compare.sh` runs this beside a bare `BinaryHeap` loop (`bench/bare_heap.rs`, issue
 //! 15's floor: aim ≥ 0.60 of its rate; measured 1.0–1.5, median 1.22, after the engine's keys
 //! shrank to 16 bytes) and SimPy, alternately, and prints the ratios round by round; the
-//! The book's performance page (docs/src/performance.md) has the figures and where the time went.
+//! book's performance page (docs/src/performance.md) has the figures and where the time went.
 
 use crate::Outcome;
 use anyhow::{Result, bail};

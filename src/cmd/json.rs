@@ -62,9 +62,7 @@ pub fn printed() -> bool {
 
 /// Now, in seconds since the Unix epoch: a run's `start_unix_s`, taken as it starts.
 pub fn unix_now() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_secs_f64())
+    nmc_probe::time::unix_now_ns() as f64 / 1e9
 }
 
 /// The document of a run that failed before it had measures (issue 58 §3): `end` is null and

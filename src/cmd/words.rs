@@ -46,13 +46,11 @@ fn table() -> &'static [(String, &'static str)] {
 
 /// `text` with every system message of the kinds above said in plain words.
 pub fn plain(text: &str) -> String {
-    let mut out = text.to_string();
-    for (system, words) in table() {
-        if out.contains(system.as_str()) {
-            out = out.replace(system.as_str(), words);
-        }
-    }
-    out
+    table()
+        .iter()
+        .fold(text.to_string(), |out, (system, words)| {
+            out.replace(system.as_str(), words)
+        })
 }
 
 /// The one line nmc prints for a failed command, on stderr and as a `-J` document's `error`:

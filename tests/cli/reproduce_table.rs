@@ -97,7 +97,7 @@ pub fn assert_rows_match_snapshot(dir: &Path) {
 /// tables and plots read them here instead of running the experiment again: in a debug build
 /// the quick run takes minutes, and every experiment's files are the same whether it runs
 /// alone or with the others (each has its own seeds).
-pub fn all_quick() -> &'static (Output, PathBuf) {
+fn all_quick() -> &'static (Output, PathBuf) {
     static RUN: OnceLock<(Output, PathBuf)> = OnceLock::new();
     RUN.get_or_init(|| {
         let dir = tmp("reproduce-all-quick");
@@ -121,12 +121,9 @@ pub fn all_quick_ok() -> (String, &'static Path) {
 
 #[test]
 fn reproduce_all_quick() {
-    let (o, dir) = all_quick();
-    let dir = dir.as_path();
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(o));
+    let (stdout, dir) = all_quick_ok();
     let checks = rows(dir);
     // The terminal table fits 120 columns; the headline counts emergent rows only.
-    let stdout = String::from_utf8_lossy(&o.stdout);
     // (The two closing lines name paths, whose length is the user's.)
     for l in stdout
         .lines()

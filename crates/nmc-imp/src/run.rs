@@ -494,8 +494,7 @@ pub const ROUTING_BYTES_PER_PAIR: u64 = 100;
 
 /// Refuses, in one line, a topology whose state would pass this machine's budget
 /// ([`nmc_sim::limits::StateBudget`]: [`MAX_STATE_BYTES`], or half the memory the process may
-/// have when that is less), from the
-/// counts the scenario states, before anything is built (a map is a few dozen sites and needs
+/// have when that is less), from the counts the scenario states, before anything is built (a map is a few dozen sites and needs
 /// no check). A mesh is counted at the most lines its degree allows (`imps` × `max` / 2): the
 /// generator's own tables are sized by it too.
 fn check_state_size(topology: &TopologySpec, routing: RoutingMode) -> Result<(), BuildError> {

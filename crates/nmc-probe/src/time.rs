@@ -46,8 +46,8 @@ impl Clock {
 }
 
 /// Nanoseconds since the Unix epoch on the wall clock (`CLOCK_REALTIME`); 0 if the clock is
-/// before 1970. Used only for the server's receive stamp, which a client with a synchronised clock
-/// may compare with its own; never for a round trip.
+/// before 1970. Used for the server's receive stamp, which a client with a synchronised clock
+/// may compare with its own, and for when a run started; never for a round trip.
 pub fn unix_now_ns() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

@@ -79,21 +79,17 @@ impl StateBudget {
 
 /// The least of the memory limits the system states for this process, and its name.
 fn process_memory() -> Option<(u64, &'static str)> {
-    let mut least: Option<(u64, &'static str)> = None;
-    let mut take = |bytes: Option<u64>, what: &'static str| {
-        if let Some(b) = bytes.filter(|&b| b > 0)
-            && least.is_none_or(|(l, _)| b < l)
-        {
-            least = Some((b, what));
-        }
-    };
-    take(meminfo_total(), "of this machine's memory");
-    take(
-        cgroup_memory_max(),
-        "memory limit of this cgroup (memory.max)",
-    );
-    take(address_space_limit(), "address-space limit (ulimit -v)");
-    least
+    [
+        (meminfo_total(), "of this machine's memory"),
+        (
+            cgroup_memory_max(),
+            "memory limit of this cgroup (memory.max)",
+        ),
+        (address_space_limit(), "address-space limit (ulimit -v)"),
+    ]
+    .into_iter()
+    .filter_map(|(bytes, what)| bytes.filter(|&b| b > 0).map(|b| (b, what)))
+    .min_by_key(|&(b, _)| b)
 }
 
 /// `MemTotal` of `/proc/meminfo`, in bytes (Linux).

@@ -365,8 +365,8 @@ struct Framer<'a> {
     buf: Vec<u8>,
     stop: &'a AtomicBool,
     stop_sent: bool,
-    deadline: Instant,
-    /// The wait the deadline stands for, as the error says it.
+    /// When the run started; the sink's result is due [`result_deadline`] after it.
+    start: Instant,
     wait: Duration,
     target: SocketAddr,
     /// Something came from the sink.
@@ -389,11 +389,13 @@ impl Framer<'_> {
                         err,
                     })?;
             }
-            if Instant::now() >= self.deadline {
+            if self.start.elapsed() >= self.wait {
                 return Err(StreamError::Input(format!(
-                    "the sink at {} sent no result within {} ({RESULT_DEADLINE_RULE})",
+                    "the sink at {} sent no result within {:.1} s (the run's --duration, twice \
+                     --io-timeout, --ack-timeout and {} s for the sink's result)",
                     self.target,
-                    seconds(self.wait)
+                    self.wait.as_secs_f64(),
+                    RESULT_SLACK.as_secs()
                 )));
             }
             match self.s.read(&mut chunk) {
@@ -578,26 +580,16 @@ fn receive_udp(
     }
 }
 
-/// What a reverse run waits for its result, said as the flags give it (issue 57 §4: every wait
-/// a user can predict from the flags).
-pub const RESULT_DEADLINE_RULE: &str =
-    "the run's --duration, twice --io-timeout, --ack-timeout and 5 s for the sink's result";
-
 /// The time the sink has, after the run and its own waits, to send its result: the summary of
 /// a long run is a few kB, sent at once, so 5 s is slack for a slow path, not a wait anyone
 /// sees on a working one.
 pub const RESULT_SLACK: Duration = Duration::from_secs(5);
 
-/// How long after its start a reverse run waits for the sink's result
-/// ([`RESULT_DEADLINE_RULE`]): the sink streams for `duration`, may spend an `--io-timeout` on
+/// How long after its start a reverse run waits for the sink's result (issue 57 §4: a wait a
+/// user can predict from the flags, and the error says it): the sink streams for `duration`, may spend an `--io-timeout` on
 /// each of its two exchanges and an `--ack-timeout` on its last buffer, then sends the result.
 pub fn result_deadline(c: &StreamConfig) -> Duration {
     c.duration + 2 * c.io_timeout + c.ack_timeout + RESULT_SLACK
-}
-
-/// `d` in seconds, as an error line gives it.
-fn seconds(d: Duration) -> String {
-    format!("{:.1} s", d.as_secs_f64())
 }
 
 /// The TCP side of a reverse run: the buffers (over TCP), the error or the result.
@@ -622,7 +614,7 @@ fn receive(
         stop,
         stop_sent: false,
         // The sink's run, and its own timeouts besides.
-        deadline: t0 + result_deadline(c),
+        start: t0,
         wait: result_deadline(c),
         target: c.target,
         any: false,
