@@ -64,10 +64,10 @@
 //! ```
 
 use crate::blocks::{ReceiveBlocks, TransmitBlocks};
-use crate::destination::{Delivery, Replies, Reply};
+use crate::destination::{Delivery, Next, Replies, Reply};
 use crate::link::{Frame, FrameKind, Hold, Link, NextFrame};
 use crate::packet::{MsgId, Packet, PktId, Stream};
-use crate::params::{ImpModel, ImpParams};
+use crate::params::{ImpModel, ImpParams, Piggyback, SinglePacketRule};
 use crate::processor::{Processor, Task};
 use crate::source::{Allocations, Numbers, Plt, PltClaims, SourceMsg};
 use crate::timer::{Deadline, Woken};
@@ -152,6 +152,38 @@ pub struct SourceLimits {
     /// Version 3: whether a REQALL decided while another to the same IMP is unanswered is sent
     /// (the 1975 IMPs) or withheld (K&O §VII's first remedy).
     pub superfluous_reqalls: bool,
+    /// An allocation unused this long goes back with a GVB (K&O §II: "within the next 250 ms";
+    /// [`Imp::allocation_arrived`]).
+    pub giveback_after: SimDuration,
+    /// Version 3: a transmit block with no number in use this long is released (the profile's
+    /// choice of 2 min, after RFC 660; [`Imp::number_released`]).
+    pub control_block_idle: SimDuration,
+}
+
+/// The limits of the destination procedure (K&O §II, §VII; RFC 632): what a reply reserves,
+/// how long a RFNM waits for its ALL, and how out-of-order single-packet messages are met.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DestinationLimits {
+    /// Buffers an ALL reserves (K&O §II: "an allocation of these \[eight\] buffers").
+    pub allocation_buffers: u32,
+    /// Longest a RFNM waits for buffers to carry a piggy-backed ALL (K&O §II: "at most 1 s";
+    /// [`Imp::make_rfnm`]).
+    pub rfnm_all_wait: SimDuration,
+    /// When a RFNM may carry a piggy-backed ALL (K&O §VII's fix; [`Imp::next_reply`]).
+    pub rfnm_piggyback: Piggyback,
+    /// Out-of-order single-packet messages (RFC 632 and its fixes; [`crate::e2e::single::arrive`]).
+    pub single_packet_rule: SinglePacketRule,
+}
+
+/// The limits of the IMP's lines and clock: the IMP-to-IMP retransmission timeout (K&O §III's
+/// 125 ms; [`Imp::frame_sent`]) and the fast ticks per slow tick (BBN's listing, `TO`;
+/// [`Imp::poll_transmit`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineLimits {
+    /// A packet unacknowledged this long is sent again (the line adds its round trip).
+    pub retransmit_timeout: SimDuration,
+    /// Fast ticks per slow tick: a routing message is fresh once a slow tick.
+    pub slow_tick_every: u32,
 }
 
 /// The profile's limits an IMP holds from [`Imp::new`] on, and its rules read: nothing is
@@ -165,6 +197,10 @@ pub struct Limits {
     pub host_input_min_free: u32,
     /// On a message at its source IMP (the version's rules, `e2e/procedure.rs`).
     pub source: SourceLimits,
+    /// On a message at its destination IMP (`destination.rs`, `e2e/single.rs`).
+    pub destination: DestinationLimits,
+    /// On the IMP's lines and clock.
+    pub line: LineLimits,
 }
 
 impl Limits {
@@ -181,6 +217,18 @@ impl Limits {
                 plt_entries: p.plt_entries,
                 control_blocks: p.control_blocks,
                 superfluous_reqalls: p.superfluous_reqalls,
+                giveback_after: p.giveback_after,
+                control_block_idle: p.control_block_idle,
+            },
+            destination: DestinationLimits {
+                allocation_buffers: p.allocation_buffers,
+                rfnm_all_wait: p.rfnm_all_wait,
+                rfnm_piggyback: p.rfnm_piggyback,
+                single_packet_rule: p.single_packet_rule,
+            },
+            line: LineLimits {
+                retransmit_timeout: p.retransmit_timeout,
+                slow_tick_every: p.slow_tick_every,
             },
         }
     }
@@ -648,10 +696,11 @@ impl Imp {
     /// the other direction; a routing message goes first, then a packet to be sent again,
     /// then a queued one on a free logical channel (control messages first), else the
     /// acknowledgements alone ([`crate::link::Link::next_frame`]). The IMP's clock makes a
-    /// slow tick every `slow_tick_every` ticks (BBN's listing, `params.rs`).
+    /// slow tick every [`LineLimits::slow_tick_every`] ticks (BBN's listing, `params.rs`).
     #[inline]
-    pub fn poll_transmit(&mut self, line: usize, slow_tick_every: u32) -> Option<Transmit> {
+    pub fn poll_transmit(&mut self, line: usize) -> Option<Transmit> {
         let ticks = self.cpu.ticks;
+        let slow_tick_every = self.limits.line.slow_tick_every;
         let link = &mut self.lines[line];
         if link.busy {
             return None;
@@ -675,15 +724,11 @@ impl Imp {
 
     /// The frame on `line` has gone out at `now`: the line is free; a packet's
     /// retransmission timer starts ([`crate::link::Link::arm_retransmission`]; K&O §III's
-    /// 125 ms, `timeout`), and its deadline is returned for the caller to wake the IMP at.
+    /// 125 ms, [`LineLimits::retransmit_timeout`]), and its deadline is returned for the caller
+    /// to wake the IMP at.
     #[inline]
-    pub fn frame_sent(
-        &mut self,
-        line: usize,
-        frame: &Frame,
-        now: SimTime,
-        timeout: SimDuration,
-    ) -> Option<Deadline> {
+    pub fn frame_sent(&mut self, line: usize, frame: &Frame, now: SimTime) -> Option<Deadline> {
+        let timeout = self.limits.line.retransmit_timeout;
         let link = &mut self.lines[line];
         link.busy = false;
         match frame.kind {
@@ -867,6 +912,60 @@ impl Imp {
         self.buf_used -= n;
     }
 
+    /// Reserves one allocation's buffers ([`DestinationLimits::allocation_buffers`]) for the
+    /// reply at the head of the queue, if [`Imp::can_reserve`] them; says whether it did.
+    pub fn reserve_allocation(&mut self) -> bool {
+        let n = self.limits.destination.allocation_buffers;
+        let ok = self.can_reserve(n);
+        if ok {
+            self.reserve(n);
+        }
+        ok
+    }
+
+    /// K&O §II point f: a message of `of` packets is reassembled; the buffers its allocation
+    /// reserved and it did not fill (a message of fewer than 8 packets) go back.
+    pub fn release_unfilled(&mut self, of: u8) {
+        self.release_reassembly(self.limits.destination.allocation_buffers - of as u32);
+    }
+
+    /// A GVB came in: the allocation it gives back frees its buffers.
+    pub fn release_allocation(&mut self) {
+        self.release_reassembly(self.limits.destination.allocation_buffers);
+    }
+
+    /// K&O §II point h: an ALL for `dst` reached this source IMP at `now`: the allocate counter
+    /// goes up, and the allocation goes back with a GVB at the returned deadline unless used
+    /// ([`SourceLimits::giveback_after`]).
+    pub fn allocation_arrived(&mut self, dst: u32, now: SimTime) -> Deadline {
+        self.allocs.add(dst, now, self.limits.source.giveback_after)
+    }
+
+    /// K&O §II point g: the RFNM of message `msg` (`num` of `stream`) is made at `now`; it waits
+    /// for buffers to carry an ALL until the returned deadline
+    /// ([`DestinationLimits::rfnm_all_wait`]).
+    pub fn make_rfnm(&mut self, stream: Stream, msg: MsgId, num: u64, now: SimTime) -> Deadline {
+        let wait = self.limits.destination.rfnm_all_wait;
+        self.replies.make_rfnm(stream, msg, num, now, wait)
+    }
+
+    /// The reply to serve next, under the profile's piggy-back rule (K&O §VII: BBN's fix sends
+    /// every RFNM with another reply queued at once, [`DestinationLimits::rfnm_piggyback`]).
+    pub fn next_reply(&mut self) -> Next {
+        let fix = self.limits.destination.rfnm_piggyback == Piggyback::NotWhileRepliesWait;
+        self.replies.next(fix)
+    }
+
+    /// A number of `stream` came back at `now`: with none left in use, the transmit block's
+    /// disuse timer starts, and its deadline is returned ([`SourceLimits::control_block_idle`]).
+    pub fn number_released(&mut self, stream: Stream, now: SimTime) -> Option<SimTime> {
+        if self.numbers.in_use(stream) != 0 {
+            return None;
+        }
+        let idle = self.limits.source.control_block_idle;
+        self.tx_blocks.arm_idle(stream, now + idle)
+    }
+
     /// Does anything still hold a resource here? (For the no-leak check.)
     pub fn idle(&self) -> bool {
         self.buf_used == 0
@@ -903,6 +1002,18 @@ mod tests {
             plt_entries: 6,
             control_blocks: 64,
             superfluous_reqalls: true,
+            giveback_after: SimDuration::from_millis(250),
+            control_block_idle: SimDuration::from_secs(120),
+        },
+        destination: DestinationLimits {
+            allocation_buffers: 8,
+            rfnm_all_wait: SimDuration::from_secs(1),
+            rfnm_piggyback: Piggyback::Always,
+            single_packet_rule: SinglePacketRule::Current,
+        },
+        line: LineLimits {
+            retransmit_timeout: SimDuration::from_millis(125),
+            slow_tick_every: 5,
         },
     };
 
@@ -982,13 +1093,60 @@ mod tests {
         let ms = |m: u64| SimTime::ZERO + SimDuration::from_millis(m);
         let mut x = imp();
         assert_eq!(x.poll_at(), None, "nothing armed");
-        x.replies
-            .make_rfnm(0, 7, 1, ms(100), SimDuration::from_secs(1));
+        x.make_rfnm(0, 7, 1, ms(100));
         assert_eq!(x.poll_at(), Some(ms(1100)));
-        x.allocs.add(3, ms(900), SimDuration::from_millis(250));
+        x.allocation_arrived(3, ms(900));
         assert_eq!(x.poll_at(), Some(ms(1100)));
-        x.allocs.add(3, ms(700), SimDuration::from_millis(250));
+        x.allocation_arrived(3, ms(700));
         assert_eq!(x.poll_at(), Some(ms(950)));
+    }
+
+    /// K&O §II point f: an ALL reserves 8 reassembly buffers; a 3-packet message reassembled
+    /// in them gives back the 5 it did not fill, and a GVB gives back all 8. The reassembly
+    /// room (10 here) bounds what may be reserved: 3 held and 8 more do not fit.
+    #[test]
+    fn an_allocation_gives_back_what_its_message_did_not_fill() {
+        let mut x = imp();
+        assert!(x.reserve_allocation());
+        assert_eq!((x.reasm_used, x.buf_used), (8, 8));
+        x.release_unfilled(3);
+        assert_eq!((x.reasm_used, x.buf_used), (3, 3));
+        assert!(!x.reserve_allocation(), "3 + 8 > 10 reassembly buffers");
+        assert_eq!(
+            (x.reasm_used, x.buf_used),
+            (3, 3),
+            "a refusal takes nothing"
+        );
+        x.release_reassembly(3);
+        assert!(x.reserve_allocation());
+        x.release_allocation();
+        assert_eq!((x.reasm_used, x.buf_used), (0, 0));
+    }
+
+    /// K&O §VII, BBN's fix, as the IMP's profile says: with two RFNMs and an ALL owed, the 1975
+    /// IMP offers the RFNM at the head (to wait for its ALL); under the fix both RFNMs go at
+    /// once without one.
+    #[test]
+    fn the_profile_says_whether_rfnms_wait_for_their_all_behind_other_replies() {
+        use crate::destination::{Next, Reply};
+        let owe = |x: &mut Imp| {
+            x.make_rfnm(7, 100, 0, SimTime::ZERO);
+            x.replies.owe_all(3, 4);
+            x.make_rfnm(7, 101, 1, SimTime::ZERO);
+        };
+        let mut before = imp();
+        owe(&mut before);
+        assert!(matches!(
+            before.next_reply(),
+            Next::Head(Reply::Rfnm { msg: 100, .. })
+        ));
+        let mut fixed = imp();
+        fixed.limits.destination.rfnm_piggyback = Piggyback::NotWhileRepliesWait;
+        owe(&mut fixed);
+        let Next::WithoutAll(gone) = fixed.next_reply() else {
+            panic!("under the fix the RFNMs go without ALLs");
+        };
+        assert_eq!(gone.len(), 2);
     }
 
     /// The frames an IMP is fed below: IMP X (0) with two lines, to A (1, X's link 0) and to
@@ -1245,11 +1403,11 @@ mod tests {
         let mut x = imp_x();
         x.lines[TO_B].add_ack(2, true);
         x.lines[TO_B].data.push_back((5, Hold::Transit));
-        let t = x.poll_transmit(TO_B, 5).expect("the packet goes");
+        let t = x.poll_transmit(TO_B).expect("the packet goes");
         assert!(matches!(t.what, NextFrame::Packet { pkt: 5, .. }));
         assert_eq!((t.ack_mask, t.ack_bits), (1 << 2, 1 << 2));
         x.lines[TO_B].add_ack(3, false);
-        assert_eq!(x.poll_transmit(TO_B, 5), None, "the line is busy");
+        assert_eq!(x.poll_transmit(TO_B), None, "the line is busy");
         let NextFrame::Packet { pkt, lch, bit, .. } = t.what else {
             unreachable!()
         };
@@ -1260,10 +1418,10 @@ mod tests {
             corrupted: false,
         };
         let sent = SimTime::from_nanos(30_000_000);
-        let d = x.frame_sent(TO_B, &frame, sent, nmc_sim::SimDuration::from_millis(125));
+        let d = x.frame_sent(TO_B, &frame, sent);
         assert_eq!(d.map(|d| d.at), Some(SimTime::from_nanos(157_000_000)));
         let t = x
-            .poll_transmit(TO_B, 5)
+            .poll_transmit(TO_B)
             .expect("the acknowledgement goes alone");
         assert_eq!(
             (t.what, t.ack_mask, t.ack_bits),
@@ -1279,7 +1437,7 @@ mod tests {
         let mut x = imp_x();
         let routing = |x: &mut Imp| {
             x.lines[TO_B].routing_due = true;
-            let t = x.poll_transmit(TO_B, 5).expect("the routing message goes");
+            let t = x.poll_transmit(TO_B).expect("the routing message goes");
             assert_eq!(t.what, NextFrame::Routing);
             x.lines[TO_B].busy = false;
             t.fresh
@@ -1300,10 +1458,8 @@ mod tests {
         use nmc_sim::SimDuration;
         let ms = |m: u64| SimTime::ZERO + SimDuration::from_millis(m);
         let mut x = imp_x();
-        let wait = x
-            .replies
-            .make_rfnm(0, 7, 1, ms(100), SimDuration::from_secs(1));
-        let gvb = x.allocs.add(3, ms(200), SimDuration::from_millis(250));
+        let wait = x.make_rfnm(0, 7, 1, ms(100));
+        let gvb = x.allocation_arrived(3, ms(200));
         x.lines[TO_B].data.push_back((1, Hold::Transit));
         let Some(NextFrame::Packet { lch, .. }) = x.lines[TO_B].next_frame() else {
             panic!("the packet goes");

@@ -67,18 +67,19 @@ pub struct Single {
 }
 
 /// Single-packet message `s` (`bits` long) of `stream` reaches destination `imp`: accepts it (reserving its buffer and storing it with [`crate::destination`]'s
-/// delivery table), or turns it into a request for an ALLOCATE, under `rule`. Under fix B an
+/// delivery table), or turns it into a request for an ALLOCATE, under the IMP's rule
+/// ([`crate::imp::DestinationLimits::single_packet_rule`]). Under fix B an
 /// in-order message first deletes stored out-of-order ones until a buffer is free; those are
 /// pushed onto `deleted`, in the order deleted.
 pub fn arrive(
     imp: &mut Imp,
-    rule: SinglePacketRule,
     stream: Stream,
     s: Single,
     bits: u64,
     deleted: &mut Vec<Deleted>,
 ) -> Disposition {
     let Single { msg, num, host } = s;
+    let rule = imp.limits.destination.single_packet_rule;
     let key = (stream, num);
     let expected = imp.delivery.expected(stream);
     let accept = if num < expected || imp.delivery.is_complete(key) {
@@ -235,7 +236,8 @@ mod tests {
             num,
             host: 0,
         };
-        let got = arrive(d, rule, STREAM, s, 1000, &mut deleted);
+        d.limits.destination.single_packet_rule = rule;
+        let got = arrive(d, STREAM, s, 1000, &mut deleted);
         (got, deleted)
     }
 

@@ -18,12 +18,7 @@ impl Subnet {
         stream: Stream,
         q: &mut EventQueue<Ev>,
     ) {
-        let i = &mut self.imps[imp as usize];
-        if i.numbers.in_use(stream) == 0
-            && let Some(at) = i
-                .tx_blocks
-                .arm_idle(stream, now + self.params.control_block_idle)
-        {
+        if let Some(at) = self.imps[imp as usize].number_released(stream, now) {
             q.schedule(at, Ev::BlockIdle { imp, stream });
         }
     }
@@ -62,8 +57,9 @@ impl Subnet {
         stream: Stream,
         q: &mut EventQueue<Ev>,
     ) {
-        let cap = self.params.control_blocks as usize;
-        if self.imps[imp as usize].rx_blocks.request(stream, cap) {
+        let i = &mut self.imps[imp as usize];
+        let cap = i.limits.source.control_blocks as usize;
+        if i.rx_blocks.request(stream, cap) {
             self.open_receive_block(now, imp, stream, q);
         } else {
             self.count(Counted::ReceiveBlockWait);
@@ -100,7 +96,7 @@ impl Subnet {
         let i = &mut self.imps[imp as usize];
         i.rx_blocks.release(stream);
         i.delivery.forget(stream);
-        let cap = self.params.control_blocks as usize;
+        let cap = i.limits.source.control_blocks as usize;
         while let Some(s) = self.imps[imp as usize].rx_blocks.next_waiting(cap) {
             self.open_receive_block(now, imp, s, q);
         }

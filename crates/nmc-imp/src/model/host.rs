@@ -386,9 +386,7 @@ impl Subnet {
         if o.index == 0 && o.of > 1 {
             // Point g: "After the transmission of the first packet to the HOST, the RFNM for
             // this message is generated" (K&O §II).
-            let d = i
-                .replies
-                .make_rfnm(o.stream, o.msg, o.num, now, self.params.rfnm_all_wait);
+            let d = i.make_rfnm(o.stream, o.msg, o.num, now);
             self.obs.note(now, o.msg, Milestone::RfnmMade);
             q.schedule(
                 d.at,

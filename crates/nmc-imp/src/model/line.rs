@@ -122,7 +122,7 @@ impl Subnet {
             fresh,
             ack_mask,
             ack_bits,
-        }) = self.imps[from as usize].poll_transmit(line as usize, self.params.slow_tick_every)
+        }) = self.imps[from as usize].poll_transmit(line as usize)
         else {
             return;
         };
@@ -214,12 +214,7 @@ impl Subnet {
         let (from, line) = self.link_at[l as usize];
         let propagation = self.link(l).def.propagation;
         q.schedule(now + propagation, Ev::Arrive { link: l, frame });
-        let sent = self.imps[from as usize].frame_sent(
-            line as usize,
-            &frame,
-            now,
-            self.params.retransmit_timeout,
-        );
+        let sent = self.imps[from as usize].frame_sent(line as usize, &frame, now);
         if let (FrameKind::Packet { lch, .. }, Some(d)) = (frame.kind, sent) {
             q.schedule(
                 d.at,

@@ -11,7 +11,6 @@ use crate::destination::Reply;
 use crate::e2e::single::Single;
 use crate::imp::{Expired, HostOut, TimerId};
 use crate::packet::{MsgId, Packet, PktKind, Stream};
-use crate::params::Piggyback;
 use nmc_sim::{EventQueue, SimTime};
 
 impl Subnet {
@@ -284,9 +283,7 @@ impl Subnet {
         dst: u32,
         q: &mut EventQueue<Ev>,
     ) {
-        let d = self.imps[imp as usize]
-            .allocs
-            .add(dst, now, self.params.giveback_after);
+        let d = self.imps[imp as usize].allocation_arrived(dst, now);
         q.schedule(
             d.at,
             Ev::GiveBack {
@@ -368,8 +365,7 @@ impl Subnet {
                 }
                 if last {
                     // Point f. Unfilled reserved buffers (a message of fewer than 8 packets) go back.
-                    let unused = self.params.allocation_buffers - of as u32;
-                    self.imps[imp as usize].release_reassembly(unused);
+                    self.imps[imp as usize].release_unfilled(of);
                     self.trace.emit(
                         now,
                         &Tr::Reassembled {
@@ -389,7 +385,7 @@ impl Subnet {
                 self.serve_replies(now, imp, q);
             }
             PktKind::Gvb => {
-                self.imps[imp as usize].release_reassembly(self.params.allocation_buffers);
+                self.imps[imp as usize].release_allocation();
                 self.serve_replies(now, imp, q);
             }
             PktKind::Rfnm { msg, num: _, all } => self.rfnm_received(now, imp, p, msg, all, q),
@@ -443,10 +439,8 @@ impl Subnet {
     /// Sends the replies at the head of the queue for which 8 buffers can be reserved.
     pub(super) fn serve_replies(&mut self, now: SimTime, imp: u32, q: &mut EventQueue<Ev>) {
         self.serve_single_requests(now, imp, q);
-        let n = self.params.allocation_buffers;
-        let fix = self.params.rfnm_piggyback == Piggyback::NotWhileRepliesWait;
         loop {
-            let r = match self.imps[imp as usize].replies.next(fix) {
+            let r = match self.imps[imp as usize].next_reply() {
                 Next::Nothing => return,
                 Next::WithoutAll(gone) => {
                     // BBN's fix (K&O §VII): every RFNM with another reply queued goes now.
@@ -459,10 +453,9 @@ impl Subnet {
                 Next::Head(r) => r,
             };
             let i = &mut self.imps[imp as usize];
-            if !i.can_reserve(n) {
+            if !i.reserve_allocation() {
                 return;
             }
-            i.reserve(n);
             i.replies.take_head();
             self.send_reply(now, imp, r, true, q);
         }

@@ -211,10 +211,9 @@ impl Subnet {
     ) {
         let (src, stream) = (p.src, p.stream);
         let Single { msg, num, .. } = s;
-        let rule = self.params.single_packet_rule;
         let mut deleted = Vec::new();
         let i = &mut self.imps[imp as usize];
-        let disposition = single::arrive(i, rule, stream, s, p.bits.get(), &mut deleted);
+        let disposition = single::arrive(i, stream, s, p.bits.get(), &mut deleted);
         for d in deleted {
             self.count(Counted::SingleDeleted);
             let src = self.stream_src(d.key.0);
