@@ -26,7 +26,7 @@ use nmc_scenario::Scenario;
 use nmc_sim::Trace;
 use serde::{Deserialize, Serialize};
 
-pub use nmc_imp::spec::RECORDS;
+pub use nmc_imp::spec::ImpRecord;
 
 /// `[network.routing_params]` as written: any fields of [`RoutingParams`], the rest defaulted.
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]

@@ -8,7 +8,7 @@ use crate::observe::{E2eEvent, JourneyRecord, LockupReport, MessageRecord, Occup
 use crate::params::ImpParams;
 use crate::records::{MessageFile, Written};
 use crate::routing::{LineSample, LoopRecord, RouteChange, RoutingCounts, SourceSend};
-use crate::spec::{EventSpec, ImpConfig, RECORDS, RoutingMode, TopologySpec, TrafficSpec};
+use crate::spec::{EventSpec, ImpConfig, ImpRecord, RoutingMode, TopologySpec, TrafficSpec};
 use crate::topology::{Routes, Topology};
 use nmc_sim::{SimDuration, SimTime, Simulation, Trace};
 use serde::Serialize;
@@ -191,7 +191,7 @@ pub fn build(
     seed: u64,
     trace: Trace,
 ) -> Result<(Subnet, Vec<(u32, SimDuration)>), BuildError> {
-    s.check_records(RECORDS)?;
+    s.check_records::<ImpRecord>()?;
     check_observation(s)?;
     let params = s.network.params.clone();
     params.validate().map_err(BuildError)?;
@@ -464,7 +464,7 @@ pub fn build(
     subnet.obs.lockup_window = s.network.lockup_window;
     subnet.obs.measure_from = s.network.measure_from;
     subnet.obs.slice_at = s.network.slices.clone();
-    if s.record.iter().any(|r| r == "e2e") {
+    if s.wants(ImpRecord::E2e) {
         subnet.obs.e2e = Some(Vec::new());
     }
     subnet
@@ -963,14 +963,14 @@ pub fn run_writing(
     files: &Files,
 ) -> Result<Outcome, BuildError> {
     let (mut subnet, starts) = build(s, seed, trace)?;
-    let has = |r: &str| s.record.iter().any(|x| x == r);
+    let has = |r: ImpRecord| s.wants(r);
     if keep == Keep::Recorded {
-        subnet.obs.retain_messages = has("messages");
-        subnet.obs.retain_occupancy = has("occupancy");
-        subnet.obs.journeys.keep = has("journeys");
+        subnet.obs.retain_messages = has(ImpRecord::Messages);
+        subnet.obs.retain_occupancy = has(ImpRecord::Occupancy);
+        subnet.obs.journeys.keep = has(ImpRecord::Journeys);
     }
     let mut written = Written::default();
-    if let Some(path) = files.messages.as_ref().filter(|_| has("messages")) {
+    if let Some(path) = files.messages.as_ref().filter(|_| has(ImpRecord::Messages)) {
         // The model keeps finishing records; they leave it at each write.
         subnet.obs.retain_messages = true;
         let f = MessageFile::create(path, s.network.measure_from).map_err(BuildError)?;
@@ -979,14 +979,18 @@ pub fn run_writing(
     let csv = |path: &std::path::Path| {
         nmc_records::records::CsvSink::create(path).map_err(|e| BuildError(e.to_string()))
     };
-    if let Some(path) = files.e2e.as_ref().filter(|_| has("e2e")) {
+    if let Some(path) = files.e2e.as_ref().filter(|_| has(ImpRecord::E2e)) {
         written.e2e = Some(nmc_sim::Records::to_sink(csv(path)?));
     }
-    if let Some(path) = files.journeys.as_ref().filter(|_| has("journeys")) {
+    if let Some(path) = files.journeys.as_ref().filter(|_| has(ImpRecord::Journeys)) {
         subnet.obs.journeys.keep = true;
         written.journeys = Some(nmc_sim::Records::to_sink(csv(path)?));
     }
-    if let Some(path) = files.occupancy.as_ref().filter(|_| has("occupancy")) {
+    if let Some(path) = files
+        .occupancy
+        .as_ref()
+        .filter(|_| has(ImpRecord::Occupancy))
+    {
         subnet.obs.retain_occupancy = true;
         written.occupancy = Some((nmc_sim::Records::to_sink(csv(path)?), path.clone()));
     }

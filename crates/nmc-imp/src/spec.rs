@@ -65,16 +65,38 @@ impl Overrides for Option<RoutingParams> {
     }
 }
 
-/// Records this model can write (`record = [...]`).
-/// `e2e` is the end-to-end event log of single-packet messages (RFC 632 Tables 1–2).
-pub const RECORDS: &[&str] = &[
-    "messages",
-    "lines",
-    "occupancy",
-    "e2e",
-    "routing",
-    "journeys",
-];
+/// The records this model can write (`record = [...]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImpRecord {
+    /// `messages.csv`: one row per answered message, its timeline in ns, written as the run
+    /// goes; drawn as a round-trip (accepted → RFNM) histogram.
+    Messages,
+    /// `lines.csv`: one row of totals per line direction (frames, retransmissions, utilisation).
+    Lines,
+    /// `occupancy.csv`: periodic samples of the resources the measured IMP pair holds, written
+    /// as the run goes; its first 30 s drawn as a chart.
+    Occupancy,
+    /// `e2e.csv`: the end-to-end events of single-packet messages, as RFC 632's Tables 1–2 list
+    /// them; written as the run goes.
+    E2e,
+    /// `routing.csv`: every change of a best neighbour and every hold-down; beside it
+    /// `loops.csv`, `source-sends.csv` and `source-queues.csv`.
+    Routing,
+    /// `journeys.csv`: each packet's journey from its source IMP to its destination IMP;
+    /// written as the run goes.
+    Journeys,
+}
+
+impl nmc_scenario::Record for ImpRecord {
+    const ALL: &'static [(Self, &'static str)] = &[
+        (ImpRecord::Messages, "messages"),
+        (ImpRecord::Lines, "lines"),
+        (ImpRecord::Occupancy, "occupancy"),
+        (ImpRecord::E2e, "e2e"),
+        (ImpRecord::Routing, "routing"),
+        (ImpRecord::Journeys, "journeys"),
+    ];
+}
 
 /// `[network]`. `P` is what `params` holds and `R` what `routing_params` holds: the sections
 /// as written in the scenario layer, or resolved ([`Network`]: the profile's parameters with

@@ -62,7 +62,9 @@ pub mod subnet;
 pub use calibration::{FitError, fit_host_pass};
 pub use hop::{Dir, HopModel, Offer};
 pub use model::{BuildError, Path, RunOutput, Stage, VolleyRecord, run, run_with};
-pub use spec::{CrossSpec, HopSpec, HostSpec, InternetScenario, NetworkSpec, PingSpec, RECORDS};
+pub use spec::{
+    CrossSpec, HopSpec, HostSpec, InternetRecord, InternetScenario, NetworkSpec, PingSpec,
+};
 
 use nmc_probe::analysis::{Fits, LineFit, fit_all};
 use std::collections::BTreeMap;

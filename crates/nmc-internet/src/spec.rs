@@ -58,8 +58,16 @@ use serde::{Deserialize, Serialize};
 /// An `internet-1983` scenario.
 pub type InternetScenario = Scenario<NetworkSpec, PingSpec>;
 
-/// Records this model can write (`record = [...]`).
-pub const RECORDS: &[&str] = &["volleys"];
+/// The records this model can write (`record = [...]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InternetRecord {
+    /// `volleys.csv`: one row per echo volley (length, send time, round trip, lost).
+    Volleys,
+}
+
+impl nmc_scenario::Record for InternetRecord {
+    const ALL: &'static [(Self, &'static str)] = &[(InternetRecord::Volleys, "volleys")];
+}
 
 /// The path from the measurement host to the echoing host.
 #[derive(Clone, Debug, Deserialize, Serialize)]

@@ -15,7 +15,7 @@
 use crate::line::{Channel, Offer, Packet};
 use crate::metric::{DelaySummary, NetMetrics, PacketTally, SourceMetrics};
 use crate::source::{self, Source};
-use crate::spec::{RECORDS, StoreForwardScenario};
+use crate::spec::{NetRecord, StoreForwardScenario};
 use crate::topology::{Topology, TopologyError};
 use nmc_sim::{
     EventQueue, Model, RecordSink, Records, RngStreams, SimDuration, SimTime, Simulation, Trace,
@@ -354,7 +354,7 @@ pub struct Outcome {
 impl StoreForward {
     /// Builds the model from a scenario; checks nodes, routes and source parameters.
     pub fn build(s: &StoreForwardScenario, seed: u64, trace: Trace) -> Result<Self, BuildError> {
-        s.check_records(RECORDS)?;
+        s.check_records::<NetRecord>()?;
         let topo = Topology::build(&s.network)?;
         let streams = RngStreams::new(seed);
         let mut sources = Vec::with_capacity(s.traffic.len());
@@ -384,7 +384,7 @@ impl StoreForward {
             delays: DelayStats::default(),
             delivered_bits: 0,
             packet_hops: 0,
-            records: Records::kept_if(s.record.iter().any(|r| r == "packets")),
+            records: Records::kept_if(s.wants(NetRecord::Packets)),
             trace,
         })
     }

@@ -23,8 +23,20 @@ use serde::{Deserialize, Serialize};
 /// A store-and-forward scenario.
 pub type StoreForwardScenario = Scenario<NetworkSpec, TrafficSpec>;
 
-/// Records this model can write (`record = [...]`).
-pub const RECORDS: &[&str] = &["packets", "lines"];
+/// The records this model can write (`record = [...]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NetRecord {
+    /// `packets.csv`: one row per packet delivered or dropped, with its delay; drawn as a
+    /// delay histogram.
+    Packets,
+    /// `lines.csv`: one row of totals per channel; drawn as a utilisation chart.
+    Lines,
+}
+
+impl nmc_scenario::Record for NetRecord {
+    const ALL: &'static [(Self, &'static str)] =
+        &[(NetRecord::Packets, "packets"), (NetRecord::Lines, "lines")];
+}
 
 /// The `[network]` section: nodes and lines.
 #[derive(Clone, Debug, Deserialize, Serialize)]

@@ -200,7 +200,7 @@ fn check_imp(s: &nmc_imp_scenario::ImpScenario, seed: u64) -> Result<()> {
 }
 
 fn check_internet(s: &nmc_internet::spec::InternetScenario, seed: u64) -> Result<()> {
-    s.check_records(nmc_internet::RECORDS)?;
+    s.check_records::<InternetRecord>()?;
     nmc_internet::Path::build(s)?;
     nmc_internet::model::probe_config(s, seed)?;
     Ok(())
@@ -285,10 +285,7 @@ fn run_store_forward(
     // packets.csv is written as the packets are done, not kept: memory stays flat.
     let packets_csv = out.join("packets.csv");
     let sink: Option<Box<dyn nmc_sim::RecordSink<nmc_net::model::PacketRecord>>> =
-        if NetRecord::parse(&s.record)?
-            .iter()
-            .any(|(r, _)| *r == NetRecord::Packets)
-        {
+        if s.wants(NetRecord::Packets) {
             Some(Box::new(CsvSink::create(&packets_csv)?))
         } else {
             None
@@ -296,8 +293,8 @@ fn run_store_forward(
     let o = nmc_net::run_to(&s, seed, trace, sink, &mut |t| {
         progress(t.as_nanos() as f64 / total)
     })?;
-    for (r, name) in NetRecord::parse(&s.record)? {
-        let path = out.join(format!("{name}.csv"));
+    for r in s.records::<NetRecord>() {
+        let path = out.join(format!("{}.csv", r.name()));
         match r {
             NetRecord::Packets => {
                 /// The one column the histogram needs.
@@ -389,8 +386,8 @@ fn run_imp(
         files.push(path);
         Ok(())
     };
-    for (r, name) in ImpRecord::parse(&s.record)? {
-        let path = out.join(format!("{name}.csv"));
+    for r in s.records::<ImpRecord>() {
+        let path = out.join(format!("{}.csv", r.name()));
         match r {
             ImpRecord::Messages => {
                 // Written during the run; the histogram reads every round trip back from it
@@ -490,8 +487,8 @@ fn run_internet(
     >(origin, text, sets, opts, check_internet)?;
     let out = dir.path();
     let o = nmc_internet::run(&s, seed)?;
-    for (r, name) in InternetRecord::parse(&s.record)? {
-        let path = out.join(format!("{name}.csv"));
+    for r in s.records::<InternetRecord>() {
+        let path = out.join(format!("{}.csv", r.name()));
         match r {
             InternetRecord::Volleys => nmc_report::records::write_csv(&path, &o.records)?,
         }

@@ -160,9 +160,10 @@ impl<N, T> Scenario<N, T> {
         Ok(())
     }
 
-    /// Checks `record` names against what the model can write; a name given twice is refused
-    /// (issue 33: each entry multiplied the recording work).
-    pub fn check_records(&self, known: &[&str]) -> Result<(), ScenarioError> {
+    /// Checks `record` names against what the model can write ([`Record::ALL`]); a name given
+    /// twice is refused (issue 33: each entry multiplied the recording work).
+    pub fn check_records<R: Record>(&self) -> Result<(), ScenarioError> {
+        let known: Vec<&str> = R::ALL.iter().map(|(_, n)| *n).collect();
         for (k, r) in self.record.iter().enumerate() {
             if let Some(j) = self.record[..k].iter().position(|x| x == r) {
                 return Err(ScenarioError::Whole {
@@ -184,6 +185,38 @@ impl<N, T> Scenario<N, T> {
                 ),
             }),
         }
+    }
+
+    /// The records `record` asks for, in its order (a name the model does not know, which
+    /// [`Scenario::check_records`] refuses first, is left out).
+    pub fn records<R: Record>(&self) -> Vec<R> {
+        self.record.iter().filter_map(|n| R::named(n)).collect()
+    }
+
+    /// Whether `record` asks for `r`.
+    pub fn wants<R: Record>(&self, r: R) -> bool {
+        self.record.iter().any(|n| n == r.name())
+    }
+}
+
+/// A model's records, as a type: each with the name a scenario's `record = [...]` gives it.
+/// A run matches on them exhaustively, so a record added to a model and not written is a
+/// compile error, and no model reads a record's name as a string.
+pub trait Record: Copy + Eq + Sized + 'static {
+    /// Every record of the model, with its name, in the order the model lists them.
+    const ALL: &'static [(Self, &'static str)];
+
+    /// The record's name in a scenario (`messages`, `lines`, ...).
+    fn name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(r, _)| *r == self)
+            .map_or("", |(_, n)| n)
+    }
+
+    /// The record called `name`, if the model has one.
+    fn named(name: &str) -> Option<Self> {
+        Self::ALL.iter().find(|(_, n)| *n == name).map(|(r, _)| *r)
     }
 }
 
