@@ -155,7 +155,10 @@ fn main() -> ExitCode {
             if let Some((tool, target)) = json
                 && !cmd::json::printed()
             {
-                let _ = cmd::json::print(&cmd::json::failure(tool, &target, &text));
+                let mut doc = cmd::json::failure(tool, &target, &text);
+                // Stopped by the user before anything was measured: still a stop.
+                doc["stopped_early"] = (cmd::exit::code(&e) == cmd::exit::STOPPED).into();
+                let _ = cmd::json::print(&doc);
             }
             eprintln!("nmc: {text}");
             ExitCode::from(cmd::exit::code(&e))

@@ -43,7 +43,8 @@ RFC 392's columns (clock time, CPU time, bytes s/r, bits/s, µs/bit, 5-minute lo
 and $ per 10^6 bits, then 1972's Utah figures beside today's. A remote UDP run first sends one \
 request the sink answers (`nmc serve` and `nmc cost --serve` do) and fails in one line if none \
 comes back within 5 s: nothing there, a firewall, or a sink with a secret, which UDP transfers \
-cannot carry. Ctrl-C ends the run after the transfer under way. Exit 0 when the run completed, \
+cannot carry. Ctrl-C ends the run within 100 ms: the transfer under way is abandoned (a part \
+of a transfer is no row) and the finished ones are printed. Exit 0 when the run completed, \
 2 on bad input or a failed transfer, 3 when the sink cannot be reached or refuses, 5 when \
 stopped by the user (what was measured is printed); with -J the document is printed whatever \
 happens, with \"error\" on failure.")]
@@ -242,8 +243,9 @@ pub fn run(a: CostArgs) -> Result<Outcome> {
     }
     let start_unix_s = super::json::unix_now();
     let mut measured: Vec<Measured> = Vec::new();
-    // Issue 58 §3: Ctrl-C (or SIGTERM) ends the run after the transfer under way, and what was
-    // measured is printed (exit 5); it used to go on to the last transfer.
+    // Issue 58 §3: Ctrl-C (or SIGTERM) ends the run within 100 ms: the transfer under way is
+    // abandoned (a part of a transfer is no RFC 392 row), and what the finished ones measured
+    // is printed (exit 5). It used to go on to the end of the transfer, 359 s in one run.
     let stop = nmc_probe::signal::stop_on_signals()?;
     let mut stopped = false;
     for c in &cells {
@@ -252,10 +254,17 @@ pub fn run(a: CostArgs) -> Result<Outcome> {
             break;
         }
         let m = match c.proto {
-            Proto::Tcp => live::send_tcp_with_key(tcp_addr, c.bytes, c.write_size, key.as_ref())?,
-            Proto::Udp => live::send_udp(remote, c.bytes, c.write_size)?,
+            Proto::Tcp => live::send_tcp_until(tcp_addr, c.bytes, c.write_size, key.as_ref(), stop),
+            Proto::Udp => live::send_udp_until(remote, c.bytes, c.write_size, stop),
         };
-        measured.push(m);
+        match m {
+            Ok(m) => measured.push(m),
+            Err(live::LiveError::Stopped { .. }) => {
+                stopped = true;
+                break;
+            }
+            Err(e) => return Err(e.into()),
+        }
     }
     if !stopped && stop.load(std::sync::atomic::Ordering::Relaxed) {
         stopped = true;

@@ -269,6 +269,57 @@ fn stopped_by_the_user_is_exit_5_with_the_result_kept() {
     let _ = srv.wait();
 }
 
+/// Ctrl-C during `nmc cost`'s one long transfer (16 GiB in 1 KiB writes): the transfer is
+/// abandoned within a few hundred milliseconds, and the run ends with exit 5 and nothing
+/// measured. It used to go on until the transfer ended (359 s in one run). Over TCP, a write
+/// blocked on a full socket looks at the flag every 100 ms; over UDP, every 256 sends.
+#[test]
+fn a_stop_during_a_cost_transfer_ends_it() {
+    for proto in ["tcp", "udp"] {
+        let args = [
+            "cost",
+            "-J",
+            "--proto",
+            proto,
+            "--sizes",
+            "16GiB",
+            "--write-sizes",
+            "1KiB",
+            "--max-calls",
+            "100000000",
+        ];
+        let child = command()
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(1500));
+        let sent = std::time::Instant::now();
+        let k = std::process::Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(k.success());
+        let o = child.wait_with_output().unwrap();
+        // A liveness bound, not a speed check: the transfer alone takes minutes.
+        assert!(
+            sent.elapsed() < Duration::from_secs(10),
+            "{proto}: {:?}",
+            sent.elapsed()
+        );
+        assert_eq!(o.status.code(), Some(5), "{proto}: {}", stderr(&o));
+        let doc = document(&o, &args, "nmc cost");
+        let err = error_of(&doc, &o, &args);
+        assert!(
+            err.contains("before the first transfer ended"),
+            "{proto}: {err}"
+        );
+        assert_eq!(doc["stopped_early"], true, "{proto}: {doc}");
+        assert!(doc["end"].is_null(), "{proto}: {doc}");
+    }
+}
+
 /// `timeout -s INT` sends its signal to the command and again to its process group: two
 /// SIGINTs at once. The second ended the process at once (exit 130) and the report was lost in
 /// 4 of 6 runs; a copy within 500 ms of the first is now the same stop (exit 5, result kept).

@@ -292,9 +292,33 @@ pub enum LiveError {
         /// Why the handshake failed.
         err: nmc_serve::auth::AuthError,
     },
+    /// The stop flag was set (Ctrl-C) during the transfer: it is abandoned, not measured.
+    #[error("stopped by the user during a transfer, after {sent} of {bytes} bytes")]
+    Stopped {
+        /// Bytes written before the stop.
+        sent: u64,
+        /// Bytes the transfer was to move.
+        bytes: u64,
+    },
     /// Another I/O error (binding, reading the CPU clocks, ...).
     #[error("{0}")]
     Io(#[from] io::Error),
+}
+
+/// How often a transfer blocked on its socket looks at the stop flag (issue 58 §3: `nmc cost`
+/// took Ctrl-C only between transfers, once 359 s after it). The socket's timeout is this; a
+/// transfer still fails after [`IDLE_TIMEOUT`] without progress.
+pub const STOP_CHECK: Duration = Duration::from_millis(100);
+
+/// UDP sends between two looks at the stop flag (a send does not block for long).
+const STOP_CHECK_SENDS: u64 = 256;
+
+/// Whether a socket call that failed with `e` only ran out of its [`STOP_CHECK`] wait.
+fn waited(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut | io::ErrorKind::Interrupted
+    )
 }
 
 /// Parses a report line.
@@ -589,6 +613,19 @@ pub fn send_tcp_with_key(
     write_size: usize,
     key: Option<&Key>,
 ) -> Result<Measured, LiveError> {
+    send_tcp_until(addr, bytes, write_size, key, &AtomicBool::new(false))
+}
+
+/// [`send_tcp_with_key`], abandoned with [`LiveError::Stopped`] within [`STOP_CHECK`] of `stop`
+/// being set, whether the transfer is writing, blocked on a full socket, or waiting for the
+/// sink's report.
+pub fn send_tcp_until(
+    addr: SocketAddr,
+    bytes: u64,
+    write_size: usize,
+    key: Option<&Key>,
+    stop: &AtomicBool,
+) -> Result<Measured, LiveError> {
     let write_size = write_size.clamp(1, BUF_BYTES);
     let buf = vec![0x5au8; write_size];
     let cpu0 = thread_cpu()?;
@@ -600,8 +637,26 @@ pub fn send_tcp_with_key(
     if let Some(key) = key {
         nmc_serve::auth::answer(&mut s, key).map_err(|err| LiveError::Auth { addr, err })?;
     }
+    // Short waits from here on, so that a stop is seen; IDLE_TIMEOUT still bounds a stall.
+    s.set_write_timeout(Some(STOP_CHECK))?;
+    s.set_read_timeout(Some(STOP_CHECK))?;
     let (mut sent, mut calls) = (0u64, 0u64);
+    let mut moved = Instant::now();
+    let stalled = |moved: Instant, sent: u64, e: io::Error| -> Option<LiveError> {
+        if stop.load(Ordering::Relaxed) {
+            return Some(LiveError::Stopped { sent, bytes });
+        }
+        (moved.elapsed() >= IDLE_TIMEOUT).then_some(LiveError::Closed {
+            addr,
+            sent,
+            bytes,
+            err: e,
+        })
+    };
     while sent < bytes {
+        if calls % STOP_CHECK_SENDS == 0 && stop.load(Ordering::Relaxed) {
+            return Err(LiveError::Stopped { sent, bytes });
+        }
         let n = (bytes - sent).min(write_size as u64) as usize;
         match s.write(&buf[..n]) {
             Ok(0) => {
@@ -615,10 +670,15 @@ pub fn send_tcp_with_key(
             Ok(w) => {
                 sent += w as u64;
                 calls += 1;
+                moved = Instant::now();
             }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(_) if key.is_none() && nmc_serve::auth::challenged(&s, &[]) => {
                 return Err(LiveError::WantsSecret { addr });
+            }
+            Err(e) if waited(&e) => {
+                if let Some(e) = stalled(moved, sent, e) {
+                    return Err(e);
+                }
             }
             Err(err) => {
                 return Err(LiveError::Closed {
@@ -639,6 +699,7 @@ pub fn send_tcp_with_key(
         })?;
     let mut reply = Vec::new();
     let mut chunk = [0u8; 256];
+    let waiting = Instant::now();
     loop {
         match s.read(&mut chunk) {
             Ok(0) => break,
@@ -648,7 +709,10 @@ pub fn send_tcp_with_key(
                     break;
                 }
             }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) if waited(&e) && stop.load(Ordering::Relaxed) => {
+                return Err(LiveError::Stopped { sent, bytes });
+            }
+            Err(e) if waited(&e) && waiting.elapsed() < IDLE_TIMEOUT => {}
             Err(_) if key.is_none() && nmc_serve::auth::challenged(&s, &reply) => {
                 return Err(LiveError::WantsSecret { addr });
             }
@@ -705,6 +769,17 @@ pub fn send_udp(
     bytes: u64,
     write_size: usize,
 ) -> Result<Measured, LiveError> {
+    send_udp_until(addr, bytes, write_size, &AtomicBool::new(false))
+}
+
+/// [`send_udp`], abandoned with [`LiveError::Stopped`] once `stop` is set (looked at every 256
+/// sends).
+pub fn send_udp_until(
+    addr: Option<SocketAddr>,
+    bytes: u64,
+    write_size: usize,
+    stop: &AtomicBool,
+) -> Result<Measured, LiveError> {
     // The largest UDP payload over IPv4 is 65507 bytes.
     let write_size = write_size.clamp(1, 65_507);
     let (target, sink) = match addr {
@@ -731,6 +806,15 @@ pub fn send_udp(
     let t0 = Instant::now();
     let (mut sent, mut calls) = (0u64, 0u64);
     while sent < bytes {
+        if calls % STOP_CHECK_SENDS == 0 && stop.load(Ordering::Relaxed) {
+            for _ in 0..5 {
+                let _ = tx.send(UDP_END);
+            }
+            if let Some(h) = sink {
+                let _ = h.join();
+            }
+            return Err(LiveError::Stopped { sent, bytes });
+        }
         let n = (bytes - sent).min(write_size as u64) as usize;
         match tx.send(&buf[..n]) {
             Ok(w) => {
