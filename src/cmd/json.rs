@@ -216,6 +216,7 @@ fn pump_forward(
             })),
             "autocorrelation": sum.autocorrelation.iter().map(|(lag, r)| json!({"lag": lag, "r": r})).collect::<Vec<_>>(),
             "significant_lags": sum.significant_lags,
+            "partial": sum.run.partial,
         }),
     )
 }

@@ -33,13 +33,15 @@ Reports throughput over the run and over the best 150 consecutive messages, the 
 message (first byte sent to RFNM), its histogram and autocorrelation, and the window limit \
 N × size / mean round trip. Over UDP a message is ceil(size/packet) datagrams (the IMP's \
 1008-bit packets by default) and is sent again whole when its RFNM is late (RFC 6298 timeout). \
-A message unanswered for --timeout ends the run with an error. Writes messages.csv, \
+A message unanswered for --timeout ends the run: before the first RFNM, with an error; after \
+it, as a partial run whose measures are kept (exit 4). Writes messages.csv, \
 summary.json, rtt.svg, rtt-histogram.svg and autocorrelation.svg. With -R/--reverse the server \
 pumps to this host instead (this host opens the connection, so it works through NAT): the \
 server times the round trips and sends its figures back at the end; messages.csv is then this \
 host's record of each message's arrival, and summary.json says \"reverse\": true. Exit 0 when \
 the run completed, 2 on bad input or a failed run, 3 when the server cannot be reached or \
-refuses, 5 when stopped by the user (what was measured is written); with -J the document is \
+refuses, 4 for a partial run (kept), 5 when stopped by the user (what was measured is \
+written); with -J the document is \
 printed whatever happens, with \"error\" on failure.")]
 pub struct PumpArgs {
     /// HOST, HOST:PORT or `[IPv6]:PORT` of an `nmc echo serve --pump` (default port 8890).
@@ -260,10 +262,21 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
         );
     }
     dir.commit()?;
-    // Issue 58 §3: Ctrl-C keeps what was measured, and says so with exit 5 (it was 0).
-    let failure = (signal.load(Ordering::Relaxed)
-        && runs.iter().any(|r| r.summary.run.interrupted))
-    .then(|| super::exit::stopped("stopped by the user: what was measured is printed and written"));
+    // Issue 58 §3: Ctrl-C keeps what was measured, and says so with exit 5 (it was 0); a run
+    // that failed after its first RFNM keeps it too, with exit 4 (it kept nothing, exit 2).
+    let partial = runs.iter().find_map(|r| r.summary.run.partial.as_deref());
+    let failure =
+        if signal.load(Ordering::Relaxed) && runs.iter().any(|r| r.summary.run.interrupted) {
+            Some(super::exit::stopped(
+                "stopped by the user: what was measured is printed and written",
+            ))
+        } else {
+            partial.map(|why| {
+                super::exit::partial(format!(
+                    "partial run: {why}; what was measured is printed and written"
+                ))
+            })
+        };
     if a.json {
         let end = |r: &Ran| -> Result<serde_json::Value> {
             let mut doc = super::json::pump(&r.summary, &target, start_unix_s);

@@ -195,6 +195,67 @@ fn a_partial_stream_is_exit_4_and_keeps_what_ran() {
     let _ = sink.wait();
 }
 
+/// A partial pump kept (exit 4): the server answers for 1.5 s, then is suspended (SIGSTOP),
+/// so a message goes unanswered for --timeout. The run kept nothing and exited 2; now its
+/// files and document (with `error`) keep what was answered, for TCP and UDP alike.
+#[test]
+fn a_pump_whose_server_falls_silent_is_exit_4_and_keeps_what_ran() {
+    let dir = tmp("contract-pump-partial");
+    for transport in ["tcp", "udp"] {
+        let (mut srv, addr) = super::unanswered::server(&["serve"]);
+        let out = dir.join(transport);
+        let args = [
+            "pump",
+            &addr,
+            "--transport",
+            transport,
+            "-t",
+            "30s",
+            "--timeout",
+            "1s",
+            "-J",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        let child = command()
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(1500));
+        let pid = srv.id().to_string();
+        assert!(
+            std::process::Command::new("kill")
+                .args(["-STOP", &pid])
+                .status()
+                .unwrap()
+                .success()
+        );
+        let o = child.wait_with_output().unwrap();
+        let _ = std::process::Command::new("kill")
+            .args(["-CONT", &pid])
+            .status();
+        let _ = srv.kill();
+        let _ = srv.wait();
+        assert_eq!(o.status.code(), Some(4), "{transport}: {}", stderr(&o));
+        let doc = document(&o, &args, "nmc pump");
+        let err = error_of(&doc, &o, &args);
+        assert!(err.starts_with("partial run: "), "{transport}: {err}");
+        let answered = doc["end"]["messages_answered"].as_u64().unwrap();
+        assert!(answered > 0, "{transport}: {doc}");
+        assert_eq!(
+            doc["end"]["partial"].as_str().map(|p| err.contains(p)),
+            Some(true),
+            "{doc}"
+        );
+        let summary: Value =
+            serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+        assert_eq!(summary["messages_answered"], answered, "{transport}");
+        assert!(summary["partial"].is_string(), "{transport}: {summary}");
+    }
+}
+
 /// Ctrl-C (SIGINT) after 1.5 s of a long run: the run stops, keeps and prints what it
 /// measured, and exits 5 (it was 0 for the pump and the probe, 2 for the stream; the cost
 /// went on to its last transfer).

@@ -58,6 +58,11 @@ pub struct PumpRun {
     pub elapsed: Nanos,
     /// Stopped (Ctrl-C) before the offering time was over.
     pub interrupted: bool,
+    /// Why the run ended before its offering time was over after it had measured something
+    /// (a message unanswered for `--timeout`, the connection cut): what was measured is kept
+    /// (issue 58 §3: exit 4, a partial run). Absent from a run that ended as planned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partial: Option<String>,
     /// Counts of messages sent, RFNMs (first, duplicate, unknown, out of order), retransmissions
     /// and junk received.
     pub counters: PumpCounters,
@@ -556,6 +561,7 @@ pub(crate) mod tests {
             started_unix_ns: 0,
             elapsed: Nanos(now),
             interrupted,
+            partial: None,
             counters: p.counters(),
             figures: c.figures,
         };

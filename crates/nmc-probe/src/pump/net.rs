@@ -134,6 +134,7 @@ fn finish(
     started_unix_ns: u64,
     elapsed: Nanos,
     interrupted: bool,
+    partial: Option<String>,
 ) -> Result<PumpRun, Error> {
     // Messages still outstanding (a stopped run) are written unanswered, in their place.
     pump.give_up();
@@ -145,6 +146,7 @@ fn finish(
         started_unix_ns,
         elapsed,
         interrupted,
+        partial,
         counters: pump.counters(),
         figures: done.collector.figures,
     })
@@ -261,7 +263,7 @@ pub fn run_tcp_on(
     let mut off = 0usize;
     let mut inbox: Vec<u8> = Vec::new();
     let mut chunk = [0u8; 4096];
-    let mut interrupted = false;
+    let (mut interrupted, mut partial) = (false, None);
     loop {
         if stop.load(Ordering::Relaxed) {
             interrupted = true;
@@ -269,7 +271,14 @@ pub fn run_tcp_on(
         }
         pump.handle_timeout(clock.now());
         if let Some(e) = pump.failure() {
-            return Err(failed(target, e, &pump));
+            // Issue 58 §3: after the first RFNM, what was measured is kept (a partial run).
+            match failed(target, e, &pump) {
+                Error::Pump(why) => {
+                    partial = Some(why);
+                    break;
+                }
+                e => return Err(e),
+            }
         }
         // Write while the window is open and the kernel takes the bytes.
         loop {
@@ -369,6 +378,7 @@ pub fn run_tcp_on(
         started_unix_ns,
         elapsed,
         interrupted,
+        partial,
     )
 }
 
@@ -394,7 +404,7 @@ pub fn run_udp_on(
     let duration = pump.config().duration;
     let mut buf = vec![0u8; wire::HEADER_LEN + per as usize + wire::TAG_LEN];
     let mut rbuf = vec![0u8; 65_536];
-    let mut interrupted = false;
+    let (mut interrupted, mut partial) = (false, None);
     let send = |b: &[u8]| -> Result<(), Error> {
         loop {
             match sock.send(b) {
@@ -419,7 +429,14 @@ pub fn run_udp_on(
         }
         pump.handle_timeout(clock.now());
         if let Some(e) = pump.failure() {
-            return Err(failed(target, e, &pump));
+            // Issue 58 §3: after the first RFNM, what was measured is kept (a partial run).
+            match failed(target, e, &pump) {
+                Error::Pump(why) => {
+                    partial = Some(why);
+                    break;
+                }
+                e => return Err(e),
+            }
         }
         while let Some(tx) = pump.poll_transmit(clock.now()) {
             for index in 0..count {
@@ -472,6 +489,7 @@ pub fn run_udp_on(
         started_unix_ns,
         elapsed,
         interrupted,
+        partial,
     )
 }
 

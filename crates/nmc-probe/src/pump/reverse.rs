@@ -450,6 +450,7 @@ impl End {
             started_unix_ns: self.started_unix_ns,
             elapsed: self.elapsed,
             interrupted: self.interrupted,
+            partial: None,
             counters: pump.counters(),
             figures: collector.figures,
         }
