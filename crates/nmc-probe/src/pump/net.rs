@@ -133,8 +133,8 @@ fn finish(
     timer: crate::time::TimerResolution,
     started_unix_ns: u64,
     elapsed: Nanos,
-    interrupted: bool,
-    partial: Option<String>,
+    // How the run ended: stopped by the user, or partial (why).
+    (interrupted, partial): (bool, Option<String>),
 ) -> Result<PumpRun, Error> {
     // Messages still outstanding (a stopped run) are written unanswered, in their place.
     pump.give_up();
@@ -377,8 +377,7 @@ pub fn run_tcp_on(
         timer,
         started_unix_ns,
         elapsed,
-        interrupted,
-        partial,
+        (interrupted, partial),
     )
 }
 
@@ -488,8 +487,7 @@ pub fn run_udp_on(
         timer,
         started_unix_ns,
         elapsed,
-        interrupted,
-        partial,
+        (interrupted, partial),
     )
 }
 
