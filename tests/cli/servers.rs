@@ -7,8 +7,10 @@
 //! the instrument's own server and on `nmc serve`, where all three share one port ([`Host`]).
 
 use super::command;
+#[path = "../../crates/nmc-serve/tests/common/sources.rs"]
+mod sources;
 use nmc_serve::Key;
-use socket2::{Domain, Socket, Type};
+use sources::{Reconnecting, closed_within, connect_from, eventually};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream, UdpSocket};
 use std::process::{Child, Command, Stdio};
@@ -178,18 +180,6 @@ impl Drop for Server {
     }
 }
 
-fn connect_from(from: &str, to: SocketAddr) -> TcpStream {
-    let s = Socket::new(Domain::IPV4, Type::STREAM, None).unwrap();
-    let local: SocketAddr = format!("{from}:0").parse().unwrap();
-    s.bind(&local.into()).unwrap();
-    s.connect_timeout(&to.into(), Duration::from_secs(2))
-        .unwrap();
-    let s: TcpStream = s.into();
-    s.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
-    s.set_write_timeout(Some(Duration::from_secs(2))).unwrap();
-    s
-}
-
 /// A whole real exchange from `from`: true when served.
 fn served(kind: Kind, from: &str, to: SocketAddr, key: Option<&Key>) -> bool {
     let mut s = connect_from(from, to);
@@ -208,38 +198,6 @@ fn served_within(kind: Kind, from: &str, to: SocketAddr, within: Duration) -> bo
             return true;
         }
         std::thread::sleep(Duration::from_millis(100));
-    }
-    false
-}
-
-fn eventually(within: Duration, mut f: impl FnMut() -> bool) -> bool {
-    let until = Instant::now() + within;
-    while Instant::now() < until {
-        if f() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    f()
-}
-
-/// Whether the server closed `s`: reads whatever comes until the end or a reset.
-fn closed_within(s: &mut TcpStream, within: Duration) -> bool {
-    let until = Instant::now() + within;
-    let mut b = [0u8; 4096];
-    while Instant::now() < until {
-        s.set_read_timeout(Some(Duration::from_millis(100)))
-            .unwrap();
-        match s.read(&mut b) {
-            Ok(0) => return true,
-            Ok(_) => {}
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) => {}
-            Err(_) => return true,
-        }
     }
     false
 }
@@ -586,81 +544,6 @@ fn reverse_clients_answer_the_secret() {
                     "{kind:?} on {host:?}: {err}"
                 );
             }
-        }
-    }
-}
-
-/// Issue 57 §2's attacker: `per_source` idle connections from each of `sources`, each reopened
-/// (within 10 ms) the moment the server closes or refuses it, sending nothing and never
-/// answering a challenge. Runs until dropped.
-struct Reconnecting {
-    stop: Arc<std::sync::atomic::AtomicBool>,
-    open: Arc<std::sync::atomic::AtomicUsize>,
-    threads: Vec<std::thread::JoinHandle<()>>,
-}
-
-impl Reconnecting {
-    fn start(sources: &[String], per_source: usize, to: SocketAddr) -> Reconnecting {
-        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-        let stop = Arc::new(AtomicBool::new(false));
-        let open = Arc::new(AtomicUsize::new(0));
-        let threads = sources
-            .iter()
-            .map(|from| {
-                let (from, stop, open) = (from.clone(), stop.clone(), open.clone());
-                std::thread::spawn(move || {
-                    let mut conns: Vec<Option<TcpStream>> = (0..per_source).map(|_| None).collect();
-                    let mut b = [0u8; 256];
-                    while !stop.load(Ordering::Relaxed) {
-                        for c in &mut conns {
-                            let gone = match c {
-                                None => {
-                                    let s = Socket::new(Domain::IPV4, Type::STREAM, None).unwrap();
-                                    let local: SocketAddr = format!("{from}:0").parse().unwrap();
-                                    s.bind(&local.into()).unwrap();
-                                    if s.connect_timeout(&to.into(), Duration::from_secs(1))
-                                        .is_ok()
-                                    {
-                                        let s: TcpStream = s.into();
-                                        s.set_nonblocking(true).unwrap();
-                                        *c = Some(s);
-                                        open.fetch_add(1, Ordering::Relaxed);
-                                    }
-                                    false
-                                }
-                                Some(s) => match s.read(&mut b) {
-                                    Ok(0) => true,
-                                    Ok(_) => false, // a challenge, never answered
-                                    Err(e) => e.kind() != std::io::ErrorKind::WouldBlock,
-                                },
-                            };
-                            if gone {
-                                *c = None;
-                                open.fetch_sub(1, Ordering::Relaxed);
-                            }
-                        }
-                        std::thread::sleep(Duration::from_millis(10));
-                    }
-                })
-            })
-            .collect();
-        Reconnecting {
-            stop,
-            open,
-            threads,
-        }
-    }
-
-    fn open(&self) -> usize {
-        self.open.load(std::sync::atomic::Ordering::Relaxed)
-    }
-}
-
-impl Drop for Reconnecting {
-    fn drop(&mut self) {
-        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
-        for t in self.threads.drain(..) {
-            let _ = t.join();
         }
     }
 }

@@ -120,6 +120,17 @@ fn failed(target: SocketAddr, e: &PumpError, pump: &Pump) -> Error {
     }
 }
 
+/// Issue 58 §3: a message unanswered for `--timeout` ends the run. Before the first RFNM it is
+/// an error (nothing was measured, [`failed`]); after it, the run is partial: the reason is
+/// returned, and what was measured is kept.
+fn partial_or_failed(target: SocketAddr, pump: &Pump) -> Result<Option<String>, Error> {
+    match pump.failure().map(|e| failed(target, e, pump)) {
+        None => Ok(None),
+        Some(Error::Pump(why)) => Ok(Some(why)),
+        Some(e) => Err(e),
+    }
+}
+
 fn wait_for(pump: &Pump, now: Nanos) -> Duration {
     pump.poll_at()
         .map_or(MAX_WAIT, |at| at.saturating_sub(now).to_duration())
@@ -270,15 +281,9 @@ pub fn run_tcp_on(
             break;
         }
         pump.handle_timeout(clock.now());
-        if let Some(e) = pump.failure() {
-            // Issue 58 §3: after the first RFNM, what was measured is kept (a partial run).
-            match failed(target, e, &pump) {
-                Error::Pump(why) => {
-                    partial = Some(why);
-                    break;
-                }
-                e => return Err(e),
-            }
+        partial = partial_or_failed(target, &pump)?;
+        if partial.is_some() {
+            break;
         }
         // Write while the window is open and the kernel takes the bytes.
         loop {
@@ -427,15 +432,9 @@ pub fn run_udp_on(
             break;
         }
         pump.handle_timeout(clock.now());
-        if let Some(e) = pump.failure() {
-            // Issue 58 §3: after the first RFNM, what was measured is kept (a partial run).
-            match failed(target, e, &pump) {
-                Error::Pump(why) => {
-                    partial = Some(why);
-                    break;
-                }
-                e => return Err(e),
-            }
+        partial = partial_or_failed(target, &pump)?;
+        if partial.is_some() {
+            break;
         }
         while let Some(tx) = pump.poll_transmit(clock.now()) {
             for index in 0..count {
