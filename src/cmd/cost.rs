@@ -327,13 +327,14 @@ pub fn run(a: CostArgs) -> Result<Outcome> {
                 })
             })
             .collect();
-        let doc = super::json::document(
+        let mut doc = super::json::document(
             "nmc cost",
             &tcp_addr.to_string(),
             Some(start_unix_s),
             stopped,
             serde_json::json!({ "transfers": transfers }),
         );
+        doc["parameters"] = super::json::cost_parameters(&plan, a.price_per_cpu_hour);
         super::json::print_run(doc, failure.as_ref())?;
     }
     match failure {

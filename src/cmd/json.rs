@@ -14,6 +14,10 @@
 //! prints it, [`failure`]), with the measures when the run was partial or stopped by the user
 //! ([`print_run`]).
 //!
+//! Issue 58 §4: `parameters` says how the run was asked for: the names of the `config` in the
+//! run's `summary.json` (the probe's, the pump's, the stream's; the cost's options), each in
+//! the unit convention below.
+//!
 //! One unit convention across instruments: every time is in seconds, every rate in bit/s,
 //! every size in bytes, and each key ends in its unit (`_s`, `_bit_per_s`, `_bytes`); a bare
 //! key is a count or a ratio. (The files in `--out` keep their own columns, which the papers'
@@ -86,6 +90,66 @@ fn s(ns: f64) -> f64 {
     ns / 1e9
 }
 
+/// `nmc echo probe`'s `parameters`: its `summary.json` `config`, times in seconds.
+fn probe_parameters(c: &nmc_probe::probe::ProbeConfig) -> Value {
+    use nmc_probe::probe::{LengthSpec, Pacing};
+    json!({
+        "count": c.count,
+        "lengths": match c.lengths {
+            LengthSpec::Fixed { length } => json!({ "kind": "fixed", "length_bytes": length }),
+            LengthSpec::Uniform { lo, hi } => json!({ "kind": "uniform", "lo_bytes": lo, "hi_bytes": hi }),
+        },
+        "pacing": match c.pacing {
+            Pacing::OneInFlight { gap_ns } => json!({ "kind": "one_in_flight", "gap_s": s(gap_ns.0 as f64) }),
+            Pacing::Interval { interval_ns } => json!({ "kind": "interval", "interval_s": s(interval_ns.0 as f64) }),
+        },
+        "timeout_s": s(c.timeout.0 as f64),
+        "seed": c.seed,
+        "floor_bytes": c.floor,
+        "max_length_bytes": c.max_length,
+        "open_timeout_s": c.open_timeout.map(|t| s(t.0 as f64)),
+        "silent_losses": c.silent_losses,
+    })
+}
+
+/// `nmc pump`'s `parameters`: its `summary.json` `config`, times in seconds.
+fn pump_parameters(c: &nmc_probe::pump::PumpConfig) -> Value {
+    json!({
+        "transport": c.transport.to_string(),
+        "size_bytes": c.size,
+        "outstanding": c.outstanding,
+        "duration_s": s(c.duration.0 as f64),
+        "packet_bytes": c.packet,
+        "timeout_s": s(c.timeout.0 as f64),
+        "session": c.session,
+    })
+}
+
+/// `nmc stream`'s `parameters`: what its tests share of the `config` in `summary.json` (each
+/// test's rate and buffer are in its entry of `end.tests`), times in seconds.
+fn stream_parameters(c: &nmc_realtime::stream::sender::StreamConfig) -> Value {
+    json!({
+        "transport": c.transport,
+        "duration_s": c.duration.as_secs_f64(),
+        "ack": c.ack,
+        "ack_timeout_s": c.ack_timeout.as_secs_f64(),
+        "io_timeout_s": c.io_timeout.as_secs_f64(),
+        "secret": c.key.is_some(),
+    })
+}
+
+/// `nmc cost`'s `parameters`: its plan (each cell's size and write size are in `end.transfers`).
+pub fn cost_parameters(plan: &nmc_cost::live::Plan, price_per_cpu_hour: f64) -> Value {
+    json!({
+        "protos": plan.protos.iter().map(|p| p.name()).collect::<Vec<_>>(),
+        "sizes_bytes": plan.sizes,
+        "write_sizes_bytes": plan.write_sizes,
+        "repeat": plan.repeat,
+        "max_calls": plan.max_calls,
+        "price_dollars_per_cpu_hour": price_per_cpu_hour,
+    })
+}
+
 fn delays(d: &nmc_probe::analysis::DelayStats) -> Value {
     json!({
         "n": d.n,
@@ -124,7 +188,7 @@ fn split(f: &nmc_probe::analysis::SplitFit) -> Value {
 /// `nmc echo probe`.
 pub fn probe(sum: &nmc_probe::report::Summary) -> Value {
     let c = &sum.run.counters;
-    document(
+    let mut doc = document(
         "nmc echo probe",
         &sum.run.target,
         Some(sum.run.started_unix_ns as f64 / 1e9),
@@ -142,14 +206,16 @@ pub fn probe(sum: &nmc_probe::report::Summary) -> Value {
             "fit_split": sum.fits.split.as_ref().map(split),
             "fit_best_split": sum.fits.best_split.as_ref().map(split),
         }),
-    )
+    );
+    doc["parameters"] = probe_parameters(&sum.run.config);
+    doc
 }
 
 /// `nmc pump --bidir`: one document whose `end` holds each direction's `end` (`forward`: this
 /// host sent; `reverse`: the server sent), as [`pump`] gives them.
 pub fn bidir(forward: Value, reverse: Value) -> Value {
     let early = |d: &Value| d["stopped_early"].as_bool().unwrap_or(false);
-    document(
+    let mut doc = document(
         "nmc pump",
         forward["target"].as_str().unwrap_or_default(),
         forward["start_unix_s"].as_f64(),
@@ -159,7 +225,9 @@ pub fn bidir(forward: Value, reverse: Value) -> Value {
             "forward": forward["end"],
             "reverse": reverse["end"],
         }),
-    )
+    );
+    doc["parameters"] = forward["parameters"].clone();
+    doc
 }
 
 /// `nmc pump`. With `--reverse`, `end.reverse` is true (the figures are the sending server's)
@@ -192,7 +260,7 @@ fn pump_forward(
     start_unix_s: f64,
 ) -> Value {
     let ms = |v: f64| v / 1e3;
-    document(
+    let mut doc = document(
         "nmc pump",
         target,
         Some(start_unix_s),
@@ -218,7 +286,9 @@ fn pump_forward(
             "significant_lags": sum.significant_lags,
             "partial": sum.run.partial,
         }),
-    )
+    );
+    doc["parameters"] = pump_parameters(&sum.run.config);
+    doc
 }
 
 /// `nmc stream`: one entry per test (one without `--sweep`).
@@ -245,13 +315,17 @@ pub fn stream(runs: &[nmc_realtime::stream::sender::StreamRun], target: &str) ->
             )
         })
         .collect();
-    document(
+    let mut doc = document(
         "nmc stream",
         target,
         runs.first().map(|r| r.started_unix_s as f64),
         runs.iter().any(|r| r.partial.is_some()),
         json!({ "tests": tests }),
-    )
+    );
+    if let Some(r) = runs.first() {
+        doc["parameters"] = stream_parameters(&r.config);
+    }
+    doc
 }
 
 /// Buffers lost: over UDP with --ack those never acknowledged, without it those missing from

@@ -40,6 +40,14 @@ const UNITLESS: &[&str] = &[
     "gaps",
     "calls",
     "sink_received",
+    // Parameters: counts and a seed or session number.
+    "count",
+    "seed",
+    "silent_losses",
+    "outstanding",
+    "session",
+    "repeat",
+    "max_calls",
 ];
 const UNITS: &[&str] = &[
     "_s",
@@ -48,6 +56,7 @@ const UNITS: &[&str] = &[
     "_s_per_byte",
     "_s_per_bit",
     "_per_megabit",
+    "_per_cpu_hour",
 ];
 
 /// Every number in `v` sits under a key that names its unit, or is a count or ratio.
@@ -84,6 +93,7 @@ fn document(args: &[&str], tool: &str) -> Value {
     );
     let mut bad = Vec::new();
     units_named(&doc["end"], "end", &mut bad);
+    units_named(&doc["parameters"], "parameters", &mut bad);
     assert!(
         bad.is_empty(),
         "{tool}: numbers without a unit in their key: {bad:?}"
@@ -114,6 +124,10 @@ fn every_instrument_prints_one_document_in_one_schema() {
         "nmc echo probe",
     );
     assert_eq!(d["end"]["answered"], 40);
+    // Issue 58 §4: how the run was asked for, as summary.json's config names it.
+    assert_eq!(d["parameters"]["count"], 40);
+    assert_eq!(d["parameters"]["timeout_s"], 30.0);
+    assert_eq!(d["parameters"]["lengths"]["kind"], "uniform");
     assert!(d["end"]["rtt"]["median_s"].as_f64().unwrap() < 1.0);
 
     let d = document(
@@ -138,6 +152,11 @@ fn every_instrument_prints_one_document_in_one_schema() {
     assert_eq!(iv[1]["start_s"], 0.25);
     assert!(d["end"]["throughput_bit_per_s"].as_f64().unwrap() > 0.0);
     assert_eq!(d["end"]["messages_sent"], d["end"]["messages_answered"]);
+    let want = serde_json::json!({"transport": "tcp", "size_bytes": 1008, "outstanding": 4,
+        "duration_s": 1.0, "packet_bytes": 126, "timeout_s": 10.0});
+    for (k, v) in want.as_object().unwrap() {
+        assert_eq!(&d["parameters"][k], v, "pump parameters.{k}");
+    }
 
     let d = document(
         &[
@@ -154,6 +173,9 @@ fn every_instrument_prints_one_document_in_one_schema() {
     );
     assert_eq!(d["end"]["tests"][0]["buffers_sent"], 29);
     assert_eq!(d["end"]["tests"][0]["buffer_bytes"], 252.0);
+    assert_eq!(d["parameters"]["duration_s"], 2.0);
+    assert_eq!(d["parameters"]["ack"], true);
+    assert_eq!(d["parameters"]["transport"], "tcp");
 
     let d = document(
         &[
@@ -169,6 +191,15 @@ fn every_instrument_prints_one_document_in_one_schema() {
         "nmc cost",
     );
     assert_eq!(d["end"]["transfers"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        d["parameters"]["sizes_bytes"],
+        serde_json::json!([219, 18930])
+    );
+    assert_eq!(
+        d["parameters"]["write_sizes_bytes"],
+        serde_json::json!([1024])
+    );
+    assert_eq!(d["parameters"]["protos"], serde_json::json!(["tcp"]));
     assert!(
         d["end"]["transfers"][0]["sender_cpu_s_per_bit"]
             .as_f64()
