@@ -29,7 +29,10 @@ const LINK: &str =
     "is a symbolic link; nmc does not write through a link (remove it or choose another path)";
 const NOT_REGULAR: &str =
     "is not a regular file; nmc writes only regular files (choose another path)";
+// Refused only where files have owners and link counts (unix): unused elsewhere (wasm32).
+#[cfg_attr(not(unix), allow(dead_code))]
 const FOREIGN: &str = "belongs to another user; nmc does not write to a file it does not own (remove it or choose another path)";
+#[cfg_attr(not(unix), allow(dead_code))]
 const HARD_LINKED: &str = "has other names (hard links); nmc does not write to it in place (remove it or choose another path)";
 
 fn refused(path: &Path, why: &'static str) -> WriteError {
