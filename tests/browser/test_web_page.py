@@ -161,7 +161,7 @@ def test_a_shipped_scenario_gives_summary_json_byte_for_byte(page, cli, tmp_path
     page.find_element(By.ID, "s-seed").send_keys("3")
     sets = page.find_element(By.ID, "s-sets")
     sets.clear()
-    sets.send_keys("duration=15s")
+    sets.send_keys("duration=40s")
     before = page.find_element(By.ID, "scenarios").get_attribute("data-done") or "0"
     page.find_element(By.ID, "s-run").click()
     WebDriverWait(page, WAIT_S).until(
@@ -170,7 +170,7 @@ def test_a_shipped_scenario_gives_summary_json_byte_for_byte(page, cli, tmp_path
     )
     assert page.find_element(By.ID, "s-error").text == ""
     shown = page.execute_script("return document.getElementById('s-json').textContent")
-    assert shown == native_summary(cli, tmp_path, "rfc632-moffett-sri", 3, ["duration=15s"])
+    assert shown == native_summary(cli, tmp_path, "rfc632-moffett-sri", 3, ["duration=40s"])
     artefacts = Path(
         os.environ.get("NMC_BROWSER_ARTEFACTS", ROOT / "target" / "browser-test")
     )

@@ -730,7 +730,11 @@ fn run_internet(origin: &str, _: &str, _: &[Override], _: &RunOptions) -> Result
 }
 
 #[cfg(not(feature = "internet"))]
-fn internet_config(origin: &str, _: &str, _: &[Override]) -> Result<(String, u64, serde_json::Value)> {
+fn internet_config(
+    origin: &str,
+    _: &str,
+    _: &[Override],
+) -> Result<(String, u64, serde_json::Value)> {
     Err(no_internet(origin))
 }
 

@@ -14,7 +14,10 @@ fn nmc_run_summary(name: &str, seed: u64, sets: &[&str]) -> String {
     let _ = std::fs::remove_dir_all(&out);
     let opts = RunOptions {
         seed: Some(seed),
-        sets: sets.iter().map(|s| s.parse::<Override>().unwrap()).collect(),
+        sets: sets
+            .iter()
+            .map(|s| s.parse::<Override>().unwrap())
+            .collect(),
         out: Some(out.clone()),
         trace_limit: None,
     };
