@@ -32,4 +32,12 @@ cp "$wasm" "$out/nmc_wasm.wasm"
     base64 -w0 "$wasm"
     printf '";\n'
 } >"$out/nmc-wasm-bytes.js"
+# The book (docs/, an mdBook) beside the page, for its links to the chapters; without mdbook
+# the page names each chapter's source file instead.
+if command -v mdbook >/dev/null 2>&1 && mdbook build docs -d "$out/book" >/dev/null 2>&1; then
+    echo 'var NMC_BOOK = true;' >"$out/nmc-book.js"
+else
+    rm -rf "$out/book"
+    echo 'var NMC_BOOK = false;' >"$out/nmc-book.js"
+fi
 echo "the page: $out/index.html ($(du -sh "$out" | cut -f1))"

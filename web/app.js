@@ -247,8 +247,13 @@ async function runScenario() {
 // Links to the book: its built HTML where scripts/build-web.sh found it (book/), else the
 // chapter's source in the repository.
 for (const a of document.querySelectorAll("a.book")) {
-  a.href = "book/" + a.dataset.chapter;
-  a.title = "docs/src/" + a.dataset.chapter.replace(/\.html.*/, ".md");
+  const source = "docs/src/" + a.dataset.chapter.replace(/\.html.*/, ".md");
+  if (typeof NMC_BOOK !== "undefined" && NMC_BOOK) {
+    a.href = "book/" + a.dataset.chapter;
+    a.title = source;
+  } else {
+    a.textContent += ` (${source})`;
+  }
 }
 
 $("f-run").addEventListener("click", runFig3);

@@ -14,10 +14,12 @@
 //!
 //! ## The interface: three C functions, JSON through linear memory
 //!
-//! The page's loader (`web/nmc-wasm.js`, about 60 lines) writes a request's UTF-8 JSON into a
+//! The page's loader (`web/nmc-wasm.js`, about 50 lines) writes a request's UTF-8 JSON into a
 //! buffer from `nmc_alloc(len)`, calls `nmc_call(ptr, len)` (which takes the buffer back and
 //! returns the reply's length) and reads the reply at `nmc_reply_ptr()`. Progress reaches JS
-//! through the imported function `progress(fraction)` of module `nmc`.
+//! through the imported function `progress(fraction)` of module `nmc`. plotters (through
+//! `nmc-report`'s charts) brings wasm-bindgen into the build on this target, and with it
+//! placeholder imports that no run calls; the loader gives each a function that throws.
 //!
 //! **Why not wasm-bindgen** (measured 2026-11-29 on the 2-core machine CI runs on): its JS glue
 //! is written by the `wasm-bindgen` CLI, which must be the crate's exact version and is not
@@ -26,7 +28,7 @@
 //! (at best about 5½ min on 2 idle cores), on top of CI's 67 of 90 minutes. And `--locked`
 //! fails here (its lock file names a `webpki-roots` release the registry does not have), so
 //! the pinned CLI would be built from freshly resolved dependencies each time. The interface
-//! is four calls with JSON in and out; a hand-written loader costs nothing to install.
+//! is three functions with JSON in and out; a hand-written loader costs nothing to install.
 //!
 //! Errors are a [`Reply`] with `error`: the one line `nmc run` prints. Nothing panics on bad
 //! input.
