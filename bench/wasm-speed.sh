@@ -16,6 +16,7 @@ scripts/build-web.sh >/dev/null
 wasm="$target_dir/web/nmc_wasm.wasm"
 for round in 1 2 3; do
     echo "-- round $round"
-    "$target_dir/release/examples/speed" "$@"
+    NATIVE_SUMMARY="$target_dir/native-speed-summary.json" "$target_dir/release/examples/speed" "$@"
     WASM_SUMMARY="$target_dir/wasm-speed-summary.json" node bench/wasm_speed.js "$wasm" "$@"
+    cmp "$target_dir/native-speed-summary.json" "$target_dir/wasm-speed-summary.json"
 done

@@ -15,6 +15,9 @@ fn main() -> anyhow::Result<()> {
     let t0 = Instant::now();
     let summary = nmc_wasm::summary(name, text, Some(seed.parse()?), &sets.join("\n"), &|_| {})?;
     let wall = t0.elapsed().as_secs_f64();
+    if let Ok(path) = std::env::var("NATIVE_SUMMARY") {
+        std::fs::write(path, &summary)?;
+    }
     let v: serde_json::Value = serde_json::from_str(&summary)?;
     let events = v["metrics"]["events"].as_f64().unwrap_or(f64::NAN);
     println!(
