@@ -2,12 +2,13 @@
 # Every test of nmc, Rust and Python: the README's test command.
 #
 #  1. `cargo test --workspace` (snapshots compared, never written: INSTA_UPDATE=no unless set).
-#  2. The Python package: built as a wheel by maturin (release, as `pip install ./python`
+#  2. The page of issue 60 (scripts/build-web.sh: the simulation in wasm into target/web/),
+#     its summaries compared with `nmc run`'s byte for byte under Node (tests/wasm); the page
+#     itself is tested in step 4 (tests/browser/test_web_page.py, screenshot web-page.png).
+#  3. The Python package: built as a wheel by maturin (release, as `pip install ./python`
 #     builds it), installed with its test extras in a fresh virtual environment
 #     (target/py-test-venv), and tested with pytest from outside the source tree. The Dask
 #     tests start a LocalCluster of 2 worker processes on loopback.
-#  3. The page of issue 60 (scripts/build-web.sh: the simulation in wasm), its summaries
-#     compared with `nmc run`'s under Node (tests/wasm) and in headless Chromium (tests/browser).
 #  4. The report page of `nmc reproduce --all --quick` (the one step 1 wrote) in headless Chromium (tests/browser,
 #     Selenium): the scoreboard on top, the contents links, the misses filter, no table wider
 #     than the page; a screenshot of the top is kept in target/browser-test/. Chromium and
