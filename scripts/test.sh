@@ -2,11 +2,14 @@
 # Every test of nmc, Rust and Python: the README's test command.
 #
 #  1. `cargo test --workspace` (snapshots compared, never written: INSTA_UPDATE=no unless set).
-#  2. The Python package: built as a wheel by maturin (release, as `pip install ./python`
+#  2. The page of issue 60 (scripts/build-web.sh: the simulation in wasm into target/web/),
+#     its summaries compared with `nmc run`'s byte for byte under Node (tests/wasm); the page
+#     itself is tested in step 4 (tests/browser/test_web_page.py, screenshot web-page.png).
+#  3. The Python package: built as a wheel by maturin (release, as `pip install ./python`
 #     builds it), installed with its test extras in a fresh virtual environment
 #     (target/py-test-venv), and tested with pytest from outside the source tree. The Dask
 #     tests start a LocalCluster of 2 worker processes on loopback.
-#  3. The report page of `nmc reproduce --all --quick` (the one step 1 wrote) in headless Chromium (tests/browser,
+#  4. The report page of `nmc reproduce --all --quick` (the one step 1 wrote) in headless Chromium (tests/browser,
 #     Selenium): the scoreboard on top, the contents links, the misses filter, no table wider
 #     than the page; a screenshot of the top is kept in target/browser-test/. Chromium and
 #     ChromeDriver come from the system's packages (installed when missing, as root or with
@@ -31,6 +34,26 @@ if [ "$(id -u)" = 0 ] || [ "${NMC_NETNS:-}" = 1 ]; then
     cargo test -p nmc-realtime --test shaped_link -- --ignored
 else
     echo "== the network-namespace tests: not run (need root; set NMC_NETNS=1 where they can run)"
+fi
+
+echo "== the page in a browser (issue 60): scripts/build-web.sh, and the wasm build under Node"
+# The simulation compiled to wasm32-unknown-unknown (crates/nmc-wasm) and the page (web/) into
+# target/web/: about 3.5 minutes of a 2-core machine from cold. Node's test runner compares the
+# module's summaries with `nmc run`'s byte for byte (tests/wasm). Skipped, with the reason,
+# only when rustup cannot add the target.
+web_dir="$root/${CARGO_TARGET_DIR:-target}/web"
+case "${CARGO_TARGET_DIR:-}" in /*) web_dir="$CARGO_TARGET_DIR/web" ;; esac
+web_skip=""
+if rustup target add wasm32-unknown-unknown >/dev/null 2>&1; then
+    scripts/build-web.sh
+    if command -v node >/dev/null 2>&1; then
+        NMC_CLI="$root/target/debug/nmc" NMC_WASM="$web_dir/nmc_wasm.wasm" node --test tests/wasm/
+    else
+        echo "SKIPPED the Node test of the wasm build: node is not installed"
+    fi
+else
+    web_skip="rustup could not add the wasm32-unknown-unknown target"
+    echo "SKIPPED the page's build and its tests: $web_skip"
 fi
 
 echo "== Python: a fresh virtual environment"
@@ -82,8 +105,10 @@ if have_browser; then
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "selenium>=4.10,<5"
     NMC_CLI="$cli" CHROMIUM="$(command -v chromium)" CHROMEDRIVER="$(command -v chromedriver)" \
         NMC_BROWSER_ARTEFACTS="$root/target/browser-test" NMC_REPORT_DIR="$report" \
+        NMC_WEB_DIR="$web_dir" NMC_WEB_SKIP="$web_skip" \
         "$venv/bin/python" -m pytest "$root/tests/browser" -p no:cacheprovider -q
     echo "screenshot of the report's top: target/browser-test/report-top.png"
+    [ -n "$web_skip" ] || echo "screenshot of the page (issue 60): target/browser-test/web-page.png"
 else
     echo "SKIPPED the browser test: Chromium and ChromeDriver are not installed and could not be"
     echo "installed here (needs apt-get as root or passwordless sudo; Debian packages chromium, chromium-driver)"

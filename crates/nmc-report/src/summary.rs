@@ -26,11 +26,17 @@ pub struct Summary {
 impl Summary {
     /// Writes the summary to `path` as pretty-printed JSON with a final newline.
     pub fn write(&self, path: &Path) -> Result<(), ReportError> {
-        let mut text = serde_json::to_string_pretty(self).map_err(|e| ReportError::Format {
+        let text = self.text().map_err(|e| ReportError::Format {
             path: path.display().to_string(),
             message: e.to_string(),
         })?;
-        text.push('\n');
         write_file(path, text.as_bytes())
+    }
+
+    /// The bytes [`Summary::write`] writes: pretty-printed JSON with a final newline.
+    pub fn text(&self) -> Result<String, serde_json::Error> {
+        let mut text = serde_json::to_string_pretty(self)?;
+        text.push('\n');
+        Ok(text)
     }
 }

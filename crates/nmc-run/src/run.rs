@@ -6,7 +6,9 @@
 //! `slice-1.svg`, `slice-2.svg`, ... when `network.slices` asks for time slices.
 
 use crate::charts::{histogram_passes, occupancy_chart, slice_diagram};
-use crate::records::{ImpRecord, InternetRecord, NetRecord, Record};
+#[cfg(feature = "internet")]
+use crate::records::InternetRecord;
+use crate::records::{ImpRecord, NetRecord, Record};
 use anyhow::{Context as _, Result, bail};
 use nmc_report::records::{CsvSink, read_csv};
 use nmc_report::{Chart, OutDir, Series, SeriesStyle, Summary};
@@ -199,6 +201,7 @@ fn check_imp(s: &nmc_imp_scenario::ImpScenario, seed: u64) -> Result<()> {
     Ok(())
 }
 
+#[cfg(feature = "internet")]
 fn check_internet(s: &nmc_internet::spec::InternetScenario, seed: u64) -> Result<()> {
     s.check_records::<InternetRecord>()?;
     nmc_internet::Path::build(s)?;
@@ -475,6 +478,7 @@ fn run_imp(
 /// `model = "internet-1983"`: RFC 889's PING over one path model (`nmc-internet`). Writes
 /// `summary.json` (the fits in RFC 889's columns), `volleys.csv` when recorded, and
 /// `delay-vs-length.svg`.
+#[cfg(feature = "internet")]
 fn run_internet(
     origin: &str,
     text: &str,
@@ -591,26 +595,58 @@ fn model_and_sets(origin: &str, text: &str, opts: &RunOptions) -> Result<(String
 /// before running (name, seed, the model built once); runs nothing and writes nothing.
 pub fn resolve_text(origin: &str, text: &str, opts: &RunOptions) -> Result<Resolved> {
     let (model, sets) = model_and_sets(origin, text, opts)?;
-    let (name, seed, config) = if model == "store-forward" {
-        let (s, seed) = load_checked(origin, text, &sets, check_store_forward)?;
+    let (name, seed, config) = resolved_config(origin, text, &model, &sets)?;
+    Ok(Resolved {
+        name,
+        model,
+        seed,
+        config_hash: config_hash(&config),
+    })
+}
+
+/// The scenario's name, seed and resolved configuration, as `summary.json` holds them.
+fn resolved_config(
+    origin: &str,
+    text: &str,
+    model: &str,
+    sets: &[Override],
+) -> Result<(String, u64, serde_json::Value)> {
+    Ok(if model == "store-forward" {
+        let (s, seed) = load_checked(origin, text, sets, check_store_forward)?;
         (s.name.clone(), seed, serde_json::to_value(&s)?)
     } else if model == "internet-1983" {
-        let (s, seed) = load_checked(origin, text, &sets, check_internet)?;
-        (s.name.clone(), seed, serde_json::to_value(&s)?)
+        internet_config(origin, text, sets)?
     } else {
-        let (s, seed) = load_checked(origin, text, &sets, check_imp)?;
+        let (s, seed) = load_checked(origin, text, sets, check_imp)?;
         let mut config = serde_json::to_value(&s)?;
         config["resolved_params"] = serde_json::to_value(nmc_imp_scenario::resolve_params(
             &s.network.profile,
             &s.network.params,
         )?)?;
         (s.name.clone(), seed, config)
-    };
-    Ok(Resolved {
-        name,
-        model,
+    })
+}
+
+/// Runs scenario `text` as [`metrics_text`] does and returns the [`Summary`] that `nmc run`
+/// would write for it: the same name, seed, version, configuration, hash and metrics, so the
+/// same bytes ([`Summary::text`]). Writes nothing. The page in `web/` runs scenarios through
+/// this (`nmc-wasm`).
+pub fn summary_text(
+    origin: &str,
+    text: &str,
+    opts: &RunOptions,
+    progress: &dyn Fn(f64),
+) -> Result<Summary> {
+    let (model, sets) = model_and_sets(origin, text, opts)?;
+    let (name, seed, config) = resolved_config(origin, text, &model, &sets)?;
+    let metrics = metrics_text(origin, text, opts, progress)?;
+    Ok(Summary {
+        scenario: name,
         seed,
+        nmc_version: env!("CARGO_PKG_VERSION").into(),
         config_hash: config_hash(&config),
+        metrics,
+        config,
     })
 }
 
@@ -632,10 +668,7 @@ pub fn metrics_text(
         })?;
         Ok(o.metrics.to_map())
     } else if model == "internet-1983" {
-        let (s, seed) = load_checked(origin, text, &sets, check_internet)?;
-        let o = nmc_internet::run(&s, seed)?;
-        progress(1.0);
-        Ok(nmc_internet::metrics(&s, &o).to_map())
+        internet_metrics(origin, text, &sets, progress)
     } else {
         let (s, seed) = load_checked(origin, text, &sets, check_imp)?;
         let keep = nmc_imp::run::Keep::Recorded;
@@ -648,4 +681,66 @@ pub fn metrics_text(
         )?;
         Ok(o.metrics.to_map())
     }
+}
+
+/// The `internet-1983` scenario's name, seed and configuration ([`resolved_config`]).
+#[cfg(feature = "internet")]
+fn internet_config(
+    origin: &str,
+    text: &str,
+    sets: &[Override],
+) -> Result<(String, u64, serde_json::Value)> {
+    let (s, seed) = load_checked(origin, text, sets, check_internet)?;
+    Ok((s.name.clone(), seed, serde_json::to_value(&s)?))
+}
+
+/// The `internet-1983` run's metrics ([`metrics_text`]).
+#[cfg(feature = "internet")]
+fn internet_metrics(
+    origin: &str,
+    text: &str,
+    sets: &[Override],
+    progress: &dyn Fn(f64),
+) -> Result<BTreeMap<String, f64>> {
+    let (s, seed) = load_checked(origin, text, sets, check_internet)?;
+    let o = nmc_internet::run(&s, seed)?;
+    progress(1.0);
+    Ok(nmc_internet::metrics(&s, &o).to_map())
+}
+
+// Without the `internet` feature (the browser build): the model is named, and refused in one
+// line, before anything is loaded.
+
+/// The one line that says the `internet-1983` model is not in this build.
+#[cfg(not(feature = "internet"))]
+fn no_internet(origin: &str) -> anyhow::Error {
+    anyhow::anyhow!(
+        "{origin}: model `internet-1983` is not in this build of nmc (built without nmc-run's \
+         `internet` feature, as the browser page is: its probe core comes with socket drivers); \
+         run it with the `nmc` command"
+    )
+}
+
+#[cfg(not(feature = "internet"))]
+fn run_internet(origin: &str, _: &str, _: &[Override], _: &RunOptions) -> Result<RunResult> {
+    Err(no_internet(origin))
+}
+
+#[cfg(not(feature = "internet"))]
+fn internet_config(
+    origin: &str,
+    _: &str,
+    _: &[Override],
+) -> Result<(String, u64, serde_json::Value)> {
+    Err(no_internet(origin))
+}
+
+#[cfg(not(feature = "internet"))]
+fn internet_metrics(
+    origin: &str,
+    _: &str,
+    _: &[Override],
+    _: &dyn Fn(f64),
+) -> Result<BTreeMap<String, f64>> {
+    Err(no_internet(origin))
 }

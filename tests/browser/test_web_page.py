@@ -1,0 +1,193 @@
+"""The page of issue 60 (the IMP subnet in a browser), in headless Chromium.
+
+The page, built by scripts/build-web.sh and opened from disk (file://, as a reader would),
+loads the simulation in a Web Worker, runs a short Fig. 3 point and a shipped scenario, and
+shows the numbers `nmc run` gives for the same scenario, settings and seed: the explorer's
+throughput and round trip to the digits it prints, and the scenario panel's summary.json byte
+for byte. The page stays responsive while the worker runs. A screenshot is kept as an artefact
+(NMC_BROWSER_ARTEFACTS, by default target/browser-test/web-page.png).
+
+Run by scripts/test.sh after scripts/build-web.sh. NMC_WEB_DIR names the built page (default
+target/web), NMC_CLI the `nmc` binary.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+webdriver = pytest.importorskip("selenium.webdriver")
+from selenium.webdriver.chrome.options import Options  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+WIDTH, HEIGHT = 1280, 1400
+# A generous bound on the page's work, not a timing test: each run below takes well under a
+# second natively.
+WAIT_S = 300
+
+
+@pytest.fixture(scope="module")
+def web_page() -> Path:
+    if os.environ.get("NMC_WEB_SKIP"):
+        pytest.skip(f"the page was not built: {os.environ['NMC_WEB_SKIP']}")
+    page = Path(os.environ.get("NMC_WEB_DIR", ROOT / "target" / "web")) / "index.html"
+    if not page.is_file():
+        pytest.fail(f"no built page at {page}: run scripts/build-web.sh first")
+    return page
+
+
+@pytest.fixture(scope="module")
+def cli() -> str:
+    cli = os.environ.get("NMC_CLI") or shutil.which("nmc")
+    assert cli, "set NMC_CLI to the nmc binary"
+    return cli
+
+
+def native_summary(cli: str, tmp: Path, name: str, seed: int, sets: list[str]) -> str:
+    out = tmp / f"{name}-{seed}-{len(sets)}"
+    args = [cli, "run", name, "--seed", str(seed), "--out", str(out)]
+    for s in sets:
+        args += ["--set", s]
+    subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
+    return (out / "summary.json").read_text()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    options = Options()
+    options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    # As in test_report_page.py: no sandbox as root, no background connections, a fresh profile.
+    for flag in [
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        f"--window-size={WIDTH},{HEIGHT}",
+    ]:
+        options.add_argument(flag)
+    service = Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver"))
+    driver = webdriver.Chrome(service=service, options=options)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture(scope="module")
+def page(browser, web_page):
+    browser.get(web_page.as_uri())
+    WebDriverWait(browser, WAIT_S).until(
+        lambda d: d.execute_script("return document.body.dataset.ready === '1'")
+        or "did not load" in d.find_element(By.ID, "status").text
+    )
+    assert browser.find_element(By.ID, "status").text == "Ready."
+    return browser
+
+
+def test_the_published_points_are_the_targets_file(page):
+    """The points drawn as K&O's are those of ko-targets.json (copied from nmc-experiments)."""
+    targets = json.loads((ROOT / "web" / "ko-targets.json").read_text())
+    drawn = page.execute_script(
+        "return {tp: KO.throughput, rtt: [1,2,3,4,5,6,7,8,9].map(KO.rtt)}"
+    )
+    want = [
+        {"from": t["hops_from"], "to": t["hops_to"], "lo": t["lo"], "hi": t["hi"]}
+        for t in targets["throughput_kbps"]
+    ]
+    assert drawn["tp"] == want
+    r = targets["rtt_ms"]
+    assert drawn["rtt"] == [r["base"] + r["per_hop"] * (n - 1) for n in range(1, 10)]
+
+
+def test_a_fig3_point_shows_nmc_runs_numbers(page, cli, tmp_path):
+    """Two hops, 8 message numbers, 20 simulated seconds: the row the page shows is the run."""
+    Select(page.find_element(By.ID, "f-hops")).select_by_value("2")
+    Select(page.find_element(By.ID, "f-numbers")).select_by_value("8")
+    Select(page.find_element(By.ID, "f-duration")).select_by_value("20s")
+    page.find_element(By.ID, "f-run").click()
+    # While the worker runs, the page answers (its script is not blocked).
+    assert page.execute_script("return 1 + 1") == 2
+    WebDriverWait(page, WAIT_S).until(
+        lambda d: d.find_element(By.ID, "fig3").get_attribute("data-done") == "1"
+    )
+    cells = [
+        td.text
+        for td in page.find_elements(By.CSS_SELECTOR, "#fig3-table tbody tr td")
+    ]
+    summary = json.loads(
+        native_summary(
+            cli,
+            tmp_path,
+            "ko-v2-chain",
+            1,
+            [
+                "duration=20s",
+                "network.profile=v2-1974-10",
+                "network.params.message_numbers=8",
+                "network.topology.hops=2",
+                "network.hosts.1.imp=IMP2",
+            ],
+        )
+    )
+    m = summary["metrics"]
+    assert cells[:6] == [
+        "2",
+        "IMP2",
+        f"{m['throughput_kbps']:.2f}",
+        "37–38.5",
+        f"{m['rtt.mean_ms']:.1f}",
+        "290",
+    ]
+    assert cells[6] == str(int(m["events"]))
+    # one blue point on each chart
+    assert len(page.find_elements(By.CSS_SELECTOR, "#chart-tp circle.ours")) == 1
+    assert len(page.find_elements(By.CSS_SELECTOR, "#chart-rtt circle.ours")) == 1
+
+
+def test_a_shipped_scenario_gives_summary_json_byte_for_byte(page, cli, tmp_path):
+    Select(page.find_element(By.ID, "s-name")).select_by_value("rfc632-moffett-sri")
+    page.find_element(By.ID, "s-seed").clear()
+    page.find_element(By.ID, "s-seed").send_keys("3")
+    sets = page.find_element(By.ID, "s-sets")
+    sets.clear()
+    sets.send_keys("duration=40s")
+    before = page.find_element(By.ID, "scenarios").get_attribute("data-done") or "0"
+    page.find_element(By.ID, "s-run").click()
+    WebDriverWait(page, WAIT_S).until(
+        lambda d: d.find_element(By.ID, "scenarios").get_attribute("data-done")
+        == str(int(before) + 1)
+    )
+    assert page.find_element(By.ID, "s-error").text == ""
+    shown = page.execute_script("return document.getElementById('s-json').textContent")
+    assert shown == native_summary(cli, tmp_path, "rfc632-moffett-sri", 3, ["duration=40s"])
+    artefacts = Path(
+        os.environ.get("NMC_BROWSER_ARTEFACTS", ROOT / "target" / "browser-test")
+    )
+    artefacts.mkdir(parents=True, exist_ok=True)
+    page.execute_script("window.scrollTo(0, 0)")
+    page.save_screenshot(str(artefacts / "web-page.png"))
+
+
+def test_bad_overrides_are_one_line_on_the_page(page):
+    sets = page.find_element(By.ID, "s-sets")
+    sets.clear()
+    sets.send_keys("network.params.message_numbers=-3")
+    before = page.find_element(By.ID, "scenarios").get_attribute("data-done") or "0"
+    page.find_element(By.ID, "s-run").click()
+    WebDriverWait(page, WAIT_S).until(
+        lambda d: d.find_element(By.ID, "scenarios").get_attribute("data-done")
+        == str(int(before) + 1)
+    )
+    err = page.find_element(By.ID, "s-error").text
+    assert err and "\n" not in err
