@@ -3,6 +3,7 @@
 //! added to a model and not written here is a compile error, not a panic.
 
 pub use nmc_imp::spec::ImpRecord;
+#[cfg(feature = "internet")]
 pub use nmc_internet::InternetRecord;
 pub use nmc_net::spec::NetRecord;
 pub use nmc_scenario::Record;
@@ -33,6 +34,7 @@ mod tests {
         }
         check::<ImpRecord>();
         check::<NetRecord>();
+        #[cfg(feature = "internet")]
         check::<InternetRecord>();
     }
 
