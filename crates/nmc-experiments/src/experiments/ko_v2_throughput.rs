@@ -2510,6 +2510,45 @@ impl KoV2Throughput {
 mod tests {
     use super::*;
 
+    /// The browser page (issue 60) draws K&O's points from `web/ko-targets.json`, a copy of the
+    /// targets scored here: the copy must say what these functions say.
+    #[test]
+    fn the_pages_copy_of_the_targets_is_these() {
+        let text = include_str!("../../../../web/ko-targets.json");
+        let j: serde_json::Value = serde_json::from_str(text).unwrap();
+        let Target::Range { lo, hi, rel } = ko1_target() else {
+            panic!("KO-1 is a range")
+        };
+        let ko1 = &j["throughput_kbps"][0];
+        assert_eq!(
+            (ko1["row"].as_str(), ko1["lo"].as_f64()),
+            (Some("KO-1"), Some(lo))
+        );
+        assert_eq!(
+            (ko1["hi"].as_f64(), ko1["tolerance_rel"].as_f64()),
+            (Some(hi), Some(rel))
+        );
+        let Target::Rel { value, rel } = ko2_target() else {
+            panic!("KO-2 is a value")
+        };
+        let ko2 = &j["throughput_kbps"][1];
+        assert_eq!(
+            (ko2["row"].as_str(), ko2["lo"].as_f64()),
+            (Some("KO-2"), Some(value))
+        );
+        assert_eq!(ko2["tolerance_rel"].as_f64(), Some(rel));
+        let Target::Rel { rel, .. } = ko3_target(1) else {
+            panic!("KO-3 is a value")
+        };
+        let rtt = &j["rtt_ms"];
+        assert_eq!(rtt["base"].as_f64(), Some(published_rtt(1)));
+        assert_eq!(
+            rtt["per_hop"].as_f64(),
+            Some(published_rtt(2) - published_rtt(1))
+        );
+        assert_eq!(rtt["tolerance_rel"].as_f64(), Some(rel));
+    }
+
     /// The line-rate what-if's frame length does what its doc says: the unloaded one-hop pump
     /// carries RFC 573's 37.5 kbit/s (±0.25).
     #[test]
