@@ -4,7 +4,7 @@
 //! page in `web/` (built by `scripts/build-web.sh`). Nothing here models anything: every call
 //! is a thin wrapper over `nmc_run`, so a run in the page is the run `nmc run` makes with the
 //! same scenario text, overrides and seed, and its summary has the same bytes (tested natively
-//! in `tests/native.rs`, and in wasm by `web/test/summary.mjs` under Node).
+//! in `tests/native.rs`, and in wasm by `tests/wasm/summary.test.js` under Node).
 //!
 //! | item | what | Rust behind it |
 //! | --- | --- | --- |
