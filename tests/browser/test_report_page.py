@@ -20,8 +20,6 @@ from pathlib import Path
 import pytest
 
 webdriver = pytest.importorskip("selenium.webdriver")
-from selenium.webdriver.chrome.options import Options  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,31 +42,6 @@ def report(tmp_path_factory) -> Path:
         stdout=subprocess.DEVNULL,
     )
     return out / "index.html"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    options = Options()
-    options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-    # As the machine's notes ask: no sandbox as root, no background connections to a closed
-    # network, a fresh profile.
-    for flag in [
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-dev-shm-usage",
-        f"--window-size={WIDTH},{HEIGHT}",
-    ]:
-        options.add_argument(flag)
-    service = Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver"))
-    driver = webdriver.Chrome(service=service, options=options)
-    yield driver
-    driver.quit()
 
 
 @pytest.fixture(scope="module")

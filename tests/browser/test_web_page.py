@@ -22,8 +22,6 @@ from pathlib import Path
 import pytest
 
 webdriver = pytest.importorskip("selenium.webdriver")
-from selenium.webdriver.chrome.options import Options  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
@@ -58,30 +56,6 @@ def native_summary(cli: str, tmp: Path, name: str, seed: int, sets: list[str]) -
         args += ["--set", s]
     subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
     return (out / "summary.json").read_text()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    options = Options()
-    options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-    # As in test_report_page.py: no sandbox as root, no background connections, a fresh profile.
-    for flag in [
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-dev-shm-usage",
-        f"--window-size={WIDTH},{HEIGHT}",
-    ]:
-        options.add_argument(flag)
-    service = Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver"))
-    driver = webdriver.Chrome(service=service, options=options)
-    yield driver
-    driver.quit()
 
 
 @pytest.fixture(scope="module")
