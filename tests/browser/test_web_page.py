@@ -129,6 +129,16 @@ def test_a_fig3_point_shows_nmc_runs_numbers(page, cli, tmp_path):
     assert len(page.find_elements(By.CSS_SELECTOR, "#chart-rtt circle.ours")) == 1
 
 
+def run_scenario_panel(page):
+    """Clicks the scenario panel's Run and waits until that run is done."""
+    before = page.find_element(By.ID, "scenarios").get_attribute("data-done") or "0"
+    page.find_element(By.ID, "s-run").click()
+    WebDriverWait(page, WAIT_S).until(
+        lambda d: d.find_element(By.ID, "scenarios").get_attribute("data-done")
+        == str(int(before) + 1)
+    )
+
+
 def test_a_shipped_scenario_gives_summary_json_byte_for_byte(page, cli, tmp_path):
     Select(page.find_element(By.ID, "s-name")).select_by_value("rfc632-moffett-sri")
     page.find_element(By.ID, "s-seed").clear()
@@ -136,12 +146,7 @@ def test_a_shipped_scenario_gives_summary_json_byte_for_byte(page, cli, tmp_path
     sets = page.find_element(By.ID, "s-sets")
     sets.clear()
     sets.send_keys("duration=40s")
-    before = page.find_element(By.ID, "scenarios").get_attribute("data-done") or "0"
-    page.find_element(By.ID, "s-run").click()
-    WebDriverWait(page, WAIT_S).until(
-        lambda d: d.find_element(By.ID, "scenarios").get_attribute("data-done")
-        == str(int(before) + 1)
-    )
+    run_scenario_panel(page)
     assert page.find_element(By.ID, "s-error").text == ""
     shown = page.execute_script("return document.getElementById('s-json').textContent")
     assert shown == native_summary(cli, tmp_path, "rfc632-moffett-sri", 3, ["duration=40s"])
@@ -157,11 +162,6 @@ def test_bad_overrides_are_one_line_on_the_page(page):
     sets = page.find_element(By.ID, "s-sets")
     sets.clear()
     sets.send_keys("network.params.message_numbers=-3")
-    before = page.find_element(By.ID, "scenarios").get_attribute("data-done") or "0"
-    page.find_element(By.ID, "s-run").click()
-    WebDriverWait(page, WAIT_S).until(
-        lambda d: d.find_element(By.ID, "scenarios").get_attribute("data-done")
-        == str(int(before) + 1)
-    )
+    run_scenario_panel(page)
     err = page.find_element(By.ID, "s-error").text
     assert err and "\n" not in err

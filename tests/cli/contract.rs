@@ -43,6 +43,28 @@ fn run(args: &[&str], code: i32) -> Output {
     o
 }
 
+/// Starts `nmc ARGS` with its output piped, and lets it run 1.5 s (past its opening exchange).
+fn started(args: &[&str]) -> std::process::Child {
+    let child = command()
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    child
+}
+
+/// `kill SIGNAL PID...`: one call, so that repeated PIDs get their copies microseconds apart.
+fn signal(sig: &str, pids: &[&str]) {
+    let k = std::process::Command::new("kill")
+        .arg(sig)
+        .args(pids)
+        .status()
+        .unwrap();
+    assert!(k.success(), "kill {sig} {pids:?}");
+}
+
 fn error_of<'a>(doc: &'a Value, o: &Output, args: &[&str]) -> &'a str {
     let err = doc["error"]
         .as_str()
@@ -217,25 +239,11 @@ fn a_pump_whose_server_falls_silent_is_exit_4_and_keeps_what_ran() {
             "--out",
             out.to_str().unwrap(),
         ];
-        let child = command()
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(Duration::from_millis(1500));
+        let child = started(&args);
         let pid = srv.id().to_string();
-        assert!(
-            std::process::Command::new("kill")
-                .args(["-STOP", &pid])
-                .status()
-                .unwrap()
-                .success()
-        );
+        signal("-STOP", &[&pid]);
         let o = child.wait_with_output().unwrap();
-        let _ = std::process::Command::new("kill")
-            .args(["-CONT", &pid])
-            .status();
+        signal("-CONT", &[&pid]);
         let _ = srv.kill();
         let _ = srv.wait();
         assert_eq!(o.status.code(), Some(4), "{transport}: {}", stderr(&o));
@@ -306,18 +314,8 @@ fn stopped_by_the_user_is_exit_5_with_the_result_kept() {
     .collect();
     for (args, tool) in &cases {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let child = command()
-            .args(&args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(Duration::from_millis(1500));
-        let k = std::process::Command::new("kill")
-            .args(["-INT", &child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(k.success());
+        let child = started(&args);
+        signal("-INT", &[&child.id().to_string()]);
         let o = child.wait_with_output().unwrap();
         assert_eq!(o.status.code(), Some(5), "{args:?}: {}", stderr(&o));
         let doc = document(&o, &args, tool);
@@ -349,19 +347,9 @@ fn a_stop_during_a_cost_transfer_ends_it() {
             "--max-calls",
             "100000000",
         ];
-        let child = command()
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(Duration::from_millis(1500));
+        let child = started(&args);
         let sent = std::time::Instant::now();
-        let k = std::process::Command::new("kill")
-            .args(["-INT", &child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(k.success());
+        signal("-INT", &[&child.id().to_string()]);
         let o = child.wait_with_output().unwrap();
         // A liveness bound, not a speed check: the transfer alone takes minutes.
         assert!(
@@ -393,20 +381,10 @@ fn a_signal_and_its_copy_at_once_are_one_stop() {
         vec!["stream", &addr, "-t", "60s", "-J"],
         vec!["pump", &addr, "-t", "60s", "-J", "--out", &pump_out],
     ] {
-        let child = command()
-            .args(&args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(Duration::from_millis(1500));
+        let child = started(&args);
         let pid = child.id().to_string();
         // One `kill` sends both, microseconds apart, as `timeout` does.
-        let k = std::process::Command::new("kill")
-            .args(["-INT", &pid, &pid])
-            .status()
-            .unwrap();
-        assert!(k.success());
+        signal("-INT", &[&pid, &pid]);
         let o = child.wait_with_output().unwrap();
         assert_eq!(o.status.code(), Some(5), "{args:?}: {}", stderr(&o));
         let doc = document(
