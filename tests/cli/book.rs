@@ -19,6 +19,7 @@ use crate::{nmc, stderr, text, tmp};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Component, Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 fn root() -> &'static Path {
@@ -553,38 +554,82 @@ fn book_commands_reference_is_the_clap_definition() {
     }
 }
 
-/// The fields a table of scenario `scen` takes at `path`, as `nmc run` names them when `--set`
-/// gives it one it does not know; `None` when `path` is not a table there.
-fn fields(scen: &str, path: &str, out: &Path) -> Option<Vec<String>> {
-    const PROBE: &str = "nmc_book_probe";
-    let key = if path.is_empty() {
-        PROBE.to_string()
-    } else {
-        format!("{path}.{PROBE}")
-    };
-    let o = nmc(&[
-        "run",
-        scen,
-        "--set",
-        &format!("{key}=1"),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+const PROBE: &str = "nmc_book_probe";
+
+/// `nmc run scen --set s ...` with `sets`, which must be refused; its stderr. `duration=0s`
+/// comes first: a scenario that parses is refused by it (after the unknown fields, which serde
+/// names first), so that no probe runs a simulation.
+fn refused(scen: &str, sets: &[String], out: &Path) -> String {
+    let mut args = vec![
+        "run".to_string(),
+        scen.to_string(),
+        "--set".into(),
+        "duration=0s".into(),
+    ];
+    for s in sets {
+        args.push("--set".into());
+        args.push(s.clone());
+    }
+    args.push("--out".into());
+    args.push(out.to_str().unwrap().into());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = nmc(&args);
     assert!(
         !o.status.success(),
-        "nmc run {scen} --set {key}=1 was not refused"
+        "nmc {} was not refused",
+        args.join(" ")
     );
-    let e = stderr(&o);
-    let list = e
-        .split(&format!("unknown field `{PROBE}`, expected one of "))
-        .nth(1)?;
-    let list = list.lines().next().unwrap();
+    stderr(&o)
+}
+
+/// The names serde lists after `what` (``unknown field `x`, `` or ``unknown variant `x`, ``):
+/// ``expected one of `a`, `b` ``, ``expected `a` `` or `there are no fields`.
+fn expected(e: &str, what: &str) -> Option<Vec<String>> {
+    let rest = e.split(what).nth(1)?;
+    let rest = rest.split_once("`, ")?.1.lines().next()?;
+    if rest.starts_with("there are no") {
+        return Some(Vec::new());
+    }
+    let list = rest
+        .strip_prefix("expected one of ")
+        .or_else(|| rest.strip_prefix("expected "))?;
     Some(
         list.split('`')
             .skip(1)
             .step_by(2)
             .map(String::from)
             .collect(),
+    )
+}
+
+/// The fields a table of scenario `scen` (with `sets` applied) takes at `path`, as `nmc run`
+/// names them when `--set` gives it one it does not know; `None` when `path` is not a table
+/// there. A tagged table the scenario does not have (serde asks for its `kind` first) answers
+/// `kind` alone; its variants are then probed one by one.
+fn fields(scen: &str, path: &str, sets: &[String], out: &Path) -> Option<Vec<String>> {
+    let key = if path.is_empty() {
+        PROBE.to_string()
+    } else {
+        format!("{path}.{PROBE}")
+    };
+    let mut with = sets.to_vec();
+    with.push(format!("{key}=1"));
+    let e = refused(scen, &with, out);
+    if let Some(f) = expected(&e, &format!("unknown field `{PROBE}")) {
+        return Some(f);
+    }
+    e.contains("missing field `kind`")
+        .then(|| vec!["kind".to_string()])
+}
+
+/// The variants of the tagged table at `path` (its `kind`s), as `nmc run` names them when
+/// `--set` gives it one it does not know; `None` when `kind` there is not a tag.
+fn variants(scen: &str, path: &str, sets: &[String], out: &Path) -> Option<Vec<String>> {
+    let mut with = sets.to_vec();
+    with.push(format!("{path}.kind={PROBE}"));
+    expected(
+        &refused(scen, &with, out),
+        &format!("unknown variant `{PROBE}"),
     )
 }
 
@@ -601,20 +646,75 @@ fn norm(p: &str) -> String {
         .join(".")
 }
 
-/// Adds the keys of the table at `path` (whose fields are `f`) and of every table below it.
-/// A table three or more levels down already expanded (the same path and fields: a subnet hop,
-/// a traffic source's arrivals) is not expanded again.
+/// What the probes of every scenario share: the keys found, the deep tables already expanded,
+/// and the tagged tables' variants and the absent arrays already tried (each once per key).
+#[derive(Default)]
+struct Found {
+    keys: BTreeSet<String>,
+    seen: HashSet<(String, Vec<String>)>,
+    tried: HashSet<(String, String)>,
+}
+
+impl Found {
+    /// True the first time `what` is tried at the key of `path`.
+    fn first(found: &Mutex<Found>, path: &str, what: &str) -> bool {
+        found
+            .lock()
+            .unwrap()
+            .tried
+            .insert((norm(path), what.to_string()))
+    }
+}
+
+/// Adds the keys of the table at `path` (whose fields are `f`, with `sets` applied) and of
+/// every table below it, including what no built-in scenario writes: each variant of a tagged
+/// table (its `kind`), set in turn, and one element of an array of tables the scenario leaves
+/// out. A table three or more levels down already expanded (the same path and fields: a subnet
+/// hop, a traffic source's arrivals) is not expanded again.
 fn expand(
     scen: &str,
     path: &str,
     f: Vec<String>,
+    sets: &[String],
     out: &Path,
-    keys: &std::sync::Mutex<BTreeSet<String>>,
-    seen: &std::sync::Mutex<HashSet<(String, Vec<String>)>>,
+    found: &Mutex<Found>,
 ) {
-    if norm(path).split('.').count() >= 3 && !seen.lock().unwrap().insert((norm(path), f.clone())) {
+    if norm(path).split('.').count() >= 3
+        && !found.lock().unwrap().seen.insert((norm(path), f.clone()))
+    {
         return;
     }
+    // A tagged table (serde lists its fields without the tag): each of its kinds, set in turn.
+    if Found::first(found, path, &format!("kind of {f:?}"))
+        && let Some(kinds) = variants(scen, path, sets, out)
+    {
+        found
+            .lock()
+            .unwrap()
+            .keys
+            .insert(norm(&format!("{path}.kind")));
+        for v in kinds {
+            // The table replaced by one of that kind and nothing else, so that the probe
+            // is the first field serde does not know.
+            let mut with = sets.to_vec();
+            with.push(format!("{path}={{kind=\"{v}\"}}"));
+            if let Some(g) = fields(scen, path, &with, out) {
+                tables_below(scen, path, g, &with, out, found);
+            }
+        }
+    }
+    tables_below(scen, path, f, sets, out, found);
+}
+
+/// The keys of the fields `f` of the table at `path`, and of the tables below them.
+fn tables_below(
+    scen: &str,
+    path: &str,
+    f: Vec<String>,
+    sets: &[String],
+    out: &Path,
+    found: &Mutex<Found>,
+) {
     for name in f {
         let child = if path.is_empty() {
             name
@@ -622,7 +722,7 @@ fn expand(
             format!("{path}.{name}")
         };
         let key = norm(&child);
-        keys.lock().unwrap().insert(key.clone());
+        found.lock().unwrap().keys.insert(key.clone());
         // A subnet hop's IMP network and traffic are the IMP model's own tables, checked where
         // a scenario has them at the top; the IMP profile's parameters are checked by name.
         if key == "network.hops.N.network"
@@ -631,21 +731,33 @@ fn expand(
         {
             continue;
         }
-        if let Some(g) = fields(scen, &child, out) {
-            expand(scen, &child, g, out, keys, seen);
+        if let Some(g) = fields(scen, &child, sets, out) {
+            expand(scen, &child, g, sets, out, found);
             continue;
         }
         // An array of tables: its first few elements (each may be of another kind).
+        let mut elements = 0;
         for i in 0..4 {
-            let Some(g) = fields(scen, &format!("{child}.{i}"), out) else {
+            let Some(g) = fields(scen, &format!("{child}.{i}"), sets, out) else {
                 break;
             };
-            expand(scen, &format!("{child}.{i}"), g, out, keys, seen);
+            elements += 1;
+            expand(scen, &format!("{child}.{i}"), g, sets, out, found);
+        }
+        // One the scenario leaves empty or out: an element made for the probe.
+        if elements == 0 && Found::first(found, &child, "[]") {
+            let mut with = sets.to_vec();
+            with.push(format!("{child}=[{{}}]"));
+            let first = format!("{child}.0");
+            if let Some(g) = fields(scen, &first, &with, out) {
+                expand(scen, &first, g, &with, out, found);
+            }
         }
     }
 }
 
-/// Every key path the built-in scenarios' tables take, array indexes written `N`.
+/// Every key path the built-in scenarios' tables take, array indexes written `N`, with every
+/// variant of their tagged tables and the arrays they leave out.
 fn scenario_keys() -> BTreeSet<String> {
     let list = nmc(&["scenarios"]);
     assert!(list.status.success());
@@ -660,22 +772,21 @@ fn scenario_keys() -> BTreeSet<String> {
         "only {} built-in scenarios",
         scenarios.len()
     );
-    let keys = std::sync::Mutex::new(BTreeSet::new());
-    let seen = std::sync::Mutex::new(HashSet::new());
+    let found = Mutex::new(Found::default());
     std::thread::scope(|s| {
         for (w, part) in scenarios.chunks(scenarios.len().div_ceil(2)).enumerate() {
-            let (keys, seen) = (&keys, &seen);
+            let found = &found;
             s.spawn(move || {
                 let out = tmp(&format!("book-keys-{w}")).join("o");
                 for scen in part {
-                    let root = fields(scen, "", &out)
+                    let root = fields(scen, "", &[], &out)
                         .unwrap_or_else(|| panic!("nmc run {scen}: no field list"));
-                    expand(scen, "", root, &out, keys, seen);
+                    expand(scen, "", root, &[], &out, found);
                 }
             });
         }
     });
-    keys.into_inner().unwrap()
+    found.into_inner().unwrap().keys
 }
 
 #[test]
@@ -688,6 +799,15 @@ fn book_scenario_keys_are_all_on_the_reference_page() {
         "only {} scenario keys found: is the probe still answered?",
         keys.len()
     );
+    // Keys no built-in scenario writes, which only the probes of other kinds and of absent
+    // arrays reach: without them the test would pass a page that leaves them out.
+    for k in [
+        "traffic.N.length.mean",
+        "traffic.N.length.min",
+        "network.lines.N.queue_limit",
+    ] {
+        assert!(keys.contains(k), "the probes no longer reach `{k}`");
+    }
     let mut missing: Vec<String> = keys
         .iter()
         .filter(|k| !k.ends_with(".*") && !named.contains(k.as_str()))
