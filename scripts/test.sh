@@ -4,12 +4,13 @@
 #  1. `cargo test --workspace` (snapshots compared, never written: INSTA_UPDATE=no unless set).
 #  2. The page of issue 60 (scripts/build-web.sh: the simulation in wasm into target/web/),
 #     its summaries compared with `nmc run`'s byte for byte under Node (tests/wasm); the page
-#     itself is tested in step 4 (tests/browser/test_web_page.py, screenshot web-page.png).
+#     itself is tested in step 5 (tests/browser/test_web_page.py, screenshot web-page.png).
 #  3. The Python package: built as a wheel by maturin (release, as `pip install ./python`
 #     builds it), installed with its test extras in a fresh virtual environment
 #     (target/py-test-venv), and tested with pytest from outside the source tree. The Dask
 #     tests start a LocalCluster of 2 worker processes on loopback.
-#  4. The report page of `nmc reproduce --all --quick` (the one step 1 wrote) in headless Chromium (tests/browser,
+#  4. The instruments' -J documents against their JSON Schemas (schemas/, tests/schemas).
+#  5. The report page of `nmc reproduce --all --quick` (the one step 1 wrote) in headless Chromium (tests/browser,
 #     Selenium): the scoreboard on top, the contents links, the misses filter, no table wider
 #     than the page; a screenshot of the top is kept in target/browser-test/. Chromium and
 #     ChromeDriver come from the system's packages (installed when missing, as root or with
@@ -76,6 +77,12 @@ cli="$root/target/debug/nmc"
 cd "$root/target"
 NMC_CLI="$([ -x "$cli" ] && echo "$cli" || true)" \
     "$venv/bin/python" -m pytest "$root/python/tests" -p no:cacheprovider -q
+
+echo "== the instruments' JSON documents against their JSON Schemas (tests/schemas)"
+# Issue 58 §4: schemas/nmc-instrument-2/ checked against every kind of -J document the
+# instruments print on loopback (about 15 s), with jsonschema in the test environment.
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check "jsonschema>=4.18,<5"
+NMC_CLI="$cli" "$venv/bin/python" -m pytest "$root/tests/schemas" -p no:cacheprovider -q
 
 echo "== the report page in headless Chromium (tests/browser)"
 # Chromium and ChromeDriver from the system's packages (Debian: chromium, chromium-driver),

@@ -89,7 +89,7 @@ pub struct CostArgs {
     /// Write every transfer to this CSV file too.
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Print one JSON document on stdout (schema nmc-instrument/1: the book's
+    /// Print one JSON document on stdout (schema nmc-instrument/2: the book's
     /// docs/src/reference/outputs.md) instead of the text report, which goes to stderr.
     #[arg(short = 'J', long)]
     pub json: bool,

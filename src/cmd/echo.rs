@@ -160,7 +160,7 @@ pub struct ProbeArgs {
     /// Output folder (default: `out/echo/<target>`).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Print one JSON document on stdout (schema nmc-instrument/1, as the book's
+    /// Print one JSON document on stdout (schema nmc-instrument/2, as the book's
     /// docs/src/reference/outputs.md describes) instead of the text report; the files are written as usual.
     #[arg(short = 'J', long)]
     pub json: bool,
@@ -355,7 +355,7 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
     if a.json {
         let mut doc = super::json::probe(&summary);
         if every.is_some() {
-            doc["end"]["intervals"] = serde_json::to_value(&intervals)?;
+            doc["end"]["intervals"] = super::json::probe_intervals(&intervals);
         }
         super::json::print_run(doc, failure.as_ref())?;
     } else {

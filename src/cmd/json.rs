@@ -3,7 +3,7 @@
 //! stream` and `nmc cost`:
 //!
 //! ```json
-//! { "schema": "nmc-instrument/1", "tool": "nmc pump", "version": "0.1.0",
+//! { "schema": "nmc-instrument/2", "tool": "nmc pump", "version": "0.1.0",
 //!   "units": { "time": "s", "rate": "bit/s", "size": "byte" },
 //!   "target": "127.0.0.1:8890", "start_unix_s": 1764130000.5, "stopped_early": false,
 //!   "end": { ... the tool's measures ... } }
@@ -23,11 +23,17 @@
 //! key is a count or a ratio. (The files in `--out` keep their own columns, which the papers'
 //! tables and the readers of earlier versions expect.) A change that removes or renames a key
 //! or changes its meaning bumps the schema's number; a new key does not.
+//!
+//! JSON Schema (draft 2020-12) files for the four documents are in `schemas/nmc-instrument-2/`
+//! (`echo-probe`, `pump`, `stream`, `cost`, each with `common.schema.json`), tested against
+//! every kind of document the instruments print (`tests/schemas/`). Version 2 (2026-11-29):
+//! the probe's `end.intervals` give their round trips in seconds (`rtt_mean_s`; version 1
+//! wrote `rtt_mean_ms`).
 
 use serde_json::{Value, json};
 
 /// The schema's name and version.
-pub const SCHEMA: &str = "nmc-instrument/1";
+pub const SCHEMA: &str = "nmc-instrument/2";
 
 /// The document around one instrument's `end` measures.
 pub fn document(
@@ -209,6 +215,27 @@ pub fn probe(sum: &nmc_probe::report::Summary) -> Value {
     );
     doc["parameters"] = probe_parameters(&sum.run.config);
     doc
+}
+
+/// `nmc echo probe --report-interval`'s lines as `end.intervals`, every time in seconds (the
+/// lines print milliseconds; nmc-instrument/1 wrote them so, against its own convention).
+pub fn probe_intervals(lines: &[nmc_probe::IntervalLine]) -> Value {
+    let s = |ms: Option<f64>| ms.map(|v| v / 1e3);
+    lines
+        .iter()
+        .map(|l| {
+            json!({
+                "start_s": l.start_s,
+                "end_s": l.end_s,
+                "sent": l.sent,
+                "answered": l.answered,
+                "lost": l.lost,
+                "rtt_min_s": s(l.rtt_min_ms),
+                "rtt_mean_s": s(l.rtt_mean_ms),
+                "rtt_max_s": s(l.rtt_max_ms),
+            })
+        })
+        .collect()
 }
 
 /// `nmc pump --bidir`: one document whose `end` holds each direction's `end` (`forward`: this

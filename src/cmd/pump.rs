@@ -75,7 +75,7 @@ pub struct PumpArgs {
     /// interval), as iperf3 -i does, instead of the progress bar; e.g. 1s.
     #[arg(short = 'i', long, value_name = "D", value_parser = parse_unit::<SimDuration>)]
     pub interval: Option<SimDuration>,
-    /// Print one JSON document on stdout (schema nmc-instrument/1, as the book's
+    /// Print one JSON document on stdout (schema nmc-instrument/2, as the book's
     /// docs/src/reference/outputs.md describes) instead of the text report; the files are written as usual.
     #[arg(short = 'J', long)]
     pub json: bool,

@@ -73,7 +73,7 @@ pub struct StreamArgs {
     /// The sink's shared secret (as its --secret-file): answered in its TCP handshake, a tag on each UDP buffer.
     #[arg(long, value_name = "FILE")]
     pub secret_file: Option<PathBuf>,
-    /// Print one JSON document on stdout (schema nmc-instrument/1: the book's
+    /// Print one JSON document on stdout (schema nmc-instrument/2: the book's
     /// docs/src/reference/outputs.md) instead of the text report, which goes to stderr.
     #[arg(short = 'J', long)]
     pub json: bool,

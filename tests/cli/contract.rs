@@ -28,7 +28,7 @@ fn document(o: &Output, args: &[&str], tool: &str) -> Value {
             stderr(o)
         )
     });
-    assert_eq!(doc["schema"], "nmc-instrument/1", "{args:?}");
+    assert_eq!(doc["schema"], "nmc-instrument/2", "{args:?}");
     assert_eq!(doc["tool"], tool, "{args:?}");
     doc
 }

@@ -1,5 +1,5 @@
 //! `--json` on every real-network instrument (issue 34): one JSON document alone on stdout, one
-//! schema (`nmc-instrument/1`) and one unit convention — every number's key ends in its unit
+//! schema (`nmc-instrument/2`) and one unit convention — every number's key ends in its unit
 //! (`_s`, `_bit_per_s`, `_bytes`, …) unless it is a count or a ratio. On loopback, about 5 s.
 
 use super::{command, text, tmp};
@@ -23,6 +23,7 @@ fn server(args: &[&str]) -> (Child, String) {
 const UNITLESS: &[&str] = &[
     "n",
     "volleys",
+    "sent",
     "answered",
     "lost",
     "loss_fraction",
@@ -80,7 +81,7 @@ fn document(args: &[&str], tool: &str) -> Value {
             text(&o.stdout)
         )
     });
-    assert_eq!(doc["schema"], "nmc-instrument/1");
+    assert_eq!(doc["schema"], "nmc-instrument/2");
     assert_eq!(doc["tool"], tool);
     assert_eq!(doc["units"]["time"], "s");
     assert_eq!(doc["units"]["rate"], "bit/s");
@@ -119,11 +120,29 @@ fn every_instrument_prints_one_document_in_one_schema() {
     let (p, pu, st) = (out("probe"), out("pump"), out("stream"));
     let d = document(
         &[
-            "echo", "probe", &echo_addr, "--count", "40", "--json", "--out", &p,
+            "echo",
+            "probe",
+            &echo_addr,
+            "--count",
+            "40",
+            "--report-interval",
+            "10ms",
+            "--json",
+            "--out",
+            &p,
         ],
         "nmc echo probe",
     );
     assert_eq!(d["end"]["answered"], 40);
+    // --report-interval: its lines as end.intervals, their round trips in seconds (version 1
+    // of the schema wrote milliseconds, which the unit check above now refuses).
+    let iv = d["end"]["intervals"].as_array().unwrap();
+    let sent: u64 = iv.iter().map(|i| i["sent"].as_u64().unwrap()).sum();
+    assert_eq!(sent, 40, "{iv:?}");
+    assert!(
+        iv.iter()
+            .any(|i| i["rtt_mean_s"].as_f64().is_some_and(|r| r < 1.0))
+    );
     // Issue 58 §4: how the run was asked for, as summary.json's config names it.
     assert_eq!(d["parameters"]["count"], 40);
     assert_eq!(d["parameters"]["timeout_s"], 30.0);

@@ -1,0 +1,177 @@
+"""Issue 58 §4: the JSON Schema files of the instruments' -J documents (schemas/nmc-instrument-2/)
+hold for every kind of document the instruments print, measured on loopback: each tool's whole
+run, its interval lines, -R, --bidir, UDP, a sweep, a server that is not there and a command
+line that is refused. And they are not vacuous: a key renamed, a unit changed or a document of
+the older schema is refused.
+
+Run by scripts/test.sh with NMC_CLI (the debug build of `nmc`); skipped without it.
+"""
+
+import copy
+import json
+import os
+import pathlib
+import socket
+import subprocess
+import time
+
+import pytest
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SCHEMAS = ROOT / "schemas" / "nmc-instrument-2"
+FILE_OF_TOOL = {
+    "nmc echo probe": "echo-probe",
+    "nmc pump": "pump",
+    "nmc stream": "stream",
+    "nmc cost": "cost",
+}
+NMC = os.environ.get("NMC_CLI", "")
+
+pytestmark = pytest.mark.skipif(not NMC, reason="NMC_CLI (the nmc binary) is not set")
+
+
+def registry():
+    return Registry().with_resources(
+        (p.name, Resource.from_contents(json.loads(p.read_text())))
+        for p in sorted(SCHEMAS.glob("*.schema.json"))
+    )
+
+
+REGISTRY = registry()
+
+
+def validator(tool):
+    schema = json.loads((SCHEMAS / f"{FILE_OF_TOOL[tool]}.schema.json").read_text())
+    return Draft202012Validator(schema, registry=REGISTRY)
+
+
+def problems(doc):
+    """What the document's own tool's schema says is wrong with it (empty: it holds)."""
+    return [
+        f"{'/'.join(map(str, e.absolute_path))}: {e.message}"
+        for e in validator(doc["tool"]).iter_errors(doc)
+    ]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """`nmc serve` on loopback, answering every instrument."""
+    port = free_port()
+    log = tmp_path_factory.mktemp("serve") / "serve.log"
+    with open(log, "w") as f:
+        p = subprocess.Popen(
+            [NMC, "serve", "--listen", f"127.0.0.1:{port}", "--duration", "300s"],
+            stdout=f,
+            stderr=subprocess.STDOUT,
+        )
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            if p.poll() is not None or time.monotonic() > deadline:
+                p.kill()
+                pytest.fail(f"nmc serve did not start: {log.read_text()}")
+            time.sleep(0.05)
+    yield f"127.0.0.1:{port}"
+    p.terminate()
+    p.wait(timeout=30)
+
+
+def document(args, codes=(0,)):
+    """`nmc ARGS -J`'s one document; its exit status must be one of `codes`."""
+    o = subprocess.run([NMC, *args, "-J"], capture_output=True, text=True, timeout=300)
+    assert o.returncode in codes, f"nmc {' '.join(args)}: exit {o.returncode}: {o.stderr}"
+    return json.loads(o.stdout)
+
+
+def test_the_schemas_are_valid_json_schemas():
+    names = sorted(p.name for p in SCHEMAS.glob("*.schema.json"))
+    assert names == sorted(
+        ["common.schema.json"] + [f"{f}.schema.json" for f in FILE_OF_TOOL.values()]
+    )
+    for p in SCHEMAS.glob("*.schema.json"):
+        Draft202012Validator.check_schema(json.loads(p.read_text()))
+
+
+def test_every_kind_of_document_holds(server, tmp_path):
+    out = lambda n: str(tmp_path / n)  # noqa: E731
+    dead = f"127.0.0.1:{free_port()}"
+    docs = {
+        "probe": document(["echo", "probe", server, "--count", "20", "--gap", "1ms",
+                           "--report-interval", "5ms", "--out", out("p1")]),
+        "probe, paced, one length": document(["echo", "probe", server, "--count", "10",
+                                              "--interval", "5ms", "--length", "100",
+                                              "--out", out("p2")]),
+        "probe to nothing": document(["echo", "probe", dead, "--count", "3",
+                                      "--open-timeout", "1s", "--out", out("p3")], codes=(3,)),
+        "pump, intervals": document(["pump", server, "-t", "1s", "-i", "250ms", "--out", out("u1")]),
+        "pump over UDP": document(["pump", server, "-t", "1s", "--transport", "udp",
+                                   "--out", out("u2")]),
+        "pump -R": document(["pump", server, "-t", "1s", "-R", "--out", out("u3")]),
+        "pump --bidir": document(["pump", server, "-t", "1s", "--bidir", "--out", out("u4")]),
+        "pump to nothing": document(["pump", dead, "-t", "1s", "--out", out("u5")], codes=(3,)),
+        "stream": document(["stream", server, "-t", "1s", "--out", out("s1")]),
+        "stream over UDP, acknowledged": document(["stream", server, "-t", "1s", "--udp", "--ack",
+                                                   "--out", out("s2")]),
+        "stream -R, intervals": document(["stream", server, "-t", "2s", "-R", "-i", "1s",
+                                          "--out", out("s3")]),
+        "stream, intervals": document(["stream", server, "-t", "2s", "-i", "1s", "--out", out("s4")]),
+        "stream sweep": document(["stream", server, "--sweep", "--rates", "30kbit/s,60kbit/s",
+                                  "--buffers", "252B", "-t", "1s", "--out", out("s5")]),
+        "cost": document(["cost", "--sizes", "4096", "--write-sizes", "1,1024",
+                          "--out", out("c1.csv")]),
+    }
+    for tool in FILE_OF_TOOL:
+        docs[f"{tool}: refused command line"] = document(
+            [*tool.split()[1:], "--no-such-flag"], codes=(2,)
+        )
+    # The runs are the kinds asked for, not errors that would pass the schema for other reasons.
+    for name, doc in docs.items():
+        refused = "to nothing" in name or "refused" in name
+        assert ("error" in doc) == refused, f"{name}: {doc.get('error')}"
+    assert docs["pump --bidir"]["end"]["bidir"] is True
+    assert docs["pump -R"]["end"]["reverse"] is True
+    assert len(docs["stream sweep"]["end"]["tests"]) == 2
+    assert docs["probe"]["end"]["intervals"], "no interval lines"
+    assert docs["stream -R, intervals"]["end"]["intervals"][0]["buffers_received"] >= 0
+    bad = {name: problems(doc) for name, doc in docs.items() if problems(doc)}
+    assert not bad, json.dumps(bad, indent=1)
+
+
+def test_a_changed_document_is_refused(server, tmp_path):
+    pump = document(["pump", server, "-t", "1s", "-i", "250ms", "--out", str(tmp_path / "u")])
+    assert problems(pump) == []
+
+    renamed = copy.deepcopy(pump)
+    renamed["end"]["throughput_kbit_per_s"] = renamed["end"].pop("throughput_bit_per_s")
+    assert problems(renamed)
+
+    older = copy.deepcopy(pump)
+    older["schema"] = "nmc-instrument/1"
+    assert problems(older)
+
+    extra = copy.deepcopy(pump)
+    extra["parameters"]["window"] = 4
+    assert problems(extra)
+
+    probe = document(["echo", "probe", server, "--count", "5", "--report-interval", "5ms",
+                      "--out", str(tmp_path / "p")])
+    assert problems(probe) == []
+    in_ms = copy.deepcopy(probe)
+    for line in in_ms["end"]["intervals"]:
+        line["rtt_mean_ms"] = line.pop("rtt_mean_s")
+    assert problems(in_ms), "version 1's interval keys in milliseconds still pass"
+
+    wrong_tool = copy.deepcopy(probe)
+    wrong_tool["tool"] = "nmc pump"
+    assert problems(wrong_tool)
