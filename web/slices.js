@@ -64,6 +64,8 @@ function slicesDescribe() {
   dest.disabled = name !== "ko-v2-map";
   if (dest.disabled) dest.value = "";
   const d = text.match(/^description\s*=\s*"(.*)"/m);
+  const profile = (text.match(/^profile\s*=\s*"([^"]+)"/m) || [])[1];
+  $("sl-profile").options[0].textContent = profile ? `scenario's (${profile})` : "scenario's";
   $("sl-desc").textContent = d ? d[1] : "";
 }
 
@@ -75,8 +77,9 @@ function slicesRequest() {
   const stepMs = Math.round(Number($("sl-step").value));
   const count = Math.round(Number($("sl-count").value));
   // The run ends with the window: one step after its last instant.
-  const sets = [`duration=${startMs + stepMs * count}ms`, `network.profile=${$("sl-profile").value}`,
-    `network.params.message_numbers=${$("sl-numbers").value}`];
+  const sets = [`duration=${startMs + stepMs * count}ms`];
+  if ($("sl-profile").value) sets.push(`network.profile=${$("sl-profile").value}`);
+  if ($("sl-numbers").value) sets.push(`network.params.message_numbers=${$("sl-numbers").value}`);
   const bg = backgroundOf(text);
   if (bg && $("sl-load").value !== "") {
     const rate = +(bg.rate * Number($("sl-load").value)).toFixed(4);
@@ -174,6 +177,7 @@ function drawSliceMap() {
     SL.pos = null;
     return;
   }
+  $("sl-map-date").textContent = d.map;
   const onPath = new Set(d.path.map((s) => s.name));
   const drawn = located.filter((s) => inUS(s) || onPath.has(s.name));
   const p = projection(drawn);

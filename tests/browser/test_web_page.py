@@ -179,7 +179,6 @@ def test_a_time_slice_window_plays_the_native_runs_slices(page, cli, tmp_path):
         1,
         [
             "duration=3000ms",
-            "network.profile=v2-1974-10",
             "network.params.message_numbers=8",
             f"network.slices=[{instants}]",
         ],
