@@ -223,6 +223,37 @@ def test_a_time_slice_window_plays_the_native_runs_slices(page, cli, tmp_path):
     page.save_screenshot(str(artefacts / "web-slices.png"))
 
 
+def test_the_load_and_hold_down_controls_set_the_scenarios_keys(page, cli, tmp_path):
+    """Load is offered where the scenario has a background (a multiple of its rate), loop
+    prevention where it routes adaptively; the --set lines they give are the scenario's keys
+    (`nmc run` takes them and its summary holds the values)."""
+    name = Select(page.find_element(By.ID, "sl-name"))
+    name.select_by_value("ko-looping")
+    assert page.find_element(By.ID, "sl-hold").is_enabled()
+    assert not page.find_element(By.ID, "sl-load").is_enabled()
+    Select(page.find_element(By.ID, "sl-hold")).select_by_value("none")
+    looping = page.execute_script("return slicesRequest().overrides").split("\n")
+    assert "network.routing_params.loop_prevention=none" in looping
+    name.select_by_value("ko-v2-map")
+    assert not page.find_element(By.ID, "sl-hold").is_enabled()
+    Select(page.find_element(By.ID, "sl-load")).select_by_value("2")
+    sets = page.execute_script("return slicesRequest().overrides").split("\n")
+    Select(page.find_element(By.ID, "sl-load")).select_by_value("")
+    loads = [s for s in sets if "messages_per_second" in s]
+    assert len(loads) == 1
+    short = [s for s in sets if not s.startswith("duration=")] + ["duration=1s"]
+
+    def rate(sets):
+        config = json.loads(native_summary(cli, tmp_path, "ko-v2-map", 1, sets))["config"]
+        (background,) = [t for t in config["traffic"] if t["kind"] == "background"]
+        return background["messages_per_second"]
+
+    assert rate(short) == 2 * rate([s for s in short if s not in loads])
+    short = [s for s in looping if not s.startswith("duration=")] + ["duration=1s"]
+    config = json.loads(native_summary(cli, tmp_path, "ko-looping", 1, short))["config"]
+    assert config["network"]["routing_params"]["loop_prevention"] == "none"
+
+
 def test_too_many_slices_is_one_line_on_the_page(page):
     set_input(page, "sl-count", "5000")
     before = page.find_element(By.ID, "slices").get_attribute("data-runs")
