@@ -78,7 +78,11 @@ readyPromise.then(async (version) => {
   describe();
   $("status").textContent = "Ready.";
   document.body.dataset.ready = "1";
-  $("f-run").disabled = $("s-run").disabled = false;
+  const bg = backgroundOf(builtins["ko-v2-map"]);
+  if (bg) $("f-load").options[0].textContent = `ko-v2-map's (${bg.rate} messages/s)`;
+  $("sl-name").value = "ko-v2-map";
+  slicesDescribe(); // slices.js
+  $("f-run").disabled = $("s-run").disabled = $("sl-run").disabled = false;
 });
 
 // ---- the Fig. 3 explorer -------------------------------------------------------------------
@@ -99,6 +103,9 @@ function fig3Request(net, n, f) {
     dest = MAP_SITES[n - 1];
     sets.push(`network.hosts.1.imp=${dest}`);
   }
+  // The map's own load, a multiple of its background's rate (slices.js: backgroundOf).
+  const bg = net === "map" ? backgroundOf(builtins["ko-v2-map"]) : null;
+  if (bg && f.load !== "") sets.push(`traffic.${bg.index}.messages_per_second=${+(bg.rate * Number(f.load)).toFixed(4)}`);
   if (f.plt) sets.push(`network.params.plt_entries=${f.plt}`);
   if (f.spr) sets.push(`network.params.single_packet_rule="${f.spr}"`);
   const name = net === "chain" ? "ko-v2-chain" : "ko-v2-map";
@@ -106,15 +113,23 @@ function fig3Request(net, n, f) {
 }
 
 let fig3Rows = [];
+let fig3Label = "";
+// The curves of earlier runs, kept so that one run can be read beside another (4 message
+// numbers, then 8): {label, rows}. The Clear button empties it.
+let fig3Earlier = [];
+const EARLIER = ["#9a9a9a", "#d98b2b", "#3aa17a", "#b05cc4"];
 
 async function runFig3() {
   const f = {
     duration: $("f-duration").value, profile: $("f-profile").value, numbers: $("f-numbers").value,
-    plt: $("f-plt").value.trim(), spr: $("f-spr").value, seed: $("f-seed").value.trim(),
+    load: $("f-load").value, plt: $("f-plt").value.trim(), spr: $("f-spr").value, seed: $("f-seed").value.trim(),
   };
   const net = $("f-net").value;
   const hops = hopsList($("f-hops").value);
   $("f-run").disabled = true;
+  if (fig3Rows.length > 0) fig3Earlier = fig3Earlier.concat([{ label: fig3Label, rows: fig3Rows }]).slice(-EARLIER.length);
+  fig3Label = `${net === "chain" ? "chain" : "map"}, ${f.numbers} numbers, ${f.profile}` +
+    `${f.load ? ", load × " + f.load : ""}${f.plt ? ", PLT " + f.plt : ""}${f.spr ? ", " + f.spr : ""}, ${f.duration}`;
   fig3Rows = [];
   drawFig3();
   const tbody = $("fig3-table").querySelector("tbody");
@@ -163,7 +178,7 @@ function el(svg, name, attrs, text) {
   return e;
 }
 
-function chart(svg, ymax, ylabel, paper, ours) {
+function chart(svg, ymax, ylabel, paper, ours, earlier) {
   svg.innerHTML = "";
   const x = (h) => L + ((h - 0.5) / 9) * (W - L - R);
   const y = (v) => H - B - (v / ymax) * (H - T - B);
@@ -178,6 +193,16 @@ function chart(svg, ymax, ylabel, paper, ours) {
   }
   el(svg, "text", { x: 12, y: (T + H - B) / 2, transform: `rotate(-90 12 ${(T + H - B) / 2})`, "text-anchor": "middle" }, ylabel);
   paper(x, y);
+  earlier.forEach((e, k) => {
+    const pts = e.points.filter((p) => p[1] !== undefined);
+    const c = EARLIER[k];
+    if (pts.length > 1) el(svg, "polyline", { points: pts.map(([h, v]) => `${x(h)},${y(v)}`).join(" "), fill: "none", stroke: c, "stroke-width": 1.2 });
+    for (const [h, v] of pts) el(svg, "circle", { cx: x(h), cy: y(v), r: 3, fill: c, class: "earlier" });
+    // Their legend at the bottom right, where neither chart has points.
+    const ly = H - B - 10 - 12 * (earlier.length - 1 - k);
+    el(svg, "circle", { cx: W - R - 195, cy: ly - 3, r: 3, fill: c });
+    el(svg, "text", { x: W - R - 187, y: ly, class: "small-note" }, e.label);
+  });
   const pts = ours.filter((p) => p[1] !== undefined);
   if (pts.length > 1) {
     el(svg, "polyline", { points: pts.map(([h, v]) => `${x(h)},${y(v)}`).join(" "), fill: "none", stroke: "#2a6fdb", "stroke-width": 1.5 });
@@ -186,7 +211,7 @@ function chart(svg, ymax, ylabel, paper, ours) {
   el(svg, "rect", { x: W - R - 150, y: T, width: 10, height: 10, fill: "#000" });
   el(svg, "text", { x: W - R - 135, y: T + 9 }, "K&O (1977)");
   el(svg, "circle", { cx: W - R - 145, cy: T + 20, r: 4, fill: "#2a6fdb" });
-  el(svg, "text", { x: W - R - 135, y: T + 24 }, "this page's runs");
+  el(svg, "text", { x: W - R - 135, y: T + 24 }, earlier.length ? "the last run" : "this page's runs");
 }
 
 function drawFig3() {
@@ -196,11 +221,11 @@ function drawFig3() {
         el(svg_tp(), "rect", { x: x(h) - 5, y: y(t.hi) - 2, width: 10, height: Math.max(4, y(t.lo) - y(t.hi) + 4), fill: "#000", class: "paper" });
       }
     }
-  }, fig3Rows.map((r) => [r.hops, r.tp]));
+  }, fig3Rows.map((r) => [r.hops, r.tp]), fig3Earlier.map((e) => ({ label: e.label, points: e.rows.map((r) => [r.hops, r.tp]) })));
   chart($("chart-rtt"), 1200, "round trip (ms)", (x, y) => {
     el(svg_rtt(), "polyline", { points: [1, 9].map((h) => `${x(h)},${y(KO.rtt(h))}`).join(" "), stroke: "#000", "stroke-dasharray": "4 3", fill: "none" });
     for (let h = 1; h <= 9; h++) el(svg_rtt(), "rect", { x: x(h) - 4, y: y(KO.rtt(h)) - 4, width: 8, height: 8, fill: "#000", class: "paper" });
-  }, fig3Rows.map((r) => [r.hops, r.rtt]));
+  }, fig3Rows.map((r) => [r.hops, r.rtt]), fig3Earlier.map((e) => ({ label: e.label, points: e.rows.map((r) => [r.hops, r.rtt]) })));
 }
 const svg_tp = () => $("chart-tp");
 const svg_rtt = () => $("chart-rtt");
@@ -257,6 +282,7 @@ for (const a of document.querySelectorAll("a.book")) {
 }
 
 $("f-run").addEventListener("click", runFig3);
+$("f-clear").addEventListener("click", () => { fig3Earlier = []; drawFig3(); });
 $("s-run").addEventListener("click", runScenario);
 $("s-name").addEventListener("change", describe);
 drawFig3();

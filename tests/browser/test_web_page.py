@@ -3,9 +3,11 @@
 The page, built by scripts/build-web.sh and opened from disk (file://, as a reader would),
 loads the simulation in a Web Worker, runs a short Fig. 3 point and a shipped scenario, and
 shows the numbers `nmc run` gives for the same scenario, settings and seed: the explorer's
-throughput and round trip to the digits it prints, and the scenario panel's summary.json byte
-for byte. The page stays responsive while the worker runs. A screenshot is kept as an artefact
-(NMC_BROWSER_ARTEFACTS, by default target/browser-test/web-page.png).
+throughput and round trip to the digits it prints, the scenario panel's summary.json byte
+for byte, and the time slices section's frames (slices.json's, as many and the same), played
+and stepped. The page stays responsive while the worker runs. Screenshots are kept as
+artefacts (NMC_BROWSER_ARTEFACTS, by default target/browser-test/web-page.png and
+web-slices.png).
 
 Run by scripts/test.sh after scripts/build-web.sh. NMC_WEB_DIR names the built page (default
 target/web), NMC_CLI the `nmc` binary.
@@ -127,6 +129,142 @@ def test_a_fig3_point_shows_nmc_runs_numbers(page, cli, tmp_path):
     # one blue point on each chart
     assert len(page.find_elements(By.CSS_SELECTOR, "#chart-tp circle.ours")) == 1
     assert len(page.find_elements(By.CSS_SELECTOR, "#chart-rtt circle.ours")) == 1
+    # Then 4 message numbers: the 8's point stays beside the new one, as an earlier curve.
+    Select(page.find_element(By.ID, "f-numbers")).select_by_value("4")
+    page.find_element(By.ID, "f-run").click()
+    WebDriverWait(page, WAIT_S).until(
+        lambda d: d.find_element(By.ID, "f-run").is_enabled()
+        and d.find_element(By.ID, "fig3").get_attribute("data-done") == "1"
+        and len(d.find_elements(By.CSS_SELECTOR, "#chart-tp circle.earlier")) == 1
+    )
+    assert len(page.find_elements(By.CSS_SELECTOR, "#chart-tp circle.ours")) == 1
+
+
+def native_slices(cli: str, tmp: Path, name: str, seed: int, sets: list[str]) -> list:
+    """`nmc run NAME --seed SEED --set ... --out DIR`: its slices.json, parsed."""
+    out = tmp / f"slices-{name}-{seed}"
+    args = [cli, "run", name, "--seed", str(seed), "--out", str(out)]
+    for s in sets:
+        args += ["--set", s]
+    subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
+    return json.loads((out / "slices.json").read_text())
+
+
+def set_input(page, element_id: str, value: str):
+    box = page.find_element(By.ID, element_id)
+    box.clear()
+    box.send_keys(value)
+
+
+def test_a_time_slice_window_plays_the_native_runs_slices(page, cli, tmp_path):
+    """K&O's 9-hop pair on the 1974 map, 8 message numbers, 40 slices 25 ms apart from 2 s:
+    the page shows as many frames as `nmc run` writes to slices.json for the same scenario,
+    seed and instants, and the same slices; play advances the clock; a step is one slice."""
+    section = page.find_element(By.ID, "slices")
+    assert Select(page.find_element(By.ID, "sl-name")).first_selected_option.text == "ko-v2-map"
+    Select(page.find_element(By.ID, "sl-numbers")).select_by_value("8")
+    set_input(page, "sl-start", "2")
+    set_input(page, "sl-step", "25")
+    set_input(page, "sl-count", "40")
+    page.find_element(By.ID, "sl-run").click()
+    WebDriverWait(page, WAIT_S).until(
+        lambda d: d.find_element(By.ID, "slices").get_attribute("data-runs") == "1"
+    )
+    assert page.find_element(By.ID, "sl-error").text == ""
+    instants = ", ".join(f'"{2000 + 25 * k}ms"' for k in range(40))
+    native = native_slices(
+        cli,
+        tmp_path,
+        "ko-v2-map",
+        1,
+        [
+            "duration=3000ms",
+            "network.params.message_numbers=8",
+            f"network.slices=[{instants}]",
+        ],
+    )
+    frames = int(section.get_attribute("data-frames"))
+    assert frames == len(native) > 1
+    assert page.find_element(By.ID, "sl-frames").text == str(frames)
+    assert page.execute_script("return SL.data.slices") == native
+    # The map: the 9-hop path UCLA..BBN outlined, every line coloured, the marks of slice 1.
+    path = page.execute_script("return SL.data.path.map((s) => s.name)")
+    assert (path[0], path[-1], len(path)) == ("UCLA", "BBN", 10)
+    assert len(page.find_elements(By.CSS_SELECTOR, "#sl-map line.path")) == 9
+    marks = page.find_elements(By.CSS_SELECTOR, "#sl-map .mark")
+    assert len(marks) == len(native[0]["items"])
+    assert len(page.find_elements(By.CSS_SELECTOR, "#sl-line .mark")) == len(marks)
+
+    def clock_s():
+        return float(page.find_element(By.ID, "sl-clock").text.removesuffix(" s"))
+
+    def frame():
+        return int(section.get_attribute("data-frame"))
+
+    assert frame() == 0 and clock_s() == native[0]["t_ns"] / 1e9
+    page.find_element(By.ID, "sl-next").click()
+    assert frame() == 1 and clock_s() == native[1]["t_ns"] / 1e9
+    page.find_element(By.ID, "sl-prev").click()
+    assert frame() == 0 and clock_s() == native[0]["t_ns"] / 1e9
+    Select(page.find_element(By.ID, "sl-speed")).select_by_value("10")
+    page.find_element(By.ID, "sl-play").click()
+    WebDriverWait(page, 60).until(lambda d: frame() >= 3)
+    page.find_element(By.ID, "sl-play").click()  # pause
+    assert section.get_attribute("data-playing") == "0"
+    at = frame()
+    assert clock_s() == native[at]["t_ns"] / 1e9 > native[0]["t_ns"] / 1e9
+    page.find_element(By.ID, "sl-next").click()
+    assert frame() == at + 1
+    artefacts = Path(
+        os.environ.get("NMC_BROWSER_ARTEFACTS", ROOT / "target" / "browser-test")
+    )
+    artefacts.mkdir(parents=True, exist_ok=True)
+    page.execute_script("document.getElementById('slices').scrollIntoView()")
+    page.save_screenshot(str(artefacts / "web-slices.png"))
+
+
+def test_the_load_and_hold_down_controls_set_the_scenarios_keys(page, cli, tmp_path):
+    """Load is offered where the scenario has a background (a multiple of its rate), loop
+    prevention where it routes adaptively; the --set lines they give are the scenario's keys
+    (`nmc run` takes them and its summary holds the values)."""
+    name = Select(page.find_element(By.ID, "sl-name"))
+    name.select_by_value("ko-looping")
+    assert page.find_element(By.ID, "sl-hold").is_enabled()
+    assert not page.find_element(By.ID, "sl-load").is_enabled()
+    Select(page.find_element(By.ID, "sl-hold")).select_by_value("none")
+    looping = page.execute_script("return slicesRequest().overrides").split("\n")
+    assert "network.routing_params.loop_prevention=none" in looping
+    name.select_by_value("ko-v2-map")
+    assert not page.find_element(By.ID, "sl-hold").is_enabled()
+    Select(page.find_element(By.ID, "sl-load")).select_by_value("2")
+    sets = page.execute_script("return slicesRequest().overrides").split("\n")
+    Select(page.find_element(By.ID, "sl-load")).select_by_value("")
+    loads = [s for s in sets if "messages_per_second" in s]
+    assert len(loads) == 1
+    short = [s for s in sets if not s.startswith("duration=")] + ["duration=1s"]
+
+    def rate(sets):
+        config = json.loads(native_summary(cli, tmp_path, "ko-v2-map", 1, sets))["config"]
+        (background,) = [t for t in config["traffic"] if t["kind"] == "background"]
+        return background["messages_per_second"]
+
+    assert rate(short) == 2 * rate([s for s in short if s not in loads])
+    short = [s for s in looping if not s.startswith("duration=")] + ["duration=1s"]
+    config = json.loads(native_summary(cli, tmp_path, "ko-looping", 1, short))["config"]
+    assert config["network"]["routing_params"]["loop_prevention"] == "none"
+
+
+def test_too_many_slices_is_one_line_on_the_page(page):
+    set_input(page, "sl-count", "5000")
+    before = page.find_element(By.ID, "slices").get_attribute("data-runs")
+    page.find_element(By.ID, "sl-run").click()
+    WebDriverWait(page, WAIT_S).until(
+        lambda d: d.find_element(By.ID, "slices").get_attribute("data-runs")
+        == str(int(before) + 1)
+    )
+    err = page.find_element(By.ID, "sl-error").text
+    assert err == "time slices: 5000 instants asked for; from 1 to 1000"
+    set_input(page, "sl-count", "100")
 
 
 def run_scenario_panel(page):

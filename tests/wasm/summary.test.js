@@ -1,5 +1,5 @@
 // The wasm build's run is `nmc run`'s run (issue 60): the same scenario, overrides and seed
-// give summary.json's bytes, in Node as natively. Run by scripts/test.sh with node's test
+// give summary.json's bytes, in Node as natively, and the page's time slices are slices.json's. Run by scripts/test.sh with node's test
 // runner after scripts/build-web.sh:
 //   NMC_CLI=target/debug/nmc NMC_WASM=target/web/nmc_wasm.wasm node --test tests/wasm/
 const test = require("node:test");
@@ -44,6 +44,30 @@ test("the wasm summary has the bytes of nmc run's summary.json", { skip: !(cli &
   assert.ok(fractions > 0, "no progress reported");
 });
 
+function nativeSlices(name, seed, sets) {
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), "nmc-wasm-node-"));
+  const args = ["run", name, "--seed", String(seed), "--out", path.join(out, "run")];
+  for (const s of sets) args.push("--set", s);
+  execFileSync(cli, args, { stdio: ["ignore", "ignore", "inherit"] });
+  const slices = JSON.parse(fs.readFileSync(path.join(out, "run", "slices.json"), "utf8"));
+  fs.rmSync(out, { recursive: true });
+  return slices;
+}
+
+test("the wasm time slices are nmc run's slices.json", { skip: !(cli && wasm) && "set NMC_CLI and NMC_WASM" }, async () => {
+  const nmc = await nmcInstantiate(fs.readFileSync(wasm));
+  const name = "ko-v2-map";
+  const text = nmc.call({ call: "builtin", name }).ok;
+  const sets = ["duration=2s", "network.params.message_numbers=8"];
+  const reply = nmc.call({ call: "slices", origin: name, text, seed: "3", overrides: sets.join("\n"),
+    start_ms: 1000, step_ms: 50, count: 20 });
+  assert.strictEqual(reply.error, undefined, reply.error);
+  const got = JSON.parse(reply.ok);
+  assert.deepStrictEqual(got.slices, nativeSlices(name, 3, [...sets, got.set]));
+  assert.ok(got.slices.length > 0);
+  assert.deepStrictEqual(got.path.map((s) => s.name).slice(0, 1).concat(got.path.slice(-1).map((s) => s.name)), ["UCLA", "BBN"]);
+});
+
 test("bad input is one line, not a trap", { skip: !wasm && "set NMC_WASM" }, async () => {
   const nmc = await nmcInstantiate(fs.readFileSync(wasm));
   const chain = nmc.call({ call: "builtin", name: "ko-v2-chain" }).ok;
@@ -53,6 +77,9 @@ test("bad input is one line, not a trap", { skip: !wasm && "set NMC_WASM" }, asy
     { call: "run", origin: "page", text: chain, seed: "-1" },
     { call: "run", origin: "page", text: chain, overrides: "model=\"internet-1983\"" },
     { call: "nonsense" },
+    { call: "slices", origin: "page", text: chain, start_ms: 0, step_ms: 1, count: 1001 },
+    { call: "slices", origin: "page", text: chain, start_ms: 0, step_ms: 1, count: 1e300 },
+    { call: "slices", origin: "page", text: "not toml =", start_ms: 0, step_ms: 10, count: 10 },
   ]) {
     const reply = nmc.call(req);
     assert.ok(reply.error && !reply.error.includes("\n"), JSON.stringify(reply));

@@ -299,16 +299,11 @@ fn map_lines(
             continue;
         }
         for s in [&a, &b] {
-            let site = &doc["sites"][s.as_str()];
-            let (lat, lon) = match SITE_CORRECTIONS.iter().find(|c| c.0 == s.as_str()) {
-                Some(&(_, lat, lon, _)) => (Some(lat), Some(lon)),
-                None => (site["latitude"].as_f64(), site["longitude"].as_f64()),
-            };
-            match (lat, lon) {
-                (Some(lat), Some(lon)) => {
-                    sites.insert(s.clone(), (lat, lon));
+            match site_coordinates(&doc, s) {
+                Some(at) => {
+                    sites.insert(s.clone(), at);
                 }
-                _ => return Err(format!("maps.json: site `{s}` has no coordinates")),
+                None => return Err(format!("maps.json: site `{s}` has no coordinates")),
             }
         }
         let km = great_circle_km(sites[&a], sites[&b]);
@@ -337,6 +332,17 @@ fn map_lines(
         }
     }
     Ok((sites.into_keys().collect(), lines))
+}
+
+/// A site's latitude and longitude in degrees, as a map line's propagation is computed from
+/// them: `maps.json`'s (`doc`, [`MAPS_JSON`] parsed), or [`SITE_CORRECTIONS`]' where the file
+/// is wrong. `None`: the file gives the site no coordinates.
+pub fn site_coordinates(doc: &serde_json::Value, site: &str) -> Option<(f64, f64)> {
+    if let Some(&(_, lat, lon, _)) = SITE_CORRECTIONS.iter().find(|c| c.0 == site) {
+        return Some((lat, lon));
+    }
+    let s = &doc["sites"][site];
+    Some((s["latitude"].as_f64()?, s["longitude"].as_f64()?))
 }
 
 fn great_circle_km(a: (f64, f64), b: (f64, f64)) -> f64 {

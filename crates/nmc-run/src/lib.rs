@@ -7,7 +7,7 @@
 //!
 //! | module | what |
 //! | --- | --- |
-//! | [`mod@run`] | read a scenario, pick its model ([`nmc_scenario::model_of`]), run it, write `summary.json`, the records and their plots ([`run_file`], [`run_text`]); resolve without running ([`resolve_text`]); run without writing ([`metrics_text`], [`summary_text`]) |
+//! | [`mod@run`] | read a scenario, pick its model ([`nmc_scenario::model_of`]), run it, write `summary.json`, the records and their plots ([`run_file`], [`run_text`]); resolve without running ([`resolve_text`]); run without writing ([`metrics_text`], [`summary_text`], [`imp_outcome_text`]) |
 //! | [`builtin`] | the shipped scenarios, built in: `nmc scenarios`, `nmc run NAME` |
 //! | [`charts`] | the plots a run draws of what it recorded (an IMP pair's resources held, its time slices drawn as K&O draw them) |
 //! | [`records`] | each model's records as a type ([`records::Record`]), matched exhaustively |
@@ -20,5 +20,6 @@ pub mod records;
 pub mod run;
 
 pub use run::{
-    Resolved, RunOptions, RunResult, metrics_text, resolve_text, run_file, run_text, summary_text,
+    Resolved, RunOptions, RunResult, imp_outcome_text, metrics_text, resolve_text, run_file,
+    run_text, summary_text,
 };

@@ -670,17 +670,31 @@ pub fn metrics_text(
     } else if model == "internet-1983" {
         internet_metrics(origin, text, &sets, progress)
     } else {
-        let (s, seed) = load_checked(origin, text, &sets, check_imp)?;
-        let keep = nmc_imp::run::Keep::Recorded;
-        let o = nmc_imp::run::run_keeping(
-            &nmc_imp_scenario::resolve(&s)?,
-            seed,
-            Trace::off(),
-            &mut |f| progress(f),
-            keep,
-        )?;
+        let (_, o) = imp_outcome_text(origin, text, opts, progress)?;
         Ok(o.metrics.to_map())
     }
+}
+
+/// Runs IMP scenario `text` with `opts`' overrides and seed as [`metrics_text`] does, and
+/// returns its resolved configuration and the model's whole outcome: the metrics, each line's
+/// figures (`lines.csv`'s), the time slices `network.slices` asks for (`slices.json`'s), and
+/// the records the scenario keeps. Writes nothing. A scenario of another model is an error.
+/// The page in `web/` draws its time slices over the map from this (`nmc-wasm`).
+pub fn imp_outcome_text(
+    origin: &str,
+    text: &str,
+    opts: &RunOptions,
+    progress: &dyn Fn(f64),
+) -> Result<(nmc_imp::ImpConfig, nmc_imp::run::Outcome)> {
+    let (model, sets) = model_and_sets(origin, text, opts)?;
+    if model != "imp" {
+        bail!("{origin}: the model is `{model}`; only the IMP model (`imp`) has an IMP subnet");
+    }
+    let (s, seed) = load_checked(origin, text, &sets, check_imp)?;
+    let config = nmc_imp_scenario::resolve(&s)?;
+    let keep = nmc_imp::run::Keep::Recorded;
+    let o = nmc_imp::run::run_keeping(&config, seed, Trace::off(), &mut |f| progress(f), keep)?;
+    Ok((config, o))
 }
 
 /// The `internet-1983` scenario's name, seed and configuration ([`resolved_config`]).
