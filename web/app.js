@@ -107,6 +107,7 @@ function fig3Request(net, n, f) {
   const bg = net === "map" ? backgroundOf(builtins["ko-v2-map"]) : null;
   if (bg && f.load !== "") sets.push(`traffic.${bg.index}.messages_per_second=${+(bg.rate * Number(f.load)).toFixed(4)}`);
   if (f.plt) sets.push(`network.params.plt_entries=${f.plt}`);
+  if (f.reasm) sets.push(`network.params.reassembly_buffers=${f.reasm}`);
   if (f.spr) sets.push(`network.params.single_packet_rule="${f.spr}"`);
   const name = net === "chain" ? "ko-v2-chain" : "ko-v2-map";
   return { dest, request: { call: "run", origin: name, text: builtins[name], seed: f.seed, overrides: sets.join("\n") } };
@@ -122,14 +123,14 @@ const EARLIER = ["#9a9a9a", "#d98b2b", "#3aa17a", "#b05cc4"];
 async function runFig3() {
   const f = {
     duration: $("f-duration").value, profile: $("f-profile").value, numbers: $("f-numbers").value,
-    load: $("f-load").value, plt: $("f-plt").value.trim(), spr: $("f-spr").value, seed: $("f-seed").value.trim(),
+    load: $("f-load").value, plt: $("f-plt").value.trim(), reasm: $("f-reasm").value.trim(), spr: $("f-spr").value, seed: $("f-seed").value.trim(),
   };
   const net = $("f-net").value;
   const hops = hopsList($("f-hops").value);
   $("f-run").disabled = true;
   if (fig3Rows.length > 0) fig3Earlier = fig3Earlier.concat([{ label: fig3Label, rows: fig3Rows }]).slice(-EARLIER.length);
   fig3Label = `${net === "chain" ? "chain" : "map"}, ${f.numbers} numbers, ${f.profile}` +
-    `${f.load ? ", load × " + f.load : ""}${f.plt ? ", PLT " + f.plt : ""}${f.spr ? ", " + f.spr : ""}, ${f.duration}`;
+    `${f.load ? ", load × " + f.load : ""}${f.plt ? ", PLT " + f.plt : ""}${f.reasm ? ", reassembly " + f.reasm : ""}${f.spr ? ", " + f.spr : ""}, ${f.duration}`;
   fig3Rows = [];
   drawFig3();
   const tbody = $("fig3-table").querySelector("tbody");

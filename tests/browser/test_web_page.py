@@ -129,8 +129,10 @@ def test_a_fig3_point_shows_nmc_runs_numbers(page, cli, tmp_path):
     # one blue point on each chart
     assert len(page.find_elements(By.CSS_SELECTOR, "#chart-tp circle.ours")) == 1
     assert len(page.find_elements(By.CSS_SELECTOR, "#chart-rtt circle.ours")) == 1
-    # Then 4 message numbers: the 8's point stays beside the new one, as an earlier curve.
+    # Then 4 message numbers and 16 reassembly buffers (K&O's "reassembly room"): the 8's
+    # point stays beside the new one, as an earlier curve, and the new row is that run.
     Select(page.find_element(By.ID, "f-numbers")).select_by_value("4")
+    set_input(page, "f-reasm", "16")
     page.find_element(By.ID, "f-run").click()
     WebDriverWait(page, WAIT_S).until(
         lambda d: d.find_element(By.ID, "f-run").is_enabled()
@@ -138,6 +140,28 @@ def test_a_fig3_point_shows_nmc_runs_numbers(page, cli, tmp_path):
         and len(d.find_elements(By.CSS_SELECTOR, "#chart-tp circle.earlier")) == 1
     )
     assert len(page.find_elements(By.CSS_SELECTOR, "#chart-tp circle.ours")) == 1
+    cells = [
+        td.text
+        for td in page.find_elements(By.CSS_SELECTOR, "#fig3-table tbody tr td")
+    ]
+    m = json.loads(
+        native_summary(
+            cli,
+            tmp_path,
+            "ko-v2-chain",
+            1,
+            [
+                "duration=20s",
+                "network.profile=v2-1974-10",
+                "network.params.message_numbers=4",
+                "network.topology.hops=2",
+                "network.hosts.1.imp=IMP2",
+                "network.params.reassembly_buffers=16",
+            ],
+        )
+    )["metrics"]
+    assert cells[2] == f"{m['throughput_kbps']:.2f}" and cells[6] == str(int(m["events"]))
+    set_input(page, "f-reasm", "")
 
 
 def native_slices(cli: str, tmp: Path, name: str, seed: int, sets: list[str]) -> list:
