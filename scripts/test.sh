@@ -20,9 +20,22 @@
 # interpreter); everything else it installs from the package registries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# Each step's wall time, printed when the next begins, and the whole at the end (issue 59: the
+# times a newcomer and CI can expect).
+started=$SECONDS
+step_start=$SECONDS
+step_name=""
+step() {
+    [ -z "$step_name" ] || echo "   ($step_name: $((SECONDS - step_start)) s)"
+    step_name=$1
+    step_start=$SECONDS
+    echo "== $1"
+}
+trap '[ -z "$step_name" ] || echo "   ($step_name: $((SECONDS - step_start)) s)"; echo "scripts/test.sh: $((SECONDS - started)) s in all"' EXIT
 root=$PWD
 
-echo "== cargo test --workspace"
+step "cargo test --workspace"
 INSTA_UPDATE="${INSTA_UPDATE:-no}" cargo test --workspace
 
 # The 9 tests that need root and network namespaces (a shaped path: TUN emulator, veth pairs)
@@ -30,14 +43,14 @@ INSTA_UPDATE="${INSTA_UPDATE:-no}" cargo test --workspace
 # unrun. Here they run as root, or wherever NMC_NETNS=1 says the environment can (.ci/run sets
 # it: CI runs as root); if they cannot make their namespaces, they fail.
 if [ "$(id -u)" = 0 ] || [ "${NMC_NETNS:-}" = 1 ]; then
-    echo "== the network-namespace tests (ignored by plain cargo test)"
+    step "the network-namespace tests (ignored by plain cargo test)"
     cargo test -p nmc-probe --test netem --test netem_pump -- --ignored
     cargo test -p nmc-realtime --test shaped_link -- --ignored
 else
-    echo "== the network-namespace tests: not run (need root; set NMC_NETNS=1 where they can run)"
+    step "the network-namespace tests: not run (need root; set NMC_NETNS=1 where they can run)"
 fi
 
-echo "== the page in a browser (issue 60): scripts/build-web.sh, and the wasm build under Node"
+step "the page in a browser (issue 60): scripts/build-web.sh, and the wasm build under Node"
 # The simulation compiled to wasm32-unknown-unknown (crates/nmc-wasm) and the page (web/) into
 # target/web/: about 3.5 minutes of a 2-core machine from cold. Node's test runner compares the
 # module's summaries with `nmc run`'s byte for byte (tests/wasm). Skipped, with the reason,
@@ -57,34 +70,34 @@ else
     echo "SKIPPED the page's build and its tests: $web_skip"
 fi
 
-echo "== Python: a fresh virtual environment"
+step "Python: a fresh virtual environment"
 py="${PYTHON:-python3}"
 venv="$root/target/py-test-venv"
 rm -rf "$venv"
 "$py" -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "maturin>=1.9,<2"
 
-echo "== Python: build the wheel (maturin, release)"
+step "Python: build the wheel (maturin, release)"
 wheels="$root/target/py-test-wheels"
 rm -rf "$wheels"
 (cd python && "$venv/bin/maturin" build --release --out "$wheels")
 wheel=$(ls "$wheels"/nmc-*.whl)
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${wheel}[test]"
 
-echo "== Python: pytest"
+step "Python: pytest"
 # From target/, so that `import nmc` is the installed wheel, not python/nmc (no compiled module).
 cli="$root/target/debug/nmc"
 cd "$root/target"
 NMC_CLI="$([ -x "$cli" ] && echo "$cli" || true)" \
     "$venv/bin/python" -m pytest "$root/python/tests" -p no:cacheprovider -q
 
-echo "== the instruments' JSON documents against their JSON Schemas (tests/schemas)"
+step "the instruments' JSON documents against their JSON Schemas (tests/schemas)"
 # Issue 58 §4: schemas/nmc-instrument-2/ checked against every kind of -J document the
 # instruments print on loopback (about 15 s), with jsonschema in the test environment.
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "jsonschema>=4.18,<5"
 NMC_CLI="$cli" "$venv/bin/python" -m pytest "$root/tests/schemas" -p no:cacheprovider -q
 
-echo "== the report page in headless Chromium (tests/browser)"
+step "the report page in headless Chromium (tests/browser)"
 # Chromium and ChromeDriver from the system's packages (Debian: chromium, chromium-driver),
 # installed here when missing; Selenium into the test environment. The test is skipped, with
 # the reason, only when the browser cannot be installed.
