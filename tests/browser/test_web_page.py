@@ -86,6 +86,24 @@ def test_the_published_points_are_the_targets_file(page):
     assert drawn["rtt"] == [r["base"] + r["per_hop"] * (n - 1) for n in range(1, 10)]
 
 
+def fig3_cells(page) -> list[str]:
+    """The Fig. 3 table's cells, row after row."""
+    return [td.text for td in page.find_elements(By.CSS_SELECTOR, "#fig3-table tbody tr td")]
+
+
+def two_hop_chain_metrics(cli: str, tmp: Path, numbers: int, *extra: str) -> dict:
+    """The metrics of `nmc run ko-v2-chain` as the page's 2-hop, 20 s point asks for it."""
+    sets = [
+        "duration=20s",
+        "network.profile=v2-1974-10",
+        f"network.params.message_numbers={numbers}",
+        "network.topology.hops=2",
+        "network.hosts.1.imp=IMP2",
+        *extra,
+    ]
+    return json.loads(native_summary(cli, tmp, "ko-v2-chain", 1, sets))["metrics"]
+
+
 def test_a_fig3_point_shows_nmc_runs_numbers(page, cli, tmp_path):
     """Two hops, 8 message numbers, 20 simulated seconds: the row the page shows is the run."""
     Select(page.find_element(By.ID, "f-hops")).select_by_value("2")
@@ -97,26 +115,8 @@ def test_a_fig3_point_shows_nmc_runs_numbers(page, cli, tmp_path):
     WebDriverWait(page, WAIT_S).until(
         lambda d: d.find_element(By.ID, "fig3").get_attribute("data-done") == "1"
     )
-    cells = [
-        td.text
-        for td in page.find_elements(By.CSS_SELECTOR, "#fig3-table tbody tr td")
-    ]
-    summary = json.loads(
-        native_summary(
-            cli,
-            tmp_path,
-            "ko-v2-chain",
-            1,
-            [
-                "duration=20s",
-                "network.profile=v2-1974-10",
-                "network.params.message_numbers=8",
-                "network.topology.hops=2",
-                "network.hosts.1.imp=IMP2",
-            ],
-        )
-    )
-    m = summary["metrics"]
+    cells = fig3_cells(page)
+    m = two_hop_chain_metrics(cli, tmp_path, 8)
     assert cells[:6] == [
         "2",
         "IMP2",
@@ -140,26 +140,8 @@ def test_a_fig3_point_shows_nmc_runs_numbers(page, cli, tmp_path):
         and len(d.find_elements(By.CSS_SELECTOR, "#chart-tp circle.earlier")) == 1
     )
     assert len(page.find_elements(By.CSS_SELECTOR, "#chart-tp circle.ours")) == 1
-    cells = [
-        td.text
-        for td in page.find_elements(By.CSS_SELECTOR, "#fig3-table tbody tr td")
-    ]
-    m = json.loads(
-        native_summary(
-            cli,
-            tmp_path,
-            "ko-v2-chain",
-            1,
-            [
-                "duration=20s",
-                "network.profile=v2-1974-10",
-                "network.params.message_numbers=4",
-                "network.topology.hops=2",
-                "network.hosts.1.imp=IMP2",
-                "network.params.reassembly_buffers=16",
-            ],
-        )
-    )["metrics"]
+    cells = fig3_cells(page)
+    m = two_hop_chain_metrics(cli, tmp_path, 4, "network.params.reassembly_buffers=16")
     assert cells[2] == f"{m['throughput_kbps']:.2f}" and cells[6] == str(int(m["events"]))
     set_input(page, "f-reasm", "")
 

@@ -240,7 +240,7 @@ fn probe_report_interval_lines_add_up() {
         prev_end = l["end_s"].as_f64().unwrap();
         if l["answered"].as_u64().unwrap() > 0 {
             with_rtt += 1;
-            assert!(l["rtt_min_ms"].as_f64().unwrap() <= l["rtt_max_ms"].as_f64().unwrap());
+            assert!(l["rtt_min_s"].as_f64().unwrap() <= l["rtt_max_s"].as_f64().unwrap());
         }
     }
     assert!(with_rtt > 0);

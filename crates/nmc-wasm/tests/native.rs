@@ -5,10 +5,10 @@
 use nmc_run::{RunOptions, builtin};
 use nmc_scenario::Override;
 
-/// `nmc run NAME --seed SEED --set ...` into a fresh folder: its summary.json's text.
-fn nmc_run_summary(name: &str, seed: u64, sets: &[&str]) -> String {
+/// `nmc run NAME --seed SEED --set ...` into a fresh folder: the text of its file `file`.
+fn nmc_run_file(name: &str, seed: u64, sets: &[impl AsRef<str>], file: &str) -> String {
     let out = std::env::temp_dir().join(format!(
-        "nmc-wasm-native-{name}-{seed}-{}",
+        "nmc-wasm-native-{name}-{seed}-{file}-{}",
         std::process::id()
     ));
     let _ = std::fs::remove_dir_all(&out);
@@ -16,16 +16,15 @@ fn nmc_run_summary(name: &str, seed: u64, sets: &[&str]) -> String {
         seed: Some(seed),
         sets: sets
             .iter()
-            .map(|s| s.parse::<Override>().unwrap())
+            .map(|s| s.as_ref().parse::<Override>().unwrap())
             .collect(),
         out: Some(out.clone()),
         trace_limit: None,
     };
-    let text = builtin::find(name).unwrap();
-    nmc_run::run_text(name, text, &opts, &|_| {}).unwrap();
-    let summary = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    nmc_run::run_text(name, builtin::find(name).unwrap(), &opts, &|_| {}).unwrap();
+    let text = std::fs::read_to_string(out.join(file)).unwrap();
     std::fs::remove_dir_all(&out).unwrap();
-    summary
+    text
 }
 
 #[test]
@@ -43,7 +42,7 @@ fn the_summary_is_nmc_runs_byte_for_byte() {
         ),
         ("golden-chain", &[][..]),
     ] {
-        let native = nmc_run_summary(name, 7, sets);
+        let native = nmc_run_file(name, 7, sets, "summary.json");
         let calls = std::cell::Cell::new(0u32);
         let got = nmc_wasm::summary(
             name,
@@ -72,28 +71,6 @@ fn bad_input_is_one_line_not_a_panic() {
         assert!(!line.contains('\n'), "{line}");
         assert!(!line.is_empty());
     }
-}
-
-/// `nmc run NAME --seed SEED --set ...` into a fresh folder: its slices.json, parsed.
-fn nmc_run_slices(name: &str, seed: u64, sets: &[String]) -> serde_json::Value {
-    let out = std::env::temp_dir().join(format!(
-        "nmc-wasm-native-slices-{name}-{seed}-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&out);
-    let opts = RunOptions {
-        seed: Some(seed),
-        sets: sets
-            .iter()
-            .map(|s| s.parse::<Override>().unwrap())
-            .collect(),
-        out: Some(out.clone()),
-        trace_limit: None,
-    };
-    nmc_run::run_text(name, builtin::find(name).unwrap(), &opts, &|_| {}).unwrap();
-    let text = std::fs::read_to_string(out.join("slices.json")).unwrap();
-    std::fs::remove_dir_all(&out).unwrap();
-    serde_json::from_str(&text).unwrap()
 }
 
 #[test]
@@ -125,7 +102,8 @@ fn the_slices_are_nmc_runs_slices_json() {
         .unwrap();
         let mut native_sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
         native_sets.push(run.set.clone());
-        let native = nmc_run_slices(name, 7, &native_sets);
+        let native: serde_json::Value =
+            serde_json::from_str(&nmc_run_file(name, 7, &native_sets, "slices.json")).unwrap();
         let got = serde_json::to_value(&run.slices).unwrap();
         assert_eq!(got, native, "{name} {sets:?}");
         assert!(!run.slices.is_empty(), "{name}: no slice taken");
