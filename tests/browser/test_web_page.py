@@ -51,13 +51,18 @@ def cli() -> str:
     return cli
 
 
-def native_summary(cli: str, tmp: Path, name: str, seed: int, sets: list[str]) -> str:
-    out = tmp / f"{name}-{seed}-{len(sets)}"
+def native_file(cli: str, tmp: Path, name: str, seed: int, sets: list[str], file: str) -> str:
+    """`nmc run NAME --seed SEED --set ... --out DIR`: the text of its file `file`."""
+    out = tmp / f"{name}-{seed}-{len(sets)}-{file}"
     args = [cli, "run", name, "--seed", str(seed), "--out", str(out)]
     for s in sets:
         args += ["--set", s]
     subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
-    return (out / "summary.json").read_text()
+    return (out / file).read_text()
+
+
+def native_summary(cli: str, tmp: Path, name: str, seed: int, sets: list[str]) -> str:
+    return native_file(cli, tmp, name, seed, sets, "summary.json")
 
 
 @pytest.fixture(scope="module")
@@ -147,13 +152,8 @@ def test_a_fig3_point_shows_nmc_runs_numbers(page, cli, tmp_path):
 
 
 def native_slices(cli: str, tmp: Path, name: str, seed: int, sets: list[str]) -> list:
-    """`nmc run NAME --seed SEED --set ... --out DIR`: its slices.json, parsed."""
-    out = tmp / f"slices-{name}-{seed}"
-    args = [cli, "run", name, "--seed", str(seed), "--out", str(out)]
-    for s in sets:
-        args += ["--set", s]
-    subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
-    return json.loads((out / "slices.json").read_text())
+    """`nmc run`'s slices.json for the same run, parsed."""
+    return json.loads(native_file(cli, tmp, name, seed, sets, "slices.json"))
 
 
 def set_input(page, element_id: str, value: str):
