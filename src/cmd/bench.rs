@@ -26,6 +26,9 @@ use nmc_sim::{SimDuration, Trace};
 use std::time::Instant;
 
 #[derive(Args)]
+#[command(after_help = "Examples:\n  \
+    nmc bench                                   # 5 runs of each benchmark; median and range\n  \
+    nmc bench --duration 60min --repeat 3 --json")]
 pub struct BenchArgs {
     /// Simulated time per run.
     #[arg(long, default_value = "600min")]

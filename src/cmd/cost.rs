@@ -56,7 +56,7 @@ pub struct CostArgs {
     #[arg(long, conflicts_with = "target")]
     pub serve: bool,
     /// With --serve: the address and port to listen on.
-    #[arg(long, default_value_t = SocketAddr::from(([0, 0, 0, 0], DEFAULT_PORT)))]
+    #[arg(long, default_value_t = nmc_serve::bind::any(DEFAULT_PORT))]
     pub listen: SocketAddr,
     /// With --serve: stop by itself after this long, e.g. 10min.
     #[arg(long, value_parser = crate::cmd::parse_unit::<nmc_sim::SimDuration>)]
@@ -405,7 +405,7 @@ fn serve(a: &CostArgs) -> Result<Outcome> {
         None
     } else {
         Some(
-            UdpSocket::bind(sink.addr)
+            nmc_serve::bind::udp(sink.addr)
                 .with_context(|| format!("cannot listen on {} (UDP)", sink.addr))?,
         )
     };

@@ -31,7 +31,7 @@ A reply is never longer than its request. Bad, unauthenticated and over-rate pac
 and counted; a summary line goes to stderr every --log-every and at the end. Ctrl-C stops cleanly.")]
 pub struct ServeArgs {
     /// Address and UDP port to listen on.
-    #[arg(long, default_value_t = SocketAddr::from(([0, 0, 0, 0], DEFAULT_PORT)))]
+    #[arg(long, default_value_t = nmc_serve::bind::any(DEFAULT_PORT))]
     pub listen: SocketAddr,
     /// Answer only requests tagged with this shared secret (HMAC-SHA256; the file's bytes, surrounding whitespace removed; at least 16).
     #[arg(long, value_name = "FILE")]
@@ -123,7 +123,7 @@ pub struct ProbeArgs {
     /// HOST, HOST:PORT or `[IPv6]:PORT` (default port 8890; the port is ignored with --icmp).
     pub target: String,
     /// Volleys in the run (RFC 889: 512).
-    #[arg(long, default_value_t = 512)]
+    #[arg(short = 'c', long, default_value_t = 512)]
     pub count: u32,
     /// Lengths uniform on LO..HI bytes, both ends included (RFC 889: 0..256, rounded up to 40).
     #[arg(long, default_value = "0..256", value_parser = parse_lengths, conflicts_with = "length")]

@@ -4,7 +4,7 @@
 //! | code | meaning |
 //! | --- | --- |
 //! | 0 | the run completed (for `reproduce`, every check within its tolerance) |
-//! | 1 | a check fell outside its tolerance (`reproduce`, `rto`) |
+//! | 1 | a check fell outside its tolerance (`reproduce --strict`) |
 //! | 2 | bad usage or input, or another failure (a file that cannot be written, ...) |
 //! | 3 | cannot reach the server, or it refused the run: nothing was measured |
 //! | 4 | a partial run: the path or the server stopped it early; what was measured is printed and written |
@@ -94,6 +94,67 @@ pub fn code(e: &anyhow::Error) -> u8 {
         }
     }
     FAILED
+}
+
+/// The exit statuses the command `path` (the words after `nmc`: `["echo", "probe"]`) can end
+/// with, each with its meaning for that command: its man page's EXIT STATUS section (issue 58
+/// §8), from the table above.
+pub fn statuses(path: &[&str]) -> Vec<(u8, &'static str)> {
+    const SECOND: (u8, &str) = (
+        130,
+        "a second signal, more than 0.5 s after the first: the process ended at once, keeping \
+         nothing more",
+    );
+    const USAGE: (u8, &str) = (
+        FAILED,
+        "bad usage or input, or another failure (a file that cannot be written, ...): one line on \
+         stderr",
+    );
+    match path {
+        ["echo", "probe"] | ["pump"] | ["stream"] | ["cost"] => {
+            let mut v = vec![
+                (OK, "the run completed"),
+                USAGE,
+                (
+                    UNREACHABLE,
+                    "cannot reach the server, or it refused the run: nothing was measured",
+                ),
+            ];
+            if matches!(path, ["pump"] | ["stream"]) {
+                v.push((
+                    PARTIAL,
+                    "a partial run: the path or the server ended it early; what was measured is \
+                     printed and written",
+                ));
+            }
+            v.push((
+                STOPPED,
+                "stopped by the user (Ctrl-C, SIGTERM); what was measured is printed and written",
+            ));
+            v.push(SECOND);
+            v
+        }
+        ["serve"] | ["echo", "serve"] | ["sink"] => vec![
+            (
+                OK,
+                "stopped by SIGTERM or Ctrl-C, or at --duration, with a last summary line",
+            ),
+            USAGE,
+            SECOND,
+        ],
+        ["reproduce"] => vec![
+            (
+                OK,
+                "the run completed (with --strict: and every row is within its tolerance)",
+            ),
+            (
+                OUTSIDE_TOLERANCE,
+                "with --strict: a row fell outside its tolerance",
+            ),
+            USAGE,
+        ],
+        _ => vec![(OK, "the command completed"), USAGE],
+    }
 }
 
 #[cfg(test)]

@@ -337,6 +337,8 @@ pub fn stream(runs: &[nmc_realtime::stream::sender::StreamRun], target: &str) ->
                     "min_gap_s": ms(r.gaps.min_ms()),
                     "lost": lost(r),
                     "sink_received": r.sink_received,
+                    "jitter_s": r.arrivals.and_then(|a| a.jitter_ns).map(|j| j as f64 / 1e9),
+                    "out_of_order": r.arrivals.map(|a| a.out_of_order),
                     "partial": r.partial,
                 }),
             )

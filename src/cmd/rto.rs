@@ -87,7 +87,7 @@ pub struct EvaluateArgs {
 #[command(
     after_help = "Grid: key=a..b/step, key=v1|v2|v3 or key=v, one to three keys of the \
 estimator; the first is the heat map's x axis, the second its y axis, the third makes panels.\n\n\
-Example:\n  nmc rto sweep foe.csv isid.csv --grid F1=0.8..0.975/0.025,F2=0.5..0.95/0.05,G=1.5|2|2.5"
+Examples:\n  nmc rto sweep foe.csv isid.csv --grid 'F1=0.8..0.975/0.025,F2=0.5..0.95/0.05,G=1.5|2|2.5'"
 )]
 pub struct SweepArgs {
     /// Trace files.

@@ -32,7 +32,7 @@ no signal). SIGTERM or Ctrl-C stops it cleanly, with a last summary. A systemd u
 book (docs/src/how-to/serve.md). `nmc echo serve --pump`, `nmc sink` and `nmc cost --serve` remain, each serving its own.")]
 pub struct ServeArgs {
     /// Address and port (UDP and TCP) to listen on.
-    #[arg(long, default_value_t = SocketAddr::from(([0, 0, 0, 0], DEFAULT_PORT)))]
+    #[arg(long, default_value_t = nmc_serve::bind::any(DEFAULT_PORT))]
     pub listen: SocketAddr,
     /// Serve only clients that hold this shared secret (HMAC-SHA256; the file's bytes,
     /// surrounding whitespace removed; at least 16): the TCP challenge, and a tag on each UDP

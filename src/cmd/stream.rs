@@ -36,7 +36,7 @@ pub struct StreamArgs {
     /// HOST, HOST:PORT or `[IPv6]:PORT` of an `nmc serve` or `nmc sink` (default port 8890).
     pub target: String,
     /// Process bit rate, e.g. 30kbit/s.
-    #[arg(long, default_value = "30kbit/s", value_parser = parse_unit::<BitRate>)]
+    #[arg(short = 'b', long, default_value = "30kbit/s", value_parser = parse_unit::<BitRate>)]
     pub rate: BitRate,
     /// Size of each of the two buffers, e.g. 2016bit or 252B.
     #[arg(long, default_value = "2016bit", value_parser = parse_unit::<Bits>)]
@@ -45,7 +45,7 @@ pub struct StreamArgs {
     #[arg(short = 't', long, default_value = "30s", value_parser = parse_unit::<SimDuration>)]
     pub duration: SimDuration,
     /// UDP, one datagram per buffer (default TCP, reliable as the NCP's connections were).
-    #[arg(long)]
+    #[arg(short = 'u', long)]
     pub udp: bool,
     /// A write is complete when the sink acknowledges the buffer, not when the socket takes it.
     #[arg(long)]
@@ -89,9 +89,14 @@ pub struct StreamArgs {
 }
 
 #[derive(Args)]
+#[command(after_help = "Examples:\n  \
+    nmc sink                                            # TCP and UDP port 8890, until Ctrl-C\n  \
+    nmc sink --listen 127.0.0.1:5080 --duration 10min --secret-file secret\n  \
+    nmc sink --stall-after 100 --stall-for 2s           # stops reading once: a host that falls behind\n\n\
+`nmc serve` serves the stream too, beside every other instrument; this sink serves the stream alone.")]
 pub struct SinkArgs {
     /// Address and port (TCP and UDP) to listen on.
-    #[arg(long, default_value_t = SocketAddr::from(([0, 0, 0, 0], DEFAULT_PORT)))]
+    #[arg(long, default_value_t = nmc_serve::bind::any(DEFAULT_PORT))]
     pub listen: SocketAddr,
     /// For tests: stop reading once, after this many buffers ...
     #[arg(long, requires = "stall_for")]
@@ -198,6 +203,14 @@ fn key_box(r: &StreamRun) -> String {
         }
         (Transport::Tcp, ..) => {}
     }
+    // Issue 58 §5: what the receiver saw of the buffers' order and timing (UDP).
+    if let Some(a) = &r.arrivals {
+        let jitter = a
+            .jitter_ns
+            .map_or("?".to_string(), |j| format!("{:.3}ms", j as f64 / 1e6));
+        lines.push((jitter, "jitter (RFC 3550)"));
+        lines.push((a.out_of_order.to_string(), "# out of order"));
+    }
     let key = r.gaps.key_lines();
     let labels: &[&str] = if key.len() == 2 {
         &["gap time", "# gaps"]
@@ -263,6 +276,8 @@ fn write_outputs(dir: &Path, runs: &[StreamRun]) -> Result<()> {
             "acks_lost": r.acks_lost,
             "loss_seen": super::json::lost(r).is_some(),
             "sink_received": r.sink_received,
+            "jitter_ms": r.arrivals.and_then(|a| a.jitter_ns).map(|j| j as f64 / 1e6),
+            "out_of_order": r.arrivals.map(|a| a.out_of_order),
             "partial": r.partial,
         }))).collect::<Vec<_>>(),
     });

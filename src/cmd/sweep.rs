@@ -67,6 +67,8 @@ pub enum SweepCommand {
 }
 
 #[derive(Args)]
+#[command(after_help = "Examples:\n  \
+    nmc sweep merge --out out/md1-load out/s0 out/s1   # the shards of `--shard 0/2` and `1/2`")]
 pub struct MergeArgs {
     /// The shards' output folders.
     #[arg(required = true, value_name = "SHARD_DIR")]

@@ -111,6 +111,38 @@ fn man_pages_for_nmc_and_each_subcommand() {
     }
     let pump = std::fs::read_to_string(out.join("nmc-pump.1")).unwrap();
     assert!(pump.contains("outstanding"), "nmc-pump.1 lacks its options");
+    // Issue 58 §8: each page has its EXAMPLES and EXIT STATUS, and groff reads every page
+    // without a warning (where groff is installed).
+    for s in [".SH EXAMPLES", ".SH \"EXIT STATUS\"", "nmc pump 127.0.0.1"] {
+        assert!(pump.contains(s), "nmc-pump.1 lacks {s}");
+    }
+    let mut pages: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    pages.sort();
+    assert!(pages.len() >= 20, "{pages:?}");
+    if std::process::Command::new("groff")
+        .arg("--version")
+        .output()
+        .is_ok()
+    {
+        for p in &pages {
+            let o = std::process::Command::new("groff")
+                .args(["-K", "utf8", "-man", "-ww", "-z"])
+                .arg(p)
+                .output()
+                .unwrap();
+            assert!(
+                o.status.success() && o.stderr.is_empty(),
+                "{}: {}",
+                p.display(),
+                stderr(&o)
+            );
+        }
+    } else {
+        eprintln!("groff not installed: the pages' roff not checked");
+    }
     // A file where the folder should be: one line, exit 2.
     let file = dir.join("a-file");
     std::fs::write(&file, "x").unwrap();

@@ -46,7 +46,7 @@
 
 use nmc_serve::{Conn, Gate, GateCounters, Key, Limits};
 use std::io::{self, Read, Write};
-use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, UdpSocket};
+use std::net::{Shutdown, SocketAddr, TcpStream, UdpSocket};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
@@ -405,7 +405,7 @@ impl TcpSink {
             .limits
             .check()
             .map_err(|m| io::Error::new(io::ErrorKind::InvalidInput, m))?;
-        let listener = TcpListener::bind(listen)?;
+        let listener = nmc_serve::bind::tcp(listen)?;
         let addr = listener.local_addr()?;
         let stop = Arc::new(AtomicBool::new(false));
         let stop2 = stop.clone();

@@ -103,7 +103,7 @@ impl EchoServer {
             (sock, Some(tcp))
         } else {
             (
-                UdpSocket::bind(listen).map_err(|e| Error::Bind(listen, e))?,
+                nmc_serve::bind::udp(listen).map_err(|e| Error::Bind(listen, e))?,
                 None,
             )
         };

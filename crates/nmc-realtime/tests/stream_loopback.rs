@@ -63,7 +63,88 @@ fn loopback_tcp_and_udp_at_30_kbit_s_have_no_gaps() {
         let r = run(&config(s.addr, t, ack, 2)).unwrap();
         check_gap_free(&r);
         assert_eq!(r.acks_lost, 0);
+        // Issue 58 §5: over UDP the sink says what it saw of order and timing; on loopback
+        // nothing is reordered and the jitter is scheduling noise (bound fixed before
+        // running: under 20 ms, where the buffers come every 67 ms).
+        match t {
+            Transport::Tcp => assert_eq!(r.arrivals, None),
+            Transport::Udp => {
+                let a = r.arrivals.expect("the sink's arrivals");
+                assert_eq!(a.out_of_order, 0, "{a:?}");
+                let j = a.jitter_ns.expect("29 timed buffers give a jitter");
+                assert!(j < 20_000_000, "{a:?}");
+                assert_eq!(r.sink_received, Some(29));
+            }
+        }
     }
+}
+
+/// Issue 58 §5, RFC 3550 A.8 at the sink: three timed buffers sent back to back, numbered
+/// 0, 2, 1 and stamped 0 s, 1 s and 2 s apart. Their transits then differ by about 1 s each
+/// (they arrive microseconds apart), so J = 1/16 s, then 1/16 + (1 − 1/16)/16 s = 121.1 ms;
+/// buffer 1 came after buffer 2. Tolerance, fixed before running: 5 ms (scheduling between
+/// the sends). The sink's answer repeats when asked again (its answer lost), and its plain
+/// tally then says the same count.
+#[test]
+fn the_sink_reports_rfc_3550_jitter_and_order_of_what_arrived() {
+    use nmc_realtime::stream::wire;
+    let s = sink(None);
+    let u = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    u.connect(s.addr).unwrap();
+    u.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+    for (seq, sent) in [(0u64, 0u64), (2, 1_000_000_000), (1, 2_000_000_000)] {
+        let mut f = wire::header(seq, 16, false).to_vec();
+        f.extend([0u8; 16]);
+        wire::stamp(&mut f, sent);
+        u.send(&f).unwrap();
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    let mut a = [0u8; 64];
+    for _ in 0..2 {
+        u.send(&wire::arrivals_request(3)).unwrap();
+        let n = u.recv(&mut a).unwrap();
+        let (got, out_of_order, jitter) = wire::parse_arrivals(&a[..n]).expect("arrivals");
+        assert_eq!((got, out_of_order), (3, 1));
+        let j = jitter.expect("three timed buffers") as f64 / 1e6;
+        assert!((j - 121.09).abs() < 5.0, "jitter {j} ms");
+    }
+    u.send(&wire::tally_request(3)).unwrap();
+    let n = u.recv(&mut a).unwrap();
+    assert_eq!(wire::parse_tally(&a[..n]), Some(3));
+}
+
+/// A sink that answers only the plain tally (an nmc before issue 58 §5): the stream still
+/// gets its count, and says it has no arrivals rather than reporting none out of order.
+#[test]
+fn a_sink_without_arrivals_still_gives_its_tally() {
+    use nmc_realtime::stream::wire;
+    let old = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let addr = old.local_addr().unwrap();
+    old.set_read_timeout(Some(Duration::from_millis(50)))
+        .unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let stop2 = stop.clone();
+    let t = std::thread::spawn(move || {
+        let mut got = 0u64;
+        let mut b = [0u8; 2048];
+        while !stop2.load(Ordering::Relaxed) {
+            let Ok((n, from)) = old.recv_from(&mut b) else {
+                continue;
+            };
+            if wire::is_tally_request(&b[..n]) {
+                old.send_to(&wire::tally(got), from).unwrap();
+            } else if wire::parse_header(&b[..n]).is_some() {
+                got += 1;
+            }
+        }
+    });
+    let mut c = config(addr, Transport::Udp, false, 1);
+    c.ack_timeout = Duration::from_millis(300);
+    let r = run(&c).unwrap();
+    stop.store(true, Ordering::Relaxed);
+    t.join().unwrap();
+    assert_eq!(r.arrivals, None);
+    assert_eq!(r.sink_received, Some(r.buffers_sent), "{r:?}");
 }
 
 /// The sink reads 10 buffers, then stops reading for 500 ms. With acknowledgements, buffer 10

@@ -76,6 +76,15 @@ fn the_sink_sends_and_the_client_gets_every_buffer_and_the_gaps() {
         if t == Transport::Udp && !ack {
             assert_eq!(r.sink_received, Some(29), "the tally is what arrived here");
         }
+        // Issue 58 §5: this host is the receiver, and says what it saw (UDP only).
+        match t {
+            Transport::Tcp => assert_eq!(r.arrivals, None),
+            Transport::Udp => {
+                let a = r.arrivals.expect("arrivals here");
+                assert_eq!(a.out_of_order, 0, "{a:?}");
+                assert!(a.jitter_ns.expect("timed buffers") < 20_000_000, "{a:?}");
+            }
+        }
         assert_eq!(r.gaps.count(), 0, "gaps on loopback: {:?}", r.gaps);
         assert_eq!(r.records.len(), 29);
         assert_eq!(r.config.target, s.addr);

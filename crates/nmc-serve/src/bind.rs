@@ -1,8 +1,9 @@
 //! One port for UDP and TCP: the echo server's pump side and the discard sink listen on both
 //! at the same port number.
 
+use socket2::{Domain, Socket, Type};
 use std::io;
-use std::net::{SocketAddr, TcpListener, UdpSocket};
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, UdpSocket};
 
 /// Tries, for port 0, before giving up on a port the kernel picked for UDP and found taken for
 /// TCP (each try is a fresh pick).
@@ -28,11 +29,64 @@ impl From<BindError> for io::Error {
     }
 }
 
+/// Where every server listens unless told (issue 58 §7): all of the host's addresses, IPv6 and
+/// IPv4 alike (`[::]`, dual-stack), port `port`.
+pub fn any(port: u16) -> SocketAddr {
+    SocketAddr::from((Ipv6Addr::UNSPECIFIED, port))
+}
+
+/// A socket of `ty` bound to `addr` (a TCP one listening). `[::]` is dual-stack whatever the
+/// system's default (`IPV6_V6ONLY` off): IPv4 clients arrive as `::ffff:a.b.c.d`. On a host
+/// without IPv6, `[::]` is bound as `0.0.0.0`, the same port.
+fn socket(addr: SocketAddr, ty: Type) -> io::Result<Socket> {
+    let open = |addr: SocketAddr| -> io::Result<Socket> {
+        let s = Socket::new(Domain::for_address(addr), ty, None)?;
+        if addr.is_ipv6() && addr.ip().is_unspecified() {
+            s.set_only_v6(false)?;
+        }
+        if ty == Type::STREAM {
+            // As std's TcpListener::bind does on Unix: a restarted server gets its port back
+            // while the last one's connections are in TIME_WAIT.
+            #[cfg(unix)]
+            s.set_reuse_address(true)?;
+        }
+        s.bind(&addr.into())?;
+        if ty == Type::STREAM {
+            s.listen(1024)?;
+        }
+        Ok(s)
+    };
+    match open(addr) {
+        Err(e) if addr == any(addr.port()) && no_ipv6(&e) => {
+            open(SocketAddr::from((Ipv4Addr::UNSPECIFIED, addr.port())))
+        }
+        r => r,
+    }
+}
+
+/// Whether `e` says this host has no IPv6 (the family unsupported, or no address to bind).
+fn no_ipv6(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::AddrNotAvailable
+        || e.raw_os_error() == Some(libc::EAFNOSUPPORT)
+        || e.raw_os_error() == Some(libc::EPROTONOSUPPORT)
+}
+
+/// A UDP socket bound to `addr` (`[::]`: dual-stack, as [`socket`] says).
+pub fn udp(addr: SocketAddr) -> io::Result<UdpSocket> {
+    socket(addr, Type::DGRAM).map(Into::into)
+}
+
+/// A TCP listener on `addr` (`[::]`: dual-stack, as [`socket`] says).
+pub fn tcp(addr: SocketAddr) -> io::Result<TcpListener> {
+    socket(addr, Type::STREAM).map(Into::into)
+}
+
 /// A UDP socket and a TCP listener on one port of `addr`'s address: its port, or for port 0 a
 /// free port both can have. The kernel's pick for UDP may be in use for TCP (a listener, or
-/// the local end of a connection): then the pair is picked again, up to 64 times.
+/// the local end of a connection): then the pair is picked again, up to 64 times. `[::]` is
+/// dual-stack ([`udp`], [`tcp`]).
 pub fn udp_and_tcp(addr: SocketAddr) -> Result<(UdpSocket, TcpListener), BindError> {
-    udp_and_tcp_with(addr, UdpSocket::bind, TcpListener::bind)
+    udp_and_tcp_with(addr, udp, tcp)
 }
 
 fn udp_and_tcp_with<U, T>(
@@ -121,6 +175,33 @@ mod tests {
             matches!(err, BindError::Tcp(a, _) if a == at(5000)),
             "{err}"
         );
+    }
+
+    /// Issue 58 §7: `[::]` takes IPv6 and IPv4 clients on one port, TCP and UDP, whatever the
+    /// system's `bindv6only`; IPv4 ones arrive as `::ffff:127.0.0.1`.
+    #[test]
+    fn the_default_address_serves_ipv4_and_ipv6() {
+        use std::io::{Read, Write};
+        let (u, t) = udp_and_tcp(any(0)).expect("bind [::]:0");
+        let port = u.local_addr().unwrap().port();
+        let mut clients = vec![SocketAddr::from(([127, 0, 0, 1], port))];
+        if UdpSocket::bind("[::1]:0").is_ok() {
+            clients.push(SocketAddr::from((Ipv6Addr::LOCALHOST, port)));
+        }
+        for to in clients {
+            let c = UdpSocket::bind(SocketAddr::new(to.ip(), 0)).unwrap();
+            c.send_to(b"ping", to).unwrap();
+            let mut b = [0u8; 8];
+            let (n, from) = u.recv_from(&mut b).unwrap();
+            assert_eq!(&b[..n], b"ping");
+            assert_eq!(from.ip().to_canonical(), to.ip(), "{from}");
+            u.send_to(b"pong", from).unwrap();
+            c.recv(&mut b).unwrap();
+            let mut s = std::net::TcpStream::connect(to).unwrap();
+            let (mut a, _) = t.accept().unwrap();
+            s.write_all(b"x").unwrap();
+            a.read_exact(&mut b[..1]).unwrap();
+        }
     }
 
     /// Port 0 gives up after its tries rather than looping for ever.

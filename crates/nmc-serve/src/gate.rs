@@ -831,7 +831,12 @@ impl Gate {
                 spare = std::fs::File::open("/dev/null").ok();
             }
             match listener.accept() {
-                Ok((s, peer)) => self.admit(s, peer, &slots, &threads, &done, &handler),
+                // An IPv4 client of a dual-stack listener as IPv4 (issue 58 §7): in the logs
+                // and the per-source count, as on an IPv4 listener.
+                Ok((s, peer)) => {
+                    let peer = SocketAddr::new(peer.ip().to_canonical(), peer.port());
+                    self.admit(s, peer, &slots, &threads, &done, &handler)
+                }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => std::thread::sleep(ACCEPT_IDLE),
                 Err(e)
                     if matches!(

@@ -185,7 +185,7 @@ impl UdpSide {
         let Some(r) = routes.get_mut(&h.session) else {
             return hello;
         };
-        if src.ip() != r.ip {
+        if src.ip().to_canonical() != r.ip {
             return hello;
         }
         match h.kind {

@@ -38,8 +38,9 @@
 //! Left out: running both directions at once: RFC 508 measures one process's stream, and a
 //! second stream on the path is load, not the measure.
 
+use super::arrivals::Arrivals;
 use super::sender::{
-    BufferRecord, Received, Routed, StreamConfig, StreamRun, run_on_tcp, run_routed,
+    ArrivalStats, BufferRecord, Received, Routed, StreamConfig, StreamRun, run_on_tcp, run_routed,
 };
 use super::{StreamError, Transport, wire};
 use nmc_serve::Conn;
@@ -91,7 +92,7 @@ impl Routes {
         let mut routes = self.routes.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(token) = hello {
             if let Some(r) = routes.get_mut(&token)
-                && r.ip == src.ip()
+                && r.ip == src.ip().to_canonical()
                 && r.addr.is_none()
             {
                 r.addr = Some(src);
@@ -506,10 +507,10 @@ pub fn stream_reverse(
     };
     let r = receive(s, c, stop, every, report, &counts);
     done.store(true, Ordering::Relaxed);
-    if let Some(t) = udp_thread {
-        let _ = t.join();
-    }
+    let arrivals = udp_thread.and_then(|t| t.join().ok());
     let mut run = r?;
+    // Issue 58 §5: the receiver's jitter and order are this host's.
+    run.arrivals = arrivals.as_ref().map(ArrivalStats::from);
     let got = Received {
         buffers: counts.0.load(Ordering::Relaxed),
         bytes: counts.1.load(Ordering::Relaxed),
@@ -532,15 +533,17 @@ fn token() -> u64 {
 }
 
 /// The UDP side of a reverse run: HELLO until the first buffer, then each buffer counted and
-/// acknowledged when it asks, until `done`. With `key`, a buffer counts only with the sink's
-/// tag after it.
+/// acknowledged when it asks, until `done`; what arrived, in order and timing. With `key`, a
+/// buffer counts only with the sink's tag after it.
 fn receive_udp(
     u: UdpSocket,
     token: u64,
     key: Option<&nmc_serve::Key>,
     counts: &(AtomicU64, AtomicU64),
     done: &AtomicBool,
-) {
+) -> Arrivals {
+    let mut arrivals = Arrivals::default();
+    let epoch = Instant::now();
     let hello = wire::hello(token);
     let mut gap = Duration::from_millis(5);
     let mut next = Instant::now();
@@ -571,6 +574,8 @@ fn receive_udp(
         if let Some((seq, len, ack)) = wire::parse_header(&buf[..n])
             && len as usize + wire::HEADER == n
         {
+            let at = epoch.elapsed().as_nanos() as u64;
+            arrivals.arrive(seq, wire::sent_ns(&buf[..n]), at);
             counts.1.fetch_add(u64::from(len), Ordering::Relaxed);
             counts.0.fetch_add(1, Ordering::Relaxed);
             if ack {
@@ -578,6 +583,7 @@ fn receive_udp(
             }
         }
     }
+    arrivals
 }
 
 /// The time the sink has, after the run and its own waits, to send its result: the summary of

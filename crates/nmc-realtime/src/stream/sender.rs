@@ -175,6 +175,11 @@ pub struct StreamRun {
     /// UDP: the buffers the sink says it received from us (its tally, asked at the end);
     /// `None` over TCP, or when the sink did not answer within the ack timeout.
     pub sink_received: Option<u64>,
+    /// UDP: what the receiver saw of the buffers' order and timing (issue 58 §5): the sink's,
+    /// asked with the tally, or this host's in a reverse run; `None` over TCP, or when the
+    /// sink did not say (an older sink, or its answer lost).
+    #[serde(default)]
+    pub arrivals: Option<ArrivalStats>,
     /// Set when the run stopped early; says why.
     pub partial: Option<String>,
     /// One record per buffer, in order (`buffers.csv`).
@@ -184,6 +189,25 @@ pub struct StreamRun {
     /// received; `None` for a forward run.
     #[serde(skip)]
     pub received: Option<Received>,
+}
+
+/// What a UDP stream's receiver saw ([`super::arrivals::Arrivals`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArrivalStats {
+    /// Buffers that arrived after one with a higher number.
+    pub out_of_order: u64,
+    /// RFC 3550's interarrival jitter, ns; `None` when fewer than two buffers carried a send
+    /// time (buffers under 8 bytes carry none).
+    pub jitter_ns: Option<u64>,
+}
+
+impl From<&super::arrivals::Arrivals> for ArrivalStats {
+    fn from(a: &super::arrivals::Arrivals) -> ArrivalStats {
+        ArrivalStats {
+            out_of_order: a.out_of_order,
+            jitter_ns: a.jitter_ns(),
+        }
+    }
 }
 
 enum Done {
@@ -315,8 +339,15 @@ fn writer(
     let tagged = c.key.is_some() && matches!(conn, Conn::Udp(_) | Conn::Routed(_));
     let mut frame = vec![0x55u8; body + if tagged { wire::TAG } else { 0 }];
     let len = c.payload_bytes() as u32;
+    // Over UDP each buffer carries its send time on this clock (issue 58 §5: the receiver's
+    // jitter).
+    let timed = matches!(conn, Conn::Udp(_) | Conn::Routed(_));
+    let epoch = Instant::now();
     while let Ok(seq) = rx.recv() {
         frame[..wire::HEADER].copy_from_slice(&wire::header(seq, len, c.ack));
+        if timed {
+            wire::stamp(&mut frame[..body], epoch.elapsed().as_nanos() as u64);
+        }
         if tagged && let Some(key) = &c.key {
             let tag: [u8; wire::TAG] = key.tag(&frame[..body]);
             frame[body..].copy_from_slice(&tag);
@@ -780,7 +811,10 @@ fn run_with(
     if partial.as_deref() == Some(WANTS_SECRET) {
         return Err(StreamError::Refused(WANTS_SECRET.into()));
     }
-    let sink_received = tally_sock.and_then(|s| ask_tally(&s, c, records.len() as u64));
+    let (sink_received, arrivals) = match tally_sock {
+        Some(s) => ask_tally(&s, c, records.len() as u64),
+        None => (None, None),
+    };
     for (r, c) in records.iter_mut().zip(&completed) {
         r.completed_s = c.map(since);
     }
@@ -793,31 +827,53 @@ fn run_with(
         gaps,
         acks_lost,
         sink_received,
+        arrivals,
         partial,
         records,
         received: None,
     })
 }
 
-/// Asks the sink, over UDP, how many of our `sent` buffers it received; `None` when it does
-/// not answer within the ack timeout (an older sink, or the answer lost).
-fn ask_tally(s: &UdpSocket, c: &StreamConfig, sent: u64) -> Option<u64> {
-    let mut frame = wire::tally_request(sent).to_vec();
-    if let Some(key) = &c.key {
-        let tag: [u8; wire::TAG] = key.tag(&frame);
-        frame.extend_from_slice(&tag);
-    }
-    s.send(&frame).ok()?;
-    let deadline = Instant::now() + c.ack_timeout;
+/// Asks the sink, over UDP, how many of our `sent` buffers it received and what it saw of
+/// their order and timing ([`wire::arrivals_request`]); a sink that does not answer that
+/// within the ack timeout is asked for the plain tally. `None` for what it did not answer
+/// (an older sink, or the answer lost).
+fn ask_tally(s: &UdpSocket, c: &StreamConfig, sent: u64) -> (Option<u64>, Option<ArrivalStats>) {
+    let ask = |frame: &[u8]| {
+        let mut frame = frame.to_vec();
+        if let Some(key) = &c.key {
+            let tag: [u8; wire::TAG] = key.tag(&frame);
+            frame.extend_from_slice(&tag);
+        }
+        s.send(&frame).is_ok()
+    };
     let mut a = [0u8; 64];
+    if ask(&wire::arrivals_request(sent)) {
+        let deadline = Instant::now() + c.ack_timeout;
+        while Instant::now() < deadline {
+            if let Ok(n) = s.recv(&mut a)
+                && let Some((got, out_of_order, jitter_ns)) = wire::parse_arrivals(&a[..n])
+            {
+                let seen = ArrivalStats {
+                    out_of_order,
+                    jitter_ns,
+                };
+                return (Some(got), Some(seen));
+            }
+        }
+    }
+    if !ask(&wire::tally_request(sent)) {
+        return (None, None);
+    }
+    let deadline = Instant::now() + c.ack_timeout;
     while Instant::now() < deadline {
         if let Ok(n) = s.recv(&mut a)
             && let Some(got) = wire::parse_tally(&a[..n])
         {
-            return Some(got);
+            return (Some(got), None);
         }
     }
-    None
+    (None, None)
 }
 
 #[cfg(test)]

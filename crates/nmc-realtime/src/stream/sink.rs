@@ -11,6 +11,7 @@
 //! thread, goes on regardless), and with a secret the handshake of [`nmc_serve::auth`]. With a
 //! secret, a UDP buffer must carry its tag ([`wire::TAG`]); one without is dropped and counted.
 
+use super::arrivals::Arrivals;
 use super::wire;
 use nmc_serve::gate::{GateCounters, Log};
 use nmc_serve::{Conn, Gate, Key, Limits};
@@ -18,7 +19,7 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, UdpSocket};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// A scripted stall: after `after` buffers, stop reading for `length`.
 #[derive(Clone, Copy, Debug)]
@@ -216,9 +217,16 @@ struct UdpSide {
     /// Buffers taken so far (for the scripted stall).
     n: u64,
     key: Option<Key>,
-    /// Buffers delivered per source address, for the tally a sender asks for at its end; at
-    /// most [`MAX_TALLIED`] sources are kept (a flood of sources clears the table, not memory).
-    delivered: std::collections::BTreeMap<SocketAddr, u64>,
+    /// What arrived per source address, for the tally or the arrivals a sender asks for at
+    /// its end; at most [`MAX_TALLIED`] sources are kept (a flood of sources clears the table,
+    /// not memory).
+    delivered: std::collections::BTreeMap<SocketAddr, Arrivals>,
+    /// What was last told each source that asked, kept until it sends a buffer again, so that
+    /// a request asked again (its answer lost, or the plain tally after the arrivals) gets the
+    /// same answer; as bounded as `delivered`.
+    answered: std::collections::BTreeMap<SocketAddr, Arrivals>,
+    /// The clock arrivals are timed on (RFC 3550's jitter needs only differences).
+    epoch: Instant,
 }
 
 impl UdpSide {
@@ -229,11 +237,26 @@ impl UdpSide {
             n: 0,
             key,
             delivered: Default::default(),
+            answered: Default::default(),
+            epoch: Instant::now(),
         }
     }
 
     fn maybe_stall(&mut self) {
         maybe_stall(self.stall, self.n, &mut self.stalled);
+    }
+
+    /// What arrived from `from` since it last asked, moved to the answered table; or, when it
+    /// sent nothing since, what it was told then.
+    fn told(&mut self, from: SocketAddr) -> Arrivals {
+        if let Some(got) = self.delivered.remove(&from) {
+            if self.answered.len() >= MAX_TALLIED {
+                self.answered.clear();
+            }
+            self.answered.insert(from, got.clone());
+            return got;
+        }
+        self.answered.get(&from).cloned().unwrap_or_default()
     }
 
     /// One datagram `d` from `from`: a reverse run's HELLO or acknowledgement, a tally request,
@@ -261,9 +284,14 @@ impl UdpSide {
             len -= tag;
         }
         let d = &d[..len];
-        if wire::is_tally_request(d) {
-            let got = self.delivered.remove(&from).unwrap_or(0);
-            let _ = s.send_to(&wire::tally(got), from);
+        let tally = wire::is_tally_request(d);
+        if tally || wire::is_arrivals_request(d) {
+            let got = self.told(from);
+            let _ = if tally {
+                s.send_to(&wire::tally(got.received), from)
+            } else {
+                s.send_to(&wire::arrivals_answer(&got), from)
+            };
             return;
         }
         match wire::parse_header(d) {
@@ -271,7 +299,12 @@ impl UdpSide {
                 if self.delivered.len() >= MAX_TALLIED && !self.delivered.contains_key(&from) {
                     self.delivered.clear();
                 }
-                *self.delivered.entry(from).or_insert(0) += 1;
+                let at = self.epoch.elapsed().as_nanos() as u64;
+                self.answered.remove(&from);
+                self.delivered
+                    .entry(from)
+                    .or_default()
+                    .arrive(seq, wire::sent_ns(d), at);
                 self.n += 1;
                 counts.buffers.fetch_add(1, Ordering::Relaxed);
                 counts.bytes.fetch_add(plen as u64, Ordering::Relaxed);
@@ -323,9 +356,14 @@ impl nmc_serve::Service for SinkService {
 
     fn datagram(&self, sock: &UdpSocket, src: SocketAddr, pkt: &[u8]) -> bool {
         let magic = pkt.get(..4);
-        let mine = [wire::MAGIC, wire::HELLO_MAGIC, wire::ACK_MAGIC]
-            .iter()
-            .any(|m| magic == Some(&m[..]));
+        let mine = [
+            wire::MAGIC,
+            wire::HELLO_MAGIC,
+            wire::ACK_MAGIC,
+            wire::ARRIVALS_MAGIC,
+        ]
+        .iter()
+        .any(|m| magic == Some(&m[..]));
         if mine {
             let mut side = self.udp.lock().unwrap_or_else(|p| p.into_inner());
             side.datagram(sock, src, pkt, &self.counts, &self.routes);

@@ -6,11 +6,20 @@
 //! ack:    "A508" | seq u64
 //! tally?: "N508" | buffers sent u64 | 0 u32 | flags u8 (bit 1: tally) — UDP, at the end
 //! tally:  "T508" | buffers this source's address delivered u64
+//! arrivals?: "Q508" | buffers sent u64 | 21 zero bytes — UDP, at the end
+//! arrivals:  "U508" | delivered u64 | out of order u64 | jitter ns u64 (u64::MAX: none)
 //! ```
 //!
 //! The tally (issue 33): over UDP without acknowledgements the sender cannot see a lost
 //! buffer; at the end it asks the sink how many of its buffers arrived. The answer is shorter
 //! than the question, so the sink amplifies nothing.
+//!
+//! Arrivals (issue 58 §5): over UDP each buffer of 8 payload bytes or more carries its send
+//! time, ns on the sender's clock, in its first 8 payload bytes, and says so by flag bit 2
+//! ([`stamp`]); the receiver keeps RFC 3550's jitter and the out-of-order count
+//! ([`super::arrivals`]). The sender asks for them with the longer request above (33 bytes, so
+//! the 28-byte answer amplifies nothing either); a sink that does not know it gives no answer,
+//! and the sender then asks for the plain tally.
 //!
 //! `nmc stream --reverse` (the sink sends, as iperf3 `-R`): the client opens the TCP connection
 //! and asks; the sink then sends buffer frames as above and the client acknowledges them when
@@ -70,6 +79,68 @@ pub fn parse_header(h: &[u8]) -> Option<(u64, u32, bool)> {
     let seq = u64::from_be_bytes(h[4..12].try_into().ok()?);
     let len = u32::from_be_bytes(h[12..16].try_into().ok()?);
     Some((seq, len, h[16] & 1 == 1))
+}
+
+/// Flag bit of a buffer whose first 8 payload bytes are its send time ([`stamp`]).
+const TIMED_FLAG: u8 = 4;
+
+/// Marks the frame `f` (a header and at least 8 payload bytes) as sent at `sent_ns` on the
+/// sender's clock; a shorter frame is left as it is.
+pub fn stamp(f: &mut [u8], sent_ns: u64) {
+    if f.len() >= HEADER + 8 {
+        f[16] |= TIMED_FLAG;
+        f[HEADER..HEADER + 8].copy_from_slice(&sent_ns.to_be_bytes());
+    }
+}
+
+/// The send time of a stamped buffer's frame `f`, ns on the sender's clock.
+pub fn sent_ns(f: &[u8]) -> Option<u64> {
+    (f.len() >= HEADER + 8 && f[..4] == MAGIC && f[16] & TIMED_FLAG != 0)
+        .then(|| u64::from_be_bytes(f[HEADER..HEADER + 8].try_into().unwrap()))
+}
+
+/// First bytes of the request for arrivals, and of the answer.
+pub const ARRIVALS_MAGIC: [u8; 4] = *b"Q508";
+/// First bytes of the sink's arrivals.
+pub const ARRIVALS_ANSWER_MAGIC: [u8; 4] = *b"U508";
+/// Bytes of a request for arrivals.
+pub const ARRIVALS_REQUEST: usize = 33;
+/// Bytes of the answer.
+pub const ARRIVALS_ANSWER: usize = 28;
+// The answer amplifies nothing: it is never longer than the question.
+const _: () = assert!(ARRIVALS_ANSWER <= ARRIVALS_REQUEST);
+
+/// The request for the arrivals of `sent` buffers.
+pub fn arrivals_request(sent: u64) -> [u8; ARRIVALS_REQUEST] {
+    let mut r = [0u8; ARRIVALS_REQUEST];
+    r[..4].copy_from_slice(&ARRIVALS_MAGIC);
+    r[4..12].copy_from_slice(&sent.to_be_bytes());
+    r
+}
+
+/// Whether `d` is a request for arrivals.
+pub fn is_arrivals_request(d: &[u8]) -> bool {
+    d.len() == ARRIVALS_REQUEST && d[..4] == ARRIVALS_MAGIC
+}
+
+/// The sink's answer: what arrived from the asker's address.
+pub fn arrivals_answer(a: &super::arrivals::Arrivals) -> [u8; ARRIVALS_ANSWER] {
+    let mut r = [0u8; ARRIVALS_ANSWER];
+    r[..4].copy_from_slice(&ARRIVALS_ANSWER_MAGIC);
+    r[4..12].copy_from_slice(&a.received.to_be_bytes());
+    r[12..20].copy_from_slice(&a.out_of_order.to_be_bytes());
+    r[20..28].copy_from_slice(&a.jitter_ns().unwrap_or(u64::MAX).to_be_bytes());
+    r
+}
+
+/// (delivered, out of order, jitter ns) of an answer, or None if the bytes are not one.
+pub fn parse_arrivals(a: &[u8]) -> Option<(u64, u64, Option<u64>)> {
+    if a.len() < ARRIVALS_ANSWER || a[..4] != ARRIVALS_ANSWER_MAGIC {
+        return None;
+    }
+    let at = |i: usize| u64::from_be_bytes(a[i..i + 8].try_into().unwrap());
+    let j = at(20);
+    Some((at(4), at(12), (j != u64::MAX).then_some(j)))
 }
 
 /// The request for a tally, after `sent` buffers.
@@ -272,5 +343,35 @@ mod tests {
         assert_eq!(parse_hello(&hello(77)), Some(77));
         assert_eq!(parse_hello(&ack(77)), None);
         assert!(is_stop(&stop()) && !is_stop(&ack(1)));
+    }
+
+    #[test]
+    fn a_stamped_buffer_says_when_it_was_sent_and_arrivals_round_trip() {
+        let mut f = vec![0x55u8; HEADER + 10];
+        f[..HEADER].copy_from_slice(&header(3, 10, true));
+        assert_eq!(sent_ns(&f), None);
+        stamp(&mut f, 123_456_789);
+        assert_eq!(sent_ns(&f), Some(123_456_789));
+        assert_eq!(
+            parse_header(&f),
+            Some((3, 10, true)),
+            "the stamp keeps the header"
+        );
+        let mut short = header(4, 2, false).to_vec();
+        short.extend([0, 0]);
+        stamp(&mut short, 9);
+        assert_eq!(sent_ns(&short), None, "too short to carry a time");
+        assert!(!is_tally_request(&f));
+
+        let mut a = super::super::arrivals::Arrivals::default();
+        a.arrive(0, Some(0), 5);
+        a.arrive(2, Some(10), 25);
+        a.arrive(1, Some(5), 14);
+        assert_eq!(
+            parse_arrivals(&arrivals_answer(&a)),
+            Some((3, 1, a.jitter_ns()))
+        );
+        assert!(is_arrivals_request(&arrivals_request(7)));
+        assert_eq!(parse_arrivals(&tally(3)), None);
     }
 }

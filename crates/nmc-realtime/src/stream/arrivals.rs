@@ -1,0 +1,95 @@
+//! What the receiver of a UDP stream sees of its order and timing (issue 58 §5), as iperf3 and
+//! irtt users read it: the interarrival jitter of RFC 3550 §6.4.1 and A.8, and the buffers that
+//! arrived after a later one (out of order).
+//!
+//! RFC 3550's estimator, for each buffer in order of arrival (not of sequence): the transit
+//! `R − S` (arrival time on the receiver's clock minus send time on the sender's, so the
+//! clocks' offset cancels in the difference), `D = transit − previous transit`, and
+//! `J ← J + (|D| − J) / 16`. It needs the send time in each buffer ([`super::wire::stamp`]); a
+//! buffer without one leaves the estimate as it was.
+
+/// One stream's arrivals at its receiver.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Arrivals {
+    /// Buffers received.
+    pub received: u64,
+    /// Buffers that arrived after one with a higher sequence number (a duplicate counts too).
+    pub out_of_order: u64,
+    highest: Option<u64>,
+    /// The last timed buffer's transit, ns (receiver's clock minus sender's).
+    transit: Option<i128>,
+    /// RFC 3550's J, ns; `None` until two timed buffers have arrived.
+    jitter_ns: Option<f64>,
+}
+
+impl Arrivals {
+    /// Buffer `seq`, sent at `sent_ns` on the sender's clock when it says (a timed buffer),
+    /// arrived at `at_ns` on the receiver's.
+    pub fn arrive(&mut self, seq: u64, sent_ns: Option<u64>, at_ns: u64) {
+        self.received += 1;
+        match self.highest {
+            Some(h) if seq <= h => self.out_of_order += 1,
+            _ => self.highest = Some(seq),
+        }
+        let Some(sent) = sent_ns else { return };
+        let transit = i128::from(at_ns) - i128::from(sent);
+        if let Some(prev) = self.transit {
+            // RFC 3550 A.8: J += (|D| - J) / 16.
+            let d = (transit - prev).unsigned_abs() as f64;
+            let j = self.jitter_ns.unwrap_or(0.0);
+            self.jitter_ns = Some(j + (d - j) / 16.0);
+        }
+        self.transit = Some(transit);
+    }
+
+    /// RFC 3550's interarrival jitter, ns, rounded; `None` before two timed buffers arrived.
+    pub fn jitter_ns(&self) -> Option<u64> {
+        self.jitter_ns.map(|j| j.round() as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_steady_stream_has_no_jitter_and_no_reordering() {
+        let mut a = Arrivals::default();
+        for i in 0..10 {
+            // Sent every 10 ms, each 3 ms in transit: the clocks' offset (1 s) cancels.
+            a.arrive(
+                i,
+                Some(i * 10_000_000),
+                1_000_000_000 + i * 10_000_000 + 3_000_000,
+            );
+        }
+        assert_eq!(
+            (a.received, a.out_of_order, a.jitter_ns()),
+            (10, 0, Some(0))
+        );
+    }
+
+    /// RFC 3550 A.8 by hand: transits 3, 5, 3 ms give D = 2, 2 ms; J = 2/16 = 0.125 ms, then
+    /// 0.125 + (2 − 0.125)/16 = 0.2421875 ms.
+    #[test]
+    fn jitter_follows_rfc_3550s_running_estimate() {
+        let mut a = Arrivals::default();
+        a.arrive(0, Some(0), 3_000_000);
+        assert_eq!(a.jitter_ns(), None);
+        a.arrive(1, Some(10_000_000), 15_000_000);
+        assert_eq!(a.jitter_ns(), Some(125_000));
+        a.arrive(2, Some(20_000_000), 23_000_000);
+        assert_eq!(a.jitter_ns(), Some(242_188));
+    }
+
+    #[test]
+    fn a_buffer_after_a_later_one_is_out_of_order() {
+        let mut a = Arrivals::default();
+        for seq in [0, 1, 3, 2, 4, 4, 5] {
+            a.arrive(seq, None, 0);
+        }
+        // 2 after 3, and the second 4.
+        assert_eq!((a.received, a.out_of_order), (7, 2));
+        assert_eq!(a.jitter_ns(), None, "untimed buffers give no jitter");
+    }
+}
