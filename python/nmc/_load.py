@@ -396,9 +396,16 @@ def _csv_source(source: str | bytes | os.PathLike[str]) -> tuple[str, Any]:
     raise TypeError(f"expected a path or a CSV text, not {type(source).__name__}")
 
 
+#: pandas 2 reads floats to within an ulp unless asked; pandas 3 reads them exactly and
+#: deprecates the argument.
+_ROUND_TRIP: dict[str, Any] = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
+
+
 def _read_csv(label: str, src: Any, dtype: Mapping[str, Any] | None = None) -> pd.DataFrame:
+    """``pd.read_csv``, numbers read back exactly as nmc wrote them (round trip, as pandas 3
+    does by default and pandas 2 does not)."""
     try:
-        return pd.read_csv(src, dtype=dtype)
+        return pd.read_csv(src, dtype=dtype, **_ROUND_TRIP)
     except pd.errors.EmptyDataError:
         return pd.DataFrame(index=pd.RangeIndex(0))  # a record with no rows is an empty file
     except (pd.errors.ParserError, UnicodeDecodeError) as e:
@@ -426,7 +433,7 @@ def load_csv(source: str | bytes | os.PathLike[str]) -> pd.DataFrame:
     header = next(csv.reader([first]), [])
     ns = {c: "Int64" for c in header if _unit(c) == (False, 1)}
     try:
-        df = pd.read_csv(src, dtype=ns or None)
+        df = pd.read_csv(src, dtype=ns or None, **_ROUND_TRIP)
     except (ValueError, TypeError):
         # Not CSV (the one-line error below), or an `_ns` column that is not whole numbers.
         if isinstance(src, io.StringIO):
@@ -468,31 +475,29 @@ def _float(text: str) -> float | None:
 
 
 def _swept(s: pd.Series) -> pd.Series:
-    """A swept key's column (text, absent values NaN) typed as a whole (module ``nmc._load``)."""
-    present = s.notna().to_numpy()
-    values = [str(v) for v in s[present]]
-    if not values:
+    """A swept key's column (text, absent values NaN) typed as a whole (module ``nmc._load``).
+    Each distinct value is parsed once: a sweep's table repeats few values over many rows."""
+    present = s.notna()
+    distinct = list(pd.unique(s[present]))
+    if not distinct:
         return s
-    n = len(s)
+    nullable = {"int64": "Int64", "bool": "boolean"}
 
-    def filled(xs: list[Any], fill: Any, dtype: str) -> pd.Series:
-        out: list[Any] = [fill] * n
-        for i, x in zip(np.flatnonzero(present), xs, strict=True):
-            out[i] = x
-        return pd.Series(out, index=s.index, name=s.name, dtype=dtype)
+    def mapped(parsed: list[Any], dtype: str) -> pd.Series:
+        out = s.map(dict(zip(distinct, parsed, strict=True)))  # text in, as read
+        return out.astype(dtype if present.all() else nullable.get(dtype, dtype))
 
-    durations = [_duration_ns(v) for v in values]
+    durations = [_duration_ns(v) for v in distinct]
     if all(d is not None for d in durations):
-        ns = np.full(n, _NAT, dtype="int64")
-        ns[present] = durations
+        ns = mapped(durations, "int64").to_numpy(dtype="int64", na_value=_NAT)
         return pd.Series(ns.view("timedelta64[ns]"), index=s.index, name=s.name)
-    if all(v in ("true", "false") for v in values):
-        return filled([v == "true" for v in values], pd.NA, "bool" if present.all() else "boolean")
-    if all(_INT.match(v) for v in values):
-        return filled([int(v) for v in values], pd.NA, "int64" if present.all() else "Int64")
-    floats = [_float(v) for v in values]
+    if all(v in ("true", "false") for v in distinct):
+        return mapped([v == "true" for v in distinct], "bool")
+    if all(_INT.match(v) for v in distinct):
+        return mapped([int(v) for v in distinct], "int64")
+    floats = [_float(v) for v in distinct]
     if all(f is not None for f in floats):
-        return filled(floats, np.nan, "float64")
+        return mapped(floats, "float64")
     return s
 
 
