@@ -8,13 +8,25 @@ results back as dicts and pandas DataFrames.
 >>> r.metrics["delay.mean_ms"]                               # doctest: +SKIP
 >>> df = nmc.sweep("md1", grid={"duration": ["1min", "2min"]}, seeds=range(1, 4))
 >>> rows = nmc.reproduce(["golden-chain"], quick=True)
+>>> m = nmc.load(stdout_of_nmc_pump_J)      # doctest: +SKIP  (an instrument's -J document)
+>>> m.tables["intervals"]["rtt_mean_s"]    # doctest: +SKIP  (timedelta64[ns])
 
 =================  ==========================================================================
 ``run``            one run of a scenario (a path, a TOML string or a built-in name)
-``sweep``          a grid of overrides x seeds, on local threads or a Dask cluster
+``sweep``          a grid of overrides x seeds, on local threads or a Dask cluster; swept
+                   durations come back as timedeltas, numbers as numbers
 ``reproduce``      the published experiments: the paper's value beside ours, one row each
 ``scenarios``      the built-in scenarios
 ``experiments``    the published experiments ``reproduce`` knows
+``load``           whatever nmc wrote, typed: a ``-J`` document, a CSV record, an ``--out``
+                   folder (dispatches to the three below)
+``load_document``  an instrument's ``-J`` document (``nmc-instrument/2``) -> ``Measurement``
+``load_csv``       ``trace.csv``, ``messages.csv``, ``buffers.csv``, ``nmc cost --out``, a
+                   run's records -> DataFrame, columns typed by their unit suffix
+``load_folder``    an ``--out`` folder (instrument, run or sweep) -> ``OutputFolder``
+``typed``          any DataFrame's columns typed by their unit suffix (``nmc.run``'s tables)
+``Measurement``    a ``-J`` document: parameters, ``end``, ``error``, ``tables`` of DataFrames
+``OutputFolder``   a folder: ``summary`` (its summary.json), ``tables`` (its CSVs), ``parts``
 ``ScenarioError``  bad input (with ``file``, ``line``, ``column``, ``key``); a ``ValueError``
 ``NmcError``       anything else that failed
 =================  ==========================================================================
@@ -22,6 +34,11 @@ results back as dicts and pandas DataFrames.
 Every run is deterministic: the same scenario, overrides and seed give the same numbers on
 any machine, any number of threads and any executor. Simulating releases the GIL, and Ctrl-C
 stops a run, a local sweep or ``reproduce``.
+
+What the loaders return is typed by one rule, on names: a key or column ending in ``_unix_s``
+is a UTC ``Timestamp``; one ending in ``_s``, ``_ms``, ``_us`` or ``_ns`` a ``Timedelta``
+(``_per_s`` is a rate and stays a number); every other value stays as it is. The module
+``nmc._load`` (``help(nmc._load)``) states the rule in full, and the rule for swept values.
 """
 
 from __future__ import annotations
@@ -43,18 +60,35 @@ import pandas as pd
 
 from . import _nmc
 from ._errors import NmcError, ScenarioError
+from ._load import (
+    Measurement,
+    OutputFolder,
+    load,
+    load_csv,
+    load_document,
+    load_folder,
+    typed,
+)
+from ._load import _sweep_table
 
 __version__: str = _nmc.version()
 
 __all__ = [
+    "Measurement",
     "NmcError",
+    "OutputFolder",
     "Result",
     "ScenarioError",
     "experiments",
+    "load",
+    "load_csv",
+    "load_document",
+    "load_folder",
     "reproduce",
     "run",
     "scenarios",
     "sweep",
+    "typed",
 ]
 
 #: What names a scenario: a path to a TOML file, a TOML text, or a built-in scenario's name.
@@ -157,7 +191,9 @@ class Result:
     #: The resolved configuration (after overrides), as ``summary.json`` has it.
     config: dict[str, Any]
     #: The records the scenario asked for (its ``record`` list), one DataFrame each, by name
-    #: (``messages``, ``lines``, ``occupancy``, ...).
+    #: (``messages``, ``lines``, ``occupancy``, ...), as pandas reads them (``offered_ns`` a
+    #: number; ``nmc.typed(table)`` makes the unit-suffixed columns timedeltas); a record with
+    #: no rows is an empty DataFrame.
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
     #: The output folder, when ``out=`` was given (else the files were in a temporary folder
     #: and are gone).
@@ -206,7 +242,7 @@ def run(
     try:
         done = json.loads(_nmc.run(origin, text, str(folder), seed, sets))
         tables = {
-            Path(f).stem: pd.read_csv(f)
+            Path(f).stem: _read_record(f)
             for f in sorted(done["files"])
             if f.endswith(".csv") and Path(f).parent == folder
         }
@@ -224,6 +260,15 @@ def run(
         files=[Path(f) for f in done["files"]] if keep else [],
         notes=done["notes"],
     )
+
+
+def _read_record(path: str) -> pd.DataFrame:
+    """A record's CSV as pandas reads it; a record with no rows (an empty file) is an empty
+    DataFrame, not an error."""
+    try:
+        return pd.read_csv(path)
+    except pd.errors.EmptyDataError:
+        return pd.DataFrame()
 
 
 def _seed(seed: Any, what: str) -> int:
@@ -316,6 +361,13 @@ def sweep(
     listed, then grid points with the grid's keys in alphabetical order, the last varying
     fastest; seeds ascending). The values are the same whatever the executor.
 
+    A swept key's column is typed as a whole: durations (``"80.64ms"``, ``"1min"``) as
+    ``timedelta64[ns]``, whole numbers as ``int64``, numbers as ``float64``, ``true``/``false``
+    as ``bool`` (nullable ``Int64``/``boolean`` where a case leaves the key out); rates, sizes
+    and anything else stay the text the sweep was given (``"30kbit/s"``), since the column is
+    named by the key ``set=`` takes and a number would need its unit in the name.
+    ``nmc.load_folder`` reads a sweep's folder back with the same types.
+
     ``base``: a path, TOML text or built-in name. ``grid``: key -> list of values, every
     combination runs. ``seeds``: a range (step 1), a count n (seeds 1..n) or consecutive
     integers. ``set``: overrides for every run. ``cases``: explicit override sets, each
@@ -400,7 +452,7 @@ def sweep(
         )
     results_json = json.dumps(list(results.values()))
     results_csv, _summary_csv = _nmc.tables(json.dumps(plan), results_json)
-    df = _read_table(results_csv)
+    df = _sweep_table("<results>", io.StringIO(results_csv), plan["keys"])
     df.attrs["errors"] = [errors[i] for i in sorted(errors)]
     if out is not None:
         _nmc.sweep_tables(str(Path(out)), json.dumps(plan), results_json)
@@ -412,10 +464,6 @@ def sweep(
             stacklevel=2,
         )
     return df
-
-
-def _read_table(text: str) -> pd.DataFrame:
-    return pd.read_csv(io.StringIO(text), dtype={"config_hash": str, "metric": str})
 
 
 def _execute(

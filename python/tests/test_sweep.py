@@ -35,9 +35,50 @@ def test_columns_and_order():
 def test_same_values_as_single_runs():
     df = nmc.sweep("md1", grid=GRID, seeds=[4, 5], set={"duration": "5min"}, metrics=["delay.mean_ms"])
     one = nmc.run("md1", seed=5, set={"duration": "5min", "traffic.0.arrivals.mean_interval": "40.32ms"})
-    row = df[(df["seed"] == 5) & (df["traffic.0.arrivals.mean_interval"] == "40.32ms")]
+    row = df[(df["seed"] == 5) & (df["traffic.0.arrivals.mean_interval"] == pd.Timedelta("40.32ms"))]
     assert row["value"].item() == one.metrics["delay.mean_ms"]
     assert row["config_hash"].item() == one.config_hash
+
+
+def test_swept_values_come_back_typed():
+    df = nmc.sweep(
+        "md1",
+        grid={
+            "traffic.0.arrivals.mean_interval": ["80.64ms", "1min"],  # durations
+            "network.line.queue_limit": [4, 1000],                    # whole numbers
+            "network.line.capacity": ["50kbit/s"],                    # a rate: as written
+        },
+        seeds=1,
+        set={"duration": "2min"},
+        metrics=["delay.mean_ms"],
+    )
+    assert list(df.columns) == [
+        "network.line.capacity", "network.line.queue_limit", "traffic.0.arrivals.mean_interval",
+        "seed", "config_hash", "metric", "value",
+    ]
+    assert str(df["traffic.0.arrivals.mean_interval"].dtype) == "timedelta64[ns]"
+    assert str(df["network.line.queue_limit"].dtype) == "int64"
+    # Keys sorted, the last varying fastest.
+    assert list(df["traffic.0.arrivals.mean_interval"]) == [pd.Timedelta("80.64ms"), pd.Timedelta(minutes=1)] * 2
+    assert list(df["network.line.queue_limit"]) == [4, 4, 1000, 1000]
+    # A rate stays the text the sweep was given; the other columns are as before.
+    assert pd.api.types.is_string_dtype(df["network.line.capacity"])
+    assert set(df["network.line.capacity"]) == {"50kbit/s"}
+    assert [str(df[c].dtype) for c in ("seed", "value")] == ["int64", "float64"]
+    assert pd.api.types.is_string_dtype(df["config_hash"]) and pd.api.types.is_string_dtype(df["metric"])
+    # A key some cases leave out: a nullable integer column, absent where not set.
+    df = nmc.sweep(
+        "md1",
+        cases=[{"network.line.queue_limit": 8}, {"traffic.0.arrivals.mean_interval": "80.64ms"}],
+        seeds=1,
+        set={"duration": "2min"},
+        metrics=["delay.mean_ms"],
+    )
+    assert str(df["network.line.queue_limit"].dtype) == "Int64"
+    assert df["network.line.queue_limit"].isna().tolist() == [False, True]
+    column = df["traffic.0.arrivals.mean_interval"]
+    assert str(column.dtype) == "timedelta64[ns]" and pd.isna(column.iloc[0])
+    assert column.iloc[1] == pd.Timedelta("80.64ms")
 
 
 def test_threads_do_not_change_the_table():
@@ -59,7 +100,7 @@ def test_a_bad_configuration_is_an_error_row_not_a_crashed_sweep():
     assert [e["seed"] for e in errors] == [1, 2]
     assert all(e["config"] == 1 for e in errors)
     assert all("-3ms" in " ".join(e["sets"]) for e in errors)
-    assert set(df["traffic.0.arrivals.mean_interval"]) == {"80.64ms"}
+    assert set(df["traffic.0.arrivals.mean_interval"]) == {pd.Timedelta("80.64ms")}
     assert any("2 of 4 runs failed" in str(x.message) for x in w)
 
 
@@ -102,9 +143,15 @@ def test_the_cli_writes_the_same_table(tmp_path):
         '[grid]\n"traffic.0.arrivals.mean_interval" = ["80.64ms", "40.32ms"]\n'
     )
     subprocess.run([CLI, "sweep", str(sweep_file), "--out", str(tmp_path / "o")], check=True, capture_output=True)
-    cli = pd.read_csv(tmp_path / "o" / "results.csv", dtype={"config_hash": str, "metric": str})
     py = nmc.sweep("md1", grid=GRID, seeds=3, set={"duration": "5min"}, out=tmp_path / "p")
-    pd.testing.assert_frame_equal(cli, py, check_like=False)
+    # The CLI's folder, loaded, is the same typed table.
+    cli = nmc.load(tmp_path / "o")
+    assert cli.kind == "nmc sweep"
+    pd.testing.assert_frame_equal(cli.tables["results"], py, check_like=False)
+    assert str(cli.tables["summary"]["traffic.0.arrivals.mean_interval"].dtype) == "timedelta64[ns]"
+    # The file keeps the values as the sweep wrote them.
+    raw = pd.read_csv(tmp_path / "o" / "results.csv", dtype=str)
+    assert set(raw["traffic.0.arrivals.mean_interval"]) == {"80.64ms", "40.32ms"}
     # The folders hold the same tables, byte for byte.
     for f in ["results.csv", "summary.csv"]:
         assert (tmp_path / "o" / f).read_bytes() == (tmp_path / "p" / f).read_bytes(), f
