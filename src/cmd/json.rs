@@ -254,6 +254,8 @@ pub fn bidir(forward: Value, reverse: Value) -> Value {
         }),
     );
     doc["parameters"] = forward["parameters"].clone();
+    // Each direction has its own connection: this host's end of the forward one.
+    doc["local"] = forward["local"].clone();
     doc
 }
 
@@ -311,10 +313,20 @@ fn pump_forward(
             })),
             "autocorrelation": sum.autocorrelation.iter().map(|(lag, r)| json!({"lag": lag, "r": r})).collect::<Vec<_>>(),
             "significant_lags": sum.significant_lags,
+            "tcp": sum.run.tcp.map(|t| json!({
+                "retransmits": t.retransmits,
+                "rtt_s": t.rtt_us as f64 / 1e6,
+                "rttvar_s": t.rttvar_us as f64 / 1e6,
+                "min_rtt_s": (t.min_rtt_us > 0).then(|| t.min_rtt_us as f64 / 1e6),
+                "cwnd_bytes": t.cwnd_bytes(),
+                "cwnd_segments": t.cwnd_segments,
+                "mss_bytes": t.mss_bytes,
+            })),
             "partial": sum.run.partial,
         }),
     );
     doc["parameters"] = pump_parameters(&sum.run.config);
+    doc["local"] = json!(sum.run.local);
     doc
 }
 
@@ -353,6 +365,7 @@ pub fn stream(runs: &[nmc_realtime::stream::sender::StreamRun], target: &str) ->
     );
     if let Some(r) = runs.first() {
         doc["parameters"] = stream_parameters(&r.config);
+        doc["local"] = json!(r.local);
     }
     doc
 }

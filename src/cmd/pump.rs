@@ -34,8 +34,8 @@ message (first byte sent to RFNM), its histogram and autocorrelation, and the wi
 N × size / mean round trip. Over UDP a message is ceil(size/packet) datagrams (the IMP's \
 1008-bit packets by default) and is sent again whole when its RFNM is late (RFC 6298 timeout). \
 A message unanswered for --timeout ends the run: before the first RFNM, with an error; after \
-it, as a partial run whose measures are kept (exit 4). Writes messages.csv, \
-summary.json, rtt.svg, rtt-histogram.svg and autocorrelation.svg. With -R/--reverse the server \
+it, as a partial run whose measures are kept (exit 4). Writes messages.csv (not with \
+--no-messages), summary.json, rtt.svg, rtt-histogram.svg and autocorrelation.svg. With -R/--reverse the server \
 pumps to this host instead (this host opens the connection, so it works through NAT): the \
 server times the round trips and sends its figures back at the end; messages.csv is then this \
 host's record of each message's arrival, and summary.json says \"reverse\": true. Exit 0 when \
@@ -93,6 +93,11 @@ pub struct PumpArgs {
     /// go to `forward/` and `reverse/` in the output folder; its interval lines are tagged.
     #[arg(long, conflicts_with = "reverse")]
     pub bidir: bool,
+    /// Write no messages.csv (issue 58 §6: one row per message, about 110 MB a minute at
+    /// loopback speed). The run keeps running figures either way, so summary.json, the plots,
+    /// the report and the JSON document are the same.
+    #[arg(long)]
+    pub no_messages: bool,
 }
 
 /// One line, not clap's list of possible values and tip.
@@ -187,6 +192,7 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
         format: a.format,
         json: a.json,
         tag,
+        rows: !a.no_messages,
     };
     let start_unix_s = super::json::unix_now();
     let runs = if a.bidir {
@@ -249,9 +255,11 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
     let mut wrote = Vec::new();
     for r in &runs {
         let written = write_outputs(&r.folder, &r.summary)?;
+        if !a.no_messages {
+            wrote.push(super::shown(&dir.final_path(&written.messages)));
+        }
         wrote.extend(
             [
-                written.messages,
                 written.summary,
                 written.rtt,
                 written.histogram,
@@ -309,6 +317,8 @@ struct Way<'a> {
     format: nmc_sim::RateFormat,
     json: bool,
     tag: &'static str,
+    /// Write messages.csv (not with --no-messages).
+    rows: bool,
 }
 
 /// What one direction measured.
@@ -354,28 +364,40 @@ impl Way<'_> {
         // Issue 34: each message's row goes to disk as it finishes; the run keeps none.
         let messages = self.folder.join("messages.csv");
         let summary = if self.reverse {
-            let mut csv = ReceivedCsv::create(&messages)?;
+            let mut csv = self
+                .rows
+                .then(|| ReceivedCsv::create(&messages))
+                .transpose()?;
+            let mut write = |m: &_, in_run| csv.as_mut().map_or(Ok(()), |c| c.write(m, in_run));
             let s = pump_reverse(
                 self.addr,
                 self.cfg,
                 self.key,
                 stop,
                 Some(&mut tick),
-                Some(&mut |m, in_run| csv.write(m, in_run)),
+                Some(&mut write),
             )?;
-            csv.finish()?;
+            if let Some(csv) = csv {
+                csv.finish()?;
+            }
             s
         } else {
-            let mut csv = MessagesCsv::create(&messages, self.cfg.duration)?;
+            let mut csv = self
+                .rows
+                .then(|| MessagesCsv::create(&messages, self.cfg.duration))
+                .transpose()?;
+            let mut write = |m: &_| csv.as_mut().map_or(Ok(()), |c| c.write(m));
             let run = pump_with_key(
                 self.addr,
                 self.cfg,
                 self.key,
                 stop,
                 Some(&mut tick),
-                Some(&mut |m| csv.write(m)),
+                Some(&mut write),
             )?;
-            csv.finish()?;
+            if let Some(csv) = csv {
+                csv.finish()?;
+            }
             PumpSummary::of(run)
         };
         Ok(Ran {

@@ -86,6 +86,11 @@ pub struct StreamArgs {
     /// records back at the end; -i lines count the buffers received here.
     #[arg(short = 'R', long)]
     pub reverse: bool,
+    /// Keep no record per buffer (issue 58 §6): no buffers.csv, no list of each gap in
+    /// summary.json, and no limit on the buffers of one run (a record is about 72 bytes: 36 MB
+    /// a minute at 100 Mbit/s); the KEY box, its gap figures and the JSON document are the same.
+    #[arg(long, conflicts_with = "reverse")]
+    pub no_records: bool,
 }
 
 #[derive(Args)]
@@ -169,6 +174,7 @@ fn config(
 ) -> StreamConfig {
     StreamConfig {
         key: key.clone(),
+        records: !a.no_records,
         target,
         rate_bps: rate,
         buffer_bits: bits,
@@ -232,7 +238,15 @@ fn key_box(r: &StreamRun) -> String {
 }
 
 /// Writes `buffers.csv` and `summary.json` into `dir` (a staging folder, see `run`).
-fn write_outputs(dir: &Path, runs: &[StreamRun]) -> Result<()> {
+fn write_outputs(dir: &Path, runs: &[StreamRun], records: bool) -> Result<()> {
+    if records {
+        write_buffers(dir, runs)?;
+    }
+    write_summary(dir, runs)
+}
+
+/// `buffers.csv`: one row per buffer of every run.
+fn write_buffers(dir: &Path, runs: &[StreamRun]) -> Result<()> {
     let path = dir.join("buffers.csv");
     // Its error names the file already (issue 57 §6: not twice).
     let file = nmc_report::files::create(&path)?;
@@ -259,12 +273,18 @@ fn write_outputs(dir: &Path, runs: &[StreamRun]) -> Result<()> {
         }
     }
     w.flush()?;
+    Ok(())
+}
+
+/// `summary.json`: each run's settings and figures.
+fn write_summary(dir: &Path, runs: &[StreamRun]) -> Result<()> {
     let json = serde_json::json!({
         "tool": "nmc stream",
         "source": "RFC 508 §IV (Pfeifer & McAfee 1973): double buffering, gaps timed on a monotonic clock",
         "runs": runs.iter().map(|r| super::json::with_reverse(r, serde_json::json!({
             "config": r.config,
             "started_unix_s": r.started_unix_s,
+            "local": r.local,
             "time_of_day_utc": r.time_of_day,
             "buffers_sent": r.buffers_sent,
             "buffers_completed": r.buffers_completed,
@@ -421,7 +441,7 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
         ));
     }
     if let Some(dir) = out {
-        write_outputs(dir.path(), &runs)?;
+        write_outputs(dir.path(), &runs, !a.no_records)?;
         dir.commit()?;
     }
     // Issue 58 §3: a run stopped by the user (exit 5) or by the path or sink (exit 4) keeps

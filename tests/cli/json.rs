@@ -33,6 +33,9 @@ const UNITLESS: &[&str] = &[
     "messages_sent",
     "messages_answered",
     "answered_in_run",
+    "retransmits",
+    "cwnd_segments",
+    "out_of_order",
     "lag",
     "r",
     "significant_lags",
@@ -176,6 +179,24 @@ fn every_instrument_prints_one_document_in_one_schema() {
     for (k, v) in want.as_object().unwrap() {
         assert_eq!(&d["parameters"][k], v, "pump parameters.{k}");
     }
+    // Issue 58 §4: this host's end, and TCP's own statistics of the sending socket (Linux).
+    assert!(
+        d["local"]
+            .as_str()
+            .is_some_and(|l| l.starts_with("127.0.0.1:")),
+        "{}",
+        d["local"]
+    );
+    if cfg!(target_os = "linux") {
+        let tcp = &d["end"]["tcp"];
+        let rtt = tcp["rtt_s"].as_f64().expect("TCP's smoothed round trip");
+        assert!(rtt > 0.0 && rtt < 1.0, "{tcp}");
+        assert!(tcp["cwnd_bytes"].as_u64().unwrap() > 0, "{tcp}");
+        assert_eq!(
+            tcp["cwnd_bytes"].as_u64(),
+            Some(tcp["cwnd_segments"].as_u64().unwrap() * tcp["mss_bytes"].as_u64().unwrap())
+        );
+    }
 
     let d = document(
         &[
@@ -195,6 +216,15 @@ fn every_instrument_prints_one_document_in_one_schema() {
     assert_eq!(d["parameters"]["duration_s"], 2.0);
     assert_eq!(d["parameters"]["ack"], true);
     assert_eq!(d["parameters"]["transport"], "tcp");
+    assert!(
+        d["local"]
+            .as_str()
+            .is_some_and(|l| l.starts_with("127.0.0.1:")),
+        "{}",
+        d["local"]
+    );
+    // Over TCP no jitter nor order is reported (issue 58 §5: UDP only).
+    assert!(d["end"]["tests"][0]["jitter_s"].is_null());
 
     let d = document(
         &[

@@ -432,6 +432,25 @@ fn forward_summary_has_no_reverse_keys() {
             "{text}"
         );
     }
+    assert!(dir.join("messages.csv").exists());
+    // Issue 58 §6: --no-messages writes no messages.csv, and the same summary keys.
+    let quiet = tmp("cli-pump-no-messages");
+    let o = nmc()
+        .args(["pump", &addr, "-t", "200ms", "--no-messages", "--out"])
+        .arg(&quiet)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", super::stderr(&o));
+    assert!(!quiet.join("messages.csv").exists());
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(!text.contains("messages.csv"), "{text}");
+    let keys = |p: &std::path::Path| -> Vec<String> {
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(p.join("summary.json")).unwrap())
+                .unwrap();
+        v.as_object().unwrap().keys().cloned().collect()
+    };
+    assert_eq!(keys(&quiet), keys(&dir));
     let _ = server.kill();
     let _ = server.wait();
 }

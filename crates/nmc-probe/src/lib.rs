@@ -60,6 +60,7 @@ pub mod pump;
 pub mod report;
 pub mod server;
 pub mod signal;
+pub mod tcp_info;
 pub mod time;
 pub mod trace;
 pub mod udp;

@@ -78,6 +78,24 @@ fn reverse_run(t: PumpTransport, packet: u32) {
     let text = s.text();
     assert!(text.contains("--reverse: sent and timed by"), "{text}");
     assert!(text.contains("received here:"), "{text}");
+    // Issue 58 §4: this host's end of the connection, and over TCP the sending (server's)
+    // socket's own statistics, sent back with its run (Linux).
+    assert!(
+        s.run
+            .local
+            .as_deref()
+            .is_some_and(|l| l.starts_with("127.0.0.1:")),
+        "{t}: {:?}",
+        s.run.local
+    );
+    match (t, cfg!(target_os = "linux")) {
+        (PumpTransport::Tcp, true) => {
+            let tcp = s.run.tcp.expect("the server's TCP_INFO");
+            assert!(tcp.rtt_us > 0 && tcp.cwnd_segments > 0, "{tcp:?}");
+            assert!(text.contains("TCP at the end (the server's"), "{text}");
+        }
+        _ => assert_eq!(s.run.tcp, None, "{t}"),
+    }
 }
 
 #[test]

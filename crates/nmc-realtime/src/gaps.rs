@@ -6,34 +6,78 @@ use serde::Serialize;
 /// Gaps of one test, in ns as measured (the SEL's are whole 1 ms steps).
 #[derive(Clone, Debug, Default, Serialize, serde::Deserialize, PartialEq)]
 pub struct GapTable {
-    /// Each gap's duration, ns, in the order they happened.
+    /// Each gap's duration, ns, in the order they happened (empty for a running table).
     pub gaps_ns: Vec<u64>,
+    /// A running table's figures, in place of the list (issue 58 §6: a long stream without
+    /// records keeps nothing per gap).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub running: Option<RunningGaps>,
+}
+
+/// A gap table's figures kept as the gaps come: count, total, longest, shortest, ns.
+#[derive(Clone, Copy, Debug, Default, Serialize, serde::Deserialize, PartialEq, Eq)]
+pub struct RunningGaps {
+    /// Gaps so far.
+    pub count: u64,
+    /// Their total, ns.
+    pub total_ns: u64,
+    /// The longest, ns.
+    pub max_ns: u64,
+    /// The shortest, ns.
+    pub min_ns: u64,
 }
 
 impl GapTable {
+    /// A table that keeps running figures only, not each gap.
+    pub fn running() -> GapTable {
+        GapTable {
+            gaps_ns: Vec::new(),
+            running: Some(RunningGaps::default()),
+        }
+    }
     /// Records a gap of `ns`.
     pub fn push(&mut self, ns: u64) {
-        self.gaps_ns.push(ns);
+        match &mut self.running {
+            Some(r) => {
+                r.min_ns = if r.count == 0 { ns } else { r.min_ns.min(ns) };
+                r.max_ns = r.max_ns.max(ns);
+                r.total_ns += ns;
+                r.count += 1;
+            }
+            None => self.gaps_ns.push(ns),
+        }
     }
     /// The number of gaps.
     pub fn count(&self) -> usize {
-        self.gaps_ns.len()
+        match &self.running {
+            Some(r) => r.count as usize,
+            None => self.gaps_ns.len(),
+        }
     }
     /// All gaps together, ns.
     pub fn total_ns(&self) -> u64 {
-        self.gaps_ns.iter().sum()
+        match &self.running {
+            Some(r) => r.total_ns,
+            None => self.gaps_ns.iter().sum(),
+        }
     }
     /// The longest gap, ms (`None` without gaps).
     pub fn max_ms(&self) -> Option<f64> {
-        self.gaps_ns.iter().max().map(|&x| x as f64 / 1e6)
+        match &self.running {
+            Some(r) => (r.count > 0).then(|| r.max_ns as f64 / 1e6),
+            None => self.gaps_ns.iter().max().map(|&x| x as f64 / 1e6),
+        }
     }
     /// The shortest gap, ms (`None` without gaps).
     pub fn min_ms(&self) -> Option<f64> {
-        self.gaps_ns.iter().min().map(|&x| x as f64 / 1e6)
+        match &self.running {
+            Some(r) => (r.count > 0).then(|| r.min_ns as f64 / 1e6),
+            None => self.gaps_ns.iter().min().map(|&x| x as f64 / 1e6),
+        }
     }
     /// The mean gap, ms (`None` without gaps).
     pub fn avg_ms(&self) -> Option<f64> {
-        (!self.gaps_ns.is_empty()).then(|| self.total_ns() as f64 / 1e6 / self.count() as f64)
+        (self.count() > 0).then(|| self.total_ns() as f64 / 1e6 / self.count() as f64)
     }
 
     /// The KEY's lines under the buffers sent: max, avg, min, count (none when gap-free), as
@@ -159,4 +203,28 @@ pub fn blocks_svg(blocks: &[(&str, &str)]) -> String {
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{x:.0}\" height=\"{:.0}\" font-family=\"monospace\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n{body}</svg>\n",
         height + 10.0
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 58 §6: a running table gives the list's figures and KEY lines.
+    #[test]
+    fn a_running_table_has_the_lists_figures() {
+        let gaps = [174_000_000u64, 8_000_000_000, 1_500_000_000, 3_000_000];
+        let (mut list, mut running) = (GapTable::default(), GapTable::running());
+        for g in gaps {
+            list.push(g);
+            running.push(g);
+        }
+        assert_eq!(running.count(), 4);
+        assert_eq!(running.total_ns(), list.total_ns());
+        assert_eq!(running.max_ms(), list.max_ms());
+        assert_eq!(running.min_ms(), Some(3.0));
+        assert_eq!(running.avg_ms(), list.avg_ms());
+        assert_eq!(running.key_lines(), list.key_lines());
+        assert!(running.gaps_ns.is_empty());
+        assert_eq!(GapTable::running().key_lines(), Vec::<String>::new());
+    }
 }

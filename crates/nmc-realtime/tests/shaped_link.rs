@@ -50,6 +50,7 @@ fn stream_over_shaped_link(tag: &str, test: &str, rate_bps: u64) -> Option<Strea
         ack_timeout: Duration::from_secs(1),
         io_timeout: Duration::from_secs(5),
         key: None,
+        records: true,
     };
     let r = in_netns(&pair.a, move || run(&cfg)).expect("stream runs");
     stop.store(true, Ordering::Relaxed);

@@ -41,6 +41,7 @@ fn config(addr: SocketAddr, transport: Transport, ack: bool, secs: u64) -> Strea
         ack_timeout: Duration::from_secs(1),
         io_timeout: Duration::from_secs(5),
         key: None,
+        records: true,
     }
 }
 
@@ -145,6 +146,38 @@ fn a_sink_without_arrivals_still_gives_its_tally() {
     t.join().unwrap();
     assert_eq!(r.arrivals, None);
     assert_eq!(r.sink_received, Some(r.buffers_sent), "{r:?}");
+}
+
+/// Issue 58 §6: without records a run keeps no row per buffer and gives the same figures. The
+/// stall below, run again without records: one gap, of the stall less the two buffer times
+/// between buffer 9's completion (within a millisecond of its deadline on loopback) and buffer
+/// 11's deadline, 500 − 2 × 67.2 = 365.6 ms. Tolerance, fixed before running: 15 ms (the 10 ms
+/// of the test below and buffer 9's acknowledgement).
+#[test]
+fn without_records_a_run_keeps_no_row_and_the_same_figures() {
+    let s = sink(Some(Stall {
+        after: 10,
+        length: Duration::from_millis(500),
+    }));
+    let mut c = config(s.addr, Transport::Tcp, true, 2);
+    c.records = false;
+    let r = run(&c).unwrap();
+    assert!(r.partial.is_none());
+    assert!(r.records.is_empty());
+    // 29.76 buffer times less the gap's 5.4: 24 buffers (a buffer either way for scheduling).
+    assert!((23..=25).contains(&r.buffers_sent), "{r:?}");
+    assert!(r.buffers_completed + 1 >= r.buffers_sent, "{r:?}");
+    assert_eq!(r.gaps.count(), 1, "{:?}", r.gaps);
+    assert!(r.gaps.gaps_ns.is_empty(), "a running table keeps no list");
+    let gap = r.gaps.max_ms().unwrap();
+    assert!((gap - 365.6).abs() <= 15.0, "gap {gap:.3} ms");
+    assert_eq!(r.gaps.min_ms(), r.gaps.max_ms());
+    // A run past the records' limit is refused with records, and taken without them.
+    let mut big = config(s.addr, Transport::Udp, false, 1);
+    big.duration = Duration::from_secs(200_000); // 2.98 M buffers of 2016 bits at 30 kbit/s
+    assert!(big.check_records().is_err());
+    big.records = false;
+    assert!(big.check_records().is_ok());
 }
 
 /// The sink reads 10 buffers, then stops reading for 500 ms. With acknowledgements, buffer 10

@@ -49,6 +49,7 @@ fn config_over(addr: SocketAddr, transport: Transport, ack: bool, ms: u64) -> St
         ack_timeout: Duration::from_secs(1),
         io_timeout: Duration::from_secs(5),
         key: None,
+        records: true,
     }
 }
 

@@ -66,6 +66,13 @@ pub struct PumpRun {
     /// Counts of messages sent, RFNMs (first, duplicate, unknown, out of order), retransmissions
     /// and junk received.
     pub counters: PumpCounters,
+    /// This host's end of the run (issue 58 §4: both endpoints' addresses), as bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local: Option<String>,
+    /// The sending socket's TCP statistics at the end of a TCP run (Linux; with `--reverse`
+    /// the server's, sent back with its run); `None` over UDP or elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<crate::tcp_info::TcpStats>,
     /// The running figures of every message finished (times from the first offer). Not written;
     /// with `--reverse` the client rebuilds the round-trip plot's part ([`PumpFigures::shipped`]).
     #[serde(skip)]
@@ -563,6 +570,8 @@ pub(crate) mod tests {
             interrupted,
             partial: None,
             counters: p.counters(),
+            local: None,
+            tcp: None,
             figures: c.figures,
         };
         (run, records)

@@ -137,6 +137,18 @@ fn wait_for(pump: &Pump, now: Nanos) -> Duration {
         .min(MAX_WAIT)
 }
 
+/// How a run ended, and what its socket says at the end.
+struct Ending {
+    /// Stopped by the user.
+    interrupted: bool,
+    /// Ended early by the path or the server: why.
+    partial: Option<String>,
+    /// This host's address.
+    local: Option<SocketAddr>,
+    /// The socket's TCP statistics (TCP, on Linux).
+    tcp: Option<crate::tcp_info::TcpStats>,
+}
+
 fn finish(
     target: SocketAddr,
     mut pump: Pump,
@@ -144,9 +156,14 @@ fn finish(
     timer: crate::time::TimerResolution,
     started_unix_ns: u64,
     elapsed: Nanos,
-    // How the run ended: stopped by the user, or partial (why).
-    (interrupted, partial): (bool, Option<String>),
+    end: Ending,
 ) -> Result<PumpRun, Error> {
+    let Ending {
+        interrupted,
+        partial,
+        local,
+        tcp,
+    } = end;
     // Messages still outstanding (a stopped run) are written unanswered, in their place.
     pump.give_up();
     done.take(&mut pump)?;
@@ -159,6 +176,8 @@ fn finish(
         interrupted,
         partial,
         counters: pump.counters(),
+        local: local.map(|a| a.to_string()),
+        tcp,
         figures: done.collector.figures,
     })
 }
@@ -374,16 +393,14 @@ pub fn run_tcp_on(
         inbox.drain(..whole);
     }
     let elapsed = clock.now();
+    let end = Ending {
+        interrupted,
+        partial,
+        local: s.local_addr().ok(),
+        tcp: crate::tcp_info::stats(&s),
+    };
     let _ = s.shutdown(std::net::Shutdown::Write);
-    finish(
-        target,
-        pump,
-        done,
-        timer,
-        started_unix_ns,
-        elapsed,
-        (interrupted, partial),
-    )
+    finish(target, pump, done, timer, started_unix_ns, elapsed, end)
 }
 
 /// Pumps over an already connected UDP socket, tagging each datagram with `key` if given.
@@ -479,15 +496,13 @@ pub fn run_udp_on(
         }
     }
     let elapsed = clock.now();
-    finish(
-        target,
-        pump,
-        done,
-        timer,
-        started_unix_ns,
-        elapsed,
-        (interrupted, partial),
-    )
+    let end = Ending {
+        interrupted,
+        partial,
+        local: sock.local_addr().ok(),
+        tcp: None,
+    };
+    finish(target, pump, done, timer, started_unix_ns, elapsed, end)
 }
 
 /// The server's TCP side: the shared gate ([`nmc_serve::Gate`]: caps, per-source limit, minimum

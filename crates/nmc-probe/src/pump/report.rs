@@ -268,6 +268,24 @@ impl PumpSummary {
                 100.0 * br
             );
         }
+        if let Some(t) = &r.tcp {
+            // Issue 58 §4: the sending socket's own view, as iperf3 prints it.
+            let _ = writeln!(
+                s,
+                "  TCP at the end ({}, the kernel's): retransmitted segments {}  smoothed round trip {:.3} ms ± {:.3}  least {:.3} ms  congestion window {} × {} bytes",
+                if self.reverse {
+                    "the server's"
+                } else {
+                    "this host's"
+                },
+                t.retransmits,
+                t.rtt_us as f64 / 1e3,
+                t.rttvar_us as f64 / 1e3,
+                t.min_rtt_us as f64 / 1e3,
+                t.cwnd_segments,
+                t.mss_bytes
+            );
+        }
         let _ = writeln!(
             s,
             "  autocorrelation of successive round trips: significant (|r| > {:.3}) at lags {}",

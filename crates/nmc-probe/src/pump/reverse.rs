@@ -452,6 +452,8 @@ impl End {
             interrupted: self.interrupted,
             partial: None,
             counters: pump.counters(),
+            local: None,
+            tcp: None,
             figures: collector.figures,
         }
     }
@@ -569,7 +571,11 @@ fn pump_tcp(
         started_unix_ns,
         interrupted,
     };
-    Ok(end.run(peer, pump, collector, &mut just))
+    let mut run = end.run(peer, pump, collector, &mut just);
+    // Issue 58 §4: the sending socket's TCP statistics, which the client cannot read; they
+    // travel back in the run.
+    run.tcp = crate::tcp_info::stats(s.stream());
+    Ok(run)
 }
 
 /// The server's pump over UDP: datagrams from the echo server's port to the address the

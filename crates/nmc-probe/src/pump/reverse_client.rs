@@ -196,10 +196,15 @@ pub fn pump_reverse<'a>(
         progress,
         heard: Nanos::ZERO,
     };
-    match cfg.transport {
+    let local = s.local_addr().ok().map(|a| a.to_string());
+    let mut sum = match cfg.transport {
         PumpTransport::Tcp => receive_tcp(s, client, stop),
         PumpTransport::Udp => receive_udp(s, client, key, stop),
-    }
+    }?;
+    // Issue 58 §4: this host's end; over UDP the datagrams' socket is another, on the same
+    // address.
+    sum.run.local = local;
+    Ok(sum)
 }
 
 /// Writes what is due on the TCP connection without waiting: the RFNMs and a STOP.

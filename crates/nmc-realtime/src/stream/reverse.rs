@@ -198,6 +198,7 @@ pub fn check_request(r: &wire::Request, peer: SocketAddr) -> Result<StreamConfig
         ack_timeout: ns(r.ack_timeout_ns),
         io_timeout: ns(r.io_timeout_ns),
         key: None,
+        records: true,
     };
     c.validate().map_err(|e| e.to_string())?;
     if c.duration > MAX_DURATION {
@@ -312,6 +313,7 @@ pub(crate) fn serve_request(
             };
             let c = StreamConfig {
                 key: routes.key.clone(),
+                records: true,
                 ..c
             };
             run_routed(routed, stream, &c, Some(&s.stopping()), None, &mut |_| {})
@@ -486,6 +488,7 @@ pub fn stream_reverse(
         token: token(),
     };
     s.write_all(&req.encode()).map_err(connect_err)?;
+    let local = s.local_addr().ok().map(|a| a.to_string());
     // Buffers and bytes received, counted here or by the UDP thread.
     let counts = Arc::new((AtomicU64::new(0), AtomicU64::new(0)));
     let done = Arc::new(AtomicBool::new(false));
@@ -511,6 +514,8 @@ pub fn stream_reverse(
     let mut run = r?;
     // Issue 58 §5: the receiver's jitter and order are this host's.
     run.arrivals = arrivals.as_ref().map(ArrivalStats::from);
+    // The sink's run names its own end; this host's is the connection's here.
+    run.local = local;
     let got = Received {
         buffers: counts.0.load(Ordering::Relaxed),
         bytes: counts.1.load(Ordering::Relaxed),

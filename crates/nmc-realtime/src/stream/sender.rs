@@ -55,6 +55,15 @@ pub struct StreamConfig {
     /// The sink's shared secret: answered in its handshake over TCP, a tag on each UDP buffer.
     #[serde(skip)]
     pub key: Option<nmc_serve::Key>,
+    /// Keep one record per buffer (`buffers.csv`, each gap in `summary.json`); without them
+    /// (`--no-records`, issue 58 §6) the run keeps running figures only, a few hundred bytes
+    /// whatever its length, and [`MAX_RUN_BUFFERS`] does not apply.
+    #[serde(default = "yes")]
+    pub records: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -121,9 +130,9 @@ impl StreamConfig {
     pub fn check_records(&self) -> Result<(), StreamError> {
         let bad = |m: String| Err(StreamError::Input(m));
         let buffers = self.buffers();
-        if buffers > MAX_RUN_BUFFERS as f64 {
+        if self.records && buffers > MAX_RUN_BUFFERS as f64 {
             return bad(format!(
-                "{buffers:.0} buffers ({} bit/s for {} s in {}-bit buffers) is more than one run keeps ({MAX_RUN_BUFFERS}, about {RECORD_BYTES} bytes each): give a larger --buffer or a shorter --duration",
+                "{buffers:.0} buffers ({} bit/s for {} s in {}-bit buffers) is more than one run keeps ({MAX_RUN_BUFFERS}, about {RECORD_BYTES} bytes each): give a larger --buffer or a shorter --duration, or --no-records",
                 self.rate_bps,
                 self.duration.as_secs_f64(),
                 self.buffer_bits
@@ -180,6 +189,10 @@ pub struct StreamRun {
     /// sink did not say (an older sink, or its answer lost).
     #[serde(default)]
     pub arrivals: Option<ArrivalStats>,
+    /// This host's end of the run, address:port (issue 58 §4); with `--reverse` over UDP, the
+    /// TCP connection's end.
+    #[serde(default)]
+    pub local: Option<String>,
     /// Set when the run stopped early; says why.
     pub partial: Option<String>,
     /// One record per buffer, in order (`buffers.csv`).
@@ -652,6 +665,13 @@ fn run_with(
     let (tx, rx) = mpsc::channel::<u64>();
     let (done_tx, done_rx) = mpsc::channel::<Done>();
     let cw = c.clone();
+    let local = match &conn {
+        Conn::Tcp(s) => s.local_addr(),
+        Conn::Udp(s) => s.local_addr(),
+        Conn::Routed(r) => r.sock.local_addr(),
+    }
+    .ok()
+    .map(|a| a.to_string());
     // Over UDP the tally is asked on the same socket (the sink counts by source address).
     let tally_sock = match &conn {
         Conn::Udp(s) => s.try_clone().ok(),
@@ -670,38 +690,40 @@ fn run_with(
         ((c.buffer_bits as u128 * 1_000_000_000 + c.rate_bps as u128 / 2) / c.rate_bps as u128)
             as u64,
     );
-    let mut completed: Vec<Option<Instant>> = Vec::new();
+    let mut completed = Completions::new(c.records);
     let mut records: Vec<BufferRecord> = Vec::new();
-    let mut gaps = GapTable::default();
+    // Without records (issue 58 §6) the gap table keeps running figures, not each gap.
+    let mut gaps = if c.records {
+        GapTable::default()
+    } else {
+        GapTable::running()
+    };
     let mut partial = None;
     let mut acks_lost = 0;
     let mut refused: Option<(Instant, std::io::Error)> = None;
     let since = |t: Instant| t.duration_since(t0).as_secs_f64();
-    let mut drain =
-        |completed: &mut Vec<Option<Instant>>, block: Option<Duration>| -> Option<String> {
-            let mut first = true;
-            loop {
-                let m = match (first, block) {
-                    (true, Some(d)) => done_rx.recv_timeout(d).ok(),
-                    _ => done_rx.try_recv().ok(),
-                };
-                first = false;
-                match m {
-                    Some(Done::Ok(seq, at, lost)) => {
-                        acks_lost += lost as u64;
-                        if let Some(slot) = completed.get_mut(seq as usize) {
-                            *slot = Some(at);
-                        }
-                    }
-                    Some(Done::Failed(why)) => return Some(why),
-                    Some(Done::Refused(why, at, e)) => {
-                        refused = Some((at, e));
-                        return Some(why);
-                    }
-                    None => return None,
+    let mut drain = |completed: &mut Completions, block: Option<Duration>| -> Option<String> {
+        let mut first = true;
+        loop {
+            let m = match (first, block) {
+                (true, Some(d)) => done_rx.recv_timeout(d).ok(),
+                _ => done_rx.try_recv().ok(),
+            };
+            first = false;
+            match m {
+                Some(Done::Ok(seq, at, lost)) => {
+                    acks_lost += lost as u64;
+                    completed.complete(seq, at);
                 }
+                Some(Done::Failed(why)) => return Some(why),
+                Some(Done::Refused(why, at, e)) => {
+                    refused = Some((at, e));
+                    return Some(why);
+                }
+                None => return None,
             }
-        };
+        }
+    };
     let mut fill_start = t0;
     let mut seq = 0u64;
     let mut iv = Intervals::new(t0, every, c.buffer_bits);
@@ -723,13 +745,15 @@ fn run_with(
             std::thread::sleep((deadline - now).min(STOP_POLL));
         }
         iv.buffers += 1;
-        completed.push(None);
-        records.push(BufferRecord {
-            seq,
-            filled_s: since(deadline),
-            completed_s: None,
-            gap_ms: None,
-        });
+        completed.sent();
+        if c.records {
+            records.push(BufferRecord {
+                seq,
+                filled_s: since(deadline),
+                completed_s: None,
+                gap_ms: None,
+            });
+        }
         if tx.send(seq).is_err() {
             // The writer has gone: its last message says why.
             partial = Some(
@@ -745,14 +769,16 @@ fn run_with(
         fill_start = deadline;
         if seq >= 1 {
             let prev = seq as usize - 1;
-            match completed[prev] {
+            match completed.at(prev as u64) {
                 Some(at) if at <= deadline => {}
                 _ => loop {
-                    if let Some(at) = completed[prev] {
+                    if let Some(at) = completed.at(prev as u64) {
                         let gap = at.saturating_duration_since(deadline);
                         if !gap.is_zero() {
                             gaps.push(gap.as_nanos() as u64);
-                            records[seq as usize].gap_ms = Some(gap.as_secs_f64() * 1e3);
+                            if let Some(r) = records.get_mut(seq as usize) {
+                                r.gap_ms = Some(gap.as_secs_f64() * 1e3);
+                            }
                             iv.gap(gap);
                         }
                         fill_start = Instant::now().max(deadline);
@@ -761,7 +787,9 @@ fn run_with(
                     if Instant::now() >= end {
                         let gap = end.saturating_duration_since(deadline);
                         gaps.push(gap.as_nanos() as u64);
-                        records[seq as usize].gap_ms = Some(gap.as_secs_f64() * 1e3);
+                        if let Some(r) = records.get_mut(seq as usize) {
+                            r.gap_ms = Some(gap.as_secs_f64() * 1e3);
+                        }
                         iv.gap(gap);
                         break 'run;
                     }
@@ -797,7 +825,7 @@ fn run_with(
     if let Some((at, err)) = refused {
         let unanswered = if c.ack {
             // Every buffer completed so far timed out waiting (none was acknowledged).
-            completed.iter().filter(|c| c.is_some()).count() as u64 <= acks_lost
+            completed.done <= acks_lost
         } else {
             at.duration_since(t0) <= c.ack_timeout
         };
@@ -812,26 +840,92 @@ fn run_with(
         return Err(StreamError::Refused(WANTS_SECRET.into()));
     }
     let (sink_received, arrivals) = match tally_sock {
-        Some(s) => ask_tally(&s, c, records.len() as u64),
+        Some(s) => ask_tally(&s, c, completed.sent),
         None => (None, None),
     };
-    for (r, c) in records.iter_mut().zip(&completed) {
-        r.completed_s = c.map(since);
+    for r in records.iter_mut() {
+        r.completed_s = completed.at(r.seq).map(since);
     }
     Ok(StreamRun {
         config: c.clone(),
         started_unix_s: secs,
         time_of_day,
-        buffers_sent: records.len() as u64,
-        buffers_completed: completed.iter().filter(|c| c.is_some()).count() as u64,
+        buffers_sent: completed.sent,
+        buffers_completed: completed.done,
         gaps,
         acks_lost,
         sink_received,
         arrivals,
+        local,
         partial,
         records,
         received: None,
     })
+}
+
+/// When each buffer's write completed: every one (for `buffers.csv`) or, without records, only
+/// the counts and the last few (issue 58 §6: a long run keeps nothing per buffer). The writer
+/// completes buffers in the order they were sent, so the run only ever asks for the newest two:
+/// the buffer before the one just sent, and that one.
+struct Completions {
+    /// Every buffer's completion, by number (with records).
+    all: Option<Vec<Option<Instant>>>,
+    /// The last few completions (without records).
+    recent: std::collections::VecDeque<(u64, Instant)>,
+    /// Buffers sent to the writer.
+    sent: u64,
+    /// Buffers whose write completed.
+    done: u64,
+}
+
+impl Completions {
+    /// Completions kept for the last `RECENT` buffers without records.
+    const RECENT: usize = 4;
+
+    fn new(every: bool) -> Completions {
+        Completions {
+            all: every.then(Vec::new),
+            recent: Default::default(),
+            sent: 0,
+            done: 0,
+        }
+    }
+
+    /// The next buffer went to the writer.
+    fn sent(&mut self) {
+        self.sent += 1;
+        if let Some(all) = &mut self.all {
+            all.push(None);
+        }
+    }
+
+    /// Buffer `seq`'s write completed at `at`.
+    fn complete(&mut self, seq: u64, at: Instant) {
+        match &mut self.all {
+            Some(all) => {
+                if let Some(slot) = all.get_mut(seq as usize)
+                    && slot.replace(at).is_none()
+                {
+                    self.done += 1;
+                }
+            }
+            None => {
+                self.done += 1;
+                if self.recent.len() == Self::RECENT {
+                    self.recent.pop_front();
+                }
+                self.recent.push_back((seq, at));
+            }
+        }
+    }
+
+    /// When buffer `seq`'s write completed, if it has (without records: one of the last few).
+    fn at(&self, seq: u64) -> Option<Instant> {
+        match &self.all {
+            Some(all) => all.get(seq as usize).copied().flatten(),
+            None => self.recent.iter().rev().find(|r| r.0 == seq).map(|r| r.1),
+        }
+    }
 }
 
 /// Asks the sink, over UDP, how many of our `sent` buffers it received and what it saw of
