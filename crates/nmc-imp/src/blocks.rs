@@ -6,7 +6,13 @@
 //! the receive block with it; "a shortage of transmit and/or receive blocks will normally cause
 //! only an initial setup delay": requests wait for a free block, in order.
 //!
-//! The cores decide (the source rule is `e2e/v3.rs`); the driver (`model/message.rs`, `model/control_blocks.rs`) sends the control messages, counts and traces.
+//! Each block knows the IMP at its pair's other end, as the control messages told it: a
+//! transmit block the destination IMP it asked, a request the source IMP that sent it.
+//!
+//! The cores decide; the source rule that asks for a block is `e2e/v3.rs`, and the IMP's steps
+//! on the blocks (the disuse timer, the control messages that make and release a pair) are
+//! `e2e/control_blocks.rs`, which say what the driver is to send and count
+//! ([`crate::imp::Output`]).
 
 use crate::packet::{MsgId, Stream};
 use crate::timer::{Timer, Woken};
@@ -16,6 +22,8 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 /// A transmit block (K&O §VI).
 #[derive(Clone, Debug, Default)]
 pub struct TxBlock {
+    /// The destination IMP asked for the receive block (to which the release goes).
+    pub dst: u32,
     /// The destination has reported its receive block.
     pub open: bool,
     /// Messages waiting for it to open.
@@ -50,8 +58,9 @@ pub struct TransmitBlocks {
 }
 
 impl TransmitBlocks {
-    /// Message `mid` of `stream` needs the stream's transmit block; at most `cap` exist.
-    pub fn need(&mut self, stream: Stream, mid: MsgId, cap: usize) -> Need {
+    /// Message `mid` of `stream`, for destination IMP `dst`, needs the stream's transmit block;
+    /// at most `cap` exist.
+    pub fn need(&mut self, stream: Stream, dst: u32, mid: MsgId, cap: usize) -> Need {
         let room = self.blocks.len() < cap;
         match self.blocks.get_mut(&stream) {
             Some(b) if b.open => Need::Open,
@@ -65,6 +74,7 @@ impl TransmitBlocks {
                 self.blocks.insert(
                     stream,
                     TxBlock {
+                        dst,
                         waiters: vec![mid],
                         ..Default::default()
                     },
@@ -124,9 +134,10 @@ impl TransmitBlocks {
             .is_some_and(|b| b.open && b.waiters.is_empty())
     }
 
-    /// Releases `stream`'s block.
-    pub fn release(&mut self, stream: Stream) {
-        self.blocks.remove(&stream);
+    /// Releases `stream`'s block; returns the destination IMP it paired with (`None` if the
+    /// stream had no block).
+    pub fn release(&mut self, stream: Stream) -> Option<u32> {
+        self.blocks.remove(&stream).map(|b| b.dst)
     }
 
     /// The message longest in line for a free block.
@@ -145,21 +156,22 @@ impl TransmitBlocks {
     }
 }
 
-/// A destination IMP's receive blocks, by stream, and the requests waiting for one.
+/// A destination IMP's receive blocks, by stream, and the requests waiting for one, each with
+/// the source IMP that sent it.
 #[derive(Clone, Debug, Default)]
 pub struct ReceiveBlocks {
     open: BTreeSet<Stream>,
-    waiting: VecDeque<Stream>,
+    waiting: VecDeque<(Stream, u32)>,
 }
 
 impl ReceiveBlocks {
-    /// A request for `stream`'s receive block; at most `cap` exist. `true`: it can be opened
-    /// now ([`ReceiveBlocks::open`]); `false`: it waits in line.
-    pub fn request(&mut self, stream: Stream, cap: usize) -> bool {
+    /// A request from source IMP `src` for `stream`'s receive block; at most `cap` exist.
+    /// `true`: it can be opened now ([`ReceiveBlocks::open`]); `false`: it waits in line.
+    pub fn request(&mut self, stream: Stream, src: u32, cap: usize) -> bool {
         if self.open.contains(&stream) || self.open.len() < cap {
             true
         } else {
-            self.waiting.push_back(stream);
+            self.waiting.push_back((stream, src));
             false
         }
     }
@@ -175,8 +187,9 @@ impl ReceiveBlocks {
         self.open.remove(&stream);
     }
 
-    /// The request longest in line, if a block is free for it (it leaves the line).
-    pub fn next_waiting(&mut self, cap: usize) -> Option<Stream> {
+    /// The request longest in line, if a block is free for it (it leaves the line): its stream
+    /// and the source IMP that sent it.
+    pub fn next_waiting(&mut self, cap: usize) -> Option<(Stream, u32)> {
         if self.open.len() < cap {
             self.waiting.pop_front()
         } else {
@@ -199,10 +212,10 @@ mod tests {
     #[test]
     fn the_first_message_makes_the_block_and_the_rest_wait_with_it() {
         let mut t = TransmitBlocks::default();
-        assert_eq!(t.need(7, 100, 64), Need::Created);
-        assert_eq!(t.need(7, 101, 64), Need::Opening);
+        assert_eq!(t.need(7, 1, 100, 64), Need::Created);
+        assert_eq!(t.need(7, 1, 101, 64), Need::Opening);
         assert_eq!(t.opened(7), Some(vec![100, 101]));
-        assert_eq!(t.need(7, 102, 64), Need::Open);
+        assert_eq!(t.need(7, 1, 102, 64), Need::Open);
         assert!(t.idle());
     }
 
@@ -212,23 +225,23 @@ mod tests {
     #[test]
     fn a_shortage_of_blocks_makes_messages_wait() {
         let mut t = TransmitBlocks::default();
-        assert_eq!(t.need(1, 10, 1), Need::Created);
-        assert_eq!(t.need(2, 20, 1), Need::Full { first: true });
-        assert_eq!(t.need(2, 20, 1), Need::Full { first: false });
+        assert_eq!(t.need(1, 1, 10, 1), Need::Created);
+        assert_eq!(t.need(2, 1, 20, 1), Need::Full { first: true });
+        assert_eq!(t.need(2, 1, 20, 1), Need::Full { first: false });
         t.opened(1);
         assert!(t.releasable(1));
-        t.release(1);
+        assert_eq!(t.release(1), Some(1), "the destination IMP it paired with");
         assert_eq!(t.first_waiting(), Some(20));
-        assert_eq!(t.need(2, 20, 1), Need::Created);
+        assert_eq!(t.need(2, 1, 20, 1), Need::Created);
         assert_eq!(t.waiting(), 0);
 
         let mut r = ReceiveBlocks::default();
-        assert!(r.request(1, 1) && r.open(1));
-        assert!(r.request(1, 1), "the stream's own block again");
-        assert!(!r.request(2, 1), "no free block: in line");
+        assert!(r.request(1, 5, 1) && r.open(1));
+        assert!(r.request(1, 5, 1), "the stream's own block again");
+        assert!(!r.request(2, 6, 1), "no free block: in line");
         assert_eq!(r.next_waiting(1), None);
         r.release(1);
-        assert_eq!(r.next_waiting(1), Some(2));
+        assert_eq!(r.next_waiting(1), Some((2, 6)), "with the IMP that asked");
     }
 
     /// A block unused for `control_block_idle` (2 min) is released: a number given out
@@ -237,7 +250,7 @@ mod tests {
     fn a_block_in_use_is_not_released() {
         let s = |secs: u64| SimTime::from_nanos(secs * 1_000_000_000);
         let mut t = TransmitBlocks::default();
-        t.need(7, 100, 64);
+        t.need(7, 1, 100, 64);
         t.opened(7);
         assert_eq!(t.arm_idle(7, s(120)), Some(s(120)));
         t.used(7);

@@ -6,11 +6,13 @@
 //! | `e2e/procedure.rs` | where the software versions differ, as one trait ([`procedure::Procedure`]) of sans-I/O rules over the source IMP's tables, returning typed steps ([`procedure::Step`], [`procedure::Grant`]) that the subnet's driver (`model/message.rs`) carries out; a message's state ([`procedure::MsgState`]) |
 //! | `e2e/v2.rs` | version 2, October 1974 (K&O §II–III): numbers per IMP pair, PLT entry, then allocation or a REQALL that steals both |
 //! | `e2e/v3.rs` | version 3, 1975 (K&O §VI–VII): message control blocks, numbers per host pair, allocation before PLT entry, superfluous REQALLs |
+//! | `e2e/control_blocks.rs` | version 3's message control blocks (K&O §VI), the IMP's steps: the block's disuse timer, the control messages that make and release a block pair; each pushes what the driver is to do ([`crate::imp::Output`]) |
 //! | `e2e/single.rs` | single-packet messages at the destination (RFC 632): accept in order, store or reject out of order by the rule in force (current, fix A, fix B, accept-all), and when an ALLOCATE may go |
 //! | `e2e/table.rs` | RFC 632's two-column tables of single-packet messages' events (re-exported here) |
 //!
 //! Each rule is tested on one IMP, in K&O's words, in its own file.
 
+mod control_blocks;
 pub mod procedure;
 pub mod single;
 mod table;

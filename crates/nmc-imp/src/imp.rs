@@ -7,6 +7,20 @@
 //! when the IMP next needs waking. The driver (`crate::model`) does what follows (the
 //! processor's work, the hosts, the trace, the counts).
 //!
+//! The IMP's own protocol steps (so far version 3's message control blocks,
+//! `e2e/control_blocks.rs`) take the buffer `out` and push into it what the driver is to do,
+//! one [`Output`] each, in order. The driver's part, for each call:
+//! 1. call the entry point: [`Imp::handle_timeout`] for a wake-up; for a control message,
+//!    the step that receives it ([`Imp::create_block_received`],
+//!    [`Imp::block_created_received`], [`Imp::release_block_received`]); when a message
+//!    number comes back, [`Imp::number_released`];
+//! 2. carry out the outputs in the order pushed, each before the next, and nothing else in
+//!    between: send the control message ([`Output::Control`]), queue the wake-up for the timer
+//!    ([`Output::Timer`]), count ([`Output::Count`]), move the message on
+//!    ([`Output::Advance`]), let the IMP's waiting hosts go on ([`Output::WakeHosts`]);
+//! 3. on [`Output::Resume`], call [`Imp::resume`] with it (what came before may have come back
+//!    into this IMP) and carry out what that pushes, in its place, before the outputs after it.
+//!
 //! One IMP by hand, no simulator: a neighbour's frame with a packet passing through is
 //! refused while 20 store-and-forward packets are held (K&O §III), and taken once one goes.
 //!
@@ -66,11 +80,12 @@
 use crate::blocks::{ReceiveBlocks, TransmitBlocks};
 use crate::destination::{Delivery, Next, Replies, Reply};
 use crate::link::{Frame, FrameKind, Hold, Link, NextFrame};
-use crate::packet::{MsgId, Packet, PktId, Stream};
+use crate::observe::Counted;
+use crate::packet::{MsgId, Packet, PktId, PktKind, Stream};
 use crate::params::{ImpModel, ImpParams, Piggyback, SinglePacketRule};
 use crate::processor::{Processor, Task};
 use crate::source::{Allocations, Numbers, Plt, PltClaims, SourceMsg};
-use crate::timer::{Deadline, Woken};
+use crate::timer::Deadline;
 use nmc_sim::{SimDuration, SimTime};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -349,18 +364,60 @@ pub enum Expired {
     },
     /// The processor has finished this task; the next has started.
     TaskDone(Task),
-    /// Version 3: the transmit block of `stream`, unused for its disuse time and with no
-    /// message number out, is released, and the stream's numbers forgotten; the destination
-    /// is to release its receive block.
-    BlockReleased {
-        /// The stream whose transmit block is released.
+}
+
+/// What one of the IMP's protocol steps asks of the driver, pushed in the order it is to be
+/// done (smoltcp's `dispatch(emit)`): the step has already changed the IMP's tables, and the
+/// driver carries out each output in turn, before anything else happens in the IMP. The steps
+/// that push them so far are version 3's message control blocks (`e2e/control_blocks.rs`:
+/// [`Imp::number_released`], [`Imp::create_block_received`], [`Imp::block_created_received`],
+/// [`Imp::release_block_received`], and the block's disuse timer through
+/// [`Imp::handle_timeout`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Output {
+    /// Send a subnet control message of `kind` on `stream` to IMP `to` (this IMP itself when
+    /// both ends are its hosts).
+    Control {
+        /// The IMP it goes to.
+        to: u32,
+        /// The stream it belongs to.
         stream: Stream,
+        /// What it is.
+        kind: PktKind,
     },
-    /// The timer's deadline moved later (the block was used since): wake it again `at`.
-    NotYet {
-        /// The timer's deadline now.
+    /// Wake the IMP at `at` for `timer` ([`Imp::handle_timeout`]).
+    Timer {
+        /// When.
         at: SimTime,
+        /// The timer, as its wake-up names it.
+        timer: TimerId,
     },
+    /// Count one of what the protocol counts.
+    Count(Counted),
+    /// Message `msg` of this IMP may go on through its source procedure: the driver moves it
+    /// as far as its version's rule lets it (`model/message.rs`, until that procedure is the
+    /// IMP's too).
+    Advance(MsgId),
+    /// A resource came free at this IMP: its hosts that wait for one may go on (the driver's
+    /// hosts, `model/host.rs`).
+    WakeHosts,
+    /// The rest of a step, to be taken once the outputs before it are carried out (they may
+    /// come back into this IMP: a message moved on, a control message to itself): the driver
+    /// hands it back to [`Imp::resume`] when it reaches it.
+    Resume(Resume),
+}
+
+/// The rest of a step that waits for the outputs pushed before it ([`Output::Resume`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Resume {
+    /// Messages in line for a free transmit block, after message `after` was moved on: the
+    /// next is moved on in turn, unless `after` is still first in line (it found no block).
+    BlockWaiters {
+        /// The message moved on last.
+        after: MsgId,
+    },
+    /// Requests in line for a free receive block: the next is opened, if a block is free.
+    ReceiveBlocks,
 }
 
 /// The packets a frame's piggy-backed acknowledgements freed, by logical channel: the sender
@@ -740,12 +797,20 @@ impl Imp {
     /// A wake-up at `now` for timer `timer`: what its running out asks for, or `None` when the
     /// arming it names was disarmed meanwhile (an acknowledgement, an allocation used, a RFNM
     /// gone with its ALL). Wake-ups come at their deadlines ([`Imp::poll_at`] gives the
-    /// earliest); one per arming.
+    /// earliest); one per arming. A timer whose step is the IMP's own pushes what follows into
+    /// `out` instead ([`Output`]; so far version 3's block disuse timer, `e2e/control_blocks.rs`:
+    /// the block released, or a wake-up asked for its later deadline); the others' [`Expired`]
+    /// is the driver's to carry out.
     ///
     /// # Panics
     /// If a retransmission timer names a line or channel the IMP does not have.
     #[inline(always)]
-    pub fn handle_timeout(&mut self, now: SimTime, timer: TimerId) -> Option<Expired> {
+    pub fn handle_timeout(
+        &mut self,
+        now: SimTime,
+        timer: TimerId,
+        out: &mut Vec<Output>,
+    ) -> Option<Expired> {
         match timer {
             TimerId::Retransmit {
                 line,
@@ -790,18 +855,10 @@ impl Imp {
                 debug_assert!(task.is_some(), "the task in service is due");
                 task.map(Expired::TaskDone)
             }
-            TimerId::BlockIdle { stream } => match self.tx_blocks.idle_woken(stream, now) {
-                Woken::Later(at) => Some(Expired::NotYet { at }),
-                Woken::Stale => None,
-                Woken::Expired => {
-                    if !(self.tx_blocks.releasable(stream) && self.numbers.unused(stream)) {
-                        return None;
-                    }
-                    self.tx_blocks.release(stream);
-                    self.numbers.forget(stream);
-                    Some(Expired::BlockReleased { stream })
-                }
-            },
+            TimerId::BlockIdle { stream } => {
+                self.block_idle_woken(now, stream, out);
+                None
+            }
         }
     }
 
@@ -954,16 +1011,6 @@ impl Imp {
     pub fn next_reply(&mut self) -> Next {
         let fix = self.limits.destination.rfnm_piggyback == Piggyback::NotWhileRepliesWait;
         self.replies.next(fix)
-    }
-
-    /// A number of `stream` came back at `now`: with none left in use, the transmit block's
-    /// disuse timer starts, and its deadline is returned ([`SourceLimits::control_block_idle`]).
-    pub fn number_released(&mut self, stream: Stream, now: SimTime) -> Option<SimTime> {
-        if self.numbers.in_use(stream) != 0 {
-            return None;
-        }
-        let idle = self.limits.source.control_block_idle;
-        self.tx_blocks.arm_idle(stream, now + idle)
     }
 
     /// Does anything still hold a resource here? (For the no-leak check.)
@@ -1472,7 +1519,7 @@ mod tests {
             generation: retx.generation,
         };
         assert_eq!(
-            x.handle_timeout(ms(427), timer),
+            x.handle_timeout(ms(427), timer, &mut Vec::new()),
             Some(Expired::Retransmit { line: TO_B })
         );
         assert_eq!(x.poll_at(), Some(ms(450)));
@@ -1481,15 +1528,19 @@ mod tests {
             generation: gvb.generation,
         };
         assert_eq!(
-            x.handle_timeout(ms(450), timer),
+            x.handle_timeout(ms(450), timer, &mut Vec::new()),
             Some(Expired::GiveBack { dst: 3 })
         );
-        assert_eq!(x.handle_timeout(ms(450), timer), None, "given back once");
+        assert_eq!(
+            x.handle_timeout(ms(450), timer, &mut Vec::new()),
+            None,
+            "given back once"
+        );
         let timer = TimerId::RfnmWait {
             generation: wait.generation,
         };
         assert!(matches!(
-            x.handle_timeout(ms(1100), timer),
+            x.handle_timeout(ms(1100), timer, &mut Vec::new()),
             Some(Expired::RfnmWithoutAll(Reply::Rfnm { num: 1, .. }))
         ));
         assert_eq!(x.poll_at(), None);
@@ -1511,11 +1562,11 @@ mod tests {
         let (end, new) = x.cpu.poll_at().expect("in service");
         assert_eq!(end, ms(12));
         assert_eq!(
-            x.handle_timeout(ms(10), TimerId::Task { generation: old }),
+            x.handle_timeout(ms(10), TimerId::Task { generation: old }, &mut Vec::new()),
             None
         );
         assert!(matches!(
-            x.handle_timeout(ms(12), TimerId::Task { generation: new }),
+            x.handle_timeout(ms(12), TimerId::Task { generation: new }, &mut Vec::new()),
             Some(Expired::TaskDone(Task {
                 work: Work::Cpu,
                 ..

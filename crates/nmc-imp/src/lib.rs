@@ -39,7 +39,7 @@
 //! | --- | --- | --- |
 //! | the host hands the message to its IMP, packet by packet (K&O §III's 4 free buffers); the source IMP holds it in its table until the RFNM ([`source::SourceMsg`], [`source::MsgState`]) | `imp.rs` ([`imp::Imp::admit_host_packet`], `Imp::messages`) | `model/host.rs` |
 //! | a message number, a PLT entry, an allocation or a REQALL (points b–d) | `e2e/v2.rs`, `e2e/v3.rs` over the tables of `source.rs` | `model/message.rs` |
-//! | version 3's message control blocks (K&O §VI) | `blocks.rs` | `model/control_blocks.rs` |
+//! | version 3's message control blocks (K&O §VI) | `blocks.rs`; the IMP's steps in `e2e/control_blocks.rs`, which push what follows ([`imp::Output`]) | `model/output.rs` carries the outputs out |
 //! | launch (point e); packets IMP to IMP: acknowledgements, retransmission, line errors, K&O §III's rejections | `link.rs`, `imp.rs` ([`imp::Imp::handle_frame`]) | `model/line.rs` |
 //! | each IMP's processor: the task queue and the clock | `processor.rs` | `model/processing.rs` |
 //! | the route a packet takes | `routing.rs` (`nmc-routing`) | `model/adaptive.rs` |

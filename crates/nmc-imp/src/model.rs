@@ -36,7 +36,7 @@
 //! | `model/line.rs` | the IMP-to-IMP lines: packets and control messages queued, frames sent, a frame received handed to its IMP ([`Imp::handle_frame`]) and what follows from it (the processor, the trace, the counts), and retransmission |
 //! | `model/watch.rs` | the observers' ticks read off the subnet for the [`Observer`] (`observe/`): the occupancy sample ([`Occupancy`]), the counts ([`Counted`]); what is still held |
 //! | `model/trace.rs` | the trace lines (`trace = true`) and `change`, the one place a message's state changes |
-//! | `model/control_blocks.rs` | version 3's message control blocks, the driver's side: the block's disuse timer and the control messages that make and release block pairs (K&O §VI) |
+//! | `model/output.rs` | what an IMP's protocol step asks ([`crate::imp::Output`]: so far version 3's message control blocks, `e2e/control_blocks.rs`), carried out in order: control messages sent, wake-ups queued, counts, messages and hosts moved on |
 //! | `model/single.rs` | single-packet messages (RFC 632) |
 //! | `model/processing.rs` | the IMP's processor ([`Processor`], `processor.rs`) driven: one task queue, and the 25.6 ms clock above it |
 //! | `model/adaptive.rs` | the subnet's side of routing: routing frames, lines going down and up, packets without a route, journeys and loops |
@@ -47,13 +47,13 @@
 
 mod adaptive;
 mod background;
-mod control_blocks;
 mod event;
 mod host;
 mod instrument;
 mod line;
 mod lockup;
 mod message;
+mod output;
 mod processing;
 mod single;
 mod slice;
@@ -76,7 +76,7 @@ use crate::observe::{
 };
 pub(crate) use trace::change;
 
-use crate::imp::{Imp, Limits};
+use crate::imp::{Imp, Limits, TimerId};
 use crate::link::Link;
 use crate::packet::{MsgId, Slab, Stream};
 use crate::params::{ImpParams, MessageProcessing};
@@ -343,7 +343,10 @@ impl Model for Subnet {
             Ev::Scripted { index } => self.scripted(now, index, q),
             Ev::LineChange { line, up } => self.line_change(now, line, up, q),
             Ev::Arrival { host } => self.background_arrival(now, host, q),
-            Ev::BlockIdle { imp, stream } => self.block_idle(now, imp, stream, q),
+            Ev::BlockIdle { imp, stream } => {
+                let timer = TimerId::BlockIdle { stream };
+                self.step(now, imp, q, |i, out| i.handle_timeout(now, timer, out));
+            }
             Ev::Observe(tick) => self.observe(now, tick, q),
         }
     }

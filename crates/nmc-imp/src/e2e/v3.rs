@@ -66,7 +66,7 @@ impl Procedure for V3 {
         let limits = imp.limits.source;
         let cap = limits.control_blocks as usize;
         match m.state {
-            MsgState::NeedBlock => match imp.tx_blocks.need(m.stream, m.msg, cap) {
+            MsgState::NeedBlock => match imp.tx_blocks.need(m.stream, m.dst, m.msg, cap) {
                 Need::Open => Step::Moved(MsgState::NeedNumber),
                 Need::Opening => Step::Wait,
                 // K&O §VI: "source IMP S creates a transmit block and sends a subnet control

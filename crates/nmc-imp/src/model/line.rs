@@ -355,7 +355,7 @@ impl Subnet {
             generation: epoch,
         };
         if let Some(Expired::Retransmit { .. }) =
-            self.imps[from as usize].handle_timeout(now, timer)
+            self.step(now, from, q, |i, out| i.handle_timeout(now, timer, out))
         {
             self.count(Counted::Retransmission);
             self.try_send(now, l, q);

@@ -217,7 +217,8 @@ impl Subnet {
     ) {
         let dst = p.src; // the destination IMP sent it
         self.release_number_and_plt(imp, p.stream);
-        self.number_released(now, imp, p.stream, q);
+        let stream = p.stream;
+        self.step(now, imp, q, |i, out| i.number_released(now, stream, out));
         if all {
             self.add_allocation(now, imp, dst, q);
         }
@@ -256,7 +257,8 @@ impl Subnet {
         self.release_number_and_plt(imp, p.stream);
         let procedure = self.procedure;
         if procedure.all_returned(&mut self.imps[imp as usize], dst) {
-            self.number_released(now, imp, p.stream, q);
+            let stream = p.stream;
+            self.step(now, imp, q, |i, out| i.number_released(now, stream, out));
         }
         self.trace.emit(now, &Tr::AllIn { num: 0 });
         self.add_allocation(now, imp, dst, q);
@@ -314,7 +316,8 @@ impl Subnet {
             dst,
             generation: epoch,
         };
-        if let Some(Expired::GiveBack { dst }) = self.imps[imp as usize].handle_timeout(now, timer)
+        if let Some(Expired::GiveBack { dst }) =
+            self.step(now, imp, q, |i, out| i.handle_timeout(now, timer, out))
         {
             self.count(Counted::Gvb);
             self.trace.emit(
@@ -392,9 +395,16 @@ impl Subnet {
             PktKind::All { num: _ } => self.all_received(now, imp, p, q),
             PktKind::SingleRfnm { msg, num } => self.single_rfnm_received(now, imp, p, msg, num, q),
             PktKind::SingleAll { msg, num } => self.single_all_received(now, imp, p, msg, num, q),
-            PktKind::CreateBlock => self.create_block_received(now, imp, p.stream, q),
-            PktKind::BlockCreated => self.block_created_received(now, imp, p.stream, q),
-            PktKind::ReleaseBlock => self.release_block_received(now, imp, p.stream, q),
+            // Version 3's message control blocks: the IMP's own steps (`e2e/control_blocks.rs`).
+            PktKind::CreateBlock => self.step(now, imp, q, |i, out| {
+                i.create_block_received(p.src, p.stream, out)
+            }),
+            PktKind::BlockCreated => self.step(now, imp, q, |i, out| {
+                i.block_created_received(p.stream, out)
+            }),
+            PktKind::ReleaseBlock => self.step(now, imp, q, |i, out| {
+                i.release_block_received(p.stream, out)
+            }),
         }
     }
 
@@ -523,7 +533,8 @@ impl Subnet {
 
     pub(super) fn rfnm_wait(&mut self, now: SimTime, imp: u32, epoch: u32, q: &mut EventQueue<Ev>) {
         let timer = TimerId::RfnmWait { generation: epoch };
-        if let Some(Expired::RfnmWithoutAll(r)) = self.imps[imp as usize].handle_timeout(now, timer)
+        if let Some(Expired::RfnmWithoutAll(r)) =
+            self.step(now, imp, q, |i, out| i.handle_timeout(now, timer, out))
         {
             // K&O §II: "the RFNM is then sent without a piggy-backed ALL".
             self.send_reply(now, imp, r, false, q);

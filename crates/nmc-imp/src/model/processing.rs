@@ -95,7 +95,8 @@ impl Subnet {
 
     pub(super) fn task_done(&mut self, now: SimTime, imp: u32, epoch: u32, q: &mut EventQueue<Ev>) {
         let timer = TimerId::Task { generation: epoch };
-        let Some(Expired::TaskDone(task)) = self.imps[imp as usize].handle_timeout(now, timer)
+        let Some(Expired::TaskDone(task)) =
+            self.step(now, imp, q, |i, out| i.handle_timeout(now, timer, out))
         else {
             return; // a clock tick moved this task's end later
         };

@@ -142,7 +142,8 @@ impl Subnet {
         let i = &mut self.imps[imp as usize];
         i.numbers.release(p.stream);
         i.release_copy();
-        self.number_released(now, imp, p.stream, q);
+        let stream = p.stream;
+        self.step(now, imp, q, |i, out| i.number_released(now, stream, out));
         if let Some(m) = self.imps[imp as usize].messages.remove(&msg) {
             if let Some(g) = self.hosts[m.host as usize].generator.as_mut() {
                 g.in_flight -= 1;
