@@ -351,6 +351,8 @@ pub(crate) fn run<S: EchoSocket>(
                 Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
                     probe.counters_mut().icmp_errors += 1;
                 }
+                // Dropped on this host (a firewall, no buffer): the volley is lost (issue 58 §5).
+                Err(e) if nmc_serve::dropped_here(&e) => {}
                 Err(e) => return Err(crate::Error::Io("send", e)),
             }
             if let Some(p) = progress.as_mut() {

@@ -29,5 +29,29 @@ pub mod mux;
 pub mod opening;
 
 pub use auth::{Key, KeyError};
+
+/// Whether a UDP send's error says this host dropped the datagram: a firewall rule on its way
+/// out (`EPERM`: nftables' or iptables' drop in the output hook) or no buffer for it
+/// (`ENOBUFS`). It is a datagram lost, as one lost on the path is, and a run goes on (issue 58
+/// §5: the pump ended at the first one with "Operation not permitted").
+pub fn dropped_here(e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::PermissionDenied || e.raw_os_error() == Some(libc::ENOBUFS)
+}
+
 pub use gate::{Conn, Gate, GateCounters, Limits};
 pub use mux::{Service, Services};
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_firewalls_drop_and_no_buffer_are_losses_here() {
+        use std::io::Error;
+        assert!(super::dropped_here(&Error::from_raw_os_error(libc::EPERM)));
+        assert!(super::dropped_here(&Error::from_raw_os_error(
+            libc::ENOBUFS
+        )));
+        assert!(!super::dropped_here(&Error::from_raw_os_error(
+            libc::ECONNREFUSED
+        )));
+    }
+}

@@ -434,6 +434,8 @@ pub fn run_udp_on(
                     return Err(refused(target));
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                // Dropped on this host (a firewall, no buffer): lost, and sent again on time.
+                Err(e) if nmc_serve::dropped_here(&e) => return Ok(()),
                 // The socket's buffer is full: wait for room (bounded by the caller's timeouts).
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     wait_fd(sock.as_fd(), Events::OUT, MAX_WAIT)

@@ -391,8 +391,14 @@ fn writer(
             })()
             .map_err(|m| (m, None)),
             Conn::Udp(s) => (|| {
-                s.send(&frame)
-                    .map_err(|e| udp_failure(format!("sending buffer {seq}"), e))?;
+                match s.send(&frame) {
+                    // Dropped on this host (a firewall, no buffer): a buffer lost, which the
+                    // sink's tally or the missing acknowledgement shows (issue 58 §5).
+                    Err(e) if nmc_serve::dropped_here(&e) => {}
+                    r => {
+                        r.map_err(|e| udp_failure(format!("sending buffer {seq}"), e))?;
+                    }
+                }
                 if !c.ack {
                     return Ok(false);
                 }
