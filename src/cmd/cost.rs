@@ -7,7 +7,7 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use nmc_cost::live::{self, Measured, Plan, Proto, SinkConfig, TcpSink};
 use nmc_cost::{Tenex1972, data, table};
-use std::net::{SocketAddr, ToSocketAddrs, UdpSocket};
+use std::net::{SocketAddr, UdpSocket};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -65,6 +65,8 @@ pub struct CostArgs {
     /// challenge; the UDP side is then not served). Sending: answer the sink's challenge (TCP only).
     #[arg(long, value_name = "FILE")]
     pub secret_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub family: super::Family,
     #[command(flatten)]
     pub gate: crate::cmd::gate::GateArgs,
     /// Transfer sizes, bytes (default: RFC 392's smallest, a short receive, a typical send, the
@@ -125,21 +127,6 @@ fn parse_proto(s: &str) -> Result<Proto, String> {
     }
 }
 
-fn resolve(t: &str) -> Result<SocketAddr> {
-    let with_port = if t.parse::<std::net::IpAddr>().is_ok() && t.contains(':') {
-        format!("[{t}]:{DEFAULT_PORT}")
-    } else if t.starts_with('[') && t.ends_with(']') || !t.contains(':') {
-        format!("{t}:{DEFAULT_PORT}")
-    } else {
-        t.to_string()
-    };
-    with_port
-        .to_socket_addrs()
-        .with_context(|| format!("cannot resolve the sink `{t}`"))?
-        .next()
-        .with_context(|| format!("the sink `{t}` has no address"))
-}
-
 pub fn run(a: CostArgs) -> Result<Outcome> {
     if a.serve {
         return serve(&a);
@@ -163,7 +150,11 @@ pub fn run(a: CostArgs) -> Result<Outcome> {
         MAX_TRANSFERS,
         " transfers",
     )?;
-    let remote = a.target.as_deref().map(resolve).transpose()?;
+    let remote = a
+        .target
+        .as_deref()
+        .map(|t| super::resolve_target(t, DEFAULT_PORT, a.family))
+        .transpose()?;
     if a.secret_file.is_some() && remote.is_none() {
         bail!(
             "--secret-file goes with a remote sink (TARGET) or --serve; the loopback sink needs none"

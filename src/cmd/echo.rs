@@ -5,14 +5,14 @@ use crate::Outcome;
 use crate::cmd::gate::key_from;
 use crate::cmd::parse_unit;
 use crate::cmd::progress::Progress;
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use clap::{Args, Subcommand};
 use nmc_probe::report::{Summary, write_outputs};
 use nmc_probe::time::Nanos;
 use nmc_probe::udp::{DEFAULT_PORT, EchoServer, ServeOptions};
 use nmc_probe::{LengthSpec, Pacing, ProbeConfig, ServerConfig};
 use nmc_sim::SimDuration;
-use std::net::{SocketAddr, ToSocketAddrs};
+use std::net::SocketAddr;
 use std::path::PathBuf;
 
 #[derive(Subcommand)]
@@ -148,6 +148,8 @@ pub struct ProbeArgs {
     /// Tag requests with this shared secret and accept only replies tagged with it (UDP only).
     #[arg(long, value_name = "FILE", conflicts_with = "icmp")]
     pub secret_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub family: super::Family,
     /// Send ICMP Echo instead of UDP: any host that answers ping, no server needed (IPv4).
     #[arg(long)]
     pub icmp: bool,
@@ -216,12 +218,15 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
         bail!("--count must be at least 1");
     }
     let key = key_from(&a.secret_file)?;
-    let (host, port) = super::split_target(&a.target)?;
-    let addr = (host.as_str(), port.unwrap_or(DEFAULT_PORT))
-        .to_socket_addrs()
-        .with_context(|| format!("cannot resolve `{host}`"))?
-        .find(|s| !a.icmp || s.is_ipv4())
-        .with_context(|| format!("`{host}` has no usable address"))?;
+    if a.icmp && a.family.ipv6 {
+        bail!("--icmp is IPv4 only: drop -6");
+    }
+    // --icmp: an IPv4 address (ICMP echo over IPv6 is ICMPv6, not sent here).
+    let family = super::Family {
+        ipv4: a.family.ipv4 || a.icmp,
+        ..a.family
+    };
+    let addr = super::resolve_target(&a.target, DEFAULT_PORT, family)?;
     let lengths = match a.length {
         Some(length) => LengthSpec::Fixed { length },
         None => a.lengths,

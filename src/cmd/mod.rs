@@ -70,3 +70,46 @@ pub fn split_target(t: &str) -> anyhow::Result<(String, Option<u16>)> {
         None => Ok((t.to_string(), None)),
     }
 }
+
+/// `-4` / `-6`, as iperf3, ping and irtt have them (issue 58 §7): which of a name's addresses a
+/// client uses.
+#[derive(clap::Args, Clone, Copy, Debug, Default)]
+pub struct Family {
+    /// Use the target's IPv4 address only.
+    #[arg(short = '4', long = "ipv4", conflicts_with = "ipv6")]
+    pub ipv4: bool,
+    /// Use the target's IPv6 address only.
+    #[arg(short = '6', long = "ipv6")]
+    pub ipv6: bool,
+}
+
+impl Family {
+    fn takes(&self, a: &std::net::SocketAddr) -> bool {
+        (!self.ipv4 || a.is_ipv4()) && (!self.ipv6 || a.is_ipv6())
+    }
+}
+
+/// The address a client sends to: `target` (`HOST`, `HOST:PORT`, `[IPv6]:PORT`) resolved, the
+/// first of its addresses `family` takes, on `default_port` unless it names one. One line when
+/// the name does not resolve or has no address of that family.
+pub fn resolve_target(
+    target: &str,
+    default_port: u16,
+    family: Family,
+) -> anyhow::Result<std::net::SocketAddr> {
+    use anyhow::Context as _;
+    use std::net::ToSocketAddrs as _;
+    let (host, port) = split_target(target)?;
+    let port = port.unwrap_or(default_port);
+    let mut any = false;
+    (host.as_str(), port)
+        .to_socket_addrs()
+        .with_context(|| format!("target `{target}`: cannot resolve `{host}`"))?
+        .inspect(|_| any = true)
+        .find(|a| family.takes(a))
+        .with_context(|| match (any, family.ipv4, family.ipv6) {
+            (true, true, _) => format!("target `{target}`: `{host}` has no IPv4 address (-4)"),
+            (true, _, true) => format!("target `{target}`: `{host}` has no IPv6 address (-6)"),
+            _ => format!("target `{target}`: `{host}` has no address"),
+        })
+}

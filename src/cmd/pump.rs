@@ -16,7 +16,6 @@ use nmc_probe::pump::{PumpConfig, PumpSummary, PumpTransport};
 use nmc_probe::time::Nanos;
 use nmc_probe::udp::DEFAULT_PORT;
 use nmc_sim::SimDuration;
-use std::net::ToSocketAddrs;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -71,6 +70,8 @@ pub struct PumpArgs {
     /// The server's shared secret (as `nmc serve --secret-file`): answered in its TCP handshake, and a tag on every UDP datagram.
     #[arg(long, value_name = "FILE")]
     pub secret_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub family: super::Family,
     /// Print a line every D while running (messages answered, throughput, round trip for that
     /// interval), as iperf3 -i does, instead of the progress bar; e.g. 1s.
     #[arg(short = 'i', long, value_name = "D", value_parser = parse_unit::<SimDuration>)]
@@ -116,7 +117,8 @@ fn parse_bytes(s: &str) -> Result<u32, String> {
 }
 
 pub fn run(a: PumpArgs) -> Result<Outcome> {
-    let (host, port) = split_target(&a.target)?;
+    // A malformed target is refused before anything else (it is resolved below).
+    split_target(&a.target)?;
     let cfg = PumpConfig {
         transport: a.transport,
         size: a.size,
@@ -134,11 +136,7 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
         None => None,
     };
     let key = crate::cmd::gate::key_from(&a.secret_file)?;
-    let addr = (host.as_str(), port.unwrap_or(DEFAULT_PORT))
-        .to_socket_addrs()
-        .with_context(|| format!("cannot resolve `{host}`"))?
-        .next()
-        .with_context(|| format!("`{host}` has no address"))?;
+    let addr = super::resolve_target(&a.target, DEFAULT_PORT, a.family)?;
     // On stdout, with the report (on stderr with --json: stdout holds the document alone).
     let say = |line: String| {
         if a.json {

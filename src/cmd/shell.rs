@@ -338,6 +338,10 @@ mod tests {
             ("pump", "json", 'J'),
             ("stream", "json", 'J'),
             ("cost", "json", 'J'),
+            ("pump", "ipv4", '4'),
+            ("stream", "ipv6", '6'),
+            ("echo probe", "ipv4", '4'),
+            ("cost", "ipv6", '6'),
         ] {
             assert_eq!(
                 of.get(&(cmd.to_string(), long.to_string())),

@@ -12,7 +12,7 @@ use nmc_realtime::stream::sink::{Sink, Stall};
 use nmc_realtime::stream::{DEFAULT_PORT, Transport};
 use nmc_realtime::table1;
 use nmc_sim::{BitRate, Bits, SimDuration};
-use std::net::{SocketAddr, ToSocketAddrs};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -73,6 +73,8 @@ pub struct StreamArgs {
     /// The sink's shared secret (as its --secret-file): answered in its TCP handshake, a tag on each UDP buffer.
     #[arg(long, value_name = "FILE")]
     pub secret_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub family: super::Family,
     /// Print one JSON document on stdout (schema nmc-instrument/2: the book's
     /// docs/src/reference/outputs.md) instead of the text report, which goes to stderr.
     #[arg(short = 'J', long)]
@@ -153,16 +155,6 @@ pub fn sink(a: SinkArgs) -> Result<Outcome> {
     eprintln!("nmc sink: {}", counts.summary());
     eprintln!("nmc sink: {}", gate.snapshot());
     Ok(Outcome::Ok)
-}
-
-fn resolve(target: &str) -> Result<SocketAddr> {
-    let (host, port) = crate::cmd::split_target(target)?;
-    let port = port.unwrap_or(DEFAULT_PORT);
-    (host.as_str(), port)
-        .to_socket_addrs()
-        .with_context(|| format!("target `{target}`: cannot resolve `{host}`"))?
-        .next()
-        .with_context(|| format!("target `{target}`: `{host}` has no address"))
 }
 
 fn config(
@@ -308,7 +300,7 @@ fn write_summary(dir: &Path, runs: &[StreamRun]) -> Result<()> {
 }
 
 pub fn stream(a: StreamArgs) -> Result<Outcome> {
-    let target = resolve(&a.target)?;
+    let target = super::resolve_target(&a.target, DEFAULT_PORT, a.family)?;
     let key = crate::cmd::gate::key_from(&a.secret_file)?;
     if !a.sweep && (!a.rates.is_empty() || !a.buffers.is_empty()) {
         bail!("--rates and --buffers go with --sweep; a single test takes --rate and --buffer");

@@ -196,3 +196,27 @@ fn short_flags_as_iperf3_has_them() {
         }
     }
 }
+
+/// Issue 58 §7: `-4` and `-6` choose the target's address family, as iperf3, ping and irtt
+/// do; a name without an address of that family is one line and exit 2, before anything runs.
+#[test]
+fn minus_4_and_minus_6_choose_the_family() {
+    for (args, said) in [
+        (
+            &["stream", "127.0.0.1", "-6"][..],
+            "has no IPv6 address (-6)",
+        ),
+        (&["pump", "[::1]:9", "-4"], "has no IPv4 address (-4)"),
+        (&["echo", "probe", "::1", "-4"], "has no IPv4 address (-4)"),
+        (&["cost", "127.0.0.1", "-6"], "has no IPv6 address (-6)"),
+        (
+            &["echo", "probe", "127.0.0.1", "--icmp", "-6"],
+            "--icmp is IPv4 only",
+        ),
+        (&["pump", "127.0.0.1", "-4", "-6"], "cannot be used with"),
+    ] {
+        let o = nmc(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(said), "{args:?}: {}", stderr(&o));
+    }
+}
