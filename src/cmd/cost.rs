@@ -127,6 +127,18 @@ fn parse_proto(s: &str) -> Result<Proto, String> {
     }
 }
 
+/// The address this host's packets to `to` leave from (port 0), as the kernel routes them.
+fn leaves_from(to: SocketAddr) -> Option<SocketAddr> {
+    let any: SocketAddr = if to.is_ipv4() {
+        ([0, 0, 0, 0], 0).into()
+    } else {
+        ([0u16; 8], 0).into()
+    };
+    let u = UdpSocket::bind(any).ok()?;
+    u.connect(to).ok()?;
+    Some(SocketAddr::new(u.local_addr().ok()?.ip(), 0))
+}
+
 pub fn run(a: CostArgs) -> Result<Outcome> {
     if a.serve {
         return serve(&a);
@@ -326,6 +338,10 @@ pub fn run(a: CostArgs) -> Result<Outcome> {
             serde_json::json!({ "transfers": transfers }),
         );
         doc["parameters"] = super::json::cost_parameters(&plan, a.price_per_cpu_hour);
+        // Issue 58 §4: this host's end. Each transfer has a connection of its own, so the port
+        // is 0: the address its transfers leave from, as the kernel routes to the sink (a UDP
+        // socket connected to it, which sends nothing).
+        doc["local"] = serde_json::json!(leaves_from(tcp_addr).map(|a| a.to_string()));
         super::json::print_run(doc, failure.as_ref())?;
     }
     match failure {

@@ -194,6 +194,7 @@ fn split(f: &nmc_probe::analysis::SplitFit) -> Value {
 /// `nmc echo probe`.
 pub fn probe(sum: &nmc_probe::report::Summary) -> Value {
     let c = &sum.run.counters;
+    let local = json!(sum.run.local);
     let mut doc = document(
         "nmc echo probe",
         &sum.run.target,
@@ -214,6 +215,7 @@ pub fn probe(sum: &nmc_probe::report::Summary) -> Value {
         }),
     );
     doc["parameters"] = probe_parameters(&sum.run.config);
+    doc["local"] = local;
     doc
 }
 

@@ -151,6 +151,13 @@ fn every_instrument_prints_one_document_in_one_schema() {
     assert_eq!(d["parameters"]["timeout_s"], 30.0);
     assert_eq!(d["parameters"]["lengths"]["kind"], "uniform");
     assert!(d["end"]["rtt"]["median_s"].as_f64().unwrap() < 1.0);
+    assert!(
+        d["local"]
+            .as_str()
+            .is_some_and(|l| l.starts_with("127.0.0.1:")),
+        "{}",
+        d["local"]
+    );
 
     let d = document(
         &[
@@ -249,6 +256,10 @@ fn every_instrument_prints_one_document_in_one_schema() {
         serde_json::json!([1024])
     );
     assert_eq!(d["parameters"]["protos"], serde_json::json!(["tcp"]));
+    assert_eq!(
+        d["local"], "127.0.0.1:0",
+        "cost: the address its transfers leave from"
+    );
     assert!(
         d["end"]["transfers"][0]["sender_cpu_s_per_bit"]
             .as_f64()

@@ -68,6 +68,8 @@ pub(crate) enum Received {
 pub(crate) trait EchoSocket {
     /// Bytes of IP and transport header in front of the payload; `Transmit::length` includes them.
     fn overhead(&self) -> u32;
+    /// This host's end, as bound (issue 58 §4).
+    fn local(&self) -> Option<std::net::SocketAddr>;
     fn send(&mut self, tx: &Transmit) -> io::Result<()>;
     /// Waits up to `timeout` for a datagram; `Ok(None)` when the wait ran out.
     fn recv(&mut self, timeout: Duration) -> io::Result<Option<Received>>;
@@ -164,6 +166,9 @@ fn poll(p: &mut [PollFd<'_>], timeout: Duration) -> io::Result<bool> {
 pub struct ProbeRun {
     /// The target as given and as resolved.
     pub target: String,
+    /// This host's end, address:port as bound (issue 58 §4; ICMP: the address, port 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub local: Option<String>,
     /// The transport the volleys went by.
     pub transport: Transport,
     /// The run's parameters, as used.
@@ -418,6 +423,7 @@ pub(crate) fn run<S: EchoSocket>(
         .collect();
     Ok(ProbeRun {
         target,
+        local: sock.local().map(|a| a.to_string()),
         transport,
         config: probe.config().clone(),
         header_bytes: sock.overhead(),

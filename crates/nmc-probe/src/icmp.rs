@@ -99,6 +99,10 @@ impl EchoSocket for IcmpSocket {
         HEADER_BYTES
     }
 
+    fn local(&self) -> Option<std::net::SocketAddr> {
+        self.sock.local_addr().ok()?.as_socket()
+    }
+
     fn send(&mut self, tx: &Transmit) -> io::Result<()> {
         let data_len = (tx.length - HEADER_BYTES) as usize;
         let total = 8 + data_len;

@@ -378,6 +378,10 @@ impl EchoSocket for UdpProbeSocket {
         self.overhead
     }
 
+    fn local(&self) -> Option<std::net::SocketAddr> {
+        self.sock.local_addr().ok()
+    }
+
     fn send(&mut self, tx: &Transmit) -> io::Result<()> {
         let payload = (tx.length - self.overhead) as usize;
         let n = wire::encode_request(
