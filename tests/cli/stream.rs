@@ -334,13 +334,14 @@ fn udp_loss_without_acks_is_counted_from_the_sinks_tally() {
         .unwrap();
     let (err, addr) = super::server_address(&mut child);
     super::drain(err);
-    // 8 Mbit/s in 60,000-byte datagrams: 3 s of them is 3 MB, far past a socket's buffer.
+    // 80 Mbit/s in 60,000-byte datagrams: 3 s of them is 30 MB, far past the sink's socket
+    // buffer (it asks for 4 MiB, which Linux doubles: nmc_serve::bind::RECV_BUFFER).
     let o = nmc(&[
         "stream",
         &addr,
         "--udp",
         "--rate",
-        "8Mbit/s",
+        "80Mbit/s",
         "--buffer",
         "60000B",
         "--duration",
