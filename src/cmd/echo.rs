@@ -150,6 +150,8 @@ pub struct ProbeArgs {
     pub secret_file: Option<PathBuf>,
     #[command(flatten)]
     pub family: super::Family,
+    #[command(flatten)]
+    pub dial: super::DialArgs,
     /// Send ICMP Echo instead of UDP: any host that answers ping, no server needed (IPv4).
     #[arg(long)]
     pub icmp: bool,
@@ -329,7 +331,19 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
     let run = if a.icmp {
         nmc_probe::icmp::probe(addr.ip(), cfg, stop, watch)?
     } else {
-        nmc_probe::udp::probe(addr, cfg, key, stop, watch)?
+        let dial = a.dial.dial();
+        if dial.is_plain() {
+            nmc_probe::udp::probe(addr, cfg, key, stop, watch)?
+        } else {
+            // Issue 58 §7: the socket made with the options, then the same run on it.
+            let sock = dial.udp(addr).map_err(|e| match e {
+                nmc_serve::dial::DialError::Option(m) => anyhow::anyhow!(m),
+                nmc_serve::dial::DialError::Connect(e) => {
+                    super::exit::unreachable(format!("cannot reach {addr}: {e}"))
+                }
+            })?;
+            nmc_probe::udp::probe_on(sock, cfg, key, stop, watch)?
+        }
     };
     progress.finish();
     let summary = Summary::of(run, (a.break_at > 0).then_some(a.break_at));

@@ -261,6 +261,27 @@ pub fn bidir(forward: Value, reverse: Value) -> Value {
     doc
 }
 
+/// `nmc pump -P N`: one document whose `end` holds each connection's `end` in `streams`, and
+/// their `sum` (iperf3's `[SUM]`); `local` is the first connection's end.
+pub fn parallel(docs: Vec<Value>, sum: Value) -> Value {
+    let first = &docs[0];
+    let mut doc = document(
+        "nmc pump",
+        first["target"].as_str().unwrap_or_default(),
+        first["start_unix_s"].as_f64(),
+        docs.iter()
+            .any(|d| d["stopped_early"].as_bool().unwrap_or(false)),
+        json!({
+            "parallel": docs.len(),
+            "streams": docs.iter().map(|d| d["end"].clone()).collect::<Vec<_>>(),
+            "sum": sum,
+        }),
+    );
+    doc["parameters"] = first["parameters"].clone();
+    doc["local"] = first["local"].clone();
+    doc
+}
+
 /// `nmc pump`. With `--reverse`, `end.reverse` is true (the figures are the sending server's)
 /// and `end.receiver` holds what this host received.
 pub fn pump(

@@ -89,6 +89,57 @@ impl Family {
     }
 }
 
+/// A client's socket options (issue 58 §7), as path and AQM studies set them; none by default.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct DialArgs {
+    /// Bind this host's end to this address (and port) before connecting: `192.0.2.7`,
+    /// `192.0.2.7:5000` or `[2001:db8::7]:5000`.
+    #[arg(long, value_name = "ADDR[:PORT]", value_parser = parse_bind)]
+    pub bind: Option<std::net::SocketAddr>,
+    /// Mark this host's packets with this DSCP (0 to 63; 46 is EF, 10 AF11), as the IP TOS
+    /// byte or the IPv6 traffic class.
+    #[arg(long, value_name = "N")]
+    pub dscp: Option<u8>,
+    /// TCP's congestion control for this host's connections (Linux), e.g. cubic, reno, bbr.
+    #[arg(long, value_name = "ALGO")]
+    pub congestion: Option<String>,
+    /// The sockets' send and receive buffers, as iperf3 -w: e.g. 4MiB.
+    #[arg(short = 'w', long, value_name = "SIZE", value_parser = parse_window)]
+    pub window: Option<usize>,
+}
+
+impl DialArgs {
+    /// The options as the sockets take them.
+    pub fn dial(&self) -> nmc_serve::dial::Dial {
+        nmc_serve::dial::Dial {
+            bind: self.bind,
+            dscp: self.dscp,
+            congestion: self.congestion.clone(),
+            window: self.window,
+        }
+    }
+}
+
+/// `--bind`: an address (any port) or an address and port.
+fn parse_bind(s: &str) -> Result<std::net::SocketAddr, String> {
+    let t = s.trim();
+    if let Ok(ip) = t.parse::<std::net::IpAddr>() {
+        return Ok(std::net::SocketAddr::new(ip, 0));
+    }
+    t.parse().map_err(|_| {
+        format!("`{s}` is not an address: give 192.0.2.7, 192.0.2.7:5000 or [2001:db8::7]:5000")
+    })
+}
+
+/// `--window`: a size with its unit (`4MiB`), or bytes.
+fn parse_window(s: &str) -> Result<usize, String> {
+    let v = nmc_sim::parse_bytes(s).map_err(|e| e.to_string())?;
+    usize::try_from(v)
+        .ok()
+        .filter(|&v| v > 0 && v <= 1 << 30)
+        .ok_or_else(|| format!("`{s}`: give a size from 1 byte to 1GiB, e.g. 4MiB"))
+}
+
 /// The address a client sends to: `target` (`HOST`, `HOST:PORT`, `[IPv6]:PORT`) resolved, the
 /// first of its addresses `family` takes, on `default_port` unless it names one. One line when
 /// the name does not resolve or has no address of that family.

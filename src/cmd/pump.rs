@@ -8,9 +8,9 @@ use crate::cmd::progress::Progress;
 use crate::cmd::split_target;
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use nmc_probe::pump::net::{Tick, pump_with_key, session_id};
+use nmc_probe::pump::net::{Tick, pump_dialed, session_id};
 use nmc_probe::pump::report::{MessagesCsv, ReceivedCsv, write_outputs};
-use nmc_probe::pump::reverse_client::pump_reverse;
+use nmc_probe::pump::reverse_client::pump_reverse_dialed;
 use nmc_probe::pump::sender::MessageRecord;
 use nmc_probe::pump::{PumpConfig, PumpSummary, PumpTransport};
 use nmc_probe::time::Nanos;
@@ -72,6 +72,8 @@ pub struct PumpArgs {
     pub secret_file: Option<PathBuf>,
     #[command(flatten)]
     pub family: super::Family,
+    #[command(flatten)]
+    pub dial: super::DialArgs,
     /// Print a line every D while running (messages answered, throughput, round trip for that
     /// interval), as iperf3 -i does, instead of the progress bar; e.g. 1s.
     #[arg(short = 'i', long, value_name = "D", value_parser = parse_unit::<SimDuration>)]
@@ -99,6 +101,12 @@ pub struct PumpArgs {
     /// the report and the JSON document are the same.
     #[arg(long)]
     pub no_messages: bool,
+    /// Pump over N connections at once, as iperf3 -P: each its own session with these options
+    /// (all forward, or all from the server with -R). Each one's files go to `p1/`, `p2/`, … in
+    /// the output folder, its lines are tagged `[1]`, `[2]`, …, and the report ends with their
+    /// sum.
+    #[arg(short = 'P', long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64), conflicts_with = "bidir")]
+    pub parallel: u32,
 }
 
 /// One line, not clap's list of possible values and tip.
@@ -180,7 +188,7 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
     let signal = nmc_probe::signal::stop_on_signals()?;
     // The bar, or interval lines (issue 34), not both.
     let progress = interval.is_none().then(|| Progress::new(&addr.to_string()));
-    let way = |reverse: bool, folder: PathBuf, tag: &'static str| Way {
+    let way = |reverse: bool, folder: PathBuf, tag: &str| Way {
         addr,
         cfg: cfg.clone(),
         key: key.as_ref(),
@@ -189,7 +197,8 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
         interval,
         format: a.format,
         json: a.json,
-        tag,
+        tag: tag.to_string(),
+        dial: a.dial.dial(),
         rows: !a.no_messages,
     };
     let start_unix_s = super::json::unix_now();
@@ -228,6 +237,52 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
                 reverse.context("reverse")?,
             ])
         })?
+    } else if a.parallel > 1 {
+        // Issue 58 §5: N connections at once, each on its own session; one's failure stops the
+        // others (as a signal stops all).
+        let ways: Vec<Way> = (0..a.parallel)
+            .map(|i| Way {
+                cfg: PumpConfig {
+                    session: cfg.session.wrapping_add(i),
+                    ..cfg.clone()
+                },
+                ..way(
+                    a.reverse,
+                    dir.path().join(format!("p{}", i + 1)),
+                    &format!("[{}] ", i + 1),
+                )
+            })
+            .collect();
+        let halt = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            let halt = &halt;
+            let mut ways = ways.into_iter();
+            let first = ways.next().expect("two connections or more");
+            let others: Vec<_> = ways
+                .map(|w| {
+                    scope.spawn(move || {
+                        let r = w.run(halt, Some(signal), None);
+                        if r.is_err() {
+                            halt.store(true, Ordering::Relaxed);
+                        }
+                        r
+                    })
+                })
+                .collect();
+            // The first on this thread, with the progress bar.
+            let r = first.run(halt, Some(signal), progress.as_ref());
+            if r.is_err() {
+                halt.store(true, Ordering::Relaxed);
+            }
+            let mut all = vec![r.context("connection 1")?];
+            for (i, t) in others.into_iter().enumerate() {
+                let r = t
+                    .join()
+                    .map_err(|_| anyhow::anyhow!("connection {}'s thread panicked", i + 2))?;
+                all.push(r.with_context(|| format!("connection {}", i + 2))?);
+            }
+            Ok::<_, anyhow::Error>(all)
+        })?
     } else {
         vec![way(a.reverse, dir.path().to_path_buf(), "").run(signal, None, progress.as_ref())?]
     };
@@ -236,7 +291,10 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
     }
     let target = addr.to_string();
     if !a.json {
-        for r in &runs {
+        for (i, r) in runs.iter().enumerate() {
+            if a.parallel > 1 {
+                outln!("[{}]", i + 1);
+            }
             if a.bidir {
                 outln!(
                     "{}",
@@ -248,6 +306,16 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
                 );
             }
             out!("{}", r.summary.text_in(a.format));
+        }
+        if a.parallel > 1 {
+            let sum = parallel_sum(&runs);
+            outln!(
+                "[SUM] {} connections: {} messages sent, {} answered; throughput over the run {}",
+                runs.len(),
+                sum.sent,
+                sum.answered,
+                a.format.show(sum.throughput_bps)
+            );
         }
     }
     let mut wrote = Vec::new();
@@ -291,8 +359,18 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
         };
         let doc = match &runs[..] {
             [one] => end(one)?,
-            [fwd, rev] => super::json::bidir(end(fwd)?, end(rev)?),
-            _ => unreachable!("one direction, or both"),
+            [fwd, rev] if a.bidir => super::json::bidir(end(fwd)?, end(rev)?),
+            many => {
+                let sum = parallel_sum(many);
+                super::json::parallel(
+                    many.iter().map(end).collect::<Result<Vec<_>>>()?,
+                    serde_json::json!({
+                        "messages_sent": sum.sent,
+                        "messages_answered": sum.answered,
+                        "throughput_bit_per_s": sum.throughput_bps,
+                    }),
+                )
+            }
         };
         super::json::print_run(doc, failure.as_ref())?;
     }
@@ -301,6 +379,22 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
     match failure {
         Some(f) => Err(f),
         None => Ok(Outcome::Ok),
+    }
+}
+
+/// What `-P` connections did together: the iperf3 `[SUM]` line.
+struct Sum {
+    sent: usize,
+    answered: usize,
+    throughput_bps: f64,
+}
+
+/// The sum over parallel connections: messages, and throughput (each over the same run).
+fn parallel_sum(runs: &[Ran]) -> Sum {
+    Sum {
+        sent: runs.iter().map(|r| r.summary.messages_sent).sum(),
+        answered: runs.iter().map(|r| r.summary.messages_answered).sum(),
+        throughput_bps: runs.iter().map(|r| r.summary.throughput_bps).sum(),
     }
 }
 
@@ -314,7 +408,9 @@ struct Way<'a> {
     interval: Option<Nanos>,
     format: nmc_sim::RateFormat,
     json: bool,
-    tag: &'static str,
+    tag: String,
+    /// How this host's sockets are made (issue 58 §7).
+    dial: nmc_serve::dial::Dial,
     /// Write messages.csv (not with --no-messages).
     rows: bool,
 }
@@ -342,7 +438,7 @@ impl Way<'_> {
         let mut lines = Intervals::new(self.interval, self.format);
         // In reverse the ticks bring the messages whole here, timed on arrival: no round trip.
         lines.rtt = !self.reverse;
-        let (json, tag) = (self.json, self.tag);
+        let (json, tag) = (self.json, self.tag.clone());
         let mut tick = |t: Tick<'_>| {
             if watch.is_some_and(|w| w.load(Ordering::Relaxed)) {
                 stop.store(true, Ordering::Relaxed);
@@ -367,10 +463,11 @@ impl Way<'_> {
                 .then(|| ReceivedCsv::create(&messages))
                 .transpose()?;
             let mut write = |m: &_, in_run| csv.as_mut().map_or(Ok(()), |c| c.write(m, in_run));
-            let s = pump_reverse(
+            let s = pump_reverse_dialed(
                 self.addr,
                 self.cfg,
                 self.key,
+                &self.dial,
                 stop,
                 Some(&mut tick),
                 Some(&mut write),
@@ -385,10 +482,11 @@ impl Way<'_> {
                 .then(|| MessagesCsv::create(&messages, self.cfg.duration))
                 .transpose()?;
             let mut write = |m: &_| csv.as_mut().map_or(Ok(()), |c| c.write(m));
-            let run = pump_with_key(
+            let run = pump_dialed(
                 self.addr,
                 self.cfg,
                 self.key,
+                &self.dial,
                 stop,
                 Some(&mut tick),
                 Some(&mut write),

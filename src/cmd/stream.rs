@@ -75,6 +75,8 @@ pub struct StreamArgs {
     pub secret_file: Option<PathBuf>,
     #[command(flatten)]
     pub family: super::Family,
+    #[command(flatten)]
+    pub dial: super::DialArgs,
     /// Print one JSON document on stdout (schema nmc-instrument/2: the book's
     /// docs/src/reference/outputs.md) instead of the text report, which goes to stderr.
     #[arg(short = 'J', long)]
@@ -167,6 +169,7 @@ fn config(
     StreamConfig {
         key: key.clone(),
         records: !a.no_records,
+        dial: a.dial.dial(),
         target,
         rate_bps: rate,
         buffer_bits: bits,

@@ -399,6 +399,68 @@ fn bidir_pump_on_loopback() {
     let _ = server.wait();
 }
 
+/// Issue 58 §5: `-P 3` pumps over three connections at once, as iperf3 -P: each its own
+/// session, files and tagged lines, and a `[SUM]`; forward and with -R, TCP and UDP.
+#[test]
+fn parallel_pump_on_loopback() {
+    let mut server = nmc()
+        .args(["serve", "--listen", "127.0.0.1:0", "--duration", "60s"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("nmc serve starts");
+    let (err, addr) = super::server_address(&mut server);
+    super::drain(err);
+    for (transport, reverse) in [("tcp", false), ("udp", false), ("tcp", true)] {
+        let dir = tmp(&format!("cli-pump-parallel-{transport}-{reverse}"));
+        let mut c = nmc();
+        c.args(["pump", &addr, "-P", "3", "--transport", transport])
+            .args(["-t", "500ms", "-i", "100ms", "-J", "--out"])
+            .arg(&dir);
+        if reverse {
+            c.arg("-R");
+        }
+        let o = c.output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{err}");
+        for needle in ["[1] [", "[2] [", "[3] ["] {
+            assert!(err.contains(needle), "{needle} not in {err}");
+        }
+        let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let end = &doc["end"];
+        assert_eq!(end["parallel"], 3);
+        let streams = end["streams"].as_array().unwrap();
+        assert_eq!(streams.len(), 3);
+        let (mut sent, mut thr) = (0, 0.0);
+        for (i, st) in streams.iter().enumerate() {
+            assert!(st["messages_answered"].as_u64().unwrap() > 0, "{i}: {st}");
+            assert_eq!(st["reverse"].as_bool().unwrap_or(false), reverse);
+            sent += st["messages_sent"].as_u64().unwrap();
+            thr += st["throughput_bit_per_s"].as_f64().unwrap();
+            let summary: serde_json::Value = serde_json::from_str(
+                &std::fs::read_to_string(dir.join(format!("p{}", i + 1)).join("summary.json"))
+                    .unwrap(),
+            )
+            .unwrap();
+            assert_eq!(summary["messages_answered"], st["messages_answered"]);
+        }
+        assert_eq!(end["sum"]["messages_sent"], sent);
+        assert!((end["sum"]["throughput_bit_per_s"].as_f64().unwrap() - thr).abs() < 1.0);
+    }
+    let o = nmc()
+        .args(["pump", &addr, "-P", "2", "-t", "300ms"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", super::stderr(&o));
+    assert!(text.contains("[SUM] 2 connections:"), "{text}");
+    for bad in [&["-P", "0"][..], &["-P", "65"], &["-P", "2", "--bidir"]] {
+        let o = nmc().args(["pump", &addr]).args(bad).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{bad:?}");
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+}
+
 /// Without --reverse the summary says nothing of it (forward output unchanged).
 #[test]
 fn forward_summary_has_no_reverse_keys() {

@@ -220,3 +220,62 @@ fn minus_4_and_minus_6_choose_the_family() {
         assert!(stderr(&o).contains(said), "{args:?}: {}", stderr(&o));
     }
 }
+
+/// Issue 58 §7: the socket options path and AQM studies set (`--bind`, `--dscp`,
+/// `--congestion`, `-w`) are taken by every client that makes sockets, and a refused one is one
+/// line and exit 2 naming it (the options' effect on the socket is `nmc_serve::dial`'s test).
+#[test]
+fn socket_options_are_taken_and_a_refused_one_is_one_line() {
+    let mut server = crate::command()
+        .args(["serve", "--listen", "127.0.0.1:0", "--duration", "60s"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (err, addr) = crate::server_address(&mut server);
+    crate::drain(err);
+    let opts = ["--dscp", "46", "-w", "1MiB", "--bind", "127.0.0.1"];
+    for run in [
+        &["pump", &addr, "-t", "300ms", "--congestion", "cubic"][..],
+        &["pump", &addr, "-t", "300ms", "--transport", "udp"],
+        &["pump", &addr, "-t", "300ms", "-R"],
+        &["stream", &addr, "-t", "500ms", "-u"],
+        &["stream", &addr, "-t", "500ms", "--congestion", "reno"],
+        &["echo", "probe", &addr, "-c", "5", "--gap", "1ms"],
+    ] {
+        let out = tmp("socket-options");
+        let o = crate::command()
+            .args(run)
+            .args(opts)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{run:?}: {}", stderr(&o));
+    }
+    for (extra, said) in [
+        (&["--dscp", "64"][..], "a DSCP is 0 to 63"),
+        (&["--congestion", "no-such-algorithm"], "no such algorithm"),
+        (&["--bind", "192.0.2.1"], "not an address of this host"),
+        (&["--bind", "[::1]:0"], "other address family"),
+        (&["--bind", "nowhere"], "is not an address"),
+        (&["-w", "0"], "give a size"),
+    ] {
+        let o = nmc(&[&["pump", &addr, "-t", "300ms"][..], extra].concat());
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(said), "{extra:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o).trim().lines().count(), 1, "{}", stderr(&o));
+    }
+    let o = nmc(&[
+        "stream",
+        &addr,
+        "-u",
+        "--congestion",
+        "cubic",
+        "-t",
+        "300ms",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("TCP only"), "{}", stderr(&o));
+    let _ = server.kill();
+    let _ = server.wait();
+}

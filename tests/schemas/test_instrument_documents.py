@@ -119,6 +119,7 @@ def test_every_kind_of_document_holds(server, tmp_path):
                                    "--out", out("u2")]),
         "pump -R": document(["pump", server, "-t", "1s", "-R", "--out", out("u3")]),
         "pump --bidir": document(["pump", server, "-t", "1s", "--bidir", "--out", out("u4")]),
+        "pump -P": document(["pump", server, "-t", "1s", "-P", "2", "--out", out("u4p")]),
         "pump to nothing": document(["pump", dead, "-t", "1s", "--out", out("u5")], codes=(3,)),
         "stream": document(["stream", server, "-t", "1s", "--out", out("s1")]),
         "stream over UDP, acknowledged": document(["stream", server, "-t", "1s", "--udp", "--ack",
@@ -140,6 +141,7 @@ def test_every_kind_of_document_holds(server, tmp_path):
         refused = "to nothing" in name or "refused" in name
         assert ("error" in doc) == refused, f"{name}: {doc.get('error')}"
     assert docs["pump --bidir"]["end"]["bidir"] is True
+    assert docs["pump -P"]["end"]["parallel"] == 2
     assert docs["pump -R"]["end"]["reverse"] is True
     assert len(docs["stream sweep"]["end"]["tests"]) == 2
     assert docs["probe"]["end"]["intervals"], "no interval lines"

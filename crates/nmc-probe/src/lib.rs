@@ -93,6 +93,10 @@ pub enum Error {
     /// The server's TCP listener for `nmc pump` could not be bound to this address.
     #[error("cannot listen on TCP {0} for the pump: {1}")]
     BindTcp(SocketAddr, #[source] std::io::Error),
+    /// A client socket option the system refused (`--bind`, `--dscp`, `--congestion`,
+    /// `--window`): one line that names it.
+    #[error("{0}")]
+    SocketOption(String),
     /// A socket operation failed; the string names the operation ("send", "set timeout", ...).
     #[error("{0}: {1}")]
     Io(&'static str, #[source] std::io::Error),

@@ -51,6 +51,7 @@ fn stream_over_shaped_link(tag: &str, test: &str, rate_bps: u64) -> Option<Strea
         io_timeout: Duration::from_secs(5),
         key: None,
         records: true,
+        dial: Default::default(),
     };
     let r = in_netns(&pair.a, move || run(&cfg)).expect("stream runs");
     stop.store(true, Ordering::Relaxed);

@@ -42,6 +42,7 @@ fn config(addr: SocketAddr, transport: Transport, ack: bool, secs: u64) -> Strea
         io_timeout: Duration::from_secs(5),
         key: None,
         records: true,
+        dial: Default::default(),
     }
 }
 

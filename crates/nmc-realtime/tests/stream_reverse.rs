@@ -50,6 +50,7 @@ fn config_over(addr: SocketAddr, transport: Transport, ack: bool, ms: u64) -> St
         io_timeout: Duration::from_secs(5),
         key: None,
         records: true,
+        dial: Default::default(),
     }
 }
 

@@ -11,6 +11,7 @@
 //! | --- | --- |
 //! | [`auth`] | the shared secret ([`Key`], HMAC-SHA256) and the TCP challenge-response |
 //! | [`mux`] | several instruments on one port (`nmc serve`): the [`mux::Service`] an instrument offers, told apart by its first four bytes |
+//! | [`dial`] | a client's sockets: `--bind`, `--dscp`, `--congestion`, `--window` set before connecting |
 //! | [`bind`] | one port for UDP and TCP ([`bind::udp_and_tcp`]), port 0 picked again when the kernel's UDP pick is taken for TCP |
 //! | [`opening`] | how a UDP run opens: an exchange the server answers, and a one-line [`opening::Silence`] when none does |
 //! | [`gate`] | the accept loop: total and per-source caps, a minimum rate per window that a slow sender cannot extend, a handshake deadline, descriptor exhaustion survived; [`gate::Conn`] is the guarded stream a server's handler reads and writes |
@@ -24,6 +25,7 @@
 
 pub mod auth;
 pub mod bind;
+pub mod dial;
 pub mod gate;
 pub mod mux;
 pub mod opening;

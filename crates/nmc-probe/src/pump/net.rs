@@ -16,6 +16,7 @@ use super::wire::{self, Header, Kind};
 use crate::Error;
 use crate::driver::{Events, MAX_WAIT, recv_ready, wait_fd};
 use crate::time::{Clock, Nanos, measure_timer_resolution, unix_now_ns};
+use nmc_serve::dial::{Dial, DialError};
 use nmc_serve::{Conn, Gate, Key};
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream, UdpSocket};
@@ -203,23 +204,50 @@ pub fn pump_with_key(
     progress: Option<Progress<'_>>,
     messages: Option<Messages<'_>>,
 ) -> Result<PumpRun, Error> {
+    pump_dialed(target, cfg, key, &Dial::default(), stop, progress, messages)
+}
+
+/// [`pump_with_key`] on sockets made with `dial`'s options (issue 58 §7: `--bind`, `--dscp`,
+/// `--congestion`, `--window`).
+pub fn pump_dialed(
+    target: SocketAddr,
+    cfg: PumpConfig,
+    key: Option<&Key>,
+    dial: &Dial,
+    stop: &AtomicBool,
+    progress: Option<Progress<'_>>,
+    messages: Option<Messages<'_>>,
+) -> Result<PumpRun, Error> {
     cfg.check()?;
     match cfg.transport {
         PumpTransport::Tcp => {
-            let s = connect_tcp(target, &cfg, key)?;
+            let s = connect_tcp(target, &cfg, key, dial)?;
             run_tcp_on(s, cfg, stop, progress, messages)
         }
         PumpTransport::Udp => {
-            let local: SocketAddr = if target.is_ipv4() {
-                SocketAddr::from(([0, 0, 0, 0], 0))
-            } else {
-                SocketAddr::from(([0u16; 8], 0))
-            };
-            let sock = UdpSocket::bind(local).map_err(|e| Error::Bind(local, e))?;
-            sock.connect(target)
-                .map_err(|e| Error::Unreachable(format!("cannot reach {target}: {e}")))?;
+            let sock = dial_udp(target, dial)?;
             run_udp_on(sock, cfg, key, stop, progress, messages)
         }
+    }
+}
+
+/// A UDP socket connected to `target`, made with `dial`'s options.
+pub(crate) fn dial_udp(target: SocketAddr, dial: &Dial) -> Result<UdpSocket, Error> {
+    dial.udp(target).map_err(|e| match e {
+        DialError::Option(m) => Error::SocketOption(m),
+        DialError::Connect(e) => Error::Unreachable(format!("cannot reach {target}: {e}")),
+    })
+}
+
+/// Why a TCP connection to `target` failed, in one line.
+fn connect_failed(target: SocketAddr, cfg: &PumpConfig, e: io::Error) -> Error {
+    match e.kind() {
+        io::ErrorKind::ConnectionRefused => refused(target),
+        io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => Error::Unreachable(format!(
+            "no answer from {target} within {} ({HINT})",
+            cfg.timeout.human()
+        )),
+        _ => Error::Unreachable(format!("cannot connect to {target}: {e}")),
     }
 }
 
@@ -229,17 +257,14 @@ pub(crate) fn connect_tcp(
     target: SocketAddr,
     cfg: &PumpConfig,
     key: Option<&Key>,
+    dial: &Dial,
 ) -> Result<TcpStream, Error> {
-    let s = TcpStream::connect_timeout(&target, cfg.timeout.to_duration()).map_err(|e| match e
-        .kind()
-    {
-        io::ErrorKind::ConnectionRefused => refused(target),
-        io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => Error::Unreachable(format!(
-            "no answer from {target} within {} ({HINT})",
-            cfg.timeout.human()
-        )),
-        _ => Error::Unreachable(format!("cannot connect to {target}: {e}")),
-    })?;
+    let s = dial
+        .tcp(target, cfg.timeout.to_duration())
+        .map_err(|e| match e {
+            DialError::Option(m) => Error::SocketOption(m),
+            DialError::Connect(e) => connect_failed(target, cfg, e),
+        })?;
     if let Some(key) = key {
         let mut s = &s;
         let t = Some(cfg.timeout.to_duration());

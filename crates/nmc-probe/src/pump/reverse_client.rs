@@ -12,8 +12,9 @@ use crate::Error;
 use crate::driver::{Events, MAX_WAIT, recv_ready, wait_fd, wait_fds};
 use crate::time::{Clock, Nanos};
 use nmc_serve::Key;
+use nmc_serve::dial::Dial;
 use std::io::{self, Read, Write};
-use std::net::{SocketAddr, TcpStream, UdpSocket};
+use std::net::{SocketAddr, TcpStream};
 use std::os::fd::AsFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -42,8 +43,13 @@ pub fn result_deadline(cfg: &PumpConfig) -> Nanos {
         .saturating_add(Nanos(cfg.timeout.0.saturating_mul(RESULT_TIMEOUTS)))
 }
 
-fn connect(target: SocketAddr, cfg: &PumpConfig, key: Option<&Key>) -> Result<TcpStream, Error> {
-    let s = super::net::connect_tcp(target, cfg, key)?;
+fn connect(
+    target: SocketAddr,
+    cfg: &PumpConfig,
+    key: Option<&Key>,
+    dial: &Dial,
+) -> Result<TcpStream, Error> {
+    let s = super::net::connect_tcp(target, cfg, key, dial)?;
     s.set_nodelay(true)
         .map_err(|e| Error::Io("set TCP_NODELAY", e))?;
     Ok(s)
@@ -61,6 +67,8 @@ struct Client<'a> {
     progress: Option<Progress<'a>>,
     /// Time the last byte or datagram came from the server.
     heard: Nanos,
+    /// How its sockets are made (issue 58 §7).
+    dial: Dial,
 }
 
 impl Client<'_> {
@@ -168,8 +176,21 @@ pub fn pump_reverse<'a>(
     progress: Option<Progress<'a>>,
     rows: Option<ReceivedRows<'a>>,
 ) -> Result<PumpSummary, Error> {
+    pump_reverse_dialed(target, cfg, key, &Dial::default(), stop, progress, rows)
+}
+
+/// [`pump_reverse`] on sockets made with `dial`'s options (issue 58 §7).
+pub fn pump_reverse_dialed<'a>(
+    target: SocketAddr,
+    cfg: PumpConfig,
+    key: Option<&Key>,
+    dial: &Dial,
+    stop: &AtomicBool,
+    progress: Option<Progress<'a>>,
+    rows: Option<ReceivedRows<'a>>,
+) -> Result<PumpSummary, Error> {
     cfg.check()?;
-    let mut s = connect(target, &cfg, key)?;
+    let mut s = connect(target, &cfg, key, dial)?;
     let req = Request {
         udp: cfg.transport == PumpTransport::Udp,
         size: cfg.size,
@@ -195,6 +216,7 @@ pub fn pump_reverse<'a>(
         rows,
         progress,
         heard: Nanos::ZERO,
+        dial: dial.clone(),
     };
     let local = s.local_addr().ok().map(|a| a.to_string());
     let mut sum = match cfg.transport {
@@ -313,14 +335,7 @@ fn receive_udp(
     stop: &AtomicBool,
 ) -> Result<PumpSummary, Error> {
     let target = c.target;
-    let local: SocketAddr = if target.is_ipv4() {
-        SocketAddr::from(([0, 0, 0, 0], 0))
-    } else {
-        SocketAddr::from(([0u16; 8], 0))
-    };
-    let sock = UdpSocket::bind(local).map_err(|e| Error::Bind(local, e))?;
-    sock.connect(target)
-        .map_err(|e| Error::Unreachable(format!("cannot reach {target}: {e}")))?;
+    let sock = super::net::dial_udp(target, &c.dial)?;
     sock.set_nonblocking(true)
         .map_err(|e| Error::Io("set non-blocking", e))?;
     let session = c.cfg.session;

@@ -199,6 +199,7 @@ pub fn check_request(r: &wire::Request, peer: SocketAddr) -> Result<StreamConfig
         io_timeout: ns(r.io_timeout_ns),
         key: None,
         records: true,
+        dial: Default::default(),
     };
     c.validate().map_err(|e| e.to_string())?;
     if c.duration > MAX_DURATION {
@@ -314,6 +315,7 @@ pub(crate) fn serve_request(
             let c = StreamConfig {
                 key: routes.key.clone(),
                 records: true,
+                dial: Default::default(),
                 ..c
             };
             run_routed(routed, stream, &c, Some(&s.stopping()), None, &mut |_| {})
@@ -464,7 +466,7 @@ pub fn stream_reverse(
         addr: c.target.to_string(),
         err,
     };
-    let mut s = TcpStream::connect_timeout(&c.target, c.io_timeout).map_err(connect_err)?;
+    let mut s = super::sender::dialed(c.dial.tcp(c.target, c.io_timeout), c.target)?;
     s.set_nodelay(true).map_err(connect_err)?;
     s.set_write_timeout(Some(c.io_timeout))
         .map_err(connect_err)?;
@@ -493,13 +495,7 @@ pub fn stream_reverse(
     let counts = Arc::new((AtomicU64::new(0), AtomicU64::new(0)));
     let done = Arc::new(AtomicBool::new(false));
     let udp_thread = if c.transport == Transport::Udp {
-        let local: SocketAddr = if c.target.is_ipv4() {
-            SocketAddr::from(([0, 0, 0, 0], 0))
-        } else {
-            SocketAddr::from(([0u16; 8], 0))
-        };
-        let u = UdpSocket::bind(local).map_err(connect_err)?;
-        u.connect(c.target).map_err(connect_err)?;
+        let u = super::sender::dialed(c.dial.udp(c.target), c.target)?;
         let (counts, done, token) = (counts.clone(), done.clone(), req.token);
         let key = c.key.clone();
         Some(std::thread::spawn(move || {

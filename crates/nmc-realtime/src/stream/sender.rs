@@ -60,6 +60,25 @@ pub struct StreamConfig {
     /// whatever its length, and [`MAX_RUN_BUFFERS`] does not apply.
     #[serde(default = "yes")]
     pub records: bool,
+    /// How this host's sockets are made (issue 58 §7: `--bind`, `--dscp`, `--congestion`,
+    /// `--window`); none set by default.
+    #[serde(skip)]
+    pub dial: nmc_serve::dial::Dial,
+}
+
+/// A socket `dial` could not make: a refused option is bad input (one line, exit 2); a
+/// connection that failed is the sink's.
+pub(crate) fn dialed<T>(
+    r: Result<T, nmc_serve::dial::DialError>,
+    target: SocketAddr,
+) -> Result<T, StreamError> {
+    r.map_err(|e| match e {
+        nmc_serve::dial::DialError::Option(m) => StreamError::Input(m),
+        nmc_serve::dial::DialError::Connect(err) => StreamError::Connect {
+            addr: target.to_string(),
+            err,
+        },
+    })
 }
 
 fn yes() -> bool {
@@ -271,7 +290,7 @@ fn connect(c: &StreamConfig) -> Result<Conn, StreamError> {
     };
     match c.transport {
         Transport::Tcp => {
-            let s = TcpStream::connect_timeout(&c.target, c.io_timeout).map_err(err)?;
+            let s = dialed(c.dial.tcp(c.target, c.io_timeout), c.target)?;
             s.set_nodelay(true).map_err(err)?;
             s.set_write_timeout(Some(c.io_timeout)).map_err(err)?;
             s.set_read_timeout(Some(c.io_timeout)).map_err(err)?;
@@ -285,13 +304,7 @@ fn connect(c: &StreamConfig) -> Result<Conn, StreamError> {
             Ok(Conn::Tcp(s))
         }
         Transport::Udp => {
-            let local: SocketAddr = if c.target.is_ipv4() {
-                "0.0.0.0:0".parse().unwrap()
-            } else {
-                "[::]:0".parse().unwrap()
-            };
-            let s = UdpSocket::bind(local).map_err(err)?;
-            s.connect(c.target).map_err(err)?;
+            let s = dialed(c.dial.udp(c.target), c.target)?;
             open_udp(&s, c)?;
             s.set_read_timeout(Some(c.ack_timeout)).map_err(err)?;
             Ok(Conn::Udp(s))
