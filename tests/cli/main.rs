@@ -69,6 +69,25 @@ pub fn server_address(
     (err, addr)
 }
 
+/// `nmc serve` on a free loopback port for `secs` seconds, its stderr drained: the child (kill
+/// it at the end) and its address.
+pub fn serve_loopback(secs: u32) -> (std::process::Child, String) {
+    let mut server = command()
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--duration",
+            &format!("{secs}s"),
+        ])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("nmc serve starts");
+    let (err, addr) = server_address(&mut server);
+    drain(err);
+    (server, addr)
+}
+
 /// Reads a server's stderr to its end on a thread of its own, for a test that does not need
 /// it: the server then never blocks on a full pipe nor fails on a closed one.
 pub fn drain(err: std::io::BufReader<std::process::ChildStderr>) {

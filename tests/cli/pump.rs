@@ -329,13 +329,7 @@ fn reverse_pump_on_loopback() {
 /// stops the other and is one line, exit 2; --bidir with -R is a usage error.
 #[test]
 fn bidir_pump_on_loopback() {
-    let mut server = nmc()
-        .args(["serve", "--listen", "127.0.0.1:0", "--duration", "60s"])
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("nmc serve starts");
-    let (err, addr) = super::server_address(&mut server);
-    super::drain(err);
+    let (mut server, addr) = super::serve_loopback(60);
     for transport in ["tcp", "udp"] {
         let dir = tmp(&format!("cli-pump-bidir-{transport}"));
         let o = nmc()
@@ -403,13 +397,7 @@ fn bidir_pump_on_loopback() {
 /// session, files and tagged lines, and a `[SUM]`; forward and with -R, TCP and UDP.
 #[test]
 fn parallel_pump_on_loopback() {
-    let mut server = nmc()
-        .args(["serve", "--listen", "127.0.0.1:0", "--duration", "60s"])
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("nmc serve starts");
-    let (err, addr) = super::server_address(&mut server);
-    super::drain(err);
+    let (mut server, addr) = super::serve_loopback(60);
     for (transport, reverse) in [("tcp", false), ("udp", false), ("tcp", true)] {
         let dir = tmp(&format!("cli-pump-parallel-{transport}-{reverse}"));
         let mut c = nmc();

@@ -226,13 +226,7 @@ fn minus_4_and_minus_6_choose_the_family() {
 /// line and exit 2 naming it (the options' effect on the socket is `nmc_serve::dial`'s test).
 #[test]
 fn socket_options_are_taken_and_a_refused_one_is_one_line() {
-    let mut server = crate::command()
-        .args(["serve", "--listen", "127.0.0.1:0", "--duration", "60s"])
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (err, addr) = crate::server_address(&mut server);
-    crate::drain(err);
+    let (mut server, addr) = crate::serve_loopback(60);
     let opts = ["--dscp", "46", "-w", "1MiB", "--bind", "127.0.0.1"];
     for run in [
         &["pump", &addr, "-t", "300ms", "--congestion", "cubic"][..],
