@@ -83,12 +83,13 @@ fn no_ipv6(e: &io::Error) -> bool {
         || e.raw_os_error() == Some(libc::EPROTONOSUPPORT)
 }
 
-/// A UDP socket bound to `addr` (`[::]`: dual-stack, as [`socket`] says).
+/// A UDP socket bound to `addr`; `[::]` is dual-stack (IPv4 clients arrive as
+/// `::ffff:a.b.c.d`), or `0.0.0.0` on a host without IPv6. It asks for [`RECV_BUFFER`].
 pub fn udp(addr: SocketAddr) -> io::Result<UdpSocket> {
     socket(addr, Type::DGRAM).map(Into::into)
 }
 
-/// A TCP listener on `addr` (`[::]`: dual-stack, as [`socket`] says).
+/// A TCP listener on `addr`; `[::]` is dual-stack, or `0.0.0.0` on a host without IPv6.
 pub fn tcp(addr: SocketAddr) -> io::Result<TcpListener> {
     socket(addr, Type::STREAM).map(Into::into)
 }
