@@ -351,45 +351,85 @@ fn failed(s: &TcpStream, c: &StreamConfig, seq: u64, doing: &str, e: std::io::Er
     }
 }
 
-/// Writes each buffer the converter hands it. `peer_stop` (a reverse run, where the client
-/// reads): a STOP frame read where an acknowledgement was awaited sets it.
-fn writer(
-    mut conn: Conn,
+/// Writes buffers: on a thread of its own ([`writer`]), or on the filling thread for UDP
+/// without acknowledgements (issue 58 §5: a write is complete when the socket takes it, so a
+/// hand-off to another thread only cost time, about 60 µs a buffer on a 2-core machine).
+struct Writer {
+    conn: Conn,
     c: StreamConfig,
-    rx: mpsc::Receiver<u64>,
-    tx: mpsc::Sender<Done>,
+    frame: Vec<u8>,
+    body: usize,
+    tagged: bool,
+    len: u32,
+    /// Over UDP each buffer carries its send time on this clock (issue 58 §5: the receiver's
+    /// jitter).
+    timed: bool,
+    epoch: Instant,
+    /// A reverse run, where the client reads: a STOP frame read where an acknowledgement was
+    /// awaited sets it.
     peer_stop: Option<Arc<AtomicBool>>,
-) {
-    let body = wire::HEADER + c.payload_bytes();
-    // UDP with a secret, either way (a sink's reverse run too): the tag goes after the payload.
-    let tagged = c.key.is_some() && matches!(conn, Conn::Udp(_) | Conn::Routed(_));
-    let mut frame = vec![0x55u8; body + if tagged { wire::TAG } else { 0 }];
-    let len = c.payload_bytes() as u32;
-    // Over UDP each buffer carries its send time on this clock (issue 58 §5: the receiver's
-    // jitter).
-    let timed = matches!(conn, Conn::Udp(_) | Conn::Routed(_));
-    let epoch = Instant::now();
-    while let Ok(seq) = rx.recv() {
-        frame[..wire::HEADER].copy_from_slice(&wire::header(seq, len, c.ack));
-        if timed {
-            wire::stamp(&mut frame[..body], epoch.elapsed().as_nanos() as u64);
+}
+
+impl Writer {
+    fn new(conn: Conn, c: StreamConfig, peer_stop: Option<Arc<AtomicBool>>) -> Writer {
+        let body = wire::HEADER + c.payload_bytes();
+        // UDP with a secret, either way (a sink's reverse run too): the tag goes after the
+        // payload.
+        let udp = matches!(conn, Conn::Udp(_) | Conn::Routed(_));
+        let tagged = c.key.is_some() && udp;
+        Writer {
+            frame: vec![0x55u8; body + if tagged { wire::TAG } else { 0 }],
+            len: c.payload_bytes() as u32,
+            body,
+            tagged,
+            timed: udp,
+            epoch: Instant::now(),
+            conn,
+            c,
+            peer_stop,
         }
-        if tagged && let Some(key) = &c.key {
-            let tag: [u8; wire::TAG] = key.tag(&frame[..body]);
-            frame[body..].copy_from_slice(&tag);
+    }
+
+    /// Whether buffers are written on the filling thread: UDP without acknowledgements.
+    fn inline(&self) -> bool {
+        matches!(self.conn, Conn::Udp(_)) && !self.c.ack
+    }
+
+    /// Writes buffer `seq` and says how it went.
+    fn write(&mut self, seq: u64) -> Done {
+        let (body, len) = (self.body, self.len);
+        self.frame[..wire::HEADER].copy_from_slice(&wire::header(seq, len, self.c.ack));
+        if self.timed {
+            wire::stamp(
+                &mut self.frame[..body],
+                self.epoch.elapsed().as_nanos() as u64,
+            );
         }
+        if self.tagged
+            && let Some(key) = &self.c.key
+        {
+            let tag: [u8; wire::TAG] = key.tag(&self.frame[..body]);
+            self.frame[body..].copy_from_slice(&tag);
+        }
+        let frame = &self.frame;
         // The error, and whether the sink's host refused it (UDP: no one listens there).
-        let r: Result<bool, Failure> = match &mut conn {
+        let r: Result<bool, Failure> = match &mut self.conn {
             Conn::Tcp(s) => (|| -> Result<bool, String> {
-                s.write_all(&frame)
-                    .map_err(|e| failed(s, &c, seq, "writing", e))?;
-                if c.ack {
+                s.write_all(frame)
+                    .map_err(|e| failed(s, &self.c, seq, "writing", e))?;
+                if self.c.ack {
                     let mut a = [0u8; wire::ACK];
                     loop {
                         s.read_exact(&mut a).map_err(|e| {
-                            failed(s, &c, seq, "waiting for the sink's acknowledgement of", e)
+                            failed(
+                                s,
+                                &self.c,
+                                seq,
+                                "waiting for the sink's acknowledgement of",
+                                e,
+                            )
                         })?;
-                        match &peer_stop {
+                        match &self.peer_stop {
                             Some(stop) if wire::is_stop(&a) => stop.store(true, Ordering::Relaxed),
                             _ => break,
                         }
@@ -404,7 +444,7 @@ fn writer(
             })()
             .map_err(|m| (m, None)),
             Conn::Udp(s) => (|| {
-                match s.send(&frame) {
+                match s.send(frame) {
                     // Dropped on this host (a firewall, no buffer): a buffer lost, which the
                     // sink's tally or the missing acknowledgement shows (issue 58 §5).
                     Err(e) if nmc_serve::dropped_here(&e) => {}
@@ -412,10 +452,10 @@ fn writer(
                         r.map_err(|e| udp_failure(format!("sending buffer {seq}"), e))?;
                     }
                 }
-                if !c.ack {
+                if !self.c.ack {
                     return Ok(false);
                 }
-                let deadline = Instant::now() + c.ack_timeout;
+                let deadline = Instant::now() + self.c.ack_timeout;
                 let mut a = [0u8; 64];
                 loop {
                     match s.recv(&mut a) {
@@ -440,12 +480,12 @@ fn writer(
             })(),
             Conn::Routed(r) => (|| -> Result<bool, String> {
                 r.sock
-                    .send_to(&frame, r.to)
+                    .send_to(frame, r.to)
                     .map_err(|e| format!("sending buffer {seq}: {e}"))?;
-                if !c.ack {
+                if !self.c.ack {
                     return Ok(false);
                 }
-                let deadline = Instant::now() + c.ack_timeout;
+                let deadline = Instant::now() + self.c.ack_timeout;
                 loop {
                     let left = deadline.saturating_duration_since(Instant::now());
                     match r.acks.recv_timeout(left) {
@@ -460,11 +500,18 @@ fn writer(
             })()
             .map_err(|m| (m, None)),
         };
-        let msg = match r {
+        match r {
             Ok(lost) => Done::Ok(seq, Instant::now(), lost),
             Err((m, Some(e))) => Done::Refused(m, Instant::now(), e),
             Err((m, None)) => Done::Failed(m),
-        };
+        }
+    }
+}
+
+/// Writes each buffer the converter hands it, on a thread of its own, until one fails.
+fn writer(mut w: Writer, rx: mpsc::Receiver<u64>, tx: mpsc::Sender<Done>) {
+    while let Ok(seq) = rx.recv() {
+        let msg = w.write(seq);
         let failed = !matches!(msg, Done::Ok(..));
         if tx.send(msg).is_err() || failed {
             return;
@@ -683,7 +730,6 @@ fn run_with(
 ) -> Result<StreamRun, StreamError> {
     let (tx, rx) = mpsc::channel::<u64>();
     let (done_tx, done_rx) = mpsc::channel::<Done>();
-    let cw = c.clone();
     let local = match &conn {
         Conn::Tcp(s) => s.local_addr(),
         Conn::Udp(s) => s.local_addr(),
@@ -696,7 +742,17 @@ fn run_with(
         Conn::Udp(s) => s.try_clone().ok(),
         Conn::Tcp(_) | Conn::Routed(_) => None,
     };
-    let writer_thread = std::thread::spawn(move || writer(conn, cw, rx, done_tx, peer_stop));
+    let w = Writer::new(conn, c.clone(), peer_stop);
+    // UDP without acknowledgements is written here; anything that waits, on a thread of its
+    // own (RFC 508's channel program beside the filling process).
+    let (mut inline, writer_thread) = if w.inline() {
+        (Some((w, done_tx)), None)
+    } else {
+        (
+            None,
+            Some(std::thread::spawn(move || writer(w, rx, done_tx))),
+        )
+    };
 
     let started = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -743,6 +799,10 @@ fn run_with(
             }
         }
     };
+    // The filling process sleeps to each buffer's deadline: Linux lets a thread's sleep run
+    // past its end by its timer slack (50 µs unless set), longer than a buffer takes to fill
+    // at 100 Mbit/s in 252-byte buffers; 1 µs here (issue 58 §5).
+    fine_timer_slack();
     let mut fill_start = t0;
     let mut seq = 0u64;
     let mut iv = Intervals::new(t0, every, c.buffer_bits);
@@ -773,7 +833,11 @@ fn run_with(
                 gap_ms: None,
             });
         }
-        if tx.send(seq).is_err() {
+        let handed = match &mut inline {
+            Some((w, done)) => done.send(w.write(seq)).is_ok(),
+            None => tx.send(seq).is_ok(),
+        };
+        if !handed {
             // The writer has gone: its last message says why.
             partial = Some(
                 drain(&mut completed, Some(Duration::from_millis(100)))
@@ -828,8 +892,11 @@ fn run_with(
     }
     iv.close(Instant::now().min(end), true, report);
     drop(tx);
+    drop(inline);
     // The writer ends when its queue does; only then is every buffer sent.
-    let _ = writer_thread.join();
+    if let Some(t) = writer_thread {
+        let _ = t.join();
+    }
     // Completions that came in by the end.
     if partial.is_none()
         && let Some(why) = drain(&mut completed, None)
@@ -880,6 +947,16 @@ fn run_with(
         records,
         received: None,
     })
+}
+
+/// Sets the calling thread's timer slack to 1 µs (Linux; a no-op elsewhere): how far past its
+/// end the kernel may let a sleep run, to batch wake-ups.
+fn fine_timer_slack() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: PR_SET_TIMERSLACK takes a value and touches only the calling thread's slack.
+    unsafe {
+        libc::prctl(libc::PR_SET_TIMERSLACK, 1_000 as libc::c_ulong);
+    }
 }
 
 /// When each buffer's write completed: every one (for `buffers.csv`) or, without records, only
