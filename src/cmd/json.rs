@@ -138,6 +138,7 @@ fn stream_parameters(c: &nmc_realtime::stream::sender::StreamConfig) -> Value {
         "transport": c.transport,
         "duration_s": c.duration.as_secs_f64(),
         "ack": c.ack,
+        "bulk": c.bulk,
         "ack_timeout_s": c.ack_timeout.as_secs_f64(),
         "io_timeout_s": c.io_timeout.as_secs_f64(),
         "secret": c.key.is_some(),

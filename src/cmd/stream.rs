@@ -47,6 +47,11 @@ pub struct StreamArgs {
     /// UDP, one datagram per buffer (default TCP, reliable as the NCP's connections were).
     #[arg(short = 'u', long)]
     pub udp: bool,
+    /// With --udp: a bulk source at --rate, as iperf3 -u -b, instead of RFC 508's double
+    /// buffer: a buffer late at its deadline goes at once and the schedule is kept, so the run
+    /// sends its rate on average; no gap is counted (loss, jitter and order at the sink are).
+    #[arg(long, requires = "udp", conflicts_with_all = ["ack", "reverse", "sweep"])]
+    pub bulk: bool,
     /// A write is complete when the sink acknowledges the buffer, not when the socket takes it.
     #[arg(long)]
     pub ack: bool,
@@ -170,6 +175,7 @@ fn config(
         key: key.clone(),
         records: !a.no_records,
         dial: a.dial.dial(),
+        bulk: a.bulk,
         target,
         rate_bps: rate,
         buffer_bits: bits,

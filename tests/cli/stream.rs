@@ -437,3 +437,31 @@ fn reverse_stream_from_a_sink_on_loopback() {
     let _ = s.kill();
     let _ = s.wait();
 }
+
+/// Issue 58 §5: `nmc stream --udp --bulk -b RATE` is a UDP source at the rate, as iperf3
+/// `-u -b`: every buffer due is sent, no gap is counted, the sink's tally, jitter and order are
+/// reported, and the document says `"bulk": true`; --bulk without --udp, or with --ack, is a
+/// usage error.
+#[test]
+fn a_bulk_udp_stream_sends_its_rate() {
+    let (mut server, addr) = super::serve_loopback(60);
+    let o = nmc(&[
+        "stream", &addr, "-u", "--bulk", "-b", "40Mbit/s", "--buffer", "1500B", "-t", "1s", "-J",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let d: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(d["parameters"]["bulk"], true);
+    let t = &d["end"]["tests"][0];
+    // 1 s at 40 Mbit/s in 12000-bit buffers: 3333 buffer times.
+    let sent = t["buffers_sent"].as_u64().unwrap();
+    assert!((3300..=3333).contains(&sent), "{t}");
+    assert_eq!(t["gaps"], 0);
+    assert_eq!(t["sink_received"].as_u64(), Some(sent), "{t}");
+    assert!(t["jitter_s"].as_f64().is_some(), "{t}");
+    for bad in [&["--bulk"][..], &["-u", "--bulk", "--ack"]] {
+        let o = nmc(&[&["stream", &addr, "-t", "1s"][..], bad].concat());
+        assert_eq!(o.status.code(), Some(2), "{bad:?}: {}", stderr(&o));
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+}

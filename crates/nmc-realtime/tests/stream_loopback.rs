@@ -43,6 +43,7 @@ fn config(addr: SocketAddr, transport: Transport, ack: bool, secs: u64) -> Strea
         key: None,
         records: true,
         dial: Default::default(),
+        bulk: false,
     }
 }
 
@@ -179,6 +180,34 @@ fn without_records_a_run_keeps_no_row_and_the_same_figures() {
     assert!(big.check_records().is_err());
     big.records = false;
     assert!(big.check_records().is_ok());
+}
+
+/// Issue 58 §5: `--bulk` is a UDP source at the rate (iperf3 `-u -b`): it keeps its schedule
+/// through a sink that stops reading (the double buffer would not care over UDP without acks
+/// either, but a late write would be a gap), sends every buffer due, and counts no gap; what
+/// the sink's stall cost is its loss. Bulk with TCP or acknowledgements is refused.
+#[test]
+fn a_bulk_source_sends_its_rate_and_counts_no_gap() {
+    let s = sink(None);
+    let mut c = config(s.addr, Transport::Udp, false, 2);
+    c.bulk = true;
+    c.rate_bps = 20_000_000;
+    c.buffer_bits = 12_000;
+    let r = run(&c).unwrap();
+    assert!(r.partial.is_none(), "{:?}", r.partial);
+    // 2 s at 20 Mbit/s in 12000-bit buffers: 3333 buffer times; the last deadline is in.
+    assert!(
+        (3300..=3333).contains(&r.buffers_sent),
+        "{}",
+        r.buffers_sent
+    );
+    assert_eq!(r.gaps.count(), 0);
+    assert_eq!(r.sink_received, Some(r.buffers_sent));
+    for bad in [(Transport::Tcp, false), (Transport::Udp, true)] {
+        let mut c = config(s.addr, bad.0, bad.1, 1);
+        c.bulk = true;
+        assert!(c.validate().is_err(), "{bad:?}");
+    }
 }
 
 /// The sink reads 10 buffers, then stops reading for 500 ms. With acknowledgements, buffer 10

@@ -51,6 +51,7 @@ fn config_over(addr: SocketAddr, transport: Transport, ack: bool, ms: u64) -> St
         key: None,
         records: true,
         dial: Default::default(),
+        bulk: false,
     }
 }
 

@@ -200,6 +200,7 @@ pub fn check_request(r: &wire::Request, peer: SocketAddr) -> Result<StreamConfig
         key: None,
         records: true,
         dial: Default::default(),
+        bulk: false,
     };
     c.validate().map_err(|e| e.to_string())?;
     if c.duration > MAX_DURATION {
@@ -316,6 +317,7 @@ pub(crate) fn serve_request(
                 key: routes.key.clone(),
                 records: true,
                 dial: Default::default(),
+                bulk: false,
                 ..c
             };
             run_routed(routed, stream, &c, Some(&s.stopping()), None, &mut |_| {})

@@ -64,6 +64,11 @@ pub struct StreamConfig {
     /// `--window`); none set by default.
     #[serde(skip)]
     pub dial: nmc_serve::dial::Dial,
+    /// A bulk source at the rate, as iperf3 `-u -b` (issue 58 §5), not RFC 508's double
+    /// buffer: a buffer late at its deadline is sent at once and the schedule kept, so the run
+    /// sends its rate on average; no gap is counted. UDP without acknowledgements only.
+    #[serde(default)]
+    pub bulk: bool,
 }
 
 /// A socket `dial` could not make: a refused option is bad input (one line, exit 2); a
@@ -109,6 +114,11 @@ impl StreamConfig {
         }
         if self.buffer_bits == 0 {
             return bad("--buffer must be above zero".into());
+        }
+        if self.bulk && (self.transport != Transport::Udp || self.ack) {
+            return bad(
+                "--bulk is a UDP source without acknowledgements: give --udp, without --ack".into(),
+            );
         }
         if self.duration.is_zero() {
             return bad("--duration must be above zero".into());
@@ -850,7 +860,8 @@ fn run_with(
             break;
         }
         fill_start = deadline;
-        if seq >= 1 {
+        // A bulk source keeps its schedule whatever the writes did: no double buffer, no gap.
+        if seq >= 1 && !c.bulk {
             let prev = seq as usize - 1;
             match completed.at(prev as u64) {
                 Some(at) if at <= deadline => {}
