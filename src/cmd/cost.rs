@@ -127,15 +127,10 @@ fn parse_proto(s: &str) -> Result<Proto, String> {
     }
 }
 
-/// The address this host's packets to `to` leave from (port 0), as the kernel routes them.
+/// The address this host's packets to `to` leave from (port 0), as the kernel routes them: a
+/// UDP socket connected to it (the clients' own, `nmc_serve::dial`), which sends nothing.
 fn leaves_from(to: SocketAddr) -> Option<SocketAddr> {
-    let any: SocketAddr = if to.is_ipv4() {
-        ([0, 0, 0, 0], 0).into()
-    } else {
-        ([0u16; 8], 0).into()
-    };
-    let u = UdpSocket::bind(any).ok()?;
-    u.connect(to).ok()?;
+    let u = nmc_serve::dial::Dial::default().udp(to).ok()?;
     Some(SocketAddr::new(u.local_addr().ok()?.ip(), 0))
 }
 
