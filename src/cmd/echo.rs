@@ -110,9 +110,10 @@ pub fn serve_times(
 #[command(after_help = "Examples:\n  \
     nmc echo probe 127.0.0.1                       # RFC 889: 512 volleys, 0..256 bytes, one in flight\n  \
     nmc echo probe example.net:8890 --count 100 --length 256 --interval 100ms\n  \
-    nmc echo probe 192.0.2.7 --icmp --out out/ping # ICMP Echo (ping socket or root)\n\n\
+    nmc echo probe 192.0.2.7 --icmp --out out/ping # ICMP Echo (ping socket or root)\n  \
+    nmc echo probe 2001:db8::7 --icmp              # ICMPv6 Echo\n\n\
 Lengths are whole IP datagrams (IP + UDP/ICMP header + payload); those below the floor are \
-rounded up to it (40, Mills' minimum; 60 over UDP, 76 with a secret). Delays are one-way-normalised, \
+rounded up to it (40, Mills' minimum; 60 over UDP or ICMPv6, 76 with a secret). Delays are one-way-normalised, \
 round trip / 2, as RFC 889 reports them. Writes trace.csv (send_time_ns,length_bytes,delay_ns,seq,\
 rtt_ns,server_turnaround_ns), summary.json and delay-vs-length.svg; `nmc rto evaluate` reads \
 trace.csv as it is (it uses the rtt_ns column). Gives up on a host that never answers after \
@@ -152,7 +153,8 @@ pub struct ProbeArgs {
     pub family: super::Family,
     #[command(flatten)]
     pub dial: super::DialArgs,
-    /// Send ICMP Echo instead of UDP: any host that answers ping, no server needed (IPv4).
+    /// Send ICMP Echo instead of UDP (ICMPv6 Echo to an IPv6 address): any host that answers
+    /// ping, no server needed.
     #[arg(long)]
     pub icmp: bool,
     /// Seed of the length generator (recorded in summary.json).
@@ -220,15 +222,8 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
         bail!("--count must be at least 1");
     }
     let key = key_from(&a.secret_file)?;
-    if a.icmp && a.family.ipv6 {
-        bail!("--icmp is IPv4 only: drop -6");
-    }
-    // --icmp: an IPv4 address (ICMP echo over IPv6 is ICMPv6, not sent here).
-    let family = super::Family {
-        ipv4: a.family.ipv4 || a.icmp,
-        ..a.family
-    };
-    let addr = super::resolve_target(&a.target, DEFAULT_PORT, family)?;
+    // --icmp to an IPv6 address sends ICMPv6 Echo.
+    let addr = super::resolve_target(&a.target, DEFAULT_PORT, a.family)?;
     let lengths = match a.length {
         Some(length) => LengthSpec::Fixed { length },
         None => a.lengths,
@@ -242,7 +237,7 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
         },
     };
     let (floor, max_length) = if a.icmp {
-        nmc_probe::icmp::length_limits()
+        nmc_probe::icmp::length_limits(addr.ip())
     } else {
         nmc_probe::udp::length_limits(&addr, key.is_some())
     };
@@ -329,7 +324,7 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
         intervals: every.map(|d| (d, &mut on_line as &mut dyn FnMut(&nmc_probe::IntervalLine))),
     };
     let run = if a.icmp {
-        nmc_probe::icmp::probe(addr.ip(), cfg, stop, watch)?
+        nmc_probe::icmp::probe_dialed(addr.ip(), &a.dial.dial(), cfg, stop, watch)?
     } else {
         let dial = a.dial.dial();
         if dial.is_plain() {

@@ -123,11 +123,16 @@ impl DialArgs {
 /// `--bind`: an address (any port) or an address and port.
 fn parse_bind(s: &str) -> Result<std::net::SocketAddr, String> {
     let t = s.trim();
-    if let Ok(ip) = t.parse::<std::net::IpAddr>() {
+    // A bare address, or an IPv6 one in brackets without a port.
+    let bare = t
+        .strip_prefix('[')
+        .and_then(|r| r.strip_suffix(']'))
+        .unwrap_or(t);
+    if let Ok(ip) = bare.parse::<std::net::IpAddr>() {
         return Ok(std::net::SocketAddr::new(ip, 0));
     }
     t.parse().map_err(|_| {
-        format!("`{s}` is not an address: give 192.0.2.7, 192.0.2.7:5000 or [2001:db8::7]:5000")
+        format!("`{s}` is not an address: give 192.0.2.7, 192.0.2.7:5000, 2001:db8::7 or [2001:db8::7]:5000")
     })
 }
 

@@ -211,7 +211,7 @@ fn minus_4_and_minus_6_choose_the_family() {
         (&["cost", "127.0.0.1", "-6"], "has no IPv6 address (-6)"),
         (
             &["echo", "probe", "127.0.0.1", "--icmp", "-6"],
-            "--icmp is IPv4 only",
+            "has no IPv6 address (-6)",
         ),
         (&["pump", "127.0.0.1", "-4", "-6"], "cannot be used with"),
     ] {
@@ -259,17 +259,27 @@ fn socket_options_are_taken_and_a_refused_one_is_one_line() {
         assert!(stderr(&o).contains(said), "{extra:?}: {}", stderr(&o));
         assert_eq!(stderr(&o).trim().lines().count(), 1, "{}", stderr(&o));
     }
-    let o = nmc(&[
-        "stream",
-        &addr,
-        "-u",
-        "--congestion",
-        "cubic",
-        "-t",
-        "300ms",
-    ]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("TCP only"), "{}", stderr(&o));
+    for run in [
+        &["stream", &addr, "-u", "-t", "300ms"][..],
+        &["echo", "probe", "127.0.0.1", "--icmp", "-c", "2"],
+    ] {
+        let o = nmc(&[run, &["--congestion", "cubic"]].concat());
+        assert_eq!(o.status.code(), Some(2), "{run:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("TCP only"), "{run:?}: {}", stderr(&o));
+    }
+    // ICMP Echo takes them too; what can be checked is refused before a socket is wanted.
+    for (extra, said) in [
+        (&["--dscp", "64"][..], "a DSCP is 0 to 63"),
+        (&["--bind", "[::1]"], "other address family"),
+    ] {
+        let o = nmc(&[
+            &["echo", "probe", "127.0.0.1", "--icmp", "-c", "2"][..],
+            extra,
+        ]
+        .concat());
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(said), "{extra:?}: {}", stderr(&o));
+    }
     let _ = server.kill();
     let _ = server.wait();
 }

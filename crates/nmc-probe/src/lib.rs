@@ -111,9 +111,6 @@ pub enum Error {
         /// "unknown" if that file could not be read.
         range: String,
     },
-    /// An ICMP probe was aimed at an IPv6 target (ICMPv6 Echo is left out).
-    #[error("ICMP mode supports IPv4 targets only; use UDP mode for IPv6")]
-    IcmpV6Unsupported,
     /// An output file or directory (the path given) could not be written.
     #[error("cannot write {0}: {1}")]
     Write(String, #[source] std::io::Error),

@@ -248,6 +248,74 @@ fn icmp_echo_raw_then_ping_socket() {
     assert_eq!(ping.answered, 30);
 }
 
+/// Issue 58 §7: ICMPv6 Echo (RFC 4443 §4.1–4.2) across a veth between two namespaces, answered
+/// by the far namespace's kernel: through a raw socket first (the new namespace refuses ping
+/// sockets), then through a ping socket with the range widened in that namespace only. The
+/// shortest datagram is 60 bytes over IPv6 (40 + 8 + 12), so Mills' 40 is rounded up to it.
+#[test]
+#[ignore = "needs root and network namespaces: scripts/test.sh runs it as root, or with NMC_NETNS=1 (cargo test -- --ignored)"]
+fn icmpv6_echo_raw_then_ping_socket() {
+    let test = "icmpv6_echo_raw_then_ping_socket";
+    let pair = match NetnsPair::create("icmp6", LinkKind::Veth) {
+        Ok(p) => p,
+        Err(why) => panic!("{test}: the network namespaces it needs could not be made: {why}"),
+    };
+    let (_, far) = pair.with_ipv6().expect("IPv6 on the veth");
+    let target: std::net::IpAddr = far.parse().unwrap();
+    let probe = |pair: &NetnsPair| {
+        let cfg = probe_config(
+            30,
+            LengthSpec::MILLS,
+            Pacing::OneInFlight {
+                gap_ns: Nanos::ZERO,
+            },
+            2_000,
+        );
+        in_netns(&pair.a, move || {
+            nmc_probe::icmp::probe(
+                target,
+                cfg,
+                &AtomicBool::new(false),
+                nmc_probe::Watch::default(),
+            )
+        })
+    };
+    let raw = Summary::of(probe(&pair).expect("raw ICMPv6 as root"), None);
+    say(&format!("    {}", raw.text().lines().next().unwrap()));
+    assert_eq!(raw.run.transport, Transport::IcmpRaw);
+    assert_eq!(raw.answered, 30);
+    assert_eq!(raw.run.config.floor, 60, "IPv6 + ICMPv6 headers + 12 bytes");
+    assert!(raw.run.volleys.iter().all(|v| v.length >= 60));
+    assert!(raw.run.volleys.iter().any(|v| v.length == 60));
+
+    sysctl(&pair.a, "net/ipv4/ping_group_range", "0 2147483647").unwrap();
+    let ping = Summary::of(probe(&pair).expect("ping socket"), None);
+    say(&format!("    {}", ping.text().lines().next().unwrap()));
+    assert_eq!(ping.run.transport, Transport::IcmpPing);
+    assert_eq!(ping.answered, 30);
+
+    // Nothing at an address on the link: no answer, and the run gives up on its own.
+    let silent: std::net::IpAddr = "2001:2::c".parse().unwrap();
+    let cfg = probe_config(
+        3,
+        LengthSpec::MILLS,
+        Pacing::OneInFlight {
+            gap_ns: Nanos::ZERO,
+        },
+        300,
+    );
+    let none = in_netns(&pair.a, move || {
+        nmc_probe::icmp::probe(
+            silent,
+            cfg,
+            &AtomicBool::new(false),
+            nmc_probe::Watch::default(),
+        )
+    })
+    .expect("a run with no answer still reports");
+    assert_eq!(Summary::of(none, None).answered, 0);
+}
+
 /// RFC 889's own instrument on the same 9600 bit/s, 100 ms path: ICMP Echo answered by the far
 /// namespace's kernel, Mills' lengths (uniform 0..256, rounded up to 40), as for his calibration
 /// row FORD1 ("9600 DDCMP base", 9540 bit/s measured). Same configured figures and tolerance as

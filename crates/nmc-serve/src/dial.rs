@@ -66,9 +66,16 @@ impl Dial {
     }
 
     fn socket(&self, to: SocketAddr, ty: Type, proto: Protocol) -> Result<Socket, DialError> {
-        self.check(to)?;
         let s =
             Socket::new(Domain::for_address(to), ty, Some(proto)).map_err(DialError::Connect)?;
+        self.apply(&s, to, proto)?;
+        Ok(s)
+    }
+
+    /// Sets these options on a socket made elsewhere (an ICMP one, whose kind the prober chose),
+    /// before it connects to `to`; `proto` says which protocol it carries.
+    pub fn apply(&self, s: &Socket, to: SocketAddr, proto: Protocol) -> Result<(), DialError> {
+        self.check(to)?;
         let refused = |what: String, e: io::Error| DialError::Option(format!("{what}: {e}"));
         if let Some(d) = self.dscp {
             let tos = u32::from(d) << 2;
@@ -85,12 +92,12 @@ impl Dial {
                 .map_err(|e| refused(format!("--window {w}"), e))?;
         }
         if let Some(cc) = &self.congestion {
-            if ty != Type::STREAM {
+            if proto != Protocol::TCP {
                 return Err(DialError::Option(format!(
-                    "--congestion {cc}: TCP only (this run is over UDP)"
+                    "--congestion {cc}: TCP only (this run is not over TCP)"
                 )));
             }
-            set_congestion(&s, cc)?;
+            set_congestion(s, cc)?;
         }
         if let Some(b) = self.bind {
             s.bind(&b.into()).map_err(|e| match e.kind() {
@@ -100,7 +107,7 @@ impl Dial {
                 _ => refused(format!("--bind {b}"), e),
             })?;
         }
-        Ok(s)
+        Ok(())
     }
 
     /// A TCP connection to `to` within `timeout`, with these options.

@@ -220,6 +220,49 @@ impl NetnsPair {
         Ok(())
     }
 
+    /// Turns IPv6 on for the veth alone (it stays off elsewhere) and gives its ends addresses
+    /// from 2001:2::/48 (RFC 5180's IPv6 benchmarking range), with no duplicate-address wait and
+    /// static neighbours, so nothing but the test's own packets crosses the link. Returns the
+    /// two addresses (a's, b's).
+    pub fn with_ipv6(&self) -> Result<(&'static str, &'static str), String> {
+        if self.kind != LinkKind::Veth {
+            return Err("IPv6 is set up on a veth pair only".into());
+        }
+        let (v6a, v6b) = ("2001:2::a", "2001:2::b");
+        for (ns, dev, me, peer, peer_mac) in [
+            (self.a.as_str(), "va", v6a, v6b, "02:00:00:00:00:0b"),
+            (self.b.as_str(), "vb", v6b, v6a, "02:00:00:00:00:0a"),
+        ] {
+            sysctl(ns, &format!("net/ipv6/conf/{dev}/disable_ipv6"), "0")?;
+            run(&[
+                "ip",
+                "-n",
+                ns,
+                "addr",
+                "add",
+                &format!("{me}/64"),
+                "dev",
+                dev,
+                "nodad",
+            ])?;
+            run(&[
+                "ip",
+                "-n",
+                ns,
+                "neigh",
+                "replace",
+                peer,
+                "lladdr",
+                peer_mac,
+                "dev",
+                dev,
+                "nud",
+                "permanent",
+            ])?;
+        }
+        Ok((v6a, v6b))
+    }
+
     /// Starts the user-space emulator on a [`LinkKind::Tun`] pair.
     pub fn emulate(&mut self, p: tunlink::LinkParams) -> Result<(), String> {
         let (ta, tb) = self
