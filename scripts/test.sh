@@ -38,7 +38,7 @@ root=$PWD
 step "cargo test --workspace"
 INSTA_UPDATE="${INSTA_UPDATE:-no}" cargo test --workspace
 
-# The 9 tests that need root and network namespaces (a shaped path: TUN emulator, veth pairs)
+# The 11 tests that need root and network namespaces (a shaped path: TUN emulator, veth pairs)
 # are #[ignore]d, so that a plain `cargo test` says they did not run rather than passing them
 # unrun. Here they run as root, or wherever NMC_NETNS=1 says the environment can (.ci/run sets
 # it: CI runs as root); if they cannot make their namespaces, they fail.
@@ -46,6 +46,7 @@ if [ "$(id -u)" = 0 ] || [ "${NMC_NETNS:-}" = 1 ]; then
     step "the network-namespace tests (ignored by plain cargo test)"
     cargo test -p nmc-probe --test netem --test netem_pump -- --ignored
     cargo test -p nmc-realtime --test shaped_link -- --ignored
+    cargo test --test cli path:: -- --ignored
 else
     step "the network-namespace tests: not run (need root; set NMC_NETNS=1 where they can run)"
 fi

@@ -102,6 +102,8 @@ enum Command {
     Sink(cmd::stream::SinkArgs),
     /// K&O (1977)'s throughput pump on a real path: N messages outstanding, each released by a RFNM from `nmc echo serve --pump`.
     Pump(cmd::pump::PumpArgs),
+    /// A shaped path without netem: two network namespaces joined by a line of set delay, rate and loss (Linux, root).
+    Path(cmd::path::PathArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) on stdout.
     Completions(cmd::shell::CompletionsArgs),
     /// Write man pages for nmc and every subcommand into a folder.
@@ -135,6 +137,7 @@ fn main() -> ExitCode {
         Command::Stream(a) => cmd::stream::stream(a),
         Command::Sink(a) => cmd::stream::sink(a),
         Command::Pump(a) => cmd::pump::run(a),
+        Command::Path(a) => cmd::path::run(a),
         Command::Completions(a) => cmd::shell::completions(a, Cli::command()),
         Command::Man(a) => cmd::shell::man(a, Cli::command()),
     };

@@ -142,6 +142,22 @@ pub fn statuses(path: &[&str]) -> Vec<(u8, &'static str)> {
             USAGE,
             SECOND,
         ],
+        ["path"] => vec![
+            (
+                OK,
+                "stopped by SIGTERM or Ctrl-C, or at --duration; the namespaces are removed",
+            ),
+            (
+                FAILED,
+                "bad usage, or the path cannot be made (not root, its names taken, no \
+                 /dev/net/tun): one line on stderr",
+            ),
+            (
+                130,
+                "a second signal, more than 0.5 s after the first: the process ended at once, \
+                 leaving the namespaces (ip netns del NAME-a; ip netns del NAME-b)",
+            ),
+        ],
         ["reproduce"] => vec![
             (
                 OK,

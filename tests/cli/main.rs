@@ -11,6 +11,8 @@ mod files;
 mod json;
 mod limits;
 mod outputs;
+#[cfg(target_os = "linux")]
+mod path;
 mod pump;
 mod reproduce_table;
 mod rto;

@@ -21,6 +21,7 @@
 //! | [`udp`], [`icmp`] | socket drivers: the server loop and the two probe transports |
 //! | [`time`] | integer nanoseconds (`nmc_sim::Nanos`, re-exported), the monotonic clock, timer resolution |
 //! | [`signal`] | Ctrl-C as a stop flag |
+//! | `path` | `nmc path` (Linux): two network namespaces joined by a user-space line with the delay, rate, loss and queue asked for, for a shaped path where the kernel has no netem |
 //!
 //! The cores ([`server::ServerCore`], [`probe::Probe`]) do no I/O and read no clock: every input
 //! carries the time, and they say what to send and when to wake up (`poll_transmit`, `poll_at`,
@@ -32,7 +33,8 @@
 //! - **Length** is the whole IP datagram in bytes: IPv4 header (20) + UDP (8) or ICMP (8) header +
 //!   payload, as RFC 889 counts it ("the minimum datagram size for an ICMP message containing
 //!   timestamps"). Over IPv6 the IP header is 40. Lengths below a floor are rounded up to it: 40 as
-//!   Mills did, or the transport's smallest packet if larger (UDP: 60, 76 with a secret; ICMP: 40).
+//!   Mills did, or the transport's smallest packet if larger (UDP: 60, 76 with a secret; ICMP: 40;
+//!   ICMPv6: 60).
 //! - **Delay** is one-way-normalised: round trip / 2, "normalized to one-way delay" (RFC 889 §2.1).
 //!   The round trip is kept too, and includes the echo server's turnaround (which UDP replies
 //!   report separately).
@@ -45,7 +47,6 @@
 //!
 //! ## Left out, on purpose
 //!
-//! - ICMPv6 Echo (UDP works over IPv6).
 //! - Kernel receive timestamps (`SO_TIMESTAMPNS`): user-space stamps taken right after the
 //!   blocking `recv` returns add a few microseconds of wake-up latency, far below what the
 //!   experiment resolves (the 1983 Fuzzball's clock ticked in milliseconds).
@@ -55,6 +56,8 @@
 pub mod analysis;
 pub mod driver;
 pub mod icmp;
+#[cfg(target_os = "linux")]
+pub mod path;
 pub mod probe;
 pub mod pump;
 pub mod report;

@@ -1,7 +1,7 @@
 //! The probe against paths whose delay, rate and loss we set ourselves: two network namespaces
 //! joined by a veth pair with `tc netem` on both ends, or, where the kernel has no netem (this
 //! project's machines are built with `CONFIG_NET_SCH_NETEM` unset), by two TUN devices and the
-//! user-space emulator of `common/tunlink.rs`, which applies the same delay, rate (with the same
+//! user-space line of `nmc path` (`nmc_probe::path`), which applies the same delay, rate (with the same
 //! 14 bytes of link header per packet) and loss. Each test makes its own pair and removes it
 //! when done, also on failure; each skips, saying why, where namespaces cannot be made (not root,
 //! no iproute2, no /dev/net/tun).
@@ -62,7 +62,7 @@ fn shaped_or_skip(
 #[ignore = "needs root and network namespaces: scripts/test.sh runs it as root, or with NMC_NETNS=1 (cargo test -- --ignored)"]
 fn netem_9600_bps_100_ms_rate_and_intercept_within_5_percent() {
     let test = "netem_9600_bps_100_ms_rate_and_intercept_within_5_percent";
-    let Some((mut pair, shaper)) = shaped_or_skip("rate", test, 100, Some(9600), 0.0) else {
+    let Some((pair, shaper)) = shaped_or_skip("rate", test, 100, Some(9600), 0.0) else {
         return;
     };
     say(&format!("    {test}: path shaped by {shaper:?}"));

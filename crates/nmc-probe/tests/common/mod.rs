@@ -5,8 +5,6 @@
 #[cfg(target_os = "linux")]
 mod netns;
 #[cfg(target_os = "linux")]
-pub mod tunlink;
-#[cfg(target_os = "linux")]
 pub use netns::*;
 
 use nmc_probe::server::{ServerConfig, ServerCounters};
@@ -57,7 +55,7 @@ impl RunningServer {
             Some(ns) => {
                 let ns = ns.to_string();
                 std::thread::spawn(move || {
-                    enter_netns(&ns);
+                    nmc_probe::path::netns::enter_netns(&ns).expect("enter netns");
                     EchoServer::bind(listen, opts).expect("bind server")
                 })
                 .join()

@@ -1,58 +1,12 @@
-//! Network namespaces joined by a shaped link (veth with `tc netem`, or two TUN devices and
-//! the user-space emulator of `tunlink.rs`): Linux only, like the tests that use them.
+//! Network namespaces joined by a shaped link (veth with `tc netem`, or `nmc path`'s two TUN
+//! devices and user-space line, `nmc_probe::path`): Linux only, like the tests that use them.
 
 use super::*;
-use std::os::fd::AsRawFd;
 use std::process::Command;
 
-/// Moves the calling thread into the named network namespace (`/var/run/netns/NAME`).
-/// Sockets it creates afterwards live there, whichever thread later uses them.
-pub fn enter_netns(name: &str) {
-    let f = std::fs::File::open(format!("/var/run/netns/{name}")).expect("open netns");
-    // SAFETY: setns on an fd we own; affects only this thread.
-    let rc = unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) };
-    assert_eq!(rc, 0, "setns {name}: {}", std::io::Error::last_os_error());
-}
-
-/// Runs `f` on a fresh thread inside network namespace `ns` and returns its result.
-pub fn in_netns<T: Send + 'static>(ns: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
-    let ns = ns.to_string();
-    std::thread::spawn(move || {
-        enter_netns(&ns);
-        f()
-    })
-    .join()
-    .expect("thread in netns")
-}
-
-fn run(args: &[&str]) -> Result<(), String> {
-    let out = Command::new(args[0])
-        .args(&args[1..])
-        .output()
-        .map_err(|e| format!("{}: {e}", args.join(" ")))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "`{}` failed: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
-    }
-}
-
-/// Writes a sysctl inside namespace `ns` (through /proc/sys, so no `sysctl` binary is needed).
-pub fn sysctl(ns: &str, key: &str, value: &str) -> Result<(), String> {
-    run(&[
-        "ip",
-        "netns",
-        "exec",
-        ns,
-        "sh",
-        "-c",
-        &format!("echo '{value}' > /proc/sys/{key}"),
-    ])
-}
+use nmc_probe::path::netns::run;
+pub use nmc_probe::path::netns::{in_netns, sysctl};
+use nmc_probe::path::{DirStats, LinkParams, Path};
 
 const PREFIX: &str = "nmcprobe";
 
@@ -67,8 +21,7 @@ pub struct NetnsPair {
     pub addr_a: &'static str,
     pub addr_b: &'static str,
     pub kind: LinkKind,
-    tun: Option<(std::fs::File, std::fs::File)>,
-    link: Option<tunlink::TunLink>,
+    path: Option<Path>,
 }
 
 /// How the two namespaces are joined.
@@ -76,7 +29,7 @@ pub struct NetnsPair {
 pub enum LinkKind {
     /// A veth pair: a kernel Ethernet link, shaped with `tc netem`.
     Veth,
-    /// Two TUN devices joined by [`tunlink::TunLink`], the user-space emulator.
+    /// Two TUN devices joined by `nmc path`'s user-space line ([`Path`]).
     Tun,
 }
 
@@ -109,11 +62,12 @@ impl NetnsPair {
             addr_a: "198.18.0.1",
             addr_b: "198.18.0.2",
             kind,
-            tun: None,
-            link: None,
+            path: None,
         };
-        pair.setup()
-            .map_err(|e| format!("cannot set up namespaces: {e}"))?;
+        if kind == LinkKind::Veth {
+            pair.setup()
+                .map_err(|e| format!("cannot set up namespaces: {e}"))?;
+        }
         Ok(pair)
     }
 
@@ -128,20 +82,6 @@ impl NetnsPair {
             sysctl(ns, "net/ipv6/conf/all/disable_ipv6", "1")?;
             sysctl(ns, "net/ipv6/conf/default/disable_ipv6", "1")?;
             run(&["ip", "-n", ns, "link", "set", "lo", "up"])?;
-        }
-        if self.kind == LinkKind::Tun {
-            let ta = in_netns(a, || tunlink::open_tun("tun0"))
-                .map_err(|e| format!("cannot open /dev/net/tun: {e}"))?;
-            let tb = in_netns(b, || tunlink::open_tun("tun0"))
-                .map_err(|e| format!("cannot open /dev/net/tun: {e}"))?;
-            self.tun = Some((ta, tb));
-            for (ns, me, peer) in [(a, self.addr_a, self.addr_b), (b, self.addr_b, self.addr_a)] {
-                run(&[
-                    "ip", "-n", ns, "addr", "add", me, "peer", peer, "dev", "tun0",
-                ])?;
-                run(&["ip", "-n", ns, "link", "set", "tun0", "up"])?;
-            }
-            return Ok(());
         }
         run(&[
             "ip", "link", "add", "va", "netns", a, "type", "veth", "peer", "name", "vb", "netns", b,
@@ -263,19 +203,21 @@ impl NetnsPair {
         Ok((v6a, v6b))
     }
 
-    /// Starts the user-space emulator on a [`LinkKind::Tun`] pair.
-    pub fn emulate(&mut self, p: tunlink::LinkParams) -> Result<(), String> {
-        let (ta, tb) = self
-            .tun
-            .take()
-            .ok_or("not a TUN pair, or already started")?;
-        self.link = Some(tunlink::TunLink::start(ta, tb, p).map_err(|e| e.to_string())?);
+    /// Makes a [`LinkKind::Tun`] pair's namespaces, devices and line: `nmc path`'s own
+    /// [`Path`], with IPv6 off (its router solicitations and MLD reports would queue on a
+    /// 9600 bit/s line ahead of the volleys).
+    pub fn emulate(&mut self, p: LinkParams) -> Result<(), String> {
+        if self.kind != LinkKind::Tun || self.path.is_some() {
+            return Err("not a TUN pair, or already started".into());
+        }
+        let name = self.a.strip_suffix("-a").expect("named NAME-a");
+        self.path = Some(Path::create(name, p, false).map_err(|e| e.to_string())?);
         Ok(())
     }
 
-    /// Stops the emulator and returns its per-direction counts (a→b, b→a).
-    pub fn emulator_stats(&mut self) -> Option<[tunlink::DirStats; 2]> {
-        self.link.take().map(|l| l.stop())
+    /// The line's per-direction counts so far (a→b, b→a), on a [`LinkKind::Tun`] pair.
+    pub fn emulator_stats(&self) -> Option<[DirStats; 2]> {
+        self.path.as_ref().map(Path::stats)
     }
 
     /// Puts `netem ARGS` as the root qdisc on both ends of the link (so both directions).
@@ -307,9 +249,8 @@ impl NetnsPair {
 
 impl Drop for NetnsPair {
     fn drop(&mut self) {
-        // Stop the emulator and close the TUN devices before the namespaces go.
-        drop(self.link.take());
-        drop(self.tun.take());
+        // The line stops, and its namespaces go, with the path.
+        drop(self.path.take());
         for ns in [&self.a, &self.b] {
             let _ = run(&["ip", "netns", "del", ns]);
         }
@@ -368,11 +309,12 @@ pub fn shaped_pair(
     }
     drop(pair);
     let mut pair = NetnsPair::create(tag, LinkKind::Tun)?;
-    pair.emulate(tunlink::LinkParams {
+    pair.emulate(LinkParams {
         delay: Duration::from_millis(delay_ms),
         rate_bps: rate_bps.map(f64::from),
         overhead: 14,
         loss: loss_pct / 100.0,
+        limit: nmc_probe::path::NETEM_LIMIT,
         seed: 0x0889_1983,
     })?;
     Ok((pair, Shaper::TunEmulator))

@@ -1,0 +1,216 @@
+//! `nmc path`: a shaped path to try the instruments on where the kernel has no `netem`
+//! (issue 58): two network namespaces joined by `nmc_probe::path`'s user-space line, run in the
+//! foreground until Ctrl-C or `--duration`, then removed.
+
+use crate::Outcome;
+use crate::cmd::parse_unit;
+use anyhow::{Result, bail};
+use clap::Args;
+use nmc_sim::{BitRate, SimDuration};
+
+#[derive(Args)]
+#[command(after_help = "Examples:\n  \
+    nmc path --delay 20ms --rate 10Mbit/s                 # until Ctrl-C\n  \
+    nmc path --delay 100ms --rate 9600bit/s --loss 1% -t 10min --name ford1\n\n\
+Makes network namespaces NAME-a and NAME-b (default nmc-a, nmc-b), each with a TUN device \
+`tun0`: 198.18.0.1 and 2001:2::1 in a, 198.18.0.2 and 2001:2::2 in b (benchmarking ranges that \
+exist only inside them: nothing on the path leaves this machine). One thread carries every packet \
+between them, each direction on its own, as netem's `delay D rate R loss P limit N` on a veth: a \
+packet that finds --limit packets held is dropped, then one of each --loss is, then it waits for \
+the line, takes (length + --overhead) bytes at --rate, and arrives --delay later. Run a server in \
+one and a client in the other, e.g. `ip netns exec nmc-b nmc serve` and `ip netns exec nmc-a nmc \
+echo probe 198.18.0.2`. Prints each direction's counts every --interval and at the end, then \
+deletes both namespaces. Needs root and iproute2 (Linux). Exit 0 when stopped (Ctrl-C, SIGTERM \
+or --duration), 2 when the path cannot be made (not root, the names taken, no /dev/net/tun).")]
+pub struct PathArgs {
+    /// One-way delay of each direction, after the line.
+    #[arg(long, default_value = "0s", value_parser = parse_unit::<SimDuration>)]
+    pub delay: SimDuration,
+    /// Line rate of each direction, e.g. 10Mbit/s (default: no serialisation time).
+    #[arg(long, value_parser = parse_unit::<BitRate>)]
+    pub rate: Option<BitRate>,
+    /// Share of packets dropped at random on each direction, in percent (as netem's `loss`).
+    #[arg(long, default_value = "0%", value_parser = parse_percent)]
+    pub loss: f64,
+    /// Packets held at most on each direction, waiting for the line or on it (netem's `limit`).
+    #[arg(long, default_value_t = nmc_probe_limit())]
+    pub limit: usize,
+    /// Bytes the line charges per packet besides the IP datagram (14: an Ethernet header, as
+    /// netem on a veth).
+    #[arg(long, default_value_t = 14)]
+    pub overhead: u32,
+    /// Seed of the loss draws (ChaCha8): the same seed drops the same packets of the same stream.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// The namespaces are NAME-a and NAME-b.
+    #[arg(long, default_value = "nmc")]
+    pub name: String,
+    /// No IPv6 in the namespaces (the kernel's own IPv6 packets then stay off a slow line).
+    #[arg(long)]
+    pub ipv4_only: bool,
+    /// Stop by itself after this long.
+    #[arg(short = 't', long, value_parser = parse_unit::<SimDuration>)]
+    pub duration: Option<SimDuration>,
+    /// Print each direction's counts this often (`0s`: only at the end).
+    #[arg(short = 'i', long, default_value = "10s", value_parser = parse_unit::<SimDuration>)]
+    pub interval: SimDuration,
+}
+
+#[cfg(target_os = "linux")]
+const fn nmc_probe_limit() -> usize {
+    nmc_probe::path::NETEM_LIMIT
+}
+
+#[cfg(not(target_os = "linux"))]
+const fn nmc_probe_limit() -> usize {
+    1000
+}
+
+/// `--loss`: a percentage, `1%` or `1`, from 0 to 100; the percentage.
+fn parse_percent(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let n = t.strip_suffix('%').unwrap_or(t).trim();
+    match n.parse::<f64>() {
+        Ok(p) if (0.0..=100.0).contains(&p) => Ok(p),
+        _ => Err(format!("`{s}`: give a percentage from 0% to 100%, e.g. 1%")),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn run(_a: PathArgs) -> Result<Outcome> {
+    bail!("nmc path needs Linux (network namespaces and TUN devices)")
+}
+
+#[cfg(target_os = "linux")]
+pub fn run(a: PathArgs) -> Result<Outcome> {
+    use nmc_probe::path::{ADDR_A, ADDR_B, ADDR6_A, ADDR6_B, DirStats, LinkParams, Path};
+    use std::sync::atomic::Ordering;
+    use std::time::{Duration, Instant};
+
+    if a.limit == 0 {
+        bail!("--limit 0: give the queue at least 1 packet (netem's default is 1000)");
+    }
+    let params = LinkParams {
+        delay: Duration::from_nanos(a.delay.as_nanos()),
+        rate_bps: a.rate.map(|r| r.bps() as f64),
+        overhead: a.overhead,
+        loss: a.loss / 100.0,
+        limit: a.limit,
+        seed: a.seed,
+    };
+    // The handlers first: a stop that comes while the path is being made still removes it.
+    let stop = nmc_probe::signal::stop_on_signals()?;
+    let path = Path::create(&a.name, params, !a.ipv4_only)?;
+    let rate = a.rate.map_or("no rate limit".into(), |r| r.to_string());
+    outln!(
+        "nmc path: {} ({ADDR_A}{}) and {} ({ADDR_B}{}) joined by a line of {} one way, {}, {} loss, \
+         {} packets of queue, {} bytes charged per packet; seed {}",
+        path.a,
+        if a.ipv4_only {
+            String::new()
+        } else {
+            format!(", {ADDR6_A}")
+        },
+        path.b,
+        if a.ipv4_only {
+            String::new()
+        } else {
+            format!(", {ADDR6_B}")
+        },
+        a.delay,
+        rate,
+        format!("{}%", a.loss),
+        a.limit,
+        a.overhead,
+        a.seed,
+    );
+    outln!("  try:  ip netns exec {} nmc serve &", path.b);
+    outln!("        ip netns exec {} nmc echo probe {ADDR_B}", path.a);
+    outln!(
+        "  {}; the namespaces are removed then",
+        match a.duration {
+            Some(d) => format!("stops after {d}, or at Ctrl-C"),
+            None => "stop with Ctrl-C".into(),
+        }
+    );
+    let start = Instant::now();
+    let end = a
+        .duration
+        .map(|d| start + Duration::from_nanos(d.as_nanos()));
+    let every = (!a.interval.is_zero()).then(|| Duration::from_nanos(a.interval.as_nanos()));
+    let mut next_line = every.map(|e| start + e);
+    let mut last = [DirStats::default(); 2];
+    let mut last_at = start;
+    let line = |at: Instant, from: Instant, now: &[DirStats; 2], before: &[DirStats; 2]| {
+        let secs = at.duration_since(from).as_secs_f64().max(1e-9);
+        let side = |n: &DirStats, b: &DirStats| {
+            format!(
+                "carried {:>7} ({:>9.3} Mbit/s)  lost {:>5}  queue full {:>5}  held {:>4}",
+                n.carried - b.carried,
+                (n.carried_bytes - b.carried_bytes) as f64 * 8.0 / secs / 1e6,
+                n.dropped - b.dropped,
+                n.overflowed - b.overflowed,
+                n.queued,
+            )
+        };
+        format!(
+            "[{:7.1}-{:7.1} s] a→b {}  │  b→a {}",
+            from.duration_since(start).as_secs_f64(),
+            at.duration_since(start).as_secs_f64(),
+            side(&now[0], &before[0]),
+            side(&now[1], &before[1]),
+        )
+    };
+    loop {
+        let now = Instant::now();
+        if stop.load(Ordering::Relaxed) || end.is_some_and(|e| now >= e) {
+            break;
+        }
+        if let (Some(at), Some(e)) = (next_line, every)
+            && now >= at
+        {
+            let stats = path.stats();
+            outln!("{}", line(now, last_at, &stats, &last));
+            (last, last_at) = (stats, now);
+            next_line = Some(at + e);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let stopped_at = Instant::now();
+    let stats = path.stop();
+    if every.is_some() && stopped_at > last_at {
+        outln!("{}", line(stopped_at, last_at, &stats, &last));
+    }
+    let total = |d: &DirStats| {
+        format!(
+            "{} packets ({} bytes) carried, {} lost at random, {} to a full queue; latest delivery {} behind its time",
+            d.carried,
+            d.carried_bytes,
+            d.dropped,
+            d.overflowed,
+            SimDuration::from_nanos(d.max_late_ns),
+        )
+    };
+    outln!(
+        "nmc path: stopped after {:.1} s; namespaces removed",
+        stopped_at.duration_since(start).as_secs_f64()
+    );
+    outln!("  a→b: {}", total(&stats[0]));
+    outln!("  b→a: {}", total(&stats[1]));
+    Ok(Outcome::Ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loss_is_a_percentage() {
+        assert_eq!(parse_percent("1%"), Ok(1.0));
+        assert_eq!(parse_percent("2.5"), Ok(2.5));
+        assert_eq!(parse_percent("0%"), Ok(0.0));
+        assert!(parse_percent("101%").is_err());
+        assert!(parse_percent("-1").is_err());
+        assert!(parse_percent("lots").is_err());
+    }
+}
