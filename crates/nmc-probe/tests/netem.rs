@@ -199,120 +199,86 @@ fn netem_loss_count_within_binomial_bounds() {
     assert_eq!(summary.run.counters.duplicates, 0);
 }
 
-/// ICMP Echo inside a namespace: first through a raw socket (a new namespace's
-/// `ping_group_range` is empty, so the ping socket is refused and root falls back to raw), then,
-/// with the range widened in that namespace only, through an unprivileged ping socket.
-#[test]
-#[ignore = "needs root and network namespaces: scripts/test.sh runs it as root, or with NMC_NETNS=1 (cargo test -- --ignored)"]
-fn icmp_echo_raw_then_ping_socket() {
-    let test = "icmp_echo_raw_then_ping_socket";
-    let pair = match NetnsPair::create("icmp", LinkKind::Veth) {
-        Ok(p) => p,
-        Err(why) => panic!(
-            "{test}: the network namespaces or the shaped link it needs could not be made: {why}"
-        ),
-    };
-    let target: std::net::IpAddr = pair.addr_b.parse().unwrap();
-    let probe = |pair: &NetnsPair| {
-        let cfg = probe_config(
-            30,
-            LengthSpec::MILLS,
-            Pacing::OneInFlight {
-                gap_ns: Nanos::ZERO,
-            },
-            2_000,
-        );
-        in_netns(&pair.a, move || {
-            nmc_probe::icmp::probe(
-                target,
-                cfg,
-                &AtomicBool::new(false),
-                nmc_probe::Watch::default(),
-            )
-        })
-    };
-    let raw = Summary::of(probe(&pair).expect("raw ICMP as root"), None);
-    say(&format!("    {}", raw.text().lines().next().unwrap()));
-    assert_eq!(raw.run.transport, Transport::IcmpRaw);
-    assert_eq!(raw.answered, 30);
-    assert_eq!(
-        raw.run.config.floor, 40,
-        "Mills' minimum is reachable over ICMP"
-    );
-    assert!(raw.run.volleys.iter().any(|v| v.length == 40));
-
-    sysctl(&pair.a, "net/ipv4/ping_group_range", "0 2147483647").unwrap();
-    let ping = Summary::of(probe(&pair).expect("ping socket"), None);
-    say(&format!("    {}", ping.text().lines().next().unwrap()));
-    assert_eq!(ping.run.transport, Transport::IcmpPing);
-    assert_eq!(ping.answered, 30);
-}
-
-/// Issue 58 §7: ICMPv6 Echo (RFC 4443 §4.1–4.2) across a veth between two namespaces, answered
-/// by the far namespace's kernel: through a raw socket first (the new namespace refuses ping
-/// sockets), then through a ping socket with the range widened in that namespace only. The
-/// shortest datagram is 60 bytes over IPv6 (40 + 8 + 12), so Mills' 40 is rounded up to it.
-#[test]
-#[ignore = "needs root and network namespaces: scripts/test.sh runs it as root, or with NMC_NETNS=1 (cargo test -- --ignored)"]
-fn icmpv6_echo_raw_then_ping_socket() {
-    let test = "icmpv6_echo_raw_then_ping_socket";
-    let pair = match NetnsPair::create("icmp6", LinkKind::Veth) {
-        Ok(p) => p,
-        Err(why) => panic!("{test}: the network namespaces it needs could not be made: {why}"),
-    };
-    let (_, far) = pair.with_ipv6().expect("IPv6 on the veth");
-    let target: std::net::IpAddr = far.parse().unwrap();
-    let probe = |pair: &NetnsPair| {
-        let cfg = probe_config(
-            30,
-            LengthSpec::MILLS,
-            Pacing::OneInFlight {
-                gap_ns: Nanos::ZERO,
-            },
-            2_000,
-        );
-        in_netns(&pair.a, move || {
-            nmc_probe::icmp::probe(
-                target,
-                cfg,
-                &AtomicBool::new(false),
-                nmc_probe::Watch::default(),
-            )
-        })
-    };
-    let raw = Summary::of(probe(&pair).expect("raw ICMPv6 as root"), None);
-    say(&format!("    {}", raw.text().lines().next().unwrap()));
-    assert_eq!(raw.run.transport, Transport::IcmpRaw);
-    assert_eq!(raw.answered, 30);
-    assert_eq!(raw.run.config.floor, 60, "IPv6 + ICMPv6 headers + 12 bytes");
-    assert!(raw.run.volleys.iter().all(|v| v.length >= 60));
-    assert!(raw.run.volleys.iter().any(|v| v.length == 60));
-
-    sysctl(&pair.a, "net/ipv4/ping_group_range", "0 2147483647").unwrap();
-    let ping = Summary::of(probe(&pair).expect("ping socket"), None);
-    say(&format!("    {}", ping.text().lines().next().unwrap()));
-    assert_eq!(ping.run.transport, Transport::IcmpPing);
-    assert_eq!(ping.answered, 30);
-
-    // Nothing at an address on the link: no answer, and the run gives up on its own.
-    let silent: std::net::IpAddr = "2001:2::c".parse().unwrap();
+/// `count` volleys of ICMP Echo of Mills' lengths from namespace `ns` to `target`.
+fn icmp_probe(
+    ns: &str,
+    target: std::net::IpAddr,
+    count: u32,
+    timeout_ms: u64,
+) -> Result<nmc_probe::driver::ProbeRun, nmc_probe::Error> {
     let cfg = probe_config(
-        3,
+        count,
         LengthSpec::MILLS,
         Pacing::OneInFlight {
             gap_ns: Nanos::ZERO,
         },
-        300,
+        timeout_ms,
     );
-    let none = in_netns(&pair.a, move || {
+    in_netns(ns, move || {
         nmc_probe::icmp::probe(
-            silent,
+            target,
             cfg,
             &AtomicBool::new(false),
             nmc_probe::Watch::default(),
         )
     })
-    .expect("a run with no answer still reports");
+}
+
+/// 30 volleys across a veth, answered by the far namespace's kernel: first through a raw socket
+/// (a new namespace's `ping_group_range` is empty, so the ping socket is refused and root falls
+/// back to raw), then, with the range widened in that namespace only, through an unprivileged
+/// ping socket. Over IPv6 (`v6`) the veth gets addresses of its own. The datagrams are never
+/// shorter than `floor`, and some are exactly that. Returns the pair, with its target.
+fn raw_then_ping_socket(test: &str, v6: bool, floor: u32) -> (NetnsPair, std::net::IpAddr) {
+    let pair = match NetnsPair::create(if v6 { "icmp6" } else { "icmp" }, LinkKind::Veth) {
+        Ok(p) => p,
+        Err(why) => panic!("{test}: the network namespaces it needs could not be made: {why}"),
+    };
+    let far = if v6 {
+        pair.with_ipv6().expect("IPv6 on the veth").1
+    } else {
+        pair.addr_b
+    };
+    let target: std::net::IpAddr = far.parse().unwrap();
+    let raw = Summary::of(
+        icmp_probe(&pair.a, target, 30, 2_000).expect("raw ICMP as root"),
+        None,
+    );
+    say(&format!("    {}", raw.text().lines().next().unwrap()));
+    assert_eq!(raw.run.transport, Transport::IcmpRaw);
+    assert_eq!(raw.answered, 30);
+    assert_eq!(raw.run.config.floor, floor);
+    assert!(raw.run.volleys.iter().all(|v| v.length >= floor));
+    assert!(raw.run.volleys.iter().any(|v| v.length == floor));
+
+    sysctl(&pair.a, "net/ipv4/ping_group_range", "0 2147483647").unwrap();
+    let ping = Summary::of(
+        icmp_probe(&pair.a, target, 30, 2_000).expect("ping socket"),
+        None,
+    );
+    say(&format!("    {}", ping.text().lines().next().unwrap()));
+    assert_eq!(ping.run.transport, Transport::IcmpPing);
+    assert_eq!(ping.answered, 30);
+    (pair, target)
+}
+
+/// ICMP Echo inside a namespace, raw then ping socket; Mills' minimum, 40 bytes, is reachable.
+#[test]
+#[ignore = "needs root and network namespaces: scripts/test.sh runs it as root, or with NMC_NETNS=1 (cargo test -- --ignored)"]
+fn icmp_echo_raw_then_ping_socket() {
+    raw_then_ping_socket("icmp_echo_raw_then_ping_socket", false, 40);
+}
+
+/// Issue 58 §7: ICMPv6 Echo (RFC 4443 §4.1–4.2), raw then ping socket (Linux reads the one
+/// `net.ipv4.ping_group_range` for both families). The shortest datagram is 60 bytes over IPv6
+/// (40 + 8 + 12), so Mills' 40 is rounded up to it. An address on the link with nothing there
+/// answers nothing, and the run still reports.
+#[test]
+#[ignore = "needs root and network namespaces: scripts/test.sh runs it as root, or with NMC_NETNS=1 (cargo test -- --ignored)"]
+fn icmpv6_echo_raw_then_ping_socket() {
+    let (pair, _) = raw_then_ping_socket("icmpv6_echo_raw_then_ping_socket", true, 60);
+    let silent: std::net::IpAddr = "2001:2::c".parse().unwrap();
+    let none = icmp_probe(&pair.a, silent, 3, 300).expect("a run with no answer still reports");
     assert_eq!(Summary::of(none, None).answered, 0);
 }
 

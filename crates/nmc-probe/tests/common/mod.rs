@@ -5,6 +5,7 @@
 #[cfg(target_os = "linux")]
 mod netns;
 #[cfg(target_os = "linux")]
+#[allow(unused_imports)]
 pub use netns::*;
 
 use nmc_probe::server::{ServerConfig, ServerCounters};

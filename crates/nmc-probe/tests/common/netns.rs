@@ -5,6 +5,8 @@ use super::*;
 use std::process::Command;
 
 use nmc_probe::path::netns::run;
+// Not every test binary that includes these helpers uses these two.
+#[allow(unused_imports)]
 pub use nmc_probe::path::netns::{in_netns, sysctl};
 use nmc_probe::path::{DirStats, LinkParams, Path};
 
