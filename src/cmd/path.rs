@@ -32,9 +32,14 @@ pub struct PathArgs {
     /// Share of packets dropped at random on each direction, in percent (as netem's `loss`).
     #[arg(long, default_value = "0%", value_parser = parse_percent)]
     pub loss: f64,
-    /// Packets held at most on each direction, waiting for the line or on it (netem's `limit`).
+    /// Packets held at most on each direction, waiting for the line or on it (netem's `limit`;
+    /// up to 1,000,000).
     #[arg(long, default_value_t = nmc_probe_limit())]
     pub limit: usize,
+    /// Bytes held at most on each direction, whatever --limit: the line's memory bound (up to
+    /// 4GiB).
+    #[arg(long, default_value = "256MiB", value_parser = parse_limit_bytes)]
+    pub limit_bytes: usize,
     /// Bytes the line charges per packet besides the IP datagram (14: an Ethernet header, as
     /// netem on a veth).
     #[arg(long, default_value_t = 14)]
@@ -66,6 +71,15 @@ const fn nmc_probe_limit() -> usize {
     1000
 }
 
+/// `--limit-bytes`: a size with its unit, from 64KiB (one largest datagram) to 4GiB.
+fn parse_limit_bytes(s: &str) -> Result<usize, String> {
+    let v = nmc_sim::parse_bytes(s).map_err(|e| e.to_string())?;
+    usize::try_from(v)
+        .ok()
+        .filter(|&v| (65_536..=4 << 30).contains(&v))
+        .ok_or_else(|| format!("`{s}`: give a size from 64KiB to 4GiB, e.g. 256MiB"))
+}
+
 /// `--loss`: a percentage, `1%` or `1`, from 0 to 100; the percentage.
 fn parse_percent(s: &str) -> Result<f64, String> {
     let t = s.trim();
@@ -87,8 +101,11 @@ pub fn run(a: PathArgs) -> Result<Outcome> {
     use std::sync::atomic::Ordering;
     use std::time::{Duration, Instant};
 
-    if a.limit == 0 {
-        bail!("--limit 0: give the queue at least 1 packet (netem's default is 1000)");
+    if !(1..=1_000_000).contains(&a.limit) {
+        bail!(
+            "--limit {}: give the queue 1 to 1000000 packets (netem's default is 1000)",
+            a.limit
+        );
     }
     let params = LinkParams {
         delay: Duration::from_nanos(a.delay.as_nanos()),
@@ -96,6 +113,7 @@ pub fn run(a: PathArgs) -> Result<Outcome> {
         overhead: a.overhead,
         loss: a.loss / 100.0,
         limit: a.limit,
+        limit_bytes: a.limit_bytes,
         seed: a.seed,
     };
     // The handlers first: a stop that comes while the path is being made still removes it.
@@ -203,6 +221,14 @@ pub fn run(a: PathArgs) -> Result<Outcome> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_byte_limit_is_a_size_within_bounds() {
+        assert_eq!(parse_limit_bytes("256MiB"), Ok(256 << 20));
+        assert_eq!(parse_limit_bytes("64KiB"), Ok(65_536));
+        assert!(parse_limit_bytes("1KiB").is_err());
+        assert!(parse_limit_bytes("5GiB").is_err());
+    }
 
     #[test]
     fn loss_is_a_percentage() {

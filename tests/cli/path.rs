@@ -23,6 +23,8 @@ fn bad_settings_are_refused_in_one_line() {
         (&["path", "--rate", "0bit/s"], "above zero"),
         (&["path", "--delay", "20"], "--delay"),
         (&["path", "--limit", "0"], "--limit 0"),
+        (&["path", "--limit", "2000000"], "1 to 1000000 packets"),
+        (&["path", "--limit-bytes", "8GiB"], "64KiB to 4GiB"),
         (&["path", "--name", "a/b"], "--name `a/b`"),
     ] {
         let o = nmc(args);

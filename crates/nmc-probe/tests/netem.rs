@@ -334,3 +334,44 @@ fn icmp_calibration_on_9600_bps_path() {
         "intercept {intercept_ms} ms"
     );
 }
+
+/// `nmc path`'s line holds at most `limit` packets and `limit_bytes` bytes a direction: a burst
+/// of 100 datagrams of 1372 bytes (1400 with the IP and UDP headers) into a 1 Mbit/s line is cut
+/// at 10 packets by the one limit, and at 46 (64 KiB / 1400) by the other. The figures are fixed
+/// before running; the line takes 11.3 ms a packet, so a burst sent in well under 10 ms finds
+/// at most one packet gone.
+#[test]
+#[ignore = "needs root and network namespaces: scripts/test.sh runs it as root, or with NMC_NETNS=1 (cargo test -- --ignored)"]
+fn the_line_drops_past_its_packet_and_byte_limits() {
+    use nmc_probe::path::{LinkParams, Path};
+    for (tag, limit, limit_bytes, held) in
+        [("lp", 10, 1 << 20, 10..=11), ("lb", 1000, 65_536, 46..=47)]
+    {
+        let name = format!("nmcprobe-{}-{tag}", std::process::id());
+        let path = Path::create(
+            &name,
+            LinkParams {
+                delay: std::time::Duration::ZERO,
+                rate_bps: Some(1e6),
+                overhead: 14,
+                loss: 0.0,
+                limit,
+                limit_bytes,
+                seed: 1,
+            },
+            false,
+        )
+        .expect("a path");
+        in_netns(&path.a, || {
+            let s = std::net::UdpSocket::bind("198.18.0.1:0").unwrap();
+            for _ in 0..100 {
+                s.send_to(&[0u8; 1372], "198.18.0.2:9").unwrap();
+            }
+        });
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let a_to_b = path.stop()[0];
+        say(&format!("    {tag}: {a_to_b:?}"));
+        assert!(held.contains(&a_to_b.carried), "{a_to_b:?}");
+        assert_eq!(a_to_b.carried + a_to_b.overflowed, 100, "{a_to_b:?}");
+    }
+}

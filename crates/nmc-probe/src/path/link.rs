@@ -6,7 +6,9 @@
 //! direction independently:
 //!
 //! 1. queue: a packet that finds [`LinkParams::limit`] packets already held (waiting for the
-//!    line or in flight on it) is dropped, as netem's `limit` (1000 by default) drops it;
+//!    line or in flight on it) is dropped, as netem's `limit` (1000 by default) drops it; so is
+//!    one that would take the bytes held past [`LinkParams::limit_bytes`] (the line's memory is
+//!    bounded whatever the limit in packets and the delay);
 //! 2. loss: drop with probability `loss`, from a seeded generator (ChaCha8, so a run is
 //!    repeatable from its seed);
 //! 3. rate: the packet waits for the line to be free, then takes `(len + overhead)·8 / rate`
@@ -34,6 +36,10 @@ use std::time::{Duration, Instant};
 
 /// netem's default queue limit, packets (tc-netem(8), `limit`).
 pub const NETEM_LIMIT: usize = 1000;
+/// The bytes a direction holds at most by default: 256 MiB, past what any netem-like setting
+/// of the instruments needs (1000 packets of 64 KiB are 64 MiB), so that no setting exhausts
+/// memory.
+pub const DEFAULT_LIMIT_BYTES: usize = 256 << 20;
 
 /// What the emulated line does to each direction.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -48,6 +54,8 @@ pub struct LinkParams {
     pub loss: f64,
     /// Packets held at most per direction (waiting and in flight); one more is dropped.
     pub limit: usize,
+    /// IP bytes held at most per direction; a packet that would pass it is dropped.
+    pub limit_bytes: usize,
     /// Seed of the loss generator.
     pub seed: u64,
 }
@@ -91,7 +99,7 @@ pub struct DirStats {
     pub carried_bytes: u64,
     /// Packets dropped by the loss draw.
     pub dropped: u64,
-    /// Packets dropped because the queue held `limit` already.
+    /// Packets dropped because the queue held `limit` packets or `limit_bytes` already.
     pub overflowed: u64,
     /// Packets held now (waiting for the line or on it).
     pub queued: u64,
@@ -128,6 +136,7 @@ struct Direction {
     from: File,
     to: File,
     queue: VecDeque<(u64, Vec<u8>)>,
+    held_bytes: usize,
     busy_until: u64,
     rng: ChaCha8Rng,
     counts: Arc<Counters>,
@@ -149,6 +158,7 @@ impl TunLink {
                 from: a.try_clone()?,
                 to: b.try_clone()?,
                 queue: VecDeque::new(),
+                held_bytes: 0,
                 busy_until: 0,
                 rng: ChaCha8Rng::seed_from_u64(p.seed),
                 counts: counts[0].clone(),
@@ -157,6 +167,7 @@ impl TunLink {
                 from: b,
                 to: a,
                 queue: VecDeque::new(),
+                held_bytes: 0,
                 busy_until: 0,
                 rng: ChaCha8Rng::seed_from_u64(p.seed.rotate_left(32) ^ 1),
                 counts: counts[1].clone(),
@@ -214,6 +225,7 @@ fn run(mut dirs: [Direction; 2], p: LinkParams, stop: &AtomicBool) {
                     break;
                 }
                 let (due, pkt) = d.queue.pop_front().expect("a packet at the front");
+                d.held_bytes -= pkt.len();
                 let _ = d.to.write(&pkt);
                 d.counts
                     .max_late_ns
@@ -257,7 +269,7 @@ fn run(mut dirs: [Direction; 2], p: LinkParams, stop: &AtomicBool) {
                 if n == 0 {
                     break;
                 }
-                if d.queue.len() >= p.limit {
+                if d.queue.len() >= p.limit || d.held_bytes + n > p.limit_bytes {
                     d.counts.overflowed.fetch_add(1, Ordering::Relaxed);
                     continue;
                 }
@@ -271,6 +283,7 @@ fn run(mut dirs: [Direction; 2], p: LinkParams, stop: &AtomicBool) {
                 });
                 d.busy_until = start + tx;
                 d.queue.push_back((start + tx + delay, buf[..n].to_vec()));
+                d.held_bytes += n;
                 d.counts.carried.fetch_add(1, Ordering::Relaxed);
                 d.counts
                     .carried_bytes

@@ -317,6 +317,7 @@ pub fn shaped_pair(
         overhead: 14,
         loss: loss_pct / 100.0,
         limit: nmc_probe::path::NETEM_LIMIT,
+        limit_bytes: nmc_probe::path::link::DEFAULT_LIMIT_BYTES,
         seed: 0x0889_1983,
     })?;
     Ok((pair, Shaper::TunEmulator))
