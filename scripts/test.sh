@@ -38,7 +38,7 @@ root=$PWD
 step "cargo test --workspace"
 INSTA_UPDATE="${INSTA_UPDATE:-no}" cargo test --workspace
 
-# The 12 tests that need root and network namespaces (a shaped path: TUN emulator, veth pairs)
+# The 13 tests that need root and network namespaces (a shaped path: TUN emulator, veth pairs)
 # are #[ignore]d, so that a plain `cargo test` says they did not run rather than passing them
 # unrun. Here they run as root, or wherever NMC_NETNS=1 says the environment can (.ci/run sets
 # it: CI runs as root); if they cannot make their namespaces, they fail.

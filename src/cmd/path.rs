@@ -11,27 +11,36 @@ use nmc_sim::{BitRate, SimDuration};
 #[derive(Args)]
 #[command(after_help = "Examples:\n  \
     nmc path --delay 20ms --rate 10Mbit/s                 # until Ctrl-C\n  \
-    nmc path --delay 100ms --rate 9600bit/s --loss 1% -t 10min --name ford1\n\n\
+    nmc path --delay 100ms --rate 9600bit/s --loss 1% -t 10min --name ford1\n  \
+    nmc path --delay 15ms --jitter 2ms --rate 20Mbit/s,2Mbit/s    # 20 Mbit/s a→b, 2 Mbit/s b→a\n\n\
 Makes network namespaces NAME-a and NAME-b (default nmc-a, nmc-b), each with a TUN device \
 `tun0`: 198.18.0.1 and 2001:2::1 in a, 198.18.0.2 and 2001:2::2 in b (benchmarking ranges that \
 exist only inside them: nothing on the path leaves this machine). One thread carries every packet \
-between them, each direction on its own, as netem's `delay D rate R loss P limit N` on a veth: a \
-packet that finds --limit packets held is dropped, then one of each --loss is, then it waits for \
-the line, takes (length + --overhead) bytes at --rate, and arrives --delay later. Run a server in \
+between them, each direction on its own, as netem's `delay D J rate R loss P limit N` on a veth: a \
+packet that finds --limit packets (or --limit-bytes) held is dropped, then one of each --loss is, \
+then it waits for the line, takes (length + --overhead) bytes at --rate, and arrives --delay \
+(± --jitter, never before the packet ahead) later. --delay, --jitter, --rate and --loss take one \
+value for both directions or `A,B` for a→b and b→a. Run a server in \
 one and a client in the other, e.g. `ip netns exec nmc-b nmc serve` and `ip netns exec nmc-a nmc \
 echo probe 198.18.0.2`. Prints each direction's counts every --interval and at the end, then \
 deletes both namespaces. Needs root and iproute2 (Linux). Exit 0 when stopped (Ctrl-C, SIGTERM \
 or --duration), 2 when the path cannot be made (not root, the names taken, no /dev/net/tun).")]
 pub struct PathArgs {
-    /// One-way delay of each direction, after the line.
-    #[arg(long, default_value = "0s", value_parser = parse_unit::<SimDuration>)]
-    pub delay: SimDuration,
-    /// Line rate of each direction, e.g. 10Mbit/s (default: no serialisation time).
-    #[arg(long, value_parser = parse_unit::<BitRate>)]
-    pub rate: Option<BitRate>,
-    /// Share of packets dropped at random on each direction, in percent (as netem's `loss`).
-    #[arg(long, default_value = "0%", value_parser = parse_percent)]
-    pub loss: f64,
+    /// One-way delay, after the line: one for both directions, or `A,B` for a→b and b→a.
+    #[arg(long, default_value = "0s", value_parser = |s: &str| both(s, parse_unit::<SimDuration>))]
+    pub delay: Both<SimDuration>,
+    /// Each packet's delay varies uniformly on ±this (netem's `delay D J`), the order of packets
+    /// kept; `A,B` for a→b and b→a.
+    #[arg(long, default_value = "0s", value_parser = |s: &str| both(s, parse_unit::<SimDuration>))]
+    pub jitter: Both<SimDuration>,
+    /// Line rate, e.g. 10Mbit/s, or `A,B` for a→b and b→a, as on an access line (default: no
+    /// serialisation time).
+    #[arg(long, value_parser = |s: &str| both(s, parse_unit::<BitRate>))]
+    pub rate: Option<Both<BitRate>>,
+    /// Share of packets dropped at random, in percent (as netem's `loss`); `A,B` for a→b and
+    /// b→a.
+    #[arg(long, default_value = "0%", value_parser = |s: &str| both(s, parse_percent))]
+    pub loss: Both<f64>,
     /// Packets held at most on each direction, waiting for the line or on it (netem's `limit`;
     /// up to 1,000,000).
     #[arg(long, default_value_t = nmc_probe_limit())]
@@ -44,7 +53,8 @@ pub struct PathArgs {
     /// netem on a veth).
     #[arg(long, default_value_t = 14)]
     pub overhead: u32,
-    /// Seed of the loss draws (ChaCha8): the same seed drops the same packets of the same stream.
+    /// Seed of the loss and jitter draws (ChaCha8): the same seed drops and delays the same
+    /// packets of the same stream alike.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// The namespaces are NAME-a and NAME-b.
@@ -80,6 +90,45 @@ fn parse_limit_bytes(s: &str) -> Result<usize, String> {
         .ok_or_else(|| format!("`{s}`: give a size from 64KiB to 4GiB, e.g. 256MiB"))
 }
 
+/// One value for both directions, or one for each (`a→b`, `b→a`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Both<T> {
+    /// a → b.
+    pub ab: T,
+    /// b → a.
+    pub ba: T,
+}
+
+impl<T: std::fmt::Display + PartialEq> std::fmt::Display for Both<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.ab == self.ba {
+            write!(f, "{}", self.ab)
+        } else {
+            write!(f, "{} a→b and {} b→a", self.ab, self.ba)
+        }
+    }
+}
+
+/// `X` (both directions) or `A,B` (a→b, b→a), each read by `one`.
+fn both<T: Clone>(s: &str, one: impl Fn(&str) -> Result<T, String>) -> Result<Both<T>, String> {
+    match s.split(',').collect::<Vec<_>>()[..] {
+        [x] => {
+            let v = one(x)?;
+            Ok(Both {
+                ab: v.clone(),
+                ba: v,
+            })
+        }
+        [a, b] => Ok(Both {
+            ab: one(a)?,
+            ba: one(b)?,
+        }),
+        _ => Err(format!(
+            "`{s}`: give one value for both directions, or two, a→b and b→a, as `A,B`"
+        )),
+    }
+}
+
 /// `--loss`: a percentage, `1%` or `1`, from 0 to 100; the percentage.
 fn parse_percent(s: &str) -> Result<f64, String> {
     let t = s.trim();
@@ -107,22 +156,33 @@ pub fn run(a: PathArgs) -> Result<Outcome> {
             a.limit
         );
     }
-    let params = LinkParams {
-        delay: Duration::from_nanos(a.delay.as_nanos()),
-        rate_bps: a.rate.map(|r| r.bps() as f64),
+    let direction = |pick: fn(&Both<SimDuration>) -> SimDuration, ab: bool| LinkParams {
+        delay: Duration::from_nanos(pick(&a.delay).as_nanos()),
+        jitter: Duration::from_nanos(pick(&a.jitter).as_nanos()),
+        rate_bps: a.rate.map(|r| if ab { r.ab } else { r.ba }.bps() as f64),
         overhead: a.overhead,
-        loss: a.loss / 100.0,
+        loss: if ab { a.loss.ab } else { a.loss.ba } / 100.0,
         limit: a.limit,
         limit_bytes: a.limit_bytes,
         seed: a.seed,
     };
+    let (ab, ba) = (direction(|b| b.ab, true), direction(|b| b.ba, false));
     // The handlers first: a stop that comes while the path is being made still removes it.
     let stop = nmc_probe::signal::stop_on_signals()?;
-    let path = Path::create(&a.name, params, !a.ipv4_only)?;
+    let path = Path::create(&a.name, ab, ba, !a.ipv4_only)?;
     let rate = a.rate.map_or("no rate limit".into(), |r| r.to_string());
+    let jitter = if a.jitter.ab.is_zero() && a.jitter.ba.is_zero() {
+        String::new()
+    } else {
+        format!(" ± {}", a.jitter)
+    };
+    let loss = Both {
+        ab: format!("{}%", a.loss.ab),
+        ba: format!("{}%", a.loss.ba),
+    };
     outln!(
-        "nmc path: {} ({ADDR_A}{}) and {} ({ADDR_B}{}) joined by a line of {} one way, {}, {} loss, \
-         {} packets of queue, {} bytes charged per packet; seed {}",
+        "nmc path: {} ({ADDR_A}{}) and {} ({ADDR_B}{}) joined by a line of {}{jitter} one way, {}, \
+         {} loss, {} packets of queue, {} bytes charged per packet; seed {}",
         path.a,
         if a.ipv4_only {
             String::new()
@@ -137,7 +197,7 @@ pub fn run(a: PathArgs) -> Result<Outcome> {
         },
         a.delay,
         rate,
-        format!("{}%", a.loss),
+        loss,
         a.limit,
         a.overhead,
         a.seed,
@@ -228,6 +288,31 @@ mod tests {
         assert_eq!(parse_limit_bytes("64KiB"), Ok(65_536));
         assert!(parse_limit_bytes("1KiB").is_err());
         assert!(parse_limit_bytes("5GiB").is_err());
+    }
+
+    #[test]
+    fn a_value_is_for_both_directions_or_one_each() {
+        let d = |s: &str| both(s, parse_unit::<SimDuration>);
+        let ms = SimDuration::from_millis;
+        assert_eq!(
+            d("20ms"),
+            Ok(Both {
+                ab: ms(20),
+                ba: ms(20)
+            })
+        );
+        assert_eq!(
+            d("20ms,5ms"),
+            Ok(Both {
+                ab: ms(20),
+                ba: ms(5)
+            })
+        );
+        assert!(d("1ms,2ms,3ms").unwrap_err().contains("as `A,B`"));
+        assert!(d("20ms,x").is_err());
+        assert_eq!(d("20ms,5ms").unwrap().to_string(), "20ms a→b and 5ms b→a");
+        assert_eq!(d("20ms").unwrap().to_string(), "20ms");
+        assert_eq!(both("1%,0", parse_percent), Ok(Both { ab: 1.0, ba: 0.0 }));
     }
 
     #[test]

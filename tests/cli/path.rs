@@ -111,3 +111,87 @@ fn a_path_delays_and_paces_what_crosses_it_and_is_removed_at_ctrl_c() {
     assert!(said.contains("a→b: "), "{said}");
     assert!(!ns_dir.join(&a).exists() && !ns_dir.join(&b).exists());
 }
+
+/// Each direction its own rate, as on an access line: 1 Mbit/s a→b and 10 Mbit/s b→a, 10 ms
+/// each way. `nmc pump` from a, with a window well past the path's (64 messages of 16 KiB),
+/// carries at most 1448 of each 1514 bytes the line charges as TCP payload, 95.6 % of the rate:
+/// forward between 85 % and 100 % of 1 Mbit/s, and with -R of 10 Mbit/s (figures fixed before
+/// running).
+#[test]
+#[ignore = "needs root and network namespaces: scripts/test.sh runs it as root, or with NMC_NETNS=1 (cargo test -- --ignored)"]
+fn each_direction_has_its_own_rate() {
+    let name = format!("nmcclirate{}", std::process::id());
+    let (a, b) = (format!("{name}-a"), format!("{name}-b"));
+    let mut path = command()
+        .args([
+            "path",
+            "--delay",
+            "10ms",
+            "--rate",
+            "1Mbit/s,10Mbit/s",
+            "-i",
+            "0s",
+            "-t",
+            "60s",
+            "--ipv4-only",
+            "--name",
+        ])
+        .arg(&name)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for("the namespaces", Duration::from_secs(10), || {
+        std::process::Command::new("ip")
+            .args(["-n", &b, "addr", "show", "tun0"])
+            .output()
+            .is_ok_and(|o| text(&o.stdout).contains("UP"))
+    });
+    let in_ns = |ns: &str| {
+        let mut c = std::process::Command::new("ip");
+        c.args(["netns", "exec", ns]).arg(env!("CARGO_BIN_EXE_nmc"));
+        c
+    };
+    let mut server = in_ns(&b)
+        .args(["serve", "--duration", "40s", "--listen", "198.18.0.2:8890"])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    for (reverse, rate) in [(false, 1e6), (true, 1e7)] {
+        let mut c = in_ns(&a);
+        c.args([
+            "pump",
+            "198.18.0.2",
+            "-t",
+            "4s",
+            "--size",
+            "16KiB",
+            "--outstanding",
+            "64",
+            "--no-messages",
+            "-J",
+            "--out",
+        ])
+        .arg(crate::tmp(&format!("path-rate-{reverse}")));
+        if reverse {
+            c.arg("-R");
+        }
+        let o = c.output().unwrap();
+        assert!(o.status.success(), "-R {reverse}: {}", stderr(&o));
+        let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let got = doc["end"]["throughput_bit_per_s"].as_f64().unwrap();
+        eprintln!("    -R {reverse}: {got:.0} bit/s over a {rate} bit/s line");
+        assert!(
+            (0.85..=1.0).contains(&(got / rate)),
+            "-R {reverse}: {got} bit/s over a {rate} bit/s line"
+        );
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+    let _ = std::process::Command::new("kill")
+        .args(["-INT", &path.id().to_string()])
+        .status();
+    assert_eq!(path.wait().unwrap().code(), Some(0));
+    assert!(!Path::new("/var/run/netns").join(&a).exists());
+}

@@ -13,7 +13,7 @@
 pub mod link;
 pub mod netns;
 
-pub use link::{DirStats, LinkParams, NETEM_LIMIT, TunLink};
+pub use link::{DirStats, Line, LinkParams, NETEM_LIMIT, TunLink};
 
 use std::net::{Ipv4Addr, Ipv6Addr};
 
@@ -66,10 +66,15 @@ pub struct Path {
 }
 
 impl Path {
-    /// Makes namespaces `NAME-a` and `NAME-b`, their devices and addresses, and starts the line.
-    /// `ipv6`: give the devices IPv6 addresses too (else IPv6 is off in both namespaces, so the
-    /// kernel's own IPv6 traffic stays off a slow line).
-    pub fn create(name: &str, p: LinkParams, ipv6: bool) -> Result<Path, PathError> {
+    /// Makes namespaces `NAME-a` and `NAME-b`, their devices and addresses, and starts the line:
+    /// a → b as `ab` says, b → a as `ba` says. `ipv6`: give the devices IPv6 addresses too (else
+    /// IPv6 is off in both namespaces, so the kernel's own IPv6 traffic stays off a slow line).
+    pub fn create(
+        name: &str,
+        ab: LinkParams,
+        ba: LinkParams,
+        ipv6: bool,
+    ) -> Result<Path, PathError> {
         if name.is_empty()
             || name.len() > 40
             || !name
@@ -136,7 +141,7 @@ impl Path {
             netns::run(&["ip", "-n", ns, "link", "set", DEVICE, "up"]).map_err(PathError::Setup)?;
         }
         path.line = Some(
-            TunLink::start(ta, tb, p)
+            TunLink::start(ta, tb, ab, ba)
                 .map_err(|e| PathError::Setup(format!("cannot start the line: {e}")))?,
         );
         Ok(path)

@@ -348,20 +348,17 @@ fn the_line_drops_past_its_packet_and_byte_limits() {
         [("lp", 10, 1 << 20, 10..=11), ("lb", 1000, 65_536, 46..=47)]
     {
         let name = format!("nmcprobe-{}-{tag}", std::process::id());
-        let path = Path::create(
-            &name,
-            LinkParams {
-                delay: std::time::Duration::ZERO,
-                rate_bps: Some(1e6),
-                overhead: 14,
-                loss: 0.0,
-                limit,
-                limit_bytes,
-                seed: 1,
-            },
-            false,
-        )
-        .expect("a path");
+        let line = LinkParams {
+            delay: std::time::Duration::ZERO,
+            jitter: std::time::Duration::ZERO,
+            rate_bps: Some(1e6),
+            overhead: 14,
+            loss: 0.0,
+            limit,
+            limit_bytes,
+            seed: 1,
+        };
+        let path = Path::create(&name, line, line, false).expect("a path");
         in_netns(&path.a, || {
             let s = std::net::UdpSocket::bind("198.18.0.1:0").unwrap();
             for _ in 0..100 {

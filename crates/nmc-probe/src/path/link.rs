@@ -14,7 +14,12 @@
 //! 3. rate: the packet waits for the line to be free, then takes `(len + overhead)·8 / rate`
 //!    seconds on it, where `len` is the IP datagram length and `overhead` the per-packet link
 //!    bytes the line charges (14, Ethernet's header, matches netem on a veth);
-//! 4. delay: then a fixed `delay` more, and it is written into the other end's stack.
+//! 4. delay: then `delay` more, plus a draw uniform on ±`jitter` (netem's `delay D J`), but
+//!    never before the packet ahead of it: the line stays first in, first out (netem lets a
+//!    packet with a shorter draw overtake, which a real line does not); then it is written into
+//!    the other end's stack.
+//!
+//! Each direction has its own [`LinkParams`], so a path can be asymmetric (an access line).
 //!
 //! So a packet of length L alone on the line sees, one way, `delay + (L + overhead)·8/rate`,
 //! exactly netem's `delay D rate R` on a veth (netem also adds the serialisation time after the
@@ -41,11 +46,14 @@ pub const NETEM_LIMIT: usize = 1000;
 /// memory.
 pub const DEFAULT_LIMIT_BYTES: usize = 256 << 20;
 
-/// What the emulated line does to each direction.
+/// What the emulated line does to one direction.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LinkParams {
-    /// Fixed one-way delay, after the line.
+    /// One-way delay, after the line.
     pub delay: Duration,
+    /// Each packet's delay varies uniformly on ±`jitter` about `delay` (floored at zero), the
+    /// order of packets kept.
+    pub jitter: Duration,
     /// Line rate, bit/s; `None` for no serialisation time.
     pub rate_bps: Option<f64>,
     /// Bytes charged per packet besides the IP datagram.
@@ -56,7 +64,7 @@ pub struct LinkParams {
     pub limit: usize,
     /// IP bytes held at most per direction; a packet that would pass it is dropped.
     pub limit_bytes: usize,
-    /// Seed of the loss generator.
+    /// Seed of the loss and jitter draws.
     pub seed: u64,
 }
 
@@ -132,14 +140,23 @@ impl Counters {
     }
 }
 
-struct Direction {
-    from: File,
-    to: File,
+/// One direction of the line as a core: what it holds and when each packet is due; no I/O, no
+/// clock (every input carries the time, in ns from the line's start).
+pub struct Line {
+    p: LinkParams,
     queue: VecDeque<(u64, Vec<u8>)>,
     held_bytes: usize,
     busy_until: u64,
+    /// When the last packet taken is due: none after it is due earlier.
+    last_due: u64,
     rng: ChaCha8Rng,
     counts: Arc<Counters>,
+}
+
+struct Direction {
+    from: File,
+    to: File,
+    line: Line,
 }
 
 /// The running line; stops (and closes both devices) when dropped.
@@ -150,34 +167,25 @@ pub struct TunLink {
 }
 
 impl TunLink {
-    /// Starts carrying packets between the two devices (`a` → `b` and `b` → `a`).
-    pub fn start(a: File, b: File, p: LinkParams) -> std::io::Result<TunLink> {
+    /// Starts carrying packets between the two devices: `a` → `b` as `ab` says, `b` → `a` as
+    /// `ba` says.
+    pub fn start(a: File, b: File, ab: LinkParams, ba: LinkParams) -> std::io::Result<TunLink> {
         let counts = [Arc::new(Counters::default()), Arc::new(Counters::default())];
+        let direction =
+            |from: File, to: File, p: LinkParams, seed: u64, counts: &Arc<Counters>| Direction {
+                from,
+                to,
+                line: Line::with_counts(p, seed, counts.clone()),
+            };
         let dirs = [
-            Direction {
-                from: a.try_clone()?,
-                to: b.try_clone()?,
-                queue: VecDeque::new(),
-                held_bytes: 0,
-                busy_until: 0,
-                rng: ChaCha8Rng::seed_from_u64(p.seed),
-                counts: counts[0].clone(),
-            },
-            Direction {
-                from: b,
-                to: a,
-                queue: VecDeque::new(),
-                held_bytes: 0,
-                busy_until: 0,
-                rng: ChaCha8Rng::seed_from_u64(p.seed.rotate_left(32) ^ 1),
-                counts: counts[1].clone(),
-            },
+            direction(a.try_clone()?, b.try_clone()?, ab, ab.seed, &counts[0]),
+            direction(b, a, ba, ba.seed.rotate_left(32) ^ 1, &counts[1]),
         ];
         let stop = Arc::new(AtomicBool::new(false));
         let s2 = stop.clone();
         let handle = std::thread::Builder::new()
             .name("nmc-path-line".into())
-            .spawn(move || run(dirs, p, &s2))?;
+            .spawn(move || run(dirs, &s2))?;
         Ok(TunLink {
             stop,
             counts,
@@ -210,35 +218,104 @@ impl Drop for TunLink {
     }
 }
 
-fn run(mut dirs: [Direction; 2], p: LinkParams, stop: &AtomicBool) {
+impl Line {
+    /// A direction with these parameters, its draws seeded with `seed`.
+    pub fn new(p: LinkParams, seed: u64) -> Line {
+        Line::with_counts(p, seed, Arc::default())
+    }
+
+    fn with_counts(p: LinkParams, seed: u64, counts: Arc<Counters>) -> Line {
+        Line {
+            p,
+            queue: VecDeque::new(),
+            held_bytes: 0,
+            busy_until: 0,
+            last_due: 0,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            counts,
+        }
+    }
+
+    /// The counts so far.
+    pub fn stats(&self) -> DirStats {
+        self.counts.read()
+    }
+
+    /// When the first packet held is due, if any.
+    pub fn poll_at(&self) -> Option<u64> {
+        self.queue.front().map(|x| x.0)
+    }
+
+    /// The next packet due by `now`, with the time it was due.
+    pub fn poll_due(&mut self, now: u64) -> Option<(u64, Vec<u8>)> {
+        if self.poll_at()? > now {
+            return None;
+        }
+        let (due, pkt) = self.queue.pop_front()?;
+        self.held_bytes -= pkt.len();
+        self.counts
+            .queued
+            .store(self.queue.len() as u64, Ordering::Relaxed);
+        Some((due, pkt))
+    }
+
+    /// Takes a packet that arrived at `arrived`, or drops it (a full queue, or the loss draw);
+    /// true if taken.
+    pub fn take(&mut self, packet: &[u8], arrived: u64) -> bool {
+        let (p, n) = (self.p, packet.len());
+        if self.queue.len() >= p.limit || self.held_bytes + n > p.limit_bytes {
+            self.counts.overflowed.fetch_add(1, Ordering::Relaxed);
+            return false;
+        }
+        if p.loss > 0.0 && self.rng.random::<f64>() < p.loss {
+            self.counts.dropped.fetch_add(1, Ordering::Relaxed);
+            return false;
+        }
+        let start = arrived.max(self.busy_until);
+        let tx = p.rate_bps.map_or(0, |r| {
+            ((n as f64 + f64::from(p.overhead)) * 8.0 / r * 1e9).round() as u64
+        });
+        self.busy_until = start + tx;
+        let delay = p.delay.as_nanos() as i128;
+        let jitter = p.jitter.as_nanos() as i128;
+        let drawn = if jitter > 0 {
+            delay + self.rng.random_range(-jitter..=jitter)
+        } else {
+            delay
+        };
+        let due = (i128::from(start + tx) + drawn.max(0)) as u64;
+        self.last_due = due.max(self.last_due);
+        self.queue.push_back((self.last_due, packet.to_vec()));
+        self.held_bytes += n;
+        self.counts.carried.fetch_add(1, Ordering::Relaxed);
+        self.counts
+            .carried_bytes
+            .fetch_add(n as u64, Ordering::Relaxed);
+        self.counts
+            .queued
+            .store(self.queue.len() as u64, Ordering::Relaxed);
+        true
+    }
+}
+
+fn run(mut dirs: [Direction; 2], stop: &AtomicBool) {
     // SAFETY: prctl on the calling thread only.
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
     let origin = Instant::now();
     let now = || origin.elapsed().as_nanos() as u64;
-    let delay = p.delay.as_nanos() as u64;
     let mut buf = vec![0u8; 65_536];
     while !stop.load(Ordering::Relaxed) {
         let t = now();
         for d in dirs.iter_mut() {
-            while let Some(&(due, _)) = d.queue.front() {
-                if due > t {
-                    break;
-                }
-                let (due, pkt) = d.queue.pop_front().expect("a packet at the front");
-                d.held_bytes -= pkt.len();
+            while let Some((due, pkt)) = d.line.poll_due(t) {
                 let _ = d.to.write(&pkt);
-                d.counts
+                d.line
+                    .counts
                     .max_late_ns
                     .fetch_max(now().saturating_sub(due), Ordering::Relaxed);
             }
-            d.counts
-                .queued
-                .store(d.queue.len() as u64, Ordering::Relaxed);
         }
-        let next = dirs
-            .iter()
-            .filter_map(|d| d.queue.front().map(|x| x.0))
-            .min();
+        let next = dirs.iter().filter_map(|d| d.line.poll_at()).min();
         let wait = next
             .map_or(20_000_000, |n| n.saturating_sub(now()))
             .min(20_000_000);
@@ -265,33 +342,143 @@ fn run(mut dirs: [Direction; 2], p: LinkParams, stop: &AtomicBool) {
                 continue;
             }
             while let Ok(n) = d.from.read(&mut buf) {
-                let arrived = now();
                 if n == 0 {
                     break;
                 }
-                if d.queue.len() >= p.limit || d.held_bytes + n > p.limit_bytes {
-                    d.counts.overflowed.fetch_add(1, Ordering::Relaxed);
-                    continue;
-                }
-                if p.loss > 0.0 && d.rng.random::<f64>() < p.loss {
-                    d.counts.dropped.fetch_add(1, Ordering::Relaxed);
-                    continue;
-                }
-                let start = arrived.max(d.busy_until);
-                let tx = p.rate_bps.map_or(0, |r| {
-                    ((n as f64 + f64::from(p.overhead)) * 8.0 / r * 1e9).round() as u64
-                });
-                d.busy_until = start + tx;
-                d.queue.push_back((start + tx + delay, buf[..n].to_vec()));
-                d.held_bytes += n;
-                d.counts.carried.fetch_add(1, Ordering::Relaxed);
-                d.counts
-                    .carried_bytes
-                    .fetch_add(n as u64, Ordering::Relaxed);
+                d.line.take(&buf[..n], now());
             }
-            d.counts
-                .queued
-                .store(d.queue.len() as u64, Ordering::Relaxed);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    fn params() -> LinkParams {
+        LinkParams {
+            delay: Duration::from_millis(20),
+            jitter: Duration::ZERO,
+            rate_bps: Some(1e6),
+            overhead: 14,
+            loss: 0.0,
+            limit: NETEM_LIMIT,
+            limit_bytes: DEFAULT_LIMIT_BYTES,
+            seed: 1,
+        }
+    }
+
+    /// A packet alone takes delay + (length + 14)·8 / rate; one behind it waits for the line.
+    #[test]
+    fn a_packet_takes_the_delay_and_its_time_on_the_line() {
+        let mut l = Line::new(params(), 1);
+        assert!(l.take(&[0; 111], 0));
+        assert!(l.take(&[0; 111], 0));
+        // (111 + 14)·8 bits at 1 Mbit/s = 1 ms on the line, then 20 ms.
+        assert_eq!(l.poll_at(), Some(21 * MS));
+        assert!(l.poll_due(21 * MS - 1).is_none());
+        assert_eq!(l.poll_due(21 * MS).map(|x| x.0), Some(21 * MS));
+        assert_eq!(l.poll_due(30 * MS).map(|x| x.0), Some(22 * MS));
+        assert_eq!(l.stats().carried, 2);
+        assert_eq!(l.stats().queued, 0);
+    }
+
+    /// Jitter spreads the delays uniformly on ±J, never below zero, and no packet overtakes
+    /// the one ahead of it.
+    #[test]
+    fn jitter_spreads_the_delay_and_keeps_the_order() {
+        let mut l = Line::new(
+            LinkParams {
+                jitter: Duration::from_millis(5),
+                rate_bps: None,
+                ..params()
+            },
+            7,
+        );
+        let mut dues = Vec::new();
+        for i in 0..2000u64 {
+            assert!(l.take(&i.to_be_bytes(), i * MS));
+            let (due, pkt) = l.poll_due(u64::MAX).unwrap();
+            assert_eq!(pkt, i.to_be_bytes());
+            dues.push(due - i * MS);
+        }
+        let (lo, hi) = (dues.iter().min().unwrap(), dues.iter().max().unwrap());
+        assert!(*lo >= 15 * MS && *hi <= 25 * MS, "{lo} {hi}");
+        let mean = dues.iter().sum::<u64>() as f64 / dues.len() as f64 / MS as f64;
+        // Packets 1 ms apart with a 10 ms spread: some wait for the one ahead, so the mean is
+        // above 20 ms, but by less than the spread.
+        assert!((20.0..22.5).contains(&mean), "{mean}");
+        // Sent back to back, none may come out before the one ahead.
+        let mut l = Line::new(
+            LinkParams {
+                jitter: Duration::from_millis(5),
+                rate_bps: None,
+                ..params()
+            },
+            7,
+        );
+        for i in 0..100u64 {
+            l.take(&i.to_be_bytes(), 0);
+        }
+        let out: Vec<u64> = std::iter::from_fn(|| l.poll_due(u64::MAX))
+            .map(|(_, p)| u64::from_be_bytes(p.try_into().unwrap()))
+            .collect();
+        assert_eq!(out, (0..100).collect::<Vec<_>>());
+    }
+
+    /// The loss draw drops about its share, the same packets for the same seed.
+    #[test]
+    fn loss_drops_its_share_repeatably() {
+        let run = |seed| {
+            let mut l = Line::new(
+                LinkParams {
+                    loss: 0.1,
+                    rate_bps: None,
+                    ..params()
+                },
+                seed,
+            );
+            (0..10_000u64)
+                .map(|i| {
+                    let took = l.take(&[0; 100], i * MS);
+                    while l.poll_due(u64::MAX).is_some() {}
+                    took
+                })
+                .collect::<Vec<_>>()
+        };
+        let a = run(3);
+        let dropped = a.iter().filter(|t| !**t).count();
+        // Binomial(10000, 0.1): mean 1000, sd 30; within 5 sd.
+        assert!((850..=1150).contains(&dropped), "{dropped}");
+        assert_eq!(a, run(3));
+        assert_ne!(a, run(4));
+    }
+
+    /// The queue's packet and byte limits.
+    #[test]
+    fn a_full_queue_drops() {
+        let mut l = Line::new(
+            LinkParams {
+                limit: 3,
+                ..params()
+            },
+            1,
+        );
+        let took: Vec<bool> = (0..5).map(|_| l.take(&[0; 100], 0)).collect();
+        assert_eq!(took, [true, true, true, false, false]);
+        assert_eq!(l.stats().overflowed, 2);
+        let mut l = Line::new(
+            LinkParams {
+                limit_bytes: 250,
+                ..params()
+            },
+            1,
+        );
+        let took: Vec<bool> = (0..3).map(|_| l.take(&[0; 100], 0)).collect();
+        assert_eq!(took, [true, true, false]);
+        l.poll_due(u64::MAX);
+        assert!(l.take(&[0; 100], 0), "room again once one is delivered");
     }
 }

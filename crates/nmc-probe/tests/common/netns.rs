@@ -213,7 +213,7 @@ impl NetnsPair {
             return Err("not a TUN pair, or already started".into());
         }
         let name = self.a.strip_suffix("-a").expect("named NAME-a");
-        self.path = Some(Path::create(name, p, false).map_err(|e| e.to_string())?);
+        self.path = Some(Path::create(name, p, p, false).map_err(|e| e.to_string())?);
         Ok(())
     }
 
@@ -313,6 +313,7 @@ pub fn shaped_pair(
     let mut pair = NetnsPair::create(tag, LinkKind::Tun)?;
     pair.emulate(LinkParams {
         delay: Duration::from_millis(delay_ms),
+        jitter: Duration::ZERO,
         rate_bps: rate_bps.map(f64::from),
         overhead: 14,
         loss: loss_pct / 100.0,
