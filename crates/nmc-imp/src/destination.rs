@@ -25,6 +25,8 @@ pub enum Reply {
         msg: MsgId,
         /// That message's number.
         num: u64,
+        /// The source IMP, as the message's packets named it: where the RFNM goes.
+        src: u32,
         /// The end of its wait for buffers, and the generation that names it.
         wait: Deadline,
         /// When it was made (K&O point g), in ns.
@@ -36,6 +38,8 @@ pub enum Reply {
         stream: Stream,
         /// The message number the REQALL held.
         num: u64,
+        /// The source IMP that sent the REQALL: where the ALL goes.
+        src: u32,
     },
 }
 
@@ -44,6 +48,8 @@ pub enum Reply {
 pub struct Reassembly {
     /// The message.
     pub msg: MsgId,
+    /// The source IMP its packets' header names.
+    pub src: u32,
     /// The destination host its leader names.
     pub host: u32,
     /// Packets in the message.
@@ -68,12 +74,19 @@ pub struct Delivery {
 }
 
 impl Delivery {
-    /// A packet of message `msg` (number `key.1`, `of` packets, for `host`) arrives (point d).
-    /// Returns whether it is the message's first packet and whether the message is now whole
-    /// (point f).
-    pub fn packet(&mut self, key: Key, msg: MsgId, host: u32, of: u8, bits: u64) -> (bool, bool) {
+    /// A packet of message `msg` (number `key.1`, `of` packets, from source IMP `src` for
+    /// `host`) arrives (point d). Returns whether it is the message's first packet and whether
+    /// the message is now whole (point f).
+    pub fn packet(
+        &mut self,
+        key: Key,
+        (msg, src, host): (MsgId, u32, u32),
+        of: u8,
+        bits: u64,
+    ) -> (bool, bool) {
         let r = self.reassembly.entry(key).or_insert(Reassembly {
             msg,
+            src,
             host,
             of,
             received: 0,
@@ -88,13 +101,14 @@ impl Delivery {
         (first, last)
     }
 
-    /// A single-packet message for `host` is accepted whole (RFC 632), in turn or to wait for
-    /// its turn.
-    pub fn single(&mut self, key: Key, msg: MsgId, host: u32, bits: u64) {
+    /// A single-packet message from source IMP `src` for `host` is accepted whole (RFC 632),
+    /// in turn or to wait for its turn.
+    pub fn single(&mut self, key: Key, (msg, src, host): (MsgId, u32, u32), bits: u64) {
         self.reassembly.insert(
             key,
             Reassembly {
                 msg,
+                src,
                 host,
                 of: 1,
                 received: 1,
@@ -211,15 +225,16 @@ pub enum Next {
 }
 
 impl Replies {
-    /// Point g: the RFNM of message `msg` (number `num` of `stream`) is made at `now`; it waits
-    /// for 8 buffers until `now + wait` (K&O §II: "the RFNM will wait for at most 1 s for this
-    /// buffer space"). Returns the deadline of that wait, with the generation that names it
-    /// ([`Replies::wait_over`]).
+    /// Point g: the RFNM of message `msg` (number `num` of `stream`, from source IMP `src`) is
+    /// made at `now`; it waits for 8 buffers until `now + wait` (K&O §II: "the RFNM will wait
+    /// for at most 1 s for this buffer space"). Returns the deadline of that wait, with the
+    /// generation that names it ([`Replies::wait_over`]).
     pub fn make_rfnm(
         &mut self,
         stream: Stream,
         msg: MsgId,
         num: u64,
+        src: u32,
         now: SimTime,
         wait: SimDuration,
     ) -> Deadline {
@@ -232,6 +247,7 @@ impl Replies {
             stream,
             msg,
             num,
+            src,
             wait: d,
             made_ns: now.as_nanos(),
         });
@@ -257,9 +273,10 @@ impl Replies {
         })
     }
 
-    /// Point d: a REQALL of `stream` (its number `num`) is to be answered by an ALL.
-    pub fn owe_all(&mut self, stream: Stream, num: u64) {
-        self.queue.push_back(Reply::All { stream, num });
+    /// Point d: a REQALL of `stream` (its number `num`) from source IMP `src` is to be answered
+    /// by an ALL.
+    pub fn owe_all(&mut self, stream: Stream, num: u64, src: u32) {
+        self.queue.push_back(Reply::All { stream, num, src });
     }
 
     /// What may go now. With `fix` (BBN's fix, `rfnm_piggyback = "not-while-replies-wait"`),
@@ -336,11 +353,11 @@ mod tests {
     #[test]
     fn a_message_reassembled_early_waits_for_its_predecessor() {
         let mut d = Delivery::default();
-        assert_eq!(d.packet((PAIR, 1), 11, 0, 2, 1008), (true, false));
-        assert_eq!(d.packet((PAIR, 1), 11, 0, 2, 500), (false, true));
+        assert_eq!(d.packet((PAIR, 1), (11, 9, 0), 2, 1008), (true, false));
+        assert_eq!(d.packet((PAIR, 1), (11, 9, 0), 2, 500), (false, true));
         assert!(d.next_in_order(PAIR).is_none(), "message 0 is not in yet");
         assert_eq!(d.out_of_order().collect::<Vec<_>>(), [(PAIR, 1)]);
-        d.packet((PAIR, 0), 10, 0, 1, 200);
+        d.packet((PAIR, 0), (10, 9, 0), 1, 200);
         let (n, r) = d.next_in_order(PAIR).unwrap();
         assert_eq!((n, r.msg, r.bits), (0, 10, 200));
         let (n, r) = d.next_in_order(PAIR).unwrap();
@@ -355,7 +372,7 @@ mod tests {
     fn a_number_a_reqall_took_is_passed_over() {
         let mut d = Delivery::default();
         d.skip((PAIR, 0));
-        d.single((PAIR, 1), 21, 0, 96);
+        d.single((PAIR, 1), (21, 9, 0), 96);
         assert!(d.knows((PAIR, 0)) && d.knows((PAIR, 1)) && !d.knows((PAIR, 2)));
         assert_eq!(
             d.next_in_order(PAIR).map(|(n, r)| (n, r.msg)),
@@ -367,9 +384,9 @@ mod tests {
     #[test]
     fn fix_b_deletes_the_message_furthest_from_its_turn() {
         let mut d = Delivery::default();
-        d.single((PAIR, 2), 32, 0, 96);
-        d.single((PAIR, 5), 35, 0, 96);
-        d.single((PAIR + 1, 1), 41, 0, 96);
+        d.single((PAIR, 2), (32, 9, 0), 96);
+        d.single((PAIR, 5), (35, 9, 0), 96);
+        d.single((PAIR + 1, 1), (41, 9, 0), 96);
         assert_eq!(d.furthest_single(), Some((PAIR, 5)));
         assert_eq!(d.delete((PAIR, 5)).msg, 35);
         assert_eq!(d.furthest_single(), Some((PAIR, 2)));
@@ -388,8 +405,8 @@ mod tests {
     #[test]
     fn a_rfnm_waits_for_buffers_then_goes_without() {
         let mut r = Replies::default();
-        let e1 = r.make_rfnm(7, 100, 0, t(0), WAIT);
-        let e2 = r.make_rfnm(7, 101, 1, t(5), WAIT);
+        let e1 = r.make_rfnm(7, 100, 0, 9, t(0), WAIT);
+        let e2 = r.make_rfnm(7, 101, 1, 9, t(5), WAIT);
         assert!(matches!(
             r.next(false),
             Next::Head(Reply::Rfnm { msg: 100, .. })
@@ -413,11 +430,11 @@ mod tests {
     fn the_rfnm_waits_up_to_1_s_for_8_free_buffers() {
         let mut r = Replies::default();
         assert_eq!(r.poll_at(), None, "nothing owed, nothing to wait for");
-        let d = r.make_rfnm(7, 100, 0, t(40), WAIT);
+        let d = r.make_rfnm(7, 100, 0, 9, t(40), WAIT);
         assert_eq!(d.at, t(1_040));
         assert_eq!(r.poll_at(), Some(t(1_040)));
-        r.owe_all(3, 4);
-        let d2 = r.make_rfnm(7, 101, 1, t(300), WAIT);
+        r.owe_all(3, 4, 9);
+        let d2 = r.make_rfnm(7, 101, 1, 9, t(300), WAIT);
         assert_eq!(
             r.poll_at(),
             Some(t(1_040)),
@@ -449,9 +466,16 @@ mod tests {
     #[test]
     fn replies_leave_in_the_order_they_were_made() {
         let mut r = Replies::default();
-        r.owe_all(3, 4);
-        r.make_rfnm(7, 100, 0, t(0), WAIT);
-        assert_eq!(r.next(false), Next::Head(Reply::All { stream: 3, num: 4 }));
+        r.owe_all(3, 4, 9);
+        r.make_rfnm(7, 100, 0, 9, t(0), WAIT);
+        assert_eq!(
+            r.next(false),
+            Next::Head(Reply::All {
+                stream: 3,
+                num: 4,
+                src: 9
+            })
+        );
         assert_eq!(r.len(), 2, "nothing leaves until the driver takes the head");
     }
 
@@ -461,17 +485,24 @@ mod tests {
     #[test]
     fn bbns_fix_sends_rfnms_without_alls_while_others_wait() {
         let mut r = Replies::default();
-        r.make_rfnm(7, 100, 0, t(0), WAIT);
-        r.owe_all(3, 4);
-        r.make_rfnm(7, 101, 1, t(0), WAIT);
+        r.make_rfnm(7, 100, 0, 9, t(0), WAIT);
+        r.owe_all(3, 4, 9);
+        r.make_rfnm(7, 101, 1, 9, t(0), WAIT);
         let Next::WithoutAll(gone) = r.next(true) else {
             panic!("RFNMs should go without ALLs");
         };
         assert_eq!(gone.iter().map(rfnm).collect::<Vec<_>>(), [100, 101]);
-        assert_eq!(r.next(true), Next::Head(Reply::All { stream: 3, num: 4 }));
+        assert_eq!(
+            r.next(true),
+            Next::Head(Reply::All {
+                stream: 3,
+                num: 4,
+                src: 9
+            })
+        );
         // Alone, a RFNM waits for its ALL as before the fix.
         let mut alone = Replies::default();
-        alone.make_rfnm(7, 102, 2, t(0), WAIT);
+        alone.make_rfnm(7, 102, 2, 9, t(0), WAIT);
         assert!(matches!(
             alone.next(true),
             Next::Head(Reply::Rfnm { msg: 102, .. })

@@ -1,5 +1,6 @@
-//! The end-to-end message procedure at the source IMP (K&O Fig. 1 points b–e), single-packet
-//! messages at the destination (RFC 632), and the tables RFC 632 prints of them.
+//! The end-to-end message procedure at the source IMP (K&O Fig. 1 points b–e), the destination's
+//! steps and replies (points d, f, g, i), single-packet messages at the destination (RFC 632),
+//! and the tables RFC 632 prints of them.
 //!
 //! | module | what |
 //! | --- | --- |
@@ -7,6 +8,7 @@
 //! | `e2e/v2.rs` | version 2, October 1974 (K&O §II–III): numbers per IMP pair, PLT entry, then allocation or a REQALL that steals both |
 //! | `e2e/v3.rs` | version 3, 1975 (K&O §VI–VII): message control blocks, numbers per host pair, allocation before PLT entry, superfluous REQALLs |
 //! | `e2e/control_blocks.rs` | version 3's message control blocks (K&O §VI), the IMP's steps: the block's disuse timer, the control messages that make and release a block pair; each pushes what the driver is to do ([`crate::imp::Output`]) |
+//! | `e2e/replies.rs` | the destination IMP's steps of a multipacket message (K&O §II points d, f, g; §VII): reassembly, in-order hand-over to the hosts, the RFNM made and its 1 s wait, the replies (RFNMs with or without a piggy-backed ALL, ALLs) as buffers allow, and the source's GVB of an unused allocation (point i); each pushes what the driver is to do ([`crate::imp::Output`]) |
 //! | `e2e/single.rs` | single-packet messages at the destination (RFC 632): accept in order, store or reject out of order by the rule in force (current, fix A, fix B, accept-all), and when an ALLOCATE may go |
 //! | `e2e/table.rs` | RFC 632's two-column tables of single-packet messages' events (re-exported here) |
 //!
@@ -14,6 +16,7 @@
 
 mod control_blocks;
 pub mod procedure;
+pub mod replies;
 pub mod single;
 mod table;
 pub mod v2;

@@ -8,16 +8,26 @@
 //! processor's work, the hosts, the trace, the counts).
 //!
 //! The IMP's own protocol steps (so far version 3's message control blocks,
-//! `e2e/control_blocks.rs`) take the buffer `out` and push into it what the driver is to do,
-//! one [`Output`] each, in order. The driver's part, for each call:
-//! 1. call the entry point: [`Imp::handle_timeout`] for a wake-up; for a control message,
-//!    the step that receives it ([`Imp::create_block_received`],
-//!    [`Imp::block_created_received`], [`Imp::release_block_received`]); when a message
-//!    number comes back, [`Imp::number_released`];
+//! `e2e/control_blocks.rs`, and every step of the destination: `e2e/replies.rs` for multipacket
+//! messages and the replies, `e2e/single.rs` for RFC 632's single-packet messages) take the
+//! buffer `out` and push into it what the driver is to do, one [`Output`] each, in order. The
+//! driver's part, for each call:
+//! 1. call the entry point: [`Imp::handle_timeout`] for a wake-up (a RFNM's 1 s wait, an
+//!    allocation's 250 ms, a block's disuse); for a packet for this IMP, the step that receives
+//!    it: a data packet [`Imp::message_packet_received`] or [`Imp::single_received`], a
+//!    REQALL [`Imp::reqall_received`], a GVB [`Imp::gvb_received`], a control block's message
+//!    [`Imp::create_block_received`], [`Imp::block_created_received`] or
+//!    [`Imp::release_block_received`]; when a message number comes back,
+//!    [`Imp::number_released`]; when a host has taken a packet, [`Imp::handed_to_host`]
+//!    (before the delivery is recorded), then [`Imp::single_handed_to_host`] and
+//!    [`Imp::serve_replies`] (the buffer it held is free);
 //! 2. carry out the outputs in the order pushed, each before the next, and nothing else in
 //!    between: send the control message ([`Output::Control`]), queue the wake-up for the timer
-//!    ([`Output::Timer`]), count ([`Output::Count`]), move the message on
-//!    ([`Output::Advance`]), let the IMP's waiting hosts go on ([`Output::WakeHosts`]);
+//!    ([`Output::Timer`]), count ([`Output::Count`]), write the trace line
+//!    ([`Output::Trace`]), note the message's milestone ([`Output::Milestone`]), write RFC
+//!    632's table line ([`Output::E2e`]), start the host's interface on its next packet
+//!    ([`Output::HostOutput`]), move the message on ([`Output::Advance`]), let the IMP's
+//!    waiting hosts go on ([`Output::WakeHosts`]);
 //! 3. on [`Output::Resume`], call [`Imp::resume`] with it (what came before may have come back
 //!    into this IMP) and carry out what that pushes, in its place, before the outputs after it.
 //!
@@ -78,9 +88,10 @@
 //! ```
 
 use crate::blocks::{ReceiveBlocks, TransmitBlocks};
-use crate::destination::{Delivery, Next, Replies, Reply};
+use crate::destination::{Delivery, Next, Replies};
+use crate::e2e::single::Request;
 use crate::link::{Frame, FrameKind, Hold, Link, NextFrame};
-use crate::observe::Counted;
+use crate::observe::{Counted, Happened, Milestone, Note, Side, What};
 use crate::packet::{MsgId, Packet, PktId, PktKind, Stream};
 use crate::params::{ImpModel, ImpParams, Piggyback, SinglePacketRule};
 use crate::processor::{Processor, Task};
@@ -94,6 +105,8 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 pub struct HostOut {
     /// The message it belongs to.
     pub msg: MsgId,
+    /// The source IMP, as the packet's header names it: where the message's RFNM goes.
+    pub src: u32,
     /// The destination host (its interface, [`HostPort`]).
     pub host: u32,
     /// The message's stream (its sequence of message numbers, `crate::packet::Stream`).
@@ -188,6 +201,9 @@ pub struct DestinationLimits {
     pub rfnm_piggyback: Piggyback,
     /// Out-of-order single-packet messages (RFC 632 and its fixes; [`crate::e2e::single::arrive`]).
     pub single_packet_rule: SinglePacketRule,
+    /// A packet's data bits at most (K&O §II: "one 1008-bit packet"): a message reassembled is
+    /// handed to its host in packets of this size, the last shorter ([`Imp::hand_over_in_order`]).
+    pub max_packet: u64,
 }
 
 /// The limits of the IMP's lines and clock: the IMP-to-IMP retransmission timeout (K&O §III's
@@ -240,6 +256,7 @@ impl Limits {
                 rfnm_all_wait: p.rfnm_all_wait,
                 rfnm_piggyback: p.rfnm_piggyback,
                 single_packet_rule: p.single_packet_rule,
+                max_packet: p.max_packet.get(),
             },
             line: LineLimits {
                 retransmit_timeout: p.retransmit_timeout,
@@ -355,13 +372,6 @@ pub enum Expired {
         /// The line: its place among the IMP's lines.
         line: usize,
     },
-    /// "The RFNM is then sent without a piggy-backed ALL" (K&O §II).
-    RfnmWithoutAll(Reply),
-    /// The unused allocation goes back to `dst` in a GVB.
-    GiveBack {
-        /// The destination IMP the allocation came from.
-        dst: u32,
-    },
     /// The processor has finished this task; the next has started.
     TaskDone(Task),
 }
@@ -372,8 +382,12 @@ pub enum Expired {
 /// that push them so far are version 3's message control blocks (`e2e/control_blocks.rs`:
 /// [`Imp::number_released`], [`Imp::create_block_received`], [`Imp::block_created_received`],
 /// [`Imp::release_block_received`], and the block's disuse timer through
-/// [`Imp::handle_timeout`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// [`Imp::handle_timeout`]) and every step of the destination (`e2e/replies.rs`:
+/// [`Imp::message_packet_received`], [`Imp::reqall_received`], [`Imp::gvb_received`],
+/// [`Imp::handed_to_host`], [`Imp::serve_replies`], and the RFNM's wait and the allocation's
+/// give-back through [`Imp::handle_timeout`]; `e2e/single.rs`: [`Imp::single_received`],
+/// [`Imp::single_handed_to_host`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Output {
     /// Send a subnet control message of `kind` on `stream` to IMP `to` (this IMP itself when
     /// both ends are its hosts).
@@ -394,6 +408,39 @@ pub enum Output {
     },
     /// Count one of what the protocol counts.
     Count(Counted),
+    /// Write one event of the procedure to the trace (`trace = true`); the driver names the
+    /// IMPs.
+    Trace(Traced),
+    /// Message `msg` passed a point of its life, for the observer's timeline.
+    Milestone {
+        /// The message.
+        msg: MsgId,
+        /// The point it passed.
+        milestone: Milestone,
+    },
+    /// Write one line of RFC 632's table of single-packet messages' events (`record =
+    /// ["e2e"]`): `event` of `what`, number `num`, on this IMP's `side` of its pair with IMP
+    /// `peer`.
+    E2e {
+        /// The other IMP of the pair.
+        peer: u32,
+        /// This IMP's side of the pair.
+        side: Side,
+        /// The message, its RFNM or its ALLOCATE.
+        what: What,
+        /// The message number.
+        num: u64,
+        /// Sent, arrived or deleted.
+        event: Happened,
+        /// What became of an arriving message.
+        note: Note,
+    },
+    /// Packets wait for `host` on this IMP: the driver starts the next one on the host's
+    /// interface if it is free (`model/host.rs`).
+    HostOutput {
+        /// The destination host.
+        host: u32,
+    },
     /// Message `msg` of this IMP may go on through its source procedure: the driver moves it
     /// as far as its version's rule lets it (`model/message.rs`, until that procedure is the
     /// IMP's too).
@@ -408,7 +455,7 @@ pub enum Output {
 }
 
 /// The rest of a step that waits for the outputs pushed before it ([`Output::Resume`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Resume {
     /// Messages in line for a free transmit block, after message `after` was moved on: the
     /// next is moved on in turn, unless `after` is still first in line (it found no block).
@@ -418,6 +465,70 @@ pub enum Resume {
     },
     /// Requests in line for a free receive block: the next is opened, if a block is free.
     ReceiveBlocks,
+    /// The replies owed, after one has gone (it may have come back into this IMP): the next
+    /// goes if it can ([`Imp::serve_replies`]).
+    Replies,
+    /// RFC 632's ALLOCATEs whose turn had come when the replies were served, after one has
+    /// gone: the rest, each if a buffer can be had, then the replies.
+    SingleRequests(Vec<((Stream, u64), Request)>),
+}
+
+/// One event of the procedure for the trace ([`Output::Trace`]), with the IMPs by index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Traced {
+    /// Message `msg` is reassembled here (point f).
+    Reassembled {
+        /// The message.
+        msg: MsgId,
+    },
+    /// The RFNM of message `msg` leaves (point g), with a piggy-backed ALL when `all`, after
+    /// waiting `waited_ns` since it was made.
+    Rfnm {
+        /// The message it answers.
+        msg: MsgId,
+        /// It carries an ALL.
+        all: bool,
+        /// How long it waited at this IMP since it was made, in ns.
+        waited_ns: u64,
+    },
+    /// The ALL answering the REQALL that held number `num` leaves for source IMP `to`.
+    AllSent {
+        /// The number the REQALL held.
+        num: u64,
+        /// The source IMP.
+        to: u32,
+    },
+    /// An allocation from `to` unused for its time goes back to it in a GVB (point i).
+    Giveback {
+        /// The destination IMP the allocation came from.
+        to: u32,
+    },
+    /// Single-packet message `msg` (number `num`) reached this IMP, its destination, and
+    /// `disposition` became of it (RFC 632).
+    SingleIn {
+        /// The message.
+        msg: MsgId,
+        /// Its number.
+        num: u64,
+        /// What became of it.
+        disposition: Note,
+    },
+    /// The ALLOCATE for single-packet message `msg` (number `num`) leaves for source IMP `to`.
+    SingleAllSent {
+        /// The message.
+        msg: MsgId,
+        /// Its number.
+        num: u64,
+        /// The source IMP.
+        to: u32,
+    },
+    /// Stored single-packet message `msg` (number `num`) was deleted to make room (fix B).
+    SingleDeleted {
+        /// The message.
+        msg: MsgId,
+        /// Its number.
+        num: u64,
+    },
 }
 
 /// The packets a frame's piggy-backed acknowledgements freed, by logical channel: the sender
@@ -474,9 +585,10 @@ pub struct Imp {
     /// RFNMs and ALLs owed, waiting for 8 buffers ([`Replies`]).
     pub(crate) replies: Replies,
 
-    // ---- Destination side, single-packet messages (RFC 632; `model/single.rs`) ----
-    /// Single-packet messages not accepted, each owed an ALLOCATE: (stream, number) → message.
-    pub(crate) requests: BTreeMap<(Stream, u64), MsgId>,
+    // ---- Destination side, single-packet messages (RFC 632; `e2e/single.rs`) ----
+    /// Single-packet messages not accepted, each owed an ALLOCATE: (stream, number) → the
+    /// message and its source IMP.
+    pub(crate) requests: BTreeMap<(Stream, u64), Request>,
     /// Reassembly buffers set aside for one single-packet message each, not yet filled.
     pub(crate) set_aside: BTreeSet<(Stream, u64)>,
 
@@ -798,9 +910,10 @@ impl Imp {
     /// arming it names was disarmed meanwhile (an acknowledgement, an allocation used, a RFNM
     /// gone with its ALL). Wake-ups come at their deadlines ([`Imp::poll_at`] gives the
     /// earliest); one per arming. A timer whose step is the IMP's own pushes what follows into
-    /// `out` instead ([`Output`]; so far version 3's block disuse timer, `e2e/control_blocks.rs`:
-    /// the block released, or a wake-up asked for its later deadline); the others' [`Expired`]
-    /// is the driver's to carry out.
+    /// `out` instead ([`Output`]): version 3's block disuse timer (`e2e/control_blocks.rs`: the
+    /// block released, or a wake-up asked for its later deadline), a RFNM's wait for buffers
+    /// (the RFNM sent without an ALL) and an allocation's give-back (the GVB), both in
+    /// `e2e/replies.rs`; the others' [`Expired`] is the driver's to carry out.
     ///
     /// # Panics
     /// If a retransmission timer names a line or channel the IMP does not have.
@@ -834,18 +947,16 @@ impl Imp {
                     Deadline::on_time(self.replies.deadline(generation), generation, now),
                     "a RFNM's wait ends at its deadline"
                 );
-                self.replies
-                    .wait_over(generation, now)
-                    .map(Expired::RfnmWithoutAll)
+                self.rfnm_wait_over(now, generation, out);
+                None
             }
             TimerId::GiveBack { dst, generation } => {
                 debug_assert!(
                     Deadline::on_time(self.allocs.deadline(dst, generation), generation, now),
                     "an allocation's give-back timer wakes at its deadline"
                 );
-                self.allocs
-                    .give_back(dst, generation, now)
-                    .then_some(Expired::GiveBack { dst })
+                self.allocation_unused(now, dst, generation, out);
+                None
             }
             TimerId::Task { generation } => {
                 if self.cpu.poll_at() != Some((now, generation)) {
@@ -998,12 +1109,19 @@ impl Imp {
         self.allocs.add(dst, now, self.limits.source.giveback_after)
     }
 
-    /// K&O §II point g: the RFNM of message `msg` (`num` of `stream`) is made at `now`; it waits
-    /// for buffers to carry an ALL until the returned deadline
+    /// K&O §II point g: the RFNM of message `msg` (`num` of `stream`, from source IMP `src`) is
+    /// made at `now`; it waits for buffers to carry an ALL until the returned deadline
     /// ([`DestinationLimits::rfnm_all_wait`]).
-    pub fn make_rfnm(&mut self, stream: Stream, msg: MsgId, num: u64, now: SimTime) -> Deadline {
+    pub fn make_rfnm(
+        &mut self,
+        stream: Stream,
+        msg: MsgId,
+        num: u64,
+        src: u32,
+        now: SimTime,
+    ) -> Deadline {
         let wait = self.limits.destination.rfnm_all_wait;
-        self.replies.make_rfnm(stream, msg, num, now, wait)
+        self.replies.make_rfnm(stream, msg, num, src, now, wait)
     }
 
     /// The reply to serve next, under the profile's piggy-back rule (K&O §VII: BBN's fix sends
@@ -1057,6 +1175,7 @@ mod tests {
             rfnm_all_wait: SimDuration::from_secs(1),
             rfnm_piggyback: Piggyback::Always,
             single_packet_rule: SinglePacketRule::Current,
+            max_packet: 1008,
         },
         line: LineLimits {
             retransmit_timeout: SimDuration::from_millis(125),
@@ -1140,7 +1259,7 @@ mod tests {
         let ms = |m: u64| SimTime::ZERO + SimDuration::from_millis(m);
         let mut x = imp();
         assert_eq!(x.poll_at(), None, "nothing armed");
-        x.make_rfnm(0, 7, 1, ms(100));
+        x.make_rfnm(0, 7, 1, 5, ms(100));
         assert_eq!(x.poll_at(), Some(ms(1100)));
         x.allocation_arrived(3, ms(900));
         assert_eq!(x.poll_at(), Some(ms(1100)));
@@ -1177,9 +1296,9 @@ mod tests {
     fn the_profile_says_whether_rfnms_wait_for_their_all_behind_other_replies() {
         use crate::destination::{Next, Reply};
         let owe = |x: &mut Imp| {
-            x.make_rfnm(7, 100, 0, SimTime::ZERO);
-            x.replies.owe_all(3, 4);
-            x.make_rfnm(7, 101, 1, SimTime::ZERO);
+            x.make_rfnm(7, 100, 0, 5, SimTime::ZERO);
+            x.replies.owe_all(3, 4, 5);
+            x.make_rfnm(7, 101, 1, 5, SimTime::ZERO);
         };
         let mut before = imp();
         owe(&mut before);
@@ -1505,7 +1624,7 @@ mod tests {
         use nmc_sim::SimDuration;
         let ms = |m: u64| SimTime::ZERO + SimDuration::from_millis(m);
         let mut x = imp_x();
-        let wait = x.make_rfnm(0, 7, 1, ms(100));
+        let wait = x.make_rfnm(0, 7, 1, 5, ms(100));
         let gvb = x.allocation_arrived(3, ms(200));
         x.lines[TO_B].data.push_back((1, Hold::Transit));
         let Some(NextFrame::Packet { lch, .. }) = x.lines[TO_B].next_frame() else {
@@ -1527,22 +1646,31 @@ mod tests {
             dst: 3,
             generation: gvb.generation,
         };
-        assert_eq!(
-            x.handle_timeout(ms(450), timer, &mut Vec::new()),
-            Some(Expired::GiveBack { dst: 3 })
-        );
-        assert_eq!(
-            x.handle_timeout(ms(450), timer, &mut Vec::new()),
-            None,
-            "given back once"
-        );
+        let mut out = Vec::new();
+        assert_eq!(x.handle_timeout(ms(450), timer, &mut out), None);
+        let gvb = Output::Control {
+            to: 3,
+            stream: 0,
+            kind: PktKind::Gvb,
+        };
+        assert_eq!(out.last(), Some(&gvb), "given back");
+        out.clear();
+        assert_eq!(x.handle_timeout(ms(450), timer, &mut out), None);
+        assert_eq!(out, [], "given back once");
         let timer = TimerId::RfnmWait {
             generation: wait.generation,
         };
-        assert!(matches!(
-            x.handle_timeout(ms(1100), timer, &mut Vec::new()),
-            Some(Expired::RfnmWithoutAll(Reply::Rfnm { num: 1, .. }))
-        ));
+        assert_eq!(x.handle_timeout(ms(1100), timer, &mut out), None);
+        let rfnm = Output::Control {
+            to: 5,
+            stream: 0,
+            kind: PktKind::Rfnm {
+                msg: 7,
+                num: 1,
+                all: false,
+            },
+        };
+        assert_eq!(out.last(), Some(&rfnm), "sent without an ALL");
         assert_eq!(x.poll_at(), None);
     }
 

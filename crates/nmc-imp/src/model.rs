@@ -32,11 +32,11 @@
 //! | module | what |
 //! | --- | --- |
 //! | `model/host.rs` | the hosts ([`Host`], [`Pump`], [`Handed`]): a message's packets into the source IMP (point a; K&O §III's 4 free buffers), new messages, and the destination IMP's output to its hosts (point g: the RFNM is made after packet 1) |
-//! | `model/message.rs` | the end-to-end procedure, the driver's side: at the source, points b–e (each step the version's rule returns, carried out), the RFNM or ALL received (h), allocations and GVBs (i); at the destination, reassembly (f), in-order hand-over, and the replies (d, g) |
+//! | `model/message.rs` | the end-to-end procedure, the driver's side: at the source, points b–e (each step the version's rule returns, carried out), the RFNM or ALL received (h), allocations (i); at the destination, a packet or control message dispatched to the IMP's steps (`e2e/replies.rs`: reassembly, hand-over, replies) |
 //! | `model/line.rs` | the IMP-to-IMP lines: packets and control messages queued, frames sent, a frame received handed to its IMP ([`Imp::handle_frame`]) and what follows from it (the processor, the trace, the counts), and retransmission |
 //! | `model/watch.rs` | the observers' ticks read off the subnet for the [`Observer`] (`observe/`): the occupancy sample ([`Occupancy`]), the counts ([`Counted`]); what is still held |
 //! | `model/trace.rs` | the trace lines (`trace = true`) and `change`, the one place a message's state changes |
-//! | `model/output.rs` | what an IMP's protocol step asks ([`crate::imp::Output`]: so far version 3's message control blocks, `e2e/control_blocks.rs`), carried out in order: control messages sent, wake-ups queued, counts, messages and hosts moved on |
+//! | `model/output.rs` | what an IMP's protocol step asks ([`crate::imp::Output`]: so far version 3's message control blocks, `e2e/control_blocks.rs`, and the destination's steps and replies, `e2e/replies.rs`), carried out in order: control messages sent, wake-ups queued, counts, trace lines, milestones, host interfaces started, messages and hosts moved on |
 //! | `model/single.rs` | single-packet messages (RFC 632) |
 //! | `model/processing.rs` | the IMP's processor ([`Processor`], `processor.rs`) driven: one task queue, and the 25.6 ms clock above it |
 //! | `model/adaptive.rs` | the subnet's side of routing: routing frames, lines going down and up, packets without a route, journeys and loops |
@@ -338,14 +338,25 @@ impl Model for Subnet {
             Ev::Retransmit { link, lch, epoch } => self.retransmit(now, link, lch, epoch, q),
             Ev::RoutingTick { link } => self.routing_tick(now, link, q),
             Ev::HostOutputDone { imp, host } => self.host_output_done(now, imp, host, q),
-            Ev::RfnmWait { imp, epoch } => self.rfnm_wait(now, imp, epoch, q),
-            Ev::GiveBack { imp, dst, epoch } => self.give_back(now, imp, dst, epoch, q),
+            // A RFNM's 1 s wait, an unused allocation's 250 ms, a block's disuse: the IMP's own
+            // steps (`e2e/replies.rs`, `e2e/control_blocks.rs`).
+            Ev::RfnmWait { imp, epoch } => {
+                let timer = TimerId::RfnmWait { generation: epoch };
+                self.timeout(now, imp, timer, q);
+            }
+            Ev::GiveBack { imp, dst, epoch } => {
+                let timer = TimerId::GiveBack {
+                    dst,
+                    generation: epoch,
+                };
+                self.timeout(now, imp, timer, q);
+            }
             Ev::Scripted { index } => self.scripted(now, index, q),
             Ev::LineChange { line, up } => self.line_change(now, line, up, q),
             Ev::Arrival { host } => self.background_arrival(now, host, q),
             Ev::BlockIdle { imp, stream } => {
                 let timer = TimerId::BlockIdle { stream };
-                self.step(now, imp, q, |i, out| i.handle_timeout(now, timer, out));
+                self.timeout(now, imp, timer, q);
             }
             Ev::Observe(tick) => self.observe(now, tick, q),
         }

@@ -122,12 +122,14 @@ impl Imp {
         });
     }
 
-    /// The rest of a step ([`Output::Resume`]), once the outputs pushed before it are carried
-    /// out.
-    pub fn resume(&mut self, rest: Resume, out: &mut Vec<Output>) {
+    /// The rest of a step ([`Output::Resume`]) at `now`, once the outputs pushed before it are
+    /// carried out.
+    pub fn resume(&mut self, now: SimTime, rest: Resume, out: &mut Vec<Output>) {
         match rest {
             Resume::BlockWaiters { after } => self.serve_block_waiters(Some(after), out),
             Resume::ReceiveBlocks => self.open_waiting_receive_block(out),
+            Resume::Replies => self.serve_reply_queue(now, out),
+            Resume::SingleRequests(rest) => self.serve_single_requests(now, rest, out),
         }
     }
 }
@@ -263,7 +265,7 @@ mod tests {
         // The driver moved message 7 on: it made its own block. Nobody else waits.
         assert_eq!(V3.step(&mut s, other), Step::CreateBlock);
         let mut out = Vec::new();
-        s.resume(Resume::BlockWaiters { after: 7 }, &mut out);
+        s.resume(secs(120), Resume::BlockWaiters { after: 7 }, &mut out);
         assert_eq!(out, []);
     }
 
@@ -334,7 +336,7 @@ mod tests {
         d.release_block_received(a, &mut out);
         assert_eq!(out, [created(3, b), Output::Resume(Resume::ReceiveBlocks)]);
         let mut out = Vec::new();
-        d.resume(Resume::ReceiveBlocks, &mut out);
+        d.resume(SimTime::ZERO, Resume::ReceiveBlocks, &mut out);
         assert_eq!(out, [], "nobody else in line");
         assert_eq!(d.rx_blocks.waiting(), 0);
     }

@@ -1,8 +1,11 @@
 //! Single-packet messages at the destination IMP (RFC 632, Opderbeck, May 1974): what becomes
 //! of an arriving single-packet message, and when the ALLOCATE for one not accepted may go.
 //! Sans-I/O rules over the destination IMP's tables (`Imp::delivery`, `Imp::requests`,
-//! `Imp::set_aside`, its reassembly buffers); the driver (`model/single.rs`) records, traces,
-//! hands accepted messages to the host and sends the ALLOCATEs.
+//! `Imp::set_aside`, its reassembly buffers), and the destination IMP's steps that apply them
+//! ([`Imp::single_received`], the ALLOCATEs served with the replies, the RFNM once the host has
+//! the message): each pushes what the driver is to do ([`Output`]: RFC 632's table lines, the
+//! trace, the counts, the control messages). The source's side is the driver's
+//! (`model/single.rs`).
 //!
 //! * **In order** (its predecessor by number from the same source has been handed to the host):
 //!   accepted into one reassembly buffer and queued for the host.
@@ -27,10 +30,11 @@
 //! cannot be deleted again; `fix-b` deletes the stored message furthest from its turn first.
 
 use crate::destination::{Key, Reply};
-use crate::imp::Imp;
-use crate::observe::Note;
-use crate::packet::{MsgId, Stream};
+use crate::imp::{HostOut, Imp, Output, Resume, Traced};
+use crate::observe::{Counted, Happened, Note, Side, What};
+use crate::packet::{MsgId, PktKind, Stream};
 use crate::params::SinglePacketRule;
+use nmc_sim::SimTime;
 
 /// What the destination made of an arriving single-packet message (RFC 632 Table 2's notes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,6 +57,19 @@ pub struct Deleted {
     pub key: Key,
     /// The message.
     pub msg: MsgId,
+    /// Its source IMP.
+    pub src: u32,
+}
+
+/// A single-packet message not accepted, owed an ALLOCATE (RFC 632: "treated as a request for
+/// the allocation of one reassembly buffer"): the message, and the source IMP its header named,
+/// where the ALLOCATE goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Request {
+    /// The message.
+    pub msg: MsgId,
+    /// Its source IMP.
+    pub src: u32,
 }
 
 /// A single-packet message as its packet's header names it.
@@ -62,6 +79,8 @@ pub struct Single {
     pub msg: MsgId,
     /// Its number in its stream.
     pub num: u64,
+    /// The source IMP its header names.
+    pub src: u32,
     /// The destination host its leader names.
     pub host: u32,
 }
@@ -78,7 +97,12 @@ pub fn arrive(
     bits: u64,
     deleted: &mut Vec<Deleted>,
 ) -> Disposition {
-    let Single { msg, num, host } = s;
+    let Single {
+        msg,
+        num,
+        src,
+        host,
+    } = s;
     let rule = imp.limits.destination.single_packet_rule;
     let key = (stream, num);
     let expected = imp.delivery.expected(stream);
@@ -103,7 +127,7 @@ pub fn arrive(
         Some(true) => {
             imp.set_aside.remove(&key);
             imp.requests.remove(&key);
-            imp.delivery.single(key, msg, host, bits);
+            imp.delivery.single(key, (msg, src, host), bits);
             if num == expected {
                 Disposition::HostOutput
             } else {
@@ -112,7 +136,7 @@ pub fn arrive(
         }
         Some(false) => {
             // "treated as a request for the allocation of one reassembly buffer".
-            imp.requests.insert(key, msg);
+            imp.requests.insert(key, Request { msg, src });
             Disposition::Rejected
         }
     }
@@ -161,8 +185,9 @@ fn make_room(imp: &mut Imp, deleted: &mut Vec<Deleted>) {
         };
         let r = imp.delivery.delete(key);
         imp.release_reassembly(1);
-        imp.requests.insert(key, r.msg);
-        deleted.push(Deleted { key, msg: r.msg });
+        let (msg, src) = (r.msg, r.src);
+        imp.requests.insert(key, Request { msg, src });
+        deleted.push(Deleted { key, msg, src });
     }
 }
 
@@ -179,11 +204,11 @@ fn predecessors_done(imp: &Imp, stream: Stream, num: u64) -> bool {
 
 /// The requests whose ALLOCATE's turn has come (RFC 632 event 6), in stream and number order;
 /// each may still wait for a buffer ([`grant`]).
-pub fn ready_requests(imp: &Imp) -> Vec<(Key, MsgId)> {
+pub fn ready_requests(imp: &Imp) -> Vec<(Key, Request)> {
     imp.requests
         .iter()
         .filter(|((s, n), _)| predecessors_done(imp, *s, *n))
-        .map(|(k, m)| (*k, *m))
+        .map(|(k, r)| (*k, *r))
         .collect()
 }
 
@@ -199,6 +224,132 @@ pub fn grant(imp: &mut Imp, key: Key) -> bool {
     }
     imp.requests.remove(&key);
     true
+}
+
+impl Imp {
+    /// RFC 632: single-packet message `s` (`bits` long) of `stream` reaches this, its
+    /// destination IMP, at `now`. The rule in force decides ([`arrive`]): a duplicate is
+    /// discarded, an in-order message accepted (and handed over with those stored behind it,
+    /// [`Imp::hand_over_in_order`]), an out-of-order one stored or "treated as a request for the
+    /// allocation of one reassembly buffer"; under fix B the messages deleted to make room are
+    /// requests too. Each is recorded in RFC 632's table and traced, and the replies owed are
+    /// served ([`Imp::serve_replies`]).
+    pub fn single_received(
+        &mut self,
+        now: SimTime,
+        stream: Stream,
+        s: Single,
+        bits: u64,
+        out: &mut Vec<Output>,
+    ) {
+        let Single { msg, num, src, .. } = s;
+        let mut deleted = Vec::new();
+        let disposition = arrive(self, stream, s, bits, &mut deleted);
+        let (side, what) = (Side::Destination, What::Msg);
+        for d in deleted {
+            out.push(Output::Count(Counted::SingleDeleted));
+            out.push(Output::E2e {
+                peer: d.src,
+                side,
+                what,
+                num: d.key.1,
+                event: Happened::Deleted,
+                note: Note::None,
+            });
+            let (msg, num) = (d.msg, d.key.1);
+            out.push(Output::Trace(Traced::SingleDeleted { msg, num }));
+        }
+        let note = Note::from(disposition);
+        out.push(Output::E2e {
+            peer: src,
+            side,
+            what,
+            num,
+            event: Happened::Arr,
+            note,
+        });
+        out.push(Output::Trace(Traced::SingleIn {
+            msg,
+            num,
+            disposition: note,
+        }));
+        match disposition {
+            Disposition::Duplicate => out.push(Output::Count(Counted::SingleDuplicate)),
+            Disposition::HostOutput | Disposition::Stored => self.hand_over_in_order(stream, out),
+            Disposition::Rejected => out.push(Output::Count(Counted::SingleRejected)),
+        }
+        self.serve_replies(now, out);
+    }
+
+    /// RFC 632 event 6: the ALLOCATEs of `ready` ([`ready_requests`]), in turn, each once a
+    /// buffer is set aside for it ([`grant`]), to the source IMP the message came from; one goes
+    /// per call, the rest follow through [`Resume::SingleRequests`] once it has gone (it may come
+    /// back into this IMP), and then K&O §II's replies ([`Imp::serve_reply_queue`]).
+    pub(crate) fn serve_single_requests(
+        &mut self,
+        now: SimTime,
+        ready: Vec<(Key, Request)>,
+        out: &mut Vec<Output>,
+    ) {
+        let mut ready = ready.into_iter();
+        while let Some((key, Request { msg, src })) = ready.next() {
+            if !grant(self, key) {
+                continue;
+            }
+            let (stream, num) = key;
+            out.push(Output::E2e {
+                peer: src,
+                side: Side::Destination,
+                what: What::All,
+                num,
+                event: Happened::Sent,
+                note: Note::None,
+            });
+            out.push(Output::Trace(Traced::SingleAllSent { msg, num, to: src }));
+            out.push(Output::Count(Counted::SingleAll));
+            let kind = PktKind::SingleAll { msg, num };
+            out.push(Output::Control {
+                to: src,
+                stream,
+                kind,
+            });
+            out.push(Output::Resume(Resume::SingleRequests(ready.collect())));
+            return;
+        }
+        self.serve_reply_queue(now, out);
+    }
+
+    /// RFC 632: the host has taken single-packet message `o`: its RFNM goes at once, without
+    /// an ALLOCATE, to the source IMP the message came from. (A multipacket message's RFNM is
+    /// made after its first packet, [`Imp::handed_to_host`].)
+    pub fn single_handed_to_host(&mut self, o: &HostOut, out: &mut Vec<Output>) {
+        if o.of != 1 {
+            return;
+        }
+        out.push(Output::E2e {
+            peer: o.src,
+            side: Side::Destination,
+            what: What::Rfnm,
+            num: o.num,
+            event: Happened::Sent,
+            note: Note::None,
+        });
+        out.push(Output::Trace(Traced::Rfnm {
+            msg: o.msg,
+            all: false,
+            waited_ns: 0,
+        }));
+        out.push(Output::Count(Counted::SingleRfnm));
+        let kind = PktKind::SingleRfnm {
+            msg: o.msg,
+            num: o.num,
+        };
+        out.push(Output::Control {
+            to: o.src,
+            stream: o.stream,
+            kind,
+        });
+    }
 }
 
 /// The note RFC 632's tables write beside a destination's `MSG arr`.
@@ -234,6 +385,7 @@ mod tests {
         let s = Single {
             msg: num,
             num,
+            src: 1,
             host: 0,
         };
         d.limits.destination.single_packet_rule = rule;
@@ -256,7 +408,10 @@ mod tests {
         // and then discarded".
         let mut d = dest();
         assert_eq!(arr(&mut d, Current, 1).0, Disposition::Rejected);
-        assert_eq!(d.requests.get(&(STREAM, 1)), Some(&1));
+        assert_eq!(
+            d.requests.get(&(STREAM, 1)),
+            Some(&Request { msg: 1, src: 1 })
+        );
         assert!(!d.delivery.knows((STREAM, 1)));
         // Its ALLOCATE waits until message 0 has been handed to the host (event 6).
         assert!(ready_requests(&d).is_empty());
@@ -268,14 +423,17 @@ mod tests {
         // Nothing of 0 has arrived: 1's need for 0 is unknown, so 1 is refused.
         assert_eq!(arr(&mut d, FixA, 1).0, Disposition::Rejected);
         // 0 had been refused before (no buffer was free then): it is a request too.
-        d.requests.insert((STREAM, 0), 0);
+        d.requests.insert((STREAM, 0), Request { msg: 0, src: 1 });
         // Now every predecessor of 2 is known: a buffer is set aside for 0 and for 1 (both
         // requests), and 2 is stored: three buffers.
         assert_eq!(arr(&mut d, FixA, 2).0, Disposition::Stored);
         assert!(d.set_aside.contains(&(STREAM, 0)) && d.set_aside.contains(&(STREAM, 1)));
         assert!(!d.can_reserve(1), "all three reassembly buffers are taken");
         // 0's ALLOCATE is due (nothing before it) and its buffer is already set aside.
-        assert_eq!(ready_requests(&d), vec![((STREAM, 0), 0)]);
+        assert_eq!(
+            ready_requests(&d),
+            vec![((STREAM, 0), Request { msg: 0, src: 1 })]
+        );
         assert!(grant(&mut d, (STREAM, 0)));
         assert!(!d.requests.contains_key(&(STREAM, 0)));
     }
@@ -294,7 +452,8 @@ mod tests {
             deleted,
             vec![Deleted {
                 key: (STREAM, REASSEMBLY as u64),
-                msg: REASSEMBLY as u64
+                msg: REASSEMBLY as u64,
+                src: 1
             }]
         );
         assert!(d.requests.contains_key(&(STREAM, REASSEMBLY as u64)));
@@ -312,8 +471,123 @@ mod tests {
         assert_eq!(got, Disposition::Rejected);
         assert!(deleted.is_empty());
         // Its ALLOCATE is due but no buffer can be reserved: it waits.
-        assert_eq!(ready_requests(&d), vec![((STREAM, 0), 0)]);
+        assert_eq!(
+            ready_requests(&d),
+            vec![((STREAM, 0), Request { msg: 0, src: 1 })]
+        );
         assert!(!grant(&mut d, (STREAM, 0)));
         assert!(d.requests.contains_key(&(STREAM, 0)));
+    }
+
+    /// The step at the destination IMP, as RFC 632 Table 1 writes it (rule `current`): message
+    /// 1 arrives before 0 and is "treated as a request for the allocation of one reassembly
+    /// buffer and then discarded"; 0 arrives and goes to the host; its RFNM goes at once
+    /// without an allocation when the host has it, and only then ("after the RFNM for the
+    /// previous message has been processed", event 6) the ALLOCATE for 1 goes to source IMP 1.
+    #[test]
+    fn out_of_order_is_a_request_whose_allocate_goes_after_the_predecessors_rfnm() {
+        use crate::imp::Output::{Count, E2e, HostOutput, Resume as Then, Trace};
+        let mut d = dest();
+        let t = SimTime::ZERO;
+        let single = |num| Single {
+            msg: num,
+            num,
+            src: 1,
+            host: 0,
+        };
+        let table = |what, num, event, note| E2e {
+            peer: 1,
+            side: Side::Destination,
+            what,
+            num,
+            event,
+            note,
+        };
+        let mut out = Vec::new();
+        d.single_received(t, STREAM, single(1), 96, &mut out);
+        let rejected = [
+            table(What::Msg, 1, Happened::Arr, Note::Rejected),
+            Trace(Traced::SingleIn {
+                msg: 1,
+                num: 1,
+                disposition: Note::Rejected,
+            }),
+            Count(Counted::SingleRejected),
+        ];
+        assert_eq!(out, rejected);
+        out.clear();
+        d.single_received(t, STREAM, single(0), 96, &mut out);
+        assert_eq!(out[0], table(What::Msg, 0, Happened::Arr, Note::HostOutput));
+        assert_eq!(out[2..], [HostOutput { host: 0 }], "no ALLOCATE yet");
+        // The host takes message 0: its RFNM goes, then the ALLOCATE for 1.
+        let o = d.port(0).queue.pop_front().expect("message 0 for the host");
+        d.release_reassembly(1);
+        out.clear();
+        d.single_handed_to_host(&o, &mut out);
+        let rfnm = PktKind::SingleRfnm { msg: 0, num: 0 };
+        assert_eq!(out[0], table(What::Rfnm, 0, Happened::Sent, Note::None));
+        assert_eq!(out[2..], [Count(Counted::SingleRfnm), control(rfnm)]);
+        out.clear();
+        d.serve_replies(t, &mut out);
+        let allocate = [
+            table(What::All, 1, Happened::Sent, Note::None),
+            Trace(Traced::SingleAllSent {
+                msg: 1,
+                num: 1,
+                to: 1,
+            }),
+            Count(Counted::SingleAll),
+            control(PktKind::SingleAll { msg: 1, num: 1 }),
+            Then(Resume::SingleRequests(Vec::new())),
+        ];
+        assert_eq!(out, allocate);
+        assert!(
+            d.set_aside.contains(&(STREAM, 1)),
+            "its buffer is set aside"
+        );
+    }
+
+    /// Fix B's deletion at the destination IMP: the stored message furthest from its turn is
+    /// deleted for the in-order one, recorded in RFC 632's table form (a deletion) and
+    /// counted; it is now a request, its ALLOCATE to go to the source IMP it came from.
+    #[test]
+    fn fix_b_records_the_message_it_deletes() {
+        use crate::imp::Output::{Count, E2e};
+        let mut d = dest();
+        d.limits.destination.single_packet_rule = FixB;
+        let mut out = Vec::new();
+        for num in (1..=REASSEMBLY as u64).chain([0]) {
+            out.clear();
+            let s = Single {
+                msg: num,
+                num,
+                src: 1,
+                host: 0,
+            };
+            d.single_received(SimTime::ZERO, STREAM, s, 96, &mut out);
+        }
+        let deleted = [
+            Count(Counted::SingleDeleted),
+            E2e {
+                peer: 1,
+                side: Side::Destination,
+                what: What::Msg,
+                num: 3,
+                event: Happened::Deleted,
+                note: Note::None,
+            },
+            Output::Trace(Traced::SingleDeleted { msg: 3, num: 3 }),
+        ];
+        assert_eq!(out[..3], deleted);
+        assert_eq!(d.requests[&(STREAM, 3)], Request { msg: 3, src: 1 });
+    }
+
+    /// A control message of `kind` on the test stream to source IMP 1.
+    fn control(kind: PktKind) -> Output {
+        Output::Control {
+            to: 1,
+            stream: STREAM,
+            kind,
+        }
     }
 }

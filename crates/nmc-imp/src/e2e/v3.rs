@@ -19,7 +19,7 @@
 //!   asked for.
 //! * **BBN's fix** (`rfnm_piggyback = "not-while-replies-wait"`, profile `v3-1975-05`): "avoid
 //!   the piggy-backing of allocates on RFNM's as long as there are other replies to be sent" —
-//!   applied in `serve_replies`.
+//!   applied in the destination's replies (`Imp::serve_replies`, `e2e/replies.rs`).
 //!
 //! Choices the sources leave open: the REQALL's message number is a new one on the stream (the
 //! message keeps its own, so that when it takes an ALL that came first it needs only a PLT

@@ -383,19 +383,8 @@ impl Subnet {
                 packet: o.index,
             },
         );
-        if o.index == 0 && o.of > 1 {
-            // Point g: "After the transmission of the first packet to the HOST, the RFNM for
-            // this message is generated" (K&O §II).
-            let d = i.make_rfnm(o.stream, o.msg, o.num, now);
-            self.obs.note(now, o.msg, Milestone::RfnmMade);
-            q.schedule(
-                d.at,
-                Ev::RfnmWait {
-                    imp,
-                    epoch: d.generation,
-                },
-            );
-        }
+        // Point g: the RFNM is made after packet 1 (the IMP's step, `e2e/replies.rs`).
+        self.step(now, imp, q, |i, out| i.handed_to_host(now, &o, out));
         if o.index + 1 == o.of {
             self.delivered(now, host, o.msg);
             if let Some(last) = self.obs.delivered_last.insert((o.stream, host), o.num)
@@ -404,10 +393,10 @@ impl Subnet {
                 self.obs.order_violations += 1;
             }
         }
-        if o.of == 1 {
-            self.single_rfnm(now, imp, o, q);
-        }
-        self.serve_replies(now, imp, q);
+        // RFC 632's RFNM of a single-packet message, and the replies the freed buffer may let
+        // go: the IMP's steps (`e2e/single.rs`, `e2e/replies.rs`).
+        self.step(now, imp, q, |i, out| i.single_handed_to_host(&o, out));
+        self.step(now, imp, q, |i, out| i.serve_replies(now, out));
         self.start_host_output(now, imp, host, q);
     }
 

@@ -1,15 +1,14 @@
 //! The end-to-end message procedure, the driver's side (K&O §II, Fig. 1 points b–i): at the
 //! source IMP, a message moved as far as its version's [`super::Procedure`] lets it, launched
-//! (point e), and its RFNM or ALL received (point h), allocations counted and given back with a
-//! GVB (point i); at the destination IMP, reassembly (point f), in-order hand-over to the
-//! host, and the replies: RFNMs with or without a piggy-backed ALL (point g), and ALLs. The
-//! tables themselves are sans-I/O cores in [`crate::source`] and [`crate::destination`].
+//! (point e), and its RFNM or ALL received (point h), allocations counted (point i); at the
+//! destination IMP, each packet and control message handed to the IMP's step for it. The
+//! destination's steps (reassembly, in-order hand-over, the replies) and the GVB are the IMP's
+//! own (`e2e/replies.rs`); the tables are sans-I/O cores in [`crate::source`] and
+//! [`crate::destination`].
 
 use super::{Counted, Ev, Grant, Milestone, MsgState, Step, Subnet, Tr, Want, change, msg_in};
-use crate::destination::Next;
-use crate::destination::Reply;
+use crate::e2e::replies::DataPacket;
 use crate::e2e::single::Single;
-use crate::imp::{Expired, HostOut, TimerId};
 use crate::packet::{MsgId, Packet, PktKind, Stream};
 use nmc_sim::{EventQueue, SimTime};
 
@@ -304,33 +303,6 @@ impl Subnet {
         }
     }
 
-    pub(super) fn give_back(
-        &mut self,
-        now: SimTime,
-        imp: u32,
-        dst: u32,
-        epoch: u32,
-        q: &mut EventQueue<Ev>,
-    ) {
-        let timer = TimerId::GiveBack {
-            dst,
-            generation: epoch,
-        };
-        if let Some(Expired::GiveBack { dst }) =
-            self.step(now, imp, q, |i, out| i.handle_timeout(now, timer, out))
-        {
-            self.count(Counted::Gvb);
-            self.trace.emit(
-                now,
-                &Tr::Giveback {
-                    imp: &self.imps[imp as usize].name,
-                    to: &self.imps[dst as usize].name,
-                },
-            );
-            self.send_control(now, imp, dst, 0, PktKind::Gvb, q);
-        }
-    }
-
     pub(super) fn destination_receives(
         &mut self,
         now: SimTime,
@@ -345,7 +317,20 @@ impl Subnet {
                 of: 1,
                 host,
                 ..
-            } => self.single_arrives(now, imp, p, Single { msg, num, host }, q),
+            } => {
+                let (stream, bits) = (p.stream, p.bits.get());
+                let s = Single {
+                    msg,
+                    num,
+                    src: p.src,
+                    host,
+                };
+                self.step(now, imp, q, |i, out| {
+                    i.single_received(now, stream, s, bits, out)
+                });
+            }
+            // The destination's steps (K&O §II points d, f, i; RFC 632): the IMP's own
+            // (`e2e/replies.rs`, `e2e/single.rs`).
             PktKind::Data {
                 msg,
                 num,
@@ -353,44 +338,22 @@ impl Subnet {
                 of,
                 host,
             } => {
-                let (first, last) = self.imps[imp as usize].delivery.packet(
-                    (p.stream, num),
+                let d = DataPacket {
+                    stream: p.stream,
                     msg,
-                    host,
+                    num,
                     of,
-                    p.bits.get(),
-                );
-                if first {
-                    self.obs.note(now, msg, Milestone::FirstArrived);
-                }
-                if last {
-                    self.obs.note(now, msg, Milestone::Reassembled);
-                }
-                if last {
-                    // Point f. Unfilled reserved buffers (a message of fewer than 8 packets) go back.
-                    self.imps[imp as usize].release_unfilled(of);
-                    self.trace.emit(
-                        now,
-                        &Tr::Reassembled {
-                            msg,
-                            imp: &self.imps[imp as usize].name,
-                        },
-                    );
-                    self.hand_over_in_order(now, imp, p.stream, q);
-                    self.serve_replies(now, imp, q);
-                }
+                    src: p.src,
+                    host,
+                    bits: p.bits.get(),
+                };
+                self.step(now, imp, q, |i, out| i.message_packet_received(now, d, out));
             }
             PktKind::ReqAll { msg: _, num } => {
-                // The REQALL's number carries no message: the sequence skips it.
-                self.imps[imp as usize].delivery.skip((p.stream, num));
-                self.imps[imp as usize].replies.owe_all(p.stream, num);
-                self.hand_over_in_order(now, imp, p.stream, q);
-                self.serve_replies(now, imp, q);
+                let reqall = (p.src, p.stream, num);
+                self.step(now, imp, q, |i, out| i.reqall_received(now, reqall, out));
             }
-            PktKind::Gvb => {
-                self.imps[imp as usize].release_allocation();
-                self.serve_replies(now, imp, q);
-            }
+            PktKind::Gvb => self.step(now, imp, q, |i, out| i.gvb_received(now, out)),
             PktKind::Rfnm { msg, num: _, all } => self.rfnm_received(now, imp, p, msg, all, q),
             PktKind::All { num: _ } => self.all_received(now, imp, p, q),
             PktKind::SingleRfnm { msg, num } => self.single_rfnm_received(now, imp, p, msg, num, q),
@@ -405,139 +368,6 @@ impl Subnet {
             PktKind::ReleaseBlock => self.step(now, imp, q, |i, out| {
                 i.release_block_received(p.stream, out)
             }),
-        }
-    }
-
-    /// Queues complete messages for the host in message-number order per stream.
-    pub(super) fn hand_over_in_order(
-        &mut self,
-        now: SimTime,
-        imp: u32,
-        src: Stream,
-        q: &mut EventQueue<Ev>,
-    ) {
-        let mut hosts: Vec<u32> = Vec::new();
-        while let Some((next, r)) = self.imps[imp as usize].delivery.next_in_order(src) {
-            // The message's leader, carried in its packets, names the destination host.
-            let host = r.host;
-            let i = &mut self.imps[imp as usize];
-            let max = self.params.max_packet.get();
-            let port = i.port(host);
-            for index in 0..r.of {
-                let bits = if index + 1 < r.of {
-                    max
-                } else {
-                    r.bits - max * (r.of as u64 - 1)
-                };
-                port.queue.push_back(HostOut {
-                    msg: r.msg,
-                    host,
-                    stream: src,
-                    num: next,
-                    index,
-                    of: r.of,
-                    bits,
-                });
-            }
-            hosts.push(host);
-        }
-        for host in hosts {
-            self.start_host_output(now, imp, host, q);
-        }
-    }
-
-    /// Sends the replies at the head of the queue for which 8 buffers can be reserved.
-    pub(super) fn serve_replies(&mut self, now: SimTime, imp: u32, q: &mut EventQueue<Ev>) {
-        self.serve_single_requests(now, imp, q);
-        loop {
-            let r = match self.imps[imp as usize].next_reply() {
-                Next::Nothing => return,
-                Next::WithoutAll(gone) => {
-                    // BBN's fix (K&O §VII): every RFNM with another reply queued goes now.
-                    for r in gone {
-                        self.count(Counted::RfnmNotPiggybacked);
-                        self.send_reply(now, imp, r, false, q);
-                    }
-                    continue;
-                }
-                Next::Head(r) => r,
-            };
-            let i = &mut self.imps[imp as usize];
-            if !i.reserve_allocation() {
-                return;
-            }
-            i.replies.take_head();
-            self.send_reply(now, imp, r, true, q);
-        }
-    }
-
-    /// Sends reply `r`: a RFNM, with a piggy-backed ALL when `all`, or an ALL.
-    pub(super) fn send_reply(
-        &mut self,
-        now: SimTime,
-        imp: u32,
-        r: Reply,
-        all: bool,
-        q: &mut EventQueue<Ev>,
-    ) {
-        match r {
-            Reply::Rfnm {
-                stream,
-                msg,
-                num,
-                made_ns,
-                ..
-            } => self.send_rfnm(now, imp, (stream, msg, num, made_ns), all, q),
-            Reply::All { stream, num } => {
-                let src = self.stream_src(stream);
-                self.trace.emit(
-                    now,
-                    &Tr::AllSent {
-                        num,
-                        to: &self.imps[src as usize].name,
-                    },
-                );
-                self.send_control(now, imp, src, stream, PktKind::All { num }, q);
-            }
-        }
-    }
-
-    pub(super) fn send_rfnm(
-        &mut self,
-        now: SimTime,
-        imp: u32,
-        (stream, msg, num, made_ns): (Stream, MsgId, u64, u64),
-        all: bool,
-        q: &mut EventQueue<Ev>,
-    ) {
-        // How long it waited at the destination IMP since it was made.
-        let waited = now.as_nanos() - made_ns;
-        self.obs
-            .note(now, msg, Milestone::RfnmSent { waited_ns: waited });
-        self.trace.emit(
-            now,
-            &Tr::Rfnm {
-                msg,
-                all,
-                waited_ns: waited,
-            },
-        );
-        self.count(if all {
-            Counted::RfnmWithAll
-        } else {
-            Counted::RfnmWithoutAll
-        });
-        let src = self.stream_src(stream);
-        self.send_control(now, imp, src, stream, PktKind::Rfnm { msg, num, all }, q);
-    }
-
-    pub(super) fn rfnm_wait(&mut self, now: SimTime, imp: u32, epoch: u32, q: &mut EventQueue<Ev>) {
-        let timer = TimerId::RfnmWait { generation: epoch };
-        if let Some(Expired::RfnmWithoutAll(r)) =
-            self.step(now, imp, q, |i, out| i.handle_timeout(now, timer, out))
-        {
-            // K&O §II: "the RFNM is then sent without a piggy-backed ALL".
-            self.send_reply(now, imp, r, false, q);
         }
     }
 }

@@ -1,9 +1,11 @@
 //! The driver carries out what an IMP's protocol step asks ([`Output`]), in the order the step
-//! pushed it: control messages sent, wake-ups queued, counts, messages and hosts moved on, and
-//! the rest of a step handed back to the IMP ([`Imp::resume`]) once what came before is done.
+//! pushed it: control messages sent, wake-ups queued, counts, trace lines and milestones, host
+//! interfaces started, messages and hosts moved on, and the rest of a step handed back to the
+//! IMP ([`Imp::resume`]) once what came before is done.
 
-use super::{Ev, Subnet};
-use crate::imp::{Imp, Output, TimerId};
+use super::{Ev, Side, Subnet, Tr};
+use crate::imp::{Imp, Output, TimerId, Traced};
+use crate::packet::PktKind;
 use nmc_sim::{EventQueue, SimTime};
 
 impl Subnet {
@@ -24,20 +26,106 @@ impl Subnet {
         r
     }
 
+    /// IMP `imp`'s `timer` runs out at `now` ([`Imp::handle_timeout`]), a step of its own. Kept
+    /// out of the event loop's dispatch: these wake-ups are few beside the lines' events.
+    #[inline(never)]
+    pub(super) fn timeout(
+        &mut self,
+        now: SimTime,
+        imp: u32,
+        timer: TimerId,
+        q: &mut EventQueue<Ev>,
+    ) {
+        self.step(now, imp, q, |i, out| i.handle_timeout(now, timer, out));
+    }
+
     /// Carries out `out`, what a step of IMP `imp` pushed, in order.
     fn apply(&mut self, now: SimTime, imp: u32, out: Vec<Output>, q: &mut EventQueue<Ev>) {
         for o in out {
             match o {
                 Output::Control { to, stream, kind } => {
+                    debug_assert!(
+                        !matches!(
+                            kind,
+                            PktKind::Rfnm { .. }
+                                | PktKind::All { .. }
+                                | PktKind::SingleRfnm { .. }
+                                | PktKind::SingleAll { .. }
+                        ) || to == self.stream_src(stream),
+                        "a reply goes to its stream's source IMP"
+                    );
                     self.send_control(now, imp, to, stream, kind, q)
                 }
                 Output::Timer { at, timer } => q.schedule(at, self.wake_up(imp, timer)),
                 Output::Count(what) => self.count(what),
+                Output::Trace(what) => self.trace_step(now, imp, what),
+                Output::E2e {
+                    peer,
+                    side,
+                    what,
+                    num,
+                    event,
+                    note,
+                } => {
+                    let (src, dst) = match side {
+                        Side::Source => (imp, peer),
+                        Side::Destination => (peer, imp),
+                    };
+                    self.log_e2e(now, src, dst, side, what, num, event, note)
+                }
+                Output::Milestone { msg, milestone } => self.obs.note(now, msg, milestone),
+                Output::HostOutput { host } => self.start_host_output(now, imp, host, q),
                 Output::Advance(msg) => self.advance(now, imp, msg, q),
                 Output::WakeHosts => self.wake_hosts(now, imp, q),
-                Output::Resume(rest) => self.step(now, imp, q, |i, out| i.resume(rest, out)),
+                Output::Resume(rest) => self.step(now, imp, q, |i, out| i.resume(now, rest, out)),
             }
         }
+    }
+
+    /// Writes event `what` of IMP `imp`'s procedure to the trace, the IMPs by name.
+    fn trace_step(&mut self, now: SimTime, imp: u32, what: Traced) {
+        let name = |i: u32| self.imps[i as usize].name.as_str();
+        let line = match what {
+            Traced::Reassembled { msg } => Tr::Reassembled {
+                msg,
+                imp: name(imp),
+            },
+            Traced::Rfnm {
+                msg,
+                all,
+                waited_ns,
+            } => Tr::Rfnm {
+                msg,
+                all,
+                waited_ns,
+            },
+            Traced::AllSent { num, to } => Tr::AllSent { num, to: name(to) },
+            Traced::Giveback { to } => Tr::Giveback {
+                imp: name(imp),
+                to: name(to),
+            },
+            Traced::SingleIn {
+                msg,
+                num,
+                disposition,
+            } => Tr::SingleIn {
+                msg,
+                num,
+                imp: name(imp),
+                disposition: disposition.as_str(),
+            },
+            Traced::SingleAllSent { msg, num, to } => Tr::SingleAllSent {
+                msg,
+                num,
+                to: name(to),
+            },
+            Traced::SingleDeleted { msg, num } => Tr::SingleDeleted {
+                msg,
+                num,
+                imp: name(imp),
+            },
+        };
+        self.trace.emit(now, &line);
     }
 
     /// The event that wakes IMP `imp` for `timer`.

@@ -1,23 +1,23 @@
-//! Single-packet messages (RFC 632, Opderbeck, May 1974): the driver's side.
+//! Single-packet messages (RFC 632, Opderbeck, May 1974): the source's side, the driver's.
 //!
 //! A message that fits one packet does not go through points c–e of K&O Fig. 1: at the
 //! **source** it takes a message number (the same 4 per IMP pair as every message) but no PLT
 //! entry and no REQALL, and leaves at once. The source IMP keeps its buffer as a copy "for which
 //! a RFNM has not yet been received" (RFC 632 p. 6) and sends the copy again when an ALLOCATE
-//! for it comes back. At the **destination**, what becomes of it and when its ALLOCATE goes are
-//! the rules of [`crate::e2e::single`]; here they are carried out (records in RFC 632's table
-//! form, traces, counts, the hand-over to the host, the RFNM at once and without an allocation).
+//! for it comes back. At the **destination**, what becomes of it, when its ALLOCATE goes and its
+//! RFNM (at once and without an allocation) are the IMP's own rules and steps
+//! ([`crate::e2e::single`]); the driver writes the table lines they push ([`Subnet::log_e2e`]).
 
 use super::{Counted, E2eEvent, Ev, Happened, MsgState, Note, Side, Subnet, Tr, What, msg_in};
-use crate::e2e::single::{self, Disposition, Single};
-use crate::imp::HostOut;
 use crate::link::Hold;
 use crate::packet::{MsgId, Packet, PktKind};
 use nmc_sim::{Bits, EventQueue, SimTime};
 
 impl Subnet {
+    /// Writes a line of RFC 632's table (`record = ["e2e"]`): `event` of `what`, number `num`,
+    /// at the `side` of the pair `src` → `dst` where it happened.
     #[allow(clippy::too_many_arguments)]
-    fn log_e2e(
+    pub(super) fn log_e2e(
         &mut self,
         now: SimTime,
         src: u32,
@@ -196,116 +196,5 @@ impl Subnet {
             self.count(Counted::SingleRetransmission);
             self.send_single(now, imp, msg, true, q);
         }
-    }
-
-    // ------------------------------------------------------------ destination
-
-    /// A single-packet message reaches its destination IMP: [`single::arrive`] decides, the
-    /// driver records and hands an accepted in-order message to the host.
-    pub(super) fn single_arrives(
-        &mut self,
-        now: SimTime,
-        imp: u32,
-        p: Packet,
-        s: Single,
-        q: &mut EventQueue<Ev>,
-    ) {
-        let (src, stream) = (p.src, p.stream);
-        let Single { msg, num, .. } = s;
-        let mut deleted = Vec::new();
-        let i = &mut self.imps[imp as usize];
-        let disposition = single::arrive(i, stream, s, p.bits.get(), &mut deleted);
-        for d in deleted {
-            self.count(Counted::SingleDeleted);
-            let src = self.stream_src(d.key.0);
-            let (s, m) = (Side::Destination, What::Msg);
-            self.log_e2e(now, src, imp, s, m, d.key.1, Happened::Deleted, Note::None);
-            self.trace.emit(
-                now,
-                &Tr::SingleDeleted {
-                    msg: d.msg,
-                    num: d.key.1,
-                    imp: &self.imps[imp as usize].name,
-                },
-            );
-        }
-        let note = Note::from(disposition);
-        let (d, m, a) = (Side::Destination, What::Msg, Happened::Arr);
-        self.log_e2e(now, src, imp, d, m, num, a, note);
-        self.trace.emit(
-            now,
-            &Tr::SingleIn {
-                msg,
-                num,
-                imp: &self.imps[imp as usize].name,
-                disposition: note.as_str(),
-            },
-        );
-        match disposition {
-            Disposition::Duplicate => self.count(Counted::SingleDuplicate),
-            Disposition::HostOutput | Disposition::Stored => {
-                self.hand_over_in_order(now, imp, stream, q)
-            }
-            Disposition::Rejected => self.count(Counted::SingleRejected),
-        }
-        self.serve_replies(now, imp, q);
-    }
-
-    /// Sends the ALLOCATEs whose turn has come and for which a buffer is (or can be) reserved
-    /// ([`single::ready_requests`], [`single::grant`]).
-    pub(super) fn serve_single_requests(&mut self, now: SimTime, imp: u32, q: &mut EventQueue<Ev>) {
-        for (key, msg) in single::ready_requests(&self.imps[imp as usize]) {
-            if !single::grant(&mut self.imps[imp as usize], key) {
-                continue;
-            }
-            let (stream, num) = key;
-            let src = self.stream_src(stream);
-            let (d, a) = (Side::Destination, What::All);
-            self.log_e2e(now, src, imp, d, a, num, Happened::Sent, Note::None);
-            self.trace.emit(
-                now,
-                &Tr::SingleAllSent {
-                    msg,
-                    num,
-                    to: &self.imps[src as usize].name,
-                },
-            );
-            self.count(Counted::SingleAll);
-            let kind = PktKind::SingleAll { msg, num };
-            self.send_control(now, imp, src, stream, kind, q);
-        }
-    }
-
-    /// The host has taken single-packet message `o`: its RFNM goes at once, without an ALL.
-    pub(super) fn single_rfnm(
-        &mut self,
-        now: SimTime,
-        imp: u32,
-        o: HostOut,
-        q: &mut EventQueue<Ev>,
-    ) {
-        let src = self.stream_src(o.stream);
-        let (d, r) = (Side::Destination, What::Rfnm);
-        self.log_e2e(now, src, imp, d, r, o.num, Happened::Sent, Note::None);
-        self.trace.emit(
-            now,
-            &Tr::Rfnm {
-                msg: o.msg,
-                all: false,
-                waited_ns: 0,
-            },
-        );
-        self.count(Counted::SingleRfnm);
-        self.send_control(
-            now,
-            imp,
-            src,
-            o.stream,
-            PktKind::SingleRfnm {
-                msg: o.msg,
-                num: o.num,
-            },
-            q,
-        );
     }
 }

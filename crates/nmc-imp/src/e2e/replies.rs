@@ -1,0 +1,552 @@
+//! The destination IMP's steps of a multipacket message and the replies it owes (K&O §II
+//! points d, f, g; §VII), and the source's give-back of an unused allocation (point i): a
+//! message's packets reassembled, complete messages queued for their hosts in number order,
+//! the RFNM made once packet 1 is at the host, RFNMs and ALLs sent as 8 buffers can be
+//! reserved for them (or a RFNM without, after its 1 s or under BBN's fix), and the GVB. The
+//! tables are [`crate::destination`]'s ([`crate::destination::Delivery`],
+//! [`crate::destination::Replies`]) and [`crate::source::Allocations`]; single-packet messages
+//! are `e2e/single.rs`'s. Each step changes the IMP's tables and pushes what the driver is to do
+//! ([`Output`]): control messages to send, wake-ups, counts, the trace and the observer's
+//! milestones, and the host interfaces to start.
+//!
+//! A reply goes to the source IMP the message's packets (or the REQALL) named in their header,
+//! kept with it here ([`crate::destination::Reassembly::src`], [`HostOut::src`],
+//! [`Reply`]): the destination reads no other table to address it.
+
+use crate::destination::{Next, Reply};
+use crate::e2e::single;
+use crate::imp::{HostOut, Imp, Output, Resume, TimerId, Traced};
+use crate::observe::{Counted, Milestone};
+use crate::packet::{MsgId, PktKind, Stream};
+use nmc_sim::SimTime;
+
+/// A multipacket message's packet as its header names it ([`Imp::message_packet_received`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DataPacket {
+    /// The message's stream.
+    pub stream: Stream,
+    /// The message.
+    pub msg: MsgId,
+    /// Its number in the stream.
+    pub num: u64,
+    /// Packets in the message.
+    pub of: u8,
+    /// The source IMP.
+    pub src: u32,
+    /// The destination host its leader names.
+    pub host: u32,
+    /// The packet's data bits.
+    pub bits: u64,
+}
+
+impl Imp {
+    /// K&O §II points d and f: a packet of a multipacket message reaches this, its destination
+    /// IMP, into the 8 buffers its allocation reserved, and is reassembled with the others;
+    /// once the last is in, the buffers the message did not fill (it had fewer than 8 packets)
+    /// go back, complete messages go to their hosts in number order
+    /// ([`Imp::hand_over_in_order`]), and the replies owed are served ([`Imp::serve_replies`]).
+    pub fn message_packet_received(&mut self, now: SimTime, p: DataPacket, out: &mut Vec<Output>) {
+        let DataPacket {
+            stream,
+            msg,
+            num,
+            of,
+            src,
+            host,
+            bits,
+        } = p;
+        let (first, last) = self
+            .delivery
+            .packet((stream, num), (msg, src, host), of, bits);
+        if first {
+            let milestone = Milestone::FirstArrived;
+            out.push(Output::Milestone { msg, milestone });
+        }
+        if last {
+            let milestone = Milestone::Reassembled;
+            out.push(Output::Milestone { msg, milestone });
+            // Point f. Unfilled reserved buffers (a message of fewer than 8 packets) go back.
+            self.release_unfilled(of);
+            out.push(Output::Trace(Traced::Reassembled { msg }));
+            self.hand_over_in_order(stream, out);
+            self.serve_replies(now, out);
+        }
+    }
+
+    /// K&O §II point d: source IMP `src` sent a REQALL holding number `num` of `stream`. "This
+    /// REQALL steals the acquired message number": no message carries it, so the sequence
+    /// passes over it (messages waiting behind it go to their hosts), and an ALL is owed,
+    /// served with the replies ([`Imp::serve_replies`]).
+    pub fn reqall_received(
+        &mut self,
+        now: SimTime,
+        (src, stream, num): (u32, Stream, u64),
+        out: &mut Vec<Output>,
+    ) {
+        self.delivery.skip((stream, num));
+        self.replies.owe_all(stream, num, src);
+        self.hand_over_in_order(stream, out);
+        self.serve_replies(now, out);
+    }
+
+    /// K&O §II point i, at the destination: a GVB gives back an allocation unused at its
+    /// source; its 8 buffers are free, and the replies waiting for buffers are served.
+    pub fn gvb_received(&mut self, now: SimTime, out: &mut Vec<Output>) {
+        self.release_allocation();
+        self.serve_replies(now, out);
+    }
+
+    /// K&O §II: messages of `stream` go to their hosts in the order of their numbers. Each
+    /// complete message next in turn is queued, packet by packet ([`DestinationLimits::max_packet`]
+    /// each, the last shorter), on the interface of the host its leader names; the driver
+    /// starts each host's interface after ([`Output::HostOutput`]).
+    ///
+    /// [`DestinationLimits::max_packet`]: crate::imp::DestinationLimits::max_packet
+    pub fn hand_over_in_order(&mut self, stream: Stream, out: &mut Vec<Output>) {
+        let max = self.limits.destination.max_packet;
+        while let Some((next, r)) = self.delivery.next_in_order(stream) {
+            // The message's leader, carried in its packets, names the destination host.
+            let host = r.host;
+            let port = self.port(host);
+            for index in 0..r.of {
+                let bits = if index + 1 < r.of {
+                    max
+                } else {
+                    r.bits - max * (r.of as u64 - 1)
+                };
+                port.queue.push_back(HostOut {
+                    msg: r.msg,
+                    src: r.src,
+                    host,
+                    stream,
+                    num: next,
+                    index,
+                    of: r.of,
+                    bits,
+                });
+            }
+            out.push(Output::HostOutput { host });
+        }
+    }
+
+    /// K&O §II point g: packet `o` has gone to its host at `now`. "After the transmission of
+    /// the first packet to the HOST, the RFNM for this message is generated"; it waits for 8
+    /// buffers to carry an ALL at most [`DestinationLimits::rfnm_all_wait`] (1 s), and a
+    /// wake-up is asked for the end of that wait. (A single-packet message's RFNM is RFC 632's,
+    /// `model/single.rs`.)
+    ///
+    /// [`DestinationLimits::rfnm_all_wait`]: crate::imp::DestinationLimits::rfnm_all_wait
+    pub fn handed_to_host(&mut self, now: SimTime, o: &HostOut, out: &mut Vec<Output>) {
+        if o.index == 0 && o.of > 1 {
+            let d = self.make_rfnm(o.stream, o.msg, o.num, o.src, now);
+            let milestone = Milestone::RfnmMade;
+            out.push(Output::Milestone {
+                msg: o.msg,
+                milestone,
+            });
+            let timer = TimerId::RfnmWait {
+                generation: d.generation,
+            };
+            out.push(Output::Timer { at: d.at, timer });
+        }
+    }
+
+    /// Buffers came free here, or a reply is owed: RFC 632's ALLOCATEs whose turn has come go
+    /// first (`e2e/single.rs`), then K&O §II's RFNMs and ALLs, each as buffers can be reserved
+    /// for it.
+    pub fn serve_replies(&mut self, now: SimTime, out: &mut Vec<Output>) {
+        let ready = single::ready_requests(self);
+        self.serve_single_requests(now, ready, out);
+    }
+
+    /// K&O §II points d and g, §VII: the replies owed go in order as 8 reassembly buffers can
+    /// be reserved for each ("an allocation of these \[eight\] buffers"): the RFNM at the head with a
+    /// piggy-backed ALL, an ALL answering a REQALL. Under BBN's fix ("avoid the piggy-backing of
+    /// allocates on RFNM's as long as there are other replies to be sent",
+    /// [`DestinationLimits::rfnm_piggyback`]) every RFNM with another reply queued goes at once
+    /// without. One reply (or one batch of BBN's) goes per call; the rest follow through
+    /// [`Resume::Replies`], once it has gone (it may come back into this IMP).
+    ///
+    /// [`DestinationLimits::rfnm_piggyback`]: crate::imp::DestinationLimits::rfnm_piggyback
+    pub(crate) fn serve_reply_queue(&mut self, now: SimTime, out: &mut Vec<Output>) {
+        let r = match self.next_reply() {
+            Next::Nothing => return,
+            Next::WithoutAll(gone) => {
+                // BBN's fix (K&O §VII): every RFNM with another reply queued goes now.
+                for r in gone {
+                    out.push(Output::Count(Counted::RfnmNotPiggybacked));
+                    self.send_reply(now, r, false, out);
+                }
+                out.push(Output::Resume(Resume::Replies));
+                return;
+            }
+            Next::Head(r) => r,
+        };
+        if !self.reserve_allocation() {
+            return;
+        }
+        self.replies.take_head();
+        self.send_reply(now, r, true, out);
+        out.push(Output::Resume(Resume::Replies));
+    }
+
+    /// K&O §II point g: the RFNM whose wait is named `generation` has waited its 1 s at `now`
+    /// ([`TimerId::RfnmWait`]): "the RFNM is then sent without a piggy-backed ALL". Nothing if
+    /// it has gone meanwhile.
+    pub(crate) fn rfnm_wait_over(&mut self, now: SimTime, generation: u32, out: &mut Vec<Output>) {
+        if let Some(r) = self.replies.wait_over(generation, now) {
+            self.send_reply(now, r, false, out);
+        }
+    }
+
+    /// K&O §II point i: the allocation from destination IMP `dst` whose give-back timer is
+    /// named `generation` is still unused at `now` ([`TimerId::GiveBack`]): it "is returned to
+    /// the destination IMP if some HOST attached to the source IMP does not make use of it
+    /// within the next 250 ms" ([`SourceLimits::giveback_after`]), in a GVB, counted and traced.
+    ///
+    /// [`SourceLimits::giveback_after`]: crate::imp::SourceLimits::giveback_after
+    pub(crate) fn allocation_unused(
+        &mut self,
+        now: SimTime,
+        dst: u32,
+        generation: u32,
+        out: &mut Vec<Output>,
+    ) {
+        if self.allocs.give_back(dst, generation, now) {
+            out.push(Output::Count(Counted::Gvb));
+            out.push(Output::Trace(Traced::Giveback { to: dst }));
+            let kind = PktKind::Gvb;
+            out.push(Output::Control {
+                to: dst,
+                stream: 0,
+                kind,
+            });
+        }
+    }
+
+    /// Sends reply `r` at `now` to the source IMP it names: a RFNM (K&O §II point g), with a
+    /// piggy-backed ALL when `all` (its 8 buffers reserved), noted with how long it waited here;
+    /// or an ALL (point d).
+    fn send_reply(&mut self, now: SimTime, r: Reply, all: bool, out: &mut Vec<Output>) {
+        match r {
+            Reply::Rfnm {
+                stream,
+                msg,
+                num,
+                src,
+                made_ns,
+                ..
+            } => {
+                // How long it waited at the destination IMP since it was made.
+                let waited_ns = now.as_nanos() - made_ns;
+                let milestone = Milestone::RfnmSent { waited_ns };
+                out.push(Output::Milestone { msg, milestone });
+                out.push(Output::Trace(Traced::Rfnm {
+                    msg,
+                    all,
+                    waited_ns,
+                }));
+                out.push(Output::Count(if all {
+                    Counted::RfnmWithAll
+                } else {
+                    Counted::RfnmWithoutAll
+                }));
+                let kind = PktKind::Rfnm { msg, num, all };
+                out.push(Output::Control {
+                    to: src,
+                    stream,
+                    kind,
+                });
+            }
+            Reply::All { stream, num, src } => {
+                out.push(Output::Trace(Traced::AllSent { num, to: src }));
+                let kind = PktKind::All { num };
+                out.push(Output::Control {
+                    to: src,
+                    stream,
+                    kind,
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The destination's steps and replies on one IMP, in K&O §II's words. IMP D (this one,
+    //! 0) receives messages of stream S→D from source IMP 5 (host 1 on D); it holds 40 buffers,
+    //! 24 of them for reassembly, with the October 1974 profile's limits (8 buffers an
+    //! allocation, a RFNM's 1 s wait, 250 ms before a GVB).
+    use super::*;
+    use crate::imp::Output::{Control, Count, HostOutput, Resume as Then, Timer, Trace};
+    use crate::packet::stream;
+    use crate::params::{ImpParams, Piggyback};
+    use nmc_sim::SimDuration;
+
+    const S: u32 = 5;
+
+    fn imp() -> Imp {
+        super::super::testing::imp(&ImpParams::v2_1974_10(), 24)
+    }
+
+    fn ms(m: u64) -> SimTime {
+        SimTime::ZERO + SimDuration::from_millis(m)
+    }
+
+    fn d() -> Stream {
+        stream(S, 0)
+    }
+
+    /// Packet `index` of message `msg` (number `num`, `of` packets of 1008 bits, the last 500).
+    fn packet(msg: MsgId, num: u64, index: u8, of: u8) -> DataPacket {
+        DataPacket {
+            stream: d(),
+            msg,
+            num,
+            of,
+            src: S,
+            host: 1,
+            bits: if index + 1 == of { 500 } else { 1008 },
+        }
+    }
+
+    fn milestone(msg: MsgId, milestone: Milestone) -> Output {
+        Output::Milestone { msg, milestone }
+    }
+
+    fn rfnm(msg: MsgId, num: u64, all: bool) -> Output {
+        Control {
+            to: S,
+            stream: d(),
+            kind: PktKind::Rfnm { msg, num, all },
+        }
+    }
+
+    /// Message `msg` (number `num`, `of` packets) arrives whole into an allocation of 8 buffers
+    /// reserved for it; returns its packets as the host interface takes them.
+    fn arrives(x: &mut Imp, msg: MsgId, num: u64, of: u8) -> Vec<HostOut> {
+        x.reserve(8);
+        let mut out = Vec::new();
+        for i in 0..of {
+            x.message_packet_received(ms(0), packet(msg, num, i, of), &mut out);
+        }
+        x.port(1).queue.drain(..).collect()
+    }
+
+    /// Point f: the destination IMP reassembles the message; the last packet in makes it whole,
+    /// the buffers it did not fill go back, and it is queued for its host in packets of at most
+    /// 1008 bits ("one 1008-bit packet").
+    #[test]
+    fn last_packet_in_reassembles_the_message_and_queues_it_for_the_host() {
+        let mut x = imp();
+        x.reserve(8);
+        let mut out = Vec::new();
+        x.message_packet_received(ms(0), packet(10, 0, 0, 3), &mut out);
+        x.message_packet_received(ms(1), packet(10, 0, 1, 3), &mut out);
+        assert_eq!(out, [milestone(10, Milestone::FirstArrived)]);
+        assert_eq!(x.reasm_used, 8, "the allocation is still whole");
+        out.clear();
+        x.message_packet_received(ms(2), packet(10, 0, 2, 3), &mut out);
+        let whole = [
+            milestone(10, Milestone::Reassembled),
+            Trace(Traced::Reassembled { msg: 10 }),
+            HostOutput { host: 1 },
+        ];
+        assert_eq!(out, whole);
+        assert_eq!(x.reasm_used, 3, "5 unfilled buffers went back");
+        let bits: Vec<u64> = x.port(1).queue.iter().map(|o| o.bits).collect();
+        assert_eq!(bits, [1008, 1008, 500]);
+        assert!(x.port(1).queue.iter().all(|o| o.src == S && o.num == 0));
+    }
+
+    /// Messages go to the destination host in the order of their numbers: a message whole
+    /// before its predecessor waits; a REQALL's number ("this REQALL
+    /// steals the acquired message number") is passed over, and its ALL goes back to the
+    /// source IMP once 8 buffers are reserved for it.
+    #[test]
+    fn a_message_waits_for_its_predecessor_and_a_reqalls_number_is_passed_over() {
+        let mut x = imp();
+        assert!(
+            arrives(&mut x, 11, 1, 2).is_empty(),
+            "number 0 is not in yet"
+        );
+        let mut out = Vec::new();
+        x.reqall_received(ms(50), (S, d(), 0), &mut out);
+        let handed_then_all = [
+            HostOutput { host: 1 },
+            Trace(Traced::AllSent { num: 0, to: S }),
+            Control {
+                to: S,
+                stream: d(),
+                kind: PktKind::All { num: 0 },
+            },
+            Then(Resume::Replies),
+        ];
+        assert_eq!(out, handed_then_all);
+        let nums: Vec<u64> = x.port(1).queue.iter().map(|o| o.num).collect();
+        assert_eq!(nums, [1, 1], "number 1, both packets");
+        assert_eq!(
+            x.reasm_used,
+            2 + 8,
+            "message 1's packets and the ALL's buffers"
+        );
+    }
+
+    /// Point g: "after the transmission of the first packet to the HOST, the RFNM for this
+    /// message is generated"; it waits for 8 buffers "for at most 1 s", a wake-up asked for
+    /// then. Nothing for the packets after the first.
+    #[test]
+    fn first_packet_to_the_host_makes_the_rfnm_and_its_1_s_wait() {
+        let mut x = imp();
+        let packets = arrives(&mut x, 10, 0, 2);
+        let mut out = Vec::new();
+        x.handed_to_host(ms(40), &packets[0], &mut out);
+        let timer = TimerId::RfnmWait { generation: 0 };
+        let made = [
+            milestone(10, Milestone::RfnmMade),
+            Timer {
+                at: ms(1040),
+                timer,
+            },
+        ];
+        assert_eq!(out, made);
+        out.clear();
+        x.handed_to_host(ms(60), &packets[1], &mut out);
+        assert_eq!(out, []);
+        assert_eq!(x.replies.len(), 1);
+    }
+
+    /// Last packet in → message to the host → RFNM made → with 8 buffers free it goes at once
+    /// with a piggy-backed ALL, to the source IMP its packets named, and the 8 buffers are
+    /// reserved for that allocation; when the allocation comes back unused in a GVB they are
+    /// free again.
+    #[test]
+    fn last_packet_in_then_rfnm_sent_with_its_all_and_the_allocation_given_back_frees_it() {
+        let mut x = imp();
+        let packets = arrives(&mut x, 10, 0, 2);
+        x.release_reassembly(2); // both packets have gone to the host
+        x.handed_to_host(ms(40), &packets[0], &mut Vec::new());
+        let mut out = Vec::new();
+        x.serve_replies(ms(40), &mut out);
+        let sent = [
+            milestone(10, Milestone::RfnmSent { waited_ns: 0 }),
+            Trace(Traced::Rfnm {
+                msg: 10,
+                all: true,
+                waited_ns: 0,
+            }),
+            Count(Counted::RfnmWithAll),
+            rfnm(10, 0, true),
+            Then(Resume::Replies),
+        ];
+        assert_eq!(out, sent);
+        assert_eq!(x.reasm_used, 8, "the ALL's 8 buffers");
+        out.clear();
+        x.resume(ms(40), Resume::Replies, &mut out);
+        assert_eq!(out, [], "nothing more owed");
+        // The RFNM's wait, woken after it went, finds nothing.
+        let timer = TimerId::RfnmWait { generation: 0 };
+        assert_eq!(x.handle_timeout(ms(1040), timer, &mut out), None);
+        assert_eq!(out, []);
+        // The source gives the allocation back unused (point i): its 8 buffers are free.
+        x.gvb_received(ms(290), &mut out);
+        assert_eq!(out, [], "no reply waits");
+        assert!(x.idle());
+    }
+
+    /// Point g: "the RFNM will wait for at most 1 s for this buffer space": with fewer than 8
+    /// buffers free it waits, holding up the replies behind it, and after 1 s "the RFNM is
+    /// then sent without a piggy-backed ALL".
+    #[test]
+    fn a_rfnm_without_buffers_waits_1_s_then_goes_without_an_all() {
+        let mut x = imp();
+        let packets = arrives(&mut x, 10, 0, 2);
+        x.reserve(16); // 26 of 24 + 2: no 8 free for reassembly
+        x.handed_to_host(ms(40), &packets[0], &mut Vec::new());
+        let mut out = Vec::new();
+        x.serve_replies(ms(40), &mut out);
+        assert_eq!(out, [], "no 8 buffers: it waits");
+        let timer = TimerId::RfnmWait { generation: 0 };
+        assert_eq!(x.handle_timeout(ms(1040), timer, &mut out), None);
+        let without = [
+            milestone(
+                10,
+                Milestone::RfnmSent {
+                    waited_ns: 1_000_000_000,
+                },
+            ),
+            Trace(Traced::Rfnm {
+                msg: 10,
+                all: false,
+                waited_ns: 1_000_000_000,
+            }),
+            Count(Counted::RfnmWithoutAll),
+            rfnm(10, 0, false),
+        ];
+        assert_eq!(out, without);
+        assert!(x.replies.is_empty());
+    }
+
+    /// K&O §VII, BBN's fix: "avoid the piggy-backing of allocates on RFNM's as long as there
+    /// are other replies to be sent": with an ALL owed behind it, the RFNM goes at once,
+    /// without, counted; then the ALL, once it has gone, as 8 buffers can be reserved.
+    #[test]
+    fn under_bbns_fix_a_rfnm_with_another_reply_queued_goes_without() {
+        let mut x = imp();
+        x.limits.destination.rfnm_piggyback = Piggyback::NotWhileRepliesWait;
+        let packets = arrives(&mut x, 10, 0, 2);
+        x.handed_to_host(ms(40), &packets[0], &mut Vec::new());
+        let mut out = Vec::new();
+        x.reqall_received(ms(40), (S, d(), 1), &mut out);
+        assert_eq!(out[0], Count(Counted::RfnmNotPiggybacked));
+        assert_eq!(out[4], rfnm(10, 0, false));
+        assert_eq!(out[5], Then(Resume::Replies));
+        out.clear();
+        x.resume(ms(40), Resume::Replies, &mut out);
+        let all = [
+            Trace(Traced::AllSent { num: 1, to: S }),
+            Control {
+                to: S,
+                stream: d(),
+                kind: PktKind::All { num: 1 },
+            },
+            Then(Resume::Replies),
+        ];
+        assert_eq!(out, all);
+    }
+
+    /// Point i, at the source: the allocation "is returned to the destination IMP if some HOST
+    /// attached to the source IMP does not make use of it within the next 250 ms", in a GVB;
+    /// an allocation used meanwhile is not given back.
+    #[test]
+    fn an_allocation_unused_for_250_ms_goes_back_in_a_gvb() {
+        let mut x = imp();
+        let g = x.allocation_arrived(3, ms(100));
+        assert_eq!(g.at, ms(350));
+        let timer = TimerId::GiveBack {
+            dst: 3,
+            generation: g.generation,
+        };
+        let mut out = Vec::new();
+        assert_eq!(x.handle_timeout(ms(350), timer, &mut out), None);
+        let gvb = [
+            Count(Counted::Gvb),
+            Trace(Traced::Giveback { to: 3 }),
+            Control {
+                to: 3,
+                stream: 0,
+                kind: PktKind::Gvb,
+            },
+        ];
+        assert_eq!(out, gvb);
+        let g = x.allocation_arrived(3, ms(400));
+        assert!(x.allocs.take(3), "used by a message");
+        out.clear();
+        let timer = TimerId::GiveBack {
+            dst: 3,
+            generation: g.generation,
+        };
+        assert_eq!(x.handle_timeout(ms(650), timer, &mut out), None);
+        assert_eq!(out, [], "used: nothing goes back");
+    }
+}
