@@ -44,9 +44,10 @@ INSTA_UPDATE="${INSTA_UPDATE:-no}" cargo test --workspace
 # it: CI runs as root); if they cannot make their namespaces, they fail.
 if [ "$(id -u)" = 0 ] || [ "${NMC_NETNS:-}" = 1 ]; then
     step "the network-namespace tests (ignored by plain cargo test)"
-    cargo test -p nmc-probe --test netem --test netem_pump -- --ignored
-    cargo test -p nmc-realtime --test shaped_link -- --ignored
-    cargo test --test cli path:: -- --ignored
+    # One command over the workspace, so the test binaries are those `cargo test --workspace`
+    # just built (`-p` would unify features afresh and compile them again: minutes of CI).
+    # Every #[ignore]d test in these four targets is a namespace test.
+    cargo test --workspace --test netem --test netem_pump --test shaped_link --test cli -- --ignored
 else
     step "the network-namespace tests: not run (need root; set NMC_NETNS=1 where they can run)"
 fi
