@@ -5,7 +5,7 @@
 //! and ALLs answering REQALLs) until 8 buffers can be reserved for them, each RFNM with the
 //! deadline of its wait ([`Replies::poll_at`]). Neither reads a clock (they take `now`), sends
 //! or traces anything. Buffers and the host interfaces are the driver's (`model.rs`,
-//! `model/single.rs`); version 3's block steps (`e2e/control_blocks.rs`) make a stream's
+//! `model/single.rs`, `model/host.rs`); version 3's block steps (`e2e/control_blocks.rs`) make a stream's
 //! sequence start afresh.
 
 use crate::packet::{MsgId, Stream};

@@ -20,14 +20,19 @@
 //!    [`Imp::release_block_received`]; when a message number comes back,
 //!    [`Imp::number_released`]; when a host has taken a packet, [`Imp::handed_to_host`]
 //!    (before the delivery is recorded), then [`Imp::single_handed_to_host`] and
-//!    [`Imp::serve_replies`] (the buffer it held is free);
+//!    [`Imp::serve_replies`] (the buffer it held is free); at the source of a single-packet
+//!    message, once it has its number [`Imp::launch_single`], and for its RFNM or ALLOCATE
+//!    [`Imp::single_rfnm_received`] or [`Imp::single_all_received`];
 //! 2. carry out the outputs in the order pushed, each before the next, and nothing else in
 //!    between: send the control message ([`Output::Control`]), queue the wake-up for the timer
 //!    ([`Output::Timer`]), count ([`Output::Count`]), write the trace line
 //!    ([`Output::Trace`]), note the message's milestone ([`Output::Milestone`]), write RFC
 //!    632's table line ([`Output::E2e`]), start the host's interface on its next packet
 //!    ([`Output::HostOutput`]), move the message on ([`Output::Advance`]), let the IMP's
-//!    waiting hosts go on ([`Output::WakeHosts`]);
+//!    waiting hosts go on ([`Output::WakeHosts`]) and its messages waiting for a number or a
+//!    PLT entry ([`Output::ServeWaiters`]), send a single-packet message's copy
+//!    ([`Output::SingleCopy`]), tell the host its message is taken ([`Output::Accepted`]),
+//!    record a single-packet message answered ([`Output::SingleAnswered`]);
 //! 3. on [`Output::Resume`], call [`Imp::resume`] with it (what came before may have come back
 //!    into this IMP) and carry out what that pushes, in its place, before the outputs after it.
 //!
@@ -95,7 +100,7 @@ use crate::observe::{Counted, Happened, Milestone, Note, Side, What};
 use crate::packet::{MsgId, Packet, PktId, PktKind, Stream};
 use crate::params::{ImpModel, ImpParams, Piggyback, SinglePacketRule};
 use crate::processor::{Processor, Task};
-use crate::source::{Allocations, Numbers, Plt, PltClaims, SourceMsg};
+use crate::source::{Allocations, MsgState, Numbers, Plt, PltClaims, SourceMsg};
 use crate::timer::Deadline;
 use nmc_sim::{SimDuration, SimTime};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -448,6 +453,37 @@ pub enum Output {
     /// A resource came free at this IMP: its hosts that wait for one may go on (the driver's
     /// hosts, `model/host.rs`).
     WakeHosts,
+    /// Messages of this IMP waiting for a message number or a PLT entry may go on: the driver
+    /// moves them in turn (`model/message.rs`, until that procedure is the IMP's too).
+    ServeWaiters,
+    /// Send single-packet message `msg` from this IMP, its source, towards its destination: the
+    /// first time, or `again` when an ALLOCATE called its copy back (RFC 632). Its buffer is the
+    /// copy kept until the RFNM; the driver routes it (it waits for a route while there is
+    /// none) and, once it is queued on a line, writes RFC 632's table line.
+    SingleCopy {
+        /// The message.
+        msg: MsgId,
+        /// Sent again on an ALLOCATE.
+        again: bool,
+    },
+    /// Host `host` has put all of message `msg` into this IMP and been told: it may offer the
+    /// next (`model/host.rs`).
+    Accepted {
+        /// The source host.
+        host: u32,
+        /// The message.
+        msg: MsgId,
+    },
+    /// Single-packet message `msg`, from host `host` to IMP `dst`, is answered by its RFNM and
+    /// gone from this IMP: the driver's host and observer record it.
+    SingleAnswered {
+        /// The message.
+        msg: MsgId,
+        /// The source host.
+        host: u32,
+        /// The destination IMP.
+        dst: u32,
+    },
     /// The rest of a step, to be taken once the outputs before it are carried out (they may
     /// come back into this IMP: a message moved on, a control message to itself): the driver
     /// hands it back to [`Imp::resume`] when it reaches it.
@@ -527,6 +563,25 @@ pub enum Traced {
         /// The message.
         msg: MsgId,
         /// Its number.
+        num: u64,
+    },
+    /// Message `msg`, at this IMP its source, went from state `from` to `to`.
+    State {
+        /// The message.
+        msg: MsgId,
+        /// The state it left.
+        from: MsgState,
+        /// The state it is in.
+        to: MsgState,
+    },
+    /// Message `msg` leaves this IMP, its source (point e; a single-packet message at once).
+    Launched {
+        /// The message.
+        msg: MsgId,
+    },
+    /// An ALL (or RFC 632's ALLOCATE for number `num`) reached this IMP, the source.
+    AllIn {
+        /// The number it answers (0 for K&O's ALL, which names none).
         num: u64,
     },
 }
@@ -780,6 +835,13 @@ impl Imp {
             }
             Hold::Control | Hold::Copy => {}
         }
+    }
+
+    /// Message `msg` of this IMP, its source, moves to state `to`; the change is traced.
+    pub(crate) fn set_state(&mut self, msg: MsgId, to: MsgState, out: &mut Vec<Output>) {
+        let m = self.messages.get_mut(&msg).expect("a message of this IMP");
+        let from = std::mem::replace(&mut m.state, to);
+        out.push(Output::Trace(Traced::State { msg, from, to }));
     }
 
     /// The RFNM of a single-packet message came back: the source IMP's copy is no longer

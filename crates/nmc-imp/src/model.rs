@@ -21,7 +21,7 @@
 //! A message that fits one packet takes the shorter road of RFC 632 instead: a message number
 //! but no PLT entry and no REQALL; the source keeps a copy until the RFNM; the destination
 //! accepts it, stores it, or treats it as a request for one buffer, by the profile's
-//! [`crate::params::SinglePacketRule`] (`model/single.rs`). The IMP message generator and the scripted
+//! [`crate::params::SinglePacketRule`] (`e2e/single.rs`, both ends the IMP's own steps). The IMP message generator and the scripted
 //! disturbances are in `model/instrument.rs`; the lockup watch in `model/lockup.rs`.
 //!
 //! This file is the driver: the [`Subnet`] with its construction and first events, and the
@@ -36,8 +36,8 @@
 //! | `model/line.rs` | the IMP-to-IMP lines: packets and control messages queued, frames sent, a frame received handed to its IMP ([`Imp::handle_frame`]) and what follows from it (the processor, the trace, the counts), and retransmission |
 //! | `model/watch.rs` | the observers' ticks read off the subnet for the [`Observer`] (`observe/`): the occupancy sample ([`Occupancy`]), the counts ([`Counted`]); what is still held |
 //! | `model/trace.rs` | the trace lines (`trace = true`) and `change`, the one place a message's state changes |
-//! | `model/output.rs` | what an IMP's protocol step asks ([`crate::imp::Output`]: so far version 3's message control blocks, `e2e/control_blocks.rs`, and the destination's steps and replies, `e2e/replies.rs`), carried out in order: control messages sent, wake-ups queued, counts, trace lines, milestones, host interfaces started, messages and hosts moved on |
-//! | `model/single.rs` | single-packet messages (RFC 632) |
+//! | `model/output.rs` | what an IMP's protocol step asks ([`crate::imp::Output`]: so far version 3's message control blocks, `e2e/control_blocks.rs`, the destination's steps and replies, `e2e/replies.rs`, and both ends of single-packet messages, `e2e/single.rs`), carried out in order: control messages sent, wake-ups queued, counts, trace lines, milestones, host interfaces started, single-packet copies sent, messages and hosts moved on |
+//! | `model/single.rs` | single-packet messages (RFC 632), the driver's side: the copy routed and queued on a line, the answered message recorded, RFC 632's table lines written |
 //! | `model/processing.rs` | the IMP's processor ([`Processor`], `processor.rs`) driven: one task queue, and the 25.6 ms clock above it |
 //! | `model/adaptive.rs` | the subnet's side of routing: routing frames, lines going down and up, packets without a route, journeys and loops |
 //! | `model/background.rs` | other hosts' traffic ([`Background`]) |

@@ -270,7 +270,7 @@ impl ImpModel {
 
 /// How a destination IMP treats a single-packet message that arrives out of order (its
 /// predecessor, by message number from the same source IMP, has not yet arrived). RFC 632;
-/// the procedure is in `model/single.rs`.
+/// the procedure is in `e2e/single.rs`.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum SinglePacketRule {

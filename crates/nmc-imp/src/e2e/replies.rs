@@ -133,7 +133,7 @@ impl Imp {
     /// the first packet to the HOST, the RFNM for this message is generated"; it waits for 8
     /// buffers to carry an ALL at most [`DestinationLimits::rfnm_all_wait`] (1 s), and a
     /// wake-up is asked for the end of that wait. (A single-packet message's RFNM is RFC 632's,
-    /// `model/single.rs`.)
+    /// [`Imp::single_handed_to_host`].)
     ///
     /// [`DestinationLimits::rfnm_all_wait`]: crate::imp::DestinationLimits::rfnm_all_wait
     pub fn handed_to_host(&mut self, now: SimTime, o: &HostOut, out: &mut Vec<Output>) {

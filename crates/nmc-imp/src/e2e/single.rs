@@ -1,12 +1,17 @@
-//! Single-packet messages at the destination IMP (RFC 632, Opderbeck, May 1974): what becomes
-//! of an arriving single-packet message, and when the ALLOCATE for one not accepted may go.
+//! Single-packet messages (RFC 632, Opderbeck, May 1974): what becomes of an arriving
+//! single-packet message at its destination IMP, and when the ALLOCATE for one not accepted
+//! may go; and the source IMP's side, which sends it, keeps its copy and sends that again.
 //! Sans-I/O rules over the destination IMP's tables (`Imp::delivery`, `Imp::requests`,
-//! `Imp::set_aside`, its reassembly buffers), and the destination IMP's steps that apply them
-//! ([`Imp::single_received`], the ALLOCATEs served with the replies, the RFNM once the host has
-//! the message): each pushes what the driver is to do ([`Output`]: RFC 632's table lines, the
-//! trace, the counts, the control messages). The source's side is the driver's
-//! (`model/single.rs`).
+//! `Imp::set_aside`, its reassembly buffers), and the IMP's steps that apply them: at the
+//! destination [`Imp::single_received`], the ALLOCATEs served with the replies, the RFNM once
+//! the host has the message; at the source [`Imp::launch_single`], [`Imp::single_rfnm_received`]
+//! and [`Imp::single_all_received`]. Each pushes what the driver is to do ([`Output`]: RFC 632's
+//! table lines, the trace, the counts, the control messages, the copy to send).
 //!
+//! * **At the source** a message that fits one packet takes a message number (the same 4 per
+//!   IMP pair as every message) but no PLT entry and no REQALL, and leaves at once. Its buffer
+//!   is kept as a copy "for which a RFNM has not yet been received" (p. 6); the copy goes again
+//!   when an ALLOCATE calls it back (Table 1), and the RFNM frees it and the number.
 //! * **In order** (its predecessor by number from the same source has been handed to the host):
 //!   accepted into one reassembly buffer and queued for the host.
 //! * **Out of order**, by [`SinglePacketRule`]:
@@ -31,9 +36,10 @@
 
 use crate::destination::{Key, Reply};
 use crate::imp::{HostOut, Imp, Output, Resume, Traced};
-use crate::observe::{Counted, Happened, Note, Side, What};
+use crate::observe::{Counted, Happened, Milestone, Note, Side, What};
 use crate::packet::{MsgId, PktKind, Stream};
 use crate::params::SinglePacketRule;
+use crate::source::MsgState;
 use nmc_sim::SimTime;
 
 /// What the destination made of an arriving single-packet message (RFC 632 Table 2's notes).
@@ -352,6 +358,91 @@ impl Imp {
     }
 }
 
+/// The source IMP's side of a single-packet message.
+impl Imp {
+    /// RFC 632: single-packet message `msg` has its number (K&O point b) and leaves now, with
+    /// no PLT entry and no REQALL: it is launched (point e) and its packet sent, the buffer it
+    /// holds kept as the copy "for which a RFNM has not yet been received" (p. 6). If the host
+    /// has put it all in, the host is told it was taken.
+    pub fn launch_single(&mut self, msg: MsgId, out: &mut Vec<Output>) {
+        out.reserve(5); // the outputs below in one allocation: this runs for every message
+        self.set_state(msg, MsgState::Launched, out);
+        let m = &self.messages[&msg];
+        let (host, done_input) = (m.host, m.input == m.packets && !m.accepted);
+        out.push(Output::Milestone {
+            msg,
+            milestone: Milestone::Launched,
+        });
+        out.push(Output::Trace(Traced::Launched { msg }));
+        out.push(Output::SingleCopy { msg, again: false });
+        if done_input {
+            out.push(Output::Accepted { host, msg });
+        }
+    }
+
+    /// RFC 632 (Table 1, the RFNM at the source): the RFNM of single-packet message `msg`
+    /// (number `num`, `stream`) comes back at `now` from destination IMP `from`. Its number
+    /// and its copy's buffer (p. 6) are released, so the stream's next waiting message can
+    /// have the number; the message is answered, and messages waiting for a number or a PLT
+    /// entry and hosts waiting for a buffer go on.
+    pub fn single_rfnm_received(
+        &mut self,
+        now: SimTime,
+        stream: Stream,
+        (msg, num): (MsgId, u64),
+        from: u32,
+        out: &mut Vec<Output>,
+    ) {
+        out.reserve(5); // the outputs below in one allocation: this runs for every message
+        out.push(Output::E2e {
+            peer: from,
+            side: Side::Source,
+            what: What::Rfnm,
+            num,
+            event: Happened::Arr,
+            note: Note::None,
+        });
+        self.numbers.release(stream);
+        self.release_copy();
+        self.number_released(now, stream, out);
+        if let Some(m) = self.messages.remove(&msg) {
+            let (host, dst) = (m.host, m.dst);
+            out.push(Output::SingleAnswered { msg, host, dst });
+        }
+        out.push(Output::ServeWaiters);
+        out.push(Output::WakeHosts);
+    }
+
+    /// RFC 632 events 6–9 (Table 1): the ALLOCATE for single-packet message `msg` (number
+    /// `num`), which destination IMP `from` did not accept, reaches this IMP, its source: one
+    /// reassembly buffer is reserved for it there, and the copy is sent again. (An ALLOCATE
+    /// for a message already answered finds nothing to send.)
+    pub fn single_all_received(
+        &mut self,
+        (msg, num): (MsgId, u64),
+        from: u32,
+        out: &mut Vec<Output>,
+    ) {
+        out.push(Output::E2e {
+            peer: from,
+            side: Side::Source,
+            what: What::All,
+            num,
+            event: Happened::Arr,
+            note: Note::None,
+        });
+        out.push(Output::Trace(Traced::AllIn { num }));
+        if self.messages.contains_key(&msg) {
+            out.push(Output::Milestone {
+                msg,
+                milestone: Milestone::Retransmitted,
+            });
+            out.push(Output::Count(Counted::SingleRetransmission));
+            out.push(Output::SingleCopy { msg, again: true });
+        }
+    }
+}
+
 /// The note RFC 632's tables write beside a destination's `MSG arr`.
 impl From<Disposition> for Note {
     fn from(d: Disposition) -> Self {
@@ -589,5 +680,186 @@ mod tests {
             stream: STREAM,
             kind,
         }
+    }
+}
+
+#[cfg(test)]
+mod source_tests {
+    //! The source IMP's side of RFC 632 on one IMP. IMP S (this one, 0) sends single-packet
+    //! messages from host 0 to host 1 on IMP D (1), stream S→D, under the October 1974
+    //! profile's 4 message numbers per IMP pair; each message's id is its number.
+    use super::super::procedure::{Procedure, Step};
+    use super::super::testing::want;
+    use super::super::v2::V2;
+    use super::*;
+    use crate::imp::Output::{Count, E2e, SingleAnswered, SingleCopy, Trace};
+    use crate::packet::stream;
+    use crate::params::ImpParams;
+    use crate::source::SourceMsg;
+
+    const D: u32 = 1;
+
+    fn s_to_d() -> Stream {
+        stream(0, D)
+    }
+
+    fn imp() -> Imp {
+        super::super::testing::imp(&ImpParams::v2_1974_10(), 10)
+    }
+
+    /// Host 0 has put single-packet message `msg` (96 bits) into S, which took a buffer for
+    /// it, and it asks for a number (K&O point b): the number, if one is free.
+    fn offered(s: &mut Imp, msg: MsgId) -> Option<u64> {
+        s.take_source_buffer();
+        let m = SourceMsg {
+            host: 0,
+            dst_host: 1,
+            src: 0,
+            dst: D,
+            stream: s_to_d(),
+            bits: 96,
+            packets: 1,
+            state: MsgState::NeedNumber,
+            num: None,
+            input: 1,
+            reqalls: 0,
+            accepted: false,
+        };
+        s.messages.insert(msg, m);
+        numbered(s, msg)
+    }
+
+    /// Message `msg` takes its step at point b; numbered, it goes on as the driver moves it.
+    fn numbered(s: &mut Imp, msg: MsgId) -> Option<u64> {
+        let state = s.messages[&msg].state;
+        match V2.step(s, want(msg, state)) {
+            Step::Numbered { num, then } => {
+                let m = s.messages.get_mut(&msg).unwrap();
+                (m.num, m.state) = (Some(num), then);
+                Some(num)
+            }
+            Step::Wait => None,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn e2e(what: What, num: u64) -> Output {
+        E2e {
+            peer: D,
+            side: Side::Source,
+            what,
+            num,
+            event: Happened::Arr,
+            note: Note::None,
+        }
+    }
+
+    /// RFC 632: a single-packet message, numbered, leaves at once, with no PLT entry and no
+    /// REQALL; its buffer stays held as the copy "for which a RFNM has not yet been received"
+    /// (p. 6), and the host, which has put it all in, is told it was taken.
+    #[test]
+    fn numbered_it_leaves_at_once_with_no_plt_entry_and_no_reqall() {
+        let mut s = imp();
+        assert_eq!(offered(&mut s, 0), Some(0));
+        let mut out = Vec::new();
+        s.launch_single(0, &mut out);
+        let launched = [
+            Trace(Traced::State {
+                msg: 0,
+                from: MsgState::NeedPlt,
+                to: MsgState::Launched,
+            }),
+            Output::Milestone {
+                msg: 0,
+                milestone: Milestone::Launched,
+            },
+            Trace(Traced::Launched { msg: 0 }),
+            SingleCopy {
+                msg: 0,
+                again: false,
+            },
+            Output::Accepted { host: 0, msg: 0 },
+        ];
+        assert_eq!(out, launched);
+        assert_eq!(s.plt.used(), 0);
+        assert_eq!(s.messages[&0].state, MsgState::Launched);
+        assert_eq!(s.buf_used, 1, "the copy, kept until the RFNM");
+    }
+
+    /// RFNM in for a single-packet message → its number and its copy's buffer released → the
+    /// message answered, and the message waiting for a number of the pair goes on: numbered,
+    /// it is launched.
+    #[test]
+    fn rfnm_in_releases_the_number_and_the_copy_and_the_next_waiting_message_is_launched() {
+        let mut s = imp();
+        let mut out = Vec::new();
+        for msg in 0..4 {
+            assert_eq!(offered(&mut s, msg), Some(msg));
+            s.launch_single(msg, &mut out);
+        }
+        // The pair's 4 numbers are in use: message 4 waits for one.
+        assert_eq!(offered(&mut s, 4), None);
+        assert_eq!(s.numbers.first_waiting(s_to_d()), Some(4));
+        assert_eq!(s.buf_used, 5);
+
+        out.clear();
+        s.single_rfnm_received(SimTime::ZERO, s_to_d(), (0, 0), D, &mut out);
+        let answered = [
+            e2e(What::Rfnm, 0),
+            SingleAnswered {
+                msg: 0,
+                host: 0,
+                dst: D,
+            },
+            Output::ServeWaiters,
+            Output::WakeHosts,
+        ];
+        assert_eq!(out, answered);
+        assert_eq!(s.numbers.in_use(s_to_d()), 3);
+        assert_eq!(s.buf_used, 4, "the copy's buffer is free");
+        assert!(!s.messages.contains_key(&0));
+
+        // What the driver does on ServeWaiters: message 4 takes the number, and leaves.
+        assert_eq!(numbered(&mut s, 4), Some(4));
+        out.clear();
+        s.launch_single(4, &mut out);
+        assert!(out.contains(&SingleCopy {
+            msg: 4,
+            again: false
+        }));
+    }
+
+    /// RFC 632 events 6–9: an ALLOCATE in for a message the destination did not accept → its
+    /// copy is sent again (counted, and the message's timeline marks it). After its RFNM, an
+    /// ALLOCATE finds nothing to send.
+    #[test]
+    fn allocate_in_sends_the_copy_again_unless_the_message_is_answered() {
+        let mut s = imp();
+        let mut out = Vec::new();
+        for msg in 0..2 {
+            offered(&mut s, msg);
+            s.launch_single(msg, &mut out);
+        }
+        out.clear();
+        s.single_all_received((1, 1), D, &mut out);
+        let again = [
+            e2e(What::All, 1),
+            Trace(Traced::AllIn { num: 1 }),
+            Output::Milestone {
+                msg: 1,
+                milestone: Milestone::Retransmitted,
+            },
+            Count(Counted::SingleRetransmission),
+            SingleCopy {
+                msg: 1,
+                again: true,
+            },
+        ];
+        assert_eq!(out, again);
+
+        s.single_rfnm_received(SimTime::ZERO, s_to_d(), (1, 1), D, &mut out);
+        out.clear();
+        s.single_all_received((1, 1), D, &mut out);
+        assert_eq!(out, [e2e(What::All, 1), Trace(Traced::AllIn { num: 1 })]);
     }
 }

@@ -3,7 +3,7 @@
 //! (point e), and its RFNM or ALL received (point h), allocations counted (point i); at the
 //! destination IMP, each packet and control message handed to the IMP's step for it. The
 //! destination's steps (reassembly, in-order hand-over, the replies) and the GVB are the IMP's
-//! own (`e2e/replies.rs`); the tables are sans-I/O cores in [`crate::source`] and
+//! own (`e2e/replies.rs`), and so are both ends of a single-packet message (`e2e/single.rs`); the tables are sans-I/O cores in [`crate::source`] and
 //! [`crate::destination`].
 
 use super::{Counted, Ev, Grant, Milestone, MsgState, Step, Subnet, Tr, Want, change, msg_in};
@@ -42,8 +42,8 @@ impl Subnet {
                     self.obs.note(now, mid, Milestone::Numbered);
                     self.trace.emit(now, &Tr::Number { msg: mid, num });
                     if single {
-                        // RFC 632: no PLT entry, no allocation, no REQALL.
-                        self.launch_single(now, src, mid, q);
+                        // RFC 632: no PLT entry, no allocation, no REQALL (`e2e/single.rs`).
+                        self.step(now, src, q, |i, out| i.launch_single(mid, out));
                         return;
                     }
                 }
@@ -356,8 +356,13 @@ impl Subnet {
             PktKind::Gvb => self.step(now, imp, q, |i, out| i.gvb_received(now, out)),
             PktKind::Rfnm { msg, num: _, all } => self.rfnm_received(now, imp, p, msg, all, q),
             PktKind::All { num: _ } => self.all_received(now, imp, p, q),
-            PktKind::SingleRfnm { msg, num } => self.single_rfnm_received(now, imp, p, msg, num, q),
-            PktKind::SingleAll { msg, num } => self.single_all_received(now, imp, p, msg, num, q),
+            // RFC 632's RFNM and ALLOCATE at the source: the IMP's own steps (`e2e/single.rs`).
+            PktKind::SingleRfnm { msg, num } => self.step(now, imp, q, |i, out| {
+                i.single_rfnm_received(now, p.stream, (msg, num), p.src, out)
+            }),
+            PktKind::SingleAll { msg, num } => self.step(now, imp, q, |i, out| {
+                i.single_all_received((msg, num), p.src, out)
+            }),
             // Version 3's message control blocks: the IMP's own steps (`e2e/control_blocks.rs`).
             PktKind::CreateBlock => self.step(now, imp, q, |i, out| {
                 i.create_block_received(p.src, p.stream, out)

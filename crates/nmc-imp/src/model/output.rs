@@ -1,7 +1,8 @@
 //! The driver carries out what an IMP's protocol step asks ([`Output`]), in the order the step
 //! pushed it: control messages sent, wake-ups queued, counts, trace lines and milestones, host
-//! interfaces started, messages and hosts moved on, and the rest of a step handed back to the
-//! IMP ([`Imp::resume`]) once what came before is done.
+//! interfaces started, messages and hosts moved on, a single-packet message's copy sent and
+//! its answer recorded, and the rest of a step handed back to the IMP ([`Imp::resume`]) once
+//! what came before is done.
 
 use super::{Ev, Side, Subnet, Tr};
 use crate::imp::{Imp, Output, TimerId, Traced};
@@ -77,6 +78,12 @@ impl Subnet {
                 Output::HostOutput { host } => self.start_host_output(now, imp, host, q),
                 Output::Advance(msg) => self.advance(now, imp, msg, q),
                 Output::WakeHosts => self.wake_hosts(now, imp, q),
+                Output::ServeWaiters => self.serve_waiters(now, imp, q),
+                Output::SingleCopy { msg, again } => self.send_single(now, imp, msg, again, q),
+                Output::Accepted { host, msg } => self.accepted(now, host, msg),
+                Output::SingleAnswered { msg, host, dst } => {
+                    self.single_answered(now, imp, msg, host, dst)
+                }
                 Output::Resume(rest) => self.step(now, imp, q, |i, out| i.resume(now, rest, out)),
             }
         }
@@ -124,6 +131,9 @@ impl Subnet {
                 num,
                 imp: name(imp),
             },
+            Traced::State { msg, from, to } => Tr::State { msg, from, to },
+            Traced::Launched { msg } => Tr::Launched { msg },
+            Traced::AllIn { num } => Tr::AllIn { num },
         };
         self.trace.emit(now, &line);
     }

@@ -1,14 +1,12 @@
-//! Single-packet messages (RFC 632, Opderbeck, May 1974): the source's side, the driver's.
-//!
-//! A message that fits one packet does not go through points c–e of K&O Fig. 1: at the
-//! **source** it takes a message number (the same 4 per IMP pair as every message) but no PLT
-//! entry and no REQALL, and leaves at once. The source IMP keeps its buffer as a copy "for which
-//! a RFNM has not yet been received" (RFC 632 p. 6) and sends the copy again when an ALLOCATE
-//! for it comes back. At the **destination**, what becomes of it, when its ALLOCATE goes and its
-//! RFNM (at once and without an allocation) are the IMP's own rules and steps
-//! ([`crate::e2e::single`]); the driver writes the table lines they push ([`Subnet::log_e2e`]).
+//! Single-packet messages (RFC 632, Opderbeck, May 1974): what the driver does for them. The
+//! protocol is the IMP's own ([`crate::e2e::single`]): at the source, the message launched at
+//! once with no PLT entry and no REQALL, its copy kept until the RFNM and sent again on an
+//! ALLOCATE; at the destination, what becomes of it, when its ALLOCATE goes and its RFNM. Here
+//! the driver carries out what those steps push: the copy routed and queued on a line
+//! ([`Subnet::send_single`]), the answered message recorded ([`Subnet::single_answered`]), and
+//! RFC 632's table lines written ([`Subnet::log_e2e`]).
 
-use super::{Counted, E2eEvent, Ev, Happened, MsgState, Note, Side, Subnet, Tr, What, msg_in};
+use super::{E2eEvent, Ev, Happened, Note, Side, Subnet, Tr, What};
 use crate::link::Hold;
 use crate::packet::{MsgId, Packet, PktKind};
 use nmc_sim::{Bits, EventQueue, SimTime};
@@ -44,28 +42,11 @@ impl Subnet {
 
     // ----------------------------------------------------------------- source
 
-    /// The single-packet message has its number: it leaves now (RFC 632: no PLT, no REQALL).
-    pub(super) fn launch_single(
-        &mut self,
-        now: SimTime,
-        src: u32,
-        mid: MsgId,
-        q: &mut EventQueue<Ev>,
-    ) {
-        let m = msg_in(&mut self.imps, src, mid);
-        super::change(&mut self.trace, now, mid, m, MsgState::Launched);
-        let (host, done_input) = (m.host, m.input == m.packets && !m.accepted);
-        self.obs.note(now, mid, super::Milestone::Launched);
-        self.trace.emit(now, &Tr::Launched { msg: mid });
-        self.send_single(now, src, mid, false, q);
-        if done_input {
-            self.accepted(now, host, mid);
-        }
-    }
-
-    /// Sends the message's packet from the source IMP, the first time or again on an ALLOCATE.
-    /// The buffer it occupies is the copy, kept until the RFNM ([`Hold::Copy`]).
-    fn send_single(
+    /// Sends single-packet message `mid`'s packet from its source IMP, the first time or
+    /// `again` on an ALLOCATE ([`crate::imp::Output::SingleCopy`], pushed by
+    /// [`crate::imp::Imp::launch_single`] and [`crate::imp::Imp::single_all_received`]). The
+    /// buffer it occupies is the copy, kept until the RFNM ([`Hold::Copy`]).
+    pub(super) fn send_single(
         &mut self,
         now: SimTime,
         src: u32,
@@ -118,83 +99,34 @@ impl Subnet {
         self.try_send(now, l, q);
     }
 
-    /// The RFNM of single-packet message `msg` (number `num`) reaches its source IMP.
-    pub(super) fn single_rfnm_received(
+    /// Single-packet message `msg`, from host `host` to IMP `dst`, was answered by its RFNM at
+    /// source IMP `imp` ([`crate::imp::Output::SingleAnswered`]): the host's generator has one
+    /// fewer outstanding, and the observer records its round trip.
+    pub(super) fn single_answered(
         &mut self,
         now: SimTime,
         imp: u32,
-        p: Packet,
         msg: MsgId,
-        num: u64,
-        q: &mut EventQueue<Ev>,
+        host: u32,
+        dst: u32,
     ) {
-        let dst = p.src;
-        self.log_e2e(
-            now,
-            imp,
-            dst,
-            Side::Source,
-            What::Rfnm,
-            num,
-            Happened::Arr,
-            Note::None,
-        );
-        let i = &mut self.imps[imp as usize];
-        i.numbers.release(p.stream);
-        i.release_copy();
-        let stream = p.stream;
-        self.step(now, imp, q, |i, out| i.number_released(now, stream, out));
-        if let Some(m) = self.imps[imp as usize].messages.remove(&msg) {
-            if let Some(g) = self.hosts[m.host as usize].generator.as_mut() {
-                g.in_flight -= 1;
-            }
-            let t = self.obs.messages.remove(&msg).expect("a tracked message");
-            let mut rec = t.rec;
-            rec.rfnm_ns = Some(now.as_nanos());
-            rec.rfnm_carried_all = Some(false);
-            let rtt_ns = now.as_nanos() - rec.offered_ns;
-            self.trace.emit(
-                now,
-                &Tr::RfnmIn {
-                    msg,
-                    all: false,
-                    rtt_ns,
-                },
-            );
-            let hops = self.topo.hops(m.src, m.dst).unwrap_or(0);
-            self.answered(t.background, hops, rec);
+        if let Some(g) = self.hosts[host as usize].generator.as_mut() {
+            g.in_flight -= 1;
         }
-        self.serve_waiters(now, imp, q);
-        self.wake_hosts(now, imp, q);
-    }
-
-    /// An ALLOCATE for single-packet message `msg` (number `num`), which the destination did
-    /// not accept, reaches its source IMP: the source sends its copy again (RFC 632 events 6–9).
-    pub(super) fn single_all_received(
-        &mut self,
-        now: SimTime,
-        imp: u32,
-        p: Packet,
-        msg: MsgId,
-        num: u64,
-        q: &mut EventQueue<Ev>,
-    ) {
-        let dst = p.src;
-        self.log_e2e(
+        let t = self.obs.messages.remove(&msg).expect("a tracked message");
+        let mut rec = t.rec;
+        rec.rfnm_ns = Some(now.as_nanos());
+        rec.rfnm_carried_all = Some(false);
+        let rtt_ns = now.as_nanos() - rec.offered_ns;
+        self.trace.emit(
             now,
-            imp,
-            dst,
-            Side::Source,
-            What::All,
-            num,
-            Happened::Arr,
-            Note::None,
+            &Tr::RfnmIn {
+                msg,
+                all: false,
+                rtt_ns,
+            },
         );
-        self.trace.emit(now, &Tr::AllIn { num });
-        if self.imps[imp as usize].messages.contains_key(&msg) {
-            self.obs.note(now, msg, super::Milestone::Retransmitted);
-            self.count(Counted::SingleRetransmission);
-            self.send_single(now, imp, msg, true, q);
-        }
+        let hops = self.topo.hops(imp, dst).unwrap_or(0);
+        self.answered(t.background, hops, rec);
     }
 }
