@@ -99,6 +99,13 @@ pub struct Both<T> {
     pub ba: T,
 }
 
+impl<T: Copy> Both<T> {
+    /// a → b's value when `ab`, else b → a's.
+    pub fn side(&self, ab: bool) -> T {
+        if ab { self.ab } else { self.ba }
+    }
+}
+
 impl<T: std::fmt::Display + PartialEq> std::fmt::Display for Both<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if self.ab == self.ba {
@@ -156,17 +163,17 @@ pub fn run(a: PathArgs) -> Result<Outcome> {
             a.limit
         );
     }
-    let direction = |pick: fn(&Both<SimDuration>) -> SimDuration, ab: bool| LinkParams {
-        delay: Duration::from_nanos(pick(&a.delay).as_nanos()),
-        jitter: Duration::from_nanos(pick(&a.jitter).as_nanos()),
-        rate_bps: a.rate.map(|r| if ab { r.ab } else { r.ba }.bps() as f64),
+    let direction = |ab: bool| LinkParams {
+        delay: Duration::from_nanos(a.delay.side(ab).as_nanos()),
+        jitter: Duration::from_nanos(a.jitter.side(ab).as_nanos()),
+        rate_bps: a.rate.map(|r| r.side(ab).bps() as f64),
         overhead: a.overhead,
-        loss: if ab { a.loss.ab } else { a.loss.ba } / 100.0,
+        loss: a.loss.side(ab) / 100.0,
         limit: a.limit,
         limit_bytes: a.limit_bytes,
         seed: a.seed,
     };
-    let (ab, ba) = (direction(|b| b.ab, true), direction(|b| b.ba, false));
+    let (ab, ba) = (direction(true), direction(false));
     // The handlers first: a stop that comes while the path is being made still removes it.
     let stop = nmc_probe::signal::stop_on_signals()?;
     let path = Path::create(&a.name, ab, ba, !a.ipv4_only)?;

@@ -85,14 +85,12 @@ fn a_path_delays_and_paces_what_crosses_it_and_is_removed_at_ctrl_c() {
         assert_eq!(doc["end"]["answered"], 10, "{doc}");
         doc["end"]["rtt"]["median_s"].as_f64().unwrap() * 1e3
     };
-    // Expected round trips (module doc), each within 3 %.
-    for (target, length, expected_ms) in [
-        ("198.18.0.2", "40", 80.864),
-        ("198.18.0.2", "256", 84.32),
-        // Over IPv6 the shortest ICMP Echo is 60 bytes: 2 × (40 ms + 74·8 µs).
-        ("2001:2::2", "60", 81.184),
-    ] {
-        let rtt = probe(target, length);
+    // The round trip the line's settings give (module doc), each within 3 %: both ways, the
+    // delay plus (length + 14)·8 bits at 1 Mbit/s. Over IPv6 the shortest ICMP Echo is 60 bytes.
+    let expected_ms = |length: f64| 2.0 * (40.0 + (length + 14.0) * 8.0 / 1e6 * 1e3);
+    for (target, length) in [("198.18.0.2", 40), ("198.18.0.2", 256), ("2001:2::2", 60)] {
+        let expected_ms = expected_ms(f64::from(length));
+        let rtt = probe(target, &length.to_string());
         assert!(
             (rtt / expected_ms - 1.0).abs() < 0.03,
             "{target} {length} bytes: median round trip {rtt:.3} ms, expected {expected_ms} ms"

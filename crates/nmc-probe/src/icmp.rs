@@ -92,47 +92,30 @@ pub fn open(target: IpAddr, dial: &Dial) -> Result<(Socket, Transport), Error> {
         IpAddr::V4(_) => (Domain::IPV4, Protocol::ICMPV4),
         IpAddr::V6(_) => (Domain::IPV6, Protocol::ICMPV6),
     };
-    // What can be refused before any socket is made, so it is refused with or without the
-    // privilege to make one.
-    let option = |e: DialError| match e {
-        DialError::Option(m) => Error::SocketOption(m),
-        DialError::Connect(e) => Error::Io("open ICMP socket", e),
-    };
-    dial.check(SocketAddr::new(target, 0)).map_err(option)?;
-    if let Some(cc) = &dial.congestion {
-        return Err(Error::SocketOption(format!(
-            "--congestion {cc}: TCP only (this run is over ICMP)"
-        )));
-    }
-    let attempt = |ty: Type| -> io::Result<Socket> {
-        let s = Socket::new(domain, ty, Some(protocol))?;
-        dial.apply(&s, SocketAddr::new(target, 0), protocol)
-            .map_err(|e| match e {
-                DialError::Option(m) => io::Error::other(OptionRefused(m)),
-                DialError::Connect(e) => e,
-            })?;
-        s.connect(&addr)?;
-        s.set_nonblocking(true)?;
+    // What can be refused before any socket is made is refused first, so it is refused with
+    // or without the privilege to make one.
+    dial.check(SocketAddr::new(target, 0), protocol)
+        .map_err(|e| match e {
+            DialError::Option(m) => Error::SocketOption(m),
+            DialError::Connect(e) => Error::Io("open ICMP socket", e),
+        })?;
+    let attempt = |ty: Type| -> Result<Socket, DialError> {
+        let s = Socket::new(domain, ty, Some(protocol)).map_err(DialError::Connect)?;
+        dial.apply(&s, SocketAddr::new(target, 0), protocol)?;
+        s.connect(&addr)
+            .and_then(|()| s.set_nonblocking(true))
+            .map_err(DialError::Connect)?;
         Ok(s)
-    };
-    let option_refused = |e: &io::Error| {
-        e.get_ref()
-            .and_then(|inner| inner.downcast_ref::<OptionRefused>())
-            .map(|o| Error::SocketOption(o.0.clone()))
     };
     let ping_err = match attempt(Type::DGRAM) {
         Ok(s) => return Ok((s, Transport::IcmpPing)),
-        Err(e) => match option_refused(&e) {
-            Some(refused) => return Err(refused),
-            None => e,
-        },
+        Err(DialError::Option(m)) => return Err(Error::SocketOption(m)),
+        Err(DialError::Connect(e)) => e,
     };
     let raw_err = match attempt(Type::RAW) {
         Ok(s) => return Ok((s, Transport::IcmpRaw)),
-        Err(e) => match option_refused(&e) {
-            Some(refused) => return Err(refused),
-            None => e,
-        },
+        Err(DialError::Option(m)) => return Err(Error::SocketOption(m)),
+        Err(DialError::Connect(e)) => e,
     };
     let denied = |e: &io::Error| {
         matches!(
@@ -151,18 +134,6 @@ pub fn open(target: IpAddr, dial: &Dial) -> Result<(Socket, Transport), Error> {
         Err(Error::Io("open ICMP socket", raw_err))
     }
 }
-
-/// A socket option the system refused, carried through the attempt's `io::Error`.
-#[derive(Debug)]
-struct OptionRefused(String);
-
-impl std::fmt::Display for OptionRefused {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for OptionRefused {}
 
 struct IcmpSocket {
     sock: Socket,

@@ -40,9 +40,9 @@ impl Dial {
         *self == Dial::default()
     }
 
-    /// Checks what can be checked before a socket is made: the DSCP's range, and a bind
-    /// address of the target's family.
-    pub fn check(&self, to: SocketAddr) -> Result<(), DialError> {
+    /// Checks what can be checked before a socket is made: the DSCP's range, a bind address of
+    /// the target's family, and a congestion control only for a socket carrying `proto` TCP.
+    pub fn check(&self, to: SocketAddr, proto: Protocol) -> Result<(), DialError> {
         if let Some(d) = self.dscp
             && d > 63
         {
@@ -62,6 +62,13 @@ impl Dial {
                 "--window 0: give a size, e.g. 4MiB".into(),
             ));
         }
+        if let Some(cc) = &self.congestion
+            && proto != Protocol::TCP
+        {
+            return Err(DialError::Option(format!(
+                "--congestion {cc}: TCP only (this run is not over TCP)"
+            )));
+        }
         Ok(())
     }
 
@@ -75,7 +82,7 @@ impl Dial {
     /// Sets these options on a socket made elsewhere (an ICMP one, whose kind the prober chose),
     /// before it connects to `to`; `proto` says which protocol it carries.
     pub fn apply(&self, s: &Socket, to: SocketAddr, proto: Protocol) -> Result<(), DialError> {
-        self.check(to)?;
+        self.check(to, proto)?;
         let refused = |what: String, e: io::Error| DialError::Option(format!("{what}: {e}"));
         if let Some(d) = self.dscp {
             let tos = u32::from(d) << 2;
@@ -92,11 +99,6 @@ impl Dial {
                 .map_err(|e| refused(format!("--window {w}"), e))?;
         }
         if let Some(cc) = &self.congestion {
-            if proto != Protocol::TCP {
-                return Err(DialError::Option(format!(
-                    "--congestion {cc}: TCP only (this run is not over TCP)"
-                )));
-            }
             set_congestion(s, cc)?;
         }
         if let Some(b) = self.bind {
