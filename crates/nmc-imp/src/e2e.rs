@@ -1,10 +1,11 @@
-//! The end-to-end message procedure at the source IMP (K&O Fig. 1 points b–e), the destination's
-//! steps and replies (points d, f, g, i), single-packet messages at the destination (RFC 632),
-//! and the tables RFC 632 prints of them.
+//! The IMP's end-to-end steps: the source's (K&O Fig. 1 points a–e, h, i), the destination's
+//! and its replies (points d, f, g, i), both ends of single-packet messages (RFC 632), version
+//! 3's control blocks, and the tables RFC 632 prints of them.
 //!
 //! | module | what |
 //! | --- | --- |
-//! | `e2e/procedure.rs` | where the software versions differ, as one trait ([`procedure::Procedure`]) of sans-I/O rules over the source IMP's tables, returning typed steps ([`procedure::Step`], [`procedure::Grant`]) that the subnet's driver (`model/message.rs`) carries out; a message's state ([`procedure::MsgState`]) |
+//! | `e2e/procedure.rs` | where the software versions differ, as one trait ([`procedure::Procedure`]) of sans-I/O rules over the source IMP's tables, returning typed steps ([`procedure::Step`], [`procedure::Grant`]) that the IMP's source steps (`e2e/messages.rs`) carry out; a message's state ([`procedure::MsgState`]) |
+//! | `e2e/messages.rs` | the source IMP's steps of a message (K&O §II points a–e, h, i): the host's packets taken in, the message moved through its version's rules, packet 1 launched, the RFNM or ALL received and the allocation it brings, the waiting messages and PLT claims served in turn; each pushes what the driver is to do ([`crate::imp::Output`]) |
 //! | `e2e/v2.rs` | version 2, October 1974 (K&O §II–III): numbers per IMP pair, PLT entry, then allocation or a REQALL that steals both |
 //! | `e2e/v3.rs` | version 3, 1975 (K&O §VI–VII): message control blocks, numbers per host pair, allocation before PLT entry, superfluous REQALLs |
 //! | `e2e/control_blocks.rs` | version 3's message control blocks (K&O §VI), the IMP's steps: the block's disuse timer, the control messages that make and release a block pair; each pushes what the driver is to do ([`crate::imp::Output`]) |
@@ -15,6 +16,7 @@
 //! Each rule is tested on one IMP, in K&O's words, in its own file.
 
 mod control_blocks;
+pub mod messages;
 pub mod procedure;
 pub mod replies;
 pub mod single;

@@ -1,40 +1,53 @@
 //! One IMP as a core that does no I/O: its buffers, its lines, the processing queue, and the
-//! end-to-end tables (the source side's as the cores of [`crate::source`], the destination
-//! side's as those of [`crate::destination`]). A frame from a neighbour goes in through
-//! [`Imp::handle_frame`], which says what became of it; frames go out through
-//! [`Imp::poll_transmit`] and [`Imp::frame_sent`]; a timer's wake-up goes in through
-//! [`Imp::handle_timeout`], which says what its running out asks for; [`Imp::poll_at`] says
-//! when the IMP next needs waking. The driver (`crate::model`) does what follows (the
-//! processor's work, the hosts, the trace, the counts).
+//! whole end-to-end procedure of the IMP, source and destination. The tables are sans-I/O
+//! cores ([`crate::source`], [`crate::destination`], [`crate::blocks`]); the rules that change
+//! them are the IMP's own steps, one file per part of the procedure under `e2e/`:
+//! `e2e/messages.rs` the source's (K&O §II points a–e, h, i: a message through its version's
+//! [`crate::e2e::procedure::Procedure`], which the IMP holds), `e2e/replies.rs` the
+//! destination's for a multipacket message and the replies (points d, f, g, i),
+//! `e2e/single.rs` both ends of RFC 632's single-packet messages, `e2e/control_blocks.rs`
+//! version 3's message control blocks. The driver (`crate::model`) owns what is not the
+//! IMP's: the lines' timing and the frames on them, the hosts and their interfaces, the
+//! processor's clock, routing, the trace, the counts and the observer.
 //!
-//! The IMP's own protocol steps (so far version 3's message control blocks,
-//! `e2e/control_blocks.rs`, and every step of the destination: `e2e/replies.rs` for multipacket
-//! messages and the replies, `e2e/single.rs` for RFC 632's single-packet messages) take the
-//! buffer `out` and push into it what the driver is to do, one [`Output`] each, in order. The
-//! driver's part, for each call:
-//! 1. call the entry point: [`Imp::handle_timeout`] for a wake-up (a RFNM's 1 s wait, an
-//!    allocation's 250 ms, a block's disuse); for a packet for this IMP, the step that receives
-//!    it: a data packet [`Imp::message_packet_received`] or [`Imp::single_received`], a
-//!    REQALL [`Imp::reqall_received`], a GVB [`Imp::gvb_received`], a control block's message
-//!    [`Imp::create_block_received`], [`Imp::block_created_received`] or
-//!    [`Imp::release_block_received`]; when a message number comes back,
-//!    [`Imp::number_released`]; when a host has taken a packet, [`Imp::handed_to_host`]
-//!    (before the delivery is recorded), then [`Imp::single_handed_to_host`] and
-//!    [`Imp::serve_replies`] (the buffer it held is free); at the source of a single-packet
-//!    message, once it has its number [`Imp::launch_single`], and for its RFNM or ALLOCATE
-//!    [`Imp::single_rfnm_received`] or [`Imp::single_all_received`];
-//! 2. carry out the outputs in the order pushed, each before the next, and nothing else in
-//!    between: send the control message ([`Output::Control`]), queue the wake-up for the timer
-//!    ([`Output::Timer`]), count ([`Output::Count`]), write the trace line
-//!    ([`Output::Trace`]), note the message's milestone ([`Output::Milestone`]), write RFC
-//!    632's table line ([`Output::E2e`]), start the host's interface on its next packet
-//!    ([`Output::HostOutput`]), move the message on ([`Output::Advance`]), let the IMP's
-//!    waiting hosts go on ([`Output::WakeHosts`]) and its messages waiting for a number or a
-//!    PLT entry ([`Output::ServeWaiters`]), send a single-packet message's copy
-//!    ([`Output::SingleCopy`]), tell the host its message is taken ([`Output::Accepted`]),
-//!    record a single-packet message answered ([`Output::SingleAnswered`]);
-//! 3. on [`Output::Resume`], call [`Imp::resume`] with it (what came before may have come back
-//!    into this IMP) and carry out what that pushes, in its place, before the outputs after it.
+//! # Call order
+//! Every step takes `now` and a buffer `out`, and pushes into it what the driver is to do,
+//! one [`Output`] each, in order. What the driver calls:
+//! 1. **A frame from a neighbour**: [`Imp::handle_frame`], which says what became of it
+//!    ([`Arrival`]); frames go out through [`Imp::poll_transmit`] and [`Imp::frame_sent`].
+//!    A packet the processor is done with is acknowledged and sent on
+//!    ([`Imp::owe_acknowledgement`], [`Imp::forward`]) or, if it is for this IMP,
+//!    handed to [`Imp::handle_packet`]: a message's packet or a control message at its
+//!    destination, a RFNM, ALL, or RFC 632's RFNM or ALLOCATE at its source.
+//! 2. **A wake-up**: [`Imp::handle_timeout`] for the timer it was asked for
+//!    ([`Output::Timer`]): the processor's task, a retransmission, a RFNM's 1 s wait, an
+//!    allocation's 250 ms, a block's disuse. What it returns ([`Expired`]) is the driver's.
+//! 3. **A host's message** (K&O §II point a): [`Imp::message_offered`] when the host offers it;
+//!    [`Imp::next_input`] says whether its next packet may go in now, and
+//!    [`Imp::admit_host_packet`] whether the IMP has room; once the packet is across the
+//!    interface and the processor has been charged for it, [`Imp::host_packet_in`]. The IMP's
+//!    own message generator starts a message inside the IMP: [`Imp::message_offered`] with
+//!    packet 1 in, then [`Imp::advance`].
+//! 4. **A packet handed to a host** at the destination: [`Imp::handed_to_host`] (before the
+//!    delivery is recorded), then [`Imp::single_handed_to_host`] and [`Imp::serve_replies`]
+//!    (the buffer it held is free).
+//! 5. **The outputs**, carried out in the order pushed, each finished before the next, nothing
+//!    else between: send the control message ([`Output::Control`]) or the data packet
+//!    ([`Output::Data`], [`Output::SingleCopy`]: [`Imp::data_packet`] makes it); queue the
+//!    wake-up ([`Output::Timer`]); count ([`Output::Count`]); write the trace line
+//!    ([`Output::Trace`]) or RFC 632's table line ([`Output::E2e`]); note the milestone
+//!    ([`Output::Milestone`]); start the host's interface on its next packet
+//!    ([`Output::HostOutput`]); let a host put its next packet in ([`Output::HostInput`]), or
+//!    every host waiting at this IMP try again ([`Output::WakeHosts`]); tell the host its
+//!    message was taken ([`Output::Accepted`]); record a message answered
+//!    ([`Output::Answered`], [`Output::SingleAnswered`]).
+//! 6. **[`Output::Resume`]**: call [`Imp::resume`] with it at that point (what came before may
+//!    have come back into this IMP: a launched packet lets its host put in the next, which may
+//!    be the generator's next message, moved on at once), and carry out what that pushes, in
+//!    its place, before the outputs after it.
+//!
+//! The driver never changes the IMP's tables itself: a message's state changes in one place,
+//! `Imp::set_state`, which pushes the trace line.
 //!
 //! One IMP by hand, no simulator: a neighbour's frame with a packet passing through is
 //! refused while 20 store-and-forward packets are held (K&O §III), and taken once one goes.
@@ -94,11 +107,13 @@
 
 use crate::blocks::{ReceiveBlocks, TransmitBlocks};
 use crate::destination::{Delivery, Next, Replies};
-use crate::e2e::single::Request;
+use crate::e2e::procedure::Procedure;
+use crate::e2e::replies::DataPacket;
+use crate::e2e::single::{Request, Single};
 use crate::link::{Frame, FrameKind, Hold, Link, NextFrame};
 use crate::observe::{Counted, Happened, Milestone, Note, Side, What};
 use crate::packet::{MsgId, Packet, PktId, PktKind, Stream};
-use crate::params::{ImpModel, ImpParams, Piggyback, SinglePacketRule};
+use crate::params::{ImpModel, ImpParams, MessageProcessing, Piggyback, SinglePacketRule};
 use crate::processor::{Processor, Task};
 use crate::source::{Allocations, MsgState, Numbers, Plt, PltClaims, SourceMsg};
 use crate::timer::Deadline;
@@ -176,6 +191,10 @@ pub struct TransitLimits {
 /// The limits of the source procedure (K&O §II, §VI–VII; the profile's figures per version).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SourceLimits {
+    /// The software version whose source procedure the IMP runs (the profile's
+    /// `message_processing`: version 2 of October 1974, K&O §II–III, or version 3 of 1975,
+    /// K&O §VI–VII).
+    pub version: MessageProcessing,
     /// Message numbers per stream (K&O §II point b: 4 in version 2; §VI: 8 in version 3).
     pub message_numbers: u32,
     /// Pending leader table entries per IMP (K&O §II point c: 6).
@@ -249,6 +268,7 @@ impl Limits {
             },
             host_input_min_free: p.host_input_min_free,
             source: SourceLimits {
+                version: p.message_processing,
                 message_numbers: p.message_numbers,
                 plt_entries: p.plt_entries,
                 control_blocks: p.control_blocks,
@@ -446,20 +466,39 @@ pub enum Output {
         /// The destination host.
         host: u32,
     },
-    /// Message `msg` of this IMP may go on through its source procedure: the driver moves it
-    /// as far as its version's rule lets it (`model/message.rs`, until that procedure is the
-    /// IMP's too).
-    Advance(MsgId),
     /// A resource came free at this IMP: its hosts that wait for one may go on (the driver's
     /// hosts, `model/host.rs`).
     WakeHosts,
-    /// Messages of this IMP waiting for a message number or a PLT entry may go on: the driver
-    /// moves them in turn (`model/message.rs`, until that procedure is the IMP's too).
-    ServeWaiters,
-    /// Send single-packet message `msg` from this IMP, its source, towards its destination: the
-    /// first time, or `again` when an ALLOCATE called its copy back (RFC 632). Its buffer is the
-    /// copy kept until the RFNM; the driver routes it (it waits for a route while there is
-    /// none) and, once it is queued on a line, writes RFC 632's table line.
+    /// Host `host` may put its next packet into this IMP, if it has one and the IMP has room
+    /// (K&O §II point a, §III; the driver's host interface, `model/host.rs`).
+    HostInput {
+        /// The source host.
+        host: u32,
+    },
+    /// Send packet `index` of message `msg` from this IMP, its source, towards its destination
+    /// ([`Imp::data_packet`] makes it): the driver routes it (it waits for a route while there
+    /// is none) and queues it on a line.
+    Data {
+        /// The message.
+        msg: MsgId,
+        /// The packet's place in it (0: packet 1).
+        index: u8,
+    },
+    /// Message `msg` to IMP `dst` is answered by its RFNM (with an ALL when `all`) and gone from
+    /// this IMP: the driver's observer records its round trip.
+    Answered {
+        /// The message.
+        msg: MsgId,
+        /// The destination IMP.
+        dst: u32,
+        /// The RFNM carried an ALL.
+        all: bool,
+    },
+    /// Send single-packet message `msg` from this IMP, its source, towards its destination
+    /// ([`Imp::data_packet`] makes its packet): the first time, or `again` when an ALLOCATE
+    /// called its copy back (RFC 632). Its buffer is the copy kept until the RFNM; the driver
+    /// routes it (it waits for a route while there is none) and, once it is queued on a line,
+    /// writes RFC 632's table line.
     SingleCopy {
         /// The message.
         msg: MsgId,
@@ -507,6 +546,35 @@ pub enum Resume {
     /// RFC 632's ALLOCATEs whose turn had come when the replies were served, after one has
     /// gone: the rest, each if a buffer can be had, then the replies.
     SingleRequests(Vec<((Stream, u64), Request)>),
+    /// Message `0` goes on through its source procedure, as far as its version's rule lets it
+    /// ([`Imp::advance`]).
+    Advance(MsgId),
+    /// Messages waiting for a message number or a PLT entry go on in turn
+    /// (`Imp::serve_waiters`).
+    ServeWaiters,
+    /// Messages waiting for a number, after message `moved`, first waiting on `stream`, was
+    /// moved on: still first, the streams after `stream` have their turn (those known at
+    /// `mark`); otherwise the next on `stream` goes on. Then the claims on the PLT.
+    Waiters {
+        /// The streams known when the serving began ([`crate::source::Numbers::lines_mark`]).
+        mark: u64,
+        /// The stream being served.
+        stream: Stream,
+        /// The message moved on last.
+        moved: MsgId,
+    },
+    /// The claims on free PLT entries, after `moved` (the message moved on last for one, if
+    /// any) or a launch: the next is served, if one can take an entry.
+    Plt {
+        /// The message moved on last for an entry.
+        moved: Option<MsgId>,
+    },
+    /// A reply from destination IMP `dst` was dealt with: a message the version asks to move
+    /// on again does (`Imp::ask_again`).
+    AskAgain {
+        /// The destination IMP the reply came from.
+        dst: u32,
+    },
 }
 
 /// One event of the procedure for the trace ([`Output::Trace`]), with the IMPs by index.
@@ -584,6 +652,32 @@ pub enum Traced {
         /// The number it answers (0 for K&O's ALL, which names none).
         num: u64,
     },
+    /// Packet 1 of message `msg` is in this IMP, its source (point a).
+    FirstIn {
+        /// The message.
+        msg: MsgId,
+    },
+    /// Message `msg` took message number `num` (point b).
+    Number {
+        /// The message.
+        msg: MsgId,
+        /// The number.
+        num: u64,
+    },
+    /// A PLT entry went to message `msg` (point c), `plt_used` now in use.
+    Plt {
+        /// The message.
+        msg: MsgId,
+        /// PLT entries in use after this one.
+        plt_used: u32,
+    },
+    /// A REQALL for message `msg` leaves with number `num`.
+    Reqall {
+        /// The message.
+        msg: MsgId,
+        /// The number it holds.
+        num: u64,
+    },
 }
 
 /// The packets a frame's piggy-backed acknowledgements freed, by logical channel: the sender
@@ -617,6 +711,9 @@ pub struct Imp {
     pub(crate) cpu: Processor,
     /// The profile's limits its rules read.
     pub(crate) limits: Limits,
+    /// The end-to-end procedure of the profile's software version (`e2e/procedure.rs`), from
+    /// [`SourceLimits::version`].
+    pub(crate) procedure: &'static dyn Procedure,
 
     // ---- Source side (K&O §II points a, b, c, e, h, i) ----
     /// Its hosts' messages, from the host's offer until the RFNM comes back, each where it is
@@ -684,6 +781,7 @@ impl Imp {
             reasm_max,
             reasm_used: 0,
             cpu: Processor::default(),
+            procedure: crate::e2e::procedure::of(limits.source.version),
             limits,
             messages: BTreeMap::new(),
             numbers: Numbers::default(),
@@ -1035,6 +1133,86 @@ impl Imp {
         }
     }
 
+    /// A packet for this IMP at `now` (its destination, or a reply's source): a data packet,
+    /// a REQALL, a GVB or a version 3 block message at the destination; a RFNM, an ALL, or RFC
+    /// 632's RFNM or ALLOCATE at the source. The step for its kind takes it.
+    pub fn handle_packet(&mut self, now: SimTime, p: &Packet, out: &mut Vec<Output>) {
+        let (stream, from) = (p.stream, p.src);
+        match p.kind {
+            // RFC 632: a single-packet message at its destination (`e2e/single.rs`).
+            PktKind::Data {
+                msg,
+                num,
+                of: 1,
+                host,
+                ..
+            } => {
+                let s = Single {
+                    msg,
+                    num,
+                    src: from,
+                    host,
+                };
+                self.single_received(now, stream, s, p.bits.get(), out);
+            }
+            // K&O §II points d, f, g: a multipacket message's packet (`e2e/replies.rs`).
+            PktKind::Data {
+                msg,
+                num,
+                index: _,
+                of,
+                host,
+            } => {
+                let d = DataPacket {
+                    stream,
+                    msg,
+                    num,
+                    of,
+                    src: from,
+                    host,
+                    bits: p.bits.get(),
+                };
+                self.message_packet_received(now, d, out);
+            }
+            PktKind::ReqAll { msg: _, num } => self.reqall_received(now, (from, stream, num), out),
+            PktKind::Gvb => self.gvb_received(now, out),
+            // K&O §II point h at the source (`e2e/messages.rs`).
+            PktKind::Rfnm { msg, num: _, all } => {
+                self.rfnm_received(now, stream, (msg, all), from, out)
+            }
+            PktKind::All { num: _ } => self.all_received(now, stream, from, out),
+            // RFC 632's RFNM and ALLOCATE at the source (`e2e/single.rs`).
+            PktKind::SingleRfnm { msg, num } => {
+                self.single_rfnm_received(now, stream, (msg, num), from, out)
+            }
+            PktKind::SingleAll { msg, num } => self.single_all_received((msg, num), from, out),
+            // Version 3's message control blocks (`e2e/control_blocks.rs`).
+            PktKind::CreateBlock => self.create_block_received(from, stream, out),
+            PktKind::BlockCreated => self.block_created_received(stream, out),
+            PktKind::ReleaseBlock => self.release_block_received(stream, out),
+        }
+    }
+
+    /// The rest of a step ([`Output::Resume`]) at `now`, once the outputs pushed before it are
+    /// carried out.
+    pub fn resume(&mut self, now: SimTime, rest: Resume, out: &mut Vec<Output>) {
+        match rest {
+            Resume::BlockWaiters { after } => self.serve_block_waiters(Some(after), out),
+            Resume::ReceiveBlocks => self.open_waiting_receive_block(out),
+            Resume::Replies => self.serve_reply_queue(now, out),
+            Resume::SingleRequests(rest) => self.serve_single_requests(now, rest, out),
+            Resume::Advance(msg) => self.advance(msg, out),
+            Resume::ServeWaiters => self.serve_waiters(out),
+            Resume::Waiters {
+                mark,
+                stream,
+                moved,
+            } => self.waiters_resumed(mark, stream, moved, out),
+            Resume::Plt { moved } => self.serve_plt(moved, out),
+            Resume::AskAgain { dst } => self.ask_again(dst, out),
+        }
+    }
+
     /// Which of its lines is network link `link` (its outgoing direction), if any.
     #[inline]
     pub fn line_of(&self, link: u32) -> Option<usize> {
@@ -1225,6 +1403,7 @@ mod tests {
         },
         host_input_min_free: 4,
         source: SourceLimits {
+            version: MessageProcessing::V2,
             message_numbers: 4,
             plt_entries: 6,
             control_blocks: 64,

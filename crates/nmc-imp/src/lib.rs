@@ -21,7 +21,7 @@
 //! | [`blocks`] | version 3's message control blocks, transmit and receive, as sans-I/O cores (K&O §VI) |
 //! | [`destination`] | the destination IMP's reassembly, in-order hand-over and the replies it owes (RFNMs, ALLs, BBN's fix) as sans-I/O cores (K&O §II points d, f, g; §VII; RFC 632) |
 //! | [`source`] | the source IMP's end-to-end tables as sans-I/O cores: message numbers, PLT entries, allocations (K&O §II points b, c, h) |
-//! | [`model`] | the event model: the life of a message, points a–i of K&O Fig. 1; the IMP's processor driven by the clock and the task queue (`model/processing.rs`); other hosts' traffic (`model/background.rs`); the driver's side of the end-to-end procedure (`model/message.rs`); the observers' ticks (`model/watch.rs`, `model/slice.rs`, `model/lockup.rs`) |
+//! | [`model`] | the event model: the life of a message, points a–i of K&O Fig. 1; the IMP's processor driven by the clock and the task queue (`model/processing.rs`); other hosts' traffic (`model/background.rs`); a packet for an IMP handed to its step (`model/message.rs`) and what the IMP's steps push carried out (`model/output.rs`); the observers' ticks (`model/watch.rs`, `model/slice.rs`, `model/lockup.rs`) |
 //! | [`observe`] | what a run records, counts and watches, as typed values handed to the [`observe::Observer`]: each message's timeline and milestones, counts, occupancy samples, time slices, RFC 632's e2e events, the lockup report |
 //! | [`metric`] | what a run measured, as typed values (`ImpMetrics`), and their `summary.json` names |
 //! | [`records`] | messages.csv, e2e.csv, occupancy.csv and journeys.csv written as the run makes them, in message order, so that memory stays flat in simulated time |
@@ -29,23 +29,24 @@
 //! | [`timer`] | a timer as a value that carries its deadline: one wake-up queued however often it is re-armed ([`timer::Timer`]), or one per arming where merging wake-ups would reorder a run's events ([`timer::Deadline`]: the retransmission, RFNM-wait and give-back timers) |
 //! | [`stepper`] | the subnet inside a larger model: hosts handed messages from outside, a clock the caller advances, deliveries it polls ([`Stepper`]) |
 //! | [`analysis`] | throughput, best 150, round-trip histogram and autocorrelation |
-//! | [`e2e`] | the end-to-end procedure's rules at the source IMP, K&O Fig. 1 points b–e, one file per software version behind one trait ([`e2e::procedure::Procedure`]: `e2e/v2.rs`, `e2e/v3.rs`), tested on one IMP; single-packet messages at the destination (RFC 632, `e2e/single.rs`); and their end-to-end events in RFC 632's two-column layout (Tables 1–2, `e2e/table.rs`) |
+//! | [`e2e`] | the IMP's end-to-end steps, each tested on one IMP: the source's (K&O Fig. 1 points a–e, h, i; `e2e/messages.rs`) over one trait per software version ([`e2e::procedure::Procedure`]: `e2e/v2.rs`, `e2e/v3.rs`); the destination's and its replies (`e2e/replies.rs`); both ends of single-packet messages (RFC 632, `e2e/single.rs`); version 3's control blocks (`e2e/control_blocks.rs`); and their end-to-end events in RFC 632's two-column layout (Tables 1–2, `e2e/table.rs`) |
 //!
 //! ## A message's life, stage by stage, and where each stage is
-//! The rules (what a table allows) are sans-I/O cores on one IMP; the driver's side (`model/`)
-//! carries their steps out: frames on lines, events in time, records and traces.
+//! The rules (what a table allows) and the steps that apply them are the IMP's, sans-I/O on one
+//! IMP ([`imp::Imp`], its call order in `imp.rs`); the driver (`model/`) carries out what each
+//! step pushes: frames on lines, events in time, records and traces.
 //!
 //! | stage (K&O §II–III, Fig. 1; RFC 632) | rules | driver |
 //! | --- | --- | --- |
-//! | the host hands the message to its IMP, packet by packet (K&O §III's 4 free buffers); the source IMP holds it in its table until the RFNM ([`source::SourceMsg`], [`source::MsgState`]) | `imp.rs` ([`imp::Imp::admit_host_packet`], `Imp::messages`) | `model/host.rs` |
-//! | a message number, a PLT entry, an allocation or a REQALL (points b–d) | `e2e/v2.rs`, `e2e/v3.rs` over the tables of `source.rs` | `model/message.rs` |
+//! | the host hands the message to its IMP, packet by packet (K&O §III's 4 free buffers); the source IMP holds it in its table until the RFNM ([`source::SourceMsg`], [`source::MsgState`]) | `imp.rs` ([`imp::Imp::admit_host_packet`]), `e2e/messages.rs` ([`imp::Imp::host_packet_in`]) | `model/host.rs` |
+//! | a message number, a PLT entry, an allocation or a REQALL (points b–d) | `e2e/messages.rs` ([`imp::Imp::advance`]) after `e2e/v2.rs`, `e2e/v3.rs`, over the tables of `source.rs` | `model/output.rs` |
 //! | version 3's message control blocks (K&O §VI) | `blocks.rs`; the IMP's steps in `e2e/control_blocks.rs`, which push what follows ([`imp::Output`]) | `model/output.rs` carries the outputs out |
 //! | launch (point e); packets IMP to IMP: acknowledgements, retransmission, line errors, K&O §III's rejections | `link.rs`, `imp.rs` ([`imp::Imp::handle_frame`]) | `model/line.rs` |
 //! | each IMP's processor: the task queue and the clock | `processor.rs` | `model/processing.rs` |
 //! | the route a packet takes | `routing.rs` (`nmc-routing`) | `model/adaptive.rs` |
-//! | reassembly, in-order hand-over, the RFNM with or without a piggy-backed ALL, the ALL | `destination.rs` | `model/message.rs` |
+//! | reassembly, in-order hand-over, the RFNM with or without a piggy-backed ALL, the ALL | `e2e/replies.rs` over the tables of `destination.rs` | `model/message.rs` hands the packet in, `model/host.rs` the host's output |
 //! | single-packet messages at the destination (RFC 632) | `e2e/single.rs` | `model/single.rs` |
-//! | the RFNM at the source, allocations kept and given back (GVB) | `source.rs` | `model/message.rs` |
+//! | the RFNM at the source, allocations kept and given back (GVB) | `e2e/messages.rs`, `e2e/replies.rs` over the tables of `source.rs` | `model/message.rs` records the answer |
 //! | what is watched and written (each message's timeline: [`observe::Tracked`], [`observe::Milestone`]) | `observe/` | `model/watch.rs`, `model/slice.rs`, `model/lockup.rs`; then `records.rs`, `metric.rs`, `analysis.rs` |
 //!
 //! ## What the model leaves out, and why

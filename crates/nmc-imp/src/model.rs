@@ -1,6 +1,7 @@
-//! The subnet as an event model: IMPs, links, hosts, and the end-to-end message procedure.
-//! Where versions 2 and 3 differ, the subnet calls the profile's [`Procedure`]
-//! (`e2e/procedure.rs`): version 2 in `e2e/v2.rs`, version 3 in `e2e/v3.rs`.
+//! The subnet as an event model: IMPs, links, hosts, and the clock that drives them. The
+//! end-to-end message procedure is each IMP's own ([`Imp`], its steps in `e2e/`; where versions
+//! 2 and 3 differ, the profile's [`Procedure`], `e2e/procedure.rs`); the driver here carries
+//! out what the IMPs' steps push, in time.
 //!
 //! The life of a multipacket message, as K&O Fig. 1 letters it:
 //! * **a** the host has put packet 1 into the source IMP ([`Ev::HostInputDone`]); input of
@@ -32,11 +33,11 @@
 //! | module | what |
 //! | --- | --- |
 //! | `model/host.rs` | the hosts ([`Host`], [`Pump`], [`Handed`]): a message's packets into the source IMP (point a; K&O §III's 4 free buffers), new messages, and the destination IMP's output to its hosts (point g: the RFNM is made after packet 1) |
-//! | `model/message.rs` | the end-to-end procedure, the driver's side: at the source, points b–e (each step the version's rule returns, carried out), the RFNM or ALL received (h), allocations (i); at the destination, a packet or control message dispatched to the IMP's steps (`e2e/replies.rs`: reassembly, hand-over, replies) |
+//! | `model/message.rs` | a packet for an IMP handed to its step ([`Imp::handle_packet`]: a message's packet or a control message at its destination, a reply at its source), and a message answered recorded |
 //! | `model/line.rs` | the IMP-to-IMP lines: packets and control messages queued, frames sent, a frame received handed to its IMP ([`Imp::handle_frame`]) and what follows from it (the processor, the trace, the counts), and retransmission |
 //! | `model/watch.rs` | the observers' ticks read off the subnet for the [`Observer`] (`observe/`): the occupancy sample ([`Occupancy`]), the counts ([`Counted`]); what is still held |
-//! | `model/trace.rs` | the trace lines (`trace = true`) and `change`, the one place a message's state changes |
-//! | `model/output.rs` | what an IMP's protocol step asks ([`crate::imp::Output`]: so far version 3's message control blocks, `e2e/control_blocks.rs`, the destination's steps and replies, `e2e/replies.rs`, and both ends of single-packet messages, `e2e/single.rs`), carried out in order: control messages sent, wake-ups queued, counts, trace lines, milestones, host interfaces started, single-packet copies sent, messages and hosts moved on |
+//! | `model/trace.rs` | the trace lines (`trace = true`) |
+//! | `model/output.rs` | what an IMP's step asks ([`crate::imp::Output`]; the steps are the IMP's own, `e2e/`), carried out in order: control messages and data packets sent, wake-ups queued, counts, trace lines, milestones, host interfaces started, hosts moved on, answers recorded, and the rest of a step handed back to the IMP |
 //! | `model/single.rs` | single-packet messages (RFC 632), the driver's side: the copy routed and queued on a line, the answered message recorded, RFC 632's table lines written |
 //! | `model/processing.rs` | the IMP's processor ([`Processor`], `processor.rs`) driven: one task queue, and the 25.6 ms clock above it |
 //! | `model/adaptive.rs` | the subnet's side of routing: routing frames, lines going down and up, packets without a route, journeys and loops |
@@ -71,10 +72,9 @@ pub use streams::{background_stream, line_stream, pairs_stream};
 use trace::Tr;
 
 use crate::observe::{
-    Counted, E2eEvent, Happened, HeldAt, LockupReport, MessageRecord, Milestone, Note, Observer,
-    Occupancy, Side, SliceItem, TimeSlice, Tracked, What,
+    Counted, E2eEvent, Happened, LockupReport, MessageRecord, Milestone, Note, Observer, Occupancy,
+    Side, SliceItem, TimeSlice, Tracked, What,
 };
-pub(crate) use trace::change;
 
 use crate::imp::{Imp, Limits, TimerId};
 use crate::link::Link;
@@ -87,10 +87,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// The procedure the profile's `message_processing` names.
 pub fn procedure(v: MessageProcessing) -> &'static dyn Procedure {
-    match v {
-        MessageProcessing::V2 => &crate::e2e::v2::V2,
-        MessageProcessing::V3 => &crate::e2e::v3::V3,
-    }
+    crate::e2e::procedure::of(v)
 }
 
 /// Link `l` of `imps`, borrowing only the IMPs (so that the rest of the subnet stays free):
@@ -101,16 +98,9 @@ pub(crate) fn link_in<'a>(imps: &'a mut [Imp], link_at: &[(u32, u32)], l: u32) -
     &mut imps[imp as usize].lines[k as usize]
 }
 
-/// Message `mid` at its source IMP `src`, borrowing only the IMPs (so that the trace and the
-/// observer stay free): the driver's way to the source IMP's table ([`Imp::messages`]).
-#[inline]
-pub(crate) fn msg_in(imps: &mut [Imp], src: u32, mid: MsgId) -> &mut crate::source::SourceMsg {
-    let m = imps[src as usize].messages.get_mut(&mid);
-    m.expect("the source IMP holds the message")
-}
-
-/// The subnet as an event model ([`Model`]): the IMPs and their lines, the hosts, the messages and
-/// packets in flight, routing, and what the run observes.
+/// The subnet as an event model ([`Model`]): the IMPs (each with its lines and its own
+/// end-to-end procedure), the hosts, the packets in flight, routing, and what the run
+/// observes.
 pub struct Subnet {
     /// The profile's parameters, resolved.
     pub(crate) params: ImpParams,

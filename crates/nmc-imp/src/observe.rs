@@ -1,8 +1,8 @@
 //! What a run watches and writes, apart from the protocol: typed records the driver hands to
-//! the [`Observer`] as things happen. Nothing here reads the subnet or changes it; the readings
-//! that need the subnet (the occupancy sample, a time slice, the lockup watch) are taken by the
-//! driver at the observers' own ticks (`model/watch.rs`, `model/slice.rs`, `model/lockup.rs`)
-//! and handed over as values.
+//! the [`Observer`] as things happen. Nothing here changes the subnet; the readings that need
+//! it (the occupancy sample, a time slice, the lockup watch) are taken by the driver at the
+//! observers' own ticks (`model/watch.rs`, `model/slice.rs`, `model/lockup.rs`), each IMP read
+//! through its [`Snapshot`], and handed over as values.
 //!
 //! | file | what |
 //! | --- | --- |
@@ -12,6 +12,7 @@
 //! | `observe/e2e_log.rs` | single-packet messages' end-to-end events in RFC 632's words ([`E2eEvent`]) |
 //! | `observe/journeys.rs` | each packet's journey under adaptive routing, and the running figures of the visits ([`Journeys`], [`JourneyRecord`]) |
 //! | `observe/lockup.rs` | what the lockup watch found (RFC 626; [`LockupReport`]) |
+//! | `observe/snapshot.rs` | one IMP's tables as the observers read them, through one door ([`Snapshot`], `Imp::snapshot`) |
 //!
 //! Where they go next: `records.rs` writes them as CSV as the run goes, `analysis.rs` and
 //! `metric.rs` make the run's figures of them.
@@ -22,10 +23,12 @@ mod lockup;
 mod observer;
 mod record;
 mod slice;
+mod snapshot;
 
 pub use e2e_log::{E2eEvent, Happened, Note, Side, What};
 pub use journeys::{JourneyRecord, JourneyStats, Journeys};
 pub use lockup::{HeldAt, LockupReport};
 pub use observer::Observer;
 pub use record::{BackgroundTally, Counted, MessageRecord, Milestone, Occupancy, Tracked};
-pub use slice::{SliceItem, TimeSlice};
+pub use slice::{Doing, SliceItem, SliceKind, TimeSlice};
+pub use snapshot::Snapshot;

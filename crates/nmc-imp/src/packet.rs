@@ -120,7 +120,7 @@ impl PktKind {
 }
 
 /// A packet: its kind, its ends, its stream, its length and the lines it has crossed.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Packet {
     /// Its kind and what it carries.
     pub kind: PktKind,

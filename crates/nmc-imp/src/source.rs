@@ -5,8 +5,9 @@
 //!
 //! Each table says who gets what next and who waits, first come first served; none reads a
 //! clock, sends anything or traces. [`Allocations`] holds the deadline of each give-back timer
-//! (it takes `now`; [`Allocations::poll_at`]). The driver (`model/message.rs`, after the rules of `e2e/v2.rs` and `e2e/v3.rs`) moves the
-//! messages, wakes the timers at their deadlines and sends the packets, and is the only caller.
+//! (it takes `now`; [`Allocations::poll_at`]). The IMP's steps (`e2e/messages.rs`, after the
+//! rules of `e2e/v2.rs` and `e2e/v3.rs`) move the messages and are the only callers; the driver
+//! wakes the timers at their deadlines and sends the packets they push.
 
 use crate::packet::{MsgId, Stream};
 use crate::timer::Deadline;
@@ -15,7 +16,7 @@ use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::ops::Bound;
 
-/// Where a message is in the source IMP's procedure. Every change goes through `change`,
+/// Where a message is in the source IMP's procedure. Every change goes through `Imp::set_state`,
 /// which traces it (`trace = true`: `{"event": "state", "from": ..., "to": ...}`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]

@@ -4,6 +4,7 @@
 //! the destination for piggy-backed ALLs ("phasing"), the VDH destination, and BBN's fix.
 
 use nmc_imp::Outcome;
+use nmc_imp::observe::{Doing, SliceKind};
 use nmc_imp::run::run_and_drain;
 use nmc_imp_scenario::{ImpScenario, resolve, run};
 use nmc_scenario::{Override, load};
@@ -195,16 +196,20 @@ fn time_slices_show_where_the_plt_entries_are() {
     let waiting = |s: &nmc_imp::observe::TimeSlice| {
         s.items
             .iter()
-            .filter(|i| i.what == "RFNM" && i.doing == "waiting for an ALL" && i.plt)
+            .filter(|i| i.what == SliceKind::Rfnm && i.doing == Doing::RfnmWaitingForAll && i.plt)
             .count()
     };
     assert!(waiting(s) >= 2, "{:#?}", s.items);
     assert!(
         s.items
             .iter()
-            .any(|i| i.what == "MSG" && i.doing == "in flight" && i.plt && i.all)
+            .any(|i| i.what == SliceKind::Msg && i.doing == Doing::InFlight && i.plt && i.all)
     );
-    let plts = s.items.iter().filter(|i| i.plt && i.what != "ALL").count();
+    let plts = s
+        .items
+        .iter()
+        .filter(|i| i.plt && i.what != SliceKind::All)
+        .count();
     assert!(plts <= 6, "more PLT holders than entries: {plts}");
     let after = go(&["network.profile=v3-1975-05", "network.slices=[\"60s\"]"]);
     assert_eq!(waiting(&after.slices[0]), 0, "{:#?}", after.slices[0].items);

@@ -2,7 +2,7 @@
 
 use anyhow::Result;
 use nmc_imp::ImpParams;
-use nmc_imp::observe::{Occupancy, TimeSlice};
+use nmc_imp::observe::{Occupancy, SliceKind, TimeSlice};
 use nmc_report::diagram::{Item, PathDiagram, Shape};
 use nmc_report::{Chart, Series, SeriesStyle};
 use std::collections::BTreeMap;
@@ -102,10 +102,10 @@ pub fn slice_diagram(sl: &TimeSlice, title: &str) -> PathDiagram {
             }
             Item {
                 shape: match it.what {
-                    "MSG" => Shape::Rect,
-                    "RFNM" => Shape::Oval,
-                    "REQALL" => Shape::Diamond,
-                    _ => Shape::Dot,
+                    SliceKind::Msg => Shape::Rect,
+                    SliceKind::Rfnm => Shape::Oval,
+                    SliceKind::Reqall => Shape::Diamond,
+                    SliceKind::All => Shape::Dot,
                 },
                 label: if it.label.is_empty() {
                     it.what.to_string()

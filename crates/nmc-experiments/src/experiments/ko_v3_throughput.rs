@@ -63,7 +63,7 @@ use crate::registry::{Context, Experiment, Loader, Plan};
 use anyhow::Result;
 use nmc_imp::Outcome;
 use nmc_imp::metric::Resource;
-use nmc_imp::observe::Counted;
+use nmc_imp::observe::{Counted, Doing, SliceKind};
 use nmc_imp::params::ImpModel;
 use nmc_imp_scenario::ImpScenario;
 use nmc_report::diagram::PathDiagram;
@@ -394,7 +394,7 @@ fn fig7_summary(o: &Outcome) -> String {
     let Some(sl) = o.slices.first() else {
         return "no slice".into();
     };
-    let count = |what: &str, doing: &str| {
+    let count = |what: SliceKind, doing: Doing| {
         sl.items
             .iter()
             .filter(|i| i.what == what && i.plt && i.doing == doing)
@@ -403,11 +403,11 @@ fn fig7_summary(o: &Outcome) -> String {
     let next = sl
         .items
         .iter()
-        .any(|i| i.what == "MSG" && i.all && !i.plt && i.doing == "waiting for a PLT entry");
+        .any(|i| i.what == SliceKind::Msg && i.all && !i.plt && i.doing == Doing::WaitingForPlt);
     format!(
         "PLT: {} RFNM waiting, {} MSG in flight; next MSG {}",
-        count("RFNM", "waiting for an ALL"),
-        count("MSG", "in flight"),
+        count(SliceKind::Rfnm, Doing::RfnmWaitingForAll),
+        count(SliceKind::Msg, Doing::InFlight),
         if next {
             "has ALL, no PLT"
         } else {

@@ -56,11 +56,11 @@ impl Imp {
     /// The message first in line for a free transmit block goes on, unless it is `after`, the
     /// one moved on last, still first (it found none); the rest follow through
     /// [`Resume::BlockWaiters`].
-    fn serve_block_waiters(&mut self, after: Option<MsgId>, out: &mut Vec<Output>) {
+    pub(crate) fn serve_block_waiters(&mut self, after: Option<MsgId>, out: &mut Vec<Output>) {
         if let Some(w) = self.tx_blocks.first_waiting()
             && Some(w) != after
         {
-            out.push(Output::Advance(w));
+            out.push(Output::Resume(Resume::Advance(w)));
             out.push(Output::Resume(Resume::BlockWaiters { after: w }));
         }
     }
@@ -86,7 +86,11 @@ impl Imp {
         let Some(waiters) = self.tx_blocks.opened(stream) else {
             return;
         };
-        out.extend(waiters.into_iter().map(Output::Advance));
+        out.extend(
+            waiters
+                .into_iter()
+                .map(|w| Output::Resume(Resume::Advance(w))),
+        );
         out.push(Output::WakeHosts);
     }
 
@@ -100,7 +104,7 @@ impl Imp {
 
     /// The request longest in line for a receive block gets one, if one is free; the next
     /// follows through [`Resume::ReceiveBlocks`], once the report has gone.
-    fn open_waiting_receive_block(&mut self, out: &mut Vec<Output>) {
+    pub(crate) fn open_waiting_receive_block(&mut self, out: &mut Vec<Output>) {
         let cap = self.limits.source.control_blocks as usize;
         if let Some((stream, src)) = self.rx_blocks.next_waiting(cap) {
             self.open_receive_block(src, stream, out);
@@ -120,17 +124,6 @@ impl Imp {
             stream,
             kind,
         });
-    }
-
-    /// The rest of a step ([`Output::Resume`]) at `now`, once the outputs pushed before it are
-    /// carried out.
-    pub fn resume(&mut self, now: SimTime, rest: Resume, out: &mut Vec<Output>) {
-        match rest {
-            Resume::BlockWaiters { after } => self.serve_block_waiters(Some(after), out),
-            Resume::ReceiveBlocks => self.open_waiting_receive_block(out),
-            Resume::Replies => self.serve_reply_queue(now, out),
-            Resume::SingleRequests(rest) => self.serve_single_requests(now, rest, out),
-        }
     }
 }
 
@@ -155,6 +148,11 @@ mod tests {
         i
     }
 
+    /// Message `msg` goes on through its source procedure once what came before is done.
+    fn advance(msg: MsgId) -> Output {
+        Output::Resume(Resume::Advance(msg))
+    }
+
     fn secs(s: u64) -> SimTime {
         SimTime::ZERO + SimDuration::from_secs(s)
     }
@@ -165,7 +163,7 @@ mod tests {
         assert_eq!(V3.step(s, want(0, MsgState::NeedBlock)), Step::CreateBlock);
         let mut out = Vec::new();
         s.block_created_received(stream(0, 1), &mut out);
-        assert_eq!(out, [Output::Advance(0), Output::WakeHosts]);
+        assert_eq!(out, [advance(0), Output::WakeHosts]);
     }
 
     /// "Before a HOST can send a message to another HOST, source IMP S creates a transmit
@@ -183,7 +181,7 @@ mod tests {
         assert_eq!(V3.step(&mut s, want(1, MsgState::NeedBlock)), Step::Wait);
         let mut out = Vec::new();
         s.block_created_received(stream(0, 1), &mut out);
-        let go = [Output::Advance(0), Output::Advance(1), Output::WakeHosts];
+        let go = [advance(0), advance(1), Output::WakeHosts];
         assert_eq!(out, go);
         assert_eq!(
             V3.step(&mut s, want(0, MsgState::NeedBlock)),
@@ -257,7 +255,7 @@ mod tests {
                 stream: d,
                 kind: PktKind::ReleaseBlock,
             },
-            Output::Advance(7),
+            advance(7),
             Output::Resume(Resume::BlockWaiters { after: 7 }),
         ];
         assert_eq!(out, released);

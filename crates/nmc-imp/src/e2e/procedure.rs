@@ -1,23 +1,33 @@
 //! The end-to-end message procedure of an IMP software version, as one trait
 //! ([`Procedure`]) with an implementation per version: `V2` in `e2e/v2.rs` (October 1974, K&O
-//! §II–III) and `V3` in `e2e/v3.rs` (1975, K&O §VI–VII); [`crate::model::procedure`] picks one
-//! for a profile.
+//! §II–III) and `V3` in `e2e/v3.rs` (1975, K&O §VI–VII); [`of`] picks one for a profile, and
+//! the IMP holds it.
 //!
 //! A version's rules are sans-I/O: each takes the source IMP's tables ([`Imp`]) and what it
-//! reads of the message ([`Want`]), changes the tables, and returns what the driver is to do
-//! next — a typed [`Step`] or [`Grant`]. The driver (`model/message.rs`) carries it out:
-//! records the message's number, traces and counts, launches packet 1, sends the REQALL or the
-//! block request. So a rule is tested in K&O's words on one IMP, without a subnet (the tests
-//! below `e2e/v2.rs` and `e2e/v3.rs`).
+//! reads of the message ([`Want`]), changes the tables, and returns what follows — a typed
+//! [`Step`] or [`Grant`]. The IMP's step (`e2e/messages.rs`, [`Imp::advance`]) carries it out:
+//! records the message's number, pushes the trace lines and counts, launches packet 1, sends
+//! the REQALL or the block request. So a rule is tested in K&O's words on one IMP, without a
+//! subnet (the tests below `e2e/v2.rs` and `e2e/v3.rs`).
 //!
-//! What the versions share is the driver's, not the trait's: launching packet 1 (K&O Fig. 1
-//! point e), reassembly and hand-over (points d, f), RFNMs and their piggy-backed ALLs (points
-//! g, h), the GVB timer (point i), single-packet messages (RFC 632) and the line procedure.
+//! What the versions share is the IMP's steps', not the trait's: launching packet 1 (K&O Fig.
+//! 1 point e), reassembly and hand-over (points d, f), RFNMs and their piggy-backed ALLs
+//! (points g, h), the GVB timer (point i), single-packet messages (RFC 632); and the line
+//! procedure.
 
 use crate::imp::Imp;
 pub use crate::imp::SourceLimits;
 use crate::packet::{MsgId, Stream};
+use crate::params::MessageProcessing;
 pub use crate::source::MsgState;
+
+/// The procedure of software version `v` (the profile's `message_processing`).
+pub fn of(v: MessageProcessing) -> &'static dyn Procedure {
+    match v {
+        MessageProcessing::V2 => &super::v2::V2,
+        MessageProcessing::V3 => &super::v3::V3,
+    }
+}
 
 /// What a rule reads of the message it moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -126,7 +136,7 @@ pub trait Procedure: Send + Sync {
     fn allocation_before_plt(&self) -> bool;
 
     /// One step of message `m` at its source IMP `imp`: the tables change, the step says what
-    /// follows. The driver calls again after a [`Step::Moved`] or [`Step::Numbered`].
+    /// follows. [`Imp::advance`] calls again after a [`Step::Moved`] or [`Step::Numbered`].
     /// The rule reads the IMP's limits (`Imp::limits`).
     fn step(&self, imp: &mut Imp, m: Want) -> Step;
 

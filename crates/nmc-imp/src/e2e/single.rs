@@ -368,7 +368,7 @@ impl Imp {
         out.reserve(5); // the outputs below in one allocation: this runs for every message
         self.set_state(msg, MsgState::Launched, out);
         let m = &self.messages[&msg];
-        let (host, done_input) = (m.host, m.input == m.packets && !m.accepted);
+        let done_input = m.input == m.packets && !m.accepted;
         out.push(Output::Milestone {
             msg,
             milestone: Milestone::Launched,
@@ -376,7 +376,7 @@ impl Imp {
         out.push(Output::Trace(Traced::Launched { msg }));
         out.push(Output::SingleCopy { msg, again: false });
         if done_input {
-            out.push(Output::Accepted { host, msg });
+            self.accept(msg, out);
         }
     }
 
@@ -409,7 +409,7 @@ impl Imp {
             let (host, dst) = (m.host, m.dst);
             out.push(Output::SingleAnswered { msg, host, dst });
         }
-        out.push(Output::ServeWaiters);
+        out.push(Output::Resume(Resume::ServeWaiters));
         out.push(Output::WakeHosts);
     }
 
@@ -743,6 +743,11 @@ mod source_tests {
         }
     }
 
+    /// Message `msg` leaving S, the first time or `again`.
+    fn copy(msg: MsgId, again: bool) -> Output {
+        SingleCopy { msg, again }
+    }
+
     fn e2e(what: What, num: u64) -> Output {
         E2e {
             peer: D,
@@ -774,10 +779,7 @@ mod source_tests {
                 milestone: Milestone::Launched,
             },
             Trace(Traced::Launched { msg: 0 }),
-            SingleCopy {
-                msg: 0,
-                again: false,
-            },
+            copy(0, false),
             Output::Accepted { host: 0, msg: 0 },
         ];
         assert_eq!(out, launched);
@@ -811,7 +813,7 @@ mod source_tests {
                 host: 0,
                 dst: D,
             },
-            Output::ServeWaiters,
+            Output::Resume(Resume::ServeWaiters),
             Output::WakeHosts,
         ];
         assert_eq!(out, answered);
@@ -819,14 +821,13 @@ mod source_tests {
         assert_eq!(s.buf_used, 4, "the copy's buffer is free");
         assert!(!s.messages.contains_key(&0));
 
-        // What the driver does on ServeWaiters: message 4 takes the number, and leaves.
-        assert_eq!(numbered(&mut s, 4), Some(4));
+        // The waiters served, once the answer is recorded: message 4 takes the number, and
+        // leaves.
         out.clear();
-        s.launch_single(4, &mut out);
-        assert!(out.contains(&SingleCopy {
-            msg: 4,
-            again: false
-        }));
+        s.resume(SimTime::ZERO, Resume::ServeWaiters, &mut out);
+        assert_eq!(s.messages[&4].num, Some(4));
+        assert_eq!(s.messages[&4].state, MsgState::Launched);
+        assert!(out.contains(&copy(4, false)));
     }
 
     /// RFC 632 events 6–9: an ALLOCATE in for a message the destination did not accept → its
@@ -850,10 +851,7 @@ mod source_tests {
                 milestone: Milestone::Retransmitted,
             },
             Count(Counted::SingleRetransmission),
-            SingleCopy {
-                msg: 1,
-                again: true,
-            },
+            copy(1, true),
         ];
         assert_eq!(out, again);
 

@@ -5,12 +5,9 @@
 //! full (at most 8; K&O §III); at the destination IMP each host has its own interface, and the
 //! RFNM is made after packet 1 has gone through it (K&O §II point g).
 
-use super::{
-    Background, Ev, Generator, MessageRecord, Milestone, MsgState, Subnet, Tr, Tracked, change,
-    msg_in,
-};
+use super::{Background, Ev, Generator, MessageRecord, Milestone, Subnet, Tr, Tracked};
+use crate::e2e::messages::Offer;
 use crate::packet::MsgId;
-use crate::source::SourceMsg;
 use nmc_sim::{Bits, EventQueue, SimDuration, SimTime};
 use std::collections::VecDeque;
 
@@ -161,19 +158,17 @@ impl Subnet {
                 None => return false,
             },
         };
-        let m = &self.imps[imp as usize].messages[&mid];
-        if !(m.state == MsgState::InputFirst && m.input == 0
-            || m.state == MsgState::Launched && m.input < m.packets)
-        {
-            return true; // K&O §II point a: input of packets 2..8 halts until the resources are held.
-        }
+        // K&O §II point a: input of packets 2..8 halts until the resources are held.
+        let Some(input) = self.imps[imp as usize].next_input(mid) else {
+            return true;
+        };
         // K&O §III: a packet may enter the source IMP only with at least 4 free buffers; and it
         // joins an output queue of at most 8 (checked for packets after the first, which
         // are queued at once). A packet that may not waits with its host.
-        let joins = (m.input > 0 && m.src != m.dst)
-            .then(|| self.routing.next_link(&self.topo, m.src, m.dst));
-        let bits = self.packet_bits(m.bits, m.input, m.packets)
-            + if m.input == 0 {
+        let joins = (input.index > 0 && imp != input.dst)
+            .then(|| self.routing.next_link(&self.topo, imp, input.dst));
+        let bits = input.bits
+            + if input.index == 0 {
                 self.params.host_leader.get()
             } else {
                 0
@@ -190,26 +185,17 @@ impl Subnet {
         false
     }
 
-    pub(super) fn packet_bits(&self, msg_bits: u64, index: u8, of: u8) -> u64 {
-        let max = self.params.max_packet.get();
-        if index + 1 < of {
-            max
-        } else {
-            msg_bits - max * (of as u64 - 1)
-        }
-    }
-
     pub(super) fn new_message(&mut self, now: SimTime, h: u32) -> Option<MsgId> {
         if let Some(o) = self.hosts[h as usize].outside.as_mut() {
             let Handed { to, bits, tag } = o.pop_front()?;
-            let id = self.insert_message(now, h, to, bits, MsgState::InputFirst, 0);
+            let id = self.offer(now, h, to, bits);
             self.obs.outside_tags.insert(id, tag);
             self.hosts[h as usize].current = Some(id);
             return Some(id);
         }
         if let Some(b) = self.hosts[h as usize].background.as_mut() {
             let (dst_host, bits) = b.backlog.pop_front()?;
-            let id = self.insert_message(now, h, dst_host, bits, MsgState::InputFirst, 0);
+            let id = self.offer(now, h, dst_host, bits);
             self.hosts[h as usize].current = Some(id);
             return Some(id);
         }
@@ -219,32 +205,30 @@ impl Subnet {
         }
         pump.offered += 1;
         let (dst_host, bits) = (pump.dst_host, pump.bits);
-        let id = self.insert_message(now, h, dst_host, bits, MsgState::InputFirst, 0);
+        let id = self.offer(now, h, dst_host, bits);
         self.hosts[h as usize].current = Some(id);
         Some(id)
     }
 
-    /// A new message of `bits` from host `h` to host `dst_host`, in `state` with `input`
-    /// packets already in the source IMP.
-    pub(super) fn insert_message(
+    /// A new message of `bits` from host `h` to host `dst_host`: numbered, traced and
+    /// tracked by the observer; what its source IMP is to be told of it.
+    pub(super) fn new_offer(
         &mut self,
         now: SimTime,
         h: u32,
         dst_host: u32,
         bits: u64,
-        state: MsgState,
-        input: u8,
-    ) -> MsgId {
+    ) -> (MsgId, Offer) {
         let id = self.next_msg;
         self.next_msg += 1;
         let background = self.hosts[h as usize].background.is_some();
         self.obs.tally.offered += 1;
-        let packets = bits.div_ceil(self.params.max_packet.get()) as u8;
+        let src = self.hosts[h as usize].imp;
         if background {
+            let packets = self.imps[src as usize].packets_of(bits);
             self.obs.tally.background_offered += 1;
             self.obs.tally.background_packets += packets as u64;
         }
-        let src = self.hosts[h as usize].imp;
         let dst = self.hosts[dst_host as usize].imp;
         let stream = self.stream_of(h, dst_host);
         let rec = MessageRecord {
@@ -262,76 +246,53 @@ impl Subnet {
                 host: &self.hosts[h as usize].name,
             },
         );
-        self.imps[src as usize].messages.insert(
-            id,
-            SourceMsg {
-                host: h,
-                dst_host,
-                src,
-                dst,
-                stream,
-                bits,
-                packets,
-                state,
-                num: None,
-                input,
-                reqalls: 0,
-                accepted: false,
-            },
-        );
         let tracked = Tracked {
             background,
             delivered: false,
             rec,
         };
         self.obs.messages.insert(id, tracked);
+        let offer = Offer {
+            host: h,
+            dst_host,
+            dst,
+            stream,
+            bits,
+        };
+        (id, offer)
+    }
+
+    /// Host `h` offers a new message of `bits` to host `dst_host` to its IMP.
+    fn offer(&mut self, now: SimTime, h: u32, dst_host: u32, bits: u64) -> MsgId {
+        let (id, o) = self.new_offer(now, h, dst_host, bits);
+        let src = self.hosts[h as usize].imp;
+        self.imps[src as usize].message_offered(id, o);
         id
     }
 
+    /// Host `h`'s packet is across its interface: its source IMP's processor takes it in
+    /// (`model/processing.rs`), the IMP's step for it follows ([`Imp::host_packet_in`]), and
+    /// the host tries its next.
+    ///
+    /// [`Imp::host_packet_in`]: crate::imp::Imp::host_packet_in
     pub(super) fn host_input_done(&mut self, now: SimTime, h: u32, q: &mut EventQueue<Ev>) {
         self.hosts[h as usize].input_busy = false;
         let mid = self.hosts[h as usize]
             .current
             .expect("input of a current message");
         let src = self.hosts[h as usize].imp;
-        let m = msg_in(&mut self.imps, src, mid);
-        let index = m.input;
-        m.input += 1;
-        // The task level takes the packet in (`model/processing.rs`).
-        let (pbits, of) = (m.bits, m.packets);
-        let bits = self.packet_bits(pbits, index, of);
+        let bits = self.imps[src as usize]
+            .next_input(mid)
+            .expect("the packet whose input was started")
+            .bits;
         self.host_packet(now, src, bits, q);
-        if index == 0 {
-            self.obs.note(now, mid, Milestone::FirstIn);
-            let first = self.procedure.first_state();
-            let m = msg_in(&mut self.imps, src, mid);
-            change(&mut self.trace, now, mid, m, first);
-            self.trace.emit(
-                now,
-                &Tr::FirstIn {
-                    msg: mid,
-                    imp: &self.imps[src as usize].name,
-                },
-            );
-            self.advance(now, src, mid, q);
-        } else {
-            let m = &self.imps[src as usize].messages[&mid];
-            let (src, dst, num, of, bits) =
-                (m.src, m.dst, m.num.expect("launched"), m.packets, m.bits);
-            let pb = self.packet_bits(bits, index, of);
-            self.send_data(now, src, dst, mid, num, index, of, pb, q);
-        }
-        let m = &self.imps[src as usize].messages[&mid];
-        if m.input == m.packets && m.state == MsgState::Launched && !m.accepted {
-            self.accepted(now, h, mid);
-        }
+        self.step(now, src, q, |i, out| i.host_packet_in(mid, out));
         self.host_try(now, h, q);
     }
 
-    /// The last packet of a message is in the source IMP: the pump may offer the next.
+    /// The last packet of message `mid` is in its source IMP, which has told host `h`
+    /// ([`crate::imp::Output::Accepted`]): the host may offer the next.
     pub(super) fn accepted(&mut self, now: SimTime, h: u32, mid: MsgId) {
-        let src = self.hosts[h as usize].imp;
-        msg_in(&mut self.imps, src, mid).accepted = true;
         self.obs.note(now, mid, Milestone::Accepted);
         self.hosts[h as usize].current = None;
         self.trace.emit(now, &Tr::Accepted { msg: mid });

@@ -136,9 +136,8 @@ impl Subnet {
             g.offered += 1;
             g.in_flight += 1;
             // It starts inside the IMP: the packet is in, and it goes to point b.
-            let id = self.insert_message(now, h, dst_host, bits, self.procedure.first_state(), 1);
-            self.obs.note(now, id, super::Milestone::FirstIn);
-            self.advance(now, src, id, q);
+            let (id, o) = self.new_offer(now, h, dst_host, bits);
+            self.step(now, src, q, |i, out| i.message_generated(id, o, out));
         }
     }
 }

@@ -7,7 +7,7 @@
 use super::{Counted, Ev, Subnet, Tr, Work, link_in};
 use crate::imp::{Arrival, Expired, TimerId, Transmit};
 use crate::link::{Frame, FrameKind, Hold, NextFrame, channels_in};
-use crate::packet::{MsgId, Packet, PktId, PktKind, Stream};
+use crate::packet::{Packet, PktId, PktKind, Stream};
 use nmc_sim::{Bits, EventQueue, SimTime};
 
 impl Subnet {
@@ -17,44 +17,17 @@ impl Subnet {
         Bits::new(p.bits.get() + self.params.frame_overhead(&p.kind).get())
     }
 
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn send_data(
-        &mut self,
-        now: SimTime,
-        src: u32,
-        dst: u32,
-        msg: MsgId,
-        num: u64,
-        index: u8,
-        of: u8,
-        bits: u64,
-        q: &mut EventQueue<Ev>,
-    ) {
-        let (stream, host) = self.imps[src as usize]
-            .messages
-            .get(&msg)
-            .map_or((0, 0), |m| (m.stream, m.dst_host));
-        let p = Packet {
-            kind: PktKind::Data {
-                msg,
-                num,
-                index,
-                of,
-                host,
-            },
-            src,
-            dst,
-            stream,
-            bits: Bits::new(bits),
-            hops: 0,
-        };
+    /// Sends data packet `p` from its source IMP ([`crate::imp::Output::Data`]): routed and
+    /// queued on its first line, or held for a route while there is none.
+    pub(super) fn send_data(&mut self, now: SimTime, p: Packet, q: &mut EventQueue<Ev>) {
+        let src = p.src;
         debug_assert_ne!(
-            src, dst,
+            src, p.dst,
             "hosts on one IMP are refused when the model is built"
         );
         let id = self.slab.insert(p);
         self.note_visit(now, src, id);
-        let Some(l) = self.routing.next_link(&self.topo, src, dst) else {
+        let Some(l) = self.routing.next_link(&self.topo, src, p.dst) else {
             self.routing.park(src, id, Hold::Source);
             return;
         };

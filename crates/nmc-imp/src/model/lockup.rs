@@ -3,7 +3,7 @@
 //! has come back for `lockup_window` while messages are outstanding, and records what every IMP
 //! holds at that moment, so that a run ends with an explanation instead of idling to its end.
 
-use super::{Ev, HeldAt, LockupReport, Subnet, Tick, Tr};
+use super::{Ev, LockupReport, Subnet, Tick, Tr};
 use nmc_sim::{EventQueue, SimTime};
 
 impl Subnet {
@@ -42,31 +42,7 @@ impl Subnet {
         let held = self
             .imps
             .iter()
-            .filter(|i| i.reasm_used > 0 || !i.requests.is_empty())
-            .map(|i| {
-                let mut stored: Vec<(String, Vec<u64>)> = Vec::new();
-                for (s, n) in i.delivery.out_of_order() {
-                    match stored.last_mut() {
-                        Some((src, v)) if *src == name(s) => v.push(n),
-                        _ => stored.push((name(s), vec![n])),
-                    }
-                }
-                let in_order: Vec<(String, u64)> = i
-                    .requests
-                    .keys()
-                    .filter(|(s, n)| *n == i.delivery.expected(*s))
-                    .map(|(s, n)| (name(*s), *n))
-                    .collect();
-                HeldAt {
-                    imp: i.name.clone(),
-                    reassembly_used: i.reasm_used,
-                    reassembly_max: i.reasm_max,
-                    other_requests: i.requests.len() - in_order.len(),
-                    stored_out_of_order: stored,
-                    in_order_refused: in_order,
-                    next_timer_ns: i.next_release_at().map(|t| t.as_nanos()),
-                }
-            })
+            .filter_map(|i| i.snapshot().lockup_held(name))
             .collect();
         LockupReport {
             detected_ns: now.as_nanos(),

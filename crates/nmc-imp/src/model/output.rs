@@ -1,8 +1,8 @@
-//! The driver carries out what an IMP's protocol step asks ([`Output`]), in the order the step
-//! pushed it: control messages sent, wake-ups queued, counts, trace lines and milestones, host
-//! interfaces started, messages and hosts moved on, a single-packet message's copy sent and
-//! its answer recorded, and the rest of a step handed back to the IMP ([`Imp::resume`]) once
-//! what came before is done.
+//! The driver carries out what an IMP's step asks ([`Output`]), in the order the step pushed
+//! it (`imp.rs` gives the call order): control messages and data packets sent, wake-ups
+//! queued, counts, trace lines and milestones, host interfaces started, hosts moved on, answers
+//! recorded, and the rest of a step handed back to the IMP ([`Imp::resume`]) once what came
+//! before is done.
 
 use super::{Ev, Side, Subnet, Tr};
 use crate::imp::{Imp, Output, TimerId, Traced};
@@ -76,10 +76,19 @@ impl Subnet {
                 }
                 Output::Milestone { msg, milestone } => self.obs.note(now, msg, milestone),
                 Output::HostOutput { host } => self.start_host_output(now, imp, host, q),
-                Output::Advance(msg) => self.advance(now, imp, msg, q),
                 Output::WakeHosts => self.wake_hosts(now, imp, q),
-                Output::ServeWaiters => self.serve_waiters(now, imp, q),
-                Output::SingleCopy { msg, again } => self.send_single(now, imp, msg, again, q),
+                Output::HostInput { host } => self.host_try(now, host, q),
+                Output::Data { msg, index } => {
+                    let p = self.imps[imp as usize].data_packet(msg, index);
+                    self.send_data(now, p, q)
+                }
+                Output::Answered { msg, dst, all } => {
+                    self.message_answered(now, imp, msg, dst, all)
+                }
+                Output::SingleCopy { msg, again } => {
+                    let p = self.imps[imp as usize].data_packet(msg, 0);
+                    self.send_single(now, imp, p, again, q)
+                }
                 Output::Accepted { host, msg } => self.accepted(now, host, msg),
                 Output::SingleAnswered { msg, host, dst } => {
                     self.single_answered(now, imp, msg, host, dst)
@@ -134,6 +143,13 @@ impl Subnet {
             Traced::State { msg, from, to } => Tr::State { msg, from, to },
             Traced::Launched { msg } => Tr::Launched { msg },
             Traced::AllIn { num } => Tr::AllIn { num },
+            Traced::FirstIn { msg } => Tr::FirstIn {
+                msg,
+                imp: name(imp),
+            },
+            Traced::Number { msg, num } => Tr::Number { msg, num },
+            Traced::Plt { msg, plt_used } => Tr::Plt { msg, plt_used },
+            Traced::Reqall { msg, num } => Tr::Reqall { msg, num },
         };
         self.trace.emit(now, &line);
     }

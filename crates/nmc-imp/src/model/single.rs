@@ -9,7 +9,7 @@
 use super::{E2eEvent, Ev, Happened, Note, Side, Subnet, Tr, What};
 use crate::link::Hold;
 use crate::packet::{MsgId, Packet, PktKind};
-use nmc_sim::{Bits, EventQueue, SimTime};
+use nmc_sim::{EventQueue, SimTime};
 
 impl Subnet {
     /// Writes a line of RFC 632's table (`record = ["e2e"]`): `event` of `what`, number `num`,
@@ -42,7 +42,7 @@ impl Subnet {
 
     // ----------------------------------------------------------------- source
 
-    /// Sends single-packet message `mid`'s packet from its source IMP, the first time or
+    /// Sends single-packet message `packet` from its source IMP `src`, the first time or
     /// `again` on an ALLOCATE ([`crate::imp::Output::SingleCopy`], pushed by
     /// [`crate::imp::Imp::launch_single`] and [`crate::imp::Imp::single_all_received`]). The
     /// buffer it occupies is the copy, kept until the RFNM ([`Hold::Copy`]).
@@ -50,27 +50,16 @@ impl Subnet {
         &mut self,
         now: SimTime,
         src: u32,
-        mid: MsgId,
+        packet: Packet,
         again: bool,
         q: &mut EventQueue<Ev>,
     ) {
-        let m = &self.imps[src as usize].messages[&mid];
-        let (dst, stream, num, bits) = (m.dst, m.stream, m.num.expect("numbered"), m.bits);
-        let host = m.dst_host;
-        let id = self.slab.insert(Packet {
-            kind: PktKind::Data {
-                msg: mid,
-                num,
-                index: 0,
-                of: 1,
-                host,
-            },
-            src,
-            dst,
-            stream,
-            bits: Bits::new(bits),
-            hops: 0,
-        });
+        let PktKind::Data { num, .. } = packet.kind else {
+            debug_assert!(false, "a single-packet message's copy is a data packet");
+            return;
+        };
+        let dst = packet.dst;
+        let id = self.slab.insert(packet);
         let l = match self.detours.remove(&src) {
             Some(l) => l,
             None => match self.routing.next_link(&self.topo, src, dst) {

@@ -9,7 +9,7 @@
 //! launched, as K&O's figures do.
 
 use super::{MsgState, SliceItem, Subnet, TimeSlice};
-use crate::destination::Reply;
+use crate::observe::{Doing, SliceKind};
 use crate::packet::{MsgId, PktId, PktKind};
 use crate::source::SourceMsg;
 use nmc_sim::SimTime;
@@ -62,65 +62,60 @@ impl Subnet {
                 _ => {}
             }
         }
-        let di = &self.imps[d as usize];
+        let (si, di) = (
+            self.imps[s as usize].snapshot(),
+            self.imps[d as usize].snapshot(),
+        );
         let end = hops as f64;
         let tracked = &self.obs.messages;
         let pump =
             |id: &MsgId, m: &SourceMsg| m.dst == d && !tracked[id].background && m.packets > 1;
-        let mine: Vec<(&MsgId, &SourceMsg)> = self.imps[s as usize]
-            .messages
-            .iter()
-            .filter(|(id, m)| pump(id, m))
-            .collect();
+        let mine: Vec<(MsgId, &SourceMsg)> = si.messages().filter(|(id, m)| pump(id, m)).collect();
         // Message i: the most recently launched.
         let base = mine
             .iter()
             .filter(|(_, m)| m.state == MsgState::Launched)
-            .map(|(id, _)| **id)
+            .map(|(id, _)| *id)
             .max()
-            .or_else(|| mine.first().map(|(id, _)| **id))?;
+            .or_else(|| mine.first().map(|(id, _)| *id))?;
         // Outstanding pump messages are consecutive: count them in order of offer.
-        let rank = |id: MsgId| mine.iter().position(|(k, _)| **k == id).unwrap_or(0) as u64;
+        let rank = |id: MsgId| mine.iter().position(|(k, _)| *k == id).unwrap_or(0) as u64;
         let label = |id: MsgId| crate::e2e::relative(rank(id) + 1_000_000, rank(base) + 1_000_000);
-        let all_first = self.procedure.allocation_before_plt();
-        let si = &self.imps[s as usize];
+        let all_first = si.allocation_before_plt();
         let mut items = Vec::new();
-        for &(&id, m) in &mine {
-            let waiting_rfnm = di
-                .replies
-                .iter()
-                .any(|r| matches!(r, Reply::Rfnm { msg, .. } if *msg == id));
-            let in_reassembly = di.delivery.holds(id)
-                || di.ports.iter().any(|p| p.queue.iter().any(|o| o.msg == id));
+        for &(id, m) in &mine {
+            let waiting_rfnm = di.rfnm_waiting(id);
+            let in_reassembly = di.at_destination(id);
+            use {Doing::*, SliceKind::*};
             let (what, from, to, plt, all, doing) = match m.state {
                 MsgState::Launched => {
                     if let Some(&(a, b)) = data.get(&id) {
                         let reached = if in_reassembly { end } else { b };
-                        ("MSG", a, reached, true, true, "in flight")
+                        (Msg, a, reached, true, true, InFlight)
                     } else if waiting_rfnm {
-                        ("RFNM", end, end, true, false, "waiting for an ALL")
+                        (Rfnm, end, end, true, false, RfnmWaitingForAll)
                     } else if let Some(&(at, carries)) = rfnm.get(&id) {
-                        ("RFNM", at, at, true, carries, "on its way back")
+                        (Rfnm, at, at, true, carries, OnItsWayBack)
                     } else if in_reassembly {
-                        ("MSG", end, end, true, true, "at the destination")
+                        (Msg, end, end, true, true, AtTheDestination)
                     } else {
-                        ("MSG", 0.0, 0.0, true, true, "entering the source IMP")
+                        (Msg, 0.0, 0.0, true, true, Entering)
                     }
                 }
-                MsgState::NeedPlt => ("MSG", 0.0, 0.0, false, all_first, "waiting for a PLT entry"),
+                MsgState::NeedPlt => (Msg, 0.0, 0.0, false, all_first, WaitingForPlt),
                 MsgState::AwaitAll => {
-                    let queued = si.plt_claims.reqall_waiting(id);
+                    let queued = si.reqall_waiting(id);
                     let doing = if queued {
-                        "REQALL waiting for a PLT entry"
+                        ReqallWaitingForPlt
                     } else {
-                        "waiting for an ALL"
+                        MsgWaitingForAll
                     };
                     // Version 2: its REQALL stole the message's PLT entry.
-                    ("MSG", 0.0, 0.0, !all_first, false, doing)
+                    (Msg, 0.0, 0.0, !all_first, false, doing)
                 }
-                MsgState::NeedAll => ("MSG", 0.0, 0.0, false, false, "looking for an ALL"),
-                MsgState::NeedNumber => ("MSG", 0.0, 0.0, false, false, "waiting for a number"),
-                MsgState::NeedBlock => ("MSG", 0.0, 0.0, false, false, "waiting for its block"),
+                MsgState::NeedAll => (Msg, 0.0, 0.0, false, false, LookingForAll),
+                MsgState::NeedNumber => (Msg, 0.0, 0.0, false, false, WaitingForNumber),
+                MsgState::NeedBlock => (Msg, 0.0, 0.0, false, false, WaitingForBlock),
                 MsgState::InputFirst => continue,
             };
             items.push(SliceItem {
@@ -135,41 +130,37 @@ impl Subnet {
         }
         for (id, at) in reqall {
             items.push(SliceItem {
-                what: "REQALL",
+                what: SliceKind::Reqall,
                 label: label(id),
                 at_from: at,
                 at_to: at,
                 plt: true,
                 all: false,
-                doing: "on its way",
+                doing: Doing::OnItsWay,
             });
         }
         for at in alls {
             items.push(SliceItem {
-                what: "ALL",
+                what: SliceKind::All,
                 label: String::new(),
                 at_from: at,
                 at_to: at,
                 plt: true,
                 all: true,
-                doing: "on its way back",
+                doing: Doing::OnItsWayBack,
             });
         }
         // ALLs answering REQALLs, waiting at the destination for buffers.
-        for r in di.replies.iter() {
-            if let Reply::All { stream, .. } = r
-                && self.stream_src(*stream) == s
-            {
-                items.push(SliceItem {
-                    what: "ALL",
-                    label: String::new(),
-                    at_from: end,
-                    at_to: end,
-                    plt: true,
-                    all: false,
-                    doing: "waiting for buffers",
-                });
-            }
+        for _ in 0..di.alls_waiting_for(s) {
+            items.push(SliceItem {
+                what: SliceKind::All,
+                label: String::new(),
+                at_from: end,
+                at_to: end,
+                plt: true,
+                all: false,
+                doing: Doing::WaitingForBuffers,
+            });
         }
         Some(TimeSlice {
             t_ns: now.as_nanos(),

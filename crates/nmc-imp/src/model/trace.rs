@@ -1,17 +1,8 @@
-//! The trace (`trace = true`): one JSON line per event of the procedures, and [`change`], the
-//! one place a message's state changes, traced.
+//! The trace (`trace = true`): one JSON line per event of the procedures.
 
 use super::MsgState;
 use crate::packet::MsgId;
-use crate::source::SourceMsg;
-use nmc_sim::{SimTime, Trace};
 use serde::Serialize;
-
-/// Message `id` (`m`) moves to state `to`: the one place a message's state changes, traced.
-pub(crate) fn change(trace: &mut Trace, now: SimTime, id: MsgId, m: &mut SourceMsg, to: MsgState) {
-    let from = std::mem::replace(&mut m.state, to);
-    trace.emit(now, &Tr::State { msg: id, from, to });
-}
 
 /// A trace line (`trace = true`).
 #[derive(Serialize)]

@@ -3,8 +3,7 @@
 //! [`Observer`](crate::observe::Observer), and what the subnet still holds (undelivered
 //! messages, busy resources) for the end of a run and the no-leak check.
 
-use super::{Counted, Ev, MsgState, Occupancy, Subnet, Tick};
-use crate::destination::Reply;
+use super::{Counted, Ev, Occupancy, Subnet, Tick};
 use crate::packet::MsgId;
 use nmc_sim::{EventQueue, SimTime};
 use std::collections::BTreeSet;
@@ -16,36 +15,23 @@ impl Subnet {
 
     pub(super) fn sample(&mut self, now: SimTime, q: &mut EventQueue<Ev>) {
         if let Some((s, d)) = self.obs.watch {
-            let si = &self.imps[s as usize];
-            let di = &self.imps[d as usize];
-            let awaiting_all = || {
-                si.messages
-                    .values()
-                    .filter(|m| m.state == MsgState::AwaitAll)
-                    .count() as u32
-            };
-            let plt_reqalls = self
-                .procedure
-                .plt_reqalls(&self.imps[s as usize], &awaiting_all);
-            let plt_rfnms_waiting = di
-                .replies
-                .iter()
-                .filter(
-                    |r| matches!(r, Reply::Rfnm { stream, .. } if self.stream_src(*stream) == s),
-                )
-                .count() as u32;
+            let (si, di) = (
+                self.imps[s as usize].snapshot(),
+                self.imps[d as usize].snapshot(),
+            );
+            let plt_reqalls = si.plt_reqalls();
+            let plt_rfnms_waiting = di.rfnms_waiting_for(s);
             let o = Occupancy {
                 t_ns: now.as_nanos(),
-                message_numbers: si.numbers.in_use(self.obs.watch_stream),
-                plt_entries: si.plt.used(),
-                reassembly_buffers: di.reasm_used,
-                allocations_held: si.allocs.held(d),
-                source_buffers: si.buf_used,
+                message_numbers: si.numbers_in_use(self.obs.watch_stream),
+                plt_entries: si.plt_used(),
+                reassembly_buffers: di.reassembly_used(),
+                allocations_held: si.allocations_held(d),
+                source_buffers: si.buffers_used(),
                 plt_reqalls,
                 plt_rfnms_waiting,
                 plt_messages: si
-                    .plt
-                    .used()
+                    .plt_used()
                     .saturating_sub(plt_reqalls + plt_rfnms_waiting),
             };
             self.obs.sampled(now, o);
@@ -61,14 +47,8 @@ impl Subnet {
         let known = self.obs.messages.values().filter(|m| !m.delivered).count();
         let mut leaving: BTreeSet<MsgId> = BTreeSet::new();
         for i in &self.imps {
-            for p in &i.ports {
-                leaving.extend(
-                    p.queue
-                        .iter()
-                        .map(|o| o.msg)
-                        .filter(|m| !self.obs.messages.contains_key(m)),
-                );
-            }
+            let to_hosts = i.snapshot().to_hosts();
+            leaving.extend(to_hosts.filter(|m| !self.obs.messages.contains_key(m)));
         }
         (known + leaving.len()) as u64
     }
@@ -77,22 +57,7 @@ impl Subnet {
     pub fn held(&self) -> Vec<String> {
         let mut v = Vec::new();
         for i in &self.imps {
-            if !i.idle() {
-                v.push(format!(
-                    "{}: buffers {}, s/f {}, reassembly {}, PLT {}, numbers {:?}, replies {}, allocations {:?}, tasks {}, to hosts {}",
-                    i.name,
-                    i.buf_used,
-                    i.sf_used,
-                    i.reasm_used,
-                    i.plt.used(),
-                    i.numbers.used(),
-                    i.replies.len(),
-                    i.allocs.held_all(),
-                    i.cpu.len(),
-                    i.ports.iter().map(|p| p.queue.len()).sum::<usize>()
-                ));
-                v.extend(self.procedure.held(i));
-            }
+            v.extend(i.snapshot().held());
         }
         for l in self.links() {
             if l.channels_busy() > 0 || !l.data.is_empty() || !l.ctrl.is_empty() {

@@ -1,0 +1,813 @@
+//! The source IMP's steps of a message (K&O §II, Fig. 1 points a–e, h, i): the host's packets
+//! taken in (point a), the message moved through its version's procedure as far as the rules
+//! let it ([`super::procedure::Procedure::step`]: its number, point b; its PLT entry, point c;
+//! its allocation or a REQALL), packet 1 launched (point e) and the rest sent as the host puts
+//! them in, the RFNM or ALL received (point h) with the allocation it brings (point i), and the
+//! messages and claims that waited for what it freed served in turn. The tables are
+//! [`crate::source`]'s; where the versions differ is the [`super::procedure::Procedure`] the IMP
+//! holds (`e2e/v2.rs`, `e2e/v3.rs`). Each step changes the IMP's tables and pushes what the
+//! driver is to do ([`Output`]): the trace and the observer's milestones, the counts, the
+//! packets and control messages to send, the wake-ups, and the hosts that may go on.
+//!
+//! A step whose rest depends on what the driver does first (a packet launched lets its host put
+//! in the next one, which may be a message of this IMP's own generator moved on at once) ends
+//! with an [`Output::Resume`]: the serving of the PLT's claims ([`Resume::Plt`]), of the
+//! messages waiting for a number ([`Resume::Waiters`]), and of a message the version asks again
+//! for ([`Resume::AskAgain`]).
+
+use super::procedure::{Grant, Step, Want};
+use crate::imp::{Imp, Output, Resume, TimerId, Traced};
+use crate::observe::{Counted, Milestone};
+use crate::packet::{MsgId, Packet, PktKind, Stream};
+use crate::source::{MsgState, SourceMsg};
+use nmc_sim::{Bits, SimTime};
+
+/// A message a host offers its source IMP, as the host and the subnet name it
+/// ([`Imp::message_offered`], [`Imp::message_generated`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Offer {
+    /// The source host.
+    pub host: u32,
+    /// The destination host.
+    pub dst_host: u32,
+    /// The destination IMP.
+    pub dst: u32,
+    /// The stream its numbers count in (IMP pair in version 2, host pair in version 3).
+    pub stream: Stream,
+    /// Its length, data bits.
+    pub bits: u64,
+}
+
+/// The next packet a host may put into its IMP ([`Imp::next_input`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Input {
+    /// Its place in the message (0: packet 1).
+    pub index: u8,
+    /// Its data bits (the host leader is the driver's, on the interface).
+    pub bits: u64,
+    /// The message's destination IMP (the packet's output queue, for packets after the first).
+    pub dst: u32,
+}
+
+impl Imp {
+    /// The packets a message of `bits` is cut into (full packets of the profile's
+    /// `max_packet`, the rest in the last).
+    pub fn packets_of(&self, bits: u64) -> u8 {
+        bits.div_ceil(self.limits.destination.max_packet) as u8
+    }
+
+    /// Host `o.host` offers message `id` to this IMP, its source (K&O §II point a): the IMP's
+    /// table has it from now until its RFNM comes back. Its packet 1 is to go in.
+    pub fn message_offered(&mut self, id: MsgId, o: Offer) {
+        self.insert(id, o, MsgState::InputFirst, 0);
+    }
+
+    /// The IMP's own message generator (RFC 632's "IMP message generator") makes message `id`
+    /// inside this IMP, with the buffer [`Imp::admit_own_packet`] gave it: packet 1 is in, and
+    /// the message goes to point b at once.
+    pub fn message_generated(&mut self, id: MsgId, o: Offer, out: &mut Vec<Output>) {
+        self.insert(id, o, self.procedure.first_state(), 1);
+        out.push(Output::Milestone {
+            msg: id,
+            milestone: Milestone::FirstIn,
+        });
+        self.advance(id, out);
+    }
+
+    /// Message `id` into the table, in `state` with `input` packets in.
+    fn insert(&mut self, id: MsgId, o: Offer, state: MsgState, input: u8) {
+        let m = SourceMsg {
+            host: o.host,
+            dst_host: o.dst_host,
+            src: self.id,
+            dst: o.dst,
+            stream: o.stream,
+            bits: o.bits,
+            packets: self.packets_of(o.bits),
+            state,
+            num: None,
+            input,
+            reqalls: 0,
+            accepted: false,
+        };
+        self.messages.insert(id, m);
+    }
+
+    /// The next packet of message `msg` its host may put in, or `None` while K&O §II point a
+    /// halts input: packet 1 of a message just offered, and the others only once it is
+    /// launched ("input of packets 2..8 halts until the resources are held"). Whether the IMP
+    /// has room for it is [`Imp::admit_host_packet`]'s.
+    pub fn next_input(&self, msg: MsgId) -> Option<Input> {
+        let m = self.messages.get(&msg)?;
+        let due = m.state == MsgState::InputFirst && m.input == 0
+            || m.state == MsgState::Launched && m.input < m.packets;
+        due.then(|| Input {
+            index: m.input,
+            bits: self.packet_bits(m, m.input),
+            dst: m.dst,
+        })
+    }
+
+    /// Data bits of packet `index` of message `m`: full packets of the profile's
+    /// `max_packet`, the rest in the last.
+    fn packet_bits(&self, m: &SourceMsg, index: u8) -> u64 {
+        let max = self.limits.destination.max_packet;
+        if index + 1 < m.packets {
+            max
+        } else {
+            m.bits - max * (m.packets as u64 - 1)
+        }
+    }
+
+    /// Packet `index` of message `msg`, as it leaves this IMP, its source ([`Output::Data`],
+    /// [`Output::SingleCopy`]).
+    ///
+    /// # Panics
+    /// If the IMP has no message `msg`, or it has no number yet (it is not launched).
+    pub fn data_packet(&self, msg: MsgId, index: u8) -> Packet {
+        let m = &self.messages[&msg];
+        Packet {
+            kind: PktKind::Data {
+                msg,
+                num: m.num.expect("a launched message is numbered"),
+                index,
+                of: m.packets,
+                host: m.dst_host,
+            },
+            src: self.id,
+            dst: m.dst,
+            stream: m.stream,
+            bits: Bits::new(self.packet_bits(m, index)),
+            hops: 0,
+        }
+    }
+
+    /// K&O §II point a: the next packet of message `msg` is in this IMP from its host. Packet 1
+    /// starts the source procedure ([`super::procedure::Procedure::first_state`]) and the
+    /// message goes as far as it can; a later packet, its message launched, is sent on. Once
+    /// the last is in and the message launched, the host is told it was taken.
+    pub fn host_packet_in(&mut self, msg: MsgId, out: &mut Vec<Output>) {
+        let m = self.messages.get_mut(&msg).expect("a message of this IMP");
+        let index = m.input;
+        m.input += 1;
+        if index == 0 {
+            out.push(Output::Milestone {
+                msg,
+                milestone: Milestone::FirstIn,
+            });
+            self.set_state(msg, self.procedure.first_state(), out);
+            out.push(Output::Trace(Traced::FirstIn { msg }));
+            self.advance(msg, out);
+        } else {
+            out.push(Output::Data { msg, index });
+        }
+        if let Some(m) = self.messages.get(&msg)
+            && m.input == m.packets
+            && m.state == MsgState::Launched
+            && !m.accepted
+        {
+            self.accept(msg, out);
+        }
+    }
+
+    /// All of message `msg` is in and it is launched: its host is told it was taken, and may
+    /// offer the next.
+    pub(crate) fn accept(&mut self, msg: MsgId, out: &mut Vec<Output>) {
+        let m = self.messages.get_mut(&msg).expect("a message of this IMP");
+        m.accepted = true;
+        let host = m.host;
+        out.push(Output::Accepted { host, msg });
+    }
+
+    /// Moves message `msg` through the source procedure of its version as far as it can go:
+    /// the version's rule takes each step on this IMP's tables ([`Step`]), and what the step
+    /// asks for is pushed.
+    pub fn advance(&mut self, msg: MsgId, out: &mut Vec<Output>) {
+        let p = self.procedure;
+        loop {
+            let Some(m) = self.messages.get(&msg) else {
+                return;
+            };
+            let (dst, stream) = (m.dst, m.stream);
+            let want = Want {
+                msg,
+                state: m.state,
+                stream,
+                dst,
+            };
+            match p.step(self, want) {
+                Step::Wait => return,
+                Step::Moved(state) => self.set_state(msg, state, out),
+                Step::Numbered { num, then } => {
+                    let m = self.messages.get_mut(&msg).expect("a message of this IMP");
+                    m.num = Some(num);
+                    let single = m.packets == 1;
+                    self.set_state(msg, then, out);
+                    out.push(Output::Milestone {
+                        msg,
+                        milestone: Milestone::Numbered,
+                    });
+                    out.push(Output::Trace(Traced::Number { msg, num }));
+                    if single {
+                        // RFC 632: no PLT entry, no allocation, no REQALL (`e2e/single.rs`).
+                        self.launch_single(msg, out);
+                        return;
+                    }
+                }
+                Step::PltLaunch => {
+                    let plt_used = self.plt.used();
+                    out.push(Output::Trace(Traced::Plt { msg, plt_used }));
+                    self.launch(msg, out);
+                    return;
+                }
+                Step::PltReqall => {
+                    // K&O §II: the REQALL "steals the acquired message number and the PLT
+                    // entry"; the message awaits an ALL.
+                    let plt_used = self.plt.used();
+                    out.push(Output::Trace(Traced::Plt { msg, plt_used }));
+                    let m = self.messages.get_mut(&msg).expect("a message of this IMP");
+                    let num = m.num.take().expect("numbered");
+                    self.set_state(msg, MsgState::AwaitAll, out);
+                    self.reqall_sent(msg);
+                    out.push(Output::Milestone {
+                        msg,
+                        milestone: Milestone::Reqall,
+                    });
+                    out.push(Output::Trace(Traced::Reqall { msg, num }));
+                    out.push(Output::Count(Counted::Reqall));
+                    let kind = PktKind::ReqAll { msg, num };
+                    out.push(Output::Control {
+                        to: dst,
+                        stream,
+                        kind,
+                    });
+                    return;
+                }
+                Step::CreateBlock => {
+                    out.push(Output::Count(Counted::CreateBlock));
+                    let kind = PktKind::CreateBlock;
+                    out.push(Output::Control {
+                        to: dst,
+                        stream,
+                        kind,
+                    });
+                    return;
+                }
+                Step::BlocksFull { first } => {
+                    if first {
+                        out.push(Output::Count(Counted::TransmitBlockWait));
+                    }
+                    return;
+                }
+                Step::Withheld => {
+                    self.set_state(msg, MsgState::AwaitAll, out);
+                    out.push(Output::Count(Counted::ReqallWithheld));
+                    return;
+                }
+                Step::Asked { superfluous } => {
+                    if superfluous {
+                        out.push(Output::Count(Counted::SuperfluousReqall));
+                    }
+                    self.set_state(msg, MsgState::AwaitAll, out);
+                    self.reqall_sent(msg);
+                    out.push(Output::Milestone {
+                        msg,
+                        milestone: Milestone::Reqall,
+                    });
+                    self.serve_plt(None, out);
+                    return;
+                }
+                Step::Claimed => {
+                    self.serve_plt(None, out);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// A REQALL went (or was queued) for message `msg`: counted on it. Its milestone is the
+    /// caller's, in K&O's order.
+    fn reqall_sent(&mut self, msg: MsgId) {
+        let m = self.messages.get_mut(&msg).expect("a message of this IMP");
+        m.reqalls += 1;
+    }
+
+    /// Gives free PLT entries to the claims the version's rule names, in turn
+    /// ([`super::procedure::Procedure::grant`]), until none can take one. `moved` is the message
+    /// moved on last for an entry: first in line again, it could not take one, and the serving
+    /// stops.
+    pub(crate) fn serve_plt(&mut self, moved: Option<MsgId>, out: &mut Vec<Output>) {
+        let p = self.procedure;
+        loop {
+            match p.grant(self) {
+                Grant::None => return,
+                Grant::Advance(w) => {
+                    if moved == Some(w) {
+                        return;
+                    }
+                    self.advance(w, out);
+                    out.push(Output::Resume(Resume::Plt { moved: Some(w) }));
+                    return;
+                }
+                Grant::Launch { msg, plt_used } => {
+                    out.push(Output::Trace(Traced::Plt { msg, plt_used }));
+                    self.launch(msg, out);
+                    out.push(Output::Resume(Resume::Plt { moved }));
+                    return;
+                }
+                Grant::Reqall {
+                    msg,
+                    num,
+                    stream,
+                    dst,
+                } => {
+                    out.push(Output::Trace(Traced::Reqall { msg, num }));
+                    out.push(Output::Count(Counted::Reqall));
+                    let kind = PktKind::ReqAll { msg, num };
+                    out.push(Output::Control {
+                        to: dst,
+                        stream,
+                        kind,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Point e: packet 1 of message `msg` leaves; input of the rest resumes (its host may put
+    /// in the next packet), and a message all in is taken.
+    fn launch(&mut self, msg: MsgId, out: &mut Vec<Output>) {
+        self.set_state(msg, MsgState::Launched, out);
+        out.push(Output::Milestone {
+            msg,
+            milestone: Milestone::Launched,
+        });
+        out.push(Output::Trace(Traced::Launched { msg }));
+        out.push(Output::Data { msg, index: 0 });
+        let m = &self.messages[&msg];
+        let (host, all_in) = (m.host, m.input == m.packets);
+        if all_in {
+            self.accept(msg, out);
+        }
+        out.push(Output::HostInput { host });
+    }
+
+    /// Messages waiting for a message number go on, stream by stream (those known now, each as
+    /// its turn comes if a message waits on it then: [`crate::source::Numbers::next_waiting`]),
+    /// then the claims on the PLT.
+    pub(crate) fn serve_waiters(&mut self, out: &mut Vec<Output>) {
+        let mark = self.numbers.lines_mark();
+        self.serve_waiters_after(mark, None, out);
+    }
+
+    /// [`Imp::serve_waiters`] from the stream after `after`.
+    fn serve_waiters_after(&mut self, mark: u64, mut after: Option<Stream>, out: &mut Vec<Output>) {
+        while let Some(stream) = self.numbers.next_waiting(after, mark) {
+            after = Some(stream);
+            if let Some(w) = self.numbers.first_waiting(stream) {
+                self.advance(w, out);
+                out.push(Output::Resume(Resume::Waiters {
+                    mark,
+                    stream,
+                    moved: w,
+                }));
+                return;
+            }
+        }
+        self.serve_plt(None, out);
+    }
+
+    /// [`Resume::Waiters`]: message `moved`, first waiting on `stream`, was moved on. Still first
+    /// (it found no number), the next stream's turn comes; otherwise the next message waiting
+    /// on `stream` goes on.
+    pub(crate) fn waiters_resumed(
+        &mut self,
+        mark: u64,
+        stream: Stream,
+        moved: MsgId,
+        out: &mut Vec<Output>,
+    ) {
+        match self.numbers.first_waiting(stream) {
+            Some(w) if w != moved => {
+                self.advance(w, out);
+                out.push(Output::Resume(Resume::Waiters {
+                    mark,
+                    stream,
+                    moved: w,
+                }));
+            }
+            _ => self.serve_waiters_after(mark, Some(stream), out),
+        }
+    }
+
+    /// A reply from destination IMP `dst` has been dealt with here and the waiters served: a
+    /// message the version asks to move on again does
+    /// ([`super::procedure::Procedure::ask_again`]).
+    pub(crate) fn ask_again(&mut self, dst: u32, out: &mut Vec<Output>) {
+        let p = self.procedure;
+        if let Some((w, state)) = p.ask_again(self, dst)
+            && self.messages.contains_key(&w)
+        {
+            self.set_state(w, state, out);
+            self.advance(w, out);
+        }
+    }
+
+    /// Point h: the RFNM of message `msg` (number of `stream`, carrying an ALL when `all`)
+    /// comes back at `now` from destination IMP `from`. The number and the PLT entry are
+    /// released, the ALL goes to the allocate counter, the message is answered and gone; then
+    /// the messages waiting for a number or an entry go on, a message the version asks again
+    /// for, and the hosts waiting for a buffer.
+    pub fn rfnm_received(
+        &mut self,
+        now: SimTime,
+        stream: Stream,
+        (msg, all): (MsgId, bool),
+        from: u32,
+        out: &mut Vec<Output>,
+    ) {
+        self.release_number_and_plt(stream);
+        self.number_released(now, stream, out);
+        if all {
+            self.add_allocation(now, from, out);
+        }
+        if let Some(m) = self.messages.remove(&msg) {
+            let dst = m.dst;
+            out.push(Output::Answered { msg, dst, all });
+        }
+        self.served(from, out);
+    }
+
+    /// Point h: the ALL answering a REQALL to destination IMP `from` (for a number of
+    /// `stream`) comes back at `now`. The REQALL's number and PLT entry are released and the
+    /// ALL goes to the allocate counter; then the waiters as after a RFNM.
+    pub fn all_received(&mut self, now: SimTime, stream: Stream, from: u32, out: &mut Vec<Output>) {
+        self.release_number_and_plt(stream);
+        let p = self.procedure;
+        if p.all_returned(self, from) {
+            self.number_released(now, stream, out);
+        }
+        out.push(Output::Trace(Traced::AllIn { num: 0 }));
+        self.add_allocation(now, from, out);
+        self.served(from, out);
+    }
+
+    /// What follows a reply from `from`, once what it set going is done: the messages waiting
+    /// for a number or a PLT entry go on, then a message the version asks again for, then the
+    /// hosts waiting for a buffer.
+    fn served(&mut self, from: u32, out: &mut Vec<Output>) {
+        out.push(Output::Resume(Resume::ServeWaiters));
+        out.push(Output::Resume(Resume::AskAgain { dst: from }));
+        out.push(Output::WakeHosts);
+    }
+
+    /// A reply gives back the number of `stream` it answered and its PLT entry.
+    fn release_number_and_plt(&mut self, stream: Stream) {
+        self.numbers.release(stream);
+        self.plt.release();
+    }
+
+    /// An ALL from destination IMP `dst` reaches this IMP, alone or on a RFNM (K&O §II point
+    /// h): the allocate counter goes up, and the oldest message waiting for an allocation to
+    /// `dst` starts again, whichever ALL this is. If that message's own REQALL is answered
+    /// later, that ALL is spare and goes back with a GVB unless used within its time (250 ms;
+    /// the "superfluous REQALL" of K&O §VII).
+    fn add_allocation(&mut self, now: SimTime, dst: u32, out: &mut Vec<Output>) {
+        let d = self.allocation_arrived(dst, now);
+        out.push(Output::Timer {
+            at: d.at,
+            timer: TimerId::GiveBack {
+                dst,
+                generation: d.generation,
+            },
+        });
+        if let Some(w) = self.allocs.next_awaiting(dst)
+            && self.messages.contains_key(&w)
+        {
+            // Version 2: the REQALL stole the number, the message starts again at point b.
+            // Version 3: it kept its number and now has its allocation.
+            self.set_state(w, self.procedure.allocated_state(), out);
+            self.advance(w, out);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The source IMP's steps on one IMP, in K&O §II's words, under the October 1974 profile
+    //! (version 2: 4 message numbers per IMP pair, 6 PLT entries, 1008-bit packets;
+    //! `params.rs`). IMP S (0) is the source; host 0 on it sends to host 1 on IMP D (1).
+    use super::*;
+    use crate::imp::Output::{Control, Count, Milestone as Mark, Resume as Then, Trace};
+    use crate::packet::stream;
+    use crate::params::ImpParams;
+    use nmc_sim::SimDuration;
+
+    const D: u32 = 1;
+
+    fn s_to_d() -> Stream {
+        stream(0, D)
+    }
+
+    fn imp() -> Imp {
+        super::super::testing::imp(&ImpParams::v2_1974_10(), 10)
+    }
+
+    fn at(ms: u64) -> SimTime {
+        SimTime::ZERO + SimDuration::from_millis(ms)
+    }
+
+    /// Host 0 offers message `msg` of `bits` to S (the driver's host has made it), and puts
+    /// packet 1 in: what S's step pushes.
+    fn first_packet_in(s: &mut Imp, msg: MsgId, bits: u64) -> Vec<Output> {
+        let o = Offer {
+            host: 0,
+            dst_host: 1,
+            dst: D,
+            stream: s_to_d(),
+            bits,
+        };
+        s.message_offered(msg, o);
+        assert_eq!(s.next_input(msg).map(|i| i.index), Some(0));
+        let mut out = Vec::new();
+        s.host_packet_in(msg, &mut out);
+        out
+    }
+
+    fn state(msg: MsgId, from: MsgState, to: MsgState) -> Output {
+        Trace(Traced::State { msg, from, to })
+    }
+
+    /// K&O §II points a–c: packet 1 in → a message number and a PLT entry → no allocation at
+    /// hand, so a REQALL "steals the acquired message number and the PLT entry" and the
+    /// message awaits the ALL. Input of packet 2 halts meanwhile.
+    #[test]
+    fn without_an_allocation_a_reqall_steals_the_number_and_the_plt_entry() {
+        let mut s = imp();
+        let out = first_packet_in(&mut s, 0, 2016);
+        let reqall = PktKind::ReqAll { msg: 0, num: 0 };
+        let expected = [
+            Mark {
+                msg: 0,
+                milestone: Milestone::FirstIn,
+            },
+            state(0, MsgState::InputFirst, MsgState::NeedNumber),
+            Trace(Traced::FirstIn { msg: 0 }),
+            state(0, MsgState::NeedNumber, MsgState::NeedPlt),
+            Mark {
+                msg: 0,
+                milestone: Milestone::Numbered,
+            },
+            Trace(Traced::Number { msg: 0, num: 0 }),
+            Trace(Traced::Plt {
+                msg: 0,
+                plt_used: 1,
+            }),
+            state(0, MsgState::NeedPlt, MsgState::AwaitAll),
+            Mark {
+                msg: 0,
+                milestone: Milestone::Reqall,
+            },
+            Trace(Traced::Reqall { msg: 0, num: 0 }),
+            Count(Counted::Reqall),
+            Control {
+                to: D,
+                stream: s_to_d(),
+                kind: reqall,
+            },
+        ];
+        assert_eq!(out, expected);
+        assert_eq!(s.messages[&0].num, None, "the REQALL took the number");
+        assert_eq!(s.messages[&0].reqalls, 1);
+        assert_eq!((s.numbers.in_use(s_to_d()), s.plt.used()), (1, 1));
+        assert_eq!(s.next_input(0), None, "input of packet 2 halts");
+    }
+
+    /// K&O §II point h: the ALL in → the REQALL's number and PLT entry released, the
+    /// allocation counted (its give-back timer set) → the message starts again at point b,
+    /// takes a number and an entry, and packet 1 leaves (point e); its host may put in packet
+    /// 2, which is sent on, and the host is told the message was taken.
+    #[test]
+    fn the_all_in_launches_packet_one_and_the_host_puts_in_the_rest() {
+        let mut s = imp();
+        first_packet_in(&mut s, 0, 2016);
+        let mut out = Vec::new();
+        s.all_received(at(100), s_to_d(), D, &mut out);
+        let giveback = Output::Timer {
+            at: at(350),
+            timer: TimerId::GiveBack {
+                dst: D,
+                generation: 0,
+            },
+        };
+        let launched = [
+            Trace(Traced::AllIn { num: 0 }),
+            giveback,
+            state(0, MsgState::AwaitAll, MsgState::NeedNumber),
+            state(0, MsgState::NeedNumber, MsgState::NeedPlt),
+            Mark {
+                msg: 0,
+                milestone: Milestone::Numbered,
+            },
+            Trace(Traced::Number { msg: 0, num: 1 }),
+            Trace(Traced::Plt {
+                msg: 0,
+                plt_used: 1,
+            }),
+            state(0, MsgState::NeedPlt, MsgState::Launched),
+            Mark {
+                msg: 0,
+                milestone: Milestone::Launched,
+            },
+            Trace(Traced::Launched { msg: 0 }),
+            Output::Data { msg: 0, index: 0 },
+            Output::HostInput { host: 0 },
+            Then(Resume::ServeWaiters),
+            Then(Resume::AskAgain { dst: D }),
+            Output::WakeHosts,
+        ];
+        assert_eq!(out, launched);
+        let next = s.next_input(0).expect("input resumes");
+        assert_eq!((next.index, next.bits), (1, 1008));
+
+        out.clear();
+        s.host_packet_in(0, &mut out);
+        let rest = [
+            Output::Data { msg: 0, index: 1 },
+            Output::Accepted { host: 0, msg: 0 },
+        ];
+        assert_eq!(out, rest);
+        assert!(s.messages[&0].accepted);
+        assert_eq!(s.next_input(0), None, "all of it is in");
+        let p = s.data_packet(0, 1);
+        assert_eq!(
+            (p.src, p.dst, p.stream, p.bits.get()),
+            (0, D, s_to_d(), 1008)
+        );
+        assert!(matches!(
+            p.kind,
+            PktKind::Data {
+                num: 1,
+                index: 1,
+                of: 2,
+                host: 1,
+                ..
+            }
+        ));
+    }
+
+    /// A message is cut into full packets of 1008 bits and the rest.
+    #[test]
+    fn the_last_packet_carries_the_rest() {
+        let mut s = imp();
+        s.allocs
+            .add(D, SimTime::ZERO, SimDuration::from_millis(250));
+        first_packet_in(&mut s, 0, 2500);
+        let bits: Vec<u64> = (0..3).map(|k| s.data_packet(0, k).bits.get()).collect();
+        assert_eq!(bits, [1008, 1008, 484]);
+    }
+
+    /// K&O §II point h: four messages hold the pair's 4 numbers and a fifth waits for one;
+    /// the RFNM of the first comes back → its number and PLT entry released, the message
+    /// answered and gone → the waiting message, served once that is recorded, takes the
+    /// number (and, with no allocation, sends its REQALL).
+    #[test]
+    fn rfnm_in_releases_the_number_and_the_waiting_message_is_numbered() {
+        let mut s = imp();
+        for msg in 0..4 {
+            s.allocs
+                .add(D, SimTime::ZERO, SimDuration::from_millis(250));
+            let out = first_packet_in(&mut s, msg, 2016);
+            assert!(
+                out.contains(&Output::Data { msg, index: 0 }),
+                "{msg} leaves"
+            );
+        }
+        let out = first_packet_in(&mut s, 4, 2016);
+        assert_eq!(s.messages[&4].state, MsgState::NeedNumber, "{out:?}");
+        assert_eq!(s.numbers.first_waiting(s_to_d()), Some(4));
+        assert_eq!(s.plt.used(), 4);
+
+        let mut out = Vec::new();
+        s.rfnm_received(at(500), s_to_d(), (0, false), D, &mut out);
+        let answered = [
+            Output::Answered {
+                msg: 0,
+                dst: D,
+                all: false,
+            },
+            Then(Resume::ServeWaiters),
+            Then(Resume::AskAgain { dst: D }),
+            Output::WakeHosts,
+        ];
+        assert_eq!(out, answered);
+        assert!(!s.messages.contains_key(&0));
+        assert_eq!((s.numbers.in_use(s_to_d()), s.plt.used()), (3, 3));
+
+        out.clear();
+        s.resume(at(500), Resume::ServeWaiters, &mut out);
+        assert_eq!(out[2], Trace(Traced::Number { msg: 4, num: 4 }), "{out:?}");
+        let reqall = PktKind::ReqAll { msg: 4, num: 4 };
+        assert!(out.contains(&Control {
+            to: D,
+            stream: s_to_d(),
+            kind: reqall
+        }));
+        assert_eq!(
+            out.last(),
+            Some(&Then(Resume::Waiters {
+                mark: s.numbers.lines_mark(),
+                stream: s_to_d(),
+                moved: 4
+            })),
+            "the stream's next waiting message, if any, once the REQALL is out"
+        );
+        out.clear();
+        s.resume(
+            at(500),
+            Resume::Waiters {
+                mark: s.numbers.lines_mark(),
+                stream: s_to_d(),
+                moved: 4,
+            },
+            &mut out,
+        );
+        assert_eq!(out, [], "none waits");
+    }
+
+    /// Version 3 (K&O §VI–VII, the February 1975 profile): packet 1 in → the message asks for
+    /// its block pair; the block made → it takes a number, finds no allocation, and a REQALL
+    /// claims a number of its own and a PLT entry ("the message number and the PLT entry are
+    /// used to send a REQALL"), both free, so it goes; the message keeps its number and awaits
+    /// the ALL.
+    #[test]
+    fn version_3_asks_for_the_block_then_sends_its_reqall_on_a_plt_entry() {
+        let mut s = super::super::testing::imp(&ImpParams::v3_1975_02(), 10);
+        let stream = stream(0, 1); // version 3 counts numbers per host pair
+        let o = Offer {
+            host: 0,
+            dst_host: 1,
+            dst: D,
+            stream,
+            bits: 2016,
+        };
+        s.message_offered(0, o);
+        let mut out = Vec::new();
+        s.host_packet_in(0, &mut out);
+        let ask = Control {
+            to: D,
+            stream,
+            kind: PktKind::CreateBlock,
+        };
+        assert_eq!(out[out.len() - 2..], [Count(Counted::CreateBlock), ask]);
+        assert_eq!(s.messages[&0].state, MsgState::NeedBlock);
+
+        out.clear();
+        s.block_created_received(stream, &mut out);
+        assert_eq!(out, [Then(Resume::Advance(0)), Output::WakeHosts]);
+        out.clear();
+        s.resume(at(40), Resume::Advance(0), &mut out);
+        let reqall = Control {
+            to: D,
+            stream,
+            kind: PktKind::ReqAll { msg: 0, num: 1 },
+        };
+        assert!(
+            out.contains(&Trace(Traced::Number { msg: 0, num: 0 })),
+            "{out:?}"
+        );
+        assert_eq!(out.last(), Some(&reqall), "{out:?}");
+        let m = &s.messages[&0];
+        assert_eq!(
+            (m.state, m.num, m.reqalls),
+            (MsgState::AwaitAll, Some(0), 1)
+        );
+        assert_eq!(s.plt.used(), 1, "the REQALL holds the entry");
+        assert_eq!(
+            s.numbers.in_use(stream),
+            2,
+            "the message's number and the REQALL's"
+        );
+    }
+
+    /// K&O §II point h: a RFNM carrying an ALL adds to the allocate counter (its 250 ms
+    /// give-back timer set) before the message is answered.
+    #[test]
+    fn rfnm_with_an_all_counts_the_allocation() {
+        let mut s = imp();
+        s.allocs
+            .add(D, SimTime::ZERO, SimDuration::from_millis(250));
+        first_packet_in(&mut s, 0, 2016);
+        assert_eq!(s.allocs.held(D), 0, "packet 1 took it");
+        let mut out = Vec::new();
+        s.rfnm_received(at(100), s_to_d(), (0, true), D, &mut out);
+        assert!(matches!(
+            out[0],
+            Output::Timer {
+                at: t,
+                timer: TimerId::GiveBack { dst: D, .. }
+            } if t == at(350)
+        ));
+        assert_eq!(s.allocs.held(D), 1);
+    }
+}
