@@ -18,7 +18,7 @@ use crate::observe::{MessageRecord, Occupancy};
 use nmc_sim::SimDuration;
 use std::collections::BTreeMap;
 
-pub use nmc_records::stats::BEST_BLOCK;
+pub(crate) use nmc_records::stats::BEST_BLOCK;
 
 /// Round trips in ms (accepted → RFNM), in message order, of the messages whose RFNM came back.
 pub fn round_trips_ms(msgs: &[MessageRecord]) -> Vec<f64> {
@@ -28,7 +28,7 @@ pub fn round_trips_ms(msgs: &[MessageRecord]) -> Vec<f64> {
 }
 
 /// Times in ms from the host starting a message to its RFNM.
-pub fn offer_to_rfnm_ms(msgs: &[MessageRecord]) -> Vec<f64> {
+pub(crate) fn offer_to_rfnm_ms(msgs: &[MessageRecord]) -> Vec<f64> {
     msgs.iter()
         .filter_map(|m| m.rfnm_ns.map(|r| (r - m.offered_ns) as f64 / 1e6))
         .collect()
@@ -36,7 +36,7 @@ pub fn offer_to_rfnm_ms(msgs: &[MessageRecord]) -> Vec<f64> {
 
 /// Throughput (kbit/s) of the best block of `block` consecutive messages, if there are enough.
 /// Consecutive in the order their RFNMs came back (with several sources, message ids are not).
-pub fn best_block_kbps(msgs: &[MessageRecord], block: usize) -> Option<f64> {
+pub(crate) fn best_block_kbps(msgs: &[MessageRecord], block: usize) -> Option<f64> {
     let done: Vec<(u64, u64)> = msgs
         .iter()
         .filter_map(|m| m.rfnm_ns.map(|r| (r, m.bits)))
@@ -70,7 +70,7 @@ pub use nmc_records::stats::{autocorrelation, autocorrelation_band, histogram};
 /// throughput, the best 150, round-trip mean and percentiles, the mean time a message holds its
 /// number, round trips from the offer, the round trips' autocorrelation to lag 10, occupancy means
 /// and the fraction of RFNMs that carried an ALL. `msgs` and `occ` are the measured period's.
-pub fn add_metrics(
+pub(crate) fn add_metrics(
     m: &mut ImpMetrics,
     msgs: &[MessageRecord],
     occ: &[Occupancy],
@@ -128,21 +128,21 @@ pub fn add_metrics(
     }
 }
 
-/// The columns of a message record (`messages.csv`) that [`add_metrics`] reads.
+/// The columns of a message record (`messages.csv`) that `add_metrics` reads.
 #[derive(Clone, Copy, Debug, serde::Deserialize)]
 pub struct MetricRow {
     /// Its length, data bits.
-    pub bits: u64,
+    pub(crate) bits: u64,
     /// The host starts putting packet 1 into the source IMP, ns.
-    pub offered_ns: u64,
+    pub(crate) offered_ns: u64,
     /// The message took the number it travels with (point b), ns.
-    pub numbered_ns: Option<u64>,
+    pub(crate) numbered_ns: Option<u64>,
     /// The last packet is in the source IMP, ns.
     pub accepted_ns: Option<u64>,
     /// The RFNM reached the source host (point h), ns.
     pub rfnm_ns: Option<u64>,
     /// Whether the RFNM carried a piggy-backed ALL.
-    pub rfnm_carried_all: Option<bool>,
+    pub(crate) rfnm_carried_all: Option<bool>,
 }
 
 impl From<&MessageRecord> for MetricRow {
@@ -165,7 +165,7 @@ impl From<&MessageRecord> for MetricRow {
 /// counting into bins and then reading only the values of the bins that hold them. The best
 /// block needs the messages in RFNM order, which a file in message order does not give: `best`
 /// is [`nmc_records::stats::BestBlock`]'s value, kept as the RFNMs came back.
-pub fn add_message_metrics_in_passes<I, E>(
+pub(crate) fn add_message_metrics_in_passes<I, E>(
     m: &mut PairMetrics,
     mut rows: impl FnMut() -> Result<I, E>,
     from_ns: u64,
@@ -313,7 +313,7 @@ where
 /// pump is message order); the median and 95th percentile from a logarithmic histogram, to
 /// within ±0.05 % (bins of 0.1 %).
 #[derive(Clone, Debug, Default)]
-pub struct StreamStats {
+pub(crate) struct StreamStats {
     completed: u64,
     bits: u64,
     with_all: u64,
@@ -364,7 +364,7 @@ impl Moments {
 
 impl StreamStats {
     /// A message's RFNM came back (within the measured window).
-    pub fn add(&mut self, r: &MessageRecord) {
+    pub(crate) fn add(&mut self, r: &MessageRecord) {
         let Some(rfnm) = r.rfnm_ns else { return };
         self.completed += 1;
         self.bits += r.bits;
@@ -413,7 +413,7 @@ impl StreamStats {
     }
 
     /// An occupancy sample (within the measured window).
-    pub fn add_occupancy(&mut self, o: &Occupancy) {
+    pub(crate) fn add_occupancy(&mut self, o: &Occupancy) {
         self.samples += 1;
         for (s, x) in self.occupancy.iter_mut().zip(o.counts()) {
             *s += x as u64;
@@ -442,7 +442,7 @@ impl StreamStats {
     }
 
     /// The message metrics of [`add_metrics`], from the running values.
-    pub fn message_metrics(&self, m: &mut PairMetrics, duration: SimDuration) {
+    pub(crate) fn message_metrics(&self, m: &mut PairMetrics, duration: SimDuration) {
         let secs = duration.as_secs_f64();
         m.completed = self.completed;
         m.throughput_kbps = self.bits as f64 / secs / 1e3;
@@ -484,7 +484,7 @@ impl StreamStats {
     }
 
     /// The occupancy means of [`add_metrics`].
-    pub fn occupancy_metrics(&self, m: &mut ImpMetrics) {
+    pub(crate) fn occupancy_metrics(&self, m: &mut ImpMetrics) {
         if self.samples == 0 {
             return;
         }

@@ -21,21 +21,21 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// A transmit block (K&O §VI).
 #[derive(Clone, Debug, Default)]
-pub struct TxBlock {
+pub(crate) struct TxBlock {
     /// The destination IMP asked for the receive block (to which the release goes).
-    pub dst: u32,
+    pub(crate) dst: u32,
     /// The destination has reported its receive block.
-    pub open: bool,
+    pub(crate) open: bool,
     /// Messages waiting for it to open.
-    pub waiters: Vec<MsgId>,
+    pub(crate) waiters: Vec<MsgId>,
     /// The disuse timer (`control_block_idle`): armed when the last number of the block's
     /// stream comes back, cancelled when a number is given out.
-    pub idle: Timer,
+    pub(crate) idle: Timer,
 }
 
 /// What a message that needs its stream's transmit block finds ([`TransmitBlocks::need`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Need {
+pub(crate) enum Need {
     /// The block pair is established: go on.
     Open,
     /// The block exists and waits for its receive block: the message waits with it.
@@ -52,7 +52,7 @@ pub enum Need {
 
 /// A source IMP's transmit blocks, by stream, and the messages waiting for one to be free.
 #[derive(Clone, Debug, Default)]
-pub struct TransmitBlocks {
+pub(crate) struct TransmitBlocks {
     blocks: BTreeMap<Stream, TxBlock>,
     waiting: VecDeque<MsgId>,
 }
@@ -60,7 +60,7 @@ pub struct TransmitBlocks {
 impl TransmitBlocks {
     /// Message `mid` of `stream`, for destination IMP `dst`, needs the stream's transmit block;
     /// at most `cap` exist.
-    pub fn need(&mut self, stream: Stream, dst: u32, mid: MsgId, cap: usize) -> Need {
+    pub(crate) fn need(&mut self, stream: Stream, dst: u32, mid: MsgId, cap: usize) -> Need {
         let room = self.blocks.len() < cap;
         match self.blocks.get_mut(&stream) {
             Some(b) if b.open => Need::Open,
@@ -94,14 +94,14 @@ impl TransmitBlocks {
 
     /// The receive block of `stream` is reported: the pair is established. Returns the messages
     /// that waited for it, in order (`None` if the stream has no transmit block).
-    pub fn opened(&mut self, stream: Stream) -> Option<Vec<MsgId>> {
+    pub(crate) fn opened(&mut self, stream: Stream) -> Option<Vec<MsgId>> {
         let b = self.blocks.get_mut(&stream)?;
         b.open = true;
         Some(std::mem::take(&mut b.waiters))
     }
 
     /// A number of `stream` is given out: the block is in use.
-    pub fn used(&mut self, stream: Stream) {
+    pub(crate) fn used(&mut self, stream: Stream) {
         if let Some(b) = self.blocks.get_mut(&stream) {
             b.idle.cancel();
         }
@@ -110,17 +110,17 @@ impl TransmitBlocks {
     /// The last number of `stream` came back: its disuse timer runs out at `at`. Returns when
     /// the driver must wake it, if no wake-up it already queued comes by then.
     #[must_use]
-    pub fn arm_idle(&mut self, stream: Stream, at: SimTime) -> Option<SimTime> {
+    pub(crate) fn arm_idle(&mut self, stream: Stream, at: SimTime) -> Option<SimTime> {
         self.blocks.get_mut(&stream)?.idle.arm(at)
     }
 
     /// The earliest deadline of the blocks' disuse timers.
-    pub fn poll_at(&self) -> Option<SimTime> {
+    pub(crate) fn poll_at(&self) -> Option<SimTime> {
         self.blocks.values().filter_map(|b| b.idle.deadline()).min()
     }
 
     /// A wake-up of `stream`'s disuse timer at `now`.
-    pub fn idle_woken(&mut self, stream: Stream, now: SimTime) -> Woken {
+    pub(crate) fn idle_woken(&mut self, stream: Stream, now: SimTime) -> Woken {
         match self.blocks.get_mut(&stream) {
             Some(b) => b.idle.woken(now),
             None => Woken::Stale,
@@ -128,7 +128,7 @@ impl TransmitBlocks {
     }
 
     /// Can `stream`'s block be released (established, nobody waiting for it)?
-    pub fn releasable(&self, stream: Stream) -> bool {
+    pub(crate) fn releasable(&self, stream: Stream) -> bool {
         self.blocks
             .get(&stream)
             .is_some_and(|b| b.open && b.waiters.is_empty())
@@ -136,22 +136,22 @@ impl TransmitBlocks {
 
     /// Releases `stream`'s block; returns the destination IMP it paired with (`None` if the
     /// stream had no block).
-    pub fn release(&mut self, stream: Stream) -> Option<u32> {
+    pub(crate) fn release(&mut self, stream: Stream) -> Option<u32> {
         self.blocks.remove(&stream).map(|b| b.dst)
     }
 
     /// The message longest in line for a free block.
-    pub fn first_waiting(&self) -> Option<MsgId> {
+    pub(crate) fn first_waiting(&self) -> Option<MsgId> {
         self.waiting.front().copied()
     }
 
     /// Messages in line for a free block.
-    pub fn waiting(&self) -> usize {
+    pub(crate) fn waiting(&self) -> usize {
         self.waiting.len()
     }
 
     /// Nobody waits and every block is established (for the no-leak check).
-    pub fn idle(&self) -> bool {
+    pub(crate) fn idle(&self) -> bool {
         self.waiting.is_empty() && self.blocks.values().all(|b| b.open && b.waiters.is_empty())
     }
 }
@@ -159,7 +159,7 @@ impl TransmitBlocks {
 /// A destination IMP's receive blocks, by stream, and the requests waiting for one, each with
 /// the source IMP that sent it.
 #[derive(Clone, Debug, Default)]
-pub struct ReceiveBlocks {
+pub(crate) struct ReceiveBlocks {
     open: BTreeSet<Stream>,
     waiting: VecDeque<(Stream, u32)>,
 }
@@ -167,7 +167,7 @@ pub struct ReceiveBlocks {
 impl ReceiveBlocks {
     /// A request from source IMP `src` for `stream`'s receive block; at most `cap` exist.
     /// `true`: it can be opened now ([`ReceiveBlocks::open`]); `false`: it waits in line.
-    pub fn request(&mut self, stream: Stream, src: u32, cap: usize) -> bool {
+    pub(crate) fn request(&mut self, stream: Stream, src: u32, cap: usize) -> bool {
         if self.open.contains(&stream) || self.open.len() < cap {
             true
         } else {
@@ -178,18 +178,18 @@ impl ReceiveBlocks {
 
     /// Opens `stream`'s receive block; `true` if it is new (its message sequence starts
     /// afresh).
-    pub fn open(&mut self, stream: Stream) -> bool {
+    pub(crate) fn open(&mut self, stream: Stream) -> bool {
         self.open.insert(stream)
     }
 
     /// The transmit block released its receive block.
-    pub fn release(&mut self, stream: Stream) {
+    pub(crate) fn release(&mut self, stream: Stream) {
         self.open.remove(&stream);
     }
 
     /// The request longest in line, if a block is free for it (it leaves the line): its stream
     /// and the source IMP that sent it.
-    pub fn next_waiting(&mut self, cap: usize) -> Option<(Stream, u32)> {
+    pub(crate) fn next_waiting(&mut self, cap: usize) -> Option<(Stream, u32)> {
         if self.open.len() < cap {
             self.waiting.pop_front()
         } else {
@@ -198,7 +198,7 @@ impl ReceiveBlocks {
     }
 
     /// Requests in line.
-    pub fn waiting(&self) -> usize {
+    pub(crate) fn waiting(&self) -> usize {
         self.waiting.len()
     }
 }

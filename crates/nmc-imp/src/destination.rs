@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 /// A reply the destination IMP owes and that wants 8 reassembly buffers: a RFNM (which waits
 /// at most 1 s for them, then goes without a piggy-backed ALL) or the ALL answering a REQALL.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Reply {
+pub(crate) enum Reply {
     /// The RFNM of a multipacket message (point g).
     Rfnm {
         /// The message's stream.
@@ -45,28 +45,28 @@ pub enum Reply {
 
 /// A message being reassembled at its destination IMP.
 #[derive(Clone, Copy, Debug)]
-pub struct Reassembly {
+pub(crate) struct Reassembly {
     /// The message.
-    pub msg: MsgId,
+    pub(crate) msg: MsgId,
     /// The source IMP its packets' header names.
-    pub src: u32,
+    pub(crate) src: u32,
     /// The destination host its leader names.
-    pub host: u32,
+    pub(crate) host: u32,
     /// Packets in the message.
-    pub of: u8,
+    pub(crate) of: u8,
     /// Packets received so far.
-    pub received: u8,
+    pub(crate) received: u8,
     /// Data bits received so far.
-    pub bits: u64,
+    pub(crate) bits: u64,
 }
 
 /// A message number of a stream.
-pub type Key = (Stream, u64);
+pub(crate) type Key = (Stream, u64);
 
 /// Messages in reassembly or complete, and the next number each stream hands to its host.
 /// A number a REQALL took is *skipped*: no message carries it (K&O §II).
 #[derive(Clone, Debug, Default)]
-pub struct Delivery {
+pub(crate) struct Delivery {
     reassembly: BTreeMap<Key, Reassembly>,
     expected: BTreeMap<Stream, u64>,
     skipped: BTreeSet<Key>,
@@ -77,7 +77,7 @@ impl Delivery {
     /// A packet of message `msg` (number `key.1`, `of` packets, from source IMP `src` for
     /// `host`) arrives (point d). Returns whether it is the message's first packet and whether
     /// the message is now whole (point f).
-    pub fn packet(
+    pub(crate) fn packet(
         &mut self,
         key: Key,
         (msg, src, host): (MsgId, u32, u32),
@@ -103,7 +103,7 @@ impl Delivery {
 
     /// A single-packet message from source IMP `src` for `host` is accepted whole (RFC 632),
     /// in turn or to wait for its turn.
-    pub fn single(&mut self, key: Key, (msg, src, host): (MsgId, u32, u32), bits: u64) {
+    pub(crate) fn single(&mut self, key: Key, (msg, src, host): (MsgId, u32, u32), bits: u64) {
         self.reassembly.insert(
             key,
             Reassembly {
@@ -119,13 +119,13 @@ impl Delivery {
     }
 
     /// A REQALL took number `key.1`: the sequence skips it.
-    pub fn skip(&mut self, key: Key) {
+    pub(crate) fn skip(&mut self, key: Key) {
         self.skipped.insert(key);
     }
 
     /// The next message of `stream` to hand to the host, if it is complete, taken out with its
     /// number; skipped numbers are passed over.
-    pub fn next_in_order(&mut self, stream: Stream) -> Option<(u64, Reassembly)> {
+    pub(crate) fn next_in_order(&mut self, stream: Stream) -> Option<(u64, Reassembly)> {
         loop {
             let next = self.expected.entry(stream).or_default();
             let n = *next;
@@ -146,24 +146,24 @@ impl Delivery {
     }
 
     /// The number `stream` hands to its host next.
-    pub fn expected(&self, stream: Stream) -> u64 {
+    pub(crate) fn expected(&self, stream: Stream) -> u64 {
         self.expected.get(&stream).copied().unwrap_or(0)
     }
 
     /// Whether message `key` is complete and waits for its turn (or is being handed over).
-    pub fn is_complete(&self, key: Key) -> bool {
+    pub(crate) fn is_complete(&self, key: Key) -> bool {
         self.complete.contains(&key)
     }
 
     /// Whether anything is known here of number `key`: complete, in reassembly or skipped.
-    pub fn knows(&self, key: Key) -> bool {
+    pub(crate) fn knows(&self, key: Key) -> bool {
         self.complete.contains(&key)
             || self.reassembly.contains_key(&key)
             || self.skipped.contains(&key)
     }
 
     /// Complete messages stored ahead of their turn, in (stream, number) order.
-    pub fn out_of_order(&self) -> impl Iterator<Item = Key> + '_ {
+    pub(crate) fn out_of_order(&self) -> impl Iterator<Item = Key> + '_ {
         self.complete
             .iter()
             .copied()
@@ -171,30 +171,30 @@ impl Delivery {
     }
 
     /// RFC 632 fix B's victim: the stored single-packet message furthest from its turn.
-    pub fn furthest_single(&self) -> Option<Key> {
+    pub(crate) fn furthest_single(&self) -> Option<Key> {
         self.out_of_order()
             .filter(|k| self.reassembly.get(k).is_some_and(|r| r.of == 1))
             .max_by_key(|&(s, n)| (n - self.expected(s), s))
     }
 
     /// Deletes complete message `key` (fix B), returning what was stored.
-    pub fn delete(&mut self, key: Key) -> Reassembly {
+    pub(crate) fn delete(&mut self, key: Key) -> Reassembly {
         self.complete.remove(&key);
         self.reassembly.remove(&key).expect("stored")
     }
 
     /// Whether message `msg` is in reassembly here.
-    pub fn holds(&self, msg: MsgId) -> bool {
+    pub(crate) fn holds(&self, msg: MsgId) -> bool {
         self.reassembly.values().any(|r| r.msg == msg)
     }
 
     /// Forgets where `stream` was (its version 3 receive block is made or released).
-    pub fn forget(&mut self, stream: Stream) {
+    pub(crate) fn forget(&mut self, stream: Stream) {
         self.expected.remove(&stream);
     }
 
     /// Nothing in reassembly.
-    pub fn idle(&self) -> bool {
+    pub(crate) fn idle(&self) -> bool {
         self.reassembly.is_empty()
     }
 }
@@ -206,14 +206,14 @@ impl Delivery {
 /// behind it. Each RFNM holds the deadline of its wait ([`Replies::poll_at`]); the driver
 /// queues one wake-up for each, named by its generation ([`Replies::wait_over`]).
 #[derive(Clone, Debug, Default)]
-pub struct Replies {
+pub(crate) struct Replies {
     queue: VecDeque<Reply>,
     next_epoch: u32,
 }
 
 /// What [`Replies::next`] offers.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Next {
+pub(crate) enum Next {
     /// Nothing is owed.
     Nothing,
     /// The reply at the head, if 8 buffers can be reserved for it now (then
@@ -229,7 +229,7 @@ impl Replies {
     /// made at `now`; it waits for 8 buffers until `now + wait` (K&O §II: "the RFNM will wait
     /// for at most 1 s for this buffer space"). Returns the deadline of that wait, with the
     /// generation that names it ([`Replies::wait_over`]).
-    pub fn make_rfnm(
+    pub(crate) fn make_rfnm(
         &mut self,
         stream: Stream,
         msg: MsgId,
@@ -255,7 +255,7 @@ impl Replies {
     }
 
     /// The earliest end of a RFNM's wait for buffers, among the RFNMs still owed.
-    pub fn poll_at(&self) -> Option<SimTime> {
+    pub(crate) fn poll_at(&self) -> Option<SimTime> {
         self.queue
             .iter()
             .filter_map(|r| match r {
@@ -266,7 +266,7 @@ impl Replies {
     }
 
     /// The deadline of the wait named `generation`, if that RFNM is still owed.
-    pub fn deadline(&self, generation: u32) -> Option<Deadline> {
+    pub(crate) fn deadline(&self, generation: u32) -> Option<Deadline> {
         self.queue.iter().find_map(|r| match r {
             Reply::Rfnm { wait, .. } if wait.generation == generation => Some(*wait),
             _ => None,
@@ -275,14 +275,14 @@ impl Replies {
 
     /// Point d: a REQALL of `stream` (its number `num`) from source IMP `src` is to be answered
     /// by an ALL.
-    pub fn owe_all(&mut self, stream: Stream, num: u64, src: u32) {
+    pub(crate) fn owe_all(&mut self, stream: Stream, num: u64, src: u32) {
         self.queue.push_back(Reply::All { stream, num, src });
     }
 
     /// What may go now. With `fix` (BBN's fix, `rfnm_piggyback = "not-while-replies-wait"`),
     /// "avoid the piggy-backing of allocates on RFNM's as long as there are other replies to
     /// be sent" (K&O §VII): while more than one reply waits, every RFNM leaves without an ALL.
-    pub fn next(&mut self, fix: bool) -> Next {
+    pub(crate) fn next(&mut self, fix: bool) -> Next {
         let Some(&head) = self.queue.front() else {
             return Next::Nothing;
         };
@@ -304,14 +304,14 @@ impl Replies {
     }
 
     /// The head reply has its 8 buffers: it leaves the queue.
-    pub fn take_head(&mut self) -> Option<Reply> {
+    pub(crate) fn take_head(&mut self) -> Option<Reply> {
         self.queue.pop_front()
     }
 
     /// A wake-up at `now` for the RFNM whose wait is named `generation`: if its wait has run
     /// out, "the RFNM is then sent without a piggy-backed ALL" (K&O §II) and leaves the queue.
     /// `None` if it has already gone, or (a wake-up before its deadline) still waits.
-    pub fn wait_over(&mut self, generation: u32, now: SimTime) -> Option<Reply> {
+    pub(crate) fn wait_over(&mut self, generation: u32, now: SimTime) -> Option<Reply> {
         let pos = self
             .queue
             .iter()
@@ -320,17 +320,17 @@ impl Replies {
     }
 
     /// The replies owed, oldest first.
-    pub fn iter(&self) -> impl Iterator<Item = &Reply> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &Reply> {
         self.queue.iter()
     }
 
     /// Replies owed.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.queue.len()
     }
 
     /// Whether no reply is owed.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.queue.is_empty()
     }
 }

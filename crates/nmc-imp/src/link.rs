@@ -25,7 +25,7 @@ use std::collections::VecDeque;
 
 /// Who owns the buffer a sent packet keeps in the sending IMP.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Hold {
+pub(crate) enum Hold {
     /// A packet entered from a host at this IMP.
     Source,
     /// A store-and-forward packet.
@@ -40,13 +40,13 @@ pub enum Hold {
 /// One logical channel of a line's outgoing direction (K&O ref. \[6\]): the packet it holds until
 /// acknowledged, its one-bit sequence number, and its retransmission timer.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct LogicalChannel {
+pub(crate) struct LogicalChannel {
     /// The packet on the channel, unacknowledged, and what holds its buffer; `None` when the
     /// channel is free.
-    pub held: Option<(PktId, Hold)>,
+    pub(crate) held: Option<(PktId, Hold)>,
     /// The channel's one-bit sequence number: flipped for each new packet, kept for a
     /// retransmission.
-    pub bit: bool,
+    pub(crate) bit: bool,
     /// Bumped on every send and acknowledgement (and when the line goes down), so stale
     /// timers are ignored: the generation of the retransmission timer's arming.
     epoch: u32,
@@ -58,20 +58,20 @@ pub struct LogicalChannel {
 impl LogicalChannel {
     /// A new generation: the packet on the channel was sent (again) or acknowledged, or the
     /// line went down. Any retransmission timer is disarmed; a wake-up queued for it is stale.
-    pub fn next_generation(&mut self) {
+    pub(crate) fn next_generation(&mut self) {
         self.epoch += 1;
         self.retransmit = None;
     }
 
     /// The retransmission timer, if armed.
-    pub fn retransmit_deadline(&self) -> Option<Deadline> {
+    pub(crate) fn retransmit_deadline(&self) -> Option<Deadline> {
         self.retransmit
     }
 }
 
 /// What a frame on a line carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FrameKind {
+pub(crate) enum FrameKind {
     /// A packet, which must be acknowledged.
     Packet {
         /// The packet (its id in the [`crate::packet::Slab`]).
@@ -97,7 +97,7 @@ pub enum FrameKind {
 /// The logical channels an acknowledgement mask names, lowest first: one or two of eight, most
 /// often, so a frame's acknowledgements are walked bit by bit rather than over every channel.
 #[inline]
-pub fn channels_in(mask: u8) -> impl Iterator<Item = u8> {
+pub(crate) fn channels_in(mask: u8) -> impl Iterator<Item = u8> {
     let mut left = mask;
     std::iter::from_fn(move || {
         if left == 0 {
@@ -114,18 +114,18 @@ pub fn channels_in(mask: u8) -> impl Iterator<Item = u8> {
 #[derive(Clone, Copy, Debug)]
 pub struct Frame {
     /// What it carries.
-    pub kind: FrameKind,
+    pub(crate) kind: FrameKind,
     /// Acknowledgements carried for the reverse direction: channel mask and their bits.
-    pub ack_mask: u8,
+    pub(crate) ack_mask: u8,
     /// The sequence bits acknowledged, one per channel set in `ack_mask`.
-    pub ack_bits: u8,
+    pub(crate) ack_bits: u8,
     /// A line error hit it: the receiver's checksum fails and the frame is lost.
-    pub corrupted: bool,
+    pub(crate) corrupted: bool,
 }
 
 /// What [`Link::next_frame`] chose to send.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NextFrame {
+pub(crate) enum NextFrame {
     /// A routing message.
     Routing,
     /// A packet on a free logical channel, or one sent again.
@@ -146,75 +146,75 @@ pub enum NextFrame {
 /// An IMP's interface to one direction of a line (K&O §III): its queues, logical channels and
 /// retransmission timers, the acknowledgements owed for the reverse direction, the sequence bits
 /// last accepted coming in, and its counters.
-pub struct Link {
+pub(crate) struct Link {
     /// The direction: its two IMPs, capacity and propagation delay.
-    pub def: LinkDef,
+    pub(crate) def: LinkDef,
     /// Its index among the network's links (topology order).
-    pub id: u32,
+    pub(crate) id: u32,
     /// The index of the line's other direction among the network's links.
-    pub reverse: u32,
+    pub(crate) reverse: u32,
     /// A frame is being transmitted now.
-    pub busy: bool,
+    pub(crate) busy: bool,
     /// Control messages queued ahead of data (when `control_priority`), each with what holds its
     /// buffer.
-    pub ctrl: VecDeque<(PktId, Hold)>,
+    pub(crate) ctrl: VecDeque<(PktId, Hold)>,
     /// The output queue: data packets (and control messages without `control_priority`), each with
     /// what holds its buffer.
-    pub data: VecDeque<(PktId, Hold)>,
+    pub(crate) data: VecDeque<(PktId, Hold)>,
     /// Logical channels whose packet timed out and waits to be sent again, in the order they timed
     /// out.
-    pub retx: VecDeque<u8>,
+    pub(crate) retx: VecDeque<u8>,
     /// A routing message goes first in the next frame.
-    pub routing_due: bool,
+    pub(crate) routing_due: bool,
     /// Routing-message frequency by line load (`model/processing.rs`): the opportunity within
     /// the 5, how many of the 5 are used, and the busy time when they were counted.
-    pub rf_slot: u32,
+    pub(crate) rf_slot: u32,
     /// How many of each `routing_opportunities` (5) are used, set by the line's load.
-    pub rf_sends: u32,
+    pub(crate) rf_sends: u32,
     /// The line's busy time when its load was last counted.
-    pub rf_busy_mark: SimDuration,
+    pub(crate) rf_busy_mark: SimDuration,
     /// The sender's routing generation last sent on this line.
-    pub routing_sent: Option<u64>,
+    pub(crate) routing_sent: Option<u64>,
     /// Its logical channels (the profile's `logical_channels`, 8).
-    pub lch: Vec<LogicalChannel>,
+    pub(crate) lch: Vec<LogicalChannel>,
     /// Packets this IMP has taken in for this line and not yet queued on it (they wait for
     /// the processor; they count toward the output-queue limit).
-    pub incoming: u32,
+    pub(crate) incoming: u32,
     /// The receiving side of the same line, held here with the sending side: the sequence bit
     /// last accepted on each logical channel of the reverse direction (frames coming in).
-    pub in_last: [Option<bool>; 8],
+    pub(crate) in_last: [Option<bool>; 8],
     /// Acknowledgements this link will carry (for frames that arrived over the reverse link).
-    pub ack_mask: u8,
+    pub(crate) ack_mask: u8,
     /// Their sequence bits, one per channel set in `ack_mask`.
-    pub ack_bits: u8,
+    pub(crate) ack_bits: u8,
     /// The random stream that draws its line errors. Boxed: a ChaCha stream is over half a
     /// link's size, and is read only when the bit error rate is not zero.
-    pub errors: Box<Stream>,
+    pub(crate) errors: Box<Stream>,
     // Counters.
     /// Time spent transmitting frames, in all.
-    pub busy_time: SimDuration,
+    pub(crate) busy_time: SimDuration,
     /// Frames sent.
-    pub frames: u64,
+    pub(crate) frames: u64,
     /// Packet frames sent, retransmissions included.
-    pub data_frames: u64,
+    pub(crate) data_frames: u64,
     /// Packets the far IMP accepted from this link: delivered packet-hops (`nmc bench`).
-    pub accepted: u64,
+    pub(crate) accepted: u64,
     /// Packets sent again after their timeout.
-    pub retransmissions: u64,
+    pub(crate) retransmissions: u64,
     /// Frames hit by a line error.
-    pub corrupted: u64,
+    pub(crate) corrupted: u64,
     /// Packets the far IMP refused (K&O §III).
-    pub rejected: u64,
+    pub(crate) rejected: u64,
     /// Packets the far IMP had already accepted, discarded there as duplicates.
-    pub duplicates: u64,
+    pub(crate) duplicates: u64,
     /// The longest the data queue has been, packets.
-    pub max_queue: u32,
+    pub(crate) max_queue: u32,
 }
 
 impl Link {
     /// A direction `def`, link `id` whose other direction is link `reverse`, with `channels`
     /// logical channels, all free; `errors` draws its line errors.
-    pub fn new(def: LinkDef, id: u32, reverse: u32, channels: u8, errors: Stream) -> Self {
+    pub(crate) fn new(def: LinkDef, id: u32, reverse: u32, channels: u8, errors: Stream) -> Self {
         Link {
             def,
             id,
@@ -247,12 +247,12 @@ impl Link {
     }
 
     /// Data packets queued or on their way into the queue (the output-queue limit counts both).
-    pub fn queue_len(&self) -> u32 {
+    pub(crate) fn queue_len(&self) -> u32 {
         self.data.len() as u32 + self.incoming
     }
 
     /// The first logical channel that holds no packet, if any.
-    pub fn free_channel(&self) -> Option<u8> {
+    pub(crate) fn free_channel(&self) -> Option<u8> {
         self.lch
             .iter()
             .position(|c| c.held.is_none())
@@ -260,12 +260,12 @@ impl Link {
     }
 
     /// Channels holding unacknowledged packets.
-    pub fn channels_busy(&self) -> usize {
+    pub(crate) fn channels_busy(&self) -> usize {
         self.lch.iter().filter(|c| c.held.is_some()).count()
     }
 
     /// Takes the pending acknowledgements for a frame about to be sent.
-    pub fn take_acks(&mut self) -> (u8, u8) {
+    pub(crate) fn take_acks(&mut self) -> (u8, u8) {
         let acks = (self.ack_mask, self.ack_bits);
         self.ack_mask = 0;
         self.ack_bits = 0;
@@ -276,7 +276,7 @@ impl Link {
     /// retransmission, a queued packet or acknowledgements owed? (`false`: it would send
     /// nothing.)
     #[inline]
-    pub fn has_work(&self) -> bool {
+    pub(crate) fn has_work(&self) -> bool {
         self.routing_due
             || self.ack_mask != 0
             || !self.retx.is_empty()
@@ -291,7 +291,7 @@ impl Link {
     /// frame takes its channel and flips the channel's sequence bit; a retransmission reuses
     /// both (K&O §III; RFC 632).
     #[inline]
-    pub fn next_frame(&mut self) -> Option<NextFrame> {
+    pub(crate) fn next_frame(&mut self) -> Option<NextFrame> {
         // The one gate: a driver that asks `has_work` before calling in sees the same answer.
         if !self.has_work() {
             return None;
@@ -337,7 +337,7 @@ impl Link {
 
     /// An acknowledgement for channel `lch` with sequence bit `bit` came back: the packet it
     /// held, if the acknowledgement is for the packet on it now (an old one is ignored).
-    pub fn acknowledge(&mut self, lch: u8, bit: bool) -> Option<(PktId, Hold)> {
+    pub(crate) fn acknowledge(&mut self, lch: u8, bit: bool) -> Option<(PktId, Hold)> {
         let c = self.lch.get_mut(lch as usize)?;
         if c.bit != bit {
             return None;
@@ -356,7 +356,12 @@ impl Link {
     /// propagation is nmc's choice, `params.rs`). Returns the deadline, for which the driver
     /// queues one wake-up. A channel whose packet was acknowledged while its frame was still
     /// going out has nothing to time: its deadline is not kept, and the wake-up will be stale.
-    pub fn arm_retransmission(&mut self, lch: u8, now: SimTime, timeout: SimDuration) -> Deadline {
+    pub(crate) fn arm_retransmission(
+        &mut self,
+        lch: u8,
+        now: SimTime,
+        timeout: SimDuration,
+    ) -> Deadline {
         let at = now + timeout + self.def.propagation * 2;
         let c = &mut self.lch[lch as usize];
         let d = Deadline {
@@ -369,8 +374,9 @@ impl Link {
         d
     }
 
+    #[cfg(test)]
     /// The earliest deadline among the channels' retransmission timers.
-    pub fn poll_at(&self) -> Option<SimTime> {
+    pub(crate) fn poll_at(&self) -> Option<SimTime> {
         self.lch
             .iter()
             .filter_map(|c| c.retransmit.map(|d| d.at))
@@ -381,7 +387,7 @@ impl Link {
     /// `epoch`: true if the timer ran out with the packet on the channel still unacknowledged,
     /// which now waits to be sent again. One that comes before the deadline, or for an arming
     /// since disarmed (an acknowledgement, a new sending), does nothing.
-    pub fn retransmit(&mut self, lch: u8, epoch: u32, now: SimTime) -> bool {
+    pub(crate) fn retransmit(&mut self, lch: u8, epoch: u32, now: SimTime) -> bool {
         let c = &mut self.lch[lch as usize];
         if !c.retransmit.is_some_and(|d| d.expired(epoch, now)) {
             return false;
@@ -396,13 +402,13 @@ impl Link {
 
     /// Receiving side: is a packet coming in on channel `lch` with bit `bit` a retransmission
     /// of one already accepted? (Then it is acknowledged again and discarded.)
-    pub fn is_duplicate(&self, lch: u8, bit: bool) -> bool {
+    pub(crate) fn is_duplicate(&self, lch: u8, bit: bool) -> bool {
         self.in_last[lch as usize] == Some(bit)
     }
 
     /// An acknowledgement is owed for channel `lch` with sequence bit `bit`: it goes with the next
     /// frame on this link.
-    pub fn add_ack(&mut self, lch: u8, bit: bool) {
+    pub(crate) fn add_ack(&mut self, lch: u8, bit: bool) {
         self.ack_mask |= 1 << lch;
         if bit {
             self.ack_bits |= 1 << lch;

@@ -13,7 +13,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// A resource the measured pair holds, as the occupancy samples count it, in
-/// [`OCCUPANCY_RESOURCES`]' order ([`ImpMetrics::occupancy_mean`]).
+/// `OCCUPANCY_RESOURCES`' order ([`ImpMetrics::occupancy_mean`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Resource {
     /// Message numbers in use on the pair's stream.
@@ -30,9 +30,10 @@ pub enum Resource {
     PltMessages,
 }
 
+#[cfg(test)]
 impl Resource {
     /// Its name in `occupancy.csv` and the metrics.
-    pub fn name(self) -> &'static str {
+    fn name(self) -> &'static str {
         OCCUPANCY_RESOURCES[self as usize]
     }
 }
@@ -40,7 +41,7 @@ impl Resource {
 /// The resources of the measured pair whose means the metrics give
 /// (`occupancy.<name>.mean`; `occupancy.csv`'s columns), in the order of
 /// [`ImpMetrics::occupancy_means`] and [`crate::observe::Occupancy::counts`].
-pub const OCCUPANCY_RESOURCES: [&str; 6] = [
+pub(crate) const OCCUPANCY_RESOURCES: [&str; 6] = [
     "message_numbers",
     "plt_entries",
     "reassembly_buffers",
@@ -57,36 +58,36 @@ pub struct ImpMetrics {
     pub pair: PairMetrics,
     /// The means of the resources the measured pair holds, in [`OCCUPANCY_RESOURCES`]' order
     /// (`occupancy.<resource>.mean`); `None` without occupancy samples.
-    pub occupancy_means: Option<[f64; 6]>,
+    pub(crate) occupancy_means: Option<[f64; 6]>,
     /// A RFNM's wait for reassembly buffers at the destination, ms
     /// (`rfnm.wait_at_destination.{mean,max}_ms`); `None` when no RFNM waited.
     pub rfnm_wait_at_destination: Option<MeanMax>,
     /// The run's counters by [`crate::observe::Counted`]'s names (`count.<name>`).
-    pub counts: BTreeMap<&'static str, u64>,
+    pub(crate) counts: BTreeMap<&'static str, u64>,
     /// Events the simulation handled (`events`).
-    pub events: u64,
+    pub(crate) events: u64,
     /// Every message of the run accounted for (`messages.*`).
-    pub messages: MessageTally,
+    pub(crate) messages: MessageTally,
     /// Other hosts' messages (`background.*`); `None` when none were offered.
     pub background: Option<BackgroundMetrics>,
     /// The IMPs' processors by model name (`316`, `516`), for models with at least one task
     /// (`processing.<model>.*`).
-    pub processing: BTreeMap<&'static str, ProcessingMetrics>,
+    pub(crate) processing: BTreeMap<&'static str, ProcessingMetrics>,
     /// Line utilisation (either direction) over the lines, mean and busiest
     /// (`lines.utilisation.{mean,max}`); `None` without lines.
     pub lines_utilisation: Option<MeanMax>,
     /// Messages delivered to a host after one with the same or a later number of their stream
     /// (`order_violations`).
-    pub order_violations: u64,
+    pub(crate) order_violations: u64,
     /// When the lockup watch stopped the run, s (`lockup.at_s`).
-    pub lockup_at_s: Option<f64>,
+    pub(crate) lockup_at_s: Option<f64>,
     /// Hops between the measured pair (`hops`).
-    pub hops: Option<u32>,
+    pub(crate) hops: Option<u32>,
     /// The routing and line machinery's figures; `None` with static routes and no line events.
     pub routing: Option<RoutingMetrics>,
 }
 
-/// The measured pair's message figures (K&O §IV; [`crate::analysis::add_metrics`]).
+/// The measured pair's message figures (K&O §IV; `crate::analysis::add_metrics`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PairMetrics {
     /// Messages whose RFNM came back (`messages.completed`).
@@ -97,9 +98,9 @@ pub struct PairMetrics {
     pub best150_kbps: Option<f64>,
     /// Round trips from the message's last packet in the source IMP to its RFNM
     /// (`rtt.{mean,p50,p95,max,min}_ms`).
-    pub rtt: Option<RttSummary>,
+    pub(crate) rtt: Option<RttSummary>,
     /// The round trips' autocorrelation by lag, 1 to 10 (`rtt.autocorrelation.lagNN`).
-    pub rtt_autocorrelation: BTreeMap<u32, f64>,
+    pub(crate) rtt_autocorrelation: BTreeMap<u32, f64>,
     /// Mean time a message holds its message number, from taking it (K&O point b) to its RFNM
     /// (point h), ms: one cycle of a number (`cycle.mean_ms`).
     pub cycle_mean_ms: Option<f64>,
@@ -118,17 +119,17 @@ impl PairMetrics {
 
 /// A round-trip distribution, ms.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct RttSummary {
+pub(crate) struct RttSummary {
     /// Mean (`rtt.mean_ms`).
-    pub mean_ms: f64,
+    pub(crate) mean_ms: f64,
     /// Median (`rtt.p50_ms`).
-    pub p50_ms: f64,
+    pub(crate) p50_ms: f64,
     /// 95th percentile (`rtt.p95_ms`).
-    pub p95_ms: f64,
+    pub(crate) p95_ms: f64,
     /// Longest (`rtt.max_ms`).
-    pub max_ms: f64,
+    pub(crate) max_ms: f64,
     /// Shortest (`rtt.min_ms`).
-    pub min_ms: f64,
+    pub(crate) min_ms: f64,
 }
 
 /// A mean and a maximum.
@@ -142,41 +143,41 @@ pub struct MeanMax {
 
 /// Every message of the run accounted for: offered = delivered + in flight + lost.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct MessageTally {
+pub(crate) struct MessageTally {
     /// Offered by a host (`messages.offered`).
-    pub offered: u64,
+    pub(crate) offered: u64,
     /// Delivered to the destination host (`messages.delivered`).
-    pub delivered: u64,
+    pub(crate) delivered: u64,
     /// Answered by a RFNM at the source host (`messages.answered`).
-    pub answered: u64,
+    pub(crate) answered: u64,
     /// Still in the subnet at the end (`messages.in_flight`).
-    pub in_flight: u64,
+    pub(crate) in_flight: u64,
     /// What is missing: offered − delivered − in flight (`messages.lost`).
-    pub lost: f64,
+    pub(crate) lost: f64,
     /// Single-packet messages' copies sent again on an ALLOCATE (RFC 632), summed over the
     /// messages (`messages.retransmissions`); the IMP-to-IMP retransmissions are
     /// `count.retransmissions`.
-    pub retransmissions: f64,
+    pub(crate) retransmissions: f64,
 }
 
 /// Other hosts' messages (the background traffic).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct BackgroundMetrics {
     /// Offered (`background.offered`).
-    pub offered: u64,
+    pub(crate) offered: u64,
     /// Delivered (`background.delivered`).
-    pub delivered: u64,
+    pub(crate) delivered: u64,
     /// Refused at the source (`background.refused`).
-    pub refused: u64,
+    pub(crate) refused: u64,
     /// Mean packets per message (`background.packets_per_message`).
     pub packets_per_message: f64,
     /// Offered per second (`background.offered_per_s`).
     pub offered_per_s: f64,
     /// Round trips between IMPs `hops` apart, by hops (RFC 619 Table 1's definition;
     /// `background.rtt_by_hops.NN.{messages,mean_ms}`).
-    pub rtt_by_hops: BTreeMap<u32, HopsRtt>,
+    pub(crate) rtt_by_hops: BTreeMap<u32, HopsRtt>,
     /// Mean round trip of the answered messages, ms (`background.rtt_mean_ms`).
-    pub rtt_mean_ms: Option<f64>,
+    pub(crate) rtt_mean_ms: Option<f64>,
 }
 
 /// The round trips of other hosts' messages between IMPs some hops apart.
@@ -190,66 +191,66 @@ pub struct HopsRtt {
 
 /// The processors of one IMP model.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct ProcessingMetrics {
+pub(crate) struct ProcessingMetrics {
     /// IMPs of this model (`processing.<model>.imps`).
-    pub imps: u64,
+    pub(crate) imps: u64,
     /// Mean wait in the task queues, ms (`processing.<model>.wait_mean_ms`).
-    pub wait_mean_ms: f64,
+    pub(crate) wait_mean_ms: f64,
     /// Longest wait, ms (`processing.<model>.wait_max_ms`).
-    pub wait_max_ms: f64,
+    pub(crate) wait_max_ms: f64,
     /// Mean busy fraction per IMP (`processing.<model>.utilisation_mean`).
-    pub utilisation_mean: f64,
+    pub(crate) utilisation_mean: f64,
 }
 
-/// The routing and line machinery's figures ([`crate::routing::Routing::metrics`]).
+/// The routing and line machinery's figures (`crate::routing::Routing::metrics`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct RoutingMetrics {
     /// Routing messages sent (`routing.messages`).
-    pub messages: u64,
+    pub(crate) messages: u64,
     /// Best-neighbour changes (`routing.route_changes`).
     pub route_changes: u64,
     /// Hold-downs started (`routing.hold_downs`).
     pub hold_downs: u64,
     /// Smaller estimates a hold-down refused (`routing.held_against`).
-    pub held_against: u64,
+    pub(crate) held_against: u64,
     /// Line events (`lines.events`).
-    pub line_events: u64,
+    pub(crate) line_events: u64,
     /// Frames lost with a line (`lines.frames_lost`).
-    pub frames_lost: u64,
+    pub(crate) frames_lost: u64,
     /// Packets taken back from a line that went down (`packets.taken_back`).
-    pub taken_back: u64,
+    pub(crate) taken_back: u64,
     /// Packets parked for want of a route (`packets.parked`).
-    pub parked: u64,
+    pub(crate) parked: u64,
     /// Packets accepted as their line went down (`packets.accepted_at_line_down`).
-    pub accepted_at_line_down: u64,
+    pub(crate) accepted_at_line_down: u64,
     /// Data packets' visits (adaptive routing, with journeys); `None` otherwise.
     pub visits: Option<Visits>,
     /// Forwarding loops (adaptive routing); `None` otherwise.
-    pub loops: Option<Loops>,
+    pub(crate) loops: Option<Loops>,
 }
 
 /// Data packets' visits to IMPs (adaptive routing).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Visits {
     /// The most visits to one IMP by any packet (`visits.max`).
-    pub max: u64,
+    pub(crate) max: u64,
     /// Packets that were at some IMP more than once (`visits.looped_packets`).
-    pub looped_packets: u64,
+    pub(crate) looped_packets: u64,
     /// Their fraction of the data packets (`visits.looped_fraction`).
-    pub looped_fraction: f64,
+    pub(crate) looped_fraction: f64,
     /// The longest loop of any packet, hops (`visits.loop_hops_max`).
-    pub loop_hops_max: u64,
+    pub(crate) loop_hops_max: u64,
     /// The longest loop of any packet, ms (`visits.loop_max_ms`).
-    pub loop_max_ms: f64,
+    pub(crate) loop_max_ms: f64,
 }
 
 /// Forwarding loops found in the routing tables (adaptive routing).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Loops {
+pub(crate) struct Loops {
     /// How many (`loops.count`).
-    pub count: u64,
+    pub(crate) count: u64,
     /// Their durations, ms (`loops.{max,mean}_ms`); `None` without loops.
-    pub duration_ms: Option<MeanMax>,
+    pub(crate) duration_ms: Option<MeanMax>,
 }
 
 impl ImpMetrics {

@@ -1,10 +1,10 @@
 //! The subnet as an event model: IMPs, links, hosts, and the clock that drives them. The
-//! end-to-end message procedure is each IMP's own ([`Imp`], its steps in `e2e/`; where versions
-//! 2 and 3 differ, the profile's [`Procedure`], `e2e/procedure.rs`); the driver here carries
+//! end-to-end message procedure is each IMP's own (`Imp`, its steps in `e2e/`; where versions
+//! 2 and 3 differ, the profile's `Procedure`, `e2e/procedure.rs`); the driver here carries
 //! out what the IMPs' steps push, in time.
 //!
 //! The life of a multipacket message, as K&O Fig. 1 letters it:
-//! * **a** the host has put packet 1 into the source IMP ([`Ev::HostInputDone`]); input of
+//! * **a** the host has put packet 1 into the source IMP (`Ev::HostInputDone`); input of
 //!   packets 2..8 halts;
 //! * **b** the message takes a message number for its IMP pair (4 per pair, K&O §III);
 //! * **c** it takes a PLT entry (6 per source IMP); if no ALL is held for the destination, a
@@ -22,27 +22,27 @@
 //! A message that fits one packet takes the shorter road of RFC 632 instead: a message number
 //! but no PLT entry and no REQALL; the source keeps a copy until the RFNM; the destination
 //! accepts it, stores it, or treats it as a request for one buffer, by the profile's
-//! [`crate::params::SinglePacketRule`] (`e2e/single.rs`, both ends the IMP's own steps). The IMP message generator and the scripted
+//! `crate::params::SinglePacketRule` (`e2e/single.rs`, both ends the IMP's own steps). The IMP message generator and the scripted
 //! disturbances are in `model/instrument.rs`; the lockup watch in `model/lockup.rs`.
 //!
 //! This file is the driver: the [`Subnet`] with its construction and first events, and the
-//! dispatch of each event ([`Model::handle`]). The events themselves ([`Ev`]; the observers'
-//! timers apart, as [`Tick`]) are in `model/event.rs`, the random streams of the parts in
+//! dispatch of each event ([`Model::handle`]). The events themselves (`Ev`; the observers'
+//! timers apart, as `Tick`) are in `model/event.rs`, the random streams of the parts in
 //! `model/streams.rs`; the rest of `impl Subnet` is in the child modules:
 //!
 //! | module | what |
 //! | --- | --- |
-//! | `model/host.rs` | the hosts ([`Host`], [`Pump`], [`Handed`]): a message's packets into the source IMP (point a; K&O §III's 4 free buffers), new messages, and the destination IMP's output to its hosts (point g: the RFNM is made after packet 1) |
-//! | `model/message.rs` | a packet for an IMP handed to its step ([`Imp::handle_packet`]: a message's packet or a control message at its destination, a reply at its source), and a message answered recorded |
-//! | `model/line.rs` | the IMP-to-IMP lines: packets and control messages queued, frames sent, a frame received handed to its IMP ([`Imp::handle_frame`]) and what follows from it (the processor, the trace, the counts), and retransmission |
-//! | `model/watch.rs` | the observers' ticks read off the subnet for the [`Observer`] (`observe/`): the occupancy sample ([`Occupancy`]), the counts ([`Counted`]); what is still held |
+//! | `model/host.rs` | the hosts (`Host`, `Pump`, `Handed`): a message's packets into the source IMP (point a; K&O §III's 4 free buffers), new messages, and the destination IMP's output to its hosts (point g: the RFNM is made after packet 1) |
+//! | `model/message.rs` | a packet for an IMP handed to its step (`Imp::handle_packet`: a message's packet or a control message at its destination, a reply at its source), and a message answered recorded |
+//! | `model/line.rs` | the IMP-to-IMP lines: packets and control messages queued, frames sent, a frame received handed to its IMP (`Imp::handle_frame`) and what follows from it (the processor, the trace, the counts), and retransmission |
+//! | `model/watch.rs` | the observers' ticks read off the subnet for the `Observer` (`observe/`): the occupancy sample ([`Occupancy`]), the counts ([`Counted`]); what is still held |
 //! | `model/trace.rs` | the trace lines (`trace = true`) |
-//! | `model/output.rs` | what an IMP's step asks ([`crate::imp::Output`]; the steps are the IMP's own, `e2e/`), carried out in order: control messages and data packets sent, wake-ups queued, counts, trace lines, milestones, host interfaces started, hosts moved on, answers recorded, and the rest of a step handed back to the IMP |
+//! | `model/output.rs` | what an IMP's step asks (`crate::imp::Output`; the steps are the IMP's own, `e2e/`), carried out in order: control messages and data packets sent, wake-ups queued, counts, trace lines, milestones, host interfaces started, hosts moved on, answers recorded, and the rest of a step handed back to the IMP |
 //! | `model/single.rs` | single-packet messages (RFC 632), the driver's side: the copy routed and queued on a line, the answered message recorded, RFC 632's table lines written |
-//! | `model/processing.rs` | the IMP's processor ([`Processor`], `processor.rs`) driven: one task queue, and the 25.6 ms clock above it |
+//! | `model/processing.rs` | the IMP's processor (`Processor`, `processor.rs`) driven: one task queue, and the 25.6 ms clock above it |
 //! | `model/adaptive.rs` | the subnet's side of routing: routing frames, lines going down and up, packets without a route, journeys and loops |
-//! | `model/background.rs` | other hosts' traffic ([`Background`]) |
-//! | `model/instrument.rs` | the IMP message generator ([`Generator`]) and scripted disturbances ([`Action`]) |
+//! | `model/background.rs` | other hosts' traffic (`Background`) |
+//! | `model/instrument.rs` | the IMP message generator (`Generator`) and scripted disturbances (`Action`) |
 //! | `model/lockup.rs` | the lockup watch, read off the subnet ([`LockupReport`]; RFC 626) |
 //! | `model/slice.rs` | time slices of the measured pair, read off the subnet ([`TimeSlice`]; K&O Figs. 2, 7, 8) |
 
@@ -62,13 +62,13 @@ mod streams;
 mod trace;
 mod watch;
 
-pub use crate::e2e::procedure::{Grant, MsgState, Procedure, SourceLimits, Step, Want};
-pub use crate::processor::{Processor, Task, Work};
-pub use background::{Background, LengthMix};
-pub use event::{Ev, Tick};
-pub use host::{Handed, Host, Pump, Waiting};
-pub use instrument::{Action, Generator};
-pub use streams::{background_stream, line_stream, pairs_stream};
+pub(crate) use crate::e2e::procedure::{MsgState, Procedure};
+pub(crate) use crate::processor::Work;
+pub(crate) use background::{Background, LengthMix};
+pub(crate) use event::{Ev, Tick};
+pub(crate) use host::{Handed, Host, Pump, Waiting};
+pub(crate) use instrument::{Action, Generator};
+pub(crate) use streams::{background_stream, line_stream, pairs_stream};
 use trace::Tr;
 
 use crate::observe::{
@@ -86,7 +86,7 @@ use nmc_sim::{EventQueue, Model, RngStreams, SimDuration, SimTime, Trace};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The procedure the profile's `message_processing` names.
-pub fn procedure(v: MessageProcessing) -> &'static dyn Procedure {
+pub(crate) fn procedure(v: MessageProcessing) -> &'static dyn Procedure {
     crate::e2e::procedure::of(v)
 }
 
@@ -148,18 +148,21 @@ impl Subnet {
         &self.params
     }
 
+    #[cfg(test)]
     /// The hosts, by index.
-    pub fn hosts(&self) -> &[Host] {
+    pub(crate) fn hosts(&self) -> &[Host] {
         &self.hosts
     }
 
+    #[cfg(test)]
     /// How many IMPs the subnet has.
-    pub fn imp_count(&self) -> usize {
+    pub(crate) fn imp_count(&self) -> usize {
         self.imps.len()
     }
 
+    #[cfg(test)]
     /// How packets are routed, which lines are up, and the loop records.
-    pub fn routing(&self) -> &Routing {
+    pub(crate) fn routing(&self) -> &Routing {
         &self.routing
     }
 
@@ -173,7 +176,7 @@ impl Subnet {
     /// errors drawn from `seed`'s streams), static routes, and occupancy sampled every
     /// `sample_period` for the first host with a pump or a generator and its destination;
     /// `trace` takes the trace lines.
-    pub fn new(
+    pub(crate) fn new(
         params: ImpParams,
         topo: Topology,
         hosts: Vec<Host>,
@@ -250,20 +253,20 @@ impl Subnet {
 
     /// Link `l`: one direction of a line, held by the IMP it leaves from.
     #[inline]
-    pub fn link(&self, l: u32) -> &Link {
+    pub(crate) fn link(&self, l: u32) -> &Link {
         let (imp, k) = self.link_at[l as usize];
         &self.imps[imp as usize].lines[k as usize]
     }
 
     /// Link `l`, to change.
     #[inline]
-    pub fn link_mut(&mut self, l: u32) -> &mut Link {
+    pub(crate) fn link_mut(&mut self, l: u32) -> &mut Link {
         let (imp, k) = self.link_at[l as usize];
         &mut self.imps[imp as usize].lines[k as usize]
     }
 
     /// Every link, in topology order.
-    pub fn links(&self) -> impl Iterator<Item = &Link> + '_ {
+    pub(crate) fn links(&self) -> impl Iterator<Item = &Link> + '_ {
         (0..self.link_at.len() as u32).map(|l| self.link(l))
     }
 
@@ -271,19 +274,19 @@ impl Subnet {
     /// (K&O §III: "message sequence numbers allocated per source IMP-destination IMP pair"),
     /// their host pair in version 3 (K&O §VI: "message sequencing is now done on the basis of
     /// HOST-to-HOST pairs").
-    pub fn stream_of(&self, h: u32, dst_host: u32) -> Stream {
+    pub(crate) fn stream_of(&self, h: u32, dst_host: u32) -> Stream {
         self.procedure
             .stream(&|h| self.hosts[h as usize].imp, h, dst_host)
     }
 
     /// The source IMP of `s`.
-    pub fn stream_src(&self, s: Stream) -> u32 {
+    pub(crate) fn stream_src(&self, s: Stream) -> u32 {
         self.procedure
             .stream_src(&|h| self.hosts[h as usize].imp, s)
     }
 
     /// Events that start the run.
-    pub fn initial_events(&mut self, q: &mut EventQueue<Ev>, starts: &[(u32, SimDuration)]) {
+    pub(crate) fn initial_events(&mut self, q: &mut EventQueue<Ev>, starts: &[(u32, SimDuration)]) {
         let n = self.link_at.len().max(1) as u64;
         for i in 0..self.link_at.len() {
             // Stagger the first routing opportunity of each line over one interval.

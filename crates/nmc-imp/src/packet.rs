@@ -1,13 +1,13 @@
 //! What travels: packets of host messages and subnet control messages, kept in a slab.
 //!
 //! A packet held by an IMP (in a queue, awaiting an IMP-to-IMP acknowledgement, in reassembly)
-//! is a slot of [`Slab`]; the next IMP gets its own copy when it accepts the packet, and the
+//! is a slot of `Slab`; the next IMP gets its own copy when it accepts the packet, and the
 //! sender frees its copy when the acknowledgement comes back, as the IMPs did.
 
 use nmc_sim::Bits;
 
 /// A packet's id: its slot in the [`Slab`].
-pub type PktId = u32;
+pub(crate) type PktId = u32;
 /// A message's id in the run, given out in the order messages are made.
 pub type MsgId = u64;
 
@@ -16,21 +16,21 @@ pub type MsgId = u64;
 /// source-host/destination-host pair (K&O §VI). Either way the pair is packed into one value,
 /// first end in the high 32 bits ([`stream`]), so that a source IMP's streams sort by their
 /// destination as the version 2 tables did.
-pub type Stream = u64;
+pub(crate) type Stream = u64;
 
 /// The stream of the pair `a` → `b` (IMPs in version 2, hosts in version 3).
-pub fn stream(a: u32, b: u32) -> Stream {
+pub(crate) fn stream(a: u32, b: u32) -> Stream {
     (a as u64) << 32 | b as u64
 }
 
 /// The two ends of a stream.
-pub fn stream_ends(s: Stream) -> (u32, u32) {
+pub(crate) fn stream_ends(s: Stream) -> (u32, u32) {
     ((s >> 32) as u32, s as u32)
 }
 
 /// The kinds of packet in the subnet (K&O §II, Fig. 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PktKind {
+pub(crate) enum PktKind {
     /// Packet `index` (0-based) of a host message of `of` packets, with message number `num`.
     Data {
         /// The message it belongs to.
@@ -98,11 +98,11 @@ pub enum PktKind {
 
 impl PktKind {
     /// A subnet control message (every kind but data).
-    pub fn is_control(&self) -> bool {
+    pub(crate) fn is_control(&self) -> bool {
         !matches!(self, PktKind::Data { .. })
     }
     /// The kind as the trace writes it.
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             PktKind::Data { .. } => "data",
             PktKind::Rfnm { all: true, .. } => "rfnm+all",
@@ -121,24 +121,24 @@ impl PktKind {
 
 /// A packet: its kind, its ends, its stream, its length and the lines it has crossed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Packet {
+pub(crate) struct Packet {
     /// Its kind and what it carries.
-    pub kind: PktKind,
+    pub(crate) kind: PktKind,
     /// Source and destination IMPs.
-    pub src: u32,
+    pub(crate) src: u32,
     /// The destination IMP.
-    pub dst: u32,
+    pub(crate) dst: u32,
     /// The stream it belongs to (end-to-end packets; 0 for packets of no stream, a GVB).
-    pub stream: Stream,
+    pub(crate) stream: Stream,
     /// Data bits (the frame on a line adds the overhead).
-    pub bits: Bits,
+    pub(crate) bits: Bits,
     /// Lines crossed so far (one added each time an IMP accepts it).
-    pub hops: u32,
+    pub(crate) hops: u32,
 }
 
 /// Packets by id, with slot reuse.
 #[derive(Default)]
-pub struct Slab {
+pub(crate) struct Slab {
     slots: Vec<Packet>,
     free: Vec<PktId>,
     live: u32,
@@ -146,7 +146,7 @@ pub struct Slab {
 
 impl Slab {
     /// Stores `p` in a free slot (or a new one) and returns its id.
-    pub fn insert(&mut self, p: Packet) -> PktId {
+    pub(crate) fn insert(&mut self, p: Packet) -> PktId {
         self.live += 1;
         match self.free.pop() {
             Some(id) => {
@@ -160,20 +160,16 @@ impl Slab {
         }
     }
     /// The packet in slot `id`.
-    pub fn get(&self, id: PktId) -> &Packet {
+    pub(crate) fn get(&self, id: PktId) -> &Packet {
         &self.slots[id as usize]
     }
-    /// The packet in slot `id`, to change.
-    pub fn get_mut(&mut self, id: PktId) -> &mut Packet {
-        &mut self.slots[id as usize]
-    }
     /// Frees slot `id` for reuse.
-    pub fn remove(&mut self, id: PktId) {
+    pub(crate) fn remove(&mut self, id: PktId) {
         self.live -= 1;
         self.free.push(id);
     }
     /// Packets currently held somewhere.
-    pub fn live(&self) -> u32 {
+    pub(crate) fn live(&self) -> u32 {
         self.live
     }
 }

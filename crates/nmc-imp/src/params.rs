@@ -40,7 +40,7 @@ pub struct ImpParams {
     /// messages) beyond
     /// [`Self::control_overhead`]. 0: RFC 568 (item 2) gives a RFNM's 152 bits as all
     /// framing and header.
-    pub control_bits: Bits,
+    pub(crate) control_bits: Bits,
     /// Length of a routing message on the line, overhead included. RFC 619 (Naylor &
     /// Opderbeck, Mar 1974, p. 5): 1160 bits, 3.625 % of a 50 kbit/s line at one per 640 ms;
     /// the 3050 listing's routing message is 68 words (pp. 108, 230) + 72 bits of framing.
@@ -52,38 +52,38 @@ pub struct ImpParams {
     /// (Naylor & Opderbeck, Mar 1974) p. 2: "there are 8 logical ACK-channels for each physical
     /// channel", a packet waiting for one to become free; McQuillan et al. 1972 (K&O ref. \[6\])
     /// describe the scheme.
-    pub logical_channels: u8,
+    pub(crate) logical_channels: u8,
     /// IMP-to-IMP retransmission timeout. K&O §III and RFC 632: "retransmitted if no
     /// IMP-to-IMP acknowledgment has been received after a 125 ms timeout". The 3050 listing
     /// (p. 112) says the constant "varies with line length and speed"; **choice**: a line
     /// waits this plus its round-trip propagation, so a 270 ms satellite hop does not send
     /// every packet twice.
-    pub retransmit_timeout: SimDuration,
+    pub(crate) retransmit_timeout: SimDuration,
     /// Probability that a bit on a line is in error (a frame with an error is discarded by the
     /// CRC check and retransmitted after the timeout). RFC 632: line errors cause
     /// retransmission. **Choice**: 0 in the profiles; set it in a scenario.
-    pub bit_error_rate: f64,
+    pub(crate) bit_error_rate: f64,
 
     // ---- IMPs (K&O §III) ----
     /// Packet buffers per IMP. K&O §III: 51 without the VDH software, 30 with it.
     pub buffers: u32,
     /// Packet buffers per IMP with VDH software. K&O §III.
-    pub buffers_vdh: u32,
+    pub(crate) buffers_vdh: u32,
     /// A packet may enter the source IMP from a host only if this many buffers are free.
     /// K&O §III: "at least four free buffers".
-    pub host_input_min_free: u32,
+    pub(crate) host_input_min_free: u32,
     /// Store-and-forward packets an IMP may hold. K&O §III: "a maximum of 20".
-    pub store_and_forward_max: u32,
+    pub(crate) store_and_forward_max: u32,
     /// Packets per output queue. K&O §III: "8 packets for each output queue".
-    pub output_queue_max: u32,
+    pub(crate) output_queue_max: u32,
     /// Processing bandwidth of a 316 IMP. K&O §III: "about 700 … kbit/s".
-    pub processing_316: BitRate,
+    pub(crate) processing_316: BitRate,
     /// Processing bandwidth of a 516 IMP. K&O §III: "about … 850 kbit/s".
-    pub processing_516: BitRate,
+    pub(crate) processing_516: BitRate,
     /// IMP model used where the scenario does not say (`network.imp_models`). **Choice**: 316,
     /// the slower machine (every TIP was one: RFC 395, McQuillan, Oct 1972: an IMP is a 316
     /// "if it is a TIP or if it is in a black cabinet").
-    pub default_imp: ImpModel,
+    pub(crate) default_imp: ImpModel,
 
     // ---- The IMP program's other work (BBN IMP program 3050, 16 Sept 1973; see
     // `model/processing.rs`). Costs are memory cycles counted on the listing's common paths
@@ -91,29 +91,29 @@ pub struct ImpParams {
     /// CPU time to take in a routing message whose serial number is new: a checksum of the
     /// routing code (~980 cycles) and the per-destination loop `COPYL` (~76 cycles × 64 IMPs),
     /// ~5,850 cycles (listing pp. 225–229, `RSTINP`).
-    pub routing_update_316: SimDuration,
+    pub(crate) routing_update_316: SimDuration,
     /// The same on a 516.
-    pub routing_update_516: SimDuration,
+    pub(crate) routing_update_516: SimDuration,
     /// CPU time for a routing message already seen ("WE SAW IT BEFORE"): the code checksum only,
     /// ~1,000 cycles (listing p. 226).
-    pub routing_repeat_316: SimDuration,
+    pub(crate) routing_repeat_316: SimDuration,
     /// The same on a 516.
-    pub routing_repeat_516: SimDuration,
+    pub(crate) routing_repeat_516: SimDuration,
     /// CPU time for an acknowledgement-only ("null") packet: ~90 instructions of modem input and
     /// ~40 of `TSKNUL`, ~260 cycles (listing pp. 91–96, 63).
-    pub null_packet_316: SimDuration,
+    pub(crate) null_packet_316: SimDuration,
     /// The same on a 516.
-    pub null_packet_516: SimDuration,
+    pub(crate) null_packet_516: SimDuration,
     /// Period of the IMP's fast timeout routine. Listing p. 161: the 100 µs clock; a fast tick
     /// every 25.6 ms, a slow one every 25th (640 ms).
-    pub fast_tick: SimDuration,
+    pub(crate) fast_tick: SimDuration,
     /// Fast ticks per slow tick. Listing p. 161 (`TO`).
-    pub slow_tick_every: u32,
+    pub(crate) slow_tick_every: u32,
     /// CPU time of a fast tick (`RSTOUT`, `IMTC`, `HITC`, `SWCH`, `TALLYB`: ~500 cycles),
     /// run at timeout level, above packet processing (listing p. 11: T.O = 5 before TSK = 6).
-    pub fast_tick_316: SimDuration,
+    pub(crate) fast_tick_316: SimDuration,
     /// The same on a 516.
-    pub fast_tick_516: SimDuration,
+    pub(crate) fast_tick_516: SimDuration,
     /// CPU time a 316 spends, every fast tick, on work above the task level beyond the IMP
     /// program's own clock jobs: a TIP's terminal service. The listing (p. 11, "TIP LEVELS")
     /// puts the TIP's character output interrupt at level 0 and its clock at the host-input
@@ -123,99 +123,99 @@ pub struct ImpParams {
     /// SJCC 1972, not reachable): **0, not modelled**; `reproduce ko-v2-throughput` shows
     /// what a value would do. Applies to every 316 (in the maps' scenarios all TIPs, and two
     /// IMPs).
-    pub tip_work_316: SimDuration,
+    pub(crate) tip_work_316: SimDuration,
     /// CPU time of a slow tick (`RUTCLK`, `RUTOUT`, `DEDI`: ~7,000 cycles, the routing
     /// computation), also at timeout level (listing pp. 171, 226–236).
-    pub slow_tick_316: SimDuration,
+    pub(crate) slow_tick_316: SimDuration,
     /// The same on a 516.
-    pub slow_tick_516: SimDuration,
+    pub(crate) slow_tick_516: SimDuration,
     /// How often routing messages go on a line: every `routing_period` (`fixed`), or by the
     /// line's load as the 1973 program did (`line-load-1973`): a send opportunity every
     /// 1/5 of `routing_period` on a 50 kbit/s line, and one opportunity fewer for each full
     /// 132 ms (of 640) the line was busy in the last period, so an idle line sends every
     /// 128 ms and a busy one every 640 ms (listing pp. 163–164 `RSTOUT`, p. 235 `RMVFRQ`;
     /// RFC 619, Naylor & Opderbeck, Mar 1974, p. 5).
-    pub routing_frequency: RoutingFrequency,
+    pub(crate) routing_frequency: RoutingFrequency,
     /// `routing = "spf"` (shortest-path-first over measured delay, May 1979 to July 1987;
     /// `nmc_routing::spf`): the period over which each line's packet delays are averaged.
     /// Khanna & Zinky, SIGCOMM CCR 19(4), 1989: "packet delay averaged over a ten second
     /// interval".
-    pub spf_averaging: SimDuration,
+    pub(crate) spf_averaging: SimDuration,
     /// `routing = "spf"`: an IMP sends an update at least this often. A. Malis, BBN, TCP-IP
     /// list, 4 Apr 1987: at most every 10 s and at least every 50 s.
-    pub spf_max_interval: SimDuration,
+    pub(crate) spf_max_interval: SimDuration,
     /// `routing = "spf"`: how far a line's average must move, just after an update, for the
     /// next to go; falls linearly to zero at `spf_max_interval`. McQuillan, Richer & Rosen,
     /// IEEE Trans. Commun. COM-28(5), 1980, describe a decaying threshold; its size is in no
     /// text reached: **choice**, 64 ms.
-    pub spf_threshold: SimDuration,
+    pub(crate) spf_threshold: SimDuration,
     /// `routing = "spf"`: how long an IMP keeps a new update in its routing frames (0: its
     /// whole database in every frame). The model's flooding, not a 1979 constant: longer than
     /// every line's routing period it changes nothing but the work (`nmc_routing::spf`).
-    pub spf_flood_window: SimDuration,
+    pub(crate) spf_flood_window: SimDuration,
     /// `line-load-1973`: routing send opportunities per `routing_period` on a 50 kbit/s line
     /// (listing pp. 163–164: 5 fast ticks apart, 128 ms).
-    pub routing_opportunities: u32,
+    pub(crate) routing_opportunities: u32,
     /// `line-load-1973`: one opportunity fewer is used for each full unit of this much line
     /// busy time per `routing_period` (listing p. 235 `RMVFRQ`: 132 ms).
-    pub routing_busy_unit: SimDuration,
+    pub(crate) routing_busy_unit: SimDuration,
 
     // ---- Hosts (K&O §III) ----
     /// Host–IMP interface speed, each direction. K&O §III: "a single 100-kbit/s transmission line".
     pub host_interface: BitRate,
     /// Leader bits the host sends before a message. **Choice**: 32 bits, the host–IMP leader.
-    pub host_leader: Bits,
+    pub(crate) host_leader: Bits,
 
     // ---- End-to-end control: version 2 (K&O §II–III) and version 3 (K&O §VI–VII) ----
     /// Which message procedure the IMPs run: `v2` (Oct 1974: numbers per IMP pair, resources
     /// in the order number, PLT entry, allocation) or `v3` (1975: message control blocks,
     /// numbers per host pair, order number, allocation, PLT entry). K&O §VI, footnote 4: "the
     /// 'version 3' procedure".
-    pub message_processing: MessageProcessing,
+    pub(crate) message_processing: MessageProcessing,
     /// Message numbers per stream. K&O §III (v2): "only four message sequence numbers
     /// allocated per source IMP-destination IMP pair"; K&O §VI (v3): "there are now 8 message
     /// sequence numbers which are allocated on a sending HOST-receiving HOST pair basis".
     pub message_numbers: u32,
     /// Version 3: transmit blocks (and, separately, receive blocks) per IMP. K&O §VI:
     /// "there are 64 transmit and 64 receive blocks available in each IMP".
-    pub control_blocks: u32,
+    pub(crate) control_blocks: u32,
     /// Version 3: a transmit block with no message outstanding for this long is released, and
     /// its receive block with it. **Choice**: 2 min. K&O §VI says only that blocks are made
     /// when a host "has not sent any messages to HOST B for quite some time"; the nearest
     /// published figure is RFC 660 (Walden, Oct 1974) on the same scheme: a check "made
     /// whenever a pair of Hosts attempts to communicate after not having communicated for two
     /// minutes".
-    pub control_block_idle: SimDuration,
+    pub(crate) control_block_idle: SimDuration,
     /// A message that finds no allocation at its source IMP sends a REQALL even while an
     /// earlier REQALL to the same destination IMP is still outstanding (a "superfluous
     /// REQALL", K&O §VII). `true` as the 1975 IMPs did; `false` is the first remedy K&O name:
     /// "avoid sending superfluous REQALL's".
-    pub superfluous_reqalls: bool,
+    pub(crate) superfluous_reqalls: bool,
     /// When a RFNM may carry a piggy-backed ALL (see [`Piggyback`]).
-    pub rfnm_piggyback: Piggyback,
+    pub(crate) rfnm_piggyback: Piggyback,
     /// Pending-leader-table entries per source IMP. K&O §III: "a shared pool of six".
     pub plt_entries: u32,
     /// Reassembly buffers per IMP without VDH. K&O §III: "a maximum of 34 buffers".
     pub reassembly_buffers: u32,
     /// Reassembly buffers per VDH IMP. SPEC §2.2 / K&O §VII: 10.
-    pub reassembly_buffers_vdh: u32,
+    pub(crate) reassembly_buffers_vdh: u32,
     /// Buffers an ALL reserves. K&O §II: "an allocation of these \[eight\] buffers".
     pub allocation_buffers: u32,
     /// Longest a RFNM waits for buffers to carry a piggy-backed ALL. K&O §II: "at most 1 s".
-    pub rfnm_all_wait: SimDuration,
+    pub(crate) rfnm_all_wait: SimDuration,
     /// Unused allocation returned with a GVB after this. K&O §II: "within the next 250 ms".
     pub giveback_after: SimDuration,
     /// Control messages (RFNM, ALL, REQALL, GVB) go ahead of data in output queues.
     /// **Choice**: true; the IMP program served its control traffic first.
-    pub control_priority: bool,
+    pub(crate) control_priority: bool,
     /// Out-of-order single-packet messages: how the destination treats them (RFC 632).
-    pub single_packet_rule: SinglePacketRule,
+    pub(crate) single_packet_rule: SinglePacketRule,
 }
 
 /// The end-to-end message procedure (see [`ImpParams::message_processing`]).
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
-pub enum MessageProcessing {
+pub(crate) enum MessageProcessing {
     /// Version 2 (October 1974; K&O §II–III).
     V2,
     /// Version 3 (1975; K&O §VI–VII).
@@ -225,7 +225,7 @@ pub enum MessageProcessing {
 /// When the destination IMP piggy-backs an ALL on a multipacket RFNM.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
-pub enum Piggyback {
+pub(crate) enum Piggyback {
     /// Every RFNM waits (up to `rfnm_all_wait`) for buffers to carry an ALL, and replies queue
     /// behind it (K&O §II; the Feb 1975 IMPs, §VII).
     Always,
@@ -238,7 +238,7 @@ pub enum Piggyback {
 /// How often a line carries routing messages (see [`ImpParams::routing_frequency`]).
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
-pub enum RoutingFrequency {
+pub(crate) enum RoutingFrequency {
     /// Every `routing_period`.
     Fixed,
     /// By the line's load, as the 1973 IMP program did (listing p. 235, `RMVFRQ`).
@@ -260,7 +260,7 @@ pub enum ImpModel {
 impl ImpModel {
     /// The model's name, as scenarios (`network.imp_models`) and the metrics
     /// (`processing.<name>.…`) write it.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             ImpModel::H316 => "316",
             ImpModel::H516 => "516",
@@ -273,7 +273,7 @@ impl ImpModel {
 /// the procedure is in `e2e/single.rs`.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
-pub enum SinglePacketRule {
+pub(crate) enum SinglePacketRule {
     /// RFC 632 events 1–11, Table 1 (the rule of 1974): not accepted; "treated as a request for
     /// the allocation of one reassembly buffer" and discarded; the ALLOCATE goes back "only
     /// after the RFNM for the previous message has been processed".
@@ -300,7 +300,7 @@ pub const CALIBRATED_1975_HELD_MESSAGES: u32 = 2;
 
 impl ImpParams {
     /// The constants of `routing = "spf"`.
-    pub fn spf(&self) -> nmc_routing::SpfParams {
+    pub(crate) fn spf(&self) -> nmc_routing::SpfParams {
         nmc_routing::SpfParams {
             averaging: self.spf_averaging,
             max_interval: self.spf_max_interval,
@@ -385,7 +385,7 @@ impl ImpParams {
 
     /// May 1975: `v3-1975-02` with BBN's fix (K&O §VII): no ALL piggy-backed on a RFNM while
     /// other replies wait to be sent.
-    pub fn v3_1975_05() -> Self {
+    pub(crate) fn v3_1975_05() -> Self {
         ImpParams {
             rfnm_piggyback: Piggyback::NotWhileRepliesWait,
             ..Self::v3_1975_02()
@@ -398,13 +398,13 @@ impl ImpParams {
     /// §III says the space is "shared with all other HOST's", §VII gives only the total.
     /// `ko-v3-throughput` fits k on KO-7 long paths alone and scores KO-9 out of sample under
     /// it (`calibration_1975.csv`); its note says whether its fit still agrees with this value.
-    pub fn v3_1975_02_calibrated() -> Self {
+    pub(crate) fn v3_1975_02_calibrated() -> Self {
         Self::with_1975_calibration(Self::v3_1975_02())
     }
 
     /// **Calibrated, not sourced**: `v3-1975-05` with the reassembly room of
     /// [`ImpParams::v3_1975_02_calibrated`].
-    pub fn v3_1975_05_calibrated() -> Self {
+    pub(crate) fn v3_1975_05_calibrated() -> Self {
         Self::with_1975_calibration(Self::v3_1975_05())
     }
 
@@ -460,7 +460,7 @@ impl ImpParams {
     ///
     /// Everything else (buffers, PLT, allocations, host interface) as 1975: no source found
     /// for a change; each may be overridden in a scenario.
-    pub fn arpanet_1983() -> Self {
+    pub(crate) fn arpanet_1983() -> Self {
         let p = Self::v3_1975_05();
         ImpParams {
             host_leader: Bits::new(96),
@@ -479,7 +479,7 @@ impl ImpParams {
     }
 
     /// `v2-1974-10` with single-packet messages treated by `rule` (RFC 632).
-    pub fn with_single_packet_rule(rule: SinglePacketRule) -> Self {
+    pub(crate) fn with_single_packet_rule(rule: SinglePacketRule) -> Self {
         ImpParams {
             single_packet_rule: rule,
             ..Self::v2_1974_10()
@@ -581,7 +581,7 @@ impl ImpParams {
 
     /// The line overhead of a frame that carries a packet of `kind`: [`Self::packet_overhead`]
     /// for host text, [`Self::control_overhead`] for the subnet's own messages.
-    pub fn frame_overhead(&self, kind: &crate::packet::PktKind) -> Bits {
+    pub(crate) fn frame_overhead(&self, kind: &crate::packet::PktKind) -> Bits {
         if kind.is_control() {
             self.control_overhead
         } else {
@@ -590,7 +590,7 @@ impl ImpParams {
     }
 
     /// What an IMP of model `m` spends on each kind of work.
-    pub fn costs(&self, m: ImpModel) -> ImpCosts {
+    pub(crate) fn costs(&self, m: ImpModel) -> ImpCosts {
         match m {
             ImpModel::H316 => ImpCosts {
                 packet_rate: self.processing_316,
@@ -614,24 +614,24 @@ impl ImpParams {
 
 /// What one IMP's processor spends on each kind of work (see [`ImpParams::costs`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ImpCosts {
+pub(crate) struct ImpCosts {
     /// Processing bandwidth for packets.
-    pub packet_rate: BitRate,
+    pub(crate) packet_rate: BitRate,
     /// CPU time to take in a routing message whose serial number is new.
-    pub routing_update: SimDuration,
+    pub(crate) routing_update: SimDuration,
     /// CPU time for a routing message already seen.
-    pub routing_repeat: SimDuration,
+    pub(crate) routing_repeat: SimDuration,
     /// CPU time for an acknowledgement-only ("null") packet.
-    pub null_packet: SimDuration,
+    pub(crate) null_packet: SimDuration,
     /// CPU time of a fast tick (with a 316's TIP work), at timeout level.
-    pub fast_tick: SimDuration,
+    pub(crate) fast_tick: SimDuration,
     /// CPU time of a slow tick (the routing computation), at timeout level.
-    pub slow_tick: SimDuration,
+    pub(crate) slow_tick: SimDuration,
 }
 
 /// Per-frame line overhead in bits of `arpanet-1983`: 80 header + 72 framing on every frame
 /// (see [`ImpParams::arpanet_1983`]).
-pub const OVERHEAD_1983: u64 = 152;
+pub(crate) const OVERHEAD_1983: u64 = 152;
 
 #[cfg(test)]
 mod tests {

@@ -8,7 +8,7 @@ use nmc_sim::{SimDuration, SimTime};
 
 /// What a task is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Work {
+pub(crate) enum Work {
     /// A packet that arrived on `link`, on logical channel `lch` with sequence bit `bit`: it is
     /// acknowledged when processed.
     Packet {
@@ -28,20 +28,20 @@ pub enum Work {
 
 /// One entry of an IMP's task queue: the work, its CPU time, and when it was queued.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Task {
+pub(crate) struct Task {
     /// What is to be done.
-    pub work: Work,
+    pub(crate) work: Work,
     /// The processor time it takes.
-    pub cost: SimDuration,
+    pub(crate) cost: SimDuration,
     /// When it joined the queue.
-    pub queued: SimTime,
+    pub(crate) queued: SimTime,
 }
 
 /// An IMP's processor as a sans-I/O core: it takes `now` and returns what finished; it
 /// schedules nothing. The driver asks [`Processor::poll_at`] when the task in service ends
 /// and calls [`Processor::handle_timeout`] then.
 #[derive(Clone, Debug, Default)]
-pub struct Processor {
+pub(crate) struct Processor {
     queue: std::collections::VecDeque<Task>,
     /// The task in service and when it finishes.
     serving: Option<(Task, SimTime)>,
@@ -50,22 +50,22 @@ pub struct Processor {
     /// Changes whenever the deadline does, so a driver can recognise stale wake-ups.
     generation: u32,
     /// Clock ticks so far.
-    pub ticks: u64,
+    pub(crate) ticks: u64,
     // Counters.
     /// Tasks started.
-    pub tasks: u64,
+    pub(crate) tasks: u64,
     /// Time the started tasks waited in the queue (behind other tasks and the clock), summed, ns.
-    pub wait_ns: u128,
+    pub(crate) wait_ns: u128,
     /// The longest a task waited in the queue, ns.
-    pub wait_max_ns: u64,
+    pub(crate) wait_max_ns: u64,
     /// Time the processor spent busy, on tasks and at the clock's timeout level, summed, ns.
-    pub busy_ns: u128,
+    pub(crate) busy_ns: u128,
 }
 
 impl Processor {
     /// Task level: `work` joins the FIFO; it starts at once if the processor is free.
     #[inline]
-    pub fn push(&mut self, now: SimTime, work: Work, cost: SimDuration) {
+    pub(crate) fn push(&mut self, now: SimTime, work: Work, cost: SimDuration) {
         let task = Task {
             work,
             cost,
@@ -82,13 +82,13 @@ impl Processor {
     }
 
     /// When the task in service finishes, with the generation of that deadline.
-    pub fn poll_at(&self) -> Option<(SimTime, u32)> {
+    pub(crate) fn poll_at(&self) -> Option<(SimTime, u32)> {
         self.serving.map(|(_, t)| (t, self.generation))
     }
 
     /// The task in service is done at `now` (its deadline): returns it and starts the next.
     #[inline]
-    pub fn handle_timeout(&mut self, now: SimTime) -> Option<Task> {
+    pub(crate) fn handle_timeout(&mut self, now: SimTime) -> Option<Task> {
         match self.serving {
             Some((task, done)) if done <= now => {
                 self.serving = None;
@@ -101,7 +101,7 @@ impl Processor {
 
     /// Timeout level (listing p. 11: T.O above TSK): the clock takes the processor for `cost`,
     /// and the task in service finishes that much later.
-    pub fn preempt(&mut self, now: SimTime, cost: SimDuration) {
+    pub(crate) fn preempt(&mut self, now: SimTime, cost: SimDuration) {
         self.ticks += 1;
         if cost.is_zero() {
             return;
@@ -115,7 +115,7 @@ impl Processor {
     }
 
     /// The packets among the tasks, in service first.
-    pub fn packets(&self) -> impl Iterator<Item = PktId> + '_ {
+    pub(crate) fn packets(&self) -> impl Iterator<Item = PktId> + '_ {
         self.serving
             .iter()
             .map(|(t, _)| t)
@@ -127,17 +127,18 @@ impl Processor {
     }
 
     /// Tasks queued or in service.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.queue.len() + self.serving.is_some() as usize
     }
 
+    #[cfg(test)]
     /// Whether no task is queued or in service.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// Is a packet among the tasks? (A packet held here is a resource; CPU time is not.)
-    pub fn holds_packet(&self) -> bool {
+    pub(crate) fn holds_packet(&self) -> bool {
         let packet = |t: &Task| matches!(t.work, Work::Packet { .. });
         self.queue.iter().any(packet) || self.serving.is_some_and(|(t, _)| packet(&t))
     }

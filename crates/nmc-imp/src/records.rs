@@ -3,22 +3,22 @@
 //!
 //! The file must hold what [`crate::run::run`] keeps, byte for byte: one row per answered
 //! recorded message, in message order, each with the time its last packet reached the host.
-//! The model finishes records in the order their RFNMs come back ([`crate::observe::Observer`]'s
+//! The model finishes records in the order their RFNMs come back (`crate::observe::Observer`'s
 //! `done`), and a message's last packet may reach its host after its RFNM. So the driver calls
-//! [`MessageFile::drain`] every so often: it takes the finished records and writes, in message
+//! `MessageFile::drain` every so often: it takes the finished records and writes, in message
 //! order, those no earlier message can still come before and whose delivery is settled. Those
 //! are the messages older than the oldest the model still holds, in its message table or on
 //! the way to a host; only the records of the messages in flight wait in memory.
 //!
 //! The metrics `add_metrics` draws from every record are then drawn from the file
-//! ([`MessageFile::add_metrics`]), to the bit, but for the best block of 150, which needs the
+//! (`MessageFile::add_metrics`), to the bit, but for the best block of 150, which needs the
 //! RFNM order and is kept as the records are taken.
 //!
 //! The end-to-end events (`record = ["e2e"]`), the occupancy samples (`["occupancy"]`) and
 //! the packets' journeys (`["journeys"]`; their `visits.*` metrics are running figures,
-//! [`crate::observe::JourneyStats`]) need no such care: the model makes them in the order the files hold them, and each write
+//! `crate::observe::JourneyStats`) need no such care: the model makes them in the order the files hold them, and each write
 //! passes on what was made since the last. The occupancy means are read back from the file
-//! ([`Written::add_metrics`]).
+//! (`Written::add_metrics`).
 
 use crate::analysis::{MetricRow, add_message_metrics_in_passes};
 use crate::metric::ImpMetrics;
@@ -34,21 +34,21 @@ use std::path::{Path, PathBuf};
 
 /// The files a run writes as it goes ([`crate::run::Files`], for what the scenario records).
 #[derive(Default)]
-pub struct Written {
+pub(crate) struct Written {
     /// `messages.csv` (`record = ["messages"]`), written in message order as records settle.
-    pub messages: Option<MessageFile>,
+    pub(crate) messages: Option<MessageFile>,
     /// `e2e.csv`: single-packet messages' end-to-end events (`record = ["e2e"]`).
-    pub e2e: Option<Records<E2eEvent>>,
+    pub(crate) e2e: Option<Records<E2eEvent>>,
     /// `occupancy.csv` (`record = ["occupancy"]`), and its path, from which the means are read
     /// back.
-    pub occupancy: Option<(Records<Occupancy>, PathBuf)>,
+    pub(crate) occupancy: Option<(Records<Occupancy>, PathBuf)>,
     /// `journeys.csv`: each packet's journey (`record = ["journeys"]`).
-    pub journeys: Option<Records<JourneyRecord>>,
+    pub(crate) journeys: Option<Records<JourneyRecord>>,
 }
 
 impl Written {
     /// Whether anything is written as the run goes.
-    pub fn is_on(&self) -> bool {
+    pub(crate) fn is_on(&self) -> bool {
         self.messages.is_some()
             || self.e2e.is_some()
             || self.occupancy.is_some()
@@ -56,7 +56,7 @@ impl Written {
     }
 
     /// Passes on what is settled (see the module's notes).
-    pub fn drain(&mut self, m: &mut Subnet) {
+    pub(crate) fn drain(&mut self, m: &mut Subnet) {
         if let Some(f) = self.messages.as_mut() {
             f.drain(m);
         }
@@ -79,7 +79,7 @@ impl Written {
 
     /// At the end of the run: writes what is left and closes the files. The first write error
     /// is one line naming the file.
-    pub fn close(&mut self, m: &mut Subnet) -> Result<(), String> {
+    pub(crate) fn close(&mut self, m: &mut Subnet) -> Result<(), String> {
         self.drain(m);
         if let Some(f) = self.messages.as_mut() {
             f.close(m)?;
@@ -102,7 +102,7 @@ impl Written {
     /// The metrics `run` draws from the records it keeps, from the closed files: see
     /// [`MessageFile::add_metrics`]; and the occupancy means of `crate::analysis::add_metrics`,
     /// over the samples from `from`.
-    pub fn add_metrics(
+    pub(crate) fn add_metrics(
         &self,
         metrics: &mut ImpMetrics,
         from: SimDuration,
@@ -168,7 +168,7 @@ pub fn occupancy_rows(
 }
 
 /// `messages.csv` being written, and what the metrics need that the file's order does not give.
-pub struct MessageFile {
+pub(crate) struct MessageFile {
     path: PathBuf,
     rows: Records<MessageRecord>,
     /// Answered records waiting for an earlier message, or for their own delivery.
@@ -187,7 +187,7 @@ pub struct MessageFile {
 
 impl MessageFile {
     /// Creates the file (its folder too) for a run measuring from `measure_from`.
-    pub fn create(path: &Path, measure_from: SimDuration) -> Result<Self, String> {
+    pub(crate) fn create(path: &Path, measure_from: SimDuration) -> Result<Self, String> {
         let sink = CsvSink::create(path).map_err(|e| e.to_string())?;
         Ok(MessageFile {
             path: path.to_path_buf(),
@@ -203,7 +203,7 @@ impl MessageFile {
 
     /// Takes the records the model finished since the last call and writes those that are
     /// settled (see the module's notes).
-    pub fn drain(&mut self, m: &mut Subnet) {
+    pub(crate) fn drain(&mut self, m: &mut Subnet) {
         self.take(m);
         let mut bound = m.next_msg;
         if let Some(&oldest) = m.obs.messages.keys().next() {
@@ -252,7 +252,7 @@ impl MessageFile {
 
     /// At the end of the run: writes every record left, in message order, and closes the file.
     /// A write error (the first) is one line naming the file.
-    pub fn close(&mut self, m: &mut Subnet) -> Result<(), String> {
+    pub(crate) fn close(&mut self, m: &mut Subnet) -> Result<(), String> {
         self.take(m);
         self.feed_ties();
         for (id, mut r) in std::mem::take(&mut self.pending) {
@@ -268,7 +268,7 @@ impl MessageFile {
     /// as `run` computes them from the records it keeps, from the closed file: over the
     /// messages answered from `from` (the run's [`crate::run::Outcome::measure_from`]) in the
     /// `measured` time after it.
-    pub fn add_metrics(
+    pub(crate) fn add_metrics(
         &self,
         metrics: &mut ImpMetrics,
         from: SimDuration,

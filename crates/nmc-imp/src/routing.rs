@@ -19,7 +19,7 @@
 //!
 //! | router input | when the IMP model gives it |
 //! | --- | --- |
-//! | `routing_message(now, line)` | a routing frame starts on `line` (every line's own period, [`Routing::period`]) |
+//! | `routing_message(now, line)` | a routing frame starts on `line` (every line's own period, `Routing::period`) |
 //! | `handle_routing_message` | a routing frame arrives without a line error; `set_queue_len` for every line of the IMP just before |
 //! | `handle_line_down` / `handle_line_up` | a `[[network.line_events]]` entry, at both ends of the line |
 //! | `next_hop` | a packet is put on an output queue (source, store-and-forward, rerouting) |
@@ -28,7 +28,7 @@
 //! time it reads them (K&O §III: the estimate is formed when a routing message comes in); the
 //! count is the packets in the output queue and on their way into it, the count the 8-packet
 //! limit applies to. The line's routing-message schedule stays with the model (the
-//! [`crate::model::Ev::RoutingTick`] of every line, phases staggered over one period), so both
+//! `crate::model::Ev::RoutingTick` of every line, phases staggered over one period), so both
 //! procedures charge the lines the same routing traffic; the routers' own `poll_transmit`
 //! schedule is not used.
 //!
@@ -77,14 +77,14 @@ use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// The body id of a routing frame that carries nothing (static routing).
-pub const NO_BODY: u32 = u32::MAX;
+pub(crate) const NO_BODY: u32 = u32::MAX;
 const NO_LINK: u32 = u32::MAX;
 
 /// The state of one direction of a line, as far as going down and up is concerned.
 #[derive(Clone, Debug)]
-pub struct LinkStatus {
+pub(crate) struct LinkStatus {
     /// The direction is up.
-    pub up: bool,
+    pub(crate) up: bool,
     /// A frame was being sent when the line went down: its end of transmission is lost.
     pub(crate) doomed_tx: bool,
     /// Frames propagating now, and how many of the oldest of them were on the line when it
@@ -92,12 +92,12 @@ pub struct LinkStatus {
     pub(crate) on_wire: u32,
     pub(crate) doomed_wire: u32,
     /// Times it went down.
-    pub downs: u32,
+    pub(crate) downs: u32,
     pub(crate) down_since: Option<SimTime>,
     /// Time it spent down, summed over the periods that have ended (one still open is not counted).
-    pub down_time: SimDuration,
+    pub(crate) down_time: SimDuration,
     /// Frames lost on it because it went down while they were being sent or propagating.
-    pub frames_lost: u64,
+    pub(crate) frames_lost: u64,
 }
 
 impl LinkStatus {
@@ -117,13 +117,13 @@ impl LinkStatus {
 
 /// A line event, resolved: topology line `line` (links `2·line` and `2·line + 1`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LineEvent {
+pub(crate) struct LineEvent {
     /// When, from the start of the run.
-    pub at: SimDuration,
+    pub(crate) at: SimDuration,
     /// The line (its index in the topology).
-    pub line: u32,
+    pub(crate) line: u32,
     /// It comes up (`false`: it goes down).
-    pub up: bool,
+    pub(crate) up: bool,
 }
 
 /// A change in one IMP's routing table (`record = ["routing"]`).
@@ -172,13 +172,13 @@ pub struct SourceSend {
     /// When, ns since the start.
     pub t_ns: u64,
     /// The message.
-    pub msg: MsgId,
+    pub(crate) msg: MsgId,
     /// The packet's place in the message, from 0.
-    pub index: u8,
+    pub(crate) index: u8,
     /// The neighbour at the far end of the line chosen.
     pub to: String,
     /// Packets on that line's output queue after this one joined it.
-    pub queue: u32,
+    pub(crate) queue: u32,
 }
 
 /// The output queues of the pumping host's IMP, sampled (`record = ["routing"]`).
@@ -191,49 +191,49 @@ pub struct LineSample {
     /// Packets on the line's output queue and on their way into it.
     pub queue: u32,
     /// The line is up.
-    pub up: bool,
+    pub(crate) up: bool,
 }
 
 /// Counters of the routing and line machinery.
 #[derive(Clone, Copy, Debug, Default, Serialize)]
-pub struct RoutingCounts {
+pub(crate) struct RoutingCounts {
     /// Routing messages sent.
-    pub routing_messages: u64,
+    pub(crate) routing_messages: u64,
     /// Best-neighbour changes.
-    pub route_changes: u64,
+    pub(crate) route_changes: u64,
     /// Hold-downs started.
-    pub hold_downs: u64,
+    pub(crate) hold_downs: u64,
     /// Smaller estimates refused because a hold-down was in force (see
     /// [`RouteEventKind::HeldAgainst`]).
-    pub held_against: u64,
+    pub(crate) held_against: u64,
     /// Packets taken back from a line that went down and routed again (with static routes
     /// they go back on the same line, to wait for it).
-    pub taken_back: u64,
+    pub(crate) taken_back: u64,
     /// Packets that found no route and waited in their IMP.
-    pub parked: u64,
+    pub(crate) parked: u64,
     /// Unacknowledged packets the far IMP had accepted when the line went down.
-    pub accepted_at_line_down: u64,
+    pub(crate) accepted_at_line_down: u64,
     /// Line events applied (a line going down or coming up).
-    pub line_events: u64,
+    pub(crate) line_events: u64,
 }
 
 /// Routing state of the whole subnet: the procedure, the lines' up/down state, the routing
 /// message bodies in flight, packets waiting for a route, and the loop records.
-pub struct Routing {
+pub(crate) struct Routing {
     /// The procedure in force: static, adaptive or SPF.
-    pub mode: RoutingMode,
+    pub(crate) mode: RoutingMode,
     /// Each IMP's router, by IMP (empty with static routes).
-    pub routers: Vec<AnyRouter>,
+    pub(crate) routers: Vec<AnyRouter>,
     /// The adaptive procedure's parameters (`None` with static routes or SPF).
-    pub params: Option<RoutingParams>,
+    pub(crate) params: Option<RoutingParams>,
     /// Per link: the routing-message period.
     periods: Vec<SimDuration>,
     /// Each link's state as a line going down and up sees it.
-    pub links: Vec<LinkStatus>,
+    pub(crate) links: Vec<LinkStatus>,
     /// Per IMP: its outgoing links.
     out_links: Vec<Vec<u32>>,
     /// The scenario's line events, in time order.
-    pub events: Vec<LineEvent>,
+    pub(crate) events: Vec<LineEvent>,
     bodies: Vec<Option<RoutingMessage>>,
     free_bodies: Vec<u32>,
     /// Per IMP: packets with no route, oldest first.
@@ -245,22 +245,22 @@ pub struct Routing {
     /// Open forwarding loops per destination, with when each opened.
     open_loops: BTreeMap<u32, Vec<(Vec<NodeId>, SimTime)>>,
     /// Counters of the routing and line machinery.
-    pub counts: RoutingCounts,
+    pub(crate) counts: RoutingCounts,
     /// Every change of a best neighbour, every hold-down and every smaller estimate a hold-down
     /// refused, in order (`record = ["routing"]`).
-    pub route_changes: Vec<RouteChange>,
+    pub(crate) route_changes: Vec<RouteChange>,
     /// Every forwarding loop found in the tables (`record = ["routing"]`).
-    pub loops: Vec<LoopRecord>,
+    pub(crate) loops: Vec<LoopRecord>,
     /// The data packets the pumping host's IMP put on an output queue (`record = ["routing"]`).
-    pub source_sends: Vec<SourceSend>,
+    pub(crate) source_sends: Vec<SourceSend>,
     /// The pumping host's IMP's output queues at each sample (`record = ["routing"]`).
-    pub line_samples: Vec<LineSample>,
+    pub(crate) line_samples: Vec<LineSample>,
 }
 
 impl Routing {
     /// Static routes on `links` links between `imps` IMPs, every line up, every period the
     /// profile's (what [`crate::model::Subnet::new`] starts from).
-    pub fn new_static(params: &ImpParams, topo: &Topology) -> Self {
+    pub(crate) fn new_static(params: &ImpParams, topo: &Topology) -> Self {
         let n = topo.names.len();
         let mut out_links = vec![Vec::new(); n];
         for (i, l) in topo.links.iter().enumerate() {
@@ -290,7 +290,7 @@ impl Routing {
 
     /// Applies the scenario's routing sections: the procedure, per-line periods, line events.
     /// Errors are one line naming the key at fault.
-    pub fn configure(
+    pub(crate) fn configure(
         &mut self,
         net: &Network,
         params: &ImpParams,
@@ -455,20 +455,20 @@ impl Routing {
     }
 
     /// Whether each IMP runs a router (`adaptive` or `spf`), rather than static routes.
-    pub fn is_adaptive(&self) -> bool {
+    pub(crate) fn is_adaptive(&self) -> bool {
         self.mode != RoutingMode::Static
     }
 
     /// Whether anything beyond static routes on lines that stay up is in play (then the run
     /// reports routing metrics).
-    pub fn in_play(&self) -> bool {
+    pub(crate) fn in_play(&self) -> bool {
         self.is_adaptive() || !self.events.is_empty()
     }
 
     // ------------------------------------------------------------ decisions
 
     /// The link to take from `imp` towards `dst`: the routing decision of the model.
-    pub fn next_link(&self, topo: &Topology, imp: u32, dst: u32) -> Option<u32> {
+    pub(crate) fn next_link(&self, topo: &Topology, imp: u32, dst: u32) -> Option<u32> {
         match self.mode {
             RoutingMode::Static => topo.next_link(imp, dst),
             RoutingMode::Adaptive | RoutingMode::Spf => self.routers[imp as usize]
@@ -480,7 +480,7 @@ impl Routing {
     /// The IMPs a packet from `from` to `to` would visit now, by the routing tables (static
     /// routes or the routers'), `from` first; `None` when a table has no route or the walk
     /// comes back to an IMP it visited (a forwarding loop).
-    pub fn route(&self, topo: &Topology, from: u32, to: u32) -> Option<Vec<u32>> {
+    pub(crate) fn route(&self, topo: &Topology, from: u32, to: u32) -> Option<Vec<u32>> {
         let mut path = vec![from];
         let mut at = from;
         while at != to {
@@ -495,22 +495,22 @@ impl Routing {
     }
 
     /// The routing-message period of `link`.
-    pub fn period(&self, link: u32) -> SimDuration {
+    pub(crate) fn period(&self, link: u32) -> SimDuration {
         self.periods[link as usize]
     }
 
     /// Whether `link` is up.
-    pub fn line_up(&self, link: u32) -> bool {
+    pub(crate) fn line_up(&self, link: u32) -> bool {
         self.links[link as usize].up
     }
 
     /// The links leaving `imp`.
-    pub fn out_links(&self, imp: u32) -> &[u32] {
+    pub(crate) fn out_links(&self, imp: u32) -> &[u32] {
         &self.out_links[imp as usize]
     }
 
     /// Notes that packet copy `id` reserved its place on `link` when it arrived.
-    pub fn plan(&mut self, id: PktId, link: u32) {
+    pub(crate) fn plan(&mut self, id: PktId, link: u32) {
         let i = id as usize;
         if self.planned.len() <= i {
             self.planned.resize(i + 1, NO_LINK);
@@ -519,7 +519,7 @@ impl Routing {
     }
 
     /// Packet copy `id` reached its present IMP at `now` (SPF only).
-    pub fn arrived(&mut self, id: PktId, now: SimTime) {
+    pub(crate) fn arrived(&mut self, id: PktId, now: SimTime) {
         if self.mode != RoutingMode::Spf {
             return;
         }
@@ -533,7 +533,14 @@ impl Routing {
     /// Packet copy `id` leaves `imp` on `link` now, for the first time, and reaches the
     /// neighbour `after` from now (transmission and propagation): its delay on the line goes to
     /// the IMP's router (SPF only).
-    pub fn departed(&mut self, now: SimTime, imp: u32, link: u32, id: PktId, after: SimDuration) {
+    pub(crate) fn departed(
+        &mut self,
+        now: SimTime,
+        imp: u32,
+        link: u32,
+        id: PktId,
+        after: SimDuration,
+    ) {
         if self.mode != RoutingMode::Spf {
             return;
         }
@@ -545,7 +552,7 @@ impl Routing {
     }
 
     /// The link reserved for `id` on arrival, if any; forgets it.
-    pub fn take_plan(&mut self, id: PktId) -> Option<u32> {
+    pub(crate) fn take_plan(&mut self, id: PktId) -> Option<u32> {
         let slot = self.planned.get_mut(id as usize)?;
         let l = std::mem::replace(slot, NO_LINK);
         (l != NO_LINK).then_some(l)
@@ -553,7 +560,7 @@ impl Routing {
 
     /// Packet copy `id`, held as `hold`, has no route at `imp`: it waits there, oldest first, until
     /// a routing table changes.
-    pub fn park(&mut self, imp: u32, id: PktId, hold: Hold) {
+    pub(crate) fn park(&mut self, imp: u32, id: PktId, hold: Hold) {
         self.counts.parked += 1;
         self.parked[imp as usize].push_back((id, hold));
     }
@@ -561,7 +568,7 @@ impl Routing {
     // ------------------------------------------------------ routing messages
 
     /// The body of a routing frame starting on `link` from `imp` now.
-    pub fn body_for(&mut self, now: SimTime, link: u32, imp: u32) -> u32 {
+    pub(crate) fn body_for(&mut self, now: SimTime, link: u32, imp: u32) -> u32 {
         if !self.is_adaptive() {
             return NO_BODY;
         }
@@ -581,20 +588,21 @@ impl Routing {
     }
 
     /// Takes a routing frame's body out of the side table (the frame arrived or was lost).
-    pub fn take_body(&mut self, body: u32) -> Option<RoutingMessage> {
+    pub(crate) fn take_body(&mut self, body: u32) -> Option<RoutingMessage> {
         let m = self.bodies.get_mut(body as usize)?.take()?;
         self.free_bodies.push(body);
         Some(m)
     }
 
+    #[cfg(test)]
     /// Routing-message bodies not yet delivered or lost (0 once every frame is accounted for).
-    pub fn bodies_in_flight(&self) -> usize {
+    pub(crate) fn bodies_in_flight(&self) -> usize {
         self.bodies.iter().filter(|b| b.is_some()).count()
     }
 
     /// Records the router events of `imp` and updates the loop records for the destinations
     /// whose best neighbour changed. `names` are the IMP names.
-    pub fn drain_route_events(&mut self, now: SimTime, imp: u32, names: &[String]) {
+    pub(crate) fn drain_route_events(&mut self, now: SimTime, imp: u32, names: &[String]) {
         let mut changed: BTreeSet<u32> = BTreeSet::new();
         while let Some(RouteEvent { at, dst, kind }) = self.routers[imp as usize].poll_event() {
             let name = |n: Option<NodeId>| n.map_or(String::new(), |n| names[n.0 as usize].clone());
@@ -673,7 +681,7 @@ impl Routing {
     }
 
     /// Closes the record of every loop still open at the end of the run.
-    pub fn close_open_loops(&mut self, names: &[String]) {
+    pub(crate) fn close_open_loops(&mut self, names: &[String]) {
         for (dst, open) in std::mem::take(&mut self.open_loops) {
             for (members, since) in open {
                 self.loops.push(LoopRecord {
@@ -693,7 +701,7 @@ impl Routing {
     }
 
     /// Metrics of the routing and line machinery (only when [`Self::in_play`]).
-    pub fn metrics(&self, end_ns: u64, j: &JourneyStats) -> RoutingMetrics {
+    pub(crate) fn metrics(&self, end_ns: u64, j: &JourneyStats) -> RoutingMetrics {
         let c = &self.counts;
         let adaptive = self.is_adaptive();
         RoutingMetrics {
@@ -767,7 +775,7 @@ pub fn check_routing_params(rp: &RoutingParams) -> Result<(), String> {
 
 /// The router an IMP runs: the 1974 distance-vector procedure or SPF.
 #[derive(Clone, Debug)]
-pub enum AnyRouter {
+pub(crate) enum AnyRouter {
     /// The 1974 distance-vector procedure (K&O §III, §V).
     Dv(DistanceVector),
     /// Shortest path first over measured delay (from May 1979).

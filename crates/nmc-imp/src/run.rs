@@ -3,7 +3,7 @@
 use crate::metric::{
     BackgroundMetrics, HopsRtt, ImpMetrics, MeanMax, MessageTally, ProcessingMetrics,
 };
-use crate::model::{Action, Ev, Generator, Host, Pump, Subnet};
+use crate::model::{Action, Generator, Host, Pump, Subnet};
 use crate::observe::{E2eEvent, JourneyRecord, LockupReport, MessageRecord, Occupancy};
 use crate::params::ImpParams;
 use crate::records::{MessageFile, Written};
@@ -56,10 +56,12 @@ pub struct Outcome {
     /// Messages delivered to a host after one with the same or a later number of their stream (0
     /// when delivery is in order).
     pub order_violations: u64,
+    #[cfg_attr(not(test), allow(dead_code, reason = "read by the tests only"))]
     /// No resource was held anywhere at the end (the no-leak check).
-    pub idle_at_end: bool,
+    pub(crate) idle_at_end: bool,
+    #[cfg_attr(not(test), allow(dead_code, reason = "read by the tests only"))]
     /// What was still held at the end (empty when idle).
-    pub held_at_end: Vec<String>,
+    pub(crate) held_at_end: Vec<String>,
     /// End-to-end events of single-packet messages (`record = ["e2e"]`).
     pub e2e: Vec<E2eEvent>,
     /// Set when the run stopped on a lockup (`network.lockup_window`).
@@ -75,8 +77,12 @@ pub struct Outcome {
 /// What the routing and line machinery recorded (see [`crate::routing`]).
 #[derive(Clone, Debug, Default)]
 pub struct RoutingRecords {
+    #[allow(
+        dead_code,
+        reason = "no crate reads the routing counters from the outcome"
+    )]
     /// Counters of the routing and line machinery.
-    pub counts: RoutingCounts,
+    pub(crate) counts: RoutingCounts,
     /// Every change of a best neighbour, every hold-down and every smaller estimate a hold-down
     /// refused, in order.
     pub route_changes: Vec<RouteChange>,
@@ -100,19 +106,19 @@ pub struct LineRecord {
     /// Capacity, bit/s.
     pub capacity_bps: u64,
     /// Propagation delay, ns.
-    pub propagation_ns: u64,
+    pub(crate) propagation_ns: u64,
     /// Frames sent.
-    pub frames: u64,
+    pub(crate) frames: u64,
     /// Packet frames sent, retransmissions included.
     pub packet_frames: u64,
     /// Packets sent again after their retransmission timeout.
     pub retransmissions: u64,
     /// Frames hit by a line error.
-    pub corrupted: u64,
+    pub(crate) corrupted: u64,
     /// Packets the far IMP refused (K&O §III).
     pub rejected: u64,
     /// Packets the far IMP had already accepted, discarded there as duplicates.
-    pub duplicates: u64,
+    pub(crate) duplicates: u64,
     /// Fraction of the measured period the line was busy sending.
     pub utilisation: f64,
     /// The longest its data queue was, packets.
@@ -129,12 +135,12 @@ pub struct LineRecord {
 
 /// The shortest lockup window: the watch looks every quarter window, so a window of a few
 /// nanoseconds looped at one instant (issue 33); a millisecond is far below any lockup's scale.
-pub const MIN_LOCKUP_WINDOW: SimDuration = SimDuration::from_millis(1);
+pub(crate) const MIN_LOCKUP_WINDOW: SimDuration = SimDuration::from_millis(1);
 
 /// The shortest occupancy sampling period: a sample every nanosecond (`sample_period =
 /// "1ns"`) crawled through one simulated second in minutes (issue 33); the shipped scenarios
 /// sample every 10 or 100 ms.
-pub const MIN_SAMPLE_PERIOD: SimDuration = SimDuration::from_millis(1);
+pub(crate) const MIN_SAMPLE_PERIOD: SimDuration = SimDuration::from_millis(1);
 
 /// Issue 33: an observer that would crawl or loop at one instant is refused in one line.
 fn check_observation(s: &ImpConfig) -> Result<(), BuildError> {
@@ -474,23 +480,27 @@ pub fn build(
     Ok((subnet, starts))
 }
 
+#[allow(
+    dead_code,
+    reason = "the budget named here; the check reads it through StateBudget"
+)]
 /// The most memory a subnet's own state may need: [`nmc_sim::limits::MAX_STATE_BYTES`] (8 GiB),
 /// the budget both models share. A network that needs more is refused before anything is
 /// allocated (issue 33: a chain of 4e9 hops asked for 96 GB at once and aborted).
-pub const MAX_STATE_BYTES: u64 = nmc_sim::limits::MAX_STATE_BYTES;
+pub(crate) const MAX_STATE_BYTES: u64 = nmc_sim::limits::MAX_STATE_BYTES;
 /// State per IMP with its lines, hosts' tables and queues: about 10 kB
 /// (docs/src/performance.md, "How far one process goes": 5.5 kB measured on an empty chain,
 /// 10 kB on the maps), one line per IMP included (a chain has one, a map a little more).
-pub const STATE_BYTES_PER_IMP: u64 = 10_000;
+pub(crate) const STATE_BYTES_PER_IMP: u64 = 10_000;
 /// State per line beyond one per IMP: 3 kB, a choice rounded up from 2.8–2.9 kB measured
 /// (peak RSS of 1,000-IMP meshes at degree 200 and 999, 100,000 and 499,500 lines). Issue 57 §3:
 /// the estimate counted IMPs only, so a mesh of high degree (`degree = "999..999"`, a complete
 /// graph) passed it and was built whatever its size.
-pub const STATE_BYTES_PER_LINE: u64 = 3_000;
+pub(crate) const STATE_BYTES_PER_LINE: u64 = 3_000;
 /// Routing state per (IMP, destination) pair with adaptive or SPF routing: every IMP keeps an
 /// entry for every IMP (83 B measured with `adaptive`, 73 with `spf`, on 2,000- and 4,000-IMP
 /// chains); static routes keep one link per IMP and destination only where asked.
-pub const ROUTING_BYTES_PER_PAIR: u64 = 100;
+pub(crate) const ROUTING_BYTES_PER_PAIR: u64 = 100;
 
 /// Refuses, in one line, a topology whose state would pass this machine's budget
 /// ([`nmc_sim::limits::StateBudget`]: [`MAX_STATE_BYTES`], or half the memory the process may
@@ -565,7 +575,7 @@ fn check_state_size(topology: &TopologySpec, routing: RoutingMode) -> Result<(),
 
 /// The most host pairs one `kind = "pairs"` entry may add: 50 times the largest shipped case
 /// (`mesh-1000`'s 200).
-pub const MAX_PAIRS: u64 = 10_000;
+pub(crate) const MAX_PAIRS: u64 = 10_000;
 
 /// Adds `pairs` host pairs for `traffic[i]` (`kind = "pairs"`), each running a pump, on IMPs
 /// drawn from the seed; returns the pumping hosts.
@@ -639,10 +649,10 @@ fn add_pairs(
 
 /// The smallest `hop_decay`: below it `decay^hops` underflows on a large network and a
 /// source's weights can all be zero.
-pub const MIN_HOP_DECAY: f64 = 0.01;
+pub(crate) const MIN_HOP_DECAY: f64 = 0.01;
 
 /// How a background source weighs each destination (`BackgroundSpec::hop_decay`).
-pub struct Pairing<'a> {
+pub(crate) struct Pairing<'a> {
     topo: &'a Topology,
     weights: Vec<f64>,
     decay: f64,
@@ -651,7 +661,7 @@ pub struct Pairing<'a> {
 
 impl<'a> Pairing<'a> {
     /// The pairing of `b` among `imps` (its background hosts' IMPs) on `topo`.
-    pub fn new(topo: &'a Topology, imps: &[u32], b: &crate::spec::BackgroundSpec) -> Self {
+    pub(crate) fn new(topo: &'a Topology, imps: &[u32], b: &crate::spec::BackgroundSpec) -> Self {
         let weights: Vec<f64> = topo.names.iter().map(|n| b.destination_weight(n)).collect();
         let balance = balance_destinations(
             topo,
@@ -669,7 +679,7 @@ impl<'a> Pairing<'a> {
     }
 
     /// The relative weight with which a source at `x` picks destination `y`.
-    pub fn weight(&self, x: u32, y: u32) -> f64 {
+    pub(crate) fn weight(&self, x: u32, y: u32) -> f64 {
         if self.decay == 1.0 {
             self.weights[y as usize]
         } else {
@@ -1038,12 +1048,17 @@ pub fn run_writing(
     Ok(o)
 }
 
+#[cfg(test)]
 /// Runs until `end`, then stops every pump and keeps going until `drain` more has passed;
 /// for checks that every resource comes back.
-pub fn run_and_drain(s: &ImpConfig, seed: u64, drain: SimDuration) -> Result<Outcome, BuildError> {
+pub(crate) fn run_and_drain(
+    s: &ImpConfig,
+    seed: u64,
+    drain: SimDuration,
+) -> Result<Outcome, BuildError> {
     let (subnet, starts) = build(s, seed, Trace::off())?;
     let mut sim = Simulation::new(subnet);
-    let mut q = nmc_sim::EventQueue::<Ev>::new();
+    let mut q = nmc_sim::EventQueue::<crate::model::Ev>::new();
     sim.model.initial_events(&mut q, &starts);
     while let Some((t, e)) = q.pop() {
         sim.schedule(t, e);

@@ -20,7 +20,7 @@ use std::ops::Bound;
 /// which traces it (`trace = true`: `{"event": "state", "from": ..., "to": ...}`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum MsgState {
+pub(crate) enum MsgState {
     /// Packet 1 is to go into the source IMP (point a): the message has taken nothing yet.
     InputFirst,
     /// Version 3: waiting for its transmit block (`e2e/v3.rs`).
@@ -43,37 +43,38 @@ pub enum MsgState {
 /// back: its ends, its length and where it is in the procedure. What a run records of it
 /// (its timeline) is the observer's, not the IMP's ([`crate::observe::Tracked`]).
 #[derive(Clone, Debug)]
-pub struct SourceMsg {
+pub(crate) struct SourceMsg {
     /// The source host.
-    pub host: u32,
+    pub(crate) host: u32,
     /// The destination host.
-    pub dst_host: u32,
+    pub(crate) dst_host: u32,
+    #[allow(dead_code, reason = "written with the message; nothing reads it yet")]
     /// The source IMP (this one).
-    pub src: u32,
+    pub(crate) src: u32,
     /// The destination IMP.
-    pub dst: u32,
+    pub(crate) dst: u32,
     /// Its sequence of message numbers: the IMP pair (version 2) or the host pair (version 3).
-    pub stream: Stream,
+    pub(crate) stream: Stream,
     /// Its length, data bits.
-    pub bits: u64,
+    pub(crate) bits: u64,
     /// Packets it is cut into.
-    pub packets: u8,
+    pub(crate) packets: u8,
     /// Where it is in the source IMP's procedure.
-    pub state: MsgState,
+    pub(crate) state: MsgState,
     /// The message number it holds, if any.
-    pub num: Option<u64>,
+    pub(crate) num: Option<u64>,
     /// Packets the host has put into the source IMP so far.
-    pub input: u8,
+    pub(crate) input: u8,
     /// REQALLs sent for it.
-    pub reqalls: u32,
+    pub(crate) reqalls: u32,
     /// Its last packet is in and the host has been told: it may offer the next message.
-    pub accepted: bool,
+    pub(crate) accepted: bool,
 }
 
 /// A claim on a PLT entry in version 3 (K&O §VI: "message number, reassembly buffers, and PLT
 /// entry", in that order; "the message number and the PLT entry are used to send a REQALL").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PltClaim {
+pub(crate) enum PltClaim {
     /// A message that holds its number and its allocation.
     Message(MsgId),
     /// A REQALL for the stream, to the destination IMP `dst`, decided for message `msg`.
@@ -91,7 +92,7 @@ pub enum PltClaim {
 /// source-IMP/destination-IMP pair in version 2 (§III), 8 per host pair in version 3 (§VI) —
 /// given out in order, one stream's waiting messages served in the order they asked.
 #[derive(Clone, Debug, Default)]
-pub struct Numbers {
+pub(crate) struct Numbers {
     used: BTreeMap<Stream, u32>,
     next: BTreeMap<Stream, u64>,
     waiting: BTreeMap<Stream, Line>,
@@ -113,7 +114,7 @@ struct Line {
 impl Numbers {
     /// Message `mid` asks for a number on `stream`: it gets the next one if fewer than `limit`
     /// are in use and no message asked before it; otherwise it waits in line (once).
-    pub fn request(&mut self, stream: Stream, mid: MsgId, limit: u32) -> Option<u64> {
+    pub(crate) fn request(&mut self, stream: Stream, mid: MsgId, limit: u32) -> Option<u64> {
         let used = self.used.entry(stream).or_default();
         let made = &mut self.lines_made;
         let waiters = &mut self
@@ -148,7 +149,7 @@ impl Numbers {
 
     /// A number for a version 3 REQALL (K&O §VI: "the message number and the PLT entry are used
     /// to send a REQALL"): the next one if fewer than `limit` are in use, past the line.
-    pub fn take(&mut self, stream: Stream, limit: u32) -> Option<u64> {
+    pub(crate) fn take(&mut self, stream: Stream, limit: u32) -> Option<u64> {
         let used = self.used.entry(stream).or_default();
         if *used >= limit {
             return None;
@@ -166,23 +167,24 @@ impl Numbers {
     }
 
     /// Point h: the RFNM (or the ALL answering a REQALL) gives a number of `stream` back.
-    pub fn release(&mut self, stream: Stream) {
+    pub(crate) fn release(&mut self, stream: Stream) {
         let used = self.used.get_mut(&stream).expect("a number was in use");
         *used -= 1;
     }
 
     /// Numbers of `stream` in use.
-    pub fn in_use(&self, stream: Stream) -> u32 {
+    pub(crate) fn in_use(&self, stream: Stream) -> u32 {
         self.used.get(&stream).copied().unwrap_or(0)
     }
 
+    #[cfg(test)]
     /// The streams that have (or had) messages waiting, in order.
-    pub fn waiting_streams(&self) -> Vec<Stream> {
+    pub(crate) fn waiting_streams(&self) -> Vec<Stream> {
         self.waiting.keys().copied().collect()
     }
 
     /// A mark for [`Numbers::next_waiting`]: the lines made before now.
-    pub fn lines_mark(&self) -> u64 {
+    pub(crate) fn lines_mark(&self) -> u64 {
         self.lines_made
     }
 
@@ -191,7 +193,7 @@ impl Numbers {
     /// taken at the start, serves exactly the streams a walk of [`Numbers::waiting_streams`]
     /// taken then would find waiting at their turn (lines are made as the walk goes, by new
     /// messages, and not unmade: [`Numbers::forget`] runs on a timer, never within a walk).
-    pub fn next_waiting(&self, after: Option<Stream>, mark: u64) -> Option<Stream> {
+    pub(crate) fn next_waiting(&self, after: Option<Stream>, mark: u64) -> Option<Stream> {
         let from = after.map_or(Bound::Unbounded, Bound::Excluded);
         self.nonempty
             .range((from, Bound::Unbounded))
@@ -200,7 +202,7 @@ impl Numbers {
     }
 
     /// The first message waiting for a number of `stream`.
-    pub fn first_waiting(&self, stream: Stream) -> Option<MsgId> {
+    pub(crate) fn first_waiting(&self, stream: Stream) -> Option<MsgId> {
         self.waiting
             .get(&stream)
             .and_then(|v| v.msgs.front())
@@ -208,12 +210,12 @@ impl Numbers {
     }
 
     /// Nothing in use and nobody waiting on `stream`.
-    pub fn unused(&self, stream: Stream) -> bool {
+    pub(crate) fn unused(&self, stream: Stream) -> bool {
         self.in_use(stream) == 0 && self.waiting.get(&stream).is_none_or(|w| w.msgs.is_empty())
     }
 
     /// Forgets `stream` (its version 3 transmit block is released): numbering starts again.
-    pub fn forget(&mut self, stream: Stream) {
+    pub(crate) fn forget(&mut self, stream: Stream) {
         self.used.remove(&stream);
         self.next.remove(&stream);
         self.waiting.remove(&stream);
@@ -221,12 +223,12 @@ impl Numbers {
     }
 
     /// No number in use on any stream.
-    pub fn idle(&self) -> bool {
+    pub(crate) fn idle(&self) -> bool {
         self.used.values().all(|&n| n == 0)
     }
 
     /// Numbers in use per stream (for the lockup report).
-    pub fn used(&self) -> &BTreeMap<Stream, u32> {
+    pub(crate) fn used(&self) -> &BTreeMap<Stream, u32> {
         &self.used
     }
 }
@@ -236,7 +238,7 @@ impl Numbers {
 /// In version 2 the messages that find none wait here in order; version 3 keeps its own queue
 /// of claims (`imp::PltClaim`) and asks [`Plt::free`] first.
 #[derive(Clone, Debug, Default)]
-pub struct Plt {
+pub(crate) struct Plt {
     used: u32,
     waiting: VecDeque<MsgId>,
 }
@@ -244,7 +246,7 @@ pub struct Plt {
 impl Plt {
     /// Version 2: message `mid` asks for an entry; it gets one if fewer than `entries` are in
     /// use and no message asked before it; otherwise it waits in line (once).
-    pub fn request(&mut self, mid: MsgId, entries: u32) -> bool {
+    pub(crate) fn request(&mut self, mid: MsgId, entries: u32) -> bool {
         let first_in_line = self.waiting.front().is_none_or(|&w| w == mid);
         if self.used < entries && first_in_line {
             self.used += 1;
@@ -261,27 +263,27 @@ impl Plt {
     }
 
     /// Whether an entry is free.
-    pub fn free(&self, entries: u32) -> bool {
+    pub(crate) fn free(&self, entries: u32) -> bool {
         self.used < entries
     }
 
     /// Takes an entry (version 3, after [`Plt::free`]).
-    pub fn take(&mut self) {
+    pub(crate) fn take(&mut self) {
         self.used += 1;
     }
 
     /// Point h: an entry comes back.
-    pub fn release(&mut self) {
+    pub(crate) fn release(&mut self) {
         self.used -= 1;
     }
 
     /// Entries in use.
-    pub fn used(&self) -> u32 {
+    pub(crate) fn used(&self) -> u32 {
         self.used
     }
 
     /// The first message waiting for an entry (version 2).
-    pub fn first_waiting(&self) -> Option<MsgId> {
+    pub(crate) fn first_waiting(&self) -> Option<MsgId> {
         self.waiting.front().copied()
     }
 }
@@ -290,7 +292,7 @@ impl Plt {
 /// IMP holds unused, oldest first, each with the deadline of its give-back (GVB) timer and the
 /// generation that names it, and the messages whose REQALL is out, oldest first.
 #[derive(Clone, Debug, Default)]
-pub struct Allocations {
+pub(crate) struct Allocations {
     held: BTreeMap<u32, VecDeque<Deadline>>,
     next_generation: u32,
     awaiting: BTreeMap<u32, VecDeque<MsgId>>,
@@ -299,13 +301,13 @@ pub struct Allocations {
 impl Allocations {
     /// Uses an unassigned allocation for `dst` if one is at hand (its GVB timer will find it
     /// gone).
-    pub fn take(&mut self, dst: u32) -> bool {
+    pub(crate) fn take(&mut self, dst: u32) -> bool {
         self.held.entry(dst).or_default().pop_front().is_some()
     }
 
     /// Message `mid` has asked `dst` for an allocation (its REQALL is out, or, version 3, it
     /// waits for one asked for by another).
-    pub fn await_all(&mut self, dst: u32, mid: MsgId) {
+    pub(crate) fn await_all(&mut self, dst: u32, mid: MsgId) {
         self.awaiting.entry(dst).or_default().push_back(mid);
     }
 
@@ -314,7 +316,7 @@ impl Allocations {
     /// "returned to the destination IMP if some HOST attached to the source IMP does not make use
     /// of it within the next 250 ms"). Returns the deadline of its
     /// GVB timer, with the generation that names it ([`Allocations::give_back`]).
-    pub fn add(&mut self, dst: u32, now: SimTime, unused_for: SimDuration) -> Deadline {
+    pub(crate) fn add(&mut self, dst: u32, now: SimTime, unused_for: SimDuration) -> Deadline {
         let d = Deadline {
             at: now + unused_for,
             generation: self.next_generation,
@@ -325,13 +327,13 @@ impl Allocations {
     }
 
     /// The earliest deadline among the GVB timers of the allocations held unused.
-    pub fn poll_at(&self) -> Option<SimTime> {
+    pub(crate) fn poll_at(&self) -> Option<SimTime> {
         self.held.values().flatten().map(|d| d.at).min()
     }
 
     /// The deadline of the GVB timer named `generation`, if that allocation for `dst` is
     /// still unused.
-    pub fn deadline(&self, dst: u32, generation: u32) -> Option<Deadline> {
+    pub(crate) fn deadline(&self, dst: u32, generation: u32) -> Option<Deadline> {
         self.held
             .get(&dst)?
             .iter()
@@ -340,14 +342,14 @@ impl Allocations {
     }
 
     /// The oldest message waiting for an allocation from `dst`, taken off the line.
-    pub fn next_awaiting(&mut self, dst: u32) -> Option<MsgId> {
+    pub(crate) fn next_awaiting(&mut self, dst: u32) -> Option<MsgId> {
         self.awaiting.get_mut(&dst).and_then(|v| v.pop_front())
     }
 
     /// A wake-up at `now` of the GVB timer named `generation`: if that allocation is still
     /// unused and its timer has run out, it is given back (`true`). One used in the meantime,
     /// or a wake-up before the deadline, gives nothing back.
-    pub fn give_back(&mut self, dst: u32, generation: u32, now: SimTime) -> bool {
+    pub(crate) fn give_back(&mut self, dst: u32, generation: u32, now: SimTime) -> bool {
         let held = self.held.entry(dst).or_default();
         match held.iter().position(|d| d.expired(generation, now)) {
             Some(pos) => {
@@ -359,18 +361,18 @@ impl Allocations {
     }
 
     /// Unused allocations held for `dst`.
-    pub fn held(&self, dst: u32) -> u32 {
+    pub(crate) fn held(&self, dst: u32) -> u32 {
         self.held.get(&dst).map_or(0, |a| a.len() as u32)
     }
 
     /// No unused allocation for any destination.
-    pub fn idle(&self) -> bool {
+    pub(crate) fn idle(&self) -> bool {
         self.held.values().all(|a| a.is_empty())
     }
 
     /// Unused allocations per destination, each named by the generation of its GVB timer (for
     /// the lockup report).
-    pub fn held_all(&self) -> BTreeMap<u32, VecDeque<u32>> {
+    pub(crate) fn held_all(&self) -> BTreeMap<u32, VecDeque<u32>> {
         self.held
             .iter()
             .map(|(&dst, a)| (dst, a.iter().map(|d| d.generation).collect()))
@@ -384,7 +386,7 @@ impl Allocations {
 /// §VII: "a REQALL is called superfluous if it is sent while a previous REQALL is still
 /// outstanding").
 #[derive(Clone, Debug, Default)]
-pub struct PltClaims {
+pub(crate) struct PltClaims {
     queue: VecDeque<PltClaim>,
     /// REQALLs to each destination IMP decided and not yet answered by their ALL.
     out: BTreeMap<u32, u32>,
@@ -394,30 +396,30 @@ pub struct PltClaims {
 
 impl PltClaims {
     /// Would a REQALL to `dst` now be superfluous (one decided earlier still unanswered)?
-    pub fn superfluous(&mut self, dst: u32) -> bool {
+    pub(crate) fn superfluous(&mut self, dst: u32) -> bool {
         *self.out.entry(dst).or_default() > 0
     }
 
     /// A REQALL of `stream` to `dst` is decided for message `msg`: it waits for a PLT entry.
-    pub fn reqall(&mut self, stream: Stream, dst: u32, msg: MsgId) {
+    pub(crate) fn reqall(&mut self, stream: Stream, dst: u32, msg: MsgId) {
         *self.out.entry(dst).or_default() += 1;
         self.queue.push_back(PltClaim::Reqall { stream, dst, msg });
     }
 
     /// Message `mid`, holding its number and allocation, waits for a PLT entry.
-    pub fn message(&mut self, mid: MsgId) {
+    pub(crate) fn message(&mut self, mid: MsgId) {
         if !self.queue.contains(&PltClaim::Message(mid)) {
             self.queue.push_back(PltClaim::Message(mid));
         }
     }
 
     /// The claim first in line.
-    pub fn first(&self) -> Option<PltClaim> {
+    pub(crate) fn first(&self) -> Option<PltClaim> {
         self.queue.front().copied()
     }
 
     /// The claim first in line takes its PLT entry and leaves the line.
-    pub fn take_first(&mut self) -> Option<PltClaim> {
+    pub(crate) fn take_first(&mut self) -> Option<PltClaim> {
         let c = self.queue.pop_front()?;
         if matches!(c, PltClaim::Reqall { .. }) {
             self.held_by_reqalls += 1;
@@ -426,7 +428,7 @@ impl PltClaims {
     }
 
     /// The ALL answering a REQALL to `dst` is back: its PLT entry is free, it is answered.
-    pub fn answered(&mut self, dst: u32) {
+    pub(crate) fn answered(&mut self, dst: u32) {
         self.held_by_reqalls -= 1;
         if let Some(n) = self.out.get_mut(&dst) {
             *n -= 1;
@@ -434,39 +436,34 @@ impl PltClaims {
     }
 
     /// REQALLs to `dst` decided and not yet answered.
-    pub fn outstanding(&self, dst: u32) -> u32 {
+    pub(crate) fn outstanding(&self, dst: u32) -> u32 {
         self.out.get(&dst).copied().unwrap_or(0)
     }
 
     /// REQALLs outstanding, by destination IMP (as last touched; for the no-leak report).
-    pub fn outstanding_all(&self) -> &BTreeMap<u32, u32> {
+    pub(crate) fn outstanding_all(&self) -> &BTreeMap<u32, u32> {
         &self.out
     }
 
     /// Is message `msg`'s REQALL waiting for a PLT entry?
-    pub fn reqall_waiting(&self, msg: MsgId) -> bool {
+    pub(crate) fn reqall_waiting(&self, msg: MsgId) -> bool {
         self.queue
             .iter()
             .any(|c| matches!(c, PltClaim::Reqall { msg: m, .. } if *m == msg))
     }
 
     /// PLT entries held by REQALLs (the occupancy samples' `plt_reqalls`).
-    pub fn held_by_reqalls(&self) -> u32 {
+    pub(crate) fn held_by_reqalls(&self) -> u32 {
         self.held_by_reqalls
     }
 
     /// Claims in line.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.queue.len()
     }
 
-    /// Whether no claim is in line.
-    pub fn is_empty(&self) -> bool {
-        self.queue.is_empty()
-    }
-
     /// Nothing in line and no REQALL outstanding (for the no-leak check).
-    pub fn idle(&self) -> bool {
+    pub(crate) fn idle(&self) -> bool {
         self.queue.is_empty() && self.out.values().all(|&n| n == 0)
     }
 }

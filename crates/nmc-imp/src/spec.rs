@@ -259,7 +259,7 @@ pub enum RoutingMode {
 
 impl RoutingMode {
     /// Whether routes are static (the default, left out when written).
-    pub fn is_static(&self) -> bool {
+    pub(crate) fn is_static(&self) -> bool {
         *self == RoutingMode::Static
     }
 }
@@ -277,12 +277,12 @@ impl RoutingMode {
 #[serde(deny_unknown_fields)]
 pub struct RoutingPeriodSpec {
     /// The line, by its two IMPs.
-    pub line: [String; 2],
+    pub(crate) line: [String; 2],
     /// The period of its routing messages.
-    pub period: SimDuration,
+    pub(crate) period: SimDuration,
     /// Only the messages from this end (one of the two IMPs); both directions when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub from: Option<String>,
+    pub(crate) from: Option<String>,
 }
 
 /// `[[network.line_events]]`: a line goes down or comes back up at `at`.
@@ -297,17 +297,17 @@ pub struct RoutingPeriodSpec {
 #[serde(deny_unknown_fields)]
 pub struct LineEventSpec {
     /// When, from the start of the run.
-    pub at: SimDuration,
+    pub(crate) at: SimDuration,
     /// The line, by its two IMPs.
-    pub line: [String; 2],
+    pub(crate) line: [String; 2],
     /// Down or up.
-    pub state: LineState,
+    pub(crate) state: LineState,
 }
 
 /// Whether a line event takes a line down or brings it up.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
-pub enum LineState {
+pub(crate) enum LineState {
     /// The line comes back up.
     Up,
     /// The line goes down.
@@ -382,9 +382,9 @@ pub enum TopologySpec {
 #[serde(try_from = "DegreeText", into = "DegreeText")]
 pub struct Degree {
     /// The fewest lines per IMP.
-    pub min: u32,
+    pub(crate) min: u32,
     /// The most lines per IMP.
-    pub max: u32,
+    pub(crate) max: u32,
 }
 
 #[derive(Deserialize, Serialize)]
@@ -546,29 +546,29 @@ pub struct BackgroundSpec {
     /// Messages per second offered by all background hosts together.
     pub messages_per_second: f64,
     /// Fraction of messages that fit one packet.
-    pub single_packet_fraction: f64,
+    pub(crate) single_packet_fraction: f64,
     /// Mean data bits of a single-packet message (exponential, capped at one packet).
-    pub single_mean: Bits,
+    pub(crate) single_mean: Bits,
     /// Mean data bits of a multipacket message (one packet plus an exponential part, capped).
-    pub multi_mean: Bits,
+    pub(crate) multi_mean: Bits,
     /// Mean messages per burst to one destination (1: Poisson arrivals).
     #[serde(default = "default_burst")]
-    pub burst_mean: f64,
+    pub(crate) burst_mean: f64,
     /// IMPs with a background host; empty: all.
     #[serde(default)]
-    pub imps: Vec<String>,
+    pub(crate) imps: Vec<String>,
     /// Relative rates at which each IMP's hosts originate messages (e.g. messages per minute
     /// from a measurement); IMPs not named weigh `default_weight`.
     #[serde(default)]
-    pub origins: std::collections::BTreeMap<String, f64>,
+    pub(crate) origins: std::collections::BTreeMap<String, f64>,
     /// Relative rates at which each IMP's hosts receive messages; a source picks destination
     /// `j` with probability ∝ this weight among the other IMPs (and, below a `hop_decay` of 1,
     /// its balancing factor and the decay). IMPs not named weigh `default_weight`.
     #[serde(default)]
-    pub destinations: std::collections::BTreeMap<String, f64>,
+    pub(crate) destinations: std::collections::BTreeMap<String, f64>,
     /// Weight of an IMP that `origins` or `destinations` does not name.
     #[serde(default = "default_weight")]
-    pub default_weight: f64,
+    pub(crate) default_weight: f64,
     /// How the choice of destination falls off with distance (issue 54): a source at IMP `i`
     /// picks destination `j` with probability ∝ `destinations[j]` × B_j × `hop_decay`^h(i, j),
     /// h the minimum hops, B_j balancing the pairs so that each IMP still receives its
@@ -585,10 +585,10 @@ pub struct BackgroundSpec {
     pub hop_decay: f64,
     /// When background traffic starts, from the start of the run.
     #[serde(default)]
-    pub start: SimDuration,
+    pub(crate) start: SimDuration,
     /// Messages that may wait at a background host; arrivals beyond are refused and counted.
     #[serde(default = "default_host_queue")]
-    pub host_queue: u32,
+    pub(crate) host_queue: u32,
 }
 
 fn default_weight() -> f64 {
@@ -597,7 +597,7 @@ fn default_weight() -> f64 {
 
 impl BackgroundSpec {
     /// The origination weight of the IMP named `imp` (`default_weight` when not named).
-    pub fn origin_weight(&self, imp: &str) -> f64 {
+    pub(crate) fn origin_weight(&self, imp: &str) -> f64 {
         self.origins
             .get(imp)
             .copied()
@@ -605,7 +605,7 @@ impl BackgroundSpec {
     }
 
     /// The destination weight of the IMP named `imp` (`default_weight` when not named).
-    pub fn destination_weight(&self, imp: &str) -> f64 {
+    pub(crate) fn destination_weight(&self, imp: &str) -> f64 {
         self.destinations
             .get(imp)
             .copied()
@@ -634,9 +634,9 @@ fn default_host_queue() -> u32 {
 #[serde(deny_unknown_fields)]
 pub struct PauseSpec {
     /// When the pause starts, from the start of the run.
-    pub at: SimDuration,
+    pub(crate) at: SimDuration,
     /// How long it lasts.
-    pub length: SimDuration,
+    pub(crate) length: SimDuration,
 }
 
 fn default_capacity() -> BitRate {

@@ -24,13 +24,14 @@ pub struct Stepper {
     sim: Simulation<Subnet>,
 }
 
+#[cfg(test)]
 /// A message handed in with [`Stepper::offer`] has reached its destination host.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Delivered {
+pub(crate) struct Delivered {
     /// The tag given to [`Stepper::offer`].
-    pub tag: u64,
+    pub(crate) tag: u64,
     /// When its last packet finished its transfer into the destination host.
-    pub at: SimTime,
+    pub(crate) at: SimTime,
 }
 
 impl Stepper {
@@ -93,13 +94,18 @@ impl Stepper {
         )
     }
 
+    #[cfg(test)]
     /// The subnet's clock: every event before it has been handled.
-    pub fn now(&self) -> SimTime {
+    pub(crate) fn now(&self) -> SimTime {
         self.sim.now()
     }
 
+    #[allow(
+        dead_code,
+        reason = "the stepping protocol of the module doc; nmc-internet steps by run_to_delivery"
+    )]
     /// When the subnet next has an event to handle (it always has: clocks and routing run).
-    pub fn poll_at(&self) -> Option<SimTime> {
+    pub(crate) fn poll_at(&self) -> Option<SimTime> {
         self.sim.next_event_at()
     }
 
@@ -143,8 +149,9 @@ impl Stepper {
         Ok(())
     }
 
+    #[cfg(test)]
     /// The next message handed in that has reached its destination host, in delivery order.
-    pub fn poll_delivered(&mut self) -> Option<Delivered> {
+    pub(crate) fn poll_delivered(&mut self) -> Option<Delivered> {
         self.sim
             .model
             .obs
@@ -155,7 +162,7 @@ impl Stepper {
 
     /// Runs until the message `tag` (already offered) is delivered, handling every event up
     /// to then, and returns when; `None` if it is not delivered by `give_up`. Deliveries of
-    /// other tags met on the way stay queued for [`Stepper::poll_delivered`].
+    /// other tags met on the way stay queued for `Stepper::poll_delivered`.
     pub fn run_to_delivery(&mut self, tag: u64, give_up: SimTime) -> Option<SimTime> {
         loop {
             let m = &mut self.sim.model;

@@ -23,38 +23,38 @@ use nmc_sim::SimTime;
 /// When an armed timer runs out, and the generation of the arming that set it (a wake-up that
 /// names another generation is stale).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Deadline {
+pub(crate) struct Deadline {
     /// When it runs out.
-    pub at: SimTime,
+    pub(crate) at: SimTime,
     /// The arming's generation.
-    pub generation: u32,
+    pub(crate) generation: u32,
 }
 
 impl Deadline {
     /// A wake-up at `now` for the arming `generation`: is it this one's, and has it run out?
     /// (One before the deadline does nothing.)
-    pub fn expired(&self, generation: u32, now: SimTime) -> bool {
+    pub(crate) fn expired(&self, generation: u32, now: SimTime) -> bool {
         self.generation == generation && self.at <= now
     }
 
     /// Whether a wake-up for the arming `generation` at `now` is a timely one: either it
     /// names another arming (stale), or it comes at this deadline. The driver queues each
     /// wake-up for its deadline, so it checks this in debug builds.
-    pub fn on_time(this: Option<Deadline>, generation: u32, now: SimTime) -> bool {
+    pub(crate) fn on_time(this: Option<Deadline>, generation: u32, now: SimTime) -> bool {
         this.is_none_or(|d| d.generation != generation || d.at == now)
     }
 }
 
 /// A timer: its deadline, if armed, and the wake-up queued for it, if any.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Timer {
+pub(crate) struct Timer {
     deadline: Option<SimTime>,
     wake: Option<SimTime>,
 }
 
 /// What a wake-up found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Woken {
+pub(crate) enum Woken {
     /// The deadline is now: the timer ran out (and is disarmed).
     Expired,
     /// The deadline moved later: queue a wake-up for it.
@@ -65,14 +65,14 @@ pub enum Woken {
 
 impl Timer {
     /// When it runs out, if armed.
-    pub fn deadline(&self) -> Option<SimTime> {
+    pub(crate) fn deadline(&self) -> Option<SimTime> {
         self.deadline
     }
 
     /// Arms it to run out at `at`, replacing any deadline it had. Returns the time for which
     /// the caller must queue a wake-up, if the one already queued does not come by `at`.
     #[must_use]
-    pub fn arm(&mut self, at: SimTime) -> Option<SimTime> {
+    pub(crate) fn arm(&mut self, at: SimTime) -> Option<SimTime> {
         self.deadline = Some(at);
         match self.wake {
             Some(w) if w <= at => None,
@@ -84,12 +84,12 @@ impl Timer {
     }
 
     /// Disarms it; a wake-up already queued will find it stale.
-    pub fn cancel(&mut self) {
+    pub(crate) fn cancel(&mut self) {
         self.deadline = None;
     }
 
     /// A wake-up queued for this timer arrived at `now`.
-    pub fn woken(&mut self, now: SimTime) -> Woken {
+    pub(crate) fn woken(&mut self, now: SimTime) -> Woken {
         if self.wake == Some(now) {
             self.wake = None;
         }

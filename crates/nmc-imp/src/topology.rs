@@ -15,7 +15,7 @@
 //! listed circuit a 50 kbit/s line (the maps record no speeds), propagation from the sites'
 //! great-circle distance. A site pair listed twice gives two parallel lines, as the file's
 //! description says. Known exceptions are given as `overrides` in the scenario; two sites the
-//! file places wrongly are corrected here ([`SITE_CORRECTIONS`]).
+//! file places wrongly are corrected here (`SITE_CORRECTIONS`).
 
 use crate::spec::{LineSpec, TopologySpec};
 use nmc_net::topology::{Adjacency, NO_ROUTE};
@@ -30,7 +30,7 @@ pub const MAPS_JSON: &str = include_str!("../../../data/arpanet-maps/maps.json")
 #[derive(Clone, Debug)]
 pub struct LinkDef {
     /// The IMP it leaves from.
-    pub from: u32,
+    pub(crate) from: u32,
     /// The IMP at its far end.
     pub to: u32,
     /// Its capacity, bit/s.
@@ -57,7 +57,7 @@ pub struct Topology {
 /// The most IMPs a network may have: 2^24, as the store-and-forward model's nodes
 /// (`nmc_net::MAX_NODES`). IMP and host ids are 32-bit; the bound keeps the random-stream
 /// namespaces apart (`crate::model::line_stream`) and a network's tables within memory.
-pub const MAX_IMPS: usize = 1 << 24;
+pub(crate) const MAX_IMPS: usize = 1 << 24;
 
 /// The routing decision the model needs.
 pub trait Routes {
@@ -79,15 +79,16 @@ impl Topology {
     }
 
     /// Every IMP's link towards `dst` (`u32::MAX`: none), computed on first use.
-    pub fn routes_to(&self, dst: u32) -> &[u32] {
+    pub(crate) fn routes_to(&self, dst: u32) -> &[u32] {
         self.routes[dst as usize].get_or_init(|| {
             self.into
                 .routes_to(dst as usize, |l| self.links[l as usize].from)
         })
     }
 
+    #[cfg(test)]
     /// Destination IMPs whose routes have been computed so far.
-    pub fn destinations_routed(&self) -> usize {
+    pub(crate) fn destinations_routed(&self) -> usize {
         self.routes.iter().filter(|r| r.get().is_some()).count()
     }
 
@@ -254,7 +255,7 @@ type Lines = (Vec<String>, Vec<(String, String, BitRate, SimDuration)>);
 ///   circuit, which `ko-v2-map`, `ko-looping` and `rfc889/hawaii` give by an override; the
 ///   other scenarios on the 1976–1982 maps now give it 20 ms of great-circle propagation
 ///   where the wrong longitude gave 40.
-pub const SITE_CORRECTIONS: &[(&str, f64, f64, &str)] = &[
+pub(crate) const SITE_CORRECTIONS: &[(&str, f64, f64, &str)] = &[
     (
         "RUTGERS",
         40.50,
@@ -335,7 +336,7 @@ fn map_lines(
 }
 
 /// A site's latitude and longitude in degrees, as a map line's propagation is computed from
-/// them: `maps.json`'s (`doc`, [`MAPS_JSON`] parsed), or [`SITE_CORRECTIONS`]' where the file
+/// them: `maps.json`'s (`doc`, [`MAPS_JSON`] parsed), or `SITE_CORRECTIONS`' where the file
 /// is wrong. `None`: the file gives the site no coordinates.
 pub fn site_coordinates(doc: &serde_json::Value, site: &str) -> Option<(f64, f64)> {
     if let Some(&(_, lat, lon, _)) = SITE_CORRECTIONS.iter().find(|c| c.0 == site) {

@@ -15,7 +15,7 @@ impl Imp {
     /// A number of `stream` came back at `now`: with none left in use, the transmit block's
     /// disuse timer starts ([`crate::imp::SourceLimits::control_block_idle`]), and a wake-up
     /// is asked for its deadline unless one already queued comes by then.
-    pub fn number_released(&mut self, now: SimTime, stream: Stream, out: &mut Vec<Output>) {
+    pub(crate) fn number_released(&mut self, now: SimTime, stream: Stream, out: &mut Vec<Output>) {
         if self.numbers.in_use(stream) != 0 {
             return;
         }
@@ -68,7 +68,12 @@ impl Imp {
     /// Version 3: source IMP `src` asks this IMP for the receive block of `stream` (K&O §VI).
     /// It is made and reported at once if one is free (or the stream has it already);
     /// otherwise the request waits in line for one, counted.
-    pub fn create_block_received(&mut self, src: u32, stream: Stream, out: &mut Vec<Output>) {
+    pub(crate) fn create_block_received(
+        &mut self,
+        src: u32,
+        stream: Stream,
+        out: &mut Vec<Output>,
+    ) {
         let cap = self.limits.source.control_blocks as usize;
         if self.rx_blocks.request(stream, src, cap) {
             self.open_receive_block(src, stream, out);
@@ -80,7 +85,7 @@ impl Imp {
     /// Version 3: the receive block of `stream` exists at the destination IMP (K&O §VI): the
     /// pair is established, the messages that waited for it go on in order, and the hosts
     /// after them.
-    pub fn block_created_received(&mut self, stream: Stream, out: &mut Vec<Output>) {
+    pub(crate) fn block_created_received(&mut self, stream: Stream, out: &mut Vec<Output>) {
         // "When IMP S receives this control message, the message control block pair is
         // established."
         let Some(waiters) = self.tx_blocks.opened(stream) else {
@@ -96,7 +101,7 @@ impl Imp {
 
     /// Version 3: the source IMP released `stream`'s transmit block; the receive block goes,
     /// and the requests waiting for a free receive block are served in turn.
-    pub fn release_block_received(&mut self, stream: Stream, out: &mut Vec<Output>) {
+    pub(crate) fn release_block_received(&mut self, stream: Stream, out: &mut Vec<Output>) {
         self.rx_blocks.release(stream);
         self.delivery.forget(stream);
         self.open_waiting_receive_block(out);

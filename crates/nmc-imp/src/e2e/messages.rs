@@ -25,47 +25,47 @@ use nmc_sim::{Bits, SimTime};
 /// A message a host offers its source IMP, as the host and the subnet name it
 /// ([`Imp::message_offered`], [`Imp::message_generated`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Offer {
+pub(crate) struct Offer {
     /// The source host.
-    pub host: u32,
+    pub(crate) host: u32,
     /// The destination host.
-    pub dst_host: u32,
+    pub(crate) dst_host: u32,
     /// The destination IMP.
-    pub dst: u32,
+    pub(crate) dst: u32,
     /// The stream its numbers count in (IMP pair in version 2, host pair in version 3).
-    pub stream: Stream,
+    pub(crate) stream: Stream,
     /// Its length, data bits.
-    pub bits: u64,
+    pub(crate) bits: u64,
 }
 
 /// The next packet a host may put into its IMP ([`Imp::next_input`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Input {
+pub(crate) struct Input {
     /// Its place in the message (0: packet 1).
-    pub index: u8,
+    pub(crate) index: u8,
     /// Its data bits (the host leader is the driver's, on the interface).
-    pub bits: u64,
+    pub(crate) bits: u64,
     /// The message's destination IMP (the packet's output queue, for packets after the first).
-    pub dst: u32,
+    pub(crate) dst: u32,
 }
 
 impl Imp {
     /// The packets a message of `bits` is cut into (full packets of the profile's
     /// `max_packet`, the rest in the last).
-    pub fn packets_of(&self, bits: u64) -> u8 {
+    pub(crate) fn packets_of(&self, bits: u64) -> u8 {
         bits.div_ceil(self.limits.destination.max_packet) as u8
     }
 
     /// Host `o.host` offers message `id` to this IMP, its source (K&O §II point a): the IMP's
     /// table has it from now until its RFNM comes back. Its packet 1 is to go in.
-    pub fn message_offered(&mut self, id: MsgId, o: Offer) {
+    pub(crate) fn message_offered(&mut self, id: MsgId, o: Offer) {
         self.insert(id, o, MsgState::InputFirst, 0);
     }
 
     /// The IMP's own message generator (RFC 632's "IMP message generator") makes message `id`
     /// inside this IMP, with the buffer [`Imp::admit_own_packet`] gave it: packet 1 is in, and
     /// the message goes to point b at once.
-    pub fn message_generated(&mut self, id: MsgId, o: Offer, out: &mut Vec<Output>) {
+    pub(crate) fn message_generated(&mut self, id: MsgId, o: Offer, out: &mut Vec<Output>) {
         self.insert(id, o, self.procedure.first_state(), 1);
         out.push(Output::Milestone {
             msg: id,
@@ -97,7 +97,7 @@ impl Imp {
     /// halts input: packet 1 of a message just offered, and the others only once it is
     /// launched ("input of packets 2..8 halts until the resources are held"). Whether the IMP
     /// has room for it is [`Imp::admit_host_packet`]'s.
-    pub fn next_input(&self, msg: MsgId) -> Option<Input> {
+    pub(crate) fn next_input(&self, msg: MsgId) -> Option<Input> {
         let m = self.messages.get(&msg)?;
         let due = m.state == MsgState::InputFirst && m.input == 0
             || m.state == MsgState::Launched && m.input < m.packets;
@@ -124,7 +124,7 @@ impl Imp {
     ///
     /// # Panics
     /// If the IMP has no message `msg`, or it has no number yet (it is not launched).
-    pub fn data_packet(&self, msg: MsgId, index: u8) -> Packet {
+    pub(crate) fn data_packet(&self, msg: MsgId, index: u8) -> Packet {
         let m = &self.messages[&msg];
         Packet {
             kind: PktKind::Data {
@@ -146,7 +146,7 @@ impl Imp {
     /// starts the source procedure ([`super::procedure::Procedure::first_state`]) and the
     /// message goes as far as it can; a later packet, its message launched, is sent on. Once
     /// the last is in and the message launched, the host is told it was taken.
-    pub fn host_packet_in(&mut self, msg: MsgId, out: &mut Vec<Output>) {
+    pub(crate) fn host_packet_in(&mut self, msg: MsgId, out: &mut Vec<Output>) {
         let m = self.messages.get_mut(&msg).expect("a message of this IMP");
         let index = m.input;
         m.input += 1;
@@ -182,7 +182,7 @@ impl Imp {
     /// Moves message `msg` through the source procedure of its version as far as it can go:
     /// the version's rule takes each step on this IMP's tables ([`Step`]), and what the step
     /// asks for is pushed.
-    pub fn advance(&mut self, msg: MsgId, out: &mut Vec<Output>) {
+    pub(crate) fn advance(&mut self, msg: MsgId, out: &mut Vec<Output>) {
         let p = self.procedure;
         loop {
             let Some(m) = self.messages.get(&msg) else {
@@ -418,7 +418,7 @@ impl Imp {
     /// released, the ALL goes to the allocate counter, the message is answered and gone; then
     /// the messages waiting for a number or an entry go on, a message the version asks again
     /// for, and the hosts waiting for a buffer.
-    pub fn rfnm_received(
+    pub(crate) fn rfnm_received(
         &mut self,
         now: SimTime,
         stream: Stream,
@@ -441,7 +441,13 @@ impl Imp {
     /// Point h: the ALL answering a REQALL to destination IMP `from` (for a number of
     /// `stream`) comes back at `now`. The REQALL's number and PLT entry are released and the
     /// ALL goes to the allocate counter; then the waiters as after a RFNM.
-    pub fn all_received(&mut self, now: SimTime, stream: Stream, from: u32, out: &mut Vec<Output>) {
+    pub(crate) fn all_received(
+        &mut self,
+        now: SimTime,
+        stream: Stream,
+        from: u32,
+        out: &mut Vec<Output>,
+    ) {
         self.release_number_and_plt(stream);
         let p = self.procedure;
         if p.all_returned(self, from) {

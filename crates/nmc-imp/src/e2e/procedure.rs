@@ -16,13 +16,12 @@
 //! procedure.
 
 use crate::imp::Imp;
-pub use crate::imp::SourceLimits;
 use crate::packet::{MsgId, Stream};
 use crate::params::MessageProcessing;
-pub use crate::source::MsgState;
+pub(crate) use crate::source::MsgState;
 
 /// The procedure of software version `v` (the profile's `message_processing`).
-pub fn of(v: MessageProcessing) -> &'static dyn Procedure {
+pub(crate) fn of(v: MessageProcessing) -> &'static dyn Procedure {
     match v {
         MessageProcessing::V2 => &super::v2::V2,
         MessageProcessing::V3 => &super::v3::V3,
@@ -31,21 +30,21 @@ pub fn of(v: MessageProcessing) -> &'static dyn Procedure {
 
 /// What a rule reads of the message it moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Want {
+pub(crate) struct Want {
     /// The message.
-    pub msg: MsgId,
+    pub(crate) msg: MsgId,
     /// Where it is in the source procedure.
-    pub state: MsgState,
+    pub(crate) state: MsgState,
     /// The stream its numbers count in (IMP pair in version 2, host pair in version 3).
-    pub stream: Stream,
+    pub(crate) stream: Stream,
     /// Its destination IMP.
-    pub dst: u32,
+    pub(crate) dst: u32,
 }
 
 /// One step of a message through its source procedure, for the driver to carry out. The rule
 /// has already changed the IMP's tables accordingly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Step {
+pub(crate) enum Step {
     /// In line for a resource (a block, a number, a PLT entry), or nothing to do: nothing
     /// more until something frees.
     Wait,
@@ -88,7 +87,7 @@ pub enum Step {
 
 /// What a free PLT entry of an IMP goes to next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Grant {
+pub(crate) enum Grant {
     /// No entry free, or no claim that can take one.
     None,
     /// Version 2: the oldest message waiting for an entry; the driver moves it on.
@@ -116,7 +115,7 @@ pub enum Grant {
 /// One version's source procedure: how messages are sequenced, the order in which a message
 /// acquires its resources, and what an ALL coming back does beyond adding to the allocate
 /// counter.
-pub trait Procedure: Send + Sync {
+pub(crate) trait Procedure: Send + Sync {
     /// The stream of messages from host `h` to host `dst_host`: the sequence their message
     /// numbers count in. `imp_of` names a host's IMP.
     fn stream(&self, imp_of: &dyn Fn(u32) -> u32, h: u32, dst_host: u32) -> Stream;

@@ -22,21 +22,21 @@ use nmc_sim::SimTime;
 
 /// A multipacket message's packet as its header names it ([`Imp::message_packet_received`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DataPacket {
+pub(crate) struct DataPacket {
     /// The message's stream.
-    pub stream: Stream,
+    pub(crate) stream: Stream,
     /// The message.
-    pub msg: MsgId,
+    pub(crate) msg: MsgId,
     /// Its number in the stream.
-    pub num: u64,
+    pub(crate) num: u64,
     /// Packets in the message.
-    pub of: u8,
+    pub(crate) of: u8,
     /// The source IMP.
-    pub src: u32,
+    pub(crate) src: u32,
     /// The destination host its leader names.
-    pub host: u32,
+    pub(crate) host: u32,
     /// The packet's data bits.
-    pub bits: u64,
+    pub(crate) bits: u64,
 }
 
 impl Imp {
@@ -45,7 +45,12 @@ impl Imp {
     /// once the last is in, the buffers the message did not fill (it had fewer than 8 packets)
     /// go back, complete messages go to their hosts in number order
     /// ([`Imp::hand_over_in_order`]), and the replies owed are served ([`Imp::serve_replies`]).
-    pub fn message_packet_received(&mut self, now: SimTime, p: DataPacket, out: &mut Vec<Output>) {
+    pub(crate) fn message_packet_received(
+        &mut self,
+        now: SimTime,
+        p: DataPacket,
+        out: &mut Vec<Output>,
+    ) {
         let DataPacket {
             stream,
             msg,
@@ -77,7 +82,7 @@ impl Imp {
     /// REQALL steals the acquired message number": no message carries it, so the sequence
     /// passes over it (messages waiting behind it go to their hosts), and an ALL is owed,
     /// served with the replies ([`Imp::serve_replies`]).
-    pub fn reqall_received(
+    pub(crate) fn reqall_received(
         &mut self,
         now: SimTime,
         (src, stream, num): (u32, Stream, u64),
@@ -91,7 +96,7 @@ impl Imp {
 
     /// K&O §II point i, at the destination: a GVB gives back an allocation unused at its
     /// source; its 8 buffers are free, and the replies waiting for buffers are served.
-    pub fn gvb_received(&mut self, now: SimTime, out: &mut Vec<Output>) {
+    pub(crate) fn gvb_received(&mut self, now: SimTime, out: &mut Vec<Output>) {
         self.release_allocation();
         self.serve_replies(now, out);
     }
@@ -102,7 +107,7 @@ impl Imp {
     /// starts each host's interface after ([`Output::HostOutput`]).
     ///
     /// [`DestinationLimits::max_packet`]: crate::imp::DestinationLimits::max_packet
-    pub fn hand_over_in_order(&mut self, stream: Stream, out: &mut Vec<Output>) {
+    pub(crate) fn hand_over_in_order(&mut self, stream: Stream, out: &mut Vec<Output>) {
         let max = self.limits.destination.max_packet;
         while let Some((next, r)) = self.delivery.next_in_order(stream) {
             // The message's leader, carried in its packets, names the destination host.
@@ -136,7 +141,7 @@ impl Imp {
     /// [`Imp::single_handed_to_host`].)
     ///
     /// [`DestinationLimits::rfnm_all_wait`]: crate::imp::DestinationLimits::rfnm_all_wait
-    pub fn handed_to_host(&mut self, now: SimTime, o: &HostOut, out: &mut Vec<Output>) {
+    pub(crate) fn handed_to_host(&mut self, now: SimTime, o: &HostOut, out: &mut Vec<Output>) {
         if o.index == 0 && o.of > 1 {
             let d = self.make_rfnm(o.stream, o.msg, o.num, o.src, now);
             let milestone = Milestone::RfnmMade;
@@ -154,7 +159,7 @@ impl Imp {
     /// Buffers came free here, or a reply is owed: RFC 632's ALLOCATEs whose turn has come go
     /// first (`e2e/single.rs`), then K&O §II's RFNMs and ALLs, each as buffers can be reserved
     /// for it.
-    pub fn serve_replies(&mut self, now: SimTime, out: &mut Vec<Output>) {
+    pub(crate) fn serve_replies(&mut self, now: SimTime, out: &mut Vec<Output>) {
         let ready = single::ready_requests(self);
         self.serve_single_requests(now, ready, out);
     }

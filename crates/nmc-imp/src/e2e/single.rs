@@ -44,7 +44,7 @@ use nmc_sim::SimTime;
 
 /// What the destination made of an arriving single-packet message (RFC 632 Table 2's notes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Disposition {
+pub(crate) enum Disposition {
     /// A second copy of a message already accepted, discarded.
     Duplicate,
     /// Not accepted: now a request for one reassembly buffer (an ALLOCATE to come).
@@ -58,37 +58,37 @@ pub enum Disposition {
 /// A stored out-of-order message that fix B deleted to make room; it is now a request for an
 /// ALLOCATE.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Deleted {
+pub(crate) struct Deleted {
     /// Its stream and number.
-    pub key: Key,
+    pub(crate) key: Key,
     /// The message.
-    pub msg: MsgId,
+    pub(crate) msg: MsgId,
     /// Its source IMP.
-    pub src: u32,
+    pub(crate) src: u32,
 }
 
 /// A single-packet message not accepted, owed an ALLOCATE (RFC 632: "treated as a request for
 /// the allocation of one reassembly buffer"): the message, and the source IMP its header named,
 /// where the ALLOCATE goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Request {
+pub(crate) struct Request {
     /// The message.
-    pub msg: MsgId,
+    pub(crate) msg: MsgId,
     /// Its source IMP.
-    pub src: u32,
+    pub(crate) src: u32,
 }
 
 /// A single-packet message as its packet's header names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Single {
+pub(crate) struct Single {
     /// The message.
-    pub msg: MsgId,
+    pub(crate) msg: MsgId,
     /// Its number in its stream.
-    pub num: u64,
+    pub(crate) num: u64,
     /// The source IMP its header names.
-    pub src: u32,
+    pub(crate) src: u32,
     /// The destination host its leader names.
-    pub host: u32,
+    pub(crate) host: u32,
 }
 
 /// Single-packet message `s` (`bits` long) of `stream` reaches destination `imp`: accepts it (reserving its buffer and storing it with [`crate::destination`]'s
@@ -96,7 +96,7 @@ pub struct Single {
 /// ([`crate::imp::DestinationLimits::single_packet_rule`]). Under fix B an
 /// in-order message first deletes stored out-of-order ones until a buffer is free; those are
 /// pushed onto `deleted`, in the order deleted.
-pub fn arrive(
+pub(crate) fn arrive(
     imp: &mut Imp,
     stream: Stream,
     s: Single,
@@ -210,7 +210,7 @@ fn predecessors_done(imp: &Imp, stream: Stream, num: u64) -> bool {
 
 /// The requests whose ALLOCATE's turn has come (RFC 632 event 6), in stream and number order;
 /// each may still wait for a buffer ([`grant`]).
-pub fn ready_requests(imp: &Imp) -> Vec<(Key, Request)> {
+pub(crate) fn ready_requests(imp: &Imp) -> Vec<(Key, Request)> {
     imp.requests
         .iter()
         .filter(|((s, n), _)| predecessors_done(imp, *s, *n))
@@ -220,7 +220,7 @@ pub fn ready_requests(imp: &Imp) -> Vec<(Key, Request)> {
 
 /// The ALLOCATE for request `key` may go: a buffer was set aside for it, or one is reserved
 /// now (then set aside). The request is then served (removed); without a buffer it waits.
-pub fn grant(imp: &mut Imp, key: Key) -> bool {
+pub(crate) fn grant(imp: &mut Imp, key: Key) -> bool {
     if !imp.set_aside.contains(&key) {
         if !imp.can_reserve(1) {
             return false;
@@ -240,7 +240,7 @@ impl Imp {
     /// allocation of one reassembly buffer"; under fix B the messages deleted to make room are
     /// requests too. Each is recorded in RFC 632's table and traced, and the replies owed are
     /// served ([`Imp::serve_replies`]).
-    pub fn single_received(
+    pub(crate) fn single_received(
         &mut self,
         now: SimTime,
         stream: Stream,
@@ -328,7 +328,7 @@ impl Imp {
     /// RFC 632: the host has taken single-packet message `o`: its RFNM goes at once, without
     /// an ALLOCATE, to the source IMP the message came from. (A multipacket message's RFNM is
     /// made after its first packet, [`Imp::handed_to_host`].)
-    pub fn single_handed_to_host(&mut self, o: &HostOut, out: &mut Vec<Output>) {
+    pub(crate) fn single_handed_to_host(&mut self, o: &HostOut, out: &mut Vec<Output>) {
         if o.of != 1 {
             return;
         }
@@ -364,7 +364,7 @@ impl Imp {
     /// no PLT entry and no REQALL: it is launched (point e) and its packet sent, the buffer it
     /// holds kept as the copy "for which a RFNM has not yet been received" (p. 6). If the host
     /// has put it all in, the host is told it was taken.
-    pub fn launch_single(&mut self, msg: MsgId, out: &mut Vec<Output>) {
+    pub(crate) fn launch_single(&mut self, msg: MsgId, out: &mut Vec<Output>) {
         out.reserve(5); // the outputs below in one allocation: this runs for every message
         self.set_state(msg, MsgState::Launched, out);
         let m = &self.messages[&msg];
@@ -385,7 +385,7 @@ impl Imp {
     /// and its copy's buffer (p. 6) are released, so the stream's next waiting message can
     /// have the number; the message is answered, and messages waiting for a number or a PLT
     /// entry and hosts waiting for a buffer go on.
-    pub fn single_rfnm_received(
+    pub(crate) fn single_rfnm_received(
         &mut self,
         now: SimTime,
         stream: Stream,
@@ -417,7 +417,7 @@ impl Imp {
     /// `num`), which destination IMP `from` did not accept, reaches this IMP, its source: one
     /// reassembly buffer is reserved for it there, and the copy is sent again. (An ALLOCATE
     /// for a message already answered finds nothing to send.)
-    pub fn single_all_received(
+    pub(crate) fn single_all_received(
         &mut self,
         (msg, num): (MsgId, u64),
         from: u32,

@@ -7,11 +7,12 @@
 //! the time (ms after `MSG(i) sent`) in front; the order within each column is what the
 //! comparison with the paper checks ([`columns`]).
 
-pub use crate::observe::{E2eEvent, Happened, Note, Side, What};
+pub use crate::observe::E2eEvent;
+use crate::observe::{Happened, Note, Side, What};
 use std::fmt::Write as _;
 
 /// `i`, `i+1`, … for message number `num` relative to `base`; `i-1`, … before it.
-pub fn relative(num: u64, base: u64) -> String {
+pub(crate) fn relative(num: u64, base: u64) -> String {
     match num.cmp(&base) {
         std::cmp::Ordering::Equal => "i".into(),
         std::cmp::Ordering::Greater => format!("i+{}", num - base),
@@ -22,7 +23,7 @@ pub fn relative(num: u64, base: u64) -> String {
 /// The event in the paper's words: `MSG(i+1) arr`, with the destination's disposition of an
 /// arriving message in brackets when `notes` (Table 2 prints them: `(rejected)`, `(stored)`,
 /// `(HOST output)`).
-pub fn label(e: &E2eEvent, base: u64, notes: bool) -> String {
+pub(crate) fn label(e: &E2eEvent, base: u64, notes: bool) -> String {
     let mut s = format!("{}({}) {}", e.what, relative(e.num, base), e.event);
     if notes && e.side == Side::Destination && e.what == What::Msg && e.note != Note::None {
         let _ = write!(s, " ({})", e.note);

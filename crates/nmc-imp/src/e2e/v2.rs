@@ -15,7 +15,7 @@ use crate::imp::Imp;
 use crate::packet::{Stream, stream, stream_ends};
 
 /// The October 1974 procedure.
-pub struct V2;
+pub(crate) struct V2;
 
 impl Procedure for V2 {
     fn stream(&self, imp_of: &dyn Fn(u32) -> u32, h: u32, dst_host: u32) -> Stream {

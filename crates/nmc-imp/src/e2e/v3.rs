@@ -34,7 +34,7 @@ use crate::packet::{MsgId, Stream, stream, stream_ends};
 use crate::source::PltClaim;
 
 /// The 1975 procedure.
-pub struct V3;
+pub(crate) struct V3;
 
 impl Procedure for V3 {
     /// K&O §VI: "message sequencing is now done on the basis of HOST-to-HOST pairs".

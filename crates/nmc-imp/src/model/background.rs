@@ -32,24 +32,24 @@ use std::collections::VecDeque;
 
 /// The message-length mix of background traffic.
 #[derive(Clone, Copy, Debug)]
-pub struct LengthMix {
+pub(crate) struct LengthMix {
     /// Fraction of messages that fit one packet.
-    pub single_packet_fraction: f64,
+    pub(crate) single_packet_fraction: f64,
     /// Mean data bits of a single-packet message (before capping at one packet).
-    pub single_mean: f64,
+    pub(crate) single_mean: f64,
     /// Mean data bits of a multipacket message (before capping at the largest message).
-    pub multi_mean: f64,
+    pub(crate) multi_mean: f64,
     /// Mean messages per burst (1: Poisson arrivals of single messages).
-    pub burst_mean: f64,
+    pub(crate) burst_mean: f64,
     /// The largest packet, data bits.
-    pub max_packet: u64,
+    pub(crate) max_packet: u64,
     /// The largest message, data bits.
-    pub max_message: u64,
+    pub(crate) max_message: u64,
 }
 
 impl LengthMix {
     /// One message length in data bits.
-    pub fn draw(&self, rng: &mut Stream) -> u64 {
+    pub(crate) fn draw(&self, rng: &mut Stream) -> u64 {
         let p = self.max_packet;
         if rng.unit() <= self.single_packet_fraction {
             (rng.exponential(self.single_mean).ceil() as u64).clamp(1, p)
@@ -62,7 +62,7 @@ impl LengthMix {
     }
 
     /// Messages in one burst: 1 + a geometric number with mean `burst_mean − 1`.
-    pub fn burst(&self, rng: &mut Stream) -> u32 {
+    pub(crate) fn burst(&self, rng: &mut Stream) -> u32 {
         if self.burst_mean <= 1.0 {
             return 1;
         }
@@ -76,22 +76,22 @@ impl LengthMix {
 
 /// A background host's source: its arrival process, destinations, and messages waiting.
 #[derive(Clone, Debug)]
-pub struct Background {
+pub(crate) struct Background {
     /// The random stream of its arrivals, destinations, lengths and bursts. Boxed: a ChaCha
     /// stream is most of a host's size, and is drawn from only when a burst comes.
-    pub rng: Box<Stream>,
+    pub(crate) rng: Box<Stream>,
     /// Mean time between bursts at this host.
-    pub mean_interval_ns: f64,
+    pub(crate) mean_interval_ns: f64,
     /// Destination hosts with cumulative probabilities (the last is 1).
-    pub dests: Vec<(u32, f64)>,
+    pub(crate) dests: Vec<(u32, f64)>,
     /// The lengths of its messages and the size of its bursts.
-    pub mix: LengthMix,
+    pub(crate) mix: LengthMix,
     /// Messages arrived and not yet offered to the IMP: (destination host, data bits).
-    pub backlog: VecDeque<(u32, u64)>,
+    pub(crate) backlog: VecDeque<(u32, u64)>,
     /// Longest backlog; arrivals beyond it are refused.
-    pub host_queue: u32,
+    pub(crate) host_queue: u32,
     /// No more arrivals (set when a run drains).
-    pub stopped: bool,
+    pub(crate) stopped: bool,
 }
 
 impl Background {

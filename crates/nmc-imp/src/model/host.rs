@@ -13,45 +13,45 @@ use std::collections::VecDeque;
 
 /// The UCLA pump (K&O §I, §III; `kind = "pump"`): messages offered back to back, the next as soon
 /// as the source IMP has taken the last packet of the one before.
-pub struct Pump {
+pub(crate) struct Pump {
     /// The destination host.
-    pub dst_host: u32,
+    pub(crate) dst_host: u32,
     /// Message length, data bits.
-    pub bits: u64,
+    pub(crate) bits: u64,
     /// Stop after this many messages (`None`: never).
-    pub count: Option<u64>,
+    pub(crate) count: Option<u64>,
     /// Messages offered so far.
-    pub offered: u64,
+    pub(crate) offered: u64,
 }
 
 /// A host on an IMP: what it sends (a pump, the IMP message generator, background traffic, or
 /// messages from outside) and the message it is putting into its IMP.
-pub struct Host {
+pub(crate) struct Host {
     /// Its name, as the scenario gives it.
-    pub name: String,
+    pub(crate) name: String,
     /// The IMP it attaches to.
-    pub imp: u32,
+    pub(crate) imp: u32,
     /// The pump it runs, if any.
-    pub pump: Option<Pump>,
+    pub(crate) pump: Option<Pump>,
     /// A packet is on its way over the host interface into the IMP now.
-    pub input_busy: bool,
+    pub(crate) input_busy: bool,
     /// The message whose packets it is putting into its IMP, until the last is in.
-    pub current: Option<MsgId>,
+    pub(crate) current: Option<MsgId>,
     /// It has started offering traffic ([`super::Ev::HostStart`]).
-    pub started: bool,
+    pub(crate) started: bool,
     /// Set when this "host" is the IMP message generator inside its IMP (RFC 632).
-    pub generator: Option<Generator>,
+    pub(crate) generator: Option<Generator>,
     /// Set when this host sends (and sinks) other hosts' traffic (`model/background.rs`).
-    pub background: Option<Background>,
+    pub(crate) background: Option<Background>,
     /// Set when this host's messages are handed in from outside the model ([`crate::Stepper`]):
     /// those not yet offered to the IMP, in order.
-    pub outside: Option<VecDeque<Handed>>,
+    pub(crate) outside: Option<VecDeque<Handed>>,
 }
 
 impl Host {
     /// A host named `name` on IMP `imp` that offers nothing until given a pump, a generator,
     /// background traffic or messages from outside.
-    pub fn new(name: String, imp: u32) -> Self {
+    pub(crate) fn new(name: String, imp: u32) -> Self {
         Host {
             name,
             imp,
@@ -68,43 +68,43 @@ impl Host {
 
 /// A message handed to a host from outside the model ([`crate::Stepper::offer`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Handed {
+pub(crate) struct Handed {
     /// The destination host.
-    pub to: u32,
+    pub(crate) to: u32,
     /// Data bits (the host leader is added on the interface, as for every message).
-    pub bits: u64,
+    pub(crate) bits: u64,
     /// The caller's name for the message, given back on delivery.
-    pub tag: u64,
+    pub(crate) tag: u64,
 }
 
 /// The hosts waiting at one IMP (`Subnet::waiting`), in host order: a sorted list, as an IMP
 /// has a few hosts (a `BTreeSet`'s range walk at every wake-up showed in a loaded map's
 /// profile, issue 36).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Waiting(Vec<u32>);
+pub(crate) struct Waiting(Vec<u32>);
 
 impl Waiting {
     /// Adds host `h` (once).
-    pub fn insert(&mut self, h: u32) {
+    pub(crate) fn insert(&mut self, h: u32) {
         if let Err(i) = self.0.binary_search(&h) {
             self.0.insert(i, h);
         }
     }
 
     /// Takes host `h` out, if it is in.
-    pub fn remove(&mut self, h: u32) {
+    pub(crate) fn remove(&mut self, h: u32) {
         if let Ok(i) = self.0.binary_search(&h) {
             self.0.remove(i);
         }
     }
 
     /// Whether host `h` is in.
-    pub fn contains(&self, h: u32) -> bool {
+    pub(crate) fn contains(&self, h: u32) -> bool {
         self.0.binary_search(&h).is_ok()
     }
 
     /// The first host in the set numbered `from` or above.
-    pub fn first_from(&self, from: u32) -> Option<u32> {
+    pub(crate) fn first_from(&self, from: u32) -> Option<u32> {
         self.0.get(self.0.partition_point(|&h| h < from)).copied()
     }
 }

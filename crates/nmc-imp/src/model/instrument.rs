@@ -16,26 +16,26 @@ use nmc_sim::{EventQueue, SimTime};
 
 /// The IMP message generator's state.
 #[derive(Clone, Debug)]
-pub struct Generator {
+pub(crate) struct Generator {
     /// The destination host.
-    pub dst_host: u32,
+    pub(crate) dst_host: u32,
     /// Message length, data bits.
-    pub bits: u64,
+    pub(crate) bits: u64,
     /// Messages it keeps sent and unanswered.
-    pub outstanding: u32,
+    pub(crate) outstanding: u32,
     /// Messages sent and not yet answered by a RFNM.
-    pub in_flight: u32,
+    pub(crate) in_flight: u32,
     /// Stop after this many.
-    pub count: Option<u64>,
+    pub(crate) count: Option<u64>,
     /// Messages offered so far.
-    pub offered: u64,
+    pub(crate) offered: u64,
     /// Paused by a scripted action: it offers nothing new.
-    pub paused: bool,
+    pub(crate) paused: bool,
 }
 
 /// A scripted action, resolved to the model's indices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Action {
+pub(crate) enum Action {
     /// The next packet frame sent on `link` is hit by a line error.
     LineError {
         /// The link (one direction of a line).

@@ -36,7 +36,7 @@ impl Subnet {
 
     /// The report of a lockup declared at `now`: messages outstanding, and what each IMP holding
     /// reassembly space or owing an ALLOCATE holds.
-    pub fn lockup_report(&self, now: SimTime) -> LockupReport {
+    pub(crate) fn lockup_report(&self, now: SimTime) -> LockupReport {
         // The source IMP's name of a stream.
         let name = |s: u64| self.imps[self.stream_src(s) as usize].name.clone();
         let held = self

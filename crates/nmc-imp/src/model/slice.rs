@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 
 impl Subnet {
     /// The measured pair's messages and control messages now (empty without a measured pair).
-    pub fn time_slice(&self, now: SimTime) -> Option<TimeSlice> {
+    pub(crate) fn time_slice(&self, now: SimTime) -> Option<TimeSlice> {
         let (s, d) = self.obs.watch?;
         let hops = self.topo.hops(s, d)?;
         let dist = |imp: u32| self.topo.hops(s, imp).unwrap_or(0).min(hops) as f64;

@@ -5,7 +5,7 @@
 /// directions, as always (so smaller networks give the same bytes as before), and from 2^40 for
 /// the rest, apart from the background hosts' `2000 + k` ([`background_stream`]) and the host
 /// pairs' `2^48 + i` (`run.rs`), however large the network.
-pub fn line_stream(i: usize) -> u64 {
+pub(crate) fn line_stream(i: usize) -> u64 {
     if i < 1000 {
         1000 + i as u64
     } else {
@@ -14,11 +14,11 @@ pub fn line_stream(i: usize) -> u64 {
 }
 
 /// The random stream of the background host on IMP `k` (`model/background.rs`).
-pub fn background_stream(k: usize) -> u64 {
+pub(crate) fn background_stream(k: usize) -> u64 {
     2000 + k as u64
 }
 
 /// The random stream that places the host pairs of traffic entry `i` (`kind = "pairs"`).
-pub fn pairs_stream(i: usize) -> u64 {
+pub(crate) fn pairs_stream(i: usize) -> u64 {
     (1 << 48) + i as u64
 }

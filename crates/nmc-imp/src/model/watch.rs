@@ -43,7 +43,7 @@ impl Subnet {
     /// Messages offered and not yet delivered to their host, counted where they are: in the
     /// source procedure or the subnet (known to the source, not delivered), or on their way
     /// to the host after the RFNM came back.
-    pub fn undelivered(&self) -> u64 {
+    pub(crate) fn undelivered(&self) -> u64 {
         let known = self.obs.messages.values().filter(|m| !m.delivered).count();
         let mut leaving: BTreeSet<MsgId> = BTreeSet::new();
         for i in &self.imps {
@@ -54,7 +54,7 @@ impl Subnet {
     }
 
     /// What is still held, one line per IMP or line that is not idle (empty when idle).
-    pub fn held(&self) -> Vec<String> {
+    pub(crate) fn held(&self) -> Vec<String> {
         let mut v = Vec::new();
         for i in &self.imps {
             v.extend(i.snapshot().held());
@@ -78,7 +78,7 @@ impl Subnet {
     }
 
     /// True when no resource anywhere is held (for the no-leak check).
-    pub fn all_idle(&self) -> bool {
+    pub(crate) fn all_idle(&self) -> bool {
         self.imps.iter().all(|i| i.idle())
             && self
                 .links()

@@ -8,28 +8,28 @@ use serde::Serialize;
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct E2eEvent {
     /// When, ns since the start.
-    pub t_ns: u64,
+    pub(crate) t_ns: u64,
     /// The pair: source and destination IMPs.
-    pub src: String,
+    pub(crate) src: String,
     /// The destination IMP of the pair.
-    pub dst: String,
+    pub(crate) dst: String,
     /// The IMP where it happens.
-    pub side: Side,
+    pub(crate) side: Side,
     /// What the event is about: the message, its RFNM or its ALLOCATE.
-    pub what: What,
+    pub(crate) what: What,
     /// Message number.
-    pub num: u64,
+    pub(crate) num: u64,
     /// Sent, arrived or deleted.
-    pub event: Happened,
+    pub(crate) event: Happened,
     /// At the destination, what became of an arriving message; at the source, `again` for a
     /// copy sent on an ALLOCATE.
-    pub note: Note,
+    pub(crate) note: Note,
 }
 
 /// Which IMP of the pair, RFC 632's two columns.
 #[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
-pub enum Side {
+pub(crate) enum Side {
     /// The source IMP (RFC 632's left column).
     Source,
     /// The destination IMP (the right column).
@@ -38,7 +38,7 @@ pub enum Side {
 
 /// What the event is about, in RFC 632's words.
 #[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
-pub enum What {
+pub(crate) enum What {
     /// The message itself.
     #[serde(rename = "MSG")]
     Msg,
@@ -53,7 +53,7 @@ pub enum What {
 /// What happened to it.
 #[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
-pub enum Happened {
+pub(crate) enum Happened {
     /// Sent by the IMP.
     Sent,
     /// Arrived at the IMP.
@@ -65,7 +65,7 @@ pub enum Happened {
 /// A destination's disposition of an arriving message (RFC 632 Table 2 prints them), or
 /// `again` at the source.
 #[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
-pub enum Note {
+pub(crate) enum Note {
     /// Nothing to note.
     #[serde(rename = "")]
     None,
@@ -90,7 +90,7 @@ macro_rules! words {
     ($t:ty { $($v:ident => $s:literal),* $(,)? }) => {
         impl $t {
             /// The word RFC 632 (or the trace) uses.
-            pub fn as_str(self) -> &'static str {
+            pub(crate) fn as_str(self) -> &'static str {
                 match self { $(Self::$v => $s),* }
             }
         }

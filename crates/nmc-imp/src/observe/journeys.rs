@@ -25,7 +25,7 @@ pub struct JourneyRecord {
     /// When it was first at an IMP (its source IMP), ns since the start.
     pub sent_ns: u64,
     /// When it reached its destination IMP, ns since the start.
-    pub arrived_ns: u64,
+    pub(crate) arrived_ns: u64,
     /// Lines it crossed.
     pub hops: u32,
     /// The most times the packet was at any one IMP (1 on a loop-free path).
@@ -75,17 +75,17 @@ fn journey_of(p: &Packet) -> Option<Journey> {
 /// journey is kept: what the `visits.*` metrics are made of, so that memory stays flat in
 /// simulated time when `journeys` is not recorded.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct JourneyStats {
+pub(crate) struct JourneyStats {
     /// Data packets that reached their destination IMP.
-    pub packets: u64,
+    pub(crate) packets: u64,
     /// Those that were at some IMP more than once.
-    pub looped: u64,
+    pub(crate) looped: u64,
     /// The most visits to one IMP by any packet.
-    pub max_visits: u32,
+    pub(crate) max_visits: u32,
     /// The longest loop of any packet, in hops ([`JourneyRecord::loop_hops`]).
-    pub loop_hops_max: u32,
+    pub(crate) loop_hops_max: u32,
     /// The longest loop of any packet, in ns ([`JourneyRecord::loop_ns`]).
-    pub loop_ns_max: u64,
+    pub(crate) loop_ns_max: u64,
 }
 
 impl JourneyStats {
@@ -101,14 +101,14 @@ impl JourneyStats {
 /// The journeys under way and those ended: kept one by one when `record = ["journeys"]`
 /// ([`Journeys::keep`]), and counted into [`JourneyStats`] always.
 #[derive(Clone, Debug)]
-pub struct Journeys {
+pub(crate) struct Journeys {
     open: BTreeMap<Journey, Tracker>,
     /// Each packet's journey, when kept (`record = ["journeys"]`).
-    pub records: Vec<JourneyRecord>,
+    pub(crate) records: Vec<JourneyRecord>,
     /// Keep every journey (`true`, the default) or only [`Journeys::stats`].
-    pub keep: bool,
+    pub(crate) keep: bool,
     /// Running figures of the data packets' journeys, kept whether or not the journeys are.
-    pub stats: JourneyStats,
+    pub(crate) stats: JourneyStats,
 }
 
 impl Default for Journeys {
@@ -125,7 +125,7 @@ impl Default for Journeys {
 impl Journeys {
     /// Packet `p` is at `imp` now (it left its source, or an IMP accepted it). At its
     /// destination IMP the journey ends and is recorded.
-    pub fn visit(&mut self, now: SimTime, imp: u32, p: &Packet, names: &[String]) {
+    pub(crate) fn visit(&mut self, now: SimTime, imp: u32, p: &Packet, names: &[String]) {
         let Some(key) = journey_of(p) else {
             return;
         };

@@ -11,34 +11,34 @@ pub struct LockupReport {
     /// When the lockup was declared, ns since the start.
     pub detected_ns: u64,
     /// The last delivery or RFNM.
-    pub last_progress_ns: u64,
+    pub(crate) last_progress_ns: u64,
     /// Messages sent and not answered by a RFNM.
-    pub outstanding: usize,
+    pub(crate) outstanding: usize,
     /// IMPs holding reassembly space or owing ALLOCATEs.
-    pub held: Vec<HeldAt>,
+    pub(crate) held: Vec<HeldAt>,
 }
 
 /// One destination IMP's reassembly state.
 #[derive(Clone, Debug, Serialize)]
-pub struct HeldAt {
+pub(crate) struct HeldAt {
     /// The IMP's name.
-    pub imp: String,
+    pub(crate) imp: String,
     /// Reassembly buffers reserved or filled.
-    pub reassembly_used: u32,
+    pub(crate) reassembly_used: u32,
     /// Reassembly buffers at most.
-    pub reassembly_max: u32,
+    pub(crate) reassembly_max: u32,
     /// Complete messages stored out of order, per source IMP: their numbers.
-    pub stored_out_of_order: Vec<(String, Vec<u64>)>,
+    pub(crate) stored_out_of_order: Vec<(String, Vec<u64>)>,
     /// Messages whose turn it is (every predecessor done) refused for want of a buffer, per
     /// source IMP: the message every later one from that source waits for.
-    pub in_order_refused: Vec<(String, u64)>,
+    pub(crate) in_order_refused: Vec<(String, u64)>,
     /// Other refused messages owed an ALLOCATE.
-    pub other_requests: usize,
+    pub(crate) other_requests: usize,
     /// The IMP's next timer that can let something go ([`crate::imp::Imp::next_release_at`]: a
     /// RFNM's wait for buffers, an unused allocation, a task in hand, a block's disuse; not a
     /// line's retransmission, which frees nothing), if any: with none, nothing the IMP holds
     /// will be let go by time alone.
-    pub next_timer_ns: Option<u64>,
+    pub(crate) next_timer_ns: Option<u64>,
 }
 
 impl LockupReport {

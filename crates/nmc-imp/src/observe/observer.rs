@@ -11,85 +11,85 @@ use std::collections::{BTreeMap, VecDeque};
 
 /// What a run records, counts and watches (the subnet's `obs`): the protocol writes its events
 /// here and never reads them back (the lockup watch stops the driver, not the protocol).
-pub struct Observer {
+pub(crate) struct Observer {
     /// The messages the subnet holds, from their offer until their RFNM comes back, by id.
-    pub messages: BTreeMap<MsgId, Tracked>,
+    pub(crate) messages: BTreeMap<MsgId, Tracked>,
     /// Each packet's journey under adaptive routing.
-    pub journeys: Journeys,
+    pub(crate) journeys: Journeys,
     /// The finished records of recorded messages, in the order their RFNMs came back (not kept when
     /// `retain_messages` is off).
-    pub done: Vec<MessageRecord>,
+    pub(crate) done: Vec<MessageRecord>,
     /// When each recorded message's last packet reached the destination host (it may come
     /// after the RFNM); background messages are counted in [`Observer::tally`] instead.
-    pub delivered_at: BTreeMap<MsgId, SimTime>,
+    pub(crate) delivered_at: BTreeMap<MsgId, SimTime>,
     /// Per (source IMP, destination IMP, destination host): the last message number delivered
     /// to that host, to check that delivery is in order.
-    pub delivered_last: BTreeMap<(Stream, u32), u64>,
+    pub(crate) delivered_last: BTreeMap<(Stream, u32), u64>,
     /// Messages delivered to a host after one with the same or a later number of their stream.
-    pub order_violations: u64,
+    pub(crate) order_violations: u64,
     /// Messages offered, delivered and answered, and the background traffic's own figures.
-    pub tally: BackgroundTally,
+    pub(crate) tally: BackgroundTally,
     /// The occupancy samples taken (kept when `retain_occupancy`).
-    pub occupancy: Vec<Occupancy>,
+    pub(crate) occupancy: Vec<Occupancy>,
     /// How often occupancy is sampled.
-    pub sample_period: SimDuration,
+    pub(crate) sample_period: SimDuration,
     /// The pair whose occupancy is sampled: (source IMP, destination IMP).
-    pub watch: Option<(u32, u32)>,
+    pub(crate) watch: Option<(u32, u32)>,
     /// The stream of the measured pair.
-    pub watch_stream: Stream,
+    pub(crate) watch_stream: Stream,
     /// Keep every answered pump message and every occupancy sample (`true`), or only the
     /// running values of [`crate::analysis::StreamStats`] (`false`: memory flat in simulated
     /// time).
-    pub retain_messages: bool,
+    pub(crate) retain_messages: bool,
     /// Keep every occupancy sample (`true`), or only the running means.
-    pub retain_occupancy: bool,
+    pub(crate) retain_occupancy: bool,
     /// The running values of the messages and occupancy samples from `measure_from` on.
-    pub stream_stats: crate::analysis::StreamStats,
+    pub(crate) stream_stats: crate::analysis::StreamStats,
     /// Instants at which to take a time slice, and the slices taken.
-    pub slice_at: Vec<SimDuration>,
+    pub(crate) slice_at: Vec<SimDuration>,
     /// The time slices taken.
-    pub slices: Vec<TimeSlice>,
+    pub(crate) slices: Vec<TimeSlice>,
     /// By [`Counted::name`], so that the metrics come out in name order.
-    pub counts: BTreeMap<&'static str, u64>,
+    pub(crate) counts: BTreeMap<&'static str, u64>,
     /// How long the multipacket RFNMs of the recorded (not background) messages waited at the
     /// destination IMP after they were made: count, sum and largest, in ns.
-    pub rfnm_waits: (u64, u64, u64),
+    pub(crate) rfnm_waits: (u64, u64, u64),
     /// The end-to-end event log of single-packet messages, when recorded (`record = ["e2e"]`).
-    pub e2e: Option<Vec<E2eEvent>>,
+    pub(crate) e2e: Option<Vec<E2eEvent>>,
     /// No progress for this long with messages outstanding is a lockup (zero: not watched).
-    pub lockup_window: SimDuration,
+    pub(crate) lockup_window: SimDuration,
     /// Progress count (deliveries + RFNMs) at the last change, and when it changed.
-    pub progress_mark: (usize, SimTime),
+    pub(crate) progress_mark: (usize, SimTime),
     /// The lockup found, if the watch found one (the run then stops).
-    pub lockup: Option<LockupReport>,
+    pub(crate) lockup: Option<LockupReport>,
     /// When metrics start counting, and each link's busy time then.
-    pub measure_from: SimDuration,
+    pub(crate) measure_from: SimDuration,
     /// Each link's busy time at `measure_from`, for the line utilisation.
-    pub busy_at_measure: Vec<SimDuration>,
+    pub(crate) busy_at_measure: Vec<SimDuration>,
     /// Messages handed in from outside ([`Host::outside`](crate::model::Host::outside)) and not yet
     /// delivered: their tags.
-    pub outside_tags: BTreeMap<MsgId, u64>,
+    pub(crate) outside_tags: BTreeMap<MsgId, u64>,
     /// Messages handed in from outside whose last packet reached the destination host: (tag,
     /// when), in delivery order, until [`crate::Stepper::poll_delivered`] takes them.
-    pub outside_delivered: VecDeque<(u64, SimTime)>,
+    pub(crate) outside_delivered: VecDeque<(u64, SimTime)>,
     /// When each packet slot's data packet of the watched stream came to the IMP that holds it
     /// (its source IMP, or the IMP that accepted it from a line): read when it first leaves.
     watch_entered: Vec<SimTime>,
     /// Per link, the data packets of the watched stream that left on it for the first time from
     /// `measure_from` on, and their summed wait in the IMP before that transmission began, ns
     /// (issue 54: the queue the pump's packets meet at each hop).
-    pub hop_waits: Vec<(u64, u64)>,
+    pub(crate) hop_waits: Vec<(u64, u64)>,
 }
 
 impl Observer {
     /// One more `what` (`count.<name>` in the metrics).
-    pub fn count(&mut self, what: Counted) {
+    pub(crate) fn count(&mut self, what: Counted) {
         *self.counts.entry(what.name()).or_default() += 1;
     }
 
     /// An occupancy sample of the measured pair, taken at `now`: counted into the running
     /// means from `measure_from` on, and kept when `retain_occupancy`.
-    pub fn sampled(&mut self, now: SimTime, o: Occupancy) {
+    pub(crate) fn sampled(&mut self, now: SimTime, o: Occupancy) {
         if now.since(SimTime::ZERO) >= self.measure_from {
             self.stream_stats.add_occupancy(&o);
         }
@@ -101,7 +101,7 @@ impl Observer {
     /// An observer that keeps every record, samples the occupancy of the pair `watch` (its
     /// stream `watch_stream`) every `sample_period`, takes no slices and watches for no
     /// lockup until the run's options say otherwise.
-    pub fn new(
+    pub(crate) fn new(
         sample_period: SimDuration,
         watch: Option<(u32, u32)>,
         watch_stream: Stream,
@@ -140,12 +140,12 @@ impl Observer {
 
     /// Whether `stream`'s data packets are watched ([`Observer::hop_waits`]).
     #[inline]
-    pub fn watches(&self, stream: Stream) -> bool {
+    pub(crate) fn watches(&self, stream: Stream) -> bool {
         self.watch.is_some() && stream == self.watch_stream
     }
 
     /// A data packet of the watched stream, in slot `slot`, came to an IMP at `now`.
-    pub fn watched_entered(&mut self, slot: usize, now: SimTime) {
+    pub(crate) fn watched_entered(&mut self, slot: usize, now: SimTime) {
         if self.watch_entered.len() <= slot {
             self.watch_entered.resize(slot + 1, SimTime::ZERO);
         }
@@ -154,7 +154,7 @@ impl Observer {
 
     /// The data packet of the watched stream in slot `slot` begins its first transmission on
     /// link `link` (of `links`) at `now`: its wait in the IMP is tallied from `measure_from` on.
-    pub fn watched_left(&mut self, slot: usize, link: usize, links: usize, now: SimTime) {
+    pub(crate) fn watched_left(&mut self, slot: usize, link: usize, links: usize, now: SimTime) {
         let Some(&entered) = self.watch_entered.get(slot) else {
             return;
         };
@@ -172,7 +172,7 @@ impl Observer {
     /// Message `msg` reached `what` at `now`. At the destination IMP only the recorded (not
     /// background) messages' times are kept; background traffic is counted
     /// ([`Observer::tally`]).
-    pub fn note(&mut self, now: SimTime, msg: MsgId, what: Milestone) {
+    pub(crate) fn note(&mut self, now: SimTime, msg: MsgId, what: Milestone) {
         let Some(m) = self.messages.get_mut(&msg) else {
             return;
         };

@@ -15,7 +15,7 @@ pub struct MessageRecord {
     /// The source host's name.
     pub host: String,
     /// The destination host's name.
-    pub dst_host: String,
+    pub(crate) dst_host: String,
     /// Its length, data bits.
     pub bits: u64,
     /// The host starts putting packet 1 into the source IMP.
@@ -33,7 +33,7 @@ pub struct MessageRecord {
     /// The last packet reached the destination IMP: reassembled (K&O Fig. 7 point f).
     pub reassembled_ns: Option<u64>,
     /// The RFNM was made: packet 1 is at the destination host (K&O §II point g).
-    pub rfnm_made_ns: Option<u64>,
+    pub(crate) rfnm_made_ns: Option<u64>,
     /// The RFNM left the destination IMP (K&O Fig. 7 point g: with the ALL it waited for).
     pub rfnm_sent_ns: Option<u64>,
     /// The last packet reached the destination host.
@@ -41,7 +41,7 @@ pub struct MessageRecord {
     /// The RFNM reached the source host (point h).
     pub rfnm_ns: Option<u64>,
     /// REQALLs sent for it.
-    pub reqalls: u32,
+    pub(crate) reqalls: u32,
     /// Whether its RFNM carried a piggy-backed ALL (`None` until the RFNM comes back).
     pub rfnm_carried_all: Option<bool>,
     /// Times a single-packet message's copy was sent again on an ALLOCATE (RFC 632).
@@ -60,9 +60,9 @@ pub struct Occupancy {
     /// Reassembly buffers reserved or filled at the destination IMP.
     pub reassembly_buffers: u32,
     /// Unused allocations the source IMP holds for the destination IMP.
-    pub allocations_held: u32,
+    pub(crate) allocations_held: u32,
     /// Packet buffers in use at the source IMP.
-    pub source_buffers: u32,
+    pub(crate) source_buffers: u32,
     /// The source IMP's PLT entries by holder (K&O Fig. 7): REQALLs (version 2: messages whose
     /// REQALL stole their entry), RFNMs of the pair's messages queued at the destination IMP
     /// (waiting for buffers to carry an ALL), and the rest: messages in flight and RFNMs on
@@ -121,11 +121,12 @@ pub enum Counted {
 }
 
 impl Occupancy {
+    #[allow(dead_code, reason = "names the order of Occupancy::counts")]
     /// The counts whose means the metrics give (`occupancy.<name>.mean`), in this order.
-    pub const COUNTED: [&'static str; 6] = crate::metric::OCCUPANCY_RESOURCES;
+    pub(crate) const COUNTED: [&'static str; 6] = crate::metric::OCCUPANCY_RESOURCES;
 
     /// The values of [`Occupancy::COUNTED`].
-    pub fn counts(&self) -> [u32; 6] {
+    pub(crate) fn counts(&self) -> [u32; 6] {
         [
             self.message_numbers,
             self.plt_entries,
@@ -139,7 +140,7 @@ impl Occupancy {
 
 impl Counted {
     /// The metric's name, after `count.`.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Counted::Gvb => "gvb",
             Counted::LineError => "line-errors",
@@ -168,20 +169,20 @@ impl Counted {
 /// What the observer keeps of each message the subnet holds, from its offer until its RFNM
 /// comes back (the protocol's side of it is the source IMP's [`crate::source::SourceMsg`]).
 #[derive(Clone, Debug)]
-pub struct Tracked {
+pub(crate) struct Tracked {
     /// Other hosts' traffic (`model/background.rs`): counted, not recorded one by one.
-    pub background: bool,
+    pub(crate) background: bool,
     /// The last packet has reached the destination host.
-    pub delivered: bool,
+    pub(crate) delivered: bool,
     /// Its timeline, as recorded.
-    pub rec: MessageRecord,
+    pub(crate) rec: MessageRecord,
 }
 
 /// What befalls a message on its way, as the driver tells the observer ([`Observer::note`](super::Observer::note)):
 /// K&O Fig. 1's points, each setting its time in the message's [`MessageRecord`] (Fig. 7's
 /// timeline).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Milestone {
+pub(crate) enum Milestone {
     /// Packet 1 is in the source IMP (point a).
     FirstIn,
     /// It took the number it travels with (point b).
@@ -209,27 +210,27 @@ pub enum Milestone {
 
 /// Every message offered, delivered and answered, and the background traffic's share.
 #[derive(Clone, Debug, Default, Serialize)]
-pub struct BackgroundTally {
+pub(crate) struct BackgroundTally {
     /// Messages a host (or the IMP message generator) started to offer to its IMP.
-    pub offered: u64,
+    pub(crate) offered: u64,
     /// Messages whose last packet reached the destination host.
-    pub delivered: u64,
+    pub(crate) delivered: u64,
     /// Messages whose RFNM reached the source.
-    pub answered: u64,
+    pub(crate) answered: u64,
     /// Background messages offered.
-    pub background_offered: u64,
+    pub(crate) background_offered: u64,
     /// Background messages whose last packet reached the destination host.
-    pub background_delivered: u64,
+    pub(crate) background_delivered: u64,
     /// Background messages whose RFNM reached the source.
-    pub background_answered: u64,
+    pub(crate) background_answered: u64,
     /// Background arrivals refused because the host's backlog was full.
-    pub background_refused: u64,
+    pub(crate) background_refused: u64,
     /// Packets of the background messages offered.
-    pub background_packets: u64,
+    pub(crate) background_packets: u64,
     /// Sum of background round trips (offered → RFNM), for the mean.
-    pub background_rtt_ns: u128,
+    pub(crate) background_rtt_ns: u128,
     /// Background round trips as the IMPs' statistics defined them (RFC 619 p. 3: T(6) − T(2),
     /// from the first packet's entry at the source IMP to the RFNM's arrival there), by
     /// minimum hops between the IMPs: (messages, sum in ns).
-    pub background_by_hops: std::collections::BTreeMap<u32, (u64, u128)>,
+    pub(crate) background_by_hops: std::collections::BTreeMap<u32, (u64, u128)>,
 }

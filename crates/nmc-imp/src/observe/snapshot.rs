@@ -12,11 +12,11 @@ use crate::source::{MsgState, SourceMsg};
 
 /// One IMP's tables, borrowed for reading ([`Imp::snapshot`]).
 #[derive(Clone, Copy)]
-pub struct Snapshot<'a>(&'a Imp);
+pub(crate) struct Snapshot<'a>(&'a Imp);
 
 impl Imp {
     /// This IMP's tables as the observers read them.
-    pub fn snapshot(&self) -> Snapshot<'_> {
+    pub(crate) fn snapshot(&self) -> Snapshot<'_> {
         Snapshot(self)
     }
 }
@@ -25,23 +25,23 @@ impl<'a> Snapshot<'a> {
     // ------------------------------------------------------------ at the source
 
     /// Its hosts' messages in its table, by id: from the host's offer until the RFNM.
-    pub fn messages(self) -> impl Iterator<Item = (MsgId, &'a SourceMsg)> {
+    pub(crate) fn messages(self) -> impl Iterator<Item = (MsgId, &'a SourceMsg)> {
         self.0.messages.iter().map(|(id, m)| (*id, m))
     }
 
     /// Message numbers of `stream` in use (K&O §II point b).
-    pub fn numbers_in_use(self, stream: Stream) -> u32 {
+    pub(crate) fn numbers_in_use(self, stream: Stream) -> u32 {
         self.0.numbers.in_use(stream)
     }
 
     /// PLT entries in use (point c).
-    pub fn plt_used(self) -> u32 {
+    pub(crate) fn plt_used(self) -> u32 {
         self.0.plt.used()
     }
 
     /// PLT entries held by REQALLs, as the version counts them (version 2: messages whose
     /// REQALL stole their entry; version 3: REQALLs out).
-    pub fn plt_reqalls(self) -> u32 {
+    pub(crate) fn plt_reqalls(self) -> u32 {
         let imp = self.0;
         let awaiting_all = || {
             imp.messages
@@ -53,58 +53,58 @@ impl<'a> Snapshot<'a> {
     }
 
     /// Whether a REQALL decided for message `msg` waits for a PLT entry (version 3).
-    pub fn reqall_waiting(self, msg: MsgId) -> bool {
+    pub(crate) fn reqall_waiting(self, msg: MsgId) -> bool {
         self.0.plt_claims.reqall_waiting(msg)
     }
 
     /// Unused allocations from destination IMP `dst` (point h).
-    pub fn allocations_held(self, dst: u32) -> u32 {
+    pub(crate) fn allocations_held(self, dst: u32) -> u32 {
         self.0.allocs.held(dst)
     }
 
     /// Does a message waiting for a PLT entry hold its allocation already (version 3's order
     /// of acquisition)?
-    pub fn allocation_before_plt(self) -> bool {
+    pub(crate) fn allocation_before_plt(self) -> bool {
         self.0.procedure.allocation_before_plt()
     }
 
     /// Packet buffers in use.
-    pub fn buffers_used(self) -> u32 {
+    pub(crate) fn buffers_used(self) -> u32 {
         self.0.buf_used
     }
 
     // ------------------------------------------------------- at the destination
 
     /// Reassembly buffers reserved or filled.
-    pub fn reassembly_used(self) -> u32 {
+    pub(crate) fn reassembly_used(self) -> u32 {
         self.0.reasm_used
     }
 
     /// RFNMs made here for source IMP `src`'s messages, waiting for buffers to carry an ALL.
-    pub fn rfnms_waiting_for(self, src: u32) -> u32 {
+    pub(crate) fn rfnms_waiting_for(self, src: u32) -> u32 {
         let waits = |r: &Reply| matches!(r, Reply::Rfnm { src: s, .. } if *s == src);
         self.0.replies.iter().filter(|r| waits(r)).count() as u32
     }
 
     /// ALLs answering source IMP `src`'s REQALLs, waiting here for buffers.
-    pub fn alls_waiting_for(self, src: u32) -> u32 {
+    pub(crate) fn alls_waiting_for(self, src: u32) -> u32 {
         let waits = |r: &Reply| matches!(r, Reply::All { src: s, .. } if *s == src);
         self.0.replies.iter().filter(|r| waits(r)).count() as u32
     }
 
     /// Whether the RFNM of message `msg` waits here for buffers.
-    pub fn rfnm_waiting(self, msg: MsgId) -> bool {
+    pub(crate) fn rfnm_waiting(self, msg: MsgId) -> bool {
         let waits = |r: &Reply| matches!(r, Reply::Rfnm { msg: m, .. } if *m == msg);
         self.0.replies.iter().any(waits)
     }
 
     /// Whether message `msg` is here in reassembly or on its way out to its host.
-    pub fn at_destination(self, msg: MsgId) -> bool {
+    pub(crate) fn at_destination(self, msg: MsgId) -> bool {
         self.0.delivery.holds(msg) || self.to_hosts().any(|m| m == msg)
     }
 
     /// The messages whose packets wait for or cross a host interface here.
-    pub fn to_hosts(self) -> impl Iterator<Item = MsgId> + 'a {
+    pub(crate) fn to_hosts(self) -> impl Iterator<Item = MsgId> + 'a {
         self.0
             .ports
             .iter()
@@ -113,7 +113,7 @@ impl<'a> Snapshot<'a> {
 
     /// What this IMP holds as a destination, for the lockup report (RFC 626): nothing when it
     /// holds no reassembly space and owes no ALLOCATE. `source` names a stream's source IMP.
-    pub fn lockup_held(self, source: impl Fn(Stream) -> String) -> Option<HeldAt> {
+    pub(crate) fn lockup_held(self, source: impl Fn(Stream) -> String) -> Option<HeldAt> {
         let i = self.0;
         if i.reasm_used == 0 && i.requests.is_empty() {
             return None;
@@ -146,7 +146,7 @@ impl<'a> Snapshot<'a> {
 
     /// What it still holds, one line and then the version's own tables, for the no-leak check
     /// (empty when it is idle).
-    pub fn held(self) -> Vec<String> {
+    pub(crate) fn held(self) -> Vec<String> {
         let i = self.0;
         if i.idle() {
             return Vec::new();

@@ -1,14 +1,14 @@
 //! What must hold in the version 2 subnet (issue 3), whatever the calibration.
 
-use nmc_imp::observe::Counted;
-use nmc_imp::run::{BuildError, run_and_drain};
-use nmc_imp_scenario::{ImpScenario, resolve, run};
+use super::scenario::{ImpScenario, resolve, run};
+use crate::observe::Counted;
+use crate::run::{BuildError, run_and_drain};
 use nmc_scenario::{Override, load};
 use nmc_sim::{SimDuration, Trace};
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
-const CHAIN: &str = include_str!("../../../scenarios/ko-v2-chain.toml");
+const CHAIN: &str = include_str!("../../../../scenarios/ko-v2-chain.toml");
 
 fn chain(sets: &[&str]) -> ImpScenario {
     let sets: Vec<Override> = sets.iter().map(|s| s.parse().unwrap()).collect();
@@ -167,11 +167,11 @@ fn bad_scenarios_are_named() {
 /// The shipped 1,000-IMP mesh with 200 host pairs builds, and the pairs are the seed's.
 #[test]
 fn the_mesh_scenario_builds_with_its_pairs() {
-    let text = include_str!("../../../scenarios/mesh-1000.toml");
-    let s: nmc_imp_scenario::ImpScenario = nmc_scenario::load("mesh-1000.toml", text, &[]).unwrap();
+    let text = include_str!("../../../../scenarios/mesh-1000.toml");
+    let s: super::scenario::ImpScenario = nmc_scenario::load("mesh-1000.toml", text, &[]).unwrap();
     let pairs = |seed| {
-        let (subnet, starts) = nmc_imp::run::build(
-            &nmc_imp_scenario::resolve(&s).unwrap(),
+        let (subnet, starts) = crate::run::build(
+            &super::scenario::resolve(&s).unwrap(),
             seed,
             nmc_sim::Trace::off(),
         )

@@ -1,7 +1,7 @@
-//! The subnet stepped from outside (`nmc_imp::Stepper`): what a path model relies on.
+//! The subnet stepped from outside (`crate::Stepper`): what a path model relies on.
 
-use nmc_imp::Stepper;
-use nmc_imp_scenario::{ImpScenario, resolve};
+use super::scenario::{ImpScenario, resolve};
+use crate::Stepper;
 use nmc_scenario::load;
 use nmc_sim::{SimDuration, SimTime};
 

@@ -1,14 +1,14 @@
 //! Adaptive routing and lines going down and up in the IMP subnet (issue 4, second half).
 
-use nmc_imp::run::{BuildError, build, run_and_drain};
-use nmc_imp_scenario::{ImpScenario, resolve, run};
+use super::scenario::{ImpScenario, resolve, run};
+use crate::run::{BuildError, build, run_and_drain};
 use nmc_routing::{NodeId, Router, Units};
 use nmc_scenario::{Override, load};
 use nmc_sim::{SimDuration, SimTime, Simulation, Trace};
 use std::collections::VecDeque;
 
-const ALTERNATE: &str = include_str!("../../../scenarios/ko-alternate-path.toml");
-const CHAIN: &str = include_str!("../../../scenarios/ko-v2-chain.toml");
+const ALTERNATE: &str = include_str!("../../../../scenarios/ko-alternate-path.toml");
+const CHAIN: &str = include_str!("../../../../scenarios/ko-v2-chain.toml");
 
 fn scenario(text: &str, sets: &[&str]) -> ImpScenario {
     let sets: Vec<Override> = sets.iter().map(|s| s.parse().unwrap()).collect();
@@ -61,7 +61,7 @@ fn ring_hops(n: usize, dst: usize, down: &[(usize, usize)]) -> Vec<Option<u32>> 
 /// are up (`down` left out); with `units_per_hop` (the distance-vector router with no traffic),
 /// its estimate is that many units per hop of the shortest path too.
 fn assert_shortest_paths(
-    sim: &Simulation<nmc_imp::model::Subnet>,
+    sim: &Simulation<crate::model::Subnet>,
     n: usize,
     down: &[(usize, usize)],
     units_per_hop: Option<u32>,
@@ -98,7 +98,7 @@ const R0_R1_DOWN_AND_UP: &str = "[[network.line_events]]\nat = \"2s\"\nline = [\
      state = \"up\"\n";
 
 /// The subnet of `s` built with seed 1 and its first events queued, at time 0.
-fn started(s: &ImpScenario) -> Simulation<nmc_imp::model::Subnet> {
+fn started(s: &ImpScenario) -> Simulation<crate::model::Subnet> {
     let (subnet, starts) = build(&resolve(s).unwrap(), 1, Trace::off()).unwrap();
     let mut sim = Simulation::new(subnet);
     let mut q = nmc_sim::EventQueue::new();
@@ -146,7 +146,7 @@ fn routing_converges_after_a_line_failure_and_repair() {
 #[test]
 fn spf_routes_round_a_failed_line_and_back() {
     let mut s = ring(6, R0_R1_DOWN_AND_UP);
-    s.network.routing = nmc_imp::spec::RoutingMode::Spf;
+    s.network.routing = crate::spec::RoutingMode::Spf;
     let mut sim = started(&s);
     let at = |s: u64| SimTime::ZERO + SimDuration::from_secs(s);
     assert_shortest_paths(&sim, 6, &[], None);
@@ -178,7 +178,7 @@ fn spf_flood_window_changes_nothing_but_the_work() {
         );
         run_and_drain(&resolve(&s).unwrap(), 3, SimDuration::from_secs(30)).unwrap()
     };
-    let times = |o: &nmc_imp::Outcome| {
+    let times = |o: &crate::Outcome| {
         o.messages
             .iter()
             .map(|m| (m.id, m.launched_ns, m.delivered_ns, m.rfnm_ns))
@@ -271,7 +271,7 @@ fn adaptive_routing_on_one_path_is_static_routing() {
     let plain = run_with(&[]);
     let stat = run_with(&["network.routing=static"]);
     let adaptive = run_with(&["network.routing=adaptive"]);
-    let times = |o: &nmc_imp::Outcome| {
+    let times = |o: &crate::Outcome| {
         o.messages
             .iter()
             .map(|m| (m.id, m.launched_ns, m.delivered_ns, m.rfnm_ns))
@@ -408,7 +408,7 @@ fn static_routes_are_static() {
 /// failures come out identical twice.
 #[test]
 fn adaptive_runs_are_deterministic() {
-    let looping = include_str!("../../../scenarios/ko-looping.toml");
+    let looping = include_str!("../../../../scenarios/ko-looping.toml");
     let s = scenario(looping, &["duration=70s", "record=[]"]);
     let runs: Vec<String> = (0..2)
         .map(|_| {

@@ -1,17 +1,17 @@
 //! Single-packet messages (issue 5): what RFC 632 says must happen, and what must hold whatever
 //! the rule.
 
-use nmc_imp::Outcome;
-use nmc_imp::e2e::{columns, overtaken, window};
-use nmc_imp::observe::Counted;
-use nmc_imp::run::{BuildError, run_and_drain};
-use nmc_imp_scenario::{ImpScenario, resolve, run};
+use super::scenario::{ImpScenario, resolve, run};
+use crate::Outcome;
+use crate::e2e::{columns, overtaken, window};
+use crate::observe::Counted;
+use crate::run::{BuildError, run_and_drain};
 use nmc_scenario::{Override, load};
 use nmc_sim::{SimDuration, Trace};
 
-const MOFFETT_SRI: &str = include_str!("../../../scenarios/rfc632-moffett-sri.toml");
-const LOCKUP: &str = include_str!("../../../scenarios/rfc626-lockup.toml");
-const CHAIN: &str = include_str!("../../../scenarios/ko-v2-chain.toml");
+const MOFFETT_SRI: &str = include_str!("../../../../scenarios/rfc632-moffett-sri.toml");
+const LOCKUP: &str = include_str!("../../../../scenarios/rfc626-lockup.toml");
+const CHAIN: &str = include_str!("../../../../scenarios/ko-v2-chain.toml");
 
 const DETOUR_AT_10S: &str =
     r#"network.events=[{ kind = "detour", at = "10s", imp = "MOFFETT", via = "AMES" }]"#;

@@ -3,10 +3,10 @@
 //! "message number, reassembly buffers, and PLT entry", superfluous REQALLs, RFNMs waiting at
 //! the destination for piggy-backed ALLs ("phasing"), the VDH destination, and BBN's fix.
 
-use nmc_imp::Outcome;
-use nmc_imp::observe::{Doing, SliceKind};
-use nmc_imp::run::run_and_drain;
-use nmc_imp_scenario::{ImpScenario, resolve, run};
+use super::scenario::{ImpScenario, resolve, run};
+use crate::Outcome;
+use crate::observe::{Doing, SliceKind};
+use crate::run::run_and_drain;
 use nmc_scenario::{Override, load};
 use nmc_sim::{SimDuration, Trace};
 
@@ -52,8 +52,7 @@ fn the_first_message_waits_for_the_block_exchange_and_later_ones_do_not() {
     assert_eq!(metric(&o, "count.v3.release-block"), 0.0);
     let first = &o.messages[0];
     let second = &o.messages[1];
-    let wait =
-        |m: &nmc_imp::observe::MessageRecord| m.numbered_ns.unwrap() - m.first_in_ns.unwrap();
+    let wait = |m: &crate::observe::MessageRecord| m.numbered_ns.unwrap() - m.first_in_ns.unwrap();
     // The first message waits a round trip of control messages over 9 hops; the second
     // finds its block open.
     assert!(
@@ -171,7 +170,7 @@ fn eight_numbers_per_host_pair() {
 /// Zero blocks cannot carry a message: a one-line error, not a hang.
 #[test]
 fn zero_blocks_is_an_error() {
-    let err = nmc_imp_scenario::run(
+    let err = super::scenario::run(
         &scenario(&["network.params.control_blocks=0"]),
         1,
         Trace::off(),
@@ -193,7 +192,7 @@ fn time_slices_show_where_the_plt_entries_are() {
     assert_eq!(before.slices.len(), 2);
     let s = &before.slices[0];
     assert_eq!(s.hops, 9);
-    let waiting = |s: &nmc_imp::observe::TimeSlice| {
+    let waiting = |s: &crate::observe::TimeSlice| {
         s.items
             .iter()
             .filter(|i| i.what == SliceKind::Rfnm && i.doing == Doing::RfnmWaitingForAll && i.plt)

@@ -2,45 +2,45 @@
 //! every shipped IMP scenario, the background traffic at the rate and mix its sources state,
 //! the load model against RFC 619, and the same seed giving the same run.
 
-use nmc_imp::Outcome;
-use nmc_imp::run::run_and_drain;
-use nmc_imp_scenario::{ImpScenario, resolve, run};
+use super::scenario::{ImpScenario, resolve, run};
+use crate::Outcome;
+use crate::run::run_and_drain;
 use nmc_scenario::{Override, load};
 use nmc_sim::{SimDuration, Trace};
 
-const MAP: &str = include_str!("../../../scenarios/ko-v2-map.toml");
+const MAP: &str = include_str!("../../../../scenarios/ko-v2-map.toml");
 
 /// Every shipped scenario of the IMP model, by file name.
 const SHIPPED: &[(&str, &str)] = &[
     ("ko-v2-map", MAP),
     (
         "ko-v2-chain",
-        include_str!("../../../scenarios/ko-v2-chain.toml"),
+        include_str!("../../../../scenarios/ko-v2-chain.toml"),
     ),
     (
         "ko-looping",
-        include_str!("../../../scenarios/ko-looping.toml"),
+        include_str!("../../../../scenarios/ko-looping.toml"),
     ),
     (
         "ko-alternate-path",
-        include_str!("../../../scenarios/ko-alternate-path.toml"),
+        include_str!("../../../../scenarios/ko-alternate-path.toml"),
     ),
     (
         "ko-alternate-3x",
-        include_str!("../../../scenarios/ko-alternate-3x.toml"),
+        include_str!("../../../../scenarios/ko-alternate-3x.toml"),
     ),
     (
         "rfc632-moffett-sri",
-        include_str!("../../../scenarios/rfc632-moffett-sri.toml"),
+        include_str!("../../../../scenarios/rfc632-moffett-sri.toml"),
     ),
     (
         "rfc626-lockup",
-        include_str!("../../../scenarios/rfc626-lockup.toml"),
+        include_str!("../../../../scenarios/rfc626-lockup.toml"),
     ),
     ("ko-v3-map", V3_MAP),
 ];
 
-const V3_MAP: &str = include_str!("../../../scenarios/ko-v3-map.toml");
+const V3_MAP: &str = include_str!("../../../../scenarios/ko-v3-map.toml");
 
 fn scenario(text: &str, sets: &[&str]) -> ImpScenario {
     let sets: Vec<Override> = sets.iter().map(|s| s.parse().unwrap()).collect();
@@ -215,7 +215,7 @@ fn loaded_runs_are_deterministic() {
 /// and within the 0.1 % bins for the percentiles.
 #[test]
 fn running_metrics_match_the_records() {
-    use nmc_imp::run::{Keep, run_keeping};
+    use crate::run::{Keep, run_keeping};
     let s = scenario(MAP, &["duration=3min", "record=[]"]);
     let full = run_keeping(
         &resolve(&s).unwrap(),
@@ -269,11 +269,11 @@ fn background_messages_by_hops_follow_the_pairing() {
                 &format!("traffic.1.hop_decay={decay}"),
             ],
         );
-        let topo = nmc_imp::topology::Topology::build(&s.network.topology).unwrap();
-        let nmc_imp::spec::TrafficSpec::Background(b) = &s.traffic[1] else {
+        let topo = crate::topology::Topology::build(&s.network.topology).unwrap();
+        let crate::spec::TrafficSpec::Background(b) = &s.traffic[1] else {
             panic!("traffic[1] is the background")
         };
-        let want = nmc_imp::run::background_hop_shares(&topo, b);
+        let want = crate::run::background_hop_shares(&topo, b);
         let o = run(&s, 3, Trace::off(), &mut |_| {}).unwrap();
         let m = o.metrics.to_map();
         let count = |h: u32| {
