@@ -79,16 +79,11 @@ use crate::observe::{
 use crate::imp::{Imp, Limits, TimerId};
 use crate::link::Link;
 use crate::packet::{MsgId, Slab, Stream};
-use crate::params::{ImpParams, MessageProcessing};
+use crate::params::ImpParams;
 use crate::routing::Routing;
 use crate::topology::Topology;
 use nmc_sim::{EventQueue, Model, RngStreams, SimDuration, SimTime, Trace};
 use std::collections::{BTreeMap, BTreeSet};
-
-/// The procedure the profile's `message_processing` names.
-pub(crate) fn procedure(v: MessageProcessing) -> &'static dyn Procedure {
-    crate::e2e::procedure::of(v)
-}
 
 /// Link `l` of `imps`, borrowing only the IMPs (so that the rest of the subnet stays free):
 /// the driver's [`Subnet::link_mut`] where another field is read meanwhile.
@@ -222,7 +217,7 @@ impl Subnet {
             Some((k as u32, dst))
         });
         let watch = watched.map(|(h, d)| (hosts[h as usize].imp, hosts[d as usize].imp));
-        let procedure = procedure(params.message_processing);
+        let procedure = crate::e2e::procedure::of(params.message_processing);
         let imp_of = |h: u32| hosts[h as usize].imp;
         let watch_stream = watched.map_or(0, |(h, d)| procedure.stream(&imp_of, h, d));
         let routing = Routing::new_static(&params, &topo);
@@ -388,8 +383,10 @@ mod tests {
 
 #[cfg(test)]
 mod procedure_tests {
-    //! The versions' differences, read through [`procedure`].
+    //! The versions' differences, read through [`procedure::of`].
     use super::*;
+    use crate::e2e::procedure;
+    use crate::params::MessageProcessing;
 
     fn host(imp: u32) -> Host {
         Host::new(format!("host on IMP {imp}"), imp)
@@ -404,7 +401,7 @@ mod procedure_tests {
     fn version_2_numbers_messages_per_imp_pair() {
         // K&O §III: "message sequence numbers allocated per source IMP-destination IMP pair":
         // two hosts on one IMP share the numbers to a destination IMP.
-        let (v2, h) = (procedure(MessageProcessing::V2), hosts());
+        let (v2, h) = (procedure::of(MessageProcessing::V2), hosts());
         let imp_of = |k: u32| h[k as usize].imp;
         assert_eq!(v2.stream(&imp_of, 0, 2), v2.stream(&imp_of, 1, 2));
         assert_eq!(v2.stream_src(&imp_of, v2.stream(&imp_of, 1, 2)), 5);
@@ -413,7 +410,7 @@ mod procedure_tests {
     #[test]
     fn version_3_numbers_messages_per_host_pair() {
         // K&O §VI: "message sequencing is now done on the basis of HOST-to-HOST pairs".
-        let (v3, h) = (procedure(MessageProcessing::V3), hosts());
+        let (v3, h) = (procedure::of(MessageProcessing::V3), hosts());
         let imp_of = |k: u32| h[k as usize].imp;
         assert_ne!(v3.stream(&imp_of, 0, 2), v3.stream(&imp_of, 1, 2));
         assert_eq!(v3.stream_src(&imp_of, v3.stream(&imp_of, 1, 2)), 5);
@@ -425,8 +422,8 @@ mod procedure_tests {
         // the message starts again at point b). Version 3 (K&O §VI): "message number,
         // reassembly buffers, and PLT entry"; a message keeps its number while it waits.
         let (v2, v3) = (
-            procedure(MessageProcessing::V2),
-            procedure(MessageProcessing::V3),
+            procedure::of(MessageProcessing::V2),
+            procedure::of(MessageProcessing::V3),
         );
         assert!(!v2.allocation_before_plt() && v3.allocation_before_plt());
         assert_eq!(v2.first_state(), MsgState::NeedNumber);

@@ -540,6 +540,10 @@ mod tests {
         out
     }
 
+    fn mark(msg: MsgId, milestone: Milestone) -> Output {
+        Mark { msg, milestone }
+    }
+
     fn state(msg: MsgId, from: MsgState, to: MsgState) -> Output {
         Trace(Traced::State { msg, from, to })
     }
@@ -553,27 +557,18 @@ mod tests {
         let out = first_packet_in(&mut s, 0, 2016);
         let reqall = PktKind::ReqAll { msg: 0, num: 0 };
         let expected = [
-            Mark {
-                msg: 0,
-                milestone: Milestone::FirstIn,
-            },
+            mark(0, Milestone::FirstIn),
             state(0, MsgState::InputFirst, MsgState::NeedNumber),
             Trace(Traced::FirstIn { msg: 0 }),
             state(0, MsgState::NeedNumber, MsgState::NeedPlt),
-            Mark {
-                msg: 0,
-                milestone: Milestone::Numbered,
-            },
+            mark(0, Milestone::Numbered),
             Trace(Traced::Number { msg: 0, num: 0 }),
             Trace(Traced::Plt {
                 msg: 0,
                 plt_used: 1,
             }),
             state(0, MsgState::NeedPlt, MsgState::AwaitAll),
-            Mark {
-                msg: 0,
-                milestone: Milestone::Reqall,
-            },
+            mark(0, Milestone::Reqall),
             Trace(Traced::Reqall { msg: 0, num: 0 }),
             Count(Counted::Reqall),
             Control {
@@ -611,20 +606,14 @@ mod tests {
             giveback,
             state(0, MsgState::AwaitAll, MsgState::NeedNumber),
             state(0, MsgState::NeedNumber, MsgState::NeedPlt),
-            Mark {
-                msg: 0,
-                milestone: Milestone::Numbered,
-            },
+            mark(0, Milestone::Numbered),
             Trace(Traced::Number { msg: 0, num: 1 }),
             Trace(Traced::Plt {
                 msg: 0,
                 plt_used: 1,
             }),
             state(0, MsgState::NeedPlt, MsgState::Launched),
-            Mark {
-                msg: 0,
-                milestone: Milestone::Launched,
-            },
+            mark(0, Milestone::Launched),
             Trace(Traced::Launched { msg: 0 }),
             Output::Data { msg: 0, index: 0 },
             Output::HostInput { host: 0 },
