@@ -1,37 +1,45 @@
 //! One IMP as a core that does no I/O: its buffers, its lines, the processing queue, and the
 //! whole end-to-end procedure of the IMP, source and destination. The tables are sans-I/O
-//! cores ([`crate::source`], [`crate::destination`], [`crate::blocks`]); the rules that change
-//! them are the IMP's own steps, one file per part of the procedure under `e2e/`:
+//! cores ([`crate::source`], [`crate::destination`], [`crate::blocks`], [`crate::processor`],
+//! [`crate::link`]); the rules that change them are the IMP's own steps: the hop-by-hop ones
+//! under `hop/` (`hop/processing.rs` the processor and the task level's store-and-forward,
+//! `hop/lines.rs` its side of its lines), the end-to-end ones under `e2e/`:
 //! `e2e/messages.rs` the source's (K&O §II points a–e, h, i: a message through its version's
 //! [`crate::e2e::procedure::Procedure`], which the IMP holds), `e2e/replies.rs` the
 //! destination's for a multipacket message and the replies (points d, f, g, i),
 //! `e2e/single.rs` both ends of RFC 632's single-packet messages, `e2e/control_blocks.rs`
 //! version 3's message control blocks. The driver (`crate::model`) owns what is not the
-//! IMP's: the lines' timing and the frames on them, the hosts and their interfaces, the
-//! processor's clock, routing, the trace, the counts and the observer.
+//! IMP's: the lines' timing and the frames on them, the hosts and their interfaces, the clock
+//! that ticks, routing, the trace, the counts and the observer.
 //!
 //! # Call order
 //! Every step takes `now` and a buffer `out`, and pushes into it what the driver is to do,
-//! one [`Output`] each, in order. What the driver calls:
+//! one [`Output`] each, in order; a step that reads what is around the IMP (a packet's
+//! header, a route, whether a line is up) reads it through [`Net`], which the driver holds.
+//! What the driver calls:
 //! 1. **A frame from a neighbour**: [`Imp::handle_frame`], which says what became of it
-//!    ([`Arrival`]); frames go out through [`Imp::poll_transmit`] and [`Imp::frame_sent`].
-//!    A packet the processor is done with is acknowledged and sent on
-//!    ([`Imp::owe_acknowledgement`], [`Imp::forward`]) or, if it is for this IMP,
-//!    handed to [`Imp::handle_packet`]: a message's packet or a control message at its
-//!    destination, a RFNM, ALL, or RFC 632's RFNM or ALLOCATE at its source.
+//!    ([`Arrival`]); an accepted packet joins the processor's task queue
+//!    ([`Imp::packet_in`]), a frame without one costs the processor its time
+//!    ([`Imp::frame_taken`]). Frames go out through [`Imp::poll_transmit`] and
+//!    [`Imp::frame_sent`] (which asks for the retransmission timer's wake-up).
 //! 2. **A wake-up**: [`Imp::handle_timeout`] for the timer it was asked for
-//!    ([`Output::Timer`]): the processor's task, a retransmission, a RFNM's 1 s wait, an
-//!    allocation's 250 ms, a block's disuse. What it returns ([`Expired`]) is the driver's.
-//! 3. **A host's message** (K&O §II point a): [`Imp::message_offered`] when the host offers it;
+//!    ([`Output::Timer`]; every wake-up comes back this one way): the processor's task done
+//!    (the task level acknowledges a packet, then sends it on or hands it to
+//!    [`Imp::handle_packet`]: a message's packet or a control message at its destination, a
+//!    RFNM, ALL, or RFC 632's RFNM or ALLOCATE at its source), a retransmission, a RFNM's 1 s
+//!    wait, an allocation's 250 ms, a block's disuse.
+//! 3. **A clock tick** (every 25.6 ms; the driver keeps the clock): [`Imp::clock_tick`].
+//! 4. **A host's message** (K&O §II point a): [`Imp::message_offered`] when the host offers it;
 //!    [`Imp::next_input`] says whether its next packet may go in now, and
 //!    [`Imp::admit_host_packet`] whether the IMP has room; once the packet is across the
-//!    interface and the processor has been charged for it, [`Imp::host_packet_in`]. The IMP's
+//!    interface, [`Imp::host_packet_taken`] (the processor charged, then the source's step,
+//!    [`Imp::host_packet_in`]). The IMP's
 //!    own message generator starts a message inside the IMP: [`Imp::message_offered`] with
 //!    packet 1 in, then [`Imp::advance`].
-//! 4. **A packet handed to a host** at the destination: [`Imp::handed_to_host`] (before the
+//! 5. **A packet handed to a host** at the destination: [`Imp::handed_to_host`] (before the
 //!    delivery is recorded), then [`Imp::single_handed_to_host`] and [`Imp::serve_replies`]
 //!    (the buffer it held is free).
-//! 5. **The outputs**, carried out in the order pushed, each finished before the next, nothing
+//! 6. **The outputs**, carried out in the order pushed, each finished before the next, nothing
 //!    else between: send the control message ([`Output::Control`]) or the data packet
 //!    ([`Output::Data`], [`Output::SingleCopy`]: [`Imp::data_packet`] makes it); queue the
 //!    wake-up ([`Output::Timer`]); count ([`Output::Count`]); write the trace line
@@ -40,8 +48,10 @@
 //!    ([`Output::HostOutput`]); let a host put its next packet in ([`Output::HostInput`]), or
 //!    every host waiting at this IMP try again ([`Output::WakeHosts`]); tell the host its
 //!    message was taken ([`Output::Accepted`]); record a message answered
-//!    ([`Output::Answered`], [`Output::SingleAnswered`]).
-//! 6. **[`Output::Resume`]**: call [`Imp::resume`] with it at that point (what came before may
+//!    ([`Output::Answered`], [`Output::SingleAnswered`]); start a line's next frame if it is
+//!    up and free ([`Output::Transmit`]); drop a packet no longer held ([`Output::Free`]), or
+//!    hold one with no route until the routes change ([`Output::Park`]).
+//! 7. **[`Output::Resume`]**: call [`Imp::resume`] with it at that point (what came before may
 //!    have come back into this IMP: a launched packet lets its host put in the next, which may
 //!    be the generator's next message, moved on at once), and carry out what that pushes, in
 //!    its place, before the outputs after it.
@@ -61,8 +71,9 @@ use crate::e2e::single::{Request, Single};
 use crate::link::{Frame, FrameKind, Hold, Link, NextFrame};
 use crate::observe::{Counted, Happened, Milestone, Note, Side, What};
 use crate::packet::{MsgId, Packet, PktId, PktKind, Stream};
+use crate::params::ImpCosts;
 use crate::params::{ImpModel, ImpParams, MessageProcessing, Piggyback, SinglePacketRule};
-use crate::processor::{Processor, Task};
+use crate::processor::Processor;
 use crate::source::{Allocations, MsgState, Numbers, Plt, PltClaims, SourceMsg};
 use crate::timer::Deadline;
 use nmc_sim::{SimDuration, SimTime};
@@ -180,14 +191,32 @@ pub(crate) struct DestinationLimits {
 }
 
 /// The limits of the IMP's lines and clock: the IMP-to-IMP retransmission timeout (K&O §III's
-/// 125 ms; [`Imp::frame_sent`]) and the fast ticks per slow tick (BBN's listing, `TO`;
-/// [`Imp::poll_transmit`]).
+/// 125 ms; [`Imp::frame_sent`]), the fast ticks per slow tick (BBN's listing, `TO`;
+/// [`Imp::poll_transmit`], [`Imp::clock_tick`]) and the queueing of control messages
+/// ([`Imp::enqueue`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct LineLimits {
     /// A packet unacknowledged this long is sent again (the line adds its round trip).
     pub(crate) retransmit_timeout: SimDuration,
     /// Fast ticks per slow tick: a routing message is fresh once a slow tick.
     pub(crate) slow_tick_every: u32,
+    /// Control messages go ahead of data on a line's queue (a choice: the sources are silent;
+    /// the profile's `control_priority`).
+    pub(crate) control_priority: bool,
+}
+
+/// What the IMP's processor spends on its work (BBN's IMP program 3050, `params.rs` gives each
+/// figure's source; `hop/processing.rs`): each model's costs, read by the IMP's own model
+/// ([`Imp::costs`]), and the overhead a host's packet adds to its frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ProcessorLimits {
+    /// A 316's costs.
+    pub(crate) h316: ImpCosts,
+    /// A 516's costs.
+    pub(crate) h516: ImpCosts,
+    /// Bits a packet's header adds to its text (the profile's `packet_overhead`): a host's
+    /// packet costs the processor its frame's bits.
+    pub(crate) packet_overhead: u64,
 }
 
 /// The profile's limits an IMP holds from [`Imp::new`] on, and its rules read: nothing is
@@ -205,6 +234,8 @@ pub(crate) struct Limits {
     pub(crate) destination: DestinationLimits,
     /// On the IMP's lines and clock.
     pub(crate) line: LineLimits,
+    /// On the IMP's processor.
+    pub(crate) processor: ProcessorLimits,
 }
 
 impl Limits {
@@ -235,6 +266,12 @@ impl Limits {
             line: LineLimits {
                 retransmit_timeout: p.retransmit_timeout,
                 slow_tick_every: p.slow_tick_every,
+                control_priority: p.control_priority,
+            },
+            processor: ProcessorLimits {
+                h316: p.costs(ImpModel::H316),
+                h516: p.costs(ImpModel::H516),
+                packet_overhead: p.packet_overhead.get(),
             },
         }
     }
@@ -291,7 +328,7 @@ pub(crate) struct Transmit {
     /// acknowledgements alone ([`crate::link::Link::next_frame`]).
     pub(crate) what: NextFrame,
     /// A routing message that is the first on this line since the IMP's last slow tick, when
-    /// it recomputed its table: its serial number is new to the neighbour (`model/processing.rs`).
+    /// it recomputed its table: its serial number is new to the neighbour (`hop/processing.rs`).
     pub(crate) fresh: bool,
     /// The acknowledgements it carries for the other direction: channel mask and bits.
     pub(crate) ack_mask: u8,
@@ -324,7 +361,7 @@ pub(crate) enum TimerId {
         /// The generation of the allocation's give-back timer.
         generation: u32,
     },
-    /// The end of the task in service on the processor (`model/processing.rs`); a clock tick
+    /// The end of the task in service on the processor (`hop/processing.rs`); a clock tick
     /// that pre-empts the processor moves it later under a new generation.
     Task {
         /// The generation of the task's end.
@@ -338,16 +375,17 @@ pub(crate) enum TimerId {
     },
 }
 
-/// What a timer that ran out asks of the IMP ([`Imp::handle_timeout`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Expired {
-    /// The packet on a channel of `line` is unacknowledged: it waits to be sent again.
-    Retransmit {
-        /// The line: its place among the IMP's lines.
-        line: usize,
-    },
-    /// The processor has finished this task; the next has started.
-    TaskDone(Task),
+/// What an IMP's step may ask of what is around it, which the driver holds (`crate::model`):
+/// the packets' headers and texts (the driver's store of every packet, `crate::packet::Slab`),
+/// the routing tables (`crate::routing`) and whether a line is up. An IMP reads no other IMP's
+/// state through it.
+pub(crate) trait Net {
+    /// Packet `pkt`, as this IMP holds it.
+    fn packet(&self, pkt: PktId) -> &Packet;
+    /// The link IMP `imp`'s routing table gives now toward IMP `dst`, if any.
+    fn route(&self, imp: u32, dst: u32) -> Option<u32>;
+    /// Whether link `link` (one direction of a line) is up.
+    fn line_up(&self, link: u32) -> bool;
 }
 
 #[allow(
@@ -476,6 +514,26 @@ pub(crate) enum Output {
         /// The destination IMP.
         dst: u32,
     },
+    /// This IMP's line `link` (its outgoing direction) may have a frame to start: the driver
+    /// starts the next ([`Imp::poll_transmit`]) if the line is up and free.
+    Transmit {
+        /// The link.
+        link: u32,
+    },
+    /// Packet `pkt` is no longer held here (it is handed to this IMP's own step, or the far
+    /// IMP has it): the driver drops it from its store.
+    Free {
+        /// The packet.
+        pkt: PktId,
+    },
+    /// Packet `pkt`, held as `hold`, has no route now: it waits in this IMP until a routing
+    /// table changes (the driver's routing holds the waiting packets, `crate::routing`).
+    Park {
+        /// The packet.
+        pkt: PktId,
+        /// What holds its buffer.
+        hold: Hold,
+    },
     /// The rest of a step, to be taken once the outputs before it are carried out (they may
     /// come back into this IMP: a message moved on, a control message to itself): the driver
     /// hands it back to [`Imp::resume`] when it reaches it.
@@ -485,6 +543,17 @@ pub(crate) enum Output {
 /// The rest of a step that waits for the outputs pushed before it ([`Output::Resume`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Resume {
+    /// The task level has acknowledged packet `pkt` on the line it came by, and the packet
+    /// goes back on that line: once the acknowledgement's frame has started, it joins the
+    /// line's queue, the place `planned` for it given up ([`Imp::packet_processed`]).
+    Processed {
+        /// The packet.
+        pkt: PktId,
+        /// What holds its buffer.
+        hold: Hold,
+        /// The link whose queue kept a place for it, if any.
+        planned: Option<u32>,
+    },
     /// Messages in line for a free transmit block, after message `after` was moved on: the
     /// next is moved on in turn, unless `after` is still first in line (it found no block).
     BlockWaiters {
@@ -636,6 +705,23 @@ pub(crate) enum Traced {
 /// The packets a frame's piggy-backed acknowledgements freed, by logical channel: the sender
 /// drops its copies ([`Imp::acknowledge`]).
 pub(crate) type Acked = [Option<PktId>; 8];
+
+#[cfg(test)]
+/// Nothing around: for the tests of steps that read nothing around the IMP ([`Net`]).
+pub(crate) struct Nowhere;
+
+#[cfg(test)]
+impl Net for Nowhere {
+    fn packet(&self, _: PktId) -> &Packet {
+        unreachable!("the step reads no packet")
+    }
+    fn route(&self, _: u32, _: u32) -> Option<u32> {
+        unreachable!("the step reads no route")
+    }
+    fn line_up(&self, _: u32) -> bool {
+        unreachable!("the step reads no line")
+    }
+}
 
 /// One IMP (K&O §II–III): its packet buffers, store-and-forward and reassembly counts, its
 /// processor, the source and destination tables of the end-to-end procedure, version 3's control
@@ -927,11 +1013,13 @@ impl Imp {
     }
 
     /// Packet `pkt` joins the queue of `line`, by what holds it ([`Hold`]): a control message
-    /// ahead of data when `control_priority` (a choice: the sources are silent, `params.rs`),
-    /// anything else at the end of the output queue (K&O §III: at most 8 data packets, a rule
-    /// asked before a packet is taken in, [`Imp::admit_transit`], [`Imp::admit_host_packet`]).
+    /// ahead of data when [`LineLimits::control_priority`] (a choice: the sources are silent,
+    /// `params.rs`), anything else at the end of the output queue (K&O §III: at most 8 data
+    /// packets, a rule asked before a packet is taken in, [`Imp::admit_transit`],
+    /// [`Imp::admit_host_packet`]).
     #[inline]
-    pub(crate) fn enqueue(&mut self, line: usize, pkt: PktId, hold: Hold, control_priority: bool) {
+    pub(crate) fn enqueue(&mut self, line: usize, pkt: PktId, hold: Hold) {
+        let control_priority = self.limits.line.control_priority;
         let link = &mut self.lines[line];
         if hold == Hold::Control && control_priority {
             link.ctrl.push_back((pkt, hold));
@@ -944,7 +1032,7 @@ impl Imp {
     /// The task level has taken in the packet that came on `line` on channel `lch` with
     /// sequence bit `bit`: its acknowledgement is owed to the neighbour, to go with the next
     /// frame on the line (listing p. 70, `GOODM`: the acknowledgement goes when the packet is
-    /// accepted; the caller asks only while the line is up).
+    /// accepted; asked only while the line is up, [`Imp::packet_processed`]).
     #[inline]
     pub(crate) fn owe_acknowledgement(&mut self, line: usize, lch: u8, bit: bool) {
         self.lines[line].add_ack(lch, bit);
@@ -962,7 +1050,6 @@ impl Imp {
         hold: Hold,
         planned: Option<u32>,
         route: Option<u32>,
-        control_priority: bool,
     ) -> Option<usize> {
         if hold == Hold::Transit
             && let Some(k) = planned.and_then(|p| self.line_of(p))
@@ -970,7 +1057,7 @@ impl Imp {
             self.lines[k].incoming -= 1;
         }
         let line = route.and_then(|l| self.line_of(l))?;
-        self.enqueue(line, pkt, hold, control_priority);
+        self.enqueue(line, pkt, hold);
         Some(line)
     }
 
@@ -1005,34 +1092,16 @@ impl Imp {
         })
     }
 
-    /// The frame on `line` has gone out at `now`: the line is free; a packet's
-    /// retransmission timer starts ([`crate::link::Link::arm_retransmission`]; K&O §III's
-    /// 125 ms, [`LineLimits::retransmit_timeout`]), and its deadline is returned for the caller
-    /// to wake the IMP at.
-    #[inline]
-    pub(crate) fn frame_sent(
-        &mut self,
-        line: usize,
-        frame: &Frame,
-        now: SimTime,
-    ) -> Option<Deadline> {
-        let timeout = self.limits.line.retransmit_timeout;
-        let link = &mut self.lines[line];
-        link.busy = false;
-        match frame.kind {
-            FrameKind::Packet { lch, .. } => Some(link.arm_retransmission(lch, now, timeout)),
-            _ => None,
-        }
-    }
-
-    /// A wake-up at `now` for timer `timer`: what its running out asks for, or `None` when the
-    /// arming it names was disarmed meanwhile (an acknowledgement, an allocation used, a RFNM
-    /// gone with its ALL). Wake-ups come at their deadlines ([`Imp::poll_at`] gives the
-    /// earliest); one per arming. A timer whose step is the IMP's own pushes what follows into
-    /// `out` instead ([`Output`]): version 3's block disuse timer (`e2e/control_blocks.rs`: the
-    /// block released, or a wake-up asked for its later deadline), a RFNM's wait for buffers
-    /// (the RFNM sent without an ALL) and an allocation's give-back (the GVB), both in
-    /// `e2e/replies.rs`; the others' [`Expired`] is the driver's to carry out.
+    /// A wake-up at `now` for timer `timer` (one the IMP asked for, [`Output::Timer`]): what
+    /// its running out asks is pushed into `out`; nothing when the arming it names was disarmed
+    /// meanwhile (an acknowledgement, an allocation used, a RFNM gone with its ALL, a clock tick
+    /// that moved a task's end). Wake-ups come at their deadlines ([`Imp::poll_at`] gives the
+    /// earliest); one per arming. Each timer's step: the processor's task done and the next
+    /// started (`hop/processing.rs`: [`Imp::task_done`]); a packet unacknowledged on a line,
+    /// sent again (`hop/lines.rs`: [`Imp::retransmission_due`]); version 3's block disuse
+    /// (`e2e/control_blocks.rs`: the block released, or a wake-up asked for its later deadline);
+    /// a RFNM's wait for buffers (the RFNM sent without an ALL) and an allocation's give-back
+    /// (the GVB), both in `e2e/replies.rs`. `net` is what the task level reads around it.
     ///
     /// # Panics
     /// If a retransmission timer names a line or channel the IMP does not have.
@@ -1041,33 +1110,21 @@ impl Imp {
         &mut self,
         now: SimTime,
         timer: TimerId,
+        net: &impl Net,
         out: &mut Vec<Output>,
-    ) -> Option<Expired> {
+    ) {
         match timer {
             TimerId::Retransmit {
                 line,
                 lch,
                 generation,
-            } => {
-                let link = &mut self.lines[line];
-                debug_assert!(
-                    Deadline::on_time(
-                        link.lch[lch as usize].retransmit_deadline(),
-                        generation,
-                        now
-                    ),
-                    "a retransmission timer wakes at its deadline"
-                );
-                link.retransmit(lch, generation, now)
-                    .then_some(Expired::Retransmit { line })
-            }
+            } => self.retransmission_due(now, line, lch, generation, out),
             TimerId::RfnmWait { generation } => {
                 debug_assert!(
                     Deadline::on_time(self.replies.deadline(generation), generation, now),
                     "a RFNM's wait ends at its deadline"
                 );
                 self.rfnm_wait_over(now, generation, out);
-                None
             }
             TimerId::GiveBack { dst, generation } => {
                 debug_assert!(
@@ -1075,20 +1132,9 @@ impl Imp {
                     "an allocation's give-back timer wakes at its deadline"
                 );
                 self.allocation_unused(now, dst, generation, out);
-                None
             }
-            TimerId::Task { generation } => {
-                if self.cpu.poll_at() != Some((now, generation)) {
-                    return None; // a clock tick moved this task's end later
-                }
-                let task = self.cpu.handle_timeout(now);
-                debug_assert!(task.is_some(), "the task in service is due");
-                task.map(Expired::TaskDone)
-            }
-            TimerId::BlockIdle { stream } => {
-                self.block_idle_woken(now, stream, out);
-                None
-            }
+            TimerId::Task { generation } => self.task_done(now, generation, net, out),
+            TimerId::BlockIdle { stream } => self.block_idle_woken(now, stream, out),
         }
     }
 
@@ -1153,9 +1199,19 @@ impl Imp {
     }
 
     /// The rest of a step ([`Output::Resume`]) at `now`, once the outputs pushed before it are
-    /// carried out.
-    pub(crate) fn resume(&mut self, now: SimTime, rest: Resume, out: &mut Vec<Output>) {
+    /// carried out (`net` as for the step it continues).
+    pub(crate) fn resume(
+        &mut self,
+        now: SimTime,
+        rest: Resume,
+        net: &impl Net,
+        out: &mut Vec<Output>,
+    ) {
         match rest {
+            Resume::Processed { pkt, hold, planned } => {
+                let route = net.route(self.id, net.packet(pkt).dst);
+                self.queued_on(pkt, hold, planned, route, out)
+            }
             Resume::BlockWaiters { after } => self.serve_block_waiters(Some(after), out),
             Resume::ReceiveBlocks => self.open_waiting_receive_block(out),
             Resume::Replies => self.serve_reply_queue(now, out),
@@ -1354,38 +1410,48 @@ impl Imp {
 mod tests {
     use super::*;
 
-    /// K&O §III's limits: 20 store-and-forward packets, 8 in an output queue.
-    const K_AND_O: Limits = Limits {
-        transit: TransitLimits {
-            store_and_forward_max: 20,
-            output_queue_max: 8,
-        },
-        host_input_min_free: 4,
-        source: SourceLimits {
-            version: MessageProcessing::V2,
-            message_numbers: 4,
-            plt_entries: 6,
-            control_blocks: 64,
-            superfluous_reqalls: true,
-            giveback_after: SimDuration::from_millis(250),
-            control_block_idle: SimDuration::from_secs(120),
-        },
-        destination: DestinationLimits {
-            allocation_buffers: 8,
-            rfnm_all_wait: SimDuration::from_secs(1),
-            rfnm_piggyback: Piggyback::Always,
-            single_packet_rule: SinglePacketRule::Current,
-            max_packet: 1008,
-        },
-        line: LineLimits {
-            retransmit_timeout: SimDuration::from_millis(125),
-            slow_tick_every: 5,
-        },
-    };
+    /// K&O §III's limits: 20 store-and-forward packets, 8 in an output queue; the October
+    /// 1974 profile's processor.
+    fn k_and_o() -> Limits {
+        let p = ImpParams::v2_1974_10();
+        Limits {
+            transit: TransitLimits {
+                store_and_forward_max: 20,
+                output_queue_max: 8,
+            },
+            host_input_min_free: 4,
+            source: SourceLimits {
+                version: MessageProcessing::V2,
+                message_numbers: 4,
+                plt_entries: 6,
+                control_blocks: 64,
+                superfluous_reqalls: true,
+                giveback_after: SimDuration::from_millis(250),
+                control_block_idle: SimDuration::from_secs(120),
+            },
+            destination: DestinationLimits {
+                allocation_buffers: 8,
+                rfnm_all_wait: SimDuration::from_secs(1),
+                rfnm_piggyback: Piggyback::Always,
+                single_packet_rule: SinglePacketRule::Current,
+                max_packet: 1008,
+            },
+            line: LineLimits {
+                retransmit_timeout: SimDuration::from_millis(125),
+                slow_tick_every: 5,
+                control_priority: true,
+            },
+            processor: ProcessorLimits {
+                h316: p.costs(ImpModel::H316),
+                h516: p.costs(ImpModel::H516),
+                packet_overhead: 168,
+            },
+        }
+    }
 
     /// An IMP of 40 buffers.
     fn imp() -> Imp {
-        Imp::new(0, "X".into(), ImpModel::H516, 40, 10, K_AND_O)
+        Imp::new(0, "X".into(), ImpModel::H516, 40, 10, k_and_o())
     }
 
     #[test]
@@ -1784,8 +1850,18 @@ mod tests {
             corrupted: false,
         };
         let sent = SimTime::from_nanos(30_000_000);
-        let d = x.frame_sent(TO_B, &frame, sent);
-        assert_eq!(d.map(|d| d.at), Some(SimTime::from_nanos(157_000_000)));
+        let mut out = Vec::new();
+        x.frame_sent(TO_B, &frame, sent, &mut out);
+        let timer = TimerId::Retransmit {
+            line: TO_B,
+            lch,
+            generation: x.lines[TO_B].lch[lch as usize]
+                .retransmit_deadline()
+                .expect("armed")
+                .generation,
+        };
+        let at = SimTime::from_nanos(157_000_000);
+        assert_eq!(out, [Output::Timer { at, timer }], "its wake-up asked for");
         let t = x
             .poll_transmit(TO_B)
             .expect("the acknowledgement goes alone");
@@ -1837,17 +1913,21 @@ mod tests {
             lch,
             generation: retx.generation,
         };
-        assert_eq!(
-            x.handle_timeout(ms(427), timer, &mut Vec::new()),
-            Some(Expired::Retransmit { line: TO_B })
-        );
+        let mut out = Vec::new();
+        x.handle_timeout(ms(427), timer, &Nowhere, &mut out);
+        let again = [
+            Output::Count(Counted::Retransmission),
+            Output::Transmit { link: 2 },
+        ];
+        assert_eq!(out, again, "counted, and the line may send it again");
+        assert_eq!(x.lines[TO_B].retx, [lch]);
         assert_eq!(x.poll_at(), Some(ms(450)));
         let timer = TimerId::GiveBack {
             dst: 3,
             generation: gvb.generation,
         };
-        let mut out = Vec::new();
-        assert_eq!(x.handle_timeout(ms(450), timer, &mut out), None);
+        out.clear();
+        x.handle_timeout(ms(450), timer, &Nowhere, &mut out);
         let gvb = Output::Control {
             to: 3,
             stream: 0,
@@ -1855,12 +1935,12 @@ mod tests {
         };
         assert_eq!(out.last(), Some(&gvb), "given back");
         out.clear();
-        assert_eq!(x.handle_timeout(ms(450), timer, &mut out), None);
+        x.handle_timeout(ms(450), timer, &Nowhere, &mut out);
         assert_eq!(out, [], "given back once");
         let timer = TimerId::RfnmWait {
             generation: wait.generation,
         };
-        assert_eq!(x.handle_timeout(ms(1100), timer, &mut out), None);
+        x.handle_timeout(ms(1100), timer, &Nowhere, &mut out);
         let rfnm = Output::Control {
             to: 5,
             stream: 0,
@@ -1875,32 +1955,127 @@ mod tests {
     }
 
     /// The processor's task ends through the same door. BBN's listing (p. 11) runs the
-    /// timeout level above the task level: a clock tick that takes the processor for 2 ms moves
-    /// the task's end 2 ms later, and the wake-up for the old end finds nothing.
+    /// timeout level above the task level: a clock tick that takes the processor for its fast
+    /// tick moves the task's end that much later, a wake-up is asked for the new end, and the
+    /// wake-up for the old end finds nothing.
     #[test]
     fn a_clock_tick_moves_the_end_of_the_task_in_service() {
-        use crate::processor::Work;
         use nmc_sim::SimDuration;
         let ms = |m: u64| SimTime::ZERO + SimDuration::from_millis(m);
         let mut x = imp();
-        x.cpu.push(ms(0), Work::Cpu, SimDuration::from_millis(10));
-        let (end, old) = x.cpu.poll_at().expect("in service");
-        assert_eq!((end, x.poll_at()), (ms(10), Some(ms(10))));
-        x.cpu.preempt(ms(5), SimDuration::from_millis(2));
-        let (end, new) = x.cpu.poll_at().expect("in service");
-        assert_eq!(end, ms(12));
+        let mut out = Vec::new();
+        x.frame_taken(ms(0), FrameKind::AckOnly, &mut out);
+        let Some((end, old)) = x.cpu.poll_at() else {
+            panic!("in service")
+        };
+        let null = x.costs().null_packet;
+        assert_eq!(end, ms(0) + null, "a null packet's cost");
+        let task = |generation| TimerId::Task { generation };
         assert_eq!(
-            x.handle_timeout(ms(10), TimerId::Task { generation: old }, &mut Vec::new()),
-            None
+            out,
+            [Output::Timer {
+                at: end,
+                timer: task(old)
+            }]
         );
-        assert!(matches!(
-            x.handle_timeout(ms(12), TimerId::Task { generation: new }, &mut Vec::new()),
-            Some(Expired::TaskDone(Task {
-                work: Work::Cpu,
-                ..
-            }))
-        ));
+        out.clear();
+        x.clock_tick(ms(0), &mut out);
+        let (later, new) = x.cpu.poll_at().expect("in service");
+        assert_eq!(
+            later,
+            end + x.costs().fast_tick,
+            "the fast tick's time later"
+        );
+        assert_eq!(
+            out,
+            [Output::Timer {
+                at: later,
+                timer: task(new)
+            }]
+        );
+        out.clear();
+        x.handle_timeout(end, task(old), &Nowhere, &mut out);
+        assert_eq!((out.len(), x.cpu.is_empty()), (0, false), "a stale wake-up");
+        x.handle_timeout(later, task(new), &Nowhere, &mut out);
+        assert_eq!(out, [], "a null packet hands nothing on");
         assert!(x.cpu.is_empty() && x.poll_at().is_none());
+    }
+
+    /// What the task level reads around it, in the tests: one packet, IMP 2 by link 2
+    /// (toward B), and which lines are up.
+    struct Around {
+        packet: Packet,
+        up: bool,
+    }
+
+    impl Net for Around {
+        fn packet(&self, _: PktId) -> &Packet {
+            &self.packet
+        }
+        fn route(&self, _: u32, dst: u32) -> Option<u32> {
+            (dst == 2).then_some(2)
+        }
+        fn line_up(&self, _: u32) -> bool {
+            self.up
+        }
+    }
+
+    /// Listing p. 70 (`GOODM`): when the task level has taken a packet in, its acknowledgement
+    /// is owed on the line it came by (the line may send it), and the packet joins the queue
+    /// of its route, giving up the place kept for it since it arrived; a packet for this IMP
+    /// goes to its own step. With the line back down, nothing is owed.
+    #[test]
+    fn the_task_level_acknowledges_a_packet_then_sends_it_on() {
+        use crate::processor::{NO_PLACE, Work};
+        use frames::*;
+        use nmc_sim::Bits;
+        let mut x = imp_x();
+        let net = Around {
+            packet: data_for(2),
+            up: true,
+        };
+        let (_, a) = x.handle_frame(FROM_A, &frame(7, 3, true), |_| data_for(2), via_b);
+        assert_eq!(accepted(a), Some(2));
+        let work = Work::Packet {
+            pkt: 70,
+            line: FROM_A as u32,
+            lch: 3,
+            bit: true,
+            planned: 2,
+        };
+        let mut out = Vec::new();
+        x.packet_in(SimTime::ZERO, work, Bits::new(1168), &mut out);
+        let [Output::Timer { at, timer }] = out[..] else {
+            panic!("one wake-up: {out:?}")
+        };
+        out.clear();
+        x.handle_timeout(at, timer, &net, &mut out);
+        let on = [Output::Transmit { link: 0 }, Output::Transmit { link: 2 }];
+        assert_eq!(out, on, "the acknowledgement's line, then the packet's");
+        assert_eq!(x.lines[FROM_A].take_acks(), (1 << 3, 1 << 3));
+        assert_eq!(x.lines[TO_B].data, [(70, Hold::Transit)]);
+        assert_eq!(x.lines[TO_B].queue_len(), 1, "its kept place given up");
+        // The line back is down: nothing is owed; a packet for this IMP goes to its step.
+        let net = Around {
+            packet: data_for(0),
+            up: false,
+        };
+        let work = Work::Packet {
+            pkt: 71,
+            line: FROM_A as u32,
+            lch: 4,
+            bit: true,
+            planned: NO_PLACE,
+        };
+        out.clear();
+        x.packet_in(at, work, Bits::new(1168), &mut out);
+        let [Output::Timer { at, timer }] = out[..] else {
+            panic!("one wake-up: {out:?}")
+        };
+        out.clear();
+        x.handle_timeout(at, timer, &net, &mut out);
+        assert_eq!(out.first(), Some(&Output::Free { pkt: 71 }), "{out:?}");
+        assert_eq!(x.lines[FROM_A].take_acks(), (0, 0));
     }
 
     /// K&O §III: a host's packet enters the IMP only while 4 buffers are free, and a packet
@@ -1954,14 +2129,11 @@ mod tests {
         );
         assert_eq!(x.lines[TO_B].queue_len(), 1, "its place kept toward B");
         // The route moved: toward A now.
-        assert_eq!(
-            x.forward(70, Hold::Transit, Some(2), Some(0), true),
-            Some(FROM_A)
-        );
+        assert_eq!(x.forward(70, Hold::Transit, Some(2), Some(0)), Some(FROM_A));
         assert_eq!(x.lines[TO_B].queue_len(), 0);
         assert_eq!(x.lines[FROM_A].data, [(70, Hold::Transit)]);
         // A control message has no kept place; with no route it waits.
-        assert_eq!(x.forward(71, Hold::Control, None, None, true), None);
+        assert_eq!(x.forward(71, Hold::Control, None, None), None);
         assert!(x.lines[TO_B].ctrl.is_empty() && x.lines[FROM_A].ctrl.is_empty());
     }
 

@@ -20,11 +20,12 @@
 //! | [`packet`] | data packets and subnet control messages (RFNM, REQALL, ALL, GVB, version 3 block messages); streams, the sequences message numbers count in |
 //! | `link` | an IMP's interface to one line: the outgoing direction's logical channels, acknowledgements, retransmission (each channel's deadline, `link::Link::poll_at`) and line errors, and the sequence bits last accepted coming in |
 //! | `imp` | one IMP as a core: its buffers, taken and freed only through its methods (K&O §III's rule for a packet in transit, `imp::Imp::admit_transit`), its lines, its processor, its source and destination tables; a host's packet let in or kept waiting (`imp::Imp::admit_host_packet`: K&O §III's 4 free buffers and 8-packet output queue), a frame from a neighbour handled whole (`imp::Imp::handle_frame`: checksum, piggy-backed acknowledgements, duplicates, K&O §III's rejections), a packet the processor is done with acknowledged and sent on (`imp::Imp::owe_acknowledgement`, `imp::Imp::forward`), the next frame on a line (`imp::Imp::poll_transmit`), its timers run out through one door (`imp::Imp::handle_timeout`: the processor's task, retransmission, the RFNM's 1 s wait, the 250 ms give-back, version 3's block disuse), and its next wake-up (`imp::Imp::poll_at`) |
+//! | `hop` | the IMP's hop-by-hop steps (`hop/processing.rs`: the processor's tasks and clock, the task level's store-and-forward decision and acknowledgement; `hop/lines.rs`: a frame sent, a packet sent again), pushing what the driver is to do |
 //! | `processor` | an IMP's processor as a sans-I/O core (`processor::Processor`): one FIFO task queue, and the clock's timeout level that pre-empts it (IMP program 3050) |
 //! | `blocks` | version 3's message control blocks, transmit and receive, as sans-I/O cores (K&O §VI) |
 //! | `destination` | the destination IMP's reassembly, in-order hand-over and the replies it owes (RFNMs, ALLs, BBN's fix) as sans-I/O cores (K&O §II points d, f, g; §VII; RFC 632) |
 //! | `source` | the source IMP's end-to-end tables as sans-I/O cores: message numbers, PLT entries, allocations (K&O §II points b, c, h) |
-//! | [`model`] | the event model: the life of a message, points a–i of K&O Fig. 1; the IMP's processor driven by the clock and the task queue (`model/processing.rs`); other hosts' traffic (`model/background.rs`); a packet for an IMP handed to its step (`model/message.rs`) and what the IMP's steps push carried out (`model/output.rs`); the observers' ticks (`model/watch.rs`, `model/slice.rs`, `model/lockup.rs`) |
+//! | [`model`] | the event model: the life of a message, points a–i of K&O Fig. 1; the IMPs' clocks ticking (`model/processing.rs`); other hosts' traffic (`model/background.rs`); a packet for an IMP handed to its step (`model/message.rs`) and what the IMP's steps push carried out (`model/output.rs`); the observers' ticks (`model/watch.rs`, `model/slice.rs`, `model/lockup.rs`) |
 //! | [`observe`] | what a run records, counts and watches, as typed values handed to the `observe::Observer`: each message's timeline and milestones, counts, occupancy samples, time slices, RFC 632's e2e events, the lockup report |
 //! | [`metric`] | what a run measured, as typed values (`ImpMetrics`), and their `summary.json` names |
 //! | [`records`] | messages.csv, e2e.csv, occupancy.csv and journeys.csv written as the run makes them, in message order, so that memory stays flat in simulated time |
@@ -46,7 +47,7 @@
 //! | a message number, a PLT entry, an allocation or a REQALL (points b–d) | `e2e/messages.rs` (`imp::Imp::advance`) after `e2e/v2.rs`, `e2e/v3.rs`, over the tables of `source.rs` | `model/output.rs` |
 //! | version 3's message control blocks (K&O §VI) | `blocks.rs`; the IMP's steps in `e2e/control_blocks.rs`, which push what follows (`imp::Output`) | `model/output.rs` carries the outputs out |
 //! | launch (point e); packets IMP to IMP: acknowledgements, retransmission, line errors, K&O §III's rejections | `link.rs`, `imp.rs` (`imp::Imp::handle_frame`) | `model/line.rs` |
-//! | each IMP's processor: the task queue and the clock | `processor.rs` | `model/processing.rs` |
+//! | each IMP's processor: the task queue and the clock; the task level's store-and-forward decision and acknowledgement | `processor.rs`, `hop/processing.rs` | `model/processing.rs` (the clock), `model/output.rs` |
 //! | the route a packet takes | `routing.rs` (`nmc-routing`) | `model/adaptive.rs` |
 //! | reassembly, in-order hand-over, the RFNM with or without a piggy-backed ALL, the ALL | `e2e/replies.rs` over the tables of `destination.rs` | `model/message.rs` hands the packet in, `model/host.rs` the host's output |
 //! | single-packet messages at the destination (RFC 632) | `e2e/single.rs` | `model/single.rs` |
@@ -78,6 +79,7 @@ pub mod analysis;
 mod blocks;
 mod destination;
 pub mod e2e;
+mod hop;
 mod imp;
 mod link;
 pub mod metric;

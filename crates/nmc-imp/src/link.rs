@@ -84,7 +84,7 @@ pub(crate) enum FrameKind {
     /// Acknowledgements alone: nothing else was to be sent.
     AckOnly,
     /// A routing message; `fresh` when its serial number is new to the receiver (the first
-    /// the sender sends after recomputing its table, `model/processing.rs`).
+    /// the sender sends after recomputing its table, `hop/processing.rs`).
     Routing {
         /// Its content's id in the side table ([`crate::routing::Routing`];
         /// [`crate::routing::NO_BODY`] with static routes).

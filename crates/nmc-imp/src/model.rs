@@ -39,7 +39,7 @@
 //! | `model/trace.rs` | the trace lines (`trace = true`) |
 //! | `model/output.rs` | what an IMP's step asks (`crate::imp::Output`; the steps are the IMP's own, `e2e/`), carried out in order: control messages and data packets sent, wake-ups queued, counts, trace lines, milestones, host interfaces started, hosts moved on, answers recorded, and the rest of a step handed back to the IMP |
 //! | `model/single.rs` | single-packet messages (RFC 632), the driver's side: the copy routed and queued on a line, the answered message recorded, RFC 632's table lines written |
-//! | `model/processing.rs` | the IMP's processor (`Processor`, `processor.rs`) driven: one task queue, and the 25.6 ms clock above it |
+//! | `model/processing.rs` | the IMPs' 25.6 ms clocks, each tick handed to its IMP (the processor, its task queue and the task level are the IMP's own, `hop/processing.rs`), and the lines' routing slots |
 //! | `model/adaptive.rs` | the subnet's side of routing: routing frames, lines going down and up, packets without a route, journeys and loops |
 //! | `model/background.rs` | other hosts' traffic (`Background`) |
 //! | `model/instrument.rs` | the IMP message generator (`Generator`) and scripted disturbances (`Action`) |
@@ -63,7 +63,7 @@ mod trace;
 mod watch;
 
 pub(crate) use crate::e2e::procedure::{MsgState, Procedure};
-pub(crate) use crate::processor::Work;
+pub(crate) use crate::processor::{NO_PLACE, Work};
 pub(crate) use background::{Background, LengthMix};
 pub(crate) use event::{Ev, Tick};
 pub(crate) use host::{Handed, Host, Pump, Waiting};
@@ -76,7 +76,7 @@ use crate::observe::{
     Side, SliceItem, TimeSlice, Tracked, What,
 };
 
-use crate::imp::{Imp, Limits, TimerId};
+use crate::imp::{Imp, Limits, Output, TimerId};
 use crate::link::Link;
 use crate::packet::{MsgId, Slab, Stream};
 use crate::params::ImpParams;
@@ -135,6 +135,8 @@ pub struct Subnet {
     pub(crate) obs: Observer,
     /// The end-to-end procedure of the profile's software version (`e2e/procedure.rs`).
     pub(crate) procedure: &'static dyn Procedure,
+    /// The buffer for what the IMPs' steps push, kept for the next step (`model/output.rs`).
+    pub(crate) outputs: Vec<Output>,
 }
 
 impl Subnet {
@@ -228,6 +230,7 @@ impl Subnet {
         }
         Subnet {
             procedure,
+            outputs: Vec::new(),
             waiting,
             background_start: SimDuration::ZERO,
             routing,
@@ -321,13 +324,25 @@ impl Model for Subnet {
             Ev::HostInputDone { host } => self.host_input_done(now, host, q),
             Ev::TxDone { link, frame } => self.tx_done(now, link, frame, q),
             Ev::Arrive { link, frame } => self.arrive(now, link, frame, q),
-            Ev::Task { imp, epoch } => self.task_done(now, imp, epoch, q),
+            // Every wake-up an IMP asked for goes back to it (`Imp::handle_timeout`): the end
+            // of its processor's task, a retransmission, a RFNM's 1 s wait, an unused
+            // allocation's 250 ms, a block's disuse.
+            Ev::Task { imp, epoch } => {
+                let timer = TimerId::Task { generation: epoch };
+                self.timeout(now, imp, timer, q);
+            }
+            Ev::Retransmit { link, lch, epoch } => {
+                let (imp, line) = self.link_at[link as usize];
+                let timer = TimerId::Retransmit {
+                    line: line as usize,
+                    lch,
+                    generation: epoch,
+                };
+                self.timeout(now, imp, timer, q);
+            }
             Ev::Clock { imp } => self.clock(now, imp, q),
-            Ev::Retransmit { link, lch, epoch } => self.retransmit(now, link, lch, epoch, q),
             Ev::RoutingTick { link } => self.routing_tick(now, link, q),
             Ev::HostOutputDone { imp, host } => self.host_output_done(now, imp, host, q),
-            // A RFNM's 1 s wait, an unused allocation's 250 ms, a block's disuse: the IMP's own
-            // steps (`e2e/replies.rs`, `e2e/control_blocks.rs`).
             Ev::RfnmWait { imp, epoch } => {
                 let timer = TimerId::RfnmWait { generation: epoch };
                 self.timeout(now, imp, timer, q);

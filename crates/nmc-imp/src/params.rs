@@ -86,7 +86,7 @@ pub struct ImpParams {
     pub(crate) default_imp: ImpModel,
 
     // ---- The IMP program's other work (BBN IMP program 3050, 16 Sept 1973; see
-    // `model/processing.rs`). Costs are memory cycles counted on the listing's common paths
+    // `hop/processing.rs`). Costs are memory cycles counted on the listing's common paths
     // (±20 %) at 0.96 µs (516) and 1.6 µs (316) per cycle. ----
     /// CPU time to take in a routing message whose serial number is new: a checksum of the
     /// routing code (~980 cycles) and the per-destination loop `COPYL` (~76 cycles × 64 IMPs),
@@ -613,7 +613,7 @@ impl ImpParams {
 }
 
 /// What one IMP's processor spends on each kind of work (see [`ImpParams::costs`]).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct ImpCosts {
     /// Processing bandwidth for packets.
     pub(crate) packet_rate: BitRate,

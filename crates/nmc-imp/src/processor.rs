@@ -1,25 +1,32 @@
 //! An IMP's processor as a sans-I/O core: one FIFO queue for all of an IMP's work, and the
 //! clock's timeout level that pre-empts it (BBN's IMP program 3050, 16 Sept 1973, listing
-//! pp. 11, 62, 93, 133). The rules, and how the event model drives this core, are in
-//! `model/processing.rs`.
+//! pp. 11, 62, 93, 133). The rules, and the IMP's steps that drive this core, are in
+//! `hop/processing.rs`.
 
 use crate::packet::PktId;
 use nmc_sim::{SimDuration, SimTime};
 
+/// [`Work::Packet::planned`] of a packet with no place kept on a queue.
+pub(crate) const NO_PLACE: u32 = u32::MAX;
+
 /// What a task is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Work {
-    /// A packet that arrived on `link`, on logical channel `lch` with sequence bit `bit`: it is
-    /// acknowledged when processed.
+    /// A packet that arrived on the IMP's `line`, on logical channel `lch` with sequence bit
+    /// `bit`: it is acknowledged when processed (`hop/processing.rs`).
     Packet {
         /// The packet (its id in the [`crate::packet::Slab`]).
         pkt: PktId,
-        /// The link it arrived on.
-        link: u32,
+        /// The IMP's line it came on (its place among the IMP's lines): the acknowledgement
+        /// goes back on it.
+        line: u32,
         /// The logical channel.
         lch: u8,
         /// The channel's sequence bit for it.
         bit: bool,
+        /// A packet passing through: the link whose queue keeps a place for it since it
+        /// arrived (`crate::imp::Imp::handle_frame`), or [`NO_PLACE`].
+        planned: u32,
     },
     /// Processor time with nothing to hand on: a host's packet taken in, a null packet, a
     /// routing message.
@@ -233,9 +240,10 @@ mod tests {
             at(0),
             Work::Packet {
                 pkt: 7,
-                link: 0,
+                line: 0,
                 lch: 0,
                 bit: true,
+                planned: NO_PLACE,
             },
             ms(1),
         );

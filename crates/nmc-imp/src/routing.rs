@@ -78,7 +78,6 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// The body id of a routing frame that carries nothing (static routing).
 pub(crate) const NO_BODY: u32 = u32::MAX;
-const NO_LINK: u32 = u32::MAX;
 
 /// The state of one direction of a line, as far as going down and up is concerned.
 #[derive(Clone, Debug)]
@@ -238,8 +237,6 @@ pub(crate) struct Routing {
     free_bodies: Vec<u32>,
     /// Per IMP: packets with no route, oldest first.
     pub(crate) parked: Vec<VecDeque<(PktId, Hold)>>,
-    /// Per packet copy: the link its `incoming` place was reserved on when it arrived.
-    planned: Vec<u32>,
     /// Per packet copy: when it reached the IMP it is at (SPF's delay samples).
     arrived: Vec<SimTime>,
     /// Open forwarding loops per destination, with when each opened.
@@ -277,7 +274,6 @@ impl Routing {
             bodies: Vec::new(),
             free_bodies: Vec::new(),
             parked: vec![VecDeque::new(); n],
-            planned: Vec::new(),
             arrived: Vec::new(),
             open_loops: BTreeMap::new(),
             counts: RoutingCounts::default(),
@@ -509,15 +505,6 @@ impl Routing {
         &self.out_links[imp as usize]
     }
 
-    /// Notes that packet copy `id` reserved its place on `link` when it arrived.
-    pub(crate) fn plan(&mut self, id: PktId, link: u32) {
-        let i = id as usize;
-        if self.planned.len() <= i {
-            self.planned.resize(i + 1, NO_LINK);
-        }
-        self.planned[i] = link;
-    }
-
     /// Packet copy `id` reached its present IMP at `now` (SPF only).
     pub(crate) fn arrived(&mut self, id: PktId, now: SimTime) {
         if self.mode != RoutingMode::Spf {
@@ -549,13 +536,6 @@ impl Routing {
         };
         let delay = (now - at) + after;
         self.routers[imp as usize].handle_packet_delay(now, LineId(link), delay);
-    }
-
-    /// The link reserved for `id` on arrival, if any; forgets it.
-    pub(crate) fn take_plan(&mut self, id: PktId) -> Option<u32> {
-        let slot = self.planned.get_mut(id as usize)?;
-        let l = std::mem::replace(slot, NO_LINK);
-        (l != NO_LINK).then_some(l)
     }
 
     /// Packet copy `id`, held as `hold`, has no route at `imp`: it waits there, oldest first, until

@@ -252,7 +252,7 @@ mod tests {
             }]
         );
         let mut out = Vec::new();
-        assert_eq!(s.handle_timeout(secs(120), timer, &mut out), None);
+        s.handle_timeout(secs(120), timer, &crate::imp::Nowhere, &mut out);
         let released = [
             Output::Count(Counted::ReleaseBlock),
             Output::Control {
@@ -268,7 +268,12 @@ mod tests {
         // The driver moved message 7 on: it made its own block. Nobody else waits.
         assert_eq!(V3.step(&mut s, other), Step::CreateBlock);
         let mut out = Vec::new();
-        s.resume(secs(120), Resume::BlockWaiters { after: 7 }, &mut out);
+        s.resume(
+            secs(120),
+            Resume::BlockWaiters { after: 7 },
+            &crate::imp::Nowhere,
+            &mut out,
+        );
         assert_eq!(out, []);
     }
 
@@ -288,7 +293,7 @@ mod tests {
             Step::Numbered { .. }
         ));
         let mut woken = Vec::new();
-        s.handle_timeout(secs(120), timer, &mut woken);
+        s.handle_timeout(secs(120), timer, &crate::imp::Nowhere, &mut woken);
         assert_eq!(woken, [], "a number is out: the block is in use");
         s.numbers.release(d);
         let mut out = Vec::new();
@@ -303,7 +308,7 @@ mod tests {
             "one wake-up"
         );
         let mut woken = Vec::new();
-        s.handle_timeout(secs(250), timer, &mut woken);
+        s.handle_timeout(secs(250), timer, &crate::imp::Nowhere, &mut woken);
         assert_eq!(
             woken,
             [Output::Timer {
@@ -339,7 +344,12 @@ mod tests {
         d.release_block_received(a, &mut out);
         assert_eq!(out, [created(3, b), Output::Resume(Resume::ReceiveBlocks)]);
         let mut out = Vec::new();
-        d.resume(SimTime::ZERO, Resume::ReceiveBlocks, &mut out);
+        d.resume(
+            SimTime::ZERO,
+            Resume::ReceiveBlocks,
+            &crate::imp::Nowhere,
+            &mut out,
+        );
         assert_eq!(out, [], "nobody else in line");
         assert_eq!(d.rx_blocks.waiting(), 0);
     }

@@ -700,7 +700,12 @@ mod tests {
         assert_eq!((s.numbers.in_use(s_to_d()), s.plt.used()), (3, 3));
 
         out.clear();
-        s.resume(at(500), Resume::ServeWaiters, &mut out);
+        s.resume(
+            at(500),
+            Resume::ServeWaiters,
+            &crate::imp::Nowhere,
+            &mut out,
+        );
         assert_eq!(out[2], Trace(Traced::Number { msg: 4, num: 4 }), "{out:?}");
         let reqall = PktKind::ReqAll { msg: 4, num: 4 };
         assert!(out.contains(&Control {
@@ -725,6 +730,7 @@ mod tests {
                 stream: s_to_d(),
                 moved: 4,
             },
+            &crate::imp::Nowhere,
             &mut out,
         );
         assert_eq!(out, [], "none waits");
@@ -761,7 +767,7 @@ mod tests {
         s.block_created_received(stream, &mut out);
         assert_eq!(out, [Then(Resume::Advance(0)), Output::WakeHosts]);
         out.clear();
-        s.resume(at(40), Resume::Advance(0), &mut out);
+        s.resume(at(40), Resume::Advance(0), &crate::imp::Nowhere, &mut out);
         let reqall = Control {
             to: D,
             stream,

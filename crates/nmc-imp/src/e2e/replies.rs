@@ -447,11 +447,11 @@ mod tests {
         assert_eq!(out, sent);
         assert_eq!(x.reasm_used, 8, "the ALL's 8 buffers");
         out.clear();
-        x.resume(ms(40), Resume::Replies, &mut out);
+        x.resume(ms(40), Resume::Replies, &crate::imp::Nowhere, &mut out);
         assert_eq!(out, [], "nothing more owed");
         // The RFNM's wait, woken after it went, finds nothing.
         let timer = TimerId::RfnmWait { generation: 0 };
-        assert_eq!(x.handle_timeout(ms(1040), timer, &mut out), None);
+        x.handle_timeout(ms(1040), timer, &crate::imp::Nowhere, &mut out);
         assert_eq!(out, []);
         // The source gives the allocation back unused (point i): its 8 buffers are free.
         x.gvb_received(ms(290), &mut out);
@@ -472,7 +472,7 @@ mod tests {
         x.serve_replies(ms(40), &mut out);
         assert_eq!(out, [], "no 8 buffers: it waits");
         let timer = TimerId::RfnmWait { generation: 0 };
-        assert_eq!(x.handle_timeout(ms(1040), timer, &mut out), None);
+        x.handle_timeout(ms(1040), timer, &crate::imp::Nowhere, &mut out);
         let without = [
             milestone(
                 10,
@@ -507,7 +507,7 @@ mod tests {
         assert_eq!(out[4], rfnm(10, 0, false));
         assert_eq!(out[5], Then(Resume::Replies));
         out.clear();
-        x.resume(ms(40), Resume::Replies, &mut out);
+        x.resume(ms(40), Resume::Replies, &crate::imp::Nowhere, &mut out);
         let all = [
             Trace(Traced::AllSent { num: 1, to: S }),
             Control {
@@ -533,7 +533,7 @@ mod tests {
             generation: g.generation,
         };
         let mut out = Vec::new();
-        assert_eq!(x.handle_timeout(ms(350), timer, &mut out), None);
+        x.handle_timeout(ms(350), timer, &crate::imp::Nowhere, &mut out);
         let gvb = [
             Count(Counted::Gvb),
             Trace(Traced::Giveback { to: 3 }),
@@ -551,7 +551,7 @@ mod tests {
             dst: 3,
             generation: g.generation,
         };
-        assert_eq!(x.handle_timeout(ms(650), timer, &mut out), None);
+        x.handle_timeout(ms(650), timer, &crate::imp::Nowhere, &mut out);
         assert_eq!(out, [], "used: nothing goes back");
     }
 }

@@ -824,7 +824,12 @@ mod source_tests {
         // The waiters served, once the answer is recorded: message 4 takes the number, and
         // leaves.
         out.clear();
-        s.resume(SimTime::ZERO, Resume::ServeWaiters, &mut out);
+        s.resume(
+            SimTime::ZERO,
+            Resume::ServeWaiters,
+            &crate::imp::Nowhere,
+            &mut out,
+        );
         assert_eq!(s.messages[&4].num, Some(4));
         assert_eq!(s.messages[&4].state, MsgState::Launched);
         assert!(out.contains(&copy(4, false)));

@@ -250,7 +250,7 @@ impl Subnet {
         q: &mut EventQueue<Ev>,
     ) {
         let at = self.link(l).def.to;
-        self.frame_cost(now, at, frame.kind, q);
+        self.step(now, at, q, |i, out| i.frame_taken(now, frame.kind, out));
         let FrameKind::Routing { body, .. } = frame.kind else {
             return;
         };

@@ -40,7 +40,8 @@ pub enum Ev {
         /// The generation of the task's end.
         epoch: u32,
     },
-    /// The IMP's 25.6 ms clock (`model/processing.rs`).
+    /// The IMP's 25.6 ms clock (`model/processing.rs`; its tick is the IMP's step,
+    /// `hop/processing.rs`).
     Clock {
         /// The IMP.
         imp: u32,

@@ -270,23 +270,17 @@ impl Subnet {
         id
     }
 
-    /// Host `h`'s packet is across its interface: its source IMP's processor takes it in
-    /// (`model/processing.rs`), the IMP's step for it follows ([`Imp::host_packet_in`]), and
-    /// the host tries its next.
+    /// Host `h`'s packet is across its interface: its source IMP's processor takes it in and
+    /// the IMP's step for it follows ([`Imp::host_packet_taken`]), and the host tries its next.
     ///
-    /// [`Imp::host_packet_in`]: crate::imp::Imp::host_packet_in
+    /// [`Imp::host_packet_taken`]: crate::imp::Imp::host_packet_taken
     pub(super) fn host_input_done(&mut self, now: SimTime, h: u32, q: &mut EventQueue<Ev>) {
         self.hosts[h as usize].input_busy = false;
         let mid = self.hosts[h as usize]
             .current
             .expect("input of a current message");
         let src = self.hosts[h as usize].imp;
-        let bits = self.imps[src as usize]
-            .next_input(mid)
-            .expect("the packet whose input was started")
-            .bits;
-        self.host_packet(now, src, bits, q);
-        self.step(now, src, q, |i, out| i.host_packet_in(mid, out));
+        self.step(now, src, q, |i, out| i.host_packet_taken(now, mid, out));
         self.host_try(now, h, q);
     }
 

@@ -4,8 +4,8 @@
 //! full), acknowledgements, and the retransmission after the 125 ms timeout. A line's logical
 //! channels and its own queues are in [`crate::link`].
 
-use super::{Counted, Ev, Subnet, Tr, Work, link_in};
-use crate::imp::{Arrival, Expired, TimerId, Transmit};
+use super::{Counted, Ev, NO_PLACE, Subnet, Tr, Work, link_in};
+use crate::imp::{Arrival, Transmit};
 use crate::link::{Frame, FrameKind, Hold, NextFrame, channels_in};
 use crate::packet::{Packet, PktId, PktKind, Stream};
 use nmc_sim::{Bits, EventQueue, SimTime};
@@ -67,11 +67,10 @@ impl Subnet {
         self.try_send(now, l, q);
     }
 
-    /// Packet `id` joins the queue of link `l` ([`Imp::enqueue`]).
+    /// Packet `id` joins the queue of link `l` ([`crate::imp::Imp::enqueue`]).
     pub(super) fn enqueue(&mut self, l: u32, id: PktId, hold: Hold) {
         let (imp, line) = self.link_at[l as usize];
-        let priority = self.params.control_priority;
-        self.imps[imp as usize].enqueue(line as usize, id, hold, priority);
+        self.imps[imp as usize].enqueue(line as usize, id, hold);
     }
 
     /// Starts the next frame on an idle link. Most calls find the link busy (a frame going
@@ -187,17 +186,9 @@ impl Subnet {
         let (from, line) = self.link_at[l as usize];
         let propagation = self.link(l).def.propagation;
         q.schedule(now + propagation, Ev::Arrive { link: l, frame });
-        let sent = self.imps[from as usize].frame_sent(line as usize, &frame, now);
-        if let (FrameKind::Packet { lch, .. }, Some(d)) = (frame.kind, sent) {
-            q.schedule(
-                d.at,
-                Ev::Retransmit {
-                    link: l,
-                    lch,
-                    epoch: d.generation,
-                },
-            );
-        }
+        self.step(now, from, q, |i, out| {
+            i.frame_sent(line as usize, &frame, now, out)
+        });
         self.try_send(now, l, q);
         self.wake_hosts(now, from, q);
     }
@@ -267,22 +258,17 @@ impl Subnet {
                 self.link_mut(l).accepted += 1;
                 let mut copy = packet;
                 copy.hops += 1;
+                let bits = self.frame_bits(&copy);
                 let id = self.slab.insert(copy);
-                if let Some(next) = next {
-                    self.routing.plan(id, next);
-                }
                 self.note_visit(now, at, id);
-                self.process(
-                    now,
-                    at,
-                    Work::Packet {
-                        pkt: id,
-                        link: l,
-                        lch,
-                        bit,
-                    },
-                    q,
-                );
+                let work = Work::Packet {
+                    pkt: id,
+                    line,
+                    lch,
+                    bit,
+                    planned: next.unwrap_or(NO_PLACE),
+                };
+                self.step(now, at, q, |i, out| i.packet_in(now, work, bits, out));
             }
         }
         if freed || matches!(arrival, Arrival::Duplicate) {
@@ -311,27 +297,5 @@ impl Subnet {
         self.slab.remove(pkt);
         self.try_send(now, l, q);
         self.wake_hosts(now, from, q);
-    }
-
-    pub(super) fn retransmit(
-        &mut self,
-        now: SimTime,
-        l: u32,
-        lch: u8,
-        epoch: u32,
-        q: &mut EventQueue<Ev>,
-    ) {
-        let (from, line) = self.link_at[l as usize];
-        let timer = TimerId::Retransmit {
-            line: line as usize,
-            lch,
-            generation: epoch,
-        };
-        if let Some(Expired::Retransmit { .. }) =
-            self.step(now, from, q, |i, out| i.handle_timeout(now, timer, out))
-        {
-            self.count(Counted::Retransmission);
-            self.try_send(now, l, q);
-        }
     }
 }

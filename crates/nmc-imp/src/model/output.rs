@@ -5,9 +5,37 @@
 //! before is done.
 
 use super::{Ev, Side, Subnet, Tr};
-use crate::imp::{Imp, Output, TimerId, Traced};
-use crate::packet::PktKind;
+use crate::imp::{Imp, Net, Output, TimerId, Traced};
+use crate::packet::{Packet, PktId, PktKind, Slab};
+use crate::routing::Routing;
+use crate::topology::Topology;
 use nmc_sim::{EventQueue, SimTime};
+
+/// What an IMP's step reads around it ([`Net`]): the driver's store of packets, the routing
+/// tables and which lines are up. Made for each step from the subnet's own fields, so that
+/// the IMP's step may read them while it changes only its own tables.
+pub(super) struct Around<'a> {
+    slab: &'a Slab,
+    routing: &'a Routing,
+    topo: &'a Topology,
+}
+
+impl Net for Around<'_> {
+    #[inline(always)]
+    fn packet(&self, pkt: PktId) -> &Packet {
+        self.slab.get(pkt)
+    }
+
+    #[inline(always)]
+    fn route(&self, imp: u32, dst: u32) -> Option<u32> {
+        self.routing.next_link(self.topo, imp, dst)
+    }
+
+    #[inline(always)]
+    fn line_up(&self, link: u32) -> bool {
+        self.routing.line_up(link)
+    }
+}
 
 impl Subnet {
     /// Runs `step` on IMP `imp` and carries out what it pushed; returns what it returned.
@@ -19,17 +47,37 @@ impl Subnet {
         q: &mut EventQueue<Ev>,
         step: impl FnOnce(&mut Imp, &mut Vec<Output>) -> R,
     ) -> R {
-        let mut out = Vec::new();
-        let r = step(&mut self.imps[imp as usize], &mut out);
-        if !out.is_empty() {
-            self.apply(now, imp, out, q);
+        self.step_in(now, imp, q, |i, _, out| step(i, out))
+    }
+
+    /// Runs `step` on IMP `imp`, with what it may read around it ([`Around`]), and carries out
+    /// what it pushed, in order; returns what it returned. The outputs' buffer is one of the
+    /// subnet's own (`Subnet::outputs`), kept from step to step, so a step allocates nothing
+    /// (a step within a step, rare, has one of its own).
+    #[inline(always)]
+    pub(super) fn step_in<R>(
+        &mut self,
+        now: SimTime,
+        imp: u32,
+        q: &mut EventQueue<Ev>,
+        step: impl FnOnce(&mut Imp, &Around<'_>, &mut Vec<Output>) -> R,
+    ) -> R {
+        let start = self.outputs.len();
+        let net = Around {
+            slab: &self.slab,
+            routing: &self.routing,
+            topo: &self.topo,
+        };
+        let r = step(&mut self.imps[imp as usize], &net, &mut self.outputs);
+        if self.outputs.len() > start {
+            self.apply(now, imp, start, q);
         }
         r
     }
 
-    /// IMP `imp`'s `timer` runs out at `now` ([`Imp::handle_timeout`]), a step of its own. Kept
-    /// out of the event loop's dispatch: these wake-ups are few beside the lines' events.
-    #[inline(never)]
+    /// IMP `imp`'s `timer` runs out at `now` ([`Imp::handle_timeout`]): every wake-up an IMP
+    /// asked for ([`Output::Timer`]) comes back through here.
+    #[inline(always)]
     pub(super) fn timeout(
         &mut self,
         now: SimTime,
@@ -37,63 +85,89 @@ impl Subnet {
         timer: TimerId,
         q: &mut EventQueue<Ev>,
     ) {
-        self.step(now, imp, q, |i, out| i.handle_timeout(now, timer, out));
+        self.step_in(now, imp, q, |i, net, out| {
+            i.handle_timeout(now, timer, net, out)
+        });
     }
 
-    /// Carries out `out`, what a step of IMP `imp` pushed, in order.
-    fn apply(&mut self, now: SimTime, imp: u32, out: Vec<Output>, q: &mut EventQueue<Ev>) {
-        for o in out {
-            match o {
-                Output::Control { to, stream, kind } => {
-                    debug_assert!(
-                        !matches!(
-                            kind,
-                            PktKind::Rfnm { .. }
-                                | PktKind::All { .. }
-                                | PktKind::SingleRfnm { .. }
-                                | PktKind::SingleAll { .. }
-                        ) || to == self.stream_src(stream),
-                        "a reply goes to its stream's source IMP"
-                    );
-                    self.send_control(now, imp, to, stream, kind, q)
-                }
+    /// Carries out what a step of IMP `imp` pushed (`Subnet::outputs` from `start` on), in
+    /// order, and takes it off the buffer. An output may come back into an IMP (a step within
+    /// this one), whose outputs go after these and are gone when it returns. The outputs of
+    /// every frame and task are handled here; the rest in [`Self::apply_other`].
+    #[inline(never)]
+    fn apply(&mut self, now: SimTime, imp: u32, start: usize, q: &mut EventQueue<Ev>) {
+        let mut k = start;
+        while let Some(o) = self.outputs.get(k) {
+            match *o {
                 Output::Timer { at, timer } => q.schedule(at, self.wake_up(imp, timer)),
-                Output::Count(what) => self.count(what),
-                Output::Trace(what) => self.trace_step(now, imp, what),
-                Output::E2e {
-                    peer,
-                    side,
-                    what,
-                    num,
-                    event,
-                    note,
-                } => {
-                    let (src, dst) = match side {
-                        Side::Source => (imp, peer),
-                        Side::Destination => (peer, imp),
-                    };
-                    self.log_e2e(now, src, dst, side, what, num, event, note)
+                Output::Transmit { link } => self.try_send(now, link, q),
+                Output::Free { pkt } => self.slab.remove(pkt),
+                _ => {
+                    let o = o.clone();
+                    self.apply_other(now, imp, o, q)
                 }
-                Output::Milestone { msg, milestone } => self.obs.note(now, msg, milestone),
-                Output::HostOutput { host } => self.start_host_output(now, imp, host, q),
-                Output::WakeHosts => self.wake_hosts(now, imp, q),
-                Output::HostInput { host } => self.host_try(now, host, q),
-                Output::Data { msg, index } => {
-                    let p = self.imps[imp as usize].data_packet(msg, index);
-                    self.send_data(now, p, q)
-                }
-                Output::Answered { msg, dst, all } => {
-                    self.message_answered(now, imp, msg, dst, all)
-                }
-                Output::SingleCopy { msg, again } => {
-                    let p = self.imps[imp as usize].data_packet(msg, 0);
-                    self.send_single(now, imp, p, again, q)
-                }
-                Output::Accepted { host, msg } => self.accepted(now, host, msg),
-                Output::SingleAnswered { msg, host, dst } => {
-                    self.single_answered(now, imp, msg, host, dst)
-                }
-                Output::Resume(rest) => self.step(now, imp, q, |i, out| i.resume(now, rest, out)),
+            }
+            k += 1;
+        }
+        self.outputs.truncate(start);
+    }
+
+    /// Carries out `o`, one of the outputs of a step of IMP `imp` that [`Self::apply`] leaves.
+    #[inline(never)]
+    fn apply_other(&mut self, now: SimTime, imp: u32, o: Output, q: &mut EventQueue<Ev>) {
+        match o {
+            Output::Timer { .. } | Output::Transmit { .. } | Output::Free { .. } => {
+                unreachable!("carried out in `apply`")
+            }
+            Output::Park { pkt, hold } => self.routing.park(imp, pkt, hold),
+            Output::Control { to, stream, kind } => {
+                debug_assert!(
+                    !matches!(
+                        kind,
+                        PktKind::Rfnm { .. }
+                            | PktKind::All { .. }
+                            | PktKind::SingleRfnm { .. }
+                            | PktKind::SingleAll { .. }
+                    ) || to == self.stream_src(stream),
+                    "a reply goes to its stream's source IMP"
+                );
+                self.send_control(now, imp, to, stream, kind, q)
+            }
+            Output::Count(what) => self.count(what),
+            Output::Trace(what) => self.trace_step(now, imp, what),
+            Output::E2e {
+                peer,
+                side,
+                what,
+                num,
+                event,
+                note,
+            } => {
+                let (src, dst) = match side {
+                    Side::Source => (imp, peer),
+                    Side::Destination => (peer, imp),
+                };
+                self.log_e2e(now, src, dst, side, what, num, event, note)
+            }
+            Output::Milestone { msg, milestone } => self.obs.note(now, msg, milestone),
+            Output::HostOutput { host } => self.start_host_output(now, imp, host, q),
+            Output::WakeHosts => self.wake_hosts(now, imp, q),
+            Output::HostInput { host } => self.host_try(now, host, q),
+            Output::Data { msg, index } => {
+                let p = self.imps[imp as usize].data_packet(msg, index);
+                self.send_data(now, p, q)
+            }
+            Output::Answered { msg, dst, all } => self.message_answered(now, imp, msg, dst, all),
+            Output::SingleCopy { msg, again } => {
+                let p = self.imps[imp as usize].data_packet(msg, 0);
+                self.send_single(now, imp, p, again, q)
+            }
+            Output::Accepted { host, msg } => self.accepted(now, host, msg),
+            Output::SingleAnswered { msg, host, dst } => {
+                self.single_answered(now, imp, msg, host, dst)
+            }
+            Output::Resume(rest) => {
+                self.step_in(now, imp, q, |i, net, out| i.resume(now, rest, net, out))
             }
         }
     }

@@ -1,0 +1,12 @@
+//! The IMP's hop-by-hop steps: what one IMP does with the packets on its lines and its
+//! processor, as `impl Imp` blocks over the tables of `imp.rs`, `link.rs` and `processor.rs`
+//! (the end-to-end steps are `e2e/`'s). Each step takes `now`, changes the IMP's own tables and
+//! pushes what the driver is to do ([`crate::imp::Output`]).
+//!
+//! | module | what |
+//! | --- | --- |
+//! | `hop/processing.rs` | the processor (BBN's IMP program 3050): one task queue for every packet and frame taken in, the clock's timeout level above it; the task level's store-and-forward decision and the acknowledgement it owes (`GOODM`) |
+//! | `hop/lines.rs` | the IMP's side of its lines: a frame sent and its retransmission timer (K&O §III's 125 ms), a packet sent again |
+
+mod lines;
+mod processing;
