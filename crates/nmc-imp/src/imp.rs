@@ -13,9 +13,10 @@
 //! that ticks, routing, the trace, the counts and the observer.
 //!
 //! # Call order
-//! Every step takes `now` and a buffer `out`, and pushes into it what the driver is to do,
-//! one [`Output`] each, in order; a step that reads what is around the IMP (a packet's
-//! header, a route, whether a line is up) reads it through [`Net`], which the driver holds.
+//! Every step takes `now` and a sink `out` ([`Effects`]: the driver's, or a `Vec<Output>`
+//! in the tests), and pushes into it what the driver is to do, one [`Output`] each, in order;
+//! a step that reads what is around the IMP (a packet's header, a route, whether a line is
+//! up) reads it through [`Net`], which the driver holds.
 //! What the driver calls:
 //! 1. **A frame from a neighbour**: [`Imp::handle_frame`], which says what became of it
 //!    ([`Arrival`]); an accepted packet joins the processor's task queue
@@ -540,6 +541,23 @@ pub(crate) enum Output {
     Resume(Resume),
 }
 
+/// Where a step pushes its outputs: the driver's own sink, which carries each out in the order
+/// pushed (`model/output.rs`), or a `Vec<Output>` that keeps them (one IMP by hand, the
+/// tests). Every step is generic over it: a static call, compiled into each step for the
+/// driver's sink, so that an output the driver can carry out at once costs no more than the
+/// call it stands for.
+pub(crate) trait Effects {
+    /// Output `o`, after those pushed before it.
+    fn push(&mut self, o: Output);
+}
+
+impl Effects for Vec<Output> {
+    #[inline(always)]
+    fn push(&mut self, o: Output) {
+        Vec::push(self, o);
+    }
+}
+
 /// The rest of a step that waits for the outputs pushed before it ([`Output::Resume`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Resume {
@@ -975,7 +993,7 @@ impl Imp {
     }
 
     /// Message `msg` of this IMP, its source, moves to state `to`; the change is traced.
-    pub(crate) fn set_state(&mut self, msg: MsgId, to: MsgState, out: &mut Vec<Output>) {
+    pub(crate) fn set_state(&mut self, msg: MsgId, to: MsgState, out: &mut impl Effects) {
         let m = self.messages.get_mut(&msg).expect("a message of this IMP");
         let from = std::mem::replace(&mut m.state, to);
         out.push(Output::Trace(Traced::State { msg, from, to }));
@@ -1111,7 +1129,7 @@ impl Imp {
         now: SimTime,
         timer: TimerId,
         net: &impl Net,
-        out: &mut Vec<Output>,
+        out: &mut impl Effects,
     ) {
         match timer {
             TimerId::Retransmit {
@@ -1141,7 +1159,7 @@ impl Imp {
     /// A packet for this IMP at `now` (its destination, or a reply's source): a data packet,
     /// a REQALL, a GVB or a version 3 block message at the destination; a RFNM, an ALL, or RFC
     /// 632's RFNM or ALLOCATE at the source. The step for its kind takes it.
-    pub(crate) fn handle_packet(&mut self, now: SimTime, p: &Packet, out: &mut Vec<Output>) {
+    pub(crate) fn handle_packet(&mut self, now: SimTime, p: &Packet, out: &mut impl Effects) {
         let (stream, from) = (p.stream, p.src);
         match p.kind {
             // RFC 632: a single-packet message at its destination (`e2e/single.rs`).
@@ -1205,7 +1223,7 @@ impl Imp {
         now: SimTime,
         rest: Resume,
         net: &impl Net,
-        out: &mut Vec<Output>,
+        out: &mut impl Effects,
     ) {
         match rest {
             Resume::Processed { pkt, hold, planned } => {

@@ -326,19 +326,29 @@ impl Model for Subnet {
             Ev::Arrive { link, frame } => self.arrive(now, link, frame, q),
             // Every wake-up an IMP asked for goes back to it (`Imp::handle_timeout`): the end
             // of its processor's task, a retransmission, a RFNM's 1 s wait, an unused
-            // allocation's 250 ms, a block's disuse.
+            // allocation's 250 ms, a block's disuse. The two of every packet (its task's end,
+            // its retransmission timer) are each a step of their own, compiled in here with
+            // the timer's kind known; the rare ones share `Subnet::timeout`.
             Ev::Task { imp, epoch } => {
                 let timer = TimerId::Task { generation: epoch };
-                self.timeout(now, imp, timer, q);
+                self.step_in(now, imp, q, |i, net, out| {
+                    i.handle_timeout(now, timer, net, out)
+                });
             }
-            Ev::Retransmit { link, lch, epoch } => {
-                let (imp, line) = self.link_at[link as usize];
+            Ev::Retransmit {
+                imp,
+                line,
+                lch,
+                epoch,
+            } => {
                 let timer = TimerId::Retransmit {
                     line: line as usize,
                     lch,
                     generation: epoch,
                 };
-                self.timeout(now, imp, timer, q);
+                self.step_in(now, imp, q, |i, net, out| {
+                    i.handle_timeout(now, timer, net, out)
+                });
             }
             Ev::Clock { imp } => self.clock(now, imp, q),
             Ev::RoutingTick { link } => self.routing_tick(now, link, q),

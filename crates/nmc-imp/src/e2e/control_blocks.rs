@@ -5,7 +5,7 @@
 //! driver is to do ([`Output`]): the control messages to send, the wake-ups to queue, the
 //! counts, and the messages and hosts that may go on.
 
-use crate::imp::{Imp, Output, Resume, TimerId};
+use crate::imp::{Effects, Imp, Output, Resume, TimerId};
 use crate::observe::Counted;
 use crate::packet::{MsgId, PktKind, Stream};
 use crate::timer::Woken;
@@ -15,7 +15,7 @@ impl Imp {
     /// A number of `stream` came back at `now`: with none left in use, the transmit block's
     /// disuse timer starts ([`crate::imp::SourceLimits::control_block_idle`]), and a wake-up
     /// is asked for its deadline unless one already queued comes by then.
-    pub(crate) fn number_released(&mut self, now: SimTime, stream: Stream, out: &mut Vec<Output>) {
+    pub(crate) fn number_released(&mut self, now: SimTime, stream: Stream, out: &mut impl Effects) {
         if self.numbers.in_use(stream) != 0 {
             return;
         }
@@ -31,7 +31,12 @@ impl Imp {
     /// back), the block is released and the stream's numbers forgotten, the destination IMP is
     /// told to release its receive block, and the messages waiting for a free transmit block
     /// go on in turn. A deadline moved later asks for a wake-up then.
-    pub(crate) fn block_idle_woken(&mut self, now: SimTime, stream: Stream, out: &mut Vec<Output>) {
+    pub(crate) fn block_idle_woken(
+        &mut self,
+        now: SimTime,
+        stream: Stream,
+        out: &mut impl Effects,
+    ) {
         match self.tx_blocks.idle_woken(stream, now) {
             Woken::Later(at) => {
                 let timer = TimerId::BlockIdle { stream };
@@ -56,7 +61,7 @@ impl Imp {
     /// The message first in line for a free transmit block goes on, unless it is `after`, the
     /// one moved on last, still first (it found none); the rest follow through
     /// [`Resume::BlockWaiters`].
-    pub(crate) fn serve_block_waiters(&mut self, after: Option<MsgId>, out: &mut Vec<Output>) {
+    pub(crate) fn serve_block_waiters(&mut self, after: Option<MsgId>, out: &mut impl Effects) {
         if let Some(w) = self.tx_blocks.first_waiting()
             && Some(w) != after
         {
@@ -72,7 +77,7 @@ impl Imp {
         &mut self,
         src: u32,
         stream: Stream,
-        out: &mut Vec<Output>,
+        out: &mut impl Effects,
     ) {
         let cap = self.limits.source.control_blocks as usize;
         if self.rx_blocks.request(stream, src, cap) {
@@ -85,23 +90,21 @@ impl Imp {
     /// Version 3: the receive block of `stream` exists at the destination IMP (K&O §VI): the
     /// pair is established, the messages that waited for it go on in order, and the hosts
     /// after them.
-    pub(crate) fn block_created_received(&mut self, stream: Stream, out: &mut Vec<Output>) {
+    pub(crate) fn block_created_received(&mut self, stream: Stream, out: &mut impl Effects) {
         // "When IMP S receives this control message, the message control block pair is
         // established."
         let Some(waiters) = self.tx_blocks.opened(stream) else {
             return;
         };
-        out.extend(
-            waiters
-                .into_iter()
-                .map(|w| Output::Resume(Resume::Advance(w))),
-        );
+        for w in waiters {
+            out.push(Output::Resume(Resume::Advance(w)));
+        }
         out.push(Output::WakeHosts);
     }
 
     /// Version 3: the source IMP released `stream`'s transmit block; the receive block goes,
     /// and the requests waiting for a free receive block are served in turn.
-    pub(crate) fn release_block_received(&mut self, stream: Stream, out: &mut Vec<Output>) {
+    pub(crate) fn release_block_received(&mut self, stream: Stream, out: &mut impl Effects) {
         self.rx_blocks.release(stream);
         self.delivery.forget(stream);
         self.open_waiting_receive_block(out);
@@ -109,7 +112,7 @@ impl Imp {
 
     /// The request longest in line for a receive block gets one, if one is free; the next
     /// follows through [`Resume::ReceiveBlocks`], once the report has gone.
-    pub(crate) fn open_waiting_receive_block(&mut self, out: &mut Vec<Output>) {
+    pub(crate) fn open_waiting_receive_block(&mut self, out: &mut impl Effects) {
         let cap = self.limits.source.control_blocks as usize;
         if let Some((stream, src)) = self.rx_blocks.next_waiting(cap) {
             self.open_receive_block(src, stream, out);
@@ -119,7 +122,7 @@ impl Imp {
 
     /// Makes the receive block of `stream` (its message sequence starts afresh if the block is
     /// new) and reports it to source IMP `src`.
-    fn open_receive_block(&mut self, src: u32, stream: Stream, out: &mut Vec<Output>) {
+    fn open_receive_block(&mut self, src: u32, stream: Stream, out: &mut impl Effects) {
         if self.rx_blocks.open(stream) {
             self.delivery.forget(stream);
         }

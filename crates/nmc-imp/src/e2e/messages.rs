@@ -16,7 +16,7 @@
 //! for ([`Resume::AskAgain`]).
 
 use super::procedure::{Grant, Step, Want};
-use crate::imp::{Imp, Output, Resume, TimerId, Traced};
+use crate::imp::{Effects, Imp, Output, Resume, TimerId, Traced};
 use crate::observe::{Counted, Milestone};
 use crate::packet::{MsgId, Packet, PktKind, Stream};
 use crate::source::{MsgState, SourceMsg};
@@ -65,7 +65,7 @@ impl Imp {
     /// The IMP's own message generator (RFC 632's "IMP message generator") makes message `id`
     /// inside this IMP, with the buffer [`Imp::admit_own_packet`] gave it: packet 1 is in, and
     /// the message goes to point b at once.
-    pub(crate) fn message_generated(&mut self, id: MsgId, o: Offer, out: &mut Vec<Output>) {
+    pub(crate) fn message_generated(&mut self, id: MsgId, o: Offer, out: &mut impl Effects) {
         self.insert(id, o, self.procedure.first_state(), 1);
         out.push(Output::Milestone {
             msg: id,
@@ -146,7 +146,7 @@ impl Imp {
     /// starts the source procedure ([`super::procedure::Procedure::first_state`]) and the
     /// message goes as far as it can; a later packet, its message launched, is sent on. Once
     /// the last is in and the message launched, the host is told it was taken.
-    pub(crate) fn host_packet_in(&mut self, msg: MsgId, out: &mut Vec<Output>) {
+    pub(crate) fn host_packet_in(&mut self, msg: MsgId, out: &mut impl Effects) {
         let m = self.messages.get_mut(&msg).expect("a message of this IMP");
         let index = m.input;
         m.input += 1;
@@ -172,7 +172,7 @@ impl Imp {
 
     /// All of message `msg` is in and it is launched: its host is told it was taken, and may
     /// offer the next.
-    pub(crate) fn accept(&mut self, msg: MsgId, out: &mut Vec<Output>) {
+    pub(crate) fn accept(&mut self, msg: MsgId, out: &mut impl Effects) {
         let m = self.messages.get_mut(&msg).expect("a message of this IMP");
         m.accepted = true;
         let host = m.host;
@@ -182,7 +182,7 @@ impl Imp {
     /// Moves message `msg` through the source procedure of its version as far as it can go:
     /// the version's rule takes each step on this IMP's tables ([`Step`]), and what the step
     /// asks for is pushed.
-    pub(crate) fn advance(&mut self, msg: MsgId, out: &mut Vec<Output>) {
+    pub(crate) fn advance(&mut self, msg: MsgId, out: &mut impl Effects) {
         let p = self.procedure;
         loop {
             let Some(m) = self.messages.get(&msg) else {
@@ -296,7 +296,7 @@ impl Imp {
     /// ([`super::procedure::Procedure::grant`]), until none can take one. `moved` is the message
     /// moved on last for an entry: first in line again, it could not take one, and the serving
     /// stops.
-    pub(crate) fn serve_plt(&mut self, moved: Option<MsgId>, out: &mut Vec<Output>) {
+    pub(crate) fn serve_plt(&mut self, moved: Option<MsgId>, out: &mut impl Effects) {
         let p = self.procedure;
         loop {
             match p.grant(self) {
@@ -336,7 +336,7 @@ impl Imp {
 
     /// Point e: packet 1 of message `msg` leaves; input of the rest resumes (its host may put
     /// in the next packet), and a message all in is taken.
-    fn launch(&mut self, msg: MsgId, out: &mut Vec<Output>) {
+    fn launch(&mut self, msg: MsgId, out: &mut impl Effects) {
         self.set_state(msg, MsgState::Launched, out);
         out.push(Output::Milestone {
             msg,
@@ -355,13 +355,18 @@ impl Imp {
     /// Messages waiting for a message number go on, stream by stream (those known now, each as
     /// its turn comes if a message waits on it then: [`crate::source::Numbers::next_waiting`]),
     /// then the claims on the PLT.
-    pub(crate) fn serve_waiters(&mut self, out: &mut Vec<Output>) {
+    pub(crate) fn serve_waiters(&mut self, out: &mut impl Effects) {
         let mark = self.numbers.lines_mark();
         self.serve_waiters_after(mark, None, out);
     }
 
     /// [`Imp::serve_waiters`] from the stream after `after`.
-    fn serve_waiters_after(&mut self, mark: u64, mut after: Option<Stream>, out: &mut Vec<Output>) {
+    fn serve_waiters_after(
+        &mut self,
+        mark: u64,
+        mut after: Option<Stream>,
+        out: &mut impl Effects,
+    ) {
         while let Some(stream) = self.numbers.next_waiting(after, mark) {
             after = Some(stream);
             if let Some(w) = self.numbers.first_waiting(stream) {
@@ -385,7 +390,7 @@ impl Imp {
         mark: u64,
         stream: Stream,
         moved: MsgId,
-        out: &mut Vec<Output>,
+        out: &mut impl Effects,
     ) {
         match self.numbers.first_waiting(stream) {
             Some(w) if w != moved => {
@@ -403,7 +408,7 @@ impl Imp {
     /// A reply from destination IMP `dst` has been dealt with here and the waiters served: a
     /// message the version asks to move on again does
     /// ([`super::procedure::Procedure::ask_again`]).
-    pub(crate) fn ask_again(&mut self, dst: u32, out: &mut Vec<Output>) {
+    pub(crate) fn ask_again(&mut self, dst: u32, out: &mut impl Effects) {
         let p = self.procedure;
         if let Some((w, state)) = p.ask_again(self, dst)
             && self.messages.contains_key(&w)
@@ -424,7 +429,7 @@ impl Imp {
         stream: Stream,
         (msg, all): (MsgId, bool),
         from: u32,
-        out: &mut Vec<Output>,
+        out: &mut impl Effects,
     ) {
         self.release_number_and_plt(stream);
         self.number_released(now, stream, out);
@@ -446,7 +451,7 @@ impl Imp {
         now: SimTime,
         stream: Stream,
         from: u32,
-        out: &mut Vec<Output>,
+        out: &mut impl Effects,
     ) {
         self.release_number_and_plt(stream);
         let p = self.procedure;
@@ -461,7 +466,7 @@ impl Imp {
     /// What follows a reply from `from`, once what it set going is done: the messages waiting
     /// for a number or a PLT entry go on, then a message the version asks again for, then the
     /// hosts waiting for a buffer.
-    fn served(&mut self, from: u32, out: &mut Vec<Output>) {
+    fn served(&mut self, from: u32, out: &mut impl Effects) {
         out.push(Output::Resume(Resume::ServeWaiters));
         out.push(Output::Resume(Resume::AskAgain { dst: from }));
         out.push(Output::WakeHosts);
@@ -478,7 +483,7 @@ impl Imp {
     /// `dst` starts again, whichever ALL this is. If that message's own REQALL is answered
     /// later, that ALL is spare and goes back with a GVB unless used within its time (250 ms;
     /// the "superfluous REQALL" of K&O §VII).
-    fn add_allocation(&mut self, now: SimTime, dst: u32, out: &mut Vec<Output>) {
+    fn add_allocation(&mut self, now: SimTime, dst: u32, out: &mut impl Effects) {
         let d = self.allocation_arrived(dst, now);
         out.push(Output::Timer {
             at: d.at,

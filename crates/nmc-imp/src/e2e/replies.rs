@@ -15,7 +15,7 @@
 
 use crate::destination::{Next, Reply};
 use crate::e2e::single;
-use crate::imp::{HostOut, Imp, Output, Resume, TimerId, Traced};
+use crate::imp::{Effects, HostOut, Imp, Output, Resume, TimerId, Traced};
 use crate::observe::{Counted, Milestone};
 use crate::packet::{MsgId, PktKind, Stream};
 use nmc_sim::SimTime;
@@ -49,7 +49,7 @@ impl Imp {
         &mut self,
         now: SimTime,
         p: DataPacket,
-        out: &mut Vec<Output>,
+        out: &mut impl Effects,
     ) {
         let DataPacket {
             stream,
@@ -86,7 +86,7 @@ impl Imp {
         &mut self,
         now: SimTime,
         (src, stream, num): (u32, Stream, u64),
-        out: &mut Vec<Output>,
+        out: &mut impl Effects,
     ) {
         self.delivery.skip((stream, num));
         self.replies.owe_all(stream, num, src);
@@ -96,7 +96,7 @@ impl Imp {
 
     /// K&O §II point i, at the destination: a GVB gives back an allocation unused at its
     /// source; its 8 buffers are free, and the replies waiting for buffers are served.
-    pub(crate) fn gvb_received(&mut self, now: SimTime, out: &mut Vec<Output>) {
+    pub(crate) fn gvb_received(&mut self, now: SimTime, out: &mut impl Effects) {
         self.release_allocation();
         self.serve_replies(now, out);
     }
@@ -107,7 +107,7 @@ impl Imp {
     /// starts each host's interface after ([`Output::HostOutput`]).
     ///
     /// [`DestinationLimits::max_packet`]: crate::imp::DestinationLimits::max_packet
-    pub(crate) fn hand_over_in_order(&mut self, stream: Stream, out: &mut Vec<Output>) {
+    pub(crate) fn hand_over_in_order(&mut self, stream: Stream, out: &mut impl Effects) {
         let max = self.limits.destination.max_packet;
         while let Some((next, r)) = self.delivery.next_in_order(stream) {
             // The message's leader, carried in its packets, names the destination host.
@@ -141,7 +141,7 @@ impl Imp {
     /// [`Imp::single_handed_to_host`].)
     ///
     /// [`DestinationLimits::rfnm_all_wait`]: crate::imp::DestinationLimits::rfnm_all_wait
-    pub(crate) fn handed_to_host(&mut self, now: SimTime, o: &HostOut, out: &mut Vec<Output>) {
+    pub(crate) fn handed_to_host(&mut self, now: SimTime, o: &HostOut, out: &mut impl Effects) {
         if o.index == 0 && o.of > 1 {
             let d = self.make_rfnm(o.stream, o.msg, o.num, o.src, now);
             let milestone = Milestone::RfnmMade;
@@ -159,7 +159,7 @@ impl Imp {
     /// Buffers came free here, or a reply is owed: RFC 632's ALLOCATEs whose turn has come go
     /// first (`e2e/single.rs`), then K&O §II's RFNMs and ALLs, each as buffers can be reserved
     /// for it.
-    pub(crate) fn serve_replies(&mut self, now: SimTime, out: &mut Vec<Output>) {
+    pub(crate) fn serve_replies(&mut self, now: SimTime, out: &mut impl Effects) {
         let ready = single::ready_requests(self);
         self.serve_single_requests(now, ready, out);
     }
@@ -173,7 +173,7 @@ impl Imp {
     /// [`Resume::Replies`], once it has gone (it may come back into this IMP).
     ///
     /// [`DestinationLimits::rfnm_piggyback`]: crate::imp::DestinationLimits::rfnm_piggyback
-    pub(crate) fn serve_reply_queue(&mut self, now: SimTime, out: &mut Vec<Output>) {
+    pub(crate) fn serve_reply_queue(&mut self, now: SimTime, out: &mut impl Effects) {
         let r = match self.next_reply() {
             Next::Nothing => return,
             Next::WithoutAll(gone) => {
@@ -198,7 +198,7 @@ impl Imp {
     /// K&O §II point g: the RFNM whose wait is named `generation` has waited its 1 s at `now`
     /// ([`TimerId::RfnmWait`]): "the RFNM is then sent without a piggy-backed ALL". Nothing if
     /// it has gone meanwhile.
-    pub(crate) fn rfnm_wait_over(&mut self, now: SimTime, generation: u32, out: &mut Vec<Output>) {
+    pub(crate) fn rfnm_wait_over(&mut self, now: SimTime, generation: u32, out: &mut impl Effects) {
         if let Some(r) = self.replies.wait_over(generation, now) {
             self.send_reply(now, r, false, out);
         }
@@ -215,7 +215,7 @@ impl Imp {
         now: SimTime,
         dst: u32,
         generation: u32,
-        out: &mut Vec<Output>,
+        out: &mut impl Effects,
     ) {
         if self.allocs.give_back(dst, generation, now) {
             out.push(Output::Count(Counted::Gvb));
@@ -232,7 +232,7 @@ impl Imp {
     /// Sends reply `r` at `now` to the source IMP it names: a RFNM (K&O §II point g), with a
     /// piggy-backed ALL when `all` (its 8 buffers reserved), noted with how long it waited here;
     /// or an ALL (point d).
-    fn send_reply(&mut self, now: SimTime, r: Reply, all: bool, out: &mut Vec<Output>) {
+    fn send_reply(&mut self, now: SimTime, r: Reply, all: bool, out: &mut impl Effects) {
         match r {
             Reply::Rfnm {
                 stream,

@@ -35,7 +35,7 @@
 //! cannot be deleted again; `fix-b` deletes the stored message furthest from its turn first.
 
 use crate::destination::{Key, Reply};
-use crate::imp::{HostOut, Imp, Output, Resume, Traced};
+use crate::imp::{Effects, HostOut, Imp, Output, Resume, Traced};
 use crate::observe::{Counted, Happened, Milestone, Note, Side, What};
 use crate::packet::{MsgId, PktKind, Stream};
 use crate::params::SinglePacketRule;
@@ -246,7 +246,7 @@ impl Imp {
         stream: Stream,
         s: Single,
         bits: u64,
-        out: &mut Vec<Output>,
+        out: &mut impl Effects,
     ) {
         let Single { msg, num, src, .. } = s;
         let mut deleted = Vec::new();
@@ -295,7 +295,7 @@ impl Imp {
         &mut self,
         now: SimTime,
         ready: Vec<(Key, Request)>,
-        out: &mut Vec<Output>,
+        out: &mut impl Effects,
     ) {
         let mut ready = ready.into_iter();
         while let Some((key, Request { msg, src })) = ready.next() {
@@ -328,7 +328,7 @@ impl Imp {
     /// RFC 632: the host has taken single-packet message `o`: its RFNM goes at once, without
     /// an ALLOCATE, to the source IMP the message came from. (A multipacket message's RFNM is
     /// made after its first packet, [`Imp::handed_to_host`].)
-    pub(crate) fn single_handed_to_host(&mut self, o: &HostOut, out: &mut Vec<Output>) {
+    pub(crate) fn single_handed_to_host(&mut self, o: &HostOut, out: &mut impl Effects) {
         if o.of != 1 {
             return;
         }
@@ -364,8 +364,7 @@ impl Imp {
     /// no PLT entry and no REQALL: it is launched (point e) and its packet sent, the buffer it
     /// holds kept as the copy "for which a RFNM has not yet been received" (p. 6). If the host
     /// has put it all in, the host is told it was taken.
-    pub(crate) fn launch_single(&mut self, msg: MsgId, out: &mut Vec<Output>) {
-        out.reserve(5); // the outputs below in one allocation: this runs for every message
+    pub(crate) fn launch_single(&mut self, msg: MsgId, out: &mut impl Effects) {
         self.set_state(msg, MsgState::Launched, out);
         let m = &self.messages[&msg];
         let done_input = m.input == m.packets && !m.accepted;
@@ -391,9 +390,8 @@ impl Imp {
         stream: Stream,
         (msg, num): (MsgId, u64),
         from: u32,
-        out: &mut Vec<Output>,
+        out: &mut impl Effects,
     ) {
-        out.reserve(5); // the outputs below in one allocation: this runs for every message
         out.push(Output::E2e {
             peer: from,
             side: Side::Source,
@@ -421,7 +419,7 @@ impl Imp {
         &mut self,
         (msg, num): (MsgId, u64),
         from: u32,
-        out: &mut Vec<Output>,
+        out: &mut impl Effects,
     ) {
         out.push(Output::E2e {
             peer: from,

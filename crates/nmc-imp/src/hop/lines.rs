@@ -2,7 +2,7 @@
 //! out, its retransmission timer armed, and a packet unacknowledged after its timeout sent
 //! again.
 
-use crate::imp::{Imp, Output, TimerId};
+use crate::imp::{Effects, Imp, Output, TimerId};
 use crate::link::{Frame, FrameKind};
 use crate::observe::Counted;
 use crate::timer::Deadline;
@@ -20,7 +20,7 @@ impl Imp {
         line: usize,
         frame: &Frame,
         now: SimTime,
-        out: &mut Vec<Output>,
+        out: &mut impl Effects,
     ) {
         let timeout = self.limits.line.retransmit_timeout;
         let link = &mut self.lines[line];
@@ -48,7 +48,7 @@ impl Imp {
         line: usize,
         lch: u8,
         generation: u32,
-        out: &mut Vec<Output>,
+        out: &mut impl Effects,
     ) {
         let link = &mut self.lines[line];
         debug_assert!(
@@ -61,6 +61,18 @@ impl Imp {
         );
         if link.retransmit(lch, generation, now) {
             out.push(Output::Count(Counted::Retransmission));
+            self.ask_transmit(line, out);
+        }
+    }
+
+    /// `line` has something to send: the driver is asked to start its next frame
+    /// ([`Output::Transmit`]) unless the line is busy with one, whose end starts the next
+    /// anyway (the driver's side of [`Imp::frame_sent`]); nothing can free the line before the
+    /// driver reaches this output, so the ask would find it busy.
+    #[inline(always)]
+    pub(crate) fn ask_transmit(&self, line: usize, out: &mut impl Effects) {
+        let link = &self.lines[line];
+        if !link.busy {
             out.push(Output::Transmit { link: link.id });
         }
     }

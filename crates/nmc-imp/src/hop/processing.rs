@@ -32,7 +32,7 @@
 //! give ~10 ms on 316s in 1975 (more than 5× the 516's), with waits of several hundred ms in
 //! particular cases.
 
-use crate::imp::{Imp, Net, Output, Resume, TimerId};
+use crate::imp::{Effects, Imp, Net, Output, Resume, TimerId};
 use crate::link::{FrameKind, Hold};
 use crate::packet::{MsgId, PktId};
 use crate::params::{ImpCosts, ImpModel};
@@ -53,7 +53,7 @@ impl Imp {
     /// `work` joins the task queue at `now` for `cost` of processor time (listing p. 62: one
     /// FIFO, one task at a time).
     #[inline(always)]
-    fn push_task(&mut self, now: SimTime, work: Work, cost: SimDuration, out: &mut Vec<Output>) {
+    fn push_task(&mut self, now: SimTime, work: Work, cost: SimDuration, out: &mut impl Effects) {
         let before = self.cpu.poll_at();
         self.cpu.push(now, work, cost);
         self.ask_task_end(before, out);
@@ -62,7 +62,7 @@ impl Imp {
     /// A wake-up for the end of the task in service ([`TimerId::Task`]), if it is not the
     /// `before` already asked for.
     #[inline(always)]
-    fn ask_task_end(&self, before: Option<(SimTime, u32)>, out: &mut Vec<Output>) {
+    fn ask_task_end(&self, before: Option<(SimTime, u32)>, out: &mut impl Effects) {
         let after = self.cpu.poll_at();
         if after != before
             && let Some((at, generation)) = after
@@ -80,7 +80,7 @@ impl Imp {
         now: SimTime,
         work: Work,
         bits: Bits,
-        out: &mut Vec<Output>,
+        out: &mut impl Effects,
     ) {
         let cost = self.costs().packet_rate.transmission_time(bits);
         self.push_task(now, work, cost, out);
@@ -89,7 +89,7 @@ impl Imp {
     /// Host input (listing p. 133): a packet of message `msg` is across its host's interface;
     /// the processor is charged its frame's bits, and the source's step for it follows
     /// ([`Imp::host_packet_in`]).
-    pub(crate) fn host_packet_taken(&mut self, now: SimTime, msg: MsgId, out: &mut Vec<Output>) {
+    pub(crate) fn host_packet_taken(&mut self, now: SimTime, msg: MsgId, out: &mut impl Effects) {
         let bits = self
             .next_input(msg)
             .expect("the packet whose input was started")
@@ -103,7 +103,7 @@ impl Imp {
     /// A frame without a packet arrived intact: a routing message (new to this IMP or
     /// repeated) or acknowledgements alone; its CPU time joins the queue.
     #[inline]
-    pub(crate) fn frame_taken(&mut self, now: SimTime, kind: FrameKind, out: &mut Vec<Output>) {
+    pub(crate) fn frame_taken(&mut self, now: SimTime, kind: FrameKind, out: &mut impl Effects) {
         let c = self.costs();
         let t = match kind {
             FrameKind::Routing { fresh: true, .. } => c.routing_update,
@@ -120,7 +120,7 @@ impl Imp {
     /// every `slow_tick_every`-th a slow one, pre-empt the task level for their CPU time
     /// (listing p. 11: T.O above TSK); the task in service ends that much later.
     #[inline]
-    pub(crate) fn clock_tick(&mut self, now: SimTime, out: &mut Vec<Output>) {
+    pub(crate) fn clock_tick(&mut self, now: SimTime, out: &mut impl Effects) {
         let every = self.limits.line.slow_tick_every as u64;
         let c = self.costs();
         let slow = (self.cpu.ticks + 1).is_multiple_of(every);
@@ -140,7 +140,7 @@ impl Imp {
         now: SimTime,
         generation: u32,
         net: &impl Net,
-        out: &mut Vec<Output>,
+        out: &mut impl Effects,
     ) {
         if self.cpu.poll_at() != Some((now, generation)) {
             return; // a clock tick moved this task's end later
@@ -183,7 +183,7 @@ impl Imp {
         (lch, bit): (u8, bool),
         planned: Option<u32>,
         net: &impl Net,
-        out: &mut Vec<Output>,
+        out: &mut impl Effects,
     ) {
         // Listing p. 70 (`GOODM`): the acknowledgement goes when the packet is accepted.
         let back = self.lines[line].id;
@@ -192,7 +192,7 @@ impl Imp {
             return;
         }
         self.owe_acknowledgement(line, lch, bit);
-        out.push(Output::Transmit { link: back });
+        self.ask_transmit(line, out);
         self.processed_on(now, pkt, planned, Some(back), net, out);
     }
 
@@ -209,7 +209,7 @@ impl Imp {
         planned: Option<u32>,
         back: Option<u32>,
         net: &impl Net,
-        out: &mut Vec<Output>,
+        out: &mut impl Effects,
     ) {
         let p = *net.packet(pkt);
         if p.dst == self.id {
@@ -240,13 +240,10 @@ impl Imp {
         hold: Hold,
         planned: Option<u32>,
         route: Option<u32>,
-        out: &mut Vec<Output>,
+        out: &mut impl Effects,
     ) {
         match self.forward(pkt, hold, planned, route) {
-            Some(_) => {
-                let link = route.expect("a packet joins the line of its route");
-                out.push(Output::Transmit { link });
-            }
+            Some(line) => self.ask_transmit(line, out),
             // No route now: the packet waits in the IMP.
             None => out.push(Output::Park { pkt, hold }),
         }

@@ -50,8 +50,10 @@ pub enum Ev {
     /// the deadline the channel holds (`Link::poll_at`); `epoch` names the arming, one wake-up
     /// per arming. (What it counts when it fires is `Counted::Retransmission`.)
     Retransmit {
-        /// The link.
-        link: u32,
+        /// The IMP that sent the packet.
+        imp: u32,
+        /// The line it went on, as the IMP numbers its lines (its place in `Imp::lines`).
+        line: u32,
         /// The logical channel.
         lch: u8,
         /// The generation of the timer's arming.

@@ -2,10 +2,12 @@
 //! it (`imp.rs` gives the call order): control messages and data packets sent, wake-ups
 //! queued, counts, trace lines and milestones, host interfaces started, hosts moved on, answers
 //! recorded, and the rest of a step handed back to the IMP ([`Imp::resume`]) once what came
-//! before is done.
+//! before is done. The step pushes into the driver's sink ([`Carry`], the IMP's
+//! [`crate::imp::Effects`]), a static call compiled into the step: a wake-up asked for first
+//! is queued at once, the rest wait until the step returns.
 
 use super::{Ev, Side, Subnet, Tr};
-use crate::imp::{Imp, Net, Output, TimerId, Traced};
+use crate::imp::{Effects, Imp, Net, Output, TimerId, Traced};
 use crate::packet::{Packet, PktId, PktKind, Slab};
 use crate::routing::Routing;
 use crate::topology::Topology;
@@ -37,6 +39,61 @@ impl Net for Around<'_> {
     }
 }
 
+/// The driver's sink for one step of IMP `imp` ([`Effects`]): a wake-up asked for before
+/// anything else is queued at once ([`wake_up`]: nothing the step does after it reads the
+/// event queue, and nothing before it is left to carry out, so the order is the one pushed);
+/// every other output, and everything after one, waits in `later` (`Subnet::outputs`, from
+/// `start` on) until the step returns ([`Subnet::apply`]).
+pub(super) struct Carry<'a> {
+    imp: u32,
+    q: &'a mut EventQueue<Ev>,
+    later: &'a mut Vec<Output>,
+    start: usize,
+}
+
+impl Effects for Carry<'_> {
+    #[inline(always)]
+    fn push(&mut self, o: Output) {
+        match o {
+            Output::Timer { at, timer } if self.later.len() == self.start => {
+                self.q.schedule(at, wake_up(self.imp, timer));
+            }
+            o => self.later.push(o),
+        }
+    }
+}
+
+/// The event that wakes IMP `imp` for `timer`.
+#[inline(always)]
+fn wake_up(imp: u32, timer: TimerId) -> Ev {
+    match timer {
+        TimerId::Retransmit {
+            line,
+            lch,
+            generation,
+        } => Ev::Retransmit {
+            imp,
+            line: line as u32,
+            lch,
+            epoch: generation,
+        },
+        TimerId::RfnmWait { generation } => Ev::RfnmWait {
+            imp,
+            epoch: generation,
+        },
+        TimerId::GiveBack { dst, generation } => Ev::GiveBack {
+            imp,
+            dst,
+            epoch: generation,
+        },
+        TimerId::Task { generation } => Ev::Task {
+            imp,
+            epoch: generation,
+        },
+        TimerId::BlockIdle { stream } => Ev::BlockIdle { imp, stream },
+    }
+}
+
 impl Subnet {
     /// Runs `step` on IMP `imp` and carries out what it pushed; returns what it returned.
     #[inline]
@@ -45,22 +102,23 @@ impl Subnet {
         now: SimTime,
         imp: u32,
         q: &mut EventQueue<Ev>,
-        step: impl FnOnce(&mut Imp, &mut Vec<Output>) -> R,
+        step: impl FnOnce(&mut Imp, &mut Carry<'_>) -> R,
     ) -> R {
         self.step_in(now, imp, q, |i, _, out| step(i, out))
     }
 
     /// Runs `step` on IMP `imp`, with what it may read around it ([`Around`]), and carries out
-    /// what it pushed, in order; returns what it returned. The outputs' buffer is one of the
-    /// subnet's own (`Subnet::outputs`), kept from step to step, so a step allocates nothing
-    /// (a step within a step, rare, has one of its own).
+    /// what it pushed, in order ([`Carry`]); returns what it returned. The buffer for what
+    /// waits is one of the subnet's own (`Subnet::outputs`), kept from step to step, so a step
+    /// allocates nothing (a step within a step, rare, pushes after the outputs of the one
+    /// that holds it, and carries its own out before them).
     #[inline(always)]
     pub(super) fn step_in<R>(
         &mut self,
         now: SimTime,
         imp: u32,
         q: &mut EventQueue<Ev>,
-        step: impl FnOnce(&mut Imp, &Around<'_>, &mut Vec<Output>) -> R,
+        step: impl FnOnce(&mut Imp, &Around<'_>, &mut Carry<'_>) -> R,
     ) -> R {
         let start = self.outputs.len();
         let net = Around {
@@ -68,7 +126,13 @@ impl Subnet {
             routing: &self.routing,
             topo: &self.topo,
         };
-        let r = step(&mut self.imps[imp as usize], &net, &mut self.outputs);
+        let mut out = Carry {
+            imp,
+            q: &mut *q,
+            later: &mut self.outputs,
+            start,
+        };
+        let r = step(&mut self.imps[imp as usize], &net, &mut out);
         if self.outputs.len() > start {
             self.apply(now, imp, start, q);
         }
@@ -76,7 +140,8 @@ impl Subnet {
     }
 
     /// IMP `imp`'s `timer` runs out at `now` ([`Imp::handle_timeout`]): every wake-up an IMP
-    /// asked for ([`Output::Timer`]) comes back through here.
+    /// asked for ([`Output::Timer`]) comes back this way (the two of every packet, a task's
+    /// end and a retransmission, call it from their own step, `model.rs`).
     #[inline(always)]
     pub(super) fn timeout(
         &mut self,
@@ -99,11 +164,12 @@ impl Subnet {
         let mut k = start;
         while let Some(o) = self.outputs.get(k) {
             match *o {
-                Output::Timer { at, timer } => q.schedule(at, self.wake_up(imp, timer)),
+                Output::Timer { at, timer } => q.schedule(at, wake_up(imp, timer)),
                 Output::Transmit { link } => self.try_send(now, link, q),
                 Output::Free { pkt } => self.slab.remove(pkt),
                 _ => {
-                    let o = o.clone();
+                    // Taken out of the buffer (its place is not read again).
+                    let o = std::mem::replace(&mut self.outputs[k], Output::WakeHosts);
                     self.apply_other(now, imp, o, q)
                 }
             }
@@ -226,34 +292,5 @@ impl Subnet {
             Traced::Reqall { msg, num } => Tr::Reqall { msg, num },
         };
         self.trace.emit(now, &line);
-    }
-
-    /// The event that wakes IMP `imp` for `timer`.
-    fn wake_up(&self, imp: u32, timer: TimerId) -> Ev {
-        match timer {
-            TimerId::Retransmit {
-                line,
-                lch,
-                generation,
-            } => Ev::Retransmit {
-                link: self.imps[imp as usize].lines[line].id,
-                lch,
-                epoch: generation,
-            },
-            TimerId::RfnmWait { generation } => Ev::RfnmWait {
-                imp,
-                epoch: generation,
-            },
-            TimerId::GiveBack { dst, generation } => Ev::GiveBack {
-                imp,
-                dst,
-                epoch: generation,
-            },
-            TimerId::Task { generation } => Ev::Task {
-                imp,
-                epoch: generation,
-            },
-            TimerId::BlockIdle { stream } => Ev::BlockIdle { imp, stream },
-        }
     }
 }
