@@ -29,7 +29,9 @@
 //!    [`Imp::handle_packet`]: a message's packet or a control message at its destination, a
 //!    RFNM, ALL, or RFC 632's RFNM or ALLOCATE at its source), a retransmission, a RFNM's 1 s
 //!    wait, an allocation's 250 ms, a block's disuse.
-//! 3. **A clock tick** (every 25.6 ms; the driver keeps the clock): [`Imp::clock_tick`].
+//! 3. **A clock tick** (every 25.6 ms; the driver keeps the clock): [`Imp::clock_tick`]; a
+//!    routing send opportunity on a line (the driver keeps its slots):
+//!    [`Imp::routing_opportunity`].
 //! 4. **A host's message** (K&O §II point a): [`Imp::message_offered`] when the host offers it;
 //!    [`Imp::next_input`] says whether its next packet may go in now, and
 //!    [`Imp::admit_host_packet`] whether the IMP has room; once the packet is across the
@@ -69,7 +71,7 @@ use crate::destination::{Delivery, Next, Replies};
 use crate::e2e::procedure::Procedure;
 use crate::e2e::replies::DataPacket;
 use crate::e2e::single::{Request, Single};
-use crate::link::{Frame, FrameKind, Hold, Link, NextFrame};
+use crate::link::{Frame, FrameKind, Hold, Link, NextFrame, RoutingLoad};
 use crate::observe::{Counted, Happened, Milestone, Note, Side, What};
 use crate::packet::{MsgId, Packet, PktId, PktKind, Stream};
 use crate::params::ImpCosts;
@@ -204,6 +206,9 @@ pub(crate) struct LineLimits {
     /// Control messages go ahead of data on a line's queue (a choice: the sources are silent;
     /// the profile's `control_priority`).
     pub(crate) control_priority: bool,
+    /// Routing messages by the line's load (listing p. 235, `RMVFRQ`; the profile's
+    /// `routing_frequency = "line-load-1973"`): how many send opportunities make one count.
+    pub(crate) routing: RoutingLoad,
 }
 
 /// What the IMP's processor spends on its work (BBN's IMP program 3050, `params.rs` gives each
@@ -268,6 +273,11 @@ impl Limits {
                 retransmit_timeout: p.retransmit_timeout,
                 slow_tick_every: p.slow_tick_every,
                 control_priority: p.control_priority,
+                routing: RoutingLoad {
+                    opportunities: p.routing_opportunities,
+                    busy_unit: p.routing_busy_unit,
+                    period: p.routing_period,
+                },
             },
             processor: ProcessorLimits {
                 h316: p.costs(ImpModel::H316),
@@ -1458,6 +1468,11 @@ mod tests {
                 retransmit_timeout: SimDuration::from_millis(125),
                 slow_tick_every: 5,
                 control_priority: true,
+                routing: RoutingLoad {
+                    opportunities: 5,
+                    busy_unit: SimDuration::from_millis(132),
+                    period: SimDuration::from_millis(640),
+                },
             },
             processor: ProcessorLimits {
                 h316: p.costs(ImpModel::H316),

@@ -143,6 +143,21 @@ pub(crate) enum NextFrame {
     AckOnly,
 }
 
+/// The line-load rule for routing messages (listing p. 235, `RMVFRQ`; `params.rs` gives each
+/// figure's source): of every `opportunities` send opportunities, one fewer is used for each
+/// full `busy_unit` per `period` the line was busy during the last ones
+/// ([`Link::routing_opportunity`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RoutingLoad {
+    /// Send opportunities counted together (5: the profile's `routing_opportunities`).
+    pub(crate) opportunities: u32,
+    /// One fewer is used for each full unit of this much busy time per `period` (132 ms: the
+    /// profile's `routing_busy_unit`).
+    pub(crate) busy_unit: SimDuration,
+    /// The routing period the unit is given for (640 ms: the profile's `routing_period`).
+    pub(crate) period: SimDuration,
+}
+
 /// An IMP's interface to one direction of a line (K&O §III): its queues, logical channels and
 /// retransmission timers, the acknowledgements owed for the reverse direction, the sequence bits
 /// last accepted coming in, and its counters.
@@ -166,8 +181,8 @@ pub(crate) struct Link {
     pub(crate) retx: VecDeque<u8>,
     /// A routing message goes first in the next frame.
     pub(crate) routing_due: bool,
-    /// Routing-message frequency by line load (`model/processing.rs`): the opportunity within
-    /// the 5, how many of the 5 are used, and the busy time when they were counted.
+    /// Routing-message frequency by line load ([`Link::routing_opportunity`]): the
+    /// opportunity within the 5.
     pub(crate) rf_slot: u32,
     /// How many of each `routing_opportunities` (5) are used, set by the line's load.
     pub(crate) rf_sends: u32,
@@ -270,6 +285,27 @@ impl Link {
         self.ack_mask = 0;
         self.ack_bits = 0;
         acks
+    }
+
+    /// A routing send opportunity on this line, one of slots `slot` apart: whether it is
+    /// used, by the line's load (listing p. 235, `RMVFRQ`): of every `rule.opportunities`, one
+    /// fewer is used for each full `rule.busy_unit` (per `rule.period`) the line was busy
+    /// during the last ones; at least one is used. The load is counted at the first of each
+    /// `rule.opportunities`; the used ones are spread evenly over them.
+    pub(crate) fn routing_opportunity(&mut self, slot: SimDuration, rule: RoutingLoad) -> bool {
+        let opps = rule.opportunities;
+        if self.rf_slot == 0 {
+            let busy = (self.busy_time - self.rf_busy_mark).as_nanos() as u128;
+            // The unit scales with the span counted (slot × opportunities).
+            let unit = rule.busy_unit.as_nanos() as u128 * (slot.as_nanos() as u128 * opps as u128)
+                / rule.period.as_nanos().max(1) as u128;
+            let drop = (busy / unit.max(1)).min(opps as u128 - 1) as u32;
+            self.rf_sends = opps - drop;
+            self.rf_busy_mark = self.busy_time;
+        }
+        let (k, n) = (self.rf_slot, self.rf_sends);
+        self.rf_slot = (self.rf_slot + 1) % opps;
+        (k + 1) * n / opps > k * n / opps
     }
 
     /// Is there anything [`Link::next_frame`] could send: a routing message due, a
@@ -443,6 +479,27 @@ mod tests {
 
     fn t(ms: u64) -> SimTime {
         SimTime::from_nanos(ms * 1_000_000)
+    }
+
+    /// Listing p. 235 (`RMVFRQ`) and RFC 619 p. 5 on a 50 kbit/s line, opportunities 128 ms
+    /// apart: an idle line uses all 5 of them (a routing message every 128 ms); a line busy the
+    /// whole time drops one per full 132 ms of its 640, 4 of 5, and uses one (every 640 ms);
+    /// busy 300 ms of the 640, it drops 2 and uses 3.
+    #[test]
+    fn routing_opportunities_follow_the_line_load() {
+        let rule = RoutingLoad {
+            opportunities: 5,
+            busy_unit: SimDuration::from_millis(132),
+            period: SimDuration::from_millis(640),
+        };
+        let slot = SimDuration::from_millis(128);
+        let mut l = line(8);
+        let used = |l: &mut Link| (0..5).filter(|_| l.routing_opportunity(slot, rule)).count();
+        assert_eq!(used(&mut l), 5, "idle");
+        l.busy_time += SimDuration::from_millis(640);
+        assert_eq!(used(&mut l), 1, "busy throughout");
+        l.busy_time += SimDuration::from_millis(300);
+        assert_eq!(used(&mut l), 3, "busy 300 ms of 640");
     }
 
     /// K&O §III: 125 ms (`retransmit_timeout`).

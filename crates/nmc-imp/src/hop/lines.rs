@@ -1,12 +1,12 @@
 //! The IMP's side of its lines (K&O §III; the line's own rules are `link.rs`'s): a frame gone
-//! out, its retransmission timer armed, and a packet unacknowledged after its timeout sent
-//! again.
+//! out, its retransmission timer armed, a packet unacknowledged after its timeout sent
+//! again, and a routing send opportunity used or not.
 
 use crate::imp::{Effects, Imp, Output, TimerId};
 use crate::link::{Frame, FrameKind};
 use crate::observe::Counted;
 use crate::timer::Deadline;
-use nmc_sim::SimTime;
+use nmc_sim::{SimDuration, SimTime};
 
 impl Imp {
     /// The frame on `line` has gone out at `now`: the line is free; a packet's
@@ -61,6 +61,26 @@ impl Imp {
         );
         if link.retransmit(lch, generation, now) {
             out.push(Output::Count(Counted::Retransmission));
+            self.ask_transmit(line, out);
+        }
+    }
+
+    /// A routing send opportunity on `line` at `now`; the driver's clock gives one every
+    /// `slot` (listing pp. 163–164, `RSTOUT`). Every one is used (`by_load` false: the
+    /// profile's fixed frequency), or as many as the line's load allows (listing p. 235,
+    /// `RMVFRQ`: [`crate::link::Link::routing_opportunity`]); a used one puts a routing
+    /// message first in the line's next frame, which the driver is asked to start.
+    pub(crate) fn routing_opportunity(
+        &mut self,
+        line: usize,
+        slot: SimDuration,
+        by_load: bool,
+        out: &mut impl Effects,
+    ) {
+        let rule = self.limits.line.routing;
+        let link = &mut self.lines[line];
+        if !by_load || link.routing_opportunity(slot, rule) {
+            link.routing_due = true;
             self.ask_transmit(line, out);
         }
     }

@@ -133,8 +133,15 @@ impl Subnet {
             start,
         };
         let r = step(&mut self.imps[imp as usize], &net, &mut out);
-        if self.outputs.len() > start {
-            self.apply(now, imp, start, q);
+        match self.outputs.len() - start {
+            0 => {}
+            // A line's next frame asked for alone (a routing opportunity, a retransmission):
+            // started here, without the loop.
+            1 if let Output::Transmit { link } = self.outputs[start] => {
+                self.outputs.truncate(start);
+                self.try_send(now, link, q);
+            }
+            _ => self.apply(now, imp, start, q),
         }
         r
     }

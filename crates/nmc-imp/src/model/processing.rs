@@ -39,38 +39,14 @@ impl Subnet {
         (slot, true)
     }
 
-    /// A routing send opportunity on `link`.
+    /// A routing send opportunity on `link`: the IMP's step decides whether it is used
+    /// ([`crate::imp::Imp::routing_opportunity`]), and the next is queued one slot on.
     pub(super) fn routing_tick(&mut self, now: SimTime, link: u32, q: &mut EventQueue<Ev>) {
         let (slot, by_load) = self.routing_slot(link);
-        let send = if by_load {
-            // Listing p. 235 (`RMVFRQ`): of every `routing_opportunities`, one fewer is used for
-            // each full `routing_busy_unit` (per `routing_period`) the line was busy during
-            // the last ones; at least one is used.
-            let (opps, unit, period) = (
-                self.params.routing_opportunities,
-                self.params.routing_busy_unit,
-                self.params.routing_period,
-            );
-            let l = self.link_mut(link);
-            if l.rf_slot == 0 {
-                let busy = (l.busy_time - l.rf_busy_mark).as_nanos() as u128;
-                // The unit scales with the span counted (slot × opportunities).
-                let unit = unit.as_nanos() as u128 * (slot.as_nanos() as u128 * opps as u128)
-                    / period.as_nanos().max(1) as u128;
-                let drop = (busy / unit.max(1)).min(opps as u128 - 1) as u32;
-                l.rf_sends = opps - drop;
-                l.rf_busy_mark = l.busy_time;
-            }
-            let (k, n) = (l.rf_slot, l.rf_sends);
-            l.rf_slot = (l.rf_slot + 1) % opps;
-            (k + 1) * n / opps > k * n / opps
-        } else {
-            true
-        };
-        if send {
-            self.link_mut(link).routing_due = true;
-            self.try_send(now, link, q);
-        }
+        let (imp, line) = self.link_at[link as usize];
+        self.step(now, imp, q, |i, out| {
+            i.routing_opportunity(line as usize, slot, by_load, out)
+        });
         q.schedule(now + slot, Ev::RoutingTick { link });
     }
 }
