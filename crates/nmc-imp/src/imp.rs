@@ -39,9 +39,11 @@
 //!    [`Imp::host_packet_in`]). The IMP's
 //!    own message generator starts a message inside the IMP: [`Imp::message_offered`] with
 //!    packet 1 in, then [`Imp::advance`].
-//! 5. **A packet handed to a host** at the destination: [`Imp::handed_to_host`] (before the
-//!    delivery is recorded), then [`Imp::single_handed_to_host`] and [`Imp::serve_replies`]
-//!    (the buffer it held is free).
+//! 5. **A packet handed to a host** at the destination: the host's interface starts it with
+//!    [`Imp::host_output_start`] (the driver times the transfer); once it is across,
+//!    [`Imp::host_output_done`] (the interface free, the buffer it held given back), then
+//!    [`Imp::handed_to_host`] (before the delivery is recorded), [`Imp::single_handed_to_host`]
+//!    and [`Imp::serve_replies`].
 //! 6. **The outputs**, carried out in the order pushed, each finished before the next, nothing
 //!    else between: send the control message ([`Output::Control`]) or the data packet
 //!    ([`Output::Data`], [`Output::SingleCopy`]: [`Imp::data_packet`] makes it); queue the
@@ -887,6 +889,37 @@ impl Imp {
             }
         };
         &mut self.ports[k]
+    }
+
+    /// Host `host`'s interface starts its next packet, if it is free and a packet waits for
+    /// the host (K&O §III: one at a time on its 100 kbit/s line): it is busy until
+    /// [`Imp::host_output_done`]. Returns the packet's data bits (the driver times the
+    /// transfer).
+    #[inline]
+    pub(crate) fn host_output_start(&mut self, host: u32) -> Option<u64> {
+        let port = self.port(host);
+        if port.busy {
+            return None;
+        }
+        let bits = port.queue.front()?.bits;
+        port.busy = true;
+        Some(bits)
+    }
+
+    /// The packet that [`Imp::host_output_start`] started is across host `host`'s interface:
+    /// the interface is free, and the reassembly buffer the packet held is given back
+    /// ([`Imp::release_reassembly`]). Returns the packet, for the steps that follow
+    /// ([`Imp::handed_to_host`], [`Imp::single_handed_to_host`], [`Imp::serve_replies`]).
+    ///
+    /// # Panics
+    /// If no packet was being output to the host.
+    #[inline]
+    pub(crate) fn host_output_done(&mut self, host: u32) -> HostOut {
+        let port = self.port(host);
+        port.busy = false;
+        let o = port.queue.pop_front().expect("a packet was being output");
+        self.release_reassembly(1);
+        o
     }
 
     /// Is any packet of a message of `stream` numbered below `num` still on its way to a host?

@@ -364,6 +364,34 @@ mod tests {
         assert!(x.port(1).queue.iter().all(|o| o.src == S && o.num == 0));
     }
 
+    /// K&O §III: the host's interface takes one packet at a time; each, once across, gives
+    /// its reassembly buffer back.
+    #[test]
+    fn the_host_interface_takes_one_packet_at_a_time_and_frees_its_buffer() {
+        let mut x = imp();
+        x.reserve(8);
+        let mut out = Vec::new();
+        for i in 0..2 {
+            x.message_packet_received(ms(0), packet(10, 0, i, 2), &mut out);
+        }
+        assert_eq!(x.reasm_used, 2, "6 unfilled buffers went back");
+        assert_eq!(x.host_output_start(1), Some(1008), "packet 1 starts");
+        assert_eq!(x.host_output_start(1), None, "the interface is busy");
+        let o = x.host_output_done(1);
+        assert_eq!(
+            (o.index, x.reasm_used),
+            (0, 1),
+            "packet 1 across, its buffer free"
+        );
+        assert_eq!(x.host_output_start(1), Some(500), "packet 2 starts");
+        assert_eq!(x.host_output_done(1).index, 1);
+        assert_eq!(
+            (x.reasm_used, x.host_output_start(1)),
+            (0, None),
+            "nothing waits"
+        );
+    }
+
     /// Messages go to the destination host in the order of their numbers: a message whole
     /// before its predecessor waits; a REQALL's number ("this REQALL
     /// steals the acquired message number") is passed over, and its ALL goes back to the

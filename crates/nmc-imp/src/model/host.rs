@@ -293,7 +293,9 @@ impl Subnet {
     }
 
     /// Starts the next packet to `host` if its interface is free (each host on an IMP has its
-    /// own interface).
+    /// own interface; [`Imp::host_output_start`]), and queues the end of its transfer.
+    ///
+    /// [`Imp::host_output_start`]: crate::imp::Imp::host_output_start
     pub(super) fn start_host_output(
         &mut self,
         now: SimTime,
@@ -301,24 +303,27 @@ impl Subnet {
         host: u32,
         q: &mut EventQueue<Ev>,
     ) {
-        let fake = self.imps[imp as usize].fake_host;
-        let port = self.imps[imp as usize].port(host);
-        if port.busy {
-            return;
-        }
-        if let Some(o) = port.queue.front() {
-            port.busy = true;
+        let i = &mut self.imps[imp as usize];
+        let fake = i.fake_host;
+        if let Some(bits) = i.host_output_start(host) {
             let t = if fake {
                 SimDuration::ZERO
             } else {
                 self.params
                     .host_interface
-                    .transmission_time(Bits::new(o.bits))
+                    .transmission_time(Bits::new(bits))
             };
             q.schedule(now + t, Ev::HostOutputDone { imp, host });
         }
     }
 
+    /// A packet is across the interface of `host` at `imp`: the interface is free and the
+    /// packet's buffer given back ([`Imp::host_output_done`]); it is traced, the IMP's steps
+    /// for a packet at its host follow (the RFNM after packet 1, RFC 632's RFNM, the replies
+    /// the freed buffer lets go), the message's delivery is recorded after its last packet,
+    /// and the interface starts its next.
+    ///
+    /// [`Imp::host_output_done`]: crate::imp::Imp::host_output_done
     pub(super) fn host_output_done(
         &mut self,
         now: SimTime,
@@ -326,11 +331,7 @@ impl Subnet {
         host: u32,
         q: &mut EventQueue<Ev>,
     ) {
-        let i = &mut self.imps[imp as usize];
-        let port = i.port(host);
-        port.busy = false;
-        let o = port.queue.pop_front().expect("a packet was being output");
-        i.release_reassembly(1);
+        let o = self.imps[imp as usize].host_output_done(host);
         self.trace.emit(
             now,
             &Tr::ToHost {
