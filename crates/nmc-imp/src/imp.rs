@@ -44,7 +44,14 @@
 //!    [`Imp::host_output_done`] (the interface free, the buffer it held given back), then
 //!    [`Imp::handed_to_host`] (before the delivery is recorded), [`Imp::single_handed_to_host`]
 //!    and [`Imp::serve_replies`].
-//! 6. **The outputs**, carried out in the order pushed, each finished before the next, nothing
+//! 6. **A line going down** (the driver's line event; our choices, [`crate::routing`]), each
+//!    direction in turn: the far end's acceptance read from both ends' sides of the line
+//!    ([`crate::link::accepted_at_line_down`]), then [`Imp::line_down`] at the sending IMP
+//!    (what the far end accepted is acknowledged, the rest taken off the channels), its outputs
+//!    carried out (the hosts woken), then [`Imp::line_down_reset`] (the queues taken off) and
+//!    [`Imp::line_down_received`] at the far IMP; a frame cut off is [`Imp::frame_lost`]. **A
+//!    line coming up**: [`Imp::line_up`].
+//! 7. **The outputs**, carried out in the order pushed, each finished before the next, nothing
 //!    else between: send the control message ([`Output::Control`]) or the data packet
 //!    ([`Output::Data`], [`Output::SingleCopy`]: [`Imp::data_packet`] makes it); queue the
 //!    wake-up ([`Output::Timer`]); count ([`Output::Count`]); write the trace line
@@ -56,7 +63,7 @@
 //!    ([`Output::Answered`], [`Output::SingleAnswered`]); start a line's next frame if it is
 //!    up and free ([`Output::Transmit`]); drop a packet no longer held ([`Output::Free`]), or
 //!    hold one with no route until the routes change ([`Output::Park`]).
-//! 7. **[`Output::Resume`]**: call [`Imp::resume`] with it at that point (what came before may
+//! 8. **[`Output::Resume`]**: call [`Imp::resume`] with it at that point (what came before may
 //!    have come back into this IMP: a launched packet lets its host put in the next, which may
 //!    be the generator's next message, moved on at once), and carry out what that pushes, in
 //!    its place, before the outputs after it.
@@ -626,6 +633,17 @@ pub(crate) enum Resume {
     AskAgain {
         /// The destination IMP the reply came from.
         dst: u32,
+    },
+    /// `line` went down, and the far IMP had accepted the packet on channel `lch` (sequence
+    /// bit `bit`): it is acknowledged now, after what the channels before it freed was carried
+    /// out ([`Imp::line_down`], [`Imp::acknowledged_at_line_down`]).
+    AcceptedAtLineDown {
+        /// The line (its place among the IMP's lines).
+        line: usize,
+        /// The logical channel.
+        lch: u8,
+        /// The packet's sequence bit.
+        bit: bool,
     },
 }
 
@@ -1286,6 +1304,9 @@ impl Imp {
             } => self.waiters_resumed(mark, stream, moved, out),
             Resume::Plt { moved } => self.serve_plt(moved, out),
             Resume::AskAgain { dst } => self.ask_again(dst, out),
+            Resume::AcceptedAtLineDown { line, lch, bit } => {
+                self.acknowledged_at_line_down(line, lch, bit, out)
+            }
         }
     }
 

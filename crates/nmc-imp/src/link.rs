@@ -158,6 +158,25 @@ pub(crate) struct RoutingLoad {
     pub(crate) period: SimDuration,
 }
 
+/// A line goes down: the channels of its `sending` side (one IMP's) whose packet the IMP at
+/// the far end had already accepted, as a mask (bit `lch`), read from the far end's receiving
+/// side `far` (the far IMP's side of the other direction, which holds the sequence bit it last
+/// accepted on each channel): a packet is accepted if its bit is the last accepted there.
+/// **Our choice** (K&O describe none of this; `crate::routing`, "Lines going down and coming
+/// up"): such a packet counts as acknowledged, since the line's logical channels are reset at
+/// both ends as the line protocol resynchronises, so no packet is delivered twice; the others
+/// go back to their IMP to be routed again. (The 1974 IMP could create duplicates here, which
+/// the destination discarded; we leave that out.)
+pub(crate) fn accepted_at_line_down(sending: &Link, far: &Link) -> u8 {
+    let mut mask = 0;
+    for (lch, c) in sending.lch.iter().enumerate() {
+        if c.held.is_some() && far.in_last[lch] == Some(c.bit) {
+            mask |= 1 << lch;
+        }
+    }
+    mask
+}
+
 /// An IMP's interface to one direction of a line (K&O §III): its queues, logical channels and
 /// retransmission timers, the acknowledgements owed for the reverse direction, the sequence bits
 /// last accepted coming in, and its counters.
@@ -306,6 +325,22 @@ impl Link {
         let (k, n) = (self.rf_slot, self.rf_sends);
         self.rf_slot = (self.rf_slot + 1) % opps;
         (k + 1) * n / opps > k * n / opps
+    }
+
+    /// The line went down (its sending side): the line protocol starts afresh when it comes
+    /// back (every channel's sequence bit cleared and its timer disarmed, no acknowledgement
+    /// owed, no retransmission or routing message due), and the packets on its queues are
+    /// taken off, control messages first, each with what holds its buffer.
+    pub(crate) fn reset_at_line_down(&mut self) -> Vec<(PktId, Hold)> {
+        for c in &mut self.lch {
+            c.bit = false;
+            c.next_generation();
+        }
+        self.ack_mask = 0;
+        self.ack_bits = 0;
+        self.retx.clear();
+        self.routing_due = false;
+        self.ctrl.drain(..).chain(self.data.drain(..)).collect()
     }
 
     /// Is there anything [`Link::next_frame`] could send: a routing message due, a
@@ -500,6 +535,26 @@ mod tests {
         assert_eq!(used(&mut l), 1, "busy throughout");
         l.busy_time += SimDuration::from_millis(300);
         assert_eq!(used(&mut l), 3, "busy 300 ms of 640");
+    }
+
+    /// A line going down (our choice, `crate::routing`): a packet on a channel counts as
+    /// accepted when the far end's last accepted sequence bit there is the packet's; a free
+    /// channel, a bit not yet accepted, or nothing accepted yet does not.
+    #[test]
+    fn the_far_end_accepted_the_packets_whose_bit_it_last_took() {
+        let (mut sending, mut far) = (line(8), line(8));
+        for (lch, bit) in [(0, true), (1, false), (2, true), (3, false)] {
+            sending.lch[lch].held = Some((lch as PktId, Hold::Transit));
+            sending.lch[lch].bit = bit;
+        }
+        far.in_last[..5].copy_from_slice(&[Some(true), Some(true), Some(true), None, Some(true)]);
+        assert_eq!(accepted_at_line_down(&sending, &far), 0b0101);
+        far.in_last = [None; 8];
+        assert_eq!(
+            accepted_at_line_down(&sending, &far),
+            0,
+            "nothing accepted yet"
+        );
     }
 
     /// K&O §III: 125 ms (`retransmit_timeout`).

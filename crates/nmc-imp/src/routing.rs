@@ -41,7 +41,8 @@
 //! * The IMP at each end takes back the packets it had sent on the line and not had
 //!   acknowledged, and those waiting on its output queue, and routes them again (static routes
 //!   put them back on the same line, to wait for it). A packet the far IMP had already accepted
-//!   counts as acknowledged: the line's logical channels are reset at both ends, as the line
+//!   (`crate::link::accepted_at_line_down`, from both ends' sides of the line) counts as
+//!   acknowledged: the line's logical channels are reset at both ends, as the line
 //!   protocol resynchronises, so no packet is delivered twice. The 1974 IMP could create
 //!   duplicates here, which the destination discarded; we leave that out.
 //! * A packet for which its IMP has no route waits in the IMP (it keeps its buffer) and is

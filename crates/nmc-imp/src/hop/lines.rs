@@ -1,10 +1,12 @@
 //! The IMP's side of its lines (K&O §III; the line's own rules are `link.rs`'s): a frame gone
 //! out, its retransmission timer armed, a packet unacknowledged after its timeout sent
-//! again, and a routing send opportunity used or not.
+//! again, a routing send opportunity used or not, and a line going down and coming up.
 
-use crate::imp::{Effects, Imp, Output, TimerId};
+use crate::imp::{Effects, Imp, Output, Resume, TimerId};
+use crate::link::Hold;
 use crate::link::{Frame, FrameKind};
 use crate::observe::Counted;
+use crate::packet::PktId;
 use crate::timer::Deadline;
 use nmc_sim::{SimDuration, SimTime};
 
@@ -83,6 +85,89 @@ impl Imp {
             link.routing_due = true;
             self.ask_transmit(line, out);
         }
+    }
+
+    /// `line` went down (the driver's line event; our choices, `crate::routing`, "Lines going
+    /// down and coming up"), its sending side first:
+    /// the packets on its channels that the far IMP had accepted (`accepted`, by channel:
+    /// [`crate::link::accepted_at_line_down`]) count as acknowledged, each in turn
+    /// ([`Resume::AcceptedAtLineDown`]: the copy dropped and this IMP's hosts woken, as an
+    /// acknowledgement does, before the next); the others are taken off their channels and
+    /// returned, in channel order, to be routed again. Once the driver has carried out what
+    /// this pushed, [`Imp::line_down_reset`].
+    pub(crate) fn line_down(
+        &mut self,
+        line: usize,
+        accepted: u8,
+        out: &mut impl Effects,
+    ) -> Vec<(PktId, Hold)> {
+        let mut taken = Vec::new();
+        for (lch, c) in self.lines[line].lch.iter_mut().enumerate() {
+            let Some(held) = c.held else {
+                continue;
+            };
+            if accepted & (1 << lch) != 0 {
+                let (lch, bit) = (lch as u8, c.bit);
+                out.push(Output::Resume(Resume::AcceptedAtLineDown {
+                    line,
+                    lch,
+                    bit,
+                }));
+            } else {
+                c.held = None;
+                c.next_generation();
+                taken.push(held);
+            }
+        }
+        taken
+    }
+
+    /// The packet on channel `lch` of `line` (sequence bit `bit`), which the far IMP had
+    /// accepted when the line went down ([`Imp::line_down`]), is acknowledged
+    /// ([`Imp::acknowledge`]): its copy is dropped and this IMP's hosts may go on (no frame
+    /// starts: the line is down).
+    pub(crate) fn acknowledged_at_line_down(
+        &mut self,
+        line: usize,
+        lch: u8,
+        bit: bool,
+        out: &mut impl Effects,
+    ) {
+        if let Some(pkt) = self.acknowledge(line, lch, bit) {
+            out.push(Output::Free { pkt });
+            out.push(Output::WakeHosts);
+        }
+    }
+
+    /// `line` is down, the hosts woken by what its channels' acceptance freed
+    /// ([`Imp::line_down`]): its sending side starts afresh
+    /// ([`crate::link::Link::reset_at_line_down`]), and the packets on its queues are
+    /// returned, control messages first, to be routed again after those taken off its
+    /// channels.
+    pub(crate) fn line_down_reset(&mut self, line: usize) -> Vec<(PktId, Hold)> {
+        self.lines[line].reset_at_line_down()
+    }
+
+    /// The other direction of `line` went down: this IMP forgets the sequence bits it last
+    /// accepted on it (its receiving side starts afresh with the line protocol).
+    pub(crate) fn line_down_received(&mut self, line: usize) {
+        self.lines[line].in_last = [None; 8];
+    }
+
+    /// `line` came back up: with adaptive routing (`routing_now`) a routing message goes at
+    /// once (nmc-routing's line-up), and the line may start its next frame.
+    pub(crate) fn line_up(&mut self, line: usize, routing_now: bool, out: &mut impl Effects) {
+        if routing_now {
+            self.lines[line].routing_due = true;
+        }
+        self.ask_transmit(line, out);
+    }
+
+    /// The frame being sent on `line` when it went down is lost (its end came): the line is
+    /// free, and may start its next frame if it is back up.
+    pub(crate) fn frame_lost(&mut self, line: usize, out: &mut impl Effects) {
+        self.lines[line].busy = false;
+        self.ask_transmit(line, out);
     }
 
     /// `line` has something to send: the driver is asked to start its next frame

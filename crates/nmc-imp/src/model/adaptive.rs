@@ -3,7 +3,7 @@
 //! are described in [`crate::routing`]; this module is the glue to the event model.
 
 use super::{Ev, Subnet};
-use crate::link::{Frame, FrameKind, Hold};
+use crate::link::{Frame, FrameKind, Hold, accepted_at_line_down};
 use crate::packet::{Packet, PktId, PktKind};
 use crate::routing::{LineSample, NO_BODY, SourceSend};
 use nmc_routing::{LineId, Router};
@@ -73,13 +73,15 @@ impl Subnet {
                 if let Some(since) = st.down_since.take() {
                     st.down_time += now - since;
                 }
-                let from = self.link(l).def.from;
-                if self.routing.is_adaptive() {
+                let (from, line) = self.link_at[l as usize];
+                let adaptive = self.routing.is_adaptive();
+                if adaptive {
                     // A line coming up sends a routing message at once (nmc-routing).
                     self.routing.routers[from as usize].handle_line_up(now, LineId(l));
-                    self.link_mut(l).routing_due = true;
                 }
-                self.try_send(now, l, q);
+                self.step(now, from, q, |i, out| {
+                    i.line_up(line as usize, adaptive, out)
+                });
             }
         } else {
             let mut taken = Vec::new();
@@ -96,42 +98,24 @@ impl Subnet {
                 st.doomed_tx = busy;
                 st.doomed_wire = st.on_wire;
                 // Packets sent and not acknowledged: the far IMP either has it (then it counts
-                // as acknowledged) or it comes back to this IMP to be routed again.
-                for lch in 0..self.link(l).lch.len() {
-                    let link = self.link(l);
-                    let c = link.lch[lch];
-                    if c.held.is_none() {
-                        continue;
-                    }
-                    if self.link(link.reverse).in_last[lch] == Some(c.bit) {
-                        self.routing.counts.accepted_at_line_down += 1;
-                        self.acknowledged(now, l, lch as u8, c.bit, q);
-                    } else {
-                        let c = &mut self.link_mut(l).lch[lch];
-                        let held = c.held.take().expect("held");
-                        c.next_generation();
-                        taken.push((l, held));
-                    }
-                }
-                let link = self.link_mut(l);
-                // The line protocol starts afresh when the line comes back.
-                for c in &mut link.lch {
-                    c.bit = false;
-                    c.next_generation();
-                }
-                link.ack_mask = 0;
-                link.ack_bits = 0;
-                link.retx.clear();
-                link.routing_due = false;
-                let (rev, queued): (u32, Vec<_>) = (
-                    link.reverse,
-                    link.ctrl.drain(..).chain(link.data.drain(..)).collect(),
-                );
+                // as acknowledged) or it comes back to this IMP to be routed again
+                // (`link::accepted_at_line_down`, read from both ends' sides of the line;
+                // each IMP then changes only its own). The hosts woken by an acknowledged
+                // one go on before the line's queues are taken off (`Imp::line_down`).
+                let (from, line) = self.link_at[l as usize];
+                let rev = self.link(l).reverse;
+                let (far, far_line) = self.link_at[rev as usize];
+                let accepted = accepted_at_line_down(self.link(l), self.link(rev));
+                self.routing.counts.accepted_at_line_down += accepted.count_ones() as u64;
+                let on_channels = self.step(now, from, q, |i, out| {
+                    i.line_down(line as usize, accepted, out)
+                });
+                taken.extend(on_channels.into_iter().map(|h| (l, h)));
+                let queued = self.imps[from as usize].line_down_reset(line as usize);
                 // What the far end last accepted from this direction.
-                self.link_mut(rev).in_last = [None; 8];
+                self.imps[far as usize].line_down_received(far_line as usize);
                 taken.extend(queued.into_iter().map(|h| (l, h)));
                 if self.routing.is_adaptive() {
-                    let from = self.link(l).def.from;
                     self.routing.routers[from as usize].handle_line_down(now, LineId(l));
                 }
             }
@@ -211,12 +195,12 @@ impl Subnet {
         }
         st.doomed_tx = false;
         st.frames_lost += 1;
-        self.link_mut(l).busy = false;
         if let FrameKind::Routing { body, .. } = frame.kind {
             self.routing.take_body(body);
         }
-        // The line may be back up already.
-        self.try_send(now, l, q);
+        // The line is free, and may be back up already (`Imp::frame_lost`).
+        let (from, line) = self.link_at[l as usize];
+        self.step(now, from, q, |i, out| i.frame_lost(line as usize, out));
         true
     }
 

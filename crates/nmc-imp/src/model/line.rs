@@ -278,24 +278,4 @@ impl Subnet {
             self.wake_hosts(now, at, q);
         }
     }
-
-    /// The far IMP acknowledged the packet on channel `lch` of link `l` (at a line going
-    /// down, when the far IMP is known to have it): its copy is dropped, and the line and the
-    /// IMP's hosts start again.
-    pub(super) fn acknowledged(
-        &mut self,
-        now: SimTime,
-        l: u32,
-        lch: u8,
-        bit: bool,
-        q: &mut EventQueue<Ev>,
-    ) {
-        let (from, line) = self.link_at[l as usize];
-        let Some(pkt) = self.imps[from as usize].acknowledge(line as usize, lch, bit) else {
-            return; // an old acknowledgement
-        };
-        self.slab.remove(pkt);
-        self.try_send(now, l, q);
-        self.wake_hosts(now, from, q);
-    }
 }
