@@ -364,8 +364,12 @@ pub fn stream(runs: &[nmc_realtime::stream::sender::StreamRun], target: &str) ->
                 r,
                 json!({
                     "rate_bit_per_s": r.config.rate_bps,
+                    "sent_rate_bit_per_s": r.sent_rate_bps(),
+                    "sent_s": r.sent_s,
                     "buffer_bytes": r.config.buffer_bits as f64 / 8.0,
+                    "buffers_due": r.buffers_due(),
                     "buffers_sent": r.buffers_sent,
+                    "kept_up": r.kept_up(),
                     "buffers_completed": r.buffers_completed,
                     "gaps": r.gaps.count(),
                     "max_gap_s": ms(r.gaps.max_ms()),

@@ -191,6 +191,29 @@ fn config(
     }
 }
 
+/// Issue 74 §2: when the source sent fewer buffers than its rate called for in its time, one
+/// line with the rate achieved beside the rate asked, and why: a bulk source only falls behind
+/// when this host cannot send that fast; RFC 508's double buffer, when its gaps held it back.
+fn shortfall(r: &StreamRun) -> Option<String> {
+    if r.kept_up() {
+        return None;
+    }
+    let show = |bps: f64| nmc_sim::RateFormat::Auto.show(bps);
+    let why = if r.config.bulk {
+        "this host could not send that fast"
+    } else {
+        "the gaps held the source back"
+    };
+    Some(format!(
+        "sent {} of the {} asked ({} of {} buffers in {:.3} s): {why}",
+        show(r.sent_rate_bps().unwrap_or(0.0)),
+        show(r.config.rate_bps as f64),
+        r.buffers_sent,
+        r.buffers_due(),
+        r.sent_s
+    ))
+}
+
 /// RFC 508's KEY for one test.
 fn key_box(r: &StreamRun) -> String {
     let mut lines = vec![
@@ -401,6 +424,9 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
             };
             if !a.sweep {
                 say(key_box(&run));
+                if let Some(line) = shortfall(&run) {
+                    say(line);
+                }
                 if let Some(got) = &run.received {
                     say(format!(
                         "--reverse: the sink at {target} sent and timed the gaps; received here {} buffers, {} bytes",
@@ -409,9 +435,12 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
                 }
             } else {
                 eprintln!(
-                    "  {r} bit/s, {b} bit: {} buffers, {} gaps{}",
+                    "  {r} bit/s, {b} bit: {} buffers, {} gaps{}{}",
                     run.buffers_sent,
                     run.gaps.count(),
+                    shortfall(&run)
+                        .map(|l| format!(" ({l})"))
+                        .unwrap_or_default(),
                     run.partial
                         .as_deref()
                         .map(|p| format!(" (partial: {p})"))
