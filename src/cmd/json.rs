@@ -65,6 +65,21 @@ pub fn print(doc: &Value) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Whether the instrument's command line has been checked whole and its run begun ([`begin`]).
+static BEGUN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Marks that the command line was checked whole and the run begins (issue 74 §3): a failure
+/// before this is the command line refused, and its document's `target` is null, as when the
+/// parser refuses it; a failure after it names its target.
+pub fn begin() {
+    BEGUN.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether [`begin`] was called in this process.
+pub fn begun() -> bool {
+    BEGUN.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Whether [`print()`] has printed a document in this process.
 pub fn printed() -> bool {
     PRINTED.load(std::sync::atomic::Ordering::Relaxed)

@@ -363,6 +363,18 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
             }
         }
     }
+    // Issue 34: interval lines, kept for the JSON document's `end.intervals` too.
+    let every = a
+        .interval
+        .map(|d| std::time::Duration::from_nanos(d.as_nanos()));
+    // Issue 74 §4: every interval has a floor (`-i 1ns` wrote a line for each nanosecond).
+    if let Some(d) = a.interval
+        && d.as_nanos() < 1_000_000
+    {
+        bail!("--interval {d}: at least 1ms, e.g. 1s");
+    }
+    a.dial.check(target, !a.udp)?;
+    super::json::begin();
     // Issue 33: the folder is ours from the first buffer; written beside it, put in place whole.
     let out = a
         .out
@@ -381,13 +393,6 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
     };
     let mut runs = Vec::new();
     let mut partial = None;
-    // Issue 34: interval lines, kept for the JSON document's `end.intervals` too.
-    let every = a
-        .interval
-        .map(|d| std::time::Duration::from_nanos(d.as_nanos()));
-    if every.is_some_and(|d| d.is_zero()) {
-        bail!("--interval 0s: give a positive interval, e.g. 1s");
-    }
     let mut intervals: Vec<StreamInterval> = Vec::new();
     let mut on_interval = |iv: StreamInterval| {
         say(format!(

@@ -396,9 +396,31 @@ const WANTS_SECRET: &str = "the sink wants a secret: give it with --secret-file"
 fn failed(s: &TcpStream, c: &StreamConfig, seq: u64, doing: &str, e: std::io::Error) -> String {
     if c.key.is_none() && nmc_serve::auth::challenged(s, &[]) {
         WANTS_SECRET.into()
+    } else if seq <= 1 && closed_by_peer(&e) {
+        TURNED_AWAY.into()
     } else {
         format!("{doing} buffer {seq}: {e}")
     }
+}
+
+/// A TCP run whose connection the sink closed before its second buffer (issue 74 §3: this was a
+/// partial run, exit 4, "writing buffer 1: Broken pipe"). A sink closes a connection it turns
+/// away at once, before reading anything: the first write still lands in this host's socket,
+/// and the second finds the connection reset. Nothing was measured, and the sink refused: a
+/// refusal ([`StreamError::Refused`], exit 3), as the pump's is before its first RFNM.
+const TURNED_AWAY: &str = "the sink closed the connection before taking a buffer: it turned this \
+     connection away (all its slots busy, or this address's share of them in use; try again \
+     later)";
+
+/// Whether `e` says the other end closed or reset the connection.
+fn closed_by_peer(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::BrokenPipe
+            | std::io::ErrorKind::ConnectionReset
+            | std::io::ErrorKind::ConnectionAborted
+            | std::io::ErrorKind::UnexpectedEof
+    )
 }
 
 /// Writes buffers: on a thread of its own ([`writer`]), or on the filling thread for UDP
@@ -1005,8 +1027,8 @@ fn run_with(
             });
         }
     }
-    if partial.as_deref() == Some(WANTS_SECRET) {
-        return Err(StreamError::Refused(WANTS_SECRET.into()));
+    if let Some(why @ (WANTS_SECRET | TURNED_AWAY)) = partial.as_deref() {
+        return Err(StreamError::Refused(why.into()));
     }
     let (sink_received, arrivals) = match tally_sock {
         Some(s) => ask_tally(&s, c, completed.sent),
