@@ -1,0 +1,15 @@
+//! # nmc-h316 — a Honeywell 316/516 emulator with the ARPANET IMP's devices
+//!
+//! (map written below once the modules exist)
+
+#![warn(missing_docs)]
+
+pub mod cpu;
+pub mod interrupt;
+pub mod io;
+pub mod memory;
+pub mod timing;
+
+pub use cpu::{Cpu, CpuConfig, Fault, Step};
+pub use io::{Bus, IoCx, IoError};
+pub use timing::Model;
