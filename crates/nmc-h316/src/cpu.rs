@@ -695,10 +695,11 @@ impl Cpu {
         self.c = false;
         self.sc = 0;
         if n == 0 {
-            return match kind {
-                0o03 | 0o07 | 0o13 | 0o17 => Err(self.unimplemented(word, "undefined shift")),
-                _ => Ok(()),
-            };
+            // A zero count shifts nothing whatever the kind. The IMP program builds left
+            // rotates by adding minus the count to a zero-count rotate word, 041700 (the count
+            // field is the two's complement of the count): with a count of 0 the word keeps
+            // kind 17, which must then do nothing.
+            return Ok(());
         }
         let a = self.a;
         let b = self.b;

@@ -107,6 +107,11 @@ impl Interrupts {
         }
     }
 
+    /// Whether standard-interrupt line `bit` is requesting and unmasked.
+    pub fn standard_requesting(&self, bit: u16) -> bool {
+        self.standard_requests & self.standard_mask & bit != 0
+    }
+
     /// A device's edge on priority level `level`.
     #[inline]
     pub fn request(&mut self, level: Level) {
