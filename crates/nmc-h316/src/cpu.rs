@@ -138,6 +138,8 @@ pub struct Cpu {
     sc: u16,
     halted: bool,
     half_cycles: u64,
+    /// DMC cycles stolen but not yet charged (charged a word's worth an instruction).
+    pending_steal: u64,
     instructions: u64,
     /// Address of the instruction being executed.
     ir_addr: u16,
@@ -162,6 +164,7 @@ impl Cpu {
             sc: 0,
             halted: false,
             half_cycles: 0,
+            pending_steal: 0,
             instructions: 0,
             ir_addr: 0,
             half_ns: config.model.half_cycle_ns(),
@@ -222,9 +225,12 @@ impl Cpu {
         self.half_cycles * self.half_ns
     }
 
-    /// Charge cycles a DMC transfer stole.
+    /// Charge cycles a DMC transfer stole. They are charged a word's worth
+    /// ([`timing::DMC_HALF_CYCLES_PER_WORD`]) with each instruction that follows, as the DMC
+    /// took them a word at a time while the frame passed; so the clock never jumps by more than
+    /// one instruction and one DMC word.
     pub fn steal(&mut self, half_cycles: u64) {
-        self.half_cycles += half_cycles;
+        self.pending_steal += half_cycles;
     }
 
     /// Let time pass without instructions (a halted CPU): the clock moves to the first half
@@ -374,6 +380,11 @@ impl Cpu {
                 vector,
                 half_cycles: hc,
             });
+        }
+        if self.pending_steal > 0 {
+            let s = self.pending_steal.min(timing::DMC_HALF_CYCLES_PER_WORD);
+            self.pending_steal -= s;
+            self.half_cycles += s;
         }
         let word = self.mem.read(self.p);
         self.ir_addr = self.p;

@@ -8,7 +8,9 @@
 //! Every IMP runs to the end of the same window; then the frames they started are handed to
 //! the far ends, arriving at last bit + propagation. A frame started in a window cannot arrive
 //! before the window's end if the window is no longer than the shortest frame (its framing
-//! bits alone) plus the propagation delay: that is the window ([`Subnet::lookahead_ns`]).
+//! bits alone) plus the propagation delay ([`Subnet::lookahead_ns`]). An IMP's clock passes the
+//! window's end by up to one instruction and one DMC word (tens of µs); the window is half the
+//! lookahead, which leaves hundreds.
 //! Host messages an IMP sends are collected per host for the caller, who may answer them from
 //! the next window on.
 //!
@@ -123,6 +125,11 @@ impl Subnet {
             .max(1)
     }
 
+    /// The window: half the lookahead.
+    pub fn window_ns(&self) -> u64 {
+        (self.lookahead_ns() / 2).max(1)
+    }
+
     /// The subnet's clock.
     pub fn now_ns(&self) -> u64 {
         self.now_ns
@@ -152,7 +159,7 @@ impl Subnet {
 
     /// Run every IMP to `until_ns`, window by window.
     pub fn run_until(&mut self, until_ns: u64) -> Result<(), SubnetError> {
-        let w = self.lookahead_ns();
+        let w = self.window_ns();
         while self.now_ns < until_ns {
             let end = (self.now_ns + w).min(until_ns);
             self.window(end)?;
@@ -166,7 +173,7 @@ impl Subnet {
         until_ns: u64,
         mut done: impl FnMut(&mut Subnet) -> bool,
     ) -> Result<bool, SubnetError> {
-        let w = self.lookahead_ns();
+        let w = self.window_ns();
         while self.now_ns < until_ns {
             let end = (self.now_ns + w).min(until_ns);
             self.window(end)?;
@@ -265,9 +272,10 @@ impl Subnet {
         Ok(())
     }
 
-    /// Host `host` of IMP `imp` sends `words` at the subnet's clock (the next window).
+    /// Host `host` of IMP `imp` sends `words` now (the subnet's clock, or the IMP's if that
+    /// has passed the window's end).
     pub fn host_send(&mut self, imp: usize, host: u8, words: Vec<u16>) -> Result<(), SubnetError> {
-        let t = self.now_ns;
+        let t = self.now_ns.max(self.imps[imp].now_ns());
         let number = self.imps[imp].devices.number();
         let _ = writeln!(
             self.trace,
