@@ -366,10 +366,11 @@ impl Cpu {
             return Ok(Step::Halted);
         }
         if let Some(vector) = self.irq.take() {
+            // A DXA or OTK "extend off" still pending stays pending: the handler's first jump
+            // carries it out (as both cycle-level emulators, SIMH's and Wise's, do).
             self.pme = self.ext;
             if self.config.extended_addressing {
                 self.ext = true;
-                self.ext_off_pending = false;
             }
             let mut hc = timing::INTERRUPT_HALF_CYCLES;
             self.ir_addr = self.p;

@@ -499,3 +499,31 @@ fn smk_and_otk_do_not_skip() {
     assert_eq!(cpu.p(), 0o102);
     assert!(cpu.c, "OTK: A1 to C");
 }
+
+#[test]
+fn a_pending_extend_off_survives_an_interrupt_until_the_handlers_first_jump() {
+    // EXA; ENB; DXA — interrupted before the jump that would end extend mode.
+    let mut cpu = machine(
+        &[
+            (0o66, 0o000500),
+            (0o100, 0o000013), // EXA
+            (0o101, 0o000401), // ENB
+            (0o102, 0o000011), // DXA (pending)
+            (0o103, 0o002103), // JMP * (never reached before the interrupt)
+            (0o501, 0o002502), // JMP 502: carries out the pending extend off
+            (0o502, 0o000000),
+        ],
+        0o100,
+    );
+    cpu.irq.set_priority_mask(0o020000);
+    cpu.irq.request(3);
+    steps(&mut cpu, 3);
+    assert!(cpu.extend_mode());
+    steps(&mut cpu, 1); // the interrupt
+    assert!(cpu.extend_mode());
+    steps(&mut cpu, 1); // JMP 502
+    assert!(
+        !cpu.extend_mode(),
+        "the DXA took effect at the handler's first jump"
+    );
+}
