@@ -18,6 +18,14 @@
 //! line's propagation. So a driver running several IMPs may let each run ahead of the others by
 //! the shortest frame time plus the propagation delay.
 //!
+//! ## What BBN's program 3050 does on it (measured with the emulator; see `tests/imp_program.rs`)
+//! On the listing's 100 µs clock: lamps lit at 6.6 s; a line to another IMP up (lights 077400)
+//! at 54.5 s; IMP ready, three NOPs and a RESET to each host at 90.3 s; a remote host answers
+//! "destination dead" for about 6 s more; the first message a host sends after start-up gets
+//! no reply (as in SIMH). Idle lines carry a routing message (68 words) every 128 ms. IMPs
+//! report to the NCC's host (IMP 5, host 1) when an IMP 5 exists. On SIMH's 20 µs clock the
+//! same steps come about five times sooner (hosts greeted at 18.9 s).
+//!
 //! ## Order of same-time events
 //! Device events at the same time fire in the order they were scheduled (a sequence number
 //! breaks ties); all of them fire before the next instruction. Nothing depends on a hash or
