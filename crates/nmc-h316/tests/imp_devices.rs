@@ -171,3 +171,58 @@ fn a_halt_stops_the_run_and_says_where() {
     let mut imp = machine(&[(0o204, 0o000000)]);
     assert_eq!(imp.run_until(MS), Ok(RunStop::Halted { p: 0o205 }));
 }
+
+#[test]
+fn a_subnet_hands_a_frame_to_the_far_imp_at_its_last_bit_plus_propagation() {
+    use nmc_h316::subnet::{Line, Subnet};
+    let build = || {
+        // IMP 0 sends 4 words on line 1; IMP 1 listens on line 1.
+        let sender = machine(&[
+            (0o32, 0o000400),
+            (0o33, 0o000403),
+            (0o400, 0o7),
+            (0o403, 0o70),
+            (0o203, 0o030071), // M1OUT
+            (0o204, 0o000401),
+            (0o205, 0o002205),
+        ]);
+        let receiver = machine(&[
+            (0o20, 0o100000 | 0o500),
+            (0o21, 0o000517),
+            (0o203, 0o030471), // M1IN
+            (0o204, 0o000401),
+            (0o205, 0o002205),
+        ]);
+        Subnet::new(
+            vec![sender, receiver],
+            vec![Line {
+                a: (0, 1),
+                b: (1, 1),
+                propagation_ns: 5 * MS,
+            }],
+        )
+    };
+    let mut net = build();
+    assert_eq!(
+        net.lookahead_ns(),
+        1_440 * US + 5 * MS,
+        "72 bits at 50 kbit/s + 5 ms"
+    );
+    let arrival = 4 * 1920 + 2_720 * US + 5 * MS;
+    net.run_until(arrival - 5 * US).unwrap();
+    assert_eq!(net.imps[1].cpu.mem.read(0o304), 0);
+    net.run_until(arrival + 20 * US).unwrap();
+    assert_eq!(net.imps[1].cpu.mem.read(0o304), 1, "input done");
+    assert_eq!(
+        (
+            net.imps[1].cpu.mem.read(0o500),
+            net.imps[1].cpu.mem.read(0o503)
+        ),
+        (0o7, 0o70)
+    );
+    net.run_until(200 * MS).unwrap();
+    let mut again = build();
+    again.run_until(200 * MS).unwrap();
+    assert_eq!(net.trace(), again.trace(), "the same bytes twice");
+    assert!(net.trace().contains("FRAME line1"), "{}", net.trace());
+}
