@@ -1,0 +1,211 @@
+//! From a run's records and traces to K&O's quantities.
+//!
+//! Definitions (K&O §IV; `nmc-experiments`' `ko_v2_throughput` takes the same):
+//! * **Throughput**: the host's data bits delivered per second, `16 · text words` per message,
+//!   over the time between replies (the time a batch of messages took from the reply before
+//!   it to its last reply), after a warm-up.
+//! * **Round trip, K&O's**: from the source IMP taking the message's last word (the host may
+//!   start the next message; `HIRXDONE` with end of message in the source IMP's trace) to the
+//!   RFNM's last word reaching the host (`HITX` of the RFNM plus its two words at the host
+//!   interface's speed), both on the source IMP's cycle clock. It includes the source IMP's
+//!   queues but not the host's wait to hand the message over (K&O Fig. 2, points a–c).
+//! * **Round trip, host's**: from the host handing the message to the interface to its RFNM
+//!   arriving, on the host's wall clock (the wait at the source included).
+//!
+//! Replies on one link come back in order, and the IMP takes the host's messages in order,
+//! so the i-th message on a link, the i-th end of message with that link's leader and the
+//! i-th RFNM on that link are one message; a count that does not match is reported, not
+//! guessed at.
+
+use crate::leader::Kind;
+use crate::run::HostRun;
+use crate::stats::{Estimate, batch_means, batches};
+use crate::trace::{Trace, host_messages};
+
+/// One message's times (ns since the epoch).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct MessageRow {
+    /// Experiment name.
+    pub experiment: String,
+    /// Index in its run.
+    pub index: u64,
+    /// Measured (after warm-up).
+    pub measured: bool,
+    /// Host handed it over (host clock).
+    pub host_sent_ns: u64,
+    /// Reply reached the host (host clock).
+    pub host_reply_ns: u64,
+    /// Reply kind.
+    pub reply: String,
+    /// The source IMP took its last word (cycle clock), if matched.
+    pub imp_eom_ns: Option<u64>,
+    /// The RFNM's last word reached the host (cycle clock), if matched.
+    pub imp_rfnm_ns: Option<u64>,
+    /// K&O's round trip, ns.
+    pub ko_rtt_ns: Option<u64>,
+    /// The host's round trip, ns.
+    pub host_rtt_ns: u64,
+}
+
+/// One experiment's result.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ExperimentResult {
+    /// Experiment name.
+    pub experiment: String,
+    /// Hops to the destination.
+    pub hops: usize,
+    /// Messages outstanding at most.
+    pub outstanding: usize,
+    /// Text words per message.
+    pub text_words: usize,
+    /// Messages answered / measured.
+    pub answered: usize,
+    /// Messages measured (after warm-up).
+    pub measured: usize,
+    /// Replies other than RFNM.
+    pub non_rfnm: usize,
+    /// Throughput, kbit/s (batch means over the source IMP's RFNM times).
+    pub throughput_kbps: Option<Estimate>,
+    /// K&O's round trip, ms.
+    pub ko_rtt_ms: Option<Estimate>,
+    /// The host's round trip, ms.
+    pub host_rtt_ms: Option<Estimate>,
+    /// Median K&O round trip, ms.
+    pub ko_rtt_median_ms: Option<f64>,
+    /// Why the trace matching failed, if it did.
+    pub matching: String,
+    /// The pump stalled.
+    pub stalled: bool,
+}
+
+/// The K&O times of every message of `run`, from the source IMP's trace.
+pub fn message_rows(run: &HostRun, source: &Trace, host_bps: u32) -> (Vec<MessageRow>, String) {
+    let (ins, outs) = host_messages(source, 1);
+    let eoms: Vec<u64> = ins
+        .iter()
+        .filter(|m| m.leader.link == run.link && m.leader.kind == Kind::Regular)
+        .map(|m| m.eom_ns)
+        .collect();
+    let rfnms: Vec<u64> = outs
+        .iter()
+        .filter(|m| m.leader.link == run.link && m.leader.kind != Kind::Regular)
+        .map(|m| m.start_ns + (2 * 16 * 1_000_000_000u64).div_ceil(u64::from(host_bps)))
+        .collect();
+    let n = run.records.len();
+    let matching = if eoms.len() == n && rfnms.len() == n {
+        "ok".to_string()
+    } else {
+        format!(
+            "records {n}, ends of message {}, replies {} in the trace",
+            eoms.len(),
+            rfnms.len()
+        )
+    };
+    let rows = run
+        .records
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let (e, f) = if matching == "ok" {
+                (Some(eoms[i]), Some(rfnms[i]))
+            } else {
+                (None, None)
+            };
+            MessageRow {
+                experiment: run.experiment.name.clone(),
+                index: r.index,
+                measured: r.index >= run.experiment.warmup,
+                host_sent_ns: r.sent_ns,
+                host_reply_ns: r.reply_ns,
+                reply: format!("{:?}", r.reply),
+                imp_eom_ns: e,
+                imp_rfnm_ns: f,
+                ko_rtt_ns: e.zip(f).map(|(e, f)| f.saturating_sub(e)),
+                host_rtt_ns: r.reply_ns.saturating_sub(r.sent_ns),
+            }
+        })
+        .collect();
+    (rows, matching)
+}
+
+/// Batches used for every estimate.
+pub const BATCHES: usize = 10;
+
+/// The experiment's estimates.
+pub fn summarize(
+    run: &HostRun,
+    rows: &[MessageRow],
+    matching: String,
+    hops: usize,
+) -> ExperimentResult {
+    let e = &run.experiment;
+    let bits = 16.0 * e.text_words as f64;
+    let measured: Vec<&MessageRow> = rows.iter().filter(|r| r.measured).collect();
+    // The reply before the first measured one starts the first batch.
+    let start_of = |i: usize| -> Option<u64> {
+        if i == 0 {
+            rows.iter()
+                .rfind(|r| !r.measured)
+                .and_then(|r| r.imp_rfnm_ns)
+        } else {
+            measured[i - 1].imp_rfnm_ns
+        }
+    };
+    let mut tput = Vec::new();
+    let per = measured.len() / BATCHES;
+    if per > 0 {
+        for b in 0..BATCHES {
+            let first = b * per;
+            let last = (b + 1) * per - 1;
+            if let (Some(t0), Some(t1)) = (start_of(first), measured[last].imp_rfnm_ns)
+                && t1 > t0
+            {
+                tput.push(per as f64 * bits / ((t1 - t0) as f64 / 1e9) / 1000.0);
+            }
+        }
+    }
+    let ko: Vec<f64> = measured
+        .iter()
+        .filter_map(|r| r.ko_rtt_ns)
+        .map(|v| v as f64 / 1e6)
+        .collect();
+    let host: Vec<f64> = measured
+        .iter()
+        .map(|r| r.host_rtt_ns as f64 / 1e6)
+        .collect();
+    let means = |v: &[f64]| -> Option<Estimate> {
+        let b: Vec<f64> = batches(v, BATCHES)
+            .iter()
+            .map(|s| s.iter().sum::<f64>() / s.len() as f64)
+            .collect();
+        batch_means(&b)
+    };
+    let median = {
+        let mut k = ko.clone();
+        k.sort_by(|a, b| a.total_cmp(b));
+        (!k.is_empty()).then(|| k[k.len() / 2])
+    };
+    ExperimentResult {
+        experiment: e.name.clone(),
+        hops,
+        outstanding: e.outstanding,
+        text_words: e.text_words,
+        answered: rows.len(),
+        measured: measured.len(),
+        non_rfnm: rows.iter().filter(|r| r.reply != "Rfnm").count(),
+        throughput_kbps: if tput.len() == BATCHES {
+            batch_means(&tput)
+        } else {
+            None
+        },
+        ko_rtt_ms: if ko.len() == measured.len() {
+            means(&ko)
+        } else {
+            None
+        },
+        host_rtt_ms: means(&host),
+        ko_rtt_median_ms: median,
+        matching,
+        stalled: run.stalled,
+    }
+}

@@ -1,0 +1,486 @@
+//! `nmc oracle`: the command line (its definition lives here so the `nmc` binary only
+//! dispatches to it).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Subcommand};
+
+use crate::analyze::{ExperimentResult, MessageRow, message_rows, summarize};
+use crate::build::{BuildInfo, build, check_checkout, clone, sha256_file};
+use crate::run::{Experiment, Machine, Network, Running, Settings};
+use crate::trace::parse;
+
+/// Run BBN's 1973 IMP program in SIMH's H316 simulator, timed on a cycle clock, with nmc as an
+/// 1822 host: K&O's experiment on the real program.
+#[derive(Subcommand, Debug)]
+pub enum OracleCommand {
+    /// Build SIMH's h316 from your SIMH checkout with nmc's patches (the checkout is not changed).
+    Build(BuildArgs),
+    /// Run a chain of IMPs and K&O's pump from the first to the discard fake host of each IMP
+    /// in turn; write every instance's logs and trace, the results and run.json to --out.
+    Chain(ChainArgs),
+}
+
+/// Where SIMH comes from and where it is built.
+#[derive(Args, Debug, Clone)]
+pub struct Source {
+    /// Your SIMH checkout (github.com/simh/simh or open-simh/simh); it is only read.
+    #[arg(long, value_name = "PATH", required_unless_present = "clone")]
+    pub simh: Option<PathBuf>,
+    /// Clone SIMH (shallow) from this URL into the build folder instead.
+    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "https://github.com/simh/simh")]
+    pub clone: Option<String>,
+    /// Build folder.
+    #[arg(long, value_name = "DIR", default_value = "target/nmc-oracle")]
+    pub build_dir: PathBuf,
+    /// C compiler.
+    #[arg(long, default_value = "cc")]
+    pub cc: String,
+}
+
+impl Source {
+    fn checkout(&self) -> Result<PathBuf> {
+        match (&self.simh, &self.clone) {
+            (Some(p), _) => Ok(p.clone()),
+            (None, Some(url)) => clone(url, &self.build_dir.join("simh-clone")),
+            (None, None) => bail!("give --simh PATH (your SIMH checkout) or --clone"),
+        }
+    }
+
+    fn build(&self) -> Result<(PathBuf, BuildInfo)> {
+        let simh = self.checkout()?;
+        check_checkout(&simh)?;
+        let simh = simh
+            .canonicalize()
+            .with_context(|| format!("cannot resolve {}", simh.display()))?;
+        fs::create_dir_all(&self.build_dir)
+            .with_context(|| format!("cannot create {}", self.build_dir.display()))?;
+        let info = build(&simh, &self.build_dir, &self.cc)?;
+        Ok((simh, info))
+    }
+}
+
+/// `nmc oracle build`.
+#[derive(Args, Debug)]
+pub struct BuildArgs {
+    #[command(flatten)]
+    source: Source,
+}
+
+/// Hop counts from the command line.
+#[derive(Clone, Debug)]
+pub struct Hops(pub Vec<usize>);
+
+/// A range or list of hop counts: `1..9`, `1,5,9`, `3`.
+fn parse_hops(s: &str) -> Result<Hops, String> {
+    parse_hop_list(s).map(Hops)
+}
+
+fn parse_hop_list(s: &str) -> Result<Vec<usize>, String> {
+    let bad = || format!("`{s}`: hops are a range `1..9`, a list `1,5,9` or a number");
+    let v: Vec<usize> = if let Some((a, b)) = s.split_once("..") {
+        let a: usize = a.trim().parse().map_err(|_| bad())?;
+        let b: usize = b
+            .trim()
+            .trim_start_matches('=')
+            .parse()
+            .map_err(|_| bad())?;
+        if a > b {
+            return Err(bad());
+        }
+        (a..=b).collect()
+    } else {
+        s.split(',')
+            .map(|x| x.trim().parse().map_err(|_| bad()))
+            .collect::<Result<_, _>>()?
+    };
+    if v.is_empty() || v.contains(&0) || v.iter().any(|&h| h > 20) {
+        return Err(format!("`{s}`: hop counts run from 1 to 20"));
+    }
+    Ok(v)
+}
+
+/// `nmc oracle chain`.
+#[derive(Args, Debug)]
+pub struct ChainArgs {
+    #[command(flatten)]
+    source: Source,
+    /// Hop counts to pump across (the chain has max+1 IMPs unless --imps says more).
+    #[arg(long, value_parser = parse_hops, default_value = "1..9")]
+    hops: Hops,
+    /// IMPs in the chain (default: largest hop count + 1).
+    #[arg(long)]
+    imps: Option<usize>,
+    /// The IMPs' machine: 516 (0.96 us memory cycle) or 316 (1.6 us).
+    #[arg(long, value_enum, default_value = "516")]
+    imp: Machine,
+    /// Messages outstanding at most (K&O: as many as the network takes; the IMPs allow 4 per pair).
+    #[arg(long, default_value_t = 4)]
+    outstanding: usize,
+    /// 8-packet messages per hop count (0: none), warm-up included.
+    #[arg(long, default_value_t = 200)]
+    messages: u64,
+    /// Messages at the start of each hop count not measured.
+    #[arg(long, default_value_t = 20)]
+    warmup: u64,
+    /// Text words of the multi-packet messages (503 words = 8048 bits, the most under K&O's
+    /// 8063-bit limit in whole words: 8 packets).
+    #[arg(long, default_value_t = 503)]
+    text_words: usize,
+    /// Single-packet messages per hop count, one outstanding (0: none).
+    #[arg(long, default_value_t = 0)]
+    single: u64,
+    /// Text words of the single-packet messages (63 words = 1008 bits, one full packet).
+    #[arg(long, default_value_t = 63)]
+    single_words: usize,
+    /// Modem line speed, bit/s.
+    #[arg(long, default_value_t = 50_000)]
+    line_bps: u32,
+    /// Propagation delay of every line, us.
+    #[arg(long, default_value_t = 0)]
+    prop_us: u64,
+    /// Modem framing bits per frame (RFC 568: 72).
+    #[arg(long, default_value_t = 72)]
+    framing_bits: u32,
+    /// Interface polling interval, us of simulated time (a frame waits up to this long in
+    /// its socket: 250 us is about 1 % of a full packet's 23.5 ms).
+    #[arg(long, default_value_t = 250)]
+    poll_us: u64,
+    /// Pacing interval, us: an instance runs at most this far ahead of wall time before it
+    /// sleeps (fewer, longer sleeps lose less to a busy machine's wake-up delays).
+    #[arg(long, default_value_t = 1000)]
+    pace_us: u64,
+    /// Refuse the run if any instance lagged wall time by more than this, ms.
+    #[arg(long, default_value_t = 25.0)]
+    max_lag_ms: f64,
+    /// Refuse the run if any instance spent more than this share of its time over 2 ms behind.
+    #[arg(long, default_value_t = 0.01)]
+    max_behind: f64,
+    /// First UDP port used.
+    #[arg(long, default_value_t = 47_000)]
+    base_port: u16,
+    /// Stop a pump that gets no reply for this many seconds.
+    #[arg(long, default_value_t = 60)]
+    stall_s: u64,
+    /// Give up if the IMPs are not up after this many seconds.
+    #[arg(long, default_value_t = 240)]
+    up_timeout_s: u64,
+    /// Output folder.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+}
+
+/// Runs a subcommand.
+pub fn run(cmd: OracleCommand) -> Result<()> {
+    match cmd {
+        OracleCommand::Build(a) => {
+            let (_, info) = a.source.build()?;
+            println!(
+                "built {} from SIMH {} with {} patches",
+                info.h316.display(),
+                info.simh_commit,
+                crate::build::PATCHES.len()
+            );
+            Ok(())
+        }
+        OracleCommand::Chain(a) => chain(a),
+    }
+}
+
+fn write_csv<T: serde::Serialize>(path: &Path, rows: &[T]) -> Result<()> {
+    let mut w =
+        csv::Writer::from_path(path).with_context(|| format!("cannot write {}", path.display()))?;
+    for r in rows {
+        w.serialize(r)?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
+#[derive(serde::Serialize)]
+struct ResultRow<'a> {
+    experiment: &'a str,
+    machine: &'a str,
+    hops: usize,
+    outstanding: usize,
+    text_words: usize,
+    measured: usize,
+    non_rfnm: usize,
+    throughput_kbps: Option<f64>,
+    throughput_ci95: Option<f64>,
+    ko_rtt_ms: Option<f64>,
+    ko_rtt_ci95: Option<f64>,
+    ko_rtt_median_ms: Option<f64>,
+    host_rtt_ms: Option<f64>,
+    host_rtt_ci95: Option<f64>,
+    accepted: bool,
+    matching: &'a str,
+}
+
+fn chain(a: ChainArgs) -> Result<()> {
+    let command_line: Vec<String> = std::env::args().collect();
+    let max_hops = *a.hops.0.iter().max().unwrap_or(&1);
+    let n = a.imps.unwrap_or(max_hops + 1);
+    if n < max_hops + 1 || n > 20 {
+        bail!(
+            "--imps {n}: a chain for {max_hops} hops needs {} to 20 IMPs",
+            max_hops + 1
+        );
+    }
+    if a.outstanding == 0 {
+        bail!("--outstanding must be at least 1");
+    }
+    if a.messages > 0 && a.messages < a.warmup + crate::analyze::BATCHES as u64 {
+        bail!(
+            "--messages {} leaves fewer than {} measured after --warmup {}",
+            a.messages,
+            crate::analyze::BATCHES,
+            a.warmup
+        );
+    }
+    let (simh, info) = a.source.build()?;
+    let impcode = simh.join("H316/tests/impcode.cmd");
+    let impcode_sha256 = sha256_file(&impcode)?;
+    let net = Network::chain(n, 11);
+    let settings = Settings {
+        machine: a.imp,
+        line_bps: a.line_bps,
+        prop_ns: a.prop_us * 1000,
+        framing_bits: a.framing_bits,
+        poll_us: a.poll_us,
+        pace_us: a.pace_us,
+        refuse_max_lag_ms: a.max_lag_ms,
+        refuse_behind_share: a.max_behind,
+        base_port: a.base_port,
+        ..Settings::default()
+    };
+    let machine = match a.imp {
+        Machine::H516 => "516",
+        Machine::H316 => "316",
+    };
+    let mut experiments = Vec::new();
+    for &h in &a.hops.0 {
+        if a.messages > 0 {
+            experiments.push(Experiment {
+                name: format!("{machine}-{}out-{h}hop", a.outstanding),
+                dest: h,
+                outstanding: a.outstanding,
+                messages: a.messages,
+                warmup: a.warmup,
+                text_words: a.text_words,
+            });
+        }
+    }
+    for &h in &a.hops.0 {
+        if a.single > 0 {
+            experiments.push(Experiment {
+                name: format!("{machine}-single-{h}hop"),
+                dest: h,
+                outstanding: 1,
+                messages: a.single,
+                warmup: 2.min(a.single.saturating_sub(1)),
+                text_words: a.single_words,
+            });
+        }
+    }
+    if experiments.is_empty() {
+        bail!("nothing to run: --messages and --single are both 0");
+    }
+    // SIMH's RUNLIMIT is a 32-bit count of half cycles: the instances stop by themselves then.
+    let limit_s = (i32::MAX as f64) * (a.imp.cycle_ns() / 2) as f64 / 1e9;
+    fs::create_dir_all(&a.out).with_context(|| format!("cannot create {}", a.out.display()))?;
+    eprintln!(
+        "nmc oracle: {n} IMPs ({machine}), {} experiments, output in {}",
+        experiments.len(),
+        a.out.display()
+    );
+    let mut running = Running::start(
+        &info.h316,
+        &simh,
+        &net,
+        &settings,
+        &a.out,
+        Duration::from_secs_f64(limit_s),
+    )?;
+    let up = running.wait_up(net.imps[max_hops], Duration::from_secs(a.up_timeout_s));
+    let up_s = match up {
+        Ok(t) => t,
+        Err(e) => {
+            let _ = running.stop();
+            return Err(e);
+        }
+    };
+    eprintln!("nmc oracle: IMPs up, first RFNM at {up_s:.1} s");
+    let mut host_runs = Vec::new();
+    for (i, e) in experiments.iter().enumerate() {
+        if running.now() as f64 / 1e9 > limit_s - 30.0 {
+            eprintln!(
+                "nmc oracle: SIMH's run limit ({limit_s:.0} s) is near; {} stopped",
+                e.name
+            );
+            break;
+        }
+        let link = 10 + i as u8;
+        let r = running.pump(&net, e, link, Duration::from_secs(a.stall_s))?;
+        eprintln!(
+            "nmc oracle: {} done at {:.1} s ({} replies{})",
+            e.name,
+            running.now() as f64 / 1e9,
+            r.records.len(),
+            if r.stalled { ", stalled" } else { "" }
+        );
+        host_runs.push(r);
+    }
+    let host_counts = running.host_counts();
+    let (out, _) = running.stop()?;
+    // What every instance reported.
+    let mut summaries = serde_json::Map::new();
+    let mut refusals = Vec::new();
+    let mut traces = Vec::new();
+    for &imp in &net.imps {
+        let text = fs::read_to_string(out.join(format!("imp{imp}.trace"))).unwrap_or_default();
+        let t = parse(&text);
+        // Kept up? Judged over the measurements (from the first RFNM on), from the trace's
+        // one-second windows; the whole run's figures are in the summary beside them.
+        let from_ns = (up_s * 1e9) as u64;
+        let windows: Vec<(u64, u64)> = t
+            .events
+            .iter()
+            .filter(|e| e.what == "LAG" && e.t_ns > from_ns + 1_000_000_000)
+            .map(|e| {
+                (
+                    e.extra_u64("max_lag_ns").unwrap_or(u64::MAX),
+                    e.extra_u64("over_ns").unwrap_or(u64::MAX),
+                )
+            })
+            .collect();
+        match &t.summary {
+            Some(s) if !windows.is_empty() => {
+                let lag = windows.iter().map(|w| w.0).max().unwrap_or(u64::MAX) as f64 / 1e6;
+                let behind =
+                    windows.iter().map(|w| w.1 as f64).sum::<f64>() / (windows.len() as f64 * 1e9);
+                if lag > settings.refuse_max_lag_ms {
+                    refusals.push(format!(
+                        "IMP {imp} lagged {lag:.1} ms (bound {} ms)",
+                        settings.refuse_max_lag_ms
+                    ));
+                }
+                if behind > settings.refuse_behind_share {
+                    refusals.push(format!(
+                        "IMP {imp} was over {} us behind {:.2} % of the time (bound {:.2} %)",
+                        settings.lag_bound_us,
+                        100.0 * behind,
+                        100.0 * settings.refuse_behind_share
+                    ));
+                }
+                let mut s = s.clone();
+                s["measured_max_lag_ns"] = serde_json::json!(lag * 1e6);
+                s["measured_behind_share"] = serde_json::json!(behind);
+                summaries.insert(format!("imp{imp}"), s);
+            }
+            _ => refusals.push(format!(
+                "IMP {imp} wrote no summary or lag record (did it exit cleanly?)"
+            )),
+        }
+        traces.push(t);
+    }
+    let accepted = refusals.is_empty() && host_runs.iter().all(|r| !r.stalled);
+    if host_runs.iter().any(|r| r.stalled) {
+        refusals.push("a pump stalled".into());
+    }
+    let mut all_rows: Vec<MessageRow> = Vec::new();
+    let mut results: Vec<ExperimentResult> = Vec::new();
+    for r in &host_runs {
+        let (rows, matching) = message_rows(r, &traces[0], settings.host_bps);
+        results.push(summarize(r, &rows, matching, r.experiment.dest));
+        all_rows.extend(rows);
+    }
+    write_csv(&out.join("messages.csv"), &all_rows)?;
+    let rows: Vec<ResultRow> = results
+        .iter()
+        .map(|x| ResultRow {
+            experiment: &x.experiment,
+            machine,
+            hops: x.hops,
+            outstanding: x.outstanding,
+            text_words: x.text_words,
+            measured: x.measured,
+            non_rfnm: x.non_rfnm,
+            throughput_kbps: x.throughput_kbps.map(|e| e.mean),
+            throughput_ci95: x.throughput_kbps.map(|e| e.half_width),
+            ko_rtt_ms: x.ko_rtt_ms.map(|e| e.mean),
+            ko_rtt_ci95: x.ko_rtt_ms.map(|e| e.half_width),
+            ko_rtt_median_ms: x.ko_rtt_median_ms,
+            host_rtt_ms: x.host_rtt_ms.map(|e| e.mean),
+            host_rtt_ci95: x.host_rtt_ms.map(|e| e.half_width),
+            accepted,
+            matching: &x.matching,
+        })
+        .collect();
+    write_csv(&out.join("results.csv"), &rows)?;
+    let run_json = serde_json::json!({
+        "command": command_line,
+        "accepted": accepted,
+        "refused_because": refusals,
+        "simh": info.simh,
+        "simh_commit": info.simh_commit,
+        "impcode_cmd_sha256": impcode_sha256,
+        "patches_sha256": info.patches_sha256,
+        "cc_command": info.cc_command,
+        "network": net,
+        "settings": settings,
+        "experiments": experiments,
+        "imps_up_s": up_s,
+        "host_counts": host_counts,
+        "instances": summaries,
+        "results": results,
+        "confidence": "batch means: 10 consecutive batches of the measured messages, mean ± t(0.975, 9)·s/√10 (crates/nmc-oracle/src/stats.rs)",
+    });
+    fs::write(
+        out.join("run.json"),
+        serde_json::to_string_pretty(&run_json)?,
+    )?;
+    println!(
+        "{:<22} {:>4} {:>4} {:>18} {:>18} {:>18}",
+        "experiment", "hops", "out", "kbit/s", "K&O rtt ms", "host rtt ms"
+    );
+    let f = |e: Option<crate::stats::Estimate>| {
+        e.map(|e| format!("{:.1} ± {:.1}", e.mean, e.half_width))
+            .unwrap_or_else(|| "-".into())
+    };
+    for x in &results {
+        println!(
+            "{:<22} {:>4} {:>4} {:>18} {:>18} {:>18}",
+            x.experiment,
+            x.hops,
+            x.outstanding,
+            f(x.throughput_kbps),
+            f(x.ko_rtt_ms),
+            f(x.host_rtt_ms)
+        );
+    }
+    if accepted {
+        println!("run accepted: every instance kept up with wall time");
+    } else {
+        println!("run REFUSED: {}", refusals.join("; "));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hop_counts_read_as_ranges_or_lists() {
+        assert_eq!(parse_hop_list("1..9").unwrap(), (1..=9).collect::<Vec<_>>());
+        assert_eq!(parse_hop_list("1,5,9").unwrap(), vec![1, 5, 9]);
+        assert_eq!(parse_hop_list("3").unwrap(), vec![3]);
+        assert!(parse_hop_list("0..3").is_err());
+        assert!(parse_hop_list("9..1").is_err());
+        assert!(parse_hop_list("a").unwrap_err().contains("hops are"));
+    }
+}
