@@ -10,8 +10,12 @@ struct Cli {
 
 fn main() {
     let cli = Cli::parse();
-    if let Err(e) = nmc_oracle::cli::run(cli.cmd) {
-        eprintln!("nmc oracle: {e:#}");
-        std::process::exit(1);
+    match nmc_oracle::cli::run(cli.cmd) {
+        Ok(true) => {}
+        Ok(false) => std::process::exit(2),
+        Err(e) => {
+            eprintln!("nmc oracle: {e:#}");
+            std::process::exit(1);
+        }
     }
 }

@@ -209,3 +209,62 @@ pub fn summarize(
         stalled: run.stalled,
     }
 }
+
+/// How well frames kept their time between instances: for each modem frame, its arrival at
+/// the receiving IMP (on the receiver's cycle clock) minus the time its last bit was due there
+/// (on the sender's clock, `arrive=` of its `MITX`). It is at least the polling delay; beyond
+/// that it is the skew between the two instances' clocks, which lag on a busy machine makes.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Delivery {
+    /// Frames paired (sent in the window and received).
+    pub frames: usize,
+    /// Mean error, ms.
+    pub mean_ms: f64,
+    /// 99th percentile, ms.
+    pub p99_ms: f64,
+    /// Largest, ms.
+    pub max_ms: f64,
+    /// Earliest (negative: received before due, the receiver's clock behind the sender's), ms.
+    pub min_ms: f64,
+    /// Frames more than 1 ms late.
+    pub over_1ms: usize,
+}
+
+/// Frame delivery errors over the lines of `net` for frames due after `from_ns`.
+pub fn delivery(net: &crate::run::Network, traces: &[Trace], from_ns: u64) -> Delivery {
+    let mut errs: Vec<f64> = Vec::new();
+    for l in &net.lines {
+        for (tx, rx) in [(l.a, l.b), (l.b, l.a)] {
+            let sent: Vec<u64> = traces[tx.0]
+                .events
+                .iter()
+                .filter(|e| e.what == "MITX" && e.line == tx.1)
+                .filter_map(|e| e.extra_u64("arrive"))
+                .collect();
+            let got: Vec<u64> = traces[rx.0]
+                .events
+                .iter()
+                .filter(|e| (e.what == "MIRX" || e.what == "MIRXDROP") && e.line == rx.1)
+                .map(|e| e.t_ns)
+                .collect();
+            for (due, at) in sent.iter().zip(got.iter()) {
+                if *due >= from_ns {
+                    errs.push((*at as f64 - *due as f64) / 1e6);
+                }
+            }
+        }
+    }
+    if errs.is_empty() {
+        return Delivery::default();
+    }
+    errs.sort_by(|a, b| a.total_cmp(b));
+    let n = errs.len();
+    Delivery {
+        frames: n,
+        mean_ms: errs.iter().sum::<f64>() / n as f64,
+        p99_ms: errs[(n * 99 / 100).min(n - 1)],
+        max_ms: errs[n - 1],
+        min_ms: errs[0],
+        over_1ms: errs.iter().filter(|e| **e > 1.0).count(),
+    }
+}

@@ -22,6 +22,148 @@ pub enum OracleCommand {
     /// Run a chain of IMPs and K&O's pump from the first to the discard fake host of each IMP
     /// in turn; write every instance's logs and trace, the results and run.json to --out.
     Chain(ChainArgs),
+    /// RFC 632's experiment on the real program: single-packet messages, RFNM-driven, across
+    /// 3 hops with two paths (one with two 230.4 kbit/s circuits), to the discard fake host.
+    Rfc632(Rfc632Args),
+    /// One message's life hop by hop from a chain run's traces: every frame leaving and
+    /// arriving at each IMP, acknowledgements, ALLOCATE, RFNM, on the cycle clock.
+    Timeline(TimelineArgs),
+}
+
+/// `nmc oracle rfc632`.
+#[derive(Args, Debug)]
+pub struct Rfc632Args {
+    #[command(flatten)]
+    source: Source,
+    /// The IMPs' machine.
+    #[arg(long, value_enum, default_value = "516")]
+    imp: Machine,
+    /// Messages outstanding at most (RFC 632 saw about 3.5 in transit).
+    #[arg(long, default_value_t = 4)]
+    outstanding: usize,
+    /// Messages, warm-up included.
+    #[arg(long, default_value_t = 600)]
+    messages: u64,
+    /// Messages at the start not measured.
+    #[arg(long, default_value_t = 20)]
+    warmup: u64,
+    /// Text words a message (63 = 1008 bits, one full packet; RFC 632: about 1000 bits).
+    #[arg(long, default_value_t = 63)]
+    text_words: usize,
+    /// Speed of the fast path's two circuits, bit/s.
+    #[arg(long, default_value_t = 230_400)]
+    fast_bps: u32,
+    #[command(flatten)]
+    timing: TimingArgs,
+    /// Output folder.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+}
+
+fn rfc632(a: Rfc632Args) -> Result<bool> {
+    if a.outstanding == 0 {
+        bail!("--outstanding must be at least 1");
+    }
+    if a.messages < a.warmup + crate::analyze::BATCHES as u64 {
+        bail!(
+            "--messages {} leaves fewer than {} measured after --warmup {}",
+            a.messages,
+            crate::analyze::BATCHES,
+            a.warmup
+        );
+    }
+    let net = Network::rfc632(11, a.fast_bps);
+    let machine = match a.imp {
+        Machine::H516 => "516",
+        Machine::H316 => "316",
+    };
+    let experiments = vec![Experiment {
+        name: format!("rfc632-{machine}-{}out", a.outstanding),
+        dest: 3,
+        hops: 3,
+        outstanding: a.outstanding,
+        messages: a.messages,
+        warmup: a.warmup,
+        text_words: a.text_words,
+    }];
+    run_network(
+        &a.source,
+        net,
+        settings(a.imp, &a.timing),
+        experiments,
+        3,
+        &a.out,
+        &a.timing,
+    )
+}
+
+/// `nmc oracle timeline`.
+#[derive(Args, Debug)]
+pub struct TimelineArgs {
+    /// A chain run's output folder.
+    #[arg(long, value_name = "DIR")]
+    run: PathBuf,
+    /// The experiment's name (as in results.csv).
+    #[arg(long)]
+    experiment: String,
+    /// The message's index in it.
+    #[arg(long)]
+    index: u64,
+    /// CSV to write.
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+}
+
+fn timeline_cmd(a: TimelineArgs) -> Result<bool> {
+    let run: serde_json::Value = serde_json::from_str(
+        &fs::read_to_string(a.run.join("run.json"))
+            .with_context(|| format!("cannot read {}/run.json", a.run.display()))?,
+    )
+    .context("run.json is not JSON")?;
+    let imps: Vec<u8> = run["network"]["imps"]
+        .as_array()
+        .map(|v| {
+            v.iter()
+                .filter_map(|x| x.as_u64())
+                .map(|x| x as u8)
+                .collect()
+        })
+        .unwrap_or_default();
+    let exp = run["experiments"]
+        .as_array()
+        .and_then(|v| v.iter().find(|e| e["name"] == a.experiment.as_str()))
+        .with_context(|| format!("no experiment `{}` in run.json", a.experiment))?;
+    let dest = exp["dest"].as_u64().unwrap_or(0) as usize;
+    if imps.is_empty() || dest >= imps.len() {
+        bail!("run.json does not describe the network");
+    }
+    let mut rdr = csv::Reader::from_path(a.run.join("messages.csv"))
+        .with_context(|| format!("cannot read {}/messages.csv", a.run.display()))?;
+    let mut window = None;
+    for r in rdr.deserialize::<std::collections::HashMap<String, String>>() {
+        let r = r?;
+        if r.get("experiment") == Some(&a.experiment)
+            && r.get("index").map(String::as_str) == Some(&a.index.to_string())
+        {
+            let sent: u64 = r["host_sent_ns"].parse()?;
+            let end: u64 = r["imp_rfnm_ns"]
+                .parse()
+                .or_else(|_| r["host_reply_ns"].parse())?;
+            window = Some((sent.saturating_sub(1_000_000), end + 2_000_000));
+        }
+    }
+    let Some((from, to)) = window else {
+        bail!("no message {} in experiment `{}`", a.index, a.experiment);
+    };
+    let (rows, routing) = crate::timeline::timeline(&a.run, &imps, imps[0], imps[dest], from, to)?;
+    write_csv(&a.out, &rows)?;
+    println!(
+        "{} rows ({} routing messages in the window not listed) written to {}",
+        rows.len(),
+        routing,
+        a.out.display()
+    );
+    Ok(true)
 }
 
 /// Where SIMH comes from and where it is built.
@@ -103,6 +245,43 @@ fn parse_hop_list(s: &str) -> Result<Vec<usize>, String> {
     Ok(v)
 }
 
+/// Line and timing settings shared by `chain` and `rfc632`.
+#[derive(Args, Debug, Clone)]
+pub struct TimingArgs {
+    /// Modem line speed, bit/s.
+    #[arg(long, default_value_t = 50_000)]
+    line_bps: u32,
+    /// Propagation delay of every line, us.
+    #[arg(long, default_value_t = 0)]
+    prop_us: u64,
+    /// Modem framing bits per frame (RFC 568: 72).
+    #[arg(long, default_value_t = 72)]
+    framing_bits: u32,
+    /// Interface polling interval, us of simulated time (a frame waits up to this long in
+    /// its socket: 250 us is about 1 % of a full packet's 23.5 ms).
+    #[arg(long, default_value_t = 250)]
+    poll_us: u64,
+    /// Pacing interval, us: an instance runs at most this far ahead of wall time before it
+    /// sleeps (fewer, longer sleeps lose less to a busy machine's wake-up delays).
+    #[arg(long, default_value_t = 1000)]
+    pace_us: u64,
+    /// Refuse the run if any instance lagged wall time by more than this, ms.
+    #[arg(long, default_value_t = 25.0)]
+    max_lag_ms: f64,
+    /// Refuse the run if any instance spent more than this share of its time over 2 ms behind.
+    #[arg(long, default_value_t = 0.01)]
+    max_behind: f64,
+    /// First UDP port used.
+    #[arg(long, default_value_t = 47_000)]
+    base_port: u16,
+    /// Stop a pump that gets no reply for this many seconds.
+    #[arg(long, default_value_t = 60)]
+    stall_s: u64,
+    /// Give up if the IMPs are not up after this many seconds.
+    #[arg(long, default_value_t = 240)]
+    up_timeout_s: u64,
+}
+
 /// `nmc oracle chain`.
 #[derive(Args, Debug)]
 pub struct ChainArgs {
@@ -136,45 +315,15 @@ pub struct ChainArgs {
     /// Text words of the single-packet messages (63 words = 1008 bits, one full packet).
     #[arg(long, default_value_t = 63)]
     single_words: usize,
-    /// Modem line speed, bit/s.
-    #[arg(long, default_value_t = 50_000)]
-    line_bps: u32,
-    /// Propagation delay of every line, us.
-    #[arg(long, default_value_t = 0)]
-    prop_us: u64,
-    /// Modem framing bits per frame (RFC 568: 72).
-    #[arg(long, default_value_t = 72)]
-    framing_bits: u32,
-    /// Interface polling interval, us of simulated time (a frame waits up to this long in
-    /// its socket: 250 us is about 1 % of a full packet's 23.5 ms).
-    #[arg(long, default_value_t = 250)]
-    poll_us: u64,
-    /// Pacing interval, us: an instance runs at most this far ahead of wall time before it
-    /// sleeps (fewer, longer sleeps lose less to a busy machine's wake-up delays).
-    #[arg(long, default_value_t = 1000)]
-    pace_us: u64,
-    /// Refuse the run if any instance lagged wall time by more than this, ms.
-    #[arg(long, default_value_t = 25.0)]
-    max_lag_ms: f64,
-    /// Refuse the run if any instance spent more than this share of its time over 2 ms behind.
-    #[arg(long, default_value_t = 0.01)]
-    max_behind: f64,
-    /// First UDP port used.
-    #[arg(long, default_value_t = 47_000)]
-    base_port: u16,
-    /// Stop a pump that gets no reply for this many seconds.
-    #[arg(long, default_value_t = 60)]
-    stall_s: u64,
-    /// Give up if the IMPs are not up after this many seconds.
-    #[arg(long, default_value_t = 240)]
-    up_timeout_s: u64,
+    #[command(flatten)]
+    timing: TimingArgs,
     /// Output folder.
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
 }
 
-/// Runs a subcommand.
-pub fn run(cmd: OracleCommand) -> Result<()> {
+/// Runs a subcommand; `false` when a chain run was refused (an instance fell behind).
+pub fn run(cmd: OracleCommand) -> Result<bool> {
     match cmd {
         OracleCommand::Build(a) => {
             let (_, info) = a.source.build()?;
@@ -184,9 +333,11 @@ pub fn run(cmd: OracleCommand) -> Result<()> {
                 info.simh_commit,
                 crate::build::PATCHES.len()
             );
-            Ok(())
+            Ok(true)
         }
         OracleCommand::Chain(a) => chain(a),
+        OracleCommand::Timeline(a) => timeline_cmd(a),
+        OracleCommand::Rfc632(a) => rfc632(a),
     }
 }
 
@@ -220,8 +371,7 @@ struct ResultRow<'a> {
     matching: &'a str,
 }
 
-fn chain(a: ChainArgs) -> Result<()> {
-    let command_line: Vec<String> = std::env::args().collect();
+fn chain(a: ChainArgs) -> Result<bool> {
     let max_hops = *a.hops.0.iter().max().unwrap_or(&1);
     let n = a.imps.unwrap_or(max_hops + 1);
     if n < max_hops + 1 || n > 20 {
@@ -241,22 +391,7 @@ fn chain(a: ChainArgs) -> Result<()> {
             a.warmup
         );
     }
-    let (simh, info) = a.source.build()?;
-    let impcode = simh.join("H316/tests/impcode.cmd");
-    let impcode_sha256 = sha256_file(&impcode)?;
     let net = Network::chain(n, 11);
-    let settings = Settings {
-        machine: a.imp,
-        line_bps: a.line_bps,
-        prop_ns: a.prop_us * 1000,
-        framing_bits: a.framing_bits,
-        poll_us: a.poll_us,
-        pace_us: a.pace_us,
-        refuse_max_lag_ms: a.max_lag_ms,
-        refuse_behind_share: a.max_behind,
-        base_port: a.base_port,
-        ..Settings::default()
-    };
     let machine = match a.imp {
         Machine::H516 => "516",
         Machine::H316 => "316",
@@ -267,6 +402,7 @@ fn chain(a: ChainArgs) -> Result<()> {
             experiments.push(Experiment {
                 name: format!("{machine}-{}out-{h}hop", a.outstanding),
                 dest: h,
+                hops: h,
                 outstanding: a.outstanding,
                 messages: a.messages,
                 warmup: a.warmup,
@@ -279,6 +415,7 @@ fn chain(a: ChainArgs) -> Result<()> {
             experiments.push(Experiment {
                 name: format!("{machine}-single-{h}hop"),
                 dest: h,
+                hops: h,
                 outstanding: 1,
                 messages: a.single,
                 warmup: 2.min(a.single.saturating_sub(1)),
@@ -286,26 +423,73 @@ fn chain(a: ChainArgs) -> Result<()> {
             });
         }
     }
+    let probe = max_hops;
+    run_network(
+        &a.source,
+        net,
+        settings(a.imp, &a.timing),
+        experiments,
+        probe,
+        &a.out,
+        &a.timing,
+    )
+}
+
+fn settings(machine: Machine, t: &TimingArgs) -> Settings {
+    Settings {
+        machine,
+        line_bps: t.line_bps,
+        prop_ns: t.prop_us * 1000,
+        framing_bits: t.framing_bits,
+        poll_us: t.poll_us,
+        pace_us: t.pace_us,
+        refuse_max_lag_ms: t.max_lag_ms,
+        refuse_behind_share: t.max_behind,
+        base_port: t.base_port,
+        ..Settings::default()
+    }
+}
+
+/// Builds, starts `net`, waits until a probe to `probe` (an IMP index) is answered, runs the
+/// experiments in turn, stops, judges, analyses and writes everything to `out`.
+fn run_network(
+    source: &Source,
+    net: Network,
+    settings: Settings,
+    experiments: Vec<Experiment>,
+    probe: usize,
+    out_dir: &Path,
+    t: &TimingArgs,
+) -> Result<bool> {
+    let command_line: Vec<String> = std::env::args().collect();
+    let (simh, info) = source.build()?;
+    let impcode = simh.join("H316/tests/impcode.cmd");
+    let impcode_sha256 = sha256_file(&impcode)?;
+    let n = net.imps.len();
+    let machine = match settings.machine {
+        Machine::H516 => "516",
+        Machine::H316 => "316",
+    };
     if experiments.is_empty() {
         bail!("nothing to run: --messages and --single are both 0");
     }
     // SIMH's RUNLIMIT is a 32-bit count of half cycles: the instances stop by themselves then.
-    let limit_s = (i32::MAX as f64) * (a.imp.cycle_ns() / 2) as f64 / 1e9;
-    fs::create_dir_all(&a.out).with_context(|| format!("cannot create {}", a.out.display()))?;
+    let limit_s = (i32::MAX as f64) * (settings.machine.cycle_ns() / 2) as f64 / 1e9;
+    fs::create_dir_all(out_dir).with_context(|| format!("cannot create {}", out_dir.display()))?;
     eprintln!(
         "nmc oracle: {n} IMPs ({machine}), {} experiments, output in {}",
         experiments.len(),
-        a.out.display()
+        out_dir.display()
     );
     let mut running = Running::start(
         &info.h316,
         &simh,
         &net,
         &settings,
-        &a.out,
+        out_dir,
         Duration::from_secs_f64(limit_s),
     )?;
-    let up = running.wait_up(net.imps[max_hops], Duration::from_secs(a.up_timeout_s));
+    let up = running.wait_up(net.imps[probe], Duration::from_secs(t.up_timeout_s));
     let up_s = match up {
         Ok(t) => t,
         Err(e) => {
@@ -324,7 +508,7 @@ fn chain(a: ChainArgs) -> Result<()> {
             break;
         }
         let link = 10 + i as u8;
-        let r = running.pump(&net, e, link, Duration::from_secs(a.stall_s))?;
+        let r = running.pump(&net, e, link, Duration::from_secs(t.stall_s))?;
         eprintln!(
             "nmc oracle: {} done at {:.1} s ({} replies{})",
             e.name,
@@ -387,6 +571,7 @@ fn chain(a: ChainArgs) -> Result<()> {
         }
         traces.push(t);
     }
+    let delivery = crate::analyze::delivery(&net, &traces, (up_s * 1e9) as u64);
     let accepted = refusals.is_empty() && host_runs.iter().all(|r| !r.stalled);
     if host_runs.iter().any(|r| r.stalled) {
         refusals.push("a pump stalled".into());
@@ -395,7 +580,7 @@ fn chain(a: ChainArgs) -> Result<()> {
     let mut results: Vec<ExperimentResult> = Vec::new();
     for r in &host_runs {
         let (rows, matching) = message_rows(r, &traces[0], settings.host_bps);
-        results.push(summarize(r, &rows, matching, r.experiment.dest));
+        results.push(summarize(r, &rows, matching, r.experiment.hops));
         all_rows.extend(rows);
     }
     write_csv(&out.join("messages.csv"), &all_rows)?;
@@ -436,6 +621,7 @@ fn chain(a: ChainArgs) -> Result<()> {
         "imps_up_s": up_s,
         "host_counts": host_counts,
         "instances": summaries,
+        "frame_delivery": delivery,
         "results": results,
         "confidence": "batch means: 10 consecutive batches of the measured messages, mean ± t(0.975, 9)·s/√10 (crates/nmc-oracle/src/stats.rs)",
     });
@@ -462,12 +648,21 @@ fn chain(a: ChainArgs) -> Result<()> {
             f(x.host_rtt_ms)
         );
     }
+    println!(
+        "frames between IMPs: {} paired, arrival minus due: mean {:.2} ms, 99 % under {:.2} ms, max {:.2} ms, min {:.2} ms, {} over 1 ms",
+        delivery.frames,
+        delivery.mean_ms,
+        delivery.p99_ms,
+        delivery.max_ms,
+        delivery.min_ms,
+        delivery.over_1ms
+    );
     if accepted {
         println!("run accepted: every instance kept up with wall time");
     } else {
         println!("run REFUSED: {}", refusals.join("; "));
     }
-    Ok(())
+    Ok(accepted)
 }
 
 #[cfg(test)]

@@ -17,7 +17,8 @@
 //! | [`analyze`] | K&O's throughput and round trip from a run's records and traces |
 //! | [`build`] | building `h316`: copy, patch (`patches/`), add `simh/h316_nmc.c`, compile |
 //! | [`run`] | command files, instances, the host's socket loop (the thin driver), stopping |
-//! | [`cli`] | `nmc oracle build` and `nmc oracle chain` |
+//! | [`timeline`] | one message's life hop by hop from every IMP's trace |
+//! | [`cli`] | `nmc oracle build`, `chain` and `timeline` |
 //!
 //! ## One command
 //!
@@ -47,4 +48,5 @@ pub mod leader;
 pub mod pump;
 pub mod run;
 pub mod stats;
+pub mod timeline;
 pub mod trace;

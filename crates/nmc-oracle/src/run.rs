@@ -48,6 +48,8 @@ pub struct Line {
     pub a: (usize, u8),
     /// Second IMP and its line.
     pub b: (usize, u8),
+    /// Its speed, bit/s, if not the run's `line_bps`.
+    pub bps: Option<u32>,
 }
 
 /// A network to run.
@@ -68,12 +70,32 @@ impl Network {
                 .map(|k| Line {
                     a: (k - 1, 2),
                     b: (k, 1),
+                    bps: None,
                 })
                 .collect(),
         }
     }
 
-    /// Hops from the first IMP to IMP index `i` in a chain.
+    /// RFC 632's network (Opderbeck, May 1974: MOFFETT to SRI, "two 3-hop paths, one with
+    /// two 230.4 kbit/s circuits"): source S = `first`, destination D = `first + 3`, path one
+    /// S–A–B–D on `line_bps` lines (A = `first + 1`, B = `first + 2`), path two S–C–E–D with
+    /// S–C and C–E at `fast_bps` (C = `first + 4`, E = `first + 5`) and E–D at `line_bps`.
+    pub fn rfc632(first: u8, fast_bps: u32) -> Network {
+        let l = |a: (usize, u8), b: (usize, u8), bps: Option<u32>| Line { a, b, bps };
+        Network {
+            imps: (0..6).map(|i| first + i).collect(),
+            lines: vec![
+                l((0, 1), (1, 1), None),
+                l((1, 2), (2, 1), None),
+                l((2, 2), (3, 1), None),
+                l((0, 2), (4, 1), Some(fast_bps)),
+                l((4, 2), (5, 1), Some(fast_bps)),
+                l((5, 2), (3, 2), None),
+            ],
+        }
+    }
+
+    /// The modem line numbers IMP index `i` uses.
     pub fn lines_of(&self, i: usize) -> Vec<u8> {
         let mut v: Vec<u8> = self
             .lines
@@ -143,6 +165,8 @@ pub struct Experiment {
     pub name: String,
     /// Destination IMP index in the network.
     pub dest: usize,
+    /// Hops from the source to it (on the shortest path).
+    pub hops: usize,
     /// Messages outstanding at most.
     pub outstanding: usize,
     /// Messages (warm-up included).
@@ -281,7 +305,10 @@ fn command_file(
         for (me, other) in [(line.a, line.b), (line.b, line.a)] {
             if me.0 == index {
                 let n = me.1;
-                l(&format!("DEPOSIT MI{n} BPS {}", s.line_bps));
+                l(&format!(
+                    "DEPOSIT MI{n} BPS {}",
+                    line.bps.unwrap_or(s.line_bps)
+                ));
                 l(&format!("DEPOSIT MI{n} RXPOLL {poll_units}"));
                 l(&format!(
                     "ATTACH MI{n} {}::{}",
