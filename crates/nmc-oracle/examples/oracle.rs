@@ -12,10 +12,10 @@ fn main() {
     let cli = Cli::parse();
     match nmc_oracle::cli::run(cli.cmd) {
         Ok(true) => {}
-        Ok(false) => std::process::exit(2),
+        Ok(false) => std::process::exit(1),
         Err(e) => {
             eprintln!("nmc oracle: {e:#}");
-            std::process::exit(1);
+            std::process::exit(2);
         }
     }
 }

@@ -76,6 +76,65 @@ pub struct ExperimentResult {
     pub matching: String,
     /// The pump stalled.
     pub stalled: bool,
+    /// Every instance kept up with wall time while this experiment ran (and it did not stall).
+    pub accepted: bool,
+    /// Largest lag of any instance over the experiment, ms.
+    pub max_lag_ms: f64,
+    /// Largest share of time any instance spent over the lag bound during it.
+    pub behind_share: f64,
+    /// Why it was refused, if it was.
+    pub refused_because: Vec<String>,
+}
+
+/// Did every instance keep up while an experiment ran? From the one-second `LAG` windows of
+/// each trace that overlap `span` (a window at `t` covers `(t − 1 s, t]`). Returns the largest
+/// lag (ms), the largest share of time over the bound, and the reasons to refuse.
+pub fn judge(
+    traces: &[(u8, &Trace)],
+    span: (u64, u64),
+    max_lag_ms: f64,
+    max_behind: f64,
+    bound_us: u64,
+) -> (f64, f64, Vec<String>) {
+    let mut worst_lag = 0.0f64;
+    let mut worst_behind = 0.0f64;
+    let mut reasons = Vec::new();
+    for (imp, t) in traces {
+        let w: Vec<(u64, u64)> = t
+            .events
+            .iter()
+            .filter(|e| e.what == "LAG" && e.t_ns > span.0 && e.t_ns < span.1 + 1_000_000_000)
+            .map(|e| {
+                (
+                    e.extra_u64("max_lag_ns").unwrap_or(u64::MAX),
+                    e.extra_u64("over_ns").unwrap_or(u64::MAX),
+                )
+            })
+            .collect();
+        if w.is_empty() || t.summary.is_none() {
+            reasons.push(format!(
+                "IMP {imp}: no lag record over the experiment (did it exit cleanly?)"
+            ));
+            continue;
+        }
+        let lag = w.iter().map(|x| x.0).max().unwrap_or(u64::MAX) as f64 / 1e6;
+        let behind = w.iter().map(|x| x.1 as f64).sum::<f64>() / (w.len() as f64 * 1e9);
+        worst_lag = worst_lag.max(lag);
+        worst_behind = worst_behind.max(behind);
+        if lag > max_lag_ms {
+            reasons.push(format!(
+                "IMP {imp} lagged {lag:.1} ms (bound {max_lag_ms} ms)"
+            ));
+        }
+        if behind > max_behind {
+            reasons.push(format!(
+                "IMP {imp} was over {bound_us} us behind {:.2} % of the time (bound {:.2} %)",
+                100.0 * behind,
+                100.0 * max_behind
+            ));
+        }
+    }
+    (worst_lag, worst_behind, reasons)
 }
 
 /// The K&O times of every message of `run`, from the source IMP's trace.
@@ -207,6 +266,10 @@ pub fn summarize(
         ko_rtt_median_ms: median,
         matching,
         stalled: run.stalled,
+        accepted: false,
+        max_lag_ms: f64::NAN,
+        behind_share: f64::NAN,
+        refused_because: Vec::new(),
     }
 }
 

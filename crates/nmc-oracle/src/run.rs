@@ -188,6 +188,8 @@ pub struct HostRun {
     pub records: Vec<Record>,
     /// It stopped for lack of replies.
     pub stalled: bool,
+    /// When it started and finished, ns since the epoch (host clock).
+    pub span_ns: (u64, u64),
 }
 
 fn wall_ns() -> u64 {
@@ -509,6 +511,7 @@ impl Running {
         ));
         let mut last_progress = Instant::now();
         let mut stalled = false;
+        let start_ns = self.now();
         while !p.finished() {
             while let Some((leader, text)) = p.next_message(self.now()) {
                 let b = self.host.message(&leader, &text);
@@ -555,6 +558,7 @@ impl Running {
             link,
             records: p.records().to_vec(),
             stalled,
+            span_ns: (start_ns, self.now()),
         })
     }
 
