@@ -147,8 +147,8 @@ impl Default for Settings {
             prop_ns: 0,
             framing_bits: 72,
             host_bps: 100_000,
-            poll_us: 100,
-            pace_us: 200,
+            poll_us: 250,
+            pace_us: 1000,
             lag_bound_us: 2_000,
             refuse_max_lag_ms: 25.0,
             refuse_behind_share: 0.01,
@@ -594,5 +594,64 @@ impl Running {
         }
         fs::write(self.out.join("host.log"), self.log.join("\n") + "\n")?;
         Ok((self.out.clone(), self.log.clone()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_chain_joins_each_imp_s_line_2_to_the_next_one_s_line_1() {
+        let n = Network::chain(4, 11);
+        assert_eq!(n.imps, vec![11, 12, 13, 14]);
+        assert_eq!(n.lines_of(0), vec![2]);
+        assert_eq!(n.lines_of(1), vec![1, 2]);
+        assert_eq!(n.lines_of(3), vec![1]);
+    }
+
+    #[test]
+    fn rfc632_has_two_three_hop_paths_one_with_two_fast_circuits() {
+        let n = Network::rfc632(11, 230_400);
+        assert_eq!(n.imps.len(), 6);
+        let fast = n.lines.iter().filter(|l| l.bps == Some(230_400)).count();
+        assert_eq!(fast, 2);
+        // S (index 0) and D (index 3) each have two lines.
+        assert_eq!(n.lines_of(0), vec![1, 2]);
+        assert_eq!(n.lines_of(3), vec![1, 2]);
+    }
+
+    #[test]
+    fn a_command_file_sets_the_cycle_clock_and_pairs_the_ports() {
+        let net = Network::chain(3, 11);
+        let s = Settings::default();
+        let c = command_file(Path::new("/simh"), &net, &s, 1, 123, 456);
+        assert!(c.contains("set env NMC_ORACLE_CYCLE_NS=960"));
+        assert!(c.contains("set env NMC_ORACLE_EPOCH_NS=123"));
+        assert!(c.contains("SET IMP NUM=12"));
+        assert!(c.contains("do \"/simh/H316/tests/impcode.cmd\""));
+        // IMP 12's line 1 to IMP 11's line 2, its line 2 to IMP 13's line 1.
+        assert!(c.contains(&format!(
+            "ATTACH MI1 {}::{}",
+            port(&s, 1, 1),
+            port(&s, 0, 2)
+        )));
+        assert!(c.contains(&format!(
+            "ATTACH MI2 {}::{}",
+            port(&s, 1, 2),
+            port(&s, 2, 1)
+        )));
+        assert!(c.contains("DEPOSIT MI1 BPS 50000"));
+        assert!(!c.contains("HISTORY"), "instruction history slows the CPU");
+        assert!(!c.contains("ATTACH HI1"), "only the first IMP has a host");
+        assert!(c.contains("RUNLIMIT 456"));
+        // 250 us of polling on a 516 is 521 half cycles of 480 ns.
+        assert!(c.contains("DEPOSIT MI1 RXPOLL 521"));
+        let first = command_file(Path::new("/simh"), &net, &s, 0, 123, 456);
+        assert!(first.contains(&format!(
+            "ATTACH HI1 {}::{}",
+            port(&s, 0, 6),
+            port(&s, 4, 0)
+        )));
     }
 }
