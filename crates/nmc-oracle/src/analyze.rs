@@ -84,6 +84,10 @@ pub struct ExperimentResult {
     pub behind_share: f64,
     /// Why it was refused, if it was.
     pub refused_because: Vec<String>,
+    /// What the source IMP sent and got meanwhile.
+    pub source: SourceCounts,
+    /// How the destination IMP received single-packet messages meanwhile.
+    pub dest: DestCounts,
 }
 
 /// Did every instance keep up while an experiment ran? From the one-second `LAG` windows of
@@ -270,6 +274,8 @@ pub fn summarize(
         max_lag_ms: f64::NAN,
         behind_share: f64::NAN,
         refused_because: Vec::new(),
+        source: SourceCounts::default(),
+        dest: DestCounts::default(),
     }
 }
 
@@ -329,5 +335,152 @@ pub fn delivery(net: &crate::run::Network, traces: &[Trace], from_ns: u64) -> De
         max_ms: errs[n - 1],
         min_ms: errs[0],
         over_1ms: errs.iter().filter(|e| **e > 1.0).count(),
+    }
+}
+
+/// What the source IMP sent and got during an experiment, read from its trace: the
+/// mechanisms behind a throughput (3050's frame bits, `crate::trace::Frame`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SourceCounts {
+    /// Message packets sent (first sendings and again).
+    pub packets_sent: u64,
+    /// Of them, sent again (a packet number of a message already sent).
+    pub packets_again: u64,
+    /// REQALLs sent (5-word control packets with the REQALL bit).
+    pub reqall: u64,
+    /// Give-backs sent (GVB).
+    pub gvb: u64,
+    /// RFNMs received carrying an ALLOCATE.
+    pub rfnm_with_all: u64,
+    /// RFNMs received without one.
+    pub rfnm_alone: u64,
+    /// RFNMs of a give-back received (RFNM with the incomplete bit, 3050 p. 15: INCTRN "also
+    /// set on RFNM for GVB").
+    pub rfnm_of_gvb: u64,
+    /// ALLOCATEs received alone.
+    pub all_alone: u64,
+    /// Null packets (acknowledgements only) sent.
+    pub nulls_sent: u64,
+    /// Message packets sent on each modem line (index 0 unused): which path they took.
+    pub packets_by_line: [u64; 6],
+}
+
+/// The source IMP's counts between `span.0` and `span.1`.
+pub fn source_counts(source: &Trace, span: (u64, u64)) -> SourceCounts {
+    use crate::trace::Frame;
+    use std::collections::HashSet;
+    let mut c = SourceCounts::default();
+    let mut seen: HashSet<(u8, u8)> = HashSet::new();
+    for e in source
+        .events
+        .iter()
+        .filter(|e| e.t_ns >= span.0 && e.t_ns <= span.1)
+    {
+        let f = Frame::decode(&e.head);
+        match (e.what.as_str(), f) {
+            ("MITX", Frame::Packet(h)) => {
+                if h.reqall_or_rfnm && e.words <= 5 {
+                    c.reqall += 1;
+                } else if h.gvb_or_alloc && e.words <= 5 {
+                    c.gvb += 1;
+                } else {
+                    c.packets_sent += 1;
+                    c.packets_by_line[usize::from(e.line.min(5))] += 1;
+                    if !seen.insert((h.message, h.packet)) {
+                        c.packets_again += 1;
+                    }
+                }
+            }
+            ("MITX", Frame::Null { .. }) => c.nulls_sent += 1,
+            ("MIRX", Frame::Reply(h)) => match (h.reqall_or_rfnm, h.gvb_or_alloc) {
+                (true, _) if h.incomplete => c.rfnm_of_gvb += 1,
+                (true, true) => c.rfnm_with_all += 1,
+                (true, false) => c.rfnm_alone += 1,
+                (false, true) => c.all_alone += 1,
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    c
+}
+
+/// Single-packet messages as the destination IMP received them from `src`: in order, out of
+/// order (a message number other than the next after the highest so far), or again.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct DestCounts {
+    /// Single-packet message packets received from the source.
+    pub received: u64,
+    /// Of them, arriving ahead of a lower-numbered message not yet received.
+    pub out_of_order: u64,
+    /// Of them, a message number already received.
+    pub again: u64,
+}
+
+/// The destination's counts between `span.0` and `span.1`.
+pub fn dest_counts(dest: &Trace, span: (u64, u64), src: u8) -> DestCounts {
+    use crate::trace::Frame;
+    use std::collections::HashSet;
+    let mut c = DestCounts::default();
+    let mut seen: HashSet<u8> = HashSet::new();
+    let mut next: Option<u8> = None;
+    for e in dest
+        .events
+        .iter()
+        .filter(|e| e.t_ns >= span.0 && e.t_ns <= span.1 && e.what == "MIRX")
+    {
+        let Frame::Packet(h) = Frame::decode(&e.head) else {
+            continue;
+        };
+        if !h.single || h.source_imp != src || e.words <= 5 {
+            continue;
+        }
+        c.received += 1;
+        if !seen.insert(h.message) {
+            c.again += 1;
+            continue;
+        }
+        if let Some(n) = next
+            && h.message != n
+            && h.message.wrapping_sub(n) < 128
+        {
+            // ahead of a lower number still missing: the next expected stays that one
+            c.out_of_order += 1;
+            continue;
+        }
+        let mut n = h.message.wrapping_add(1);
+        while seen.contains(&n) {
+            n = n.wrapping_add(1);
+        }
+        next = Some(n);
+    }
+    c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::parse;
+
+    fn single(t: u64, m: u8) -> String {
+        // ACKH, HEAD (message m, single, transmit), HEAD1 (to IMP 14), HEAD2 (from IMP 11), HEAD3, text
+        format!(
+            "{t} MIRX 1 69 - : 000000 {:06o} 000016 000013 005000 000000\n",
+            (u16::from(m) << 8) | 0o204
+        )
+    }
+
+    #[test]
+    fn a_message_overtaking_another_counts_out_of_order_once() {
+        let text: String = [
+            single(1, 5),
+            single(2, 7),
+            single(3, 6),
+            single(4, 8),
+            single(5, 8),
+        ]
+        .concat();
+        let c = dest_counts(&parse(&text), (0, 10), 11);
+        assert_eq!((c.received, c.out_of_order, c.again), (5, 1, 1));
     }
 }

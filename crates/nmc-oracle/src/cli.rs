@@ -768,6 +768,8 @@ fn run_network(
         x.max_lag_ms = lag;
         x.behind_share = behind;
         x.refused_because = why;
+        x.source = crate::analyze::source_counts(&traces[0], r.span_ns);
+        x.dest = crate::analyze::dest_counts(&traces[r.experiment.dest], r.span_ns, net.imps[0]);
         results.push(x);
         all_rows.extend(rows);
     }
