@@ -35,6 +35,11 @@ pub enum OracleCommand {
 
 /// `nmc oracle rfc632`.
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    nmc oracle rfc632 --simh ~/src/simh --out out/oracle/rfc632\n  \
+    nmc oracle rfc632 --simh ~/src/simh --outstanding 8 --messages 1000 --out out/oracle/rfc632-8\n\n\
+IMPs 11 (source) and 14 (destination) joined by 11-12-13-14 (50 kbit/s) and 11-15-16-14 \
+(11-15 and 15-16 at --fast-bps, 16-14 at 50 kbit/s).")]
 pub struct Rfc632Args {
     #[command(flatten)]
     source: Source,
@@ -102,6 +107,8 @@ fn rfc632(a: Rfc632Args) -> Result<bool> {
 
 /// `nmc oracle collect`.
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    nmc oracle collect --runs out/oracle --out data/oracle")]
 pub struct CollectArgs {
     /// Folders holding runs (each a folder with run.json; `refused/` below is read too).
     #[arg(long, value_name = "DIR", required = true)]
@@ -272,6 +279,8 @@ fn collect_cmd(a: CollectArgs) -> Result<bool> {
 
 /// `nmc oracle timeline`.
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    nmc oracle timeline --run out/oracle/516-4 --experiment 516-single-9hop --index 10 --out single-9hop.csv")]
 pub struct TimelineArgs {
     /// A chain run's output folder.
     #[arg(long, value_name = "DIR")]
@@ -380,6 +389,11 @@ impl Source {
 
 /// `nmc oracle build`.
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    nmc oracle build --simh ~/src/simh\n  \
+    nmc oracle build --clone                 # shallow clone of github.com/simh/simh\n\n\
+The checkout is only read: the files h316 needs are copied to --build-dir, nmc's patches \
+applied (crates/nmc-oracle/patches/README.md says what each fixes) and compiled with --cc.")]
 pub struct BuildArgs {
     #[command(flatten)]
     source: Source,
@@ -457,6 +471,12 @@ pub struct TimingArgs {
 
 /// `nmc oracle chain`.
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    nmc oracle chain --simh ~/src/simh --hops 1..9 --imp 516 --outstanding 4 --messages 120 --single 30 --out out/oracle/516-4\n  \
+    nmc oracle chain --simh ~/src/simh --hops 9 --imp 316 --outstanding 8 --out out/oracle/316-8-9\n\n\
+Each experiment is refused (results.csv accepted = false; exit status 1) if, while it ran, any \
+IMP's cycle clock fell more than --max-lag-ms behind wall time or spent more than --max-behind \
+of its time over 2 ms behind: run it again.")]
 pub struct ChainArgs {
     #[command(flatten)]
     source: Source,
