@@ -422,8 +422,10 @@ pub fn dest_counts(dest: &Trace, span: (u64, u64), src: u8) -> DestCounts {
     use crate::trace::Frame;
     use std::collections::HashSet;
     let mut c = DestCounts::default();
-    let mut seen: HashSet<u8> = HashSet::new();
+    // Message numbers are 8 bits and wrap: `next` is the lowest not yet received, `ahead` the
+    // ones received beyond it.
     let mut next: Option<u8> = None;
+    let mut ahead: HashSet<u8> = HashSet::new();
     for e in dest
         .events
         .iter()
@@ -436,23 +438,25 @@ pub fn dest_counts(dest: &Trace, span: (u64, u64), src: u8) -> DestCounts {
             continue;
         }
         c.received += 1;
-        if !seen.insert(h.message) {
-            c.again += 1;
-            continue;
+        let m = h.message;
+        match next {
+            None => next = Some(m.wrapping_add(1)),
+            Some(n) if m == n => {
+                let mut n = m.wrapping_add(1);
+                while ahead.remove(&n) {
+                    n = n.wrapping_add(1);
+                }
+                next = Some(n);
+            }
+            Some(n) if m.wrapping_sub(n) < 128 => {
+                if ahead.insert(m) {
+                    c.out_of_order += 1;
+                } else {
+                    c.again += 1;
+                }
+            }
+            Some(_) => c.again += 1,
         }
-        if let Some(n) = next
-            && h.message != n
-            && h.message.wrapping_sub(n) < 128
-        {
-            // ahead of a lower number still missing: the next expected stays that one
-            c.out_of_order += 1;
-            continue;
-        }
-        let mut n = h.message.wrapping_add(1);
-        while seen.contains(&n) {
-            n = n.wrapping_add(1);
-        }
-        next = Some(n);
     }
     c
 }
@@ -482,5 +486,12 @@ mod tests {
         .concat();
         let c = dest_counts(&parse(&text), (0, 10), 11);
         assert_eq!((c.received, c.out_of_order, c.again), (5, 1, 1));
+    }
+
+    #[test]
+    fn message_numbers_wrap_without_counting() {
+        let text: String = (0..600u64).map(|i| single(i, (i % 256) as u8)).collect();
+        let c = dest_counts(&parse(&text), (0, 1000), 11);
+        assert_eq!((c.received, c.out_of_order, c.again), (600, 0, 0));
     }
 }
