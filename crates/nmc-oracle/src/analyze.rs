@@ -389,6 +389,9 @@ pub fn source_counts(source: &Trace, span: (u64, u64)) -> SourceCounts {
                     if !seen.insert((h.message, h.packet)) {
                         c.packets_again += 1;
                     }
+                    // Message numbers are 8 bits: forget the half of the circle behind us.
+                    let stale = h.message.wrapping_add(128);
+                    seen.retain(|(m, _)| *m != stale);
                 }
             }
             ("MITX", Frame::Null { .. }) => c.nulls_sent += 1,
