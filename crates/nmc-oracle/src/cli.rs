@@ -441,6 +441,10 @@ pub struct TimingArgs {
     /// Propagation delay of every line, us.
     #[arg(long, default_value_t = 0)]
     prop_us: u64,
+    /// The IMP's clock, us a count (3050 listing p. 112: 1250 counts = 125 ms; SIMH's
+    /// impconfig.cmd has 20, five times fast).
+    #[arg(long, default_value_t = 100)]
+    rtc_us: u32,
     /// Modem framing bits per frame (RFC 568: 72).
     #[arg(long, default_value_t = 72)]
     framing_bits: u32,
@@ -635,6 +639,7 @@ fn settings(machine: Machine, t: &TimingArgs) -> Settings {
         line_bps: t.line_bps,
         prop_ns: t.prop_us * 1000,
         framing_bits: t.framing_bits,
+        rtc_us: t.rtc_us,
         poll_us: t.poll_us,
         pace_us: t.pace_us,
         refuse_max_lag_ms: t.max_lag_ms,

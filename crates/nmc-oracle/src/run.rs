@@ -123,6 +123,14 @@ pub struct Settings {
     pub framing_bits: u32,
     /// Host interface speed, bit/s (1822: 100 kbit/s; SIMH's default).
     pub host_bps: u32,
+    /// The IMP's real-time clock: microseconds a count. **100**, from the program itself:
+    /// 3050 listing p. 112 compares a packet's age in counts with `1250.`, "COMPARE WITH 125
+    /// MS" (0.1 ms a count), and p. 161 makes every 25th clock interrupt a slow tick, the
+    /// "640 MS TICKS" of p. 16 (an interrupt every 25.6 ms = 256 counts of 0.1 ms, the carry
+    /// out of the count's low byte). SIMH's `impconfig.cmd` sets 20 us (50 kHz), which runs
+    /// every timer of the program 5 times fast: routing messages every 128 ms instead of
+    /// K&O's 640 ms, retransmission after 25 ms instead of 125.
+    pub rtc_us: u32,
     /// How often an interface polls its socket, us of simulated time.
     pub poll_us: u64,
     /// How often the cycle clock is paced to wall time, us.
@@ -147,6 +155,7 @@ impl Default for Settings {
             prop_ns: 0,
             framing_bits: 72,
             host_bps: 100_000,
+            rtc_us: 100,
             poll_us: 250,
             pace_us: 1000,
             lag_bound_us: 2_000,
@@ -218,9 +227,9 @@ fn port(s: &Settings, index: usize, slot: u16) -> u16 {
 }
 
 /// The command file of IMP `index`. The configuration follows SIMH's `impconfig.cmd` (an
-/// IMP's 16K, no high-speed arithmetic, DMC, 16 extended interrupts; the RTC at 20 us a tick;
-/// sense switches 2 and 4 on), without its instruction history (slow) and with the cycle clock
-/// set.
+/// IMP's 16K, no high-speed arithmetic, DMC, 16 extended interrupts; sense switches 2 and 4 on),
+/// without its instruction history (slow), with the IMP's clock at [`Settings::rtc_us`] (not its
+/// 20 us) and with the cycle clock set.
 fn command_file(
     simh: &Path,
     net: &Network,
@@ -255,6 +264,7 @@ fn command_file(
     l(&format!("set env NMC_ORACLE_MI_PROP_NS={}", s.prop_ns));
     l(&format!("set env NMC_ORACLE_TRACE=imp{imp}.trace"));
     l(&format!("set env NMC_ORACLE_SUMMARY=imp{imp}.summary.json"));
+    let rtc = format!("SET RTC INTERVAL={}", s.rtc_us);
     for x in [
         "RESET ALL",
         "SET CPU 16K NOHSA DMA=0 DMC EXTINT=16",
@@ -265,8 +275,8 @@ fn command_file(
         "SET DP DISABLED",
         "SET IMP ENABLED",
         "SET RTC ENABLED",
-        "SET RTC INTERVAL=20",
         "SET RTC QUANTUM=32",
+        rtc.as_str(),
         "SET WDT ENABLED",
         "SET WDT DELAY=0",
     ] {
