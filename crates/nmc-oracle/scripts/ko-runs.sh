@@ -10,7 +10,7 @@
 set -u
 SIMH=$1; OUT=$2; NMC=${3:-nmc oracle}; PASSES=${PASSES:-5}
 MESSAGES=${MESSAGES:-120}; WARMUP=${WARMUP:-20}; SINGLE=${SINGLE:-30}
-MACHINES=${MACHINES:-"516 316"}; WINDOWS=${WINDOWS:-"4 8"}; HOPS=${HOPS:-"1 2 3 4 5 6 7 8 9"}
+UP=${UP_TIMEOUT:-900}; MACHINES=${MACHINES:-"516 316"}; WINDOWS=${WINDOWS:-"4 8"}; HOPS=${HOPS:-"1 2 3 4 5 6 7 8 9"}
 mkdir -p "$OUT"
 for machine in $MACHINES; do
   for out in $WINDOWS; do
@@ -21,7 +21,7 @@ for machine in $MACHINES; do
       if [ ! -f "$dir/results.csv" ]; then
         $NMC chain --simh "$SIMH" --imps 10 --hops "$(echo $hops | tr ' ' ,)" --imp "$machine" \
           --outstanding "$out" --messages "$MESSAGES" --warmup "$WARMUP" --single "$single" \
-          --out "$dir" > "$dir.stdout.txt" 2>&1
+          --up-timeout-s "$UP" --out "$dir" > "$dir.stdout.txt" 2>&1
         mv "$dir.stdout.txt" "$dir/stdout.txt" 2>/dev/null
       fi
       # hop counts with any refused experiment go again

@@ -468,8 +468,9 @@ pub struct TimingArgs {
     /// Stop a pump that gets no reply for this many seconds.
     #[arg(long, default_value_t = 60)]
     stall_s: u64,
-    /// Give up if the IMPs are not up after this many seconds.
-    #[arg(long, default_value_t = 240)]
+    /// Give up if the IMPs are not up after this many seconds (with the clock at 100 us the
+    /// program takes about 40 s to bring its lines up and minutes to know a far IMP is alive).
+    #[arg(long, default_value_t = 900)]
     up_timeout_s: u64,
 }
 

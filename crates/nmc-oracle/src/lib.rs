@@ -35,6 +35,10 @@
 //! 25 ms behind wall time, or spent more than 1 % of its time over 2 ms behind, is reported as
 //! refused (`run.json`'s `accepted`). The how-to page in the book has the first numbers.
 //!
+//! The IMP's real-time clock runs at 100 us a count, as the program's own constants require
+//! (3050 listing p. 112: 1250 counts are "125 MS"); SIMH's `impconfig.cmd` has 20 us, which
+//! runs every timer of the program five times fast ([`run::Settings::rtc_us`]).
+//!
 //! Never committed: SIMH's sources and the IMP program (`H316/tests/impcode.cmd` carries a
 //! BBN proprietary notice); both are read from the user's checkout at run time.
 #![warn(missing_docs)]
