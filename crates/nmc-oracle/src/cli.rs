@@ -469,7 +469,7 @@ pub struct TimingArgs {
     #[arg(long, default_value_t = 60)]
     stall_s: u64,
     /// Give up if the IMPs are not up after this many seconds (with the clock at 100 us the
-    /// program takes about 40 s to bring its lines up and minutes to know a far IMP is alive).
+    /// program takes about 40 s to bring its lines up and about 100 s to answer from 9 hops).
     #[arg(long, default_value_t = 900)]
     up_timeout_s: u64,
 }
