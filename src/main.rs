@@ -102,6 +102,9 @@ enum Command {
     Sink(cmd::stream::SinkArgs),
     /// K&O (1977)'s throughput pump on a real path: N messages outstanding, each released by a RFNM from `nmc echo serve --pump`.
     Pump(cmd::pump::PumpArgs),
+    /// BBN's 1973 IMP program in SIMH on a cycle clock with nmc as its 1822 host: build, and K&O's pump on a chain.
+    #[command(subcommand)]
+    Oracle(cmd::oracle::OracleCommand),
     /// A shaped path without netem: two network namespaces joined by a line of set delay, rate and loss (Linux, root).
     Path(cmd::path::PathArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) on stdout.
@@ -138,6 +141,7 @@ fn main() -> ExitCode {
         Command::Sink(a) => cmd::stream::sink(a),
         Command::Pump(a) => cmd::pump::run(a),
         Command::Path(a) => cmd::path::run(a),
+        Command::Oracle(c) => cmd::oracle::run(c),
         Command::Completions(a) => cmd::shell::completions(a, Cli::command()),
         Command::Man(a) => cmd::shell::man(a, Cli::command()),
     };

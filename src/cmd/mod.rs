@@ -6,6 +6,7 @@ pub mod echo;
 pub mod exit;
 pub mod gate;
 pub mod json;
+pub mod oracle;
 pub mod path;
 pub mod progress;
 pub mod pump;
