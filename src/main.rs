@@ -102,6 +102,9 @@ enum Command {
     Sink(cmd::stream::SinkArgs),
     /// K&O (1977)'s throughput pump on a real path: N messages outstanding, each released by a RFNM from `nmc echo serve --pump`.
     Pump(cmd::pump::PumpArgs),
+    /// BBN's 1973 IMP program in SIMH on a cycle clock with nmc as its 1822 host: build, and K&O's pump on a chain.
+    #[command(subcommand)]
+    Oracle(cmd::oracle::OracleCommand),
     /// A shaped path without netem: two network namespaces joined by a line of set delay, rate and loss (Linux, root).
     Path(cmd::path::PathArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) on stdout.
@@ -138,6 +141,7 @@ fn main() -> ExitCode {
         Command::Sink(a) => cmd::stream::sink(a),
         Command::Pump(a) => cmd::pump::run(a),
         Command::Path(a) => cmd::path::run(a),
+        Command::Oracle(c) => cmd::oracle::run(c),
         Command::Completions(a) => cmd::shell::completions(a, Cli::command()),
         Command::Man(a) => cmd::shell::man(a, Cli::command()),
     };
@@ -155,15 +159,27 @@ fn main() -> ExitCode {
             // Issue 33, 57 §6: the one line for every subcommand, said once here (escaped,
             // shortened, the system's messages in words a user can act on).
             let text = cmd::words::error_line(&e);
-            if let Some((tool, target)) = json
+            if let Some((tool, target)) = &json
                 && !cmd::json::printed()
             {
-                let mut doc = cmd::json::failure(tool, &target, &text);
+                let mut doc = cmd::json::failure(tool, target, &text);
+                // Refused before its run began: its command line (issue 74 §3).
+                if !cmd::json::begun() {
+                    doc["target"] = serde_json::Value::Null;
+                }
                 // Stopped by the user before anything was measured: still a stop.
                 doc["stopped_early"] = (cmd::exit::code(&e) == cmd::exit::STOPPED).into();
                 let _ = cmd::json::print(&doc);
             }
-            eprintln!("nmc: {text}");
+            // Issue 74 §3: the failure's document may not have arrived either (`-J >
+            // /dev/full`); the run's own failure stays the exit status, and the line says both.
+            match stdout_result() {
+                Err(lost) if json.is_some() => eprintln!(
+                    "nmc: {text} (and its -J document was lost: writing to stdout: {})",
+                    cmd::words::plain(&lost.to_string())
+                ),
+                _ => eprintln!("nmc: {text}"),
+            }
             ExitCode::from(cmd::exit::code(&e))
         }
     }
@@ -222,9 +238,9 @@ fn usage_error(e: clap::Error) -> ExitCode {
     // key) pushed the reason past the line's cut. The value is quoted shortened instead.
     if let Some(clap::error::ContextValue::String(v)) =
         e.get(clap::error::ContextKind::InvalidValue)
-        && v.chars().count() > MAX_VALUE_ECHO
+        && v.chars().count() > nmc_sim::limits::MAX_VALUE_ECHO
     {
-        let short = nmc_sim::limits::printable(v, MAX_VALUE_ECHO);
+        let short = nmc_sim::limits::quoted(v);
         rendered = rendered.replace(v.as_str(), &short);
     }
     let line = nmc_sim::limits::printable(&one_line(&rendered), nmc_sim::limits::MAX_ERROR_CHARS);
@@ -265,11 +281,6 @@ fn json_in_args() -> Option<&'static str> {
         })
         .then_some(tool)
 }
-
-/// Most characters of a refused value a usage error quotes (and a `--set` refusal echoes).
-/// **Choice**: 60, enough to recognise the value; the line's reason must fit after it within
-/// [`nmc_sim::limits::MAX_ERROR_CHARS`].
-const MAX_VALUE_ECHO: usize = 60;
 
 /// clap's multi-line error text as one line: the message with its indented details and `tip:`
 /// joined, the usage line in brackets, and the subcommand's own `--help` instead of clap's

@@ -173,6 +173,7 @@ pub fn run(a: CostArgs) -> Result<Outcome> {
         );
     }
     let key = crate::cmd::gate::key_from(&a.secret_file)?;
+    super::json::begin();
     let local = match remote {
         Some(_) => None,
         None => Some(TcpSink::start(

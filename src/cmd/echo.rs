@@ -215,8 +215,11 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
     let every = a
         .report_interval
         .map(|d| std::time::Duration::from_nanos(d.as_nanos()));
-    if every.is_some_and(|d| d.is_zero()) {
-        bail!("--report-interval 0s: give a positive interval, e.g. 1s");
+    // Issue 74 §4: every interval has a floor, as the pump's.
+    if let Some(d) = a.report_interval
+        && d.as_nanos() < 1_000_000
+    {
+        bail!("--report-interval {d}: at least 1ms, e.g. 1s");
     }
     if a.count == 0 {
         bail!("--count must be at least 1");
@@ -257,6 +260,10 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
         nmc_probe::probe::ProbeError::TooMany { .. } => anyhow::anyhow!("--count: {e}"),
         e => e.into(),
     })?;
+    if !a.icmp {
+        a.dial.check(addr, false)?;
+    }
+    super::json::begin();
     let target_label = if a.icmp {
         addr.ip().to_string()
     } else {

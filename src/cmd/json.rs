@@ -65,6 +65,21 @@ pub fn print(doc: &Value) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Whether the instrument's command line has been checked whole and its run begun ([`begin`]).
+static BEGUN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Marks that the command line was checked whole and the run begins (issue 74 §3): a failure
+/// before this is the command line refused, and its document's `target` is null, as when the
+/// parser refuses it; a failure after it names its target.
+pub fn begin() {
+    BEGUN.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether [`begin`] was called in this process.
+pub fn begun() -> bool {
+    BEGUN.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Whether [`print()`] has printed a document in this process.
 pub fn printed() -> bool {
     PRINTED.load(std::sync::atomic::Ordering::Relaxed)
@@ -364,8 +379,12 @@ pub fn stream(runs: &[nmc_realtime::stream::sender::StreamRun], target: &str) ->
                 r,
                 json!({
                     "rate_bit_per_s": r.config.rate_bps,
+                    "sent_rate_bit_per_s": r.sent_rate_bps(),
+                    "sent_s": r.sent_s,
                     "buffer_bytes": r.config.buffer_bits as f64 / 8.0,
+                    "buffers_due": r.buffers_due(),
                     "buffers_sent": r.buffers_sent,
+                    "kept_up": r.kept_up(),
                     "buffers_completed": r.buffers_completed,
                     "gaps": r.gaps.count(),
                     "max_gap_s": ms(r.gaps.max_ms()),

@@ -6,6 +6,7 @@ pub mod echo;
 pub mod exit;
 pub mod gate;
 pub mod json;
+pub mod oracle;
 pub mod path;
 pub mod progress;
 pub mod pump;
@@ -99,7 +100,7 @@ pub struct DialArgs {
     pub bind: Option<std::net::SocketAddr>,
     /// Mark this host's packets with this DSCP (0 to 63; 46 is EF, 10 AF11), as the IP TOS
     /// byte or the IPv6 traffic class.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = parse_dscp)]
     pub dscp: Option<u8>,
     /// TCP's congestion control for this host's connections (Linux), e.g. cubic, reno, bbr.
     #[arg(long, value_name = "ALGO")]
@@ -110,6 +111,17 @@ pub struct DialArgs {
 }
 
 impl DialArgs {
+    /// Checks the options against the target before the run begins (issue 74 §3: a bind
+    /// address of the other family was refused only when the first socket was made): what a
+    /// socket carrying `tcp` or UDP to `to` cannot take, in one line.
+    pub fn check(&self, to: std::net::SocketAddr, tcp: bool) -> anyhow::Result<()> {
+        use nmc_serve::dial::Protocol;
+        let proto = if tcp { Protocol::TCP } else { Protocol::UDP };
+        self.dial()
+            .check(to, proto)
+            .map_err(|e| anyhow::anyhow!(e.to_string()))
+    }
+
     /// The options as the sockets take them.
     pub fn dial(&self) -> nmc_serve::dial::Dial {
         nmc_serve::dial::Dial {
@@ -119,6 +131,21 @@ impl DialArgs {
             window: self.window,
         }
     }
+}
+
+/// `--dscp`: 0 to 63, refused with the command line (issue 74 §3: 64 was refused only when
+/// the first socket was made, after the run had begun).
+fn parse_dscp(s: &str) -> Result<u8, String> {
+    s.trim()
+        .parse::<u8>()
+        .ok()
+        .filter(|&d| d <= 63)
+        .ok_or_else(|| {
+            format!(
+                "`{}`: a DSCP is 0 to 63 (46 is EF, 0 best effort)",
+                nmc_sim::limits::quoted(s)
+            )
+        })
 }
 
 /// `--bind`: an address (any port) or an address and port.
@@ -159,6 +186,11 @@ pub fn resolve_target(
     let (host, port) = split_target(target)?;
     let port = port.unwrap_or(default_port);
     let mut any = false;
+    // Issue 74 §3: a long target is quoted to its start, not echoed whole.
+    let (target, host) = (
+        nmc_sim::limits::quoted(target),
+        nmc_sim::limits::quoted(&host),
+    );
     (host.as_str(), port)
         .to_socket_addrs()
         .with_context(|| format!("target `{target}`: cannot resolve `{host}`"))?

@@ -45,8 +45,8 @@ pub struct PathArgs {
     /// up to 1,000,000).
     #[arg(long, default_value_t = nmc_probe_limit())]
     pub limit: usize,
-    /// Bytes held at most on each direction, whatever --limit: the line's memory bound (up to
-    /// 4GiB).
+    /// Bytes held at most on each direction, whatever --limit: the line's memory bound, each
+    /// packet counted with its bookkeeping (128KiB to 4GiB).
     #[arg(long, default_value = "256MiB", value_parser = parse_limit_bytes)]
     pub limit_bytes: usize,
     /// Bytes the line charges per packet besides the IP datagram (14: an Ethernet header, as
@@ -71,6 +71,11 @@ pub struct PathArgs {
     pub interval: SimDuration,
 }
 
+/// The shortest `-i` (issue 74 §4: `-i 1ns` printed a line every 20 ms). **Choice**: 100 ms,
+/// iperf3's shortest interval too, five turns of the line's loop.
+#[cfg(target_os = "linux")]
+const MIN_INTERVAL: SimDuration = SimDuration::from_millis(100);
+
 #[cfg(target_os = "linux")]
 const fn nmc_probe_limit() -> usize {
     nmc_probe::path::NETEM_LIMIT
@@ -81,13 +86,14 @@ const fn nmc_probe_limit() -> usize {
     1000
 }
 
-/// `--limit-bytes`: a size with its unit, from 64KiB (one largest datagram) to 4GiB.
+/// `--limit-bytes`: a size with its unit, from 128KiB (a largest datagram as it is held,
+/// [`nmc_probe::path::link::held_cost`], with room for others) to 4GiB.
 fn parse_limit_bytes(s: &str) -> Result<usize, String> {
     let v = nmc_sim::parse_bytes(s).map_err(|e| e.to_string())?;
     usize::try_from(v)
         .ok()
-        .filter(|&v| (65_536..=4 << 30).contains(&v))
-        .ok_or_else(|| format!("`{s}`: give a size from 64KiB to 4GiB, e.g. 256MiB"))
+        .filter(|&v| (128 << 10..=4 << 30).contains(&v))
+        .ok_or_else(|| format!("`{s}`: give a size from 128KiB to 4GiB, e.g. 256MiB"))
 }
 
 /// One value for both directions, or one for each (`a→b`, `b→a`).
@@ -174,9 +180,28 @@ pub fn run(a: PathArgs) -> Result<Outcome> {
         seed: a.seed,
     };
     let (ab, ba) = (direction(true), direction(false));
+    ab.check().and(ba.check()).map_err(anyhow::Error::msg)?;
+    if !a.interval.is_zero() && a.interval < MIN_INTERVAL {
+        bail!(
+            "-i {}: at least {MIN_INTERVAL} (the line's counts are read every 20 ms at most), or 0s for none",
+            a.interval
+        );
+    }
     // The handlers first: a stop that comes while the path is being made still removes it.
     let stop = nmc_probe::signal::stop_on_signals()?;
-    let path = Path::create(&a.name, ab, ba, !a.ipv4_only)?;
+    let path = match Path::create(&a.name, ab, ba, !a.ipv4_only) {
+        Ok(p) => p,
+        // Issue 74 §5: Ctrl-C reaches the `ip` commands of the set-up too (one process group),
+        // and one killed by it failed with an empty reason, exit 2. It is a stop; the
+        // namespaces made so far are removed by the failed set-up, as before.
+        Err(_) if stop.load(Ordering::Relaxed) => {
+            return Err(super::exit::stopped(format!(
+                "stopped by the user while the path was being set up: nothing was kept ({}-a and {}-b removed)",
+                a.name, a.name
+            )));
+        }
+        Err(e) => return Err(e.into()),
+    };
     let rate = a.rate.map_or("no rate limit".into(), |r| r.to_string());
     let jitter = if a.jitter.ab.is_zero() && a.jitter.ba.is_zero() {
         String::new()
@@ -292,7 +317,8 @@ mod tests {
     #[test]
     fn the_byte_limit_is_a_size_within_bounds() {
         assert_eq!(parse_limit_bytes("256MiB"), Ok(256 << 20));
-        assert_eq!(parse_limit_bytes("64KiB"), Ok(65_536));
+        assert_eq!(parse_limit_bytes("128KiB"), Ok(131_072));
+        assert!(parse_limit_bytes("64KiB").is_err());
         assert!(parse_limit_bytes("1KiB").is_err());
         assert!(parse_limit_bytes("5GiB").is_err());
     }

@@ -145,6 +145,8 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
     };
     let key = crate::cmd::gate::key_from(&a.secret_file)?;
     let addr = super::resolve_target(&a.target, DEFAULT_PORT, a.family)?;
+    a.dial.check(addr, cfg.transport == PumpTransport::Tcp)?;
+    super::json::begin();
     // On stdout, with the report (on stderr with --json: stdout holds the document alone).
     let say = |line: String| {
         if a.json {

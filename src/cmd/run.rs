@@ -62,6 +62,7 @@ fn builtin_named_like(path: &std::path::Path) -> Option<String> {
 }
 
 pub fn run(a: RunArgs) -> Result<Outcome> {
+    say_what_a_stop_keeps(a.out.as_deref())?;
     let opts = RunOptions {
         seed: a.seed,
         sets: a.sets,
@@ -115,4 +116,42 @@ pub fn run(a: RunArgs) -> Result<Outcome> {
     let files = if n == 1 { "file" } else { "files" };
     outln!("wrote {n} {files} to {}", super::shown(&r.out));
     Ok(Outcome::Ok)
+}
+
+/// Issue 74 §5: Ctrl-C (or SIGTERM) on `nmc run` ended it with exit 130 and no word. A run
+/// writes its records into `OUT.incomplete` as it goes and puts the folder in place only when
+/// it ends (`nmc_report::OutDir`), so a stop leaves the previous `OUT` as it was and the
+/// records so far, without a summary, in `OUT.incomplete`: one line says which, then the
+/// process ends as a shell expects of an interrupted command (130).
+fn say_what_a_stop_keeps(out: Option<&std::path::Path>) -> Result<()> {
+    let stop = nmc_probe::signal::stop_on_signals()?;
+    let out = out.map(std::path::Path::to_path_buf);
+    std::thread::spawn(move || {
+        while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let kept = match &out {
+            Some(out) => {
+                let mut staging = out.clone().into_os_string();
+                staging.push(".incomplete");
+                let staging = std::path::PathBuf::from(staging);
+                let written = std::fs::read_dir(&staging)
+                    .map(|d| d.flatten().filter(|e| !e.file_name().to_string_lossy().starts_with('.')).count())
+                    .unwrap_or(0);
+                if written > 0 {
+                    format!(
+                        "{} is as it was; the {written} record files written so far, without a summary, are in {} (partial)",
+                        super::shown(out),
+                        super::shown(&staging)
+                    )
+                } else {
+                    format!("nothing was kept; {} is as it was", super::shown(out))
+                }
+            }
+            None => "out/<scenario> is as it was; any records written so far, without a summary, are in out/<scenario>.incomplete (partial)".into(),
+        };
+        eprintln!("\nnmc: stopped by the user: {kept}");
+        std::process::exit(nmc_probe::signal::EXIT_ON_SECOND_SIGNAL);
+    });
+    Ok(())
 }

@@ -191,6 +191,29 @@ fn config(
     }
 }
 
+/// Issue 74 §2: when the source sent fewer buffers than its rate called for in its time, one
+/// line with the rate achieved beside the rate asked, and why: a bulk source only falls behind
+/// when this host cannot send that fast; RFC 508's double buffer, when its gaps held it back.
+fn shortfall(r: &StreamRun) -> Option<String> {
+    if r.kept_up() {
+        return None;
+    }
+    let show = |bps: f64| nmc_sim::RateFormat::Auto.show(bps);
+    let why = if r.config.bulk {
+        "this host could not send that fast"
+    } else {
+        "the gaps held the source back"
+    };
+    Some(format!(
+        "sent {} of the {} asked ({} of {} buffers in {:.3} s): {why}",
+        show(r.sent_rate_bps().unwrap_or(0.0)),
+        show(r.config.rate_bps as f64),
+        r.buffers_sent,
+        r.buffers_due(),
+        r.sent_s
+    ))
+}
+
 /// RFC 508's KEY for one test.
 fn key_box(r: &StreamRun) -> String {
     let mut lines = vec![
@@ -340,6 +363,18 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
             }
         }
     }
+    // Issue 34: interval lines, kept for the JSON document's `end.intervals` too.
+    let every = a
+        .interval
+        .map(|d| std::time::Duration::from_nanos(d.as_nanos()));
+    // Issue 74 §4: every interval has a floor (`-i 1ns` wrote a line for each nanosecond).
+    if let Some(d) = a.interval
+        && d.as_nanos() < 1_000_000
+    {
+        bail!("--interval {d}: at least 1ms, e.g. 1s");
+    }
+    a.dial.check(target, !a.udp)?;
+    super::json::begin();
     // Issue 33: the folder is ours from the first buffer; written beside it, put in place whole.
     let out = a
         .out
@@ -358,13 +393,6 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
     };
     let mut runs = Vec::new();
     let mut partial = None;
-    // Issue 34: interval lines, kept for the JSON document's `end.intervals` too.
-    let every = a
-        .interval
-        .map(|d| std::time::Duration::from_nanos(d.as_nanos()));
-    if every.is_some_and(|d| d.is_zero()) {
-        bail!("--interval 0s: give a positive interval, e.g. 1s");
-    }
     let mut intervals: Vec<StreamInterval> = Vec::new();
     let mut on_interval = |iv: StreamInterval| {
         say(format!(
@@ -401,6 +429,9 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
             };
             if !a.sweep {
                 say(key_box(&run));
+                if let Some(line) = shortfall(&run) {
+                    say(line);
+                }
                 if let Some(got) = &run.received {
                     say(format!(
                         "--reverse: the sink at {target} sent and timed the gaps; received here {} buffers, {} bytes",
@@ -409,9 +440,12 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
                 }
             } else {
                 eprintln!(
-                    "  {r} bit/s, {b} bit: {} buffers, {} gaps{}",
+                    "  {r} bit/s, {b} bit: {} buffers, {} gaps{}{}",
                     run.buffers_sent,
                     run.gaps.count(),
+                    shortfall(&run)
+                        .map(|l| format!(" ({l})"))
+                        .unwrap_or_default(),
                     run.partial
                         .as_deref()
                         .map(|p| format!(" (partial: {p})"))

@@ -56,7 +56,25 @@ pub fn plain(text: &str) -> String {
 /// The one line nmc prints for a failed command, on stderr and as a `-J` document's `error`:
 /// the error and its causes, the system's messages in words, escaped and shortened (issue 33).
 pub fn error_line(e: &anyhow::Error) -> String {
-    nmc_sim::limits::printable(&plain(&format!("{e:#}")), nmc_sim::limits::MAX_ERROR_CHARS)
+    nmc_sim::limits::printable(&plain(&chain(e)), nmc_sim::limits::MAX_ERROR_CHARS)
+}
+
+/// The error and its causes, `: ` between them, as anyhow's `{:#}` writes them, but a cause
+/// whose words the line already ends with is said once (issue 74 §3: "No space left on device
+/// (os error 28): No space left on device (os error 28)", where a message quoted its own
+/// source).
+fn chain(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if line.is_empty() {
+            line = text;
+        } else if !line.ends_with(&text) {
+            line.push_str(": ");
+            line.push_str(&text);
+        }
+    }
+    line
 }
 
 #[cfg(test)]
@@ -69,6 +87,22 @@ mod tests {
             .map(std::io::Error::from_raw_os_error)
             .find(|e| e.kind() == kind)
             .unwrap_or_else(|| panic!("no error number of kind {kind:?}"))
+    }
+
+    /// Issue 74 §3: a cause the message already quotes is not said twice.
+    #[test]
+    fn a_cause_already_said_is_said_once() {
+        let full = raw(ErrorKind::StorageFull);
+        let said = full.to_string();
+        let e = anyhow::Error::new(std::io::Error::new(full.kind(), said.clone()))
+            .context(format!("writing out/run/summary.json: {said}"));
+        assert_eq!(
+            error_line(&e),
+            format!("writing out/run/summary.json: {said}")
+        );
+        // A cause not yet said is kept.
+        let e = anyhow::Error::new(raw(ErrorKind::StorageFull)).context("writing out/x.csv");
+        assert_eq!(error_line(&e), format!("writing out/x.csv: {said}"));
     }
 
     #[test]

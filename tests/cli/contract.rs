@@ -156,7 +156,9 @@ fn an_unreachable_server_is_exit_3_and_a_document_with_its_error() {
 
 /// Bad usage or input is exit 2 for every instrument, with `-J` a document with its error
 /// and `end` null: a value the command refuses after reading its line, or one the line's own
-/// parser refuses (then the target is not known: null).
+/// parser refuses. Either way the command line was refused and `target` is null (issue 74 §3:
+/// it was not for `--dscp 64`, `-6` with an IPv4 address, a `--bind` of the other family, or a
+/// bulk stream of too many buffers; `--dscp 64` was refused only when a socket was made).
 #[test]
 fn bad_usage_is_exit_2_and_with_json_a_document() {
     let to = closed_port();
@@ -171,11 +173,25 @@ fn bad_usage_is_exit_2_and_with_json_a_document() {
         (vec!["pump", &to, "-J", "--no-such-option"], "nmc pump"),
         (vec!["stream", &to, "-RJ", "--rate", "30"], "nmc stream"),
         (vec!["echo", "probe", "-J"], "nmc echo probe"),
+        (vec!["pump", &to, "-J", "--dscp", "64"], "nmc pump"),
+        (vec!["stream", &to, "-J", "-6"], "nmc stream"),
+        (
+            vec!["echo", "probe", &to, "-J", "--bind", "[::1]:0"],
+            "nmc echo probe",
+        ),
+        (vec!["pump", &to, "-J", "--bind", "[::1]:0"], "nmc pump"),
+        (
+            vec![
+                "stream", &to, "-J", "-u", "--bulk", "-b", "10Gbit/s", "-t", "100s",
+            ],
+            "nmc stream",
+        ),
     ] {
         let o = run(&args, 2);
         let doc = document(&o, &args, tool);
         error_of(&doc, &o, &args);
         assert!(doc["end"].is_null(), "{args:?}: {doc}");
+        assert!(doc["target"].is_null(), "{args:?}: {doc}");
         assert_eq!(stderr(&o).lines().count(), 1, "{args:?}: {}", stderr(&o));
     }
     // Without -J, nothing on stdout.
@@ -213,6 +229,25 @@ fn a_partial_stream_is_exit_4_and_keeps_what_ran() {
     let summary: Value =
         serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["runs"][0]["buffers_sent"], sent);
+    let _ = sink.kill();
+    let _ = sink.wait();
+}
+
+/// Issue 74 §3: a stream turned away by a full sink exited 4 with `"partial": "writing buffer
+/// 1: Broken pipe"`; the sink refused and nothing was measured: exit 3 with `end` null, as the
+/// pump's refusal is. The sink's one slot is held by a stream that pays for it.
+#[test]
+fn a_stream_a_full_sink_turns_away_is_exit_3() {
+    let (mut sink, addr) = super::unanswered::server(&["sink", "--max-connections", "1"]);
+    let mut holder = started(&["stream", &addr, "-t", "8s"]);
+    let args = ["stream", &addr, "-t", "2s", "-J"];
+    let o = run(&args, 3);
+    let doc = document(&o, &args, "nmc stream");
+    let err = error_of(&doc, &o, &args);
+    assert!(err.contains("turned this connection away"), "{err}");
+    assert_eq!(doc["end"], Value::Null, "{doc}");
+    let _ = holder.kill();
+    let _ = holder.wait();
     let _ = sink.kill();
     let _ = sink.wait();
 }
@@ -399,4 +434,30 @@ fn a_signal_and_its_copy_at_once_are_one_stop() {
     }
     let _ = srv.kill();
     let _ = srv.wait();
+}
+
+/// Issue 74 §5: Ctrl-C on `nmc run` ended it with exit 130 and no word. Now one line says what
+/// was kept and where: the previous output as it was, the records so far in `OUT.incomplete`.
+#[test]
+fn a_stopped_run_says_what_it_kept() {
+    let dir = tmp("contract-stopped-run");
+    let out = dir.join("out");
+    let child = started(&[
+        "run",
+        "ko-v2-map",
+        "--set",
+        "duration=60min",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    signal("-INT", &[&child.id().to_string()]);
+    let o = child.wait_with_output().unwrap();
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(130), "{e}");
+    let last = e.trim().lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("nmc: stopped by the user: ") && last.contains("is as it was"),
+        "{e}"
+    );
+    assert!(!out.exists(), "a stopped run put its folder in place");
 }

@@ -41,6 +41,7 @@ const UNITLESS: &[&str] = &[
     "significant_lags",
     "buffers_sent",
     "buffers_completed",
+    "buffers_due",
     "gaps",
     "calls",
     "sink_received",

@@ -218,6 +218,16 @@ fn settings_that_would_measure_nothing_are_refused() {
     let a = run(&["network.lockup_window=2ns"]);
     let a: Vec<&str> = a.iter().map(String::as_str).collect();
     refused(&a, &["network.lockup_window = 2ns", "at least 1ms"]);
+    // Issue 74 §4: a routing period of 1 ns crawled, silent, where the observers' have a floor.
+    for key in ["routing_period", "retransmit_timeout", "fast_tick"] {
+        let set = format!("network.params.{key}=1ns");
+        let a = run(&[&set]);
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        refused(
+            &a,
+            &[&format!("network.params.{key} = 1ns"), "at least 1ms"],
+        );
+    }
     let a = run(&["network.measure_from=2min"]);
     let a: Vec<&str> = a.iter().map(String::as_str).collect();
     refused(
@@ -724,5 +734,68 @@ fn a_set_key_is_bounded_before_it_is_split() {
             "took {:?}",
             t.elapsed()
         );
+    }
+}
+
+/// Issue 74 §3: a named pipe with no writer as a scenario or a trace hung `nmc run ./fifo` and
+/// `nmc rto evaluate ./fifo` for ever (the open waits for a writer). An input file is read if it
+/// is a regular file or a stream the shell opened (`<(…)`, read to the cap); a named pipe or a
+/// device is refused in one line, at once.
+#[cfg(unix)]
+#[test]
+fn a_named_pipe_is_refused_and_a_shells_stream_is_read() {
+    let dir = tmp("limits-fifo");
+    let fifo = dir.join("fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    for args in [
+        vec!["run", s(&fifo), "--out", s(&dir.join("out"))],
+        vec!["rto", "evaluate", s(&fifo)],
+    ] {
+        refused(&args, &["fifo: not a regular file", "<(cat FILE)"]);
+    }
+    refused(
+        &["run", "/dev/zero", "--out", s(&dir.join("out"))],
+        &["/dev/zero: not a regular file"],
+    );
+    // Process substitution: the shell's pipe, read to its end.
+    let scenario = dir.join("md1.toml");
+    let o = nmc(&["scenarios", "show", "md1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    std::fs::write(&scenario, &o.stdout).unwrap();
+    let o = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "exec \"$0\" run <(cat {}) --set duration=1s --out {}",
+            s(&scenario),
+            s(&dir.join("sub"))
+        ))
+        .arg(env!("CARGO_BIN_EXE_nmc"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("bash runs");
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+/// Issue 74 §4: every interval a user sets has a floor (the pump's had one; `stream -i 1ns`
+/// and the probe's `--report-interval 1ns` had none, `nmc path -i 1ns` printed a line every
+/// 20 ms): each is refused in one line before anything runs.
+#[test]
+fn every_interval_has_a_floor() {
+    for (args, said) in [
+        (&["pump", "127.0.0.1:1", "-i", "1ns"][..], "at least 1ms"),
+        (
+            &["stream", "127.0.0.1:1", "-i", "1ns"],
+            "--interval 1ns: at least 1ms",
+        ),
+        (
+            &["echo", "probe", "127.0.0.1:1", "--report-interval", "1ns"],
+            "--report-interval 1ns: at least 1ms",
+        ),
+    ] {
+        refused(args, &[said]);
     }
 }

@@ -24,7 +24,16 @@ fn bad_settings_are_refused_in_one_line() {
         (&["path", "--delay", "20"], "--delay"),
         (&["path", "--limit", "0"], "--limit 0"),
         (&["path", "--limit", "2000000"], "1 to 1000000 packets"),
-        (&["path", "--limit-bytes", "8GiB"], "64KiB to 4GiB"),
+        (&["path", "--limit-bytes", "8GiB"], "128KiB to 4GiB"),
+        (
+            &["path", "--rate", "1bit/s", "--overhead", "4294967295"],
+            "years, more than nmc represents",
+        ),
+        (
+            &["path", "--delay", "2000000h"],
+            "years, more than nmc represents",
+        ),
+        (&["path", "-i", "1ns"], "-i 1ns: at least 100ms"),
         (&["path", "--name", "a/b"], "--name `a/b`"),
     ] {
         let o = nmc(args);

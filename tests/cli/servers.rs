@@ -722,3 +722,126 @@ fn refused_reverse_requests_are_logged() {
         "{log:#?}"
     );
 }
+
+/// Issue 74 §1: a reverse run was excused from paying for its slot while it ran, so 64 clients
+/// each asking `nmc stream -R -b 1bit/s --buffer 8bit -t 3600s` from 8 addresses held every slot
+/// of a server without a secret for an hour, and real clients were refused. Now what the server
+/// sends for a client pays for its slot as what a client sends does: the issue's attack is
+/// refused at once (it would pay under the minimum rate), and reverse requests that make the
+/// server wait for them (a HELLO that never comes, a pump's RFNMs never sent) hold only an
+/// unpaid slot, which the next real client takes once the grace is over. Each real client —
+/// pump and stream, forward and reverse — is then served, on the sink and on `nmc serve`.
+#[test]
+fn reverse_runs_pay_for_their_slots() {
+    let sources: Vec<String> = (2..=9).map(|i| format!("127.0.0.{i}")).collect();
+    // The issue's attack, as a user runs it: 64 clients, 8 from each address. Each is refused
+    // at once with the reason; none holds a slot.
+    let srv = Server::start(Kind::Sink, Host::One, &[], None);
+    let addr = srv.addr.to_string();
+    let attackers: Vec<Child> = (0..64)
+        .map(|i| {
+            let bind = format!("{}:0", sources[i % sources.len()]);
+            command()
+                .args(["stream", &addr, "-R", "-b", "1bit/s", "--buffer", "8bit"])
+                .args(["-t", "3600s", "--bind", &bind])
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("an attacker starts")
+        })
+        .collect();
+    // Refused at once; before, each held its slot for the hour it asked for.
+    let until = Instant::now() + Duration::from_secs(15);
+    let mut attackers = attackers;
+    while attackers
+        .iter_mut()
+        .any(|a| a.try_wait().unwrap().is_none())
+    {
+        if Instant::now() > until {
+            for a in &mut attackers {
+                let _ = a.kill();
+            }
+            panic!("the attack still holds slots after 15 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    for a in attackers {
+        let o = a.wait_with_output().unwrap();
+        let err = super::text(&o.stderr);
+        assert_eq!(o.status.code(), Some(3), "{err}");
+        assert!(err.contains("--min-rate"), "{err}");
+    }
+    drop(srv);
+
+    // Reverse requests that make the server wait for the client, which pays nothing meanwhile.
+    use nmc_realtime::stream::wire as sw;
+    let hello_never_comes = sw::Request {
+        rate_bps: 10_000,
+        buffer_bits: 8_000,
+        duration_ns: 3_600_000_000_000,
+        ack_timeout_ns: 60_000_000_000,
+        io_timeout_ns: 60_000_000_000,
+        ack: false,
+        udp: true,
+        token: 0,
+    };
+    let rfnms_never_come = nmc_probe::pump::wire::Request {
+        udp: false,
+        size: 1,
+        outstanding: 1,
+        packet: 126,
+        duration_ns: 3_600_000_000_000,
+        timeout_ns: 60_000_000_000,
+    };
+    for kind in [Kind::Sink, Kind::Pump] {
+        for host in [Host::Own, Host::One] {
+            let mut srv = Server::start(kind, host, &[], None);
+            let held: Vec<TcpStream> = (0..64)
+                .map(|i| {
+                    let mut s = connect_from(&sources[i % sources.len()], srv.addr);
+                    match kind {
+                        Kind::Sink => s.write_all(
+                            &sw::Request {
+                                token: i as u64 + 1,
+                                ..hello_never_comes
+                            }
+                            .encode(),
+                        ),
+                        _ => s.write_all(&rfnms_never_come.encode(i as u32 + 1)),
+                    }
+                    .unwrap();
+                    s
+                })
+                .collect();
+            // Past the grace a new connection has (2 s) and the half second its request's ~50
+            // bytes paid for, every attacker's slot is unpaid.
+            std::thread::sleep(Duration::from_millis(3500));
+            let addr = srv.addr.to_string();
+            let clients: &[&[&str]] = match kind {
+                Kind::Sink => &[&["stream", "-t", "1s"], &["stream", "-R", "-t", "1s"]],
+                _ => &[&["pump", "-t", "1s"], &["pump", "-R", "-t", "1s"]],
+            };
+            for args in clients {
+                let o = command()
+                    .args(&args[..1])
+                    .arg(&addr)
+                    .args(&args[1..])
+                    .output()
+                    .unwrap();
+                assert!(
+                    o.status.success(),
+                    "{kind:?} on {host:?}: `{}` kept out: {}",
+                    args.join(" "),
+                    super::text(&o.stderr)
+                );
+            }
+            assert!(
+                srv.logged("evicted"),
+                "{kind:?} on {host:?}: no slot was taken from the attack: {:?}",
+                srv.log.lock().unwrap()
+            );
+            assert!(srv.alive());
+            drop(held);
+        }
+    }
+}

@@ -68,6 +68,36 @@ fn a_full_stdout_is_an_error_for_every_command() {
     }
 }
 
+/// Issue 74 §3: a run that fails with `-J` into a full stdout kept its exit status (3: nothing
+/// listens there) without a word that its document was lost; now its one line says both.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_failed_runs_lost_document_is_said() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+        .to_string();
+    let target = format!("127.0.0.1:{port}");
+    let full = std::fs::File::options()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let o = crate::command()
+        .args(["pump", &target, "-J"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{e}");
+    let last = e.trim().lines().last().unwrap_or_default();
+    assert!(
+        last.contains("refused the pump") && last.contains("-J document was lost"),
+        "{e}"
+    );
+}
+
 #[test]
 fn completions_for_every_shell() {
     for (shell, mark) in [

@@ -465,3 +465,51 @@ fn a_bulk_udp_stream_sends_its_rate() {
     let _ = server.kill();
     let _ = server.wait();
 }
+
+/// Issue 74 §2: `stream --udp --bulk -b 5Gbit/s -t 2s -J` ran 31.4 s (at 100 Gbit/s, more than
+/// 40 s) sending every buffer the rate called for, and its document gave the rate asked as if
+/// it had been reached. Now the run stops at `-t`, and the document gives the rate achieved
+/// beside the rate asked (`sent_rate_bit_per_s`, `kept_up`); the text report says this host
+/// could not send that fast. No host sends 100 Gbit/s in 1,500-byte datagrams on loopback.
+#[test]
+fn a_stream_ends_at_its_duration_and_reports_the_rate_it_reached() {
+    let (mut server, addr) = super::serve_loopback(60);
+    let started = std::time::Instant::now();
+    let o = nmc(&[
+        "stream",
+        &addr,
+        "-u",
+        "--bulk",
+        "-b",
+        "100Gbit/s",
+        "--buffer",
+        "1500B",
+        "-t",
+        "1s",
+        "-J",
+        "--no-records",
+    ]);
+    let took = started.elapsed();
+    assert!(o.status.success(), "{}", stderr(&o));
+    // The run's 1 s, the sink's tally (at most the 1 s --ack-timeout) and the process's start
+    // and end: well under the half minute an unbounded run took.
+    assert!(took < std::time::Duration::from_secs(8), "{took:?}");
+    let d: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let t = &d["end"]["tests"][0];
+    assert_eq!(t["rate_bit_per_s"].as_f64(), Some(1e11), "{t}");
+    assert_eq!(t["sent_s"].as_f64(), Some(1.0), "{t}");
+    let sent = t["sent_rate_bit_per_s"].as_f64().unwrap();
+    let buffers = t["buffers_sent"].as_f64().unwrap();
+    assert!(sent > 0.0 && sent < 1e11, "{t}");
+    assert!((sent - buffers * 12_000.0).abs() < 1.0, "{t}");
+    assert_eq!(t["kept_up"], false, "{t}");
+    assert!(t["buffers_due"].as_u64().unwrap() > t["buffers_sent"].as_u64().unwrap());
+    assert!(
+        stderr(&o).contains("Gbit/s asked")
+            && stderr(&o).contains("this host could not send that fast"),
+        "{}",
+        stderr(&o)
+    );
+    let _ = server.kill();
+    let _ = server.wait();
+}

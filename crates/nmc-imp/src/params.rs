@@ -298,6 +298,12 @@ pub(crate) enum SinglePacketRule {
 /// not a sourced value.
 pub const CALIBRATED_1975_HELD_MESSAGES: u32 = 2;
 
+/// The shortest period of a timer that repeats for the whole run (routing messages,
+/// retransmissions, the fast tick, SPF's averaging). **Choice**: 1 ms, as the observers'
+/// floors (`sample_period`, `lockup_window`): far below every profile's value (the fast tick's
+/// 25.6 ms is the least), far above a period that would crawl.
+pub const MIN_PERIOD: SimDuration = SimDuration::from_millis(1);
+
 impl ImpParams {
     /// The constants of `routing = "spf"`.
     pub(crate) fn spf(&self) -> nmc_routing::SpfParams {
@@ -520,7 +526,7 @@ impl ImpParams {
         "rfc626-accept-all",
     ];
 
-    /// Checks values that would make the model meaningless.
+    /// Checks values that would make the model meaningless, or a run crawl.
     pub fn validate(&self) -> Result<(), String> {
         let p = "network.params";
         // One key per message, so that a sweep's error names the --set at fault (issue 33).
@@ -542,8 +548,15 @@ impl ImpParams {
         if !(0.0..1.0).contains(&self.bit_error_rate) {
             return Err(format!("{p}.bit_error_rate must be in [0, 1)"));
         }
-        above_zero(self.spf_averaging.is_zero(), "spf_averaging")?;
-        above_zero(self.spf_max_interval.is_zero(), "spf_max_interval")?;
+        // Issue 74 §4: a period repeats for the whole run, so one of a few nanoseconds crawls
+        // (`routing_period = "1ns"` on ko-v3-map had not done 5 s after a minute, silent):
+        // every period has the floor the observers' have.
+        let period = |t: SimDuration, key: &str| match t < MIN_PERIOD {
+            true => Err(format!("{p}.{key} = {t}: at least {MIN_PERIOD}")),
+            false => Ok(()),
+        };
+        period(self.spf_averaging, "spf_averaging")?;
+        period(self.spf_max_interval, "spf_max_interval")?;
         if self.message_processing == MessageProcessing::V3 && self.control_blocks == 0 {
             return Err(format!(
                 "{p}.control_blocks must be at least 1 with message_processing = \"v3\""
@@ -563,7 +576,7 @@ impl ImpParams {
                 self.allocation_buffers, self.buffers
             ));
         }
-        above_zero(self.fast_tick.is_zero(), "fast_tick")?;
+        period(self.fast_tick, "fast_tick")?;
         above_zero(self.slow_tick_every == 0, "slow_tick_every")?;
         above_zero(self.routing_opportunities == 0, "routing_opportunities")?;
         above_zero(self.routing_busy_unit.is_zero(), "routing_busy_unit")?;
@@ -575,8 +588,8 @@ impl ImpParams {
             ));
         }
         above_zero(self.output_queue_max == 0, "output_queue_max")?;
-        above_zero(self.retransmit_timeout.is_zero(), "retransmit_timeout")?;
-        above_zero(self.routing_period.is_zero(), "routing_period")
+        period(self.retransmit_timeout, "retransmit_timeout")?;
+        period(self.routing_period, "routing_period")
     }
 
     /// The line overhead of a frame that carries a packet of `kind`: [`Self::packet_overhead`]

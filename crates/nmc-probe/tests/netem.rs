@@ -337,7 +337,8 @@ fn icmp_calibration_on_9600_bps_path() {
 
 /// `nmc path`'s line holds at most `limit` packets and `limit_bytes` bytes a direction: a burst
 /// of 100 datagrams of 1372 bytes (1400 with the IP and UDP headers) into a 1 Mbit/s line is cut
-/// at 10 packets by the one limit, and at 46 (64 KiB / 1400) by the other. The figures are fixed
+/// at 10 packets by the one limit, and at 45 (64 KiB / 1456: each held with its queue slot and
+/// the allocator's header, issue 74 §4) by the other. The figures are fixed
 /// before running; the line takes 11.3 ms a packet, so a burst sent in well under 10 ms finds
 /// at most one packet gone.
 #[test]
@@ -345,7 +346,7 @@ fn icmp_calibration_on_9600_bps_path() {
 fn the_line_drops_past_its_packet_and_byte_limits() {
     use nmc_probe::path::{LinkParams, Path};
     for (tag, limit, limit_bytes, held) in
-        [("lp", 10, 1 << 20, 10..=11), ("lb", 1000, 65_536, 46..=47)]
+        [("lp", 10, 1 << 20, 10..=11), ("lb", 1000, 65_536, 45..=46)]
     {
         let name = format!("nmcprobe-{}-{tag}", std::process::id());
         let line = LinkParams {

@@ -378,3 +378,25 @@ fn a_udp_stream_to_a_silent_host_fails_to_open() {
     }
     assert!(n > 0);
 }
+
+/// Issue 74 §4: a TCP buffer's header claiming 4 GiB (the cap is 16 MiB) was read to its end;
+/// now the sink closes the connection at the header, and goes on serving.
+#[test]
+fn a_buffer_past_the_cap_is_refused_at_its_header() {
+    use std::io::{Read, Write};
+    let s = sink(None);
+    let mut c = std::net::TcpStream::connect(s.addr).unwrap();
+    c.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    c.write_all(&nmc_realtime::stream::wire::header(0, u32::MAX, false))
+        .unwrap();
+    c.write_all(&[0u8; 4096]).unwrap();
+    let mut b = [0u8; 16];
+    // Closed (or reset), not waiting for the rest of 4 GiB (a read timing out).
+    match c.read(&mut b) {
+        Ok(0) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {}
+        other => panic!("the sink kept reading: {other:?}"),
+    }
+    let r = run(&config(s.addr, Transport::Tcp, false, 1)).unwrap();
+    assert!(r.partial.is_none() && r.buffers_sent > 0);
+}

@@ -248,6 +248,16 @@ fn hostile_requests_get_one_error_line_and_the_sink_goes_on() {
             },
             "one UDP datagram",
         ),
+        // Issue 74 §1: the issue's attack, a byte every 8 s, pays under the gate's 100 B/s.
+        (
+            wire::Request {
+                rate_bps: 1,
+                buffer_bits: 8,
+                duration_ns: 3_600_000_000_000,
+                ..good
+            },
+            "below this sink's minimum of 100 B/s (its --min-rate)",
+        ),
     ];
     for (r, needle) in cases {
         let text = error_text(&answer(s.addr, &r.encode()));

@@ -53,7 +53,7 @@ pub enum ScenarioError {
         message: String,
     },
     /// A fault laid at one `--set` override: `--set TEXT: message`.
-    #[error("--set {text}: {message}")]
+    #[error("--set {}: {message}", nmc_sim::limits::quoted(.text))]
     Override {
         /// The override as typed, `path.to.key=value`.
         text: String,

@@ -4,7 +4,8 @@
 //! (`--congestion`, Linux) and the socket buffers (`-w`/`--window`, as iperf3's). With none
 //! given, a socket is made as before: bound by the kernel, the system's defaults.
 
-use socket2::{Domain, Protocol, Socket, Type};
+pub use socket2::Protocol;
+use socket2::{Domain, Socket, Type};
 use std::io;
 use std::net::{SocketAddr, TcpStream, UdpSocket};
 use std::time::Duration;
@@ -34,6 +35,11 @@ pub enum DialError {
     Connect(io::Error),
 }
 
+/// Linux's `TCP_CA_NAME_MAX`, the terminating zero included (`include/net/tcp.h`): a name
+/// this long or longer is no algorithm's, and is refused before it is echoed whole (issue 74
+/// §3).
+const CONGESTION_NAME_MAX: usize = 16;
+
 impl Dial {
     /// Whether no option is set (sockets are made the plain way).
     pub fn is_plain(&self) -> bool {
@@ -61,6 +67,15 @@ impl Dial {
             return Err(DialError::Option(
                 "--window 0: give a size, e.g. 4MiB".into(),
             ));
+        }
+        if let Some(cc) = &self.congestion
+            && cc.len() >= CONGESTION_NAME_MAX
+        {
+            let start: String = cc.chars().take(CONGESTION_NAME_MAX).collect();
+            return Err(DialError::Option(format!(
+                "--congestion {start}…: no such algorithm (a name is {} bytes at most)",
+                CONGESTION_NAME_MAX - 1
+            )));
         }
         if let Some(cc) = &self.congestion
             && proto != Protocol::TCP

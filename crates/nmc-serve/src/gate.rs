@@ -339,8 +339,6 @@ struct Entry {
     graced: bool,
     /// Answered the secret's challenge: paid for good.
     proven: AtomicBool,
-    /// The server is working for it on a handle of its own ([`Conn::excuse`]).
-    excused: AtomicBool,
     /// Set (under the slots' lock) when its slot went to another connection.
     evicted: AtomicBool,
 }
@@ -355,7 +353,6 @@ impl Entry {
             paid: AtomicU64::new(0),
             graced,
             proven: AtomicBool::new(false),
-            excused: AtomicBool::new(false),
             evicted: AtomicBool::new(false),
         }
     }
@@ -368,9 +365,9 @@ impl Entry {
 
     /// Bytes it owes at `now` with `slack` of free time (rule 4), if it owes any: `min_rate`
     /// times its counted time less the slack, less what it has paid. None when it has answered
-    /// the challenge or the server is working for it.
+    /// the challenge.
     fn owes(&self, now: Instant, min_rate: u64, slack: Duration) -> Option<u128> {
-        if self.proven.load(Ordering::Relaxed) || self.excused.load(Ordering::Relaxed) {
+        if self.proven.load(Ordering::Relaxed) {
             return None;
         }
         let counted = now
@@ -402,6 +399,7 @@ pub struct Conn {
     peer: SocketAddr,
     window: Duration,
     min_bytes: u64,
+    min_rate: u64,
     window_start: Instant,
     window_bytes: u64,
     deadline: Option<Instant>,
@@ -429,6 +427,7 @@ impl Conn {
             peer,
             window: limits.window,
             min_bytes: limits.min_bytes_per_window(),
+            min_rate: limits.min_rate,
             window_start: Instant::now(),
             window_bytes: 0,
             deadline: None,
@@ -495,24 +494,42 @@ impl Conn {
     }
 
     /// Starts a fresh window now: for a server that stopped reading on purpose (the sink's
-    /// scripted stall), or that worked for the client on a handle of its own
-    /// ([`Conn::excuse`]), so that its own pause is not held against the client. The time until
+    /// scripted stall), so that its own pause is not held against the client. The time until
     /// now is not counted against what the client pays for its slot either (what it has paid
-    /// stays paid), and an excuse ends.
+    /// stays paid).
     pub fn forgive(&mut self) {
-        self.window_start = Instant::now();
-        self.window_bytes = 0;
+        self.resume();
         self.entry.rebase();
-        self.entry.excused.store(false, Ordering::Relaxed);
     }
 
-    /// Marks that the server is now working for the client on a handle of its own (a reverse
-    /// run sending on a clone of the socket, which this `Conn` does not see): until
-    /// [`Conn::forgive`], the connection owes nothing for its slot and is not evicted to give
-    /// it to another (the gate's rule 4). The client's request was valid; what it gets is
-    /// served work, bounded by the run's own limits.
-    pub fn excuse(&mut self) {
-        self.entry.excused.store(true, Ordering::Relaxed);
+    /// Starts a fresh window of rule 6 now, the time counted for rule 4 unchanged: for a
+    /// handler whose work on a handle of its own ([`Conn::tab`]) is over, where the window's
+    /// bytes went to the tab, not through this `Conn`.
+    pub fn resume(&mut self) {
+        self.window_start = Instant::now();
+        self.window_bytes = 0;
+    }
+
+    /// The connection's account, for work the server does at the client's request on a handle
+    /// of its own (a reverse run sending on a clone of the socket, or from the server's UDP
+    /// port), which this `Conn` does not see. Issue 74 §1: such a run used to be excused from
+    /// paying for its slot while it ran, so 64 clients asking for a byte every 8 s for an
+    /// hour held every slot. Now what the server sends for the client is credited as if the
+    /// client had sent it ([`Tab::credit`]): asking the server to send costs the client
+    /// receiving it, as sending costs a forward client, and a run that pays less than the
+    /// minimum rate is in arrears like any connection, its slot given to a newcomer when every
+    /// slot is taken (rule 4); the run sees that in [`Tab::ended`] and stops.
+    pub fn tab(&self) -> Tab {
+        Tab {
+            entry: self.entry.clone(),
+            stop: self.stop.clone(),
+        }
+    }
+
+    /// The minimum rate in bytes a second (rule 4 and 6): what a client must pay, or ask the
+    /// server to send, to keep its slot.
+    pub fn min_rate(&self) -> u64 {
+        self.min_rate
     }
 
     /// Applies the rules now, for a handler that waits on the socket itself (`ppoll` on
@@ -615,6 +632,33 @@ impl Conn {
             self.window_bytes = 0;
         }
         Ok(())
+    }
+}
+
+/// A connection's account for work the server does for it on a handle of its own
+/// ([`Conn::tab`]): cheap to clone, shared with the thread doing the work.
+#[derive(Clone)]
+pub struct Tab {
+    entry: Arc<Entry>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Tab {
+    /// Counts `bytes` the server sent at the client's request as paid for its slot (rule 4).
+    pub fn credit(&self, bytes: u64) {
+        self.entry.paid.fetch_add(bytes, Ordering::Relaxed);
+    }
+
+    /// Why the work must end now, if it must: the server is stopping, or the connection's slot
+    /// went to a newcomer (it had not paid for it, rule 4).
+    pub fn ended(&self) -> Option<Closed> {
+        if self.stop.load(Ordering::Relaxed) {
+            Some(Closed::Stopping)
+        } else if self.entry.evicted.load(Ordering::Relaxed) {
+            Some(Closed::Evicted)
+        } else {
+            None
+        }
     }
 }
 
@@ -1055,7 +1099,7 @@ mod tests {
     use super::*;
 
     /// Rule 4's judgement: the rate times the time past the slack, less what was paid; nothing
-    /// owed once the challenge is answered or while the server works for it.
+    /// owed once the challenge is answered.
     #[test]
     fn a_connection_owes_the_rate_for_its_time_past_the_slack() {
         let e = Entry::new("127.0.0.1:1".parse().unwrap(), true);
@@ -1068,9 +1112,6 @@ mod tests {
         assert_eq!(e.owes(at(3), rate, slack), Some(40));
         e.paid.store(100, Ordering::Relaxed);
         assert_eq!(e.owes(at(3), rate, slack), None);
-        e.excused.store(true, Ordering::Relaxed);
-        assert_eq!(e.owes(at(100), rate, slack), None);
-        e.excused.store(false, Ordering::Relaxed);
         e.proven.store(true, Ordering::Relaxed);
         assert_eq!(e.owes(at(100), rate, slack), None);
         // Without its grace (its source on back-off), a connection that sent nothing owes at
@@ -1086,6 +1127,30 @@ mod tests {
             e.arrears(e.start + Duration::from_millis(100), &l)
                 .is_none()
         );
+    }
+
+    /// Issue 74 §1: what the server sends for a client on a handle of its own pays for the
+    /// client's slot as bytes received do; the run learns when the slot went to another or the
+    /// server is stopping.
+    #[test]
+    fn a_tab_pays_for_the_slot_and_says_when_the_work_must_end() {
+        let e = Arc::new(Entry::new("127.0.0.1:1".parse().unwrap(), false));
+        let stop = Arc::new(AtomicBool::new(false));
+        let tab = Tab {
+            entry: e.clone(),
+            stop: stop.clone(),
+        };
+        let at = e.start + Duration::from_secs(10);
+        assert_eq!(e.owes(at, 100, Duration::ZERO), Some(1000));
+        tab.clone().credit(400);
+        assert_eq!(e.owes(at, 100, Duration::ZERO), Some(600));
+        tab.credit(600);
+        assert_eq!(e.owes(at, 100, Duration::ZERO), None);
+        assert_eq!(tab.ended(), None);
+        e.evicted.store(true, Ordering::Relaxed);
+        assert_eq!(tab.ended(), Some(Closed::Evicted));
+        stop.store(true, Ordering::Relaxed);
+        assert_eq!(tab.ended(), Some(Closed::Stopping));
     }
 
     #[test]

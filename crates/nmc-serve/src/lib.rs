@@ -40,7 +40,7 @@ pub fn dropped_here(e: &std::io::Error) -> bool {
     e.kind() == std::io::ErrorKind::PermissionDenied || e.raw_os_error() == Some(libc::ENOBUFS)
 }
 
-pub use gate::{Conn, Gate, GateCounters, Limits};
+pub use gate::{Conn, Gate, GateCounters, Limits, Tab};
 pub use mux::{Service, Services};
 
 #[cfg(test)]

@@ -136,6 +136,17 @@ fn address_space_limit() -> Option<u64> {
 /// whole input.
 pub const MAX_ERROR_CHARS: usize = 400;
 
+/// The most characters of a value a user gave that an error line quotes (issue 57 §4, 74 §3).
+/// **Choice**: 60, enough to recognise the value; the line's reason must fit after it within
+/// [`MAX_ERROR_CHARS`].
+pub const MAX_VALUE_ECHO: usize = 60;
+
+/// A value the user gave, as an error line quotes it: [`printable`], cut to
+/// [`MAX_VALUE_ECHO`] characters.
+pub fn quoted(value: &str) -> String {
+    printable(value, MAX_VALUE_ECHO)
+}
+
 /// `text` as one printable line: control characters (newlines, tabs, escapes) written as
 /// `\n`, `\t`, `\u{1b}`, and the whole cut to `max` characters with `…` where it was cut
 /// (the start, which names the file and key, is kept).
@@ -260,6 +271,16 @@ pub enum ReadError {
         /// The source as named in messages (a file's path, as displayed).
         what: String,
     },
+    /// An input file that is neither a regular file nor a stream this process holds
+    /// ([`read_file`]): a named pipe, a device or a folder.
+    #[error(
+        "{what}: not a regular file (a named pipe or a device is not read; a stream the shell \
+         opens is: <(cat FILE))"
+    )]
+    NotInput {
+        /// The path, as given.
+        what: String,
+    },
     /// The source holds more than `limit` bytes.
     #[error(
         "{what}: more than {limit} bytes{how} (a limit of nmc's, so that input cannot exhaust the machine)"
@@ -310,14 +331,34 @@ pub fn read_text(path: &Path, limit: u64) -> Result<String, ReadError> {
     })
 }
 
-/// Reads the file at `path` with [`read_capped`].
+/// Reads the user's input file at `path` with [`read_capped`]: a regular file, or a stream
+/// this process already holds open ([`held_open`]: the shell's process substitution `<(…)`,
+/// `/dev/stdin`), read to the cap. Anything else is refused before it is opened (issue 74 §3):
+/// a named pipe's open waits for a writer, for ever if none comes (`nmc run ./fifo` hung); a
+/// device such as `/dev/zero` never ends; a folder is a mistake.
 pub fn read_file(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
     let what = path.display().to_string();
-    let file = std::fs::File::open(path).map_err(|cause| ReadError::Io {
+    let io = |cause| ReadError::Io {
         what: what.clone(),
         cause,
-    })?;
+    };
+    if !held_open(path) && !std::fs::metadata(path).map_err(io)?.is_file() {
+        return Err(ReadError::NotInput { what });
+    }
+    let file = std::fs::File::open(path).map_err(io)?;
     read_capped(file, &what, limit, "")
+}
+
+/// Whether `path` names a descriptor this process holds already (`/dev/fd/N`,
+/// `/proc/self/fd/N`, `/dev/stdin`): opening it does not wait for anyone, whatever it is (the
+/// shell made the pipe of `<(…)` and its writer before starting nmc).
+pub fn held_open(path: &Path) -> bool {
+    let p = path.to_string_lossy();
+    p == "/dev/stdin"
+        || ["/dev/fd/", "/proc/self/fd/"].iter().any(|dir| {
+            p.strip_prefix(dir)
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        })
 }
 
 /// Reads the file at `path` with [`read_capped`], refusing anything but a regular file first:
@@ -343,6 +384,18 @@ pub fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 74 §3: the descriptors a shell hands nmc are read; other paths are judged by
+    /// their type.
+    #[test]
+    fn streams_this_process_holds_are_told_from_paths() {
+        for held in ["/dev/fd/63", "/proc/self/fd/0", "/dev/stdin"] {
+            assert!(held_open(Path::new(held)), "{held}");
+        }
+        for not in ["/dev/fd/", "/dev/fd/x", "/dev/zero", "fifo", "/proc/1/fd/3"] {
+            assert!(!held_open(Path::new(not)), "{not}");
+        }
+    }
 
     #[test]
     fn counts_past_their_limit_are_refused_naming_the_key() {

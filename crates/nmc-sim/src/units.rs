@@ -15,6 +15,7 @@
 //! `nmc-rto`'s estimator parameters): the one-line message suggests the unit, "`30` needs a unit:
 //! 30s, 30ms, …".
 
+use crate::limits::quoted;
 use crate::time::{SimDuration, write_decimal};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -24,7 +25,7 @@ use std::str::FromStr;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum UnitError {
     /// A bare number: `30` where `30s` was meant. The message suggests units for it.
-    #[error("`{text}` needs a unit: {}", suggest(text, units))]
+    #[error("`{}` needs a unit: {}", quoted(text), suggest(&quoted(text), units))]
     NoUnit {
         /// The number as written (trimmed).
         text: String,
@@ -34,7 +35,7 @@ pub enum UnitError {
         units: &'static [&'static str],
     },
     /// Anything else: not a number, an unknown unit, out of range.
-    #[error("`{text}` is not a {kind}: {reason}")]
+    #[error("`{}` is not a {kind}: {reason}", quoted(text))]
     Invalid {
         /// The text as given.
         text: String,
@@ -168,7 +169,8 @@ fn parse_scaled(
         && after.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+')
     {
         return Err(err(format!(
-            "write the number in full, without an exponent (`{num}e…` is not accepted)"
+            "write the number in full, without an exponent (`{}e…` is not accepted)",
+            quoted(num)
         )));
     }
     if num.is_empty() {
@@ -189,12 +191,12 @@ fn parse_scaled(
     })?;
     let (whole, frac) = num.split_once('.').unwrap_or((num, ""));
     if whole.is_empty() && frac.is_empty() || frac.contains('.') {
-        return Err(err(format!("`{num}` is not a decimal number")));
+        return Err(err(format!("`{}` is not a decimal number", quoted(num))));
     }
     let digits: String = format!("{whole}{frac}");
     let mantissa: u128 = digits
         .parse()
-        .map_err(|_| err(format!("`{num}` is too large or not a number")))?;
+        .map_err(|_| err(format!("`{}` is too large or not a number", quoted(num))))?;
     let denom = 10u128
         .checked_pow(frac.len() as u32)
         .ok_or_else(|| err("too many decimal places".into()))?;

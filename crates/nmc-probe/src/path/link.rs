@@ -68,6 +68,46 @@ pub struct LinkParams {
     pub seed: u64,
 }
 
+/// The largest IP datagram a line carries (IPv4's and IPv6's total length field).
+pub const MAX_DATAGRAM: u32 = 65_535;
+
+/// The longest time one packet may be held on a direction (its time on the line, the delay and
+/// the jitter together). **Choice**: 2⁶² ns, about 146 years: far past any run, far enough
+/// below the 584 years a u64 of nanoseconds holds that a line's clock never reaches its end.
+pub const MAX_HELD_NS: u64 = 1 << 62;
+
+impl LinkParams {
+    /// A packet of `len` IP bytes' time on the line, ns: `(len + overhead)·8 / rate`, rounded;
+    /// 0 without a rate. Saturates at `u64::MAX` ([`LinkParams::check`] refuses settings
+    /// where it would matter).
+    pub fn time_on_line(&self, len: usize) -> u64 {
+        self.rate_bps.map_or(0, |r| {
+            ((len as f64 + f64::from(self.overhead)) * 8.0 / r * 1e9).round() as u64
+        })
+    }
+
+    /// Refuses settings whose times cannot be represented (issue 74 §4: `--rate 1bit/s
+    /// --overhead 4294967295` put a packet's time on the line past 2⁶⁴ ns, so it wrapped and
+    /// the packet was delivered at once; a `--delay` near 584 years wrapped once the line had
+    /// run 0.7 s): the largest datagram's time on the line, the delay and the jitter together
+    /// must stay under [`MAX_HELD_NS`]. One line naming the options.
+    pub fn check(&self) -> Result<(), String> {
+        let tx = self.rate_bps.map_or(0.0, |r| {
+            (f64::from(MAX_DATAGRAM) + f64::from(self.overhead)) * 8.0 / r * 1e9
+        });
+        let held = tx + self.delay.as_nanos() as f64 + self.jitter.as_nanos() as f64;
+        if held >= MAX_HELD_NS as f64 {
+            return Err(format!(
+                "--rate, --overhead, --delay and --jitter together hold a {MAX_DATAGRAM}-byte packet \
+                 {:.0} years, more than nmc represents ({:.0} years)",
+                held / 3.156e16,
+                MAX_HELD_NS as f64 / 3.156e16
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// Opens `/dev/net/tun` as device `name` (IFF_TUN | IFF_NO_PI, non-blocking) in the calling
 /// thread's network namespace.
 pub fn open_tun(name: &str) -> std::io::Result<File> {
@@ -138,6 +178,15 @@ impl Counters {
             max_late_ns: r(&self.max_late_ns),
         }
     }
+}
+
+/// The memory a held packet of `len` bytes takes, as `limit_bytes` counts it (issue 74 §4: a
+/// 29-byte packet was counted as 29 bytes, where it takes about 85): its slot in the queue
+/// (the due time and the `Vec`), the allocator's header, and the bytes rounded up to the
+/// allocator's 16-byte granule. **Choice**: glibc's malloc on 64-bit Linux (a 16-byte
+/// alignment and an 8-byte header, rounded to 16 here); other allocators differ by a few bytes.
+pub fn held_cost(len: usize) -> usize {
+    std::mem::size_of::<(u64, Vec<u8>)>() + 16 + len.next_multiple_of(16)
 }
 
 /// One direction of the line as a core: what it holds and when each packet is due; no I/O, no
@@ -252,7 +301,7 @@ impl Line {
             return None;
         }
         let (due, pkt) = self.queue.pop_front()?;
-        self.held_bytes -= pkt.len();
+        self.held_bytes -= held_cost(pkt.len());
         self.counts
             .queued
             .store(self.queue.len() as u64, Ordering::Relaxed);
@@ -263,7 +312,7 @@ impl Line {
     /// true if taken.
     pub fn take(&mut self, packet: &[u8], arrived: u64) -> bool {
         let (p, n) = (self.p, packet.len());
-        if self.queue.len() >= p.limit || self.held_bytes + n > p.limit_bytes {
+        if self.queue.len() >= p.limit || self.held_bytes + held_cost(n) > p.limit_bytes {
             self.counts.overflowed.fetch_add(1, Ordering::Relaxed);
             return false;
         }
@@ -272,10 +321,11 @@ impl Line {
             return false;
         }
         let start = arrived.max(self.busy_until);
-        let tx = p.rate_bps.map_or(0, |r| {
-            ((n as f64 + f64::from(p.overhead)) * 8.0 / r * 1e9).round() as u64
-        });
-        self.busy_until = start + tx;
+        let tx = p.time_on_line(n);
+        // Issue 74 §4: saturating, so that a packet due past the clock's end is held (never
+        // delivered) rather than wrapped to now; LinkParams::check refuses settings that get
+        // near it.
+        self.busy_until = start.saturating_add(tx);
         let delay = p.delay.as_nanos() as i128;
         let jitter = p.jitter.as_nanos() as i128;
         let drawn = if jitter > 0 {
@@ -283,10 +333,10 @@ impl Line {
         } else {
             delay
         };
-        let due = (i128::from(start + tx) + drawn.max(0)) as u64;
+        let due = (i128::from(self.busy_until) + drawn.max(0)).min(i128::from(u64::MAX)) as u64;
         self.last_due = due.max(self.last_due);
         self.queue.push_back((self.last_due, packet.to_vec()));
-        self.held_bytes += n;
+        self.held_bytes += held_cost(n);
         self.counts.carried.fetch_add(1, Ordering::Relaxed);
         self.counts
             .carried_bytes
@@ -368,6 +418,49 @@ mod tests {
             limit_bytes: DEFAULT_LIMIT_BYTES,
             seed: 1,
         }
+    }
+
+    /// Issue 74 §4: a packet's time on the line that passes 2⁶⁴ ns is held for ever, not
+    /// wrapped to a delivery at once; settings that get near it are refused.
+    #[test]
+    fn times_past_the_clocks_end_are_refused_and_never_wrap() {
+        let huge = LinkParams {
+            rate_bps: Some(1.0),
+            overhead: u32::MAX,
+            ..params()
+        };
+        let e = huge.check().unwrap_err();
+        assert!(e.contains("--overhead") && e.contains("years"), "{e}");
+        let mut l = Line::new(huge, 1);
+        assert!(l.take(&[0; 29], 5));
+        assert_eq!(l.poll_at(), Some(u64::MAX));
+        assert!(l.poll_due(u64::MAX - 1).is_none());
+        let far = LinkParams {
+            delay: Duration::from_nanos(u64::MAX - 700_000_000),
+            ..params()
+        };
+        assert!(far.check().is_err());
+        let mut l = Line::new(far, 1);
+        assert!(l.take(&[0; 29], 700_000_000));
+        assert_eq!(l.poll_at(), Some(u64::MAX));
+        assert!(params().check().is_ok());
+    }
+
+    /// Issue 74 §4: `limit_bytes` counts what a held packet takes, not its length alone.
+    #[test]
+    fn the_byte_limit_counts_what_a_packet_holds() {
+        assert_eq!(held_cost(29), 80);
+        assert_eq!(held_cost(1400), 1456);
+        let mut l = Line::new(
+            LinkParams {
+                rate_bps: Some(1.0),
+                limit_bytes: 65_536,
+                ..params()
+            },
+            1,
+        );
+        let taken = (0..5000).filter(|_| l.take(&[0; 29], 0)).count();
+        assert_eq!(taken, 65_536 / 80);
     }
 
     /// A packet alone takes delay + (length + 14)·8 / rate; one behind it waits for the line.
@@ -471,7 +564,8 @@ mod tests {
         assert_eq!(l.stats().overflowed, 2);
         let mut l = Line::new(
             LinkParams {
-                limit_bytes: 250,
+                // Room for two 100-byte packets as held, not three.
+                limit_bytes: 2 * held_cost(100) + 10,
                 ..params()
             },
             1,

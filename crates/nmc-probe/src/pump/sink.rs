@@ -376,11 +376,20 @@ pub struct TcpSink {
 
 impl TcpSink {
     /// Checks a frame header; on `Err` the driver closes the connection (a byte stream cannot be
-    /// resynchronised after a bad frame).
+    /// resynchronised after a bad frame). A message longer than any pump sends
+    /// ([`super::sender::MAX_SIZE`]) is refused here, at its header (issue 74 §4: a length of
+    /// 0xFFFFFFFF was read to its end, 4 GiB of a slot's time).
     pub fn header(&mut self, b: &[u8]) -> Result<Header, PumpDrop> {
         self.counters.frames += 1;
         let r = match Header::decode(b) {
-            Ok(h) if h.kind == Kind::Data && h.count == 1 && h.length > 0 => Ok(h),
+            Ok(h)
+                if h.kind == Kind::Data
+                    && h.count == 1
+                    && h.length > 0
+                    && h.length <= super::sender::MAX_SIZE =>
+            {
+                Ok(h)
+            }
             Ok(_) => Err(PumpDrop::Malformed),
             Err(e) => Err(e.into()),
         };
@@ -509,6 +518,15 @@ mod tests {
             Err(PumpDrop::Malformed)
         );
         assert_eq!(t.header(b"NMCe...."), Err(PumpDrop::Truncated));
+        // Issue 74 §4: a length past the largest message is refused at the header.
+        let most = super::super::sender::MAX_SIZE;
+        assert!(t.header(&datagram(0, most, 1, 0, 0)).is_ok());
+        for too_long in [most + 1, u32::MAX] {
+            assert_eq!(
+                t.header(&datagram(0, too_long, 1, 0, 0)),
+                Err(PumpDrop::Malformed)
+            );
+        }
         let h = t.header(&datagram(0, 10, 1, 0, 0)).unwrap();
         t.complete(&h);
         assert_eq!(t.counters.in_order, 1);

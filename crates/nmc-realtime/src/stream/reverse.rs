@@ -25,9 +25,13 @@
 //! are the client's: buffers received in each interval and their rate (gaps are the sender's
 //! and come with the result).
 //!
-//! The sink's run is bounded by its duration and timeouts, not watched by the gate while it
-//! runs: a sink stopped meanwhile (Ctrl-C, `--duration`) closes the connection after its
-//! gate's 2 s grace, and the client says the connection closed before the result.
+//! The sink's run is bounded by its duration and timeouts, and paid for like any connection
+//! (issue 74 §1): what the sink sends for the client is credited to the client's slot at the
+//! gate ([`nmc_serve::Tab`]), a request slower than the gate's minimum rate is refused at once
+//! ([`pays_its_slot`]), and a run whose client stops taking it (a TCP write held, an
+//! acknowledgement or HELLO not coming) falls into arrears and loses its slot to the next
+//! newcomer when every slot is taken. A sink stopped meanwhile (Ctrl-C, `--duration`) ends the
+//! run, ships the partial result and closes; the client says so.
 //!
 //! Over UDP the request and the result stay on the TCP connection; the client's HELLO datagram
 //! (with a token from its request) opens its NAT and names the address the buffers go to, only
@@ -240,6 +244,26 @@ pub fn check_request(r: &wire::Request, peer: SocketAddr) -> Result<StreamConfig
     Ok(c)
 }
 
+/// Whether a run of `c` pays for the client's slot at the gate's minimum rate of `min_rate`
+/// bytes a second (issue 74 §1): what the sink sends for the client is credited to it as if
+/// the client had sent it (frames, headers included), so a run slower than the rate would be in
+/// arrears from its start and lose its slot to the next newcomer. Refused at once instead, with
+/// what would pass, as a forward stream that slow is closed by the same rate.
+pub fn pays_its_slot(c: &StreamConfig, min_rate: u64) -> Result<(), String> {
+    let frame_bits = (wire::HEADER as u128 * 8 + c.buffer_bits as u128) as f64;
+    let bytes_per_s = c.rate_bps as f64 * frame_bits / c.buffer_bits as f64 / 8.0;
+    if bytes_per_s >= min_rate as f64 {
+        return Ok(());
+    }
+    let least = (min_rate as f64 * 8.0 * c.buffer_bits as f64 / frame_bits).ceil();
+    Err(format!(
+        "{} bit/s in {}-bit buffers sends {bytes_per_s:.1} B/s, below this sink's minimum of \
+         {min_rate} B/s (its --min-rate) that pays for a connection's slot: ask for at least \
+         {least:.0} bit/s at that buffer size",
+        c.rate_bps, c.buffer_bits
+    ))
+}
+
 /// What the sink ships back.
 #[derive(Serialize, Deserialize)]
 struct Shipped {
@@ -286,27 +310,40 @@ pub(crate) fn serve_request(
     if c.transport == Transport::Udp && udp.is_none() {
         return refuse(s, "request refused: this sink does not send over UDP");
     }
-    // The run writes on its own handle; the gate's rules are checked again after it, and until
-    // then the client's slot is not held against it (the server is working for it).
-    s.excuse();
+    if let Err(why) = pays_its_slot(&c, s.min_rate()) {
+        return refuse(s, &format!("request refused: {why}"));
+    }
+    // The run writes on its own handle: what it sends is credited to the client's slot as if
+    // the client had sent it, and the run stops if the slot goes to another (issue 74 §1).
+    let tab = s.tab();
     let stream = s.stream().try_clone()?;
     let poll = (s.stream().read_timeout()?, s.stream().write_timeout()?);
     let run = match (c.transport, udp) {
-        (Transport::Tcp, _) => run_on_tcp(stream, &c, Some(&s.stopping()), None, &mut |_| {}),
+        (Transport::Tcp, _) => run_on_tcp(stream, &c, &tab, None, &mut |_| {}),
         (Transport::Udp, Some(routes)) => {
             let (_guard, hello, acks) = match routes.open(req.token, s.peer().ip()) {
                 Ok(x) => x,
                 Err(why) => return refuse(s, &format!("request refused: {why}")),
             };
-            let Ok(to) = hello.recv_timeout(c.io_timeout) else {
-                return send_error(
-                    s,
-                    &format!(
-                        "no HELLO datagram came from {} within {} s: is UDP to this sink's port blocked?",
-                        s.peer().ip(),
-                        c.io_timeout.as_secs_f64()
-                    ),
-                );
+            // The client's HELLO, within its timeout; the gate's rules apply meanwhile (nothing
+            // is sent for the client yet, so it is paying nothing).
+            let asked = Instant::now();
+            let to = loop {
+                s.guard()?;
+                match hello.recv_timeout(nmc_serve::gate::POLL) {
+                    Ok(to) => break to,
+                    Err(_) if asked.elapsed() < c.io_timeout => {}
+                    Err(_) => {
+                        return send_error(
+                            s,
+                            &format!(
+                                "no HELLO datagram came from {} within {} s: is UDP to this sink's port blocked?",
+                                s.peer().ip(),
+                                c.io_timeout.as_secs_f64()
+                            ),
+                        );
+                    }
+                }
             };
             let routed = Routed {
                 sock: routes.sock.try_clone()?,
@@ -320,7 +357,7 @@ pub(crate) fn serve_request(
                 bulk: false,
                 ..c
             };
-            run_routed(routed, stream, &c, Some(&s.stopping()), None, &mut |_| {})
+            run_routed(routed, stream, &c, &tab, None, &mut |_| {})
         }
         (Transport::Udp, None) => {
             return send_error(s, "request refused: this sink does not send over UDP");
@@ -328,8 +365,9 @@ pub(crate) fn serve_request(
     };
     s.stream().set_read_timeout(poll.0)?;
     s.stream().set_write_timeout(poll.1)?;
-    // The run was the sink's work, not the client's slowness.
-    s.forgive();
+    // The run's bytes went to the tab; the window of the gate's rule 6 starts afresh, and an
+    // evicted client's connection ends at its next write (rule 4).
+    s.resume();
     let mut run = match run {
         Ok(r) => r,
         Err(e) => return send_error(s, &e.to_string()),
@@ -339,6 +377,8 @@ pub(crate) fn serve_request(
     if json.len() > wire::MAX_RESULT as usize {
         return send_error(s, "the result is too large to send");
     }
+    // The client asked for the result and reads it: it pays as the run's bytes did.
+    tab.credit(json.len() as u64);
     if s.stopping().load(std::sync::atomic::Ordering::Relaxed) {
         // The sink is shutting down, so the run stopped early: its (partial) result is the
         // connection's last words, and the sink reads nothing more.

@@ -9,6 +9,7 @@
 
 use super::{StreamError, Transport, wire};
 use crate::gaps::GapTable;
+use nmc_serve::Tab;
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream, UdpSocket};
@@ -154,6 +155,14 @@ impl StreamConfig {
         self.duration.as_secs_f64() * self.rate_bps as f64 / self.buffer_bits as f64
     }
 
+    /// The time one buffer takes to fill at the rate, to the nearest nanosecond: the
+    /// schedule's step.
+    pub fn fill(&self) -> Duration {
+        let ns = (self.buffer_bits as u128 * 1_000_000_000 + self.rate_bps as u128 / 2)
+            / self.rate_bps as u128;
+        Duration::from_nanos(u64::try_from(ns).unwrap_or(u64::MAX).max(1))
+    }
+
     /// A forward run's records stay within [`MAX_RUN_BUFFERS`] (checked after
     /// [`StreamConfig::validate`]). A reverse run is bounded by the sink's own, smaller limit.
     pub fn check_records(&self) -> Result<(), StreamError> {
@@ -206,6 +215,10 @@ pub struct StreamRun {
     pub buffers_sent: u64,
     /// Buffers whose write completed by the end.
     pub buffers_completed: u64,
+    /// Seconds the source ran: the duration asked, or less when the run stopped early
+    /// (issue 74 §2: a run ends at its duration, whatever it managed to send in it).
+    #[serde(default)]
+    pub sent_s: f64,
     /// The gaps, as RFC 508's KEY counts them.
     pub gaps: GapTable,
     /// UDP with --ack: acknowledgements that did not come back within the timeout.
@@ -231,6 +244,33 @@ pub struct StreamRun {
     /// received; `None` for a forward run.
     #[serde(skip)]
     pub received: Option<Received>,
+}
+
+impl StreamRun {
+    /// Buffers the rate called for in the time the source ran ([`StreamRun::sent_s`]): one
+    /// each [`StreamConfig::fill`], as the schedule hands them out.
+    pub fn buffers_due(&self) -> u64 {
+        let ran = if self.partial.is_none() {
+            self.config.duration
+        } else {
+            Duration::from_secs_f64(self.sent_s.max(0.0)).min(self.config.duration)
+        };
+        (ran.as_nanos() / self.config.fill().as_nanos()) as u64
+    }
+
+    /// The rate the source achieved: the bits it handed to be sent over the time it ran
+    /// (issue 74 §2: beside the rate asked, never in its place). `None` before any time ran.
+    pub fn sent_rate_bps(&self) -> Option<f64> {
+        (self.sent_s > 0.0)
+            .then(|| self.buffers_sent as f64 * self.config.buffer_bits as f64 / self.sent_s)
+    }
+
+    /// Whether the source sent every buffer its rate called for ([`StreamRun::buffers_due`]):
+    /// false when this host could not send that fast, or (RFC 508's double buffer) when gaps
+    /// held it back.
+    pub fn kept_up(&self) -> bool {
+        self.buffers_sent >= self.buffers_due()
+    }
 }
 
 /// What a UDP stream's receiver saw ([`super::arrivals::Arrivals`]).
@@ -356,9 +396,31 @@ const WANTS_SECRET: &str = "the sink wants a secret: give it with --secret-file"
 fn failed(s: &TcpStream, c: &StreamConfig, seq: u64, doing: &str, e: std::io::Error) -> String {
     if c.key.is_none() && nmc_serve::auth::challenged(s, &[]) {
         WANTS_SECRET.into()
+    } else if seq <= 1 && closed_by_peer(&e) {
+        TURNED_AWAY.into()
     } else {
         format!("{doing} buffer {seq}: {e}")
     }
+}
+
+/// A TCP run whose connection the sink closed before its second buffer (issue 74 §3: this was a
+/// partial run, exit 4, "writing buffer 1: Broken pipe"). A sink closes a connection it turns
+/// away at once, before reading anything: the first write still lands in this host's socket,
+/// and the second finds the connection reset. Nothing was measured, and the sink refused: a
+/// refusal ([`StreamError::Refused`], exit 3), as the pump's is before its first RFNM.
+const TURNED_AWAY: &str = "the sink closed the connection before taking a buffer: it turned this \
+     connection away (all its slots busy, or this address's share of them in use; try again \
+     later)";
+
+/// Whether `e` says the other end closed or reset the connection.
+fn closed_by_peer(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::BrokenPipe
+            | std::io::ErrorKind::ConnectionReset
+            | std::io::ErrorKind::ConnectionAborted
+            | std::io::ErrorKind::UnexpectedEof
+    )
 }
 
 /// Writes buffers: on a thread of its own ([`writer`]), or on the filling thread for UDP
@@ -378,10 +440,17 @@ struct Writer {
     /// A reverse run, where the client reads: a STOP frame read where an acknowledgement was
     /// awaited sets it.
     peer_stop: Option<Arc<AtomicBool>>,
+    /// A sink's reverse run: what it sends is credited to the client's slot (issue 74 §1).
+    tab: Option<Tab>,
 }
 
 impl Writer {
-    fn new(conn: Conn, c: StreamConfig, peer_stop: Option<Arc<AtomicBool>>) -> Writer {
+    fn new(
+        conn: Conn,
+        c: StreamConfig,
+        peer_stop: Option<Arc<AtomicBool>>,
+        tab: Option<Tab>,
+    ) -> Writer {
         let body = wire::HEADER + c.payload_bytes();
         // UDP with a secret, either way (a sink's reverse run too): the tag goes after the
         // payload.
@@ -397,6 +466,7 @@ impl Writer {
             conn,
             c,
             peer_stop,
+            tab,
         }
     }
 
@@ -427,6 +497,9 @@ impl Writer {
             Conn::Tcp(s) => (|| -> Result<bool, String> {
                 s.write_all(frame)
                     .map_err(|e| failed(s, &self.c, seq, "writing", e))?;
+                if let Some(t) = &self.tab {
+                    t.credit(frame.len() as u64);
+                }
                 if self.c.ack {
                     let mut a = [0u8; wire::ACK];
                     loop {
@@ -492,6 +565,9 @@ impl Writer {
                 r.sock
                     .send_to(frame, r.to)
                     .map_err(|e| format!("sending buffer {seq}: {e}"))?;
+                if let Some(t) = &self.tab {
+                    t.credit(frame.len() as u64);
+                }
                 if !self.c.ack {
                     return Ok(false);
                 }
@@ -641,6 +717,7 @@ pub fn run_reporting(
         every,
         report,
         None,
+        None,
     )
 }
 
@@ -648,11 +725,12 @@ pub fn run_reporting(
 /// sends to the client that asked, on its connection). The run stops early, as if `stop` were
 /// set, when the client sends a STOP frame or goes away: without acknowledgements a thread
 /// reads the connection for that; with them, the writer sees a STOP where it awaits one. It
-/// also stops early, the same way, when `server_stop` is set (the sink is shutting down).
+/// also stops early, the same way, when the client's `tab` says so (the sink is shutting down,
+/// or the client's slot went to another: [`Tab::ended`]); what is sent is credited to it.
 pub fn run_on_tcp(
     s: TcpStream,
     c: &StreamConfig,
-    server_stop: Option<&AtomicBool>,
+    tab: &Tab,
     every: Option<Duration>,
     report: &mut dyn FnMut(StreamInterval),
 ) -> Result<StreamRun, StreamError> {
@@ -667,9 +745,16 @@ pub fn run_on_tcp(
     if !c.ack {
         watch_for_stop(s.try_clone().map_err(io("clone the connection"))?, &stop);
     }
-    let stopped =
-        || stop.load(Ordering::Relaxed) || server_stop.is_some_and(|s| s.load(Ordering::Relaxed));
-    let r = run_with(Conn::Tcp(s), c, &stopped, every, report, Some(stop.clone()));
+    let stopped = || stop.load(Ordering::Relaxed) || tab.ended().is_some();
+    let r = run_with(
+        Conn::Tcp(s),
+        c,
+        &stopped,
+        every,
+        report,
+        Some(stop.clone()),
+        Some(tab.clone()),
+    );
     // The reader thread, if any, ends at its next timeout.
     stop.store(true, Ordering::Relaxed);
     r
@@ -703,12 +788,12 @@ fn watch_for_stop(mut r: TcpStream, stop: &Arc<AtomicBool>) {
 /// [`run_on_tcp`] over UDP: the buffers go from the sink's socket to the client's address and
 /// the acknowledgements come from the sink's UDP loop ([`Routed`]); `control` is the client's
 /// TCP connection, read for a STOP or its end (its read timeout is the run's I/O timeout);
-/// `server_stop` as for [`run_on_tcp`].
+/// `tab` as for [`run_on_tcp`].
 pub fn run_routed(
     routed: Routed,
     control: TcpStream,
     c: &StreamConfig,
-    server_stop: Option<&AtomicBool>,
+    tab: &Tab,
     every: Option<Duration>,
     report: &mut dyn FnMut(StreamInterval),
 ) -> Result<StreamRun, StreamError> {
@@ -721,15 +806,23 @@ pub fn run_routed(
         })?;
     let stop = Arc::new(AtomicBool::new(false));
     watch_for_stop(control, &stop);
-    let stopped =
-        || stop.load(Ordering::Relaxed) || server_stop.is_some_and(|s| s.load(Ordering::Relaxed));
-    let r = run_with(Conn::Routed(routed), c, &stopped, every, report, None);
+    let stopped = || stop.load(Ordering::Relaxed) || tab.ended().is_some();
+    let r = run_with(
+        Conn::Routed(routed),
+        c,
+        &stopped,
+        every,
+        report,
+        None,
+        Some(tab.clone()),
+    );
     stop.store(true, Ordering::Relaxed);
     r
 }
 
 /// The run; `stopped` says when to end it early (the user's Ctrl-C, the client's STOP, the
-/// server shutting down).
+/// server shutting down, the client's slot given to another); `tab`, a sink's reverse run's
+/// account of what it sends for the client.
 fn run_with(
     conn: Conn,
     c: &StreamConfig,
@@ -737,6 +830,7 @@ fn run_with(
     every: Option<Duration>,
     report: &mut dyn FnMut(StreamInterval),
     peer_stop: Option<Arc<AtomicBool>>,
+    tab: Option<Tab>,
 ) -> Result<StreamRun, StreamError> {
     let (tx, rx) = mpsc::channel::<u64>();
     let (done_tx, done_rx) = mpsc::channel::<Done>();
@@ -752,7 +846,7 @@ fn run_with(
         Conn::Udp(s) => s.try_clone().ok(),
         Conn::Tcp(_) | Conn::Routed(_) => None,
     };
-    let w = Writer::new(conn, c.clone(), peer_stop);
+    let w = Writer::new(conn, c.clone(), peer_stop, tab);
     // UDP without acknowledgements is written here; anything that waits, on a thread of its
     // own (RFC 508's channel program beside the filling process).
     let (mut inline, writer_thread) = if w.inline() {
@@ -771,10 +865,7 @@ fn run_with(
     let time_of_day = format!("{}:{:02}", (secs % 86_400) / 3600, (secs % 3600) / 60);
     let t0 = Instant::now();
     let end = t0 + c.duration;
-    let fill = Duration::from_nanos(
-        ((c.buffer_bits as u128 * 1_000_000_000 + c.rate_bps as u128 / 2) / c.rate_bps as u128)
-            as u64,
-    );
+    let fill = c.fill();
     let mut completed = Completions::new(c.records);
     let mut records: Vec<BufferRecord> = Vec::new();
     // Without records (issue 58 §6) the gap table keeps running figures, not each gap.
@@ -818,7 +909,9 @@ fn run_with(
     let mut iv = Intervals::new(t0, every, c.buffer_bits);
     'run: loop {
         let deadline = fill_start + fill;
-        if deadline > end {
+        // The run ends at its duration whatever the schedule (issue 74 §2): a bulk source that
+        // fell behind its rate does not go on sending the buffers it owes past the end.
+        if deadline > end || Instant::now() >= end {
             break;
         }
         loop {
@@ -901,7 +994,8 @@ fn run_with(
         }
         seq += 1;
     }
-    iv.close(Instant::now().min(end), true, report);
+    let stopped_at = Instant::now().min(end);
+    iv.close(stopped_at, true, report);
     drop(tx);
     drop(inline);
     // The writer ends when its queue does; only then is every buffer sent.
@@ -933,8 +1027,8 @@ fn run_with(
             });
         }
     }
-    if partial.as_deref() == Some(WANTS_SECRET) {
-        return Err(StreamError::Refused(WANTS_SECRET.into()));
+    if let Some(why @ (WANTS_SECRET | TURNED_AWAY)) = partial.as_deref() {
+        return Err(StreamError::Refused(why.into()));
     }
     let (sink_received, arrivals) = match tally_sock {
         Some(s) => ask_tally(&s, c, completed.sent),
@@ -949,6 +1043,11 @@ fn run_with(
         time_of_day,
         buffers_sent: completed.sent,
         buffers_completed: completed.done,
+        sent_s: if partial.is_some() {
+            since(stopped_at)
+        } else {
+            c.duration.as_secs_f64()
+        },
         gaps,
         acks_lost,
         sink_received,
@@ -1089,5 +1188,56 @@ mod tests {
             + std::mem::size_of::<Option<Instant>>()
             + std::mem::size_of::<u64>();
         assert_eq!(per as u64, RECORD_BYTES);
+    }
+
+    /// Issue 74 §2: the buffers due are the schedule's (one per fill, to the nanosecond), the
+    /// rate achieved is what was sent over the time the source ran, and a source that sent
+    /// fewer than were due did not keep up.
+    #[test]
+    fn a_run_says_the_rate_it_achieved_beside_the_rate_asked() {
+        let c = StreamConfig {
+            target: "127.0.0.1:1".parse().unwrap(),
+            rate_bps: 6,
+            buffer_bits: 4,
+            duration: Duration::from_secs(2),
+            transport: super::Transport::Udp,
+            ack: false,
+            ack_timeout: Duration::from_secs(1),
+            io_timeout: Duration::from_secs(1),
+            key: None,
+            records: false,
+            dial: Default::default(),
+            bulk: true,
+        };
+        // 4/6 s = 666,666,667 ns: the third deadline falls 1 ns past the 2 s, so 2 are due.
+        assert_eq!(c.fill(), Duration::from_nanos(666_666_667));
+        let run = |sent: u64, sent_s: f64, partial: Option<&str>| StreamRun {
+            config: c.clone(),
+            started_unix_s: 0,
+            time_of_day: String::new(),
+            buffers_sent: sent,
+            buffers_completed: sent,
+            sent_s,
+            gaps: GapTable::default(),
+            acks_lost: 0,
+            sink_received: None,
+            arrivals: None,
+            local: None,
+            partial: partial.map(str::to_string),
+            records: Vec::new(),
+            received: None,
+        };
+        let r = run(2, 2.0, None);
+        assert_eq!(r.buffers_due(), 2);
+        assert!(r.kept_up());
+        assert_eq!(r.sent_rate_bps(), Some(4.0));
+        let r = run(1, 2.0, None);
+        assert!(!r.kept_up());
+        assert_eq!(r.sent_rate_bps(), Some(2.0));
+        // Stopped after 0.7 s: one buffer was due by then.
+        let r = run(1, 0.7, Some(STOPPED));
+        assert_eq!(r.buffers_due(), 1);
+        assert!(r.kept_up());
+        assert_eq!(run(0, 0.0, Some(STOPPED)).sent_rate_bps(), None);
     }
 }

@@ -169,7 +169,11 @@ fn serve_tcp(
             counts.reverse_runs.fetch_add(1, Ordering::Relaxed);
             return super::reverse::serve_request(s, &h, Some(routes));
         }
-        let Some((seq, len, ack)) = wire::parse_header(&h) else {
+        // A buffer longer than any stream sends over TCP is refused at its header (issue 74
+        // §4: a 4 GiB frame was read to its end).
+        let Some((seq, len, ack)) =
+            wire::parse_header(&h).filter(|&(_, len, _)| len as usize <= wire::TCP_MAX)
+        else {
             counts.bad.fetch_add(1, Ordering::Relaxed);
             return Ok(());
         };

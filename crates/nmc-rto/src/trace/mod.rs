@@ -205,7 +205,9 @@ pub(crate) fn gunzip_if_needed(file: &str, raw: &[u8]) -> Result<Vec<u8>, TraceE
             ReadError::Io { cause, .. } => {
                 TraceError::new(file, None, format!("bad gzip data: {cause}"))
             }
-            e @ (ReadError::TooLarge { .. } | ReadError::NotAFile { .. }) => {
+            e @ (ReadError::TooLarge { .. }
+            | ReadError::NotAFile { .. }
+            | ReadError::NotInput { .. }) => {
                 TraceError::new(file, None, without_name(file, &e.to_string()))
             }
         })

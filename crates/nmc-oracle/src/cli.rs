@@ -1,0 +1,909 @@
+//! `nmc oracle`: the command line (its definition lives here so the `nmc` binary only
+//! dispatches to it).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Subcommand};
+
+use crate::analyze::{ExperimentResult, MessageRow, message_rows, summarize};
+use crate::build::{BuildInfo, build, check_checkout, clone, sha256_file};
+use crate::run::{Experiment, Machine, Network, Running, Settings};
+use crate::trace::parse;
+
+/// Run BBN's 1973 IMP program in SIMH's H316 simulator, timed on a cycle clock, with nmc as an
+/// 1822 host: K&O's experiment on the real program.
+#[derive(Subcommand, Debug)]
+pub enum OracleCommand {
+    /// Build SIMH's h316 from your SIMH checkout with nmc's patches (the checkout is not changed).
+    Build(BuildArgs),
+    /// Run a chain of IMPs and K&O's pump from the first to the discard fake host of each IMP
+    /// in turn; write every instance's logs and trace, the results and run.json to --out.
+    Chain(ChainArgs),
+    /// RFC 632's experiment on the real program: single-packet messages, RFNM-driven, across
+    /// 3 hops with two paths (one with two 230.4 kbit/s circuits), to the discard fake host.
+    Rfc632(Rfc632Args),
+    /// Gather the results of many runs (accepted and refused) into tables, with each run's
+    /// small files (run.json, results.csv, messages.csv, host.log, stdout) copied beside them.
+    Collect(CollectArgs),
+    /// One message's life hop by hop from a chain run's traces: every frame leaving and
+    /// arriving at each IMP, acknowledgements, ALLOCATE, RFNM, on the cycle clock.
+    Timeline(TimelineArgs),
+}
+
+/// `nmc oracle rfc632`.
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    nmc oracle rfc632 --simh ~/src/simh --out out/oracle/rfc632\n  \
+    nmc oracle rfc632 --simh ~/src/simh --outstanding 8 --messages 1000 --out out/oracle/rfc632-8\n\n\
+IMPs 11 (source) and 14 (destination) joined by 11-12-13-14 (50 kbit/s) and 11-15-16-14 \
+(11-15 and 15-16 at --fast-bps, 16-14 at 50 kbit/s).")]
+pub struct Rfc632Args {
+    #[command(flatten)]
+    source: Source,
+    /// The IMPs' machine.
+    #[arg(long, value_enum, default_value = "516")]
+    imp: Machine,
+    /// Messages outstanding at most (RFC 632 saw about 3.5 in transit).
+    #[arg(long, default_value_t = 4)]
+    outstanding: usize,
+    /// Messages, warm-up included.
+    #[arg(long, default_value_t = 600)]
+    messages: u64,
+    /// Messages at the start not measured.
+    #[arg(long, default_value_t = 20)]
+    warmup: u64,
+    /// Text words a message (63 = 1008 bits, one full packet; RFC 632: about 1000 bits).
+    #[arg(long, default_value_t = 63)]
+    text_words: usize,
+    /// Speed of the fast path's two circuits, bit/s.
+    #[arg(long, default_value_t = 230_400)]
+    fast_bps: u32,
+    #[command(flatten)]
+    timing: TimingArgs,
+    /// Output folder.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+}
+
+fn rfc632(a: Rfc632Args) -> Result<bool> {
+    if a.outstanding == 0 {
+        bail!("--outstanding must be at least 1");
+    }
+    if a.messages < a.warmup + crate::analyze::BATCHES as u64 {
+        bail!(
+            "--messages {} leaves fewer than {} measured after --warmup {}",
+            a.messages,
+            crate::analyze::BATCHES,
+            a.warmup
+        );
+    }
+    let net = Network::rfc632(11, a.fast_bps);
+    let machine = match a.imp {
+        Machine::H516 => "516",
+        Machine::H316 => "316",
+    };
+    let experiments = vec![Experiment {
+        name: format!("rfc632-{machine}-{}out", a.outstanding),
+        dest: 3,
+        hops: 3,
+        outstanding: a.outstanding,
+        messages: a.messages,
+        warmup: a.warmup,
+        text_words: a.text_words,
+    }];
+    run_network(
+        &a.source,
+        net,
+        settings(a.imp, &a.timing),
+        experiments,
+        3,
+        &a.out,
+        &a.timing,
+    )
+}
+
+/// `nmc oracle collect`.
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    nmc oracle collect --runs out/oracle --out data/oracle")]
+pub struct CollectArgs {
+    /// Folders holding runs (each a folder with run.json; `refused/` below is read too).
+    #[arg(long, value_name = "DIR", required = true)]
+    runs: Vec<PathBuf>,
+    /// Folder to write the tables and the runs' small files to.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+}
+
+#[derive(serde::Serialize)]
+struct CollectRow {
+    run: String,
+    accepted: bool,
+    experiment: String,
+    machine: String,
+    outstanding: u64,
+    hops: u64,
+    text_words: u64,
+    measured: u64,
+    throughput_kbps: Option<f64>,
+    throughput_ci95: Option<f64>,
+    ko_rtt_ms: Option<f64>,
+    ko_rtt_ci95: Option<f64>,
+    ko_rtt_median_ms: Option<f64>,
+    host_rtt_ms: Option<f64>,
+    host_rtt_ci95: Option<f64>,
+    max_lag_ms: f64,
+    frame_delivery_p99_ms: Option<f64>,
+    frame_delivery_max_ms: Option<f64>,
+    refused_because: String,
+    simh_commit: String,
+    impcode_cmd_sha256: String,
+}
+
+fn collect_cmd(a: CollectArgs) -> Result<bool> {
+    let mut dirs = Vec::new();
+    for r in &a.runs {
+        for sub in [r.clone(), r.join("refused")] {
+            let Ok(rd) = fs::read_dir(&sub) else { continue };
+            for e in rd.flatten() {
+                if e.path().join("run.json").is_file() {
+                    dirs.push(e.path());
+                }
+            }
+        }
+    }
+    dirs.sort();
+    if dirs.is_empty() {
+        bail!("no run.json under the folders given");
+    }
+    let mut rows = Vec::new();
+    for d in &dirs {
+        let v: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(d.join("run.json"))?)
+                .with_context(|| format!("{}/run.json is not JSON", d.display()))?;
+        let refused = d
+            .parent()
+            .and_then(|p| p.file_name())
+            .is_some_and(|n| n == "refused");
+        let name = format!(
+            "{}{}",
+            if refused { "refused/" } else { "" },
+            d.file_name().and_then(|n| n.to_str()).unwrap_or("run")
+        );
+        let dest = a.out.join("runs").join(&name);
+        fs::create_dir_all(&dest)?;
+        for f in [
+            "run.json",
+            "results.csv",
+            "messages.csv",
+            "host.log",
+            "stdout.txt",
+        ] {
+            if d.join(f).is_file() {
+                fs::copy(d.join(f), dest.join(f))?;
+            }
+        }
+        let max_lag = v["instances"]
+            .as_object()
+            .map(|m| {
+                m.values()
+                    .filter_map(|s| s["measured_max_lag_ns"].as_f64())
+                    .fold(0.0, f64::max)
+                    / 1e6
+            })
+            .unwrap_or(f64::NAN);
+        let machine = v["settings"]["machine"]
+            .as_str()
+            .unwrap_or("")
+            .trim_start_matches('H')
+            .to_string();
+        let est = |x: &serde_json::Value, k: &str| x[k]["mean"].as_f64();
+        let ci = |x: &serde_json::Value, k: &str| x[k]["half_width"].as_f64();
+        for r in v["results"].as_array().into_iter().flatten() {
+            rows.push(CollectRow {
+                run: name.clone(),
+                accepted: r["accepted"]
+                    .as_bool()
+                    .unwrap_or_else(|| v["accepted"].as_bool().unwrap_or(false)),
+                experiment: r["experiment"].as_str().unwrap_or("").into(),
+                machine: machine.clone(),
+                outstanding: r["outstanding"].as_u64().unwrap_or(0),
+                hops: r["hops"].as_u64().unwrap_or(0),
+                text_words: r["text_words"].as_u64().unwrap_or(0),
+                measured: r["measured"].as_u64().unwrap_or(0),
+                throughput_kbps: est(r, "throughput_kbps"),
+                throughput_ci95: ci(r, "throughput_kbps"),
+                ko_rtt_ms: est(r, "ko_rtt_ms"),
+                ko_rtt_ci95: ci(r, "ko_rtt_ms"),
+                ko_rtt_median_ms: r["ko_rtt_median_ms"].as_f64(),
+                host_rtt_ms: est(r, "host_rtt_ms"),
+                host_rtt_ci95: ci(r, "host_rtt_ms"),
+                max_lag_ms: r["max_lag_ms"].as_f64().unwrap_or(max_lag),
+                frame_delivery_p99_ms: v["frame_delivery"]["p99_ms"].as_f64(),
+                frame_delivery_max_ms: v["frame_delivery"]["max_ms"].as_f64(),
+                refused_because: r["refused_because"]
+                    .as_array()
+                    .or_else(|| v["refused_because"].as_array())
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|x| x.as_str())
+                            .collect::<Vec<_>>()
+                            .join("; ")
+                    })
+                    .unwrap_or_default(),
+                simh_commit: v["simh_commit"].as_str().unwrap_or("").into(),
+                impcode_cmd_sha256: v["impcode_cmd_sha256"].as_str().unwrap_or("").into(),
+            });
+        }
+    }
+    rows.sort_by(|x, y| {
+        (
+            x.text_words < 100,
+            &x.machine,
+            x.outstanding,
+            x.hops,
+            !x.accepted,
+            &x.run,
+        )
+            .cmp(&(
+                y.text_words < 100,
+                &y.machine,
+                y.outstanding,
+                y.hops,
+                !y.accepted,
+                &y.run,
+            ))
+    });
+    write_csv(&a.out.join("runs.csv"), &rows)?;
+    let multi: Vec<&CollectRow> = rows
+        .iter()
+        .filter(|r| r.accepted && r.text_words >= 100 && !r.experiment.starts_with("rfc632"))
+        .collect();
+    let single: Vec<&CollectRow> = rows
+        .iter()
+        .filter(|r| r.accepted && r.text_words < 100 && !r.experiment.starts_with("rfc632"))
+        .collect();
+    write_csv(&a.out.join("ko-chain.csv"), &multi)?;
+    write_csv(&a.out.join("single-packet.csv"), &single)?;
+    println!(
+        "{} rows from {} runs written to {}",
+        rows.len(),
+        dirs.len(),
+        a.out.join("runs.csv").display()
+    );
+    Ok(true)
+}
+
+/// `nmc oracle timeline`.
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    nmc oracle timeline --run out/oracle/516-4 --experiment 516-single-9hop --index 10 --out single-9hop.csv")]
+pub struct TimelineArgs {
+    /// A chain run's output folder.
+    #[arg(long, value_name = "DIR")]
+    run: PathBuf,
+    /// The experiment's name (as in results.csv).
+    #[arg(long)]
+    experiment: String,
+    /// The message's index in it.
+    #[arg(long)]
+    index: u64,
+    /// CSV to write.
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+}
+
+fn timeline_cmd(a: TimelineArgs) -> Result<bool> {
+    let run: serde_json::Value = serde_json::from_str(
+        &fs::read_to_string(a.run.join("run.json"))
+            .with_context(|| format!("cannot read {}/run.json", a.run.display()))?,
+    )
+    .context("run.json is not JSON")?;
+    let imps: Vec<u8> = run["network"]["imps"]
+        .as_array()
+        .map(|v| {
+            v.iter()
+                .filter_map(|x| x.as_u64())
+                .map(|x| x as u8)
+                .collect()
+        })
+        .unwrap_or_default();
+    let exp = run["experiments"]
+        .as_array()
+        .and_then(|v| v.iter().find(|e| e["name"] == a.experiment.as_str()))
+        .with_context(|| format!("no experiment `{}` in run.json", a.experiment))?;
+    let dest = exp["dest"].as_u64().unwrap_or(0) as usize;
+    if imps.is_empty() || dest >= imps.len() {
+        bail!("run.json does not describe the network");
+    }
+    let mut rdr = csv::Reader::from_path(a.run.join("messages.csv"))
+        .with_context(|| format!("cannot read {}/messages.csv", a.run.display()))?;
+    let mut window = None;
+    for r in rdr.deserialize::<std::collections::HashMap<String, String>>() {
+        let r = r?;
+        if r.get("experiment") == Some(&a.experiment)
+            && r.get("index").map(String::as_str) == Some(&a.index.to_string())
+        {
+            let sent: u64 = r["host_sent_ns"].parse()?;
+            let end: u64 = r["imp_rfnm_ns"]
+                .parse()
+                .or_else(|_| r["host_reply_ns"].parse())?;
+            window = Some((sent.saturating_sub(1_000_000), end + 2_000_000));
+        }
+    }
+    let Some((from, to)) = window else {
+        bail!("no message {} in experiment `{}`", a.index, a.experiment);
+    };
+    let (rows, routing) = crate::timeline::timeline(&a.run, &imps, imps[0], imps[dest], from, to)?;
+    write_csv(&a.out, &rows)?;
+    println!(
+        "{} rows ({} routing messages in the window not listed) written to {}",
+        rows.len(),
+        routing,
+        a.out.display()
+    );
+    Ok(true)
+}
+
+/// Where SIMH comes from and where it is built.
+#[derive(Args, Debug, Clone)]
+pub struct Source {
+    /// Your SIMH checkout (github.com/simh/simh or open-simh/simh); it is only read.
+    #[arg(long, value_name = "PATH", required_unless_present = "clone")]
+    pub simh: Option<PathBuf>,
+    /// Clone SIMH (shallow) from this URL into the build folder instead.
+    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "https://github.com/simh/simh")]
+    pub clone: Option<String>,
+    /// Build folder.
+    #[arg(long, value_name = "DIR", default_value = "target/nmc-oracle")]
+    pub build_dir: PathBuf,
+    /// C compiler.
+    #[arg(long, default_value = "cc")]
+    pub cc: String,
+}
+
+impl Source {
+    fn checkout(&self) -> Result<PathBuf> {
+        match (&self.simh, &self.clone) {
+            (Some(p), _) => Ok(p.clone()),
+            (None, Some(url)) => clone(url, &self.build_dir.join("simh-clone")),
+            (None, None) => bail!("give --simh PATH (your SIMH checkout) or --clone"),
+        }
+    }
+
+    fn build(&self) -> Result<(PathBuf, BuildInfo)> {
+        let simh = self.checkout()?;
+        check_checkout(&simh)?;
+        let simh = simh
+            .canonicalize()
+            .with_context(|| format!("cannot resolve {}", simh.display()))?;
+        fs::create_dir_all(&self.build_dir)
+            .with_context(|| format!("cannot create {}", self.build_dir.display()))?;
+        let info = build(&simh, &self.build_dir, &self.cc)?;
+        Ok((simh, info))
+    }
+}
+
+/// `nmc oracle build`.
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    nmc oracle build --simh ~/src/simh\n  \
+    nmc oracle build --clone                 # shallow clone of github.com/simh/simh\n\n\
+The checkout is only read: the files h316 needs are copied to --build-dir, nmc's patches \
+applied (crates/nmc-oracle/patches/README.md says what each fixes) and compiled with --cc.")]
+pub struct BuildArgs {
+    #[command(flatten)]
+    source: Source,
+}
+
+/// Hop counts from the command line.
+#[derive(Clone, Debug)]
+pub struct Hops(pub Vec<usize>);
+
+/// A range or list of hop counts: `1..9`, `1,5,9`, `3`.
+fn parse_hops(s: &str) -> Result<Hops, String> {
+    parse_hop_list(s).map(Hops)
+}
+
+fn parse_hop_list(s: &str) -> Result<Vec<usize>, String> {
+    let bad = || format!("`{s}`: hops are a range `1..9`, a list `1,5,9` or a number");
+    let v: Vec<usize> = if let Some((a, b)) = s.split_once("..") {
+        let a: usize = a.trim().parse().map_err(|_| bad())?;
+        let b: usize = b
+            .trim()
+            .trim_start_matches('=')
+            .parse()
+            .map_err(|_| bad())?;
+        if a > b {
+            return Err(bad());
+        }
+        (a..=b).collect()
+    } else {
+        s.split(',')
+            .map(|x| x.trim().parse().map_err(|_| bad()))
+            .collect::<Result<_, _>>()?
+    };
+    if v.is_empty() || v.contains(&0) || v.iter().any(|&h| h > 20) {
+        return Err(format!("`{s}`: hop counts run from 1 to 20"));
+    }
+    Ok(v)
+}
+
+/// Line and timing settings shared by `chain` and `rfc632`.
+#[derive(Args, Debug, Clone)]
+pub struct TimingArgs {
+    /// Modem line speed, bit/s.
+    #[arg(long, default_value_t = 50_000)]
+    line_bps: u32,
+    /// Propagation delay of every line, us.
+    #[arg(long, default_value_t = 0)]
+    prop_us: u64,
+    /// The IMP's clock, us a count (3050 listing p. 112: 1250 counts = 125 ms; SIMH's
+    /// impconfig.cmd has 20, five times fast).
+    #[arg(long, default_value_t = 100)]
+    rtc_us: u32,
+    /// Modem framing bits per frame (RFC 568: 72).
+    #[arg(long, default_value_t = 72)]
+    framing_bits: u32,
+    /// Interface polling interval, us of simulated time (a frame waits up to this long in
+    /// its socket: 250 us is about 1 % of a full packet's 23.5 ms).
+    #[arg(long, default_value_t = 250)]
+    poll_us: u64,
+    /// Pacing interval, us: an instance runs at most this far ahead of wall time before it
+    /// sleeps (fewer, longer sleeps lose less to a busy machine's wake-up delays).
+    #[arg(long, default_value_t = 1000)]
+    pace_us: u64,
+    /// Refuse the run if any instance lagged wall time by more than this, ms.
+    #[arg(long, default_value_t = 25.0)]
+    max_lag_ms: f64,
+    /// Refuse the run if any instance spent more than this share of its time over 2 ms behind.
+    #[arg(long, default_value_t = 0.01)]
+    max_behind: f64,
+    /// First UDP port used.
+    #[arg(long, default_value_t = 47_000)]
+    base_port: u16,
+    /// Stop a pump that gets no reply for this many seconds.
+    #[arg(long, default_value_t = 60)]
+    stall_s: u64,
+    /// Give up if the IMPs are not up after this many seconds (with the clock at 100 us the
+    /// program takes about 40 s to bring its lines up and about 100 s to answer from 9 hops).
+    #[arg(long, default_value_t = 900)]
+    up_timeout_s: u64,
+}
+
+/// `nmc oracle chain`.
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    nmc oracle chain --simh ~/src/simh --hops 1..9 --imp 516 --outstanding 4 --messages 120 --single 30 --out out/oracle/516-4\n  \
+    nmc oracle chain --simh ~/src/simh --hops 9 --imp 316 --outstanding 8 --out out/oracle/316-8-9\n\n\
+Each experiment is refused (results.csv accepted = false; exit status 1) if, while it ran, any \
+IMP's cycle clock fell more than --max-lag-ms behind wall time or spent more than --max-behind \
+of its time over 2 ms behind: run it again.")]
+pub struct ChainArgs {
+    #[command(flatten)]
+    source: Source,
+    /// Hop counts to pump across (the chain has max+1 IMPs unless --imps says more).
+    #[arg(long, value_parser = parse_hops, default_value = "1..9")]
+    hops: Hops,
+    /// IMPs in the chain (default: largest hop count + 1).
+    #[arg(long)]
+    imps: Option<usize>,
+    /// The IMPs' machine: 516 (0.96 us memory cycle) or 316 (1.6 us).
+    #[arg(long, value_enum, default_value = "516")]
+    imp: Machine,
+    /// Messages outstanding at most (K&O: as many as the network takes; the IMPs allow 4 per pair).
+    #[arg(long, default_value_t = 4)]
+    outstanding: usize,
+    /// 8-packet messages per hop count (0: none), warm-up included.
+    #[arg(long, default_value_t = 200)]
+    messages: u64,
+    /// Messages at the start of each hop count not measured.
+    #[arg(long, default_value_t = 20)]
+    warmup: u64,
+    /// Text words of the multi-packet messages (503 words = 8048 bits, the most under K&O's
+    /// 8063-bit limit in whole words: 8 packets).
+    #[arg(long, default_value_t = 503)]
+    text_words: usize,
+    /// Single-packet messages per hop count, one outstanding (0: none).
+    #[arg(long, default_value_t = 0)]
+    single: u64,
+    /// Text words of the single-packet messages (63 words = 1008 bits, one full packet).
+    #[arg(long, default_value_t = 63)]
+    single_words: usize,
+    #[command(flatten)]
+    timing: TimingArgs,
+    /// Output folder.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+}
+
+/// Runs a subcommand; `false` when a chain run was refused (an instance fell behind).
+pub fn run(cmd: OracleCommand) -> Result<bool> {
+    match cmd {
+        OracleCommand::Build(a) => {
+            let (_, info) = a.source.build()?;
+            println!(
+                "built {} from SIMH {} with {} patches",
+                info.h316.display(),
+                info.simh_commit,
+                crate::build::PATCHES.len()
+            );
+            Ok(true)
+        }
+        OracleCommand::Chain(a) => chain(a),
+        OracleCommand::Timeline(a) => timeline_cmd(a),
+        OracleCommand::Collect(a) => collect_cmd(a),
+        OracleCommand::Rfc632(a) => rfc632(a),
+    }
+}
+
+fn write_csv<T: serde::Serialize>(path: &Path, rows: &[T]) -> Result<()> {
+    let mut w =
+        csv::Writer::from_path(path).with_context(|| format!("cannot write {}", path.display()))?;
+    for r in rows {
+        w.serialize(r)?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
+#[derive(serde::Serialize)]
+struct ResultRow<'a> {
+    experiment: &'a str,
+    machine: &'a str,
+    hops: usize,
+    outstanding: usize,
+    text_words: usize,
+    measured: usize,
+    non_rfnm: usize,
+    throughput_kbps: Option<f64>,
+    throughput_ci95: Option<f64>,
+    ko_rtt_ms: Option<f64>,
+    ko_rtt_ci95: Option<f64>,
+    ko_rtt_median_ms: Option<f64>,
+    host_rtt_ms: Option<f64>,
+    host_rtt_ci95: Option<f64>,
+    accepted: bool,
+    matching: &'a str,
+}
+
+fn chain(a: ChainArgs) -> Result<bool> {
+    let max_hops = *a.hops.0.iter().max().unwrap_or(&1);
+    let n = a.imps.unwrap_or(max_hops + 1);
+    if n < max_hops + 1 || n > 20 {
+        bail!(
+            "--imps {n}: a chain for {max_hops} hops needs {} to 20 IMPs",
+            max_hops + 1
+        );
+    }
+    if a.outstanding == 0 {
+        bail!("--outstanding must be at least 1");
+    }
+    if a.messages > 0 && a.messages < a.warmup + crate::analyze::BATCHES as u64 {
+        bail!(
+            "--messages {} leaves fewer than {} measured after --warmup {}",
+            a.messages,
+            crate::analyze::BATCHES,
+            a.warmup
+        );
+    }
+    let net = Network::chain(n, 11);
+    let machine = match a.imp {
+        Machine::H516 => "516",
+        Machine::H316 => "316",
+    };
+    let mut experiments = Vec::new();
+    for &h in &a.hops.0 {
+        if a.messages > 0 {
+            experiments.push(Experiment {
+                name: format!("{machine}-{}out-{h}hop", a.outstanding),
+                dest: h,
+                hops: h,
+                outstanding: a.outstanding,
+                messages: a.messages,
+                warmup: a.warmup,
+                text_words: a.text_words,
+            });
+        }
+    }
+    for &h in &a.hops.0 {
+        if a.single > 0 {
+            experiments.push(Experiment {
+                name: format!("{machine}-single-{h}hop"),
+                dest: h,
+                hops: h,
+                outstanding: 1,
+                messages: a.single,
+                warmup: 2.min(a.single.saturating_sub(1)),
+                text_words: a.single_words,
+            });
+        }
+    }
+    let probe = max_hops;
+    run_network(
+        &a.source,
+        net,
+        settings(a.imp, &a.timing),
+        experiments,
+        probe,
+        &a.out,
+        &a.timing,
+    )
+}
+
+fn settings(machine: Machine, t: &TimingArgs) -> Settings {
+    Settings {
+        machine,
+        line_bps: t.line_bps,
+        prop_ns: t.prop_us * 1000,
+        framing_bits: t.framing_bits,
+        rtc_us: t.rtc_us,
+        poll_us: t.poll_us,
+        pace_us: t.pace_us,
+        refuse_max_lag_ms: t.max_lag_ms,
+        refuse_behind_share: t.max_behind,
+        base_port: t.base_port,
+        ..Settings::default()
+    }
+}
+
+/// Builds, starts `net`, waits until a probe to `probe` (an IMP index) is answered, runs the
+/// experiments in turn, stops, judges, analyses and writes everything to `out`.
+fn run_network(
+    source: &Source,
+    net: Network,
+    settings: Settings,
+    experiments: Vec<Experiment>,
+    probe: usize,
+    out_dir: &Path,
+    t: &TimingArgs,
+) -> Result<bool> {
+    let command_line: Vec<String> = std::env::args().collect();
+    let (simh, info) = source.build()?;
+    let impcode = simh.join("H316/tests/impcode.cmd");
+    let impcode_sha256 = sha256_file(&impcode)?;
+    let n = net.imps.len();
+    let machine = match settings.machine {
+        Machine::H516 => "516",
+        Machine::H316 => "316",
+    };
+    if experiments.is_empty() {
+        bail!("nothing to run: --messages and --single are both 0");
+    }
+    // SIMH's RUNLIMIT is a 32-bit count of half cycles: the instances stop by themselves then.
+    let limit_s = (i32::MAX as f64) * (settings.machine.cycle_ns() / 2) as f64 / 1e9;
+    fs::create_dir_all(out_dir).with_context(|| format!("cannot create {}", out_dir.display()))?;
+    eprintln!(
+        "nmc oracle: {n} IMPs ({machine}), {} experiments, output in {}",
+        experiments.len(),
+        out_dir.display()
+    );
+    let mut running = Running::start(
+        &info.h316,
+        &simh,
+        &net,
+        &settings,
+        out_dir,
+        Duration::from_secs_f64(limit_s),
+    )?;
+    let up = running.wait_up(net.imps[probe], Duration::from_secs(t.up_timeout_s));
+    let up_s = match up {
+        Ok(t) => t,
+        Err(e) => {
+            let _ = running.stop();
+            return Err(e);
+        }
+    };
+    eprintln!("nmc oracle: IMPs up, first RFNM at {up_s:.1} s");
+    let mut host_runs = Vec::new();
+    for (i, e) in experiments.iter().enumerate() {
+        if running.now() as f64 / 1e9 > limit_s - 30.0 {
+            eprintln!(
+                "nmc oracle: SIMH's run limit ({limit_s:.0} s) is near; {} stopped",
+                e.name
+            );
+            break;
+        }
+        let link = 10 + i as u8;
+        let r = running.pump(&net, e, link, Duration::from_secs(t.stall_s))?;
+        eprintln!(
+            "nmc oracle: {} done at {:.1} s ({} replies{})",
+            e.name,
+            running.now() as f64 / 1e9,
+            r.records.len(),
+            if r.stalled { ", stalled" } else { "" }
+        );
+        host_runs.push(r);
+    }
+    let host_counts = running.host_counts();
+    let (out, _) = running.stop()?;
+    // What every instance reported.
+    let mut summaries = serde_json::Map::new();
+    let mut refusals = Vec::new();
+    let mut traces = Vec::new();
+    for &imp in &net.imps {
+        let text = fs::read_to_string(out.join(format!("imp{imp}.trace"))).unwrap_or_default();
+        let t = parse(&text);
+        // Kept up? Judged over the measurements (from the first RFNM on), from the trace's
+        // one-second windows; the whole run's figures are in the summary beside them.
+        let from_ns = (up_s * 1e9) as u64;
+        let windows: Vec<(u64, u64)> = t
+            .events
+            .iter()
+            .filter(|e| e.what == "LAG" && e.t_ns > from_ns + 1_000_000_000)
+            .map(|e| {
+                (
+                    e.extra_u64("max_lag_ns").unwrap_or(u64::MAX),
+                    e.extra_u64("over_ns").unwrap_or(u64::MAX),
+                )
+            })
+            .collect();
+        match &t.summary {
+            Some(s) if !windows.is_empty() => {
+                let lag = windows.iter().map(|w| w.0).max().unwrap_or(u64::MAX) as f64 / 1e6;
+                let behind =
+                    windows.iter().map(|w| w.1 as f64).sum::<f64>() / (windows.len() as f64 * 1e9);
+                if lag > settings.refuse_max_lag_ms {
+                    refusals.push(format!(
+                        "IMP {imp} lagged {lag:.1} ms (bound {} ms)",
+                        settings.refuse_max_lag_ms
+                    ));
+                }
+                if behind > settings.refuse_behind_share {
+                    refusals.push(format!(
+                        "IMP {imp} was over {} us behind {:.2} % of the time (bound {:.2} %)",
+                        settings.lag_bound_us,
+                        100.0 * behind,
+                        100.0 * settings.refuse_behind_share
+                    ));
+                }
+                let mut s = s.clone();
+                s["measured_max_lag_ns"] = serde_json::json!(lag * 1e6);
+                s["measured_behind_share"] = serde_json::json!(behind);
+                summaries.insert(format!("imp{imp}"), s);
+            }
+            _ => refusals.push(format!(
+                "IMP {imp} wrote no summary or lag record (did it exit cleanly?)"
+            )),
+        }
+        traces.push(t);
+    }
+    let delivery = crate::analyze::delivery(&net, &traces, (up_s * 1e9) as u64);
+    let mut all_rows: Vec<MessageRow> = Vec::new();
+    let mut results: Vec<ExperimentResult> = Vec::new();
+    let named: Vec<(u8, &crate::trace::Trace)> =
+        net.imps.iter().copied().zip(traces.iter()).collect();
+    for r in &host_runs {
+        let (rows, matching) = message_rows(r, &traces[0], settings.host_bps);
+        let mut x = summarize(r, &rows, matching, r.experiment.hops);
+        // Each experiment is judged on its own span (the same bounds as the run).
+        let (lag, behind, mut why) = crate::analyze::judge(
+            &named,
+            r.span_ns,
+            settings.refuse_max_lag_ms,
+            settings.refuse_behind_share,
+            settings.lag_bound_us,
+        );
+        if r.stalled {
+            why.push("the pump stalled".into());
+        }
+        x.accepted = why.is_empty();
+        x.max_lag_ms = lag;
+        x.behind_share = behind;
+        x.refused_because = why;
+        x.source = crate::analyze::source_counts(&traces[0], r.span_ns);
+        x.dest = crate::analyze::dest_counts(&traces[r.experiment.dest], r.span_ns, net.imps[0]);
+        results.push(x);
+        all_rows.extend(rows);
+    }
+    // The run is accepted when every experiment is; the whole run's lag (from the first RFNM)
+    // is reported beside, in `refused_because` of the run, for information.
+    let accepted = !results.is_empty() && results.iter().all(|x| x.accepted);
+    write_csv(&out.join("messages.csv"), &all_rows)?;
+    let rows: Vec<ResultRow> = results
+        .iter()
+        .map(|x| ResultRow {
+            experiment: &x.experiment,
+            machine,
+            hops: x.hops,
+            outstanding: x.outstanding,
+            text_words: x.text_words,
+            measured: x.measured,
+            non_rfnm: x.non_rfnm,
+            throughput_kbps: x.throughput_kbps.map(|e| e.mean),
+            throughput_ci95: x.throughput_kbps.map(|e| e.half_width),
+            ko_rtt_ms: x.ko_rtt_ms.map(|e| e.mean),
+            ko_rtt_ci95: x.ko_rtt_ms.map(|e| e.half_width),
+            ko_rtt_median_ms: x.ko_rtt_median_ms,
+            host_rtt_ms: x.host_rtt_ms.map(|e| e.mean),
+            host_rtt_ci95: x.host_rtt_ms.map(|e| e.half_width),
+            accepted: x.accepted,
+            matching: &x.matching,
+        })
+        .collect();
+    write_csv(&out.join("results.csv"), &rows)?;
+    let run_json = serde_json::json!({
+        "command": command_line,
+        "accepted": accepted,
+        "whole_run_lag": refusals,
+        "simh": info.simh,
+        "simh_commit": info.simh_commit,
+        "impcode_cmd_sha256": impcode_sha256,
+        "patches_sha256": info.patches_sha256,
+        "cc_command": info.cc_command,
+        "network": net,
+        "settings": settings,
+        "experiments": experiments,
+        "imps_up_s": up_s,
+        "host_counts": host_counts,
+        "instances": summaries,
+        "frame_delivery": delivery,
+        "results": results,
+        "confidence": "batch means: 10 consecutive batches of the measured messages, mean ± t(0.975, 9)·s/√10 (crates/nmc-oracle/src/stats.rs)",
+    });
+    fs::write(
+        out.join("run.json"),
+        serde_json::to_string_pretty(&run_json)?,
+    )?;
+    println!(
+        "{:<22} {:>4} {:>4} {:>18} {:>18} {:>18}",
+        "experiment", "hops", "out", "kbit/s", "K&O rtt ms", "host rtt ms"
+    );
+    let f = |e: Option<crate::stats::Estimate>| {
+        e.map(|e| format!("{:.1} ± {:.1}", e.mean, e.half_width))
+            .unwrap_or_else(|| "-".into())
+    };
+    for x in &results {
+        println!(
+            "{:<22} {:>4} {:>4} {:>18} {:>18} {:>18}  {}",
+            x.experiment,
+            x.hops,
+            x.outstanding,
+            f(x.throughput_kbps),
+            f(x.ko_rtt_ms),
+            f(x.host_rtt_ms),
+            if x.accepted {
+                "accepted".to_string()
+            } else {
+                format!("REFUSED: {}", x.refused_because.join("; "))
+            }
+        );
+    }
+    println!(
+        "frames between IMPs: {} paired, arrival minus due: mean {:.2} ms, 99 % under {:.2} ms, max {:.2} ms, min {:.2} ms, {} over 1 ms",
+        delivery.frames,
+        delivery.mean_ms,
+        delivery.p99_ms,
+        delivery.max_ms,
+        delivery.min_ms,
+        delivery.over_1ms
+    );
+    if accepted {
+        println!("run accepted: every instance kept up with wall time during every experiment");
+    } else {
+        println!(
+            "run REFUSED: {} of {} experiments refused (an instance fell behind wall time during them)",
+            results.iter().filter(|x| !x.accepted).count(),
+            results.len()
+        );
+    }
+    Ok(accepted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hop_counts_read_as_ranges_or_lists() {
+        assert_eq!(parse_hop_list("1..9").unwrap(), (1..=9).collect::<Vec<_>>());
+        assert_eq!(parse_hop_list("1,5,9").unwrap(), vec![1, 5, 9]);
+        assert_eq!(parse_hop_list("3").unwrap(), vec![3]);
+        assert!(parse_hop_list("0..3").is_err());
+        assert!(parse_hop_list("9..1").is_err());
+        assert!(parse_hop_list("a").unwrap_err().contains("hops are"));
+    }
+}
