@@ -1342,7 +1342,9 @@ impl Imp {
     ///   with its next line's queue, packets on their way into it counted; control messages and
     ///   packets for this IMP's hosts use space set aside for them and are not asked;
     /// * an accepted packet's sequence bit is remembered, and a place on its next line's queue
-    ///   is kept for it while the processor handles it.
+    ///   is kept for it while the processor handles it;
+    /// * each frame is counted on `line` by what became of it (a line error, a duplicate, a
+    ///   refusal, a packet accepted).
     ///
     /// `packet` reads the frame's packet (asked only once the frame is known not to be a
     /// duplicate: the sender may have dropped an acknowledged packet meanwhile); `route` gives
@@ -1361,6 +1363,7 @@ impl Imp {
     ) -> (Acked, Arrival) {
         let mut acked: Acked = [None; 8];
         if frame.corrupted {
+            self.lines[line].in_corrupted += 1;
             return (acked, Arrival::Corrupted);
         }
         for lch in crate::link::channels_in(frame.ack_mask) {
@@ -1372,6 +1375,7 @@ impl Imp {
         };
         if self.lines[line].is_duplicate(lch, bit) {
             self.lines[line].add_ack(lch, bit);
+            self.lines[line].in_duplicates += 1;
             return (acked, Arrival::Duplicate);
         }
         let packet = packet(pkt);
@@ -1381,10 +1385,12 @@ impl Imp {
         if transit {
             let queued = next_line.map(|k| self.lines[k].queue_len());
             if let Err(refusal) = self.admit_transit(queued) {
+                self.lines[line].in_rejected += 1;
                 return (acked, Arrival::Rejected { packet, refusal });
             }
         }
         self.lines[line].in_last[lch as usize] = Some(bit);
+        self.lines[line].in_accepted += 1;
         if let Some(k) = next_line {
             self.lines[k].incoming += 1;
         }
@@ -1788,6 +1794,12 @@ mod tests {
         x.release(Hold::Transit);
         let (_, a) = x.handle_frame(FROM_A, &frame(7, 3, true), |_| data_for(2), via_b);
         assert_eq!(accepted(a), Some(2));
+        let l = &x.lines[FROM_A];
+        assert_eq!(
+            (l.in_rejected, l.in_accepted),
+            (1, 1),
+            "counted where it came in"
+        );
     }
 
     /// K&O §III: a rejection also occurs "if the output queue for the next hop is full" (8
@@ -1832,6 +1844,12 @@ mod tests {
         // The next packet on the channel flips the bit: new.
         let (_, a) = x.handle_frame(FROM_A, &frame(9, 5, false), |_| data_for(2), via_b);
         assert_eq!(accepted(a), Some(2));
+        let l = &x.lines[FROM_A];
+        assert_eq!(
+            (l.in_accepted, l.in_duplicates),
+            (2, 1),
+            "counted where it came in"
+        );
     }
 
     /// Every frame carries the acknowledgements for the other direction: they free this IMP's
@@ -1876,6 +1894,7 @@ mod tests {
         assert!(matches!(a, Arrival::Corrupted));
         assert_eq!((acked, x.buf_used, x.sf_used), ([None; 8], 1, 0));
         assert_eq!(x.lines[FROM_A].channels_busy(), 1);
+        assert_eq!(x.lines[FROM_A].in_corrupted, 1, "counted where it came in");
     }
 
     /// K&O §III's questions are for packets passing through: a packet for this IMP's own hosts

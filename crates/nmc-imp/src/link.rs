@@ -179,7 +179,7 @@ pub(crate) fn accepted_at_line_down(sending: &Link, far: &Link) -> u8 {
 
 /// An IMP's interface to one direction of a line (K&O §III): its queues, logical channels and
 /// retransmission timers, the acknowledgements owed for the reverse direction, the sequence bits
-/// last accepted coming in, and its counters.
+/// last accepted coming in, and its counters (of frames sent, and of frames coming in).
 pub(crate) struct Link {
     /// The direction: its two IMPs, capacity and propagation delay.
     pub(crate) def: LinkDef,
@@ -231,16 +231,18 @@ pub(crate) struct Link {
     pub(crate) frames: u64,
     /// Packet frames sent, retransmissions included.
     pub(crate) data_frames: u64,
-    /// Packets the far IMP accepted from this link: delivered packet-hops (`nmc bench`).
-    pub(crate) accepted: u64,
     /// Packets sent again after their timeout.
     pub(crate) retransmissions: u64,
-    /// Frames hit by a line error.
-    pub(crate) corrupted: u64,
-    /// Packets the far IMP refused (K&O §III).
-    pub(crate) rejected: u64,
-    /// Packets the far IMP had already accepted, discarded there as duplicates.
-    pub(crate) duplicates: u64,
+    /// Frames coming in over the reverse direction, counted by this IMP as it takes them
+    /// ([`crate::imp::Imp::handle_frame`]): packets accepted (delivered packet-hops, `nmc
+    /// bench`), ...
+    pub(crate) in_accepted: u64,
+    /// ... frames hit by a line error, ...
+    pub(crate) in_corrupted: u64,
+    /// ... packets refused (K&O §III), ...
+    pub(crate) in_rejected: u64,
+    /// ... and packets already accepted, discarded as duplicates.
+    pub(crate) in_duplicates: u64,
     /// The longest the data queue has been, packets.
     pub(crate) max_queue: u32,
 }
@@ -271,11 +273,11 @@ impl Link {
             busy_time: SimDuration::ZERO,
             frames: 0,
             data_frames: 0,
-            accepted: 0,
             retransmissions: 0,
-            corrupted: 0,
-            rejected: 0,
-            duplicates: 0,
+            in_accepted: 0,
+            in_corrupted: 0,
+            in_rejected: 0,
+            in_duplicates: 0,
             max_queue: 0,
         }
     }

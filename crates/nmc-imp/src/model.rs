@@ -85,8 +85,8 @@ use crate::topology::Topology;
 use nmc_sim::{EventQueue, Model, RngStreams, SimDuration, SimTime, Trace};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Link `l` of `imps`, borrowing only the IMPs (so that the rest of the subnet stays free):
-/// the driver's [`Subnet::link_mut`] where another field is read meanwhile.
+/// Link `l` of `imps`, to change, borrowing only the IMPs (so that the rest of the subnet
+/// stays free).
 #[inline]
 pub(crate) fn link_in<'a>(imps: &'a mut [Imp], link_at: &[(u32, u32)], l: u32) -> &'a mut Link {
     let (imp, k) = link_at[l as usize];
@@ -254,13 +254,6 @@ impl Subnet {
     pub(crate) fn link(&self, l: u32) -> &Link {
         let (imp, k) = self.link_at[l as usize];
         &self.imps[imp as usize].lines[k as usize]
-    }
-
-    /// Link `l`, to change.
-    #[inline]
-    pub(crate) fn link_mut(&mut self, l: u32) -> &mut Link {
-        let (imp, k) = self.link_at[l as usize];
-        &mut self.imps[imp as usize].lines[k as usize]
     }
 
     /// Every link, in topology order.

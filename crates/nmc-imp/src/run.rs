@@ -1109,9 +1109,9 @@ fn finish(mut m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outco
             frames: l.frames,
             packet_frames: l.data_frames,
             retransmissions: l.retransmissions,
-            corrupted: l.corrupted,
-            rejected: l.rejected,
-            duplicates: l.duplicates,
+            corrupted: m.link(l.reverse).in_corrupted,
+            rejected: m.link(l.reverse).in_rejected,
+            duplicates: m.link(l.reverse).in_duplicates,
             utilisation: ((l.busy_time - busy_before(k)).as_secs_f64() / secs).min(1.0),
             max_queue: l.max_queue,
             watched_packets: m.obs.hop_waits.get(k).map_or(0, |w| w.0),
@@ -1124,7 +1124,7 @@ fn finish(mut m: Subnet, seed: u64, duration: SimDuration, events: u64) -> Outco
         })
         .collect();
     let hops = m.obs.watch.and_then(|(s, d)| m.topo.hops(s, d));
-    let packet_hops = m.links().map(|l| l.accepted).sum();
+    let packet_hops = m.links().map(|l| l.in_accepted).sum();
     let idle_at_end = m.all_idle();
     let held_at_end = m.held();
     let mut metrics = ImpMetrics {

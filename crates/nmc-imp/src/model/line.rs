@@ -224,7 +224,6 @@ impl Subnet {
         }
         match arrival {
             Arrival::Corrupted => {
-                self.link_mut(l).corrupted += 1;
                 self.drop_routing_body(frame);
                 self.count(Counted::LineError);
                 self.trace.emit(
@@ -236,9 +235,8 @@ impl Subnet {
                 );
             }
             Arrival::NoPacket => self.frame_without_packet(now, l, frame, q),
-            Arrival::Duplicate => self.link_mut(l).duplicates += 1,
+            Arrival::Duplicate => {}
             Arrival::Rejected { packet, refusal } => {
-                self.link_mut(l).rejected += 1;
                 self.count(Counted::Rejection);
                 self.trace.emit(
                     now,
@@ -255,7 +253,6 @@ impl Subnet {
                 lch,
                 bit,
             } => {
-                self.link_mut(l).accepted += 1;
                 let mut copy = packet;
                 copy.hops += 1;
                 let bits = self.frame_bits(&copy);
