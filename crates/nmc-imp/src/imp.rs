@@ -21,8 +21,9 @@
 //! 1. **A frame from a neighbour**: [`Imp::handle_frame`], which says what became of it
 //!    ([`Arrival`]); an accepted packet joins the processor's task queue
 //!    ([`Imp::packet_in`]), a frame without one costs the processor its time
-//!    ([`Imp::frame_taken`]). Frames go out through [`Imp::poll_transmit`] and
-//!    [`Imp::frame_sent`] (which asks for the retransmission timer's wake-up).
+//!    ([`Imp::frame_taken`]). Frames go out through [`Imp::poll_transmit`],
+//!    [`Imp::frame_started`] (counted, and a line error drawn) and [`Imp::frame_sent`] (which
+//!    asks for the retransmission timer's wake-up).
 //! 2. **A wake-up**: [`Imp::handle_timeout`] for the timer it was asked for
 //!    ([`Output::Timer`]; every wake-up comes back this one way): the processor's task done
 //!    (the task level acknowledges a packet, then sends it on or hands it to

@@ -85,14 +85,6 @@ use crate::topology::Topology;
 use nmc_sim::{EventQueue, Model, RngStreams, SimDuration, SimTime, Trace};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Link `l` of `imps`, to change, borrowing only the IMPs (so that the rest of the subnet
-/// stays free).
-#[inline]
-pub(crate) fn link_in<'a>(imps: &'a mut [Imp], link_at: &[(u32, u32)], l: u32) -> &'a mut Link {
-    let (imp, k) = link_at[l as usize];
-    &mut imps[imp as usize].lines[k as usize]
-}
-
 /// The subnet as an event model ([`Model`]): the IMPs (each with its lines and its own
 /// end-to-end procedure), the hosts, the packets in flight, routing, and what the run
 /// observes.

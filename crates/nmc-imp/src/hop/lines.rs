@@ -38,6 +38,29 @@ impl Imp {
         }
     }
 
+    /// A frame starts on `line` (the one [`Imp::poll_transmit`] gave): it takes `tx` on the
+    /// line, added to the line's busy time (the load `RMVFRQ` reads,
+    /// [`crate::link::Link::routing_opportunity`]), and is counted (`packet`: it carries one);
+    /// a line error hits it with probability `p_err` (the driver's, from the profile's bit error
+    /// rate), drawn from the line's own stream. Returns whether one did.
+    #[inline]
+    pub(crate) fn frame_started(
+        &mut self,
+        line: usize,
+        tx: SimDuration,
+        packet: bool,
+        p_err: f64,
+    ) -> bool {
+        let link = &mut self.lines[line];
+        let hit = link.errors.bernoulli(p_err);
+        link.busy_time += tx;
+        link.frames += 1;
+        if packet {
+            link.data_frames += 1;
+        }
+        hit
+    }
+
     /// The retransmission timer of channel `lch` of `line`, armed at `generation`, woke at
     /// `now` ([`TimerId::Retransmit`]). K&O §III: a packet is "retransmitted if no IMP-to-IMP
     /// acknowledgment has been received after a 125 ms timeout": if it is still on the channel,

@@ -4,7 +4,7 @@
 //! full), acknowledgements, and the retransmission after the 125 ms timeout. A line's logical
 //! channels and its own queues are in [`crate::link`].
 
-use super::{Counted, Ev, NO_PLACE, Subnet, Tr, Work, link_in};
+use super::{Counted, Ev, NO_PLACE, Subnet, Tr, Work};
 use crate::imp::{Arrival, Transmit};
 use crate::link::{Frame, FrameKind, Hold, NextFrame, channels_in};
 use crate::packet::{Packet, PktId, PktKind, Stream};
@@ -119,7 +119,6 @@ impl Subnet {
             ),
             NextFrame::AckOnly => (FrameKind::AckOnly, self.params.control_overhead, false),
         };
-        let link = link_in(&mut self.imps, &self.link_at, l);
         // Without line errors (most runs) the probability is exactly 0 (1^n = 1, IEEE 754), and
         // libm's `pow` was 2 % of a loaded map's run (issue 36's profile): skip it then. Same
         // probability, so the same draws (none at 0) and the same run.
@@ -129,33 +128,34 @@ impl Subnet {
         } else {
             1.0 - (1.0 - ber).powf(bits.get() as f64)
         };
-        let corrupted = link.errors.bernoulli(p_err)
-            || matches!(kind, FrameKind::Packet { .. }) && self.corrupt_next.remove(&l);
-        let tx = link.def.capacity.transmission_time(bits);
-        let propagation = link.def.propagation;
-        link.busy_time += tx;
-        link.frames += 1;
-        if let FrameKind::Packet { pkt, .. } = kind {
-            link.data_frames += 1;
-            if self.trace.is_on() {
-                let p = *self.slab.get(pkt);
-                let (msg, packet) = match p.kind {
-                    PktKind::Data { msg, index, .. } => (Some(msg), Some(index)),
-                    _ => (None, None),
-                };
-                let (from, to) = (link.def.from, link.def.to);
-                self.trace.emit(
-                    now,
-                    &Tr::Send {
-                        kind: p.kind.name(),
-                        msg,
-                        packet,
-                        from: &self.imps[from as usize].name,
-                        to: &self.imps[to as usize].name,
-                        retransmission,
-                    },
-                );
-            }
+        let def = &self.link(l).def;
+        let (tx, propagation, to) = (
+            def.capacity.transmission_time(bits),
+            def.propagation,
+            def.to,
+        );
+        let packet = matches!(kind, FrameKind::Packet { .. });
+        let hit = self.imps[from as usize].frame_started(line as usize, tx, packet, p_err);
+        let corrupted = hit || packet && self.corrupt_next.remove(&l);
+        if let FrameKind::Packet { pkt, .. } = kind
+            && self.trace.is_on()
+        {
+            let p = *self.slab.get(pkt);
+            let (msg, packet) = match p.kind {
+                PktKind::Data { msg, index, .. } => (Some(msg), Some(index)),
+                _ => (None, None),
+            };
+            self.trace.emit(
+                now,
+                &Tr::Send {
+                    kind: p.kind.name(),
+                    msg,
+                    packet,
+                    from: &self.imps[from as usize].name,
+                    to: &self.imps[to as usize].name,
+                    retransmission,
+                },
+            );
         }
         if let (FrameKind::Packet { pkt, .. }, false) = (kind, retransmission) {
             self.routing.departed(now, from, l, pkt, tx + propagation);
