@@ -78,6 +78,7 @@
 
 use crate::blocks::{ReceiveBlocks, TransmitBlocks};
 use crate::destination::{Delivery, Next, Replies};
+use crate::e2e::messages::Input;
 use crate::e2e::procedure::Procedure;
 use crate::e2e::replies::DataPacket;
 use crate::e2e::single::{Request, Single};
@@ -991,15 +992,19 @@ impl Imp {
         Ok(())
     }
 
-    /// Whether a host may put its next packet in now, and if so its buffer is taken
-    /// ([`Imp::take_source_buffer`]). K&O §III: the IMP takes a host's packet only while at
-    /// least `min_free` (4) buffers are free, and a packet after its message's first, which
-    /// joins its output queue at once, only while that queue holds fewer than
-    /// `output_queue_max` (8). `joins` is that queue's link for such a packet (`Some(None)`
-    /// with no route now), `None` for a message's first packet or one for this IMP's own
-    /// hosts, whose queueing waits for the message's resources.
+    /// Whether a host may put `input`, its message's next packet ([`Imp::next_input`]), in now,
+    /// and if so its buffer is taken ([`Imp::take_source_buffer`]). K&O §III: the IMP takes a
+    /// host's packet only while at least `min_free` (4) buffers are free, and a packet after
+    /// its message's first, which joins its output queue at once, only while that queue (the
+    /// one its route, read through `net`, gives now) holds fewer than `output_queue_max` (8),
+    /// and not while it has no route. A message's first packet, and one for this IMP's own
+    /// hosts, join no queue now: their queueing waits for the message's resources.
     #[inline]
-    pub(crate) fn admit_host_packet(&mut self, joins: Option<Option<u32>>) -> Result<(), HostWait> {
+    pub(crate) fn admit_host_packet(
+        &mut self,
+        input: &Input,
+        net: &impl Net,
+    ) -> Result<(), HostWait> {
         let (min_free, output_queue_max) = (
             self.limits.host_input_min_free,
             self.limits.transit.output_queue_max,
@@ -1008,8 +1013,9 @@ impl Imp {
         if self.free_buffers() < min_free.max(1) {
             return Err(HostWait::FewBuffers);
         }
-        if let Some(link) = joins {
-            let line = link
+        if input.index > 0 && input.dst != self.id {
+            let line = net
+                .route(self.id, input.dst)
                 .and_then(|l| self.line_of(l))
                 .ok_or(HostWait::NoRoute)?;
             if self.lines[line].queue_len() >= output_queue_max {
@@ -2191,31 +2197,71 @@ mod tests {
     #[test]
     fn a_hosts_packet_enters_with_4_free_buffers_and_room_on_its_queue() {
         use frames::*;
+        /// Routes around X (IMP 0): IMP 2 by link 2 (toward B), IMP 1 by link 0 (toward A),
+        /// IMP 3 by none.
+        struct Routes;
+        impl Net for Routes {
+            fn packet(&self, _: PktId) -> &Packet {
+                unreachable!("admission reads no packet")
+            }
+            fn route(&self, imp: u32, dst: u32) -> Option<u32> {
+                assert_eq!(imp, 0, "X's own table");
+                [Some(0), Some(0), Some(2), None][dst as usize]
+            }
+            fn line_up(&self, _: u32) -> bool {
+                unreachable!("admission reads no line")
+            }
+        }
+        let packet = |index: u8, dst: u32| Input {
+            index,
+            bits: 1000,
+            dst,
+        };
         let mut x = imp_x();
         x.buf_used = 37;
         assert_eq!(
-            x.admit_host_packet(None),
+            x.admit_host_packet(&packet(0, 2), &Routes),
             Err(HostWait::FewBuffers),
             "3 free"
         );
         x.buf_used = 36;
-        assert_eq!(x.admit_host_packet(None), Ok(()));
+        assert_eq!(x.admit_host_packet(&packet(0, 2), &Routes), Ok(()));
         assert_eq!(x.buf_used, 37);
         x.buf_used = 0;
         for p in 0..8 {
             x.lines[TO_B].data.push_back((p, Hold::Source));
         }
         assert_eq!(
-            x.admit_host_packet(Some(Some(2))),
+            x.admit_host_packet(&packet(1, 2), &Routes),
             Err(HostWait::OutputQueueFull)
         );
-        assert_eq!(x.admit_host_packet(Some(None)), Err(HostWait::NoRoute));
-        assert_eq!(x.admit_host_packet(Some(Some(0))), Ok(()), "toward A");
-        assert_eq!(x.buf_used, 1);
+        assert_eq!(
+            x.admit_host_packet(&packet(0, 2), &Routes),
+            Ok(()),
+            "packet 1 joins no queue now"
+        );
+        assert_eq!(
+            x.admit_host_packet(&packet(1, 3), &Routes),
+            Err(HostWait::NoRoute)
+        );
+        assert_eq!(
+            x.admit_host_packet(&packet(1, 1), &Routes),
+            Ok(()),
+            "toward A"
+        );
+        assert_eq!(
+            x.admit_host_packet(&packet(1, 0), &Routes),
+            Ok(()),
+            "for X's own hosts"
+        );
+        assert_eq!(x.buf_used, 3);
         // Whatever the rule asks, a packet needs a buffer.
         x.buf_used = 40;
         x.limits.host_input_min_free = 0;
-        assert_eq!(x.admit_host_packet(None), Err(HostWait::FewBuffers));
+        assert_eq!(
+            x.admit_host_packet(&packet(0, 2), &Routes),
+            Err(HostWait::FewBuffers)
+        );
     }
 
     /// A packet in transit keeps a place on its next line's queue from its arrival; when the

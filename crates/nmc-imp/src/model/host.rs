@@ -5,6 +5,7 @@
 //! full (at most 8; K&O §III); at the destination IMP each host has its own interface, and the
 //! RFNM is made after packet 1 has gone through it (K&O §II point g).
 
+use super::output::Around;
 use super::{Background, Ev, Generator, MessageRecord, Milestone, Subnet, Tr, Tracked};
 use crate::e2e::messages::Offer;
 use crate::packet::MsgId;
@@ -162,18 +163,19 @@ impl Subnet {
         let Some(input) = self.imps[imp as usize].next_input(mid) else {
             return true;
         };
-        // K&O §III: a packet may enter the source IMP only with at least 4 free buffers; and it
-        // joins an output queue of at most 8 (checked for packets after the first, which
-        // are queued at once). A packet that may not waits with its host.
-        let joins = (input.index > 0 && imp != input.dst)
-            .then(|| self.routing.next_link(&self.topo, imp, input.dst));
+        // K&O §III (the IMP's rule, `Imp::admit_host_packet`): a packet that may not enter
+        // waits with its host.
         let bits = input.bits
             + if input.index == 0 {
                 self.params.host_leader.get()
             } else {
                 0
             };
-        if self.imps[imp as usize].admit_host_packet(joins).is_err() {
+        let net = Around::new(&self.slab, &self.routing, &self.topo);
+        if self.imps[imp as usize]
+            .admit_host_packet(&input, &net)
+            .is_err()
+        {
             return true;
         }
         self.hosts[h as usize].input_busy = true;

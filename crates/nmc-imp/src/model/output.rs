@@ -22,6 +22,19 @@ pub(super) struct Around<'a> {
     topo: &'a Topology,
 }
 
+impl<'a> Around<'a> {
+    /// What a step reads around it, from the subnet's store of packets, its routing and its
+    /// topology (for a step the driver calls outside [`Subnet::step_in`]).
+    #[inline(always)]
+    pub(super) fn new(slab: &'a Slab, routing: &'a Routing, topo: &'a Topology) -> Self {
+        Around {
+            slab,
+            routing,
+            topo,
+        }
+    }
+}
+
 impl Net for Around<'_> {
     #[inline(always)]
     fn packet(&self, pkt: PktId) -> &Packet {
