@@ -442,6 +442,8 @@ pub(crate) enum Output {
     Answered {
         /// The message.
         msg: MsgId,
+        /// The source host.
+        host: u32,
         /// The destination IMP.
         dst: u32,
         /// The RFNM carried an ALL.

@@ -66,7 +66,7 @@ pub(crate) use crate::e2e::procedure::{MsgState, Procedure};
 pub(crate) use crate::processor::Work;
 pub(crate) use background::{Background, LengthMix};
 pub(crate) use event::{Ev, Tick};
-pub(crate) use host::{Handed, Host, Pump, Waiting};
+pub(crate) use host::{Handed, Host, Pump, Waiting, Window};
 pub(crate) use instrument::{Action, Generator};
 pub(crate) use streams::{background_stream, line_stream, pairs_stream};
 use trace::Tr;

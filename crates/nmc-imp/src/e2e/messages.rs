@@ -432,8 +432,13 @@ impl Imp {
             self.add_allocation(now, from, out);
         }
         if let Some(m) = self.messages.remove(&msg) {
-            let dst = m.dst;
-            out.push(Output::Answered { msg, dst, all });
+            let (host, dst) = (m.host, m.dst);
+            out.push(Output::Answered {
+                msg,
+                host,
+                dst,
+                all,
+            });
         }
         self.served(from, out);
     }
@@ -688,6 +693,7 @@ mod tests {
         let answered = [
             Output::Answered {
                 msg: 0,
+                host: 0,
                 dst: D,
                 all: false,
             },

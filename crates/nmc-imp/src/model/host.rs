@@ -22,6 +22,43 @@ pub(crate) struct Pump {
     pub(crate) count: Option<u64>,
     /// Messages offered so far.
     pub(crate) offered: u64,
+    /// The host's own limit on messages awaiting their RFNM (`traffic.N.outstanding`), if
+    /// it keeps one.
+    pub(crate) window: Option<Window>,
+}
+
+/// Messages a pump has offered and not yet had answered by their RFNM, and how many it allows
+/// (`traffic.N.outstanding`): a host that waits for RFNMs, as the oracle's host does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Window {
+    max: u32,
+    in_flight: Vec<MsgId>,
+}
+
+impl Window {
+    /// A window of `max` messages (at least 1: the scenario refuses 0).
+    pub(crate) fn new(max: u32) -> Self {
+        Window {
+            max,
+            in_flight: Vec::new(),
+        }
+    }
+
+    /// Whether the host must wait for a RFNM before it offers another message.
+    pub(crate) fn full(&self) -> bool {
+        self.in_flight.len() as u64 >= u64::from(self.max)
+    }
+
+    /// Message `msg` was answered: `true` if it was one of this window's.
+    fn answered(&mut self, msg: MsgId) -> bool {
+        match self.in_flight.iter().position(|&m| m == msg) {
+            Some(i) => {
+                self.in_flight.remove(i);
+                true
+            }
+            None => false,
+        }
+    }
 }
 
 /// A host on an IMP: what it sends (a pump, the IMP message generator, background traffic, or
@@ -131,9 +168,9 @@ impl Subnet {
         } else if let Some(b) = &host.background {
             b.backlog.is_empty()
         } else {
-            host.pump
-                .as_ref()
-                .is_none_or(|p| p.count.is_some_and(|c| p.offered >= c))
+            host.pump.as_ref().is_none_or(|p| {
+                p.count.is_some_and(|c| p.offered >= c) || p.window.as_ref().is_some_and(Window::full)
+            })
         };
         host.generator.is_none()
             && (host.input_busy || !host.started || host.current.is_none() && no_next)
@@ -200,14 +237,32 @@ impl Subnet {
             return Some(id);
         }
         let pump = self.hosts[h as usize].pump.as_mut()?;
-        if pump.count.is_some_and(|c| pump.offered >= c) {
+        if pump.count.is_some_and(|c| pump.offered >= c)
+            || pump.window.as_ref().is_some_and(Window::full)
+        {
             return None;
         }
         pump.offered += 1;
         let (dst_host, bits) = (pump.dst_host, pump.bits);
         let id = self.offer(now, h, dst_host, bits);
+        if let Some(w) = self.hosts[h as usize].pump.as_mut().and_then(|p| p.window.as_mut()) {
+            w.in_flight.push(id);
+        }
         self.hosts[h as usize].current = Some(id);
         Some(id)
+    }
+
+    /// Message `msg`, from host `h`, was answered by its RFNM: a pump that keeps a window
+    /// (`traffic.N.outstanding`) may offer the next.
+    pub(super) fn pump_answered(&mut self, now: SimTime, h: u32, msg: MsgId, q: &mut EventQueue<Ev>) {
+        let released = self.hosts[h as usize]
+            .pump
+            .as_mut()
+            .and_then(|p| p.window.as_mut())
+            .is_some_and(|w| w.answered(msg));
+        if released {
+            self.host_try(now, h, q);
+        }
     }
 
     /// A new message of `bits` from host `h` to host `dst_host`: numbered, traced and

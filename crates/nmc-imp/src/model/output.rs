@@ -82,8 +82,14 @@ impl Subnet {
                     let p = self.imps[imp as usize].data_packet(msg, index);
                     self.send_data(now, p, q)
                 }
-                Output::Answered { msg, dst, all } => {
-                    self.message_answered(now, imp, msg, dst, all)
+                Output::Answered {
+                    msg,
+                    host,
+                    dst,
+                    all,
+                } => {
+                    self.message_answered(now, imp, msg, dst, all);
+                    self.pump_answered(now, host, msg, q);
                 }
                 Output::SingleCopy { msg, again } => {
                     let p = self.imps[imp as usize].data_packet(msg, 0);
@@ -91,7 +97,8 @@ impl Subnet {
                 }
                 Output::Accepted { host, msg } => self.accepted(now, host, msg),
                 Output::SingleAnswered { msg, host, dst } => {
-                    self.single_answered(now, imp, msg, host, dst)
+                    self.single_answered(now, imp, msg, host, dst);
+                    self.pump_answered(now, host, msg, q);
                 }
                 Output::Resume(rest) => self.step(now, imp, q, |i, out| i.resume(now, rest, out)),
             }
