@@ -61,7 +61,9 @@ use crate::e2e::single::{Request, Single};
 use crate::link::{Frame, FrameKind, Hold, Link, NextFrame};
 use crate::observe::{Counted, Happened, Milestone, Note, Side, What};
 use crate::packet::{MsgId, Packet, PktId, PktKind, Stream};
-use crate::params::{ImpModel, ImpParams, MessageProcessing, Piggyback, SinglePacketRule};
+use crate::params::{
+    Giveback, ImpModel, ImpParams, MessageProcessing, OutputLimit, Piggyback, SinglePacketRule,
+};
 use crate::processor::{Processor, Task};
 use crate::source::{Allocations, MsgState, Numbers, Plt, PltClaims, SourceMsg};
 use crate::timer::Deadline;
@@ -135,6 +137,8 @@ pub(crate) struct TransitLimits {
     pub(crate) store_and_forward_max: u32,
     /// "the output queue for the next hop is full" (8 packets).
     pub(crate) output_queue_max: u32,
+    /// What counts toward it.
+    pub(crate) output_limit: OutputLimit,
 }
 
 /// The limits of the source procedure (K&O §II, §VI–VII; the profile's figures per version).
@@ -156,6 +160,10 @@ pub(crate) struct SourceLimits {
     /// An allocation unused this long goes back with a GVB (K&O §II: "within the next 250 ms";
     /// [`Imp::allocation_arrived`]).
     pub(crate) giveback_after: SimDuration,
+    /// How an unused allocation is timed out: its own timer, or the 1973 TALLY clock.
+    pub(crate) giveback: Giveback,
+    /// Fast ticks on the TALLY clock before the oldest allocation goes back.
+    pub(crate) giveback_ticks: u32,
     /// Version 3: a transmit block with no number in use this long is released (the profile's
     /// choice of 2 min, after RFC 660; [`Imp::number_released`]).
     pub(crate) control_block_idle: SimDuration,
@@ -214,6 +222,7 @@ impl Limits {
             transit: TransitLimits {
                 store_and_forward_max: p.store_and_forward_max,
                 output_queue_max: p.output_queue_max,
+                output_limit: p.output_limit,
             },
             host_input_min_free: p.host_input_min_free,
             source: SourceLimits {
@@ -223,6 +232,8 @@ impl Limits {
                 control_blocks: p.control_blocks,
                 superfluous_reqalls: p.superfluous_reqalls,
                 giveback_after: p.giveback_after,
+                giveback: p.giveback,
+                giveback_ticks: p.giveback_ticks,
                 control_block_idle: p.control_block_idle,
             },
             destination: DestinationLimits {
@@ -784,6 +795,16 @@ impl Imp {
             .any(|p| p.queue.iter().any(|o| o.stream == stream && o.num < num))
     }
 
+    /// What line `line` holds against its limit of `output_queue_max` packets
+    /// ([`OutputLimit`]): its queue, and under the 1973 program's rule its channels too.
+    pub(crate) fn line_load(&self, line: usize) -> u32 {
+        let l = &self.lines[line];
+        match self.limits.transit.output_limit {
+            OutputLimit::Queue => l.queue_len(),
+            OutputLimit::Channels => l.queue_len() + l.channels_busy() as u32,
+        }
+    }
+
     /// Packet buffers not in use.
     pub(crate) fn free_buffers(&self) -> u32 {
         self.buffers.saturating_sub(self.buf_used)
@@ -848,7 +869,7 @@ impl Imp {
             let line = link
                 .and_then(|l| self.line_of(l))
                 .ok_or(HostWait::NoRoute)?;
-            if self.lines[line].queue_len() >= output_queue_max {
+            if self.line_load(line) >= output_queue_max {
                 return Err(HostWait::OutputQueueFull);
             }
         }
@@ -1243,7 +1264,7 @@ impl Imp {
         let next = if transit { route(&packet) } else { None };
         let next_line = next.and_then(|n| self.line_of(n));
         if transit {
-            let queued = next_line.map(|k| self.lines[k].queue_len());
+            let queued = next_line.map(|k| self.line_load(k));
             if let Err(refusal) = self.admit_transit(queued) {
                 return (acked, Arrival::Rejected { packet, refusal });
             }
@@ -1361,6 +1382,7 @@ mod tests {
         transit: TransitLimits {
             store_and_forward_max: 20,
             output_queue_max: 8,
+            output_limit: OutputLimit::Queue,
         },
         host_input_min_free: 4,
         source: SourceLimits {
@@ -1370,6 +1392,8 @@ mod tests {
             control_blocks: 64,
             superfluous_reqalls: true,
             giveback_after: SimDuration::from_millis(250),
+            giveback: Giveback::PerAllocation,
+            giveback_ticks: 6,
             control_block_idle: SimDuration::from_secs(120),
         },
         destination: DestinationLimits {
@@ -1936,6 +1960,30 @@ mod tests {
         x.buf_used = 40;
         x.limits.host_input_min_free = 0;
         assert_eq!(x.admit_host_packet(None), Err(HostWait::FewBuffers));
+    }
+
+    /// What counts toward a line's 8: K&O's output queue alone, or (BBN 3050 p. 64 `TSKFOR`,
+    /// "ALL CHANNELS ARE IN USE") the line's channels, which hold a packet from the task to its
+    /// acknowledgement: 4 queued and 4 sent unacknowledged leave room under the first rule and
+    /// none under the second, for a host's packet and for one in transit alike.
+    #[test]
+    fn under_the_1973_rule_packets_sent_and_unacknowledged_count_toward_a_lines_8() {
+        use frames::*;
+        for (rule, room) in [(OutputLimit::Queue, true), (OutputLimit::Channels, false)] {
+            let mut x = imp_x();
+            x.limits.transit.output_limit = rule;
+            for p in 0..4 {
+                x.lines[TO_B].data.push_back((p, Hold::Source));
+            }
+            for c in 0..4 {
+                x.lines[TO_B].lch[c].held = Some((100 + c as u32, Hold::Transit));
+            }
+            assert_eq!(x.line_load(TO_B), if room { 4 } else { 8 }, "{rule:?}");
+            let host = x.admit_host_packet(Some(Some(2)));
+            assert_eq!(host.is_ok(), room, "a host's packet, {rule:?}: {host:?}");
+            let transit = x.refuses_transit(Some(x.line_load(TO_B)));
+            assert_eq!(transit.is_none(), room, "a packet in transit, {rule:?}");
+        }
     }
 
     /// A packet in transit keeps a place on its next line's queue from its arrival; when the

@@ -129,6 +129,9 @@ pub struct Subnet {
     /// `host_try` — so `wake_hosts` visits exactly the hosts a scan of every host on the IMP
     /// would have moved, in the same (host) order, without the scan (issue 15).
     pub(crate) waiting: Vec<Waiting>,
+    /// Per IMP, the hosts whose packet the IMP would not take, to be offered again at its next
+    /// fast tick (`host_retry = "fast-tick"`, BBN 3050 p. 70 `BADH`, p. 165 `HITC`).
+    pub(crate) tick_waiting: Vec<Waiting>,
     /// When background traffic starts.
     pub(crate) background_start: SimDuration,
     /// What is recorded, counted and watched: observes the protocol, takes no part in it.
@@ -228,6 +231,7 @@ impl Subnet {
         }
         Subnet {
             procedure,
+            tick_waiting: vec![Waiting::default(); waiting.len()],
             waiting,
             background_start: SimDuration::ZERO,
             routing,

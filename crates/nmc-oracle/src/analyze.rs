@@ -289,7 +289,9 @@ pub fn estimate(rows: &[MessageRow], text_bits: f64) -> Estimates {
         (!k.is_empty()).then(|| k[k.len() / 2])
     };
     Estimates {
-        throughput_kbps: (tput.len() == BATCHES).then(|| batch_means(&tput)).flatten(),
+        throughput_kbps: (tput.len() == BATCHES)
+            .then(|| batch_means(&tput))
+            .flatten(),
         ko_rtt_ms: if ko.len() == measured.len() {
             means(&ko)
         } else {

@@ -575,24 +575,39 @@ fn compare_cmd(a: CompareArgs) -> Result<bool> {
     };
     let recorded = crate::model::recorded(&a.data)?;
     if recorded.is_empty() {
-        bail!("{} has no accepted experiment to compare with", a.data.display());
+        bail!(
+            "{} has no accepted experiment to compare with",
+            a.data.display()
+        );
     }
     let rows = crate::model::compare(&text, &a.sets, &recorded)?;
     let table = crate::model::table(&rows);
     print!("{table}");
-    let unnamed = rows
+    let left = crate::model::unexplained(&rows);
+    let agree = rows
         .iter()
-        .filter(|r| !(r.kbps_agrees && r.rtt_agrees) && r.residual.is_empty())
+        .filter(|r| r.kbps_agrees && r.rtt_agrees)
         .count();
-    let agree = rows.iter().filter(|r| r.kbps_agrees && r.rtt_agrees).count();
-    println!(
-        "{agree} of {} experiments agree within 5 %; {unnamed} miss without a named cause",
-        rows.len()
+    let (kbps, rtt) = (
+        rows.iter().filter(|r| r.kbps_agrees).count(),
+        rows.iter().filter(|r| r.rtt_agrees).count(),
     );
+    println!(
+        "{agree} of {n} experiments agree within 5 % on both (throughput {kbps} of {n}, round trip {rtt} of {n}); \
+         the others are residuals named in crates/nmc-oracle/src/model.rs",
+        n = rows.len()
+    );
+    for l in &left {
+        println!("not on the ledger: {l}");
+    }
+    let unnamed = left.len();
     if let Some(out) = &a.out {
         fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
         write_csv(&out.join("compare.csv"), &rows)?;
-        fs::write(out.join("compare.json"), serde_json::to_string_pretty(&rows)?)?;
+        fs::write(
+            out.join("compare.json"),
+            serde_json::to_string_pretty(&rows)?,
+        )?;
         fs::write(out.join("compare.md"), &table)?;
     }
     Ok(unnamed == 0)

@@ -74,8 +74,8 @@ pub fn recorded(dir: &Path) -> Result<Vec<Recorded>> {
     let mut rows = Vec::new();
     for file in ["ko-chain.csv", "single-packet.csv"] {
         let path = dir.join(file);
-        let mut r = csv::Reader::from_path(&path)
-            .with_context(|| format!("reading {}", path.display()))?;
+        let mut r =
+            csv::Reader::from_path(&path).with_context(|| format!("reading {}", path.display()))?;
         for row in r.deserialize() {
             let row: Recorded = row.with_context(|| format!("a row of {}", path.display()))?;
             if row.accepted {
@@ -143,8 +143,172 @@ pub struct Residual {
     pub cause: &'static str,
 }
 
-/// The named residuals (see [`Residual`]).
-pub const RESIDUALS: &[Residual] = &[];
+/// The named residuals (see [`Residual`]), as of the recordings of 2 December 2026 and the
+/// profile `v2-1974-10` with the 1973 program's output limit, host retry, give-back clock and
+/// fake host (issue 71 §4). Each says what is known; "open" means the cause is not yet found.
+pub const RESIDUALS: &[Residual] = &[
+    Residual {
+        experiments: &[
+            "316-4out-1hop",
+            "316-4out-2hop",
+            "316-4out-3hop",
+            "316-4out-6hop",
+            "316-4out-7hop",
+            "316-8out-1hop",
+            "316-8out-2hop",
+            "316-8out-3hop",
+            "316-8out-7hop",
+            "316-8out-8hop",
+            "516-4out-1hop",
+            "516-4out-2hop",
+            "516-4out-3hop",
+            "516-4out-4hop",
+            "516-4out-9hop",
+            "516-8out-1hop",
+            "516-8out-2hop",
+            "516-8out-3hop",
+            "516-8out-4hop",
+            "516-8out-9hop",
+        ],
+        measure: "throughput",
+        cause: "open: the model keeps the first line busy (40.2–41.3 kbit/s, the line less its \
+                routing messages); the real source line idles or sends null packets about 4.5 % \
+                of the time (516-4out-1hop: 97.1 % busy, 1.6 % nulls) and gives allocations back \
+                on 4–37 % of messages. Not yet in the model: a GVB that takes a message number and \
+                waits for its RFNM (BBN 3050 p. 55 BACK2 → MESGET), the host's wait for a number \
+                polled at the fast tick (p. 128 HI22), a null before each routing frame (p. 164)",
+    },
+    Residual {
+        experiments: &[
+            "316-4out-1hop",
+            "316-4out-2hop",
+            "316-4out-3hop",
+            "316-4out-4hop",
+            "316-4out-5hop",
+            "316-4out-6hop",
+            "316-4out-7hop",
+            "316-4out-8hop",
+            "316-4out-9hop",
+            "316-8out-1hop",
+            "316-8out-2hop",
+            "316-8out-3hop",
+            "316-8out-4hop",
+            "316-8out-5hop",
+            "316-8out-8hop",
+            "316-8out-9hop",
+        ],
+        measure: "rtt",
+        cause: "open: on 316s the real round trip grows about 54 ms a hop (8-packet messages) \
+                against about 34 on 516s running the same program at 0.96 µs a cycle instead of \
+                1.6; the model's 316 costs (K&O §III's 700 kbit/s of processing, 1.68 ms a full \
+                packet) add a few ms a hop. The 316's work per packet from the listing's cycle \
+                counts is the first candidate",
+    },
+    Residual {
+        experiments: &[
+            "316-single-1hop",
+            "316-single-2hop",
+            "316-single-3hop",
+            "316-single-4hop",
+            "316-single-5hop",
+            "316-single-6hop",
+            "316-single-7hop",
+            "316-single-8hop",
+            "316-single-9hop",
+            "516-single-1hop",
+            "516-single-2hop",
+            "516-single-3hop",
+            "516-single-4hop",
+            "516-single-5hop",
+            "516-single-7hop",
+            "516-single-8hop",
+        ],
+        measure: "throughput",
+        cause: "one message outstanding: its throughput is its round trip's (see the round-trip \
+                residual of the same experiments)",
+    },
+    Residual {
+        experiments: &[
+            "316-single-1hop",
+            "316-single-2hop",
+            "316-single-3hop",
+            "316-single-4hop",
+            "316-single-5hop",
+            "316-single-6hop",
+            "316-single-7hop",
+            "316-single-8hop",
+            "316-single-9hop",
+            "516-single-1hop",
+            "516-single-2hop",
+            "516-single-3hop",
+            "516-single-4hop",
+            "516-single-5hop",
+            "516-single-7hop",
+        ],
+        measure: "rtt",
+        cause: "open: the model's single-packet round trip is 5–14 % short at 1–5 hops on 516s \
+                and 10–21 % at every distance on 316s. Not yet in the model: the destination's \
+                work for a single-packet message beyond the discard host (the RFNM made at \
+                background level, BBN 3050 p. 52 BACK0, p. 155 IH63; ~3.7 ms on a 516 by the \
+                listing's paths), a null before each routing frame and routing sent on each \
+                IMP's own tick grid (p. 164), the 316's cycle time",
+    },
+    Residual {
+        experiments: &[
+            "516-4out-1hop",
+            "516-4out-5hop",
+            "516-4out-6hop",
+            "516-8out-1hop",
+            "516-8out-5hop",
+            "516-8out-6hop",
+        ],
+        measure: "rtt",
+        cause: "open: the model is 6–8 % short here; the real round trip rises by about 80 ms \
+                from 4 to 5 hops (297–309 → 379–382 ms) where the model's rises by 39",
+    },
+];
+
+/// Every row outside its tolerance without a [`Residual`] naming it, and every residual whose
+/// experiments all agree on its measure now (the entry must go): empty when the comparison
+/// and its ledger agree.
+pub fn unexplained(rows: &[Row]) -> Vec<String> {
+    let named = |e: &str, m: &str| {
+        RESIDUALS
+            .iter()
+            .any(|r| r.measure == m && r.experiments.contains(&e))
+    };
+    let mut v = Vec::new();
+    for r in rows {
+        if !r.kbps_agrees && !named(&r.experiment, "throughput") {
+            v.push(format!(
+                "{}: throughput {:+.1} %, no residual names it",
+                r.experiment, r.kbps_diff_pct
+            ));
+        }
+        if !r.rtt_agrees && !named(&r.experiment, "rtt") {
+            v.push(format!(
+                "{}: round trip {:+.1} %, no residual names it",
+                r.experiment, r.rtt_diff_pct
+            ));
+        }
+    }
+    for res in RESIDUALS {
+        for e in res.experiments {
+            let of: Vec<&Row> = rows.iter().filter(|r| r.experiment == *e).collect();
+            let misses = of.iter().any(|r| match res.measure {
+                "throughput" => !r.kbps_agrees,
+                _ => !r.rtt_agrees,
+            });
+            if !of.is_empty() && !misses {
+                v.push(format!(
+                    "{e}: named as a {} residual but agrees now",
+                    res.measure
+                ));
+            }
+        }
+    }
+    v
+}
 
 /// Runs the model for `rec` from scenario text `scenario` (with `extra` overrides after the
 /// experiment's own), and measures it.
@@ -162,8 +326,8 @@ pub fn run_one(scenario: &str, extra: &[Override], rec: &Recorded) -> Result<Est
     .map(|s| s.parse().map_err(|e| anyhow::anyhow!("{e}")))
     .collect::<Result<_>>()?;
     sets.extend(extra.iter().cloned());
-    let s: ImpScenario =
-        nmc_scenario::load("oracle-chain.toml", scenario, &sets).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let s: ImpScenario = nmc_scenario::load("oracle-chain.toml", scenario, &sets)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     let seed = s.require_seed().map_err(|e| anyhow::anyhow!("{e}"))?;
     let out = nmc_imp_scenario::run(&s, seed, Trace::off(), &mut |_| {})
         .map_err(|e| anyhow::anyhow!("{}: {}", rec.experiment, e.0))?;
@@ -207,12 +371,16 @@ pub fn compare(scenario: &str, extra: &[Override], recorded: &[Recorded]) -> Res
             let model_kbps = e.throughput_kbps.map_or(f64::NAN, |x| x.mean);
             let model_rtt_ms = e.ko_rtt_ms.map_or(f64::NAN, |x| x.mean);
             let pct = |m: f64, r: f64| 100.0 * (m - r) / r;
-            let kbps_agrees =
-                (model_kbps - rec.throughput_kbps).abs() <= THROUGHPUT_TOLERANCE * rec.throughput_kbps;
+            let kbps_agrees = (model_kbps - rec.throughput_kbps).abs()
+                <= THROUGHPUT_TOLERANCE * rec.throughput_kbps;
             let rtt_agrees = (model_rtt_ms - rec.ko_rtt_ms).abs() <= RTT_TOLERANCE * rec.ko_rtt_ms;
             let residual = RESIDUALS
                 .iter()
-                .find(|r| r.experiments.contains(&rec.experiment.as_str()))
+                .find(|r| {
+                    r.experiments.contains(&rec.experiment.as_str())
+                        && ((r.measure == "throughput" && !kbps_agrees)
+                            || (r.measure == "rtt" && !rtt_agrees))
+                })
                 .map_or("", |r| r.cause);
             Ok(Row {
                 experiment: rec.experiment.clone(),
@@ -260,4 +428,39 @@ pub fn table(rows: &[Row]) -> String {
         ));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 71 §5: the model's chain runs against the recorded data, no SIMH needed. Every
+    /// recorded experiment agrees within the tolerances fixed above or is a named residual,
+    /// and no named residual agrees now (a model change that closes one must take it off the
+    /// ledger; one that opens a new miss must name it).
+    #[test]
+    fn the_model_agrees_with_the_real_program_or_the_difference_is_named() {
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/oracle");
+        let recorded = recorded(&data).unwrap();
+        assert!(
+            recorded.len() >= 60,
+            "the recordings are there: {}",
+            recorded.len()
+        );
+        let rows = compare(SCENARIO, &[], &recorded).unwrap();
+        let left = unexplained(&rows);
+        assert!(left.is_empty(), "{}\n{}", left.join("\n"), table(&rows));
+    }
+
+    /// The comparison can fail: a model made slower by half misses nearly every row, and
+    /// those misses are not all named.
+    #[test]
+    fn a_wrong_model_is_caught() {
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/oracle");
+        let recorded = recorded(&data).unwrap();
+        let slow: Override = "network.topology.capacity=25kbit/s".parse().unwrap();
+        let rows = compare(SCENARIO, &[slow], &recorded).unwrap();
+        assert!(rows.iter().filter(|r| !r.kbps_agrees).count() > rows.len() * 9 / 10);
+        assert!(!unexplained(&rows).is_empty());
+    }
 }

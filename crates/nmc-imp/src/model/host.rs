@@ -8,7 +8,8 @@
 use super::{Background, Ev, Generator, MessageRecord, Milestone, Subnet, Tr, Tracked};
 use crate::e2e::messages::Offer;
 use crate::packet::MsgId;
-use nmc_sim::{Bits, EventQueue, SimDuration, SimTime};
+use crate::params::HostRetry;
+use nmc_sim::{Bits, EventQueue, SimTime};
 use std::collections::VecDeque;
 
 /// The UCLA pump (K&O §I, §III; `kind = "pump"`): messages offered back to back, the next as soon
@@ -114,6 +115,17 @@ pub(crate) struct Handed {
     pub(crate) tag: u64,
 }
 
+/// What [`Subnet::host_try_input`] left a host doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum HostTry {
+    /// Started a packet's input, or has nothing to do.
+    Done,
+    /// Waits for something a freed resource may give it.
+    Waits,
+    /// Waits for its IMP's next fast tick (`host_retry = "fast-tick"`).
+    WaitsForTick,
+}
+
 /// The hosts waiting at one IMP (`Subnet::waiting`), in host order: a sorted list, as an IMP
 /// has a few hosts (a `BTreeSet`'s range walk at every wake-up showed in a loaded map's
 /// profile, issue 36).
@@ -152,7 +164,10 @@ impl Subnet {
     pub(super) fn host_try(&mut self, now: SimTime, h: u32, q: &mut EventQueue<Ev>) {
         let waits = self.host_try_input(now, h, q);
         let imp = self.hosts[h as usize].imp as usize;
-        if waits {
+        if waits == HostTry::WaitsForTick {
+            self.waiting[imp].remove(h);
+            self.tick_waiting[imp].insert(h);
+        } else if waits == HostTry::Waits {
             self.waiting[imp].insert(h);
         } else {
             self.waiting[imp].remove(h);
@@ -169,35 +184,53 @@ impl Subnet {
             b.backlog.is_empty()
         } else {
             host.pump.as_ref().is_none_or(|p| {
-                p.count.is_some_and(|c| p.offered >= c) || p.window.as_ref().is_some_and(Window::full)
+                p.count.is_some_and(|c| p.offered >= c)
+                    || p.window.as_ref().is_some_and(Window::full)
             })
         };
         host.generator.is_none()
             && (host.input_busy || !host.started || host.current.is_none() && no_next)
     }
 
-    /// [`Self::host_try`]'s work: `true` if the host is left waiting for something a freed
-    /// resource may give it, `false` if it started a packet's input or has nothing to do.
-    pub(super) fn host_try_input(&mut self, now: SimTime, h: u32, q: &mut EventQueue<Ev>) -> bool {
+    /// The hosts the IMP would not take a packet from, offered it again at the IMP's fast tick
+    /// (`host_retry = "fast-tick"`).
+    pub(super) fn tick_wakes_hosts(&mut self, now: SimTime, imp: u32, q: &mut EventQueue<Ev>) {
+        let mut from = 0;
+        while let Some(h) = self.tick_waiting[imp as usize].first_from(from) {
+            from = h + 1;
+            self.tick_waiting[imp as usize].remove(h);
+            self.host_try(now, h, q);
+        }
+    }
+
+    /// [`Self::host_try`]'s work: whether the host is left waiting for something a freed
+    /// resource may give it ([`HostTry::Waits`]) or for the IMP's next fast tick, or started a
+    /// packet's input or has nothing to do ([`HostTry::Done`]).
+    pub(super) fn host_try_input(
+        &mut self,
+        now: SimTime,
+        h: u32,
+        q: &mut EventQueue<Ev>,
+    ) -> HostTry {
         if self.hosts[h as usize].generator.is_some() {
             self.generator_try(now, h, q);
-            return true;
+            return HostTry::Waits;
         }
         let host = &self.hosts[h as usize];
         if host.input_busy || !host.started {
-            return false;
+            return HostTry::Done;
         }
         let imp = host.imp;
         let mid = match host.current {
             Some(m) => m,
             None => match self.new_message(now, h) {
                 Some(m) => m,
-                None => return false,
+                None => return HostTry::Done,
             },
         };
         // K&O §II point a: input of packets 2..8 halts until the resources are held.
         let Some(input) = self.imps[imp as usize].next_input(mid) else {
-            return true;
+            return HostTry::Waits;
         };
         // K&O §III: a packet may enter the source IMP only with at least 4 free buffers; and it
         // joins an output queue of at most 8 (checked for packets after the first, which
@@ -211,7 +244,10 @@ impl Subnet {
                 0
             };
         if self.imps[imp as usize].admit_host_packet(joins).is_err() {
-            return true;
+            return match self.params.host_retry {
+                HostRetry::AtOnce => HostTry::Waits,
+                HostRetry::FastTick => HostTry::WaitsForTick,
+            };
         }
         self.hosts[h as usize].input_busy = true;
         let t = self
@@ -219,7 +255,7 @@ impl Subnet {
             .host_interface
             .transmission_time(Bits::new(bits));
         q.schedule(now + t, Ev::HostInputDone { host: h });
-        false
+        HostTry::Done
     }
 
     pub(super) fn new_message(&mut self, now: SimTime, h: u32) -> Option<MsgId> {
@@ -245,7 +281,11 @@ impl Subnet {
         pump.offered += 1;
         let (dst_host, bits) = (pump.dst_host, pump.bits);
         let id = self.offer(now, h, dst_host, bits);
-        if let Some(w) = self.hosts[h as usize].pump.as_mut().and_then(|p| p.window.as_mut()) {
+        if let Some(w) = self.hosts[h as usize]
+            .pump
+            .as_mut()
+            .and_then(|p| p.window.as_mut())
+        {
             w.in_flight.push(id);
         }
         self.hosts[h as usize].current = Some(id);
@@ -254,7 +294,13 @@ impl Subnet {
 
     /// Message `msg`, from host `h`, was answered by its RFNM: a pump that keeps a window
     /// (`traffic.N.outstanding`) may offer the next.
-    pub(super) fn pump_answered(&mut self, now: SimTime, h: u32, msg: MsgId, q: &mut EventQueue<Ev>) {
+    pub(super) fn pump_answered(
+        &mut self,
+        now: SimTime,
+        h: u32,
+        msg: MsgId,
+        q: &mut EventQueue<Ev>,
+    ) {
         let released = self.hosts[h as usize]
             .pump
             .as_mut()
@@ -363,6 +409,7 @@ impl Subnet {
         q: &mut EventQueue<Ev>,
     ) {
         let fake = self.imps[imp as usize].fake_host;
+        let per_word = self.costs(imp).fake_host_word;
         let port = self.imps[imp as usize].port(host);
         if port.busy {
             return;
@@ -370,7 +417,7 @@ impl Subnet {
         if let Some(o) = port.queue.front() {
             port.busy = true;
             let t = if fake {
-                SimDuration::ZERO
+                per_word * o.bits.div_ceil(16)
             } else {
                 self.params
                     .host_interface
@@ -426,6 +473,7 @@ impl Subnet {
                 .enumerate()
                 .all(|(h, host)| host.imp != imp
                     || self.waiting[imp as usize].contains(h as u32)
+                    || self.tick_waiting[imp as usize].contains(h as u32)
                     || self.host_idle(h as u32)),
             "a host left out of `waiting` at IMP {imp} has something to do"
         );

@@ -33,13 +33,13 @@ use super::{Ev, Subnet};
 use crate::imp::{Expired, TimerId};
 use crate::link::{FrameKind, Hold};
 use crate::packet::PktId;
-use crate::params::{ImpCosts, RoutingFrequency};
+use crate::params::{Giveback, ImpCosts, RoutingFrequency};
 use crate::processor::Work;
 use nmc_sim::{Bits, EventQueue, SimDuration, SimTime};
 
 impl Subnet {
     /// What the processor of `imp` spends on each kind of work (its model's costs).
-    fn costs(&self, imp: u32) -> ImpCosts {
+    pub(super) fn costs(&self, imp: u32) -> ImpCosts {
         self.params.costs(self.imps[imp as usize].model)
     }
 
@@ -194,6 +194,10 @@ impl Subnet {
         cpu.preempt(now, t);
         self.arm(imp, before, q);
         q.schedule(now + self.params.fast_tick, Ev::Clock { imp });
+        if self.params.giveback == Giveback::Tally1973 {
+            self.step(now, imp, q, |i, out| i.tally_tick(out));
+        }
+        self.tick_wakes_hosts(now, imp, q);
     }
 
     /// Time between routing send opportunities on `link`, and whether it follows the line's
