@@ -313,8 +313,9 @@ pub(crate) enum RoutingFrequency {
     LineLoad1973,
 }
 
-/// Which IMP hardware.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, PartialOrd, Ord)]
+/// Which IMP hardware. Written `"316"` or `"516"`; a bare number is taken too, so
+/// `--set network.params.default_imp=516` works as typed.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ImpModel {
     /// The Honeywell 316 (slower: about 700 kbit/s of processing, K&O §III).
     #[serde(rename = "316")]
@@ -322,6 +323,29 @@ pub enum ImpModel {
     /// The Honeywell 516 (about 850 kbit/s of processing, K&O §III).
     #[serde(rename = "516")]
     H516,
+}
+
+impl<'de> Deserialize<'de> for ImpModel {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Name {
+            Text(String),
+            Number(i64),
+        }
+        match Name::deserialize(d)? {
+            Name::Text(t) if t == "316" => Ok(ImpModel::H316),
+            Name::Text(t) if t == "516" => Ok(ImpModel::H516),
+            Name::Number(316) => Ok(ImpModel::H316),
+            Name::Number(516) => Ok(ImpModel::H516),
+            Name::Text(t) => Err(serde::de::Error::custom(format!(
+                "an IMP model is 316 or 516, not `{t}`"
+            ))),
+            Name::Number(n) => Err(serde::de::Error::custom(format!(
+                "an IMP model is 316 or 516, not {n}"
+            ))),
+        }
+    }
 }
 
 impl ImpModel {
@@ -729,6 +753,18 @@ pub(crate) const OVERHEAD_1983: u64 = 152;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An IMP model reads as written in a file ("516") and as typed on a command line (516);
+    /// anything else is refused with the two it may be.
+    #[test]
+    fn an_imp_model_is_316_or_516_as_text_or_number() {
+        let m = |v: toml::Value| ImpModel::deserialize(v).map_err(|e| e.to_string());
+        assert_eq!(m("516".into()), Ok(ImpModel::H516));
+        assert_eq!(m(316.into()), Ok(ImpModel::H316));
+        let e = m(416.into()).unwrap_err();
+        assert!(e.contains("316 or 516"), "{e}");
+        assert!(m("TIP".into()).unwrap_err().contains("not `TIP`"));
+    }
 
     /// Every named profile resolves and validates; the calibrated 1975 ones differ from their
     /// sourced ones in the reassembly room alone (issue 56).
