@@ -43,7 +43,7 @@ pub enum OracleCommand {
     nmc oracle compare --data data/oracle --out out/oracle-compare\n  \
     nmc oracle compare --set network.params.output_queue_max=4\n\n\
 A row agrees if the model's throughput and K&O's round trip are each within 5 % of the \
-recorded mean; rows outside are marked ✗ and the command exits 1 if any is not a named \
+recorded mean; rows outside are marked with a cross and the command exits 1 if any is not a named \
 residual (crates/nmc-oracle/src/model.rs).")]
 pub struct CompareArgs {
     /// The recorded data (ko-chain.csv and single-packet.csv).
