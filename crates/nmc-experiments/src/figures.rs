@@ -60,8 +60,10 @@ pub fn all() -> Vec<Figure> {
             "Fig. 4",
             "version 2 average round trip, n hops",
             "≈ 200 + 90(n−1) ms",
-            "round trips grow unevenly with distance: at 2–4 and 6 hops they are longer than K&O's \
-             90 ms a hop",
+            "round trips are shorter than K&O's beyond 2 hops: under the 1973 program's rule a \
+             line's 8 channels count packets not yet acknowledged, so less of each message waits \
+             at the source IMP (issue 71), and the model's 316s are faster than the program's \
+             (nmc oracle compare)",
         ),
         f(
             "KO-4",
@@ -247,8 +249,9 @@ pub fn all() -> Vec<Figure> {
             "phasing before the fix (Feb 1975): who holds the PLT, the 316's processing queue",
             "most PLT entries held by RFNMs waiting for an ALL; a 316's queue about 10 ms, more \
              than 5 times a 516's",
-            "RFNMs hold most PLT entries as K&O's Fig. 7 draws, but the model's 316 keeps up with \
-             its work: its processing queue stays under a millisecond, not K&O's 10 ms",
+            "the model's 316 keeps up with its work: its processing queue stays under a \
+             millisecond, not K&O's 10 ms; and with the 1973 program's line limit fewer RFNMs hold \
+             PLT entries than K&O's Fig. 7 draws",
         ),
         f(
             "KO-LOOP",

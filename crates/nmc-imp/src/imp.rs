@@ -86,7 +86,9 @@ use crate::link::{Frame, FrameKind, Hold, Link, NextFrame, RoutingLoad};
 use crate::observe::{Counted, Happened, Milestone, Note, Side, What};
 use crate::packet::{MsgId, Packet, PktId, PktKind, Stream};
 use crate::params::ImpCosts;
-use crate::params::{ImpModel, ImpParams, MessageProcessing, Piggyback, SinglePacketRule};
+use crate::params::{
+    Giveback, ImpModel, ImpParams, MessageProcessing, OutputLimit, Piggyback, SinglePacketRule,
+};
 use crate::processor::Processor;
 use crate::source::{Allocations, MsgState, Numbers, Plt, PltClaims, SourceMsg};
 use crate::timer::Deadline;
@@ -160,6 +162,8 @@ pub(crate) struct TransitLimits {
     pub(crate) store_and_forward_max: u32,
     /// "the output queue for the next hop is full" (8 packets).
     pub(crate) output_queue_max: u32,
+    /// What counts toward it.
+    pub(crate) output_limit: OutputLimit,
 }
 
 /// The limits of the source procedure (K&O §II, §VI–VII; the profile's figures per version).
@@ -181,6 +185,10 @@ pub(crate) struct SourceLimits {
     /// An allocation unused this long goes back with a GVB (K&O §II: "within the next 250 ms";
     /// [`Imp::allocation_arrived`]).
     pub(crate) giveback_after: SimDuration,
+    /// How an unused allocation is timed out: its own timer, or the 1973 TALLY clock.
+    pub(crate) giveback: Giveback,
+    /// Fast ticks on the TALLY clock before the oldest allocation goes back.
+    pub(crate) giveback_ticks: u32,
     /// Version 3: a transmit block with no number in use this long is released (the profile's
     /// choice of 2 min, after RFC 660; [`Imp::number_released`]).
     pub(crate) control_block_idle: SimDuration,
@@ -262,6 +270,7 @@ impl Limits {
             transit: TransitLimits {
                 store_and_forward_max: p.store_and_forward_max,
                 output_queue_max: p.output_queue_max,
+                output_limit: p.output_limit,
             },
             host_input_min_free: p.host_input_min_free,
             source: SourceLimits {
@@ -271,6 +280,8 @@ impl Limits {
                 control_blocks: p.control_blocks,
                 superfluous_reqalls: p.superfluous_reqalls,
                 giveback_after: p.giveback_after,
+                giveback: p.giveback,
+                giveback_ticks: p.giveback_ticks,
                 control_block_idle: p.control_block_idle,
             },
             destination: DestinationLimits {
@@ -502,6 +513,8 @@ pub(crate) enum Output {
     Answered {
         /// The message.
         msg: MsgId,
+        /// The source host.
+        host: u32,
         /// The destination IMP.
         dst: u32,
         /// The RFNM carried an ALL.
@@ -949,6 +962,16 @@ impl Imp {
             .any(|p| p.queue.iter().any(|o| o.stream == stream && o.num < num))
     }
 
+    /// What line `line` holds against its limit of `output_queue_max` packets
+    /// ([`OutputLimit`]): its queue, and under the 1973 program's rule its channels too.
+    pub(crate) fn line_load(&self, line: usize) -> u32 {
+        let l = &self.lines[line];
+        match self.limits.transit.output_limit {
+            OutputLimit::Queue => l.queue_len(),
+            OutputLimit::Channels => l.queue_len() + l.channels_busy() as u32,
+        }
+    }
+
     /// Packet buffers not in use.
     pub(crate) fn free_buffers(&self) -> u32 {
         self.buffers.saturating_sub(self.buf_used)
@@ -1018,7 +1041,7 @@ impl Imp {
                 .route(self.id, input.dst)
                 .and_then(|l| self.line_of(l))
                 .ok_or(HostWait::NoRoute)?;
-            if self.lines[line].queue_len() >= output_queue_max {
+            if self.line_load(line) >= output_queue_max {
                 return Err(HostWait::OutputQueueFull);
             }
         }
@@ -1390,7 +1413,7 @@ impl Imp {
         let next = if transit { route(&packet) } else { None };
         let next_line = next.and_then(|n| self.line_of(n));
         if transit {
-            let queued = next_line.map(|k| self.lines[k].queue_len());
+            let queued = next_line.map(|k| self.line_load(k));
             if let Err(refusal) = self.admit_transit(queued) {
                 self.lines[line].in_rejected += 1;
                 return (acked, Arrival::Rejected { packet, refusal });
@@ -1513,6 +1536,7 @@ mod tests {
             transit: TransitLimits {
                 store_and_forward_max: 20,
                 output_queue_max: 8,
+                output_limit: OutputLimit::Queue,
             },
             host_input_min_free: 4,
             source: SourceLimits {
@@ -1522,6 +1546,8 @@ mod tests {
                 control_blocks: 64,
                 superfluous_reqalls: true,
                 giveback_after: SimDuration::from_millis(250),
+                giveback: Giveback::PerAllocation,
+                giveback_ticks: 6,
                 control_block_idle: SimDuration::from_secs(120),
             },
             destination: DestinationLimits {
@@ -2191,32 +2217,37 @@ mod tests {
         assert_eq!(x.lines[FROM_A].take_acks(), (0, 0));
     }
 
+    /// Routes around X (IMP 0): IMP 2 by link 2 (toward B), IMP 1 by link 0 (toward A),
+    /// IMP 3 by none.
+    struct Routes;
+    impl Net for Routes {
+        fn packet(&self, _: PktId) -> &Packet {
+            unreachable!("admission reads no packet")
+        }
+        fn route(&self, imp: u32, dst: u32) -> Option<u32> {
+            assert_eq!(imp, 0, "X's own table");
+            [Some(0), Some(0), Some(2), None][dst as usize]
+        }
+        fn line_up(&self, _: u32) -> bool {
+            unreachable!("admission reads no line")
+        }
+    }
+
+    /// A host's packet `index` of a message to IMP `dst`.
+    fn packet(index: u8, dst: u32) -> Input {
+        Input {
+            index,
+            bits: 1000,
+            dst,
+        }
+    }
+
     /// K&O §III: a host's packet enters the IMP only while 4 buffers are free, and a packet
     /// after its message's first only while the output queue it joins holds fewer than 8 (or
     /// if it has a route at all); admitted, it holds a buffer.
     #[test]
     fn a_hosts_packet_enters_with_4_free_buffers_and_room_on_its_queue() {
         use frames::*;
-        /// Routes around X (IMP 0): IMP 2 by link 2 (toward B), IMP 1 by link 0 (toward A),
-        /// IMP 3 by none.
-        struct Routes;
-        impl Net for Routes {
-            fn packet(&self, _: PktId) -> &Packet {
-                unreachable!("admission reads no packet")
-            }
-            fn route(&self, imp: u32, dst: u32) -> Option<u32> {
-                assert_eq!(imp, 0, "X's own table");
-                [Some(0), Some(0), Some(2), None][dst as usize]
-            }
-            fn line_up(&self, _: u32) -> bool {
-                unreachable!("admission reads no line")
-            }
-        }
-        let packet = |index: u8, dst: u32| Input {
-            index,
-            bits: 1000,
-            dst,
-        };
         let mut x = imp_x();
         x.buf_used = 37;
         assert_eq!(
@@ -2262,6 +2293,30 @@ mod tests {
             x.admit_host_packet(&packet(0, 2), &Routes),
             Err(HostWait::FewBuffers)
         );
+    }
+
+    /// What counts toward a line's 8: K&O's output queue alone, or (BBN 3050 p. 64 `TSKFOR`,
+    /// "ALL CHANNELS ARE IN USE") the line's channels, which hold a packet from the task to its
+    /// acknowledgement: 4 queued and 4 sent unacknowledged leave room under the first rule and
+    /// none under the second, for a host's packet and for one in transit alike.
+    #[test]
+    fn under_the_1973_rule_packets_sent_and_unacknowledged_count_toward_a_lines_8() {
+        use frames::*;
+        for (rule, room) in [(OutputLimit::Queue, true), (OutputLimit::Channels, false)] {
+            let mut x = imp_x();
+            x.limits.transit.output_limit = rule;
+            for p in 0..4 {
+                x.lines[TO_B].data.push_back((p, Hold::Source));
+            }
+            for c in 0..4 {
+                x.lines[TO_B].lch[c].held = Some((100 + c as u32, Hold::Transit));
+            }
+            assert_eq!(x.line_load(TO_B), if room { 4 } else { 8 }, "{rule:?}");
+            let host = x.admit_host_packet(&packet(1, 2), &Routes);
+            assert_eq!(host.is_ok(), room, "a host's packet, {rule:?}: {host:?}");
+            let transit = x.refuses_transit(Some(x.line_load(TO_B)));
+            assert_eq!(transit.is_none(), room, "a packet in transit, {rule:?}");
+        }
     }
 
     /// A packet in transit keeps a place on its next line's queue from its arrival; when the

@@ -66,7 +66,7 @@ pub(crate) use crate::e2e::procedure::{MsgState, Procedure};
 pub(crate) use crate::processor::{NO_PLACE, Work};
 pub(crate) use background::{Background, LengthMix};
 pub(crate) use event::{Ev, Tick};
-pub(crate) use host::{Handed, Host, Pump, Waiting};
+pub(crate) use host::{Handed, Host, Pump, Waiting, Window};
 pub(crate) use instrument::{Action, Generator};
 pub(crate) use streams::{background_stream, line_stream, pairs_stream};
 use trace::Tr;
@@ -121,6 +121,9 @@ pub struct Subnet {
     /// `host_try` — so `wake_hosts` visits exactly the hosts a scan of every host on the IMP
     /// would have moved, in the same (host) order, without the scan (issue 15).
     pub(crate) waiting: Vec<Waiting>,
+    /// Per IMP, the hosts whose packet the IMP would not take, to be offered again at its next
+    /// fast tick (`host_retry = "fast-tick"`, BBN 3050 p. 70 `BADH`, p. 165 `HITC`).
+    pub(crate) tick_waiting: Vec<Waiting>,
     /// When background traffic starts.
     pub(crate) background_start: SimDuration,
     /// What is recorded, counted and watched: observes the protocol, takes no part in it.
@@ -223,6 +226,7 @@ impl Subnet {
         Subnet {
             procedure,
             outputs: Vec::new(),
+            tick_waiting: vec![Waiting::default(); waiting.len()],
             waiting,
             background_start: SimDuration::ZERO,
             routing,

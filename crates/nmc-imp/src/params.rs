@@ -76,6 +76,11 @@ pub struct ImpParams {
     pub(crate) store_and_forward_max: u32,
     /// Packets per output queue. K&O §III: "8 packets for each output queue".
     pub(crate) output_queue_max: u32,
+    /// What counts toward [`Self::output_queue_max`] (see [`OutputLimit`]).
+    pub(crate) output_limit: OutputLimit,
+    /// When a host's packet the IMP would not take (too few free buffers, its line full, no
+    /// route) is offered again (see [`HostRetry`]).
+    pub(crate) host_retry: HostRetry,
     /// Processing bandwidth of a 316 IMP. K&O §III: "about 700 … kbit/s".
     pub(crate) processing_316: BitRate,
     /// Processing bandwidth of a 516 IMP. K&O §III: "about … 850 kbit/s".
@@ -124,6 +129,15 @@ pub struct ImpParams {
     /// what a value would do. Applies to every 316 (in the maps' scenarios all TIPs, and two
     /// IMPs).
     pub(crate) tip_work_316: SimDuration,
+    /// Time the IMP's discard fake host takes per 16-bit word of a packet handed to it, on a
+    /// 316: ~10 instructions, ~22 memory cycles a word × 1.6 µs (BBN 3050 p. 243, the discard
+    /// host `STXY`: `JST SUCK I` / `JMP .-1`; p. 158 `SUC`, a word per call). It runs at
+    /// background level, below the task: **choice**, the time delays the packet's hand-over
+    /// (and so the RFNM, made when packet 1 is handed over) but is not taken from the
+    /// processor's task time.
+    pub(crate) fake_host_word_316: SimDuration,
+    /// The same on a 516 (22 cycles × 0.96 µs).
+    pub(crate) fake_host_word_516: SimDuration,
     /// CPU time of a slow tick (`RUTCLK`, `RUTOUT`, `DEDI`: ~7,000 cycles, the routing
     /// computation), also at timeout level (listing pp. 171, 226–236).
     pub(crate) slow_tick_316: SimDuration,
@@ -204,7 +218,13 @@ pub struct ImpParams {
     /// Longest a RFNM waits for buffers to carry a piggy-backed ALL. K&O §II: "at most 1 s".
     pub(crate) rfnm_all_wait: SimDuration,
     /// Unused allocation returned with a GVB after this. K&O §II: "within the next 250 ms".
+    /// Used by `giveback = "per-allocation"`.
     pub giveback_after: SimDuration,
+    /// How an unused allocation is timed out (see [`Giveback`]).
+    pub(crate) giveback: Giveback,
+    /// `giveback = "tally-1973"`: fast ticks on the TALLY clock before the oldest allocation
+    /// goes back. BBN 3050 p. 55 (`BACK2`: `LDA MINUS6`, "ALLOCATES TIME OUT IN 125 MS").
+    pub(crate) giveback_ticks: u32,
     /// Control messages (RFNM, ALL, REQALL, GVB) go ahead of data in output queues.
     /// **Choice**: true; the IMP program served its control traffic first.
     pub(crate) control_priority: bool,
@@ -235,6 +255,53 @@ pub(crate) enum Piggyback {
     NotWhileRepliesWait,
 }
 
+/// What counts toward a line's limit of `output_queue_max` packets, for a packet in transit
+/// and for a host's packet after its message's first.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum OutputLimit {
+    /// The packets queued for the line and on their way into the queue; packets sent and not
+    /// yet acknowledged hold the line's logical channels on top (up to 8 more). K&O §III read
+    /// as written: "8 packets for each output queue".
+    Queue,
+    /// The line's logical channels: a packet takes one when the task routes it to the line and
+    /// keeps it while queued, on the line and unacknowledged, so a line holds 8 packets in
+    /// all. BBN IMP program 3050 (16 Sept 1973) p. 64 (`TSKFOR`: "ALL CHANNELS ARE IN USE"
+    /// refuses the packet; pp. 65–66 `GOTCHN`: the channel is taken at task time; p. 94
+    /// `M2IACK` frees it at the acknowledgement); the program has no other output-queue
+    /// check. A host's packet refused this way is offered again at the IMP's next fast tick
+    /// (p. 70 `BADH`, p. 165 `HITC`).
+    Channels,
+}
+
+/// When a host's packet the IMP would not take is offered again.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum HostRetry {
+    /// As soon as what held it back is freed (a buffer, a place on the line, a route).
+    AtOnce,
+    /// At the IMP's next fast tick: BBN IMP program 3050 p. 70 (`BADH`, "DO NOT POKE HOST":
+    /// the host's coroutine is left to the clock), p. 117 (`HIWM`, no free buffer: "WAKE UP
+    /// 25MS LATER"), p. 165 (`HITC`, the fast-tick job that wakes it).
+    FastTick,
+}
+
+/// How a source IMP times out an allocation it holds unused (K&O §II point i).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum Giveback {
+    /// Each allocation has its own timer of `giveback_after` (K&O §II read as written: "if
+    /// some HOST attached to the source IMP does not make use of it within the next 250 ms").
+    PerAllocation,
+    /// The 1973 program's TALLY table: allocations kept in the order they came, one clock for
+    /// the table bumped every fast tick (held at 1 while the table is empty, set to 0 when
+    /// the oldest is used), and the oldest given back when it reaches `giveback_ticks`: 102–128
+    /// ms after an allocation comes to an empty table, 128–154 ms after the oldest was used.
+    /// BBN 3050 p. 55 (`BACK2`), p. 136 (`TALLYG`), p. 163 (`TALLYB`).
+    #[serde(rename = "tally-1973")]
+    Tally1973,
+}
+
 /// How often a line carries routing messages (see [`ImpParams::routing_frequency`]).
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
@@ -246,8 +313,9 @@ pub(crate) enum RoutingFrequency {
     LineLoad1973,
 }
 
-/// Which IMP hardware.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, PartialOrd, Ord)]
+/// Which IMP hardware. Written `"316"` or `"516"`; a bare number is taken too, so
+/// `--set network.params.default_imp=516` works as typed.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ImpModel {
     /// The Honeywell 316 (slower: about 700 kbit/s of processing, K&O §III).
     #[serde(rename = "316")]
@@ -255,6 +323,29 @@ pub enum ImpModel {
     /// The Honeywell 516 (about 850 kbit/s of processing, K&O §III).
     #[serde(rename = "516")]
     H516,
+}
+
+impl<'de> Deserialize<'de> for ImpModel {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Name {
+            Text(String),
+            Number(i64),
+        }
+        match Name::deserialize(d)? {
+            Name::Text(t) if t == "316" => Ok(ImpModel::H316),
+            Name::Text(t) if t == "516" => Ok(ImpModel::H516),
+            Name::Number(316) => Ok(ImpModel::H316),
+            Name::Number(516) => Ok(ImpModel::H516),
+            Name::Text(t) => Err(serde::de::Error::custom(format!(
+                "an IMP model is 316 or 516, not `{t}`"
+            ))),
+            Name::Number(n) => Err(serde::de::Error::custom(format!(
+                "an IMP model is 316 or 516, not {n}"
+            ))),
+        }
+    }
 }
 
 impl ImpModel {
@@ -333,6 +424,10 @@ impl ImpParams {
             host_input_min_free: 4,
             store_and_forward_max: 20,
             output_queue_max: 8,
+            // The 1973 program's rule (issue 71 §4: the program is the authority on the
+            // mechanism; K&O's "8 packets for each output queue" is the same limit).
+            output_limit: OutputLimit::Channels,
+            host_retry: HostRetry::FastTick,
             processing_316: BitRate::from_kbps(700),
             processing_516: BitRate::from_kbps(850),
             default_imp: ImpModel::H316,
@@ -350,6 +445,8 @@ impl ImpParams {
             slow_tick_316: SimDuration::from_micros(11_200),
             slow_tick_516: SimDuration::from_micros(6_720),
             tip_work_316: SimDuration::ZERO,
+            fake_host_word_316: SimDuration::from_nanos(35_200),
+            fake_host_word_516: SimDuration::from_nanos(21_120),
             routing_frequency: RoutingFrequency::LineLoad1973,
             routing_opportunities: 5,
             routing_busy_unit: SimDuration::from_millis(132),
@@ -371,6 +468,9 @@ impl ImpParams {
             allocation_buffers: 8,
             rfnm_all_wait: SimDuration::from_secs(1),
             giveback_after: SimDuration::from_millis(250),
+            // The 1973 program's rule (issue 71 §4); K&O's "within the next 250 ms" holds.
+            giveback: Giveback::Tally1973,
+            giveback_ticks: 6,
             control_priority: true,
             single_packet_rule: SinglePacketRule::Current,
         }
@@ -612,6 +712,7 @@ impl ImpParams {
                 null_packet: self.null_packet_316,
                 fast_tick: self.fast_tick_316 + self.tip_work_316,
                 slow_tick: self.slow_tick_316,
+                fake_host_word: self.fake_host_word_316,
             },
             ImpModel::H516 => ImpCosts {
                 packet_rate: self.processing_516,
@@ -620,6 +721,7 @@ impl ImpParams {
                 null_packet: self.null_packet_516,
                 fast_tick: self.fast_tick_516,
                 slow_tick: self.slow_tick_516,
+                fake_host_word: self.fake_host_word_516,
             },
         }
     }
@@ -640,6 +742,8 @@ pub(crate) struct ImpCosts {
     pub(crate) fast_tick: SimDuration,
     /// CPU time of a slow tick (the routing computation), at timeout level.
     pub(crate) slow_tick: SimDuration,
+    /// The discard fake host's time per word handed to it.
+    pub(crate) fake_host_word: SimDuration,
 }
 
 /// Per-frame line overhead in bits of `arpanet-1983`: 80 header + 72 framing on every frame
@@ -649,6 +753,18 @@ pub(crate) const OVERHEAD_1983: u64 = 152;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An IMP model reads as written in a file ("516") and as typed on a command line (516);
+    /// anything else is refused with the two it may be.
+    #[test]
+    fn an_imp_model_is_316_or_516_as_text_or_number() {
+        let m = |v: toml::Value| ImpModel::deserialize(v).map_err(|e| e.to_string());
+        assert_eq!(m("516".into()), Ok(ImpModel::H516));
+        assert_eq!(m(316.into()), Ok(ImpModel::H316));
+        let e = m(416.into()).unwrap_err();
+        assert!(e.contains("316 or 516"), "{e}");
+        assert!(m("TIP".into()).unwrap_err().contains("not `TIP`"));
+    }
 
     /// Every named profile resolves and validates; the calibrated 1975 ones differ from their
     /// sourced ones in the reassembly room alone (issue 56).

@@ -3,7 +3,7 @@
 use crate::metric::{
     BackgroundMetrics, HopsRtt, ImpMetrics, MeanMax, MessageTally, ProcessingMetrics,
 };
-use crate::model::{Action, Generator, Host, Pump, Subnet};
+use crate::model::{Action, Generator, Host, Pump, Subnet, Window};
 use crate::observe::{E2eEvent, JourneyRecord, LockupReport, MessageRecord, Occupancy};
 use crate::params::ImpParams;
 use crate::records::{MessageFile, Written};
@@ -265,6 +265,7 @@ pub fn build(
                 message,
                 start,
                 count,
+                outstanding,
             } => {
                 let (a, b) = (
                     host(from, format!("traffic[{i}].from"))?,
@@ -304,6 +305,15 @@ pub fn build(
                         bits: message.get(),
                         count: *count,
                         offered: 0,
+                        window: match outstanding {
+                            Some(0) => {
+                                return Err(BuildError(format!(
+                                    "traffic[{i}].outstanding: 0 would never send; give 1 or more, or leave it out for K&O's pump"
+                                )))
+                            }
+                            Some(n) => Some(Window::new(*n)),
+                            None => None,
+                        },
                     },
                 ));
                 starts.push((a, *start));
@@ -641,6 +651,7 @@ fn add_pairs(
             bits,
             count,
             offered: 0,
+            window: None,
         });
         sources.push(src);
     }

@@ -296,13 +296,50 @@ pub(crate) struct Allocations {
     held: BTreeMap<u32, VecDeque<Deadline>>,
     next_generation: u32,
     awaiting: BTreeMap<u32, VecDeque<MsgId>>,
+    /// The 1973 program's TALLY table (`giveback = "tally-1973"`): every allocation held, in
+    /// the order it came (destination, generation), and its one clock.
+    tally: VecDeque<(u32, u32)>,
+    tally_clock: u32,
 }
 
 impl Allocations {
     /// Uses an unassigned allocation for `dst` if one is at hand (its GVB timer will find it
-    /// gone).
+    /// gone). Taking the oldest allocation of all sets the TALLY clock back to 0 (BBN 3050
+    /// p. 136 `TALLYG`: "DID WE JUST GRAB THE OLDEST ALLOCA[TE]" → reset tally clock).
     pub(crate) fn take(&mut self, dst: u32) -> bool {
-        self.held.entry(dst).or_default().pop_front().is_some()
+        let Some(d) = self.held.entry(dst).or_default().pop_front() else {
+            return false;
+        };
+        if let Some(i) = self.tally.iter().position(|&e| e == (dst, d.generation)) {
+            if i == 0 {
+                self.tally_clock = 0;
+            }
+            self.tally.remove(i);
+        }
+        true
+    }
+
+    /// The 1973 program's give-back clock, at a fast tick (BBN 3050 p. 163 `TALLYB`, "BUMP
+    /// TALLY CLOCK EVERY 25 MS", held at 1 while no allocation is held; p. 55 `BACK2`: when
+    /// it reaches `ticks` the oldest allocation held goes back, "ALLOCATES TIME OUT IN 125 MS",
+    /// and taking it sets the clock to 0). Returns the destination of the allocation to give
+    /// back, if one is due.
+    pub(crate) fn tally_tick(&mut self, ticks: u32) -> Option<u32> {
+        if self.tally.is_empty() {
+            self.tally_clock = 1;
+            return None;
+        }
+        self.tally_clock += 1;
+        if self.tally_clock < ticks {
+            return None;
+        }
+        let (dst, generation) = self.tally.pop_front()?;
+        self.tally_clock = 0;
+        let held = self.held.entry(dst).or_default();
+        if let Some(i) = held.iter().position(|d| d.generation == generation) {
+            held.remove(i);
+        }
+        Some(dst)
     }
 
     /// Message `mid` has asked `dst` for an allocation (its REQALL is out, or, version 3, it
@@ -323,6 +360,7 @@ impl Allocations {
         };
         self.next_generation += 1;
         self.held.entry(dst).or_default().push_back(d);
+        self.tally.push_back((dst, d.generation));
         d
     }
 
@@ -354,6 +392,7 @@ impl Allocations {
         match held.iter().position(|d| d.expired(generation, now)) {
             Some(pos) => {
                 held.remove(pos);
+                self.tally.retain(|&e| e != (dst, generation));
                 true
             }
             None => false,
@@ -601,6 +640,48 @@ mod tests {
     /// to the source IMP does not make use of it within the next 250 ms", by a GVB: its timer runs
     /// out 250 ms after the ALL arrived and not before; using the allocation disarms it; the
     /// earliest deadline held is the one to wake for, whatever the destination.
+    /// BBN 3050's TALLY (pp. 55, 136, 163): one clock for the table, held at 1 while it is
+    /// empty and bumped each fast tick; at 6 the oldest allocation goes back and the clock
+    /// starts again from 0; taking the oldest sets it to 0, taking a younger one does not.
+    #[test]
+    fn the_1973_tally_gives_back_the_oldest_allocation_at_its_sixth_tick() {
+        let mut a = Allocations::default();
+        assert_eq!(a.tally_tick(6), None, "empty: the clock is held at 1");
+        a.add(3, t(0), GVB);
+        // Ticks take the clock 1 → 2, 3, 4, 5: nothing yet; the fifth tick reaches 6.
+        for _ in 0..4 {
+            assert_eq!(a.tally_tick(6), None);
+        }
+        assert_eq!(
+            a.tally_tick(6),
+            Some(3),
+            "the fifth tick after it came to an empty table"
+        );
+        assert!(a.idle());
+        // Two held: using the oldest restarts the clock from 0; the other then waits 6 ticks.
+        a.tally_tick(6);
+        a.add(5, t(0), GVB);
+        a.add(3, t(0), GVB);
+        a.tally_tick(6);
+        a.tally_tick(6);
+        assert!(a.take(5), "the oldest, used");
+        for _ in 0..5 {
+            assert_eq!(a.tally_tick(6), None);
+        }
+        assert_eq!(a.tally_tick(6), Some(3));
+        // Using a younger allocation leaves the clock running for the oldest.
+        a.tally_tick(6);
+        a.add(5, t(0), GVB);
+        a.add(3, t(0), GVB);
+        a.tally_tick(6);
+        assert!(a.take(3), "the younger, used");
+        for _ in 0..3 {
+            assert_eq!(a.tally_tick(6), None);
+        }
+        assert_eq!(a.tally_tick(6), Some(5));
+        assert!(a.idle());
+    }
+
     #[test]
     fn an_allocation_unused_for_250_ms_goes_back() {
         let mut a = Allocations::default();

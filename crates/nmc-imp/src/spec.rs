@@ -472,6 +472,13 @@ pub enum TrafficSpec {
         start: SimDuration,
         /// Stop after this many messages.
         count: Option<u64>,
+        /// Messages offered and not yet answered by their RFNM, at most, as a host that waits
+        /// for RFNMs keeps them (the oracle's host, issue 71: K&O's pump "with N outstanding").
+        /// None (the default): K&O's pump, whose next message waits only for the source IMP
+        /// to take the last packet of the one before; the IMP's message numbers then bound
+        /// what is in flight (K&O §III: four per IMP pair).
+        #[serde(default)]
+        outstanding: Option<u32>,
     },
     /// The IMP message generator (RFC 632): a process inside the source IMP `imp` (no host
     /// interface) sending single-packet messages of `message` bits to host `to`, "RFNM-driven":

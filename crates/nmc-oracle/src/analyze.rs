@@ -202,7 +202,47 @@ pub fn summarize(
     hops: usize,
 ) -> ExperimentResult {
     let e = &run.experiment;
-    let bits = 16.0 * e.text_words as f64;
+    let est = estimate(rows, 16.0 * e.text_words as f64);
+    ExperimentResult {
+        experiment: e.name.clone(),
+        hops,
+        outstanding: e.outstanding,
+        text_words: e.text_words,
+        answered: rows.len(),
+        measured: rows.iter().filter(|r| r.measured).count(),
+        non_rfnm: rows.iter().filter(|r| r.reply != "Rfnm").count(),
+        throughput_kbps: est.throughput_kbps,
+        ko_rtt_ms: est.ko_rtt_ms,
+        host_rtt_ms: est.host_rtt_ms,
+        ko_rtt_median_ms: est.ko_rtt_median_ms,
+        matching,
+        stalled: run.stalled,
+        accepted: false,
+        max_lag_ms: f64::NAN,
+        behind_share: f64::NAN,
+        refused_because: Vec::new(),
+        source: SourceCounts::default(),
+        dest: DestCounts::default(),
+    }
+}
+
+/// An experiment's estimates from its messages (the definitions of `data/oracle/README.md`),
+/// the same for the real program's messages and the model's (`crate::model`).
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct Estimates {
+    /// Throughput, kbit/s: text bits over the time from the reply before the first measured
+    /// message to the last reply, batch means.
+    pub throughput_kbps: Option<Estimate>,
+    /// K&O's round trip, ms (source IMP took the last word → RFNM), batch means.
+    pub ko_rtt_ms: Option<Estimate>,
+    /// The host's round trip, ms (host handed the message over → RFNM), batch means.
+    pub host_rtt_ms: Option<Estimate>,
+    /// Median K&O round trip, ms.
+    pub ko_rtt_median_ms: Option<f64>,
+}
+
+/// [`Estimates`] of messages `rows` (in order of sending) carrying `text_bits` each.
+pub fn estimate(rows: &[MessageRow], text_bits: f64) -> Estimates {
     let measured: Vec<&MessageRow> = rows.iter().filter(|r| r.measured).collect();
     // The reply before the first measured one starts the first batch.
     let start_of = |i: usize| -> Option<u64> {
@@ -223,7 +263,7 @@ pub fn summarize(
             if let (Some(t0), Some(t1)) = (start_of(first), measured[last].imp_rfnm_ns)
                 && t1 > t0
             {
-                tput.push(per as f64 * bits / ((t1 - t0) as f64 / 1e9) / 1000.0);
+                tput.push(per as f64 * text_bits / ((t1 - t0) as f64 / 1e9) / 1000.0);
             }
         }
     }
@@ -248,19 +288,10 @@ pub fn summarize(
         k.sort_by(|a, b| a.total_cmp(b));
         (!k.is_empty()).then(|| k[k.len() / 2])
     };
-    ExperimentResult {
-        experiment: e.name.clone(),
-        hops,
-        outstanding: e.outstanding,
-        text_words: e.text_words,
-        answered: rows.len(),
-        measured: measured.len(),
-        non_rfnm: rows.iter().filter(|r| r.reply != "Rfnm").count(),
-        throughput_kbps: if tput.len() == BATCHES {
-            batch_means(&tput)
-        } else {
-            None
-        },
+    Estimates {
+        throughput_kbps: (tput.len() == BATCHES)
+            .then(|| batch_means(&tput))
+            .flatten(),
         ko_rtt_ms: if ko.len() == measured.len() {
             means(&ko)
         } else {
@@ -268,14 +299,6 @@ pub fn summarize(
         },
         host_rtt_ms: means(&host),
         ko_rtt_median_ms: median,
-        matching,
-        stalled: run.stalled,
-        accepted: false,
-        max_lag_ms: f64::NAN,
-        behind_share: f64::NAN,
-        refused_because: Vec::new(),
-        source: SourceCounts::default(),
-        dest: DestCounts::default(),
     }
 }
 

@@ -31,6 +31,33 @@ pub enum OracleCommand {
     /// One message's life hop by hop from a chain run's traces: every frame leaving and
     /// arriving at each IMP, acknowledgements, ALLOCATE, RFNM, on the cycle clock.
     Timeline(TimelineArgs),
+    /// Run nmc's model on every recorded experiment (data/oracle) and set the two side by side,
+    /// each row judged against the tolerances fixed before the comparison (5 %); needs no SIMH.
+    Compare(CompareArgs),
+}
+
+/// `nmc oracle compare`.
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    nmc oracle compare\n  \
+    nmc oracle compare --data data/oracle --out out/oracle-compare\n  \
+    nmc oracle compare --set network.params.output_queue_max=4\n\n\
+A row agrees if the model's throughput and K&O's round trip are each within 5 % of the \
+recorded mean; rows outside are marked with a cross and the command exits 1 if any is not a named \
+residual (crates/nmc-oracle/src/model.rs).")]
+pub struct CompareArgs {
+    /// The recorded data (ko-chain.csv and single-packet.csv).
+    #[arg(long, value_name = "DIR", default_value = "data/oracle")]
+    data: PathBuf,
+    /// The model's scenario (default: scenarios/oracle-chain.toml, as compiled in).
+    #[arg(long, value_name = "FILE")]
+    scenario: Option<PathBuf>,
+    /// Change a scenario value after the experiment's own (as `nmc run --set`).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    sets: Vec<nmc_scenario::Override>,
+    /// Also write compare.csv, compare.json and compare.md here.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
 }
 
 /// `nmc oracle rfc632`.
@@ -537,7 +564,53 @@ pub fn run(cmd: OracleCommand) -> Result<bool> {
         OracleCommand::Timeline(a) => timeline_cmd(a),
         OracleCommand::Collect(a) => collect_cmd(a),
         OracleCommand::Rfc632(a) => rfc632(a),
+        OracleCommand::Compare(a) => compare_cmd(a),
     }
+}
+
+fn compare_cmd(a: CompareArgs) -> Result<bool> {
+    let text = match &a.scenario {
+        Some(p) => fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
+        None => crate::model::SCENARIO.to_string(),
+    };
+    let recorded = crate::model::recorded(&a.data)?;
+    if recorded.is_empty() {
+        bail!(
+            "{} has no accepted experiment to compare with",
+            a.data.display()
+        );
+    }
+    let rows = crate::model::compare(&text, &a.sets, &recorded)?;
+    let table = crate::model::table(&rows);
+    print!("{table}");
+    let left = crate::model::unexplained(&rows);
+    let agree = rows
+        .iter()
+        .filter(|r| r.kbps_agrees && r.rtt_agrees)
+        .count();
+    let (kbps, rtt) = (
+        rows.iter().filter(|r| r.kbps_agrees).count(),
+        rows.iter().filter(|r| r.rtt_agrees).count(),
+    );
+    println!(
+        "{agree} of {n} experiments agree within 5 % on both (throughput {kbps} of {n}, round trip {rtt} of {n}); \
+         the others are residuals named in crates/nmc-oracle/src/model.rs",
+        n = rows.len()
+    );
+    for l in &left {
+        println!("not on the ledger: {l}");
+    }
+    let unnamed = left.len();
+    if let Some(out) = &a.out {
+        fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+        write_csv(&out.join("compare.csv"), &rows)?;
+        fs::write(
+            out.join("compare.json"),
+            serde_json::to_string_pretty(&rows)?,
+        )?;
+        fs::write(out.join("compare.md"), &table)?;
+    }
+    Ok(unnamed == 0)
 }
 
 fn write_csv<T: serde::Serialize>(path: &Path, rows: &[T]) -> Result<()> {

@@ -55,6 +55,7 @@ pub mod cli;
 pub mod framing;
 pub mod host;
 pub mod leader;
+pub mod model;
 pub mod pump;
 pub mod run;
 pub mod stats;

@@ -124,6 +124,7 @@ fn config(p: &PathSpec, from: &str, to: &str, bits: u64) -> Result<ImpConfig, Su
             message: Bits::new(bits),
             start: SimDuration::ZERO,
             count: None,
+            outstanding: None,
         }],
         record: Vec::new(),
         trace: false,

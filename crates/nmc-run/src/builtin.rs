@@ -54,6 +54,14 @@ pub const SCENARIOS: &[(&str, &str)] = &[
         include_str!("../../../scenarios/mesh-1000.toml"),
     ),
     (
+        "oracle-chain",
+        include_str!("../../../scenarios/oracle-chain.toml"),
+    ),
+    (
+        "oracle-rfc632",
+        include_str!("../../../scenarios/oracle-rfc632.toml"),
+    ),
+    (
         "rfc626-lockup",
         include_str!("../../../scenarios/rfc626-lockup.toml"),
     ),

@@ -19,6 +19,7 @@ use super::procedure::{Grant, Step, Want};
 use crate::imp::{Effects, Imp, Output, Resume, TimerId, Traced};
 use crate::observe::{Counted, Milestone};
 use crate::packet::{MsgId, Packet, PktKind, Stream};
+use crate::params::Giveback;
 use crate::source::{MsgState, SourceMsg};
 use nmc_sim::{Bits, SimTime};
 
@@ -437,8 +438,13 @@ impl Imp {
             self.add_allocation(now, from, out);
         }
         if let Some(m) = self.messages.remove(&msg) {
-            let dst = m.dst;
-            out.push(Output::Answered { msg, dst, all });
+            let (host, dst) = (m.host, m.dst);
+            out.push(Output::Answered {
+                msg,
+                host,
+                dst,
+                all,
+            });
         }
         self.served(from, out);
     }
@@ -485,13 +491,15 @@ impl Imp {
     /// the "superfluous REQALL" of K&O §VII).
     fn add_allocation(&mut self, now: SimTime, dst: u32, out: &mut impl Effects) {
         let d = self.allocation_arrived(dst, now);
-        out.push(Output::Timer {
-            at: d.at,
-            timer: TimerId::GiveBack {
-                dst,
-                generation: d.generation,
-            },
-        });
+        if self.limits.source.giveback == Giveback::PerAllocation {
+            out.push(Output::Timer {
+                at: d.at,
+                timer: TimerId::GiveBack {
+                    dst,
+                    generation: d.generation,
+                },
+            });
+        }
         if let Some(w) = self.allocs.next_awaiting(dst)
             && self.messages.contains_key(&w)
         {
@@ -520,8 +528,12 @@ mod tests {
         stream(0, D)
     }
 
+    /// A version 2 IMP whose allocations each have K&O's own 250 ms timer (the 1973 TALLY
+    /// rule of the profile has its test in `source.rs`).
     fn imp() -> Imp {
-        super::super::testing::imp(&ImpParams::v2_1974_10(), 10)
+        let mut p = ImpParams::v2_1974_10();
+        p.giveback = crate::params::Giveback::PerAllocation;
+        super::super::testing::imp(&p, 10)
     }
 
     fn at(ms: u64) -> SimTime {
@@ -693,6 +705,7 @@ mod tests {
         let answered = [
             Output::Answered {
                 msg: 0,
+                host: 0,
                 dst: D,
                 all: false,
             },

@@ -18,6 +18,7 @@ use crate::e2e::single;
 use crate::imp::{Effects, HostOut, Imp, Output, Resume, TimerId, Traced};
 use crate::observe::{Counted, Milestone};
 use crate::packet::{MsgId, PktKind, Stream};
+use crate::params::Giveback;
 use nmc_sim::SimTime;
 
 /// A multipacket message's packet as its header names it ([`Imp::message_packet_received`]).
@@ -218,15 +219,31 @@ impl Imp {
         out: &mut impl Effects,
     ) {
         if self.allocs.give_back(dst, generation, now) {
-            out.push(Output::Count(Counted::Gvb));
-            out.push(Output::Trace(Traced::Giveback { to: dst }));
-            let kind = PktKind::Gvb;
-            out.push(Output::Control {
-                to: dst,
-                stream: 0,
-                kind,
-            });
+            Self::send_gvb(dst, out);
         }
+    }
+
+    /// A fast tick of this IMP's clock, for the 1973 program's give-back rule
+    /// (`giveback = "tally-1973"`, [`crate::source::Allocations::tally_tick`]): the oldest
+    /// allocation held goes back with a GVB once the TALLY clock reaches its count.
+    pub(crate) fn tally_tick(&mut self, out: &mut impl Effects) {
+        if self.limits.source.giveback != Giveback::Tally1973 {
+            return;
+        }
+        if let Some(dst) = self.allocs.tally_tick(self.limits.source.giveback_ticks) {
+            Self::send_gvb(dst, out);
+        }
+    }
+
+    /// Gives an allocation from `dst` back: a GVB, counted and traced.
+    fn send_gvb(dst: u32, out: &mut impl Effects) {
+        out.push(Output::Count(Counted::Gvb));
+        out.push(Output::Trace(Traced::Giveback { to: dst }));
+        out.push(Output::Control {
+            to: dst,
+            stream: 0,
+            kind: PktKind::Gvb,
+        });
     }
 
     /// Sends reply `r` at `now` to the source IMP it names: a RFNM (K&O §II point g), with a

@@ -9,7 +9,8 @@ use super::output::Around;
 use super::{Background, Ev, Generator, MessageRecord, Milestone, Subnet, Tr, Tracked};
 use crate::e2e::messages::Offer;
 use crate::packet::MsgId;
-use nmc_sim::{Bits, EventQueue, SimDuration, SimTime};
+use crate::params::HostRetry;
+use nmc_sim::{Bits, EventQueue, SimTime};
 use std::collections::VecDeque;
 
 /// The UCLA pump (K&O §I, §III; `kind = "pump"`): messages offered back to back, the next as soon
@@ -23,6 +24,43 @@ pub(crate) struct Pump {
     pub(crate) count: Option<u64>,
     /// Messages offered so far.
     pub(crate) offered: u64,
+    /// The host's own limit on messages awaiting their RFNM (`traffic.N.outstanding`), if
+    /// it keeps one.
+    pub(crate) window: Option<Window>,
+}
+
+/// Messages a pump has offered and not yet had answered by their RFNM, and how many it allows
+/// (`traffic.N.outstanding`): a host that waits for RFNMs, as the oracle's host does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Window {
+    max: u32,
+    in_flight: Vec<MsgId>,
+}
+
+impl Window {
+    /// A window of `max` messages (at least 1: the scenario refuses 0).
+    pub(crate) fn new(max: u32) -> Self {
+        Window {
+            max,
+            in_flight: Vec::new(),
+        }
+    }
+
+    /// Whether the host must wait for a RFNM before it offers another message.
+    pub(crate) fn full(&self) -> bool {
+        self.in_flight.len() as u64 >= u64::from(self.max)
+    }
+
+    /// Message `msg` was answered: `true` if it was one of this window's.
+    fn answered(&mut self, msg: MsgId) -> bool {
+        match self.in_flight.iter().position(|&m| m == msg) {
+            Some(i) => {
+                self.in_flight.remove(i);
+                true
+            }
+            None => false,
+        }
+    }
 }
 
 /// A host on an IMP: what it sends (a pump, the IMP message generator, background traffic, or
@@ -78,6 +116,17 @@ pub(crate) struct Handed {
     pub(crate) tag: u64,
 }
 
+/// What [`Subnet::host_try_input`] left a host doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum HostTry {
+    /// Started a packet's input, or has nothing to do.
+    Done,
+    /// Waits for something a freed resource may give it.
+    Waits,
+    /// Waits for its IMP's next fast tick (`host_retry = "fast-tick"`).
+    WaitsForTick,
+}
+
 /// The hosts waiting at one IMP (`Subnet::waiting`), in host order: a sorted list, as an IMP
 /// has a few hosts (a `BTreeSet`'s range walk at every wake-up showed in a loaded map's
 /// profile, issue 36).
@@ -116,7 +165,10 @@ impl Subnet {
     pub(super) fn host_try(&mut self, now: SimTime, h: u32, q: &mut EventQueue<Ev>) {
         let waits = self.host_try_input(now, h, q);
         let imp = self.hosts[h as usize].imp as usize;
-        if waits {
+        if waits == HostTry::WaitsForTick {
+            self.waiting[imp].remove(h);
+            self.tick_waiting[imp].insert(h);
+        } else if waits == HostTry::Waits {
             self.waiting[imp].insert(h);
         } else {
             self.waiting[imp].remove(h);
@@ -132,36 +184,54 @@ impl Subnet {
         } else if let Some(b) = &host.background {
             b.backlog.is_empty()
         } else {
-            host.pump
-                .as_ref()
-                .is_none_or(|p| p.count.is_some_and(|c| p.offered >= c))
+            host.pump.as_ref().is_none_or(|p| {
+                p.count.is_some_and(|c| p.offered >= c)
+                    || p.window.as_ref().is_some_and(Window::full)
+            })
         };
         host.generator.is_none()
             && (host.input_busy || !host.started || host.current.is_none() && no_next)
     }
 
-    /// [`Self::host_try`]'s work: `true` if the host is left waiting for something a freed
-    /// resource may give it, `false` if it started a packet's input or has nothing to do.
-    pub(super) fn host_try_input(&mut self, now: SimTime, h: u32, q: &mut EventQueue<Ev>) -> bool {
+    /// The hosts the IMP would not take a packet from, offered it again at the IMP's fast tick
+    /// (`host_retry = "fast-tick"`).
+    pub(super) fn tick_wakes_hosts(&mut self, now: SimTime, imp: u32, q: &mut EventQueue<Ev>) {
+        let mut from = 0;
+        while let Some(h) = self.tick_waiting[imp as usize].first_from(from) {
+            from = h + 1;
+            self.tick_waiting[imp as usize].remove(h);
+            self.host_try(now, h, q);
+        }
+    }
+
+    /// [`Self::host_try`]'s work: whether the host is left waiting for something a freed
+    /// resource may give it ([`HostTry::Waits`]) or for the IMP's next fast tick, or started a
+    /// packet's input or has nothing to do ([`HostTry::Done`]).
+    pub(super) fn host_try_input(
+        &mut self,
+        now: SimTime,
+        h: u32,
+        q: &mut EventQueue<Ev>,
+    ) -> HostTry {
         if self.hosts[h as usize].generator.is_some() {
             self.generator_try(now, h, q);
-            return true;
+            return HostTry::Waits;
         }
         let host = &self.hosts[h as usize];
         if host.input_busy || !host.started {
-            return false;
+            return HostTry::Done;
         }
         let imp = host.imp;
         let mid = match host.current {
             Some(m) => m,
             None => match self.new_message(now, h) {
                 Some(m) => m,
-                None => return false,
+                None => return HostTry::Done,
             },
         };
         // K&O §II point a: input of packets 2..8 halts until the resources are held.
         let Some(input) = self.imps[imp as usize].next_input(mid) else {
-            return true;
+            return HostTry::Waits;
         };
         // K&O §III (the IMP's rule, `Imp::admit_host_packet`): a packet that may not enter
         // waits with its host.
@@ -176,7 +246,10 @@ impl Subnet {
             .admit_host_packet(&input, &net)
             .is_err()
         {
-            return true;
+            return match self.params.host_retry {
+                HostRetry::AtOnce => HostTry::Waits,
+                HostRetry::FastTick => HostTry::WaitsForTick,
+            };
         }
         self.hosts[h as usize].input_busy = true;
         let t = self
@@ -184,7 +257,7 @@ impl Subnet {
             .host_interface
             .transmission_time(Bits::new(bits));
         q.schedule(now + t, Ev::HostInputDone { host: h });
-        false
+        HostTry::Done
     }
 
     pub(super) fn new_message(&mut self, now: SimTime, h: u32) -> Option<MsgId> {
@@ -202,14 +275,42 @@ impl Subnet {
             return Some(id);
         }
         let pump = self.hosts[h as usize].pump.as_mut()?;
-        if pump.count.is_some_and(|c| pump.offered >= c) {
+        if pump.count.is_some_and(|c| pump.offered >= c)
+            || pump.window.as_ref().is_some_and(Window::full)
+        {
             return None;
         }
         pump.offered += 1;
         let (dst_host, bits) = (pump.dst_host, pump.bits);
         let id = self.offer(now, h, dst_host, bits);
+        if let Some(w) = self.hosts[h as usize]
+            .pump
+            .as_mut()
+            .and_then(|p| p.window.as_mut())
+        {
+            w.in_flight.push(id);
+        }
         self.hosts[h as usize].current = Some(id);
         Some(id)
+    }
+
+    /// Message `msg`, from host `h`, was answered by its RFNM: a pump that keeps a window
+    /// (`traffic.N.outstanding`) may offer the next.
+    pub(super) fn pump_answered(
+        &mut self,
+        now: SimTime,
+        h: u32,
+        msg: MsgId,
+        q: &mut EventQueue<Ev>,
+    ) {
+        let released = self.hosts[h as usize]
+            .pump
+            .as_mut()
+            .and_then(|p| p.window.as_mut())
+            .is_some_and(|w| w.answered(msg));
+        if released {
+            self.host_try(now, h, q);
+        }
     }
 
     /// A new message of `bits` from host `h` to host `dst_host`: numbered, traced and
@@ -307,9 +408,10 @@ impl Subnet {
     ) {
         let i = &mut self.imps[imp as usize];
         let fake = i.fake_host;
+        let per_word = i.costs().fake_host_word;
         if let Some(bits) = i.host_output_start(host) {
             let t = if fake {
-                SimDuration::ZERO
+                per_word * bits.div_ceil(16)
             } else {
                 self.params
                     .host_interface
@@ -368,6 +470,7 @@ impl Subnet {
                 .enumerate()
                 .all(|(h, host)| host.imp != imp
                     || self.waiting[imp as usize].contains(h as u32)
+                    || self.tick_waiting[imp as usize].contains(h as u32)
                     || self.host_idle(h as u32)),
             "a host left out of `waiting` at IMP {imp} has something to do"
         );

@@ -243,14 +243,23 @@ impl Subnet {
                 let p = self.imps[imp as usize].data_packet(msg, index);
                 self.send_data(now, p, q)
             }
-            Output::Answered { msg, dst, all } => self.message_answered(now, imp, msg, dst, all),
+            Output::Answered {
+                msg,
+                host,
+                dst,
+                all,
+            } => {
+                self.message_answered(now, imp, msg, dst, all);
+                self.pump_answered(now, host, msg, q);
+            }
             Output::SingleCopy { msg, again } => {
                 let p = self.imps[imp as usize].data_packet(msg, 0);
                 self.send_single(now, imp, p, again, q)
             }
             Output::Accepted { host, msg } => self.accepted(now, host, msg),
             Output::SingleAnswered { msg, host, dst } => {
-                self.single_answered(now, imp, msg, host, dst)
+                self.single_answered(now, imp, msg, host, dst);
+                self.pump_answered(now, host, msg, q);
             }
             Output::Resume(rest) => {
                 self.step_in(now, imp, q, |i, net, out| i.resume(now, rest, net, out))

@@ -4,7 +4,7 @@
 //! are the IMP's own (`hop/processing.rs`).
 
 use super::{Ev, Subnet};
-use crate::params::RoutingFrequency;
+use crate::params::{Giveback, RoutingFrequency};
 use nmc_sim::{EventQueue, SimDuration, SimTime};
 
 impl Subnet {
@@ -13,6 +13,10 @@ impl Subnet {
     pub(super) fn clock(&mut self, now: SimTime, imp: u32, q: &mut EventQueue<Ev>) {
         self.step(now, imp, q, |i, out| i.clock_tick(now, out));
         q.schedule(now + self.params.fast_tick, Ev::Clock { imp });
+        if self.params.giveback == Giveback::Tally1973 {
+            self.step(now, imp, q, |i, out| i.tally_tick(out));
+        }
+        self.tick_wakes_hosts(now, imp, q);
     }
 
     /// Time between routing send opportunities on `link`, and whether it follows the line's

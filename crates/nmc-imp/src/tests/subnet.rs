@@ -232,3 +232,87 @@ fn the_pump_waits_at_its_first_line_and_not_beyond() {
         );
     }
 }
+
+const ORACLE_CHAIN: &str = include_str!("../../../../scenarios/oracle-chain.toml");
+
+fn oracle_chain(sets: &[&str]) -> crate::run::Outcome {
+    let sets: Vec<Override> = sets.iter().map(|s| s.parse().unwrap()).collect();
+    let s: ImpScenario = load("oracle-chain.toml", ORACLE_CHAIN, &sets).unwrap();
+    run(&s, 1, Trace::off(), &mut |_| {}).unwrap()
+}
+
+/// A pump that keeps a window (`traffic.N.outstanding`, the oracle's host) never has more
+/// messages offered and unanswered than the window, and does reach it; without one (K&O's
+/// pump) the IMP's four message numbers are what bound it (a message is offered only once the
+/// one before is in, and that needs a number).
+#[test]
+fn a_pumps_window_bounds_the_messages_it_has_unanswered() {
+    let most_unanswered = |o: &crate::run::Outcome| {
+        let mut ev: Vec<(u64, i32)> = Vec::new();
+        for m in o.messages.iter().filter(|m| m.host == "HOST") {
+            ev.push((m.offered_ns, 1));
+            ev.push((m.rfnm_ns.expect("answered"), -1));
+        }
+        ev.sort();
+        let mut n = 0;
+        ev.iter()
+            .map(|&(_, d)| {
+                n += d;
+                n
+            })
+            .max()
+            .unwrap_or(0)
+    };
+    for w in [1, 2, 3] {
+        let o = oracle_chain(&[
+            "network.hosts.1.imp=IMP9",
+            &format!("traffic.0.outstanding={w}"),
+            "traffic.0.count=40",
+        ]);
+        assert_eq!(most_unanswered(&o), w, "window {w}");
+    }
+    let s: Vec<Override> = ["network.hosts.1.imp=IMP9", "traffic.0.count=40"]
+        .iter()
+        .map(|s| s.parse().unwrap())
+        .collect();
+    let mut sc: ImpScenario = load("oracle-chain.toml", ORACLE_CHAIN, &s).unwrap();
+    if let crate::spec::TrafficSpec::Pump { outstanding, .. } = &mut sc.traffic[0] {
+        *outstanding = None;
+    }
+    let o = run(&sc, 1, Trace::off(), &mut |_| {}).unwrap();
+    assert_eq!(
+        most_unanswered(&o),
+        4,
+        "K&O's pump: the IMP's 4 numbers bound it"
+    );
+    let zero: Vec<Override> = ["traffic.0.outstanding=0".parse().unwrap()].to_vec();
+    let sc: ImpScenario = load("oracle-chain.toml", ORACLE_CHAIN, &zero).unwrap();
+    let Err(e) = run(&sc, 1, Trace::off(), &mut |_| {}) else {
+        panic!("a window of 0 must be refused");
+    };
+    assert!(e.0.contains("traffic[0].outstanding"), "{}", e.0);
+}
+
+/// The discard fake host takes its time per word (BBN 3050 p. 243): a single-packet
+/// message's round trip grows with that time, since its RFNM is made once the host has it.
+#[test]
+fn the_discard_fake_host_takes_its_time_per_word() {
+    let rtt = |per_word: &str| {
+        let o = oracle_chain(&[
+            "traffic.0.message=1008bit",
+            "traffic.0.outstanding=1",
+            "traffic.0.count=20",
+            &format!("network.params.fake_host_word_516={per_word}"),
+        ]);
+        let v: Vec<u64> = o
+            .messages
+            .iter()
+            .filter_map(|m| Some(m.rfnm_ns? - m.accepted_ns?))
+            .collect();
+        v.iter().sum::<u64>() as f64 / v.len() as f64 / 1e6
+    };
+    let (none, slow) = (rtt("0ns"), rtt("1ms"));
+    // 63 words at 1 ms each: 63 ms more at the fake host, less what a RFNM made later no
+    // longer waits for on the line back (a routing frame it would have queued behind).
+    assert!(slow - none > 50.0 && slow - none <= 63.5, "{none} → {slow}");
+}

@@ -1,0 +1,466 @@
+//! The model on the oracle's chain, side by side with the real program (issue 71 §4–5).
+//!
+//! Every accepted experiment of `data/oracle/` (`ko-chain.csv`, `single-packet.csv`) is run
+//! again on nmc's model of the IMP (`nmc-imp`) from one scenario file
+//! (`scenarios/oracle-chain.toml`: ten IMPs, 50 kbit/s lines, no propagation, no other
+//! traffic, the destination the discard fake host), with the experiment's machine, hop count,
+//! message length, host window and message count set over it. The model's messages are
+//! measured with the same code as the real program's ([`crate::analyze::estimate`]): K&O's
+//! round trip from the source IMP taking the message's last packet to the RFNM at the source
+//! IMP (the real one to the RFNM's last word at the host: one 32-bit leader at 100 kbit/s,
+//! 0.32 ms, later), throughput over the RFNMs.
+//!
+//! **Tolerances, fixed before the comparison** (issue 71 §4: "every difference larger than
+//! 5 %"): a row agrees if the model's throughput is within [`THROUGHPUT_TOLERANCE`] of the
+//! recorded mean and its round trip within [`RTT_TOLERANCE`] of the recorded mean. A row that
+//! does not is a miss; the misses that are understood are named with their cause in
+//! [`RESIDUALS`], and the test that needs no SIMH (`tests` below) fails on a miss that is not
+//! named and on a named one that no longer misses.
+
+use crate::analyze::{Estimates, MessageRow, estimate};
+use anyhow::{Context, Result, bail};
+use nmc_imp_scenario::ImpScenario;
+use nmc_scenario::Override;
+use nmc_sim::Trace;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The scenario every comparison runs (`scenarios/oracle-chain.toml`), compiled in so the
+/// comparison needs no checkout; `nmc oracle compare --scenario` runs another.
+pub const SCENARIO: &str = include_str!("../../../scenarios/oracle-chain.toml");
+
+/// A row agrees on throughput within this fraction of the recorded mean (issue 71 §4).
+pub const THROUGHPUT_TOLERANCE: f64 = 0.05;
+/// A row agrees on K&O's round trip within this fraction of the recorded mean (issue 71 §4).
+pub const RTT_TOLERANCE: f64 = 0.05;
+
+/// Messages before the measured ones, as the recordings ran them (`scripts/ko-runs.sh`:
+/// `WARMUP=20` for 8-packet messages; 2 for single packets, `nmc oracle chain`).
+fn warmup(text_words: usize) -> u64 {
+    if text_words > 63 { 20 } else { 2 }
+}
+
+/// A recorded experiment: one accepted row of `ko-chain.csv` or `single-packet.csv`.
+#[derive(Clone, Debug, Deserialize)]
+pub struct Recorded {
+    /// The run it came from.
+    pub run: String,
+    /// Accepted (only accepted rows are compared).
+    pub accepted: bool,
+    /// Experiment name, e.g. `516-4out-3hop`.
+    pub experiment: String,
+    /// `516` or `316`.
+    pub machine: String,
+    /// The host's window.
+    pub outstanding: u32,
+    /// Hops to the discard fake host.
+    pub hops: u32,
+    /// Text words a message.
+    pub text_words: usize,
+    /// Messages measured.
+    pub measured: u64,
+    /// Throughput, kbit/s, and its 95 % half-width.
+    pub throughput_kbps: f64,
+    /// 95 % half-width of the throughput.
+    pub throughput_ci95: f64,
+    /// K&O's round trip, ms.
+    pub ko_rtt_ms: f64,
+    /// 95 % half-width of the round trip.
+    pub ko_rtt_ci95: f64,
+}
+
+/// Reads the accepted rows of the recorded tables in `dir` (`data/oracle`).
+pub fn recorded(dir: &Path) -> Result<Vec<Recorded>> {
+    let mut rows = Vec::new();
+    for file in ["ko-chain.csv", "single-packet.csv"] {
+        let path = dir.join(file);
+        let mut r =
+            csv::Reader::from_path(&path).with_context(|| format!("reading {}", path.display()))?;
+        for row in r.deserialize() {
+            let row: Recorded = row.with_context(|| format!("a row of {}", path.display()))?;
+            if row.accepted {
+                rows.push(row);
+            }
+        }
+    }
+    rows.sort_by(|a, b| {
+        (a.text_words, &a.machine, a.outstanding, a.hops).cmp(&(
+            b.text_words,
+            &b.machine,
+            b.outstanding,
+            b.hops,
+        ))
+    });
+    Ok(rows)
+}
+
+/// The model's run of one recorded experiment, with the recorded values beside it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    /// The recorded experiment's name.
+    pub experiment: String,
+    /// `516` or `316`.
+    pub machine: String,
+    /// The host's window.
+    pub outstanding: u32,
+    /// Hops.
+    pub hops: u32,
+    /// Text bits a message.
+    pub bits: u64,
+    /// Recorded throughput, kbit/s.
+    pub real_kbps: f64,
+    /// Its 95 % half-width.
+    pub real_kbps_ci95: f64,
+    /// The model's throughput, kbit/s (NaN if it could not be measured).
+    pub model_kbps: f64,
+    /// (model − real) / real, %.
+    pub kbps_diff_pct: f64,
+    /// Recorded K&O round trip, ms.
+    pub real_rtt_ms: f64,
+    /// Its 95 % half-width.
+    pub real_rtt_ci95: f64,
+    /// The model's K&O round trip, ms.
+    pub model_rtt_ms: f64,
+    /// (model − real) / real, %.
+    pub rtt_diff_pct: f64,
+    /// Throughput within [`THROUGHPUT_TOLERANCE`].
+    pub kbps_agrees: bool,
+    /// Round trip within [`RTT_TOLERANCE`].
+    pub rtt_agrees: bool,
+    /// The named cause, if this row is a known residual ([`RESIDUALS`]).
+    pub residual: &'static str,
+}
+
+/// A miss the comparison knows, with its cause: the experiments (by name) where the model's
+/// throughput or round trip is outside its tolerance for a reason stated here. The test fails
+/// if one of these agrees again (the entry must go) or a row misses without an entry.
+pub struct Residual {
+    /// The recorded experiments it covers.
+    pub experiments: &'static [&'static str],
+    /// The measure that misses: `throughput` or `rtt`.
+    pub measure: &'static str,
+    /// Why.
+    pub cause: &'static str,
+}
+
+/// The named residuals (see [`Residual`]), as of the recordings of 2 December 2026 and the
+/// profile `v2-1974-10` with the 1973 program's output limit, host retry, give-back clock and
+/// fake host (issue 71 §4). Each says what is known; "open" means the cause is not yet found.
+pub const RESIDUALS: &[Residual] = &[
+    Residual {
+        experiments: &[
+            "316-4out-1hop",
+            "316-4out-2hop",
+            "316-4out-3hop",
+            "316-4out-6hop",
+            "316-4out-7hop",
+            "316-8out-1hop",
+            "316-8out-2hop",
+            "316-8out-3hop",
+            "316-8out-7hop",
+            "316-8out-8hop",
+            "516-4out-1hop",
+            "516-4out-2hop",
+            "516-4out-3hop",
+            "516-4out-4hop",
+            "516-4out-9hop",
+            "516-8out-1hop",
+            "516-8out-2hop",
+            "516-8out-3hop",
+            "516-8out-4hop",
+            "516-8out-9hop",
+        ],
+        measure: "throughput",
+        cause: "open: the model keeps the first line busy (40.2–41.3 kbit/s, the line less its \
+                routing messages); the real source line idles or sends null packets about 4.5 % \
+                of the time (516-4out-1hop: 97.1 % busy, 1.6 % nulls) and gives allocations back \
+                on 4–37 % of messages. Not yet in the model: a GVB that takes a message number and \
+                waits for its RFNM (BBN 3050 p. 55 BACK2 → MESGET), the host's wait for a number \
+                polled at the fast tick (p. 128 HI22), a null before each routing frame (p. 164)",
+    },
+    Residual {
+        experiments: &[
+            "316-4out-1hop",
+            "316-4out-2hop",
+            "316-4out-3hop",
+            "316-4out-4hop",
+            "316-4out-5hop",
+            "316-4out-6hop",
+            "316-4out-7hop",
+            "316-4out-8hop",
+            "316-4out-9hop",
+            "316-8out-1hop",
+            "316-8out-2hop",
+            "316-8out-3hop",
+            "316-8out-4hop",
+            "316-8out-5hop",
+            "316-8out-8hop",
+            "316-8out-9hop",
+        ],
+        measure: "rtt",
+        cause: "open: on 316s the real round trip grows about 54 ms a hop (8-packet messages) \
+                against about 34 on 516s running the same program at 0.96 µs a cycle instead of \
+                1.6; the model's 316 costs (K&O §III's 700 kbit/s of processing, 1.68 ms a full \
+                packet) add a few ms a hop. The 316's work per packet from the listing's cycle \
+                counts is the first candidate",
+    },
+    Residual {
+        experiments: &[
+            "316-single-1hop",
+            "316-single-2hop",
+            "316-single-3hop",
+            "316-single-4hop",
+            "316-single-5hop",
+            "316-single-6hop",
+            "316-single-7hop",
+            "316-single-8hop",
+            "316-single-9hop",
+            "516-single-1hop",
+            "516-single-2hop",
+            "516-single-3hop",
+            "516-single-4hop",
+            "516-single-5hop",
+            "516-single-7hop",
+            "516-single-8hop",
+        ],
+        measure: "throughput",
+        cause: "one message outstanding: its throughput is its round trip's (see the round-trip \
+                residual of the same experiments)",
+    },
+    Residual {
+        experiments: &[
+            "316-single-1hop",
+            "316-single-2hop",
+            "316-single-3hop",
+            "316-single-4hop",
+            "316-single-5hop",
+            "316-single-6hop",
+            "316-single-7hop",
+            "316-single-8hop",
+            "316-single-9hop",
+            "516-single-1hop",
+            "516-single-2hop",
+            "516-single-3hop",
+            "516-single-4hop",
+            "516-single-5hop",
+            "516-single-7hop",
+        ],
+        measure: "rtt",
+        cause: "open: the model's single-packet round trip is 5–14 % short at 1–5 hops on 516s \
+                and 10–21 % at every distance on 316s. Not yet in the model: the destination's \
+                work for a single-packet message beyond the discard host (the RFNM made at \
+                background level, BBN 3050 p. 52 BACK0, p. 155 IH63; ~3.7 ms on a 516 by the \
+                listing's paths), a null before each routing frame and routing sent on each \
+                IMP's own tick grid (p. 164), the 316's cycle time",
+    },
+    Residual {
+        experiments: &[
+            "516-4out-1hop",
+            "516-4out-5hop",
+            "516-4out-6hop",
+            "516-8out-1hop",
+            "516-8out-5hop",
+            "516-8out-6hop",
+        ],
+        measure: "rtt",
+        cause: "open: the model is 6–8 % short here; the real round trip rises by about 80 ms \
+                from 4 to 5 hops (297–309 → 379–382 ms) where the model's rises by 39",
+    },
+];
+
+/// Every row outside its tolerance without a [`Residual`] naming it, and every residual whose
+/// experiments all agree on its measure now (the entry must go): empty when the comparison
+/// and its ledger agree.
+pub fn unexplained(rows: &[Row]) -> Vec<String> {
+    let named = |e: &str, m: &str| {
+        RESIDUALS
+            .iter()
+            .any(|r| r.measure == m && r.experiments.contains(&e))
+    };
+    let mut v = Vec::new();
+    for r in rows {
+        if !r.kbps_agrees && !named(&r.experiment, "throughput") {
+            v.push(format!(
+                "{}: throughput {:+.1} %, no residual names it",
+                r.experiment, r.kbps_diff_pct
+            ));
+        }
+        if !r.rtt_agrees && !named(&r.experiment, "rtt") {
+            v.push(format!(
+                "{}: round trip {:+.1} %, no residual names it",
+                r.experiment, r.rtt_diff_pct
+            ));
+        }
+    }
+    for res in RESIDUALS {
+        for e in res.experiments {
+            let of: Vec<&Row> = rows.iter().filter(|r| r.experiment == *e).collect();
+            let misses = of.iter().any(|r| match res.measure {
+                "throughput" => !r.kbps_agrees,
+                _ => !r.rtt_agrees,
+            });
+            if !of.is_empty() && !misses {
+                v.push(format!(
+                    "{e}: named as a {} residual but agrees now",
+                    res.measure
+                ));
+            }
+        }
+    }
+    v
+}
+
+/// Runs the model for `rec` from scenario text `scenario` (with `extra` overrides after the
+/// experiment's own), and measures it.
+pub fn run_one(scenario: &str, extra: &[Override], rec: &Recorded) -> Result<Estimates> {
+    let bits = 16 * rec.text_words as u64;
+    let count = rec.measured + warmup(rec.text_words);
+    let mut sets: Vec<Override> = [
+        format!("network.hosts.1.imp=IMP{}", rec.hops),
+        format!("network.params.default_imp=\"{}\"", rec.machine),
+        format!("traffic.0.message={bits}bit"),
+        format!("traffic.0.outstanding={}", rec.outstanding),
+        format!("traffic.0.count={count}"),
+    ]
+    .iter()
+    .map(|s| s.parse().map_err(|e| anyhow::anyhow!("{e}")))
+    .collect::<Result<_>>()?;
+    sets.extend(extra.iter().cloned());
+    let s: ImpScenario = nmc_scenario::load("oracle-chain.toml", scenario, &sets)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let seed = s.require_seed().map_err(|e| anyhow::anyhow!("{e}"))?;
+    let out = nmc_imp_scenario::run(&s, seed, Trace::off(), &mut |_| {})
+        .map_err(|e| anyhow::anyhow!("{}: {}", rec.experiment, e.0))?;
+    let mut msgs: Vec<_> = out.messages.iter().filter(|m| m.host == "HOST").collect();
+    msgs.sort_by_key(|m| m.id);
+    if (msgs.len() as u64) < count {
+        bail!(
+            "{}: the model answered {} of {} messages in {}",
+            rec.experiment,
+            msgs.len(),
+            count,
+            s.duration
+        );
+    }
+    let skip = warmup(rec.text_words) as usize;
+    let rows: Vec<MessageRow> = msgs
+        .iter()
+        .enumerate()
+        .map(|(i, m)| MessageRow {
+            experiment: rec.experiment.clone(),
+            index: i as u64,
+            measured: i >= skip,
+            host_sent_ns: m.offered_ns,
+            host_reply_ns: m.rfnm_ns.unwrap_or(0),
+            reply: "Rfnm".into(),
+            imp_eom_ns: m.accepted_ns,
+            imp_rfnm_ns: m.rfnm_ns,
+            ko_rtt_ns: m.rfnm_ns.zip(m.accepted_ns).map(|(r, a)| r - a),
+            host_rtt_ns: m.rfnm_ns.unwrap_or(0) - m.offered_ns,
+        })
+        .collect();
+    Ok(estimate(&rows, bits as f64))
+}
+
+/// Runs the model for every recorded experiment and sets them side by side.
+pub fn compare(scenario: &str, extra: &[Override], recorded: &[Recorded]) -> Result<Vec<Row>> {
+    recorded
+        .iter()
+        .map(|rec| {
+            let e = run_one(scenario, extra, rec)?;
+            let model_kbps = e.throughput_kbps.map_or(f64::NAN, |x| x.mean);
+            let model_rtt_ms = e.ko_rtt_ms.map_or(f64::NAN, |x| x.mean);
+            let pct = |m: f64, r: f64| 100.0 * (m - r) / r;
+            let kbps_agrees = (model_kbps - rec.throughput_kbps).abs()
+                <= THROUGHPUT_TOLERANCE * rec.throughput_kbps;
+            let rtt_agrees = (model_rtt_ms - rec.ko_rtt_ms).abs() <= RTT_TOLERANCE * rec.ko_rtt_ms;
+            let residual = RESIDUALS
+                .iter()
+                .find(|r| {
+                    r.experiments.contains(&rec.experiment.as_str())
+                        && ((r.measure == "throughput" && !kbps_agrees)
+                            || (r.measure == "rtt" && !rtt_agrees))
+                })
+                .map_or("", |r| r.cause);
+            Ok(Row {
+                experiment: rec.experiment.clone(),
+                machine: rec.machine.clone(),
+                outstanding: rec.outstanding,
+                hops: rec.hops,
+                bits: 16 * rec.text_words as u64,
+                real_kbps: rec.throughput_kbps,
+                real_kbps_ci95: rec.throughput_ci95,
+                model_kbps,
+                kbps_diff_pct: pct(model_kbps, rec.throughput_kbps),
+                real_rtt_ms: rec.ko_rtt_ms,
+                real_rtt_ci95: rec.ko_rtt_ci95,
+                model_rtt_ms,
+                rtt_diff_pct: pct(model_rtt_ms, rec.ko_rtt_ms),
+                kbps_agrees,
+                rtt_agrees,
+                residual,
+            })
+        })
+        .collect()
+}
+
+/// The rows as a Markdown table (the book's how-to and the command's output).
+pub fn table(rows: &[Row]) -> String {
+    let mut s = String::from(
+        "| experiment | real kbit/s | model | Δ | real round trip, ms | model | Δ |\n\
+         | --- | --- | --- | --- | --- | --- | --- |\n",
+    );
+    let mark = |ok: bool| if ok { "" } else { " ✗" };
+    for r in rows {
+        s.push_str(&format!(
+            "| {} | {:.1} ± {:.1} | {:.1} | {:+.1} %{} | {:.0} ± {:.0} | {:.0} | {:+.1} %{} |\n",
+            r.experiment,
+            r.real_kbps,
+            r.real_kbps_ci95,
+            r.model_kbps,
+            r.kbps_diff_pct,
+            mark(r.kbps_agrees),
+            r.real_rtt_ms,
+            r.real_rtt_ci95,
+            r.model_rtt_ms,
+            r.rtt_diff_pct,
+            mark(r.rtt_agrees),
+        ));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 71 §5: the model's chain runs against the recorded data, no SIMH needed. Every
+    /// recorded experiment agrees within the tolerances fixed above or is a named residual,
+    /// and no named residual agrees now (a model change that closes one must take it off the
+    /// ledger; one that opens a new miss must name it).
+    #[test]
+    fn the_model_agrees_with_the_real_program_or_the_difference_is_named() {
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/oracle");
+        let recorded = recorded(&data).unwrap();
+        assert!(
+            recorded.len() >= 60,
+            "the recordings are there: {}",
+            recorded.len()
+        );
+        let rows = compare(SCENARIO, &[], &recorded).unwrap();
+        let left = unexplained(&rows);
+        assert!(left.is_empty(), "{}\n{}", left.join("\n"), table(&rows));
+    }
+
+    /// The comparison can fail: a model made slower by half misses nearly every row, and
+    /// those misses are not all named.
+    #[test]
+    fn a_wrong_model_is_caught() {
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/oracle");
+        let recorded = recorded(&data).unwrap();
+        let slow: Override = "network.topology.capacity=25kbit/s".parse().unwrap();
+        let rows = compare(SCENARIO, &[slow], &recorded).unwrap();
+        assert!(rows.iter().filter(|r| !r.kbps_agrees).count() > rows.len() * 9 / 10);
+        assert!(!unexplained(&rows).is_empty());
+    }
+}
