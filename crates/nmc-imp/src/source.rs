@@ -296,9 +296,8 @@ pub(crate) struct Allocations {
     held: BTreeMap<u32, VecDeque<Deadline>>,
     next_generation: u32,
     awaiting: BTreeMap<u32, VecDeque<MsgId>>,
-    /// The 1973 program's TALLY table (`giveback = "tally-1973"`): every allocation held, in
-    /// the order it came (destination, generation), and its one clock.
-    tally: VecDeque<(u32, u32)>,
+    /// The 1973 program's TALLY clock (`giveback = "tally-1973"`). Its table, every
+    /// allocation held in the order it came, is `held` in generation order.
     tally_clock: u32,
 }
 
@@ -307,16 +306,23 @@ impl Allocations {
     /// gone). Taking the oldest allocation of all sets the TALLY clock back to 0 (BBN 3050
     /// p. 136 `TALLYG`: "DID WE JUST GRAB THE OLDEST ALLOCA[TE]" → reset tally clock).
     pub(crate) fn take(&mut self, dst: u32) -> bool {
+        let oldest = self.oldest();
         let Some(d) = self.held.entry(dst).or_default().pop_front() else {
             return false;
         };
-        if let Some(i) = self.tally.iter().position(|&e| e == (dst, d.generation)) {
-            if i == 0 {
-                self.tally_clock = 0;
-            }
-            self.tally.remove(i);
+        if oldest == Some((dst, d.generation)) {
+            self.tally_clock = 0;
         }
         true
+    }
+
+    /// The allocation held longest, of all destinations (generations are given in order of
+    /// arrival): the TALLY table's top entry.
+    fn oldest(&self) -> Option<(u32, u32)> {
+        self.held
+            .iter()
+            .filter_map(|(&dst, a)| a.front().map(|d| (dst, d.generation)))
+            .min_by_key(|&(_, g)| g)
     }
 
     /// The 1973 program's give-back clock, at a fast tick (BBN 3050 p. 163 `TALLYB`, "BUMP
@@ -325,20 +331,16 @@ impl Allocations {
     /// and taking it sets the clock to 0). Returns the destination of the allocation to give
     /// back, if one is due.
     pub(crate) fn tally_tick(&mut self, ticks: u32) -> Option<u32> {
-        if self.tally.is_empty() {
+        let Some((dst, _)) = self.oldest() else {
             self.tally_clock = 1;
             return None;
-        }
+        };
         self.tally_clock += 1;
         if self.tally_clock < ticks {
             return None;
         }
-        let (dst, generation) = self.tally.pop_front()?;
         self.tally_clock = 0;
-        let held = self.held.entry(dst).or_default();
-        if let Some(i) = held.iter().position(|d| d.generation == generation) {
-            held.remove(i);
-        }
+        self.held.entry(dst).or_default().pop_front();
         Some(dst)
     }
 
@@ -360,7 +362,6 @@ impl Allocations {
         };
         self.next_generation += 1;
         self.held.entry(dst).or_default().push_back(d);
-        self.tally.push_back((dst, d.generation));
         d
     }
 
@@ -392,7 +393,6 @@ impl Allocations {
         match held.iter().position(|d| d.expired(generation, now)) {
             Some(pos) => {
                 held.remove(pos);
-                self.tally.retain(|&e| e != (dst, generation));
                 true
             }
             None => false,
