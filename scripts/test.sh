@@ -46,8 +46,8 @@ if [ "$(id -u)" = 0 ] || [ "${NMC_NETNS:-}" = 1 ]; then
     step "the network-namespace tests (ignored by plain cargo test)"
     # One command over the workspace, so the test binaries are those `cargo test --workspace`
     # just built (`-p` would unify features afresh and compile them again: minutes of CI).
-    # Every #[ignore]d test in these four targets is a namespace test.
-    cargo test --workspace --test netem --test netem_pump --test shaped_link --test cli -- --ignored
+    # Every #[ignore]d test in these three targets is a namespace test.
+    cargo test --workspace --test probe --test realtime --test cli -- --ignored
 else
     step "the network-namespace tests: not run (need root; set NMC_NETNS=1 where they can run)"
 fi

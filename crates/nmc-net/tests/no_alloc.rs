@@ -2,6 +2,9 @@
 //! watches a golden-chain run after its warm-up: the event loop must not allocate at all.
 //! Only the test's own thread is counted: the test harness's other threads allocate when they
 //! like (on a loaded machine they did, and this test failed for a reason not its own).
+//!
+//! A test binary of its own (issue 72 keeps the rest of a crate's tests in one): the counting
+//! allocator is global, and would sit under every other test in the binary.
 
 use nmc_net::StoreForward;
 use nmc_net::model::Event;

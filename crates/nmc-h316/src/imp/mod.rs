@@ -18,7 +18,7 @@
 //! line's propagation. So a driver running several IMPs may let each run ahead of the others by
 //! the shortest frame time plus the propagation delay.
 //!
-//! ## What BBN's program 3050 does on it (measured with the emulator; see `tests/imp_program.rs`)
+//! ## What BBN's program 3050 does on it (measured with the emulator; see `tests/h316/imp_program.rs`)
 //! On the listing's 100 µs clock: lamps lit at 6.6 s; a line to another IMP up (lights 077400)
 //! at 54.5 s; IMP ready, three NOPs and a RESET to each host at 90.3 s; a remote host answers
 //! "destination dead" for about 6 s more; the first message a host sends after start-up gets

@@ -5,7 +5,7 @@
 //! The program is BBN's, with a proprietary notice: nmc never commits it. These tests read the
 //! user's copy (SIMH's `H316/tests/impcode.cmd`) from `NMC_IMP_PROGRAM`, so they are marked
 //! `#[ignore]`: a plain `cargo test` lists them as ignored, i.e. **not run**. Run them with
-//! `NMC_IMP_PROGRAM=/path/to/impcode.cmd cargo test -p nmc-h316 --test imp_program --
+//! `NMC_IMP_PROGRAM=/path/to/impcode.cmd cargo test -p nmc-h316 --test h316 -- imp_program
 //! --include-ignored --nocapture`; asked to run without the variable, each prints NOT RUN and
 //! returns.
 //!

@@ -3,7 +3,7 @@
 
 use nmc_internet::{InternetScenario, fits, run};
 
-const MILARP: &str = include_str!("../../../scenarios/rfc889/milarp.toml");
+const MILARP: &str = include_str!("../../../../scenarios/rfc889/milarp.toml");
 
 fn load(sets: &[&str]) -> InternetScenario {
     let sets: Vec<nmc_scenario::Override> = sets.iter().map(|s| s.parse().unwrap()).collect();
@@ -66,7 +66,7 @@ fn bad_subnets_are_refused_in_one_line() {
 /// trunks. This checks the input; ISID-H's delays are judged by `rfc889-arpanet`.
 #[test]
 fn isid_h_load_is_serrs_busiest_node() {
-    const ISID_H: &str = include_str!("../../../scenarios/rfc889/isid-h.toml");
+    const ISID_H: &str = include_str!("../../../../scenarios/rfc889/isid-h.toml");
     let s: InternetScenario = nmc_scenario::load("isid-h.toml", ISID_H, &[]).unwrap();
     let nmc_internet::HopSpec::Subnet {
         network, traffic, ..

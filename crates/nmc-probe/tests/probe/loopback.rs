@@ -2,9 +2,7 @@
 //! the shared secret, and the server under malformed packets and a flood. Bounded: a few thousand
 //! packets to 127.0.0.1 / 127.0.0.2, a few seconds.
 
-mod common;
-
-use common::{RunningServer, open_server_config, probe_config, say};
+use crate::common::{RunningServer, open_server_config, probe_config, say};
 use nmc_probe::report::{Summary, write_outputs};
 use nmc_probe::server::ServerConfig;
 use nmc_probe::time::Nanos;

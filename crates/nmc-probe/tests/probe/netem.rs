@@ -11,9 +11,7 @@
 // Network namespaces, TUN devices and /proc/self/fd: Linux only.
 #![cfg(target_os = "linux")]
 
-mod common;
-
-use common::{
+use crate::common::{
     LinkKind, NetnsPair, RunningServer, Shaper, in_netns, open_server_config, probe_config, say,
     shaped_pair, sysctl,
 };

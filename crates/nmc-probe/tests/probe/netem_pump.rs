@@ -11,9 +11,9 @@
 // Network namespaces, TUN devices and /proc/self/fd: Linux only.
 #![cfg(target_os = "linux")]
 
-mod common;
-
-use common::{NetnsPair, RunningServer, Shaper, in_netns, open_server_config, say, shaped_pair};
+use crate::common::{
+    NetnsPair, RunningServer, Shaper, in_netns, open_server_config, say, shaped_pair,
+};
 use nmc_probe::pump::net::pump;
 use nmc_probe::pump::report::write_outputs;
 use nmc_probe::pump::{PumpConfig, PumpSummary, PumpTransport};

@@ -2,9 +2,7 @@
 //! order, each with its RFNM, over TCP and UDP; hostile frames counted and survived; a host that
 //! does not answer ends the run with one line within the timeout. Loopback only, bounded.
 
-mod common;
-
-use common::{RunningServer, open_server_config};
+use crate::common::{RunningServer, open_server_config};
 use nmc_probe::pump::net::{pump, pump_with_key};
 use nmc_probe::pump::sender::MessageRecord;
 use nmc_probe::pump::sink::SinkCounters;

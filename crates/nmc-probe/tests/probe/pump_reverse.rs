@@ -3,9 +3,7 @@
 //! throughput stays within the window limit; over TCP and UDP. Hostile requests get one ERROR
 //! line and the server goes on serving. Loopback only, bounded (about 3 s).
 
-mod common;
-
-use common::{RunningServer, open_server_config};
+use crate::common::{RunningServer, open_server_config};
 use nmc_probe::pump::receiver::Received;
 use nmc_probe::pump::reverse::MAX_DURATION;
 use nmc_probe::pump::reverse_client::pump_reverse;

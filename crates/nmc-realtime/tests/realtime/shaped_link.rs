@@ -12,10 +12,7 @@
 // Network namespaces, TUN devices and /proc/self/fd: Linux only.
 #![cfg(target_os = "linux")]
 
-#[path = "../../nmc-probe/tests/common/mod.rs"]
-mod common;
-
-use common::{in_netns, say, shaped_pair};
+use crate::common::{in_netns, say, shaped_pair};
 use nmc_realtime::stream::Transport;
 use nmc_realtime::stream::sender::{StreamConfig, StreamRun, run};
 use nmc_realtime::stream::sink::Sink;

@@ -232,7 +232,11 @@ const INFINITY: Units = Units(100);
 const MAX_ROUNDS: usize = 25 + 16 + 4 + 7 + 8;
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig {
+        cases: 300,
+        failure_persistence: crate::regressions(),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn routes_converge_to_shortest_paths_once_lines_stop_changing(

@@ -51,7 +51,11 @@ fn arb_charge() -> impl Strategy<Value = Charge> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig {
+        cases: 200,
+        failure_persistence: crate::regressions(),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn every_estimator_behaves(trace in arb_trace(), charge in arb_charge(), which in 0..NAMES.len()) {

@@ -12,7 +12,7 @@ use proptest::prelude::*;
 use std::sync::mpsc;
 use std::time::Duration;
 
-mod budget;
+use crate::budget;
 
 /// (shipped scenario, key, unit after the number) for every key whose value sizes a table, a
 /// pool, a count of events or a loop.
@@ -119,7 +119,11 @@ fn every_count_at_every_edge_is_bounded_or_refused_in_one_line() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig {
+        cases: 32,
+        failure_persistence: crate::regressions(),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn a_count_between_the_edges_is_bounded_or_refused_in_one_line(

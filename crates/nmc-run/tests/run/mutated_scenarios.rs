@@ -9,7 +9,7 @@ use proptest::prelude::*;
 use std::sync::mpsc;
 use std::time::Duration;
 
-mod budget;
+use crate::budget;
 
 /// Numbers a careless or hostile edit could put in.
 const EXTREMES: &[&str] = &[
@@ -93,7 +93,11 @@ fn one_line(name: &str, line: &str) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig {
+        cases: 400,
+        failure_persistence: crate::regressions(),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn a_mutated_scenario_builds_or_is_refused_in_one_line((name, mutated) in mutated()) {
@@ -119,7 +123,11 @@ const HANG: Duration = Duration::from_secs(120);
 const BUDGET: Duration = Duration::from_secs(2);
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 120, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig {
+        cases: 120,
+        failure_persistence: crate::regressions(),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn a_mutated_scenario_runs_to_the_end_or_is_refused_in_one_line((name, mutated) in mutated()) {

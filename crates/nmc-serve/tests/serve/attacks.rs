@@ -1,8 +1,7 @@
 //! The gate under the attacks, on loopback, bounded in count and time. Windows are
 //! shortened (1 s) so each test takes a few seconds; the rules are the defaults' rules.
 
-mod common;
-use common::*;
+use crate::common::*;
 use nmc_serve::{Key, Limits};
 use std::io::{Read, Write};
 use std::time::{Duration, Instant};

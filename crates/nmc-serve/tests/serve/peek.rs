@@ -2,8 +2,7 @@
 //! bytes however they arrive, takes none of them, and returns what there is when the client
 //! closes early.
 
-mod common;
-use common::*;
+use crate::common::*;
 use nmc_serve::{Gate, Limits};
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
