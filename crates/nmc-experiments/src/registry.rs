@@ -13,6 +13,9 @@ pub trait Experiment: Sync {
     fn title(&self) -> &'static str;
     /// The source document and section.
     fn source(&self) -> &'static str;
+    /// The user's guide's chapter that explains it (issue 59): a page of the book, as its path
+    /// from the repository's root. The report's section links to it.
+    fn chapter(&self) -> &'static str;
     /// What it runs, as the registry handles it: the seeds of its repeated runs and what
     /// `--quick` changes ([`Plan`]). One seed and nothing shortened, unless it says otherwise.
     fn plan(&self) -> Plan {
@@ -190,7 +193,7 @@ impl<'a> Context<'a> {
                 id: e.id().into(),
                 title: e.title().into(),
                 source: e.source().into(),
-                chapter: crate::experiments::chapter(e.id()).map(Into::into),
+                chapter: Some(e.chapter().into()),
                 ..Default::default()
             },
             plan: e.plan(),
@@ -314,6 +317,9 @@ mod tests {
                 "e"
             }
             fn source(&self) -> &'static str {
+                "e"
+            }
+            fn chapter(&self) -> &'static str {
                 "e"
             }
             fn plan(&self) -> Plan {

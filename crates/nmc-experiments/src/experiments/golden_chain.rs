@@ -27,6 +27,9 @@ impl Experiment for GoldenChain {
     fn source(&self) -> &'static str {
         "issue 2 (arithmetic: 4 × (1008 bit / 50 kbit/s + 0.1 ms))"
     }
+    fn chapter(&self) -> &'static str {
+        "docs/src/tutorials/reproduce.md"
+    }
     fn plan(&self) -> Plan {
         Plan::quick(&["duration=1min"])
     }

@@ -209,6 +209,9 @@ impl Experiment for Ien163Arpanet {
     fn source(&self) -> &'static str {
         SOURCE
     }
+    fn chapter(&self) -> &'static str {
+        "docs/src/explanation/arpanet-1983.md"
+    }
     fn plan(&self) -> Plan {
         Plan::quick(&["traffic.0.volleys=200"])
     }

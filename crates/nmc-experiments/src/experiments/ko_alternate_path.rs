@@ -152,6 +152,9 @@ impl Experiment for KoAlternatePath {
     fn source(&self) -> &'static str {
         "Kleinrock & Opderbeck, IEEE Trans. Commun. COM-25(1), 1977, §III"
     }
+    fn chapter(&self) -> &'static str {
+        "docs/src/explanation/ko-1977.md"
+    }
     fn plan(&self) -> Plan {
         Plan::quick(&["duration=2min"])
     }

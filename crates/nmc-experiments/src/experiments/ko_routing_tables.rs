@@ -316,6 +316,9 @@ impl Experiment for KoRoutingTables {
     fn source(&self) -> &'static str {
         "Kleinrock & Opderbeck, IEEE Trans. Commun. COM-25(1), 1977, §V, Tables I–III"
     }
+    fn chapter(&self) -> &'static str {
+        "docs/src/explanation/ko-1977.md"
+    }
 
     fn run(&self, ctx: &mut Context) -> Result<()> {
         let p = published();

@@ -1233,6 +1233,9 @@ impl Experiment for KoV2Throughput {
     fn source(&self) -> &'static str {
         "Kleinrock & Opderbeck 1977, §II–IV, Figs. 3–6; load from RFC 586, RFC 612 and RFC 619"
     }
+    fn chapter(&self) -> &'static str {
+        "docs/src/explanation/ko-1977.md"
+    }
     fn plan(&self) -> Plan {
         Plan::quick(&["duration=2min"]).seeds(SEEDS)
     }

@@ -678,6 +678,9 @@ impl Experiment for KoV3Throughput {
     fn source(&self) -> &'static str {
         "Kleinrock & Opderbeck 1977, §VI–VII, Figs. 7–9; load from RFC 586, RFC 612 and RFC 619"
     }
+    fn chapter(&self) -> &'static str {
+        "docs/src/explanation/ko-1977.md"
+    }
     fn plan(&self) -> Plan {
         Plan::quick(&["duration=2min"])
             .also("the time slice at 61 s instead of 301 s")

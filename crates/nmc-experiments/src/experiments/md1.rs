@@ -25,6 +25,9 @@ impl Experiment for Md1 {
     fn source(&self) -> &'static str {
         "queueing theory (M/D/1, Pollaczek–Khinchine mean-value formula)"
     }
+    fn chapter(&self) -> &'static str {
+        "docs/src/tutorials/reproduce.md"
+    }
     fn plan(&self) -> Plan {
         Plan::shortened(
             "200 simulated minutes per load instead of 2000, tolerance ±5 % instead of ±2 %",

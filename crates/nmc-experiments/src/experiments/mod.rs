@@ -44,24 +44,6 @@ pub fn all() -> Vec<&'static dyn crate::registry::Experiment> {
     ]
 }
 
-/// The user's guide's chapter that explains experiment `id` (issue 59): a page of the book,
-/// as its path from the repository's root. The report's section links to it.
-pub fn chapter(id: &str) -> Option<&'static str> {
-    Some(match id {
-        "golden-chain" | "md1-queue" => "docs/src/tutorials/reproduce.md",
-        "ko-v2-throughput" | "ko-v3-throughput" | "ko-routing-tables" | "ko-alternate-path"
-        | "ko-looping" => "docs/src/explanation/ko-1977.md",
-        "rfc889-delay" | "rfc889-paths" | "r889-estimators" => "docs/src/explanation/rfc889.md",
-        "rfc889-arpanet" | "ien163-arpanet" => "docs/src/explanation/arpanet-1983.md",
-        "rfc392-host-cost" => "docs/src/explanation/rfc392.md",
-        "rfc632-single-packet" | "rfc632-trace" | "rfc626-lockup" => {
-            "docs/src/explanation/rfc632.md"
-        }
-        "rfc508-realtime" => "docs/src/explanation/rfc508.md",
-        _ => return None,
-    })
-}
-
 /// The experiment with this id.
 pub fn find(id: &str) -> Option<&'static dyn crate::registry::Experiment> {
     all().into_iter().find(|e| e.id() == id)
@@ -190,23 +172,17 @@ pub(crate) fn rfc889_delay_chart(
 
 #[cfg(test)]
 mod tests {
-    /// Every experiment names its chapter, and the chapter is a page of the book.
+    /// Every experiment's chapter is a page of the book.
     #[test]
     fn every_experiment_has_a_chapter_that_exists() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
         for e in super::all() {
-            let page = super::chapter(e.id()).unwrap_or_else(|| {
-                panic!(
-                    "experiment {} has no chapter in experiments::chapter",
-                    e.id()
-                )
-            });
+            let page = e.chapter();
             assert!(
                 root.join(page).is_file(),
                 "experiment {}: no page {page}",
                 e.id()
             );
         }
-        assert_eq!(super::chapter("no-such-experiment"), None);
     }
 }

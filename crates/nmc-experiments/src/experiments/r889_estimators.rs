@@ -91,6 +91,9 @@ impl Experiment for R889Estimators {
     fn source(&self) -> &'static str {
         "RFC 889 §3 (Mills, Dec 1983)"
     }
+    fn chapter(&self) -> &'static str {
+        "docs/src/explanation/rfc889.md"
+    }
     fn plan(&self) -> Plan {
         Plan::shortened(
             "5 runs of 512 volleys per path instead of 20, 2 path-model runs instead of 5",

@@ -135,6 +135,9 @@ impl Experiment for Rfc392HostCost {
     fn source(&self) -> &'static str {
         "RFC 392 (Hicks & Wessler, Utah, Sept 1972) §I–II, tables 1–2"
     }
+    fn chapter(&self) -> &'static str {
+        "docs/src/explanation/rfc392.md"
+    }
     fn run(&self, ctx: &mut Context) -> Result<()> {
         let rows = data::utah10();
         self.data_notes(ctx, &rows)?;

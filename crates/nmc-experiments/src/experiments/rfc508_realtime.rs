@@ -145,6 +145,9 @@ impl Experiment for Rfc508Realtime {
     fn source(&self) -> &'static str {
         "Pfeifer & McAfee, RFC 508, May 1973, §IV–VI and Table I"
     }
+    fn chapter(&self) -> &'static str {
+        "docs/src/explanation/rfc508.md"
+    }
     fn plan(&self) -> Plan {
         Plan::shortened(
             "the host model fitted on 1 repetition instead of 4, Table I repeated 2 times instead of 8, gap-free rates searched in steps of 1200 bit/s instead of 300",

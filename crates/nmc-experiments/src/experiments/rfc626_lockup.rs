@@ -86,6 +86,9 @@ impl Experiment for Rfc626Lockup {
     fn source(&self) -> &'static str {
         "Opderbeck, RFC 632, May 1974, pp. 4–5; Kleinrock & Opderbeck, RFC 626"
     }
+    fn chapter(&self) -> &'static str {
+        "docs/src/explanation/rfc632.md"
+    }
     fn plan(&self) -> Plan {
         Plan::quick(&["duration=20s"])
     }

@@ -185,6 +185,9 @@ impl Experiment for Rfc632SinglePacket {
     fn source(&self) -> &'static str {
         "Opderbeck, RFC 632, May 1974, pp. 1–5"
     }
+    fn chapter(&self) -> &'static str {
+        "docs/src/explanation/rfc632.md"
+    }
     fn plan(&self) -> Plan {
         Plan::quick(&["duration=40s"])
     }

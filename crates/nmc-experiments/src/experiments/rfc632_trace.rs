@@ -306,6 +306,9 @@ impl Experiment for Rfc632Trace {
     fn source(&self) -> &'static str {
         "Opderbeck, RFC 632, May 1974, Tables 1–2, pp. 2–5"
     }
+    fn chapter(&self) -> &'static str {
+        "docs/src/explanation/rfc632.md"
+    }
     fn run(&self, ctx: &mut Context) -> Result<()> {
         let mut rows = 0;
         for (table_no, profile, notes, paper_src, paper_dst) in [

@@ -533,6 +533,9 @@ impl Experiment for Rfc889Arpanet {
     fn source(&self) -> &'static str {
         "Mills, RFC 889 (Dec 1983) §2 and its table; the 1983 subnet from docs/src/explanation/arpanet-1983.md"
     }
+    fn chapter(&self) -> &'static str {
+        "docs/src/explanation/arpanet-1983.md"
+    }
     fn plan(&self) -> Plan {
         Plan::shortened("the high-traffic ablation left out")
     }

@@ -421,6 +421,9 @@ impl Experiment for Rfc889Delay {
     fn source(&self) -> &'static str {
         "Mills, RFC 889 (Dec 1983) §2 and its table; path parts from the DDCMP, 1822 and Ethernet frame formats"
     }
+    fn chapter(&self) -> &'static str {
+        "docs/src/explanation/rfc889.md"
+    }
     fn run(&self, ctx: &mut Context) -> Result<()> {
         let rows = rows();
         let costs = fitted_costs(&rows)?;

@@ -318,6 +318,9 @@ impl Experiment for Rfc889Paths {
     fn source(&self) -> &'static str {
         "Mills, RFC 889 (Dec 1983) §1–2; SATNET from Kahn (NTC 1979) and Jacobs, Binder & Hoversten (Proc. IEEE 1978)"
     }
+    fn chapter(&self) -> &'static str {
+        "docs/src/explanation/rfc889.md"
+    }
     fn run(&self, ctx: &mut Context) -> Result<()> {
         let paths = r889_2_paths();
         let mut table = String::new();
