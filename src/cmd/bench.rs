@@ -88,7 +88,7 @@ pub fn run(a: BenchArgs) -> Result<Outcome> {
         Ok(e)
     })?;
     let out = last.expect("at least one run");
-    let imp: nmc_imp_scenario::ImpScenario = nmc_scenario::load(
+    let imp: nmc_imp::scenario::ImpScenario = nmc_scenario::load(
         "ko-v2-chain.toml",
         nmc_experiments::experiments::ko_v2_throughput::CHAIN,
         &[
@@ -98,12 +98,12 @@ pub fn run(a: BenchArgs) -> Result<Outcome> {
     )?;
     let mut imp_hops = 0;
     let (imp_t, imp_events) = time_runs(a.repeat, || {
-        let o = nmc_imp_scenario::run(&imp, 1, Trace::off(), &mut |_| {})?;
+        let o = nmc_imp::scenario::run(&imp, 1, Trace::off(), &mut |_| {})?;
         imp_hops = o.packet_hops;
         Ok(o.events)
     })?;
     // The same pump to BBN (9 hops) on the June 1974 map with the network's own load.
-    let loaded: nmc_imp_scenario::ImpScenario = nmc_scenario::load(
+    let loaded: nmc_imp::scenario::ImpScenario = nmc_scenario::load(
         "ko-v2-map.toml",
         nmc_experiments::experiments::ko_v2_throughput::MAP,
         &["record=[]".parse()?],
@@ -112,7 +112,7 @@ pub fn run(a: BenchArgs) -> Result<Outcome> {
     let (loaded_t, loaded_events) = time_runs(a.repeat, || {
         let keep = nmc_imp::run::Keep::Recorded;
         let o = nmc_imp::run::run_keeping(
-            &nmc_imp_scenario::resolve(&loaded)?,
+            &nmc_imp::scenario::resolve(&loaded)?,
             1,
             Trace::off(),
             &mut |_| {},
@@ -122,7 +122,7 @@ pub fn run(a: BenchArgs) -> Result<Outcome> {
         Ok(o.events)
     })?;
     // The February 1982 map with 64 host pairs (`scenarios/map-1982-pairs.toml`, 1 min).
-    let map82: nmc_imp_scenario::ImpScenario = nmc_scenario::load(
+    let map82: nmc_imp::scenario::ImpScenario = nmc_scenario::load(
         "map-1982-pairs.toml",
         nmc_run::builtin::find("map-1982-pairs").expect("built in"),
         &[],
@@ -131,7 +131,7 @@ pub fn run(a: BenchArgs) -> Result<Outcome> {
     let (map82_t, map82_events) = time_runs(a.repeat, || {
         let keep = nmc_imp::run::Keep::Recorded;
         let o = nmc_imp::run::run_keeping(
-            &nmc_imp_scenario::resolve(&map82)?,
+            &nmc_imp::scenario::resolve(&map82)?,
             1,
             Trace::off(),
             &mut |_| {},

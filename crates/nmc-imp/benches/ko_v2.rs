@@ -1,7 +1,7 @@
 //! The 10-minute, 9-hop K&O run (issue 3: "well under a second"), under criterion.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use nmc_imp_scenario::{ImpScenario, run};
+use nmc_imp::scenario::{ImpScenario, run};
 use nmc_sim::Trace;
 
 fn bench(c: &mut Criterion) {

@@ -14,7 +14,7 @@
 //! | module | what |
 //! | --- | --- |
 //! | [`params`] | every protocol constant, as a named parameter of a profile (`v2-1974-10`), with its source |
-//! | [`spec`] | the typed configuration a run takes ([`ImpConfig`]): resolved parameters, topology, hosts, events, traffic; the scenario file's own form and its resolution are `nmc-imp-scenario`'s |
+//! | [`spec`] | the typed configuration a run takes ([`ImpConfig`]): resolved parameters, topology, hosts, events, traffic; the scenario file's own form and its resolution are [`scenario`]'s |
 //! | [`topology`] | IMPs and lines from a chain, an explicit list, or the 1974 ARPANET map; static routes behind [`topology::Routes`] |
 //! | [`routing`] | `network.routing`: static routes or the 1974 adaptive procedure (`nmc-routing`), lines going down and up, per-packet visits and loop records |
 //! | [`packet`] | data packets and subnet control messages (RFNM, REQALL, ALL, GVB, version 3 block messages); streams, the sequences message numbers count in |
@@ -30,6 +30,7 @@
 //! | [`metric`] | what a run measured, as typed values (`ImpMetrics`), and their `summary.json` names |
 //! | [`records`] | messages.csv, e2e.csv, occupancy.csv and journeys.csv written as the run makes them, in message order, so that memory stays flat in simulated time |
 //! | [`mod@run`] | build from a scenario, run, collect records and metrics |
+//! | [`scenario`] | a `model = "imp"` scenario file as written (a profile's name, `[network.params]` and `[network.routing_params]` overrides) resolved into [`ImpConfig`], with one-line errors naming the key |
 //! | `timer` | a timer as a value that carries its deadline: one wake-up queued however often it is re-armed (`timer::Timer`), or one per arming where merging wake-ups would reorder a run's events (`timer::Deadline`: the retransmission, RFNM-wait and give-back timers) |
 //! | `stepper` | the subnet inside a larger model: hosts handed messages from outside, a clock the caller advances, deliveries it polls ([`Stepper`]) |
 //! | [`analysis`] | throughput, best 150, round-trip histogram and autocorrelation |
@@ -91,6 +92,7 @@ mod processor;
 pub mod records;
 pub mod routing;
 pub mod run;
+pub mod scenario;
 mod source;
 pub mod spec;
 mod stepper;

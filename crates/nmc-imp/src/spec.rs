@@ -1,5 +1,5 @@
 //! The typed configuration of the IMP subnet model (`model = "imp"`): what a scenario file
-//! says, once `nmc-imp-scenario` has resolved the profile and its overrides. The sections, as a
+//! says, once [`crate::scenario`] has resolved the profile and its overrides. The sections, as a
 //! file writes them:
 //!
 //! ```toml
@@ -47,7 +47,7 @@ use serde::{Deserialize, Serialize};
 /// What the model runs: a scenario whose network section is resolved, the profile with its
 /// overrides applied ([`ImpParams`]) and the adaptive procedure's [`RoutingParams`]. The
 /// scenario file's own form, with `[network.params]` and `[network.routing_params]` as the
-/// user wrote them, and the resolution, are the scenario layer's (`nmc-imp-scenario`).
+/// user wrote them, and the resolution, are the scenario layer's ([`crate::scenario`]).
 pub type ImpConfig = Scenario<Network, TrafficSpec>;
 
 /// The resolved network section.

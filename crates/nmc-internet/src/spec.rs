@@ -191,7 +191,7 @@ pub enum HopSpec {
         /// The subnet host on the echoing side (`MIT-GW`); on another IMP than `from`.
         to: String,
         /// The IMP model's `[network]` section: IMPs, lines, hosts, profile.
-        network: Box<nmc_imp_scenario::NetworkSpec>,
+        network: Box<nmc_imp::scenario::NetworkSpec>,
         /// The subnet's own traffic, in the IMP model's `[[traffic]]` form (default none).
         #[serde(default)]
         traffic: Vec<nmc_imp::spec::TrafficSpec>,

@@ -10,8 +10,8 @@
 
 use crate::hop::{Dir, HopModel, HopStats, Offer};
 use nmc_imp::Stepper;
+use nmc_imp::scenario::{ImpScenario, NetworkSpec};
 use nmc_imp::spec::TrafficSpec;
-use nmc_imp_scenario::{ImpScenario, NetworkSpec};
 use nmc_sim::{SimDuration, SimTime};
 
 /// The IMP scenario a `kind = "subnet"` hop runs: its `[network]` and `[[traffic]]`, for the
@@ -58,7 +58,7 @@ impl SubnetHop {
         to: &str,
         give_up: SimDuration,
     ) -> Result<Self, String> {
-        let config = nmc_imp_scenario::resolve(s).map_err(|e| e.0)?;
+        let config = nmc_imp::scenario::resolve(s).map_err(|e| e.0)?;
         let stepper = Stepper::new(&config, seed, &[from, to]).map_err(|e| e.0)?;
         let ends = (
             stepper.host(from).expect("checked by Stepper::new"),

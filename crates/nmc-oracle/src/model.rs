@@ -19,7 +19,7 @@
 
 use crate::analyze::{Estimates, MessageRow, estimate};
 use anyhow::{Context, Result, bail};
-use nmc_imp_scenario::ImpScenario;
+use nmc_imp::scenario::ImpScenario;
 use nmc_scenario::Override;
 use nmc_sim::Trace;
 use serde::{Deserialize, Serialize};
@@ -329,7 +329,7 @@ pub fn run_one(scenario: &str, extra: &[Override], rec: &Recorded) -> Result<Est
     let s: ImpScenario = nmc_scenario::load("oracle-chain.toml", scenario, &sets)
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     let seed = s.require_seed().map_err(|e| anyhow::anyhow!("{e}"))?;
-    let out = nmc_imp_scenario::run(&s, seed, Trace::off(), &mut |_| {})
+    let out = nmc_imp::scenario::run(&s, seed, Trace::off(), &mut |_| {})
         .map_err(|e| anyhow::anyhow!("{}: {}", rec.experiment, e.0))?;
     let mut msgs: Vec<_> = out.messages.iter().filter(|m| m.host == "HOST").collect();
     msgs.sort_by_key(|m| m.id);

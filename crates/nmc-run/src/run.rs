@@ -194,8 +194,8 @@ fn check_store_forward(s: &nmc_net::StoreForwardScenario, seed: u64) -> Result<(
     Ok(())
 }
 
-fn check_imp(s: &nmc_imp_scenario::ImpScenario, seed: u64) -> Result<()> {
-    let config = nmc_imp_scenario::resolve(s)?;
+fn check_imp(s: &nmc_imp::scenario::ImpScenario, seed: u64) -> Result<()> {
+    let config = nmc_imp::scenario::resolve(s)?;
     nmc_imp::run::check_observed_times(&config)?;
     nmc_imp::run::build(&config, seed, Trace::off())?;
     Ok(())
@@ -361,7 +361,7 @@ fn run_imp(
     progress: &dyn Fn(f64),
 ) -> Result<RunResult> {
     let (s, seed, dir, mut files, trace) = begin::<
-        nmc_imp_scenario::NetworkSpec,
+        nmc_imp::scenario::NetworkSpec,
         nmc_imp::spec::TrafficSpec,
     >(origin, text, sets, opts, check_imp)?;
     let out = dir.path();
@@ -376,7 +376,7 @@ fn run_imp(
         journeys: Some(out.join("journeys.csv")),
     };
     let o = nmc_imp::run::run_writing(
-        &nmc_imp_scenario::resolve(&s)?,
+        &nmc_imp::scenario::resolve(&s)?,
         seed,
         trace,
         &mut |f| progress(f),
@@ -619,7 +619,7 @@ fn resolved_config(
     } else {
         let (s, seed) = load_checked(origin, text, sets, check_imp)?;
         let mut config = serde_json::to_value(&s)?;
-        config["resolved_params"] = serde_json::to_value(nmc_imp_scenario::resolve_params(
+        config["resolved_params"] = serde_json::to_value(nmc_imp::scenario::resolve_params(
             &s.network.profile,
             &s.network.params,
         )?)?;
@@ -691,7 +691,7 @@ pub fn imp_outcome_text(
         bail!("{origin}: the model is `{model}`; only the IMP model (`imp`) has an IMP subnet");
     }
     let (s, seed) = load_checked(origin, text, &sets, check_imp)?;
-    let config = nmc_imp_scenario::resolve(&s)?;
+    let config = nmc_imp::scenario::resolve(&s)?;
     let keep = nmc_imp::run::Keep::Recorded;
     let o = nmc_imp::run::run_keeping(&config, seed, Trace::off(), &mut |f| progress(f), keep)?;
     Ok((config, o))

@@ -31,7 +31,7 @@
 use crate::registry::{Context, Experiment, Loader, Plan};
 use anyhow::{Result, ensure};
 use nmc_imp::Outcome;
-use nmc_imp_scenario::ImpScenario;
+use nmc_imp::scenario::ImpScenario;
 use nmc_report::{Axis, Chart, Series, SeriesStyle, Target, Value};
 use nmc_sim::Trace;
 use serde::Serialize;
@@ -201,7 +201,7 @@ impl KoAlternatePath {
             ],
             loader,
         )?;
-        let single = nmc_imp_scenario::run(&single, ctx.seed, Trace::off(), &mut |_| {})?;
+        let single = nmc_imp::scenario::run(&single, ctx.seed, Trace::off(), &mut |_| {})?;
         let base = single.metrics.pair.throughput_kbps;
         let params = &single.params;
         // One full packet on a 50 kbit/s line (K&O: 23.5 ms).
@@ -217,7 +217,7 @@ impl KoAlternatePath {
                 &[format!("network.routing_params.loop_prevention={v}")],
                 loader,
             )?;
-            let o = nmc_imp_scenario::run(&s, ctx.seed, Trace::off(), &mut |_| {})?;
+            let o = nmc_imp::scenario::run(&s, ctx.seed, Trace::off(), &mut |_| {})?;
             let thr = o.metrics.pair.throughput_kbps;
             let sw = switches(&o);
             let intervals: Vec<f64> = sw.windows(2).map(|w| w[1].0 - w[0].0).collect();
@@ -338,7 +338,7 @@ impl KoAlternatePath {
             .collect();
         for (i, &(n, k)) in combos.iter().enumerate() {
             let s = load(LONG, &[two_paths(n, k)], loader)?;
-            let o = nmc_imp_scenario::run(&s, ctx.seed, Trace::off(), &mut |_| {})?;
+            let o = nmc_imp::scenario::run(&s, ctx.seed, Trace::off(), &mut |_| {})?;
             ensure!(o.hops == Some(n), "primary of {n} hops, got {:?}", o.hops);
             alternates.push(AlternateRow {
                 primary_hops: n,
@@ -549,7 +549,7 @@ mod tests {
             Loader::of(KoAlternatePath.plan(), true),
         )
         .unwrap();
-        let o = nmc_imp_scenario::run(&s, 1, Trace::off(), &mut |_| {});
+        let o = nmc_imp::scenario::run(&s, 1, Trace::off(), &mut |_| {});
         let o = o.unwrap();
         assert_eq!(o.hops, Some(2));
         assert_eq!(o.lines.len(), 2 * (2 + 5));

@@ -36,7 +36,7 @@ use crate::registry::{Context, Experiment, Loader, Plan};
 use anyhow::Result;
 use nmc_imp::Outcome;
 use nmc_imp::observe::JourneyRecord;
-use nmc_imp_scenario::ImpScenario;
+use nmc_imp::scenario::ImpScenario;
 use nmc_report::stats::Rule;
 use nmc_report::{Axis, Chart, Series, SeriesStyle, Target, Value};
 use nmc_sim::Trace;
@@ -402,7 +402,7 @@ impl KoLooping {
                     sets.push(format!("network.routing_params.loop_prevention={routing}"));
                 }
                 let s = load(&sets, ctx.loader())?;
-                let o = nmc_imp_scenario::run(&s, ctx.seed, Trace::off(), &mut |_| {})?;
+                let o = nmc_imp::scenario::run(&s, ctx.seed, Trace::off(), &mut |_| {})?;
                 let st = stats(condition, routing, &o);
                 if routing != "static" {
                     let mut by_visits: BTreeMap<u32, usize> = BTreeMap::new();

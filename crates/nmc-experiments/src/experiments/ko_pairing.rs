@@ -20,8 +20,8 @@
 //! fit, said here and in the table.
 
 use anyhow::{Result, anyhow};
+use nmc_imp::scenario::ImpScenario;
 use nmc_imp::spec::TrafficSpec;
-use nmc_imp_scenario::ImpScenario;
 use serde::Serialize;
 
 /// RFC 619 (Naylor & Opderbeck, Mar 1974) Table 1, December 1973: messages per minute between

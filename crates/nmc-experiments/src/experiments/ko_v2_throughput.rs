@@ -59,7 +59,7 @@ use nmc_imp::Outcome;
 use nmc_imp::analysis::{autocorrelation, autocorrelation_band, histogram, round_trips_ms};
 use nmc_imp::metric::Resource;
 use nmc_imp::params::ImpModel;
-use nmc_imp_scenario::ImpScenario;
+use nmc_imp::scenario::ImpScenario;
 use nmc_report::{Chart, Series, SeriesStyle, Target, Value};
 use nmc_run::charts::occupancy_chart;
 use nmc_sim::Trace;
@@ -1183,7 +1183,7 @@ impl KoV2Throughput {
         let s = scenario(loader, text, &sets)?;
         // An extra setting may name another destination (the other sites' runs).
         let dest = s.network.hosts.get(1).map_or(dest, |h| h.imp.clone());
-        let o = nmc_imp_scenario::run(&s, seed, Trace::off(), &mut |_| {})?;
+        let o = nmc_imp::scenario::run(&s, seed, Trace::off(), &mut |_| {})?;
         anyhow::ensure!(
             o.hops == Some(hops),
             "{topo}: {dest} is {:?} hops away, expected {hops}",
@@ -2568,7 +2568,7 @@ mod tests {
         .map(|s| s.parse().unwrap())
         .collect();
         let s: ImpScenario = nmc_scenario::load("ko-v2-chain.toml", text, &sets).unwrap();
-        let o = nmc_imp_scenario::run(&s, 1, nmc_sim::Trace::off(), &mut |_| {}).unwrap();
+        let o = nmc_imp::scenario::run(&s, 1, nmc_sim::Trace::off(), &mut |_| {}).unwrap();
         let kbps = o.metrics.pair.throughput_kbps;
         assert!((kbps - 37.5).abs() < 0.25, "{kbps:.2} kbit/s");
     }

@@ -65,7 +65,7 @@ use nmc_imp::Outcome;
 use nmc_imp::metric::Resource;
 use nmc_imp::observe::{Counted, Doing, SliceKind};
 use nmc_imp::params::ImpModel;
-use nmc_imp_scenario::ImpScenario;
+use nmc_imp::scenario::ImpScenario;
 use nmc_report::diagram::PathDiagram;
 use nmc_report::style::Marker;
 use nmc_report::{Axis, Chart, Series, SeriesStyle, Target, Value};
@@ -590,7 +590,7 @@ fn run_one(
     ];
     sets.extend(extra.iter().map(|s| s.replace("{dst}", dest)));
     let s = scenario(loader, text, &sets)?;
-    let o = nmc_imp_scenario::run(&s, seed, Trace::off(), &mut |_| {})?;
+    let o = nmc_imp::scenario::run(&s, seed, Trace::off(), &mut |_| {})?;
     anyhow::ensure!(
         o.hops == Some(hops),
         "{dest} is {:?} hops from UCLA, expected {hops}",

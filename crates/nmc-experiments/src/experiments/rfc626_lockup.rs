@@ -21,7 +21,7 @@ use crate::registry::{Context, Experiment, Loader, Plan};
 use anyhow::Result;
 use nmc_imp::Outcome;
 use nmc_imp::analysis::throughput_series;
-use nmc_imp_scenario::ImpScenario;
+use nmc_imp::scenario::ImpScenario;
 use nmc_report::{Chart, Series, SeriesStyle, Target, Value};
 use nmc_sim::Trace;
 use serde::Serialize;
@@ -101,7 +101,7 @@ impl Experiment for Rfc626Lockup {
         );
         for (k, profile) in PROFILES.into_iter().enumerate() {
             let s = scenario(profile, ctx.loader())?;
-            let o = nmc_imp_scenario::run(&s, ctx.seed, Trace::off(), &mut |_| {})?;
+            let o = nmc_imp::scenario::run(&s, ctx.seed, Trace::off(), &mut |_| {})?;
             let (source, expected) = match profile {
                 "rfc626-accept-all" => ("RFC 632 p. 4: \"the system is deadlocked\"", "lockup"),
                 _ => (

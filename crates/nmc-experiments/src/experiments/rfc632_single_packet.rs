@@ -39,7 +39,7 @@ use crate::registry::{Context, Experiment, Loader, Plan};
 use anyhow::Result;
 use nmc_imp::Outcome;
 use nmc_imp::analysis::throughput_series;
-use nmc_imp_scenario::ImpScenario;
+use nmc_imp::scenario::ImpScenario;
 use nmc_report::{Chart, Series, SeriesStyle, Target, Value};
 use nmc_sim::Trace;
 use serde::Serialize;
@@ -224,7 +224,7 @@ impl Rfc632SinglePacket {
         for (rule, profile) in PROFILES {
             for d in disturbances {
                 let s = scenario(profile, d, &[], ctx.loader())?;
-                let o = nmc_imp_scenario::run(&s, ctx.seed, Trace::off(), &mut |_| {})?;
+                let o = nmc_imp::scenario::run(&s, ctx.seed, Trace::off(), &mut |_| {})?;
                 anyhow::ensure!(
                     o.order_violations == 0 && o.lockup.is_none(),
                     "{profile}, {}: messages out of order or a lockup",

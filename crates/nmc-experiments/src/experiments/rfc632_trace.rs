@@ -137,7 +137,7 @@ pub fn trace_run(profile: &str, seed: u64) -> Result<Outcome> {
         ),
     ];
     let s = scenario(profile, Disturbance::None, &sets, Loader::FULL)?;
-    Ok(nmc_imp_scenario::run(&s, seed, Trace::off(), &mut |_| {})?)
+    Ok(nmc_imp::scenario::run(&s, seed, Trace::off(), &mut |_| {})?)
 }
 
 /// Message *i* (overtaken at the first detour) and the events from `MSG(i) sent` on.

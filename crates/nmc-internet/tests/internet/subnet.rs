@@ -82,7 +82,7 @@ fn isid_h_load_is_serrs_busiest_node() {
         network,
         traffic,
     );
-    let config = nmc_imp_scenario::resolve(&sc).unwrap();
+    let config = nmc_imp::scenario::resolve(&sc).unwrap();
     let out = nmc_imp::run::run(&config, 889, nmc_sim::Trace::off(), &mut |_| {}).unwrap();
     let mut out_trunks: std::collections::BTreeMap<&str, u64> = Default::default();
     for l in &out.lines {

@@ -37,9 +37,9 @@ fn opts(out: &Path, sets: Vec<Override>) -> RunOptions {
 fn kept_run(name: &str, sets: &[Override]) -> nmc_imp::Outcome {
     let mut all = sets.to_vec();
     all.push(Override::top("seed", 3i64));
-    let s: nmc_imp_scenario::ImpScenario = nmc_scenario::load(name, shipped(name), &all).unwrap();
+    let s: nmc_imp::scenario::ImpScenario = nmc_scenario::load(name, shipped(name), &all).unwrap();
     nmc_imp::run::run_keeping(
-        &nmc_imp_scenario::resolve(&s).unwrap(),
+        &nmc_imp::scenario::resolve(&s).unwrap(),
         3,
         Trace::off(),
         &mut |_| {},
@@ -241,13 +241,13 @@ fn a_failing_packet_sink_is_a_one_line_error() {
 fn a_full_disk_under_messages_csv_is_a_one_line_error() {
     let name = "rfc632-moffett-sri";
     let sets = sets(&["duration=\"30s\"", "seed=3"]);
-    let s: nmc_imp_scenario::ImpScenario = nmc_scenario::load(name, shipped(name), &sets).unwrap();
+    let s: nmc_imp::scenario::ImpScenario = nmc_scenario::load(name, shipped(name), &sets).unwrap();
     let files = nmc_imp::run::Files {
         messages: Some(PathBuf::from("/dev/full")),
         ..Default::default()
     };
     let e = nmc_imp::run::run_writing(
-        &nmc_imp_scenario::resolve(&s).unwrap(),
+        &nmc_imp::scenario::resolve(&s).unwrap(),
         3,
         Trace::off(),
         &mut |_| {},

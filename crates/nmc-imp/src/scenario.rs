@@ -1,7 +1,8 @@
-//! # nmc-imp-scenario — the IMP model's scenario file, resolved for `nmc-imp`
+//! The IMP model's scenario file, resolved for this crate (issue 72: once its own crate,
+//! `nmc-imp-scenario`, which depended on this one while this crate's tests kept a copy of it).
 //!
-//! `nmc-imp` runs typed values ([`nmc_imp::ImpConfig`]: the profile's parameters with their
-//! overrides applied, the adaptive procedure's parameters). This crate is the scenario layer in
+//! A run takes typed values ([`crate::ImpConfig`]: the profile's parameters with their
+//! overrides applied, the adaptive procedure's parameters). This module is the scenario layer in
 //! between: the `[network]` section as a file states it ([`NetworkSpec`]: a profile's name,
 //! `[network.params]` and `[network.routing_params]` as tables of overrides), and [`resolve`],
 //! which applies them with one-line errors that name the key at fault.
@@ -9,24 +10,23 @@
 //! | item | what |
 //! | --- | --- |
 //! | [`ImpScenario`], [`NetworkSpec`] | a `model = "imp"` scenario as written |
-//! | [`resolve`] | the scenario as `nmc-imp` runs it |
+//! | [`resolve`] | the scenario as this crate runs it |
 //! | [`resolve_params`], [`resolve_routing_params`] | the two override sections |
-//! | [`run`] | resolve, then [`nmc_imp::run()`] |
+//! | [`run`] | resolve, then [`crate::run()`] |
 //!
-//! The other sections (topology, hosts, events, traffic) are typed already and are
-//! `nmc-imp`'s own ([`nmc_imp::spec`]).
+//! The other sections (topology, hosts, events, traffic) are typed already ([`crate::spec`]).
 
 #![warn(missing_docs)]
 
-use nmc_imp::ImpParams;
-use nmc_imp::run::{BuildError, Outcome};
-use nmc_imp::spec::{ImpConfig, Overrides, TrafficSpec};
+use crate::ImpParams;
+use crate::run::{BuildError, Outcome};
+use crate::spec::{ImpConfig, Overrides, TrafficSpec};
 use nmc_routing::RoutingParams;
 use nmc_scenario::Scenario;
 use nmc_sim::Trace;
 use serde::{Deserialize, Serialize};
 
-pub use nmc_imp::spec::ImpRecord;
+pub use crate::spec::ImpRecord;
 
 /// `[network.routing_params]` as written: any fields of [`RoutingParams`], the rest defaulted.
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -40,20 +40,20 @@ impl Overrides for RoutingOverrides {
 }
 
 /// `[network]` as a scenario file states it (every key documented at
-/// [`nmc_imp::spec::NetworkSpec`]).
-pub type NetworkSpec = nmc_imp::spec::NetworkSpec<toml::Table, RoutingOverrides>;
+/// [`crate::spec::NetworkSpec`]).
+pub type NetworkSpec = crate::spec::NetworkSpec<toml::Table, RoutingOverrides>;
 
 /// A `model = "imp"` scenario as written.
 pub type ImpScenario = Scenario<NetworkSpec, TrafficSpec>;
 
-/// The scenario as `nmc-imp` runs it: the profile with `[network.params]` applied and, with
+/// The scenario as this crate runs it: the profile with `[network.params]` applied and, with
 /// `routing = "adaptive"` or when given, `[network.routing_params]` over [`RoutingParams`]'
 /// defaults.
 pub fn resolve(s: &ImpScenario) -> Result<ImpConfig, BuildError> {
     let params = resolve_params(&s.network.profile, &s.network.params)?;
     // Static routes with routing parameters are refused by the model (`Routing::configure`),
     // which sees them as `Some`.
-    let routing_params = (s.network.routing == nmc_imp::spec::RoutingMode::Adaptive
+    let routing_params = (s.network.routing == crate::spec::RoutingMode::Adaptive
         || !s.network.routing_params.is_empty())
     .then(|| resolve_routing_params(&s.network.routing_params.0, &params))
     .transpose()
@@ -106,19 +106,19 @@ pub fn resolve_routing_params(
     if !t.contains_key("period") {
         rp.period = params.routing_period;
     }
-    nmc_imp::routing::check_routing_params(&rp)?;
+    crate::routing::check_routing_params(&rp)?;
     Ok(rp)
 }
 
 /// Resolves the scenario and runs it for its duration, keeping every record
-/// ([`nmc_imp::run()`]).
+/// ([`crate::run()`]).
 pub fn run(
     s: &ImpScenario,
     seed: u64,
     trace: Trace,
     progress: &mut dyn FnMut(f64),
 ) -> Result<Outcome, BuildError> {
-    nmc_imp::run(&resolve(s)?, seed, trace, progress)
+    crate::run(&resolve(s)?, seed, trace, progress)
 }
 
 #[cfg(test)]
@@ -188,7 +188,7 @@ hosts = [{ name = "A", imp = "IMP0" }, { name = "B", imp = "IMP2" }]
         );
         let static_with_params =
             resolved(&["network.routing_params.loop_prevention=none"]).unwrap();
-        let e = nmc_imp::run::build(&static_with_params, 1, Trace::off())
+        let e = crate::run::build(&static_with_params, 1, Trace::off())
             .err()
             .unwrap()
             .0;
