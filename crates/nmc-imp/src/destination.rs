@@ -335,6 +335,17 @@ impl Replies {
     }
 }
 
+/// A single-packet message not accepted, owed an ALLOCATE (RFC 632: "treated as a request for
+/// the allocation of one reassembly buffer"): the message, and the source IMP its header named,
+/// where the ALLOCATE goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Request {
+    /// The message.
+    pub(crate) msg: MsgId,
+    /// Its source IMP.
+    pub(crate) src: u32,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

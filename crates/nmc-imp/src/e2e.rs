@@ -8,6 +8,7 @@
 //! | `e2e/messages.rs` | the source IMP's steps of a message (K&O §II points a–e, h, i): the host's packets taken in, the message moved through its version's rules, packet 1 launched, the RFNM or ALL received and the allocation it brings, the waiting messages and PLT claims served in turn; each pushes what the driver is to do (`crate::imp::Output`) |
 //! | `e2e/v2.rs` | version 2, October 1974 (K&O §II–III): numbers per IMP pair, PLT entry, then allocation or a REQALL that steals both |
 //! | `e2e/v3.rs` | version 3, 1975 (K&O §VI–VII): message control blocks, numbers per host pair, allocation before PLT entry, superfluous REQALLs |
+//! | `e2e/version.rs` | which version's procedure an IMP runs (`version::of`, `Imp::procedure`), apart from the trait so that it names none of its implementations |
 //! | `e2e/control_blocks.rs` | version 3's message control blocks (K&O §VI), the IMP's steps: the block's disuse timer, the control messages that make and release a block pair; each pushes what the driver is to do (`crate::imp::Output`) |
 //! | `e2e/replies.rs` | the destination IMP's steps of a multipacket message (K&O §II points d, f, g; §VII): reassembly, in-order hand-over to the hosts, the RFNM made and its 1 s wait, the replies (RFNMs with or without a piggy-backed ALL, ALLs) as buffers allow, and the source's GVB of an unused allocation (point i); each pushes what the driver is to do (`crate::imp::Output`) |
 //! | `e2e/single.rs` | single-packet messages at the destination (RFC 632): accept in order, store or reject out of order by the rule in force (current, fix A, fix B, accept-all), and when an ALLOCATE may go |
@@ -23,6 +24,7 @@ pub(crate) mod single;
 mod table;
 pub(crate) mod v2;
 pub(crate) mod v3;
+pub(crate) mod version;
 
 pub use table::*;
 

@@ -77,14 +77,10 @@
 //! (the test `one_imp_by_hand`, at the end of this file).
 
 use crate::blocks::{ReceiveBlocks, TransmitBlocks};
-use crate::destination::{Delivery, Next, Replies};
-use crate::e2e::messages::Input;
-use crate::e2e::procedure::Procedure;
-use crate::e2e::replies::DataPacket;
-use crate::e2e::single::{Request, Single};
+use crate::destination::{Delivery, Next, Replies, Request};
 use crate::link::{Frame, FrameKind, Hold, Link, NextFrame, RoutingLoad};
 use crate::observe::{Counted, Happened, Milestone, Note, Side, What};
-use crate::packet::{MsgId, Packet, PktId, PktKind, Stream};
+use crate::packet::{DataPacket, Input, MsgId, Packet, PktId, PktKind, Single, Stream};
 use crate::params::ImpCosts;
 use crate::params::{
     Giveback, ImpModel, ImpParams, MessageProcessing, OutputLimit, Piggyback, SinglePacketRule,
@@ -813,9 +809,6 @@ pub(crate) struct Imp {
     pub(crate) cpu: Processor,
     /// The profile's limits its rules read.
     pub(crate) limits: Limits,
-    /// The end-to-end procedure of the profile's software version (`e2e/procedure.rs`), from
-    /// [`SourceLimits::version`].
-    pub(crate) procedure: &'static dyn Procedure,
 
     // ---- Source side (K&O §II points a, b, c, e, h, i) ----
     /// Its hosts' messages, from the host's offer until the RFNM comes back, each where it is
@@ -883,7 +876,6 @@ impl Imp {
             reasm_max,
             reasm_used: 0,
             cpu: Processor::default(),
-            procedure: crate::e2e::procedure::of(limits.source.version),
             limits,
             messages: BTreeMap::new(),
             numbers: Numbers::default(),

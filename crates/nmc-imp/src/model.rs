@@ -214,7 +214,7 @@ impl Subnet {
             Some((k as u32, dst))
         });
         let watch = watched.map(|(h, d)| (hosts[h as usize].imp, hosts[d as usize].imp));
-        let procedure = crate::e2e::procedure::of(params.message_processing);
+        let procedure = crate::e2e::version::of(params.message_processing);
         let imp_of = |h: u32| hosts[h as usize].imp;
         let watch_stream = watched.map_or(0, |(h, d)| procedure.stream(&imp_of, h, d));
         let routing = Routing::new_static(&params, &topo);
@@ -397,9 +397,9 @@ mod tests {
 
 #[cfg(test)]
 mod procedure_tests {
-    //! The versions' differences, read through [`procedure::of`].
+    //! The versions' differences, read through [`version::of`].
     use super::*;
-    use crate::e2e::procedure;
+    use crate::e2e::version;
     use crate::params::MessageProcessing;
 
     fn host(imp: u32) -> Host {
@@ -415,7 +415,7 @@ mod procedure_tests {
     fn version_2_numbers_messages_per_imp_pair() {
         // K&O §III: "message sequence numbers allocated per source IMP-destination IMP pair":
         // two hosts on one IMP share the numbers to a destination IMP.
-        let (v2, h) = (procedure::of(MessageProcessing::V2), hosts());
+        let (v2, h) = (version::of(MessageProcessing::V2), hosts());
         let imp_of = |k: u32| h[k as usize].imp;
         assert_eq!(v2.stream(&imp_of, 0, 2), v2.stream(&imp_of, 1, 2));
         assert_eq!(v2.stream_src(&imp_of, v2.stream(&imp_of, 1, 2)), 5);
@@ -424,7 +424,7 @@ mod procedure_tests {
     #[test]
     fn version_3_numbers_messages_per_host_pair() {
         // K&O §VI: "message sequencing is now done on the basis of HOST-to-HOST pairs".
-        let (v3, h) = (procedure::of(MessageProcessing::V3), hosts());
+        let (v3, h) = (version::of(MessageProcessing::V3), hosts());
         let imp_of = |k: u32| h[k as usize].imp;
         assert_ne!(v3.stream(&imp_of, 0, 2), v3.stream(&imp_of, 1, 2));
         assert_eq!(v3.stream_src(&imp_of, v3.stream(&imp_of, 1, 2)), 5);
@@ -436,8 +436,8 @@ mod procedure_tests {
         // the message starts again at point b). Version 3 (K&O §VI): "message number,
         // reassembly buffers, and PLT entry"; a message keeps its number while it waits.
         let (v2, v3) = (
-            procedure::of(MessageProcessing::V2),
-            procedure::of(MessageProcessing::V3),
+            version::of(MessageProcessing::V2),
+            version::of(MessageProcessing::V3),
         );
         assert!(!v2.allocation_before_plt() && v3.allocation_before_plt());
         assert_eq!(v2.first_state(), MsgState::NeedNumber);

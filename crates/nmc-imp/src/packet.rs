@@ -173,3 +173,49 @@ impl Slab {
         self.live
     }
 }
+
+// ---- Packets as the IMP's end-to-end steps read them (`e2e/`): below both the IMP and
+// its steps, so that `imp.rs` names them without importing from `e2e/` (issue 72). ----
+
+/// The next packet a host may put into its IMP (`Imp::next_input`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Input {
+    /// Its place in the message (0: packet 1).
+    pub(crate) index: u8,
+    /// Its data bits (the host leader is the driver's, on the interface).
+    pub(crate) bits: u64,
+    /// The message's destination IMP (the packet's output queue, for packets after the first).
+    pub(crate) dst: u32,
+}
+
+/// A single-packet message as its packet's header names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Single {
+    /// The message.
+    pub(crate) msg: MsgId,
+    /// Its number in its stream.
+    pub(crate) num: u64,
+    /// The source IMP its header names.
+    pub(crate) src: u32,
+    /// The destination host its leader names.
+    pub(crate) host: u32,
+}
+
+/// A multipacket message's packet as its header names it (`Imp::message_packet_received`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct DataPacket {
+    /// The message's stream.
+    pub(crate) stream: Stream,
+    /// The message.
+    pub(crate) msg: MsgId,
+    /// Its number in the stream.
+    pub(crate) num: u64,
+    /// Packets in the message.
+    pub(crate) of: u8,
+    /// The source IMP.
+    pub(crate) src: u32,
+    /// The destination host its leader names.
+    pub(crate) host: u32,
+    /// The packet's data bits.
+    pub(crate) bits: u64,
+}

@@ -18,7 +18,7 @@
 use super::procedure::{Grant, Step, Want};
 use crate::imp::{Effects, Imp, Output, Resume, TimerId, Traced};
 use crate::observe::{Counted, Milestone};
-use crate::packet::{MsgId, Packet, PktKind, Stream};
+use crate::packet::{Input, MsgId, Packet, PktKind, Stream};
 use crate::params::Giveback;
 use crate::source::{MsgState, SourceMsg};
 use nmc_sim::{Bits, SimTime};
@@ -39,17 +39,6 @@ pub(crate) struct Offer {
     pub(crate) bits: u64,
 }
 
-/// The next packet a host may put into its IMP ([`Imp::next_input`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Input {
-    /// Its place in the message (0: packet 1).
-    pub(crate) index: u8,
-    /// Its data bits (the host leader is the driver's, on the interface).
-    pub(crate) bits: u64,
-    /// The message's destination IMP (the packet's output queue, for packets after the first).
-    pub(crate) dst: u32,
-}
-
 impl Imp {
     /// The packets a message of `bits` is cut into (full packets of the profile's
     /// `max_packet`, the rest in the last).
@@ -67,7 +56,7 @@ impl Imp {
     /// inside this IMP, with the buffer [`Imp::admit_own_packet`] gave it: packet 1 is in, and
     /// the message goes to point b at once.
     pub(crate) fn message_generated(&mut self, id: MsgId, o: Offer, out: &mut impl Effects) {
-        self.insert(id, o, self.procedure.first_state(), 1);
+        self.insert(id, o, self.procedure().first_state(), 1);
         out.push(Output::Milestone {
             msg: id,
             milestone: Milestone::FirstIn,
@@ -156,7 +145,7 @@ impl Imp {
                 msg,
                 milestone: Milestone::FirstIn,
             });
-            self.set_state(msg, self.procedure.first_state(), out);
+            self.set_state(msg, self.procedure().first_state(), out);
             out.push(Output::Trace(Traced::FirstIn { msg }));
             self.advance(msg, out);
         } else {
@@ -184,7 +173,7 @@ impl Imp {
     /// the version's rule takes each step on this IMP's tables ([`Step`]), and what the step
     /// asks for is pushed.
     pub(crate) fn advance(&mut self, msg: MsgId, out: &mut impl Effects) {
-        let p = self.procedure;
+        let p = self.procedure();
         loop {
             let Some(m) = self.messages.get(&msg) else {
                 return;
@@ -298,7 +287,7 @@ impl Imp {
     /// moved on last for an entry: first in line again, it could not take one, and the serving
     /// stops.
     pub(crate) fn serve_plt(&mut self, moved: Option<MsgId>, out: &mut impl Effects) {
-        let p = self.procedure;
+        let p = self.procedure();
         loop {
             match p.grant(self) {
                 Grant::None => return,
@@ -410,7 +399,7 @@ impl Imp {
     /// message the version asks to move on again does
     /// ([`super::procedure::Procedure::ask_again`]).
     pub(crate) fn ask_again(&mut self, dst: u32, out: &mut impl Effects) {
-        let p = self.procedure;
+        let p = self.procedure();
         if let Some((w, state)) = p.ask_again(self, dst)
             && self.messages.contains_key(&w)
         {
@@ -460,7 +449,7 @@ impl Imp {
         out: &mut impl Effects,
     ) {
         self.release_number_and_plt(stream);
-        let p = self.procedure;
+        let p = self.procedure();
         if p.all_returned(self, from) {
             self.number_released(now, stream, out);
         }
@@ -505,7 +494,7 @@ impl Imp {
         {
             // Version 2: the REQALL stole the number, the message starts again at point b.
             // Version 3: it kept its number and now has its allocation.
-            self.set_state(w, self.procedure.allocated_state(), out);
+            self.set_state(w, self.procedure().allocated_state(), out);
             self.advance(w, out);
         }
     }

@@ -1,7 +1,7 @@
 //! The end-to-end message procedure of an IMP software version, as one trait
 //! ([`Procedure`]) with an implementation per version: `V2` in `e2e/v2.rs` (October 1974, K&O
-//! §II–III) and `V3` in `e2e/v3.rs` (1975, K&O §VI–VII); [`of`] picks one for a profile, and
-//! the IMP holds it.
+//! §II–III) and `V3` in `e2e/v3.rs` (1975, K&O §VI–VII); `e2e/version.rs` picks one for a
+//! profile (`version::of`), and the IMP reads it there (`Imp::procedure`).
 //!
 //! A version's rules are sans-I/O: each takes the source IMP's tables ([`Imp`]) and what it
 //! reads of the message ([`Want`]), changes the tables, and returns what follows — a typed
@@ -17,16 +17,7 @@
 
 use crate::imp::Imp;
 use crate::packet::{MsgId, Stream};
-use crate::params::MessageProcessing;
 pub(crate) use crate::source::MsgState;
-
-/// The procedure of software version `v` (the profile's `message_processing`).
-pub(crate) fn of(v: MessageProcessing) -> &'static dyn Procedure {
-    match v {
-        MessageProcessing::V2 => &super::v2::V2,
-        MessageProcessing::V3 => &super::v3::V3,
-    }
-}
 
 /// What a rule reads of the message it moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

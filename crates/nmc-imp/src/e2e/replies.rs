@@ -17,28 +17,9 @@ use crate::destination::{Next, Reply};
 use crate::e2e::single;
 use crate::imp::{Effects, HostOut, Imp, Output, Resume, TimerId, Traced};
 use crate::observe::{Counted, Milestone};
-use crate::packet::{MsgId, PktKind, Stream};
+use crate::packet::{DataPacket, PktKind, Stream};
 use crate::params::Giveback;
 use nmc_sim::SimTime;
-
-/// A multipacket message's packet as its header names it ([`Imp::message_packet_received`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct DataPacket {
-    /// The message's stream.
-    pub(crate) stream: Stream,
-    /// The message.
-    pub(crate) msg: MsgId,
-    /// Its number in the stream.
-    pub(crate) num: u64,
-    /// Packets in the message.
-    pub(crate) of: u8,
-    /// The source IMP.
-    pub(crate) src: u32,
-    /// The destination host its leader names.
-    pub(crate) host: u32,
-    /// The packet's data bits.
-    pub(crate) bits: u64,
-}
 
 impl Imp {
     /// K&O §II points d and f: a packet of a multipacket message reaches this, its destination
@@ -301,7 +282,7 @@ mod tests {
     //! allocation, a RFNM's 1 s wait, 250 ms before a GVB).
     use super::*;
     use crate::imp::Output::{Control, Count, HostOutput, Resume as Then, Timer, Trace};
-    use crate::packet::stream;
+    use crate::packet::{MsgId, stream};
     use crate::params::{ImpParams, Piggyback};
     use nmc_sim::SimDuration;
 

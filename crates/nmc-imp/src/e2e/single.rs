@@ -34,10 +34,10 @@
 //! as `current`'s (after the predecessor's RFNM), so the copy it calls back arrives in order and
 //! cannot be deleted again; `fix-b` deletes the stored message furthest from its turn first.
 
-use crate::destination::{Key, Reply};
+use crate::destination::{Key, Reply, Request};
 use crate::imp::{Effects, HostOut, Imp, Output, Resume, Traced};
 use crate::observe::{Counted, Happened, Milestone, Note, Side, What};
-use crate::packet::{MsgId, PktKind, Stream};
+use crate::packet::{MsgId, PktKind, Single, Stream};
 use crate::params::SinglePacketRule;
 use crate::source::MsgState;
 use nmc_sim::SimTime;
@@ -65,30 +65,6 @@ pub(crate) struct Deleted {
     pub(crate) msg: MsgId,
     /// Its source IMP.
     pub(crate) src: u32,
-}
-
-/// A single-packet message not accepted, owed an ALLOCATE (RFC 632: "treated as a request for
-/// the allocation of one reassembly buffer"): the message, and the source IMP its header named,
-/// where the ALLOCATE goes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Request {
-    /// The message.
-    pub(crate) msg: MsgId,
-    /// Its source IMP.
-    pub(crate) src: u32,
-}
-
-/// A single-packet message as its packet's header names it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Single {
-    /// The message.
-    pub(crate) msg: MsgId,
-    /// Its number in its stream.
-    pub(crate) num: u64,
-    /// The source IMP its header names.
-    pub(crate) src: u32,
-    /// The destination host its leader names.
-    pub(crate) host: u32,
 }
 
 /// Single-packet message `s` (`bits` long) of `stream` reaches destination `imp`: accepts it (reserving its buffer and storing it with [`crate::destination`]'s

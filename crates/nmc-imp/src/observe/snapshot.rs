@@ -49,7 +49,7 @@ impl<'a> Snapshot<'a> {
                 .filter(|m| m.state == MsgState::AwaitAll)
                 .count() as u32
         };
-        imp.procedure.plt_reqalls(imp, &awaiting_all)
+        imp.procedure().plt_reqalls(imp, &awaiting_all)
     }
 
     /// Whether a REQALL decided for message `msg` waits for a PLT entry (version 3).
@@ -65,7 +65,7 @@ impl<'a> Snapshot<'a> {
     /// Does a message waiting for a PLT entry hold its allocation already (version 3's order
     /// of acquisition)?
     pub(crate) fn allocation_before_plt(self) -> bool {
-        self.0.procedure.allocation_before_plt()
+        self.0.procedure().allocation_before_plt()
     }
 
     /// Packet buffers in use.
@@ -164,7 +164,7 @@ impl<'a> Snapshot<'a> {
             i.cpu.len(),
             i.ports.iter().map(|p| p.queue.len()).sum::<usize>()
         )];
-        v.extend(i.procedure.held(i));
+        v.extend(i.procedure().held(i));
         v
     }
 }
