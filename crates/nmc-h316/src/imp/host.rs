@@ -59,10 +59,12 @@ pub struct HostInterface {
     taken: usize,
     rx_armed: bool,
     rx_epoch: u64,
-    rx_busy: Option<(usize, bool)>,
+    /// An input under way: words, whether they end the message, when it started.
+    rx_busy: Option<(usize, bool, u64)>,
     eom: bool,
     tx_epoch: u64,
-    tx: Option<(Vec<u16>, bool)>,
+    /// An output under way: words, final, when it started.
+    tx: Option<(Vec<u16>, bool, u64)>,
     out_words: Vec<u16>,
     /// Counts.
     pub stats: HostStats,
@@ -114,7 +116,7 @@ impl HostInterface {
                 let (first, count) = self.wiring.output_dmc.buffer(mem);
                 let words = mem.block(first, count);
                 self.tx_epoch += 1;
-                self.tx = Some((words, func == 2));
+                self.tx = Some((words, func == 2, now));
                 irq.withdraw(self.wiring.output_level);
                 events.at(
                     now + self.words_ns(count),
@@ -188,7 +190,7 @@ impl HostInterface {
         let n = remaining.min(room);
         let last = n == remaining;
         self.rx_epoch += 1;
-        self.rx_busy = Some((n, last));
+        self.rx_busy = Some((n, last, now));
         events.at(
             now + self.words_ns(n),
             Ev::HostRxDone {
@@ -199,18 +201,33 @@ impl HostInterface {
     }
 
     /// An input transfer's last bit has come. Returns DMC half cycles stolen.
-    pub(crate) fn rx_done(&mut self, epoch: u64, mem: &mut Memory, irq: &mut Interrupts) -> u64 {
+    pub(crate) fn rx_done(
+        &mut self,
+        epoch: u64,
+        now: u64,
+        mem: &mut Memory,
+        irq: &mut Interrupts,
+        out: &mut Vec<Output>,
+    ) -> u64 {
         if epoch != self.rx_epoch {
             return 0;
         }
-        let Some((n, last)) = self.rx_busy.take() else {
+        let Some((n, last, start_ns)) = self.rx_busy.take() else {
             return 0;
         };
         let (first, _) = self.wiring.input_dmc.buffer(mem);
         if let Some((_, msg)) = self.queue.front() {
-            for (i, &w) in msg[self.taken..self.taken + n].iter().enumerate() {
+            let words = &msg[self.taken..self.taken + n];
+            for (i, &w) in words.iter().enumerate() {
                 mem.deposit(first.wrapping_add(i as u16), w);
             }
+            out.push(Output::HostInput {
+                host: self.host,
+                words: words.to_vec(),
+                eom: last,
+                start_ns,
+                done_ns: now,
+            });
         }
         self.wiring.input_dmc.advance(mem, n);
         if last {
@@ -239,7 +256,7 @@ impl HostInterface {
         if epoch != self.tx_epoch {
             return 0;
         }
-        let Some((words, last)) = self.tx.take() else {
+        let Some((words, last, start_ns)) = self.tx.take() else {
             return 0;
         };
         let n = words.len();
@@ -254,6 +271,7 @@ impl HostInterface {
                 out.push(Output::HostMessage {
                     host: self.host,
                     words: message,
+                    final_start_ns: start_ns,
                     last_bit_ns: now,
                 });
             }
@@ -281,7 +299,7 @@ mod tests {
             match e {
                 Ev::HostInputPoll { .. } => h.try_input(t, mem, ev),
                 Ev::HostRxDone { epoch, .. } => {
-                    h.rx_done(epoch, mem, irq);
+                    h.rx_done(epoch, t, mem, irq, out);
                     times.push(t);
                 }
                 Ev::HostTxDone { epoch, .. } => {
@@ -348,6 +366,7 @@ mod tests {
             [Output::HostMessage {
                 host: 1,
                 words: vec![0o11, 0o22, 0o11],
+                final_start_ns: 400_000,
                 last_bit_ns: 400_000 + 160_000
             }]
         );

@@ -114,14 +114,40 @@ pub enum Output {
         /// When its last bit arrived.
         at_ns: u64,
     },
+    /// A frame on modem line `line` was written to memory (its last bit arrived with the
+    /// receiver armed); `words` are those written (at most the input buffer's length).
+    FrameIn {
+        /// Modem line, 1–5.
+        line: u8,
+        /// The words written.
+        words: Vec<u16>,
+        /// When its last bit arrived.
+        at_ns: u64,
+    },
     /// A message (the words of one or more outputs, the last a final output) to host `host`.
     HostMessage {
         /// Host interface, 1–4.
         host: u8,
         /// The words, leader first.
         words: Vec<u16>,
+        /// When the final output (the one carrying the message's last word) started.
+        final_start_ns: u64,
         /// When its last bit had gone to the host.
         last_bit_ns: u64,
+    },
+    /// An input from host `host` completed: the IMP has taken `words` (one buffer's worth,
+    /// or the rest of the message), and the input level interrupts.
+    HostInput {
+        /// Host interface, 1–4.
+        host: u8,
+        /// The words taken.
+        words: Vec<u16>,
+        /// They end the message (Last-Host-Bit came with the last of them).
+        eom: bool,
+        /// When the transfer started (input armed and the host's message there).
+        start_ns: u64,
+        /// When its last bit came: the input is done.
+        done_ns: u64,
     },
     /// IMP Master Ready changed on a host interface.
     ImpReady {
@@ -294,7 +320,7 @@ impl Devices {
             }
             Ev::HostRxDone { host, epoch } => self.hosts[host as usize - 1]
                 .as_mut()
-                .map_or(0, |h| h.rx_done(epoch, mem, irq)),
+                .map_or(0, |h| h.rx_done(epoch, now, mem, irq, &mut self.out)),
             Ev::HostTxDone { host, epoch } => {
                 self.hosts[host as usize - 1].as_mut().map_or(0, |h| {
                     h.tx_done(epoch, now, mem, irq, &mut self.events, &mut self.out)
