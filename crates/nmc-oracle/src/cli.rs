@@ -34,6 +34,38 @@ pub enum OracleCommand {
     /// Run nmc's model on every recorded experiment (data/oracle) and set the two side by side,
     /// each row judged against the tolerances fixed before the comparison (5 %); needs no SIMH.
     Compare(CompareArgs),
+    /// Run every recorded chain run (data/oracle/runs) again on nmc's own H316 emulator, with
+    /// the user's copy of the IMP program, and set each accepted experiment beside SIMH's,
+    /// judged against the tolerances fixed before the comparison (5 %); needs no SIMH.
+    Emulate(EmulateArgs),
+}
+
+/// `nmc oracle emulate`.
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    nmc oracle emulate --program ~/src/simh/H316/tests/impcode.cmd\n  \
+    nmc oracle emulate --program impcode.cmd --run 516-4-pass1 --out out/emulate\n\n\
+A row agrees if the emulator's throughput and K&O's round trip are each within 5 % of the \
+recorded mean (the oracle issue's tolerance, fixed before the first comparison); the command \
+exits 1 if any row does not.")]
+pub struct EmulateArgs {
+    /// BBN's IMP program as SIMH's deposit file (H316/tests/impcode.cmd; never committed);
+    /// default: the NMC_IMP_PROGRAM environment variable.
+    #[arg(long, value_name = "FILE")]
+    program: Option<PathBuf>,
+    /// The recorded data (ko-chain.csv, single-packet.csv and runs/).
+    #[arg(long, value_name = "DIR", default_value = "data/oracle")]
+    data: PathBuf,
+    /// Recorded runs to replay (default: every run with an accepted row).
+    #[arg(long = "run", value_name = "NAME")]
+    runs: Vec<String>,
+    /// Stop each run after its last experiment with an accepted row.
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    stop_early: bool,
+    /// Also write compare.csv, compare.md, each run's results.csv, messages.csv, host.log and
+    /// the source IMP's trace here.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
 }
 
 /// `nmc oracle compare`.
@@ -565,6 +597,7 @@ pub fn run(cmd: OracleCommand) -> Result<bool> {
         OracleCommand::Collect(a) => collect_cmd(a),
         OracleCommand::Rfc632(a) => rfc632(a),
         OracleCommand::Compare(a) => compare_cmd(a),
+        OracleCommand::Emulate(a) => emulate_cmd(a),
     }
 }
 
@@ -611,6 +644,103 @@ fn compare_cmd(a: CompareArgs) -> Result<bool> {
         fs::write(out.join("compare.md"), &table)?;
     }
     Ok(unnamed == 0)
+}
+
+fn emulate_cmd(a: EmulateArgs) -> Result<bool> {
+    use crate::emulate::{Limits, probe_of, recorded_run, replay};
+    let Some(program) = a
+        .program
+        .clone()
+        .or_else(|| std::env::var_os("NMC_IMP_PROGRAM").map(PathBuf::from))
+    else {
+        bail!(
+            "no IMP program: give --program or set NMC_IMP_PROGRAM (SIMH's H316/tests/impcode.cmd)"
+        );
+    };
+    let text = fs::read_to_string(&program)
+        .with_context(|| format!("cannot read the IMP program {}", program.display()))?;
+    let image = nmc_h316::Image::parse(&text)
+        .with_context(|| format!("{} is not a SIMH deposit file", program.display()))?;
+    let recorded = crate::model::recorded(&a.data)?;
+    let mut runs: Vec<String> = if a.runs.is_empty() {
+        recorded.iter().map(|r| r.run.clone()).collect()
+    } else {
+        a.runs.clone()
+    };
+    runs.sort();
+    runs.dedup();
+    if runs.is_empty() {
+        bail!(
+            "{} has no accepted experiment to compare with",
+            a.data.display()
+        );
+    }
+    let mut all = Vec::new();
+    for run in &runs {
+        let dir = a.data.join("runs").join(run);
+        let (net, settings, experiments) = recorded_run(&dir.join("run.json"))?;
+        let wanted: Vec<&str> = recorded
+            .iter()
+            .filter(|r| &r.run == run)
+            .map(|r| r.experiment.as_str())
+            .collect();
+        let last = experiments
+            .iter()
+            .rposition(|e| wanted.contains(&e.name.as_str()))
+            .map_or(experiments.len(), |i| i + 1);
+        let limits = Limits {
+            experiments: if a.stop_early { last } else { usize::MAX },
+            ..Limits::default()
+        };
+        let t0 = std::time::Instant::now();
+        let r = replay(
+            &image,
+            &net,
+            &settings,
+            &experiments,
+            probe_of(&experiments),
+            limits,
+        )?;
+        let (results, messages) = r.results(&settings);
+        let rows = crate::emulate::compare(&recorded, run, &results);
+        eprintln!(
+            "nmc oracle emulate: {run}: up at {:.1} s, {} experiments, {:.1} s simulated, {:.2e} instructions, {:.1} s wall",
+            r.up_ns as f64 / 1e9,
+            results.len(),
+            r.host_runs.last().map_or(0, |h| h.span_ns.1) as f64 / 1e9,
+            r.instructions as f64,
+            t0.elapsed().as_secs_f64()
+        );
+        if let Some(out) = &a.out {
+            let d = out.join("runs").join(run);
+            fs::create_dir_all(&d).with_context(|| format!("cannot create {}", d.display()))?;
+            write_csv(&d.join("messages.csv"), &messages)?;
+            fs::write(
+                d.join("results.json"),
+                serde_json::to_string_pretty(&results)?,
+            )?;
+            fs::write(d.join("host.log"), r.log.join("\n") + "\n")?;
+            fs::write(
+                d.join(format!("imp{}.trace", net.imps[0])),
+                crate::emulate::trace_text(&r.traces[0]),
+            )?;
+        }
+        all.extend(rows);
+    }
+    let table = crate::emulate::table(&all);
+    print!("{table}");
+    let both = all.iter().filter(|r| r.kbps_agrees && r.rtt_agrees).count();
+    println!(
+        "{both} of {n} experiments agree within 5 % on both (throughput {}, round trip {})",
+        all.iter().filter(|r| r.kbps_agrees).count(),
+        all.iter().filter(|r| r.rtt_agrees).count(),
+        n = all.len()
+    );
+    if let Some(out) = &a.out {
+        write_csv(&out.join("compare.csv"), &all)?;
+        fs::write(out.join("compare.md"), &table)?;
+    }
+    Ok(both == all.len())
 }
 
 fn write_csv<T: serde::Serialize>(path: &Path, rows: &[T]) -> Result<()> {
