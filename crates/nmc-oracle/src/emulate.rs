@@ -37,9 +37,15 @@ pub const HOST_STEP_NS: u64 = 20_000;
 /// Between probes while the network comes up (as [`crate::run::Running::wait_up`]).
 pub const PROBE_EVERY_NS: u64 = 2_000_000_000;
 
-/// Limits of a replay.
+/// How a replay runs.
 #[derive(Clone, Copy, Debug)]
-pub struct Limits {
+pub struct Options {
+    /// For tracing a difference to SIMH's polling only (off by default): a frame reaches the
+    /// receiving IMP at the first multiple of this period after its last bit arrives (SIMH's
+    /// modem looks for datagrams every `MIn RXPOLL`: 250 µs in the oracle runs,
+    /// `Settings::poll_us`), and a host input starts only on the same grid
+    /// (`ImpConfig::host_input_poll_ns`). The hardware did neither.
+    pub simh_poll_ns: Option<u64>,
     /// Give up if no probe is answered by then (simulated ns).
     pub up_timeout_ns: u64,
     /// Stop a pump with no reply for this long (simulated ns).
@@ -48,9 +54,10 @@ pub struct Limits {
     pub experiments: usize,
 }
 
-impl Default for Limits {
+impl Default for Options {
     fn default() -> Self {
-        Limits {
+        Options {
+            simh_poll_ns: None,
             up_timeout_ns: 900_000_000_000,
             stall_ns: 60_000_000_000,
             experiments: usize::MAX,
@@ -149,7 +156,7 @@ struct Driver<'a> {
     s: &'a Settings,
     experiments: &'a [Experiment],
     probe_imp: u8,
-    limits: Limits,
+    limits: Options,
     imps: Vec<Imp>,
     events: Vec<Vec<Event>>,
     log: Vec<String>,
@@ -434,7 +441,7 @@ pub fn replay(
     s: &Settings,
     experiments: &[Experiment],
     probe: usize,
-    limits: Limits,
+    limits: Options,
 ) -> Result<Replay> {
     if net.imps.is_empty() || probe >= net.imps.len() {
         bail!(
@@ -449,7 +456,9 @@ pub fn replay(
     }
     let imps: Vec<Imp> = (0..net.imps.len())
         .map(|i| {
-            let mut imp = Imp::new(&imp_config(net, s, i));
+            let mut c = imp_config(net, s, i);
+            c.host_input_poll_ns = limits.simh_poll_ns;
+            let mut imp = Imp::new(&c);
             imp.load(image);
             imp
         })
@@ -504,6 +513,10 @@ pub fn replay(
         }
         frames.sort_by_key(|f| (f.0, f.1, f.2));
         for (arrive, i, line, words) in frames {
+            let arrive = match limits.simh_poll_ns.filter(|&p| p > 0) {
+                Some(p) => arrive.div_ceil(p) * p,
+                None => arrive,
+            };
             if let Some((j, pl)) = d.peer(i, line) {
                 d.imps[j]
                     .deliver_frame(pl, words, arrive, true)

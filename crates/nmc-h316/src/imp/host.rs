@@ -66,6 +66,8 @@ pub struct HostInterface {
     /// An output under way: words, final, when it started.
     tx: Option<(Vec<u16>, bool, u64)>,
     out_words: Vec<u16>,
+    /// Start inputs only on this grid (ns); see [`super::ImpConfig::host_input_poll_ns`].
+    input_poll_ns: Option<u64>,
     /// Counts.
     pub stats: HostStats,
 }
@@ -88,8 +90,15 @@ impl HostInterface {
             tx_epoch: 0,
             tx: None,
             out_words: Vec::new(),
+            input_poll_ns: None,
             stats: HostStats::default(),
         }
+    }
+
+    /// Start inputs only at multiples of `poll_ns` (SIMH's polled interface; `None`: at once).
+    pub(crate) fn with_input_poll(mut self, poll_ns: Option<u64>) -> HostInterface {
+        self.input_poll_ns = poll_ns.filter(|&p| p > 0);
+        self
     }
 
     /// IMP Master Ready, as the IMP last set it.
@@ -184,6 +193,13 @@ impl HostInterface {
         };
         if *at > now {
             return;
+        }
+        if let Some(p) = self.input_poll_ns {
+            let tick = now.div_ceil(p) * p;
+            if tick > now {
+                events.at(tick, Ev::HostInputPoll { host: self.host });
+                return;
+            }
         }
         let (_, room) = self.wiring.input_dmc.buffer(mem);
         let remaining = msg.len() - self.taken;

@@ -73,6 +73,12 @@ pub struct ImpConfig {
     /// Sense switches 1–4 (SIMH's IMP configuration sets 2 and 4: 4 lets DDT run, 2 is used at
     /// start-up).
     pub sense_switches: [bool; 4],
+    /// For comparison with SIMH only: start a host input only at multiples of this period, as
+    /// SIMH's host interface does (it looks for the host's datagram when its unit's service
+    /// runs, every `HIn POLL`; nmc's oracle runs set 250 µs). `None` (the default, and the
+    /// hardware's behaviour: 1822 moves bits as soon as both sides are ready) starts an input
+    /// as soon as the IMP has armed it and the host's message is there.
+    pub host_input_poll_ns: Option<u64>,
 }
 
 impl Default for ImpConfig {
@@ -87,6 +93,7 @@ impl Default for ImpConfig {
             watchdog_ns: None,
             console_char_ns: 100_000_000,
             sense_switches: [false, true, false, true],
+            host_input_poll_ns: None,
         }
     }
 }
@@ -460,7 +467,10 @@ impl Imp {
             config.modems[i].map(|bps| Modem::new(i as u8 + 1, MODEMS[i], bps, config.framing_bits))
         });
         let hosts = std::array::from_fn(|i| {
-            config.hosts[i].map(|bps| HostInterface::new(i as u8 + 1, HOSTS[i], bps))
+            config.hosts[i].map(|bps| {
+                HostInterface::new(i as u8 + 1, HOSTS[i], bps)
+                    .with_input_poll(config.host_input_poll_ns)
+            })
         });
         Imp {
             cpu,
