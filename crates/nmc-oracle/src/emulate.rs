@@ -629,6 +629,11 @@ pub struct CompareRow {
     pub clean: bool,
 }
 
+/// `emu` within `tolerance` (a fraction) of `simh`; a value not measured (NaN) never agrees.
+pub fn agrees(emu: f64, simh: f64, tolerance: f64) -> bool {
+    (emu - simh).abs() <= tolerance * simh.abs()
+}
+
 /// The accepted recorded rows of `run` beside the emulator's `results` for the same
 /// experiments. A recorded row the emulator did not run gets NaN and disagrees.
 pub fn compare(
@@ -664,9 +669,8 @@ pub fn compare(
                 emu_rtt_ms: emu_rtt,
                 emu_rtt_ci95: hw(x.and_then(|x| x.ko_rtt_ms)),
                 rtt_diff_pct: diff(emu_rtt, r.ko_rtt_ms),
-                kbps_agrees: (emu_kbps - r.throughput_kbps).abs()
-                    <= THROUGHPUT_TOLERANCE * r.throughput_kbps,
-                rtt_agrees: (emu_rtt - r.ko_rtt_ms).abs() <= RTT_TOLERANCE * r.ko_rtt_ms,
+                kbps_agrees: agrees(emu_kbps, r.throughput_kbps, THROUGHPUT_TOLERANCE),
+                rtt_agrees: agrees(emu_rtt, r.ko_rtt_ms, RTT_TOLERANCE),
                 clean: x.is_some_and(|x| {
                     x.matching == "ok" && x.non_rfnm == 0 && !x.stalled && x.accepted
                 }),
@@ -705,4 +709,26 @@ pub fn table(rows: &[CompareRow]) -> String {
         );
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_row_agrees_within_five_percent_and_not_beyond_or_unmeasured() {
+        assert!(agrees(105.0, 100.0, 0.05));
+        assert!(agrees(95.0, 100.0, 0.05));
+        assert!(!agrees(105.2, 100.0, 0.05));
+        assert!(!agrees(94.8, 100.0, 0.05));
+        assert!(!agrees(f64::NAN, 100.0, 0.05));
+    }
+
+    #[test]
+    fn the_driver_refuses_a_probe_or_destination_outside_the_network() {
+        let net = Network::chain(2, 11);
+        let image = Image::default();
+        let s = Settings::default();
+        assert!(replay(&image, &net, &s, &[], 5, Options::default()).is_err());
+    }
 }

@@ -396,4 +396,32 @@ mod tests {
             }
         );
     }
+
+    #[test]
+    fn with_simhs_poll_an_input_starts_on_the_next_tick_and_reports_its_times() {
+        let mut h = HostInterface::new(1, HOSTS[0], 100_000).with_input_poll(Some(250_000));
+        let (mut mem, mut irq, mut ev, mut out) = (
+            Memory::new(16 * 1024),
+            Interrupts::default(),
+            Events::default(),
+            Vec::new(),
+        );
+        h.offer(vec![7, 8], 1_000, &mut ev);
+        mem.deposit(0o50, INPUT | 0o2000);
+        mem.deposit(0o51, 0o2003);
+        h.ocp(1, 0, &mem, &mut irq, &mut ev, &mut out);
+        let t = drain(&mut h, &mut ev, &mut mem, &mut irq, &mut out);
+        // Offered at 1 µs, taken from the 250 µs tick: 2 words = 320 µs later.
+        assert_eq!(t, [250_000 + 320_000]);
+        assert_eq!(
+            out,
+            [Output::HostInput {
+                host: 1,
+                words: vec![7, 8],
+                eom: true,
+                start_ns: 250_000,
+                done_ns: 570_000
+            }]
+        );
+    }
 }
