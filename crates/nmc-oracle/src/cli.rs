@@ -67,6 +67,19 @@ pub struct EmulateArgs {
     /// not poll.
     #[arg(long, value_name = "US")]
     simh_poll_us: Option<u64>,
+    /// Diagnosis only: SIMH's polling of the modems alone (frames taken on this grid).
+    #[arg(long, value_name = "US", conflicts_with = "simh_poll_us")]
+    simh_modem_poll_us: Option<u64>,
+    /// Diagnosis only: SIMH's polling of the host interface alone (inputs start on this grid).
+    #[arg(long, value_name = "US", conflicts_with = "simh_poll_us")]
+    simh_host_poll_us: Option<u64>,
+    /// Diagnosis only: each frame reaches the next IMP up to this many µs late, uniformly
+    /// (seeded by --seed), as SIMH's wall-clock delivery made them. Off (0) by default.
+    #[arg(long, value_name = "US", default_value_t = 0)]
+    jitter_us: u64,
+    /// Seed of the jitter's generator.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
     /// Run at most this many of each run's experiments (its first ones, in its order).
     #[arg(long, value_name = "N")]
     max_experiments: Option<usize>,
@@ -701,7 +714,10 @@ fn emulate_cmd(a: EmulateArgs) -> Result<bool> {
                 .max_experiments
                 .unwrap_or(usize::MAX)
                 .min(if a.stop_early { last } else { usize::MAX }),
-            simh_poll_ns: a.simh_poll_us.map(|u| u * 1000),
+            simh_poll_ns: a.simh_poll_us.or(a.simh_modem_poll_us).map(|u| u * 1000),
+            simh_host_poll_ns: a.simh_poll_us.or(a.simh_host_poll_us).map(|u| u * 1000),
+            jitter_ns: a.jitter_us * 1000,
+            seed: a.seed,
             ..Options::default()
         };
         let t0 = std::time::Instant::now();
