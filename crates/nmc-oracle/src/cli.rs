@@ -83,8 +83,9 @@ pub struct EmulateArgs {
     /// Run at most this many of each run's experiments (its first ones, in its order).
     #[arg(long, value_name = "N")]
     max_experiments: Option<usize>,
-    /// Also write compare.csv, compare.md, each run's results.csv, messages.csv, host.log and
-    /// the source IMP's trace here.
+    /// Also write compare.csv, compare.md, emulate.json (the settings: program sha256,
+    /// polling, jitter and seed) and each run's results.json, messages.csv, host.log and the
+    /// source IMP's trace here.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
 }
@@ -771,6 +772,24 @@ fn emulate_cmd(a: EmulateArgs) -> Result<bool> {
     if let Some(out) = &a.out {
         write_csv(&out.join("compare.csv"), &all)?;
         fs::write(out.join("compare.md"), &table)?;
+        let settings = serde_json::json!({
+            "command": std::env::args().collect::<Vec<_>>(),
+            "impcode_cmd_sha256": sha256_file(&program)?,
+            "runs": runs,
+            "stop_early": a.stop_early,
+            "max_experiments": a.max_experiments,
+            "simh_poll_us": a.simh_poll_us,
+            "simh_modem_poll_us": a.simh_modem_poll_us,
+            "simh_host_poll_us": a.simh_host_poll_us,
+            "jitter_us": a.jitter_us,
+            "seed": a.seed,
+            "rows": all.len(),
+            "agree_both": both,
+        });
+        fs::write(
+            out.join("emulate.json"),
+            serde_json::to_string_pretty(&settings)?,
+        )?;
     }
     Ok(both == all.len())
 }
