@@ -54,6 +54,56 @@
 //! read to understand behaviour where no manual was at hand (each such rule says so); no code
 //! is taken from them.
 //!
+//! ## Checked against SIMH (issue 73 §4)
+//! `nmc oracle emulate` (crate `nmc-oracle`, module `emulate`) replays every recorded SIMH run
+//! of `data/oracle/` on this emulator — the same chain of ten IMPs, settings, probe and K&O
+//! pump, on this crate's clock — and measures it with the code that measured the recordings.
+//! With the tolerance fixed before the first run (5 % on throughput and on K&O's round trip),
+//! 56 of the 66 accepted rows agree on both, all 66 on throughput; the misses and their causes
+//! are in `data/oracle/emulated/README.md`.
+//!
+//! ## Design notes: an emulated IMP inside nmc's engine (issue 73 §3; not built yet)
+//! * **A kind per IMP.** The scenario's `network` gets `imp_kind = "modelled" | "emulated"`
+//!   (default modelled, overridable per IMP) and `imp_program = "<path>"`, the user's copy of
+//!   the deposit file, read when the run is built (never committed; its sha256 goes into
+//!   every output beside the seed). A scenario that chooses nothing builds exactly what it
+//!   builds today, so the modelled IMP's outputs stay byte-identical.
+//! * **Time.** nmc-sim's `SimTime` is integer ns, as is this crate's clock, so no conversion.
+//!   An [`Imp`] runs ahead of the engine only within a lookahead: every emulated IMP is run
+//!   by one periodic engine event, `EmuWindow`, to the window's end, half the shortest frame
+//!   (72 framing bits) on its lines plus their propagation — what
+//!   [`subnet::Subnet::window_ns`] and `nmc-oracle`'s driver do. A window's outputs become
+//!   engine events at their own times: a frame's arrival at the far IMP at last bit +
+//!   propagation (never inside the window that sent it), a message at a host at its last bit.
+//!   Same-time order: (time, IMP index, output order), then the engine's own sequence.
+//! * **Lines.** nmc's topology numbers each IMP's links; link k of an IMP is its modem k (the
+//!   program drives five; the 1974 map's IMPs have at most four lines). Speed per line is the
+//!   modem's bit rate; a line error is [`Imp::deliver_frame`] with `ok = false` (the
+//!   program's checksum test and retransmission do the rest); propagation is the driver's.
+//!   Frames stay 3050's words end to end: a network is all emulated or all modelled at first.
+//!   Mixing kinds needs a codec between nmc-imp's packets and 3050's frame words
+//!   (`nmc_oracle::trace::Frame` already reads the header), and is left for later.
+//! * **Hosts.** nmc's traffic stays nmc's: a message becomes a 32-bit 1822 leader and text
+//!   words given with [`Imp::host_send`] at its time; replies (RFNM, incomplete, dead) are
+//!   read back from [`Output::HostMessage`]'s leader. The leader codec lives in
+//!   `nmc_oracle::leader`; the engine side would move it (and the pump) into a small crate
+//!   both can use rather than make the engine depend on the oracle. A host reacting to an
+//!   output acts at the emulated IMP's clock, at most one step later (the oracle driver's
+//!   20 µs step; [`Imp::host_send`] refuses a time in the IMP's past).
+//! * **Measured from outside the machine.** K&O's round trip and throughput come from the
+//!   host interface's [`Output::HostInput`] (the IMP took the last word) and the RFNM's last
+//!   bit, as `nmc-oracle` measures SIMH's trace; frames on lines from [`Output::Frame`] /
+//!   [`Output::FrameIn`]; nmc's observers get those, not the machine's memory.
+//! * **Start-up.** Program 3050 needs about 90 s of simulated time to bring its lines up and
+//!   greet its hosts, and a host's first message after that is not answered. A run states its
+//!   warm-up (default: until every IMP has greeted its hosts, plus a probe answered); as
+//!   [`Imp`] is `Clone`, a warmed-up network can be kept and reused per (topology, program).
+//! * **Speed.** About 100 emulated IMP-seconds per wall second on one core of the shared
+//!   build machine (a 516 runs about 0.5 M instructions a simulated second): the 46-IMP 1974
+//!   map needs 46 IMP-seconds a simulated second, so it would run about twice as fast as real
+//!   time before the background traffic's cost; the benchmark (`benches/ips.rs`) is where that
+//!   number belongs, not a test.
+//!
 //! ## What is not here
 //! The high-speed arithmetic option, memory lockout, the paper tape and other peripherals an
 //! IMP lacked, the TIP's multi-line controller, satellite and VDH interfaces; line errors are

@@ -206,6 +206,8 @@ impl Subnet {
             }
             for (k, o) in self.imps[i].take_outputs().into_iter().enumerate() {
                 let t = match &o {
+                    // Seen inside the receiving machine: not part of this trace.
+                    Output::FrameIn { .. } | Output::HostInput { .. } => continue,
                     Output::Frame { first_bit_ns, .. } => *first_bit_ns,
                     Output::FrameLost { at_ns, .. }
                     | Output::ImpReady { at_ns, .. }
@@ -260,6 +262,7 @@ impl Subnet {
                 Output::ImpReady { host, ready, .. } => {
                     let _ = writeln!(self.trace, "{t} imp{number} IMPREADY host{host} {ready}");
                 }
+                Output::FrameIn { .. } | Output::HostInput { .. } => {}
                 Output::Console { byte, .. } => {
                     let _ = writeln!(self.trace, "{t} imp{number} CONSOLE {byte:03o}");
                 }

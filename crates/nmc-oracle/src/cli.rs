@@ -34,6 +34,60 @@ pub enum OracleCommand {
     /// Run nmc's model on every recorded experiment (data/oracle) and set the two side by side,
     /// each row judged against the tolerances fixed before the comparison (5 %); needs no SIMH.
     Compare(CompareArgs),
+    /// Run every recorded chain run (data/oracle/runs) again on nmc's own H316 emulator, with
+    /// the user's copy of the IMP program, and set each accepted experiment beside SIMH's,
+    /// judged against the tolerances fixed before the comparison (5 %); needs no SIMH.
+    Emulate(EmulateArgs),
+}
+
+/// `nmc oracle emulate`.
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    nmc oracle emulate --program ~/src/simh/H316/tests/impcode.cmd\n  \
+    nmc oracle emulate --program impcode.cmd --run 516-4-pass1 --out out/emulate\n\n\
+A row agrees if the emulator's throughput and K&O's round trip are each within 5 % of the \
+recorded mean (the oracle issue's tolerance, fixed before the first comparison); the command \
+exits 1 if any row does not.")]
+pub struct EmulateArgs {
+    /// BBN's IMP program as SIMH's deposit file (H316/tests/impcode.cmd; never committed);
+    /// default: the NMC_IMP_PROGRAM environment variable.
+    #[arg(long, value_name = "FILE")]
+    program: Option<PathBuf>,
+    /// The recorded data (ko-chain.csv, single-packet.csv and runs/).
+    #[arg(long, value_name = "DIR", default_value = "data/oracle")]
+    data: PathBuf,
+    /// Recorded runs to replay (default: every run with an accepted row).
+    #[arg(long = "run", value_name = "NAME")]
+    runs: Vec<String>,
+    /// Stop each run after its last experiment with an accepted row.
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    stop_early: bool,
+    /// Diagnosis only: SIMH's polling (frames and host inputs taken on a grid of this many µs,
+    /// as SIMH's interfaces poll; the oracle runs used 250). Off by default: the hardware did
+    /// not poll.
+    #[arg(long, value_name = "US")]
+    simh_poll_us: Option<u64>,
+    /// Diagnosis only: SIMH's polling of the modems alone (frames taken on this grid).
+    #[arg(long, value_name = "US", conflicts_with = "simh_poll_us")]
+    simh_modem_poll_us: Option<u64>,
+    /// Diagnosis only: SIMH's polling of the host interface alone (inputs start on this grid).
+    #[arg(long, value_name = "US", conflicts_with = "simh_poll_us")]
+    simh_host_poll_us: Option<u64>,
+    /// Diagnosis only: each frame reaches the next IMP up to this many µs late, uniformly
+    /// (seeded by --seed), as SIMH's wall-clock delivery made them. Off (0) by default.
+    #[arg(long, value_name = "US", default_value_t = 0)]
+    jitter_us: u64,
+    /// Seed of the jitter's generator.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Run at most this many of each run's experiments (its first ones, in its order).
+    #[arg(long, value_name = "N")]
+    max_experiments: Option<usize>,
+    /// Also write compare.csv, compare.md, emulate.json (the settings: program sha256,
+    /// polling, jitter and seed) and each run's results.json, messages.csv, host.log and the
+    /// source IMP's trace here.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
 }
 
 /// `nmc oracle compare`.
@@ -565,6 +619,7 @@ pub fn run(cmd: OracleCommand) -> Result<bool> {
         OracleCommand::Collect(a) => collect_cmd(a),
         OracleCommand::Rfc632(a) => rfc632(a),
         OracleCommand::Compare(a) => compare_cmd(a),
+        OracleCommand::Emulate(a) => emulate_cmd(a),
     }
 }
 
@@ -611,6 +666,132 @@ fn compare_cmd(a: CompareArgs) -> Result<bool> {
         fs::write(out.join("compare.md"), &table)?;
     }
     Ok(unnamed == 0)
+}
+
+fn emulate_cmd(a: EmulateArgs) -> Result<bool> {
+    use crate::emulate::{Options, probe_of, recorded_run, replay};
+    let Some(program) = a
+        .program
+        .clone()
+        .or_else(|| std::env::var_os("NMC_IMP_PROGRAM").map(PathBuf::from))
+    else {
+        bail!(
+            "no IMP program: give --program or set NMC_IMP_PROGRAM (SIMH's H316/tests/impcode.cmd)"
+        );
+    };
+    let text = fs::read_to_string(&program)
+        .with_context(|| format!("cannot read the IMP program {}", program.display()))?;
+    let image = nmc_h316::Image::parse(&text)
+        .with_context(|| format!("{} is not a SIMH deposit file", program.display()))?;
+    let recorded = crate::model::recorded(&a.data)?;
+    let mut runs: Vec<String> = if a.runs.is_empty() {
+        recorded.iter().map(|r| r.run.clone()).collect()
+    } else {
+        a.runs.clone()
+    };
+    runs.sort();
+    runs.dedup();
+    if runs.is_empty() {
+        bail!(
+            "{} has no accepted experiment to compare with",
+            a.data.display()
+        );
+    }
+    let mut all = Vec::new();
+    for run in &runs {
+        let dir = a.data.join("runs").join(run);
+        let (net, settings, experiments) = recorded_run(&dir.join("run.json"))?;
+        let wanted: Vec<&str> = recorded
+            .iter()
+            .filter(|r| &r.run == run)
+            .map(|r| r.experiment.as_str())
+            .collect();
+        let last = experiments
+            .iter()
+            .rposition(|e| wanted.contains(&e.name.as_str()))
+            .map_or(experiments.len(), |i| i + 1);
+        let limits = Options {
+            experiments: a
+                .max_experiments
+                .unwrap_or(usize::MAX)
+                .min(if a.stop_early { last } else { usize::MAX }),
+            simh_poll_ns: a.simh_poll_us.or(a.simh_modem_poll_us).map(|u| u * 1000),
+            simh_host_poll_ns: a.simh_poll_us.or(a.simh_host_poll_us).map(|u| u * 1000),
+            jitter_ns: a.jitter_us * 1000,
+            seed: a.seed,
+            ..Options::default()
+        };
+        let t0 = std::time::Instant::now();
+        let r = replay(
+            &image,
+            &net,
+            &settings,
+            &experiments,
+            probe_of(&experiments),
+            limits,
+        )?;
+        let (results, messages) = r.results(&settings);
+        let mut rows = crate::emulate::compare(&recorded, run, &results);
+        if a.max_experiments.is_some() {
+            // Rows of experiments deliberately not run are left out, not counted as misses.
+            rows.retain(|r| results.iter().any(|x| x.experiment == r.experiment));
+        }
+        eprintln!(
+            "nmc oracle emulate: {run}: up at {:.1} s, {} experiments, {:.1} s simulated, {:.2e} instructions, {:.1} s wall",
+            r.up_ns as f64 / 1e9,
+            results.len(),
+            r.host_runs.last().map_or(0, |h| h.span_ns.1) as f64 / 1e9,
+            r.instructions as f64,
+            t0.elapsed().as_secs_f64()
+        );
+        if let Some(out) = &a.out {
+            let d = out.join("runs").join(run);
+            fs::create_dir_all(&d).with_context(|| format!("cannot create {}", d.display()))?;
+            write_csv(&d.join("messages.csv"), &messages)?;
+            fs::write(
+                d.join("results.json"),
+                serde_json::to_string_pretty(&results)?,
+            )?;
+            fs::write(d.join("host.log"), r.log.join("\n") + "\n")?;
+            fs::write(
+                d.join(format!("imp{}.trace", net.imps[0])),
+                crate::emulate::trace_text(&r.traces[0]),
+            )?;
+        }
+        all.extend(rows);
+    }
+    let table = crate::emulate::table(&all);
+    print!("{table}");
+    let both = all.iter().filter(|r| r.kbps_agrees && r.rtt_agrees).count();
+    println!(
+        "{both} of {n} experiments agree within 5 % on both (throughput {}, round trip {})",
+        all.iter().filter(|r| r.kbps_agrees).count(),
+        all.iter().filter(|r| r.rtt_agrees).count(),
+        n = all.len()
+    );
+    if let Some(out) = &a.out {
+        write_csv(&out.join("compare.csv"), &all)?;
+        fs::write(out.join("compare.md"), &table)?;
+        let settings = serde_json::json!({
+            "command": std::env::args().collect::<Vec<_>>(),
+            "impcode_cmd_sha256": sha256_file(&program)?,
+            "runs": runs,
+            "stop_early": a.stop_early,
+            "max_experiments": a.max_experiments,
+            "simh_poll_us": a.simh_poll_us,
+            "simh_modem_poll_us": a.simh_modem_poll_us,
+            "simh_host_poll_us": a.simh_host_poll_us,
+            "jitter_us": a.jitter_us,
+            "seed": a.seed,
+            "rows": all.len(),
+            "agree_both": both,
+        });
+        fs::write(
+            out.join("emulate.json"),
+            serde_json::to_string_pretty(&settings)?,
+        )?;
+    }
+    Ok(both == all.len())
 }
 
 fn write_csv<T: serde::Serialize>(path: &Path, rows: &[T]) -> Result<()> {

@@ -18,6 +18,7 @@
 //! | [`build`] | building `h316`: copy, patch (`patches/`), add `simh/h316_nmc.c`, compile |
 //! | [`run`] | command files, instances, the host's socket loop (the thin driver), stopping |
 //! | [`timeline`] | one message's life hop by hop from every IMP's trace |
+//! | [`emulate`] | the same runs on nmc's own H316 emulator (`nmc-h316`), measured by the same code |
 //! | [`cli`] | `nmc oracle build`, `chain` and `timeline` |
 //!
 //! ## One command
@@ -52,6 +53,7 @@
 pub mod analyze;
 pub mod build;
 pub mod cli;
+pub mod emulate;
 pub mod framing;
 pub mod host;
 pub mod leader;

@@ -19,7 +19,9 @@ use crate::leader::{Address, FakeHost, Kind, Leader};
 use crate::pump::{Pump, PumpConfig, Record};
 
 /// The IMP's machine, which sets the memory cycle.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize,
+)]
 pub enum Machine {
     /// Honeywell DDP-516: 0.96 us memory cycle (Honeywell DDP-516 Programmers Reference
     /// Manual, 1968: LDA 2 cycles, 1.92 us).
@@ -42,7 +44,7 @@ impl Machine {
 }
 
 /// A modem line between two IMPs (indices into the IMP list) on given line numbers.
-#[derive(Clone, Copy, Debug, serde::Serialize)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Line {
     /// First IMP (index) and its modem line (1–5).
     pub a: (usize, u8),
@@ -53,7 +55,7 @@ pub struct Line {
 }
 
 /// A network to run.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Network {
     /// IMP numbers, in order; the host is on the first.
     pub imps: Vec<u8>,
@@ -110,7 +112,7 @@ impl Network {
 }
 
 /// Settings of a run (every one written into `run.json`).
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Settings {
     /// The IMPs' machine.
     pub machine: Machine,
@@ -168,7 +170,7 @@ impl Default for Settings {
 }
 
 /// One pump run to a destination.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Experiment {
     /// A name for the outputs.
     pub name: String,

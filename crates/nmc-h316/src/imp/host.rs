@@ -59,11 +59,15 @@ pub struct HostInterface {
     taken: usize,
     rx_armed: bool,
     rx_epoch: u64,
-    rx_busy: Option<(usize, bool)>,
+    /// An input under way: words, whether they end the message, when it started.
+    rx_busy: Option<(usize, bool, u64)>,
     eom: bool,
     tx_epoch: u64,
-    tx: Option<(Vec<u16>, bool)>,
+    /// An output under way: words, final, when it started.
+    tx: Option<(Vec<u16>, bool, u64)>,
     out_words: Vec<u16>,
+    /// Start inputs only on this grid (ns); see [`super::ImpConfig::host_input_poll_ns`].
+    input_poll_ns: Option<u64>,
     /// Counts.
     pub stats: HostStats,
 }
@@ -86,8 +90,15 @@ impl HostInterface {
             tx_epoch: 0,
             tx: None,
             out_words: Vec::new(),
+            input_poll_ns: None,
             stats: HostStats::default(),
         }
+    }
+
+    /// Start inputs only at multiples of `poll_ns` (SIMH's polled interface; `None`: at once).
+    pub(crate) fn with_input_poll(mut self, poll_ns: Option<u64>) -> HostInterface {
+        self.input_poll_ns = poll_ns.filter(|&p| p > 0);
+        self
     }
 
     /// IMP Master Ready, as the IMP last set it.
@@ -114,7 +125,7 @@ impl HostInterface {
                 let (first, count) = self.wiring.output_dmc.buffer(mem);
                 let words = mem.block(first, count);
                 self.tx_epoch += 1;
-                self.tx = Some((words, func == 2));
+                self.tx = Some((words, func == 2, now));
                 irq.withdraw(self.wiring.output_level);
                 events.at(
                     now + self.words_ns(count),
@@ -183,12 +194,19 @@ impl HostInterface {
         if *at > now {
             return;
         }
+        if let Some(p) = self.input_poll_ns {
+            let tick = now.div_ceil(p) * p;
+            if tick > now {
+                events.at(tick, Ev::HostInputPoll { host: self.host });
+                return;
+            }
+        }
         let (_, room) = self.wiring.input_dmc.buffer(mem);
         let remaining = msg.len() - self.taken;
         let n = remaining.min(room);
         let last = n == remaining;
         self.rx_epoch += 1;
-        self.rx_busy = Some((n, last));
+        self.rx_busy = Some((n, last, now));
         events.at(
             now + self.words_ns(n),
             Ev::HostRxDone {
@@ -199,18 +217,33 @@ impl HostInterface {
     }
 
     /// An input transfer's last bit has come. Returns DMC half cycles stolen.
-    pub(crate) fn rx_done(&mut self, epoch: u64, mem: &mut Memory, irq: &mut Interrupts) -> u64 {
+    pub(crate) fn rx_done(
+        &mut self,
+        epoch: u64,
+        now: u64,
+        mem: &mut Memory,
+        irq: &mut Interrupts,
+        out: &mut Vec<Output>,
+    ) -> u64 {
         if epoch != self.rx_epoch {
             return 0;
         }
-        let Some((n, last)) = self.rx_busy.take() else {
+        let Some((n, last, start_ns)) = self.rx_busy.take() else {
             return 0;
         };
         let (first, _) = self.wiring.input_dmc.buffer(mem);
         if let Some((_, msg)) = self.queue.front() {
-            for (i, &w) in msg[self.taken..self.taken + n].iter().enumerate() {
+            let words = &msg[self.taken..self.taken + n];
+            for (i, &w) in words.iter().enumerate() {
                 mem.deposit(first.wrapping_add(i as u16), w);
             }
+            out.push(Output::HostInput {
+                host: self.host,
+                words: words.to_vec(),
+                eom: last,
+                start_ns,
+                done_ns: now,
+            });
         }
         self.wiring.input_dmc.advance(mem, n);
         if last {
@@ -239,7 +272,7 @@ impl HostInterface {
         if epoch != self.tx_epoch {
             return 0;
         }
-        let Some((words, last)) = self.tx.take() else {
+        let Some((words, last, start_ns)) = self.tx.take() else {
             return 0;
         };
         let n = words.len();
@@ -254,6 +287,7 @@ impl HostInterface {
                 out.push(Output::HostMessage {
                     host: self.host,
                     words: message,
+                    final_start_ns: start_ns,
                     last_bit_ns: now,
                 });
             }
@@ -281,7 +315,7 @@ mod tests {
             match e {
                 Ev::HostInputPoll { .. } => h.try_input(t, mem, ev),
                 Ev::HostRxDone { epoch, .. } => {
-                    h.rx_done(epoch, mem, irq);
+                    h.rx_done(epoch, t, mem, irq, out);
                     times.push(t);
                 }
                 Ev::HostTxDone { epoch, .. } => {
@@ -348,6 +382,7 @@ mod tests {
             [Output::HostMessage {
                 host: 1,
                 words: vec![0o11, 0o22, 0o11],
+                final_start_ns: 400_000,
                 last_bit_ns: 400_000 + 160_000
             }]
         );
@@ -359,6 +394,34 @@ mod tests {
                 ready: true,
                 at_ns: 600_000
             }
+        );
+    }
+
+    #[test]
+    fn with_simhs_poll_an_input_starts_on_the_next_tick_and_reports_its_times() {
+        let mut h = HostInterface::new(1, HOSTS[0], 100_000).with_input_poll(Some(250_000));
+        let (mut mem, mut irq, mut ev, mut out) = (
+            Memory::new(16 * 1024),
+            Interrupts::default(),
+            Events::default(),
+            Vec::new(),
+        );
+        h.offer(vec![7, 8], 1_000, &mut ev);
+        mem.deposit(0o50, INPUT | 0o2000);
+        mem.deposit(0o51, 0o2003);
+        h.ocp(1, 0, &mem, &mut irq, &mut ev, &mut out);
+        let t = drain(&mut h, &mut ev, &mut mem, &mut irq, &mut out);
+        // Offered at 1 µs, taken from the 250 µs tick: 2 words = 320 µs later.
+        assert_eq!(t, [250_000 + 320_000]);
+        assert_eq!(
+            out,
+            [Output::HostInput {
+                host: 1,
+                words: vec![7, 8],
+                eom: true,
+                start_ns: 250_000,
+                done_ns: 570_000
+            }]
         );
     }
 }

@@ -73,6 +73,12 @@ pub struct ImpConfig {
     /// Sense switches 1–4 (SIMH's IMP configuration sets 2 and 4: 4 lets DDT run, 2 is used at
     /// start-up).
     pub sense_switches: [bool; 4],
+    /// For comparison with SIMH only: start a host input only at multiples of this period, as
+    /// SIMH's host interface does (it looks for the host's datagram when its unit's service
+    /// runs, every `HIn POLL`; nmc's oracle runs set 250 µs). `None` (the default, and the
+    /// hardware's behaviour: 1822 moves bits as soon as both sides are ready) starts an input
+    /// as soon as the IMP has armed it and the host's message is there.
+    pub host_input_poll_ns: Option<u64>,
 }
 
 impl Default for ImpConfig {
@@ -87,6 +93,7 @@ impl Default for ImpConfig {
             watchdog_ns: None,
             console_char_ns: 100_000_000,
             sense_switches: [false, true, false, true],
+            host_input_poll_ns: None,
         }
     }
 }
@@ -114,14 +121,40 @@ pub enum Output {
         /// When its last bit arrived.
         at_ns: u64,
     },
+    /// A frame on modem line `line` was written to memory (its last bit arrived with the
+    /// receiver armed); `words` are those written (at most the input buffer's length).
+    FrameIn {
+        /// Modem line, 1–5.
+        line: u8,
+        /// The words written.
+        words: Vec<u16>,
+        /// When its last bit arrived.
+        at_ns: u64,
+    },
     /// A message (the words of one or more outputs, the last a final output) to host `host`.
     HostMessage {
         /// Host interface, 1–4.
         host: u8,
         /// The words, leader first.
         words: Vec<u16>,
+        /// When the final output (the one carrying the message's last word) started.
+        final_start_ns: u64,
         /// When its last bit had gone to the host.
         last_bit_ns: u64,
+    },
+    /// An input from host `host` completed: the IMP has taken `words` (one buffer's worth,
+    /// or the rest of the message), and the input level interrupts.
+    HostInput {
+        /// Host interface, 1–4.
+        host: u8,
+        /// The words taken.
+        words: Vec<u16>,
+        /// They end the message (Last-Host-Bit came with the last of them).
+        eom: bool,
+        /// When the transfer started (input armed and the host's message there).
+        start_ns: u64,
+        /// When its last bit came: the input is done.
+        done_ns: u64,
     },
     /// IMP Master Ready changed on a host interface.
     ImpReady {
@@ -294,7 +327,7 @@ impl Devices {
             }
             Ev::HostRxDone { host, epoch } => self.hosts[host as usize - 1]
                 .as_mut()
-                .map_or(0, |h| h.rx_done(epoch, mem, irq)),
+                .map_or(0, |h| h.rx_done(epoch, now, mem, irq, &mut self.out)),
             Ev::HostTxDone { host, epoch } => {
                 self.hosts[host as usize - 1].as_mut().map_or(0, |h| {
                     h.tx_done(epoch, now, mem, irq, &mut self.events, &mut self.out)
@@ -434,7 +467,10 @@ impl Imp {
             config.modems[i].map(|bps| Modem::new(i as u8 + 1, MODEMS[i], bps, config.framing_bits))
         });
         let hosts = std::array::from_fn(|i| {
-            config.hosts[i].map(|bps| HostInterface::new(i as u8 + 1, HOSTS[i], bps))
+            config.hosts[i].map(|bps| {
+                HostInterface::new(i as u8 + 1, HOSTS[i], bps)
+                    .with_input_poll(config.host_input_poll_ns)
+            })
         });
         Imp {
             cpu,

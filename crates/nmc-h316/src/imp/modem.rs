@@ -209,6 +209,11 @@ impl Modem {
         }
         self.wiring.input_dmc.advance(mem, n);
         self.rx_error = !ok || words.len() > room;
+        out.push(Output::FrameIn {
+            line: self.line,
+            words: words[..n].to_vec(),
+            at_ns: now,
+        });
         if self.rx_error {
             self.stats.errors += 1;
         }

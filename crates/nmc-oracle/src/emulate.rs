@@ -1,0 +1,770 @@
+//! The oracle's experiments on nmc's own H316 emulator (`nmc-h316`, issue 73 §4): the same
+//! chain, host and pump as the SIMH runs, on the emulator's integer clock, measured by the same
+//! code.
+//!
+//! A recorded run (`data/oracle/runs/<name>/run.json`) gives the network (IMP numbers, which
+//! modem line joins which), the settings (machine, line and host interface speeds, framing bits,
+//! propagation, the IMP's clock) and the experiments in the order they ran. [`replay`] builds
+//! those IMPs from the user's copy of the IMP program, brings them up as [`crate::run::Running`]
+//! did (host ready when its IMP says so; a one-packet probe to the far IMP's discard fake host
+//! every 2 s until one is answered by a RFNM), then runs each experiment with the same
+//! [`Pump`] (link 10 + its place in the run). Everything the source IMP's host interface and
+//! modems did is written as the patched SIMH writes its trace ([`crate::trace`]: `HIRX`,
+//! `HIRXDONE`, `HITX`, `MITX`, `MIRX`, `MIRXDROP`), so [`message_rows`] and [`summarize`] — the
+//! code that measured the recordings — measure the emulator too.
+//!
+//! ## What it found
+//! `data/oracle/emulated/README.md`: with the tolerance fixed before the first run (5 % on
+//! throughput and on K&O's round trip, [`crate::model::THROUGHPUT_TOLERANCE`],
+//! [`crate::model::RTT_TOLERANCE`]), 56 of the 66 accepted rows agree on both and all 66 on
+//! throughput. The 516's 1-hop round trip (−10 %) is SIMH's 250 µs polling
+//! ([`Options::simh_poll_ns`] reproduces it); a +3 % round-trip offset on the 316's 8-packet
+//! rows is not traced yet.
+//!
+//! ## The clock and the host
+//! The IMPs run in lockstep windows of half the shortest frame time (a frame started in a
+//! window cannot reach the next IMP before the window ends: at 50 kbit/s a frame's 72 framing
+//! bits alone take 1.44 ms). The first IMP, the one with the host, runs its window in steps of
+//! [`HOST_STEP_NS`]: the host answers a RFNM with the next message at the first step after the
+//! RFNM's last bit (SIMH's host did so on wall time, and SIMH's interface then took it at its
+//! next 250 µs poll). Same program and settings, same bytes: nothing here reads a clock.
+
+use anyhow::{Context, Result, bail};
+use nmc_h316::imp::InputError;
+use nmc_h316::{CpuConfig, Image, Imp, ImpConfig, Model, Output, RunStop};
+
+use crate::analyze::{ExperimentResult, MessageRow, message_rows, summarize};
+use crate::leader::{Address, FakeHost, Kind, Leader};
+use crate::pump::{Pump, PumpConfig};
+use crate::run::{Experiment, HostRun, Machine, Network, Settings};
+use crate::trace::{Event, Trace};
+
+/// The host IMP runs in steps this long, so the host acts within this of an IMP's output.
+pub const HOST_STEP_NS: u64 = 20_000;
+
+/// Between probes while the network comes up (as [`crate::run::Running::wait_up`]).
+pub const PROBE_EVERY_NS: u64 = 2_000_000_000;
+
+/// How a replay runs.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// For tracing a difference to SIMH's polling only (off by default): a frame reaches the
+    /// receiving IMP at the first multiple of this period after its last bit arrives (SIMH's
+    /// modem looks for datagrams every `MIn RXPOLL`: 250 µs in the oracle runs,
+    /// `Settings::poll_us`). The hardware did not poll.
+    pub simh_poll_ns: Option<u64>,
+    /// The same for the host interface: an input starts only on this grid (SIMH's `HIn POLL`;
+    /// `ImpConfig::host_input_poll_ns`).
+    pub simh_host_poll_ns: Option<u64>,
+    /// For tracing a difference to SIMH's wall-clock delivery only (0, off, by default): each
+    /// frame reaches the receiving IMP up to this much after its last bit, uniformly, drawn
+    /// from [`Options::seed`] (SIMH's frames arrived 0.1 ms late on average, 1.1 ms at the
+    /// 99th percentile: `frame_delivery` in each recorded run.json).
+    pub jitter_ns: u64,
+    /// The seed of the jitter's generator (ChaCha8); unused without jitter.
+    pub seed: u64,
+    /// Give up if no probe is answered by then (simulated ns).
+    pub up_timeout_ns: u64,
+    /// Stop a pump with no reply for this long (simulated ns).
+    pub stall_ns: u64,
+    /// Stop after this many experiments (the rest are not run).
+    pub experiments: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            simh_poll_ns: None,
+            simh_host_poll_ns: None,
+            jitter_ns: 0,
+            seed: 0,
+            up_timeout_ns: 900_000_000_000,
+            stall_ns: 60_000_000_000,
+            experiments: usize::MAX,
+        }
+    }
+}
+
+/// What a replay measured.
+#[derive(Clone, Debug)]
+pub struct Replay {
+    /// When the first probe was answered (ns).
+    pub up_ns: u64,
+    /// Each experiment's host records.
+    pub host_runs: Vec<HostRun>,
+    /// Each IMP's trace, in SIMH's trace format.
+    pub traces: Vec<Trace>,
+    /// The host's log.
+    pub log: Vec<String>,
+    /// Instructions executed, all IMPs.
+    pub instructions: u64,
+    /// The source IMP's number.
+    pub source_imp: u8,
+}
+
+impl Replay {
+    /// The experiments' results and every message's row, measured as the recordings were.
+    pub fn results(&self, settings: &Settings) -> (Vec<ExperimentResult>, Vec<MessageRow>) {
+        let mut results = Vec::new();
+        let mut all = Vec::new();
+        for r in &self.host_runs {
+            let (rows, matching) = message_rows(r, &self.traces[0], settings.host_bps);
+            let mut x = summarize(r, &rows, matching, r.experiment.hops);
+            x.accepted = !r.stalled;
+            x.max_lag_ms = 0.0;
+            x.behind_share = 0.0;
+            if r.stalled {
+                x.refused_because.push("the pump stalled".into());
+            }
+            x.source = crate::analyze::source_counts(&self.traces[0], r.span_ns);
+            x.dest = crate::analyze::dest_counts(
+                &self.traces[r.experiment.dest],
+                r.span_ns,
+                self.source_imp,
+            );
+            results.push(x);
+            all.extend(rows);
+        }
+        (results, all)
+    }
+}
+
+/// The IMP configuration a recorded run's command file gave IMP `index` (SIMH's
+/// `impconfig.cmd` as `crate::run` writes it: 16K, modems fitted only on the lines used, host
+/// interface 1 fitted, sense switches 2 and 4).
+pub fn imp_config(net: &Network, s: &Settings, index: usize) -> ImpConfig {
+    let mut modems = [None; 5];
+    for l in &net.lines {
+        for end in [l.a, l.b] {
+            if end.0 == index && (1..=5).contains(&end.1) {
+                modems[end.1 as usize - 1] = Some(l.bps.unwrap_or(s.line_bps));
+            }
+        }
+    }
+    ImpConfig {
+        cpu: CpuConfig {
+            model: match s.machine {
+                Machine::H516 => Model::H516,
+                Machine::H316 => Model::H316,
+            },
+            ..CpuConfig::default()
+        },
+        number: u16::from(net.imps[index]),
+        modems,
+        hosts: [Some(s.host_bps), None, None, None],
+        framing_bits: s.framing_bits,
+        clock_tick_ns: u64::from(s.rtc_us) * 1000,
+        ..ImpConfig::default()
+    }
+}
+
+enum Phase {
+    Up {
+        last_probe: Option<u64>,
+    },
+    Pump {
+        index: usize,
+        pump: Pump,
+        start_ns: u64,
+        last_progress: u64,
+    },
+    Done,
+}
+
+struct Driver<'a> {
+    net: &'a Network,
+    s: &'a Settings,
+    experiments: &'a [Experiment],
+    probe_imp: u8,
+    limits: Options,
+    imps: Vec<Imp>,
+    events: Vec<Vec<Event>>,
+    log: Vec<String>,
+    phase: Phase,
+    up_ns: Option<u64>,
+    host_runs: Vec<HostRun>,
+}
+
+fn head(words: &[u16], n: usize) -> Vec<u16> {
+    words[..words.len().min(n)].to_vec()
+}
+
+fn ev(t_ns: u64, what: &str, line: u8, words: usize, extra: String, head: Vec<u16>) -> Event {
+    Event {
+        t_ns,
+        what: what.to_string(),
+        line,
+        words: words as u32,
+        extra,
+        head,
+    }
+}
+
+impl Driver<'_> {
+    fn peer(&self, imp: usize, line: u8) -> Option<(usize, u8)> {
+        self.net.lines.iter().find_map(|l| {
+            if l.a == (imp, line) {
+                Some(l.b)
+            } else if l.b == (imp, line) {
+                Some(l.a)
+            } else {
+                None
+            }
+        })
+    }
+
+    fn note(&mut self, t: u64, s: String) {
+        self.log.push(format!("{:.6} {s}", t as f64 / 1e9));
+    }
+
+    fn run_imp(&mut self, i: usize, until: u64) -> Result<Vec<Output>> {
+        match self.imps[i].run_until(until) {
+            Ok(RunStop::Reached) => Ok(self.imps[i].take_outputs()),
+            Ok(RunStop::Halted { p }) => bail!(
+                "IMP {} halted at {} ns (P = {p:05o})",
+                self.net.imps[i],
+                self.imps[i].now_ns()
+            ),
+            Err(f) => bail!(
+                "IMP {} at {} ns: {f}",
+                self.net.imps[i],
+                self.imps[i].now_ns()
+            ),
+        }
+    }
+
+    /// Record an IMP's outputs in its trace, act on the host's, collect frames to deliver.
+    fn record(&mut self, i: usize, outs: Vec<Output>, frames: &mut Vec<Frame>) -> Result<()> {
+        let prop = self.s.prop_ns;
+        for o in outs {
+            match o {
+                Output::Frame {
+                    line,
+                    words,
+                    first_bit_ns,
+                    last_bit_ns,
+                } => {
+                    let arrive = last_bit_ns + prop;
+                    self.events[i].push(ev(
+                        first_bit_ns,
+                        "MITX",
+                        line,
+                        words.len(),
+                        format!("done={last_bit_ns} arrive={arrive}"),
+                        head(&words, 8),
+                    ));
+                    frames.push((arrive, i, line, words));
+                }
+                Output::FrameIn { line, words, at_ns } => self.events[i].push(ev(
+                    at_ns,
+                    "MIRX",
+                    line,
+                    words.len(),
+                    "-".into(),
+                    head(&words, 8),
+                )),
+                Output::FrameLost { line, words, at_ns } => {
+                    self.events[i].push(ev(at_ns, "MIRXDROP", line, words, "-".into(), vec![]))
+                }
+                Output::HostInput {
+                    host,
+                    words,
+                    eom,
+                    start_ns,
+                    done_ns,
+                } => {
+                    let e = if eom { "eom" } else { "-" };
+                    self.events[i].push(ev(
+                        start_ns,
+                        "HIRX",
+                        host,
+                        words.len(),
+                        e.into(),
+                        head(&words, 4),
+                    ));
+                    self.events[i].push(ev(done_ns, "HIRXDONE", host, 0, e.into(), vec![]));
+                }
+                Output::HostMessage {
+                    host,
+                    words,
+                    final_start_ns,
+                    last_bit_ns,
+                } => {
+                    self.events[i].push(ev(
+                        final_start_ns,
+                        "HITX",
+                        host,
+                        words.len(),
+                        "final".into(),
+                        head(&words, 4),
+                    ));
+                    if i == 0 && host == 1 && words.len() >= 2 {
+                        self.host_message(last_bit_ns, Leader::decode([words[0], words[1]]))?;
+                    }
+                }
+                Output::ImpReady {
+                    host: 1,
+                    ready,
+                    at_ns,
+                } if i == 0 => {
+                    self.note(at_ns, format!("IMP ready {ready}"));
+                    if ready {
+                        let now = self.imps[0].now_ns();
+                        self.imps[0]
+                            .set_host_ready(1, true, now)
+                            .map_err(input_error)?;
+                    }
+                }
+                Output::ImpReady { .. } | Output::Console { .. } | Output::Lights { .. } => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// A whole message from the IMP to the host, its last bit at `t`.
+    fn host_message(&mut self, t: u64, leader: Leader) -> Result<()> {
+        match &mut self.phase {
+            Phase::Up { .. } => {
+                self.note(t, format!("from IMP: {leader}"));
+                if leader.kind == Kind::Rfnm && leader.link == 1 && leader.imp == self.probe_imp {
+                    self.up_ns = Some(t);
+                    self.start_experiment(0, t)?;
+                }
+            }
+            Phase::Pump {
+                pump,
+                last_progress,
+                ..
+            } => {
+                if pump.on_message(t, &leader).is_some() {
+                    *last_progress = t;
+                    if pump.finished() {
+                        self.finish_experiment(t, false)?;
+                    }
+                } else {
+                    self.note(t, format!("from IMP: {leader}"));
+                }
+            }
+            Phase::Done => self.note(t, format!("from IMP: {leader}")),
+        }
+        Ok(())
+    }
+
+    fn start_experiment(&mut self, index: usize, now: u64) -> Result<()> {
+        if index >= self.experiments.len() || index >= self.limits.experiments {
+            self.phase = Phase::Done;
+            return Ok(());
+        }
+        let e = &self.experiments[index];
+        let link = 10 + index as u8;
+        let pump = Pump::new(PumpConfig {
+            imp: self.net.imps[e.dest],
+            host: FakeHost::Discard as u8,
+            for_imp: true,
+            link,
+            outstanding: e.outstanding,
+            messages: e.messages,
+            text_words: e.text_words,
+        })?;
+        let text = format!(
+            "pump {}: {} messages of {} words to IMP {} link {link}, {} outstanding",
+            e.name, e.messages, e.text_words, self.net.imps[e.dest], e.outstanding
+        );
+        self.note(now, text);
+        self.phase = Phase::Pump {
+            index,
+            pump,
+            start_ns: now,
+            last_progress: now,
+        };
+        Ok(())
+    }
+
+    fn finish_experiment(&mut self, now: u64, stalled: bool) -> Result<()> {
+        let Phase::Pump {
+            index,
+            pump,
+            start_ns,
+            ..
+        } = std::mem::replace(&mut self.phase, Phase::Done)
+        else {
+            return Ok(());
+        };
+        let e = &self.experiments[index];
+        if stalled {
+            self.note(now, format!("pump {}: no reply, stopped", e.name));
+        }
+        self.host_runs.push(HostRun {
+            experiment: e.clone(),
+            link: pump.config().link,
+            records: pump.records().to_vec(),
+            stalled,
+            span_ns: (start_ns, now),
+        });
+        self.start_experiment(index + 1, now)
+    }
+
+    /// The host's turn at the source IMP's clock: probe, or hand over the pump's messages.
+    fn host_act(&mut self) -> Result<()> {
+        let now = self.imps[0].now_ns();
+        let ready = self.imps[0].devices.host(1).is_some_and(|h| h.imp_ready());
+        let mut send: Vec<(Leader, Vec<u16>)> = Vec::new();
+        let mut stalled = false;
+        match &mut self.phase {
+            Phase::Up { last_probe } => {
+                if ready && last_probe.is_none_or(|t| now >= t + PROBE_EVERY_NS) {
+                    *last_probe = Some(now);
+                    let to = Address::fake(self.probe_imp, FakeHost::Discard);
+                    send.push((Leader::new(Kind::Regular, to, 1)?, vec![0o123456; 8]));
+                }
+            }
+            Phase::Pump {
+                pump,
+                last_progress,
+                ..
+            } => {
+                while let Some(m) = pump.next_message(now) {
+                    send.push(m);
+                }
+                stalled = now > *last_progress + self.limits.stall_ns;
+            }
+            Phase::Done => {}
+        }
+        for (leader, text) in send {
+            if matches!(self.phase, Phase::Up { .. }) {
+                self.note(now, format!("probe to IMP {}", self.probe_imp));
+            }
+            let mut words = leader.encode().to_vec();
+            words.extend_from_slice(&text);
+            self.imps[0].host_send(1, words, now).map_err(input_error)?;
+        }
+        if stalled {
+            self.finish_experiment(now, true)?;
+        }
+        Ok(())
+    }
+}
+
+/// A frame to deliver: arrival at the far end, sending IMP, its line, the words.
+type Frame = (u64, usize, u8, Vec<u16>);
+
+fn input_error(e: InputError) -> anyhow::Error {
+    anyhow::anyhow!("the driver gave an input too late: {e}")
+}
+
+/// Runs `experiments` on a network of emulated IMPs loaded with `image`, as the recorded run
+/// with these settings did; `probe` is the IMP index whose discard fake host is probed until
+/// it answers.
+pub fn replay(
+    image: &Image,
+    net: &Network,
+    s: &Settings,
+    experiments: &[Experiment],
+    probe: usize,
+    limits: Options,
+) -> Result<Replay> {
+    if net.imps.is_empty() || probe >= net.imps.len() {
+        bail!(
+            "a network of {} IMPs has no IMP {probe} to probe",
+            net.imps.len()
+        );
+    }
+    for e in experiments {
+        if e.dest >= net.imps.len() {
+            bail!("experiment {}: no IMP {} in the network", e.name, e.dest);
+        }
+    }
+    let imps: Vec<Imp> = (0..net.imps.len())
+        .map(|i| {
+            let mut c = imp_config(net, s, i);
+            c.host_input_poll_ns = limits.simh_host_poll_ns;
+            let mut imp = Imp::new(&c);
+            imp.load(image);
+            imp
+        })
+        .collect();
+    // Half the shortest frame (framing bits only) plus propagation on any line.
+    let window = net
+        .lines
+        .iter()
+        .map(|l| {
+            let bps = u64::from(l.bps.unwrap_or(s.line_bps).max(1));
+            (u64::from(s.framing_bits) * 1_000_000_000).div_ceil(bps) + s.prop_ns
+        })
+        .min()
+        .unwrap_or(1_000_000)
+        / 2;
+    if limits.jitter_ns >= 2 * window {
+        bail!(
+            "a jitter of {} ns could reorder frames on a line",
+            limits.jitter_ns
+        );
+    }
+    if window < HOST_STEP_NS {
+        bail!("lines this fast leave a window of {window} ns, under the host's step");
+    }
+    let mut d = Driver {
+        net,
+        s,
+        experiments,
+        probe_imp: net.imps[probe],
+        limits,
+        events: vec![Vec::new(); imps.len()],
+        imps,
+        log: Vec::new(),
+        phase: Phase::Up { last_probe: None },
+        up_ns: None,
+        host_runs: Vec::new(),
+    };
+    let mut rng = {
+        use rand::SeedableRng;
+        rand_chacha::ChaCha8Rng::seed_from_u64(limits.seed)
+    };
+    let mut t = 0u64;
+    while !matches!(d.phase, Phase::Done) {
+        if d.up_ns.is_none() && t > limits.up_timeout_ns {
+            bail!(
+                "the IMPs did not come up within {} s (no RFNM from IMP {}'s discard host)",
+                limits.up_timeout_ns / 1_000_000_000,
+                d.probe_imp
+            );
+        }
+        let end = t + window;
+        let mut frames: Vec<Frame> = Vec::new();
+        while d.imps[0].now_ns() < end {
+            d.host_act()?;
+            let step = (d.imps[0].now_ns() + HOST_STEP_NS).min(end);
+            let outs = d.run_imp(0, step)?;
+            d.record(0, outs, &mut frames)?;
+        }
+        for i in 1..d.imps.len() {
+            let outs = d.run_imp(i, end)?;
+            d.record(i, outs, &mut frames)?;
+        }
+        frames.sort_by_key(|f| (f.0, f.1, f.2));
+        for (arrive, i, line, words) in frames {
+            let arrive = if limits.jitter_ns > 0 {
+                use rand::Rng;
+                arrive + rng.random_range(0..=limits.jitter_ns)
+            } else {
+                arrive
+            };
+            let arrive = match limits.simh_poll_ns.filter(|&p| p > 0) {
+                Some(p) => arrive.div_ceil(p) * p,
+                None => arrive,
+            };
+            if let Some((j, pl)) = d.peer(i, line) {
+                d.imps[j]
+                    .deliver_frame(pl, words, arrive, true)
+                    .map_err(input_error)?;
+            }
+        }
+        t = end;
+    }
+    let traces = d
+        .events
+        .into_iter()
+        .map(|mut ev| {
+            ev.sort_by_key(|e| e.t_ns);
+            Trace {
+                events: ev,
+                summary: None,
+                unreadable: 0,
+            }
+        })
+        .collect();
+    Ok(Replay {
+        up_ns: d.up_ns.unwrap_or(0),
+        host_runs: d.host_runs,
+        traces,
+        log: d.log,
+        instructions: d.imps.iter().map(|i| i.cpu.instructions()).sum(),
+        source_imp: net.imps[0],
+    })
+}
+
+/// A recorded run's network, settings and experiments, from its `run.json`.
+pub fn recorded_run(run_json: &std::path::Path) -> Result<(Network, Settings, Vec<Experiment>)> {
+    let text = std::fs::read_to_string(run_json)
+        .with_context(|| format!("cannot read {}", run_json.display()))?;
+    let v: serde_json::Value = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not JSON", run_json.display()))?;
+    let net: Network = serde_json::from_value(v["network"].clone())
+        .with_context(|| format!("{}: network", run_json.display()))?;
+    let s: Settings = serde_json::from_value(v["settings"].clone())
+        .with_context(|| format!("{}: settings", run_json.display()))?;
+    let e: Vec<Experiment> = serde_json::from_value(v["experiments"].clone())
+        .with_context(|| format!("{}: experiments", run_json.display()))?;
+    Ok((net, s, e))
+}
+
+/// The probe a recorded chain run used: the farthest IMP any experiment went to (`nmc oracle
+/// chain` probes the IMP at the largest hop count).
+pub fn probe_of(experiments: &[Experiment]) -> usize {
+    experiments.iter().map(|e| e.dest).max().unwrap_or(1)
+}
+
+/// A trace in the patched SIMH's format (for `nmc oracle timeline` and reading by eye).
+pub fn trace_text(t: &Trace) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::from("# nmc-h316 emulator trace (SIMH trace format)\n");
+    for e in &t.events {
+        let _ = write!(
+            s,
+            "{} {} {} {} {} :",
+            e.t_ns, e.what, e.line, e.words, e.extra
+        );
+        for w in &e.head {
+            let _ = write!(s, " {w:06o}");
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// One recorded experiment beside the emulator's run of it.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct CompareRow {
+    /// The recorded run.
+    pub run: String,
+    /// The experiment's name.
+    pub experiment: String,
+    /// `516` or `316`.
+    pub machine: String,
+    /// The host's window.
+    pub outstanding: u32,
+    /// Hops.
+    pub hops: u32,
+    /// Text words a message.
+    pub text_words: usize,
+    /// SIMH's throughput, kbit/s, and its 95 % half-width.
+    pub simh_kbps: f64,
+    /// Its 95 % half-width.
+    pub simh_kbps_ci95: f64,
+    /// The emulator's throughput, kbit/s (NaN if not measured).
+    pub emu_kbps: f64,
+    /// Its 95 % half-width (within-run batch means).
+    pub emu_kbps_ci95: f64,
+    /// (emulator − SIMH) / SIMH, %.
+    pub kbps_diff_pct: f64,
+    /// SIMH's K&O round trip, ms.
+    pub simh_rtt_ms: f64,
+    /// Its 95 % half-width.
+    pub simh_rtt_ci95: f64,
+    /// The emulator's K&O round trip, ms.
+    pub emu_rtt_ms: f64,
+    /// Its 95 % half-width.
+    pub emu_rtt_ci95: f64,
+    /// (emulator − SIMH) / SIMH, %.
+    pub rtt_diff_pct: f64,
+    /// Throughput within [`crate::model::THROUGHPUT_TOLERANCE`] of SIMH's.
+    pub kbps_agrees: bool,
+    /// Round trip within [`crate::model::RTT_TOLERANCE`] of SIMH's.
+    pub rtt_agrees: bool,
+    /// The emulator's messages all answered by RFNM and matched in its trace.
+    pub clean: bool,
+}
+
+/// `emu` within `tolerance` (a fraction) of `simh`; a value not measured (NaN) never agrees.
+pub fn agrees(emu: f64, simh: f64, tolerance: f64) -> bool {
+    (emu - simh).abs() <= tolerance * simh.abs()
+}
+
+/// The accepted recorded rows of `run` beside the emulator's `results` for the same
+/// experiments. A recorded row the emulator did not run gets NaN and disagrees.
+pub fn compare(
+    recorded: &[crate::model::Recorded],
+    run: &str,
+    results: &[ExperimentResult],
+) -> Vec<CompareRow> {
+    use crate::model::{RTT_TOLERANCE, THROUGHPUT_TOLERANCE};
+    recorded
+        .iter()
+        .filter(|r| r.run == run && r.accepted)
+        .map(|r| {
+            let x = results.iter().find(|x| x.experiment == r.experiment);
+            let mean = |e: Option<crate::stats::Estimate>| e.map_or(f64::NAN, |e| e.mean);
+            let hw = |e: Option<crate::stats::Estimate>| e.map_or(f64::NAN, |e| e.half_width);
+            let emu_kbps = mean(x.and_then(|x| x.throughput_kbps));
+            let emu_rtt = mean(x.and_then(|x| x.ko_rtt_ms));
+            let diff = |e: f64, s: f64| 100.0 * (e - s) / s;
+            CompareRow {
+                run: run.to_string(),
+                experiment: r.experiment.clone(),
+                machine: r.machine.clone(),
+                outstanding: r.outstanding,
+                hops: r.hops,
+                text_words: r.text_words,
+                simh_kbps: r.throughput_kbps,
+                simh_kbps_ci95: r.throughput_ci95,
+                emu_kbps,
+                emu_kbps_ci95: hw(x.and_then(|x| x.throughput_kbps)),
+                kbps_diff_pct: diff(emu_kbps, r.throughput_kbps),
+                simh_rtt_ms: r.ko_rtt_ms,
+                simh_rtt_ci95: r.ko_rtt_ci95,
+                emu_rtt_ms: emu_rtt,
+                emu_rtt_ci95: hw(x.and_then(|x| x.ko_rtt_ms)),
+                rtt_diff_pct: diff(emu_rtt, r.ko_rtt_ms),
+                kbps_agrees: agrees(emu_kbps, r.throughput_kbps, THROUGHPUT_TOLERANCE),
+                rtt_agrees: agrees(emu_rtt, r.ko_rtt_ms, RTT_TOLERANCE),
+                clean: x.is_some_and(|x| {
+                    x.matching == "ok" && x.non_rfnm == 0 && !x.stalled && x.accepted
+                }),
+            }
+        })
+        .collect()
+}
+
+/// The comparison as a Markdown table.
+pub fn table(rows: &[CompareRow]) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::from(
+        "| run | experiment | SIMH kbit/s | emulator kbit/s | Δ % | SIMH K&O rtt ms | emulator K&O rtt ms | Δ % | within 5 % |\n\
+         | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | :---: |\n",
+    );
+    for r in rows {
+        let ok = |b: bool| if b { "✓" } else { "✗" };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {:.2} ± {:.2} | {:.2} ± {:.2} | {:+.1} | {:.1} ± {:.1} | {:.1} ± {:.1} | {:+.1} | {} {}{} |",
+            r.run,
+            r.experiment,
+            r.simh_kbps,
+            r.simh_kbps_ci95,
+            r.emu_kbps,
+            r.emu_kbps_ci95,
+            r.kbps_diff_pct,
+            r.simh_rtt_ms,
+            r.simh_rtt_ci95,
+            r.emu_rtt_ms,
+            r.emu_rtt_ci95,
+            r.rtt_diff_pct,
+            ok(r.kbps_agrees),
+            ok(r.rtt_agrees),
+            if r.clean { "" } else { " (not clean)" }
+        );
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_row_agrees_within_five_percent_and_not_beyond_or_unmeasured() {
+        assert!(agrees(105.0, 100.0, 0.05));
+        assert!(agrees(95.0, 100.0, 0.05));
+        assert!(!agrees(105.2, 100.0, 0.05));
+        assert!(!agrees(94.8, 100.0, 0.05));
+        assert!(!agrees(f64::NAN, 100.0, 0.05));
+    }
+
+    #[test]
+    fn the_driver_refuses_a_probe_or_destination_outside_the_network() {
+        let net = Network::chain(2, 11);
+        let image = Image::default();
+        let s = Settings::default();
+        assert!(replay(&image, &net, &s, &[], 5, Options::default()).is_err());
+    }
+}
