@@ -83,7 +83,8 @@ use crate::observe::{Counted, Happened, Milestone, Note, Side, What};
 use crate::packet::{DataPacket, Input, MsgId, Packet, PktId, PktKind, Single, Stream};
 use crate::params::ImpCosts;
 use crate::params::{
-    Giveback, ImpModel, ImpParams, MessageProcessing, OutputLimit, Piggyback, SinglePacketRule,
+    FakeHostRfnm, Giveback, ImpModel, ImpParams, MessageProcessing, OutputLimit, Piggyback,
+    SinglePacketRule,
 };
 use crate::processor::Processor;
 use crate::source::{Allocations, MsgState, Numbers, Plt, PltClaims, SourceMsg};
@@ -98,7 +99,6 @@ pub(crate) struct HostOut {
     pub(crate) msg: MsgId,
     /// The source IMP, as the packet's header names it: where the message's RFNM goes.
     pub(crate) src: u32,
-    #[allow(dead_code, reason = "written with the packet; nothing reads it yet")]
     /// The destination host (its interface, [`HostPort`]).
     pub(crate) host: u32,
     /// The message's stream (its sequence of message numbers, `crate::packet::Stream`).
@@ -206,6 +206,9 @@ pub(crate) struct DestinationLimits {
     /// A packet's data bits at most (K&O §II: "one 1008-bit packet"): a message reassembled is
     /// handed to its host in packets of this size, the last shorter ([`Imp::hand_over_in_order`]).
     pub(crate) max_packet: u64,
+    /// When a multipacket message's RFNM is made if the IMP's host is a fake host
+    /// ([`Imp::handed_to_host`]).
+    pub(crate) fake_host_rfnm: FakeHostRfnm,
 }
 
 /// The limits of the IMP's lines and clock: the IMP-to-IMP retransmission timeout (K&O §III's
@@ -286,6 +289,7 @@ impl Limits {
                 rfnm_piggyback: p.rfnm_piggyback,
                 single_packet_rule: p.single_packet_rule,
                 max_packet: p.max_packet.get(),
+                fake_host_rfnm: p.fake_host_rfnm,
             },
             line: LineLimits {
                 retransmit_timeout: p.retransmit_timeout,
@@ -827,8 +831,9 @@ pub(crate) struct Imp {
     pub(crate) delivery: Delivery,
     /// Output to each host on this IMP, by host (see [`HostPort`]).
     pub(crate) ports: Vec<HostPort>,
-    /// The IMP's host is a fake host inside it: output takes no time.
-    pub(crate) fake_host: bool,
+    /// The hosts of this IMP that are its own fake hosts (the discard host), in host order:
+    /// their output is the program's, at background level ([`Imp::is_fake_host`]).
+    pub(crate) fake_hosts: Vec<u32>,
     /// RFNMs and ALLs owed, waiting for 8 buffers ([`Replies`]).
     pub(crate) replies: Replies,
 
@@ -883,7 +888,7 @@ impl Imp {
             allocs: Allocations::default(),
             delivery: Delivery::default(),
             ports: Vec::new(),
-            fake_host: false,
+            fake_hosts: Vec::new(),
             replies: Replies::default(),
             requests: BTreeMap::new(),
             set_aside: BTreeSet::new(),
@@ -902,6 +907,12 @@ impl Imp {
     }
 
     /// The output port of host `host` (made on first use).
+    /// Is `host` one of this IMP's own fake hosts?
+    #[inline]
+    pub(crate) fn is_fake_host(&self, host: u32) -> bool {
+        self.fake_hosts.binary_search(&host).is_ok()
+    }
+
     pub(crate) fn port(&mut self, host: u32) -> &mut HostPort {
         let k = match self.ports.iter().position(|p| p.host == host) {
             Some(k) => k,
@@ -1548,6 +1559,7 @@ mod tests {
                 rfnm_piggyback: Piggyback::Always,
                 single_packet_rule: SinglePacketRule::Current,
                 max_packet: 1008,
+                fake_host_rfnm: FakeHostRfnm::AfterFirstPacket,
             },
             line: LineLimits {
                 retransmit_timeout: SimDuration::from_millis(125),

@@ -230,6 +230,9 @@ pub struct ImpParams {
     pub(crate) control_priority: bool,
     /// Out-of-order single-packet messages: how the destination treats them (RFC 632).
     pub(crate) single_packet_rule: SinglePacketRule,
+    /// When the RFNM of a multipacket message to an IMP's fake host is made (see
+    /// [`FakeHostRfnm`]).
+    pub(crate) fake_host_rfnm: FakeHostRfnm,
 }
 
 /// The end-to-end message procedure (see [`ImpParams::message_processing`]).
@@ -240,6 +243,25 @@ pub(crate) enum MessageProcessing {
     V2,
     /// Version 3 (1975; K&O §VI–VII).
     V3,
+}
+
+/// When a destination IMP makes the RFNM of a multipacket message its fake host (the discard
+/// host of K&O's measurements) takes. A real host's message is unaffected: its packets cross
+/// the interface by hardware at interrupt level, and K&O §II point g holds ("after the
+/// transmission of the first packet to the HOST, the RFNM for this message is generated").
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum FakeHostRfnm {
+    /// After the first packet, as for a real host (K&O §II point g read for every host).
+    AfterFirstPacket,
+    /// After the whole message. The 1973 program enters the RFNM in its `RALLY` table when
+    /// the first packet's output is done (BBN IMP program 3050, 16 Sept 1973, p. 155 `IH63`),
+    /// but it is built by back host 0 (p. 52 `BACK0`), a coroutine of the background loop
+    /// (p. 45), and the fake hosts run in that loop ahead of the back hosts. The discard host
+    /// takes each word as it is ready (p. 243 `STXY`, p. 158 `SUC`) and gives up the loop only
+    /// when no word is waiting; a reassembled message's packets follow one another to it, so
+    /// the loop reaches `BACK0` only after the last.
+    AfterMessage,
 }
 
 /// When the destination IMP piggy-backs an ALL on a multipacket RFNM.
@@ -473,6 +495,8 @@ impl ImpParams {
             giveback_ticks: 6,
             control_priority: true,
             single_packet_rule: SinglePacketRule::Current,
+            // The 1973 program's background loop (issue 71 §4).
+            fake_host_rfnm: FakeHostRfnm::AfterMessage,
         }
     }
 
@@ -480,11 +504,18 @@ impl ImpParams {
     /// blocks, 8 numbers per host pair, allocation before PLT entry, superfluous REQALLs, and
     /// RFNMs that always wait for a piggy-backed ALL. Everything else as `v2-1974-10`: the
     /// sources give no other change between Oct 1974 and 1975 (the buffer counts of K&O §III
-    /// are the ones §VII reasons with: "34 reassembly buffers", VDH "10").
+    /// are the ones §VII reasons with: "34 reassembly buffers", VDH "10"), except the fake
+    /// host's RFNM: **choice**, K&O's point g ("after the transmission of the first packet to
+    /// the HOST"), on which §VII's account of RFNMs waiting for ALLs rests. The 1973 program's
+    /// background loop made it after the message (`fake_host_rfnm`, the 1974 profile, checked
+    /// against the program itself by `nmc oracle compare`); no 1975 listing is at hand to say
+    /// whether that held, and under it the model's May 1975 fix leaves RFNMs waiting (0.9 PLT
+    /// entries on average in `tests/v3.rs`' phasing run, against under 0.5 with point g).
     pub fn v3_1975_02() -> Self {
         ImpParams {
             message_processing: MessageProcessing::V3,
             message_numbers: 8,
+            fake_host_rfnm: FakeHostRfnm::AfterFirstPacket,
             ..Self::v2_1974_10()
         }
     }

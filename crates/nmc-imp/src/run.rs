@@ -463,16 +463,11 @@ pub fn build(
         i.buffers = p.buffers_vdh;
         i.reasm_max = p.reassembly_buffers_vdh;
     }
-    for (i, h) in s.network.hosts.iter().enumerate().filter(|(_, h)| h.fake) {
+    // A fake host is the IMP's own (BBN 3050 p. 243: the discard host beside the real hosts
+    // of the same IMP); hosts are taken in order, so each IMP's list is sorted.
+    for (i, _) in s.network.hosts.iter().enumerate().filter(|(_, h)| h.fake) {
         let imp = subnet.hosts[i].imp;
-        let on_imp = |x: &&Host| x.imp == imp && x.generator.is_none();
-        if subnet.hosts.iter().filter(on_imp).count() > 1 {
-            return Err(BuildError(format!(
-                "network.hosts[{i}]: fake host `{}` must be the only host on IMP `{}`",
-                h.name, h.imp
-            )));
-        }
-        subnet.imps[imp as usize].fake_host = true;
+        subnet.imps[imp as usize].fake_hosts.push(i as u32);
     }
     // Stable by time: actions at one instant keep the scenario's order.
     actions.sort_by_key(|(t, _)| *t);

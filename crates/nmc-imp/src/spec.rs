@@ -447,8 +447,9 @@ pub struct HostSpec {
     /// The IMP it attaches to.
     pub imp: String,
     /// One of the IMP's own fake hosts (the discard fake host RFC 632's generator sent to, "from
-    /// the MOFFET-IMP to the SRI-IMP"): it takes a message at once, with no host interface. It
-    /// must be the only host on its IMP and cannot run a pump.
+    /// the MOFFET-IMP to the SRI-IMP"): it takes a message word by word at the program's speed
+    /// (`fake_host_word_316`/`_516`), with no host interface, beside any real hosts of the
+    /// same IMP. It cannot run a pump.
     #[serde(default)]
     pub fake: bool,
 }

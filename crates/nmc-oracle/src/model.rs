@@ -144,15 +144,14 @@ pub struct Residual {
 }
 
 /// The named residuals (see [`Residual`]), as of the recordings of 2 December 2026 and the
-/// profile `v2-1974-10` with the 1973 program's output limit, host retry, give-back clock and
-/// fake host (issue 71 §4). Each says what is known; "open" means the cause is not yet found.
+/// profile `v2-1974-10` with the 1973 program's output limit, host retry, give-back clock,
+/// fake host and its RFNM after the message (issue 71 §4). Each says what is known; "open" means the cause is not yet found.
 pub const RESIDUALS: &[Residual] = &[
     Residual {
         experiments: &[
             "316-4out-1hop",
             "316-4out-2hop",
             "316-4out-3hop",
-            "316-4out-6hop",
             "316-4out-7hop",
             "316-8out-1hop",
             "316-8out-2hop",
@@ -171,27 +170,29 @@ pub const RESIDUALS: &[Residual] = &[
             "516-8out-9hop",
         ],
         measure: "throughput",
-        cause: "open: the model keeps the first line busy (40.2–41.3 kbit/s, the line less its \
-                routing messages); the real source line idles or sends null packets about 4.5 % \
-                of the time (516-4out-1hop: 97.1 % busy, 1.6 % nulls) and gives allocations back \
-                on 4–37 % of messages. Not yet in the model: a GVB that takes a message number and \
-                waits for its RFNM (BBN 3050 p. 55 BACK2 → MESGET), the host's wait for a number \
-                polled at the fast tick (p. 128 HI22), a null before each routing frame (p. 164)",
+        cause: "the model keeps the first line busy (40.2–41.3 kbit/s, the line less its routing \
+                messages); the real source line idles or sends null packets about 4.5 % of the \
+                time (516-4out-1hop: 97.1 % busy, 1.6 % nulls). Found in that run's frames \
+                (`nmc oracle timeline`, 100 messages): 17 REQALLs and 19 GVBs in 140 messages, \
+                where the model sends 3 and 3. The cause is the 1973 program's path for a \
+                message that finds no allocation (BBN 3050 pp. 129–130, HIPLT2–HIPLT0), not yet \
+                in the model: its first packet's header goes as a request through the task like \
+                any host packet (regular queue, a channel needed, retried at the tick), the \
+                message does not look at the TALLY table until the task has taken it, then waits \
+                for any ALL, then for the request's acknowledgement, then for a new number; the \
+                RFNM+ALLs that come meanwhile sit in TALLY and go back after 6 ticks as GVBs, \
+                which take a number and get a RFNM (p. 55 BACK2). The model's REQALL goes ahead \
+                of data and any ALL moves the message on at once",
     },
     Residual {
         experiments: &[
             "316-4out-1hop",
-            "316-4out-2hop",
             "316-4out-3hop",
             "316-4out-4hop",
             "316-4out-5hop",
-            "316-4out-6hop",
-            "316-4out-7hop",
             "316-4out-8hop",
             "316-4out-9hop",
             "316-8out-1hop",
-            "316-8out-2hop",
-            "316-8out-3hop",
             "316-8out-4hop",
             "316-8out-5hop",
             "316-8out-8hop",
@@ -201,8 +202,8 @@ pub const RESIDUALS: &[Residual] = &[
         cause: "open: on 316s the real round trip grows about 54 ms a hop (8-packet messages) \
                 against about 34 on 516s running the same program at 0.96 µs a cycle instead of \
                 1.6; the model's 316 costs (K&O §III's 700 kbit/s of processing, 1.68 ms a full \
-                packet) add a few ms a hop. The 316's work per packet from the listing's cycle \
-                counts is the first candidate",
+                packet) add a few ms a hop, and the model is 18–20 % short at 8–9 hops. The \
+                316's work per packet from the listing's cycle counts is the first candidate",
     },
     Residual {
         experiments: &[
@@ -256,15 +257,14 @@ pub const RESIDUALS: &[Residual] = &[
     Residual {
         experiments: &[
             "516-4out-1hop",
-            "516-4out-5hop",
+            "516-4out-4hop",
             "516-4out-6hop",
-            "516-8out-1hop",
             "516-8out-5hop",
-            "516-8out-6hop",
         ],
         measure: "rtt",
-        cause: "open: the model is 6–8 % short here; the real round trip rises by about 80 ms \
-                from 4 to 5 hops (297–309 → 379–382 ms) where the model's rises by 39",
+        cause: "open: the real round trip does not grow evenly with distance (297–309 ms at 4 \
+                hops, 379–382 at 5: 80 ms for one hop) where the model's grows 33–41 ms a hop; \
+                the model is 4–8 % off on either side of that step",
     },
 ];
 

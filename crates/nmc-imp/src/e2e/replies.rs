@@ -18,7 +18,7 @@ use crate::e2e::single;
 use crate::imp::{Effects, HostOut, Imp, Output, Resume, TimerId, Traced};
 use crate::observe::{Counted, Milestone};
 use crate::packet::{DataPacket, PktKind, Stream};
-use crate::params::Giveback;
+use crate::params::{FakeHostRfnm, Giveback};
 use nmc_sim::SimTime;
 
 impl Imp {
@@ -123,8 +123,15 @@ impl Imp {
     /// [`Imp::single_handed_to_host`].)
     ///
     /// [`DestinationLimits::rfnm_all_wait`]: crate::imp::DestinationLimits::rfnm_all_wait
+    ///
+    /// To a fake host under [`FakeHostRfnm::AfterMessage`] (the 1973 program's background
+    /// loop) the RFNM is made after the last packet instead.
     pub(crate) fn handed_to_host(&mut self, now: SimTime, o: &HostOut, out: &mut impl Effects) {
-        if o.index == 0 && o.of > 1 {
+        let after = match self.limits.destination.fake_host_rfnm {
+            FakeHostRfnm::AfterMessage if self.is_fake_host(o.host) => o.of - 1,
+            _ => 0,
+        };
+        if o.index == after && o.of > 1 {
             let d = self.make_rfnm(o.stream, o.msg, o.num, o.src, now);
             let milestone = Milestone::RfnmMade;
             out.push(Output::Milestone {
@@ -445,6 +452,42 @@ mod tests {
         x.handed_to_host(ms(60), &packets[1], &mut out);
         assert_eq!(out, []);
         assert_eq!(x.replies.len(), 1);
+    }
+
+    /// BBN 3050 (pp. 45, 52, 155, 158): a fake host runs in the background loop ahead of back
+    /// host 0, which builds the RFNM, and gives the loop up only when no word waits for it; so
+    /// to a fake host the RFNM is made after the message's last packet, not its first. A real
+    /// host's is not (the test above), nor is any under K&O's rule read for every host.
+    #[test]
+    fn to_a_fake_host_the_rfnm_is_made_after_the_last_packet() {
+        let mut x = imp();
+        x.fake_hosts = vec![1];
+        let packets = arrives(&mut x, 10, 0, 2);
+        let mut out = Vec::new();
+        x.handed_to_host(ms(40), &packets[0], &mut out);
+        assert_eq!(out, [], "nothing after the first packet");
+        x.handed_to_host(ms(60), &packets[1], &mut out);
+        let timer = TimerId::RfnmWait { generation: 0 };
+        let made = [
+            milestone(10, Milestone::RfnmMade),
+            Timer {
+                at: ms(1060),
+                timer,
+            },
+        ];
+        assert_eq!(out, made);
+
+        let mut k_and_o = imp();
+        k_and_o.fake_hosts = vec![1];
+        k_and_o.limits.destination.fake_host_rfnm = FakeHostRfnm::AfterFirstPacket;
+        let packets = arrives(&mut k_and_o, 10, 0, 2);
+        let mut out = Vec::new();
+        k_and_o.handed_to_host(ms(40), &packets[0], &mut out);
+        assert_eq!(
+            out.len(),
+            2,
+            "K&O's point g read for every host: after the first"
+        );
     }
 
     /// Last packet in → message to the host → RFNM made → with 8 buffers free it goes at once

@@ -407,7 +407,7 @@ impl Subnet {
         q: &mut EventQueue<Ev>,
     ) {
         let i = &mut self.imps[imp as usize];
-        let fake = i.fake_host;
+        let fake = i.is_fake_host(host);
         let per_word = i.costs().fake_host_word;
         if let Some(bits) = i.host_output_start(host) {
             let t = if fake {

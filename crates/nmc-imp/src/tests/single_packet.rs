@@ -314,13 +314,6 @@ fn bad_generators_events_and_hosts_are_named() {
             "network.events[0].from: `ILLIAC` is not an IMP",
         ),
         (
-            MOFFETT_SRI,
-            &[
-                r#"network.hosts=[{ name = "SRI", imp = "SRI", fake = true }, { name = "ARC", imp = "SRI" }]"#,
-            ],
-            "fake host `SRI` must be the only host on IMP `SRI`",
-        ),
-        (
             CHAIN,
             &["network.hosts.0.fake=true"],
             "`UCLA` is a fake host inside its IMP",
