@@ -35,7 +35,7 @@ use nmc_h316::{CpuConfig, Image, Imp, ImpConfig, Model, Output, RunStop};
 
 use crate::analyze::{ExperimentResult, MessageRow, message_rows, summarize};
 use crate::leader::{Address, FakeHost, Kind, Leader};
-use crate::pump::{Pump, PumpConfig};
+use crate::pump::Pump;
 use crate::run::{Experiment, HostRun, Machine, Network, Settings};
 use crate::trace::{Event, Trace};
 
@@ -357,19 +357,7 @@ impl Driver<'_> {
         }
         let e = &self.experiments[index];
         let link = 10 + index as u8;
-        let pump = Pump::new(PumpConfig {
-            imp: self.net.imps[e.dest],
-            host: FakeHost::Discard as u8,
-            for_imp: true,
-            link,
-            outstanding: e.outstanding,
-            messages: e.messages,
-            text_words: e.text_words,
-        })?;
-        let text = format!(
-            "pump {}: {} messages of {} words to IMP {} link {link}, {} outstanding",
-            e.name, e.messages, e.text_words, self.net.imps[e.dest], e.outstanding
-        );
+        let (pump, text) = e.pump(self.net, link)?;
         self.note(now, text);
         self.phase = Phase::Pump {
             index,

@@ -188,6 +188,29 @@ pub struct Experiment {
     pub text_words: usize,
 }
 
+impl Experiment {
+    /// K&O's pump for this experiment on `net`, on `link`, to the destination IMP's discard
+    /// fake host, and the line that says so in the run's notes. SIMH's run and the emulator's
+    /// build it here alike.
+    pub(crate) fn pump(&self, net: &Network, link: u8) -> Result<(Pump, String)> {
+        let imp = net.imps[self.dest];
+        let pump = Pump::new(PumpConfig {
+            imp,
+            host: FakeHost::Discard as u8,
+            for_imp: true,
+            link,
+            outstanding: self.outstanding,
+            messages: self.messages,
+            text_words: self.text_words,
+        })?;
+        let text = format!(
+            "pump {}: {} messages of {} words to IMP {imp} link {link}, {} outstanding",
+            self.name, self.messages, self.text_words, self.outstanding
+        );
+        Ok((pump, text))
+    }
+}
+
 /// What one experiment measured from the host's side.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct HostRun {
@@ -508,19 +531,8 @@ impl Running {
         link: u8,
         stall: Duration,
     ) -> Result<HostRun> {
-        let mut p = Pump::new(PumpConfig {
-            imp: net.imps[e.dest],
-            host: FakeHost::Discard as u8,
-            for_imp: true,
-            link,
-            outstanding: e.outstanding,
-            messages: e.messages,
-            text_words: e.text_words,
-        })?;
-        self.note(format!(
-            "pump {}: {} messages of {} words to IMP {} link {link}, {} outstanding",
-            e.name, e.messages, e.text_words, net.imps[e.dest], e.outstanding
-        ));
+        let (mut p, text) = e.pump(net, link)?;
+        self.note(text);
         let mut last_progress = Instant::now();
         let mut stalled = false;
         let start_ns = self.now();
