@@ -83,8 +83,8 @@ use crate::observe::{Counted, Happened, Milestone, Note, Side, What};
 use crate::packet::{DataPacket, Input, MsgId, Packet, PktId, PktKind, Single, Stream};
 use crate::params::ImpCosts;
 use crate::params::{
-    FakeHostRfnm, Giveback, ImpModel, ImpParams, MessageProcessing, OutputLimit, Piggyback,
-    SinglePacketRule,
+    FakeHostRfnm, Giveback, HostQueueCheck, ImpModel, ImpParams, MessageProcessing, OutputLimit,
+    Piggyback, ReqallPath, SinglePacketRule,
 };
 use crate::processor::Processor;
 use crate::source::{Allocations, MsgState, Numbers, Plt, PltClaims, SourceMsg};
@@ -188,6 +188,9 @@ pub(crate) struct SourceLimits {
     /// Version 3: a transmit block with no number in use this long is released (the profile's
     /// choice of 2 min, after RFC 660; [`Imp::number_released`]).
     pub(crate) control_block_idle: SimDuration,
+    /// How a REQALL goes and when its message goes on (the profile's `reqall_path`;
+    /// [`Imp::control_hold`], [`Imp::reqalls_acknowledged`]).
+    pub(crate) reqall_path: ReqallPath,
 }
 
 /// The limits of the destination procedure (K&O §II, §VII; RFC 632): what a reply reserves,
@@ -252,6 +255,9 @@ pub(crate) struct Limits {
     /// K&O §III: a host's packet is taken only while at least this many buffers are free (4;
     /// [`Imp::admit_host_packet`]).
     pub(crate) host_input_min_free: u32,
+    /// When a host's packet is asked whether its line has room: before its input or, as the
+    /// 1973 program, after it ([`Imp::host_packet_handed`]).
+    pub(crate) host_queue_check: HostQueueCheck,
     /// On a message at its source IMP (the version's rules, `e2e/procedure.rs`).
     pub(crate) source: SourceLimits,
     /// On a message at its destination IMP (`destination.rs`, `e2e/single.rs`).
@@ -272,6 +278,7 @@ impl Limits {
                 output_limit: p.output_limit,
             },
             host_input_min_free: p.host_input_min_free,
+            host_queue_check: p.host_queue_check,
             source: SourceLimits {
                 version: p.message_processing,
                 message_numbers: p.message_numbers,
@@ -282,6 +289,7 @@ impl Limits {
                 giveback: p.giveback,
                 giveback_ticks: p.giveback_ticks,
                 control_block_idle: p.control_block_idle,
+                reqall_path: p.reqall_path,
             },
             destination: DestinationLimits {
                 allocation_buffers: p.allocation_buffers,
@@ -825,6 +833,12 @@ pub(crate) struct Imp {
     /// Unused allocations per destination IMP and the messages waiting for one
     /// ([`Allocations`]).
     pub(crate) allocs: Allocations,
+    /// REQALLs sent the 1973 way (`reqall_path = "host-packet-1973"`, [`Hold::Request`]) and
+    /// not yet acknowledged by the next IMP: the packet and the message that asked.
+    pub(crate) reqalls_on_line: Vec<(PktId, MsgId)>,
+    /// Of those, the ones acknowledged since the IMP's step last looked
+    /// ([`Imp::reqalls_acknowledged`]).
+    pub(crate) reqalls_acked: Vec<MsgId>,
 
     // ---- Destination side (K&O §II points d, f, g) ----
     /// Messages in reassembly, and their hand-over in number order ([`Delivery`]).
@@ -886,6 +900,8 @@ impl Imp {
             numbers: Numbers::default(),
             plt: Plt::default(),
             allocs: Allocations::default(),
+            reqalls_on_line: Vec::new(),
+            reqalls_acked: Vec::new(),
             delivery: Delivery::default(),
             ports: Vec::new(),
             fake_hosts: Vec::new(),
@@ -1039,6 +1055,31 @@ impl Imp {
         if self.free_buffers() < min_free.max(1) {
             return Err(HostWait::FewBuffers);
         }
+        if self.limits.host_queue_check == HostQueueCheck::BeforeInput {
+            self.host_packet_has_room(input, net, output_queue_max)?;
+        }
+        self.take_source_buffer();
+        Ok(())
+    }
+
+    /// Whether `input`, a host's packet in this IMP's buffer, may now be handed to the task
+    /// (`host_queue_check = "after-input-1973"`: BBN 3050 p. 133 `H2TASK`, p. 64 `TSKFOR`): a
+    /// packet after its message's first joins its line's queue at once, so the line must have
+    /// room ([`Imp::admit_host_packet`]'s rule, asked after the input).
+    #[inline]
+    pub(crate) fn host_packet_handed(&self, input: &Input, net: &impl Net) -> Result<(), HostWait> {
+        self.host_packet_has_room(input, net, self.limits.transit.output_queue_max)
+    }
+
+    /// K&O §III: a host's packet after its message's first joins its output queue (the one its
+    /// route, read through `net`, gives now) at once, so it needs a route and a queue holding
+    /// fewer than `output_queue_max`.
+    fn host_packet_has_room(
+        &self,
+        input: &Input,
+        net: &impl Net,
+        output_queue_max: u32,
+    ) -> Result<(), HostWait> {
         if input.index > 0 && input.dst != self.id {
             let line = net
                 .route(self.id, input.dst)
@@ -1048,7 +1089,6 @@ impl Imp {
                 return Err(HostWait::OutputQueueFull);
             }
         }
-        self.take_source_buffer();
         Ok(())
     }
 
@@ -1075,7 +1115,7 @@ impl Imp {
     /// what held it ([`Hold`]): a source packet its buffer, a packet in transit its buffer and
     /// store-and-forward place; control messages use space set aside for them, and a
     /// single-packet message's copy waits for its RFNM ([`Imp::release_copy`]).
-    pub(crate) fn release(&mut self, hold: Hold) {
+    pub(crate) fn release(&mut self, pkt: PktId, hold: Hold) {
         match hold {
             Hold::Source => self.buf_used -= 1,
             Hold::Transit => {
@@ -1083,6 +1123,13 @@ impl Imp {
                 self.sf_used -= 1;
             }
             Hold::Control | Hold::Copy => {}
+            Hold::Request => {
+                // Packet 1's buffer (`TWOQ`): nothing freed; the message may go on.
+                if let Some(k) = self.reqalls_on_line.iter().position(|&(p, _)| p == pkt) {
+                    let (_, msg) = self.reqalls_on_line.remove(k);
+                    self.reqalls_acked.push(msg);
+                }
+            }
         }
     }
 
@@ -1128,7 +1175,7 @@ impl Imp {
     /// ahead of data when [`LineLimits::control_priority`] (a choice: the sources are silent,
     /// `params.rs`), anything else at the end of the output queue (K&O §III: at most 8 data
     /// packets, a rule asked before a packet is taken in, [`Imp::admit_transit`],
-    /// [`Imp::admit_host_packet`]).
+    /// [`Imp::admit_host_packet`]), a REQALL sent the 1973 way ([`Hold::Request`]) among them.
     #[inline]
     pub(crate) fn enqueue(&mut self, line: usize, pkt: PktId, hold: Hold) {
         let control_priority = self.limits.line.control_priority;
@@ -1356,7 +1403,7 @@ impl Imp {
     #[inline]
     pub(crate) fn acknowledge(&mut self, line: usize, lch: u8, bit: bool) -> Option<PktId> {
         let (pkt, hold) = self.lines[line].acknowledge(lch, bit)?;
-        self.release(hold);
+        self.release(pkt, hold);
         Some(pkt)
     }
 
@@ -1542,6 +1589,7 @@ mod tests {
                 output_limit: OutputLimit::Queue,
             },
             host_input_min_free: 4,
+            host_queue_check: HostQueueCheck::BeforeInput,
             source: SourceLimits {
                 version: MessageProcessing::V2,
                 message_numbers: 4,
@@ -1552,6 +1600,7 @@ mod tests {
                 giveback: Giveback::PerAllocation,
                 giveback_ticks: 6,
                 control_block_idle: SimDuration::from_secs(120),
+                reqall_path: ReqallPath::Control,
             },
             destination: DestinationLimits {
                 allocation_buffers: 8,
@@ -1627,7 +1676,7 @@ mod tests {
         assert_eq!((x.buf_used, x.sf_used), (20, 20));
         assert_eq!(x.admit_transit(Some(0)), Err(Refusal::StoreAndForwardFull));
         assert_eq!((x.buf_used, x.sf_used), (20, 20), "a refusal takes nothing");
-        x.release(Hold::Transit);
+        x.release(0, Hold::Transit);
         assert_eq!((x.buf_used, x.sf_used), (19, 19));
         assert_eq!(x.admit_transit(Some(0)), Ok(()));
     }
@@ -1640,8 +1689,8 @@ mod tests {
         x.take_source_buffer();
         x.take_source_buffer();
         assert_eq!((x.buf_used, x.sf_used), (2, 0));
-        x.release(Hold::Source);
-        x.release(Hold::Copy);
+        x.release(0, Hold::Source);
+        x.release(0, Hold::Copy);
         assert_eq!(x.buf_used, 1, "the copy is still held");
         x.release_copy();
         assert!(x.idle());
@@ -1828,7 +1877,7 @@ mod tests {
         ));
         assert_eq!((x.buf_used, x.sf_used), (20, 20), "a refusal takes nothing");
         assert_eq!(x.lines[FROM_A].next_frame(), None, "no acknowledgement");
-        x.release(Hold::Transit);
+        x.release(0, Hold::Transit);
         let (_, a) = x.handle_frame(FROM_A, &frame(7, 3, true), |_| data_for(2), via_b);
         assert_eq!(accepted(a), Some(2));
         let l = &x.lines[FROM_A];
@@ -2434,7 +2483,7 @@ mod tests {
                 ..
             }
         ));
-        imp.release(Hold::Transit);
+        imp.release(0, Hold::Transit);
         let (_, what) = imp.handle_frame(0, &frame, |_| packet, |_| Some(2));
         assert!(matches!(what, Arrival::Accepted { next: Some(2), .. }));
     }

@@ -35,6 +35,10 @@ pub(crate) enum Hold {
     /// A single-packet message, whose buffer the source IMP keeps as its copy until the RFNM
     /// (RFC 632): the acknowledgement frees nothing.
     Copy,
+    /// A source IMP's REQALL sent as the 1973 program sent it, through the task like a host
+    /// packet (`reqall_path = "host-packet-1973"`): in the data queue, in packet 1's buffer,
+    /// so the acknowledgement frees nothing but tells the message it may go on.
+    Request,
 }
 
 /// One logical channel of a line's outgoing direction (K&O ref. \[6\]): the packet it holds until

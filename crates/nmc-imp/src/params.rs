@@ -81,6 +81,9 @@ pub struct ImpParams {
     /// When a host's packet the IMP would not take (too few free buffers, its line full, no
     /// route) is offered again (see [`HostRetry`]).
     pub(crate) host_retry: HostRetry,
+    /// When a host's packet after its message's first is asked whether its line has room
+    /// (see [`HostQueueCheck`]).
+    pub(crate) host_queue_check: HostQueueCheck,
     /// Processing bandwidth of a 316 IMP. K&O §III: "about 700 … kbit/s".
     pub(crate) processing_316: BitRate,
     /// Processing bandwidth of a 516 IMP. K&O §III: "about … 850 kbit/s".
@@ -138,6 +141,19 @@ pub struct ImpParams {
     pub(crate) fake_host_word_316: SimDuration,
     /// The same on a 516 (22 cycles × 0.96 µs).
     pub(crate) fake_host_word_516: SimDuration,
+    /// Time the discard fake host's output takes per packet on top of its words, on a 316:
+    /// the output-complete interrupt and the interface routine's set-up of the next packet
+    /// (BBN 3050 p. 158 `SUC4`: "INTERRUPT ON OUTPUT COMPLETE"), and the background loop's
+    /// pass the host waits while no word is ready (`SUC2`: "WAIT ONE BACKGROUND LOOP"). The
+    /// listing gives no count for these. **Estimated, not sourced** (issue 71): 1,211 cycles,
+    /// fitted to one quantity only — the median time from a multipacket message's last
+    /// packet reaching a 516 to its RFNM leaving, 21.3 ms over 122 messages of the program
+    /// itself run on `nmc-h316` (`data/oracle/runs/516-4-pass1`, 1 hop) — and tested on what
+    /// it was not fitted to: the same median on a 316 (37.7 ms measured the same way), and
+    /// every row of `nmc oracle compare` (the how-to `oracle.md` gives both).
+    pub(crate) fake_host_packet_316: SimDuration,
+    /// The same on a 516 (1,211 cycles × 0.96 µs).
+    pub(crate) fake_host_packet_516: SimDuration,
     /// CPU time of a slow tick (`RUTCLK`, `RUTOUT`, `DEDI`: ~7,000 cycles, the routing
     /// computation), also at timeout level (listing pp. 171, 226–236).
     pub(crate) slow_tick_316: SimDuration,
@@ -226,13 +242,17 @@ pub struct ImpParams {
     /// goes back. BBN 3050 p. 55 (`BACK2`: `LDA MINUS6`, "ALLOCATES TIME OUT IN 125 MS").
     pub(crate) giveback_ticks: u32,
     /// Control messages (RFNM, ALL, REQALL, GVB) go ahead of data in output queues.
-    /// **Choice**: true; the IMP program served its control traffic first.
+    /// **Choice**: true; the IMP program served its control traffic first. A REQALL sent the
+    /// 1973 way (`reqall_path = "host-packet-1973"`) goes with the data.
     pub(crate) control_priority: bool,
     /// Out-of-order single-packet messages: how the destination treats them (RFC 632).
     pub(crate) single_packet_rule: SinglePacketRule,
     /// When the RFNM of a multipacket message to an IMP's fake host is made (see
     /// [`FakeHostRfnm`]).
     pub(crate) fake_host_rfnm: FakeHostRfnm,
+    /// How a version 2 source IMP sends a REQALL and when the message it asked for goes on
+    /// (see [`ReqallPath`]).
+    pub(crate) reqall_path: ReqallPath,
 }
 
 /// The end-to-end message procedure (see [`ImpParams::message_processing`]).
@@ -262,6 +282,31 @@ pub(crate) enum FakeHostRfnm {
     /// when no word is waiting; a reassembled message's packets follow one another to it, so
     /// the loop reaches `BACK0` only after the last.
     AfterMessage,
+}
+
+/// How a version 2 source IMP sends a REQALL, and when the message that asked goes on.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum ReqallPath {
+    /// A control message, queued as control messages are (`control_priority`); the first ALL
+    /// from the destination IMP moves the message on (K&O §II read as written: "this REQALL
+    /// steals the acquired message number and the PLT entry"; the message starts again when
+    /// an ALL comes).
+    Control,
+    /// As the 1973 program sent its request for 8 (BBN IMP program 3050, 16 Sept 1973, pp.
+    /// 129–130, `HIPLT2`–`HIPLT0`): packet 1's header marked `REQALL` is handed to the task
+    /// like any host packet, so it joins the line's queue behind the data (no priority), and
+    /// its buffer stays packet 1's (`TWOQ`: "MARK AS ON TWO QUEUES, FROM SAME BUFFER"). The
+    /// message then waits for any ALL from its destination (`HIPLT5`, `TALLYG`) *and* for the
+    /// next IMP's acknowledgement of the request (`HIPLT8`: "HAS THE ACK FOR THIS PKT BEEN
+    /// PROCESSED", the buffer is still on the line's channel), and only then takes a new
+    /// message number (`HIPLT0`, `MESGET`) and goes on. An ALL that came before the
+    /// acknowledgement waits in the TALLY table meanwhile, its give-back clock running.
+    /// **Simplification**: the task's refusal when every logical channel of the line is in
+    /// use (`HIPLT4` retrying at the host's next wake-up) is not modelled; the request joins
+    /// the queue at once, behind the packets that hold the channels.
+    #[serde(rename = "host-packet-1973")]
+    HostPacket1973,
 }
 
 /// When the destination IMP piggy-backs an ALL on a multipacket RFNM.
@@ -306,6 +351,25 @@ pub(crate) enum HostRetry {
     /// the host's coroutine is left to the clock), p. 117 (`HIWM`, no free buffer: "WAKE UP
     /// 25MS LATER"), p. 165 (`HITC`, the fast-tick job that wakes it).
     FastTick,
+}
+
+/// When a host's packet after its message's first is asked whether the output queue it
+/// joins has room (`output_queue_max`, by `output_limit`).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum HostQueueCheck {
+    /// Before its input starts (K&O §III read as a condition on taking the packet in: "the
+    /// IMP takes a host's packet only while …"): a packet refused is not read until its line
+    /// has room.
+    BeforeInput,
+    /// After its input, as the 1973 program did: the host interface reads the packet into a
+    /// free buffer (BBN IMP program 3050 p. 132 `HI25`, the top of the packet loop), then puts
+    /// it on the task queue (p. 133 `H2TASK`); the task takes a channel of its line or refuses
+    /// it (p. 64 `TSKFOR`: "ALL CHANNELS ARE IN USE"), and a refused packet stays in its
+    /// buffer, the interface waiting (p. 133 `H2TSKS`: "WAITING FOR TASK TO TAKE A PKT"), until
+    /// it is offered again (`host_retry`). So the packet's input overlaps the wait for room.
+    #[serde(rename = "after-input-1973")]
+    AfterInput1973,
 }
 
 /// How a source IMP times out an allocation it holds unused (K&O §II point i).
@@ -450,6 +514,8 @@ impl ImpParams {
             // mechanism; K&O's "8 packets for each output queue" is the same limit).
             output_limit: OutputLimit::Channels,
             host_retry: HostRetry::FastTick,
+            // The 1973 program's host interface (issue 71 §4).
+            host_queue_check: HostQueueCheck::AfterInput1973,
             processing_316: BitRate::from_kbps(700),
             processing_516: BitRate::from_kbps(850),
             default_imp: ImpModel::H316,
@@ -469,6 +535,8 @@ impl ImpParams {
             tip_work_316: SimDuration::ZERO,
             fake_host_word_316: SimDuration::from_nanos(35_200),
             fake_host_word_516: SimDuration::from_nanos(21_120),
+            fake_host_packet_316: SimDuration::from_nanos(1_211 * 1_600),
+            fake_host_packet_516: SimDuration::from_nanos(1_211 * 960),
             routing_frequency: RoutingFrequency::LineLoad1973,
             routing_opportunities: 5,
             routing_busy_unit: SimDuration::from_millis(132),
@@ -497,6 +565,9 @@ impl ImpParams {
             single_packet_rule: SinglePacketRule::Current,
             // The 1973 program's background loop (issue 71 §4).
             fake_host_rfnm: FakeHostRfnm::AfterMessage,
+            // The 1973 program's request for 8 (issue 71 §4: the program is the authority on
+            // the mechanism; K&O §II's words hold for it).
+            reqall_path: ReqallPath::HostPacket1973,
         }
     }
 
@@ -511,11 +582,14 @@ impl ImpParams {
     /// against the program itself by `nmc oracle compare`); no 1975 listing is at hand to say
     /// whether that held, and under it the model's May 1975 fix leaves RFNMs waiting (0.9 PLT
     /// entries on average in `tests/v3.rs`' phasing run, against under 0.5 with point g).
+    /// Its REQALL is a control message (`reqall_path = "control"`): version 3 sends it with
+    /// its own claim on a PLT entry (K&O §VI), a procedure the 1973 listing does not have.
     pub fn v3_1975_02() -> Self {
         ImpParams {
             message_processing: MessageProcessing::V3,
             message_numbers: 8,
             fake_host_rfnm: FakeHostRfnm::AfterFirstPacket,
+            reqall_path: ReqallPath::Control,
             ..Self::v2_1974_10()
         }
     }
@@ -744,6 +818,7 @@ impl ImpParams {
                 fast_tick: self.fast_tick_316 + self.tip_work_316,
                 slow_tick: self.slow_tick_316,
                 fake_host_word: self.fake_host_word_316,
+                fake_host_packet: self.fake_host_packet_316,
             },
             ImpModel::H516 => ImpCosts {
                 packet_rate: self.processing_516,
@@ -753,6 +828,7 @@ impl ImpParams {
                 fast_tick: self.fast_tick_516,
                 slow_tick: self.slow_tick_516,
                 fake_host_word: self.fake_host_word_516,
+                fake_host_packet: self.fake_host_packet_516,
             },
         }
     }
@@ -775,6 +851,8 @@ pub(crate) struct ImpCosts {
     pub(crate) slow_tick: SimDuration,
     /// The discard fake host's time per word handed to it.
     pub(crate) fake_host_word: SimDuration,
+    /// The discard fake host's time per packet on top of its words.
+    pub(crate) fake_host_packet: SimDuration,
 }
 
 /// Per-frame line overhead in bits of `arpanet-1983`: 80 header + 72 framing on every frame

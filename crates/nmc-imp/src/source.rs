@@ -67,6 +67,10 @@ pub(crate) struct SourceMsg {
     pub(crate) input: u8,
     /// REQALLs sent for it.
     pub(crate) reqalls: u32,
+    /// Its REQALL went the 1973 way and the next IMP has not acknowledged it yet: no ALL moves
+    /// the message on until it has (`reqall_path = "host-packet-1973"`; BBN 3050 p. 130
+    /// `HIPLT8`).
+    pub(crate) reqall_unacked: bool,
     /// Its last packet is in and the host has been told: it may offer the next message.
     pub(crate) accepted: bool,
 }
@@ -378,6 +382,11 @@ impl Allocations {
             .iter()
             .find(|d| d.generation == generation)
             .copied()
+    }
+
+    /// The oldest message waiting for an allocation from `dst`, left in line.
+    pub(crate) fn first_awaiting(&self, dst: u32) -> Option<MsgId> {
+        self.awaiting.get(&dst).and_then(|v| v.front().copied())
     }
 
     /// The oldest message waiting for an allocation from `dst`, taken off the line.

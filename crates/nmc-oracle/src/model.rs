@@ -145,56 +145,50 @@ pub struct Residual {
 
 /// The named residuals (see [`Residual`]), as of the recordings of 2 December 2026 and the
 /// profile `v2-1974-10` with the 1973 program's output limit, host retry, give-back clock,
-/// fake host and its RFNM after the message (issue 71 §4). Each says what is known; "open" means the cause is not yet found.
+/// fake host and its RFNM after the message, REQALL path and host interface, and the fake
+/// host's estimated work per packet (issue 71 §4). Each says what is known; "open" means the cause is not yet found.
 pub const RESIDUALS: &[Residual] = &[
     Residual {
         experiments: &[
             "316-4out-1hop",
-            "316-4out-2hop",
             "316-4out-3hop",
-            "316-4out-7hop",
+            "316-4out-8hop",
             "316-8out-1hop",
-            "316-8out-2hop",
             "316-8out-3hop",
-            "316-8out-7hop",
-            "316-8out-8hop",
-            "516-4out-1hop",
-            "516-4out-2hop",
-            "516-4out-3hop",
             "516-4out-4hop",
-            "516-4out-9hop",
-            "516-8out-1hop",
-            "516-8out-2hop",
-            "516-8out-3hop",
+            "516-4out-7hop",
             "516-8out-4hop",
             "516-8out-9hop",
         ],
         measure: "throughput",
-        cause: "the model keeps the first line busy (40.2–41.3 kbit/s, the line less its routing \
-                messages); the real source line idles or sends null packets about 4.5 % of the \
-                time (516-4out-1hop: 97.1 % busy, 1.6 % nulls). Found in that run's frames \
-                (`nmc oracle timeline`, 100 messages): 17 REQALLs and 19 GVBs in 140 messages, \
-                where the model sends 3 and 3. The cause is the 1973 program's path for a \
-                message that finds no allocation (BBN 3050 pp. 129–130, HIPLT2–HIPLT0), not yet \
-                in the model: its first packet's header goes as a request through the task like \
-                any host packet (regular queue, a channel needed, retried at the tick), the \
-                message does not look at the TALLY table until the task has taken it, then waits \
-                for any ALL, then for the request's acknowledgement, then for a new number; the \
-                RFNM+ALLs that come meanwhile sit in TALLY and go back after 6 ticks as GVBs, \
-                which take a number and get a RFNM (p. 55 BACK2). The model's REQALL goes ahead \
-                of data and any ALL moves the message on at once",
+        cause: "the rate of REQALLs, which sets the throughput: a message whose first packet is \
+                in before an ALL (BBN 3050 p. 128 HIPLT, TALLYG) sends a request and waits \
+                (pp. 129–130, in the model since 2 Dec 2026 as reqall_path = host-packet-1973), \
+                and its spare ALL goes back as a GVB. Counted in 120 messages, the program on \
+                nmc-h316 (516 / 316, 4 outstanding, 1–9 hops): 39/40 42/42 41/40 38/- 6/- 17/23 \
+                21/27 23/7 25/6; the model: 46/56 61/62 56/35 3/3 4/9 15/40 43/67 65/55 40/11. \
+                Whether an ALL is in first is a race of a few ms between a RFNM two messages \
+                back and the next first packet; the model wins it at 4 hops where the program \
+                loses it (model 1–8 % fast), and loses it more often at 7–8 hops (5–6 % slow). \
+                Open: which timing decides the race at each distance",
+    },
+    Residual {
+        experiments: &["516-4out-4hop", "516-8out-4hop"],
+        measure: "rtt",
+        cause: "the same race at 4 hops: the model sends 3 REQALLs in 120 messages where the \
+                program sends 38, so it keeps four messages in the pipe and each waits longer \
+                (12–17 % long); the program's REQALLs drain it (297–309 ms at 4 hops, 379–382 at \
+                5)",
     },
     Residual {
         experiments: &[
-            "316-4out-1hop",
             "316-4out-3hop",
-            "316-4out-4hop",
-            "316-4out-5hop",
+            "316-4out-6hop",
+            "316-4out-7hop",
             "316-4out-8hop",
             "316-4out-9hop",
-            "316-8out-1hop",
-            "316-8out-4hop",
-            "316-8out-5hop",
+            "316-8out-6hop",
+            "316-8out-7hop",
             "316-8out-8hop",
             "316-8out-9hop",
         ],
@@ -202,8 +196,11 @@ pub const RESIDUALS: &[Residual] = &[
         cause: "open: on 316s the real round trip grows about 54 ms a hop (8-packet messages) \
                 against about 34 on 516s running the same program at 0.96 µs a cycle instead of \
                 1.6; the model's 316 costs (K&O §III's 700 kbit/s of processing, 1.68 ms a full \
-                packet) add a few ms a hop, and the model is 18–20 % short at 8–9 hops. The \
-                316's work per packet from the listing's cycle counts is the first candidate",
+                packet) add a few ms a hop, and the model is 9–25 % short at 6–9 hops. With the \
+                program's REQALL path the short round trip also costs REQALLs: at 9 hops the \
+                program is bound by its four message numbers (6 REQALLs in 120 messages), the \
+                model less so (11). The 316's work per packet from the listing's cycle counts \
+                is the first candidate",
     },
     Residual {
         experiments: &[
@@ -253,18 +250,6 @@ pub const RESIDUALS: &[Residual] = &[
                 background level, BBN 3050 p. 52 BACK0, p. 155 IH63; ~3.7 ms on a 516 by the \
                 listing's paths), a null before each routing frame and routing sent on each \
                 IMP's own tick grid (p. 164), the 316's cycle time",
-    },
-    Residual {
-        experiments: &[
-            "516-4out-1hop",
-            "516-4out-4hop",
-            "516-4out-6hop",
-            "516-8out-5hop",
-        ],
-        measure: "rtt",
-        cause: "open: the real round trip does not grow evenly with distance (297–309 ms at 4 \
-                hops, 379–382 at 5: 80 ms for one hop) where the model's grows 33–41 ms a hop; \
-                the model is 4–8 % off on either side of that step",
     },
 ];
 

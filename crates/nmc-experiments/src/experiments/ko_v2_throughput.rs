@@ -194,12 +194,14 @@ const TIP_WORK_MS: [f64; 2] = [5.0, 12.8];
 /// two counterfactuals.
 const ABLATION_CASES: usize = 1 + 5 + 1 + TIP_WORK_MS.len() + 1 + 2;
 
-/// Line bits a data packet would need beyond RFC 635's 168 for the model's unloaded one-hop pump
-/// to carry RFC 573's 37.5 kbit/s (BBN's measured IMP-to-IMP rate) instead of 41.3: 283 in
-/// all. Measured on `ko-v2-chain` at one hop without background, 2 min, seed 1 (168 → 41.3,
-/// 250 → 38.5, 280 → 37.6 kbit/s) and rounded to the nearest bit by the slope; no source
-/// names where the real line lost those 2.3 ms a frame (issue 54's "line's effective rate").
-const RFC573_PACKET_OVERHEAD_BITS: u64 = 283;
+/// Line bits a data packet would need instead of RFC 635's 168 for the model's unloaded one-hop
+/// pump to carry RFC 573's 37.5 kbit/s (BBN's measured IMP-to-IMP rate) instead of 39.1: 240
+/// in all. Measured on `ko-v2-chain` at one hop without background, 2 min, seed 1, with the
+/// 1973 program's REQALL path (168 → 39.1, 200 → 37.8, 225–238 → 37.6–37.7, 240 → 37.5, 283 →
+/// 35.9 kbit/s: the rate steps as REQALLs come and go), the first length tried within 0.25 of
+/// 37.5; no source names where the real line lost those 1.4 ms a frame (issue 54's "line's
+/// effective rate"). Before the REQALL path (2 Dec 2026) it was 283 (168 → 41.3).
+const RFC573_PACKET_OVERHEAD_BITS: u64 = 240;
 const INPUT_LINE_RATE: &str =
     "the line's effective rate (RFC 573's 37.5 kbit/s one hop; no source says where the time goes)";
 

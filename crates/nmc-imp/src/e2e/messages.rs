@@ -17,9 +17,10 @@
 
 use super::procedure::{Grant, Step, Want};
 use crate::imp::{Effects, Imp, Output, Resume, TimerId, Traced};
+use crate::link::Hold;
 use crate::observe::{Counted, Milestone};
-use crate::packet::{Input, MsgId, Packet, PktKind, Stream};
-use crate::params::Giveback;
+use crate::packet::{Input, MsgId, Packet, PktId, PktKind, Stream};
+use crate::params::{Giveback, ReqallPath};
 use crate::source::{MsgState, SourceMsg};
 use nmc_sim::{Bits, SimTime};
 
@@ -78,6 +79,7 @@ impl Imp {
             num: None,
             input,
             reqalls: 0,
+            reqall_unacked: false,
             accepted: false,
         };
         self.messages.insert(id, m);
@@ -96,6 +98,13 @@ impl Imp {
             bits: self.packet_bits(m, m.input),
             dst: m.dst,
         })
+    }
+
+    /// Whether the packet of message `msg` its host puts in next is its last.
+    pub(crate) fn last_packet_due(&self, msg: MsgId) -> bool {
+        self.messages
+            .get(&msg)
+            .is_some_and(|m| m.input + 1 == m.packets)
     }
 
     /// Data bits of packet `index` of message `m`: full packets of the profile's
@@ -225,6 +234,10 @@ impl Imp {
                     });
                     out.push(Output::Trace(Traced::Reqall { msg, num }));
                     out.push(Output::Count(Counted::Reqall));
+                    if self.limits.source.reqall_path == ReqallPath::HostPacket1973 {
+                        let m = self.messages.get_mut(&msg).expect("a message of this IMP");
+                        m.reqall_unacked = true;
+                    }
                     let kind = PktKind::ReqAll { msg, num };
                     out.push(Output::Control {
                         to: dst,
@@ -489,6 +502,14 @@ impl Imp {
                 },
             });
         }
+        if let Some(w) = self.allocs.first_awaiting(dst)
+            && self.messages.get(&w).is_some_and(|m| m.reqall_unacked)
+        {
+            // BBN 3050 p. 130 (`HIPLT8`): the message goes on only once the next IMP has
+            // acknowledged its request; the ALL waits in the TALLY table meanwhile
+            // ([`Imp::reqalls_acknowledged`]).
+            return;
+        }
         if let Some(w) = self.allocs.next_awaiting(dst)
             && self.messages.contains_key(&w)
         {
@@ -496,6 +517,52 @@ impl Imp {
             // Version 3: it kept its number and now has its allocation.
             self.set_state(w, self.procedure().allocated_state(), out);
             self.advance(w, out);
+        }
+    }
+}
+
+impl Imp {
+    /// What holds a control message this IMP sends (`kind`) on its line: a REQALL sent the
+    /// 1973 way ([`ReqallPath::HostPacket1973`]) is a host packet's ([`Hold::Request`]), any
+    /// other control message is [`Hold::Control`].
+    pub(crate) fn control_hold(&self, kind: &PktKind) -> Hold {
+        match kind {
+            PktKind::ReqAll { .. }
+                if self.limits.source.reqall_path == ReqallPath::HostPacket1973 =>
+            {
+                Hold::Request
+            }
+            _ => Hold::Control,
+        }
+    }
+
+    /// The REQALL of message `msg` is packet `pkt`, held as [`Hold::Request`]: its
+    /// acknowledgement is the message's ([`Imp::reqalls_acknowledged`]).
+    pub(crate) fn reqall_queued(&mut self, pkt: PktId, msg: MsgId) {
+        self.reqalls_on_line.push((pkt, msg));
+    }
+
+    /// The next IMP acknowledged the REQALLs of these messages (BBN 3050 p. 130 `HIPLT8`: "HAS
+    /// THE ACK FOR THIS PKT BEEN PROCESSED"): each may go on, and does if it is first in line
+    /// for an allocation and one is at hand (`HIPLT5` found it in the TALLY table): it takes a
+    /// new number (`HIPLT0`) and goes on as [`Imp::add_allocation`] would have moved it.
+    pub(crate) fn reqalls_acknowledged(&mut self, out: &mut impl Effects) {
+        for msg in std::mem::take(&mut self.reqalls_acked) {
+            let Some(m) = self.messages.get_mut(&msg) else {
+                continue;
+            };
+            if !std::mem::replace(&mut m.reqall_unacked, false) {
+                continue; // version 3's REQALL: its message never waited for this
+            }
+            let dst = m.dst;
+            if m.state == MsgState::AwaitAll
+                && self.allocs.first_awaiting(dst) == Some(msg)
+                && self.allocs.held(dst) > 0
+            {
+                self.allocs.next_awaiting(dst);
+                self.set_state(msg, self.procedure().allocated_state(), out);
+                self.advance(msg, out);
+            }
         }
     }
 }
@@ -517,12 +584,64 @@ mod tests {
         stream(0, D)
     }
 
-    /// A version 2 IMP whose allocations each have K&O's own 250 ms timer (the 1973 TALLY
-    /// rule of the profile has its test in `source.rs`).
+    /// A version 2 IMP whose allocations each have K&O's own 250 ms timer and whose REQALL is
+    /// K&O's control message (the 1973 TALLY rule of the profile has its test in `source.rs`,
+    /// the 1973 REQALL path its tests below).
     fn imp() -> Imp {
         let mut p = ImpParams::v2_1974_10();
         p.giveback = crate::params::Giveback::PerAllocation;
+        p.reqall_path = ReqallPath::Control;
         super::super::testing::imp(&p, 10)
+    }
+
+    /// The October 1974 profile's REQALL path, the 1973 program's (`host-packet-1973`).
+    fn imp_1973() -> Imp {
+        let mut p = ImpParams::v2_1974_10();
+        p.giveback = crate::params::Giveback::PerAllocation;
+        assert_eq!(p.reqall_path, ReqallPath::HostPacket1973);
+        super::super::testing::imp(&p, 10)
+    }
+
+    /// BBN 3050 pp. 129–130 (`HIPLT2`–`HIPLT8`): the request goes as a host packet (held
+    /// in packet 1's buffer, [`Hold::Request`]); an ALL that comes before the next IMP has
+    /// acknowledged it waits in the TALLY table, and the message goes on — new number, PLT
+    /// entry, packet 1 — only at the acknowledgement.
+    #[test]
+    fn the_1973_request_waits_for_its_acknowledgement_before_an_all_moves_it() {
+        let mut s = imp_1973();
+        first_packet_in(&mut s, 0, 2016);
+        let reqall = PktKind::ReqAll { msg: 0, num: 0 };
+        assert_eq!(s.control_hold(&reqall), Hold::Request);
+        assert_eq!(s.control_hold(&PktKind::Gvb), Hold::Control);
+        s.reqall_queued(77, 0);
+        let mut out = Vec::new();
+        s.all_received(at(100), s_to_d(), D, &mut out);
+        assert_eq!(s.messages[&0].state, MsgState::AwaitAll, "{out:?}");
+        assert_eq!(s.allocs.held(D), 1, "the ALL waits in the table");
+        assert!(!out.contains(&Output::Data { msg: 0, index: 0 }));
+        let used = s.buf_used;
+        s.release(77, Hold::Request);
+        assert_eq!(s.buf_used, used, "packet 1's buffer: nothing freed");
+        let mut out = Vec::new();
+        s.reqalls_acknowledged(&mut out);
+        assert!(out.contains(&Output::Data { msg: 0, index: 0 }), "{out:?}");
+        assert_eq!(s.messages[&0].num, Some(1), "a new number (`HIPLT0`)");
+        assert_eq!(s.allocs.held(D), 0);
+    }
+
+    /// The other order: acknowledged first, the message goes on when the ALL comes.
+    #[test]
+    fn a_1973_request_acknowledged_first_goes_on_at_the_all() {
+        let mut s = imp_1973();
+        first_packet_in(&mut s, 0, 2016);
+        s.reqall_queued(77, 0);
+        s.release(77, Hold::Request);
+        let mut out = Vec::new();
+        s.reqalls_acknowledged(&mut out);
+        assert_eq!(s.messages[&0].state, MsgState::AwaitAll, "no ALL yet");
+        let mut out = Vec::new();
+        s.all_received(at(100), s_to_d(), D, &mut out);
+        assert!(out.contains(&Output::Data { msg: 0, index: 0 }), "{out:?}");
     }
 
     fn at(ms: u64) -> SimTime {

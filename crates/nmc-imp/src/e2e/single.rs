@@ -697,6 +697,7 @@ mod source_tests {
             num: None,
             input: 1,
             reqalls: 0,
+            reqall_unacked: false,
             accepted: false,
         };
         s.messages.insert(msg, m);

@@ -158,6 +158,7 @@ impl Imp {
     ) {
         if let Some(pkt) = self.acknowledge(line, lch, bit) {
             out.push(Output::Free { pkt });
+            self.reqalls_acknowledged(out);
             out.push(Output::WakeHosts);
         }
     }

@@ -9,7 +9,7 @@ use super::output::Around;
 use super::{Background, Ev, Generator, MessageRecord, Milestone, Subnet, Tr, Tracked};
 use crate::e2e::messages::Offer;
 use crate::packet::MsgId;
-use crate::params::HostRetry;
+use crate::params::{HostQueueCheck, HostRetry};
 use nmc_sim::{Bits, EventQueue, SimTime};
 use std::collections::VecDeque;
 
@@ -74,6 +74,9 @@ pub(crate) struct Host {
     pub(crate) pump: Option<Pump>,
     /// A packet is on its way over the host interface into the IMP now.
     pub(crate) input_busy: bool,
+    /// Its last packet is in the IMP's buffer and waits for the task to take it
+    /// (`host_queue_check = "after-input-1973"`, [`crate::imp::Imp::host_packet_handed`]).
+    pub(crate) handing_over: bool,
     /// The message whose packets it is putting into its IMP, until the last is in.
     pub(crate) current: Option<MsgId>,
     /// It has started offering traffic ([`super::Ev::HostStart`]).
@@ -96,6 +99,7 @@ impl Host {
             imp,
             pump: None,
             input_busy: false,
+            handing_over: false,
             current: None,
             started: false,
             generator: None,
@@ -222,6 +226,23 @@ impl Subnet {
             return HostTry::Done;
         }
         let imp = host.imp;
+        if host.handing_over {
+            // The packet is in the IMP; the task takes it if its line has room now.
+            let mid = host.current.expect("a packet in of a current message");
+            let input = self.imps[imp as usize]
+                .next_input(mid)
+                .expect("the packet handed over");
+            let net = Around::new(&self.slab, &self.routing, &self.topo);
+            if self.imps[imp as usize]
+                .host_packet_handed(&input, &net)
+                .is_err()
+            {
+                return self.host_waits();
+            }
+            self.hosts[h as usize].handing_over = false;
+            self.step(now, imp, q, |i, out| i.host_packet_taken(now, mid, out));
+            return self.host_try_input(now, h, q);
+        }
         let mid = match host.current {
             Some(m) => m,
             None => match self.new_message(now, h) {
@@ -246,10 +267,7 @@ impl Subnet {
             .admit_host_packet(&input, &net)
             .is_err()
         {
-            return match self.params.host_retry {
-                HostRetry::AtOnce => HostTry::Waits,
-                HostRetry::FastTick => HostTry::WaitsForTick,
-            };
+            return self.host_waits();
         }
         self.hosts[h as usize].input_busy = true;
         let t = self
@@ -258,6 +276,14 @@ impl Subnet {
             .transmission_time(Bits::new(bits));
         q.schedule(now + t, Ev::HostInputDone { host: h });
         HostTry::Done
+    }
+
+    /// How a host whose packet the IMP would not take waits (`host_retry`).
+    fn host_waits(&self) -> HostTry {
+        match self.params.host_retry {
+            HostRetry::AtOnce => HostTry::Waits,
+            HostRetry::FastTick => HostTry::WaitsForTick,
+        }
     }
 
     pub(super) fn new_message(&mut self, now: SimTime, h: u32) -> Option<MsgId> {
@@ -379,6 +405,21 @@ impl Subnet {
     /// [`Imp::host_packet_taken`]: crate::imp::Imp::host_packet_taken
     pub(super) fn host_input_done(&mut self, now: SimTime, h: u32, q: &mut EventQueue<Ev>) {
         self.hosts[h as usize].input_busy = false;
+        if self.params.host_queue_check == HostQueueCheck::AfterInput1973 {
+            // The packet is in its buffer; the task is asked for it (`host_try_input`). If it
+            // is the message's last, the IMP has taken the message's last word: K&O's round
+            // trip starts now, whenever the task takes the packet.
+            let mid = self.hosts[h as usize]
+                .current
+                .expect("input of a current message");
+            let src = self.hosts[h as usize].imp as usize;
+            if self.imps[src].last_packet_due(mid) {
+                self.obs.note(now, mid, Milestone::Accepted);
+            }
+            self.hosts[h as usize].handing_over = true;
+            self.host_try(now, h, q);
+            return;
+        }
         let mid = self.hosts[h as usize]
             .current
             .expect("input of a current message");
@@ -390,7 +431,13 @@ impl Subnet {
     /// The last packet of message `mid` is in its source IMP, which has told host `h`
     /// ([`crate::imp::Output::Accepted`]): the host may offer the next.
     pub(super) fn accepted(&mut self, now: SimTime, h: u32, mid: MsgId) {
-        self.obs.note(now, mid, Milestone::Accepted);
+        // After its input (`host_queue_check = "after-input-1973"`) a host's last word was
+        // noted when its input ended (`host_input_done`); the IMP's own generator has no input.
+        if self.params.host_queue_check == HostQueueCheck::BeforeInput
+            || self.hosts[h as usize].generator.is_some()
+        {
+            self.obs.note(now, mid, Milestone::Accepted);
+        }
         self.hosts[h as usize].current = None;
         self.trace.emit(now, &Tr::Accepted { msg: mid });
     }
@@ -408,10 +455,10 @@ impl Subnet {
     ) {
         let i = &mut self.imps[imp as usize];
         let fake = i.is_fake_host(host);
-        let per_word = i.costs().fake_host_word;
+        let (per_word, per_packet) = (i.costs().fake_host_word, i.costs().fake_host_packet);
         if let Some(bits) = i.host_output_start(host) {
             let t = if fake {
-                per_word * bits.div_ceil(16)
+                per_word * bits.div_ceil(16) + per_packet
             } else {
                 self.params
                     .host_interface

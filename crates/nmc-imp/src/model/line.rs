@@ -59,11 +59,15 @@ impl Subnet {
         }
         let id = self.slab.insert(p);
         self.note_visit(now, from, id);
+        let hold = self.imps[from as usize].control_hold(&kind);
+        if let (Hold::Request, PktKind::ReqAll { msg, .. }) = (hold, kind) {
+            self.imps[from as usize].reqall_queued(id, msg);
+        }
         let Some(l) = self.routing.next_link(&self.topo, from, to) else {
-            self.routing.park(from, id, Hold::Control);
+            self.routing.park(from, id, hold);
             return;
         };
-        self.enqueue(l, id, Hold::Control);
+        self.enqueue(l, id, hold);
         self.try_send(now, l, q);
     }
 
@@ -221,6 +225,9 @@ impl Subnet {
                 self.slab.remove(pkt);
                 freed = true;
             }
+        }
+        if freed && !self.imps[at as usize].reqalls_acked.is_empty() {
+            self.step(now, at, q, |i, out| i.reqalls_acknowledged(out));
         }
         match arrival {
             Arrival::Corrupted => {

@@ -241,6 +241,31 @@ fn oracle_chain(sets: &[&str]) -> crate::run::Outcome {
     run(&s, 1, Trace::off(), &mut |_| {}).unwrap()
 }
 
+/// BBN 3050 p. 133 (`H2TASK`): the 1973 host interface reads a packet in before the task is
+/// asked whether its line has room (`host_queue_check = "after-input-1973"`). On the
+/// line-bound oracle chain the message's last packet then waits in the IMP for room: K&O's
+/// round trip starts at its last word in (`accepted_ns`), and the host offers its next
+/// message only once the task has taken it. Asked before the input, the two are one moment.
+#[test]
+fn the_1973_host_interface_reads_a_packet_before_the_task_is_asked() {
+    let wait_ms = |check: &str| {
+        let o = oracle_chain(&[&format!("network.params.host_queue_check=\"{check}\"")]);
+        let m: Vec<_> = o.messages.iter().filter(|m| m.host == "HOST").collect();
+        let v: Vec<u64> = m
+            .windows(2)
+            .skip(20)
+            .filter_map(|w| Some(w[1].offered_ns - w[0].accepted_ns?))
+            .collect();
+        v.iter().sum::<u64>() as f64 / v.len() as f64 / 1e6
+    };
+    let (before, after) = (wait_ms("before-input"), wait_ms("after-input-1973"));
+    assert_eq!(
+        before, 0.0,
+        "asked before its input, the last word in is the hand-over"
+    );
+    assert!(after > 1.0, "the last packet waited for room: {after} ms");
+}
+
 /// A pump that keeps a window (`traffic.N.outstanding`, the oracle's host) never has more
 /// messages offered and unanswered than the window, and does reach it; without one (K&O's
 /// pump) the IMP's four message numbers are what bound it (a message is offered only once the
