@@ -44,7 +44,8 @@ pub enum OracleCommand {
 #[derive(Args, Debug)]
 #[command(after_help = "Examples:\n  \
     nmc oracle emulate --program ~/src/simh/H316/tests/impcode.cmd\n  \
-    nmc oracle emulate --program impcode.cmd --run 516-4-pass1 --out out/emulate\n\n\
+    nmc oracle emulate --program impcode.cmd --run 516-4-pass1 --out out/emulate\n  \
+    nmc oracle emulate --program impcode.cmd --run rfc632-516-4 --out out/emulate-rfc632\n\n\
 A row agrees if the emulator's throughput and K&O's round trip are each within 5 % of the \
 recorded mean (the oracle issue's tolerance, fixed before the first comparison); the command \
 exits 1 if any row does not.")]
@@ -56,7 +57,9 @@ pub struct EmulateArgs {
     /// The recorded data (ko-chain.csv, single-packet.csv and runs/).
     #[arg(long, value_name = "DIR", default_value = "data/oracle")]
     data: PathBuf,
-    /// Recorded runs to replay (default: every run with an accepted row).
+    /// Recorded runs to replay (default: every chain run with an accepted row in ko-chain.csv
+    /// or single-packet.csv; RFC 632's, whose network is not a chain, by name:
+    /// `--run rfc632-516-4`).
     #[arg(long = "run", value_name = "NAME")]
     runs: Vec<String>,
     /// Stop each run after its last experiment with an accepted row.
@@ -83,9 +86,10 @@ pub struct EmulateArgs {
     /// Run at most this many of each run's experiments (its first ones, in its order).
     #[arg(long, value_name = "N")]
     max_experiments: Option<usize>,
-    /// Also write compare.csv, compare.md, emulate.json (the settings: program sha256,
-    /// polling, jitter and seed) and each run's results.json, messages.csv, host.log and the
-    /// source IMP's trace here.
+    /// Also write compare.csv, compare.md, counts.csv (the source and destination IMPs'
+    /// packet counts, SIMH's above the emulator's), emulate.json (the settings: program
+    /// sha256, polling, jitter and seed) and each run's results.json, messages.csv, host.log
+    /// and the source IMP's trace here.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
 }
@@ -683,12 +687,22 @@ fn emulate_cmd(a: EmulateArgs) -> Result<bool> {
         .with_context(|| format!("cannot read the IMP program {}", program.display()))?;
     let image = nmc_h316::Image::parse(&text)
         .with_context(|| format!("{} is not a SIMH deposit file", program.display()))?;
-    let recorded = crate::model::recorded(&a.data)?;
+    let mut recorded = crate::model::recorded(&a.data)?;
     let mut runs: Vec<String> = if a.runs.is_empty() {
         recorded.iter().map(|r| r.run.clone()).collect()
     } else {
         a.runs.clone()
     };
+    // RFC 632's run (not a chain) is replayed when asked for by name.
+    recorded.extend(crate::emulate::recorded_rfc632(&a.data)?);
+    for run in &runs {
+        if !recorded.iter().any(|r| &r.run == run) {
+            bail!(
+                "{}: no accepted recorded experiment of a run named {run}",
+                a.data.display()
+            );
+        }
+    }
     runs.sort();
     runs.dedup();
     if runs.is_empty() {
@@ -698,6 +712,7 @@ fn emulate_cmd(a: EmulateArgs) -> Result<bool> {
         );
     }
     let mut all = Vec::new();
+    let mut all_counts = Vec::new();
     for run in &runs {
         let dir = a.data.join("runs").join(run);
         let (net, settings, experiments) = recorded_run(&dir.join("run.json"))?;
@@ -731,6 +746,11 @@ fn emulate_cmd(a: EmulateArgs) -> Result<bool> {
             limits,
         )?;
         let (results, messages) = r.results(&settings);
+        all_counts.extend(crate::emulate::counts(
+            &dir.join("run.json"),
+            run,
+            &results,
+        )?);
         let mut rows = crate::emulate::compare(&recorded, run, &results);
         if a.max_experiments.is_some() {
             // Rows of experiments deliberately not run are left out, not counted as misses.
@@ -772,6 +792,7 @@ fn emulate_cmd(a: EmulateArgs) -> Result<bool> {
     if let Some(out) = &a.out {
         write_csv(&out.join("compare.csv"), &all)?;
         fs::write(out.join("compare.md"), &table)?;
+        write_csv(&out.join("counts.csv"), &all_counts)?;
         let settings = serde_json::json!({
             "command": std::env::args().collect::<Vec<_>>(),
             "impcode_cmd_sha256": sha256_file(&program)?,

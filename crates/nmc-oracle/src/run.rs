@@ -52,6 +52,10 @@ pub struct Line {
     pub b: (usize, u8),
     /// Its speed, bit/s, if not the run's `line_bps`.
     pub bps: Option<u32>,
+    /// Its one-way propagation delay, ns, if not the run's `prop_ns` (absent from the recorded
+    /// runs' `run.json`, which all used one delay; the 1974 map's lines each have their own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prop_ns: Option<u64>,
 }
 
 /// A network to run.
@@ -73,6 +77,7 @@ impl Network {
                     a: (k - 1, 2),
                     b: (k, 1),
                     bps: None,
+                    prop_ns: None,
                 })
                 .collect(),
         }
@@ -83,7 +88,12 @@ impl Network {
     /// S–A–B–D on `line_bps` lines (A = `first + 1`, B = `first + 2`), path two S–C–E–D with
     /// S–C and C–E at `fast_bps` (C = `first + 4`, E = `first + 5`) and E–D at `line_bps`.
     pub fn rfc632(first: u8, fast_bps: u32) -> Network {
-        let l = |a: (usize, u8), b: (usize, u8), bps: Option<u32>| Line { a, b, bps };
+        let l = |a: (usize, u8), b: (usize, u8), bps: Option<u32>| Line {
+            a,
+            b,
+            bps,
+            prop_ns: None,
+        };
         Network {
             imps: (0..6).map(|i| first + i).collect(),
             lines: vec![
@@ -287,6 +297,14 @@ fn command_file(
         s.framing_bits
     ));
     l(&format!("set env NMC_ORACLE_MI_PROP_NS={}", s.prop_ns));
+    // A line with its own delay: the patched modem delays what it sends by its line's value.
+    for line in &net.lines {
+        for me in [line.a, line.b] {
+            if let (true, Some(p)) = (me.0 == index, line.prop_ns) {
+                l(&format!("set env NMC_ORACLE_MI{}_PROP_NS={p}", me.1));
+            }
+        }
+    }
     l(&format!("set env NMC_ORACLE_TRACE=imp{imp}.trace"));
     l(&format!("set env NMC_ORACLE_SUMMARY=imp{imp}.summary.json"));
     let rtc = format!("SET RTC INTERVAL={}", s.rtc_us);
