@@ -38,6 +38,48 @@ pub enum OracleCommand {
     /// the user's copy of the IMP program, and set each accepted experiment beside SIMH's,
     /// judged against the tolerances fixed before the comparison (5 %); needs no SIMH.
     Emulate(EmulateArgs),
+    /// The emulator's speed: instructions per second and the real-time factor of a 10-IMP
+    /// chain and of the June 1974 map (42 IMPs) running BBN's program, idle after start-up.
+    /// Skips with a message when no program is given.
+    Bench(BenchArgs),
+}
+
+/// `nmc oracle bench`.
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    NMC_IMP_PROGRAM=~/src/simh/H316/tests/impcode.cmd nmc oracle bench\n  \
+    nmc oracle bench --program impcode.cmd --network map --idle-s 60 --out out/bench-emulator.json\n\n\
+Each network runs 100 simulated seconds of start-up, then --idle-s more with no host traffic; \
+both phases are timed. The 10-IMP chain is the recorded SIMH runs' (IMPs 11-20, 516s, 50 kbit/s, \
+no propagation); the map is scenarios/ko-v2-map.toml's topology (42 sites, 47 lines, each with \
+its speed and great-circle propagation; TIPs as 316s), numbered by the rule of \
+crates/nmc-oracle/src/map.rs. Without --program or NMC_IMP_PROGRAM it prints NOT RUN and \
+exits 0.")]
+pub struct BenchArgs {
+    /// BBN's IMP program as SIMH's deposit file; default: the NMC_IMP_PROGRAM environment
+    /// variable.
+    #[arg(long, value_name = "FILE")]
+    program: Option<PathBuf>,
+    /// Which networks.
+    #[arg(long, value_enum, default_value = "both")]
+    network: BenchNetwork,
+    /// Simulated seconds of the idle phase, after the 100 s of start-up.
+    #[arg(long, value_name = "S", default_value_t = 20)]
+    idle_s: u64,
+    /// Also write the rows as JSON (with the program's sha256 and the command) to this file.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+}
+
+/// The networks `nmc oracle bench` times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum BenchNetwork {
+    /// The 10-IMP chain of the recorded runs.
+    Chain,
+    /// The June 1974 map (scenarios/ko-v2-map.toml).
+    Map,
+    /// Both.
+    Both,
 }
 
 /// `nmc oracle emulate`.
@@ -624,7 +666,63 @@ pub fn run(cmd: OracleCommand) -> Result<bool> {
         OracleCommand::Rfc632(a) => rfc632(a),
         OracleCommand::Compare(a) => compare_cmd(a),
         OracleCommand::Emulate(a) => emulate_cmd(a),
+        OracleCommand::Bench(a) => bench_cmd(a),
     }
+}
+
+fn bench_cmd(a: BenchArgs) -> Result<bool> {
+    let Some(program) = a
+        .program
+        .clone()
+        .or_else(|| std::env::var_os("NMC_IMP_PROGRAM").map(PathBuf::from))
+    else {
+        eprintln!(
+            "NOT RUN: nmc oracle bench needs BBN's IMP program: give --program or set \
+             NMC_IMP_PROGRAM (SIMH's H316/tests/impcode.cmd); nothing was measured"
+        );
+        return Ok(true);
+    };
+    let text = fs::read_to_string(&program)
+        .with_context(|| format!("cannot read the IMP program {}", program.display()))?;
+    let image = nmc_h316::Image::parse(&text)
+        .with_context(|| format!("{} is not a SIMH deposit file", program.display()))?;
+    let idle_ns = a
+        .idle_s
+        .checked_mul(1_000_000_000)
+        .filter(|&n| n > 0)
+        .ok_or_else(|| anyhow::anyhow!("--idle-s must be 1 to 18446744073"))?;
+    let s = Settings::default();
+    let mut rows = Vec::new();
+    if matches!(a.network, BenchNetwork::Chain | BenchNetwork::Both) {
+        let net = Network::chain(10, 11);
+        rows.extend(crate::speed::measure(
+            &image, "chain-10", &net, &s, idle_ns,
+        )?);
+    }
+    if matches!(a.network, BenchNetwork::Map | BenchNetwork::Both) {
+        let m =
+            crate::map::from_scenario("ko-v2-map.toml", crate::map::KO_MAP, crate::map::KO_SOURCE)?;
+        rows.extend(crate::speed::measure(
+            &image,
+            "map-1974-06",
+            &m.net,
+            &s,
+            idle_ns,
+        )?);
+    }
+    print!("{}", crate::speed::table(&rows));
+    if let Some(out) = &a.out {
+        let doc = serde_json::json!({
+            "command": std::env::args().collect::<Vec<_>>(),
+            "impcode_cmd_sha256": sha256_file(&program)?,
+            "startup_s": crate::speed::STARTUP_NS / 1_000_000_000,
+            "idle_s": a.idle_s,
+            "rows": rows,
+        });
+        fs::write(out, serde_json::to_string_pretty(&doc)?)
+            .with_context(|| format!("cannot write {}", out.display()))?;
+    }
+    Ok(true)
 }
 
 fn compare_cmd(a: CompareArgs) -> Result<bool> {

@@ -156,7 +156,7 @@ pub fn imp_config(net: &Network, s: &Settings, index: usize) -> ImpConfig {
     }
     ImpConfig {
         cpu: CpuConfig {
-            model: match s.machine {
+            model: match net.machine(index, s.machine) {
                 Machine::H516 => Model::H516,
                 Machine::H316 => Model::H316,
             },
@@ -501,7 +501,8 @@ pub fn replay(
         .iter()
         .map(|l| {
             let bps = u64::from(l.bps.unwrap_or(s.line_bps).max(1));
-            (u64::from(s.framing_bits) * 1_000_000_000).div_ceil(bps) + l.prop_ns.unwrap_or(s.prop_ns)
+            (u64::from(s.framing_bits) * 1_000_000_000).div_ceil(bps)
+                + l.prop_ns.unwrap_or(s.prop_ns)
         })
         .min()
         .unwrap_or(1_000_000)
@@ -623,7 +624,10 @@ pub fn check_network(net: &Network) -> Result<()> {
         }
         for (imp, modem) in [l.a, l.b] {
             if imp >= net.imps.len() {
-                bail!("line {k}: no IMP index {imp} in a network of {}", net.imps.len());
+                bail!(
+                    "line {k}: no IMP index {imp} in a network of {}",
+                    net.imps.len()
+                );
             }
             if !(1..=MAX_MODEMS).contains(&modem) {
                 bail!(
@@ -632,7 +636,10 @@ pub fn check_network(net: &Network) -> Result<()> {
                 );
             }
             if !used.insert((imp, modem)) {
-                bail!("line {k}: IMP {} modem {modem} is already used", net.imps[imp]);
+                bail!(
+                    "line {k}: IMP {} modem {modem} is already used",
+                    net.imps[imp]
+                );
             }
         }
         if l.bps == Some(0) {
@@ -751,9 +758,21 @@ pub fn counts(
     let mut rows = Vec::new();
     for x in results {
         if let Some(r) = recorded.iter().find(|r| r.experiment == x.experiment) {
-            rows.push(CountsRow::new(run, &x.experiment, "simh", &r.source, &r.dest));
+            rows.push(CountsRow::new(
+                run,
+                &x.experiment,
+                "simh",
+                &r.source,
+                &r.dest,
+            ));
         }
-        rows.push(CountsRow::new(run, &x.experiment, "emulator", &x.source, &x.dest));
+        rows.push(CountsRow::new(
+            run,
+            &x.experiment,
+            "emulator",
+            &x.source,
+            &x.dest,
+        ));
     }
     Ok(rows)
 }
@@ -933,6 +952,56 @@ mod tests {
         assert!(!agrees(105.2, 100.0, 0.05));
         assert!(!agrees(94.8, 100.0, 0.05));
         assert!(!agrees(f64::NAN, 100.0, 0.05));
+    }
+
+    #[test]
+    fn a_network_the_program_cannot_run_is_refused_in_one_line() {
+        let ok = Network::rfc632(11, 230_400);
+        assert!(check_network(&ok).is_ok());
+        let mut n = ok.clone();
+        n.imps[2] = 64;
+        assert!(
+            check_network(&n)
+                .unwrap_err()
+                .to_string()
+                .contains("1 to 63")
+        );
+        let mut n = ok.clone();
+        n.imps[2] = 11;
+        assert!(check_network(&n).unwrap_err().to_string().contains("twice"));
+        let mut n = ok.clone();
+        n.lines[0].a.1 = 6;
+        assert!(
+            check_network(&n)
+                .unwrap_err()
+                .to_string()
+                .contains("modems 1 to 5")
+        );
+        let mut n = ok.clone();
+        n.lines[1].a = (0, 1);
+        assert!(
+            check_network(&n)
+                .unwrap_err()
+                .to_string()
+                .contains("already used")
+        );
+        let mut n = ok.clone();
+        n.lines[0].b = (9, 1);
+        assert!(
+            check_network(&n)
+                .unwrap_err()
+                .to_string()
+                .contains("no IMP index 9")
+        );
+        let mut n = ok;
+        n.lines[0].bps = Some(0);
+        assert!(check_network(&n).is_err());
+        for e in [
+            check_network(&Network::chain(2, 0)).unwrap_err(),
+            check_network(&n).unwrap_err(),
+        ] {
+            assert!(!e.to_string().contains('\n'), "one line: {e}");
+        }
     }
 
     #[test]

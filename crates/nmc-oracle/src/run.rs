@@ -65,6 +65,11 @@ pub struct Network {
     pub imps: Vec<u8>,
     /// Modem lines.
     pub lines: Vec<Line>,
+    /// Each IMP's machine, by index, where it is not the run's (`Settings::machine`): the
+    /// 1974 map's TIPs are 316s among 516s. Empty in every recorded run, whose `run.json` does
+    /// not have it; only the emulator runs a network with it (SIMH's runner refuses it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub machines: Vec<Machine>,
 }
 
 impl Network {
@@ -80,6 +85,7 @@ impl Network {
                     prop_ns: None,
                 })
                 .collect(),
+            machines: Vec::new(),
         }
     }
 
@@ -104,7 +110,13 @@ impl Network {
                 l((4, 2), (5, 1), Some(fast_bps)),
                 l((5, 2), (3, 2), None),
             ],
+            machines: Vec::new(),
         }
+    }
+
+    /// IMP index `i`'s machine: its own if [`Network::machines`] gives one, else `run`'s.
+    pub fn machine(&self, i: usize, run: Machine) -> Machine {
+        self.machines.get(i).copied().unwrap_or(run)
     }
 
     /// The modem line numbers IMP index `i` uses.
@@ -398,6 +410,11 @@ impl Running {
         out: &Path,
         max_run: Duration,
     ) -> Result<Running> {
+        if net.machines.iter().any(|&m| m != s.machine) {
+            bail!(
+                "SIMH's runner runs one machine for every IMP; per-IMP machines are the emulator's"
+            );
+        }
         fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
         let host_port = port(s, net.imps.len() + 1, 0);
         let sock = UdpSocket::bind(("127.0.0.1", host_port))
@@ -661,6 +678,21 @@ mod tests {
         // S (index 0) and D (index 3) each have two lines.
         assert_eq!(n.lines_of(0), vec![1, 2]);
         assert_eq!(n.lines_of(3), vec![1, 2]);
+    }
+
+    #[test]
+    fn a_line_with_its_own_delay_sets_it_on_both_ends_modems() {
+        let mut net = Network::chain(3, 11);
+        net.lines[1].prop_ns = Some(2_500_000);
+        let s = Settings::default();
+        let c = command_file(Path::new("/simh"), &net, &s, 1, 0, 1);
+        assert!(c.contains("set env NMC_ORACLE_MI2_PROP_NS=2500000"));
+        assert!(!c.contains("NMC_ORACLE_MI1_PROP_NS"));
+        let c = command_file(Path::new("/simh"), &net, &s, 2, 0, 1);
+        assert!(c.contains("set env NMC_ORACLE_MI1_PROP_NS=2500000"));
+        // The recorded runs had no per-line delay: run.json stays as it was.
+        let json = serde_json::to_string(&Network::chain(2, 11)).unwrap();
+        assert!(!json.contains("prop_ns"), "{json}");
     }
 
     #[test]
