@@ -38,10 +38,55 @@ pub enum OracleCommand {
     /// the user's copy of the IMP program, and set each accepted experiment beside SIMH's,
     /// judged against the tolerances fixed before the comparison (5 %); needs no SIMH.
     Emulate(EmulateArgs),
+    /// K&O's pump across the June 1974 map with every IMP (42) emulated running BBN's program,
+    /// no other traffic: UCLA to the discard fake host of the ko-v2-throughput site at each
+    /// hop count, set beside SIMH's chain numbers (data/oracle/ko-chain.csv); not scored.
+    EmulateMap(EmulateMapArgs),
     /// The emulator's speed: instructions per second and the real-time factor of a 10-IMP
     /// chain and of the June 1974 map (42 IMPs) running BBN's program, idle after start-up.
     /// Skips with a message when no program is given.
     Bench(BenchArgs),
+}
+
+/// `nmc oracle emulate-map`.
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    NMC_IMP_PROGRAM=~/src/simh/H316/tests/impcode.cmd nmc oracle emulate-map --out out/emulate-map\n  \
+    nmc oracle emulate-map --program impcode.cmd --hops 1,5,9 --messages 60 --out out/emulate-map\n\n\
+The network is scenarios/ko-v2-map.toml's topology (42 sites, 47 lines, each with its speed and \
+great-circle propagation; TIPs as 316s, the rest 516s), numbered by the rule of \
+crates/nmc-oracle/src/map.rs (UCLA is IMP 38 there; BBN 6), without the scenario's background \
+load. The host on UCLA's IMP probes the 9-hop site until a RFNM answers, then pumps to the \
+discard fake host of each destination in turn (SDC, RAND, USC-ISI, STANFORD, SRI, MOFFETT, LBL, \
+UTAH, BBN for 1..9 hops: nmc-experiments' KO_MAP_DESTINATIONS), measured by the code that \
+measured the SIMH chain runs. No row is judged: the map is not the chain.")]
+pub struct EmulateMapArgs {
+    /// BBN's IMP program as SIMH's deposit file; default: the NMC_IMP_PROGRAM environment
+    /// variable.
+    #[arg(long, value_name = "FILE")]
+    program: Option<PathBuf>,
+    /// Hop counts to pump across (each to its ko-v2-throughput site).
+    #[arg(long, value_parser = parse_hops, default_value = "1..9")]
+    hops: Hops,
+    /// Messages outstanding at most (K&O's version 2: 4).
+    #[arg(long, default_value_t = 4)]
+    outstanding: usize,
+    /// Messages to each destination, warm-up included (as the SIMH chain runs: 120).
+    #[arg(long, default_value_t = 120)]
+    messages: u64,
+    /// Messages at the start not measured.
+    #[arg(long, default_value_t = 20)]
+    warmup: u64,
+    /// Text words a message (503 = 8048 bits, the most under K&O's 8063-bit limit in words).
+    #[arg(long, default_value_t = 503)]
+    text_words: usize,
+    /// The recorded SIMH data to set beside (ko-chain.csv).
+    #[arg(long, value_name = "DIR", default_value = "data/oracle")]
+    data: PathBuf,
+    /// Write results.csv, results.json, beside.csv, beside.md, counts.csv, host.log and
+    /// emulate-map.json (the program's sha256, the IMP numbering, the command) here.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
 }
 
 /// `nmc oracle bench`.
@@ -667,6 +712,16 @@ pub fn run(cmd: OracleCommand) -> Result<bool> {
         OracleCommand::Compare(a) => compare_cmd(a),
         OracleCommand::Emulate(a) => emulate_cmd(a),
         OracleCommand::Bench(a) => bench_cmd(a),
+        OracleCommand::EmulateMap(a) => crate::map::emulate_map_cmd(crate::map::MapArgs {
+            program: a.program,
+            hops: a.hops.0,
+            outstanding: a.outstanding,
+            messages: a.messages,
+            warmup: a.warmup,
+            text_words: a.text_words,
+            data: a.data,
+            out: a.out,
+        }),
     }
 }
 
@@ -913,7 +968,7 @@ fn emulate_cmd(a: EmulateArgs) -> Result<bool> {
     Ok(both == all.len())
 }
 
-fn write_csv<T: serde::Serialize>(path: &Path, rows: &[T]) -> Result<()> {
+pub(crate) fn write_csv<T: serde::Serialize>(path: &Path, rows: &[T]) -> Result<()> {
     let mut w =
         csv::Writer::from_path(path).with_context(|| format!("cannot write {}", path.display()))?;
     for r in rows {

@@ -708,6 +708,11 @@ pub struct CountsRow {
 }
 
 impl CountsRow {
+    /// The emulator's counts of one experiment, with no recording beside them.
+    pub fn of(run: &str, x: &ExperimentResult) -> CountsRow {
+        CountsRow::new(run, &x.experiment, "emulator", &x.source, &x.dest)
+    }
+
     fn new(
         run: &str,
         experiment: &str,

@@ -19,13 +19,13 @@
 //! * **Hosts.** Every IMP has host interface 1 fitted (as in the chain runs); only the source
 //!   IMP's host is driven.
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use nmc_imp::params::ImpModel;
 use nmc_imp::scenario::ImpScenario;
 use nmc_imp::topology::Topology;
 
 use crate::emulate::{MAX_IMP_NUMBER, MAX_MODEMS};
-use crate::run::{Line, Machine, Network};
+use crate::run::{Experiment, Line, Machine, Network, Settings};
 
 /// `scenarios/ko-v2-map.toml`, compiled in: K&O's October 1974 experiment on the June 1974
 /// logical map (42 sites, 47 circuits; the map records no speeds: 50 kbit/s, three overridden).
@@ -245,4 +245,259 @@ mod tests {
             "{e}"
         );
     }
+}
+
+/// What `nmc oracle emulate-map` was asked for (its arguments, resolved).
+pub struct MapArgs {
+    /// The program's deposit file, or `NMC_IMP_PROGRAM`.
+    pub program: Option<std::path::PathBuf>,
+    /// Hop counts, each to its [`KO_DESTINATIONS`] site.
+    pub hops: Vec<usize>,
+    /// Messages outstanding at most.
+    pub outstanding: usize,
+    /// Messages a destination, warm-up included.
+    pub messages: u64,
+    /// Messages not measured.
+    pub warmup: u64,
+    /// Text words a message.
+    pub text_words: usize,
+    /// The recorded data (`ko-chain.csv`).
+    pub data: std::path::PathBuf,
+    /// Output folder.
+    pub out: Option<std::path::PathBuf>,
+}
+
+/// K&O's pump to the site `hops` away on the map, as one experiment of a replay.
+pub fn ko_experiments(m: &MapNetwork, a: &MapArgs) -> Result<Vec<Experiment>> {
+    let mut v = Vec::new();
+    for &h in &a.hops {
+        let Some(site) = (1..=KO_DESTINATIONS.len())
+            .contains(&h)
+            .then(|| KO_DESTINATIONS[h - 1])
+        else {
+            bail!("--hops {h}: the map's destinations are 1 to 9 hops from UCLA");
+        };
+        let dest = m
+            .index(site)
+            .ok_or_else(|| anyhow::anyhow!("the map has no site {site}"))?;
+        v.push(Experiment {
+            name: format!("map-{}out-{h}hop-{site}", a.outstanding),
+            dest,
+            hops: h,
+            outstanding: a.outstanding,
+            messages: a.messages,
+            warmup: a.warmup,
+            text_words: a.text_words,
+        });
+    }
+    Ok(v)
+}
+
+/// One hop count: the map's emulated IMPs beside SIMH's chains.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct BesideRow {
+    /// Hops from UCLA (minimum, on the map).
+    pub hops: usize,
+    /// The destination site and its IMP number on the emulated map.
+    pub destination: String,
+    /// Its machine.
+    pub dest_machine: String,
+    /// The map's throughput, kbit/s, and its 95 % half-width.
+    pub map_kbps: f64,
+    /// Its 95 % half-width.
+    pub map_kbps_ci95: f64,
+    /// The map's K&O round trip, ms.
+    pub map_rtt_ms: f64,
+    /// Its 95 % half-width.
+    pub map_rtt_ci95: f64,
+    /// The source IMP's message packets on each of its modems 1–3 (which way it routed).
+    pub source_lines: String,
+    /// SIMH's 516 chain at this hop count with the same window and message: mean of the
+    /// accepted rows' throughputs (NaN: none).
+    pub simh_516_kbps: f64,
+    /// Their K&O round trip, ms.
+    pub simh_516_rtt_ms: f64,
+    /// How many accepted rows.
+    pub simh_516_rows: usize,
+    /// SIMH's 316 chain, the same.
+    pub simh_316_kbps: f64,
+    /// Their K&O round trip, ms.
+    pub simh_316_rtt_ms: f64,
+    /// How many accepted rows.
+    pub simh_316_rows: usize,
+    /// Every message answered by a RFNM and matched in the trace.
+    pub clean: bool,
+}
+
+/// The rows as a Markdown table.
+pub fn beside_table(rows: &[BesideRow]) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::from(
+        "| hops | destination | map kbit/s | map K&O rtt ms | source packets on modems 1/2/3 | SIMH 516 chain kbit/s | rtt ms | SIMH 316 chain kbit/s | rtt ms |\n\
+         | ---: | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: |\n",
+    );
+    for r in rows {
+        let _ = writeln!(
+            s,
+            "| {} | {} ({}) | {:.2} ± {:.2} | {:.1} ± {:.1} | {} | {:.2} | {:.1} | {:.2} | {:.1} |{}",
+            r.hops,
+            r.destination,
+            r.dest_machine,
+            r.map_kbps,
+            r.map_kbps_ci95,
+            r.map_rtt_ms,
+            r.map_rtt_ci95,
+            r.source_lines,
+            r.simh_516_kbps,
+            r.simh_516_rtt_ms,
+            r.simh_316_kbps,
+            r.simh_316_rtt_ms,
+            if r.clean { "" } else { " not clean" }
+        );
+    }
+    s
+}
+
+/// `nmc oracle emulate-map`: runs, prints the table, writes the files; `true` if every
+/// experiment ran clean.
+pub fn emulate_map_cmd(a: MapArgs) -> Result<bool> {
+    use crate::emulate::{Options, replay};
+    use std::fs;
+    let Some(program) = a
+        .program
+        .clone()
+        .or_else(|| std::env::var_os("NMC_IMP_PROGRAM").map(std::path::PathBuf::from))
+    else {
+        bail!(
+            "no IMP program: give --program or set NMC_IMP_PROGRAM (SIMH's H316/tests/impcode.cmd)"
+        );
+    };
+    if a.outstanding == 0 {
+        bail!("--outstanding must be at least 1");
+    }
+    if a.messages < a.warmup + crate::analyze::BATCHES as u64 {
+        bail!(
+            "--messages {} leaves fewer than {} measured after --warmup {}",
+            a.messages,
+            crate::analyze::BATCHES,
+            a.warmup
+        );
+    }
+    let text = fs::read_to_string(&program)
+        .with_context(|| format!("cannot read the IMP program {}", program.display()))?;
+    let image = nmc_h316::Image::parse(&text)
+        .with_context(|| format!("{} is not a SIMH deposit file", program.display()))?;
+    let recorded = crate::model::recorded(&a.data)?;
+    let m = from_scenario("ko-v2-map.toml", KO_MAP, KO_SOURCE)?;
+    let experiments = ko_experiments(&m, &a)?;
+    // The probe: the farthest destination asked for, as `nmc oracle chain` probes.
+    let probe = experiments
+        .iter()
+        .max_by_key(|e| e.hops)
+        .map(|e| e.dest)
+        .ok_or_else(|| anyhow::anyhow!("no hop count to run"))?;
+    let s = Settings::default();
+    let t0 = std::time::Instant::now();
+    let r = replay(&image, &m.net, &s, &experiments, probe, Options::default())?;
+    let (results, messages) = r.results(&s);
+    eprintln!(
+        "nmc oracle emulate-map: up at {:.1} s, {} experiments, {:.1} s simulated, {:.2e} instructions, {:.1} s wall",
+        r.up_ns as f64 / 1e9,
+        results.len(),
+        r.host_runs.last().map_or(0, |h| h.span_ns.1) as f64 / 1e9,
+        r.instructions as f64,
+        t0.elapsed().as_secs_f64()
+    );
+    let simh = |machine: &str, hops: usize| {
+        let v: Vec<&crate::model::Recorded> = recorded
+            .iter()
+            .filter(|x| {
+                x.machine == machine
+                    && x.hops as usize == hops
+                    && x.outstanding as usize == a.outstanding
+                    && x.text_words == a.text_words
+            })
+            .collect();
+        let mean = |f: fn(&crate::model::Recorded) -> f64| {
+            v.iter().map(|x| f(x)).sum::<f64>() / v.len() as f64
+        };
+        (mean(|x| x.throughput_kbps), mean(|x| x.ko_rtt_ms), v.len())
+    };
+    let mut rows = Vec::new();
+    for (e, x) in experiments.iter().zip(&results) {
+        let (k516, r516, n516) = simh("516", e.hops);
+        let (k316, r316, n316) = simh("316", e.hops);
+        let est = |e: Option<crate::stats::Estimate>| {
+            e.map_or((f64::NAN, f64::NAN), |e| (e.mean, e.half_width))
+        };
+        let (kbps, kbps_hw) = est(x.throughput_kbps);
+        let (rtt, rtt_hw) = est(x.ko_rtt_ms);
+        let machine = match m.net.machine(e.dest, s.machine) {
+            Machine::H516 => "516",
+            Machine::H316 => "316",
+        };
+        let by = &x.source.packets_by_line;
+        rows.push(BesideRow {
+            hops: e.hops,
+            destination: format!("{} IMP {}", m.names[e.dest], m.net.imps[e.dest]),
+            dest_machine: machine.to_string(),
+            map_kbps: kbps,
+            map_kbps_ci95: kbps_hw,
+            map_rtt_ms: rtt,
+            map_rtt_ci95: rtt_hw,
+            source_lines: format!("{}/{}/{}", by[1], by[2], by[3]),
+            simh_516_kbps: k516,
+            simh_516_rtt_ms: r516,
+            simh_516_rows: n516,
+            simh_316_kbps: k316,
+            simh_316_rtt_ms: r316,
+            simh_316_rows: n316,
+            clean: x.matching == "ok" && x.non_rfnm == 0 && !x.stalled,
+        });
+    }
+    let table = beside_table(&rows);
+    print!("{table}");
+    if let Some(out) = &a.out {
+        use crate::cli::write_csv;
+        fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+        write_csv(&out.join("beside.csv"), &rows)?;
+        fs::write(out.join("beside.md"), &table)?;
+        write_csv(&out.join("messages.csv"), &messages)?;
+        fs::write(
+            out.join("results.json"),
+            serde_json::to_string_pretty(&results)?,
+        )?;
+        let counts: Vec<crate::emulate::CountsRow> = results
+            .iter()
+            .map(|x| crate::emulate::CountsRow::of("map", x))
+            .collect();
+        write_csv(&out.join("counts.csv"), &counts)?;
+        fs::write(out.join("host.log"), r.log.join("\n") + "\n")?;
+        let imps: Vec<serde_json::Value> = (0..m.net.imps.len())
+            .map(|i| {
+                serde_json::json!({
+                    "site": m.names[i],
+                    "imp": m.net.imps[i],
+                    "machine": m.net.machine(i, s.machine),
+                    "modems": m.net.lines_of(i),
+                })
+            })
+            .collect();
+        let doc = serde_json::json!({
+            "command": std::env::args().collect::<Vec<_>>(),
+            "impcode_cmd_sha256": crate::build::sha256_file(&program)?,
+            "scenario": "scenarios/ko-v2-map.toml (topology only; no background load)",
+            "settings": s,
+            "experiments": experiments,
+            "up_s": r.up_ns as f64 / 1e9,
+            "instructions": r.instructions,
+            "imps": imps,
+            "lines": m.net.lines,
+        });
+        fs::write(
+            out.join("emulate-map.json"),
+            serde_json::to_string_pretty(&doc)?,
+        )?;
+    }
+    Ok(rows.iter().all(|r| r.clean))
 }
