@@ -55,7 +55,7 @@ pub enum OracleCommand {
     nmc oracle emulate-map --program impcode.cmd --hops 1,5,9 --messages 60 --out out/emulate-map\n\n\
 The network is scenarios/ko-v2-map.toml's topology (42 sites, 47 lines, each with its speed and \
 great-circle propagation; TIPs as 316s, the rest 516s), numbered by the rule of \
-crates/nmc-oracle/src/map.rs (UCLA is IMP 38 there; BBN 6), without the scenario's background \
+crates/nmc-oracle/src/map.rs (UCLA is IMP 38 there, BBN IMP 4), without the scenario's background \
 load. The host on UCLA's IMP probes the 9-hop site until a RFNM answers, then pumps to the \
 discard fake host of each destination in turn (SDC, RAND, USC-ISI, STANFORD, SRI, MOFFETT, LBL, \
 UTAH, BBN for 1..9 hops: nmc-experiments' KO_MAP_DESTINATIONS), measured by the code that \

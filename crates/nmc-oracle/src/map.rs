@@ -312,6 +312,9 @@ pub struct BesideRow {
     pub map_rtt_ci95: f64,
     /// The source IMP's message packets on each of its modems 1–3 (which way it routed).
     pub source_lines: String,
+    /// Line transmissions of the pump's message packets, every IMP, per transmission by the
+    /// source IMP ([`hops_per_packet`]): the minimum hops if every packet took a shortest path.
+    pub hops_per_packet: f64,
     /// SIMH's 516 chain at this hop count with the same window and message: mean of the
     /// accepted rows' throughputs (NaN: none).
     pub simh_516_kbps: f64,
@@ -329,17 +332,49 @@ pub struct BesideRow {
     pub clean: bool,
 }
 
+/// Message packets from IMP `src` to IMP `dst` put on a line by any IMP between `span.0` and
+/// `span.1` (`MITX` of a packet longer than a control packet's 5 words, 3050's header read by
+/// `crate::trace::Frame`), per such packet the source IMP put on a line: the mean path length
+/// the program's routing gave them (retransmissions on a hop count at that hop, as at the
+/// source). NaN if the source sent none.
+pub fn hops_per_packet(
+    traces: &[crate::trace::Trace],
+    source: usize,
+    span: (u64, u64),
+    src: u8,
+    dst: u8,
+) -> f64 {
+    use crate::trace::Frame;
+    let count = |t: &crate::trace::Trace| {
+        t.events
+            .iter()
+            .filter(|e| e.t_ns >= span.0 && e.t_ns <= span.1 && e.what == "MITX" && e.words > 5)
+            .filter(|e| {
+                matches!(Frame::decode(&e.head), Frame::Packet(h)
+                    if h.source_imp == src && h.dest_imp == dst && !h.reqall_or_rfnm && !h.gvb_or_alloc)
+            })
+            .count()
+    };
+    let all: usize = traces.iter().map(count).sum();
+    let first = count(&traces[source]);
+    if first == 0 {
+        f64::NAN
+    } else {
+        all as f64 / first as f64
+    }
+}
+
 /// The rows as a Markdown table.
 pub fn beside_table(rows: &[BesideRow]) -> String {
     use std::fmt::Write as _;
     let mut s = String::from(
-        "| hops | destination | map kbit/s | map K&O rtt ms | source packets on modems 1/2/3 | SIMH 516 chain kbit/s | rtt ms | SIMH 316 chain kbit/s | rtt ms |\n\
-         | ---: | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: |\n",
+        "| hops | destination | map kbit/s | map K&O rtt ms | source packets on modems 1/2/3 | hops a packet | SIMH 516 chain kbit/s | rtt ms | SIMH 316 chain kbit/s | rtt ms |\n\
+         | ---: | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |\n",
     );
     for r in rows {
         let _ = writeln!(
             s,
-            "| {} | {} ({}) | {:.2} ± {:.2} | {:.1} ± {:.1} | {} | {:.2} | {:.1} | {:.2} | {:.1} |{}",
+            "| {} | {} ({}) | {:.2} ± {:.2} | {:.1} ± {:.1} | {} | {:.2} | {:.2} | {:.1} | {:.2} | {:.1} |{}",
             r.hops,
             r.destination,
             r.dest_machine,
@@ -348,6 +383,7 @@ pub fn beside_table(rows: &[BesideRow]) -> String {
             r.map_rtt_ms,
             r.map_rtt_ci95,
             r.source_lines,
+            r.hops_per_packet,
             r.simh_516_kbps,
             r.simh_516_rtt_ms,
             r.simh_316_kbps,
@@ -437,6 +473,13 @@ pub fn emulate_map_cmd(a: MapArgs) -> Result<bool> {
             Machine::H316 => "316",
         };
         let by = &x.source.packets_by_line;
+        let span = r
+            .host_runs
+            .iter()
+            .find(|h| h.experiment.name == e.name)
+            .map_or((0, 0), |h| h.span_ns);
+        let hops_per_packet =
+            hops_per_packet(&r.traces, 0, span, m.net.imps[0], m.net.imps[e.dest]);
         rows.push(BesideRow {
             hops: e.hops,
             destination: format!("{} IMP {}", m.names[e.dest], m.net.imps[e.dest]),
@@ -446,6 +489,7 @@ pub fn emulate_map_cmd(a: MapArgs) -> Result<bool> {
             map_rtt_ms: rtt,
             map_rtt_ci95: rtt_hw,
             source_lines: format!("{}/{}/{}", by[1], by[2], by[3]),
+            hops_per_packet,
             simh_516_kbps: k516,
             simh_516_rtt_ms: r516,
             simh_516_rows: n516,

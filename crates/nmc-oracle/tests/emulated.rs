@@ -180,6 +180,46 @@ fn rfc632_replays_the_same_bytes_and_shows_the_trap_as_simh_did() {
     assert!(emu.line1 > 0 && emu.line2 > 0, "{emu:?}");
 }
 
+/// The June 1974 map (42 IMPs, each line its own speed and delay, 316s and 516s), a short
+/// pump to the 1-hop site, twice: the same trace bytes and results.
+#[test]
+#[ignore = "needs BBN's IMP program: NMC_IMP_PROGRAM=/path/to/impcode.cmd, --include-ignored"]
+fn the_1974_map_replays_the_same_bytes() {
+    use nmc_oracle::map::{KO_MAP, KO_SOURCE, MapArgs, from_scenario, ko_experiments};
+    let Some(image) = program() else { return };
+    let m = from_scenario("ko-v2-map.toml", KO_MAP, KO_SOURCE).unwrap();
+    let args = MapArgs {
+        program: None,
+        hops: vec![1],
+        outstanding: 4,
+        messages: 12,
+        warmup: 2,
+        text_words: 503,
+        data: data(),
+        out: None,
+    };
+    let e = ko_experiments(&m, &args).unwrap();
+    let s = Settings::default();
+    let run = || {
+        let r = replay(&image, &m.net, &s, &e, e[0].dest, Options::default()).unwrap();
+        let (results, messages) = r.results(&s);
+        let traces: String = r.traces.iter().map(trace_text).collect();
+        (
+            traces,
+            serde_json::to_string(&results).unwrap(),
+            serde_json::to_string(&messages).unwrap(),
+            results,
+        )
+    };
+    let a = run();
+    let b = run();
+    assert!(a.0 == b.0, "trace bytes differ between two runs");
+    assert_eq!(a.1, b.1, "results differ");
+    assert_eq!(a.2, b.2, "message times differ");
+    let x = &a.3[0];
+    assert_eq!((x.answered, x.non_rfnm, x.matching.as_str()), (12, 0, "ok"));
+}
+
 /// Needs no program: RFC 632's recorded network reads back with its fast circuits, and the
 /// emulator's IMPs get those speeds on the modems the run used.
 #[test]
