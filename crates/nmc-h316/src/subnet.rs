@@ -1,8 +1,10 @@
 //! A small harness: several IMPs joined by modem lines, run in lockstep windows, with a trace
 //! of everything seen outside the machines (frames on lines, messages to hosts, lights).
 //!
-//! It is the crate's own test bed (two IMPs, one line, a host or two), not nmc's subnet model:
-//! lines here have a speed and a propagation delay and never corrupt a frame.
+//! It is the crate's own test bed (two IMPs, one line, a host or two) and the benchmark's
+//! network (`nmc oracle bench`: a 10-IMP chain, the 42 IMPs of the 1974 map), not nmc's subnet
+//! model: a line joins any two modems, runs at its modems' speed with its own propagation delay,
+//! and never corrupts a frame.
 //!
 //! ## Lockstep
 //! Every IMP runs to the end of the same window; then the frames they started are handed to

@@ -34,9 +34,10 @@ pub enum OracleCommand {
     /// Run nmc's model on every recorded experiment (data/oracle) and set the two side by side,
     /// each row judged against the tolerances fixed before the comparison (5 %); needs no SIMH.
     Compare(CompareArgs),
-    /// Run every recorded chain run (data/oracle/runs) again on nmc's own H316 emulator, with
-    /// the user's copy of the IMP program, and set each accepted experiment beside SIMH's,
-    /// judged against the tolerances fixed before the comparison (5 %); needs no SIMH.
+    /// Run every recorded chain run (data/oracle/runs; RFC 632's two-path run by name) again
+    /// on nmc's own H316 emulator, with the user's copy of the IMP program, and set each
+    /// accepted experiment beside SIMH's, judged against the tolerances fixed before the
+    /// comparison (5 %); needs no SIMH.
     Emulate(EmulateArgs),
     /// K&O's pump across the June 1974 map with every IMP (42) emulated running BBN's program,
     /// no other traffic: UCLA to the discard fake host of the ko-v2-throughput site at each
@@ -56,7 +57,7 @@ pub enum OracleCommand {
 The network is scenarios/ko-v2-map.toml's topology (42 sites, 47 lines, each with its speed and \
 great-circle propagation; TIPs as 316s, the rest 516s), numbered by the rule of \
 crates/nmc-oracle/src/map.rs (UCLA is IMP 38 there, BBN IMP 4), without the scenario's background \
-load. The host on UCLA's IMP probes the 9-hop site until a RFNM answers, then pumps to the \
+load. The host on UCLA's IMP probes the farthest site asked for until a RFNM answers, then pumps to the \
 discard fake host of each destination in turn (SDC, RAND, USC-ISI, STANFORD, SRI, MOFFETT, LBL, \
 UTAH, BBN for 1..9 hops: nmc-experiments' KO_MAP_DESTINATIONS), measured by the code that \
 measured the SIMH chain runs. No row is judged: the map is not the chain.")]
@@ -83,7 +84,7 @@ pub struct EmulateMapArgs {
     /// The recorded SIMH data to set beside (ko-chain.csv).
     #[arg(long, value_name = "DIR", default_value = "data/oracle")]
     data: PathBuf,
-    /// Write results.csv, results.json, beside.csv, beside.md, counts.csv, host.log and
+    /// Write beside.csv, beside.md, results.json, messages.csv, counts.csv, host.log and
     /// emulate-map.json (the program's sha256, the IMP numbering, the command) here.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,

@@ -19,7 +19,10 @@
 //! [`crate::model::RTT_TOLERANCE`]), 56 of the 66 accepted rows agree on both and all 66 on
 //! throughput. The 516's 1-hop round trip (−10 %) is SIMH's 250 µs polling
 //! ([`Options::simh_poll_ns`] reproduces it); a +3 % round-trip offset on the 316's 8-packet
-//! rows is not traced yet.
+//! rows is not traced yet. RFC 632's run misses (below).
+//!
+//! Any network the program can run ([`check_network`]) is replayed the same way:
+//! [`crate::map`] builds the June 1974 map's 42 IMPs for `nmc oracle emulate-map`.
 //!
 //! ## RFC 632's experiment (not a chain)
 //! The recorded `rfc632-516-4` run (`nmc oracle rfc632`: IMP 11 to IMP 14's discard fake host
