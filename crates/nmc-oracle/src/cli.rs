@@ -81,6 +81,13 @@ pub struct EmulateMapArgs {
     /// Text words a message (503 = 8048 bits, the most under K&O's 8063-bit limit in words).
     #[arg(long, default_value_t = 503)]
     text_words: usize,
+    /// Diagnosis only: every IMP this machine (default: the scenario's, TIPs 316s).
+    #[arg(long, value_enum, value_name = "MACHINE")]
+    machine: Option<Machine>,
+    /// Diagnosis only: every line without propagation delay (default: the scenario's
+    /// great-circle delays).
+    #[arg(long)]
+    no_propagation: bool,
     /// The recorded SIMH data to set beside (ko-chain.csv).
     #[arg(long, value_name = "DIR", default_value = "data/oracle")]
     data: PathBuf,
@@ -720,6 +727,8 @@ pub fn run(cmd: OracleCommand) -> Result<bool> {
             messages: a.messages,
             warmup: a.warmup,
             text_words: a.text_words,
+            machine: a.machine,
+            no_propagation: a.no_propagation,
             data: a.data,
             out: a.out,
         }),

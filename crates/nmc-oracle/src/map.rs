@@ -261,6 +261,10 @@ pub struct MapArgs {
     pub warmup: u64,
     /// Text words a message.
     pub text_words: usize,
+    /// Diagnosis: every IMP this machine instead of the scenario's.
+    pub machine: Option<Machine>,
+    /// Diagnosis: no propagation delay on any line.
+    pub no_propagation: bool,
     /// The recorded data (`ko-chain.csv`).
     pub data: std::path::PathBuf,
     /// Output folder.
@@ -424,7 +428,15 @@ pub fn emulate_map_cmd(a: MapArgs) -> Result<bool> {
     let image = nmc_h316::Image::parse(&text)
         .with_context(|| format!("{} is not a SIMH deposit file", program.display()))?;
     let recorded = crate::model::recorded(&a.data)?;
-    let m = from_scenario("ko-v2-map.toml", KO_MAP, KO_SOURCE)?;
+    let mut m = from_scenario("ko-v2-map.toml", KO_MAP, KO_SOURCE)?;
+    if let Some(machine) = a.machine {
+        m.net.machines = vec![machine; m.net.imps.len()];
+    }
+    if a.no_propagation {
+        for l in &mut m.net.lines {
+            l.prop_ns = Some(0);
+        }
+    }
     let experiments = ko_experiments(&m, &a)?;
     // The probe: the farthest destination asked for, as `nmc oracle chain` probes.
     let probe = experiments
@@ -531,6 +543,8 @@ pub fn emulate_map_cmd(a: MapArgs) -> Result<bool> {
             "command": std::env::args().collect::<Vec<_>>(),
             "impcode_cmd_sha256": crate::build::sha256_file(&program)?,
             "scenario": "scenarios/ko-v2-map.toml (topology only; no background load)",
+            "machine": a.machine,
+            "no_propagation": a.no_propagation,
             "settings": s,
             "experiments": experiments,
             "up_s": r.up_ns as f64 / 1e9,

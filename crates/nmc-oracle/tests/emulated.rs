@@ -195,6 +195,8 @@ fn the_1974_map_replays_the_same_bytes() {
         messages: 12,
         warmup: 2,
         text_words: 503,
+        machine: None,
+        no_propagation: false,
         data: data(),
         out: None,
     };
