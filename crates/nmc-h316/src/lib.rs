@@ -19,7 +19,7 @@
 //! | [`dmc`] | the DMC channels' address words, how transfers use them and what they cost |
 //! | [`imp`] | [`Imp`]: the CPU and BBN's devices on one clock — [`imp::modem`], [`imp::host`] (1822), [`imp::clock`] (real-time clock, watchdog, lights, task), [`imp::console`]; the wiring in [`imp::levels`]; inputs, [`Imp::run_until`], [`Output`]s |
 //! | [`loader`] | [`Image`]: core images from SIMH deposit commands (`impcode.cmd`) |
-//! | [`subnet`] | a small lockstep harness: IMPs joined by lines, a byte-stable trace |
+//! | [`subnet`] | a lockstep harness: IMPs joined by lines of any topology (speeds on the modems, a propagation delay per line), a byte-stable trace that can be switched off |
 //!
 //! ## Time
 //! The CPU's clock counts half memory cycles; simulated time is that times the model's half
@@ -60,7 +60,10 @@
 //! pump, on this crate's clock — and measures it with the code that measured the recordings.
 //! With the tolerance fixed before the first run (5 % on throughput and on K&O's round trip),
 //! 56 of the 66 accepted rows agree on both, all 66 on throughput; the misses and their causes
-//! are in `data/oracle/emulated/README.md`.
+//! are in `data/oracle/emulated/README.md`. RFC 632's two-path run (six IMPs, two 230.4 kbit/s
+//! circuits) misses at the same 5 % (+20 % throughput, −22 % round trip): both fall into RFC
+//! 632's trap once, at different messages. `nmc oracle emulate-map` runs K&O's pump on the
+//! June 1974 map with all 42 IMPs emulated.
 //!
 //! ## Design notes: an emulated IMP inside nmc's engine (issue 73 §3; not built yet)
 //! * **A kind per IMP.** The scenario's `network` gets `imp_kind = "modelled" | "emulated"`
@@ -98,11 +101,11 @@
 //!   greet its hosts, and a host's first message after that is not answered. A run states its
 //!   warm-up (default: until every IMP has greeted its hosts, plus a probe answered); as
 //!   [`Imp`] is `Clone`, a warmed-up network can be kept and reused per (topology, program).
-//! * **Speed.** About 100 emulated IMP-seconds per wall second on one core of the shared
-//!   build machine (a 516 runs about 0.5 M instructions a simulated second): the 46-IMP 1974
-//!   map needs 46 IMP-seconds a simulated second, so it would run about twice as fast as real
-//!   time before the background traffic's cost; the benchmark (`benches/ips.rs`) is where that
-//!   number belongs, not a test.
+//! * **Speed.** Measured by `nmc oracle bench` (crate `nmc-oracle`, module `speed`; the
+//!   book's performance page): about 100 M instructions a wall second on one core; an idle
+//!   516 IMP runs about 0.53 M instructions a simulated second, so a 10-IMP chain runs about
+//!   19 times faster than real time and the June 1974 map's 42 IMPs (22 of them 316s) 5.5–6
+//!   times, before any traffic's cost. `benches/ips.rs` times the bare CPU and one or two IMPs.
 //!
 //! ## What is not here
 //! The high-speed arithmetic option, memory lockout, the paper tape and other peripherals an

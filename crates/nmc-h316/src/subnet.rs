@@ -1,8 +1,10 @@
 //! A small harness: several IMPs joined by modem lines, run in lockstep windows, with a trace
 //! of everything seen outside the machines (frames on lines, messages to hosts, lights).
 //!
-//! It is the crate's own test bed (two IMPs, one line, a host or two), not nmc's subnet model:
-//! lines here have a speed and a propagation delay and never corrupt a frame.
+//! It is the crate's own test bed (two IMPs, one line, a host or two) and the benchmark's
+//! network (`nmc oracle bench`: a 10-IMP chain, the 42 IMPs of the 1974 map), not nmc's subnet
+//! model: a line joins any two modems, runs at its modems' speed with its own propagation delay,
+//! and never corrupts a frame.
 //!
 //! ## Lockstep
 //! Every IMP runs to the end of the same window; then the frames they started are handed to
@@ -92,11 +94,21 @@ pub struct Subnet {
     deliveries: Vec<HostDelivery>,
     /// Frames started, per (IMP, line).
     pub frames_sent: BTreeMap<(usize, u8), u64>,
+    /// Each line end's far end and the line's propagation (built from `lines`).
+    peers: BTreeMap<(usize, u8), ((usize, u8), u64)>,
+    /// Whether the trace is written ([`Subnet::set_trace`]).
+    tracing: bool,
 }
 
 impl Subnet {
     /// IMPs (loaded and configured by the caller) joined by `lines`.
     pub fn new(imps: Vec<Imp>, lines: Vec<Line>) -> Subnet {
+        let mut peers = BTreeMap::new();
+        // The first line listed on an end wins, as a search of `lines` in order would find it.
+        for l in &lines {
+            peers.entry(l.a).or_insert((l.b, l.propagation_ns));
+            peers.entry(l.b).or_insert((l.a, l.propagation_ns));
+        }
         Subnet {
             imps,
             lines,
@@ -104,7 +116,15 @@ impl Subnet {
             trace: String::new(),
             deliveries: Vec::new(),
             frames_sent: BTreeMap::new(),
+            peers,
+            tracing: true,
         }
+    }
+
+    /// Write the trace (the default) or not: a long run that needs only the IMPs' outputs, a
+    /// benchmark for one, need not format every frame. Deliveries and counts are kept either way.
+    pub fn set_trace(&mut self, on: bool) {
+        self.tracing = on;
     }
 
     /// The window: the shortest frame time on any line plus its propagation.
@@ -146,15 +166,7 @@ impl Subnet {
     }
 
     fn peer(&self, imp: usize, line: u8) -> Option<((usize, u8), u64)> {
-        self.lines.iter().find_map(|l| {
-            if l.a == (imp, line) {
-                Some((l.b, l.propagation_ns))
-            } else if l.b == (imp, line) {
-                Some((l.a, l.propagation_ns))
-            } else {
-                None
-            }
-        })
+        self.peers.get(&(imp, line)).copied()
     }
 
     /// Run every IMP to `until_ns`, window by window.
@@ -229,12 +241,14 @@ impl Subnet {
                     last_bit_ns,
                 } => {
                     *self.frames_sent.entry((i, line)).or_default() += 1;
-                    let _ = writeln!(
-                        self.trace,
-                        "{t} imp{number} FRAME line{line} last_bit={last_bit_ns} words={} :{}",
-                        words.len(),
-                        octal(&words, 8)
-                    );
+                    if self.tracing {
+                        let _ = writeln!(
+                            self.trace,
+                            "{t} imp{number} FRAME line{line} last_bit={last_bit_ns} words={} :{}",
+                            words.len(),
+                            octal(&words, 8)
+                        );
+                    }
                     let _ = first_bit_ns;
                     if let Some(((j, peer_line), prop)) = self.peer(i, line) {
                         self.imps[j]
@@ -243,15 +257,20 @@ impl Subnet {
                     }
                 }
                 Output::FrameLost { line, words, .. } => {
-                    let _ = writeln!(self.trace, "{t} imp{number} LOST line{line} words={words}");
+                    if self.tracing {
+                        let _ =
+                            writeln!(self.trace, "{t} imp{number} LOST line{line} words={words}");
+                    }
                 }
                 Output::HostMessage { host, words, .. } => {
-                    let _ = writeln!(
-                        self.trace,
-                        "{t} imp{number} TOHOST host{host} words={} :{}",
-                        words.len(),
-                        octal(&words, 8)
-                    );
+                    if self.tracing {
+                        let _ = writeln!(
+                            self.trace,
+                            "{t} imp{number} TOHOST host{host} words={} :{}",
+                            words.len(),
+                            octal(&words, 8)
+                        );
+                    }
                     self.deliveries.push(HostDelivery {
                         imp: i,
                         host,
@@ -260,14 +279,20 @@ impl Subnet {
                     });
                 }
                 Output::ImpReady { host, ready, .. } => {
-                    let _ = writeln!(self.trace, "{t} imp{number} IMPREADY host{host} {ready}");
+                    if self.tracing {
+                        let _ = writeln!(self.trace, "{t} imp{number} IMPREADY host{host} {ready}");
+                    }
                 }
                 Output::FrameIn { .. } | Output::HostInput { .. } => {}
                 Output::Console { byte, .. } => {
-                    let _ = writeln!(self.trace, "{t} imp{number} CONSOLE {byte:03o}");
+                    if self.tracing {
+                        let _ = writeln!(self.trace, "{t} imp{number} CONSOLE {byte:03o}");
+                    }
                 }
                 Output::Lights { lights, .. } => {
-                    let _ = writeln!(self.trace, "{t} imp{number} LIGHTS {lights:06o}");
+                    if self.tracing {
+                        let _ = writeln!(self.trace, "{t} imp{number} LIGHTS {lights:06o}");
+                    }
                 }
             }
         }
@@ -280,12 +305,14 @@ impl Subnet {
     pub fn host_send(&mut self, imp: usize, host: u8, words: Vec<u16>) -> Result<(), SubnetError> {
         let t = self.now_ns.max(self.imps[imp].now_ns());
         let number = self.imps[imp].devices.number();
-        let _ = writeln!(
-            self.trace,
-            "{t} imp{number} FROMHOST host{host} words={} :{}",
-            words.len(),
-            octal(&words, 8)
-        );
+        if self.tracing {
+            let _ = writeln!(
+                self.trace,
+                "{t} imp{number} FROMHOST host{host} words={} :{}",
+                words.len(),
+                octal(&words, 8)
+            );
+        }
         self.imps[imp]
             .host_send(host, words, t)
             .map_err(|error| SubnetError::Input { imp, error })

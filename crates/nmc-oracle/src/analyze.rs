@@ -363,7 +363,7 @@ pub fn delivery(net: &crate::run::Network, traces: &[Trace], from_ns: u64) -> De
 
 /// What the source IMP sent and got during an experiment, read from its trace: the
 /// mechanisms behind a throughput (3050's frame bits, `crate::trace::Frame`).
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SourceCounts {
     /// Message packets sent (first sendings and again).
     pub packets_sent: u64,
@@ -433,7 +433,7 @@ pub fn source_counts(source: &Trace, span: (u64, u64)) -> SourceCounts {
 
 /// Single-packet messages as the destination IMP received them from `src`: in order, out of
 /// order (a message number other than the next after the highest so far), or again.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DestCounts {
     /// Single-packet message packets received from the source.
     pub received: u64,

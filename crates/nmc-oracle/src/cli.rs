@@ -34,17 +34,113 @@ pub enum OracleCommand {
     /// Run nmc's model on every recorded experiment (data/oracle) and set the two side by side,
     /// each row judged against the tolerances fixed before the comparison (5 %); needs no SIMH.
     Compare(CompareArgs),
-    /// Run every recorded chain run (data/oracle/runs) again on nmc's own H316 emulator, with
-    /// the user's copy of the IMP program, and set each accepted experiment beside SIMH's,
-    /// judged against the tolerances fixed before the comparison (5 %); needs no SIMH.
+    /// Run every recorded chain run (data/oracle/runs; RFC 632's two-path run by name) again
+    /// on nmc's own H316 emulator, with the user's copy of the IMP program, and set each
+    /// accepted experiment beside SIMH's, judged against the tolerances fixed before the
+    /// comparison (5 %); needs no SIMH.
     Emulate(EmulateArgs),
+    /// K&O's pump across the June 1974 map with every IMP (42) emulated running BBN's program,
+    /// no other traffic: UCLA to the discard fake host of the ko-v2-throughput site at each
+    /// hop count, set beside SIMH's chain numbers (data/oracle/ko-chain.csv); not scored.
+    EmulateMap(EmulateMapArgs),
+    /// The emulator's speed: instructions per second and the real-time factor of a 10-IMP
+    /// chain and of the June 1974 map (42 IMPs) running BBN's program, idle after start-up.
+    /// Skips with a message when no program is given.
+    Bench(BenchArgs),
+}
+
+/// `nmc oracle emulate-map`.
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    NMC_IMP_PROGRAM=~/src/simh/H316/tests/impcode.cmd nmc oracle emulate-map --out out/emulate-map\n  \
+    nmc oracle emulate-map --program impcode.cmd --hops 1,5,9 --messages 60 --out out/emulate-map\n\n\
+The network is scenarios/ko-v2-map.toml's topology (42 sites, 47 lines, each with its speed and \
+great-circle propagation; TIPs as 316s, the rest 516s), numbered by the rule of \
+crates/nmc-oracle/src/map.rs (UCLA is IMP 38 there, BBN IMP 4), without the scenario's background \
+load. The host on UCLA's IMP probes the farthest site asked for until a RFNM answers, then pumps to the \
+discard fake host of each destination in turn (SDC, RAND, USC-ISI, STANFORD, SRI, MOFFETT, LBL, \
+UTAH, BBN for 1..9 hops: nmc-experiments' KO_MAP_DESTINATIONS), measured by the code that \
+measured the SIMH chain runs. No row is judged: the map is not the chain.")]
+pub struct EmulateMapArgs {
+    /// BBN's IMP program as SIMH's deposit file; default: the NMC_IMP_PROGRAM environment
+    /// variable.
+    #[arg(long, value_name = "FILE")]
+    program: Option<PathBuf>,
+    /// Hop counts to pump across (each to its ko-v2-throughput site).
+    #[arg(long, value_parser = parse_hops, default_value = "1..9")]
+    hops: Hops,
+    /// Messages outstanding at most (K&O's version 2: 4).
+    #[arg(long, default_value_t = 4)]
+    outstanding: usize,
+    /// Messages to each destination, warm-up included (as the SIMH chain runs: 120).
+    #[arg(long, default_value_t = 120)]
+    messages: u64,
+    /// Messages at the start not measured.
+    #[arg(long, default_value_t = 20)]
+    warmup: u64,
+    /// Text words a message (503 = 8048 bits, the most under K&O's 8063-bit limit in words).
+    #[arg(long, default_value_t = 503)]
+    text_words: usize,
+    /// Diagnosis only: every IMP this machine (default: the scenario's, TIPs 316s).
+    #[arg(long, value_enum, value_name = "MACHINE")]
+    machine: Option<Machine>,
+    /// Diagnosis only: every line without propagation delay (default: the scenario's
+    /// great-circle delays).
+    #[arg(long)]
+    no_propagation: bool,
+    /// The recorded SIMH data to set beside (ko-chain.csv).
+    #[arg(long, value_name = "DIR", default_value = "data/oracle")]
+    data: PathBuf,
+    /// Write beside.csv, beside.md, results.json, messages.csv, counts.csv, host.log and
+    /// emulate-map.json (the program's sha256, the IMP numbering, the command) here.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+}
+
+/// `nmc oracle bench`.
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    NMC_IMP_PROGRAM=~/src/simh/H316/tests/impcode.cmd nmc oracle bench\n  \
+    nmc oracle bench --program impcode.cmd --network map --idle-s 60 --out out/bench-emulator.json\n\n\
+Each network runs 100 simulated seconds of start-up, then --idle-s more with no host traffic; \
+both phases are timed. The 10-IMP chain is the recorded SIMH runs' (IMPs 11-20, 516s, 50 kbit/s, \
+no propagation); the map is scenarios/ko-v2-map.toml's topology (42 sites, 47 lines, each with \
+its speed and great-circle propagation; TIPs as 316s), numbered by the rule of \
+crates/nmc-oracle/src/map.rs. Without --program or NMC_IMP_PROGRAM it prints NOT RUN and \
+exits 0.")]
+pub struct BenchArgs {
+    /// BBN's IMP program as SIMH's deposit file; default: the NMC_IMP_PROGRAM environment
+    /// variable.
+    #[arg(long, value_name = "FILE")]
+    program: Option<PathBuf>,
+    /// Which networks.
+    #[arg(long, value_enum, default_value = "both")]
+    network: BenchNetwork,
+    /// Simulated seconds of the idle phase, after the 100 s of start-up.
+    #[arg(long, value_name = "S", default_value_t = 20)]
+    idle_s: u64,
+    /// Also write the rows as JSON (with the program's sha256 and the command) to this file.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+}
+
+/// The networks `nmc oracle bench` times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum BenchNetwork {
+    /// The 10-IMP chain of the recorded runs.
+    Chain,
+    /// The June 1974 map (scenarios/ko-v2-map.toml).
+    Map,
+    /// Both.
+    Both,
 }
 
 /// `nmc oracle emulate`.
 #[derive(Args, Debug)]
 #[command(after_help = "Examples:\n  \
     nmc oracle emulate --program ~/src/simh/H316/tests/impcode.cmd\n  \
-    nmc oracle emulate --program impcode.cmd --run 516-4-pass1 --out out/emulate\n\n\
+    nmc oracle emulate --program impcode.cmd --run 516-4-pass1 --out out/emulate\n  \
+    nmc oracle emulate --program impcode.cmd --run rfc632-516-4 --out out/emulate-rfc632\n\n\
 A row agrees if the emulator's throughput and K&O's round trip are each within 5 % of the \
 recorded mean (the oracle issue's tolerance, fixed before the first comparison); the command \
 exits 1 if any row does not.")]
@@ -56,7 +152,9 @@ pub struct EmulateArgs {
     /// The recorded data (ko-chain.csv, single-packet.csv and runs/).
     #[arg(long, value_name = "DIR", default_value = "data/oracle")]
     data: PathBuf,
-    /// Recorded runs to replay (default: every run with an accepted row).
+    /// Recorded runs to replay (default: every chain run with an accepted row in ko-chain.csv
+    /// or single-packet.csv; RFC 632's, whose network is not a chain, by name:
+    /// `--run rfc632-516-4`).
     #[arg(long = "run", value_name = "NAME")]
     runs: Vec<String>,
     /// Stop each run after its last experiment with an accepted row.
@@ -83,9 +181,10 @@ pub struct EmulateArgs {
     /// Run at most this many of each run's experiments (its first ones, in its order).
     #[arg(long, value_name = "N")]
     max_experiments: Option<usize>,
-    /// Also write compare.csv, compare.md, emulate.json (the settings: program sha256,
-    /// polling, jitter and seed) and each run's results.json, messages.csv, host.log and the
-    /// source IMP's trace here.
+    /// Also write compare.csv, compare.md, counts.csv (the source and destination IMPs'
+    /// packet counts, SIMH's above the emulator's), emulate.json (the settings: program
+    /// sha256, polling, jitter and seed) and each run's results.json, messages.csv, host.log
+    /// and the source IMP's trace here.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
 }
@@ -620,7 +719,75 @@ pub fn run(cmd: OracleCommand) -> Result<bool> {
         OracleCommand::Rfc632(a) => rfc632(a),
         OracleCommand::Compare(a) => compare_cmd(a),
         OracleCommand::Emulate(a) => emulate_cmd(a),
+        OracleCommand::Bench(a) => bench_cmd(a),
+        OracleCommand::EmulateMap(a) => crate::map::emulate_map_cmd(crate::map::MapArgs {
+            program: a.program,
+            hops: a.hops.0,
+            outstanding: a.outstanding,
+            messages: a.messages,
+            warmup: a.warmup,
+            text_words: a.text_words,
+            machine: a.machine,
+            no_propagation: a.no_propagation,
+            data: a.data,
+            out: a.out,
+        }),
     }
+}
+
+fn bench_cmd(a: BenchArgs) -> Result<bool> {
+    let Some(program) = a
+        .program
+        .clone()
+        .or_else(|| std::env::var_os("NMC_IMP_PROGRAM").map(PathBuf::from))
+    else {
+        eprintln!(
+            "NOT RUN: nmc oracle bench needs BBN's IMP program: give --program or set \
+             NMC_IMP_PROGRAM (SIMH's H316/tests/impcode.cmd); nothing was measured"
+        );
+        return Ok(true);
+    };
+    let text = fs::read_to_string(&program)
+        .with_context(|| format!("cannot read the IMP program {}", program.display()))?;
+    let image = nmc_h316::Image::parse(&text)
+        .with_context(|| format!("{} is not a SIMH deposit file", program.display()))?;
+    let idle_ns = a
+        .idle_s
+        .checked_mul(1_000_000_000)
+        .filter(|&n| n > 0)
+        .ok_or_else(|| anyhow::anyhow!("--idle-s must be 1 to 18446744073"))?;
+    let s = Settings::default();
+    let mut rows = Vec::new();
+    if matches!(a.network, BenchNetwork::Chain | BenchNetwork::Both) {
+        let net = Network::chain(10, 11);
+        rows.extend(crate::speed::measure(
+            &image, "chain-10", &net, &s, idle_ns,
+        )?);
+    }
+    if matches!(a.network, BenchNetwork::Map | BenchNetwork::Both) {
+        let m =
+            crate::map::from_scenario("ko-v2-map.toml", crate::map::KO_MAP, crate::map::KO_SOURCE)?;
+        rows.extend(crate::speed::measure(
+            &image,
+            "map-1974-06",
+            &m.net,
+            &s,
+            idle_ns,
+        )?);
+    }
+    print!("{}", crate::speed::table(&rows));
+    if let Some(out) = &a.out {
+        let doc = serde_json::json!({
+            "command": std::env::args().collect::<Vec<_>>(),
+            "impcode_cmd_sha256": sha256_file(&program)?,
+            "startup_s": crate::speed::STARTUP_NS / 1_000_000_000,
+            "idle_s": a.idle_s,
+            "rows": rows,
+        });
+        fs::write(out, serde_json::to_string_pretty(&doc)?)
+            .with_context(|| format!("cannot write {}", out.display()))?;
+    }
+    Ok(true)
 }
 
 fn compare_cmd(a: CompareArgs) -> Result<bool> {
@@ -683,12 +850,22 @@ fn emulate_cmd(a: EmulateArgs) -> Result<bool> {
         .with_context(|| format!("cannot read the IMP program {}", program.display()))?;
     let image = nmc_h316::Image::parse(&text)
         .with_context(|| format!("{} is not a SIMH deposit file", program.display()))?;
-    let recorded = crate::model::recorded(&a.data)?;
+    let mut recorded = crate::model::recorded(&a.data)?;
     let mut runs: Vec<String> = if a.runs.is_empty() {
         recorded.iter().map(|r| r.run.clone()).collect()
     } else {
         a.runs.clone()
     };
+    // RFC 632's run (not a chain) is replayed when asked for by name.
+    recorded.extend(crate::emulate::recorded_rfc632(&a.data)?);
+    for run in &runs {
+        if !recorded.iter().any(|r| &r.run == run) {
+            bail!(
+                "{}: no accepted recorded experiment of a run named {run}",
+                a.data.display()
+            );
+        }
+    }
     runs.sort();
     runs.dedup();
     if runs.is_empty() {
@@ -698,6 +875,7 @@ fn emulate_cmd(a: EmulateArgs) -> Result<bool> {
         );
     }
     let mut all = Vec::new();
+    let mut all_counts = Vec::new();
     for run in &runs {
         let dir = a.data.join("runs").join(run);
         let (net, settings, experiments) = recorded_run(&dir.join("run.json"))?;
@@ -731,6 +909,11 @@ fn emulate_cmd(a: EmulateArgs) -> Result<bool> {
             limits,
         )?;
         let (results, messages) = r.results(&settings);
+        all_counts.extend(crate::emulate::counts(
+            &dir.join("run.json"),
+            run,
+            &results,
+        )?);
         let mut rows = crate::emulate::compare(&recorded, run, &results);
         if a.max_experiments.is_some() {
             // Rows of experiments deliberately not run are left out, not counted as misses.
@@ -772,6 +955,7 @@ fn emulate_cmd(a: EmulateArgs) -> Result<bool> {
     if let Some(out) = &a.out {
         write_csv(&out.join("compare.csv"), &all)?;
         fs::write(out.join("compare.md"), &table)?;
+        write_csv(&out.join("counts.csv"), &all_counts)?;
         let settings = serde_json::json!({
             "command": std::env::args().collect::<Vec<_>>(),
             "impcode_cmd_sha256": sha256_file(&program)?,
@@ -794,7 +978,7 @@ fn emulate_cmd(a: EmulateArgs) -> Result<bool> {
     Ok(both == all.len())
 }
 
-fn write_csv<T: serde::Serialize>(path: &Path, rows: &[T]) -> Result<()> {
+pub(crate) fn write_csv<T: serde::Serialize>(path: &Path, rows: &[T]) -> Result<()> {
     let mut w =
         csv::Writer::from_path(path).with_context(|| format!("cannot write {}", path.display()))?;
     for r in rows {

@@ -19,7 +19,9 @@
 //! | [`run`] | command files, instances, the host's socket loop (the thin driver), stopping |
 //! | [`timeline`] | one message's life hop by hop from every IMP's trace |
 //! | [`emulate`] | the same runs on nmc's own H316 emulator (`nmc-h316`), measured by the same code |
-//! | [`cli`] | `nmc oracle build`, `chain` and `timeline` |
+//! | [`map`] | an ARPANET map scenario's IMPs and lines as a network of emulated IMPs (program 3050's limits) |
+//! | [`speed`] | the emulator's instructions per second and real-time factor (`nmc oracle bench`) |
+//! | [`cli`] | `nmc oracle build`, `chain`, `rfc632`, `timeline`, `collect`, `compare`, `emulate`, `bench` |
 //!
 //! ## One command
 //!
@@ -57,9 +59,11 @@ pub mod emulate;
 pub mod framing;
 pub mod host;
 pub mod leader;
+pub mod map;
 pub mod model;
 pub mod pump;
 pub mod run;
+pub mod speed;
 pub mod stats;
 pub mod timeline;
 pub mod trace;

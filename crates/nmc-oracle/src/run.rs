@@ -52,6 +52,10 @@ pub struct Line {
     pub b: (usize, u8),
     /// Its speed, bit/s, if not the run's `line_bps`.
     pub bps: Option<u32>,
+    /// Its one-way propagation delay, ns, if not the run's `prop_ns` (absent from the recorded
+    /// runs' `run.json`, which all used one delay; the 1974 map's lines each have their own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prop_ns: Option<u64>,
 }
 
 /// A network to run.
@@ -61,6 +65,11 @@ pub struct Network {
     pub imps: Vec<u8>,
     /// Modem lines.
     pub lines: Vec<Line>,
+    /// Each IMP's machine, by index, where it is not the run's (`Settings::machine`): the
+    /// 1974 map's TIPs are 316s among 516s. Empty in every recorded run, whose `run.json` does
+    /// not have it; only the emulator runs a network with it (SIMH's runner refuses it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub machines: Vec<Machine>,
 }
 
 impl Network {
@@ -73,8 +82,10 @@ impl Network {
                     a: (k - 1, 2),
                     b: (k, 1),
                     bps: None,
+                    prop_ns: None,
                 })
                 .collect(),
+            machines: Vec::new(),
         }
     }
 
@@ -83,7 +94,12 @@ impl Network {
     /// S–A–B–D on `line_bps` lines (A = `first + 1`, B = `first + 2`), path two S–C–E–D with
     /// S–C and C–E at `fast_bps` (C = `first + 4`, E = `first + 5`) and E–D at `line_bps`.
     pub fn rfc632(first: u8, fast_bps: u32) -> Network {
-        let l = |a: (usize, u8), b: (usize, u8), bps: Option<u32>| Line { a, b, bps };
+        let l = |a: (usize, u8), b: (usize, u8), bps: Option<u32>| Line {
+            a,
+            b,
+            bps,
+            prop_ns: None,
+        };
         Network {
             imps: (0..6).map(|i| first + i).collect(),
             lines: vec![
@@ -94,7 +110,13 @@ impl Network {
                 l((4, 2), (5, 1), Some(fast_bps)),
                 l((5, 2), (3, 2), None),
             ],
+            machines: Vec::new(),
         }
+    }
+
+    /// IMP index `i`'s machine: its own if [`Network::machines`] gives one, else `run`'s.
+    pub fn machine(&self, i: usize, run: Machine) -> Machine {
+        self.machines.get(i).copied().unwrap_or(run)
     }
 
     /// The modem line numbers IMP index `i` uses.
@@ -287,6 +309,14 @@ fn command_file(
         s.framing_bits
     ));
     l(&format!("set env NMC_ORACLE_MI_PROP_NS={}", s.prop_ns));
+    // A line with its own delay: the patched modem delays what it sends by its line's value.
+    for line in &net.lines {
+        for me in [line.a, line.b] {
+            if let (true, Some(p)) = (me.0 == index, line.prop_ns) {
+                l(&format!("set env NMC_ORACLE_MI{}_PROP_NS={p}", me.1));
+            }
+        }
+    }
     l(&format!("set env NMC_ORACLE_TRACE=imp{imp}.trace"));
     l(&format!("set env NMC_ORACLE_SUMMARY=imp{imp}.summary.json"));
     let rtc = format!("SET RTC INTERVAL={}", s.rtc_us);
@@ -380,6 +410,11 @@ impl Running {
         out: &Path,
         max_run: Duration,
     ) -> Result<Running> {
+        if net.machines.iter().any(|&m| m != s.machine) {
+            bail!(
+                "SIMH's runner runs one machine for every IMP; per-IMP machines are the emulator's"
+            );
+        }
         fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
         let host_port = port(s, net.imps.len() + 1, 0);
         let sock = UdpSocket::bind(("127.0.0.1", host_port))
@@ -643,6 +678,21 @@ mod tests {
         // S (index 0) and D (index 3) each have two lines.
         assert_eq!(n.lines_of(0), vec![1, 2]);
         assert_eq!(n.lines_of(3), vec![1, 2]);
+    }
+
+    #[test]
+    fn a_line_with_its_own_delay_sets_it_on_both_ends_modems() {
+        let mut net = Network::chain(3, 11);
+        net.lines[1].prop_ns = Some(2_500_000);
+        let s = Settings::default();
+        let c = command_file(Path::new("/simh"), &net, &s, 1, 0, 1);
+        assert!(c.contains("set env NMC_ORACLE_MI2_PROP_NS=2500000"));
+        assert!(!c.contains("NMC_ORACLE_MI1_PROP_NS"));
+        let c = command_file(Path::new("/simh"), &net, &s, 2, 0, 1);
+        assert!(c.contains("set env NMC_ORACLE_MI1_PROP_NS=2500000"));
+        // The recorded runs had no per-line delay: run.json stays as it was.
+        let json = serde_json::to_string(&Network::chain(2, 11)).unwrap();
+        assert!(!json.contains("prop_ns"), "{json}");
     }
 
     #[test]

@@ -135,6 +135,116 @@ fn two_replays_give_the_same_bytes() {
     assert_eq!(a.2, b.2, "message times differ");
 }
 
+/// RFC 632's network (not a chain: two 3-hop paths, one with two 230.4 kbit/s circuits), its
+/// recorded run replayed twice: the same bytes, every message answered by a RFNM, and the
+/// destination sees RFC 632's trap (a message out of order, messages again) exactly when
+/// SIMH's recording did. Its throughput and round trip miss SIMH's by about 20 % (the one
+/// reordering comes at another message; `data/oracle/emulated/README.md`), which
+/// `nmc oracle emulate --run rfc632-516-4` reports; not asserted here.
+#[test]
+#[ignore = "needs BBN's IMP program: NMC_IMP_PROGRAM=/path/to/impcode.cmd, --include-ignored"]
+fn rfc632_replays_the_same_bytes_and_shows_the_trap_as_simh_did() {
+    let Some(image) = program() else { return };
+    let run_json = data().join("runs/rfc632-516-4/run.json");
+    let (net, s, e) = recorded_run(&run_json).unwrap();
+    let run = || {
+        let r = replay(&image, &net, &s, &e, probe_of(&e), Options::default()).unwrap();
+        let (results, messages) = r.results(&s);
+        let traces: String = r.traces.iter().map(trace_text).collect();
+        (
+            traces,
+            serde_json::to_string(&results).unwrap(),
+            serde_json::to_string(&messages).unwrap(),
+            results,
+        )
+    };
+    let a = run();
+    let b = run();
+    assert!(a.0 == b.0, "trace bytes differ between two runs");
+    assert_eq!(a.1, b.1, "results differ");
+    assert_eq!(a.2, b.2, "message times differ");
+    let x = &a.3[0];
+    assert_eq!(
+        (x.answered, x.non_rfnm, x.matching.as_str()),
+        (1000, 0, "ok")
+    );
+    let counts = nmc_oracle::emulate::counts(&run_json, "rfc632-516-4", &a.3).unwrap();
+    let (simh, emu) = (&counts[0], &counts[1]);
+    assert_eq!((simh.by.as_str(), emu.by.as_str()), ("simh", "emulator"));
+    assert_eq!(
+        (emu.dest_out_of_order > 0, emu.dest_again > 0),
+        (simh.dest_out_of_order > 0, simh.dest_again > 0),
+        "RFC 632's trap: SIMH {simh:?}, emulator {emu:?}"
+    );
+    // Both paths carry traffic: the source IMP sends on both of its lines.
+    assert!(emu.line1 > 0 && emu.line2 > 0, "{emu:?}");
+}
+
+/// The June 1974 map (42 IMPs, each line its own speed and delay, 316s and 516s), a short
+/// pump to the 1-hop site, twice: the same trace bytes and results.
+#[test]
+#[ignore = "needs BBN's IMP program: NMC_IMP_PROGRAM=/path/to/impcode.cmd, --include-ignored"]
+fn the_1974_map_replays_the_same_bytes() {
+    use nmc_oracle::map::{KO_MAP, KO_SOURCE, MapArgs, from_scenario, ko_experiments};
+    let Some(image) = program() else { return };
+    let m = from_scenario("ko-v2-map.toml", KO_MAP, KO_SOURCE).unwrap();
+    let args = MapArgs {
+        program: None,
+        hops: vec![1],
+        outstanding: 4,
+        messages: 12,
+        warmup: 2,
+        text_words: 503,
+        machine: None,
+        no_propagation: false,
+        data: data(),
+        out: None,
+    };
+    let e = ko_experiments(&m, &args).unwrap();
+    let s = Settings::default();
+    let run = || {
+        let r = replay(&image, &m.net, &s, &e, e[0].dest, Options::default()).unwrap();
+        let (results, messages) = r.results(&s);
+        let traces: String = r.traces.iter().map(trace_text).collect();
+        (
+            traces,
+            serde_json::to_string(&results).unwrap(),
+            serde_json::to_string(&messages).unwrap(),
+            results,
+        )
+    };
+    let a = run();
+    let b = run();
+    assert!(a.0 == b.0, "trace bytes differ between two runs");
+    assert_eq!(a.1, b.1, "results differ");
+    assert_eq!(a.2, b.2, "message times differ");
+    let x = &a.3[0];
+    assert_eq!((x.answered, x.non_rfnm, x.matching.as_str()), (12, 0, "ok"));
+}
+
+/// Needs no program: RFC 632's recorded network reads back with its fast circuits, and the
+/// emulator's IMPs get those speeds on the modems the run used.
+#[test]
+fn rfc632s_recorded_network_reads_back_with_its_fast_circuits() {
+    let (net, s, e) = recorded_run(&data().join("runs/rfc632-516-4/run.json")).unwrap();
+    assert_eq!(net.imps, vec![11, 12, 13, 14, 15, 16]);
+    assert_eq!(e.len(), 1);
+    assert_eq!((e[0].dest, e[0].hops, probe_of(&e)), (3, 3, 3));
+    nmc_oracle::emulate::check_network(&net).unwrap();
+    let source = nmc_oracle::emulate::imp_config(&net, &s, 0);
+    assert_eq!(
+        source.modems,
+        [Some(50_000), Some(230_400), None, None, None]
+    );
+    let c = nmc_oracle::emulate::imp_config(&net, &s, 4);
+    assert_eq!(c.modems, [Some(230_400), Some(230_400), None, None, None]);
+    let dest = nmc_oracle::emulate::imp_config(&net, &s, 3);
+    assert_eq!(dest.modems, [Some(50_000), Some(50_000), None, None, None]);
+    let rows = nmc_oracle::emulate::recorded_rfc632(&data()).unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].run, "rfc632-516-4");
+}
+
 /// Needs no program: every recorded run's settings read back, and the chain's IMPs get the
 /// modems their command files enabled.
 #[test]
