@@ -36,7 +36,7 @@ pub const MAX_TRANSFERS: u64 = 100_000;
     nmc serve                                  # on the far host: every instrument's server\n  \
     nmc cost far.example.net                   # here: send to it (port 8890)\n\n\
 Sizes are bytes, or take a unit as scenario files do: kB, MB, GB (decimal) or KiB, MiB, GiB \
-(binary); a bare K, M or G is refused as ambiguous. Each TCP transfer is one connection (its set-up is \
+(binary); iperf3's K, M, G are binary (64K = 64KiB), as iperf3 reads -l. Each TCP transfer is one connection (its set-up is \
 the per-transfer fixed cost, as RFC 392's RJS job set-up was); CPU is getrusage(RUSAGE_THREAD) of \
 the sending thread and of the sink's receiving thread (the sink reports it back over TCP). Prints \
 RFC 392's columns (clock time, CPU time, bytes s/r, bits/s, µs/bit, 5-minute load) with ns/bit \
@@ -58,8 +58,8 @@ pub struct CostArgs {
     /// With --serve: the address and port to listen on.
     #[arg(long, default_value_t = nmc_serve::bind::any(DEFAULT_PORT))]
     pub listen: SocketAddr,
-    /// With --serve: stop by itself after this long, e.g. 10min.
-    #[arg(long, value_parser = crate::cmd::parse_unit::<nmc_sim::SimDuration>)]
+    /// With --serve: stop by itself after this long, e.g. 10min, or a bare number of seconds.
+    #[arg(long, value_parser = crate::cmd::units::duration)]
     pub duration: Option<nmc_sim::SimDuration>,
     /// With --serve: admit only TCP clients that prove they hold this shared secret (HMAC-SHA256
     /// challenge; the UDP side is then not served). Sending: answer the sink's challenge (TCP only).
@@ -69,11 +69,13 @@ pub struct CostArgs {
     pub family: super::Family,
     #[command(flatten)]
     pub gate: crate::cmd::gate::GateArgs,
-    /// Transfer sizes, bytes (default: RFC 392's smallest, a short receive, a typical send, the
-    /// largest transfer, then 10 MiB and 100 MiB).
+    /// Transfer sizes, bytes or with a unit (10MiB, 10MB, iperf3's 10M = 10MiB) (default: RFC
+    /// 392's smallest, a short receive, a typical send, the largest transfer, then 10 MiB and 100
+    /// MiB).
     #[arg(long, value_delimiter = ',', value_parser = parse_size, default_value = "219,845,18930,56280,473489,10MiB,100MiB")]
     pub sizes: Vec<u64>,
-    /// Bytes per write (TCP) or datagram (UDP, at most 65507): 1 byte is TENEX BOUT's analogue.
+    /// Bytes per write (TCP) or datagram (UDP, at most 65507), as --sizes takes them (64KiB,
+    /// 64K): 1 byte is TENEX BOUT's analogue.
     #[arg(long, value_delimiter = ',', value_parser = parse_write_size, default_value = "1,1KiB,64KiB")]
     pub write_sizes: Vec<u64>,
     /// Transports to measure: tcp, udp.
@@ -99,7 +101,7 @@ pub struct CostArgs {
 
 fn parse_size(s: &str) -> Result<u64, String> {
     // Issue 32: the one size parser (`nmc_sim::parse_bytes`), as scenario files read sizes.
-    let v = nmc_sim::parse_bytes(s).map_err(|e| e.to_string())?;
+    let v = crate::cmd::units::size(s)?;
     if v == 0 {
         return Err(format!("`{s}`: a transfer must be at least 1 byte"));
     }

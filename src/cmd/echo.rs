@@ -3,8 +3,8 @@
 
 use crate::Outcome;
 use crate::cmd::gate::key_from;
-use crate::cmd::parse_unit;
 use crate::cmd::progress::Progress;
+use crate::cmd::units;
 use anyhow::{Result, bail};
 use clap::{Args, Subcommand};
 use nmc_probe::report::{Summary, write_outputs};
@@ -38,11 +38,11 @@ pub struct ServeArgs {
     pub secret_file: Option<PathBuf>,
     #[command(flatten)]
     pub limits: EchoLimits,
-    /// Print a summary line this often (`0s`: only at the end).
-    #[arg(long, default_value = "60s", value_parser = parse_unit::<SimDuration>)]
+    /// Print a summary line this often: 60s, or a bare number of seconds (`0`: only at the end).
+    #[arg(long, default_value = "60s", value_parser = units::duration)]
     pub log_every: SimDuration,
-    /// Stop by itself after this long.
-    #[arg(long, value_parser = parse_unit::<SimDuration>)]
+    /// Stop by itself after this long: 10min, or a bare number of seconds.
+    #[arg(long, value_parser = units::duration)]
     pub duration: Option<SimDuration>,
     /// Also serve `nmc pump`: acknowledge each message with a RFNM, over UDP on this port and TCP on the same port number (with --secret-file: the TCP challenge, and a tag on every UDP datagram).
     #[arg(long)]
@@ -132,19 +132,23 @@ pub struct ProbeArgs {
     /// Every volley this many bytes instead.
     #[arg(long)]
     pub length: Option<u32>,
-    /// Send a volley every INTERVAL whatever the replies; without it, one volley in flight (as the Fuzzball did).
-    #[arg(long, value_parser = parse_unit::<SimDuration>, conflicts_with = "gap")]
+    /// Send a volley every INTERVAL whatever the replies (100ms, or a bare number of seconds as
+    /// ping -i 0.1); without it, one volley in flight (as the Fuzzball did).
+    #[arg(long, value_parser = units::duration, conflicts_with = "gap")]
     pub interval: Option<SimDuration>,
-    /// With one volley in flight, never send two volleys closer than this (keeps a fast path under the server's default 100/s).
-    #[arg(long, default_value = "10ms", value_parser = parse_unit::<SimDuration>)]
+    /// With one volley in flight, never send two volleys closer than this (keeps a fast path
+    /// under the server's default 100/s): 10ms, or a bare number of seconds.
+    #[arg(long, default_value = "10ms", value_parser = units::duration)]
     pub gap: SimDuration,
-    /// A volley unanswered this long is lost (RFC 889: 30 s).
-    #[arg(long, default_value = "30s", value_parser = parse_unit::<SimDuration>)]
+    /// A volley unanswered this long is lost (RFC 889: 30 s): 30s, 500ms, or a bare number of
+    /// seconds.
+    #[arg(long, default_value = "30s", value_parser = units::duration)]
     pub timeout: SimDuration,
     /// Give up when nothing has answered this long after the first volley (issue 58: the
     /// default 512 volleys at 30 s each took hours to report a silent host; irtt waits 15 s);
-    /// also after 10 volleys lost with none answered. `0s`: never give up.
-    #[arg(long, default_value = "10s", value_parser = parse_unit::<SimDuration>)]
+    /// also after 10 volleys lost with none answered. 10s, or a bare number of seconds; `0`:
+    /// never give up.
+    #[arg(long, default_value = "10s", value_parser = units::duration)]
     pub open_timeout: SimDuration,
     /// Tag requests with this shared secret and accept only replies tagged with it (UDP only).
     #[arg(long, value_name = "FILE", conflicts_with = "icmp")]
@@ -172,9 +176,10 @@ pub struct ProbeArgs {
     pub json: bool,
     /// Print a line every D while running: volleys sent, answered and lost in that interval
     /// and the round trips' min/mean/max (as fping -Q and iperf3 -i do; --interval is the
-    /// volleys' spacing, as in ping); e.g. 1s. On stderr with --json, whose document then
+    /// volleys' spacing, as in ping); e.g. 1s, or 1 (a bare number is seconds). On stderr with
+    /// --json, whose document then
     /// carries them as end.intervals.
-    #[arg(long, value_name = "D", value_parser = parse_unit::<SimDuration>)]
+    #[arg(long, value_name = "D", value_parser = units::duration)]
     pub report_interval: Option<SimDuration>,
 }
 

@@ -2,7 +2,7 @@
 //! shared secret. One struct, flattened into `nmc echo serve`, `nmc sink` and `nmc cost
 //! --serve`, so the three accept the same flags with the same defaults.
 
-use crate::cmd::parse_unit;
+use crate::cmd::units;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use nmc_serve::gate::{DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_SOURCE};
@@ -19,13 +19,14 @@ pub struct GateArgs {
     /// Server: TCP connections from one IP address at once.
     #[arg(long, default_value_t = DEFAULT_MAX_PER_SOURCE)]
     pub max_per_source: usize,
-    /// Server: the window over which a TCP connection must send --min-rate, e.g. 20s; one that
+    /// Server: the window over which a TCP connection must send --min-rate, e.g. 20s (a bare
+    /// number is seconds); one that
     /// sends less is closed (a byte now and then does not restart it).
-    #[arg(long, default_value = "20s", value_parser = parse_unit::<SimDuration>)]
+    #[arg(long, default_value = "20s", value_parser = units::duration)]
     pub idle_window: SimDuration,
-    /// Server: the rate a TCP client must send, averaged over each window, e.g. 100B/s or
-    /// 800bit/s.
-    #[arg(long, default_value = "100B/s", value_parser = parse_unit::<BitRate>)]
+    /// Server: the rate a TCP client must send, averaged over each window, e.g. 100B/s, 800bit/s,
+    /// or iperf3's 800 (bit/s) or 1k (1000 bit/s).
+    #[arg(long, default_value = "100B/s", value_parser = crate::cmd::units::rate)]
     pub min_rate: BitRate,
 }
 

@@ -18,6 +18,7 @@ pub mod serve;
 pub mod shell;
 pub mod stream;
 pub mod sweep;
+pub mod units;
 pub mod words;
 
 /// A path as the "wrote …" and "Report: …" lines show it (issue 57 §6): its control
@@ -28,9 +29,11 @@ pub fn shown(path: &std::path::Path) -> String {
     nmc_sim::limits::printable(&path.display().to_string(), usize::MAX)
 }
 
-/// Reads a quantity with its unit (`30s`, `200ms`, `50kbit/s`, `2016bit`) with `nmc_sim`'s one
-/// parser, for every option of the command line: a bare number is refused with a one-line
-/// message that suggests the unit ("`30` needs a unit: 30s, 30ms, …").
+/// Reads a quantity with its unit (`30s`, `200ms`) with `nmc_sim`'s one parser, for the options
+/// that are not an instrument's rate, size or duration (`nmc rto`'s times, `-f`, `nmc path
+/// --delay`): a bare number is refused with a one-line message that suggests the unit ("`30`
+/// needs a unit: 30s, 30ms, …"). An instrument's rates, sizes and durations go through
+/// [`units`], which also takes iperf3's forms (issue 75 §4).
 pub fn parse_unit<T: std::str::FromStr<Err = nmc_sim::UnitError>>(s: &str) -> Result<T, String> {
     s.parse::<T>().map_err(|e| e.to_string())
 }
@@ -105,7 +108,8 @@ pub struct DialArgs {
     /// TCP's congestion control for this host's connections (Linux), e.g. cubic, reno, bbr.
     #[arg(long, value_name = "ALGO")]
     pub congestion: Option<String>,
-    /// The sockets' send and receive buffers, as iperf3 -w: e.g. 4MiB.
+    /// The sockets' send and receive buffers, as iperf3 -w: e.g. 4MiB, 4MB (decimal), or
+    /// iperf3's 4M (= 4MiB; K, M, G × 1024) or a bare number of bytes.
     #[arg(short = 'w', long, value_name = "SIZE", value_parser = parse_window)]
     pub window: Option<usize>,
 }
@@ -166,7 +170,7 @@ fn parse_bind(s: &str) -> Result<std::net::SocketAddr, String> {
 
 /// `--window`: a size with its unit (`4MiB`), or bytes.
 fn parse_window(s: &str) -> Result<usize, String> {
-    let v = nmc_sim::parse_bytes(s).map_err(|e| e.to_string())?;
+    let v = units::size(s)?;
     usize::try_from(v)
         .ok()
         .filter(|&v| v > 0 && v <= 1 << 30)

@@ -26,16 +26,17 @@ echo probe 198.18.0.2`. Prints each direction's counts every --interval and at t
 deletes both namespaces. Needs root and iproute2 (Linux). Exit 0 when stopped (Ctrl-C, SIGTERM \
 or --duration), 2 when the path cannot be made (not root, the names taken, no /dev/net/tun).")]
 pub struct PathArgs {
-    /// One-way delay, after the line: one for both directions, or `A,B` for a→b and b→a.
+    /// One-way delay, after the line: one for both directions, or `A,B` for a→b and b→a. With
+    /// its unit (20ms): a bare number is refused, as tc would read it as microseconds.
     #[arg(long, default_value = "0s", value_parser = |s: &str| both(s, parse_unit::<SimDuration>))]
     pub delay: Both<SimDuration>,
     /// Each packet's delay varies uniformly on ±this (netem's `delay D J`), the order of packets
     /// kept; `A,B` for a→b and b→a.
     #[arg(long, default_value = "0s", value_parser = |s: &str| both(s, parse_unit::<SimDuration>))]
     pub jitter: Both<SimDuration>,
-    /// Line rate, e.g. 10Mbit/s, or `A,B` for a→b and b→a, as on an access line (default: no
-    /// serialisation time).
-    #[arg(long, value_parser = |s: &str| both(s, parse_unit::<BitRate>))]
+    /// Line rate, e.g. 10Mbit/s or iperf3's 10M (bits, ×1000), or `A,B` for a→b and b→a, as
+    /// on an access line (default: no serialisation time).
+    #[arg(long, value_parser = |s: &str| both(s, crate::cmd::units::rate))]
     pub rate: Option<Both<BitRate>>,
     /// Share of packets dropped at random, in percent (as netem's `loss`); `A,B` for a→b and
     /// b→a.
@@ -46,7 +47,7 @@ pub struct PathArgs {
     #[arg(long, default_value_t = nmc_probe_limit())]
     pub limit: usize,
     /// Bytes held at most on each direction, whatever --limit: the line's memory bound, each
-    /// packet counted with its bookkeeping (128KiB to 4GiB).
+    /// packet counted with its bookkeeping (128KiB to 4GiB; iperf3's 256M = 256MiB).
     #[arg(long, default_value = "256MiB", value_parser = parse_limit_bytes)]
     pub limit_bytes: usize,
     /// Bytes the line charges per packet besides the IP datagram (14: an Ethernet header, as
@@ -63,11 +64,12 @@ pub struct PathArgs {
     /// No IPv6 in the namespaces (the kernel's own IPv6 packets then stay off a slow line).
     #[arg(long)]
     pub ipv4_only: bool,
-    /// Stop by itself after this long.
-    #[arg(short = 't', long, value_parser = parse_unit::<SimDuration>)]
+    /// Stop by itself after this long: 10min, or a bare number of seconds.
+    #[arg(short = 't', long, value_parser = crate::cmd::units::duration)]
     pub duration: Option<SimDuration>,
-    /// Print each direction's counts this often (`0s`: only at the end).
-    #[arg(short = 'i', long, default_value = "10s", value_parser = parse_unit::<SimDuration>)]
+    /// Print each direction's counts this often: 10s, or a bare number of seconds (`0`: only at
+    /// the end).
+    #[arg(short = 'i', long, default_value = "10s", value_parser = crate::cmd::units::duration)]
     pub interval: SimDuration,
 }
 
@@ -89,7 +91,7 @@ const fn nmc_probe_limit() -> usize {
 /// `--limit-bytes`: a size with its unit, from 128KiB (a largest datagram as it is held,
 /// [`nmc_probe::path::link::held_cost`], with room for others) to 4GiB.
 fn parse_limit_bytes(s: &str) -> Result<usize, String> {
-    let v = nmc_sim::parse_bytes(s).map_err(|e| e.to_string())?;
+    let v = crate::cmd::units::size(s)?;
     usize::try_from(v)
         .ok()
         .filter(|&v| (128 << 10..=4 << 30).contains(&v))
@@ -321,6 +323,10 @@ mod tests {
         assert!(parse_limit_bytes("64KiB").is_err());
         assert!(parse_limit_bytes("1KiB").is_err());
         assert!(parse_limit_bytes("5GiB").is_err());
+        // iperf3's binary suffix (issue 75 §4).
+        assert_eq!(parse_limit_bytes("256M"), Ok(256 << 20));
+        let r = both("20M,2M", crate::cmd::units::rate).unwrap();
+        assert_eq!((r.ab.bps(), r.ba.bps()), (20_000_000, 2_000_000));
     }
 
     #[test]

@@ -3,9 +3,9 @@
 //! types and prints.
 
 use crate::Outcome;
-use crate::cmd::parse_unit;
 use crate::cmd::progress::Progress;
 use crate::cmd::split_target;
+use crate::cmd::units;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use nmc_probe::pump::net::{Tick, pump_dialed, session_id};
@@ -23,6 +23,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 #[command(after_help = "Examples:\n  \
     nmc echo serve --pump --listen 127.0.0.1:8890 &\n  \
     nmc pump 127.0.0.1 --duration 5s                       # 1008-byte messages, 4 outstanding, TCP\n  \
+    nmc pump 127.0.0.1 -t 10 --size 64K --outstanding 64   # iperf3's units: 10 s, 64KiB messages\n  \
     nmc pump example.net:8890 --transport udp --outstanding 8 --duration 10min --out out/pump\n  \
     nmc pump example.net -R --duration 10s                 # the server sends, as iperf3 -R\n  \
     nmc pump example.net --bidir -i 1s                     # both ways at once, as iperf3 --bidir\n\n\
@@ -48,21 +49,24 @@ pub struct PumpArgs {
     /// tcp (the kernel's reliability) or udp (datagrams, the pump's own RFNM timeouts).
     #[arg(long, default_value = "tcp", value_parser = parse_transport)]
     pub transport: PumpTransport,
-    /// Data bytes per message (K&O: 8063 bits, about 1008 bytes): a count, or a size with its
-    /// unit such as 64KiB (65,536 bytes) or 64kB (64,000).
+    /// Data bytes per message (K&O: 8063 bits, about 1008 bytes): a count of bytes, or a size
+    /// such as 64KiB (65,536 bytes), 64kB (64,000) or iperf3's 64K (= 64KiB; K, M, G × 1024).
     #[arg(long, default_value = "1008", value_parser = parse_bytes)]
     pub size: u32,
     /// Messages outstanding at most (K&O's 1974 limit: 4).
     #[arg(long, default_value_t = 4)]
     pub outstanding: u32,
-    /// How long to offer messages (K&O ran 10 min).
-    #[arg(short = 't', long, default_value = "10s", value_parser = parse_unit::<SimDuration>)]
+    /// How long to offer messages (K&O ran 10 min): 10s, 10min, or 10 (a bare number is
+    /// seconds, as iperf3 -t 10).
+    #[arg(short = 't', long, default_value = "10s", value_parser = units::duration)]
     pub duration: SimDuration,
-    /// UDP: data bytes per datagram (the IMP's packet, 1008 bits = 126 bytes).
+    /// UDP: data bytes per datagram (the IMP's packet, 1008 bits = 126 bytes): bytes, or a size
+    /// as --size takes it.
     #[arg(long, default_value = "126", value_parser = parse_bytes)]
     pub packet: u32,
-    /// A message (or, over TCP, the connection) unanswered this long ends the run with an error.
-    #[arg(long, default_value = "10s", value_parser = parse_unit::<SimDuration>)]
+    /// A message (or, over TCP, the connection) unanswered this long ends the run with an
+    /// error: 10s, 500ms, or a bare number of seconds.
+    #[arg(long, default_value = "10s", value_parser = units::duration)]
     pub timeout: SimDuration,
     /// Output folder (default: `out/pump/<target>`).
     #[arg(long)]
@@ -75,8 +79,9 @@ pub struct PumpArgs {
     #[command(flatten)]
     pub dial: super::DialArgs,
     /// Print a line every D while running (messages answered, throughput, round trip for that
-    /// interval), as iperf3 -i does, instead of the progress bar; e.g. 1s.
-    #[arg(short = 'i', long, value_name = "D", value_parser = parse_unit::<SimDuration>)]
+    /// interval), as iperf3 -i does, instead of the progress bar; e.g. 1s, 500ms, or 1 (a bare
+    /// number is seconds).
+    #[arg(short = 'i', long, value_name = "D", value_parser = units::duration)]
     pub interval: Option<SimDuration>,
     /// Print one JSON document on stdout (schema nmc-instrument/2, as the book's
     /// docs/src/reference/outputs.md describes) instead of the text report; the files are written as usual.
@@ -84,7 +89,7 @@ pub struct PumpArgs {
     pub json: bool,
     /// How throughputs print: `auto` scales each to its size (`328 kbit/s`, `17.2 Gbit/s`), or
     /// one unit for all: `bit`, `kbit`, `Mbit`, `Gbit` (iperf3's `k`, `m`, `g` too).
-    #[arg(short = 'f', long, default_value = "auto", value_parser = parse_unit::<nmc_sim::RateFormat>)]
+    #[arg(short = 'f', long, default_value = "auto", value_parser = crate::cmd::parse_unit::<nmc_sim::RateFormat>)]
     pub format: nmc_sim::RateFormat,
     /// The server sends and this host receives, as iperf3 -R: this host connects and asks, the
     /// server pumps with these options and times the round trips, and sends its figures back at
@@ -120,7 +125,7 @@ fn parse_transport(s: &str) -> Result<PumpTransport, String> {
 
 fn parse_bytes(s: &str) -> Result<u32, String> {
     // Issue 32: the one size parser (`nmc_sim::parse_bytes`), as scenario files read sizes.
-    let v = nmc_sim::parse_bytes(s).map_err(|e| e.to_string())?;
+    let v = units::size(s)?;
     u32::try_from(v).map_err(|_| format!("`{s}` is not a size: at most 4GiB"))
 }
 
@@ -632,7 +637,7 @@ mod tests {
         assert_eq!(parse_bytes("1KiB"), Ok(1024));
         assert_eq!(parse_bytes("1kB"), Ok(1000));
         assert_eq!(parse_bytes("2MiB"), Ok(2 << 20));
-        assert!(parse_bytes("1K").is_err());
+        assert_eq!(parse_bytes("1K"), Ok(1024)); // iperf3 -l 1K (issue 75 §4)
         assert_eq!(parse_bytes("126B"), Ok(126));
         assert!(parse_bytes("big").is_err());
         assert!(parse_bytes("8GiB").is_err());

@@ -24,7 +24,8 @@ pub struct RunArgs {
     /// Output folder (default: `out/<scenario name>`).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Largest `trace.jsonl` to write, e.g. `5GB` or `200MB` (default 1GB); at the limit the
+    /// Largest `trace.jsonl` to write, e.g. `5GB`, `200MB` or `1GiB` (iperf3's `1G` is 1GiB)
+    /// (default 1GB); at the limit the
     /// trace stops with a last `TraceLimit` line and the run says so.
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub trace_limit: Option<u64>,
@@ -32,14 +33,16 @@ pub struct RunArgs {
 
 /// A size in bytes, written with its unit as in scenario files (`200MB`, `5GB`).
 fn parse_size(s: &str) -> Result<u64, String> {
-    let bits: nmc_sim::Bits = s.parse().map_err(|e: nmc_sim::UnitError| e.to_string())?;
     // Issue 33: a size below one byte used to become 0 (no trace at all) without a word.
-    if bits.get() < 8 {
-        return Err(format!(
-            "`{s}` is less than one byte: give a size such as 200MB"
-        ));
+    let less = || format!("`{s}` is less than one byte: give a size such as 200MB");
+    if s.parse::<nmc_sim::Bits>().is_ok_and(|b| b.get() < 8) {
+        return Err(less());
     }
-    Ok(bits.get() / 8)
+    // Issue 75 §4: the command line's one size reader (`200MB`, `1GiB`, iperf3's `1G`).
+    match crate::cmd::units::size(s)? {
+        0 => Err(less()),
+        bytes => Ok(bytes),
+    }
 }
 
 fn parse_override(s: &str) -> Result<Override, String> {

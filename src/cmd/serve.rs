@@ -6,7 +6,7 @@
 use crate::Outcome;
 use crate::cmd::echo::{EchoLimits, serve_times};
 use crate::cmd::gate::key_from;
-use crate::cmd::parse_unit;
+use crate::cmd::units;
 use anyhow::{Context, Result};
 use clap::Args;
 use nmc_probe::udp::{DEFAULT_PORT, EchoServer, ServeOptions};
@@ -42,11 +42,11 @@ pub struct ServeArgs {
     /// Append log lines to this file, each with its UTC time, instead of writing them to stderr.
     #[arg(long, value_name = "FILE")]
     pub log_file: Option<PathBuf>,
-    /// Print a summary line this often (`0s`: only at the end).
-    #[arg(long, default_value = "60s", value_parser = parse_unit::<SimDuration>)]
+    /// Print a summary line this often: 60s, or a bare number of seconds (`0`: only at the end).
+    #[arg(long, default_value = "60s", value_parser = units::duration)]
     pub log_every: SimDuration,
-    /// Stop by itself after this long.
-    #[arg(long, value_parser = parse_unit::<SimDuration>)]
+    /// Stop by itself after this long: 10min, or a bare number of seconds.
+    #[arg(long, value_parser = units::duration)]
     pub duration: Option<SimDuration>,
     #[command(flatten)]
     pub limits: EchoLimits,

@@ -2,7 +2,7 @@
 //! and the discard sink it sends to. The work is in `nmc-realtime::stream`.
 
 use crate::Outcome;
-use crate::cmd::parse_unit;
+use crate::cmd::units;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use nmc_realtime::gaps::{LayoutCell, table_layout};
@@ -35,14 +35,17 @@ the user (kept); with -J the document is printed whatever happens, with \"error\
 pub struct StreamArgs {
     /// HOST, HOST:PORT or `[IPv6]:PORT` of an `nmc serve` or `nmc sink` (default port 8890).
     pub target: String,
-    /// Process bit rate, e.g. 30kbit/s.
-    #[arg(short = 'b', long, default_value = "30kbit/s", value_parser = parse_unit::<BitRate>)]
+    /// Process bit rate, e.g. 30kbit/s or 10Mbit/s, or as iperf3 -b: 10M (bits; K, M, G ×
+    /// 1000), or a bare number of bit/s.
+    #[arg(short = 'b', long, default_value = "30kbit/s", value_parser = units::rate)]
     pub rate: BitRate,
-    /// Size of each of the two buffers, e.g. 2016bit or 252B.
-    #[arg(long, default_value = "2016bit", value_parser = parse_unit::<Bits>)]
+    /// Size of each of the two buffers, e.g. 2016bit, 252B, 1KiB, or as iperf3 -l: a bare
+    /// number of bytes (252), 1K (= 1KiB; K, M, G × 1024).
+    #[arg(long, default_value = "2016bit", value_parser = units::length)]
     pub buffer: Bits,
-    /// Length of the test (RFC 508: 30 s).
-    #[arg(short = 't', long, default_value = "30s", value_parser = parse_unit::<SimDuration>)]
+    /// Length of the test (RFC 508: 30 s): 30s, 2min, or 30 (a bare number is seconds, as
+    /// iperf3 -t 30).
+    #[arg(short = 't', long, default_value = "30s", value_parser = units::duration)]
     pub duration: SimDuration,
     /// UDP, one datagram per buffer (default TCP, reliable as the NCP's connections were).
     #[arg(short = 'u', long)]
@@ -55,22 +58,24 @@ pub struct StreamArgs {
     /// A write is complete when the sink acknowledges the buffer, not when the socket takes it.
     #[arg(long)]
     pub ack: bool,
-    /// With --udp --ack: an acknowledgement missing this long counts the buffer as lost and done.
-    #[arg(long, default_value = "1s", value_parser = parse_unit::<SimDuration>)]
+    /// With --udp --ack: an acknowledgement missing this long counts the buffer as lost and
+    /// done: 1s, 200ms, or a bare number of seconds.
+    #[arg(long, default_value = "1s", value_parser = units::duration)]
     pub ack_timeout: SimDuration,
-    /// Give up connecting, or on a sink that takes nothing, after this long (a partial run).
-    #[arg(long, default_value = "10s", value_parser = parse_unit::<SimDuration>)]
+    /// Give up connecting, or on a sink that takes nothing, after this long (a partial run):
+    /// 10s, or a bare number of seconds.
+    #[arg(long, default_value = "10s", value_parser = units::duration)]
     pub io_timeout: SimDuration,
     /// Run RFC 508's procedure over --rates × --buffers and print Table I's layout.
     #[arg(long)]
     pub sweep: bool,
-    /// Sweep rates, comma-separated, each with its unit as --rate takes it, e.g.
-    /// 6kbit/s,18kbit/s (default: Table I's 22).
-    #[arg(long, value_delimiter = ',', value_parser = parse_unit::<BitRate>)]
+    /// Sweep rates, comma-separated, each as --rate takes it, e.g. 6kbit/s,18kbit/s or 6k,18k
+    /// (default: Table I's 22).
+    #[arg(long, value_delimiter = ',', value_parser = units::rate)]
     pub rates: Vec<BitRate>,
-    /// Sweep buffer sizes, comma-separated, each with its unit as --buffer takes it, e.g.
-    /// 1008bit,252B (default: Table I's 8).
-    #[arg(long, value_delimiter = ',', value_parser = parse_unit::<Bits>)]
+    /// Sweep buffer sizes, comma-separated, each as --buffer takes it, e.g. 1008bit,252B
+    /// (default: Table I's 8).
+    #[arg(long, value_delimiter = ',', value_parser = units::length)]
     pub buffers: Vec<Bits>,
     /// Write buffers.csv (one row per buffer) and summary.json here.
     #[arg(long)]
@@ -87,8 +92,9 @@ pub struct StreamArgs {
     #[arg(short = 'J', long)]
     pub json: bool,
     /// Print a line every D while running (buffers sent, the process's rate, gaps and the
-    /// longest for that interval), as iperf3 -i does; e.g. 1s. Not with --sweep.
-    #[arg(short = 'i', long, value_name = "D", value_parser = parse_unit::<SimDuration>, conflicts_with = "sweep")]
+    /// longest for that interval), as iperf3 -i does; e.g. 1s, or 1 (a bare number is seconds).
+    /// Not with --sweep.
+    #[arg(short = 'i', long, value_name = "D", value_parser = units::duration, conflicts_with = "sweep")]
     pub interval: Option<SimDuration>,
     /// The sink sends and this host receives, as iperf3 -R: this host connects and
     /// asks, the sink runs the stream with these options and times the gaps, and sends its
@@ -115,11 +121,11 @@ pub struct SinkArgs {
     /// For tests: stop reading once, after this many buffers ...
     #[arg(long, requires = "stall_for")]
     pub stall_after: Option<u64>,
-    /// ... for this long.
-    #[arg(long, value_parser = parse_unit::<SimDuration>, requires = "stall_after")]
+    /// ... for this long (2s, or a bare number of seconds).
+    #[arg(long, value_parser = units::duration, requires = "stall_after")]
     pub stall_for: Option<SimDuration>,
-    /// Stop by itself after this long.
-    #[arg(long, value_parser = parse_unit::<SimDuration>)]
+    /// Stop by itself after this long: 10min, or a bare number of seconds.
+    #[arg(long, value_parser = units::duration)]
     pub duration: Option<SimDuration>,
     /// Serve only clients that hold this shared secret (HMAC-SHA256: a challenge over TCP, a tag on each UDP buffer; the file's bytes, surrounding whitespace removed; at least 16).
     #[arg(long, value_name = "FILE")]

@@ -157,9 +157,10 @@ fn bad_echo_input_is_one_line_and_exit_2() {
             "below 60",
         ),
         (
-            "no unit",
-            &["echo", "probe", "127.0.0.1", "--timeout", "30"],
-            "`30` needs a unit: 30s, 30ms",
+            // Issue 75 §4: a bare number is seconds (as iperf3 -t); an unknown unit is refused.
+            "no such unit",
+            &["echo", "probe", "127.0.0.1", "--timeout", "30x"],
+            "`30x` is not a duration: give a duration such as 10s",
         ),
         (
             "bad port",

@@ -23,6 +23,7 @@ mod shell;
 mod stream;
 mod sweep;
 mod unanswered;
+mod units;
 
 /// `nmc` with its working directory at the repository root.
 pub fn command() -> Command {
