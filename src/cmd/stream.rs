@@ -101,6 +101,11 @@ pub struct StreamArgs {
     /// records back at the end; -i lines count the buffers received here.
     #[arg(short = 'R', long)]
     pub reverse: bool,
+    /// How rates print in the -i lines and the shortfall line: `auto` scales each to its size
+    /// (`30.0 kbit/s`, `9.87 Mbit/s`), or one unit for all: `bit`, `kbit`, `Mbit`, `Gbit`
+    /// (iperf3's `k`, `m`, `g` too), as `nmc pump -f`.
+    #[arg(short = 'f', long, default_value = "auto", value_parser = crate::cmd::parse_unit::<nmc_sim::RateFormat>)]
+    pub format: nmc_sim::RateFormat,
     /// Keep no record per buffer (issue 58 §6): no buffers.csv, no list of each gap in
     /// summary.json, and no limit on the buffers of one run (a record is about 72 bytes: 36 MB
     /// a minute at 100 Mbit/s); the KEY box, its gap figures and the JSON document are the same.
@@ -200,11 +205,11 @@ fn config(
 /// Issue 74 §2: when the source sent fewer buffers than its rate called for in its time, one
 /// line with the rate achieved beside the rate asked, and why: a bulk source only falls behind
 /// when this host cannot send that fast; RFC 508's double buffer, when its gaps held it back.
-fn shortfall(r: &StreamRun) -> Option<String> {
+fn shortfall(r: &StreamRun, format: nmc_sim::RateFormat) -> Option<String> {
     if r.kept_up() {
         return None;
     }
-    let show = |bps: f64| nmc_sim::RateFormat::Auto.show(bps);
+    let show = |bps: f64| format.show(bps);
     let why = if r.config.bulk {
         "this host could not send that fast"
     } else {
@@ -406,7 +411,7 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
             iv.start_s,
             iv.end_s,
             iv.buffers_sent,
-            nmc_sim::RateFormat::Auto.show(iv.rate_bit_per_s),
+            a.format.show(iv.rate_bit_per_s),
             iv.gaps,
             iv.longest_gap_s
                 .map(|g| format!(" (longest {:.1} ms)", g * 1e3))
@@ -421,7 +426,7 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
             iv.start_s,
             iv.end_s,
             iv.buffers_received,
-            nmc_sim::RateFormat::Auto.show(iv.rate_bit_per_s),
+            a.format.show(iv.rate_bit_per_s),
         ));
         received_intervals.push(iv);
     };
@@ -435,7 +440,7 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
             };
             if !a.sweep {
                 say(key_box(&run));
-                if let Some(line) = shortfall(&run) {
+                if let Some(line) = shortfall(&run, a.format) {
                     say(line);
                 }
                 if let Some(got) = &run.received {
@@ -449,7 +454,7 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
                     "  {r} bit/s, {b} bit: {} buffers, {} gaps{}{}",
                     run.buffers_sent,
                     run.gaps.count(),
-                    shortfall(&run)
+                    shortfall(&run, a.format)
                         .map(|l| format!(" ({l})"))
                         .unwrap_or_default(),
                     run.partial

@@ -17,7 +17,7 @@ fn iperf3_units_on_loopback() {
     let dir = super::tmp("cli-units");
     let out = |name: &str| dir.join(name).to_str().unwrap().to_string();
 
-    // The stream at iperf3's -b 10M for -t 1, in 64K (= 64KiB) buffers.
+    // The stream at iperf3's -b 10M for -t 1, in 64K (= 64KiB) buffers, rates printed in Mbit/s.
     let o = nmc(&[
         "stream",
         &addr,
@@ -29,7 +29,9 @@ fn iperf3_units_on_loopback() {
         "64K",
         "-i",
         "0.5",
-                "-J",
+        "-f",
+        "m",
+        "-J",
         "--out",
         &out("stream"),
     ]);
@@ -38,6 +40,7 @@ fn iperf3_units_on_loopback() {
     assert_eq!(test["rate_bit_per_s"], 10_000_000, "{doc}");
     assert_eq!(test["buffer_bytes"], 65536.0, "{doc}");
     assert_eq!(doc["parameters"]["duration_s"], 1.0, "{doc}");
+    assert!(stderr(&o).contains("Mbit/s"), "-f m: {}", stderr(&o));
 
     // The pump for -t 1 with 64K messages and -i 0.5.
     let o = nmc(&[
