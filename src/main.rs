@@ -100,7 +100,7 @@ enum Command {
     Stream(cmd::stream::StreamArgs),
     /// Discard sink for `nmc stream` (TCP and UDP on one port; acknowledges when asked).
     Sink(cmd::stream::SinkArgs),
-    /// K&O (1977)'s throughput pump on a real path: N messages outstanding, each released by a RFNM from `nmc echo serve --pump`.
+    /// K&O (1977)'s throughput pump on a real path: N messages outstanding, each released by a RFNM from `nmc serve`.
     Pump(cmd::pump::PumpArgs),
     /// BBN's 1973 IMP program in SIMH on a cycle clock with nmc as its 1822 host: build, and K&O's pump on a chain.
     #[command(subcommand)]

@@ -1,5 +1,5 @@
 //! `nmc pump`: Kleinrock & Opderbeck's (1977) throughput experiment on a real path, against
-//! `nmc echo serve --pump`. The work is in `nmc_probe::pump`; this file turns options into its
+//! `nmc serve` (or `nmc echo serve --pump`). The work is in `nmc_probe::pump`; this file turns options into its
 //! types and prints.
 
 use crate::Outcome;
@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 #[derive(Args)]
 #[command(after_help = "Examples:\n  \
-    nmc echo serve --pump --listen 127.0.0.1:8890 &\n  \
+    nmc serve --listen 127.0.0.1:8890 &                    # every instrument's server, TCP and UDP\n  \
     nmc pump 127.0.0.1 --duration 5s                       # 1008-byte messages, 4 outstanding, TCP\n  \
     nmc pump 127.0.0.1 -t 10 --size 64K --outstanding 64   # iperf3's units: 10 s, 64KiB messages\n  \
     nmc pump example.net:8890 --transport udp --outstanding 8 --duration 10min --out out/pump\n  \
@@ -44,7 +44,8 @@ refuses, 4 for a partial run (kept), 5 when stopped by the user (what was measur
 written); with -J the document is \
 printed whatever happens, with \"error\" on failure.")]
 pub struct PumpArgs {
-    /// HOST, HOST:PORT or `[IPv6]:PORT` of an `nmc echo serve --pump` (default port 8890).
+    /// HOST, HOST:PORT or `[IPv6]:PORT` of an `nmc serve` (or `nmc echo serve --pump`; default
+    /// port 8890).
     pub target: String,
     /// tcp (the kernel's reliability) or udp (datagrams, the pump's own RFNM timeouts).
     #[arg(long, default_value = "tcp", value_parser = parse_transport)]
