@@ -160,7 +160,7 @@ fn bad_echo_input_is_one_line_and_exit_2() {
             // Issue 75 §4: a bare number is seconds (as iperf3 -t); an unknown unit is refused.
             "no such unit",
             &["echo", "probe", "127.0.0.1", "--timeout", "30x"],
-            "`30x` is not a duration: give a duration such as 10s",
+            "`30x` is not a duration: unknown unit `x`; give a duration such as 10s",
         ),
         (
             "bad port",
