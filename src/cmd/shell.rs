@@ -19,12 +19,35 @@ pub struct CompletionsArgs {
 
 #[derive(Args)]
 #[command(after_help = "Install, e.g.:\n  \
+    nmc man --install && man nmc-pump            # after cargo install: ~/.cargo/share/man/man1\n  \
     nmc man --out ~/.local/share/man/man1 && man nmc-pump")]
 pub struct ManArgs {
     /// Folder to write `nmc.1` and one page per subcommand (`nmc-run.1`, `nmc-echo-probe.1`, …)
     /// into; made if missing.
+    #[arg(long, required_unless_present = "install", conflicts_with = "install")]
+    pub out: Option<PathBuf>,
+    /// Write them where `man` looks for this nmc's pages (issue 75 §9): `share/man/man1` beside
+    /// the `bin` folder nmc runs from (`~/.cargo/share/man/man1` after `cargo install`), which
+    /// man-db searches for every `bin` folder on PATH; then `man nmc-pump` works.
     #[arg(long)]
-    pub out: PathBuf,
+    pub install: bool,
+}
+
+/// `share/man/man1` beside the `bin` folder this nmc runs from, as man-db derives a manpath
+/// from each PATH entry; one line when nmc does not run from a folder named `bin`.
+fn install_folder() -> Result<PathBuf> {
+    let exe = std::env::current_exe().context("--install: where nmc runs from")?;
+    let exe = exe.canonicalize().unwrap_or(exe);
+    let bin = exe
+        .parent()
+        .filter(|d| d.file_name().is_some_and(|n| n == "bin"));
+    match bin.and_then(|b| b.parent()) {
+        Some(prefix) => Ok(prefix.join("share").join("man").join("man1")),
+        None => bail!(
+            "--install: nmc runs from {}, not from a `bin` folder (as `cargo install` puts it), so man would not look beside it; give --out DIR, e.g. --out ~/.local/share/man/man1",
+            super::shown(exe.parent().unwrap_or(&exe))
+        ),
+    }
 }
 
 /// Writes the completion script for `a.shell` on stdout. Made in memory first: clap_complete
@@ -47,26 +70,30 @@ pub fn completions(a: CompletionsArgs, mut cli: clap::Command) -> Result<Outcome
 /// or another user's file among them refuses the whole command before anything is written
 /// (issue 57 §1).
 pub fn man(a: ManArgs, cli: clap::Command) -> Result<Outcome> {
-    if a.out.exists() && !a.out.is_dir() {
-        bail!("--out {}: not a folder", a.out.display());
+    let out = match a.out {
+        Some(out) => out,
+        None => install_folder()?,
+    };
+    if out.exists() && !out.is_dir() {
+        bail!("--out {}: not a folder", out.display());
     }
     let mut pages = Vec::new();
     let mut cli = cli.disable_help_subcommand(true);
     cli.build();
     man_pages(cli, &mut pages)?;
-    std::fs::create_dir_all(&a.out).with_context(|| format!("--out {}", a.out.display()))?;
+    std::fs::create_dir_all(&out).with_context(|| format!("--out {}", out.display()))?;
     for (name, _) in &pages {
-        nmc_report::files::check_target(&a.out.join(name))?;
+        nmc_report::files::check_target(&out.join(name))?;
     }
     for (name, roff) in &pages {
-        nmc_report::files::write_whole(&a.out.join(name), roff)?;
+        nmc_report::files::write_whole(&out.join(name), roff)?;
     }
     let mut names: Vec<&str> = pages.iter().map(|(n, _)| n.as_str()).collect();
     names.sort();
     eprintln!(
         "nmc: wrote {} man pages into {} ({}, …)",
         names.len(),
-        super::shown(&a.out),
+        super::shown(&out),
         names[..names.len().min(3)].join(", ")
     );
     Ok(Outcome::Ok)

@@ -1,7 +1,7 @@
 //! Issue 34: completions and man pages from the CLI definition, and the short flags iperf3
 //! users reach for.
 
-use crate::{nmc, stderr, tmp};
+use crate::{nmc, stderr, text, tmp};
 
 /// Issue 57 §5: a full stdout is one line and exit 2, not clap_complete's panic (exit 101).
 #[cfg(target_os = "linux")]
@@ -312,4 +312,64 @@ fn socket_options_are_taken_and_a_refused_one_is_one_line() {
     }
     let _ = server.kill();
     let _ = server.wait();
+}
+
+/// Issue 75 §9: `nmc man --install` writes the pages into `share/man/man1` beside the `bin`
+/// folder nmc runs from, where man-db looks for each `bin` folder on PATH, so `man nmc-pump`
+/// works after `cargo install` with nothing set; from any other folder it is one line, exit 2.
+#[test]
+fn man_install_puts_the_pages_where_man_looks() {
+    let dir = tmp("man-install");
+    let bin = dir.join("prefix").join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let exe = bin.join("nmc");
+    if std::fs::hard_link(env!("CARGO_BIN_EXE_nmc"), &exe).is_err() {
+        std::fs::copy(env!("CARGO_BIN_EXE_nmc"), &exe).unwrap();
+    }
+    let o = std::process::Command::new(&exe)
+        .args(["man", "--install"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let man1 = dir.join("prefix").join("share").join("man").join("man1");
+    let page = std::fs::read_to_string(man1.join("nmc-pump.1")).unwrap();
+    assert!(page.contains(".TH"), "not a man page");
+    // man-db finds it from PATH alone (where man-db is installed: its manpath.config).
+    let man_db = std::path::Path::new("/etc/manpath.config").exists()
+        && std::process::Command::new("man")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+    if man_db {
+        let path = format!(
+            "{}:{}",
+            bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let o = std::process::Command::new("man")
+            .args(["-w", "nmc-pump"])
+            .env("PATH", path)
+            .env_remove("MANPATH")
+            .output()
+            .unwrap();
+        assert!(
+            text(&o.stdout).contains(&man1.join("nmc-pump.1").display().to_string()),
+            "man -w nmc-pump: {} {}",
+            text(&o.stdout),
+            stderr(&o)
+        );
+    } else {
+        eprintln!("man-db not installed: the lookup from PATH not checked");
+    }
+    // The test binary runs from target/debug, not a `bin` folder: refused in one line.
+    let o = nmc(&["man", "--install"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("not from a `bin` folder"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    // Neither --out nor --install: a usage error.
+    assert_eq!(nmc(&["man"]).status.code(), Some(2));
 }
