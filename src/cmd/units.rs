@@ -8,7 +8,7 @@
 //! | size (`--size`, `-w`, `--sizes`, …) | `B`, `kB`, `MB`, `GB` (× 1000), `KiB`, `MiB`, `GiB` (× 1024), `bit` | `64K` = 64 KiB: bytes, `K`/`M`/`G`/`T` × 1024 (either case); a bare number is bytes |
 //! | duration (`-t`, `-i`, `--timeout`, …) | `ns`, `us`, `ms`, `s`, `min`, `h` | a bare number is seconds: `-t 10`, `-i 0.5` |
 //!
-//! `docs/src/reference/cli.md#units` states the same rules for users. Every form is exact
+//! `docs/src/reference/cli.md#units-on-the-command-line` states the same rules for users. Every form is exact
 //! decimal arithmetic (nmc_sim's parser does the scaling), and a refused text is one line that
 //! names the forms accepted.
 
