@@ -50,8 +50,8 @@ pub enum OracleCommand {
     /// Diagnosis: where a packet's time goes hop by hop in one experiment of an emulator
     /// replay written with `emulate --trace-all` (store-and-forward delay at each intermediate
     /// IMP split into the output line busy and the rest, the destination's and the source's
-    /// time to the RFNM; with --listing, the IMPs' time by the listing's labels from
-    /// `emulate --profile`).
+    /// time to the RFNM; with --listing, the IMPs' time by the listing's labels and program
+    /// levels from `emulate --profile`; or the model's frames, --model-trace).
     PerHop(PerHopArgs),
 }
 
@@ -78,7 +78,8 @@ pub struct PerHopArgs {
     /// The model's destination IMP (its number k of `IMPk`).
     #[arg(long, default_value_t = 9)]
     model_dest: u8,
-    /// The IMP program's listing: sum the run's profile.csv (`emulate --profile`) by its labels.
+    /// The IMP program's listing: sum the run's profile.csv (`emulate --profile`) by its labels
+    /// and program levels.
     #[arg(long, value_name = "FILE")]
     listing: Option<PathBuf>,
     /// Labels to list in the profile table.
@@ -235,7 +236,7 @@ pub struct EmulateArgs {
     trace_all: bool,
     /// Diagnosis only (with --out): count every IMP's time per instruction address during each
     /// experiment and write it as `profile.csv` (experiment, IMP, octal address, ns) in each
-    /// run's directory, for `nmc oracle per-hop --profile`. The default outputs are unchanged.
+    /// run's directory, for `nmc oracle per-hop --listing`. The default outputs are unchanged.
     #[arg(long, requires = "out")]
     profile: bool,
 }
