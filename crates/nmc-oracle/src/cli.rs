@@ -47,6 +47,48 @@ pub enum OracleCommand {
     /// chain and of the June 1974 map (42 IMPs) running BBN's program, idle after start-up.
     /// Skips with a message when no program is given.
     Bench(BenchArgs),
+    /// Diagnosis: where a packet's time goes hop by hop in one experiment of an emulator
+    /// replay written with `emulate --trace-all` (store-and-forward delay at each intermediate
+    /// IMP split into the output line busy and the rest, the destination's and the source's
+    /// time to the RFNM; with --listing, the IMPs' time by the listing's labels and program
+    /// levels from `emulate --profile`; or the model's frames, --model-trace).
+    PerHop(PerHopArgs),
+}
+
+/// `nmc oracle per-hop`.
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    nmc oracle emulate --run 316-4-fill1 --out out/emu316 --trace-all --profile\n  \
+    nmc oracle per-hop --run out/emu316/runs/316-4-fill1 --experiment 316-4out-9hop \\\n      \
+    --listing ~/src/simh/H316/tests/c-listing-ps.txt --out out/per-hop-316\n\n\
+The listing (BBN's, with a proprietary notice) is read at run time and never copied.")]
+pub struct PerHopArgs {
+    /// A run's directory written by `nmc oracle emulate --out DIR --trace-all`
+    /// (DIR/runs/NAME: every imp<N>.trace and spans.csv).
+    #[arg(long, value_name = "DIR", required_unless_present = "model_trace")]
+    run: Option<PathBuf>,
+    /// The experiment (a name in spans.csv).
+    #[arg(long, value_name = "NAME", required_unless_present = "model_trace")]
+    experiment: Option<String>,
+    /// Instead: the model's trace.jsonl (`nmc run scenarios/oracle-chain.toml --set trace=true
+    /// --set network.hosts.1.imp=IMP9 …`), from IMP0 to --model-dest; messages from the 21st
+    /// (the recordings' 20 of warm-up) on.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["run", "experiment", "listing"])]
+    model_trace: Option<PathBuf>,
+    /// The model's destination IMP (its number k of `IMPk`).
+    #[arg(long, default_value_t = 9)]
+    model_dest: u8,
+    /// The IMP program's listing: sum the run's profile.csv (`emulate --profile`) by its labels
+    /// and program levels.
+    #[arg(long, value_name = "FILE")]
+    listing: Option<PathBuf>,
+    /// Labels to list in the profile table.
+    #[arg(long, default_value_t = 30)]
+    top: usize,
+    /// Write hops.csv (every interval), per-hop.md and, with --listing, profile-by-label.csv
+    /// here.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
 }
 
 /// `nmc oracle emulate-map`.
@@ -187,6 +229,16 @@ pub struct EmulateArgs {
     /// and the source IMP's trace here.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Diagnosis only (with --out): write every IMP's trace (`imp<N>.trace`), not only the
+    /// source's, and `spans.csv` (each experiment's hop count, destination and time span) in
+    /// each run's directory, for `nmc oracle per-hop`. The default outputs are unchanged.
+    #[arg(long, requires = "out")]
+    trace_all: bool,
+    /// Diagnosis only (with --out): count every IMP's time per instruction address during each
+    /// experiment and write it as `profile.csv` (experiment, IMP, octal address, ns) in each
+    /// run's directory, for `nmc oracle per-hop --listing`. The default outputs are unchanged.
+    #[arg(long, requires = "out")]
+    profile: bool,
 }
 
 /// `nmc oracle compare`.
@@ -720,6 +772,7 @@ pub fn run(cmd: OracleCommand) -> Result<bool> {
         OracleCommand::Compare(a) => compare_cmd(a),
         OracleCommand::Emulate(a) => emulate_cmd(a),
         OracleCommand::Bench(a) => bench_cmd(a),
+        OracleCommand::PerHop(a) => per_hop_cmd(a),
         OracleCommand::EmulateMap(a) => crate::map::emulate_map_cmd(crate::map::MapArgs {
             program: a.program,
             hops: a.hops.0,
@@ -733,6 +786,167 @@ pub fn run(cmd: OracleCommand) -> Result<bool> {
             out: a.out,
         }),
     }
+}
+
+fn per_hop_cmd(a: PerHopArgs) -> Result<bool> {
+    use crate::perhop::{Span, by_label, from_traces, listing_labels, measure, read_profile};
+    use std::fmt::Write as _;
+    if let Some(p) = &a.model_trace {
+        let text = fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?;
+        let frames = crate::perhop::from_model_jsonl(&text, 50_000, 1160, 20, a.model_dest)?;
+        let m = measure(&frames, 0, a.model_dest);
+        let mut md = format!(
+            "# the model: IMP 0 to IMP {} ({})\n\n",
+            a.model_dest,
+            p.display()
+        );
+        md += &crate::perhop::table(&m, "interval");
+        let _ = writeln!(md);
+        md += &crate::perhop::table_per_imp(&m);
+        print!("{md}");
+        if let Some(out) = &a.out {
+            fs::create_dir_all(out)?;
+            write_csv(&out.join("hops.csv"), &m.hops)?;
+            fs::write(out.join("per-hop.md"), &md)?;
+        }
+        return Ok(true);
+    }
+    let (Some(run), Some(experiment)) = (&a.run, &a.experiment) else {
+        bail!("give --run and --experiment, or --model-trace");
+    };
+    let path = run.join("spans.csv");
+    let mut r = csv::Reader::from_path(&path).with_context(|| {
+        format!(
+            "reading {} (replay with `nmc oracle emulate --trace-all`)",
+            path.display()
+        )
+    })?;
+    let spans: Vec<Span> = r.deserialize().collect::<Result<_, _>>()?;
+    let Some(span) = spans.iter().find(|s| &s.experiment == experiment) else {
+        bail!("{}: no experiment {experiment}", path.display());
+    };
+    let mut imps: Vec<u8> = fs::read_dir(run)?
+        .filter_map(|e| {
+            let n = e.ok()?.file_name().into_string().ok()?;
+            n.strip_prefix("imp")?.strip_suffix(".trace")?.parse().ok()
+        })
+        .collect();
+    imps.sort_unstable();
+    let frames = from_traces(run, &imps, span)?;
+    let m = measure(&frames, span.source_imp, span.dest_imp);
+    let mut md = format!(
+        "# {}: IMP {} to IMP {} ({} hops), {:.1} s from {:.3} s\n\n",
+        span.experiment,
+        span.source_imp,
+        span.dest_imp,
+        span.hops,
+        (span.end_ns - span.start_ns) as f64 / 1e9,
+        span.start_ns as f64 / 1e9
+    );
+    md += &crate::perhop::table(&m, "interval");
+    let _ = writeln!(
+        md,
+        "\nArrivals at intermediate IMPs not sent on (duplicates): {}\n",
+        m.unmatched
+    );
+    md += &crate::perhop::table_per_imp(&m);
+    let mut profile_rows = Vec::new();
+    if let Some(listing) = &a.listing {
+        let text = fs::read_to_string(listing)
+            .with_context(|| format!("cannot read {}", listing.display()))?;
+        let labels = listing_labels(&text);
+        let prof = read_profile(&run.join("profile.csv"), &span.experiment)?;
+        let cycle_ns = if span.experiment.starts_with("316") {
+            1600.0
+        } else {
+            960.0
+        };
+        // Intermediate IMPs only: the ones that forwarded the flow's data packets.
+        let mids: std::collections::BTreeSet<u8> = m
+            .hops
+            .iter()
+            .filter(|h| h.what == "data")
+            .map(|h| h.imp)
+            .collect();
+        let packets = m.hops.iter().filter(|h| h.what == "data").count().max(1) as f64;
+        let mut sum: std::collections::BTreeMap<u16, u64> = Default::default();
+        for imp in &mids {
+            for (&addr, &ns) in prof.get(imp).into_iter().flatten() {
+                *sum.entry(addr).or_default() += ns;
+            }
+        }
+        let total: u64 = sum.values().sum();
+        let _ = writeln!(
+            md,
+            "\nTime by program level (the listing's level column, p. 11), the {} intermediate IMPs together, per forwarded data packet:\n\n| level | share % | µs per packet | cycles per packet |\n| --- | ---: | ---: | ---: |",
+            mids.len()
+        );
+        for (c, ns) in crate::perhop::by_level(&sum, &crate::perhop::listing_levels(&text)) {
+            let per = ns as f64 / packets;
+            let _ = writeln!(
+                md,
+                "| {} | {:.2} | {:.1} | {:.0} |",
+                crate::perhop::level_name(c),
+                100.0 * ns as f64 / total.max(1) as f64,
+                per / 1e3,
+                per / cycle_ns
+            );
+        }
+        let _ = writeln!(
+            md,
+            "\nTime by label, the {} intermediate IMPs together ({:.1} s of IMP time, {packets} data packets forwarded; cycles at {cycle_ns} ns):\n\n| label | page | address | share % | µs per forwarded data packet | cycles per packet |\n| --- | ---: | ---: | ---: | ---: | ---: |",
+            mids.len(),
+            total as f64 / 1e9
+        );
+        for (label, page, addr, ns) in by_label(&sum, &labels) {
+            let per = ns as f64 / packets;
+            if profile_rows.len() < a.top {
+                let _ = writeln!(
+                    md,
+                    "| {label} | {page} | {addr:05o} | {:.2} | {:.1} | {:.0} |",
+                    100.0 * ns as f64 / total.max(1) as f64,
+                    per / 1e3,
+                    per / cycle_ns
+                );
+            }
+            profile_rows.push(serde_json::json!({
+                "label": label, "page": page, "address": format!("{addr:05o}"), "ns": ns,
+                "ns_per_packet": per, "cycles_per_packet": per / cycle_ns,
+            }));
+        }
+    }
+    print!("{md}");
+    if let Some(out) = &a.out {
+        fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+        write_csv(&out.join("hops.csv"), &m.hops)?;
+        fs::write(out.join("per-hop.md"), &md)?;
+        if !profile_rows.is_empty() {
+            let mut w = csv::Writer::from_path(out.join("profile-by-label.csv"))?;
+            w.write_record([
+                "label",
+                "page",
+                "address",
+                "ns",
+                "ns_per_packet",
+                "cycles_per_packet",
+            ])?;
+            for r in &profile_rows {
+                w.write_record(
+                    [
+                        "label",
+                        "page",
+                        "address",
+                        "ns",
+                        "ns_per_packet",
+                        "cycles_per_packet",
+                    ]
+                    .map(|k| r[k].to_string().trim_matches('"').to_string()),
+                )?;
+            }
+            w.flush()?;
+        }
+    }
+    Ok(true)
 }
 
 fn bench_cmd(a: BenchArgs) -> Result<bool> {
@@ -897,6 +1111,7 @@ fn emulate_cmd(a: EmulateArgs) -> Result<bool> {
             simh_host_poll_ns: a.simh_poll_us.or(a.simh_host_poll_us).map(|u| u * 1000),
             jitter_ns: a.jitter_us * 1000,
             seed: a.seed,
+            profile: a.profile,
             ..Options::default()
         };
         let t0 = std::time::Instant::now();
@@ -940,6 +1155,30 @@ fn emulate_cmd(a: EmulateArgs) -> Result<bool> {
                 d.join(format!("imp{}.trace", net.imps[0])),
                 crate::emulate::trace_text(&r.traces[0]),
             )?;
+            if a.trace_all {
+                for (k, t) in r.traces.iter().enumerate().skip(1) {
+                    fs::write(
+                        d.join(format!("imp{}.trace", net.imps[k])),
+                        crate::emulate::trace_text(t),
+                    )?;
+                }
+                let spans: Vec<crate::perhop::Span> = r
+                    .host_runs
+                    .iter()
+                    .map(|h| crate::perhop::Span {
+                        experiment: h.experiment.name.clone(),
+                        hops: h.experiment.hops,
+                        source_imp: net.imps[0],
+                        dest_imp: net.imps[h.experiment.dest],
+                        start_ns: h.span_ns.0,
+                        end_ns: h.span_ns.1,
+                    })
+                    .collect();
+                write_csv(&d.join("spans.csv"), &spans)?;
+            }
+            if a.profile {
+                crate::perhop::write_profiles(&d.join("profile.csv"), &net.imps, &r.profiles)?;
+            }
         }
         all.extend(rows);
     }

@@ -85,6 +85,9 @@ pub struct Options {
     pub stall_ns: u64,
     /// Stop after this many experiments (the rest are not run).
     pub experiments: usize,
+    /// Diagnosis only: count each IMP's time per instruction address during each experiment
+    /// ([`Imp::set_profile`]; [`Replay::profiles`]). Off by default; it changes no output.
+    pub profile: bool,
 }
 
 impl Default for Options {
@@ -97,6 +100,7 @@ impl Default for Options {
             up_timeout_ns: 900_000_000_000,
             stall_ns: 60_000_000_000,
             experiments: usize::MAX,
+            profile: false,
         }
     }
 }
@@ -116,6 +120,9 @@ pub struct Replay {
     pub instructions: u64,
     /// The source IMP's number.
     pub source_imp: u8,
+    /// With [`Options::profile`]: per experiment (in the order run), each IMP's ns per
+    /// instruction address while it ran (index: IMP index, then address).
+    pub profiles: Vec<(String, Vec<Vec<u64>>)>,
 }
 
 impl Replay {
@@ -199,6 +206,7 @@ struct Driver<'a> {
     phase: Phase,
     up_ns: Option<u64>,
     host_runs: Vec<HostRun>,
+    profiles: Vec<(String, Vec<Vec<u64>>)>,
 }
 
 fn head(words: &[u16], n: usize) -> Vec<u16> {
@@ -385,6 +393,11 @@ impl Driver<'_> {
         let link = 10 + index as u8;
         let (pump, text) = e.pump(self.net, link)?;
         self.note(now, text);
+        if self.limits.profile {
+            for imp in &mut self.imps {
+                imp.take_profile();
+            }
+        }
         self.phase = Phase::Pump {
             index,
             pump,
@@ -407,6 +420,14 @@ impl Driver<'_> {
         let e = &self.experiments[index];
         if stalled {
             self.note(now, format!("pump {}: no reply, stopped", e.name));
+        }
+        if self.limits.profile {
+            let p = self
+                .imps
+                .iter_mut()
+                .map(|i| i.take_profile().unwrap_or_default())
+                .collect();
+            self.profiles.push((e.name.clone(), p));
         }
         self.host_runs.push(HostRun {
             experiment: e.clone(),
@@ -495,6 +516,7 @@ pub fn replay(
             c.host_input_poll_ns = limits.simh_host_poll_ns;
             let mut imp = Imp::new(&c);
             imp.load(image);
+            imp.set_profile(limits.profile);
             imp
         })
         .collect();
@@ -531,6 +553,7 @@ pub fn replay(
         phase: Phase::Up { last_probe: None },
         up_ns: None,
         host_runs: Vec::new(),
+        profiles: Vec::new(),
     };
     let mut rng = {
         use rand::SeedableRng;
@@ -596,6 +619,7 @@ pub fn replay(
         log: d.log,
         instructions: d.imps.iter().map(|i| i.cpu.instructions()).sum(),
         source_imp: net.imps[0],
+        profiles: d.profiles,
     })
 }
 

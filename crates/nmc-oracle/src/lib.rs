@@ -61,6 +61,7 @@ pub mod host;
 pub mod leader;
 pub mod map;
 pub mod model;
+pub mod perhop;
 pub mod pump;
 pub mod run;
 pub mod speed;

@@ -456,6 +456,8 @@ pub struct Imp {
     pub cpu: Cpu,
     /// The devices.
     pub devices: Devices,
+    /// Opt-in profile ([`Imp::set_profile`]): ns spent per instruction address.
+    profile: Option<Vec<u64>>,
 }
 
 impl Imp {
@@ -484,7 +486,26 @@ impl Imp {
                 events: Events::default(),
                 out: Vec::new(),
             },
+            profile: None,
         }
+    }
+
+    /// Count the time spent at each instruction address (off by default; a diagnosis of where
+    /// the program's time goes, `nmc oracle emulate --profile`). Each step's time — the
+    /// instruction's cycles, DMC cycles charged with it, an interrupt's entry — goes to the
+    /// address P held before the step (for an interrupt, the interrupted instruction's).
+    /// Switching it on starts from zero; off drops the counts.
+    pub fn set_profile(&mut self, on: bool) {
+        self.profile = on.then(|| vec![0; crate::memory::MAX_WORDS]);
+    }
+
+    /// The profile so far (ns per address, indexed by address), and start again from zero;
+    /// `None` if profiling is off.
+    pub fn take_profile(&mut self) -> Option<Vec<u64>> {
+        let p = self.profile.as_mut()?;
+        let out = p.clone();
+        p.fill(0);
+        Some(out)
     }
 
     /// Load a core image and set P to its start address.
@@ -515,9 +536,21 @@ impl Imp {
             if self.cpu.halted() {
                 return Ok(RunStop::Halted { p: self.cpu.p() });
             }
-            while self.cpu.now_ns() < limit.min(self.devices.events.next_time()) {
-                if self.cpu.step(&mut self.devices)? == Step::Halted {
-                    break;
+            if let Some(prof) = self.profile.as_mut() {
+                while self.cpu.now_ns() < limit.min(self.devices.events.next_time()) {
+                    let (p, t0) = (self.cpu.p() as usize, self.cpu.now_ns());
+                    let step = self.cpu.step(&mut self.devices)?;
+                    let n = prof.len();
+                    prof[p % n] += self.cpu.now_ns() - t0;
+                    if step == Step::Halted {
+                        break;
+                    }
+                }
+            } else {
+                while self.cpu.now_ns() < limit.min(self.devices.events.next_time()) {
+                    if self.cpu.step(&mut self.devices)? == Step::Halted {
+                        break;
+                    }
                 }
             }
         }

@@ -226,3 +226,35 @@ fn a_subnet_hands_a_frame_to_the_far_imp_at_its_last_bit_plus_propagation() {
     assert_eq!(net.trace(), again.trace(), "the same bytes twice");
     assert!(net.trace().contains("FRAME line1"), "{}", net.trace());
 }
+
+#[test]
+fn the_profile_counts_each_instructions_time_at_its_address_and_changes_nothing() {
+    // The loop of `a_timing_loop_runs_at_four_cycles_an_iteration`, IRS 45 at 200 and JMP 200
+    // at 201, run to a halt at 202, with and without the profile.
+    let words = [
+        (0o200, 0o024045),
+        (0o201, 0o002200),
+        (0o202, 0o0),
+        (0o45, 0o177766),
+    ];
+    let run = |profile: bool| {
+        let mut imp = Imp::new(&ImpConfig::default());
+        for (a, w) in words {
+            imp.cpu.mem.deposit(a, w);
+        }
+        imp.cpu.set_p(0o200);
+        imp.set_profile(profile);
+        let stop = imp.run_until(MS).unwrap();
+        (stop, imp.now_ns(), imp.take_profile())
+    };
+    let (stop, t, none) = run(false);
+    assert!(matches!(stop, RunStop::Halted { .. }));
+    assert!(none.is_none(), "off by default");
+    let (stop2, t2, p) = run(true);
+    assert_eq!((stop2, t2), (stop, t), "the profile changes no timing");
+    let p = p.unwrap();
+    // 10 IRS of 3 cycles, 9 JMP of 1, a HLT of 1 (0.96 µs a cycle).
+    assert_eq!(p[0o200], 10 * 3 * 960);
+    assert_eq!(p[0o201], 9 * 960);
+    assert_eq!(p.iter().sum::<u64>(), t);
+}
