@@ -64,7 +64,7 @@ pub enum OracleCommand {
 The listing (BBN's, with a proprietary notice) is read at run time and never copied.")]
 pub struct PerHopArgs {
     /// A run's directory written by `nmc oracle emulate --out DIR --trace-all`
-    /// (DIR/runs/NAME: every imp<N>.trace and spans.csv).
+    /// (DIR/runs/NAME: every `imp<N>.trace` and `spans.csv`).
     #[arg(long, value_name = "DIR", required_unless_present = "model_trace")]
     run: Option<PathBuf>,
     /// The experiment (a name in spans.csv).
