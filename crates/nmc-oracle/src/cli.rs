@@ -59,8 +59,8 @@ pub enum OracleCommand {
 #[derive(Args, Debug)]
 #[command(after_help = "Examples:\n  \
     nmc oracle emulate --run 316-4-fill1 --out out/emu316 --trace-all --profile\n  \
-    nmc oracle per-hop --run out/emu316/runs/316-4-fill1 --experiment 316-4out-9hop \\\n      \
-    --listing ~/src/simh/H316/tests/c-listing-ps.txt --out out/per-hop-316\n\n\
+    nmc oracle per-hop --run out/emu316/runs/316-4-fill1 --experiment 316-4out-9hop\n  \
+    nmc oracle per-hop --run out/emu316/runs/316-4-fill1 --experiment 316-4out-9hop --listing c-listing-ps.txt --out out/ph\n\n\
 The listing (BBN's, with a proprietary notice) is read at run time and never copied.")]
 pub struct PerHopArgs {
     /// A run's directory written by `nmc oracle emulate --out DIR --trace-all`
