@@ -189,7 +189,7 @@ pub(crate) struct SourceLimits {
     /// choice of 2 min, after RFC 660; [`Imp::number_released`]).
     pub(crate) control_block_idle: SimDuration,
     /// How a REQALL goes and when its message goes on (the profile's `reqall_path`;
-    /// [`Imp::control_hold`], [`Imp::reqalls_acknowledged`]).
+    /// [`Imp::control_sent`], [`Imp::reqalls_acknowledged`]).
     pub(crate) reqall_path: ReqallPath,
 }
 

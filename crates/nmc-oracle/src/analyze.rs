@@ -194,6 +194,22 @@ pub fn message_rows(run: &HostRun, source: &Trace, host_bps: u32) -> (Vec<Messag
 /// Batches used for every estimate.
 pub const BATCHES: usize = 10;
 
+/// A pump's settings as a command takes them: at least one message outstanding and, when
+/// `messages` is given, at least [`BATCHES`] measured after `warmup`.
+pub fn check_pump(outstanding: usize, messages: Option<u64>, warmup: u64) -> anyhow::Result<()> {
+    if outstanding == 0 {
+        anyhow::bail!("--outstanding must be at least 1");
+    }
+    if let Some(m) = messages
+        && m < warmup + BATCHES as u64
+    {
+        anyhow::bail!(
+            "--messages {m} leaves fewer than {BATCHES} measured after --warmup {warmup}"
+        );
+    }
+    Ok(())
+}
+
 /// The experiment's estimates.
 pub fn summarize(
     run: &HostRun,

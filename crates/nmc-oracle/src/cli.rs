@@ -301,17 +301,7 @@ pub struct Rfc632Args {
 }
 
 fn rfc632(a: Rfc632Args) -> Result<bool> {
-    if a.outstanding == 0 {
-        bail!("--outstanding must be at least 1");
-    }
-    if a.messages < a.warmup + crate::analyze::BATCHES as u64 {
-        bail!(
-            "--messages {} leaves fewer than {} measured after --warmup {}",
-            a.messages,
-            crate::analyze::BATCHES,
-            a.warmup
-        );
-    }
+    crate::analyze::check_pump(a.outstanding, Some(a.messages), a.warmup)?;
     let net = Network::rfc632(11, a.fast_bps);
     let machine = match a.imp {
         Machine::H516 => "516",
@@ -950,21 +940,14 @@ fn per_hop_cmd(a: PerHopArgs) -> Result<bool> {
 }
 
 fn bench_cmd(a: BenchArgs) -> Result<bool> {
-    let Some(program) = a
-        .program
-        .clone()
-        .or_else(|| std::env::var_os("NMC_IMP_PROGRAM").map(PathBuf::from))
-    else {
+    let Some(program) = crate::emulate::program_path(a.program.as_deref()) else {
         eprintln!(
             "NOT RUN: nmc oracle bench needs BBN's IMP program: give --program or set \
              NMC_IMP_PROGRAM (SIMH's H316/tests/impcode.cmd); nothing was measured"
         );
         return Ok(true);
     };
-    let text = fs::read_to_string(&program)
-        .with_context(|| format!("cannot read the IMP program {}", program.display()))?;
-    let image = nmc_h316::Image::parse(&text)
-        .with_context(|| format!("{} is not a SIMH deposit file", program.display()))?;
+    let image = crate::emulate::read_program(&program)?;
     let idle_ns = a
         .idle_s
         .checked_mul(1_000_000_000)
@@ -1051,19 +1034,7 @@ fn compare_cmd(a: CompareArgs) -> Result<bool> {
 
 fn emulate_cmd(a: EmulateArgs) -> Result<bool> {
     use crate::emulate::{Options, probe_of, recorded_run, replay};
-    let Some(program) = a
-        .program
-        .clone()
-        .or_else(|| std::env::var_os("NMC_IMP_PROGRAM").map(PathBuf::from))
-    else {
-        bail!(
-            "no IMP program: give --program or set NMC_IMP_PROGRAM (SIMH's H316/tests/impcode.cmd)"
-        );
-    };
-    let text = fs::read_to_string(&program)
-        .with_context(|| format!("cannot read the IMP program {}", program.display()))?;
-    let image = nmc_h316::Image::parse(&text)
-        .with_context(|| format!("{} is not a SIMH deposit file", program.display()))?;
+    let (program, image) = crate::emulate::load_program(a.program.as_deref())?;
     let mut recorded = crate::model::recorded(&a.data)?;
     let mut runs: Vec<String> = if a.runs.is_empty() {
         recorded.iter().map(|r| r.run.clone()).collect()
@@ -1256,17 +1227,11 @@ fn chain(a: ChainArgs) -> Result<bool> {
             max_hops + 1
         );
     }
-    if a.outstanding == 0 {
-        bail!("--outstanding must be at least 1");
-    }
-    if a.messages > 0 && a.messages < a.warmup + crate::analyze::BATCHES as u64 {
-        bail!(
-            "--messages {} leaves fewer than {} measured after --warmup {}",
-            a.messages,
-            crate::analyze::BATCHES,
-            a.warmup
-        );
-    }
+    crate::analyze::check_pump(
+        a.outstanding,
+        (a.messages > 0).then_some(a.messages),
+        a.warmup,
+    )?;
     let net = Network::chain(n, 11);
     let machine = match a.imp {
         Machine::H516 => "516",

@@ -55,6 +55,33 @@ use crate::pump::Pump;
 use crate::run::{Experiment, HostRun, Machine, Network, Settings};
 use crate::trace::{Event, Trace};
 
+/// The user's copy of the IMP program: `given`, else the `NMC_IMP_PROGRAM` environment
+/// variable; `None` when neither names one.
+pub fn program_path(given: Option<&std::path::Path>) -> Option<std::path::PathBuf> {
+    given
+        .map(std::path::Path::to_path_buf)
+        .or_else(|| std::env::var_os("NMC_IMP_PROGRAM").map(std::path::PathBuf::from))
+}
+
+/// Reads and parses the IMP program at `path` (SIMH's deposit file, `H316/tests/impcode.cmd`).
+pub fn read_program(path: &std::path::Path) -> Result<Image> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the IMP program {}", path.display()))?;
+    Image::parse(&text).with_context(|| format!("{} is not a SIMH deposit file", path.display()))
+}
+
+/// The IMP program [`program_path`] names, and its image ([`read_program`]); an error when none
+/// is named.
+pub fn load_program(given: Option<&std::path::Path>) -> Result<(std::path::PathBuf, Image)> {
+    let Some(path) = program_path(given) else {
+        bail!(
+            "no IMP program: give --program or set NMC_IMP_PROGRAM (SIMH's H316/tests/impcode.cmd)"
+        );
+    };
+    let image = read_program(&path)?;
+    Ok((path, image))
+}
+
 /// The host IMP runs in steps this long, so the host acts within this of an IMP's output.
 pub const HOST_STEP_NS: u64 = 20_000;
 

@@ -403,30 +403,8 @@ pub fn beside_table(rows: &[BesideRow]) -> String {
 pub fn emulate_map_cmd(a: MapArgs) -> Result<bool> {
     use crate::emulate::{Options, replay};
     use std::fs;
-    let Some(program) = a
-        .program
-        .clone()
-        .or_else(|| std::env::var_os("NMC_IMP_PROGRAM").map(std::path::PathBuf::from))
-    else {
-        bail!(
-            "no IMP program: give --program or set NMC_IMP_PROGRAM (SIMH's H316/tests/impcode.cmd)"
-        );
-    };
-    if a.outstanding == 0 {
-        bail!("--outstanding must be at least 1");
-    }
-    if a.messages < a.warmup + crate::analyze::BATCHES as u64 {
-        bail!(
-            "--messages {} leaves fewer than {} measured after --warmup {}",
-            a.messages,
-            crate::analyze::BATCHES,
-            a.warmup
-        );
-    }
-    let text = fs::read_to_string(&program)
-        .with_context(|| format!("cannot read the IMP program {}", program.display()))?;
-    let image = nmc_h316::Image::parse(&text)
-        .with_context(|| format!("{} is not a SIMH deposit file", program.display()))?;
+    crate::analyze::check_pump(a.outstanding, Some(a.messages), a.warmup)?;
+    let (program, image) = crate::emulate::load_program(a.program.as_deref())?;
     let recorded = crate::model::recorded(&a.data)?;
     let mut m = from_scenario("ko-v2-map.toml", KO_MAP, KO_SOURCE)?;
     if let Some(machine) = a.machine {

@@ -165,11 +165,12 @@ pub const RESIDUALS: &[Residual] = &[
                 in before an ALL (BBN 3050 p. 128 HIPLT, TALLYG) sends a request and waits \
                 (pp. 129–130, in the model since 2 Dec 2026 as reqall_path = host-packet-1973), \
                 and its spare ALL goes back as a GVB. Counted in 120 messages, the program on \
-                nmc-h316 (516 / 316, 4 outstanding, 1–9 hops): 39/40 42/42 41/40 38/- 6/- 17/23 \
-                21/27 23/7 25/6; the model: 46/56 61/62 56/35 3/3 4/9 15/40 43/67 65/55 40/11. \
-                Whether an ALL is in first is a race of a few ms between a RFNM two messages \
-                back and the next first packet; the model wins it at 4 hops where the program \
-                loses it (model 1–8 % fast), and loses it more often at 7–8 hops (5–6 % slow). \
+                nmc-h316 (data/oracle/emulated/counts.csv, column reqall, runs 516-4-pass1 / \
+                316-4-pass1, 1–9 hops): 39/40 42/42 41/40 38/8 6/22 17/23 21/23 23/7 25/6; the \
+                model (nmc run scenarios/oracle-chain.toml, count.reqall): 46/56 61/62 56/35 \
+                3/3 4/9 15/40 43/67 65/55 40/11. Whether an ALL is in first is a race of a few \
+                ms between a RFNM two messages back and the next first packet; the model wins \
+                it at 4 hops where the program loses it (model 1–8 % fast), and loses it more often at 7–8 hops (5–6 % slow). \
                 Open: which timing decides the race at each distance",
     },
     Residual {

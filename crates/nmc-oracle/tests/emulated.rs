@@ -100,6 +100,34 @@ fn single_packets_over_nine_hops_as_simh_recorded() {
     replay_and_judge(&image, "316-4-fill2");
 }
 
+/// Replays `e` on `net` twice and asserts the two give the same trace bytes, results and
+/// message times; returns the trace and the results.
+fn replayed_twice(
+    image: &Image,
+    net: &Network,
+    s: &Settings,
+    e: &[Experiment],
+    probe: usize,
+) -> (String, Vec<nmc_oracle::analyze::ExperimentResult>) {
+    let run = || {
+        let r = replay(image, net, s, e, probe, Options::default()).unwrap();
+        let (results, messages) = r.results(s);
+        let traces: String = r.traces.iter().map(trace_text).collect();
+        (
+            traces,
+            serde_json::to_string(&results).unwrap(),
+            serde_json::to_string(&messages).unwrap(),
+            results,
+        )
+    };
+    let a = run();
+    let b = run();
+    assert!(a.0 == b.0, "trace bytes differ between two runs");
+    assert_eq!(a.1, b.1, "results differ");
+    assert_eq!(a.2, b.2, "message times differ");
+    (a.0, a.3)
+}
+
 /// Two IMPs, a dozen single-packet messages: the same program and settings give the same
 /// trace bytes and the same results twice.
 #[test]
@@ -117,22 +145,8 @@ fn two_replays_give_the_same_bytes() {
         warmup: 2,
         text_words: 63,
     }];
-    let run = || {
-        let r = replay(&image, &net, &s, &e, 1, Options::default()).unwrap();
-        let (results, messages) = r.results(&s);
-        let traces: String = r.traces.iter().map(trace_text).collect();
-        (
-            traces,
-            serde_json::to_string(&results).unwrap(),
-            serde_json::to_string(&messages).unwrap(),
-        )
-    };
-    let a = run();
-    let b = run();
-    assert!(a.0.lines().count() > 1000, "the trace has the run in it");
-    assert!(a.0 == b.0, "trace bytes differ between two runs");
-    assert_eq!(a.1, b.1, "results differ");
-    assert_eq!(a.2, b.2, "message times differ");
+    let (trace, _) = replayed_twice(&image, &net, &s, &e, 1);
+    assert!(trace.lines().count() > 1000, "the trace has the run in it");
 }
 
 /// RFC 632's network (not a chain: two 3-hop paths, one with two 230.4 kbit/s circuits), its
@@ -147,28 +161,13 @@ fn rfc632_replays_the_same_bytes_and_shows_the_trap_as_simh_did() {
     let Some(image) = program() else { return };
     let run_json = data().join("runs/rfc632-516-4/run.json");
     let (net, s, e) = recorded_run(&run_json).unwrap();
-    let run = || {
-        let r = replay(&image, &net, &s, &e, probe_of(&e), Options::default()).unwrap();
-        let (results, messages) = r.results(&s);
-        let traces: String = r.traces.iter().map(trace_text).collect();
-        (
-            traces,
-            serde_json::to_string(&results).unwrap(),
-            serde_json::to_string(&messages).unwrap(),
-            results,
-        )
-    };
-    let a = run();
-    let b = run();
-    assert!(a.0 == b.0, "trace bytes differ between two runs");
-    assert_eq!(a.1, b.1, "results differ");
-    assert_eq!(a.2, b.2, "message times differ");
-    let x = &a.3[0];
+    let (_, results) = replayed_twice(&image, &net, &s, &e, probe_of(&e));
+    let x = &results[0];
     assert_eq!(
         (x.answered, x.non_rfnm, x.matching.as_str()),
         (1000, 0, "ok")
     );
-    let counts = nmc_oracle::emulate::counts(&run_json, "rfc632-516-4", &a.3).unwrap();
+    let counts = nmc_oracle::emulate::counts(&run_json, "rfc632-516-4", &results).unwrap();
     let (simh, emu) = (&counts[0], &counts[1]);
     assert_eq!((simh.by.as_str(), emu.by.as_str()), ("simh", "emulator"));
     assert_eq!(
@@ -202,23 +201,8 @@ fn the_1974_map_replays_the_same_bytes() {
     };
     let e = ko_experiments(&m, &args).unwrap();
     let s = Settings::default();
-    let run = || {
-        let r = replay(&image, &m.net, &s, &e, e[0].dest, Options::default()).unwrap();
-        let (results, messages) = r.results(&s);
-        let traces: String = r.traces.iter().map(trace_text).collect();
-        (
-            traces,
-            serde_json::to_string(&results).unwrap(),
-            serde_json::to_string(&messages).unwrap(),
-            results,
-        )
-    };
-    let a = run();
-    let b = run();
-    assert!(a.0 == b.0, "trace bytes differ between two runs");
-    assert_eq!(a.1, b.1, "results differ");
-    assert_eq!(a.2, b.2, "message times differ");
-    let x = &a.3[0];
+    let (_, results) = replayed_twice(&image, &m.net, &s, &e, e[0].dest);
+    let x = &results[0];
     assert_eq!((x.answered, x.non_rfnm, x.matching.as_str()), (12, 0, "ok"));
 }
 

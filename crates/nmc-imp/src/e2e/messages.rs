@@ -522,24 +522,20 @@ impl Imp {
 }
 
 impl Imp {
-    /// What holds a control message this IMP sends (`kind`) on its line: a REQALL sent the
-    /// 1973 way ([`ReqallPath::HostPacket1973`]) is a host packet's ([`Hold::Request`]), any
-    /// other control message is [`Hold::Control`].
-    pub(crate) fn control_hold(&self, kind: &PktKind) -> Hold {
-        match kind {
-            PktKind::ReqAll { .. }
+    /// Control message `kind`, packet `pkt`, leaves this IMP: what holds it on its line. A
+    /// REQALL sent the 1973 way ([`ReqallPath::HostPacket1973`]) is a host packet's
+    /// ([`Hold::Request`]), and its acknowledgement is its message's
+    /// ([`Imp::reqalls_acknowledged`]); any other control message is [`Hold::Control`].
+    pub(crate) fn control_sent(&mut self, pkt: PktId, kind: &PktKind) -> Hold {
+        match *kind {
+            PktKind::ReqAll { msg, .. }
                 if self.limits.source.reqall_path == ReqallPath::HostPacket1973 =>
             {
+                self.reqalls_on_line.push((pkt, msg));
                 Hold::Request
             }
             _ => Hold::Control,
         }
-    }
-
-    /// The REQALL of message `msg` is packet `pkt`, held as [`Hold::Request`]: its
-    /// acknowledgement is the message's ([`Imp::reqalls_acknowledged`]).
-    pub(crate) fn reqall_queued(&mut self, pkt: PktId, msg: MsgId) {
-        self.reqalls_on_line.push((pkt, msg));
     }
 
     /// The next IMP acknowledged the REQALLs of these messages (BBN 3050 p. 130 `HIPLT8`: "HAS
@@ -611,9 +607,8 @@ mod tests {
         let mut s = imp_1973();
         first_packet_in(&mut s, 0, 2016);
         let reqall = PktKind::ReqAll { msg: 0, num: 0 };
-        assert_eq!(s.control_hold(&reqall), Hold::Request);
-        assert_eq!(s.control_hold(&PktKind::Gvb), Hold::Control);
-        s.reqall_queued(77, 0);
+        assert_eq!(s.control_sent(77, &reqall), Hold::Request);
+        assert_eq!(s.control_sent(78, &PktKind::Gvb), Hold::Control);
         let mut out = Vec::new();
         s.all_received(at(100), s_to_d(), D, &mut out);
         assert_eq!(s.messages[&0].state, MsgState::AwaitAll, "{out:?}");
@@ -634,7 +629,7 @@ mod tests {
     fn a_1973_request_acknowledged_first_goes_on_at_the_all() {
         let mut s = imp_1973();
         first_packet_in(&mut s, 0, 2016);
-        s.reqall_queued(77, 0);
+        s.control_sent(77, &PktKind::ReqAll { msg: 0, num: 0 });
         s.release(77, Hold::Request);
         let mut out = Vec::new();
         s.reqalls_acknowledged(&mut out);

@@ -59,10 +59,7 @@ impl Subnet {
         }
         let id = self.slab.insert(p);
         self.note_visit(now, from, id);
-        let hold = self.imps[from as usize].control_hold(&kind);
-        if let (Hold::Request, PktKind::ReqAll { msg, .. }) = (hold, kind) {
-            self.imps[from as usize].reqall_queued(id, msg);
-        }
+        let hold = self.imps[from as usize].control_sent(id, &kind);
         let Some(l) = self.routing.next_link(&self.topo, from, to) else {
             self.routing.park(from, id, hold);
             return;
