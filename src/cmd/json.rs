@@ -341,6 +341,7 @@ fn pump_forward(
             "throughput_bit_per_s": sum.throughput_bps,
             "best_150_bit_per_s": sum.best_150_bps,
             "window_limit_bit_per_s": sum.window_limit_bps,
+            "window_limited": sum.window_limited,
             "rtt": sum.rtt.as_ref().map(|r| json!({
                 "n": r.count,
                 "min_s": ms(r.min_ms),

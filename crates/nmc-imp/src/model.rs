@@ -64,11 +64,13 @@ mod watch;
 
 pub(crate) use crate::e2e::procedure::{MsgState, Procedure};
 pub(crate) use crate::processor::{NO_PLACE, Work};
-pub(crate) use background::{Background, LengthMix};
+pub(crate) use background::Background;
+pub use background::LengthMix;
 pub(crate) use event::{Ev, Tick};
 pub(crate) use host::{Handed, Host, Pump, Waiting, Window};
 pub(crate) use instrument::{Action, Generator};
-pub(crate) use streams::{background_stream, line_stream, pairs_stream};
+pub use streams::background_stream;
+pub(crate) use streams::{line_stream, pairs_stream};
 use trace::Tr;
 
 use crate::observe::{

@@ -779,16 +779,39 @@ fn balance_destinations(
     b
 }
 
-/// Adds one background host on each IMP the spec names (all when none), with its share of the
-/// arrivals and its destinations by the gravity weights (see `model/background.rs`).
-fn add_background(
-    hosts: &mut Vec<Host>,
+/// One background host's plan (`kind = "background"`, `model/background.rs`): where it is, how
+/// often its bursts come, where its messages go and how long they are. The model's background
+/// hosts are built from these, and so are the emulated IMPs' (`nmc oracle emulate-map`), so
+/// both networks are offered the same traffic from the same seed.
+#[derive(Clone, Debug)]
+pub struct BackgroundSite {
+    /// The IMP (topology index).
+    pub imp: u32,
+    /// Its random stream's number in the run's `nmc_sim::RngStreams` (its arrivals, bursts,
+    /// destinations and lengths, drawn in that order: [`crate::model::LengthMix`]).
+    pub stream: u64,
+    /// Mean time between its bursts, ns.
+    pub mean_interval_ns: f64,
+    /// Destination IMPs with cumulative probabilities (the last is 1); empty if none is
+    /// reachable.
+    pub dests: Vec<(u32, f64)>,
+    /// Its messages' lengths and bursts.
+    pub mix: crate::model::LengthMix,
+    /// Messages that may wait at the host; arrivals beyond are refused.
+    pub host_queue: u32,
+    /// When its arrivals start, from the start of the run.
+    pub start: nmc_sim::SimDuration,
+}
+
+/// The background hosts traffic entry `i` (`b`) puts on `topo`: one on each IMP it names (all
+/// when none), each with its share of the arrivals and its destinations by the gravity weights
+/// (see `model/background.rs`). Errors name the entry's key at fault.
+pub fn background_sites(
     topo: &Topology,
     params: &ImpParams,
     i: usize,
     b: &crate::spec::BackgroundSpec,
-    seed: u64,
-) -> Result<(), BuildError> {
+) -> Result<Vec<BackgroundSite>, BuildError> {
     let at = format!("traffic[{i}]");
     let bad = |k: &str, why: &str| BuildError(format!("{at}.{k}: {why}"));
     if !(b.messages_per_second.is_finite() && b.messages_per_second > 0.0) {
@@ -865,16 +888,7 @@ fn add_background(
     let origin = |x: u32| b.origin_weight(&topo.names[x as usize]);
     let pair = Pairing::new(topo, &imps, b);
     let total_origin: f64 = imps.iter().map(|&x| origin(x)).sum();
-    let first = hosts.len() as u32;
-    for &x in &imps {
-        let name = format!("BG-{}", topo.names[x as usize]);
-        if hosts.iter().any(|h| h.name == name) {
-            return Err(BuildError(format!(
-                "{at}: a host is already named `{name}`, the name of a background host"
-            )));
-        }
-    }
-    let streams = nmc_sim::RngStreams::new(seed);
+    let mut sites = Vec::with_capacity(imps.len());
     for (k, &x) in imps.iter().enumerate() {
         let reachable: Vec<u32> = imps
             .iter()
@@ -886,32 +900,68 @@ fn add_background(
         let mut c = 0.0;
         for &y in &reachable {
             c += pair.weight(x, y) / wsum;
-            let host = first + imps.iter().position(|&z| z == y).expect("listed") as u32;
-            dests.push((host, c));
+            dests.push((y, c));
         }
         if let Some(last) = dests.last_mut() {
             last.1 = 1.0;
         }
         let rate = b.messages_per_second * origin(x) / total_origin / b.burst_mean;
+        sites.push(BackgroundSite {
+            imp: x,
+            stream: crate::model::background_stream(k),
+            mean_interval_ns: 1e9 / rate,
+            dests,
+            mix: crate::model::LengthMix {
+                single_packet_fraction: b.single_packet_fraction,
+                single_mean: b.single_mean.get() as f64,
+                multi_mean: b.multi_mean.get() as f64,
+                burst_mean: b.burst_mean,
+                max_packet: p,
+                max_message: params.max_message.get(),
+            },
+            host_queue: b.host_queue,
+            start: b.start,
+        });
+    }
+    Ok(sites)
+}
+
+/// Adds the background hosts of traffic entry `i` ([`background_sites`]), named `BG-` and
+/// their IMP's name.
+fn add_background(
+    hosts: &mut Vec<Host>,
+    topo: &Topology,
+    params: &ImpParams,
+    i: usize,
+    b: &crate::spec::BackgroundSpec,
+    seed: u64,
+) -> Result<(), BuildError> {
+    let sites = background_sites(topo, params, i, b)?;
+    let first = hosts.len() as u32;
+    for site in &sites {
+        let name = format!("BG-{}", topo.names[site.imp as usize]);
+        if hosts.iter().any(|h| h.name == name) {
+            return Err(BuildError(format!(
+                "traffic[{i}]: a host is already named `{name}`, the name of a background host"
+            )));
+        }
+    }
+    let streams = nmc_sim::RngStreams::new(seed);
+    let host_of = |y: u32| first + sites.iter().position(|s| s.imp == y).expect("listed") as u32;
+    for site in &sites {
+        let dests: Vec<(u32, f64)> = site.dests.iter().map(|&(y, c)| (host_of(y), c)).collect();
         hosts.push(Host {
             started: true,
             background: (!dests.is_empty()).then(|| crate::model::Background {
-                rng: Box::new(streams.stream(crate::model::background_stream(k))),
-                mean_interval_ns: 1e9 / rate,
+                rng: Box::new(streams.stream(site.stream)),
+                mean_interval_ns: site.mean_interval_ns,
                 dests,
-                mix: crate::model::LengthMix {
-                    single_packet_fraction: b.single_packet_fraction,
-                    single_mean: b.single_mean.get() as f64,
-                    multi_mean: b.multi_mean.get() as f64,
-                    burst_mean: b.burst_mean,
-                    max_packet: p,
-                    max_message: params.max_message.get(),
-                },
+                mix: site.mix,
                 backlog: Default::default(),
-                host_queue: b.host_queue,
+                host_queue: site.host_queue,
                 stopped: false,
             }),
-            ..Host::new(format!("BG-{}", topo.names[x as usize]), x)
+            ..Host::new(format!("BG-{}", topo.names[site.imp as usize]), site.imp)
         });
     }
     Ok(())

@@ -404,8 +404,13 @@ pub struct SourceCounts {
     pub packets_by_line: [u64; 6],
 }
 
-/// The source IMP's counts between `span.0` and `span.1`.
-pub fn source_counts(source: &Trace, span: (u64, u64)) -> SourceCounts {
+/// The source IMP's counts between `span.0` and `span.1`. With `pair` = `Some((src, dst))`
+/// (IMP numbers), only that pair's: message packets, REQALLs and give-backs from `src` to
+/// `dst`, replies from `dst` to `src`; other traffic through the source IMP (a loaded
+/// network's, or a neighbouring experiment's at the span's edges) is left out. `None` counts
+/// every frame, the rule the SIMH runs' recorded counts were made with. Null packets: all.
+pub fn source_counts(source: &Trace, span: (u64, u64), pair: Option<(u8, u8)>) -> SourceCounts {
+    let ours = |from: u8, to: u8| pair.is_none_or(|p| p == (from, to));
     use crate::trace::Frame;
     use std::collections::HashSet;
     let mut c = SourceCounts::default();
@@ -417,7 +422,7 @@ pub fn source_counts(source: &Trace, span: (u64, u64)) -> SourceCounts {
     {
         let f = Frame::decode(&e.head);
         match (e.what.as_str(), f) {
-            ("MITX", Frame::Packet(h)) => {
+            ("MITX", Frame::Packet(h)) if ours(h.source_imp, h.dest_imp) => {
                 if h.reqall_or_rfnm && e.words <= 5 {
                     c.reqall += 1;
                 } else if h.gvb_or_alloc && e.words <= 5 {
@@ -434,13 +439,15 @@ pub fn source_counts(source: &Trace, span: (u64, u64)) -> SourceCounts {
                 }
             }
             ("MITX", Frame::Null { .. }) => c.nulls_sent += 1,
-            ("MIRX", Frame::Reply(h)) => match (h.reqall_or_rfnm, h.gvb_or_alloc) {
-                (true, _) if h.incomplete => c.rfnm_of_gvb += 1,
-                (true, true) => c.rfnm_with_all += 1,
-                (true, false) => c.rfnm_alone += 1,
-                (false, true) => c.all_alone += 1,
-                _ => {}
-            },
+            ("MIRX", Frame::Reply(h)) if ours(h.dest_imp, h.source_imp) => {
+                match (h.reqall_or_rfnm, h.gvb_or_alloc) {
+                    (true, _) if h.incomplete => c.rfnm_of_gvb += 1,
+                    (true, true) => c.rfnm_with_all += 1,
+                    (true, false) => c.rfnm_alone += 1,
+                    (false, true) => c.all_alone += 1,
+                    _ => {}
+                }
+            }
             _ => {}
         }
     }

@@ -95,14 +95,19 @@ pub struct PerHopArgs {
 #[derive(Args, Debug)]
 #[command(after_help = "Examples:\n  \
     NMC_IMP_PROGRAM=~/src/simh/H316/tests/impcode.cmd nmc oracle emulate-map --out out/emulate-map\n  \
-    nmc oracle emulate-map --program impcode.cmd --hops 1,5,9 --messages 60 --out out/emulate-map\n\n\
+    nmc oracle emulate-map --program impcode.cmd --hops 1,5,9 --messages 60 --out out/emulate-map\n  \
+    nmc oracle emulate-map --program impcode.cmd --seed 2 --out out/ko-program/seed-2\n  \
+    nmc oracle emulate-map --program impcode.cmd --load 0 --out out/emulate-map-unloaded\n\n\
 The network is scenarios/ko-v2-map.toml's topology (42 sites, 47 lines, each with its speed and \
 great-circle propagation; TIPs as 316s, the rest 516s), numbered by the rule of \
-crates/nmc-oracle/src/map.rs (UCLA is IMP 38 there, BBN IMP 4), without the scenario's background \
-load. The host on UCLA's IMP probes the farthest site asked for until a RFNM answers, then pumps to the \
+crates/nmc-oracle/src/map.rs (UCLA is IMP 38 there, BBN IMP 4), with the scenario's background \
+load (--load 0: none) offered by a host on every IMP's second host interface, drawn as the model \
+draws it from the same seed (crates/nmc-oracle/src/background.rs). The host on UCLA's IMP probes the farthest site asked for until a RFNM answers, then pumps to the \
 discard fake host of each destination in turn (SDC, RAND, USC-ISI, STANFORD, SRI, MOFFETT, LBL, \
 UTAH, BBN for 1..9 hops: nmc-experiments' KO_MAP_DESTINATIONS), measured by the code that \
-measured the SIMH chain runs. No row is judged: the map is not the chain.")]
+measured the SIMH chain runs, each distance set beside SIMH's chains (not judged: the map is not \
+the chain). Recorded runs of it (seeds 1-3) are the scoreboard's KO-1/2/3 program rows \
+(nmc reproduce ko-v2-throughput; docs/src/how-to/ko-program.md).")]
 pub struct EmulateMapArgs {
     /// BBN's IMP program as SIMH's deposit file; default: the NMC_IMP_PROGRAM environment
     /// variable.
@@ -130,6 +135,17 @@ pub struct EmulateMapArgs {
     /// great-circle delays).
     #[arg(long)]
     no_propagation: bool,
+    /// The scenario's background load (67.5 messages/s from every site, as the model runs
+    /// K&O's experiment) times this: 1 the scenario's, 0 none.
+    #[arg(long, default_value_t = 1.0, value_name = "FACTOR")]
+    load: f64,
+    /// The background hosts' seed (default: the scenario's, 1).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Load alone before the first experiment (a duration: 10s, 500ms; a bare number is
+    /// seconds).
+    #[arg(long, default_value = "10s", value_name = "DURATION", value_parser = parse_duration_ns)]
+    settle: u64,
     /// The recorded SIMH data to set beside (ko-chain.csv).
     #[arg(long, value_name = "DIR", default_value = "data/oracle")]
     data: PathBuf,
@@ -742,6 +758,21 @@ pub struct ChainArgs {
     out: PathBuf,
 }
 
+/// A duration in ns: a bare number is seconds (`10`, `2.5`), otherwise a scenario's duration
+/// (`10s`, `500ms`, `1min`).
+fn parse_duration_ns(text: &str) -> Result<u64, String> {
+    if let Ok(x) = text.trim().parse::<f64>() {
+        return if x.is_finite() && x >= 0.0 {
+            Ok((x * 1e9).round() as u64)
+        } else {
+            Err(format!("{text}: a duration is 0 or more seconds"))
+        };
+    }
+    text.parse::<nmc_sim::SimDuration>()
+        .map(|d| d.as_nanos())
+        .map_err(|e| e.to_string())
+}
+
 /// Runs a subcommand; `false` when a chain run was refused (an instance fell behind).
 pub fn run(cmd: OracleCommand) -> Result<bool> {
     match cmd {
@@ -772,6 +803,9 @@ pub fn run(cmd: OracleCommand) -> Result<bool> {
             text_words: a.text_words,
             machine: a.machine,
             no_propagation: a.no_propagation,
+            load: a.load,
+            seed: a.seed,
+            settle_ns: a.settle,
             data: a.data,
             out: a.out,
         }),
@@ -1094,7 +1128,7 @@ fn emulate_cmd(a: EmulateArgs) -> Result<bool> {
             probe_of(&experiments),
             limits,
         )?;
-        let (results, messages) = r.results(&settings);
+        let (results, messages) = r.results(&settings, false);
         all_counts.extend(crate::emulate::counts(
             &dir.join("run.json"),
             run,
@@ -1436,7 +1470,7 @@ fn run_network(
         x.max_lag_ms = lag;
         x.behind_share = behind;
         x.refused_because = why;
-        x.source = crate::analyze::source_counts(&traces[0], r.span_ns);
+        x.source = crate::analyze::source_counts(&traces[0], r.span_ns, None);
         x.dest = crate::analyze::dest_counts(&traces[r.experiment.dest], r.span_ns, net.imps[0]);
         results.push(x);
         all_rows.extend(rows);

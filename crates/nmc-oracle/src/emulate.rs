@@ -22,7 +22,9 @@
 //! rows is not traced yet. RFC 632's run misses (below).
 //!
 //! Any network the program can run ([`check_network`]) is replayed the same way:
-//! [`crate::map`] builds the June 1974 map's 42 IMPs for `nmc oracle emulate-map`.
+//! [`crate::map`] builds the June 1974 map's 42 IMPs for `nmc oracle emulate-map`, and
+//! [`replay_loaded`] adds a scenario's background load ([`Load`], [`crate::background`]): a
+//! host on every IMP's second interface, on from the moment the probe is answered.
 //!
 //! ## RFC 632's experiment (not a chain)
 //! The recorded `rfc632-516-4` run (`nmc oracle rfc632`: IMP 11 to IMP 14's discard fake host
@@ -147,14 +149,41 @@ pub struct Replay {
     pub instructions: u64,
     /// The source IMP's number.
     pub source_imp: u8,
+    /// Every IMP's number, by network index.
+    pub imps: Vec<u8>,
     /// With [`Options::profile`]: per experiment (in the order run), each IMP's ns per
     /// instruction address while it ran (index: IMP index, then address).
     pub profiles: Vec<(String, Vec<Vec<u64>>)>,
+    /// With a [`Load`]: the background hosts' counts, all hosts together, at the end of each
+    /// experiment (in the order run; each the total since the load started).
+    pub background: Vec<crate::background::Counts>,
+}
+
+/// The network's own load on a replay ([`crate::background`]): a background host on some
+/// IMPs, started when the network is up; the first experiment waits `settle_ns` after that.
+#[derive(Clone, Debug)]
+pub struct Load {
+    /// Each background host: its IMP's network index and its plan (destinations as topology
+    /// indices).
+    pub sites: Vec<(usize, nmc_imp::run::BackgroundSite)>,
+    /// The network index of each topology index.
+    pub net_index: Vec<usize>,
+    /// The seed of the hosts' streams (the scenario's run seed).
+    pub seed: u64,
+    /// Load alone before the first experiment.
+    pub settle_ns: u64,
 }
 
 impl Replay {
-    /// The experiments' results and every message's row, measured as the recordings were.
-    pub fn results(&self, settings: &Settings) -> (Vec<ExperimentResult>, Vec<MessageRow>) {
+    /// The experiments' results and every message's row, measured as the recordings were;
+    /// with `pair_only`, the source's counts are the pump's pair's alone
+    /// ([`crate::analyze::source_counts`]: on a loaded network, where other traffic crosses the
+    /// source IMP), else every frame's, as SIMH's recorded counts were made.
+    pub fn results(
+        &self,
+        settings: &Settings,
+        pair_only: bool,
+    ) -> (Vec<ExperimentResult>, Vec<MessageRow>) {
         let mut results = Vec::new();
         let mut all = Vec::new();
         for r in &self.host_runs {
@@ -166,7 +195,11 @@ impl Replay {
             if r.stalled {
                 x.refused_because.push("the pump stalled".into());
             }
-            x.source = crate::analyze::source_counts(&self.traces[0], r.span_ns);
+            x.source = crate::analyze::source_counts(
+                &self.traces[0],
+                r.span_ns,
+                pair_only.then(|| (self.source_imp, self.imps[r.experiment.dest])),
+            );
             x.dest = crate::analyze::dest_counts(
                 &self.traces[r.experiment.dest],
                 r.span_ns,
@@ -212,6 +245,10 @@ enum Phase {
     Up {
         last_probe: Option<u64>,
     },
+    /// The load runs alone until then.
+    Settle {
+        until: u64,
+    },
     Pump {
         index: usize,
         pump: Pump,
@@ -234,6 +271,13 @@ struct Driver<'a> {
     up_ns: Option<u64>,
     host_runs: Vec<HostRun>,
     profiles: Vec<(String, Vec<Vec<u64>>)>,
+    load: Option<&'a Load>,
+    /// Background hosts by IMP index, once the network is up.
+    bg: Vec<Option<crate::background::BackgroundHost>>,
+    /// Background messages delivered to a destination's host 2.
+    bg_delivered: u64,
+    /// The totals at the end of each experiment.
+    background: Vec<crate::background::Counts>,
 }
 
 fn head(words: &[u16], n: usize) -> Vec<u16> {
@@ -361,6 +405,12 @@ impl Driver<'_> {
                     ));
                     if i == 0 && host == 1 && words.len() >= 2 {
                         self.host_message(last_bit_ns, Leader::decode([words[0], words[1]]))?;
+                    } else if host == crate::background::HOST && words.len() >= 2 {
+                        self.background_message(
+                            i,
+                            last_bit_ns,
+                            Leader::decode([words[0], words[1]]),
+                        );
                     }
                 }
                 Output::ImpReady {
@@ -376,6 +426,16 @@ impl Driver<'_> {
                             .map_err(input_error)?;
                     }
                 }
+                Output::ImpReady {
+                    host: crate::background::HOST,
+                    ready: true,
+                    ..
+                } if self.load.is_some() => {
+                    let now = self.imps[i].now_ns();
+                    self.imps[i]
+                        .set_host_ready(crate::background::HOST, true, now)
+                        .map_err(input_error)?;
+                }
                 Output::ImpReady { .. } | Output::Console { .. } | Output::Lights { .. } => {}
             }
         }
@@ -389,9 +449,19 @@ impl Driver<'_> {
                 self.note(t, format!("from IMP: {leader}"));
                 if leader.kind == Kind::Rfnm && leader.link == 1 && leader.imp == self.probe_imp {
                     self.up_ns = Some(t);
-                    self.start_experiment(0, t)?;
+                    match self.load {
+                        Some(load) => {
+                            self.start_load(load, t);
+                            self.note(t, format!("background load on, {} hosts", load.sites.len()));
+                            self.phase = Phase::Settle {
+                                until: t + load.settle_ns,
+                            };
+                        }
+                        None => self.start_experiment(0, t)?,
+                    }
                 }
             }
+            Phase::Settle { .. } => self.note(t, format!("from IMP: {leader}")),
             Phase::Pump {
                 pump,
                 last_progress,
@@ -456,6 +526,10 @@ impl Driver<'_> {
                 .collect();
             self.profiles.push((e.name.clone(), p));
         }
+        if self.load.is_some() {
+            let all = self.background_counts();
+            self.background.push(all);
+        }
         self.host_runs.push(HostRun {
             experiment: e.clone(),
             link: pump.config().link,
@@ -466,12 +540,91 @@ impl Driver<'_> {
         self.start_experiment(index + 1, now)
     }
 
+    /// The background hosts start, their first arrivals after `now`.
+    fn start_load(&mut self, load: &Load, now: u64) {
+        let streams = nmc_sim::RngStreams::new(load.seed);
+        let index = |y: u32| load.net_index.get(y as usize).copied();
+        for (i, site) in &load.sites {
+            self.bg[*i] = crate::background::BackgroundHost::new(site, &index, &streams, now);
+        }
+    }
+
+    /// Every background host's counts added up, deliveries included.
+    fn background_counts(&self) -> crate::background::Counts {
+        let mut all = crate::background::Counts::default();
+        for h in self.bg.iter().flatten() {
+            all.add(&h.counts);
+        }
+        all.delivered = self.bg_delivered;
+        all
+    }
+
+    /// A message to IMP `i`'s background host, its last bit at `t`: a background message
+    /// delivered, or a reply to one this host sent.
+    fn background_message(&mut self, i: usize, t: u64, leader: Leader) {
+        match leader.kind {
+            Kind::Regular => self.bg_delivered += 1,
+            Kind::Rfnm | Kind::IncompleteTransmission | Kind::DestinationDead => {
+                let dest = self.net.imps.iter().position(|&n| n == leader.imp);
+                let answered = match (dest, self.bg[i].as_mut()) {
+                    (Some(d), Some(h)) => h.reply(d, leader.kind, t),
+                    _ => false,
+                };
+                if !answered || leader.kind != Kind::Rfnm {
+                    self.note(
+                        t,
+                        format!("IMP {} background host: {leader}", self.net.imps[i]),
+                    );
+                }
+            }
+            _ => self.note(
+                t,
+                format!("IMP {} background host: {leader}", self.net.imps[i]),
+            ),
+        }
+    }
+
+    /// The background messages arriving before `end` handed to their IMPs' host 2, each at its
+    /// arrival or the IMP's clock if that is later; refused if its host's queue is full.
+    fn background_arrivals(&mut self, end: u64) -> Result<()> {
+        for i in 0..self.bg.len() {
+            let Some(h) = self.bg[i].as_mut() else {
+                continue;
+            };
+            let arrivals = h.arrivals(end);
+            if arrivals.is_empty() {
+                continue;
+            }
+            let taken = self.imps[i]
+                .devices
+                .host(crate::background::HOST)
+                .map_or(0, |x| x.stats.messages_in);
+            for a in arrivals {
+                if h.counts.sent - taken >= u64::from(h.host_queue) {
+                    h.counts.refused += 1;
+                    continue;
+                }
+                let at = a.at_ns.max(self.imps[i].now_ns());
+                let words = h.message(&a, self.net.imps[a.dest], at)?;
+                self.imps[i]
+                    .host_send(crate::background::HOST, words, at)
+                    .map_err(input_error)?;
+            }
+        }
+        Ok(())
+    }
+
     /// The host's turn at the source IMP's clock: probe, or hand over the pump's messages.
     fn host_act(&mut self) -> Result<()> {
         let now = self.imps[0].now_ns();
         let ready = self.imps[0].devices.host(1).is_some_and(|h| h.imp_ready());
         let mut send: Vec<(Leader, Vec<u16>)> = Vec::new();
         let mut stalled = false;
+        if let Phase::Settle { until } = self.phase
+            && now >= until
+        {
+            self.start_experiment(0, now)?;
+        }
         match &mut self.phase {
             Phase::Up { last_probe } => {
                 if ready && last_probe.is_none_or(|t| now >= t + PROBE_EVERY_NS) {
@@ -490,7 +643,7 @@ impl Driver<'_> {
                 }
                 stalled = now > *last_progress + self.limits.stall_ns;
             }
-            Phase::Done => {}
+            Phase::Settle { .. } | Phase::Done => {}
         }
         for (leader, text) in send {
             if matches!(self.phase, Phase::Up { .. }) {
@@ -525,6 +678,20 @@ pub fn replay(
     probe: usize,
     limits: Options,
 ) -> Result<Replay> {
+    replay_loaded(image, net, s, experiments, probe, limits, None)
+}
+
+/// [`replay`] with the network's own load: `load`'s background hosts on host interface 2 of
+/// their IMPs ([`crate::background`]), from the moment the probe is answered.
+pub fn replay_loaded(
+    image: &Image,
+    net: &Network,
+    s: &Settings,
+    experiments: &[Experiment],
+    probe: usize,
+    limits: Options,
+    load: Option<&Load>,
+) -> Result<Replay> {
     if net.imps.is_empty() || probe >= net.imps.len() {
         bail!(
             "a network of {} IMPs has no IMP {probe} to probe",
@@ -541,6 +708,9 @@ pub fn replay(
         .map(|i| {
             let mut c = imp_config(net, s, i);
             c.host_input_poll_ns = limits.simh_host_poll_ns;
+            if load.is_some_and(|l| l.sites.iter().any(|x| x.0 == i)) {
+                c.hosts[usize::from(crate::background::HOST) - 1] = Some(s.host_bps);
+            }
             let mut imp = Imp::new(&c);
             imp.load(image);
             imp.set_profile(limits.profile);
@@ -581,6 +751,10 @@ pub fn replay(
         up_ns: None,
         host_runs: Vec::new(),
         profiles: Vec::new(),
+        load,
+        bg: vec![None; net.imps.len()],
+        bg_delivered: 0,
+        background: Vec::new(),
     };
     let mut rng = {
         use rand::SeedableRng;
@@ -597,6 +771,7 @@ pub fn replay(
         }
         let end = t + window;
         let mut frames: Vec<Frame> = Vec::new();
+        d.background_arrivals(end)?;
         while d.imps[0].now_ns() < end {
             d.host_act()?;
             let step = (d.imps[0].now_ns() + HOST_STEP_NS).min(end);
@@ -646,7 +821,9 @@ pub fn replay(
         log: d.log,
         instructions: d.imps.iter().map(|i| i.cpu.instructions()).sum(),
         source_imp: net.imps[0],
+        imps: net.imps.clone(),
         profiles: d.profiles,
+        background: d.background,
     })
 }
 

@@ -20,6 +20,7 @@
 //! | [`timeline`] | one message's life hop by hop from every IMP's trace |
 //! | [`emulate`] | the same runs on nmc's own H316 emulator (`nmc-h316`), measured by the same code |
 //! | [`map`] | an ARPANET map scenario's IMPs and lines as a network of emulated IMPs (program 3050's limits) |
+//! | [`background`] | the scenario's background hosts on the emulated IMPs: the model's traffic, offered through host 2 |
 //! | [`speed`] | the emulator's instructions per second and real-time factor (`nmc oracle bench`) |
 //! | [`cli`] | `nmc oracle build`, `chain`, `rfc632`, `timeline`, `collect`, `compare`, `emulate`, `bench` |
 //!
@@ -53,6 +54,7 @@
 #![warn(missing_docs)]
 
 pub mod analyze;
+pub mod background;
 pub mod build;
 pub mod cli;
 pub mod emulate;

@@ -75,6 +75,64 @@ impl MapNetwork {
     }
 }
 
+/// The background load of scenario `text` (named `origin` in errors) on `m`, its level times
+/// `level` (1: the scenario's; 0: none, `None`), from `seed` (the scenario's when `None`):
+/// every `kind = "background"` entry's hosts, planned as the model plans them
+/// ([`nmc_imp::run::background_sites`]). The first experiment waits `settle_ns` after the load
+/// starts.
+pub fn background_load(
+    origin: &str,
+    text: &str,
+    m: &MapNetwork,
+    level: f64,
+    seed: Option<u64>,
+    settle_ns: u64,
+) -> Result<Option<crate::emulate::Load>> {
+    if !(level.is_finite() && level >= 0.0) {
+        bail!("--load {level}: a level is a factor of the scenario's load, 0 or more");
+    }
+    let s: ImpScenario =
+        nmc_scenario::load(origin, text, &[]).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let params = nmc_imp::scenario::resolve_params(&s.network.profile, &s.network.params)
+        .map_err(|e| anyhow::anyhow!("{origin}: {}", e.0))?;
+    let mut net_index = vec![0usize; m.topo_index.len()];
+    for (i, &k) in m.topo_index.iter().enumerate() {
+        net_index[k as usize] = i;
+    }
+    let mut sites = Vec::new();
+    for (i, t) in s.traffic.iter().enumerate() {
+        if let nmc_imp::spec::TrafficSpec::Background(b) = t {
+            let mut b = b.clone();
+            b.messages_per_second *= level;
+            if level == 0.0 {
+                continue;
+            }
+            for site in nmc_imp::run::background_sites(&m.topology, &params, i, &b)
+                .map_err(|e| anyhow::anyhow!("{origin}: {}", e.0))?
+            {
+                sites.push((net_index[site.imp as usize], site));
+            }
+        }
+    }
+    if sites.is_empty() {
+        return Ok(None);
+    }
+    if sites
+        .iter()
+        .any(|(i, _)| sites.iter().filter(|(j, _)| j == i).count() > 1)
+    {
+        bail!(
+            "{origin}: two background entries on one IMP; the emulated IMPs have one background host each"
+        );
+    }
+    Ok(Some(crate::emulate::Load {
+        sites,
+        net_index,
+        seed: seed.or(s.seed).unwrap_or(1),
+        settle_ns,
+    }))
+}
+
 /// The IMP number of topology index `k` ([`NCC_IMP`] skipped).
 pub fn imp_number(k: usize) -> Option<u8> {
     let n = k + 1;
@@ -265,6 +323,12 @@ pub struct MapArgs {
     pub machine: Option<Machine>,
     /// Diagnosis: no propagation delay on any line.
     pub no_propagation: bool,
+    /// The scenario's background load times this (0: none).
+    pub load: f64,
+    /// The background hosts' seed (the scenario's when `None`).
+    pub seed: Option<u64>,
+    /// Load alone before the first experiment, ns.
+    pub settle_ns: u64,
     /// The recorded data (`ko-chain.csv`).
     pub data: std::path::PathBuf,
     /// Output folder.
@@ -368,6 +432,117 @@ pub fn hops_per_packet(
     }
 }
 
+/// Background messages by minimum hops from source to destination: how many were answered,
+/// and their mean round trip from the first word into the source IMP to the reply's first word
+/// out to the host (the model's `background.rtt_by_hops` starts at packet 1 in the IMP and ends
+/// at the RFNM at the host: within a packet's input time of this). Read from every IMP's
+/// host-2 trace: inputs and replies paired in order per destination.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct HopsRtt {
+    /// Minimum hops.
+    pub hops: u32,
+    /// Messages answered (RFNM or another reply).
+    pub messages: u64,
+    /// Mean round trip, ms.
+    pub mean_ms: f64,
+}
+
+/// Background messages from one site, or to one: as [`HopsRtt`], by site.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct SiteRtt {
+    /// The site.
+    pub site: String,
+    /// Its machine.
+    pub machine: String,
+    /// Messages it sent that were answered, and their mean round trip, ms.
+    pub sent: u64,
+    /// Their mean round trip, ms.
+    pub sent_mean_ms: f64,
+    /// Messages to it that were answered, and their mean round trip, ms.
+    pub received: u64,
+    /// Their mean round trip, ms.
+    pub received_mean_ms: f64,
+}
+
+/// The background's round trips ([`HopsRtt`]) by distance and by site, from the replay's
+/// traces.
+pub fn background_rtts(
+    traces: &[crate::trace::Trace],
+    m: &MapNetwork,
+) -> (Vec<HopsRtt>, Vec<SiteRtt>) {
+    use crate::leader::Kind;
+    use std::collections::{BTreeMap, VecDeque};
+    let mut by: BTreeMap<u32, (u64, u128)> = BTreeMap::new();
+    let n = traces.len();
+    let mut from = vec![(0u64, 0u128); n];
+    let mut to = vec![(0u64, 0u128); n];
+    for (i, t) in traces.iter().enumerate() {
+        let (ins, outs) = crate::trace::host_messages(t, crate::background::HOST);
+        let mut pending: BTreeMap<u8, VecDeque<u64>> = BTreeMap::new();
+        // Inputs and replies in time order.
+        let mut ev: Vec<(u64, bool, u8)> = ins
+            .iter()
+            .filter(|x| x.leader.kind == Kind::Regular)
+            .map(|x| (x.start_ns, true, x.leader.imp))
+            .chain(
+                outs.iter()
+                    .filter(|o| {
+                        matches!(
+                            o.leader.kind,
+                            Kind::Rfnm | Kind::IncompleteTransmission | Kind::DestinationDead
+                        )
+                    })
+                    .map(|o| (o.start_ns, false, o.leader.imp)),
+            )
+            .collect();
+        ev.sort_by_key(|e| (e.0, !e.1));
+        for (at, input, imp) in ev {
+            if input {
+                pending.entry(imp).or_default().push_back(at);
+                continue;
+            }
+            let Some(sent) = pending.get_mut(&imp).and_then(VecDeque::pop_front) else {
+                continue;
+            };
+            let Some(j) = m.net.imps.iter().position(|&n| n == imp) else {
+                continue;
+            };
+            let Some(h) = m.hops(i, j) else { continue };
+            let rtt = u128::from(at.saturating_sub(sent));
+            for e in [by.entry(h).or_default(), &mut from[i], &mut to[j]] {
+                e.0 += 1;
+                e.1 += rtt;
+            }
+        }
+    }
+    let mean = |(k, sum): (u64, u128)| {
+        if k == 0 {
+            f64::NAN
+        } else {
+            sum as f64 / k as f64 / 1e6
+        }
+    };
+    let hops = by
+        .into_iter()
+        .map(|(hops, x)| HopsRtt {
+            hops,
+            messages: x.0,
+            mean_ms: mean(x),
+        })
+        .collect();
+    let sites = (0..n.min(m.names.len()))
+        .map(|i| SiteRtt {
+            site: m.names[i].clone(),
+            machine: format!("{:?}", m.net.machine(i, Machine::H516)),
+            sent: from[i].0,
+            sent_mean_ms: mean(from[i]),
+            received: to[i].0,
+            received_mean_ms: mean(to[i]),
+        })
+        .collect();
+    (hops, sites)
+}
+
 /// The rows as a Markdown table.
 pub fn beside_table(rows: &[BesideRow]) -> String {
     use std::fmt::Write as _;
@@ -401,7 +576,7 @@ pub fn beside_table(rows: &[BesideRow]) -> String {
 /// `nmc oracle emulate-map`: runs, prints the table, writes the files; `true` if every
 /// experiment ran clean.
 pub fn emulate_map_cmd(a: MapArgs) -> Result<bool> {
-    use crate::emulate::{Options, replay};
+    use crate::emulate::{Options, replay_loaded};
     use std::fs;
     crate::analyze::check_pump(a.outstanding, Some(a.messages), a.warmup)?;
     let (program, image) = crate::emulate::load_program(a.program.as_deref())?;
@@ -422,10 +597,19 @@ pub fn emulate_map_cmd(a: MapArgs) -> Result<bool> {
         .max_by_key(|e| e.hops)
         .map(|e| e.dest)
         .ok_or_else(|| anyhow::anyhow!("no hop count to run"))?;
+    let load = background_load("ko-v2-map.toml", KO_MAP, &m, a.load, a.seed, a.settle_ns)?;
     let s = Settings::default();
     let t0 = std::time::Instant::now();
-    let r = replay(&image, &m.net, &s, &experiments, probe, Options::default())?;
-    let (results, messages) = r.results(&s);
+    let r = replay_loaded(
+        &image,
+        &m.net,
+        &s,
+        &experiments,
+        probe,
+        Options::default(),
+        load.as_ref(),
+    )?;
+    let (results, messages) = r.results(&s, true);
     eprintln!(
         "nmc oracle emulate-map: up at {:.1} s, {} experiments, {:.1} s simulated, {:.2e} instructions, {:.1} s wall",
         r.up_ns as f64 / 1e9,
@@ -434,6 +618,46 @@ pub fn emulate_map_cmd(a: MapArgs) -> Result<bool> {
         r.instructions as f64,
         t0.elapsed().as_secs_f64()
     );
+    let (by_hops, by_site) = if load.is_some() {
+        background_rtts(&r.traces, &m)
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    if !by_hops.is_empty() {
+        let cells: Vec<String> = by_hops
+            .iter()
+            .map(|x| format!("{} {:.0} ({})", x.hops, x.mean_ms, x.messages))
+            .collect();
+        eprintln!(
+            "background round trip by hops, ms (messages): {}",
+            cells.join(", ")
+        );
+    }
+    let mut slow: Vec<&SiteRtt> = by_site.iter().filter(|x| x.sent >= 20).collect();
+    slow.sort_by(|a, b| b.sent_mean_ms.total_cmp(&a.sent_mean_ms));
+    if !slow.is_empty() {
+        let cells: Vec<String> = slow
+            .iter()
+            .take(6)
+            .map(|x| format!("{} {:.0} ({})", x.site, x.sent_mean_ms, x.sent))
+            .collect();
+        eprintln!(
+            "slowest background senders, ms (messages): {}",
+            cells.join(", ")
+        );
+    }
+    if let Some(c) = r.background.last() {
+        eprintln!(
+            "background: {} offered, {} refused, {} sent, {} delivered, {} answered by RFNM, {} otherwise; mean round trip {:.1} ms",
+            c.offered,
+            c.refused,
+            c.sent,
+            c.delivered,
+            c.answered,
+            c.failed,
+            c.mean_rtt_ms()
+        );
+    }
     let simh = |machine: &str, hops: usize| {
         let v: Vec<&crate::model::Recorded> = recorded
             .iter()
@@ -520,7 +744,17 @@ pub fn emulate_map_cmd(a: MapArgs) -> Result<bool> {
         let doc = serde_json::json!({
             "command": std::env::args().collect::<Vec<_>>(),
             "impcode_cmd_sha256": crate::build::sha256_file(&program)?,
-            "scenario": "scenarios/ko-v2-map.toml (topology only; no background load)",
+            "scenario": if load.is_some() {
+                "scenarios/ko-v2-map.toml (topology and background load; the pump as below)"
+            } else {
+                "scenarios/ko-v2-map.toml (topology only; no background load)"
+            },
+            "load": a.load,
+            "seed": load.as_ref().map(|l| l.seed),
+            "settle_s": a.settle_ns as f64 / 1e9,
+            "background_by_experiment": r.background,
+            "background_rtt_by_hops": by_hops,
+            "background_rtt_by_site": by_site,
             "machine": a.machine,
             "no_propagation": a.no_propagation,
             "settings": s,

@@ -61,7 +61,7 @@ fn replay_and_judge(image: &Image, run: &str) {
         limits,
     )
     .unwrap();
-    let (results, _) = r.results(&s);
+    let (results, _) = r.results(&s, false);
     let rows = compare(&rec, run, &results);
     eprintln!("{}", table(&rows));
     assert!(!rows.is_empty());
@@ -111,7 +111,7 @@ fn replayed_twice(
 ) -> (String, Vec<nmc_oracle::analyze::ExperimentResult>) {
     let run = || {
         let r = replay(image, net, s, e, probe, Options::default()).unwrap();
-        let (results, messages) = r.results(s);
+        let (results, messages) = r.results(s, false);
         let traces: String = r.traces.iter().map(trace_text).collect();
         (
             traces,
@@ -196,6 +196,9 @@ fn the_1974_map_replays_the_same_bytes() {
         text_words: 503,
         machine: None,
         no_propagation: false,
+        load: 0.0,
+        seed: None,
+        settle_ns: 0,
         data: data(),
         out: None,
     };
@@ -249,4 +252,70 @@ fn every_recorded_run_reads_back_with_its_imps_modems() {
         assert_eq!(first.number, 11);
         assert_eq!(first.clock_tick_ns, 100_000);
     }
+}
+
+/// The 1974 map with the scenario's background load (issue 73 §5), K&O's pump 1 hop to SDC:
+/// the load's messages are delivered and answered by RFNM, the pump runs clean, and a second
+/// run gives the same bytes.
+#[test]
+#[ignore = "needs BBN's IMP program: NMC_IMP_PROGRAM=/path/to/impcode.cmd, --include-ignored"]
+fn the_loaded_map_delivers_its_background_and_replays_byte_identical() {
+    use nmc_oracle::emulate::replay_loaded;
+    use nmc_oracle::map::{KO_MAP, KO_SOURCE, background_load, from_scenario};
+    let Some(image) = program() else { return };
+    let m = from_scenario("ko-v2-map.toml", KO_MAP, KO_SOURCE).unwrap();
+    let load = background_load("ko-v2-map.toml", KO_MAP, &m, 1.0, Some(1), 5_000_000_000)
+        .unwrap()
+        .expect("the scenario has a background");
+    assert_eq!(load.sites.len(), 42, "a background host on every site");
+    let dest = m.index("SDC").unwrap();
+    let e = vec![Experiment {
+        name: "map-4out-1hop-SDC".into(),
+        dest,
+        hops: 1,
+        outstanding: 4,
+        messages: 30,
+        warmup: 5,
+        text_words: 503,
+    }];
+    let s = Settings::default();
+    let run = || {
+        let r = replay_loaded(
+            &image,
+            &m.net,
+            &s,
+            &e,
+            dest,
+            Options::default(),
+            Some(&load),
+        )
+        .unwrap();
+        let (results, messages) = r.results(&s, true);
+        let traces: String = r.traces.iter().map(trace_text).collect();
+        (
+            traces,
+            serde_json::to_string(&results).unwrap(),
+            serde_json::to_string(&messages).unwrap(),
+            r.background,
+            results,
+        )
+    };
+    let a = run();
+    let bg = *a.3.last().expect("counts at the experiment's end");
+    eprintln!("{bg:?}");
+    // 67.5 messages/s for 5 s of settling and the pump's ~7 s.
+    assert!(bg.offered > 400, "{bg:?}");
+    assert_eq!(bg.refused, 0);
+    // Every message answered but those still in flight at the end: at most the last 2 s of
+    // arrivals (135 at 67.5 a second; the mean round trip under this load is under 1 s). A
+    // few are answered "destination dead" while the far sites (LONDON behind 9.6 kbit/s
+    // lines) come up. Each RFNM follows a delivery.
+    let in_flight = bg.sent - bg.answered - bg.failed;
+    assert!(in_flight <= 135 && bg.failed < 30, "{bg:?}");
+    assert!(bg.delivered >= bg.answered, "{bg:?}");
+    assert!(a.4[0].matching == "ok" && !a.4[0].stalled, "{:?}", a.4[0]);
+    let b = run();
+    assert!(a.0 == b.0, "trace bytes differ between two runs");
+    assert_eq!(a.1, b.1, "results differ");
+    assert_eq!(a.2, b.2, "message times differ");
 }

@@ -1267,6 +1267,19 @@ impl Experiment for KoV2Throughput {
         ctx.csv("site_rule", &scores)?;
         let bind = self.diagnosis(ctx, &c, &mut pr)?;
         Self::published_rows(ctx, &c, &scores, &bind);
+        // Issue 73 §5: the same figures on the original IMP program, recorded, beside them.
+        super::ko_program::checks(
+            ctx,
+            &|figure, h| match figure {
+                "KO-1" => ko1_target(),
+                "KO-2" => ko2_target(),
+                _ => ko3_target(h),
+            },
+            &|h| {
+                let s = &scores[h as usize - 1];
+                (s.throughput_median_kbps, s.rtt_median_ms)
+            },
+        )?;
         let figs = Self::figs_5_6(ctx, &c)?;
         let rfc619 = self.rfc619_table(ctx, &mut pr)?;
         let cases = self.why_the_long_path_falls(ctx, &c, &mut pr)?;

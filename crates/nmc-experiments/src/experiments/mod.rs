@@ -6,6 +6,7 @@ pub mod ien163_arpanet;
 pub mod ko_alternate_path;
 pub mod ko_looping;
 pub mod ko_pairing;
+pub mod ko_program;
 pub mod ko_routing_tables;
 pub mod ko_sites;
 pub mod ko_v2_throughput;

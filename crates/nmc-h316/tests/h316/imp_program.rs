@@ -222,3 +222,98 @@ fn a_message_to_the_far_discard_host_is_answered_by_a_rfnm_and_runs_repeat() {
     let (again, ..) = run();
     assert!(trace == again, "two runs give the same trace bytes");
 }
+
+/// Messages to a *real* host on host interface `iface` (1 or 2) of IMP 3 from the same
+/// interface of IMP 2, one every 2 s once the first is answered by a RFNM: (message, IMP index,
+/// leader type, ms after sending) of everything the hosts got.
+fn real_host_exchange(image: &Image, iface: u8) -> Vec<(u32, usize, u16, f64)> {
+    let imps = [2u16, 3]
+        .iter()
+        .map(|&number| {
+            let mut hosts = [None; 4];
+            hosts[0] = Some(100_000);
+            hosts[usize::from(iface) - 1] = Some(100_000);
+            let mut imp = Imp::new(&ImpConfig {
+                number,
+                clock_tick_ns: 100_000,
+                hosts,
+                ..ImpConfig::default()
+            });
+            imp.load(image);
+            imp.set_host_ready(iface, true, 0).unwrap();
+            imp
+        })
+        .collect();
+    let mut net = Subnet::new(
+        imps,
+        vec![Line {
+            a: (0, 1),
+            b: (1, 1),
+            propagation_ns: 100_000,
+        }],
+    );
+    net.run_until_or(150 * S, |_| false).expect("no fault");
+    // Regular (type 0), leader host iface − 1 (the leader counts hosts from 0), IMP 3; link 2;
+    // four data words.
+    let host = u16::from(iface - 1);
+    let message = vec![host << 6 | 3, 0o001000, 0o1, 0o2, 0o3, 0o4];
+    let mut log = Vec::new();
+    let mut answered = false;
+    let mut k = 0;
+    while k < 6 && net.now_ns() < 200 * S {
+        let sent = net.now_ns();
+        net.host_send(0, iface, message.clone()).unwrap();
+        net.run_until_or(sent + 2 * S, |n| {
+            for d in n.take_deliveries() {
+                let t = leader_type(&d.words);
+                if t == 5 {
+                    answered = true;
+                }
+                if t != 4 && t != 10 {
+                    log.push((k, d.imp, t, (d.at_ns - sent) as f64 / 1e6));
+                }
+            }
+            false
+        })
+        .expect("no fault");
+        if answered {
+            k += 1;
+        } else {
+            log.clear();
+        }
+    }
+    log
+}
+
+/// Host interfaces 1 and 2 alike: once the far host is up, each message to it is delivered and
+/// its RFNM reaches the sender within tens of ms, before the next message is sent.
+#[test]
+#[ignore = "needs BBN's IMP program: NMC_IMP_PROGRAM=/path/to/impcode.cmd, --include-ignored"]
+fn a_message_to_a_real_host_is_delivered_and_answered_before_the_next() {
+    let Some(image) = program() else { return };
+    for iface in [1u8, 2] {
+        let log = real_host_exchange(&image, iface);
+        for l in &log {
+            eprintln!(
+                "interface {iface}, message {}: IMP index {} got type {} after {:.1} ms",
+                l.0, l.1, l.2, l.3
+            );
+        }
+        for k in 1..6 {
+            let got = |imp: usize, t: u16| {
+                log.iter()
+                    .find(|l| l.0 == k && l.1 == imp && l.2 == t)
+                    .map(|l| l.3)
+            };
+            let (Some(d), Some(r)) = (got(1, 0), got(0, 5)) else {
+                panic!(
+                    "interface {iface}, message {k}: delivered and answered within 2 s: {log:?}"
+                );
+            };
+            assert!(
+                d < 100.0 && r < 200.0,
+                "interface {iface}, message {k}: {d} ms, {r} ms"
+            );
+        }
+    }
+}

@@ -31,25 +31,29 @@ use nmc_sim::{EventQueue, SimDuration, SimTime, Stream};
 use std::collections::VecDeque;
 
 /// The message-length mix of background traffic.
+///
+/// A background host draws from its stream, per burst: the burst's size ([`LengthMix::burst`]),
+/// its destination (one `unit`), each message's length ([`LengthMix::draw`]), then the gap to
+/// the next burst (`exponential`); `nmc oracle emulate-map` draws in the same order.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct LengthMix {
+pub struct LengthMix {
     /// Fraction of messages that fit one packet.
-    pub(crate) single_packet_fraction: f64,
+    pub single_packet_fraction: f64,
     /// Mean data bits of a single-packet message (before capping at one packet).
-    pub(crate) single_mean: f64,
+    pub single_mean: f64,
     /// Mean data bits of a multipacket message (before capping at the largest message).
-    pub(crate) multi_mean: f64,
+    pub multi_mean: f64,
     /// Mean messages per burst (1: Poisson arrivals of single messages).
-    pub(crate) burst_mean: f64,
+    pub burst_mean: f64,
     /// The largest packet, data bits.
-    pub(crate) max_packet: u64,
+    pub max_packet: u64,
     /// The largest message, data bits.
-    pub(crate) max_message: u64,
+    pub max_message: u64,
 }
 
 impl LengthMix {
     /// One message length in data bits.
-    pub(crate) fn draw(&self, rng: &mut Stream) -> u64 {
+    pub fn draw(&self, rng: &mut Stream) -> u64 {
         let p = self.max_packet;
         if rng.unit() <= self.single_packet_fraction {
             (rng.exponential(self.single_mean).ceil() as u64).clamp(1, p)
@@ -62,7 +66,7 @@ impl LengthMix {
     }
 
     /// Messages in one burst: 1 + a geometric number with mean `burst_mean − 1`.
-    pub(crate) fn burst(&self, rng: &mut Stream) -> u32 {
+    pub fn burst(&self, rng: &mut Stream) -> u32 {
         if self.burst_mean <= 1.0 {
             return 1;
         }

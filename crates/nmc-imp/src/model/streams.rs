@@ -14,7 +14,7 @@ pub(crate) fn line_stream(i: usize) -> u64 {
 }
 
 /// The random stream of the background host on IMP `k` (`model/background.rs`).
-pub(crate) fn background_stream(k: usize) -> u64 {
+pub fn background_stream(k: usize) -> u64 {
     2000 + k as u64
 }
 

@@ -331,6 +331,11 @@ pub struct PumpSummary {
     /// `throughput_bps` over `base_window_limit_bps`: well below 1 when the path, not the window,
     /// is the limit.
     pub throughput_over_base_window_limit: Option<f64>,
+    /// Whether the pump's own window is what held this run back ([`window_limits`]): it was
+    /// kept full and the round trip stayed near its least, so the path had room. `None` with
+    /// no round trip.
+    #[serde(default)]
+    pub window_limited: Option<bool>,
     /// (lag, coefficient) of successive round trips, lags 1..=20.
     pub autocorrelation: Vec<(usize, f64)>,
     /// ±1.96/√n: coefficients outside it are significant at about 5 %.
@@ -348,6 +353,24 @@ pub struct PumpSummary {
     /// `--reverse`: what the client saw arrive ([`ReceiverFigures`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub receiver: Option<ReceiverFigures>,
+}
+
+/// The window counts as full when throughput is at least this share of
+/// `outstanding × size / mean round trip` (issue 75 §7).
+pub const WINDOW_FULL: f64 = 0.9;
+
+/// The path counts as having room when throughput is at least this share of the window over
+/// the *least* round trip: the mean round trip is then at most 1.25 times the least, so no
+/// standing queue has built on the path. A path that limits a full window queues it (its round
+/// trip grows until window ÷ round trip is the path's rate), which takes this share down.
+pub const NO_STANDING_QUEUE: f64 = 0.8;
+
+/// Whether a run whose throughput was `over_window` of its window limit and `over_base` of its
+/// base window limit was held back by the pump's window rather than by the path: the window
+/// full ([`WINDOW_FULL`]) and no standing queue ([`NO_STANDING_QUEUE`]). A larger window would
+/// then have carried more.
+pub fn window_limits(over_window: f64, over_base: f64) -> bool {
+    over_window >= WINDOW_FULL && over_base >= NO_STANDING_QUEUE
 }
 
 fn tool_name() -> &'static str {
@@ -401,6 +424,9 @@ impl PumpSummary {
             throughput_over_window_limit: window_limit_bps.map(|w| throughput_bps / w),
             base_window_limit_bps,
             throughput_over_base_window_limit: base_window_limit_bps.map(|w| throughput_bps / w),
+            window_limited: window_limit_bps
+                .zip(base_window_limit_bps)
+                .map(|(w, b)| window_limits(throughput_bps / w, throughput_bps / b)),
             autocorrelation_band: stats::autocorrelation_band(n),
             autocorrelation,
             significant_lags,
@@ -420,6 +446,18 @@ impl PumpSummary {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    #[test]
+    fn a_full_window_without_a_standing_queue_is_what_limits() {
+        // 4 × 1008 B at 50 ms on a path with room: throughput is the window over a round trip
+        // near its least.
+        assert!(window_limits(0.98, 0.95));
+        // The same window on a path that queues it: the round trip grew 1.4 times.
+        assert!(!window_limits(0.98, 0.70));
+        // A window not kept full (a slow sender): the pump, not its window, held it back.
+        assert!(!window_limits(0.60, 0.58));
+        assert!(window_limits(WINDOW_FULL, NO_STANDING_QUEUE));
+    }
 
     /// The whole-record computation as it was before issue 34 item 5, kept as the reference.
     pub(crate) fn reference(run: PumpRun, records: &[MessageRecord]) -> PumpSummary {
@@ -474,6 +512,9 @@ pub(crate) mod tests {
             throughput_over_window_limit: window_limit_bps.map(|w| throughput_bps / w),
             base_window_limit_bps,
             throughput_over_base_window_limit: base_window_limit_bps.map(|w| throughput_bps / w),
+            window_limited: window_limit_bps
+                .zip(base_window_limit_bps)
+                .map(|(w, b)| window_limits(throughput_bps / w, throughput_bps / b)),
             autocorrelation_band: stats::autocorrelation_band(rtt_ms.len()),
             autocorrelation,
             significant_lags,

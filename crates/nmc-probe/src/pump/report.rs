@@ -268,6 +268,19 @@ impl PumpSummary {
                 100.0 * br
             );
         }
+        if self.window_limited == Some(true) {
+            // Issue 75 §7: say so, and name the flags that widen the window.
+            let _ = writeln!(
+                s,
+                "  the window limits this run: {} × {} bytes outstanding were kept full and the round trip \
+                 stayed near its least, so the path had room; widen the window to fill it \
+                 (--outstanding {} or --size, e.g. --size 64KiB --outstanding 64 as iperf3 keeps its \
+                 socket full) until throughput stops growing",
+                c.outstanding,
+                c.size,
+                c.outstanding.saturating_mul(4)
+            );
+        }
         if let Some(t) = &r.tcp {
             // Issue 58 §4: the sending socket's own view, as iperf3 prints it.
             let _ = writeln!(

@@ -109,6 +109,9 @@ fn four_outstanding_1kb_at_100ms_sits_at_the_window_limit() {
         );
         let rtt = s.rtt.unwrap().mean_ms;
         assert!((95.0..115.0).contains(&rtt), "{t}: round trip {rtt} ms");
+        // Issue 75 §7: an unshaped line, so the window is the limit, and the report says so.
+        assert_eq!(s.window_limited, Some(true), "{t}");
+        assert!(s.text().contains("the window limits this run"), "{t}");
     }
     let c = server.stop().pump;
     assert_eq!((c.out_of_order, c.duplicates), (0, 0), "{c}");
@@ -152,6 +155,21 @@ fn throughput_rises_with_the_window_until_the_line_rate() {
             "outstanding {n}: {got} bit/s not within 15 % of {expected}"
         );
         assert!(got > last, "outstanding {n}: {got} not above {last}");
+        // Issue 75 §7: the report names the window as the limit while the line has room, and
+        // not once the window asks more than the line carries (a queue builds at the shaper).
+        if window <= 0.75 * line_data {
+            assert_eq!(
+                s.window_limited,
+                Some(true),
+                "outstanding {n}: the window limits"
+            );
+        } else if window >= 1.2 * line_data {
+            assert_eq!(
+                s.window_limited,
+                Some(false),
+                "outstanding {n}: the line limits"
+            );
+        }
         last = got;
     }
     server.stop();
