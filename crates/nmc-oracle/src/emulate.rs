@@ -600,7 +600,7 @@ impl Driver<'_> {
                 .host(crate::background::HOST)
                 .map_or(0, |x| x.stats.messages_in);
             for a in arrivals {
-                if h.counts.sent - taken >= u64::from(h.host_queue) {
+                if h.counts.sent.saturating_sub(taken) >= u64::from(h.host_queue) {
                     h.counts.refused += 1;
                     continue;
                 }

@@ -39,16 +39,25 @@ const S: u64 = 1_000_000_000;
 const MS: u64 = 1_000_000;
 
 fn pair(image: &Image, tick_ns: u64) -> Subnet {
+    pair_with_host(image, tick_ns, 1)
+}
+
+/// IMPs 2 and 3 joined by one line, each with host interface 1 and `iface` fitted (100 kbit/s)
+/// and the host on `iface` ready from the start.
+fn pair_with_host(image: &Image, tick_ns: u64, iface: u8) -> Subnet {
+    let mut hosts = ImpConfig::default().hosts;
+    hosts[usize::from(iface) - 1] = Some(100_000);
     let imps = [2u16, 3]
         .iter()
         .map(|&number| {
             let mut imp = Imp::new(&ImpConfig {
                 number,
                 clock_tick_ns: tick_ns,
+                hosts,
                 ..ImpConfig::default()
             });
             imp.load(image);
-            imp.set_host_ready(1, true, 0).unwrap();
+            imp.set_host_ready(iface, true, 0).unwrap();
             imp
         })
         .collect();
@@ -227,31 +236,7 @@ fn a_message_to_the_far_discard_host_is_answered_by_a_rfnm_and_runs_repeat() {
 /// interface of IMP 2, one every 2 s once the first is answered by a RFNM: (message, IMP index,
 /// leader type, ms after sending) of everything the hosts got.
 fn real_host_exchange(image: &Image, iface: u8) -> Vec<(u32, usize, u16, f64)> {
-    let imps = [2u16, 3]
-        .iter()
-        .map(|&number| {
-            let mut hosts = [None; 4];
-            hosts[0] = Some(100_000);
-            hosts[usize::from(iface) - 1] = Some(100_000);
-            let mut imp = Imp::new(&ImpConfig {
-                number,
-                clock_tick_ns: 100_000,
-                hosts,
-                ..ImpConfig::default()
-            });
-            imp.load(image);
-            imp.set_host_ready(iface, true, 0).unwrap();
-            imp
-        })
-        .collect();
-    let mut net = Subnet::new(
-        imps,
-        vec![Line {
-            a: (0, 1),
-            b: (1, 1),
-            propagation_ns: 100_000,
-        }],
-    );
+    let mut net = pair_with_host(image, 100_000, iface);
     net.run_until_or(150 * S, |_| false).expect("no fault");
     // Regular (type 0), leader host iface − 1 (the leader counts hosts from 0), IMP 3; link 2;
     // four data words.
