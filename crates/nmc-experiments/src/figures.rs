@@ -51,8 +51,8 @@ pub fn all() -> Vec<Figure> {
             "version 2 average throughput, 9 hops",
             "30 kbit/s",
             "the 9-hop path is too fast: the same load costs the original IMP program K&O's \
-             20 % (KO-2 program 9 hops: 30.3 kbit/s), so the model's IMP lacks costs the program \
-             pays under load (issue 71); what_if_9hops.csv names inputs that would also close it",
+             20 % (row KO-2 program 9 hops), so the model's IMP lacks costs the program pays \
+             under load (issue 71); what_if_9hops.csv names inputs that would also close it",
         ),
         f(
             "KO-3",

@@ -562,25 +562,26 @@ impl Driver<'_> {
     /// A message to IMP `i`'s background host, its last bit at `t`: a background message
     /// delivered, or a reply to one this host sent.
     fn background_message(&mut self, i: usize, t: u64, leader: Leader) {
-        match leader.kind {
-            Kind::Regular => self.bg_delivered += 1,
+        let answered_by_rfnm = match leader.kind {
+            Kind::Regular => {
+                self.bg_delivered += 1;
+                return;
+            }
             Kind::Rfnm | Kind::IncompleteTransmission | Kind::DestinationDead => {
                 let dest = self.net.imps.iter().position(|&n| n == leader.imp);
                 let answered = match (dest, self.bg[i].as_mut()) {
                     (Some(d), Some(h)) => h.reply(d, leader.kind, t),
                     _ => false,
                 };
-                if !answered || leader.kind != Kind::Rfnm {
-                    self.note(
-                        t,
-                        format!("IMP {} background host: {leader}", self.net.imps[i]),
-                    );
-                }
+                answered && leader.kind == Kind::Rfnm
             }
-            _ => self.note(
+            _ => false,
+        };
+        if !answered_by_rfnm {
+            self.note(
                 t,
                 format!("IMP {} background host: {leader}", self.net.imps[i]),
-            ),
+            );
         }
     }
 

@@ -91,6 +91,9 @@ pub fn background_load(
     if !(level.is_finite() && level >= 0.0) {
         bail!("--load {level}: a level is a factor of the scenario's load, 0 or more");
     }
+    if level == 0.0 {
+        return Ok(None);
+    }
     let s: ImpScenario =
         nmc_scenario::load(origin, text, &[]).map_err(|e| anyhow::anyhow!("{e}"))?;
     let params = nmc_imp::scenario::resolve_params(&s.network.profile, &s.network.params)
@@ -104,9 +107,6 @@ pub fn background_load(
         if let nmc_imp::spec::TrafficSpec::Background(b) = t {
             let mut b = b.clone();
             b.messages_per_second *= level;
-            if level == 0.0 {
-                continue;
-            }
             for site in nmc_imp::run::background_sites(&m.topology, &params, i, &b)
                 .map_err(|e| anyhow::anyhow!("{origin}: {}", e.0))?
             {
