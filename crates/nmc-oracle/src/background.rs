@@ -21,6 +21,12 @@
 //!   interface gives the IMP one at a time, as the program takes them. An arrival that finds
 //!   `host_queue` messages not yet taken is refused and counted, as in the model (the count is
 //!   read at the start of the driver's window, within a millisecond of the arrival).
+//! * **A NOP first.** Program 3050 throws away the first thing a real host sends after it comes
+//!   up (listing pp. 120–121, `HISTRH` "DISCARD FIRST INPUT OF REAL HOST", `HIFRST`), unanswered
+//!   (nmc-h316's `a_real_hosts_first_input_is_discarded_unanswered`). A background host
+//!   therefore opens with one NOP ([`BackgroundHost::opening`]), as K&O's pump host opens with
+//!   its probes; without it, each host's first message was lost and every later reply from
+//!   that destination was paired with the message after its own.
 //! * **Words.** A message of *b* data bits is ⌈*b*/16⌉ text words after the 2-word leader.
 
 use std::collections::{BTreeMap, VecDeque};
@@ -55,6 +61,8 @@ pub struct BackgroundHost {
     next_ns: u64,
     /// Sent and not yet answered, by destination: when each was handed over.
     in_flight: BTreeMap<usize, VecDeque<u64>>,
+    /// Inputs handed over before the first message (the opening NOP).
+    opened: u64,
     /// Counts.
     pub counts: Counts,
 }
@@ -153,6 +161,7 @@ impl BackgroundHost {
             host_queue: site.host_queue,
             next_ns: from_ns + site.start.as_nanos() + gap as u64,
             in_flight: BTreeMap::new(),
+            opened: 0,
             counts: Counts::default(),
         })
     }
@@ -184,6 +193,19 @@ impl BackgroundHost {
         }
         self.counts.offered += v.len() as u64;
         v
+    }
+
+    /// The host's first input once its IMP is up: a NOP (type 4), which the program throws
+    /// away (see the module's rules).
+    pub fn opening(&mut self) -> Vec<u16> {
+        self.opened += 1;
+        vec![u16::from(Kind::Nop.code()) << 8, 0]
+    }
+
+    /// Inputs handed over and not yet taken by the IMP, which has taken `taken` (the opening
+    /// included).
+    pub fn queued(&self, taken: u64) -> u64 {
+        (self.counts.sent + self.opened).saturating_sub(taken)
     }
 
     /// The words of arrival `a` to IMP number `imp`, handed over at `at_ns`; counted as sent.
@@ -283,5 +305,26 @@ mod tests {
         assert!(!h.reply(3, Kind::Rfnm, 7_000));
         assert_eq!((h.counts.answered, h.counts.failed), (1, 1));
         assert_eq!(h.counts.rtt_ns, 4_000 + 4_000);
+    }
+
+    #[test]
+    fn the_host_opens_with_a_nop_that_its_queue_counts_until_taken() {
+        let streams = RngStreams::new(1);
+        let mut h = BackgroundHost::new(&site(), &|y| Some(y as usize), &streams, 0).unwrap();
+        let w = h.opening();
+        assert_eq!(Leader::decode([w[0], w[1]]).kind, Kind::Nop);
+        let a = Arrival {
+            at_ns: 0,
+            dest: 3,
+            bits: 17,
+        };
+        h.message(&a, 9, 1_000).unwrap();
+        // The NOP and one message handed over: two queued until the IMP takes them.
+        assert_eq!(
+            (h.queued(0), h.queued(1), h.queued(2), h.queued(5)),
+            (2, 1, 0, 0)
+        );
+        // The NOP is no message: nothing awaits a reply from it.
+        assert_eq!(h.counts.sent, 1);
     }
 }

@@ -451,7 +451,7 @@ impl Driver<'_> {
                     self.up_ns = Some(t);
                     match self.load {
                         Some(load) => {
-                            self.start_load(load, t);
+                            self.start_load(load, t)?;
                             self.note(t, format!("background load on, {} hosts", load.sites.len()));
                             self.phase = Phase::Settle {
                                 until: t + load.settle_ns,
@@ -540,13 +540,22 @@ impl Driver<'_> {
         self.start_experiment(index + 1, now)
     }
 
-    /// The background hosts start, their first arrivals after `now`.
-    fn start_load(&mut self, load: &Load, now: u64) {
+    /// The background hosts start, each with its opening NOP, their first arrivals after
+    /// `now`.
+    fn start_load(&mut self, load: &Load, now: u64) -> Result<()> {
         let streams = nmc_sim::RngStreams::new(load.seed);
         let index = |y: u32| load.net_index.get(y as usize).copied();
         for (i, site) in &load.sites {
             self.bg[*i] = crate::background::BackgroundHost::new(site, &index, &streams, now);
+            if let Some(h) = self.bg[*i].as_mut() {
+                let words = h.opening();
+                let at = now.max(self.imps[*i].now_ns());
+                self.imps[*i]
+                    .host_send(crate::background::HOST, words, at)
+                    .map_err(input_error)?;
+            }
         }
+        Ok(())
     }
 
     /// Every background host's counts added up, deliveries included.
@@ -601,7 +610,7 @@ impl Driver<'_> {
                 .host(crate::background::HOST)
                 .map_or(0, |x| x.stats.messages_in);
             for a in arrivals {
-                if h.counts.sent.saturating_sub(taken) >= u64::from(h.host_queue) {
+                if h.queued(taken) >= u64::from(h.host_queue) {
                     h.counts.refused += 1;
                     continue;
                 }
