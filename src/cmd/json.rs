@@ -135,7 +135,7 @@ fn probe_parameters(c: &nmc_probe::probe::ProbeConfig) -> Value {
 
 /// `nmc pump`'s `parameters`: its `summary.json` `config`, times in seconds.
 fn pump_parameters(c: &nmc_probe::pump::PumpConfig) -> Value {
-    json!({
+    let mut v = json!({
         "transport": c.transport.to_string(),
         "size_bytes": c.size,
         "outstanding": c.outstanding,
@@ -143,7 +143,12 @@ fn pump_parameters(c: &nmc_probe::pump::PumpConfig) -> Value {
         "packet_bytes": c.packet,
         "timeout_s": s(c.timeout.0 as f64),
         "session": c.session,
-    })
+    });
+    // Only a counted run (-k, -n) has it: the documents of timed runs are as before.
+    if let Some(n) = c.count {
+        v["count"] = json!(n);
+    }
+    v
 }
 
 /// `nmc stream`'s `parameters`: what its tests share of the `config` in `summary.json` (each

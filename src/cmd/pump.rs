@@ -24,6 +24,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
     nmc serve --listen 127.0.0.1:8890 &                    # every instrument's server, TCP and UDP\n  \
     nmc pump 127.0.0.1 --duration 5s                       # 1008-byte messages, 4 outstanding, TCP\n  \
     nmc pump 127.0.0.1 -t 10 --size 64K --outstanding 64   # iperf3's units: 10 s, 64KiB messages\n  \
+    nmc pump 127.0.0.1 -n 100M --size 64K                  # 100 MiB, then stop (iperf3 -n; -k 500: 500 messages)\n  \
     nmc pump example.net:8890 --transport udp --outstanding 8 --duration 10min --out out/pump\n  \
     nmc pump example.net -R --duration 10s                 # the server sends, as iperf3 -R\n  \
     nmc pump example.net --bidir -i 1s                     # both ways at once, as iperf3 --bidir\n\n\
@@ -61,6 +62,14 @@ pub struct PumpArgs {
     /// seconds, as iperf3 -t 10).
     #[arg(short = 't', long, default_value = "10s", value_parser = units::duration)]
     pub duration: SimDuration,
+    /// Send this many messages, then stop once they are answered, instead of for a time (as
+    /// iperf3 -k counts blocks); with -P, shared out among the connections.
+    #[arg(short = 'k', long, value_name = "N", conflicts_with_all = ["duration", "bytes", "reverse", "bidir"])]
+    pub count: Option<u64>,
+    /// Send this many bytes, in whole messages (⌈BYTES / size⌉ of them), then stop, as iperf3
+    /// -n: 100M (iperf3's M = MiB), 1GB, or a count of bytes.
+    #[arg(short = 'n', long, value_name = "BYTES", value_parser = units::size, conflicts_with_all = ["duration", "reverse", "bidir"])]
+    pub bytes: Option<u64>,
     /// UDP: data bytes per datagram (the IMP's packet, 1008 bits = 126 bytes): bytes, or a size
     /// as --size takes it.
     #[arg(long, default_value = "126", value_parser = parse_bytes)]
@@ -133,14 +142,33 @@ fn parse_bytes(s: &str) -> Result<u32, String> {
 pub fn run(a: PumpArgs) -> Result<Outcome> {
     // A malformed target is refused before anything else (it is resolved below).
     split_target(&a.target)?;
+    // iperf3's -k / -n: a count of messages, the time then only a bound.
+    let count = match (a.count, a.bytes) {
+        (Some(k), _) => Some(k),
+        (None, Some(b)) => Some(b.div_ceil(u64::from(a.size.max(1)))),
+        (None, None) => None,
+    };
+    if let Some(k) = count
+        && k > 0
+        && k < u64::from(a.parallel)
+    {
+        bail!(
+            "-k/-n give {k} messages, fewer than the {} connections of -P",
+            a.parallel
+        );
+    }
     let cfg = PumpConfig {
         transport: a.transport,
         size: a.size,
         outstanding: a.outstanding,
-        duration: Nanos(a.duration.as_nanos()),
+        duration: match count {
+            Some(_) => nmc_probe::pump::sender::COUNTED_RUN_BOUND,
+            None => Nanos(a.duration.as_nanos()),
+        },
         packet: a.packet,
         timeout: Nanos(a.timeout.as_nanos()),
         session: session_id(),
+        count,
     };
     // Check the numbers before resolving or saying anything.
     let (packets, _) = cfg.check()?;
@@ -185,7 +213,10 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
             "to"
         },
         cfg.transport,
-        cfg.duration.human(),
+        match cfg.count {
+            Some(k) => format!("{k} messages"),
+            None => cfg.duration.human().to_string(),
+        },
         cfg.timeout.human(),
     ));
     let out = a
@@ -248,10 +279,18 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
     } else if a.parallel > 1 {
         // Issue 58 §5: N connections at once, each on its own session; one's failure stops the
         // others (as a signal stops all).
+        // A count is shared out: the first `count % P` connections send one more.
+        let share = |i: u32| {
+            cfg.count.map(|k| {
+                let p = u64::from(a.parallel);
+                k / p + u64::from(u64::from(i) < k % p)
+            })
+        };
         let ways: Vec<Way> = (0..a.parallel)
             .map(|i| Way {
                 cfg: PumpConfig {
                     session: cfg.session.wrapping_add(i),
+                    count: share(i),
                     ..cfg.clone()
                 },
                 ..way(
@@ -365,7 +404,7 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
             doc["end"]["intervals"] = serde_json::to_value(&r.intervals)?;
             Ok(doc)
         };
-        let doc = match &runs[..] {
+        let mut doc = match &runs[..] {
             [one] => end(one)?,
             [fwd, rev] if a.bidir => super::json::bidir(end(fwd)?, end(rev)?),
             many => {
@@ -380,6 +419,10 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
                 )
             }
         };
+        // -k/-n with -P: the count asked for, not the first connection's share of it.
+        if let Some(k) = cfg.count {
+            doc["parameters"]["count"] = serde_json::json!(k);
+        }
         super::json::print_run(doc, failure.as_ref())?;
     }
     let last = wrote.pop().unwrap_or_default();

@@ -120,6 +120,8 @@ def test_every_kind_of_document_holds(server, tmp_path):
         "pump -R": document(["pump", server, "-t", "1s", "-R", "--out", out("u3")]),
         "pump --bidir": document(["pump", server, "-t", "1s", "--bidir", "--out", out("u4")]),
         "pump -P": document(["pump", server, "-t", "1s", "-P", "2", "--out", out("u4p")]),
+        "pump -k -P": document(["pump", server, "-k", "21", "-P", "2", "--out", out("u4k")]),
+        "pump -n": document(["pump", server, "-n", "10K", "--out", out("u4n")]),
         "pump to nothing": document(["pump", dead, "-t", "1s", "--out", out("u5")], codes=(3,)),
         "stream": document(["stream", server, "-t", "1s", "--out", out("s1")]),
         "stream over UDP, acknowledged": document(["stream", server, "-t", "1s", "--udp", "--ack",
@@ -142,6 +144,11 @@ def test_every_kind_of_document_holds(server, tmp_path):
         assert ("error" in doc) == refused, f"{name}: {doc.get('error')}"
     assert docs["pump --bidir"]["end"]["bidir"] is True
     assert docs["pump -P"]["end"]["parallel"] == 2
+    # -k/-n (issue 75 §3): the count shared out, each answered; 10 KiB is 11 messages of 1008.
+    assert docs["pump -k -P"]["end"]["sum"]["messages_answered"] == 21
+    assert docs["pump -k -P"]["parameters"]["count"] == 21
+    assert docs["pump -n"]["parameters"]["count"] == 11
+    assert docs["pump -n"]["end"]["messages_answered"] == 11
     assert docs["pump -R"]["end"]["reverse"] is True
     assert len(docs["stream sweep"]["end"]["tests"]) == 2
     assert docs["probe"]["end"]["intervals"], "no interval lines"

@@ -9,7 +9,8 @@
 //!   the arrival of its RFNM, as the 1974 host timed it from its own side ("delay (as seen by the
 //!   UCLA HOST)", K&O §IV). A message retransmitted over UDP keeps its first send;
 //! * **throughput over the run**: data bits of the messages whose RFNM came back within the
-//!   offering time, divided by the offering time (`--duration`);
+//!   offering time, divided by the offering time (`--duration`); for a run with a count
+//!   (`-k`, `-n`), the bits of all its messages over the time to the last RFNM;
 //! * **best 150**: the highest rate over any 150 consecutive RFNMs, each block timed from the RFNM
 //!   before it to its last;
 //! * **window limit**: `outstanding × size / mean round trip`, the rate at which a sender that
@@ -386,7 +387,7 @@ impl PumpSummary {
     pub fn of(run: PumpRun) -> PumpSummary {
         let cfg = &run.config;
         let f = &run.figures;
-        let run_ns = if run.interrupted {
+        let run_ns = if run.interrupted || cfg.count.is_some() {
             run.elapsed.min(cfg.duration)
         } else {
             cfg.duration
@@ -462,7 +463,7 @@ pub(crate) mod tests {
     /// The whole-record computation as it was before issue 34 item 5, kept as the reference.
     pub(crate) fn reference(run: PumpRun, records: &[MessageRecord]) -> PumpSummary {
         let cfg = &run.config;
-        let run_ns = if run.interrupted {
+        let run_ns = if run.interrupted || cfg.count.is_some() {
             run.elapsed.min(cfg.duration)
         } else {
             cfg.duration
@@ -539,6 +540,7 @@ pub(crate) mod tests {
             packet: 1200,
             timeout: Nanos(10_000_000_000),
             session: 1,
+            count: None,
         };
         let (run, records) = drive(cfg, None, |_, _| Some(rtt_ms * 1_000_000));
         let s = PumpSummary::of(run.clone());
@@ -683,6 +685,7 @@ pub(crate) mod tests {
             packet: 500,
             timeout: Nanos(10_000_000_000),
             session: 1,
+            count: None,
         }
     }
 

@@ -313,7 +313,6 @@ pub fn run_tcp_on(
     let started_unix_ns = unix_now_ns();
     let clock = Clock::new();
     let (session, size) = (pump.config().session, pump.config().size);
-    let duration = pump.config().duration;
     let mut out: Vec<u8> = Vec::new();
     let mut off = 0usize;
     let mut inbox: Vec<u8> = Vec::new();
@@ -363,7 +362,7 @@ pub fn run_tcp_on(
         if let Some(p) = progress.as_mut() {
             p(Tick {
                 now,
-                fraction: (now.as_secs_f64() / duration.as_secs_f64()).min(1.0),
+                fraction: pump.fraction_done(now),
                 finished: &done.just,
             });
         }
@@ -447,7 +446,6 @@ pub fn run_udp_on(
     let started_unix_ns = unix_now_ns();
     let clock = Clock::new();
     let (session, size) = (pump.config().session, pump.config().size);
-    let duration = pump.config().duration;
     let mut buf = vec![0u8; wire::HEADER_LEN + per as usize + wire::TAG_LEN];
     let mut rbuf = vec![0u8; 65_536];
     let (mut interrupted, mut partial) = (false, None);
@@ -492,7 +490,7 @@ pub fn run_udp_on(
         if let Some(p) = progress.as_mut() {
             p(Tick {
                 now,
-                fraction: (now.as_secs_f64() / duration.as_secs_f64()).min(1.0),
+                fraction: pump.fraction_done(now),
                 finished: &done.just,
             });
         }

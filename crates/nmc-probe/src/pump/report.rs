@@ -206,7 +206,7 @@ impl PumpSummary {
         let k = &r.counters;
         let _ = writeln!(
             s,
-            "{}{} {} over {}: {} messages of {} bytes, at most {} outstanding, offered for {}{}",
+            "{}{} {} over {}: {} messages of {} bytes, at most {} outstanding, {}{}",
             self.tool,
             if self.reverse {
                 " --reverse: sent and timed by"
@@ -218,7 +218,10 @@ impl PumpSummary {
             self.messages_sent,
             c.size,
             c.outstanding,
-            c.duration.human(),
+            match c.count {
+                Some(n) => format!("{n} asked for (-k/-n), answered in {}", r.elapsed.human()),
+                None => format!("offered for {}", c.duration.human()),
+            },
             if r.interrupted {
                 " (stopped early)"
             } else {

@@ -90,6 +90,7 @@ pub fn check_request(r: &Request, session: u32) -> Result<PumpConfig, String> {
         packet: r.packet,
         timeout: Nanos(r.timeout_ns),
         session,
+        count: None,
     };
     cfg.check().map_err(|e| e.to_string())?;
     if cfg.duration > MAX_DURATION {

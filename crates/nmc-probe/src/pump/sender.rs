@@ -17,7 +17,8 @@
 //! item 5). What is kept of the finished messages is the driver's choice (`net.rs` streams them to
 //! `messages.csv` and folds them into [`super::analysis::PumpFigures`]).
 //!
-//! New messages are offered from the first call until `duration` has passed; then the pump stops
+//! New messages are offered from the first call until `duration` has passed, or until `count`
+//! of them have been offered if the run has a count (iperf3's `-k`, `-n`); then the pump stops
 //! offering and waits for the RFNMs still due. As on the 1974 network, the limit is on messages
 //! outstanding end to end: "there cannot be more than four messages in transmission between any
 //! pair of HOST's due to the message number limitation" (K&O §III).
@@ -63,6 +64,9 @@ pub const MAX_OUTSTANDING: u32 = 4096;
 pub const INITIAL_RTO: Nanos = Nanos(1_000_000_000);
 /// Floor of the retransmission timeout (Linux `TCP_RTO_MIN`, 200 ms).
 pub const MIN_RTO: Nanos = Nanos(200_000_000);
+/// The time bound of a run with a count (`nmc pump -k`, `-n`), which ends when its messages
+/// are answered. **Choice**: a day; a message unanswered for the run's timeout ends it sooner.
+pub const COUNTED_RUN_BOUND: Nanos = Nanos(86_400 * 1_000_000_000);
 /// A retransmission deadline that is not set (the message waits in the retransmit queue).
 const NEVER: Nanos = Nanos(u64::MAX);
 /// Ceiling of the retransmission timeout (RFC 6298 §2.5 allows 60 s).
@@ -85,6 +89,11 @@ pub struct PumpConfig {
     pub timeout: Nanos,
     /// Tells this run's messages from another's at the server.
     pub session: u32,
+    /// Messages to offer at most (iperf3 `-k`; `-n BYTES` asks for ⌈BYTES / size⌉ of them):
+    /// the run ends once they are all answered, `duration` then only a bound. `None`: offer
+    /// until `duration` has passed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
 }
 
 /// Why a pump cannot start or go on.
@@ -124,6 +133,9 @@ impl PumpConfig {
         }
         if self.timeout == Nanos::ZERO {
             return bad("--timeout must be longer than 0".into());
+        }
+        if self.count == Some(0) {
+            return bad("-k/-n must ask for at least 1 message".into());
         }
         match self.transport {
             PumpTransport::Tcp => Ok((1, self.size)),
@@ -325,14 +337,32 @@ impl Pump {
         self.start.map(|s| s.saturating_add(self.cfg.duration))
     }
 
-    /// True when the offering time is over and every message is answered, or the run failed.
+    /// True once the run's count of messages has been offered.
+    fn offered_all(&self) -> bool {
+        self.cfg.count.is_some_and(|c| self.next_seq >= c)
+    }
+
+    /// True when the offering time is over (or the count offered) and every message is
+    /// answered, or the run failed.
     pub fn is_done(&self, now: Nanos) -> bool {
         self.failure.is_some()
-            || (self.end().is_some_and(|e| now >= e) && self.outstanding.is_empty())
+            || ((self.end().is_some_and(|e| now >= e) || self.offered_all())
+                && self.outstanding.is_empty())
+    }
+
+    /// How far the run has gone, 0 to 1, `elapsed` after its start: the share of its count
+    /// answered, else of its offering time gone (for a progress bar).
+    pub fn fraction_done(&self, elapsed: Nanos) -> f64 {
+        let f = match self.cfg.count {
+            Some(c) => (self.next_seq - self.outstanding.len() as u64) as f64 / c as f64,
+            None => elapsed.as_secs_f64() / self.cfg.duration.as_secs_f64(),
+        };
+        f.min(1.0)
     }
 
     /// The next message to write at `now`: a retransmission due (UDP), else a new message if
-    /// fewer than `outstanding` are unanswered and the offering time is not over.
+    /// fewer than `outstanding` are unanswered, the offering time is not over and the count
+    /// (if any) not yet offered.
     pub fn poll_transmit(&mut self, now: Nanos) -> Option<Transmit> {
         if self.failure.is_some() {
             return None;
@@ -355,6 +385,7 @@ impl Pump {
         }
         let start = *self.start.get_or_insert(now);
         if now >= start.saturating_add(self.cfg.duration)
+            || self.offered_all()
             || self.outstanding.len() >= self.cfg.outstanding as usize
         {
             return None;
@@ -461,9 +492,44 @@ mod tests {
             packet: 1200,
             timeout: Nanos(5_000_000_000),
             session: 1,
+            count: None,
         }
     }
     const MS: u64 = 1_000_000;
+
+    /// iperf3 `-k`: a run with a count offers that many messages, whatever the time, and is
+    /// done once all are answered.
+    #[test]
+    fn a_run_with_a_count_offers_that_many_and_ends_when_they_are_answered() {
+        let mut c = cfg(PumpTransport::Tcp, 4);
+        c.count = Some(6);
+        // The time only bounds a counted run (`nmc pump -k` makes it a day).
+        c.duration = Nanos(86_400_000 * MS);
+        let mut p = Pump::new(c).unwrap();
+        let mut sent = Vec::new();
+        while let Some(t) = p.poll_transmit(Nanos(0)) {
+            sent.push(t.seq);
+        }
+        assert_eq!(sent, [0, 1, 2, 3]);
+        assert_eq!(p.fraction_done(Nanos(0)), 0.0);
+        // Long after a default run's offering time: the count, not the clock, decides.
+        let late = Nanos(50_000 * MS);
+        for seq in 0..4 {
+            p.handle_rfnm(late, seq);
+        }
+        assert_eq!(p.fraction_done(late), 4.0 / 6.0);
+        let more: Vec<u64> = std::iter::from_fn(|| p.poll_transmit(late).map(|t| t.seq)).collect();
+        assert_eq!(more, [4, 5]);
+        assert!(!p.is_done(late));
+        p.handle_rfnm(late, 4);
+        p.handle_rfnm(late, 5);
+        assert!(p.poll_transmit(late).is_none());
+        assert!(p.is_done(late));
+        assert_eq!((p.messages_sent(), p.fraction_done(late)), (6, 1.0));
+        let mut zero = cfg(PumpTransport::Tcp, 4);
+        zero.count = Some(0);
+        assert!(matches!(Pump::new(zero), Err(PumpError::Config(m)) if m.contains("-k/-n")));
+    }
 
     /// K&O Fig. 2: the fifth message waits for the RFNM of the first.
     #[test]

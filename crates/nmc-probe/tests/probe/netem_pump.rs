@@ -58,6 +58,7 @@ fn run_once(
         packet: 1200,
         timeout: Nanos(10_000_000_000),
         session: 0x1977 + outstanding,
+        count: None,
     };
     let run = in_netns(&pair.a, move || {
         pump(server, cfg, &AtomicBool::new(false), None).expect("pump")

@@ -23,6 +23,7 @@ fn cfg(transport: PumpTransport, size: u32, packet: u32, ms: u64) -> PumpConfig 
         packet,
         timeout: Nanos(5_000_000_000),
         session: 0x1974,
+        count: None,
     }
 }
 
@@ -214,5 +215,37 @@ fn a_silent_host_ends_the_run_within_the_timeout() {
         )
         .unwrap_err();
         assert!(e.to_string().contains("refused"), "{t}: {e}");
+    }
+}
+
+/// iperf3 `-k`: a run with a count sends exactly that many messages, each answered, and ends
+/// when the last RFNM is in, long before its time bound; its throughput is over that time.
+#[test]
+fn a_run_with_a_count_sends_that_many_and_ends_when_they_are_answered() {
+    for t in [PumpTransport::Tcp, PumpTransport::Udp] {
+        let server = RunningServer::start(loopback(), open_server_config(), None, None);
+        let mut c = cfg(t, 1000, 1200, 60_000);
+        c.count = Some(37);
+        let began = Instant::now();
+        let run = pump(server.addr, c, &AtomicBool::new(false), None).expect("pump");
+        let wall = began.elapsed();
+        let sink = server.stop();
+        let s = PumpSummary::of(run);
+        assert_eq!(
+            (s.messages_sent, s.messages_answered, s.answered_in_run),
+            (37, 37, 37),
+            "{t}"
+        );
+        assert_eq!(sink.pump.rfnms, 37, "{t}: {:?}", sink.pump);
+        // The 60 s bound was not waited for (loopback answers in well under a second).
+        assert!(wall < Duration::from_secs(30), "{t}: {wall:?}");
+        assert!(s.run_seconds < 30.0, "{t}: {}", s.run_seconds);
+        let bits = 37.0 * 8000.0;
+        assert!(
+            (s.throughput_bps * s.run_seconds - bits).abs() < 1.0,
+            "{t}: {} bit/s over {} s",
+            s.throughput_bps,
+            s.run_seconds
+        );
     }
 }
