@@ -22,7 +22,8 @@ use std::time::Duration;
     nmc stream 127.0.0.1 --rate 30kbit/s --buffer 2016bit --duration 30s\n  \
     nmc stream example.net:8890 --udp --ack --out out/stream\n  \
     nmc stream 127.0.0.1 --sweep --rates 6kbit/s,18kbit/s,30kbit/s --buffers 1008bit,4032bit --duration 10s\n  \
-    nmc stream example.net -R --ack --duration 30s     # the sink sends, as iperf3 -R\n\n\
+    nmc stream example.net -R --ack --duration 30s     # the sink sends, as iperf3 -R\n  \
+    nmc stream 127.0.0.1 -u --bulk -b 10M -n 5M         # 5 MiB at 10 Mbit/s, then stop (iperf3 -n; -k N buffers)\n\n\
 Two buffers; one fills at --rate while the other is written; if the other is not free when the \
 first is full, a gap starts (RFC 508 §IV). \"Written\" means the socket took the buffer, or with \
 --ack that the sink acknowledged reading it (the RFNM's analogue). Prints the gap table in RFC \
@@ -47,6 +48,14 @@ pub struct StreamArgs {
     /// iperf3 -t 30).
     #[arg(short = 't', long, default_value = "30s", value_parser = units::duration)]
     pub duration: SimDuration,
+    /// Fill and send this many buffers, as iperf3 -k counts blocks, instead of a time: the run
+    /// lasts N × (buffer ÷ rate), each test of a sweep its own.
+    #[arg(short = 'k', long, value_name = "N", conflicts_with_all = ["duration", "bytes"])]
+    pub count: Option<u64>,
+    /// Send this many bytes, in whole buffers (⌈8 × BYTES ÷ buffer bits⌉ of them), as iperf3
+    /// -n: 10M (iperf3's M = MiB), 1MB, or a count of bytes.
+    #[arg(short = 'n', long, value_name = "BYTES", value_parser = units::size, conflicts_with = "duration")]
+    pub bytes: Option<u64>,
     /// UDP, one datagram per buffer (default TCP, reliable as the NCP's connections were).
     #[arg(short = 'u', long)]
     pub udp: bool,
@@ -175,6 +184,15 @@ pub fn sink(a: SinkArgs) -> Result<Outcome> {
     Ok(Outcome::Ok)
 }
 
+/// The buffers `-k` or `-n` ask for, in buffers of `bits`.
+fn buffers_asked(a: &StreamArgs, bits: u64) -> Option<u64> {
+    match (a.count, a.bytes) {
+        (Some(k), _) => Some(k),
+        (None, Some(b)) => Some((b.saturating_mul(8)).div_ceil(bits.max(1))),
+        (None, None) => None,
+    }
+}
+
 fn config(
     a: &StreamArgs,
     key: &Option<nmc_serve::Key>,
@@ -190,7 +208,15 @@ fn config(
         target,
         rate_bps: rate,
         buffer_bits: bits,
-        duration: std_dur(a.duration),
+        duration: match buffers_asked(a, bits) {
+            // iperf3's -k/-n: exactly the time the source takes to fill that many buffers
+            // (the run's buffers due are ⌊duration ÷ fill⌋).
+            Some(n) => {
+                let fill = StreamConfig::fill_of(bits, rate);
+                fill.saturating_mul(u32::try_from(n).unwrap_or(u32::MAX))
+            }
+            None => std_dur(a.duration),
+        },
         transport: if a.udp {
             Transport::Udp
         } else {
@@ -343,6 +369,9 @@ fn write_summary(dir: &Path, runs: &[StreamRun]) -> Result<()> {
 }
 
 pub fn stream(a: StreamArgs) -> Result<Outcome> {
+    if a.count == Some(0) || a.bytes == Some(0) {
+        bail!("-k/-n must ask for at least 1 buffer");
+    }
     let target = super::resolve_target(&a.target, DEFAULT_PORT, a.family)?;
     let key = crate::cmd::gate::key_from(&a.secret_file)?;
     if !a.sweep && (!a.rates.is_empty() || !a.buffers.is_empty()) {

@@ -174,6 +174,11 @@ fn bad_usage_is_exit_2_and_with_json_a_document() {
         (vec!["pump", &to, "-J", "-k", "5", "-t", "3"], "nmc pump"),
         (vec!["pump", &to, "-J", "-n", "1M", "-R"], "nmc pump"),
         (vec!["stream", &to, "-J", "--rate", "0bit/s"], "nmc stream"),
+        (vec!["stream", &to, "-J", "-k", "0"], "nmc stream"),
+        (
+            vec!["stream", &to, "-J", "-n", "1M", "-t", "3"],
+            "nmc stream",
+        ),
         (vec!["cost", "-J", "--repeat", "0"], "nmc cost"),
         (vec!["pump", &to, "-J", "--no-such-option"], "nmc pump"),
         (vec!["stream", &to, "-RJ", "--rate", "30"], "nmc stream"),

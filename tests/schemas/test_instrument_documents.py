@@ -129,6 +129,10 @@ def test_every_kind_of_document_holds(server, tmp_path):
         "stream -R, intervals": document(["stream", server, "-t", "2s", "-R", "-i", "1s",
                                           "--out", out("s3")]),
         "stream, intervals": document(["stream", server, "-t", "2s", "-i", "1s", "--out", out("s4")]),
+        "stream -k over UDP": document(["stream", server, "-k", "9", "--udp", "-b", "100k",
+                                        "--out", out("s6")]),
+        "stream -n -R": document(["stream", server, "-n", "2520", "-R", "-b", "100k",
+                                  "--out", out("s7")]),
         "stream sweep": document(["stream", server, "--sweep", "--rates", "30kbit/s,60kbit/s",
                                   "--buffers", "252B", "-t", "1s", "--out", out("s5")]),
         "cost": document(["cost", "--sizes", "4096", "--write-sizes", "1,1024",
@@ -149,6 +153,11 @@ def test_every_kind_of_document_holds(server, tmp_path):
     assert docs["pump -k -P"]["parameters"]["count"] == 21
     assert docs["pump -n"]["parameters"]["count"] == 11
     assert docs["pump -n"]["end"]["messages_answered"] == 11
+    # The stream's -k/-n: exactly that many buffers (2520 bytes are ten 2016-bit buffers).
+    (k,) = docs["stream -k over UDP"]["end"]["tests"]
+    assert (k["buffers_due"], k["buffers_sent"], k["sink_received"]) == (9, 9, 9)
+    (n,) = docs["stream -n -R"]["end"]["tests"]
+    assert (n["buffers_due"], n["buffers_sent"]) == (10, 10)
     assert docs["pump -R"]["end"]["reverse"] is True
     assert len(docs["stream sweep"]["end"]["tests"]) == 2
     assert docs["probe"]["end"]["intervals"], "no interval lines"

@@ -158,8 +158,14 @@ impl StreamConfig {
     /// The time one buffer takes to fill at the rate, to the nearest nanosecond: the
     /// schedule's step.
     pub fn fill(&self) -> Duration {
-        let ns = (self.buffer_bits as u128 * 1_000_000_000 + self.rate_bps as u128 / 2)
-            / self.rate_bps as u128;
+        Self::fill_of(self.buffer_bits, self.rate_bps)
+    }
+
+    /// The time a buffer of `buffer_bits` takes to fill at `rate_bps` (rounded to the
+    /// nanosecond, at least 1 ns; a rate of 0 is taken as 1 bit/s).
+    pub fn fill_of(buffer_bits: u64, rate_bps: u64) -> Duration {
+        let rate = u128::from(rate_bps.max(1));
+        let ns = (u128::from(buffer_bits) * 1_000_000_000 + rate / 2) / rate;
         Duration::from_nanos(u64::try_from(ns).unwrap_or(u64::MAX).max(1))
     }
 
