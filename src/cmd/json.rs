@@ -148,6 +148,10 @@ fn pump_parameters(c: &nmc_probe::pump::PumpConfig) -> Value {
     if let Some(n) = c.count {
         v["count"] = json!(n);
     }
+    // Only a run with a warm-up (-O, --omit).
+    if c.omit.0 > 0 {
+        v["omit_s"] = json!(s(c.omit.0 as f64));
+    }
     v
 }
 
@@ -370,6 +374,13 @@ fn pump_forward(
             "partial": sum.run.partial,
         }),
     );
+    if let Some(o) = &sum.omitted {
+        doc["end"]["omitted"] = json!({
+            "duration_s": o.seconds,
+            "answered": o.answered,
+            "throughput_bit_per_s": o.throughput_bps,
+        });
+    }
     doc["parameters"] = pump_parameters(&sum.run.config);
     doc["local"] = json!(sum.run.local);
     doc

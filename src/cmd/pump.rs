@@ -66,6 +66,11 @@ pub struct PumpArgs {
     /// iperf3 -k counts blocks); with -P, shared out among the connections.
     #[arg(short = 'k', long, value_name = "N", conflicts_with_all = ["duration", "bytes", "reverse", "bidir"])]
     pub count: Option<u64>,
+    /// A warm-up before the measured --duration, left out of the figures and reported apart,
+    /// as iperf3 -O (TCP's slow start, a path's queues filling): 2s, or a bare number of
+    /// seconds. Its interval lines are marked "(omitted)".
+    #[arg(short = 'O', long, value_name = "D", value_parser = units::duration, conflicts_with_all = ["count", "bytes", "reverse", "bidir"])]
+    pub omit: Option<SimDuration>,
     /// Send this many bytes, in whole messages (⌈BYTES / size⌉ of them), then stop, as iperf3
     /// -n: 100M (iperf3's M = MiB), 1GB, or a count of bytes.
     #[arg(short = 'n', long, value_name = "BYTES", value_parser = units::size, conflicts_with_all = ["duration", "reverse", "bidir"])]
@@ -169,6 +174,7 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
         timeout: Nanos(a.timeout.as_nanos()),
         session: session_id(),
         count,
+        omit: Nanos(a.omit.map_or(0, |d| d.as_nanos())),
     };
     // Check the numbers before resolving or saying anything.
     let (packets, _) = cfg.check()?;
@@ -215,6 +221,11 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
         cfg.transport,
         match cfg.count {
             Some(k) => format!("{k} messages"),
+            None if cfg.omit > Nanos::ZERO => format!(
+                "{} after a warm-up of {} (left out)",
+                cfg.duration.human(),
+                cfg.omit.human()
+            ),
             None => cfg.duration.human().to_string(),
         },
         cfg.timeout.human(),
@@ -487,6 +498,7 @@ impl Way<'_> {
         std::fs::create_dir_all(&self.folder)
             .with_context(|| format!("cannot create {}", self.folder.display()))?;
         let mut lines = Intervals::new(self.interval, self.format);
+        lines.omit = self.cfg.omit;
         // In reverse the ticks bring the messages whole here, timed on arrival: no round trip.
         lines.rtt = !self.reverse;
         let (json, tag) = (self.json, self.tag.clone());
@@ -530,7 +542,10 @@ impl Way<'_> {
         } else {
             let mut csv = self
                 .rows
-                .then(|| MessagesCsv::create(&messages, self.cfg.duration))
+                .then(|| {
+                    MessagesCsv::create(&messages, self.cfg.duration)
+                        .map(|c| c.omitting(self.cfg.omit))
+                })
                 .transpose()?;
             let mut write = |m: &_| csv.as_mut().map_or(Ok(()), |c| c.write(m));
             let run = pump_dialed(
@@ -565,6 +580,9 @@ pub struct IntervalRow {
     pub answered: usize,
     pub throughput_bit_per_s: f64,
     pub rtt_mean_s: Option<f64>,
+    /// Within the warm-up (`--omit`), left out of the run's figures; absent otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub omitted: bool,
 }
 
 /// Turns the pump's ticks into one line per interval: RFNMs that arrived in it, their bits
@@ -580,6 +598,8 @@ struct Intervals {
     rate: nmc_sim::RateFormat,
     /// The records' `rfnm − sent` is a round trip (not in reverse, where it is an arrival).
     rtt: bool,
+    /// The warm-up (`--omit`): intervals ending within it are marked.
+    omit: Nanos,
 }
 
 impl Intervals {
@@ -591,6 +611,7 @@ impl Intervals {
             done: Vec::new(),
             rate,
             rtt: true,
+            omit: Nanos::ZERO,
         }
     }
 
@@ -623,15 +644,17 @@ impl Intervals {
             answered: n,
             throughput_bit_per_s: bits as f64 / secs,
             rtt_mean_s: (n > 0 && self.rtt).then(|| rtt as f64 / n as f64 / 1e9),
+            omitted: to <= self.omit,
         };
         let line = format!(
-            "[{:7.2}-{:7.2} s] {:>8} messages {:>14}  rtt {}",
+            "[{:7.2}-{:7.2} s] {:>8} messages {:>14}  rtt {}{}",
             row.start_s,
             row.end_s,
             row.answered,
             self.rate.show(row.throughput_bit_per_s),
             row.rtt_mean_s
                 .map_or("-".to_string(), |r| format!("{:.3} ms", r * 1e3)),
+            if row.omitted { "  (omitted)" } else { "" },
         );
         self.done.push(row);
         Some(line)

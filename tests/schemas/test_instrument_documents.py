@@ -122,6 +122,8 @@ def test_every_kind_of_document_holds(server, tmp_path):
         "pump -P": document(["pump", server, "-t", "1s", "-P", "2", "--out", out("u4p")]),
         "pump -k -P": document(["pump", server, "-k", "21", "-P", "2", "--out", out("u4k")]),
         "pump -n": document(["pump", server, "-n", "10K", "--out", out("u4n")]),
+        "pump -O -i": document(["pump", server, "-O", "500ms", "-t", "1s", "-i", "250ms",
+                                "--out", out("u4o")]),
         "pump to nothing": document(["pump", dead, "-t", "1s", "--out", out("u5")], codes=(3,)),
         "stream": document(["stream", server, "-t", "1s", "--out", out("s1")]),
         "stream over UDP, acknowledged": document(["stream", server, "-t", "1s", "--udp", "--ack",
@@ -153,6 +155,12 @@ def test_every_kind_of_document_holds(server, tmp_path):
     assert docs["pump -k -P"]["parameters"]["count"] == 21
     assert docs["pump -n"]["parameters"]["count"] == 11
     assert docs["pump -n"]["end"]["messages_answered"] == 11
+    # -O (issue 75 §3): the warm-up apart, its intervals marked.
+    o = docs["pump -O -i"]
+    assert o["parameters"]["omit_s"] == 0.5 and o["end"]["omitted"]["duration_s"] == 0.5
+    assert o["end"]["omitted"]["answered"] > 0
+    assert [i.get("omitted", False) for i in o["end"]["intervals"]][:3] == [True, True, False]
+    assert o["end"]["messages_answered"] >= o["end"]["answered_in_run"] + o["end"]["omitted"]["answered"]
     # The stream's -k/-n: exactly that many buffers (2520 bytes are ten 2016-bit buffers).
     (k,) = docs["stream -k over UDP"]["end"]["tests"]
     assert (k["buffers_due"], k["buffers_sent"], k["sink_received"]) == (9, 9, 9)

@@ -10,7 +10,9 @@
 //!   UCLA HOST)", K&O §IV). A message retransmitted over UDP keeps its first send;
 //! * **throughput over the run**: data bits of the messages whose RFNM came back within the
 //!   offering time, divided by the offering time (`--duration`); for a run with a count
-//!   (`-k`, `-n`), the bits of all its messages over the time to the last RFNM;
+//!   (`-k`, `-n`), the bits of all its messages over the time to the last RFNM; a warm-up
+//!   (`--omit`, iperf3 `-O`) is offered first and left out: its RFNMs count apart, and the
+//!   offering time is the `--duration` after it;
 //! * **best 150**: the highest rate over any 150 consecutive RFNMs, each block timed from the RFNM
 //!   before it to its last;
 //! * **window limit**: `outstanding × size / mean round trip`, the rate at which a sender that
@@ -89,6 +91,11 @@ pub struct PumpRun {
 #[derive(Debug, Clone)]
 pub struct PumpFigures {
     duration: Nanos,
+    /// The warm-up before `duration` (`--omit`): RFNMs within it are counted apart.
+    omit: Nanos,
+    /// Messages answered within the warm-up, and their data bits.
+    omitted_answered: usize,
+    omitted_bits: u64,
     sent: usize,
     answered: usize,
     answered_in_run: usize,
@@ -125,6 +132,9 @@ impl PumpFigures {
     pub fn new(duration: Nanos) -> Self {
         PumpFigures {
             duration,
+            omit: Nanos::ZERO,
+            omitted_answered: 0,
+            omitted_bits: 0,
             sent: 0,
             answered: 0,
             answered_in_run: 0,
@@ -137,21 +147,34 @@ impl PumpFigures {
         }
     }
 
+    /// The same, after a warm-up of `omit` left out of them (`--omit`).
+    pub fn omitting(self, omit: Nanos) -> Self {
+        PumpFigures { omit, ..self }
+    }
+
     /// A message finished, in the order they finish (RFNM times not decreasing).
     pub fn completed(&mut self, r: &MessageRecord) {
-        if let Some(t) = r.rfnm {
+        if let Some(t) = r.rfnm
+            && t > self.omit
+        {
             self.best.add(t.0, 8 * u64::from(r.bytes));
         }
     }
 
-    /// A message finished, in sequence order.
+    /// A message finished, in sequence order. One answered within the warm-up is counted
+    /// apart: not in the run's throughput, round trips, histogram or autocorrelation.
     pub fn add(&mut self, r: &MessageRecord) {
         self.sent += 1;
         let (Some(t), Some(rtt)) = (r.rfnm, r.rtt()) else {
             return;
         };
         self.answered += 1;
-        if t <= self.duration {
+        if t <= self.omit && self.omit > Nanos::ZERO {
+            self.omitted_answered += 1;
+            self.omitted_bits += 8 * u64::from(r.bytes);
+            return;
+        }
+        if t <= self.omit.saturating_add(self.duration) {
             self.answered_in_run += 1;
             self.bits_in_run += 8 * u64::from(r.bytes);
         }
@@ -160,6 +183,16 @@ impl PumpFigures {
         self.acf.add(ms);
         self.histogram.add(ms);
         self.plot.add(r.seq, ms);
+    }
+
+    /// What the warm-up carried: messages answered within it, and its throughput (bit/s);
+    /// `None` without a warm-up.
+    pub fn omitted(&self) -> Option<Omitted> {
+        (self.omit > Nanos::ZERO).then(|| Omitted {
+            seconds: self.omit.as_secs_f64(),
+            answered: self.omitted_answered,
+            throughput_bps: self.omitted_bits as f64 / self.omit.as_secs_f64(),
+        })
     }
 
     /// Messages added (sent).
@@ -247,6 +280,13 @@ pub struct Collector {
 }
 
 impl Collector {
+    /// For a run of `cfg`: its offering time, and its warm-up left out (`--omit`).
+    pub fn for_run(cfg: &super::PumpConfig) -> Self {
+        let mut c = Collector::new(cfg.duration);
+        c.figures = c.figures.omitting(cfg.omit);
+        c
+    }
+
     /// For a run offering messages for `duration`.
     pub fn new(duration: Nanos) -> Self {
         Collector {
@@ -288,6 +328,17 @@ impl Collector {
     pub fn most_held(&self) -> usize {
         self.most_held
     }
+}
+
+/// What a run's warm-up (`--omit`, iperf3 `-O`) carried, left out of its figures.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Omitted {
+    /// The warm-up, s.
+    pub seconds: f64,
+    /// Messages whose RFNM came back within it.
+    pub answered: usize,
+    /// Their data bits over the warm-up, bit/s.
+    pub throughput_bps: f64,
 }
 
 /// Everything a run measured, reduced. Serialised as `summary.json`; with `--reverse` the server
@@ -337,6 +388,9 @@ pub struct PumpSummary {
     /// no round trip.
     #[serde(default)]
     pub window_limited: Option<bool>,
+    /// The warm-up left out (`--omit`); absent without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub omitted: Option<Omitted>,
     /// (lag, coefficient) of successive round trips, lags 1..=20.
     pub autocorrelation: Vec<(usize, f64)>,
     /// ±1.96/√n: coefficients outside it are significant at about 5 %.
@@ -388,12 +442,12 @@ impl PumpSummary {
         let cfg = &run.config;
         let f = &run.figures;
         let run_ns = if run.interrupted || cfg.count.is_some() {
-            run.elapsed.min(cfg.duration)
+            run.elapsed.saturating_sub(cfg.omit).min(cfg.duration)
         } else {
             cfg.duration
         };
         // RFNMs are stamped before the run's end, so "within min(elapsed, duration)" is "within
-        // the duration", which is what the figures counted.
+        // the duration", which is what the figures counted (after the warm-up, if any).
         let run_seconds = run_ns.as_secs_f64();
         let throughput_bps = if run_seconds > 0.0 {
             f.bits_in_run as f64 / run_seconds
@@ -428,6 +482,7 @@ impl PumpSummary {
             window_limited: window_limit_bps
                 .zip(base_window_limit_bps)
                 .map(|(w, b)| window_limits(throughput_bps / w, throughput_bps / b)),
+            omitted: f.omitted(),
             autocorrelation_band: stats::autocorrelation_band(n),
             autocorrelation,
             significant_lags,
@@ -447,6 +502,38 @@ impl PumpSummary {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    /// iperf3 `-O`: what is answered within the warm-up is counted apart and left out of the
+    /// run's throughput, round trips and best block; the run's throughput is over its duration.
+    #[test]
+    fn a_warm_up_is_counted_apart_and_left_out_of_the_figures() {
+        let ms = |x: u64| Nanos(x * 1_000_000);
+        let mut f = PumpFigures::new(ms(1_000)).omitting(ms(500));
+        // One message every 10 ms over 1.5 s, each answered after 5 ms; the warm-up's twice as
+        // slow (10 ms round trips).
+        for i in 0..150u64 {
+            let sent = ms(10 * i);
+            let rtt = if i < 50 { 10 } else { 5 };
+            let r = MessageRecord {
+                seq: i,
+                bytes: 1000,
+                sent,
+                rfnm: Some(sent.saturating_add(ms(rtt))),
+                transmissions: 1,
+            };
+            f.completed(&r);
+            f.add(&r);
+        }
+        // RFNMs at 10, 20, …, 500 ms (50) are the warm-up's; 505 … 1495 ms are the run's (100).
+        let o = f.omitted().unwrap();
+        assert_eq!((o.answered, o.seconds), (50, 0.5));
+        assert_eq!(o.throughput_bps, 50.0 * 8000.0 / 0.5);
+        assert_eq!((f.answered, f.answered_in_run), (150, 100));
+        assert_eq!(f.bits_in_run, 100 * 8000);
+        let rtt = RttStats::running(&f.rtt).unwrap();
+        assert_eq!((rtt.count, rtt.max_ms), (100, 5.0));
+        assert!(PumpFigures::new(ms(1_000)).omitted().is_none());
+    }
 
     #[test]
     fn a_full_window_without_a_standing_queue_is_what_limits() {
@@ -516,6 +603,7 @@ pub(crate) mod tests {
             window_limited: window_limit_bps
                 .zip(base_window_limit_bps)
                 .map(|(w, b)| window_limits(throughput_bps / w, throughput_bps / b)),
+            omitted: None,
             autocorrelation_band: stats::autocorrelation_band(rtt_ms.len()),
             autocorrelation,
             significant_lags,
@@ -541,6 +629,7 @@ pub(crate) mod tests {
             timeout: Nanos(10_000_000_000),
             session: 1,
             count: None,
+            omit: Nanos::ZERO,
         };
         let (run, records) = drive(cfg, None, |_, _| Some(rtt_ms * 1_000_000));
         let s = PumpSummary::of(run.clone());
@@ -686,6 +775,7 @@ pub(crate) mod tests {
             timeout: Nanos(10_000_000_000),
             session: 1,
             count: None,
+            omit: Nanos::ZERO,
         }
     }
 

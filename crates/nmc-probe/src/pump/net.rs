@@ -54,7 +54,7 @@ struct Finished<'a> {
 impl<'a> Finished<'a> {
     fn new(pump: &Pump, messages: Option<Messages<'a>>) -> Self {
         Finished {
-            collector: Collector::new(pump.config().duration),
+            collector: Collector::for_run(pump.config()),
             just: Vec::new(),
             messages,
         }

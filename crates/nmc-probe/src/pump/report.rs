@@ -62,6 +62,12 @@ impl MessageRow {
 
     /// The row of a finished message of a run offering messages for `duration`.
     pub fn of(m: &MessageRecord, duration: Nanos) -> MessageRow {
+        MessageRow::after_warm_up(m, Nanos::ZERO, duration)
+    }
+
+    /// The same after a warm-up of `omit` (`--omit`): a message answered within it is not in
+    /// the run.
+    pub fn after_warm_up(m: &MessageRecord, omit: Nanos, duration: Nanos) -> MessageRow {
         MessageRow {
             seq: m.seq,
             bytes: m.bytes,
@@ -70,7 +76,9 @@ impl MessageRow {
             rtt_ns: m.rtt().map(|t| t.0),
             transmissions: m.transmissions,
             // RFNMs are stamped before the run ends: within the offering time is within the run.
-            in_run: m.rfnm.is_some_and(|t| t <= duration),
+            in_run: m.rfnm.is_some_and(|t| {
+                (omit == Nanos::ZERO || t > omit) && t <= omit.saturating_add(duration)
+            }),
         }
     }
 }
@@ -81,6 +89,7 @@ impl MessageRow {
 pub struct MessagesCsv {
     path: PathBuf,
     duration: Nanos,
+    omit: Nanos,
     file: Option<std::io::BufWriter<std::fs::File>>,
     line: Vec<u8>,
     /// A row has been written (and so the header).
@@ -99,10 +108,16 @@ impl MessagesCsv {
         Ok(MessagesCsv {
             path: path.to_path_buf(),
             duration,
+            omit: Nanos::ZERO,
             file: Some(std::io::BufWriter::with_capacity(1 << 16, file)),
             line: Vec::with_capacity(128),
             rows: false,
         })
+    }
+
+    /// The same, for a run whose first `omit` is a warm-up left out (`--omit`).
+    pub fn omitting(self, omit: Nanos) -> MessagesCsv {
+        MessagesCsv { omit, ..self }
     }
 
     fn error(&self, e: std::io::Error) -> Error {
@@ -120,7 +135,7 @@ impl MessagesCsv {
             self.line.extend_from_slice(HEADER.as_bytes());
             self.rows = true;
         }
-        MessageRow::of(m, self.duration).line(&mut self.line);
+        MessageRow::after_warm_up(m, self.omit, self.duration).line(&mut self.line);
         let r = f.write_all(&self.line);
         r.map_err(|e| self.error(e))
     }
@@ -220,6 +235,11 @@ impl PumpSummary {
             c.outstanding,
             match c.count {
                 Some(n) => format!("{n} asked for (-k/-n), answered in {}", r.elapsed.human()),
+                None if c.omit > Nanos::ZERO => format!(
+                    "offered for {} after a warm-up of {}",
+                    c.duration.human(),
+                    c.omit.human()
+                ),
                 None => format!("offered for {}", c.duration.human()),
             },
             if r.interrupted {
@@ -239,6 +259,16 @@ impl PumpSummary {
             k.rfnms_out_of_order,
             k.unknown_rfnms + k.junk
         );
+        if let Some(o) = &self.omitted {
+            // iperf3 -O: the warm-up said apart, left out of every figure below.
+            let _ = writeln!(
+                s,
+                "  warm-up (--omit {:.3}s, left out of the figures below): {} messages answered, {}",
+                o.seconds,
+                o.answered,
+                show(o.throughput_bps)
+            );
+        }
         let _ = writeln!(
             s,
             "  throughput over the run {}; best 150 consecutive messages {}",

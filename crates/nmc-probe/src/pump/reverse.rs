@@ -91,6 +91,7 @@ pub fn check_request(r: &Request, session: u32) -> Result<PumpConfig, String> {
         timeout: Nanos(r.timeout_ns),
         session,
         count: None,
+        omit: Nanos::ZERO,
     };
     cfg.check().map_err(|e| e.to_string())?;
     if cfg.duration > MAX_DURATION {
@@ -494,7 +495,7 @@ fn pump_tcp(
 ) -> Result<PumpRun, Ended> {
     let peer = s.peer();
     let mut pump = Pump::new(cfg).map_err(|e| Ended::Failed(e.to_string()))?;
-    let mut collector = Collector::new(pump.config().duration);
+    let mut collector = Collector::for_run(pump.config());
     let mut just = Vec::new();
     let (session, size) = (pump.config().session, pump.config().size);
     s.stream().set_nonblocking(true)?;
@@ -609,7 +610,7 @@ fn send_udp(s: &mut Conn, cfg: PumpConfig, side: &Arc<UdpSide>) -> Result<PumpRu
         }
     };
     let mut pump = Pump::new(cfg).map_err(|e| Ended::Failed(e.to_string()))?;
-    let mut collector = Collector::new(pump.config().duration);
+    let mut collector = Collector::for_run(pump.config());
     let mut just = Vec::new();
     let (session, size) = (pump.config().session, pump.config().size);
     let timer = measure_timer_resolution(1000);

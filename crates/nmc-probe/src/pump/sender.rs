@@ -94,6 +94,14 @@ pub struct PumpConfig {
     /// until `duration` has passed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count: Option<u64>,
+    /// A warm-up offered before the measured `duration` and left out of its figures (iperf3
+    /// `-O`/`--omit`): messages answered within it are counted apart. Zero: none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub omit: Nanos,
+}
+
+fn is_zero(n: &Nanos) -> bool {
+    n.0 == 0
 }
 
 /// Why a pump cannot start or go on.
@@ -334,7 +342,10 @@ impl Pump {
     }
 
     fn end(&self) -> Option<Nanos> {
-        self.start.map(|s| s.saturating_add(self.cfg.duration))
+        self.start.map(|s| {
+            s.saturating_add(self.cfg.omit)
+                .saturating_add(self.cfg.duration)
+        })
     }
 
     /// True once the run's count of messages has been offered.
@@ -355,7 +366,14 @@ impl Pump {
     pub fn fraction_done(&self, elapsed: Nanos) -> f64 {
         let f = match self.cfg.count {
             Some(c) => (self.next_seq - self.outstanding.len() as u64) as f64 / c as f64,
-            None => elapsed.as_secs_f64() / self.cfg.duration.as_secs_f64(),
+            None => {
+                elapsed.as_secs_f64()
+                    / self
+                        .cfg
+                        .omit
+                        .saturating_add(self.cfg.duration)
+                        .as_secs_f64()
+            }
         };
         f.min(1.0)
     }
@@ -383,8 +401,8 @@ impl Pump {
                 retransmission: true,
             });
         }
-        let start = *self.start.get_or_insert(now);
-        if now >= start.saturating_add(self.cfg.duration)
+        self.start.get_or_insert(now);
+        if self.end().is_some_and(|e| now >= e)
             || self.offered_all()
             || self.outstanding.len() >= self.cfg.outstanding as usize
         {
@@ -493,9 +511,30 @@ mod tests {
             timeout: Nanos(5_000_000_000),
             session: 1,
             count: None,
+            omit: Nanos::ZERO,
         }
     }
     const MS: u64 = 1_000_000;
+
+    /// iperf3 `-O`: the warm-up is offered before the measured time, which then runs whole.
+    #[test]
+    fn a_warm_up_is_offered_before_the_measured_time() {
+        let mut c = cfg(PumpTransport::Tcp, 1);
+        c.omit = Nanos(500 * MS);
+        let mut p = Pump::new(c).unwrap();
+        let mut t = 0;
+        let mut sent = 0;
+        // One message a 100 ms: the warm-up's 500 ms and the run's 1 s.
+        while !p.is_done(Nanos(t)) && t < 10_000 * MS {
+            if let Some(x) = p.poll_transmit(Nanos(t)) {
+                sent += 1;
+                p.handle_rfnm(Nanos(t + 100 * MS), x.seq);
+            }
+            t += 100 * MS;
+        }
+        assert_eq!(sent, 15);
+        assert_eq!(t, 1_500 * MS);
+    }
 
     /// iperf3 `-k`: a run with a count offers that many messages, whatever the time, and is
     /// done once all are answered.

@@ -59,6 +59,7 @@ fn run_once(
         timeout: Nanos(10_000_000_000),
         session: 0x1977 + outstanding,
         count: None,
+        omit: Nanos::ZERO,
     };
     let run = in_netns(&pair.a, move || {
         pump(server, cfg, &AtomicBool::new(false), None).expect("pump")

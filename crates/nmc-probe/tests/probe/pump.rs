@@ -24,6 +24,7 @@ fn cfg(transport: PumpTransport, size: u32, packet: u32, ms: u64) -> PumpConfig 
         timeout: Nanos(5_000_000_000),
         session: 0x1974,
         count: None,
+        omit: Nanos::ZERO,
     }
 }
 

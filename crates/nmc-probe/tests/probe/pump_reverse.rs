@@ -25,6 +25,7 @@ fn cfg(transport: PumpTransport, packet: u32, ms: u64) -> PumpConfig {
         timeout: Nanos(5_000_000_000),
         session: 0x1975,
         count: None,
+        omit: Nanos::ZERO,
     }
 }
 
