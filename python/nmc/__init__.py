@@ -1,7 +1,8 @@
 """nmc from Python: the ARPANET Network Measurement Center experiments, rebuilt.
 
 The simulator and instruments are nmc's Rust crates (through PyO3); this package hands their
-results back as dicts and pandas DataFrames.
+results back as dicts and pandas DataFrames. The loaders (``load`` and the three below it) are
+pure Python and work without the compiled extension, on any folder or document nmc wrote.
 
 >>> import nmc
 >>> r = nmc.run("md1", seed=1, set={"duration": "2min"})   # a built-in scenario
@@ -58,7 +59,6 @@ from typing import Any, Union
 
 import pandas as pd
 
-from . import _nmc
 from ._errors import NmcError, ScenarioError
 from ._load import (
     Measurement,
@@ -71,7 +71,42 @@ from ._load import (
 )
 from ._load import _sweep_table
 
-__version__: str = _nmc.version()
+
+class _NoExtension:
+    """Stands for the compiled extension when it is not there (the source tree on
+    ``PYTHONPATH``, a copy without the built module): the loaders are pure Python and work; what
+    runs the simulator says, in one line, what is missing."""
+
+    def __init__(self, why: str) -> None:
+        self._why = why
+
+    def __getattr__(self, name: str) -> Any:
+        raise NmcError(
+            f"nmc's compiled extension is not installed ({self._why}): nmc.load, load_folder, "
+            "load_document and load_csv work without it; running the simulator needs it "
+            "(pip install the nmc wheel, or `maturin develop` in python/)"
+        )
+
+
+try:
+    from . import _nmc
+except ImportError:
+    _nmc = _NoExtension("no module nmc._nmc beside nmc/__init__.py")  # type: ignore[assignment]
+
+
+def _version() -> str:
+    try:
+        return str(_nmc.version())
+    except NmcError:
+        from importlib import metadata
+
+        try:
+            return metadata.version("nmc")
+        except metadata.PackageNotFoundError:
+            return "unknown (no compiled extension)"
+
+
+__version__: str = _version()
 
 __all__ = [
     "Measurement",

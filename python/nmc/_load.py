@@ -527,6 +527,7 @@ class OutputFolder:
     #: pump"``, ``"nmc stream"``), ``"nmc run"`` or ``"nmc sweep"``; ``"nmc pump --bidir"``
     #: for a folder of ``forward/`` and ``reverse/``.
     kind: str
+    #: ``"nmc pump -P"`` for a folder of ``p1/``, ``p2/``, ...
     #: ``summary.json`` (a sweep's ``sweep.json``), typed by the unit rule (a run's
     #: ``metrics["delay.mean_ms"]`` is a Timedelta); an instrument's arrays of records are in
     #: ``tables`` instead.
@@ -536,7 +537,7 @@ class OutputFolder:
     #: ``summary.json`` arrays of records (the stream's ``runs``), typed.
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
     #: Sub-folders that are outputs themselves: ``nmc pump --bidir``'s ``forward`` and
-    #: ``reverse``.
+    #: ``reverse``, ``nmc pump -P``'s ``p1``, ``p2``, ...
     parts: dict[str, OutputFolder] = field(default_factory=dict)
 
     def __repr__(self) -> str:
@@ -552,6 +553,10 @@ def _json_file(path: Path) -> dict[str, Any]:
     return doc
 
 
+#: A connection's folder of ``nmc pump -P``: ``p1``, ``p2``, ...
+_CONNECTION = re.compile(r"p[1-9][0-9]*")
+
+
 def load_folder(path: str | os.PathLike[str]) -> OutputFolder:
     """An output folder written with ``--out``, typed (the unit rule, module ``nmc._load``).
 
@@ -559,7 +564,8 @@ def load_folder(path: str | os.PathLike[str]) -> OutputFolder:
     ``config_hash`` (a run's), or ``sweep.json`` (a sweep's), names what wrote the folder; every
     ``*.csv`` in it is a table (``load_csv``; a sweep's ``results`` and ``summary`` with their
     swept values typed as ``nmc.sweep`` returns them). ``nmc pump --bidir``'s folder holds
-    ``forward/`` and ``reverse/``, each loaded into ``parts``.
+    ``forward/`` and ``reverse/``, ``nmc pump -P N``'s ``p1/`` ... ``pN/``, each loaded into
+    ``parts``. Pure Python: it needs no compiled extension.
 
     Raises ``ValueError`` in one line for a folder nmc did not write.
     """
@@ -585,9 +591,17 @@ def load_folder(path: str | os.PathLike[str]) -> OutputFolder:
         for d in ("forward", "reverse")
         if (folder / d / "summary.json").is_file()
     }
+    # nmc pump -P N: one folder per connection, p1/ ... pN/, in their order.
+    connections = sorted(
+        (d for d in folder.iterdir() if _CONNECTION.fullmatch(d.name) and (d / "summary.json").is_file()),
+        key=lambda d: int(d.name[1:]),
+    )
     if not summary_json.is_file():
         if parts:
             return OutputFolder(path=folder, kind="nmc pump --bidir", summary={}, tables={}, parts=parts)
+        if connections:
+            parts = {d.name: load_folder(d) for d in connections}
+            return OutputFolder(path=folder, kind="nmc pump -P", summary={}, tables={}, parts=parts)
         raise _refuse(str(folder), "not an nmc output folder (no summary.json or sweep.json)")
     summary = _json_file(summary_json)
     tables: dict[str, pd.DataFrame] = {}

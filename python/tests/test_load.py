@@ -12,6 +12,8 @@ import re
 import shutil
 import socket
 import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -277,6 +279,18 @@ def test_pump_bidir_has_a_table_per_direction(server, tmp_path):
 
 
 @needs_cli
+def test_pump_parallel_folder_has_a_part_per_connection(server, tmp_path):
+    """Issue 75 §8: ``nmc pump -P 2 --out`` was refused ("not an nmc output folder")."""
+    out = tmp_path / "parallel"
+    _, doc = run_json("pump", server, "-t", "1s", "-P", "2", "--out", str(out))
+    folder = nmc.load(out)
+    assert folder.kind == "nmc pump -P" and list(folder.parts) == ["p1", "p2"]
+    for i, part in enumerate(folder.parts.values()):
+        assert part.kind == "nmc pump"
+        assert len(part.tables["messages"]) == doc["end"]["streams"][i]["messages_sent"]
+
+
+@needs_cli
 def test_stream_sweep_is_a_gap_table(server, tmp_path):
     out = tmp_path / "stream"
     text, doc = run_json(
@@ -380,3 +394,37 @@ def test_a_run_folder_loads_typed(tmp_path, small_imp):
     assert (messages["rfnm_ns"] > messages["offered_ns"]).all()
     assert str(folder.tables["occupancy"]["t_ns"].dtype) == TD
     assert folder.tables["e2e"].empty and r.tables["e2e"].empty  # a record with no rows
+
+
+def test_the_loaders_need_no_compiled_extension(tmp_path):
+    """Issue 75 §8: with only the package's Python files (no ``_nmc`` module), ``import nmc``
+    works, every loader works, and what needs the simulator says so in one line."""
+    src = tmp_path / "src"
+    shutil.copytree(
+        Path(nmc.__file__).parent,
+        src / "nmc",
+        ignore=shutil.ignore_patterns("_nmc*.so", "_nmc*.pyd", "__pycache__"),
+    )
+    folder = tmp_path / "pump"
+    (folder / "p1").mkdir(parents=True)
+    (folder / "p2").mkdir()
+    for i, d in enumerate(("p1", "p2")):
+        (folder / d / "summary.json").write_text(json.dumps({"tool": "nmc pump", "run_seconds": 1.0 + i}))
+        (folder / d / "messages.csv").write_text("seq,bytes,rtt_ns\n0,1008,1500000\n")
+    script = f"""
+import sys
+sys.path.insert(0, {str(src)!r})
+import nmc
+assert isinstance(nmc._nmc, nmc._NoExtension), "the compiled module was found"
+f = nmc.load_folder({str(folder)!r})
+assert f.kind == "nmc pump -P" and list(f.parts) == ["p1", "p2"], f
+assert str(f.parts["p2"].tables["messages"]["rtt_ns"].dtype) == "timedelta64[ns]"
+try:
+    nmc.run("md1", seed=1)
+except nmc.NmcError as e:
+    print("refused:", e)
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("refused: nmc's compiled extension is not installed"), out.stdout
+    assert len(out.stdout.strip().splitlines()) == 1
