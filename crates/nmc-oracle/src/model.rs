@@ -246,11 +246,20 @@ pub const RESIDUALS: &[Residual] = &[
         ],
         measure: "rtt",
         cause: "open: the model's single-packet round trip is 5–14 % short at 1–5 hops on 516s \
-                and 10–21 % at every distance on 316s. Not yet in the model: the destination's \
-                work for a single-packet message beyond the discard host (the RFNM made at \
-                background level, BBN 3050 p. 52 BACK0, p. 155 IH63; ~3.7 ms on a 516 by the \
-                listing's paths), a null before each routing frame and routing sent on each \
-                IMP's own tick grid (p. 164), the 316's cycle time",
+                and 10–21 % at every distance on 316s. Where it goes, measured on the program \
+                (nmc oracle emulate --trace-all, then per-hop; 30 messages, 2 Dec 2026): from a \
+                single packet's arrival at the destination to its RFNM leaving, median 5.7 ms \
+                (mean 7.0) on a 516 and 9.5 (16.3) on a 316, against the model's 3.0 (4.7) and \
+                4.2 (6.6) (its trace, the same chain): both wait behind the 152-bit null that \
+                carries the acknowledgement (program 3.2 ms of line time on average); the \
+                program's RFNM also waits behind routing frames (1.3 ms on a 516, 4.9 on a 316) \
+                and is made later (2.6 ms on a 516, 6.3 on a 316 not explained by the line: the \
+                RFNM goes through the rally table at background level, BBN 3050 p. 52 BACK0, \
+                p. 155 IH63). At each intermediate IMP a single packet waits behind routing \
+                frames (mean 2.6 ms a hop on a 516 at 9 hops, 3.9 on a 316 at 5), queued when \
+                the slow tick's routing computation ends (p. 164). Not yet in the model: the \
+                RFNM at background level, routing frames ahead of queued data after the slow \
+                tick, the 316's cycle time",
     },
 ];
 
