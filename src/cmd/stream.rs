@@ -62,7 +62,7 @@ pub struct StreamArgs {
     /// With --udp: a bulk source at --rate, as iperf3 -u -b, instead of RFC 508's double
     /// buffer: a buffer late at its deadline goes at once and the schedule is kept, so the run
     /// sends its rate on average; no gap is counted (loss, jitter and order at the sink are).
-    #[arg(long, requires = "udp", conflicts_with_all = ["ack", "reverse", "sweep"])]
+    #[arg(long, requires = "udp", conflicts_with_all = ["ack", "sweep"])]
     pub bulk: bool,
     /// A write is complete when the sink acknowledges the buffer, not when the socket takes it.
     #[arg(long)]
@@ -118,7 +118,7 @@ pub struct StreamArgs {
     /// Keep no record per buffer (issue 58 §6): no buffers.csv, no list of each gap in
     /// summary.json, and no limit on the buffers of one run (a record is about 72 bytes: 36 MB
     /// a minute at 100 Mbit/s); the KEY box, its gap figures and the JSON document are the same.
-    #[arg(long, conflicts_with = "reverse")]
+    #[arg(long)]
     pub no_records: bool,
 }
 

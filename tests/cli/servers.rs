@@ -698,12 +698,12 @@ fn refused_reverse_requests_are_logged() {
     let mut back = Vec::new();
     let _ = s.read_to_end(&mut back);
     assert!(!back.is_empty(), "no error frame came back");
-    // The stream's REQUEST with an unknown transport.
+    // The stream's REQUEST with a flag it does not know.
     use nmc_realtime::stream::wire;
     let mut s = connect_from("127.0.0.1", srv.addr);
     let mut r = [0u8; wire::REQUEST];
     r[..4].copy_from_slice(&wire::REQUEST_MAGIC);
-    r[44] = 9;
+    r[44] = 16;
     s.write_all(&r).unwrap();
     let mut back = Vec::new();
     let _ = s.read_to_end(&mut back);
@@ -783,6 +783,8 @@ fn reverse_runs_pay_for_their_slots() {
         io_timeout_ns: 60_000_000_000,
         ack: false,
         udp: true,
+        bulk: false,
+        no_records: false,
         token: 0,
     };
     let rfnms_never_come = nmc_probe::pump::wire::Request {

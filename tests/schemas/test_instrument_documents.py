@@ -135,6 +135,8 @@ def test_every_kind_of_document_holds(server, tmp_path):
                                         "--out", out("s6")]),
         "stream -n -R": document(["stream", server, "-n", "2520", "-R", "-b", "100k",
                                   "--out", out("s7")]),
+        "stream bulk -R": document(["stream", server, "-u", "--bulk", "-b", "2M", "-R", "-t", "1s",
+                                    "--no-records", "--out", out("s8")]),
         "stream sweep": document(["stream", server, "--sweep", "--rates", "30kbit/s,60kbit/s",
                                   "--buffers", "252B", "-t", "1s", "--out", out("s5")]),
         "cost": document(["cost", "--sizes", "4096", "--write-sizes", "1,1024",
@@ -161,6 +163,9 @@ def test_every_kind_of_document_holds(server, tmp_path):
     assert o["end"]["omitted"]["answered"] > 0
     assert [i.get("omitted", False) for i in o["end"]["intervals"]][:3] == [True, True, False]
     assert o["end"]["messages_answered"] >= o["end"]["answered_in_run"] + o["end"]["omitted"]["answered"]
+    # Issue 75 §1: iperf3 -u -R -b, the sink's bulk source, counted here.
+    (b,) = docs["stream bulk -R"]["end"]["tests"]
+    assert b["buffers_sent"] > 0 and b["gaps"] == 0 and b["sink_received"] is not None
     # The stream's -k/-n: exactly that many buffers (2520 bytes are ten 2016-bit buffers).
     (k,) = docs["stream -k over UDP"]["end"]["tests"]
     assert (k["buffers_due"], k["buffers_sent"], k["sink_received"]) == (9, 9, 9)

@@ -177,8 +177,9 @@ impl Drop for RouteGuard {
 
 /// Longest reverse run a sink sends. **Choice**: 1 h, above RFC 508's longest test (18 min).
 pub const MAX_DURATION: Duration = Duration::from_secs(3600);
-/// Most buffers in one reverse run (rate × duration / buffer). **Choice**: 50,000, three times
-/// R508-3's 16,071; the sink keeps a record of each (about 40 bytes) to ship back.
+/// Most buffers in one reverse run that keeps a record of each (rate × duration / buffer).
+/// **Choice**: 50,000, three times R508-3's 16,071; the sink keeps a record of each (about 40
+/// bytes) to ship back. A run without records (`--no-records`) has no such cap.
 pub const MAX_BUFFERS: u64 = 50_000;
 /// Largest buffer a sink sends. **Choice**: 1 MiB; RFC 508's largest is 8048 bits (about 1 KB).
 pub const MAX_BUFFER_BYTES: u64 = 1 << 20;
@@ -202,9 +203,9 @@ pub fn check_request(r: &wire::Request, peer: SocketAddr) -> Result<StreamConfig
         ack_timeout: ns(r.ack_timeout_ns),
         io_timeout: ns(r.io_timeout_ns),
         key: None,
-        records: true,
+        records: !r.no_records,
         dial: Default::default(),
-        bulk: false,
+        bulk: r.bulk,
     };
     c.validate().map_err(|e| e.to_string())?;
     if c.duration > MAX_DURATION {
@@ -221,9 +222,11 @@ pub fn check_request(r: &wire::Request, peer: SocketAddr) -> Result<StreamConfig
         ));
     }
     let buffers = c.buffers();
-    if buffers > MAX_BUFFERS as f64 {
+    // Without records (`--no-records`) the run keeps running figures only, a few hundred
+    // bytes whatever its length: its duration bounds it.
+    if c.records && buffers > MAX_BUFFERS as f64 {
         return Err(format!(
-            "{buffers:.0} buffers ({} bit/s for {} s in {}-bit buffers) is more than this sink's limit of {MAX_BUFFERS} a run",
+            "{buffers:.0} buffers ({} bit/s for {} s in {}-bit buffers) is more than this sink's limit of {MAX_BUFFERS} a run that keeps a record of each: give --no-records",
             c.rate_bps,
             c.duration.as_secs_f64(),
             c.buffer_bits
@@ -352,9 +355,7 @@ pub(crate) fn serve_request(
             };
             let c = StreamConfig {
                 key: routes.key.clone(),
-                records: true,
                 dial: Default::default(),
-                bulk: false,
                 ..c
             };
             run_routed(routed, stream, &c, &tab, None, &mut |_| {})
@@ -529,6 +530,8 @@ pub fn stream_reverse(
         io_timeout_ns: c.io_timeout.as_nanos() as u64,
         ack: c.ack,
         udp: c.transport == Transport::Udp,
+        bulk: c.bulk,
+        no_records: !c.records,
         token: token(),
     };
     s.write_all(&req.encode()).map_err(connect_err)?;

@@ -29,7 +29,8 @@
 //!
 //! ```text
 //! request: "R508" | rate bit/s u64 | buffer bits u64 | duration ns u64 | ack timeout ns u64
-//!          | io timeout ns u64 | flags u8 (bit 0: acknowledge, bit 1: UDP) | token u64
+//!          | io timeout ns u64 | flags u8 (bit 0: acknowledge, bit 1: UDP, bit 2: bulk source,
+//!          bit 3: no per-buffer records) | token u64
 //!          — client → sink, first frame on the TCP connection
 //! hello:   "H508" | token u64 — client → sink over UDP, until the first buffer comes
 //! error:   "E508" | length u32 | one line of UTF-8 (at most MAX_ERROR) — sink → client, then closes
@@ -206,6 +207,11 @@ pub struct Request {
     pub ack: bool,
     /// Over UDP (the buffers by datagram).
     pub udp: bool,
+    /// A bulk source at the rate (`--bulk`, iperf3 `-u -b`), not RFC 508's double buffer.
+    pub bulk: bool,
+    /// Keep no record per buffer (`--no-records`): the sink ships its running figures only,
+    /// and its cap on buffers a run does not apply.
+    pub no_records: bool,
     /// Names the run in the client's HELLO datagrams (UDP).
     pub token: u64,
 }
@@ -227,14 +233,17 @@ impl Request {
         {
             b[4 + 8 * i..12 + 8 * i].copy_from_slice(&v.to_be_bytes());
         }
-        b[44] = self.ack as u8 | (self.udp as u8) << 1;
+        b[44] = self.ack as u8
+            | (self.udp as u8) << 1
+            | (self.bulk as u8) << 2
+            | (self.no_records as u8) << 3;
         b[45..].copy_from_slice(&self.token.to_be_bytes());
         b
     }
 
     /// A request's bytes, or None if they are not one (wrong length, magic or flags).
     pub fn decode(b: &[u8]) -> Option<Request> {
-        if b.len() != REQUEST || b[..4] != REQUEST_MAGIC || b[44] > 3 {
+        if b.len() != REQUEST || b[..4] != REQUEST_MAGIC || b[44] > 15 {
             return None;
         }
         let at = |i: usize| {
@@ -250,6 +259,8 @@ impl Request {
             io_timeout_ns: at(4),
             ack: b[44] & 1 == 1,
             udp: b[44] & 2 == 2,
+            bulk: b[44] & 4 == 4,
+            no_records: b[44] & 8 == 8,
             token: {
                 let mut v = [0u8; 8];
                 v.copy_from_slice(&b[45..]);
@@ -333,13 +344,22 @@ mod tests {
             io_timeout_ns: 7,
             ack: true,
             udp: true,
+            bulk: false,
+            no_records: true,
             token: 1 << 60,
         };
         assert_eq!(Request::decode(&r.encode()), Some(r));
+        let bulk = Request {
+            ack: false,
+            bulk: true,
+            ..r
+        };
+        assert_eq!(Request::decode(&bulk.encode()), Some(bulk));
+        // A flag this version does not know is not a request.
+        let mut unknown = r.encode();
+        unknown[44] |= 16;
+        assert_eq!(Request::decode(&unknown), None);
         assert_eq!(Request::decode(&r.encode()[..44]), None);
-        let mut b = r.encode();
-        b[44] = 4;
-        assert_eq!(Request::decode(&b), None);
         assert_eq!(parse_hello(&hello(77)), Some(77));
         assert_eq!(parse_hello(&ack(77)), None);
         assert!(is_stop(&stop()) && !is_stop(&ack(1)));

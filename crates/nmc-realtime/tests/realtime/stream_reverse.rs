@@ -98,6 +98,48 @@ fn the_sink_sends_and_the_client_gets_every_buffer_and_the_gaps() {
     }
 }
 
+/// Issue 75 §1 (iperf3 `-u -R -b`): the sink runs a bulk UDP source at the rate, and a run
+/// without records is not held to the cap on buffers a run that ships them is.
+#[test]
+fn the_sink_sends_a_bulk_udp_stream_past_the_record_cap_without_records() {
+    let s = sink();
+    // 6 s at 8.4 Mbit/s in 800-bit buffers: 63,000 buffers, more than MAX_BUFFERS, at a
+    // packet rate (10,500 a second) that leaves the other tests their share of two cores.
+    let mut c = config_over(s.addr, Transport::Udp, false, 6000);
+    c.rate_bps = 8_400_000;
+    c.buffer_bits = 800;
+    c.bulk = true;
+    c.records = false;
+    assert!(c.buffers() > MAX_BUFFERS as f64);
+    let r = stream_reverse(&c, &AtomicBool::new(false), None, &mut |_| {})
+        .unwrap_or_else(|e| panic!("bulk -R --no-records: {e}"));
+    assert!(r.partial.is_none(), "{:?}", r.partial);
+    assert!(r.config.bulk && !r.config.records);
+    assert!(r.records.is_empty());
+    // A bulk source counts no gap; it sends what it can of its schedule in the time.
+    assert_eq!(r.gaps.count(), 0);
+    assert!(r.buffers_sent > 10_000, "{}", r.buffers_sent);
+    let got = r.received.expect("received");
+    // Loopback may drop a few under load, never invent any.
+    assert!(
+        got.buffers <= r.buffers_sent && got.buffers * 10 >= r.buffers_sent * 9,
+        "{got:?} of {}",
+        r.buffers_sent
+    );
+    assert_eq!(
+        r.sink_received,
+        Some(got.buffers),
+        "the tally is what arrived here"
+    );
+    // With records, the same run is refused by the sink's cap, in one line.
+    c.records = true;
+    let e = stream_reverse(&c, &AtomicBool::new(false), None, &mut |_| {}).unwrap_err();
+    assert!(
+        e.to_string().contains(&format!("limit of {MAX_BUFFERS}")),
+        "{e}"
+    );
+}
+
 #[test]
 fn a_stop_from_the_client_ends_the_run_with_what_ran() {
     let s = sink();
@@ -186,9 +228,12 @@ fn hostile_requests_get_one_error_line_and_the_sink_goes_on() {
         io_timeout_ns: 1_000_000_000,
         ack: false,
         udp: false,
+        bulk: false,
+        no_records: false,
         token: 1,
     };
     let cases = [
+        (wire::Request { bulk: true, ..good }, "--bulk"),
         (
             wire::Request {
                 rate_bps: 0,
@@ -271,7 +316,7 @@ fn hostile_requests_get_one_error_line_and_the_sink_goes_on() {
     let text = error_text(&answer(s.addr, &udp.encode()));
     assert!(text.contains("no HELLO datagram"), "{text}");
     let mut junk = good.encode();
-    junk[44] = 9;
+    junk[44] = 16;
     assert!(error_text(&answer(s.addr, &junk)).contains("malformed"));
     // A request cut short: closed without a word.
     assert!(answer(s.addr, &good.encode()[..30]).is_empty());
