@@ -155,7 +155,7 @@ impl PumpFigures {
     /// A message finished, in the order they finish (RFNM times not decreasing).
     pub fn completed(&mut self, r: &MessageRecord) {
         if let Some(t) = r.rfnm
-            && t > self.omit
+            && (self.omit == Nanos::ZERO || t > self.omit)
         {
             self.best.add(t.0, 8 * u64::from(r.bytes));
         }
