@@ -509,7 +509,7 @@ impl Way<'_> {
             if let Some(p) = progress {
                 p.set(t.fraction);
             }
-            if let Some(line) = lines.tick(t.now, t.finished) {
+            if let Some(line) = lines.tick(t.now, t.finished, t.tcp) {
                 // On stdout, with the report (on stderr with --json: stdout holds the document).
                 if json {
                     eprintln!("{tag}{line}")
@@ -580,6 +580,17 @@ pub struct IntervalRow {
     pub answered: usize,
     pub throughput_bit_per_s: f64,
     pub rtt_mean_s: Option<f64>,
+    /// Data bytes of the messages answered in the interval (iperf3's "Transfer").
+    pub data_bytes: u64,
+    /// Over TCP (issue 75 §2, iperf3's "Retr", "Cwnd" and RTT): segments TCP retransmitted in
+    /// the interval, and its congestion window and smoothed round trip at the interval's end
+    /// (the sending socket's `TCP_INFO`, Linux); absent over UDP, in reverse, or elsewhere.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retransmits: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cwnd_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tcp_rtt_s: Option<f64>,
     /// Within the warm-up (`--omit`), left out of the run's figures; absent otherwise.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub omitted: bool,
@@ -600,6 +611,8 @@ struct Intervals {
     rtt: bool,
     /// The warm-up (`--omit`): intervals ending within it are marked.
     omit: Nanos,
+    /// TCP's retransmits counted by the previous line (its count is the connection's).
+    retransmits: u32,
 }
 
 impl Intervals {
@@ -612,10 +625,16 @@ impl Intervals {
             rate,
             rtt: true,
             omit: Nanos::ZERO,
+            retransmits: 0,
         }
     }
 
-    fn tick(&mut self, now: Nanos, finished: &[MessageRecord]) -> Option<String> {
+    fn tick(
+        &mut self,
+        now: Nanos,
+        finished: &[MessageRecord],
+        tcp: Option<&dyn Fn() -> Option<nmc_probe::tcp_info::TcpStats>>,
+    ) -> Option<String> {
         let every = self.every?;
         for r in finished {
             // An RFNM at 0 lies in no interval (each is open at its start).
@@ -638,26 +657,54 @@ impl Intervals {
         }
         let (n, bits, rtt) = self.open.remove(&index).unwrap_or_default();
         let secs = every.as_secs_f64();
+        // Read only now that a line is due (a system call).
+        let info = tcp.and_then(|f| f());
+        let retransmits = info.map(|i| {
+            let d = i.retransmits.saturating_sub(self.retransmits);
+            self.retransmits = i.retransmits;
+            d
+        });
         let row = IntervalRow {
             start_s: from.as_secs_f64(),
             end_s: to.as_secs_f64(),
             answered: n,
             throughput_bit_per_s: bits as f64 / secs,
             rtt_mean_s: (n > 0 && self.rtt).then(|| rtt as f64 / n as f64 / 1e9),
+            data_bytes: bits / 8,
+            retransmits,
+            cwnd_bytes: info.map(|i| i.cwnd_bytes()),
+            tcp_rtt_s: info.map(|i| f64::from(i.rtt_us) / 1e6),
             omitted: to <= self.omit,
         };
         let line = format!(
-            "[{:7.2}-{:7.2} s] {:>8} messages {:>14}  rtt {}{}",
+            "[{:7.2}-{:7.2} s] {:>8} messages {:>14}  rtt {}{}{}",
             row.start_s,
             row.end_s,
             row.answered,
             self.rate.show(row.throughput_bit_per_s),
             row.rtt_mean_s
                 .map_or("-".to_string(), |r| format!("{:.3} ms", r * 1e3)),
+            match (row.retransmits, row.cwnd_bytes, row.tcp_rtt_s) {
+                (Some(r), Some(c), Some(t)) => format!(
+                    "  retr {r}  cwnd {}  tcp rtt {:.3} ms",
+                    human_bytes(c),
+                    t * 1e3
+                ),
+                _ => String::new(),
+            },
             if row.omitted { "  (omitted)" } else { "" },
         );
         self.done.push(row);
         Some(line)
+    }
+}
+
+/// A byte count as iperf3 prints a window: KiB, MiB.
+fn human_bytes(b: u64) -> String {
+    match b {
+        b if b >= 1 << 20 => format!("{:.2} MiB", b as f64 / f64::from(1 << 20)),
+        b if b >= 1 << 10 => format!("{:.1} KiB", b as f64 / 1024.0),
+        b => format!("{b} B"),
     }
 }
 
@@ -678,24 +725,62 @@ mod tests {
             transmissions: 1,
         };
         let mut l = Intervals::new(Some(ms(100)), nmc_sim::RateFormat::Auto);
-        assert_eq!(l.tick(ms(50), &[rec(0, 0, 40), rec(1, 0, 50)]), None);
+        assert_eq!(l.tick(ms(50), &[rec(0, 0, 40), rec(1, 0, 50)], None), None);
         // Brought at 130 ms: one RFNM at exactly 100 ms (the first interval), one at 120.
         assert!(
-            l.tick(ms(130), &[rec(2, 60, 100), rec(3, 70, 120)])
+            l.tick(ms(130), &[rec(2, 60, 100), rec(3, 70, 120)], None)
                 .is_some()
         );
         let r = &l.done[0];
         assert_eq!((r.answered, r.end_s), (3, 0.1));
         assert!((r.rtt_mean_s.unwrap() - 0.130 / 3.0).abs() < 1e-12);
         assert_eq!(r.throughput_bit_per_s, 3.0 * 8000.0 / 0.1);
-        assert!(l.tick(ms(250), &[rec(4, 200, 250)]).is_some());
-        assert_eq!(l.tick(ms(299), &[]), None);
-        assert!(l.tick(ms(300), &[]).is_some());
+        assert!(l.tick(ms(250), &[rec(4, 200, 250)], None).is_some());
+        assert_eq!(l.tick(ms(299), &[], None), None);
+        assert!(l.tick(ms(300), &[], None).is_some());
         assert_eq!(
             l.done.iter().map(|r| r.answered).collect::<Vec<_>>(),
             vec![3, 1, 1]
         );
         assert_eq!(l.open.len(), 0);
+        assert_eq!(l.done[0].data_bytes, 3000);
+        assert!(l.done.iter().all(|r| r.retransmits.is_none()));
+    }
+
+    /// Issue 75 §2: over TCP each line has the retransmits of its interval (the connection's
+    /// count less the last line's), the window and TCP's round trip, read when the line is due.
+    #[test]
+    fn interval_lines_carry_tcp_figures_when_given() {
+        let ms = |v: u64| Nanos(v * 1_000_000);
+        let mut l = Intervals::new(Some(ms(100)), nmc_sim::RateFormat::Auto);
+        let reads = std::cell::Cell::new(0);
+        let at = |retransmits: u32| nmc_probe::tcp_info::TcpStats {
+            retransmits,
+            rtt_us: 2500,
+            rttvar_us: 100,
+            min_rtt_us: 2000,
+            cwnd_segments: 10,
+            mss_bytes: 1448,
+        };
+        let first = || {
+            reads.set(reads.get() + 1);
+            Some(at(3))
+        };
+        assert_eq!(l.tick(ms(50), &[], Some(&first)), None);
+        assert_eq!(reads.get(), 0, "no line due, no read");
+        let line = l.tick(ms(100), &[], Some(&first)).unwrap();
+        assert_eq!(reads.get(), 1);
+        assert!(
+            line.contains("retr 3  cwnd 14.1 KiB  tcp rtt 2.500 ms"),
+            "{line}"
+        );
+        let second = || Some(at(5));
+        l.tick(ms(200), &[], Some(&second)).unwrap();
+        let r = &l.done[1];
+        assert_eq!(
+            (r.retransmits, r.cwnd_bytes, r.tcp_rtt_s),
+            (Some(2), Some(14480), Some(0.0025))
+        );
     }
 
     #[test]

@@ -13,6 +13,7 @@ import os
 import pathlib
 import socket
 import subprocess
+import sys
 import time
 
 import pytest
@@ -115,7 +116,7 @@ def test_every_kind_of_document_holds(server, tmp_path):
         "probe to nothing": document(["echo", "probe", dead, "--count", "3",
                                       "--open-timeout", "1s", "--out", out("p3")], codes=(3,)),
         "pump, intervals": document(["pump", server, "-t", "1s", "-i", "250ms", "--out", out("u1")]),
-        "pump over UDP": document(["pump", server, "-t", "1s", "--transport", "udp",
+        "pump over UDP": document(["pump", server, "-t", "1s", "-i", "500ms", "--transport", "udp",
                                    "--out", out("u2")]),
         "pump -R": document(["pump", server, "-t", "1s", "-R", "--out", out("u3")]),
         "pump --bidir": document(["pump", server, "-t", "1s", "--bidir", "--out", out("u4")]),
@@ -157,6 +158,13 @@ def test_every_kind_of_document_holds(server, tmp_path):
     assert docs["pump -k -P"]["parameters"]["count"] == 21
     assert docs["pump -n"]["parameters"]["count"] == 11
     assert docs["pump -n"]["end"]["messages_answered"] == 11
+    # Issue 75 §2: a TCP pump's interval lines carry TCP's figures, as iperf3's (Linux).
+    iv = docs["pump, intervals"]["end"]["intervals"]
+    assert all(i["data_bytes"] >= 0 for i in iv)
+    if sys.platform.startswith("linux"):
+        assert all("retransmits" in i and i["cwnd_bytes"] > 0 for i in iv), iv
+    udp_iv = docs["pump over UDP"]["end"]["intervals"]
+    assert udp_iv and all("retransmits" not in i for i in udp_iv)
     # -O (issue 75 §3): the warm-up apart, its intervals marked.
     o = docs["pump -O -i"]
     assert o["parameters"]["omit_s"] == 0.5 and o["end"]["omitted"]["duration_s"] == 0.5

@@ -34,6 +34,10 @@ pub struct Tick<'a> {
     /// The messages finished since the previous tick, in the order their RFNMs came (for
     /// interval reports, `nmc pump --interval`). The run keeps none of them (issue 34).
     pub finished: &'a [MessageRecord],
+    /// Over TCP: reads the sending socket's `TCP_INFO` now (issue 75 §2: an interval line's
+    /// retransmits, congestion window and TCP's round trip, as iperf3 gives them). A system
+    /// call, so called only when a line is due; `None` over UDP and in reverse.
+    pub tcp: Option<&'a dyn Fn() -> Option<crate::tcp_info::TcpStats>>,
 }
 
 /// Reports progress ([`Tick`]).
@@ -360,10 +364,12 @@ pub fn run_tcp_on(
         done.take(&mut pump)?;
         let now = clock.now();
         if let Some(p) = progress.as_mut() {
+            let info = || crate::tcp_info::stats(&s);
             p(Tick {
                 now,
                 fraction: pump.fraction_done(now),
                 finished: &done.just,
+                tcp: Some(&info),
             });
         }
         if pump.is_done(now) {
@@ -492,6 +498,7 @@ pub fn run_udp_on(
                 now,
                 fraction: pump.fraction_done(now),
                 finished: &done.just,
+                tcp: None,
             });
         }
         if pump.is_done(now) {

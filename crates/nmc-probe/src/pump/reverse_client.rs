@@ -97,6 +97,7 @@ impl Client<'_> {
                 now,
                 fraction: (now.as_secs_f64() / self.cfg.duration.as_secs_f64()).min(1.0),
                 finished: &self.just,
+                tcp: None,
             });
         }
         Ok(())
