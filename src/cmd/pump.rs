@@ -674,7 +674,7 @@ impl Intervals {
             retransmits,
             cwnd_bytes: info.map(|i| i.cwnd_bytes()),
             tcp_rtt_s: info.map(|i| f64::from(i.rtt_us) / 1e6),
-            omitted: to <= self.omit,
+            omitted: nmc_probe::pump::analysis::in_warm_up(to, self.omit),
         };
         let line = format!(
             "[{:7.2}-{:7.2} s] {:>8} messages {:>14}  rtt {}{}{}",

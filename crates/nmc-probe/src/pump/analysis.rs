@@ -155,7 +155,7 @@ impl PumpFigures {
     /// A message finished, in the order they finish (RFNM times not decreasing).
     pub fn completed(&mut self, r: &MessageRecord) {
         if let Some(t) = r.rfnm
-            && (self.omit == Nanos::ZERO || t > self.omit)
+            && !in_warm_up(t, self.omit)
         {
             self.best.add(t.0, 8 * u64::from(r.bytes));
         }
@@ -169,12 +169,12 @@ impl PumpFigures {
             return;
         };
         self.answered += 1;
-        if t <= self.omit && self.omit > Nanos::ZERO {
+        if in_warm_up(t, self.omit) {
             self.omitted_answered += 1;
             self.omitted_bits += 8 * u64::from(r.bytes);
             return;
         }
-        if t <= self.omit.saturating_add(self.duration) {
+        if in_run(t, self.omit, self.duration) {
             self.answered_in_run += 1;
             self.bits_in_run += 8 * u64::from(r.bytes);
         }
@@ -328,6 +328,18 @@ impl Collector {
     pub fn most_held(&self) -> usize {
         self.most_held
     }
+}
+
+/// Whether a RFNM at `t` (from the run's start) came within a warm-up of `omit` (`--omit`):
+/// the one rule the figures, the interval lines' marks and `messages.csv` share.
+pub fn in_warm_up(t: Nanos, omit: Nanos) -> bool {
+    omit > Nanos::ZERO && t <= omit
+}
+
+/// Whether a RFNM at `t` came within the measured run: after the warm-up, at most `duration`
+/// after it.
+pub fn in_run(t: Nanos, omit: Nanos, duration: Nanos) -> bool {
+    !in_warm_up(t, omit) && t <= omit.saturating_add(duration)
 }
 
 /// What a run's warm-up (`--omit`, iperf3 `-O`) carried, left out of its figures.

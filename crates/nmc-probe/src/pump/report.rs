@@ -76,9 +76,9 @@ impl MessageRow {
             rtt_ns: m.rtt().map(|t| t.0),
             transmissions: m.transmissions,
             // RFNMs are stamped before the run ends: within the offering time is within the run.
-            in_run: m.rfnm.is_some_and(|t| {
-                (omit == Nanos::ZERO || t > omit) && t <= omit.saturating_add(duration)
-            }),
+            in_run: m
+                .rfnm
+                .is_some_and(|t| super::analysis::in_run(t, omit, duration)),
         }
     }
 }
