@@ -414,6 +414,12 @@ pub(crate) enum TimerId {
         /// The stream whose transmit block it is.
         stream: Stream,
     },
+    /// The output routine of `line` is done after its frame ([`Imp::frame_sent`]): the
+    /// line's next frame may start.
+    OutputReady {
+        /// The line: its place among the IMP's lines.
+        line: usize,
+    },
 }
 
 /// What an IMP's step may ask of what is around it, which the driver holds (`crate::model`):
@@ -1231,7 +1237,7 @@ impl Imp {
         let ticks = self.cpu.ticks;
         let slow_tick_every = self.limits.line.slow_tick_every;
         let link = &mut self.lines[line];
-        if link.busy {
+        if !link.free() {
             return None;
         }
         let what = link.next_frame()?;
@@ -1294,6 +1300,7 @@ impl Imp {
             }
             TimerId::Task { generation } => self.task_done(now, generation, net, out),
             TimerId::BlockIdle { stream } => self.block_idle_woken(now, stream, out),
+            TimerId::OutputReady { line } => self.output_ready(line, out),
         }
     }
 

@@ -193,6 +193,10 @@ pub(crate) struct Link {
     pub(crate) reverse: u32,
     /// A frame is being transmitted now.
     pub(crate) busy: bool,
+    /// The IMP's output routine is between the last frame and the next
+    /// ([`crate::imp::Imp::frame_sent`]; the profile's `output_gap_316`/`_516`): no frame
+    /// starts until its wake-up ([`crate::imp::TimerId::OutputReady`]).
+    pub(crate) gap: bool,
     /// Control messages queued ahead of data (when `control_priority`), each with what holds its
     /// buffer.
     pub(crate) ctrl: VecDeque<(PktId, Hold)>,
@@ -260,6 +264,7 @@ impl Link {
             id,
             reverse,
             busy: false,
+            gap: false,
             ctrl: VecDeque::new(),
             data: VecDeque::with_capacity(16),
             retx: VecDeque::new(),
@@ -284,6 +289,12 @@ impl Link {
             in_duplicates: 0,
             max_queue: 0,
         }
+    }
+
+    /// No frame is on the line and the output routine is not between two: the next may start.
+    #[inline(always)]
+    pub(crate) fn free(&self) -> bool {
+        !self.busy && !self.gap
     }
 
     /// Data packets queued or on their way into the queue (the output-queue limit counts both).

@@ -362,6 +362,12 @@ impl Model for Subnet {
                 let timer = TimerId::BlockIdle { stream };
                 self.timeout(now, imp, timer, q);
             }
+            Ev::OutputReady { imp, line } => {
+                let timer = TimerId::OutputReady {
+                    line: line as usize,
+                };
+                self.timeout(now, imp, timer, q);
+            }
             Ev::Observe(tick) => self.observe(now, tick, q),
         }
     }

@@ -154,6 +154,19 @@ pub struct ImpParams {
     pub(crate) fake_host_packet_316: SimDuration,
     /// The same on a 516 (1,211 cycles × 0.96 µs).
     pub(crate) fake_host_packet_516: SimDuration,
+    /// Time from a frame's last bit on a line to the next queued frame's first bit, on a 316:
+    /// the modem output interrupt's routine (BBN 3050 pp. 105–107, `I2M` … `I2MALL`: the
+    /// output-done interrupt frees the packet the last frame acknowledged, looks for a routing
+    /// message due, takes the next packet from the line's ring and starts the interface) runs
+    /// before the line can send again. The listing gives no time for it. **Measured on the
+    /// program itself** (issue 71; not fitted to any outcome): on `nmc-h316`, between two
+    /// back-to-back data frames the line is idle a median 0.73 ms on 316s and 0.44 ms on 516s,
+    /// about 460 memory cycles on both (`data/oracle/emulated/per-hop/README.md`, 9 hops,
+    /// 8-packet messages, IMPs 11–19). `0` (the profile's default until it is tested; see
+    /// that README): the next frame starts at once, as the model always did.
+    pub(crate) output_gap_316: SimDuration,
+    /// The same on a 516 (460 cycles × 0.96 µs = 0.4416 ms measured; `0` by default).
+    pub(crate) output_gap_516: SimDuration,
     /// CPU time of a slow tick (`RUTCLK`, `RUTOUT`, `DEDI`: ~7,000 cycles, the routing
     /// computation), also at timeout level (listing pp. 171, 226–236).
     pub(crate) slow_tick_316: SimDuration,
@@ -537,6 +550,8 @@ impl ImpParams {
             fake_host_word_516: SimDuration::from_nanos(21_120),
             fake_host_packet_316: SimDuration::from_nanos(1_211 * 1_600),
             fake_host_packet_516: SimDuration::from_nanos(1_211 * 960),
+            output_gap_316: SimDuration::ZERO,
+            output_gap_516: SimDuration::ZERO,
             routing_frequency: RoutingFrequency::LineLoad1973,
             routing_opportunities: 5,
             routing_busy_unit: SimDuration::from_millis(132),
@@ -819,6 +834,7 @@ impl ImpParams {
                 slow_tick: self.slow_tick_316,
                 fake_host_word: self.fake_host_word_316,
                 fake_host_packet: self.fake_host_packet_316,
+                output_gap: self.output_gap_316,
             },
             ImpModel::H516 => ImpCosts {
                 packet_rate: self.processing_516,
@@ -829,6 +845,7 @@ impl ImpParams {
                 slow_tick: self.slow_tick_516,
                 fake_host_word: self.fake_host_word_516,
                 fake_host_packet: self.fake_host_packet_516,
+                output_gap: self.output_gap_516,
             },
         }
     }
@@ -853,6 +870,8 @@ pub(crate) struct ImpCosts {
     pub(crate) fake_host_word: SimDuration,
     /// The discard fake host's time per packet on top of its words.
     pub(crate) fake_host_packet: SimDuration,
+    /// From a frame's last bit to the next queued frame's first (the modem output routine).
+    pub(crate) output_gap: SimDuration,
 }
 
 /// Per-frame line overhead in bits of `arpanet-1983`: 80 header + 72 framing on every frame

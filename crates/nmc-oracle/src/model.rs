@@ -201,7 +201,9 @@ pub const RESIDUALS: &[Residual] = &[
                 program's REQALL path the short round trip also costs REQALLs: at 9 hops the \
                 program is bound by its four message numbers (6 REQALLs in 120 messages), the \
                 model less so (11). The 316's work per packet from the listing's cycle counts \
-                is the first candidate",
+                is the first candidate. Not it: the program's gap between queued frames (460 \
+                cycles, the parameter output_gap_316, 0 by default) moves these rows further \
+                off (9 hops -14 to -23 %; data/oracle/emulated/per-hop/README.md, 3 Dec 2026)",
     },
     Residual {
         experiments: &[

@@ -25,6 +25,7 @@ impl Imp {
         out: &mut impl Effects,
     ) {
         let timeout = self.limits.line.retransmit_timeout;
+        let gap = self.costs().output_gap;
         let link = &mut self.lines[line];
         link.busy = false;
         if let FrameKind::Packet { lch, .. } = frame.kind {
@@ -36,6 +37,26 @@ impl Imp {
             };
             out.push(Output::Timer { at: d.at, timer });
         }
+        // BBN 3050 pp. 105–107 (`I2M` … `I2MALL`): the output-done interrupt's routine frees
+        // the acknowledged packet, looks for a routing message due and takes the next packet
+        // from the line's ring before it starts the interface again. A frame already waiting
+        // starts only when that is done (the profile's `output_gap_316`/`_516`, measured on
+        // the program); a line with nothing to send is simply idle, and whatever comes next
+        // starts as soon as it is queued.
+        if !gap.is_zero() && link.has_work() {
+            link.gap = true;
+            out.push(Output::Timer {
+                at: now + gap,
+                timer: TimerId::OutputReady { line },
+            });
+        }
+    }
+
+    /// The output routine of `line` is done ([`TimerId::OutputReady`]): the line's next
+    /// frame may start.
+    pub(crate) fn output_ready(&mut self, line: usize, out: &mut impl Effects) {
+        self.lines[line].gap = false;
+        self.ask_transmit(line, out);
     }
 
     /// A frame starts on `line` (the one [`Imp::poll_transmit`] gave): it takes `tx` on the
@@ -201,7 +222,7 @@ impl Imp {
     #[inline(always)]
     pub(crate) fn ask_transmit(&self, line: usize, out: &mut impl Effects) {
         let link = &self.lines[line];
-        if !link.busy {
+        if link.free() {
             out.push(Output::Transmit { link: link.id });
         }
     }

@@ -106,6 +106,14 @@ pub enum Ev {
         /// The background host.
         host: u32,
     },
+    /// The IMP's output routine of a line is done after its last frame
+    /// ([`TimerId::OutputReady`](crate::imp::TimerId::OutputReady)).
+    OutputReady {
+        /// The IMP.
+        imp: u32,
+        /// The line, as the IMP numbers its lines (its place in `Imp::lines`).
+        line: u32,
+    },
     /// Version 3: a wake-up for the disuse timer of a transmit block.
     BlockIdle {
         /// The source IMP.

@@ -80,7 +80,7 @@ impl Subnet {
     pub(super) fn try_send(&mut self, now: SimTime, l: u32, q: &mut EventQueue<Ev>) {
         let (from, line) = self.link_at[l as usize];
         let link = &self.imps[from as usize].lines[line as usize];
-        if link.busy || !link.has_work() || !self.routing.line_up(l) {
+        if !link.free() || !link.has_work() || !self.routing.line_up(l) {
             return;
         }
         self.send_next(now, l, q);

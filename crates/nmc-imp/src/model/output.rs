@@ -104,6 +104,10 @@ fn wake_up(imp: u32, timer: TimerId) -> Ev {
             epoch: generation,
         },
         TimerId::BlockIdle { stream } => Ev::BlockIdle { imp, stream },
+        TimerId::OutputReady { line } => Ev::OutputReady {
+            imp,
+            line: line as u32,
+        },
     }
 }
 

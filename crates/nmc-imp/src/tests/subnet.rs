@@ -106,19 +106,23 @@ fn message_number_limit_sets_long_distance_throughput() {
     );
 }
 
+/// A trace held in memory.
+#[derive(Clone, Default)]
+struct TraceBuf(Arc<Mutex<Vec<u8>>>);
+
+impl Write for TraceBuf {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 #[test]
 fn same_seed_same_trace() {
-    #[derive(Clone, Default)]
-    struct Buf(Arc<Mutex<Vec<u8>>>);
-    impl Write for Buf {
-        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(b);
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
+    type Buf = TraceBuf;
     let s = chain(&["duration=10s", "network.params.bit_error_rate=2e-5"]);
     let traces: Vec<Vec<u8>> = (0..2)
         .map(|_| {
@@ -340,4 +344,56 @@ fn the_discard_fake_host_takes_its_time_per_word() {
     // 63 words at 1 ms each: 63 ms more at the fake host, less what a RFNM made later no
     // longer waits for on the line back (a routing frame it would have queued behind).
     assert!(slow - none > 50.0 && slow - none <= 63.5, "{none} → {slow}");
+}
+
+/// BBN 3050 pp. 105–107 (`I2M` … `I2MALL`): a frame waiting on a line starts only once the
+/// modem output routine is done with the one before (`output_gap_516`). On the line-bound
+/// oracle chain the data frames that follow one another on the first line start one frame
+/// time apart without it, and that plus the gap with it; nothing starts sooner.
+#[test]
+fn a_queued_frame_waits_for_the_output_routine() {
+    let starts = |gap: &str| {
+        let b = TraceBuf::default();
+        let sets: Vec<Override> = [
+            "traffic.0.count=30".to_string(),
+            format!("network.params.output_gap_516={gap}"),
+        ]
+        .iter()
+        .map(|s| s.parse().unwrap())
+        .collect();
+        let s: ImpScenario = load("oracle-chain.toml", ORACLE_CHAIN, &sets).unwrap();
+        run(&s, 1, Trace::to_writer(b.clone()), &mut |_| {}).unwrap();
+        let text = String::from_utf8(b.0.lock().unwrap().clone()).unwrap();
+        let mut gaps = Vec::new();
+        let mut last: Option<(u64, bool)> = None;
+        for l in text.lines().filter(|l| {
+            l.contains(r#""event":"send""#) && l.contains(r#""from":"IMP0","to":"IMP1""#)
+        }) {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            let t = v["t_ns"].as_u64().unwrap();
+            let data = v["kind"] == "data";
+            if let Some((t0, true)) = last
+                && data
+            {
+                gaps.push(t - t0);
+            }
+            last = Some((t, data));
+        }
+        gaps
+    };
+    // A message's packets' frames at 50 kbit/s: 1176 bits (23.52 ms), its last 1160 (23.2).
+    let frames = [23_200_000u64, 23_520_000];
+    let gap = 1_000_000u64;
+    let back_to_back = |v: &[u64], extra: u64| {
+        v.iter()
+            .filter(|&&g| frames.iter().any(|&f| g == f + extra))
+            .count()
+    };
+    let (none, with) = (starts("0ms"), starts("1ms"));
+    assert!(none.iter().all(|&g| g >= frames[0]), "{none:?}");
+    assert!(with.iter().all(|&g| g >= frames[0] + gap), "{with:?}");
+    assert!(back_to_back(&none, 0) > 100, "{none:?}");
+    assert_eq!(back_to_back(&none, gap), 0);
+    assert!(back_to_back(&with, gap) > 100, "{with:?}");
+    assert_eq!(back_to_back(&with, 0), 0);
 }
