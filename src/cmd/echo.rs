@@ -181,6 +181,11 @@ pub struct ProbeArgs {
     /// carries them as end.intervals.
     #[arg(long, value_name = "D", value_parser = units::duration)]
     pub report_interval: Option<SimDuration>,
+    /// Print a line for each reply as it comes (as irtt's and ping's per-packet lines): its
+    /// sequence number, length, round trip, and over UDP the way up and down by the server's
+    /// clock and the round trip's change from the volley before. On stderr with --json.
+    #[arg(long)]
+    pub per_reply: bool,
 }
 
 fn parse_per_second(s: &str) -> Result<f64, String> {
@@ -328,12 +333,42 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
         }
         intervals.push(l.clone());
     };
+    // Issue 75 §5: a line per reply, as irtt prints them.
+    let mut last_rtt: Option<(u32, u64)> = None;
+    let mut on_reply = |v: &nmc_probe::probe::Volley, origin: i128| {
+        let Some(w) = nmc_probe::report::answer(v, origin) else {
+            return;
+        };
+        let ms = |ns: i64| ns as f64 / 1e6;
+        let mut text = format!(
+            "seq={} len={} rtt={:.3} ms",
+            w.seq,
+            v.length,
+            w.rtt_ns as f64 / 1e6
+        );
+        if let Some((up, down)) = w.up_down_ns {
+            text += &format!(" up={:.3} ms down={:.3} ms", ms(up), ms(down));
+        }
+        if let Some((seq, rtt)) = last_rtt
+            && seq + 1 == w.seq
+        {
+            text += &format!(" ipdv={:.3} ms", ms(w.rtt_ns as i64 - rtt as i64));
+        }
+        last_rtt = Some((w.seq, w.rtt_ns));
+        if a.json {
+            eprintln!("{text}");
+        } else {
+            outln!("{text}");
+        }
+    };
     // The lines take the place of the progress bar, as in iperf3.
+    let lines = every.is_some() || a.per_reply;
     let watch = nmc_probe::Watch {
-        progress: every
-            .is_none()
-            .then_some(&mut tick as &mut dyn FnMut(usize, usize)),
+        progress: (!lines).then_some(&mut tick as &mut dyn FnMut(usize, usize)),
         intervals: every.map(|d| (d, &mut on_line as &mut dyn FnMut(&nmc_probe::IntervalLine))),
+        replies: a
+            .per_reply
+            .then_some(&mut on_reply as &mut dyn FnMut(&nmc_probe::probe::Volley, i128)),
     };
     let run = if a.icmp {
         nmc_probe::icmp::probe_dialed(addr.ip(), &a.dial.dial(), cfg, stop, watch)?

@@ -239,6 +239,30 @@ pub fn probe(sum: &nmc_probe::report::Summary) -> Value {
             "fit_best_split": sum.fits.best_split.as_ref().map(split),
         }),
     );
+    // Issue 75 §5: the delay variation and the two ways, when there are any (optional keys).
+    if let Some(v) = &sum.variation {
+        doc["end"]["ipdv"] = delays(&v.ipdv);
+        doc["end"]["jitter_s"] = json!(s(v.jitter_ns));
+        if let (Some(u), Some(d)) = (&v.ipdv_up, &v.ipdv_down) {
+            doc["end"]["ipdv_up"] = delays(u);
+            doc["end"]["ipdv_down"] = delays(d);
+        }
+    }
+    if let Some(w) = &sum.one_way_split {
+        let signed = |d: &nmc_probe::analysis::SignedStats| {
+            json!({
+                "n": d.n,
+                "min_s": s(d.min_ns as f64),
+                "median_s": s(d.median_ns as f64),
+                "mean_s": s(d.mean_ns),
+                "max_s": s(d.max_ns as f64),
+                "stddev_s": s(d.stddev_ns),
+            })
+        };
+        doc["end"]["delay_up"] = signed(&w.up);
+        doc["end"]["delay_down"] = signed(&w.down);
+        doc["end"]["clocks_disagree"] = json!(w.clocks_disagree);
+    }
     doc["parameters"] = probe_parameters(&sum.run.config);
     doc["local"] = local;
     doc

@@ -254,6 +254,69 @@ fn probe_report_interval_lines_add_up() {
     let _ = server.wait();
 }
 
+/// Issue 75 §5, as irtt measures: `--per-reply` prints a line per reply (with -J on stderr),
+/// and the document carries the round trip's IPDV and RFC 3550 jitter and, over UDP to `nmc
+/// serve`, each way's delay and IPDV. On one host the two clocks are one: neither way is
+/// negative, each is within the round trip, and the clocks are not said to disagree.
+#[test]
+fn probe_per_reply_lines_and_irtt_figures() {
+    let (mut server, _err, addr) = serve(&[]);
+    let dir = tmp("cli-echo-per-reply");
+    let o: Output = nmc()
+        .args([
+            "echo",
+            "probe",
+            &addr,
+            "--count",
+            "30",
+            "--length",
+            "200",
+            "--interval",
+            "5ms",
+            "--per-reply",
+            "-J",
+            "--out",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let end = &doc["end"];
+    let answered = end["answered"].as_u64().unwrap();
+    let replies: Vec<&str> = stderr.lines().filter(|l| l.starts_with("seq=")).collect();
+    assert_eq!(replies.len() as u64, answered, "{stderr}");
+    assert!(
+        replies
+            .iter()
+            .all(|l| l.contains(" len=200 ") && l.contains(" up="))
+    );
+    assert!(
+        replies.iter().skip(1).any(|l| l.contains(" ipdv=")),
+        "{stderr}"
+    );
+    let n = |v: &serde_json::Value| v["n"].as_u64().unwrap();
+    assert!(n(&end["ipdv"]) >= 1 && n(&end["ipdv"]) < answered);
+    assert!(end["jitter_s"].as_f64().unwrap() >= 0.0);
+    assert_eq!(n(&end["delay_up"]), answered);
+    assert_eq!(end["clocks_disagree"], false);
+    let rtt_max = end["rtt"]["max_s"].as_f64().unwrap();
+    for way in ["delay_up", "delay_down"] {
+        let (lo, hi) = (
+            end[way]["min_s"].as_f64().unwrap(),
+            end[way]["max_s"].as_f64().unwrap(),
+        );
+        assert!(
+            lo >= 0.0 && hi <= rtt_max,
+            "{way}: {lo} .. {hi}, rtt max {rtt_max}"
+        );
+    }
+    assert_eq!(n(&end["ipdv_up"]), n(&end["ipdv"]));
+    interrupt(&server);
+    let _ = server.wait();
+}
+
 /// Issue 57 §2: a captured tagged request, replayed from another address, was answered there
 /// (the tag had no freshness). Now a tagged request carries its send time under the tag and is
 /// answered once: its copy, from another address or the same, gets no answer, nor does one

@@ -182,6 +182,8 @@ def test_every_kind_of_document_holds(server, tmp_path):
     assert docs["pump -R"]["end"]["reverse"] is True
     assert len(docs["stream sweep"]["end"]["tests"]) == 2
     assert docs["probe"]["end"]["intervals"], "no interval lines"
+    # Issue 75 §5: the irtt figures are there to be checked (UDP to nmc serve).
+    assert {"ipdv", "jitter_s", "delay_up", "delay_down", "ipdv_up"} <= docs["probe"]["end"].keys()
     assert docs["stream -R, intervals"]["end"]["intervals"][0]["buffers_received"] >= 0
     bad = {name: problems(doc) for name, doc in docs.items() if problems(doc)}
     assert not bad, json.dumps(bad, indent=1)

@@ -359,6 +359,143 @@ pub fn rfc889_row(host: &str, cells: &Rfc889Cells, comment: &str) -> String {
     .to_string()
 }
 
+/// Order statistics of signed times in ns (one-way delays between two clocks that need not
+/// agree, which may come out negative).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct SignedStats {
+    /// Number of values.
+    pub n: usize,
+    /// Smallest, ns.
+    pub min_ns: i64,
+    /// Median (nearest rank), ns.
+    pub median_ns: i64,
+    /// Mean, ns.
+    pub mean_ns: f64,
+    /// Largest, ns.
+    pub max_ns: i64,
+    /// Sample standard deviation (n − 1), ns; 0 for one value.
+    pub stddev_ns: f64,
+}
+
+impl SignedStats {
+    /// `None` for an empty set; quantiles nearest-rank, as [`DelayStats::of`].
+    pub fn of(values: &[i64]) -> Option<SignedStats> {
+        if values.is_empty() {
+            return None;
+        }
+        let mut v = values.to_vec();
+        v.sort_unstable();
+        let n = v.len();
+        let mid = v[percentile_position(n, 0.5, Rule::NearestRank)
+            .expect("non-empty")
+            .0];
+        let mean = v.iter().map(|&x| x as f64).sum::<f64>() / n as f64;
+        let var = if n > 1 {
+            v.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / (n - 1) as f64
+        } else {
+            0.0
+        };
+        Some(SignedStats {
+            n,
+            min_ns: v[0],
+            median_ns: mid,
+            mean_ns: mean,
+            max_ns: v[n - 1],
+            stddev_ns: var.sqrt(),
+        })
+    }
+}
+
+/// One answered volley as the variation figures read it: its sequence number, round trip and,
+/// where the server gave its receive time, the two one-way delays (up, down) in ns.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Answer {
+    /// The volley's sequence number.
+    pub seq: u32,
+    /// Its round trip, ns.
+    pub rtt_ns: u64,
+    /// Probe to server and server to probe, ns, each with the offset between the two wall
+    /// clocks in it (with opposite signs): see [`OneWaySplit`].
+    pub up_down_ns: Option<(i64, i64)>,
+}
+
+/// The round trip split into its two ways, from the server's wall-clock receive time and
+/// turnaround and the probe's wall clock: up = server receive − probe send, down = probe
+/// receive − (server receive + turnaround). Each includes the offset between the two clocks
+/// (up + it, down − it): exact only when the clocks agree (the same host, or both kept by
+/// PTP/NTP to better than the delays), which the probe cannot know; the variations of each
+/// way ([`Variation`]) do not depend on the offset, only on the clocks' drift.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct OneWaySplit {
+    /// Probe to server ("send delay" in irtt), ns.
+    pub up: SignedStats,
+    /// Server to probe ("receive delay"), ns.
+    pub down: SignedStats,
+    /// Some one-way delay came out negative: the clocks do not agree.
+    pub clocks_disagree: bool,
+}
+
+/// Inter-packet delay variation (RFC 3393) between volleys sent one after the other (sequence
+/// numbers `k − 1` and `k`, both answered), as irtt reports it: the magnitude of the change
+/// in delay, in ns; and RFC 3550's interarrival jitter (A.8), the running estimate
+/// `J += (|D| − J) / 16` over the same pairs, its value at the end.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Variation {
+    /// |IPDV| of the round trip, ns.
+    pub ipdv: DelayStats,
+    /// RFC 3550 jitter of the round trip at the end of the run, ns.
+    pub jitter_ns: f64,
+    /// |IPDV| of the way up, ns (where the server gave its receive time).
+    pub ipdv_up: Option<DelayStats>,
+    /// |IPDV| of the way down, ns.
+    pub ipdv_down: Option<DelayStats>,
+}
+
+impl Variation {
+    /// From the answered volleys in any order; `None` when no two consecutive ones were
+    /// answered.
+    pub fn of(answers: &[Answer]) -> Option<Variation> {
+        let mut a = answers.to_vec();
+        a.sort_unstable_by_key(|x| x.seq);
+        let pairs: Vec<(&Answer, &Answer)> = a
+            .windows(2)
+            .filter(|w| w[1].seq == w[0].seq + 1)
+            .map(|w| (&w[0], &w[1]))
+            .collect();
+        let rtt: Vec<u64> = pairs
+            .iter()
+            .map(|(p, q)| q.rtt_ns.abs_diff(p.rtt_ns))
+            .collect();
+        let ipdv = DelayStats::of(&rtt)?;
+        let jitter_ns = rtt.iter().fold(0.0, |j: f64, &d| j + (d as f64 - j) / 16.0);
+        let way = |pick: fn((i64, i64)) -> i64| {
+            let v: Vec<u64> = pairs
+                .iter()
+                .filter_map(|(p, q)| Some(pick(q.up_down_ns?).abs_diff(pick(p.up_down_ns?))))
+                .collect();
+            DelayStats::of(&v)
+        };
+        Some(Variation {
+            ipdv,
+            jitter_ns,
+            ipdv_up: way(|(u, _)| u),
+            ipdv_down: way(|(_, d)| d),
+        })
+    }
+}
+
+impl OneWaySplit {
+    /// From the answered volleys that have both ways; `None` when none has.
+    pub fn of(answers: &[Answer]) -> Option<OneWaySplit> {
+        let (up, down): (Vec<i64>, Vec<i64>) = answers.iter().filter_map(|a| a.up_down_ns).unzip();
+        Some(OneWaySplit {
+            clocks_disagree: up.iter().chain(&down).any(|&x| x < 0),
+            up: SignedStats::of(&up)?,
+            down: SignedStats::of(&down)?,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -463,5 +600,55 @@ mod tests {
         assert!(fit_line(&[(40, 1.0), (50, 2.0)], 40, 50).is_none());
         let fits = fit_all(&[], Some(126));
         assert!(fits.one_line.is_none() && fits.split.is_none() && fits.best_split.is_none());
+    }
+
+    fn answer(seq: u32, rtt_ns: u64, up: i64) -> Answer {
+        Answer {
+            seq,
+            rtt_ns,
+            up_down_ns: Some((up, rtt_ns as i64 - up - 100)),
+        }
+    }
+
+    /// RFC 3393 between consecutive volleys only (a gap in the answered sequence makes no
+    /// pair), as magnitudes; RFC 3550's jitter is the running 1/16 estimate over them.
+    #[test]
+    fn ipdv_pairs_consecutive_volleys_and_jitter_runs_over_them() {
+        // Round trips 1000, 1400, (3 lost), 900, 1000; given out of order.
+        let a = [
+            answer(4, 900, 400),
+            answer(0, 1000, 500),
+            answer(5, 1000, 450),
+            answer(1, 1400, 500),
+        ];
+        let v = Variation::of(&a).unwrap();
+        assert_eq!(v.ipdv.n, 2);
+        assert_eq!((v.ipdv.min_ns, v.ipdv.max_ns), (100, 400));
+        // J = 0 + (400 − 0)/16 = 25, then 25 + (100 − 25)/16 = 29.6875.
+        assert!((v.jitter_ns - 29.6875).abs() < 1e-9, "{}", v.jitter_ns);
+        // Up: 500 → 500 (0) and 400 → 450 (50); down: 400 → 800 (400), 400 → 450 (50).
+        let up = v.ipdv_up.unwrap();
+        assert_eq!((up.min_ns, up.max_ns), (0, 50));
+        let down = v.ipdv_down.unwrap();
+        assert_eq!((down.min_ns, down.max_ns), (50, 400));
+        assert!(Variation::of(&[answer(0, 1, 0), answer(2, 1, 0)]).is_none());
+    }
+
+    /// The split's two ways are as measured, negative ones kept and flagged: the clocks'
+    /// offset is in them.
+    #[test]
+    fn one_way_split_keeps_negative_delays_and_says_the_clocks_disagree() {
+        let s = OneWaySplit::of(&[answer(0, 1000, 300), answer(1, 1000, 500)]).unwrap();
+        assert_eq!((s.up.min_ns, s.up.max_ns), (300, 500));
+        assert_eq!((s.down.min_ns, s.down.max_ns), (400, 600));
+        assert!(!s.clocks_disagree);
+        let skewed = OneWaySplit::of(&[answer(0, 1000, -200)]).unwrap();
+        assert!(skewed.clocks_disagree && skewed.up.min_ns == -200);
+        let none = Answer {
+            seq: 0,
+            rtt_ns: 5,
+            up_down_ns: None,
+        };
+        assert!(OneWaySplit::of(&[none]).is_none());
     }
 }

@@ -55,6 +55,8 @@ pub(crate) enum Received {
         turnaround: Option<Nanos>,
         /// The reply's length, counted as the request's is (the whole IP datagram).
         length: u32,
+        /// The server's wall-clock receive time (UDP replies; ns since the Unix epoch).
+        server_rx_unix_ns: Option<u64>,
     },
     /// A well-formed reply that lacked or failed authentication.
     Unauthenticated,
@@ -179,6 +181,11 @@ pub struct ProbeRun {
     pub timer: TimerResolution,
     /// Wall-clock time the run started, ns since the Unix epoch (for the record only).
     pub started_unix_ns: u64,
+    /// The wall-clock time, ns since the Unix epoch, of the monotonic clock's 0 (the volleys'
+    /// send times): read together with `started_unix_ns`, so a volley's wall-clock send time is
+    /// this plus its monotonic one (the one-way split, [`crate::analysis::OneWaySplit`]).
+    #[serde(skip)]
+    pub origin_unix_ns: i128,
     /// Monotonic time the run took.
     pub elapsed: Nanos,
     /// True when the run was stopped before every volley was resolved.
@@ -202,6 +209,10 @@ pub type Progress<'a> = &'a mut dyn FnMut(usize, usize);
 /// Receives each interval line as the interval ends.
 pub type OnLine<'a> = &'a mut dyn FnMut(&IntervalLine);
 
+/// Receives each volley as its first reply in time comes (`--per-reply`), with the wall-clock
+/// time of the monotonic clock's 0 ([`ProbeRun::origin_unix_ns`]).
+pub type OnReply<'a> = &'a mut dyn FnMut(&Volley, i128);
+
 /// What the caller watches while a probe runs (`Watch::default()`: nothing).
 #[derive(Default)]
 pub struct Watch<'a> {
@@ -210,6 +221,8 @@ pub struct Watch<'a> {
     /// Interval lines (issue 34, as ping and iperf3 print them): every `.0` of the run's
     /// monotonic time, what happened in that interval.
     pub intervals: Option<(Duration, OnLine<'a>)>,
+    /// A line per reply (irtt's per-packet lines, ping's per-reply lines).
+    pub replies: Option<OnReply<'a>>,
 }
 
 /// One interval of a running probe: volleys sent in it, replies received in it (with their
@@ -309,9 +322,11 @@ pub(crate) fn run<S: EchoSocket>(
     let total = probe.volleys().len();
     let started_unix_ns = unix_now_ns();
     let start = clock.now();
+    let origin_unix_ns = i128::from(started_unix_ns) - i128::from(start.0);
     let Watch {
         mut progress,
         intervals,
+        mut replies,
     } = watch;
     let (mut ticker, mut on_line) = match intervals {
         Some((every, f)) => (
@@ -385,12 +400,21 @@ pub(crate) fn run<S: EchoSocket>(
                 stamp,
                 turnaround,
                 length,
+                server_rx_unix_ns,
             })) => {
                 let kind = probe.handle_reply_of_length(at, seq, stamp, turnaround, length);
-                if let (Some(t), crate::probe::ReplyKind::Fresh { rtt, .. }) =
-                    (ticker.as_mut(), kind)
-                {
-                    t.reply(rtt);
+                if let crate::probe::ReplyKind::Fresh { rtt, .. } = kind {
+                    if let Some(rx) = server_rx_unix_ns {
+                        probe.note_server_receive(seq, rx);
+                    }
+                    if let Some(t) = ticker.as_mut() {
+                        t.reply(rtt);
+                    }
+                    if let (Some(f), Some(v)) =
+                        (replies.as_mut(), probe.volleys().get(seq as usize))
+                    {
+                        f(v, origin_unix_ns);
+                    }
                 }
             }
             Ok(Some(Received::Unauthenticated)) => probe.counters_mut().unauthenticated += 1,
@@ -429,6 +453,7 @@ pub(crate) fn run<S: EchoSocket>(
         header_bytes: sock.overhead(),
         timer,
         started_unix_ns,
+        origin_unix_ns,
         elapsed,
         interrupted,
         gave_up,

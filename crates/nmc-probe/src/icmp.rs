@@ -259,6 +259,7 @@ fn parse(
                 turnaround: None,
                 // The ICMP message (header and data) under its IP header.
                 length: icmp.len() as u32 + overhead - 8,
+                server_rx_unix_ns: None,
             },
             None => Received::Other,
         }

@@ -228,6 +228,10 @@ pub struct Volley {
     pub lost: bool,
     /// Set when a reply came for the volley after it had been declared lost.
     pub late_reply: bool,
+    /// The server's wall-clock receive time of the request (UDP replies from `nmc serve`), ns
+    /// since the Unix epoch: with the probe's own wall clock it splits the round trip into one
+    /// way up and down ([`crate::analysis::OneWaySplit`]).
+    pub server_rx_unix_ns: Option<u64>,
 }
 
 impl Volley {
@@ -363,6 +367,7 @@ impl Probe {
                 server_turnaround: None,
                 lost: false,
                 late_reply: false,
+                server_rx_unix_ns: None,
             })
             .collect();
         Ok(Probe {
@@ -487,6 +492,16 @@ impl Probe {
             self.outstanding.remove(&seq);
             self.volleys[seq as usize].lost = true;
             self.counters.lost += 1;
+        }
+    }
+
+    /// The server's wall-clock receive time of volley `seq`'s request, from the reply that gave
+    /// its round trip (kept only for an answered volley).
+    pub fn note_server_receive(&mut self, seq: u32, unix_ns: u64) {
+        if let Some(v) = self.volleys.get_mut(seq as usize)
+            && v.rtt.is_some()
+        {
+            v.server_rx_unix_ns = Some(unix_ns);
         }
     }
 

@@ -8,8 +8,8 @@
 
 use crate::Error;
 use crate::analysis::{
-    BEST_SPLIT_MIN_F, DelayStats, Fits, LineFit, RFC889_HEADER, Rfc889Cells, SplitFit, fit_all,
-    rfc889_row,
+    Answer, BEST_SPLIT_MIN_F, DelayStats, Fits, LineFit, OneWaySplit, RFC889_HEADER, Rfc889Cells,
+    SplitFit, Variation, fit_all, rfc889_row,
 };
 use crate::driver::ProbeRun;
 use crate::probe::Volley;
@@ -44,6 +44,14 @@ pub struct Summary {
     pub rtt: Option<DelayStats>,
     /// Server turnaround reported in UDP replies.
     pub server_turnaround: Option<DelayStats>,
+    /// Inter-packet delay variation and RFC 3550 jitter between consecutive volleys
+    /// ([`Variation`]); `None` when no two consecutive volleys were answered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variation: Option<Variation>,
+    /// The round trip split into up and down by the server's wall-clock receive times (UDP to
+    /// `nmc serve`; [`OneWaySplit`]: exact only with agreeing clocks).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub one_way_split: Option<OneWaySplit>,
     /// The least-squares fits of one-way delay on length: one line, the split asked for, the best
     /// split.
     pub fits: Fits,
@@ -51,6 +59,27 @@ pub struct Summary {
     pub break_at: Option<u32>,
     /// The trace's columns, for a reader that wants to check.
     pub trace_columns: [&'static str; 6],
+}
+
+/// An answered volley as the variation figures read it ([`Answer`]); its two ways where the
+/// server gave its receive time: up = server receive − probe send (the monotonic send time on
+/// the wall clock, `origin_unix_ns` + sent), down = probe receive − server receive −
+/// turnaround. `None` for a volley not answered.
+pub fn answer(v: &Volley, origin_unix_ns: i128) -> Option<Answer> {
+    let (sent, rtt) = (v.sent?.0, v.rtt?.0);
+    let up_down_ns = v.server_rx_unix_ns.map(|rx| {
+        let sent_wall = origin_unix_ns + i128::from(sent);
+        let up = i128::from(rx) - sent_wall;
+        let turn = i128::from(v.server_turnaround.map_or(0, |t| t.0));
+        let down = sent_wall + i128::from(rtt) - i128::from(rx) - turn;
+        let clamp = |x: i128| x.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64;
+        (clamp(up), clamp(down))
+    });
+    Some(Answer {
+        seq: v.seq,
+        rtt_ns: rtt,
+        up_down_ns,
+    })
 }
 
 impl Summary {
@@ -77,6 +106,10 @@ impl Summary {
             .iter()
             .filter_map(|v| v.one_way().map(|d| (v.length, d.0 as f64)))
             .collect();
+        let answers: Vec<Answer> = answered
+            .iter()
+            .filter_map(|v| answer(v, run.origin_unix_ns))
+            .collect();
         let volleys = answered.len() + lost;
         Summary {
             tool: "nmc echo probe",
@@ -92,10 +125,64 @@ impl Summary {
             one_way: DelayStats::of(&one_way),
             rtt: DelayStats::of(&rtt),
             server_turnaround: DelayStats::of(&turn),
+            variation: Variation::of(&answers),
+            one_way_split: OneWaySplit::of(&answers),
             fits: fit_all(&points, break_at),
             break_at,
             trace_columns: trace::COLUMNS,
             run,
+        }
+    }
+
+    /// The report's lines for the delay variation and the two ways (as irtt prints them: IPDV
+    /// of the round trip and each way, send and receive delay).
+    fn variation_text(&self, s: &mut String) {
+        let ms = |x: f64| x / 1e6;
+        let stats = |s: &mut String, name: &str, d: &DelayStats| {
+            let _ = writeln!(
+                s,
+                "  {name:<14} ms: min {:.3}  median {:.3}  mean {:.3}  p95 {:.3}  max {:.3}",
+                ms(d.min_ns as f64),
+                ms(d.median_ns as f64),
+                ms(d.mean_ns),
+                ms(d.p95_ns as f64),
+                ms(d.max_ns as f64),
+            );
+        };
+        if let Some(v) = &self.variation {
+            stats(s, "IPDV (rtt)", &v.ipdv);
+            let _ = writeln!(
+                s,
+                "  {:<14}     RFC 3550 jitter of the round trip {:.3} ms (consecutive volleys, RFC 3393)",
+                "",
+                ms(v.jitter_ns)
+            );
+            if let (Some(u), Some(d)) = (&v.ipdv_up, &v.ipdv_down) {
+                stats(s, "IPDV up", u);
+                stats(s, "IPDV down", d);
+            }
+        }
+        if let Some(w) = &self.one_way_split {
+            for (name, d) in [("delay up", &w.up), ("delay down", &w.down)] {
+                let _ = writeln!(
+                    s,
+                    "  {name:<14} ms: min {:.3}  median {:.3}  mean {:.3}  max {:.3}",
+                    ms(d.min_ns as f64),
+                    ms(d.median_ns as f64),
+                    ms(d.mean_ns),
+                    ms(d.max_ns as f64),
+                );
+            }
+            let _ = writeln!(
+                s,
+                "  {:<14}     {}",
+                "",
+                if w.clocks_disagree {
+                    "the clocks disagree (a one-way delay came out negative): up and down each carry their offset; their sum and the IPDVs do not"
+                } else {
+                    "by the server's wall clock against this host's: exact only if the two clocks agree (one host, or PTP/NTP well under these delays)"
+                }
+            );
         }
     }
 
@@ -152,6 +239,7 @@ impl Summary {
                 );
             }
         }
+        self.variation_text(&mut s);
         let _ = writeln!(
             s,
             "  fits of one-way delay on length (RFC 889 §2: delay in ms at each end, rate = Δbits/Δdelay;\n   n.s.: slope within two standard errors of zero, — : slope not positive):"

@@ -168,6 +168,7 @@ mod tests {
             server_turnaround: rtt.map(|_| Nanos(700)),
             lost,
             late_reply: false,
+            server_rx_unix_ns: None,
         }
     }
 

@@ -421,6 +421,8 @@ impl EchoSocket for UdpProbeSocket {
             stamp: Nanos(h.client_tx_ns),
             turnaround: Some(Nanos(u64::from(h.server_turnaround_ns))),
             length: n as u32 + self.overhead,
+            // 0: a server whose wall clock could not be read (`time::unix_now_ns`).
+            server_rx_unix_ns: (h.server_rx_unix_ns != 0).then_some(h.server_rx_unix_ns),
         }))
     }
 }
