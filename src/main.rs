@@ -102,6 +102,9 @@ enum Command {
     Sink(cmd::stream::SinkArgs),
     /// K&O (1977)'s throughput pump on a real path: N messages outstanding, each released by a RFNM from `nmc serve`.
     Pump(cmd::pump::PumpArgs),
+    /// Latency under load, as flent's RRUL: pump flows both ways with the echo probe running throughout, one time series and its plots.
+    #[command(visible_alias = "latency-under-load")]
+    Rrul(cmd::rrul::RrulArgs),
     /// BBN's 1973 IMP program in SIMH on a cycle clock with nmc as its 1822 host: build, and K&O's pump on a chain.
     #[command(subcommand)]
     Oracle(cmd::oracle::OracleCommand),
@@ -140,6 +143,7 @@ fn main() -> ExitCode {
         Command::Stream(a) => cmd::stream::stream(a),
         Command::Sink(a) => cmd::stream::sink(a),
         Command::Pump(a) => cmd::pump::run(a),
+        Command::Rrul(a) => cmd::rrul::run(a),
         Command::Path(a) => cmd::path::run(a),
         Command::Oracle(c) => cmd::oracle::run(c),
         Command::Completions(a) => cmd::shell::completions(a, Cli::command()),
@@ -190,10 +194,11 @@ fn main() -> ExitCode {
 fn json_request(c: &Command) -> Option<(&'static str, String)> {
     match c {
         Command::Echo(cmd::echo::EchoCommand::Probe(a)) if a.json => {
-            Some(("nmc echo probe", a.target.clone()))
+            Some(("nmc echo probe", a.target.join(" ")))
         }
         Command::Pump(a) if a.json => Some(("nmc pump", a.target.clone())),
         Command::Stream(a) if a.json => Some(("nmc stream", a.target.clone())),
+        Command::Rrul(a) if a.json => Some(("nmc rrul", a.target.clone())),
         Command::Cost(a) if a.json && !a.serve => Some((
             "nmc cost",
             a.target.clone().unwrap_or_else(|| "loopback".into()),
@@ -267,6 +272,7 @@ fn json_in_args() -> Option<&'static str> {
         ["nmc", "pump"] => "nmc pump",
         ["nmc", "stream"] => "nmc stream",
         ["nmc", "cost"] => "nmc cost",
+        ["nmc", "rrul"] => "nmc rrul",
         _ => return None,
     };
     std::env::args()

@@ -111,7 +111,8 @@ pub fn serve_times(
     nmc echo probe 127.0.0.1                       # RFC 889: 512 volleys, 0..256 bytes, one in flight\n  \
     nmc echo probe example.net:8890 --count 100 --length 256 --interval 100ms\n  \
     nmc echo probe 192.0.2.7 --icmp --out out/ping # ICMP Echo (ping socket or root)\n  \
-    nmc echo probe 2001:db8::7 --icmp              # ICMPv6 Echo\n\n\
+    nmc echo probe 2001:db8::7 --icmp              # ICMPv6 Echo\n  \
+    nmc echo probe a.example b.example --count 100 # several at once, a table at the end (as fping)\n\n\
 Lengths are whole IP datagrams (IP + UDP/ICMP header + payload); those below the floor are \
 rounded up to it (40, Mills' minimum; 60 over UDP or ICMPv6, 76 with a secret). Delays are one-way-normalised, \
 round trip / 2, as RFC 889 reports them. Writes trace.csv (send_time_ns,length_bytes,delay_ns,seq,\
@@ -122,7 +123,10 @@ trace.csv as it is (it uses the rtt_ns column). Gives up on a host that never an
 whatever happens, with \"error\" on failure.")]
 pub struct ProbeArgs {
     /// HOST, HOST:PORT or `[IPv6]:PORT` (default port 8890; the port is ignored with --icmp).
-    pub target: String,
+    /// Several: each probed at once, as fping does, each into its own folder, and a table of
+    /// all at the end.
+    #[arg(required = true, num_args = 1..)]
+    pub target: Vec<String>,
     /// Volleys in the run (RFC 889: 512).
     #[arg(short = 'c', long, default_value_t = 512)]
     pub count: u32,
@@ -221,7 +225,25 @@ fn serve(a: ServeArgs) -> Result<Outcome> {
     Ok(Outcome::Ok)
 }
 
-fn probe(a: ProbeArgs) -> Result<Outcome> {
+/// One target's run (`several`: one of several probed at once, its lines prefixed with its
+/// name and its bar among the others): everything a run prints and writes; its summary, if it
+/// got that far, beside its outcome.
+fn probe_one(
+    a: &ProbeArgs,
+    target: &str,
+    several: Option<&indicatif::MultiProgress>,
+) -> (Option<Summary>, Result<Outcome>) {
+    let mut kept = None;
+    let r = probe_target(a, target, several, &mut kept);
+    (kept, r)
+}
+
+fn probe_target(
+    a: &ProbeArgs,
+    target: &str,
+    several: Option<&indicatif::MultiProgress>,
+    kept: &mut Option<Summary>,
+) -> Result<Outcome> {
     let every = a
         .report_interval
         .map(|d| std::time::Duration::from_nanos(d.as_nanos()));
@@ -236,7 +258,7 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
     }
     let key = key_from(&a.secret_file)?;
     // --icmp to an IPv6 address sends ICMPv6 Echo.
-    let addr = super::resolve_target(&a.target, DEFAULT_PORT, a.family)?;
+    let addr = super::resolve_target(target, DEFAULT_PORT, a.family)?;
     let lengths = match a.length {
         Some(length) => LengthSpec::Fixed { length },
         None => a.lengths,
@@ -304,19 +326,31 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
     let out = a
         .out
         .clone()
+        .map(|o| match several {
+            Some(_) => o.join(super::folder_name(&target_label)),
+            None => o,
+        })
         .unwrap_or_else(|| PathBuf::from("out/echo").join(super::folder_name(&target_label)));
+    // Several targets: each line names its own.
+    let tag = match several {
+        Some(_) => format!("[{target_label}] "),
+        None => String::new(),
+    };
     // Issue 33: the folder is ours (a second run into it is refused) from the first volley;
     // the files are written beside it and put in place whole.
     let dir = nmc_report::OutDir::begin(&out)?;
     let stop = nmc_probe::signal::stop_on_signals()?;
-    let progress = Progress::new(&target_label);
+    let progress = match several {
+        Some(m) => Progress::new_in(m, &target_label),
+        None => Progress::new(&target_label),
+    };
     let mut tick = |sent: usize, total: usize| progress.set(sent as f64 / total.max(1) as f64);
     // Issue 34: interval lines, kept for the JSON document's `end.intervals` too.
     let mut intervals: Vec<nmc_probe::IntervalLine> = Vec::new();
     let mut on_line = |l: &nmc_probe::IntervalLine| {
         let ms = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{x:.3}"));
         let text = format!(
-            "[{:7.2}-{:7.2} s] sent {:>5}  answered {:>5}  lost {:>4}  rtt min/mean/max {}/{}/{} ms",
+            "{tag}[{:7.2}-{:7.2} s] sent {:>5}  answered {:>5}  lost {:>4}  rtt min/mean/max {}/{}/{} ms",
             l.start_s,
             l.end_s,
             l.sent,
@@ -341,7 +375,7 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
         };
         let ms = |ns: i64| ns as f64 / 1e6;
         let mut text = format!(
-            "seq={} len={} rtt={:.3} ms",
+            "{tag}seq={} len={} rtt={:.3} ms",
             w.seq,
             v.length,
             w.rtt_ns as f64 / 1e6
@@ -392,6 +426,7 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
     if !a.json {
         out!("{}", summary.text());
     }
+    *kept = Some(summary.clone());
     let written = write_outputs(dir.path(), &summary)?;
     let files = nmc_probe::report::Outputs {
         trace: dir.final_path(&written.trace),
@@ -404,7 +439,7 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
     // (exit 5); the JSON document, printed either way, says which.
     let c = summary.run.counters;
     let failure = if c.answered == 0 {
-        Some(super::exit::unreachable(nothing_answered(&a, &summary)))
+        Some(super::exit::unreachable(nothing_answered(a, &summary)))
     } else if summary.run.interrupted && stop.load(std::sync::atomic::Ordering::Relaxed) {
         Some(super::exit::stopped(format!(
             "stopped by the user after {} of {} volleys: what was measured is printed and written",
@@ -438,6 +473,95 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
         Some(f) => Err(f),
         None => Ok(Outcome::Ok),
     }
+}
+
+/// `nmc echo probe`: one target as ever; several probed at once, each as one is, then a table.
+fn probe(a: ProbeArgs) -> Result<Outcome> {
+    if let [target] = &a.target[..] {
+        return probe_one(&a, target, None).1;
+    }
+    if a.json {
+        bail!(
+            "-J takes one target ({} given): run once per target, or read each folder's summary.json",
+            a.target.len()
+        );
+    }
+    let multi = indicatif::MultiProgress::new();
+    let done: Vec<(String, Option<Summary>, Result<Outcome>)> = std::thread::scope(|sc| {
+        let runs: Vec<_> = a
+            .target
+            .iter()
+            .map(|t| {
+                let (a, multi) = (&a, &multi);
+                sc.spawn(move || probe_one(a, t, Some(multi)))
+            })
+            .collect();
+        a.target
+            .iter()
+            .zip(runs)
+            .map(|(t, h)| {
+                let (s, r) = h.join().unwrap_or_else(|_| {
+                    (
+                        None,
+                        Err(anyhow::anyhow!("{t}: the probe's thread panicked")),
+                    )
+                });
+                (t.clone(), s, r)
+            })
+            .collect()
+    });
+    outln!("{}", several_table(&done));
+    // The first failure, named by its target, decides the exit status (each was printed).
+    match done
+        .into_iter()
+        .find_map(|(t, _, r)| r.err().map(|e| (t, e)))
+    {
+        Some((t, e)) => Err(e.context(format!("target {t}"))),
+        None => Ok(Outcome::Ok),
+    }
+}
+
+/// The table after several targets: one line each, as fping's summary.
+fn several_table(done: &[(String, Option<Summary>, Result<Outcome>)]) -> String {
+    let ms = |ns: f64| ns / 1e6;
+    let mut s = String::from(
+        "target                         sent  answered  lost %   rtt min / median / mean / max ms         IPDV mean ms  jitter ms\n",
+    );
+    for (t, sum, r) in done {
+        let Some(sum) = sum else {
+            let why = r
+                .as_ref()
+                .err()
+                .map_or("no result".to_string(), |e| e.to_string());
+            s += &format!("{t:<30} {why}\n");
+            continue;
+        };
+        let rtt = sum.rtt.as_ref().map_or("-".to_string(), |d| {
+            format!(
+                "{:.3} / {:.3} / {:.3} / {:.3}",
+                ms(d.min_ns as f64),
+                ms(d.median_ns as f64),
+                ms(d.mean_ns),
+                ms(d.max_ns as f64)
+            )
+        });
+        let (ipdv, jitter) =
+            sum.variation
+                .as_ref()
+                .map_or(("-".to_string(), "-".to_string()), |v| {
+                    (
+                        format!("{:.3}", ms(v.ipdv.mean_ns)),
+                        format!("{:.3}", ms(v.jitter_ns)),
+                    )
+                });
+        s += &format!(
+            "{t:<30} {:>5} {:>9} {:>6.2}   {rtt:<40} {ipdv:>12} {jitter:>10}\n",
+            sum.run.counters.sent,
+            sum.answered,
+            100.0 * sum.loss_fraction
+        );
+    }
+    s.trim_end().to_string()
 }
 
 /// The one line for a run in which no volley was answered: why it ended, its counts, and the

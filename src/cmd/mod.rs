@@ -11,6 +11,7 @@ pub mod path;
 pub mod progress;
 pub mod pump;
 pub mod reproduce;
+pub mod rrul;
 pub mod rto;
 pub mod run;
 pub mod scenarios;

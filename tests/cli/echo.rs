@@ -317,6 +317,78 @@ fn probe_per_reply_lines_and_irtt_figures() {
     let _ = server.wait();
 }
 
+/// Issue 75 §5: several targets in one run, as fping takes them: each probed at once into its
+/// own folder, then a line each in a table; a target that does not answer fails the run (exit 3,
+/// named) without losing the others' files; -J takes one target and says so.
+#[test]
+fn probe_several_targets_at_once() {
+    let (mut one, _e1, a1) = serve(&[]);
+    let (mut two, _e2, a2) = serve(&[]);
+    let dir = tmp("cli-echo-several");
+    let o: Output = nmc()
+        .args([
+            "echo",
+            "probe",
+            &a1,
+            &a2,
+            "--count",
+            "10",
+            "--interval",
+            "5ms",
+            "--out",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for a in [&a1, &a2] {
+        let folder = dir.join(a.replace(':', "_"));
+        assert!(folder.join("trace.csv").is_file(), "{folder:?}");
+        let row = out
+            .lines()
+            .find(|l| l.starts_with(a.as_str()))
+            .unwrap_or_else(|| panic!("no row for {a}: {out}"));
+        let cols: Vec<&str> = row.split_whitespace().collect();
+        assert_eq!((cols[1], cols[2]), ("10", "10"), "{row}");
+    }
+    let dead = "127.0.0.1:9";
+    let o: Output = nmc()
+        .args([
+            "echo",
+            "probe",
+            &a1,
+            dead,
+            "--count",
+            "3",
+            "--open-timeout",
+            "1s",
+            "--out",
+        ])
+        .arg(dir.join("with-dead"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.lines().last().unwrap().contains(dead), "{err}");
+    assert!(
+        dir.join("with-dead")
+            .join(a1.replace(':', "_"))
+            .join("trace.csv")
+            .is_file()
+    );
+    let o: Output = nmc()
+        .args(["echo", "probe", &a1, &a2, "-J"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("-J takes one target"));
+    for s in [&mut one, &mut two] {
+        interrupt(s);
+        let _ = s.wait();
+    }
+}
+
 /// Issue 57 §2: a captured tagged request, replayed from another address, was answered there
 /// (the tag had no freshness). Now a tagged request carries its send time under the tag and is
 /// answered once: its copy, from another address or the same, gets no answer, nor does one

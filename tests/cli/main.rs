@@ -15,6 +15,7 @@ mod outputs;
 mod path;
 mod pump;
 mod reproduce_table;
+mod rrul;
 mod rto;
 mod run_and_reproduce;
 mod serve;

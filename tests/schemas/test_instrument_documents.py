@@ -27,6 +27,7 @@ FILE_OF_TOOL = {
     "nmc pump": "pump",
     "nmc stream": "stream",
     "nmc cost": "cost",
+    "nmc rrul": "rrul",
 }
 NMC = os.environ.get("NMC_CLI", "")
 
@@ -126,6 +127,12 @@ def test_every_kind_of_document_holds(server, tmp_path):
         "pump -O -i": document(["pump", server, "-O", "500ms", "-t", "1s", "-i", "250ms",
                                 "--out", out("u4o")]),
         "pump to nothing": document(["pump", dead, "-t", "1s", "--out", out("u5")], codes=(3,)),
+        "rrul": document(["rrul", server, "--up", "1", "--down", "1", "-t", "1s", "--before",
+                          "300ms", "--after", "300ms", "--step", "100ms", "--probe-interval",
+                          "20ms", "--out", out("r1")]),
+        "rrul to nothing": document(["rrul", dead, "--up", "1", "--down", "0", "-t", "1s",
+                                     "--before", "0s", "--after", "0s", "--out", out("r2")],
+                                    codes=(3,)),
         "stream": document(["stream", server, "-t", "1s", "--out", out("s1")]),
         "stream over UDP, acknowledged": document(["stream", server, "-t", "1s", "--udp", "--ack",
                                                    "--out", out("s2")]),
@@ -182,6 +189,8 @@ def test_every_kind_of_document_holds(server, tmp_path):
     assert docs["pump -R"]["end"]["reverse"] is True
     assert len(docs["stream sweep"]["end"]["tests"]) == 2
     assert docs["probe"]["end"]["intervals"], "no interval lines"
+    r = docs["rrul"]["end"]
+    assert len(r["steps"]) == 16 and r["loaded_volleys"] > 0 and r["up_bit_per_s"] > 0
     # Issue 75 §5: the irtt figures are there to be checked (UDP to nmc serve).
     assert {"ipdv", "jitter_s", "delay_up", "delay_down", "ipdv_up"} <= docs["probe"]["end"].keys()
     assert docs["stream -R, intervals"]["end"]["intervals"][0]["buffers_received"] >= 0

@@ -15,6 +15,7 @@
 //! | [`server`] | the echo server's core: reply or drop, and why; rate limits; counters |
 //! | [`probe`] | the probe's core: lengths, pacing, timeouts; loss, duplicates, reordering |
 //! | [`pump`] | `nmc pump`: K&O's N-outstanding message pump and the server's RFNM sink |
+//! | [`load`] | latency under load (flent's RRUL): pump flows both ways with the echo probe, one time series |
 //! | [`analysis`] | delay statistics and the least-squares fits, with Mills' rate |
 //! | [`trace`] | the trace CSV (`send_time_ns,length_bytes,delay_ns,…`), the contract with `nmc-rto` |
 //! | [`report`] | `summary.json`, the text report, the SVG scatter plot |
@@ -56,6 +57,7 @@
 pub mod analysis;
 pub mod driver;
 pub mod icmp;
+pub mod load;
 #[cfg(target_os = "linux")]
 pub mod path;
 pub mod probe;
@@ -131,4 +133,7 @@ pub enum Error {
     /// request refused), before anything was measured; said in one line.
     #[error("{0}")]
     Unreachable(String),
+    /// Latency under load ([`load`]): settings refused, or a thread lost, said in one line.
+    #[error("{0}")]
+    Load(String),
 }
