@@ -506,6 +506,6 @@ fn answer_opening(d: &[u8]) -> Option<Vec<u8>> {
         return None;
     }
     let mut reply = d.to_vec();
-    wire::seal_reply(&mut reply, nmc_probe::time::unix_now_ns(), 0, None);
+    wire::seal_reply(&mut reply, nmc_probe::time::unix_now_ns(), 0, 0, None);
     Some(reply)
 }

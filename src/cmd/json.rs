@@ -248,6 +248,11 @@ pub fn probe(sum: &nmc_probe::report::Summary) -> Value {
             doc["end"]["ipdv_down"] = delays(d);
         }
     }
+    if let Some(l) = &sum.loss_split {
+        doc["end"]["server_answered"] = json!(l.server_answered);
+        doc["end"]["lost_up"] = json!(l.lost_up);
+        doc["end"]["lost_down"] = json!(l.lost_down);
+    }
     if let Some(w) = &sum.one_way_split {
         let signed = |d: &nmc_probe::analysis::SignedStats| {
             json!({

@@ -313,6 +313,52 @@ fn probe_per_reply_lines_and_irtt_figures() {
         );
     }
     assert_eq!(n(&end["ipdv_up"]), n(&end["ipdv"]));
+    // Nothing lost on loopback: the server's count is every volley, and none is lost either way.
+    assert_eq!(end["server_answered"], end["volleys"]);
+    assert_eq!(
+        (end["lost_up"].as_u64(), end["lost_down"].as_u64()),
+        (Some(0), Some(0))
+    );
+    interrupt(&server);
+    let _ = server.wait();
+}
+
+/// Issue 75 §5: loss split up and down by the server's count in its replies, as irtt's server
+/// counts. A server whose rate limit refuses some volleys: those are lost on the way up (the
+/// server did not answer them), none on the way down.
+#[test]
+fn probe_splits_loss_up_and_down_by_the_servers_count() {
+    let (mut server, _err, addr) = serve(&["--rate", "50/s", "--burst", "20"]);
+    let o: Output = nmc()
+        .args([
+            "echo",
+            "probe",
+            &addr,
+            "--count",
+            "80",
+            "--length",
+            "100",
+            "--interval",
+            "2ms",
+            "--timeout",
+            "500ms",
+            "-J",
+            "--out",
+        ])
+        .arg(tmp("cli-echo-loss-split"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let end = &doc["end"];
+    let (answered, lost) = (
+        end["answered"].as_u64().unwrap(),
+        end["lost"].as_u64().unwrap(),
+    );
+    assert!(lost > 20, "the limit refused some: {end}");
+    assert_eq!(end["server_answered"].as_u64(), Some(answered), "{end}");
+    assert_eq!(end["lost_down"].as_u64(), Some(0));
+    assert_eq!(end["lost_up"].as_u64(), Some(lost));
     interrupt(&server);
     let _ = server.wait();
 }

@@ -484,6 +484,39 @@ impl Variation {
     }
 }
 
+/// The run's losses split up and down by the server's count of the requests it answered from
+/// this probe (irtt's "server packets received"): the largest count any reply carried is what
+/// the server answered up to that reply; the volleys it did not answer were lost on the way up
+/// (or refused by its limits), the replies it sent that never came back on the way down. A
+/// volley sent after the last reply that carried a count and answered by the server, its reply
+/// lost, counts as lost up: the split is exact only up to the last reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct LossSplit {
+    /// Requests the server answered, by its count.
+    pub server_answered: u64,
+    /// Volleys the server did not answer.
+    pub lost_up: u64,
+    /// Volleys the server answered whose reply was not received in time.
+    pub lost_down: u64,
+}
+
+impl LossSplit {
+    /// From the volleys resolved (`volleys`: answered or lost), those answered, and the counts
+    /// the replies carried; `None` when none carried one, or when the largest is more than
+    /// the volleys (the server counted an earlier run from the same port).
+    pub fn of(volleys: u64, answered: u64, counts: impl IntoIterator<Item = u64>) -> Option<Self> {
+        let server = counts.into_iter().max()?;
+        if server > volleys || server < answered {
+            return None;
+        }
+        Some(LossSplit {
+            server_answered: server,
+            lost_up: volleys - server,
+            lost_down: server - answered,
+        })
+    }
+}
+
 impl OneWaySplit {
     /// From the answered volleys that have both ways; `None` when none has.
     pub fn of(answers: &[Answer]) -> Option<OneWaySplit> {
@@ -650,5 +683,19 @@ mod tests {
             up_down_ns: None,
         };
         assert!(OneWaySplit::of(&[none]).is_none());
+    }
+
+    /// The largest count splits the losses; counts that cannot be this run's give nothing.
+    #[test]
+    fn loss_split_from_the_servers_count() {
+        // 10 volleys, 6 answered; the server's last count says it answered 8.
+        let s = LossSplit::of(10, 6, [1, 2, 5, 8, 7]).unwrap();
+        assert_eq!((s.server_answered, s.lost_up, s.lost_down), (8, 2, 2));
+        assert!(LossSplit::of(10, 6, []).is_none());
+        assert!(
+            LossSplit::of(10, 6, [12]).is_none(),
+            "an earlier run's count"
+        );
+        assert!(LossSplit::of(10, 6, [5]).is_none(), "fewer than answered");
     }
 }

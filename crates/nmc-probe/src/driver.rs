@@ -57,6 +57,9 @@ pub(crate) enum Received {
         length: u32,
         /// The server's wall-clock receive time (UDP replies; ns since the Unix epoch).
         server_rx_unix_ns: Option<u64>,
+        /// The server's count of the requests it answered from this probe
+        /// ([`crate::wire::reply_count`]).
+        server_count: Option<u64>,
     },
     /// A well-formed reply that lacked or failed authentication.
     Unauthenticated,
@@ -401,11 +404,12 @@ pub(crate) fn run<S: EchoSocket>(
                 turnaround,
                 length,
                 server_rx_unix_ns,
+                server_count,
             })) => {
                 let kind = probe.handle_reply_of_length(at, seq, stamp, turnaround, length);
                 if let crate::probe::ReplyKind::Fresh { rtt, .. } = kind {
                     if let Some(rx) = server_rx_unix_ns {
-                        probe.note_server_receive(seq, rx);
+                        probe.note_server_receive(seq, rx, server_count);
                     }
                     if let Some(t) = ticker.as_mut() {
                         t.reply(rtt);

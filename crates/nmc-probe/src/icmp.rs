@@ -260,6 +260,7 @@ fn parse(
                 // The ICMP message (header and data) under its IP header.
                 length: icmp.len() as u32 + overhead - 8,
                 server_rx_unix_ns: None,
+                server_count: None,
             },
             None => Received::Other,
         }

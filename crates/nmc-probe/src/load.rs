@@ -315,7 +315,8 @@ pub fn reduce(
 }
 
 /// Runs the probe and the flows against `cfg.target`; `stop` (Ctrl-C) ends everything early,
-/// keeping what was measured. `started` is told each flow as it starts (`up`, index).
+/// keeping what was measured. A flow that fails stops the others and the probe, and its error
+/// is the run's.
 pub fn run(cfg: &LoadConfig, stop: &AtomicBool) -> Result<LoadRun, Error> {
     cfg.check()?;
     let t0 = unix_now_ns();
@@ -485,6 +486,23 @@ mod tests {
 
     const MS: u64 = 1_000_000;
 
+    /// `up` flows, `idle_ms` of probing before and after `load_ms` of load, steps of 100 ms.
+    fn config(up: u32, idle_ms: u64, load_ms: u64) -> LoadConfig {
+        LoadConfig {
+            target: "127.0.0.1:1".parse().unwrap(),
+            up,
+            down: 0,
+            before: Nanos(idle_ms * MS),
+            load: Nanos(load_ms * MS),
+            after: Nanos(idle_ms * MS),
+            step: Nanos(100 * MS),
+            probe_interval: Nanos(50 * MS),
+            probe_length: 100,
+            flow: bulk_flow(Nanos(load_ms * MS)),
+            key: None,
+        }
+    }
+
     /// Bytes land in the step of their time; the last step takes anything later.
     #[test]
     fn bins_put_bytes_in_their_step_and_direction() {
@@ -501,19 +519,7 @@ mod tests {
     /// loaded volleys and their difference.
     #[test]
     fn steps_and_phases_from_bytes_and_volleys() {
-        let cfg = LoadConfig {
-            target: "127.0.0.1:1".parse().unwrap(),
-            up: 1,
-            down: 0,
-            before: Nanos(200 * MS),
-            load: Nanos(200 * MS),
-            after: Nanos(200 * MS),
-            step: Nanos(100 * MS),
-            probe_interval: Nanos(50 * MS),
-            probe_length: 100,
-            flow: bulk_flow(Nanos(200 * MS)),
-            key: None,
-        };
+        let cfg = config(1, 200, 200);
         let bytes = vec![[0, 0], [0, 0], [1_000, 0], [3_000, 500], [0, 0], [0, 0]];
         let s = |t: u64, rtt: Option<u64>| Sample {
             sent: Nanos(t * MS),
@@ -553,19 +559,7 @@ mod tests {
 
     #[test]
     fn settings_are_checked_in_one_line() {
-        let mut cfg = LoadConfig {
-            target: "127.0.0.1:1".parse().unwrap(),
-            up: 0,
-            down: 0,
-            before: Nanos(0),
-            load: Nanos(1_000 * MS),
-            after: Nanos(0),
-            step: Nanos(100 * MS),
-            probe_interval: Nanos(50 * MS),
-            probe_length: 100,
-            flow: bulk_flow(Nanos(1_000 * MS)),
-            key: None,
-        };
+        let mut cfg = config(0, 0, 1_000);
         assert!(cfg.check().unwrap_err().to_string().contains("no flows"));
         cfg.up = 1;
         cfg.step = Nanos(MS);

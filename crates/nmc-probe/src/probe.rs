@@ -232,6 +232,10 @@ pub struct Volley {
     /// since the Unix epoch: with the probe's own wall clock it splits the round trip into one
     /// way up and down ([`crate::analysis::OneWaySplit`]).
     pub server_rx_unix_ns: Option<u64>,
+    /// The server's count of the requests it had answered from this probe, this one included
+    /// (UDP replies from `nmc serve` of 3 Dec 2026 on, long enough to carry it:
+    /// [`crate::wire::reply_count`]).
+    pub server_count: Option<u64>,
 }
 
 impl Volley {
@@ -368,6 +372,7 @@ impl Probe {
                 lost: false,
                 late_reply: false,
                 server_rx_unix_ns: None,
+                server_count: None,
             })
             .collect();
         Ok(Probe {
@@ -495,13 +500,15 @@ impl Probe {
         }
     }
 
-    /// The server's wall-clock receive time of volley `seq`'s request, from the reply that gave
-    /// its round trip (kept only for an answered volley).
-    pub fn note_server_receive(&mut self, seq: u32, unix_ns: u64) {
+    /// The server's wall-clock receive time of volley `seq`'s request and, if the reply carried
+    /// it, the server's count of the requests it had answered from this probe, from the reply
+    /// that gave its round trip (kept only for an answered volley).
+    pub fn note_server_receive(&mut self, seq: u32, unix_ns: u64, count: Option<u64>) {
         if let Some(v) = self.volleys.get_mut(seq as usize)
             && v.rtt.is_some()
         {
             v.server_rx_unix_ns = Some(unix_ns);
+            v.server_count = count;
         }
     }
 

@@ -8,8 +8,8 @@
 
 use crate::Error;
 use crate::analysis::{
-    Answer, BEST_SPLIT_MIN_F, DelayStats, Fits, LineFit, OneWaySplit, RFC889_HEADER, Rfc889Cells,
-    SplitFit, Variation, fit_all, rfc889_row,
+    Answer, BEST_SPLIT_MIN_F, DelayStats, Fits, LineFit, LossSplit, OneWaySplit, RFC889_HEADER,
+    Rfc889Cells, SplitFit, Variation, fit_all, rfc889_row,
 };
 use crate::driver::ProbeRun;
 use crate::probe::Volley;
@@ -52,6 +52,10 @@ pub struct Summary {
     /// `nmc serve`; [`OneWaySplit`]: exact only with agreeing clocks).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub one_way_split: Option<OneWaySplit>,
+    /// Losses split up and down by the server's count ([`LossSplit`]; UDP to `nmc serve`,
+    /// volleys of at least 68 bytes, 84 with a secret).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loss_split: Option<LossSplit>,
     /// The least-squares fits of one-way delay on length: one line, the split asked for, the best
     /// split.
     pub fits: Fits,
@@ -59,6 +63,25 @@ pub struct Summary {
     pub break_at: Option<u32>,
     /// The trace's columns, for a reader that wants to check.
     pub trace_columns: [&'static str; 6],
+}
+
+/// One line of the report for a set of times, in ms (with its coefficient of variation when
+/// `cov`).
+fn stats_line(s: &mut String, name: &str, d: &DelayStats, cov: bool) {
+    let ms = |x: f64| x / 1e6;
+    let _ = write!(
+        s,
+        "  {name:<14} ms: min {:.3}  median {:.3}  mean {:.3}  p95 {:.3}  max {:.3}",
+        ms(d.min_ns as f64),
+        ms(d.median_ns as f64),
+        ms(d.mean_ns),
+        ms(d.p95_ns as f64),
+        ms(d.max_ns as f64),
+    );
+    if cov {
+        let _ = write!(s, "  (CoV {:.3})", d.cov);
+    }
+    s.push('\n');
 }
 
 /// An answered volley as the variation figures read it ([`Answer`]); its two ways where the
@@ -127,6 +150,11 @@ impl Summary {
             server_turnaround: DelayStats::of(&turn),
             variation: Variation::of(&answers),
             one_way_split: OneWaySplit::of(&answers),
+            loss_split: LossSplit::of(
+                volleys as u64,
+                answered.len() as u64,
+                answered.iter().filter_map(|v| v.server_count),
+            ),
             fits: fit_all(&points, break_at),
             break_at,
             trace_columns: trace::COLUMNS,
@@ -138,17 +166,7 @@ impl Summary {
     /// of the round trip and each way, send and receive delay).
     fn variation_text(&self, s: &mut String) {
         let ms = |x: f64| x / 1e6;
-        let stats = |s: &mut String, name: &str, d: &DelayStats| {
-            let _ = writeln!(
-                s,
-                "  {name:<14} ms: min {:.3}  median {:.3}  mean {:.3}  p95 {:.3}  max {:.3}",
-                ms(d.min_ns as f64),
-                ms(d.median_ns as f64),
-                ms(d.mean_ns),
-                ms(d.p95_ns as f64),
-                ms(d.max_ns as f64),
-            );
-        };
+        let stats = |s: &mut String, name: &str, d: &DelayStats| stats_line(s, name, d, false);
         if let Some(v) = &self.variation {
             stats(s, "IPDV (rtt)", &v.ipdv);
             let _ = writeln!(
@@ -161,6 +179,13 @@ impl Summary {
                 stats(s, "IPDV up", u);
                 stats(s, "IPDV down", d);
             }
+        }
+        if let Some(l) = &self.loss_split {
+            let _ = writeln!(
+                s,
+                "  {:<14}     the server answered {} of {} volleys: lost up {}, down {} (by its count in the last reply)",
+                "loss split", l.server_answered, self.volleys, l.lost_up, l.lost_down
+            );
         }
         if let Some(w) = &self.one_way_split {
             for (name, d) in [("delay up", &w.up), ("delay down", &w.down)] {
@@ -227,16 +252,7 @@ impl Summary {
         let ms = |x: f64| x / 1e6;
         for (name, st) in [("one-way delay", &self.one_way), ("round trip", &self.rtt)] {
             if let Some(d) = st {
-                let _ = writeln!(
-                    s,
-                    "  {name:<14} ms: min {:.3}  median {:.3}  mean {:.3}  p95 {:.3}  max {:.3}  (CoV {:.3})",
-                    ms(d.min_ns as f64),
-                    ms(d.median_ns as f64),
-                    ms(d.mean_ns),
-                    ms(d.p95_ns as f64),
-                    ms(d.max_ns as f64),
-                    d.cov
-                );
+                stats_line(&mut s, name, d, true);
             }
         }
         self.variation_text(&mut s);

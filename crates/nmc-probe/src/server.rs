@@ -48,6 +48,10 @@ use std::net::{IpAddr, SocketAddr};
 /// 4000 of the burst: 124,000); beyond it freshness tightens rather than memory growing.
 pub const MAX_REMEMBERED: usize = 131_072;
 
+/// A requester unanswered this long starts its count again ([`wire::reply_count`]): a later
+/// run from the same port is a new one. **Choice**: 60 s, far above any probe's spacing.
+pub const COUNT_FORGET: Nanos = Nanos(60_000_000_000);
+
 /// Limits of the server. Every number is a parameter; the defaults are judgements, stated here.
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
@@ -230,6 +234,12 @@ pub struct ServerCore {
     /// `rx` of the request being answered, for the turnaround stamp.
     pending_rx: Nanos,
     pending_rx_unix: u64,
+    /// Requests answered from each address and port, and when it was last answered (at most
+    /// `max_sources` of them; a new one past that takes the place of the one answered longest
+    /// ago): each reply carries its requester's count ([`wire::reply_count`]).
+    answered_from: BTreeMap<SocketAddr, (u64, Nanos)>,
+    /// The count the reply being made carries.
+    pending_count: u64,
 }
 
 impl ServerCore {
@@ -247,6 +257,8 @@ impl ServerCore {
             forgotten: 0,
             pending_rx: Nanos::ZERO,
             pending_rx_unix: 0,
+            answered_from: BTreeMap::new(),
+            pending_count: 0,
         }
     }
 
@@ -283,6 +295,7 @@ impl ServerCore {
                 self.counters.replied += 1;
                 self.pending_rx = rx;
                 self.pending_rx_unix = rx_unix_ns;
+                self.pending_count = self.count_answered(src, rx);
             }
             Verdict::Drop(reason) => {
                 let c = &mut self.counters;
@@ -404,6 +417,29 @@ impl ServerCore {
             .try_take(now, grate, gdepth)
     }
 
+    /// One more request answered from `src` at `now`; its count so far. The table is bounded:
+    /// a new requester when it is full takes the place of the one answered longest ago.
+    fn count_answered(&mut self, src: SocketAddr, now: Nanos) -> u64 {
+        if !self.answered_from.contains_key(&src)
+            && self.answered_from.len() >= self.cfg.max_sources.max(1)
+            && let Some(oldest) = self
+                .answered_from
+                .iter()
+                .min_by_key(|(a, (_, t))| (*t, **a))
+                .map(|(a, _)| *a)
+        {
+            self.answered_from.remove(&oldest);
+        }
+        let e = self.answered_from.entry(src).or_insert((0, now));
+        // A requester silent this long is a new one (a port used again by another run).
+        if now.saturating_sub(e.1) > COUNT_FORGET {
+            e.0 = 0;
+        }
+        e.0 += 1;
+        e.1 = now;
+        e.0
+    }
+
     /// Requests remembered against replay now.
     pub fn remembered(&self) -> usize {
         self.answered.len()
@@ -414,7 +450,13 @@ impl ServerCore {
     /// send) and re-tagging with the server's secret.
     pub fn seal_reply(&self, pkt: &mut [u8], tx: Nanos) {
         let turnaround = u32::try_from(tx.saturating_sub(self.pending_rx).0).unwrap_or(u32::MAX);
-        wire::seal_reply(pkt, self.pending_rx_unix, turnaround, self.key.as_ref());
+        wire::seal_reply(
+            pkt,
+            self.pending_rx_unix,
+            turnaround,
+            self.pending_count,
+            self.key.as_ref(),
+        );
     }
 }
 
@@ -688,5 +730,25 @@ mod tests {
             let c = s.counters();
             prop_assert_eq!(c.received, c.replied + c.dropped());
         }
+    }
+
+    /// Issue 75 §5: each reply carries how many requests the server has answered from that
+    /// address and port, this one included; another port of the same host counts apart, and a
+    /// reply too short to hold the count carries none.
+    #[test]
+    fn replies_carry_the_count_answered_from_their_requester() {
+        let mut s = ServerCore::new(ServerConfig::default(), None);
+        let other_port = SocketAddr::from(([127, 0, 0, 1], 40001));
+        let mut count = |s: &mut ServerCore, from: SocketAddr, len: usize| {
+            let mut p = request(len, None);
+            assert_eq!(s.handle_datagram(Nanos(5), 9, from, &p), Verdict::Reply);
+            s.seal_reply(&mut p, Nanos(6));
+            wire::reply_count(&p, &wire::decode(&p).unwrap())
+        };
+        assert_eq!(count(&mut s, src(1), 64), Some(1));
+        assert_eq!(count(&mut s, src(1), 64), Some(2));
+        assert_eq!(count(&mut s, other_port, 64), Some(1));
+        assert_eq!(count(&mut s, src(1), 32), None, "no room: a 32-byte reply");
+        assert_eq!(count(&mut s, src(1), 40), Some(4));
     }
 }

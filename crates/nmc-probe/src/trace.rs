@@ -169,6 +169,7 @@ mod tests {
             lost,
             late_reply: false,
             server_rx_unix_ns: None,
+            server_count: None,
         }
     }
 

@@ -423,6 +423,7 @@ impl EchoSocket for UdpProbeSocket {
             length: n as u32 + self.overhead,
             // 0: a server whose wall clock could not be read (`time::unix_now_ns`).
             server_rx_unix_ns: (h.server_rx_unix_ns != 0).then_some(h.server_rx_unix_ns),
+            server_count: wire::reply_count(pkt, &h),
         }))
     }
 }

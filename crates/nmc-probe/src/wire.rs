@@ -15,7 +15,8 @@
 //! | 12 | 8 | client transmit time: ns on the client's monotonic clock; opaque to the server, echoed |
 //! | 20 | 8 | in a reply: server receive time, ns since the Unix epoch on the server's wall clock; in a request: 0, or if TAGGED the client's send time, ns since the Unix epoch on its wall clock (the freshness the tag covers) |
 //! | 28 | 4 | server turnaround: ns from receiving the request to sending the reply, saturating (0 in a request) |
-//! | 32 | n | padding to the requested length (zeros from the probe; the server echoes whatever is there) |
+//! | 32 | n | padding to the requested length (zeros from the probe; the server echoes whatever is there, but for bytes 32..40 below) |
+//! | 32 | 8 | in a reply with room for it (40 bytes or more before the tag): the number of requests the server has answered from the request's address and port, this one included ([`reply_count`]; issue 75 §5, as irtt's server counts, to split loss up and down). 0 in a request, and in a reply of a server that does not count (older ones echo the probe's zeros) |
 //! | len−16 | 16 | tag, only if TAGGED: the first 16 bytes of HMAC-SHA256(secret, bytes 0 .. len−16) |
 //!
 //! So the smallest packet is [`HEADER_LEN`] = 32 bytes of UDP payload, or 48 tagged; as an IPv4
@@ -245,17 +246,48 @@ pub fn verify(pkt: &[u8], header: &Header, key: &Key) -> Result<(), WireError> {
     }
 }
 
-/// Turns a decoded request, in place, into its reply: sets REPLY, writes the server receive time
-/// and turnaround, and re-tags with `key` (or, with no key, clears TAGGED and zeroes the stale tag so
+/// Where a reply carries the server's count of the requests it answered from the requester
+/// (bytes 32..40): a reply with room for it ([`has_count_room`]).
+pub const COUNT_AT: std::ops::Range<usize> = HEADER_LEN..HEADER_LEN + 8;
+
+/// Whether a packet of `len` bytes, tagged or not, has room for the count before its tag.
+pub fn has_count_room(len: usize, tagged: bool) -> bool {
+    len >= COUNT_AT.end + if tagged { TAG_LEN } else { 0 }
+}
+
+/// The server's count of the requests it answered from this client's address and port, this
+/// one included, from a decoded reply; `None` when the reply has no room for it or its server
+/// did not count (0).
+pub fn reply_count(pkt: &[u8], header: &Header) -> Option<u64> {
+    if !header.is_reply() || !has_count_room(pkt.len(), header.is_tagged()) {
+        return None;
+    }
+    let n = u64::from_be_bytes(pkt[COUNT_AT].try_into().expect("8 bytes"));
+    (n > 0).then_some(n)
+}
+
+/// Turns a decoded request, in place, into its reply: sets REPLY, writes the server receive time,
+/// turnaround and, where there is room, `answered` (the requests answered from this requester,
+/// [`reply_count`]), and re-tags with `key` (or, with no key, clears TAGGED and zeroes the stale tag so
 /// that a probe holding a secret sees an unauthenticated reply rather than a forged one). The
 /// length never changes: the reply is exactly as long as the request.
-pub fn seal_reply(pkt: &mut [u8], server_rx_unix_ns: u64, turnaround_ns: u32, key: Option<&Key>) {
+pub fn seal_reply(
+    pkt: &mut [u8],
+    server_rx_unix_ns: u64,
+    turnaround_ns: u32,
+    answered: u64,
+    key: Option<&Key>,
+) {
     debug_assert!(pkt.len() >= HEADER_LEN);
     let was_tagged = pkt[5] & FLAG_TAGGED != 0;
     pkt[5] = FLAG_REPLY | if key.is_some() { FLAG_TAGGED } else { 0 };
     pkt[20..28].copy_from_slice(&server_rx_unix_ns.to_be_bytes());
     pkt[28..32].copy_from_slice(&turnaround_ns.to_be_bytes());
     let len = pkt.len();
+    // The count goes before the tag the reply will carry (a stale request tag is zeroed below).
+    if answered > 0 && has_count_room(len, key.is_some() || was_tagged) {
+        pkt[COUNT_AT].copy_from_slice(&answered.to_be_bytes());
+    }
     match key {
         Some(key) if len >= HEADER_LEN + TAG_LEN => {
             let tag = key.tag::<TAG_LEN>(&pkt[..len - TAG_LEN]);
@@ -340,7 +372,7 @@ mod tests {
         let k = key();
         let mut buf = [0u8; 128];
         let n = encode_request(&mut buf, 80, 1, 5, Some(&k)).unwrap();
-        seal_reply(&mut buf[..n], 1_700_000_000_000_000_000, 1234, Some(&k));
+        seal_reply(&mut buf[..n], 1_700_000_000_000_000_000, 1234, 0, Some(&k));
         let h = decode(&buf[..n]).unwrap();
         assert!(h.is_reply() && h.is_tagged());
         assert_eq!(h.server_turnaround_ns, 1234);
@@ -353,7 +385,7 @@ mod tests {
         let k = key();
         let mut buf = [0u8; 128];
         let n = encode_request(&mut buf, 80, 1, 5, Some(&k)).unwrap();
-        seal_reply(&mut buf[..n], 1, 2, None);
+        seal_reply(&mut buf[..n], 1, 2, 0, None);
         let h = decode(&buf[..n]).unwrap();
         assert!(!h.is_tagged());
         assert_eq!(verify(&buf[..n], &h, &k), Err(WireError::Untagged));
