@@ -450,8 +450,17 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
     };
     let mut received_intervals: Vec<ReceivedInterval> = Vec::new();
     let mut on_received = |iv: ReceivedInterval| {
+        // Over UDP, as iperf3's lines: lost, out of order and the jitter at the interval's end.
+        let udp = match (iv.lost, iv.out_of_order) {
+            (Some(l), Some(o)) => format!(
+                "  lost {l}  out of order {o}  jitter {}",
+                iv.jitter_s
+                    .map_or("-".to_string(), |j| format!("{:.3} ms", j * 1e3))
+            ),
+            _ => String::new(),
+        };
         say(format!(
-            "[{:7.2}-{:7.2} s] {:>6} buffers {:>14}  received",
+            "[{:7.2}-{:7.2} s] {:>6} buffers {:>14}  received{udp}",
             iv.start_s,
             iv.end_s,
             iv.buffers_received,

@@ -139,6 +139,8 @@ def test_every_kind_of_document_holds(server, tmp_path):
         "stream -R, intervals": document(["stream", server, "-t", "2s", "-R", "-i", "1s",
                                           "--out", out("s3")]),
         "stream, intervals": document(["stream", server, "-t", "2s", "-i", "1s", "--out", out("s4")]),
+        "stream -u -R, intervals": document(["stream", server, "-t", "1s", "-u", "-R", "-i",
+                                             "250ms", "--out", out("s4u")]),
         "stream -k over UDP": document(["stream", server, "-k", "9", "--udp", "-b", "100k",
                                         "--out", out("s6")]),
         "stream -n -R": document(["stream", server, "-n", "2520", "-R", "-b", "100k",
@@ -194,6 +196,12 @@ def test_every_kind_of_document_holds(server, tmp_path):
     # Issue 75 §5: the irtt figures are there to be checked (UDP to nmc serve).
     assert {"ipdv", "jitter_s", "delay_up", "delay_down", "ipdv_up"} <= docs["probe"]["end"].keys()
     assert docs["stream -R, intervals"]["end"]["intervals"][0]["buffers_received"] >= 0
+    # Issue 75 §2: over UDP a reverse run's interval lines have loss, order and jitter, as
+    # iperf3's; over TCP they do not.
+    udp_lines = docs["stream -u -R, intervals"]["end"]["intervals"]
+    assert all({"lost", "out_of_order"} <= line.keys() for line in udp_lines), udp_lines
+    assert any("jitter_s" in line for line in udp_lines), udp_lines
+    assert not any("lost" in line for line in docs["stream -R, intervals"]["end"]["intervals"])
     bad = {name: problems(doc) for name, doc in docs.items() if problems(doc)}
     assert not bad, json.dumps(bad, indent=1)
 

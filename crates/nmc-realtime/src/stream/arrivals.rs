@@ -46,6 +46,11 @@ impl Arrivals {
     pub fn jitter_ns(&self) -> Option<u64> {
         self.jitter_ns.map(|j| j.round() as u64)
     }
+
+    /// The buffers the highest sequence number so far says were sent (it + 1; numbers from 0).
+    pub fn expected(&self) -> u64 {
+        self.highest.map_or(0, |h| h + 1)
+    }
 }
 
 #[cfg(test)]

@@ -405,6 +405,37 @@ pub struct ReceivedInterval {
     pub buffers_received: u64,
     /// Their bits over the interval's length.
     pub rate_bit_per_s: f64,
+    /// Over UDP (issue 75 §2, as iperf3's interval lines): the buffers the sequence numbers
+    /// seen in the interval say were sent and did not arrive in it (a late one that fills a
+    /// gap of an earlier interval takes one off; never below 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lost: Option<u64>,
+    /// Over UDP: buffers that arrived in the interval after a later one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub out_of_order: Option<u64>,
+    /// Over UDP: RFC 3550's running jitter at the interval's end, seconds (absent before two
+    /// timed buffers).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jitter_s: Option<f64>,
+}
+
+/// What the UDP side of a reverse run has seen so far, for the interval lines: buffers out of
+/// order, the buffers the highest sequence number says were sent, and RFC 3550's jitter in ns
+/// plus one (0: none yet).
+#[derive(Debug, Default)]
+struct Seen {
+    out_of_order: AtomicU64,
+    expected: AtomicU64,
+    jitter_plus_one: AtomicU64,
+}
+
+impl Seen {
+    fn note(&self, a: &Arrivals) {
+        self.out_of_order.store(a.out_of_order, Ordering::Relaxed);
+        self.expected.store(a.expected(), Ordering::Relaxed);
+        self.jitter_plus_one
+            .store(a.jitter_ns().map_or(0, |j| j + 1), Ordering::Relaxed);
+    }
 }
 
 /// Reads whole frames from the sink with short waits, so that a stop and the deadline are seen.
@@ -538,18 +569,20 @@ pub fn stream_reverse(
     let local = s.local_addr().ok().map(|a| a.to_string());
     // Buffers and bytes received, counted here or by the UDP thread.
     let counts = Arc::new((AtomicU64::new(0), AtomicU64::new(0)));
+    let seen = Arc::new(Seen::default());
     let done = Arc::new(AtomicBool::new(false));
-    let udp_thread = if c.transport == Transport::Udp {
+    let udp = c.transport == Transport::Udp;
+    let udp_thread = if udp {
         let u = super::sender::dialed(c.dial.udp(c.target), c.target)?;
-        let (counts, done, token) = (counts.clone(), done.clone(), req.token);
+        let (counts, seen, done, token) = (counts.clone(), seen.clone(), done.clone(), req.token);
         let key = c.key.clone();
         Some(std::thread::spawn(move || {
-            receive_udp(u, token, key.as_ref(), &counts, &done)
+            receive_udp(u, token, key.as_ref(), &counts, &seen, &done)
         }))
     } else {
         None
     };
-    let r = receive(s, c, stop, every, report, &counts);
+    let r = receive(s, c, stop, every, report, &counts, udp.then_some(&*seen));
     done.store(true, Ordering::Relaxed);
     let arrivals = udp_thread.and_then(|t| t.join().ok());
     let mut run = r?;
@@ -586,6 +619,7 @@ fn receive_udp(
     token: u64,
     key: Option<&nmc_serve::Key>,
     counts: &(AtomicU64, AtomicU64),
+    seen: &Seen,
     done: &AtomicBool,
 ) -> Arrivals {
     let mut arrivals = Arrivals::default();
@@ -622,6 +656,7 @@ fn receive_udp(
         {
             let at = epoch.elapsed().as_nanos() as u64;
             arrivals.arrive(seq, wire::sent_ns(&buf[..n]), at);
+            seen.note(&arrivals);
             counts.1.fetch_add(u64::from(len), Ordering::Relaxed);
             counts.0.fetch_add(1, Ordering::Relaxed);
             if ack {
@@ -652,6 +687,7 @@ fn receive(
     every: Option<Duration>,
     report: &mut dyn FnMut(ReceivedInterval),
     counts: &(AtomicU64, AtomicU64),
+    seen: Option<&Seen>,
 ) -> Result<StreamRun, StreamError> {
     let connect_err = |err| StreamError::Connect {
         addr: c.target.to_string(),
@@ -671,13 +707,22 @@ fn receive(
         target: c.target,
         any: false,
     };
-    // The open interval: its start, and the count of buffers received when it opened.
-    let (mut iv_start, mut iv_from) = (t0, 0u64);
+    // The open interval: its start, and the buffers received, expected and out of order when
+    // it opened.
+    let (mut iv_start, mut iv_from) = (t0, (0u64, 0u64, 0u64));
     let bits = c.buffer_bits;
     let mut tick = |now: Instant, last: bool| {
         let Some(every) = every else { return };
-        let total = counts.0.load(Ordering::Relaxed);
-        let mut emit = |from: Instant, to: Instant, n: u64| {
+        let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        let total = (
+            load(&counts.0),
+            seen.map_or(0, |s| load(&s.expected)),
+            seen.map_or(0, |s| load(&s.out_of_order)),
+        );
+        let jitter_s = seen
+            .and_then(|s| load(&s.jitter_plus_one).checked_sub(1))
+            .map(|j| j as f64 / 1e9);
+        let mut emit = |from: Instant, to: Instant, (n, expected, ooo): (u64, u64, u64)| {
             let secs = to.saturating_duration_since(from).as_secs_f64();
             report(ReceivedInterval {
                 start_s: from.duration_since(t0).as_secs_f64(),
@@ -688,15 +733,19 @@ fn receive(
                 } else {
                     0.0
                 },
+                lost: seen.map(|_| expected.saturating_sub(n)),
+                out_of_order: seen.map(|_| ooo),
+                jitter_s: seen.and(jitter_s),
             });
         };
+        let since = |a: (u64, u64, u64), b: (u64, u64, u64)| (a.0 - b.0, a.1 - b.1, a.2 - b.2);
         // Buffers counted since the last line fall in the interval that is closing.
         while now >= iv_start + every {
-            emit(iv_start, iv_start + every, total - iv_from);
+            emit(iv_start, iv_start + every, since(total, iv_from));
             (iv_start, iv_from) = (iv_start + every, total);
         }
         if last && now > iv_start {
-            emit(iv_start, now, total - iv_from);
+            emit(iv_start, now, since(total, iv_from));
         }
     };
     let body = loop {
