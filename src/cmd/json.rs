@@ -421,9 +421,7 @@ pub fn stream(runs: &[nmc_realtime::stream::sender::StreamRun], target: &str) ->
         .iter()
         .map(|r| {
             let ms = |v: Option<f64>| v.map(|v| v / 1e3);
-            with_reverse(
-                r,
-                json!({
+            let mut test = json!({
                     "rate_bit_per_s": r.config.rate_bps,
                     "sent_rate_bit_per_s": r.sent_rate_bps(),
                     "sent_s": r.sent_s,
@@ -441,8 +439,12 @@ pub fn stream(runs: &[nmc_realtime::stream::sender::StreamRun], target: &str) ->
                     "jitter_s": r.arrivals.and_then(|a| a.jitter_ns).map(|j| j as f64 / 1e9),
                     "out_of_order": r.arrivals.map(|a| a.out_of_order),
                     "partial": r.partial,
-                }),
-            )
+            });
+            // Issue 75 §2: what arrived, over the sending time (an optional key).
+            if let Some(bps) = r.received_rate_bps() {
+                test["received_rate_bit_per_s"] = json!(bps);
+            }
+            with_reverse(r, test)
         })
         .collect();
     let mut doc = document(

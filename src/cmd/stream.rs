@@ -481,6 +481,13 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
                 if let Some(line) = shortfall(&run, a.format) {
                     say(line);
                 }
+                if let Some(bps) = run.received_rate_bps() {
+                    say(format!(
+                        "received {} over the {:.3} s of sending (the receiver's rate, as iperf3's receiver line)",
+                        a.format.show(bps),
+                        run.sent_s
+                    ));
+                }
                 if let Some(got) = &run.received {
                     say(format!(
                         "--reverse: the sink at {target} sent and timed the gaps; received here {} buffers, {} bytes",

@@ -202,6 +202,9 @@ def test_every_kind_of_document_holds(server, tmp_path):
     assert all({"lost", "out_of_order"} <= line.keys() for line in udp_lines), udp_lines
     assert any("jitter_s" in line for line in udp_lines), udp_lines
     assert not any("lost" in line for line in docs["stream -R, intervals"]["end"]["intervals"])
+    # The receiver's rate, where something counted what arrived (reverse, or the sink over UDP).
+    assert "received_rate_bit_per_s" in docs["stream -u -R, intervals"]["end"]["tests"][0]
+    assert "received_rate_bit_per_s" not in docs["stream"]["end"]["tests"][0]
     bad = {name: problems(doc) for name, doc in docs.items() if problems(doc)}
     assert not bad, json.dumps(bad, indent=1)
 

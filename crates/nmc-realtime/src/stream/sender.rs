@@ -271,6 +271,19 @@ impl StreamRun {
             .then(|| self.buffers_sent as f64 * self.config.buffer_bits as f64 / self.sent_s)
     }
 
+    /// The receiver's rate (issue 75 §2, iperf3's "receiver" line): the buffers that arrived —
+    /// counted here in a reverse run, or the sink's tally of a UDP run — over the sending time.
+    /// `None` over TCP forward (everything sent arrives: the sent rate) and before anything was
+    /// sent.
+    pub fn received_rate_bps(&self) -> Option<f64> {
+        let got = match (&self.received, self.sink_received) {
+            (Some(r), _) => r.buffers,
+            (None, Some(n)) => n,
+            (None, None) => return None,
+        };
+        (self.sent_s > 0.0).then(|| got as f64 * self.config.buffer_bits as f64 / self.sent_s)
+    }
+
     /// Whether the source sent every buffer its rate called for ([`StreamRun::buffers_due`]):
     /// false when this host could not send that fast, or (RFC 508's double buffer) when gaps
     /// held it back.
