@@ -10,6 +10,7 @@ use clap::{Args, Subcommand};
 
 use crate::analyze::{ExperimentResult, MessageRow, message_rows, summarize};
 use crate::build::{BuildInfo, build, check_checkout, clone, sha256_file};
+use crate::files::write_csv;
 use crate::run::{Experiment, Machine, Network, Running, Settings};
 use crate::trace::parse;
 
@@ -1220,16 +1221,6 @@ fn emulate_cmd(a: EmulateArgs) -> Result<bool> {
         )?;
     }
     Ok(both == all.len())
-}
-
-pub(crate) fn write_csv<T: serde::Serialize>(path: &Path, rows: &[T]) -> Result<()> {
-    let mut w =
-        csv::Writer::from_path(path).with_context(|| format!("cannot write {}", path.display()))?;
-    for r in rows {
-        w.serialize(r)?;
-    }
-    w.flush()?;
-    Ok(())
 }
 
 #[derive(serde::Serialize)]

@@ -22,6 +22,7 @@
 //! | [`map`] | an ARPANET map scenario's IMPs and lines as a network of emulated IMPs (program 3050's limits) |
 //! | [`background`] | the scenario's background hosts on the emulated IMPs: the model's traffic, offered through host 2 |
 //! | [`speed`] | the emulator's instructions per second and real-time factor (`nmc oracle bench`) |
+//! | `files` | one CSV table from serialisable rows, for every command |
 //! | [`cli`] | `nmc oracle build`, `chain`, `rfc632`, `timeline`, `collect`, `compare`, `emulate`, `bench` |
 //!
 //! ## One command
@@ -58,6 +59,7 @@ pub mod background;
 pub mod build;
 pub mod cli;
 pub mod emulate;
+mod files;
 pub mod framing;
 pub mod host;
 pub mod leader;

@@ -716,7 +716,7 @@ pub fn emulate_map_cmd(a: MapArgs) -> Result<bool> {
     let table = beside_table(&rows);
     print!("{table}");
     if let Some(out) = &a.out {
-        use crate::cli::write_csv;
+        use crate::files::write_csv;
         fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
         write_csv(&out.join("beside.csv"), &rows)?;
         fs::write(out.join("beside.md"), &table)?;
