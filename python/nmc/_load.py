@@ -565,7 +565,9 @@ def load_folder(path: str | os.PathLike[str]) -> OutputFolder:
     ``*.csv`` in it is a table (``load_csv``; a sweep's ``results`` and ``summary`` with their
     swept values typed as ``nmc.sweep`` returns them). ``nmc pump --bidir``'s folder holds
     ``forward/`` and ``reverse/``, ``nmc pump -P N``'s ``p1/`` ... ``pN/``, each loaded into
-    ``parts``. Pure Python: it needs no compiled extension.
+    ``parts``, and ``nmc echo probe A B --out DIR``'s one folder per target (kind ``nmc echo probe
+    (several targets)``, parts named as the folders). ``nmc rrul``'s folder loads as any tool's:
+    its ``timeseries`` table and its summary. Pure Python: it needs no compiled extension.
 
     Raises ``ValueError`` in one line for a folder nmc did not write.
     """
@@ -602,6 +604,12 @@ def load_folder(path: str | os.PathLike[str]) -> OutputFolder:
         if connections:
             parts = {d.name: load_folder(d) for d in connections}
             return OutputFolder(path=folder, kind="nmc pump -P", summary={}, tables={}, parts=parts)
+        # nmc echo probe A B ... --out DIR: one folder per target, named after it.
+        targets = sorted(d for d in folder.iterdir() if d.is_dir() and (d / "summary.json").is_file())
+        if targets:
+            parts = {d.name: load_folder(d) for d in targets}
+            if all(p.kind == "nmc echo probe" for p in parts.values()):
+                return OutputFolder(path=folder, kind="nmc echo probe (several targets)", summary={}, tables={}, parts=parts)
         raise _refuse(str(folder), "not an nmc output folder (no summary.json or sweep.json)")
     summary = _json_file(summary_json)
     tables: dict[str, pd.DataFrame] = {}

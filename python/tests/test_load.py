@@ -291,6 +291,40 @@ def test_pump_parallel_folder_has_a_part_per_connection(server, tmp_path):
 
 
 @needs_cli
+def test_several_targets_and_rrul_folders_load(server, tmp_path):
+    """Issue 75 §5, §6: ``nmc echo probe A B --out`` writes a folder per target, and ``nmc rrul
+    --out`` a time series; both load, typed by the unit rule."""
+    second = subprocess.Popen(
+        [CLI, "serve", "--listen", "127.0.0.1:0", "--duration", "60s", "--log-every", "0s"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        other = re.search(r"\bon (127\.0\.0\.1:\d+)", second.stderr.readline()).group(1)
+        out = tmp_path / "several"
+        o = subprocess.run(
+            [CLI, "echo", "probe", server, other, "--count", "5", "--interval", "5ms", "--out", str(out)],
+            capture_output=True, text=True, timeout=120,
+        )
+    finally:
+        second.terminate()
+        second.wait(timeout=30)
+        second.stderr.close()
+    assert o.returncode == 0, o.stderr
+    folder = nmc.load(out)
+    assert folder.kind == "nmc echo probe (several targets)" and len(folder.parts) == 2
+    for part in folder.parts.values():
+        assert part.kind == "nmc echo probe" and str(part.tables["trace"]["rtt_ns"].dtype) == TD
+    out = tmp_path / "rrul"
+    run_json("rrul", server, "--up", "1", "--down", "0", "-t", "500ms", "--before", "200ms",
+             "--after", "200ms", "--step", "100ms", "--probe-interval", "20ms", "--out", str(out))
+    r = nmc.load(out)
+    assert r.kind == "nmc rrul"
+    ts = r.tables["timeseries"]
+    assert len(ts) == 9 and str(ts["start_s"].dtype) == TD and str(ts["rtt_mean_ms"].dtype) == TD
+    assert ts["loaded"].dtype == bool and ts["loaded"].sum() == 5
+
+
+@needs_cli
 def test_stream_sweep_is_a_gap_table(server, tmp_path):
     out = tmp_path / "stream"
     text, doc = run_json(

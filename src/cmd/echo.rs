@@ -486,6 +486,14 @@ fn probe(a: ProbeArgs) -> Result<Outcome> {
             a.target.len()
         );
     }
+    if let Some(t) = a
+        .target
+        .iter()
+        .enumerate()
+        .find_map(|(i, t)| a.target[..i].contains(t).then_some(t))
+    {
+        bail!("target {t} is given twice: each target once");
+    }
     let multi = indicatif::MultiProgress::new();
     let done: Vec<(String, Option<Summary>, Result<Outcome>)> = std::thread::scope(|sc| {
         let runs: Vec<_> = a

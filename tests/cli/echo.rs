@@ -429,6 +429,9 @@ fn probe_several_targets_at_once() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("-J takes one target"));
+    let o: Output = nmc().args(["echo", "probe", &a1, &a1]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("given twice"));
     for s in [&mut one, &mut two] {
         interrupt(s);
         let _ = s.wait();

@@ -739,7 +739,7 @@ mod tests {
     fn replies_carry_the_count_answered_from_their_requester() {
         let mut s = ServerCore::new(ServerConfig::default(), None);
         let other_port = SocketAddr::from(([127, 0, 0, 1], 40001));
-        let mut count = |s: &mut ServerCore, from: SocketAddr, len: usize| {
+        let count = |s: &mut ServerCore, from: SocketAddr, len: usize| {
             let mut p = request(len, None);
             assert_eq!(s.handle_datagram(Nanos(5), 9, from, &p), Verdict::Reply);
             s.seal_reply(&mut p, Nanos(6));
