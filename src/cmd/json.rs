@@ -181,7 +181,7 @@ pub fn cost_parameters(plan: &nmc_cost::live::Plan, price_per_cpu_hour: f64) -> 
     })
 }
 
-fn delays(d: &nmc_probe::analysis::DelayStats) -> Value {
+pub(crate) fn delays(d: &nmc_probe::analysis::DelayStats) -> Value {
     json!({
         "n": d.n,
         "min_s": s(d.min_ns as f64),

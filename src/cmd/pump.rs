@@ -130,7 +130,7 @@ pub struct PumpArgs {
 }
 
 /// One line, not clap's list of possible values and tip.
-fn parse_transport(s: &str) -> Result<PumpTransport, String> {
+pub(crate) fn parse_transport(s: &str) -> Result<PumpTransport, String> {
     match s.trim() {
         "tcp" => Ok(PumpTransport::Tcp),
         "udp" => Ok(PumpTransport::Udp),
@@ -138,7 +138,7 @@ fn parse_transport(s: &str) -> Result<PumpTransport, String> {
     }
 }
 
-fn parse_bytes(s: &str) -> Result<u32, String> {
+pub(crate) fn parse_bytes(s: &str) -> Result<u32, String> {
     // Issue 32: the one size parser (`nmc_sim::parse_bytes`), as scenario files read sizes.
     let v = units::size(s)?;
     u32::try_from(v).map_err(|_| format!("`{s}` is not a size: at most 4GiB"))

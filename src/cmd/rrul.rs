@@ -12,7 +12,7 @@ use nmc_probe::pump::PumpTransport;
 use nmc_probe::time::Nanos;
 use nmc_probe::udp::DEFAULT_PORT;
 use nmc_report::plot::{Chart, Series, SeriesStyle};
-use nmc_sim::SimDuration;
+use nmc_sim::{RateFormat, SimDuration};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -60,13 +60,13 @@ pub struct RrulArgs {
     #[arg(long, default_value_t = 100)]
     pub probe_length: u32,
     /// Each flow's message size: bytes, or 64KiB, 64kB, iperf3's 64K (= 64KiB).
-    #[arg(long, default_value = "64KiB", value_parser = parse_bytes)]
+    #[arg(long, default_value = "64KiB", value_parser = super::pump::parse_bytes)]
     pub size: u32,
     /// Each flow's messages in flight at most.
     #[arg(long, default_value_t = 64)]
     pub outstanding: u32,
     /// The flows' transport: tcp or udp.
-    #[arg(long, default_value = "tcp", value_parser = parse_transport)]
+    #[arg(long, default_value = "tcp", value_parser = super::pump::parse_transport)]
     pub transport: PumpTransport,
     /// The server's shared secret (as `nmc serve --secret-file`).
     #[arg(long, value_name = "FILE")]
@@ -79,19 +79,6 @@ pub struct RrulArgs {
     pub json: bool,
     #[command(flatten)]
     pub family: super::Family,
-}
-
-fn parse_bytes(s: &str) -> Result<u32, String> {
-    let n = units::size(s)?;
-    u32::try_from(n).map_err(|_| format!("{s}: at most {} bytes", u32::MAX))
-}
-
-fn parse_transport(s: &str) -> Result<PumpTransport, String> {
-    match s {
-        "tcp" => Ok(PumpTransport::Tcp),
-        "udp" => Ok(PumpTransport::Udp),
-        _ => Err(format!("`{s}`: tcp or udp")),
-    }
 }
 
 fn nanos(d: SimDuration) -> Nanos {
@@ -182,16 +169,6 @@ fn ms(ns: f64) -> f64 {
     ns / 1e6
 }
 
-/// Bits per second with a unit a reader takes in at once.
-fn rate(bps: f64) -> String {
-    match bps {
-        r if r >= 1e9 => format!("{:.2} Gbit/s", r / 1e9),
-        r if r >= 1e6 => format!("{:.2} Mbit/s", r / 1e6),
-        r if r >= 1e3 => format!("{:.1} kbit/s", r / 1e3),
-        r => format!("{r:.0} bit/s"),
-    }
-}
-
 /// The report.
 fn text(label: &str, cfg: &LoadConfig, run: &LoadRun) -> String {
     let mut s = String::new();
@@ -241,8 +218,8 @@ fn text(label: &str, cfg: &LoadConfig, run: &LoadRun) -> String {
     let _ = writeln!(
         s,
         "  carried: up {}  down {}  (mean over the load; {} flows)",
-        rate(run.up_bit_per_s),
-        rate(run.down_bit_per_s),
+        RateFormat::Auto.show(run.up_bit_per_s),
+        RateFormat::Auto.show(run.down_bit_per_s),
         run.flows.len()
     );
     s
@@ -376,20 +353,7 @@ fn parameters(cfg: &LoadConfig) -> Value {
 
 /// The -J document (schemas/nmc-instrument-2/rrul.schema.json).
 fn document(label: &str, cfg: &LoadConfig, run: &LoadRun) -> Value {
-    let delays = |d: &Option<nmc_probe::analysis::DelayStats>| {
-        d.as_ref().map(|d| {
-            json!({
-                "n": d.n,
-                "min_s": d.min_ns as f64 / 1e9,
-                "median_s": d.median_ns as f64 / 1e9,
-                "mean_s": d.mean_ns / 1e9,
-                "p95_s": d.p95_ns as f64 / 1e9,
-                "max_s": d.max_ns as f64 / 1e9,
-                "stddev_s": d.stddev_ns / 1e9,
-                "cov": d.cov,
-            })
-        })
-    };
+    let delays = |d: &Option<nmc_probe::analysis::DelayStats>| d.as_ref().map(super::json::delays);
     let mut doc = super::json::document(
         "nmc rrul",
         label,
