@@ -1,7 +1,7 @@
 //! The `nmc` binary as a user meets it: exit codes, one-line errors, reproducible outputs.
 
 use super::reproduce_table::{all_quick_ok, assert_rows_match_snapshot, rows};
-use super::{nmc, stderr, tmp};
+use super::{command, nmc, stderr, tmp};
 use nmc_report::Kind;
 
 /// Same seed, same bytes: summary.json and the event trace (issue 2, determinism).
@@ -189,6 +189,53 @@ fn bad_input_is_one_line_and_exit_2() {
             err.starts_with("nmc: ") && err.contains(want),
             "{args:?}: {err}"
         );
+    }
+}
+
+/// `[network.program]` (issue 73 §3) checked before anything is written: a scenario whose
+/// IMPs run the IMP program, without the program, or with a record the program's IMPs cannot
+/// make, is one line and exit 2, and no output folder appears.
+#[test]
+fn a_program_scenario_is_checked_before_anything_is_written() {
+    let dir = tmp("program-checks");
+    let out = dir.join("out");
+    let keep = "record=[\"messages\",\"lines\"]";
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec![
+                "--set",
+                "network.program.path=/nowhere/impcode.cmd",
+                "--set",
+                keep,
+            ],
+            "cannot read the IMP program /nowhere/impcode.cmd",
+        ),
+        (
+            vec!["--set", "network.program.settle=5s", "--set", keep],
+            "no IMP program: set network.program.path or NMC_IMP_PROGRAM",
+        ),
+        (
+            vec!["--set", "network.program.path=/nowhere/impcode.cmd"],
+            "record = [\"occupancy\"]: not made on IMPs that run the program",
+        ),
+        (
+            vec!["--set", "network.program.imps=[\"UCLA\"]", "--set", keep],
+            "would be modelled beside emulated IMPs",
+        ),
+    ];
+    for (sets, want) in cases {
+        let mut args = vec!["run", "ko-v2-map", "--out", out.to_str().unwrap()];
+        args.extend(sets.iter().copied());
+        let o = command()
+            .args(&args)
+            .env_remove("NMC_IMP_PROGRAM")
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{sets:?}: {err}");
+        assert!(err.contains(want), "{sets:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{sets:?}: not one line: {err}");
+        assert!(!out.exists(), "{sets:?}: an output folder was made");
     }
 }
 

@@ -128,6 +128,56 @@ pub(crate) fn add_metrics(
     }
 }
 
+/// What hosts saw of a run made outside the model (the emulated IMPs of `[network.program]`,
+/// issue 73 §3): the measured pair's records and every message's count.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ObservedTally {
+    /// Messages the hosts offered.
+    pub offered: u64,
+    /// Messages that reached their destination host (a fake host's are not seen: counted at
+    /// their RFNM).
+    pub delivered: u64,
+    /// Messages answered by a RFNM.
+    pub answered: u64,
+    /// Messages offered and not answered at the end.
+    pub in_flight: u64,
+}
+
+/// The figures the model gives a run ([`ImpMetrics`], `summary.json`'s names), from records
+/// made outside it: the measured pair's message records `msgs` (those whose RFNM came back at
+/// or after `from` count, over `duration`, as the model's `finish` takes them) and `tally`.
+/// The same code as the model's (`add_metrics`): a figure the records cannot give (a
+/// message's number, its RFNM's ALL) is left out, not guessed.
+pub fn observed_metrics(
+    msgs: &[MessageRecord],
+    from: SimDuration,
+    duration: SimDuration,
+    tally: ObservedTally,
+    hops: Option<u32>,
+) -> ImpMetrics {
+    let from_ns = from.as_nanos();
+    let measured: Vec<MessageRecord> = msgs
+        .iter()
+        .filter(|r| r.rfnm_ns.is_some_and(|t| t >= from_ns))
+        .cloned()
+        .collect();
+    let mut m = ImpMetrics::default();
+    let span = SimDuration::from_nanos(duration.as_nanos().saturating_sub(from_ns));
+    add_metrics(&mut m, &measured, &[], span);
+    // Whether a RFNM carried an ALL is inside the IMPs: not seen, so not a fraction of 0.
+    m.pair.rfnm_with_all_fraction = None;
+    m.messages = crate::metric::MessageTally {
+        offered: tally.offered,
+        delivered: tally.delivered,
+        answered: tally.answered,
+        in_flight: tally.in_flight,
+        lost: tally.offered as f64 - tally.delivered as f64 - tally.in_flight as f64,
+        retransmissions: 0.0,
+    };
+    m.hops = hops;
+    m
+}
+
 /// The columns of a message record (`messages.csv`) that `add_metrics` reads.
 #[derive(Clone, Copy, Debug, serde::Deserialize)]
 pub struct MetricRow {

@@ -69,8 +69,8 @@ pub use background::LengthMix;
 pub(crate) use event::{Ev, Tick};
 pub(crate) use host::{Handed, Host, Pump, Waiting, Window};
 pub(crate) use instrument::{Action, Generator};
-pub use streams::background_stream;
-pub(crate) use streams::{line_stream, pairs_stream};
+pub(crate) use streams::pairs_stream;
+pub use streams::{background_stream, line_stream};
 use trace::Tr;
 
 use crate::observe::{

@@ -495,6 +495,16 @@ pub const CALIBRATED_1975_HELD_MESSAGES: u32 = 2;
 pub const MIN_PERIOD: SimDuration = SimDuration::from_millis(1);
 
 impl ImpParams {
+    /// The IMP model where `network.imp_models` names none (`default_imp`).
+    pub fn default_imp(&self) -> ImpModel {
+        self.default_imp
+    }
+
+    /// Probability that a bit on a line is in error (`bit_error_rate`).
+    pub fn bit_error_rate(&self) -> f64 {
+        self.bit_error_rate
+    }
+
     /// The constants of `routing = "spf"`.
     pub(crate) fn spf(&self) -> nmc_routing::SpfParams {
         nmc_routing::SpfParams {

@@ -197,6 +197,13 @@ pub fn build(
     seed: u64,
     trace: Trace,
 ) -> Result<(Subnet, Vec<(u32, SimDuration)>), BuildError> {
+    if s.network.program.is_some() {
+        // Issue 73 §3: the program's IMPs run on the emulator (`nmc_oracle::program`), never
+        // here; a caller that reaches the model with such a scenario is told, not misled.
+        return Err(BuildError(
+            "network.program: this scenario's IMPs run the IMP program on the emulator; run it with `nmc run` (this command runs the model only; remove [network.program] to run the model)".into(),
+        ));
+    }
     s.check_records::<ImpRecord>()?;
     check_observation(s)?;
     let params = s.network.params.clone();

@@ -324,19 +324,11 @@ impl Driver<'_> {
     }
 
     fn run_imp(&mut self, i: usize, until: u64) -> Result<Vec<Output>> {
-        match self.imps[i].run_until(until) {
-            Ok(RunStop::Reached) => Ok(self.imps[i].take_outputs()),
-            Ok(RunStop::Halted { p }) => bail!(
-                "IMP {} halted at {} ns (P = {p:05o})",
-                self.net.imps[i],
-                self.imps[i].now_ns()
-            ),
-            Err(f) => bail!(
-                "IMP {} at {} ns: {f}",
-                self.net.imps[i],
-                self.imps[i].now_ns()
-            ),
-        }
+        run_to(
+            &mut self.imps[i],
+            until,
+            &format!("IMP {}", self.net.imps[i]),
+        )
     }
 
     /// Record an IMP's outputs in its trace, act on the host's, collect frames to deliver.
@@ -667,6 +659,16 @@ impl Driver<'_> {
             self.finish_experiment(now, true)?;
         }
         Ok(())
+    }
+}
+
+/// Runs `imp` (`who` in errors) to `until` and takes its outputs; a halt or a fault is an
+/// error that says where.
+pub(crate) fn run_to(imp: &mut Imp, until: u64, who: &str) -> Result<Vec<Output>> {
+    match imp.run_until(until) {
+        Ok(RunStop::Reached) => Ok(imp.take_outputs()),
+        Ok(RunStop::Halted { p }) => bail!("{who} halted at {} ns (P = {p:05o})", imp.now_ns()),
+        Err(f) => bail!("{who} at {} ns: {f}", imp.now_ns()),
     }
 }
 

@@ -21,6 +21,7 @@
 //! | [`emulate`] | the same runs on nmc's own H316 emulator (`nmc-h316`), measured by the same code |
 //! | [`map`] | an ARPANET map scenario's IMPs and lines as a network of emulated IMPs (program 3050's limits) |
 //! | [`background`] | the scenario's background hosts on the emulated IMPs: the model's traffic, offered through host 2 |
+//! | [`program`] | a scenario (`[network.program]`) with every IMP running the program on the emulator: its lines, hosts and traffic; `nmc run` |
 //! | [`speed`] | the emulator's instructions per second and real-time factor (`nmc oracle bench`) |
 //! | `files` | one CSV table from serialisable rows, for every command |
 //! | [`cli`] | `nmc oracle build`, `chain`, `rfc632`, `timeline`, `collect`, `compare`, `emulate`, `bench` |
@@ -66,6 +67,7 @@ pub mod leader;
 pub mod map;
 pub mod model;
 pub mod perhop;
+pub mod program;
 pub mod pump;
 pub mod run;
 pub mod speed;

@@ -157,10 +157,29 @@ pub fn from_scenario(origin: &str, text: &str, source: &str) -> Result<MapNetwor
             .ok_or_else(|| anyhow::anyhow!("{origin}: network.params.default_imp: {v}"))?,
         None => DEFAULT_IMP,
     };
-    let n = topology.names.len();
     let Some(src) = topology.index(source) else {
         bail!("{origin}: no site named {source}");
     };
+    network_of(
+        origin,
+        topology,
+        &s.network.imp_models,
+        default_imp,
+        Some(src),
+    )
+}
+
+/// `topology` as emulated IMPs (the rules above), `first` at network index 0 and the rest in
+/// the topology's order; each IMP's machine from `imp_models`, else `default_imp`.
+pub fn network_of(
+    origin: &str,
+    topology: Topology,
+    imp_models: &std::collections::BTreeMap<ImpModel, Vec<String>>,
+    default_imp: ImpModel,
+    first: Option<u32>,
+) -> Result<MapNetwork> {
+    let n = topology.names.len();
+    let src = first.unwrap_or(0);
     // Network index order: the source first, then the topology's order.
     let order: Vec<u32> = std::iter::once(src)
         .chain((0..n as u32).filter(|&k| k != src))
@@ -179,8 +198,7 @@ pub fn from_scenario(origin: &str, text: &str, source: &str) -> Result<MapNetwor
         imps.push(number);
     }
     let model_of = |name: &str| {
-        s.network
-            .imp_models
+        imp_models
             .iter()
             .find(|(_, sites)| sites.iter().any(|x| x == name))
             .map_or(default_imp, |(m, _)| *m)

@@ -117,6 +117,7 @@ fn config(p: &PathSpec, from: &str, to: &str, bits: u64) -> Result<ImpConfig, Su
             line_events: Vec::new(),
             imp_models: Default::default(),
             vdh: Vec::new(),
+            program: None,
         },
         traffic: vec![TrafficSpec::Pump {
             from: from.into(),

@@ -196,6 +196,9 @@ fn check_store_forward(s: &nmc_net::StoreForwardScenario, seed: u64) -> Result<(
 
 fn check_imp(s: &nmc_imp::scenario::ImpScenario, seed: u64) -> Result<()> {
     let config = nmc_imp::scenario::resolve(s)?;
+    if config.network.program.is_some() {
+        return check_program(&config, seed);
+    }
     nmc_imp::run::check_observed_times(&config)?;
     nmc_imp::run::build(&config, seed, Trace::off())?;
     Ok(())
@@ -375,14 +378,11 @@ fn run_imp(
         occupancy: Some(out.join("occupancy.csv")),
         journeys: Some(out.join("journeys.csv")),
     };
-    let o = nmc_imp::run::run_writing(
-        &nmc_imp::scenario::resolve(&s)?,
-        seed,
-        trace,
-        &mut |f| progress(f),
-        keep,
-        &written,
-    )?;
+    let config = nmc_imp::scenario::resolve(&s)?;
+    if config.network.program.is_some() {
+        return run_program(&s, &config, seed, dir, files, progress);
+    }
+    let o = nmc_imp::run::run_writing(&config, seed, trace, &mut |f| progress(f), keep, &written)?;
     let svg = |files: &mut Vec<PathBuf>, name: &str, chart: Chart| -> Result<()> {
         let path = out.join(name);
         nmc_report::files::write(&path, chart.to_svg().map_err(anyhow::Error::msg)?)?;
@@ -726,6 +726,85 @@ fn internet_metrics(
 // line, before anything is loaded.
 
 /// The one line that says the `internet-1983` model is not in this build.
+/// A scenario with `[network.program]` checked as [`run_program`] would run it, the program's
+/// file read: bad input writes nothing.
+#[cfg(feature = "program")]
+fn check_program(config: &nmc_imp::spec::ImpConfig, seed: u64) -> Result<()> {
+    nmc_oracle::program::check(config, seed)
+}
+
+/// `[network.program]` (issue 73 §3): every IMP runs the IMP program on the emulator
+/// (`nmc_oracle::program`); `summary.json` with the model's names where the figure is the
+/// same and `program.*`, the program's file and SHA-256 beside the configuration; `messages.csv`
+/// and `lines.csv` as recorded.
+#[cfg(feature = "program")]
+fn run_program(
+    s: &nmc_imp::scenario::ImpScenario,
+    config: &nmc_imp::spec::ImpConfig,
+    seed: u64,
+    dir: OutDir,
+    mut files: Vec<PathBuf>,
+    progress: &dyn Fn(f64),
+) -> Result<RunResult> {
+    let out = dir.path().to_path_buf();
+    let o = nmc_oracle::program::run(config, seed, &mut |f| progress(f))?;
+    for r in s.records::<ImpRecord>() {
+        let path = out.join(format!("{}.csv", r.name()));
+        match r {
+            ImpRecord::Messages => {
+                nmc_report::records::write_csv(&path, &o.messages)?;
+                let rtt: Vec<f64> = o
+                    .messages
+                    .iter()
+                    .filter_map(|m| Some((m.rfnm_ns? - m.accepted_ns?) as f64 / 1e6))
+                    .collect();
+                let chart =
+                    histogram_passes("Round trip (accepted → RFNM)", "round trip (ms)", || {
+                        Ok(rtt.iter().map(|&x| Ok(x)))
+                    })?;
+                let svg = out.join("round-trip-histogram.svg");
+                nmc_report::files::write(&svg, chart.to_svg().map_err(anyhow::Error::msg)?)?;
+                files.push(svg);
+            }
+            ImpRecord::Lines => nmc_report::records::write_csv(&path, &o.lines)?,
+            // Refused before the run (`nmc_oracle::program`).
+            _ => continue,
+        }
+        files.push(path);
+    }
+    let mut config_json = serde_json::to_value(s)?;
+    config_json["program_file"] = serde_json::json!({
+        "path": o.program.0.display().to_string(),
+        "sha256": o.program.1,
+    });
+    let summary = write_summary(&s.name, seed, o.metrics, config_json, &out, &mut files)?;
+    finish(dir, summary, files, o.notes)
+}
+
+#[cfg(not(feature = "program"))]
+fn no_program() -> anyhow::Error {
+    anyhow::anyhow!(
+        "network.program: IMPs that run the IMP program are not in this build of nmc (built without nmc-run's `program` feature, as the browser page is); run it with the `nmc` command"
+    )
+}
+
+#[cfg(not(feature = "program"))]
+fn check_program(_: &nmc_imp::spec::ImpConfig, _: u64) -> Result<()> {
+    Err(no_program())
+}
+
+#[cfg(not(feature = "program"))]
+fn run_program(
+    _: &nmc_imp::scenario::ImpScenario,
+    _: &nmc_imp::spec::ImpConfig,
+    _: u64,
+    _: OutDir,
+    _: Vec<PathBuf>,
+    _: &dyn Fn(f64),
+) -> Result<RunResult> {
+    Err(no_program())
+}
+
 #[cfg(not(feature = "internet"))]
 fn no_internet(origin: &str) -> anyhow::Error {
     anyhow::anyhow!(

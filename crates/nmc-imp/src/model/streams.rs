@@ -5,7 +5,7 @@
 /// directions, as always (so smaller networks give the same bytes as before), and from 2^40 for
 /// the rest, apart from the background hosts' `2000 + k` ([`background_stream`]) and the host
 /// pairs' `2^48 + i` (`run.rs`), however large the network.
-pub(crate) fn line_stream(i: usize) -> u64 {
+pub fn line_stream(i: usize) -> u64 {
     if i < 1000 {
         1000 + i as u64
     } else {

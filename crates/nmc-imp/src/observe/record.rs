@@ -48,6 +48,35 @@ pub struct MessageRecord {
     pub retransmissions: u32,
 }
 
+impl MessageRecord {
+    /// A message's timeline as hosts outside the model saw it (the emulated IMPs of
+    /// `[network.program]`, issue 73 §3): offered, taken whole by the source IMP, delivered,
+    /// answered; the IMPs' inner steps unknown.
+    #[allow(clippy::too_many_arguments, reason = "one argument per column seen")]
+    pub fn observed(
+        id: MsgId,
+        host: &str,
+        dst_host: &str,
+        bits: u64,
+        offered_ns: u64,
+        accepted_ns: Option<u64>,
+        delivered_ns: Option<u64>,
+        rfnm_ns: Option<u64>,
+    ) -> MessageRecord {
+        MessageRecord {
+            id,
+            host: host.to_string(),
+            dst_host: dst_host.to_string(),
+            bits,
+            offered_ns,
+            accepted_ns,
+            delivered_ns,
+            rfnm_ns,
+            ..MessageRecord::default()
+        }
+    }
+}
+
 /// Occupancy of the measured pair's resources, sampled periodically.
 #[derive(Clone, Debug, Serialize)]
 pub struct Occupancy {

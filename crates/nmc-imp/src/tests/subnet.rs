@@ -397,3 +397,23 @@ fn a_queued_frame_waits_for_the_output_routine() {
     assert!(back_to_back(&with, gap) > 100, "{with:?}");
     assert_eq!(back_to_back(&with, 0), 0);
 }
+
+/// A scenario whose IMPs run the IMP program (`[network.program]`, issue 73 §3) is never run by
+/// the model as if it were the model's: its entry points refuse it in one line.
+#[test]
+fn the_model_refuses_a_scenario_whose_imps_run_the_program() {
+    let s = chain(&["network.program.path=/some/impcode.cmd"]);
+    let e = match run(&s, 1, Trace::off(), &mut |_| {}) {
+        Err(BuildError(e)) => e,
+        Ok(_) => panic!("the model ran a program scenario"),
+    };
+    assert!(
+        e.starts_with("network.program:") && !e.contains('\n'),
+        "{e}"
+    );
+    // Without the section the scenario is the model's, byte for byte as before: nothing of it
+    // is written into the configuration.
+    let plain = resolve(&chain(&[])).unwrap();
+    let json = serde_json::to_string(&plain).unwrap();
+    assert!(!json.contains("program"), "{json}");
+}
