@@ -431,7 +431,16 @@ pub fn check(s: &ImpConfig, seed: u64) -> Result<()> {
 enum Handed {
     Nop,
     Probe,
-    Message { pump: usize, index: usize },
+    Message {
+        pump: usize,
+        index: usize,
+    },
+    /// A background message to IMP `dest` (network index), and when the IMP had taken its
+    /// first input.
+    Background {
+        dest: usize,
+        first_in: Option<u64>,
+    },
 }
 
 /// A pump as it runs.
@@ -472,6 +481,11 @@ struct Driver {
     zero_ns: Option<u64>,
     bg: Vec<Option<BackgroundHost>>,
     bg_delivered: u64,
+    /// Per (source IMP, destination IMP): when each background message answered next had its
+    /// first input taken.
+    bg_first_in: BTreeMap<(usize, usize), VecDeque<u64>>,
+    /// Background RFNMs by hops between the IMPs: how many, and their round trips' sum (ns).
+    bg_by_hops: BTreeMap<u32, (u64, u64)>,
     delivered_real: u64,
     log: Vec<String>,
 }
@@ -558,17 +572,27 @@ impl Driver {
                     host, eom, done_ns, ..
                 } => {
                     let q = self.handed.entry((i, host)).or_default();
+                    if let Some(Handed::Background { first_in, .. }) = q.front_mut() {
+                        first_in.get_or_insert(done_ns);
+                    }
                     let front = if eom {
                         q.pop_front()
                     } else {
                         q.front().copied()
                     };
-                    if let Some(Handed::Message { pump, index }) = front {
-                        let r = &mut self.pumps[pump].records[index];
-                        r.first_in_ns.get_or_insert(done_ns);
-                        if eom {
-                            r.accepted_ns = Some(done_ns);
+                    match front {
+                        Some(Handed::Message { pump, index }) => {
+                            let r = &mut self.pumps[pump].records[index];
+                            r.first_in_ns.get_or_insert(done_ns);
+                            if eom {
+                                r.accepted_ns = Some(done_ns);
+                            }
                         }
+                        Some(Handed::Background {
+                            dest,
+                            first_in: Some(t),
+                        }) if eom => self.bg_first_in.entry((i, dest)).or_default().push_back(t),
+                        _ => {}
                     }
                 }
                 Output::HostMessage {
@@ -658,8 +682,23 @@ impl Driver {
             Kind::Regular => self.bg_delivered += 1,
             Kind::Rfnm | Kind::IncompleteTransmission | Kind::DestinationDead => {
                 let dest = self.plan.net.net.imps.iter().position(|&n| n == leader.imp);
-                if let (Some(d), Some(h)) = (dest, self.bg[i].as_mut()) {
-                    h.reply(d, leader.kind, t);
+                let (Some(d), Some(h)) = (dest, self.bg[i].as_mut()) else {
+                    return;
+                };
+                if !h.reply(d, leader.kind, t) {
+                    return;
+                }
+                // RFC 619 Table 1's round trip, as the model's `background.rtt_by_hops`:
+                // packet 1 in the source IMP → the RFNM at the source host.
+                let first_in = self
+                    .bg_first_in
+                    .get_mut(&(i, d))
+                    .and_then(VecDeque::pop_front);
+                let hops = self.plan.net.topology.hops(i as u32, d as u32);
+                if let (Kind::Rfnm, Some(a), Some(h)) = (leader.kind, first_in, hops) {
+                    let e = self.bg_by_hops.entry(h).or_default();
+                    e.0 += 1;
+                    e.1 += t.saturating_sub(a);
                 }
             }
             _ => {}
@@ -692,6 +731,11 @@ impl Driver {
                 self.imps[i]
                     .host_send(host, words, at)
                     .map_err(|e| host_error(i, e))?;
+                let handed = Handed::Background {
+                    dest: a.dest,
+                    first_in: None,
+                };
+                self.handed.entry((i, host)).or_default().push_back(handed);
             }
         }
         Ok(())
@@ -868,6 +912,8 @@ impl Driver {
             zero_ns: None,
             bg: vec![None; n_imps],
             bg_delivered: 0,
+            bg_first_in: BTreeMap::new(),
+            bg_by_hops: BTreeMap::new(),
             delivered_real: 0,
             log: Vec::new(),
         };
@@ -1041,6 +1087,11 @@ fn finish(s: &ImpConfig, d: Driver, duration: u64) -> ProgramRun {
         let rtt = bg.mean_rtt_ms();
         if rtt.is_finite() {
             metrics.insert("background.rtt_mean_ms".into(), rtt);
+        }
+        for (h, (n, sum)) in &d.bg_by_hops {
+            let at = |k: &str| format!("background.rtt_by_hops.{h:02}.{k}");
+            metrics.insert(at("messages"), *n as f64);
+            metrics.insert(at("mean_ms"), *sum as f64 / *n as f64 / 1e6);
         }
     }
     let up = d.up_ns.unwrap_or(0);

@@ -177,6 +177,108 @@ pub fn checks(
     Ok(())
 }
 
+/// RFC 619's Table 1 on the original program (issue 73 §3): `ko-v2-map` run by `nmc run` with
+/// `[network.program]`, every IMP on the emulator, the pump silent (`traffic.0.count=0`), the
+/// background at RFC 619's December 1973 level (`traffic.1.messages_per_second=30.8`, as the
+/// model's RFC619-T1 rows), 5 minutes after a 10 s settle; each run's `summary.json`, compiled in
+/// (re-made by the command in the folder's README).
+const T1_RUNS: [(u64, &str); 3] = [
+    (
+        1,
+        include_str!("../../../../data/oracle/emulated/program-rfc619-t1/seed-1/summary.json"),
+    ),
+    (
+        2,
+        include_str!("../../../../data/oracle/emulated/program-rfc619-t1/seed-2/summary.json"),
+    ),
+    (
+        3,
+        include_str!("../../../../data/oracle/emulated/program-rfc619-t1/seed-3/summary.json"),
+    ),
+];
+
+/// Where the recorded RFC 619 runs are, for the rows' notes.
+pub const T1_RECORDED: &str = "data/oracle/emulated/program-rfc619-t1";
+
+/// One distance of RFC 619's Table 1 on the original program.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct T1Row {
+    /// Minimum hops between the IMPs.
+    pub hops: u32,
+    /// Mean over the seeds of the mean round trip (packet 1 in the source IMP → RFNM), ms.
+    pub rtt_ms: f64,
+    /// Each seed's, ms.
+    pub rtt_by_seed: String,
+    /// Messages answered, all seeds.
+    pub messages: f64,
+}
+
+/// The recorded runs' RFC 619 rows, 1–9 hops; an error names a run that does not parse or has
+/// no answered message at a distance.
+pub fn t1_rows() -> Result<Vec<T1Row>> {
+    let mut rows = Vec::new();
+    for h in 1..=9u32 {
+        let (mut rtt, mut n) = (Vec::new(), 0.0);
+        for (seed, text) in T1_RUNS {
+            let v: serde_json::Value = serde_json::from_str(text)
+                .with_context(|| format!("{T1_RECORDED}/seed-{seed}/summary.json"))?;
+            let at = |k: &str| v["metrics"][format!("background.rtt_by_hops.{h:02}.{k}")].as_f64();
+            let (Some(r), Some(m)) = (at("mean_ms"), at("messages")) else {
+                bail!("{T1_RECORDED}/seed-{seed}: no background message answered at {h} hops");
+            };
+            rtt.push(r);
+            n += m;
+        }
+        rows.push(T1Row {
+            hops: h,
+            rtt_ms: rtt.iter().sum::<f64>() / rtt.len() as f64,
+            rtt_by_seed: rtt
+                .iter()
+                .map(|x| format!("{x:.1}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+            messages: n,
+        });
+    }
+    Ok(rows)
+}
+
+/// RFC619-T1 on the original program, beside the model's rows: `target` gives RFC 619's value
+/// and tolerance at a distance, `model` the model's round trip there (for the notes). Writes
+/// `program_rfc619_table1.csv`.
+pub fn t1_checks(
+    ctx: &mut Context,
+    target: &dyn Fn(u32) -> Target,
+    model: &dyn Fn(u32) -> f64,
+) -> Result<()> {
+    let rows = t1_rows()?;
+    ctx.csv("program_rfc619_table1", &rows)?;
+    let why = format!(
+        "the original IMP program 3050 (Sept 1973) on nmc's H316 emulator, every IMP of the June \
+         1974 map, the December 1973 load, no pump; mean of {} recorded seeds ({T1_RECORDED}; \
+         nmc run with [network.program] re-makes them)",
+        T1_RUNS.len()
+    );
+    for r in &rows {
+        let h = r.hops;
+        ctx.check(
+            &format!("RFC619-T1 program {h} hop{}", if h > 1 { "s" } else { "" }),
+            &format!(
+                "network's own messages, mean round trip T(6)−T(2), {h} hop{}, the original IMP program (seeds: {} ms)",
+                if h > 1 { "s" } else { "" },
+                r.rtt_by_seed
+            ),
+            "ms",
+            "RFC 619 Table 1, Dec 1973, without status reports",
+            target(h),
+            Value::Num(r.rtt_ms),
+        )
+        .variant(&why)
+        .with_note(&format!("the model's row: {:.0} ms", model(h)));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,6 +298,20 @@ mod tests {
             // message's time on one of them (161 ms).
             assert!((1.0..50.0).contains(&r.throughput_kbps), "{r:?}");
             assert!(r.rtt_ms > 161.0, "{r:?}");
+        }
+    }
+
+    #[test]
+    fn every_recorded_rfc619_run_answers_at_every_distance() {
+        let rows = t1_rows().unwrap();
+        assert_eq!(rows.len(), 9);
+        for r in &rows {
+            assert_eq!(r.rtt_by_seed.split(' ').count(), T1_RUNS.len());
+            // Sanity: a packet and a RFNM over each hop take more than 10 ms.
+            assert!(
+                r.rtt_ms > 10.0 * f64::from(r.hops) && r.messages > 10.0,
+                "{r:?}"
+            );
         }
     }
 }

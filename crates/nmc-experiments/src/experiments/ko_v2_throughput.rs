@@ -2054,6 +2054,13 @@ impl KoV2Throughput {
             );
         }
         ctx.csv("rfc619_table1", &rfc619)?;
+        // The same table on the original program (variant rows, never counted).
+        let model = |h: u32| rfc619[h as usize - 1].ours_mean_ms;
+        let target = |h: u32| Target::Rel {
+            value: RFC619_T1_DEC_MS[h as usize - 1],
+            rel: RFC619_T1_TOL,
+        };
+        super::ko_program::t1_checks(ctx, &target, &model)?;
         Ok(rfc619_fit(&bg))
     }
 
