@@ -165,7 +165,9 @@ Each network runs 100 simulated seconds of start-up, then --idle-s more with no 
 both phases are timed. The 10-IMP chain is the recorded SIMH runs' (IMPs 11-20, 516s, 50 kbit/s, \
 no propagation); the map is scenarios/ko-v2-map.toml's topology (42 sites, 47 lines, each with \
 its speed and great-circle propagation; TIPs as 316s), numbered by the rule of \
-crates/nmc-oracle/src/map.rs. Without --program or NMC_IMP_PROGRAM it prints NOT RUN and \
+crates/nmc-oracle/src/map.rs. --network loaded (or all) times the map as `nmc run ko-v2-map` \
+runs it with [network.program]: start-up, a 10 s settle, then --idle-s of K&O's pump and the \
+background load, one row. Without --program or NMC_IMP_PROGRAM it prints NOT RUN and \
 exits 0.")]
 pub struct BenchArgs {
     /// BBN's IMP program as SIMH's deposit file; default: the NMC_IMP_PROGRAM environment
@@ -175,7 +177,8 @@ pub struct BenchArgs {
     /// Which networks.
     #[arg(long, value_enum, default_value = "both")]
     network: BenchNetwork,
-    /// Simulated seconds of the idle phase, after the 100 s of start-up.
+    /// Simulated seconds of the idle phase, after the 100 s of start-up (with `--network
+    /// loaded`: of the load, after the start-up and the settle).
     #[arg(long, value_name = "S", default_value_t = 20)]
     idle_s: u64,
     /// Also write the rows as JSON (with the program's sha256 and the command) to this file.
@@ -192,6 +195,11 @@ enum BenchNetwork {
     Map,
     /// Both.
     Both,
+    /// The June 1974 map on the program as `nmc run ko-v2-map` with `[network.program]` runs
+    /// it: K&O's pump and the background load for --idle-s after start-up and a 10 s settle.
+    Loaded,
+    /// The chain, the map, and the loaded map.
+    All,
 }
 
 /// `nmc oracle emulate`.
@@ -990,13 +998,19 @@ fn bench_cmd(a: BenchArgs) -> Result<bool> {
         .ok_or_else(|| anyhow::anyhow!("--idle-s must be 1 to 18446744073"))?;
     let s = Settings::default();
     let mut rows = Vec::new();
-    if matches!(a.network, BenchNetwork::Chain | BenchNetwork::Both) {
+    if matches!(
+        a.network,
+        BenchNetwork::Chain | BenchNetwork::Both | BenchNetwork::All
+    ) {
         let net = Network::chain(10, 11);
         rows.extend(crate::speed::measure(
             &image, "chain-10", &net, &s, idle_ns,
         )?);
     }
-    if matches!(a.network, BenchNetwork::Map | BenchNetwork::Both) {
+    if matches!(
+        a.network,
+        BenchNetwork::Map | BenchNetwork::Both | BenchNetwork::All
+    ) {
         let m =
             crate::map::from_scenario("ko-v2-map.toml", crate::map::KO_MAP, crate::map::KO_SOURCE)?;
         rows.extend(crate::speed::measure(
@@ -1006,6 +1020,9 @@ fn bench_cmd(a: BenchArgs) -> Result<bool> {
             &s,
             idle_ns,
         )?);
+    }
+    if matches!(a.network, BenchNetwork::Loaded | BenchNetwork::All) {
+        rows.push(crate::speed::measure_loaded(&image, idle_ns)?);
     }
     print!("{}", crate::speed::table(&rows));
     if let Some(out) = &a.out {

@@ -122,6 +122,55 @@ pub fn measure(
     Ok(rows)
 }
 
+/// The June 1974 map as `scenarios/ko-v2-map.toml` runs on the program with `nmc run`
+/// (`[network.program]`, [`crate::program`]): every IMP emulated, K&O's pump to BBN and the
+/// scenario's background load (67.5 messages/s), for `load_ns` of scenario time after the
+/// network is up and a 10 s settle. Timed whole, one row (`loaded`): its simulated seconds are
+/// the start-up, the settle and the load; its frames are those from the scenario's time 0.
+pub fn measure_loaded(image: &Image, load_ns: u64) -> Result<SpeedRow> {
+    if load_ns == 0 {
+        bail!("the loaded phase must last more than 0 s");
+    }
+    let sets: Vec<nmc_scenario::Override> = [
+        "network.program.settle=10s".to_string(),
+        format!("duration={load_ns}ns"),
+        "record=[\"lines\"]".to_string(),
+    ]
+    .iter()
+    .map(|x| x.parse())
+    .collect::<Result<_, _>>()
+    .map_err(|e: nmc_scenario::ScenarioError| anyhow::anyhow!("{e}"))?;
+    let s: nmc_imp::scenario::ImpScenario =
+        nmc_scenario::load("ko-v2-map.toml", crate::map::KO_MAP, &sets)
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let config = nmc_imp::scenario::resolve(&s).map_err(|e| anyhow::anyhow!("{}", e.0))?;
+    let t0 = Instant::now();
+    let r = crate::program::run_image(&config, s.seed.unwrap_or(1), image, &mut |_| {})?;
+    let wall_s = t0.elapsed().as_secs_f64();
+    let m = |k: &str| r.metrics.get(k).copied().unwrap_or(0.0);
+    let simulated_s = m("program.up_s") + 10.0 + load_ns as f64 / 1e9;
+    let instructions = m("program.instructions") as u64;
+    let imps = r
+        .lines
+        .iter()
+        .map(|l| &l.from)
+        .collect::<std::collections::BTreeSet<_>>();
+    let rtf = simulated_s / wall_s;
+    Ok(SpeedRow {
+        network: "map-1974-06".into(),
+        phase: "loaded".into(),
+        imps: imps.len(),
+        lines: r.lines.len() / 2,
+        simulated_s,
+        wall_s,
+        instructions,
+        frames: m("program.frames") as u64,
+        instructions_per_s: instructions as f64 / wall_s,
+        real_time_factor: rtf,
+        imp_seconds_per_s: rtf * imps.len() as f64,
+    })
+}
+
 /// The rows as a Markdown table.
 pub fn table(rows: &[SpeedRow]) -> String {
     use std::fmt::Write as _;
