@@ -80,6 +80,11 @@ pub const FIRST_PUMP_LINK: u8 = 10;
 /// The most data bits a message carries (BBN Report 1822: 8095 bits with the leader's 32).
 pub const MAX_MESSAGE_BITS: u64 = 8063;
 
+/// The most messages a pump keeps outstanding on the program's IMPs: its host hands each to
+/// the interface at once (the program itself keeps 4 in flight per IMP pair, K&O §III, and the
+/// rest wait there). **Choice**: 64, as a background host's queue (`host_queue`).
+pub const MAX_OUTSTANDING: u32 = 64;
+
 /// One line direction's figures over the scenario's time (`lines.csv`).
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct LineRow {
@@ -365,8 +370,12 @@ fn plan(s: &ImpConfig, seed: u64) -> Result<Plan> {
                 if message.get() == 0 || message.get() > MAX_MESSAGE_BITS {
                     bail!("traffic[{k}].message: 1 to {MAX_MESSAGE_BITS} bits (BBN Report 1822)");
                 }
-                if outstanding == &Some(0) {
-                    bail!("traffic[{k}].outstanding: at least 1");
+                if let Some(n) = *outstanding
+                    && !(1..=MAX_OUTSTANDING).contains(&n)
+                {
+                    bail!(
+                        "traffic[{k}].outstanding = {n}: 1 to {MAX_OUTSTANDING} on IMPs that run the program (the host hands them to its interface at once; the program keeps 4 in flight per IMP pair)"
+                    );
                 }
                 let link = u64::from(FIRST_PUMP_LINK) + pumps.len() as u64;
                 if link > 255 {
@@ -1207,7 +1216,9 @@ to = "FAKE"
         let e = refusal("", "message = \"9000bit\"");
         assert!(e.contains("8063"), "{e}");
         let e = refusal("", "outstanding = 0");
-        assert!(e.contains("at least 1"), "{e}");
+        assert!(e.contains("1 to 64"), "{e}");
+        let e = refusal("", "outstanding = 4294967295");
+        assert!(e.contains("1 to 64"), "{e}");
     }
 
     #[test]
