@@ -318,6 +318,7 @@ fn plan(s: &ImpConfig, seed: u64) -> Result<Plan> {
         .program
         .as_ref()
         .ok_or_else(|| anyhow::anyhow!("the scenario has no [network.program]"))?;
+    nmc_imp::run::check_observed_times(s).map_err(|e| anyhow::anyhow!("{}", e.0))?;
     let topology = Topology::build(&n.topology).map_err(|e| anyhow::anyhow!("{e}"))?;
     refusals(s, p, &topology)?;
     let tick = p.clock_tick.as_nanos();
@@ -394,6 +395,11 @@ fn plan(s: &ImpConfig, seed: u64) -> Result<Plan> {
                 });
             }
             TrafficSpec::Background(b) => {
+                if !sites.is_empty() {
+                    bail!(
+                        "traffic[{k}]: a second background (one kind = \"background\" entry, as in the model)"
+                    );
+                }
                 for site in nmc_imp::run::background_sites(&net.topology, &n.params, k, b)
                     .map_err(|e| anyhow::anyhow!("{}", e.0))?
                 {
@@ -463,7 +469,6 @@ struct Running {
     records: Vec<ProgramMessage>,
     /// Messages not yet delivered to a real destination host, oldest first.
     undelivered: VecDeque<usize>,
-    failed: u64,
 }
 
 /// Where a frame from (IMP, modem) goes: its line direction, the far IMP and modem, the
@@ -492,7 +497,7 @@ struct Driver {
     bg_delivered: u64,
     /// Per (source IMP, destination IMP): when each background message answered next had its
     /// first input taken.
-    bg_first_in: BTreeMap<(usize, usize), VecDeque<u64>>,
+    bg_first_in: BTreeMap<(usize, usize), VecDeque<Option<u64>>>,
     /// Background RFNMs by hops between the IMPs: how many, and their round trips' sum (ns).
     bg_by_hops: BTreeMap<u32, (u64, u64)>,
     delivered_real: u64,
@@ -581,27 +586,30 @@ impl Driver {
                     host, eom, done_ns, ..
                 } => {
                     let q = self.handed.entry((i, host)).or_default();
-                    if let Some(Handed::Background { first_in, .. }) = q.front_mut() {
-                        first_in.get_or_insert(done_ns);
+                    if let Some(Handed::Background { dest, first_in }) = q.front_mut()
+                        && first_in.is_none()
+                    {
+                        *first_in = Some(done_ns);
+                        // The oldest of this destination's messages not yet begun is this one.
+                        if let Some(slot) = self
+                            .bg_first_in
+                            .get_mut(&(i, *dest))
+                            .and_then(|v| v.iter_mut().find(|x| x.is_none()))
+                        {
+                            *slot = Some(done_ns);
+                        }
                     }
                     let front = if eom {
                         q.pop_front()
                     } else {
                         q.front().copied()
                     };
-                    match front {
-                        Some(Handed::Message { pump, index }) => {
-                            let r = &mut self.pumps[pump].records[index];
-                            r.first_in_ns.get_or_insert(done_ns);
-                            if eom {
-                                r.accepted_ns = Some(done_ns);
-                            }
+                    if let Some(Handed::Message { pump, index }) = front {
+                        let r = &mut self.pumps[pump].records[index];
+                        r.first_in_ns.get_or_insert(done_ns);
+                        if eom {
+                            r.accepted_ns = Some(done_ns);
                         }
-                        Some(Handed::Background {
-                            dest,
-                            first_in: Some(t),
-                        }) if eom => self.bg_first_in.entry((i, dest)).or_default().push_back(t),
-                        _ => {}
                     }
                 }
                 Output::HostMessage {
@@ -612,7 +620,7 @@ impl Driver {
                 } if words.len() >= 2 => {
                     let leader = Leader::decode([words[0], words[1]]);
                     if host == HOST {
-                        self.host_message(i, last_bit_ns, leader);
+                        self.host_message(i, last_bit_ns, leader, words.get(2).copied());
                     } else if host == crate::background::HOST {
                         self.background_message(i, last_bit_ns, leader);
                     }
@@ -624,7 +632,8 @@ impl Driver {
     }
 
     /// A message to IMP `i`'s real host, its last bit at `t`.
-    fn host_message(&mut self, i: usize, t: u64, leader: Leader) {
+    /// `first` is the message's first text word: a pump writes its message's index there.
+    fn host_message(&mut self, i: usize, t: u64, leader: Leader, first: Option<u16>) {
         let from = self.plan.net.net.imps.iter().position(|&n| n == leader.imp);
         match leader.kind {
             Kind::Regular => {
@@ -635,7 +644,13 @@ impl Driver {
                     && p.plan.src == from
                     && p.plan.dst == i
                     && !p.plan.fake
-                    && let Some(index) = p.undelivered.pop_front()
+                    // The message whose index the first word carries (a message answered
+                    // "dead" or "incomplete" is never delivered: order alone would shift).
+                    && let Some(at) = p
+                        .undelivered
+                        .iter()
+                        .position(|&x| Some(x as u16) == first)
+                    && let Some(index) = p.undelivered.remove(at)
                 {
                     p.records[index].delivered_ns = Some(t);
                     self.delivered_real += 1;
@@ -666,7 +681,6 @@ impl Driver {
                             } else {
                                 "incomplete"
                             };
-                            p.failed += 1;
                         }
                         return;
                     }
@@ -702,7 +716,8 @@ impl Driver {
                 let first_in = self
                     .bg_first_in
                     .get_mut(&(i, d))
-                    .and_then(VecDeque::pop_front);
+                    .and_then(VecDeque::pop_front)
+                    .flatten();
                 let hops = self.plan.net.topology.hops(i as u32, d as u32);
                 if let (Kind::Rfnm, Some(a), Some(h)) = (leader.kind, first_in, hops) {
                     let e = self.bg_by_hops.entry(h).or_default();
@@ -745,6 +760,10 @@ impl Driver {
                     first_in: None,
                 };
                 self.handed.entry((i, host)).or_default().push_back(handed);
+                self.bg_first_in
+                    .entry((i, a.dest))
+                    .or_default()
+                    .push_back(None);
             }
         }
         Ok(())
@@ -774,14 +793,14 @@ impl Driver {
                 }
                 continue;
             };
-            if now < zero + self.pumps[k].plan.start_ns {
+            if now < zero.saturating_add(self.pumps[k].plan.start_ns) {
                 continue;
             }
             loop {
-                let waiting = self.handed.get(&(i, HOST)).map_or(0, VecDeque::len);
                 let p = &mut self.pumps[k];
-                // K&O's pump: the next message once the IMP has taken the last one whole.
-                if p.plan.outstanding.is_none() && waiting > 0 {
+                // K&O's pump: the next message once the IMP has taken its last one whole.
+                let waiting = p.records.last().is_some_and(|r| r.accepted_ns.is_none());
+                if p.plan.outstanding.is_none() && waiting {
                     break;
                 }
                 let Some((leader, text)) = p.pump.next_message(now) else {
@@ -834,7 +853,7 @@ pub fn run_image(
             d.come_up(t)?;
         }
         if let Some(z) = d.zero_ns {
-            if t >= z + duration {
+            if t >= z.saturating_add(duration) {
                 break;
             }
             let done = (t.saturating_sub(z)) * 100 / duration.max(1);
@@ -934,7 +953,7 @@ impl Driver {
     fn come_up(&mut self, t: u64) -> Result<()> {
         if self.is_up() {
             self.up_ns = Some(t);
-            let zero = t + self.plan.settle_ns;
+            let zero = t.saturating_add(self.plan.settle_ns);
             self.zero_ns = Some(zero);
             if let Some(load) = &self.plan.background {
                 let streams = nmc_sim::RngStreams::new(load.seed);
@@ -1005,7 +1024,6 @@ impl Running {
             last_probe: None,
             records: Vec::new(),
             undelivered: VecDeque::new(),
-            failed: 0,
         })
     }
 }
@@ -1041,7 +1059,7 @@ fn finish(s: &ImpConfig, d: Driver, duration: u64) -> ProgramRun {
     let zero = d.zero_ns.unwrap_or(0);
     let mut messages = Vec::new();
     let mut first = Vec::new();
-    let (mut offered, mut answered, mut failed, mut fake_answered) = (0, 0, 0, 0);
+    let (mut offered, mut answered, mut in_flight, mut fake_answered) = (0, 0, 0, 0);
     for (k, p) in d.pumps.iter().enumerate() {
         for r in &p.records {
             let r = r.shifted(zero);
@@ -1050,19 +1068,32 @@ fn finish(s: &ImpConfig, d: Driver, duration: u64) -> ProgramRun {
                 answered += 1;
                 fake_answered += u64::from(p.plan.fake);
             }
+            // In the subnet, as the model counts it: not yet delivered (a fake host's arrival
+            // is seen at its RFNM) and not given up ("dead", "incomplete").
+            let arrived = if p.plan.fake {
+                r.rfnm_ns
+            } else {
+                r.delivered_ns
+            };
+            let failed = matches!(r.reply, "dead" | "incomplete");
+            in_flight += u64::from(arrived.is_none() && !failed);
             if k == 0 {
                 first.push(r.record());
             }
             messages.push(r);
         }
-        failed += p.failed;
     }
+    let mut bg = Counts::default();
+    for h in d.bg.iter().flatten() {
+        bg.add(&h.counts);
+    }
+    // Every message, the background's too, as the model's `messages.*`.
     let tally = nmc_imp::analysis::ObservedTally {
-        offered,
+        offered: offered + bg.sent,
         // A fake host's messages are not seen arriving: counted at their RFNM.
-        delivered: d.delivered_real + fake_answered,
-        answered,
-        in_flight: offered - answered - failed,
+        delivered: d.delivered_real + fake_answered + d.bg_delivered,
+        answered: answered + bg.answered,
+        in_flight: in_flight + bg.sent.saturating_sub(d.bg_delivered + bg.failed),
     };
     let hops = d.pumps.first().and_then(|p| {
         let topo = &d.plan.net.topology;
@@ -1082,20 +1113,18 @@ fn finish(s: &ImpConfig, d: Driver, duration: u64) -> ProgramRun {
     for k in ["events", "messages.retransmissions", "order_violations"] {
         metrics.remove(k);
     }
-    let mut bg = Counts::default();
-    let mut any_bg = false;
-    for h in d.bg.iter().flatten() {
-        bg.add(&h.counts);
-        any_bg = true;
-    }
-    if any_bg {
-        metrics.insert("background.offered".into(), bg.offered as f64);
+    if d.bg.iter().any(Option::is_some) {
+        // The model's `background.offered` leaves the refused arrivals out.
+        let offered = bg.offered.saturating_sub(bg.refused);
+        metrics.insert("background.offered".into(), offered as f64);
         metrics.insert("background.delivered".into(), d.bg_delivered as f64);
         metrics.insert("background.refused".into(), bg.refused as f64);
         metrics.insert("background.answered".into(), bg.answered as f64);
+        // Not the model's `background.rtt_mean_ms` (from the host starting packet 1 into its
+        // IMP, RFNMs only): from the hand-over to the interface, every reply.
         let rtt = bg.mean_rtt_ms();
         if rtt.is_finite() {
-            metrics.insert("background.rtt_mean_ms".into(), rtt);
+            metrics.insert("program.background_rtt_from_handover_ms".into(), rtt);
         }
         for (h, (n, sum)) in &d.bg_by_hops {
             let at = |k: &str| format!("background.rtt_by_hops.{h:02}.{k}");
@@ -1215,6 +1244,15 @@ to = "FAKE"
         assert!(e.contains("generator"), "{e}");
         let e = refusal("", "message = \"9000bit\"");
         assert!(e.contains("8063"), "{e}");
+        let e = refusal(
+            "",
+            "[[traffic]]\nkind = \"background\"\nmessages_per_second = 1.0\nsingle_packet_fraction = 0.9\nsingle_mean = \"250bit\"\nmulti_mean = \"3000bit\"\n[[traffic]]\nkind = \"background\"\nmessages_per_second = 1.0\nsingle_packet_fraction = 0.9\nsingle_mean = \"250bit\"\nmulti_mean = \"3000bit\"",
+        );
+        assert!(e.contains("a second background"), "{e}");
+        let mut s = scenario("", "").unwrap();
+        s.network.measure_from = s.duration;
+        let e = plan(&s, 1).err().unwrap().to_string();
+        assert!(e.contains("measure_from"), "{e}");
         let e = refusal("", "outstanding = 0");
         assert!(e.contains("1 to 64"), "{e}");
         let e = refusal("", "outstanding = 4294967295");
