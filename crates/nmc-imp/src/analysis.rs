@@ -139,7 +139,7 @@ pub struct ObservedTally {
     pub delivered: u64,
     /// Messages answered by a RFNM.
     pub answered: u64,
-    /// Messages offered and not answered at the end.
+    /// Messages still in the subnet at the end: not yet delivered, and not given up.
     pub in_flight: u64,
 }
 

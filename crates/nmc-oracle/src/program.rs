@@ -775,16 +775,16 @@ impl Driver {
         if self.ready.get(&(i, HOST)) != Some(&true) {
             return Ok(());
         }
-        let imps = self.plan.net.net.imps.clone();
         for k in 0..self.pumps.len() {
             if self.pumps[k].plan.src != i {
                 continue;
             }
             let Some(zero) = self.zero_ns else {
+                let dst_imp = self.plan.net.net.imps[self.pumps[k].plan.dst];
                 let p = &mut self.pumps[k];
                 if !p.up && p.last_probe.is_none_or(|t| now >= t + PROBE_EVERY_NS) {
                     p.last_probe = Some(now);
-                    let to = Address::fake(imps[p.plan.dst], FakeHost::Discard);
+                    let to = Address::fake(dst_imp, FakeHost::Discard);
                     let mut words = Leader::new(Kind::Regular, to, PROBE_LINK)?
                         .encode()
                         .to_vec();

@@ -148,7 +148,13 @@ pub fn measure_loaded(image: &Image, load_ns: u64) -> Result<SpeedRow> {
     let r = crate::program::run_image(&config, s.seed.unwrap_or(1), image, &mut |_| {})?;
     let wall_s = t0.elapsed().as_secs_f64();
     let m = |k: &str| r.metrics.get(k).copied().unwrap_or(0.0);
-    let simulated_s = m("program.up_s") + 10.0 + load_ns as f64 / 1e9;
+    // Start-up, then the settle and the load as the scenario resolved them.
+    let settle = config
+        .network
+        .program
+        .as_ref()
+        .map_or(0.0, |p| p.settle.as_secs_f64());
+    let simulated_s = m("program.up_s") + settle + config.duration.as_secs_f64();
     let instructions = m("program.instructions") as u64;
     let imps = r
         .lines
