@@ -83,8 +83,8 @@ use crate::observe::{Counted, Happened, Milestone, Note, Side, What};
 use crate::packet::{DataPacket, Input, MsgId, Packet, PktId, PktKind, Single, Stream};
 use crate::params::ImpCosts;
 use crate::params::{
-    FakeHostRfnm, Giveback, HostQueueCheck, ImpModel, ImpParams, MessageProcessing, OutputLimit,
-    Piggyback, ReqallPath, SinglePacketRule,
+    FakeHostRfnm, Giveback, HostPacketEntry, HostQueueCheck, ImpModel, ImpParams,
+    MessageProcessing, OutputLimit, Piggyback, ReqallPath, SinglePacketRule,
 };
 use crate::processor::Processor;
 use crate::source::{Allocations, MsgState, Numbers, Plt, PltClaims, SourceMsg};
@@ -258,6 +258,9 @@ pub(crate) struct Limits {
     /// When a host's packet is asked whether its line has room: before its input or, as the
     /// 1973 program, after it ([`Imp::host_packet_handed`]).
     pub(crate) host_queue_check: HostQueueCheck,
+    /// When a host's packet goes on: when handed over, or once the task has taken it
+    /// ([`Imp::host_packet_taken`]).
+    pub(crate) host_packet_entry: HostPacketEntry,
     /// On a message at its source IMP (the version's rules, `e2e/procedure.rs`).
     pub(crate) source: SourceLimits,
     /// On a message at its destination IMP (`destination.rs`, `e2e/single.rs`).
@@ -279,6 +282,7 @@ impl Limits {
             },
             host_input_min_free: p.host_input_min_free,
             host_queue_check: p.host_queue_check,
+            host_packet_entry: p.host_packet_entry,
             source: SourceLimits {
                 version: p.message_processing,
                 message_numbers: p.message_numbers,
@@ -510,6 +514,12 @@ pub(crate) enum Output {
     /// Host `host` may put its next packet into this IMP, if it has one and the IMP has room
     /// (K&O §II point a, §III; the driver's host interface, `model/host.rs`).
     HostInput {
+        /// The source host.
+        host: u32,
+    },
+    /// The task level took host `host`'s packet (`host_packet_entry = "after-task-1973"`,
+    /// listing p. 133 `H2TSKS`): its interface may read the next.
+    HostTaken {
         /// The source host.
         host: u32,
     },
@@ -1597,6 +1607,7 @@ mod tests {
             },
             host_input_min_free: 4,
             host_queue_check: HostQueueCheck::BeforeInput,
+            host_packet_entry: HostPacketEntry::AtOnce,
             source: SourceLimits {
                 version: MessageProcessing::V2,
                 message_numbers: 4,

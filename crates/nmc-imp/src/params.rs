@@ -84,6 +84,9 @@ pub struct ImpParams {
     /// When a host's packet after its message's first is asked whether its line has room
     /// (see [`HostQueueCheck`]).
     pub(crate) host_queue_check: HostQueueCheck,
+    /// When a host's packet, across the interface and handed over, joins its line's queue (or
+    /// its message's procedure), and the interface reads the next (see [`HostPacketEntry`]).
+    pub(crate) host_packet_entry: HostPacketEntry,
     /// Processing bandwidth of a 316 IMP. K&O §III: "about 700 … kbit/s".
     pub(crate) processing_316: BitRate,
     /// Processing bandwidth of a 516 IMP. K&O §III: "about … 850 kbit/s".
@@ -385,6 +388,23 @@ pub(crate) enum HostQueueCheck {
     AfterInput1973,
 }
 
+/// When a host's packet the task is given goes on (`host_packet_entry`).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum HostPacketEntry {
+    /// At once: its CPU time is charged to the task queue, but the packet joins its line's
+    /// queue when it is handed over and the interface reads the next packet at once (the
+    /// model's simplification until December 2026).
+    AtOnce,
+    /// When the task level has taken it, as the 1973 program did: the interface checksums the
+    /// packet, puts it on the task queue and pokes the task (BBN IMP program 3050 p. 133
+    /// `H2TASK`), then waits — "WAITING FOR TASK TO TAKE A PKT" (`H2TSKS`) — before it reads
+    /// the next packet (`HIDB`). So the packet goes on after the tasks ahead of it and its own
+    /// CPU time, and its host's next packet starts only then.
+    #[serde(rename = "after-task-1973")]
+    AfterTask1973,
+}
+
 /// How a source IMP times out an allocation it holds unused (K&O §II point i).
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
@@ -539,6 +559,7 @@ impl ImpParams {
             host_retry: HostRetry::FastTick,
             // The 1973 program's host interface (issue 71 §4).
             host_queue_check: HostQueueCheck::AfterInput1973,
+            host_packet_entry: HostPacketEntry::AtOnce,
             processing_316: BitRate::from_kbps(700),
             processing_516: BitRate::from_kbps(850),
             default_imp: ImpModel::H316,

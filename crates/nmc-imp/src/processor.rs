@@ -3,7 +3,7 @@
 //! pp. 11, 62, 93, 133). The rules, and the IMP's steps that drive this core, are in
 //! `hop/processing.rs`.
 
-use crate::packet::PktId;
+use crate::packet::{MsgId, PktId};
 use nmc_sim::{SimDuration, SimTime};
 
 /// [`Work::Packet::planned`] of a packet with no place kept on a queue.
@@ -28,8 +28,14 @@ pub(crate) enum Work {
         /// arrived (`crate::imp::Imp::handle_frame`), or [`NO_PLACE`].
         planned: u32,
     },
-    /// Processor time with nothing to hand on: a host's packet taken in, a null packet, a
-    /// routing message.
+    /// A host's packet of message `msg`, in its buffer: it goes on when the task has taken it
+    /// (`host_packet_entry = "after-task-1973"`, `hop/processing.rs`).
+    HostPacket {
+        /// The message whose next packet it is.
+        msg: MsgId,
+    },
+    /// Processor time with nothing to hand on: a host's packet taken in (`host_packet_entry =
+    /// "at-once"`), a null packet, a routing message.
     Cpu,
 }
 
@@ -129,7 +135,7 @@ impl Processor {
             .chain(&self.queue)
             .filter_map(|t| match t.work {
                 Work::Packet { pkt, .. } => Some(pkt),
-                Work::Cpu => None,
+                Work::HostPacket { .. } | Work::Cpu => None,
             })
     }
 

@@ -259,9 +259,19 @@ pub const RESIDUALS: &[Residual] = &[
                 RFNM goes through the rally table at background level, BBN 3050 p. 52 BACK0, \
                 p. 155 IH63). At each intermediate IMP a single packet waits behind routing \
                 frames (mean 2.6 ms a hop on a 516 at 9 hops, 3.9 on a 316 at 5), queued when \
-                the slow tick's routing computation ends (p. 164). Not yet in the model: the \
-                RFNM at background level, routing frames ahead of queued data after the slow \
-                tick, the 316's cycle time",
+                the slow tick's routing computation ends (p. 164). A message that meets no \
+                routing frame, at 1 hop (3 Dec 2026): on a 516 34.1 ms against the model's \
+                31.2 — the host's packet leaves its IMP 1.1 ms after its last word (the model: \
+                at once), the RFNM leaves 0.46 ms after the null ahead of it (the output gap) \
+                and reaches the host 0.8 ms after it arrives (the model 0.18); on a 316 38.9 \
+                against 32.6 — 1.8 ms at the source, the RFNM made 9.2 ms after the packet's \
+                arrival (the model 5.8), 1.3 ms from its arrival to the host. Tried and not \
+                adopted: the host's packet on only once the task has taken it \
+                (host_packet_entry = after-task-1973, p. 133 H2TASK): single rows on both 4 -> \
+                6, but the 8-packet round trips shorter and all rows on both 27 -> 23 \
+                (data/oracle/emulated/per-hop/README.md). Not yet in the model: the RFNM at \
+                background level and its way to the host, routing frames ahead of queued data \
+                after the slow tick, the 316's cycle time",
     },
 ];
 

@@ -85,6 +85,11 @@ impl Imp {
         self.messages.insert(id, m);
     }
 
+    /// The host of message `msg`, while this IMP has it.
+    pub(crate) fn message_host(&self, msg: MsgId) -> Option<u32> {
+        self.messages.get(&msg).map(|m| m.host)
+    }
+
     /// The next packet of message `msg` its host may put in, or `None` while K&O §II point a
     /// halts input: packet 1 of a message just offered, and the others only once it is
     /// launched ("input of packets 2..8 halts until the resources are held"). Whether the IMP

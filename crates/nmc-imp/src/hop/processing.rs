@@ -35,8 +35,8 @@
 use crate::imp::{Effects, Imp, Net, Output, Resume, TimerId};
 use crate::link::{FrameKind, Hold};
 use crate::packet::{MsgId, PktId};
-use crate::params::{ImpCosts, ImpModel};
-use crate::processor::{NO_PLACE, Task, Work};
+use crate::params::{HostPacketEntry, ImpCosts, ImpModel};
+use crate::processor::{NO_PLACE, Work};
 use nmc_sim::{Bits, SimDuration, SimTime};
 
 impl Imp {
@@ -96,8 +96,29 @@ impl Imp {
             .bits;
         let frame = Bits::new(bits + self.limits.processor.packet_overhead);
         let cost = self.costs().packet_rate.transmission_time(frame);
-        self.push_task(now, Work::Cpu, cost, out);
+        match self.limits.host_packet_entry {
+            HostPacketEntry::AtOnce => {
+                self.push_task(now, Work::Cpu, cost, out);
+                self.host_packet_in(msg, out);
+            }
+            // Listing p. 133 (`H2TASK`, `H2TSKS`): on the task queue; it goes on, and its
+            // host's interface reads the next packet, when the task has taken it.
+            HostPacketEntry::AfterTask1973 => {
+                self.push_task(now, Work::HostPacket { msg }, cost, out)
+            }
+        }
+    }
+
+    /// The task level has taken the host's packet of message `msg` (`host_packet_entry =
+    /// "after-task-1973"`, listing p. 133 `H2TSKS`: "TASK TOOK IT"): it goes on through its
+    /// message's procedure ([`Imp::host_packet_in`]) and its host may put in the next packet
+    /// ([`Output::HostTaken`]).
+    fn host_packet_tasked(&mut self, msg: MsgId, out: &mut impl Effects) {
+        let Some(host) = self.message_host(msg) else {
+            return; // the message was given up while its packet waited for the task
+        };
         self.host_packet_in(msg, out);
+        out.push(Output::HostTaken { host });
     }
 
     /// A frame without a packet arrived intact: a routing message (new to this IMP or
@@ -148,20 +169,19 @@ impl Imp {
         let task = self.cpu.handle_timeout(now);
         debug_assert!(task.is_some(), "the task in service is due");
         self.ask_task_end(None, out);
-        if let Some(Task {
-            work:
-                Work::Packet {
-                    pkt,
-                    line,
-                    lch,
-                    bit,
-                    planned,
-                },
-            ..
-        }) = task
-        {
-            let planned = (planned != NO_PLACE).then_some(planned);
-            self.packet_processed(now, pkt, line as usize, (lch, bit), planned, net, out);
+        match task.map(|t| t.work) {
+            Some(Work::Packet {
+                pkt,
+                line,
+                lch,
+                bit,
+                planned,
+            }) => {
+                let planned = (planned != NO_PLACE).then_some(planned);
+                self.packet_processed(now, pkt, line as usize, (lch, bit), planned, net, out);
+            }
+            Some(Work::HostPacket { msg }) => self.host_packet_tasked(msg, out),
+            Some(Work::Cpu) | None => {}
         }
     }
 

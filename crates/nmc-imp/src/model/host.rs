@@ -9,7 +9,7 @@ use super::output::Around;
 use super::{Background, Ev, Generator, MessageRecord, Milestone, Subnet, Tr, Tracked};
 use crate::e2e::messages::Offer;
 use crate::packet::MsgId;
-use crate::params::{HostQueueCheck, HostRetry};
+use crate::params::{HostPacketEntry, HostQueueCheck, HostRetry};
 use nmc_sim::{Bits, EventQueue, SimTime};
 use std::collections::VecDeque;
 
@@ -77,6 +77,9 @@ pub(crate) struct Host {
     /// Its last packet is in the IMP's buffer and waits for the task to take it
     /// (`host_queue_check = "after-input-1973"`, [`crate::imp::Imp::host_packet_handed`]).
     pub(crate) handing_over: bool,
+    /// Its last packet is on the IMP's task queue and the interface waits for the task to take
+    /// it (`host_packet_entry = "after-task-1973"`, [`crate::imp::Output::HostTaken`]).
+    pub(crate) in_task: bool,
     /// The message whose packets it is putting into its IMP, until the last is in.
     pub(crate) current: Option<MsgId>,
     /// It has started offering traffic ([`super::Ev::HostStart`]).
@@ -100,6 +103,7 @@ impl Host {
             pump: None,
             input_busy: false,
             handing_over: false,
+            in_task: false,
             current: None,
             started: false,
             generator: None,
@@ -194,7 +198,10 @@ impl Subnet {
             })
         };
         host.generator.is_none()
-            && (host.input_busy || !host.started || host.current.is_none() && no_next)
+            && (host.input_busy
+                || host.in_task
+                || !host.started
+                || host.current.is_none() && no_next)
     }
 
     /// The hosts the IMP would not take a packet from, offered it again at the IMP's fast tick
@@ -222,7 +229,7 @@ impl Subnet {
             return HostTry::Waits;
         }
         let host = &self.hosts[h as usize];
-        if host.input_busy || !host.started {
+        if host.input_busy || host.in_task || !host.started {
             return HostTry::Done;
         }
         let imp = host.imp;
@@ -240,7 +247,7 @@ impl Subnet {
                 return self.host_waits();
             }
             self.hosts[h as usize].handing_over = false;
-            self.step(now, imp, q, |i, out| i.host_packet_taken(now, mid, out));
+            self.host_packet_taken(now, h, mid, q);
             return self.host_try_input(now, h, q);
         }
         let mid = match host.current {
@@ -423,8 +430,27 @@ impl Subnet {
         let mid = self.hosts[h as usize]
             .current
             .expect("input of a current message");
-        let src = self.hosts[h as usize].imp;
-        self.step(now, src, q, |i, out| i.host_packet_taken(now, mid, out));
+        self.host_packet_taken(now, h, mid, q);
+        self.host_try(now, h, q);
+    }
+
+    /// Host `h`'s packet of message `mid` is handed to its IMP ([`Imp::host_packet_taken`]);
+    /// with `host_packet_entry = "after-task-1973"` its interface then waits for the task to
+    /// take it ([`Self::host_taken`]).
+    ///
+    /// [`Imp::host_packet_taken`]: crate::imp::Imp::host_packet_taken
+    fn host_packet_taken(&mut self, now: SimTime, h: u32, mid: MsgId, q: &mut EventQueue<Ev>) {
+        if self.params.host_packet_entry == HostPacketEntry::AfterTask1973 {
+            self.hosts[h as usize].in_task = true;
+        }
+        let imp = self.hosts[h as usize].imp;
+        self.step(now, imp, q, |i, out| i.host_packet_taken(now, mid, out));
+    }
+
+    /// The task took host `h`'s packet ([`crate::imp::Output::HostTaken`]): its interface may
+    /// read the next.
+    pub(super) fn host_taken(&mut self, now: SimTime, h: u32, q: &mut EventQueue<Ev>) {
+        self.hosts[h as usize].in_task = false;
         self.host_try(now, h, q);
     }
 

@@ -243,6 +243,7 @@ impl Subnet {
             Output::HostOutput { host } => self.start_host_output(now, imp, host, q),
             Output::WakeHosts => self.wake_hosts(now, imp, q),
             Output::HostInput { host } => self.host_try(now, host, q),
+            Output::HostTaken { host } => self.host_taken(now, host, q),
             Output::Data { msg, index } => {
                 let p = self.imps[imp as usize].data_packet(msg, index);
                 self.send_data(now, p, q)

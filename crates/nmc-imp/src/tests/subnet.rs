@@ -270,6 +270,39 @@ fn the_1973_host_interface_reads_a_packet_before_the_task_is_asked() {
     assert!(after > 1.0, "the last packet waited for room: {after} ms");
 }
 
+/// BBN 3050 p. 133 (`H2TASK`, `H2TSKS`): the 1973 interface puts a host's packet on the task
+/// queue and waits for the task to take it (`host_packet_entry = "after-task-1973"`). A single
+/// packet on an idle 516 chain then leaves its source IMP one task later than when it joins its
+/// line at once: its frame (1,008 bits of text and 168 of header, checksum and framing) at
+/// K&O's 850 kbit/s, 1.38 ms, added to K&O's round trip, which starts at its last word in.
+#[test]
+fn a_hosts_packet_goes_on_when_the_task_has_taken_it() {
+    let median_ms = |entry: &str| {
+        let o = oracle_chain(&[
+            &format!("network.params.host_packet_entry=\"{entry}\""),
+            "network.hosts.1.imp=IMP1",
+            "traffic.0.message=1008bit",
+            "traffic.0.outstanding=1",
+            "traffic.0.count=60",
+        ]);
+        let mut v: Vec<u64> = o
+            .messages
+            .iter()
+            .filter(|m| m.host == "HOST")
+            .skip(20)
+            .filter_map(|m| Some(m.rfnm_ns? - m.accepted_ns?))
+            .collect();
+        v.sort_unstable();
+        v[v.len() / 2] as f64 / 1e6
+    };
+    let (at_once, after_task) = (median_ms("at-once"), median_ms("after-task-1973"));
+    let task_ms = 1176.0 / 850e3 * 1e3;
+    assert!(
+        (after_task - at_once - task_ms).abs() < 0.01,
+        "at once {at_once:.3} ms, after the task {after_task:.3} ms: not one task ({task_ms:.3} ms) apart"
+    );
+}
+
 /// A pump that keeps a window (`traffic.N.outstanding`, the oracle's host) never has more
 /// messages offered and unanswered than the window, and does reach it; without one (K&O's
 /// pump) the IMP's four message numbers are what bound it (a message is offered only once the
