@@ -84,7 +84,7 @@ use crate::packet::{DataPacket, Input, MsgId, Packet, PktId, PktKind, Single, St
 use crate::params::ImpCosts;
 use crate::params::{
     FakeHostRfnm, Giveback, HostPacketEntry, HostQueueCheck, ImpModel, ImpParams,
-    MessageProcessing, OutputLimit, Piggyback, ReqallPath, SinglePacketRule,
+    MessageProcessing, OutputLimit, Piggyback, ReplyToHost, ReqallPath, SinglePacketRule,
 };
 use crate::processor::Processor;
 use crate::source::{Allocations, MsgState, Numbers, Plt, PltClaims, SourceMsg};
@@ -261,6 +261,8 @@ pub(crate) struct Limits {
     /// When a host's packet goes on: when handed over, or once the task has taken it
     /// ([`Imp::host_packet_taken`]).
     pub(crate) host_packet_entry: HostPacketEntry,
+    /// How a reply reaches the host whose message it answers ([`Imp::packet_in`]).
+    pub(crate) reply_to_host: ReplyToHost,
     /// On a message at its source IMP (the version's rules, `e2e/procedure.rs`).
     pub(crate) source: SourceLimits,
     /// On a message at its destination IMP (`destination.rs`, `e2e/single.rs`).
@@ -283,6 +285,7 @@ impl Limits {
             host_input_min_free: p.host_input_min_free,
             host_queue_check: p.host_queue_check,
             host_packet_entry: p.host_packet_entry,
+            reply_to_host: p.reply_to_host,
             source: SourceLimits {
                 version: p.message_processing,
                 message_numbers: p.message_numbers,
@@ -1608,6 +1611,7 @@ mod tests {
             host_input_min_free: 4,
             host_queue_check: HostQueueCheck::BeforeInput,
             host_packet_entry: HostPacketEntry::AtOnce,
+            reply_to_host: ReplyToHost::AtOnce,
             source: SourceLimits {
                 version: MessageProcessing::V2,
                 message_numbers: 4,
@@ -2254,7 +2258,7 @@ mod tests {
             planned: 2,
         };
         let mut out = Vec::new();
-        x.packet_in(SimTime::ZERO, work, Bits::new(1168), &mut out);
+        x.packet_in(SimTime::ZERO, work, &data_for(2), Bits::new(1168), &mut out);
         let [Output::Timer { at, timer }] = out[..] else {
             panic!("one wake-up: {out:?}")
         };
@@ -2278,7 +2282,7 @@ mod tests {
             planned: NO_PLACE,
         };
         out.clear();
-        x.packet_in(at, work, Bits::new(1168), &mut out);
+        x.packet_in(at, work, &data_for(0), Bits::new(1168), &mut out);
         let [Output::Timer { at, timer }] = out[..] else {
             panic!("one wake-up: {out:?}")
         };

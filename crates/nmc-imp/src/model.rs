@@ -134,6 +134,23 @@ pub struct Subnet {
     pub(crate) procedure: &'static dyn Procedure,
     /// The buffer for what the IMPs' steps push, kept for the next step (`model/output.rs`).
     pub(crate) outputs: Vec<Output>,
+    /// Replies on their way over a host interface to the host whose message they answer
+    /// (`reply_to_host = "leader-1973"`), by message.
+    pub(crate) replies: BTreeMap<MsgId, Reply>,
+}
+
+/// A reply to a host's message, from the IMP's step that answered it ([`Output::Answered`],
+/// [`Output::SingleAnswered`]) to the host.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Reply {
+    /// The source IMP.
+    pub(crate) imp: u32,
+    /// The host whose message it answers.
+    pub(crate) host: u32,
+    /// The message's destination IMP.
+    pub(crate) dst: u32,
+    /// A RFNM carrying an ALL or not; `None`: a single-packet message's RFNM (RFC 632).
+    pub(crate) all: Option<bool>,
 }
 
 impl Subnet {
@@ -228,6 +245,7 @@ impl Subnet {
         Subnet {
             procedure,
             outputs: Vec::new(),
+            replies: BTreeMap::new(),
             tick_waiting: vec![Waiting::default(); waiting.len()],
             waiting,
             background_start: SimDuration::ZERO,
@@ -367,6 +385,10 @@ impl Model for Subnet {
                     line: line as usize,
                 };
                 self.timeout(now, imp, timer, q);
+            }
+            Ev::ReplyToHost { msg } => {
+                let reply = self.replies.remove(&msg).expect("a reply on its way");
+                self.reply_at_host(now, msg, reply, q);
             }
             Ev::Observe(tick) => self.observe(now, tick, q),
         }

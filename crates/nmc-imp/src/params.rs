@@ -170,6 +170,20 @@ pub struct ImpParams {
     pub(crate) output_gap_316: SimDuration,
     /// The same on a 516 (460 cycles × 0.96 µs = 0.4416 ms measured; `0` by default).
     pub(crate) output_gap_516: SimDuration,
+    /// How a reply (RFNM) reaches its source host (see [`ReplyToHost`]).
+    pub(crate) reply_to_host: ReplyToHost,
+    /// `reply_to_host = "leader-1973"`: the CPU time of a reply at its source IMP on a 316,
+    /// from its frame's last bit to its leader's first word to the host: the modem input, the
+    /// task finding the message's PPT or PLT entry (`PPTGET`, `PLTGET`, `NOALL1`, `NOALL8`),
+    /// the 2-word put on the host's output (`OWP`) and the host output routine poked
+    /// (`TASK2H`, `IHSB`) (BBN 3050 pp. 83–85). The listing gives no time for it. **Measured on
+    /// the program itself** (issue 71; not fitted to any outcome): the median of that time on
+    /// `nmc-h316`, 0.77 and 0.78 ms on 516s, 1.29 and 1.32 ms on 316s (1-hop single packets and
+    /// 9-hop 8-packet messages; `data/oracle/emulated/per-hop/`): about 810 memory cycles on
+    /// both machines, 810 × 1.6 µs.
+    pub(crate) reply_task_316: SimDuration,
+    /// The same on a 516 (810 cycles × 0.96 µs).
+    pub(crate) reply_task_516: SimDuration,
     /// CPU time of a slow tick (`RUTCLK`, `RUTOUT`, `DEDI`: ~7,000 cycles, the routing
     /// computation), also at timeout level (listing pp. 171, 226–236).
     pub(crate) slow_tick_316: SimDuration,
@@ -405,6 +419,25 @@ pub(crate) enum HostPacketEntry {
     AfterTask1973,
 }
 
+/// How a reply (a RFNM, with or without an ALL; a single-packet message's RFNM) reaches the
+/// host whose message it answers (`reply_to_host`).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum ReplyToHost {
+    /// When its source IMP's task is done with it (its frame's bits at the processing
+    /// bandwidth): the host has it at that moment (the model until December 2026; the 1975
+    /// profiles).
+    AtOnce,
+    /// As the 1973 program: the source's task finds the message's entry, puts a 2-word leader
+    /// on the host's output and pokes the host's output routine (BBN 3050 pp. 83–85, `OWP`,
+    /// `TASK2H`), a task of `reply_task_316`/`_516`; the host has the reply when that leader
+    /// (`host_leader`) has crossed the host interface (`host_interface`). Adopted into
+    /// `v2-1974-10` by the rule stated before its test on `nmc oracle compare` (issue 71,
+    /// `data/oracle/emulated/per-hop/README.md`).
+    #[serde(rename = "leader-1973")]
+    Leader1973,
+}
+
 /// How a source IMP times out an allocation it holds unused (K&O §II point i).
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
@@ -583,6 +616,9 @@ impl ImpParams {
             fake_host_packet_516: SimDuration::from_nanos(1_211 * 960),
             output_gap_316: SimDuration::ZERO,
             output_gap_516: SimDuration::ZERO,
+            reply_to_host: ReplyToHost::Leader1973,
+            reply_task_316: SimDuration::from_micros(1_296),
+            reply_task_516: SimDuration::from_nanos(777_600),
             routing_frequency: RoutingFrequency::LineLoad1973,
             routing_opportunities: 5,
             routing_busy_unit: SimDuration::from_millis(132),
@@ -630,12 +666,16 @@ impl ImpParams {
     /// entries on average in `tests/v3.rs`' phasing run, against under 0.5 with point g).
     /// Its REQALL is a control message (`reqall_path = "control"`): version 3 sends it with
     /// its own claim on a PLT entry (K&O §VI), a procedure the 1973 listing does not have.
+    /// A reply reaches its host at once (`reply_to_host = "at-once"`): the 1973 program's way
+    /// (a task of ~810 cycles, then the leader over the interface) was measured on and tested
+    /// against that program only (issue 71, December 2026); **choice**, 1975 as before.
     pub fn v3_1975_02() -> Self {
         ImpParams {
             message_processing: MessageProcessing::V3,
             message_numbers: 8,
             fake_host_rfnm: FakeHostRfnm::AfterFirstPacket,
             reqall_path: ReqallPath::Control,
+            reply_to_host: ReplyToHost::AtOnce,
             ..Self::v2_1974_10()
         }
     }
@@ -866,6 +906,7 @@ impl ImpParams {
                 fake_host_word: self.fake_host_word_316,
                 fake_host_packet: self.fake_host_packet_316,
                 output_gap: self.output_gap_316,
+                reply_task: self.reply_task_316,
             },
             ImpModel::H516 => ImpCosts {
                 packet_rate: self.processing_516,
@@ -877,6 +918,7 @@ impl ImpParams {
                 fake_host_word: self.fake_host_word_516,
                 fake_host_packet: self.fake_host_packet_516,
                 output_gap: self.output_gap_516,
+                reply_task: self.reply_task_516,
             },
         }
     }
@@ -903,6 +945,9 @@ pub(crate) struct ImpCosts {
     pub(crate) fake_host_packet: SimDuration,
     /// From a frame's last bit to the next queued frame's first (the modem output routine).
     pub(crate) output_gap: SimDuration,
+    /// A reply at its source IMP, to its leader's first word to the host
+    /// (`reply_to_host = "leader-1973"`).
+    pub(crate) reply_task: SimDuration,
 }
 
 /// Per-frame line overhead in bits of `arpanet-1983`: 80 header + 72 framing on every frame

@@ -145,8 +145,8 @@ pub struct Residual {
 
 /// The named residuals (see [`Residual`]), as of the recordings of 2 December 2026 and the
 /// profile `v2-1974-10` with the 1973 program's output limit, host retry, give-back clock,
-/// fake host and its RFNM after the message, REQALL path and host interface, and the fake
-/// host's estimated work per packet (issue 71 §4). Each says what is known; "open" means the cause is not yet found.
+/// fake host and its RFNM after the message, REQALL path and host interface, the fake
+/// host's estimated work per packet (issue 71 §4), and a reply's way to its host (3 Dec 2026). Each says what is known; "open" means the cause is not yet found.
 pub const RESIDUALS: &[Residual] = &[
     Residual {
         experiments: &[
@@ -155,6 +155,7 @@ pub const RESIDUALS: &[Residual] = &[
             "316-4out-8hop",
             "316-8out-1hop",
             "316-8out-3hop",
+            "316-8out-8hop",
             "516-4out-4hop",
             "516-4out-7hop",
             "516-8out-4hop",
@@ -167,11 +168,16 @@ pub const RESIDUALS: &[Residual] = &[
                 and its spare ALL goes back as a GVB. Counted in 120 messages, the program on \
                 nmc-h316 (data/oracle/emulated/counts.csv, column reqall, runs 516-4-pass1 / \
                 316-4-pass1, 1–9 hops): 39/40 42/42 41/40 38/8 6/22 17/23 21/23 23/7 25/6; the \
-                model (nmc run scenarios/oracle-chain.toml, count.reqall): 46/56 61/62 56/35 \
-                3/3 4/9 15/40 43/67 65/55 40/11. Whether an ALL is in first is a race of a few \
+                model (nmc run scenarios/oracle-chain.toml, count.reqall; with the RFNM's way to \
+                the host, reply_to_host = leader-1973, since 3 Dec 2026): 46/54 61/62 56/36 \
+                3/3 4/10 11/34 43/67 56/120 38/10. Whether an ALL is in first is a race of a few \
                 ms between a RFNM two messages back and the next first packet; the model wins \
-                it at 4 hops where the program loses it (model 1–8 % fast), and loses it more often at 7–8 hops (5–6 % slow). \
-                Open: which timing decides the race at each distance",
+                it at 4 hops where the program loses it (model 1–8 % fast), and loses it more \
+                often at 7–8 hops (5–6 % slow). On 316s at 8 hops it now loses it for every \
+                message (120 REQALLs; the program 4–27): each waits for its ALL and the model \
+                carries half the program's throughput (−51 to −53 %) at an unchanged round trip; \
+                with the reply at the host at once (reply_to_host = at-once) it lost it for 55 \
+                and was 3–6 % slow. Open: which timing decides the race at each distance",
     },
     Residual {
         experiments: &["516-4out-4hop", "516-8out-4hop"],
@@ -197,7 +203,7 @@ pub const RESIDUALS: &[Residual] = &[
         cause: "open: on 316s the real round trip grows about 54 ms a hop (8-packet messages) \
                 against about 34 on 516s running the same program at 0.96 µs a cycle instead of \
                 1.6; the model's 316 costs (K&O §III's 700 kbit/s of processing, 1.68 ms a full \
-                packet) add a few ms a hop, and the model is 9–25 % short at 6–9 hops. With the \
+                packet) add a few ms a hop, and the model is 6–25 % short at 6–9 hops. With the \
                 program's REQALL path the short round trip also costs REQALLs: at 9 hops the \
                 program is bound by its four message numbers (6 REQALLs in 120 messages), the \
                 model less so (11). The 316's work per packet from the listing's cycle counts \
@@ -217,10 +223,8 @@ pub const RESIDUALS: &[Residual] = &[
             "316-single-8hop",
             "316-single-9hop",
             "516-single-1hop",
-            "516-single-2hop",
             "516-single-3hop",
             "516-single-4hop",
-            "516-single-5hop",
             "516-single-7hop",
             "516-single-8hop",
         ],
@@ -240,15 +244,13 @@ pub const RESIDUALS: &[Residual] = &[
             "316-single-8hop",
             "316-single-9hop",
             "516-single-1hop",
-            "516-single-2hop",
             "516-single-3hop",
             "516-single-4hop",
-            "516-single-5hop",
             "516-single-7hop",
         ],
         measure: "rtt",
-        cause: "open: the model's single-packet round trip is 5–14 % short at 1–5 hops on 516s \
-                and 10–21 % at every distance on 316s. Where it goes, measured on the program \
+        cause: "open: the model's single-packet round trip is 7–14 % short at 1, 3, 4 and 7 \
+                hops on 516s and 10–21 % at every distance on 316s. Where it goes, measured on the program \
                 (nmc oracle emulate --trace-all, then per-hop; 30 messages, 2 Dec 2026): from a \
                 single packet's arrival at the destination to its RFNM leaving, median 5.7 ms \
                 (mean 7.0) on a 516 and 9.5 (16.3) on a 316, against the model's 3.0 (4.7) and \
@@ -269,9 +271,13 @@ pub const RESIDUALS: &[Residual] = &[
                 adopted: the host's packet on only once the task has taken it \
                 (host_packet_entry = after-task-1973, p. 133 H2TASK): single rows on both 4 -> \
                 6, but the 8-packet round trips shorter and all rows on both 27 -> 23 \
-                (data/oracle/emulated/per-hop/README.md). Not yet in the model: the RFNM at \
-                background level and its way to the host, routing frames ahead of queued data \
-                after the slow tick, the 316's cycle time",
+                (data/oracle/emulated/per-hop/README.md). In the model since 3 Dec 2026: the \
+                reply's way to the host (reply_to_host = leader-1973: 810 cycles measured, then \
+                the leader over the interface; 516 rows at 2 and 5 hops now agree; on 316s the \
+                rows barely move, the model's single-packet round trip there keeping its phase \
+                to the clock: the message starts 1.4 ms later and waits 1.4 ms less). Not yet: \
+                the RFNM at background level, routing frames ahead of queued data after the \
+                slow tick, the 316's cycle time",
     },
 ];
 

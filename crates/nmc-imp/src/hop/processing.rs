@@ -34,8 +34,8 @@
 
 use crate::imp::{Effects, Imp, Net, Output, Resume, TimerId};
 use crate::link::{FrameKind, Hold};
-use crate::packet::{MsgId, PktId};
-use crate::params::{HostPacketEntry, ImpCosts, ImpModel};
+use crate::packet::{MsgId, Packet, PktId, PktKind};
+use crate::params::{HostPacketEntry, ImpCosts, ImpModel, ReplyToHost};
 use crate::processor::{NO_PLACE, Work};
 use nmc_sim::{Bits, SimDuration, SimTime};
 
@@ -74,15 +74,27 @@ impl Imp {
 
     /// Modem input (listing p. 93): a packet accepted from a line ([`Imp::handle_frame`]) joins
     /// the task queue as `work`, for its frame's `bits` at the processing bandwidth.
+    ///
+    /// With `reply_to_host = "leader-1973"` a reply come back to the IMP of the host whose
+    /// message it answers (`p`) costs instead the task that hands it to that host (BBN 3050 pp.
+    /// 83–85, `OWP`, `TASK2H`; the profile's `reply_task_316`/`_516`, measured on the program).
     #[inline]
     pub(crate) fn packet_in(
         &mut self,
         now: SimTime,
         work: Work,
+        p: &Packet,
         bits: Bits,
         out: &mut impl Effects,
     ) {
-        let cost = self.costs().packet_rate.transmission_time(bits);
+        let reply_home = self.limits.reply_to_host == ReplyToHost::Leader1973
+            && p.dst == self.id
+            && matches!(p.kind, PktKind::Rfnm { .. } | PktKind::SingleRfnm { .. });
+        let cost = if reply_home {
+            self.costs().reply_task
+        } else {
+            self.costs().packet_rate.transmission_time(bits)
+        };
         self.push_task(now, work, cost, out);
     }
 

@@ -2,7 +2,7 @@
 //! observers' own ticks, apart.
 
 use crate::link::Frame;
-use crate::packet::Stream;
+use crate::packet::{MsgId, Stream};
 
 /// An event of the subnet model: the protocol's events, each named as the work or timer it ends,
 /// and the observers' ticks ([`Tick`]).
@@ -120,6 +120,12 @@ pub enum Ev {
         imp: u32,
         /// The stream whose transmit block it is.
         stream: Stream,
+    },
+    /// A reply's leader has crossed the host interface to the host whose message `msg` it
+    /// answers (`reply_to_host = "leader-1973"`).
+    ReplyToHost {
+        /// The message answered.
+        msg: MsgId,
     },
     /// One of the observers' own timers ([`Tick`]): it records, and changes nothing in the
     /// network.

@@ -269,7 +269,9 @@ impl Subnet {
                     bit,
                     planned: next.unwrap_or(NO_PLACE),
                 };
-                self.step(now, at, q, |i, out| i.packet_in(now, work, bits, out));
+                self.step(now, at, q, |i, out| {
+                    i.packet_in(now, work, &copy, bits, out)
+                });
             }
         }
         if freed || matches!(arrival, Arrival::Duplicate) {

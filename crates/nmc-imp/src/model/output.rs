@@ -6,9 +6,10 @@
 //! [`crate::imp::Effects`]), a static call compiled into the step: a wake-up asked for first
 //! is queued at once, the rest wait until the step returns.
 
-use super::{Ev, Side, Subnet, Tr};
+use super::{Ev, Reply, Side, Subnet, Tr};
 use crate::imp::{Effects, Imp, Net, Output, TimerId, Traced};
-use crate::packet::{Packet, PktId, PktKind, Slab};
+use crate::packet::{MsgId, Packet, PktId, PktKind, Slab};
+use crate::params::ReplyToHost;
 use crate::routing::Routing;
 use crate::topology::Topology;
 use nmc_sim::{EventQueue, SimTime};
@@ -254,8 +255,13 @@ impl Subnet {
                 dst,
                 all,
             } => {
-                self.message_answered(now, imp, msg, dst, all);
-                self.pump_answered(now, host, msg, q);
+                let reply = Reply {
+                    imp,
+                    host,
+                    dst,
+                    all: Some(all),
+                };
+                self.reply_to_host(now, msg, reply, q);
             }
             Output::SingleCopy { msg, again } => {
                 let p = self.imps[imp as usize].data_packet(msg, 0);
@@ -263,13 +269,58 @@ impl Subnet {
             }
             Output::Accepted { host, msg } => self.accepted(now, host, msg),
             Output::SingleAnswered { msg, host, dst } => {
-                self.single_answered(now, imp, msg, host, dst);
-                self.pump_answered(now, host, msg, q);
+                let reply = Reply {
+                    imp,
+                    host,
+                    dst,
+                    all: None,
+                };
+                self.reply_to_host(now, msg, reply, q);
             }
             Output::Resume(rest) => {
                 self.step_in(now, imp, q, |i, net, out| i.resume(now, rest, net, out))
             }
         }
+    }
+
+    /// A reply to message `msg` is for its host: the host has it now, or, with `reply_to_host =
+    /// "leader-1973"`, once its leader has crossed the host interface ([`Ev::ReplyToHost`];
+    /// an IMP's own message generator has no interface).
+    fn reply_to_host(&mut self, now: SimTime, msg: MsgId, reply: Reply, q: &mut EventQueue<Ev>) {
+        if self.params.reply_to_host == ReplyToHost::Leader1973
+            && self.hosts[reply.host as usize].generator.is_none()
+        {
+            let t = self
+                .params
+                .host_interface
+                .transmission_time(self.params.host_leader);
+            self.replies.insert(msg, reply);
+            q.schedule(now + t, Ev::ReplyToHost { msg });
+        } else {
+            self.reply_at_host(now, msg, reply, q);
+        }
+    }
+
+    /// Host `reply.host` has the reply to its message `msg`: its round trip is recorded and
+    /// its pump may go on.
+    pub(super) fn reply_at_host(
+        &mut self,
+        now: SimTime,
+        msg: MsgId,
+        reply: Reply,
+        q: &mut EventQueue<Ev>,
+    ) {
+        let Reply {
+            imp,
+            host,
+            dst,
+            all,
+        } = reply;
+        match all {
+            Some(all) => self.message_answered(now, imp, msg, dst, all),
+            None => self.single_answered(now, imp, msg, host, dst),
+        }
+        self.pump_answered(now, host, msg, q);
     }
 
     /// Writes event `what` of IMP `imp`'s procedure to the trace, the IMPs by name.

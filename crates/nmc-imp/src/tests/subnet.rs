@@ -275,11 +275,14 @@ fn the_1973_host_interface_reads_a_packet_before_the_task_is_asked() {
 /// packet on an idle 516 chain then leaves its source IMP one task later than when it joins its
 /// line at once: its frame (1,008 bits of text and 168 of header, checksum and framing) at
 /// K&O's 850 kbit/s, 1.38 ms, added to K&O's round trip, which starts at its last word in.
+/// (The reply reaches the host at once here, so that no other task shares the source's
+/// processor with it.)
 #[test]
 fn a_hosts_packet_goes_on_when_the_task_has_taken_it() {
     let median_ms = |entry: &str| {
         let o = oracle_chain(&[
             &format!("network.params.host_packet_entry=\"{entry}\""),
+            "network.params.reply_to_host=\"at-once\"",
             "network.hosts.1.imp=IMP1",
             "traffic.0.message=1008bit",
             "traffic.0.outstanding=1",
@@ -300,6 +303,41 @@ fn a_hosts_packet_goes_on_when_the_task_has_taken_it() {
     assert!(
         (after_task - at_once - task_ms).abs() < 0.01,
         "at once {at_once:.3} ms, after the task {after_task:.3} ms: not one task ({task_ms:.3} ms) apart"
+    );
+}
+
+/// BBN 3050 pp. 83–85 (`OWP`, `TASK2H`): the 1973 source IMP hands a reply to its host as a
+/// 2-word leader put on the host's output, a task measured on the program at ~810 memory
+/// cycles, and the host has it once the leader has crossed the interface (`reply_to_host =
+/// "leader-1973"`, the 1974 profile). On an idle 516 chain a single packet's K&O round trip is
+/// then longer than with the reply at the host when its frame's task ends (`"at-once"`) by the
+/// task less the frame's (0.7776 ms less 152 bits at 850 kbit/s) and the leader's 32 bits at
+/// 100 kbit/s: 0.919 ms.
+#[test]
+fn a_reply_reaches_its_host_after_its_task_and_its_leader() {
+    let median_ns = |rule: &str| {
+        let o = oracle_chain(&[
+            &format!("network.params.reply_to_host=\"{rule}\""),
+            "network.hosts.1.imp=IMP1",
+            "traffic.0.message=1008bit",
+            "traffic.0.outstanding=1",
+            "traffic.0.count=60",
+        ]);
+        let mut v: Vec<u64> = o
+            .messages
+            .iter()
+            .filter(|m| m.host == "HOST")
+            .skip(20)
+            .filter_map(|m| Some(m.rfnm_ns? - m.accepted_ns?))
+            .collect();
+        v.sort_unstable();
+        v[v.len() / 2] as i64
+    };
+    let expected = 777_600 - 152_000_000_000 / 850_000 + 32_000_000_000 / 100_000;
+    let d = median_ns("leader-1973") - median_ns("at-once");
+    assert!(
+        (d - expected).abs() <= 1_000,
+        "the reply reaches its host {d} ns later, not {expected}"
     );
 }
 
