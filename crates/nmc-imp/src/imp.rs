@@ -84,7 +84,8 @@ use crate::packet::{DataPacket, Input, MsgId, Packet, PktId, PktKind, Single, St
 use crate::params::ImpCosts;
 use crate::params::{
     FakeHostRfnm, Giveback, HostPacketEntry, HostQueueCheck, ImpModel, ImpParams,
-    MessageProcessing, OutputLimit, Piggyback, ReplyToHost, ReqallPath, SinglePacketRule,
+    MessageProcessing, OutputLimit, Piggyback, ReplyToHost, ReqallClaim, ReqallPath,
+    SinglePacketRule,
 };
 use crate::processor::Processor;
 use crate::source::{Allocations, MsgState, Numbers, Plt, PltClaims, SourceMsg};
@@ -191,6 +192,9 @@ pub(crate) struct SourceLimits {
     /// How a REQALL goes and when its message goes on (the profile's `reqall_path`;
     /// [`Imp::control_sent`], [`Imp::reqalls_acknowledged`]).
     pub(crate) reqall_path: ReqallPath,
+    /// When a message whose 1973 request is unacknowledged takes an ALL (the profile's
+    /// `reqall_claim`; `Imp::add_allocation`).
+    pub(crate) reqall_claim: ReqallClaim,
 }
 
 /// The limits of the destination procedure (K&O §II, §VII; RFC 632): what a reply reserves,
@@ -297,6 +301,7 @@ impl Limits {
                 giveback_ticks: p.giveback_ticks,
                 control_block_idle: p.control_block_idle,
                 reqall_path: p.reqall_path,
+                reqall_claim: p.reqall_claim,
             },
             destination: DestinationLimits {
                 allocation_buffers: p.allocation_buffers,
@@ -1623,6 +1628,7 @@ mod tests {
                 giveback_ticks: 6,
                 control_block_idle: SimDuration::from_secs(120),
                 reqall_path: ReqallPath::Control,
+                reqall_claim: ReqallClaim::AtAck,
             },
             destination: DestinationLimits {
                 allocation_buffers: 8,

@@ -283,6 +283,27 @@ pub struct ImpParams {
     /// How a version 2 source IMP sends a REQALL and when the message it asked for goes on
     /// (see [`ReqallPath`]).
     pub(crate) reqall_path: ReqallPath,
+    /// With `reqall_path = "host-packet-1973"`: when a message whose request is not yet
+    /// acknowledged takes an ALL from its destination (see [`ReqallClaim`]).
+    pub(crate) reqall_claim: ReqallClaim,
+}
+
+/// When a message whose 1973 REQALL the next IMP has not yet acknowledged takes an ALL that
+/// comes from its destination (`reqall_claim`).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum ReqallClaim {
+    /// At the acknowledgement: the ALL waits in the TALLY table until then, its give-back
+    /// clock running (the model's reading until December 2026).
+    AtAck,
+    /// When it comes, as the 1973 program: the host's coroutine loops on `HIPLT5` (`JST
+    /// (TALLYG) I`, "ANY ALLOC FROM OUR DEST?"), which takes the entry out of the table (BBN
+    /// 3050 p. 136 `TALLYG`: "GET AN ENTRY FROM TALLY"), waiting one tick between tries
+    /// (`HIWMD`), and only then waits for the acknowledgement (`HIPLT8`). So the give-back clock
+    /// (6 ticks) cannot return it. **Simplification**: taken at once rather than at the
+    /// coroutine's next tick (within 25.6 ms; the give-back needs 6).
+    #[serde(rename = "at-all-1973")]
+    AtAll1973,
 }
 
 /// The end-to-end message procedure (see [`ImpParams::message_processing`]).
@@ -331,7 +352,8 @@ pub(crate) enum ReqallPath {
     /// next IMP's acknowledgement of the request (`HIPLT8`: "HAS THE ACK FOR THIS PKT BEEN
     /// PROCESSED", the buffer is still on the line's channel), and only then takes a new
     /// message number (`HIPLT0`, `MESGET`) and goes on. An ALL that came before the
-    /// acknowledgement waits in the TALLY table meanwhile, its give-back clock running.
+    /// acknowledgement waits in the TALLY table meanwhile, its give-back clock running
+    /// (`reqall_claim = "at-ack"`; the listing's order is the other, [`ReqallClaim`]).
     /// **Simplification**: the task's refusal when every logical channel of the line is in
     /// use (`HIPLT4` retrying at the host's next wake-up) is not modelled; the request joins
     /// the queue at once, behind the packets that hold the channels.
@@ -650,6 +672,7 @@ impl ImpParams {
             // The 1973 program's request for 8 (issue 71 §4: the program is the authority on
             // the mechanism; K&O §II's words hold for it).
             reqall_path: ReqallPath::HostPacket1973,
+            reqall_claim: ReqallClaim::AtAck,
         }
     }
 

@@ -71,6 +71,9 @@ pub(crate) struct SourceMsg {
     /// the message on until it has (`reqall_path = "host-packet-1973"`; BBN 3050 p. 130
     /// `HIPLT8`).
     pub(crate) reqall_unacked: bool,
+    /// It took an ALL from the TALLY table while its request waited for the next IMP's
+    /// acknowledgement (`reqall_claim = "at-all-1973"`): its allocation is in hand.
+    pub(crate) holds_all: bool,
     /// Its last packet is in and the host has been told: it may offer the next message.
     pub(crate) accepted: bool,
 }

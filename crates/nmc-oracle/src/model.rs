@@ -177,7 +177,12 @@ pub const RESIDUALS: &[Residual] = &[
                 message (120 REQALLs; the program 4–27): each waits for its ALL and the model \
                 carries half the program's throughput (−51 to −53 %) at an unchanged round trip; \
                 with the reply at the host at once (reply_to_host = at-once) it lost it for 55 \
-                and was 3–6 % slow. Open: which timing decides the race at each distance",
+                and was 3–6 % slow. The ALL that comes while a request waits for its \
+                acknowledgement stays in the TALLY table in the model, and is given back; the \
+                listing takes it out at once (p. 130 HIPLT5, TALLYG): tried (reqall_claim = \
+                at-all-1973), the 8-hop 316 rows come back (120 -> 40 REQALLs) but 2-3 hops get \
+                6-8 % fast, 29 -> 21 rows on both, not adopted. Open: which timing decides the \
+                race at each distance, and why the program's requests cost more at 2-3 hops",
     },
     Residual {
         experiments: &["516-4out-4hop", "516-8out-4hop"],

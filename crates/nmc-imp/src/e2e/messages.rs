@@ -20,7 +20,7 @@ use crate::imp::{Effects, Imp, Output, Resume, TimerId, Traced};
 use crate::link::Hold;
 use crate::observe::{Counted, Milestone};
 use crate::packet::{Input, MsgId, Packet, PktId, PktKind, Stream};
-use crate::params::{Giveback, ReqallPath};
+use crate::params::{Giveback, ReqallClaim, ReqallPath};
 use crate::source::{MsgState, SourceMsg};
 use nmc_sim::{Bits, SimTime};
 
@@ -80,6 +80,7 @@ impl Imp {
             input,
             reqalls: 0,
             reqall_unacked: false,
+            holds_all: false,
             accepted: false,
         };
         self.messages.insert(id, m);
@@ -88,6 +89,17 @@ impl Imp {
     /// The host of message `msg`, while this IMP has it.
     pub(crate) fn message_host(&self, msg: MsgId) -> Option<u32> {
         self.messages.get(&msg).map(|m| m.host)
+    }
+
+    /// Message `msg` for `dst` uses an allocation: the one it took while its request waited
+    /// (`reqall_claim = "at-all-1973"`), or an unassigned one at hand ([`crate::source::Allocations::take`]).
+    pub(crate) fn use_allocation(&mut self, msg: MsgId, dst: u32) -> bool {
+        if let Some(m) = self.messages.get_mut(&msg)
+            && std::mem::take(&mut m.holds_all)
+        {
+            return true;
+        }
+        self.allocs.take(dst)
     }
 
     /// The next packet of message `msg` its host may put in, or `None` while K&O §II point a
@@ -511,8 +523,15 @@ impl Imp {
             && self.messages.get(&w).is_some_and(|m| m.reqall_unacked)
         {
             // BBN 3050 p. 130 (`HIPLT8`): the message goes on only once the next IMP has
-            // acknowledged its request; the ALL waits in the TALLY table meanwhile
-            // ([`Imp::reqalls_acknowledged`]).
+            // acknowledged its request ([`Imp::reqalls_acknowledged`]). Meanwhile the ALL
+            // waits in the TALLY table (`reqall_claim = "at-ack"`), or the message takes it
+            // out of the table now (`"at-all-1973"`: `HIPLT5`, `TALLYG`), out of reach of the
+            // give-back clock.
+            if self.limits.source.reqall_claim == ReqallClaim::AtAll1973 && self.allocs.take(dst) {
+                self.allocs.next_awaiting(dst);
+                let m = self.messages.get_mut(&w).expect("a message of this IMP");
+                m.holds_all = true;
+            }
             return;
         }
         if let Some(w) = self.allocs.next_awaiting(dst)
@@ -556,7 +575,11 @@ impl Imp {
                 continue; // version 3's REQALL: its message never waited for this
             }
             let dst = m.dst;
-            if m.state == MsgState::AwaitAll
+            if m.state == MsgState::AwaitAll && m.holds_all {
+                // It took its ALL while the request waited (`reqall_claim = "at-all-1973"`).
+                self.set_state(msg, self.procedure().allocated_state(), out);
+                self.advance(msg, out);
+            } else if m.state == MsgState::AwaitAll
                 && self.allocs.first_awaiting(dst) == Some(msg)
                 && self.allocs.held(dst) > 0
             {
@@ -627,6 +650,39 @@ mod tests {
         assert!(out.contains(&Output::Data { msg: 0, index: 0 }), "{out:?}");
         assert_eq!(s.messages[&0].num, Some(1), "a new number (`HIPLT0`)");
         assert_eq!(s.allocs.held(D), 0);
+    }
+
+    /// BBN 3050 p. 130 (`HIPLT5`, `TALLYG`), `reqall_claim = "at-all-1973"`: an ALL that comes
+    /// before the acknowledgement is taken out of the TALLY table at once (no give-back can
+    /// return it); the message still goes on only at the acknowledgement, with that ALL.
+    #[test]
+    fn a_1973_request_takes_the_all_out_of_the_table_before_its_acknowledgement() {
+        let mut p = ImpParams::v2_1974_10();
+        p.giveback = crate::params::Giveback::PerAllocation;
+        p.reqall_claim = crate::params::ReqallClaim::AtAll1973;
+        let mut s = super::super::testing::imp(&p, 10);
+        first_packet_in(&mut s, 0, 2016);
+        s.control_sent(77, &PktKind::ReqAll { msg: 0, num: 0 });
+        let mut out = Vec::new();
+        s.all_received(at(100), s_to_d(), D, &mut out);
+        assert_eq!(s.messages[&0].state, MsgState::AwaitAll, "{out:?}");
+        assert_eq!(s.allocs.held(D), 0, "taken out of the table");
+        assert!(s.messages[&0].holds_all);
+        s.release(77, Hold::Request);
+        let mut out = Vec::new();
+        s.reqalls_acknowledged(&mut out);
+        assert!(out.contains(&Output::Data { msg: 0, index: 0 }), "{out:?}");
+        assert!(!s.messages[&0].holds_all, "its ALL used");
+        assert!(
+            !out.iter().any(|o| matches!(
+                o,
+                Output::Control {
+                    kind: PktKind::ReqAll { .. },
+                    ..
+                }
+            )),
+            "no second request: {out:?}"
+        );
     }
 
     /// The other order: acknowledged first, the message goes on when the ALL comes.

@@ -698,6 +698,7 @@ mod source_tests {
             input: 1,
             reqalls: 0,
             reqall_unacked: false,
+            holds_all: false,
             accepted: false,
         };
         s.messages.insert(msg, m);

@@ -57,7 +57,7 @@ impl Procedure for V2 {
                 // K&O §II point c: one of the source IMP's 6 PLT entries.
                 if !imp.plt.request(m.msg, limits.plt_entries) {
                     Step::Wait // in line for an entry
-                } else if imp.allocs.take(m.dst) {
+                } else if imp.use_allocation(m.msg, m.dst) {
                     // An unassigned ALL is at hand: use it (its GVB timer now finds it gone).
                     Step::PltLaunch
                 } else {

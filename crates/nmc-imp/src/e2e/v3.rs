@@ -91,7 +91,7 @@ impl Procedure for V3 {
             MsgState::NeedAll => {
                 // K&O §VI: "a multipacket message tries to obtain the reassembly buffers
                 // before it asks for the PLT entry".
-                if imp.allocs.take(m.dst) {
+                if imp.use_allocation(m.msg, m.dst) {
                     return Step::Moved(MsgState::NeedPlt);
                 }
                 imp.allocs.await_all(m.dst, m.msg);
