@@ -270,6 +270,29 @@ fn the_1973_host_interface_reads_a_packet_before_the_task_is_asked() {
     assert!(after > 1.0, "the last packet waited for room: {after} ms");
 }
 
+/// The median K&O round trip (last word in to RFNM at the host), in ns, of 40 single-packet
+/// messages sent one at a time to the discard host 1 hop away on the idle oracle chain (after
+/// 20 of warm-up), with `sets` on top.
+fn single_packet_rtt_median_ns(sets: &[&str]) -> u64 {
+    let mut all = vec![
+        "network.hosts.1.imp=IMP1",
+        "traffic.0.message=1008bit",
+        "traffic.0.outstanding=1",
+        "traffic.0.count=60",
+    ];
+    all.extend_from_slice(sets);
+    let o = oracle_chain(&all);
+    let mut v: Vec<u64> = o
+        .messages
+        .iter()
+        .filter(|m| m.host == "HOST")
+        .skip(20)
+        .filter_map(|m| Some(m.rfnm_ns? - m.accepted_ns?))
+        .collect();
+    v.sort_unstable();
+    v[v.len() / 2]
+}
+
 /// BBN 3050 p. 133 (`H2TASK`, `H2TSKS`): the 1973 interface puts a host's packet on the task
 /// queue and waits for the task to take it (`host_packet_entry = "after-task-1973"`). A single
 /// packet on an idle 516 chain then leaves its source IMP one task later than when it joins its
@@ -280,23 +303,9 @@ fn the_1973_host_interface_reads_a_packet_before_the_task_is_asked() {
 #[test]
 fn a_hosts_packet_goes_on_when_the_task_has_taken_it() {
     let median_ms = |entry: &str| {
-        let o = oracle_chain(&[
-            &format!("network.params.host_packet_entry=\"{entry}\""),
-            "network.params.reply_to_host=\"at-once\"",
-            "network.hosts.1.imp=IMP1",
-            "traffic.0.message=1008bit",
-            "traffic.0.outstanding=1",
-            "traffic.0.count=60",
-        ]);
-        let mut v: Vec<u64> = o
-            .messages
-            .iter()
-            .filter(|m| m.host == "HOST")
-            .skip(20)
-            .filter_map(|m| Some(m.rfnm_ns? - m.accepted_ns?))
-            .collect();
-        v.sort_unstable();
-        v[v.len() / 2] as f64 / 1e6
+        let entry = format!("network.params.host_packet_entry=\"{entry}\"");
+        single_packet_rtt_median_ns(&[&entry, "network.params.reply_to_host=\"at-once\""]) as f64
+            / 1e6
     };
     let (at_once, after_task) = (median_ms("at-once"), median_ms("after-task-1973"));
     let task_ms = 1176.0 / 850e3 * 1e3;
@@ -316,22 +325,8 @@ fn a_hosts_packet_goes_on_when_the_task_has_taken_it() {
 #[test]
 fn a_reply_reaches_its_host_after_its_task_and_its_leader() {
     let median_ns = |rule: &str| {
-        let o = oracle_chain(&[
-            &format!("network.params.reply_to_host=\"{rule}\""),
-            "network.hosts.1.imp=IMP1",
-            "traffic.0.message=1008bit",
-            "traffic.0.outstanding=1",
-            "traffic.0.count=60",
-        ]);
-        let mut v: Vec<u64> = o
-            .messages
-            .iter()
-            .filter(|m| m.host == "HOST")
-            .skip(20)
-            .filter_map(|m| Some(m.rfnm_ns? - m.accepted_ns?))
-            .collect();
-        v.sort_unstable();
-        v[v.len() / 2] as i64
+        let rule = format!("network.params.reply_to_host=\"{rule}\"");
+        single_packet_rtt_median_ns(&[&rule]) as i64
     };
     let expected = 777_600 - 152_000_000_000 / 850_000 + 32_000_000_000 / 100_000;
     let d = median_ns("leader-1973") - median_ns("at-once");
