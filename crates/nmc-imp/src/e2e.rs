@@ -33,13 +33,18 @@ mod testing {
     //! What the rules' tests share: one IMP with a profile's limits, and a message that wants
     //! a step.
     use super::procedure::{MsgState, Want};
-    use crate::imp::{Imp, Limits};
+    use crate::imp::{Imp, ImpSettings, Limits};
     use crate::packet::{MsgId, stream};
     use crate::params::{ImpModel, ImpParams};
 
     /// An IMP with `p`'s limits (`params.rs`), 40 buffers and `reassembly` reassembly buffers.
     pub(super) fn imp(p: &ImpParams, reassembly: u32) -> Imp {
-        Imp::new(0, "S".into(), ImpModel::H516, 40, reassembly, Limits::of(p))
+        Imp::new(
+            0,
+            "S".into(),
+            ImpSettings::test(ImpModel::H516, 40, reassembly),
+            Limits::of(p),
+        )
     }
 
     /// Message `msg`, in `state`, from host 0 to host 1 (IMP 1).

@@ -898,17 +898,55 @@ pub(crate) struct Imp {
     pub(crate) lines: Vec<Link>,
 }
 
+/// What one IMP has of its own rather than from the profile: what the scenario says of it
+/// (`network.imp_models`, `network.vdh`) and the fake hosts it holds. Made for every IMP by
+/// [`crate::run::build`] and taken whole by [`Imp::new`]: nothing is patched into an IMP
+/// after it is made.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ImpSettings {
+    /// Its machine (K&O §III: a 316 or a 516; the profile's `default_imp` unless named).
+    pub(crate) model: ImpModel,
+    /// Its packet buffers (the profile's `buffers`, or `buffers_vdh` on a very distant host's IMP).
+    pub(crate) buffers: u32,
+    /// The most of them reassembly may hold (`reassembly_buffers`, or `reassembly_buffers_vdh`).
+    pub(crate) reasm_max: u32,
+    /// Its fake hosts (BBN 3050 p. 243), by host index, sorted.
+    pub(crate) fake_hosts: Vec<u32>,
+}
+
+impl ImpSettings {
+    /// An IMP as the profile makes it: its default machine and buffers, no fake host.
+    pub(crate) fn of(p: &ImpParams) -> Self {
+        ImpSettings {
+            model: p.default_imp,
+            buffers: p.buffers,
+            reasm_max: p.reassembly_buffers,
+            fake_hosts: Vec::new(),
+        }
+    }
+
+    #[cfg(test)]
+    /// A `model` IMP with `buffers` buffers, `reasm_max` of them for reassembly, no fake host.
+    pub(crate) fn test(model: ImpModel, buffers: u32, reasm_max: u32) -> Self {
+        ImpSettings {
+            model,
+            buffers,
+            reasm_max,
+            fake_hosts: Vec::new(),
+        }
+    }
+}
+
 impl Imp {
-    /// IMP `id`, named `name`, of model `model`, with `buffers` packet buffers of which at most
-    /// `reasm_max` for reassembly, and the profile's `limits`; no lines, hosts or messages yet.
-    pub(crate) fn new(
-        id: u32,
-        name: String,
-        model: ImpModel,
-        buffers: u32,
-        reasm_max: u32,
-        limits: Limits,
-    ) -> Self {
+    /// IMP `id`, named `name`, with its own `settings` ([`ImpSettings`]: machine, buffers,
+    /// reassembly's share, fake hosts) and the profile's `limits`; no lines or messages yet.
+    pub(crate) fn new(id: u32, name: String, settings: ImpSettings, limits: Limits) -> Self {
+        let ImpSettings {
+            model,
+            buffers,
+            reasm_max,
+            fake_hosts,
+        } = settings;
         Imp {
             id,
             name,
@@ -928,7 +966,7 @@ impl Imp {
             reqalls_acked: Vec::new(),
             delivery: Delivery::default(),
             ports: Vec::new(),
-            fake_hosts: Vec::new(),
+            fake_hosts,
             replies: Replies::default(),
             requests: BTreeMap::new(),
             set_aside: BTreeSet::new(),
@@ -1658,7 +1696,12 @@ mod tests {
 
     /// An IMP of 40 buffers.
     fn imp() -> Imp {
-        Imp::new(0, "X".into(), ImpModel::H516, 40, 10, k_and_o())
+        Imp::new(
+            0,
+            "X".into(),
+            ImpSettings::test(ImpModel::H516, 40, 10),
+            k_and_o(),
+        )
     }
 
     #[test]
@@ -2450,7 +2493,12 @@ mod tests {
         // (link 6); 40 buffers; the limits of the October 1974 profile (20 store-and-forward
         // packets, output queues of 8).
         let limits = Limits::of(&ImpParams::v2_1974_10());
-        let mut imp = Imp::new(0, "UCLA".into(), ImpModel::H316, 40, 10, limits);
+        let mut imp = Imp::new(
+            0,
+            "UCLA".into(),
+            ImpSettings::test(ImpModel::H316, 40, 10),
+            limits,
+        );
         for (to, id) in [(1, 0), (2, 2), (3, 4), (4, 6)] {
             let def = LinkDef {
                 from: 0,

@@ -78,7 +78,7 @@ use crate::observe::{
     Side, SliceItem, TimeSlice, Tracked, What,
 };
 
-use crate::imp::{Imp, Limits, Output, TimerId};
+use crate::imp::{Imp, ImpSettings, Limits, Output, TimerId};
 use crate::link::Link;
 use crate::packet::{MsgId, Slab, Stream};
 use crate::params::ImpParams;
@@ -182,8 +182,8 @@ impl Subnet {
         self.hosts[host as usize].imp
     }
 
-    /// A subnet of `topo` with `hosts` under the profile's `params`: IMPs with the profile's
-    /// buffers and limits, each line direction a [`Link`] held by the IMP it leaves from (its line
+    /// A subnet of `topo` with `hosts` under the profile's `params`: IMPs with their own
+    /// `settings` (one per IMP, in the topology's order) and the profile's limits, each line direction a [`Link`] held by the IMP it leaves from (its line
     /// errors drawn from `seed`'s streams), static routes, and occupancy sampled every
     /// `sample_period` for the first host with a pump or a generator and its destination;
     /// `trace` takes the trace lines.
@@ -191,25 +191,19 @@ impl Subnet {
         params: ImpParams,
         topo: Topology,
         hosts: Vec<Host>,
+        settings: Vec<ImpSettings>,
         seed: u64,
         sample_period: SimDuration,
         trace: Trace,
     ) -> Self {
+        debug_assert_eq!(settings.len(), topo.names.len(), "one setting per IMP");
         let streams = RngStreams::new(seed);
         let mut imps: Vec<Imp> = topo
             .names
             .iter()
+            .zip(settings)
             .enumerate()
-            .map(|(i, n)| {
-                Imp::new(
-                    i as u32,
-                    n.clone(),
-                    params.default_imp,
-                    params.buffers,
-                    params.reassembly_buffers,
-                    Limits::of(&params),
-                )
-            })
+            .map(|(i, (n, own))| Imp::new(i as u32, n.clone(), own, Limits::of(&params)))
             .collect();
         // Each direction of a line is held by the IMP it leaves from: that IMP's interface to
         // the line, its channels, queues and the acknowledgements it owes.
