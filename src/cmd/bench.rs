@@ -68,6 +68,29 @@ fn time_runs(n: u32, mut f: impl FnMut() -> Result<u64>) -> Result<(Timing, u64)
     ))
 }
 
+/// One timed case: its wall times, the events of a run, and its delivered packet-hops.
+struct Timed {
+    t: Timing,
+    events: u64,
+    hops: u64,
+}
+
+/// Every case `nmc bench` times.
+struct Benches {
+    /// The golden chain (`scenarios/golden-chain.toml`) for `--duration`.
+    chain: Timed,
+    /// K&O's pump over 9 hops of an empty chain, 10 min.
+    imp: Timed,
+    /// The same pump on the June 1974 map with the network's load, 10 min.
+    loaded: Timed,
+    /// The February 1982 map with 64 host pairs, 1 min.
+    map82: Timed,
+    /// The 100,000-node chain, 1 min, set-up included.
+    c100k: Timed,
+    /// The 100,000-node chain's set-up alone.
+    setup: Timing,
+}
+
 pub fn run(a: BenchArgs) -> Result<Outcome> {
     // Issue 57 §5: both were taken (`--repeat 0` ran once, `--duration 0s` timed an empty run)
     // and printed rates as if measured.
@@ -77,6 +100,17 @@ pub fn run(a: BenchArgs) -> Result<Outcome> {
     if a.duration.as_nanos() == 0 {
         bail!("--duration 0s: must be positive (a run of no simulated time measures no speed)");
     }
+    let b = measure(&a)?;
+    if a.json {
+        outln!("{}", json(&a, &b));
+    } else {
+        print_text(&a, &b);
+    }
+    Ok(Outcome::Ok)
+}
+
+/// Times every case `a.repeat` times.
+fn measure(a: &BenchArgs) -> Result<Benches> {
     let mut s: StoreForwardScenario = nmc_scenario::load("golden-chain.toml", SCENARIO, &[])?;
     s.duration = a.duration;
     s.record.clear();
@@ -156,8 +190,41 @@ pub fn run(a: BenchArgs) -> Result<Outcome> {
         nmc_net::StoreForward::build(&c100k, 1, Trace::off())?;
         Ok(0)
     })?;
-    let hops_per_s = out.packet_hops as f64 / chain.median;
-    let events_per_s = out.events as f64 / chain.median;
+    Ok(Benches {
+        chain: Timed {
+            t: chain,
+            events: out.events,
+            hops: out.packet_hops,
+        },
+        imp: Timed {
+            t: imp_t,
+            events: imp_events,
+            hops: imp_hops,
+        },
+        loaded: Timed {
+            t: loaded_t,
+            events: loaded_events,
+            hops: loaded_hops,
+        },
+        map82: Timed {
+            t: map82_t,
+            events: map82_events,
+            hops: map82_hops,
+        },
+        c100k: Timed {
+            t: c100k_t,
+            events: c100k_events,
+            hops: c100k_hops,
+        },
+        setup: setup_t,
+    })
+}
+
+/// The cases as one JSON document (`--json`).
+fn json(a: &BenchArgs, b: &Benches) -> serde_json::Value {
+    let (chain, out_hops, out_events) = (&b.chain.t, b.chain.hops, b.chain.events);
+    let hops_per_s = out_hops as f64 / chain.median;
+    let events_per_s = out_events as f64 / chain.median;
     let timing = |t: &Timing, events: u64| {
         serde_json::json!({
             "wall_s": t.median, "wall_min_s": t.min, "wall_max_s": t.max, "events": events,
@@ -172,30 +239,36 @@ pub fn run(a: BenchArgs) -> Result<Outcome> {
         j
     };
     let c100k_json = {
-        let mut j = timing(&c100k_t, c100k_events);
-        j["packet_hops"] = c100k_hops.into();
-        j["packet_hops_per_s"] = (c100k_hops as f64 / c100k_t.median).into();
-        j["setup_s"] = setup_t.median.into();
+        let mut j = timing(&b.c100k.t, b.c100k.events);
+        j["packet_hops"] = b.c100k.hops.into();
+        j["packet_hops_per_s"] = (b.c100k.hops as f64 / b.c100k.t.median).into();
+        j["setup_s"] = b.setup.median.into();
         j
     };
-    if a.json {
-        outln!(
-            "{}",
-            serde_json::json!({
-                "engine": "nmc", "scenario": "golden-chain", "simulated_s": a.duration.as_secs_f64(),
-                "runs": a.repeat.max(1), "statistic": "median",
-                "packet_hops": out.packet_hops, "events": out.events, "wall_s": chain.median,
-                "wall_min_s": chain.min, "wall_max_s": chain.max,
-                "packet_hops_per_s": hops_per_s, "events_per_s": events_per_s,
-                "events_per_packet_hop": out.events as f64 / out.packet_hops as f64,
-                "imp_ko_v2_9hops_10min": imp_timing(&imp_t, imp_events, imp_hops),
-                "imp_loaded_map_9hops_10min": imp_timing(&loaded_t, loaded_events, loaded_hops),
-                "imp_map_1982_64_pairs_1min": imp_timing(&map82_t, map82_events, map82_hops),
-                "chain_100k_1min": c100k_json,
-            })
-        );
-        return Ok(Outcome::Ok);
-    }
+    serde_json::json!({
+        "engine": "nmc", "scenario": "golden-chain", "simulated_s": a.duration.as_secs_f64(),
+        "runs": a.repeat.max(1), "statistic": "median",
+        "packet_hops": out_hops, "events": out_events, "wall_s": chain.median,
+        "wall_min_s": chain.min, "wall_max_s": chain.max,
+        "packet_hops_per_s": hops_per_s, "events_per_s": events_per_s,
+        "events_per_packet_hop": out_events as f64 / out_hops as f64,
+        "imp_ko_v2_9hops_10min": imp_timing(&b.imp.t, b.imp.events, b.imp.hops),
+        "imp_loaded_map_9hops_10min": imp_timing(&b.loaded.t, b.loaded.events, b.loaded.hops),
+        "imp_map_1982_64_pairs_1min": imp_timing(&b.map82.t, b.map82.events, b.map82.hops),
+        "chain_100k_1min": c100k_json,
+    })
+}
+
+/// The cases as the terminal shows them.
+fn print_text(a: &BenchArgs, b: &Benches) {
+    let (chain, out_hops, out_events) = (&b.chain.t, b.chain.hops, b.chain.events);
+    let hops_per_s = out_hops as f64 / chain.median;
+    let events_per_s = out_events as f64 / chain.median;
+    let (imp_t, imp_events, imp_hops) = (&b.imp.t, b.imp.events, b.imp.hops);
+    let (loaded_t, loaded_events, loaded_hops) = (&b.loaded.t, b.loaded.events, b.loaded.hops);
+    let (map82_t, map82_events, map82_hops) = (&b.map82.t, b.map82.events, b.map82.hops);
+    let (c100k_t, c100k_events, c100k_hops) = (&b.c100k.t, b.c100k.events, b.c100k.hops);
+    let setup_t = &b.setup;
     let wall = |t: &Timing| {
         format!(
             "{:>12.4} s   (median of {}; {:.4}–{:.4})",
@@ -206,9 +279,9 @@ pub fn run(a: BenchArgs) -> Result<Outcome> {
         )
     };
     outln!("golden chain, {} simulated", a.duration);
-    outln!("  packet-hops      {:>12}", out.packet_hops);
-    outln!("  events           {:>12}", out.events);
-    outln!("  wall time        {}", wall(&chain));
+    outln!("  packet-hops      {:>12}", out_hops);
+    outln!("  events           {:>12}", out_events);
+    outln!("  wall time        {}", wall(chain));
     outln!(
         "  packet-hops/s    {:>12.0}   (target >= 5 000 000)",
         hops_per_s
@@ -221,13 +294,13 @@ pub fn run(a: BenchArgs) -> Result<Outcome> {
             events as f64 / hops.max(1) as f64
         )
     };
-    per_hop(out.events, out.packet_hops);
+    per_hop(out_events, out_hops);
     outln!("IMP subnet, K&O pump over 9 hops of an empty chain, 10 min simulated");
     outln!("  events           {:>12}", imp_events);
     per_hop(imp_events, imp_hops);
     outln!(
         "  wall time        {}   (target: well under 1 s)",
-        wall(&imp_t)
+        wall(imp_t)
     );
     outln!(
         "  events/s         {:>12.0}",
@@ -238,7 +311,7 @@ pub fn run(a: BenchArgs) -> Result<Outcome> {
     );
     outln!("  events           {:>12}", loaded_events);
     per_hop(loaded_events, loaded_hops);
-    outln!("  wall time        {}", wall(&loaded_t));
+    outln!("  wall time        {}", wall(loaded_t));
     outln!(
         "  events/s         {:>12.0}",
         loaded_events as f64 / loaded_t.median
@@ -246,7 +319,7 @@ pub fn run(a: BenchArgs) -> Result<Outcome> {
     outln!("IMP subnet, February 1982 map, 64 host pairs pumping, 1 min simulated");
     outln!("  events           {:>12}", map82_events);
     per_hop(map82_events, map82_hops);
-    outln!("  wall time        {}", wall(&map82_t));
+    outln!("  wall time        {}", wall(map82_t));
     outln!(
         "  events/s         {:>12.0}",
         map82_events as f64 / map82_t.median
@@ -254,8 +327,8 @@ pub fn run(a: BenchArgs) -> Result<Outcome> {
     outln!("100,000-node chain, a packet every 20.16 ms end to end, 1 min simulated");
     outln!("  packet-hops      {:>12}", c100k_hops);
     outln!("  events           {:>12}", c100k_events);
-    outln!("  set-up           {}", wall(&setup_t));
-    outln!("  wall time        {}   (set-up included)", wall(&c100k_t));
+    outln!("  set-up           {}", wall(setup_t));
+    outln!("  wall time        {}   (set-up included)", wall(c100k_t));
     outln!(
         "  packet-hops/s    {:>12.0}",
         c100k_hops as f64 / c100k_t.median
@@ -264,5 +337,4 @@ pub fn run(a: BenchArgs) -> Result<Outcome> {
         "  events/s         {:>12.0}",
         c100k_events as f64 / c100k_t.median
     );
-    Ok(Outcome::Ok)
 }

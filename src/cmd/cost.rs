@@ -6,7 +6,7 @@ use crate::Outcome;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use nmc_cost::live::{self, Measured, Plan, Proto, SinkConfig, TcpSink};
-use nmc_cost::{Tenex1972, data, table};
+use nmc_cost::table;
 use std::net::{SocketAddr, UdpSocket};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -243,33 +243,9 @@ pub fn run(a: CostArgs) -> Result<Outcome> {
         open_udp(target)?;
     }
     let start_unix_s = super::json::unix_now();
-    let mut measured: Vec<Measured> = Vec::new();
-    // Issue 58 §3: Ctrl-C (or SIGTERM) ends the run within 100 ms: the transfer under way is
-    // abandoned (a part of a transfer is no RFC 392 row), and what the finished ones measured
-    // is printed (exit 5). It used to go on to the end of the transfer, 359 s in one run.
     let stop = nmc_probe::signal::stop_on_signals()?;
-    let mut stopped = false;
-    for c in &cells {
-        if stop.load(std::sync::atomic::Ordering::Relaxed) {
-            stopped = true;
-            break;
-        }
-        let m = match c.proto {
-            Proto::Tcp => live::send_tcp_until(tcp_addr, c.bytes, c.write_size, key.as_ref(), stop),
-            Proto::Udp => live::send_udp_until(remote, c.bytes, c.write_size, stop),
-        };
-        match m {
-            Ok(m) => measured.push(m),
-            Err(live::LiveError::Stopped { .. }) => {
-                stopped = true;
-                break;
-            }
-            Err(e) => return Err(e.into()),
-        }
-    }
-    if !stopped && stop.load(std::sync::atomic::Ordering::Relaxed) {
-        stopped = true;
-    }
+    let live::CellsRun { measured, stopped } =
+        live::run_cells(&cells, tcp_addr, remote, key.as_ref(), stop)?;
     if stopped && measured.is_empty() {
         return Err(super::exit::stopped(
             "stopped by the user before the first transfer ended: nothing was measured",
@@ -283,69 +259,74 @@ pub fn run(a: CostArgs) -> Result<Outcome> {
             if a.out.is_some() { " and written" } else { "" }
         ))
     });
-    say(String::new());
-    say("Today, in RFC 392's columns (s = the sender's CPU, r = the sink's):".into());
-    say(table::rfc392_table(&measured, a.price_per_cpu_hour)
-        .trim_end()
-        .to_string());
-    say(String::new());
-    let tenex = Tenex1972::default();
-    say(format!(
-        "1972 beside today (1972 at ${} per CPU hour, today at ${}):",
-        tenex.price_per_cpu_hour, a.price_per_cpu_hour
-    ));
-    say(table::side_by_side(
-        &data::utah10(),
-        &measured,
-        tenex.price_per_cpu_hour,
-        a.price_per_cpu_hour,
-    )
-    .trim_end()
-    .to_string());
+    table::today_and_1972(&measured, a.price_per_cpu_hour)
+        .into_iter()
+        .for_each(say);
     if let Some(path) = &a.out {
         // Its error names the file already (issue 57 §6: it was said twice, and "writing" thrice).
         nmc_report::records::write_csv(path, &csv_rows(&measured, a.price_per_cpu_hour))?;
         say(format!("\nwrote {}", super::shown(path)));
     }
     if a.json {
-        let rows = csv_rows(&measured, a.price_per_cpu_hour);
-        let transfers: Vec<serde_json::Value> = rows
-            .iter()
-            .map(|r| {
-                serde_json::json!({
-                    "proto": r.proto,
-                    "transfer_bytes": r.bytes,
-                    "write_bytes": r.write_size,
-                    "calls": r.calls,
-                    "clock_s": r.clock_s,
-                    "sender_cpu_s": r.sender_cpu_s,
-                    "sender_cpu_s_per_bit": r.sender_us_per_bit / 1e6,
-                    "receiver_cpu_s": r.receiver_cpu_s,
-                    "receiver_cpu_s_per_bit": r.receiver_us_per_bit.map(|u| u / 1e6),
-                    "received_bytes": r.received,
-                    "throughput_bit_per_s": r.bits_per_s,
-                    "sender_dollars_per_megabit": r.sender_dollars_per_megabit,
-                })
-            })
-            .collect();
-        let mut doc = super::json::document(
-            "nmc cost",
-            &tcp_addr.to_string(),
-            Some(start_unix_s),
+        print_json(
+            &a,
+            &plan,
+            &measured,
+            tcp_addr,
+            start_unix_s,
             stopped,
-            serde_json::json!({ "transfers": transfers }),
-        );
-        doc["parameters"] = super::json::cost_parameters(&plan, a.price_per_cpu_hour);
-        // Issue 58 §4: this host's end. Each transfer has a connection of its own, so the port
-        // is 0: the address its transfers leave from, as the kernel routes to the sink (a UDP
-        // socket connected to it, which sends nothing).
-        doc["local"] = serde_json::json!(leaves_from(tcp_addr).map(|a| a.to_string()));
-        super::json::print_run(doc, failure.as_ref())?;
+            failure.as_ref(),
+        )?;
     }
     match failure {
         Some(f) => Err(f),
         None => Ok(Outcome::Ok),
     }
+}
+
+/// The run as one JSON document (`--json`): each transfer's figures, the plan, this host's end.
+fn print_json(
+    a: &CostArgs,
+    plan: &Plan,
+    measured: &[Measured],
+    tcp_addr: SocketAddr,
+    start_unix_s: f64,
+    stopped: bool,
+    failure: Option<&anyhow::Error>,
+) -> Result<()> {
+    let rows = csv_rows(measured, a.price_per_cpu_hour);
+    let transfers: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "proto": r.proto,
+                "transfer_bytes": r.bytes,
+                "write_bytes": r.write_size,
+                "calls": r.calls,
+                "clock_s": r.clock_s,
+                "sender_cpu_s": r.sender_cpu_s,
+                "sender_cpu_s_per_bit": r.sender_us_per_bit / 1e6,
+                "receiver_cpu_s": r.receiver_cpu_s,
+                "receiver_cpu_s_per_bit": r.receiver_us_per_bit.map(|u| u / 1e6),
+                "received_bytes": r.received,
+                "throughput_bit_per_s": r.bits_per_s,
+                "sender_dollars_per_megabit": r.sender_dollars_per_megabit,
+            })
+        })
+        .collect();
+    let mut doc = super::json::document(
+        "nmc cost",
+        &tcp_addr.to_string(),
+        Some(start_unix_s),
+        stopped,
+        serde_json::json!({ "transfers": transfers }),
+    );
+    doc["parameters"] = super::json::cost_parameters(plan, a.price_per_cpu_hour);
+    // Issue 58 §4: this host's end. Each transfer has a connection of its own, so the port
+    // is 0: the address its transfers leave from, as the kernel routes to the sink (a UDP
+    // socket connected to it, which sends nothing).
+    doc["local"] = serde_json::json!(leaves_from(tcp_addr).map(|a| a.to_string()));
+    super::json::print_run(doc, failure)
 }
 
 #[derive(serde::Serialize)]

@@ -259,39 +259,7 @@ fn probe_target(
     let key = key_from(&a.secret_file)?;
     // --icmp to an IPv6 address sends ICMPv6 Echo.
     let addr = super::resolve_target(target, DEFAULT_PORT, a.family)?;
-    let lengths = match a.length {
-        Some(length) => LengthSpec::Fixed { length },
-        None => a.lengths,
-    };
-    let pacing = match a.interval {
-        Some(i) => Pacing::Interval {
-            interval_ns: Nanos(i.as_nanos()),
-        },
-        None => Pacing::OneInFlight {
-            gap_ns: Nanos(a.gap.as_nanos()),
-        },
-    };
-    let (floor, max_length) = if a.icmp {
-        nmc_probe::icmp::length_limits(addr.ip())
-    } else {
-        nmc_probe::udp::length_limits(&addr, key.is_some())
-    };
-    let cfg = ProbeConfig {
-        count: a.count,
-        lengths,
-        pacing,
-        timeout: Nanos(a.timeout.as_nanos()),
-        seed: a.seed,
-        floor,
-        max_length,
-        open_timeout: (!a.open_timeout.is_zero()).then(|| Nanos(a.open_timeout.as_nanos())),
-        silent_losses: (!a.open_timeout.is_zero()).then_some(nmc_probe::probe::SILENT_LOSSES),
-    };
-    // Check the lengths against the transport before saying anything.
-    nmc_probe::probe::Probe::new(cfg.clone()).map_err(|e| match e {
-        nmc_probe::probe::ProbeError::TooMany { .. } => anyhow::anyhow!("--count: {e}"),
-        e => e.into(),
-    })?;
+    let cfg = probe_config(a, addr, key.is_some())?;
     if !a.icmp {
         a.dial.check(addr, false)?;
     }
@@ -302,26 +270,8 @@ fn probe_target(
         addr.to_string()
     };
     eprintln!(
-        "nmc echo probe: {} volleys to {} over {}, lengths {}, {}, lost after {}{}",
-        a.count,
-        target_label,
-        if a.icmp { "icmp" } else { "udp" },
-        lengths,
-        match pacing {
-            Pacing::OneInFlight { gap_ns } => {
-                format!("one in flight, at least {} apart", gap_ns.human())
-            }
-            Pacing::Interval { interval_ns } => format!("one every {}", interval_ns.human()),
-        },
-        Nanos(a.timeout.as_nanos()).human(),
-        if a.open_timeout.is_zero() {
-            String::new()
-        } else {
-            format!(
-                "; gives up if nothing answers within {}",
-                Nanos(a.open_timeout.as_nanos()).human()
-            )
-        },
+        "{}",
+        nmc_probe::report::plan_line(&cfg, &target_label, a.icmp)
     );
     let out = a
         .out
@@ -348,18 +298,7 @@ fn probe_target(
     // Issue 34: interval lines, kept for the JSON document's `end.intervals` too.
     let mut intervals: Vec<nmc_probe::IntervalLine> = Vec::new();
     let mut on_line = |l: &nmc_probe::IntervalLine| {
-        let ms = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{x:.3}"));
-        let text = format!(
-            "{tag}[{:7.2}-{:7.2} s] sent {:>5}  answered {:>5}  lost {:>4}  rtt min/mean/max {}/{}/{} ms",
-            l.start_s,
-            l.end_s,
-            l.sent,
-            l.answered,
-            l.lost,
-            ms(l.rtt_min_ms),
-            ms(l.rtt_mean_ms),
-            ms(l.rtt_max_ms)
-        );
+        let text = format!("{tag}{}", nmc_probe::report::interval_text(l));
         if a.json {
             eprintln!("{text}");
         } else {
@@ -368,27 +307,12 @@ fn probe_target(
         intervals.push(l.clone());
     };
     // Issue 75 §5: a line per reply, as irtt prints them.
-    let mut last_rtt: Option<(u32, u64)> = None;
+    let mut replies = nmc_probe::report::ReplyLines::default();
     let mut on_reply = |v: &nmc_probe::probe::Volley, origin: i128| {
-        let Some(w) = nmc_probe::report::answer(v, origin) else {
+        let Some(line) = replies.line(v, origin) else {
             return;
         };
-        let ms = |ns: i64| ns as f64 / 1e6;
-        let mut text = format!(
-            "{tag}seq={} len={} rtt={:.3} ms",
-            w.seq,
-            v.length,
-            w.rtt_ns as f64 / 1e6
-        );
-        if let Some((up, down)) = w.up_down_ns {
-            text += &format!(" up={:.3} ms down={:.3} ms", ms(up), ms(down));
-        }
-        if let Some((seq, rtt)) = last_rtt
-            && seq + 1 == w.seq
-        {
-            text += &format!(" ipdv={:.3} ms", ms(w.rtt_ns as i64 - rtt as i64));
-        }
-        last_rtt = Some((w.seq, w.rtt_ns));
+        let text = format!("{tag}{line}");
         if a.json {
             eprintln!("{text}");
         } else {
@@ -404,23 +328,7 @@ fn probe_target(
             .per_reply
             .then_some(&mut on_reply as &mut dyn FnMut(&nmc_probe::probe::Volley, i128)),
     };
-    let run = if a.icmp {
-        nmc_probe::icmp::probe_dialed(addr.ip(), &a.dial.dial(), cfg, stop, watch)?
-    } else {
-        let dial = a.dial.dial();
-        if dial.is_plain() {
-            nmc_probe::udp::probe(addr, cfg, key, stop, watch)?
-        } else {
-            // Issue 58 §7: the socket made with the options, then the same run on it.
-            let sock = dial.udp(addr).map_err(|e| match e {
-                nmc_serve::dial::DialError::Option(m) => anyhow::anyhow!(m),
-                nmc_serve::dial::DialError::Connect(e) => {
-                    super::exit::unreachable(format!("cannot reach {addr}: {e}"))
-                }
-            })?;
-            nmc_probe::udp::probe_on(sock, cfg, key, stop, watch)?
-        }
-    };
+    let run = run_transport(a, addr, cfg, key, stop, watch)?;
     progress.finish();
     let summary = Summary::of(run, (a.break_at > 0).then_some(a.break_at));
     if !a.json {
@@ -473,6 +381,74 @@ fn probe_target(
         Some(f) => Err(f),
         None => Ok(Outcome::Ok),
     }
+}
+
+/// The probe's plan from the options: lengths, pacing, timeouts and the transport's length
+/// limits for `addr`, checked before anything is said or sent.
+fn probe_config(a: &ProbeArgs, addr: SocketAddr, keyed: bool) -> Result<ProbeConfig> {
+    let lengths = match a.length {
+        Some(length) => LengthSpec::Fixed { length },
+        None => a.lengths,
+    };
+    let pacing = match a.interval {
+        Some(i) => Pacing::Interval {
+            interval_ns: Nanos(i.as_nanos()),
+        },
+        None => Pacing::OneInFlight {
+            gap_ns: Nanos(a.gap.as_nanos()),
+        },
+    };
+    let (floor, max_length) = if a.icmp {
+        nmc_probe::icmp::length_limits(addr.ip())
+    } else {
+        nmc_probe::udp::length_limits(&addr, keyed)
+    };
+    let cfg = ProbeConfig {
+        count: a.count,
+        lengths,
+        pacing,
+        timeout: Nanos(a.timeout.as_nanos()),
+        seed: a.seed,
+        floor,
+        max_length,
+        open_timeout: (!a.open_timeout.is_zero()).then(|| Nanos(a.open_timeout.as_nanos())),
+        silent_losses: (!a.open_timeout.is_zero()).then_some(nmc_probe::probe::SILENT_LOSSES),
+    };
+    // The lengths against the transport.
+    nmc_probe::probe::Probe::new(cfg.clone()).map_err(|e| match e {
+        nmc_probe::probe::ProbeError::TooMany { .. } => anyhow::anyhow!("--count: {e}"),
+        e => e.into(),
+    })?;
+    Ok(cfg)
+}
+
+/// One run of the probe over its transport: ICMP Echo, or UDP to nmc's server (on a socket
+/// made with the dial options when there are any, issue 58 §7).
+fn run_transport(
+    a: &ProbeArgs,
+    addr: SocketAddr,
+    cfg: ProbeConfig,
+    key: Option<nmc_serve::Key>,
+    stop: &'static std::sync::atomic::AtomicBool,
+    watch: nmc_probe::Watch<'_>,
+) -> Result<nmc_probe::ProbeRun> {
+    Ok(if a.icmp {
+        nmc_probe::icmp::probe_dialed(addr.ip(), &a.dial.dial(), cfg, stop, watch)?
+    } else {
+        let dial = a.dial.dial();
+        if dial.is_plain() {
+            nmc_probe::udp::probe(addr, cfg, key, stop, watch)?
+        } else {
+            // Issue 58 §7: the socket made with the options, then the same run on it.
+            let sock = dial.udp(addr).map_err(|e| match e {
+                nmc_serve::dial::DialError::Option(m) => anyhow::anyhow!(m),
+                nmc_serve::dial::DialError::Connect(e) => {
+                    super::exit::unreachable(format!("cannot reach {addr}: {e}"))
+                }
+            })?;
+            nmc_probe::udp::probe_on(sock, cfg, key, stop, watch)?
+        }
+    })
 }
 
 /// `nmc echo probe`: one target as ever; several probed at once, each as one is, then a table.

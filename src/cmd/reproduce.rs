@@ -5,7 +5,7 @@ use crate::cmd::progress::Progress;
 use anyhow::{Context as _, Result, bail};
 use clap::Args;
 use nmc_experiments::Experiment;
-use nmc_report::{Report, Tally};
+use nmc_report::Report;
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -124,83 +124,11 @@ pub fn run(a: ReproduceArgs) -> Result<Outcome> {
     dir.commit()?;
     let html_path = a.out.join("index.html");
     let json_path = a.out.join("reproduce.json");
-    // The scoreboard first (issue 31): which published quantities are reproduced, then the rows.
-    out!("{}", board.text());
-    outln!();
-    out!("{}", nmc_report::check::table_text(&checks));
-    outln!(
-        "kind: emergent rows count; input = restated input, bound = sanity bound, variant = the same figure"
-    );
-    outln!(
-        "by another method, in-sample = scored on the data its model was fitted on (shown, not counted),"
-    );
-    outln!(
-        "calibrated = scored out of sample under a calibrated profile (the quantity's calibrated verdict only),"
-    );
-    outln!(
-        "expected = compared with what the paper's author expected, not with a measurement (not counted)"
+    out!(
+        "{}",
+        nmc_experiments::reproduce::summary_text(&checks, &board, a.seed)
     );
     let missed = checks.iter().filter(|c| !c.within).count();
-    outln!();
-    let tally = format!("{}.", Tally::of(&checks).headline());
-    for l in nmc_report::check::wrap(&tally, nmc_report::check::TABLE_WIDTH) {
-        outln!("{l}");
-    }
-    outln!(
-        "Seed {} (written into reproduce.json and the report).",
-        a.seed
-    );
-    if let Some(h) = board.headline() {
-        for l in nmc_report::check::wrap(&format!("{h}."), nmc_report::check::TABLE_WIDTH) {
-            outln!("{l}");
-        }
-    }
-    // Rows outside their tolerance, by published quantity, in the report's order: the counted
-    // ones (findings), then any other (an input or a bound that misses is a defect to look at).
-    // At most eight ids a quantity; every row is in the table above and in the report.
-    const LIST: usize = 8;
-    for (title, counted) in [
-        (
-            "Outside tolerance, by quantity (findings, explained in the report):",
-            true,
-        ),
-        (
-            "Not counted, and outside tolerance (inputs, bounds, variants, in-sample and calibrated rows):",
-            false,
-        ),
-    ] {
-        let mut by: Vec<(&str, Vec<&str>)> = Vec::new();
-        for c in checks.iter().filter(|c| !c.within && c.counts() == counted) {
-            let short =
-                c.id.strip_prefix(&c.figure)
-                    .map_or(c.id.as_str(), str::trim);
-            let short = if short.is_empty() {
-                c.id.as_str()
-            } else {
-                short
-            };
-            match by.iter_mut().find(|(f, _)| *f == c.figure) {
-                Some((_, ids)) => ids.push(short),
-                None => by.push((&c.figure, vec![short])),
-            }
-        }
-        if !by.is_empty() {
-            outln!("{title}");
-            for (f, ids) in &by {
-                let mut text = ids[..ids.len().min(LIST)].join("; ");
-                if ids.len() > LIST {
-                    text.push_str(&format!("; and {} more", ids.len() - LIST));
-                }
-                // Within the table's width, continued lines indented under the first.
-                let first = format!("  {f} ({}): ", ids.len());
-                let indent = " ".repeat(first.chars().count());
-                let width = nmc_report::check::TABLE_WIDTH - indent.len();
-                for (k, l) in nmc_report::check::wrap(&text, width).iter().enumerate() {
-                    outln!("{}{l}", if k == 0 { &first } else { &indent });
-                }
-            }
-        }
-    }
     // One path per line: a long output folder should not make the line wider than the table.
     outln!("Report: {}", super::shown(&html_path));
     outln!("Table:  {}", super::shown(&json_path));

@@ -886,6 +886,49 @@ fn udp_local_sink(rx: UdpSocket) -> io::Result<(CpuTime, u64, Instant)> {
     Ok((thread_cpu()?.since(start), got, last))
 }
 
+/// What a plan's run measured ([`run_cells`]).
+#[derive(Debug, Default)]
+pub struct CellsRun {
+    /// The transfers that ended, in the plan's order.
+    pub measured: Vec<Measured>,
+    /// A stop (Ctrl-C, SIGTERM) ended the run before every cell was measured.
+    pub stopped: bool,
+}
+
+/// Runs `cells` in order: TCP to the sink at `tcp` (tagged with `key` if it has a secret), UDP
+/// to `udp` (or this host's loopback discard when `None`), until each has ended or `stop` is
+/// set. Issue 58 §3: a stop ends the run within 100 ms; the transfer under way is abandoned (a
+/// part of a transfer is no RFC 392 row) and the finished ones are kept.
+pub fn run_cells(
+    cells: &[Cell],
+    tcp: SocketAddr,
+    udp: Option<SocketAddr>,
+    key: Option<&Key>,
+    stop: &AtomicBool,
+) -> Result<CellsRun, LiveError> {
+    let mut run = CellsRun::default();
+    for c in cells {
+        if stop.load(Ordering::Relaxed) {
+            run.stopped = true;
+            break;
+        }
+        let m = match c.proto {
+            Proto::Tcp => send_tcp_until(tcp, c.bytes, c.write_size, key, stop),
+            Proto::Udp => send_udp_until(udp, c.bytes, c.write_size, stop),
+        };
+        match m {
+            Ok(m) => run.measured.push(m),
+            Err(LiveError::Stopped { .. }) => {
+                run.stopped = true;
+                break;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    run.stopped |= stop.load(Ordering::Relaxed);
+    Ok(run)
+}
+
 /// What to measure: every (protocol, size, write size) combination, skipping those that need
 /// more than `max_calls` calls.
 #[derive(Clone, Debug)]

@@ -167,6 +167,33 @@ fn stats(v: &[f64]) -> Option<(f64, f64, f64)> {
     Some((lo, mean, hi))
 }
 
+/// The report's two tables as `nmc cost` prints them: today in RFC 392's columns at
+/// `price_per_cpu_hour`, then 1972 (UTAH-10, TENEX's price) beside today, each after a blank
+/// line and its heading.
+pub fn today_and_1972(measured: &[Measured], price_per_cpu_hour: f64) -> Vec<String> {
+    let tenex = crate::Tenex1972::default();
+    vec![
+        String::new(),
+        "Today, in RFC 392's columns (s = the sender's CPU, r = the sink's):".into(),
+        rfc392_table(measured, price_per_cpu_hour)
+            .trim_end()
+            .to_string(),
+        String::new(),
+        format!(
+            "1972 beside today (1972 at ${} per CPU hour, today at ${}):",
+            tenex.price_per_cpu_hour, price_per_cpu_hour
+        ),
+        side_by_side(
+            &crate::data::utah10(),
+            measured,
+            tenex.price_per_cpu_hour,
+            price_per_cpu_hour,
+        )
+        .trim_end()
+        .to_string(),
+    ]
+}
+
 /// 1972 beside today, by size class and direction: µs/bit (mean, range) and $ per 10^6 bits at
 /// each era's price. Today's rows are split by write size (1-byte writes are BOUT's analogue).
 pub fn side_by_side(

@@ -105,6 +105,81 @@ pub fn answer(v: &Volley, origin_unix_ns: i128) -> Option<Answer> {
     })
 }
 
+/// The line `nmc echo probe` opens with: what it will send, to whom, how, and when a volley
+/// counts as lost.
+pub fn plan_line(cfg: &crate::probe::ProbeConfig, target: &str, icmp: bool) -> String {
+    use crate::probe::Pacing;
+    format!(
+        "nmc echo probe: {} volleys to {} over {}, lengths {}, {}, lost after {}{}",
+        cfg.count,
+        target,
+        if icmp { "icmp" } else { "udp" },
+        cfg.lengths,
+        match cfg.pacing {
+            Pacing::OneInFlight { gap_ns } => {
+                format!("one in flight, at least {} apart", gap_ns.human())
+            }
+            Pacing::Interval { interval_ns } => format!("one every {}", interval_ns.human()),
+        },
+        cfg.timeout.human(),
+        match cfg.open_timeout {
+            None => String::new(),
+            Some(t) => format!("; gives up if nothing answers within {}", t.human()),
+        },
+    )
+}
+
+/// An interval line (issue 34), as iperf3 prints them: the interval, volleys sent, answered
+/// and lost in it, and the round trips of its replies.
+pub fn interval_text(l: &crate::IntervalLine) -> String {
+    let ms = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{x:.3}"));
+    format!(
+        "[{:7.2}-{:7.2} s] sent {:>5}  answered {:>5}  lost {:>4}  rtt min/mean/max {}/{}/{} ms",
+        l.start_s,
+        l.end_s,
+        l.sent,
+        l.answered,
+        l.lost,
+        ms(l.rtt_min_ms),
+        ms(l.rtt_mean_ms),
+        ms(l.rtt_max_ms)
+    )
+}
+
+/// A line per reply, as irtt and ping print them (issue 75 §5): its sequence number, length
+/// and round trip, each way's delay where the server gave its time, and the IPDV from the
+/// reply before when that was the previous volley's.
+#[derive(Debug, Default)]
+pub struct ReplyLines {
+    /// The last answered volley: its sequence number and round trip, ns.
+    last: Option<(u32, u64)>,
+}
+
+impl ReplyLines {
+    /// The line for volley `v` (`None` if it was not answered); `origin_unix_ns` is the run's
+    /// start on the wall clock ([`answer`]).
+    pub fn line(&mut self, v: &Volley, origin_unix_ns: i128) -> Option<String> {
+        let w = answer(v, origin_unix_ns)?;
+        let ms = |ns: i64| ns as f64 / 1e6;
+        let mut text = format!(
+            "seq={} len={} rtt={:.3} ms",
+            w.seq,
+            v.length,
+            w.rtt_ns as f64 / 1e6
+        );
+        if let Some((up, down)) = w.up_down_ns {
+            text += &format!(" up={:.3} ms down={:.3} ms", ms(up), ms(down));
+        }
+        if let Some((seq, rtt)) = self.last
+            && seq + 1 == w.seq
+        {
+            text += &format!(" ipdv={:.3} ms", ms(w.rtt_ns as i64 - rtt as i64));
+        }
+        self.last = Some((w.seq, w.rtt_ns));
+        Some(text)
+    }
+}
+
 impl Summary {
     /// Reduces a run. `break_at` is the split to fit besides one line and the best split.
     pub fn of(run: ProbeRun, break_at: Option<u32>) -> Summary {
