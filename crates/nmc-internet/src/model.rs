@@ -186,117 +186,9 @@ impl Path {
             });
         let mut out = Vec::new();
         for (index, h) in n.hops.iter().enumerate() {
-            let bad = |reason: &str| BuildError::Hop {
-                index,
-                name: h.name().to_string(),
-                reason: reason.to_string(),
-            };
-            out.push(match h {
-                HopSpec::Line {
-                    name,
-                    rate,
-                    frame_overhead,
-                    octet_bits,
-                    min_payload,
-                    propagation,
-                } => {
-                    if rate.bps() == 0 {
-                        return Err(bad("rate must be above 0 bit/s"));
-                    }
-                    if !(8..=16).contains(octet_bits) {
-                        return Err(bad(
-                            "octet_bits must be 8..=16 (8 synchronous, 10 start-stop)",
-                        ));
-                    }
-                    if min_payload.get() % 8 != 0 {
-                        return Err(bad("min_payload must be whole octets, e.g. \"46B\""));
-                    }
-                    lines += 1;
-                    Stage::Line {
-                        name: name.clone(),
-                        channel: 2 * (lines - 1),
-                        rate: *rate,
-                        frame_overhead: *frame_overhead,
-                        octet_bits: *octet_bits,
-                        min_payload_octets: min_payload.get() / 8,
-                        propagation: *propagation,
-                    }
-                }
-                HopSpec::Relay {
-                    name,
-                    per_packet,
-                    per_octet,
-                } => Stage::Process {
-                    name: name.clone(),
-                    per_packet: *per_packet,
-                    per_octet: *per_octet,
-                },
-                HopSpec::Gateway {
-                    rate,
-                    frame_overhead,
-                    queue,
-                    cross,
-                    ..
-                } => {
-                    if *queue == 0 {
-                        return Err(bad("queue must hold at least 1 datagram"));
-                    }
-                    if rate.is_some_and(|r| r.bps() == 0) {
-                        return Err(bad("rate must be above 0 bit/s"));
-                    }
-                    if rate.is_none() && frame_overhead.get() != 0 {
-                        return Err(bad("frame_overhead needs the line's rate"));
-                    }
-                    if let Some(c) = cross {
-                        hop::check_cross(c).map_err(|e| bad(&e))?;
-                    }
-                    stateful(&mut hops, index, h)
-                }
-                HopSpec::Satnet {
-                    rate,
-                    hop: delay,
-                    frame,
-                    reservation_miss,
-                    loss,
-                    cross,
-                    ..
-                } => {
-                    if rate.bps() == 0 {
-                        return Err(bad("rate must be above 0 bit/s"));
-                    }
-                    if *frame < hop::MIN_MEAN_GAP {
-                        return Err(bad("frame must be at least 1us"));
-                    }
-                    if *delay > SimDuration::from_secs(3600) {
-                        return Err(bad("hop must be at most 1h"));
-                    }
-                    hop::check_probability("reservation_miss", *reservation_miss)
-                        .map_err(|e| bad(&e))?;
-                    hop::check_probability("loss", *loss).map_err(|e| bad(&e))?;
-                    if let Some(c) = cross {
-                        hop::check_cross(c).map_err(|e| bad(&e))?;
-                    }
-                    stateful(&mut hops, index, h)
-                }
-                HopSpec::Subnet {
-                    from,
-                    to,
-                    network,
-                    traffic,
-                    ..
-                } => {
-                    // Built once here so that a bad subnet is refused before the run.
-                    let sc = subnet::scenario(&s.name, index, s.duration, network, traffic);
-                    let part = SubnetHop::new(&sc, 0, from, to, give_up).map_err(|e| bad(&e))?;
-                    if let Some(l) = longest.filter(|&l| l > part.max_octets()) {
-                        return Err(bad(&format!(
-                            "a {l}-octet datagram does not fit one message of the subnet ({} data bits)",
-                            part.max_octets() * 8
-                        )));
-                    }
-                    stateful(&mut hops, index, h)
-                }
-            });
+            out.push(Self::stage(
+                s, index, h, &mut lines, &mut hops, give_up, longest,
+            )?);
         }
         if lines == 0 && hops.is_empty() {
             return Err(BuildError::Hop {
@@ -326,6 +218,132 @@ impl Path {
             name: s.name.clone(),
             duration: s.duration,
             give_up,
+        })
+    }
+
+    /// Hop `index` of the scenario's path, `h`, as a stage, checked: a line (counted in
+    /// `lines`, its two channels numbered by it), a relay's processing, or a stateful hop
+    /// (a gateway, SATNET, an IMP subnet) added to `hops`. `give_up` and `longest` (the PING's
+    /// longest datagram, octets) check a subnet: it must carry the datagram in one message.
+    fn stage(
+        s: &InternetScenario,
+        index: usize,
+        h: &HopSpec,
+        lines: &mut usize,
+        hops: &mut Vec<(usize, HopSpec)>,
+        give_up: SimDuration,
+        longest: Option<u64>,
+    ) -> Result<Stage, BuildError> {
+        let bad = |reason: &str| BuildError::Hop {
+            index,
+            name: h.name().to_string(),
+            reason: reason.to_string(),
+        };
+        Ok(match h {
+            HopSpec::Line {
+                name,
+                rate,
+                frame_overhead,
+                octet_bits,
+                min_payload,
+                propagation,
+            } => {
+                if rate.bps() == 0 {
+                    return Err(bad("rate must be above 0 bit/s"));
+                }
+                if !(8..=16).contains(octet_bits) {
+                    return Err(bad(
+                        "octet_bits must be 8..=16 (8 synchronous, 10 start-stop)",
+                    ));
+                }
+                if min_payload.get() % 8 != 0 {
+                    return Err(bad("min_payload must be whole octets, e.g. \"46B\""));
+                }
+                *lines += 1;
+                Stage::Line {
+                    name: name.clone(),
+                    channel: 2 * (*lines - 1),
+                    rate: *rate,
+                    frame_overhead: *frame_overhead,
+                    octet_bits: *octet_bits,
+                    min_payload_octets: min_payload.get() / 8,
+                    propagation: *propagation,
+                }
+            }
+            HopSpec::Relay {
+                name,
+                per_packet,
+                per_octet,
+            } => Stage::Process {
+                name: name.clone(),
+                per_packet: *per_packet,
+                per_octet: *per_octet,
+            },
+            HopSpec::Gateway {
+                rate,
+                frame_overhead,
+                queue,
+                cross,
+                ..
+            } => {
+                if *queue == 0 {
+                    return Err(bad("queue must hold at least 1 datagram"));
+                }
+                if rate.is_some_and(|r| r.bps() == 0) {
+                    return Err(bad("rate must be above 0 bit/s"));
+                }
+                if rate.is_none() && frame_overhead.get() != 0 {
+                    return Err(bad("frame_overhead needs the line's rate"));
+                }
+                if let Some(c) = cross {
+                    hop::check_cross(c).map_err(|e| bad(&e))?;
+                }
+                stateful(hops, index, h)
+            }
+            HopSpec::Satnet {
+                rate,
+                hop: delay,
+                frame,
+                reservation_miss,
+                loss,
+                cross,
+                ..
+            } => {
+                if rate.bps() == 0 {
+                    return Err(bad("rate must be above 0 bit/s"));
+                }
+                if *frame < hop::MIN_MEAN_GAP {
+                    return Err(bad("frame must be at least 1us"));
+                }
+                if *delay > SimDuration::from_secs(3600) {
+                    return Err(bad("hop must be at most 1h"));
+                }
+                hop::check_probability("reservation_miss", *reservation_miss)
+                    .map_err(|e| bad(&e))?;
+                hop::check_probability("loss", *loss).map_err(|e| bad(&e))?;
+                if let Some(c) = cross {
+                    hop::check_cross(c).map_err(|e| bad(&e))?;
+                }
+                stateful(hops, index, h)
+            }
+            HopSpec::Subnet {
+                from,
+                to,
+                network,
+                traffic,
+                ..
+            } => {
+                // Built once here so that a bad subnet is refused before the run.
+                let sc = subnet::scenario(&s.name, index, s.duration, network, traffic);
+                let part = SubnetHop::new(&sc, 0, from, to, give_up).map_err(|e| bad(&e))?;
+                if let Some(l) = longest.filter(|&l| l > part.max_octets()) {
+                    return Err(bad(&format!(
+                        "a {l}-octet datagram does not fit one message of the subnet ({} data bits)",
+                        part.max_octets() * 8
+                    )));
+                }
+                stateful(hops, index, h)
+            }
         })
     }
 

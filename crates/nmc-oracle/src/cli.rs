@@ -822,27 +822,10 @@ pub fn run(cmd: OracleCommand) -> Result<bool> {
 }
 
 fn per_hop_cmd(a: PerHopArgs) -> Result<bool> {
-    use crate::perhop::{Span, by_label, from_traces, listing_labels, measure, read_profile};
+    use crate::perhop::{Span, from_traces, measure};
     use std::fmt::Write as _;
     if let Some(p) = &a.model_trace {
-        let text = fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?;
-        let frames = crate::perhop::from_model_jsonl(&text, 50_000, 1160, 20, a.model_dest)?;
-        let m = measure(&frames, 0, a.model_dest);
-        let mut md = format!(
-            "# the model: IMP 0 to IMP {} ({})\n\n",
-            a.model_dest,
-            p.display()
-        );
-        md += &crate::perhop::table(&m, "interval");
-        let _ = writeln!(md);
-        md += &crate::perhop::table_per_imp(&m);
-        print!("{md}");
-        if let Some(out) = &a.out {
-            fs::create_dir_all(out)?;
-            write_csv(&out.join("hops.csv"), &m.hops)?;
-            fs::write(out.join("per-hop.md"), &md)?;
-        }
-        return Ok(true);
+        return per_hop_model(&a, p);
     }
     let (Some(run), Some(experiment)) = (&a.run, &a.experiment) else {
         bail!("give --run and --experiment, or --model-trace");
@@ -883,71 +866,10 @@ fn per_hop_cmd(a: PerHopArgs) -> Result<bool> {
         m.unmatched
     );
     md += &crate::perhop::table_per_imp(&m);
-    let mut profile_rows = Vec::new();
-    if let Some(listing) = &a.listing {
-        let text = fs::read_to_string(listing)
-            .with_context(|| format!("cannot read {}", listing.display()))?;
-        let labels = listing_labels(&text);
-        let prof = read_profile(&run.join("profile.csv"), &span.experiment)?;
-        let cycle_ns = if span.experiment.starts_with("316") {
-            1600.0
-        } else {
-            960.0
-        };
-        // Intermediate IMPs only: the ones that forwarded the flow's data packets.
-        let mids: std::collections::BTreeSet<u8> = m
-            .hops
-            .iter()
-            .filter(|h| h.what == "data")
-            .map(|h| h.imp)
-            .collect();
-        let packets = m.hops.iter().filter(|h| h.what == "data").count().max(1) as f64;
-        let mut sum: std::collections::BTreeMap<u16, u64> = Default::default();
-        for imp in &mids {
-            for (&addr, &ns) in prof.get(imp).into_iter().flatten() {
-                *sum.entry(addr).or_default() += ns;
-            }
-        }
-        let total: u64 = sum.values().sum();
-        let _ = writeln!(
-            md,
-            "\nTime by program level (the listing's level column, p. 11), the {} intermediate IMPs together, per forwarded data packet:\n\n| level | share % | µs per packet | cycles per packet |\n| --- | ---: | ---: | ---: |",
-            mids.len()
-        );
-        for (c, ns) in crate::perhop::by_level(&sum, &crate::perhop::listing_levels(&text)) {
-            let per = ns as f64 / packets;
-            let _ = writeln!(
-                md,
-                "| {} | {:.2} | {:.1} | {:.0} |",
-                crate::perhop::level_name(c),
-                100.0 * ns as f64 / total.max(1) as f64,
-                per / 1e3,
-                per / cycle_ns
-            );
-        }
-        let _ = writeln!(
-            md,
-            "\nTime by label, the {} intermediate IMPs together ({:.1} s of IMP time, {packets} data packets forwarded; cycles at {cycle_ns} ns):\n\n| label | page | address | share % | µs per forwarded data packet | cycles per packet |\n| --- | ---: | ---: | ---: | ---: | ---: |",
-            mids.len(),
-            total as f64 / 1e9
-        );
-        for (label, page, addr, ns) in by_label(&sum, &labels) {
-            let per = ns as f64 / packets;
-            if profile_rows.len() < a.top {
-                let _ = writeln!(
-                    md,
-                    "| {label} | {page} | {addr:05o} | {:.2} | {:.1} | {:.0} |",
-                    100.0 * ns as f64 / total.max(1) as f64,
-                    per / 1e3,
-                    per / cycle_ns
-                );
-            }
-            profile_rows.push(serde_json::json!({
-                "label": label, "page": page, "address": format!("{addr:05o}"), "ns": ns,
-                "ns_per_packet": per, "cycles_per_packet": per / cycle_ns,
-            }));
-        }
-    }
+    let profile_rows = match &a.listing {
+        Some(listing) => profile_tables(&mut md, run, span, &m, listing, a.top)?,
+        None => Vec::new(),
+    };
     print!("{md}");
     if let Some(out) = &a.out {
         fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
@@ -980,6 +902,109 @@ fn per_hop_cmd(a: PerHopArgs) -> Result<bool> {
         }
     }
     Ok(true)
+}
+
+/// `nmc oracle per-hop --model-trace`: the same tables from the model's trace (`trace.jsonl`).
+fn per_hop_model(a: &PerHopArgs, p: &Path) -> Result<bool> {
+    use crate::perhop::measure;
+    use std::fmt::Write as _;
+    let text = fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?;
+    let frames = crate::perhop::from_model_jsonl(&text, 50_000, 1160, 20, a.model_dest)?;
+    let m = measure(&frames, 0, a.model_dest);
+    let mut md = format!(
+        "# the model: IMP 0 to IMP {} ({})\n\n",
+        a.model_dest,
+        p.display()
+    );
+    md += &crate::perhop::table(&m, "interval");
+    let _ = writeln!(md);
+    md += &crate::perhop::table_per_imp(&m);
+    print!("{md}");
+    if let Some(out) = &a.out {
+        fs::create_dir_all(out)?;
+        write_csv(&out.join("hops.csv"), &m.hops)?;
+        fs::write(out.join("per-hop.md"), &md)?;
+    }
+    Ok(true)
+}
+
+/// The CPU profile's tables (`--listing`): time by program level and by label at the
+/// experiment's intermediate IMPs, per forwarded data packet, appended to `md`; the label rows
+/// (all of them; the table shows the `top`).
+fn profile_tables(
+    md: &mut String,
+    run: &Path,
+    span: &crate::perhop::Span,
+    m: &crate::perhop::Measured,
+    listing: &Path,
+    top: usize,
+) -> Result<Vec<serde_json::Value>> {
+    use crate::perhop::{by_label, listing_labels, read_profile};
+    use std::fmt::Write as _;
+    let mut profile_rows = Vec::new();
+    let text = fs::read_to_string(listing)
+        .with_context(|| format!("cannot read {}", listing.display()))?;
+    let labels = listing_labels(&text);
+    let prof = read_profile(&run.join("profile.csv"), &span.experiment)?;
+    let cycle_ns = if span.experiment.starts_with("316") {
+        1600.0
+    } else {
+        960.0
+    };
+    // Intermediate IMPs only: the ones that forwarded the flow's data packets.
+    let mids: std::collections::BTreeSet<u8> = m
+        .hops
+        .iter()
+        .filter(|h| h.what == "data")
+        .map(|h| h.imp)
+        .collect();
+    let packets = m.hops.iter().filter(|h| h.what == "data").count().max(1) as f64;
+    let mut sum: std::collections::BTreeMap<u16, u64> = Default::default();
+    for imp in &mids {
+        for (&addr, &ns) in prof.get(imp).into_iter().flatten() {
+            *sum.entry(addr).or_default() += ns;
+        }
+    }
+    let total: u64 = sum.values().sum();
+    let _ = writeln!(
+        md,
+        "\nTime by program level (the listing's level column, p. 11), the {} intermediate IMPs together, per forwarded data packet:\n\n| level | share % | µs per packet | cycles per packet |\n| --- | ---: | ---: | ---: |",
+        mids.len()
+    );
+    for (c, ns) in crate::perhop::by_level(&sum, &crate::perhop::listing_levels(&text)) {
+        let per = ns as f64 / packets;
+        let _ = writeln!(
+            md,
+            "| {} | {:.2} | {:.1} | {:.0} |",
+            crate::perhop::level_name(c),
+            100.0 * ns as f64 / total.max(1) as f64,
+            per / 1e3,
+            per / cycle_ns
+        );
+    }
+    let _ = writeln!(
+        md,
+        "\nTime by label, the {} intermediate IMPs together ({:.1} s of IMP time, {packets} data packets forwarded; cycles at {cycle_ns} ns):\n\n| label | page | address | share % | µs per forwarded data packet | cycles per packet |\n| --- | ---: | ---: | ---: | ---: | ---: |",
+        mids.len(),
+        total as f64 / 1e9
+    );
+    for (label, page, addr, ns) in by_label(&sum, &labels) {
+        let per = ns as f64 / packets;
+        if profile_rows.len() < top {
+            let _ = writeln!(
+                md,
+                "| {label} | {page} | {addr:05o} | {:.2} | {:.1} | {:.0} |",
+                100.0 * ns as f64 / total.max(1) as f64,
+                per / 1e3,
+                per / cycle_ns
+            );
+        }
+        profile_rows.push(serde_json::json!({
+            "label": label, "page": page, "address": format!("{addr:05o}"), "ns": ns,
+            "ns_per_packet": per, "cycles_per_packet": per / cycle_ns,
+        }));
+    }
+    Ok(profile_rows)
 }
 
 fn bench_cmd(a: BenchArgs) -> Result<bool> {
@@ -1166,42 +1191,14 @@ fn emulate_cmd(a: EmulateArgs) -> Result<bool> {
             t0.elapsed().as_secs_f64()
         );
         if let Some(out) = &a.out {
-            let d = out.join("runs").join(run);
-            fs::create_dir_all(&d).with_context(|| format!("cannot create {}", d.display()))?;
-            write_csv(&d.join("messages.csv"), &messages)?;
-            fs::write(
-                d.join("results.json"),
-                serde_json::to_string_pretty(&results)?,
+            write_replay(
+                &a,
+                &out.join("runs").join(run),
+                &net,
+                &r,
+                &results,
+                &messages,
             )?;
-            fs::write(d.join("host.log"), r.log.join("\n") + "\n")?;
-            fs::write(
-                d.join(format!("imp{}.trace", net.imps[0])),
-                crate::emulate::trace_text(&r.traces[0]),
-            )?;
-            if a.trace_all {
-                for (k, t) in r.traces.iter().enumerate().skip(1) {
-                    fs::write(
-                        d.join(format!("imp{}.trace", net.imps[k])),
-                        crate::emulate::trace_text(t),
-                    )?;
-                }
-                let spans: Vec<crate::perhop::Span> = r
-                    .host_runs
-                    .iter()
-                    .map(|h| crate::perhop::Span {
-                        experiment: h.experiment.name.clone(),
-                        hops: h.experiment.hops,
-                        source_imp: net.imps[0],
-                        dest_imp: net.imps[h.experiment.dest],
-                        start_ns: h.span_ns.0,
-                        end_ns: h.span_ns.1,
-                    })
-                    .collect();
-                write_csv(&d.join("spans.csv"), &spans)?;
-            }
-            if a.profile {
-                crate::perhop::write_profiles(&d.join("profile.csv"), &net.imps, &r.profiles)?;
-            }
         }
         all.extend(rows);
     }
@@ -1238,6 +1235,55 @@ fn emulate_cmd(a: EmulateArgs) -> Result<bool> {
         )?;
     }
     Ok(both == all.len())
+}
+
+/// One replayed run's files in `d`: its messages, results, host log and the source IMP's
+/// trace; with `--trace-all` every IMP's trace and the experiments' spans (for `per-hop`), with
+/// `--profile` the CPU profile.
+fn write_replay(
+    a: &EmulateArgs,
+    d: &Path,
+    net: &crate::run::Network,
+    r: &crate::emulate::Replay,
+    results: &[crate::analyze::ExperimentResult],
+    messages: &[MessageRow],
+) -> Result<()> {
+    fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
+    write_csv(&d.join("messages.csv"), messages)?;
+    fs::write(
+        d.join("results.json"),
+        serde_json::to_string_pretty(&results)?,
+    )?;
+    fs::write(d.join("host.log"), r.log.join("\n") + "\n")?;
+    fs::write(
+        d.join(format!("imp{}.trace", net.imps[0])),
+        crate::emulate::trace_text(&r.traces[0]),
+    )?;
+    if a.trace_all {
+        for (k, t) in r.traces.iter().enumerate().skip(1) {
+            fs::write(
+                d.join(format!("imp{}.trace", net.imps[k])),
+                crate::emulate::trace_text(t),
+            )?;
+        }
+        let spans: Vec<crate::perhop::Span> = r
+            .host_runs
+            .iter()
+            .map(|h| crate::perhop::Span {
+                experiment: h.experiment.name.clone(),
+                hops: h.experiment.hops,
+                source_imp: net.imps[0],
+                dest_imp: net.imps[h.experiment.dest],
+                start_ns: h.span_ns.0,
+                end_ns: h.span_ns.1,
+            })
+            .collect();
+        write_csv(&d.join("spans.csv"), &spans)?;
+    }
+    if a.profile {
+        crate::perhop::write_profiles(&d.join("profile.csv"), &net.imps, &r.profiles)?;
+    }
+    Ok(())
 }
 
 #[derive(serde::Serialize)]
@@ -1404,7 +1450,75 @@ fn run_network(
     }
     let host_counts = running.host_counts();
     let (out, _) = running.stop()?;
-    // What every instance reported.
+    let (summaries, refusals, traces) = instance_reports(&net, &out, up_s, &settings);
+    let delivery = crate::analyze::delivery(&net, &traces, (up_s * 1e9) as u64);
+    let (all_rows, results) = experiment_results(&net, &host_runs, &traces, &settings);
+    // The run is accepted when every experiment is; the whole run's lag (from the first RFNM)
+    // is reported beside, in `refused_because` of the run, for information.
+    let accepted = !results.is_empty() && results.iter().all(|x| x.accepted);
+    write_csv(&out.join("messages.csv"), &all_rows)?;
+    let rows: Vec<ResultRow> = results
+        .iter()
+        .map(|x| ResultRow {
+            experiment: &x.experiment,
+            machine,
+            hops: x.hops,
+            outstanding: x.outstanding,
+            text_words: x.text_words,
+            measured: x.measured,
+            non_rfnm: x.non_rfnm,
+            throughput_kbps: x.throughput_kbps.map(|e| e.mean),
+            throughput_ci95: x.throughput_kbps.map(|e| e.half_width),
+            ko_rtt_ms: x.ko_rtt_ms.map(|e| e.mean),
+            ko_rtt_ci95: x.ko_rtt_ms.map(|e| e.half_width),
+            ko_rtt_median_ms: x.ko_rtt_median_ms,
+            host_rtt_ms: x.host_rtt_ms.map(|e| e.mean),
+            host_rtt_ci95: x.host_rtt_ms.map(|e| e.half_width),
+            accepted: x.accepted,
+            matching: &x.matching,
+        })
+        .collect();
+    write_csv(&out.join("results.csv"), &rows)?;
+    let run_json = serde_json::json!({
+        "command": command_line,
+        "accepted": accepted,
+        "whole_run_lag": refusals,
+        "simh": info.simh,
+        "simh_commit": info.simh_commit,
+        "impcode_cmd_sha256": impcode_sha256,
+        "patches_sha256": info.patches_sha256,
+        "cc_command": info.cc_command,
+        "network": net,
+        "settings": settings,
+        "experiments": experiments,
+        "imps_up_s": up_s,
+        "host_counts": host_counts,
+        "instances": summaries,
+        "frame_delivery": delivery,
+        "results": results,
+        "confidence": "batch means: 10 consecutive batches of the measured messages, mean ± t(0.975, 9)·s/√10 (crates/nmc-oracle/src/stats.rs)",
+    });
+    fs::write(
+        out.join("run.json"),
+        serde_json::to_string_pretty(&run_json)?,
+    )?;
+    print_results(&results, &delivery, accepted);
+    Ok(accepted)
+}
+
+/// What every instance of `net` reported in `out`: its summary with the lag measured from
+/// the first RFNM (`up_s`) on, the refusals of the whole run's lag against `settings`' bounds,
+/// and each instance's trace, in `net.imps`' order.
+fn instance_reports(
+    net: &Network,
+    out: &Path,
+    up_s: f64,
+    settings: &Settings,
+) -> (
+    serde_json::Map<String, serde_json::Value>,
+    Vec<String>,
+    Vec<crate::trace::Trace>,
+) {
     let mut summaries = serde_json::Map::new();
     let mut refusals = Vec::new();
     let mut traces = Vec::new();
@@ -1455,12 +1569,22 @@ fn run_network(
         }
         traces.push(t);
     }
-    let delivery = crate::analyze::delivery(&net, &traces, (up_s * 1e9) as u64);
+    (summaries, refusals, traces)
+}
+
+/// Each experiment's messages and its result, judged on its own span against `settings`'
+/// bounds (an experiment whose pump stalled is refused).
+fn experiment_results(
+    net: &Network,
+    host_runs: &[crate::run::HostRun],
+    traces: &[crate::trace::Trace],
+    settings: &Settings,
+) -> (Vec<MessageRow>, Vec<ExperimentResult>) {
     let mut all_rows: Vec<MessageRow> = Vec::new();
     let mut results: Vec<ExperimentResult> = Vec::new();
     let named: Vec<(u8, &crate::trace::Trace)> =
         net.imps.iter().copied().zip(traces.iter()).collect();
-    for r in &host_runs {
+    for r in host_runs {
         let (rows, matching) = message_rows(r, &traces[0], settings.host_bps);
         let mut x = summarize(r, &rows, matching, r.experiment.hops);
         // Each experiment is judged on its own span (the same bounds as the run).
@@ -1483,55 +1607,16 @@ fn run_network(
         results.push(x);
         all_rows.extend(rows);
     }
-    // The run is accepted when every experiment is; the whole run's lag (from the first RFNM)
-    // is reported beside, in `refused_because` of the run, for information.
-    let accepted = !results.is_empty() && results.iter().all(|x| x.accepted);
-    write_csv(&out.join("messages.csv"), &all_rows)?;
-    let rows: Vec<ResultRow> = results
-        .iter()
-        .map(|x| ResultRow {
-            experiment: &x.experiment,
-            machine,
-            hops: x.hops,
-            outstanding: x.outstanding,
-            text_words: x.text_words,
-            measured: x.measured,
-            non_rfnm: x.non_rfnm,
-            throughput_kbps: x.throughput_kbps.map(|e| e.mean),
-            throughput_ci95: x.throughput_kbps.map(|e| e.half_width),
-            ko_rtt_ms: x.ko_rtt_ms.map(|e| e.mean),
-            ko_rtt_ci95: x.ko_rtt_ms.map(|e| e.half_width),
-            ko_rtt_median_ms: x.ko_rtt_median_ms,
-            host_rtt_ms: x.host_rtt_ms.map(|e| e.mean),
-            host_rtt_ci95: x.host_rtt_ms.map(|e| e.half_width),
-            accepted: x.accepted,
-            matching: &x.matching,
-        })
-        .collect();
-    write_csv(&out.join("results.csv"), &rows)?;
-    let run_json = serde_json::json!({
-        "command": command_line,
-        "accepted": accepted,
-        "whole_run_lag": refusals,
-        "simh": info.simh,
-        "simh_commit": info.simh_commit,
-        "impcode_cmd_sha256": impcode_sha256,
-        "patches_sha256": info.patches_sha256,
-        "cc_command": info.cc_command,
-        "network": net,
-        "settings": settings,
-        "experiments": experiments,
-        "imps_up_s": up_s,
-        "host_counts": host_counts,
-        "instances": summaries,
-        "frame_delivery": delivery,
-        "results": results,
-        "confidence": "batch means: 10 consecutive batches of the measured messages, mean ± t(0.975, 9)·s/√10 (crates/nmc-oracle/src/stats.rs)",
-    });
-    fs::write(
-        out.join("run.json"),
-        serde_json::to_string_pretty(&run_json)?,
-    )?;
+    (all_rows, results)
+}
+
+/// The run's table as the terminal shows it: each experiment's throughput and round trips
+/// with their 95 % half-widths and its verdict, the frames' delivery, the run's verdict.
+fn print_results(
+    results: &[ExperimentResult],
+    delivery: &crate::analyze::Delivery,
+    accepted: bool,
+) {
     println!(
         "{:<22} {:>4} {:>4} {:>18} {:>18} {:>18}",
         "experiment", "hops", "out", "kbit/s", "K&O rtt ms", "host rtt ms"
@@ -1540,7 +1625,7 @@ fn run_network(
         e.map(|e| format!("{:.1} ± {:.1}", e.mean, e.half_width))
             .unwrap_or_else(|| "-".into())
     };
-    for x in &results {
+    for x in results {
         println!(
             "{:<22} {:>4} {:>4} {:>18} {:>18} {:>18}  {}",
             x.experiment,
@@ -1574,7 +1659,6 @@ fn run_network(
             results.len()
         );
     }
-    Ok(accepted)
 }
 
 #[cfg(test)]

@@ -641,96 +641,8 @@ pub fn emulate_map_cmd(a: MapArgs) -> Result<bool> {
     } else {
         (Vec::new(), Vec::new())
     };
-    if !by_hops.is_empty() {
-        let cells: Vec<String> = by_hops
-            .iter()
-            .map(|x| format!("{} {:.0} ({})", x.hops, x.mean_ms, x.messages))
-            .collect();
-        eprintln!(
-            "background round trip by hops, ms (messages): {}",
-            cells.join(", ")
-        );
-    }
-    let mut slow: Vec<&SiteRtt> = by_site.iter().filter(|x| x.sent >= 20).collect();
-    slow.sort_by(|a, b| b.sent_mean_ms.total_cmp(&a.sent_mean_ms));
-    if !slow.is_empty() {
-        let cells: Vec<String> = slow
-            .iter()
-            .take(6)
-            .map(|x| format!("{} {:.0} ({})", x.site, x.sent_mean_ms, x.sent))
-            .collect();
-        eprintln!(
-            "slowest background senders, ms (messages): {}",
-            cells.join(", ")
-        );
-    }
-    if let Some(c) = r.background.last() {
-        eprintln!(
-            "background: {} offered, {} refused, {} sent, {} delivered, {} answered by RFNM, {} otherwise; mean round trip {:.1} ms",
-            c.offered,
-            c.refused,
-            c.sent,
-            c.delivered,
-            c.answered,
-            c.failed,
-            c.mean_rtt_ms()
-        );
-    }
-    let simh = |machine: &str, hops: usize| {
-        let v: Vec<&crate::model::Recorded> = recorded
-            .iter()
-            .filter(|x| {
-                x.machine == machine
-                    && x.hops as usize == hops
-                    && x.outstanding as usize == a.outstanding
-                    && x.text_words == a.text_words
-            })
-            .collect();
-        let mean = |f: fn(&crate::model::Recorded) -> f64| {
-            v.iter().map(|x| f(x)).sum::<f64>() / v.len() as f64
-        };
-        (mean(|x| x.throughput_kbps), mean(|x| x.ko_rtt_ms), v.len())
-    };
-    let mut rows = Vec::new();
-    for (e, x) in experiments.iter().zip(&results) {
-        let (k516, r516, n516) = simh("516", e.hops);
-        let (k316, r316, n316) = simh("316", e.hops);
-        let est = |e: Option<crate::stats::Estimate>| {
-            e.map_or((f64::NAN, f64::NAN), |e| (e.mean, e.half_width))
-        };
-        let (kbps, kbps_hw) = est(x.throughput_kbps);
-        let (rtt, rtt_hw) = est(x.ko_rtt_ms);
-        let machine = match m.net.machine(e.dest, s.machine) {
-            Machine::H516 => "516",
-            Machine::H316 => "316",
-        };
-        let by = &x.source.packets_by_line;
-        let span = r
-            .host_runs
-            .iter()
-            .find(|h| h.experiment.name == e.name)
-            .map_or((0, 0), |h| h.span_ns);
-        let hops_per_packet =
-            hops_per_packet(&r.traces, 0, span, m.net.imps[0], m.net.imps[e.dest]);
-        rows.push(BesideRow {
-            hops: e.hops,
-            destination: format!("{} IMP {}", m.names[e.dest], m.net.imps[e.dest]),
-            dest_machine: machine.to_string(),
-            map_kbps: kbps,
-            map_kbps_ci95: kbps_hw,
-            map_rtt_ms: rtt,
-            map_rtt_ci95: rtt_hw,
-            source_lines: format!("{}/{}/{}", by[1], by[2], by[3]),
-            hops_per_packet,
-            simh_516_kbps: k516,
-            simh_516_rtt_ms: r516,
-            simh_516_rows: n516,
-            simh_316_kbps: k316,
-            simh_316_rtt_ms: r316,
-            simh_316_rows: n316,
-            clean: x.matching == "ok" && x.non_rfnm == 0 && !x.stalled,
-        });
-    }
+    print_background(&by_hops, &by_site, &r);
+    let rows = beside_rows(&a, &m, &s, &r, &experiments, &results, &recorded);
     let table = beside_table(&rows);
     print!("{table}");
     if let Some(out) = &a.out {
@@ -788,4 +700,113 @@ pub fn emulate_map_cmd(a: MapArgs) -> Result<bool> {
         )?;
     }
     Ok(rows.iter().all(|r| r.clean))
+}
+
+/// The background's figures on stderr: its round trip by hops, the slowest senders, and its
+/// messages' fates over the last experiment.
+fn print_background(by_hops: &[HopsRtt], by_site: &[SiteRtt], r: &crate::emulate::Replay) {
+    if !by_hops.is_empty() {
+        let cells: Vec<String> = by_hops
+            .iter()
+            .map(|x| format!("{} {:.0} ({})", x.hops, x.mean_ms, x.messages))
+            .collect();
+        eprintln!(
+            "background round trip by hops, ms (messages): {}",
+            cells.join(", ")
+        );
+    }
+    let mut slow: Vec<&SiteRtt> = by_site.iter().filter(|x| x.sent >= 20).collect();
+    slow.sort_by(|a, b| b.sent_mean_ms.total_cmp(&a.sent_mean_ms));
+    if !slow.is_empty() {
+        let cells: Vec<String> = slow
+            .iter()
+            .take(6)
+            .map(|x| format!("{} {:.0} ({})", x.site, x.sent_mean_ms, x.sent))
+            .collect();
+        eprintln!(
+            "slowest background senders, ms (messages): {}",
+            cells.join(", ")
+        );
+    }
+    if let Some(c) = r.background.last() {
+        eprintln!(
+            "background: {} offered, {} refused, {} sent, {} delivered, {} answered by RFNM, {} otherwise; mean round trip {:.1} ms",
+            c.offered,
+            c.refused,
+            c.sent,
+            c.delivered,
+            c.answered,
+            c.failed,
+            c.mean_rtt_ms()
+        );
+    }
+}
+
+/// One row per experiment: the emulated map's figures beside the recorded SIMH chains' at the
+/// same hop count (516 and 316, `a`'s pump).
+fn beside_rows(
+    a: &MapArgs,
+    m: &MapNetwork,
+    s: &Settings,
+    r: &crate::emulate::Replay,
+    experiments: &[Experiment],
+    results: &[crate::analyze::ExperimentResult],
+    recorded: &[crate::model::Recorded],
+) -> Vec<BesideRow> {
+    let simh = |machine: &str, hops: usize| {
+        let v: Vec<&crate::model::Recorded> = recorded
+            .iter()
+            .filter(|x| {
+                x.machine == machine
+                    && x.hops as usize == hops
+                    && x.outstanding as usize == a.outstanding
+                    && x.text_words == a.text_words
+            })
+            .collect();
+        let mean = |f: fn(&crate::model::Recorded) -> f64| {
+            v.iter().map(|x| f(x)).sum::<f64>() / v.len() as f64
+        };
+        (mean(|x| x.throughput_kbps), mean(|x| x.ko_rtt_ms), v.len())
+    };
+    let mut rows = Vec::new();
+    for (e, x) in experiments.iter().zip(results) {
+        let (k516, r516, n516) = simh("516", e.hops);
+        let (k316, r316, n316) = simh("316", e.hops);
+        let est = |e: Option<crate::stats::Estimate>| {
+            e.map_or((f64::NAN, f64::NAN), |e| (e.mean, e.half_width))
+        };
+        let (kbps, kbps_hw) = est(x.throughput_kbps);
+        let (rtt, rtt_hw) = est(x.ko_rtt_ms);
+        let machine = match m.net.machine(e.dest, s.machine) {
+            Machine::H516 => "516",
+            Machine::H316 => "316",
+        };
+        let by = &x.source.packets_by_line;
+        let span = r
+            .host_runs
+            .iter()
+            .find(|h| h.experiment.name == e.name)
+            .map_or((0, 0), |h| h.span_ns);
+        let hops_per_packet =
+            hops_per_packet(&r.traces, 0, span, m.net.imps[0], m.net.imps[e.dest]);
+        rows.push(BesideRow {
+            hops: e.hops,
+            destination: format!("{} IMP {}", m.names[e.dest], m.net.imps[e.dest]),
+            dest_machine: machine.to_string(),
+            map_kbps: kbps,
+            map_kbps_ci95: kbps_hw,
+            map_rtt_ms: rtt,
+            map_rtt_ci95: rtt_hw,
+            source_lines: format!("{}/{}/{}", by[1], by[2], by[3]),
+            hops_per_packet,
+            simh_516_kbps: k516,
+            simh_516_rtt_ms: r516,
+            simh_516_rows: n516,
+            simh_316_kbps: k316,
+            simh_316_rtt_ms: r316,
+            simh_316_rows: n316,
+            clean: x.matching == "ok" && x.non_rfnm == 0 && !x.stalled,
+        });
+    }
+    rows
 }

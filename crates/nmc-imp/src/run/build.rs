@@ -70,8 +70,8 @@ pub fn check_observed_times(s: &ImpConfig) -> Result<(), BuildError> {
 }
 
 /// Builds the subnet a scenario describes, in named steps: the scenario's checks, its
-/// hosts ([`attach_hosts`]), its traffic ([`add_traffic`]), its line events ([`line_events`]),
-/// each IMP's own settings ([`imp_settings`]), then the subnet with what it observes and how it
+/// hosts (`attach_hosts`), its traffic (`add_traffic`), its line events (`line_events`),
+/// each IMP's own settings (`imp_settings`), then the subnet with what it observes and how it
 /// routes. Returns the subnet and when each traffic source starts.
 pub fn build(
     s: &ImpConfig,
