@@ -162,31 +162,7 @@ impl EchoServer {
         let addr = self
             .local_addr()
             .map_err(|e| Error::Io("local address", e))?;
-        log(&format!(
-            "{name}: listening on udp {addr}; secret {}; per-source {}/s burst {}; global {}/s; max payload {} bytes",
-            if self.core.config().require_tag {
-                "required"
-            } else if self.opts.key.is_some() {
-                "used for replies only"
-            } else {
-                "none"
-            },
-            self.core.config().rate_per_source,
-            self.core.config().burst_per_source,
-            self.core.config().global_rate,
-            self.core.config().max_payload,
-        ));
-        if self.pump.is_some() {
-            log(&format!(
-                "{name}: also serving nmc pump on {} {addr} (a RFNM for each message); tcp: {}",
-                if self.opts.key.is_some() {
-                    "udp (each datagram tagged with the secret) and tcp"
-                } else {
-                    "udp and tcp"
-                },
-                self.opts.limits.describe(self.opts.key.as_ref())
-            ));
-        }
+        self.announce(addr, log);
         let (tcp, mut sink) = match self.pump.take() {
             Some((l, s)) => (Some(l), Some(s)),
             None => (None, None),
@@ -285,21 +261,7 @@ impl EchoServer {
             if let Some(sink) = sink.as_mut()
                 && pump::wire::is_pump(pkt)
             {
-                // With a secret, a pump datagram carries its tag; one without is counted.
-                let key = self.opts.key.as_ref();
-                let Some(d) = pump::wire::open(pkt, key) else {
-                    sink.note_unauthenticated();
-                    continue;
-                };
-                if let Some(r) = &reverse
-                    && r.route(std::time::Instant::now(), src, d)
-                {
-                    continue;
-                }
-                if let SinkVerdict::Rfnm(rfnm) = sink.handle_datagram(rx, src, d) {
-                    let (b, n) = pump::wire::sealed_header(&rfnm, key);
-                    let _ = self.sock.send_to(&b[..n], src);
-                }
+                self.pump_datagram(sink, reverse.as_deref(), rx, src, pkt);
                 continue;
             }
             if !self.opts.services.is_empty()
@@ -308,39 +270,7 @@ impl EchoServer {
             {
                 continue;
             }
-            match self.core.handle_datagram(rx, unix_now_ns(), src, pkt) {
-                crate::server::Verdict::Reply => {
-                    self.core.seal_reply(pkt, clock.now());
-                    if self.sock.send_to(pkt, src).is_err() {
-                        self.core.note_send_error();
-                    }
-                }
-                // A replayed or stale tagged request is someone else's: logged the first time
-                // and then at powers of two, so a flood of them cannot fill the log.
-                crate::server::Verdict::Drop(why @ (DropReason::Replayed | DropReason::Stale)) => {
-                    let c = self.core.counters();
-                    let (n, what) = if why == DropReason::Replayed {
-                        (
-                            c.replayed,
-                            "a copy of a request already answered (a replay)".to_string(),
-                        )
-                    } else {
-                        (
-                            c.stale,
-                            format!(
-                                "stale: sent more than {} s from this server's clock (a replay, or a client whose clock is off)",
-                                wire::FRESHNESS.as_secs()
-                            ),
-                        )
-                    };
-                    if n.is_power_of_two() {
-                        log(&format!(
-                            "{name}: {src}: tagged request not answered: {what} ({n} so far)"
-                        ));
-                    }
-                }
-                crate::server::Verdict::Drop(_) => {}
-            }
+            self.answer_echo(&clock, rx, src, pkt, log);
         }
         tcp_stop.store(true, Ordering::Relaxed);
         if let Some(t) = tcp_thread {
@@ -362,6 +292,112 @@ impl EchoServer {
             log(&format!("{name}: {line}"));
         }
         Ok(c)
+    }
+
+    /// The server's opening lines: where it listens, its secret and rate limits, and the pump
+    /// it also serves.
+    fn announce(&self, addr: SocketAddr, log: &mut dyn FnMut(&str)) {
+        let name = self.name;
+        log(&format!(
+            "{name}: listening on udp {addr}; secret {}; per-source {}/s burst {}; global {}/s; max payload {} bytes",
+            if self.core.config().require_tag {
+                "required"
+            } else if self.opts.key.is_some() {
+                "used for replies only"
+            } else {
+                "none"
+            },
+            self.core.config().rate_per_source,
+            self.core.config().burst_per_source,
+            self.core.config().global_rate,
+            self.core.config().max_payload,
+        ));
+        if self.pump.is_some() {
+            log(&format!(
+                "{name}: also serving nmc pump on {} {addr} (a RFNM for each message); tcp: {}",
+                if self.opts.key.is_some() {
+                    "udp (each datagram tagged with the secret) and tcp"
+                } else {
+                    "udp and tcp"
+                },
+                self.opts.limits.describe(self.opts.key.as_ref())
+            ));
+        }
+    }
+
+    /// A pump datagram from `src`, received at `rx`: refused and counted without its tag when
+    /// the server has a secret; a reverse run's, routed to it; a message's packet, given to the
+    /// sink, whose RFNM goes back.
+    fn pump_datagram(
+        &self,
+        sink: &mut SinkCore,
+        reverse: Option<&crate::pump::reverse::UdpSide>,
+        rx: Nanos,
+        src: SocketAddr,
+        pkt: &[u8],
+    ) {
+        // With a secret, a pump datagram carries its tag; one without is counted.
+        let key = self.opts.key.as_ref();
+        let Some(d) = pump::wire::open(pkt, key) else {
+            sink.note_unauthenticated();
+            return;
+        };
+        if let Some(r) = reverse
+            && r.route(std::time::Instant::now(), src, d)
+        {
+            return;
+        }
+        if let SinkVerdict::Rfnm(rfnm) = sink.handle_datagram(rx, src, d) {
+            let (b, n) = pump::wire::sealed_header(&rfnm, key);
+            let _ = self.sock.send_to(&b[..n], src);
+        }
+    }
+
+    /// An echo request from `src`, received at `rx`: answered (the reply sealed with the
+    /// server's times), or dropped by the server's rules; a replayed or stale tagged request is
+    /// logged the first time and then at powers of two, so a flood of them cannot fill the log.
+    fn answer_echo(
+        &mut self,
+        clock: &Clock,
+        rx: Nanos,
+        src: SocketAddr,
+        pkt: &mut [u8],
+        log: &mut dyn FnMut(&str),
+    ) {
+        let name = self.name;
+        match self.core.handle_datagram(rx, unix_now_ns(), src, pkt) {
+            crate::server::Verdict::Reply => {
+                self.core.seal_reply(pkt, clock.now());
+                if self.sock.send_to(pkt, src).is_err() {
+                    self.core.note_send_error();
+                }
+            }
+            // A replayed or stale tagged request is someone else's: logged the first time
+            // and then at powers of two, so a flood of them cannot fill the log.
+            crate::server::Verdict::Drop(why @ (DropReason::Replayed | DropReason::Stale)) => {
+                let c = self.core.counters();
+                let (n, what) = if why == DropReason::Replayed {
+                    (
+                        c.replayed,
+                        "a copy of a request already answered (a replay)".to_string(),
+                    )
+                } else {
+                    (
+                        c.stale,
+                        format!(
+                            "stale: sent more than {} s from this server's clock (a replay, or a client whose clock is off)",
+                            wire::FRESHNESS.as_secs()
+                        ),
+                    )
+                };
+                if n.is_power_of_two() {
+                    log(&format!(
+                        "{name}: {src}: tagged request not answered: {what} ({n} so far)"
+                    ));
+                }
+            }
+            crate::server::Verdict::Drop(_) => {}
+        }
     }
 }
 

@@ -265,44 +265,7 @@ impl Report {
         );
         // The scoreboard first (issue 31), then the contents, the filter and every row.
         if let Some(board) = &self.scoreboard {
-            out.push_str("<section id=\"scoreboard\"><h2>Scoreboard</h2>\n");
-            if let Some(h) = board.headline() {
-                let _ = writeln!(out, "<p class=\"headline\">{}.</p>", escape(&h));
-            }
-            if !board.papers.is_empty() {
-                out.push_str(
-                    "<table class=\"papers\"><tr><th>Paper (SPEC §3 quantities)</th><th>By paper</th></tr>\n",
-                );
-                for t in &board.papers {
-                    let _ = writeln!(
-                        out,
-                        "<tr><td>{}</td><td>{}</td></tr>",
-                        escape(t.paper),
-                        escape(&t.text())
-                    );
-                }
-                out.push_str("</table>\n");
-            }
-            let _ = writeln!(
-                out,
-                "<p class=\"meta\">{} A miss is a finding about the model, not a broken build: \
-                 each is explained beside it, and in the experiment's section.</p>",
-                escape(scoreboard::RULE)
-            );
-            for g in Group::ALL {
-                let entries: Vec<&Entry> = board.group(g).collect();
-                if entries.is_empty() {
-                    continue;
-                }
-                let [r, p, m, b] = board.counts(g);
-                let _ = writeln!(
-                    out,
-                    "<h3>{}</h3><p class=\"meta\">{r} reproduced, {p} partly, {m} missed, {b} by construction</p>",
-                    escape(g.heading())
-                );
-                board_table(&mut out, &entries, &self.sections);
-            }
-            out.push_str("</section>\n");
+            scoreboard_html(&mut out, board, &self.sections);
         }
         out.push_str("<nav id=\"contents\"><h2>Contents</h2><ol>\n");
         if self.scoreboard.is_some() {
@@ -337,72 +300,7 @@ quantity on the scoreboard.</p>",
         checks_table(&mut out, &all, true);
         out.push_str("</section>\n");
         for s in &self.sections {
-            let _ = writeln!(
-                out,
-                "<section id=\"{id}\"><h2>{id}: {title}</h2><p class=\"meta\">Source: {src}</p>",
-                id = escape(&s.id),
-                title = escape(&s.title),
-                src = escape(&s.source)
-            );
-            if let Some(page) = &s.chapter {
-                let _ = writeln!(
-                    out,
-                    "<p class=\"meta chapter\">The book's chapter: <a href=\"../../{page}\">{page}</a></p>",
-                    page = escape(page)
-                );
-            }
-            // Each quantity shown here, with its verdict and, where it is not reproduced,
-            // why: the misses are explained where they are shown.
-            if let Some(board) = &self.scoreboard {
-                let here: Vec<&Entry> = board
-                    .quantities
-                    .iter()
-                    .filter(|e| s.checks.iter().any(|c| c.figure == e.figure.id))
-                    .collect();
-                if !here.is_empty() {
-                    out.push_str("<ul class=\"verdicts\">\n");
-                    for e in here {
-                        let _ = write!(
-                            out,
-                            "<li class=\"{}\"><a href=\"#{}\">{}</a> ({}): <strong>{}</strong>",
-                            filter_class(e.reproduced()),
-                            quantity_anchor(e.figure.id),
-                            escape(e.figure.id),
-                            escape(e.figure.quantity),
-                            e.verdict
-                        );
-                        if !e.reproduced() && !e.figure.short.is_empty() {
-                            let _ = write!(out, " — {}", escape(e.figure.short));
-                        }
-                        out.push_str("</li>\n");
-                    }
-                    out.push_str("</ul>\n");
-                }
-            }
-            for n in &s.notes {
-                note_html(&mut out, n);
-            }
-            if !s.checks.is_empty() {
-                checks_table(&mut out, &s.checks, false);
-            }
-            for (caption, svg) in &s.plots {
-                let _ = writeln!(
-                    out,
-                    "<figure>{svg}<figcaption>{}</figcaption></figure>",
-                    escape(caption)
-                );
-            }
-            if !s.files.is_empty() {
-                out.push_str("<p class=\"meta\">Data: ");
-                let links: Vec<String> = s
-                    .files
-                    .iter()
-                    .map(|f| format!("<a href=\"{0}\">{0}</a>", escape(f)))
-                    .collect();
-                out.push_str(&links.join(", "));
-                out.push_str("</p>\n");
-            }
-            out.push_str("</section>\n");
+            section_html(&mut out, s, self.scoreboard.as_ref());
         }
         out.push_str(SCRIPT);
         out.push_str("</body></html>\n");
@@ -413,6 +311,120 @@ quantity on the scoreboard.</p>",
     pub fn write(&self, path: &Path) -> Result<(), ReportError> {
         write_file(path, self.to_html().as_bytes())
     }
+}
+
+/// The scoreboard's section: its headline, the papers' tallies, the rule, and a table per
+/// group of quantities.
+fn scoreboard_html(out: &mut String, board: &Scoreboard, sections: &[Section]) {
+    out.push_str("<section id=\"scoreboard\"><h2>Scoreboard</h2>\n");
+    if let Some(h) = board.headline() {
+        let _ = writeln!(out, "<p class=\"headline\">{}.</p>", escape(&h));
+    }
+    if !board.papers.is_empty() {
+        out.push_str(
+            "<table class=\"papers\"><tr><th>Paper (SPEC §3 quantities)</th><th>By paper</th></tr>\n",
+        );
+        for t in &board.papers {
+            let _ = writeln!(
+                out,
+                "<tr><td>{}</td><td>{}</td></tr>",
+                escape(t.paper),
+                escape(&t.text())
+            );
+        }
+        out.push_str("</table>\n");
+    }
+    let _ = writeln!(
+        out,
+        "<p class=\"meta\">{} A miss is a finding about the model, not a broken build: \
+         each is explained beside it, and in the experiment's section.</p>",
+        escape(scoreboard::RULE)
+    );
+    for g in Group::ALL {
+        let entries: Vec<&Entry> = board.group(g).collect();
+        if entries.is_empty() {
+            continue;
+        }
+        let [r, p, m, b] = board.counts(g);
+        let _ = writeln!(
+            out,
+            "<h3>{}</h3><p class=\"meta\">{r} reproduced, {p} partly, {m} missed, {b} by construction</p>",
+            escape(g.heading())
+        );
+        board_table(out, &entries, sections);
+    }
+    out.push_str("</section>\n");
+}
+
+/// One experiment's section: its source and chapter, its quantities' verdicts (with what is
+/// short where one is not reproduced), its notes, rows, plots and files.
+fn section_html(out: &mut String, s: &Section, scoreboard: Option<&Scoreboard>) {
+    let _ = writeln!(
+        out,
+        "<section id=\"{id}\"><h2>{id}: {title}</h2><p class=\"meta\">Source: {src}</p>",
+        id = escape(&s.id),
+        title = escape(&s.title),
+        src = escape(&s.source)
+    );
+    if let Some(page) = &s.chapter {
+        let _ = writeln!(
+            out,
+            "<p class=\"meta chapter\">The book's chapter: <a href=\"../../{page}\">{page}</a></p>",
+            page = escape(page)
+        );
+    }
+    // Each quantity shown here, with its verdict and, where it is not reproduced,
+    // why: the misses are explained where they are shown.
+    if let Some(board) = scoreboard {
+        let here: Vec<&Entry> = board
+            .quantities
+            .iter()
+            .filter(|e| s.checks.iter().any(|c| c.figure == e.figure.id))
+            .collect();
+        if !here.is_empty() {
+            out.push_str("<ul class=\"verdicts\">\n");
+            for e in here {
+                let _ = write!(
+                    out,
+                    "<li class=\"{}\"><a href=\"#{}\">{}</a> ({}): <strong>{}</strong>",
+                    filter_class(e.reproduced()),
+                    quantity_anchor(e.figure.id),
+                    escape(e.figure.id),
+                    escape(e.figure.quantity),
+                    e.verdict
+                );
+                if !e.reproduced() && !e.figure.short.is_empty() {
+                    let _ = write!(out, " — {}", escape(e.figure.short));
+                }
+                out.push_str("</li>\n");
+            }
+            out.push_str("</ul>\n");
+        }
+    }
+    for n in &s.notes {
+        note_html(out, n);
+    }
+    if !s.checks.is_empty() {
+        checks_table(out, &s.checks, false);
+    }
+    for (caption, svg) in &s.plots {
+        let _ = writeln!(
+            out,
+            "<figure>{svg}<figcaption>{}</figcaption></figure>",
+            escape(caption)
+        );
+    }
+    if !s.files.is_empty() {
+        out.push_str("<p class=\"meta\">Data: ");
+        let links: Vec<String> = s
+            .files
+            .iter()
+            .map(|f| format!("<a href=\"{0}\">{0}</a>", escape(f)))
+            .collect();
+        out.push_str(&links.join(", "));
+        out.push_str("</p>\n");
+    }
+    out.push_str("</section>\n");
 }
 
 #[cfg(test)]

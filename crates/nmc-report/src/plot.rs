@@ -759,21 +759,7 @@ impl Chart {
                 }
                 SeriesStyle::Bars { width } => {
                     glyph.bar = true;
-                    s.points
-                        .iter()
-                        .filter(|p| p.0.is_finite() && p.1.is_finite())
-                        .filter_map(|&(x, y)| {
-                            let a = map((x - width / 2.0, 0.0));
-                            let b = map((x + width / 2.0, y));
-                            let r = (
-                                a.0.min(b.0).max(plot.0),
-                                a.1.min(b.1).max(plot.1),
-                                a.0.max(b.0).min(plot.2),
-                                a.1.max(b.1).min(plot.3),
-                            );
-                            (r.0 < r.2 && r.1 <= r.3).then_some(Prim::Bar(r))
-                        })
-                        .collect()
+                    bars(&s.points, width, map, plot)
                 }
             };
             layers.push(Layer {
@@ -984,6 +970,31 @@ fn draw_layer<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, l: &Layer) -> R
     }
     Ok(())
 }
+/// A bar series' bars, `width` wide in x units, clipped to the plot (`map` takes a point to
+/// pixels); a bar wholly outside is left out.
+fn bars(
+    points: &[(f64, f64)],
+    width: f64,
+    map: &dyn Fn((f64, f64)) -> (f64, f64),
+    plot: Rect,
+) -> Vec<Prim> {
+    points
+        .iter()
+        .filter(|p| p.0.is_finite() && p.1.is_finite())
+        .filter_map(|&(x, y)| {
+            let a = map((x - width / 2.0, 0.0));
+            let b = map((x + width / 2.0, y));
+            let r = (
+                a.0.min(b.0).max(plot.0),
+                a.1.min(b.1).max(plot.1),
+                a.0.max(b.0).min(plot.2),
+                a.1.max(b.1).min(plot.3),
+            );
+            (r.0 < r.2 && r.1 <= r.3).then_some(Prim::Bar(r))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

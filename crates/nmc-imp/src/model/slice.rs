@@ -21,24 +21,7 @@ impl Subnet {
         let (s, d) = self.obs.watch?;
         let hops = self.topo.hops(s, d)?;
         let dist = |imp: u32| self.topo.hops(s, imp).unwrap_or(0).min(hops) as f64;
-        // Where every packet in the subnet is, by packet id: queued or in a processor at an
-        // IMP, or on a line (sent, awaiting its acknowledgement).
-        let mut places: Vec<(PktId, f64)> = Vec::new();
-        for l in self.links() {
-            let at = dist(l.def.from);
-            places.extend(l.ctrl.iter().chain(&l.data).map(|&(p, _)| (p, at)));
-            let ahead = (dist(l.def.to) - at).clamp(-1.0, 1.0) * 0.5;
-            places.extend(
-                l.lch
-                    .iter()
-                    .filter_map(|c| c.held)
-                    .map(|(p, _)| (p, at + ahead)),
-            );
-        }
-        for (k, i) in self.imps.iter().enumerate() {
-            let at = dist(k as u32);
-            places.extend(i.cpu.packets().map(|p| (p, at)));
-        }
+        let places = self.packet_places(&dist);
         let mut data: BTreeMap<MsgId, (f64, f64)> = BTreeMap::new();
         let mut rfnm: BTreeMap<MsgId, (f64, bool)> = BTreeMap::new();
         let mut reqall: Vec<(MsgId, f64)> = Vec::new();
@@ -128,40 +111,7 @@ impl Subnet {
                 doing,
             });
         }
-        for (id, at) in reqall {
-            items.push(SliceItem {
-                what: SliceKind::Reqall,
-                label: label(id),
-                at_from: at,
-                at_to: at,
-                plt: true,
-                all: false,
-                doing: Doing::OnItsWay,
-            });
-        }
-        for at in alls {
-            items.push(SliceItem {
-                what: SliceKind::All,
-                label: String::new(),
-                at_from: at,
-                at_to: at,
-                plt: true,
-                all: true,
-                doing: Doing::OnItsWayBack,
-            });
-        }
-        // ALLs answering REQALLs, waiting at the destination for buffers.
-        for _ in 0..di.alls_waiting_for(s) {
-            items.push(SliceItem {
-                what: SliceKind::All,
-                label: String::new(),
-                at_from: end,
-                at_to: end,
-                plt: true,
-                all: false,
-                doing: Doing::WaitingForBuffers,
-            });
-        }
+        control_items(&mut items, reqall, alls, di.alls_waiting_for(s), end, label);
         Some(TimeSlice {
             t_ns: now.as_nanos(),
             from: self.imps[s as usize].name.clone(),
@@ -169,5 +119,74 @@ impl Subnet {
             hops,
             items,
         })
+    }
+
+    /// Where every packet in the subnet is, by packet id: queued or in a processor at an IMP
+    /// (at its distance `dist`), or on a line (sent, awaiting its acknowledgement: half way).
+    fn packet_places(&self, dist: &dyn Fn(u32) -> f64) -> Vec<(PktId, f64)> {
+        let mut places: Vec<(PktId, f64)> = Vec::new();
+        for l in self.links() {
+            let at = dist(l.def.from);
+            places.extend(l.ctrl.iter().chain(&l.data).map(|&(p, _)| (p, at)));
+            let ahead = (dist(l.def.to) - at).clamp(-1.0, 1.0) * 0.5;
+            places.extend(
+                l.lch
+                    .iter()
+                    .filter_map(|c| c.held)
+                    .map(|(p, _)| (p, at + ahead)),
+            );
+        }
+        for (k, i) in self.imps.iter().enumerate() {
+            let at = dist(k as u32);
+            places.extend(i.cpu.packets().map(|p| (p, at)));
+        }
+        places
+    }
+}
+
+/// The pair's control messages in the slice: REQALLs and ALLs on their way (`reqall`,
+/// `alls`), then `alls_waiting` ALLs answering REQALLs, held at the destination (`end`) for
+/// buffers; `label` names a REQALL by its message.
+fn control_items(
+    items: &mut Vec<SliceItem>,
+    reqall: Vec<(MsgId, f64)>,
+    alls: Vec<f64>,
+    alls_waiting: u32,
+    end: f64,
+    label: impl Fn(MsgId) -> String,
+) {
+    for (id, at) in reqall {
+        items.push(SliceItem {
+            what: SliceKind::Reqall,
+            label: label(id),
+            at_from: at,
+            at_to: at,
+            plt: true,
+            all: false,
+            doing: Doing::OnItsWay,
+        });
+    }
+    for at in alls {
+        items.push(SliceItem {
+            what: SliceKind::All,
+            label: String::new(),
+            at_from: at,
+            at_to: at,
+            plt: true,
+            all: true,
+            doing: Doing::OnItsWayBack,
+        });
+    }
+    // ALLs answering REQALLs, waiting at the destination for buffers.
+    for _ in 0..alls_waiting {
+        items.push(SliceItem {
+            what: SliceKind::All,
+            label: String::new(),
+            at_from: end,
+            at_to: end,
+            plt: true,
+            all: false,
+            doing: Doing::WaitingForBuffers,
+        });
     }
 }
