@@ -794,6 +794,8 @@ fn reverse_runs_pay_for_their_slots() {
         packet: 126,
         duration_ns: 3_600_000_000_000,
         timeout_ns: 60_000_000_000,
+        count: None,
+        omit_ns: 0,
     };
     for kind in [Kind::Sink, Kind::Pump] {
         for host in [Host::Own, Host::One] {
