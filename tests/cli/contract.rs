@@ -176,6 +176,11 @@ fn bad_usage_is_exit_2_and_with_json_a_document() {
         (vec!["stream", &to, "-J", "--rate", "0bit/s"], "nmc stream"),
         (vec!["stream", &to, "-J", "-k", "0"], "nmc stream"),
         (
+            vec!["stream", &to, "-J", "-O", "1", "-k", "9"],
+            "nmc stream",
+        ),
+        (vec!["stream", &to, "-J", "--bidir", "-R"], "nmc stream"),
+        (
             vec!["stream", &to, "-J", "-n", "1M", "-t", "3"],
             "nmc stream",
         ),

@@ -786,6 +786,7 @@ fn reverse_runs_pay_for_their_slots() {
         bulk: false,
         no_records: false,
         token: 0,
+        omit_ns: 0,
     };
     let rfnms_never_come = nmc_probe::pump::wire::Request {
         udp: false,

@@ -288,6 +288,13 @@ impl UdpSide {
             len -= tag;
         }
         let d = &d[..len];
+        // Issue 75 §1: a forward stream's interval mark, answered at once with what arrived
+        // from its address so far (the tally's figures, untouched).
+        if let Some(m) = wire::parse_mark(d) {
+            let got = self.delivered.get(&from).cloned().unwrap_or_default();
+            let _ = s.send_to(&wire::marked(m, &got), from);
+            return;
+        }
         let tally = wire::is_tally_request(d);
         if tally || wire::is_arrivals_request(d) {
             let got = self.told(from);
@@ -365,6 +372,7 @@ impl nmc_serve::Service for SinkService {
             wire::HELLO_MAGIC,
             wire::ACK_MAGIC,
             wire::ARRIVALS_MAGIC,
+            wire::MARK_MAGIC,
         ]
         .iter()
         .any(|m| magic == Some(&m[..]));
