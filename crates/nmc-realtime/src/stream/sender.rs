@@ -917,15 +917,18 @@ impl Marks {
     }
 }
 
-/// Sends mark `mark` on `s`, tagged with `key` when there is one (a mark lost is an interval
-/// without the receiver's side).
+/// Sends mark `mark` on `s`, tagged with `key` when there is one, twice back to back: with
+/// no buffer between them the sink answers both with the same figures, so one lost mark or
+/// answer costs nothing (both lost: the interval and the next go without the receiver's side).
 fn send_mark(s: &UdpSocket, mark: u64, key: Option<&nmc_serve::Key>) {
     let mut m = wire::mark(mark).to_vec();
     if let Some(key) = key {
         let tag: [u8; wire::TAG] = key.tag(&m);
         m.extend_from_slice(&tag);
     }
-    let _ = s.send(&m);
+    for _ in 0..2 {
+        let _ = s.send(&m);
+    }
 }
 
 /// One datagram already waiting on `s`, without waiting for one (`MSG_DONTWAIT`: the socket

@@ -14,7 +14,8 @@
 //! ```
 //!
 //! Marks (issue 75 §1): a forward UDP stream with `-i` sends a mark after the last buffer of
-//! each interval, on the buffers' socket, so it reaches the sink in line with them; the sink
+//! each interval, on the buffers' socket, so it reaches the sink in line with them (twice,
+//! back to back, so that one lost costs nothing; the sink answers each); the sink
 //! answers at once with what has arrived from that address so far (the figures of
 //! [`super::arrivals::Arrivals`], and the buffers the highest sequence number says were sent).
 //! The sender takes two answers' difference as the receiver's side of the interval: buffers
