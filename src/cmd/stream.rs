@@ -538,6 +538,23 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
                         "forward (this host sends):".to_string()
                     });
                 }
+                // Issue 75 §1: over TCP the sink's lines by its clock, as iperf3's server
+                // output (its -i lines while running are this host's, the sender's).
+                if !run.receiver_intervals.is_empty() {
+                    say(format!(
+                        "{fwd_tag}the sink's lines (its clock, from the run's first frame):"
+                    ));
+                    for iv in &run.receiver_intervals {
+                        say(format!(
+                            "{fwd_tag}[{:7.2}-{:7.2} s] {:>6} buffers {:>14}  received by the sink{}",
+                            iv.start_s,
+                            iv.end_s,
+                            iv.buffers_received,
+                            a.format.show(iv.rate_bit_per_s),
+                            omitted(iv.omitted)
+                        ));
+                    }
+                }
                 if !a.sweep {
                     say(key_box(&run));
                     if let Some(line) = shortfall(&run, a.format) {
@@ -643,6 +660,10 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
             if every.is_some() {
                 d["end"]["intervals"] = ivs;
             }
+            if !run.receiver_intervals.is_empty() {
+                d["end"]["receiver_intervals"] =
+                    serde_json::to_value(&run.receiver_intervals).unwrap_or_default();
+            }
             d
         };
         let fwd = one(&runs[0], serde_json::to_value(&intervals)?);
@@ -656,6 +677,11 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
             } else {
                 serde_json::to_value(&intervals)?
             };
+        }
+        // Issue 75 §1: a forward TCP run's lines at the sink, by its clock (one test: -i
+        // does not go with --sweep).
+        if let Some(r) = runs.first().filter(|r| !r.receiver_intervals.is_empty()) {
+            doc["end"]["receiver_intervals"] = serde_json::to_value(&r.receiver_intervals)?;
         }
         super::json::print_run(doc, failure.as_ref())?;
     }

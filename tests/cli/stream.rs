@@ -164,7 +164,11 @@ fn interval_lines_add_up_to_the_run() {
     let o = nmc(&["stream", &addr, "-t", "1.3s", "-i", "500ms"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = text(&o.stdout);
-    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with('[')).collect();
+    // This host's lines; the sink's by its clock follow the run (issue 75 §1).
+    let lines: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with('[') && !l.contains("received by the sink"))
+        .collect();
     assert_eq!(lines.len(), 3, "{out}");
     assert!(
         lines[0].contains("0.00-   0.50 s") && lines[0].contains("kbit/s"),
@@ -548,18 +552,74 @@ fn a_forward_udp_streams_intervals_carry_the_receivers_side() {
         // The printed lines carry it too.
         assert!(stderr(&o).contains("| received"), "{}", stderr(&o));
     }
-    let o = nmc(&["stream", &addr, "-t", "1s", "-i", "500ms", "-J"]);
-    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert!(
-        doc["end"]["intervals"]
+    // Over TCP the lines are the sender's, and the sink's come apart, by its clock, as
+    // iperf3's server output: their buffers add up to the run's, with and without --ack.
+    for ack in [false, true] {
+        let mut args = vec![
+            "stream", &addr, "-t", "1s", "-b", "100k", "-i", "250ms", "-J",
+        ];
+        if ack {
+            args.push("--ack");
+        }
+        let o = nmc(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let end = &doc["end"];
+        assert!(
+            end["intervals"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|i| i.get("receiver").is_none()),
+            "{doc}"
+        );
+        let sink_lines = end["receiver_intervals"]
             .as_array()
-            .unwrap()
+            .expect("the sink's lines");
+        assert!(sink_lines.len() >= 4, "{ack}: {doc}");
+        let got: u64 = sink_lines
             .iter()
-            .all(|i| i.get("receiver").is_none()),
-        "{doc}"
-    );
+            .map(|i| i["buffers_received"].as_u64().unwrap())
+            .sum();
+        assert_eq!(
+            got,
+            end["tests"][0]["buffers_sent"].as_u64().unwrap(),
+            "{ack}: {doc}"
+        );
+        assert!(
+            stderr(&o).contains("the sink's lines (its clock"),
+            "{}",
+            stderr(&o)
+        );
+    }
     let _ = s.kill();
     let _ = s.wait();
+}
+
+/// Issue 75 §1: a TCP sink from before the sink's lines (simulated: it reads and discards,
+/// as `nmc sink` did, taking the first frame for a buffer of no bytes) gives none; the run is
+/// whole and not held.
+#[test]
+fn a_tcp_sink_without_lines_leaves_the_senders() {
+    use std::io::Read;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        for c in listener.incoming() {
+            let Ok(mut c) = c else { return };
+            std::thread::spawn(move || {
+                let mut b = [0u8; 4096];
+                while matches!(c.read(&mut b), Ok(n) if n > 0) {}
+            });
+        }
+    });
+    let started = std::time::Instant::now();
+    let o = nmc(&["stream", &addr, "-t", "1s", "-i", "250ms", "-J"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(doc["end"].get("receiver_intervals").is_none(), "{doc}");
+    assert_eq!(doc["end"]["intervals"].as_array().unwrap().len(), 4);
+    assert!(started.elapsed() < std::time::Duration::from_secs(4));
 }
 
 /// Issue 75 §1: a sink from before the marks (simulated: it answers the tally and the arrivals

@@ -219,6 +219,9 @@ def test_every_kind_of_document_holds(server, tmp_path):
     # Issue 75 §1: a forward UDP stream's lines carry the sink's side; they add up to its tally.
     fwd = docs["stream -u -i, the receiver's side"]["end"]
     assert sum(i["receiver"]["buffers_received"] for i in fwd["intervals"]) == fwd["tests"][0]["sink_received"]
+    # Over TCP, the sink's lines by its clock, adding up to what was sent.
+    tcp = docs["stream, intervals"]["end"]
+    assert sum(i["buffers_received"] for i in tcp["receiver_intervals"]) == tcp["tests"][0]["buffers_sent"]
     # Issue 75 §2: the stream's warm-up apart, and both ways at once.
     for name in ("stream -O -u -i", "stream -O -R"):
         (t,) = docs[name]["end"]["tests"]

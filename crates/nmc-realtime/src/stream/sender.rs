@@ -270,6 +270,10 @@ pub struct StreamRun {
     /// received; `None` for a forward run.
     #[serde(skip)]
     pub received: Option<Received>,
+    /// A forward TCP run with `-i` (issue 75 §1): the sink's lines by its own clock, from its
+    /// receipt of the run's first frame; empty when the sink gave none (an older sink).
+    #[serde(skip)]
+    pub receiver_intervals: Vec<super::reverse::ReceivedInterval>,
 }
 
 impl StreamRun {
@@ -507,6 +511,9 @@ struct Writer {
     /// Over UDP with acknowledgements, the sink's answers to interval marks read where an
     /// acknowledgement was awaited go here (issue 75 §1).
     marked: Option<mpsc::Sender<wire::Marked>>,
+    /// Over TCP with acknowledgements and `-i`, the sink's lines read where an
+    /// acknowledgement was awaited go here (issue 75 §1).
+    binned: Option<mpsc::Sender<wire::Binned>>,
 }
 
 impl Writer {
@@ -533,6 +540,7 @@ impl Writer {
             peer_stop,
             tab,
             marked: None,
+            binned: None,
         }
     }
 
@@ -578,6 +586,10 @@ impl Writer {
                                 e,
                             )
                         })?;
+                        if let (Some(tx), Some(b)) = (&self.binned, wire::parse_binned(&a)) {
+                            let _ = tx.send(b);
+                            continue;
+                        }
                         match &self.peer_stop {
                             Some(stop) if wire::is_stop(&a) => stop.store(true, Ordering::Relaxed),
                             _ => break,
@@ -1193,7 +1205,30 @@ fn run_with(
         Conn::Udp(s) if !c.omit.is_zero() && !c.ack => s.try_clone().ok(),
         _ => None,
     };
+    // Issue 75 §1: a forward TCP run with interval lines asks the sink for its lines by its
+    // clock, in its first frame; they come back on the connection.
+    let pace = match (&conn, every, &peer_stop, &tab) {
+        (Conn::Tcp(s), Some(e), None, None) => s.try_clone().ok().filter(|mut t| {
+            t.write_all(&wire::pace(u64::try_from(e.as_nanos()).unwrap_or(u64::MAX)))
+                .is_ok()
+        }),
+        _ => None,
+    };
+    let (bin_tx, bin_rx) = mpsc::channel::<wire::Binned>();
+    let bins_ending = Arc::new(AtomicBool::new(false));
     let mut w = Writer::new(conn, c.clone(), peer_stop, tab);
+    // With acknowledgements the writer reads the connection; without, a thread of its own.
+    let bin_reader = match &pace {
+        Some(_) if c.ack => {
+            w.binned = Some(bin_tx.clone());
+            None
+        }
+        Some(t) => t.try_clone().ok().map(|t| {
+            let (tx, ending) = (bin_tx.clone(), bins_ending.clone());
+            std::thread::spawn(move || read_bins(t, &tx, &ending))
+        }),
+        None => None,
+    };
     let from_writer = if mark_sock.is_some() && !w.inline() {
         let (tx, rx) = mpsc::channel();
         w.marked = Some(tx);
@@ -1398,6 +1433,33 @@ fn run_with(
     if let Some(t) = writer_thread {
         let _ = t.join();
     }
+    // The sink's last line comes once it sees the stream end (issue 75 §1): this host's
+    // write side closes, the sink answers and closes, and the reader ends.
+    let receiver_intervals = match pace {
+        Some(t) => {
+            let _ = t.shutdown(std::net::Shutdown::Write);
+            bins_ending.store(true, Ordering::Relaxed);
+            match bin_reader {
+                Some(r) => {
+                    let _ = r.join();
+                }
+                None => {
+                    // The writer read acknowledgements and is gone: read the rest here.
+                    let _ = t.set_read_timeout(Some(c.ack_timeout));
+                    read_bins(t, &bin_tx, &bins_ending);
+                }
+            }
+            drop(bin_tx);
+            sink_lines(
+                bin_rx.try_iter(),
+                every.unwrap_or(Duration::MAX),
+                c.buffer_bits,
+                c.omit,
+                c.omit + c.duration,
+            )
+        }
+        None => Vec::new(),
+    };
     // The receiver's side of the intervals still waiting for it (issue 75 §1).
     iv.finish(report);
     // Completions that came in by the end.
@@ -1491,7 +1553,96 @@ fn run_with(
         partial,
         records,
         received: None,
+        receiver_intervals,
     })
+}
+
+/// Reads the sink's lines ([`wire::binned`], then [`wire::last_bin`]) from a forward TCP
+/// stream's connection until the last, its end, or an error; a read that times out is waited
+/// again until `ending` is set. Anything else read is skipped, 12 bytes at a time.
+fn read_bins(mut t: TcpStream, tx: &mpsc::Sender<wire::Binned>, ending: &AtomicBool) {
+    let mut a = [0u8; wire::LAST_BIN];
+    let mut got = 0;
+    loop {
+        let want = if got >= 4 && a[..4] == wire::LAST_BIN_MAGIC {
+            wire::LAST_BIN
+        } else {
+            wire::ACK
+        };
+        if got == want {
+            if let Some(b) = wire::parse_binned(&a[..want]) {
+                let _ = tx.send(b);
+            }
+            if want == wire::LAST_BIN {
+                return;
+            }
+            got = 0;
+            continue;
+        }
+        match t.read(&mut a[got..want]) {
+            Ok(0) => return,
+            Ok(n) => got += n,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock
+                        | std::io::ErrorKind::TimedOut
+                        | std::io::ErrorKind::Interrupted
+                ) && !ending.load(Ordering::Relaxed) => {}
+            Err(_) => return,
+        }
+    }
+}
+
+/// The sink's lines as a reverse run's ([`super::reverse::ReceivedInterval`]): an interval it
+/// sent no line for had no buffer (filled in as such, up to `horizon`, the run's length, and
+/// a line or two past it); `every` long but the last; marked within a warm-up of `omit`.
+fn sink_lines(
+    lines: impl Iterator<Item = wire::Binned>,
+    every: Duration,
+    bits: u64,
+    omit: Duration,
+    horizon: Duration,
+) -> Vec<super::reverse::ReceivedInterval> {
+    let most = (horizon.as_nanos() / every.as_nanos().max(1)) as u64 + 2;
+    let every_s = every.as_secs_f64();
+    let mut out: Vec<super::reverse::ReceivedInterval> = Vec::new();
+    let line = |index: u64, buffers: u32, secs: f64| {
+        let start_s = index as f64 * every_s;
+        super::reverse::ReceivedInterval {
+            start_s,
+            end_s: start_s + secs,
+            buffers_received: u64::from(buffers),
+            rate_bit_per_s: if secs > 0.0 {
+                (u64::from(buffers) * bits) as f64 / secs
+            } else {
+                0.0
+            },
+            lost: None,
+            out_of_order: None,
+            jitter_s: None,
+            omitted: !omit.is_zero() && start_s + secs <= omit.as_secs_f64(),
+        }
+    };
+    for b in lines {
+        let (index, buffers, secs) = match b {
+            wire::Binned::Whole { index, buffers } => (u64::from(index), buffers, every_s),
+            wire::Binned::Last {
+                index,
+                buffers,
+                len_us,
+            } => (u64::from(index), buffers, f64::from(len_us) / 1e6),
+        };
+        // A hostile or confused sink's numbers go no further than the run.
+        if index >= most || index < out.len() as u64 {
+            continue;
+        }
+        while (out.len() as u64) < index {
+            out.push(line(out.len() as u64, 0, every_s));
+        }
+        out.push(line(index, buffers, secs));
+    }
+    out
 }
 
 /// Sets the calling thread's timer slack to 1 µs (Linux; a no-op elsewhere): how far past its
@@ -1653,6 +1804,65 @@ mod tests {
         assert_eq!((d.buffers_received, d.lost), (4, 0));
     }
 
+    /// Issue 75 §1: the sink's TCP lines become a reverse run's lines: an interval it sent no
+    /// line for had no buffer, the last is as long as it ran, and a number past the run (or
+    /// going back) is dropped.
+    #[test]
+    fn the_sinks_tcp_lines_fill_the_empty_intervals() {
+        use wire::Binned::{Last, Whole};
+        let lines = sink_lines(
+            [
+                Whole {
+                    index: 0,
+                    buffers: 10,
+                },
+                Whole {
+                    index: 2,
+                    buffers: 5,
+                },
+                Whole {
+                    index: 1,
+                    buffers: 9,
+                },
+                Whole {
+                    index: 99,
+                    buffers: 9,
+                },
+                Last {
+                    index: 3,
+                    buffers: 2,
+                    len_us: 250_000,
+                },
+            ]
+            .into_iter(),
+            Duration::from_secs(1),
+            8,
+            Duration::from_secs(1),
+            Duration::from_secs(4),
+        );
+        let got: Vec<(f64, f64, u64, f64, bool)> = lines
+            .iter()
+            .map(|l| {
+                (
+                    l.start_s,
+                    l.end_s,
+                    l.buffers_received,
+                    l.rate_bit_per_s,
+                    l.omitted,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (0.0, 1.0, 10, 80.0, true),
+                (1.0, 2.0, 0, 0.0, false),
+                (2.0, 3.0, 5, 40.0, false),
+                (3.0, 3.25, 2, 64.0, false),
+            ]
+        );
+    }
+
     fn interval(i: u64) -> StreamInterval {
         StreamInterval {
             start_s: i as f64,
@@ -1758,6 +1968,7 @@ mod tests {
             omitted: None,
             records: Vec::new(),
             received: None,
+            receiver_intervals: Vec::new(),
         };
         let r = run(2, 2.0, None);
         assert_eq!(r.buffers_due(), 2);
@@ -1811,6 +2022,7 @@ mod tests {
             omitted: None,
             records: Vec::new(),
             received: None,
+            receiver_intervals: Vec::new(),
         };
         assert_eq!(run.buffers_due(), 15);
         assert!(run.kept_up());

@@ -13,6 +13,12 @@
 //!            | jitter ns u64 (u64::MAX: none)
 //! ```
 //!
+//! Over TCP (issue 75 §1) a forward stream with `-i` opens with [`pace`], a header of no
+//! payload with flag bit 3 whose number is the interval in ns; the sink then counts what it
+//! reads per interval of its own clock and writes back [`binned`] ("K508" | interval u32 |
+//! buffers u32) when a buffer is read in a later interval that follows one with buffers, and
+//! [`last_bin`] ("L508" | interval u32 | buffers u32 | length µs u32) at the stream's end.
+//!
 //! Marks (issue 75 §1): a forward UDP stream with `-i` sends a mark after the last buffer of
 //! each interval, on the buffers' socket, so it reaches the sink in line with them (twice,
 //! back to back, so that one lost costs nothing; the sink answers each); the sink
@@ -232,6 +238,90 @@ pub fn parse_marked(d: &[u8]) -> Option<Marked> {
         expected: at(2),
         out_of_order: at(3),
         jitter_ns: Some(at(4)).filter(|&j| j != u64::MAX),
+    })
+}
+
+/// Flag bit of a forward TCP stream's first frame asking for the sink's lines by its clock
+/// (issue 75 §1): a buffer header of no payload whose number is the interval, ns ([`pace`]).
+const PACE_FLAG: u8 = 8;
+/// First bytes of the sink's line for a whole interval over TCP.
+pub const BINNED_MAGIC: [u8; 4] = *b"K508";
+/// First bytes of the sink's line for the last, shorter interval over TCP.
+pub const LAST_BIN_MAGIC: [u8; 4] = *b"L508";
+/// Bytes of the sink's last line.
+pub const LAST_BIN: usize = 16;
+
+/// A forward TCP stream's first frame with `-i`: the sink is asked for its lines every
+/// `every_ns` by its clock, from this frame's arrival. An older sink takes it for a buffer of
+/// no bytes (its count grows by one) and answers nothing.
+pub fn pace(every_ns: u64) -> [u8; HEADER] {
+    let mut h = header(every_ns, 0, false);
+    h[16] = PACE_FLAG;
+    h
+}
+
+/// The interval of a [`pace`] frame, ns, or None if `h` is not one.
+pub fn parse_pace(h: &[u8]) -> Option<u64> {
+    match parse_header(h) {
+        Some((every, 0, false)) if h[16] == PACE_FLAG => Some(every),
+        _ => None,
+    }
+}
+
+/// What the sink read in a forward TCP stream's interval, by its clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Binned {
+    /// Interval `index` (from 0) whole: `buffers` read in it (sent only when some were).
+    Whole {
+        /// The interval, from 0.
+        index: u32,
+        /// Buffers read in it.
+        buffers: u32,
+    },
+    /// The last interval, `index`, `len_us` long when the stream ended: `buffers` read in it.
+    Last {
+        /// The interval, from 0.
+        index: u32,
+        /// Buffers read in it.
+        buffers: u32,
+        /// Its length up to the stream's end, µs.
+        len_us: u32,
+    },
+}
+
+/// The sink's line for a whole interval: 12 bytes, the size of an acknowledgement, so a
+/// sender reading acknowledgements reads it whole.
+pub fn binned(index: u32, buffers: u32) -> [u8; ACK] {
+    let mut a = [0u8; ACK];
+    a[..4].copy_from_slice(&BINNED_MAGIC);
+    a[4..8].copy_from_slice(&index.to_be_bytes());
+    a[8..12].copy_from_slice(&buffers.to_be_bytes());
+    a
+}
+
+/// The sink's line for the last interval ([`LAST_BIN`] bytes), at the stream's end.
+pub fn last_bin(index: u32, buffers: u32, len_us: u32) -> [u8; LAST_BIN] {
+    let mut a = [0u8; LAST_BIN];
+    a[..4].copy_from_slice(&LAST_BIN_MAGIC);
+    a[4..8].copy_from_slice(&index.to_be_bytes());
+    a[8..12].copy_from_slice(&buffers.to_be_bytes());
+    a[12..16].copy_from_slice(&len_us.to_be_bytes());
+    a
+}
+
+/// A sink's line ([`binned`], or [`last_bin`] whole), or None.
+pub fn parse_binned(a: &[u8]) -> Option<Binned> {
+    let at = |i: usize| u32::from_be_bytes(a[i..i + 4].try_into().unwrap());
+    if a.len() >= ACK && a[..4] == BINNED_MAGIC {
+        return Some(Binned::Whole {
+            index: at(4),
+            buffers: at(8),
+        });
+    }
+    (a.len() >= LAST_BIN && a[..4] == LAST_BIN_MAGIC).then(|| Binned::Last {
+        index: at(4),
+        buffers: at(8),
+        len_us: at(12),
     })
 }
 
@@ -532,6 +622,34 @@ mod tests {
         );
         assert!(is_arrivals_request(&arrivals_request(7)));
         assert_eq!(parse_arrivals(&tally(3)), None);
+    }
+
+    /// Issue 75 §1: the TCP pace frame and the sink's lines round-trip; a pace is not a
+    /// buffer that asks for an acknowledgement, nor a tally request.
+    #[test]
+    fn a_pace_and_the_sinks_lines_round_trip() {
+        assert_eq!(parse_pace(&pace(1_000_000_000)), Some(1_000_000_000));
+        assert_eq!(parse_header(&pace(5)), Some((5, 0, false)));
+        assert!(!is_tally_request(&pace(5)));
+        assert_eq!(parse_pace(&header(5, 0, false)), None);
+        assert_eq!(parse_pace(&tally_request(5)), None);
+        assert_eq!(
+            parse_binned(&binned(3, 40)),
+            Some(Binned::Whole {
+                index: 3,
+                buffers: 40
+            })
+        );
+        assert_eq!(
+            parse_binned(&last_bin(4, 7, 250_000)),
+            Some(Binned::Last {
+                index: 4,
+                buffers: 7,
+                len_us: 250_000
+            })
+        );
+        assert_eq!(parse_binned(&last_bin(4, 7, 1)[..ACK]), None);
+        assert_eq!(parse_binned(&ack(3)), None);
     }
 
     /// Issue 75 §1: a mark and its answer round-trip; the answer is never longer.
