@@ -59,8 +59,8 @@ import pandas as pd
 #: The schema of the instruments' ``-J`` documents this package reads.
 SCHEMA = "nmc-instrument/2"
 
-#: Each instrument's tables: the arrays of records its ``end`` holds (``nmc pump --bidir``'s
-#: are under ``forward.`` and ``reverse.``). Every one is in ``Measurement.tables``, empty when
+#: Each instrument's tables: the arrays of records its ``end`` holds (``--bidir``'s, the pump's
+#: and the stream's, are under ``forward.`` and ``reverse.``). Every one is in ``Measurement.tables``, empty when
 #: the document has none.
 _TABLES: dict[str, tuple[str, ...]] = {
     "nmc echo probe": ("intervals",),
@@ -525,7 +525,7 @@ class OutputFolder:
     path: Path
     #: What wrote it: the ``tool`` of its ``summary.json`` (``"nmc echo probe"``, ``"nmc
     #: pump"``, ``"nmc stream"``), ``"nmc run"`` or ``"nmc sweep"``; ``"nmc pump --bidir"``
-    #: for a folder of ``forward/`` and ``reverse/``.
+    #: (``"nmc stream --bidir"``) for a folder of ``forward/`` and ``reverse/``.
     kind: str
     #: ``"nmc pump -P"`` for a folder of ``p1/``, ``p2/``, ...
     #: ``summary.json`` (a sweep's ``sweep.json``), typed by the unit rule (a run's
@@ -600,7 +600,9 @@ def load_folder(path: str | os.PathLike[str]) -> OutputFolder:
     )
     if not summary_json.is_file():
         if parts:
-            return OutputFolder(path=folder, kind="nmc pump --bidir", summary={}, tables={}, parts=parts)
+            # The tool of its parts: "nmc pump --bidir" or "nmc stream --bidir".
+            tool = next(iter(parts.values())).kind
+            return OutputFolder(path=folder, kind=f"{tool} --bidir", summary={}, tables={}, parts=parts)
         if connections:
             parts = {d.name: load_folder(d) for d in connections}
             return OutputFolder(path=folder, kind="nmc pump -P", summary={}, tables={}, parts=parts)

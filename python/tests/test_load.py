@@ -279,6 +279,28 @@ def test_pump_bidir_has_a_table_per_direction(server, tmp_path):
 
 
 @needs_cli
+def test_stream_bidir_and_omit_load(server, tmp_path):
+    """Issue 75 §2, §8: ``nmc stream --bidir -O --out`` loads: a table per direction in the
+    document, a part per direction in the folder, the warm-up apart."""
+    out = tmp_path / "sbidir"
+    text, doc = run_json("stream", server, "-u", "-t", "1s", "-O", "500ms", "-i", "250ms",
+                         "--bidir", "--out", str(out))
+    m = nmc.load(text)
+    assert m.end["bidir"] is True
+    assert sorted(m.tables) == [
+        "forward.intervals", "forward.tests", "reverse.intervals", "reverse.tests",
+    ]
+    for d in ("forward", "reverse"):
+        tests = m.tables[f"{d}.tests"]
+        assert len(tests) == 1 and tests["buffers_sent"][0] == doc["end"][d]["tests"][0]["buffers_sent"]
+        assert doc["end"][d]["tests"][0]["omitted"]["buffers_sent"] > 0
+    assert m.tables["forward.intervals"]["omitted"].fillna(False).astype(bool).any()
+    folder = nmc.load(out)
+    assert folder.kind == "nmc stream --bidir" and sorted(folder.parts) == ["forward", "reverse"]
+    assert all(p.kind == "nmc stream" for p in folder.parts.values())
+
+
+@needs_cli
 def test_pump_parallel_folder_has_a_part_per_connection(server, tmp_path):
     """Issue 75 §8: ``nmc pump -P 2 --out`` was refused ("not an nmc output folder")."""
     out = tmp_path / "parallel"

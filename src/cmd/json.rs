@@ -158,7 +158,7 @@ fn pump_parameters(c: &nmc_probe::pump::PumpConfig) -> Value {
 /// `nmc stream`'s `parameters`: what its tests share of the `config` in `summary.json` (each
 /// test's rate and buffer are in its entry of `end.tests`), times in seconds.
 fn stream_parameters(c: &nmc_realtime::stream::sender::StreamConfig) -> Value {
-    json!({
+    let mut v = json!({
         "transport": c.transport,
         "duration_s": c.duration.as_secs_f64(),
         "ack": c.ack,
@@ -166,7 +166,12 @@ fn stream_parameters(c: &nmc_realtime::stream::sender::StreamConfig) -> Value {
         "ack_timeout_s": c.ack_timeout.as_secs_f64(),
         "io_timeout_s": c.io_timeout.as_secs_f64(),
         "secret": c.key.is_some(),
-    })
+    });
+    // Only a run with a warm-up (-O), as the pump's.
+    if !c.omit.is_zero() {
+        v["omit_s"] = json!(c.omit.as_secs_f64());
+    }
+    v
 }
 
 /// `nmc cost`'s `parameters`: its plan (each cell's size and write size are in `end.transfers`).
@@ -294,12 +299,12 @@ pub fn probe_intervals(lines: &[nmc_probe::IntervalLine]) -> Value {
         .collect()
 }
 
-/// `nmc pump --bidir`: one document whose `end` holds each direction's `end` (`forward`: this
+/// `nmc pump --bidir` and `nmc stream --bidir`: one document whose `end` holds each direction's `end` (`forward`: this
 /// host sent; `reverse`: the server sent), as [`pump`] gives them.
 pub fn bidir(forward: Value, reverse: Value) -> Value {
     let early = |d: &Value| d["stopped_early"].as_bool().unwrap_or(false);
     let mut doc = document(
-        "nmc pump",
+        forward["tool"].as_str().unwrap_or("nmc pump"),
         forward["target"].as_str().unwrap_or_default(),
         forward["start_unix_s"].as_f64(),
         early(&forward) || early(&reverse),
@@ -443,6 +448,10 @@ pub fn stream(runs: &[nmc_realtime::stream::sender::StreamRun], target: &str) ->
             // Issue 75 §2: what arrived, over the sending time (an optional key).
             if let Some(bps) = r.received_rate_bps() {
                 test["received_rate_bit_per_s"] = json!(bps);
+            }
+            // -O: the warm-up, left out of every figure above.
+            if let Some(o) = &r.omitted {
+                test["omitted"] = json!(o);
             }
             with_reverse(r, test)
         })

@@ -63,17 +63,20 @@ pub struct PumpArgs {
     #[arg(short = 't', long, default_value = "10s", value_parser = units::duration)]
     pub duration: SimDuration,
     /// Send this many messages, then stop once they are answered, instead of for a time (as
-    /// iperf3 -k counts blocks); with -P, shared out among the connections.
-    #[arg(short = 'k', long, value_name = "N", conflicts_with_all = ["duration", "bytes", "reverse", "bidir"])]
+    /// iperf3 -k counts blocks); with -P, shared out among the connections; with -R the server
+    /// sends them, with --bidir each direction does (a server older than this refuses, in one
+    /// line).
+    #[arg(short = 'k', long, value_name = "N", conflicts_with_all = ["duration", "bytes"])]
     pub count: Option<u64>,
     /// A warm-up before the measured --duration, left out of the figures and reported apart,
     /// as iperf3 -O (TCP's slow start, a path's queues filling): 2s, or a bare number of
-    /// seconds. Its interval lines are marked "(omitted)".
-    #[arg(short = 'O', long, value_name = "D", value_parser = units::duration, conflicts_with_all = ["count", "bytes", "reverse", "bidir"])]
+    /// seconds. Its interval lines are marked "(omitted)". With -R or --bidir the server
+    /// leaves it out of the figures it sends back too.
+    #[arg(short = 'O', long, value_name = "D", value_parser = units::duration, conflicts_with_all = ["count", "bytes"])]
     pub omit: Option<SimDuration>,
     /// Send this many bytes, in whole messages (⌈BYTES / size⌉ of them), then stop, as iperf3
     /// -n: 100M (iperf3's M = MiB), 1GB, or a count of bytes.
-    #[arg(short = 'n', long, value_name = "BYTES", value_parser = units::size, conflicts_with_all = ["duration", "reverse", "bidir"])]
+    #[arg(short = 'n', long, value_name = "BYTES", value_parser = units::size, conflicts_with = "duration")]
     pub bytes: Option<u64>,
     /// UDP: data bytes per datagram (the IMP's packet, 1008 bits = 126 bytes): bytes, or a size
     /// as --size takes it.

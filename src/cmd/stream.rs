@@ -6,7 +6,7 @@ use crate::cmd::units;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use nmc_realtime::gaps::{LayoutCell, table_layout};
-use nmc_realtime::stream::reverse::{ReceivedInterval, stream_reverse};
+use nmc_realtime::stream::reverse::{ReceivedInterval, stream_bidir, stream_reverse};
 use nmc_realtime::stream::sender::{StreamConfig, StreamInterval, StreamRun, run_reporting};
 use nmc_realtime::stream::sink::{Sink, Stall};
 use nmc_realtime::stream::{DEFAULT_PORT, Transport};
@@ -23,7 +23,9 @@ use std::time::Duration;
     nmc stream example.net:8890 --udp --ack --out out/stream\n  \
     nmc stream 127.0.0.1 --sweep --rates 6kbit/s,18kbit/s,30kbit/s --buffers 1008bit,4032bit --duration 10s\n  \
     nmc stream example.net -R --ack --duration 30s     # the sink sends, as iperf3 -R\n  \
-    nmc stream 127.0.0.1 -u --bulk -b 10M -n 5M         # 5 MiB at 10 Mbit/s, then stop (iperf3 -n; -k N buffers)\n\n\
+    nmc stream 127.0.0.1 -u --bulk -b 10M -n 5M         # 5 MiB at 10 Mbit/s, then stop (iperf3 -n; -k N buffers)\n  \
+    nmc stream 127.0.0.1 -u --bulk -b 10M -t 10 -O 2 -i 1  # a 2 s warm-up left out (iperf3 -O); lines with the sink's side\n  \
+    nmc stream 127.0.0.1 -u --bulk -b 10M --bidir       # both ways at once, as iperf3 --bidir\n\n\
 Two buffers; one fills at --rate while the other is written; if the other is not free when the \
 first is full, a gap starts (RFC 508 §IV). \"Written\" means the socket took the buffer, or with \
 --ack that the sink acknowledged reading it (the RFNM's analogue). Prints the gap table in RFC \
@@ -120,6 +122,20 @@ pub struct StreamArgs {
     /// a minute at 100 Mbit/s); the KEY box, its gap figures and the JSON document are the same.
     #[arg(long)]
     pub no_records: bool,
+    /// A warm-up before the measured --duration, left out of the figures and reported apart,
+    /// as iperf3 -O: its buffers (the first ⌊D ÷ fill time⌋) are sent and timed as any, and
+    /// their gaps, loss and receipt counted apart; -i lines within it end in "(omitted)". 2s,
+    /// or a bare number of seconds. Over UDP the sink splits its tally at a mark after the
+    /// warm-up (an older sink cannot: the loss is then not given); with -R a sink older than
+    /// this refuses in one line.
+    #[arg(short = 'O', long, value_name = "D", value_parser = units::duration, conflicts_with_all = ["count", "bytes", "sweep"])]
+    pub omit: Option<SimDuration>,
+    /// Both ways at once, as iperf3 --bidir: this host streams to the sink on one connection
+    /// while the sink streams back on another, each with these options and measured as alone;
+    /// the report, -i lines ("[forward]", "[reverse]") and the JSON document's end have each
+    /// direction, and --out writes forward/ and reverse/.
+    #[arg(long, conflicts_with_all = ["reverse", "sweep"])]
+    pub bidir: bool,
 }
 
 #[derive(Args)]
@@ -225,6 +241,7 @@ fn config(
         ack: a.ack,
         ack_timeout: std_dur(a.ack_timeout),
         io_timeout: std_dur(a.io_timeout),
+        omit: a.omit.map_or(Duration::ZERO, std_dur),
     }
 }
 
@@ -277,6 +294,13 @@ fn key_box(r: &StreamRun) -> String {
             .map_or("?".to_string(), |j| format!("{:.3}ms", j as f64 / 1e6));
         lines.push((jitter, "jitter (RFC 3550)"));
         lines.push((a.out_of_order.to_string(), "# out of order"));
+    }
+    // Issue 75 §2: the warm-up, left out of every figure here.
+    if let Some(o) = &r.omitted {
+        lines.push((
+            o.buffers_sent.to_string(),
+            "# warm-up buffers (-O, left out)",
+        ));
     }
     let key = r.gaps.key_lines();
     let labels: &[&str] = if key.len() == 2 {
@@ -434,9 +458,32 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
     let mut runs = Vec::new();
     let mut partial = None;
     let mut intervals: Vec<StreamInterval> = Vec::new();
+    // --bidir: each direction's lines are tagged, as the pump's.
+    let (fwd_tag, rev_tag) = if a.bidir {
+        ("[forward] ", "[reverse] ")
+    } else {
+        ("", "")
+    };
+    let omitted = |o: bool| if o { "  (omitted)" } else { "" };
     let mut on_interval = |iv: StreamInterval| {
+        // Issue 75 §1: over UDP the sink's side of the interval, as iperf3's receiver lines.
+        let received = iv
+            .receiver
+            .as_ref()
+            .map(|r| {
+                format!(
+                    "  | received {} buffers {}  lost {}  out of order {}  jitter {}",
+                    r.buffers_received,
+                    a.format.show(r.rate_bit_per_s),
+                    r.lost,
+                    r.out_of_order,
+                    r.jitter_s
+                        .map_or("-".to_string(), |j| format!("{:.3} ms", j * 1e3))
+                )
+            })
+            .unwrap_or_default();
         say(format!(
-            "[{:7.2}-{:7.2} s] {:>6} buffers {:>14}  gaps {}{}",
+            "{fwd_tag}[{:7.2}-{:7.2} s] {:>6} buffers {:>14}  gaps {}{}{received}{}",
             iv.start_s,
             iv.end_s,
             iv.buffers_sent,
@@ -444,7 +491,8 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
             iv.gaps,
             iv.longest_gap_s
                 .map(|g| format!(" (longest {:.1} ms)", g * 1e3))
-                .unwrap_or_default()
+                .unwrap_or_default(),
+            omitted(iv.omitted)
         ));
         intervals.push(iv);
     };
@@ -460,60 +508,110 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
             _ => String::new(),
         };
         say(format!(
-            "[{:7.2}-{:7.2} s] {:>6} buffers {:>14}  received{udp}",
+            "{rev_tag}[{:7.2}-{:7.2} s] {:>6} buffers {:>14}  received{udp}{}",
             iv.start_s,
             iv.end_s,
             iv.buffers_received,
             a.format.show(iv.rate_bit_per_s),
+            omitted(iv.omitted)
         ));
         received_intervals.push(iv);
     };
     'all: for &r in &rates {
         for &b in &buffers {
             let c = config(&a, &key, target, r, b);
-            let run = if a.reverse {
-                stream_reverse(&c, stop, every, &mut on_received)?
+            let done = if a.bidir {
+                // Issue 75 §2: both ways at once; either one's failure is the command's.
+                let (there, back) =
+                    stream_bidir(&c, stop, every, &mut on_interval, &mut on_received);
+                vec![there.context("forward")?, back.context("reverse")?]
+            } else if a.reverse {
+                vec![stream_reverse(&c, stop, every, &mut on_received)?]
             } else {
-                run_reporting(&c, stop, every, &mut on_interval)?
+                vec![run_reporting(&c, stop, every, &mut on_interval)?]
             };
-            if !a.sweep {
-                say(key_box(&run));
-                if let Some(line) = shortfall(&run, a.format) {
-                    say(line);
+            for run in done {
+                if a.bidir {
+                    say(if run.received.is_some() {
+                        "reverse (the sink sends):".to_string()
+                    } else {
+                        "forward (this host sends):".to_string()
+                    });
                 }
-                if let Some(bps) = run.received_rate_bps() {
+                // Issue 75 §1: over TCP the sink's lines by its clock, as iperf3's server
+                // output (its -i lines while running are this host's, the sender's).
+                if !run.receiver_intervals.is_empty() {
                     say(format!(
-                        "received {} over the {:.3} s of sending (the receiver's rate, as iperf3's receiver line)",
-                        a.format.show(bps),
-                        run.sent_s
+                        "{fwd_tag}the sink's lines (its clock, from the run's first frame):"
                     ));
+                    for iv in &run.receiver_intervals {
+                        say(format!(
+                            "{fwd_tag}[{:7.2}-{:7.2} s] {:>6} buffers {:>14}  received by the sink{}",
+                            iv.start_s,
+                            iv.end_s,
+                            iv.buffers_received,
+                            a.format.show(iv.rate_bit_per_s),
+                            omitted(iv.omitted)
+                        ));
+                    }
                 }
-                if let Some(got) = &run.received {
-                    say(format!(
-                        "--reverse: the sink at {target} sent and timed the gaps; received here {} buffers, {} bytes",
-                        got.buffers, got.bytes
-                    ));
+                if !a.sweep {
+                    say(key_box(&run));
+                    if let Some(line) = shortfall(&run, a.format) {
+                        say(line);
+                    }
+                    if let Some(bps) = run.received_rate_bps() {
+                        say(format!(
+                            "received {} over the {:.3} s of sending (the receiver's rate, as iperf3's receiver line)",
+                            a.format.show(bps),
+                            run.sent_s
+                        ));
+                    }
+                    if let Some(got) = &run.received {
+                        say(format!(
+                            "--reverse: the sink at {target} sent and timed the gaps; received here {} buffers, {} bytes",
+                            got.buffers, got.bytes
+                        ));
+                    }
+                    if let Some(o) = &run.omitted {
+                        say(format!(
+                            "warm-up (-O {:.3}s, left out of the figures above): {} buffers sent, {} gaps{}",
+                            o.duration_s,
+                            o.buffers_sent,
+                            o.gaps,
+                            o.received
+                                .map(|n| format!(", {n} received"))
+                                .unwrap_or_default()
+                        ));
+                    }
+                } else {
+                    eprintln!(
+                        "  {r} bit/s, {b} bit: {} buffers, {} gaps{}{}",
+                        run.buffers_sent,
+                        run.gaps.count(),
+                        shortfall(&run, a.format)
+                            .map(|l| format!(" ({l})"))
+                            .unwrap_or_default(),
+                        run.partial
+                            .as_deref()
+                            .map(|p| format!(" (partial: {p})"))
+                            .unwrap_or_default()
+                    );
                 }
-            } else {
-                eprintln!(
-                    "  {r} bit/s, {b} bit: {} buffers, {} gaps{}{}",
-                    run.buffers_sent,
-                    run.gaps.count(),
-                    shortfall(&run, a.format)
-                        .map(|l| format!(" ({l})"))
-                        .unwrap_or_default(),
-                    run.partial
-                        .as_deref()
-                        .map(|p| format!(" (partial: {p})"))
-                        .unwrap_or_default()
-                );
-            }
-            if let Some(p) = &run.partial {
-                partial = Some(format!("{r} bit/s, {b} bit: {p}"));
+                if let Some(p) = &run.partial {
+                    partial = Some(format!("{r} bit/s, {b} bit: {p}"));
+                    runs.push(run);
+                    // --bidir: the other direction's report too, then stop.
+                    if a.bidir {
+                        continue;
+                    }
+                    break 'all;
+                }
                 runs.push(run);
+            }
+            if partial.is_some() {
                 break 'all;
             }
-            runs.push(run);
         }
     }
     if a.sweep {
@@ -532,7 +630,17 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
         ));
     }
     if let Some(dir) = out {
-        write_outputs(dir.path(), &runs, !a.no_records)?;
+        if a.bidir {
+            // Each direction's files in its own folder, as the pump's --bidir.
+            for (run, way) in runs.iter().zip(["forward", "reverse"]) {
+                let d = dir.path().join(way);
+                std::fs::create_dir_all(&d)
+                    .with_context(|| format!("cannot create {}", d.display()))?;
+                write_outputs(&d, std::slice::from_ref(run), !a.no_records)?;
+            }
+        } else {
+            write_outputs(dir.path(), &runs, !a.no_records)?;
+        }
         dir.commit()?;
     }
     // Issue 58 §3: a run stopped by the user (exit 5) or by the path or sink (exit 4) keeps
@@ -545,7 +653,23 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
             super::exit::partial(line)
         }
     });
-    if a.json {
+    if a.json && a.bidir && runs.len() == 2 {
+        // One document, each direction's end as a one-way run gives it (as the pump's).
+        let one = |run: &StreamRun, ivs: serde_json::Value| {
+            let mut d = super::json::stream(std::slice::from_ref(run), &target.to_string());
+            if every.is_some() {
+                d["end"]["intervals"] = ivs;
+            }
+            if !run.receiver_intervals.is_empty() {
+                d["end"]["receiver_intervals"] =
+                    serde_json::to_value(&run.receiver_intervals).unwrap_or_default();
+            }
+            d
+        };
+        let fwd = one(&runs[0], serde_json::to_value(&intervals)?);
+        let rev = one(&runs[1], serde_json::to_value(&received_intervals)?);
+        super::json::print_run(super::json::bidir(fwd, rev), failure.as_ref())?;
+    } else if a.json {
         let mut doc = super::json::stream(&runs, &target.to_string());
         if every.is_some() {
             doc["end"]["intervals"] = if a.reverse {
@@ -553,6 +677,11 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
             } else {
                 serde_json::to_value(&intervals)?
             };
+        }
+        // Issue 75 §1: a forward TCP run's lines at the sink, by its clock (one test: -i
+        // does not go with --sweep).
+        if let Some(r) = runs.first().filter(|r| !r.receiver_intervals.is_empty()) {
+            doc["end"]["receiver_intervals"] = serde_json::to_value(&r.receiver_intervals)?;
         }
         super::json::print_run(doc, failure.as_ref())?;
     }

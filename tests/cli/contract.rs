@@ -172,11 +172,14 @@ fn bad_usage_is_exit_2_and_with_json_a_document() {
         (vec!["pump", &to, "-J", "-n", "0"], "nmc pump"),
         (vec!["pump", &to, "-J", "-k", "3", "-P", "4"], "nmc pump"),
         (vec!["pump", &to, "-J", "-k", "5", "-t", "3"], "nmc pump"),
-        (vec!["pump", &to, "-J", "-n", "1M", "-R"], "nmc pump"),
-        (vec!["pump", &to, "-J", "-O", "1", "--bidir"], "nmc pump"),
         (vec!["pump", &to, "-J", "-O", "1", "-k", "9"], "nmc pump"),
         (vec!["stream", &to, "-J", "--rate", "0bit/s"], "nmc stream"),
         (vec!["stream", &to, "-J", "-k", "0"], "nmc stream"),
+        (
+            vec!["stream", &to, "-J", "-O", "1", "-k", "9"],
+            "nmc stream",
+        ),
+        (vec!["stream", &to, "-J", "--bidir", "-R"], "nmc stream"),
         (
             vec!["stream", &to, "-J", "-n", "1M", "-t", "3"],
             "nmc stream",

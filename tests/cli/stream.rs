@@ -164,7 +164,11 @@ fn interval_lines_add_up_to_the_run() {
     let o = nmc(&["stream", &addr, "-t", "1.3s", "-i", "500ms"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = text(&o.stdout);
-    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with('[')).collect();
+    // This host's lines; the sink's by its clock follow the run (issue 75 §1).
+    let lines: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with('[') && !l.contains("received by the sink"))
+        .collect();
     assert_eq!(lines.len(), 3, "{out}");
     assert!(
         lines[0].contains("0.00-   0.50 s") && lines[0].contains("kbit/s"),
@@ -513,4 +517,307 @@ fn a_stream_ends_at_its_duration_and_reports_the_rate_it_reached() {
     );
     let _ = server.kill();
     let _ = server.wait();
+}
+
+/// Issue 75 §1: a forward UDP stream's interval lines carry the sink's side of each interval
+/// (its answers to the marks at the intervals' ends): received buffers that add up to the
+/// sink's tally, their rate, loss and order, as a reverse run's lines give; over TCP they
+/// carry none.
+#[test]
+fn a_forward_udp_streams_intervals_carry_the_receivers_side() {
+    let (mut s, addr) = sink();
+    for extra in [&["--bulk", "-b", "2M"][..], &["--ack"][..]] {
+        let mut args = vec!["stream", &addr, "-u", "-t", "1.2s", "-i", "300ms", "-J"];
+        args.extend(extra);
+        let o = nmc(&args);
+        assert!(o.status.success(), "{extra:?}: {}", stderr(&o));
+        let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let ivs = doc["end"]["intervals"].as_array().unwrap();
+        assert_eq!(ivs.len(), 4, "{extra:?}: {doc}");
+        let test = &doc["end"]["tests"][0];
+        let received: u64 = ivs
+            .iter()
+            .map(|i| {
+                let r = &i["receiver"];
+                assert_eq!(r["lost"], 0, "{extra:?}: {i}");
+                assert!(r["rate_bit_per_s"].as_f64().unwrap() > 0.0, "{i}");
+                r["buffers_received"].as_u64().unwrap()
+            })
+            .sum();
+        assert_eq!(
+            received,
+            test["sink_received"].as_u64().unwrap(),
+            "{extra:?}: {doc}"
+        );
+        // The printed lines carry it too.
+        assert!(stderr(&o).contains("| received"), "{}", stderr(&o));
+    }
+    // Over TCP the lines are the sender's, and the sink's come apart, by its clock, as
+    // iperf3's server output: their buffers add up to the run's, with and without --ack.
+    for ack in [false, true] {
+        let mut args = vec![
+            "stream", &addr, "-t", "1s", "-b", "100k", "-i", "250ms", "-J",
+        ];
+        if ack {
+            args.push("--ack");
+        }
+        let o = nmc(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let end = &doc["end"];
+        assert!(
+            end["intervals"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|i| i.get("receiver").is_none()),
+            "{doc}"
+        );
+        let sink_lines = end["receiver_intervals"]
+            .as_array()
+            .expect("the sink's lines");
+        assert!(sink_lines.len() >= 4, "{ack}: {doc}");
+        let got: u64 = sink_lines
+            .iter()
+            .map(|i| i["buffers_received"].as_u64().unwrap())
+            .sum();
+        assert_eq!(
+            got,
+            end["tests"][0]["buffers_sent"].as_u64().unwrap(),
+            "{ack}: {doc}"
+        );
+        assert!(
+            stderr(&o).contains("the sink's lines (its clock"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    let _ = s.kill();
+    let _ = s.wait();
+}
+
+/// Issue 75 §1: a TCP sink from before the sink's lines (simulated: it reads and discards,
+/// as `nmc sink` did, taking the first frame for a buffer of no bytes) gives none; the run is
+/// whole and not held.
+#[test]
+fn a_tcp_sink_without_lines_leaves_the_senders() {
+    use std::io::Read;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        for c in listener.incoming() {
+            let Ok(mut c) = c else { return };
+            std::thread::spawn(move || {
+                let mut b = [0u8; 4096];
+                while matches!(c.read(&mut b), Ok(n) if n > 0) {}
+            });
+        }
+    });
+    let started = std::time::Instant::now();
+    let o = nmc(&["stream", &addr, "-t", "1s", "-i", "250ms", "-J"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(doc["end"].get("receiver_intervals").is_none(), "{doc}");
+    assert_eq!(doc["end"]["intervals"].as_array().unwrap().len(), 4);
+    assert!(started.elapsed() < std::time::Duration::from_secs(4));
+}
+
+/// Issue 75 §1: a sink from before the marks (simulated: it answers the tally and the arrivals
+/// and counts anything else as bad, as `nmc sink` did) leaves the lines as they were: the
+/// sender's side only, the run whole and on time.
+#[test]
+fn a_sink_that_does_not_answer_marks_leaves_the_senders_lines() {
+    let sock = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let addr = sock.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        let mut b = [0u8; 65_536];
+        let mut got = 0u64;
+        while let Ok((n, from)) = sock.recv_from(&mut b) {
+            let d = &b[..n];
+            if d.starts_with(b"N508") && n == 17 && d[16] & 2 != 0 {
+                let mut t = b"T508".to_vec();
+                t.extend(got.to_be_bytes());
+                let _ = sock.send_to(&t, from);
+            } else if d.starts_with(b"Q508") && n == 33 {
+                let mut a = b"U508".to_vec();
+                a.extend(got.to_be_bytes());
+                a.extend(0u64.to_be_bytes());
+                a.extend(u64::MAX.to_be_bytes());
+                let _ = sock.send_to(&a, from);
+            } else if d.starts_with(b"N508") {
+                got += 1;
+            }
+        }
+    });
+    let started = std::time::Instant::now();
+    let o = nmc(&["stream", &addr, "-u", "-t", "1s", "-i", "250ms", "-J"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let ivs = doc["end"]["intervals"].as_array().unwrap();
+    assert_eq!(ivs.len(), 4, "{doc}");
+    assert!(ivs.iter().all(|i| i.get("receiver").is_none()), "{doc}");
+    assert!(ivs.iter().all(|i| i["buffers_sent"].as_u64().is_some()));
+    assert!(doc["end"]["tests"][0]["sink_received"].as_u64().unwrap() > 0);
+    // Only the last mark's wait (--ack-timeout, 1 s) is added to the run.
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+/// Issue 75 §2: `-O` leaves a warm-up out, as iperf3 -O: its buffers (the first ⌊D ÷ fill⌋)
+/// are reported apart and out of the totals, over UDP the sink's tally split at the mark after
+/// them, with -R the sink's and this host's counts both; its interval lines are marked.
+#[test]
+fn a_warm_up_is_left_out_of_the_streams_figures_and_reported_apart() {
+    let (mut s, addr) = sink();
+    // 2 Mbit/s in 252-byte buffers: one each 1.008 ms, 496 in the 0.5 s warm-up.
+    for reverse in [false, true] {
+        let mut args = vec![
+            "stream", &addr, "-u", "--bulk", "-b", "2M", "-t", "1s", "-O", "500ms", "-i", "250ms",
+            "-J",
+        ];
+        if reverse {
+            args.push("-R");
+        }
+        let o = nmc(&args);
+        assert!(o.status.success(), "{reverse}: {}", stderr(&o));
+        let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(doc["parameters"]["omit_s"], 0.5, "{doc}");
+        let t = &doc["end"]["tests"][0];
+        let om = &t["omitted"];
+        assert_eq!(om["buffers_sent"], 496, "{reverse}: {om}");
+        assert_eq!(om["received"], 496, "{reverse}: {om}");
+        // The run's figures are the measured second's alone.
+        assert_eq!(t["buffers_due"], 992, "{reverse}: {t}");
+        assert_eq!(t["buffers_sent"], 992, "{reverse}: {t}");
+        assert_eq!(t["sink_received"], 992, "{reverse}: {t}");
+        assert_eq!(t["lost"], 0, "{reverse}: {t}");
+        let marks: Vec<bool> = doc["end"]["intervals"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["omitted"].as_bool().unwrap_or(false))
+            .collect();
+        assert_eq!(&marks[..3], [true, true, false], "{reverse}: {marks:?}");
+        assert!(stderr(&o).contains("(omitted)"), "{}", stderr(&o));
+    }
+    // Over TCP the text report says it too.
+    let o = nmc(&["stream", &addr, "-t", "1s", "-O", "300ms"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("# warm-up buffers (-O, left out)") && out.contains("warm-up (-O 0.300s"),
+        "{out}"
+    );
+    // Not with -k/-n or --sweep: one line, exit 2.
+    for bad in [&["-O", "1", "-k", "9"][..], &["-O", "1", "--sweep"]] {
+        let mut args = vec!["stream", &addr];
+        args.extend(bad);
+        let o = nmc(&args);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}");
+        assert!(stderr(&o).contains("cannot be used with"), "{}", stderr(&o));
+    }
+    let _ = s.kill();
+    let _ = s.wait();
+}
+
+/// Issue 75 §2: `--bidir` streams both ways at once, as iperf3 --bidir: each direction's
+/// report, tagged lines, one document with `end.forward` and `end.reverse`, and its files in
+/// forward/ and reverse/.
+#[test]
+fn a_bidir_stream_runs_both_ways_at_once() {
+    let (mut s, addr) = sink();
+    let dir = tmp("stream-bidir");
+    let o = nmc(&[
+        "stream",
+        &addr,
+        "--bidir",
+        "-u",
+        "--bulk",
+        "-b",
+        "1M",
+        "-t",
+        "1s",
+        "-i",
+        "500ms",
+        "-J",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let end = &doc["end"];
+    assert_eq!(end["bidir"], true, "{doc}");
+    let (fwd, rev) = (&end["forward"]["tests"][0], &end["reverse"]["tests"][0]);
+    assert!(
+        fwd.get("reverse").is_none() && rev["reverse"] == true,
+        "{doc}"
+    );
+    for t in [fwd, rev] {
+        assert_eq!(t["buffers_sent"], 496, "{t}");
+        assert_eq!(t["sink_received"], 496, "{t}");
+    }
+    // The forward lines with the sink's side, the reverse lines as this host received them.
+    let fwd_lines = end["forward"]["intervals"].as_array().unwrap();
+    let rev_lines = end["reverse"]["intervals"].as_array().unwrap();
+    assert!(fwd_lines.iter().all(|i| i["receiver"].is_object()), "{doc}");
+    assert!(
+        rev_lines.iter().all(|i| i["buffers_received"].is_u64()),
+        "{doc}"
+    );
+    let err = stderr(&o);
+    for needle in [
+        "[forward] [",
+        "[reverse] [",
+        "forward (this host sends):",
+        "reverse (the sink sends):",
+    ] {
+        assert!(err.contains(needle), "{needle} not in {err}");
+    }
+    for way in ["forward", "reverse"] {
+        assert!(dir.join(way).join("summary.json").is_file(), "{way}");
+    }
+    // Not with -R or --sweep: one line, exit 2.
+    for bad in ["-R", "--sweep"] {
+        let o = nmc(&["stream", &addr, "--bidir", bad]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        assert!(stderr(&o).contains("cannot be used with"), "{}", stderr(&o));
+    }
+    let _ = s.kill();
+    let _ = s.wait();
+}
+
+/// Issue 75 §2: a sink from before the warm-up's flag (simulated byte for byte: it reads the
+/// 53-byte request and refuses a flag it does not know) refuses `-R -O`; the client says so in
+/// one line, exit 3, and runs nothing.
+#[test]
+fn an_older_sink_refusing_a_warm_up_is_one_line() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        let Some(Ok(mut s)) = listener.incoming().next() else {
+            return;
+        };
+        let mut req = [0u8; 53];
+        if s.read_exact(&mut req).is_err() || req[44] <= 15 {
+            return;
+        }
+        let _ = s.read(&mut [0u8; 8]);
+        let why = b"malformed reverse request";
+        let mut e = b"E508".to_vec();
+        e.extend((why.len() as u32).to_be_bytes());
+        e.extend(why);
+        let _ = s.write_all(&e);
+    });
+    let o = nmc(&["stream", &addr, "-R", "-t", "1s", "-O", "1s"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("is an older nmc that cannot leave a warm-up out") && err.contains("-O"),
+        "{err}"
+    );
 }

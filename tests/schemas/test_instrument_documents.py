@@ -147,6 +147,17 @@ def test_every_kind_of_document_holds(server, tmp_path):
                                   "--out", out("s7")]),
         "stream bulk -R": document(["stream", server, "-u", "--bulk", "-b", "2M", "-R", "-t", "1s",
                                     "--no-records", "--out", out("s8")]),
+        "stream -u -i, the receiver's side": document(["stream", server, "-u", "-t", "1s", "-i",
+                                                       "250ms", "--out", out("s9")]),
+        "stream -O -u -i": document(["stream", server, "-u", "--bulk", "-b", "1M", "-t", "1s", "-O",
+                                     "500ms", "-i", "250ms", "--out", out("s10")]),
+        "stream -O -R": document(["stream", server, "-t", "1s", "-O", "300ms", "-R", "-i", "250ms",
+                                  "--out", out("s11")]),
+        "stream --bidir": document(["stream", server, "-u", "-t", "1s", "--bidir", "-i", "500ms",
+                                    "--out", out("s12")]),
+        "pump -R -k": document(["pump", server, "-R", "-k", "9", "--out", out("u6")]),
+        "pump --bidir -O": document(["pump", server, "--bidir", "-O", "300ms", "-t", "500ms",
+                                     "-i", "250ms", "--out", out("u7")]),
         "stream sweep": document(["stream", server, "--sweep", "--rates", "30kbit/s,60kbit/s",
                                   "--buffers", "252B", "-t", "1s", "--out", out("s5")]),
         "cost": document(["cost", "--sizes", "4096", "--write-sizes", "1,1024",
@@ -205,6 +216,22 @@ def test_every_kind_of_document_holds(server, tmp_path):
     # The receiver's rate, where something counted what arrived (reverse, or the sink over UDP).
     assert "received_rate_bit_per_s" in docs["stream -u -R, intervals"]["end"]["tests"][0]
     assert "received_rate_bit_per_s" not in docs["stream"]["end"]["tests"][0]
+    # Issue 75 §1: a forward UDP stream's lines carry the sink's side; they add up to its tally.
+    fwd = docs["stream -u -i, the receiver's side"]["end"]
+    assert sum(i["receiver"]["buffers_received"] for i in fwd["intervals"]) == fwd["tests"][0]["sink_received"]
+    # Over TCP, the sink's lines by its clock, adding up to what was sent.
+    tcp = docs["stream, intervals"]["end"]
+    assert sum(i["buffers_received"] for i in tcp["receiver_intervals"]) == tcp["tests"][0]["buffers_sent"]
+    # Issue 75 §2: the stream's warm-up apart, and both ways at once.
+    for name in ("stream -O -u -i", "stream -O -R"):
+        (t,) = docs[name]["end"]["tests"]
+        assert t["omitted"]["buffers_sent"] > 0 and t["omitted"]["received"] == t["omitted"]["buffers_sent"], t
+    assert docs["stream -O -u -i"]["end"]["intervals"][0]["omitted"] is True
+    assert docs["stream --bidir"]["end"]["bidir"] is True
+    assert docs["stream --bidir"]["end"]["reverse"]["tests"][0]["reverse"] is True
+    # Issue 75 §3: the pump's bounds in reverse.
+    assert docs["pump -R -k"]["end"]["messages_sent"] == 9 and docs["pump -R -k"]["end"]["receiver"]["messages"] == 9
+    assert docs["pump --bidir -O"]["end"]["reverse"]["omitted"]["duration_s"] == 0.3
     bad = {name: problems(doc) for name, doc in docs.items() if problems(doc)}
     assert not bad, json.dumps(bad, indent=1)
 

@@ -103,13 +103,24 @@ pub struct ReceiverTally {
 impl ReceiverTally {
     /// A message whole, in the order they became whole.
     pub fn add(&mut self, r: &Received, duration: Nanos) {
+        self.add_after(r, Nanos::ZERO, duration);
+    }
+
+    /// [`ReceiverTally::add`] for a run whose first `omit` (`-O`) is a warm-up: a message whole
+    /// within it, from the first arrival, is counted but not in the run.
+    pub fn add_after(&mut self, r: &Received, omit: Nanos, duration: Nanos) {
         let start = *self.start.get_or_insert(r.first);
         self.messages += 1;
         self.bytes += u64::from(r.bytes);
-        if r.whole.saturating_sub(start) <= duration {
+        if super::analysis::in_run(r.whole.saturating_sub(start), omit, duration) {
             self.in_run += 1;
             self.bits_in_run += 8 * u64::from(r.bytes);
         }
+    }
+
+    /// Messages whole so far.
+    pub fn messages(&self) -> u64 {
+        self.messages
     }
 
     /// The first arrival of the run (the receiver's time 0).

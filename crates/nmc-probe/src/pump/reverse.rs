@@ -39,9 +39,14 @@
 //! take it; the round trips are in the summary. `-i` interval lines are the receiver's too:
 //! messages whole and their throughput in each interval (the round trip is the sender's, `-`).
 //!
-//! **Bidirectional** (both ends pumping at once) is left out: K&O's measure is one host's window
-//! on one path, and two pumps on one path measure each other's load. Run one forward and one
-//! reverse instead.
+//! **Bidirectional** (`--bidir`, iperf3's) is a forward run and a reverse run at once, each on
+//! its own connection and session: the server side is this module's, unchanged.
+//!
+//! **Bounds** (issue 75 §3): a REQUEST with a count (`-k`, `-n`) or a warm-up (`-O`) carries
+//! them ([`wire::BOUNDED_REQUEST_LEN`]); the server's pump then offers that many messages, or
+//! leaves the warm-up out of the figures it ships, exactly as the forward pump does. A counted
+//! run is still held to [`MAX_DURATION`]. An older server refuses the longer body, and the
+//! client says so in one line; it never runs without the bound.
 //!
 //! The server's state stays bounded whatever the client asks: the pump core holds the window,
 //! the running figures are constant-size, a message is written from a fixed 64 KB buffer of
@@ -90,10 +95,30 @@ pub fn check_request(r: &Request, session: u32) -> Result<PumpConfig, String> {
         packet: r.packet,
         timeout: Nanos(r.timeout_ns),
         session,
-        count: None,
-        omit: Nanos::ZERO,
+        count: r.count,
+        omit: Nanos(r.omit_ns),
     };
     cfg.check().map_err(|e| e.to_string())?;
+    // A counted run (iperf3 -k/-n) ends when its messages are answered; the time the client
+    // gives it is only a bound (`COUNTED_RUN_BOUND`, a day), which this server holds to its own.
+    let cfg = match cfg.count {
+        Some(_) => PumpConfig {
+            duration: cfg.duration.min(MAX_DURATION),
+            ..cfg
+        },
+        None => cfg,
+    };
+    if cfg.count.is_some() && cfg.omit > Nanos::ZERO {
+        return Err("-O (a warm-up) goes with a time, not with -k/-n".into());
+    }
+    if cfg.omit > MAX_DURATION.saturating_sub(cfg.duration) {
+        return Err(format!(
+            "-O {} and --duration {} are longer together than this server's limit of {}",
+            cfg.omit.human(),
+            cfg.duration.human(),
+            MAX_DURATION.human()
+        ));
+    }
     if cfg.duration > MAX_DURATION {
         return Err(format!(
             "--duration {} is longer than this server's limit of {}",
@@ -306,19 +331,23 @@ pub(crate) fn serve_request(
         s.note_refused(&format!("nmc pump -R: {why}"));
         send_error(s, session, why)
     };
-    if h.length as usize != wire::REQUEST_LEN {
+    // The 32-byte body, or the bounded one with a count and a warm-up (issue 75 §3).
+    let len = h.length as usize;
+    if len != wire::REQUEST_LEN && len != wire::BOUNDED_REQUEST_LEN {
         return refuse(
             s,
             &format!(
-                "malformed reverse request: a body of {} bytes, not {}",
+                "malformed reverse request: a body of {} bytes, not {} or {}",
                 h.length,
-                wire::REQUEST_LEN
+                wire::REQUEST_LEN,
+                wire::BOUNDED_REQUEST_LEN
             ),
         );
     }
-    let mut body = [0u8; wire::REQUEST_LEN];
-    s.read_exact(&mut body)?;
-    let Ok(req) = Request::decode(&body) else {
+    let mut body = [0u8; wire::BOUNDED_REQUEST_LEN];
+    let body = &mut body[..len];
+    s.read_exact(body)?;
+    let Ok(req) = Request::decode(body) else {
         return refuse(s, "malformed reverse request");
     };
     let cfg = match check_request(&req, session) {

@@ -58,6 +58,8 @@ fn connect(
 /// What the client does with each message whole and with the time passing.
 struct Client<'a> {
     target: SocketAddr,
+    /// What was asked (to tell an older server's refusal of its bounds).
+    request: Request,
     cfg: PumpConfig,
     clock: Clock,
     tally: ReceiverTally,
@@ -78,8 +80,9 @@ impl Client<'_> {
         self.just.clear();
         while let Some(r) = pop() {
             let start = *self.start.get_or_insert(r.first);
-            self.tally.add(&r, self.cfg.duration);
-            let in_run = r.whole.saturating_sub(start) <= self.cfg.duration;
+            let (omit, duration) = (self.cfg.omit, self.cfg.duration);
+            self.tally.add_after(&r, omit, duration);
+            let in_run = super::analysis::in_run(r.whole.saturating_sub(start), omit, duration);
             if let Some(rows) = self.rows.as_mut() {
                 rows(&r, in_run)?;
             }
@@ -95,7 +98,19 @@ impl Client<'_> {
         if let Some(p) = self.progress.as_mut() {
             p(Tick {
                 now,
-                fraction: (now.as_secs_f64() / self.cfg.duration.as_secs_f64()).min(1.0),
+                fraction: match self.cfg.count {
+                    // A counted run (-k/-n): the share of its messages here.
+                    Some(k) => self.tally.messages() as f64 / k as f64,
+                    None => {
+                        now.as_secs_f64()
+                            / self
+                                .cfg
+                                .duration
+                                .saturating_add(self.cfg.omit)
+                                .as_secs_f64()
+                    }
+                }
+                .min(1.0),
                 finished: &self.just,
                 tcp: None,
             });
@@ -132,6 +147,12 @@ impl Client<'_> {
     ) -> Result<PumpSummary, Error> {
         let target = self.target;
         let body = match control {
+            Control::Error(why) if self.request.older_server(&why) => {
+                return Err(Error::Unreachable(format!(
+                    "{target} is an older nmc that cannot bound a run it sends: it refused {} (\"{why}\"); upgrade it, or run -R/--bidir without them",
+                    bounds_asked(&self.cfg)
+                )));
+            }
             Control::Error(why) => return Err(Error::Unreachable(format!("{target}: {why}"))),
             Control::Result(b) => b,
         };
@@ -146,6 +167,15 @@ impl Client<'_> {
         let run = Nanos((summary.run_seconds * 1e9).round() as u64);
         summary.receiver = Some(self.tally.figures(run, &counters));
         Ok(summary)
+    }
+}
+
+/// The bounds a run asked for, as the flags that give them: `-k/-n` (a count), `-O` (a warm-up).
+fn bounds_asked(cfg: &PumpConfig) -> &'static str {
+    match (cfg.count.is_some(), cfg.omit > Nanos::ZERO) {
+        (true, true) => "-k/-n and -O",
+        (true, false) => "-k/-n (a count of messages)",
+        _ => "-O (a warm-up)",
     }
 }
 
@@ -199,6 +229,10 @@ pub fn pump_reverse_dialed<'a>(
         packet: cfg.packet,
         duration_ns: cfg.duration.0,
         timeout_ns: cfg.timeout.0,
+        // Issue 75 §3: a count and a warm-up travel in the bounded REQUEST (only when asked
+        // for, so a run without them still works with any server).
+        count: cfg.count,
+        omit_ns: cfg.omit.0,
     };
     let t = Some(cfg.timeout.to_duration());
     s.set_write_timeout(t)
@@ -209,6 +243,7 @@ pub fn pump_reverse_dialed<'a>(
         .map_err(|e| Error::Io("set non-blocking", e))?;
     let client = Client {
         target,
+        request: req,
         cfg: cfg.clone(),
         clock: Clock::new(),
         tally: ReceiverTally::default(),

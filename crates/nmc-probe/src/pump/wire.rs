@@ -32,7 +32,7 @@
 //!
 //! | kind | direction | body |
 //! | --- | --- | --- |
-//! | 3 REQUEST | client → server, the first frame on the TCP connection | [`REQUEST_LEN`] bytes: transport u8 (1 tcp, 2 udp), 3 zero bytes, size u32, outstanding u32, packet u32, duration ns u64, timeout ns u64 |
+//! | 3 REQUEST | client → server, the first frame on the TCP connection | [`REQUEST_LEN`] bytes: transport u8 (1 tcp, 2 udp), 3 zero bytes, size u32, outstanding u32, packet u32, duration ns u64, timeout ns u64; or [`BOUNDED_REQUEST_LEN`] bytes, the same followed by count u64 (0: none) and warm-up ns u64 (below) |
 //! | 4 ERROR | server → client, instead of any DATA (the request refused) or of the RESULT (the run failed) | why, one line of UTF-8, at most [`MAX_ERROR`] bytes; the server then closes |
 //! | 5 RESULT | server → client, after the last RFNM | the sender's figures, JSON, at most [`MAX_RESULT`] bytes (see `pump::reverse`) |
 //! | 6 STOP | client → server | none: stop offering messages now (the client's Ctrl-C); a RESULT follows |
@@ -40,6 +40,15 @@
 //!
 //! A server that does not know REQUEST (an older nmc) closes the connection on it, which the
 //! client reports as such.
+//!
+//! **A bounded REQUEST** (issue 75 §3: `-k`, `-n` or `-O` with `-R` or `--bidir`): the body is
+//! [`BOUNDED_REQUEST_LEN`] bytes, the 32 above and then the count of messages to send (u64, 0 for
+//! none: the time decides, as before) and the warm-up left out of the figures (ns, u64). A client
+//! sends it only when a run has a count or a warm-up, so a run without them is the 32-byte
+//! REQUEST every server since `--reverse` takes. A server from before this refuses a bounded
+//! REQUEST with its ERROR "malformed reverse request: a body of 48 bytes, not 32" and runs
+//! nothing; the client turns that into one line that names the flags ([`Request::older_server`]):
+//! a bound is never dropped silently.
 
 use thiserror::Error;
 
@@ -57,6 +66,8 @@ pub const MAX_DATAGRAM: usize = 65_507;
 
 /// Bytes of a REQUEST's body.
 pub const REQUEST_LEN: usize = 32;
+/// Bytes of a bounded REQUEST's body: [`REQUEST_LEN`], a count u64 and a warm-up u64.
+pub const BOUNDED_REQUEST_LEN: usize = REQUEST_LEN + 16;
 /// Longest ERROR text, bytes.
 pub const MAX_ERROR: u32 = 512;
 /// Longest RESULT, bytes. **Choice**: 8 MiB; a result is a few hundred kB at most (the round-trip
@@ -224,13 +235,30 @@ pub struct Request {
     pub duration_ns: u64,
     /// A message unanswered this long since its first send stops the run, ns.
     pub timeout_ns: u64,
+    /// Messages to send, then stop once they are answered (iperf3 `-k`, `-n`); `None`: the
+    /// time decides. Only a bounded REQUEST carries it.
+    pub count: Option<u64>,
+    /// A warm-up before the measured time, left out of the figures (iperf3 `-O`), ns; 0: none.
+    /// Only a bounded REQUEST carries it.
+    pub omit_ns: u64,
 }
 
 impl Request {
-    /// The whole REQUEST frame, header and body.
-    pub fn encode(&self, session: u32) -> [u8; HEADER_LEN + REQUEST_LEN] {
-        let mut b = [0u8; HEADER_LEN + REQUEST_LEN];
-        b[..HEADER_LEN].copy_from_slice(&control(Kind::Request, session, REQUEST_LEN as u32));
+    /// Whether the request needs the bounded body (a count or a warm-up).
+    pub fn bounded(&self) -> bool {
+        self.count.is_some() || self.omit_ns > 0
+    }
+
+    /// The whole REQUEST frame, header and body: the 32-byte body when the run has neither a
+    /// count nor a warm-up (every server since `--reverse` takes it), else the bounded one.
+    pub fn encode(&self, session: u32) -> Vec<u8> {
+        let len = if self.bounded() {
+            BOUNDED_REQUEST_LEN
+        } else {
+            REQUEST_LEN
+        };
+        let mut b = vec![0u8; HEADER_LEN + len];
+        b[..HEADER_LEN].copy_from_slice(&control(Kind::Request, session, len as u32));
         let r = &mut b[HEADER_LEN..];
         r[0] = if self.udp { 2 } else { 1 };
         r[4..8].copy_from_slice(&self.size.to_be_bytes());
@@ -238,12 +266,17 @@ impl Request {
         r[12..16].copy_from_slice(&self.packet.to_be_bytes());
         r[16..24].copy_from_slice(&self.duration_ns.to_be_bytes());
         r[24..32].copy_from_slice(&self.timeout_ns.to_be_bytes());
+        if self.bounded() {
+            r[32..40].copy_from_slice(&self.count.unwrap_or(0).to_be_bytes());
+            r[40..48].copy_from_slice(&self.omit_ns.to_be_bytes());
+        }
         b
     }
 
-    /// Reads a REQUEST's body (the header already read says `length` = [`REQUEST_LEN`]).
+    /// Reads a REQUEST's body (the header already read says its `length`, [`REQUEST_LEN`] or
+    /// [`BOUNDED_REQUEST_LEN`]).
     pub fn decode(r: &[u8]) -> Result<Request, FrameError> {
-        if r.len() != REQUEST_LEN {
+        if r.len() != REQUEST_LEN && r.len() != BOUNDED_REQUEST_LEN {
             return Err(FrameError::Malformed);
         }
         let udp = match r[0] {
@@ -256,6 +289,11 @@ impl Request {
         }
         let u32_at = |o: usize| u32::from_be_bytes([r[o], r[o + 1], r[o + 2], r[o + 3]]);
         let u64_at = |o: usize| (u64::from(u32_at(o)) << 32) | u64::from(u32_at(o + 4));
+        let (count, omit_ns) = if r.len() == BOUNDED_REQUEST_LEN {
+            (Some(u64_at(32)).filter(|&k| k > 0), u64_at(40))
+        } else {
+            (None, 0)
+        };
         Ok(Request {
             udp,
             size: u32_at(4),
@@ -263,7 +301,19 @@ impl Request {
             packet: u32_at(12),
             duration_ns: u64_at(16),
             timeout_ns: u64_at(24),
+            count,
+            omit_ns,
         })
+    }
+
+    /// Whether `error`, a server's ERROR line to this request, is an older server's refusal of
+    /// a bounded body it does not know ("malformed reverse request: a body of 48 bytes, not
+    /// 32"): the client then says which flags it cannot take, in one line.
+    pub fn older_server(&self, error: &str) -> bool {
+        self.bounded()
+            && error.contains(&format!(
+                "a body of {BOUNDED_REQUEST_LEN} bytes, not {REQUEST_LEN}"
+            ))
     }
 }
 
@@ -432,8 +482,15 @@ mod tests {
             packet: 126,
             duration_ns: 5_000_000_000,
             timeout_ns: u64::MAX - 1,
+            count: None,
+            omit_ns: 0,
         };
         let b = r.encode(77);
+        assert_eq!(
+            b.len(),
+            HEADER_LEN + REQUEST_LEN,
+            "no bound: the older body"
+        );
         let h = Header::decode(&b).unwrap();
         assert_eq!(
             (h.kind, h.session, h.length),
@@ -444,7 +501,7 @@ mod tests {
             Request::decode(&b[HEADER_LEN..HEADER_LEN + 5]),
             Err(FrameError::Malformed)
         );
-        let mut bad = b;
+        let mut bad = b.clone();
         bad[HEADER_LEN] = 9;
         assert_eq!(
             Request::decode(&bad[HEADER_LEN..]),
@@ -453,6 +510,69 @@ mod tests {
         for k in [Kind::Error, Kind::Result, Kind::Stop, Kind::Hello] {
             assert_eq!(Header::decode(&control(k, 1, 3)).unwrap().kind, k);
         }
+    }
+
+    /// Issue 75 §3: a count or a warm-up makes the body 48 bytes; each round-trips, and an
+    /// older server's refusal of that body is recognised (only for a bounded request).
+    #[test]
+    fn a_bounded_request_round_trips_and_an_older_servers_refusal_is_known() {
+        let plain = Request {
+            udp: false,
+            size: 1008,
+            outstanding: 4,
+            packet: 126,
+            duration_ns: 1,
+            timeout_ns: 2,
+            count: None,
+            omit_ns: 0,
+        };
+        for r in [
+            Request {
+                count: Some(500),
+                ..plain
+            },
+            Request {
+                omit_ns: 2_000_000_000,
+                ..plain
+            },
+            Request {
+                count: Some(u64::MAX),
+                omit_ns: 7,
+                ..plain
+            },
+        ] {
+            let b = r.encode(9);
+            let h = Header::decode(&b).unwrap();
+            assert_eq!(h.length as usize, BOUNDED_REQUEST_LEN);
+            assert_eq!(b.len(), HEADER_LEN + BOUNDED_REQUEST_LEN);
+            assert_eq!(Request::decode(&b[HEADER_LEN..]), Ok(r));
+        }
+        // A count of 0 on the wire is no count.
+        let mut zero = Request {
+            omit_ns: 1,
+            ..plain
+        }
+        .encode(9);
+        zero[HEADER_LEN + 32..HEADER_LEN + 40].fill(0);
+        assert_eq!(Request::decode(&zero[HEADER_LEN..]).unwrap().count, None);
+        // Any other length is not a request.
+        assert!(Request::decode(&[1u8; 40]).is_err());
+        let older = "malformed reverse request: a body of 48 bytes, not 32";
+        assert!(
+            Request {
+                count: Some(3),
+                ..plain
+            }
+            .older_server(older)
+        );
+        assert!(!plain.older_server(older));
+        assert!(
+            !Request {
+                count: Some(3),
+                ..plain
+            }
+            .older_server("request refused: --size")
+        );
     }
 
     #[test]

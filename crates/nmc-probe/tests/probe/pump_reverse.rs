@@ -139,8 +139,33 @@ fn hostile_requests_get_one_error_line_and_the_server_goes_on() {
         packet: 126,
         duration_ns: 100_000_000,
         timeout_ns: 1_000_000_000,
+        count: None,
+        omit_ns: 0,
     };
     let cases: Vec<(Request, &str)> = vec![
+        // Issue 75 §3: the bounded REQUEST's numbers are checked too.
+        (
+            Request {
+                count: Some(3),
+                omit_ns: 1,
+                ..req
+            },
+            "-O (a warm-up) goes with a time",
+        ),
+        (
+            Request {
+                omit_ns: MAX_DURATION.0,
+                ..req
+            },
+            "longer together than this server's limit",
+        ),
+        (
+            Request {
+                omit_ns: u64::MAX,
+                ..req
+            },
+            "-O",
+        ),
         (
             Request {
                 duration_ns: MAX_DURATION.0 + 1,

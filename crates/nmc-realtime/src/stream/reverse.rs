@@ -39,8 +39,14 @@
 //! the run the client's acknowledgements ([`Routes`]). Without acknowledgements the client's
 //! count of what arrived is the sink's tally (`sink_received`), so loss is seen.
 //!
-//! Left out: running both directions at once: RFC 508 measures one process's stream, and a
-//! second stream on the path is load, not the measure.
+//! Both directions at once (`--bidir`, iperf3's; issue 75 §2) is [`stream_bidir`]: a forward
+//! run and a reverse run on their own connections, each measured as it is alone. RFC 508
+//! measures one process's stream, and each direction's stream is load on the other's path: say
+//! so when reading its gaps.
+//!
+//! A warm-up (`-O`) travels in the request ([`wire::REQUEST_WITH_WARM_UP`]): the sink leaves
+//! its first ⌊omit ÷ fill⌋ buffers out of its figures, and the client leaves the same buffers,
+//! told by their numbers, out of what it counts.
 
 use super::arrivals::Arrivals;
 use super::sender::{
@@ -206,11 +212,20 @@ pub fn check_request(r: &wire::Request, peer: SocketAddr) -> Result<StreamConfig
         records: !r.no_records,
         dial: Default::default(),
         bulk: r.bulk,
+        omit: ns(r.omit_ns),
     };
     c.validate().map_err(|e| e.to_string())?;
     if c.duration > MAX_DURATION {
         return Err(format!(
             "--duration {} s is longer than this sink's limit of {} s",
+            c.duration.as_secs_f64(),
+            MAX_DURATION.as_secs()
+        ));
+    }
+    if c.omit > MAX_DURATION.saturating_sub(c.duration) {
+        return Err(format!(
+            "-O {} s and --duration {} s are longer together than this sink's limit of {} s",
+            c.omit.as_secs_f64(),
             c.duration.as_secs_f64(),
             MAX_DURATION.as_secs()
         ));
@@ -300,9 +315,15 @@ pub(crate) fn serve_request(
         s.note_refused(&format!("nmc stream -R: {why}"));
         send_error(s, why)
     };
-    let mut b = [0u8; wire::REQUEST];
+    let mut b = vec![0u8; wire::REQUEST];
     b[..wire::HEADER].copy_from_slice(head);
     s.read_exact(&mut b[wire::HEADER..])?;
+    // Issue 75 §2: a request with a warm-up has 8 bytes more.
+    let len = wire::Request::length(&b);
+    if len > b.len() {
+        b.resize(len, 0);
+        s.read_exact(&mut b[wire::REQUEST..])?;
+    }
     let Some(req) = wire::Request::decode(&b) else {
         return refuse(s, "malformed reverse request");
     };
@@ -417,6 +438,9 @@ pub struct ReceivedInterval {
     /// timed buffers).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub jitter_s: Option<f64>,
+    /// Within the warm-up (`-O`): it ended by the warm-up's end; absent otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub omitted: bool,
 }
 
 /// What the UDP side of a reverse run has seen so far, for the interval lines: buffers out of
@@ -564,11 +588,15 @@ pub fn stream_reverse(
         bulk: c.bulk,
         no_records: !c.records,
         token: token(),
+        omit_ns: c.omit.as_nanos() as u64,
     };
     s.write_all(&req.encode()).map_err(connect_err)?;
     let local = s.local_addr().ok().map(|a| a.to_string());
     // Buffers and bytes received, counted here or by the UDP thread.
-    let counts = Arc::new((AtomicU64::new(0), AtomicU64::new(0)));
+    let counts = Arc::new(Tally {
+        warm: c.warm_up_buffers(),
+        ..Tally::default()
+    });
     let seen = Arc::new(Seen::default());
     let done = Arc::new(AtomicBool::new(false));
     let udp = c.transport == Transport::Udp;
@@ -585,21 +613,60 @@ pub fn stream_reverse(
     let r = receive(s, c, stop, every, report, &counts, udp.then_some(&*seen));
     done.store(true, Ordering::Relaxed);
     let arrivals = udp_thread.and_then(|t| t.join().ok());
-    let mut run = r?;
+    let mut run = r.map_err(|e| match e {
+        // Issue 75 §2: a sink from before the warm-up's flag refuses the request as malformed.
+        StreamError::Refused(why)
+            if !c.omit.is_zero() && why.contains("malformed reverse request") =>
+        {
+            StreamError::Refused(format!(
+                "the sink at {} is an older nmc that cannot leave a warm-up out of a run it sends: it refused -O (\"{why}\"); upgrade it, or drop -O",
+                c.target
+            ))
+        }
+        e => e,
+    })?;
     // Issue 58 §5: the receiver's jitter and order are this host's.
     run.arrivals = arrivals.as_ref().map(ArrivalStats::from);
     // The sink's run names its own end; this host's is the connection's here.
     run.local = local;
+    // The warm-up's buffers (-O) are counted apart, as the sink leaves them out of its own.
+    let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
+    let warm = load(&counts.warm_buffers);
     let got = Received {
-        buffers: counts.0.load(Ordering::Relaxed),
-        bytes: counts.1.load(Ordering::Relaxed),
+        buffers: load(&counts.buffers) - warm,
+        bytes: load(&counts.bytes) - load(&counts.warm_bytes),
     };
+    if let Some(o) = run.omitted.as_mut() {
+        o.received = Some(warm);
+    }
     if c.transport == Transport::Udp && !c.ack {
         // What arrived here is the tally a forward run asks the sink for.
         run.sink_received = Some(got.buffers);
     }
     run.received = Some(got);
     Ok(run)
+}
+
+/// What a reverse run's client counted: buffers and bytes, and of them the warm-up's (`-O`,
+/// issue 75 §2: the buffers numbered below `warm`, [`StreamConfig::warm_up_buffers`]).
+#[derive(Debug, Default)]
+struct Tally {
+    buffers: AtomicU64,
+    bytes: AtomicU64,
+    warm_buffers: AtomicU64,
+    warm_bytes: AtomicU64,
+    warm: u64,
+}
+
+impl Tally {
+    fn add(&self, seq: u64, len: u32) {
+        if seq < self.warm {
+            self.warm_bytes.fetch_add(u64::from(len), Ordering::Relaxed);
+            self.warm_buffers.fetch_add(1, Ordering::Relaxed);
+        }
+        self.bytes.fetch_add(u64::from(len), Ordering::Relaxed);
+        self.buffers.fetch_add(1, Ordering::Relaxed);
+    }
 }
 
 /// A token for a run's HELLO: it only has to differ between runs at once on one sink.
@@ -618,7 +685,7 @@ fn receive_udp(
     u: UdpSocket,
     token: u64,
     key: Option<&nmc_serve::Key>,
-    counts: &(AtomicU64, AtomicU64),
+    counts: &Tally,
     seen: &Seen,
     done: &AtomicBool,
 ) -> Arrivals {
@@ -629,7 +696,7 @@ fn receive_udp(
     let mut next = Instant::now();
     let mut buf = vec![0u8; 65_536];
     while !done.load(Ordering::Relaxed) {
-        let first = counts.0.load(Ordering::Relaxed) == 0;
+        let first = counts.buffers.load(Ordering::Relaxed) == 0;
         if first && Instant::now() >= next {
             let _ = u.send(&hello);
             next = Instant::now() + gap;
@@ -657,8 +724,7 @@ fn receive_udp(
             let at = epoch.elapsed().as_nanos() as u64;
             arrivals.arrive(seq, wire::sent_ns(&buf[..n]), at);
             seen.note(&arrivals);
-            counts.1.fetch_add(u64::from(len), Ordering::Relaxed);
-            counts.0.fetch_add(1, Ordering::Relaxed);
+            counts.add(seq, len);
             if ack {
                 let _ = u.send(&wire::ack(seq));
             }
@@ -676,7 +742,7 @@ pub const RESULT_SLACK: Duration = Duration::from_secs(5);
 /// user can predict from the flags, and the error says it): the sink streams for `duration`, may spend an `--io-timeout` on
 /// each of its two exchanges and an `--ack-timeout` on its last buffer, then sends the result.
 pub fn result_deadline(c: &StreamConfig) -> Duration {
-    c.duration + 2 * c.io_timeout + c.ack_timeout + RESULT_SLACK
+    c.omit + c.duration + 2 * c.io_timeout + c.ack_timeout + RESULT_SLACK
 }
 
 /// The TCP side of a reverse run: the buffers (over TCP), the error or the result.
@@ -686,7 +752,7 @@ fn receive(
     stop: &AtomicBool,
     every: Option<Duration>,
     report: &mut dyn FnMut(ReceivedInterval),
-    counts: &(AtomicU64, AtomicU64),
+    counts: &Tally,
     seen: Option<&Seen>,
 ) -> Result<StreamRun, StreamError> {
     let connect_err = |err| StreamError::Connect {
@@ -715,7 +781,7 @@ fn receive(
         let Some(every) = every else { return };
         let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
         let total = (
-            load(&counts.0),
+            load(&counts.buffers),
             seen.map_or(0, |s| load(&s.expected)),
             seen.map_or(0, |s| load(&s.out_of_order)),
         );
@@ -736,6 +802,7 @@ fn receive(
                 lost: seen.map(|_| expected.saturating_sub(n)),
                 out_of_order: seen.map(|_| ooo),
                 jitter_s: seen.and(jitter_s),
+                omitted: !c.omit.is_zero() && to.duration_since(t0) <= c.omit,
             });
         };
         let since = |a: (u64, u64, u64), b: (u64, u64, u64)| (a.0 - b.0, a.1 - b.1, a.2 - b.2);
@@ -775,8 +842,7 @@ fn receive(
                 f.buf.drain(..took);
                 left -= took;
             }
-            counts.1.fetch_add(u64::from(len), Ordering::Relaxed);
-            counts.0.fetch_add(1, Ordering::Relaxed);
+            counts.add(seq, len);
             tick(Instant::now(), false);
             if ack {
                 f.s.write_all(&wire::ack(seq))
@@ -827,4 +893,53 @@ fn receive(
     run.records = shipped.records;
     run.config.target = c.target;
     Ok(run)
+}
+
+/// `nmc stream --bidir` (iperf3's, issue 75 §2): the stream `c` both ways at once, this host
+/// to the sink ([`super::sender::run_reporting`]) and the sink to this host
+/// ([`stream_reverse`]), each on its own connection and socket, each measured as it is alone.
+/// `stop` (Ctrl-C) stops both; either direction's failure stops the other. Returns the forward
+/// run and the reverse run; `sent` and `received` get each direction's interval lines, from
+/// the two threads.
+pub fn stream_bidir(
+    c: &StreamConfig,
+    stop: &AtomicBool,
+    every: Option<Duration>,
+    sent: &mut (dyn FnMut(super::sender::StreamInterval) + Send),
+    received: &mut (dyn FnMut(ReceivedInterval) + Send),
+) -> (
+    Result<StreamRun, StreamError>,
+    Result<StreamRun, StreamError>,
+) {
+    let halt = AtomicBool::new(false);
+    let done = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        // The user's stop reaches both directions through `halt`, which a failure sets too.
+        scope.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                if stop.load(Ordering::Relaxed) {
+                    halt.store(true, Ordering::Relaxed);
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        });
+        let back = scope.spawn(|| {
+            let r = stream_reverse(c, &halt, every, received);
+            if r.is_err() {
+                halt.store(true, Ordering::Relaxed);
+            }
+            r
+        });
+        let there = super::sender::run_reporting(c, &halt, every, sent);
+        if there.is_err() {
+            halt.store(true, Ordering::Relaxed);
+        }
+        let back = back.join().unwrap_or_else(|_| {
+            Err(StreamError::Input(
+                "the reverse direction's thread panicked".into(),
+            ))
+        });
+        done.store(true, Ordering::Relaxed);
+        (there, back)
+    })
 }

@@ -70,6 +70,17 @@ pub struct StreamConfig {
     /// sends its rate on average; no gap is counted. UDP without acknowledgements only.
     #[serde(default)]
     pub bulk: bool,
+    /// A warm-up before the measured `duration` (`-O`, iperf3's `--omit`; issue 75 §2): its
+    /// buffers, the first ⌊omit ÷ fill⌋ ([`StreamConfig::warm_up_buffers`]), are sent and timed
+    /// as any, then left out of the run's figures and reported apart ([`Omitted`]). Both ends
+    /// tell a warm-up buffer by its number, so they agree without a word.
+    #[serde(
+        default,
+        serialize_with = "secs",
+        deserialize_with = "from_secs",
+        skip_serializing_if = "Duration::is_zero"
+    )]
+    pub omit: Duration,
 }
 
 /// A socket `dial` could not make: a refused option is bad input (one line, exit 2); a
@@ -150,9 +161,15 @@ impl StreamConfig {
         Ok(())
     }
 
-    /// Buffers the run fills: duration × rate / buffer size.
+    /// Buffers the run fills: (warm-up +) duration × rate / buffer size.
     pub fn buffers(&self) -> f64 {
-        self.duration.as_secs_f64() * self.rate_bps as f64 / self.buffer_bits as f64
+        (self.omit + self.duration).as_secs_f64() * self.rate_bps as f64 / self.buffer_bits as f64
+    }
+
+    /// The buffers of the warm-up (`-O`): those the rate calls for in it, ⌊omit ÷ fill⌋, the
+    /// first ones sent (numbers 0 to this − 1).
+    pub fn warm_up_buffers(&self) -> u64 {
+        (self.omit.as_nanos() / self.fill().as_nanos()) as u64
     }
 
     /// The time one buffer takes to fill at the rate, to the nearest nanosecond: the
@@ -243,6 +260,9 @@ pub struct StreamRun {
     pub local: Option<String>,
     /// Set when the run stopped early; says why.
     pub partial: Option<String>,
+    /// The warm-up (`-O`), left out of every figure above; `None` without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub omitted: Option<Omitted>,
     /// One record per buffer, in order (`buffers.csv`).
     #[serde(skip)]
     pub records: Vec<BufferRecord>,
@@ -250,6 +270,10 @@ pub struct StreamRun {
     /// received; `None` for a forward run.
     #[serde(skip)]
     pub received: Option<Received>,
+    /// A forward TCP run with `-i` (issue 75 §1): the sink's lines by its own clock, from its
+    /// receipt of the run's first frame; empty when the sink gave none (an older sink).
+    #[serde(skip)]
+    pub receiver_intervals: Vec<super::reverse::ReceivedInterval>,
 }
 
 impl StreamRun {
@@ -261,7 +285,11 @@ impl StreamRun {
         } else {
             Duration::from_secs_f64(self.sent_s.max(0.0)).min(self.config.duration)
         };
-        (ran.as_nanos() / self.config.fill().as_nanos()) as u64
+        // After a warm-up (-O), those whose deadlines fall in the measured time: the schedule's
+        // buffers by the end less the warm-up's ([`StreamConfig::warm_up_buffers`]).
+        let fill = self.config.fill().as_nanos();
+        let omit = self.config.omit.as_nanos();
+        ((omit + ran.as_nanos()) / fill - omit / fill) as u64
     }
 
     /// The rate the source achieved: the bits it handed to be sent over the time it ran
@@ -291,6 +319,25 @@ impl StreamRun {
         self.buffers_sent >= self.buffers_due()
     }
 }
+
+/// What a run's warm-up (`-O`, iperf3's `--omit`) carried, left out of its figures.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Omitted {
+    /// The warm-up asked for, seconds.
+    pub duration_s: f64,
+    /// Buffers sent in it ([`StreamConfig::warm_up_buffers`], fewer if the run stopped in it).
+    pub buffers_sent: u64,
+    /// RFC 508's gaps before a warm-up buffer.
+    pub gaps: u64,
+    /// Of them, those the receiver counted (UDP: the sink's answer to the warm-up's mark, or
+    /// this host's count with `-R`; with `--ack`, those acknowledged); `None` over TCP or when
+    /// the sink did not say.
+    pub received: Option<u64>,
+}
+
+/// The mark sent after the warm-up's last buffer ([`wire::mark`]): the sink's answer splits its
+/// tally there (issue 75 §2).
+pub const WARM_UP_MARK: u64 = u64::MAX;
 
 /// What a UDP stream's receiver saw ([`super::arrivals::Arrivals`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -461,6 +508,12 @@ struct Writer {
     peer_stop: Option<Arc<AtomicBool>>,
     /// A sink's reverse run: what it sends is credited to the client's slot (issue 74 §1).
     tab: Option<Tab>,
+    /// Over UDP with acknowledgements, the sink's answers to interval marks read where an
+    /// acknowledgement was awaited go here (issue 75 §1).
+    marked: Option<mpsc::Sender<wire::Marked>>,
+    /// Over TCP with acknowledgements and `-i`, the sink's lines read where an
+    /// acknowledgement was awaited go here (issue 75 §1).
+    binned: Option<mpsc::Sender<wire::Binned>>,
 }
 
 impl Writer {
@@ -486,6 +539,8 @@ impl Writer {
             c,
             peer_stop,
             tab,
+            marked: None,
+            binned: None,
         }
     }
 
@@ -531,6 +586,10 @@ impl Writer {
                                 e,
                             )
                         })?;
+                        if let (Some(tx), Some(b)) = (&self.binned, wire::parse_binned(&a)) {
+                            let _ = tx.send(b);
+                            continue;
+                        }
                         match &self.peer_stop {
                             Some(stop) if wire::is_stop(&a) => stop.store(true, Ordering::Relaxed),
                             _ => break,
@@ -562,7 +621,12 @@ impl Writer {
                 loop {
                     match s.recv(&mut a) {
                         Ok(n) if wire::parse_ack(&a[..n]) == Some(seq) => return Ok(false),
-                        Ok(_) => {}
+                        Ok(n) => {
+                            if let (Some(tx), Some(m)) = (&self.marked, wire::parse_marked(&a[..n]))
+                            {
+                                let _ = tx.send(m);
+                            }
+                        }
                         Err(e)
                             if matches!(
                                 e.kind(),
@@ -613,9 +677,19 @@ impl Writer {
     }
 }
 
+/// A number on the writer's queue with this bit is a mark to send in line with the buffers
+/// (issue 75 §1), not a buffer.
+const MARK_BIT: u64 = 1 << 63;
+
 /// Writes each buffer the converter hands it, on a thread of its own, until one fails.
 fn writer(mut w: Writer, rx: mpsc::Receiver<u64>, tx: mpsc::Sender<Done>) {
     while let Ok(seq) = rx.recv() {
+        if seq & MARK_BIT != 0 {
+            if let Conn::Udp(s) = &w.conn {
+                send_mark(s, seq & !MARK_BIT, w.c.key.as_ref());
+            }
+            continue;
+        }
         let msg = w.write(seq);
         let failed = !matches!(msg, Done::Ok(..));
         if tx.send(msg).is_err() || failed {
@@ -655,6 +729,240 @@ pub struct StreamInterval {
     pub gaps: u64,
     /// The longest of those gaps, seconds (none without a gap).
     pub longest_gap_s: Option<f64>,
+    /// Over UDP (issue 75 §1): what the sink received in the interval, from its answers to the
+    /// marks that end this interval and the one before; absent when the sink did not answer
+    /// (a sink from before marks, or an answer lost).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receiver: Option<ReceiverSide>,
+    /// Within the warm-up (`-O`): it ended by the warm-up's end; absent otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub omitted: bool,
+}
+
+/// The receiver's side of a forward interval (issue 75 §1), as a reverse run's lines give it:
+/// from the difference of two of the sink's answers to marks ([`wire::Marked`]).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ReceiverSide {
+    /// Buffers that arrived in the interval.
+    pub buffers_received: u64,
+    /// Their bits over the interval's length.
+    pub rate_bit_per_s: f64,
+    /// Buffers the interval's sequence numbers say were sent and did not arrive in it (a late
+    /// one that fills a gap of an earlier interval takes one off; never below 0).
+    pub lost: u64,
+    /// Buffers that arrived in the interval after a later one.
+    pub out_of_order: u64,
+    /// RFC 3550's running jitter at the interval's end, seconds (absent before two timed
+    /// buffers).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jitter_s: Option<f64>,
+}
+
+impl ReceiverSide {
+    /// The interval between the answers `from` (the previous mark's; zeros for the first
+    /// interval) and `to`, `secs` long, in buffers of `bits`.
+    pub fn between(from: &wire::Marked, to: &wire::Marked, secs: f64, bits: u64) -> ReceiverSide {
+        let got = to.received.saturating_sub(from.received);
+        let expected = to.expected.saturating_sub(from.expected);
+        ReceiverSide {
+            buffers_received: got,
+            rate_bit_per_s: if secs > 0.0 {
+                (got * bits) as f64 / secs
+            } else {
+                0.0
+            },
+            lost: expected.saturating_sub(got),
+            out_of_order: to.out_of_order.saturating_sub(from.out_of_order),
+            jitter_s: to.jitter_ns.map(|j| j as f64 / 1e9),
+        }
+    }
+}
+
+/// The marks of a forward UDP run's intervals (issue 75 §1): sent on the buffers' socket at
+/// each interval's end; an interval is reported once the sink's answer to its mark is in (or
+/// after `wait` without one), so its line carries the receiver's side.
+struct Marks {
+    sock: UdpSocket,
+    /// With --ack the writer's queue: a mark goes after the buffers queued before it.
+    via_writer: Option<mpsc::Sender<u64>>,
+    key: Option<nmc_serve::Key>,
+    /// With --ack the writer reads the socket, and hands the answers over.
+    from_writer: Option<mpsc::Receiver<wire::Marked>>,
+    next: u64,
+    /// Intervals closed and not yet reported: (mark, interval, when the mark went).
+    pending: std::collections::VecDeque<(u64, StreamInterval, Instant)>,
+    /// Answers in, for marks still pending.
+    answers: Vec<wire::Marked>,
+    /// The answer to the previous interval's mark (zeros before the first).
+    last: Option<wire::Marked>,
+    wait: Duration,
+    /// An answer has come: the sink knows marks.
+    heard: bool,
+    /// A mark went unanswered before any was answered: a sink from before marks, so the
+    /// lines go out at once, with the sender's side only (as before issue 75 §1).
+    silent: bool,
+    /// The sink's answer to the warm-up's mark ([`WARM_UP_MARK`]), if it came here.
+    warm: Option<wire::Marked>,
+}
+
+impl Marks {
+    /// Most intervals waiting for their answers; beyond, the oldest goes without.
+    const MAX_PENDING: usize = 256;
+
+    fn send(&mut self, iv: StreamInterval, now: Instant) {
+        match &self.via_writer {
+            Some(q) => {
+                let _ = q.send(self.next | MARK_BIT);
+            }
+            None => send_mark(&self.sock, self.next, self.key.as_ref()),
+        }
+        self.pending.push_back((self.next, iv, now));
+        self.next += 1;
+    }
+
+    fn take(&mut self, m: wire::Marked) {
+        if m.mark == WARM_UP_MARK {
+            self.warm = Some(m);
+            return;
+        }
+        let waiting = self.pending.iter().any(|p| p.0 == m.mark);
+        if waiting && !self.answers.iter().any(|a| a.mark == m.mark) {
+            self.heard = true;
+            self.answers.push(m);
+        }
+    }
+
+    /// Takes the answers that have come, without waiting.
+    fn collect(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let mut got = Vec::new();
+        if let Some(rx) = &self.from_writer {
+            got.extend(rx.try_iter());
+        } else {
+            let mut b = [0u8; 64];
+            while let Some(n) = recv_now(&self.sock, &mut b) {
+                got.extend(wire::parse_marked(&b[..n]));
+            }
+        }
+        for m in got {
+            self.take(m);
+        }
+    }
+
+    /// Reports the intervals whose answers are in, in order, and those that waited too long
+    /// (or `all`: every one, answered or not).
+    fn release(
+        &mut self,
+        now: Instant,
+        all: bool,
+        bits: u64,
+        report: &mut dyn FnMut(StreamInterval),
+    ) {
+        while let Some((mark, _, sent)) = self.pending.front() {
+            let (mark, sent) = (*mark, *sent);
+            let answer = self.answers.iter().position(|a| a.mark == mark);
+            let late = all || self.silent || now.saturating_duration_since(sent) >= self.wait;
+            if answer.is_none() && !late && self.pending.len() <= Self::MAX_PENDING {
+                break;
+            }
+            if answer.is_none() && !self.heard {
+                self.silent = true;
+            }
+            let (_, mut iv, _) = self.pending.pop_front().expect("front");
+            let answer = answer.map(|i| self.answers.swap_remove(i));
+            let from = match (mark, self.last) {
+                (0, _) => Some(wire::Marked::default()),
+                (_, Some(p)) if p.mark + 1 == mark => Some(p),
+                _ => None,
+            };
+            if let (Some(from), Some(to)) = (from, answer) {
+                iv.receiver = Some(ReceiverSide::between(
+                    &from,
+                    &to,
+                    iv.end_s - iv.start_s,
+                    bits,
+                ));
+            }
+            self.last = answer;
+            report(iv);
+        }
+    }
+
+    /// After the run (the writer gone): waits up to `wait` for the answers still to come, then
+    /// reports every interval left.
+    fn finish(&mut self, bits: u64, report: &mut dyn FnMut(StreamInterval)) {
+        let until = Instant::now() + self.wait;
+        if let Some(rx) = self.from_writer.take() {
+            for m in rx.try_iter().collect::<Vec<_>>() {
+                self.take(m);
+            }
+        }
+        let mut b = [0u8; 64];
+        while self
+            .pending
+            .iter()
+            .any(|p| !self.answers.iter().any(|a| a.mark == p.0))
+        {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() || self.sock.set_read_timeout(Some(left)).is_err() {
+                break;
+            }
+            match self.sock.recv(&mut b) {
+                Ok(n) => {
+                    if let Some(m) = wire::parse_marked(&b[..n]) {
+                        self.take(m);
+                    }
+                }
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) => {}
+                Err(_) => break,
+            }
+        }
+        self.release(Instant::now(), true, bits, report);
+        // The socket's own timeout again, for the tally asked next.
+        let _ = self.sock.set_read_timeout(Some(self.wait));
+    }
+}
+
+/// Sends mark `mark` on `s`, tagged with `key` when there is one, twice back to back: with
+/// no buffer between them the sink answers both with the same figures, so one lost mark or
+/// answer costs nothing (both lost: the interval and the next go without the receiver's side).
+fn send_mark(s: &UdpSocket, mark: u64, key: Option<&nmc_serve::Key>) {
+    let mut m = wire::mark(mark).to_vec();
+    if let Some(key) = key {
+        let tag: [u8; wire::TAG] = key.tag(&m);
+        m.extend_from_slice(&tag);
+    }
+    for _ in 0..2 {
+        let _ = s.send(&m);
+    }
+}
+
+/// One datagram already waiting on `s`, without waiting for one (`MSG_DONTWAIT`: the socket
+/// stays blocking for the writer's sends); None when there is none.
+#[cfg(unix)]
+fn recv_now(s: &UdpSocket, buf: &mut [u8]) -> Option<usize> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: `buf` is valid for writes of `buf.len()` bytes, and recv writes at most that many.
+    let n = unsafe {
+        libc::recv(
+            s.as_raw_fd(),
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+            libc::MSG_DONTWAIT,
+        )
+    };
+    usize::try_from(n).ok()
+}
+
+#[cfg(not(unix))]
+fn recv_now(_: &UdpSocket, _: &mut [u8]) -> Option<usize> {
+    None
 }
 
 /// The interval being counted for [`run_reporting`]: its start, and the buffers and gaps so far.
@@ -666,6 +974,10 @@ struct Intervals {
     buffers: u64,
     gaps: u64,
     longest: Option<Duration>,
+    /// A forward UDP run's marks (issue 75 §1).
+    marks: Option<Marks>,
+    /// The warm-up (`-O`): lines that end within it are marked.
+    omit: Duration,
 }
 
 impl Intervals {
@@ -678,6 +990,15 @@ impl Intervals {
             buffers: 0,
             gaps: 0,
             longest: None,
+            marks: None,
+            omit: Duration::ZERO,
+        }
+    }
+
+    /// After the run: the intervals still waiting for the sink's answers.
+    fn finish(&mut self, report: &mut dyn FnMut(StreamInterval)) {
+        if let Some(m) = &mut self.marks {
+            m.finish(self.buffer_bits, report);
         }
     }
 
@@ -690,6 +1011,10 @@ impl Intervals {
     /// left.
     fn close(&mut self, now: Instant, last: bool, report: &mut dyn FnMut(StreamInterval)) {
         let Some(every) = self.every else { return };
+        if let Some(m) = &mut self.marks {
+            m.collect();
+            m.release(now, false, self.buffer_bits, report);
+        }
         while now >= self.start + every {
             self.emit(self.start + every, report);
         }
@@ -701,7 +1026,7 @@ impl Intervals {
     fn emit(&mut self, to: Instant, report: &mut dyn FnMut(StreamInterval)) {
         let secs = to.saturating_duration_since(self.start).as_secs_f64();
         let since = |t: Instant| t.duration_since(self.t0).as_secs_f64();
-        report(StreamInterval {
+        let iv = StreamInterval {
             start_s: since(self.start),
             end_s: since(to),
             buffers_sent: self.buffers,
@@ -712,7 +1037,13 @@ impl Intervals {
             },
             gaps: self.gaps,
             longest_gap_s: self.longest.map(|d| d.as_secs_f64()),
-        });
+            receiver: None,
+            omitted: !self.omit.is_zero() && to.duration_since(self.t0) <= self.omit,
+        };
+        match &mut self.marks {
+            Some(m) if !m.silent => m.send(iv, Instant::now()),
+            _ => report(iv),
+        }
         (self.start, self.buffers, self.gaps, self.longest) = (to, 0, 0, None);
     }
 }
@@ -865,7 +1196,46 @@ fn run_with(
         Conn::Udp(s) => s.try_clone().ok(),
         Conn::Tcp(_) | Conn::Routed(_) => None,
     };
-    let w = Writer::new(conn, c.clone(), peer_stop, tab);
+    // Issue 75 §1: a forward UDP run with interval lines marks each interval's end.
+    let mark_sock = match (&conn, every) {
+        (Conn::Udp(s), Some(_)) => s.try_clone().ok(),
+        _ => None,
+    };
+    let warm_sock = match &conn {
+        Conn::Udp(s) if !c.omit.is_zero() && !c.ack => s.try_clone().ok(),
+        _ => None,
+    };
+    // Issue 75 §1: a forward TCP run with interval lines asks the sink for its lines by its
+    // clock, in its first frame; they come back on the connection.
+    let pace = match (&conn, every, &peer_stop, &tab) {
+        (Conn::Tcp(s), Some(e), None, None) => s.try_clone().ok().filter(|mut t| {
+            t.write_all(&wire::pace(u64::try_from(e.as_nanos()).unwrap_or(u64::MAX)))
+                .is_ok()
+        }),
+        _ => None,
+    };
+    let (bin_tx, bin_rx) = mpsc::channel::<wire::Binned>();
+    let bins_ending = Arc::new(AtomicBool::new(false));
+    let mut w = Writer::new(conn, c.clone(), peer_stop, tab);
+    // With acknowledgements the writer reads the connection; without, a thread of its own.
+    let bin_reader = match &pace {
+        Some(_) if c.ack => {
+            w.binned = Some(bin_tx.clone());
+            None
+        }
+        Some(t) => t.try_clone().ok().map(|t| {
+            let (tx, ending) = (bin_tx.clone(), bins_ending.clone());
+            std::thread::spawn(move || read_bins(t, &tx, &ending))
+        }),
+        None => None,
+    };
+    let from_writer = if mark_sock.is_some() && !w.inline() {
+        let (tx, rx) = mpsc::channel();
+        w.marked = Some(tx);
+        Some(rx)
+    } else {
+        None
+    };
     // UDP without acknowledgements is written here; anything that waits, on a thread of its
     // own (RFC 508's channel program beside the filling process).
     let (mut inline, writer_thread) = if w.inline() {
@@ -883,7 +1253,10 @@ fn run_with(
     let secs = started.as_secs();
     let time_of_day = format!("{}:{:02}", (secs % 86_400) / 3600, (secs % 3600) / 60);
     let t0 = Instant::now();
-    let end = t0 + c.duration;
+    let end = t0 + c.omit + c.duration;
+    // Issue 75 §2: the warm-up's buffers, by number; what they saw is counted apart.
+    let warm = c.warm_up_buffers();
+    let (mut warm_done, mut warm_lost, mut warm_gaps) = (0u64, 0u64, 0u64);
     let fill = c.fill();
     let mut completed = Completions::new(c.records);
     let mut records: Vec<BufferRecord> = Vec::new();
@@ -907,7 +1280,12 @@ fn run_with(
             first = false;
             match m {
                 Some(Done::Ok(seq, at, lost)) => {
-                    acks_lost += lost as u64;
+                    if seq < warm {
+                        warm_done += 1;
+                        warm_lost += lost as u64;
+                    } else {
+                        acks_lost += lost as u64;
+                    }
                     completed.complete(seq, at);
                 }
                 Some(Done::Failed(why)) => return Some(why),
@@ -926,6 +1304,21 @@ fn run_with(
     let mut fill_start = t0;
     let mut seq = 0u64;
     let mut iv = Intervals::new(t0, every, c.buffer_bits);
+    iv.omit = c.omit;
+    iv.marks = mark_sock.map(|sock| Marks {
+        sock,
+        via_writer: from_writer.as_ref().map(|_| tx.clone()),
+        key: c.key.clone(),
+        from_writer,
+        next: 0,
+        pending: Default::default(),
+        answers: Vec::new(),
+        last: None,
+        wait: c.ack_timeout,
+        heard: false,
+        silent: false,
+        warm: None,
+    });
     'run: loop {
         let deadline = fill_start + fill;
         // The run ends at its duration whatever the schedule (issue 74 §2): a bulk source that
@@ -967,6 +1360,13 @@ fn run_with(
             );
             break;
         }
+        // The warm-up's last buffer is out: its mark follows it (UDP without acknowledgements,
+        // whose sink's tally is split there).
+        if seq + 1 == warm
+            && let Some(w) = &warm_sock
+        {
+            send_mark(w, WARM_UP_MARK, c.key.as_ref());
+        }
         if let Some(why) = drain(&mut completed, None) {
             partial = Some(why);
             break;
@@ -981,7 +1381,11 @@ fn run_with(
                     if let Some(at) = completed.at(prev as u64) {
                         let gap = at.saturating_duration_since(deadline);
                         if !gap.is_zero() {
-                            gaps.push(gap.as_nanos() as u64);
+                            if seq < warm {
+                                warm_gaps += 1;
+                            } else {
+                                gaps.push(gap.as_nanos() as u64);
+                            }
                             if let Some(r) = records.get_mut(seq as usize) {
                                 r.gap_ms = Some(gap.as_secs_f64() * 1e3);
                             }
@@ -992,7 +1396,11 @@ fn run_with(
                     }
                     if Instant::now() >= end {
                         let gap = end.saturating_duration_since(deadline);
-                        gaps.push(gap.as_nanos() as u64);
+                        if seq < warm {
+                            warm_gaps += 1;
+                        } else {
+                            gaps.push(gap.as_nanos() as u64);
+                        }
                         if let Some(r) = records.get_mut(seq as usize) {
                             r.gap_ms = Some(gap.as_secs_f64() * 1e3);
                         }
@@ -1015,12 +1423,45 @@ fn run_with(
     }
     let stopped_at = Instant::now().min(end);
     iv.close(stopped_at, true, report);
+    // The writer's queue closes with the last mark on it.
+    if let Some(m) = iv.marks.as_mut() {
+        m.via_writer = None;
+    }
     drop(tx);
     drop(inline);
     // The writer ends when its queue does; only then is every buffer sent.
     if let Some(t) = writer_thread {
         let _ = t.join();
     }
+    // The sink's last line comes once it sees the stream end (issue 75 §1): this host's
+    // write side closes, the sink answers and closes, and the reader ends.
+    let receiver_intervals = match pace {
+        Some(t) => {
+            let _ = t.shutdown(std::net::Shutdown::Write);
+            bins_ending.store(true, Ordering::Relaxed);
+            match bin_reader {
+                Some(r) => {
+                    let _ = r.join();
+                }
+                None => {
+                    // The writer read acknowledgements and is gone: read the rest here.
+                    let _ = t.set_read_timeout(Some(c.ack_timeout));
+                    read_bins(t, &bin_tx, &bins_ending);
+                }
+            }
+            drop(bin_tx);
+            sink_lines(
+                bin_rx.try_iter(),
+                every.unwrap_or(Duration::MAX),
+                c.buffer_bits,
+                c.omit,
+                c.omit + c.duration,
+            )
+        }
+        None => Vec::new(),
+    };
+    // The receiver's side of the intervals still waiting for it (issue 75 §1).
+    iv.finish(report);
     // Completions that came in by the end.
     if partial.is_none()
         && let Some(why) = drain(&mut completed, None)
@@ -1035,7 +1476,7 @@ fn run_with(
     if let Some((at, err)) = refused {
         let unanswered = if c.ack {
             // Every buffer completed so far timed out waiting (none was acknowledged).
-            completed.done <= acks_lost
+            completed.done <= acks_lost + warm_lost
         } else {
             at.duration_since(t0) <= c.ack_timeout
         };
@@ -1049,24 +1490,61 @@ fn run_with(
     if let Some(why @ (WANTS_SECRET | TURNED_AWAY)) = partial.as_deref() {
         return Err(StreamError::Refused(why.into()));
     }
-    let (sink_received, arrivals) = match tally_sock {
+    // The sink's answer to the warm-up's mark, read by the interval lines or waiting here.
+    let warm_mark = match (&tally_sock, warm > 0 && !c.ack) {
+        (Some(s), true) => iv
+            .marks
+            .as_ref()
+            .and_then(|m| m.warm)
+            .or_else(|| warm_answer(s)),
+        _ => None,
+    };
+    let (mut sink_received, mut arrivals) = match tally_sock {
         Some(s) => ask_tally(&s, c, completed.sent),
         None => (None, None),
     };
     for r in records.iter_mut() {
         r.completed_s = completed.at(r.seq).map(since);
     }
+    let warm_sent = completed.sent.min(warm);
+    // Issue 75 §2: the warm-up apart. Over UDP the sink's tally is split at the warm-up's
+    // mark (without it, the tally cannot be split and is not given); with --ack, the buffers
+    // acknowledged in it are the ones it received.
+    let mut warm_received = None;
+    if warm > 0 && c.transport == Transport::Udp {
+        warm_received = if c.ack {
+            Some(warm_done - warm_lost)
+        } else {
+            warm_mark.map(|m| m.received)
+        };
+        match (warm_received, sink_received) {
+            (Some(w), Some(got)) => sink_received = Some(got.saturating_sub(w)),
+            _ => sink_received = None,
+        }
+        if let (Some(m), Some(a)) = (warm_mark, arrivals.as_mut()) {
+            a.out_of_order = a.out_of_order.saturating_sub(m.out_of_order);
+        } else if !c.ack {
+            arrivals = None;
+        }
+    }
+    let omitted = (!c.omit.is_zero()).then_some(Omitted {
+        duration_s: c.omit.as_secs_f64(),
+        buffers_sent: warm_sent,
+        gaps: warm_gaps,
+        received: warm_received,
+    });
     Ok(StreamRun {
         config: c.clone(),
         started_unix_s: secs,
         time_of_day,
-        buffers_sent: completed.sent,
-        buffers_completed: completed.done,
+        buffers_sent: completed.sent - warm_sent,
+        buffers_completed: completed.done.saturating_sub(warm_done),
         sent_s: if partial.is_some() {
-            since(stopped_at)
+            (since(stopped_at) - c.omit.as_secs_f64()).max(0.0)
         } else {
             c.duration.as_secs_f64()
         },
+        omitted,
         gaps,
         acks_lost,
         sink_received,
@@ -1075,7 +1553,96 @@ fn run_with(
         partial,
         records,
         received: None,
+        receiver_intervals,
     })
+}
+
+/// Reads the sink's lines ([`wire::binned`], then [`wire::last_bin`]) from a forward TCP
+/// stream's connection until the last, its end, or an error; a read that times out is waited
+/// again until `ending` is set. Anything else read is skipped, 12 bytes at a time.
+fn read_bins(mut t: TcpStream, tx: &mpsc::Sender<wire::Binned>, ending: &AtomicBool) {
+    let mut a = [0u8; wire::LAST_BIN];
+    let mut got = 0;
+    loop {
+        let want = if got >= 4 && a[..4] == wire::LAST_BIN_MAGIC {
+            wire::LAST_BIN
+        } else {
+            wire::ACK
+        };
+        if got == want {
+            if let Some(b) = wire::parse_binned(&a[..want]) {
+                let _ = tx.send(b);
+            }
+            if want == wire::LAST_BIN {
+                return;
+            }
+            got = 0;
+            continue;
+        }
+        match t.read(&mut a[got..want]) {
+            Ok(0) => return,
+            Ok(n) => got += n,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock
+                        | std::io::ErrorKind::TimedOut
+                        | std::io::ErrorKind::Interrupted
+                ) && !ending.load(Ordering::Relaxed) => {}
+            Err(_) => return,
+        }
+    }
+}
+
+/// The sink's lines as a reverse run's ([`super::reverse::ReceivedInterval`]): an interval it
+/// sent no line for had no buffer (filled in as such, up to `horizon`, the run's length, and
+/// a line or two past it); `every` long but the last; marked within a warm-up of `omit`.
+fn sink_lines(
+    lines: impl Iterator<Item = wire::Binned>,
+    every: Duration,
+    bits: u64,
+    omit: Duration,
+    horizon: Duration,
+) -> Vec<super::reverse::ReceivedInterval> {
+    let most = (horizon.as_nanos() / every.as_nanos().max(1)) as u64 + 2;
+    let every_s = every.as_secs_f64();
+    let mut out: Vec<super::reverse::ReceivedInterval> = Vec::new();
+    let line = |index: u64, buffers: u32, secs: f64| {
+        let start_s = index as f64 * every_s;
+        super::reverse::ReceivedInterval {
+            start_s,
+            end_s: start_s + secs,
+            buffers_received: u64::from(buffers),
+            rate_bit_per_s: if secs > 0.0 {
+                (u64::from(buffers) * bits) as f64 / secs
+            } else {
+                0.0
+            },
+            lost: None,
+            out_of_order: None,
+            jitter_s: None,
+            omitted: !omit.is_zero() && start_s + secs <= omit.as_secs_f64(),
+        }
+    };
+    for b in lines {
+        let (index, buffers, secs) = match b {
+            wire::Binned::Whole { index, buffers } => (u64::from(index), buffers, every_s),
+            wire::Binned::Last {
+                index,
+                buffers,
+                len_us,
+            } => (u64::from(index), buffers, f64::from(len_us) / 1e6),
+        };
+        // A hostile or confused sink's numbers go no further than the run.
+        if index >= most || index < out.len() as u64 {
+            continue;
+        }
+        while (out.len() as u64) < index {
+            out.push(line(out.len() as u64, 0, every_s));
+        }
+        out.push(line(index, buffers, secs));
+    }
+    out
 }
 
 /// Sets the calling thread's timer slack to 1 µs (Linux; a no-op elsewhere): how far past its
@@ -1153,6 +1720,19 @@ impl Completions {
     }
 }
 
+/// The sink's answer to the warm-up's mark ([`WARM_UP_MARK`]) among the datagrams waiting on
+/// `s` (it came long before the run's end); the others are dropped.
+fn warm_answer(s: &UdpSocket) -> Option<wire::Marked> {
+    let mut b = [0u8; 64];
+    let mut found = None;
+    while let Some(n) = recv_now(s, &mut b) {
+        if let Some(m) = wire::parse_marked(&b[..n]).filter(|m| m.mark == WARM_UP_MARK) {
+            found = Some(m);
+        }
+    }
+    found
+}
+
 /// Asks the sink, over UDP, how many of our `sent` buffers it received and what it saw of
 /// their order and timing ([`wire::arrivals_request`]); a sink that does not answer that
 /// within the ack timeout is asked for the plain tally. `None` for what it did not answer
@@ -1199,6 +1779,147 @@ fn ask_tally(s: &UdpSocket, c: &StreamConfig, sent: u64) -> (Option<u64>, Option
 mod tests {
     use super::*;
 
+    fn marked(mark: u64, received: u64, expected: u64, ooo: u64) -> wire::Marked {
+        wire::Marked {
+            mark,
+            received,
+            expected,
+            out_of_order: ooo,
+            jitter_ns: Some(250_000),
+        }
+    }
+
+    /// Issue 75 §1: the receiver's side of an interval is the difference of two answers:
+    /// buffers received and their rate, lost by the sequence numbers, out of order.
+    #[test]
+    fn the_receivers_interval_is_the_difference_of_two_answers() {
+        // 100 received of 103 expected by the first mark; 95 more of 100 more by the second,
+        // 2 of them out of order (a late one from the first interval takes one off the loss).
+        let r = ReceiverSide::between(&marked(0, 100, 103, 1), &marked(1, 195, 203, 3), 0.5, 8000);
+        assert_eq!((r.buffers_received, r.lost, r.out_of_order), (95, 5, 2));
+        assert_eq!(r.rate_bit_per_s, 95.0 * 8000.0 / 0.5);
+        assert_eq!(r.jitter_s, Some(0.000_25));
+        // More arrived than the numbers say were sent (duplicates): no loss, never below 0.
+        let d = ReceiverSide::between(&marked(0, 10, 10, 0), &marked(1, 14, 12, 2), 1.0, 8);
+        assert_eq!((d.buffers_received, d.lost), (4, 0));
+    }
+
+    /// Issue 75 §1: the sink's TCP lines become a reverse run's lines: an interval it sent no
+    /// line for had no buffer, the last is as long as it ran, and a number past the run (or
+    /// going back) is dropped.
+    #[test]
+    fn the_sinks_tcp_lines_fill_the_empty_intervals() {
+        use wire::Binned::{Last, Whole};
+        let lines = sink_lines(
+            [
+                Whole {
+                    index: 0,
+                    buffers: 10,
+                },
+                Whole {
+                    index: 2,
+                    buffers: 5,
+                },
+                Whole {
+                    index: 1,
+                    buffers: 9,
+                },
+                Whole {
+                    index: 99,
+                    buffers: 9,
+                },
+                Last {
+                    index: 3,
+                    buffers: 2,
+                    len_us: 250_000,
+                },
+            ]
+            .into_iter(),
+            Duration::from_secs(1),
+            8,
+            Duration::from_secs(1),
+            Duration::from_secs(4),
+        );
+        let got: Vec<(f64, f64, u64, f64, bool)> = lines
+            .iter()
+            .map(|l| {
+                (
+                    l.start_s,
+                    l.end_s,
+                    l.buffers_received,
+                    l.rate_bit_per_s,
+                    l.omitted,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (0.0, 1.0, 10, 80.0, true),
+                (1.0, 2.0, 0, 0.0, false),
+                (2.0, 3.0, 5, 40.0, false),
+                (3.0, 3.25, 2, 64.0, false),
+            ]
+        );
+    }
+
+    fn interval(i: u64) -> StreamInterval {
+        StreamInterval {
+            start_s: i as f64,
+            end_s: i as f64 + 1.0,
+            buffers_sent: 10,
+            rate_bit_per_s: 80.0,
+            gaps: 0,
+            longest_gap_s: None,
+            receiver: None,
+            omitted: false,
+        }
+    }
+
+    /// Intervals are reported in order once their answers are in; one whose answer did not
+    /// come within the wait goes without, and so does the next (it has nothing to differ from).
+    #[test]
+    fn marked_intervals_wait_for_their_answers_in_order() {
+        let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let mut m = Marks {
+            sock,
+            via_writer: None,
+            key: None,
+            from_writer: None,
+            next: 0,
+            pending: Default::default(),
+            answers: Vec::new(),
+            last: None,
+            wait: Duration::from_secs(1),
+            heard: false,
+            silent: false,
+            warm: None,
+        };
+        let t0 = Instant::now();
+        for i in 0..4 {
+            m.send(interval(i), t0);
+        }
+        let mut got = Vec::new();
+        // The second's answer first: nothing yet (the first is still awaited).
+        m.take(marked(1, 20, 20, 0));
+        m.release(t0, false, 8, &mut |iv| got.push(iv));
+        assert!(got.is_empty());
+        m.take(marked(0, 10, 10, 0));
+        m.take(marked(7, 1, 1, 0)); // not a pending mark: ignored
+        m.release(t0, false, 8, &mut |iv| got.push(iv));
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[0].receiver.as_ref().unwrap().buffers_received, 10);
+        assert_eq!(got[1].receiver.as_ref().unwrap().buffers_received, 10);
+        // The third's answer never comes; the fourth's does, but has nothing to differ from.
+        m.take(marked(3, 40, 40, 0));
+        m.release(t0 + Duration::from_secs(2), false, 8, &mut |iv| {
+            got.push(iv)
+        });
+        assert_eq!(got.len(), 4);
+        assert!(got[2].receiver.is_none() && got[3].receiver.is_none());
+        assert!(m.pending.is_empty() && m.answers.is_empty());
+    }
+
     /// The bound's arithmetic is the records' real size: a buffer's record, its completion time
     /// and its gap in the gap table.
     #[test]
@@ -1227,6 +1948,7 @@ mod tests {
             records: false,
             dial: Default::default(),
             bulk: true,
+            omit: Duration::ZERO,
         };
         // 4/6 s = 666,666,667 ns: the third deadline falls 1 ns past the 2 s, so 2 are due.
         assert_eq!(c.fill(), Duration::from_nanos(666_666_667));
@@ -1243,8 +1965,10 @@ mod tests {
             arrivals: None,
             local: None,
             partial: partial.map(str::to_string),
+            omitted: None,
             records: Vec::new(),
             received: None,
+            receiver_intervals: Vec::new(),
         };
         let r = run(2, 2.0, None);
         assert_eq!(r.buffers_due(), 2);
@@ -1258,5 +1982,54 @@ mod tests {
         assert_eq!(r.buffers_due(), 1);
         assert!(r.kept_up());
         assert_eq!(run(0, 0.0, Some(STOPPED)).sent_rate_bps(), None);
+    }
+
+    /// Issue 75 §2: a warm-up's buffers are those whose deadlines fall in it, ⌊omit ÷ fill⌋;
+    /// the run's due are the schedule's by the end less those.
+    #[test]
+    fn a_warm_up_is_its_buffers_by_number_and_the_run_the_rest() {
+        let c = StreamConfig {
+            target: "127.0.0.1:1".parse().unwrap(),
+            rate_bps: 30_000,
+            buffer_bits: 2016,
+            duration: Duration::from_secs(1),
+            transport: super::Transport::Udp,
+            ack: false,
+            ack_timeout: Duration::from_secs(1),
+            io_timeout: Duration::from_secs(1),
+            key: None,
+            records: true,
+            dial: Default::default(),
+            bulk: false,
+            omit: Duration::from_millis(300),
+        };
+        // 2016 bit at 30 kbit/s fill in 67.2 ms: 4 in the 300 ms, 19 by 1.3 s.
+        assert_eq!(c.warm_up_buffers(), 4);
+        assert_eq!(c.buffers().round(), 19.0);
+        let run = StreamRun {
+            config: c.clone(),
+            started_unix_s: 0,
+            time_of_day: String::new(),
+            buffers_sent: 15,
+            buffers_completed: 15,
+            sent_s: 1.0,
+            gaps: GapTable::default(),
+            acks_lost: 0,
+            sink_received: None,
+            arrivals: None,
+            local: None,
+            partial: None,
+            omitted: None,
+            records: Vec::new(),
+            received: None,
+            receiver_intervals: Vec::new(),
+        };
+        assert_eq!(run.buffers_due(), 15);
+        assert!(run.kept_up());
+        let none = StreamConfig {
+            omit: Duration::ZERO,
+            ..c
+        };
+        assert_eq!(none.warm_up_buffers(), 0);
     }
 }

@@ -156,13 +156,33 @@ fn serve_tcp(
     let mut buf = vec![0u8; 64 * 1024];
     let mut n = 0u64;
     let mut stalled = false;
+    // Issue 75 §1: a forward stream with -i asks for the sink's lines by its clock.
+    let mut bins: Option<(Instant, Bins)> = None;
     loop {
         if maybe_stall(stall, n, &mut stalled) {
             // The sink's own pause is not the client's slowness.
             s.forgive();
         }
         if s.read_exact(&mut h).is_err() {
+            // The stream's end: its last, shorter interval (the sender reads it after its own
+            // end; one frame, shorter than any buffer it sent).
+            if let Some((t0, b)) = &bins {
+                let _ = s.write_all(&b.end(ns_since(*t0)));
+            }
             return Ok(());
+        }
+        if n == 0
+            && bins.is_none()
+            && let Some(every) = wire::parse_pace(&h)
+        {
+            match Bins::new(every) {
+                Some(b) => bins = Some((Instant::now(), b)),
+                None => {
+                    counts.bad.fetch_add(1, Ordering::Relaxed);
+                    return Ok(());
+                }
+            }
+            continue;
         }
         if n == 0 && h[..4] == wire::REQUEST_MAGIC {
             // `nmc stream --reverse`: the client asks the sink to send.
@@ -186,10 +206,80 @@ fn serve_tcp(
         n += 1;
         counts.buffers.fetch_add(1, Ordering::Relaxed);
         counts.bytes.fetch_add(len as u64, Ordering::Relaxed);
+        if let Some((t0, b)) = &mut bins
+            && let Some(line) = b.buffer(ns_since(*t0))
+        {
+            s.write_all(&line)?;
+        }
         if ack {
             s.write_all(&wire::ack(seq))?;
         }
     }
+}
+
+fn ns_since(t0: Instant) -> u64 {
+    u64::try_from(t0.elapsed().as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// A forward TCP stream's intervals by the sink's clock (issue 75 §1), asked for by its first
+/// frame ([`wire::pace`]): the buffers read in the interval being counted. A line goes back
+/// when a buffer is read in a later interval, only for an interval that had buffers, so each
+/// line follows a buffer read (12 bytes after at least 17: nothing amplified, however long
+/// the gaps), and the last at the stream's end. Constant state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Bins {
+    every: u64,
+    index: u64,
+    buffers: u32,
+}
+
+impl Bins {
+    /// Shortest interval a sink counts: 1 ms, as `nmc stream -i` takes.
+    const MIN: u64 = 1_000_000;
+
+    fn new(every_ns: u64) -> Option<Bins> {
+        (every_ns >= Self::MIN).then_some(Bins {
+            every: every_ns,
+            index: 0,
+            buffers: 0,
+        })
+    }
+
+    /// A buffer read at `at_ns` from the pace's arrival: the line of the interval it closes,
+    /// if that one had buffers.
+    fn buffer(&mut self, at_ns: u64) -> Option<[u8; wire::ACK]> {
+        let k = at_ns / self.every;
+        let mut line = None;
+        if k > self.index {
+            if self.buffers > 0 {
+                line = Some(wire::binned(to_u32(self.index), self.buffers));
+            }
+            (self.index, self.buffers) = (k, 0);
+        }
+        self.buffers = self.buffers.saturating_add(1);
+        line
+    }
+
+    /// The last line, at the stream's end `at_ns`: the interval then open, as long as it ran.
+    fn end(&self, at_ns: u64) -> [u8; wire::LAST_BIN] {
+        let k = (at_ns / self.every).max(self.index);
+        let (index, buffers) = if k > self.index {
+            // The open interval had no buffer (those counted went in the line not sent yet).
+            (self.index, self.buffers)
+        } else {
+            (k, self.buffers)
+        };
+        let len_us = if k > self.index {
+            self.every / 1000
+        } else {
+            (at_ns - k * self.every) / 1000
+        };
+        wire::last_bin(to_u32(index), buffers, to_u32(len_us))
+    }
+}
+
+fn to_u32(v: u64) -> u32 {
+    u32::try_from(v).unwrap_or(u32::MAX)
 }
 
 /// Most sources whose UDP buffers the sink counts for a tally at once.
@@ -288,6 +378,13 @@ impl UdpSide {
             len -= tag;
         }
         let d = &d[..len];
+        // Issue 75 §1: a forward stream's interval mark, answered at once with what arrived
+        // from its address so far (the tally's figures, untouched).
+        if let Some(m) = wire::parse_mark(d) {
+            let got = self.delivered.get(&from).cloned().unwrap_or_default();
+            let _ = s.send_to(&wire::marked(m, &got), from);
+            return;
+        }
         let tally = wire::is_tally_request(d);
         if tally || wire::is_arrivals_request(d) {
             let got = self.told(from);
@@ -365,6 +462,7 @@ impl nmc_serve::Service for SinkService {
             wire::HELLO_MAGIC,
             wire::ACK_MAGIC,
             wire::ARRIVALS_MAGIC,
+            wire::MARK_MAGIC,
         ]
         .iter()
         .any(|m| magic == Some(&m[..]));
@@ -377,5 +475,31 @@ impl nmc_serve::Service for SinkService {
 
     fn summary(&self) -> String {
         self.counts.summary()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 75 §1: the sink's lines by its clock: one per interval that had buffers, sent
+    /// when a later buffer is read (never for an empty interval, so a long gap sends nothing),
+    /// and the last at the end, as long as it ran.
+    #[test]
+    fn the_sinks_bins_follow_its_clock_and_send_nothing_for_a_gap() {
+        const S: u64 = 1_000_000_000;
+        assert_eq!(Bins::new(999_999), None, "under 1 ms");
+        let mut b = Bins::new(S).unwrap();
+        assert_eq!(b.buffer(S / 10), None);
+        assert_eq!(b.buffer(S / 2), None);
+        // The first buffer of the second second closes the first: 2 buffers.
+        assert_eq!(b.buffer(S + 1), Some(wire::binned(0, 2)));
+        // After an hour with nothing, one line for the second second, none for the gap.
+        assert_eq!(b.buffer(3600 * S), Some(wire::binned(1, 1)));
+        assert_eq!(b.buffer(3600 * S + S / 4), None);
+        // The end, half-way through the interval then open: 2 buffers in 0.5 s.
+        assert_eq!(b.end(3600 * S + S / 2), wire::last_bin(3600, 2, 500_000));
+        // An end after the open interval has passed: that one whole.
+        assert_eq!(b.end(3603 * S), wire::last_bin(3600, 2, 1_000_000));
     }
 }

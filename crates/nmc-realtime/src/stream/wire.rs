@@ -8,7 +8,28 @@
 //! tally:  "T508" | buffers this source's address delivered u64
 //! arrivals?: "Q508" | buffers sent u64 | 21 zero bytes — UDP, at the end
 //! arrivals:  "U508" | delivered u64 | out of order u64 | jitter ns u64 (u64::MAX: none)
+//! mark:      "I508" | mark u64 | 40 zero bytes — UDP, at the end of each -i interval
+//! marked:    "J508" | mark u64 | delivered u64 | expected u64 | out of order u64
+//!            | jitter ns u64 (u64::MAX: none)
 //! ```
+//!
+//! Over TCP (issue 75 §1) a forward stream with `-i` opens with [`pace`], a header of no
+//! payload with flag bit 3 whose number is the interval in ns; the sink then counts what it
+//! reads per interval of its own clock and writes back [`binned`] ("K508" | interval u32 |
+//! buffers u32) when a buffer is read in a later interval that follows one with buffers, and
+//! [`last_bin`] ("L508" | interval u32 | buffers u32 | length µs u32) at the stream's end.
+//!
+//! Marks (issue 75 §1): a forward UDP stream with `-i` sends a mark after the last buffer of
+//! each interval, on the buffers' socket, so it reaches the sink in line with them (twice,
+//! back to back, so that one lost costs nothing; the sink answers each); the sink
+//! answers at once with what has arrived from that address so far (the figures of
+//! [`super::arrivals::Arrivals`], and the buffers the highest sequence number says were sent).
+//! The sender takes two answers' difference as the receiver's side of the interval: buffers
+//! received and their rate, lost by sequence numbers, out of order, and the jitter at its end,
+//! as a reverse run's lines give. The sink keeps nothing per mark (its running figures per
+//! address it keeps already), and the answer (44 bytes) is shorter than the mark (52). A sink
+//! from before marks counts one as a bad frame and does not answer; the sender then gives its
+//! own side only, as before.
 //!
 //! The tally (issue 33): over UDP without acknowledgements the sender cannot see a lost
 //! buffer; at the end it asks the sink how many of its buffers arrived. The answer is shorter
@@ -30,7 +51,8 @@
 //! ```text
 //! request: "R508" | rate bit/s u64 | buffer bits u64 | duration ns u64 | ack timeout ns u64
 //!          | io timeout ns u64 | flags u8 (bit 0: acknowledge, bit 1: UDP, bit 2: bulk source,
-//!          bit 3: no per-buffer records) | token u64
+//!          bit 3: no per-buffer records, bit 4: a warm-up follows) | token u64
+//!          [| warm-up ns u64, with bit 4]
 //!          — client → sink, first frame on the TCP connection
 //! hello:   "H508" | token u64 — client → sink over UDP, until the first buffer comes
 //! error:   "E508" | length u32 | one line of UTF-8 (at most MAX_ERROR) — sink → client, then closes
@@ -144,6 +166,165 @@ pub fn parse_arrivals(a: &[u8]) -> Option<(u64, u64, Option<u64>)> {
     Some((at(4), at(12), (j != u64::MAX).then_some(j)))
 }
 
+/// First bytes of an interval's mark, and of the sink's answer.
+pub const MARK_MAGIC: [u8; 4] = *b"I508";
+/// First bytes of the sink's answer to a mark.
+pub const MARKED_MAGIC: [u8; 4] = *b"J508";
+/// Bytes of a mark.
+pub const MARK: usize = 52;
+/// Bytes of the answer.
+pub const MARKED: usize = 44;
+// The answer amplifies nothing.
+const _: () = assert!(MARKED <= MARK);
+
+/// The mark that ends interval `mark` (from 0).
+pub fn mark(mark: u64) -> [u8; MARK] {
+    let mut r = [0u8; MARK];
+    r[..4].copy_from_slice(&MARK_MAGIC);
+    r[4..12].copy_from_slice(&mark.to_be_bytes());
+    r
+}
+
+/// The number of a mark, or None if `d` is not one.
+pub fn parse_mark(d: &[u8]) -> Option<u64> {
+    (d.len() == MARK && d[..4] == MARK_MAGIC)
+        .then(|| u64::from_be_bytes(d[4..12].try_into().unwrap()))
+}
+
+/// What the receiver had seen when a mark came: buffers delivered, the buffers the highest
+/// sequence number says were sent, out of order, RFC 3550's jitter (ns).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Marked {
+    /// The mark answered.
+    pub mark: u64,
+    /// Buffers received so far.
+    pub received: u64,
+    /// The highest sequence number so far, plus one.
+    pub expected: u64,
+    /// Buffers so far that arrived after a later one.
+    pub out_of_order: u64,
+    /// RFC 3550's running jitter, ns; `None` before two timed buffers.
+    pub jitter_ns: Option<u64>,
+}
+
+/// The sink's answer to mark `mark`: `a`, what arrived from the marker's address so far.
+pub fn marked(mark: u64, a: &super::arrivals::Arrivals) -> [u8; MARKED] {
+    let mut r = [0u8; MARKED];
+    r[..4].copy_from_slice(&MARKED_MAGIC);
+    for (i, v) in [
+        mark,
+        a.received,
+        a.expected(),
+        a.out_of_order,
+        a.jitter_ns().unwrap_or(u64::MAX),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        r[4 + 8 * i..12 + 8 * i].copy_from_slice(&v.to_be_bytes());
+    }
+    r
+}
+
+/// An answer to a mark, or None if the bytes are not one.
+pub fn parse_marked(d: &[u8]) -> Option<Marked> {
+    if d.len() != MARKED || d[..4] != MARKED_MAGIC {
+        return None;
+    }
+    let at = |i: usize| u64::from_be_bytes(d[4 + 8 * i..12 + 8 * i].try_into().unwrap());
+    Some(Marked {
+        mark: at(0),
+        received: at(1),
+        expected: at(2),
+        out_of_order: at(3),
+        jitter_ns: Some(at(4)).filter(|&j| j != u64::MAX),
+    })
+}
+
+/// Flag bit of a forward TCP stream's first frame asking for the sink's lines by its clock
+/// (issue 75 §1): a buffer header of no payload whose number is the interval, ns ([`pace`]).
+const PACE_FLAG: u8 = 8;
+/// First bytes of the sink's line for a whole interval over TCP.
+pub const BINNED_MAGIC: [u8; 4] = *b"K508";
+/// First bytes of the sink's line for the last, shorter interval over TCP.
+pub const LAST_BIN_MAGIC: [u8; 4] = *b"L508";
+/// Bytes of the sink's last line.
+pub const LAST_BIN: usize = 16;
+
+/// A forward TCP stream's first frame with `-i`: the sink is asked for its lines every
+/// `every_ns` by its clock, from this frame's arrival. An older sink takes it for a buffer of
+/// no bytes (its count grows by one) and answers nothing.
+pub fn pace(every_ns: u64) -> [u8; HEADER] {
+    let mut h = header(every_ns, 0, false);
+    h[16] = PACE_FLAG;
+    h
+}
+
+/// The interval of a [`pace`] frame, ns, or None if `h` is not one.
+pub fn parse_pace(h: &[u8]) -> Option<u64> {
+    match parse_header(h) {
+        Some((every, 0, false)) if h[16] == PACE_FLAG => Some(every),
+        _ => None,
+    }
+}
+
+/// What the sink read in a forward TCP stream's interval, by its clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Binned {
+    /// Interval `index` (from 0) whole: `buffers` read in it (sent only when some were).
+    Whole {
+        /// The interval, from 0.
+        index: u32,
+        /// Buffers read in it.
+        buffers: u32,
+    },
+    /// The last interval, `index`, `len_us` long when the stream ended: `buffers` read in it.
+    Last {
+        /// The interval, from 0.
+        index: u32,
+        /// Buffers read in it.
+        buffers: u32,
+        /// Its length up to the stream's end, µs.
+        len_us: u32,
+    },
+}
+
+/// The sink's line for a whole interval: 12 bytes, the size of an acknowledgement, so a
+/// sender reading acknowledgements reads it whole.
+pub fn binned(index: u32, buffers: u32) -> [u8; ACK] {
+    let mut a = [0u8; ACK];
+    a[..4].copy_from_slice(&BINNED_MAGIC);
+    a[4..8].copy_from_slice(&index.to_be_bytes());
+    a[8..12].copy_from_slice(&buffers.to_be_bytes());
+    a
+}
+
+/// The sink's line for the last interval ([`LAST_BIN`] bytes), at the stream's end.
+pub fn last_bin(index: u32, buffers: u32, len_us: u32) -> [u8; LAST_BIN] {
+    let mut a = [0u8; LAST_BIN];
+    a[..4].copy_from_slice(&LAST_BIN_MAGIC);
+    a[4..8].copy_from_slice(&index.to_be_bytes());
+    a[8..12].copy_from_slice(&buffers.to_be_bytes());
+    a[12..16].copy_from_slice(&len_us.to_be_bytes());
+    a
+}
+
+/// A sink's line ([`binned`], or [`last_bin`] whole), or None.
+pub fn parse_binned(a: &[u8]) -> Option<Binned> {
+    let at = |i: usize| u32::from_be_bytes(a[i..i + 4].try_into().unwrap());
+    if a.len() >= ACK && a[..4] == BINNED_MAGIC {
+        return Some(Binned::Whole {
+            index: at(4),
+            buffers: at(8),
+        });
+    }
+    (a.len() >= LAST_BIN && a[..4] == LAST_BIN_MAGIC).then(|| Binned::Last {
+        index: at(4),
+        buffers: at(8),
+        len_us: at(12),
+    })
+}
+
 /// The request for a tally, after `sent` buffers.
 pub fn tally_request(sent: u64) -> [u8; HEADER] {
     let mut h = header(sent, 0, false);
@@ -180,6 +361,12 @@ pub const RESULT_MAGIC: [u8; 4] = *b"S508";
 pub const STOP_MAGIC: [u8; 4] = *b"X508";
 /// Bytes of a reverse request.
 pub const REQUEST: usize = 53;
+/// Bytes of a reverse request with a warm-up (`-O`, issue 75 §2): flag bit 4 says the warm-up
+/// follows the token, ns. A client sends it only with `-O`; a sink from before it refuses the
+/// flag ("malformed reverse request") and runs nothing, and the client says so in one line.
+pub const REQUEST_WITH_WARM_UP: usize = REQUEST + 8;
+/// Flag bit of a request with a warm-up.
+pub const WARM_UP_FLAG: u8 = 16;
 /// First bytes of the client's HELLO datagram.
 pub const HELLO_MAGIC: [u8; 4] = *b"H508";
 /// Longest error line, bytes.
@@ -214,12 +401,16 @@ pub struct Request {
     pub no_records: bool,
     /// Names the run in the client's HELLO datagrams (UDP).
     pub token: u64,
+    /// A warm-up before `duration_ns` (`-O`), ns; 0: none (and the shorter request).
+    pub omit_ns: u64,
 }
 
 impl Request {
-    /// The request's bytes, as the client sends them first on the TCP connection.
-    pub fn encode(&self) -> [u8; REQUEST] {
-        let mut b = [0u8; REQUEST];
+    /// The request's bytes, as the client sends them first on the TCP connection: the 53
+    /// bytes every sink since `--reverse` takes, or with a warm-up 8 more.
+    pub fn encode(&self) -> Vec<u8> {
+        let warm = self.omit_ns > 0;
+        let mut b = vec![0u8; if warm { REQUEST_WITH_WARM_UP } else { REQUEST }];
         b[..4].copy_from_slice(&REQUEST_MAGIC);
         for (i, v) in [
             self.rate_bps,
@@ -236,14 +427,30 @@ impl Request {
         b[44] = self.ack as u8
             | (self.udp as u8) << 1
             | (self.bulk as u8) << 2
-            | (self.no_records as u8) << 3;
-        b[45..].copy_from_slice(&self.token.to_be_bytes());
+            | (self.no_records as u8) << 3
+            | if warm { WARM_UP_FLAG } else { 0 };
+        b[45..53].copy_from_slice(&self.token.to_be_bytes());
+        if warm {
+            b[53..].copy_from_slice(&self.omit_ns.to_be_bytes());
+        }
         b
+    }
+
+    /// How long the whole request is, from its first [`REQUEST`] bytes: a sink reads those,
+    /// then the rest.
+    pub fn length(first: &[u8]) -> usize {
+        match first.get(44) {
+            Some(f) if f & WARM_UP_FLAG != 0 => REQUEST_WITH_WARM_UP,
+            _ => REQUEST,
+        }
     }
 
     /// A request's bytes, or None if they are not one (wrong length, magic or flags).
     pub fn decode(b: &[u8]) -> Option<Request> {
-        if b.len() != REQUEST || b[..4] != REQUEST_MAGIC || b[44] > 15 {
+        if b.len() < REQUEST || b[..4] != REQUEST_MAGIC || b[44] > 31 {
+            return None;
+        }
+        if b.len() != Request::length(b) {
             return None;
         }
         let at = |i: usize| {
@@ -263,8 +470,12 @@ impl Request {
             no_records: b[44] & 8 == 8,
             token: {
                 let mut v = [0u8; 8];
-                v.copy_from_slice(&b[45..]);
+                v.copy_from_slice(&b[45..53]);
                 u64::from_be_bytes(v)
+            },
+            omit_ns: match b.get(53..61) {
+                Some(w) => u64::from_be_bytes(w.try_into().ok()?),
+                None => 0,
             },
         })
     }
@@ -347,8 +558,26 @@ mod tests {
             bulk: false,
             no_records: true,
             token: 1 << 60,
+            omit_ns: 0,
         };
+        assert_eq!(r.encode().len(), REQUEST, "no warm-up: the older request");
         assert_eq!(Request::decode(&r.encode()), Some(r));
+        // Issue 75 §2: with a warm-up, 8 bytes more and flag bit 4.
+        let warm = Request {
+            omit_ns: 2_000_000_000,
+            ..r
+        };
+        assert_eq!(warm.encode().len(), REQUEST_WITH_WARM_UP);
+        assert_eq!(
+            Request::length(&warm.encode()[..REQUEST]),
+            REQUEST_WITH_WARM_UP
+        );
+        assert_eq!(Request::decode(&warm.encode()), Some(warm));
+        assert_eq!(
+            Request::decode(&warm.encode()[..REQUEST]),
+            None,
+            "cut short"
+        );
         let bulk = Request {
             ack: false,
             bulk: true,
@@ -357,7 +586,7 @@ mod tests {
         assert_eq!(Request::decode(&bulk.encode()), Some(bulk));
         // A flag this version does not know is not a request.
         let mut unknown = r.encode();
-        unknown[44] |= 16;
+        unknown[44] |= 32;
         assert_eq!(Request::decode(&unknown), None);
         assert_eq!(Request::decode(&r.encode()[..44]), None);
         assert_eq!(parse_hello(&hello(77)), Some(77));
@@ -393,5 +622,59 @@ mod tests {
         );
         assert!(is_arrivals_request(&arrivals_request(7)));
         assert_eq!(parse_arrivals(&tally(3)), None);
+    }
+
+    /// Issue 75 §1: the TCP pace frame and the sink's lines round-trip; a pace is not a
+    /// buffer that asks for an acknowledgement, nor a tally request.
+    #[test]
+    fn a_pace_and_the_sinks_lines_round_trip() {
+        assert_eq!(parse_pace(&pace(1_000_000_000)), Some(1_000_000_000));
+        assert_eq!(parse_header(&pace(5)), Some((5, 0, false)));
+        assert!(!is_tally_request(&pace(5)));
+        assert_eq!(parse_pace(&header(5, 0, false)), None);
+        assert_eq!(parse_pace(&tally_request(5)), None);
+        assert_eq!(
+            parse_binned(&binned(3, 40)),
+            Some(Binned::Whole {
+                index: 3,
+                buffers: 40
+            })
+        );
+        assert_eq!(
+            parse_binned(&last_bin(4, 7, 250_000)),
+            Some(Binned::Last {
+                index: 4,
+                buffers: 7,
+                len_us: 250_000
+            })
+        );
+        assert_eq!(parse_binned(&last_bin(4, 7, 1)[..ACK]), None);
+        assert_eq!(parse_binned(&ack(3)), None);
+    }
+
+    /// Issue 75 §1: a mark and its answer round-trip; the answer is never longer.
+    #[test]
+    fn a_mark_and_its_answer_round_trip() {
+        assert_eq!(parse_mark(&mark(5)), Some(5));
+        assert_eq!(parse_mark(&mark(5)[..40]), None);
+        assert_eq!(parse_mark(&arrivals_request(5)), None);
+        let mut a = super::super::arrivals::Arrivals::default();
+        a.arrive(0, Some(0), 5);
+        a.arrive(3, Some(30), 41);
+        a.arrive(1, None, 50);
+        let m = parse_marked(&marked(9, &a)).unwrap();
+        assert_eq!(
+            m,
+            Marked {
+                mark: 9,
+                received: 3,
+                expected: 4,
+                out_of_order: 1,
+                jitter_ns: a.jitter_ns(),
+            }
+        );
+        let none = parse_marked(&marked(0, &Default::default())).unwrap();
+        assert_eq!((none.received, none.jitter_ns), (0, None));
+        assert_eq!(parse_marked(&mark(1)[..MARKED]), None);
     }
 }

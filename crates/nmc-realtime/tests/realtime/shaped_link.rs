@@ -50,6 +50,7 @@ fn stream_over_shaped_link(tag: &str, test: &str, rate_bps: u64) -> Option<Strea
         records: true,
         dial: Default::default(),
         bulk: false,
+        omit: Duration::ZERO,
     };
     let r = in_netns(&pair.a, move || run(&cfg)).expect("stream runs");
     stop.store(true, Ordering::Relaxed);

@@ -44,6 +44,7 @@ fn config(addr: SocketAddr, transport: Transport, ack: bool, secs: u64) -> Strea
         records: true,
         dial: Default::default(),
         bulk: false,
+        omit: Duration::ZERO,
     }
 }
 

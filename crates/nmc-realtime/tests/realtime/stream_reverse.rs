@@ -52,6 +52,7 @@ fn config_over(addr: SocketAddr, transport: Transport, ack: bool, ms: u64) -> St
         records: true,
         dial: Default::default(),
         bulk: false,
+        omit: Duration::ZERO,
     }
 }
 
@@ -231,6 +232,7 @@ fn hostile_requests_get_one_error_line_and_the_sink_goes_on() {
         bulk: false,
         no_records: false,
         token: 1,
+        omit_ns: 0,
     };
     let cases = [
         (wire::Request { bulk: true, ..good }, "--bulk"),
@@ -316,8 +318,20 @@ fn hostile_requests_get_one_error_line_and_the_sink_goes_on() {
     let text = error_text(&answer(s.addr, &udp.encode()));
     assert!(text.contains("no HELLO datagram"), "{text}");
     let mut junk = good.encode();
-    junk[44] = 16;
+    junk[44] = 32;
     assert!(error_text(&answer(s.addr, &junk)).contains("malformed"));
+    // Issue 75 §2: a warm-up past the sink's limit is refused in one line; a request that says
+    // a warm-up follows and does not send it is cut short.
+    let warm = wire::Request {
+        omit_ns: 3_600_000_000_000,
+        ..good
+    };
+    let text = error_text(&answer(s.addr, &warm.encode()));
+    assert!(
+        text.contains("request refused") && text.contains("-O 3600 s"),
+        "{text}"
+    );
+    assert!(answer(s.addr, &warm.encode()[..wire::REQUEST]).is_empty());
     // A request cut short: closed without a word.
     assert!(answer(s.addr, &good.encode()[..30]).is_empty());
     // And the sink still serves.
