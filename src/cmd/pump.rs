@@ -198,43 +198,10 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
             outln!("{line}")
         }
     };
-    say(format!(
-        "nmc pump{}: {} bytes a message{}, at most {} outstanding, {} {addr} over {} for {}; a message unanswered for {} ends the run",
-        if a.reverse {
-            " --reverse"
-        } else if a.bidir {
-            " --bidir"
-        } else {
-            ""
-        },
-        cfg.size,
-        if cfg.transport == PumpTransport::Udp {
-            format!(" in {packets} datagrams")
-        } else {
-            String::new()
-        },
-        cfg.outstanding,
-        if a.reverse {
-            "sent by the server at"
-        } else if a.bidir {
-            "each way, to and from"
-        } else {
-            "to"
-        },
-        cfg.transport,
-        match cfg.count {
-            Some(k) => format!("{k} messages"),
-            None if cfg.omit > Nanos::ZERO => format!(
-                "{} after a warm-up of {} (left out)",
-                cfg.duration.human(),
-                cfg.omit.human()
-            ),
-            None => cfg.duration.human().to_string(),
-        },
-        cfg.timeout.human(),
-    ));
+    say(plan_line(&a, &cfg, packets, addr));
     let out = a
         .out
+        .clone()
         .unwrap_or_else(|| PathBuf::from("out/pump").join(super::folder_name(&addr.to_string())));
     // Issue 33: the folder is ours from the first message; written beside it, put in place whole.
     let dir = nmc_report::OutDir::begin(&out)?;
@@ -256,94 +223,9 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
     };
     let start_unix_s = super::json::unix_now();
     let runs = if a.bidir {
-        // The reverse direction on its own session, so the server tells their datagrams apart.
-        let back = PumpConfig {
-            session: session_id().wrapping_add(1),
-            ..cfg.clone()
-        };
-        let (back, there) = (
-            Way {
-                cfg: back,
-                ..way(true, dir.path().join("reverse"), "[reverse] ")
-            },
-            way(false, dir.path().join("forward"), "[forward] "),
-        );
-        // Either direction's failure stops the other (as a signal stops both).
-        let halt = AtomicBool::new(false);
-        std::thread::scope(|scope| {
-            let reverse = scope.spawn(|| {
-                let r = back.run(&halt, Some(signal), None);
-                if r.is_err() {
-                    halt.store(true, Ordering::Relaxed);
-                }
-                r
-            });
-            let forward = there.run(&halt, Some(signal), progress.as_ref());
-            if forward.is_err() {
-                halt.store(true, Ordering::Relaxed);
-            }
-            let reverse = reverse
-                .join()
-                .map_err(|_| anyhow::anyhow!("the reverse direction's thread panicked"))?;
-            Ok::<_, anyhow::Error>(vec![
-                forward.context("forward")?,
-                reverse.context("reverse")?,
-            ])
-        })?
+        run_bidir(&cfg, dir.path(), &way, signal, progress.as_ref())?
     } else if a.parallel > 1 {
-        // Issue 58 §5: N connections at once, each on its own session; one's failure stops the
-        // others (as a signal stops all).
-        // A count is shared out: the first `count % P` connections send one more.
-        let share = |i: u32| {
-            cfg.count.map(|k| {
-                let p = u64::from(a.parallel);
-                k / p + u64::from(u64::from(i) < k % p)
-            })
-        };
-        let ways: Vec<Way> = (0..a.parallel)
-            .map(|i| Way {
-                cfg: PumpConfig {
-                    session: cfg.session.wrapping_add(i),
-                    count: share(i),
-                    ..cfg.clone()
-                },
-                ..way(
-                    a.reverse,
-                    dir.path().join(format!("p{}", i + 1)),
-                    &format!("[{}] ", i + 1),
-                )
-            })
-            .collect();
-        let halt = AtomicBool::new(false);
-        std::thread::scope(|scope| {
-            let halt = &halt;
-            let mut ways = ways.into_iter();
-            let first = ways.next().expect("two connections or more");
-            let others: Vec<_> = ways
-                .map(|w| {
-                    scope.spawn(move || {
-                        let r = w.run(halt, Some(signal), None);
-                        if r.is_err() {
-                            halt.store(true, Ordering::Relaxed);
-                        }
-                        r
-                    })
-                })
-                .collect();
-            // The first on this thread, with the progress bar.
-            let r = first.run(halt, Some(signal), progress.as_ref());
-            if r.is_err() {
-                halt.store(true, Ordering::Relaxed);
-            }
-            let mut all = vec![r.context("connection 1")?];
-            for (i, t) in others.into_iter().enumerate() {
-                let r = t
-                    .join()
-                    .map_err(|_| anyhow::anyhow!("connection {}'s thread panicked", i + 2))?;
-                all.push(r.with_context(|| format!("connection {}", i + 2))?);
-            }
-            Ok::<_, anyhow::Error>(all)
-        })?
+        run_parallel(&a, &cfg, dir.path(), &way, signal, progress.as_ref())?
     } else {
         vec![way(a.reverse, dir.path().to_path_buf(), "").run(signal, None, progress.as_ref())?]
     };
@@ -352,32 +234,7 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
     }
     let target = addr.to_string();
     if !a.json {
-        for (i, r) in runs.iter().enumerate() {
-            if a.parallel > 1 {
-                outln!("[{}]", i + 1);
-            }
-            if a.bidir {
-                outln!(
-                    "{}",
-                    if r.reverse {
-                        "reverse (the server sends):"
-                    } else {
-                        "forward (this host sends):"
-                    }
-                );
-            }
-            out!("{}", r.summary.text_in(a.format));
-        }
-        if a.parallel > 1 {
-            let sum = parallel_sum(&runs);
-            outln!(
-                "[SUM] {} connections: {} messages sent, {} answered; throughput over the run {}",
-                runs.len(),
-                sum.sent,
-                sum.answered,
-                a.format.show(sum.throughput_bps)
-            );
-        }
+        print_text(&a, &runs);
     }
     let mut wrote = Vec::new();
     for r in &runs {
@@ -413,31 +270,7 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
             })
         };
     if a.json {
-        let end = |r: &Ran| -> Result<serde_json::Value> {
-            let mut doc = super::json::pump(&r.summary, &target, start_unix_s);
-            doc["end"]["intervals"] = serde_json::to_value(&r.intervals)?;
-            Ok(doc)
-        };
-        let mut doc = match &runs[..] {
-            [one] => end(one)?,
-            [fwd, rev] if a.bidir => super::json::bidir(end(fwd)?, end(rev)?),
-            many => {
-                let sum = parallel_sum(many);
-                super::json::parallel(
-                    many.iter().map(end).collect::<Result<Vec<_>>>()?,
-                    serde_json::json!({
-                        "messages_sent": sum.sent,
-                        "messages_answered": sum.answered,
-                        "throughput_bit_per_s": sum.throughput_bps,
-                    }),
-                )
-            }
-        };
-        // -k/-n with -P: the count asked for, not the first connection's share of it.
-        if let Some(k) = cfg.count {
-            doc["parameters"]["count"] = serde_json::json!(k);
-        }
-        super::json::print_run(doc, failure.as_ref())?;
+        print_document(&a, &cfg, &runs, &target, start_unix_s, failure.as_ref())?;
     }
     let last = wrote.pop().unwrap_or_default();
     say(format!("wrote {} and {last}", wrote.join(", ")));
@@ -445,6 +278,227 @@ pub fn run(a: PumpArgs) -> Result<Outcome> {
         Some(f) => Err(f),
         None => Ok(Outcome::Ok),
     }
+}
+
+/// `--bidir`: both directions at once, the reverse on its own session so the server tells
+/// their datagrams apart; either's failure stops the other, as a signal stops both. The
+/// forward runs on this thread, with the progress bar.
+fn run_bidir<'k>(
+    cfg: &PumpConfig,
+    dir: &std::path::Path,
+    way: &dyn Fn(bool, PathBuf, &str) -> Way<'k>,
+    signal: &'static AtomicBool,
+    progress: Option<&Progress>,
+) -> Result<Vec<Ran>> {
+    // The reverse direction on its own session, so the server tells their datagrams apart.
+    let back = PumpConfig {
+        session: session_id().wrapping_add(1),
+        ..cfg.clone()
+    };
+    let (back, there) = (
+        Way {
+            cfg: back,
+            ..way(true, dir.join("reverse"), "[reverse] ")
+        },
+        way(false, dir.join("forward"), "[forward] "),
+    );
+    // Either direction's failure stops the other (as a signal stops both).
+    let halt = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let reverse = scope.spawn(|| {
+            let r = back.run(&halt, Some(signal), None);
+            if r.is_err() {
+                halt.store(true, Ordering::Relaxed);
+            }
+            r
+        });
+        let forward = there.run(&halt, Some(signal), progress);
+        if forward.is_err() {
+            halt.store(true, Ordering::Relaxed);
+        }
+        let reverse = reverse
+            .join()
+            .map_err(|_| anyhow::anyhow!("the reverse direction's thread panicked"))?;
+        Ok::<_, anyhow::Error>(vec![
+            forward.context("forward")?,
+            reverse.context("reverse")?,
+        ])
+    })
+}
+
+/// `-P N` (issue 58 §5): N connections at once, each on its own session (a count shared out:
+/// the first `count % N` send one more); one's failure stops the others, as a signal stops
+/// all. The first runs on this thread, with the progress bar.
+fn run_parallel<'k>(
+    a: &PumpArgs,
+    cfg: &PumpConfig,
+    dir: &std::path::Path,
+    way: &dyn Fn(bool, PathBuf, &str) -> Way<'k>,
+    signal: &'static AtomicBool,
+    progress: Option<&Progress>,
+) -> Result<Vec<Ran>> {
+    // Issue 58 §5: N connections at once, each on its own session; one's failure stops the
+    // others (as a signal stops all).
+    // A count is shared out: the first `count % P` connections send one more.
+    let share = |i: u32| {
+        cfg.count.map(|k| {
+            let p = u64::from(a.parallel);
+            k / p + u64::from(u64::from(i) < k % p)
+        })
+    };
+    let ways: Vec<Way> = (0..a.parallel)
+        .map(|i| Way {
+            cfg: PumpConfig {
+                session: cfg.session.wrapping_add(i),
+                count: share(i),
+                ..cfg.clone()
+            },
+            ..way(
+                a.reverse,
+                dir.join(format!("p{}", i + 1)),
+                &format!("[{}] ", i + 1),
+            )
+        })
+        .collect();
+    let halt = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let halt = &halt;
+        let mut ways = ways.into_iter();
+        let first = ways.next().expect("two connections or more");
+        let others: Vec<_> = ways
+            .map(|w| {
+                scope.spawn(move || {
+                    let r = w.run(halt, Some(signal), None);
+                    if r.is_err() {
+                        halt.store(true, Ordering::Relaxed);
+                    }
+                    r
+                })
+            })
+            .collect();
+        // The first on this thread, with the progress bar.
+        let r = first.run(halt, Some(signal), progress);
+        if r.is_err() {
+            halt.store(true, Ordering::Relaxed);
+        }
+        let mut all = vec![r.context("connection 1")?];
+        for (i, t) in others.into_iter().enumerate() {
+            let r = t
+                .join()
+                .map_err(|_| anyhow::anyhow!("connection {}'s thread panicked", i + 2))?;
+            all.push(r.with_context(|| format!("connection {}", i + 2))?);
+        }
+        Ok::<_, anyhow::Error>(all)
+    })
+}
+
+/// The line a run opens with: its direction, messages, window, transport and length, and when
+/// an unanswered message ends it.
+fn plan_line(a: &PumpArgs, cfg: &PumpConfig, packets: u16, addr: std::net::SocketAddr) -> String {
+    format!(
+        "nmc pump{}: {} bytes a message{}, at most {} outstanding, {} {addr} over {} for {}; a message unanswered for {} ends the run",
+        if a.reverse {
+            " --reverse"
+        } else if a.bidir {
+            " --bidir"
+        } else {
+            ""
+        },
+        cfg.size,
+        if cfg.transport == PumpTransport::Udp {
+            format!(" in {packets} datagrams")
+        } else {
+            String::new()
+        },
+        cfg.outstanding,
+        if a.reverse {
+            "sent by the server at"
+        } else if a.bidir {
+            "each way, to and from"
+        } else {
+            "to"
+        },
+        cfg.transport,
+        match cfg.count {
+            Some(k) => format!("{k} messages"),
+            None if cfg.omit > Nanos::ZERO => format!(
+                "{} after a warm-up of {} (left out)",
+                cfg.duration.human(),
+                cfg.omit.human()
+            ),
+            None => cfg.duration.human().to_string(),
+        },
+        cfg.timeout.human(),
+    )
+}
+
+/// The report on the terminal: each run's summary (tagged with `-P`, its direction with
+/// `--bidir`), and iperf3's `[SUM]` line over parallel connections.
+fn print_text(a: &PumpArgs, runs: &[Ran]) {
+    for (i, r) in runs.iter().enumerate() {
+        if a.parallel > 1 {
+            outln!("[{}]", i + 1);
+        }
+        if a.bidir {
+            outln!(
+                "{}",
+                if r.reverse {
+                    "reverse (the server sends):"
+                } else {
+                    "forward (this host sends):"
+                }
+            );
+        }
+        out!("{}", r.summary.text_in(a.format));
+    }
+    if a.parallel > 1 {
+        let sum = parallel_sum(runs);
+        outln!(
+            "[SUM] {} connections: {} messages sent, {} answered; throughput over the run {}",
+            runs.len(),
+            sum.sent,
+            sum.answered,
+            a.format.show(sum.throughput_bps)
+        );
+    }
+}
+
+/// The run as one JSON document (`--json`): one run's, `--bidir`'s two directions, or `-P`'s
+/// connections with their sum; the count asked for with `-k/-n`.
+fn print_document(
+    a: &PumpArgs,
+    cfg: &PumpConfig,
+    runs: &[Ran],
+    target: &str,
+    start_unix_s: f64,
+    failure: Option<&anyhow::Error>,
+) -> Result<()> {
+    let end = |r: &Ran| -> Result<serde_json::Value> {
+        let mut doc = super::json::pump(&r.summary, target, start_unix_s);
+        doc["end"]["intervals"] = serde_json::to_value(&r.intervals)?;
+        Ok(doc)
+    };
+    let mut doc = match runs {
+        [one] => end(one)?,
+        [fwd, rev] if a.bidir => super::json::bidir(end(fwd)?, end(rev)?),
+        many => {
+            let sum = parallel_sum(many);
+            super::json::parallel(
+                many.iter().map(end).collect::<Result<Vec<_>>>()?,
+                serde_json::json!({
+                    "messages_sent": sum.sent,
+                    "messages_answered": sum.answered,
+                    "throughput_bit_per_s": sum.throughput_bps,
+                }),
+            )
+        }
+    };
+    // -k/-n with -P: the count asked for, not the first connection's share of it.
+    if let Some(k) = cfg.count {
+        doc["parameters"]["count"] = serde_json::json!(k);
+    }
+    super::json::print_run(doc, failure)?;
+    Ok(())
 }
 
 /// What `-P` connections did together: the iperf3 `[SUM]` line.

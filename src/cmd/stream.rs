@@ -401,22 +401,7 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
     if !a.sweep && (!a.rates.is_empty() || !a.buffers.is_empty()) {
         bail!("--rates and --buffers go with --sweep; a single test takes --rate and --buffer");
     }
-    let (rates, buffers) = if a.sweep {
-        (
-            if a.rates.is_empty() {
-                table1::RATES.to_vec()
-            } else {
-                a.rates.iter().map(|r| r.bps()).collect()
-            },
-            if a.buffers.is_empty() {
-                table1::BUFFERS.to_vec()
-            } else {
-                a.buffers.iter().map(|b| b.get()).collect()
-            },
-        )
-    } else {
-        (vec![a.rate.bps()], vec![a.buffer.get()])
-    };
+    let (rates, buffers) = tests_of(&a);
     // Check every test before running any.
     for &r in &rates {
         for &b in &buffers {
@@ -464,57 +449,14 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
     } else {
         ("", "")
     };
-    let omitted = |o: bool| if o { "  (omitted)" } else { "" };
     let mut on_interval = |iv: StreamInterval| {
         // Issue 75 §1: over UDP the sink's side of the interval, as iperf3's receiver lines.
-        let received = iv
-            .receiver
-            .as_ref()
-            .map(|r| {
-                format!(
-                    "  | received {} buffers {}  lost {}  out of order {}  jitter {}",
-                    r.buffers_received,
-                    a.format.show(r.rate_bit_per_s),
-                    r.lost,
-                    r.out_of_order,
-                    r.jitter_s
-                        .map_or("-".to_string(), |j| format!("{:.3} ms", j * 1e3))
-                )
-            })
-            .unwrap_or_default();
-        say(format!(
-            "{fwd_tag}[{:7.2}-{:7.2} s] {:>6} buffers {:>14}  gaps {}{}{received}{}",
-            iv.start_s,
-            iv.end_s,
-            iv.buffers_sent,
-            a.format.show(iv.rate_bit_per_s),
-            iv.gaps,
-            iv.longest_gap_s
-                .map(|g| format!(" (longest {:.1} ms)", g * 1e3))
-                .unwrap_or_default(),
-            omitted(iv.omitted)
-        ));
+        say(sent_line(fwd_tag, &iv, a.format));
         intervals.push(iv);
     };
     let mut received_intervals: Vec<ReceivedInterval> = Vec::new();
     let mut on_received = |iv: ReceivedInterval| {
-        // Over UDP, as iperf3's lines: lost, out of order and the jitter at the interval's end.
-        let udp = match (iv.lost, iv.out_of_order) {
-            (Some(l), Some(o)) => format!(
-                "  lost {l}  out of order {o}  jitter {}",
-                iv.jitter_s
-                    .map_or("-".to_string(), |j| format!("{:.3} ms", j * 1e3))
-            ),
-            _ => String::new(),
-        };
-        say(format!(
-            "{rev_tag}[{:7.2}-{:7.2} s] {:>6} buffers {:>14}  received{udp}{}",
-            iv.start_s,
-            iv.end_s,
-            iv.buffers_received,
-            a.format.show(iv.rate_bit_per_s),
-            omitted(iv.omitted)
-        ));
+        say(received_line(rev_tag, &iv, a.format));
         received_intervals.push(iv);
     };
     'all: for &r in &rates {
@@ -531,73 +473,7 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
                 vec![run_reporting(&c, stop, every, &mut on_interval)?]
             };
             for run in done {
-                if a.bidir {
-                    say(if run.received.is_some() {
-                        "reverse (the sink sends):".to_string()
-                    } else {
-                        "forward (this host sends):".to_string()
-                    });
-                }
-                // Issue 75 §1: over TCP the sink's lines by its clock, as iperf3's server
-                // output (its -i lines while running are this host's, the sender's).
-                if !run.receiver_intervals.is_empty() {
-                    say(format!(
-                        "{fwd_tag}the sink's lines (its clock, from the run's first frame):"
-                    ));
-                    for iv in &run.receiver_intervals {
-                        say(format!(
-                            "{fwd_tag}[{:7.2}-{:7.2} s] {:>6} buffers {:>14}  received by the sink{}",
-                            iv.start_s,
-                            iv.end_s,
-                            iv.buffers_received,
-                            a.format.show(iv.rate_bit_per_s),
-                            omitted(iv.omitted)
-                        ));
-                    }
-                }
-                if !a.sweep {
-                    say(key_box(&run));
-                    if let Some(line) = shortfall(&run, a.format) {
-                        say(line);
-                    }
-                    if let Some(bps) = run.received_rate_bps() {
-                        say(format!(
-                            "received {} over the {:.3} s of sending (the receiver's rate, as iperf3's receiver line)",
-                            a.format.show(bps),
-                            run.sent_s
-                        ));
-                    }
-                    if let Some(got) = &run.received {
-                        say(format!(
-                            "--reverse: the sink at {target} sent and timed the gaps; received here {} buffers, {} bytes",
-                            got.buffers, got.bytes
-                        ));
-                    }
-                    if let Some(o) = &run.omitted {
-                        say(format!(
-                            "warm-up (-O {:.3}s, left out of the figures above): {} buffers sent, {} gaps{}",
-                            o.duration_s,
-                            o.buffers_sent,
-                            o.gaps,
-                            o.received
-                                .map(|n| format!(", {n} received"))
-                                .unwrap_or_default()
-                        ));
-                    }
-                } else {
-                    eprintln!(
-                        "  {r} bit/s, {b} bit: {} buffers, {} gaps{}{}",
-                        run.buffers_sent,
-                        run.gaps.count(),
-                        shortfall(&run, a.format)
-                            .map(|l| format!(" ({l})"))
-                            .unwrap_or_default(),
-                        run.partial
-                            .as_deref()
-                            .map(|p| format!(" (partial: {p})"))
-                            .unwrap_or_default()
-                    );
-                }
+                report_run(&a, target, &run, (r, b), fwd_tag, &say);
                 if let Some(p) = &run.partial {
                     partial = Some(format!("{r} bit/s, {b} bit: {p}"));
                     runs.push(run);
@@ -653,11 +529,118 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
             super::exit::partial(line)
         }
     });
-    if a.json && a.bidir && runs.len() == 2 {
+    if a.json {
+        print_document(
+            &a,
+            target,
+            every.is_some(),
+            &runs,
+            (&intervals, &received_intervals),
+            failure.as_ref(),
+        )?;
+    }
+    match failure {
+        Some(f) => Err(f),
+        None => Ok(Outcome::Ok),
+    }
+}
+
+/// What the terminal shows of one test's run: with `--bidir` its direction, over TCP the
+/// sink's own lines, then (one test) the KEY box, the shortfall, the receiver's rate, what a
+/// reverse run received and the warm-up apart, or (a sweep) one line on stderr.
+fn report_run(
+    a: &StreamArgs,
+    target: SocketAddr,
+    run: &StreamRun,
+    (r, b): (u64, u64),
+    fwd_tag: &str,
+    say: &dyn Fn(String),
+) {
+    if a.bidir {
+        say(if run.received.is_some() {
+            "reverse (the sink sends):".to_string()
+        } else {
+            "forward (this host sends):".to_string()
+        });
+    }
+    // Issue 75 §1: over TCP the sink's lines by its clock, as iperf3's server
+    // output (its -i lines while running are this host's, the sender's).
+    if !run.receiver_intervals.is_empty() {
+        say(format!(
+            "{fwd_tag}the sink's lines (its clock, from the run's first frame):"
+        ));
+        for iv in &run.receiver_intervals {
+            say(format!(
+                "{fwd_tag}[{:7.2}-{:7.2} s] {:>6} buffers {:>14}  received by the sink{}",
+                iv.start_s,
+                iv.end_s,
+                iv.buffers_received,
+                a.format.show(iv.rate_bit_per_s),
+                omitted(iv.omitted)
+            ));
+        }
+    }
+    if !a.sweep {
+        say(key_box(run));
+        if let Some(line) = shortfall(run, a.format) {
+            say(line);
+        }
+        if let Some(bps) = run.received_rate_bps() {
+            say(format!(
+                "received {} over the {:.3} s of sending (the receiver's rate, as iperf3's receiver line)",
+                a.format.show(bps),
+                run.sent_s
+            ));
+        }
+        if let Some(got) = &run.received {
+            say(format!(
+                "--reverse: the sink at {target} sent and timed the gaps; received here {} buffers, {} bytes",
+                got.buffers, got.bytes
+            ));
+        }
+        if let Some(o) = &run.omitted {
+            say(format!(
+                "warm-up (-O {:.3}s, left out of the figures above): {} buffers sent, {} gaps{}",
+                o.duration_s,
+                o.buffers_sent,
+                o.gaps,
+                o.received
+                    .map(|n| format!(", {n} received"))
+                    .unwrap_or_default()
+            ));
+        }
+    } else {
+        eprintln!(
+            "  {r} bit/s, {b} bit: {} buffers, {} gaps{}{}",
+            run.buffers_sent,
+            run.gaps.count(),
+            shortfall(run, a.format)
+                .map(|l| format!(" ({l})"))
+                .unwrap_or_default(),
+            run.partial
+                .as_deref()
+                .map(|p| format!(" (partial: {p})"))
+                .unwrap_or_default()
+        );
+    }
+}
+
+/// The run as one JSON document (`--json`): with `--bidir` each direction's end as a one-way
+/// run gives it; the interval lines (`intervals_on`: sent and received) and a forward TCP
+/// run's lines at the sink.
+fn print_document(
+    a: &StreamArgs,
+    target: SocketAddr,
+    intervals_on: bool,
+    runs: &[StreamRun],
+    (intervals, received_intervals): (&[StreamInterval], &[ReceivedInterval]),
+    failure: Option<&anyhow::Error>,
+) -> Result<()> {
+    if a.bidir && runs.len() == 2 {
         // One document, each direction's end as a one-way run gives it (as the pump's).
         let one = |run: &StreamRun, ivs: serde_json::Value| {
             let mut d = super::json::stream(std::slice::from_ref(run), &target.to_string());
-            if every.is_some() {
+            if intervals_on {
                 d["end"]["intervals"] = ivs;
             }
             if !run.receiver_intervals.is_empty() {
@@ -666,16 +649,16 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
             }
             d
         };
-        let fwd = one(&runs[0], serde_json::to_value(&intervals)?);
-        let rev = one(&runs[1], serde_json::to_value(&received_intervals)?);
-        super::json::print_run(super::json::bidir(fwd, rev), failure.as_ref())?;
-    } else if a.json {
-        let mut doc = super::json::stream(&runs, &target.to_string());
-        if every.is_some() {
+        let fwd = one(&runs[0], serde_json::to_value(intervals)?);
+        let rev = one(&runs[1], serde_json::to_value(received_intervals)?);
+        super::json::print_run(super::json::bidir(fwd, rev), failure)?;
+    } else {
+        let mut doc = super::json::stream(runs, &target.to_string());
+        if intervals_on {
             doc["end"]["intervals"] = if a.reverse {
-                serde_json::to_value(&received_intervals)?
+                serde_json::to_value(received_intervals)?
             } else {
-                serde_json::to_value(&intervals)?
+                serde_json::to_value(intervals)?
             };
         }
         // Issue 75 §1: a forward TCP run's lines at the sink, by its clock (one test: -i
@@ -683,10 +666,87 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
         if let Some(r) = runs.first().filter(|r| !r.receiver_intervals.is_empty()) {
             doc["end"]["receiver_intervals"] = serde_json::to_value(&r.receiver_intervals)?;
         }
-        super::json::print_run(doc, failure.as_ref())?;
+        super::json::print_run(doc, failure)?;
     }
-    match failure {
-        Some(f) => Err(f),
-        None => Ok(Outcome::Ok),
+    Ok(())
+}
+
+/// The tests to run: RFC 508's Table I rates and buffers (or `--rates`/`--buffers`) with
+/// `--sweep`, else the one `--rate` and `--buffer`.
+fn tests_of(a: &StreamArgs) -> (Vec<u64>, Vec<u64>) {
+    if a.sweep {
+        (
+            if a.rates.is_empty() {
+                table1::RATES.to_vec()
+            } else {
+                a.rates.iter().map(|r| r.bps()).collect()
+            },
+            if a.buffers.is_empty() {
+                table1::BUFFERS.to_vec()
+            } else {
+                a.buffers.iter().map(|b| b.get()).collect()
+            },
+        )
+    } else {
+        (vec![a.rate.bps()], vec![a.buffer.get()])
     }
+}
+
+/// The mark of a line in the warm-up (`-O`), left out of the figures.
+fn omitted(o: bool) -> &'static str {
+    if o { "  (omitted)" } else { "" }
+}
+
+/// A sent interval's line (`tag` names the direction with `--bidir`), with the sink's side
+/// over UDP (issue 75 §1, as iperf3's receiver lines).
+fn sent_line(tag: &str, iv: &StreamInterval, format: nmc_sim::RateFormat) -> String {
+    let received = iv
+        .receiver
+        .as_ref()
+        .map(|r| {
+            format!(
+                "  | received {} buffers {}  lost {}  out of order {}  jitter {}",
+                r.buffers_received,
+                format.show(r.rate_bit_per_s),
+                r.lost,
+                r.out_of_order,
+                r.jitter_s
+                    .map_or("-".to_string(), |j| format!("{:.3} ms", j * 1e3))
+            )
+        })
+        .unwrap_or_default();
+    format!(
+        "{tag}[{:7.2}-{:7.2} s] {:>6} buffers {:>14}  gaps {}{}{received}{}",
+        iv.start_s,
+        iv.end_s,
+        iv.buffers_sent,
+        format.show(iv.rate_bit_per_s),
+        iv.gaps,
+        iv.longest_gap_s
+            .map(|g| format!(" (longest {:.1} ms)", g * 1e3))
+            .unwrap_or_default(),
+        omitted(iv.omitted)
+    )
+}
+
+/// A received interval's line (a reverse run's, this host receiving); over UDP, as iperf3's
+/// lines, with lost, out of order and the jitter at the interval's end.
+fn received_line(tag: &str, iv: &ReceivedInterval, format: nmc_sim::RateFormat) -> String {
+    // Over UDP, as iperf3's lines: lost, out of order and the jitter at the interval's end.
+    let udp = match (iv.lost, iv.out_of_order) {
+        (Some(l), Some(o)) => format!(
+            "  lost {l}  out of order {o}  jitter {}",
+            iv.jitter_s
+                .map_or("-".to_string(), |j| format!("{:.3} ms", j * 1e3))
+        ),
+        _ => String::new(),
+    };
+    format!(
+        "{tag}[{:7.2}-{:7.2} s] {:>6} buffers {:>14}  received{udp}{}",
+        iv.start_s,
+        iv.end_s,
+        iv.buffers_received,
+        format.show(iv.rate_bit_per_s),
+        omitted(iv.omitted)
+    )
 }
