@@ -32,6 +32,10 @@ pub enum OracleCommand {
     /// One message's life hop by hop from a chain run's traces: every frame leaving and
     /// arriving at each IMP, acknowledgements, ALLOCATE, RFNM, on the cycle clock.
     Timeline(TimelineArgs),
+    /// A recorded single-packet timeline (nmc oracle timeline) beside the model's run of the
+    /// same experiment, event by event: each hop's packet and RFNM, each step's time on both
+    /// and whether it is within one packet time. Needs no SIMH.
+    Align(AlignArgs),
     /// Run nmc's model on every recorded experiment (data/oracle) and set the two side by side,
     /// each row judged against the tolerances fixed before the comparison (5 %); needs no SIMH.
     Compare(CompareArgs),
@@ -288,6 +292,62 @@ pub struct CompareArgs {
     /// Also write compare.csv, compare.json and compare.md here.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+}
+
+/// `nmc oracle align`.
+#[derive(Args, Debug)]
+#[command(after_help = "Example:\n  \
+    nmc oracle align --timeline data/oracle/timeline-1packet-516-9hop.csv --run 516-4-pass1 --experiment 516-single-9hop\n\n\
+The model runs the recorded experiment as nmc oracle compare does (scenarios/oracle-chain.toml, \
+the experiment's machine, message and window), traced; its message is the pump's first measured \
+one unless --index says another. Exit 1 when a step is outside one packet time of the program's.")]
+pub struct AlignArgs {
+    /// The recorded timeline (a CSV of nmc oracle timeline) of a single-packet message.
+    #[arg(long, value_name = "FILE")]
+    timeline: PathBuf,
+    /// The recorded run the timeline comes from (its experiment's settings are read from it).
+    #[arg(long)]
+    run: String,
+    /// The recorded experiment (as in single-packet.csv).
+    #[arg(long)]
+    experiment: String,
+    /// The model's message: its index among the pump's (default: the first measured one).
+    #[arg(long)]
+    index: Option<u64>,
+    /// The recorded data (single-packet.csv).
+    #[arg(long, value_name = "DIR", default_value = "data/oracle")]
+    data: PathBuf,
+    /// Change a scenario value after the experiment's own (as `nmc run --set`).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    sets: Vec<nmc_scenario::Override>,
+    /// Also write align.csv and align.md here.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+}
+
+fn align_cmd(a: AlignArgs) -> Result<bool> {
+    let recorded = crate::model::recorded(&a.data)?;
+    let Some(rec) = recorded
+        .iter()
+        .find(|r| r.run == a.run && r.experiment == a.experiment)
+    else {
+        bail!(
+            "{}: no accepted experiment {} in run {}",
+            a.data.display(),
+            a.experiment,
+            a.run
+        );
+    };
+    let index = a.index.unwrap_or_else(|| crate::model::first_measured(rec));
+    let al = crate::align::align(&a.timeline, crate::model::SCENARIO, &a.sets, rec, index)?;
+    let table = crate::align::table(&al);
+    print!("{table}");
+    if let Some(out) = &a.out {
+        fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+        write_csv(&out.join("align.csv"), &al.steps)?;
+        fs::write(out.join("align.md"), &table)?;
+    }
+    Ok(al.total_within && al.steps.iter().all(|s| s.within))
 }
 
 /// `nmc oracle rfc632`.
@@ -797,6 +857,7 @@ pub fn run(cmd: OracleCommand) -> Result<bool> {
         }
         OracleCommand::Chain(a) => chain(a),
         OracleCommand::Timeline(a) => timeline_cmd(a),
+        OracleCommand::Align(a) => align_cmd(a),
         OracleCommand::Collect(a) => collect_cmd(a),
         OracleCommand::Rfc632(a) => rfc632(a),
         OracleCommand::Compare(a) => compare_cmd(a),

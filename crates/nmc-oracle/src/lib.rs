@@ -18,6 +18,7 @@
 //! | [`build`] | building `h316`: copy, patch (`patches/`), add `simh/h316_nmc.c`, compile |
 //! | [`run`] | command files, instances, the host's socket loop (the thin driver), stopping |
 //! | [`timeline`] | one message's life hop by hop from every IMP's trace |
+//! | [`align`] | a recorded single-packet timeline beside the model's, event by event |
 //! | [`emulate`] | the same runs on nmc's own H316 emulator (`nmc-h316`), measured by the same code |
 //! | [`map`] | an ARPANET map scenario's IMPs and lines as a network of emulated IMPs (program 3050's limits) |
 //! | [`background`] | the scenario's background hosts on the emulated IMPs: the model's traffic, offered through host 2 |
@@ -55,6 +56,7 @@
 //! BBN proprietary notice); both are read from the user's checkout at run time.
 #![warn(missing_docs)]
 
+pub mod align;
 pub mod analyze;
 pub mod background;
 pub mod build;

@@ -328,9 +328,9 @@ pub fn unexplained(rows: &[Row]) -> Vec<String> {
     v
 }
 
-/// Runs the model for `rec` from scenario text `scenario` (with `extra` overrides after the
-/// experiment's own), and measures it.
-pub fn run_one(scenario: &str, extra: &[Override], rec: &Recorded) -> Result<Estimates> {
+/// The overrides that make the chain scenario `rec`'s experiment (its destination, machine,
+/// message, window and count, the warm-up included), then `extra`.
+pub fn experiment_sets(rec: &Recorded, extra: &[Override]) -> Result<Vec<Override>> {
     let bits = 16 * rec.text_words as u64;
     let count = rec.measured + warmup(rec.text_words);
     let mut sets: Vec<Override> = [
@@ -344,6 +344,20 @@ pub fn run_one(scenario: &str, extra: &[Override], rec: &Recorded) -> Result<Est
     .map(|s| s.parse().map_err(|e| anyhow::anyhow!("{e}")))
     .collect::<Result<_>>()?;
     sets.extend(extra.iter().cloned());
+    Ok(sets)
+}
+
+/// The pump's first measured message (the ones before warm the chain up).
+pub fn first_measured(rec: &Recorded) -> u64 {
+    warmup(rec.text_words)
+}
+
+/// Runs the model for `rec` from scenario text `scenario` (with `extra` overrides after the
+/// experiment's own), and measures it.
+pub fn run_one(scenario: &str, extra: &[Override], rec: &Recorded) -> Result<Estimates> {
+    let bits = 16 * rec.text_words as u64;
+    let count = rec.measured + warmup(rec.text_words);
+    let sets = experiment_sets(rec, extra)?;
     let s: ImpScenario = nmc_scenario::load("oracle-chain.toml", scenario, &sets)
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     let seed = s.require_seed().map_err(|e| anyhow::anyhow!("{e}"))?;
