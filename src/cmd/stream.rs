@@ -132,8 +132,8 @@ pub struct StreamArgs {
     pub omit: Option<SimDuration>,
     /// Both ways at once, as iperf3 --bidir: this host streams to the sink on one connection
     /// while the sink streams back on another, each with these options and measured as alone;
-    /// the report, -i lines ("[forward]", "[reverse]") and the JSON document's end have each
-    /// direction, and --out writes forward/ and reverse/.
+    /// the report, the -i lines (each tagged with its direction) and the JSON document's end
+    /// have each direction, and --out writes forward/ and reverse/.
     #[arg(long, conflicts_with_all = ["reverse", "sweep"])]
     pub bidir: bool,
 }
