@@ -12,9 +12,9 @@
 //! | step | program (timeline) | model (trace) |
 //! | --- | --- | --- |
 //! | the packet leaves IMP *k* | `send` of `packet mX p0` at IMP *k* | `send` `data` from IMP *k* |
-//! | it is in at IMP *k*+1 | the send's `arrive_ms` (its last bit due there) | the send + its frame's bits at the line's rate |
+//! | it is in at IMP *k*+1 | the send's `arrive_ms` (its last bit due there) | the send + its frame's bits at the line's rate + propagation |
 //! | the RFNM leaves IMP *k* | `send` of `RFNM mX` at IMP *k* | the first `rfnm` send from IMP *k* after the packet's arrival |
-//! | it is in at IMP *k*−1 | the send's `arrive_ms` | the send + 152 bits at the line's rate |
+//! | it is in at IMP *k*−1 | the send's `arrive_ms` | the send + the RFNM's bits at the line's rate + propagation |
 //! | the RFNM at the host | `host-out` of the Rfnm at the source | `rfnm-in` |
 //!
 //! The tolerance, fixed before any comparison (the issue's): each step (from the previous
@@ -171,8 +171,8 @@ impl std::io::Write for Buffer {
 }
 
 /// The model's events of message `index` of `rec`'s experiment (run from `scenario` with
-/// `extra` overrides), as [`program_events`] gives the program's, and the data frame's time
-/// on the line, ms.
+/// `extra` overrides), as [`program_events`] gives the program's, and one packet time: the
+/// data frame's time on the line, ms.
 fn model_events(
     scenario: &str,
     extra: &[Override],
@@ -193,9 +193,14 @@ fn model_events(
     .map_err(|e| anyhow::anyhow!("{}: {}", rec.experiment, e.0))?;
     let text = String::from_utf8(buf.0.take()).context("the model's trace")?;
     let p = &out.params;
-    let rate = 50_000.0;
-    let data_ms = (16 * rec.text_words as u64 + p.packet_overhead.get()) as f64 / rate * 1e3;
-    let reply_ms = p.control_overhead.get() as f64 / rate * 1e3;
+    // A frame is in at the next IMP when its last bit is: its bits at the line's rate, and the
+    // line's propagation (the chain's lines are alike: the first one's).
+    let line = out.lines.first().context("the model's chain has no line")?;
+    let frame_ms = |bits: u64| bits as f64 / line.capacity_bps as f64 * 1e3;
+    let prop_ms = line.propagation_ns as f64 / 1e6;
+    let packet_ms = frame_ms(16 * rec.text_words as u64 + p.packet_overhead.get());
+    let data_ms = packet_ms + prop_ms;
+    let reply_ms = frame_ms(p.control_overhead.get()) + prop_ms;
     let imp =
         |v: &serde_json::Value| -> Option<u32> { v.as_str()?.strip_prefix("IMP")?.parse().ok() };
     let mut accepted = None;
@@ -251,7 +256,7 @@ fn model_events(
     let host =
         to_host.with_context(|| format!("the model's RFNM of {index} never reached the host"))?;
     ev.push(("RFNM to host".to_string(), 0, host - t0));
-    Ok((ev, data_ms))
+    Ok((ev, packet_ms))
 }
 
 /// Aligns the recorded timeline `timeline` (a CSV of `nmc oracle timeline`) with the model's

@@ -116,7 +116,7 @@ pub struct LineRecord {
     /// Capacity, bit/s.
     pub capacity_bps: u64,
     /// Propagation delay, ns.
-    pub(crate) propagation_ns: u64,
+    pub propagation_ns: u64,
     /// Frames sent.
     pub(crate) frames: u64,
     /// Packet frames sent, retransmissions included.
