@@ -3,14 +3,16 @@
 //! cores ([`crate::source`], [`crate::destination`], [`crate::blocks`], [`crate::processor`],
 //! [`crate::link`]); the rules that change them are the IMP's own steps: the hop-by-hop ones
 //! under `hop/` (`hop/processing.rs` the processor and the task level's store-and-forward,
-//! `hop/lines.rs` its side of its lines), the end-to-end ones under `e2e/`:
+//! `hop/lines.rs` its side of its lines, `hop/routing.rs` its routing: its own router, or the
+//! static routes, and the packets waiting for a route), the end-to-end ones under `e2e/`:
 //! `e2e/messages.rs` the source's (K&O §II points a–e, h, i: a message through its version's
 //! [`crate::e2e::procedure::Procedure`], which the IMP holds), `e2e/replies.rs` the
 //! destination's for a multipacket message and the replies (points d, f, g, i),
 //! `e2e/single.rs` both ends of RFC 632's single-packet messages, `e2e/control_blocks.rs`
 //! version 3's message control blocks. The driver (`crate::model`) owns what is not the
-//! IMP's: the lines' timing and the frames on them, the hosts and their interfaces, the clock
-//! that ticks, routing, the trace, the counts and the observer.
+//! IMP's: the lines' timing and the frames on them (a routing frame's body among them), the
+//! hosts and their interfaces, the clock that ticks, the lines' state (up or down) and
+//! routing-message slots, the trace, the counts and the observer.
 //!
 //! # Call order
 //! Every step takes `now` and a sink `out` ([`Effects`]: the driver's, or a `Vec<Output>`
@@ -32,7 +34,13 @@
 //!    wait, an allocation's 250 ms, a block's disuse.
 //! 3. **A clock tick** (every 25.6 ms; the driver keeps the clock): [`Imp::clock_tick`]; a
 //!    routing send opportunity on a line (the driver keeps its slots):
-//!    [`Imp::routing_opportunity`].
+//!    [`Imp::routing_opportunity`]; a routing frame starting carries
+//!    [`Imp::routing_message`], one arriving intact goes to [`Imp::routing_message_in`], a
+//!    packet's first departure on a line gives SPF its delay ([`Imp::line_delay`]); the
+//!    router's events are read with [`Imp::poll_route_event`]. A packet the driver sends from
+//!    the IMP (a data packet, a control message, a copy, one taken back from a line gone down)
+//!    is routed by [`Imp::queue_or_park`]; when the table may have changed, the waiting ones
+//!    come back with [`Imp::take_parked`] to be routed again.
 //! 4. **A host's message** (K&O §II point a): [`Imp::message_offered`] when the host offers it;
 //!    [`Imp::next_input`] says whether its next packet may go in now, and
 //!    [`Imp::admit_host_packet`] whether the IMP has room; once the packet is across the
@@ -41,7 +49,7 @@
 //!    own message generator starts a message inside the IMP: [`Imp::message_offered`] with
 //!    packet 1 in, then [`Imp::advance`].
 //! 5. **A packet handed to a host** at the destination: the host's interface starts it with
-//!    [`Imp::host_output_start`] (the driver times the transfer); once it is across,
+//!    [`Imp::host_output_begin`] (which says how long the transfer takes); once it is across,
 //!    [`Imp::host_output_done`] (the interface free, the buffer it held given back), then
 //!    [`Imp::handed_to_host`] (before the delivery is recorded), [`Imp::single_handed_to_host`]
 //!    and [`Imp::serve_replies`].
@@ -49,9 +57,9 @@
 //!    direction in turn: the far end's acceptance read from both ends' sides of the line
 //!    ([`crate::link::accepted_at_line_down`]), then [`Imp::line_down`] at the sending IMP
 //!    (what the far end accepted is acknowledged, the rest taken off the channels), its outputs
-//!    carried out (the hosts woken), then [`Imp::line_down_reset`] (the queues taken off) and
-//!    [`Imp::line_down_received`] at the far IMP; a frame cut off is [`Imp::frame_lost`]. **A
-//!    line coming up**: [`Imp::line_up`].
+//!    carried out (the hosts woken), then [`Imp::line_down_reset`] (the queues taken off, the
+//!    router told) and [`Imp::line_down_received`] at the far IMP; a frame cut off is
+//!    [`Imp::frame_lost`]. **A line coming up**: [`Imp::line_up`] (the router told).
 //! 7. **The outputs**, carried out in the order pushed, each finished before the next, nothing
 //!    else between: send the control message ([`Output::Control`]) or the data packet
 //!    ([`Output::Data`], [`Output::SingleCopy`]: [`Imp::data_packet`] makes it); queue the
@@ -63,7 +71,7 @@
 //!    message was taken ([`Output::Accepted`]); record a message answered
 //!    ([`Output::Answered`], [`Output::SingleAnswered`]); start a line's next frame if it is
 //!    up and free ([`Output::Transmit`]); drop a packet no longer held ([`Output::Free`]), or
-//!    hold one with no route until the routes change ([`Output::Park`]).
+//!    hold one with no route until the routes change ([`Output::Park`]: [`Imp::park`]).
 //! 8. **[`Output::Resume`]**: call [`Imp::resume`] with it at that point (what came before may
 //!    have come back into this IMP: a launched packet lets its host put in the next, which may
 //!    be the generator's next message, moved on at once), and carry out what that pushes, in
@@ -88,9 +96,10 @@ use crate::params::{
     SinglePacketRule,
 };
 use crate::processor::Processor;
+use crate::routing::AnyRouter;
 use crate::source::{Allocations, MsgState, Numbers, Plt, PltClaims, SourceMsg};
 use crate::timer::Deadline;
-use nmc_sim::{SimDuration, SimTime};
+use nmc_sim::{BitRate, Bits, SimDuration, SimTime};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// A packet on its way to the destination host.
@@ -436,12 +445,13 @@ pub(crate) enum TimerId {
 
 /// What an IMP's step may ask of what is around it, which the driver holds (`crate::model`):
 /// the packets' headers and texts (the driver's store of every packet, `crate::packet::Slab`),
-/// the routing tables (`crate::routing`) and whether a line is up. An IMP reads no other IMP's
-/// state through it.
+/// the static routing table (the topology's shortest paths, the same in every IMP: read only
+/// by an IMP that runs no router, [`Imp::route`]) and whether a line is up. An IMP reads no
+/// other IMP's state through it.
 pub(crate) trait Net {
     /// Packet `pkt`, as this IMP holds it.
     fn packet(&self, pkt: PktId) -> &Packet;
-    /// The link IMP `imp`'s routing table gives now toward IMP `dst`, if any.
+    /// The link the static routes give from IMP `imp` toward IMP `dst`, if any.
     fn route(&self, imp: u32, dst: u32) -> Option<u32>;
     /// Whether link `link` (one direction of a line) is up.
     fn line_up(&self, link: u32) -> bool;
@@ -593,8 +603,9 @@ pub(crate) enum Output {
         /// The packet.
         pkt: PktId,
     },
-    /// Packet `pkt`, held as `hold`, has no route now: it waits in this IMP until a routing
-    /// table changes (the driver's routing holds the waiting packets, `crate::routing`).
+    /// Packet `pkt`, held as `hold`, has no route now: it is to wait in this IMP until its
+    /// routing table changes ([`Imp::park`], once the outputs before it are carried out, so
+    /// the waiting packets keep the order they came to have no route in).
     Park {
         /// The packet.
         pkt: PktId,
@@ -896,13 +907,21 @@ pub(crate) struct Imp {
     /// and retransmission timers, the acknowledgements it owes the neighbour, and what it last
     /// accepted on each channel coming in ([`Link`]).
     pub(crate) lines: Vec<Link>,
+    /// Its router, which chooses each packet's next line (`network.routing`: the 1974
+    /// distance-vector procedure of K&O §III, or SPF from 1979); `None` with static routes
+    /// ([`Imp::route`]).
+    pub(crate) router: Option<AnyRouter>,
+    /// Packets for which its routing table has no route, oldest first: each keeps its buffer
+    /// and is routed again whenever the table changes (our choice, `crate::routing`, "Lines
+    /// going down and coming up").
+    pub(crate) parked: VecDeque<(PktId, Hold)>,
 }
 
 /// What one IMP has of its own rather than from the profile: what the scenario says of it
 /// (`network.imp_models`, `network.vdh`) and the fake hosts it holds. Made for every IMP by
 /// [`crate::run::build`] and taken whole by [`Imp::new`]: nothing is patched into an IMP
 /// after it is made.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub(crate) struct ImpSettings {
     /// Its machine (K&O §III: a 316 or a 516; the profile's `default_imp` unless named).
     pub(crate) model: ImpModel,
@@ -912,6 +931,9 @@ pub(crate) struct ImpSettings {
     pub(crate) reasm_max: u32,
     /// Its fake hosts (BBN 3050 p. 243), by host index, sorted.
     pub(crate) fake_hosts: Vec<u32>,
+    /// Its router, converged with the others' (`crate::routing::Routing::configure`), or
+    /// `None` with static routes.
+    pub(crate) router: Option<AnyRouter>,
 }
 
 impl ImpSettings {
@@ -922,6 +944,7 @@ impl ImpSettings {
             buffers: p.buffers,
             reasm_max: p.reassembly_buffers,
             fake_hosts: Vec::new(),
+            router: None,
         }
     }
 
@@ -933,6 +956,7 @@ impl ImpSettings {
             buffers,
             reasm_max,
             fake_hosts: Vec::new(),
+            router: None,
         }
     }
 }
@@ -946,6 +970,7 @@ impl Imp {
             buffers,
             reasm_max,
             fake_hosts,
+            router,
         } = settings;
         Imp {
             id,
@@ -974,6 +999,8 @@ impl Imp {
             rx_blocks: ReceiveBlocks::default(),
             plt_claims: PltClaims::default(),
             lines: Vec::new(),
+            router,
+            parked: VecDeque::new(),
         }
     }
 
@@ -1018,6 +1045,25 @@ impl Imp {
         let bits = port.queue.front()?.bits;
         port.busy = true;
         Some(bits)
+    }
+
+    /// [`Imp::host_output_start`], and how long the packet takes across the interface: to a
+    /// real host, its bits at the interface's rate `interface` (K&O §III: 100 kbit/s); to one
+    /// of this IMP's fake hosts, the program's own time for it (the profile's
+    /// `fake_host_word` per 16-bit word and `fake_host_packet`, by its machine).
+    #[inline]
+    pub(crate) fn host_output_begin(
+        &mut self,
+        host: u32,
+        interface: BitRate,
+    ) -> Option<SimDuration> {
+        let bits = self.host_output_start(host)?;
+        Some(if self.is_fake_host(host) {
+            let costs = self.costs();
+            costs.fake_host_word * bits.div_ceil(16) + costs.fake_host_packet
+        } else {
+            interface.transmission_time(Bits::new(bits))
+        })
     }
 
     /// The packet that [`Imp::host_output_start`] started is across host `host`'s interface:
@@ -1143,8 +1189,8 @@ impl Imp {
         output_queue_max: u32,
     ) -> Result<(), HostWait> {
         if input.index > 0 && input.dst != self.id {
-            let line = net
-                .route(self.id, input.dst)
+            let line = self
+                .route(input.dst, net)
                 .and_then(|l| self.line_of(l))
                 .ok_or(HostWait::NoRoute)?;
             if self.line_load(line) >= output_queue_max {
@@ -1431,7 +1477,7 @@ impl Imp {
     ) {
         match rest {
             Resume::Processed { pkt, hold, planned } => {
-                let route = net.route(self.id, net.packet(pkt).dst);
+                let route = self.route(net.packet(pkt).dst, net);
                 self.queued_on(pkt, hold, planned, route, out)
             }
             Resume::BlockWaiters { after } => self.serve_block_waiters(Some(after), out),
@@ -1491,7 +1537,8 @@ impl Imp {
     ///
     /// `packet` reads the frame's packet (asked only once the frame is known not to be a
     /// duplicate: the sender may have dropped an acknowledged packet meanwhile); `route` gives
-    /// the next link toward a packet's destination IMP, if any.
+    /// the static routes' next link toward a packet's destination IMP, if any (read only when
+    /// the IMP runs no router, [`Imp::route_by`]).
     ///
     /// # Panics
     /// If `line` is not one of its lines, or the frame names a logical channel above 7 (the
@@ -1523,7 +1570,11 @@ impl Imp {
         }
         let packet = packet(pkt);
         let transit = !packet.kind.is_control() && packet.dst != self.id;
-        let next = if transit { route(&packet) } else { None };
+        let next = if transit {
+            self.route_by(packet.dst, || route(&packet))
+        } else {
+            None
+        };
         let next_line = next.and_then(|n| self.line_of(n));
         if transit {
             let queued = next_line.map(|k| self.line_load(k));

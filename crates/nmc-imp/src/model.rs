@@ -40,7 +40,7 @@
 //! | `model/output.rs` | what an IMP's step asks (`crate::imp::Output`; the steps are the IMP's own, `e2e/`), carried out in order: control messages and data packets sent, wake-ups queued, counts, trace lines, milestones, host interfaces started, hosts moved on, answers recorded, and the rest of a step handed back to the IMP |
 //! | `model/single.rs` | single-packet messages (RFC 632), the driver's side: the copy routed and queued on a line, the answered message recorded, RFC 632's table lines written |
 //! | `model/processing.rs` | the IMPs' 25.6 ms clocks, each tick handed to its IMP (the processor, its task queue and the task level are the IMP's own, `hop/processing.rs`), and the lines' routing slots |
-//! | `model/adaptive.rs` | the subnet's side of routing: routing frames, lines going down and up, packets without a route, journeys and loops |
+//! | `model/adaptive.rs` | the subnet's side of routing: routing frames' bodies, lines going down and up, an IMP's waiting packets routed again when its table may have changed, the route records, journeys and loops |
 //! | `model/background.rs` | other hosts' traffic (`Background`) |
 //! | `model/instrument.rs` | the IMP message generator (`Generator`) and scripted disturbances (`Action`) |
 //! | `model/lockup.rs` | the lockup watch, read off the subnet ([`LockupReport`]; RFC 626) |

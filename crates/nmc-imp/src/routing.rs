@@ -17,12 +17,17 @@
 //!
 //! ## Driving the routers (see `nmc_routing`'s crate doc)
 //!
+//! Each IMP holds its own router (`Imp::router`, made and converged here by
+//! `Routing::configure`, handed to the IMP when it is made); its inputs are the IMP's steps
+//! (`hop/routing.rs`). What stays here is the subnet's: the procedure in force, the lines'
+//! state and routing periods, the routing frames' bodies on the wire, and the records.
+//!
 //! | router input | when the IMP model gives it |
 //! | --- | --- |
-//! | `routing_message(now, line)` | a routing frame starts on `line` (every line's own period, `Routing::period`) |
-//! | `handle_routing_message` | a routing frame arrives without a line error; `set_queue_len` for every line of the IMP just before |
-//! | `handle_line_down` / `handle_line_up` | a `[[network.line_events]]` entry, at both ends of the line |
-//! | `next_hop` | a packet is put on an output queue (source, store-and-forward, rerouting) |
+//! | `routing_message(now, line)` | a routing frame starts on `line` (every line's own period, `Routing::period`): `Imp::routing_message` |
+//! | `handle_routing_message` | a routing frame arrives without a line error; `set_queue_len` for every line of the IMP just before: `Imp::routing_message_in` |
+//! | `handle_line_down` / `handle_line_up` | a `[[network.line_events]]` entry, at both ends of the line: `Imp::line_down_reset`, `Imp::line_up` |
+//! | `next_hop` | a packet is put on an output queue (source, store-and-forward, rerouting): `Imp::route` |
 //!
 //! Queue lengths are given to the router just before it handles a message, which is the only
 //! time it reads them (K&O §III: the estimate is formed when a routing message comes in); the
@@ -62,20 +67,19 @@
 //!   host's IMP, the line each of its data packets left on ([`SourceSend`]) and its output
 //!   queues at each sample ([`LineSample`]).
 
-use crate::link::Hold;
 use crate::metric::{Loops, MeanMax, RoutingMetrics, Visits};
 use crate::observe::JourneyStats;
 use crate::packet::{MsgId, PktId};
 use crate::params::ImpParams;
 use crate::spec::{LineState, Network, RoutingMode};
-use crate::topology::{Routes, Topology};
+use crate::topology::Topology;
 use nmc_routing::{
     DistanceVector, Hop, LineConfig, LineId, LinkState, NodeId, RouteEvent, RouteEventKind, Router,
     RoutingMessage, RoutingParams, Units,
 };
 use nmc_sim::{SimDuration, SimTime};
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::BTreeMap;
 
 /// The body id of a routing frame that carries nothing (static routing).
 pub(crate) const NO_BODY: u32 = u32::MAX;
@@ -220,10 +224,9 @@ pub(crate) struct RoutingCounts {
 /// Routing state of the whole subnet: the procedure, the lines' up/down state, the routing
 /// message bodies in flight, packets waiting for a route, and the loop records.
 pub(crate) struct Routing {
-    /// The procedure in force: static, adaptive or SPF.
+    /// The procedure in force: static, adaptive or SPF (each IMP's router, if any, is its
+    /// own: [`crate::imp::Imp::route`]).
     pub(crate) mode: RoutingMode,
-    /// Each IMP's router, by IMP (empty with static routes).
-    pub(crate) routers: Vec<AnyRouter>,
     /// The adaptive procedure's parameters (`None` with static routes or SPF).
     pub(crate) params: Option<RoutingParams>,
     /// Per link: the routing-message period.
@@ -236,8 +239,6 @@ pub(crate) struct Routing {
     pub(crate) events: Vec<LineEvent>,
     bodies: Vec<Option<RoutingMessage>>,
     free_bodies: Vec<u32>,
-    /// Per IMP: packets with no route, oldest first.
-    pub(crate) parked: Vec<VecDeque<(PktId, Hold)>>,
     /// Per packet copy: when it reached the IMP it is at (SPF's delay samples).
     arrived: Vec<SimTime>,
     /// Open forwarding loops per destination, with when each opened.
@@ -266,7 +267,6 @@ impl Routing {
         }
         Routing {
             mode: RoutingMode::Static,
-            routers: Vec::new(),
             params: None,
             periods: vec![params.routing_period; topo.links.len()],
             links: vec![LinkStatus::new(); topo.links.len()],
@@ -274,7 +274,6 @@ impl Routing {
             events: Vec::new(),
             bodies: Vec::new(),
             free_bodies: Vec::new(),
-            parked: vec![VecDeque::new(); n],
             arrived: Vec::new(),
             open_loops: BTreeMap::new(),
             counts: RoutingCounts::default(),
@@ -286,13 +285,15 @@ impl Routing {
     }
 
     /// Applies the scenario's routing sections: the procedure, per-line periods, line events.
-    /// Errors are one line naming the key at fault.
+    /// Returns the router of every IMP, in IMP order, converged (none with static routes), for
+    /// each IMP to hold as its own ([`crate::imp::ImpSettings::router`]). Errors are one line
+    /// naming the key at fault.
     pub(crate) fn configure(
         &mut self,
         net: &Network,
         params: &ImpParams,
         topo: &Topology,
-    ) -> Result<(), String> {
+    ) -> Result<Vec<AnyRouter>, String> {
         // The default period of every line: the routing parameters' in adaptive mode (which
         // default to the profile's), the profile's otherwise; then the lines set one by one.
         let rp = match net.routing {
@@ -356,7 +357,7 @@ impl Routing {
         if let Some(rp) = rp {
             self.mode = RoutingMode::Adaptive;
             self.params = Some(rp);
-            self.build_routers(topo);
+            return Ok(self.build_routers(topo));
         } else if net.routing == RoutingMode::Spf {
             let longest = self
                 .periods
@@ -372,15 +373,15 @@ impl Routing {
                 ));
             }
             self.mode = RoutingMode::Spf;
-            self.build_spf_routers(params, topo);
+            return Ok(self.build_spf_routers(params, topo));
         }
-        Ok(())
+        Ok(Vec::new())
     }
 
-    fn build_routers(&mut self, topo: &Topology) {
+    fn build_routers(&self, topo: &Topology) -> Vec<AnyRouter> {
         let rp = self.params.expect("adaptive");
         let n = topo.names.len() as u32;
-        self.routers = (0..n)
+        let routers = (0..n)
             .map(|i| {
                 let mut r = DistanceVector::new(NodeId(i), n, rp);
                 for &l in &self.out_links[i as usize] {
@@ -391,14 +392,14 @@ impl Routing {
                 AnyRouter::Dv(r)
             })
             .collect();
-        self.start_routers(topo);
+        self.start_routers(routers, topo)
     }
 
     /// SPF routers: an idle line reports the delay of the only frames it then carries, a
     /// routing frame's transmission and the line's propagation (a choice, `nmc_routing::spf`).
-    fn build_spf_routers(&mut self, params: &ImpParams, topo: &Topology) {
+    fn build_spf_routers(&self, params: &ImpParams, topo: &Topology) -> Vec<AnyRouter> {
         let n = topo.names.len() as u32;
-        self.routers = (0..n)
+        let routers = (0..n)
             .map(|i| {
                 let mut r = LinkState::new(NodeId(i), n, params.spf());
                 for &l in &self.out_links[i as usize] {
@@ -411,38 +412,38 @@ impl Routing {
                 AnyRouter::Spf(r)
             })
             .collect();
-        self.start_routers(topo);
+        self.start_routers(routers, topo)
     }
 
-    fn start_routers(&mut self, topo: &Topology) {
-        self.converge(topo);
-        for r in &mut self.routers {
+    fn start_routers(&self, mut routers: Vec<AnyRouter>, topo: &Topology) -> Vec<AnyRouter> {
+        self.converge(&mut routers, topo);
+        for r in &mut routers {
             match r {
                 AnyRouter::Dv(r) => r.record_events(true),
                 AnyRouter::Spf(r) => r.record_events(true),
             }
         }
+        routers
     }
 
     /// Exchanges routing tables with every queue empty until no estimate changes: the state
     /// of a network that has been up for a while.
-    fn converge(&mut self, topo: &Topology) {
-        let n = self.routers.len();
+    fn converge(&self, routers: &mut [AnyRouter], topo: &Topology) {
+        let n = routers.len();
         for _round in 0..=n {
             let mut changed = false;
             for x in 0..n {
                 for &l in &self.out_links[x] {
-                    let Some(msg) = self.routers[x].routing_message(SimTime::ZERO, LineId(l))
-                    else {
+                    let Some(msg) = routers[x].routing_message(SimTime::ZERO, LineId(l)) else {
                         continue;
                     };
                     let y = topo.links[l as usize].to as usize;
                     let before: Vec<_> = (0..n as u32)
-                        .map(|d| self.routers[y].estimate(NodeId(d)))
+                        .map(|d| routers[y].estimate(NodeId(d)))
                         .collect();
-                    self.routers[y].handle_routing_message(SimTime::ZERO, LineId(l ^ 1), &msg);
-                    changed |= (0..n as u32)
-                        .any(|d| self.routers[y].estimate(NodeId(d)) != before[d as usize]);
+                    routers[y].handle_routing_message(SimTime::ZERO, LineId(l ^ 1), &msg);
+                    changed |=
+                        (0..n as u32).any(|d| routers[y].estimate(NodeId(d)) != before[d as usize]);
                 }
             }
             if !changed {
@@ -460,35 +461,6 @@ impl Routing {
     /// reports routing metrics).
     pub(crate) fn in_play(&self) -> bool {
         self.is_adaptive() || !self.events.is_empty()
-    }
-
-    // ------------------------------------------------------------ decisions
-
-    /// The link to take from `imp` towards `dst`: the routing decision of the model.
-    pub(crate) fn next_link(&self, topo: &Topology, imp: u32, dst: u32) -> Option<u32> {
-        match self.mode {
-            RoutingMode::Static => topo.next_link(imp, dst),
-            RoutingMode::Adaptive | RoutingMode::Spf => self.routers[imp as usize]
-                .next_hop(NodeId(dst))
-                .map(|h| h.line.0),
-        }
-    }
-
-    /// The IMPs a packet from `from` to `to` would visit now, by the routing tables (static
-    /// routes or the routers'), `from` first; `None` when a table has no route or the walk
-    /// comes back to an IMP it visited (a forwarding loop).
-    pub(crate) fn route(&self, topo: &Topology, from: u32, to: u32) -> Option<Vec<u32>> {
-        let mut path = vec![from];
-        let mut at = from;
-        while at != to {
-            let l = self.next_link(topo, at, to)?;
-            at = topo.links[l as usize].to;
-            if path.contains(&at) {
-                return None;
-            }
-            path.push(at);
-        }
-        Some(path)
     }
 
     /// The routing-message period of `link`.
@@ -518,42 +490,29 @@ impl Routing {
         self.arrived[i] = now;
     }
 
-    /// Packet copy `id` leaves `imp` on `link` now, for the first time, and reaches the
-    /// neighbour `after` from now (transmission and propagation): its delay on the line goes to
-    /// the IMP's router (SPF only).
-    pub(crate) fn departed(
-        &mut self,
+    /// Packet copy `id` leaves its IMP on a line now, for the first time, and reaches the
+    /// neighbour `after` from now (transmission and propagation): its delay on the line, from
+    /// its arrival at the IMP, for the IMP's router (SPF only; `None` otherwise).
+    pub(crate) fn line_delay(
+        &self,
         now: SimTime,
-        imp: u32,
-        link: u32,
         id: PktId,
         after: SimDuration,
-    ) {
+    ) -> Option<SimDuration> {
         if self.mode != RoutingMode::Spf {
-            return;
+            return None;
         }
-        let Some(&at) = self.arrived.get(id as usize) else {
-            return;
-        };
-        let delay = (now - at) + after;
-        self.routers[imp as usize].handle_packet_delay(now, LineId(link), delay);
-    }
-
-    /// Packet copy `id`, held as `hold`, has no route at `imp`: it waits there, oldest first, until
-    /// a routing table changes.
-    pub(crate) fn park(&mut self, imp: u32, id: PktId, hold: Hold) {
-        self.counts.parked += 1;
-        self.parked[imp as usize].push_back((id, hold));
+        let &at = self.arrived.get(id as usize)?;
+        Some((now - at) + after)
     }
 
     // ------------------------------------------------------ routing messages
 
-    /// The body of a routing frame starting on `link` from `imp` now.
-    pub(crate) fn body_for(&mut self, now: SimTime, link: u32, imp: u32) -> u32 {
-        if !self.is_adaptive() {
-            return NO_BODY;
-        }
-        let Some(msg) = self.routers[imp as usize].routing_message(now, LineId(link)) else {
+    /// The body of a routing frame starting now, the message its IMP's router made for the
+    /// line (`None`: static routes, or a router with nothing to say), kept in the side table
+    /// until the frame arrives or is lost.
+    pub(crate) fn body_for(&mut self, msg: Option<RoutingMessage>) -> u32 {
+        let Some(msg) = msg else {
             return NO_BODY;
         };
         match self.free_bodies.pop() {
@@ -581,60 +540,65 @@ impl Routing {
         self.bodies.iter().filter(|b| b.is_some()).count()
     }
 
-    /// Records the router events of `imp` and updates the loop records for the destinations
-    /// whose best neighbour changed. `names` are the IMP names.
-    pub(crate) fn drain_route_events(&mut self, now: SimTime, imp: u32, names: &[String]) {
-        let mut changed: BTreeSet<u32> = BTreeSet::new();
-        while let Some(RouteEvent { at, dst, kind }) = self.routers[imp as usize].poll_event() {
-            let name = |n: Option<NodeId>| n.map_or(String::new(), |n| names[n.0 as usize].clone());
-            let (kind, from, to, value) = match kind {
-                RouteEventKind::BestNeighbour { from, to, estimate } => {
-                    self.counts.route_changes += 1;
-                    changed.insert(dst.0);
-                    ("best-neighbour", name(from), name(to), estimate.0 as u64)
-                }
-                RouteEventKind::HoldDown { neighbour, until } => {
-                    self.counts.hold_downs += 1;
-                    (
-                        "hold-down",
-                        name(Some(neighbour)),
-                        name(Some(neighbour)),
-                        until.as_nanos(),
-                    )
-                }
-                RouteEventKind::HeldAgainst { held, by, offered } => {
-                    self.counts.held_against += 1;
-                    (
-                        "held-against",
-                        name(Some(held)),
-                        name(Some(by)),
-                        offered.0 as u64,
-                    )
-                }
-            };
-            self.route_changes.push(RouteChange {
-                t_ns: at.as_nanos(),
-                imp: names[imp as usize].clone(),
-                dst: names[dst.0 as usize].clone(),
-                kind,
-                from,
-                to,
-                value,
-            });
-        }
-        for dst in changed {
-            self.check_loops(now, dst, names);
-        }
+    /// Records event `e` of IMP `imp`'s router; returns the destination if its best neighbour
+    /// changed (its loop records are then brought up to date, [`Self::check_loops`]). `names`
+    /// are the IMP names.
+    pub(crate) fn record_route_event(
+        &mut self,
+        imp: u32,
+        e: RouteEvent,
+        names: &[String],
+    ) -> Option<u32> {
+        let RouteEvent { at, dst, kind } = e;
+        let mut changed = None;
+        let name = |n: Option<NodeId>| n.map_or(String::new(), |n| names[n.0 as usize].clone());
+        let (kind, from, to, value) = match kind {
+            RouteEventKind::BestNeighbour { from, to, estimate } => {
+                self.counts.route_changes += 1;
+                changed = Some(dst.0);
+                ("best-neighbour", name(from), name(to), estimate.0 as u64)
+            }
+            RouteEventKind::HoldDown { neighbour, until } => {
+                self.counts.hold_downs += 1;
+                (
+                    "hold-down",
+                    name(Some(neighbour)),
+                    name(Some(neighbour)),
+                    until.as_nanos(),
+                )
+            }
+            RouteEventKind::HeldAgainst { held, by, offered } => {
+                self.counts.held_against += 1;
+                (
+                    "held-against",
+                    name(Some(held)),
+                    name(Some(by)),
+                    offered.0 as u64,
+                )
+            }
+        };
+        self.route_changes.push(RouteChange {
+            t_ns: at.as_nanos(),
+            imp: names[imp as usize].clone(),
+            dst: names[dst.0 as usize].clone(),
+            kind,
+            from,
+            to,
+            value,
+        });
+        changed
     }
 
-    /// Finds the forwarding loops towards `dst` now and opens or closes loop records.
-    fn check_loops(&mut self, now: SimTime, dst: u32, names: &[String]) {
-        let next: BTreeMap<NodeId, Option<NodeId>> = self
-            .routers
-            .iter()
-            .map(|r| (r.node(), r.next_hop(NodeId(dst)).map(|h| h.neighbour)))
-            .collect();
-        let found = nmc_routing::loops::forwarding_loops(&next, NodeId(dst));
+    /// Finds the forwarding loops towards `dst` now, from every IMP's best neighbour towards
+    /// it (`next`, read off the IMPs' tables), and opens or closes loop records.
+    pub(crate) fn check_loops(
+        &mut self,
+        now: SimTime,
+        dst: u32,
+        next: &BTreeMap<NodeId, Option<NodeId>>,
+        names: &[String],
+    ) {
+        let found = nmc_routing::loops::forwarding_loops(next, NodeId(dst));
         let open = self.open_loops.entry(dst).or_default();
         let mut still = Vec::new();
         for (members, since) in open.drain(..) {

@@ -86,7 +86,7 @@ impl Stepper {
             m.hosts.get(from as usize)?.imp,
             m.hosts.get(to as usize)?.imp,
         );
-        let path = m.routing.route(&m.topo, a, b)?;
+        let path = m.route_walk(a, b)?;
         Some(
             path.into_iter()
                 .map(|i| m.topo.names[i as usize].clone())

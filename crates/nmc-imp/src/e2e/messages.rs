@@ -562,6 +562,13 @@ impl Imp {
         }
     }
 
+    /// Whether an acknowledgement has come for a REQALL sent the 1973 way since the last
+    /// [`Imp::reqalls_acknowledged`] (the step to take then).
+    #[inline]
+    pub(crate) fn reqalls_newly_acknowledged(&self) -> bool {
+        !self.reqalls_acked.is_empty()
+    }
+
     /// The next IMP acknowledged the REQALLs of these messages (BBN 3050 p. 130 `HIPLT8`: "HAS
     /// THE ACK FOR THIS PKT BEEN PROCESSED"): each may go on, and does if it is first in line
     /// for an allocation and one is at hand (`HIPLT5` found it in the TALLY table): it takes a

@@ -8,6 +8,7 @@ use crate::link::{Frame, FrameKind};
 use crate::observe::Counted;
 use crate::packet::PktId;
 use crate::timer::Deadline;
+use nmc_routing::{LineId, Router};
 use nmc_sim::{SimDuration, SimTime};
 
 impl Imp {
@@ -188,9 +189,13 @@ impl Imp {
     /// ([`Imp::line_down`]): its sending side starts afresh
     /// ([`crate::link::Link::reset_at_line_down`]), and the packets on its queues are
     /// returned, control messages first, to be routed again after those taken off its
-    /// channels.
-    pub(crate) fn line_down_reset(&mut self, line: usize) -> Vec<(PktId, Hold)> {
-        self.lines[line].reset_at_line_down()
+    /// channels; then the IMP's router learns the line is down (nmc-routing's line-down).
+    pub(crate) fn line_down_reset(&mut self, now: SimTime, line: usize) -> Vec<(PktId, Hold)> {
+        let queued = self.lines[line].reset_at_line_down();
+        if let Some(r) = self.router.as_mut() {
+            r.handle_line_down(now, LineId(self.lines[line].id));
+        }
+        queued
     }
 
     /// The other direction of `line` went down: this IMP forgets the sequence bits it last
@@ -199,10 +204,11 @@ impl Imp {
         self.lines[line].in_last = [None; 8];
     }
 
-    /// `line` came back up: with adaptive routing (`routing_now`) a routing message goes at
-    /// once (nmc-routing's line-up), and the line may start its next frame.
-    pub(crate) fn line_up(&mut self, line: usize, routing_now: bool, out: &mut impl Effects) {
-        if routing_now {
+    /// `line` came back up: the IMP's router, if it runs one, learns it and sends a routing
+    /// message at once (nmc-routing's line-up), and the line may start its next frame.
+    pub(crate) fn line_up(&mut self, now: SimTime, line: usize, out: &mut impl Effects) {
+        if let Some(r) = self.router.as_mut() {
+            r.handle_line_up(now, LineId(self.lines[line].id));
             self.lines[line].routing_due = true;
         }
         self.ask_transmit(line, out);

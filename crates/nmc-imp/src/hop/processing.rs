@@ -255,7 +255,7 @@ impl Imp {
             Hold::Transit
         };
         let planned = planned.filter(|_| hold == Hold::Transit);
-        let route = net.route(self.id, p.dst);
+        let route = self.route(p.dst, net);
         if route.is_some() && route == back {
             out.push(Output::Resume(Resume::Processed { pkt, hold, planned }));
             return;

@@ -6,9 +6,11 @@ use super::{Ev, Subnet};
 use crate::link::{Frame, FrameKind, Hold, accepted_at_line_down};
 use crate::packet::{Packet, PktId, PktKind};
 use crate::routing::{LineSample, NO_BODY, SourceSend};
-use nmc_routing::{LineId, Router};
+use crate::topology::Routes;
+use nmc_routing::NodeId;
 use nmc_sim::{EventQueue, SimTime};
 use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Trace lines of this module (`trace = true`).
 #[derive(Serialize)]
@@ -74,14 +76,7 @@ impl Subnet {
                     st.down_time += now - since;
                 }
                 let (from, line) = self.link_at[l as usize];
-                let adaptive = self.routing.is_adaptive();
-                if adaptive {
-                    // A line coming up sends a routing message at once (nmc-routing).
-                    self.routing.routers[from as usize].handle_line_up(now, LineId(l));
-                }
-                self.step(now, from, q, |i, out| {
-                    i.line_up(line as usize, adaptive, out)
-                });
+                self.step(now, from, q, |i, out| i.line_up(now, line as usize, out));
             }
         } else {
             let mut taken = Vec::new();
@@ -111,13 +106,10 @@ impl Subnet {
                     i.line_down(line as usize, accepted, out)
                 });
                 taken.extend(on_channels.into_iter().map(|h| (l, h)));
-                let queued = self.imps[from as usize].line_down_reset(line as usize);
+                let queued = self.imps[from as usize].line_down_reset(now, line as usize);
                 // What the far end last accepted from this direction.
                 self.imps[far as usize].line_down_received(far_line as usize);
                 taken.extend(queued.into_iter().map(|h| (l, h)));
-                if self.routing.is_adaptive() {
-                    self.routing.routers[from as usize].handle_line_down(now, LineId(l));
-                }
             }
             // Route the packets taken back again, oldest first per line.
             for (l, (pkt, hold)) in taken {
@@ -132,15 +124,13 @@ impl Subnet {
         }
     }
 
-    /// Puts a packet held by `imp` on the output queue its route gives now, or parks it.
+    /// Puts a packet held by `imp` on the output queue its route gives now, or parks it
+    /// ([`crate::imp::Imp::queue_or_park`]).
     fn requeue(&mut self, now: SimTime, imp: u32, pkt: PktId, hold: Hold, q: &mut EventQueue<Ev>) {
         let dst = self.slab.get(pkt).dst;
-        match self.routing.next_link(&self.topo, imp, dst) {
-            Some(l) => {
-                self.enqueue(l, pkt, hold);
-                self.try_send(now, l, q);
-            }
-            None => self.routing.park(imp, pkt, hold),
+        match self.imps[imp as usize].queue_or_park(pkt, hold, dst, &self.topo) {
+            Some(l) => self.try_send(now, l, q),
+            None => self.routing.counts.parked += 1,
         }
     }
 
@@ -149,7 +139,7 @@ impl Subnet {
     pub(super) fn routes_changed(&mut self, now: SimTime, imp: u32, q: &mut EventQueue<Ev>) {
         if self.routing.is_adaptive() {
             let first = self.routing.route_changes.len();
-            self.routing.drain_route_events(now, imp, &self.topo.names);
+            self.record_route_events(now, imp);
             if self.trace.is_on() {
                 for c in &self.routing.route_changes[first..] {
                     self.trace.emit(
@@ -165,18 +155,50 @@ impl Subnet {
                 }
             }
         }
-        let waiting = std::mem::take(&mut self.routing.parked[imp as usize]);
+        let waiting = self.imps[imp as usize].take_parked();
         for (pkt, hold) in waiting {
             let dst = self.slab.get(pkt).dst;
-            match self.routing.next_link(&self.topo, imp, dst) {
-                Some(l) => {
-                    self.enqueue(l, pkt, hold);
-                    self.try_send(now, l, q);
-                }
-                None => self.routing.parked[imp as usize].push_back((pkt, hold)),
+            if let Some(l) = self.imps[imp as usize].queue_or_park(pkt, hold, dst, &self.topo) {
+                self.try_send(now, l, q);
             }
         }
         self.wake_hosts(now, imp, q);
+    }
+
+    /// Records the events of `imp`'s router (`record = ["routing"]`) and, for each destination
+    /// whose best neighbour changed, the forwarding loops in every IMP's table now.
+    fn record_route_events(&mut self, now: SimTime, imp: u32) {
+        let mut changed = BTreeSet::new();
+        while let Some(e) = self.imps[imp as usize].poll_route_event() {
+            if let Some(dst) = self.routing.record_route_event(imp, e, &self.topo.names) {
+                changed.insert(dst);
+            }
+        }
+        for dst in changed {
+            let next: BTreeMap<NodeId, Option<NodeId>> = self
+                .imps
+                .iter()
+                .map(|i| (NodeId(i.id), i.best_neighbour(dst)))
+                .collect();
+            self.routing.check_loops(now, dst, &next, &self.topo.names);
+        }
+    }
+
+    /// The IMPs a packet from `from` to `to` would visit now, by their routing tables (the
+    /// routers' or the static routes), `from` first; `None` when a table has no route or the
+    /// walk comes back to an IMP it visited (a forwarding loop).
+    pub(crate) fn route_walk(&self, from: u32, to: u32) -> Option<Vec<u32>> {
+        let mut path = vec![from];
+        let mut at = from;
+        while at != to {
+            let l = self.imps[at as usize].route_by(to, || self.topo.next_link(at, to))?;
+            at = self.topo.links[l as usize].to;
+            if path.contains(&at) {
+                return None;
+            }
+            path.push(at);
+        }
+        Some(path)
     }
 
     /// At the end of a frame's transmission: `true` if the line went down meanwhile and the
@@ -244,19 +266,12 @@ impl Subnet {
         let Some(msg) = self.routing.take_body(body) else {
             return;
         };
-        let (at, line) = {
+        let (at, back) = {
             let link = self.link(l);
-            (link.def.to, LineId(link.reverse))
+            (link.def.to, link.reverse)
         };
         self.routing.counts.routing_messages += 1;
-        // K&O §III: 1 unit per packet waiting on the output line, read when the message is
-        // handled.
-        for i in 0..self.routing.out_links(at).len() {
-            let o = self.routing.out_links(at)[i];
-            let queued = self.link(o).queue_len();
-            self.routing.routers[at as usize].set_queue_len(LineId(o), queued);
-        }
-        self.routing.routers[at as usize].handle_routing_message(now, line, &msg);
+        self.imps[at as usize].routing_message_in(now, back, &msg);
         self.routes_changed(now, at, q);
     }
 

@@ -469,9 +469,9 @@ impl Subnet {
     }
 
     /// Starts the next packet to `host` if its interface is free (each host on an IMP has its
-    /// own interface; [`Imp::host_output_start`]), and queues the end of its transfer.
+    /// own interface; [`Imp::host_output_begin`]), and queues the end of its transfer.
     ///
-    /// [`Imp::host_output_start`]: crate::imp::Imp::host_output_start
+    /// [`Imp::host_output_begin`]: crate::imp::Imp::host_output_begin
     pub(super) fn start_host_output(
         &mut self,
         now: SimTime,
@@ -479,17 +479,8 @@ impl Subnet {
         host: u32,
         q: &mut EventQueue<Ev>,
     ) {
-        let i = &mut self.imps[imp as usize];
-        let fake = i.is_fake_host(host);
-        let (per_word, per_packet) = (i.costs().fake_host_word, i.costs().fake_host_packet);
-        if let Some(bits) = i.host_output_start(host) {
-            let t = if fake {
-                per_word * bits.div_ceil(16) + per_packet
-            } else {
-                self.params
-                    .host_interface
-                    .transmission_time(Bits::new(bits))
-            };
+        let interface = self.params.host_interface;
+        if let Some(t) = self.imps[imp as usize].host_output_begin(host, interface) {
             q.schedule(now + t, Ev::HostOutputDone { imp, host });
         }
     }

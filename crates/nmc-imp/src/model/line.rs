@@ -8,6 +8,7 @@ use super::{Counted, Ev, NO_PLACE, Subnet, Tr, Work};
 use crate::imp::{Arrival, Transmit};
 use crate::link::{Frame, FrameKind, Hold, NextFrame, channels_in};
 use crate::packet::{Packet, PktId, PktKind, Stream};
+use crate::topology::Routes;
 use nmc_sim::{Bits, EventQueue, SimTime};
 
 impl Subnet {
@@ -27,11 +28,11 @@ impl Subnet {
         );
         let id = self.slab.insert(p);
         self.note_visit(now, src, id);
-        let Some(l) = self.routing.next_link(&self.topo, src, p.dst) else {
-            self.routing.park(src, id, Hold::Source);
+        let Some(l) = self.imps[src as usize].queue_or_park(id, Hold::Source, p.dst, &self.topo)
+        else {
+            self.routing.counts.parked += 1;
             return;
         };
-        self.enqueue(l, id, Hold::Source);
         self.note_source_send(now, l, &p);
         self.try_send(now, l, q);
     }
@@ -60,15 +61,15 @@ impl Subnet {
         let id = self.slab.insert(p);
         self.note_visit(now, from, id);
         let hold = self.imps[from as usize].control_sent(id, &kind);
-        let Some(l) = self.routing.next_link(&self.topo, from, to) else {
-            self.routing.park(from, id, hold);
+        let Some(l) = self.imps[from as usize].queue_or_park(id, hold, to, &self.topo) else {
+            self.routing.counts.parked += 1;
             return;
         };
-        self.enqueue(l, id, hold);
         self.try_send(now, l, q);
     }
 
-    /// Packet `id` joins the queue of link `l` ([`crate::imp::Imp::enqueue`]).
+    /// Packet `id` joins the queue of link `l` ([`crate::imp::Imp::enqueue`]), whatever the
+    /// routes say (a scripted detour, `model/instrument.rs`).
     pub(super) fn enqueue(&mut self, l: u32, id: PktId, hold: Hold) {
         let (imp, line) = self.link_at[l as usize];
         self.imps[imp as usize].enqueue(line as usize, id, hold);
@@ -101,7 +102,8 @@ impl Subnet {
         };
         let (kind, bits, retransmission) = match what {
             NextFrame::Routing => {
-                let body = self.routing.body_for(now, l, from);
+                let msg = self.imps[from as usize].routing_message(now, l);
+                let body = self.routing.body_for(msg);
                 (
                     FrameKind::Routing { body, fresh },
                     self.params.routing_message,
@@ -159,7 +161,9 @@ impl Subnet {
             );
         }
         if let (FrameKind::Packet { pkt, .. }, false) = (kind, retransmission) {
-            self.routing.departed(now, from, l, pkt, tx + propagation);
+            if let Some(delay) = self.routing.line_delay(now, pkt, tx + propagation) {
+                self.imps[from as usize].line_delay(now, l, delay);
+            }
             let p = self.slab.get(pkt);
             if self.obs.watches(p.stream) && matches!(p.kind, PktKind::Data { .. }) {
                 self.obs
@@ -208,12 +212,12 @@ impl Subnet {
             (link.def.from, link.reverse)
         };
         let (at, line) = self.link_at[rev as usize];
-        let (slab, routing, topo) = (&self.slab, &self.routing, &self.topo);
+        let (slab, topo) = (&self.slab, &self.topo);
         let (acked, arrival) = self.imps[at as usize].handle_frame(
             line as usize,
             &frame,
             |pkt| *slab.get(pkt),
-            |p| routing.next_link(topo, at, p.dst),
+            |p| topo.next_link(at, p.dst),
         );
         // Only the channels the frame acknowledged can hold a freed packet.
         let mut freed = false;
@@ -223,7 +227,7 @@ impl Subnet {
                 freed = true;
             }
         }
-        if freed && !self.imps[at as usize].reqalls_acked.is_empty() {
+        if freed && self.imps[at as usize].reqalls_newly_acknowledged() {
             self.step(now, at, q, |i, out| i.reqalls_acknowledged(out));
         }
         match arrival {

@@ -11,7 +11,7 @@ use crate::imp::{Effects, Imp, Net, Output, TimerId, Traced};
 use crate::packet::{MsgId, Packet, PktId, PktKind, Slab};
 use crate::params::ReplyToHost;
 use crate::routing::Routing;
-use crate::topology::Topology;
+use crate::topology::{Routes, Topology};
 use nmc_sim::{EventQueue, SimTime};
 
 /// What an IMP's step reads around it ([`Net`]): the driver's store of packets, the routing
@@ -44,7 +44,7 @@ impl Net for Around<'_> {
 
     #[inline(always)]
     fn route(&self, imp: u32, dst: u32) -> Option<u32> {
-        self.routing.next_link(self.topo, imp, dst)
+        self.topo.next_link(imp, dst)
     }
 
     #[inline(always)]
@@ -210,7 +210,10 @@ impl Subnet {
             Output::Timer { .. } | Output::Transmit { .. } | Output::Free { .. } => {
                 unreachable!("carried out in `apply`")
             }
-            Output::Park { pkt, hold } => self.routing.park(imp, pkt, hold),
+            Output::Park { pkt, hold } => {
+                self.routing.counts.parked += 1;
+                self.imps[imp as usize].park(pkt, hold);
+            }
             Output::Control { to, stream, kind } => {
                 debug_assert!(
                     !matches!(

@@ -61,19 +61,21 @@ impl Subnet {
         let dst = packet.dst;
         let id = self.slab.insert(packet);
         let l = match self.detours.remove(&src) {
-            Some(l) => l,
-            None => match self.routing.next_link(&self.topo, src, dst) {
+            Some(l) => {
+                self.enqueue(l, id, Hold::Copy);
+                l
+            }
+            None => match self.imps[src as usize].queue_or_park(id, Hold::Copy, dst, &self.topo) {
                 Some(l) => l,
                 None => {
                     // No route now (a line is down): the copy waits with the IMP's other
                     // packets for one, as `send_data` does.
-                    self.routing.park(src, id, Hold::Copy);
+                    self.routing.counts.parked += 1;
                     return;
                 }
             },
         };
         self.note_visit(now, src, id);
-        self.enqueue(l, id, Hold::Copy);
         let note = if again { Note::Again } else { Note::None };
         self.log_e2e(
             now,

@@ -6,6 +6,7 @@ use super::background::{add_background, add_pairs};
 use crate::imp::ImpSettings;
 use crate::model::{Action, Generator, Host, Pump, Subnet, Window};
 use crate::params::ImpParams;
+use crate::routing::Routing;
 use crate::spec::{EventSpec, ImpConfig, ImpRecord, RoutingMode, TopologySpec, TrafficSpec};
 use crate::topology::{Routes, Topology};
 use nmc_sim::{SimDuration, Trace};
@@ -100,8 +101,16 @@ pub fn build(
             "network.sample_period must be above zero".into(),
         ));
     }
-    let settings = imp_settings(s, &topo, &params, &hosts)?;
+    let mut settings = imp_settings(s, &topo, &params, &hosts)?;
+    let mut routing = Routing::new_static(&params, &topo);
+    let routers = routing
+        .configure(&s.network, &params, &topo)
+        .map_err(BuildError)?;
+    for (own, router) in settings.iter_mut().zip(routers) {
+        own.router = Some(router);
+    }
     let mut subnet = Subnet::new(params, topo, hosts, settings, seed, sample, trace);
+    subnet.routing = routing;
     subnet.background_start = traffic.background_start;
     // Stable by time: actions at one instant keep the scenario's order.
     traffic.actions.sort_by_key(|(t, _)| *t);
@@ -112,10 +121,6 @@ pub fn build(
     if s.wants(ImpRecord::E2e) {
         subnet.obs.e2e = Some(Vec::new());
     }
-    subnet
-        .routing
-        .configure(&s.network, &subnet.params, &subnet.topo)
-        .map_err(BuildError)?;
     Ok((subnet, traffic.starts))
 }
 

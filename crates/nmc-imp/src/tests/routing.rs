@@ -69,7 +69,13 @@ fn assert_shortest_paths(
     for dst in 0..n {
         let hops = ring_hops(n, dst, down);
         let d = NodeId(dst as u32);
-        for (i, r) in sim.model.routing().routers.iter().enumerate() {
+        for (i, r) in sim
+            .model
+            .imps
+            .iter()
+            .map(|x| x.router.as_ref().expect("a router"))
+            .enumerate()
+        {
             if i == dst {
                 continue;
             }
