@@ -276,7 +276,13 @@ pub const RESIDUALS: &[Residual] = &[
                 adopted: the host's packet on only once the task has taken it \
                 (host_packet_entry = after-task-1973, p. 133 H2TASK): single rows on both 4 -> \
                 6, but the 8-packet round trips shorter and all rows on both 27 -> 23 \
-                (data/oracle/emulated/per-hop/README.md). In the model since 3 Dec 2026: the \
+                (data/oracle/emulated/per-hop/README.md). Also tried (3 Dec 2026, a local \
+                patch, not kept): every line's routing send opportunities at its IMP's own fast \
+                ticks, all lines of the IMP in one tick, as the program's routing clocks run \
+                from its fast timeout (p. 163 JOBF calls RSTOUT before IMTC; p. 164 RSTO2) \
+                instead of spread line by line over one slot: the single-packet rows move the \
+                wrong way (516 at 4 hops 136 -> 120 ms against the program's 146; 316 at 5 hops \
+                172 -> 166 against 194), all rows on both 29 -> 20. In the model since 3 Dec 2026: the \
                 reply's way to the host (reply_to_host = leader-1973: 810 cycles measured, then \
                 the leader over the interface; 516 rows at 2 and 5 hops now agree; on 316s the \
                 rows barely move, the model's single-packet round trip there keeping its phase \

@@ -35,6 +35,7 @@ use super::receiver::ReceiverFigures;
 use super::running::Sequencer;
 use super::running::{RttMoments, RttPlot, RunningAutocorrelation, RunningHistogram};
 use super::sender::{MessageRecord, Pump, PumpConfig, PumpCounters};
+pub use super::window::{in_run, in_warm_up};
 use crate::time::{Nanos, TimerResolution};
 use nmc_report::stats::{self, BestBlock};
 #[cfg(test)]
@@ -328,18 +329,6 @@ impl Collector {
     pub fn most_held(&self) -> usize {
         self.most_held
     }
-}
-
-/// Whether a RFNM at `t` (from the run's start) came within a warm-up of `omit` (`--omit`):
-/// the one rule the figures, the interval lines' marks and `messages.csv` share.
-pub fn in_warm_up(t: Nanos, omit: Nanos) -> bool {
-    omit > Nanos::ZERO && t <= omit
-}
-
-/// Whether a RFNM at `t` came within the measured run: after the warm-up, at most `duration`
-/// after it.
-pub fn in_run(t: Nanos, omit: Nanos, duration: Nanos) -> bool {
-    !in_warm_up(t, omit) && t <= omit.saturating_add(duration)
 }
 
 /// What a run's warm-up (`--omit`, iperf3 `-O`) carried, left out of its figures.

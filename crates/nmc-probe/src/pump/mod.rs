@@ -16,6 +16,7 @@
 //! | [`sink`] | the server's core: reassembly, RFNMs, order and repeat counts, bounded state |
 //! | [`analysis`] | throughput, best 150, round trips, window limit, histogram, autocorrelation |
 //! | [`running`] | the same figures kept as messages finish, in bounded state (issue 34) |
+//! | [`window`] | the measured window: what falls in the warm-up (`--omit`) and what in the run |
 //! | [`report`] | `messages.csv`, `summary.json`, the text report, three SVG plots |
 //! | [`net`] | the socket drivers: pump over TCP and UDP, the server's TCP side |
 //! | [`reverse`] | `--reverse` (iperf3 `-R`): the server sends, the client receives; where each figure is measured, and why; the server's side |
@@ -42,6 +43,7 @@ pub mod reverse_client;
 pub mod running;
 pub mod sender;
 pub mod sink;
+pub mod window;
 pub mod wire;
 
 pub use analysis::{Collector, PumpFigures, PumpRun, PumpSummary};

@@ -112,7 +112,7 @@ impl ReceiverTally {
         let start = *self.start.get_or_insert(r.first);
         self.messages += 1;
         self.bytes += u64::from(r.bytes);
-        if super::analysis::in_run(r.whole.saturating_sub(start), omit, duration) {
+        if super::window::in_run(r.whole.saturating_sub(start), omit, duration) {
             self.in_run += 1;
             self.bits_in_run += 8 * u64::from(r.bytes);
         }
