@@ -161,28 +161,11 @@ pub fn run(_a: PathArgs) -> Result<Outcome> {
 
 #[cfg(target_os = "linux")]
 pub fn run(a: PathArgs) -> Result<Outcome> {
-    use nmc_probe::path::{ADDR_A, ADDR_B, ADDR6_A, ADDR6_B, DirStats, LinkParams, Path};
+    use nmc_probe::path::{DirStats, Path};
     use std::sync::atomic::Ordering;
     use std::time::{Duration, Instant};
 
-    if !(1..=1_000_000).contains(&a.limit) {
-        bail!(
-            "--limit {}: give the queue 1 to 1000000 packets (netem's default is 1000)",
-            a.limit
-        );
-    }
-    let direction = |ab: bool| LinkParams {
-        delay: Duration::from_nanos(a.delay.side(ab).as_nanos()),
-        jitter: Duration::from_nanos(a.jitter.side(ab).as_nanos()),
-        rate_bps: a.rate.map(|r| r.side(ab).bps() as f64),
-        overhead: a.overhead,
-        loss: a.loss.side(ab) / 100.0,
-        limit: a.limit,
-        limit_bytes: a.limit_bytes,
-        seed: a.seed,
-    };
-    let (ab, ba) = (direction(true), direction(false));
-    ab.check().and(ba.check()).map_err(anyhow::Error::msg)?;
+    let (ab, ba) = links(&a)?;
     if !a.interval.is_zero() && a.interval < MIN_INTERVAL {
         bail!(
             "-i {}: at least {MIN_INTERVAL} (the line's counts are read every 20 ms at most), or 0s for none",
@@ -204,6 +187,72 @@ pub fn run(a: PathArgs) -> Result<Outcome> {
         }
         Err(e) => return Err(e.into()),
     };
+    print_plan(&a, &path);
+    let start = Instant::now();
+    let end = a
+        .duration
+        .map(|d| start + Duration::from_nanos(d.as_nanos()));
+    let every = (!a.interval.is_zero()).then(|| Duration::from_nanos(a.interval.as_nanos()));
+    let mut next_line = every.map(|e| start + e);
+    let mut last = [DirStats::default(); 2];
+    let mut last_at = start;
+    loop {
+        let now = Instant::now();
+        if stop.load(Ordering::Relaxed) || end.is_some_and(|e| now >= e) {
+            break;
+        }
+        if let (Some(at), Some(e)) = (next_line, every)
+            && now >= at
+        {
+            let stats = path.stats();
+            outln!("{}", interval_line(start, now, last_at, &stats, &last));
+            (last, last_at) = (stats, now);
+            next_line = Some(at + e);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let stopped_at = Instant::now();
+    let stats = path.stop();
+    if every.is_some() && stopped_at > last_at {
+        outln!(
+            "{}",
+            interval_line(start, stopped_at, last_at, &stats, &last)
+        );
+    }
+    print_totals(stopped_at.duration_since(start), &stats);
+    Ok(Outcome::Ok)
+}
+
+/// Each direction's line (a→b, b→a), from `--limit` and the values given for both or each;
+/// refused when out of bounds.
+#[cfg(target_os = "linux")]
+fn links(a: &PathArgs) -> Result<(nmc_probe::path::LinkParams, nmc_probe::path::LinkParams)> {
+    use std::time::Duration;
+    if !(1..=1_000_000).contains(&a.limit) {
+        bail!(
+            "--limit {}: give the queue 1 to 1000000 packets (netem's default is 1000)",
+            a.limit
+        );
+    }
+    let direction = |ab: bool| nmc_probe::path::LinkParams {
+        delay: Duration::from_nanos(a.delay.side(ab).as_nanos()),
+        jitter: Duration::from_nanos(a.jitter.side(ab).as_nanos()),
+        rate_bps: a.rate.map(|r| r.side(ab).bps() as f64),
+        overhead: a.overhead,
+        loss: a.loss.side(ab) / 100.0,
+        limit: a.limit,
+        limit_bytes: a.limit_bytes,
+        seed: a.seed,
+    };
+    let (ab, ba) = (direction(true), direction(false));
+    ab.check().and(ba.check()).map_err(anyhow::Error::msg)?;
+    Ok((ab, ba))
+}
+
+/// The path made: its namespaces and addresses, its line, how to try it and how it ends.
+#[cfg(target_os = "linux")]
+fn print_plan(a: &PathArgs, path: &nmc_probe::path::Path) {
+    use nmc_probe::path::{ADDR_A, ADDR_B, ADDR6_A, ADDR6_B};
     let rate = a.rate.map_or("no rate limit".into(), |r| r.to_string());
     let jitter = if a.jitter.ab.is_zero() && a.jitter.ba.is_zero() {
         String::new()
@@ -245,55 +294,43 @@ pub fn run(a: PathArgs) -> Result<Outcome> {
             None => "stop with Ctrl-C".into(),
         }
     );
-    let start = Instant::now();
-    let end = a
-        .duration
-        .map(|d| start + Duration::from_nanos(d.as_nanos()));
-    let every = (!a.interval.is_zero()).then(|| Duration::from_nanos(a.interval.as_nanos()));
-    let mut next_line = every.map(|e| start + e);
-    let mut last = [DirStats::default(); 2];
-    let mut last_at = start;
-    let line = |at: Instant, from: Instant, now: &[DirStats; 2], before: &[DirStats; 2]| {
-        let secs = at.duration_since(from).as_secs_f64().max(1e-9);
-        let side = |n: &DirStats, b: &DirStats| {
-            format!(
-                "carried {:>7} ({:>9.3} Mbit/s)  lost {:>5}  queue full {:>5}  held {:>4}",
-                n.carried - b.carried,
-                (n.carried_bytes - b.carried_bytes) as f64 * 8.0 / secs / 1e6,
-                n.dropped - b.dropped,
-                n.overflowed - b.overflowed,
-                n.queued,
-            )
-        };
+}
+
+/// One interval's line, `from` to `at` (seconds from the path's `start`): each direction's
+/// counts between `before` and `now`, and its rate.
+#[cfg(target_os = "linux")]
+fn interval_line(
+    start: std::time::Instant,
+    at: std::time::Instant,
+    from: std::time::Instant,
+    now: &[nmc_probe::path::DirStats; 2],
+    before: &[nmc_probe::path::DirStats; 2],
+) -> String {
+    use nmc_probe::path::DirStats;
+    let secs = at.duration_since(from).as_secs_f64().max(1e-9);
+    let side = |n: &DirStats, b: &DirStats| {
         format!(
-            "[{:7.1}-{:7.1} s] a→b {}  │  b→a {}",
-            from.duration_since(start).as_secs_f64(),
-            at.duration_since(start).as_secs_f64(),
-            side(&now[0], &before[0]),
-            side(&now[1], &before[1]),
+            "carried {:>7} ({:>9.3} Mbit/s)  lost {:>5}  queue full {:>5}  held {:>4}",
+            n.carried - b.carried,
+            (n.carried_bytes - b.carried_bytes) as f64 * 8.0 / secs / 1e6,
+            n.dropped - b.dropped,
+            n.overflowed - b.overflowed,
+            n.queued,
         )
     };
-    loop {
-        let now = Instant::now();
-        if stop.load(Ordering::Relaxed) || end.is_some_and(|e| now >= e) {
-            break;
-        }
-        if let (Some(at), Some(e)) = (next_line, every)
-            && now >= at
-        {
-            let stats = path.stats();
-            outln!("{}", line(now, last_at, &stats, &last));
-            (last, last_at) = (stats, now);
-            next_line = Some(at + e);
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let stopped_at = Instant::now();
-    let stats = path.stop();
-    if every.is_some() && stopped_at > last_at {
-        outln!("{}", line(stopped_at, last_at, &stats, &last));
-    }
-    let total = |d: &DirStats| {
+    format!(
+        "[{:7.1}-{:7.1} s] a→b {}  │  b→a {}",
+        from.duration_since(start).as_secs_f64(),
+        at.duration_since(start).as_secs_f64(),
+        side(&now[0], &before[0]),
+        side(&now[1], &before[1]),
+    )
+}
+
+/// The end: how long the path ran (`ran`), and each direction's totals.
+#[cfg(target_os = "linux")]
+fn print_totals(ran: std::time::Duration, stats: &[nmc_probe::path::DirStats; 2]) {
+    let total = |d: &nmc_probe::path::DirStats| {
         format!(
             "{} packets ({} bytes) carried, {} lost at random, {} to a full queue; latest delivery {} behind its time",
             d.carried,
@@ -305,11 +342,10 @@ pub fn run(a: PathArgs) -> Result<Outcome> {
     };
     outln!(
         "nmc path: stopped after {:.1} s; namespaces removed",
-        stopped_at.duration_since(start).as_secs_f64()
+        ran.as_secs_f64()
     );
     outln!("  a→b: {}", total(&stats[0]));
     outln!("  b→a: {}", total(&stats[1]));
-    Ok(Outcome::Ok)
 }
 
 #[cfg(test)]

@@ -402,26 +402,8 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
         bail!("--rates and --buffers go with --sweep; a single test takes --rate and --buffer");
     }
     let (rates, buffers) = tests_of(&a);
-    // Check every test before running any.
-    for &r in &rates {
-        for &b in &buffers {
-            let c = config(&a, &key, target, r, b);
-            c.validate()?;
-            if !a.reverse {
-                c.check_records()?;
-            }
-        }
-    }
-    // Issue 34: interval lines, kept for the JSON document's `end.intervals` too.
-    let every = a
-        .interval
-        .map(|d| std::time::Duration::from_nanos(d.as_nanos()));
-    // Issue 74 §4: every interval has a floor (`-i 1ns` wrote a line for each nanosecond).
-    if let Some(d) = a.interval
-        && d.as_nanos() < 1_000_000
-    {
-        bail!("--interval {d}: at least 1ms, e.g. 1s");
-    }
+    check_tests(&a, &key, target, &rates, &buffers)?;
+    let every = interval_of(&a)?;
     a.dial.check(target, !a.udp)?;
     super::json::begin();
     // Issue 33: the folder is ours from the first buffer; written beside it, put in place whole.
@@ -491,33 +473,10 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
         }
     }
     if a.sweep {
-        let find = |ri: usize, bi: usize| runs.get(ri * buffers.len() + bi);
-        say(table_layout(
-            &rates,
-            &buffers,
-            &|ri, bi| match find(ri, bi) {
-                Some(r) => LayoutCell {
-                    time: r.time_of_day.clone(),
-                    sent: r.buffers_sent.to_string(),
-                    key: r.gaps.key_lines(),
-                },
-                None => LayoutCell::default(),
-            },
-        ));
+        say(sweep_table(&rates, &buffers, &runs));
     }
     if let Some(dir) = out {
-        if a.bidir {
-            // Each direction's files in its own folder, as the pump's --bidir.
-            for (run, way) in runs.iter().zip(["forward", "reverse"]) {
-                let d = dir.path().join(way);
-                std::fs::create_dir_all(&d)
-                    .with_context(|| format!("cannot create {}", d.display()))?;
-                write_outputs(&d, std::slice::from_ref(run), !a.no_records)?;
-            }
-        } else {
-            write_outputs(dir.path(), &runs, !a.no_records)?;
-        }
-        dir.commit()?;
+        write_files(&a, dir, &runs)?;
     }
     // Issue 58 §3: a run stopped by the user (exit 5) or by the path or sink (exit 4) keeps
     // what it measured, and the JSON document says why it ended.
@@ -543,6 +502,70 @@ pub fn stream(a: StreamArgs) -> Result<Outcome> {
         Some(f) => Err(f),
         None => Ok(Outcome::Ok),
     }
+}
+
+/// Checks every test (each rate with each buffer) before running any.
+fn check_tests(
+    a: &StreamArgs,
+    key: &Option<nmc_serve::Key>,
+    target: SocketAddr,
+    rates: &[u64],
+    buffers: &[u64],
+) -> Result<()> {
+    for &r in rates {
+        for &b in buffers {
+            let c = config(a, key, target, r, b);
+            c.validate()?;
+            if !a.reverse {
+                c.check_records()?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Issue 34: the interval lines' length (`-i`), kept for the JSON document's `end.intervals`
+/// too; issue 74 §4: at least 1 ms (`-i 1ns` wrote a line for each nanosecond).
+fn interval_of(a: &StreamArgs) -> Result<Option<Duration>> {
+    let every = a
+        .interval
+        .map(|d| std::time::Duration::from_nanos(d.as_nanos()));
+    if let Some(d) = a.interval
+        && d.as_nanos() < 1_000_000
+    {
+        bail!("--interval {d}: at least 1ms, e.g. 1s");
+    }
+    Ok(every)
+}
+
+/// A sweep's table in RFC 508's Table I layout: each test's start, buffers sent and KEY.
+fn sweep_table(rates: &[u64], buffers: &[u64], runs: &[StreamRun]) -> String {
+    let find = |ri: usize, bi: usize| runs.get(ri * buffers.len() + bi);
+    table_layout(rates, buffers, &|ri, bi| match find(ri, bi) {
+        Some(r) => LayoutCell {
+            time: r.time_of_day.clone(),
+            sent: r.buffers_sent.to_string(),
+            key: r.gaps.key_lines(),
+        },
+        None => LayoutCell::default(),
+    })
+}
+
+/// Writes the runs' files into `dir` and puts it in place: with `--bidir` each direction's in
+/// its own folder, as the pump's.
+fn write_files(a: &StreamArgs, dir: nmc_report::OutDir, runs: &[StreamRun]) -> Result<()> {
+    if a.bidir {
+        for (run, way) in runs.iter().zip(["forward", "reverse"]) {
+            let d = dir.path().join(way);
+            std::fs::create_dir_all(&d)
+                .with_context(|| format!("cannot create {}", d.display()))?;
+            write_outputs(&d, std::slice::from_ref(run), !a.no_records)?;
+        }
+    } else {
+        write_outputs(dir.path(), runs, !a.no_records)?;
+    }
+    dir.commit()?;
+    Ok(())
 }
 
 /// What the terminal shows of one test's run: with `--bidir` its direction, over TCP the

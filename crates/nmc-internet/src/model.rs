@@ -571,26 +571,16 @@ pub fn run_with(
     s: &InternetScenario,
     seed: u64,
     path: &Path,
-    mut models: Vec<Box<dyn HopModel>>,
+    models: Vec<Box<dyn HopModel>>,
 ) -> Result<RunOutput, BuildError> {
     let cfg = probe_config(s, seed)?;
-    let tick = s.traffic[0].clock.as_nanos();
-    let mut probe = Probe::new(cfg).expect("checked by probe_config");
-    let read_clock = |t: SimTime| Nanos(t.as_nanos() / tick * tick);
+    let probe = Probe::new(cfg).expect("checked by probe_config");
     let end = SimTime::ZERO + s.duration;
-    let mut q: EventQueue<Event> = EventQueue::new();
-    let mut busy = vec![false; path.channels];
-    let mut waiting: Vec<std::collections::VecDeque<(u32, Nanos)>> =
-        vec![Default::default(); path.channels];
-    let mut true_sent: Vec<Option<SimTime>> = vec![None; probe.volleys().len()];
-    let mut true_rtt: Vec<Option<u64>> = vec![None; probe.volleys().len()];
+    let mut sim = PathRun::new(path, models, probe, s.traffic[0].clock.as_nanos());
     let mut events = 0u64;
-    // Datagrams a stepped hop holds: id -> (volley, stamp, stage).
-    let mut held: BTreeMap<u64, (u32, Nanos, usize)> = BTreeMap::new();
-    let mut next_id = 0u64;
-    q.schedule(SimTime::ZERO, Event::Wake);
+    sim.q.schedule(SimTime::ZERO, Event::Wake);
     let mut last = SimTime::ZERO;
-    while let Some((now, ev)) = q.pop() {
+    while let Some((now, ev)) = sim.q.pop() {
         if now > end {
             break;
         }
@@ -598,168 +588,242 @@ pub fn run_with(
         events += 1;
         match ev {
             Event::Wake => {
-                if probe.is_done() {
+                if sim.probe.is_done() {
                     break;
                 }
-                let clock = read_clock(now);
-                probe.handle_timeout(clock);
-                while let Some(tx) = probe.poll_transmit(clock) {
-                    true_sent[tx.seq as usize] = Some(now);
-                    q.schedule(
-                        now,
-                        Event::Enter {
-                            seq: tx.seq,
-                            stamp: tx.stamp,
-                            stage: 0,
-                        },
-                    );
-                }
-                if let Some(at) = probe.poll_at() {
-                    // The probe's times are clock readings; wake at the first true time whose
-                    // reading reaches `at`.
-                    let t = SimTime::from_nanos(at.0.div_ceil(tick) * tick).max(now);
-                    if t > now {
-                        q.schedule(t, Event::Wake);
-                    }
+                sim.wake(now);
+            }
+            Event::Enter { seq, stamp, stage } => sim.enter(now, seq, stamp, stage),
+            Event::Step { hop } => sim.step(now, hop),
+            Event::LineFree { channel } => sim.line_free(now, channel),
+        }
+    }
+    Ok(RunOutput {
+        volleys: sim.probe.volleys().to_vec(),
+        records: sim.records(),
+        end: last,
+        events,
+        hop_stats: sim.hop_stats(),
+    })
+}
+
+/// The PING's run over a path: the probe, the event queue, each line direction's state and
+/// the stateful hops, with what the probe cannot see (each volley's true send time and round
+/// trip).
+struct PathRun<'p> {
+    path: &'p Path,
+    models: Vec<Box<dyn HopModel>>,
+    probe: Probe,
+    /// The probe's clock tick, ns: it reads the time rounded down to it.
+    tick: u64,
+    q: EventQueue<Event>,
+    /// Each line direction is clocking out a frame.
+    busy: Vec<bool>,
+    /// Each line direction's frames waiting for it: (volley, stamp).
+    waiting: Vec<std::collections::VecDeque<(u32, Nanos)>>,
+    true_sent: Vec<Option<SimTime>>,
+    true_rtt: Vec<Option<u64>>,
+    /// Datagrams a stepped hop holds: id -> (volley, stamp, stage).
+    held: BTreeMap<u64, (u32, Nanos, usize)>,
+    next_id: u64,
+}
+
+impl<'p> PathRun<'p> {
+    /// The run's start: nothing sent, every line idle.
+    fn new(path: &'p Path, models: Vec<Box<dyn HopModel>>, probe: Probe, tick: u64) -> Self {
+        let volleys = probe.volleys().len();
+        PathRun {
+            path,
+            models,
+            probe,
+            tick,
+            q: EventQueue::new(),
+            busy: vec![false; path.channels],
+            waiting: vec![Default::default(); path.channels],
+            true_sent: vec![None; volleys],
+            true_rtt: vec![None; volleys],
+            held: BTreeMap::new(),
+            next_id: 0,
+        }
+    }
+
+    /// The probe's clock reading at true time `t`.
+    fn read_clock(&self, t: SimTime) -> Nanos {
+        Nanos(t.as_nanos() / self.tick * self.tick)
+    }
+
+    /// The probe wakes: its timeouts, the volleys it sends now, and its next wake-up.
+    fn wake(&mut self, now: SimTime) {
+        let clock = self.read_clock(now);
+        self.probe.handle_timeout(clock);
+        while let Some(tx) = self.probe.poll_transmit(clock) {
+            self.true_sent[tx.seq as usize] = Some(now);
+            self.q.schedule(
+                now,
+                Event::Enter {
+                    seq: tx.seq,
+                    stamp: tx.stamp,
+                    stage: 0,
+                },
+            );
+        }
+        if let Some(at) = self.probe.poll_at() {
+            // The probe's times are clock readings; wake at the first true time whose
+            // reading reaches `at`.
+            let tick = self.tick;
+            let t = SimTime::from_nanos(at.0.div_ceil(tick) * tick).max(now);
+            if t > now {
+                self.q.schedule(t, Event::Wake);
+            }
+        }
+    }
+
+    /// Volley `seq` enters stage `stage` (past the last: its reply reaches the probe).
+    fn enter(&mut self, now: SimTime, seq: u32, stamp: Nanos, stage: usize) {
+        let path = self.path;
+        let Some(st) = path.stages.get(stage) else {
+            let idx = seq as usize;
+            self.true_rtt[idx] = self.true_sent[idx].map(|t0| (now - t0).as_nanos());
+            self.probe
+                .handle_reply(self.read_clock(now), seq, stamp, None);
+            self.q.schedule(now, Event::Wake);
+            return;
+        };
+        let len = self.probe.volleys()[seq as usize].length as u64;
+        match st {
+            Stage::Process { .. } => self.q.schedule(
+                now + st.time(len),
+                Event::Enter {
+                    seq,
+                    stamp,
+                    stage: stage + 1,
+                },
+            ),
+            Stage::Line { channel, .. } => {
+                if self.busy[*channel] {
+                    self.waiting[*channel].push_back((seq, stamp));
+                } else {
+                    self.start_line(stage, now, seq, stamp, len);
                 }
             }
-            Event::Enter { seq, stamp, stage } => {
-                let Some(st) = path.stages.get(stage) else {
-                    let idx = seq as usize;
-                    true_rtt[idx] = true_sent[idx].map(|t0| (now - t0).as_nanos());
-                    probe.handle_reply(read_clock(now), seq, stamp, None);
-                    q.schedule(now, Event::Wake);
-                    continue;
-                };
-                let len = probe.volleys()[seq as usize].length as u64;
-                match st {
-                    Stage::Process { .. } => q.schedule(
-                        now + st.time(len),
-                        Event::Enter {
-                            seq,
-                            stamp,
-                            stage: stage + 1,
-                        },
-                    ),
-                    Stage::Line { channel, .. } => {
-                        if busy[*channel] {
-                            waiting[*channel].push_back((seq, stamp));
-                        } else {
-                            start_line(&mut q, &mut busy, path, stage, now, seq, stamp, len);
-                        }
-                    }
-                    Stage::Hop { hop, dir, .. } => {
-                        let id = next_id;
-                        next_id += 1;
-                        let next = Event::Enter {
-                            seq,
-                            stamp,
-                            stage: stage + 1,
-                        };
-                        match models[*hop].offer(now, id, len, *dir) {
-                            Offer::At(t) => q.schedule(t.max(now), next),
-                            // Lost: the probe's timeout resolves the volley.
-                            Offer::Dropped => {}
-                            Offer::Held => {
-                                held.insert(id, (seq, stamp, stage + 1));
-                                if let Some(t) = models[*hop].poll_at() {
-                                    q.schedule(t.max(now), Event::Step { hop: *hop });
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-            Event::Step { hop } => {
-                let m = &mut models[hop];
-                m.advance(now);
-                while let Some((id, at)) = m.poll_delivered() {
-                    if let Some((seq, stamp, stage)) = held.remove(&id) {
-                        q.schedule(at.max(now), Event::Enter { seq, stamp, stage });
-                    }
-                }
-                if let Some(t) = m.poll_at() {
-                    // A model that asks for `now` again is stepped a nanosecond later.
-                    let t = t.max(now + SimDuration::from_nanos(1));
-                    q.schedule(t, Event::Step { hop });
-                }
-            }
-            Event::LineFree { channel } => {
-                busy[channel] = false;
-                if let Some((seq, stamp)) = waiting[channel].pop_front() {
-                    let stage = path
-                        .stages
-                        .iter()
-                        .position(|s| matches!(s, Stage::Line { channel: c, .. } if *c == channel))
-                        .expect("a waiting frame's line exists");
-                    let len = probe.volleys()[seq as usize].length as u64;
-                    start_line(&mut q, &mut busy, path, stage, now, seq, stamp, len);
+            Stage::Hop { .. } => self.offer(now, seq, stamp, stage, len),
+        }
+    }
+
+    /// Volley `seq`'s datagram (`len` bytes) offered to the stateful hop of stage `stage`: on
+    /// to the next stage when the hop says, lost, or held until the hop is stepped.
+    fn offer(&mut self, now: SimTime, seq: u32, stamp: Nanos, stage: usize, len: u64) {
+        let Stage::Hop { hop, dir, .. } = self.path.stages[stage] else {
+            unreachable!("offer on a hop stage")
+        };
+        let id = self.next_id;
+        self.next_id += 1;
+        let next = Event::Enter {
+            seq,
+            stamp,
+            stage: stage + 1,
+        };
+        match self.models[hop].offer(now, id, len, dir) {
+            Offer::At(t) => self.q.schedule(t.max(now), next),
+            // Lost: the probe's timeout resolves the volley.
+            Offer::Dropped => {}
+            Offer::Held => {
+                self.held.insert(id, (seq, stamp, stage + 1));
+                if let Some(t) = self.models[hop].poll_at() {
+                    self.q.schedule(t.max(now), Event::Step { hop });
                 }
             }
         }
     }
-    let records = probe
-        .volleys()
-        .iter()
-        .map(|v| VolleyRecord {
-            seq: v.seq,
-            length: v.length,
-            sent_ns: v.sent.map(|t| t.0),
-            rtt_ns: v.rtt.map(|t| t.0),
-            one_way_ns: v.one_way().map(|t| t.0),
-            true_rtt_ns: if v.rtt.is_some() {
-                true_rtt[v.seq as usize]
-            } else {
-                None
-            },
-            lost: v.lost,
-        })
-        .collect();
-    let hop_stats = path
-        .hops
-        .iter()
-        .zip(&models)
-        .flat_map(|((index, _), m)| m.stats().into_iter().map(|(k, v)| (*index, k, v)))
-        .collect();
-    Ok(RunOutput {
-        volleys: probe.volleys().to_vec(),
-        records,
-        end: last,
-        events,
-        hop_stats,
-    })
-}
 
-#[allow(clippy::too_many_arguments)]
-fn start_line(
-    q: &mut EventQueue<Event>,
-    busy: &mut [bool],
-    path: &Path,
-    stage: usize,
-    now: SimTime,
-    seq: u32,
-    stamp: Nanos,
-    len: u64,
-) {
-    let st = &path.stages[stage];
-    let Stage::Line {
-        channel,
-        rate,
-        propagation,
-        ..
-    } = st
-    else {
-        unreachable!("start_line on a line stage")
-    };
-    let tx = rate.transmission_time(st.frame_bits(len).expect("a line"));
-    busy[*channel] = true;
-    q.schedule(now + tx, Event::LineFree { channel: *channel });
-    q.schedule(
-        now + tx + *propagation,
-        Event::Enter {
-            seq,
-            stamp,
-            stage: stage + 1,
-        },
-    );
+    /// Stateful hop `hop` is stepped to `now`: the datagrams it delivers go on, and it is
+    /// stepped again when it asks.
+    fn step(&mut self, now: SimTime, hop: usize) {
+        let m = &mut self.models[hop];
+        m.advance(now);
+        while let Some((id, at)) = m.poll_delivered() {
+            if let Some((seq, stamp, stage)) = self.held.remove(&id) {
+                self.q
+                    .schedule(at.max(now), Event::Enter { seq, stamp, stage });
+            }
+        }
+        if let Some(t) = m.poll_at() {
+            // A model that asks for `now` again is stepped a nanosecond later.
+            let t = t.max(now + SimDuration::from_nanos(1));
+            self.q.schedule(t, Event::Step { hop });
+        }
+    }
+
+    /// Line direction `channel` has clocked out its frame: the next waiting one starts.
+    fn line_free(&mut self, now: SimTime, channel: usize) {
+        self.busy[channel] = false;
+        if let Some((seq, stamp)) = self.waiting[channel].pop_front() {
+            let stage = self
+                .path
+                .stages
+                .iter()
+                .position(|s| matches!(s, Stage::Line { channel: c, .. } if *c == channel))
+                .expect("a waiting frame's line exists");
+            let len = self.probe.volleys()[seq as usize].length as u64;
+            self.start_line(stage, now, seq, stamp, len);
+        }
+    }
+
+    /// Volley `seq`'s frame (`len` bytes) starts out on line stage `stage`: the line is busy
+    /// for its transmission, and the frame enters the next stage after its propagation.
+    fn start_line(&mut self, stage: usize, now: SimTime, seq: u32, stamp: Nanos, len: u64) {
+        let st = &self.path.stages[stage];
+        let Stage::Line {
+            channel,
+            rate,
+            propagation,
+            ..
+        } = st
+        else {
+            unreachable!("start_line on a line stage")
+        };
+        let tx = rate.transmission_time(st.frame_bits(len).expect("a line"));
+        self.busy[*channel] = true;
+        self.q
+            .schedule(now + tx, Event::LineFree { channel: *channel });
+        self.q.schedule(
+            now + tx + *propagation,
+            Event::Enter {
+                seq,
+                stamp,
+                stage: stage + 1,
+            },
+        );
+    }
+
+    /// The volleys as the rows of `volleys.csv`.
+    fn records(&self) -> Vec<VolleyRecord> {
+        self.probe
+            .volleys()
+            .iter()
+            .map(|v| VolleyRecord {
+                seq: v.seq,
+                length: v.length,
+                sent_ns: v.sent.map(|t| t.0),
+                rtt_ns: v.rtt.map(|t| t.0),
+                one_way_ns: v.one_way().map(|t| t.0),
+                true_rtt_ns: if v.rtt.is_some() {
+                    self.true_rtt[v.seq as usize]
+                } else {
+                    None
+                },
+                lost: v.lost,
+            })
+            .collect()
+    }
+
+    /// Each stateful hop's counters, by its index in the network's hops.
+    fn hop_stats(&self) -> Vec<(usize, &'static str, f64)> {
+        self.path
+            .hops
+            .iter()
+            .zip(&self.models)
+            .flat_map(|((index, _), m)| m.stats().into_iter().map(|(k, v)| (*index, k, v)))
+            .collect()
+    }
 }

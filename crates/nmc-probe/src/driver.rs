@@ -288,6 +288,14 @@ impl Ticker {
         Nanos(self.start.0.saturating_add(self.every.0))
     }
 
+    /// Reports to `f` every whole interval that has ended by `since` (from the run's start).
+    fn close_until(&mut self, since: Nanos, now: ProbeCounters, f: &mut dyn FnMut(&IntervalLine)) {
+        while since >= self.next_at() {
+            let end = self.next_at();
+            f(&self.close(end, now));
+        }
+    }
+
     /// The line for `[start, end)`; the next interval starts at `end`.
     fn close(&mut self, end: Nanos, now: ProbeCounters) -> IntervalLine {
         let ms = |ns: f64| ns / 1e6;
@@ -322,7 +330,6 @@ pub(crate) fn run<S: EchoSocket>(
 ) -> Result<ProbeRun, crate::Error> {
     let timer = measure_timer_resolution(1000);
     let mut probe = Probe::new(cfg)?;
-    let total = probe.volleys().len();
     let started_unix_ns = unix_now_ns();
     let start = clock.now();
     let origin_unix_ns = i128::from(started_unix_ns) - i128::from(start.0);
@@ -342,11 +349,7 @@ pub(crate) fn run<S: EchoSocket>(
     let mut gave_up = None;
     while !probe.is_done() {
         if let (Some(t), Some(f)) = (ticker.as_mut(), on_line.as_mut()) {
-            let since = clock.now().saturating_sub(start);
-            while since >= t.next_at() {
-                let end = t.next_at();
-                f(&t.close(end, probe.counters()));
-            }
+            t.close_until(clock.now().saturating_sub(start), probe.counters(), *f);
         }
         if stop.load(Ordering::Relaxed) {
             interrupted = true;
@@ -367,21 +370,7 @@ pub(crate) fn run<S: EchoSocket>(
             interrupted = true;
             break;
         }
-        while let Some(tx) = probe.poll_transmit(clock.now()) {
-            match sock.send(&tx) {
-                Ok(()) => {}
-                // A connected UDP socket reports an earlier ICMP error on the next call.
-                Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
-                    probe.counters_mut().icmp_errors += 1;
-                }
-                // Dropped on this host (a firewall, no buffer): the volley is lost (issue 58 §5).
-                Err(e) if nmc_serve::dropped_here(&e) => {}
-                Err(e) => return Err(crate::Error::Io("send", e)),
-            }
-            if let Some(p) = progress.as_mut() {
-                p(probe.sent(), total);
-            }
-        }
+        send_due(sock, &mut probe, clock, &mut progress)?;
         if probe.is_done() {
             break;
         }
@@ -395,49 +384,19 @@ pub(crate) fn run<S: EchoSocket>(
         if wait.is_zero() {
             continue;
         }
-        match sock.recv(wait) {
-            Ok(None) => {}
-            Ok(Some(Received::Reply {
-                at,
-                seq,
-                stamp,
-                turnaround,
-                length,
-                server_rx_unix_ns,
-                server_count,
-            })) => {
-                let kind = probe.handle_reply_of_length(at, seq, stamp, turnaround, length);
-                if let crate::probe::ReplyKind::Fresh { rtt, .. } = kind {
-                    if let Some(rx) = server_rx_unix_ns {
-                        probe.note_server_receive(seq, rx, server_count);
-                    }
-                    if let Some(t) = ticker.as_mut() {
-                        t.reply(rtt);
-                    }
-                    if let (Some(f), Some(v)) =
-                        (replies.as_mut(), probe.volleys().get(seq as usize))
-                    {
-                        f(v, origin_unix_ns);
-                    }
-                }
-            }
-            Ok(Some(Received::Unauthenticated)) => probe.counters_mut().unauthenticated += 1,
-            Ok(Some(Received::IcmpError)) => probe.counters_mut().icmp_errors += 1,
-            Ok(Some(Received::Other)) => {}
-            Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
-                probe.counters_mut().icmp_errors += 1;
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(crate::Error::Io("receive", e)),
-        }
+        let got = sock.recv(wait);
+        take_received(
+            &mut probe,
+            got,
+            ticker.as_mut(),
+            &mut replies,
+            origin_unix_ns,
+        )?;
     }
     let elapsed = clock.now().saturating_sub(start);
     // The last, partial interval.
     if let (Some(t), Some(f)) = (ticker.as_mut(), on_line.as_mut()) {
-        while elapsed >= t.next_at() {
-            let end = t.next_at();
-            f(&t.close(end, probe.counters()));
-        }
+        t.close_until(elapsed, probe.counters(), *f);
         if elapsed > t.start {
             f(&t.close(elapsed, probe.counters()));
         }
@@ -464,4 +423,76 @@ pub(crate) fn run<S: EchoSocket>(
         counters: probe.counters(),
         volleys,
     })
+}
+
+/// Sends every volley the probe asks for now, calling `progress` after each.
+fn send_due<S: EchoSocket>(
+    sock: &mut S,
+    probe: &mut Probe,
+    clock: Clock,
+    progress: &mut Option<Progress<'_>>,
+) -> Result<(), crate::Error> {
+    let total = probe.volleys().len();
+    while let Some(tx) = probe.poll_transmit(clock.now()) {
+        match sock.send(&tx) {
+            Ok(()) => {}
+            // A connected UDP socket reports an earlier ICMP error on the next call.
+            Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
+                probe.counters_mut().icmp_errors += 1;
+            }
+            // Dropped on this host (a firewall, no buffer): the volley is lost (issue 58 §5).
+            Err(e) if nmc_serve::dropped_here(&e) => {}
+            Err(e) => return Err(crate::Error::Io("send", e)),
+        }
+        if let Some(p) = progress.as_mut() {
+            p(probe.sent(), total);
+        }
+    }
+    Ok(())
+}
+
+/// Takes what one wait on the socket brought: a reply (a fresh one counted in the interval
+/// and passed to `replies`, with the clock's origin `origin_unix_ns`), an error report, or
+/// nothing.
+fn take_received(
+    probe: &mut Probe,
+    got: io::Result<Option<Received>>,
+    ticker: Option<&mut Ticker>,
+    replies: &mut Option<OnReply<'_>>,
+    origin_unix_ns: i128,
+) -> Result<(), crate::Error> {
+    match got {
+        Ok(None) => {}
+        Ok(Some(Received::Reply {
+            at,
+            seq,
+            stamp,
+            turnaround,
+            length,
+            server_rx_unix_ns,
+            server_count,
+        })) => {
+            let kind = probe.handle_reply_of_length(at, seq, stamp, turnaround, length);
+            if let crate::probe::ReplyKind::Fresh { rtt, .. } = kind {
+                if let Some(rx) = server_rx_unix_ns {
+                    probe.note_server_receive(seq, rx, server_count);
+                }
+                if let Some(t) = ticker {
+                    t.reply(rtt);
+                }
+                if let (Some(f), Some(v)) = (replies.as_mut(), probe.volleys().get(seq as usize)) {
+                    f(v, origin_unix_ns);
+                }
+            }
+        }
+        Ok(Some(Received::Unauthenticated)) => probe.counters_mut().unauthenticated += 1,
+        Ok(Some(Received::IcmpError)) => probe.counters_mut().icmp_errors += 1,
+        Ok(Some(Received::Other)) => {}
+        Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
+            probe.counters_mut().icmp_errors += 1;
+        }
+        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+        Err(e) => return Err(crate::Error::Io("receive", e)),
+    }
+    Ok(())
 }

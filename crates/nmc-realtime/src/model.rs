@@ -130,155 +130,256 @@ pub fn run_test(
 ) -> TestResult {
     let start = p.test.warmup_ns;
     let end = start + p.test.duration_ns;
-    let mut cpu = Cpu::new(&p.host, end + 60_000_000_000, host_rng);
-    let fill_ns =
-        ((buffer_bits as u128 * 1_000_000_000 + rate_bps as u128 / 2) / rate_bps as u128) as u64;
-    let xfer_ns = (buffer_bits as u128 * 1_000_000_000 / p.sel.link_bps as u128) as u64;
-    let n_sel = p.sel.buffers as usize;
-    let poll = p.sel.poll_ns;
+    let cpu = Cpu::new(&p.host, end + 60_000_000_000, host_rng);
+    let mut test = Test::new(p, set, rate_bps, buffer_bits, cpu, net_rng);
+    test.sel_free[0] = false;
+    test.push(start + test.fill_ns, Ev::FillDone(0));
 
-    let mut q: BinaryHeap<Reverse<(u64, u64, Ev)>> = BinaryHeap::new();
-    let mut seq = 0u64;
-    let mut push = |q: &mut BinaryHeap<Reverse<(u64, u64, Ev)>>, t: u64, e: Ev| {
-        seq += 1;
-        q.push(Reverse((t, seq, e)));
-    };
-
-    let mut sel_free = vec![true; n_sel];
-    let mut waiting: Option<(usize, u64)> = None;
-    let mut pending: VecDeque<usize> = VecDeque::new();
-    let mut transfer_busy = false;
-    let mut user_used = 0u32;
-    let mut user_queue: VecDeque<u64> = VecDeque::new();
-    let mut ncp_queued = 0u64;
-    let mut ncp_space = 0u64;
-    let mut in_flight: VecDeque<u64> = VecDeque::new();
-    let mut sending = false;
-    let mut allocation = p.ncp.allocation_bits;
-    let mut last_rfnm: Option<u64> = None;
-    let mut sent = 0u64;
-    let mut gaps = GapTable::default();
-    let mut messages = 0u64;
-    let mut message_bits = 0u64;
-
-    sel_free[0] = false;
-    push(&mut q, start + fill_ns, Ev::FillDone(0));
-
-    while let Some(Reverse((t, _, ev))) = q.pop() {
+    while let Some(Reverse((t, _, ev))) = test.q.pop() {
         if t > end {
             break;
         }
         match ev {
-            Ev::FillDone(i) => {
-                sent += 1;
-                pending.push_back(i);
-                let j = (i + 1) % n_sel;
-                if sel_free[j] {
-                    sel_free[j] = false;
-                    push(&mut q, t + fill_ns, Ev::FillDone(j));
-                } else {
-                    waiting = Some((j, t));
-                }
-            }
-            Ev::TransferDone(i) => {
-                transfer_busy = false;
-                sel_free[i] = true;
-                user_queue.push_back(buffer_bits);
-                if let Some((w, g0)) = waiting
-                    && w == i
-                {
-                    waiting = None;
-                    let steps = (t - g0).div_ceil(poll);
-                    let resume = g0 + steps * poll;
-                    if steps > 0 {
-                        gaps.push(steps * poll);
-                    }
-                    sel_free[i] = false;
-                    push(&mut q, resume + fill_ns, Ev::FillDone(i));
-                }
-            }
-            Ev::SendDone(bits) => {
-                sending = false;
-                let times = set.times(bits);
-                let cold = in_flight.is_empty()
-                    && last_rfnm.is_none_or(|r| t.saturating_sub(r) > times.giveback_after_ns);
-                let (deliver, rfnm) = if cold {
-                    times.cold
-                } else {
-                    times.warm[net_rng.uniform_inclusive(0, times.warm.len() as u64 - 1) as usize]
-                };
-                let back = set.reverse.warm
-                    [net_rng.uniform_inclusive(0, set.reverse.warm.len() as u64 - 1) as usize]
-                    .0;
-                in_flight.push_back(bits);
-                messages += 1;
-                message_bits += bits;
-                push(&mut q, t + rfnm, Ev::Rfnm(bits));
-                push(
-                    &mut q,
-                    t + deliver + p.ncp.ucla_response_ns + back,
-                    Ev::AllocArrive(bits),
-                );
-            }
+            Ev::FillDone(i) => test.fill_done(t, i),
+            Ev::TransferDone(i) => test.transfer_done(t, i),
+            Ev::SendDone(bits) => test.send_done(t, bits),
             Ev::Rfnm(bits) => {
-                let done = cpu.serve(t, p.host.rfnm_cpu_ns);
-                push(&mut q, done, Ev::RfnmDone(bits));
+                let done = test.cpu.serve(t, p.host.rfnm_cpu_ns);
+                test.push(done, Ev::RfnmDone(bits));
             }
             Ev::RfnmDone(bits) => {
-                in_flight.pop_front();
-                ncp_space -= bits;
-                last_rfnm = Some(t);
+                test.in_flight.pop_front();
+                test.ncp_space -= bits;
+                test.last_rfnm = Some(t);
             }
             Ev::AllocArrive(bits) => {
-                let done = cpu.serve(t, p.host.rfnm_cpu_ns);
-                push(&mut q, done, Ev::AllocDone(bits));
+                let done = test.cpu.serve(t, p.host.rfnm_cpu_ns);
+                test.push(done, Ev::AllocDone(bits));
             }
-            Ev::AllocDone(bits) => allocation += bits,
+            Ev::AllocDone(bits) => test.allocation += bits,
         }
         // Whatever can move now, moves: 360 buffers into the NCP, the SEL's next transfer, the
         // NCP's next message.
-        while let Some(&b) = user_queue.front() {
-            if ncp_space + b > p.ncp.send_buffer_bits.max(buffer_bits) {
-                break;
-            }
-            user_queue.pop_front();
-            user_used -= 1;
-            ncp_queued += b;
-            ncp_space += b;
-        }
-        if !transfer_busy
-            && user_used < p.host.user_buffers
-            && let Some(i) = pending.pop_front()
-        {
-            transfer_busy = true;
-            user_used += 1;
-            let done = cpu.serve(t, p.host.attention_cpu_ns);
-            push(&mut q, done + xfer_ns, Ev::TransferDone(i));
-        }
-        if !sending && (in_flight.len() as u32) < p.ncp.messages_per_link && ncp_queued > 0 {
-            let bits = ncp_queued.min(set.max_data_bits).min(allocation);
-            if bits > 0 {
-                sending = true;
-                ncp_queued -= bits;
-                allocation -= bits;
-                let done = cpu.serve(t, p.host.send_cpu_ns);
-                push(&mut q, done, Ev::SendDone(bits));
-            }
-        }
+        test.fill_send_buffer();
+        test.start_transfer(t);
+        test.send_message(t);
     }
-    if let Some((_, g0)) = waiting
+    if let Some((_, g0)) = test.waiting
         && g0 < end
     {
-        gaps.push((end - g0).div_ceil(poll) * poll);
+        test.gaps.push((end - g0).div_ceil(test.poll) * test.poll);
     }
     TestResult {
         rate_bps,
         buffer_bits,
-        buffers_sent: sent,
-        gaps,
-        messages,
-        mean_message_bits: message_bits as f64 / messages.max(1) as f64,
-        host_utilisation: cpu.utilisation(start, end),
+        buffers_sent: test.sent,
+        gaps: test.gaps,
+        messages: test.messages,
+        mean_message_bits: test.message_bits as f64 / test.messages.max(1) as f64,
+        host_utilisation: test.cpu.utilisation(start, end),
+    }
+}
+
+/// One test's state along the path: the event queue, the SEL's buffers, the 360's, the NCP's
+/// send buffer and connection, and the counts.
+struct Test<'a> {
+    p: &'a Params,
+    set: &'a SubnetSet,
+    cpu: Cpu,
+    net_rng: &'a mut Stream,
+    buffer_bits: u64,
+    /// One buffer's fill time at the rate, ns.
+    fill_ns: u64,
+    /// One buffer's transfer time over the SEL's link, ns.
+    xfer_ns: u64,
+    n_sel: usize,
+    poll: u64,
+    q: BinaryHeap<Reverse<(u64, u64, Ev)>>,
+    seq: u64,
+    sel_free: Vec<bool>,
+    /// The SEL buffer the converter waits for, and since when: a gap.
+    waiting: Option<(usize, u64)>,
+    /// Full SEL buffers waiting for their transfer.
+    pending: VecDeque<usize>,
+    transfer_busy: bool,
+    /// The 360's buffers for the SEL's data in use.
+    user_used: u32,
+    user_queue: VecDeque<u64>,
+    ncp_queued: u64,
+    ncp_space: u64,
+    in_flight: VecDeque<u64>,
+    sending: bool,
+    allocation: u64,
+    last_rfnm: Option<u64>,
+    sent: u64,
+    gaps: GapTable,
+    messages: u64,
+    message_bits: u64,
+}
+
+impl<'a> Test<'a> {
+    /// A test at `rate_bps` in `buffer_bits` buffers, before its first event.
+    fn new(
+        p: &'a Params,
+        set: &'a SubnetSet,
+        rate_bps: u64,
+        buffer_bits: u64,
+        cpu: Cpu,
+        net_rng: &'a mut Stream,
+    ) -> Test<'a> {
+        let fill_ns = ((buffer_bits as u128 * 1_000_000_000 + rate_bps as u128 / 2)
+            / rate_bps as u128) as u64;
+        let xfer_ns = (buffer_bits as u128 * 1_000_000_000 / p.sel.link_bps as u128) as u64;
+        let n_sel = p.sel.buffers as usize;
+        Test {
+            p,
+            set,
+            cpu,
+            net_rng,
+            buffer_bits,
+            fill_ns,
+            xfer_ns,
+            n_sel,
+            poll: p.sel.poll_ns,
+            q: BinaryHeap::new(),
+            seq: 0,
+            sel_free: vec![true; n_sel],
+            waiting: None,
+            pending: VecDeque::new(),
+            transfer_busy: false,
+            user_used: 0,
+            user_queue: VecDeque::new(),
+            ncp_queued: 0,
+            ncp_space: 0,
+            in_flight: VecDeque::new(),
+            sending: false,
+            allocation: p.ncp.allocation_bits,
+            last_rfnm: None,
+            sent: 0,
+            gaps: GapTable::default(),
+            messages: 0,
+            message_bits: 0,
+        }
+    }
+
+    /// Schedules `e` at `t` (events at one time in the order scheduled).
+    fn push(&mut self, t: u64, e: Ev) {
+        self.seq += 1;
+        self.q.push(Reverse((t, self.seq, e)));
+    }
+
+    /// SEL buffer `i` is full at `t`: its write waits for the link, and the converter turns
+    /// to the next buffer, or waits for it (a gap starts).
+    fn fill_done(&mut self, t: u64, i: usize) {
+        self.sent += 1;
+        self.pending.push_back(i);
+        let j = (i + 1) % self.n_sel;
+        if self.sel_free[j] {
+            self.sel_free[j] = false;
+            self.push(t + self.fill_ns, Ev::FillDone(j));
+        } else {
+            self.waiting = Some((j, t));
+        }
+    }
+
+    /// SEL buffer `i`'s transfer to the 360 ends at `t`: the buffer is free, and a gap waiting
+    /// for it ends at the SEL's next poll step.
+    fn transfer_done(&mut self, t: u64, i: usize) {
+        self.transfer_busy = false;
+        self.sel_free[i] = true;
+        self.user_queue.push_back(self.buffer_bits);
+        if let Some((w, g0)) = self.waiting
+            && w == i
+        {
+            self.waiting = None;
+            let steps = (t - g0).div_ceil(self.poll);
+            let resume = g0 + steps * self.poll;
+            if steps > 0 {
+                self.gaps.push(steps * self.poll);
+            }
+            self.sel_free[i] = false;
+            self.push(resume + self.fill_ns, Ev::FillDone(i));
+        }
+    }
+
+    /// The NCP's message of `bits` leaves at `t`: its RFNM and the ALL that answers it, timed
+    /// by the subnet (cold when the link has been idle past the giveback time).
+    fn send_done(&mut self, t: u64, bits: u64) {
+        self.sending = false;
+        let set = self.set;
+        let times = set.times(bits);
+        let cold = self.in_flight.is_empty()
+            && self
+                .last_rfnm
+                .is_none_or(|r| t.saturating_sub(r) > times.giveback_after_ns);
+        let (deliver, rfnm) = if cold {
+            times.cold
+        } else {
+            times.warm[self
+                .net_rng
+                .uniform_inclusive(0, times.warm.len() as u64 - 1) as usize]
+        };
+        let back = set.reverse.warm[self
+            .net_rng
+            .uniform_inclusive(0, set.reverse.warm.len() as u64 - 1)
+            as usize]
+            .0;
+        self.in_flight.push_back(bits);
+        self.messages += 1;
+        self.message_bits += bits;
+        self.push(t + rfnm, Ev::Rfnm(bits));
+        self.push(
+            t + deliver + self.p.ncp.ucla_response_ns + back,
+            Ev::AllocArrive(bits),
+        );
+    }
+
+    /// The 360's buffers move into the NCP's send buffer while it has room.
+    fn fill_send_buffer(&mut self) {
+        while let Some(&b) = self.user_queue.front() {
+            if self.ncp_space + b > self.p.ncp.send_buffer_bits.max(self.buffer_bits) {
+                break;
+            }
+            self.user_queue.pop_front();
+            self.user_used -= 1;
+            self.ncp_queued += b;
+            self.ncp_space += b;
+        }
+    }
+
+    /// The SEL's next full buffer crosses to the 360 when the link and a 360 buffer are free
+    /// (after the network job answers the attention interrupt).
+    fn start_transfer(&mut self, t: u64) {
+        if !self.transfer_busy
+            && self.user_used < self.p.host.user_buffers
+            && let Some(i) = self.pending.pop_front()
+        {
+            self.transfer_busy = true;
+            self.user_used += 1;
+            let done = self.cpu.serve(t, self.p.host.attention_cpu_ns);
+            self.push(done + self.xfer_ns, Ev::TransferDone(i));
+        }
+    }
+
+    /// The NCP sends everything waiting as one message (up to the largest message and the
+    /// allocation) when the link has room for another message unanswered.
+    fn send_message(&mut self, t: u64) {
+        if !self.sending
+            && (self.in_flight.len() as u32) < self.p.ncp.messages_per_link
+            && self.ncp_queued > 0
+        {
+            let bits = self
+                .ncp_queued
+                .min(self.set.max_data_bits)
+                .min(self.allocation);
+            if bits > 0 {
+                self.sending = true;
+                self.ncp_queued -= bits;
+                self.allocation -= bits;
+                let done = self.cpu.serve(t, self.p.host.send_cpu_ns);
+                self.push(done, Ev::SendDone(bits));
+            }
+        }
     }
 }
 

@@ -859,6 +859,22 @@ impl Rfc889Arpanet {
     /// [`CALIBRATION_FIT`] and scores every other row under it.
     fn calibration_1983(ctx: &mut Context, rows: &[Row]) -> Result<()> {
         let seed = ctx.seed;
+        let (fitted, steps) = Self::fit_1983(rows, seed)?;
+        ctx.progress(0.95);
+        let cells = rows
+            .par_iter()
+            .map(|r| calibrated_cells(r, fitted, seed))
+            .collect::<Result<Vec<Cells>>>()?;
+        Self::score_1983(ctx, rows, &cells, fitted);
+        ctx.csv("calibration_1983", &steps)?;
+        ctx.note(Self::note_1983(rows, &cells, fitted));
+        Ok(())
+    }
+
+    /// The 1983 calibration's fit: the line latency, in whole ms, whose summed error of the
+    /// single-packet delay at 40 octets over the [`CALIBRATION_FIT`] rows is nearest zero, and
+    /// every latency tried, in order, the fitted one marked.
+    fn fit_1983(rows: &[Row], seed: u64) -> Result<(u64, Vec<CalibrationStep>)> {
         let fit_rows: Vec<&Row> = CALIBRATION_FIT
             .iter()
             .map(|id| {
@@ -916,21 +932,22 @@ impl Rfc889Arpanet {
                 hi
             }
         };
-        ctx.progress(0.95);
         steps.sort_by_key(|s| s.line_delay_ms);
         for s in &mut steps {
             s.fitted = s.line_delay_ms == fitted;
         }
-        let cells = rows
-            .par_iter()
-            .map(|r| calibrated_cells(r, fitted, seed))
-            .collect::<Result<Vec<Cells>>>()?;
+        Ok((fitted, steps))
+    }
+
+    /// Every row's cells under the fitted latency: a fit row's 40-octet delay in sample, every
+    /// other row's split and six cells out of sample, calibrated.
+    fn score_1983(ctx: &mut Context, rows: &[Row], cells: &[Cells], fitted: u64) {
         let why = format!(
             "calibrated on R889-2 {} single delay 40B: a fixed {fitted} ms each way on every \
              subnet line (topology.line_delay), fitted on those rows alone",
             CALIBRATION_FIT.join(", ")
         );
-        for (r, c) in rows.iter().zip(&cells) {
+        for (r, c) in rows.iter().zip(cells) {
             let fit = CALIBRATION_FIT.contains(&r.id);
             if fit {
                 super::rfc889_delay_cell(
@@ -970,7 +987,11 @@ impl Rfc889Arpanet {
                 row.calibrated(&why);
             });
         }
-        ctx.csv("calibration_1983", &steps)?;
+    }
+
+    /// The report's note on the 1983 calibration: the fitted value, the rows it was fitted
+    /// and tested on, and each row's delays under it.
+    fn note_1983(rows: &[Row], cells: &[Cells], fitted: u64) -> String {
         let tested: Vec<&str> = rows
             .iter()
             .map(|r| r.id)
@@ -978,7 +999,7 @@ impl Rfc889Arpanet {
             .collect();
         let table: String = rows
             .iter()
-            .zip(&cells)
+            .zip(cells)
             .map(|(r, c)| {
                 format!(
                     "{:<7} {:>6.0} {:>6.0} ms  (RFC 889 {:>5.0}){}\n",
@@ -994,7 +1015,7 @@ impl Rfc889Arpanet {
                 )
             })
             .collect();
-        ctx.note(format!(
+        format!(
             "**The 1983 calibration (issue 56).** Fitted value: **{fitted} ms each way on every \
              subnet line** (`topology.line_delay`), fitted on the single-packet delay at 40 octets \
              of {} (the rows on the ARPANET itself ranked by hops, every other one, chosen before \
@@ -1006,8 +1027,7 @@ impl Rfc889Arpanet {
              256 (ours):\n\n```\n{table}```",
             CALIBRATION_FIT.join(", "),
             tested.join(", "),
-        ));
-        Ok(())
+        )
     }
 
     /// High against low traffic: the differences between the paired rows; returns them as

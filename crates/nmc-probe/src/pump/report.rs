@@ -214,11 +214,27 @@ impl PumpSummary {
 
     /// The text report with throughputs in `rate`'s format (`nmc pump --format`).
     pub fn text_in(&self, rate: nmc_sim::RateFormat) -> String {
-        let show = |bps: f64| rate.show(bps);
         let mut s = String::new();
+        self.heading(&mut s);
+        self.counts(&mut s, rate);
+        self.throughput_lines(&mut s, rate);
+        self.window_lines(&mut s, rate);
+        self.tcp_line(&mut s);
+        let _ = writeln!(
+            s,
+            "  autocorrelation of successive round trips: significant (|r| > {:.3}) at lags {}",
+            self.autocorrelation_band,
+            self.lags_shown()
+        );
+        self.receiver_line(&mut s, rate);
+        s
+    }
+
+    /// The report's first line: the tool, the target, the messages and how long they were
+    /// offered.
+    fn heading(&self, s: &mut String) {
         let r = &self.run;
         let c = &r.config;
-        let k = &r.counters;
         let _ = writeln!(
             s,
             "{}{} {} over {}: {} messages of {} bytes, at most {} outstanding, {}{}",
@@ -248,6 +264,13 @@ impl PumpSummary {
                 ""
             }
         );
+    }
+
+    /// The timer, the messages answered and the protocol's counters, and the warm-up said
+    /// apart.
+    fn counts(&self, s: &mut String, rate: nmc_sim::RateFormat) {
+        let r = &self.run;
+        let k = &r.counters;
         let _ = writeln!(s, "  {}", r.timer);
         let _ = writeln!(
             s,
@@ -266,9 +289,14 @@ impl PumpSummary {
                 "  warm-up (--omit {:.3}s, left out of the figures below): {} messages answered, {}",
                 o.seconds,
                 o.answered,
-                show(o.throughput_bps)
+                rate.show(o.throughput_bps)
             );
         }
+    }
+
+    /// The throughput over the run and at its best, and the round trip's figures.
+    fn throughput_lines(&self, s: &mut String, rate: nmc_sim::RateFormat) {
+        let show = |bps: f64| rate.show(bps);
         let _ = writeln!(
             s,
             "  throughput over the run {}; best 150 consecutive messages {}",
@@ -283,6 +311,12 @@ impl PumpSummary {
                 rtt.mean_ms, rtt.sd_ms, rtt.min_ms, rtt.median_ms, rtt.p95_ms, rtt.max_ms
             );
         }
+    }
+
+    /// The window's limit on throughput, and (issue 75 §7) when it limits the run, the flags
+    /// that widen it.
+    fn window_lines(&self, s: &mut String, rate: nmc_sim::RateFormat) {
+        let c = &self.run.config;
         if let (Some(w), Some(wr), Some(b), Some(br)) = (
             self.window_limit_bps,
             self.throughput_over_window_limit,
@@ -295,9 +329,9 @@ impl PumpSummary {
                  with the least round trip {} ({:.1} %)",
                 c.outstanding,
                 c.size,
-                show(w),
+                rate.show(w),
                 100.0 * wr,
-                show(b),
+                rate.show(b),
                 100.0 * br
             );
         }
@@ -314,8 +348,11 @@ impl PumpSummary {
                 c.outstanding.saturating_mul(4)
             );
         }
-        if let Some(t) = &r.tcp {
-            // Issue 58 §4: the sending socket's own view, as iperf3 prints it.
+    }
+
+    /// Issue 58 §4: the sending socket's own view at the end, as iperf3 prints it (TCP only).
+    fn tcp_line(&self, s: &mut String) {
+        if let Some(t) = &self.run.tcp {
             let _ = writeln!(
                 s,
                 "  TCP at the end ({}, the kernel's): retransmitted segments {}  smoothed round trip {:.3} ms ± {:.3}  least {:.3} ms  congestion window {} × {} bytes",
@@ -332,44 +369,45 @@ impl PumpSummary {
                 t.mss_bytes
             );
         }
-        let _ = writeln!(
-            s,
-            "  autocorrelation of successive round trips: significant (|r| > {:.3}) at lags {}",
-            self.autocorrelation_band,
-            if self.significant_lags.is_empty() {
-                "none".to_string()
-            } else {
-                let shown: Vec<String> = self
-                    .significant_lags
-                    .iter()
-                    .take(SHOWN_LAGS)
-                    .map(|l| {
-                        let r = self.autocorrelation[l - 1].1;
-                        format!("{l} ({r:+.2})")
-                    })
-                    .collect();
-                let more = self.significant_lags.len().saturating_sub(SHOWN_LAGS);
-                if more > 0 {
-                    format!("{} and {more} more (summary.json)", shown.join(", "))
-                } else {
-                    shown.join(", ")
-                }
-            }
-        );
+    }
+
+    /// The significant lags of the round trips' autocorrelation, the first few with their r.
+    fn lags_shown(&self) -> String {
+        if self.significant_lags.is_empty() {
+            return "none".to_string();
+        }
+        let shown: Vec<String> = self
+            .significant_lags
+            .iter()
+            .take(SHOWN_LAGS)
+            .map(|l| {
+                let r = self.autocorrelation[l - 1].1;
+                format!("{l} ({r:+.2})")
+            })
+            .collect();
+        let more = self.significant_lags.len().saturating_sub(SHOWN_LAGS);
+        if more > 0 {
+            format!("{} and {more} more (summary.json)", shown.join(", "))
+        } else {
+            shown.join(", ")
+        }
+    }
+
+    /// `--reverse`: what this host received.
+    fn receiver_line(&self, s: &mut String, rate: nmc_sim::RateFormat) {
         if let Some(v) = &self.receiver {
             let _ = writeln!(
                 s,
                 "  received here: {} messages whole ({} within the run), {} at the receiver; in order {}, out of order {}, again {}, dropped {}",
                 v.messages,
                 v.messages_in_run,
-                show(v.throughput_bps),
+                rate.show(v.throughput_bps),
                 v.in_order,
                 v.out_of_order,
                 v.duplicates,
                 v.dropped
             );
         }
-        s
     }
 }
 

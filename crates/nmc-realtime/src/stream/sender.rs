@@ -809,6 +809,30 @@ impl Marks {
     /// Most intervals waiting for their answers; beyond, the oldest goes without.
     const MAX_PENDING: usize = 256;
 
+    /// Marks sent on `sock`, or in line with the buffers on the writer's `queue` when the
+    /// writer reads the answers and hands them over (`from_writer`, with --ack).
+    fn new(
+        sock: UdpSocket,
+        c: &StreamConfig,
+        from_writer: Option<mpsc::Receiver<wire::Marked>>,
+        queue: &mpsc::Sender<u64>,
+    ) -> Marks {
+        Marks {
+            sock,
+            via_writer: from_writer.as_ref().map(|_| queue.clone()),
+            key: c.key.clone(),
+            from_writer,
+            next: 0,
+            pending: Default::default(),
+            answers: Vec::new(),
+            last: None,
+            wait: c.ack_timeout,
+            heard: false,
+            silent: false,
+            warm: None,
+        }
+    }
+
     fn send(&mut self, iv: StreamInterval, now: Instant) {
         match &self.via_writer {
             Some(q) => {
@@ -1182,7 +1206,6 @@ fn run_with(
     peer_stop: Option<Arc<AtomicBool>>,
     tab: Option<Tab>,
 ) -> Result<StreamRun, StreamError> {
-    let (tx, rx) = mpsc::channel::<u64>();
     let (done_tx, done_rx) = mpsc::channel::<Done>();
     let local = match &conn {
         Conn::Tcp(s) => s.local_addr(),
@@ -1191,61 +1214,17 @@ fn run_with(
     }
     .ok()
     .map(|a| a.to_string());
-    // Over UDP the tally is asked on the same socket (the sink counts by source address).
-    let tally_sock = match &conn {
-        Conn::Udp(s) => s.try_clone().ok(),
-        Conn::Tcp(_) | Conn::Routed(_) => None,
-    };
-    // Issue 75 §1: a forward UDP run with interval lines marks each interval's end.
-    let mark_sock = match (&conn, every) {
-        (Conn::Udp(s), Some(_)) => s.try_clone().ok(),
-        _ => None,
-    };
-    let warm_sock = match &conn {
-        Conn::Udp(s) if !c.omit.is_zero() && !c.ack => s.try_clone().ok(),
-        _ => None,
-    };
-    // Issue 75 §1: a forward TCP run with interval lines asks the sink for its lines by its
-    // clock, in its first frame; they come back on the connection.
-    let pace = match (&conn, every, &peer_stop, &tab) {
-        (Conn::Tcp(s), Some(e), None, None) => s.try_clone().ok().filter(|mut t| {
-            t.write_all(&wire::pace(u64::try_from(e.as_nanos()).unwrap_or(u64::MAX)))
-                .is_ok()
-        }),
-        _ => None,
-    };
-    let (bin_tx, bin_rx) = mpsc::channel::<wire::Binned>();
-    let bins_ending = Arc::new(AtomicBool::new(false));
+    let socks = SideSockets::of(&conn, c, every, peer_stop.is_none() && tab.is_none());
     let mut w = Writer::new(conn, c.clone(), peer_stop, tab);
-    // With acknowledgements the writer reads the connection; without, a thread of its own.
-    let bin_reader = match &pace {
-        Some(_) if c.ack => {
-            w.binned = Some(bin_tx.clone());
-            None
-        }
-        Some(t) => t.try_clone().ok().map(|t| {
-            let (tx, ending) = (bin_tx.clone(), bins_ending.clone());
-            std::thread::spawn(move || read_bins(t, &tx, &ending))
-        }),
-        None => None,
-    };
-    let from_writer = if mark_sock.is_some() && !w.inline() {
+    let sink = SinkLines::start(socks.pace, c.ack, &mut w);
+    let from_writer = if socks.mark.is_some() && !w.inline() {
         let (tx, rx) = mpsc::channel();
         w.marked = Some(tx);
         Some(rx)
     } else {
         None
     };
-    // UDP without acknowledgements is written here; anything that waits, on a thread of its
-    // own (RFC 508's channel program beside the filling process).
-    let (mut inline, writer_thread) = if w.inline() {
-        (Some((w, done_tx)), None)
-    } else {
-        (
-            None,
-            Some(std::thread::spawn(move || writer(w, rx, done_tx))),
-        )
-    };
+    let mut handoff = Handoff::start(w, done_tx);
 
     let started = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -1253,308 +1232,556 @@ fn run_with(
     let secs = started.as_secs();
     let time_of_day = format!("{}:{:02}", (secs % 86_400) / 3600, (secs % 3600) / 60);
     let t0 = Instant::now();
-    let end = t0 + c.omit + c.duration;
-    // Issue 75 §2: the warm-up's buffers, by number; what they saw is counted apart.
-    let warm = c.warm_up_buffers();
-    let (mut warm_done, mut warm_lost, mut warm_gaps) = (0u64, 0u64, 0u64);
-    let fill = c.fill();
-    let mut completed = Completions::new(c.records);
-    let mut records: Vec<BufferRecord> = Vec::new();
-    // Without records (issue 58 §6) the gap table keeps running figures, not each gap.
-    let mut gaps = if c.records {
-        GapTable::default()
-    } else {
-        GapTable::running()
-    };
-    let mut partial = None;
-    let mut acks_lost = 0;
-    let mut refused: Option<(Instant, std::io::Error)> = None;
-    let since = |t: Instant| t.duration_since(t0).as_secs_f64();
-    let mut drain = |completed: &mut Completions, block: Option<Duration>| -> Option<String> {
-        let mut first = true;
-        loop {
-            let m = match (first, block) {
-                (true, Some(d)) => done_rx.recv_timeout(d).ok(),
-                _ => done_rx.try_recv().ok(),
-            };
-            first = false;
-            match m {
-                Some(Done::Ok(seq, at, lost)) => {
-                    if seq < warm {
-                        warm_done += 1;
-                        warm_lost += lost as u64;
-                    } else {
-                        acks_lost += lost as u64;
-                    }
-                    completed.complete(seq, at);
-                }
-                Some(Done::Failed(why)) => return Some(why),
-                Some(Done::Refused(why, at, e)) => {
-                    refused = Some((at, e));
-                    return Some(why);
-                }
-                None => return None,
-            }
-        }
-    };
+    let mut run = Filling::new(c, t0, done_rx, Intervals::new(t0, every, c.buffer_bits));
     // The filling process sleeps to each buffer's deadline: Linux lets a thread's sleep run
     // past its end by its timer slack (50 µs unless set), longer than a buffer takes to fill
     // at 100 Mbit/s in 252-byte buffers; 1 µs here (issue 58 §5).
     fine_timer_slack();
-    let mut fill_start = t0;
-    let mut seq = 0u64;
-    let mut iv = Intervals::new(t0, every, c.buffer_bits);
-    iv.omit = c.omit;
-    iv.marks = mark_sock.map(|sock| Marks {
-        sock,
-        via_writer: from_writer.as_ref().map(|_| tx.clone()),
-        key: c.key.clone(),
-        from_writer,
-        next: 0,
-        pending: Default::default(),
-        answers: Vec::new(),
-        last: None,
-        wait: c.ack_timeout,
-        heard: false,
-        silent: false,
-        warm: None,
-    });
-    'run: loop {
-        let deadline = fill_start + fill;
-        // The run ends at its duration whatever the schedule (issue 74 §2): a bulk source that
-        // fell behind its rate does not go on sending the buffers it owes past the end.
-        if deadline > end || Instant::now() >= end {
-            break;
-        }
-        loop {
-            let now = Instant::now();
-            if stopped() {
-                partial = Some(STOPPED.to_string());
-                break 'run;
-            }
-            iv.close(now, false, report);
-            if deadline <= now {
-                break;
-            }
-            std::thread::sleep((deadline - now).min(STOP_POLL));
-        }
-        iv.buffers += 1;
-        completed.sent();
-        if c.records {
-            records.push(BufferRecord {
-                seq,
-                filled_s: since(deadline),
-                completed_s: None,
-                gap_ms: None,
-            });
-        }
-        let handed = match &mut inline {
-            Some((w, done)) => done.send(w.write(seq)).is_ok(),
-            None => tx.send(seq).is_ok(),
-        };
-        if !handed {
-            // The writer has gone: its last message says why.
-            partial = Some(
-                drain(&mut completed, Some(Duration::from_millis(100)))
-                    .unwrap_or_else(|| "the writer stopped".to_string()),
-            );
-            break;
-        }
-        // The warm-up's last buffer is out: its mark follows it (UDP without acknowledgements,
-        // whose sink's tally is split there).
-        if seq + 1 == warm
-            && let Some(w) = &warm_sock
-        {
-            send_mark(w, WARM_UP_MARK, c.key.as_ref());
-        }
-        if let Some(why) = drain(&mut completed, None) {
-            partial = Some(why);
-            break;
-        }
-        fill_start = deadline;
-        // A bulk source keeps its schedule whatever the writes did: no double buffer, no gap.
-        if seq >= 1 && !c.bulk {
-            let prev = seq as usize - 1;
-            match completed.at(prev as u64) {
-                Some(at) if at <= deadline => {}
-                _ => loop {
-                    if let Some(at) = completed.at(prev as u64) {
-                        let gap = at.saturating_duration_since(deadline);
-                        if !gap.is_zero() {
-                            if seq < warm {
-                                warm_gaps += 1;
-                            } else {
-                                gaps.push(gap.as_nanos() as u64);
-                            }
-                            if let Some(r) = records.get_mut(seq as usize) {
-                                r.gap_ms = Some(gap.as_secs_f64() * 1e3);
-                            }
-                            iv.gap(gap);
-                        }
-                        fill_start = Instant::now().max(deadline);
-                        break;
-                    }
-                    if Instant::now() >= end {
-                        let gap = end.saturating_duration_since(deadline);
-                        if seq < warm {
-                            warm_gaps += 1;
-                        } else {
-                            gaps.push(gap.as_nanos() as u64);
-                        }
-                        if let Some(r) = records.get_mut(seq as usize) {
-                            r.gap_ms = Some(gap.as_secs_f64() * 1e3);
-                        }
-                        iv.gap(gap);
-                        break 'run;
-                    }
-                    if let Some(why) = drain(&mut completed, Some(Duration::from_millis(1))) {
-                        partial = Some(why);
-                        break 'run;
-                    }
-                    iv.close(Instant::now(), false, report);
-                    if stopped() {
-                        partial = Some(STOPPED.to_string());
-                        break 'run;
-                    }
-                },
-            }
-        }
-        seq += 1;
-    }
-    let stopped_at = Instant::now().min(end);
-    iv.close(stopped_at, true, report);
+    run.iv.omit = c.omit;
+    run.iv.marks = socks
+        .mark
+        .map(|sock| Marks::new(sock, c, from_writer, &handoff.tx));
+    run.fill_buffers(&mut handoff, socks.warm.as_ref(), stopped, report);
+    let stopped_at = Instant::now().min(run.end);
+    run.iv.close(stopped_at, true, report);
     // The writer's queue closes with the last mark on it.
-    if let Some(m) = iv.marks.as_mut() {
+    if let Some(m) = run.iv.marks.as_mut() {
         m.via_writer = None;
     }
-    drop(tx);
-    drop(inline);
-    // The writer ends when its queue does; only then is every buffer sent.
-    if let Some(t) = writer_thread {
-        let _ = t.join();
-    }
-    // The sink's last line comes once it sees the stream end (issue 75 §1): this host's
-    // write side closes, the sink answers and closes, and the reader ends.
-    let receiver_intervals = match pace {
-        Some(t) => {
-            let _ = t.shutdown(std::net::Shutdown::Write);
-            bins_ending.store(true, Ordering::Relaxed);
-            match bin_reader {
-                Some(r) => {
-                    let _ = r.join();
-                }
-                None => {
-                    // The writer read acknowledgements and is gone: read the rest here.
-                    let _ = t.set_read_timeout(Some(c.ack_timeout));
-                    read_bins(t, &bin_tx, &bins_ending);
-                }
-            }
-            drop(bin_tx);
-            sink_lines(
-                bin_rx.try_iter(),
-                every.unwrap_or(Duration::MAX),
-                c.buffer_bits,
-                c.omit,
-                c.omit + c.duration,
-            )
-        }
-        None => Vec::new(),
-    };
+    handoff.close();
+    let receiver_intervals = sink.collect(c, every);
     // The receiver's side of the intervals still waiting for it (issue 75 §1).
-    iv.finish(report);
+    run.iv.finish(report);
     // Completions that came in by the end.
-    if partial.is_none()
-        && let Some(why) = drain(&mut completed, None)
+    if run.partial.is_none()
+        && let Some(why) = run.drain(None)
     {
-        partial = Some(why);
+        run.partial = Some(why);
     }
-    // An ICMP unreachable before the sink answered anything (no acknowledgement with --ack;
-    // without it, within --ack-timeout of the start, the round trip the first datagram's
-    // answer takes): no sink listens there, as a TCP stream's refused connection says (one
-    // line, no table of a run that never reached a sink), and no tally is asked of it. Later,
-    // it is a sink gone mid-run: a partial run.
-    if let Some((at, err)) = refused {
-        let unanswered = if c.ack {
-            // Every buffer completed so far timed out waiting (none was acknowledged).
-            completed.done <= acks_lost + warm_lost
-        } else {
-            at.duration_since(t0) <= c.ack_timeout
-        };
-        if unanswered {
-            return Err(StreamError::Connect {
-                addr: c.target.to_string(),
-                err,
-            });
-        }
-    }
-    if let Some(why @ (WANTS_SECRET | TURNED_AWAY)) = partial.as_deref() {
-        return Err(StreamError::Refused(why.into()));
-    }
+    run.refusal()?;
     // The sink's answer to the warm-up's mark, read by the interval lines or waiting here.
-    let warm_mark = match (&tally_sock, warm > 0 && !c.ack) {
-        (Some(s), true) => iv
+    let warm_mark = match (&socks.tally, run.warm > 0 && !c.ack) {
+        (Some(s), true) => run
+            .iv
             .marks
             .as_ref()
             .and_then(|m| m.warm)
             .or_else(|| warm_answer(s)),
         _ => None,
     };
-    let (mut sink_received, mut arrivals) = match tally_sock {
-        Some(s) => ask_tally(&s, c, completed.sent),
+    let (sink_received, arrivals) = match socks.tally {
+        Some(s) => ask_tally(&s, c, run.completed.sent),
         None => (None, None),
     };
-    for r in records.iter_mut() {
-        r.completed_s = completed.at(r.seq).map(since);
-    }
-    let warm_sent = completed.sent.min(warm);
-    // Issue 75 §2: the warm-up apart. Over UDP the sink's tally is split at the warm-up's
-    // mark (without it, the tally cannot be split and is not given); with --ack, the buffers
-    // acknowledged in it are the ones it received.
-    let mut warm_received = None;
-    if warm > 0 && c.transport == Transport::Udp {
-        warm_received = if c.ack {
-            Some(warm_done - warm_lost)
-        } else {
-            warm_mark.map(|m| m.received)
-        };
-        match (warm_received, sink_received) {
-            (Some(w), Some(got)) => sink_received = Some(got.saturating_sub(w)),
-            _ => sink_received = None,
-        }
-        if let (Some(m), Some(a)) = (warm_mark, arrivals.as_mut()) {
-            a.out_of_order = a.out_of_order.saturating_sub(m.out_of_order);
-        } else if !c.ack {
-            arrivals = None;
-        }
-    }
+    run.stamp_completions();
+    let warm_sent = run.completed.sent.min(run.warm);
+    let (warm_received, sink_received, arrivals) =
+        run.split_warm_up(warm_mark, sink_received, arrivals);
     let omitted = (!c.omit.is_zero()).then_some(Omitted {
         duration_s: c.omit.as_secs_f64(),
         buffers_sent: warm_sent,
-        gaps: warm_gaps,
+        gaps: run.warm_gaps,
         received: warm_received,
     });
     Ok(StreamRun {
         config: c.clone(),
         started_unix_s: secs,
         time_of_day,
-        buffers_sent: completed.sent - warm_sent,
-        buffers_completed: completed.done.saturating_sub(warm_done),
-        sent_s: if partial.is_some() {
-            (since(stopped_at) - c.omit.as_secs_f64()).max(0.0)
+        buffers_sent: run.completed.sent - warm_sent,
+        buffers_completed: run.completed.done.saturating_sub(run.warm_done),
+        sent_s: if run.partial.is_some() {
+            (run.since(stopped_at) - c.omit.as_secs_f64()).max(0.0)
         } else {
             c.duration.as_secs_f64()
         },
         omitted,
-        gaps,
-        acks_lost,
+        gaps: run.gaps,
+        acks_lost: run.acks_lost,
         sink_received,
         arrivals,
         local,
-        partial,
-        records,
+        partial: run.partial,
+        records: run.records,
         received: None,
         receiver_intervals,
     })
+}
+
+/// A run's other handles on its connection's socket, each for one exchange with the sink
+/// beside the buffers.
+struct SideSockets {
+    /// Over UDP the tally is asked on the same socket (the sink counts by source address).
+    tally: Option<UdpSocket>,
+    /// Issue 75 §1: a forward UDP run with interval lines marks each interval's end.
+    mark: Option<UdpSocket>,
+    /// UDP with a warm-up and no acknowledgements: the warm-up's mark.
+    warm: Option<UdpSocket>,
+    /// Issue 75 §1: a forward TCP run with interval lines, whose sink was asked for its lines
+    /// by its clock; they come back on the connection.
+    pace: Option<TcpStream>,
+}
+
+impl SideSockets {
+    /// Clones `conn`'s socket for each exchange the run has with the sink; a `forward` run
+    /// (a client's, not a sink's reverse run) over TCP with interval lines asks the sink for
+    /// its lines in its first frame.
+    fn of(conn: &Conn, c: &StreamConfig, every: Option<Duration>, forward: bool) -> SideSockets {
+        let tally = match conn {
+            Conn::Udp(s) => s.try_clone().ok(),
+            Conn::Tcp(_) | Conn::Routed(_) => None,
+        };
+        let mark = match (conn, every) {
+            (Conn::Udp(s), Some(_)) => s.try_clone().ok(),
+            _ => None,
+        };
+        let warm = match conn {
+            Conn::Udp(s) if !c.omit.is_zero() && !c.ack => s.try_clone().ok(),
+            _ => None,
+        };
+        let pace = match (conn, every, forward) {
+            (Conn::Tcp(s), Some(e), true) => s.try_clone().ok().filter(|mut t| {
+                t.write_all(&wire::pace(u64::try_from(e.as_nanos()).unwrap_or(u64::MAX)))
+                    .is_ok()
+            }),
+            _ => None,
+        };
+        SideSockets {
+            tally,
+            mark,
+            warm,
+            pace,
+        }
+    }
+}
+
+/// The sink's lines of a forward TCP run with interval lines (issue 75 §1), read from the
+/// connection as they come.
+struct SinkLines {
+    /// The connection they come on; `None` when the sink was not asked for them.
+    pace: Option<TcpStream>,
+    tx: mpsc::Sender<wire::Binned>,
+    rx: mpsc::Receiver<wire::Binned>,
+    /// Set at the run's end: a read that times out is then the last.
+    ending: Arc<AtomicBool>,
+    /// The thread that reads them, without acknowledgements.
+    reader: Option<std::thread::JoinHandle<()>>,
+}
+
+impl SinkLines {
+    /// Starts reading the sink's lines: with acknowledgements the writer `w` reads the
+    /// connection; without, a thread of its own.
+    fn start(pace: Option<TcpStream>, ack: bool, w: &mut Writer) -> SinkLines {
+        let (tx, rx) = mpsc::channel::<wire::Binned>();
+        let ending = Arc::new(AtomicBool::new(false));
+        let reader = match &pace {
+            Some(_) if ack => {
+                w.binned = Some(tx.clone());
+                None
+            }
+            Some(t) => t.try_clone().ok().map(|t| {
+                let (tx, ending) = (tx.clone(), ending.clone());
+                std::thread::spawn(move || read_bins(t, &tx, &ending))
+            }),
+            None => None,
+        };
+        SinkLines {
+            pace,
+            tx,
+            rx,
+            ending,
+            reader,
+        }
+    }
+
+    /// After the writer has ended: the sink's lines, its last among them. The last comes once
+    /// the sink sees the stream end (issue 75 §1): this host's write side closes, the sink
+    /// answers and closes, and the reader ends.
+    fn collect(
+        self,
+        c: &StreamConfig,
+        every: Option<Duration>,
+    ) -> Vec<super::reverse::ReceivedInterval> {
+        let Some(t) = self.pace else {
+            return Vec::new();
+        };
+        let _ = t.shutdown(std::net::Shutdown::Write);
+        self.ending.store(true, Ordering::Relaxed);
+        match self.reader {
+            Some(r) => {
+                let _ = r.join();
+            }
+            None => {
+                // The writer read acknowledgements and is gone: read the rest here.
+                let _ = t.set_read_timeout(Some(c.ack_timeout));
+                read_bins(t, &self.tx, &self.ending);
+            }
+        }
+        drop(self.tx);
+        sink_lines(
+            self.rx.try_iter(),
+            every.unwrap_or(Duration::MAX),
+            c.buffer_bits,
+            c.omit,
+            c.omit + c.duration,
+        )
+    }
+}
+
+/// How a filled buffer reaches the writer: UDP without acknowledgements is written on the
+/// filling thread; anything that waits, on a thread of its own (RFC 508's channel program
+/// beside the filling process), through a queue.
+struct Handoff {
+    /// The writer thread's queue.
+    tx: mpsc::Sender<u64>,
+    /// The writer and its reports, when buffers are written here.
+    inline: Option<(Writer, mpsc::Sender<Done>)>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Handoff {
+    /// Puts `w` to work, reporting each write on `done`.
+    fn start(w: Writer, done: mpsc::Sender<Done>) -> Handoff {
+        let (tx, rx) = mpsc::channel::<u64>();
+        let (inline, thread) = if w.inline() {
+            (Some((w, done)), None)
+        } else {
+            (None, Some(std::thread::spawn(move || writer(w, rx, done))))
+        };
+        Handoff { tx, inline, thread }
+    }
+
+    /// Hands buffer `seq` to the writer; false when the writer has gone.
+    fn hand(&mut self, seq: u64) -> bool {
+        match &mut self.inline {
+            Some((w, done)) => done.send(w.write(seq)).is_ok(),
+            None => self.tx.send(seq).is_ok(),
+        }
+    }
+
+    /// Closes the writer's queue and waits for the writer to end: only then is every buffer
+    /// sent.
+    fn close(self) {
+        drop(self.tx);
+        drop(self.inline);
+        if let Some(t) = self.thread {
+            let _ = t.join();
+        }
+    }
+}
+
+/// The filling process through a run (RFC 508 §IV's converter): its schedule, what the writer
+/// has reported, and the records, gaps and intervals so far.
+struct Filling<'a> {
+    c: &'a StreamConfig,
+    t0: Instant,
+    /// The run's end, after the warm-up and the duration.
+    end: Instant,
+    /// The schedule's step.
+    fill: Duration,
+    /// Issue 75 §2: the warm-up's buffers, by number; what they saw is counted apart.
+    warm: u64,
+    warm_done: u64,
+    warm_lost: u64,
+    warm_gaps: u64,
+    completed: Completions,
+    records: Vec<BufferRecord>,
+    gaps: GapTable,
+    /// Why the run stopped early, once it has.
+    partial: Option<String>,
+    acks_lost: u64,
+    /// A UDP datagram drew an ICMP unreachable: when, and the error.
+    refused: Option<(Instant, std::io::Error)>,
+    /// The writer's reports.
+    done: mpsc::Receiver<Done>,
+    iv: Intervals,
+}
+
+impl<'a> Filling<'a> {
+    /// A run of `c` starting at `t0`, before its first buffer.
+    fn new(
+        c: &'a StreamConfig,
+        t0: Instant,
+        done: mpsc::Receiver<Done>,
+        iv: Intervals,
+    ) -> Filling<'a> {
+        Filling {
+            c,
+            t0,
+            end: t0 + c.omit + c.duration,
+            fill: c.fill(),
+            warm: c.warm_up_buffers(),
+            warm_done: 0,
+            warm_lost: 0,
+            warm_gaps: 0,
+            completed: Completions::new(c.records),
+            records: Vec::new(),
+            // Without records (issue 58 §6) the gap table keeps running figures, not each gap.
+            gaps: if c.records {
+                GapTable::default()
+            } else {
+                GapTable::running()
+            },
+            partial: None,
+            acks_lost: 0,
+            refused: None,
+            done,
+            iv,
+        }
+    }
+
+    /// Seconds from the start to `t`.
+    fn since(&self, t: Instant) -> f64 {
+        t.duration_since(self.t0).as_secs_f64()
+    }
+
+    /// Takes the writer's reports: the first waited for up to `block` when given, the rest
+    /// that are in without waiting. Says why when a write failed.
+    fn drain(&mut self, block: Option<Duration>) -> Option<String> {
+        let mut first = true;
+        loop {
+            let m = match (first, block) {
+                (true, Some(d)) => self.done.recv_timeout(d).ok(),
+                _ => self.done.try_recv().ok(),
+            };
+            first = false;
+            match m {
+                Some(Done::Ok(seq, at, lost)) => {
+                    if seq < self.warm {
+                        self.warm_done += 1;
+                        self.warm_lost += lost as u64;
+                    } else {
+                        self.acks_lost += lost as u64;
+                    }
+                    self.completed.complete(seq, at);
+                }
+                Some(Done::Failed(why)) => return Some(why),
+                Some(Done::Refused(why, at, e)) => {
+                    self.refused = Some((at, e));
+                    return Some(why);
+                }
+                None => return None,
+            }
+        }
+    }
+
+    /// Fills buffers on the schedule and hands each to the writer until the run's end, a
+    /// failed write or `stopped`; `warm_sock` sends the warm-up's mark after its last buffer.
+    fn fill_buffers(
+        &mut self,
+        handoff: &mut Handoff,
+        warm_sock: Option<&UdpSocket>,
+        stopped: &dyn Fn() -> bool,
+        report: &mut dyn FnMut(StreamInterval),
+    ) {
+        let mut fill_start = self.t0;
+        let mut seq = 0u64;
+        loop {
+            let deadline = fill_start + self.fill;
+            // The run ends at its duration whatever the schedule (issue 74 §2): a bulk source
+            // that fell behind its rate does not go on sending the buffers it owes past the end.
+            if deadline > self.end || Instant::now() >= self.end {
+                return;
+            }
+            if !self.wait_for(deadline, stopped, report)
+                || !self.send_buffer(handoff, warm_sock, seq, deadline)
+            {
+                return;
+            }
+            fill_start = deadline;
+            // A bulk source keeps its schedule whatever the writes did: no double buffer, no
+            // gap.
+            if seq >= 1 && !self.c.bulk {
+                match self.await_previous(seq, deadline, stopped, report) {
+                    Some(start) => fill_start = start,
+                    None => return,
+                }
+            }
+            seq += 1;
+        }
+    }
+
+    /// Sleeps until buffer's `deadline`, closing the intervals that end meanwhile; false when
+    /// the run is `stopped` first.
+    fn wait_for(
+        &mut self,
+        deadline: Instant,
+        stopped: &dyn Fn() -> bool,
+        report: &mut dyn FnMut(StreamInterval),
+    ) -> bool {
+        loop {
+            let now = Instant::now();
+            if stopped() {
+                self.partial = Some(STOPPED.to_string());
+                return false;
+            }
+            self.iv.close(now, false, report);
+            if deadline <= now {
+                return true;
+            }
+            std::thread::sleep((deadline - now).min(STOP_POLL));
+        }
+    }
+
+    /// Buffer `seq`, full at `deadline`: counted, recorded and handed to the writer (and the
+    /// warm-up's mark after the warm-up's last); false when the writer has gone or a write
+    /// failed.
+    fn send_buffer(
+        &mut self,
+        handoff: &mut Handoff,
+        warm_sock: Option<&UdpSocket>,
+        seq: u64,
+        deadline: Instant,
+    ) -> bool {
+        self.iv.buffers += 1;
+        self.completed.sent();
+        if self.c.records {
+            self.records.push(BufferRecord {
+                seq,
+                filled_s: self.since(deadline),
+                completed_s: None,
+                gap_ms: None,
+            });
+        }
+        if !handoff.hand(seq) {
+            // The writer has gone: its last message says why.
+            self.partial = Some(
+                self.drain(Some(Duration::from_millis(100)))
+                    .unwrap_or_else(|| "the writer stopped".to_string()),
+            );
+            return false;
+        }
+        // The warm-up's last buffer is out: its mark follows it (UDP without acknowledgements,
+        // whose sink's tally is split there).
+        if seq + 1 == self.warm
+            && let Some(w) = warm_sock
+        {
+            send_mark(w, WARM_UP_MARK, self.c.key.as_ref());
+        }
+        if let Some(why) = self.drain(None) {
+            self.partial = Some(why);
+            return false;
+        }
+        true
+    }
+
+    /// The double buffer: buffer `seq`, full at `deadline`, waits for the write of `seq − 1`
+    /// to complete, and the wait past the deadline is a gap. The next buffer's fill start, or
+    /// `None` when the run ended while waiting (its end, a failed write, `stopped`).
+    fn await_previous(
+        &mut self,
+        seq: u64,
+        deadline: Instant,
+        stopped: &dyn Fn() -> bool,
+        report: &mut dyn FnMut(StreamInterval),
+    ) -> Option<Instant> {
+        let prev = seq - 1;
+        if let Some(at) = self.completed.at(prev)
+            && at <= deadline
+        {
+            return Some(deadline);
+        }
+        loop {
+            if let Some(at) = self.completed.at(prev) {
+                let gap = at.saturating_duration_since(deadline);
+                if !gap.is_zero() {
+                    self.count_gap(seq, gap);
+                }
+                return Some(Instant::now().max(deadline));
+            }
+            if Instant::now() >= self.end {
+                self.count_gap(seq, self.end.saturating_duration_since(deadline));
+                return None;
+            }
+            if let Some(why) = self.drain(Some(Duration::from_millis(1))) {
+                self.partial = Some(why);
+                return None;
+            }
+            self.iv.close(Instant::now(), false, report);
+            if stopped() {
+                self.partial = Some(STOPPED.to_string());
+                return None;
+            }
+        }
+    }
+
+    /// A gap after buffer `seq`'s deadline: in the gap table (or the warm-up's count), its
+    /// record and its interval.
+    fn count_gap(&mut self, seq: u64, gap: Duration) {
+        if seq < self.warm {
+            self.warm_gaps += 1;
+        } else {
+            self.gaps.push(gap.as_nanos() as u64);
+        }
+        if let Some(r) = self.records.get_mut(seq as usize) {
+            r.gap_ms = Some(gap.as_secs_f64() * 1e3);
+        }
+        self.iv.gap(gap);
+    }
+
+    /// A run the sink refused, an error: an ICMP unreachable before the sink answered anything
+    /// (no acknowledgement with --ack; without it, within --ack-timeout of the start, the round
+    /// trip the first datagram's answer takes) says no sink listens there, as a TCP stream's
+    /// refused connection says (one line, no table of a run that never reached a sink), and no
+    /// tally is asked of it; later, it is a sink gone mid-run: a partial run. A TCP sink that
+    /// wanted a secret or turned the connection away refused it too.
+    fn refusal(&mut self) -> Result<(), StreamError> {
+        if let Some((at, err)) = self.refused.take() {
+            let unanswered = if self.c.ack {
+                // Every buffer completed so far timed out waiting (none was acknowledged).
+                self.completed.done <= self.acks_lost + self.warm_lost
+            } else {
+                at.duration_since(self.t0) <= self.c.ack_timeout
+            };
+            if unanswered {
+                return Err(StreamError::Connect {
+                    addr: self.c.target.to_string(),
+                    err,
+                });
+            }
+        }
+        if let Some(why @ (WANTS_SECRET | TURNED_AWAY)) = self.partial.as_deref() {
+            return Err(StreamError::Refused(why.into()));
+        }
+        Ok(())
+    }
+
+    /// Each buffer's record gets its write's completion time.
+    fn stamp_completions(&mut self) {
+        for i in 0..self.records.len() {
+            let at = self.completed.at(self.records[i].seq);
+            self.records[i].completed_s = at.map(|t| self.since(t));
+        }
+    }
+
+    /// Issue 75 §2: the warm-up apart. Over UDP the sink's tally is split at the warm-up's
+    /// mark (without it, the tally cannot be split and is not given); with --ack, the buffers
+    /// acknowledged in it are the ones it received. What the warm-up's buffers received, and
+    /// the sink's tally and arrivals for the rest.
+    fn split_warm_up(
+        &self,
+        warm_mark: Option<wire::Marked>,
+        mut sink_received: Option<u64>,
+        mut arrivals: Option<ArrivalStats>,
+    ) -> (Option<u64>, Option<u64>, Option<ArrivalStats>) {
+        let mut warm_received = None;
+        if self.warm > 0 && self.c.transport == Transport::Udp {
+            warm_received = if self.c.ack {
+                Some(self.warm_done - self.warm_lost)
+            } else {
+                warm_mark.map(|m| m.received)
+            };
+            match (warm_received, sink_received) {
+                (Some(w), Some(got)) => sink_received = Some(got.saturating_sub(w)),
+                _ => sink_received = None,
+            }
+            if let (Some(m), Some(a)) = (warm_mark, arrivals.as_mut()) {
+                a.out_of_order = a.out_of_order.saturating_sub(m.out_of_order);
+            } else if !self.c.ack {
+                arrivals = None;
+            }
+        }
+        (warm_received, sink_received, arrivals)
+    }
 }
 
 /// Reads the sink's lines ([`wire::binned`], then [`wire::last_bin`]) from a forward TCP
