@@ -8,6 +8,37 @@
 //! `J ← J + (|D| − J) / 16`. It needs the send time in each buffer ([`super::wire::stamp`]); a
 //! buffer without one leaves the estimate as it was.
 
+use serde::Serialize;
+
+/// One `-i` interval of a reverse run, as the client saw it (a forward stream's receiver
+/// side, at the sink, the same).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ReceivedInterval {
+    /// When the interval began, seconds from the start of receiving.
+    pub start_s: f64,
+    /// When it ended, seconds from the start.
+    pub end_s: f64,
+    /// Buffers received in it.
+    pub buffers_received: u64,
+    /// Their bits over the interval's length.
+    pub rate_bit_per_s: f64,
+    /// Over UDP (issue 75 §2, as iperf3's interval lines): the buffers the sequence numbers
+    /// seen in the interval say were sent and did not arrive in it (a late one that fills a
+    /// gap of an earlier interval takes one off; never below 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lost: Option<u64>,
+    /// Over UDP: buffers that arrived in the interval after a later one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub out_of_order: Option<u64>,
+    /// Over UDP: RFC 3550's running jitter at the interval's end, seconds (absent before two
+    /// timed buffers).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jitter_s: Option<f64>,
+    /// Within the warm-up (`-O`): it ended by the warm-up's end; absent otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub omitted: bool,
+}
+
 /// One stream's arrivals at its receiver.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Arrivals {

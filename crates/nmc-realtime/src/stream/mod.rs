@@ -13,7 +13,7 @@
 //! | module | what |
 //! | --- | --- |
 //! | [`wire`] | the frame a buffer travels in and the acknowledgement |
-//! | [`arrivals`] | what a UDP stream's receiver sees: RFC 3550's jitter, buffers out of order |
+//! | [`arrivals`] | what a UDP stream's receiver sees: RFC 3550's jitter, buffers out of order; one interval as the receiver saw it |
 //! | [`sink`] | the discard sink (TCP and UDP on one port), with a scripted stall for tests; [`sink::SinkService`], the same sink as one of `nmc serve`'s instruments |
 //! | [`sender`] | the double-buffered source and its per-buffer records |
 //! | [`reverse`] | `--reverse` (iperf3 `-R`): the sink sends, the client receives; where the gaps are measured, and why |

@@ -49,6 +49,7 @@
 //! told by their numbers, out of what it counts.
 
 use super::arrivals::Arrivals;
+pub use super::arrivals::ReceivedInterval;
 use super::sender::{
     ArrivalStats, BufferRecord, Received, Routed, StreamConfig, StreamRun, run_on_tcp, run_routed,
 };
@@ -413,34 +414,6 @@ pub(crate) fn serve_request(
     let mut rest = [0u8; 256];
     while s.read(&mut rest)? > 0 {}
     Ok(())
-}
-
-/// One `-i` interval of a reverse run, as the client saw it.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct ReceivedInterval {
-    /// When the interval began, seconds from the start of receiving.
-    pub start_s: f64,
-    /// When it ended, seconds from the start.
-    pub end_s: f64,
-    /// Buffers received in it.
-    pub buffers_received: u64,
-    /// Their bits over the interval's length.
-    pub rate_bit_per_s: f64,
-    /// Over UDP (issue 75 §2, as iperf3's interval lines): the buffers the sequence numbers
-    /// seen in the interval say were sent and did not arrive in it (a late one that fills a
-    /// gap of an earlier interval takes one off; never below 0).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub lost: Option<u64>,
-    /// Over UDP: buffers that arrived in the interval after a later one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub out_of_order: Option<u64>,
-    /// Over UDP: RFC 3550's running jitter at the interval's end, seconds (absent before two
-    /// timed buffers).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub jitter_s: Option<f64>,
-    /// Within the warm-up (`-O`): it ended by the warm-up's end; absent otherwise.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub omitted: bool,
 }
 
 /// What the UDP side of a reverse run has seen so far, for the interval lines: buffers out of

@@ -273,7 +273,7 @@ pub struct StreamRun {
     /// A forward TCP run with `-i` (issue 75 §1): the sink's lines by its own clock, from its
     /// receipt of the run's first frame; empty when the sink gave none (an older sink).
     #[serde(skip)]
-    pub receiver_intervals: Vec<super::reverse::ReceivedInterval>,
+    pub receiver_intervals: Vec<super::arrivals::ReceivedInterval>,
 }
 
 impl StreamRun {
@@ -1400,7 +1400,7 @@ impl SinkLines {
         self,
         c: &StreamConfig,
         every: Option<Duration>,
-    ) -> Vec<super::reverse::ReceivedInterval> {
+    ) -> Vec<super::arrivals::ReceivedInterval> {
         let Some(t) = self.pace else {
             return Vec::new();
         };
@@ -1821,7 +1821,7 @@ fn read_bins(mut t: TcpStream, tx: &mpsc::Sender<wire::Binned>, ending: &AtomicB
     }
 }
 
-/// The sink's lines as a reverse run's ([`super::reverse::ReceivedInterval`]): an interval it
+/// The sink's lines as a reverse run's ([`super::arrivals::ReceivedInterval`]): an interval it
 /// sent no line for had no buffer (filled in as such, up to `horizon`, the run's length, and
 /// a line or two past it); `every` long but the last; marked within a warm-up of `omit`.
 fn sink_lines(
@@ -1830,13 +1830,13 @@ fn sink_lines(
     bits: u64,
     omit: Duration,
     horizon: Duration,
-) -> Vec<super::reverse::ReceivedInterval> {
+) -> Vec<super::arrivals::ReceivedInterval> {
     let most = (horizon.as_nanos() / every.as_nanos().max(1)) as u64 + 2;
     let every_s = every.as_secs_f64();
-    let mut out: Vec<super::reverse::ReceivedInterval> = Vec::new();
+    let mut out: Vec<super::arrivals::ReceivedInterval> = Vec::new();
     let line = |index: u64, buffers: u32, secs: f64| {
         let start_s = index as f64 * every_s;
-        super::reverse::ReceivedInterval {
+        super::arrivals::ReceivedInterval {
             start_s,
             end_s: start_s + secs,
             buffers_received: u64::from(buffers),
