@@ -32,9 +32,9 @@ pub enum OracleCommand {
     /// One message's life hop by hop from a chain run's traces: every frame leaving and
     /// arriving at each IMP, acknowledgements, ALLOCATE, RFNM, on the cycle clock.
     Timeline(TimelineArgs),
-    /// A recorded single-packet timeline (nmc oracle timeline) beside the model's run of the
-    /// same experiment, event by event: each hop's packet and RFNM, each step's time on both
-    /// and whether it is within one packet time. Needs no SIMH.
+    /// A recorded timeline (nmc oracle timeline) beside the model's run of the same experiment,
+    /// event by event: each packet at each hop, the REQALL and ALLOCATE, the RFNM, each step's
+    /// time on both and whether it is within one packet time. Needs no SIMH.
     Align(AlignArgs),
     /// Run nmc's model on every recorded experiment (data/oracle) and set the two side by side,
     /// each row judged against the tolerances fixed before the comparison (5 %); needs no SIMH.
@@ -296,25 +296,31 @@ pub struct CompareArgs {
 
 /// `nmc oracle align`.
 #[derive(Args, Debug)]
-#[command(after_help = "Example:\n  \
-    nmc oracle align --timeline data/oracle/timeline-1packet-516-9hop.csv --run 516-4-pass1 --experiment 516-single-9hop\n\n\
+#[command(after_help = "Examples:\n  \
+    nmc oracle align --timeline data/oracle/timeline-1packet-516-9hop.csv --run 516-4-pass1 --experiment 516-single-9hop\n  \
+    nmc oracle align --timeline data/oracle/timeline-8packet-516-1hop-4out.csv --run 516-4-pass1 --experiment 516-4out-1hop --message m82\n\n\
 The model runs the recorded experiment as nmc oracle compare does (scenarios/oracle-chain.toml, \
 the experiment's machine, message and window), traced; its message is the pump's first measured \
-one unless --index says another. Exit 1 when a step is outside one packet time of the program's.")]
+one unless --index says another. Each packet's step is measured from that packet's own event \
+before it. Exit 1 when a step is outside one packet time of the program's.")]
 pub struct AlignArgs {
-    /// The recorded timeline (a CSV of nmc oracle timeline) of a single-packet message.
+    /// The recorded timeline (a CSV of nmc oracle timeline).
     #[arg(long, value_name = "FILE")]
     timeline: PathBuf,
+    /// The program's message: its number in the timeline, e.g. m82 (default: the first whose
+    /// first packet the source IMP sends).
+    #[arg(long, value_name = "mX")]
+    message: Option<String>,
     /// The recorded run the timeline comes from (its experiment's settings are read from it).
     #[arg(long)]
     run: String,
-    /// The recorded experiment (as in single-packet.csv).
+    /// The recorded experiment (as in ko-chain.csv or single-packet.csv).
     #[arg(long)]
     experiment: String,
     /// The model's message: its index among the pump's (default: the first measured one).
     #[arg(long)]
     index: Option<u64>,
-    /// The recorded data (single-packet.csv).
+    /// The recorded data (ko-chain.csv and single-packet.csv).
     #[arg(long, value_name = "DIR", default_value = "data/oracle")]
     data: PathBuf,
     /// Change a scenario value after the experiment's own (as `nmc run --set`).
@@ -339,15 +345,26 @@ fn align_cmd(a: AlignArgs) -> Result<bool> {
         );
     };
     let index = a.index.unwrap_or_else(|| crate::model::first_measured(rec));
-    let al = crate::align::align(&a.timeline, crate::model::SCENARIO, &a.sets, rec, index)?;
+    let al = crate::align::align(
+        &a.timeline,
+        a.message.as_deref(),
+        crate::model::SCENARIO,
+        &a.sets,
+        rec,
+        index,
+    )?;
     let table = crate::align::table(&al);
     print!("{table}");
     if let Some(out) = &a.out {
         fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
-        write_csv(&out.join("align.csv"), &al.steps)?;
+        if al.packets > 1 {
+            write_csv(&out.join("align.csv"), &al.packet_rows())?;
+        } else {
+            write_csv(&out.join("align.csv"), &al.steps)?;
+        }
         fs::write(out.join("align.md"), &table)?;
     }
-    Ok(al.total_within && al.steps.iter().all(|s| s.within))
+    Ok(al.all_within())
 }
 
 /// `nmc oracle rfc632`.
