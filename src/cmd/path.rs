@@ -107,6 +107,7 @@ pub struct Both<T> {
     pub ba: T,
 }
 
+#[cfg(target_os = "linux")]
 impl<T: Copy> Both<T> {
     /// a → b's value when `ab`, else b → a's.
     pub fn side(&self, ab: bool) -> T {
