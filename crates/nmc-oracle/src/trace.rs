@@ -162,7 +162,9 @@ impl Frame {
         }
         let (ackh, head, head1, head2, head3) = (w[0], w[1], w[2], w[3], w[4]);
         if head & 1 != 0 {
-            let from = ((head >> 8) & 0o37) as u8;
+            // The whole upper byte is the sender's number (pp. 67, 94): `RUTIMP`'s mask, 37400,
+            // would lose IMPs 32–63.
+            let from = (head >> 8) as u8;
             return if head & 2 != 0 {
                 Frame::Null { from }
             } else {
