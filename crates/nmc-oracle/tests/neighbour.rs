@@ -28,16 +28,11 @@ const S: u64 = 1_000_000_000;
 const HLTLOC: u16 = 0o746;
 
 fn program() -> Option<Image> {
-    let Some(path) = std::env::var_os("NMC_IMP_PROGRAM") else {
-        eprintln!(
-            "NOT RUN: NMC_IMP_PROGRAM is not set (the path of SIMH's H316/tests/impcode.cmd); \
-             this IMP-program check did not run"
-        );
+    let Some(path) = nmc_oracle::emulate::program_path(None) else {
+        eprintln!("NOT RUN: NMC_IMP_PROGRAM is not set (SIMH's H316/tests/impcode.cmd)");
         return None;
     };
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("NMC_IMP_PROGRAM={}: {e}", path.to_string_lossy()));
-    Some(Image::parse(&text).expect("the deposit file parses"))
+    Some(nmc_oracle::emulate::read_program(&path).expect("the IMP program reads"))
 }
 
 /// Emulated IMPs and neighbours, each neighbour on one modem of one IMP, 50 kbit/s, no
