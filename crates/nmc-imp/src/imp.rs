@@ -441,6 +441,8 @@ pub(crate) enum TimerId {
         /// The line: its place among the IMP's lines.
         line: usize,
     },
+    /// The background's next single-packet reply is made (`e2e/single.rs`).
+    BackgroundReply,
 }
 
 /// What an IMP's step may ask of what is around it, which the driver holds (`crate::model`):
@@ -915,6 +917,9 @@ pub(crate) struct Imp {
     /// and is routed again whenever the table changes (our choice, `crate::routing`, "Lines
     /// going down and coming up").
     pub(crate) parked: VecDeque<(PktId, Hold)>,
+    /// Single-packet messages' replies (RFNMs, ALLOCATEs) the background has still to make
+    /// (`single_rfnm_316`/`_516`), with when each is made, oldest first.
+    pub(crate) background_replies: VecDeque<(SimTime, crate::e2e::single::BackgroundReply)>,
 }
 
 /// What one IMP has of its own rather than from the profile: what the scenario says of it
@@ -1001,6 +1006,7 @@ impl Imp {
             lines: Vec::new(),
             router,
             parked: VecDeque::new(),
+            background_replies: VecDeque::new(),
         }
     }
 
@@ -1403,6 +1409,7 @@ impl Imp {
             TimerId::Task { generation } => self.task_done(now, generation, net, out),
             TimerId::BlockIdle { stream } => self.block_idle_woken(now, stream, out),
             TimerId::OutputReady { line } => self.output_ready(line, out),
+            TimerId::BackgroundReply => self.background_replies_due(now, out),
         }
     }
 

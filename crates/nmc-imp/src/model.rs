@@ -380,6 +380,7 @@ impl Model for Subnet {
                 };
                 self.timeout(now, imp, timer, q);
             }
+            Ev::BackgroundReply { imp } => self.timeout(now, imp, TimerId::BackgroundReply, q),
             Ev::ReplyToHost { msg } => {
                 let reply = self.replies.remove(&msg).expect("a reply on its way");
                 self.reply_at_host(now, msg, reply, q);

@@ -184,6 +184,25 @@ pub struct ImpParams {
     pub(crate) reply_task_316: SimDuration,
     /// The same on a 516 (810 cycles × 0.96 µs).
     pub(crate) reply_task_516: SimDuration,
+    /// How long after a single-packet message has gone to its host (a real host, or the
+    /// discard fake host done with it) its RFNM is made at the destination IMP, on a 316; an
+    /// ALLOCATE of one buffer (RFC 632 event 6) is made as long after it is granted, in turn
+    /// behind the replies before it (p. 59 `AMESS`: message-number order). The
+    /// 1973 program makes every reply at background level: the host output's end marks the
+    /// reply due (`IH63`, listing p. 155), and the background loop's `BACK0` builds it when its
+    /// turn comes round, sleeps once more (`B0A`), and gives it to the task (`GIVTSK`; pp.
+    /// 45, 52–53), which queues it for its line. `0` (the 1975 profiles): made at once.
+    /// **Measured on
+    /// the program** (`nmc-h316`, 1-hop single packets to the discard host, 4 Dec 2026;
+    /// `cargo run --release -p nmc-oracle --example background_rfnm`): from
+    /// `IH63` to the RFNM's first bit on an idle line, median 2.97 ms on a 316 and 1.84 ms on a
+    /// 516 (about 1,860 and 1,920 memory cycles); not fitted to any outcome. Adopted in
+    /// `v2-1974-10` by the rule stated before its test on `nmc oracle compare` (rows agreeing
+    /// on both may not fall, no class's mean |Δ| of the round trip may rise): 29 → 30 rows on
+    /// both, single packets' mean |Δ| 9.4 → 7.9 %, the 8-packet rows unchanged.
+    pub(crate) single_rfnm_316: SimDuration,
+    /// The same on a 516.
+    pub(crate) single_rfnm_516: SimDuration,
     /// CPU time of a slow tick (`RUTCLK`, `RUTOUT`, `DEDI`: ~7,000 cycles, the routing
     /// computation), also at timeout level (listing pp. 171, 226–236).
     pub(crate) slow_tick_316: SimDuration,
@@ -641,6 +660,8 @@ impl ImpParams {
             reply_to_host: ReplyToHost::Leader1973,
             reply_task_316: SimDuration::from_micros(1_296),
             reply_task_516: SimDuration::from_nanos(777_600),
+            single_rfnm_316: SimDuration::from_micros(2_970),
+            single_rfnm_516: SimDuration::from_micros(1_840),
             routing_frequency: RoutingFrequency::LineLoad1973,
             routing_opportunities: 5,
             routing_busy_unit: SimDuration::from_millis(132),
@@ -691,7 +712,9 @@ impl ImpParams {
     /// its own claim on a PLT entry (K&O §VI), a procedure the 1973 listing does not have.
     /// A reply reaches its host at once (`reply_to_host = "at-once"`): the 1973 program's way
     /// (a task of ~810 cycles, then the leader over the interface) was measured on and tested
-    /// against that program only (issue 71, December 2026); **choice**, 1975 as before.
+    /// against that program only (issue 71, December 2026); **choice**, 1975 as before. So is
+    /// a single-packet message's RFNM (`single_rfnm_316`/`_516` 0: made at once): the 1973
+    /// background's time for it was measured on that program only.
     pub fn v3_1975_02() -> Self {
         ImpParams {
             message_processing: MessageProcessing::V3,
@@ -699,6 +722,8 @@ impl ImpParams {
             fake_host_rfnm: FakeHostRfnm::AfterFirstPacket,
             reqall_path: ReqallPath::Control,
             reply_to_host: ReplyToHost::AtOnce,
+            single_rfnm_316: SimDuration::ZERO,
+            single_rfnm_516: SimDuration::ZERO,
             ..Self::v2_1974_10()
         }
     }
@@ -930,6 +955,7 @@ impl ImpParams {
                 fake_host_packet: self.fake_host_packet_316,
                 output_gap: self.output_gap_316,
                 reply_task: self.reply_task_316,
+                single_rfnm: self.single_rfnm_316,
             },
             ImpModel::H516 => ImpCosts {
                 packet_rate: self.processing_516,
@@ -942,6 +968,7 @@ impl ImpParams {
                 fake_host_packet: self.fake_host_packet_516,
                 output_gap: self.output_gap_516,
                 reply_task: self.reply_task_516,
+                single_rfnm: self.single_rfnm_516,
             },
         }
     }
@@ -971,6 +998,8 @@ pub(crate) struct ImpCosts {
     /// A reply at its source IMP, to its leader's first word to the host
     /// (`reply_to_host = "leader-1973"`).
     pub(crate) reply_task: SimDuration,
+    /// From a single-packet message's going to its host to its RFNM made (`single_rfnm_*`).
+    pub(crate) single_rfnm: SimDuration,
 }
 
 /// Per-frame line overhead in bits of `arpanet-1983`: 80 header + 72 framing on every frame

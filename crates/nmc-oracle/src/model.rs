@@ -146,7 +146,9 @@ pub struct Residual {
 /// The named residuals (see [`Residual`]), as of the recordings of 2 December 2026 and the
 /// profile `v2-1974-10` with the 1973 program's output limit, host retry, give-back clock,
 /// fake host and its RFNM after the message, REQALL path and host interface, the fake
-/// host's estimated work per packet (issue 71 §4), and a reply's way to its host (3 Dec 2026). Each says what is known; "open" means the cause is not yet found.
+/// host's estimated work per packet (issue 71 §4), a reply's way to its host (3 Dec 2026), and a
+/// single-packet RFNM made at background level (4 Dec 2026). Each says what is known; "open"
+/// means the cause is not yet found.
 pub const RESIDUALS: &[Residual] = &[
     Residual {
         experiments: &[
@@ -220,7 +222,6 @@ pub const RESIDUALS: &[Residual] = &[
         experiments: &[
             "316-single-1hop",
             "316-single-2hop",
-            "316-single-3hop",
             "316-single-4hop",
             "316-single-5hop",
             "316-single-6hop",
@@ -241,7 +242,6 @@ pub const RESIDUALS: &[Residual] = &[
         experiments: &[
             "316-single-1hop",
             "316-single-2hop",
-            "316-single-3hop",
             "316-single-4hop",
             "316-single-5hop",
             "316-single-6hop",
@@ -254,8 +254,8 @@ pub const RESIDUALS: &[Residual] = &[
             "516-single-7hop",
         ],
         measure: "rtt",
-        cause: "open: the model's single-packet round trip is 7–14 % short at 1, 3, 4 and 7 \
-                hops on 516s and 10–21 % at every distance on 316s. Where it goes, measured on the program \
+        cause: "open: the model's single-packet round trip is 7–13 % short at 1, 3, 4 and 7 \
+                hops on 516s and 9–16 % at every distance but 3 on 316s. Where it goes, measured on the program \
                 (nmc oracle emulate --trace-all, then per-hop; 30 messages, 2 Dec 2026): from a \
                 single packet's arrival at the destination to its RFNM leaving, median 5.7 ms \
                 (mean 7.0) on a 516 and 9.5 (16.3) on a 316, against the model's 3.0 (4.7) and \
@@ -287,8 +287,14 @@ pub const RESIDUALS: &[Residual] = &[
                 the leader over the interface; 516 rows at 2 and 5 hops now agree; on 316s the \
                 rows barely move, the model's single-packet round trip there keeping its phase \
                 to the clock: the message starts 1.4 ms later and waits 1.4 ms less). Not yet: \
-                the RFNM at background level, routing frames ahead of queued data after the \
-                slow tick, the 316's cycle time",
+                routing frames ahead of queued data after the slow tick, the 316's cycle time. \
+                In the model since 4 Dec 2026: the RFNM made at background level \
+                (single_rfnm_316/_516, 2.97 / 1.84 ms from the packet gone to the host to the \
+                RFNM's first bit, measured on the program: p. 155 IH63, pp. 52-53 BACK0, \
+                GIVTSK); 316 rows move 2-13 ms towards the program at 1-4, 7 and 8 hops (3 \
+                hops now agrees) and not at 5, 6 and 9, 516 rows 0-1 ms. Left at the destination: from the packet's arrival to the fake \
+                host done with it (IH63) the program takes 3.55 ms on a 516 and 5.99 on a 316 \
+                (medians, 22 messages each), the model 2.49 and 4.16",
     },
 ];
 

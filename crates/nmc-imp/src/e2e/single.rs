@@ -35,12 +35,32 @@
 //! cannot be deleted again; `fix-b` deletes the stored message furthest from its turn first.
 
 use crate::destination::{Key, Reply, Request};
-use crate::imp::{Effects, HostOut, Imp, Output, Resume, Traced};
+use crate::imp::{Effects, HostOut, Imp, Output, Resume, TimerId, Traced};
 use crate::observe::{Counted, Happened, Milestone, Note, Side, What};
 use crate::packet::{MsgId, PktKind, Single, Stream};
 use crate::params::SinglePacketRule;
 use crate::source::MsgState;
 use nmc_sim::SimTime;
+
+/// A single-packet message's reply that the destination's background is to make (the profile's
+/// `single_rfnm_316`/`_516`): the 1973 program builds every reply at background level, in
+/// message-number order (BBN 3050 pp. 52–53 `BACK0`, p. 59 `AMESS`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum BackgroundReply {
+    /// The RFNM of the message gone to its host.
+    Rfnm(HostOut),
+    /// The ALLOCATE of one buffer for message `msg` (number `num`) from source IMP `src`.
+    All {
+        /// The message.
+        msg: MsgId,
+        /// Its number.
+        num: u64,
+        /// Its source IMP.
+        src: u32,
+        /// Its stream.
+        stream: Stream,
+    },
+}
 
 /// What the destination made of an arriving single-packet message (RFC 632 Table 2's notes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -279,35 +299,100 @@ impl Imp {
                 continue;
             }
             let (stream, num) = key;
-            out.push(Output::E2e {
-                peer: src,
-                side: Side::Destination,
-                what: What::All,
+            let all = BackgroundReply::All {
+                msg,
                 num,
-                event: Happened::Sent,
-                note: Note::None,
-            });
-            out.push(Output::Trace(Traced::SingleAllSent { msg, num, to: src }));
-            out.push(Output::Count(Counted::SingleAll));
-            let kind = PktKind::SingleAll { msg, num };
-            out.push(Output::Control {
-                to: src,
+                src,
                 stream,
-                kind,
-            });
+            };
+            let wait = self.costs().single_rfnm;
+            if !wait.is_zero() {
+                // Made by the background too, in turn behind the RFNMs before it (p. 59 `AMESS`:
+                // replies go in message-number order).
+                self.make_in_background(now + wait, all, out);
+                continue;
+            }
+            self.single_reply_made(all, out);
             out.push(Output::Resume(Resume::SingleRequests(ready.collect())));
             return;
         }
         self.serve_reply_queue(now, out);
     }
 
-    /// RFC 632: the host has taken single-packet message `o`: its RFNM goes at once, without
-    /// an ALLOCATE, to the source IMP the message came from. (A multipacket message's RFNM is
-    /// made after its first packet, [`Imp::handed_to_host`].)
-    pub(crate) fn single_handed_to_host(&mut self, o: &HostOut, out: &mut impl Effects) {
+    /// `reply` is made by the background at `at` ([`Imp::background_replies_due`]).
+    fn make_in_background(&mut self, at: SimTime, reply: BackgroundReply, out: &mut impl Effects) {
+        self.background_replies.push_back((at, reply));
+        out.push(Output::Timer {
+            at,
+            timer: TimerId::BackgroundReply,
+        });
+    }
+
+    /// A single-packet message's reply is made and sent: its RFNM (RFC 632: no ALLOCATE) or
+    /// the ALLOCATE of one buffer (event 6).
+    fn single_reply_made(&mut self, reply: BackgroundReply, out: &mut impl Effects) {
+        match reply {
+            BackgroundReply::Rfnm(o) => self.single_rfnm_made(&o, out),
+            BackgroundReply::All {
+                msg,
+                num,
+                src,
+                stream,
+            } => {
+                out.push(Output::E2e {
+                    peer: src,
+                    side: Side::Destination,
+                    what: What::All,
+                    num,
+                    event: Happened::Sent,
+                    note: Note::None,
+                });
+                out.push(Output::Trace(Traced::SingleAllSent { msg, num, to: src }));
+                out.push(Output::Count(Counted::SingleAll));
+                let kind = PktKind::SingleAll { msg, num };
+                out.push(Output::Control {
+                    to: src,
+                    stream,
+                    kind,
+                });
+            }
+        }
+    }
+
+    /// RFC 632: the host has taken single-packet message `o` at `now`: its RFNM goes, without
+    /// an ALLOCATE, to the source IMP the message came from — at once, or as the 1973 program
+    /// made it, by its background loop `single_rfnm_316`/`_516` later (listing pp. 52–53
+    /// `BACK0`, p. 155 `IH63`; a wake-up asked for, [`TimerId::BackgroundReply`]). (A
+    /// multipacket message's RFNM is made after its first packet, [`Imp::handed_to_host`].)
+    pub(crate) fn single_handed_to_host(
+        &mut self,
+        now: SimTime,
+        o: &HostOut,
+        out: &mut impl Effects,
+    ) {
         if o.of != 1 {
             return;
         }
+        let wait = self.costs().single_rfnm;
+        if wait.is_zero() {
+            self.single_rfnm_made(o, out);
+            return;
+        }
+        self.make_in_background(now + wait, BackgroundReply::Rfnm(*o), out);
+    }
+
+    /// The background's single-packet replies due by `now` are made, oldest first.
+    pub(crate) fn background_replies_due(&mut self, now: SimTime, out: &mut impl Effects) {
+        while let Some(&(at, reply)) = self.background_replies.front()
+            && at <= now
+        {
+            self.background_replies.pop_front();
+            self.single_reply_made(reply, out);
+        }
+    }
+
+    /// Single-packet message `o`'s RFNM is made and sent.
+    fn single_rfnm_made(&mut self, o: &HostOut, out: &mut impl Effects) {
         out.push(Output::E2e {
             peer: o.src,
             side: Side::Destination,
@@ -436,6 +521,7 @@ mod tests {
     use super::*;
     use crate::params::ImpParams;
     use SinglePacketRule::{AcceptAll, Current, FixA, FixB};
+    use nmc_sim::SimDuration;
 
     const REASSEMBLY: u32 = 3;
     const STREAM: Stream = 7;
@@ -546,12 +632,13 @@ mod tests {
 
     /// The step at the destination IMP, as RFC 632 Table 1 writes it (rule `current`): message
     /// 1 arrives before 0 and is "treated as a request for the allocation of one reassembly
-    /// buffer and then discarded"; 0 arrives and goes to the host; its RFNM goes at once
-    /// without an allocation when the host has it, and only then ("after the RFNM for the
-    /// previous message has been processed", event 6) the ALLOCATE for 1 goes to source IMP 1.
+    /// buffer and then discarded"; 0 arrives and goes to the host; its RFNM goes without an
+    /// allocation once the host has it (made by the background, `single_rfnm_516`), and only
+    /// then ("after the RFNM for the previous message has been processed", event 6) the
+    /// ALLOCATE for 1 goes to source IMP 1.
     #[test]
     fn out_of_order_is_a_request_whose_allocate_goes_after_the_predecessors_rfnm() {
-        use crate::imp::Output::{Count, E2e, HostOutput, Resume as Then, Trace};
+        use crate::imp::Output::{Count, E2e, HostOutput, Trace};
         let mut d = dest();
         let t = SimTime::ZERO;
         let single = |num| Single {
@@ -584,16 +671,30 @@ mod tests {
         d.single_received(t, STREAM, single(0), 96, &mut out);
         assert_eq!(out[0], table(What::Msg, 0, Happened::Arr, Note::HostOutput));
         assert_eq!(out[2..], [HostOutput { host: 0 }], "no ALLOCATE yet");
-        // The host takes message 0: its RFNM goes, then the ALLOCATE for 1.
+        // The host takes message 0: its RFNM goes, then the ALLOCATE for 1. On a 516 of the
+        // 1974 profile the background makes both 1.84 ms later (`single_rfnm_516`), in order.
         let o = d.port(0).queue.pop_front().expect("message 0 for the host");
         d.release_reassembly(1);
         out.clear();
-        d.single_handed_to_host(&o, &mut out);
-        let rfnm = PktKind::SingleRfnm { msg: 0, num: 0 };
-        assert_eq!(out[0], table(What::Rfnm, 0, Happened::Sent, Note::None));
-        assert_eq!(out[2..], [Count(Counted::SingleRfnm), control(rfnm)]);
+        d.single_handed_to_host(t, &o, &mut out);
+        let made = t + SimDuration::from_micros(1_840);
+        let wake = Output::Timer {
+            at: made,
+            timer: TimerId::BackgroundReply,
+        };
+        assert_eq!(out, [wake.clone()], "the RFNM waits for the background");
         out.clear();
         d.serve_replies(t, &mut out);
+        assert_eq!(out, [wake], "so does the ALLOCATE, behind it");
+        assert!(
+            d.set_aside.contains(&(STREAM, 1)),
+            "its buffer is set aside"
+        );
+        out.clear();
+        d.background_replies_due(made, &mut out);
+        let rfnm = PktKind::SingleRfnm { msg: 0, num: 0 };
+        assert_eq!(out[0], table(What::Rfnm, 0, Happened::Sent, Note::None));
+        assert_eq!(out[2..4], [Count(Counted::SingleRfnm), control(rfnm)]);
         let allocate = [
             table(What::All, 1, Happened::Sent, Note::None),
             Trace(Traced::SingleAllSent {
@@ -603,12 +704,61 @@ mod tests {
             }),
             Count(Counted::SingleAll),
             control(PktKind::SingleAll { msg: 1, num: 1 }),
-            Then(Resume::SingleRequests(Vec::new())),
         ];
-        assert_eq!(out, allocate);
-        assert!(
-            d.set_aside.contains(&(STREAM, 1)),
-            "its buffer is set aside"
+        assert_eq!(out[4..], allocate);
+        assert!(d.background_replies.is_empty());
+    }
+
+    /// With the replies made at once (`single_rfnm_* = 0`, the 1975 profiles) the RFNM goes
+    /// when the host has the message, and the ALLOCATE it freed after it.
+    #[test]
+    fn at_once_the_rfnm_goes_with_the_host_and_the_allocate_after_it() {
+        use crate::imp::Output::{Count, E2e, Resume as Then, Trace};
+        let mut p = ImpParams::v2_1974_10();
+        p.single_rfnm_516 = SimDuration::ZERO;
+        let mut d = super::super::testing::imp(&p, REASSEMBLY);
+        let t = SimTime::ZERO;
+        let single = |num| Single {
+            msg: num,
+            num,
+            src: 1,
+            host: 0,
+        };
+        let mut out = Vec::new();
+        d.single_received(t, STREAM, single(1), 96, &mut out);
+        d.single_received(t, STREAM, single(0), 96, &mut out);
+        let o = d.port(0).queue.pop_front().expect("message 0 for the host");
+        d.release_reassembly(1);
+        out.clear();
+        d.single_handed_to_host(t, &o, &mut out);
+        let rfnm = PktKind::SingleRfnm { msg: 0, num: 0 };
+        assert!(matches!(
+            out[0],
+            E2e {
+                what: What::Rfnm,
+                num: 0,
+                ..
+            }
+        ));
+        assert_eq!(out[2..], [Count(Counted::SingleRfnm), control(rfnm)]);
+        out.clear();
+        d.serve_replies(t, &mut out);
+        assert!(matches!(
+            out[0],
+            E2e {
+                what: What::All,
+                num: 1,
+                ..
+            }
+        ));
+        assert!(matches!(out[1], Trace(Traced::SingleAllSent { .. })));
+        assert_eq!(
+            out[2..],
+            [
+                Count(Counted::SingleAll),
+                control(PktKind::SingleAll { msg: 1, num: 1 }),
+                Then(Resume::SingleRequests(Vec::new())),
+            ]
         );
     }
 

@@ -114,6 +114,12 @@ pub enum Ev {
         /// The line, as the IMP numbers its lines (its place in `Imp::lines`).
         line: u32,
     },
+    /// The background of IMP `imp` makes its next single-packet reply
+    /// ([`TimerId::BackgroundReply`](crate::imp::TimerId::BackgroundReply)).
+    BackgroundReply {
+        /// The IMP.
+        imp: u32,
+    },
     /// Version 3: a wake-up for the disuse timer of a transmit block.
     BlockIdle {
         /// The source IMP.

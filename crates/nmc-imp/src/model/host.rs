@@ -519,7 +519,7 @@ impl Subnet {
         }
         // RFC 632's RFNM of a single-packet message, and the replies the freed buffer may let
         // go: the IMP's steps (`e2e/single.rs`, `e2e/replies.rs`).
-        self.step(now, imp, q, |i, out| i.single_handed_to_host(&o, out));
+        self.step(now, imp, q, |i, out| i.single_handed_to_host(now, &o, out));
         self.step(now, imp, q, |i, out| i.serve_replies(now, out));
         self.start_host_output(now, imp, host, q);
     }

@@ -109,6 +109,7 @@ fn wake_up(imp: u32, timer: TimerId) -> Ev {
             imp,
             line: line as u32,
         },
+        TimerId::BackgroundReply => Ev::BackgroundReply { imp },
     }
 }
 

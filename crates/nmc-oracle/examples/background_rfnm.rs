@@ -1,0 +1,194 @@
+//! How long program 3050 takes to make a single-packet message's RFNM at its destination,
+//! measured on nmc's emulator: the constant behind the profile's `single_rfnm_316`/`_516`
+//! (issue 71, 4 Dec 2026).
+//!
+//! Two IMPs (2 and 3) on one 50 kbit/s line; once they are up, the host on IMP 2 sends a NOP
+//! (the program drops a host's first input), then a single-packet message (63 words) to IMP 3's
+//! discard fake host every 2 s. IMP 3 is stepped instruction by instruction around each
+//! message, and the moments its program reaches two places of the listing are noted:
+//! `IH63` (p. 155, 17214: the host output is done with the packet and its reply is marked due)
+//! and the call of `GIVTSK` in `BACK0`'s path (pp. 52–53, 04077: the background has built the
+//! RFNM and gives it to the task). Printed per machine: the medians of packet in → `IH63`,
+//! `IH63` → `GIVTSK`, and `IH63` → the RFNM's first bit on the line back, over the messages
+//! whose RFNM found that line idle (a RFNM that waits behind a routing message is left out).
+//!
+//! ```sh
+//! NMC_IMP_PROGRAM=~/src/simh/H316/tests/impcode.cmd \
+//!     cargo run --release -p nmc-oracle --example background_rfnm
+//! ```
+//!
+//! The program is BBN's and is never committed: it is read from `NMC_IMP_PROGRAM`.
+
+use nmc_h316::{CpuConfig, Image, Imp, ImpConfig, Model, Output};
+use nmc_oracle::leader::{Address, FakeHost, Kind, Leader};
+
+/// `IH63` (listing p. 155).
+const IH63: u16 = 0o17214;
+/// `JST GIVTSK` in `BACK0`'s reply path (listing p. 52).
+const GIVTSK_CALL: u16 = 0o4077;
+const MS: u64 = 1_000_000;
+const S: u64 = 1_000_000_000;
+/// Messages sent (one every 2 s from 96 s).
+const MESSAGES: u64 = 22;
+
+fn main() {
+    let Some(path) = nmc_oracle::emulate::program_path(None) else {
+        eprintln!("NOT RUN: set NMC_IMP_PROGRAM to SIMH's H316/tests/impcode.cmd");
+        return;
+    };
+    let image = nmc_oracle::emulate::read_program(&path).expect("the IMP program reads");
+    println!(
+        "| machine | messages | packet in → IH63 ms | IH63 → GIVTSK ms | IH63 → RFNM's first bit ms (idle line) |"
+    );
+    println!("| --- | ---: | ---: | ---: | ---: |");
+    for (name, model) in [("516", Model::H516), ("316", Model::H316)] {
+        let m = measure(&image, model);
+        println!(
+            "| {name} | {} | {:.2} | {:.2} | {:.2} ({} messages) |",
+            m.to_ih63.len(),
+            median(&m.to_ih63),
+            median(&m.to_givtsk),
+            median(&m.to_rfnm),
+            m.to_rfnm.len()
+        );
+    }
+}
+
+#[derive(Default)]
+struct Measured {
+    to_ih63: Vec<f64>,
+    to_givtsk: Vec<f64>,
+    to_rfnm: Vec<f64>,
+}
+
+fn median(v: &[f64]) -> f64 {
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// One message's moments at IMP 3, ns.
+#[derive(Default)]
+struct Moments {
+    packet_in: Option<u64>,
+    ih63: Option<u64>,
+    givtsk: Option<u64>,
+    rfnm_first_bit: Option<u64>,
+    /// When the line back was last busy before the RFNM (its last frame's last bit).
+    line_free_at: u64,
+}
+
+fn measure(image: &Image, model: Model) -> Measured {
+    let mut imps: Vec<Imp> = [2u16, 3]
+        .iter()
+        .map(|&number| {
+            let mut imp = Imp::new(&ImpConfig {
+                number,
+                cpu: CpuConfig {
+                    model,
+                    ..CpuConfig::default()
+                },
+                ..ImpConfig::default()
+            });
+            imp.load(image);
+            imp.set_host_ready(1, true, 0).unwrap();
+            imp
+        })
+        .collect();
+    let window = 200_000;
+    let mut out = Measured::default();
+    let mut now = 0;
+    let mut sent: Option<u64> = None;
+    let mut moments = Moments::default();
+    let first = 96 * S;
+    let last = first + 2 * S * MESSAGES;
+    while now < last + 2 * S {
+        now += window;
+        if now > 95 * S && now <= 95 * S + window {
+            let nop = Leader::new(Kind::Nop, Address::fake(0, FakeHost::Tty), 0).unwrap();
+            let t = now.max(imps[0].now_ns());
+            imps[0].host_send(1, nop.encode().to_vec(), t).unwrap();
+        }
+        if now >= first && now < last && (now - first) % (2 * S) < window {
+            finish(&moments, &mut out);
+            moments = Moments::default();
+            let to = Leader::new(Kind::Regular, Address::fake(3, FakeHost::Discard), 7).unwrap();
+            let mut words = to.encode().to_vec();
+            words.extend([0o1111u16; 63]);
+            let t = now.max(imps[0].now_ns());
+            imps[0].host_send(1, words, t).unwrap();
+            sent = Some(t);
+        }
+        let mut frames = Vec::new();
+        for i in 0..2 {
+            let watching = i == 1 && sent.is_some_and(|s| now > s && now < s + 100 * MS);
+            if watching {
+                while imps[i].now_ns() < now {
+                    let t = imps[i].now_ns();
+                    imps[i].run_until(t + 1).unwrap();
+                    let p = imps[i].cpu.p();
+                    if p == IH63 && moments.ih63.is_none() {
+                        moments.ih63 = Some(imps[i].now_ns());
+                    }
+                    if p == GIVTSK_CALL && moments.ih63.is_some() && moments.givtsk.is_none() {
+                        moments.givtsk = Some(imps[i].now_ns());
+                    }
+                }
+            } else {
+                imps[i].run_until(now).unwrap();
+            }
+            for o in imps[i].take_outputs() {
+                if let Output::Frame {
+                    line,
+                    words,
+                    first_bit_ns,
+                    last_bit_ns,
+                } = o
+                {
+                    let in_message = sent.is_some_and(|s| first_bit_ns > s);
+                    if in_message && i == 0 && words.len() == 69 {
+                        moments.packet_in.get_or_insert(last_bit_ns);
+                    }
+                    // A reply about a single-packet message (HEAD: ONEOR8 and RFNM, not TRNREP).
+                    let rfnm = words.len() == 5 && words[1] & 0o305 == 0o300;
+                    if in_message && i == 1 && moments.rfnm_first_bit.is_none() {
+                        if rfnm && moments.ih63.is_some() {
+                            moments.rfnm_first_bit = Some(first_bit_ns);
+                        } else {
+                            moments.line_free_at = moments.line_free_at.max(last_bit_ns);
+                        }
+                    }
+                    frames.push((1 - i, line, words, last_bit_ns));
+                }
+            }
+        }
+        for (j, line, words, at) in frames {
+            imps[j].deliver_frame(line, words, at, true).unwrap();
+        }
+    }
+    finish(&moments, &mut out);
+    out
+}
+
+fn finish(m: &Moments, out: &mut Measured) {
+    let (Some(arrived), Some(ih63), Some(givtsk), Some(rfnm)) =
+        (m.packet_in, m.ih63, m.givtsk, m.rfnm_first_bit)
+    else {
+        return;
+    };
+    let ms = |a: u64, b: u64| b.saturating_sub(a) as f64 / MS as f64;
+    out.to_ih63.push(ms(arrived, ih63));
+    out.to_givtsk.push(ms(ih63, givtsk));
+    // Only where the line back was idle when the RFNM was given to the task.
+    if m.line_free_at <= givtsk {
+        out.to_rfnm.push(ms(ih63, rfnm));
+    }
+}
