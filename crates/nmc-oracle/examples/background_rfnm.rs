@@ -128,24 +128,24 @@ fn measure(image: &Image, model: Model) -> Measured {
             sent = Some(t);
         }
         let mut frames = Vec::new();
-        for i in 0..2 {
+        for (i, imp) in imps.iter_mut().enumerate() {
             let watching = i == 1 && sent.is_some_and(|s| now > s && now < s + 100 * MS);
             if watching {
-                while imps[i].now_ns() < now {
-                    let t = imps[i].now_ns();
-                    imps[i].run_until(t + 1).unwrap();
-                    let p = imps[i].cpu.p();
+                while imp.now_ns() < now {
+                    let t = imp.now_ns();
+                    imp.run_until(t + 1).unwrap();
+                    let p = imp.cpu.p();
                     if p == IH63 && moments.ih63.is_none() {
-                        moments.ih63 = Some(imps[i].now_ns());
+                        moments.ih63 = Some(imp.now_ns());
                     }
                     if p == GIVTSK_CALL && moments.ih63.is_some() && moments.givtsk.is_none() {
-                        moments.givtsk = Some(imps[i].now_ns());
+                        moments.givtsk = Some(imp.now_ns());
                     }
                 }
             } else {
-                imps[i].run_until(now).unwrap();
+                imp.run_until(now).unwrap();
             }
-            for o in imps[i].take_outputs() {
+            for o in imp.take_outputs() {
                 if let Output::Frame {
                     line,
                     words,

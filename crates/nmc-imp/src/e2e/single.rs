@@ -682,7 +682,11 @@ mod tests {
             at: made,
             timer: TimerId::BackgroundReply,
         };
-        assert_eq!(out, [wake.clone()], "the RFNM waits for the background");
+        assert_eq!(
+            out,
+            std::slice::from_ref(&wake),
+            "the RFNM waits for the background"
+        );
         out.clear();
         d.serve_replies(t, &mut out);
         assert_eq!(out, [wake], "so does the ALLOCATE, behind it");
