@@ -530,6 +530,16 @@ mod tests {
         super::super::testing::imp(&ImpParams::v2_1974_10(), REASSEMBLY)
     }
 
+    /// Single-packet message `num` from IMP 1's host 0 (its message id is its number).
+    fn single(num: u64) -> Single {
+        Single {
+            msg: num,
+            num,
+            src: 1,
+            host: 0,
+        }
+    }
+
     /// Message number `num` arrives; its message id is its number.
     fn arr(d: &mut Imp, rule: SinglePacketRule, num: u64) -> (Disposition, Vec<Deleted>) {
         let mut deleted = Vec::new();
@@ -641,12 +651,6 @@ mod tests {
         use crate::imp::Output::{Count, E2e, HostOutput, Trace};
         let mut d = dest();
         let t = SimTime::ZERO;
-        let single = |num| Single {
-            msg: num,
-            num,
-            src: 1,
-            host: 0,
-        };
         let table = |what, num, event, note| E2e {
             peer: 1,
             side: Side::Destination,
@@ -722,12 +726,6 @@ mod tests {
         p.single_rfnm_516 = SimDuration::ZERO;
         let mut d = super::super::testing::imp(&p, REASSEMBLY);
         let t = SimTime::ZERO;
-        let single = |num| Single {
-            msg: num,
-            num,
-            src: 1,
-            host: 0,
-        };
         let mut out = Vec::new();
         d.single_received(t, STREAM, single(1), 96, &mut out);
         d.single_received(t, STREAM, single(0), 96, &mut out);
