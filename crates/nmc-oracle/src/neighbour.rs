@@ -27,6 +27,11 @@
 //!   a message frame from the program carrying the value it would send itself is dropped as the
 //!   program drops a looped frame (p. 94).
 //!
+//! The listing's rules for such a line, each with its page (frame layouts, the
+//! acknowledgement and hello protocols, routing, message numbers and allocations, and what is
+//! still unsure with the emulator test that would settle it), are written down beside this file
+//! in `neighbour/PROTOCOL.md`.
+//!
 //! What it does not: compute routes (the caller gives the table), reassemble messages or keep
 //! message numbers (the caller reads and builds the header words with [`crate::trace::Frame`]
 //! and [`frame`]'s bits), fewer routing messages under load (p. 235 `RMVFRQ`: it sends one each
