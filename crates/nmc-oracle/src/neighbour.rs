@@ -150,7 +150,7 @@ pub enum Event {
 /// What the line refused or threw away, by cause.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Counts {
-    /// Frames sent: nulls, routing messages, packets (first tries), retransmissions.
+    /// Nulls sent.
     pub nulls: u64,
     /// Routing messages sent.
     pub routing: u64,
