@@ -192,10 +192,9 @@ pub struct ImpParams {
     /// reply due (`IH63`, listing p. 155), and the background loop's `BACK0` builds it when its
     /// turn comes round, sleeps once more (`B0A`), and gives it to the task (`GIVTSK`; pp.
     /// 45, 52–53), which queues it for its line. `0` (the 1975 profiles): made at once.
-    /// **Measured on
-    /// the program** (`nmc-h316`, 1-hop single packets to the discard host, 4 Dec 2026;
-    /// `cargo run --release -p nmc-oracle --example background_rfnm`): from
-    /// `IH63` to the RFNM's first bit on an idle line, median 2.97 ms on a 316 and 1.84 ms on a
+    /// **Measured on the program** (`nmc-h316`, 1-hop single packets to the discard host, 4 Dec
+    /// 2026; `cargo run --release -p nmc-oracle --example background_rfnm`): from `IH63` to the
+    /// RFNM's first bit on an idle line, median 2.97 ms on a 316 and 1.84 ms on a
     /// 516 (about 1,860 and 1,920 memory cycles); not fitted to any outcome. Adopted in
     /// `v2-1974-10` by the rule stated before its test on `nmc oracle compare` (rows agreeing
     /// on both may not fall, no class's mean |Δ| of the round trip may rise): 29 → 30 rows on

@@ -481,8 +481,8 @@ impl Neighbour {
         if ready {
             return self.now_ns;
         }
-        let held = self.up && self.slots.iter().any(Option::is_some);
-        if held {
+        let unacknowledged = self.up && self.slots.iter().any(Option::is_some);
+        if unacknowledged {
             self.next_period_ns
                 .min((self.now_ns / FAST_TICK_NS + 1) * FAST_TICK_NS)
         } else {
@@ -647,9 +647,7 @@ impl Neighbour {
     /// [`KILL_INTERVALS`] intervals; then its channels reset.
     fn kill(&mut self, why: &'static str) {
         self.counts.kills += 1;
-        if self.up {
-            self.up = false;
-        }
+        self.up = false;
         self.events.push_back(Event::Down { why });
         self.held = -KILL_INTERVALS;
         self.neighbour = 0;

@@ -305,27 +305,36 @@ impl Imp {
                 src,
                 stream,
             };
-            let wait = self.costs().single_rfnm;
-            if !wait.is_zero() {
-                // Made by the background too, in turn behind the RFNMs before it (p. 59 `AMESS`:
-                // replies go in message-number order).
-                self.make_in_background(now + wait, all, out);
-                continue;
+            // Made by the background too, in turn behind the RFNMs before it (p. 59 `AMESS`:
+            // replies go in message-number order); the next is served at once then.
+            if self.single_reply(now, all, out) {
+                out.push(Output::Resume(Resume::SingleRequests(ready.collect())));
+                return;
             }
-            self.single_reply_made(all, out);
-            out.push(Output::Resume(Resume::SingleRequests(ready.collect())));
-            return;
         }
         self.serve_reply_queue(now, out);
     }
 
-    /// `reply` is made by the background at `at` ([`Imp::background_replies_due`]).
-    fn make_in_background(&mut self, at: SimTime, reply: BackgroundReply, out: &mut impl Effects) {
+    /// A single-packet message's `reply` is made now (`true`) or, with `single_rfnm_316`/`_516`,
+    /// queued for the background, which makes it that much later ([`Imp::background_replies_due`]).
+    fn single_reply(
+        &mut self,
+        now: SimTime,
+        reply: BackgroundReply,
+        out: &mut impl Effects,
+    ) -> bool {
+        let wait = self.costs().single_rfnm;
+        if wait.is_zero() {
+            self.single_reply_made(reply, out);
+            return true;
+        }
+        let at = now + wait;
         self.background_replies.push_back((at, reply));
         out.push(Output::Timer {
             at,
             timer: TimerId::BackgroundReply,
         });
+        false
     }
 
     /// A single-packet message's reply is made and sent: its RFNM (RFC 632: no ALLOCATE) or
@@ -370,15 +379,9 @@ impl Imp {
         o: &HostOut,
         out: &mut impl Effects,
     ) {
-        if o.of != 1 {
-            return;
+        if o.of == 1 {
+            self.single_reply(now, BackgroundReply::Rfnm(*o), out);
         }
-        let wait = self.costs().single_rfnm;
-        if wait.is_zero() {
-            self.single_rfnm_made(o, out);
-            return;
-        }
-        self.make_in_background(now + wait, BackgroundReply::Rfnm(*o), out);
     }
 
     /// The background's single-packet replies due by `now` are made, oldest first.
