@@ -194,8 +194,8 @@ pub struct ImpParams {
     /// 45, 52–53), which queues it for its line. `0` (the 1975 profiles): made at once.
     /// **Measured on the program** (`nmc-h316`, 1-hop single packets to the discard host, 4 Dec
     /// 2026; `cargo run --release -p nmc-oracle --example background_rfnm`): from `IH63` to the
-    /// RFNM's first bit on an idle line, median 2.97 ms on a 316 and 1.84 ms on a
-    /// 516 (about 1,860 and 1,920 memory cycles); not fitted to any outcome. Adopted in
+    /// RFNM's first bit on an idle line, median 2.89 ms on a 316 and 1.84 ms on a
+    /// 516 (about 1,810 and 1,920 memory cycles); not fitted to any outcome. Adopted in
     /// `v2-1974-10` by the rule stated before its test on `nmc oracle compare` (rows agreeing
     /// on both may not fall, no class's mean |Δ| of the round trip may rise): 29 → 30 rows on
     /// both, single packets' mean |Δ| 9.4 → 7.9 %, the 8-packet rows unchanged.
@@ -659,7 +659,7 @@ impl ImpParams {
             reply_to_host: ReplyToHost::Leader1973,
             reply_task_316: SimDuration::from_micros(1_296),
             reply_task_516: SimDuration::from_nanos(777_600),
-            single_rfnm_316: SimDuration::from_micros(2_970),
+            single_rfnm_316: SimDuration::from_micros(2_890),
             single_rfnm_516: SimDuration::from_micros(1_840),
             routing_frequency: RoutingFrequency::LineLoad1973,
             routing_opportunities: 5,

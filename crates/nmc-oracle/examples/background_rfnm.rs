@@ -9,7 +9,8 @@
 //! `IH63` (p. 155, 17214: the host output is done with the packet and its reply is marked due)
 //! and the call of `GIVTSK` in `BACK0`'s path (pp. 52–53, 04077: the background has built the
 //! RFNM and gives it to the task). Printed per machine: the medians of packet in → `IH63`,
-//! `IH63` → `GIVTSK`, and `IH63` → the RFNM's first bit on the line back, over the messages
+//! `IH63` → `GIVTSK`, and `IH63` → the RFNM's first bit on the line back (the medians of `nmc oracle per-hop`: nearest rank),
+//! over the messages
 //! whose RFNM found that line idle (a RFNM that waits behind a routing message is left out).
 //!
 //! ```sh
@@ -21,6 +22,7 @@
 
 use nmc_h316::{CpuConfig, Image, Imp, ImpConfig, Model, Output};
 use nmc_oracle::leader::{Address, FakeHost, Kind, Leader};
+use nmc_oracle::perhop::dist;
 
 /// `IH63` (listing p. 155).
 const IH63: u16 = 0o17214;
@@ -46,33 +48,20 @@ fn main() {
         println!(
             "| {name} | {} | {:.2} | {:.2} | {:.2} ({} messages) |",
             m.to_ih63.len(),
-            median(&m.to_ih63),
-            median(&m.to_givtsk),
-            median(&m.to_rfnm),
+            dist(&m.to_ih63).median,
+            dist(&m.to_givtsk).median,
+            dist(&m.to_rfnm).median,
             m.to_rfnm.len()
         );
     }
 }
 
+/// Intervals in ns, one per message.
 #[derive(Default)]
 struct Measured {
-    to_ih63: Vec<f64>,
-    to_givtsk: Vec<f64>,
-    to_rfnm: Vec<f64>,
-}
-
-fn median(v: &[f64]) -> f64 {
-    let mut v = v.to_vec();
-    v.sort_by(f64::total_cmp);
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
+    to_ih63: Vec<u64>,
+    to_givtsk: Vec<u64>,
+    to_rfnm: Vec<u64>,
 }
 
 /// One message's moments at IMP 3, ns.
@@ -184,7 +173,7 @@ fn finish(m: &Moments, out: &mut Measured) {
     else {
         return;
     };
-    let ms = |a: u64, b: u64| b.saturating_sub(a) as f64 / MS as f64;
+    let ms = |a: u64, b: u64| b.saturating_sub(a);
     out.to_ih63.push(ms(arrived, ih63));
     out.to_givtsk.push(ms(ih63, givtsk));
     // Only where the line back was idle when the RFNM was given to the task.

@@ -289,11 +289,11 @@ pub const RESIDUALS: &[Residual] = &[
                 to the clock: the message starts 1.4 ms later and waits 1.4 ms less). Not yet: \
                 routing frames ahead of queued data after the slow tick, the 316's cycle time. \
                 In the model since 4 Dec 2026: the RFNM made at background level \
-                (single_rfnm_316/_516, 2.97 / 1.84 ms from the packet gone to the host to the \
+                (single_rfnm_316/_516, 2.89 / 1.84 ms from the packet gone to the host to the \
                 RFNM's first bit, measured on the program: p. 155 IH63, pp. 52-53 BACK0, \
                 GIVTSK); 316 rows move 2-13 ms towards the program at 1-4, 7 and 8 hops (3 \
                 hops now agrees) and not at 5, 6 and 9, 516 rows 0-1 ms. Left at the destination: from the packet's arrival to the fake \
-                host done with it (IH63) the program takes 3.55 ms on a 516 and 5.99 on a 316 \
+                host done with it (IH63) the program takes 3.54 ms on a 516 and 5.97 on a 316 \
                 (medians, 22 messages each), the model 2.49 and 4.16",
     },
 ];
