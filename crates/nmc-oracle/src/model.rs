@@ -294,7 +294,14 @@ pub const RESIDUALS: &[Residual] = &[
                 GIVTSK); 316 rows move 2-13 ms towards the program at 1-4, 7 and 8 hops (3 \
                 hops now agrees) and not at 5, 6 and 9, 516 rows 0-1 ms. Left at the destination: from the packet's arrival to the fake \
                 host done with it (IH63) the program takes 3.54 ms on a 516 and 5.97 on a 316 \
-                (medians, 22 messages each), the model 2.49 and 4.16",
+                (medians, 22 messages each), the model 2.49 and 4.16. The long tails: a RFNM due \
+                during the slow tick waits for its end and then behind the routing messages it \
+                queues; the program's slow tick (p. 171 JOBS) holds its processor 14.1 ms on a \
+                516 and 23.6 on a 316, twice the model's 7.2 and 12.0 (example timeout_level, \
+                4 Dec 2026). Tried and not adopted: the slow tick, and with it the fast tick \
+                and the routing messages' costs, as measured: rows on both 30 -> 33 (37), single \
+                rows' mean |d| 7.9 -> 6.6 (6.4) %, but the 516 8-packet class 3.1 -> 4.1 \
+                (3.9) %, its 4-hop race rows longer (how-to oracle.md)",
     },
 ];
 

@@ -120,7 +120,8 @@ pub struct ProgramMessage {
     pub bits: u64,
     /// The host handed it to its interface.
     pub offered_ns: u64,
-    /// The IMP had taken its first input (packet 1: K&O point a).
+    /// The IMP had taken packet 1 (K&O point a): the input after the leader's, which the
+    /// program reads alone (listing p. 125, `HILEAD`).
     pub first_in_ns: Option<u64>,
     /// The IMP had taken it whole (its last bit in: the host may offer the next).
     pub accepted_ns: Option<u64>,
@@ -446,16 +447,35 @@ pub fn check(s: &ImpConfig, seed: u64) -> Result<()> {
 enum Handed {
     Nop,
     Probe,
+    /// A pump's message, and the inputs the IMP has taken of it.
     Message {
         pump: usize,
         index: usize,
+        inputs: u8,
     },
-    /// A background message to IMP `dest` (network index), and when the IMP had taken its
-    /// first input.
+    /// A background message to IMP `dest` (network index), and the inputs the IMP has taken
+    /// of it.
     Background {
         dest: usize,
-        first_in: Option<u64>,
+        inputs: u8,
     },
+}
+
+impl Handed {
+    /// The IMP has taken one more input of this message (`eom`: its last): whether that input
+    /// completed packet 1. The program reads a message's leader alone, then the packet's
+    /// buffer (listing p. 125, `HILEAD`: the host input waiting for a leader), so packet 1 is
+    /// in with the input after the leader's, or with the leader's if it ends the message.
+    /// Seen on nmc's emulator: a 2-word input, then the packet's text.
+    fn input_taken(&mut self, eom: bool) -> bool {
+        match self {
+            Handed::Message { inputs, .. } | Handed::Background { inputs, .. } => {
+                *inputs = inputs.saturating_add(1);
+                *inputs == 2 || (*inputs == 1 && eom)
+            }
+            Handed::Nop | Handed::Probe => false,
+        }
+    }
 }
 
 /// A pump as it runs.
@@ -496,7 +516,7 @@ struct Driver {
     bg: Vec<Option<BackgroundHost>>,
     bg_delivered: u64,
     /// Per (source IMP, destination IMP): when each background message answered next had its
-    /// first input taken.
+    /// packet 1 taken ([`Handed::input_taken`]).
     bg_first_in: BTreeMap<(usize, usize), VecDeque<Option<u64>>>,
     /// Background RFNMs by hops between the IMPs: how many, and their round trips' sum (ns).
     bg_by_hops: BTreeMap<u32, (u64, u64)>,
@@ -586,10 +606,10 @@ impl Driver {
                     host, eom, done_ns, ..
                 } => {
                     let q = self.handed.entry((i, host)).or_default();
-                    if let Some(Handed::Background { dest, first_in }) = q.front_mut()
-                        && first_in.is_none()
+                    let packet_one = q.front_mut().is_some_and(|h| h.input_taken(eom));
+                    if let Some(Handed::Background { dest, .. }) = q.front()
+                        && packet_one
                     {
-                        *first_in = Some(done_ns);
                         // The oldest of this destination's messages not yet begun is this one.
                         if let Some(slot) = self
                             .bg_first_in
@@ -604,9 +624,11 @@ impl Driver {
                     } else {
                         q.front().copied()
                     };
-                    if let Some(Handed::Message { pump, index }) = front {
+                    if let Some(Handed::Message { pump, index, .. }) = front {
                         let r = &mut self.pumps[pump].records[index];
-                        r.first_in_ns.get_or_insert(done_ns);
+                        if packet_one {
+                            r.first_in_ns = Some(done_ns);
+                        }
                         if eom {
                             r.accepted_ns = Some(done_ns);
                         }
@@ -757,7 +779,7 @@ impl Driver {
                     .map_err(|e| host_error(i, e))?;
                 let handed = Handed::Background {
                     dest: a.dest,
-                    first_in: None,
+                    inputs: 0,
                 };
                 self.handed.entry((i, host)).or_default().push_back(handed);
                 self.bg_first_in
@@ -820,7 +842,16 @@ impl Driver {
                 }
                 let mut words = leader.encode().to_vec();
                 words.extend_from_slice(&text);
-                self.hand(i, HOST, Handed::Message { pump: k, index }, words)?;
+                self.hand(
+                    i,
+                    HOST,
+                    Handed::Message {
+                        pump: k,
+                        index,
+                        inputs: 0,
+                    },
+                    words,
+                )?;
             }
         }
         Ok(())
@@ -1212,6 +1243,28 @@ to = "FAKE"
         let e = plan(&s, 1).err().expect("refused").to_string();
         assert!(!e.contains('\n'), "one line: {e}");
         e
+    }
+
+    #[test]
+    fn packet_one_is_in_with_the_input_after_the_leaders() {
+        // A single-packet message: the leader alone, then the text with its end.
+        let mut m = Handed::Background { dest: 3, inputs: 0 };
+        assert!(!m.input_taken(false), "the leader's input is not packet 1");
+        assert!(m.input_taken(true));
+        // A multi-packet message: packet 1 with the second input, not again later.
+        let mut m = Handed::Message {
+            pump: 0,
+            index: 0,
+            inputs: 0,
+        };
+        assert!(!m.input_taken(false));
+        assert!(m.input_taken(false));
+        assert!(!m.input_taken(false));
+        assert!(!m.input_taken(true));
+        // A leader-only message (no text) is in with its one input.
+        let mut m = Handed::Background { dest: 1, inputs: 0 };
+        assert!(m.input_taken(true));
+        assert!(!Handed::Nop.input_taken(true));
     }
 
     #[test]
