@@ -91,7 +91,7 @@ use crate::observe::{Counted, Happened, Milestone, Note, Side, What};
 use crate::packet::{DataPacket, Input, MsgId, Packet, PktId, PktKind, Single, Stream};
 use crate::params::ImpCosts;
 use crate::params::{
-    FakeHostRfnm, Giveback, HostPacketEntry, HostQueueCheck, ImpModel, ImpParams,
+    BackgroundLevel, FakeHostRfnm, Giveback, HostPacketEntry, HostQueueCheck, ImpModel, ImpParams,
     MessageProcessing, OutputLimit, Piggyback, ReplyToHost, ReqallClaim, ReqallPath,
     SinglePacketRule,
 };
@@ -276,6 +276,8 @@ pub(crate) struct Limits {
     pub(crate) host_packet_entry: HostPacketEntry,
     /// How a reply reaches the host whose message it answers ([`Imp::packet_in`]).
     pub(crate) reply_to_host: ReplyToHost,
+    /// How the background's time for a single-packet reply passes (`e2e/single.rs`).
+    pub(crate) background_level: BackgroundLevel,
     /// On a message at its source IMP (the version's rules, `e2e/procedure.rs`).
     pub(crate) source: SourceLimits,
     /// On a message at its destination IMP (`destination.rs`, `e2e/single.rs`).
@@ -298,6 +300,7 @@ impl Limits {
             host_input_min_free: p.host_input_min_free,
             host_queue_check: p.host_queue_check,
             host_packet_entry: p.host_packet_entry,
+            background_level: p.background_level,
             reply_to_host: p.reply_to_host,
             source: SourceLimits {
                 version: p.message_processing,
@@ -919,7 +922,7 @@ pub(crate) struct Imp {
     pub(crate) parked: VecDeque<(PktId, Hold)>,
     /// Single-packet messages' replies (RFNMs, ALLOCATEs) the background has still to make
     /// (`single_rfnm_316`/`_516`), with when each is made, oldest first.
-    pub(crate) background_replies: VecDeque<(SimTime, crate::e2e::single::BackgroundReply)>,
+    pub(crate) background_replies: VecDeque<crate::e2e::single::PendingReply>,
 }
 
 /// What one IMP has of its own rather than from the profile: what the scenario says of it
@@ -1712,6 +1715,7 @@ mod tests {
             host_input_min_free: 4,
             host_queue_check: HostQueueCheck::BeforeInput,
             host_packet_entry: HostPacketEntry::AtOnce,
+            background_level: BackgroundLevel::Timer,
             reply_to_host: ReplyToHost::AtOnce,
             source: SourceLimits {
                 version: MessageProcessing::V2,

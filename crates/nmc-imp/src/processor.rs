@@ -127,6 +127,27 @@ impl Processor {
         }
     }
 
+    /// Processor time spent by `now` on tasks and the clock's jobs, ns: the time committed to
+    /// them ([`Self::busy_ns`]: a task's when it starts, a clock job's when it preempts) less
+    /// what of it lies after `now`. The background (`e2e/single.rs`) runs in the rest.
+    pub(crate) fn busy_by(&self, now: SimTime) -> u128 {
+        let end = self
+            .serving
+            .map_or(self.blocked_until, |(_, t)| t.max(self.blocked_until));
+        self.busy_ns
+            .saturating_sub(u128::from(end.since(now).as_nanos()))
+    }
+
+    /// When the work committed by `now` — the task in service, the clock's job, the queued
+    /// tasks — is done: the earliest the background gets the processor back.
+    pub(crate) fn free_at(&self, now: SimTime) -> SimTime {
+        let end = self
+            .serving
+            .map_or(self.blocked_until, |(_, t)| t.max(self.blocked_until));
+        let queued: u64 = self.queue.iter().map(|t| t.cost.as_nanos()).sum();
+        now.max(end) + SimDuration::from_nanos(queued)
+    }
+
     /// The packets among the tasks, in service first.
     pub(crate) fn packets(&self) -> impl Iterator<Item = PktId> + '_ {
         self.serving
@@ -186,6 +207,30 @@ mod tests {
     }
     fn at(x: u64) -> SimTime {
         SimTime::ZERO + ms(x)
+    }
+
+    /// What the background (below both levels, p. 11) can count on: the time the tasks and
+    /// the clock have had so far, and when the work committed is done.
+    #[test]
+    fn the_background_sees_the_time_taken_and_when_the_processor_is_free() {
+        let mut p = Processor::default();
+        p.push(at(0), Work::Cpu, ms(4));
+        assert_eq!(p.busy_by(at(1)), 1_000_000, "a task 1 ms into its 4");
+        p.preempt(at(2), ms(2));
+        assert_eq!(
+            p.busy_by(at(3)),
+            3_000_000,
+            "2 ms of task, then 1 of the clock"
+        );
+        p.push(at(3), Work::Cpu, ms(1));
+        assert_eq!(
+            p.free_at(at(3)),
+            at(7),
+            "the task ends at 6, the queued one at 7"
+        );
+        assert!(p.handle_timeout(at(6)).is_some());
+        assert_eq!(p.busy_by(at(10)), 7_000_000);
+        assert_eq!(p.free_at(at(10)), at(10), "idle: free now");
     }
 
     /// Listing p. 62: the task level serves one FIFO queue, one task at a time.

@@ -12,6 +12,9 @@
 //! `IH63` → `GIVTSK`, and `IH63` → the RFNM's first bit on the line back (the medians of `nmc oracle per-hop`: nearest rank),
 //! over the messages
 //! whose RFNM found that line idle (a RFNM that waits behind a routing message is left out).
+//! Then the same messages to IMP 3's real host (interface 1): from the message's last bit at
+//! the host to `IH63` and to the RFNM's first bit (4 Dec 2026: 2.34 ms on a 516, 4.13 on a 316,
+//! where the model, from the same moment, takes `single_rfnm_516`/`_316`, 1.84 and 2.89).
 //!
 //! ```sh
 //! NMC_IMP_PROGRAM=~/src/simh/H316/tests/impcode.cmd \
@@ -44,7 +47,7 @@ fn main() {
     );
     println!("| --- | ---: | ---: | ---: | ---: |");
     for (name, model) in [("516", Model::H516), ("316", Model::H316)] {
-        let m = measure(&image, model);
+        let m = measure(&image, model, false);
         println!(
             "| {name} | {} | {:.2} | {:.2} | {:.2} ({} messages) |",
             m.to_ih63.len(),
@@ -52,6 +55,24 @@ fn main() {
             dist(&m.to_givtsk).median,
             dist(&m.to_rfnm).median,
             m.to_rfnm.len()
+        );
+    }
+    // The same messages to IMP 3's real host (interface 1, taking the IMP's output as fast as
+    // the interface sends it): from the message's last bit at the host to the RFNM's first bit.
+    println!();
+    println!(
+        "| machine | to a real host: messages | IH63 → GIVTSK ms | host's last bit → IH63 ms | host's last bit → RFNM's first bit ms (idle line) |"
+    );
+    println!("| --- | ---: | ---: | ---: | ---: |");
+    for (name, model) in [("516", Model::H516), ("316", Model::H316)] {
+        let m = measure(&image, model, true);
+        println!(
+            "| {name} | {} | {:.2} | {:.2} | {:.2} ({} messages) |",
+            m.to_givtsk.len(),
+            dist(&m.to_givtsk).median,
+            dist(&m.host_to_ih63).median,
+            dist(&m.host_to_rfnm).median,
+            m.host_to_rfnm.len()
         );
     }
 }
@@ -62,6 +83,9 @@ struct Measured {
     to_ih63: Vec<u64>,
     to_givtsk: Vec<u64>,
     to_rfnm: Vec<u64>,
+    /// To a real host: its last bit → `IH63`, and → the RFNM's first bit (idle line).
+    host_to_ih63: Vec<u64>,
+    host_to_rfnm: Vec<u64>,
 }
 
 /// One message's moments at IMP 3, ns.
@@ -71,11 +95,13 @@ struct Moments {
     ih63: Option<u64>,
     givtsk: Option<u64>,
     rfnm_first_bit: Option<u64>,
+    /// The message's last bit at IMP 3's real host.
+    host_last_bit: Option<u64>,
     /// When the line back was last busy before the RFNM (its last frame's last bit).
     line_free_at: u64,
 }
 
-fn measure(image: &Image, model: Model) -> Measured {
+fn measure(image: &Image, model: Model, real_host: bool) -> Measured {
     let mut imps: Vec<Imp> = [2u16, 3]
         .iter()
         .map(|&number| {
@@ -109,7 +135,16 @@ fn measure(image: &Image, model: Model) -> Measured {
         if now >= first && now < last && (now - first) % (2 * S) < window {
             finish(&moments, &mut out);
             moments = Moments::default();
-            let to = Leader::new(Kind::Regular, Address::fake(3, FakeHost::Discard), 7).unwrap();
+            let dest = if real_host {
+                Address {
+                    imp: 3,
+                    host: 0,
+                    for_imp: false,
+                }
+            } else {
+                Address::fake(3, FakeHost::Discard)
+            };
+            let to = Leader::new(Kind::Regular, dest, 7).unwrap();
             let mut words = to.encode().to_vec();
             words.extend([0o1111u16; 63]);
             let t = now.max(imps[0].now_ns());
@@ -135,6 +170,16 @@ fn measure(image: &Image, model: Model) -> Measured {
                 imp.run_until(now).unwrap();
             }
             for o in imp.take_outputs() {
+                if let Output::HostMessage {
+                    host: 1,
+                    last_bit_ns,
+                    ..
+                } = o
+                    && i == 1
+                    && sent.is_some()
+                {
+                    moments.host_last_bit.get_or_insert(last_bit_ns);
+                }
                 if let Output::Frame {
                     line,
                     words,
@@ -168,6 +213,16 @@ fn measure(image: &Image, model: Model) -> Measured {
 }
 
 fn finish(m: &Moments, out: &mut Measured) {
+    if let (Some(host), Some(ih63), Some(givtsk), Some(rfnm)) =
+        (m.host_last_bit, m.ih63, m.givtsk, m.rfnm_first_bit)
+    {
+        out.to_givtsk.push(givtsk.saturating_sub(ih63));
+        out.host_to_ih63.push(ih63.saturating_sub(host));
+        if m.line_free_at <= givtsk {
+            out.host_to_rfnm.push(rfnm.saturating_sub(host));
+        }
+        return;
+    }
     let (Some(arrived), Some(ih63), Some(givtsk), Some(rfnm)) =
         (m.packet_in, m.ih63, m.givtsk, m.rfnm_first_bit)
     else {

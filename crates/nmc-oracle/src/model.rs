@@ -301,7 +301,9 @@ pub const RESIDUALS: &[Residual] = &[
                 4 Dec 2026). Tried and not adopted: the slow tick, and with it the fast tick \
                 and the routing messages' costs, as measured: rows on both 30 -> 33 (37), single \
                 rows' mean |d| 7.9 -> 6.6 (6.4) %, but the 516 8-packet class 3.1 -> 4.1 \
-                (3.9) %, its 4-hop race rows longer (how-to oracle.md)",
+                (3.9) %, its 4-hop race rows longer (how-to oracle.md). In the model since \
+                then: the background below the clock and the tasks (background_level = \
+                idle-1973, p. 11), which moves these rows little (single mean |d| 7.87 -> 7.82 %)",
     },
 ];
 

@@ -38,9 +38,21 @@ use crate::destination::{Key, Reply, Request};
 use crate::imp::{Effects, HostOut, Imp, Output, Resume, TimerId, Traced};
 use crate::observe::{Counted, Happened, Milestone, Note, Side, What};
 use crate::packet::{MsgId, PktKind, Single, Stream};
-use crate::params::SinglePacketRule;
+use crate::params::{BackgroundLevel, SinglePacketRule};
 use crate::source::MsgState;
-use nmc_sim::SimTime;
+use nmc_sim::{SimDuration, SimTime};
+
+/// A reply waiting for the background ([`Imp::background_replies_due`]): when it is next
+/// looked at, when it was due, the processor's busy time then
+/// ([`crate::processor::Processor::busy_by`]), the background's time for it, and the reply.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PendingReply {
+    pub(crate) at: SimTime,
+    pub(crate) due: SimTime,
+    pub(crate) busy: u128,
+    pub(crate) wait: SimDuration,
+    pub(crate) reply: BackgroundReply,
+}
 
 /// A single-packet message's reply that the destination's background is to make (the profile's
 /// `single_rfnm_316`/`_516`): the 1973 program builds every reply at background level, in
@@ -323,13 +335,24 @@ impl Imp {
         reply: BackgroundReply,
         out: &mut impl Effects,
     ) -> bool {
-        let wait = self.costs().single_rfnm;
+        let c = self.costs();
+        // A real host's RFNM comes later than the discard host's (`single_rfnm_host_*`).
+        let wait = match reply {
+            BackgroundReply::Rfnm(o) if !self.is_fake_host(o.host) => c.single_rfnm_host,
+            _ => c.single_rfnm,
+        };
         if wait.is_zero() {
             self.single_reply_made(reply, out);
             return true;
         }
         let at = now + wait;
-        self.background_replies.push_back((at, reply));
+        self.background_replies.push_back(PendingReply {
+            at,
+            due: now,
+            busy: self.cpu.busy_by(now),
+            wait,
+            reply,
+        });
         out.push(Output::Timer {
             at,
             timer: TimerId::BackgroundReply,
@@ -386,11 +409,31 @@ impl Imp {
 
     /// The background's single-packet replies due by `now` are made, oldest first.
     pub(crate) fn background_replies_due(&mut self, now: SimTime, out: &mut impl Effects) {
-        while let Some(&(at, reply)) = self.background_replies.front()
-            && at <= now
+        while let Some(&p) = self.background_replies.front()
+            && p.at <= now
         {
+            let wait = p.wait;
+            if self.limits.background_level == BackgroundLevel::Idle1973 {
+                // The background has had the processor only while the clock and the tasks
+                // left it free: what they took since the reply was due puts it off.
+                let busy = self.cpu.busy_by(now).saturating_sub(p.busy);
+                let free = now.since(p.due).as_nanos().saturating_sub(busy as u64);
+                if free < wait.as_nanos() {
+                    // Its turn comes when the committed work is done, and then the rest.
+                    let rest = SimDuration::from_nanos(wait.as_nanos() - free);
+                    let at = self.cpu.free_at(now) + rest;
+                    if let Some(front) = self.background_replies.front_mut() {
+                        front.at = at;
+                    }
+                    out.push(Output::Timer {
+                        at,
+                        timer: TimerId::BackgroundReply,
+                    });
+                    return;
+                }
+            }
             self.background_replies.pop_front();
-            self.single_reply_made(reply, out);
+            self.single_reply_made(p.reply, out);
         }
     }
 
@@ -679,24 +722,26 @@ mod tests {
         assert_eq!(out[0], table(What::Msg, 0, Happened::Arr, Note::HostOutput));
         assert_eq!(out[2..], [HostOutput { host: 0 }], "no ALLOCATE yet");
         // The host takes message 0: its RFNM goes, then the ALLOCATE for 1. On a 516 of the
-        // 1974 profile the background makes both 1.84 ms later (`single_rfnm_516`), in order.
+        // 1974 profile the background makes the RFNM to a real host 2.34 ms later
+        // (`single_rfnm_host_516`) and the ALLOCATE behind it (due 1.84 ms after its grant,
+        // `single_rfnm_516`, but made in order).
         let o = d.port(0).queue.pop_front().expect("message 0 for the host");
         d.release_reassembly(1);
         out.clear();
         d.single_handed_to_host(t, &o, &mut out);
-        let made = t + SimDuration::from_micros(1_840);
-        let wake = Output::Timer {
-            at: made,
+        let made = t + SimDuration::from_micros(2_340);
+        let wake = |at| Output::Timer {
+            at,
             timer: TimerId::BackgroundReply,
         };
-        assert_eq!(
-            out,
-            std::slice::from_ref(&wake),
-            "the RFNM waits for the background"
-        );
+        assert_eq!(out, [wake(made)], "the RFNM waits for the background");
         out.clear();
         d.serve_replies(t, &mut out);
-        assert_eq!(out, [wake], "so does the ALLOCATE, behind it");
+        let all_due = t + SimDuration::from_micros(1_840);
+        assert_eq!(out, [wake(all_due)], "so does the ALLOCATE");
+        out.clear();
+        d.background_replies_due(all_due, &mut out);
+        assert!(out.is_empty(), "behind the RFNM, not before it");
         assert!(
             d.set_aside.contains(&(STREAM, 1)),
             "its buffer is set aside"
@@ -720,6 +765,54 @@ mod tests {
         assert!(d.background_replies.is_empty());
     }
 
+    /// The background runs below the clock and the tasks (`background_level = "idle-1973"`,
+    /// the 1974 profile; BBN 3050 p. 11): a slow tick while a RFNM waits for the background
+    /// puts the RFNM off by the tick's time; as a timer (`"timer"`) it is made on time.
+    #[test]
+    fn the_clock_puts_off_the_backgrounds_rfnm_by_its_own_time() {
+        for (level, late) in [
+            (BackgroundLevel::Idle1973, true),
+            (BackgroundLevel::Timer, false),
+        ] {
+            let mut d = dest();
+            d.limits.background_level = level;
+            let t = SimTime::ZERO;
+            let mut out = Vec::new();
+            d.single_received(t, STREAM, single(0), 96, &mut out);
+            let o = d.port(0).queue.pop_front().expect("message 0 for the host");
+            out.clear();
+            d.single_handed_to_host(t, &o, &mut out);
+            // A real host's RFNM on a 516: `single_rfnm_host_516`.
+            let made = t + SimDuration::from_micros(2_340);
+            // The slow tick takes the processor 14.14 ms, 0.5 ms after the RFNM was due.
+            let tick = SimDuration::from_micros(14_140);
+            d.cpu.preempt(t + SimDuration::from_micros(500), tick);
+            out.clear();
+            d.background_replies_due(made, &mut out);
+            let rfnm = control(PktKind::SingleRfnm { msg: 0, num: 0 });
+            if !late {
+                assert!(out.contains(&rfnm), "{level:?}: made on time");
+                continue;
+            }
+            let later = made + tick;
+            assert_eq!(
+                out,
+                [Output::Timer {
+                    at: later,
+                    timer: TimerId::BackgroundReply,
+                }],
+                "put off by the tick's time"
+            );
+            out.clear();
+            d.background_replies_due(later, &mut out);
+            assert!(
+                out.contains(&rfnm),
+                "made once the background has had its time"
+            );
+            assert!(d.background_replies.is_empty());
+        }
+    }
+
     /// With the replies made at once (`single_rfnm_* = 0`, the 1975 profiles) the RFNM goes
     /// when the host has the message, and the ALLOCATE it freed after it.
     #[test]
@@ -727,6 +820,7 @@ mod tests {
         use crate::imp::Output::{Count, E2e, Resume as Then, Trace};
         let mut p = ImpParams::v2_1974_10();
         p.single_rfnm_516 = SimDuration::ZERO;
+        p.single_rfnm_host_516 = SimDuration::ZERO;
         let mut d = super::super::testing::imp(&p, REASSEMBLY);
         let t = SimTime::ZERO;
         let mut out = Vec::new();
