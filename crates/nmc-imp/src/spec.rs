@@ -422,6 +422,13 @@ pub enum TopologySpec {
         imps: Vec<String>,
         /// The lines between them.
         lines: Vec<LineSpec>,
+        /// The capacity of a line that gives none (default 50 kbit/s).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        capacity: Option<BitRate>,
+        /// The propagation delay of a line that gives none, each way (default 2 ms, as a
+        /// chain's).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        propagation: Option<SimDuration>,
     },
     /// A generated mesh of IMPs `IMP0` … `IMP<imps-1>` ([`nmc_net::mesh::generate`]):
     /// connected, each IMP with a number of lines in `degree` (`"3..4"`, or `3`), drawn from
@@ -713,11 +720,11 @@ pub struct PauseSpec {
     pub(crate) length: SimDuration,
 }
 
-fn default_capacity() -> BitRate {
+pub(crate) fn default_capacity() -> BitRate {
     BitRate::from_kbps(50)
 }
 /// **Choice**: 2 ms per hop (≈ 400 km of cable), a typical inter-site distance on the 1974 map.
-fn default_chain_propagation() -> SimDuration {
+pub(crate) fn default_chain_propagation() -> SimDuration {
     SimDuration::from_millis(2)
 }
 /// **Choice**: 5 µs/km, signal speed in cable of about 2/3 c, on the great-circle distance.

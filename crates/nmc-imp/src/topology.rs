@@ -132,20 +132,26 @@ impl Topology {
                     .collect();
                 (names, lines)
             }
-            TopologySpec::Lines { imps, lines } => {
+            TopologySpec::Lines {
+                imps,
+                lines,
+                capacity,
+                propagation,
+            } => {
+                // A line without its own takes the topology's (by default a chain's).
+                let cap = capacity.unwrap_or_else(crate::spec::default_capacity);
+                let prop = propagation.unwrap_or_else(crate::spec::default_chain_propagation);
                 let resolved = lines
                     .iter()
-                    .enumerate()
-                    .map(|(i, l)| {
-                        let cap = l
-                            .capacity
-                            .ok_or(format!("network.topology.lines[{i}]: capacity is required"))?;
-                        let prop = l.propagation.ok_or(format!(
-                            "network.topology.lines[{i}]: propagation is required"
-                        ))?;
-                        Ok((l.a.clone(), l.b.clone(), cap, prop))
+                    .map(|l| {
+                        (
+                            l.a.clone(),
+                            l.b.clone(),
+                            l.capacity.unwrap_or(cap),
+                            l.propagation.unwrap_or(prop),
+                        )
                     })
-                    .collect::<Result<Vec<_>, String>>()?;
+                    .collect();
                 (imps.clone(), resolved)
             }
             TopologySpec::Mesh {
@@ -361,6 +367,35 @@ fn great_circle_km(a: (f64, f64), b: (f64, f64)) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A line of a `lines` topology that gives no capacity or propagation takes the
+    /// topology's, and those default as a chain's (the reference, scenario-keys.md).
+    #[test]
+    fn a_line_without_its_own_speed_or_delay_takes_the_topologys() {
+        let line = |b: &str, capacity: Option<BitRate>| LineSpec {
+            a: "A".into(),
+            b: b.into(),
+            capacity,
+            propagation: None,
+        };
+        let spec = |capacity, propagation| TopologySpec::Lines {
+            imps: vec!["A".into(), "B".into(), "C".into()],
+            lines: vec![line("B", None), line("C", Some(BitRate::from_kbps(9)))],
+            capacity,
+            propagation,
+        };
+        let t = Topology::build(&spec(None, None)).unwrap();
+        assert_eq!(t.links[0].capacity, BitRate::from_kbps(50));
+        assert_eq!(t.links[0].propagation, SimDuration::from_millis(2));
+        let t = Topology::build(&spec(
+            Some(BitRate::from_kbps(230)),
+            Some(SimDuration::ZERO),
+        ))
+        .unwrap();
+        assert_eq!(t.links[0].capacity, BitRate::from_kbps(230));
+        assert_eq!(t.links[0].propagation, SimDuration::ZERO);
+        assert_eq!(t.links.last().unwrap().capacity, BitRate::from_kbps(9));
+    }
 
     #[test]
     fn june_1974_map_has_bbn_nine_hops_from_ucla() {

@@ -103,6 +103,8 @@ fn config(p: &PathSpec, from: &str, to: &str, bits: u64) -> Result<ImpConfig, Su
                     capacity: Some(BitRate::from_bps(p.line_bps)),
                     propagation: Some(SimDuration::from_nanos(p.propagation_ns)),
                 }],
+                capacity: None,
+                propagation: None,
             },
             hosts: vec![host("UCSB-360", "UCSB"), host("UCLA-360", "UCLA")],
             // A scenario file's default; nothing here records occupancy.

@@ -516,7 +516,7 @@ fn check_state_size(topology: &TopologySpec, routing: RoutingMode) -> Result<(),
             u64::from(*imps),
             u64::from(*imps).saturating_mul(u64::from(degree.max)) / 2,
         ),
-        TopologySpec::Lines { imps, lines } => (
+        TopologySpec::Lines { imps, lines, .. } => (
             "network.topology.imps",
             imps.len() as u64,
             lines.len() as u64,
