@@ -66,12 +66,25 @@ fn main() {
     let levels = nmc_oracle::perhop::listing_levels(&text);
     println!("| machine | stretch | count | program median ms | model ms (v2-1974-10) |");
     println!("| --- | --- | ---: | ---: | ---: |");
-    // The model's values (crates/nmc-imp/src/params.rs, v2-1974-10), ms: fast, slow + fast,
-    // routing new, routing seen.
-    for (name, model, ours) in [
-        ("516", Model::H516, [0.48, 6.72 + 0.48, 5.616, 0.96]),
-        ("316", Model::H316, [0.80, 11.2 + 0.80, 9.36, 1.60]),
-    ] {
+    // The model's values, read from its profile (`v2-1974-10`), ms: fast, slow + fast, routing
+    // new, routing seen.
+    let profile = serde_json::to_value(
+        nmc_imp::params::ImpParams::profile("v2-1974-10").expect("the 1974 profile"),
+    )
+    .expect("the profile serialises");
+    let ms = |key: &str| {
+        serde_json::from_value::<nmc_sim::SimDuration>(profile[key].clone())
+            .unwrap_or_else(|e| panic!("{key}: {e}"))
+            .as_millis_f64()
+    };
+    for (name, model) in [("516", Model::H516), ("316", Model::H316)] {
+        let fast = ms(&format!("fast_tick_{name}"));
+        let ours = [
+            fast,
+            ms(&format!("slow_tick_{name}")) + fast,
+            ms(&format!("routing_update_{name}")),
+            ms(&format!("routing_repeat_{name}")),
+        ];
         let stretches = measure(&image, model, &levels);
         for (k, kind) in KINDS.iter().enumerate() {
             let v = stretches.get(kind).cloned().unwrap_or_default();
