@@ -220,7 +220,7 @@ fn a_program_scenario_is_checked_before_anything_is_written() {
         ),
         (
             vec!["--set", "network.program.imps=[\"UCLA\"]", "--set", keep],
-            "would be modelled beside emulated IMPs",
+            "`FAKE` is on BBN, a modelled IMP",
         ),
     ];
     for (sets, want) in cases {

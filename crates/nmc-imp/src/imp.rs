@@ -608,6 +608,14 @@ pub(crate) enum Output {
         /// The packet.
         pkt: PktId,
     },
+    /// An outside IMP's packet has reached this IMP, its destination (`model/boundary.rs`):
+    /// the driver outside answers it.
+    ForeignArrived {
+        /// Its words' id.
+        body: u32,
+        /// Its source IMP.
+        src: u32,
+    },
     /// Packet `pkt`, held as `hold`, has no route now: it is to wait in this IMP until its
     /// routing table changes ([`Imp::park`], once the outputs before it are carried out, so
     /// the waiting packets keep the order they came to have no route in).
@@ -1473,6 +1481,9 @@ impl Imp {
             PktKind::CreateBlock => self.create_block_received(from, stream, out),
             PktKind::BlockCreated => self.block_created_received(stream, out),
             PktKind::ReleaseBlock => self.release_block_received(stream, out),
+            // An outside IMP's packet for this IMP (a report to its fake host): the driver
+            // outside answers it as the IMP program's fake host would (`model/boundary.rs`).
+            PktKind::Foreign { body, .. } => out.push(Output::ForeignArrived { body, src: from }),
         }
     }
 

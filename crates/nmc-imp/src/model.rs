@@ -43,11 +43,13 @@
 //! | `model/adaptive.rs` | the subnet's side of routing: routing frames' bodies, lines going down and up, an IMP's waiting packets routed again when its table may have changed, the route records, journeys and loops |
 //! | `model/background.rs` | other hosts' traffic (`Background`) |
 //! | `model/instrument.rs` | the IMP message generator (`Generator`) and scripted disturbances (`Action`) |
+//! | `model/boundary.rs` | lines to IMPs outside the model (a network of modelled IMPs and IMPs running the 1973 program): packets handed out and in through [`crate::Stepper`], the outside IMPs' packets carried through as their own words |
 //! | `model/lockup.rs` | the lockup watch, read off the subnet ([`LockupReport`]; RFC 626) |
 //! | `model/slice.rs` | time slices of the measured pair, read off the subnet ([`TimeSlice`]; K&O Figs. 2, 7, 8) |
 
 mod adaptive;
 mod background;
+mod boundary;
 mod event;
 mod host;
 mod instrument;
@@ -66,6 +68,8 @@ pub(crate) use crate::e2e::procedure::{MsgState, Procedure};
 pub(crate) use crate::processor::{NO_PLACE, Work};
 pub(crate) use background::Background;
 pub use background::LengthMix;
+pub(crate) use boundary::Boundary;
+pub use boundary::{Arrived, BoundaryCounts, BoundaryLine, Carried, Incoming, Outgoing};
 pub(crate) use event::{Ev, Tick};
 pub(crate) use host::{Handed, Host, Pump, Waiting, Window};
 pub(crate) use instrument::{Action, Generator};
@@ -137,6 +141,9 @@ pub struct Subnet {
     /// Replies on their way over a host interface to the host whose message they answer
     /// (`reply_to_host = "leader-1973"`), by message.
     pub(crate) replies: BTreeMap<MsgId, Reply>,
+    /// Lines to IMPs outside the model (a network of modelled and emulated IMPs; none in
+    /// every other run): `model/boundary.rs`.
+    pub(crate) boundary: Boundary,
 }
 
 /// A reply to a host's message, from the IMP's step that answered it ([`Output::Answered`],
@@ -240,6 +247,7 @@ impl Subnet {
             procedure,
             outputs: Vec::new(),
             replies: BTreeMap::new(),
+            boundary: Boundary::default(),
             tick_waiting: vec![Waiting::default(); waiting.len()],
             waiting,
             background_start: SimDuration::ZERO,

@@ -84,6 +84,17 @@ pub(crate) enum PktKind {
         /// That message's number.
         num: u64,
     },
+    /// A packet or reply of IMPs outside the model, carried through it (issue 73 §3: a network
+    /// of modelled IMPs and IMPs running the 1973 program): its words stay in a side table
+    /// (`model/boundary.rs`), so that [`Packet`] stays `Copy`; the model routes it by its
+    /// destination IMP and queues it as a subnet control message when `control` (the
+    /// program's replies go on its priority queue, p. 66), as data in transit otherwise.
+    Foreign {
+        /// Its words' id in the side table.
+        body: u32,
+        /// A reply (queued and held as a control message).
+        control: bool,
+    },
     /// Version 3: the source IMP asks the destination IMP to create the receive block of the
     /// packet's stream (K&O §VI: "sends a subnet control message to destination IMP D to
     /// request the creation of a receive block").
@@ -97,9 +108,13 @@ pub(crate) enum PktKind {
 }
 
 impl PktKind {
-    /// A subnet control message (every kind but data).
+    /// A subnet control message (every kind but data, and a foreign reply).
     pub(crate) fn is_control(&self) -> bool {
-        !matches!(self, PktKind::Data { .. })
+        match self {
+            PktKind::Data { .. } => false,
+            PktKind::Foreign { control, .. } => *control,
+            _ => true,
+        }
     }
     /// The kind as the trace writes it.
     pub(crate) fn name(&self) -> &'static str {
@@ -115,6 +130,7 @@ impl PktKind {
             PktKind::CreateBlock => "create-block",
             PktKind::BlockCreated => "block-created",
             PktKind::ReleaseBlock => "release-block",
+            PktKind::Foreign { .. } => "foreign",
         }
     }
 }

@@ -187,9 +187,9 @@ pub struct ProgramSpec {
     /// The program's deposit file; `None`: the `NMC_IMP_PROGRAM` environment variable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
-    /// The IMPs that run it, by name; empty (the default): all. A network of modelled and
-    /// emulated IMPs together is not built (a line between the two would need the model's
-    /// packets translated to the program's frames and back): naming fewer than all is refused.
+    /// The IMPs that run it, by name; empty (the default): all. The others are the model's,
+    /// beside them (`nmc_oracle::mixed`): they carry the program's packets through, route
+    /// statically, and may have no hosts.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub imps: Vec<String>,
     /// The scenario's time 0 comes this long after the network is up (every host the scenario

@@ -13,10 +13,13 @@
 //! Same-time order: a message offered at `t` enters the event queue after every event
 //! already due at `t`, so a run depends only on the scenario, the seed and the offers.
 
-use crate::model::{Ev, Handed, Subnet};
+use crate::model::{
+    Arrived, BoundaryCounts, BoundaryLine, Carried, Ev, Handed, Incoming, Outgoing, Subnet,
+};
 use crate::run::{BuildError, build};
 use crate::spec::ImpConfig;
-use nmc_sim::{SimTime, Simulation, Trace};
+use crate::spec::RoutingMode;
+use nmc_sim::{SimDuration, SimTime, Simulation, Trace};
 use std::collections::VecDeque;
 
 /// A subnet stepped from outside (see the module's introduction).
@@ -94,18 +97,13 @@ impl Stepper {
         )
     }
 
-    #[cfg(test)]
     /// The subnet's clock: every event before it has been handled.
-    pub(crate) fn now(&self) -> SimTime {
+    pub fn now(&self) -> SimTime {
         self.sim.now()
     }
 
-    #[allow(
-        dead_code,
-        reason = "the stepping protocol of the module doc; nmc-internet steps by run_to_delivery"
-    )]
     /// When the subnet next has an event to handle (it always has: clocks and routing run).
-    pub(crate) fn poll_at(&self) -> Option<SimTime> {
+    pub fn poll_at(&self) -> Option<SimTime> {
         self.sim.next_event_at()
     }
 
@@ -182,5 +180,160 @@ impl Stepper {
     /// The subnet, to read its state and counts.
     pub fn subnet(&self) -> &Subnet {
         &self.sim.model
+    }
+}
+
+/// A network of modelled IMPs and IMPs outside the model (issue 73 §3: the outside ones run
+/// BBN's 1973 program on the emulator, `nmc_oracle::program`): the lines between the two
+/// kinds are handed across here (`model/boundary.rs`). The caller times those lines and holds
+/// their far ends; it advances the subnet to each frame's time, as for [`Stepper::offer`].
+impl Stepper {
+    /// Builds scenario `s` with `seed`, the IMPs named in `outside` left outside the model:
+    /// they stay in its topology (for routes) and do nothing. The modelled IMPs route by
+    /// static shortest paths (`network.routing = "static"`), and no host of the scenario may be
+    /// on an outside IMP (its traffic is the caller's).
+    pub fn with_outside_imps(
+        s: &ImpConfig,
+        seed: u64,
+        outside: &[&str],
+    ) -> Result<Self, BuildError> {
+        if s.network.routing != RoutingMode::Static {
+            return Err(BuildError(
+                "network.routing: modelled IMPs beside outside ones route by static shortest paths (\"static\"); the adaptive procedures would need the outside IMPs' routing messages".into(),
+            ));
+        }
+        let mut me = Stepper::new(s, seed, &[])?;
+        let m = &mut me.sim.model;
+        let mut ids = Vec::with_capacity(outside.len());
+        for name in outside {
+            let Some(i) = m.topo.index(name) else {
+                return Err(BuildError(format!(
+                    "`{name}` is not an IMP of this network"
+                )));
+            };
+            if let Some(h) = m.hosts.iter().find(|h| h.imp == i) {
+                return Err(BuildError(format!(
+                    "host `{}` is on `{name}`, an IMP outside the model: its traffic is the outside's",
+                    h.name
+                )));
+            }
+            ids.push(i);
+        }
+        m.set_outside(&ids);
+        Ok(me)
+    }
+
+    /// The lines between a modelled IMP and an outside one, in topology order.
+    pub fn boundary_lines(&self) -> Vec<BoundaryLine> {
+        self.sim.model.boundary_lines()
+    }
+
+    /// The lines out of the model that have had something to give since last asked (each
+    /// once): call [`Stepper::boundary_take`] on them.
+    pub fn boundary_ready(&mut self) -> Vec<u32> {
+        std::mem::take(&mut self.sim.model.boundary.ready)
+            .into_iter()
+            .collect()
+    }
+
+    /// The next packet to cross line `out` (modelled IMP → outside IMP) now, if the modelled
+    /// IMP has one for it; the caller's far end sends it and acknowledges it back with its
+    /// channel and bit ([`Stepper::boundary_frame_in`]).
+    pub fn boundary_take(&mut self, out: u32) -> Option<Outgoing> {
+        if !self.is_boundary(out, true) {
+            return None;
+        }
+        self.sim.act(|m, now, q| m.boundary_take(now, out, q))
+    }
+
+    /// A frame from the outside IMP over line `back` (outside IMP → modelled IMP), its last
+    /// bit in now: the acknowledgements it carries for the modelled IMP's channels (channel,
+    /// bit), and what it `carried`. `Ok(true)` if it carried a packet the modelled IMP took;
+    /// `Ok(false)` if refused (no buffer, K&O §III: the far end sends it again) or no packet.
+    pub fn boundary_frame_in(
+        &mut self,
+        back: u32,
+        acks: &[(u8, bool)],
+        carried: Carried,
+    ) -> Result<bool, BuildError> {
+        if !self.is_boundary(back, false) {
+            return Err(BuildError(format!(
+                "link {back} is not a line from an outside IMP into the model"
+            )));
+        }
+        let m = &self.sim.model;
+        let channels = m.params.logical_channels;
+        if let Some(&(lch, _)) = acks.iter().find(|a| a.0 >= channels) {
+            return Err(BuildError(format!(
+                "an acknowledgement for channel {lch} of {channels}"
+            )));
+        }
+        if let Carried::Packet { lch, packet, .. } = &carried {
+            let n = m.imps.len() as u32;
+            if *lch >= channels || packet.src >= n || packet.dst >= n {
+                return Err(BuildError(format!(
+                    "a packet on channel {lch} from IMP {} to IMP {} (of {n})",
+                    packet.src, packet.dst
+                )));
+            }
+        }
+        Ok(self
+            .sim
+            .act(|m, now, q| m.boundary_frame_in(now, back, acks, carried, q)))
+    }
+
+    /// The outside packets that reached their destination, a modelled IMP, since last asked
+    /// (reports the program sends to an IMP's fake host), in the order they did.
+    pub fn boundary_arrived(&mut self) -> Vec<Arrived> {
+        std::mem::take(&mut self.sim.model.boundary.arrived)
+    }
+
+    /// Modelled IMP `imp` sends outside packet `p` now (an answer to one that arrived; its
+    /// `src` is ignored: `imp` sends it), routed through the model as its own control
+    /// message or packet in transit toward `p.dst`.
+    pub fn boundary_send(&mut self, imp: u32, p: Incoming) -> Result<(), BuildError> {
+        let m = &self.sim.model;
+        let n = m.imps.len() as u32;
+        if imp >= n || p.dst >= n || m.is_outside(imp) || !m.is_outside(p.dst) {
+            return Err(BuildError(format!(
+                "a packet from IMP {imp} to IMP {}: from a modelled IMP to an outside one only",
+                p.dst
+            )));
+        }
+        self.sim.act(|m, now, q| m.boundary_send(now, imp, p, q));
+        Ok(())
+    }
+
+    /// The outside end reset line `back` (outside IMP → modelled IMP) and starts its
+    /// channels afresh: the modelled IMP forgets the sequence bits it last accepted on it.
+    pub fn boundary_reset(&mut self, back: u32) {
+        if self.is_boundary(back, false) {
+            self.sim.model.boundary_reset(back);
+        }
+    }
+
+    /// Link `l`'s use so far (frames started, time sending), as the model counts a line of
+    /// its own; `None` if there is no such link.
+    pub fn line_use(&self, l: u32) -> Option<(u64, SimDuration)> {
+        let m = &self.sim.model;
+        ((l as usize) < m.link_at.len()).then(|| {
+            let link = m.link(l);
+            (link.frames, link.busy_time)
+        })
+    }
+
+    /// What crossed the boundary lines so far.
+    pub fn boundary_counts(&self) -> BoundaryCounts {
+        self.sim.model.boundary.counts
+    }
+
+    /// Is `l` a line out of the model (`out`) or into it?
+    fn is_boundary(&self, l: u32, out: bool) -> bool {
+        let m = &self.sim.model;
+        let Some(d) = m.topo.links.get(l as usize) else {
+            return false;
+        };
+        let (inside, outside) = if out { (d.from, d.to) } else { (d.to, d.from) };
+        !m.is_outside(inside) && m.is_outside(outside)
     }
 }

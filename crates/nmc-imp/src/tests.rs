@@ -12,6 +12,7 @@
 //! | `tests/subnet.rs` | what must hold in the version 2 subnet (issue 3) |
 //! | `tests/v3.rs` | version 3 message processing (K&O §VI–VII) |
 
+mod boundary;
 mod load;
 mod routing;
 mod single_packet;

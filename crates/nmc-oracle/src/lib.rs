@@ -22,6 +22,7 @@
 //! | [`emulate`] | the same runs on nmc's own H316 emulator (`nmc-h316`), measured by the same code |
 //! | [`map`] | an ARPANET map scenario's IMPs and lines as a network of emulated IMPs (program 3050's limits) |
 //! | [`background`] | the scenario's background hosts on the emulated IMPs: the model's traffic, offered through host 2 |
+//! | [`mixed`] | modelled IMPs in a network of IMPs that run the program (`network.program.imps` naming fewer than all): nmc's model with the emulated IMPs outside it, a [`neighbour`] at each line between the two kinds, on one clock |
 //! | [`neighbour`] | one end of a line to an IMP running program 3050 that is not the program: its line protocol (hello and "I heard you", 8 logical channels, acknowledgements, retransmission, routing messages, the checksum), sans-I/O; the first step to modelled and emulated IMPs in one network |
 //! | [`program`] | a scenario (`[network.program]`) with every IMP running the program on the emulator: its lines, hosts and traffic; `nmc run` |
 //! | [`speed`] | the emulator's instructions per second and real-time factor (`nmc oracle bench`) |
@@ -68,6 +69,7 @@ pub mod framing;
 pub mod host;
 pub mod leader;
 pub mod map;
+pub mod mixed;
 pub mod model;
 pub mod neighbour;
 pub mod perhop;

@@ -7,7 +7,11 @@
 //! Toward the program it does what a 3050 at the other end would (BBN 3050 listing, 16 Sept
 //! 1973; each rule cites its page):
 //! * **Bringing the line up and keeping it up** (pp. 162–167 `RSTOUT`, `DEDL`): a null and a
-//!   routing message every clock period of the line's speed type (128 ms at 50 kbit/s); once a
+//!   routing message every clock period of the line's speed type (128 ms at 50 kbit/s) while
+//!   the line is idle, fewer as it is busy: one fewer of every five for each full 132 ms it was
+//!   sending in the last slow tick, down to one, the hello check's (p. 164 `RSTO4`, p. 235
+//!   `RMVFRQ`, `RMVTAB`; the null goes only with a routing message, "always send null w/
+//!   routing"; the model's `routing_frequency = "line-load-1973"` is the same rule); once a
 //!   basic interval (five periods) an "I heard you" in the next null if a routing message came
 //!   in that interval; the line up after 60 net intervals with an "I heard you" from the
 //!   program (38.4 s), killed after 5 without one, then silent for 10 intervals, its channels
@@ -34,9 +38,8 @@
 //!
 //! What it does not: compute routes (the caller gives the table), reassemble messages or keep
 //! message numbers (the caller reads and builds the header words with [`crate::trace::Frame`]
-//! and [`frame`]'s bits), fewer routing messages under load (p. 235 `RMVFRQ`: it sends one each
-//! period, as on an idle line), or answer maintenance frames (core requests, reload demands,
-//! dumps: counted and ignored).
+//! and [`frame`]'s bits), or answer maintenance frames (core requests, reload demands, dumps:
+//! counted and ignored).
 //!
 //! ## Driving it
 //! * [`Neighbour::frame_in`] for each frame from the program when its last bit arrives; it
@@ -68,6 +71,16 @@ pub const MAX_TRIES: u32 = 200;
 /// The program's fast tick: 256 counts of the 100 µs clock (p. 161).
 pub const FAST_TICK_NS: u64 = 25_600_000;
 
+/// The program's slow tick: 25 fast ticks (p. 161).
+pub const SLOW_TICK_NS: u64 = 25 * FAST_TICK_NS;
+
+/// `MS132K` (p. 236): a line busy this long in a slow tick sends one routing message fewer
+/// a basic interval (1320 counts of the 100 µs clock).
+pub const BUSY_UNIT_NS: u64 = 132_000_000;
+
+/// `RMVTAB` (p. 235): the periods that send a routing message, by how many may (1–5).
+const RMVTAB: [u8; 5] = [0o1, 0o5, 0o15, 0o33, 0o37];
+
 /// Basic intervals a killed line stays silent (p. 166 `KILTIM`).
 pub const KILL_INTERVALS: i32 = 10;
 
@@ -83,6 +96,11 @@ pub struct SpeedType {
     pub period_ns: u64,
     /// `LINDT`: basic intervals of "I heard you" a line needs to come up.
     pub intervals_to_up: i32,
+    /// The line's speed, bit/s, and the modems' framing bits a frame: how long each frame
+    /// keeps the line busy, which sets how many routing messages go (p. 235 `RMVFRQ`).
+    pub bps: u64,
+    /// Framing bits a frame.
+    pub framing_bits: u64,
 }
 
 impl SpeedType {
@@ -100,7 +118,14 @@ impl SpeedType {
             kind,
             period_ns: ticks * FAST_TICK_NS,
             intervals_to_up,
+            bps: bps.max(1),
+            framing_bits,
         }
+    }
+
+    /// How long a frame of `words` keeps the line busy.
+    pub fn frame_ns(&self, words: usize) -> u64 {
+        (words as u64 * 16 + self.framing_bits) * 1_000_000_000 / self.bps
     }
 
     /// The basic interval: five clock periods (p. 163 `RMBIT`).
@@ -225,6 +250,14 @@ pub struct Neighbour {
     position: u8,
     /// 2: a null then a routing message are due; 1: the routing message.
     routing_due: u8,
+    /// The line's busy time since the last slow tick, and when the next slow tick is
+    /// (`CUMTIM`, p. 105; p. 235 `RMVFRQ`).
+    busy_ns: u64,
+    next_slow_ns: u64,
+    /// Which of the five periods of a basic interval send a routing message (with its null),
+    /// as `RUTFRQ` (p. 164 `RSTO4`; p. 235 `RMVTAB`): bit 1 the hello check's, then 20, 10, 4,
+    /// 2 (octal).
+    rutfrq: u8,
     /// The latest time it was given.
     now_ns: u64,
     events: VecDeque<Event>,
@@ -262,6 +295,9 @@ impl Neighbour {
             next_period_ns: start_ns,
             position: 0,
             routing_due: 0,
+            busy_ns: 0,
+            next_slow_ns: start_ns + SLOW_TICK_NS,
+            rutfrq: 0o37,
             now_ns: start_ns,
             events: VecDeque::new(),
             counts: Counts::default(),
@@ -304,6 +340,11 @@ impl Neighbour {
             self.table[own] = 0;
             self.serial = self.serial.wrapping_add(1);
         }
+    }
+
+    /// Packets queued and not yet sent once.
+    pub fn unsent(&self) -> usize {
+        self.fresh.len()
     }
 
     /// Channels free now.
@@ -495,6 +536,13 @@ impl Neighbour {
     /// [`RETRANSMIT_NS`] (one ring slot looked at a call); a new priority packet; a new packet; a
     /// null if acknowledgements are owed.
     pub fn poll_transmit(&mut self, now_ns: u64) -> Option<Vec<u16>> {
+        let words = self.next_frame(now_ns)?;
+        // Its time on the line counts toward the next slow tick's routing frequency (p. 105).
+        self.busy_ns += self.speed.frame_ns(words.len());
+        Some(words)
+    }
+
+    fn next_frame(&mut self, now_ns: u64) -> Option<Vec<u16>> {
         self.advance(now_ns);
         if self.held < 0 {
             return None;
@@ -589,12 +637,31 @@ impl Neighbour {
     /// position, then a null and a routing message due (p. 163–164 `RSTOUT`).
     fn advance(&mut self, now_ns: u64) {
         self.now_ns = self.now_ns.max(now_ns);
-        while self.next_period_ns <= now_ns {
+        loop {
+            // The slow tick's `RMVFRQ` (p. 235), before a period at the same time: of the
+            // five periods, one fewer sends a routing message for each full 132 ms (`MS132K`)
+            // the line was busy since the last (at least the hello check's).
+            if self.next_slow_ns <= self.next_period_ns && self.next_slow_ns <= now_ns {
+                let extra = 4u64.saturating_sub(self.busy_ns / BUSY_UNIT_NS);
+                self.rutfrq = RMVTAB[extra as usize];
+                self.busy_ns = 0;
+                self.next_slow_ns += SLOW_TICK_NS;
+                continue;
+            }
+            if self.next_period_ns > now_ns {
+                return;
+            }
+            // `RMBIT` moves 1, 20, 10, 4, 2 (octal): the hello check's period first.
+            let bit = if self.position == 0 {
+                1
+            } else {
+                1 << (5 - self.position)
+            };
             if self.position == 0 {
                 self.hello_check();
             }
             self.position = (self.position + 1) % 5;
-            if self.held >= 0 {
+            if self.held >= 0 && self.rutfrq & bit != 0 {
                 self.routing_due = 2;
             }
             self.next_period_ns += self.speed.period_ns;

@@ -1,5 +1,6 @@
 //! A scenario whose IMPs run BBN's IMP program (`[network.program]`, issue 73 §3): the
-//! scenario's network, hosts and traffic, with every IMP an emulated Honeywell 316/516
+//! scenario's network, hosts and traffic, with every IMP (or those named in
+//! `network.program.imps`) an emulated Honeywell 316/516
 //! (`nmc-h316`) running the user's copy of program 3050, on nmc's integer clock. `nmc run`
 //! comes here when a scenario has `[network.program]`; everything is measured from outside
 //! the machines, as a host and a line see it.
@@ -38,10 +39,16 @@
 //! its IMP gave it at the next step (as [`crate::emulate`]). Same program, scenario and seed:
 //! the same bytes (nothing here reads a clock).
 //!
+//! ## Modelled IMPs beside them
+//! `network.program.imps` naming fewer than all: the others are nmc's model ([`crate::mixed`]),
+//! which carries the program's packets through with its own buffers, queues, processors and
+//! lines, and routes statically; the window loop runs the emulated IMPs, then the modelled
+//! side to the window's end. A host on a modelled IMP (and so a background load with a site
+//! there) is refused, naming it: its messages would need the model's end-to-end protocol
+//! translated into the program's.
+//!
 //! ## What is refused, in one line
-//! Naming fewer IMPs than all in `network.program.imps` (a line between a modelled and an
-//! emulated IMP would need the model's packets translated into the program's frames), the
-//! model's instruments and disturbances (`network.events`, `network.line_events`,
+//! Hosts on modelled IMPs (above), the model's instruments and disturbances (`network.events`, `network.line_events`,
 //! `network.routing_periods`, `network.slices`, `network.vdh`), `kind = "generator"` and
 //! `kind = "pairs"`, records other than `messages` and `lines`, and a network the program
 //! cannot run ([`crate::emulate::check_network`]: 63 IMPs, five modems an IMP). The model's
@@ -224,26 +231,16 @@ struct Plan {
     settle_ns: u64,
     up_timeout_ns: u64,
     ber: f64,
+    /// By network index: modelled beside the emulated IMPs (`network.program.imps` names the
+    /// others); all false when every IMP runs the program.
+    modelled: Vec<bool>,
 }
 
 /// What the program's IMPs cannot run, refused in one line (the module's list).
 fn refusals(s: &ImpConfig, p: &nmc_imp::spec::ProgramSpec, topology: &Topology) -> Result<()> {
     let n = &s.network;
-    if !p.imps.is_empty() {
-        let missing: Vec<&String> = topology
-            .names
-            .iter()
-            .filter(|x| !p.imps.contains(x))
-            .collect();
-        if let Some(first) = missing.first() {
-            bail!(
-                "network.program.imps: {first} (and {} more) would be modelled beside emulated IMPs; a network of both is not built (a line between them would need the model's packets translated into the program's frames): leave imps out to emulate all",
-                missing.len() - 1
-            );
-        }
-        if let Some(x) = p.imps.iter().find(|x| topology.index(x).is_none()) {
-            bail!("network.program.imps: {x} is not an IMP of this network");
-        }
+    if let Some(x) = p.imps.iter().find(|x| topology.index(x).is_none()) {
+        bail!("network.program.imps: {x} is not an IMP of this network");
     }
     let refuse = |what: &str| -> Result<()> {
         bail!(
@@ -344,6 +341,23 @@ fn plan(s: &ImpConfig, seed: u64) -> Result<Plan> {
         ..Settings::default()
     };
     let (real, hosts) = plan_hosts(s, &net)?;
+    let modelled: Vec<bool> = net
+        .names
+        .iter()
+        .map(|x| !p.imps.is_empty() && !p.imps.contains(x))
+        .collect();
+    if let Some((i, h)) = n
+        .hosts
+        .iter()
+        .enumerate()
+        .find(|(_, h)| net.index(&h.imp).is_some_and(|at| modelled[at]))
+    {
+        bail!(
+            "network.hosts[{i}]: `{}` is on {}, a modelled IMP (network.program.imps leaves it out); hosts on modelled IMPs beside emulated ones are not built (their messages would need the model's end-to-end protocol translated into the program's): put it on an emulated IMP",
+            h.name,
+            h.imp
+        );
+    }
     let mut pumps = Vec::new();
     let mut sites = Vec::new();
     for (k, t) in s.traffic.iter().enumerate() {
@@ -405,6 +419,12 @@ fn plan(s: &ImpConfig, seed: u64) -> Result<Plan> {
                     .map_err(|e| anyhow::anyhow!("{}", e.0))?
                 {
                     // The network's order is the topology's (`network_of` with no first).
+                    if modelled[site.imp as usize] {
+                        bail!(
+                            "traffic[{k}]: the background load has a host on {}, a modelled IMP (network.program.imps leaves it out); hosts on modelled IMPs beside emulated ones are not built",
+                            net.names[site.imp as usize]
+                        );
+                    }
                     sites.push((site.imp as usize, site));
                 }
             }
@@ -431,6 +451,7 @@ fn plan(s: &ImpConfig, seed: u64) -> Result<Plan> {
         settle_ns: p.settle.as_nanos(),
         up_timeout_ns: p.up_timeout.as_nanos(),
         ber: n.params.bit_error_rate(),
+        modelled,
     })
 }
 
@@ -491,8 +512,12 @@ struct Running {
     undelivered: VecDeque<usize>,
 }
 
-/// Where a frame from (IMP, modem) goes: its line direction, the far IMP and modem, the
-/// propagation.
+/// In a [`Hop`]'s `to`: the far end is the modelled side (`crate::mixed`), the `u8` its
+/// boundary line.
+const MODELLED: usize = usize::MAX;
+
+/// Where a frame from (IMP, modem) goes: its line direction, the far IMP and modem (or
+/// [`MODELLED`] and the boundary line), the propagation.
 #[derive(Clone, Copy)]
 struct Hop {
     link: usize,
@@ -522,6 +547,8 @@ struct Driver {
     bg_by_hops: BTreeMap<u32, (u64, u64)>,
     delivered_real: u64,
     log: Vec<String>,
+    /// The modelled IMPs and their boundary lines, in a network of both kinds.
+    mixed: Option<crate::mixed::Mixed>,
 }
 
 fn host_error(i: usize, e: nmc_h316::imp::InputError) -> anyhow::Error {
@@ -535,6 +562,21 @@ impl Driver {
             v.extend(l.sites.iter().map(|s| (s.0, crate::background::HOST)));
         }
         v
+    }
+
+    /// Where a frame from modem `line` of emulated IMP `i` goes, if the line goes anywhere.
+    fn hop_of(&self, i: usize, line: u8) -> Option<Hop> {
+        if let Some(h) = self.hops.get(&(i, line)) {
+            return Some(*h);
+        }
+        let m = self.mixed.as_ref()?;
+        let edge = m.edge_at(i, line)?;
+        let (link, prop_ns) = m.back_link(edge);
+        Some(Hop {
+            link: link as usize,
+            to: (MODELLED, edge as u8),
+            prop_ns,
+        })
     }
 
     fn hand(&mut self, i: usize, host: u8, what: Handed, words: Vec<u16>) -> Result<()> {
@@ -564,7 +606,7 @@ impl Driver {
                     first_bit_ns,
                     last_bit_ns,
                 } => {
-                    let Some(hop) = self.hops.get(&(i, line)).copied() else {
+                    let Some(hop) = self.hop_of(i, line) else {
                         continue;
                     };
                     let bits = words.len() as u64 * 16 + u64::from(self.plan.settings.framing_bits);
@@ -580,7 +622,15 @@ impl Driver {
                         c.2 += u64::from(hit);
                         c.3 += last_bit_ns - first_bit_ns;
                     }
-                    frames.push((last_bit_ns + hop.prop_ns, hop.to, words, !hit));
+                    match (&mut self.mixed, hop.to) {
+                        (Some(m), (MODELLED, edge)) => m.frame_from_program(
+                            usize::from(edge),
+                            last_bit_ns + hop.prop_ns,
+                            words,
+                            !hit,
+                        ),
+                        _ => frames.push((last_bit_ns + hop.prop_ns, hop.to, words, !hit)),
+                    }
                 }
                 Output::ImpReady { host, ready, at_ns } => {
                     if !self.uses().contains(&(i, host)) {
@@ -875,7 +925,7 @@ pub fn run_image(
     image: &Image,
     progress: &mut dyn FnMut(f64),
 ) -> Result<ProgramRun> {
-    let (mut d, window, stepped) = Driver::new(plan(s, seed)?, image, seed)?;
+    let (mut d, window, stepped) = Driver::new(s, plan(s, seed)?, image, seed)?;
     let duration = s.duration.as_nanos();
     let mut t = 0u64;
     let mut shown = 0u64;
@@ -903,7 +953,12 @@ pub fn run_image(
 impl Driver {
     /// The IMPs loaded with `image`, their lines, the pumps; the lockstep window and the
     /// IMPs that run it in the hosts' steps.
-    fn new(plan: Plan, image: &Image, seed: u64) -> Result<(Driver, u64, Vec<usize>)> {
+    fn new(
+        s: &ImpConfig,
+        plan: Plan,
+        image: &Image,
+        seed: u64,
+    ) -> Result<(Driver, u64, Vec<usize>)> {
         let net = &plan.net.net;
         crate::emulate::check_network(net)?;
         let imps: Vec<Imp> = (0..net.imps.len())
@@ -923,14 +978,33 @@ impl Driver {
             })
             .collect();
         // Line j of the network is the topology's links 2j (a→b) and 2j+1 (b→a).
+        // A line to a modelled IMP is the modelled side's (`crate::mixed`).
         let mut hops = BTreeMap::new();
         for (j, l) in net.lines.iter().enumerate() {
             let prop_ns = l.prop_ns.unwrap_or(plan.settings.prop_ns);
             let hop = |link, to| Hop { link, to, prop_ns };
-            hops.insert(l.a, hop(2 * j, l.b));
-            hops.insert(l.b, hop(2 * j + 1, l.a));
+            if !plan.modelled[l.b.0] {
+                hops.insert(l.a, hop(2 * j, l.b));
+            }
+            if !plan.modelled[l.a.0] {
+                hops.insert(l.b, hop(2 * j + 1, l.a));
+            }
         }
         let streams = nmc_sim::RngStreams::new(seed);
+        let mixed = if plan.modelled.contains(&true) {
+            let line_errors = |l: usize| streams.stream(nmc_imp::model::line_stream(l));
+            Some(crate::mixed::Mixed::new(
+                s,
+                &plan.net,
+                plan.modelled.clone(),
+                &plan.settings,
+                seed,
+                &line_errors,
+                plan.ber,
+            )?)
+        } else {
+            None
+        };
         let errors = (0..2 * net.lines.len())
             .map(|l| streams.stream(nmc_imp::model::line_stream(l)))
             .collect();
@@ -975,6 +1049,7 @@ impl Driver {
             bg_by_hops: BTreeMap::new(),
             delivered_real: 0,
             log: Vec::new(),
+            mixed,
         };
         Ok((d, window, stepped))
     }
@@ -986,6 +1061,11 @@ impl Driver {
             self.up_ns = Some(t);
             let zero = t.saturating_add(self.plan.settle_ns);
             self.zero_ns = Some(zero);
+            if let Some(m) = &mut self.mixed {
+                // Time 0 is in a later window; the model's lines are counted from the first
+                // window's end at or after it (`Driver::window`).
+                m.zero_at = Some(zero);
+            }
             if let Some(load) = &self.plan.background {
                 let streams = nmc_sim::RngStreams::new(load.seed);
                 let index = |y: u32| Some(y as usize);
@@ -1009,6 +1089,9 @@ impl Driver {
         let mut frames: Vec<Frame> = Vec::new();
         self.background_arrivals(end)?;
         for i in 0..self.imps.len() {
+            if self.plan.modelled[i] {
+                continue;
+            }
             if stepped.binary_search(&i).is_ok() {
                 while self.imps[i].now_ns() < end {
                     self.host_act(i)?;
@@ -1019,6 +1102,18 @@ impl Driver {
             } else {
                 let outs = self.run_imp(i, end)?;
                 self.record(i, outs, &mut frames)?;
+            }
+        }
+        if let Some(m) = &mut self.mixed {
+            for (arrive, to, words, ok, link, first, last) in m.run_to(end)? {
+                if self.zero_ns.is_some_and(|z| first >= z) {
+                    let c = &mut self.line_counts[link as usize];
+                    c.0 += 1;
+                    c.1 += words.len() as u64;
+                    c.2 += u64::from(!ok);
+                    c.3 += last - first;
+                }
+                frames.push((arrive, to, words, ok));
             }
         }
         frames.sort_by_key(|f| (f.0, f.1));
@@ -1173,7 +1268,17 @@ fn finish(s: &ImpConfig, d: Driver, duration: u64) -> ProgramRun {
     let mut lines = Vec::new();
     for (j, l) in net.net.lines.iter().enumerate() {
         for (k, (a, b)) in [(l.a.0, l.b.0), (l.b.0, l.a.0)].into_iter().enumerate() {
-            let c = d.line_counts[2 * j + k];
+            let mut c = d.line_counts[2 * j + k];
+            if let Some(m) = d
+                .mixed
+                .as_ref()
+                .filter(|_| d.plan.modelled[a] && d.plan.modelled[b])
+            {
+                // A line of the model's own: its frames and time sending as the model counts
+                // them (its frames are bits, not the program's words: none counted).
+                let (frames, busy) = m.line_use(2 * j + k);
+                c = (frames, 0, 0, busy);
+            }
             lines.push(LineRow {
                 from: net.names[a].clone(),
                 to: net.names[b].clone(),
@@ -1192,11 +1297,43 @@ fn finish(s: &ImpConfig, d: Driver, duration: u64) -> ProgramRun {
         "program.frames_corrupted".into(),
         lines.iter().map(|l| l.corrupted).sum::<u64>() as f64,
     );
-    let notes = vec![format!(
-        "every IMP ran the IMP program on the emulator; the network was up {:.1} s after power-on, time 0 is {:.1} s after that (network.program.settle); the model's [network.params] other than default_imp and bit_error_rate, and network.routing, do not apply (the program has its own)",
+    let mut notes = vec![format!(
+        "{}; the network was up {:.1} s after power-on, time 0 is {:.1} s after that (network.program.settle); the model's [network.params] other than default_imp and bit_error_rate, and network.routing, do not apply to the emulated IMPs (the program has its own)",
+        if d.mixed.is_some() {
+            "the IMPs named in network.program.imps ran the IMP program on the emulator"
+        } else {
+            "every IMP ran the IMP program on the emulator"
+        },
         up as f64 / 1e9,
         d.plan.settle_ns as f64 / 1e9
     )];
+    if let Some(m) = &d.mixed {
+        let names: Vec<&str> = net
+            .names
+            .iter()
+            .zip(&d.plan.modelled)
+            .filter(|(_, m)| **m)
+            .map(|(n, _)| n.as_str())
+            .collect();
+        let b = m.boundary_counts();
+        notes.push(format!(
+            "modelled beside them (nmc's model, profile {}, static routes): {}; across the lines between the two kinds (from power-on) {} packets out of the model and {} into it ({} refused, {} duplicates, sent again by the program), {} packets of the model's own dropped there; the lines came up {} times and were killed {} times",
+            s.network.profile,
+            names.join(", "),
+            b.out,
+            b.taken,
+            b.refused,
+            b.duplicates,
+            b.dropped,
+            m.counts.ups,
+            m.counts.downs
+        ));
+        metrics.insert("program.modelled_imps".into(), names.len() as f64);
+        metrics.insert("program.boundary.packets_out".into(), b.out as f64);
+        metrics.insert("program.boundary.packets_in".into(), b.taken as f64);
+        metrics.insert("program.boundary.refused".into(), b.refused as f64);
+        metrics.insert("program.boundary.line_kills".into(), m.counts.downs as f64);
+    }
     ProgramRun {
         messages,
         metrics,
@@ -1313,17 +1450,44 @@ to = "FAKE"
     }
 
     #[test]
-    fn a_partial_list_of_emulated_imps_is_refused_with_the_first_left_out() {
+    fn a_partial_list_of_emulated_imps_models_the_rest_and_refuses_their_hosts() {
         let mut s = scenario("", "").unwrap();
-        s.network.program.as_mut().unwrap().imps = vec!["IMP0".into(), "IMP1".into()];
+        let imps = |s: &mut ImpConfig, v: &[&str]| {
+            s.network.program.as_mut().unwrap().imps = v.iter().map(|x| x.to_string()).collect();
+        };
+        imps(&mut s, &["IMP0", "IMP3"]);
+        let p = plan(&s, 1).expect("the two in the middle are modelled");
+        assert_eq!(p.modelled, [false, true, true, false]);
+        imps(&mut s, &["IMP0", "IMP1", "IMP2", "IMP3"]);
+        assert_eq!(
+            plan(&s, 1).unwrap().modelled,
+            [false; 4],
+            "every IMP named is all"
+        );
+        imps(&mut s, &[]);
+        assert_eq!(
+            plan(&s, 1).unwrap().modelled,
+            [false; 4],
+            "none named is all"
+        );
+        imps(&mut s, &["IMP0", "IMP9"]);
+        let e = plan(&s, 1).err().unwrap().to_string();
+        assert!(e.contains("IMP9 is not an IMP"), "{e}");
+        // The pump's destination on a modelled IMP: refused, naming it.
+        imps(&mut s, &["IMP0", "IMP1"]);
         let e = plan(&s, 1).err().unwrap().to_string();
         assert!(
-            e.contains("IMP2 (and 1 more) would be modelled") && !e.contains('\n'),
+            e.contains("`FAKE` is on IMP3, a modelled IMP") && !e.contains('\n'),
             "{e}"
         );
-        let all = ["IMP0", "IMP1", "IMP2", "IMP3"].map(String::from).to_vec();
-        s.network.program.as_mut().unwrap().imps = all;
-        plan(&s, 1).expect("every IMP named is all");
+        let mut s = scenario(
+            "",
+            "[[traffic]]\nkind = \"background\"\nmessages_per_second = 1.0\nsingle_packet_fraction = 0.9\nsingle_mean = \"250bit\"\nmulti_mean = \"3000bit\"",
+        )
+        .unwrap();
+        imps(&mut s, &["IMP0", "IMP3"]);
+        let e = plan(&s, 1).err().unwrap().to_string();
+        assert!(e.contains("background load has a host on IMP"), "{e}");
     }
 
     #[test]

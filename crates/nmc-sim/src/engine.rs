@@ -71,6 +71,14 @@ impl<M: Model> Simulation<M> {
         self.queue.schedule(at, event);
     }
 
+    /// Acts on the model from outside at the current time (a frame handed in by another
+    /// simulator sharing the clock): `f` gets the model, `now` and the queue for what follows.
+    /// It may schedule nothing before `now`, as [`Model::handle`] may not.
+    pub fn act<R>(&mut self, f: impl FnOnce(&mut M, SimTime, &mut EventQueue<M::Event>) -> R) -> R {
+        let now = self.queue.now();
+        f(&mut self.model, now, &mut self.queue)
+    }
+
     /// Handles the next event if it is due at or before `end`; `false` if none is.
     #[inline]
     fn step_until(&mut self, end: SimTime) -> bool {

@@ -79,6 +79,9 @@ impl Subnet {
     /// out) or with nothing to send, and end here, without the call to [`Self::send_next`].
     #[inline]
     pub(super) fn try_send(&mut self, now: SimTime, l: u32, q: &mut EventQueue<Ev>) {
+        if !self.boundary.outside.is_empty() && self.boundary_try_send(l) {
+            return;
+        }
         let (from, line) = self.link_at[l as usize];
         let link = &self.imps[from as usize].lines[line as usize];
         if !link.free() || !link.has_work() || !self.routing.line_up(l) {

@@ -211,6 +211,7 @@ impl Subnet {
             Output::Timer { .. } | Output::Transmit { .. } | Output::Free { .. } => {
                 unreachable!("carried out in `apply`")
             }
+            Output::ForeignArrived { body, src } => self.foreign_arrived(now, imp, src, body),
             Output::Park { pkt, hold } => {
                 self.routing.counts.parked += 1;
                 self.imps[imp as usize].park(pkt, hold);

@@ -198,3 +198,39 @@ fn bad_frames_are_counted_and_change_nothing() {
     );
     assert_eq!(n.send(vec![0; 68], false), None, "longer than 69 words");
 }
+
+/// Listing p. 235 `RMVFRQ`, p. 164 `RSTO4`: an idle line carries a routing message (with its
+/// null) every 128 ms, five a basic interval; a line kept sending carries one fewer for each
+/// full 132 ms it was busy in the last slow tick, down to the hello check's one; idle again,
+/// five again.
+#[test]
+fn a_busy_line_carries_fewer_routing_messages_down_to_one_an_interval() {
+    let mut w = Wire::new();
+    w.run(42 * S);
+    assert!(w.ends[0].is_up());
+    let routing = |w: &Wire| w.ends[0].counts().routing;
+    let (r0, t0) = (routing(&w), 42 * S);
+    w.run(t0 + 10 * 640 * MS);
+    assert_eq!(routing(&w) - r0, 50, "idle: 5 an interval");
+    // Keep end 0 sending: a 69-word packet (23.5 ms) whenever fewer than two wait.
+    let r1 = routing(&w);
+    let t1 = t0 + 10 * 640 * MS;
+    let mut t = t1;
+    while t < t1 + 20 * 640 * MS {
+        t += 10 * MS;
+        while w.ends[0].unsent() < 2 && w.ends[0].free_channels() > 0 {
+            w.ends[0].send(
+                vec![0o4, 3, 2, 0].into_iter().chain([7; 63]).collect(),
+                false,
+            );
+        }
+        w.run(t);
+    }
+    let busy = routing(&w) - r1;
+    // The first slow tick still counts the idle one before it; then one an interval.
+    assert!((20..=24).contains(&busy), "busy: {busy} in 20 intervals");
+    let r2 = routing(&w);
+    w.run(t + 10 * 640 * MS);
+    assert!(routing(&w) - r2 >= 45, "idle again");
+    assert_eq!(w.ends[0].counts().kills, 0);
+}

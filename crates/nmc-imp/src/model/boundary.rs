@@ -1,0 +1,478 @@
+//! Lines to IMPs outside the model (issue 73 §3: modelled IMPs in one network with IMPs that
+//! run BBN's 1973 program on the emulator, `nmc_oracle::program`). The driver outside holds the
+//! far end of each such line — for the program, `nmc_oracle::neighbour`, which speaks program
+//! 3050's line protocol and times the line — and hands frames across through
+//! [`crate::Stepper`]:
+//!
+//! * **Out** (`Subnet::boundary_take`): the modelled IMP's interface to the line gives its next
+//!   frame as it would to a line of its own ([`crate::imp::Imp::poll_transmit`]); a new packet
+//!   crosses, with the logical channel it holds until the far end acknowledges it
+//!   (`Subnet::boundary_frame_in`). The line's own frames (routing messages, acknowledgements
+//!   alone) and the modelled IMP's retransmissions do not cross: the far end sends its own
+//!   routing, nulls and acknowledgements, and sends its copy of a packet again itself.
+//! * **In** (`Subnet::boundary_frame_in`): each frame from the far end reaches the modelled IMP
+//!   whole, as a frame of its own lines does ([`crate::imp::Imp::handle_frame`]): the
+//!   acknowledgements it carries, then a null, a routing message (the processor's cost of each,
+//!   `hop/processing.rs`) or a packet, taken or refused by K&O §III's rules; the far end
+//!   acknowledges only what was taken.
+//! * **What crosses** is a packet of the outside IMPs ([`PktKind::Foreign`]): its words stay
+//!   as they came, in a side table here, while the model routes it by its destination IMP
+//!   (static routes) and queues and processes it as any packet in transit. The model's own
+//!   end-to-end packets do not cross (a host on a modelled IMP talking to one on an outside IMP
+//!   is not built: its messages would need the model's end-to-end protocol translated); one
+//!   that reaches a boundary is counted and taken off its channel.
+//!
+//! An IMP outside the model is still in its topology (for routes) but does nothing: its lines
+//! send nothing, nothing is delivered to it.
+
+use super::{Ev, NO_PLACE, Subnet, Work};
+use crate::imp::Arrival;
+use crate::link::{Frame, FrameKind, Hold, NextFrame, channels_in};
+use crate::packet::{Packet, PktKind, stream};
+use crate::routing::NO_BODY;
+use crate::topology::Routes;
+use nmc_sim::{Bits, EventQueue, SimDuration, SimTime};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The subnet's lines to outside IMPs: which IMPs are outside, the words of the outside
+/// packets inside the model, the lines with something to send.
+#[derive(Default)]
+pub(crate) struct Boundary {
+    /// Per IMP: outside the model. Empty when every IMP is modelled (every run but a mixed
+    /// network's).
+    pub(crate) outside: Vec<bool>,
+    /// The words of each outside packet in the model (HEAD to the last text word), by body.
+    bodies: BTreeMap<u32, Vec<u16>>,
+    next_body: u32,
+    /// Links to an outside IMP with a frame to give since the driver last asked.
+    pub(crate) ready: BTreeSet<u32>,
+    /// Outside packets that reached their destination, a modelled IMP, not yet asked for.
+    pub(crate) arrived: Vec<Arrived>,
+    pub(crate) counts: BoundaryCounts,
+}
+
+/// What crossed the boundary lines, and what did not.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct BoundaryCounts {
+    /// Packets handed out (first tries).
+    pub out: u64,
+    /// Of those, acknowledged by the far end.
+    pub acknowledged: u64,
+    /// Packets from outside taken in by the modelled IMP.
+    pub taken: u64,
+    /// Packets from outside refused (K&O §III): the far end sends them again.
+    pub refused: u64,
+    /// Packets from outside already taken (their channel's bit the last accepted).
+    pub duplicates: u64,
+    /// The modelled IMP's retransmissions not handed out (the far end sends its own copy).
+    pub retransmissions: u64,
+    /// The model's own packets that reached a boundary and could not cross.
+    pub dropped: u64,
+}
+
+/// A packet leaving the model over a boundary line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outgoing {
+    /// The logical channel it holds on the modelled IMP's side until acknowledged.
+    pub lch: u8,
+    /// The channel's sequence bit for it: the acknowledgement names it.
+    pub bit: bool,
+    /// Its words as they came into the model (HEAD to the last text word).
+    pub words: Vec<u16>,
+    /// A reply: the far end queues it first.
+    pub control: bool,
+}
+
+/// A packet coming into the model over a boundary line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Incoming {
+    /// Its source IMP (the model's index).
+    pub src: u32,
+    /// Its destination IMP (the model's index): an outside IMP.
+    pub dst: u32,
+    /// Its words (HEAD to the last text word), kept as they are.
+    pub words: Vec<u16>,
+    /// A reply (held and queued as a control message).
+    pub control: bool,
+    /// Its length on a line less the model's overhead for its kind
+    /// ([`crate::params::ImpParams`]'s `packet_overhead`, `control_overhead`).
+    pub bits: u64,
+}
+
+/// What a frame from outside carried, besides its acknowledgements.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Carried {
+    /// Nothing the model reads (a null; a frame the far end dropped as a duplicate).
+    Null,
+    /// A routing message; `fresh` when its serial number is new on the line.
+    Routing {
+        /// A new serial number.
+        fresh: bool,
+    },
+    /// A packet new on its channel.
+    Packet {
+        /// The far end's logical channel.
+        lch: u8,
+        /// Its sequence (odd/even) bit.
+        bit: bool,
+        /// The packet.
+        packet: Incoming,
+    },
+}
+
+/// An outside IMP's packet that reached its destination, a modelled IMP (a report the program
+/// sends to an IMP's fake host): the driver answers it ([`crate::Stepper::boundary_send`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Arrived {
+    /// When its processing there was done.
+    pub at: SimTime,
+    /// The modelled IMP.
+    pub imp: u32,
+    /// Its source IMP.
+    pub src: u32,
+    /// Its words, as they came into the model.
+    pub words: Vec<u16>,
+}
+
+/// A line between a modelled IMP and an outside one, both directions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BoundaryLine {
+    /// The direction out of the model (modelled IMP → outside IMP).
+    pub out: u32,
+    /// The direction into it.
+    pub back: u32,
+    /// The modelled IMP.
+    pub imp: u32,
+    /// The outside IMP.
+    pub far: u32,
+}
+
+impl Subnet {
+    /// Makes the IMPs of `outside` (indices) outside the model.
+    pub(crate) fn set_outside(&mut self, outside: &[u32]) {
+        let mut v = vec![false; self.imps.len()];
+        for &i in outside {
+            v[i as usize] = true;
+        }
+        self.boundary.outside = v;
+    }
+
+    /// Is IMP `imp` outside the model?
+    #[inline]
+    pub(crate) fn is_outside(&self, imp: u32) -> bool {
+        self.boundary
+            .outside
+            .get(imp as usize)
+            .copied()
+            .unwrap_or(false)
+    }
+
+    /// The lines between a modelled IMP and an outside one, in topology order.
+    pub(crate) fn boundary_lines(&self) -> Vec<BoundaryLine> {
+        let mut v = Vec::new();
+        for (l, d) in self.topo.links.iter().enumerate() {
+            if !self.is_outside(d.from) && self.is_outside(d.to) {
+                v.push(BoundaryLine {
+                    out: l as u32,
+                    back: self.link(l as u32).reverse,
+                    imp: d.from,
+                    far: d.to,
+                });
+            }
+        }
+        v
+    }
+
+    /// `try_send` on link `l` of a mixed network: `true` if the link is not the model's to
+    /// time (it leaves an outside IMP, which sends nothing; or it goes to one, and is marked
+    /// ready for the driver when it has something to give).
+    #[inline(never)]
+    pub(super) fn boundary_try_send(&mut self, l: u32) -> bool {
+        let (from, to) = {
+            let d = &self.link(l).def;
+            (d.from, d.to)
+        };
+        if self.is_outside(from) {
+            return true;
+        }
+        if !self.is_outside(to) {
+            return false;
+        }
+        let link = self.link(l);
+        if link.free() && link.has_work() {
+            self.boundary.ready.insert(l);
+        }
+        true
+    }
+
+    /// The next packet to cross boundary link `l`, if the modelled IMP has one now: its
+    /// frames that do not cross (routing messages, acknowledgements alone, retransmissions)
+    /// are "sent" on the way, as they would be on a line of its own, taking no line time.
+    pub(crate) fn boundary_take(
+        &mut self,
+        now: SimTime,
+        l: u32,
+        q: &mut EventQueue<Ev>,
+    ) -> Option<Outgoing> {
+        let (from, line) = self.link_at[l as usize];
+        loop {
+            let tx = self.imps[from as usize].poll_transmit(line as usize)?;
+            let (kind, packet) = match tx.what {
+                NextFrame::Packet {
+                    pkt,
+                    lch,
+                    bit,
+                    retransmission,
+                } => (
+                    FrameKind::Packet { pkt, lch, bit },
+                    Some((pkt, lch, bit, retransmission)),
+                ),
+                NextFrame::Routing => (
+                    FrameKind::Routing {
+                        body: NO_BODY,
+                        fresh: tx.fresh,
+                    },
+                    None,
+                ),
+                NextFrame::AckOnly => (FrameKind::AckOnly, None),
+            };
+            let frame = Frame {
+                kind,
+                ack_mask: tx.ack_mask,
+                ack_bits: tx.ack_bits,
+                corrupted: false,
+            };
+            self.imps[from as usize].frame_started(
+                line as usize,
+                SimDuration::ZERO,
+                packet.is_some(),
+                0.0,
+            );
+            self.step(now, from, q, |i, out| {
+                i.frame_sent(line as usize, &frame, now, out)
+            });
+            let Some((pkt, lch, bit, again)) = packet else {
+                continue;
+            };
+            if again {
+                self.boundary.counts.retransmissions += 1;
+                continue;
+            }
+            let p = *self.slab.get(pkt);
+            if let PktKind::Foreign { body, control } = p.kind
+                && let Some(words) = self.boundary.bodies.remove(&body)
+            {
+                self.boundary.counts.out += 1;
+                return Some(Outgoing {
+                    lch,
+                    bit,
+                    words,
+                    control,
+                });
+            }
+            // The model's own packet cannot cross: off its channel, as if acknowledged.
+            self.boundary.counts.dropped += 1;
+            let back = self.link(l).reverse;
+            let ack = Frame {
+                kind: FrameKind::AckOnly,
+                ack_mask: 1 << lch,
+                ack_bits: u8::from(bit) << lch,
+                corrupted: false,
+            };
+            self.boundary_arrive(now, back, ack, q);
+        }
+    }
+
+    /// A frame from the outside IMP over boundary link `back` (into the model), its last bit
+    /// in at `now`: the acknowledgements it carries (channel, bit) and what it `carried`.
+    /// `true` if it carried a packet and the modelled IMP took it.
+    pub(crate) fn boundary_frame_in(
+        &mut self,
+        now: SimTime,
+        back: u32,
+        acks: &[(u8, bool)],
+        carried: Carried,
+        q: &mut EventQueue<Ev>,
+    ) -> bool {
+        let (mut ack_mask, mut ack_bits) = (0u8, 0u8);
+        for &(lch, bit) in acks {
+            ack_mask |= 1 << lch;
+            ack_bits |= u8::from(bit) << lch;
+        }
+        self.boundary.counts.acknowledged += acks.len() as u64;
+        let (kind, temp) = match carried {
+            Carried::Null => (FrameKind::AckOnly, None),
+            Carried::Routing { fresh } => (
+                FrameKind::Routing {
+                    body: NO_BODY,
+                    fresh,
+                },
+                None,
+            ),
+            Carried::Packet { lch, bit, packet } => {
+                let body = self.boundary.next_body;
+                self.boundary.next_body = body.wrapping_add(1);
+                let p = Packet {
+                    kind: PktKind::Foreign {
+                        body,
+                        control: packet.control,
+                    },
+                    src: packet.src,
+                    dst: packet.dst,
+                    stream: stream(packet.src, packet.dst),
+                    bits: Bits::new(packet.bits),
+                    hops: 0,
+                };
+                self.boundary.bodies.insert(body, packet.words);
+                let id = self.slab.insert(p);
+                (FrameKind::Packet { pkt: id, lch, bit }, Some((id, body)))
+            }
+        };
+        let frame = Frame {
+            kind,
+            ack_mask,
+            ack_bits,
+            corrupted: false,
+        };
+        let (taken, duplicate) = self.boundary_arrive(now, back, frame, q);
+        if let Some((id, body)) = temp {
+            // The model took its own copy (or none): the slot handed in goes.
+            self.slab.remove(id);
+            let c = &mut self.boundary.counts;
+            if taken {
+                c.taken += 1;
+            } else {
+                if duplicate {
+                    c.duplicates += 1;
+                } else {
+                    c.refused += 1;
+                }
+                self.boundary.bodies.remove(&body);
+            }
+        }
+        taken
+    }
+
+    /// An outside packet `body` from IMP `src` reached its destination, modelled IMP `imp`.
+    pub(super) fn foreign_arrived(&mut self, now: SimTime, imp: u32, src: u32, body: u32) {
+        if let Some(words) = self.boundary.bodies.remove(&body) {
+            self.boundary.arrived.push(Arrived {
+                at: now,
+                imp,
+                src,
+                words,
+            });
+        }
+    }
+
+    /// Modelled IMP `imp` sends outside packet `p` (its source `imp`, a reply the driver
+    /// built): routed and queued as a control message of its own, or parked without a route.
+    pub(crate) fn boundary_send(
+        &mut self,
+        now: SimTime,
+        imp: u32,
+        p: Incoming,
+        q: &mut EventQueue<Ev>,
+    ) {
+        let body = self.boundary.next_body;
+        self.boundary.next_body = body.wrapping_add(1);
+        self.boundary.bodies.insert(body, p.words);
+        let packet = Packet {
+            kind: PktKind::Foreign {
+                body,
+                control: p.control,
+            },
+            src: imp,
+            dst: p.dst,
+            stream: stream(imp, p.dst),
+            bits: Bits::new(p.bits),
+            hops: 0,
+        };
+        let id = self.slab.insert(packet);
+        self.note_visit(now, imp, id);
+        let hold = if p.control {
+            Hold::Control
+        } else {
+            Hold::Transit
+        };
+        let Some(l) = self.imps[imp as usize].queue_or_park(id, hold, p.dst, &self.topo) else {
+            self.routing.counts.parked += 1;
+            return;
+        };
+        self.try_send(now, l, q);
+    }
+
+    /// The outside end reset the line (`back`, into the model): the modelled IMP forgets the
+    /// sequence bits it last accepted, as the far end starts its channels afresh.
+    pub(crate) fn boundary_reset(&mut self, back: u32) {
+        let out = self.link(back).reverse;
+        let (imp, line) = self.link_at[out as usize];
+        self.imps[imp as usize].lines[line as usize].in_last = [None; 8];
+    }
+
+    /// Frame `frame` reaches the modelled IMP over link `back`, as `Subnet::arrive`'s intact
+    /// frames do: whether it carried a packet that was taken, and whether one taken before.
+    fn boundary_arrive(
+        &mut self,
+        now: SimTime,
+        back: u32,
+        frame: Frame,
+        q: &mut EventQueue<Ev>,
+    ) -> (bool, bool) {
+        let out = self.link(back).reverse;
+        let (at, line) = self.link_at[out as usize];
+        let (slab, topo) = (&self.slab, &self.topo);
+        let (acked, arrival) = self.imps[at as usize].handle_frame(
+            line as usize,
+            &frame,
+            |pkt| *slab.get(pkt),
+            |p| topo.next_link(at, p.dst),
+        );
+        let mut freed = false;
+        for lch in channels_in(frame.ack_mask) {
+            if let Some(pkt) = acked[lch as usize] {
+                self.slab.remove(pkt);
+                freed = true;
+            }
+        }
+        if freed && self.imps[at as usize].reqalls_newly_acknowledged() {
+            self.step(now, at, q, |i, out| i.reqalls_acknowledged(out));
+        }
+        let duplicate = matches!(arrival, Arrival::Duplicate);
+        let taken = match arrival {
+            Arrival::Accepted {
+                packet,
+                next,
+                lch,
+                bit,
+            } => {
+                let mut copy = packet;
+                copy.hops += 1;
+                let bits = self.frame_bits(&copy);
+                let id = self.slab.insert(copy);
+                self.note_visit(now, at, id);
+                let work = Work::Packet {
+                    pkt: id,
+                    line,
+                    lch,
+                    bit,
+                    planned: next.unwrap_or(NO_PLACE),
+                };
+                self.step(now, at, q, |i, out| {
+                    i.packet_in(now, work, &copy, bits, out)
+                });
+                true
+            }
+            Arrival::NoPacket => {
+                self.step(now, at, q, |i, out| i.frame_taken(now, frame.kind, out));
+                false
+            }
+            _ => false,
+        };
+        self.try_send(now, out, q);
+        if freed {
+            self.wake_hosts(now, at, q);
+        }
+        (taken, duplicate)
+    }
+}
