@@ -73,6 +73,11 @@ impl Routes for Topology {
 }
 
 impl Topology {
+    /// Link `l`'s ends: the IMP it leaves from and the IMP at its far end.
+    pub fn link_ends(&self, l: u32) -> Option<(u32, u32)> {
+        self.links.get(l as usize).map(|d| (d.from, d.to))
+    }
+
     /// The index of the IMP named `name`.
     pub fn index(&self, name: &str) -> Option<u32> {
         self.by_name.get(name).copied()

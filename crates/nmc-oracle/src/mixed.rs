@@ -12,9 +12,14 @@
 //!   transit, and leaves by the neighbour on its way out, which acknowledges it back to the
 //!   model when the program does.
 //! * **Routing**: each neighbour tells the program its modelled IMP's distances as the
-//!   program's routing messages give them (`neighbour/PROTOCOL.md` §4.5): hops along the
-//!   model's static shortest paths and 4 units of delay a hop, the program's own unit on an
-//!   idle line (p. 176 `JED`). The modelled IMPs route statically.
+//!   program's routing messages give them (`neighbour/PROTOCOL.md` §4.5), along the model's
+//!   static shortest paths: 4 units of delay a modelled hop, the program's own unit on an idle
+//!   line (p. 176 `JED`); where the path leaves the model for an emulated IMP, that IMP's own
+//!   latest entry plus the hop to it (1 hop, 4 units and one a packet in flight on the line, as
+//!   the program adds, p. 225 `DELOUR`). A modelled IMP never offers an emulated neighbour a way
+//!   to a destination better than that neighbour's own: it would take it, and send its packets
+//!   back and forth (the program has no split horizon, p. 231; seen on a 9-hop chain before this
+//!   rule, when static distances were offered). The modelled IMPs route statically.
 //! * **Time**: the emulated IMPs run each lockstep window first; then the modelled side runs to
 //!   the window's end, event by event in time order — the program's frames arriving (all sent
 //!   in earlier windows: a window is shorter than any frame), the neighbours' frames starting,
@@ -29,6 +34,7 @@ use anyhow::{Result, anyhow};
 use nmc_imp::Stepper;
 use nmc_imp::model::{BoundaryLine, Carried, Incoming};
 use nmc_imp::spec::{ImpConfig, RoutingMode};
+use nmc_imp::topology::{Routes, Topology};
 use nmc_sim::{SimTime, Stream};
 use std::collections::VecDeque;
 
@@ -56,6 +62,17 @@ struct Edge {
     errors: Stream,
     /// The modelled IMP may have a packet for the line.
     wants: bool,
+}
+
+/// How a modelled IMP's static path to an IMP goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Way {
+    /// Inside the model all the way, this many hops.
+    Inside(u32),
+    /// Out of the model over boundary line `edge` after `hops` modelled hops.
+    Out { edge: usize, hops: u32 },
+    /// No static path.
+    None,
 }
 
 /// What the modelled side did, for the run's summary and notes.
@@ -95,6 +112,8 @@ pub struct Mixed {
     zero: Vec<(u64, u64)>,
     /// The scenario's time 0, once known: the model's lines are counted from it.
     pub zero_at: Option<u64>,
+    /// Per boundary line, per network index: how its modelled IMP's static path goes.
+    ways: Vec<Vec<Way>>,
 }
 
 /// The model's configuration for the modelled side of scenario `s`: its network (every IMP,
@@ -144,8 +163,7 @@ impl Mixed {
             let bps = u64::from(l.bps.unwrap_or(settings.line_bps));
             let speed = SpeedType::of(bps, u64::from(settings.framing_bits));
             let own = numbers[line.imp as usize];
-            let mut nb = Neighbour::new(own, speed, 0);
-            nb.set_table(&table(net, line.imp as usize, &numbers));
+            let nb = Neighbour::new(own, speed, 0);
             edges.push(Edge {
                 line,
                 far,
@@ -160,7 +178,16 @@ impl Mixed {
                 wants: false,
             });
         }
-        Ok(Mixed {
+        let topo = &net.topology;
+        let ways = edges
+            .iter()
+            .map(|e| {
+                (0..numbers.len())
+                    .map(|i| way(topo, &modelled, &edges, e.line.imp, i as u32))
+                    .collect()
+            })
+            .collect();
+        let mut me = Mixed {
             st,
             edges,
             numbers,
@@ -170,7 +197,37 @@ impl Mixed {
             counts: MixedCounts::default(),
             zero: Vec::new(),
             zero_at: None,
-        })
+            ways,
+        };
+        me.tables();
+        Ok(me)
+    }
+
+    /// Every neighbour's table from the modelled IMPs' static paths and the emulated
+    /// neighbours' latest entries (the module's "Routing").
+    fn tables(&mut self) {
+        for k in 0..self.edges.len() {
+            let mut t = [UNREACHABLE; IMP_NUMBERS];
+            for (i, &n) in self.numbers.iter().enumerate() {
+                t[usize::from(n) % IMP_NUMBERS] = match self.ways[k][i] {
+                    Way::Inside(0) => 0,
+                    Way::Inside(h) if h < 21 => frame::entry(h, 4 * h),
+                    Way::Out { edge, hops } => {
+                        let e = &self.edges[edge];
+                        let p = e.nb.peer_table()[usize::from(n) % IMP_NUMBERS];
+                        let (ph, pd) = frame::entry_parts(p);
+                        let busy = e.held.iter().filter(|h| h.is_some()).count() as u32;
+                        if p == UNREACHABLE || ph + hops + 1 >= 21 {
+                            UNREACHABLE
+                        } else {
+                            frame::entry(ph + hops + 1, pd + 4 * hops + 4 + busy)
+                        }
+                    }
+                    _ => UNREACHABLE,
+                };
+            }
+            self.edges[k].nb.set_table(&t);
+        }
     }
 
     /// The boundary line whose program end is modem `modem` of emulated IMP `imp`, if any.
@@ -254,6 +311,9 @@ impl Mixed {
         let offer = self.edges[k].nb.frame_in(at, words, ok);
         let events: Vec<Event> = std::iter::from_fn(|| self.edges[k].nb.poll_event()).collect();
         let mut acks = Vec::new();
+        let routing = events
+            .iter()
+            .any(|e| matches!(e, Event::Routing | Event::Up | Event::Down { .. }));
         for ev in events {
             let e = &mut self.edges[k];
             match ev {
@@ -305,6 +365,9 @@ impl Mixed {
                 _ => Carried::Null,
             },
         };
+        if routing {
+            self.tables();
+        }
         let back = self.edges[k].line.back;
         let taken = self
             .st
@@ -460,20 +523,30 @@ impl Mixed {
     }
 }
 
-/// Modelled IMP `at`'s routing table as the program reads one (`neighbour/PROTOCOL.md` §4.5):
-/// 0 for itself, hops along the model's static shortest paths with 4 units of delay a hop for
-/// every IMP of the network, unreachable for every other number.
-fn table(net: &crate::map::MapNetwork, at: usize, numbers: &[u8]) -> [u16; IMP_NUMBERS] {
-    let mut t = [UNREACHABLE; IMP_NUMBERS];
-    for (i, &n) in numbers.iter().enumerate() {
-        let k = usize::from(n) % IMP_NUMBERS;
-        t[k] = match net.hops(at, i) {
-            Some(0) => 0,
-            Some(h) if h < 21 => frame::entry(h, 4 * h),
-            _ => UNREACHABLE,
+/// How modelled IMP `from`'s static path to IMP `to` goes: inside the model, or out over one
+/// of `edges` after some modelled hops.
+fn way(topo: &Topology, modelled: &[bool], edges: &[Edge], from: u32, to: u32) -> Way {
+    let (mut at, mut hops) = (from, 0);
+    while at != to {
+        let Some((l, next)) = topo
+            .next_link(at, to)
+            .and_then(|l| topo.link_ends(l).map(|(_, b)| (l, b)))
+        else {
+            return Way::None;
         };
+        if !modelled[next as usize] {
+            return edges
+                .iter()
+                .position(|e| e.line.out == l)
+                .map_or(Way::None, |edge| Way::Out { edge, hops });
+        }
+        at = next;
+        hops += 1;
+        if hops as usize > modelled.len() {
+            return Way::None;
+        }
     }
-    t
+    Way::Inside(hops)
 }
 
 #[cfg(test)]
@@ -503,21 +576,24 @@ mod tests {
     }
 
     impl Bench {
-        fn new() -> Bench {
-            let text = r#"
+        /// A chain of `hops` (2 or 3; IMP3, if any, emulated and not stood in for).
+        fn new(hops: u32) -> Bench {
+            let text = format!(
+                r#"
 name = "mixed"
 seed = 1
 duration = "10s"
 model = "imp"
 [network]
 profile = "v2-1974-10"
-topology = { kind = "chain", hops = 2 }
+topology = {{ kind = "chain", hops = {hops} }}
 hosts = []
 [network.program]
-imps = ["IMP0", "IMP2"]
-"#;
+imps = ["IMP0", "IMP2", "IMP3"]
+"#
+            );
             let sc: nmc_imp::scenario::ImpScenario =
-                nmc_scenario::load("mixed.toml", text, &[]).unwrap();
+                nmc_scenario::load("mixed.toml", &text, &[]).unwrap();
             let s = nmc_imp::scenario::resolve(&sc).unwrap();
             let topology = nmc_imp::topology::Topology::build(&s.network.topology).unwrap();
             let net = crate::map::network_of(
@@ -531,16 +607,9 @@ imps = ["IMP0", "IMP2"]
             let settings = crate::run::Settings::default();
             let streams = nmc_sim::RngStreams::new(1);
             let errors = |l: usize| streams.stream(nmc_imp::model::line_stream(l));
-            let m = Mixed::new(
-                &s,
-                &net,
-                vec![false, true, false],
-                &settings,
-                1,
-                &errors,
-                0.0,
-            )
-            .unwrap();
+            let mut modelled = vec![false; hops as usize + 1];
+            modelled[1] = true;
+            let m = Mixed::new(&s, &net, modelled, &settings, 1, &errors, 0.0).unwrap();
             let l = &net.net.lines;
             let speed = SpeedType::of(u64::from(settings.line_bps), 72);
             let numbers = net.net.imps.clone();
@@ -607,7 +676,7 @@ imps = ["IMP0", "IMP2"]
 
     #[test]
     fn a_packet_crosses_the_modelled_imp_and_a_report_to_it_is_answered() {
-        let mut b = Bench::new();
+        let mut b = Bench::new(2);
         b.run(45 * S);
         assert_eq!(b.m.counts.ups, 2, "both lines up");
         assert!(b.ends[0].is_up() && b.ends[1].is_up());
@@ -667,5 +736,27 @@ imps = ["IMP0", "IMP2"]
                 .iter()
                 .all(|e| e.counts().kills == 0 && e.counts().bad == 0)
         );
+    }
+
+    /// The program has no split horizon (p. 231): a modelled IMP whose static path to an IMP
+    /// goes through an emulated neighbour offers that IMP at the neighbour's own distance plus
+    /// its hop, never its static distance, which under load would be the better, and the
+    /// neighbour would send it its packets back.
+    #[test]
+    fn a_modelled_imp_offers_a_way_through_an_emulated_neighbour_at_the_neighbours_distance() {
+        let mut b = Bench::new(3);
+        let n = |b: &Bench, i: usize| usize::from(b.numbers[i]);
+        // IMP2's stand-in says IMP3 is 3 hops and 30 units away (a loaded line, say).
+        let mut t = [UNREACHABLE; IMP_NUMBERS];
+        t[n(&b, 3)] = frame::entry(3, 30);
+        b.ends[1].set_table(&t);
+        b.run(46 * S);
+        assert!(b.ends[0].is_up() && b.ends[1].is_up());
+        // IMP1 offers IMP3 at IMP2's entry plus its hop: not its static 2 hops and 8 units.
+        let want = frame::entry(4, 34);
+        assert_eq!(b.ends[0].peer_table()[n(&b, 3)], want, "to IMP0");
+        assert_eq!(b.ends[1].peer_table()[n(&b, 3)], want, "to IMP2 itself");
+        // IMP2 itself: one hop from IMP1 (its own entry, 0, plus the hop).
+        assert_eq!(b.ends[0].peer_table()[n(&b, 2)], frame::entry(1, 4));
     }
 }
