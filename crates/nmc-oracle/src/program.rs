@@ -1275,9 +1275,15 @@ fn finish(s: &ImpConfig, d: Driver, duration: u64) -> ProgramRun {
                 .filter(|_| d.plan.modelled[a] && d.plan.modelled[b])
             {
                 // A line of the model's own: its frames and time sending as the model counts
-                // them (its frames are bits, not the program's words: none counted).
+                // them; its words from that time, as the program's frames would take it (the
+                // model's frames are the program's lengths: a full packet's 1008 + 168 bits are
+                // 69 words and the 72 framing bits; a control frame's 152, 5 words).
                 let (frames, busy) = m.line_use(2 * j + k);
-                c = (frames, 0, 0, busy);
+                let bps = u128::from(l.bps.unwrap_or(d.plan.settings.line_bps));
+                let bits = (u128::from(busy) * bps + 500_000_000) / 1_000_000_000;
+                let framing = u128::from(d.plan.settings.framing_bits) * u128::from(frames);
+                let words = (bits.saturating_sub(framing) + 8) / 16;
+                c = (frames, words as u64, 0, busy);
             }
             lines.push(LineRow {
                 from: net.names[a].clone(),
