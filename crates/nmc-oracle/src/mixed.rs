@@ -78,9 +78,7 @@ enum Way {
 /// What the modelled side did, for the run's summary and notes.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct MixedCounts {
-    /// Frames the neighbours sent, and their words.
-    pub frames_out: u64,
-    /// Times a boundary line came up, and was killed.
+    /// Times a boundary line came up.
     pub ups: u64,
     /// Kills.
     pub downs: u64,
@@ -493,7 +491,6 @@ impl Mixed {
             let p = 1.0 - (1.0 - ber).powf(bits as f64);
             e.errors.unit() < p
         };
-        self.counts.frames_out += 1;
         out.push((last + e.prop_ns, e.far, words, !hit, e.line.out, t, last));
     }
 
@@ -510,11 +507,6 @@ impl Mixed {
         let (f, b) = self.st.line_use(l as u32).unwrap_or_default();
         let (f0, b0) = self.zero.get(l).copied().unwrap_or_default();
         (f - f0, b.as_nanos() - b0)
-    }
-
-    /// Each boundary line's neighbour's counts, in the order of the lines.
-    pub fn neighbour_counts(&self) -> Vec<crate::neighbour::Counts> {
-        self.edges.iter().map(|e| e.nb.counts()).collect()
     }
 
     /// What crossed the boundary, as the model counted it.

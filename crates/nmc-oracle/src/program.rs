@@ -1323,7 +1323,7 @@ fn finish(s: &ImpConfig, d: Driver, duration: u64) -> ProgramRun {
             .collect();
         let b = m.boundary_counts();
         notes.push(format!(
-            "modelled beside them (nmc's model, profile {}, static routes): {}; across the lines between the two kinds (from power-on) {} packets out of the model and {} into it ({} refused, {} duplicates, sent again by the program), {} packets of the model's own dropped there; the lines came up {} times and were killed {} times",
+            "modelled beside them (nmc's model, profile {}, static routes): {}; across the lines between the two kinds (from power-on) {} packets out of the model and {} into it ({} refused, {} duplicates, sent again by the program), {} packets of the model's own dropped there; the program's reports to modelled IMPs: {} answered, {} not; {} packets for IMPs not in the network left; the lines came up {} times and were killed {} times",
             s.network.profile,
             names.join(", "),
             b.out,
@@ -1331,6 +1331,9 @@ fn finish(s: &ImpConfig, d: Driver, duration: u64) -> ProgramRun {
             b.refused,
             b.duplicates,
             b.dropped,
+            m.counts.answered,
+            m.counts.unanswered,
+            m.counts.misaddressed,
             m.counts.ups,
             m.counts.downs
         ));

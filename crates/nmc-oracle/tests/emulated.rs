@@ -15,6 +15,8 @@
 
 use std::path::{Path, PathBuf};
 
+mod common;
+
 use nmc_h316::Image;
 use nmc_oracle::emulate::{Options, compare, probe_of, recorded_run, replay, table, trace_text};
 use nmc_oracle::model::recorded;
@@ -22,19 +24,6 @@ use nmc_oracle::run::{Experiment, Network, Settings};
 
 fn data() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/oracle")
-}
-
-fn program() -> Option<Image> {
-    let Some(path) = std::env::var_os("NMC_IMP_PROGRAM") else {
-        eprintln!(
-            "NOT RUN: NMC_IMP_PROGRAM is not set (the path of SIMH's H316/tests/impcode.cmd); \
-             this IMP-program check did not run"
-        );
-        return None;
-    };
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("NMC_IMP_PROGRAM={}: {e}", path.to_string_lossy()));
-    Some(Image::parse(&text).expect("the deposit file parses"))
 }
 
 /// Replays recorded run `run` up to its last accepted experiment; every accepted row must
@@ -87,7 +76,9 @@ fn replay_and_judge(image: &Image, run: &str) {
 #[test]
 #[ignore = "needs BBN's IMP program: NMC_IMP_PROGRAM=/path/to/impcode.cmd, --include-ignored"]
 fn eight_packet_messages_over_seven_hops_as_simh_recorded() {
-    let Some(image) = program() else { return };
+    let Some(image) = common::program() else {
+        return;
+    };
     // One experiment after start-up: 8 outstanding 8-packet messages to IMP 18 (516s).
     replay_and_judge(&image, "516-8-fill1");
 }
@@ -95,7 +86,9 @@ fn eight_packet_messages_over_seven_hops_as_simh_recorded() {
 #[test]
 #[ignore = "needs BBN's IMP program: NMC_IMP_PROGRAM=/path/to/impcode.cmd, --include-ignored"]
 fn single_packets_over_nine_hops_as_simh_recorded() {
-    let Some(image) = program() else { return };
+    let Some(image) = common::program() else {
+        return;
+    };
     // 316s: 8-packet messages over 9 hops, then single packets over 9 hops.
     replay_and_judge(&image, "316-4-fill2");
 }
@@ -133,7 +126,9 @@ fn replayed_twice(
 #[test]
 #[ignore = "needs BBN's IMP program: NMC_IMP_PROGRAM=/path/to/impcode.cmd, --include-ignored"]
 fn two_replays_give_the_same_bytes() {
-    let Some(image) = program() else { return };
+    let Some(image) = common::program() else {
+        return;
+    };
     let net = Network::chain(2, 11);
     let s = Settings::default();
     let e = vec![Experiment {
@@ -158,7 +153,9 @@ fn two_replays_give_the_same_bytes() {
 #[test]
 #[ignore = "needs BBN's IMP program: NMC_IMP_PROGRAM=/path/to/impcode.cmd, --include-ignored"]
 fn rfc632_replays_the_same_bytes_and_shows_the_trap_as_simh_did() {
-    let Some(image) = program() else { return };
+    let Some(image) = common::program() else {
+        return;
+    };
     let run_json = data().join("runs/rfc632-516-4/run.json");
     let (net, s, e) = recorded_run(&run_json).unwrap();
     let (_, results) = replayed_twice(&image, &net, &s, &e, probe_of(&e));
@@ -185,7 +182,9 @@ fn rfc632_replays_the_same_bytes_and_shows_the_trap_as_simh_did() {
 #[ignore = "needs BBN's IMP program: NMC_IMP_PROGRAM=/path/to/impcode.cmd, --include-ignored"]
 fn the_1974_map_replays_the_same_bytes() {
     use nmc_oracle::map::{KO_MAP, KO_SOURCE, MapArgs, from_scenario, ko_experiments};
-    let Some(image) = program() else { return };
+    let Some(image) = common::program() else {
+        return;
+    };
     let m = from_scenario("ko-v2-map.toml", KO_MAP, KO_SOURCE).unwrap();
     let args = MapArgs {
         program: None,
@@ -262,7 +261,9 @@ fn every_recorded_run_reads_back_with_its_imps_modems() {
 fn the_loaded_map_delivers_its_background_and_replays_byte_identical() {
     use nmc_oracle::emulate::replay_loaded;
     use nmc_oracle::map::{KO_MAP, KO_SOURCE, background_load, from_scenario};
-    let Some(image) = program() else { return };
+    let Some(image) = common::program() else {
+        return;
+    };
     let m = from_scenario("ko-v2-map.toml", KO_MAP, KO_SOURCE).unwrap();
     let load = background_load("ko-v2-map.toml", KO_MAP, &m, 1.0, Some(1), 5_000_000_000)
         .unwrap()
@@ -322,35 +323,9 @@ fn the_loaded_map_delivers_its_background_and_replays_byte_identical() {
 
 /// A scenario file with `[network.program]` (issue 73 §3): a 316 chain as SIMH's recorded
 /// `316-4-fill1` run had it (no propagation, 503-word messages, 4 outstanding), run by
-/// `nmc_oracle::program` through the scenario's own hosts, lines and pump.
-fn program_chain(hops: u32) -> nmc_imp::spec::ImpConfig {
-    let text = format!(
-        r#"
-name = "program-chain"
-seed = 1
-duration = "40s"
-model = "imp"
-record = ["messages", "lines"]
-[network]
-profile = "v2-1974-10"
-measure_from = "10s"
-topology = {{ kind = "chain", hops = {hops}, propagation = "0s" }}
-hosts = [{{ name = "SRC", imp = "IMP0" }}, {{ name = "FAKE", imp = "IMP{hops}", fake = true }}]
-[network.program]
-settle = "2s"
-[[traffic]]
-kind = "pump"
-from = "SRC"
-to = "FAKE"
-message = "8048bit"
-outstanding = 4
-"#
-    );
-    let s: nmc_imp::scenario::ImpScenario =
-        nmc_scenario::load("program-chain", &text, &[]).unwrap();
-    nmc_imp::scenario::resolve(&s).unwrap()
-}
-
+/// `nmc_oracle::program` through the scenario's own hosts, lines and pump
+/// ([`common::pump_chain`]).
+///
 /// Tolerance, stated before the first run: at 1, 3 and 6 hops the scenario's throughput is
 /// within 5 % of SIMH's recorded mean (every accepted `316-4out-<h>hop` row), and its round
 /// trip (accepted → RFNM: K&O's) within 5 % of the emulator's own replay of that run
@@ -359,7 +334,9 @@ outstanding = 4
 #[test]
 #[ignore = "needs BBN's IMP program: NMC_IMP_PROGRAM=/path/to/impcode.cmd, --include-ignored"]
 fn a_scenario_on_the_program_carries_what_simh_recorded_and_repeats_itself() {
-    let Some(image) = program() else { return };
+    let Some(image) = common::program() else {
+        return;
+    };
     let rec = recorded(&data()).unwrap();
     let replayed: Vec<csv::StringRecord> =
         csv::Reader::from_path(data().join("emulated/compare.csv"))
@@ -381,8 +358,13 @@ fn a_scenario_on_the_program_carries_what_simh_recorded_and_repeats_itself() {
             .find(|r| &r[0] == "316-4-fill1" && r[1] == *name)
             .map(|r| r[13].parse().unwrap())
             .expect("the replay's row");
-        let r =
-            nmc_oracle::program::run_image(&program_chain(hops), 1, &image, &mut |_| {}).unwrap();
+        let r = nmc_oracle::program::run_image(
+            &common::pump_chain(hops, ", propagation = \"0s\"", ""),
+            1,
+            &image,
+            &mut |_| {},
+        )
+        .unwrap();
         let kbps = r.metrics["throughput_kbps"];
         let rtt = r.metrics["rtt.mean_ms"];
         let dk = kbps / simh - 1.0;
@@ -399,9 +381,13 @@ fn a_scenario_on_the_program_carries_what_simh_recorded_and_repeats_itself() {
             misses.push(hops);
         }
         if hops == 3 {
-            let again =
-                nmc_oracle::program::run_image(&program_chain(hops), 1, &image, &mut |_| {})
-                    .unwrap();
+            let again = nmc_oracle::program::run_image(
+                &common::pump_chain(hops, ", propagation = \"0s\"", ""),
+                1,
+                &image,
+                &mut |_| {},
+            )
+            .unwrap();
             assert_eq!(
                 serde_json::to_string(&r.messages).unwrap(),
                 serde_json::to_string(&again.messages).unwrap()

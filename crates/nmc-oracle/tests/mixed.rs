@@ -17,54 +17,24 @@
 //! all on the program (C) — the model's per-hop time differs from the program's by up to about
 //! 10 % at short distances (issue 71); and two runs of A give the same bytes.
 
-use nmc_h316::Image;
+mod common;
 
-fn program() -> Option<Image> {
-    let Some(path) = nmc_oracle::emulate::program_path(None) else {
-        eprintln!("NOT RUN: NMC_IMP_PROGRAM is not set (SIMH's H316/tests/impcode.cmd)");
-        return None;
-    };
-    Some(nmc_oracle::emulate::read_program(&path).expect("the IMP program reads"))
-}
-
-/// A 4-hop chain, 50 kbit/s, 2 ms, K&O's pump IMP0 → IMP4's discard host; `imps` emulated.
+/// The 4-hop chain with `imps` emulated (all when empty), 2 ms a line.
 fn chain(imps: &[&str]) -> nmc_imp::spec::ImpConfig {
     let list = imps
         .iter()
         .map(|x| format!("\"{x}\""))
         .collect::<Vec<_>>()
         .join(", ");
-    let text = format!(
-        r#"
-name = "mixed-chain"
-seed = 1
-duration = "40s"
-model = "imp"
-record = ["messages", "lines"]
-[network]
-profile = "v2-1974-10"
-measure_from = "10s"
-topology = {{ kind = "chain", hops = 4 }}
-hosts = [{{ name = "SRC", imp = "IMP0" }}, {{ name = "FAKE", imp = "IMP4", fake = true }}]
-[network.program]
-imps = [{list}]
-settle = "2s"
-[[traffic]]
-kind = "pump"
-from = "SRC"
-to = "FAKE"
-message = "8048bit"
-outstanding = 4
-"#
-    );
-    let s: nmc_imp::scenario::ImpScenario = nmc_scenario::load("mixed-chain", &text, &[]).unwrap();
-    nmc_imp::scenario::resolve(&s).unwrap()
+    common::pump_chain(4, "", &format!("imps = [{list}]"))
 }
 
 #[test]
 #[ignore = "needs BBN's IMP program: NMC_IMP_PROGRAM=/path/to/impcode.cmd, --include-ignored"]
 fn modelled_imps_carry_the_programs_traffic_as_emulated_ones_do() {
-    let Some(image) = program() else { return };
+    let Some(image) = common::program() else {
+        return;
+    };
     let run = |imps: &[&str]| {
         nmc_oracle::program::run_image(&chain(imps), 1, &image, &mut |_| {}).unwrap()
     };

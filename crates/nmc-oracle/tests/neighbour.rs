@@ -16,6 +16,8 @@
 //! program records no trouble (its trouble word, location 746 `HLTLOC`, listing p. 188, does not
 //! change once the line is up) and never kills the line.
 
+mod common;
+
 use nmc_h316::{Image, Imp, ImpConfig, Output};
 use nmc_oracle::leader::{Address, FakeHost, Kind, Leader};
 use nmc_oracle::neighbour::frame::{self, head, head1, head2};
@@ -26,14 +28,6 @@ const MS: u64 = 1_000_000;
 const S: u64 = 1_000_000_000;
 /// The program's trouble word (listing p. 188 `HLTWRD`: where the last trouble was reported).
 const HLTLOC: u16 = 0o746;
-
-fn program() -> Option<Image> {
-    let Some(path) = nmc_oracle::emulate::program_path(None) else {
-        eprintln!("NOT RUN: NMC_IMP_PROGRAM is not set (SIMH's H316/tests/impcode.cmd)");
-        return None;
-    };
-    Some(nmc_oracle::emulate::read_program(&path).expect("the IMP program reads"))
-}
 
 /// Emulated IMPs and neighbours, each neighbour on one modem of one IMP, 50 kbit/s, no
 /// propagation; run in windows shorter than the shortest frame.
@@ -186,7 +180,9 @@ fn reply(m: u8, low: u16, to: u8, from: u8) -> Vec<u16> {
 #[test]
 #[ignore = "needs BBN's IMP program: NMC_IMP_PROGRAM=/path/to/impcode.cmd, --include-ignored"]
 fn the_program_brings_its_line_up_with_a_neighbour_and_exchanges_messages_with_it() {
-    let Some(image) = program() else { return };
+    let Some(image) = common::program() else {
+        return;
+    };
     // Emulated IMP 2; the neighbour is IMP 3 on its modem 1.
     let mut b = Bench::new(&image, &[2], &[(3, 0)]);
     let offers = std::cell::RefCell::new(Vec::<Offer>::new());
@@ -294,7 +290,9 @@ fn the_program_brings_its_line_up_with_a_neighbour_and_exchanges_messages_with_i
 #[test]
 #[ignore = "needs BBN's IMP program: NMC_IMP_PROGRAM=/path/to/impcode.cmd, --include-ignored"]
 fn a_message_crosses_a_neighbour_between_two_emulated_imps() {
-    let Some(image) = program() else { return };
+    let Some(image) = common::program() else {
+        return;
+    };
     // Emulated IMPs 2 and 5; a relay, IMP 3 toward IMP 2 and IMP 4 toward IMP 5... as one IMP:
     // both ends are IMP 3, one on each line, forwarding whatever comes in to the other line.
     let mut b = Bench::new(&image, &[2, 5], &[(3, 0), (3, 1)]);

@@ -25,12 +25,11 @@
 //! An IMP outside the model is still in its topology (for routes) but does nothing: its lines
 //! send nothing, nothing is delivered to it.
 
-use super::{Ev, NO_PLACE, Subnet, Work};
-use crate::imp::Arrival;
-use crate::link::{Frame, FrameKind, Hold, NextFrame, channels_in};
+use super::line::Took;
+use super::{Ev, Subnet};
+use crate::link::{Frame, FrameKind, Hold, NextFrame};
 use crate::packet::{Packet, PktKind, stream};
 use crate::routing::NO_BODY;
-use crate::topology::Routes;
 use nmc_sim::{Bits, EventQueue, SimDuration, SimTime};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -279,7 +278,7 @@ impl Subnet {
                 ack_bits: u8::from(bit) << lch,
                 corrupted: false,
             };
-            self.boundary_arrive(now, back, ack, q);
+            self.arrive_intact(now, back, ack, q);
         }
     }
 
@@ -310,20 +309,7 @@ impl Subnet {
                 None,
             ),
             Carried::Packet { lch, bit, packet } => {
-                let body = self.boundary.next_body;
-                self.boundary.next_body = body.wrapping_add(1);
-                let p = Packet {
-                    kind: PktKind::Foreign {
-                        body,
-                        control: packet.control,
-                    },
-                    src: packet.src,
-                    dst: packet.dst,
-                    stream: stream(packet.src, packet.dst),
-                    bits: Bits::new(packet.bits),
-                    hops: 0,
-                };
-                self.boundary.bodies.insert(body, packet.words);
+                let (p, body) = self.foreign_packet(packet.src, packet);
                 let id = self.slab.insert(p);
                 (FrameKind::Packet { pkt: id, lch, bit }, Some((id, body)))
             }
@@ -334,7 +320,9 @@ impl Subnet {
             ack_bits,
             corrupted: false,
         };
-        let (taken, duplicate) = self.boundary_arrive(now, back, frame, q);
+        // The modelled IMP handles it as a frame of its own lines (`Subnet::arrive_intact`).
+        let took = self.arrive_intact(now, back, frame, q);
+        let (taken, duplicate) = (took == Took::Taken, took == Took::Duplicate);
         if let Some((id, body)) = temp {
             // The model took its own copy (or none): the slot handed in goes.
             self.slab.remove(id);
@@ -374,6 +362,21 @@ impl Subnet {
         p: Incoming,
         q: &mut EventQueue<Ev>,
     ) {
+        let (dst, control) = (p.dst, p.control);
+        let (packet, _) = self.foreign_packet(imp, p);
+        let id = self.slab.insert(packet);
+        self.note_visit(now, imp, id);
+        let hold = if control {
+            Hold::Control
+        } else {
+            Hold::Transit
+        };
+        self.queue_at(now, imp, id, hold, dst, q);
+    }
+
+    /// Outside packet `p` from IMP `src` as the model carries it, and the body its words are
+    /// kept under.
+    fn foreign_packet(&mut self, src: u32, p: Incoming) -> (Packet, u32) {
         let body = self.boundary.next_body;
         self.boundary.next_body = body.wrapping_add(1);
         self.boundary.bodies.insert(body, p.words);
@@ -382,24 +385,13 @@ impl Subnet {
                 body,
                 control: p.control,
             },
-            src: imp,
+            src,
             dst: p.dst,
-            stream: stream(imp, p.dst),
+            stream: stream(src, p.dst),
             bits: Bits::new(p.bits),
             hops: 0,
         };
-        let id = self.slab.insert(packet);
-        self.note_visit(now, imp, id);
-        let hold = if p.control {
-            Hold::Control
-        } else {
-            Hold::Transit
-        };
-        let Some(l) = self.imps[imp as usize].queue_or_park(id, hold, p.dst, &self.topo) else {
-            self.routing.counts.parked += 1;
-            return;
-        };
-        self.try_send(now, l, q);
+        (packet, body)
     }
 
     /// The outside end reset the line (`back`, into the model): the modelled IMP forgets the
@@ -408,71 +400,5 @@ impl Subnet {
         let out = self.link(back).reverse;
         let (imp, line) = self.link_at[out as usize];
         self.imps[imp as usize].lines[line as usize].in_last = [None; 8];
-    }
-
-    /// Frame `frame` reaches the modelled IMP over link `back`, as `Subnet::arrive`'s intact
-    /// frames do: whether it carried a packet that was taken, and whether one taken before.
-    fn boundary_arrive(
-        &mut self,
-        now: SimTime,
-        back: u32,
-        frame: Frame,
-        q: &mut EventQueue<Ev>,
-    ) -> (bool, bool) {
-        let out = self.link(back).reverse;
-        let (at, line) = self.link_at[out as usize];
-        let (slab, topo) = (&self.slab, &self.topo);
-        let (acked, arrival) = self.imps[at as usize].handle_frame(
-            line as usize,
-            &frame,
-            |pkt| *slab.get(pkt),
-            |p| topo.next_link(at, p.dst),
-        );
-        let mut freed = false;
-        for lch in channels_in(frame.ack_mask) {
-            if let Some(pkt) = acked[lch as usize] {
-                self.slab.remove(pkt);
-                freed = true;
-            }
-        }
-        if freed && self.imps[at as usize].reqalls_newly_acknowledged() {
-            self.step(now, at, q, |i, out| i.reqalls_acknowledged(out));
-        }
-        let duplicate = matches!(arrival, Arrival::Duplicate);
-        let taken = match arrival {
-            Arrival::Accepted {
-                packet,
-                next,
-                lch,
-                bit,
-            } => {
-                let mut copy = packet;
-                copy.hops += 1;
-                let bits = self.frame_bits(&copy);
-                let id = self.slab.insert(copy);
-                self.note_visit(now, at, id);
-                let work = Work::Packet {
-                    pkt: id,
-                    line,
-                    lch,
-                    bit,
-                    planned: next.unwrap_or(NO_PLACE),
-                };
-                self.step(now, at, q, |i, out| {
-                    i.packet_in(now, work, &copy, bits, out)
-                });
-                true
-            }
-            Arrival::NoPacket => {
-                self.step(now, at, q, |i, out| i.frame_taken(now, frame.kind, out));
-                false
-            }
-            _ => false,
-        };
-        self.try_send(now, out, q);
-        if freed {
-            self.wake_hosts(now, at, q);
-        }
-        (taken, duplicate)
     }
 }

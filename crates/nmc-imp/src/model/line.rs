@@ -61,6 +61,20 @@ impl Subnet {
         let id = self.slab.insert(p);
         self.note_visit(now, from, id);
         let hold = self.imps[from as usize].control_sent(id, &kind);
+        self.queue_at(now, from, id, hold, to, q);
+    }
+
+    /// Packet `id`, held at IMP `from` as `hold`, joins the queue of its route toward `to`
+    /// and the line may start it; or it waits in the IMP for a route.
+    pub(super) fn queue_at(
+        &mut self,
+        now: SimTime,
+        from: u32,
+        id: PktId,
+        hold: Hold,
+        to: u32,
+        q: &mut EventQueue<Ev>,
+    ) {
         let Some(l) = self.imps[from as usize].queue_or_park(id, hold, to, &self.topo) else {
             self.routing.counts.parked += 1;
             return;
@@ -210,6 +224,18 @@ impl Subnet {
         if self.lost_on_line(l, frame) {
             return;
         }
+        self.arrive_intact(now, l, frame, q);
+    }
+
+    /// [`Self::arrive`] for a frame that was not lost on the line (also a frame from outside
+    /// the model, `model/boundary.rs`): what became of its packet.
+    pub(super) fn arrive_intact(
+        &mut self,
+        now: SimTime,
+        l: u32,
+        frame: Frame,
+        q: &mut EventQueue<Ev>,
+    ) -> Took {
         let (from, rev) = {
             let link = self.link(l);
             (link.def.from, link.reverse)
@@ -233,6 +259,11 @@ impl Subnet {
         if freed && self.imps[at as usize].reqalls_newly_acknowledged() {
             self.step(now, at, q, |i, out| i.reqalls_acknowledged(out));
         }
+        let took = match arrival {
+            Arrival::Duplicate => Took::Duplicate,
+            Arrival::Accepted { .. } => Took::Taken,
+            _ => Took::Other,
+        };
         match arrival {
             Arrival::Corrupted => {
                 self.drop_routing_body(frame);
@@ -281,11 +312,23 @@ impl Subnet {
                 });
             }
         }
-        if freed || matches!(arrival, Arrival::Duplicate) {
+        if freed || took == Took::Duplicate {
             self.try_send(now, rev, q);
         }
         if freed {
             self.wake_hosts(now, at, q);
         }
+        took
     }
+}
+
+/// What became of the packet a frame carried ([`Subnet::arrive_intact`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Took {
+    /// Taken by the IMP.
+    Taken,
+    /// Taken before: acknowledged again and dropped.
+    Duplicate,
+    /// Refused, corrupted, or no packet.
+    Other,
 }

@@ -7,9 +7,10 @@ use crate::model::{Carried, Incoming};
 use nmc_scenario::load;
 use nmc_sim::SimDuration;
 
-/// IMP0 – IMP1 – IMP2 – IMP3, 50 kbit/s, no hosts: IMP0 and IMP3 outside.
-fn chain() -> ImpScenario {
-    let text = r#"
+/// IMP0 – IMP1 – IMP2 – IMP3, 50 kbit/s, 2 ms, with `hosts` (TOML, the array's items).
+fn chain_with(hosts: &str) -> ImpScenario {
+    let text = format!(
+        r#"
 name = "boundary"
 seed = 1
 duration = "1min"
@@ -17,10 +18,16 @@ model = "imp"
 
 [network]
 profile = "v2-1974-10"
-topology = { kind = "chain", hops = 3, capacity = "50kbit/s", propagation = "2ms" }
-hosts = []
-"#;
-    load("boundary.toml", text, &[]).unwrap()
+topology = {{ kind = "chain", hops = 3, capacity = "50kbit/s", propagation = "2ms" }}
+hosts = [{hosts}]
+"#
+    );
+    load("boundary.toml", &text, &[]).unwrap()
+}
+
+/// The chain with no hosts: IMP0 and IMP3 outside in [`stepper`].
+fn chain() -> ImpScenario {
+    chain_with("")
 }
 
 fn stepper() -> Stepper {
@@ -195,18 +202,7 @@ fn what_cannot_cross_is_refused_in_one_line() {
         .boundary_frame_in(into, &[(9, true)], Carried::Null)
         .unwrap_err();
     assert!(e.0.contains("channel 9"), "{e}");
-    let text = r#"
-name = "boundary"
-seed = 1
-duration = "1min"
-model = "imp"
-
-[network]
-profile = "v2-1974-10"
-topology = { kind = "chain", hops = 3 }
-hosts = [{ name = "H", imp = "IMP0" }]
-"#;
-    let s: ImpScenario = load("boundary.toml", text, &[]).unwrap();
+    let s = chain_with(r#"{ name = "H", imp = "IMP0" }"#);
     let e = Stepper::with_outside_imps(&resolve(&s).unwrap(), 1, &["IMP0"])
         .err()
         .unwrap();
