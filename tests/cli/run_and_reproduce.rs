@@ -220,7 +220,7 @@ fn a_program_scenario_is_checked_before_anything_is_written() {
         ),
         (
             vec!["--set", "network.program.imps=[\"UCLA\"]", "--set", keep],
-            "`FAKE` is on BBN, a modelled IMP",
+            "the background load has a host on",
         ),
     ];
     for (sets, want) in cases {

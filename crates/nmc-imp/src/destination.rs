@@ -76,7 +76,10 @@ pub(crate) struct Delivery {
 impl Delivery {
     /// A packet of message `msg` (number `key.1`, `of` packets, from source IMP `src` for
     /// `host`) arrives (point d). Returns whether it is the message's first packet and whether
-    /// the message is now whole (point f).
+    /// the message is now whole (point f). A packet may give more than the message's packets
+    /// as `of` when it is not the last (the IMP program's packets name only the last,
+    /// `LSTPKT`: so do those translated from it, `model/boundary.rs`): the message has the
+    /// fewest any of its packets gave ([`Delivery::packets_of`]).
     pub(crate) fn packet(
         &mut self,
         key: Key,
@@ -92,13 +95,19 @@ impl Delivery {
             received: 0,
             bits: 0,
         });
+        r.of = r.of.min(of);
         r.received += 1;
         r.bits += bits;
-        let (first, last) = (r.received == 1, r.received == of);
+        let (first, last) = (r.received == 1, r.received == r.of);
         if last {
             self.complete.insert(key);
         }
         (first, last)
+    }
+
+    /// The packets of message `key`, as far as its packets have told.
+    pub(crate) fn packets_of(&self, key: Key) -> Option<u8> {
+        self.reassembly.get(&key).map(|r| r.of)
     }
 
     /// A single-packet message from source IMP `src` for `host` is accepted whole (RFC 632),

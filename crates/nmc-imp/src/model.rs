@@ -69,7 +69,9 @@ pub(crate) use crate::processor::{NO_PLACE, Work};
 pub(crate) use background::Background;
 pub use background::LengthMix;
 pub(crate) use boundary::Boundary;
-pub use boundary::{Arrived, BoundaryCounts, BoundaryLine, Carried, Incoming, Outgoing};
+pub use boundary::{
+    Arrived, BoundaryCounts, BoundaryLine, Carried, Incoming, Native, NativePacket, Outgoing,
+};
 pub(crate) use event::{Ev, Tick};
 pub(crate) use host::{Handed, Host, Pump, Waiting, Window};
 pub(crate) use instrument::{Action, Generator};

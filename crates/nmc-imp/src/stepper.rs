@@ -25,6 +25,9 @@ use std::collections::VecDeque;
 /// A subnet stepped from outside (see the module's introduction).
 pub struct Stepper {
     sim: Simulation<Subnet>,
+    /// Hosts whose traffic waits for [`Stepper::start_hosts`], and when after it each starts
+    /// (a network with outside IMPs: its time 0 is the caller's).
+    deferred: Vec<(u32, SimDuration)>,
 }
 
 #[cfg(test)]
@@ -43,6 +46,11 @@ impl Stepper {
     /// [`Stepper::offer`]. Such a host must be in `network.hosts` and send no traffic of the
     /// scenario's own.
     pub fn new(s: &ImpConfig, seed: u64, outside: &[&str]) -> Result<Self, BuildError> {
+        Stepper::build(s, seed, outside, false)
+    }
+
+    /// [`Stepper::new`]; with `defer`, the hosts' traffic waits for [`Stepper::start_hosts`].
+    fn build(s: &ImpConfig, seed: u64, outside: &[&str], defer: bool) -> Result<Self, BuildError> {
         let (mut subnet, starts) = build(s, seed, Trace::off())?;
         for name in outside {
             let Some(h) = subnet.hosts.iter().position(|h| h.name == *name) else {
@@ -64,11 +72,16 @@ impl Stepper {
         subnet.obs.retain_occupancy = false;
         let mut sim = Simulation::new(subnet);
         let mut q = nmc_sim::EventQueue::new();
-        sim.model.initial_events(&mut q, &starts);
+        let (now, deferred) = if defer {
+            (Vec::new(), starts)
+        } else {
+            (starts, Vec::new())
+        };
+        sim.model.initial_events(&mut q, &now);
         while let Some((t, e)) = q.pop() {
             sim.schedule(t, e);
         }
-        Ok(Stepper { sim })
+        Ok(Stepper { sim, deferred })
     }
 
     /// The index of host `name`, for [`Stepper::offer`].
@@ -202,7 +215,7 @@ impl Stepper {
                 "network.routing: modelled IMPs beside outside ones route by static shortest paths (\"static\"); the adaptive procedures would need the outside IMPs' routing messages".into(),
             ));
         }
-        let mut me = Stepper::new(s, seed, &[])?;
+        let mut me = Stepper::build(s, seed, &[], true)?;
         let m = &mut me.sim.model;
         let mut ids = Vec::with_capacity(outside.len());
         for name in outside {
@@ -211,7 +224,9 @@ impl Stepper {
                     "`{name}` is not an IMP of this network"
                 )));
             };
-            if let Some(h) = m.hosts.iter().find(|h| h.imp == i) {
+            if let Some(h) = m.hosts.iter().find(|h| {
+                h.imp == i && (h.pump.is_some() || h.generator.is_some() || h.background.is_some())
+            }) {
                 return Err(BuildError(format!(
                     "host `{}` is on `{name}`, an IMP outside the model: its traffic is the outside's",
                     h.name
@@ -219,8 +234,51 @@ impl Stepper {
             }
             ids.push(i);
         }
+        if m.params.message_processing != crate::params::MessageProcessing::V2
+            && let Some(h) = m.hosts.iter().find(|h| !ids.contains(&h.imp))
+        {
+            return Err(BuildError(format!(
+                "network.profile: host `{}` is on a modelled IMP beside outside ones, whose messages cross in version 2's protocol (the IMP program's); a version 3 profile's message control blocks do not",
+                h.name
+            )));
+        }
         m.set_outside(&ids);
+        // The pumps' messages are kept, to be written beside the outside hosts'.
+        m.obs.retain_messages = true;
         Ok(me)
+    }
+
+    /// The hosts' traffic starts now (as at time 0 of a run of the model alone): a network
+    /// with outside IMPs holds it until the caller's time 0 ([`Stepper::with_outside_imps`]).
+    /// Once only; later calls do nothing.
+    pub fn start_hosts(&mut self) {
+        let now = self.sim.now();
+        for (host, at) in std::mem::take(&mut self.deferred) {
+            self.sim.schedule(now + at, Ev::HostStart { host });
+        }
+    }
+
+    /// The index of each host of the scenario's `network.hosts`, in its order (the model's
+    /// host `i` is the scenario's `i`).
+    pub fn host_imp(&self, host: u32) -> Option<u32> {
+        self.sim.model.hosts.get(host as usize).map(|h| h.imp)
+    }
+
+    /// The messages of the model's pumps answered so far, in the order their RFNMs came back,
+    /// taken out (a network with outside IMPs keeps them).
+    pub fn take_messages(&mut self) -> Vec<crate::observe::MessageRecord> {
+        std::mem::take(&mut self.sim.model.obs.done)
+    }
+
+    /// Number `num` of the stream from IMP `src` to modelled IMP `imp` carries no message
+    /// there: the caller answered it itself (`model/boundary.rs`).
+    pub fn boundary_skip(&mut self, imp: u32, src: u32, num: u64) {
+        let m = &self.sim.model;
+        let n = m.imps.len() as u32;
+        if imp < n && src < n && !m.is_outside(imp) {
+            self.sim
+                .act(|m, now, q| m.boundary_skip(now, imp, src, num, q));
+        }
     }
 
     /// The lines between a modelled IMP and an outside one, in topology order.

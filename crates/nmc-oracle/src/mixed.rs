@@ -25,21 +25,28 @@
 //!   in earlier windows: a window is shorter than any frame), the neighbours' frames starting,
 //!   the model's own events. A neighbour's frame reaches its emulated IMP after the window.
 //!
-//! Not built: hosts on modelled IMPs (their messages would need the model's end-to-end protocol
-//! translated into the program's: message numbers, REQALL/ALLOCATE, RFNMs), the model's
-//! adaptive routing beside the program's, and line errors on the boundary lines' frames from
-//! the program (the emulated IMP's side draws them, as on every line).
+//! * **Hosts on modelled IMPs** are the model's, with its pumps, started at the run's time 0;
+//!   their messages, and the program's hosts' messages to them, cross the boundary translated
+//!   between the two end-to-end protocols ([`translate`]). The program's reports to a modelled
+//!   IMP with no discard host of the model's are answered here.
+//!
+//! Not built: the background load on modelled IMPs, the model's adaptive routing beside the
+//! program's, and line errors on the boundary lines' frames from the program (the emulated
+//! IMP's side draws them, as on every line).
+
+pub mod translate;
 
 use anyhow::{Result, anyhow};
 use nmc_imp::Stepper;
-use nmc_imp::model::{BoundaryLine, Carried, Incoming};
-use nmc_imp::spec::{ImpConfig, RoutingMode};
+use nmc_imp::model::{BoundaryLine, Carried, Incoming, Native, Outgoing};
+use nmc_imp::spec::{ImpConfig, RoutingMode, TrafficSpec};
 use nmc_imp::topology::{Routes, Topology};
 use nmc_sim::{SimTime, Stream};
 use std::collections::VecDeque;
 
 use crate::neighbour::frame::{self, IMP_NUMBERS, Kind, UNREACHABLE};
 use crate::neighbour::{Event, Neighbour, SpeedType};
+use translate::{In, Out, Translator};
 
 /// One line between a modelled IMP and an emulated one, at the modelled end.
 struct Edge {
@@ -62,6 +69,9 @@ struct Edge {
     errors: Stream,
     /// The modelled IMP may have a packet for the line.
     wants: bool,
+    /// One of the model's packets taken for the line that waits for a message number of the
+    /// program's ([`Out::Wait`]).
+    parked: Option<Outgoing>,
 }
 
 /// How a modelled IMP's static path to an IMP goes.
@@ -112,16 +122,24 @@ pub struct Mixed {
     pub zero_at: Option<u64>,
     /// Per boundary line, per network index: how its modelled IMP's static path goes.
     ways: Vec<Vec<Way>>,
+    /// The two end-to-end protocols' tables.
+    pub tr: Translator,
+    /// The model's pumps (source and destination IMPs) and how the static path of each goes.
+    pumps: Vec<(usize, usize, Way)>,
+    /// When each pump's next probe may go (one to an emulated IMP's discard host every
+    /// [`crate::program::PROBE_EVERY_NS`] while its path is up and none has been answered).
+    probe_at: Vec<u64>,
 }
 
 /// The model's configuration for the modelled side of scenario `s`: its network (every IMP,
-/// lines and machines) and profile, static routes, no hosts or traffic (the emulated IMPs'
-/// hosts are the program run's), nothing recorded.
-pub fn model_config(s: &ImpConfig) -> ImpConfig {
+/// lines and machines) and profile, static routes, the scenario's hosts (those on emulated
+/// IMPs only as addresses) and the pumps of hosts on modelled IMPs (`modelled_host`, by the
+/// host's name; the other traffic is the program run's), nothing recorded.
+pub fn model_config(s: &ImpConfig, modelled_host: &dyn Fn(&str) -> bool) -> ImpConfig {
     let mut m = s.clone();
     m.network.program = None;
-    m.network.hosts.clear();
-    m.traffic.clear();
+    m.traffic
+        .retain(|t| matches!(t, TrafficSpec::Pump { from, .. } if modelled_host(from)));
     m.network.routing = RoutingMode::Static;
     m.record.clear();
     m.trace = false;
@@ -148,9 +166,37 @@ impl Mixed {
             .filter(|(_, m)| !**m)
             .map(|(n, _)| n.as_str())
             .collect();
-        let st = Stepper::with_outside_imps(&model_config(s), seed, &outside)
+        let on_modelled = |imp: &str| net.index(imp).is_some_and(|i| modelled[i]);
+        let hosts: Vec<(u32, bool)> = s
+            .network
+            .hosts
+            .iter()
+            .map(|h| (net.index(&h.imp).unwrap_or(0) as u32, h.fake))
+            .collect();
+        let host_on_modelled = |name: &str| {
+            s.network
+                .hosts
+                .iter()
+                .any(|h| h.name == name && on_modelled(&h.imp))
+        };
+        let st = Stepper::with_outside_imps(&model_config(s, &host_on_modelled), seed, &outside)
             .map_err(|e| anyhow!("the modelled IMPs: {}", e.0))?;
         let numbers = net.net.imps.clone();
+        let tr = Translator::new(numbers.clone(), modelled.clone(), hosts.clone());
+        let pumps: Vec<(usize, usize)> = s
+            .traffic
+            .iter()
+            .filter_map(|t| match t {
+                TrafficSpec::Pump { from, to, .. } if host_on_modelled(from) => {
+                    let at = |n: &str| {
+                        let i = s.network.hosts.iter().position(|h| h.name == n)?;
+                        Some(hosts[i].0 as usize)
+                    };
+                    Some((at(from)?, at(to)?))
+                }
+                _ => None,
+            })
+            .collect();
         let mut edges = Vec::new();
         for line in st.boundary_lines() {
             // Line j of the network is the topology's links 2j (a → b) and 2j + 1 (b → a).
@@ -174,6 +220,7 @@ impl Mixed {
                 serial: None,
                 errors: errors(line.out as usize),
                 wants: false,
+                parked: None,
             });
         }
         let topo = &net.topology;
@@ -185,7 +232,13 @@ impl Mixed {
                     .collect()
             })
             .collect();
+        let pumps: Vec<(usize, usize, Way)> = pumps
+            .into_iter()
+            .map(|(a, b)| (a, b, way(topo, &modelled, &edges, a as u32, b as u32)))
+            .collect();
         let mut me = Mixed {
+            probe_at: vec![0; pumps.len()],
+            pumps,
             st,
             edges,
             numbers,
@@ -196,6 +249,7 @@ impl Mixed {
             zero: Vec::new(),
             zero_at: None,
             ways,
+            tr,
         };
         me.tables();
         Ok(me)
@@ -226,6 +280,65 @@ impl Mixed {
             }
             self.edges[k].nb.set_table(&t);
         }
+    }
+
+    /// The first of the model's pumps whose path is not yet up, as (source, destination)
+    /// IMPs: its path leaves the model by a line not yet up, or by one whose emulated IMP has
+    /// no route to the destination yet (the program's own pumps wait for a probe's RFNM,
+    /// `program.rs`); `None` when all are.
+    pub fn pumps_up(&self) -> Option<(usize, usize)> {
+        self.pumps.iter().find_map(|&(a, b, w)| {
+            let up = self.path_up(w, b) && (self.modelled[b] || self.tr.probed(a as u32, b as u32));
+            (!up).then_some((a, b))
+        })
+    }
+
+    /// The static path `w` to IMP `b` leaves the model by a line that is up, to an emulated
+    /// IMP with a route to `b`.
+    fn path_up(&self, w: Way, b: usize) -> bool {
+        match w {
+            Way::Inside(_) => true,
+            Way::Out { edge, .. } => {
+                let nb = &self.edges[edge].nb;
+                let n = usize::from(self.numbers[b]) % IMP_NUMBERS;
+                nb.is_up() && nb.peer_table()[n] != UNREACHABLE
+            }
+            Way::None => false,
+        }
+    }
+
+    /// Each of the model's pumps to an emulated IMP, until a probe is answered: a probe to
+    /// that IMP's discard host every [`crate::program::PROBE_EVERY_NS`] while the path is up.
+    fn probe(&mut self, now: u64) -> Result<()> {
+        if self.zero_at.is_some() {
+            return Ok(());
+        }
+        for k in 0..self.pumps.len() {
+            let (a, b, w) = self.pumps[k];
+            let (a32, b32) = (a as u32, b as u32);
+            if self.modelled[b]
+                || self.tr.probed(a32, b32)
+                || now < self.probe_at[k]
+                || !self.path_up(w, b)
+            {
+                continue;
+            }
+            self.probe_at[k] = now + crate::program::PROBE_EVERY_NS;
+            if let Some(words) = self.tr.probe(a32, b32) {
+                let p = Incoming {
+                    src: a32,
+                    dst: b32,
+                    words,
+                    control: false,
+                    bits: 16,
+                    native: None,
+                };
+                self.st
+                    .boundary_send(a32, p)
+                    .map_err(|e| anyhow!("the modelled side: {}", e.0))?;
+            }
+        }
+        Ok(())
     }
 
     /// The boundary line whose program end is modem `modem` of emulated IMP `imp`, if any.
@@ -263,7 +376,15 @@ impl Mixed {
                 .iter()
                 .map(|e| {
                     let own = e.nb.poll_at().max(e.free_at);
-                    if e.wants { own.min(e.free_at) } else { own }
+                    // The modelled IMP's packet waits for a free channel on the line (an
+                    // acknowledgement or the line coming up wakes it), or for a message
+                    // number (a reply does).
+                    let can = e.nb.unsent() == 0 && e.nb.free_channels() > 0;
+                    if e.wants && e.parked.is_none() && can {
+                        own.min(e.free_at)
+                    } else {
+                        own
+                    }
                 })
                 .min()
                 .unwrap_or(u64::MAX)
@@ -290,6 +411,7 @@ impl Mixed {
                 self.mark_zero();
             }
             self.answer()?;
+            self.probe(t)?;
             for k in 0..self.edges.len() {
                 while self.edges[k].flying.front().is_some_and(|f| f.0 <= t) {
                     let (at, words, ok) = self.edges[k].flying.pop_front().expect("a frame");
@@ -341,13 +463,23 @@ impl Mixed {
                 Event::Routing => {}
             }
         }
+        let mut gvb = None;
         let carried = match &offer {
             Some(o) => match self.incoming(&o.words) {
-                Some(packet) => Carried::Packet {
-                    lch: o.channel & 7,
-                    bit: o.odd_even,
-                    packet,
-                },
+                Some(mut packet) => {
+                    let tr = self.tr.into_model(packet.src, packet.dst, &packet.words);
+                    if let In::Native(n) = tr {
+                        if n == Native::Gvb && !self.modelled[packet.src as usize] {
+                            gvb = Some((packet.src, packet.dst, packet.words.clone()));
+                        }
+                        packet.native = Some(n);
+                    }
+                    Carried::Packet {
+                        lch: o.channel & 7,
+                        bit: o.odd_even,
+                        packet,
+                    }
+                }
                 None => {
                     self.counts.misaddressed += 1;
                     Carried::Null
@@ -374,7 +506,28 @@ impl Mixed {
         if let (true, Some(o)) = (taken, &offer) {
             self.edges[k].nb.accept(o);
         }
+        if let (true, Some((src, dst, words))) = (taken, gvb) {
+            // The program's GVB, given back in the model: answered as its destination does.
+            let (reply, num) = self.tr.gvb_answer(src, dst, &words);
+            self.st.boundary_skip(dst, src, num);
+            self.send_reply(dst, src, reply)?;
+        }
         Ok(())
+    }
+
+    /// Modelled IMP `imp` sends the program's reply `words` to emulated IMP `to`.
+    fn send_reply(&mut self, imp: u32, to: u32, words: Vec<u16>) -> Result<()> {
+        let reply = Incoming {
+            src: imp,
+            dst: to,
+            words,
+            control: true,
+            bits: 0,
+            native: None,
+        };
+        self.st
+            .boundary_send(imp, reply)
+            .map_err(|e| anyhow!("the modelled side: {}", e.0))
     }
 
     /// The program's packets that reached a modelled IMP, their destination, answered as the
@@ -404,16 +557,10 @@ impl Mixed {
                 u16::from(self.numbers[a.src as usize]),
                 u16::from(self.numbers[a.imp as usize]),
             ];
-            let reply = Incoming {
-                src: a.imp,
-                dst: a.src,
-                words: rfnm,
-                control: true,
-                bits: 0,
-            };
-            self.st
-                .boundary_send(a.imp, reply)
-                .map_err(|e| anyhow!("the modelled side: {}", e.0))?;
+            self.send_reply(a.imp, a.src, rfnm)?;
+            // Its number carries no message of the model's: the ones after it go on.
+            let num = self.tr.unwrap(a.src, a.imp, (w[0] >> 8) as u8);
+            self.st.boundary_skip(a.imp, a.src, num);
             self.counts.answered += 1;
         }
         Ok(())
@@ -445,6 +592,7 @@ impl Mixed {
             words: words[1..n - 1].to_vec(),
             control,
             bits: (n.saturating_sub(overhead) * 16) as u64,
+            native: None,
         })
     }
 
@@ -468,16 +616,21 @@ impl Mixed {
             return;
         }
         let e = &self.edges[k];
-        if e.wants && e.nb.unsent() == 0 && e.nb.free_channels() > 0 {
-            let l = e.line.out;
-            match self.st.boundary_take(l) {
-                Some(o) => {
-                    let e = &mut self.edges[k];
-                    if let Some(c) = e.nb.send(o.words.clone(), o.control) {
-                        e.held[usize::from(c)] = Some((o.lch, o.bit, o.words));
+        if e.nb.unsent() == 0 && e.nb.free_channels() > 0 {
+            let (wants, out) = (e.wants, e.line.out);
+            let next = match self.edges[k].parked.take() {
+                Some(o) => Some((o, true)),
+                None if wants => {
+                    let o = self.st.boundary_take(out);
+                    if o.is_none() {
+                        self.edges[k].wants = false;
                     }
+                    o.map(|o| (o, false))
                 }
-                None => self.edges[k].wants = false,
+                None => None,
+            };
+            if let Some((o, parked)) = next {
+                self.hand_out(k, o, parked);
             }
         }
         let e = &mut self.edges[k];
@@ -494,8 +647,41 @@ impl Mixed {
         out.push((last + e.prop_ns, e.far, words, !hit, e.line.out, t, last));
     }
 
+    /// Edge `k`'s neighbour takes packet `o` from the modelled IMP: the program's words as
+    /// they came, or one of the model's own translated ([`translate`]); one that waits for a
+    /// message number stays parked, its channel on the model's side held.
+    fn hand_out(&mut self, k: usize, o: Outgoing, parked_before: bool) {
+        let (words, reply) = match &o.native {
+            None => (o.words.clone(), o.control),
+            Some(p) => match self.tr.out(p) {
+                Out::Send { words, reply } => (words, reply),
+                Out::Wait => {
+                    if !parked_before {
+                        self.tr.counts.waited += 1;
+                    }
+                    self.edges[k].parked = Some(o);
+                    return;
+                }
+                Out::Drop => {
+                    // Off its channel, as the model's own packets that cannot cross.
+                    let (lch, bit) = (o.lch, o.bit);
+                    let back = self.edges[k].line.back;
+                    let _ = self
+                        .st
+                        .boundary_frame_in(back, &[(lch, bit)], Carried::Null);
+                    return;
+                }
+            },
+        };
+        let e = &mut self.edges[k];
+        if let Some(c) = e.nb.send(words.clone(), reply) {
+            e.held[usize::from(c)] = Some((o.lch, o.bit, words));
+        }
+    }
+
     /// The scenario's time 0 is now: lines between modelled IMPs are counted from here.
     fn mark_zero(&mut self) {
+        self.st.start_hosts();
         self.zero = (0u32..)
             .map_while(|l| self.st.line_use(l))
             .map(|(f, b)| (f, b.as_nanos()))
@@ -507,6 +693,11 @@ impl Mixed {
         let (f, b) = self.st.line_use(l as u32).unwrap_or_default();
         let (f0, b0) = self.zero.get(l).copied().unwrap_or_default();
         (f - f0, b.as_nanos() - b0)
+    }
+
+    /// The model's pumps' messages answered so far (times from power-on), taken out.
+    pub fn take_messages(&mut self) -> Vec<nmc_imp::observe::MessageRecord> {
+        self.st.take_messages()
     }
 
     /// What crossed the boundary, as the model counted it.

@@ -53,6 +53,7 @@ impl Imp {
             let milestone = Milestone::Reassembled;
             out.push(Output::Milestone { msg, milestone });
             // Point f. Unfilled reserved buffers (a message of fewer than 8 packets) go back.
+            let of = self.delivery.packets_of((stream, num)).unwrap_or(of);
             self.release_unfilled(of);
             out.push(Output::Trace(Traced::Reassembled { msg }));
             self.hand_over_in_order(stream, out);
@@ -74,6 +75,14 @@ impl Imp {
         self.replies.owe_all(stream, num, src);
         self.hand_over_in_order(stream, out);
         self.serve_replies(now, out);
+    }
+
+    /// Number `num` of `stream` will carry no message here (the IMP program's source used it
+    /// for a message the driver outside answered, or a GVB, `model/boundary.rs`): skipped as
+    /// a REQALL's, and the messages after it go on to their hosts.
+    pub(crate) fn number_skipped(&mut self, stream: Stream, num: u64, out: &mut impl Effects) {
+        self.delivery.skip((stream, num));
+        self.hand_over_in_order(stream, out);
     }
 
     /// K&O §II point i, at the destination: a GVB gives back an allocation unused at its

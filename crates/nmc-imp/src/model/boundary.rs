@@ -18,9 +18,12 @@
 //! * **What crosses** is a packet of the outside IMPs ([`PktKind::Foreign`]): its words stay
 //!   as they came, in a side table here, while the model routes it by its destination IMP
 //!   (static routes) and queues and processes it as any packet in transit. The model's own
-//!   end-to-end packets do not cross (a host on a modelled IMP talking to one on an outside IMP
-//!   is not built: its messages would need the model's end-to-end protocol translated); one
-//!   that reaches a boundary is counted and taken off its channel.
+//!   end-to-end packets of version 2 (a host on a modelled IMP talking to one on an outside
+//!   IMP, or to one on another modelled IMP by a path through outside IMPs) cross as
+//!   [`Native`]: the driver translates them into the outside IMPs' protocol, and a packet of
+//!   the outside IMPs for a modelled IMP's host back into one ([`Incoming::native`]), which the
+//!   modelled IMP then handles by its own end-to-end rules. Version 3's block messages do not
+//!   cross: one that reaches a boundary is counted and taken off its channel.
 //!
 //! An IMP outside the model is still in its topology (for routes) but does nothing: its lines
 //! send nothing, nothing is delivered to it.
@@ -28,7 +31,7 @@
 use super::line::Took;
 use super::{Ev, Subnet};
 use crate::link::{Frame, FrameKind, Hold, NextFrame};
-use crate::packet::{Packet, PktKind, stream};
+use crate::packet::{MsgId, Packet, PktKind, stream};
 use crate::routing::NO_BODY;
 use nmc_sim::{Bits, EventQueue, SimDuration, SimTime};
 use std::collections::{BTreeMap, BTreeSet};
@@ -65,8 +68,147 @@ pub struct BoundaryCounts {
     pub duplicates: u64,
     /// The modelled IMP's retransmissions not handed out (the far end sends its own copy).
     pub retransmissions: u64,
-    /// The model's own packets that reached a boundary and could not cross.
+    /// The model's own packets that reached a boundary and could not cross (version 3's).
     pub dropped: u64,
+    /// The model's own packets handed out ([`Native`], first tries).
+    pub native_out: u64,
+    /// Packets from outside taken in as the model's own ([`Incoming::native`]).
+    pub native_in: u64,
+}
+
+/// A packet of the model's own end-to-end protocol (version 2, K&O §II; RFC 632's single-packet
+/// replies) as it crosses a boundary line: the driver outside translates it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Native {
+    /// Packet `index` (from 0) of a message of `of` packets, number `num`, for host `host`
+    /// (the model's host index). Coming in, a packet that is not its message's last may give
+    /// `of` as 8: the message ends with the packet whose `of` is its `index + 1`.
+    Data {
+        /// The message.
+        msg: MsgId,
+        /// Its number in its stream (source IMP → destination IMP).
+        num: u64,
+        /// Its place in the message.
+        index: u8,
+        /// Packets in the message.
+        of: u8,
+        /// The destination host.
+        host: u32,
+    },
+    /// A request for an allocation; it holds number `num`.
+    ReqAll {
+        /// The message it was sent for.
+        msg: MsgId,
+        /// The number it holds.
+        num: u64,
+        /// That message's destination host (the program's REQ8 carries the leader, p. 129;
+        /// the model's REQALL names only the message). Coming in, not read.
+        host: u32,
+    },
+    /// The allocation answering the REQALL that held `num`.
+    All {
+        /// That number.
+        num: u64,
+    },
+    /// An allocation given back.
+    Gvb,
+    /// The RFNM of multipacket message `msg`, number `num`, with a piggy-backed ALL if `all`.
+    Rfnm {
+        /// The message.
+        msg: MsgId,
+        /// Its number.
+        num: u64,
+        /// It carries an ALL.
+        all: bool,
+    },
+    /// The RFNM of single-packet message `msg`, number `num`.
+    SingleRfnm {
+        /// The message.
+        msg: MsgId,
+        /// Its number.
+        num: u64,
+    },
+    /// The ALLOCATE of one buffer for single-packet message `msg` (number `num`), refused.
+    SingleAll {
+        /// The message.
+        msg: MsgId,
+        /// Its number.
+        num: u64,
+    },
+}
+
+impl Native {
+    /// The model's own kind as it crosses; `None` for the kinds that do not.
+    fn of(k: PktKind) -> Option<Native> {
+        Some(match k {
+            PktKind::Data {
+                msg,
+                num,
+                index,
+                of,
+                host,
+            } => Native::Data {
+                msg,
+                num,
+                index,
+                of,
+                host,
+            },
+            PktKind::ReqAll { msg, num } => Native::ReqAll { msg, num, host: 0 },
+            PktKind::All { num } => Native::All { num },
+            PktKind::Gvb => Native::Gvb,
+            PktKind::Rfnm { msg, num, all } => Native::Rfnm { msg, num, all },
+            PktKind::SingleRfnm { msg, num } => Native::SingleRfnm { msg, num },
+            PktKind::SingleAll { msg, num } => Native::SingleAll { msg, num },
+            _ => return None,
+        })
+    }
+
+    /// The kind in the model.
+    fn kind(self) -> PktKind {
+        match self {
+            Native::Data {
+                msg,
+                num,
+                index,
+                of,
+                host,
+            } => PktKind::Data {
+                msg,
+                num,
+                index,
+                of,
+                host,
+            },
+            Native::ReqAll { msg, num, .. } => PktKind::ReqAll { msg, num },
+            Native::All { num } => PktKind::All { num },
+            Native::Gvb => PktKind::Gvb,
+            Native::Rfnm { msg, num, all } => PktKind::Rfnm { msg, num, all },
+            Native::SingleRfnm { msg, num } => PktKind::SingleRfnm { msg, num },
+            Native::SingleAll { msg, num } => PktKind::SingleAll { msg, num },
+        }
+    }
+
+    /// A reply (destination IMP → the message's source IMP).
+    pub fn is_reply(self) -> bool {
+        !matches!(
+            self,
+            Native::Data { .. } | Native::ReqAll { .. } | Native::Gvb
+        )
+    }
+}
+
+/// One of the model's own packets leaving it over a boundary line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NativePacket {
+    /// What it is.
+    pub kind: Native,
+    /// Its source IMP (the model's index).
+    pub src: u32,
+    /// Its destination IMP.
+    pub dst: u32,
+    /// Its data bits (0 for a control message).
+    pub bits: u64,
 }
 
 /// A packet leaving the model over a boundary line.
@@ -76,10 +218,13 @@ pub struct Outgoing {
     pub lch: u8,
     /// The channel's sequence bit for it: the acknowledgement names it.
     pub bit: bool,
-    /// Its words as they came into the model (HEAD to the last text word).
+    /// Its words as they came into the model (HEAD to the last text word); empty for one of
+    /// the model's own.
     pub words: Vec<u16>,
     /// A reply: the far end queues it first.
     pub control: bool,
+    /// One of the model's own packets, for the driver to translate.
+    pub native: Option<NativePacket>,
 }
 
 /// A packet coming into the model over a boundary line.
@@ -96,6 +241,9 @@ pub struct Incoming {
     /// Its length on a line less the model's overhead for its kind
     /// ([`crate::params::ImpParams`]'s `packet_overhead`, `control_overhead`).
     pub bits: u64,
+    /// The driver translated it into one of the model's own packets (for a modelled IMP's
+    /// host, or its answer): the model carries and handles that, not the words.
+    pub native: Option<Native>,
 }
 
 /// What a frame from outside carried, besides its acknowledgements.
@@ -267,9 +415,30 @@ impl Subnet {
                     bit,
                     words,
                     control,
+                    native: None,
                 });
             }
-            // The model's own packet cannot cross: off its channel, as if acknowledged.
+            if let Some(mut kind) = Native::of(p.kind) {
+                self.boundary.counts.native_out += 1;
+                if let Native::ReqAll { msg, host, .. } = &mut kind
+                    && let Some(m) = self.imps[p.src as usize].messages.get(msg)
+                {
+                    *host = m.dst_host;
+                }
+                return Some(Outgoing {
+                    lch,
+                    bit,
+                    words: Vec::new(),
+                    control: p.kind.is_control(),
+                    native: Some(NativePacket {
+                        kind,
+                        src: p.src,
+                        dst: p.dst,
+                        bits: p.bits.get(),
+                    }),
+                });
+            }
+            // Version 3's block messages cannot cross: off the channel, as if acknowledged.
             self.boundary.counts.dropped += 1;
             let back = self.link(l).reverse;
             let ack = Frame {
@@ -329,13 +498,18 @@ impl Subnet {
             let c = &mut self.boundary.counts;
             if taken {
                 c.taken += 1;
+                if body.is_none() {
+                    c.native_in += 1;
+                }
             } else {
                 if duplicate {
                     c.duplicates += 1;
                 } else {
                     c.refused += 1;
                 }
-                self.boundary.bodies.remove(&body);
+                if let Some(body) = body {
+                    self.boundary.bodies.remove(&body);
+                }
             }
         }
         taken
@@ -375,23 +549,54 @@ impl Subnet {
     }
 
     /// Outside packet `p` from IMP `src` as the model carries it, and the body its words are
-    /// kept under.
-    fn foreign_packet(&mut self, src: u32, p: Incoming) -> (Packet, u32) {
-        let body = self.boundary.next_body;
-        self.boundary.next_body = body.wrapping_add(1);
-        self.boundary.bodies.insert(body, p.words);
+    /// kept under (none for one translated into the model's own, [`Incoming::native`]: its
+    /// stream is its message's, source IMP → destination IMP, as the model's replies carry it;
+    /// a GVB's none).
+    fn foreign_packet(&mut self, src: u32, p: Incoming) -> (Packet, Option<u32>) {
+        let (kind, body, stream) = match p.native {
+            Some(n) => {
+                let s = match n {
+                    Native::Gvb => 0,
+                    n if n.is_reply() => stream(p.dst, src),
+                    _ => stream(src, p.dst),
+                };
+                (n.kind(), None, s)
+            }
+            None => {
+                let body = self.boundary.next_body;
+                self.boundary.next_body = body.wrapping_add(1);
+                self.boundary.bodies.insert(body, p.words);
+                let kind = PktKind::Foreign {
+                    body,
+                    control: p.control,
+                };
+                (kind, Some(body), stream(src, p.dst))
+            }
+        };
         let packet = Packet {
-            kind: PktKind::Foreign {
-                body,
-                control: p.control,
-            },
+            kind,
             src,
             dst: p.dst,
-            stream: stream(src, p.dst),
+            stream,
             bits: Bits::new(p.bits),
             hops: 0,
         };
         (packet, body)
+    }
+
+    /// Number `num` of the stream from IMP `src` to modelled IMP `imp` will carry no message
+    /// there (the driver answered it itself: a report to a fake host the model does not have,
+    /// a GVB): the messages after it go on to their hosts.
+    pub(crate) fn boundary_skip(
+        &mut self,
+        now: SimTime,
+        imp: u32,
+        src: u32,
+        num: u64,
+        q: &mut EventQueue<Ev>,
+    ) {
+        let s = stream(src, imp);
+        self.step(now, imp, q, |i, out| i.number_skipped(s, num, out));
     }
 
     /// The outside end reset the line (`back`, into the model): the modelled IMP forgets the

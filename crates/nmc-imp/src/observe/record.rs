@@ -49,6 +49,11 @@ pub struct MessageRecord {
 }
 
 impl MessageRecord {
+    /// The destination host's name.
+    pub fn dst_host(&self) -> &str {
+        &self.dst_host
+    }
+
     /// A message's timeline as hosts outside the model saw it (the emulated IMPs of
     /// `[network.program]`, issue 73 §3): offered, taken whole by the source IMP, delivered,
     /// answered; the IMPs' inner steps unknown.

@@ -41,6 +41,7 @@ fn packet(words: usize) -> Incoming {
         words: (0..words as u16).collect(),
         control: false,
         bits: (words as u64 - 4) * 16,
+        native: None,
     }
 }
 
@@ -153,6 +154,7 @@ fn a_packet_for_a_modelled_imp_arrives_there_and_its_answer_goes_back() {
         words: vec![0o300, 1, 3],
         control: true,
         bits: 0,
+        native: None,
     };
     st.boundary_send(2, answer).unwrap();
     let mut out = None;
@@ -202,10 +204,20 @@ fn what_cannot_cross_is_refused_in_one_line() {
         .boundary_frame_in(into, &[(9, true)], Carried::Null)
         .unwrap_err();
     assert!(e.0.contains("channel 9"), "{e}");
-    let s = chain_with(r#"{ name = "H", imp = "IMP0" }"#);
-    let e = Stepper::with_outside_imps(&resolve(&s).unwrap(), 1, &["IMP0"])
-        .err()
-        .unwrap();
+    // A host on an outside IMP is an address only: one that sends the model's traffic is
+    // refused.
+    let s = chain_with(r#"{ name = "H", imp = "IMP0" }, { name = "G", imp = "IMP3" }"#);
+    assert!(Stepper::with_outside_imps(&resolve(&s).unwrap(), 1, &["IMP0"]).is_ok());
+    let mut s = resolve(&s).unwrap();
+    s.traffic.push(crate::spec::TrafficSpec::Pump {
+        from: "H".into(),
+        to: "G".into(),
+        message: nmc_sim::Bits::new(1000),
+        start: SimDuration::ZERO,
+        count: None,
+        outstanding: None,
+    });
+    let e = Stepper::with_outside_imps(&s, 1, &["IMP0"]).err().unwrap();
     assert!(e.0.contains("host `H` is on `IMP0`"), "{e}");
 }
 
@@ -227,4 +239,48 @@ fn a_network_without_outside_imps_runs_as_before() {
         "routing messages on every line"
     );
     assert_eq!(a.line_use(6), None);
+}
+
+/// A host on a modelled IMP pumping to a fake host on an outside one: once its traffic starts
+/// ([`Stepper::start_hosts`]), its REQALL leaves the model as one of its own packets
+/// ([`crate::model::Native`]), with the message's destination host.
+#[test]
+fn a_modelled_hosts_message_crosses_as_the_models_own() {
+    let mut s = resolve(&chain_with(
+        r#"{ name = "SRC", imp = "IMP1" }, { name = "FAKE", imp = "IMP3", fake = true }"#,
+    ))
+    .unwrap();
+    s.traffic.push(crate::spec::TrafficSpec::Pump {
+        from: "SRC".into(),
+        to: "FAKE".into(),
+        message: nmc_sim::Bits::new(8048),
+        start: SimDuration::ZERO,
+        count: None,
+        outstanding: Some(4),
+    });
+    let mut st = Stepper::with_outside_imps(&s, 1, &["IMP0", "IMP2", "IMP3"]).unwrap();
+    let out = st.boundary_lines()[1].out;
+    st.advance(st.now() + SimDuration::from_secs(1));
+    for l in st.boundary_ready() {
+        assert_eq!(st.boundary_take(l), None, "nothing before the hosts start");
+    }
+    st.start_hosts();
+    let t0 = st.now();
+    let mut got = None;
+    while got.is_none() && st.now() < t0 + SimDuration::from_secs(1) {
+        st.advance(st.now() + SimDuration::from_micros(100));
+        for l in st.boundary_ready() {
+            if let Some(o) = st.boundary_take(l) {
+                got = Some((l, o));
+            }
+        }
+    }
+    let (l, o) = got.expect("the REQALL crosses");
+    assert_eq!(l, out);
+    let n = o.native.expect("one of the model's own");
+    assert_eq!((n.src, n.dst), (1, 3));
+    assert!(
+        matches!(n.kind, crate::model::Native::ReqAll { host: 1, .. }),
+        "{n:?}"
+    );
 }
