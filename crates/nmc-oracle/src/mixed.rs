@@ -538,8 +538,10 @@ impl Mixed {
     /// (p. 155 `IH63`). The RFNM is built as the program's background builds one (p. 52–53
     /// `BACK0`, `neighbour/PROTOCOL.md` §1.4: HEAD the message number and ONEOR8 + RFNM,
     /// HEAD1 the source IMP, HEAD2 the answering IMP) and sent from the modelled IMP as its own
-    /// control message. Anything else for a modelled IMP (no host there sends or takes a
-    /// message) is taken and counted, not answered.
+    /// control message, and its number skipped in the model (it carries no message of the
+    /// model's). Anything else that reaches a modelled IMP as the program's words (the
+    /// program's answers to the model's GVBs and probes, "destination dead") is taken and
+    /// counted, not answered.
     fn answer(&mut self) -> Result<()> {
         use frame::head;
         for a in self.st.boundary_arrived() {
@@ -761,6 +763,11 @@ mod tests {
     impl Bench {
         /// A chain of `hops` (2 or 3; IMP3, if any, emulated and not stood in for).
         fn new(hops: u32) -> Bench {
+            Bench::with_hosts(hops, "")
+        }
+
+        /// The chain with `hosts` (TOML, the array's items).
+        fn with_hosts(hops: u32, hosts: &str) -> Bench {
             let text = format!(
                 r#"
 name = "mixed"
@@ -770,7 +777,7 @@ model = "imp"
 [network]
 profile = "v2-1974-10"
 topology = {{ kind = "chain", hops = {hops} }}
-hosts = []
+hosts = [{hosts}]
 [network.program]
 imps = ["IMP0", "IMP2", "IMP3"]
 "#
@@ -941,5 +948,39 @@ imps = ["IMP0", "IMP2", "IMP3"]
         assert_eq!(b.ends[1].peer_table()[n(&b, 3)], want, "to IMP2 itself");
         // IMP2 itself: one hop from IMP1 (its own entry, 0, plus the hop).
         assert_eq!(b.ends[0].peer_table()[n(&b, 2)], frame::entry(1, 4));
+    }
+
+    /// A host of the program's (at IMP0's stand-in) sends a single-packet message to the
+    /// modelled IMP's discard fake host, a host of the model's: it enters the model as the
+    /// model's own message, and the model's RFNM leaves as the program's (300, its number).
+    #[test]
+    fn a_message_to_a_modelled_imps_host_is_answered_in_the_programs_protocol() {
+        let mut b = Bench::with_hosts(2, r#"{ name = "FAKE", imp = "IMP1", fake = true }"#);
+        b.run(45 * S);
+        assert!(b.ends[0].is_up());
+        let before = b.taken[0].len();
+        let req1: Vec<u16> = [
+            0o364,
+            0o40300 | b.numbers[1] as u16,
+            0o100000 | b.numbers[0] as u16,
+            0,
+        ]
+        .into_iter()
+        .chain(0..20)
+        .collect();
+        b.ends[0].send(req1, false).unwrap();
+        b.run(46 * S);
+        let rfnm = b.taken[0][before..]
+            .iter()
+            .find(|o| o.words[1] & frame::head::TRNREP == 0)
+            .expect("a reply");
+        assert_eq!(rfnm.words[1], 0o300, "RFNM for message 0");
+        assert_eq!(rfnm.words[2] & 0o77, u16::from(b.numbers[0]));
+        assert_eq!(rfnm.words[3] & 0o77, u16::from(b.numbers[1]));
+        assert_eq!(b.m.tr.counts.native_in, 1);
+        assert_eq!(
+            b.m.counts.answered, 0,
+            "the model's host took it, not the stand-in answer"
+        );
     }
 }

@@ -543,6 +543,12 @@ impl Subnet {
         let hold = if control {
             Hold::Control
         } else {
+            // Held as a packet in transit: a buffer and a store-and-forward place until the
+            // next IMP acknowledges it (`Imp::release`), as one taken from a line
+            // (`Imp::admit_transit`, here without its refusal: the driver's packet must go).
+            let i = &mut self.imps[imp as usize];
+            i.buf_used += 1;
+            i.sf_used += 1;
             Hold::Transit
         };
         self.queue_at(now, imp, id, hold, dst, q);

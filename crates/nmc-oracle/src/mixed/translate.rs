@@ -390,6 +390,12 @@ impl Translator {
                 None => return Out::Drop,
             }
         } else {
+            if matches!(p.kind, Native::SingleRfnm { .. } | Native::Rfnm { .. })
+                && let Some(ib) = self.inb.get_mut(&(p.dst, p.src))
+            {
+                // Its last answer: the message's id is not needed again.
+                ib.msgs.remove(&num);
+            }
             num as u8
         };
         // Background-built replies (p. 139): HEAD, the source IMP, the answering IMP.
@@ -605,14 +611,6 @@ impl Translator {
             self.number(dst),
         ];
         (reply, num)
-    }
-
-    /// Forgets the message ids of the program's messages of pair `src` → `dst` numbered
-    /// below `num` (answered long ago): memory stays flat.
-    pub fn forget_below(&mut self, src: u32, dst: u32, num: u64) {
-        if let Some(ib) = self.inb.get_mut(&(src, dst)) {
-            ib.msgs = ib.msgs.split_off(&num);
-        }
     }
 }
 
