@@ -219,8 +219,8 @@ fn a_program_scenario_is_checked_before_anything_is_written() {
             "record = [\"occupancy\"]: not made on IMPs that run the program",
         ),
         (
-            vec!["--set", "network.program.imps=[\"UCLA\"]", "--set", keep],
-            "the background load has a host on",
+            vec!["--set", "network.program.imps=[\"NOWHERE\"]", "--set", keep],
+            "NOWHERE is not an IMP",
         ),
     ];
     for (sets, want) in cases {

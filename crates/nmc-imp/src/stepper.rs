@@ -28,6 +28,9 @@ pub struct Stepper {
     /// Hosts whose traffic waits for [`Stepper::start_hosts`], and when after it each starts
     /// (a network with outside IMPs: its time 0 is the caller's).
     deferred: Vec<(u32, SimDuration)>,
+    /// The background hosts' first arrivals, as drawn at time 0, waiting for
+    /// [`Stepper::start_hosts`] too.
+    deferred_arrivals: Vec<(SimDuration, Ev)>,
 }
 
 #[cfg(test)]
@@ -78,10 +81,19 @@ impl Stepper {
             (starts, Vec::new())
         };
         sim.model.initial_events(&mut q, &now);
+        let mut deferred_arrivals = Vec::new();
         while let Some((t, e)) = q.pop() {
-            sim.schedule(t, e);
+            if defer && matches!(e, Ev::Arrival { .. }) {
+                deferred_arrivals.push((t - SimTime::ZERO, e));
+            } else {
+                sim.schedule(t, e);
+            }
         }
-        Ok(Stepper { sim, deferred })
+        Ok(Stepper {
+            sim,
+            deferred,
+            deferred_arrivals,
+        })
     }
 
     /// The index of host `name`, for [`Stepper::offer`].
@@ -224,9 +236,11 @@ impl Stepper {
                     "`{name}` is not an IMP of this network"
                 )));
             };
-            if let Some(h) = m.hosts.iter().find(|h| {
-                h.imp == i && (h.pump.is_some() || h.generator.is_some() || h.background.is_some())
-            }) {
+            if let Some(h) = m
+                .hosts
+                .iter()
+                .find(|h| h.imp == i && (h.pump.is_some() || h.generator.is_some()))
+            {
                 return Err(BuildError(format!(
                     "host `{}` is on `{name}`, an IMP outside the model: its traffic is the outside's",
                     h.name
@@ -243,6 +257,12 @@ impl Stepper {
             )));
         }
         m.set_outside(&ids);
+        // A background host on an outside IMP is an address only: the outside sends its load.
+        for h in m.hosts.iter_mut().filter(|h| ids.contains(&h.imp)) {
+            if let Some(b) = h.background.as_mut() {
+                b.stopped = true;
+            }
+        }
         // The pumps' messages are kept, to be written beside the outside hosts'.
         m.obs.retain_messages = true;
         Ok(me)
@@ -256,6 +276,30 @@ impl Stepper {
         for (host, at) in std::mem::take(&mut self.deferred) {
             self.sim.schedule(now + at, Ev::HostStart { host });
         }
+        for (at, e) in std::mem::take(&mut self.deferred_arrivals) {
+            self.sim.schedule(now + at, e);
+        }
+    }
+
+    /// The background load's messages so far, as the model counts its own (those of its
+    /// background hosts): offered, delivered (to the model's hosts), answered, refused.
+    pub fn background_tally(&self) -> [u64; 4] {
+        let t = &self.sim.model.obs.tally;
+        [
+            t.background_offered,
+            t.background_delivered,
+            t.background_answered,
+            t.background_refused,
+        ]
+    }
+
+    /// The background hosts (`kind = "background"`), as (host index, IMP), in host order.
+    pub fn background_hosts(&self) -> Vec<(u32, u32)> {
+        (0u32..)
+            .zip(&self.sim.model.hosts)
+            .filter(|(_, h)| h.background.is_some())
+            .map(|(i, h)| (i, h.imp))
+            .collect()
     }
 
     /// The index of each host of the scenario's `network.hosts`, in its order (the model's

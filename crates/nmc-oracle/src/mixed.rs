@@ -25,13 +25,13 @@
 //!   in earlier windows: a window is shorter than any frame), the neighbours' frames starting,
 //!   the model's own events. A neighbour's frame reaches its emulated IMP after the window.
 //!
-//! * **Hosts on modelled IMPs** are the model's, with its pumps, started at the run's time 0;
+//! * **Hosts on modelled IMPs** are the model's, with its pumps and background hosts, started
+//!   at the run's time 0 (the background hosts on emulated IMPs are the program run's);
 //!   their messages, and the program's hosts' messages to them, cross the boundary translated
 //!   between the two end-to-end protocols ([`translate`]). The program's reports to a modelled
 //!   IMP with no discard host of the model's are answered here.
 //!
-//! Not built: the background load on modelled IMPs, the model's adaptive routing beside the
-//! program's, and line errors on the boundary lines' frames from the program (the emulated
+//! Not built: the model's adaptive routing beside the program's, and line errors on the boundary lines' frames from the program (the emulated
 //! IMP's side draws them, as on every line).
 
 pub mod translate;
@@ -46,7 +46,8 @@ use std::collections::VecDeque;
 
 use crate::neighbour::frame::{self, IMP_NUMBERS, Kind, UNREACHABLE};
 use crate::neighbour::{Event, Neighbour, SpeedType};
-use translate::{In, Out, Translator};
+use std::collections::BTreeMap;
+use translate::{In, Out, Role, Translator};
 
 /// One line between a modelled IMP and an emulated one, at the modelled end.
 struct Edge {
@@ -138,8 +139,12 @@ pub struct Mixed {
 pub fn model_config(s: &ImpConfig, modelled_host: &dyn Fn(&str) -> bool) -> ImpConfig {
     let mut m = s.clone();
     m.network.program = None;
-    m.traffic
-        .retain(|t| matches!(t, TrafficSpec::Pump { from, .. } if modelled_host(from)));
+    m.traffic.retain(|t| match t {
+        TrafficSpec::Pump { from, .. } => modelled_host(from),
+        // Its hosts on emulated IMPs send nothing in the model (`Stepper::with_outside_imps`).
+        TrafficSpec::Background(_) => true,
+        _ => false,
+    });
     m.network.routing = RoutingMode::Static;
     m.record.clear();
     m.trace = false;
@@ -167,11 +172,12 @@ impl Mixed {
             .map(|(n, _)| n.as_str())
             .collect();
         let on_modelled = |imp: &str| net.index(imp).is_some_and(|i| modelled[i]);
-        let hosts: Vec<(u32, bool)> = s
-            .network
-            .hosts
-            .iter()
-            .map(|h| (net.index(&h.imp).unwrap_or(0) as u32, h.fake))
+        let mut hosts: BTreeMap<u32, (u32, Role)> = (0u32..)
+            .zip(&s.network.hosts)
+            .map(|(k, h)| {
+                let role = if h.fake { Role::Fake } else { Role::Real };
+                (k, (net.index(&h.imp).unwrap_or(0) as u32, role))
+            })
             .collect();
         let host_on_modelled = |name: &str| {
             s.network
@@ -182,6 +188,9 @@ impl Mixed {
         let st = Stepper::with_outside_imps(&model_config(s, &host_on_modelled), seed, &outside)
             .map_err(|e| anyhow!("the modelled IMPs: {}", e.0))?;
         let numbers = net.net.imps.clone();
+        for (k, imp) in st.background_hosts() {
+            hosts.insert(k, (imp, Role::Background));
+        }
         let tr = Translator::new(numbers.clone(), modelled.clone(), hosts.clone());
         let pumps: Vec<(usize, usize)> = s
             .traffic
@@ -190,7 +199,7 @@ impl Mixed {
                 TrafficSpec::Pump { from, to, .. } if host_on_modelled(from) => {
                     let at = |n: &str| {
                         let i = s.network.hosts.iter().position(|h| h.name == n)?;
-                        Some(hosts[i].0 as usize)
+                        Some(hosts[&(i as u32)].0 as usize)
                     };
                     Some((at(from)?, at(to)?))
                 }
@@ -700,6 +709,12 @@ impl Mixed {
     /// The model's pumps' messages answered so far (times from power-on), taken out.
     pub fn take_messages(&mut self) -> Vec<nmc_imp::observe::MessageRecord> {
         self.st.take_messages()
+    }
+
+    /// The modelled IMPs' background hosts' messages: offered, delivered to the model's
+    /// hosts, answered, refused ([`Stepper::background_tally`]).
+    pub fn background_tally(&self) -> [u64; 4] {
+        self.st.background_tally()
     }
 
     /// What crossed the boundary, as the model counted it.

@@ -46,11 +46,12 @@
 //! side to the window's end. A host on a modelled IMP is the model's: its pumps are the
 //! model's, started at time 0, and its messages cross to the program's hosts translated
 //! between the two end-to-end protocols (`mixed/translate.rs`); `messages.csv` has them beside
-//! the program's hosts' messages. A background load with a site on a modelled IMP is refused,
-//! naming it.
+//! the program's hosts' messages. A background load's site on a modelled IMP is the model's
+//! background host there, drawing from its own stream as the program's hosts do from theirs, so
+//! the network is offered the same load whichever IMPs are modelled.
 //!
 //! ## What is refused, in one line
-//! A background load on modelled IMPs (above), the model's instruments and disturbances (`network.events`, `network.line_events`,
+//! The model's instruments and disturbances (`network.events`, `network.line_events`,
 //! `network.routing_periods`, `network.slices`, `network.vdh`), `kind = "generator"` and
 //! `kind = "pairs"`, records other than `messages` and `lines`, and a network the program
 //! cannot run ([`crate::emulate::check_network`]: 63 IMPs, five modems an IMP). The model's
@@ -424,10 +425,8 @@ fn plan(s: &ImpConfig, seed: u64) -> Result<Plan> {
                 {
                     // The network's order is the topology's (`network_of` with no first).
                     if modelled[site.imp as usize] {
-                        bail!(
-                            "traffic[{k}]: the background load has a host on {}, a modelled IMP (network.program.imps leaves it out); a background on modelled IMPs is not built (its hosts would need the program's background plan shared with the model's): put the load's sites on emulated IMPs or model none",
-                            net.names[site.imp as usize]
-                        );
+                        // The model's background host, on the modelled side (`crate::mixed`).
+                        continue;
                     }
                     sites.push((site.imp as usize, site));
                 }
@@ -1263,12 +1262,23 @@ fn finish(s: &ImpConfig, mut d: Driver, duration: u64) -> ProgramRun {
     for h in d.bg.iter().flatten() {
         bg.add(&h.counts);
     }
+    // The modelled IMPs' background hosts, as the model counts them (delivered: to the
+    // model's hosts from the model's; the program's messages to them are not counted there).
+    let model_bg = d.mixed.as_ref().map(|m| m.background_tally());
+    if let Some([o, dl, _, r]) = model_bg {
+        bg.sent += o;
+        bg.offered += o + r;
+        bg.refused += r;
+        d.bg_delivered += dl;
+    }
+    // Not in `bg`, whose round trip is the emulated hosts' own.
+    let model_answered = model_bg.map_or(0, |t| t[2]);
     // Every message, the background's too, as the model's `messages.*`.
     let tally = nmc_imp::analysis::ObservedTally {
         offered: offered + bg.sent,
         // A fake host's messages are not seen arriving: counted at their RFNM.
         delivered: d.delivered_real + fake_answered + d.bg_delivered,
-        answered: answered + bg.answered,
+        answered: answered + bg.answered + model_answered,
         in_flight: in_flight + bg.sent.saturating_sub(d.bg_delivered + bg.failed),
     };
     let hops = d.pumps.first().and_then(|p| {
@@ -1289,13 +1299,16 @@ fn finish(s: &ImpConfig, mut d: Driver, duration: u64) -> ProgramRun {
     for k in ["events", "messages.retransmissions", "order_violations"] {
         metrics.remove(k);
     }
-    if d.bg.iter().any(Option::is_some) {
+    if d.bg.iter().any(Option::is_some) || model_bg.is_some_and(|t| t[0] + t[3] > 0) {
         // The model's `background.offered` leaves the refused arrivals out.
         let offered = bg.offered.saturating_sub(bg.refused);
         metrics.insert("background.offered".into(), offered as f64);
         metrics.insert("background.delivered".into(), d.bg_delivered as f64);
         metrics.insert("background.refused".into(), bg.refused as f64);
-        metrics.insert("background.answered".into(), bg.answered as f64);
+        metrics.insert(
+            "background.answered".into(),
+            (bg.answered + model_answered) as f64,
+        );
         // Not the model's `background.rtt_mean_ms` (from the host starting packet 1 into its
         // IMP, RFNMs only): from the hand-over to the interface, every reply.
         let rtt = bg.mean_rtt_ms();
@@ -1559,9 +1572,11 @@ to = "FAKE"
             "[[traffic]]\nkind = \"background\"\nmessages_per_second = 1.0\nsingle_packet_fraction = 0.9\nsingle_mean = \"250bit\"\nmulti_mean = \"3000bit\"",
         )
         .unwrap();
+        // A background site on a modelled IMP is the model's: the program's are the others.
         imps(&mut s, &["IMP0", "IMP3"]);
-        let e = plan(&s, 1).err().unwrap().to_string();
-        assert!(e.contains("background load has a host on IMP"), "{e}");
+        let p = plan(&s, 1).expect("a background with modelled sites");
+        let sites: Vec<usize> = p.background.unwrap().sites.iter().map(|x| x.0).collect();
+        assert_eq!(sites, [0, 3]);
     }
 
     #[test]

@@ -151,3 +151,52 @@ fn hosts_on_modelled_imps_exchange_messages_with_the_programs_hosts() {
     }
     assert!(misses.is_empty(), "outside the tolerances: {misses:?}");
 }
+
+/// The background load with a site on a modelled IMP (the model's background host there, its
+/// messages and the program's to it translated), on the 4-hop chain with IMP2 modelled, K&O's
+/// pump beside a background of 10 messages a second: against the same chain all on the
+/// program, the same load offered (the sites draw from their own streams, so the two runs
+/// offer the same messages), and the pump within the tolerances above (5 % throughput, 10 %
+/// K&O round trip), no line killed. Disclosed: this pair was run once while the background
+/// was built, before this test was written (31.12 kbit/s / 424.2 ms against 32.19 / 395.7;
+/// 432 background messages offered in both).
+#[test]
+#[ignore = "needs BBN's IMP program: NMC_IMP_PROGRAM=/path/to/impcode.cmd, --include-ignored"]
+fn a_background_site_on_a_modelled_imp_offers_the_same_load() {
+    let Some(image) = common::program() else {
+        return;
+    };
+    let with_load = |imps: &[&str]| {
+        let list = imps
+            .iter()
+            .map(|x| format!("\"{x}\""))
+            .collect::<Vec<_>>()
+            .join(", ");
+        // The load's table goes after `[network.program]`'s keys, before the pump's.
+        let s = common::pump_chain(
+            4,
+            "",
+            &format!(
+                "imps = [{list}]\n[[traffic]]\nkind = \"background\"\nmessages_per_second = 10.0\nsingle_packet_fraction = 0.9\nsingle_mean = \"250bit\"\nmulti_mean = \"3000bit\""
+            ),
+        );
+        nmc_oracle::program::run_image(&s, 1, &image, &mut |_| {}).unwrap()
+    };
+    let h = with_load(&[]);
+    let g = with_load(&["IMP0", "IMP1", "IMP3", "IMP4"]);
+    let (kh, rh) = (h.metrics["throughput_kbps"], h.metrics["rtt.mean_ms"]);
+    let (kg, rg) = (g.metrics["throughput_kbps"], g.metrics["rtt.mean_ms"]);
+    eprintln!(
+        "all on the program {kh:.2} kbit/s / {rh:.1} ms; IMP2 modelled {kg:.2} ({:+.1} %) / {rg:.1} ({:+.1} %); background offered {} and {}",
+        (kg / kh - 1.0) * 100.0,
+        (rg / rh - 1.0) * 100.0,
+        h.metrics["background.offered"],
+        g.metrics["background.offered"]
+    );
+    assert_eq!(
+        h.metrics["background.offered"],
+        g.metrics["background.offered"]
+    );
+    assert_eq!(g.metrics["program.boundary.line_kills"], 0.0);
+    assert!((kg / kh - 1.0).abs() <= 0.05 && (rg / rh - 1.0).abs() <= 0.10);
+}

@@ -5,7 +5,7 @@ use super::scenario::{ImpScenario, resolve};
 use crate::Stepper;
 use crate::model::{Carried, Incoming};
 use nmc_scenario::load;
-use nmc_sim::SimDuration;
+use nmc_sim::{SimDuration, SimTime};
 
 /// IMP0 – IMP1 – IMP2 – IMP3, 50 kbit/s, 2 ms, with `hosts` (TOML, the array's items).
 fn chain_with(hosts: &str) -> ImpScenario {
@@ -282,5 +282,40 @@ fn a_modelled_hosts_message_crosses_as_the_models_own() {
     assert!(
         matches!(n.kind, crate::model::Native::ReqAll { host: 1, .. }),
         "{n:?}"
+    );
+}
+
+/// The background load in a network with outside IMPs: the outside IMPs' background hosts are
+/// addresses only, and the modelled IMPs' send nothing before [`Stepper::start_hosts`], then
+/// the arrivals drawn at time 0, shifted to it.
+#[test]
+fn a_background_on_outside_imps_sends_nothing_and_the_models_waits_for_its_start() {
+    let mut s = resolve(&chain()).unwrap();
+    s.traffic.push(crate::spec::TrafficSpec::Background(
+        toml::from_str(
+            r#"messages_per_second = 50.0
+single_packet_fraction = 0.9
+single_mean = "250bit"
+multi_mean = "3000bit""#,
+        )
+        .unwrap(),
+    ));
+    let mut st = Stepper::with_outside_imps(&s, 1, &["IMP0", "IMP3"]).unwrap();
+    let bg = st.background_hosts();
+    assert_eq!(bg.iter().map(|b| b.1).collect::<Vec<_>>(), [0, 1, 2, 3]);
+    st.advance(st.now() + SimDuration::from_secs(2));
+    assert_eq!(st.background_tally()[0], 0, "nothing before the start");
+    st.start_hosts();
+    st.advance(st.now() + SimDuration::from_secs(4));
+    // Two of the four sites, from their own streams: some arrivals, fewer than all four
+    // sites' over the same 4 s of a network all modelled.
+    let [offered, _, _, refused] = st.background_tally();
+    let mut all = Stepper::new(&s, 1, &[]).unwrap();
+    all.advance(SimTime::ZERO + SimDuration::from_secs(4));
+    let [o, _, _, r] = all.background_tally();
+    assert!(offered > 0, "the modelled sites offer");
+    assert!(
+        offered + refused < o + r,
+        "{offered} + {refused} of {o} + {r}"
     );
 }

@@ -46,6 +46,40 @@ pub const FOREIGN_MSG: u64 = 1 << 62;
 /// (`TMESS` = 177477 after `MESINI`, p. 40: `ORDNO` 3).
 pub const ORDNO_AT_START: u16 = head::ORDNO;
 
+/// What a host of the model's is, as the program addresses it (HEAD1's host field).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// A scenario's real host: leader host 0 (`program.rs`: host interface 1).
+    Real,
+    /// The IMP's discard fake host: `FORIMP`, host 3 (p. 15).
+    Fake,
+    /// A background host (`kind = "background"`): leader host 1 (`crate::background`:
+    /// host interface 2).
+    Background,
+}
+
+impl Role {
+    /// HEAD1's `FORIMP` and `DESTH` for it.
+    fn bits(self) -> u16 {
+        match self {
+            Role::Real => 0,
+            Role::Fake => head1::FORIMP | 0o300,
+            Role::Background => u16::from(crate::background::LEADER_HOST) << 6,
+        }
+    }
+
+    /// The role HEAD1's host field names, if a model host can have it.
+    fn of(h1: u16) -> Option<Role> {
+        let fake = h1 & head1::FORIMP != 0;
+        match (fake, (h1 & head1::DESTH) >> 6) {
+            (true, 3) => Some(Role::Fake),
+            (false, 0) => Some(Role::Real),
+            (false, h) if h == u16::from(crate::background::LEADER_HOST) => Some(Role::Background),
+            _ => None,
+        }
+    }
+}
+
 /// What to do with one of the model's packets at a boundary line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Out {
@@ -141,8 +175,8 @@ pub struct Translator {
     numbers: Vec<u8>,
     /// Modelled, by network index.
     modelled: Vec<bool>,
-    /// Model host index → (IMP, fake).
-    hosts: Vec<(u32, bool)>,
+    /// Model host index → (IMP, what it is).
+    hosts: BTreeMap<u32, (u32, Role)>,
     out: BTreeMap<(u32, u32), Outbound>,
     inb: BTreeMap<(u32, u32), Inbound>,
     next_msg: u64,
@@ -152,16 +186,14 @@ pub struct Translator {
     pub counts: TranslateCounts,
 }
 
-/// The 3050 host field of HEAD1 (`FORIMP`, `DESTH`) for a real host (leader host 0, the
-/// interface a scenario's host is on, `program.rs`) or the discard fake host (3, p. 15).
-fn host_bits(fake: bool) -> u16 {
-    if fake { head1::FORIMP | 0o300 } else { 0 }
-}
-
 impl Translator {
     /// Tables for a network of `numbers` (IMP numbers by index), `modelled` by index, whose
-    /// model hosts are `hosts` (IMP index, fake) in the model's order.
-    pub fn new(numbers: Vec<u8>, modelled: Vec<bool>, hosts: Vec<(u32, bool)>) -> Translator {
+    /// model hosts are `hosts` (model host index → IMP index, role).
+    pub fn new(
+        numbers: Vec<u8>,
+        modelled: Vec<bool>,
+        hosts: BTreeMap<u32, (u32, Role)>,
+    ) -> Translator {
         Translator {
             numbers,
             modelled,
@@ -288,17 +320,16 @@ impl Translator {
         // and bumps it only for priority messages (p. 140 `UPORD`); the model sends none.
         let headw = (u16::from(m) << 8) | code | ORDNO_AT_START;
         let (d, s) = (self.number(p.dst), self.number(p.src));
-        let fake = |host: u32| self.hosts.get(host as usize).is_some_and(|h| h.1);
+        let bits = |host: u32| self.hosts.get(&host).map_or(0, |h| h.1.bits());
         let words = match p.kind {
             Native::Data {
                 index, of, host, ..
             } => {
-                let fake = fake(host);
                 let last = of == 1 || index + 1 == of;
                 let text = (p.bits.div_ceil(16) as usize).clamp(1, 63);
                 let mut w = vec![
                     headw,
-                    (u16::from(index & 7) << 8) | host_bits(fake) | d,
+                    (u16::from(index & 7) << 8) | bits(host) | d,
                     if last { head2::LSTPKT } else { 0 } | s,
                     0,
                 ];
@@ -306,7 +337,7 @@ impl Translator {
                 w
             }
             // REQ8 (p. 129): the leader's fields, 5 words on the line.
-            Native::ReqAll { host, .. } => vec![headw, host_bits(fake(host)) | d, s],
+            Native::ReqAll { host, .. } => vec![headw, bits(host) | d, s],
             // GVB (p. 55): the two IMPs only.
             _ => vec![headw, d, s],
         };
@@ -346,7 +377,7 @@ impl Translator {
         ob.order.push_back(m);
         Some(vec![
             (u16::from(m) << 8) | 0o304 | ORDNO_AT_START,
-            host_bits(true) | self.number(dst),
+            Role::Fake.bits() | self.number(dst),
             head2::LSTPKT | self.number(src),
             0,
             0,
@@ -409,18 +440,13 @@ impl Translator {
         }
     }
 
-    /// Model host of IMP `imp` that HEAD1's host field names: a real host for leader host 0,
-    /// the IMP's discard fake host for fake host 3.
+    /// Model host of IMP `imp` that HEAD1's host field names ([`Role`]).
     fn host_at(&self, imp: u32, h1: u16) -> Option<u32> {
-        let fake = h1 & head1::FORIMP != 0;
-        let h = (h1 & head1::DESTH) >> 6;
-        if (fake && h != 3) || (!fake && h != 0) {
-            return None;
-        }
+        let role = Role::of(h1)?;
         self.hosts
             .iter()
-            .position(|&(i, f)| i == imp && f == fake)
-            .map(|k| k as u32)
+            .find(|(_, v)| **v == (imp, role))
+            .map(|(&k, _)| k)
     }
 
     /// The program's number `m` of pair `src` → `dst` as the model's.
@@ -624,7 +650,7 @@ mod tests {
         Translator::new(
             vec![10, 11, 12],
             vec![false, true, false],
-            vec![(1, false), (2, true)],
+            [(0, (1, Role::Real)), (1, (2, Role::Fake))].into(),
         )
     }
 
@@ -773,5 +799,34 @@ mod tests {
             t.into_model(0, 1, &[0o304, head1::FORIMP | 0o100 | 11, 10]),
             In::Words
         );
+    }
+
+    /// A background host is leader host 1 of its IMP (`crate::background`): the program's
+    /// background message to a modelled IMP's reaches the model's, and the model's leaves
+    /// addressed to it.
+    #[test]
+    fn background_hosts_are_leader_host_one() {
+        let mut t = Translator::new(
+            vec![10, 11, 12],
+            vec![false, true, false],
+            [(4, (1, Role::Background)), (5, (2, Role::Background))].into(),
+        );
+        match t.into_model(0, 1, &[0o364, 0o100 | 11, head2::LSTPKT | 10]) {
+            In::Native(Native::Data { host: 4, .. }) => {}
+            x => panic!("{x:?}"),
+        }
+        let p = NativePacket {
+            kind: Native::Data {
+                msg: 1,
+                num: 0,
+                index: 0,
+                of: 1,
+                host: 5,
+            },
+            src: 1,
+            dst: 2,
+            bits: 250,
+        };
+        assert_eq!(words(t.out(&p))[1], 0o100 | 12);
     }
 }
