@@ -130,6 +130,19 @@ enum What {
     Probe,
 }
 
+impl What {
+    /// HEAD's low byte for a transmission of this kind (`allocated`: an ALLOCATE-1 came).
+    fn code(self, allocated: bool) -> u16 {
+        match self {
+            What::Single if allocated => 0o204,
+            What::Single | What::Probe => 0o304,
+            What::Multi(_) => 0o004,
+            What::ReqAll => 0o104,
+            What::Gvb => 0o206,
+        }
+    }
+}
+
 /// One pair's numbers given by the model's side.
 #[derive(Clone, Debug, Default)]
 struct Outbound {
@@ -140,6 +153,35 @@ struct Outbound {
     order: std::collections::VecDeque<u8>,
     /// The model's number → the program's.
     by_num: BTreeMap<u64, u8>,
+}
+
+impl Outbound {
+    /// The next number for `g`, if the program's window gives one (p. 137 `MESGET`: the
+    /// numbers not yet answered and this one within four; `window` false for a pair the
+    /// program only carries through).
+    fn give(&mut self, g: Given, window: bool) -> Option<u8> {
+        let m = self.next;
+        let oldest = self
+            .order
+            .iter()
+            .find(|k| self.given.get(k).is_some_and(|g| !g.answered))
+            .copied();
+        if window && oldest.is_some_and(|o| m.wrapping_sub(o) > 3) {
+            return None;
+        }
+        self.next = m.wrapping_add(1);
+        if let Some(old) = self.given.insert(m, g)
+            && let Some(n) = old.num
+        {
+            self.by_num.remove(&n);
+        }
+        self.order.retain(|&k| k != m);
+        self.order.push_back(m);
+        if let Some(n) = g.num {
+            self.by_num.insert(n, m);
+        }
+        Some(m)
+    }
 }
 
 /// One pair's numbers from the program's side.
@@ -238,14 +280,8 @@ impl Translator {
         }
         let window = !self.modelled(dst);
         let ob = self.out.entry((src, dst)).or_default();
-        let (what, num, msg, index) = match p.kind {
-            Native::Data {
-                msg,
-                num,
-                index,
-                of,
-                ..
-            } => (
+        let (what, num, msg) = match p.kind {
+            Native::Data { msg, num, of, .. } => (
                 if of == 1 {
                     What::Single
                 } else {
@@ -253,62 +289,28 @@ impl Translator {
                 },
                 Some(num),
                 msg,
-                index,
             ),
-            Native::ReqAll { msg, num, .. } => (What::ReqAll, Some(num), msg, 0),
-            _ => (What::Gvb, None, 0, 0),
+            Native::ReqAll { msg, num, .. } => (What::ReqAll, Some(num), msg),
+            _ => (What::Gvb, None, 0),
         };
         let known = num.and_then(|n| ob.by_num.get(&n).copied());
         let (m, code) = match known {
             Some(m) => {
                 let g = ob.given[&m];
-                let code = match g.what {
-                    What::Single if g.allocated => 0o204,
-                    What::Single => 0o304,
-                    What::Multi(_) => 0o004,
-                    What::ReqAll => 0o104,
-                    What::Gvb | What::Probe => 0o206,
-                };
-                (m, code)
+                (m, g.what.code(g.allocated))
             }
             None => {
-                let m = ob.next;
-                // p. 137 `MESGET`: the numbers not yet answered and this one within four.
-                let oldest = ob
-                    .order
-                    .iter()
-                    .find(|k| ob.given.get(k).is_some_and(|g| !g.answered))
-                    .copied();
-                if window && oldest.is_some_and(|o| m.wrapping_sub(o) > 3) {
-                    let _ = index;
-                    return Out::Wait;
-                }
-                ob.next = m.wrapping_add(1);
-                if let Some(old) = ob.given.insert(
-                    m,
-                    Given {
-                        num,
-                        msg,
-                        what,
-                        answered: false,
-                        allocated: false,
-                    },
-                ) && let Some(n) = old.num
-                {
-                    ob.by_num.remove(&n);
-                }
-                ob.order.retain(|&k| k != m);
-                ob.order.push_back(m);
-                if let Some(n) = num {
-                    ob.by_num.insert(n, m);
-                }
-                let code = match what {
-                    What::Single | What::Probe => 0o304,
-                    What::Multi(_) => 0o004,
-                    What::ReqAll => 0o104,
-                    What::Gvb => 0o206,
+                let g = Given {
+                    num,
+                    msg,
+                    what,
+                    answered: false,
+                    allocated: false,
                 };
-                (m, code)
+                match ob.give(g, window) {
+                    Some(m) => (m, what.code(false)),
+                    None => return Out::Wait,
+                }
             }
         };
         self.transmission_words(p, m, code)
@@ -350,17 +352,6 @@ impl Translator {
     /// A probe from modelled IMP `src` to emulated IMP `dst`'s discard host (a one-word REQ1,
     /// as `program.rs`'s hosts send until answered), if the program's window gives a number.
     pub fn probe(&mut self, src: u32, dst: u32) -> Option<Vec<u16>> {
-        let ob = self.out.entry((src, dst)).or_default();
-        let m = ob.next;
-        let oldest = ob
-            .order
-            .iter()
-            .find(|k| ob.given.get(k).is_some_and(|g| !g.answered))
-            .copied();
-        if oldest.is_some_and(|o| m.wrapping_sub(o) > 3) {
-            return None;
-        }
-        ob.next = m.wrapping_add(1);
         let g = Given {
             num: None,
             msg: 0,
@@ -368,13 +359,7 @@ impl Translator {
             answered: false,
             allocated: false,
         };
-        if let Some(old) = ob.given.insert(m, g)
-            && let Some(n) = old.num
-        {
-            ob.by_num.remove(&n);
-        }
-        ob.order.retain(|&k| k != m);
-        ob.order.push_back(m);
+        let m = self.out.entry((src, dst)).or_default().give(g, true)?;
         Some(vec![
             (u16::from(m) << 8) | 0o304 | ORDNO_AT_START,
             Role::Fake.bits() | self.number(dst),
@@ -481,7 +466,7 @@ impl Translator {
         let r = if h & head::TRNREP == 0 {
             self.reply_in(src, dst, m, code, h1 & head1::REPDED != 0)
         } else if self.modelled(src) {
-            self.returning_in(src, dst, m, h1, h2)
+            self.returning_in(src, dst, m, h1)
         } else {
             self.message_in(src, dst, m, code, h1, h2)
         };
@@ -537,7 +522,7 @@ impl Translator {
 
     /// A transmission of the model's own from `src` to `dst`, both modelled, back from a path
     /// through emulated IMPs.
-    fn returning_in(&mut self, src: u32, dst: u32, m: u8, h1: u16, h2: u16) -> In {
+    fn returning_in(&mut self, src: u32, dst: u32, m: u8, h1: u16) -> In {
         let Some(g) = self.out.get(&(src, dst)).and_then(|o| o.given.get(&m)) else {
             return In::Words;
         };
@@ -569,10 +554,7 @@ impl Translator {
                 host: host(self).unwrap_or(0),
             },
             (What::Gvb, _) => Native::Gvb,
-            _ => {
-                let _ = h2;
-                return In::Words;
-            }
+            _ => return In::Words,
         })
     }
 
