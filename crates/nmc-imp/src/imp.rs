@@ -91,9 +91,9 @@ use crate::observe::{Counted, Happened, Milestone, Note, Side, What};
 use crate::packet::{DataPacket, Input, MsgId, Packet, PktId, PktKind, Single, Stream};
 use crate::params::ImpCosts;
 use crate::params::{
-    BackgroundLevel, FakeHostRfnm, Giveback, HostPacketEntry, HostQueueCheck, ImpModel, ImpParams,
-    MessageProcessing, OutputLimit, Piggyback, ReplyToHost, ReqallClaim, ReqallPath,
-    SinglePacketRule,
+    BackgroundLevel, FakeHostRfnm, Giveback, GvbNumber, HostPacketEntry, HostQueueCheck, ImpModel,
+    ImpParams, MessageProcessing, OutputLimit, Piggyback, ReplyToHost, ReqallClaim, ReqallPath,
+    ReqallWake, RoutingNull, SinglePacketRule,
 };
 use crate::processor::Processor;
 use crate::routing::AnyRouter;
@@ -204,6 +204,12 @@ pub(crate) struct SourceLimits {
     /// When a message whose 1973 request is unacknowledged takes an ALL (the profile's
     /// `reqall_claim`; `Imp::add_allocation`).
     pub(crate) reqall_claim: ReqallClaim,
+    /// When a message whose 1973 request is answered is looked at again (the profile's
+    /// `reqall_wake`; [`Imp::reqall_wake_tick`]).
+    pub(crate) reqall_wake: ReqallWake,
+    /// Whether a GVB holds a message number (the profile's `gvb_number`;
+    /// [`Imp::tally_tick`]).
+    pub(crate) gvb_number: GvbNumber,
 }
 
 /// The limits of the destination procedure (K&O §II, §VII; RFC 632): what a reply reserves,
@@ -243,6 +249,9 @@ pub(crate) struct LineLimits {
     /// Routing messages by the line's load (listing p. 235, `RMVFRQ`; the profile's
     /// `routing_frequency = "line-load-1973"`): how many send opportunities make one count.
     pub(crate) routing: RoutingLoad,
+    /// A null packet goes before each routing message of a routing opportunity (the profile's
+    /// `routing_null`; [`Imp::routing_opportunity`]).
+    pub(crate) routing_null: RoutingNull,
 }
 
 /// What the IMP's processor spends on its work (BBN's IMP program 3050, `params.rs` gives each
@@ -314,6 +323,8 @@ impl Limits {
                 control_block_idle: p.control_block_idle,
                 reqall_path: p.reqall_path,
                 reqall_claim: p.reqall_claim,
+                reqall_wake: p.reqall_wake,
+                gvb_number: p.gvb_number,
             },
             destination: DestinationLimits {
                 allocation_buffers: p.allocation_buffers,
@@ -332,6 +343,7 @@ impl Limits {
                     busy_unit: p.routing_busy_unit,
                     period: p.routing_period,
                 },
+                routing_null: p.routing_null,
             },
             processor: ProcessorLimits {
                 h316: p.costs(ImpModel::H316),
@@ -887,6 +899,10 @@ pub(crate) struct Imp {
     /// Of those, the ones acknowledged since the IMP's step last looked
     /// ([`Imp::reqalls_acknowledged`]).
     pub(crate) reqalls_acked: Vec<MsgId>,
+    /// Allocations taken out of the TALLY table to be given back, whose GVB waits for a
+    /// message number to its destination (`gvb_number = "mesget-1973"`), oldest first: the
+    /// destination IMPs.
+    pub(crate) gvbs_waiting: VecDeque<u32>,
 
     // ---- Destination side (K&O §II points d, f, g) ----
     /// Messages in reassembly, and their hand-over in number order ([`Delivery`]).
@@ -1005,6 +1021,7 @@ impl Imp {
             allocs: Allocations::default(),
             reqalls_on_line: Vec::new(),
             reqalls_acked: Vec::new(),
+            gvbs_waiting: VecDeque::new(),
             delivery: Delivery::default(),
             ports: Vec::new(),
             fake_hosts,
@@ -1467,6 +1484,10 @@ impl Imp {
             }
             PktKind::ReqAll { msg: _, num } => self.reqall_received(now, (from, stream, num), out),
             PktKind::Gvb => self.gvb_received(now, out),
+            PktKind::GvbNumbered { num } => {
+                self.numbered_gvb_received(now, (from, stream, num), out)
+            }
+            PktKind::GvbRfnm { num: _ } => self.gvb_answered(stream, from, out),
             // K&O §II point h at the source (`e2e/messages.rs`).
             PktKind::Rfnm { msg, num: _, all } => {
                 self.rfnm_received(now, stream, (msg, all), from, out)
@@ -1740,6 +1761,8 @@ mod tests {
                 control_block_idle: SimDuration::from_secs(120),
                 reqall_path: ReqallPath::Control,
                 reqall_claim: ReqallClaim::AtAck,
+                reqall_wake: ReqallWake::AtOnce,
+                gvb_number: GvbNumber::None,
             },
             destination: DestinationLimits {
                 allocation_buffers: 8,
@@ -1758,6 +1781,7 @@ mod tests {
                     busy_unit: SimDuration::from_millis(132),
                     period: SimDuration::from_millis(640),
                 },
+                routing_null: RoutingNull::None,
             },
             processor: ProcessorLimits {
                 h316: p.costs(ImpModel::H316),

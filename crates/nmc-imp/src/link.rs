@@ -208,6 +208,8 @@ pub(crate) struct Link {
     pub(crate) retx: VecDeque<u8>,
     /// A routing message goes first in the next frame.
     pub(crate) routing_due: bool,
+    /// A null packet is due before the routing message (`routing_null = "before-1973"`).
+    pub(crate) null_due: bool,
     /// Routing-message frequency by line load ([`Link::routing_opportunity`]): the
     /// opportunity within the 5.
     pub(crate) rf_slot: u32,
@@ -269,6 +271,7 @@ impl Link {
             data: VecDeque::with_capacity(16),
             retx: VecDeque::new(),
             routing_due: false,
+            null_due: false,
             rf_slot: 0,
             rf_sends: 1,
             rf_busy_mark: SimDuration::ZERO,
@@ -357,6 +360,7 @@ impl Link {
         self.ack_bits = 0;
         self.retx.clear();
         self.routing_due = false;
+        self.null_due = false;
         self.ctrl.drain(..).chain(self.data.drain(..)).collect()
     }
 
@@ -366,6 +370,7 @@ impl Link {
     #[inline]
     pub(crate) fn has_work(&self) -> bool {
         self.routing_due
+            || self.null_due
             || self.ack_mask != 0
             || !self.retx.is_empty()
             || !self.ctrl.is_empty()
@@ -383,6 +388,10 @@ impl Link {
         // The one gate: a driver that asks `has_work` before calling in sees the same answer.
         if !self.has_work() {
             return None;
+        }
+        if self.null_due {
+            self.null_due = false;
+            return Some(NextFrame::AckOnly);
         }
         if self.routing_due {
             self.routing_due = false;

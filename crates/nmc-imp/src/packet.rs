@@ -69,6 +69,19 @@ pub(crate) enum PktKind {
     },
     /// Giveback of an unused allocation.
     Gvb,
+    /// Giveback of an unused allocation that holds message number `num` of its stream until
+    /// the destination answers it (`gvb_number = "mesget-1973"`: BBN 3050 p. 55 `B2C`, `MESGET`).
+    GvbNumbered {
+        /// The message number it holds.
+        num: u64,
+    },
+    /// The destination's answer to a numbered GVB, which gives its number back (BBN 3050 p. 74
+    /// `GUDGVB`: "WE MUST RETURN A REPLY"; p. 15 `INCTRN`, "ALSO SET ON RFNM FOR GVB"; at the
+    /// source p. 85 `GOTGVB`, "MARK MESS NO AS REPLIED").
+    GvbRfnm {
+        /// The GVB's number.
+        num: u64,
+    },
     /// RFNM for single-packet message `msg` (number `num`): it carries no allocation (RFC 632).
     SingleRfnm {
         /// The message it answers.
@@ -124,7 +137,8 @@ impl PktKind {
             PktKind::Rfnm { .. } => "rfnm",
             PktKind::ReqAll { .. } => "reqall",
             PktKind::All { .. } => "all",
-            PktKind::Gvb => "gvb",
+            PktKind::Gvb | PktKind::GvbNumbered { .. } => "gvb",
+            PktKind::GvbRfnm { .. } => "rfnm(gvb)",
             PktKind::SingleRfnm { .. } => "rfnm(single)",
             PktKind::SingleAll { .. } => "all(single)",
             PktKind::CreateBlock => "create-block",

@@ -321,6 +321,79 @@ pub struct ImpParams {
     /// With `reqall_path = "host-packet-1973"`: when a message whose request is not yet
     /// acknowledged takes an ALL from its destination (see [`ReqallClaim`]).
     pub(crate) reqall_claim: ReqallClaim,
+    /// With `reqall_path = "host-packet-1973"`: when a message whose request is answered (an
+    /// ALL in, the request acknowledged) is looked at again (see [`ReqallWake`]).
+    pub(crate) reqall_wake: ReqallWake,
+    /// Whether a GVB holds a message number (see [`GvbNumber`]).
+    pub(crate) gvb_number: GvbNumber,
+    /// Whether a null packet goes before each routing message (see [`RoutingNull`]).
+    pub(crate) routing_null: RoutingNull,
+    /// When a version 2 message asks for its number (see [`NumberWait`]).
+    pub number_wait: NumberWait,
+}
+
+/// When a version 2 message asks for its message number, and how it waits for one
+/// (`number_wait`).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum NumberWait {
+    /// Once its packet 1 is in; a number freed moves the first message waiting at once (the
+    /// model until December 2026).
+    AtFirstPacket,
+    /// As the 1973 program: after its leader and before its packet 1 is read (BBN 3050 p. 128
+    /// `HI23`, `JST (MESGET) I`, then `HIPKT1`, "WAITING FOR FIRST PKT"); one that finds none
+    /// free looks again only at the IMP's fast ticks (`HI22` → `HIWMD`, p. 117 `HIWM`). In the
+    /// model the host's input of packet 1 waits, looking at the fast ticks, until a number of
+    /// its stream is free for it.
+    #[serde(rename = "leader-tick-1973")]
+    LeaderTick1973,
+}
+
+/// Whether a null packet goes before each routing message a line sends at its routing
+/// opportunity (`routing_null`).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum RoutingNull {
+    /// No: the routing message alone (the model until December 2026).
+    None,
+    /// As the 1973 program: BBN 3050 p. 164 (`RSTO6`, "ALWAYS SEND NULL W/ROUTING": the line's
+    /// state `SLT` set to 2), a null packet carrying the line's acknowledgements, then the
+    /// routing message.
+    #[serde(rename = "before-1973")]
+    Before1973,
+}
+
+/// Whether a GVB holds a message number of its stream (`gvb_number`).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum GvbNumber {
+    /// No: a GVB is a control message with no number and no answer (K&O §II point i read as
+    /// written; the model until December 2026).
+    None,
+    /// As the 1973 program: the background's give-back (BBN 3050 p. 55 `BACK2`) takes the
+    /// oldest allocation out of the TALLY table, then a message number to its destination
+    /// (`B2C`, `JST (MESGET) I`, sleeping while none is free: "CANT HAVE MESS NO"), and gives
+    /// the GVB to the task; the destination answers it with a RFNM marked incomplete (p. 74
+    /// `GUDGVB`, p. 15 `INCTRN`), whose arrival gives the number back (p. 85 `GOTGVB`). So a
+    /// GVB holds one of the pair's four numbers for a round trip.
+    #[serde(rename = "mesget-1973")]
+    Mesget1973,
+}
+
+/// When a message waiting on its 1973 REQALL is looked at again (`reqall_wake`).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum ReqallWake {
+    /// At once: the moment the last of its ALL and the next IMP's acknowledgement is in
+    /// (the model's reading until December 2026).
+    AtOnce,
+    /// At the IMP's next fast tick, as the 1973 program: the host's input coroutine waits for
+    /// the ALL (BBN 3050 p. 130 `HIPLT6`, `JST HIWMD`) and for the acknowledgement (`HIPLT7`,
+    /// `JST (HIWM) I`) by sleeping one tick at a time (p. 117 `HIWM`: "DEBREAK AND WAKE UP 25MS
+    /// LATER", the interface timer set to one period; p. 165 `HITC`, the fast-tick job that
+    /// wakes it), and looks again (`HIPLT5`, `HIPLT8`) only then.
+    #[serde(rename = "fast-tick-1973")]
+    FastTick1973,
 }
 
 /// When a message whose 1973 REQALL the next IMP has not yet acknowledged takes an ALL that
@@ -734,6 +807,12 @@ impl ImpParams {
             // the mechanism; K&O §II's words hold for it).
             reqall_path: ReqallPath::HostPacket1973,
             reqall_claim: ReqallClaim::AtAck,
+            reqall_wake: ReqallWake::AtOnce,
+            gvb_number: GvbNumber::None,
+            routing_null: RoutingNull::None,
+            // The 1973 program's order and wake-ups (issue 71 §4; adopted 5 Dec 2026 by the
+            // rule stated before its run, on `nmc oracle compare --phases 8`).
+            number_wait: NumberWait::LeaderTick1973,
         }
     }
 
@@ -754,13 +833,16 @@ impl ImpParams {
     /// (a task of ~810 cycles, then the leader over the interface) was measured on and tested
     /// against that program only (issue 71, December 2026); **choice**, 1975 as before. So is
     /// a single-packet message's RFNM (`single_rfnm_316`/`_516` 0: made at once): the 1973
-    /// background's time for it was measured on that program only.
+    /// background's time for it was measured on that program only. Its messages ask for their
+    /// number at packet 1 (`number_wait = "at-first-packet"`): version 3's numbers are its
+    /// transmit blocks' (K&O §VI), not the 1973 program's `MESGET`.
     pub fn v3_1975_02() -> Self {
         ImpParams {
             message_processing: MessageProcessing::V3,
             message_numbers: 8,
             fake_host_rfnm: FakeHostRfnm::AfterFirstPacket,
             reqall_path: ReqallPath::Control,
+            number_wait: NumberWait::AtFirstPacket,
             reply_to_host: ReplyToHost::AtOnce,
             single_rfnm_316: SimDuration::ZERO,
             single_rfnm_516: SimDuration::ZERO,

@@ -71,6 +71,10 @@ pub(crate) struct SourceMsg {
     /// the message on until it has (`reqall_path = "host-packet-1973"`; BBN 3050 p. 130
     /// `HIPLT8`).
     pub(crate) reqall_unacked: bool,
+    /// Its REQALL went the 1973 way and its host's input coroutine sleeps on it, looked at
+    /// again only at the IMP's fast ticks (`reqall_wake = "fast-tick-1973"`; BBN 3050 p. 130
+    /// `HIPLT6`, `HIPLT7`, p. 117 `HIWM`).
+    pub(crate) reqall_asleep: bool,
     /// It took an ALL from the TALLY table while its request waited for the next IMP's
     /// acknowledgement (`reqall_claim = "at-all-1973"`): its allocation is in hand.
     pub(crate) holds_all: bool,

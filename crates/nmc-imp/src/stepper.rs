@@ -256,6 +256,11 @@ impl Stepper {
                 h.name
             )));
         }
+        if m.params.gvb_number == crate::params::GvbNumber::Mesget1973 {
+            return Err(BuildError(
+                "network.params.gvb_number: \"mesget-1973\" (a GVB holding a message number) is not carried across the boundary to outside IMPs; use \"none\" in a network with outside IMPs".into(),
+            ));
+        }
         m.set_outside(&ids);
         // A background host on an outside IMP is an address only: the outside sends its load.
         for h in m.hosts.iter_mut().filter(|h| ids.contains(&h.imp)) {

@@ -289,9 +289,16 @@ pub struct CompareArgs {
     /// Change a scenario value after the experiment's own (as `nmc run --set`).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     sets: Vec<nmc_scenario::Override>,
-    /// Also write compare.csv, compare.json and compare.md here.
+    /// Also write compare.csv, compare.json and compare.md here (and, with --phases,
+    /// phases.csv, phases.json and phases.md).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Diagnosis: also run every experiment at N start phases spread over the profile's
+    /// routing period (640 ms) and show the spread of the model's differences, marking the
+    /// rows whose verdict changes with the phase (a half-filled circle). The comparison's
+    /// verdicts and exit status stay the first phase's.
+    #[arg(long, value_name = "N")]
+    phases: Option<u32>,
 }
 
 /// `nmc oracle align`.
@@ -1183,6 +1190,26 @@ fn compare_cmd(a: CompareArgs) -> Result<bool> {
             serde_json::to_string_pretty(&rows)?,
         )?;
         fs::write(out.join("compare.md"), &table)?;
+    }
+    if let Some(n) = a.phases {
+        let scan = crate::model::phase_scan(&text, &a.sets, &recorded, n)?;
+        let t = crate::model::phase_table(&scan);
+        println!("\nAt {n} start phases over the routing period:\n");
+        print!("{t}");
+        let moved = scan.iter().filter(|r| !r.settled()).count();
+        println!(
+            "{moved} of {} experiments agree on both at some phases and not at others (◐)",
+            scan.len()
+        );
+        if let Some(out) = &a.out {
+            let flat: Vec<_> = scan.iter().map(crate::model::PhaseCsv::from).collect();
+            write_csv(&out.join("phases.csv"), &flat)?;
+            fs::write(
+                out.join("phases.json"),
+                serde_json::to_string_pretty(&scan)?,
+            )?;
+            fs::write(out.join("phases.md"), &t)?;
+        }
     }
     Ok(unnamed == 0)
 }

@@ -20,8 +20,9 @@
 use crate::analyze::{Estimates, MessageRow, estimate};
 use anyhow::{Context, Result, bail};
 use nmc_imp::scenario::ImpScenario;
+use nmc_imp::spec::TrafficSpec;
 use nmc_scenario::Override;
-use nmc_sim::Trace;
+use nmc_sim::{SimDuration, Trace};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -146,9 +147,10 @@ pub struct Residual {
 /// The named residuals (see [`Residual`]), as of the recordings of 2 December 2026 and the
 /// profile `v2-1974-10` with the 1973 program's output limit, host retry, give-back clock,
 /// fake host and its RFNM after the message, REQALL path and host interface, the fake
-/// host's estimated work per packet (issue 71 §4), a reply's way to its host (3 Dec 2026), and a
-/// single-packet RFNM made at background level (4 Dec 2026). Each says what is known; "open"
-/// means the cause is not yet found.
+/// host's estimated work per packet (issue 71 §4), a reply's way to its host (3 Dec 2026), a
+/// single-packet RFNM made at background level (4 Dec 2026), and a message's number taken
+/// before its packet 1 with the host's wait at the fast ticks (5 Dec 2026). Each says what is
+/// known; "open" means the cause is not yet found.
 pub const RESIDUALS: &[Residual] = &[
     Residual {
         experiments: &[
@@ -183,8 +185,28 @@ pub const RESIDUALS: &[Residual] = &[
                 acknowledgement stays in the TALLY table in the model, and is given back; the \
                 listing takes it out at once (p. 130 HIPLT5, TALLYG): tried (reqall_claim = \
                 at-all-1973), the 8-hop 316 rows come back (120 -> 40 REQALLs) but 2-3 hops get \
-                6-8 % fast, 29 -> 21 rows on both, not adopted. Open: which timing decides the \
-                race at each distance, and why the program's requests cost more at 2-3 hops",
+                6-8 % fast, 29 -> 21 rows on both, not adopted. What decides it (516, 4 hops, \
+                the program on nmc-h316 traced, 5 Dec 2026): the ALL a message's packet 1 \
+                takes came on the RFNM three messages back, and the TALLY clock gives it back \
+                5 ticks after it came to an empty table (102-128 ms, p. 55 BACK2, p. 163 TALLYB); \
+                in the program that RFNM reaches the source 72-120 ms before the packet, a \
+                three-message cycle with one REQALL in three; in the model 58-80 ms, because its \
+                last packet takes 179 ms (median) from leaving the source to its RFNM back \
+                against the program's 142: from the second message on one packet stands queued \
+                at the first intermediate IMP (store and forward 48.9 ms against 28.9) and a \
+                quarter of one at the others (32.5 against 25.5), and nothing drains it; the \
+                program's REQALL pauses do (35 ms from the request to the message's packet 1, \
+                the model's 7.4). The model's state depends on its clocks' phase at the start \
+                (pump 80 ms later: 28.6 ms at the first hop, 19 REQALLs; 500 ms later: 23), \
+                so nmc oracle compare --phases 8 shows which rows the phase decides (12 of 66; \
+                516 at 4 hops misses at all 8, +7 to +9 % on throughput). Tried, not adopted \
+                (rule as above, stated before the run): the request's message looked at again \
+                only at a fast tick (reqall_wake = fast-tick-1973, p. 130 HIPLT6-7, p. 117 \
+                HIWM): rows on both 30 -> 31, but the 316 round trips 7.8 -> 9.3 %; with the \
+                timeout level as measured, 516 3.1 -> 4.4 %. Run without a prior statement, so \
+                not a candidate: a GVB holding a message number until the destination answers \
+                it (gvb_number = mesget-1973, p. 55 B2C, p. 74 GUDGVB, p. 85 GOTGVB): 30 rows, \
+                516 3.1 -> 3.4 %",
     },
     Residual {
         experiments: &["516-4out-4hop", "516-8out-4hop"],
@@ -216,7 +238,9 @@ pub const RESIDUALS: &[Residual] = &[
                 model less so (11). The 316's work per packet from the listing's cycle counts \
                 is the first candidate. Not it: the program's gap between queued frames (460 \
                 cycles, the parameter output_gap_316, 0 by default) moves these rows further \
-                off (9 hops -14 to -23 %; data/oracle/emulated/per-hop/README.md, 3 Dec 2026)",
+                off (9 hops -14 to -23 %; data/oracle/emulated/per-hop/README.md, 3 Dec 2026). \
+                Not the start phase: at 8 start phases (nmc oracle compare --phases 8, 5 Dec \
+                2026) the 6-9 hop rows stay 6-16 % short at every one",
     },
     Residual {
         experiments: &[
@@ -303,7 +327,10 @@ pub const RESIDUALS: &[Residual] = &[
                 rows' mean |d| 7.9 -> 6.6 (6.4) %, but the 516 8-packet class 3.1 -> 4.1 \
                 (3.9) %, its 4-hop race rows longer (how-to oracle.md). In the model since \
                 then: the background below the clock and the tasks (background_level = \
-                idle-1973, p. 11), which moves these rows little (single mean |d| 7.87 -> 7.82 %)",
+                idle-1973, p. 11), which moves these rows little (single mean |d| 7.87 -> 7.82 %). \
+                At 8 start phases (nmc oracle compare --phases 8, 5 Dec 2026) the 316 rows but \
+                3 hops miss at every phase (-8 to -17 %), as do 516's at 3 and 4 hops; 516's at \
+                1, 5, 7 and 8 hops agree at some phases and not at others",
     },
 ];
 
@@ -376,11 +403,25 @@ pub fn first_measured(rec: &Recorded) -> u64 {
 /// Runs the model for `rec` from scenario text `scenario` (with `extra` overrides after the
 /// experiment's own), and measures it.
 pub fn run_one(scenario: &str, extra: &[Override], rec: &Recorded) -> Result<Estimates> {
+    run_one_at(scenario, extra, rec, SimDuration::ZERO)
+}
+
+/// [`run_one`] with the pump started `offset` later than the scenario says: another phase of
+/// the IMPs' clocks (fast ticks, routing slots) at the experiment's start.
+pub fn run_one_at(
+    scenario: &str,
+    extra: &[Override],
+    rec: &Recorded,
+    offset: SimDuration,
+) -> Result<Estimates> {
     let bits = 16 * rec.text_words as u64;
     let count = rec.measured + warmup(rec.text_words);
     let sets = experiment_sets(rec, extra)?;
-    let s: ImpScenario = nmc_scenario::load("oracle-chain.toml", scenario, &sets)
+    let mut s: ImpScenario = nmc_scenario::load("oracle-chain.toml", scenario, &sets)
         .map_err(|e| anyhow::anyhow!("{e}"))?;
+    if let Some(TrafficSpec::Pump { start, .. }) = s.traffic.first_mut() {
+        *start += offset;
+    }
     let seed = s.require_seed().map_err(|e| anyhow::anyhow!("{e}"))?;
     let out = nmc_imp::scenario::run(&s, seed, Trace::off(), &mut |_| {})
         .map_err(|e| anyhow::anyhow!("{}: {}", rec.experiment, e.0))?;
@@ -457,6 +498,156 @@ pub fn compare(scenario: &str, extra: &[Override], recorded: &[Recorded]) -> Res
         .collect()
 }
 
+/// One experiment run at several start phases (`nmc oracle compare --phases N`): the pump
+/// started `k × period / N` after the scenario's start for `k` in `0..N`, `period` the
+/// profile's routing period (640 ms: the slow tick, whose routing messages and clock jobs set
+/// the phase of everything periodic in the IMPs). Differences in % of the recording, as in
+/// [`Row`]. Diagnosis: a row whose verdict changes with the phase is one the model's clocks,
+/// not its rules alone, decide.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PhaseRow {
+    /// The experiment's name.
+    pub experiment: String,
+    /// Phases run.
+    pub phases: u32,
+    /// Throughput difference, % of the recording: least, mean, greatest over the phases.
+    pub kbps_diff_pct: [f64; 3],
+    /// K&O round-trip difference, %: least, mean, greatest.
+    pub rtt_diff_pct: [f64; 3],
+    /// Phases at which throughput and round trip both agree within the tolerances.
+    pub agree_both: u32,
+    /// Phases at which throughput agrees.
+    pub agree_kbps: u32,
+    /// Phases at which the round trip agrees.
+    pub agree_rtt: u32,
+}
+
+/// A [`PhaseRow`] as a CSV row (`phases.csv`).
+#[derive(Clone, Debug, Serialize)]
+pub struct PhaseCsv {
+    /// The experiment's name.
+    pub experiment: String,
+    /// Phases run.
+    pub phases: u32,
+    /// Throughput difference, %: least.
+    pub kbps_diff_min_pct: f64,
+    /// Mean.
+    pub kbps_diff_mean_pct: f64,
+    /// Greatest.
+    pub kbps_diff_max_pct: f64,
+    /// Round-trip difference, %: least.
+    pub rtt_diff_min_pct: f64,
+    /// Mean.
+    pub rtt_diff_mean_pct: f64,
+    /// Greatest.
+    pub rtt_diff_max_pct: f64,
+    /// Phases agreeing on both.
+    pub agree_both: u32,
+    /// On throughput.
+    pub agree_kbps: u32,
+    /// On the round trip.
+    pub agree_rtt: u32,
+}
+
+impl From<&PhaseRow> for PhaseCsv {
+    fn from(r: &PhaseRow) -> Self {
+        PhaseCsv {
+            experiment: r.experiment.clone(),
+            phases: r.phases,
+            kbps_diff_min_pct: r.kbps_diff_pct[0],
+            kbps_diff_mean_pct: r.kbps_diff_pct[1],
+            kbps_diff_max_pct: r.kbps_diff_pct[2],
+            rtt_diff_min_pct: r.rtt_diff_pct[0],
+            rtt_diff_mean_pct: r.rtt_diff_pct[1],
+            rtt_diff_max_pct: r.rtt_diff_pct[2],
+            agree_both: r.agree_both,
+            agree_kbps: r.agree_kbps,
+            agree_rtt: r.agree_rtt,
+        }
+    }
+}
+
+impl PhaseRow {
+    /// The verdict on both measures is the same at every phase.
+    pub fn settled(&self) -> bool {
+        self.agree_both == 0 || self.agree_both == self.phases
+    }
+}
+
+/// Runs the model for every recorded experiment at `n` start phases over the profile's
+/// routing period ([`PhaseRow`]); the first phase is [`compare`]'s run.
+pub fn phase_scan(
+    scenario: &str,
+    extra: &[Override],
+    recorded: &[Recorded],
+    n: u32,
+) -> Result<Vec<PhaseRow>> {
+    anyhow::ensure!(n >= 1, "--phases must be at least 1");
+    let s: ImpScenario = nmc_scenario::load("oracle-chain.toml", scenario, extra)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let period = nmc_imp::scenario::resolve_params(&s.network.profile, &s.network.params)
+        .map_err(|e| anyhow::anyhow!("{}", e.0))?
+        .routing_period;
+    recorded
+        .iter()
+        .map(|rec| {
+            let mut kbps = Vec::new();
+            let mut rtt = Vec::new();
+            let (mut both, mut ok_kbps, mut ok_rtt) = (0, 0, 0);
+            for k in 0..n {
+                let offset = SimDuration::from_nanos(period.as_nanos() * k as u64 / n as u64);
+                let e = run_one_at(scenario, extra, rec, offset)?;
+                let m_kbps = e.throughput_kbps.map_or(f64::NAN, |x| x.mean);
+                let m_rtt = e.ko_rtt_ms.map_or(f64::NAN, |x| x.mean);
+                let a = (m_kbps - rec.throughput_kbps).abs()
+                    <= THROUGHPUT_TOLERANCE * rec.throughput_kbps;
+                let b = (m_rtt - rec.ko_rtt_ms).abs() <= RTT_TOLERANCE * rec.ko_rtt_ms;
+                ok_kbps += u32::from(a);
+                ok_rtt += u32::from(b);
+                both += u32::from(a && b);
+                kbps.push(100.0 * (m_kbps - rec.throughput_kbps) / rec.throughput_kbps);
+                rtt.push(100.0 * (m_rtt - rec.ko_rtt_ms) / rec.ko_rtt_ms);
+            }
+            let spread = |v: &[f64]| {
+                let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+                let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                [lo, v.iter().sum::<f64>() / v.len() as f64, hi]
+            };
+            Ok(PhaseRow {
+                experiment: rec.experiment.clone(),
+                phases: n,
+                kbps_diff_pct: spread(&kbps),
+                rtt_diff_pct: spread(&rtt),
+                agree_both: both,
+                agree_kbps: ok_kbps,
+                agree_rtt: ok_rtt,
+            })
+        })
+        .collect()
+}
+
+/// The phase scan as a Markdown table.
+pub fn phase_table(rows: &[PhaseRow]) -> String {
+    let mut s = String::from(
+        "| experiment | throughput Δ %: least / mean / greatest | round trip Δ % | phases agreeing: both (throughput, round trip) |\n\
+         | --- | --- | --- | --- |\n",
+    );
+    for r in rows {
+        let [a, b, c] = r.kbps_diff_pct;
+        let [d, e, f] = r.rtt_diff_pct;
+        s.push_str(&format!(
+            "| {} | {a:+.1} / {b:+.1} / {c:+.1} | {d:+.1} / {e:+.1} / {f:+.1} | {} of {} ({}, {}){} |\n",
+            r.experiment,
+            r.agree_both,
+            r.phases,
+            r.agree_kbps,
+            r.agree_rtt,
+            if r.settled() { "" } else { " ◐" },
+        ));
+    }
+    s
+}
+
 /// The rows as a Markdown table (the book's how-to and the command's output).
 pub fn table(rows: &[Row]) -> String {
     let mut s = String::from(
@@ -515,5 +706,30 @@ mod tests {
         let rows = compare(SCENARIO, &[slow], &recorded).unwrap();
         assert!(rows.iter().filter(|r| !r.kbps_agrees).count() > rows.len() * 9 / 10);
         assert!(!unexplained(&rows).is_empty());
+    }
+
+    /// `--phases`: the first phase is the comparison's own run; the others start the pump
+    /// later by parts of the routing period, and change the model's result (516 at 4 hops: one
+    /// packet queued at the first intermediate IMP from the start, or not; `Residual`).
+    #[test]
+    fn a_phase_scan_starts_with_the_comparison_and_moves_the_model() {
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/oracle");
+        let recorded: Vec<Recorded> = recorded(&data)
+            .unwrap()
+            .into_iter()
+            .filter(|r| r.experiment == "516-4out-4hop")
+            .collect();
+        assert_eq!(recorded.len(), 1);
+        let rows = compare(SCENARIO, &[], &recorded).unwrap();
+        let scan = phase_scan(SCENARIO, &[], &recorded, 8).unwrap();
+        let (r, p) = (&rows[0], &scan[0]);
+        assert_eq!(p.phases, 8);
+        let [lo, mean, hi] = p.rtt_diff_pct;
+        assert!(lo <= r.rtt_diff_pct && r.rtt_diff_pct <= hi, "{p:?} {r:?}");
+        assert!(lo <= mean && mean <= hi);
+        assert!(hi - lo > 5.0, "the phase moves the round trip: {p:?}");
+        assert!(p.agree_both <= p.agree_kbps.min(p.agree_rtt));
+        assert!(phase_table(&scan).contains("516-4out-4hop"));
+        assert!(phase_scan(SCENARIO, &[], &recorded, 0).is_err());
     }
 }

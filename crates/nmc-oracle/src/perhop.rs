@@ -689,9 +689,10 @@ pub fn read_profile(path: &Path, experiment: &str) -> Result<BTreeMap<u8, BTreeM
 /// `last_packet_bits`, a control message — RFNM, ALL, REQALL, GVB — 152: the profile's sizes,
 /// `crates/nmc-imp/src/params.rs`), arriving at its last bit (no propagation). IMP `IMPk` is
 /// numbered `k`, its line to IMP `j` numbered `j + 1`. Data packets are matched by message and
-/// packet; replies, which the trace does not name, by their order on each line. The model's
-/// trace has no routing messages or null packets: time its lines spend on them falls in the
-/// rest. Only messages numbered `first_msg` or more, and frames from the first of their
+/// packet; replies, which the trace does not name, by their order on each line. Routing
+/// messages and null packets are in the model's trace since December 2026, each frame with its
+/// length (`bits`); an older trace has neither, and the time its lines spent on them falls in
+/// the rest. Only messages numbered `first_msg` or more, and frames from the first of their
 /// packets' sending on, are read.
 pub fn from_model_jsonl(
     text: &str,
@@ -758,8 +759,12 @@ pub fn from_model_jsonl(
                     code == 1,
                 )
             }
+            "routing" => (Class::Routing, 1160, None, 0, false),
+            "null" => (Class::Null, 152, None, 0, false),
             _ => (Class::Other, 152, None, 0, false),
         };
+        // The frame's own length, where the trace gives it.
+        let bits = v["bits"].as_u64().unwrap_or(bits);
         let done = t + bits * 1_000_000_000 / line_bps;
         f.tx.push(Tx {
             imp: a,
@@ -783,6 +788,16 @@ pub fn from_model_jsonl(
     }
     // A reply's order number counts per line; at an IMP it arrives as the n-th on the line in
     // and leaves as the n-th on the line out, so both ends carry n.
+    // The flow's span ends with its last frame: the routing messages of the idle network after
+    // it (the scenario runs on) are not the experiment's.
+    let end =
+        f.tx.iter()
+            .filter(|t| matches!(t.class, Class::Data | Class::Reply))
+            .map(|t| t.done)
+            .max()
+            .unwrap_or(u64::MAX);
+    f.tx.retain(|t| t.start <= end);
+    f.rx.retain(|r| r.at <= end);
     Ok(f)
 }
 
@@ -895,5 +910,28 @@ mod tests {
         assert_eq!((r[0].imp, r[0].delay_ns), (1, 4_000_000 - 3_040_000));
         let dest: Vec<&Hop> = m.hops.iter().filter(|h| h.what == "dest").collect();
         assert_eq!(dest[0].delay_ns, 1_100_000_000 - 1_053_520_000);
+    }
+
+    /// Since December 2026 the model's trace has its routing messages and null packets, each
+    /// frame with its length: a data packet that waits behind a routing message at IMP 1 has
+    /// the line busy with routing; the idle network's routing after the flow's last frame is
+    /// not counted in its span.
+    #[test]
+    fn the_models_routing_and_null_frames_are_timed_by_their_length() {
+        let text = r#"{"t_ns":1000000000,"event":"send","kind":"data","msg":20,"packet":0,"bits":1176,"from":"IMP0","to":"IMP1"}
+{"t_ns":1020000000,"event":"send","kind":"routing","msg":null,"packet":null,"bits":1160,"from":"IMP1","to":"IMP2"}
+{"t_ns":1043200000,"event":"send","kind":"data","msg":20,"packet":0,"bits":1176,"from":"IMP1","to":"IMP2"}
+{"t_ns":1050000000,"event":"send","kind":"null","msg":null,"packet":null,"bits":152,"from":"IMP2","to":"IMP1"}
+{"t_ns":9000000000,"event":"send","kind":"routing","msg":null,"packet":null,"bits":1160,"from":"IMP1","to":"IMP2"}
+"#;
+        let f = from_model_jsonl(text, 50_000, 1160, 20, 2).unwrap();
+        assert_eq!(f.tx.len(), 4, "the routing after the flow is left out");
+        assert_eq!(f.tx[1].class, Class::Routing);
+        assert_eq!(f.tx[1].done, 1_020_000_000 + 23_200_000, "1160 bits");
+        assert_eq!(f.tx[3].class, Class::Null);
+        let m = measure(&f, 0, 2);
+        let d: Vec<&Hop> = m.hops.iter().filter(|h| h.what == "data").collect();
+        assert_eq!((d[0].imp, d[0].delay_ns), (1, 19_680_000));
+        assert_eq!(d[0].busy_routing_ns, 19_680_000, "{:?}", d[0]);
     }
 }

@@ -77,6 +77,11 @@ pub struct SubnetError(pub String);
 fn config(p: &PathSpec, from: &str, to: &str, bits: u64) -> Result<ImpConfig, SubnetError> {
     let mut params = ImpParams::v2_1974_10();
     params.message_numbers = 1;
+    // The pump stands for an NCP that sends its next message when the RFNM comes (the one
+    // number held in the IMP keeps it back): its packet 1 goes in at once, as the host's would
+    // at the RFNM, not at the IMP's next fast tick as a 1973 host waiting for a number does
+    // (`number_wait = "leader-tick-1973"`).
+    params.number_wait = nmc_imp::params::NumberWait::AtFirstPacket;
     params.host_interface = BitRate::from_bps(p.host_interface_bps);
     params
         .validate()

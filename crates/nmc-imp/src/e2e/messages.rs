@@ -20,7 +20,7 @@ use crate::imp::{Effects, Imp, Output, Resume, TimerId, Traced};
 use crate::link::Hold;
 use crate::observe::{Counted, Milestone};
 use crate::packet::{Input, MsgId, Packet, PktId, PktKind, Stream};
-use crate::params::{Giveback, ReqallClaim, ReqallPath};
+use crate::params::{Giveback, ReqallClaim, ReqallPath, ReqallWake};
 use crate::source::{MsgState, SourceMsg};
 use nmc_sim::{Bits, SimTime};
 
@@ -80,6 +80,7 @@ impl Imp {
             input,
             reqalls: 0,
             reqall_unacked: false,
+            reqall_asleep: false,
             holds_all: false,
             accepted: false,
         };
@@ -115,6 +116,20 @@ impl Imp {
             bits: self.packet_bits(m, m.input),
             dst: m.dst,
         })
+    }
+
+    /// Whether a message number of `msg`'s stream is free for it now: fewer than the
+    /// profile's in use and no other message before it in line (`number_wait =
+    /// "leader-tick-1973"`, the host's packet 1 waits for one).
+    pub(crate) fn number_free_for(&self, msg: MsgId) -> bool {
+        let Some(m) = self.messages.get(&msg) else {
+            return false;
+        };
+        self.numbers.in_use(m.stream) < self.limits.source.message_numbers
+            && self
+                .numbers
+                .first_waiting(m.stream)
+                .is_none_or(|w| w == msg)
     }
 
     /// Whether the packet of message `msg` its host puts in next is its last.
@@ -252,8 +267,10 @@ impl Imp {
                     out.push(Output::Trace(Traced::Reqall { msg, num }));
                     out.push(Output::Count(Counted::Reqall));
                     if self.limits.source.reqall_path == ReqallPath::HostPacket1973 {
+                        let asleep = self.limits.source.reqall_wake == ReqallWake::FastTick1973;
                         let m = self.messages.get_mut(&msg).expect("a message of this IMP");
                         m.reqall_unacked = true;
+                        m.reqall_asleep = asleep;
                     }
                     let kind = PktKind::ReqAll { msg, num };
                     out.push(Output::Control {
@@ -492,6 +509,10 @@ impl Imp {
     /// for a number or a PLT entry go on, then a message the version asks again for, then the
     /// hosts waiting for a buffer.
     fn served(&mut self, from: u32, out: &mut impl Effects) {
+        // A GVB waiting for a number (`gvb_number = "mesget-1973"`) is the background's, which
+        // runs as soon as the task is done (BBN 3050 p. 55 `B2C`); the host's coroutine waits
+        // for its next wake-up.
+        self.send_gvbs(out);
         out.push(Output::Resume(Resume::ServeWaiters));
         out.push(Output::Resume(Resume::AskAgain { dst: from }));
         out.push(Output::WakeHosts);
@@ -520,10 +541,14 @@ impl Imp {
             });
         }
         if let Some(w) = self.allocs.first_awaiting(dst)
-            && self.messages.get(&w).is_some_and(|m| m.reqall_unacked)
+            && self
+                .messages
+                .get(&w)
+                .is_some_and(|m| m.reqall_unacked || m.reqall_asleep)
         {
             // BBN 3050 p. 130 (`HIPLT8`): the message goes on only once the next IMP has
-            // acknowledged its request ([`Imp::reqalls_acknowledged`]). Meanwhile the ALL
+            // acknowledged its request ([`Imp::reqalls_acknowledged`]), and, its host's
+            // coroutine asleep, only at a fast tick ([`Imp::reqall_wake_tick`]). Meanwhile the ALL
             // waits in the TALLY table (`reqall_claim = "at-ack"`), or the message takes it
             // out of the table now (`"at-all-1973"`: `HIPLT5`, `TALLYG`), out of reach of the
             // give-back clock.
@@ -581,20 +606,50 @@ impl Imp {
             if !std::mem::replace(&mut m.reqall_unacked, false) {
                 continue; // version 3's REQALL: its message never waited for this
             }
-            let dst = m.dst;
-            if m.state == MsgState::AwaitAll && m.holds_all {
-                // It took its ALL while the request waited (`reqall_claim = "at-all-1973"`).
-                self.set_state(msg, self.procedure().allocated_state(), out);
-                self.advance(msg, out);
-            } else if m.state == MsgState::AwaitAll
-                && self.allocs.first_awaiting(dst) == Some(msg)
-                && self.allocs.held(dst) > 0
-            {
-                self.allocs.next_awaiting(dst);
-                self.set_state(msg, self.procedure().allocated_state(), out);
-                self.advance(msg, out);
+            if !m.reqall_asleep {
+                self.reqall_answered(msg, out);
             }
         }
+    }
+
+    /// The IMP's fast tick wakes its hosts' input coroutines (BBN 3050 p. 165 `HITC`): each
+    /// message asleep on its 1973 request (`reqall_wake = "fast-tick-1973"`) looks again for
+    /// its ALL and the request's acknowledgement (p. 130 `HIPLT5`, `HIPLT8`), in message
+    /// order, and goes on if both are in.
+    pub(crate) fn reqall_wake_tick(&mut self, out: &mut impl Effects) {
+        let asleep: Vec<MsgId> = self
+            .messages
+            .iter()
+            .filter(|(_, m)| m.reqall_asleep && !m.reqall_unacked)
+            .map(|(&id, _)| id)
+            .collect();
+        for msg in asleep {
+            self.reqall_answered(msg, out);
+        }
+    }
+
+    /// Message `msg`, whose 1973 request the next IMP has acknowledged, goes on if it is
+    /// waiting for an allocation and has one: the one it took while the request waited
+    /// (`reqall_claim = "at-all-1973"`), or one at hand while it is first in line (`HIPLT5`
+    /// found it in the TALLY table); it takes a new number (`HIPLT0`) and goes on as
+    /// [`Imp::add_allocation`] would have moved it.
+    fn reqall_answered(&mut self, msg: MsgId, out: &mut impl Effects) {
+        let Some(m) = self.messages.get_mut(&msg) else {
+            return;
+        };
+        let dst = m.dst;
+        let go = m.state == MsgState::AwaitAll
+            && (m.holds_all
+                || self.allocs.first_awaiting(dst) == Some(msg) && self.allocs.held(dst) > 0);
+        if !go {
+            return;
+        }
+        m.reqall_asleep = false;
+        if !m.holds_all {
+            self.allocs.next_awaiting(dst);
+        }
+        self.set_state(msg, self.procedure().allocated_state(), out);
+        self.advance(msg, out);
     }
 }
 
@@ -705,6 +760,43 @@ mod tests {
         let mut out = Vec::new();
         s.all_received(at(100), s_to_d(), D, &mut out);
         assert!(out.contains(&Output::Data { msg: 0, index: 0 }), "{out:?}");
+    }
+
+    /// BBN 3050 p. 130 (`HIPLT6`, `HIPLT7`), p. 117 (`HIWM`: "WAKE UP 25MS LATER"),
+    /// `reqall_wake = "fast-tick-1973"`: the host's coroutine sleeps on its request, so a
+    /// message whose ALL is in and whose request is acknowledged goes on only at the IMP's
+    /// next fast tick, whichever came last.
+    #[test]
+    fn a_1973_request_answered_goes_on_at_the_next_fast_tick() {
+        let mut p = ImpParams::v2_1974_10();
+        p.giveback = crate::params::Giveback::PerAllocation;
+        p.reqall_wake = ReqallWake::FastTick1973;
+        for all_first in [true, false] {
+            let mut s = super::super::testing::imp(&p, 10);
+            first_packet_in(&mut s, 0, 2016);
+            s.control_sent(77, &PktKind::ReqAll { msg: 0, num: 0 });
+            let mut out = Vec::new();
+            s.reqall_wake_tick(&mut out);
+            assert_eq!(out, [], "asleep, nothing in");
+            if all_first {
+                s.all_received(at(100), s_to_d(), D, &mut out);
+                s.release(77, Hold::Request);
+                s.reqalls_acknowledged(&mut out);
+            } else {
+                s.release(77, Hold::Request);
+                s.reqalls_acknowledged(&mut out);
+                s.all_received(at(100), s_to_d(), D, &mut out);
+            }
+            assert!(!out.contains(&Output::Data { msg: 0, index: 0 }), "{out:?}");
+            assert_eq!(s.messages[&0].state, MsgState::AwaitAll);
+            let mut out = Vec::new();
+            s.reqall_wake_tick(&mut out);
+            assert!(out.contains(&Output::Data { msg: 0, index: 0 }), "{out:?}");
+            assert_eq!(s.messages[&0].num, Some(1), "a new number (`HIPLT0`)");
+            let mut out = Vec::new();
+            s.reqall_wake_tick(&mut out);
+            assert_eq!(out, [], "once");
+        }
     }
 
     fn at(ms: u64) -> SimTime {

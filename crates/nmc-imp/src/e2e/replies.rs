@@ -17,8 +17,8 @@ use crate::destination::{Next, Reply};
 use crate::e2e::single;
 use crate::imp::{Effects, HostOut, Imp, Output, Resume, TimerId, Traced};
 use crate::observe::{Counted, Milestone};
-use crate::packet::{DataPacket, PktKind, Stream};
-use crate::params::{FakeHostRfnm, Giveback};
+use crate::packet::{DataPacket, PktKind, Stream, stream};
+use crate::params::{FakeHostRfnm, Giveback, GvbNumber};
 use nmc_sim::SimTime;
 
 impl Imp {
@@ -228,8 +228,62 @@ impl Imp {
             return;
         }
         if let Some(dst) = self.allocs.tally_tick(self.limits.source.giveback_ticks) {
-            Self::send_gvb(dst, out);
+            if self.limits.source.gvb_number == GvbNumber::Mesget1973 {
+                self.gvbs_waiting.push_back(dst);
+                self.send_gvbs(out);
+            } else {
+                Self::send_gvb(dst, out);
+            }
         }
+    }
+
+    /// The GVBs waiting for a message number (`gvb_number = "mesget-1973"`) take one each, in
+    /// turn, while their destination has one free (BBN 3050 p. 55 `B2C`: `MESGET`, and sleep
+    /// while it fails), and go.
+    pub(crate) fn send_gvbs(&mut self, out: &mut impl Effects) {
+        let limit = self.limits.source.message_numbers;
+        while let Some(&dst) = self.gvbs_waiting.front() {
+            let s = stream(self.id, dst);
+            let Some(num) = self.numbers.take(s, limit) else {
+                return;
+            };
+            self.gvbs_waiting.pop_front();
+            out.push(Output::Count(Counted::Gvb));
+            out.push(Output::Trace(Traced::Giveback { to: dst }));
+            out.push(Output::Control {
+                to: dst,
+                stream: s,
+                kind: PktKind::GvbNumbered { num },
+            });
+        }
+    }
+
+    /// At the destination: source IMP `src`'s GVB holding number `num` of `stream` (BBN 3050
+    /// p. 74 `GUDGVB`): its allocation's buffers are free, the sequence passes over its number
+    /// as over a REQALL's, and a RFNM marked incomplete answers it.
+    pub(crate) fn numbered_gvb_received(
+        &mut self,
+        now: SimTime,
+        (src, stream, num): (u32, Stream, u64),
+        out: &mut impl Effects,
+    ) {
+        out.push(Output::Control {
+            to: src,
+            stream,
+            kind: PktKind::GvbRfnm { num },
+        });
+        self.number_skipped(stream, num, out);
+        self.gvb_received(now, out);
+    }
+
+    /// At the source: the answer to a numbered GVB gives its number of `stream` back (BBN
+    /// 3050 p. 85 `GOTGVB`); the GVBs and messages waiting for one go on.
+    pub(crate) fn gvb_answered(&mut self, stream: Stream, from: u32, out: &mut impl Effects) {
+        self.numbers.release(stream);
+        self.send_gvbs(out);
+        out.push(Output::Resume(Resume::ServeWaiters));
+        out.push(Output::Resume(Resume::AskAgain { dst: from }));
+        out.push(Output::WakeHosts);
     }
 
     /// Gives an allocation from `dst` back: a GVB, counted and traced.
@@ -596,6 +650,66 @@ mod tests {
             Then(Resume::Replies),
         ];
         assert_eq!(out, all);
+    }
+
+    /// BBN 3050 p. 55 (`BACK2`, `B2C`), `gvb_number = "mesget-1973"`: the oldest allocation
+    /// goes back at the TALLY clock's sixth tick in a GVB holding the pair's next message
+    /// number; while the pair's four are in use it waits, out of the table, and goes when a
+    /// reply frees one. The destination skips the number and answers (p. 74 `GUDGVB`); the
+    /// answer frees the number at the source (p. 85 `GOTGVB`).
+    #[test]
+    fn a_1973_gvb_holds_a_message_number_until_it_is_answered() {
+        let mut p = crate::params::ImpParams::v2_1974_10();
+        p.gvb_number = GvbNumber::Mesget1973;
+        let mut x = super::super::testing::imp(&p, 24);
+        let s3 = stream(0, 3);
+        x.allocation_arrived(3, ms(0));
+        let mut out = Vec::new();
+        for _ in 0..6 {
+            x.tally_tick(&mut out);
+        }
+        let gvb = Control {
+            to: 3,
+            stream: s3,
+            kind: PktKind::GvbNumbered { num: 0 },
+        };
+        assert_eq!(out.last(), Some(&gvb), "{out:?}");
+        assert_eq!(x.numbers.in_use(s3), 1);
+        for _ in 0..3 {
+            x.numbers.take(s3, 4);
+        }
+        assert_eq!(x.numbers.in_use(s3), 4, "the pair's four numbers in use");
+        x.allocation_arrived(3, ms(200));
+        let mut out = Vec::new();
+        for _ in 0..6 {
+            x.tally_tick(&mut out);
+        }
+        assert_eq!(x.allocs.held(3), 0, "out of the table");
+        assert!(
+            !out.iter().any(|o| matches!(o, Control { .. })),
+            "no number, no GVB: {out:?}"
+        );
+        let mut out = Vec::new();
+        x.gvb_answered(s3, 3, &mut out);
+        let second = Control {
+            to: 3,
+            stream: s3,
+            kind: PktKind::GvbNumbered { num: 4 },
+        };
+        assert!(out.contains(&second), "the freed number: {out:?}");
+        assert_eq!(x.numbers.in_use(s3), 4);
+        // At the destination.
+        let mut d = super::super::testing::imp(&p, 24);
+        d.reserve(8); // the allocation the GVB gives back
+        let mut out = Vec::new();
+        d.numbered_gvb_received(ms(300), (7, stream(7, 0), 2), &mut out);
+        let answer = Control {
+            to: 7,
+            stream: stream(7, 0),
+            kind: PktKind::GvbRfnm { num: 2 },
+        };
+        assert_eq!(out.first(), Some(&answer), "{out:?}");
+        assert!(d.delivery.knows((stream(7, 0), 2)), "its number skipped");
     }
 
     /// Point i, at the source: the allocation "is returned to the destination IMP if some HOST

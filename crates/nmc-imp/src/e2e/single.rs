@@ -947,6 +947,7 @@ mod source_tests {
             input: 1,
             reqalls: 0,
             reqall_unacked: false,
+            reqall_asleep: false,
             holds_all: false,
             accepted: false,
         };

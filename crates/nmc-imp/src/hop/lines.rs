@@ -7,6 +7,7 @@ use crate::link::Hold;
 use crate::link::{Frame, FrameKind};
 use crate::observe::Counted;
 use crate::packet::PktId;
+use crate::params::RoutingNull;
 use crate::timer::Deadline;
 use nmc_routing::{LineId, Router};
 use nmc_sim::{SimDuration, SimTime};
@@ -125,9 +126,12 @@ impl Imp {
         out: &mut impl Effects,
     ) {
         let rule = self.limits.line.routing;
+        let null = self.limits.line.routing_null == RoutingNull::Before1973;
         let link = &mut self.lines[line];
         if !by_load || link.routing_opportunity(slot, rule) {
             link.routing_due = true;
+            // BBN 3050 p. 164 `RSTO6`: "ALWAYS SEND NULL W/ROUTING" (`routing_null`).
+            link.null_due |= null;
             self.ask_transmit(line, out);
         }
     }

@@ -9,7 +9,7 @@ use super::output::Around;
 use super::{Background, Ev, Generator, MessageRecord, Milestone, Subnet, Tr, Tracked};
 use crate::e2e::messages::Offer;
 use crate::packet::MsgId;
-use crate::params::{HostPacketEntry, HostQueueCheck, HostRetry};
+use crate::params::{HostPacketEntry, HostQueueCheck, HostRetry, MessageProcessing, NumberWait};
 use nmc_sim::{Bits, EventQueue, SimTime};
 use std::collections::VecDeque;
 
@@ -261,6 +261,15 @@ impl Subnet {
         let Some(input) = self.imps[imp as usize].next_input(mid) else {
             return HostTry::Waits;
         };
+        // BBN 3050 p. 128 (`HI23`, `HI22`): the 1973 program takes the number before packet 1
+        // is read, and a host whose message finds none looks again at the next fast tick.
+        if input.index == 0
+            && self.params.number_wait == NumberWait::LeaderTick1973
+            && self.params.message_processing == MessageProcessing::V2
+            && !self.imps[imp as usize].number_free_for(mid)
+        {
+            return HostTry::WaitsForTick;
+        }
         // K&O §III (the IMP's rule, `Imp::admit_host_packet`): a packet that may not enter
         // waits with its host.
         let bits = input.bits

@@ -157,20 +157,27 @@ impl Subnet {
         let packet = matches!(kind, FrameKind::Packet { .. });
         let hit = self.imps[from as usize].frame_started(line as usize, tx, packet, p_err);
         let corrupted = hit || packet && self.corrupt_next.remove(&l);
-        if let FrameKind::Packet { pkt, .. } = kind
-            && self.trace.is_on()
-        {
-            let p = *self.slab.get(pkt);
-            let (msg, packet) = match p.kind {
-                PktKind::Data { msg, index, .. } => (Some(msg), Some(index)),
-                _ => (None, None),
+        if self.trace.is_on() {
+            // Every frame, with its length on the line: a packet by its kind, a routing
+            // message, or acknowledgements alone ("null").
+            let (kind, msg, packet) = match kind {
+                FrameKind::Packet { pkt, .. } => {
+                    let p = self.slab.get(pkt);
+                    match p.kind {
+                        PktKind::Data { msg, index, .. } => (p.kind.name(), Some(msg), Some(index)),
+                        k => (k.name(), None, None),
+                    }
+                }
+                FrameKind::Routing { .. } => ("routing", None, None),
+                FrameKind::AckOnly => ("null", None, None),
             };
             self.trace.emit(
                 now,
                 &Tr::Send {
-                    kind: p.kind.name(),
+                    kind,
                     msg,
                     packet,
+                    bits: bits.get(),
                     from: &self.imps[from as usize].name,
                     to: &self.imps[to as usize].name,
                     retransmission,

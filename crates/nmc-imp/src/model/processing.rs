@@ -4,7 +4,7 @@
 //! are the IMP's own (`hop/processing.rs`).
 
 use super::{Ev, Subnet};
-use crate::params::{Giveback, RoutingFrequency};
+use crate::params::{Giveback, ReqallWake, RoutingFrequency};
 use nmc_sim::{EventQueue, SimDuration, SimTime};
 
 impl Subnet {
@@ -15,6 +15,9 @@ impl Subnet {
         q.schedule(now + self.params.fast_tick, Ev::Clock { imp });
         if self.params.giveback == Giveback::Tally1973 {
             self.step(now, imp, q, |i, out| i.tally_tick(out));
+        }
+        if self.params.reqall_wake == ReqallWake::FastTick1973 {
+            self.step(now, imp, q, |i, out| i.reqall_wake_tick(out));
         }
         self.tick_wakes_hosts(now, imp, q);
     }

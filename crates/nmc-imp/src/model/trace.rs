@@ -39,10 +39,13 @@ pub(super) enum Tr<'a> {
     Accepted {
         msg: MsgId,
     },
+    /// A frame's first bit leaves: a packet (by kind), a routing message or a null packet,
+    /// and its length on the line.
     Send {
         kind: &'static str,
         msg: Option<MsgId>,
         packet: Option<u8>,
+        bits: u64,
         from: &'a str,
         to: &'a str,
         retransmission: bool,

@@ -219,6 +219,11 @@ fn what_cannot_cross_is_refused_in_one_line() {
     });
     let e = Stepper::with_outside_imps(&s, 1, &["IMP0"]).err().unwrap();
     assert!(e.0.contains("host `H` is on `IMP0`"), "{e}");
+    // A GVB that holds a message number is not carried across the boundary: refused.
+    let mut s = resolve(&chain()).unwrap();
+    s.network.params.gvb_number = crate::params::GvbNumber::Mesget1973;
+    let e = Stepper::with_outside_imps(&s, 1, &["IMP0"]).err().unwrap();
+    assert!(e.0.contains("network.params.gvb_number"), "{e}");
 }
 
 #[test]

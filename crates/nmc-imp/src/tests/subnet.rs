@@ -420,6 +420,31 @@ fn the_discard_fake_host_takes_its_time_per_word() {
 /// modem output routine is done with the one before (`output_gap_516`). On the line-bound
 /// oracle chain the data frames that follow one another on the first line start one frame
 /// time apart without it, and that plus the gap with it; nothing starts sooner.
+/// The trace names every frame a line starts, with its length: the packets by kind, the
+/// routing messages (1160 bits in the 1974 profile) and the null packets that carry
+/// acknowledgements alone (152), so that a line's time can be read from it whole
+/// (`nmc oracle per-hop --model-trace`).
+#[test]
+fn the_trace_names_every_frame_with_its_length() {
+    let b = TraceBuf::default();
+    let sets: Vec<Override> = ["traffic.0.count=10".parse().unwrap()].to_vec();
+    let s: ImpScenario = load("oracle-chain.toml", ORACLE_CHAIN, &sets).unwrap();
+    run(&s, 1, Trace::to_writer(b.clone()), &mut |_| {}).unwrap();
+    let text = String::from_utf8(b.0.lock().unwrap().clone()).unwrap();
+    let mut bits: std::collections::BTreeMap<String, std::collections::BTreeSet<u64>> =
+        Default::default();
+    for l in text.lines().filter(|l| l.contains(r#""event":"send""#)) {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        bits.entry(v["kind"].as_str().unwrap().to_string())
+            .or_default()
+            .insert(v["bits"].as_u64().expect("every frame has its length"));
+    }
+    assert_eq!(bits["routing"], [1160].into(), "{bits:?}");
+    assert_eq!(bits["null"], [152].into(), "{bits:?}");
+    assert!(bits["data"].contains(&1176), "{bits:?}");
+    assert_eq!(bits["rfnm+all"], [152].into(), "{bits:?}");
+}
+
 #[test]
 fn a_queued_frame_waits_for_the_output_routine() {
     let starts = |gap: &str| {
