@@ -1149,6 +1149,27 @@ fn bench_cmd(a: BenchArgs) -> Result<bool> {
     Ok(true)
 }
 
+/// `rows` as `stem`.csv and `stem`.json, and their Markdown table `md` as `stem`.md, in `out`
+/// (created), if given.
+fn write_tables<T: serde::Serialize>(
+    out: Option<&Path>,
+    stem: &str,
+    rows: &[T],
+    md: &str,
+) -> Result<()> {
+    let Some(out) = out else {
+        return Ok(());
+    };
+    fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    write_csv(&out.join(format!("{stem}.csv")), rows)?;
+    fs::write(
+        out.join(format!("{stem}.json")),
+        serde_json::to_string_pretty(rows)?,
+    )?;
+    fs::write(out.join(format!("{stem}.md")), md)?;
+    Ok(())
+}
+
 fn compare_cmd(a: CompareArgs) -> Result<bool> {
     let text = match &a.scenario {
         Some(p) => fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
@@ -1182,15 +1203,7 @@ fn compare_cmd(a: CompareArgs) -> Result<bool> {
         println!("not on the ledger: {l}");
     }
     let unnamed = left.len();
-    if let Some(out) = &a.out {
-        fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
-        write_csv(&out.join("compare.csv"), &rows)?;
-        fs::write(
-            out.join("compare.json"),
-            serde_json::to_string_pretty(&rows)?,
-        )?;
-        fs::write(out.join("compare.md"), &table)?;
-    }
+    write_tables(a.out.as_deref(), "compare", &rows, &table)?;
     if let Some(n) = a.phases {
         let scan = crate::model::phase_scan(&text, &a.sets, &recorded, n)?;
         let t = crate::model::phase_table(&scan);
@@ -1201,15 +1214,7 @@ fn compare_cmd(a: CompareArgs) -> Result<bool> {
             "{moved} of {} experiments agree on both at some phases and not at others (◐)",
             scan.len()
         );
-        if let Some(out) = &a.out {
-            let flat: Vec<_> = scan.iter().map(crate::model::PhaseCsv::from).collect();
-            write_csv(&out.join("phases.csv"), &flat)?;
-            fs::write(
-                out.join("phases.json"),
-                serde_json::to_string_pretty(&scan)?,
-            )?;
-            fs::write(out.join("phases.md"), &t)?;
-        }
+        write_tables(a.out.as_deref(), "phases", &scan, &t)?;
     }
     Ok(unnamed == 0)
 }

@@ -456,24 +456,44 @@ pub fn run_one_at(
     Ok(estimate(&rows, bits as f64))
 }
 
+/// The model's mean throughput and K&O round trip for `rec`, each judged against the
+/// recording with the tolerances fixed before the comparison.
+struct Judged {
+    model_kbps: f64,
+    model_rtt_ms: f64,
+    kbps_diff_pct: f64,
+    rtt_diff_pct: f64,
+    kbps_agrees: bool,
+    rtt_agrees: bool,
+}
+
+fn judged(rec: &Recorded, e: &Estimates) -> Judged {
+    let model_kbps = e.throughput_kbps.map_or(f64::NAN, |x| x.mean);
+    let model_rtt_ms = e.ko_rtt_ms.map_or(f64::NAN, |x| x.mean);
+    let pct = |m: f64, r: f64| 100.0 * (m - r) / r;
+    Judged {
+        model_kbps,
+        model_rtt_ms,
+        kbps_diff_pct: pct(model_kbps, rec.throughput_kbps),
+        rtt_diff_pct: pct(model_rtt_ms, rec.ko_rtt_ms),
+        kbps_agrees: (model_kbps - rec.throughput_kbps).abs()
+            <= THROUGHPUT_TOLERANCE * rec.throughput_kbps,
+        rtt_agrees: (model_rtt_ms - rec.ko_rtt_ms).abs() <= RTT_TOLERANCE * rec.ko_rtt_ms,
+    }
+}
+
 /// Runs the model for every recorded experiment and sets them side by side.
 pub fn compare(scenario: &str, extra: &[Override], recorded: &[Recorded]) -> Result<Vec<Row>> {
     recorded
         .iter()
         .map(|rec| {
-            let e = run_one(scenario, extra, rec)?;
-            let model_kbps = e.throughput_kbps.map_or(f64::NAN, |x| x.mean);
-            let model_rtt_ms = e.ko_rtt_ms.map_or(f64::NAN, |x| x.mean);
-            let pct = |m: f64, r: f64| 100.0 * (m - r) / r;
-            let kbps_agrees = (model_kbps - rec.throughput_kbps).abs()
-                <= THROUGHPUT_TOLERANCE * rec.throughput_kbps;
-            let rtt_agrees = (model_rtt_ms - rec.ko_rtt_ms).abs() <= RTT_TOLERANCE * rec.ko_rtt_ms;
+            let j = judged(rec, &run_one(scenario, extra, rec)?);
             let residual = RESIDUALS
                 .iter()
                 .find(|r| {
                     r.experiments.contains(&rec.experiment.as_str())
-                        && ((r.measure == "throughput" && !kbps_agrees)
-                            || (r.measure == "rtt" && !rtt_agrees))
+                        && ((r.measure == "throughput" && !j.kbps_agrees)
+                            || (r.measure == "rtt" && !j.rtt_agrees))
                 })
                 .map_or("", |r| r.cause);
             Ok(Row {
@@ -484,14 +504,14 @@ pub fn compare(scenario: &str, extra: &[Override], recorded: &[Recorded]) -> Res
                 bits: 16 * rec.text_words as u64,
                 real_kbps: rec.throughput_kbps,
                 real_kbps_ci95: rec.throughput_ci95,
-                model_kbps,
-                kbps_diff_pct: pct(model_kbps, rec.throughput_kbps),
+                model_kbps: j.model_kbps,
+                kbps_diff_pct: j.kbps_diff_pct,
                 real_rtt_ms: rec.ko_rtt_ms,
                 real_rtt_ci95: rec.ko_rtt_ci95,
-                model_rtt_ms,
-                rtt_diff_pct: pct(model_rtt_ms, rec.ko_rtt_ms),
-                kbps_agrees,
-                rtt_agrees,
+                model_rtt_ms: j.model_rtt_ms,
+                rtt_diff_pct: j.rtt_diff_pct,
+                kbps_agrees: j.kbps_agrees,
+                rtt_agrees: j.rtt_agrees,
                 residual,
             })
         })
@@ -502,69 +522,32 @@ pub fn compare(scenario: &str, extra: &[Override], recorded: &[Recorded]) -> Res
 /// started `k × period / N` after the scenario's start for `k` in `0..N`, `period` the
 /// profile's routing period (640 ms: the slow tick, whose routing messages and clock jobs set
 /// the phase of everything periodic in the IMPs). Differences in % of the recording, as in
-/// [`Row`]. Diagnosis: a row whose verdict changes with the phase is one the model's clocks,
-/// not its rules alone, decide.
+/// [`Row`]: least, mean and greatest over the phases. Diagnosis: a row whose verdict changes
+/// with the phase is one the model's clocks, not its rules alone, decide.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PhaseRow {
     /// The experiment's name.
     pub experiment: String,
     /// Phases run.
     pub phases: u32,
-    /// Throughput difference, % of the recording: least, mean, greatest over the phases.
-    pub kbps_diff_pct: [f64; 3],
-    /// K&O round-trip difference, %: least, mean, greatest.
-    pub rtt_diff_pct: [f64; 3],
+    /// Throughput difference, % of the recording: least over the phases.
+    pub kbps_diff_min_pct: f64,
+    /// Mean.
+    pub kbps_diff_mean_pct: f64,
+    /// Greatest.
+    pub kbps_diff_max_pct: f64,
+    /// K&O round-trip difference, %: least.
+    pub rtt_diff_min_pct: f64,
+    /// Mean.
+    pub rtt_diff_mean_pct: f64,
+    /// Greatest.
+    pub rtt_diff_max_pct: f64,
     /// Phases at which throughput and round trip both agree within the tolerances.
     pub agree_both: u32,
     /// Phases at which throughput agrees.
     pub agree_kbps: u32,
     /// Phases at which the round trip agrees.
     pub agree_rtt: u32,
-}
-
-/// A [`PhaseRow`] as a CSV row (`phases.csv`).
-#[derive(Clone, Debug, Serialize)]
-pub struct PhaseCsv {
-    /// The experiment's name.
-    pub experiment: String,
-    /// Phases run.
-    pub phases: u32,
-    /// Throughput difference, %: least.
-    pub kbps_diff_min_pct: f64,
-    /// Mean.
-    pub kbps_diff_mean_pct: f64,
-    /// Greatest.
-    pub kbps_diff_max_pct: f64,
-    /// Round-trip difference, %: least.
-    pub rtt_diff_min_pct: f64,
-    /// Mean.
-    pub rtt_diff_mean_pct: f64,
-    /// Greatest.
-    pub rtt_diff_max_pct: f64,
-    /// Phases agreeing on both.
-    pub agree_both: u32,
-    /// On throughput.
-    pub agree_kbps: u32,
-    /// On the round trip.
-    pub agree_rtt: u32,
-}
-
-impl From<&PhaseRow> for PhaseCsv {
-    fn from(r: &PhaseRow) -> Self {
-        PhaseCsv {
-            experiment: r.experiment.clone(),
-            phases: r.phases,
-            kbps_diff_min_pct: r.kbps_diff_pct[0],
-            kbps_diff_mean_pct: r.kbps_diff_pct[1],
-            kbps_diff_max_pct: r.kbps_diff_pct[2],
-            rtt_diff_min_pct: r.rtt_diff_pct[0],
-            rtt_diff_mean_pct: r.rtt_diff_pct[1],
-            rtt_diff_max_pct: r.rtt_diff_pct[2],
-            agree_both: r.agree_both,
-            agree_kbps: r.agree_kbps,
-            agree_rtt: r.agree_rtt,
-        }
-    }
 }
 
 impl PhaseRow {
@@ -591,36 +574,35 @@ pub fn phase_scan(
     recorded
         .iter()
         .map(|rec| {
-            let mut kbps = Vec::new();
-            let mut rtt = Vec::new();
-            let (mut both, mut ok_kbps, mut ok_rtt) = (0, 0, 0);
-            for k in 0..n {
-                let offset = SimDuration::from_nanos(period.as_nanos() * k as u64 / n as u64);
-                let e = run_one_at(scenario, extra, rec, offset)?;
-                let m_kbps = e.throughput_kbps.map_or(f64::NAN, |x| x.mean);
-                let m_rtt = e.ko_rtt_ms.map_or(f64::NAN, |x| x.mean);
-                let a = (m_kbps - rec.throughput_kbps).abs()
-                    <= THROUGHPUT_TOLERANCE * rec.throughput_kbps;
-                let b = (m_rtt - rec.ko_rtt_ms).abs() <= RTT_TOLERANCE * rec.ko_rtt_ms;
-                ok_kbps += u32::from(a);
-                ok_rtt += u32::from(b);
-                both += u32::from(a && b);
-                kbps.push(100.0 * (m_kbps - rec.throughput_kbps) / rec.throughput_kbps);
-                rtt.push(100.0 * (m_rtt - rec.ko_rtt_ms) / rec.ko_rtt_ms);
-            }
-            let spread = |v: &[f64]| {
-                let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
-                let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                [lo, v.iter().sum::<f64>() / v.len() as f64, hi]
+            let runs = (0..n)
+                .map(|k| {
+                    let offset = SimDuration::from_nanos(period.as_nanos() * k as u64 / n as u64);
+                    Ok(judged(rec, &run_one_at(scenario, extra, rec, offset)?))
+                })
+                .collect::<Result<Vec<Judged>>>()?;
+            let count = |f: &dyn Fn(&Judged) -> bool| runs.iter().filter(|j| f(j)).count() as u32;
+            let spread = |f: &dyn Fn(&Judged) -> f64| {
+                let v = runs.iter().map(f);
+                let lo = v.clone().fold(f64::INFINITY, f64::min);
+                let hi = v.clone().fold(f64::NEG_INFINITY, f64::max);
+                (lo, v.sum::<f64>() / n as f64, hi)
             };
+            let (kbps_diff_min_pct, kbps_diff_mean_pct, kbps_diff_max_pct) =
+                spread(&|j| j.kbps_diff_pct);
+            let (rtt_diff_min_pct, rtt_diff_mean_pct, rtt_diff_max_pct) =
+                spread(&|j| j.rtt_diff_pct);
             Ok(PhaseRow {
                 experiment: rec.experiment.clone(),
                 phases: n,
-                kbps_diff_pct: spread(&kbps),
-                rtt_diff_pct: spread(&rtt),
-                agree_both: both,
-                agree_kbps: ok_kbps,
-                agree_rtt: ok_rtt,
+                kbps_diff_min_pct,
+                kbps_diff_mean_pct,
+                kbps_diff_max_pct,
+                rtt_diff_min_pct,
+                rtt_diff_mean_pct,
+                rtt_diff_max_pct,
+                agree_both: count(&|j| j.kbps_agrees && j.rtt_agrees),
+                agree_kbps: count(&|j| j.kbps_agrees),
+                agree_rtt: count(&|j| j.rtt_agrees),
             })
         })
         .collect()
@@ -633,11 +615,15 @@ pub fn phase_table(rows: &[PhaseRow]) -> String {
          | --- | --- | --- | --- |\n",
     );
     for r in rows {
-        let [a, b, c] = r.kbps_diff_pct;
-        let [d, e, f] = r.rtt_diff_pct;
         s.push_str(&format!(
-            "| {} | {a:+.1} / {b:+.1} / {c:+.1} | {d:+.1} / {e:+.1} / {f:+.1} | {} of {} ({}, {}){} |\n",
+            "| {} | {:+.1} / {:+.1} / {:+.1} | {:+.1} / {:+.1} / {:+.1} | {} of {} ({}, {}){} |\n",
             r.experiment,
+            r.kbps_diff_min_pct,
+            r.kbps_diff_mean_pct,
+            r.kbps_diff_max_pct,
+            r.rtt_diff_min_pct,
+            r.rtt_diff_mean_pct,
+            r.rtt_diff_max_pct,
             r.agree_both,
             r.phases,
             r.agree_kbps,
@@ -724,7 +710,7 @@ mod tests {
         let scan = phase_scan(SCENARIO, &[], &recorded, 8).unwrap();
         let (r, p) = (&rows[0], &scan[0]);
         assert_eq!(p.phases, 8);
-        let [lo, mean, hi] = p.rtt_diff_pct;
+        let (lo, mean, hi) = (p.rtt_diff_min_pct, p.rtt_diff_mean_pct, p.rtt_diff_max_pct);
         assert!(lo <= r.rtt_diff_pct && r.rtt_diff_pct <= hi, "{p:?} {r:?}");
         assert!(lo <= mean && mean <= hi);
         assert!(hi - lo > 5.0, "the phase moves the round trip: {p:?}");

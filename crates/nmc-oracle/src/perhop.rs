@@ -759,8 +759,15 @@ pub fn from_model_jsonl(
                     code == 1,
                 )
             }
-            "routing" => (Class::Routing, 1160, None, 0, false),
-            "null" => (Class::Null, 152, None, 0, false),
+            "routing" | "null" => {
+                // Only traces that carry every frame's length name these.
+                let class = if kind == "routing" {
+                    Class::Routing
+                } else {
+                    Class::Null
+                };
+                (class, 0, None, 0, false)
+            }
             _ => (Class::Other, 152, None, 0, false),
         };
         // The frame's own length, where the trace gives it.

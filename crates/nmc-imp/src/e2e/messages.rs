@@ -508,7 +508,7 @@ impl Imp {
     /// What follows a reply from `from`, once what it set going is done: the messages waiting
     /// for a number or a PLT entry go on, then a message the version asks again for, then the
     /// hosts waiting for a buffer.
-    fn served(&mut self, from: u32, out: &mut impl Effects) {
+    pub(super) fn served(&mut self, from: u32, out: &mut impl Effects) {
         // A GVB waiting for a number (`gvb_number = "mesget-1973"`) is the background's, which
         // runs as soon as the task is done (BBN 3050 p. 55 `B2C`); the host's coroutine waits
         // for its next wake-up.

@@ -216,7 +216,7 @@ impl Imp {
         out: &mut impl Effects,
     ) {
         if self.allocs.give_back(dst, generation, now) {
-            Self::send_gvb(dst, out);
+            Self::send_gvb(dst, 0, PktKind::Gvb, out);
         }
     }
 
@@ -232,7 +232,7 @@ impl Imp {
                 self.gvbs_waiting.push_back(dst);
                 self.send_gvbs(out);
             } else {
-                Self::send_gvb(dst, out);
+                Self::send_gvb(dst, 0, PktKind::Gvb, out);
             }
         }
     }
@@ -248,13 +248,7 @@ impl Imp {
                 return;
             };
             self.gvbs_waiting.pop_front();
-            out.push(Output::Count(Counted::Gvb));
-            out.push(Output::Trace(Traced::Giveback { to: dst }));
-            out.push(Output::Control {
-                to: dst,
-                stream: s,
-                kind: PktKind::GvbNumbered { num },
-            });
+            Self::send_gvb(dst, s, PktKind::GvbNumbered { num }, out);
         }
     }
 
@@ -280,20 +274,17 @@ impl Imp {
     /// 3050 p. 85 `GOTGVB`); the GVBs and messages waiting for one go on.
     pub(crate) fn gvb_answered(&mut self, stream: Stream, from: u32, out: &mut impl Effects) {
         self.numbers.release(stream);
-        self.send_gvbs(out);
-        out.push(Output::Resume(Resume::ServeWaiters));
-        out.push(Output::Resume(Resume::AskAgain { dst: from }));
-        out.push(Output::WakeHosts);
+        self.served(from, out);
     }
 
-    /// Gives an allocation from `dst` back: a GVB, counted and traced.
-    fn send_gvb(dst: u32, out: &mut impl Effects) {
+    /// Gives an allocation from `dst` back: a GVB (`kind`, on `stream`), counted and traced.
+    fn send_gvb(dst: u32, stream: Stream, kind: PktKind, out: &mut impl Effects) {
         out.push(Output::Count(Counted::Gvb));
         out.push(Output::Trace(Traced::Giveback { to: dst }));
         out.push(Output::Control {
             to: dst,
-            stream: 0,
-            kind: PktKind::Gvb,
+            stream,
+            kind,
         });
     }
 
