@@ -300,6 +300,9 @@ impl Subnet {
     pub(crate) fn initial_events(&mut self, q: &mut EventQueue<Ev>, starts: &[(u32, SimDuration)]) {
         let n = self.link_at.len().max(1) as u64;
         for i in 0..self.link_at.len() {
+            if self.on_imp_clock(i as u32).is_some() {
+                continue; // its opportunities come at its IMP's ticks (`Subnet::clock`)
+            }
             // Stagger the first routing opportunity of each line over one interval.
             let phase = self.routing_slot(i as u32).0.as_nanos() * i as u64 / n;
             q.schedule(
@@ -365,6 +368,7 @@ impl Model for Subnet {
             }
             Ev::Clock { imp } => self.clock(now, imp, q),
             Ev::RoutingTick { link } => self.routing_tick(now, link, q),
+            Ev::RoutingAtTick { imp } => self.routing_at_tick(now, imp, q),
             Ev::HostOutputDone { imp, host } => self.host_output_done(now, imp, host, q),
             Ev::RfnmWait { imp, epoch } => {
                 let timer = TimerId::RfnmWait { generation: epoch };

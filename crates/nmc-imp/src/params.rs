@@ -328,6 +328,8 @@ pub struct ImpParams {
     pub(crate) gvb_number: GvbNumber,
     /// Whether a null packet goes before each routing message (see [`RoutingNull`]).
     pub(crate) routing_null: RoutingNull,
+    /// When a line's routing send opportunities come (see [`RoutingClock`]).
+    pub(crate) routing_clock: RoutingClock,
     /// When a version 2 message asks for its number (see [`NumberWait`]).
     pub number_wait: NumberWait,
 }
@@ -347,6 +349,25 @@ pub enum NumberWait {
     /// its stream is free for it.
     #[serde(rename = "leader-tick-1973")]
     LeaderTick1973,
+}
+
+/// When a line's routing send opportunities come, with `routing_frequency = "line-load-1973"`
+/// (`routing_clock`; a line whose routing period is fixed keeps its own clock either way).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum RoutingClock {
+    /// Each line on a clock of its own, one slot apart, the lines' first opportunities
+    /// staggered over one slot in topology order (the model until December 2026).
+    LineSlots,
+    /// As the 1973 program: at its IMP's fast ticks (BBN 3050 p. 163, `JOBF` calls `RSTOUT`
+    /// at every fast tick; p. 164 `RSTO2`: a line's routing clock counts fast ticks, 5 on a
+    /// 50 kbit/s line), every line of the IMP at the same tick, counted so that the slow tick
+    /// (p. 171 `JOBS`, every 25th, which computes the routing) is one of them and is the one a
+    /// fully loaded line uses; the routing message is due when that tick's work on the
+    /// processor ends. **Choice**: a slot that is not a whole number of fast ticks is rounded
+    /// down to one (at least one tick).
+    #[serde(rename = "imp-tick-1973")]
+    ImpTick1973,
 }
 
 /// Whether a null packet goes before each routing message a line sends at its routing
@@ -810,6 +831,7 @@ impl ImpParams {
             reqall_wake: ReqallWake::AtOnce,
             gvb_number: GvbNumber::None,
             routing_null: RoutingNull::None,
+            routing_clock: RoutingClock::LineSlots,
             // The 1973 program's order and wake-ups (issue 71 §4; adopted 5 Dec 2026 by the
             // rule stated before its run, on `nmc oracle compare --phases 8`).
             number_wait: NumberWait::LeaderTick1973,

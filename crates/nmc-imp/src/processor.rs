@@ -127,6 +127,11 @@ impl Processor {
         }
     }
 
+    /// When the clock's jobs committed so far are done ([`Self::preempt`]).
+    pub(crate) fn clock_done(&self) -> SimTime {
+        self.blocked_until
+    }
+
     /// Processor time spent by `now` on tasks and the clock's jobs, ns: the time committed to
     /// them ([`Self::busy_ns`]: a task's when it starts, a clock job's when it preempts) less
     /// what of it lies after `now`. The background (`e2e/single.rs`) runs in the rest.

@@ -1214,7 +1214,11 @@ fn compare_cmd(a: CompareArgs) -> Result<bool> {
             "{moved} of {} experiments agree on both at some phases and not at others (◐)",
             scan.len()
         );
-        write_tables(a.out.as_deref(), "phases", &scan, &t)?;
+        let classes = crate::model::phase_classes(&scan);
+        println!("\nBy class (what a rule tried against the program reads):\n");
+        print!("{classes}");
+        let md = format!("{t}\n{classes}");
+        write_tables(a.out.as_deref(), "phases", &scan, &md)?;
     }
     Ok(unnamed == 0)
 }

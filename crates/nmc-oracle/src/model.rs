@@ -149,8 +149,9 @@ pub struct Residual {
 /// fake host and its RFNM after the message, REQALL path and host interface, the fake
 /// host's estimated work per packet (issue 71 §4), a reply's way to its host (3 Dec 2026), a
 /// single-packet RFNM made at background level (4 Dec 2026), and a message's number taken
-/// before its packet 1 with the host's wait at the fast ticks (5 Dec 2026). Each says what is
-/// known; "open" means the cause is not yet found.
+/// before its packet 1 with the host's wait at the fast ticks (5 Dec 2026); the 316 round
+/// trips' cause named from the program's traces and the measured timeout level (5 Dec 2026).
+/// Each says what is known; "open" means the cause is not yet found.
 pub const RESIDUALS: &[Residual] = &[
     Residual {
         experiments: &[
@@ -206,7 +207,18 @@ pub const RESIDUALS: &[Residual] = &[
                 timeout level as measured, 516 3.1 -> 4.4 %. Run without a prior statement, so \
                 not a candidate: a GVB holding a message number until the destination answers \
                 it (gvb_number = mesget-1973, p. 55 B2C, p. 74 GUDGVB, p. 85 GOTGVB): 30 rows, \
-                516 3.1 -> 3.4 %",
+                516 3.1 -> 3.4 %. Tried 5 Dec (phase rule, stated before the run): routing at \
+                the IMP's fast ticks, every line at once, as the program's traces show it \
+                (routing_clock = imp-tick-1973): a routing message no longer leaves a standing \
+                packet at 4 hops at the start phase (19 REQALLs in 120, round trip 309 ms), but \
+                over 8 phases the 516 rows stay 7-8 % fast at 4 hops and at 5 and 7-9 hops \
+                become 5-7 % short; rows on both 227 -> 167 of 528: not adopted. The program's REQALLs at \
+                4 hops (516-4-pass1 traced): after the first six, every one of its 38 leaves at \
+                the same point of the 640 ms slow-tick cycle (within 0.4 ms), queued behind the \
+                previous message's last packet, and the line then stays idle 32.0 ms (33 of 38) \
+                until the message's packet 1 (5.4 % of the experiment); 19 come 26.9 ms after a \
+                GVB. The model's are followed by packet 1 after 4.4-8.7 ms, an ALL from a RFNM \
+                being in hand by the request's acknowledgement",
     },
     Residual {
         experiments: &["516-4out-4hop", "516-8out-4hop"],
@@ -229,18 +241,35 @@ pub const RESIDUALS: &[Residual] = &[
             "316-8out-9hop",
         ],
         measure: "rtt",
-        cause: "open: on 316s the real round trip grows about 54 ms a hop (8-packet messages) \
-                against about 34 on 516s running the same program at 0.96 µs a cycle instead of \
-                1.6; the model's 316 costs (K&O §III's 700 kbit/s of processing, 1.68 ms a full \
-                packet) add a few ms a hop, and the model is 6–25 % short at 6–9 hops. With the \
-                program's REQALL path the short round trip also costs REQALLs: at 9 hops the \
-                program is bound by its four message numbers (6 REQALLs in 120 messages), the \
-                model less so (11). The 316's work per packet from the listing's cycle counts \
-                is the first candidate. Not it: the program's gap between queued frames (460 \
-                cycles, the parameter output_gap_316, 0 by default) moves these rows further \
-                off (9 hops -14 to -23 %; data/oracle/emulated/per-hop/README.md, 3 Dec 2026). \
-                Not the start phase: at 8 start phases (nmc oracle compare --phases 8, 5 Dec \
-                2026) the 6-9 hop rows stay 6-16 % short at every one",
+        cause: "the timeout level's hold at the slow tick, which the model's 316 costs make half \
+                as long as the program's (measured on nmc-h316, two idle IMPs: 23.6 ms on a 316, \
+                14.1 on a 516, the model 12.0 and 7.2; example timeout_level, 4 Dec 2026). On \
+                316s the real round trip grows about 54 ms a hop (8-packet messages), on 516s \
+                about 34. At 9 hops the program's data packets wait a mean 20.9 ms at each \
+                intermediate 316 IMP, most of it behind the flow's own packet (a standing \
+                backlog of one packet a hop), the model's 10.6 (data/oracle/emulated/per-hop). \
+                Where the backlog comes from (the program's traces, 316-4-fill1, 9 hops, 5 Dec \
+                2026): every slow tick the task level is held ~20 ms, a packet that came in \
+                meanwhile waits for it and then for the null and routing message queued at its \
+                end (54.9 ms), and from then on each packet waits about one frame until a pause \
+                in the stream drains it. With the four timeout-level costs as measured (slow \
+                tick 13.481 / 22.463 ms, fast tick 0.660 / 1.099, routing message new 6.009 / \
+                11.101, seen before 1.025 / 1.702; none fitted), the model's 316 data packets \
+                wait 24.9 ms a hop at 9 hops and its round trip there is 673 ms (program 636-651, \
+                emulator 656); over 8 start phases (nmc oracle compare --phases 8) the 316 rows \
+                at 7-9 hops go from 9-26 % short to within 5 % at most phases, all but one (8 \
+                outstanding, 8 hops: +11 %; 9 hops -13 -> +2 %), 6 hops stay 5-7 % short. Not adopted (4 Dec, single-phase rule; and as \
+                a diagnosis over 8 phases on 5 Dec the 516 8-packet class's mean |d| of the \
+                round trip 2.67 -> 3.68 %, its 4-hop race rows 8 points longer, and the 316 \
+                3-hop rows 9-18 % long): the race named for throughput above is what stands in \
+                its way. Also tried with it (5 Dec, stated before the run, not adopted): \
+                routing at the IMP's fast ticks, every line at once (routing_clock = \
+                imp-tick-1973, p. 163 JOBF, p. 164 RSTO2): 316 8.17 -> 5.24 %, single 7.74 -> \
+                5.86, rows on both 227 -> 261 of 528, but 516 2.67 -> 4.24. Not it: the \
+                program's gap between queued frames (output_gap_316, 0 by default) moves these \
+                rows further off (9 hops -14 to -23 %; data/oracle/emulated/per-hop/README.md, \
+                3 Dec 2026); not the start phase: at 8 start phases the 6-9 hop rows stay 6-16 % \
+                short at every one",
     },
     Residual {
         experiments: &[
@@ -608,6 +637,53 @@ pub fn phase_scan(
         .collect()
 }
 
+/// The class an experiment's rows are judged in when a rule is tried (the how-to's adoption
+/// rules): `single packets` (one message outstanding, either machine), or the machine's
+/// 8-packet rows (`516, 8-packet`, `316, 8-packet`), by the experiment's name.
+pub fn class_of(experiment: &str) -> &'static str {
+    if experiment.contains("single") {
+        "single packets"
+    } else if experiment.starts_with("316") {
+        "316, 8-packet"
+    } else {
+        "516, 8-packet"
+    }
+}
+
+/// The phase scan summed by class ([`class_of`]), what the adoption rule reads: phases at
+/// which a row agrees on both measures, summed over the class's rows, and the mean over its
+/// rows of |mean Δ| (over the phases) of throughput and of the round trip; a last line for
+/// every row.
+pub fn phase_classes(rows: &[PhaseRow]) -> String {
+    let mut s = String::from(
+        "| class | experiments | phases agreeing on both | mean \\|mean Δ\\| throughput | mean \\|mean Δ\\| round trip |\n\
+         | --- | ---: | ---: | ---: | ---: |\n",
+    );
+    let mut line = |name: &str, of: &[&PhaseRow]| {
+        let n = of.len().max(1) as f64;
+        let mean = |f: &dyn Fn(&PhaseRow) -> f64| of.iter().map(|r| f(r).abs()).sum::<f64>() / n;
+        s.push_str(&format!(
+            "| {name} | {} | {} of {} | {:.2} % | {:.2} % |\n",
+            of.len(),
+            of.iter().map(|r| r.agree_both).sum::<u32>(),
+            of.iter().map(|r| r.phases).sum::<u32>(),
+            mean(&|r| r.kbps_diff_mean_pct),
+            mean(&|r| r.rtt_diff_mean_pct),
+        ));
+    };
+    for class in ["516, 8-packet", "316, 8-packet", "single packets"] {
+        let of: Vec<&PhaseRow> = rows
+            .iter()
+            .filter(|r| class_of(&r.experiment) == class)
+            .collect();
+        if !of.is_empty() {
+            line(class, &of);
+        }
+    }
+    line("all", &rows.iter().collect::<Vec<_>>());
+    s
+}
+
 /// The phase scan as a Markdown table.
 pub fn phase_table(rows: &[PhaseRow]) -> String {
     let mut s = String::from(
@@ -717,5 +793,44 @@ mod tests {
         assert!(p.agree_both <= p.agree_kbps.min(p.agree_rtt));
         assert!(phase_table(&scan).contains("516-4out-4hop"));
         assert!(phase_scan(SCENARIO, &[], &recorded, 0).is_err());
+    }
+
+    /// The class sums the adoption rule reads: phases agreeing on both summed over a class's
+    /// rows, and the mean over them of |mean Δ|; a class with no rows is left out.
+    #[test]
+    fn the_phase_scan_sums_by_class() {
+        let row = |experiment: &str, kbps: f64, rtt: f64, both: u32| PhaseRow {
+            experiment: experiment.into(),
+            phases: 8,
+            kbps_diff_min_pct: kbps,
+            kbps_diff_mean_pct: kbps,
+            kbps_diff_max_pct: kbps,
+            rtt_diff_min_pct: rtt,
+            rtt_diff_mean_pct: rtt,
+            rtt_diff_max_pct: rtt,
+            agree_both: both,
+            agree_kbps: both,
+            agree_rtt: both,
+        };
+        let rows = [
+            row("516-4out-4hop", 8.0, 12.0, 0),
+            row("516-8out-9hop", -2.0, -4.0, 8),
+            row("316-single-1hop", 10.0, -15.0, 1),
+        ];
+        assert_eq!(class_of("316-4out-9hop"), "316, 8-packet");
+        let t = phase_classes(&rows);
+        assert!(
+            t.contains("| 516, 8-packet | 2 | 8 of 16 | 5.00 % | 8.00 % |"),
+            "{t}"
+        );
+        assert!(
+            t.contains("| single packets | 1 | 1 of 8 | 10.00 % | 15.00 % |"),
+            "{t}"
+        );
+        assert!(!t.contains("| 316, 8-packet |"), "{t}");
+        assert!(
+            t.contains("| all | 3 | 9 of 24 | 6.67 % | 10.33 % |"),
+            "{t}"
+        );
     }
 }

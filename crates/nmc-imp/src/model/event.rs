@@ -64,6 +64,12 @@ pub enum Ev {
         /// The link.
         link: u32,
     },
+    /// The routing send opportunity of every line of an IMP that counts them on its clock
+    /// (`routing_clock = "imp-tick-1973"`), when the tick's work on its processor is done.
+    RoutingAtTick {
+        /// The IMP.
+        imp: u32,
+    },
     /// A packet finished its transfer to destination host `host` on IMP `imp`.
     HostOutputDone {
         /// The destination IMP.

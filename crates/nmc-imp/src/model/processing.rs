@@ -4,7 +4,7 @@
 //! are the IMP's own (`hop/processing.rs`).
 
 use super::{Ev, Subnet};
-use crate::params::{Giveback, ReqallWake, RoutingFrequency};
+use crate::params::{Giveback, ReqallWake, RoutingClock, RoutingFrequency};
 use nmc_sim::{EventQueue, SimDuration, SimTime};
 
 impl Subnet {
@@ -20,6 +20,58 @@ impl Subnet {
             self.step(now, imp, q, |i, out| i.reqall_wake_tick(out));
         }
         self.tick_wakes_hosts(now, imp, q);
+        if self.params.routing_clock == RoutingClock::ImpTick1973 {
+            self.routing_clock_tick(now, imp, q);
+        }
+    }
+
+    /// `routing_clock = "imp-tick-1973"`: the tick just counted by `imp`'s clock is a routing
+    /// send opportunity for each of its lines whose slot it ends (BBN 3050 p. 163 `JOBF` →
+    /// `RSTOUT`, p. 164 `RSTO2`); they come when the tick's work is done
+    /// ([`Subnet::routing_at_tick`]). Ticks are counted from the IMP's first, so the slow tick
+    /// (every `slow_tick_every`-th) ends a slot of every line whose slot divides it.
+    fn routing_clock_tick(&mut self, now: SimTime, imp: u32, q: &mut EventQueue<Ev>) {
+        let i = &self.imps[imp as usize];
+        let ticks = i.cpu.ticks;
+        let due = i.lines.iter().any(|l| {
+            self.on_imp_clock(l.id)
+                .is_some_and(|every| ticks.is_multiple_of(every))
+        });
+        if due {
+            let at = i.cpu.clock_done().max(now);
+            q.schedule(at, Ev::RoutingAtTick { imp });
+        }
+    }
+
+    /// Every line of `imp` whose slot its last tick ended has its routing send opportunity
+    /// ([`crate::imp::Imp::routing_opportunity`]), in the IMP's line order.
+    pub(super) fn routing_at_tick(&mut self, now: SimTime, imp: u32, q: &mut EventQueue<Ev>) {
+        let ticks = self.imps[imp as usize].cpu.ticks;
+        let links: Vec<u32> = self.imps[imp as usize].lines.iter().map(|l| l.id).collect();
+        for link in links {
+            if !self
+                .on_imp_clock(link)
+                .is_some_and(|every| ticks.is_multiple_of(every))
+            {
+                continue;
+            }
+            let (slot, by_load) = self.routing_slot(link);
+            let line = self.link_at[link as usize].1 as usize;
+            self.step(now, imp, q, |i, out| {
+                i.routing_opportunity(line, slot, by_load, out)
+            });
+        }
+    }
+
+    /// With `routing_clock = "imp-tick-1973"`, a line whose routing follows its load counts
+    /// its opportunities on its IMP's clock: every this many fast ticks (its slot in fast
+    /// ticks, at least one). `None`: the line keeps its own clock ([`Ev::RoutingTick`]).
+    pub(super) fn on_imp_clock(&self, link: u32) -> Option<u64> {
+        if self.params.routing_clock != RoutingClock::ImpTick1973 {
+            return None;
+        }
+        let (slot, by_load) = self.routing_slot(link);
+        by_load.then(|| (slot.as_nanos() / self.params.fast_tick.as_nanos().max(1)).max(1))
     }
 
     /// Time between routing send opportunities on `link`, and whether it follows the line's

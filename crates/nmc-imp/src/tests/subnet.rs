@@ -445,20 +445,70 @@ fn the_trace_names_every_frame_with_its_length() {
     assert_eq!(bits["rfnm+all"], [152].into(), "{bits:?}");
 }
 
+/// The oracle chain run once (seed 1) with `sets`, its trace as text.
+fn oracle_chain_trace(sets: &[String]) -> String {
+    let b = TraceBuf::default();
+    let sets: Vec<Override> = sets.iter().map(|s| s.parse().unwrap()).collect();
+    let s: ImpScenario = load("oracle-chain.toml", ORACLE_CHAIN, &sets).unwrap();
+    run(&s, 1, Trace::to_writer(b.clone()), &mut |_| {}).unwrap();
+    String::from_utf8(b.0.lock().unwrap().clone()).unwrap()
+}
+
+/// `routing_clock = "imp-tick-1973"` (BBN 3050 p. 163 `JOBF` → `RSTOUT`, p. 164 `RSTO2`): an
+/// IMP's lines have their routing send opportunities at its own fast ticks, all at the same
+/// tick, every 5 ticks (128 ms) on an idle 50 kbit/s line. On an IMP of the oracle chain that
+/// the traffic does not reach, each routing message on one of its lines starts at the same
+/// moment as one on its other line; with the lines' own clocks (`line-slots`) none does.
+#[test]
+fn routing_goes_at_the_imps_ticks_on_every_line_at_once() {
+    let sends = |clock: &str| {
+        let text = oracle_chain_trace(&[
+            "traffic.0.count=10".to_string(),
+            format!("network.params.routing_clock=\"{clock}\""),
+        ]);
+        let mut by_line: std::collections::BTreeMap<String, Vec<u64>> = Default::default();
+        for l in text.lines().filter(|l| l.contains(r#""kind":"routing""#)) {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            if v["from"] == "IMP7" {
+                let t = v["t_ns"].as_u64().unwrap();
+                by_line
+                    .entry(v["to"].as_str().unwrap().into())
+                    .or_default()
+                    .push(t);
+            }
+        }
+        (by_line["IMP6"].clone(), by_line["IMP8"].clone())
+    };
+    let (west, east) = sends("imp-tick-1973");
+    assert!(west.len() > 100, "{} routing messages", west.len());
+    assert_eq!(west, east, "every line of the IMP at the same tick");
+    // Every 5 fast ticks; the one at the slow tick (every 25th) waits for its work
+    // (`slow_tick_516`, 6.72 ms in the 1974 profile), so the opportunities keep 640 ms a round.
+    let (tick, slow) = (25_600_000_u64, 6_720_000_u64);
+    let gaps: Vec<u64> = west.windows(2).map(|w| w[1] - w[0]).collect();
+    assert!(
+        gaps.iter()
+            .all(|&g| [5 * tick, 5 * tick + slow, 5 * tick - slow].contains(&g)),
+        "an idle 50 kbit/s line: every 5 fast ticks, {gaps:?}"
+    );
+    assert!(
+        gaps.windows(5).all(|w| w.iter().sum::<u64>() == 25 * tick),
+        "{gaps:?}"
+    );
+    let (west, east) = sends("line-slots");
+    assert!(
+        west.iter().all(|t| !east.contains(t)),
+        "each line on its own clock"
+    );
+}
+
 #[test]
 fn a_queued_frame_waits_for_the_output_routine() {
     let starts = |gap: &str| {
-        let b = TraceBuf::default();
-        let sets: Vec<Override> = [
+        let text = oracle_chain_trace(&[
             "traffic.0.count=30".to_string(),
             format!("network.params.output_gap_516={gap}"),
-        ]
-        .iter()
-        .map(|s| s.parse().unwrap())
-        .collect();
-        let s: ImpScenario = load("oracle-chain.toml", ORACLE_CHAIN, &sets).unwrap();
-        run(&s, 1, Trace::to_writer(b.clone()), &mut |_| {}).unwrap();
-        let text = String::from_utf8(b.0.lock().unwrap().clone()).unwrap();
+        ]);
         let mut gaps = Vec::new();
         let mut last: Option<(u64, bool)> = None;
         for l in text.lines().filter(|l| {
