@@ -146,6 +146,10 @@ pub fn model_config(s: &ImpConfig, modelled_host: &dyn Fn(&str) -> bool) -> ImpC
         _ => false,
     });
     m.network.routing = RoutingMode::Static;
+    // A numbered GVB's reply (`gvb_number = "mesget-1973"`) is not carried across the boundary
+    // (`Stepper::with_outside_imps` refuses it): the modelled IMPs give back unnumbered, as
+    // before the fourteenth rule; the emulated ones run the program.
+    m.network.params.gvb_number = nmc_imp::params::GvbNumber::None;
     m.record.clear();
     m.trace = false;
     m

@@ -218,7 +218,12 @@ pub const RESIDUALS: &[Residual] = &[
                 previous message's last packet, and the line then stays idle 32.0 ms (33 of 38) \
                 until the message's packet 1 (5.4 % of the experiment); 19 come 26.9 ms after a \
                 GVB. The model's are followed by packet 1 after 4.4-8.7 ms, an ALL from a RFNM \
-                being in hand by the request's acknowledgement",
+                being in hand by the request's acknowledgement. The fourteenth candidate (5 \
+                Dec 2026; the profile v2-1974-10-program: every rule read in or measured on \
+                the program together) passes the phase rule (rows on both 227 -> 377 of 528, \
+                every class closer; 41 of 66 at the first phase) and brings the 516 4-hop rows \
+                within at 6 of 8 phases; not yet adopted (RFC 632's trace experiment finds no \
+                overtaking under it; how-to oracle.md)",
     },
     Residual {
         experiments: &["516-4out-4hop", "516-8out-4hop"],

@@ -328,7 +328,7 @@ fn bad_generators_events_and_hosts_are_named() {
         (
             MOFFETT_SRI,
             &["network.profile=rfc632-fix-c"],
-            "known: v2-1974-10, v3-1975-02, v3-1975-05, v3-1975-02-calibrated, v3-1975-05-calibrated, arpanet-1983, rfc632-current, rfc632-fix-a, rfc632-fix-b, rfc626-accept-all",
+            "known: v2-1974-10, v2-1974-10-program, v3-1975-02, v3-1975-05, v3-1975-02-calibrated, v3-1975-05-calibrated, arpanet-1983, rfc632-current, rfc632-fix-a, rfc632-fix-b, rfc626-accept-all",
         ),
         (
             MOFFETT_SRI,
