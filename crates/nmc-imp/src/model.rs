@@ -119,7 +119,9 @@ pub struct Subnet {
     /// Links whose next packet frame is to be hit by a line error.
     pub(crate) corrupt_next: BTreeSet<u32>,
     /// Source IMPs whose next single-packet message leaves by this link instead of its route.
-    pub(crate) detours: BTreeMap<u32, u32>,
+    pub(crate) detours: BTreeMap<u32, (u32, Option<SimDuration>)>,
+    /// When each IMP last sent a single-packet message the first time (a detour's `within`).
+    pub(crate) last_single_sent: BTreeMap<u32, SimTime>,
     /// How packets are routed, which lines are up, and the loop records.
     pub(crate) routing: Routing,
     /// Per IMP, the hosts that a freed resource may let go on: those the last `host_try` left
@@ -265,6 +267,7 @@ impl Subnet {
             actions: Vec::new(),
             corrupt_next: BTreeSet::new(),
             detours: BTreeMap::new(),
+            last_single_sent: BTreeMap::new(),
             obs: Observer::new(sample_period, watch, watch_stream),
         }
     }

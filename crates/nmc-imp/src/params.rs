@@ -982,8 +982,9 @@ impl ImpParams {
     /// Each was tried alone against the program and not adopted; together they passed the
     /// rule stated before the run (`nmc oracle compare --phases 8`, 5 Dec 2026: rows on both
     /// 227 → 377 of 528, every class closer; the how-to `oracle.md`). **Not yet adopted into
-    /// `v2-1974-10`**: under it RFC 632's scripted detour at MOFFETT makes no message overtake
-    /// (`rfc632-trace`), which has to be understood, and the scoreboard re-measured, first.
+    /// `v2-1974-10`**: the scoreboard has to be re-measured under it and every row it moves
+    /// named first (RFC 632's trace experiment, whose fixed detour moment made no message
+    /// overtake under it, now picks its moment: `rfc632_trace::OVERTAKE_WITHIN`).
     pub(crate) fn v2_1974_10_program() -> Self {
         let p = Self::v2_1974_10();
         ImpParams {

@@ -304,6 +304,11 @@ pub enum EventSpec {
         imp: String,
         /// The neighbour it goes to instead.
         via: String,
+        /// If given, only a message sent within this long of the message `imp` sent before it
+        /// is detoured (a later one waits for the next that is): one that can overtake its
+        /// predecessor, whatever the phase of the messages at `at`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        within: Option<SimDuration>,
     },
 }
 

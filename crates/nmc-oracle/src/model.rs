@@ -222,8 +222,8 @@ pub const RESIDUALS: &[Residual] = &[
                 Dec 2026; the profile v2-1974-10-program: every rule read in or measured on \
                 the program together) passes the phase rule (rows on both 227 -> 377 of 528, \
                 every class closer; 41 of 66 at the first phase) and brings the 516 4-hop rows \
-                within at 6 of 8 phases; not yet adopted (RFC 632's trace experiment finds no \
-                overtaking under it; how-to oracle.md)",
+                within at 6 of 8 phases; not yet adopted (the scoreboard is to be re-measured \
+                under it first; how-to oracle.md)",
     },
     Residual {
         experiments: &["516-4out-4hop", "516-8out-4hop"],

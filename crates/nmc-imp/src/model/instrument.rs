@@ -12,7 +12,7 @@
 //!   stream at the source IMP").
 
 use super::{Ev, Subnet, Tick, Tr};
-use nmc_sim::{EventQueue, SimTime};
+use nmc_sim::{EventQueue, SimDuration, SimTime};
 
 /// The IMP message generator's state.
 #[derive(Clone, Debug)]
@@ -41,12 +41,15 @@ pub(crate) enum Action {
         /// The link (one direction of a line).
         link: u32,
     },
-    /// The next single-packet message from `imp` leaves by `link`.
+    /// The next single-packet message from `imp` leaves by `link` (with `within`: the next
+    /// sent within that long of the one before it).
     Detour {
         /// The source IMP.
         imp: u32,
         /// The link it leaves by instead of its route.
         link: u32,
+        /// Only a message this close behind its predecessor.
+        within: Option<SimDuration>,
     },
     /// The generator of host `host` stops offering messages.
     Pause {
@@ -99,8 +102,8 @@ impl Subnet {
             Action::LineError { link } => {
                 self.corrupt_next.insert(link);
             }
-            Action::Detour { imp, link } => {
-                self.detours.insert(imp, link);
+            Action::Detour { imp, link, within } => {
+                self.detours.insert(imp, (link, within));
             }
             Action::Pause { host } | Action::Resume { host } => {
                 if let Some(g) = self.hosts[host as usize].generator.as_mut() {

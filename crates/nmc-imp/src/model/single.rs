@@ -60,8 +60,17 @@ impl Subnet {
         };
         let dst = packet.dst;
         let id = self.slab.insert(packet);
-        let l = match self.detours.remove(&src) {
-            Some(l) => {
+        let before = if again {
+            None
+        } else {
+            self.last_single_sent.insert(src, now)
+        };
+        let detour = self.detours.get(&src).copied().filter(|&(_, within)| {
+            within.is_none_or(|w| before.is_some_and(|t| now.since(t) <= w))
+        });
+        let l = match detour {
+            Some((l, _)) => {
+                self.detours.remove(&src);
                 self.enqueue(l, id, Hold::Copy);
                 l
             }

@@ -417,11 +417,23 @@ fn line_events(
                     line(a, b).ok_or_else(|| BuildError(format!("{at}: no line {from}–{to}")))?;
                 actions.push((*t, Action::LineError { link }));
             }
-            EventSpec::Detour { at: t, imp: i, via } => {
+            EventSpec::Detour {
+                at: t,
+                imp: i,
+                via,
+                within,
+            } => {
                 let (a, b) = (imp(i, "imp")?, imp(via, "via")?);
                 let link = line(a, b)
                     .ok_or_else(|| BuildError(format!("{at}: `{i}` has no line to `{via}`")))?;
-                actions.push((*t, Action::Detour { imp: a, link }));
+                actions.push((
+                    *t,
+                    Action::Detour {
+                        imp: a,
+                        link,
+                        within: *within,
+                    },
+                ));
             }
         }
     }

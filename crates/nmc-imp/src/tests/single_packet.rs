@@ -352,3 +352,40 @@ fn bad_generators_events_and_hosts_are_named() {
         .to_string();
     assert!(e.contains("outstandng"), "{e}");
 }
+
+/// A detour with `within` takes only a message sent that close behind its predecessor: with
+/// 1 ns none is, so nothing leaves by AMES and nothing is overtaken; with 10 s the first after
+/// 10 s is (as without `within`), and it overtakes.
+#[test]
+fn a_detour_within_takes_only_a_message_close_behind_its_predecessor() {
+    let overtakings = |within: &str| {
+        let events = format!(
+            r#"network.events=[{{ kind = "detour", at = "10s", imp = "MOFFETT", via = "AMES", within = "{within}" }}]"#
+        );
+        let s = scenario(
+            MOFFETT_SRI,
+            &["duration=12s", r#"record=["messages", "e2e"]"#, &events],
+        );
+        let o = once(&s);
+        let base = once(&scenario(
+            MOFFETT_SRI,
+            &[
+                "duration=12s",
+                r#"record=["messages", "e2e"]"#,
+                DETOUR_AT_10S,
+            ],
+        ));
+        let launched = |o: &Outcome| -> Vec<(Option<u64>, u32)> {
+            o.messages
+                .iter()
+                .map(|m| (m.launched_ns, m.retransmissions))
+                .collect()
+        };
+        (
+            overtaken(&o.e2e, "MOFFETT", "SRI", 0).is_some(),
+            launched(&o) == launched(&base),
+        )
+    };
+    assert_eq!(overtakings("1ns"), (false, false));
+    assert_eq!(overtakings("10s"), (true, true));
+}
