@@ -213,9 +213,9 @@ pub const RESIDUALS: &[Residual] = &[
                 packet at 4 hops at the start phase (19 REQALLs in 120, round trip 309 ms), but \
                 over 8 phases the 516 rows stay 7-8 % fast at 4 hops and at 5 and 7-9 hops \
                 become 5-7 % short; rows on both 227 -> 167 of 528: not adopted. The program's REQALLs at \
-                4 hops (516-4-pass1 traced): after the first six, every one of its 38 leaves at \
-                the same point of the 640 ms slow-tick cycle (within 0.4 ms), queued behind the \
-                previous message's last packet, and the line then stays idle 32.0 ms (33 of 38) \
+                4 hops (516-4-pass1 traced): all but the first six (32 of 38) leave at the same \
+                point of the 640 ms slow-tick cycle (within 0.4 ms); each goes right behind the \
+                previous message's last packet (0.4-0.5 ms after it in 35 of 37), and the line then stays idle 32.0 ms (33 of 38) \
                 until the message's packet 1 (5.4 % of the experiment); 19 come 26.9 ms after a \
                 GVB. The model's are followed by packet 1 after 4.4-8.7 ms, an ALL from a RFNM \
                 being in hand by the request's acknowledgement. The fourteenth candidate (5 \
