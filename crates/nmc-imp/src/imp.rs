@@ -2188,7 +2188,7 @@ mod tests {
     /// A line sends one frame at a time: a packet goes with the acknowledgements owed to the
     /// neighbour piggy-backed; nothing more starts until it has gone, when its retransmission
     /// timer starts (K&O §III's 125 ms, plus the line's round trip); then, with nothing else to
-    /// send, an acknowledgement owed since goes alone.
+    /// send, an acknowledgement owed since goes alone once the output routine is done.
     #[test]
     fn a_frame_carries_the_acknowledgements_owed_and_holds_the_line_until_sent() {
         use frames::*;
@@ -2221,7 +2221,21 @@ mod tests {
                 .generation,
         };
         let at = SimTime::from_nanos(157_000_000);
-        assert_eq!(out, [Output::Timer { at, timer }], "its wake-up asked for");
+        // The acknowledgement waits for the output routine (BBN 3050 pp. 105–107,
+        // `output_gap_516`, measured on the program).
+        let gap = x.costs().output_gap;
+        assert!(!gap.is_zero());
+        let ready = Output::Timer {
+            at: sent + gap,
+            timer: TimerId::OutputReady { line: TO_B },
+        };
+        assert_eq!(
+            out,
+            [Output::Timer { at, timer }, ready],
+            "its wake-up asked for"
+        );
+        assert_eq!(x.poll_transmit(TO_B), None, "the output routine first");
+        x.output_ready(TO_B, &mut Vec::new());
         let t = x
             .poll_transmit(TO_B)
             .expect("the acknowledgement goes alone");

@@ -75,6 +75,7 @@ pub use boundary::{
 pub(crate) use event::{Ev, Tick};
 pub(crate) use host::{Handed, Host, Pump, Waiting, Window};
 pub(crate) use instrument::{Action, Generator};
+use streams::clock_stream;
 pub(crate) use streams::pairs_stream;
 pub use streams::{background_stream, line_stream};
 use trace::Tr;
@@ -87,7 +88,7 @@ use crate::observe::{
 use crate::imp::{Imp, ImpSettings, Limits, Output, TimerId};
 use crate::link::Link;
 use crate::packet::{MsgId, Slab, Stream};
-use crate::params::ImpParams;
+use crate::params::{ImpClocks, ImpParams};
 use crate::routing::Routing;
 use crate::topology::Topology;
 use nmc_sim::{EventQueue, Model, RngStreams, SimDuration, SimTime, Trace};
@@ -122,6 +123,8 @@ pub struct Subnet {
     pub(crate) detours: BTreeMap<u32, (u32, Option<SimDuration>)>,
     /// When each IMP last sent a single-packet message the first time (a detour's `within`).
     pub(crate) last_single_sent: BTreeMap<u32, SimTime>,
+    /// When each IMP's clock first ticks (`imp_clocks`).
+    clock_start: Vec<SimDuration>,
     /// How packets are routed, which lines are up, and the loop records.
     pub(crate) routing: Routing,
     /// Per IMP, the hosts that a freed resource may let go on: those the last `host_try` left
@@ -229,6 +232,7 @@ impl Subnet {
             ));
             link_at.push((d.from, k));
         }
+        let clock_start = clock_starts(&params, &mut imps, &streams);
         let watched = hosts.iter().enumerate().find_map(|(k, h)| {
             let dst = h
                 .pump
@@ -268,6 +272,7 @@ impl Subnet {
             corrupt_next: BTreeSet::new(),
             detours: BTreeMap::new(),
             last_single_sent: BTreeMap::new(),
+            clock_start,
             obs: Observer::new(sample_period, watch, watch_stream),
         }
     }
@@ -320,16 +325,34 @@ impl Subnet {
         for &t in &self.obs.slice_at {
             q.schedule(SimTime::ZERO + t, Ev::Observe(Tick::Slice));
         }
-        // Each IMP's clock, staggered over one fast tick.
-        let m = self.imps.len().max(1) as u64;
-        for imp in 0..self.imps.len() {
-            let phase = self.params.fast_tick.as_nanos() * imp as u64 / m;
-            q.schedule(SimTime::from_nanos(phase), Ev::Clock { imp: imp as u32 });
+        // Each IMP's clock, from its first tick (`imp_clocks`).
+        for (imp, &first) in self.clock_start.iter().enumerate() {
+            q.schedule(SimTime::ZERO + first, Ev::Clock { imp: imp as u32 });
         }
         self.schedule_background(q, self.background_start);
         self.schedule_instruments(q);
         self.schedule_line_events(q);
     }
+}
+
+/// When each IMP's clock first ticks, and its count of ticks set so that its slow ticks fall
+/// where `imp_clocks` puts them ([`ImpClocks`]).
+fn clock_starts(params: &ImpParams, imps: &mut [Imp], streams: &RngStreams) -> Vec<SimDuration> {
+    let fast = params.fast_tick.as_nanos();
+    let m = imps.len().max(1) as u64;
+    let mut rng = streams.stream(clock_stream());
+    let every = u64::from(params.slow_tick_every.max(1));
+    imps.iter_mut()
+        .enumerate()
+        .map(|(k, imp)| match params.imp_clocks {
+            // Staggered over one fast tick in the IMPs' order.
+            ImpClocks::Together => SimDuration::from_nanos(fast * k as u64 / m),
+            ImpClocks::Apart => {
+                imp.cpu.ticks = rng.uniform_inclusive(0, every - 1);
+                SimDuration::from_nanos(rng.uniform_inclusive(0, fast.max(1) - 1))
+            }
+        })
+        .collect()
 }
 
 impl Model for Subnet {
@@ -422,6 +445,9 @@ mod tests {
         let background: BTreeSet<u64> = (0..=u16::MAX as usize).map(background_stream).collect();
         let pairs: BTreeSet<u64> = (0..1000).map(pairs_stream).collect();
         assert_eq!(lines.len(), 400_000);
+        for set in [&lines, &background, &pairs] {
+            assert!(!set.contains(&clock_stream()));
+        }
         assert!(lines.is_disjoint(&background));
         assert!(lines.is_disjoint(&pairs));
         assert!(background.is_disjoint(&pairs));
@@ -434,6 +460,59 @@ mod tests {
         assert!(line_stream(999) < background_stream(0));
         assert!(background_stream(max_imps - 1) < line_stream(1000));
         assert!(line_stream(16 * max_imps) < pairs_stream(0));
+        assert!(pairs_stream(1000) < clock_stream());
+    }
+}
+
+#[cfg(test)]
+mod clock_tests {
+    use super::*;
+    use crate::params::ImpModel;
+
+    /// Ten IMPs' first ticks and tick counts under `clocks`, from `seed`.
+    fn starts(clocks: ImpClocks, seed: u64) -> (Vec<SimDuration>, Vec<u64>) {
+        let mut p = ImpParams::v2_1974_10();
+        p.imp_clocks = clocks;
+        let mut imps: Vec<Imp> = (0..10)
+            .map(|i| {
+                let own = ImpSettings::test(ImpModel::H516, 40, 10);
+                Imp::new(i, format!("IMP{i}"), own, Limits::of(&p))
+            })
+            .collect();
+        let s = clock_starts(&p, &mut imps, &RngStreams::new(seed));
+        (s, imps.iter().map(|i| i.cpu.ticks).collect())
+    }
+
+    /// When each IMP's first slow tick comes (every 25th tick, counted from its count).
+    fn slow_ticks(s: &[SimDuration], ticks: &[u64]) -> Vec<u64> {
+        let fast = ImpParams::v2_1974_10().fast_tick.as_nanos();
+        s.iter()
+            .zip(ticks)
+            .map(|(t, &k)| t.as_nanos() + (24 - k % 25) * fast)
+            .collect()
+    }
+
+    /// `imp_clocks = "together"`: every IMP's clock started at one instant, the first ticks
+    /// staggered over one fast tick, so every slow tick falls in the same fast tick (the
+    /// recorded runs of the program). `"apart"`: each at a phase of its own, drawn from the
+    /// seed — the same for the same seed — so the slow ticks spread over the 640 ms cycle.
+    #[test]
+    fn imp_clocks_start_together_or_apart() {
+        let fast = 25_600_000;
+        let (s, k) = starts(ImpClocks::Together, 1);
+        assert_eq!(s[9].as_nanos(), fast * 9 / 10);
+        assert!(k.iter().all(|&k| k == 0));
+        let slow = slow_ticks(&s, &k);
+        assert!(slow.iter().max().unwrap() - slow.iter().min().unwrap() < fast);
+        let (a, ka) = starts(ImpClocks::Apart, 1);
+        assert_eq!((a.clone(), ka.clone()), starts(ImpClocks::Apart, 1));
+        assert_ne!((a.clone(), ka.clone()), starts(ImpClocks::Apart, 2));
+        assert!(a.iter().all(|t| t.as_nanos() < fast) && ka.iter().all(|&k| k < 25));
+        let slow = slow_ticks(&a, &ka);
+        assert!(
+            slow.iter().max().unwrap() - slow.iter().min().unwrap() > 10 * fast,
+            "{slow:?}"
+        );
     }
 }
 

@@ -165,10 +165,10 @@ pub struct ImpParams {
     /// program itself** (issue 71; not fitted to any outcome): on `nmc-h316`, between two
     /// back-to-back data frames the line is idle a median 0.73 ms on 316s and 0.44 ms on 516s,
     /// about 460 memory cycles on both (`data/oracle/emulated/per-hop/README.md`, 9 hops,
-    /// 8-packet messages, IMPs 11–19). `0` (the profile's default until it is tested; see
-    /// that README): the next frame starts at once, as the model always did.
+    /// 8-packet messages, IMPs 11–19). `v2-1974-10` since 5 Dec 2026 (issue 71's fourteenth
+    /// candidate); `0` in the version 3 profiles: the next frame starts at once.
     pub(crate) output_gap_316: SimDuration,
-    /// The same on a 516 (460 cycles × 0.96 µs = 0.4416 ms measured; `0` by default).
+    /// The same on a 516 (460 cycles × 0.96 µs = 0.4416 ms measured).
     pub(crate) output_gap_516: SimDuration,
     /// How a reply (RFNM) reaches its source host (see [`ReplyToHost`]).
     pub(crate) reply_to_host: ReplyToHost,
@@ -220,7 +220,11 @@ pub struct ImpParams {
     /// [`BackgroundLevel`]).
     pub(crate) background_level: BackgroundLevel,
     /// CPU time of a slow tick (`RUTCLK`, `RUTOUT`, `DEDI`: ~7,000 cycles, the routing
-    /// computation), also at timeout level (listing pp. 171, 226–236).
+    /// computation), also at timeout level (listing pp. 171, 226–236). The cycle counts here
+    /// and for the fast tick and the routing messages (×1.6 µs, ×0.96 µs) are the version 3
+    /// profiles' values; `v2-1974-10` has the four as measured on the program itself since 5
+    /// Dec 2026 (median on `nmc-h316`, two idle IMPs: 22.46 / 13.48 ms; example
+    /// `timeout_level`), with issue 71's fourteenth candidate.
     pub(crate) slow_tick_316: SimDuration,
     /// The same on a 516.
     pub(crate) slow_tick_516: SimDuration,
@@ -330,6 +334,8 @@ pub struct ImpParams {
     pub(crate) routing_null: RoutingNull,
     /// When a line's routing send opportunities come (see [`RoutingClock`]).
     pub(crate) routing_clock: RoutingClock,
+    /// Whether the IMPs' clocks start together or apart (see [`ImpClocks`]).
+    pub(crate) imp_clocks: ImpClocks,
     /// When a version 2 message asks for its number (see [`NumberWait`]).
     pub number_wait: NumberWait,
 }
@@ -368,6 +374,27 @@ pub(crate) enum RoutingClock {
     /// down to one (at least one tick).
     #[serde(rename = "imp-tick-1973")]
     ImpTick1973,
+}
+
+/// How the IMPs' clocks (the fast tick, and every `slow_tick_every`-th the slow tick) stand to
+/// each other when the run starts (`imp_clocks`). The sources give no phase: the program's
+/// clock starts when the IMP is loaded (BBN 3050 p. 161).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum ImpClocks {
+    /// Every IMP started at one instant: the first ticks staggered over one fast tick in the
+    /// IMPs' order, every IMP's slow tick in the same fast tick. As nmc's recorded runs of the
+    /// program (the SIMH instances share one epoch, the emulator starts every IMP at 0), so
+    /// `scenarios/oracle-chain.toml` sets it; the model before 5 Dec 2026.
+    Together,
+    /// Each IMP loaded at a moment of its own: its fast tick at a phase drawn uniformly over one
+    /// fast tick, and its slow tick at one drawn uniformly over the slow-tick cycle (25 fast
+    /// ticks, 640 ms), from the run's seed on a stream of their own. **Choice**: the 1974
+    /// network's IMPs were loaded and restarted one by one, and nothing in the program sets
+    /// one IMP's clock by another's; with routing on the IMP's clock (`routing_clock =
+    /// "imp-tick-1973"`) IMPs started together would all send their routing messages, and
+    /// hold their processors at the slow tick, within one fast tick of each other.
+    Apart,
 }
 
 /// Whether a null packet goes before each routing message a line sends at its routing
@@ -764,30 +791,35 @@ impl ImpParams {
             host_retry: HostRetry::FastTick,
             // The 1973 program's host interface (issue 71 §4).
             host_queue_check: HostQueueCheck::AfterInput1973,
-            host_packet_entry: HostPacketEntry::AtOnce,
+            // The 1973 program's host interface (issue 71 §4; p. 133 `H2TASK`): adopted with the
+            // fourteenth candidate, 5 Dec 2026 (see the end of this function).
+            host_packet_entry: HostPacketEntry::AfterTask1973,
             processing_316: BitRate::from_kbps(700),
             processing_516: BitRate::from_kbps(850),
             default_imp: ImpModel::H316,
-            // Cycles × 1.6 µs (316) and × 0.96 µs (516): see the fields' comments.
-            routing_update_316: SimDuration::from_micros(9_360),
-            routing_update_516: SimDuration::from_micros(5_616),
-            routing_repeat_316: SimDuration::from_micros(1_600),
-            routing_repeat_516: SimDuration::from_micros(960),
+            // The timeout level as measured on the program (medians on nmc's emulator, two
+            // idle IMPs, 4 Dec 2026: the example `timeout_level`, the how-to `oracle.md`);
+            // the listing's cycle counts stay in `with_earlier_program_rules` (the fields' comments).
+            routing_update_316: SimDuration::from_micros(11_101),
+            routing_update_516: SimDuration::from_micros(6_009),
+            routing_repeat_316: SimDuration::from_micros(1_702),
+            routing_repeat_516: SimDuration::from_micros(1_025),
             null_packet_316: SimDuration::from_micros(416),
             null_packet_516: SimDuration::from_micros(250),
             fast_tick: SimDuration::from_micros(25_600),
             slow_tick_every: 25,
-            fast_tick_316: SimDuration::from_micros(800),
-            fast_tick_516: SimDuration::from_micros(480),
-            slow_tick_316: SimDuration::from_micros(11_200),
-            slow_tick_516: SimDuration::from_micros(6_720),
+            fast_tick_316: SimDuration::from_micros(1_099),
+            fast_tick_516: SimDuration::from_micros(660),
+            slow_tick_316: SimDuration::from_micros(22_463),
+            slow_tick_516: SimDuration::from_micros(13_481),
             tip_work_316: SimDuration::ZERO,
             fake_host_word_316: SimDuration::from_nanos(35_200),
             fake_host_word_516: SimDuration::from_nanos(21_120),
             fake_host_packet_316: SimDuration::from_nanos(1_211 * 1_600),
             fake_host_packet_516: SimDuration::from_nanos(1_211 * 960),
-            output_gap_316: SimDuration::ZERO,
-            output_gap_516: SimDuration::ZERO,
+            // Measured on the program (`data/oracle/emulated/per-hop/README.md`).
+            output_gap_316: SimDuration::from_micros(736),
+            output_gap_516: SimDuration::from_nanos(441_600),
             reply_to_host: ReplyToHost::Leader1973,
             reply_task_316: SimDuration::from_micros(1_296),
             reply_task_516: SimDuration::from_nanos(777_600),
@@ -827,14 +859,59 @@ impl ImpParams {
             // The 1973 program's request for 8 (issue 71 §4: the program is the authority on
             // the mechanism; K&O §II's words hold for it).
             reqall_path: ReqallPath::HostPacket1973,
+            // The fourteenth candidate of issue 71 (with the output gap, the host packet's
+            // entry and the timeout level above): every rule read in the 1973 program or
+            // measured on it that the profile lacked, together. Each alone had failed the
+            // rule; together they passed the rule stated before the run (`nmc oracle compare
+            // --phases 8`, 5 Dec 2026: rows agreeing on both 227 -> 377 of 528, every class's
+            // round trip closer); adopted 5 Dec 2026, every scoreboard row it moved named in
+            // the how-to `oracle.md`. ALL claimed at `HIPLT5` (p. 130), the request's message
+            // looked at again at the fast ticks (p. 130, p. 117 `HIWM`), a GVB holding a
+            // message number (p. 55 `B2C`), a null before each routing message (p. 164
+            // `RSTO6`), routing at the IMP's fast ticks (pp. 163–164, 171).
+            reqall_claim: ReqallClaim::AtAll1973,
+            reqall_wake: ReqallWake::FastTick1973,
+            gvb_number: GvbNumber::Mesget1973,
+            routing_null: RoutingNull::Before1973,
+            routing_clock: RoutingClock::ImpTick1973,
+            // **Choice** (5 Dec 2026, stated before its run; see [`ImpClocks::Apart`]).
+            imp_clocks: ImpClocks::Apart,
+            // The 1973 program's order and wake-ups (issue 71 §4; adopted 5 Dec 2026 by the
+            // rule stated before its run, on `nmc oracle compare --phases 8`).
+            number_wait: NumberWait::LeaderTick1973,
+        }
+    }
+
+    /// `p` with the rules and costs `v2-1974-10` had before the fourteenth candidate of issue
+    /// 71 was adopted (5 Dec 2026): the timeout level's costs from the listing's cycle counts
+    /// (see the fields' comments), no gap between frames, a host's packet on at once, the ALL
+    /// claimed when the request is acknowledged, the request's message looked at again at
+    /// once, GVBs without numbers, no null before routing, routing opportunities staggered
+    /// over the line's slot, every IMP's clock started together. The version 3 profiles keep them: the candidate was measured on
+    /// and tested against the 1973 program only (**choice**, 1975 as before, as for every
+    /// rule adopted from that program alone). `v2-1974-10-earlier` is `v2-1974-10` with them,
+    /// to run any experiment as it was before the adoption.
+    fn with_earlier_program_rules(p: Self) -> Self {
+        ImpParams {
+            host_packet_entry: HostPacketEntry::AtOnce,
+            // Cycles × 1.6 µs (316) and × 0.96 µs (516).
+            routing_update_316: SimDuration::from_micros(9_360),
+            routing_update_516: SimDuration::from_micros(5_616),
+            routing_repeat_316: SimDuration::from_micros(1_600),
+            routing_repeat_516: SimDuration::from_micros(960),
+            fast_tick_316: SimDuration::from_micros(800),
+            fast_tick_516: SimDuration::from_micros(480),
+            slow_tick_316: SimDuration::from_micros(11_200),
+            slow_tick_516: SimDuration::from_micros(6_720),
+            output_gap_316: SimDuration::ZERO,
+            output_gap_516: SimDuration::ZERO,
             reqall_claim: ReqallClaim::AtAck,
             reqall_wake: ReqallWake::AtOnce,
             gvb_number: GvbNumber::None,
             routing_null: RoutingNull::None,
             routing_clock: RoutingClock::LineSlots,
-            // The 1973 program's order and wake-ups (issue 71 §4; adopted 5 Dec 2026 by the
-            // rule stated before its run, on `nmc oracle compare --phases 8`).
-            number_wait: NumberWait::LeaderTick1973,
+            imp_clocks: ImpClocks::Together,
+            ..p
         }
     }
 
@@ -857,8 +934,11 @@ impl ImpParams {
     /// a single-packet message's RFNM (`single_rfnm_316`/`_516` 0: made at once): the 1973
     /// background's time for it was measured on that program only. Its messages ask for their
     /// number at packet 1 (`number_wait = "at-first-packet"`): version 3's numbers are its
-    /// transmit blocks' (K&O §VI), not the 1973 program's `MESGET`.
+    /// transmit blocks' (K&O §VI), not the 1973 program's `MESGET`. The rules and costs of issue
+    /// 71's fourteenth candidate, measured on the 1973 program alone, are as before it
+    /// (`with_earlier_program_rules`, and the profile `v2-1974-10-earlier`).
     pub fn v3_1975_02() -> Self {
+        let p = Self::with_earlier_program_rules(Self::v2_1974_10());
         ImpParams {
             message_processing: MessageProcessing::V3,
             message_numbers: 8,
@@ -870,7 +950,7 @@ impl ImpParams {
             single_rfnm_516: SimDuration::ZERO,
             single_rfnm_host_316: SimDuration::ZERO,
             single_rfnm_host_516: SimDuration::ZERO,
-            ..Self::v2_1974_10()
+            ..p
         }
     }
 
@@ -969,44 +1049,11 @@ impl ImpParams {
         }
     }
 
-    /// `v2-1974-10-program`: `v2-1974-10` with the fourteenth candidate of issue 71 — every
-    /// rule read in BBN's 1973 IMP program (3050) or measured on it that `v2-1974-10` does not
-    /// have, together: the gap between queued frames (`output_gap_*`, about 460 memory
-    /// cycles, pp. 105–107), a host's packet on once the task has taken it
-    /// (`host_packet_entry`, p. 133 `H2TASK`), the ALL taken at once by a message whose request
-    /// waits (`reqall_claim`, p. 130 `HIPLT5`), the timeout level's four costs as measured (4
-    /// Dec 2026, the example `timeout_level`; pp. 171, 225), the request's message looked at
-    /// again at the fast ticks (`reqall_wake`, p. 130, p. 117 `HIWM`), a GVB holding a message
-    /// number (`gvb_number`, p. 55 `B2C`), a null before each routing message (`routing_null`,
-    /// p. 164 `RSTO6`) and routing at the IMP's fast ticks (`routing_clock`, pp. 163–164).
-    /// Each was tried alone against the program and not adopted; together they passed the
-    /// rule stated before the run (`nmc oracle compare --phases 8`, 5 Dec 2026: rows on both
-    /// 227 → 377 of 528, every class closer; the how-to `oracle.md`). **Not yet adopted into
-    /// `v2-1974-10`**: the scoreboard has to be re-measured under it and every row it moves
-    /// named first (RFC 632's trace experiment, whose fixed detour moment made no message
-    /// overtake under it, now picks its moment: `rfc632_trace::OVERTAKE_WITHIN`).
-    pub(crate) fn v2_1974_10_program() -> Self {
-        let p = Self::v2_1974_10();
-        ImpParams {
-            output_gap_316: SimDuration::from_micros(736),
-            output_gap_516: SimDuration::from_nanos(441_600),
-            host_packet_entry: HostPacketEntry::AfterTask1973,
-            reqall_claim: ReqallClaim::AtAll1973,
-            // Medians on nmc's emulator, two idle IMPs (the how-to's timeout-level table).
-            slow_tick_316: SimDuration::from_micros(22_463),
-            slow_tick_516: SimDuration::from_micros(13_481),
-            fast_tick_316: SimDuration::from_micros(1_099),
-            fast_tick_516: SimDuration::from_micros(660),
-            routing_update_316: SimDuration::from_micros(11_101),
-            routing_update_516: SimDuration::from_micros(6_009),
-            routing_repeat_316: SimDuration::from_micros(1_702),
-            routing_repeat_516: SimDuration::from_micros(1_025),
-            reqall_wake: ReqallWake::FastTick1973,
-            gvb_number: GvbNumber::Mesget1973,
-            routing_null: RoutingNull::Before1973,
-            routing_clock: RoutingClock::ImpTick1973,
-            ..p
-        }
+    /// `v2-1974-10-earlier`: `v2-1974-10` as it was before issue 71's fourteenth candidate
+    /// was adopted ([`ImpParams::with_earlier_program_rules`]), to run an experiment before
+    /// and after.
+    pub(crate) fn v2_1974_10_earlier() -> Self {
+        Self::with_earlier_program_rules(Self::v2_1974_10())
     }
 
     /// `v2-1974-10` with single-packet messages treated by `rule` (RFC 632).
@@ -1022,7 +1069,7 @@ impl ImpParams {
         use SinglePacketRule::*;
         match name {
             "v2-1974-10" => Some(Self::v2_1974_10()),
-            "v2-1974-10-program" => Some(Self::v2_1974_10_program()),
+            "v2-1974-10-earlier" => Some(Self::v2_1974_10_earlier()),
             "v3-1975-02" => Some(Self::v3_1975_02()),
             "v3-1975-05" => Some(Self::v3_1975_05()),
             "v3-1975-02-calibrated" => Some(Self::v3_1975_02_calibrated()),
@@ -1041,7 +1088,7 @@ impl ImpParams {
     /// The names of the profiles, as a scenario's `profile` names them.
     pub const PROFILES: &[&str] = &[
         "v2-1974-10",
-        "v2-1974-10-program",
+        "v2-1974-10-earlier",
         "v3-1975-02",
         "v3-1975-05",
         "v3-1975-02-calibrated",

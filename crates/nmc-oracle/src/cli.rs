@@ -308,7 +308,8 @@ pub struct CompareArgs {
     nmc oracle align --timeline data/oracle/timeline-8packet-516-1hop-4out.csv --run 516-4-pass1 --experiment 516-4out-1hop --message m82\n\n\
 The model runs the recorded experiment as nmc oracle compare does (scenarios/oracle-chain.toml, \
 the experiment's machine, message and window), traced; its message is the pump's first measured \
-one unless --index says another. Each packet's step is measured from that packet's own event \
+one like the program's (one that sent a REQALL if the program's did, one that did not if it did \
+not) unless --index says another. Each packet's step is measured from that packet's own event \
 before it. Exit 1 when a step is outside one packet time of the program's.")]
 pub struct AlignArgs {
     /// The recorded timeline (a CSV of nmc oracle timeline).
@@ -324,7 +325,8 @@ pub struct AlignArgs {
     /// The recorded experiment (as in ko-chain.csv or single-packet.csv).
     #[arg(long)]
     experiment: String,
-    /// The model's message: its index among the pump's (default: the first measured one).
+    /// The model's message: its index among the pump's (default: the first measured one that,
+    /// like the program's, did or did not send a REQALL).
     #[arg(long)]
     index: Option<u64>,
     /// The recorded data (ko-chain.csv and single-packet.csv).
@@ -351,15 +353,24 @@ fn align_cmd(a: AlignArgs) -> Result<bool> {
             a.run
         );
     };
-    let index = a.index.unwrap_or_else(|| crate::model::first_measured(rec));
-    let al = crate::align::align(
-        &a.timeline,
-        a.message.as_deref(),
-        crate::model::SCENARIO,
-        &a.sets,
-        rec,
-        index,
-    )?;
+    let al = match a.index {
+        Some(index) => crate::align::align(
+            &a.timeline,
+            a.message.as_deref(),
+            crate::model::SCENARIO,
+            &a.sets,
+            rec,
+            index,
+        )?,
+        None => crate::align::align_like(
+            &a.timeline,
+            a.message.as_deref(),
+            crate::model::SCENARIO,
+            &a.sets,
+            rec,
+            crate::model::first_measured(rec),
+        )?,
+    };
     let table = crate::align::table(&al);
     print!("{table}");
     if let Some(out) = &a.out {

@@ -145,152 +145,46 @@ pub struct Residual {
 }
 
 /// The named residuals (see [`Residual`]), as of the recordings of 2 December 2026 and the
-/// profile `v2-1974-10` with the 1973 program's output limit, host retry, give-back clock,
-/// fake host and its RFNM after the message, REQALL path and host interface, the fake
-/// host's estimated work per packet (issue 71 §4), a reply's way to its host (3 Dec 2026), a
-/// single-packet RFNM made at background level (4 Dec 2026), and a message's number taken
-/// before its packet 1 with the host's wait at the fast ticks (5 Dec 2026); the 316 round
-/// trips' cause named from the program's traces and the measured timeout level (5 Dec 2026).
+/// profile `v2-1974-10` with every rule read in the 1973 program or measured on it (issue 71's
+/// fourteenth candidate, adopted 5 Dec 2026: rows agreeing on both over 8 start phases 227 ->
+/// 377 of 528). What was tried before and why it was not adopted is in the how-to `oracle.md`;
+/// `nmc oracle compare --set network.profile=v2-1974-10-earlier` shows the rows as they were.
 /// Each says what is known; "open" means the cause is not yet found.
 pub const RESIDUALS: &[Residual] = &[
     Residual {
-        experiments: &[
-            "316-4out-1hop",
-            "316-4out-3hop",
-            "316-4out-8hop",
-            "316-8out-1hop",
-            "316-8out-3hop",
-            "316-8out-8hop",
-            "516-4out-4hop",
-            "516-4out-7hop",
-            "516-8out-4hop",
-            "516-8out-9hop",
-        ],
+        experiments: &["316-4out-4hop", "316-8out-4hop", "516-4out-4hop"],
         measure: "throughput",
         cause: "the rate of REQALLs, which sets the throughput: a message whose first packet is \
-                in before an ALL (BBN 3050 p. 128 HIPLT, TALLYG) sends a request and waits \
-                (pp. 129–130, in the model since 2 Dec 2026 as reqall_path = host-packet-1973), \
-                and its spare ALL goes back as a GVB. Counted in 120 messages, the program on \
-                nmc-h316 (data/oracle/emulated/counts.csv, column reqall, runs 516-4-pass1 / \
-                316-4-pass1, 1–9 hops): 39/40 42/42 41/40 38/8 6/22 17/23 21/23 23/7 25/6; the \
-                model (nmc run scenarios/oracle-chain.toml, count.reqall; with the RFNM's way to \
-                the host, reply_to_host = leader-1973, since 3 Dec 2026): 46/54 61/62 56/36 \
-                3/3 4/10 11/34 43/67 56/120 38/10. Whether an ALL is in first is a race of a few \
-                ms between a RFNM two messages back and the next first packet; the model wins \
-                it at 4 hops where the program loses it (model 1–8 % fast), and loses it more \
-                often at 7–8 hops (5–6 % slow). On 316s at 8 hops it now loses it for every \
-                message (120 REQALLs; the program 4–27): each waits for its ALL and the model \
-                carries half the program's throughput (−51 to −53 %) at an unchanged round trip; \
-                with the reply at the host at once (reply_to_host = at-once) it lost it for 55 \
-                and was 3–6 % slow. The ALL that comes while a request waits for its \
-                acknowledgement stays in the TALLY table in the model, and is given back; the \
-                listing takes it out at once (p. 130 HIPLT5, TALLYG): tried (reqall_claim = \
-                at-all-1973), the 8-hop 316 rows come back (120 -> 40 REQALLs) but 2-3 hops get \
-                6-8 % fast, 29 -> 21 rows on both, not adopted. What decides it (516, 4 hops, \
-                the program on nmc-h316 traced, 5 Dec 2026): the ALL a message's packet 1 \
-                takes came on the RFNM three messages back, and the TALLY clock gives it back \
-                5 ticks after it came to an empty table (102-128 ms, p. 55 BACK2, p. 163 TALLYB); \
-                in the program that RFNM reaches the source 72-120 ms before the packet, a \
-                three-message cycle with one REQALL in three; in the model 58-80 ms, because its \
-                last packet takes 179 ms (median) from leaving the source to its RFNM back \
-                against the program's 142: from the second message on one packet stands queued \
-                at the first intermediate IMP (store and forward 48.9 ms against 28.9) and a \
-                quarter of one at the others (32.5 against 25.5), and nothing drains it; the \
-                program's REQALL pauses do (35 ms from the request to the message's packet 1, \
-                the model's 7.4). The model's state depends on its clocks' phase at the start \
-                (pump 80 ms later: 28.6 ms at the first hop, 19 REQALLs; 500 ms later: 23), \
-                so nmc oracle compare --phases 8 shows which rows the phase decides (12 of 66; \
-                516 at 4 hops misses at all 8, +7 to +9 % on throughput). Tried, not adopted \
-                (rule as above, stated before the run): the request's message looked at again \
-                only at a fast tick (reqall_wake = fast-tick-1973, p. 130 HIPLT6-7, p. 117 \
-                HIWM): rows on both 30 -> 31, but the 316 round trips 7.8 -> 9.3 %; with the \
-                timeout level as measured, 516 3.1 -> 4.4 %. Run without a prior statement, so \
-                not a candidate: a GVB holding a message number until the destination answers \
-                it (gvb_number = mesget-1973, p. 55 B2C, p. 74 GUDGVB, p. 85 GOTGVB): 30 rows, \
-                516 3.1 -> 3.4 %. Tried 5 Dec (phase rule, stated before the run): routing at \
-                the IMP's fast ticks, every line at once, as the program's traces show it \
-                (routing_clock = imp-tick-1973): a routing message no longer leaves a standing \
-                packet at 4 hops at the start phase (19 REQALLs in 120, round trip 309 ms), but \
-                over 8 phases the 516 rows stay 7-8 % fast at 4 hops and at 5 and 7-9 hops \
-                become 5-7 % short; rows on both 227 -> 167 of 528: not adopted. The program's REQALLs at \
-                4 hops (516-4-pass1 traced): all but the first six (32 of 38) leave at the same \
-                point of the 640 ms slow-tick cycle (within 0.4 ms); each goes right behind the \
-                previous message's last packet (0.4-0.5 ms after it in 35 of 37), and the line then stays idle 32.0 ms (33 of 38) \
-                until the message's packet 1 (5.4 % of the experiment); 19 come 26.9 ms after a \
-                GVB. The model's are followed by packet 1 after 4.4-8.7 ms, an ALL from a RFNM \
-                being in hand by the request's acknowledgement. The fourteenth candidate (5 \
-                Dec 2026; the profile v2-1974-10-program: every rule read in or measured on \
-                the program together) passes the phase rule (rows on both 227 -> 377 of 528, \
-                every class closer; 41 of 66 at the first phase) and brings the 516 4-hop rows \
-                within at 6 of 8 phases; not yet adopted (the scoreboard is to be re-measured \
-                under it first; how-to oracle.md)",
+                in before an ALL (BBN 3050 p. 128 HIPLT, TALLYG) sends a request and waits for \
+                it (pp. 129-130), and its spare ALL goes back as a GVB. Counted in 120 messages \
+                with 4 outstanding, 1-9 hops, 516 / 316: the program on nmc-h316 \
+                (data/oracle/emulated/counts.csv, column reqall, runs 516-4-pass1 / 316-4-pass1) \
+                39/40 42/42 41/40 38/8 6/22 17/23 21/23 23/7 25/6; the model (nmc run \
+                scenarios/oracle-chain.toml, count.reqall, 5 Dec 2026) 39/41 41/42 54/42 4/41 \
+                4/10 10/15 26/29 32/32 29/24. At 4 hops the race goes the other way on both \
+                machines: the 516 model sends 4 where the program sends 38 (so it keeps four \
+                messages in the pipe, +6 % throughput), the 316 model 41 where the program \
+                sends 8 (the pipe drained, -5 to -6 %). Whether an ALL is in first is a race of \
+                a few ms between a RFNM two messages back and the next first packet; over 8 \
+                start phases (nmc oracle compare --phases 8) the 516 4-hop rows agree at 6 of \
+                8, the 316 ones at 1 of 8",
     },
     Residual {
-        experiments: &["516-4out-4hop", "516-8out-4hop"],
-        measure: "rtt",
-        cause: "the same race at 4 hops: the model sends 3 REQALLs in 120 messages where the \
-                program sends 38, so it keeps four messages in the pipe and each waits longer \
-                (12–17 % long); the program's REQALLs drain it (297–309 ms at 4 hops, 379–382 at \
-                5)",
+        experiments: &["516-8out-9hop"],
+        measure: "throughput",
+        cause: "open: the model carries 39.1 kbit/s at 9 hops with 4 and with 8 outstanding \
+                (4 message numbers either way), +7 % on this row at every start phase; the \
+                program's 4-outstanding row at 9 hops (38.0 +- 1.5) agrees with it (+2.9 %), \
+                its 8-outstanding row is lower (36.5 +- 2.4, the widest interval of the 516 \
+                8-packet rows)",
     },
     Residual {
         experiments: &[
-            "316-4out-3hop",
-            "316-4out-6hop",
-            "316-4out-7hop",
-            "316-4out-8hop",
-            "316-4out-9hop",
-            "316-8out-6hop",
-            "316-8out-7hop",
-            "316-8out-8hop",
-            "316-8out-9hop",
-        ],
-        measure: "rtt",
-        cause: "the timeout level's hold at the slow tick, which the model's 316 costs make half \
-                as long as the program's (measured on nmc-h316, two idle IMPs: 23.6 ms on a 316, \
-                14.1 on a 516, the model 12.0 and 7.2; example timeout_level, 4 Dec 2026). On \
-                316s the real round trip grows about 54 ms a hop (8-packet messages), on 516s \
-                about 34. At 9 hops the program's data packets wait a mean 20.9 ms at each \
-                intermediate 316 IMP, most of it behind the flow's own packet (a standing \
-                backlog of one packet a hop), the model's 10.6 (data/oracle/emulated/per-hop). \
-                Where the backlog comes from (the program's traces, 316-4-fill1, 9 hops, 5 Dec \
-                2026): every slow tick the task level is held ~20 ms, a packet that came in \
-                meanwhile waits for it and then for the null and routing message queued at its \
-                end (54.9 ms), and from then on each packet waits about one frame until a pause \
-                in the stream drains it. With the four timeout-level costs as measured (slow \
-                tick 13.481 / 22.463 ms, fast tick 0.660 / 1.099, routing message new 6.009 / \
-                11.101, seen before 1.025 / 1.702; none fitted), the model's 316 data packets \
-                wait 24.9 ms a hop at 9 hops and its round trip there is 673 ms (program 636-651, \
-                emulator 656); over 8 start phases (nmc oracle compare --phases 8) the 316 rows \
-                at 7-9 hops go from 9-26 % short to within 5 % at most phases, all but one (8 \
-                outstanding, 8 hops: +11 %; 9 hops -13 -> +2 %), 6 hops stay 5-7 % short. Not adopted (4 Dec, single-phase rule; and as \
-                a diagnosis over 8 phases on 5 Dec the 516 8-packet class's mean |d| of the \
-                round trip 2.67 -> 3.68 %, its 4-hop race rows 8 points longer, and the 316 \
-                3-hop rows 9-18 % long): the race named for throughput above is what stands in \
-                its way. Also tried with it (5 Dec, stated before the run, not adopted): \
-                routing at the IMP's fast ticks, every line at once (routing_clock = \
-                imp-tick-1973, p. 163 JOBF, p. 164 RSTO2): 316 8.17 -> 5.24 %, single 7.74 -> \
-                5.86, rows on both 227 -> 261 of 528, but 516 2.67 -> 4.24. Not it: the \
-                program's gap between queued frames (output_gap_316, 0 by default) moves these \
-                rows further off (9 hops -14 to -23 %; data/oracle/emulated/per-hop/README.md, \
-                3 Dec 2026); not the start phase: at 8 start phases the 6-9 hop rows stay 6-16 % \
-                short at every one",
-    },
-    Residual {
-        experiments: &[
-            "316-single-1hop",
-            "316-single-2hop",
-            "316-single-4hop",
             "316-single-5hop",
-            "316-single-6hop",
             "316-single-7hop",
             "316-single-8hop",
             "316-single-9hop",
-            "516-single-1hop",
-            "516-single-3hop",
-            "516-single-4hop",
-            "516-single-7hop",
-            "516-single-8hop",
+            "516-single-2hop",
         ],
         measure: "throughput",
         cause: "one message outstanding: its throughput is its round trip's (see the round-trip \
@@ -298,73 +192,81 @@ pub const RESIDUALS: &[Residual] = &[
     },
     Residual {
         experiments: &[
-            "316-single-1hop",
-            "316-single-2hop",
-            "316-single-4hop",
+            "516-4out-4hop",
+            "516-8out-4hop",
+            "516-4out-5hop",
+            "516-8out-5hop",
+        ],
+        measure: "rtt",
+        cause: "the same race at 4 hops (see the throughput residual): the 516 model sends 4 \
+                REQALLs in 120 messages where the program sends 38, so it keeps four messages \
+                in the pipe and each waits longer (+15 to +20 % at the comparison's first \
+                phase); the program's REQALLs drain it. Over 8 start phases the 4-hop rows \
+                agree at 6 of 8 and the 5-hop rows (+5 to +6 % here) at 7 of 8",
+    },
+    Residual {
+        experiments: &[
+            "316-4out-2hop",
+            "316-8out-2hop",
+            "516-4out-2hop",
+            "516-8out-2hop",
+        ],
+        measure: "rtt",
+        cause: "open: at the comparison's first phase the model's 2-hop round trip is 6-11 % \
+                long on both machines (271 against 243-248 ms on 316s, 239 against 220-225 on \
+                516s); at the other start phases it agrees (nmc oracle compare --phases 8: \
+                316 rows at 7 of 8, 516 at 4 of 8, the mean over phases +1 to +4 %), so the \
+                clocks' phase at the start decides it; what holds the messages at that phase \
+                is not yet traced",
+    },
+    Residual {
+        experiments: &[
+            "316-4out-3hop",
+            "316-4out-4hop",
+            "316-4out-7hop",
+            "316-4out-8hop",
+            "316-4out-9hop",
+            "316-8out-4hop",
+            "316-8out-8hop",
+            "316-8out-9hop",
+        ],
+        measure: "rtt",
+        cause: "the 316 rows are short where the model sends more REQALLs than the program \
+                (see the throughput residual): at 8 and 9 hops 32 and 24 in 120 messages \
+                against the program's 7 and 6, at 4 hops 41 against 8; each request's pause \
+                drains the pipe, so the round trip is 13-22 % short at 8-9 hops at every start \
+                phase and 16-21 % at 4 hops at most. The program keeps a standing backlog of \
+                about one packet a hop at 9 hops (its data packets wait a mean 20.9 ms at each \
+                intermediate 316, data/oracle/emulated/per-hop), formed at the slow tick: the \
+                task level is held ~20 ms, a packet that came in meanwhile waits for it and for \
+                the null and routing message queued at its end (54.9 ms; program traces, \
+                316-4-fill1, 5 Dec 2026), and each packet after it waits about one frame until a \
+                pause drains it. With each line's routing on its own clock (routing_clock = \
+                line-slots, the model before 5 Dec 2026) and the rest of the profile as it is, \
+                the 9-hop rows agree (-1.5 to +1.3 %) and the 8-hop rows are 6-16 % short but \
+                the 7-hop ones 5-7 % long (a diagnosis at the first phase, after the adoption, \
+                not a candidate); with routing on the IMP's clock, all lines at one tick, the \
+                backlog does not stand. The 3- and 7-hop rows miss by 5-7 % at the first phase \
+                (the 3-hop ones agree at 1-6 of 8 start phases, the 7-hop ones at 0-4)",
+    },
+    Residual {
+        experiments: &[
             "316-single-5hop",
-            "316-single-6hop",
             "316-single-7hop",
             "316-single-8hop",
             "316-single-9hop",
-            "516-single-1hop",
-            "516-single-3hop",
-            "516-single-4hop",
-            "516-single-7hop",
+            "516-single-2hop",
         ],
         measure: "rtt",
-        cause: "open: the model's single-packet round trip is 7–13 % short at 1, 3, 4 and 7 \
-                hops on 516s and 9–16 % at every distance but 3 on 316s. Where it goes, measured on the program \
-                (nmc oracle emulate --trace-all, then per-hop; 30 messages, 2 Dec 2026): from a \
-                single packet's arrival at the destination to its RFNM leaving, median 5.7 ms \
-                (mean 7.0) on a 516 and 9.5 (16.3) on a 316, against the model's 3.0 (4.7) and \
-                4.2 (6.6) (its trace, the same chain): both wait behind the 152-bit null that \
-                carries the acknowledgement (program 3.2 ms of line time on average); the \
-                program's RFNM also waits behind routing frames (1.3 ms on a 516, 4.9 on a 316) \
-                and is made later (2.6 ms on a 516, 6.3 on a 316 not explained by the line: the \
-                RFNM goes through the rally table at background level, BBN 3050 p. 52 BACK0, \
-                p. 155 IH63). At each intermediate IMP a single packet waits behind routing \
-                frames (mean 2.6 ms a hop on a 516 at 9 hops, 3.9 on a 316 at 5), queued when \
-                the slow tick's routing computation ends (p. 164). A message that meets no \
-                routing frame, at 1 hop (3 Dec 2026): on a 516 34.1 ms against the model's \
-                31.2 — the host's packet leaves its IMP 1.1 ms after its last word (the model: \
-                at once), the RFNM leaves 0.46 ms after the null ahead of it (the output gap) \
-                and reaches the host 0.8 ms after it arrives (the model 0.18); on a 316 38.9 \
-                against 32.6 — 1.8 ms at the source, the RFNM made 9.2 ms after the packet's \
-                arrival (the model 5.8), 1.3 ms from its arrival to the host. Tried and not \
-                adopted: the host's packet on only once the task has taken it \
-                (host_packet_entry = after-task-1973, p. 133 H2TASK): single rows on both 4 -> \
-                6, but the 8-packet round trips shorter and all rows on both 27 -> 23 \
-                (data/oracle/emulated/per-hop/README.md). Also tried (3 Dec 2026, a local \
-                patch, not kept): every line's routing send opportunities at its IMP's own fast \
-                ticks, all lines of the IMP in one tick, as the program's routing clocks run \
-                from its fast timeout (p. 163 JOBF calls RSTOUT before IMTC; p. 164 RSTO2) \
-                instead of spread line by line over one slot: the single-packet rows move the \
-                wrong way (516 at 4 hops 136 -> 120 ms against the program's 146; 316 at 5 hops \
-                172 -> 166 against 194), all rows on both 29 -> 20. In the model since 3 Dec 2026: the \
-                reply's way to the host (reply_to_host = leader-1973: 810 cycles measured, then \
-                the leader over the interface; 516 rows at 2 and 5 hops now agree; on 316s the \
-                rows barely move, the model's single-packet round trip there keeping its phase \
-                to the clock: the message starts 1.4 ms later and waits 1.4 ms less). Not yet: \
-                routing frames ahead of queued data after the slow tick, the 316's cycle time. \
-                In the model since 4 Dec 2026: the RFNM made at background level \
-                (single_rfnm_316/_516, 2.89 / 1.84 ms from the packet gone to the host to the \
-                RFNM's first bit, measured on the program: p. 155 IH63, pp. 52-53 BACK0, \
-                GIVTSK); 316 rows move 2-13 ms towards the program at 1-4, 7 and 8 hops (3 \
-                hops now agrees) and not at 5, 6 and 9, 516 rows 0-1 ms. Left at the destination: from the packet's arrival to the fake \
-                host done with it (IH63) the program takes 3.54 ms on a 516 and 5.97 on a 316 \
-                (medians, 22 messages each), the model 2.49 and 4.16. The long tails: a RFNM due \
-                during the slow tick waits for its end and then behind the routing messages it \
-                queues; the program's slow tick (p. 171 JOBS) holds its processor 14.1 ms on a \
-                516 and 23.6 on a 316, twice the model's 7.2 and 12.0 (example timeout_level, \
-                4 Dec 2026). Tried and not adopted: the slow tick, and with it the fast tick \
-                and the routing messages' costs, as measured: rows on both 30 -> 33 (37), single \
-                rows' mean |d| 7.9 -> 6.6 (6.4) %, but the 516 8-packet class 3.1 -> 4.1 \
-                (3.9) %, its 4-hop race rows longer (how-to oracle.md). In the model since \
-                then: the background below the clock and the tasks (background_level = \
-                idle-1973, p. 11), which moves these rows little (single mean |d| 7.87 -> 7.82 %). \
-                At 8 start phases (nmc oracle compare --phases 8, 5 Dec 2026) the 316 rows but \
-                3 hops miss at every phase (-8 to -17 %), as do 516's at 3 and 4 hops; 516's at \
-                1, 5, 7 and 8 hops agree at some phases and not at others",
+        cause: "open: the model's single-packet round trip is 6-10 % short on 316s at 5 and \
+                7-9 hops at every start phase (it agrees at 1-4 and 6 hops, and on 516s at \
+                every distance but 2 at the first phase). What is known of the program's \
+                single packets (nmc oracle emulate --trace-all, per-hop; 2-4 Dec 2026): at each \
+                intermediate IMP a single packet waits behind routing frames queued when the \
+                slow tick's routing computation ends (mean 3.9 ms a hop on a 316 at 5 hops, \
+                p. 164); at the destination the program takes 5.97 ms on a 316 from the \
+                packet's arrival to the fake host done with it (IH63; the model 4.16). The \
+                516 2-hop row is 8 % long at the first phase and agrees at 3 of 8 start phases",
     },
 ];
 

@@ -680,9 +680,12 @@ mod tests {
         super::super::testing::imp(&p, 10)
     }
 
-    /// The October 1974 profile's REQALL path, the 1973 program's (`host-packet-1973`).
+    /// The October 1974 profile's REQALL path, the 1973 program's (`host-packet-1973`), with
+    /// the profile's readings before issue 71's fourteenth candidate (`v2-1974-10-earlier`):
+    /// an ALL claimed at the request's acknowledgement, the message looked at again at once.
+    /// The program's own claim and wake-up have their tests below.
     fn imp_1973() -> Imp {
-        let mut p = ImpParams::v2_1974_10();
+        let mut p = ImpParams::v2_1974_10_earlier();
         p.giveback = crate::params::Giveback::PerAllocation;
         assert_eq!(p.reqall_path, ReqallPath::HostPacket1973);
         super::super::testing::imp(&p, 10)
@@ -719,7 +722,8 @@ mod tests {
     /// return it); the message still goes on only at the acknowledgement, with that ALL.
     #[test]
     fn a_1973_request_takes_the_all_out_of_the_table_before_its_acknowledgement() {
-        let mut p = ImpParams::v2_1974_10();
+        // Looked at again at once (`v2-1974-10-earlier`); the fast tick's wake-up is below.
+        let mut p = ImpParams::v2_1974_10_earlier();
         p.giveback = crate::params::Giveback::PerAllocation;
         p.reqall_claim = crate::params::ReqallClaim::AtAll1973;
         let mut s = super::super::testing::imp(&p, 10);

@@ -31,30 +31,29 @@ impl Subnet {
     /// ([`Subnet::routing_at_tick`]). Ticks are counted from the IMP's first, so the slow tick
     /// (every `slow_tick_every`-th) ends a slot of every line whose slot divides it.
     fn routing_clock_tick(&mut self, now: SimTime, imp: u32, q: &mut EventQueue<Ev>) {
-        let i = &self.imps[imp as usize];
-        let ticks = i.cpu.ticks;
-        let due = i.lines.iter().any(|l| {
-            self.on_imp_clock(l.id)
-                .is_some_and(|every| ticks.is_multiple_of(every))
-        });
-        if due {
-            let at = i.cpu.clock_done().max(now);
+        if self.due_at_tick(imp).next().is_some() {
+            let at = self.imps[imp as usize].cpu.clock_done().max(now);
             q.schedule(at, Ev::RoutingAtTick { imp });
         }
+    }
+
+    /// The lines of `imp` whose routing slot its last tick ended, in the IMP's line order. Read
+    /// when the tick's work is done: the same tick while a tick's work is shorter than a tick
+    /// (23.6 ms at most against 25.6 in every profile).
+    fn due_at_tick(&self, imp: u32) -> impl Iterator<Item = u32> + '_ {
+        let i = &self.imps[imp as usize];
+        let ticks = i.cpu.ticks;
+        i.lines.iter().map(|l| l.id).filter(move |&link| {
+            self.on_imp_clock(link)
+                .is_some_and(|every| ticks.is_multiple_of(every))
+        })
     }
 
     /// Every line of `imp` whose slot its last tick ended has its routing send opportunity
     /// ([`crate::imp::Imp::routing_opportunity`]), in the IMP's line order.
     pub(super) fn routing_at_tick(&mut self, now: SimTime, imp: u32, q: &mut EventQueue<Ev>) {
-        let ticks = self.imps[imp as usize].cpu.ticks;
-        let links: Vec<u32> = self.imps[imp as usize].lines.iter().map(|l| l.id).collect();
+        let links: Vec<u32> = self.due_at_tick(imp).collect();
         for link in links {
-            if !self
-                .on_imp_clock(link)
-                .is_some_and(|every| ticks.is_multiple_of(every))
-            {
-                continue;
-            }
             let (slot, by_load) = self.routing_slot(link);
             let line = self.link_at[link as usize].1 as usize;
             self.step(now, imp, q, |i, out| {

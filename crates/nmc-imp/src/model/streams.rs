@@ -22,3 +22,9 @@ pub fn background_stream(k: usize) -> u64 {
 pub(crate) fn pairs_stream(i: usize) -> u64 {
     (1 << 48) + i as u64
 }
+
+/// The random stream of the IMPs' clock phases (`imp_clocks = "apart"`): one for the whole
+/// network, above every other namespace.
+pub(crate) fn clock_stream() -> u64 {
+    1 << 56
+}

@@ -20,6 +20,9 @@ model = "imp"
 profile = "v2-1974-10"
 topology = {{ kind = "chain", hops = 3, capacity = "50kbit/s", propagation = "2ms" }}
 hosts = [{hosts}]
+# GVBs without message numbers: one that holds a number does not cross the boundary (refused
+# below, and by `Stepper::with_outside_imps`).
+params = {{ gvb_number = "none" }}
 "#
     );
     load("boundary.toml", &text, &[]).unwrap()

@@ -217,8 +217,11 @@ const ABLATION_CASES: usize = 1 + 5 + 1 + TIP_WORK_MS.len() + 1 + 2;
 /// 1973 program's REQALL path (168 → 39.1, 200 → 37.8, 225–238 → 37.6–37.7, 240 → 37.5, 283 →
 /// 35.9 kbit/s: the rate steps as REQALLs come and go), the first length tried within 0.25 of
 /// 37.5; no source names where the real line lost those 1.4 ms a frame (issue 54's "line's
-/// effective rate"). Before the REQALL path (2 Dec 2026) it was 283 (168 → 41.3).
-const RFC573_PACKET_OVERHEAD_BITS: u64 = 240;
+/// effective rate"). Before the REQALL path (2 Dec 2026) it was 283 (168 → 41.3). Since the
+/// 1973 program's rules and timing were adopted together (5 Dec 2026) RFC 635's 168 bits carry
+/// 37.69 kbit/s there (168–200 → 37.69, 210–240 → 36.15): no bits need adding, and the what-if
+/// is the run as configured.
+const RFC573_PACKET_OVERHEAD_BITS: u64 = 168;
 
 const INPUT_LINE_RATE: &str =
     "the line's effective rate (RFC 573's 37.5 kbit/s one hop; no source says where the time goes)";
