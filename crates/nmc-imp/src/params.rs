@@ -335,7 +335,7 @@ pub struct ImpParams {
     /// When a line's routing send opportunities come (see [`RoutingClock`]).
     pub(crate) routing_clock: RoutingClock,
     /// Whether the IMPs' clocks start together or apart (see [`ImpClocks`]).
-    pub(crate) imp_clocks: ImpClocks,
+    pub imp_clocks: ImpClocks,
     /// When a version 2 message asks for its number (see [`NumberWait`]).
     pub number_wait: NumberWait,
 }
@@ -381,7 +381,7 @@ pub(crate) enum RoutingClock {
 /// clock starts when the IMP is loaded (BBN 3050 p. 161).
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) enum ImpClocks {
+pub enum ImpClocks {
     /// Every IMP started at one instant: the first ticks staggered over one fast tick in the
     /// IMPs' order, every IMP's slow tick in the same fast tick. As nmc's recorded runs of the
     /// program (the SIMH instances share one epoch, the emulator starts every IMP at 0), so
