@@ -96,11 +96,19 @@ impl Disturbance {
             // The first message sent close enough behind its predecessor to overtake it
             // (`rfc632_trace::OVERTAKE_WITHIN`, a choice under the two paths' difference).
             Disturbance::Detour => vec![format!(
-                r#"network.events=[{{ kind = "detour", at = "10s", imp = "MOFFETT", via = "AMES", within = "{}" }}]"#,
-                super::rfc632_trace::OVERTAKE_WITHIN
+                "network.events=[{}]",
+                detour(10.0, Some(super::rfc632_trace::OVERTAKE_WITHIN))
             )],
         }
     }
+}
+
+/// A detour event (TOML inline table): from `at_s` seconds, the next single-packet message
+/// from MOFFETT goes by AMES, the faster alternate path; with `within`, only one sent that
+/// close behind its predecessor.
+pub fn detour(at_s: f64, within: Option<&str>) -> String {
+    let within = within.map_or(String::new(), |w| format!(r#", within = "{w}""#));
+    format!(r#"{{ kind = "detour", at = "{at_s}s", imp = "MOFFETT", via = "AMES"{within} }}"#)
 }
 
 /// The scenario under `profile` with `disturbance` and any further overrides.

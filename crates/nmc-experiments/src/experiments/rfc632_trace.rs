@@ -21,7 +21,7 @@
 //! together; ours prints one event per line in the order of simulated time, with the time, so
 //! the two columns are compared as sequences ([`nmc_imp::e2e`]).
 
-use crate::experiments::rfc632_single_packet::{Disturbance, scenario};
+use crate::experiments::rfc632_single_packet::{Disturbance, detour, scenario};
 use crate::registry::{Context, Experiment, Loader};
 use anyhow::{Context as _, Result};
 use nmc_imp::Outcome;
@@ -139,16 +139,9 @@ pub fn trace_run(profile: &str, seed: u64) -> Result<Outcome> {
     let detours: Vec<String> = DETOURS_S
         .iter()
         .enumerate()
-        .map(|(k, t)| {
-            // The second is any later message (RFC 632 p. 4: "a single arrival out of order of
-            // any of the later user or control messages").
-            let within = if k == 0 {
-                format!(r#", within = "{OVERTAKE_WITHIN}""#)
-            } else {
-                String::new()
-            };
-            format!(r#"{{ kind = "detour", at = "{t}s", imp = "MOFFETT", via = "AMES"{within} }}"#)
-        })
+        // The second is any later message (RFC 632 p. 4: "a single arrival out of order of any
+        // of the later user or control messages").
+        .map(|(k, &t)| detour(t, (k == 0).then_some(OVERTAKE_WITHIN)))
         .collect();
     let sets = vec![
         format!("duration={DURATION}"),
