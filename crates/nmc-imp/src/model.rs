@@ -347,6 +347,8 @@ fn clock_starts(params: &ImpParams, imps: &mut [Imp], streams: &RngStreams) -> V
         .map(|(k, imp)| match params.imp_clocks {
             // Staggered over one fast tick in the IMPs' order.
             ImpClocks::Together => SimDuration::from_nanos(fast * k as u64 / m),
+            // All at once: same-time ticks go in the IMPs' order (the queue's insertion order).
+            ImpClocks::Epoch => SimDuration::ZERO,
             ImpClocks::Apart => {
                 imp.cpu.ticks = rng.uniform_inclusive(0, every - 1);
                 SimDuration::from_nanos(rng.uniform_inclusive(0, fast.max(1) - 1))
@@ -492,13 +494,17 @@ mod clock_tests {
             .collect()
     }
 
-    /// `imp_clocks = "together"`: every IMP's clock started at one instant, the first ticks
-    /// staggered over one fast tick, so every slow tick falls in the same fast tick (the
-    /// recorded runs of the program). `"apart"`: each at a phase of its own, drawn from the
-    /// seed — the same for the same seed — so the slow ticks spread over the 640 ms cycle.
+    /// `imp_clocks = "epoch"`: every IMP's clock started at one instant, every tick at the same
+    /// time (the recorded runs of the program). `"together"`: the first ticks staggered over one
+    /// fast tick, so every slow tick falls in the same fast tick. `"apart"`: each at a phase of
+    /// its own, drawn from the seed — the same for the same seed — so the slow ticks spread over
+    /// the 640 ms cycle.
     #[test]
-    fn imp_clocks_start_together_or_apart() {
+    fn imp_clocks_start_at_one_instant_together_or_apart() {
         let fast = 25_600_000;
+        let (e, ke) = starts(ImpClocks::Epoch, 1);
+        assert!(e.iter().all(|t| t.as_nanos() == 0) && ke.iter().all(|&k| k == 0));
+        assert_eq!((e, ke), starts(ImpClocks::Epoch, 2));
         let (s, k) = starts(ImpClocks::Together, 1);
         assert_eq!(s[9].as_nanos(), fast * 9 / 10);
         assert!(k.iter().all(|&k| k == 0));

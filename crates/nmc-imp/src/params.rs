@@ -382,11 +382,21 @@ pub(crate) enum RoutingClock {
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum ImpClocks {
-    /// Every IMP started at one instant: the first ticks staggered over one fast tick in the
-    /// IMPs' order, every IMP's slow tick in the same fast tick. As nmc's recorded runs of the
-    /// program (the SIMH instances share one epoch, the emulator starts every IMP at 0), so
-    /// `scenarios/oracle-chain.toml` sets it; the model before 5 Dec 2026.
+    /// Every IMP started within one fast tick of the others: the first ticks staggered over one
+    /// fast tick in the IMPs' order (IMP k of m at k/m of a tick), every IMP's slow tick in the
+    /// same fast tick. **Choice**, the model before 5 Dec 2026, kept by the version 3 profiles.
+    /// It is not how nmc's recorded runs of the program started (that is [`ImpClocks::Epoch`]):
+    /// on a chain of ten the last IMP's ticks come 23 ms after the first's.
     Together,
+    /// Every IMP's clock started at one instant, every tick of every IMP at the same time: as
+    /// nmc's recorded runs of the program started (every SIMH instance's cycle clock reads 0 at
+    /// one shared epoch, `crates/nmc-oracle/src/run.rs`; nmc's emulator starts every IMP at 0).
+    /// Measured (5 Dec 2026, `nmc oracle emulate --run 316-4-fill1 --trace-all`, every routing
+    /// frame's first bit, 68 words, taken modulo the 25.6 ms tick): its median phase is 11.33 to
+    /// 11.35 ms at each of the eight intermediate IMPs and 10.98 / 11.00 at the two ends, where
+    /// `together` would put IMP k's 2.56 k ms later. So `scenarios/oracle-chain.toml` and the
+    /// modelled IMPs of a mixed network take it.
+    Epoch,
     /// Each IMP loaded at a moment of its own: its fast tick at a phase drawn uniformly over one
     /// fast tick, and its slow tick at one drawn uniformly over the slow-tick cycle (25 fast
     /// ticks, 640 ms), from the run's seed on a stream of their own. **Choice**: the 1974

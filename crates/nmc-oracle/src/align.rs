@@ -883,55 +883,101 @@ fn residual(
 /// The steps of the recorded timelines outside one packet time of the model, each with what is
 /// known of its cause (the tests fail if one agrees again, or a step misses without an entry).
 pub const TIMELINE_RESIDUALS: &[Residual] = &[
+    // The single packet, 9 hops: the program's m183 beside the model's first measured message
+    // without a REQALL.
     Residual {
         experiment: "516-single-9hop",
         message: "m183",
         what: "packet leaves",
         packet: None,
         at_hop: 6,
-        cause: "the program's packet waits 41.9 ms at IMP 17 (the model 1.4) with no frame of the \
+        cause: "the program's packet waits 41.9 ms at IMP 17 (the model 2.0) with no frame of the \
          pair's traffic on that line (the timeline lists every one; routing frames are counted, \
-         not listed); its RFNM waits 26.1 ms at the same IMP. On the emulator a single packet \
-         waits behind routing frames at intermediate IMPs, 2.6 ms a hop on average at 9 hops, \
-         queued when the slow tick's routing computation ends (BBN 3050 p. 164; \
-         data/oracle/emulated/per-hop/README.md); that this message met the slow tick at IMP 17 \
-         is the likeliest reading, not shown from this recording",
+         not listed): the slow tick's pause (a null, then a routing message on each line, BBN \
+         3050 pp. 163-164; data/oracle/emulated/per-hop/README.md). The model's message meets \
+         the same pause one hop on, at IMP 7, and waits 41.4 ms there (the step named next): \
+         with every IMP's clock started at one instant (imp_clocks = \"epoch\", as the \
+         recorded run) the pause has the program's length; which hop a message meets it at is \
+         the phase of the clocks to the message, which the alignment does not match",
+    },
+    Residual {
+        experiment: "516-single-9hop",
+        message: "m183",
+        what: "packet leaves",
+        packet: None,
+        at_hop: 7,
+        cause: "the model's packet waits 41.4 ms at IMP 7 (the program's 1.0): the model's pause \
+         at its slow tick, the one the program's message met a hop earlier (the step named \
+         above)",
     },
     Residual {
         experiment: "516-single-9hop",
         message: "m183",
         what: "RFNM leaves",
         packet: None,
-        at_hop: 7,
-        cause: "the model's RFNM waits 36.4 ms at IMP 7 (the program's leaves at once): the \
-         model's pause at its slow tick (the hold as measured on the program, then a null and a \
-         routing message on each line, BBN 3050 p. 171 `JOBS`, pp. 163-164 `RSTOUT`, `RSTO6`), \
-         which the program's message met at IMP 17 with its packet instead (the step named \
-         above); the phase of the clocks to the message is the run's",
+        at_hop: 6,
+        cause: "the program's RFNM waits 26.1 ms at IMP 17 on its way back (the model's 0.2), \
+         with no frame of the pair on that line: a routing frame and its null (26.2 ms on a 50 \
+         kbit/s line) are the likeliest reading, not shown from this recording, which lists the \
+         pair's frames only",
+    },
+    Residual {
+        experiment: "516-single-9hop",
+        message: "m183",
+        what: "the whole",
+        packet: None,
+        at_hop: u32::MAX,
+        cause: "the program's message waits at two pauses (41.9 ms with its packet at IMP 17, \
+         26.1 with its RFNM), the model's at one (41.4 ms at IMP 7): program 350.1 ms, model \
+         311.8 (-10.9 %). The program's message took 350.1 ms against its experiment's median \
+         of 302.9",
     },
     // The 8-packet, 1-hop timeline: the program's m82 beside the model's first measured
     // message with a REQALL, 22.
     Residual {
         experiment: "516-4out-1hop",
         message: "m82",
-        what: "REQALL leaves",
-        packet: None,
-        at_hop: 0,
-        cause: "open: the model's request leaves 141.0 ms before its message's last word is in, \
-         the program's 100.2; from there the ALL and packets 0-2 follow step for step within \
-         one packet time on both. How long the message takes to come in from the host against \
-         when its request goes (the interface held while the task takes each packet, BBN 3050 \
-         p. 133 `H2TASK`) is what differs; not yet traced",
-    },
-    Residual {
-        experiment: "516-4out-1hop",
-        message: "m82",
         what: "packet leaves",
         packet: Some(3),
         at_hop: 0,
-        cause: "open: the program's packet 3 leaves 48.7 ms after its packet 2 (25.0 ms after \
-         the message's end), the model's one frame after (20.4 ms before the end); every other \
-         packet's step agrees. Not yet traced",
+        cause: "the program's packet 3 leaves 50.7 ms after its packet 2 (25.0 ms after the \
+         message's end), the model's one frame after (8.2 ms before the end): at the source the \
+         program's line sends a null at 453.96 ms of the window, then stays busy until packet 3 \
+         at 480.98 with a frame the timeline counts but does not list (23.6 ms: a routing \
+         message's 68 words); the model's message 22 meets no routing message. Which message \
+         meets one is the phase of the clocks to the message",
+    },
+    Residual {
+        what: "packet leaves",
+        packet: Some(4),
+        at_hop: 0,
+        ..BEHIND_ROUTING_1HOP
+    },
+    Residual {
+        what: "packet leaves",
+        packet: Some(5),
+        at_hop: 0,
+        ..BEHIND_ROUTING_1HOP
+    },
+    Residual {
+        what: "packet leaves",
+        packet: Some(6),
+        at_hop: 0,
+        ..BEHIND_ROUTING_1HOP
+    },
+    Residual {
+        what: "packet leaves",
+        packet: Some(7),
+        at_hop: 0,
+        ..BEHIND_ROUTING_1HOP
+    },
+    Residual {
+        what: "the whole",
+        packet: None,
+        at_hop: u32::MAX,
+        cause: "the program's packets 3-7 wait behind a routing message at the source (the steps \
+         named above), the model's do not: program 164.3 ms, model 139.8 (-14.9 %)",
+        ..BEHIND_ROUTING_1HOP
     },
     // The 8-packet, 9-hop timeline: the program's first message, m87, beside the model's
     // first measured message without a REQALL, 21.
@@ -984,15 +1030,6 @@ pub const TIMELINE_RESIDUALS: &[Residual] = &[
         ..SLOW_TICK_9HOP
     },
     Residual {
-        what: "RFNM leaves",
-        packet: None,
-        at_hop: 8,
-        cause: "the model's RFNM waits 38.5 ms at IMP 8 (the program's 0.9): the model's pause \
-         at its slow tick, which the program's message met with its packets (the steps named \
-         above); the phase of the clocks to the message is the run's",
-        ..SLOW_TICK_9HOP
-    },
-    Residual {
         what: "packet leaves",
         packet: Some(0),
         at_hop: 0,
@@ -1039,11 +1076,26 @@ pub const TIMELINE_RESIDUALS: &[Residual] = &[
         packet: None,
         at_hop: u32::MAX,
         cause: "the program's message meets its pause at the slow tick with 8 packets at once \
-         (28.6-41.9 ms each), the model's with its RFNM alone (38.5 ms): program 525.2 ms, \
-         model 478.3 (-8.9 %)",
+         (28.6-41.9 ms each), the model's with its RFNM at the destination (43.4 ms from the \
+         last packet in, the program's 28.8; within one packet time) and its packets 0-6 leave \
+         the source about one packet time earlier (named above): program 525.2 ms, model 463.8 \
+         (-11.7 %)",
         ..SLOW_TICK_9HOP
     },
 ];
+
+/// The program's packets 4-7 of m82 (1 hop), which follow its packet 3 behind a routing
+/// message at the source.
+const BEHIND_ROUTING_1HOP: Residual = Residual {
+    experiment: "516-4out-1hop",
+    message: "m82",
+    what: "",
+    packet: None,
+    at_hop: 0,
+    cause: "each follows the program's packet 3, which waited behind a null and a routing \
+     message at the source (the step named for packet 3), one frame after the other: 28.6-29.4 \
+     ms later than the model's, measured from the message's end",
+};
 
 /// The program's packets of m87 (9 hops) that wait through its pause at the slow tick.
 const SLOW_TICK_9HOP: Residual = Residual {
@@ -1056,7 +1108,7 @@ const SLOW_TICK_9HOP: Residual = Residual {
      sends a data frame from 302.9 to 344.3 ms of the window (m87's eom row at 99.2), IMPs 12–19 \
      each send a null on both lines at 316.3–316.9 ms, and forwarding starts again at \
      344.3–353.6 ms; so these eight packets, each at the IMP it had reached, wait 28.6–41.9 \
-     ms where the model's wait 1.6–5.3 (packets 0 at hop 8 and 6 at hop 3 also behind the packet \
+     ms where the model's wait 1.4–4.5 (packets 0 at hop 8 and 6 at hop 3 also behind the packet \
      queued ahead of them when the pause came). The recorded run started every IMP's clock at \
      one instant, and the program starts all its lines' routing messages in step with the slow \
      tick (BBN 3050 p. 162, `TOIL1`); at the slow tick it runs the slow jobs at timeout level \
@@ -1066,10 +1118,10 @@ const SLOW_TICK_9HOP: Residual = Residual {
      emulator (`nmc oracle emulate --run 516-4-pass1 --trace-all`) IMP 15 of the same \
      experiment pauses so about every 640 ms: its output line idle for up to 15 ms with a \
      packet waiting, then a null and a routing frame, then the packet, about 40 ms in all. The \
-     model pauses so too since 5 Dec 2026 (routing at the IMP's ticks, a null before each \
-     routing message, the slow tick's hold as measured), but its message 21 meets the pause \
-     only with its RFNM (a residual of its own): the phase of the model's clocks to its \
-     message is not the recording's",
+     model pauses so too (routing at the IMP's ticks, a null before each routing message, the \
+     slow tick's hold as measured, every IMP's clock at one instant as in the recording), but \
+     its message 21 meets the pause only with its RFNM, at the destination: the phase of the \
+     clocks to the message is not the recording's, and the alignment does not match it",
 };
 
 /// The model's packets of its message 21 (9 hops) that leave the source earlier, measured
@@ -1078,7 +1130,7 @@ const SOURCE_9HOP: Residual = Residual {
     cause: "open: measured from the message's last word in, each of the model's packets 0-6 \
      leaves its source IMP 23.6-25.2 ms (about one packet time) earlier than the program's, and \
      every step after agrees: the model's last packet comes in from the host one frame later \
-     relative to its line than the program's (as at 1 hop, the REQALL's step); not yet traced",
+     relative to its line than the program's; not yet traced",
     ..SLOW_TICK_9HOP
 };
 

@@ -151,8 +151,8 @@ pub fn model_config(s: &ImpConfig, modelled_host: &dyn Fn(&str) -> bool) -> ImpC
     // before the fourteenth rule; the emulated ones run the program.
     m.network.params.gvb_number = nmc_imp::params::GvbNumber::None;
     // The emulated IMPs all start at 0 (as the recorded runs did): the modelled ones start
-    // with them (`imp_clocks = "together"`), not at phases drawn from the seed.
-    m.network.params.imp_clocks = nmc_imp::params::ImpClocks::Together;
+    // at the same instant (`imp_clocks = "epoch"`), not at phases drawn from the seed.
+    m.network.params.imp_clocks = nmc_imp::params::ImpClocks::Epoch;
     m.record.clear();
     m.trace = false;
     m

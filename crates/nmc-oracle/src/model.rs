@@ -147,9 +147,11 @@ pub struct Residual {
 /// The named residuals (see [`Residual`]), as of the recordings of 2 December 2026 and the
 /// profile `v2-1974-10` with every rule read in the 1973 program or measured on it (issue 71's
 /// fourteenth candidate, adopted 5 Dec 2026: rows agreeing on both over 8 start phases 227 ->
-/// 377 of 528). What was tried before and why it was not adopted is in the how-to `oracle.md`;
-/// `nmc oracle compare --set network.profile=v2-1974-10-earlier` shows the rows as they were.
-/// Each says what is known; "open" means the cause is not yet found.
+/// 377 of 528), on the chain with every IMP's clock started at one instant as the recorded runs'
+/// were (`imp_clocks = "epoch"`, 5 Dec 2026: 377 -> 416 of 528). What was tried before and why
+/// it was not adopted is in the how-to `oracle.md`; `nmc oracle compare --set
+/// network.profile=v2-1974-10-earlier` shows the rows as they were. Each says what is known;
+/// "open" means the cause is not yet found.
 pub const RESIDUALS: &[Residual] = &[
     Residual {
         experiments: &["316-4out-4hop", "316-8out-4hop", "516-4out-4hop"],
@@ -160,112 +162,90 @@ pub const RESIDUALS: &[Residual] = &[
                 with 4 outstanding, 1-9 hops, 516 / 316: the program on nmc-h316 \
                 (data/oracle/emulated/counts.csv, column reqall, runs 516-4-pass1 / 316-4-pass1) \
                 39/40 42/42 41/40 38/8 6/22 17/23 21/23 23/7 25/6; the model (nmc run \
-                scenarios/oracle-chain.toml, count.reqall, 5 Dec 2026) 39/41 41/42 54/42 4/41 \
-                4/10 10/15 26/29 32/32 29/24. At 4 hops the race goes the other way on both \
+                scenarios/oracle-chain.toml, count.reqall, 5 Dec 2026) 41/42 42/41 54/42 4/41 \
+                4/9 14/27 22/32 31/30 32/6. At 4 hops the race goes the other way on both \
                 machines: the 516 model sends 4 where the program sends 38 (so it keeps four \
                 messages in the pipe, +6 % throughput), the 316 model 41 where the program \
-                sends 8 (the pipe drained, -5 to -6 %). Whether an ALL is in first is a race of \
+                sends 8 (the pipe drained, -5 to -7 %). Whether an ALL is in first is a race of \
                 a few ms between a RFNM two messages back and the next first packet; over 8 \
-                start phases (nmc oracle compare --phases 8) the 516 4-hop rows agree at 6 of \
-                8, the 316 ones at 1 of 8",
+                start phases (nmc oracle compare --phases 8) the 4-hop rows agree at 5 of 8",
     },
     Residual {
         experiments: &["516-8out-9hop"],
         measure: "throughput",
-        cause: "open: the model carries 39.1 kbit/s at 9 hops with 4 and with 8 outstanding \
-                (4 message numbers either way), +7 % on this row at every start phase; the \
-                program's 4-outstanding row at 9 hops (38.0 +- 1.5) agrees with it (+2.9 %), \
+        cause: "open: the model carries 38.8 kbit/s at 9 hops with 4 and with 8 outstanding \
+                (4 message numbers either way), +6 % on this row at every start phase; the \
+                program's 4-outstanding row at 9 hops (38.0 +- 1.5) agrees with it (+2.0 %), \
                 its 8-outstanding row is lower (36.5 +- 2.4, the widest interval of the 516 \
                 8-packet rows)",
     },
     Residual {
-        experiments: SINGLE_SHORT,
+        experiments: SINGLE_SHORT_316,
         measure: "throughput",
         cause: "one message outstanding: its throughput is its round trip's (see the round-trip \
                 residual of the same experiments)",
     },
     Residual {
-        experiments: &[
-            "516-4out-4hop",
-            "516-8out-4hop",
-            "516-4out-5hop",
-            "516-8out-5hop",
-        ],
+        experiments: &["516-4out-4hop", "516-8out-4hop", "516-4out-5hop"],
         measure: "rtt",
         cause: "the same race at 4 hops (see the throughput residual): the 516 model sends 4 \
                 REQALLs in 120 messages where the program sends 38, so it keeps four messages \
-                in the pipe and each waits longer (+15 to +20 % at the comparison's first \
+                in the pipe and each waits longer (+14 to +19 % at the comparison's first \
                 phase); the program's REQALLs drain it. Over 8 start phases the 4-hop rows \
-                agree at 6 of 8 and the 5-hop rows (+5 to +6 % here) at 7 of 8",
+                agree at 5 of 8; the 5-hop rows are +4 to +6 % at every phase (4 REQALLs \
+                against the program's 6; the 8-outstanding one agrees at 6 of 8, this one at 3)",
     },
     Residual {
-        experiments: &[
-            "316-4out-2hop",
-            "316-8out-2hop",
-            "516-4out-2hop",
-            "516-8out-2hop",
-        ],
+        experiments: &["516-4out-2hop", "516-8out-2hop", "516-single-2hop"],
         measure: "rtt",
-        cause: "open: at the comparison's first phase the model's 2-hop round trip is 6-11 % \
-                long on both machines (271 against 243-248 ms on 316s, 239 against 220-225 on \
-                516s); at the other start phases it agrees (nmc oracle compare --phases 8: \
-                316 rows at 7 of 8, 516 at 4 of 8, the mean over phases +1 to +4 %), so the \
-                clocks' phase at the start decides it; what holds the messages at that phase \
-                is not yet traced",
+        cause: "open: the model's 2-hop round trip on 516s is 6-9 % long (239 against 220-225 \
+                ms with 8-packet messages, 75 against 70 with single packets) at the \
+                comparison's first phase and +4 to +10 % at every start phase; the 316's 2-hop \
+                rows agree. Not yet traced",
     },
     Residual {
         experiments: &[
             "316-4out-3hop",
             "316-4out-4hop",
-            "316-4out-7hop",
             "316-4out-8hop",
-            "316-4out-9hop",
             "316-8out-4hop",
             "316-8out-8hop",
-            "316-8out-9hop",
         ],
         measure: "rtt",
         cause: "the 316 rows are short where the model sends more REQALLs than the program \
-                (see the throughput residual): at 8 and 9 hops 32 and 24 in 120 messages \
-                against the program's 7 and 6, at 4 hops 41 against 8; each request's pause \
-                drains the pipe, so the round trip is 13-22 % short at 8-9 hops at every start \
-                phase and 16-21 % at 4 hops at most. The program keeps a standing backlog of \
-                about one packet a hop at 9 hops (its data packets wait a mean 20.9 ms at each \
-                intermediate 316, data/oracle/emulated/per-hop), formed at the slow tick: the \
-                task level is held ~20 ms, a packet that came in meanwhile waits for it and for \
-                the null and routing message queued at its end (54.9 ms; program traces, \
-                316-4-fill1, 5 Dec 2026), and each packet after it waits about one frame until a \
-                pause drains it. With each line's routing on its own clock (routing_clock = \
-                line-slots, the model before 5 Dec 2026) and the rest of the profile as it is, \
-                the 9-hop rows agree (-1.5 to +1.3 %) and the 8-hop rows are 6-16 % short but \
-                the 7-hop ones 5-7 % long (a diagnosis at the first phase, after the adoption, \
-                not a candidate); with routing on the IMP's clock, all lines at one tick, the \
-                backlog does not stand. The 3- and 7-hop rows miss by 5-7 % at the first phase \
-                (the 3-hop ones agree at 1-6 of 8 start phases, the 7-hop ones at 0-4)",
+                (see the throughput residual): at 8 hops 30 in 120 messages against the \
+                program's 7, at 4 hops 41 against 8; each request's pause drains the pipe, so \
+                the round trip is 8-18 % short at 8 hops at every start phase and 17-19 % at \
+                4 hops at the first (the 4-hop rows agree at 4-5 of 8 phases). At 9 hops, where \
+                the model sends 6 like the program, the rows agree: there the program keeps a \
+                standing backlog of about one packet a hop (its data packets wait a mean 20.9 \
+                ms at each intermediate 316, data/oracle/emulated/per-hop), formed at the slow \
+                tick (the task level held ~20 ms, then the null and routing message queued at \
+                its end), which the model keeps too now that every IMP's slow tick comes at the \
+                same instant as in the recorded runs. The 3-hop row of run 316-4-fill1 misses \
+                by 5.7 % at the first phase (it agrees at 5 of 8; run 316-4-pass1's at 8)",
     },
     Residual {
-        experiments: SINGLE_SHORT,
+        experiments: SINGLE_SHORT_316,
         measure: "rtt",
-        cause: "open: the model's single-packet round trip is 6-10 % short on 316s at 5 and \
-                7-9 hops at every start phase (it agrees at 1-4 and 6 hops, and on 516s at \
-                every distance but 2 at the first phase). What is known of the program's \
-                single packets (nmc oracle emulate --trace-all, per-hop; 2-4 Dec 2026): at each \
-                intermediate IMP a single packet waits behind routing frames queued when the \
-                slow tick's routing computation ends (mean 3.9 ms a hop on a 316 at 5 hops, \
-                p. 164); at the destination the program takes 5.97 ms on a 316 from the \
-                packet's arrival to the fake host done with it (IH63; the model 4.16). The \
-                516 2-hop row is 8 % long at the first phase and agrees at 3 of 8 start phases",
+        cause: "open: the model's single-packet round trip is 5-10 % short on 316s at 5 and \
+                7-9 hops at every start phase (it agrees at 1-4 and 6 hops). What is known of \
+                the program's single packets (nmc oracle emulate --trace-all, per-hop; 2-4 Dec \
+                2026): at each intermediate IMP a single packet waits behind routing frames \
+                queued when the slow tick's routing computation ends (mean 3.9 ms a hop on a \
+                316 at 5 hops, p. 164); at the destination the program takes 5.97 ms on a 316 \
+                from the packet's arrival to the fake host done with it (IH63; the model \
+                4.16)",
     },
 ];
 
-/// The single-packet experiments whose round trip misses, and with it their throughput (one
+/// The 316 single-packet experiments whose round trip misses, and with it their throughput (one
 /// message outstanding): one list for both residuals.
-const SINGLE_SHORT: &[&str] = &[
+const SINGLE_SHORT_316: &[&str] = &[
     "316-single-5hop",
     "316-single-7hop",
     "316-single-8hop",
     "316-single-9hop",
-    "516-single-2hop",
 ];
 
 /// Every row outside its tolerance without a [`Residual`] naming it, and every residual whose

@@ -398,6 +398,9 @@ fn a_pumps_window_bounds_the_messages_it_has_unanswered() {
 
 /// The discard fake host takes its time per word (BBN 3050 p. 243): a single-packet
 /// message's round trip grows with that time, since its RFNM is made once the host has it.
+/// Read on the shortest round trip of each run, a message that met no slow tick's pause: with
+/// every IMP's clock at one instant (the chain's `imp_clocks = "epoch"`) a pause of about 40 ms
+/// meets one message in five or so, and which ones moves with the fake host's time.
 #[test]
 fn the_discard_fake_host_takes_its_time_per_word() {
     let rtt = |per_word: &str| {
@@ -414,11 +417,11 @@ fn the_discard_fake_host_takes_its_time_per_word() {
             .iter()
             .filter_map(|m| Some(m.rfnm_ns? - m.accepted_ns?))
             .collect();
-        v.iter().sum::<u64>() as f64 / v.len() as f64 / 1e6
+        *v.iter().min().unwrap() as f64 / 1e6
     };
     let (none, slow) = (rtt("0ns"), rtt("1ms"));
-    // 63 words at 1 ms each: 63 ms more at the fake host, less what a RFNM made later no
-    // longer waits for on the line back (a routing frame it would have queued behind).
+    // 63 words at 1 ms each: 63 ms more at the fake host, less the 22 cycles a word it took
+    // before (1.3 ms) and what a RFNM made later no longer waits for.
     assert!(slow - none > 50.0 && slow - none <= 63.5, "{none} → {slow}");
 }
 
