@@ -216,7 +216,16 @@ pub const RESIDUALS: &[Residual] = &[
                 (see the throughput residual): at 8 hops 30 in 120 messages against the \
                 program's 7, at 4 hops 41 against 8; each request's pause drains the pipe, so \
                 the round trip is 8-18 % short at 8 hops at every start phase and 17-19 % at \
-                4 hops at the first (the 4-hop rows agree at 4-5 of 8 phases). At 9 hops, where \
+                4 hops at the first (the 4-hop rows agree at 4-5 of 8 phases). At 8 hops the \
+                model settles into a cycle of one REQALL every four messages (traced, 316-4out, \
+                messages 40-46, 5 Dec 2026): the request's spare ALL is used by the next \
+                message, so the ALL of the RFNM after it waits unused until the TALLY clock gives \
+                it back (104 ms); the GVB takes one of the pair's four message numbers (p. 55 \
+                B2C), the next message waits for a number and uses the following ALL, and the \
+                one after finds none and asks again. The program at 8 hops, and both at 9, keep \
+                the pipe full instead: on nmc-h316 (316-4-fill1, nmc oracle timeline, messages \
+                m50 and m51) each RFNM's ALL is claimed by a packet 1 about 55 and 27 ms after \
+                it comes in. At 9 hops, where \
                 the model sends 6 like the program, the rows agree: there the program keeps a \
                 standing backlog of about one packet a hop (its data packets wait a mean 20.9 \
                 ms at each intermediate 316, data/oracle/emulated/per-hop), formed at the slow \
