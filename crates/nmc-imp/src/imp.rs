@@ -92,8 +92,8 @@ use crate::packet::{DataPacket, Input, MsgId, Packet, PktId, PktKind, Single, St
 use crate::params::ImpCosts;
 use crate::params::{
     BackgroundLevel, FakeHostRfnm, Giveback, GvbNumber, HostPacketEntry, HostQueueCheck, ImpModel,
-    ImpParams, MessageProcessing, OutputLimit, Piggyback, ReplyToHost, ReqallClaim, ReqallPath,
-    ReqallWake, RoutingNull, SinglePacketRule,
+    ImpParams, MessageProcessing, OutputLimit, Piggyback, ReplyToHost, ReqallCheck, ReqallClaim,
+    ReqallPath, ReqallWake, RoutingNull, SinglePacketRule,
 };
 use crate::processor::Processor;
 use crate::routing::AnyRouter;
@@ -207,6 +207,9 @@ pub(crate) struct SourceLimits {
     /// When a message whose 1973 request is answered is looked at again (the profile's
     /// `reqall_wake`; [`Imp::reqall_wake_tick`]).
     pub(crate) reqall_wake: ReqallWake,
+    /// When packet 1 looks for an ALL (the profile's `reqall_check`;
+    /// [`Imp::tally_at_input`]).
+    pub(crate) reqall_check: ReqallCheck,
     /// Whether a GVB holds a message number (the profile's `gvb_number`;
     /// [`Imp::tally_tick`]).
     pub(crate) gvb_number: GvbNumber,
@@ -324,6 +327,7 @@ impl Limits {
                 reqall_path: p.reqall_path,
                 reqall_claim: p.reqall_claim,
                 reqall_wake: p.reqall_wake,
+                reqall_check: p.reqall_check,
                 gvb_number: p.gvb_number,
             },
             destination: DestinationLimits {
@@ -1762,6 +1766,7 @@ mod tests {
                 reqall_path: ReqallPath::Control,
                 reqall_claim: ReqallClaim::AtAck,
                 reqall_wake: ReqallWake::AtOnce,
+                reqall_check: ReqallCheck::AtTask,
                 gvb_number: GvbNumber::None,
             },
             destination: DestinationLimits {

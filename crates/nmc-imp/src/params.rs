@@ -328,6 +328,10 @@ pub struct ImpParams {
     /// With `reqall_path = "host-packet-1973"`: when a message whose request is answered (an
     /// ALL in, the request acknowledged) is looked at again (see [`ReqallWake`]).
     pub(crate) reqall_wake: ReqallWake,
+    /// With `host_packet_entry = "after-task-1973"`: when a version 2 message's packet 1 looks
+    /// for an ALL from its destination, and a REQALL is decided if none is there (see
+    /// [`ReqallCheck`]).
+    pub(crate) reqall_check: ReqallCheck,
     /// Whether a GVB holds a message number (see [`GvbNumber`]).
     pub gvb_number: GvbNumber,
     /// Whether a null packet goes before each routing message (see [`RoutingNull`]).
@@ -452,6 +456,24 @@ pub(crate) enum ReqallWake {
     /// wakes it), and looks again (`HIPLT5`, `HIPLT8`) only then.
     #[serde(rename = "fast-tick-1973")]
     FastTick1973,
+}
+
+/// When a version 2 message's packet 1 looks for an ALL from its destination in the source
+/// IMP's TALLY table (`reqall_check`), with `host_packet_entry = "after-task-1973"`.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum ReqallCheck {
+    /// When the task takes packet 1 (the model's reading until December 2026): an ALL whose
+    /// RFNM the task processed first is found.
+    AtTask,
+    /// When packet 1's input ends, at the host interface's level, before the task has taken
+    /// it: BBN 3050 p. 128 (`HIPKT1`, "HI - WAITING FOR FIRST PKT", level 4) goes to `HIPLT`,
+    /// `JST (TALLYG) I /ANY ALLOC FROM OUR DEST?`, which takes the entry out of the table (p.
+    /// 136); with none, `HIPLT2` marks the packet "REQUEST FOR 8" and only then hands it to the
+    /// task (`HIPLT3`, `HIPLT4`). An ALL whose RFNM waits for the task (behind the slow tick's
+    /// hold of the task level, or other task work) is not in the table yet.
+    #[serde(rename = "at-input-1973")]
+    AtInput1973,
 }
 
 /// When a message whose 1973 REQALL the next IMP has not yet acknowledged takes an ALL that
@@ -881,6 +903,9 @@ impl ImpParams {
             // `RSTO6`), routing at the IMP's fast ticks (pp. 163–164, 171).
             reqall_claim: ReqallClaim::AtAll1973,
             reqall_wake: ReqallWake::FastTick1973,
+            // The model's reading (issue 71; `at-input-1973` is the listing's order, tried by
+            // the rule stated 5 Dec 2026).
+            reqall_check: ReqallCheck::AtTask,
             gvb_number: GvbNumber::Mesget1973,
             routing_null: RoutingNull::Before1973,
             routing_clock: RoutingClock::ImpTick1973,

@@ -78,6 +78,9 @@ pub(crate) struct SourceMsg {
     /// It took an ALL from the TALLY table while its request waited for the next IMP's
     /// acknowledgement (`reqall_claim = "at-all-1973"`): its allocation is in hand.
     pub(crate) holds_all: bool,
+    /// Its packet 1 found no ALL when its input ended (`reqall_check = "at-input-1973"`): it
+    /// asks (REQALL) when the task takes it, whatever the table holds by then.
+    pub(crate) reqall_decided: bool,
     /// Its last packet is in and the host has been told: it may offer the next message.
     pub(crate) accepted: bool,
 }

@@ -168,7 +168,11 @@ pub const RESIDUALS: &[Residual] = &[
                 messages in the pipe, +6 % throughput), the 316 model 41 where the program \
                 sends 8 (the pipe drained, -5 to -7 %). Whether an ALL is in first is a race of \
                 a few ms between a RFNM two messages back and the next first packet; over 8 \
-                start phases (nmc oracle compare --phases 8) the 4-hop rows agree at 5 of 8",
+                start phases (nmc oracle compare --phases 8) the 4-hop rows agree at 5 of 8. \
+                With the listing's order of the ALL check (packet 1 looks when its input ends, \
+                before the task: reqall_check = at-input-1973, tried 5 Dec 2026 and not \
+                adopted) the 316 model sends 3 and its 4-hop rows agree at 7 of 8 phases; the \
+                516 model still sends 4",
     },
     Residual {
         experiments: &["516-8out-9hop"],

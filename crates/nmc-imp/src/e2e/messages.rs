@@ -82,6 +82,7 @@ impl Imp {
             reqall_unacked: false,
             reqall_asleep: false,
             holds_all: false,
+            reqall_decided: false,
             accepted: false,
         };
         self.messages.insert(id, m);
@@ -95,12 +96,44 @@ impl Imp {
     /// Message `msg` for `dst` uses an allocation: the one it took while its request waited
     /// (`reqall_claim = "at-all-1973"`), or an unassigned one at hand ([`crate::source::Allocations::take`]).
     pub(crate) fn use_allocation(&mut self, msg: MsgId, dst: u32) -> bool {
-        if let Some(m) = self.messages.get_mut(&msg)
-            && std::mem::take(&mut m.holds_all)
-        {
-            return true;
+        if let Some(m) = self.messages.get_mut(&msg) {
+            if std::mem::take(&mut m.holds_all) {
+                return true;
+            }
+            // Decided at its input's end (`reqall_check = "at-input-1973"`): it asks.
+            if std::mem::take(&mut m.reqall_decided) {
+                return false;
+            }
         }
         self.allocs.take(dst)
+    }
+
+    /// `reqall_check = "at-input-1973"`: packet 1 of version 2 message `msg` is in its buffer
+    /// and the task has not taken it yet. BBN 3050 p. 128 (`HIPKT1` → `HIPLT`, `JST (TALLYG) I
+    /// /ANY ALLOC FROM OUR DEST?`): at the host interface's level it takes an ALL from its
+    /// destination out of the TALLY table if one is there (p. 136 `TALLYG`), or is marked
+    /// "REQUEST FOR 8" (`HIPLT2`) if none is; the task then takes it (`HIPLT3`), and
+    /// [`Self::use_allocation`] reads what was decided here.
+    pub(crate) fn tally_at_input(&mut self, msg: MsgId) {
+        if self.limits.source.reqall_check != crate::params::ReqallCheck::AtInput1973
+            || self.limits.source.version != crate::params::MessageProcessing::V2
+        {
+            return;
+        }
+        let Some(m) = self.messages.get(&msg) else {
+            return;
+        };
+        if m.input != 0 || m.packets == 1 || m.holds_all || m.reqall_decided {
+            return;
+        }
+        let dst = m.dst;
+        let took = self.allocs.take(dst);
+        let m = self.messages.get_mut(&msg).expect("a message of this IMP");
+        if took {
+            m.holds_all = true;
+        } else {
+            m.reqall_decided = true;
+        }
     }
 
     /// The next packet of message `msg` its host may put in, or `None` while K&O §II point a
@@ -749,6 +782,63 @@ mod tests {
             )),
             "no second request: {out:?}"
         );
+    }
+
+    /// BBN 3050 p. 128 (`HIPKT1` → `HIPLT`, `TALLYG`), `reqall_check = "at-input-1973"`: packet
+    /// 1 looks for an ALL when its input ends, before the task takes it. An ALL that comes into
+    /// the table between the two (its RFNM processed by the task first) is not the message's:
+    /// it asks, and the ALL stays in the table. Under `"at-task"` the same order finds it. And an
+    /// ALL in the table at the input's end is taken out at once.
+    #[test]
+    fn packet_one_looks_for_its_all_when_its_input_ends_under_the_1973_check() {
+        let reqall_sent = |out: &[Output]| {
+            out.iter().any(|o| {
+                matches!(
+                    o,
+                    Output::Control {
+                        kind: PktKind::ReqAll { .. },
+                        ..
+                    }
+                )
+            })
+        };
+        let run = |check: crate::params::ReqallCheck, all_before_input: bool| {
+            let mut p = ImpParams::v2_1974_10();
+            p.giveback = crate::params::Giveback::PerAllocation;
+            p.reqall_check = check;
+            let mut s = super::super::testing::imp(&p, 10);
+            let o = Offer {
+                host: 0,
+                dst_host: 1,
+                dst: D,
+                stream: s_to_d(),
+                bits: 2016,
+            };
+            s.message_offered(0, o);
+            let add = |s: &mut Imp| {
+                s.allocs.add(D, at(0), SimDuration::from_millis(250));
+            };
+            if all_before_input {
+                add(&mut s);
+            }
+            s.tally_at_input(0); // the input's end
+            if !all_before_input {
+                add(&mut s); // a RFNM's ALL, processed by the task before packet 1
+            }
+            let mut out = Vec::new();
+            s.host_packet_in(0, &mut out); // the task takes packet 1
+            (reqall_sent(&out), s.allocs.held(D), out)
+        };
+        use crate::params::ReqallCheck::{AtInput1973, AtTask};
+        let (asked, held, out) = run(AtInput1973, false);
+        assert!(asked, "no ALL at the input's end: it asks {out:?}");
+        assert_eq!(held, 1, "the later ALL stays in the table");
+        let (asked, held, out) = run(AtTask, false);
+        assert!(!asked && held == 0, "at the task it finds the ALL: {out:?}");
+        assert!(out.contains(&Output::Data { msg: 0, index: 0 }), "{out:?}");
+        let (asked, held, out) = run(AtInput1973, true);
+        assert!(!asked && held == 0, "taken at the input's end: {out:?}");
+        assert!(out.contains(&Output::Data { msg: 0, index: 0 }), "{out:?}");
     }
 
     /// The other order: acknowledged first, the message goes on when the ALL comes.

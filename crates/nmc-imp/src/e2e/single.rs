@@ -949,6 +949,7 @@ mod source_tests {
             reqall_unacked: false,
             reqall_asleep: false,
             holds_all: false,
+            reqall_decided: false,
             accepted: false,
         };
         s.messages.insert(msg, m);
