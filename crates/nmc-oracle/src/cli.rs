@@ -80,9 +80,10 @@ pub struct PerHopArgs {
     /// (the recordings' 20 of warm-up) on.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["run", "experiment", "listing"])]
     model_trace: Option<PathBuf>,
-    /// The model's destination IMP (its number k of `IMPk`).
-    #[arg(long, default_value_t = 9)]
-    model_dest: u8,
+    /// The model's destination IMP (its number k of `IMPk`); by default the IMP where the
+    /// trace's messages are reassembled.
+    #[arg(long)]
+    model_dest: Option<u8>,
     /// The IMP program's listing: sum the run's profile.csv (`emulate --profile`) by its labels
     /// and program levels.
     #[arg(long, value_name = "FILE")]
@@ -1005,13 +1006,13 @@ fn per_hop_model(a: &PerHopArgs, p: &Path) -> Result<bool> {
     use crate::perhop::measure;
     use std::fmt::Write as _;
     let text = fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?;
-    let frames = crate::perhop::from_model_jsonl(&text, 50_000, 1160, 20, a.model_dest)?;
-    let m = measure(&frames, 0, a.model_dest);
-    let mut md = format!(
-        "# the model: IMP 0 to IMP {} ({})\n\n",
-        a.model_dest,
-        p.display()
-    );
+    let dest = match a.model_dest {
+        Some(d) => d,
+        None => crate::perhop::model_destination(&text)?,
+    };
+    let frames = crate::perhop::from_model_jsonl(&text, 50_000, 1160, 20, dest)?;
+    let m = measure(&frames, 0, dest);
+    let mut md = format!("# the model: IMP 0 to IMP {dest} ({})\n\n", p.display());
     md += &crate::perhop::table(&m, "interval");
     let _ = writeln!(md);
     md += &crate::perhop::table_per_imp(&m);

@@ -683,6 +683,24 @@ pub fn read_profile(path: &Path, experiment: &str) -> Result<BTreeMap<u8, BTreeM
     Ok(out)
 }
 
+/// The destination IMP of the model's `trace.jsonl`: the IMP (its number k of `IMPk`) where its
+/// first message is reassembled (`reassembled`) or its first single packet comes in
+/// (`single-in`). An error names the flag to give when the trace has neither.
+pub fn model_destination(text: &str) -> Result<u8> {
+    for line in text.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).context("a trace.jsonl line")?;
+        if (v["event"] == "reassembled" || v["event"] == "single-in")
+            && let Some(k) = v["imp"]
+                .as_str()
+                .and_then(|s| s.strip_prefix("IMP"))
+                .and_then(|k| k.parse().ok())
+        {
+            return Ok(k);
+        }
+    }
+    bail!("the trace has no message reassembled at an IMP named IMPk: give --model-dest")
+}
+
 /// The model's frames from its `trace.jsonl` (`nmc run scenarios/oracle-chain.toml --set
 /// trace=true …`): each `send` event is a frame's first bit on the line from IMP `from` to
 /// IMP `to`, lasting its bits at `line_bps` (a data packet 1176 bits, the last of a message
@@ -888,6 +906,22 @@ mod tests {
         let v = by_label(&p, &l);
         assert_eq!(v[0], ("FOO".into(), 3, 0o1000, 11));
         assert_eq!(v[1], ("BAR".into(), 4, 0o1002, 1));
+    }
+
+    /// The destination read from the trace: where the first message is reassembled (or the
+    /// first single packet comes in); without either, an error that names the flag.
+    #[test]
+    fn the_models_destination_is_where_its_messages_are_reassembled() {
+        let multi = r#"{"t_ns":0,"event":"send","kind":"data","msg":0,"packet":0,"from":"IMP0","to":"IMP1"}
+{"t_ns":9,"event":"reassembled","msg":0,"imp":"IMP2"}
+{"t_ns":10,"event":"reassembled","msg":1,"imp":"IMP7"}
+"#;
+        assert_eq!(model_destination(multi).unwrap(), 2);
+        let single = r#"{"t_ns":9,"event":"single-in","msg":0,"num":0,"imp":"IMP5","disposition":"HOST output"}"#;
+        assert_eq!(model_destination(single).unwrap(), 5);
+        let none = r#"{"t_ns":0,"event":"send","kind":"data","msg":0,"packet":0,"from":"IMP0","to":"IMP1"}"#;
+        let e = model_destination(none).unwrap_err().to_string();
+        assert!(e.contains("--model-dest"), "{e}");
     }
 
     #[test]
