@@ -903,8 +903,12 @@ impl ImpParams {
             // `RSTO6`), routing at the IMP's fast ticks (pp. 163–164, 171).
             reqall_claim: ReqallClaim::AtAll1973,
             reqall_wake: ReqallWake::FastTick1973,
-            // The model's reading (issue 71; `at-input-1973` is the listing's order, tried by
-            // the rule stated 5 Dec 2026).
+            // The model's reading, which the listing contradicts (p. 128: the check comes at
+            // packet 1's input, `at-input-1973`). The listing's order was tried by the rule
+            // stated before its run on 5 Dec 2026 and failed it: the 316 8-packet rows' round
+            // trip moved further off on the mean (issue 71; how-to `oracle.md`). So the
+            // profile keeps `at-task`, as it kept `reqall_claim = "at-ack"` until the
+            // fourteenth candidate.
             reqall_check: ReqallCheck::AtTask,
             gvb_number: GvbNumber::Mesget1973,
             routing_null: RoutingNull::Before1973,
