@@ -683,6 +683,11 @@ pub fn read_profile(path: &Path, experiment: &str) -> Result<BTreeMap<u8, BTreeM
     Ok(out)
 }
 
+/// The number k of a model IMP named `IMPk` in a trace field.
+fn imp_no(v: &serde_json::Value) -> Option<u8> {
+    v.as_str()?.strip_prefix("IMP")?.parse().ok()
+}
+
 /// The destination IMP of the model's `trace.jsonl`: the IMP (its number k of `IMPk`) where its
 /// first message is reassembled (`reassembled`) or its first single packet comes in
 /// (`single-in`). An error names the flag to give when the trace has neither.
@@ -690,10 +695,7 @@ pub fn model_destination(text: &str) -> Result<u8> {
     for line in text.lines() {
         let v: serde_json::Value = serde_json::from_str(line).context("a trace.jsonl line")?;
         if (v["event"] == "reassembled" || v["event"] == "single-in")
-            && let Some(k) = v["imp"]
-                .as_str()
-                .and_then(|s| s.strip_prefix("IMP"))
-                .and_then(|k| k.parse().ok())
+            && let Some(k) = imp_no(&v["imp"])
         {
             return Ok(k);
         }
@@ -720,8 +722,6 @@ pub fn from_model_jsonl(
     dst: u8,
 ) -> Result<Frames> {
     let mut f = Frames::default();
-    let imp_no =
-        |v: &serde_json::Value| -> Option<u8> { v.as_str()?.strip_prefix("IMP")?.parse().ok() };
     let mut from_ns = None;
     let mut reply_seq: BTreeMap<(u8, u8, String), u16> = BTreeMap::new();
     // The destination's RFNMs name no message; its `rfnm` events, in the same order, do.
