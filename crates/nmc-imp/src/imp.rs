@@ -1298,16 +1298,22 @@ impl Imp {
     /// unused allocations, version 3's block disuse timers).
     pub(crate) fn poll_at(&self) -> Option<SimTime> {
         let lines = self.lines.iter().filter_map(Link::poll_at).min();
-        self.next_release_at().into_iter().chain(lines).min()
+        let task = self.cpu.poll_at().map(|(t, _)| t);
+        self.next_release_at()
+            .into_iter()
+            .chain(lines)
+            .chain(task)
+            .min()
     }
 
-    /// The earliest of the timers that can let something this IMP holds go by time alone: the
-    /// processor's task in hand, a RFNM's wait for buffers, an unused allocation, a block's
-    /// disuse. A line's retransmission timer is not one: sending a packet again frees nothing
-    /// (the lockup report's question, `model/lockup.rs`).
+    /// The earliest of the timers that can let something this IMP holds go by time alone: a
+    /// RFNM's wait for buffers, an unused allocation, a block's disuse (the lockup report's
+    /// question, `model/lockup.rs`). A line's retransmission timer is not one: sending a packet
+    /// again frees nothing. Nor is the end of the processor's task in hand: it is work on
+    /// something that came in (in a lockup, a packet sent again and refused), over within
+    /// milliseconds, and whether the watch looks while one is in hand is chance.
     pub(crate) fn next_release_at(&self) -> Option<SimTime> {
         [
-            self.cpu.poll_at().map(|(t, _)| t),
             self.replies.poll_at(),
             self.allocs.poll_at(),
             self.tx_blocks.poll_at(),

@@ -87,7 +87,9 @@ pub struct ImpParams {
     /// When a host's packet, across the interface and handed over, joins its line's queue (or
     /// its message's procedure), and the interface reads the next (see [`HostPacketEntry`]).
     pub(crate) host_packet_entry: HostPacketEntry,
-    /// Processing bandwidth of a 316 IMP. K&O §III: "about 700 … kbit/s".
+    /// Processing bandwidth of a 316 IMP. K&O §III: "about 700 … kbit/s". A packet's task
+    /// time is its frame's bits at this rate; with `packet_task = "measured-1973"` only a
+    /// host's packet's (see [`PacketTask`]).
     pub(crate) processing_316: BitRate,
     /// Processing bandwidth of a 516 IMP. K&O §III: "about … 850 kbit/s".
     pub(crate) processing_516: BitRate,
@@ -170,6 +172,28 @@ pub struct ImpParams {
     pub(crate) output_gap_316: SimDuration,
     /// The same on a 516 (460 cycles × 0.96 µs = 0.4416 ms measured).
     pub(crate) output_gap_516: SimDuration,
+    /// What a packet taken from a line costs the task (see [`PacketTask`]).
+    pub(crate) packet_task: PacketTask,
+    /// `packet_task = "measured-1973"`: the task time of a control packet (RFNM, ALL,
+    /// REQALL, GVB: a 152-bit frame) taken from a line, on a 316. The listing gives no count
+    /// for modem input (pp. 91–96), the task's routing and queueing (pp. 60–63) and the
+    /// output's start. **Measured on the program itself** (issue 71; not fitted to any
+    /// outcome): on `nmc-h316`, from a reply's last bit in at an intermediate IMP to its first
+    /// bit out on a line idle the whole time, a median 592 memory cycles on both machines
+    /// (316s: 316-single-3hop, -7hop, 316-4out-9hop, 60–772 replies each; 516s: 516-single-5hop,
+    /// -9hop, 516-4out-9hop, 120–977; runs `316-4-fill1`, `516-4-pass1`, 5 Dec 2026,
+    /// `nmc oracle emulate --trace-all`, `nmc oracle per-hop --out`: hops.csv). 592 × 1.6 µs.
+    pub(crate) packet_task_control_316: SimDuration,
+    /// The same on a 516 (592 × 0.96 µs).
+    pub(crate) packet_task_control_516: SimDuration,
+    /// `packet_task = "measured-1973"`: the same for a full data packet (a 1176-bit frame),
+    /// measured the same way on data packets: a median 980 memory cycles on both machines
+    /// (35–611 packets an experiment). 980 × 1.6 µs. A frame of another length costs the
+    /// straight line through the two (**choice**: the program's two lengths are all that
+    /// was measured).
+    pub(crate) packet_task_data_316: SimDuration,
+    /// The same on a 516 (980 × 0.96 µs).
+    pub(crate) packet_task_data_516: SimDuration,
     /// How a reply (RFNM) reaches its source host (see [`ReplyToHost`]).
     pub(crate) reply_to_host: ReplyToHost,
     /// `reply_to_host = "leader-1973"`: the CPU time of a reply at its source IMP on a 316,
@@ -456,6 +480,20 @@ pub(crate) enum ReqallWake {
     /// wakes it), and looks again (`HIPLT5`, `HIPLT8`) only then.
     #[serde(rename = "fast-tick-1973")]
     FastTick1973,
+}
+
+/// What a packet taken from a line costs the IMP's task (`packet_task`).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum PacketTask {
+    /// Its frame's bits at the processing bandwidth (`processing_316`/`_516`, K&O §III):
+    /// a full data packet 1.68 ms on a 316 and 1.38 on a 516, a reply 0.22 and 0.18.
+    Bandwidth,
+    /// The times measured on the 1973 program (`packet_task_control_*`, `packet_task_data_*`):
+    /// a full data packet 980 memory cycles, a reply 592, on both machines; the host's
+    /// packets keep the bandwidth.
+    #[serde(rename = "measured-1973")]
+    Measured1973,
 }
 
 /// When a version 2 message's packet 1 looks for an ALL from its destination in the source
@@ -852,6 +890,14 @@ impl ImpParams {
             // Measured on the program (`data/oracle/emulated/per-hop/README.md`).
             output_gap_316: SimDuration::from_micros(736),
             output_gap_516: SimDuration::from_nanos(441_600),
+            // The times measured on the 1973 program (issue 71), adopted 5 Dec 2026 by the
+            // rule stated before their run (`nmc oracle compare --phases 8`: rows agreeing on
+            // both 416 -> 433 of 528, every class's round trip closer; how-to `oracle.md`).
+            packet_task: PacketTask::Measured1973,
+            packet_task_control_316: SimDuration::from_nanos(592 * 1_600),
+            packet_task_control_516: SimDuration::from_nanos(592 * 960),
+            packet_task_data_316: SimDuration::from_nanos(980 * 1_600),
+            packet_task_data_516: SimDuration::from_nanos(980 * 960),
             reply_to_host: ReplyToHost::Leader1973,
             reply_task_316: SimDuration::from_micros(1_296),
             reply_task_516: SimDuration::from_nanos(777_600),
@@ -926,10 +972,12 @@ impl ImpParams {
     /// (see the fields' comments), no gap between frames, a host's packet on at once, the ALL
     /// claimed when the request is acknowledged, the request's message looked at again at
     /// once, GVBs without numbers, no null before routing, routing opportunities staggered
-    /// over the line's slot, every IMP's clock started together. The version 3 profiles keep them: the candidate was measured on
-    /// and tested against the 1973 program only (**choice**, 1975 as before, as for every
-    /// rule adopted from that program alone). `v2-1974-10-earlier` is `v2-1974-10` with them,
-    /// to run any experiment as it was before the adoption.
+    /// over the line's slot, every IMP's clock started together; and a packet's task time at
+    /// the processing bandwidth (`packet_task = "bandwidth"`, the 1974 profile's until its
+    /// measured times were adopted later the same day). The version 3 profiles keep them: the
+    /// candidate was measured on and tested against the 1973 program only (**choice**, 1975 as
+    /// before, as for every rule adopted from that program alone). `v2-1974-10-earlier` is
+    /// `v2-1974-10` with them, to run any experiment as it was before the adoption.
     fn with_earlier_program_rules(p: Self) -> Self {
         ImpParams {
             host_packet_entry: HostPacketEntry::AtOnce,
@@ -944,6 +992,7 @@ impl ImpParams {
             slow_tick_516: SimDuration::from_micros(6_720),
             output_gap_316: SimDuration::ZERO,
             output_gap_516: SimDuration::ZERO,
+            packet_task: PacketTask::Bandwidth,
             reqall_claim: ReqallClaim::AtAck,
             reqall_wake: ReqallWake::AtOnce,
             gvb_number: GvbNumber::None,
@@ -1220,6 +1269,8 @@ impl ImpParams {
         match m {
             ImpModel::H316 => ImpCosts {
                 packet_rate: self.processing_316,
+                packet_task: (self.packet_task == PacketTask::Measured1973)
+                    .then_some((self.packet_task_control_316, self.packet_task_data_316)),
                 routing_update: self.routing_update_316,
                 routing_repeat: self.routing_repeat_316,
                 null_packet: self.null_packet_316,
@@ -1234,6 +1285,8 @@ impl ImpParams {
             },
             ImpModel::H516 => ImpCosts {
                 packet_rate: self.processing_516,
+                packet_task: (self.packet_task == PacketTask::Measured1973)
+                    .then_some((self.packet_task_control_516, self.packet_task_data_516)),
                 routing_update: self.routing_update_516,
                 routing_repeat: self.routing_repeat_516,
                 null_packet: self.null_packet_516,
@@ -1255,6 +1308,9 @@ impl ImpParams {
 pub(crate) struct ImpCosts {
     /// Processing bandwidth for packets.
     pub(crate) packet_rate: BitRate,
+    /// `packet_task = "measured-1973"`: a packet from a line's task time for a 152-bit and
+    /// for a 1176-bit frame (`None`: the bandwidth).
+    pub(crate) packet_task: Option<(SimDuration, SimDuration)>,
     /// CPU time to take in a routing message whose serial number is new.
     pub(crate) routing_update: SimDuration,
     /// CPU time for a routing message already seen.

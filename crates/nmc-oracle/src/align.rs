@@ -891,24 +891,25 @@ pub const TIMELINE_RESIDUALS: &[Residual] = &[
         what: "packet leaves",
         packet: None,
         at_hop: 6,
-        cause: "the program's packet waits 41.9 ms at IMP 17 (the model 2.0) with no frame of the \
+        cause: "the program's packet waits 41.9 ms at IMP 17 (the model 5.4) with no frame of the \
          pair's traffic on that line (the timeline lists every one; routing frames are counted, \
          not listed): the slow tick's pause (a null, then a routing message on each line, BBN \
          3050 pp. 163-164; data/oracle/emulated/per-hop/README.md). The model's message meets \
-         the same pause one hop on, at IMP 7, and waits 41.4 ms there (the step named next): \
-         with every IMP's clock started at one instant (imp_clocks = \"epoch\", as the \
-         recorded run) the pause has the program's length; which hop a message meets it at is \
-         the phase of the clocks to the message, which the alignment does not match",
+         a pause of the same length on its way back instead, with its RFNM at IMP 3 (41.5 ms, \
+         the step named below): with every IMP's clock started at one instant (imp_clocks = \
+         \"epoch\", as the recorded run) the pause has the program's length; where a message \
+         meets it is the phase of the clocks to the message, which the alignment does not \
+         match",
     },
     Residual {
         experiment: "516-single-9hop",
         message: "m183",
-        what: "packet leaves",
+        what: "RFNM leaves",
         packet: None,
-        at_hop: 7,
-        cause: "the model's packet waits 41.4 ms at IMP 7 (the program's 1.0): the model's pause \
-         at its slow tick, the one the program's message met a hop earlier (the step named \
-         above)",
+        at_hop: 3,
+        cause: "the model's RFNM waits 41.5 ms at IMP 3 (the program's 5.3): the model's pause at \
+         its slow tick, which the program's message met with its packet at IMP 17 (the step \
+         named above)",
     },
     Residual {
         experiment: "516-single-9hop",
@@ -916,7 +917,7 @@ pub const TIMELINE_RESIDUALS: &[Residual] = &[
         what: "RFNM leaves",
         packet: None,
         at_hop: 6,
-        cause: "the program's RFNM waits 26.1 ms at IMP 17 on its way back (the model's 0.2), \
+        cause: "the program's RFNM waits 26.1 ms at IMP 17 on its way back (the model's 0.6), \
          with no frame of the pair on that line: a routing frame and its null (26.2 ms on a 50 \
          kbit/s line) are the likeliest reading, not shown from this recording, which lists the \
          pair's frames only",
@@ -928,9 +929,9 @@ pub const TIMELINE_RESIDUALS: &[Residual] = &[
         packet: None,
         at_hop: u32::MAX,
         cause: "the program's message waits at two pauses (41.9 ms with its packet at IMP 17, \
-         26.1 with its RFNM), the model's at one (41.4 ms at IMP 7): program 350.1 ms, model \
-         311.8 (-10.9 %). The program's message took 350.1 ms against its experiment's median \
-         of 302.9",
+         26.1 with its RFNM), the model's at one (41.5 ms with its RFNM at IMP 3): program 350.1 \
+         ms, model 318.8 (-9.0 %). The program's message took 350.1 ms against its experiment's \
+         median of 302.9",
     },
     // The 8-packet, 1-hop timeline: the program's m82 beside the model's first measured
     // message with a REQALL, 22.
@@ -976,11 +977,11 @@ pub const TIMELINE_RESIDUALS: &[Residual] = &[
         packet: None,
         at_hop: u32::MAX,
         cause: "the program's packets 3-7 wait behind a routing message at the source (the steps \
-         named above), the model's do not: program 164.3 ms, model 139.8 (-14.9 %)",
+         named above), the model's do not: program 164.3 ms, model 139.3 (-15.2 %)",
         ..BEHIND_ROUTING_1HOP
     },
     // The 8-packet, 9-hop timeline: the program's first message, m87, beside the model's
-    // first measured message without a REQALL, 21.
+    // first measured message without a REQALL, 20.
     Residual {
         what: "packet leaves",
         packet: Some(0),
@@ -1030,56 +1031,23 @@ pub const TIMELINE_RESIDUALS: &[Residual] = &[
         ..SLOW_TICK_9HOP
     },
     Residual {
-        what: "packet leaves",
-        packet: Some(0),
-        at_hop: 0,
-        ..SOURCE_9HOP
-    },
-    Residual {
-        what: "packet leaves",
-        packet: Some(1),
-        at_hop: 0,
-        ..SOURCE_9HOP
-    },
-    Residual {
-        what: "packet leaves",
-        packet: Some(2),
-        at_hop: 0,
-        ..SOURCE_9HOP
-    },
-    Residual {
-        what: "packet leaves",
-        packet: Some(3),
-        at_hop: 0,
-        ..SOURCE_9HOP
-    },
-    Residual {
-        what: "packet leaves",
-        packet: Some(4),
-        at_hop: 0,
-        ..SOURCE_9HOP
-    },
-    Residual {
-        what: "packet leaves",
-        packet: Some(5),
-        at_hop: 0,
-        ..SOURCE_9HOP
-    },
-    Residual {
-        what: "packet leaves",
-        packet: Some(6),
-        at_hop: 0,
-        ..SOURCE_9HOP
+        what: "RFNM leaves",
+        packet: None,
+        at_hop: 1,
+        cause: "the model's RFNM waits 25.5 ms at IMP 1 (the program's 0.7) behind a null and a \
+         routing message (1160 bits) that IMP 1 started on the line back 1.4 and 1.9 ms after the \
+         RFNM came in, at its fast tick (routing_clock = \"imp-tick-1973\"); the program's RFNM \
+         met none there. Which message meets the routing messages is the phase of the clocks to \
+         the message",
+        ..SLOW_TICK_9HOP
     },
     Residual {
         what: "the whole",
         packet: None,
         at_hop: u32::MAX,
         cause: "the program's message meets its pause at the slow tick with 8 packets at once \
-         (28.6-41.9 ms each), the model's with its RFNM at the destination (43.4 ms from the \
-         last packet in, the program's 28.8; within one packet time) and its packets 0-6 leave \
-         the source about one packet time earlier (named above): program 525.2 ms, model 463.8 \
-         (-11.7 %)",
+         (28.6-41.9 ms each), the model's meets none, and its RFNM waits behind a routing \
+         message at IMP 1 (named above): program 525.2 ms, model 479.4 (-8.7 %)",
         ..SLOW_TICK_9HOP
     },
 ];
@@ -1108,7 +1076,7 @@ const SLOW_TICK_9HOP: Residual = Residual {
      sends a data frame from 302.9 to 344.3 ms of the window (m87's eom row at 99.2), IMPs 12–19 \
      each send a null on both lines at 316.3–316.9 ms, and forwarding starts again at \
      344.3–353.6 ms; so these eight packets, each at the IMP it had reached, wait 28.6–41.9 \
-     ms where the model's wait 1.4–4.5 (packets 0 at hop 8 and 6 at hop 3 also behind the packet \
+     ms where the model's wait 0.9–2.6 (packets 0 at hop 8 and 6 at hop 3 also behind the packet \
      queued ahead of them when the pause came). The recorded run started every IMP's clock at \
      one instant, and the program starts all its lines' routing messages in step with the slow \
      tick (BBN 3050 p. 162, `TOIL1`); at the slow tick it runs the slow jobs at timeout level \
@@ -1120,18 +1088,8 @@ const SLOW_TICK_9HOP: Residual = Residual {
      packet waiting, then a null and a routing frame, then the packet, about 40 ms in all. The \
      model pauses so too (routing at the IMP's ticks, a null before each routing message, the \
      slow tick's hold as measured, every IMP's clock at one instant as in the recording), but \
-     its message 21 meets the pause only with its RFNM, at the destination: the phase of the \
-     clocks to the message is not the recording's, and the alignment does not match it",
-};
-
-/// The model's packets of its message 21 (9 hops) that leave the source earlier, measured
-/// from the message's end.
-const SOURCE_9HOP: Residual = Residual {
-    cause: "open: measured from the message's last word in, each of the model's packets 0-6 \
-     leaves its source IMP 23.6-25.2 ms (about one packet time) earlier than the program's, and \
-     every step after agrees: the model's last packet comes in from the host one frame later \
-     relative to its line than the program's; not yet traced",
-    ..SLOW_TICK_9HOP
+     its message 20 meets none of it: the phase of the clocks to the message is not the \
+     recording's, and the alignment does not match it",
 };
 
 #[cfg(test)]

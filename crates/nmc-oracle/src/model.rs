@@ -148,10 +148,11 @@ pub struct Residual {
 /// profile `v2-1974-10` with every rule read in the 1973 program or measured on it (issue 71's
 /// fourteenth candidate, adopted 5 Dec 2026: rows agreeing on both over 8 start phases 227 ->
 /// 377 of 528), on the chain with every IMP's clock started at one instant as the recorded runs'
-/// were (`imp_clocks = "epoch"`, 5 Dec 2026: 377 -> 416 of 528). What was tried before and why
-/// it was not adopted is in the how-to `oracle.md`; `nmc oracle compare --set
-/// network.profile=v2-1974-10-earlier` shows the rows as they were. Each says what is known;
-/// "open" means the cause is not yet found.
+/// were (`imp_clocks = "epoch"`, 5 Dec 2026: 377 -> 416 of 528), and with a packet's task time
+/// at an IMP as measured on the program (`packet_task = "measured-1973"`, 5 Dec 2026: 416 ->
+/// 433 of 528). What was tried before and why it was not adopted is in the how-to `oracle.md`;
+/// `nmc oracle compare --set network.profile=v2-1974-10-earlier` shows the rows as they were.
+/// Each says what is known; "open" means the cause is not yet found.
 pub const RESIDUALS: &[Residual] = &[
     Residual {
         experiments: &["316-4out-4hop", "316-8out-4hop", "516-4out-4hop"],
@@ -162,17 +163,17 @@ pub const RESIDUALS: &[Residual] = &[
                 with 4 outstanding, 1-9 hops, 516 / 316: the program on nmc-h316 \
                 (data/oracle/emulated/counts.csv, column reqall, runs 516-4-pass1 / 316-4-pass1) \
                 39/40 42/42 41/40 38/8 6/22 17/23 21/23 23/7 25/6; the model (nmc run \
-                scenarios/oracle-chain.toml, count.reqall, 5 Dec 2026) 41/42 42/41 54/42 4/41 \
-                4/9 14/27 22/32 31/30 32/6. At 4 hops the race goes the other way on both \
-                machines: the 516 model sends 4 where the program sends 38 (so it keeps four \
-                messages in the pipe, +6 % throughput), the 316 model 41 where the program \
-                sends 8 (the pipe drained, -5 to -7 %). Whether an ALL is in first is a race of \
-                a few ms between a RFNM two messages back and the next first packet; over 8 \
-                start phases (nmc oracle compare --phases 8) the 4-hop rows agree at 5 of 8. \
-                With the listing's order of the ALL check (packet 1 looks when its input ends, \
-                before the task: reqall_check = at-input-1973, tried 5 Dec 2026 and not \
-                adopted) the 316 model sends 3 and its 4-hop rows agree at 7 of 8 phases; the \
-                516 model still sends 4",
+                scenarios/oracle-chain.toml, count.reqall, 5 Dec 2026, packet_task = \
+                measured-1973) 39/42 42/41 54/80 4/41 4/10 7/25 22/31 28/28 32/10. At 4 hops \
+                the race goes the other way on both machines: the 516 model sends 4 where the \
+                program sends 38 (so it keeps four messages in the pipe, +6 % throughput), the \
+                316 model 41 where the program sends 8 (the pipe drained, -5 to -7 %). Whether \
+                an ALL is in first is a race of a few ms between a RFNM two messages back and \
+                the next first packet; over 8 start phases (nmc oracle compare --phases 8) the \
+                4-hop rows agree at 1-6 of 8. With the listing's order of the ALL check (packet \
+                1 looks when its input ends, before the task: reqall_check = at-input-1973, \
+                tried 5 Dec 2026 and not adopted) the 316 model sent 3 and its 4-hop rows \
+                agreed at 7 of 8 phases; the 516 model still sent 4",
     },
     Residual {
         experiments: &["516-8out-9hop"],
@@ -184,81 +185,85 @@ pub const RESIDUALS: &[Residual] = &[
                 8-packet rows)",
     },
     Residual {
-        experiments: SINGLE_SHORT_316,
+        experiments: &["516-single-9hop"],
         measure: "throughput",
         cause: "one message outstanding: its throughput is its round trip's (see the round-trip \
-                residual of the same experiments)",
+                residual of the same experiment)",
     },
     Residual {
-        experiments: &["516-4out-4hop", "516-8out-4hop", "516-4out-5hop"],
+        experiments: &["516-4out-4hop", "516-8out-4hop"],
         measure: "rtt",
         cause: "the same race at 4 hops (see the throughput residual): the 516 model sends 4 \
                 REQALLs in 120 messages where the program sends 38, so it keeps four messages \
-                in the pipe and each waits longer (+14 to +19 % at the comparison's first \
+                in the pipe and each waits longer (+13 to +18 % at the comparison's first \
                 phase); the program's REQALLs drain it. Over 8 start phases the 4-hop rows \
-                agree at 5 of 8; the 5-hop rows are +4 to +6 % at every phase (4 REQALLs \
-                against the program's 6; the 8-outstanding one agrees at 6 of 8, this one at 3)",
+                agree at 6 of 8",
     },
     Residual {
         experiments: &["516-4out-2hop", "516-8out-2hop", "516-single-2hop"],
         measure: "rtt",
-        cause: "open: the model's 2-hop round trip on 516s is 6-9 % long (239 against 220-225 \
-                ms with 8-packet messages, 75 against 70 with single packets) at the \
-                comparison's first phase and +4 to +10 % at every start phase; the 316's 2-hop \
-                rows agree. Not yet traced",
+        cause: "the model's 2-hop round trip on 516s is 6-9 % long (239 against 220-225 ms \
+                with 8-packet messages, 75 against 70 with single packets) at the comparison's \
+                first phase and +1 to +10 % at every start phase; the 316's 2-hop rows agree. \
+                Traced for the 8-packet rows (516-4out-2hop, 5 Dec 2026: the recorded run's \
+                messages.csv beside the model's): both carry the same rate (a RFNM every 215 \
+                and 213 ms) and send a REQALL with about one message in three (42 and 41 in \
+                120), but the model settles into a cycle of three messages in exactly 640 ms, \
+                round trips 169, 265 and 286 ms (the message after each GVB waits about 190 ms \
+                for a message number, then finds the pipe drained), where the program's round \
+                trips are 165-170 ms (about a quarter) or 241-255 ms (most of the rest). K&O's \
+                round trip starts at the last packet in, so time a message waits at the host \
+                interface does not count, and time it waits inside the source IMP does. Why the \
+                program's GVB does not hold the next message back as long is open",
     },
     Residual {
         experiments: &[
             "316-4out-3hop",
             "316-4out-4hop",
             "316-4out-8hop",
+            "316-4out-9hop",
+            "316-8out-3hop",
             "316-8out-4hop",
             "316-8out-8hop",
+            "316-8out-9hop",
         ],
         measure: "rtt",
         cause: "the 316 rows are short where the model sends more REQALLs than the program \
-                (see the throughput residual): at 8 hops 30 in 120 messages against the \
-                program's 7, at 4 hops 41 against 8; each request's pause drains the pipe, so \
-                the round trip is 8-18 % short at 8 hops at every start phase and 17-19 % at \
-                4 hops at the first (the 4-hop rows agree at 4-5 of 8 phases). At 8 hops the \
-                model settles into a cycle of one REQALL every four messages (traced, 316-4out, \
-                messages 40-46, 5 Dec 2026): the request's spare ALL is used by the next \
-                message, so the ALL of the RFNM after it waits unused until the TALLY clock gives \
-                it back (104 ms); the GVB takes one of the pair's four message numbers (p. 55 \
-                B2C), the next message waits for a number and uses the following ALL, and the \
-                one after finds none and asks again. The program at 8 hops, and both at 9, keep \
-                the pipe full instead: on nmc-h316 (316-4-fill1, nmc oracle timeline, messages \
-                m50 and m51) each RFNM's ALL is claimed by a packet 1 about 55 and 27 ms after \
-                it comes in. At 9 hops, where \
-                the model sends 6 like the program, the rows agree: there the program keeps a \
-                standing backlog of about one packet a hop (its data packets wait a mean 20.9 \
-                ms at each intermediate 316, data/oracle/emulated/per-hop), formed at the slow \
-                tick (the task level held ~20 ms, then the null and routing message queued at \
-                its end), which the model keeps too now that every IMP's slow tick comes at the \
-                same instant as in the recorded runs. The 3-hop row of run 316-4-fill1 misses \
-                by 5.7 % at the first phase (it agrees at 5 of 8; run 316-4-pass1's at 8)",
+                (see the throughput residual): at 3 hops 80 in 120 messages against the \
+                program's 40, at 4 hops 41 against 8, at 8 hops 28 against 7, at 9 hops 10 \
+                against 6; each request's pause drains the pipe, so the round trip is 9-15 % \
+                short at 3 hops, 16-19 % at 4 and 8 and 5-8 % at 9 at the comparison's first \
+                phase (over 8 start phases the 3-hop and 9-hop rows agree at 3-7 of 8, the \
+                4-hop at 1-5, the 8-hop at 0-2). At 8 hops the model settles into a cycle of \
+                one REQALL every four messages (traced, 316-4out, messages 40-46, 5 Dec 2026, \
+                before packet_task = measured-1973): the request's spare ALL is used by the \
+                next message, so the ALL of the RFNM after it waits unused until the TALLY clock \
+                gives it back (104 ms); the GVB takes one of the pair's four message numbers (p. \
+                55 B2C), the next message waits for a number and uses the following ALL, and \
+                the one after finds none and asks again. The program at 8 hops keeps the pipe \
+                full instead: on nmc-h316 (316-4-fill1, nmc oracle timeline, messages m50 and \
+                m51) each RFNM's ALL is claimed by a packet 1 about 55 and 27 ms after it comes \
+                in. At 9 hops the program keeps a standing backlog of about one packet a hop \
+                (its data packets wait a mean 20.9 ms at each intermediate 316, \
+                data/oracle/emulated/per-hop), formed at the slow tick (the task level held ~20 \
+                ms, then the null and routing message queued at its end); the model keeps it \
+                too, but its 10 REQALLs against 6 drain it at some phases",
     },
     Residual {
-        experiments: SINGLE_SHORT_316,
+        experiments: &["516-single-9hop"],
         measure: "rtt",
-        cause: "open: the model's single-packet round trip is 5-10 % short on 316s at 5 and \
-                7-9 hops at every start phase (it agrees at 1-4 and 6 hops). What is known of \
-                the program's single packets (nmc oracle emulate --trace-all, per-hop; 2-4 Dec \
-                2026): at each intermediate IMP a single packet waits behind routing frames \
-                queued when the slow tick's routing computation ends (mean 3.9 ms a hop on a \
-                316 at 5 hops, p. 164); at the destination the program takes 5.97 ms on a 316 \
-                from the packet's arrival to the fake host done with it (IH63; the model \
-                4.16)",
+        cause: "open: the model's single-packet round trip at 9 hops on 516s is 6-7 % short \
+                (290 against 312 ms) at every start phase. Hop by hop (nmc oracle per-hop, the \
+                program's run 516-4-pass1 against the model's run of the same experiment, 5 \
+                Dec 2026) a packet's own times agree (a data packet 0.94 ms at each \
+                intermediate IMP with the line idle, a RFNM 0.57, on both); the means differ \
+                where a frame waits for the slow tick's pause or behind routing frames: the \
+                program's RFNMs wait a mean 2.64 ms a hop (routing frames ahead 0.81), the \
+                model's 1.52 (0.65), its data packets 3.76 against 3.35. So the program's \
+                single packets meet the 640 ms cycle's pauses more often on the way back. The \
+                model's stream takes 301 ms a message and passes through every phase of the \
+                cycle (17 messages in 5.12 s); the program's takes 321 ms",
     },
-];
-
-/// The 316 single-packet experiments whose round trip misses, and with it their throughput (one
-/// message outstanding): one list for both residuals.
-const SINGLE_SHORT_316: &[&str] = &[
-    "316-single-5hop",
-    "316-single-7hop",
-    "316-single-8hop",
-    "316-single-9hop",
 ];
 
 /// Every row outside its tolerance without a [`Residual`] naming it, and every residual whose

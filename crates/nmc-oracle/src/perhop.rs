@@ -726,6 +726,17 @@ pub fn from_model_jsonl(
     let mut reply_seq: BTreeMap<(u8, u8, String), u16> = BTreeMap::new();
     // The destination's RFNMs name no message; its `rfnm` events, in the same order, do.
     let mut rfnm_msgs = std::collections::VecDeque::new();
+    // A single-packet message's one packet is its last; the trace says so only where it comes
+    // in (`single-in`), after its sends.
+    let mut single = std::collections::BTreeSet::new();
+    for line in text.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).context("a trace.jsonl line")?;
+        if v["event"] == "single-in"
+            && let Some(m) = v["msg"].as_u64()
+        {
+            single.insert(m);
+        }
+    }
     for line in text.lines() {
         let v: serde_json::Value = serde_json::from_str(line).context("a trace.jsonl line")?;
         if v["event"] == "rfnm" {
@@ -754,8 +765,8 @@ pub fn from_model_jsonl(
         let packet = v["packet"].as_u64().unwrap_or(0);
         let (class, bits, key, message, flag) = match kind.as_str() {
             "data" => {
-                let last = packet == 7;
                 let m = msg.unwrap_or(0);
+                let last = packet == 7 || single.contains(&m);
                 (
                     Class::Data,
                     if last { last_packet_bits } else { 1176 },
@@ -764,7 +775,7 @@ pub fn from_model_jsonl(
                     last,
                 )
             }
-            "rfnm+all" | "rfnm" | "all" => {
+            "rfnm+all" | "rfnm" | "rfnm(single)" | "all" => {
                 let n = reply_seq.entry((a, b, kind.clone())).or_default();
                 *n += 1;
                 let code = u16::from(kind.starts_with("rfnm"));
@@ -951,6 +962,26 @@ mod tests {
         assert_eq!((r[0].imp, r[0].delay_ns), (1, 4_000_000 - 3_040_000));
         let dest: Vec<&Hop> = m.hops.iter().filter(|h| h.what == "dest").collect();
         assert_eq!(dest[0].delay_ns, 1_100_000_000 - 1_053_520_000);
+    }
+
+    /// A single-packet message: its one packet is its last (so the destination's row reads it),
+    /// and its `rfnm(single)` frames are replies, the destination's named by its `rfnm` event.
+    #[test]
+    fn the_models_single_packets_have_replies_and_a_destination() {
+        let text = r#"{"t_ns":1000000000,"event":"send","kind":"data","msg":20,"packet":0,"bits":1176,"from":"IMP0","to":"IMP1"}
+{"t_ns":1030000000,"event":"send","kind":"data","msg":20,"packet":0,"bits":1176,"from":"IMP1","to":"IMP2"}
+{"t_ns":1053520000,"event":"single-in","msg":20,"num":0,"imp":"IMP2"}
+{"t_ns":1060000000,"event":"rfnm","msg":20}
+{"t_ns":1060000000,"event":"send","kind":"rfnm(single)","msg":null,"packet":null,"bits":152,"from":"IMP2","to":"IMP1"}
+{"t_ns":1063610000,"event":"send","kind":"rfnm(single)","msg":null,"packet":null,"bits":152,"from":"IMP1","to":"IMP0"}
+"#;
+        let f = from_model_jsonl(text, 50_000, 1160, 20, 2).unwrap();
+        let m = measure(&f, 0, 2);
+        let r: Vec<&Hop> = m.hops.iter().filter(|h| h.what == "rfnm").collect();
+        assert_eq!((r.len(), r[0].imp, r[0].delay_ns), (1, 1, 570_000));
+        let dest: Vec<&Hop> = m.hops.iter().filter(|h| h.what == "dest").collect();
+        assert_eq!(dest[0].delay_ns, 1_060_000_000 - 1_053_520_000);
+        assert_eq!(m.hops.iter().filter(|h| h.what == "data-last").count(), 1);
     }
 
     /// Since December 2026 the model's trace has its routing messages and null packets, each

@@ -73,7 +73,9 @@ impl Imp {
     }
 
     /// Modem input (listing p. 93): a packet accepted from a line ([`Imp::handle_frame`]) joins
-    /// the task queue as `work`, for its frame's `bits` at the processing bandwidth.
+    /// the task queue as `work`, for its frame's `bits` at the processing bandwidth, or with
+    /// `packet_task = "measured-1973"` the time measured on the program for its frame's
+    /// length.
     ///
     /// With `reply_to_host = "leader-1973"` a reply come back to the IMP of the host whose
     /// message it answers (`p`) costs instead the task that hands it to that host (BBN 3050 pp.
@@ -90,10 +92,16 @@ impl Imp {
         let reply_home = self.limits.reply_to_host == ReplyToHost::Leader1973
             && p.dst == self.id
             && matches!(p.kind, PktKind::Rfnm { .. } | PktKind::SingleRfnm { .. });
+        let costs = self.costs();
         let cost = if reply_home {
-            self.costs().reply_task
+            costs.reply_task
+        } else if let Some((control, data)) = costs.packet_task {
+            // `packet_task = "measured-1973"`: the straight line through the two measured.
+            let (c, d) = (control.as_nanos() as i128, data.as_nanos() as i128);
+            let t = c + (d - c) * (i128::from(bits.get()) - 152) / (1176 - 152);
+            SimDuration::from_nanos(t.max(0) as u64)
         } else {
-            self.costs().packet_rate.transmission_time(bits)
+            costs.packet_rate.transmission_time(bits)
         };
         self.push_task(now, work, cost, out);
     }

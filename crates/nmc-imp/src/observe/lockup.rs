@@ -35,9 +35,9 @@ pub(crate) struct HeldAt {
     /// Other refused messages owed an ALLOCATE.
     pub(crate) other_requests: usize,
     /// The IMP's next timer that can let something go ([`crate::imp::Imp::next_release_at`]: a
-    /// RFNM's wait for buffers, an unused allocation, a task in hand, a block's disuse; not a
-    /// line's retransmission, which frees nothing), if any: with none, nothing the IMP holds
-    /// will be let go by time alone.
+    /// RFNM's wait for buffers, an unused allocation, a block's disuse; not a line's
+    /// retransmission, which frees nothing, nor the end of a task in hand), if any: with none,
+    /// nothing the IMP holds will be let go by time alone.
     pub(crate) next_timer_ns: Option<u64>,
 }
 
