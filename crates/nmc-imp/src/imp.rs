@@ -1812,6 +1812,25 @@ mod tests {
         )
     }
 
+    /// A RFNM for a single-packet message its source no longer holds (answered by an earlier
+    /// copy of the same RFNM) frees nothing, neither the pair's number nor a copy's buffer: it
+    /// is counted and dropped. (It used to give the number back a second time.)
+    #[test]
+    fn a_second_rfnm_for_an_answered_single_packet_message_frees_nothing() {
+        let mut x = imp();
+        let mut out: Vec<Output> = Vec::new();
+        x.single_rfnm_received(SimTime::ZERO, 5, (99, 4), 3, &mut out);
+        assert_eq!(x.numbers.in_use(5), 0);
+        assert!(
+            out.iter()
+                .any(|o| matches!(o, Output::Count(Counted::SingleRfnmDuplicate)))
+        );
+        assert!(
+            !out.iter()
+                .any(|o| matches!(o, Output::SingleAnswered { .. }))
+        );
+    }
+
     #[test]
     fn a_neighbour_takes_a_packet_it_has_room_and_a_route_for() {
         assert_eq!(imp().refuses_transit(Some(7)), None);

@@ -132,6 +132,9 @@ pub enum Counted {
     SingleDeleted,
     /// A second copy of a single-packet message.
     SingleDuplicate,
+    /// A single-packet message's RFNM come back for a message already answered (the reply to
+    /// a second copy).
+    SingleRfnmDuplicate,
     /// A single-packet message refused and kept as a request (RFC 632).
     SingleRejected,
     /// A single-packet message sent again on its ALLOCATE (RFC 632).
@@ -186,6 +189,7 @@ impl Counted {
             Counted::SingleAll => "single-all",
             Counted::SingleDeleted => "single-deleted",
             Counted::SingleDuplicate => "single-duplicates",
+            Counted::SingleRfnmDuplicate => "single-rfnm-duplicates",
             Counted::SingleRejected => "single-rejected",
             Counted::SingleRetransmission => "single-retransmissions",
             Counted::CreateBlock => "v3.create-block",
