@@ -1264,13 +1264,29 @@ impl ImpParams {
         }
     }
 
+    /// `packet_task = "measured-1973"`: the line through `control` for a control frame's
+    /// length and `data` for a full data packet's, the profile's frame sizes (`None`: the
+    /// bandwidth).
+    fn task_line(&self, control: SimDuration, data: SimDuration) -> Option<TaskLine> {
+        (self.packet_task == PacketTask::Measured1973).then_some(TaskLine {
+            control: (
+                Bits::new(self.control_overhead.get() + self.control_bits.get()),
+                control,
+            ),
+            data: (
+                Bits::new(self.packet_overhead.get() + self.max_packet.get()),
+                data,
+            ),
+        })
+    }
+
     /// What an IMP of model `m` spends on each kind of work.
     pub(crate) fn costs(&self, m: ImpModel) -> ImpCosts {
         match m {
             ImpModel::H316 => ImpCosts {
                 packet_rate: self.processing_316,
-                packet_task: (self.packet_task == PacketTask::Measured1973)
-                    .then_some((self.packet_task_control_316, self.packet_task_data_316)),
+                packet_task: self
+                    .task_line(self.packet_task_control_316, self.packet_task_data_316),
                 routing_update: self.routing_update_316,
                 routing_repeat: self.routing_repeat_316,
                 null_packet: self.null_packet_316,
@@ -1285,8 +1301,8 @@ impl ImpParams {
             },
             ImpModel::H516 => ImpCosts {
                 packet_rate: self.processing_516,
-                packet_task: (self.packet_task == PacketTask::Measured1973)
-                    .then_some((self.packet_task_control_516, self.packet_task_data_516)),
+                packet_task: self
+                    .task_line(self.packet_task_control_516, self.packet_task_data_516),
                 routing_update: self.routing_update_516,
                 routing_repeat: self.routing_repeat_516,
                 null_packet: self.null_packet_516,
@@ -1303,14 +1319,38 @@ impl ImpParams {
     }
 }
 
+/// `packet_task = "measured-1973"`: the task time measured on the program for a control
+/// frame and for a full data packet (frame bits, time), and the straight line through the two
+/// for a frame of another length (**choice**: those two lengths are all that was measured).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TaskLine {
+    pub(crate) control: (Bits, SimDuration),
+    pub(crate) data: (Bits, SimDuration),
+}
+
+impl TaskLine {
+    /// The task time of a frame of `bits`.
+    pub(crate) fn time(&self, bits: Bits) -> SimDuration {
+        let ((b0, t0), (b1, t1)) = (self.control, self.data);
+        let (b0, b1) = (i128::from(b0.get()), i128::from(b1.get()));
+        let (t0, t1) = (i128::from(t0.as_nanos()), i128::from(t1.as_nanos()));
+        let t = if b1 == b0 {
+            t1
+        } else {
+            t0 + (t1 - t0) * (i128::from(bits.get()) - b0) / (b1 - b0)
+        };
+        SimDuration::from_nanos(t.clamp(0, i128::from(u64::MAX)) as u64)
+    }
+}
+
 /// What one IMP's processor spends on each kind of work (see [`ImpParams::costs`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct ImpCosts {
     /// Processing bandwidth for packets.
     pub(crate) packet_rate: BitRate,
-    /// `packet_task = "measured-1973"`: a packet from a line's task time for a 152-bit and
-    /// for a 1176-bit frame (`None`: the bandwidth).
-    pub(crate) packet_task: Option<(SimDuration, SimDuration)>,
+    /// `packet_task = "measured-1973"`: a packet from a line's task time by its frame's length
+    /// (`None`: the bandwidth).
+    pub(crate) packet_task: Option<TaskLine>,
     /// CPU time to take in a routing message whose serial number is new.
     pub(crate) routing_update: SimDuration,
     /// CPU time for a routing message already seen.

@@ -728,17 +728,16 @@ pub fn from_model_jsonl(
     let mut rfnm_msgs = std::collections::VecDeque::new();
     // A single-packet message's one packet is its last; the trace says so only where it comes
     // in (`single-in`), after its sends.
-    let mut single = std::collections::BTreeSet::new();
-    for line in text.lines() {
-        let v: serde_json::Value = serde_json::from_str(line).context("a trace.jsonl line")?;
-        if v["event"] == "single-in"
-            && let Some(m) = v["msg"].as_u64()
-        {
-            single.insert(m);
-        }
-    }
-    for line in text.lines() {
-        let v: serde_json::Value = serde_json::from_str(line).context("a trace.jsonl line")?;
+    let events = text
+        .lines()
+        .map(|l| serde_json::from_str(l).context("a trace.jsonl line"))
+        .collect::<Result<Vec<serde_json::Value>>>()?;
+    let single: std::collections::BTreeSet<u64> = events
+        .iter()
+        .filter(|v| v["event"] == "single-in")
+        .filter_map(|v| v["msg"].as_u64())
+        .collect();
+    for v in &events {
         if v["event"] == "rfnm" {
             rfnm_msgs.push_back(v["msg"].as_u64().unwrap_or(0));
         }
@@ -760,7 +759,7 @@ pub fn from_model_jsonl(
             }
         }
         let (Some(a), Some(b)) = (imp_no(&v["from"]), imp_no(&v["to"])) else {
-            bail!("a send without IMPs: {line}");
+            bail!("a send without IMPs: {v}");
         };
         let packet = v["packet"].as_u64().unwrap_or(0);
         let (class, bits, key, message, flag) = match kind.as_str() {

@@ -95,11 +95,8 @@ impl Imp {
         let costs = self.costs();
         let cost = if reply_home {
             costs.reply_task
-        } else if let Some((control, data)) = costs.packet_task {
-            // `packet_task = "measured-1973"`: the straight line through the two measured.
-            let (c, d) = (control.as_nanos() as i128, data.as_nanos() as i128);
-            let t = c + (d - c) * (i128::from(bits.get()) - 152) / (1176 - 152);
-            SimDuration::from_nanos(t.max(0) as u64)
+        } else if let Some(line) = costs.packet_task {
+            line.time(bits)
         } else {
             costs.packet_rate.transmission_time(bits)
         };
