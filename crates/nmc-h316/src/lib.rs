@@ -125,7 +125,7 @@ pub mod subnet;
 pub mod timing;
 
 pub use cpu::{Cpu, CpuConfig, Fault, Step};
-pub use imp::{Imp, ImpConfig, Output, RunStop};
+pub use imp::{Imp, ImpConfig, Output, RunStop, Watched};
 pub use io::{Bus, IoCx, IoError};
 pub use loader::Image;
 pub use timing::Model;

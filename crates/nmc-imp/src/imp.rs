@@ -91,9 +91,9 @@ use crate::observe::{Counted, Happened, Milestone, Note, Side, What};
 use crate::packet::{DataPacket, Input, MsgId, Packet, PktId, PktKind, Single, Stream};
 use crate::params::ImpCosts;
 use crate::params::{
-    BackgroundLevel, FakeHostRfnm, Giveback, GvbNumber, HostPacketEntry, HostQueueCheck, ImpModel,
-    ImpParams, MessageProcessing, OutputLimit, Piggyback, ReplyToHost, ReqallCheck, ReqallClaim,
-    ReqallPath, ReqallWake, RoutingNull, SinglePacketRule,
+    BackgroundLevel, FakeHostRfnm, Giveback, GvbNumber, GvbQueue, HostPacketEntry, HostQueueCheck,
+    ImpModel, ImpParams, MessageProcessing, OutputLimit, Piggyback, ReplyToHost, ReqallCheck,
+    ReqallClaim, ReqallPath, ReqallWake, RoutingNull, SinglePacketRule,
 };
 use crate::processor::Processor;
 use crate::routing::AnyRouter;
@@ -249,6 +249,8 @@ pub(crate) struct LineLimits {
     /// Control messages go ahead of data on a line's queue (a choice: the sources are silent;
     /// the profile's `control_priority`).
     pub(crate) control_priority: bool,
+    /// Which queue a give-back joins (the profile's `gvb_queue`; [`Imp::control_hold`]).
+    pub(crate) gvb_queue: GvbQueue,
     /// Routing messages by the line's load (listing p. 235, `RMVFRQ`; the profile's
     /// `routing_frequency = "line-load-1973"`): how many send opportunities make one count.
     pub(crate) routing: RoutingLoad,
@@ -342,6 +344,7 @@ impl Limits {
                 retransmit_timeout: p.retransmit_timeout,
                 slow_tick_every: p.slow_tick_every,
                 control_priority: p.control_priority,
+                gvb_queue: p.gvb_queue,
                 routing: RoutingLoad {
                     opportunities: p.routing_opportunities,
                     busy_unit: p.routing_busy_unit,
@@ -1268,7 +1271,7 @@ impl Imp {
                 self.buf_used -= 1;
                 self.sf_used -= 1;
             }
-            Hold::Control | Hold::Copy => {}
+            Hold::Control | Hold::GiveBack | Hold::Copy => {}
             Hold::Request => {
                 // Packet 1's buffer (`TWOQ`): nothing freed; the message may go on.
                 if let Some(k) = self.reqalls_on_line.iter().position(|&(p, _)| p == pkt) {
@@ -1787,6 +1790,7 @@ mod tests {
                 retransmit_timeout: SimDuration::from_millis(125),
                 slow_tick_every: 5,
                 control_priority: true,
+                gvb_queue: GvbQueue::Priority,
                 routing: RoutingLoad {
                     opportunities: 5,
                     busy_unit: SimDuration::from_millis(132),
@@ -2581,6 +2585,43 @@ mod tests {
             assert_eq!(host.is_ok(), room, "a host's packet, {rule:?}: {host:?}");
             let transit = x.refuses_transit(Some(x.line_load(TO_B)));
             assert_eq!(transit.is_none(), room, "a packet in transit, {rule:?}");
+        }
+    }
+
+    /// Which queue a give-back joins (`gvb_queue`): the 1973 program builds it "(NOT PRI)"
+    /// (BBN 3050 p. 55 `B2B`) and its task puts on the priority queue only replies and priority
+    /// transmissions (p. 64 `SFPRI`), so the GVB waits behind the data already queued and
+    /// counts toward the line's 8 as they do; a RFNM still goes ahead. Under `"priority"` the
+    /// GVB goes ahead too and the data's room is as before.
+    #[test]
+    fn a_1973_give_back_waits_behind_the_data_and_a_rfnm_does_not() {
+        use frames::*;
+        for (rule, behind) in [(GvbQueue::Regular1973, true), (GvbQueue::Priority, false)] {
+            let mut x = imp_x();
+            x.limits.line.gvb_queue = rule;
+            for p in 0..3 {
+                x.enqueue(TO_B, p, Hold::Source);
+            }
+            let load = x.line_load(TO_B);
+            let gvb = x.control_hold(&PktKind::GvbNumbered { num: 0 });
+            assert_eq!(gvb == Hold::GiveBack, behind, "{rule:?}");
+            x.enqueue(TO_B, 50, gvb);
+            let rfnm = x.control_hold(&PktKind::Rfnm {
+                msg: 0,
+                num: 0,
+                all: true,
+            });
+            assert_eq!(rfnm, Hold::Control);
+            x.enqueue(TO_B, 51, rfnm);
+            let l = &x.lines[TO_B];
+            assert_eq!(
+                l.ctrl.back(),
+                Some(&(51, Hold::Control)),
+                "the RFNM ahead of the data"
+            );
+            assert_eq!(l.data.back() == Some(&(50, gvb)), behind, "{rule:?}");
+            assert_eq!(l.ctrl.front() == Some(&(50, gvb)), !behind, "{rule:?}");
+            assert_eq!(x.line_load(TO_B), load + u32::from(behind), "{rule:?}");
         }
     }
 

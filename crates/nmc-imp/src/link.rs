@@ -32,6 +32,10 @@ pub(crate) enum Hold {
     Transit,
     /// A subnet control message.
     Control,
+    /// A give-back queued as the 1973 program queued it (`gvb_queue = "regular-1973"`): a
+    /// control message in the data queue, behind the data; like [`Hold::Control`] it holds
+    /// no buffer.
+    GiveBack,
     /// A single-packet message, whose buffer the source IMP keeps as its copy until the RFNM
     /// (RFC 632): the acknowledgement frees nothing.
     Copy,

@@ -338,6 +338,8 @@ pub struct ImpParams {
     /// **Choice**: true; the IMP program served its control traffic first. A REQALL sent the
     /// 1973 way (`reqall_path = "host-packet-1973"`) goes with the data.
     pub(crate) control_priority: bool,
+    /// Which queue a give-back (GVB) joins at each IMP (see [`GvbQueue`]).
+    pub(crate) gvb_queue: GvbQueue,
     /// Out-of-order single-packet messages: how the destination treats them (RFC 632).
     pub(crate) single_packet_rule: SinglePacketRule,
     /// When the RFNM of a multipacket message to an IMP's fake host is made (see
@@ -480,6 +482,21 @@ pub(crate) enum ReqallWake {
     /// wakes it), and looks again (`HIPLT5`, `HIPLT8`) only then.
     #[serde(rename = "fast-tick-1973")]
     FastTick1973,
+}
+
+/// Which of a line's queues a give-back (GVB) joins at each IMP it passes (`gvb_queue`).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum GvbQueue {
+    /// As every control message with `control_priority`: ahead of the data (a choice).
+    Priority,
+    /// As the 1973 program queued it: behind the data, holding its place among the line's
+    /// packets as data does. BBN 3050 p. 55 `B2B` builds the GVB "(NOT PRI)"; the task puts a
+    /// packet on the priority queue only if it is a reply or a priority transmission, anything
+    /// else "ON REG MODEM QUEUE" (p. 64 `TSKFOR`, `SFPRI`), and refuses it while "ALL CHANNELS
+    /// ARE IN USE". Replies (RFNM, ALL) keep the priority queue.
+    #[serde(rename = "regular-1973")]
+    Regular1973,
 }
 
 /// What a packet taken from a line costs the IMP's task (`packet_task`).
@@ -931,6 +948,11 @@ impl ImpParams {
             giveback: Giveback::Tally1973,
             giveback_ticks: 6,
             control_priority: true,
+            // The 1973 program's queue for a give-back (issue 71 §4): read in the listing and
+            // seen on the program (a PC watch on `nmc-h316`'s task), adopted 5 Dec 2026 by the
+            // rule stated before its run (`nmc oracle compare --phases 8`: rows on both 433 ->
+            // 459 of 528).
+            gvb_queue: GvbQueue::Regular1973,
             single_packet_rule: SinglePacketRule::Current,
             // The 1973 program's background loop (issue 71 §4).
             fake_host_rfnm: FakeHostRfnm::AfterMessage,
@@ -974,9 +996,10 @@ impl ImpParams {
     /// once, GVBs without numbers, no null before routing, routing opportunities staggered
     /// over the line's slot, every IMP's clock started together; and a packet's task time at
     /// the processing bandwidth (`packet_task = "bandwidth"`, the 1974 profile's until its
-    /// measured times were adopted later the same day). The version 3 profiles keep them: the
-    /// candidate was measured on and tested against the 1973 program only (**choice**, 1975 as
-    /// before, as for every rule adopted from that program alone). `v2-1974-10-earlier` is
+    /// measured times were adopted later the same day); and a give-back ahead of the data
+    /// (`gvb_queue = "priority"`, until the program's queue was adopted). The version 3
+    /// profiles keep them: the candidate was measured on and tested against the 1973 program
+    /// only (**choice**, 1975 as before, as for every rule adopted from that program alone). `v2-1974-10-earlier` is
     /// `v2-1974-10` with them, to run any experiment as it was before the adoption.
     fn with_earlier_program_rules(p: Self) -> Self {
         ImpParams {
@@ -993,6 +1016,7 @@ impl ImpParams {
             output_gap_316: SimDuration::ZERO,
             output_gap_516: SimDuration::ZERO,
             packet_task: PacketTask::Bandwidth,
+            gvb_queue: GvbQueue::Priority,
             reqall_claim: ReqallClaim::AtAck,
             reqall_wake: ReqallWake::AtOnce,
             gvb_number: GvbNumber::None,

@@ -269,6 +269,23 @@ pub struct EmulateArgs {
     /// run's directory, for `nmc oracle per-hop --listing`. The default outputs are unchanged.
     #[arg(long, requires = "out")]
     profile: bool,
+    /// Diagnosis only (with --out): log every time an IMP's program is about to execute one of
+    /// these instruction addresses (octal, as the listing prints them, comma-separated; a
+    /// subroutine entered by JST starts at its label + 1): `watch.csv` in each run's directory
+    /// (IMP, time, address, A, X and the --peek words, octal). At most 64 addresses. The
+    /// default outputs are unchanged; a busy address makes a large file.
+    #[arg(long, requires = "out", value_name = "OCTAL,...", value_delimiter = ',', value_parser = parse_octal)]
+    watch: Vec<u16>,
+    /// With --watch: memory words to copy at each pass (octal addresses, comma-separated; at
+    /// most 16), e.g. a table's in-pointer or a clock.
+    #[arg(long, requires = "watch", value_name = "OCTAL,...", value_delimiter = ',', value_parser = parse_octal)]
+    peek: Vec<u16>,
+}
+
+/// An octal address (`--watch`, `--peek`).
+fn parse_octal(s: &str) -> std::result::Result<u16, String> {
+    let x = s.trim();
+    u16::from_str_radix(x, 8).map_err(|_| format!("{x:?} is not an octal address (0 to 177777)"))
 }
 
 /// `nmc oracle compare`.
@@ -1286,6 +1303,7 @@ fn emulate_cmd(a: EmulateArgs) -> Result<bool> {
             jitter_ns: a.jitter_us * 1000,
             seed: a.seed,
             profile: a.profile,
+            watch: crate::emulate::WatchSpec::new(&a.watch, &a.peek)?,
             ..Options::default()
         };
         let t0 = std::time::Instant::now();
@@ -1408,6 +1426,25 @@ fn write_replay(
     }
     if a.profile {
         crate::perhop::write_profiles(&d.join("profile.csv"), &net.imps, &r.profiles)?;
+    }
+    if !a.watch.is_empty() {
+        let mut w = csv::Writer::from_path(d.join("watch.csv"))
+            .with_context(|| format!("cannot write {}", d.join("watch.csv").display()))?;
+        w.write_record(["imp", "t_ns", "p", "a", "x", "peek"])?;
+        for (k, seen) in r.watched.iter().enumerate() {
+            for s in seen {
+                let peek: Vec<String> = s.peek.iter().map(|v| format!("{v:o}")).collect();
+                w.write_record([
+                    net.imps[k].to_string(),
+                    s.t_ns.to_string(),
+                    format!("{:o}", s.p),
+                    format!("{:o}", s.a),
+                    format!("{:o}", s.x),
+                    peek.join(" "),
+                ])?;
+            }
+        }
+        w.flush()?;
     }
     Ok(())
 }

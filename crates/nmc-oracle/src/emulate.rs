@@ -117,6 +117,70 @@ pub struct Options {
     /// Diagnosis only: count each IMP's time per instruction address during each experiment
     /// ([`Imp::set_profile`]; [`Replay::profiles`]). Off by default; it changes no output.
     pub profile: bool,
+    /// Diagnosis only: log each IMP's passes through these instruction addresses
+    /// ([`Imp::set_watch`]; [`Replay::watched`]). Off by default; it changes no output.
+    pub watch: WatchSpec,
+}
+
+/// The addresses a replay watches and the words it copies at each ([`Options::watch`]): at
+/// most [`WatchSpec::MAX_AT`] addresses and [`WatchSpec::MAX_PEEK`] words (a fixed size keeps
+/// [`Options`] a plain value).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WatchSpec {
+    at: [u16; WatchSpec::MAX_AT],
+    n_at: usize,
+    peek: [u16; WatchSpec::MAX_PEEK],
+    n_peek: usize,
+}
+
+impl Default for WatchSpec {
+    /// No watch.
+    fn default() -> Self {
+        WatchSpec {
+            at: [0; WatchSpec::MAX_AT],
+            n_at: 0,
+            peek: [0; WatchSpec::MAX_PEEK],
+            n_peek: 0,
+        }
+    }
+}
+
+impl WatchSpec {
+    /// Addresses a watch may hold.
+    pub const MAX_AT: usize = 64;
+    /// Words a watch may copy at each.
+    pub const MAX_PEEK: usize = 16;
+
+    /// Watch `at`, copying `peek` at each; an error names the limit passed.
+    pub fn new(at: &[u16], peek: &[u16]) -> Result<WatchSpec> {
+        if at.len() > Self::MAX_AT || peek.len() > Self::MAX_PEEK {
+            bail!(
+                "a watch takes at most {} addresses and {} peeked words ({} and {} given)",
+                Self::MAX_AT,
+                Self::MAX_PEEK,
+                at.len(),
+                peek.len()
+            );
+        }
+        let mut w = WatchSpec {
+            n_at: at.len(),
+            n_peek: peek.len(),
+            ..WatchSpec::default()
+        };
+        w.at[..at.len()].copy_from_slice(at);
+        w.peek[..peek.len()].copy_from_slice(peek);
+        Ok(w)
+    }
+
+    /// The watched addresses.
+    pub fn at(&self) -> &[u16] {
+        &self.at[..self.n_at]
+    }
+
+    /// The words copied at each.
+    pub fn peek(&self) -> &[u16] {
+        &self.peek[..self.n_peek]
+    }
 }
 
 impl Default for Options {
@@ -130,6 +194,7 @@ impl Default for Options {
             stall_ns: 60_000_000_000,
             experiments: usize::MAX,
             profile: false,
+            watch: WatchSpec::default(),
         }
     }
 }
@@ -154,6 +219,9 @@ pub struct Replay {
     /// With [`Options::profile`]: per experiment (in the order run), each IMP's ns per
     /// instruction address while it ran (index: IMP index, then address).
     pub profiles: Vec<(String, Vec<Vec<u64>>)>,
+    /// With [`Options::watch`]: each IMP's passes through the watched addresses, by network
+    /// index, in time order.
+    pub watched: Vec<Vec<nmc_h316::Watched>>,
     /// With a [`Load`]: the background hosts' counts, all hosts together, at the end of each
     /// experiment (in the order run; each the total since the load started).
     pub background: Vec<crate::background::Counts>,
@@ -726,6 +794,7 @@ pub fn replay_loaded(
             let mut imp = Imp::new(&c);
             imp.load(image);
             imp.set_profile(limits.profile);
+            imp.set_watch(limits.watch.at(), limits.watch.peek());
             imp
         })
         .collect();
@@ -835,6 +904,7 @@ pub fn replay_loaded(
         source_imp: net.imps[0],
         imps: net.imps.clone(),
         profiles: d.profiles,
+        watched: d.imps.iter_mut().map(Imp::take_watched).collect(),
         background: d.background,
     })
 }

@@ -458,6 +458,34 @@ pub struct Imp {
     pub devices: Devices,
     /// Opt-in profile ([`Imp::set_profile`]): ns spent per instruction address.
     profile: Option<Vec<u64>>,
+    /// Opt-in watch ([`Imp::set_watch`]).
+    watch: Option<Watch>,
+}
+
+/// A watch on instruction addresses ([`Imp::set_watch`]).
+#[derive(Clone, Debug)]
+struct Watch {
+    /// Watched, by address.
+    at: Vec<bool>,
+    /// Memory words to copy at each.
+    peek: Vec<u16>,
+    /// What was seen, in time order.
+    seen: Vec<Watched>,
+}
+
+/// The program about to execute a watched instruction ([`Imp::set_watch`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Watched {
+    /// The IMP's clock (ns).
+    pub t_ns: u64,
+    /// The instruction's address (P).
+    pub p: u16,
+    /// The A register.
+    pub a: u16,
+    /// The index register.
+    pub x: u16,
+    /// The words asked for, in the order asked.
+    pub peek: Vec<u16>,
 }
 
 impl Imp {
@@ -487,7 +515,35 @@ impl Imp {
                 out: Vec::new(),
             },
             profile: None,
+            watch: None,
         }
+    }
+
+    /// Watch instruction addresses `at` (a diagnosis, `nmc oracle emulate --watch`): each time
+    /// the program is about to execute one of them, the time, P, A, X and the memory words at
+    /// `peek` are kept ([`Imp::take_watched`]). A subroutine entered by `JST` starts at its
+    /// label + 1. Nothing else changes: the run is the same step for step. An empty `at`
+    /// switches it off.
+    pub fn set_watch(&mut self, at: &[u16], peek: &[u16]) {
+        self.watch = (!at.is_empty()).then(|| {
+            let mut w = vec![false; 1 << 16];
+            for &a in at {
+                w[a as usize] = true;
+            }
+            Watch {
+                at: w,
+                peek: peek.to_vec(),
+                seen: Vec::new(),
+            }
+        });
+    }
+
+    /// What the watch has seen so far ([`Imp::set_watch`]), and start again.
+    pub fn take_watched(&mut self) -> Vec<Watched> {
+        self.watch
+            .as_mut()
+            .map(|w| std::mem::take(&mut w.seen))
+            .unwrap_or_default()
     }
 
     /// Count the time spent at each instruction address (off by default; a diagnosis of where
@@ -536,12 +592,26 @@ impl Imp {
             if self.cpu.halted() {
                 return Ok(RunStop::Halted { p: self.cpu.p() });
             }
-            if let Some(prof) = self.profile.as_mut() {
+            if self.profile.is_some() || self.watch.is_some() {
                 while self.cpu.now_ns() < limit.min(self.devices.events.next_time()) {
-                    let (p, t0) = (self.cpu.p() as usize, self.cpu.now_ns());
+                    let (p, t0) = (self.cpu.p(), self.cpu.now_ns());
+                    if let Some(w) = self.watch.as_mut()
+                        && w.at[p as usize]
+                    {
+                        let peek = w.peek.iter().map(|&a| self.cpu.mem.read(a)).collect();
+                        w.seen.push(Watched {
+                            t_ns: t0,
+                            p,
+                            a: self.cpu.a,
+                            x: self.cpu.x(),
+                            peek,
+                        });
+                    }
                     let step = self.cpu.step(&mut self.devices)?;
-                    let n = prof.len();
-                    prof[p % n] += self.cpu.now_ns() - t0;
+                    if let Some(prof) = self.profile.as_mut() {
+                        let n = prof.len();
+                        prof[p as usize % n] += self.cpu.now_ns() - t0;
+                    }
                     if step == Step::Halted {
                         break;
                     }

@@ -258,3 +258,28 @@ fn the_profile_counts_each_instructions_time_at_its_address_and_changes_nothing(
     assert_eq!(p[0o201], 9 * 960);
     assert_eq!(p.iter().sum::<u64>(), t);
 }
+
+/// A watch on the clock handler's `IRS 302` sees each clock interrupt once, at the count it
+/// had then, with the words asked for; and the machine runs as it does unwatched.
+#[test]
+fn a_watch_sees_each_pass_through_an_address_and_changes_nothing() {
+    let until = 3 * 1920 + 3 * 25_600 * US + 100 * US;
+    let mut plain = machine(&[]);
+    plain.run_until(until).unwrap();
+    let mut watched = machine(&[]);
+    watched.set_watch(&[0o1004], &[0o302, 0o301]);
+    watched.run_until(until).unwrap();
+    let seen = watched.take_watched();
+    assert_eq!(seen.len(), 3, "{seen:?}");
+    for (k, w) in seen.iter().enumerate() {
+        assert_eq!(w.p, 0o1004);
+        assert_eq!(w.peek[0], k as u16, "302 before its IRS");
+        assert_eq!(w.a, w.peek[1], "A holds the clock just stored in 301");
+    }
+    assert!(seen.windows(2).all(|p| p[1].t_ns - p[0].t_ns > 25_000 * US));
+    assert!(watched.take_watched().is_empty(), "taken");
+    assert_eq!(plain.now_ns(), watched.now_ns());
+    for a in [0o301, 0o302, 0o303, 0o304] {
+        assert_eq!(plain.cpu.mem.read(a), watched.cpu.mem.read(a));
+    }
+}

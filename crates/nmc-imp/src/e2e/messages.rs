@@ -20,7 +20,7 @@ use crate::imp::{Effects, Imp, Output, Resume, TimerId, Traced};
 use crate::link::Hold;
 use crate::observe::{Counted, Milestone};
 use crate::packet::{Input, MsgId, Packet, PktId, PktKind, Stream};
-use crate::params::{Giveback, ReqallClaim, ReqallPath, ReqallWake};
+use crate::params::{Giveback, GvbQueue, ReqallClaim, ReqallPath, ReqallWake};
 use crate::source::{MsgState, SourceMsg};
 use nmc_sim::{Bits, SimTime};
 
@@ -501,6 +501,18 @@ impl Imp {
         from: u32,
         out: &mut impl Effects,
     ) {
+        // A RFNM for a message this IMP no longer holds is a second copy of one already
+        // answered: it frees nothing (its number, PLT entry and ALL went with the first). The
+        // 1973 program marks a number replied when its reply comes in (BBN 3050 p. 83
+        // `GOTGVB`, `MESSOK`: "mark mess no to prevent duplicates") and discards any later
+        // packet with that number before it reaches the reply code (p. 73: "is mess no a
+        // duplicate? yes, discard pkt"). Without this the model gave the pair's number back a
+        // second time, as a single-packet message's duplicate RFNM did
+        // (`single_rfnm_received`). Counted, and dropped.
+        if !self.messages.contains_key(&msg) {
+            out.push(Output::Count(Counted::RfnmDuplicate));
+            return;
+        }
         self.release_number_and_plt(stream);
         self.number_released(now, stream, out);
         if all {
@@ -607,7 +619,7 @@ impl Imp {
     /// Control message `kind`, packet `pkt`, leaves this IMP: what holds it on its line. A
     /// REQALL sent the 1973 way ([`ReqallPath::HostPacket1973`]) is a host packet's
     /// ([`Hold::Request`]), and its acknowledgement is its message's
-    /// ([`Imp::reqalls_acknowledged`]); any other control message is [`Hold::Control`].
+    /// ([`Imp::reqalls_acknowledged`]); any other control message as [`Imp::control_hold`] says.
     pub(crate) fn control_sent(&mut self, pkt: PktId, kind: &PktKind) -> Hold {
         match *kind {
             PktKind::ReqAll { msg, .. }
@@ -615,6 +627,20 @@ impl Imp {
             {
                 self.reqalls_on_line.push((pkt, msg));
                 Hold::Request
+            }
+            _ => self.control_hold(kind),
+        }
+    }
+
+    /// What holds control message `kind` on a line, at its source or in transit: a GVB with
+    /// `gvb_queue = "regular-1973"` waits in the data queue ([`Hold::GiveBack`]; BBN 3050 p.
+    /// 55 "NOT PRI", p. 64 `SFPRI`), any other [`Hold::Control`].
+    pub(crate) fn control_hold(&self, kind: &PktKind) -> Hold {
+        match kind {
+            PktKind::Gvb | PktKind::GvbNumbered { .. }
+                if self.limits.line.gvb_queue == GvbQueue::Regular1973 =>
+            {
+                Hold::GiveBack
             }
             _ => Hold::Control,
         }
@@ -1163,6 +1189,32 @@ mod tests {
             s.numbers.in_use(stream),
             2,
             "the message's number and the REQALL's"
+        );
+    }
+
+    /// A second copy of a RFNM, for a message already answered, frees nothing: the pair's
+    /// number, the PLT entry and the allocate counter stay as the first left them (BBN 3050
+    /// p. 73 discards a packet whose message number is already replied). It is counted.
+    #[test]
+    fn a_second_rfnm_for_an_answered_message_frees_nothing() {
+        let mut s = imp();
+        s.allocs
+            .add(D, SimTime::ZERO, SimDuration::from_millis(250));
+        first_packet_in(&mut s, 0, 2016);
+        first_packet_in(&mut s, 1, 2016);
+        let mut out = Vec::new();
+        s.rfnm_received(at(100), s_to_d(), (0, true), D, &mut out);
+        let (numbers, plt, held) = (s.numbers.in_use(s_to_d()), s.plt.used(), s.allocs.held(D));
+        assert!(
+            numbers > 0 && plt > 0,
+            "message 1 still holds a number and an entry"
+        );
+        let mut again = Vec::new();
+        s.rfnm_received(at(600), s_to_d(), (0, true), D, &mut again);
+        assert_eq!(again, [Output::Count(Counted::RfnmDuplicate)]);
+        assert_eq!(
+            (s.numbers.in_use(s_to_d()), s.plt.used(), s.allocs.held(D)),
+            (numbers, plt, held)
         );
     }
 

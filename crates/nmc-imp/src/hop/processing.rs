@@ -256,7 +256,7 @@ impl Imp {
             return;
         }
         let hold = if p.kind.is_control() {
-            Hold::Control
+            self.control_hold(&p.kind)
         } else {
             Hold::Transit
         };

@@ -135,6 +135,8 @@ pub enum Counted {
     /// A single-packet message's RFNM come back for a message already answered (the reply to
     /// a second copy).
     SingleRfnmDuplicate,
+    /// A multi-packet message's RFNM come back for a message already answered.
+    RfnmDuplicate,
     /// A single-packet message refused and kept as a request (RFC 632).
     SingleRejected,
     /// A single-packet message sent again on its ALLOCATE (RFC 632).
@@ -190,6 +192,7 @@ impl Counted {
             Counted::SingleDeleted => "single-deleted",
             Counted::SingleDuplicate => "single-duplicates",
             Counted::SingleRfnmDuplicate => "single-rfnm-duplicates",
+            Counted::RfnmDuplicate => "rfnm-duplicates",
             Counted::SingleRejected => "single-rejected",
             Counted::SingleRetransmission => "single-retransmissions",
             Counted::CreateBlock => "v3.create-block",
