@@ -142,3 +142,27 @@ fn a_value_of_no_form_is_one_line_naming_the_flag_and_the_forms() {
         );
     }
 }
+
+/// `nmc oracle emulate --watch` takes octal addresses, as the listing prints them: a word that
+/// is not one is one line naming the flag and the word, exit 2, before any program is read.
+#[test]
+fn a_watched_address_that_is_not_octal_is_one_line() {
+    let dir = super::tmp("cli-watch");
+    let o = nmc(&[
+        "oracle",
+        "emulate",
+        "--run",
+        "516-4-pass1",
+        "--out",
+        dir.to_str().unwrap(),
+        "--watch",
+        "14400,9x9",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert_eq!(e.trim().lines().count(), 1, "{e}");
+    assert!(
+        e.contains("--watch") && e.contains("\"9x9\" is not an octal address"),
+        "{e}"
+    );
+}

@@ -335,8 +335,9 @@ pub struct ImpParams {
     /// goes back. BBN 3050 p. 55 (`BACK2`: `LDA MINUS6`, "ALLOCATES TIME OUT IN 125 MS").
     pub(crate) giveback_ticks: u32,
     /// Control messages (RFNM, ALL, REQALL, GVB) go ahead of data in output queues.
-    /// **Choice**: true; the IMP program served its control traffic first. A REQALL sent the
-    /// 1973 way (`reqall_path = "host-packet-1973"`) goes with the data.
+    /// **Choice**: true; the IMP program served its replies first (BBN 3050 p. 64 `SFPRI`). A
+    /// REQALL sent the 1973 way (`reqall_path = "host-packet-1973"`) goes with the data, and
+    /// so does a GVB with `gvb_queue = "regular-1973"`.
     pub(crate) control_priority: bool,
     /// Which queue a give-back (GVB) joins at each IMP (see [`GvbQueue`]).
     pub(crate) gvb_queue: GvbQueue,
@@ -999,8 +1000,9 @@ impl ImpParams {
     /// measured times were adopted later the same day); and a give-back ahead of the data
     /// (`gvb_queue = "priority"`, until the program's queue was adopted). The version 3
     /// profiles keep them: the candidate was measured on and tested against the 1973 program
-    /// only (**choice**, 1975 as before, as for every rule adopted from that program alone). `v2-1974-10-earlier` is
-    /// `v2-1974-10` with them, to run any experiment as it was before the adoption.
+    /// only (**choice**, 1975 as before, as for every rule adopted from that program alone).
+    /// `v2-1974-10-earlier` is `v2-1974-10` with them, to run any experiment as it was before
+    /// the adoption.
     fn with_earlier_program_rules(p: Self) -> Self {
         ImpParams {
             host_packet_entry: HostPacketEntry::AtOnce,

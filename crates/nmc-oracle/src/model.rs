@@ -180,7 +180,14 @@ pub const RESIDUALS: &[Residual] = &[
                 (one such cycle each 640 ms). The model, given the same rules (the GVB in the \
                 data queue, gvb_queue = regular-1973), stays in the other state at 4 hops: each \
                 RFNM's ALL is claimed by a packet 1 within 70 ms, no ALL goes back, and none is \
-                asked for. With the listing's order of the ALL check (packet \
+                asked for. On 316s at 4 hops it is the other way round (the same watch on \
+                316-4-pass1, whose program the emulator runs at 39.4 kbit/s and 399 ms, within \
+                2.3 % of the recording): the program's RFNMs come in 19-29 ms before the next \
+                packet 1, which claims their ALL; in the model (nmc run \
+                scenarios/oracle-chain.toml, 316s, IMP4) the RFNMs come in 112-191 ms before \
+                the next packet 1, in a cycle of three (191, 112, 112 ms), so once in three \
+                messages the TALLY clock gives an ALL back just before a packet 1 comes (2 ms \
+                before, messages 60-66), and that message asks. With the listing's order of the ALL check (packet \
                 1 looks when its input ends, before the task: reqall_check = at-input-1973, \
                 tried 5 Dec 2026 and not adopted) the 316 model sent 3 and its 4-hop rows \
                 agreed at 7 of 8 phases; the 516 model still sent 4",
