@@ -187,7 +187,16 @@ pub const RESIDUALS: &[Residual] = &[
                 scenarios/oracle-chain.toml, 316s, IMP4) the RFNMs come in 112-191 ms before \
                 the next packet 1, in a cycle of three (191, 112, 112 ms), so once in three \
                 messages the TALLY clock gives an ALL back just before a packet 1 comes (2 ms \
-                before, messages 60-66), and that message asks. With the listing's order of the ALL check (packet \
+                before, messages 60-66), and that message asks. On 516s the program itself \
+                takes either state at 4 hops: replayed on nmc's emulator with each frame up to \
+                200 us late, as SIMH's wall-clock delivery made them (nmc oracle emulate --run \
+                516-4-pass1 --max-experiments 4 --jitter-us 200, seeds 1-8, 6 Dec 2026), six \
+                runs send 38-40 REQALLs (37.7-37.9 kbit/s, 297-299 ms: the recordings' state) \
+                and two send 4 and 5 (40.24 and 40.29 kbit/s, 362 and 368 ms), the state the \
+                model is in at the comparison's first phase (4 REQALLs, 40.3 kbit/s, 351 ms); \
+                over 8 start phases the model is in the recordings' state at 5. On 316s the \
+                program keeps its state under the same perturbation (seeds 1-3: 8, 9 and 8 \
+                REQALLs, 39.4 kbit/s, 400-410 ms). With the listing's order of the ALL check (packet \
                 1 looks when its input ends, before the task: reqall_check = at-input-1973, \
                 tried 5 Dec 2026 and not adopted) the 316 model sent 3 and its 4-hop rows \
                 agreed at 7 of 8 phases; the 516 model still sent 4",
@@ -218,7 +227,10 @@ pub const RESIDUALS: &[Residual] = &[
                 REQALLs in 120 messages where the program sends 38, so it keeps four messages \
                 in the pipe and each waits longer (+13 to +18 % at the comparison's first \
                 phase); the program's REQALLs drain it. Over 8 start phases the 4-hop rows \
-                agree at 5 of 8",
+                agree at 5 of 8. The program itself, perturbed by late frames, falls into the \
+                model's state in 2 of 8 runs, and then its round trip is 362-368 ms against the \
+                model's 351 (-3 to -5 %) and its throughput 40.24-40.29 against 40.3 kbit/s \
+                (the throughput residual's runs)",
     },
     Residual {
         experiments: &["516-single-2hop"],
