@@ -518,15 +518,13 @@ impl Imp {
         if all {
             self.add_allocation(now, from, out);
         }
-        if let Some(m) = self.messages.remove(&msg) {
-            let (host, dst) = (m.host, m.dst);
-            out.push(Output::Answered {
-                msg,
-                host,
-                dst,
-                all,
-            });
-        }
+        let m = self.messages.remove(&msg).expect("held: looked up above");
+        out.push(Output::Answered {
+            msg,
+            host: m.host,
+            dst: m.dst,
+            all,
+        });
         self.served(from, out);
     }
 

@@ -519,10 +519,12 @@ impl Imp {
         self.numbers.release(stream);
         self.release_copy();
         self.number_released(now, stream, out);
-        if let Some(m) = self.messages.remove(&msg) {
-            let (host, dst) = (m.host, m.dst);
-            out.push(Output::SingleAnswered { msg, host, dst });
-        }
+        let m = self.messages.remove(&msg).expect("held: looked up above");
+        out.push(Output::SingleAnswered {
+            msg,
+            host: m.host,
+            dst: m.dst,
+        });
         out.push(Output::Resume(Resume::ServeWaiters));
         out.push(Output::WakeHosts);
     }
