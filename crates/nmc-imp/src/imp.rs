@@ -348,6 +348,7 @@ impl Limits {
                 routing: RoutingLoad {
                     opportunities: p.routing_opportunities,
                     busy_unit: p.routing_busy_unit,
+                    pattern: p.routing_pattern,
                     period: p.routing_period,
                 },
                 routing_null: p.routing_null,
@@ -1795,6 +1796,7 @@ mod tests {
                     opportunities: 5,
                     busy_unit: SimDuration::from_millis(132),
                     period: SimDuration::from_millis(640),
+                    pattern: crate::params::RoutingPattern::Even,
                 },
                 routing_null: RoutingNull::None,
             },

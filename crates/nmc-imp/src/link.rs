@@ -18,6 +18,7 @@
 //!   output queue of at most `output_queue_max` packets (K&O §III).
 
 use crate::packet::PktId;
+use crate::params::RoutingPattern;
 use crate::timer::Deadline;
 use crate::topology::LinkDef;
 use nmc_sim::{SimDuration, SimTime, Stream};
@@ -164,7 +165,14 @@ pub(crate) struct RoutingLoad {
     pub(crate) busy_unit: SimDuration,
     /// The routing period the unit is given for (640 ms: the profile's `routing_period`).
     pub(crate) period: SimDuration,
+    /// Which opportunities are used, and when the load is counted (the profile's
+    /// `routing_pattern`).
+    pub(crate) pattern: RoutingPattern,
 }
+
+/// BBN 3050 p. 236 `RMVTAB`: the routing opportunities a line uses when it may use 1–5 of them,
+/// bit 0 the slow tick's and bits 4, 3, 2, 1 the four after it (p. 164 `RSTO4`).
+const RMVTAB: [u32; 5] = [0o1, 0o5, 0o15, 0o33, 0o37];
 
 /// A line goes down: the channels of its `sending` side (one IMP's) whose packet the IMP at
 /// the far end had already accepted, as a mask (bit `lch`), read from the far end's receiving
@@ -335,9 +343,30 @@ impl Link {
     /// fewer is used for each full `rule.busy_unit` (per `rule.period`) the line was busy
     /// during the last ones; at least one is used. The load is counted at the first of each
     /// `rule.opportunities`; the used ones are spread evenly over them.
-    pub(crate) fn routing_opportunity(&mut self, slot: SimDuration, rule: RoutingLoad) -> bool {
+    ///
+    /// `slow`: whether this is the slow tick's opportunity, when the line counts its
+    /// opportunities on its IMP's clock (`None`: the last of each `rule.opportunities` is taken
+    /// for it). With `rule.pattern` [`RoutingPattern::Rmvtab1973`] the load is counted there and
+    /// the opportunities used are the listing's table's ([`RMVTAB`]).
+    pub(crate) fn routing_opportunity(
+        &mut self,
+        slot: SimDuration,
+        rule: RoutingLoad,
+        slow: Option<bool>,
+    ) -> bool {
         let opps = rule.opportunities;
-        if self.rf_slot == 0 {
+        let count = match rule.pattern {
+            RoutingPattern::Even => self.rf_slot == 0,
+            RoutingPattern::Rmvtab1973 => {
+                // p. 164: the lines' bit pointers are synced with the slow tick's (bit 0).
+                let at_slow = slow.unwrap_or(self.rf_slot == opps - 1);
+                if at_slow {
+                    self.rf_slot = opps - 1;
+                }
+                at_slow
+            }
+        };
+        if count {
             let busy = (self.busy_time - self.rf_busy_mark).as_nanos() as u128;
             // The unit scales with the span counted (slot × opportunities).
             let unit = rule.busy_unit.as_nanos() as u128 * (slot.as_nanos() as u128 * opps as u128)
@@ -348,7 +377,14 @@ impl Link {
         }
         let (k, n) = (self.rf_slot, self.rf_sends);
         self.rf_slot = (self.rf_slot + 1) % opps;
-        (k + 1) * n / opps > k * n / opps
+        match rule.pattern {
+            RoutingPattern::Even => (k + 1) * n / opps > k * n / opps,
+            // p. 235 `RMVFRQ`: `RUTFRQ` = `RMVTAB`[4 - whole 132 ms], at least entry 0.
+            RoutingPattern::Rmvtab1973 => {
+                let bits = RMVTAB[(n as usize).clamp(1, RMVTAB.len()) - 1];
+                (bits >> (opps - 1 - k)) & 1 == 1
+            }
+        }
     }
 
     /// The line went down (its sending side): the line protocol starts afresh when it comes
@@ -556,15 +592,54 @@ mod tests {
             opportunities: 5,
             busy_unit: SimDuration::from_millis(132),
             period: SimDuration::from_millis(640),
+            pattern: RoutingPattern::Even,
         };
         let slot = SimDuration::from_millis(128);
         let mut l = line(8);
-        let used = |l: &mut Link| (0..5).filter(|_| l.routing_opportunity(slot, rule)).count();
+        let used = |l: &mut Link| {
+            (0..5)
+                .filter(|_| l.routing_opportunity(slot, rule, None))
+                .count()
+        };
         assert_eq!(used(&mut l), 5, "idle");
         l.busy_time += SimDuration::from_millis(640);
         assert_eq!(used(&mut l), 1, "busy throughout");
         l.busy_time += SimDuration::from_millis(300);
         assert_eq!(used(&mut l), 3, "busy 300 ms of 640");
+    }
+
+    /// BBN 3050 p. 235 `RMVFRQ`, p. 236 `RMVTAB`, p. 164 `RSTO4` (`routing_pattern =
+    /// "rmvtab-1973"`): the load is counted at the slow tick's opportunity, which every pattern
+    /// uses (bit 0); of the four after it (bits 4, 3, 2, 1) a line busy one full 132 ms of its
+    /// 640 skips the third (11011), two the first and fourth (01101), three all but the
+    /// second (00101), four or more all four (00001). An idle line uses all five.
+    #[test]
+    fn a_loaded_line_skips_the_opportunities_the_listings_table_names() {
+        let rule = RoutingLoad {
+            opportunities: 5,
+            busy_unit: SimDuration::from_millis(132),
+            period: SimDuration::from_millis(640),
+            pattern: RoutingPattern::Rmvtab1973,
+        };
+        let slot = SimDuration::from_millis(128);
+        let mut l = line(8);
+        // A cycle: the slow tick's opportunity, then the four after it.
+        let cycle = |l: &mut Link| -> Vec<bool> {
+            (0..5)
+                .map(|k| l.routing_opportunity(slot, rule, Some(k == 0)))
+                .collect()
+        };
+        assert_eq!(cycle(&mut l), [true; 5], "idle");
+        for (busy_ms, used) in [
+            (140, [true, true, true, false, true]),
+            (270, [true, false, true, true, false]),
+            (400, [true, false, false, true, false]),
+            (540, [true, false, false, false, false]),
+            (0, [true; 5]),
+        ] {
+            l.busy_time += SimDuration::from_millis(busy_ms);
+            assert_eq!(cycle(&mut l), used, "busy {busy_ms} ms of 640");
+        }
     }
 
     /// A line going down (our choice, `crate::routing`): a packet on a channel counts as

@@ -75,9 +75,9 @@ pub use boundary::{
 pub(crate) use event::{Ev, Tick};
 pub(crate) use host::{Handed, Host, Pump, Waiting, Window};
 pub(crate) use instrument::{Action, Generator};
-use streams::clock_stream;
 pub(crate) use streams::pairs_stream;
 pub use streams::{background_stream, line_stream};
+use streams::{clock_stream, lateness_stream};
 use trace::Tr;
 
 use crate::observe::{
@@ -119,6 +119,9 @@ pub struct Subnet {
     pub(crate) actions: Vec<(SimDuration, Action)>,
     /// Links whose next packet frame is to be hit by a line error.
     pub(crate) corrupt_next: BTreeSet<u32>,
+    /// Each line direction's stream for its frames' lateness (`frame_lateness`; empty when
+    /// it is 0).
+    pub(crate) lateness: Vec<nmc_sim::Stream>,
     /// Source IMPs whose next single-packet message leaves by this link instead of its route.
     pub(crate) detours: BTreeMap<u32, (u32, Option<SimDuration>)>,
     /// When each IMP last sent a single-packet message the first time (a detour's `within`).
@@ -233,6 +236,13 @@ impl Subnet {
             link_at.push((d.from, k));
         }
         let clock_start = clock_starts(&params, &mut imps, &streams);
+        let lateness = if params.frame_lateness.is_zero() {
+            Vec::new()
+        } else {
+            (0..link_at.len())
+                .map(|i| streams.stream(lateness_stream(i)))
+                .collect()
+        };
         let watched = hosts.iter().enumerate().find_map(|(k, h)| {
             let dst = h
                 .pump
@@ -270,6 +280,7 @@ impl Subnet {
             trace,
             actions: Vec::new(),
             corrupt_next: BTreeSet::new(),
+            lateness,
             detours: BTreeMap::new(),
             last_single_sent: BTreeMap::new(),
             clock_start,
@@ -446,13 +457,18 @@ mod tests {
         let lines: BTreeSet<u64> = (0..400_000).map(line_stream).collect();
         let background: BTreeSet<u64> = (0..=u16::MAX as usize).map(background_stream).collect();
         let pairs: BTreeSet<u64> = (0..1000).map(pairs_stream).collect();
+        let late: BTreeSet<u64> = (0..400_000).map(lateness_stream).collect();
         assert_eq!(lines.len(), 400_000);
-        for set in [&lines, &background, &pairs] {
+        assert_eq!(late.len(), 400_000);
+        for set in [&lines, &background, &pairs, &late] {
             assert!(!set.contains(&clock_stream()));
         }
         assert!(lines.is_disjoint(&background));
         assert!(lines.is_disjoint(&pairs));
         assert!(background.is_disjoint(&pairs));
+        for set in [&lines, &background, &pairs] {
+            assert!(late.is_disjoint(set));
+        }
         // The first 1000 line directions keep the streams they always had.
         assert_eq!(line_stream(0), 1000);
         assert_eq!(line_stream(999), 1999);
@@ -463,6 +479,7 @@ mod tests {
         assert!(background_stream(max_imps - 1) < line_stream(1000));
         assert!(line_stream(16 * max_imps) < pairs_stream(0));
         assert!(pairs_stream(1000) < clock_stream());
+        assert!(clock_stream() < lateness_stream(0));
     }
 }
 

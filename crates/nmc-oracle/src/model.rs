@@ -199,7 +199,17 @@ pub const RESIDUALS: &[Residual] = &[
                 REQALLs, 39.4 kbit/s, 400-410 ms). With the listing's order of the ALL check (packet \
                 1 looks when its input ends, before the task: reqall_check = at-input-1973, \
                 tried 5 Dec 2026 and not adopted) the 316 model sent 3 and its 4-hop rows \
-                agreed at 7 of 8 phases; the 516 model still sent 4",
+                agreed at 7 of 8 phases; the 516 model still sent 4. On 316s the model's other \
+                state needs exact lockstep: with each frame up to 200 us late (frame_lateness \
+                = 200us, a diagnosis; nmc oracle compare --set seed=N, seeds 1-8, 6 Dec 2026) \
+                the 316 model sends 3-4 REQALLs at 4 hops (nmc run, 120 messages) and carries \
+                39.6-39.7 kbit/s at 399-402 ms, the program's state, which the program keeps \
+                under the same perturbation on nmc's emulator (316-4-pass1, --jitter-us 200, \
+                seeds 1-8: 7-9 REQALLs, 39.4-39.5 kbit/s, 389-410 ms); with the recorded runs' \
+                own lateness in the comparison (frame_lateness = 250us, SIMH's modem poll: \
+                tried 6 Dec 2026 and not adopted) the 316 4-hop rows agree at 7 of 8 phases. \
+                Deterministic, the program on nmc's emulator stays in that state (39.4 kbit/s, \
+                399 ms, 8 REQALLs) where the model leaves it",
     },
     Residual {
         experiments: &["516-8out-9hop"],
@@ -235,15 +245,16 @@ pub const RESIDUALS: &[Residual] = &[
     Residual {
         experiments: &["516-single-2hop"],
         measure: "rtt",
-        cause: "open: the model's single-packet round trip at 2 hops on 516s is 75 against the \
-                recording's 70 ms (+7.8 %) at the comparison's first phase; over 8 start phases \
-                +1.2 to +7.8 %, within the tolerance at 6 of 8, so the miss is the phase of the \
-                640 ms cycle to the messages at that start. Not traced further. The 8-packet \
-                2-hop rows, 6-10 % long at every phase until 5 Dec 2026, agree at every phase \
-                since the GVB waits in the data queue (gvb_queue = regular-1973): in the model \
-                the slow tick's pause and the GVB had fallen among the packets of the message \
-                after the requesting one, in the program (timeline 516-4out-2hop, m104-m110) \
-                among the requesting message's own",
+        cause: "the program's own spread: the model's single-packet round trip at 2 hops on \
+                516s is 75 against the recording's 70 ms (+7.8 %) at the comparison's first \
+                phase, +1.2 to +7.8 % over 8 start phases (within the tolerance at 6 of 8). The \
+                program does the same: replayed on nmc's emulator with each frame up to 200 us \
+                late, as SIMH's wall-clock delivery made them (nmc oracle emulate --run \
+                516-4-pass1 --jitter-us 200, seeds 1-8, 6 Dec 2026), its 28 messages take \
+                69.0, 69.0, 70.0, 73.4, 73.5, 73.5, 74.4 and 76.3 ms (deterministic 69.8), and \
+                the model's 75 lies within that range. The 8-packet 2-hop rows, 6-10 % long at \
+                every phase until 5 Dec 2026, agree at every phase since the GVB waits in the \
+                data queue (gvb_queue = regular-1973)",
     },
     Residual {
         experiments: &[
@@ -261,7 +272,9 @@ pub const RESIDUALS: &[Residual] = &[
                 program's 8, at 8 hops 26 against 7, at 9 hops 9 against 6; each request's \
                 pause drains the pipe, so the round trip is 19-21 % short at 4 hops, 8-18 % at \
                 8 and 4-7 % at 9 at the comparison's first phase (over 8 start phases the 9-hop \
-                rows agree at 6-8 of 8, the 4-hop at 1-5, the 8-hop at none). At 3 hops the \
+                rows agree at 6-8 of 8, the 4-hop at 1-5, the 8-hop at none; with each frame up \
+                to 200 us late, seeds 1-8, 316-4out-8hop takes 493-533 ms, where the program \
+                under the same perturbation takes 611-646, 316-4-fill1 seeds 1-5). At 3 hops the \
                 model sends 42 and the program 40, and of the two recordings of 316-4out-3hop \
                 one agrees (289 +- 10 ms against the model's 287) and one does not (309 +- 19, \
                 -7.4 %; 3 of 8 phases): the recordings' own spread. At 8 hops the model settles \
@@ -283,21 +296,29 @@ pub const RESIDUALS: &[Residual] = &[
     Residual {
         experiments: &["516-single-9hop"],
         measure: "rtt",
-        cause: "open: the model's single-packet round trip at 9 hops on 516s is 6-7 % short \
-                (290 against 312 ms) at every start phase. Hop by hop (nmc oracle per-hop, the \
-                program's run 516-4-pass1 against the model's run of the same experiment, 5 \
-                Dec 2026) a packet's own times agree (a data packet 0.94 ms at each \
-                intermediate IMP with the line idle, a RFNM 0.57, on both); the means differ \
-                where a frame waits for the slow tick's pause or behind routing frames: the \
-                program's RFNMs wait a mean 2.64 ms a hop (routing frames ahead 0.81), the \
-                model's 1.52 (0.65), its data packets 3.76 against 3.35. So the program's \
-                single packets meet the 640 ms cycle's pauses more often on the way back. The \
-                model's stream takes 301 ms a message and passes through every phase of the \
-                cycle (17 messages in 5.12 s); the program's takes 321 ms. On nmc's \
-                deterministic emulator the program's round trip here is 301 ms and its \
-                throughput 3.24 kbit/s (run 516-4-pass1 replayed, \
-                data/oracle/emulated/compare.csv), and the model is within 3.7 and 3.4 % of \
-                those: part of the miss is the SIMH recording's own spread",
+        cause: "the program's stream locks to the 640 ms cycle and the model's, in exact \
+                lockstep, does not: the model's single-packet round trip at 9 hops on 516s is \
+                290 against 312 ms (-7 %) at every start phase. Replayed on nmc's emulator with \
+                each frame up to 200 us late (nmc oracle emulate --run 516-4-pass1 --jitter-us \
+                200, seeds 1-8, 6 Dec 2026) the program gives 309.3-315.6 ms, the recording's \
+                312 (deterministic, 301: a lock of its own). Its messages go two to a cycle, \
+                their K&O round trips alternating about 335 and 280 ms (seed 2: last packets in \
+                at 580 and 291 ms of the cycle, every cycle). Traced (--trace-all, seed 2, \
+                message 8 against the model's message at the same phase of the cycle, aligned \
+                on the routing message the slow tick delays): the program's data packet \
+                reaches the 6th IMP 0.1 ms before the slow tick holds its task level, waits the \
+                hold (14 ms) and the routing message sent after it (23 ms), and its RFNM then \
+                meets the routing messages every IMP sends 115 ms after the slow tick (29 ms \
+                more): 340 ms. The model's packet reaches that IMP 1.3 ms earlier (the fast \
+                ticks and late frames on the program's way) and leaves before the hold: 283 \
+                ms. So the model's messages pass through every phase of the cycle (17 in 8 \
+                cycles, 301 ms a message) and are caught less often. With frames late as SIMH \
+                delivered them (frame_lateness = 250us, SIMH's modem poll: tried in the \
+                comparison 6 Dec 2026 and not adopted) the model's round trip here agrees at \
+                all 8 phases (mean -1.9 %). The model's routing skips the opportunity 115 ms \
+                after the slow tick on half its lines where the program's skips the third \
+                (routing_pattern = rmvtab-1973, the listing's table, tried 6 Dec 2026 and not \
+                adopted: 294 ms here)",
     },
 ];
 

@@ -117,18 +117,20 @@ impl Imp {
     /// `slot` (listing pp. 163–164, `RSTOUT`). Every one is used (`by_load` false: the
     /// profile's fixed frequency), or as many as the line's load allows (listing p. 235,
     /// `RMVFRQ`: [`crate::link::Link::routing_opportunity`]); a used one puts a routing
-    /// message first in the line's next frame, which the driver is asked to start.
+    /// message first in the line's next frame, which the driver is asked to start. `slow`:
+    /// whether it is the slow tick's, when the driver counts opportunities on the IMP's clock.
     pub(crate) fn routing_opportunity(
         &mut self,
         line: usize,
         slot: SimDuration,
         by_load: bool,
+        slow: Option<bool>,
         out: &mut impl Effects,
     ) {
         let rule = self.limits.line.routing;
         let null = self.limits.line.routing_null == RoutingNull::Before1973;
         let link = &mut self.lines[line];
-        if !by_load || link.routing_opportunity(slot, rule) {
+        if !by_load || link.routing_opportunity(slot, rule, slow) {
             link.routing_due = true;
             // BBN 3050 p. 164 `RSTO6`: "ALWAYS SEND NULL W/ROUTING" (`routing_null`).
             link.null_due |= null;

@@ -9,7 +9,7 @@ use crate::imp::{Arrival, Transmit};
 use crate::link::{Frame, FrameKind, Hold, NextFrame, channels_in};
 use crate::packet::{Packet, PktId, PktKind, Stream};
 use crate::topology::Routes;
-use nmc_sim::{Bits, EventQueue, SimTime};
+use nmc_sim::{Bits, EventQueue, SimDuration, SimTime};
 
 impl Subnet {
     /// A packet's length on the line: its text and the overhead of its kind of frame (RFC 568
@@ -213,7 +213,11 @@ impl Subnet {
             return;
         }
         let (from, line) = self.link_at[l as usize];
-        let propagation = self.link(l).def.propagation;
+        let mut propagation = self.link(l).def.propagation;
+        if let Some(rng) = self.lateness.get_mut(l as usize) {
+            let most = self.params.frame_lateness.as_nanos();
+            propagation += SimDuration::from_nanos(rng.uniform_inclusive(0, most));
+        }
         q.schedule(now + propagation, Ev::Arrive { link: l, frame });
         self.step(now, from, q, |i, out| {
             i.frame_sent(line as usize, &frame, now, out)

@@ -53,11 +53,16 @@ impl Subnet {
     /// ([`crate::imp::Imp::routing_opportunity`]), in the IMP's line order.
     pub(super) fn routing_at_tick(&mut self, now: SimTime, imp: u32, q: &mut EventQueue<Ev>) {
         let links: Vec<u32> = self.due_at_tick(imp).collect();
+        // The slow tick (every `slow_tick_every`-th, counted as `clock_tick` counts it).
+        let slow = self.imps[imp as usize]
+            .cpu
+            .ticks
+            .is_multiple_of(u64::from(self.params.slow_tick_every.max(1)));
         for link in links {
             let (slot, by_load) = self.routing_slot(link);
             let line = self.link_at[link as usize].1 as usize;
             self.step(now, imp, q, |i, out| {
-                i.routing_opportunity(line, slot, by_load, out)
+                i.routing_opportunity(line, slot, by_load, Some(slow), out)
             });
         }
     }
@@ -103,7 +108,7 @@ impl Subnet {
         let (slot, by_load) = self.routing_slot(link);
         let (imp, line) = self.link_at[link as usize];
         self.step(now, imp, q, |i, out| {
-            i.routing_opportunity(line as usize, slot, by_load, out)
+            i.routing_opportunity(line as usize, slot, by_load, None, out)
         });
         q.schedule(now + slot, Ev::RoutingTick { link });
     }

@@ -28,3 +28,9 @@ pub(crate) fn pairs_stream(i: usize) -> u64 {
 pub(crate) fn clock_stream() -> u64 {
     1 << 56
 }
+
+/// The random stream of line direction `i`'s frame lateness (`frame_lateness`, a diagnosis),
+/// above the clocks' namespace.
+pub(crate) fn lateness_stream(i: usize) -> u64 {
+    (1 << 57) + i as u64
+}

@@ -279,6 +279,46 @@ fn the_1973_host_interface_reads_a_packet_before_the_task_is_asked() {
     assert!(after > 1.0, "the last packet waited for room: {after} ms");
 }
 
+/// `frame_lateness` (a diagnosis: frames late as SIMH delivered the recorded runs' frames) is
+/// drawn from the run's seed: the same seed gives the same messages, another seed others, and
+/// every message still arrives once, in order. 0, the profiles' value, draws nothing: the
+/// run is the one without the key.
+#[test]
+fn late_frames_are_drawn_from_the_seed_and_keep_their_order() {
+    let times = |seed: &str, late: &str| {
+        let sets = [
+            seed,
+            late,
+            "network.params.default_imp=\"316\"",
+            "network.hosts.1.imp=IMP4",
+            "traffic.0.count=40",
+        ];
+        let sets: Vec<Override> = sets.iter().map(|s| s.parse().unwrap()).collect();
+        let s: ImpScenario = load("oracle-chain.toml", ORACLE_CHAIN, &sets).unwrap();
+        let o = run(&s, s.require_seed().unwrap(), Trace::off(), &mut |_| {}).unwrap();
+        assert_eq!(o.order_violations, 0, "{seed} {late}");
+        let v: Vec<(u64, u64)> = o
+            .messages
+            .iter()
+            .filter(|m| m.host == "HOST")
+            .filter_map(|m| Some((m.accepted_ns?, m.rfnm_ns?)))
+            .collect();
+        assert_eq!(v.len(), 40, "{seed} {late}: every RFNM came back");
+        v
+    };
+    let none = times("seed=1", "network.params.frame_lateness=0us");
+    assert_eq!(none, times("seed=2", "network.params.frame_lateness=0us"));
+    assert_eq!(
+        none,
+        times("seed=1", "duration=5min"),
+        "0 is the run without the key"
+    );
+    let late = times("seed=1", "network.params.frame_lateness=200us");
+    assert_eq!(late, times("seed=1", "network.params.frame_lateness=200us"));
+    assert_ne!(late, none, "the frames are late");
+    assert_ne!(late, times("seed=2", "network.params.frame_lateness=200us"));
+}
+
 /// The median K&O round trip (last word in to RFNM at the host), in ns, of 40 single-packet
 /// messages sent one at a time to the discard host 1 hop away on the idle oracle chain (after
 /// 20 of warm-up), with `sets` on top.
