@@ -291,7 +291,22 @@ pub const RESIDUALS: &[Residual] = &[
                 (its data packets wait a mean 20.9 ms at each intermediate 316, \
                 data/oracle/emulated/per-hop), formed at the slow tick (the task level held ~20 \
                 ms, then the null and routing message queued at its end); the model keeps it \
-                too, but its 10 REQALLs against 6 drain it at some phases",
+                too, but its 10 REQALLs against 6 drain it at some phases. Why the model's \
+                state at 8 hops differs (measured 6 Dec 2026): the program there is bound by \
+                the host's window (it sends message i+4 at the RFNM of i, and that RFNM comes a \
+                median 26 ms after message i+3's last packet is in, so i+4's packet 1 claims \
+                the RFNM's ALL 12.4 ms after it: 101 claims, 3 give-backs; nmc oracle emulate \
+                --run 316-4-fill1 --max-experiments 6 --watch 7157,15147,4307). The model \
+                reaches that state only with a longer give-back (giveback_ticks = 8, a \
+                diagnosis: 316-4out-8hop 591 ms and no REQALL; 4 hops 401 ms, 9 hops 636), and \
+                there its round trip is 591 against the program's 635 ms, so its RFNM comes 15 \
+                ms before message i+3's last packet is in and its ALLs wait 12-124 ms (median \
+                40) for a packet 1; with the listing's 6 ticks (p. 55 BACK2) some go back and \
+                the REQALL cycle above starts. So at 8 hops the miss is the model's full-pipe \
+                round trip, about 7 % short, the margin that keeps the program's ALLs claimed. \
+                The program's give-back itself is as the model's: BACK2 pulls the ALL 0.1-1.7 \
+                ms after the tick that takes the TALLY clock to 6 (316-4-pass1, 4 hops, 8 \
+                give-backs)",
     },
     Residual {
         experiments: &["516-single-9hop"],
