@@ -582,19 +582,25 @@ mod tests {
         SimTime::from_nanos(ms * 1_000_000)
     }
 
+    /// The 50 kbit/s line's rule (`params.rs`: 5 opportunities 128 ms apart, one fewer per
+    /// 132 ms busy of 640), with `pattern`.
+    fn rule(pattern: RoutingPattern) -> (RoutingLoad, SimDuration) {
+        let rule = RoutingLoad {
+            opportunities: 5,
+            busy_unit: SimDuration::from_millis(132),
+            period: SimDuration::from_millis(640),
+            pattern,
+        };
+        (rule, SimDuration::from_millis(128))
+    }
+
     /// Listing p. 235 (`RMVFRQ`) and RFC 619 p. 5 on a 50 kbit/s line, opportunities 128 ms
     /// apart: an idle line uses all 5 of them (a routing message every 128 ms); a line busy the
     /// whole time drops one per full 132 ms of its 640, 4 of 5, and uses one (every 640 ms);
     /// busy 300 ms of the 640, it drops 2 and uses 3.
     #[test]
     fn routing_opportunities_follow_the_line_load() {
-        let rule = RoutingLoad {
-            opportunities: 5,
-            busy_unit: SimDuration::from_millis(132),
-            period: SimDuration::from_millis(640),
-            pattern: RoutingPattern::Even,
-        };
-        let slot = SimDuration::from_millis(128);
+        let (rule, slot) = rule(RoutingPattern::Even);
         let mut l = line(8);
         let used = |l: &mut Link| {
             (0..5)
@@ -615,13 +621,7 @@ mod tests {
     /// second (00101), four or more all four (00001). An idle line uses all five.
     #[test]
     fn a_loaded_line_skips_the_opportunities_the_listings_table_names() {
-        let rule = RoutingLoad {
-            opportunities: 5,
-            busy_unit: SimDuration::from_millis(132),
-            period: SimDuration::from_millis(640),
-            pattern: RoutingPattern::Rmvtab1973,
-        };
-        let slot = SimDuration::from_millis(128);
+        let (rule, slot) = rule(RoutingPattern::Rmvtab1973);
         let mut l = line(8);
         // A cycle: the slow tick's opportunity, then the four after it.
         let cycle = |l: &mut Link| -> Vec<bool> {

@@ -160,13 +160,19 @@ impl Imp {
     /// (listing p. 11: T.O above TSK); the task in service ends that much later.
     #[inline]
     pub(crate) fn clock_tick(&mut self, now: SimTime, out: &mut impl Effects) {
-        let every = self.limits.line.slow_tick_every as u64;
         let c = self.costs();
-        let slow = (self.cpu.ticks + 1).is_multiple_of(every);
+        let slow = self.is_slow_tick(self.cpu.ticks + 1);
         let t = c.fast_tick + if slow { c.slow_tick } else { SimDuration::ZERO };
         let before = self.cpu.poll_at();
         self.cpu.preempt(now, t);
         self.ask_task_end(before, out);
+    }
+
+    /// Whether the IMP's clock tick number `tick` (counted from its first, 1) is a slow one:
+    /// every `slow_tick_every`-th (listing p. 161, `TO`).
+    #[inline]
+    pub(crate) fn is_slow_tick(&self, tick: u64) -> bool {
+        tick.is_multiple_of(u64::from(self.limits.line.slow_tick_every.max(1)))
     }
 
     /// The end of the task in service, named `generation` ([`TimerId::Task`]), at `now`: the

@@ -53,11 +53,8 @@ impl Subnet {
     /// ([`crate::imp::Imp::routing_opportunity`]), in the IMP's line order.
     pub(super) fn routing_at_tick(&mut self, now: SimTime, imp: u32, q: &mut EventQueue<Ev>) {
         let links: Vec<u32> = self.due_at_tick(imp).collect();
-        // The slow tick (every `slow_tick_every`-th, counted as `clock_tick` counts it).
-        let slow = self.imps[imp as usize]
-            .cpu
-            .ticks
-            .is_multiple_of(u64::from(self.params.slow_tick_every.max(1)));
+        let i = &self.imps[imp as usize];
+        let slow = i.is_slow_tick(i.cpu.ticks);
         for link in links {
             let (slot, by_load) = self.routing_slot(link);
             let line = self.link_at[link as usize].1 as usize;
