@@ -407,7 +407,7 @@ impl Model for Subnet {
             }
             Ev::Clock { imp } => self.clock(now, imp, q),
             Ev::RoutingTick { link } => self.routing_tick(now, link, q),
-            Ev::RoutingAtTick { imp } => self.routing_at_tick(now, imp, q),
+            Ev::RoutingAtTick { imp, tick } => self.routing_at_tick(now, imp, tick, q),
             Ev::HostOutputDone { imp, host } => self.host_output_done(now, imp, host, q),
             Ev::RfnmWait { imp, epoch } => {
                 let timer = TimerId::RfnmWait { generation: epoch };

@@ -179,6 +179,27 @@ pub struct ImpParams {
     pub(crate) output_gap_316: SimDuration,
     /// The same on a 516 (460 cycles × 0.96 µs = 0.4416 ms measured).
     pub(crate) output_gap_516: SimDuration,
+    /// Whether the modem interrupt routines take the processor from the task and the clock
+    /// (see [`ModemInterrupts`]).
+    pub(crate) modem_interrupts: ModemInterrupts,
+    /// `modem_interrupts = "cpu-1973"`: the modem input routine's time for a short frame (a
+    /// 152-bit null, RFNM, ALL, REQALL or GVB), on a 316: BBN 3050 pp. 88–96 (`M2I1` …
+    /// `ACTR1`: the end-of-input interrupt, the acknowledgements it carries, the packet put
+    /// on the task queue). The listing gives no count. **Measured on the program itself**
+    /// (issue 71; not fitted to any outcome): `nmc oracle emulate --profile` of `316-4-fill1`
+    /// and `516-4-pass1` (6 Dec 2026), the time spent at those pages by each IMP in each
+    /// experiment regressed on the frames it received by kind (130 and 180 samples, rms
+    /// error 2 %): 258 memory cycles on a 316 and 257 on a 516, a full data packet's 330 and
+    /// 328, a routing message's 304 and 303. 258 × 1.6 µs.
+    pub(crate) modem_input_control_316: SimDuration,
+    /// The same on a 516 (258 × 0.96 µs).
+    pub(crate) modem_input_control_516: SimDuration,
+    /// The same for a full data packet's frame (1176 bits): 330 cycles × 1.6 µs. A frame of
+    /// another length, a routing message's too, costs the straight line through the two
+    /// (**choice**: a routing message measured 304 cycles, the line gives it 329).
+    pub(crate) modem_input_data_316: SimDuration,
+    /// The same on a 516 (330 × 0.96 µs).
+    pub(crate) modem_input_data_516: SimDuration,
     /// What a packet taken from a line costs the task (see [`PacketTask`]).
     pub(crate) packet_task: PacketTask,
     /// `packet_task = "measured-1973"`: the task time of a control packet (RFNM, ALL,
@@ -532,6 +553,29 @@ pub(crate) enum GvbQueue {
     /// ARE IN USE". Replies (RFNM, ALL) keep the priority queue.
     #[serde(rename = "regular-1973")]
     Regular1973,
+}
+
+/// Whether the modem interrupt routines take the IMP's processor (`modem_interrupts`).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum ModemInterrupts {
+    /// They cost the processor nothing: a frame's arrival and the output routine's gap
+    /// between two frames take no time from the task or the clock (the model until December
+    /// 2026; the measured task times hold each packet's own share).
+    Free,
+    /// As in the 1973 program, whose modem input and IMP-to-modem routines run at interrupt
+    /// levels above the timeout level and the task (BBN 3050 p. 11): every frame that comes
+    /// in takes the processor for its modem input routine (`modem_input_*`), and every frame
+    /// started back to back after another for the output routine's gap (`output_gap_*`,
+    /// pp. 105–111: the routine runs in the gap), so the task in service and the clock's
+    /// timeout jobs end that much later. A packet's own modem input is taken out of its
+    /// measured task time (`packet_task_*`, `null_packet_*`, `routing_*`: each was measured
+    /// as a whole that holds it), so an IMP with nothing else to do is unchanged; under load
+    /// the other frames' routines stretch the task and the slow tick's hold, as the program's
+    /// did (its slow jobs took a median 20.6 ms idle and 22.5 ms at the intermediate IMPs of a
+    /// loaded 8-hop chain, `nmc oracle emulate --watch 21075,20164`).
+    #[serde(rename = "cpu-1973")]
+    Cpu1973,
 }
 
 /// What a packet taken from a line costs the IMP's task (`packet_task`).
@@ -947,6 +991,12 @@ impl ImpParams {
             // rule stated before their run (`nmc oracle compare --phases 8`: rows agreeing on
             // both 416 -> 433 of 528, every class's round trip closer; how-to `oracle.md`).
             packet_task: PacketTask::Measured1973,
+            // The model's choice until the rule stated before its run decides (issue 71).
+            modem_interrupts: ModemInterrupts::Free,
+            modem_input_control_316: SimDuration::from_nanos(258 * 1_600),
+            modem_input_control_516: SimDuration::from_nanos(258 * 960),
+            modem_input_data_316: SimDuration::from_nanos(330 * 1_600),
+            modem_input_data_516: SimDuration::from_nanos(330 * 960),
             packet_task_control_316: SimDuration::from_nanos(592 * 1_600),
             packet_task_control_516: SimDuration::from_nanos(592 * 960),
             packet_task_data_316: SimDuration::from_nanos(980 * 1_600),
@@ -1347,7 +1397,13 @@ impl ImpParams {
     /// length and `data` for a full data packet's, the profile's frame sizes (`None`: the
     /// bandwidth).
     fn task_line(&self, control: SimDuration, data: SimDuration) -> Option<TaskLine> {
-        (self.packet_task == PacketTask::Measured1973).then_some(TaskLine {
+        (self.packet_task == PacketTask::Measured1973).then(|| self.frame_line(control, data))
+    }
+
+    /// The straight line through `control` for a control frame's bits and `data` for a full
+    /// data packet's frame.
+    fn frame_line(&self, control: SimDuration, data: SimDuration) -> TaskLine {
+        TaskLine {
             control: (
                 Bits::new(self.control_overhead.get() + self.control_bits.get()),
                 control,
@@ -1356,7 +1412,7 @@ impl ImpParams {
                 Bits::new(self.packet_overhead.get() + self.max_packet.get()),
                 data,
             ),
-        })
+        }
     }
 
     /// What an IMP of model `m` spends on each kind of work.
@@ -1374,6 +1430,9 @@ impl ImpParams {
                 fake_host_word: self.fake_host_word_316,
                 fake_host_packet: self.fake_host_packet_316,
                 output_gap: self.output_gap_316,
+                modem_input: (self.modem_interrupts == ModemInterrupts::Cpu1973).then(|| {
+                    self.frame_line(self.modem_input_control_316, self.modem_input_data_316)
+                }),
                 reply_task: self.reply_task_316,
                 single_rfnm: self.single_rfnm_316,
                 single_rfnm_host: self.single_rfnm_host_316,
@@ -1390,6 +1449,9 @@ impl ImpParams {
                 fake_host_word: self.fake_host_word_516,
                 fake_host_packet: self.fake_host_packet_516,
                 output_gap: self.output_gap_516,
+                modem_input: (self.modem_interrupts == ModemInterrupts::Cpu1973).then(|| {
+                    self.frame_line(self.modem_input_control_516, self.modem_input_data_516)
+                }),
                 reply_task: self.reply_task_516,
                 single_rfnm: self.single_rfnm_516,
                 single_rfnm_host: self.single_rfnm_host_516,
@@ -1446,6 +1508,9 @@ pub(crate) struct ImpCosts {
     pub(crate) fake_host_packet: SimDuration,
     /// From a frame's last bit to the next queued frame's first (the modem output routine).
     pub(crate) output_gap: SimDuration,
+    /// `modem_interrupts = "cpu-1973"`: the modem input routine's time by a frame's length
+    /// (`None`: the interrupts are free).
+    pub(crate) modem_input: Option<TaskLine>,
     /// A reply at its source IMP, to its leader's first word to the host
     /// (`reply_to_host = "leader-1973"`).
     pub(crate) reply_task: SimDuration,

@@ -116,6 +116,13 @@ impl Processor {
     /// and the task in service finishes that much later.
     pub(crate) fn preempt(&mut self, now: SimTime, cost: SimDuration) {
         self.ticks += 1;
+        self.interrupt(now, cost);
+    }
+
+    /// An interrupt level above the clock's (listing p. 11: modem input, IMP-to-modem) takes
+    /// the processor for `cost`: the task in service and the clock's jobs, if it is holding
+    /// the processor, finish that much later. Not a tick.
+    pub(crate) fn interrupt(&mut self, now: SimTime, cost: SimDuration) {
         if cost.is_zero() {
             return;
         }
@@ -273,6 +280,27 @@ mod tests {
         );
         assert!(p.handle_timeout(at(9)).is_some());
         assert_eq!(p.ticks, 1);
+    }
+
+    /// Listing p. 11: modem input and IMP-to-modem run above the timeout level. An interrupt
+    /// routine during the clock's hold makes the hold end later, and the task that waits for
+    /// it starts later; it is not a tick.
+    #[test]
+    fn an_interrupt_stretches_the_clocks_hold_and_is_no_tick() {
+        let mut p = Processor::default();
+        p.preempt(at(0), ms(20));
+        p.push(at(1), Work::Cpu, ms(2));
+        p.interrupt(at(5), ms(1));
+        p.interrupt(at(9), ms(1));
+        assert_eq!(p.clock_done(), at(22), "the hold took 2 ms more");
+        assert_eq!(p.poll_at().map(|d| d.0), Some(at(24)));
+        assert_eq!(p.ticks, 1, "one tick, two interrupts");
+        // Idle: an interrupt holds the processor from now, and a task queued meanwhile waits.
+        let mut q = Processor::default();
+        q.interrupt(at(30), ms(1));
+        q.push(at(30), Work::Cpu, ms(3));
+        assert_eq!(q.poll_at().map(|d| d.0), Some(at(34)));
+        assert_eq!(q.ticks, 0);
     }
 
     /// A task that arrives while the clock holds the processor starts when the clock is done.

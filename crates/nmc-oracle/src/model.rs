@@ -306,7 +306,18 @@ pub const RESIDUALS: &[Residual] = &[
                 round trip, about 7 % short, the margin that keeps the program's ALLs claimed. \
                 The program's give-back itself is as the model's: BACK2 pulls the ALL 0.1-1.7 \
                 ms after the tick that takes the TALLY clock to 6 (316-4-pass1, 4 hops, 8 \
-                give-backs)",
+                give-backs). Where the full pipe's time goes (6 Dec 2026, 316-4-fill1 traced \
+                at every IMP): a packet's wait at each intermediate 316 is set at the slow \
+                tick and kept until the source pauses; it grows when a line goes idle in the \
+                slow jobs' hold while its upstream neighbour's does not, and the program's \
+                waits lock at 26-32 ms where the model's lock at 16-26. The program's slow \
+                jobs take 20.6 ms idle and 22.3-22.5 loaded: the modem routines (pp. 88-96, \
+                101-112), about 12 % of a loaded 316's processor, run above the clock and the \
+                task (p. 11), and the model charged them nothing. With them \
+                (modem_interrupts = cpu-1973, measured per frame, a candidate that failed the \
+                phase rule: 456 of 528, the 516 rows 2-4 % long) 316-4out-4hop takes 401 ms, \
+                316-8out-8hop agrees at every phase, 316-4out-8hop takes 527 ms with 11 \
+                REQALLs (how-to oracle.md)",
     },
     Residual {
         experiments: &["516-single-9hop"],

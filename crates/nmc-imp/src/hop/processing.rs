@@ -62,7 +62,7 @@ impl Imp {
     /// A wake-up for the end of the task in service ([`TimerId::Task`]), if it is not the
     /// `before` already asked for.
     #[inline(always)]
-    fn ask_task_end(&self, before: Option<(SimTime, u32)>, out: &mut impl Effects) {
+    pub(super) fn ask_task_end(&self, before: Option<(SimTime, u32)>, out: &mut impl Effects) {
         let after = self.cpu.poll_at();
         if after != before
             && let Some((at, generation)) = after
@@ -100,7 +100,32 @@ impl Imp {
         } else {
             costs.packet_rate.transmission_time(bits)
         };
+        let cost = cost - self.own_input(bits);
         self.push_task(now, work, cost, out);
+    }
+
+    /// A frame of `bits` came in on a line at `now`: with `modem_interrupts = "cpu-1973"` the
+    /// modem input routine takes the processor for its time (BBN 3050 p. 11: modem input runs
+    /// above the timeout level and the task; pp. 88–96, `M2I1` … `ACTR1`), so the task in
+    /// service and the clock's jobs end that much later; free otherwise.
+    #[inline]
+    pub(crate) fn modem_input(&mut self, now: SimTime, bits: Bits, out: &mut impl Effects) {
+        let Some(line) = self.costs().modem_input else {
+            return;
+        };
+        let before = self.cpu.poll_at();
+        self.cpu.interrupt(now, line.time(bits));
+        self.ask_task_end(before, out);
+    }
+
+    /// The modem input routine's time for a frame of `bits` that its measured task time holds
+    /// ([`Imp::modem_input`] takes it at the frame's arrival instead); zero while the
+    /// interrupts are free.
+    #[inline(always)]
+    fn own_input(&self, bits: Bits) -> SimDuration {
+        self.costs()
+            .modem_input
+            .map_or(SimDuration::ZERO, |line| line.time(bits))
     }
 
     /// Host input (listing p. 133): a packet of message `msg` is across its host's interface;
@@ -139,10 +164,17 @@ impl Imp {
         out.push(Output::HostTaken { host });
     }
 
-    /// A frame without a packet arrived intact: a routing message (new to this IMP or
-    /// repeated) or acknowledgements alone; its CPU time joins the queue.
+    /// A frame without a packet, of `bits` on the line, arrived intact: a routing message (new
+    /// to this IMP or repeated) or acknowledgements alone; its CPU time (less its modem input,
+    /// when that is taken at its arrival) joins the queue.
     #[inline]
-    pub(crate) fn frame_taken(&mut self, now: SimTime, kind: FrameKind, out: &mut impl Effects) {
+    pub(crate) fn frame_taken(
+        &mut self,
+        now: SimTime,
+        kind: FrameKind,
+        bits: Bits,
+        out: &mut impl Effects,
+    ) {
         let c = self.costs();
         let t = match kind {
             FrameKind::Routing { fresh: true, .. } => c.routing_update,
@@ -150,6 +182,7 @@ impl Imp {
             FrameKind::AckOnly => c.null_packet,
             FrameKind::Packet { .. } => return,
         };
+        let t = t - self.own_input(bits);
         if !t.is_zero() {
             self.push_task(now, Work::Cpu, t, out);
         }

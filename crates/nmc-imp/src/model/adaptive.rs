@@ -256,7 +256,13 @@ impl Subnet {
         q: &mut EventQueue<Ev>,
     ) {
         let at = self.link(l).def.to;
-        self.step(now, at, q, |i, out| i.frame_taken(now, frame.kind, out));
+        let bits = match frame.kind {
+            FrameKind::Routing { .. } => self.params.routing_message,
+            _ => self.params.control_overhead,
+        };
+        self.step(now, at, q, |i, out| {
+            i.frame_taken(now, frame.kind, bits, out)
+        });
         let FrameKind::Routing { body, .. } = frame.kind else {
             return;
         };

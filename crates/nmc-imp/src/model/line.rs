@@ -8,6 +8,7 @@ use super::{Counted, Ev, NO_PLACE, Subnet, Tr, Work};
 use crate::imp::{Arrival, Transmit};
 use crate::link::{Frame, FrameKind, Hold, NextFrame, channels_in};
 use crate::packet::{Packet, PktId, PktKind, Stream};
+use crate::params::ModemInterrupts;
 use crate::topology::Routes;
 use nmc_sim::{Bits, EventQueue, SimDuration, SimTime};
 
@@ -16,6 +17,22 @@ impl Subnet {
     /// item 2: a data packet 168 bits more, a RFNM 152 in all).
     pub(super) fn frame_bits(&self, p: &Packet) -> Bits {
         Bits::new(p.bits.get() + self.params.frame_overhead(&p.kind).get())
+    }
+
+    /// The length on the line of a frame that arrived: its packet's frame, a routing message,
+    /// a null's control frame. A duplicate's packet is not read (its sender may have dropped
+    /// it): **choice**, a full data packet's frame, what a duplicate on the chains is.
+    pub(super) fn arrival_bits(&self, frame: &Frame, arrival: &Arrival) -> Bits {
+        match (arrival, frame.kind) {
+            (Arrival::Accepted { packet, .. } | Arrival::Rejected { packet, .. }, _) => {
+                self.frame_bits(packet)
+            }
+            (_, FrameKind::Routing { .. }) => self.params.routing_message,
+            (_, FrameKind::AckOnly) => self.params.control_overhead,
+            (_, FrameKind::Packet { .. }) => {
+                Bits::new(self.params.max_packet.get() + self.params.packet_overhead.get())
+            }
+        }
     }
 
     /// Sends data packet `p` from its source IMP ([`crate::imp::Output::Data`]): routed and
@@ -269,6 +286,10 @@ impl Subnet {
         }
         if freed && self.imps[at as usize].reqalls_newly_acknowledged() {
             self.step(now, at, q, |i, out| i.reqalls_acknowledged(out));
+        }
+        if self.params.modem_interrupts == ModemInterrupts::Cpu1973 {
+            let bits = self.arrival_bits(&frame, &arrival);
+            self.step(now, at, q, |i, out| i.modem_input(now, bits, out));
         }
         let took = match arrival {
             Arrival::Duplicate => Took::Duplicate,

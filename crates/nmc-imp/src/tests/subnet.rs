@@ -319,6 +319,62 @@ fn late_frames_are_drawn_from_the_seed_and_keep_their_order() {
     assert_ne!(late, times("seed=2", "network.params.frame_lateness=200us"));
 }
 
+/// `modem_interrupts = "cpu-1973"` (BBN 3050 p. 11: modem input and IMP-to-modem above the
+/// timeout level and the task). A single packet on the idle chain comes back as with the
+/// interrupts free: each frame's own routine was already in its measured task time. On a
+/// loaded 316 chain the other frames' routines stretch the tasks and the slow tick's hold,
+/// so the 8-packet messages' round trips change; every message is still answered, the slow
+/// ticks' routing messages still go, and the run is the same twice.
+#[test]
+fn modem_interrupts_leave_an_idle_imp_alone_and_stretch_a_loaded_one() {
+    let cpu = "network.params.modem_interrupts=\"cpu-1973\"";
+    assert_eq!(
+        single_packet_rtt_median_ns(&[cpu]),
+        single_packet_rtt_median_ns(&[]),
+        "an idle chain"
+    );
+    fn sets(mode: &str) -> [&str; 4] {
+        [
+            mode,
+            "network.params.default_imp=\"316\"",
+            "network.hosts.1.imp=IMP4",
+            "traffic.0.count=40",
+        ]
+    }
+    let loaded = |mode: &str| {
+        let o = oracle_chain(&sets(mode));
+        let v: Vec<(u64, u64)> = o
+            .messages
+            .iter()
+            .filter(|m| m.host == "HOST")
+            .filter_map(|m| Some((m.accepted_ns?, m.rfnm_ns?)))
+            .collect();
+        assert_eq!(v.len(), 40, "{mode}: every RFNM came back");
+        v
+    };
+    // Routing messages on a loaded line (IMP1 to IMP2) while the messages pass (11-17 s):
+    // one a slow tick (640 ms), 9 in that time.
+    let routing = |mode: &str| {
+        let sets: Vec<String> = sets(mode).iter().map(|s| s.to_string()).collect();
+        oracle_chain_trace(&sets)
+            .lines()
+            .filter(|l| l.contains("\"kind\":\"routing\""))
+            .filter(|l| l.contains("\"from\":\"IMP1\",\"to\":\"IMP2\""))
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok()?["t_ns"].as_u64())
+            .filter(|t| (11_000_000_000..17_000_000_000).contains(t))
+            .count()
+    };
+    let free = "network.params.modem_interrupts=\"free\"";
+    let stretched = loaded(cpu);
+    assert_ne!(stretched, loaded(free), "the loaded chain's messages move");
+    assert_eq!(stretched, loaded(cpu), "the same run twice");
+    assert_eq!(
+        (routing(free), routing(cpu)),
+        (9, 9),
+        "the slow ticks' routing messages still go"
+    );
+}
+
 /// The median K&O round trip (last word in to RFNM at the host), in ns, of 40 single-packet
 /// messages sent one at a time to the discard host 1 hop away on the idle oracle chain (after
 /// 20 of warm-up), with `sets` on top.
