@@ -316,10 +316,11 @@ pub const RESIDUALS: &[Residual] = &[
                 task (p. 11), and the model charged them nothing. With them \
                 (modem_interrupts = cpu-1973, measured per frame, a candidate that failed the \
                 phase rule: 456 of 528, the 516 rows 2-4 % long) 316-4out-4hop takes 401 ms, \
-                316-8out-8hop agrees at every phase, 316-4out-8hop takes 527 ms with 11 \
-                REQALLs (how-to oracle.md). The REQALL cycle is the program's too: SIMH's \
-                other run of 316-4out-8hop (316-4-pass1, refused only because IMPs 11, 17 \
-                and 20 fell 28-29 ms behind, the bound 25 ms; data/oracle/runs) kept it, 27 \
+                316-8out-8hop agrees at every phase, 316-4out-8hop takes 527 ms with 18 \
+                REQALLs in 120 messages (how-to oracle.md). The REQALL cycle is the \
+                program's too: SIMH's other run of 316-4out-8hop (316-4-pass1, refused \
+                only because IMPs 11, 17 and 20 fell 28-29 ms behind, the bound 25 ms; \
+                data/oracle/runs) kept it, 27 \
                 REQALLs and 28 GVBs in 120 messages, 36.7 kbit/s at 490.7 +- 16.2 ms, where \
                 the model gives 38.6 at 491.4 with 26. The accepted recording sent 8, and \
                 nmc's emulator replaying 316-4-pass1 sends 7 (deterministic) and 4-8 (frames \

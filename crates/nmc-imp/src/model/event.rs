@@ -69,7 +69,8 @@ pub enum Ev {
     RoutingAtTick {
         /// The IMP.
         imp: u32,
-        /// The tick whose work it follows (the IMP's clock count, [`crate::processor::Processor::ticks`]).
+        /// The tick whose work it follows: the IMP's clock count
+        /// ([`crate::processor::Processor::ticks`]) when it ticked.
         tick: u64,
     },
     /// A packet finished its transfer to destination host `host` on IMP `imp`.

@@ -20,8 +20,9 @@ impl Subnet {
     }
 
     /// The length on the line of a frame that arrived: its packet's frame, a routing message,
-    /// a null's control frame. A duplicate's packet is not read (its sender may have dropped
-    /// it): **choice**, a full data packet's frame, what a duplicate on the chains is.
+    /// a null's control frame. The packet of a duplicate or of a frame a line error hit is not
+    /// read (its sender may have dropped it): **choice**, a full data packet's frame, what a
+    /// duplicate on the chains is.
     pub(super) fn arrival_bits(&self, frame: &Frame, arrival: &Arrival) -> Bits {
         match (arrival, frame.kind) {
             (Arrival::Accepted { packet, .. } | Arrival::Rejected { packet, .. }, _) => {
