@@ -1843,7 +1843,7 @@ mod tests {
             x.modem_input(us(1_000), Bits::new(152), &mut out);
             let end = x.cpu.poll_at().map(|d| d.0);
             let m2i = if interrupts {
-                SimDuration::from_nanos(258 * 960)
+                p.modem_input_control_516
             } else {
                 SimDuration::ZERO
             };

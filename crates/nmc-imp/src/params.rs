@@ -1400,6 +1400,17 @@ impl ImpParams {
         (self.packet_task == PacketTask::Measured1973).then(|| self.frame_line(control, data))
     }
 
+    /// `modem_interrupts = "cpu-1973"`: the modem input routine's time by a frame's length,
+    /// `control` for a control frame and `data` for a full data packet's (`None`: free).
+    fn modem_line(&self, control: SimDuration, data: SimDuration) -> Option<TaskLine> {
+        (self.modem_interrupts == ModemInterrupts::Cpu1973).then(|| self.frame_line(control, data))
+    }
+
+    /// A full data packet's frame on a line: its data and its overhead (1176 bits).
+    pub(crate) fn full_frame(&self) -> Bits {
+        Bits::new(self.packet_overhead.get() + self.max_packet.get())
+    }
+
     /// The straight line through `control` for a control frame's bits and `data` for a full
     /// data packet's frame.
     fn frame_line(&self, control: SimDuration, data: SimDuration) -> TaskLine {
@@ -1408,10 +1419,7 @@ impl ImpParams {
                 Bits::new(self.control_overhead.get() + self.control_bits.get()),
                 control,
             ),
-            data: (
-                Bits::new(self.packet_overhead.get() + self.max_packet.get()),
-                data,
-            ),
+            data: (self.full_frame(), data),
         }
     }
 
@@ -1430,9 +1438,8 @@ impl ImpParams {
                 fake_host_word: self.fake_host_word_316,
                 fake_host_packet: self.fake_host_packet_316,
                 output_gap: self.output_gap_316,
-                modem_input: (self.modem_interrupts == ModemInterrupts::Cpu1973).then(|| {
-                    self.frame_line(self.modem_input_control_316, self.modem_input_data_316)
-                }),
+                modem_input: self
+                    .modem_line(self.modem_input_control_316, self.modem_input_data_316),
                 reply_task: self.reply_task_316,
                 single_rfnm: self.single_rfnm_316,
                 single_rfnm_host: self.single_rfnm_host_316,
@@ -1449,9 +1456,8 @@ impl ImpParams {
                 fake_host_word: self.fake_host_word_516,
                 fake_host_packet: self.fake_host_packet_516,
                 output_gap: self.output_gap_516,
-                modem_input: (self.modem_interrupts == ModemInterrupts::Cpu1973).then(|| {
-                    self.frame_line(self.modem_input_control_516, self.modem_input_data_516)
-                }),
+                modem_input: self
+                    .modem_line(self.modem_input_control_516, self.modem_input_data_516),
                 reply_task: self.reply_task_516,
                 single_rfnm: self.single_rfnm_516,
                 single_rfnm_host: self.single_rfnm_host_516,

@@ -54,9 +54,7 @@ impl Imp {
             // With `modem_interrupts = "cpu-1973"` that routine takes the processor for the
             // gap (p. 11: IMP-to-modem runs above the timeout level and the task).
             if self.costs().modem_input.is_some() {
-                let before = self.cpu.poll_at();
-                self.cpu.interrupt(now, gap);
-                self.ask_task_end(before, out);
+                self.interrupt(now, gap, out);
             }
         }
     }

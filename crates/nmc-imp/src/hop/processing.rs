@@ -62,7 +62,7 @@ impl Imp {
     /// A wake-up for the end of the task in service ([`TimerId::Task`]), if it is not the
     /// `before` already asked for.
     #[inline(always)]
-    pub(super) fn ask_task_end(&self, before: Option<(SimTime, u32)>, out: &mut impl Effects) {
+    fn ask_task_end(&self, before: Option<(SimTime, u32)>, out: &mut impl Effects) {
         let after = self.cpu.poll_at();
         if after != before
             && let Some((at, generation)) = after
@@ -113,8 +113,16 @@ impl Imp {
         let Some(line) = self.costs().modem_input else {
             return;
         };
+        self.interrupt(now, line.time(bits), out);
+    }
+
+    /// An interrupt routine takes the processor at `now` for `cost` (p. 11: above the timeout
+    /// level and the task): the task in service ends that much later, and a wake-up is asked
+    /// for its new end.
+    #[inline]
+    pub(super) fn interrupt(&mut self, now: SimTime, cost: SimDuration, out: &mut impl Effects) {
         let before = self.cpu.poll_at();
-        self.cpu.interrupt(now, line.time(bits));
+        self.cpu.interrupt(now, cost);
         self.ask_task_end(before, out);
     }
 

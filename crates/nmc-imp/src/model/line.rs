@@ -30,9 +30,7 @@ impl Subnet {
             }
             (_, FrameKind::Routing { .. }) => self.params.routing_message,
             (_, FrameKind::AckOnly) => self.params.control_overhead,
-            (_, FrameKind::Packet { .. }) => {
-                Bits::new(self.params.max_packet.get() + self.params.packet_overhead.get())
-            }
+            (_, FrameKind::Packet { .. }) => self.params.full_frame(),
         }
     }
 

@@ -279,6 +279,19 @@ fn the_1973_host_interface_reads_a_packet_before_the_task_is_asked() {
     assert!(after > 1.0, "the last packet waited for room: {after} ms");
 }
 
+/// The pump's 40 messages of a run as (last word in, RFNM at the host), each answered
+/// (`what` names the run in the message if one is not).
+fn answered_40(o: &crate::run::Outcome, what: &str) -> Vec<(u64, u64)> {
+    let v: Vec<(u64, u64)> = o
+        .messages
+        .iter()
+        .filter(|m| m.host == "HOST")
+        .filter_map(|m| Some((m.accepted_ns?, m.rfnm_ns?)))
+        .collect();
+    assert_eq!(v.len(), 40, "{what}: every RFNM came back");
+    v
+}
+
 /// `frame_lateness` (a diagnosis: frames late as SIMH delivered the recorded runs' frames) is
 /// drawn from the run's seed: the same seed gives the same messages, another seed others, and
 /// every message still arrives once, in order. 0, the profiles' value, draws nothing: the
@@ -297,14 +310,7 @@ fn late_frames_are_drawn_from_the_seed_and_keep_their_order() {
         let s: ImpScenario = load("oracle-chain.toml", ORACLE_CHAIN, &sets).unwrap();
         let o = run(&s, s.require_seed().unwrap(), Trace::off(), &mut |_| {}).unwrap();
         assert_eq!(o.order_violations, 0, "{seed} {late}");
-        let v: Vec<(u64, u64)> = o
-            .messages
-            .iter()
-            .filter(|m| m.host == "HOST")
-            .filter_map(|m| Some((m.accepted_ns?, m.rfnm_ns?)))
-            .collect();
-        assert_eq!(v.len(), 40, "{seed} {late}: every RFNM came back");
-        v
+        answered_40(&o, &format!("{seed} {late}"))
     };
     let none = times("seed=1", "network.params.frame_lateness=0us");
     assert_eq!(none, times("seed=2", "network.params.frame_lateness=0us"));
@@ -341,17 +347,7 @@ fn modem_interrupts_leave_an_idle_imp_alone_and_stretch_a_loaded_one() {
             "traffic.0.count=40",
         ]
     }
-    let loaded = |mode: &str| {
-        let o = oracle_chain(&sets(mode));
-        let v: Vec<(u64, u64)> = o
-            .messages
-            .iter()
-            .filter(|m| m.host == "HOST")
-            .filter_map(|m| Some((m.accepted_ns?, m.rfnm_ns?)))
-            .collect();
-        assert_eq!(v.len(), 40, "{mode}: every RFNM came back");
-        v
-    };
+    let loaded = |mode: &str| answered_40(&oracle_chain(&sets(mode)), mode);
     // Routing messages on a loaded line (IMP1 to IMP2) while the messages pass (11-17 s):
     // one a slow tick (640 ms), 9 in that time.
     let routing = |mode: &str| {
