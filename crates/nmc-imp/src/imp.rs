@@ -93,7 +93,7 @@ use crate::params::ImpCosts;
 use crate::params::{
     BackgroundLevel, FakeHostRfnm, Giveback, GvbNumber, GvbQueue, HostPacketEntry, HostQueueCheck,
     ImpModel, ImpParams, MessageProcessing, OutputLimit, Piggyback, ReplyToHost, ReqallCheck,
-    ReqallClaim, ReqallPath, ReqallWake, RoutingNull, SinglePacketRule,
+    ReqallClaim, ReqallPath, ReqallWake, RoutingNull, RoutingTables, SinglePacketRule,
 };
 use crate::processor::Processor;
 use crate::routing::AnyRouter;
@@ -257,6 +257,9 @@ pub(crate) struct LineLimits {
     /// A null packet goes before each routing message of a routing opportunity (the profile's
     /// `routing_null`; [`Imp::routing_opportunity`]).
     pub(crate) routing_null: RoutingNull,
+    /// When the IMP's routing table is made and taken (the profile's `routing_tables`;
+    /// [`Imp::routing_message`], [`Imp::routing_message_in`], [`Imp::clock_tick`]).
+    pub(crate) routing_tables: RoutingTables,
 }
 
 /// What the IMP's processor spends on its work (BBN's IMP program 3050, `params.rs` gives each
@@ -352,6 +355,7 @@ impl Limits {
                     period: p.routing_period,
                 },
                 routing_null: p.routing_null,
+                routing_tables: p.routing_tables,
             },
             processor: ProcessorLimits {
                 h316: p.costs(ImpModel::H316),
@@ -948,6 +952,10 @@ pub(crate) struct Imp {
     /// distance-vector procedure of K&O §III, or SPF from 1979); `None` with static routes
     /// ([`Imp::route`]).
     pub(crate) router: Option<AnyRouter>,
+    /// With `routing_tables = "slow-tick-1973"`: the table its router made at its last slow
+    /// tick, numbered with that tick's generation, which every routing message it sends until
+    /// the next carries (BBN 3050 p. 230 `RUTOUT`; [`Imp::make_routing_table`]).
+    pub(crate) table_made: Option<nmc_routing::RoutingMessage>,
     /// Packets for which its routing table has no route, oldest first: each keeps its buffer
     /// and is routed again whenever the table changes (our choice, `crate::routing`, "Lines
     /// going down and coming up").
@@ -1041,6 +1049,7 @@ impl Imp {
             plt_claims: PltClaims::default(),
             lines: Vec::new(),
             router,
+            table_made: None,
             parked: VecDeque::new(),
             background_replies: VecDeque::new(),
         }
@@ -1799,6 +1808,7 @@ mod tests {
                     pattern: crate::params::RoutingPattern::Even,
                 },
                 routing_null: RoutingNull::None,
+                routing_tables: RoutingTables::EachMessage,
             },
             processor: ProcessorLimits {
                 h316: p.costs(ImpModel::H316),
@@ -2341,6 +2351,95 @@ mod tests {
         assert!(!routing(&mut x), "the same table again");
         x.cpu.ticks = 5;
         assert!(routing(&mut x), "after a slow tick");
+    }
+
+    /// `routing_tables = "slow-tick-1973"` (BBN 3050 pp. 171, 176, 225, 230): a neighbour's
+    /// table is taken once, whatever its copies say; the local delay over a line is its
+    /// channels in use counted at the slow tick, not its queue when the message comes; and
+    /// every message sent until the next slow tick carries the table made at this one.
+    #[test]
+    fn a_table_is_taken_once_and_made_at_the_slow_tick_under_the_1973_rule() {
+        use crate::routing::AnyRouter;
+        use frames::*;
+        use nmc_routing::{
+            DistanceVector, Entry, LineConfig, LineId, NodeId, Router, RoutingMessage,
+            RoutingParams, Units,
+        };
+        const D: u32 = 3;
+        let (line_a, line_b) = (LineId(0), LineId(2));
+        let mut x = imp_x();
+        x.limits.line.routing_tables = RoutingTables::SlowTick1973;
+        let mut dv = DistanceVector::new(NodeId(0), 4, RoutingParams::default());
+        dv.add_line(line_a, LineConfig::to(NodeId(1)))
+            .add_line(line_b, LineConfig::to(NodeId(2)));
+        x.router = Some(AnyRouter::Dv(dv));
+        let table = |from: u32, d: u32, serial: u32| {
+            let mut entries = vec![
+                Entry {
+                    estimate: Units(600),
+                    seqno: 0,
+                };
+                4
+            ];
+            entries[from as usize].estimate = Units(0);
+            entries[D as usize].estimate = Units(d);
+            RoutingMessage {
+                from: NodeId(from),
+                entries,
+                link_state: Vec::new(),
+                serial,
+            }
+        };
+        let best = |x: &Imp| {
+            let r = x.router.as_ref().expect("a router");
+            (r.next_hop(NodeId(D)).map(|h| h.line), r.estimate(NodeId(D)))
+        };
+        let t = SimTime::ZERO;
+        // A table comes in on a link (0 from A, 2 from B): the best line and estimate after it.
+        let step = |x: &mut Imp, link: u32, msg: RoutingMessage, want: (LineId, u32), why: &str| {
+            x.routing_message_in(t, link, &msg);
+            assert_eq!(best(x), (Some(want.0), Some(Units(want.1))), "{why}");
+        };
+        step(
+            &mut x,
+            0,
+            table(1, 10, 7),
+            (line_a, 14),
+            "A's table: 10 + 4",
+        );
+        step(
+            &mut x,
+            0,
+            table(1, 2, 7),
+            (line_a, 14),
+            "the same number again is ignored",
+        );
+        // Three packets wait on the line to A: the queue would count them when B's table comes
+        // (K&O §III), the 1973 rule only at the slow tick.
+        for pkt in 1..=3 {
+            x.lines[FROM_A].data.push_back((pkt, Hold::Transit));
+        }
+        step(
+            &mut x,
+            2,
+            table(2, 11, 7),
+            (line_a, 14),
+            "B's 15 is no better",
+        );
+        x.make_routing_table(t, 1);
+        let made = |x: &Imp, link: u32| {
+            let m = x.routing_message(t, link).expect("the table made");
+            (m.serial, m.entries[D as usize].estimate)
+        };
+        assert_eq!(made(&x, 2), (1, Units(14)));
+        let why = "A's next table, over 3 channels in use: 10 + 4 + 3";
+        step(&mut x, 0, table(1, 10, 8), (line_a, 17), why);
+        step(&mut x, 2, table(2, 11, 8), (line_b, 15), "B's 15 wins now");
+        assert_eq!(
+            made(&x, 0),
+            (1, Units(14)),
+            "the table made at the slow tick goes"
+        );
     }
 
     /// The IMP's timers run out through one door, each wake-up naming its arming: K&O §II's

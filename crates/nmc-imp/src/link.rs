@@ -231,6 +231,10 @@ pub(crate) struct Link {
     pub(crate) rf_busy_mark: SimDuration,
     /// The sender's routing generation last sent on this line.
     pub(crate) routing_sent: Option<u64>,
+    /// With `routing_tables = "slow-tick-1973"`: the number of the last table this IMP took
+    /// from the neighbour on this line (BBN 3050 p. 225 `RSTSNI`: a table with this number is
+    /// ignored).
+    pub(crate) table_taken: Option<u32>,
     /// Its logical channels (the profile's `logical_channels`, 8).
     pub(crate) lch: Vec<LogicalChannel>,
     /// Packets this IMP has taken in for this line and not yet queued on it (they wait for
@@ -288,6 +292,7 @@ impl Link {
             rf_sends: 1,
             rf_busy_mark: SimDuration::ZERO,
             routing_sent: None,
+            table_taken: None,
             lch: vec![LogicalChannel::default(); channels as usize],
             incoming: 0,
             in_last: [None; 8],
@@ -328,6 +333,14 @@ impl Link {
     /// Channels holding unacknowledged packets.
     pub(crate) fn channels_busy(&self) -> usize {
         self.lch.iter().filter(|c| c.held.is_some()).count()
+    }
+
+    /// The 1973 program's count of the line's acknowledgment channels in use: every packet
+    /// the task has routed to it, queued, on the line or unacknowledged (BBN 3050 pp. 65–66
+    /// `GOTCHN`: a packet takes its channel at task time; p. 94 frees it at the
+    /// acknowledgement; p. 176 `JED` counts them).
+    pub(crate) fn channels_in_use(&self) -> u32 {
+        (self.ctrl.len() + self.data.len() + self.channels_busy()) as u32
     }
 
     /// Takes the pending acknowledgements for a frame about to be sent.

@@ -396,6 +396,9 @@ pub struct ImpParams {
     pub(crate) routing_null: RoutingNull,
     /// When a line's routing send opportunities come (see [`RoutingClock`]).
     pub(crate) routing_clock: RoutingClock,
+    /// When an IMP's routing table is made and taken, and what a line's local delay counts
+    /// (see [`RoutingTables`]).
+    pub(crate) routing_tables: RoutingTables,
     /// Whether the IMPs' clocks start together or apart (see [`ImpClocks`]).
     pub imp_clocks: ImpClocks,
     /// When a version 2 message asks for its number (see [`NumberWait`]).
@@ -436,6 +439,32 @@ pub(crate) enum RoutingClock {
     /// down to one (at least one tick).
     #[serde(rename = "imp-tick-1973")]
     ImpTick1973,
+}
+
+/// When an IMP's routing table is made and taken by its neighbours, and what its lines'
+/// local delays count, with `routing = "adaptive"` (`routing_tables`; SPF keeps its own).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum RoutingTables {
+    /// Every routing message carries the sender's table as it is when the frame starts, and the
+    /// receiver takes every one, counting each line's local delay then: 1 unit per packet on
+    /// the output queue and on its way into it. K&O §III read as written ("Each packet in an
+    /// output queue … contributes one additional delay unit"; the model until December 2026).
+    EachMessage,
+    /// As the 1973 program. At each slow tick (BBN 3050 p. 171 `JOBS`) the IMP counts each
+    /// line's acknowledgment channels holding a packet (p. 176 `JED`: `CED` = 3 + channels in
+    /// use; a packet takes its channel when the task routes it, pp. 65–66 `GOTCHN`, and frees
+    /// it at its acknowledgement, p. 94), the local delay over the line until the next slow
+    /// tick (p. 225 `RSTINP`: the neighbour's + `CED` + 1, so 4 + 1 per packet as K&O §III),
+    /// and makes the table it sends, numbered (p. 230 `RUTOUT`, `RSTSN`): every routing
+    /// message until the next slow tick carries that table. A neighbour takes a table once: one
+    /// whose number it already took from that line is ignored (p. 225, `RSTSNI`). So a route
+    /// changes at most once a slow tick per neighbour (K&O §III: "640 ms between updates (the
+    /// only times when alternate paths may be selected)"). **Choice**: the count and the table
+    /// are taken at the tick itself, where the program takes them after the tick's fast jobs
+    /// (0.5–0.9 ms later).
+    #[serde(rename = "slow-tick-1973")]
+    SlowTick1973,
 }
 
 /// Which of its routing send opportunities a line that follows its load uses
@@ -1073,6 +1102,12 @@ impl ImpParams {
             gvb_number: GvbNumber::Mesget1973,
             routing_null: RoutingNull::Before1973,
             routing_clock: RoutingClock::ImpTick1973,
+            // The 1973 program's tables (issue 71 §7), tried 6 Dec 2026 by the rule stated
+            // before its run and not adopted: RFC 632's two paths on the oracle ran untrapped
+            // to message 511 (the program: 772-891; the profile: 23) and the oracle's chains
+            // did not move, but the quick scoreboard's counted rows fell 85 -> 84 (the KO-LOOP
+            // rows; how-to `oracle.md`).
+            routing_tables: RoutingTables::EachMessage,
             // **Choice** (5 Dec 2026, stated before its run; see [`ImpClocks::Apart`]).
             imp_clocks: ImpClocks::Apart,
             // The 1973 program's order and wake-ups (issue 71 §4; adopted 5 Dec 2026 by the

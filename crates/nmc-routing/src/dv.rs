@@ -535,6 +535,7 @@ impl Router for DistanceVector {
             from: self.node,
             entries,
             link_state: Vec::new(),
+            serial: 0,
         })
     }
 
@@ -614,6 +615,7 @@ mod tests {
             from,
             entries,
             link_state: Vec::new(),
+            serial: 0,
         }
     }
 
@@ -750,6 +752,7 @@ mod tests {
                 from: X,
                 entries: vec![],
                 link_state: Vec::new(),
+                serial: 0,
             };
             a.handle_routing_message(ms(0), LX, &m);
             assert_eq!(a.next_hop(D), None);
@@ -817,6 +820,7 @@ mod tests {
             from: NodeId(from),
             entries,
             link_state: Vec::new(),
+            serial: 0,
         }
     }
 

@@ -396,6 +396,7 @@ impl Line {
             from: Imp::X.node(),
             entries,
             link_state: Vec::new(),
+            serial: 0,
         }
     }
 

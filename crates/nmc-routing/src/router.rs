@@ -42,6 +42,17 @@ pub struct RoutingMessage {
     /// Empty in a distance-vector message.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub link_state: Vec<LinkStateUpdate>,
+    /// The number of the sender's table, for an IMP that takes each table once (BBN IMP
+    /// program 3050, 16 Sept 1973, p. 230 `RUTOUT`: the table made at the slow tick is numbered
+    /// in the message's `HEAD1`; p. 225 `RSTINP` ignores a number it already took from the
+    /// line). 0: unnumbered, as the routers here make every message; the IMP model numbers
+    /// them (`nmc-imp`'s `routing_tables`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub serial: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// One node's link-state update ([`crate::LinkState`], SPF), carried in a [`RoutingMessage`]: its lines that are up, each with the neighbour and the delay reported.

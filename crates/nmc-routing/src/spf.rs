@@ -392,6 +392,7 @@ impl Router for LinkState {
             from: self.node,
             entries: Vec::new(),
             link_state,
+            serial: 0,
         })
     }
 

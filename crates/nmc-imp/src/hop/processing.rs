@@ -207,6 +207,10 @@ impl Imp {
         let before = self.cpu.poll_at();
         self.cpu.preempt(now, t);
         self.ask_task_end(before, out);
+        if slow {
+            let every = u64::from(self.limits.line.slow_tick_every.max(1));
+            self.make_routing_table(now, self.cpu.ticks / every);
+        }
     }
 
     /// Whether the IMP's clock tick number `tick` (counted from its first, 1) is a slow one:

@@ -7,6 +7,8 @@
 use crate::imp::{Imp, Net};
 use crate::link::Hold;
 use crate::packet::PktId;
+use crate::params::RoutingTables;
+use crate::routing::AnyRouter;
 use crate::topology::Routes;
 use nmc_routing::{LineId, NodeId, RouteEvent, Router, RoutingMessage};
 use nmc_sim::{SimDuration, SimTime};
@@ -65,23 +67,75 @@ impl Imp {
     }
 
     /// The routing message this IMP's router sends on `link` now (`None` with static routes:
-    /// the frame still goes, carrying nothing).
+    /// the frame still goes, carrying nothing): the table as it is now, or, with
+    /// `routing_tables = "slow-tick-1973"`, the one made at the last slow tick
+    /// ([`Imp::make_routing_table`]; before the first, the table as it is, unnumbered).
     pub(crate) fn routing_message(&self, now: SimTime, link: u32) -> Option<RoutingMessage> {
-        self.router.as_ref()?.routing_message(now, LineId(link))
+        match &self.table_made {
+            Some(table) if self.tables_at_slow_tick() => Some(table.clone()),
+            _ => self.router.as_ref()?.routing_message(now, LineId(link)),
+        }
+    }
+
+    /// Whether this IMP makes its routing table at the slow tick and takes each neighbour's
+    /// once (`routing_tables = "slow-tick-1973"`, with the distance-vector router).
+    fn tables_at_slow_tick(&self) -> bool {
+        self.limits.line.routing_tables == RoutingTables::SlowTick1973
+            && matches!(self.router, Some(AnyRouter::Dv(_)))
     }
 
     /// A routing message from the neighbour on the far end of `link` (the link's id on this
     /// IMP's side, coming in) arrived intact: the router reads it, with every output queue's
     /// length read now (K&O §III: 1 unit per packet waiting on the output line, read when the
-    /// message is handled; the count the 8-packet limit applies to).
+    /// message is handled; the count the 8-packet limit applies to). With `routing_tables =
+    /// "slow-tick-1973"` a table whose number this IMP already took from that line is ignored
+    /// (BBN 3050 p. 225 `RSTINP`: "WE SAW IT BEFORE"), and the lines' local delays are those
+    /// counted at the slow tick.
     pub(crate) fn routing_message_in(&mut self, now: SimTime, link: u32, msg: &RoutingMessage) {
+        let at_slow_tick = self.tables_at_slow_tick();
+        if at_slow_tick && msg.serial != 0 {
+            let Some(k) = self.line_of(link) else {
+                return;
+            };
+            if self.lines[k].table_taken == Some(msg.serial) {
+                return;
+            }
+            self.lines[k].table_taken = Some(msg.serial);
+        }
+        let Some(router) = self.router.as_mut() else {
+            return;
+        };
+        if !at_slow_tick {
+            for l in &self.lines {
+                router.set_queue_len(LineId(l.id), l.queue_len());
+            }
+        }
+        router.handle_routing_message(now, LineId(link), msg);
+    }
+
+    /// The slow tick's routing work with `routing_tables = "slow-tick-1973"` (BBN 3050 p. 171
+    /// `JOBS`): each line's local delay is counted from its acknowledgment channels in use
+    /// (p. 176 `JED`), and the table every routing message carries until the next slow tick is
+    /// made, numbered with the tick's generation (p. 230 `RUTOUT`). Nothing otherwise.
+    pub(crate) fn make_routing_table(&mut self, now: SimTime, generation: u64) {
+        if !self.tables_at_slow_tick() {
+            return;
+        }
         let Some(router) = self.router.as_mut() else {
             return;
         };
         for l in &self.lines {
-            router.set_queue_len(LineId(l.id), l.queue_len());
+            router.set_queue_len(LineId(l.id), l.channels_in_use());
         }
-        router.handle_routing_message(now, LineId(link), msg);
+        // The table is the same on every line; the first line up gives it.
+        let table = self
+            .lines
+            .iter()
+            .find_map(|l| router.routing_message(now, LineId(l.id)));
+        self.table_made = table.map(|mut t| {
+            t.serial = u32::try_from(generation).unwrap_or(u32::MAX);
+            t
+        });
     }
 
     /// A packet left on `link` for the first time and took `delay` from its arrival here to

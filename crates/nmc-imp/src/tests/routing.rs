@@ -390,6 +390,39 @@ fn a_faster_second_path_reorders_packets() {
     assert_eq!(o.order_violations, 0);
 }
 
+/// RFC 632's two paths as the oracle ran them on the 1973 program
+/// (`scenarios/oracle-rfc632.toml`). Under the model's rule (`routing_tables =
+/// "each-message"`) the source IMP's route flaps with every table that comes in, and its first
+/// switch to the fast path lets a message overtake the one before: the trap, within the first
+/// 50 messages. Under the program's (`"slow-tick-1973"`: a table made at each slow tick and
+/// taken once) the route changes at most once a slow tick, when the window's messages fill the
+/// slow path, and the first 300 messages go untrapped, as on the program (which trapped at
+/// message 772 on SIMH and 891 on nmc's emulator).
+#[test]
+fn the_1973_programs_tables_keep_rfc_632s_two_paths_out_of_the_trap_longer() {
+    let first_trapped = |tables: &str| {
+        let s = scenario(
+            include_str!("../../../../scenarios/oracle-rfc632.toml"),
+            &[
+                &format!("network.params.routing_tables=\"{tables}\""),
+                "traffic.0.count=300",
+                "duration=40s",
+                "record=[]",
+            ],
+        );
+        let o = run(&s, 1, Trace::off(), &mut |_| {}).unwrap();
+        assert_eq!(o.messages.len(), 300, "{tables}: every message answered");
+        o.messages
+            .iter()
+            .filter(|m| m.retransmissions > 0)
+            .map(|m| m.id)
+            .min()
+    };
+    let each = first_trapped("each-message");
+    assert!(each.is_some_and(|id| id < 50), "each message: {each:?}");
+    assert_eq!(first_trapped("slow-tick-1973"), None, "the 1973 tables");
+}
+
 /// Static routes never change and carry nothing of the adaptive machinery: no route changes,
 /// no journeys, every message delivered in order, and the same seed gives the same run.
 #[test]

@@ -289,6 +289,7 @@ proptest! {
                             seqno: x,
                         }).collect(),
                         link_state: Vec::new(),
+                        serial: 0,
                     };
                     r.handle_routing_message(now, line, &msg);
                 }
