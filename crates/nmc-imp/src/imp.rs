@@ -525,6 +525,13 @@ pub(crate) enum Output {
     /// Write one event of the procedure to the trace (`trace = true`); the driver names the
     /// IMPs.
     Trace(Traced),
+    /// This IMP, as a destination, starts `stream`'s message numbers afresh (a version 3
+    /// receive block made again, K&O §VI): the observer's check that messages reach their host
+    /// in order starts afresh for the stream too.
+    SequenceAfresh {
+        /// The stream.
+        stream: Stream,
+    },
     /// Message `msg` passed a point of its life, for the observer's timeline.
     Milestone {
         /// The message.

@@ -76,8 +76,9 @@ pub struct ImpMetrics {
     /// Line utilisation (either direction) over the lines, mean and busiest
     /// (`lines.utilisation.{mean,max}`); `None` without lines.
     pub lines_utilisation: Option<MeanMax>,
-    /// Messages delivered to a host after one with the same or a later number of their stream
-    /// (`order_violations`).
+    /// Messages delivered to a host after one with the same or a later number of their stream,
+    /// since the stream's numbers last started (a version 3 block made again starts them
+    /// afresh) (`order_violations`).
     pub(crate) order_violations: u64,
     /// When the lockup watch stopped the run, s (`lockup.at_s`).
     pub(crate) lockup_at_s: Option<f64>,

@@ -125,6 +125,7 @@ impl Imp {
     fn open_receive_block(&mut self, src: u32, stream: Stream, out: &mut impl Effects) {
         if self.rx_blocks.open(stream) {
             self.delivery.forget(stream);
+            out.push(Output::SequenceAfresh { stream });
         }
         let kind = PktKind::BlockCreated;
         out.push(Output::Control {
@@ -338,14 +339,26 @@ mod tests {
             stream,
             kind: PktKind::BlockCreated,
         };
-        assert_eq!(out, [created(2, a)]);
+        let afresh = |stream| Output::SequenceAfresh { stream };
+        assert_eq!(
+            out,
+            [afresh(a), created(2, a)],
+            "a new block: numbers afresh"
+        );
         let mut out = Vec::new();
         d.create_block_received(3, b, &mut out);
         assert_eq!(out, [Output::Count(Counted::ReceiveBlockWait)]);
         assert_eq!(d.rx_blocks.waiting(), 1);
         let mut out = Vec::new();
         d.release_block_received(a, &mut out);
-        assert_eq!(out, [created(3, b), Output::Resume(Resume::ReceiveBlocks)]);
+        assert_eq!(
+            out,
+            [
+                afresh(b),
+                created(3, b),
+                Output::Resume(Resume::ReceiveBlocks)
+            ]
+        );
         let mut out = Vec::new();
         d.resume(
             SimTime::ZERO,

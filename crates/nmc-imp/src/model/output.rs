@@ -245,6 +245,7 @@ impl Subnet {
                 };
                 self.log_e2e(now, src, dst, side, what, num, event, note)
             }
+            Output::SequenceAfresh { stream } => self.obs.sequence_afresh(stream),
             Output::Milestone { msg, milestone } => self.obs.note(now, msg, milestone),
             Output::HostOutput { host } => self.start_host_output(now, imp, host, q),
             Output::WakeHosts => self.wake_hosts(now, imp, q),

@@ -22,8 +22,9 @@ pub(crate) struct Observer {
     /// When each recorded message's last packet reached the destination host (it may come
     /// after the RFNM); background messages are counted in [`Observer::tally`] instead.
     pub(crate) delivered_at: BTreeMap<MsgId, SimTime>,
-    /// Per (source IMP, destination IMP, destination host): the last message number delivered
-    /// to that host, to check that delivery is in order.
+    /// Per (stream, destination host): the last message number delivered to that host, to
+    /// check that delivery is in order; forgotten when the stream's numbers start afresh
+    /// ([`Observer::sequence_afresh`]).
     pub(crate) delivered_last: BTreeMap<(Stream, u32), u64>,
     /// Messages delivered to a host after one with the same or a later number of their stream.
     pub(crate) order_violations: u64,
@@ -167,6 +168,12 @@ impl Observer {
         let w = &mut self.hop_waits[link];
         w.0 += 1;
         w.1 += (now - entered).as_nanos();
+    }
+
+    /// `stream`'s message numbers start afresh at its destination (a version 3 receive block
+    /// made again): its next message is checked against none delivered before.
+    pub(crate) fn sequence_afresh(&mut self, stream: Stream) {
+        self.delivered_last.retain(|&(s, _), _| s != stream);
     }
 
     /// Message `msg` reached `what` at `now`. At the destination IMP only the recorded (not
