@@ -959,9 +959,10 @@ pub(crate) struct Imp {
     /// distance-vector procedure of K&O §III, or SPF from 1979); `None` with static routes
     /// ([`Imp::route`]).
     pub(crate) router: Option<AnyRouter>,
-    /// With `routing_tables = "slow-tick-1973"`: the table its router made at its last slow
-    /// tick, numbered with that tick's generation, which every routing message it sends until
-    /// the next carries (BBN 3050 p. 230 `RUTOUT`; [`Imp::make_routing_table`]).
+    /// With `routing_tables = "slow-tick-1973"` (only then is it made): the table its router
+    /// made at its last slow tick, numbered with that tick's generation, which every routing
+    /// message it sends until the next carries (BBN 3050 p. 230 `RUTOUT`;
+    /// [`Imp::make_routing_table`]).
     pub(crate) table_made: Option<nmc_routing::RoutingMessage>,
     /// Packets for which its routing table has no route, oldest first: each keeps its buffer
     /// and is routed again whenever the table changes (our choice, `crate::routing`, "Lines
@@ -1400,8 +1401,7 @@ impl Imp {
     /// slow tick every [`LineLimits::slow_tick_every`] ticks (BBN's listing, `params.rs`).
     #[inline]
     pub(crate) fn poll_transmit(&mut self, line: usize) -> Option<Transmit> {
-        let ticks = self.cpu.ticks;
-        let slow_tick_every = self.limits.line.slow_tick_every;
+        let generation = self.routing_generation();
         let link = &mut self.lines[line];
         if !link.free() {
             return None;
@@ -1409,7 +1409,6 @@ impl Imp {
         let what = link.next_frame()?;
         let mut fresh = false;
         if what == NextFrame::Routing {
-            let generation = ticks / slow_tick_every.max(1) as u64;
             fresh = link.routing_sent != Some(generation);
             link.routing_sent = Some(generation);
         }

@@ -208,8 +208,7 @@ impl Imp {
         self.cpu.preempt(now, t);
         self.ask_task_end(before, out);
         if slow {
-            let every = u64::from(self.limits.line.slow_tick_every.max(1));
-            self.make_routing_table(now, self.cpu.ticks / every);
+            self.make_routing_table(now, self.routing_generation());
         }
     }
 
@@ -217,7 +216,21 @@ impl Imp {
     /// every `slow_tick_every`-th (listing p. 161, `TO`).
     #[inline]
     pub(crate) fn is_slow_tick(&self, tick: u64) -> bool {
-        tick.is_multiple_of(u64::from(self.limits.line.slow_tick_every.max(1)))
+        tick.is_multiple_of(self.slow_tick_every())
+    }
+
+    /// The slow ticks the IMP's clock has made so far: its routing table's generation (a
+    /// routing message is fresh once a generation, [`Imp::poll_transmit`]; the 1973 rule
+    /// numbers its table with it, [`Imp::make_routing_table`]).
+    #[inline]
+    pub(crate) fn routing_generation(&self) -> u64 {
+        self.cpu.ticks / self.slow_tick_every()
+    }
+
+    /// Fast ticks per slow tick (at least one).
+    #[inline]
+    fn slow_tick_every(&self) -> u64 {
+        u64::from(self.limits.line.slow_tick_every.max(1))
     }
 
     /// The end of the task in service, named `generation` ([`TimerId::Task`]), at `now`: the

@@ -72,8 +72,8 @@ impl Imp {
     /// ([`Imp::make_routing_table`]; before the first, the table as it is, unnumbered).
     pub(crate) fn routing_message(&self, now: SimTime, link: u32) -> Option<RoutingMessage> {
         match &self.table_made {
-            Some(table) if self.tables_at_slow_tick() => Some(table.clone()),
-            _ => self.router.as_ref()?.routing_message(now, LineId(link)),
+            Some(table) => Some(table.clone()),
+            None => self.router.as_ref()?.routing_message(now, LineId(link)),
         }
     }
 
