@@ -573,7 +573,7 @@ pub fn stream_reverse(
     let seen = Arc::new(Seen::default());
     let done = Arc::new(AtomicBool::new(false));
     let udp = c.transport == Transport::Udp;
-    let udp_thread = if udp {
+    let mut udp_thread = if udp {
         let u = super::sender::dialed(c.dial.udp(c.target), c.target)?;
         let (counts, seen, done, token) = (counts.clone(), seen.clone(), done.clone(), req.token);
         let key = c.key.clone();
@@ -583,9 +583,29 @@ pub fn stream_reverse(
     } else {
         None
     };
-    let r = receive(s, c, stop, every, report, &counts, udp.then_some(&*seen));
-    done.store(true, Ordering::Relaxed);
-    let arrivals = udp_thread.and_then(|t| t.join().ok());
+    // The UDP side ends when the result has come, with what the socket holds by then, before
+    // the last interval line is drawn: the sink sent every buffer before its result, and a
+    // buffer counted after the last line would be missing from the lines' sum.
+    let mut arrivals = None;
+    let mut settle = || {
+        done.store(true, Ordering::Relaxed);
+        if let Some(t) = udp_thread.take() {
+            arrivals = t.join().ok();
+        }
+    };
+    let r = receive(
+        s,
+        c,
+        stop,
+        every,
+        report,
+        Counters {
+            counts: &counts,
+            seen: udp.then_some(&*seen),
+            settle: &mut settle,
+        },
+    );
+    settle();
     let mut run = r.map_err(|e| match e {
         // Issue 75 §2: a sink from before the warm-up's flag refuses the request as malformed.
         StreamError::Refused(why)
@@ -668,6 +688,26 @@ fn receive_udp(
     let mut gap = Duration::from_millis(5);
     let mut next = Instant::now();
     let mut buf = vec![0u8; 65_536];
+    let take = |buf: &[u8], mut n: usize, arrivals: &mut Arrivals| {
+        if let Some(key) = key {
+            let tag = wire::TAG;
+            if n < wire::HEADER + tag || !key.verify(&buf[..n - tag], &buf[n - tag..n]) {
+                return;
+            }
+            n -= tag;
+        }
+        if let Some((seq, len, ack)) = wire::parse_header(&buf[..n])
+            && len as usize + wire::HEADER == n
+        {
+            let at = epoch.elapsed().as_nanos() as u64;
+            arrivals.arrive(seq, wire::sent_ns(&buf[..n]), at);
+            seen.note(arrivals);
+            counts.add(seq, len);
+            if ack {
+                let _ = u.send(&wire::ack(seq));
+            }
+        }
+    };
     while !done.load(Ordering::Relaxed) {
         let first = counts.buffers.load(Ordering::Relaxed) == 0;
         if first && Instant::now() >= next {
@@ -681,26 +721,14 @@ fn receive_udp(
             Duration::from_millis(50)
         };
         let _ = u.set_read_timeout(Some(wait));
-        let Ok(mut n) = u.recv(&mut buf) else {
-            continue;
-        };
-        if let Some(key) = key {
-            let tag = wire::TAG;
-            if n < wire::HEADER + tag || !key.verify(&buf[..n - tag], &buf[n - tag..n]) {
-                continue;
-            }
-            n -= tag;
+        if let Ok(n) = u.recv(&mut buf) {
+            take(&buf, n, &mut arrivals);
         }
-        if let Some((seq, len, ack)) = wire::parse_header(&buf[..n])
-            && len as usize + wire::HEADER == n
-        {
-            let at = epoch.elapsed().as_nanos() as u64;
-            arrivals.arrive(seq, wire::sent_ns(&buf[..n]), at);
-            seen.note(&arrivals);
-            counts.add(seq, len);
-            if ack {
-                let _ = u.send(&wire::ack(seq));
-            }
+    }
+    // What came before the result and waits in the socket still counts.
+    if u.set_nonblocking(true).is_ok() {
+        while let Ok(n) = u.recv(&mut buf) {
+            take(&buf, n, &mut arrivals);
         }
     }
     arrivals
@@ -718,6 +746,14 @@ pub fn result_deadline(c: &StreamConfig) -> Duration {
     c.omit + c.duration + 2 * c.io_timeout + c.ack_timeout + RESULT_SLACK
 }
 
+/// Where a reverse run's buffers are counted: the tally (here over TCP, or by the UDP side),
+/// what the UDP side has seen, and how it is ended once the result has come.
+struct Counters<'a> {
+    counts: &'a Tally,
+    seen: Option<&'a Seen>,
+    settle: &'a mut dyn FnMut(),
+}
+
 /// The TCP side of a reverse run: the buffers (over TCP), the error or the result.
 fn receive(
     s: TcpStream,
@@ -725,8 +761,11 @@ fn receive(
     stop: &AtomicBool,
     every: Option<Duration>,
     report: &mut dyn FnMut(ReceivedInterval),
-    counts: &Tally,
-    seen: Option<&Seen>,
+    Counters {
+        counts,
+        seen,
+        settle,
+    }: Counters,
 ) -> Result<StreamRun, StreamError> {
     let connect_err = |err| StreamError::Connect {
         addr: c.target.to_string(),
@@ -855,6 +894,7 @@ fn receive(
             )));
         }
     };
+    settle();
     tick(Instant::now(), true);
     let shipped: Shipped = serde_json::from_slice(&body).map_err(|e| {
         StreamError::Input(format!(
