@@ -67,6 +67,7 @@ pub mod emulate;
 mod files;
 pub mod framing;
 pub mod host;
+pub mod journeys;
 pub mod leader;
 pub mod map;
 pub mod mixed;

@@ -53,7 +53,8 @@
 //! ## What is refused, in one line
 //! The model's instruments and disturbances (`network.events`, `network.line_events`,
 //! `network.routing_periods`, `network.slices`, `network.vdh`), `kind = "generator"` and
-//! `kind = "pairs"`, records other than `messages` and `lines`, and a network the program
+//! `kind = "pairs"`, records other than `messages`, `lines` and `journeys` (this one only when
+//! every IMP runs the program: [`crate::journeys`]), and a network the program
 //! cannot run ([`crate::emulate::check_network`]: 63 IMPs, five modems an IMP). The model's
 //! other `[network.params]` and `network.routing` do not apply: the program has its own
 //! constants and its own routing (said in the run's notes).
@@ -186,6 +187,9 @@ pub struct ProgramRun {
     pub metrics: BTreeMap<String, f64>,
     /// Each line direction, in the topology's order.
     pub lines: Vec<LineRow>,
+    /// Each data packet's and RFNM's journey that ended, when `record = ["journeys"]`
+    /// ([`crate::journeys`]).
+    pub journeys: Vec<crate::journeys::ProgramJourney>,
     /// The program's file and its SHA-256.
     pub program: (PathBuf, String),
     /// Things to say about the run.
@@ -274,9 +278,14 @@ fn refusals(s: &ImpConfig, p: &nmc_imp::spec::ProgramSpec, topology: &Topology) 
         );
     }
     for r in &s.record {
-        if r != "messages" && r != "lines" {
+        if r == "journeys" && !p.imps.is_empty() {
             bail!(
-                "record = [\"{r}\"]: not made on IMPs that run the program (they are seen from outside: \"messages\" and \"lines\")"
+                "record = [\"journeys\"]: followed on the lines between IMPs that run the program, so only when every IMP does (remove network.program.imps)"
+            );
+        }
+        if r != "messages" && r != "lines" && r != "journeys" {
+            bail!(
+                "record = [\"{r}\"]: not made on IMPs that run the program (they are seen from outside: \"messages\", \"lines\" and \"journeys\")"
             );
         }
     }
@@ -553,6 +562,8 @@ struct Driver {
     log: Vec<String>,
     /// The modelled IMPs and their boundary lines, in a network of both kinds.
     mixed: Option<crate::mixed::Mixed>,
+    /// Each packet's journey from time 0, when `record = ["journeys"]`.
+    journeys: Option<crate::journeys::Journeys>,
 }
 
 fn host_error(i: usize, e: nmc_h316::imp::InputError) -> anyhow::Error {
@@ -619,12 +630,27 @@ impl Driver {
                         let p = 1.0 - (1.0 - ber).powf(bits as f64);
                         self.errors[hop.link].unit() < p
                     };
-                    if self.zero_ns.is_some_and(|z| first_bit_ns >= z) {
+                    if let Some(z) = self.zero_ns.filter(|&z| first_bit_ns >= z) {
                         let c = &mut self.line_counts[hop.link];
                         c.0 += 1;
                         c.1 += words.len() as u64;
                         c.2 += u64::from(hit);
                         c.3 += last_bit_ns - first_bit_ns;
+                        if let Some(j) = &mut self.journeys
+                            && hop.to.0 != MODELLED
+                        {
+                            let n = &self.plan.net;
+                            j.frame(
+                                &words,
+                                i,
+                                hop.to.0,
+                                first_bit_ns - z,
+                                last_bit_ns + hop.prop_ns - z,
+                                !hit,
+                                &n.net.imps,
+                                &n.names,
+                            );
+                        }
                     }
                     match (&mut self.mixed, hop.to) {
                         (Some(m), (MODELLED, edge)) => m.frame_from_program(
@@ -1055,6 +1081,11 @@ impl Driver {
             delivered_real: 0,
             log: Vec::new(),
             mixed,
+            journeys: s
+                .record
+                .iter()
+                .any(|r| r == "journeys")
+                .then(crate::journeys::Journeys::default),
         };
         Ok((d, window, stepped))
     }
@@ -1416,10 +1447,15 @@ fn finish(s: &ImpConfig, mut d: Driver, duration: u64) -> ProgramRun {
         metrics.insert("program.boundary.refused".into(), b.refused as f64);
         metrics.insert("program.boundary.line_kills".into(), m.counts.downs as f64);
     }
+    let journeys = d.journeys.take().map(|j| {
+        metrics.extend(j.metrics());
+        j.records
+    });
     ProgramRun {
         messages,
         metrics,
         lines,
+        journeys: journeys.unwrap_or_default(),
         program: (PathBuf::new(), String::new()),
         notes,
     }
@@ -1589,6 +1625,16 @@ to = "FAKE"
         s.trace = true;
         let e = plan(&s, 1).err().unwrap().to_string();
         assert!(e.contains("trace = true"), "{e}");
+        // Journeys are followed on the program's lines: every IMP must run it.
+        let mut s = scenario("", "").unwrap();
+        s.record.push("journeys".into());
+        plan(&s, 1).expect("journeys with every IMP on the program");
+        s.network.program.as_mut().unwrap().imps = vec!["IMP0".into(), "IMP3".into()];
+        let e = plan(&s, 1).err().unwrap().to_string();
+        assert!(
+            e.contains("network.program.imps") && !e.contains('\n'),
+            "{e}"
+        );
         let mut s = scenario("", "").unwrap();
         s.network.vdh = vec!["IMP1".into()];
         let e = plan(&s, 1).err().unwrap().to_string();

@@ -397,3 +397,52 @@ fn a_scenario_on_the_program_carries_what_simh_recorded_and_repeats_itself() {
     }
     assert!(misses.is_empty(), "outside 5 % at {misses:?} hops");
 }
+
+/// `record = ["journeys"]` on the program (issue 71): on a 3-hop chain there is one path, so
+/// every data packet of the pump and every RFNM crosses three lines and visits no IMP twice,
+/// and the pump's packets are its messages' eight each (those that reached the far end); no
+/// packet of any IMP's loops.
+#[test]
+#[ignore = "needs BBN's IMP program: NMC_IMP_PROGRAM=/path/to/impcode.cmd, --include-ignored"]
+fn a_chains_journeys_are_three_hops_without_a_loop() {
+    let Some(image) = common::program() else {
+        return;
+    };
+    let mut s = common::pump_chain(3, ", propagation = \"0s\"", "");
+    s.record.push("journeys".into());
+    let r = nmc_oracle::program::run_image(&s, 1, &image, &mut |_| {}).unwrap();
+    let pump: Vec<_> = r
+        .journeys
+        .iter()
+        .filter(|j| j.src == "IMP0" && j.dst == "IMP3" && j.kind == "data")
+        .collect();
+    let rfnms = r
+        .journeys
+        .iter()
+        .filter(|j| j.src == "IMP3" && j.dst == "IMP0" && j.kind == "rfnm")
+        .count();
+    assert!(pump.len() > 8 * 100, "{} packets", pump.len());
+    assert!(
+        rfnms * 8 >= pump.len() - 8 * 4,
+        "{rfnms} RFNMs for {} packets",
+        pump.len()
+    );
+    // The pair's packets and RFNMs (the IMPs' own messages to each other go too).
+    let pair = |j: &&nmc_oracle::journeys::ProgramJourney| {
+        (j.src == "IMP0" && j.dst == "IMP3") || (j.src == "IMP3" && j.dst == "IMP0")
+    };
+    assert!(
+        r.journeys
+            .iter()
+            .filter(pair)
+            .all(|j| j.hops == 3 && j.max_visits == 1 && j.loop_hops == 0),
+        "{:?}",
+        r.journeys
+            .iter()
+            .filter(pair)
+            .find(|j| j.hops != 3 || j.max_visits > 1)
+    );
+    assert!(pump.iter().all(|j| j.path == "IMP0 IMP1 IMP2 IMP3"));
+    assert_eq!(r.metrics["visits.looped_packets"], 0.0);
+    assert_eq!(r.metrics["visits.max"], 1.0);
+}

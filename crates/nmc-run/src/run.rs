@@ -767,6 +767,7 @@ fn run_program(
                 files.push(svg);
             }
             ImpRecord::Lines => nmc_report::records::write_csv(&path, &o.lines)?,
+            ImpRecord::Journeys => nmc_report::records::write_csv(&path, &o.journeys)?,
             // Refused before the run (`nmc_oracle::program`).
             _ => continue,
         }
