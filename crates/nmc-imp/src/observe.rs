@@ -27,7 +27,7 @@ mod snapshot;
 
 pub use e2e_log::E2eEvent;
 pub(crate) use e2e_log::{Happened, Note, Side, What};
-pub use journeys::JourneyRecord;
+pub use journeys::{JourneyRecord, Path, PathFigures};
 pub(crate) use journeys::{JourneyStats, Journeys};
 pub(crate) use lockup::HeldAt;
 pub use lockup::LockupReport;

@@ -16,6 +16,9 @@
 
 use std::collections::BTreeMap;
 
+use nmc_imp::observe::Path;
+use nmc_sim::SimTime;
+
 use crate::trace::Frame;
 
 /// A journey not added to for this long is forgotten when its key comes again (the program's
@@ -67,19 +70,13 @@ struct Key {
     index: u8,
 }
 
-/// An IMP index, how often the packet was there, and the (time, hops so far) of its first and
-/// its last visit.
-type Visits = (usize, u32, (u64, u32), (u64, u32));
-
 #[derive(Clone, Debug)]
 struct Open {
-    sent: u64,
+    /// Where it has been (the model's tracker: the hops and loops are counted as the model's).
+    at: Path,
     /// The latest frame: its time, and the IMPs (indices) it left and reached.
     last: (u64, usize, usize),
-    hops: u32,
     sent_again: u32,
-    /// Per IMP index: visits, and the (time, hops so far) of the first and the last.
-    visits: Vec<Visits>,
     /// The IMP indices it was at, in order.
     path: Vec<usize>,
 }
@@ -87,16 +84,24 @@ struct Open {
 /// The journeys under way and those ended.
 #[derive(Clone, Debug, Default)]
 pub struct Journeys {
+    /// Each network index's IMP number and site name.
+    imps: Vec<(u8, String)>,
     open: BTreeMap<Key, Open>,
     /// Every journey that ended, in the order they ended.
     pub records: Vec<ProgramJourney>,
 }
 
 impl Journeys {
+    /// Journeys on a network whose index *i* is IMP number `imps[i]` at site `names[i]`.
+    pub fn new(imps: &[u8], names: &[String]) -> Journeys {
+        Journeys {
+            imps: imps.iter().copied().zip(names.iter().cloned()).collect(),
+            ..Journeys::default()
+        }
+    }
+
     /// A frame of `words` left IMP index `from` (its first bit at `start`) and reaches IMP
-    /// index `to` at `arrive` (`ok`: whole); `imps` gives each index's IMP number, `names`
-    /// its site. Times are from time 0.
-    #[allow(clippy::too_many_arguments)]
+    /// index `to` at `arrive` (`ok`: whole). Times are ns from time 0.
     pub fn frame(
         &mut self,
         words: &[u16],
@@ -105,8 +110,6 @@ impl Journeys {
         start: u64,
         arrive: u64,
         ok: bool,
-        imps: &[u8],
-        names: &[String],
     ) {
         let (rfnm, h) = match Frame::decode(words) {
             // A frame with text: a data packet (a REQALL or GVB alone is a header only).
@@ -121,7 +124,11 @@ impl Journeys {
             msg: h.message,
             index: if rfnm { 0 } else { h.packet },
         };
-        let at_source = imps.get(from) == Some(&h.source_imp);
+        let number = |i: usize| self.imps.get(i).map(|x| x.0);
+        let (at_source, at_dest) = (
+            number(from) == Some(h.source_imp),
+            number(to) == Some(h.dest_imp),
+        );
         if self
             .open
             .get(&key)
@@ -132,47 +139,36 @@ impl Journeys {
         let o = match self.open.get_mut(&key) {
             Some(o) => o,
             // Only a packet seen leaving its source IMP is followed.
-            None if at_source => self.open.entry(key).or_insert(Open {
-                sent: start,
-                last: (start, from, from),
-                hops: 0,
-                sent_again: 0,
-                visits: vec![(from, 1, (start, 0), (start, 0))],
-                path: vec![from],
+            None if at_source => self.open.entry(key).or_insert_with(|| {
+                let mut at = Path::new(SimTime::from_nanos(start));
+                at.visit(SimTime::from_nanos(start), from as u32);
+                Open {
+                    at,
+                    last: (start, from, from),
+                    sent_again: 0,
+                    path: vec![from],
+                }
             }),
             None => return,
         };
-        if !ok || (o.hops > 0 && (o.last.1, o.last.2) == (from, to)) {
+        if !ok || (o.path.len() > 1 && (o.last.1, o.last.2) == (from, to)) {
             // Lost on the line (it comes again on it), or a copy of the one that crossed.
             o.sent_again += 1;
             return;
         }
-        o.hops += 1;
+        o.at.visit(SimTime::from_nanos(arrive), to as u32);
         o.last = (arrive, from, to);
         o.path.push(to);
-        let here = (arrive, o.hops);
-        match o.visits.iter_mut().find(|v| v.0 == to) {
-            Some(v) => {
-                v.1 += 1;
-                v.3 = here;
-            }
-            None => o.visits.push((to, 1, here, here)),
-        }
-        if imps.get(to) != Some(&h.dest_imp) {
+        if !at_dest {
             return;
         }
         let o = self.open.remove(&key).expect("just touched");
-        let repeated = o.visits.iter().filter(|v| v.1 > 1);
-        let loop_from = repeated.clone().map(|v| v.2).min();
-        let loop_until = repeated.map(|v| v.3).max();
+        let f = o.at.figures();
         let name = |imp: u8| {
-            imps.iter()
-                .position(|&n| n == imp)
-                .map_or_else(|| format!("IMP {imp}"), |i| names[i].clone())
-        };
-        let (hops_loop, ns_loop) = match (loop_from, loop_until) {
-            (Some(a), Some(b)) => (b.1 - a.1, b.0 - a.0),
-            _ => (0, 0),
+            self.imps
+                .iter()
+                .find(|x| x.0 == imp)
+                .map_or_else(|| format!("IMP {imp}"), |x| x.1.clone())
         };
         self.records.push(ProgramJourney {
             kind: if rfnm { "rfnm" } else { "data" },
@@ -180,18 +176,18 @@ impl Journeys {
             index: key.index,
             src: name(key.src),
             dst: name(key.dst),
-            sent_ns: o.sent,
+            sent_ns: o.at.sent().as_nanos(),
             arrived_ns: arrive,
-            hops: o.hops,
-            max_visits: o.visits.iter().map(|v| v.1).max().unwrap_or(1),
-            revisits: o.visits.iter().map(|v| v.1 - 1).sum(),
-            loop_hops: hops_loop,
-            loop_ns: ns_loop,
+            hops: f.hops,
+            max_visits: f.max_visits,
+            revisits: f.revisits,
+            loop_hops: f.loop_hops,
+            loop_ns: f.loop_ns,
             sent_again: o.sent_again,
             path: o
                 .path
                 .iter()
-                .map(|&i| names[i].as_str())
+                .map(|&i| self.imps[i].1.as_str())
                 .collect::<Vec<_>>()
                 .join(" "),
         });
@@ -276,16 +272,16 @@ mod tests {
     fn a_packet_sent_again_and_looping_then_its_rfnm() {
         let imps = [11, 12, 13, 14];
         let names: Vec<String> = ["A", "B", "C", "D"].map(String::from).to_vec();
-        let mut j = Journeys::default();
+        let mut j = Journeys::new(&imps, &names);
         let p = packet(11, 14, 7, 2, 60);
         let mut t = 0;
         for (from, to) in [(0, 1), (0, 1), (1, 2), (2, 1), (1, 2), (2, 3)] {
-            j.frame(&p, from, to, t, t + 25, true, &imps, &names);
+            j.frame(&p, from, to, t, t + 25, true);
             t += 30;
         }
         let r = rfnm(14, 11, 7);
         for (from, to) in [(3, 2), (2, 1), (1, 0)] {
-            j.frame(&r, from, to, t, t + 2, true, &imps, &names);
+            j.frame(&r, from, to, t, t + 2, true);
             t += 10;
         }
         assert_eq!(j.records.len(), 2);
@@ -317,8 +313,8 @@ mod tests {
     fn a_packet_first_seen_in_transit_is_not_followed() {
         let imps = [11, 12, 13];
         let names: Vec<String> = ["A", "B", "C"].map(String::from).to_vec();
-        let mut j = Journeys::default();
-        j.frame(&packet(11, 13, 1, 0, 60), 1, 2, 0, 25, true, &imps, &names);
+        let mut j = Journeys::new(&imps, &names);
+        j.frame(&packet(11, 13, 1, 0, 60), 1, 2, 0, 25, true);
         assert!(j.records.is_empty() && j.open.is_empty());
     }
 }

@@ -639,7 +639,6 @@ impl Driver {
                         if let Some(j) = &mut self.journeys
                             && hop.to.0 != MODELLED
                         {
-                            let n = &self.plan.net;
                             j.frame(
                                 &words,
                                 i,
@@ -647,8 +646,6 @@ impl Driver {
                                 first_bit_ns - z,
                                 last_bit_ns + hop.prop_ns - z,
                                 !hit,
-                                &n.net.imps,
-                                &n.names,
                             );
                         }
                     }
@@ -1063,6 +1060,11 @@ impl Driver {
         stepped.sort_unstable();
         stepped.dedup();
         let n_imps = imps.len();
+        let journeys = s
+            .record
+            .iter()
+            .any(|r| r == "journeys")
+            .then(|| crate::journeys::Journeys::new(&net.imps, &plan.net.names));
         let d = Driver {
             line_counts: vec![(0, 0, 0, 0); 2 * net.lines.len()],
             plan,
@@ -1081,11 +1083,7 @@ impl Driver {
             delivered_real: 0,
             log: Vec::new(),
             mixed,
-            journeys: s
-                .record
-                .iter()
-                .any(|r| r == "journeys")
-                .then(crate::journeys::Journeys::default),
+            journeys,
         };
         Ok((d, window, stepped))
     }

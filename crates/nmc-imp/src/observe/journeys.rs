@@ -41,12 +41,82 @@ pub struct JourneyRecord {
 }
 
 /// Where one packet has been: per IMP, the visits, and the time and hop count of the first
-/// and the last.
+/// and the last; what a [`JourneyRecord`]'s figures are made of. The model's journeys use it,
+/// and so does `nmc_oracle::journeys`, which follows the 1973 program's packets on its lines.
 #[derive(Clone, Debug)]
-struct Tracker {
+pub struct Path {
     sent: SimTime,
     hops: u32,
     visits: Vec<Visit>,
+}
+
+/// A finished [`Path`]'s figures, as [`JourneyRecord`] names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PathFigures {
+    /// Lines it crossed.
+    pub hops: u32,
+    /// The most times it was at any one IMP.
+    pub max_visits: u32,
+    /// Visits beyond the first, summed over IMPs.
+    pub revisits: u32,
+    /// Hops from the first visit to an IMP it came back to until the last visit to such an IMP.
+    pub loop_hops: u32,
+    /// The time those hops took, ns.
+    pub loop_ns: u64,
+}
+
+impl Path {
+    /// A packet first at an IMP at `sent` (its source IMP: [`Path::visit`] it there).
+    pub fn new(sent: SimTime) -> Path {
+        Path {
+            sent,
+            hops: 0,
+            visits: Vec::with_capacity(4),
+        }
+    }
+
+    /// When it was first at an IMP.
+    pub fn sent(&self) -> SimTime {
+        self.sent
+    }
+
+    /// It is at `imp` now: its first IMP, or one more hop.
+    pub fn visit(&mut self, now: SimTime, imp: u32) {
+        if !self.visits.is_empty() {
+            self.hops += 1;
+        }
+        let here = (now, self.hops);
+        match self.visits.iter_mut().find(|v| v.imp == imp) {
+            Some(v) => {
+                v.count += 1;
+                v.last = here;
+            }
+            None => self.visits.push(Visit {
+                imp,
+                count: 1,
+                first: here,
+                last: here,
+            }),
+        }
+    }
+
+    /// Its figures so far.
+    pub fn figures(&self) -> PathFigures {
+        let repeated = self.visits.iter().filter(|v| v.count > 1);
+        let loop_from = repeated.clone().map(|v| v.first).min();
+        let loop_until = repeated.map(|v| v.last).max();
+        let (loop_hops, loop_ns) = match (loop_from, loop_until) {
+            (Some(a), Some(b)) => (b.1 - a.1, (b.0 - a.0).as_nanos()),
+            _ => (0, 0),
+        };
+        PathFigures {
+            hops: self.hops,
+            max_visits: self.visits.iter().map(|v| v.count).max().unwrap_or(1),
+            revisits: self.visits.iter().map(|v| v.count - 1).sum(),
+            loop_hops,
+            loop_ns,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -102,7 +172,7 @@ impl JourneyStats {
 /// ([`Journeys::keep`]), and counted into [`JourneyStats`] always.
 #[derive(Clone, Debug)]
 pub(crate) struct Journeys {
-    open: BTreeMap<Journey, Tracker>,
+    open: BTreeMap<Journey, Path>,
     /// Each packet's journey, when kept (`record = ["journeys"]`).
     pub(crate) records: Vec<JourneyRecord>,
     /// Keep every journey (`true`, the default) or only [`Journeys::stats`].
@@ -129,34 +199,15 @@ impl Journeys {
         let Some(key) = journey_of(p) else {
             return;
         };
-        let t = self.open.entry(key).or_insert_with(|| Tracker {
-            sent: now,
-            hops: 0,
-            visits: Vec::with_capacity(4),
-        });
-        if !t.visits.is_empty() {
-            t.hops += 1;
-        }
-        let here = (now, t.hops);
-        match t.visits.iter_mut().find(|v| v.imp == imp) {
-            Some(v) => {
-                v.count += 1;
-                v.last = here;
-            }
-            None => t.visits.push(Visit {
-                imp,
-                count: 1,
-                first: here,
-                last: here,
-            }),
-        }
+        self.open
+            .entry(key)
+            .or_insert_with(|| Path::new(now))
+            .visit(now, imp);
         if imp != p.dst {
             return;
         }
         let t = self.open.remove(&key).expect("just touched");
-        let repeated = t.visits.iter().filter(|v| v.count > 1);
-        let loop_from = repeated.clone().map(|v| v.first).min();
-        let loop_until = repeated.map(|v| v.last).max();
+        let f = t.figures();
         let (kind, msg, index) = match key {
             Journey::Data(m, i) => ("data", m, i),
             Journey::Rfnm(m) => ("rfnm", m, 0),
@@ -169,17 +220,11 @@ impl Journeys {
             dst: names[p.dst as usize].clone(),
             sent_ns: t.sent.as_nanos(),
             arrived_ns: now.as_nanos(),
-            hops: t.hops,
-            max_visits: t.visits.iter().map(|v| v.count).max().unwrap_or(1),
-            revisits: t.visits.iter().map(|v| v.count - 1).sum(),
-            loop_hops: match (loop_from, loop_until) {
-                (Some(a), Some(b)) => b.1 - a.1,
-                _ => 0,
-            },
-            loop_ns: match (loop_from, loop_until) {
-                (Some(a), Some(b)) => (b.0 - a.0).as_nanos(),
-                _ => 0,
-            },
+            hops: f.hops,
+            max_visits: f.max_visits,
+            revisits: f.revisits,
+            loop_hops: f.loop_hops,
+            loop_ns: f.loop_ns,
         };
         if j.kind == "data" {
             self.stats.add(&j);
