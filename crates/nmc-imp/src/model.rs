@@ -75,9 +75,9 @@ pub use boundary::{
 pub(crate) use event::{Ev, Tick};
 pub(crate) use host::{Handed, Host, Pump, Waiting, Window};
 pub(crate) use instrument::{Action, Generator};
+use streams::lateness_stream;
 pub(crate) use streams::pairs_stream;
-pub use streams::{background_stream, line_stream};
-use streams::{clock_stream, lateness_stream};
+pub use streams::{background_stream, clock_stream, line_stream};
 use trace::Tr;
 
 use crate::observe::{

@@ -177,6 +177,7 @@ pub struct NetworkSpec<P, R> {
 /// [network.program]
 /// path = "/path/to/impcode.cmd"   # default: the NMC_IMP_PROGRAM environment variable
 /// settle = "10s"                  # time 0 of the scenario: this long after the network is up
+/// power_on = "apart"              # each IMP switched on at its own instant (default: together)
 /// ```
 ///
 /// The program's file is the user's own copy and is never part of nmc; its SHA-256 is
@@ -211,6 +212,38 @@ pub struct ProgramSpec {
     /// Give up when the network is not up by then (simulated, from power-on).
     #[serde(default = "default_program_up_timeout")]
     pub up_timeout: SimDuration,
+    /// When each IMP is switched on ([`PowerOn`]): `"together"` (the default) or `"apart"`.
+    #[serde(default, skip_serializing_if = "PowerOn::is_together")]
+    pub power_on: PowerOn,
+}
+
+/// When the program's IMPs are switched on (`network.program.power_on`). The program starts its
+/// clock when it starts (BBN 3050 p. 161: the slow tick, where it makes its routing table, is
+/// its own `TOSLOW`, every 25th fast tick), and nothing in it sets one IMP's clock by another's
+/// (the network-wide `SYNC` count, p. 94 `M2INUL`, only times trouble reports). So the instant
+/// each IMP starts fixes the phase of its ticks against its neighbours' for the whole run.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum PowerOn {
+    /// Every IMP switched on at one instant, every IMP's ticks in step (as every run of the
+    /// program before 6 Dec 2026, and as SIMH's recorded chains; the model's
+    /// `imp_clocks = "epoch"`).
+    #[default]
+    Together,
+    /// Each IMP switched on at an instant of its own, drawn uniformly over one slow-tick cycle
+    /// of its clock (25 × 256 counts of `clock_tick`: 640 ms at the program's 100 µs) from the
+    /// run's seed, on the model's stream for its IMPs' clock phases: each IMP's fast and slow
+    /// ticks at a phase of their own, as the model's `imp_clocks = "apart"`. **Choice**, the
+    /// 1974 profile's ground for `apart`: the network's IMPs were loaded and restarted one by
+    /// one.
+    Apart,
+}
+
+impl PowerOn {
+    /// The default, left out of a written scenario.
+    pub fn is_together(&self) -> bool {
+        *self == PowerOn::Together
+    }
 }
 
 fn default_program_settle() -> SimDuration {

@@ -145,9 +145,14 @@ pub struct EmulateMapArgs {
     /// K&O's experiment) times this: 1 the scenario's, 0 none.
     #[arg(long, default_value_t = 1.0, value_name = "FACTOR")]
     load: f64,
-    /// The background hosts' seed (default: the scenario's, 1).
+    /// The background hosts' seed (default: the scenario's, 1); also the power-on instants'.
     #[arg(long)]
     seed: Option<u64>,
+    /// When each IMP is switched on: together (at one instant, every IMP's clock ticking in
+    /// step, as every recorded run before 6 Dec 2026) or apart (each at an instant of its own
+    /// over one slow-tick cycle, 640 ms, drawn from --seed; as `network.program.power_on`).
+    #[arg(long, value_enum, default_value = "together", value_name = "WHEN")]
+    power_on: PowerOnArg,
     /// Load alone before the first experiment (a duration: 10s, 500ms; a bare number is
     /// seconds).
     #[arg(long, default_value = "10s", value_name = "DURATION", value_parser = parse_duration_ns)]
@@ -189,6 +194,24 @@ pub struct BenchArgs {
     /// Also write the rows as JSON (with the program's sha256 and the command) to this file.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+}
+
+/// When the emulated IMPs are switched on (`nmc_imp::spec::PowerOn`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum PowerOnArg {
+    /// At one instant.
+    Together,
+    /// Each at an instant of its own.
+    Apart,
+}
+
+impl From<PowerOnArg> for nmc_imp::spec::PowerOn {
+    fn from(a: PowerOnArg) -> Self {
+        match a {
+            PowerOnArg::Together => nmc_imp::spec::PowerOn::Together,
+            PowerOnArg::Apart => nmc_imp::spec::PowerOn::Apart,
+        }
+    }
 }
 
 /// The networks `nmc oracle bench` times.
@@ -928,6 +951,7 @@ pub fn run(cmd: OracleCommand) -> Result<bool> {
             no_propagation: a.no_propagation,
             load: a.load,
             seed: a.seed,
+            power_on: a.power_on.into(),
             settle_ns: a.settle,
             data: a.data,
             out: a.out,

@@ -50,6 +50,7 @@
 use anyhow::{Context, Result, bail};
 use nmc_h316::imp::InputError;
 use nmc_h316::{CpuConfig, Image, Imp, ImpConfig, Model, Output, RunStop};
+use nmc_imp::spec::PowerOn;
 
 use crate::analyze::{ExperimentResult, MessageRow, message_rows, summarize};
 use crate::leader::{Address, FakeHost, Kind, Leader};
@@ -120,6 +121,45 @@ pub struct Options {
     /// Diagnosis only: log each IMP's passes through these instruction addresses
     /// ([`Imp::set_watch`]; [`Replay::watched`]). Off by default; it changes no output.
     pub watch: WatchSpec,
+    /// When each IMP is switched on ([`power_on_instants`]): together (at 0, the default, as
+    /// SIMH's recorded runs) or apart.
+    pub power_on: PowerOn,
+    /// The seed the instants are drawn from when apart.
+    pub power_on_seed: u64,
+}
+
+/// Counts of the real-time clock in one slow-tick cycle: the clock interrupts every 256 counts
+/// (the fast tick, 25.6 ms at the program's 100 µs; `nmc_h316::imp::clock`) and the program's
+/// slow tick is every 25th fast tick (BBN 3050 p. 161, `TOSLOW`).
+pub const SLOW_TICK_COUNTS: u64 = 25 * 256;
+
+/// When each of the IMPs numbered `imps` is switched on, in ns ([`PowerOn`]): all at 0, or
+/// apart, each at an instant drawn uniformly over one slow-tick cycle of a clock counting
+/// `rtc_us` ([`SLOW_TICK_COUNTS`] counts: 640 ms at 100 µs), from `seed` on the model's stream
+/// for its IMPs' clock phases ([`nmc_imp::model::clock_stream`]). The draws go by IMP number
+/// (1, 2, … 63, one each whether the network has that IMP or not), so a site keeps its instant
+/// whatever order a driver lists the IMPs in: `nmc run` on `[network.program]` and `nmc oracle
+/// emulate-map` switch the same map's IMPs on at the same instants from the same seed.
+pub fn power_on_instants(imps: &[u8], power_on: PowerOn, rtc_us: u32, seed: u64) -> Vec<u64> {
+    match power_on {
+        PowerOn::Together => vec![0; imps.len()],
+        PowerOn::Apart => {
+            let cycle_ns = (SLOW_TICK_COUNTS * u64::from(rtc_us) * 1000).max(1);
+            let mut rng = nmc_sim::RngStreams::new(seed).stream(nmc_imp::model::clock_stream());
+            let by_number: Vec<u64> = (0..=MAX_IMP_NUMBER)
+                .map(|_| rng.uniform_inclusive(0, cycle_ns - 1))
+                .collect();
+            imps.iter().map(|&n| by_number[usize::from(n)]).collect()
+        }
+    }
+}
+
+/// Switch `imp` on at `at_ns` ([`Imp::power_on_at`]), unless that is 0 (the default: the run
+/// is byte-for-byte what it was before the option).
+pub fn power_on(imp: &mut Imp, at_ns: u64) {
+    if at_ns > 0 {
+        imp.power_on_at(at_ns);
+    }
 }
 
 /// The addresses a replay watches and the words it copies at each ([`Options::watch`]): at
@@ -195,6 +235,8 @@ impl Default for Options {
             experiments: usize::MAX,
             profile: false,
             watch: WatchSpec::default(),
+            power_on: PowerOn::Together,
+            power_on_seed: 0,
         }
     }
 }
@@ -784,6 +826,7 @@ pub fn replay_loaded(
             bail!("experiment {}: no IMP {} in the network", e.name, e.dest);
         }
     }
+    let on = power_on_instants(&net.imps, limits.power_on, s.rtc_us, limits.power_on_seed);
     let imps: Vec<Imp> = (0..net.imps.len())
         .map(|i| {
             let mut c = imp_config(net, s, i);
@@ -793,6 +836,7 @@ pub fn replay_loaded(
             }
             let mut imp = Imp::new(&c);
             imp.load(image);
+            power_on(&mut imp, on[i]);
             imp.set_profile(limits.profile);
             imp.set_watch(limits.watch.at(), limits.watch.peek());
             imp
@@ -1262,6 +1306,46 @@ pub fn table(rows: &[CompareRow]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn imps_apart_are_switched_on_within_one_slow_tick_cycle_each_by_its_number() {
+        let imps = [38u8, 4, 17, 63, 1];
+        assert_eq!(
+            power_on_instants(&imps, PowerOn::Together, 100, 7),
+            vec![0; 5],
+            "together: all at 0, the seed unused"
+        );
+        let a = power_on_instants(&imps, PowerOn::Apart, 100, 7);
+        assert!(a.iter().all(|&t| t < 640_000_000), "{a:?}");
+        assert!(a.windows(2).all(|w| w[0] != w[1]), "{a:?}");
+        assert_eq!(
+            a,
+            power_on_instants(&imps, PowerOn::Apart, 100, 7),
+            "same seed"
+        );
+        assert_ne!(
+            a,
+            power_on_instants(&imps, PowerOn::Apart, 100, 8),
+            "another seed"
+        );
+        // An IMP keeps its instant whatever order or company it is listed in.
+        assert_eq!(
+            power_on_instants(&[4, 38], PowerOn::Apart, 100, 7),
+            vec![a[1], a[0]]
+        );
+        // The cycle follows the clock: 25 x 256 counts of 20 us = 128 ms.
+        let fast = power_on_instants(&imps, PowerOn::Apart, 20, 7);
+        assert!(fast.iter().all(|&t| t < 128_000_000), "{fast:?}");
+        // Over many IMPs and seeds the instants fill the cycle: every tenth of it is used.
+        let mut tenths = [0u32; 10];
+        for seed in 0..40 {
+            let all: Vec<u8> = (1..=63).collect();
+            for t in power_on_instants(&all, PowerOn::Apart, 100, seed) {
+                tenths[(t / 64_000_000) as usize] += 1;
+            }
+        }
+        assert!(tenths.iter().all(|&n| n > 150), "{tenths:?}");
+    }
 
     #[test]
     fn a_row_agrees_within_five_percent_and_not_beyond_or_unmeasured() {

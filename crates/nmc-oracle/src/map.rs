@@ -343,8 +343,10 @@ pub struct MapArgs {
     pub no_propagation: bool,
     /// The scenario's background load times this (0: none).
     pub load: f64,
-    /// The background hosts' seed (the scenario's when `None`).
+    /// The background hosts' seed (the scenario's when `None`); also the power-on instants'.
     pub seed: Option<u64>,
+    /// When each IMP is switched on.
+    pub power_on: nmc_imp::spec::PowerOn,
     /// Load alone before the first experiment, ns.
     pub settle_ns: u64,
     /// The recorded data (`ko-chain.csv`).
@@ -617,6 +619,17 @@ pub fn emulate_map_cmd(a: MapArgs) -> Result<bool> {
         .ok_or_else(|| anyhow::anyhow!("no hop count to run"))?;
     let load = background_load("ko-v2-map.toml", KO_MAP, &m, a.load, a.seed, a.settle_ns)?;
     let s = Settings::default();
+    let options = Options {
+        power_on: a.power_on,
+        power_on_seed: load.as_ref().map(|l| l.seed).or(a.seed).unwrap_or(1),
+        ..Options::default()
+    };
+    let on = crate::emulate::power_on_instants(
+        &m.net.imps,
+        options.power_on,
+        s.rtc_us,
+        options.power_on_seed,
+    );
     let t0 = std::time::Instant::now();
     let r = replay_loaded(
         &image,
@@ -624,7 +637,7 @@ pub fn emulate_map_cmd(a: MapArgs) -> Result<bool> {
         &s,
         &experiments,
         probe,
-        Options::default(),
+        options,
         load.as_ref(),
     )?;
     let (results, messages) = r.results(&s, true);
@@ -668,6 +681,7 @@ pub fn emulate_map_cmd(a: MapArgs) -> Result<bool> {
                     "imp": m.net.imps[i],
                     "machine": m.net.machine(i, s.machine),
                     "modems": m.net.lines_of(i),
+                    "on_s": on[i] as f64 / 1e9,
                 })
             })
             .collect();
@@ -681,6 +695,8 @@ pub fn emulate_map_cmd(a: MapArgs) -> Result<bool> {
             },
             "load": a.load,
             "seed": load.as_ref().map(|l| l.seed),
+            "power_on": a.power_on,
+            "power_on_seed": options.power_on_seed,
             "settle_s": a.settle_ns as f64 / 1e9,
             "background_by_experiment": r.background,
             "background_rtt_by_hops": by_hops,

@@ -244,6 +244,8 @@ struct Plan {
     /// By network index: modelled beside the emulated IMPs (`network.program.imps` names the
     /// others); all false when every IMP runs the program.
     modelled: Vec<bool>,
+    /// When each IMP is switched on (`network.program.power_on`).
+    power_on: nmc_imp::spec::PowerOn,
 }
 
 /// What the program's IMPs cannot run, refused in one line (the module's list).
@@ -465,6 +467,7 @@ fn plan(s: &ImpConfig, seed: u64) -> Result<Plan> {
         ber: n.params.bit_error_rate(),
         model_pumps,
         modelled,
+        power_on: p.power_on,
     })
 }
 
@@ -989,6 +992,8 @@ impl Driver {
     ) -> Result<(Driver, u64, Vec<usize>)> {
         let net = &plan.net.net;
         crate::emulate::check_network(net)?;
+        let on =
+            crate::emulate::power_on_instants(&net.imps, plan.power_on, plan.settings.rtc_us, seed);
         let imps: Vec<Imp> = (0..net.imps.len())
             .map(|i| {
                 let mut c = crate::emulate::imp_config(net, &plan.settings, i);
@@ -1002,6 +1007,7 @@ impl Driver {
                 }
                 let mut imp = Imp::new(&c);
                 imp.load(image);
+                crate::emulate::power_on(&mut imp, on[i]);
                 imp
             })
             .collect();
@@ -1466,6 +1472,11 @@ mod tests {
     /// A 3-hop chain with `[network.program]`, a pump SRC → FAKE, and `extra` lines appended
     /// (TOML, after the pump).
     fn scenario(network: &str, extra: &str) -> Result<ImpConfig> {
+        scenario_with(network, "", extra)
+    }
+
+    /// [`scenario`] with `program` lines appended to `[network.program]`.
+    fn scenario_with(network: &str, program: &str, extra: &str) -> Result<ImpConfig> {
         let text = format!(
             r#"
 name = "t"
@@ -1479,6 +1490,7 @@ topology = {{ kind = "chain", hops = 3 }}
 hosts = [{{ name = "SRC", imp = "IMP0" }}, {{ name = "FAKE", imp = "IMP3", fake = true }}{network}]
 [network.program]
 path = "/nowhere/impcode.cmd"
+{program}
 [[traffic]]
 kind = "pump"
 from = "SRC"
@@ -1489,6 +1501,11 @@ to = "FAKE"
         let s: nmc_imp::scenario::ImpScenario =
             nmc_scenario::load("t.toml", &text, &[]).map_err(|e| anyhow::anyhow!("{e}"))?;
         nmc_imp::scenario::resolve(&s).map_err(|e| anyhow::anyhow!("{}", e.0))
+    }
+
+    /// The 3-hop chain with `network.program.power_on` set to `when` (TOML).
+    fn powered(when: &str) -> Result<ImpConfig> {
+        scenario_with("", &format!("power_on = {when}"), "")
     }
 
     fn refusal(network: &str, extra: &str) -> String {
@@ -1537,6 +1554,22 @@ to = "FAKE"
         // The chain's 2 ms a hop, each line on its own modem pair.
         assert!(p.net.net.lines.iter().all(|l| l.prop_ns == Some(2_000_000)));
         assert_eq!(p.net.net.lines_of(1), [1, 2]);
+    }
+
+    #[test]
+    fn the_imps_are_switched_on_together_unless_the_scenario_says_apart() {
+        use nmc_imp::spec::PowerOn;
+        let s = scenario("", "").unwrap();
+        assert_eq!(plan(&s, 1).unwrap().power_on, PowerOn::Together);
+        let s = powered("\"apart\"").unwrap();
+        assert_eq!(plan(&s, 1).unwrap().power_on, PowerOn::Apart);
+        let e = powered("\"sometimes\"").err().unwrap().to_string();
+        assert!(
+            e.contains("power_on") && e.contains("together") && e.contains("apart"),
+            "{e}"
+        );
+        let e = powered("640").err().unwrap().to_string();
+        assert!(e.contains("power_on"), "{e}");
     }
 
     #[test]

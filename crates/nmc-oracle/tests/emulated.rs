@@ -197,6 +197,7 @@ fn the_1974_map_replays_the_same_bytes() {
         no_propagation: false,
         load: 0.0,
         seed: None,
+        power_on: nmc_imp::spec::PowerOn::Together,
         settle_ns: 0,
         data: data(),
         out: None,

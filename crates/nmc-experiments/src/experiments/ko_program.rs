@@ -4,10 +4,15 @@
 //! draws it (`nmc oracle emulate-map`, `crates/nmc-oracle/src/background.rs`).
 //!
 //! The program is never committed (its listing carries a BBN proprietary notice), so these
-//! rows are read from **recorded runs** (`data/oracle/emulated/map-1974-load-runs/seed-N/`,
+//! rows are read from **recorded runs** (`data/oracle/emulated/map-1974-load-runs-apart/seed-N/`,
 //! compiled in): one per seed, each pumping 120 messages of 503 words (100 measured) with 4
 //! outstanding to each of the `ko-v2-throughput` sites at 1–9 hops in turn. They are
-//! re-made with the program by the command in each run's `emulate-map.json`.
+//! re-made with the program by the command in each run's `emulate-map.json`. Each IMP is
+//! switched on at an instant of its own (`--power-on apart`), so its slow ticks, where the
+//! program makes its routing table, have their own phase, as the 1974 profile's IMPs'
+//! (`imp_clocks = "apart"`); the runs before 6 Dec 2026 switched every IMP on at one instant
+//! (`map-1974-load-runs/`, kept), under which the program's packets loop far more (the how-to
+//! `ko-program.md`). The RFC 619 rows below likewise (`program-rfc619-t1-apart/`).
 //!
 //! The rows are K&O's Figs. 3–4 under another method, so they are
 //! [`nmc_report::check::Kind::Variant`]: shown beside the model's rows, never counted in the headline.
@@ -23,23 +28,47 @@ use nmc_report::check::{Target, Value};
 use crate::registry::Context;
 
 /// The recorded runs, by seed: each run's `results.json`.
-const RUNS: [(u64, &str); 3] = [
+const RUNS: [(u64, &str); 6] = [
     (
         1,
-        include_str!("../../../../data/oracle/emulated/map-1974-load-runs/seed-1/results.json"),
+        include_str!(
+            "../../../../data/oracle/emulated/map-1974-load-runs-apart/seed-1/results.json"
+        ),
     ),
     (
         2,
-        include_str!("../../../../data/oracle/emulated/map-1974-load-runs/seed-2/results.json"),
+        include_str!(
+            "../../../../data/oracle/emulated/map-1974-load-runs-apart/seed-2/results.json"
+        ),
     ),
     (
         3,
-        include_str!("../../../../data/oracle/emulated/map-1974-load-runs/seed-3/results.json"),
+        include_str!(
+            "../../../../data/oracle/emulated/map-1974-load-runs-apart/seed-3/results.json"
+        ),
+    ),
+    (
+        4,
+        include_str!(
+            "../../../../data/oracle/emulated/map-1974-load-runs-apart/seed-4/results.json"
+        ),
+    ),
+    (
+        5,
+        include_str!(
+            "../../../../data/oracle/emulated/map-1974-load-runs-apart/seed-5/results.json"
+        ),
+    ),
+    (
+        6,
+        include_str!(
+            "../../../../data/oracle/emulated/map-1974-load-runs-apart/seed-6/results.json"
+        ),
     ),
 ];
 
 /// Where the recorded runs are, for the rows' notes.
-pub const RECORDED: &str = "data/oracle/emulated/map-1974-load-runs";
+pub const RECORDED: &str = "data/oracle/emulated/map-1974-load-runs-apart";
 
 /// One distance on the original program: each seed's throughput and K&O round trip.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -118,8 +147,9 @@ pub fn rows() -> Result<Vec<ProgramRow>> {
 fn why() -> String {
     format!(
         "the original IMP program 3050 (Sept 1973) on nmc's H316 emulator, June 1974 map, this \
-         scenario's background load, one site per distance, mean of {} recorded seeds \
-         ({RECORDED}; nmc oracle emulate-map with the program re-makes them)",
+         scenario's background load, one site per distance, each IMP switched on at an instant \
+         of its own, mean of {} recorded seeds ({RECORDED}; nmc oracle emulate-map \
+         --power-on apart with the program re-makes them)",
         RUNS.len()
     )
 }
@@ -185,20 +215,26 @@ pub fn checks(
 const T1_RUNS: [(u64, &str); 3] = [
     (
         1,
-        include_str!("../../../../data/oracle/emulated/program-rfc619-t1/seed-1/summary.json"),
+        include_str!(
+            "../../../../data/oracle/emulated/program-rfc619-t1-apart/seed-1/summary.json"
+        ),
     ),
     (
         2,
-        include_str!("../../../../data/oracle/emulated/program-rfc619-t1/seed-2/summary.json"),
+        include_str!(
+            "../../../../data/oracle/emulated/program-rfc619-t1-apart/seed-2/summary.json"
+        ),
     ),
     (
         3,
-        include_str!("../../../../data/oracle/emulated/program-rfc619-t1/seed-3/summary.json"),
+        include_str!(
+            "../../../../data/oracle/emulated/program-rfc619-t1-apart/seed-3/summary.json"
+        ),
     ),
 ];
 
 /// Where the recorded RFC 619 runs are, for the rows' notes.
-pub const T1_RECORDED: &str = "data/oracle/emulated/program-rfc619-t1";
+pub const T1_RECORDED: &str = "data/oracle/emulated/program-rfc619-t1-apart";
 
 /// One distance of RFC 619's Table 1 on the original program.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -255,8 +291,9 @@ pub fn t1_checks(
     ctx.csv("program_rfc619_table1", &rows)?;
     let why = format!(
         "the original IMP program 3050 (Sept 1973) on nmc's H316 emulator, every IMP of the June \
-         1974 map, the December 1973 load, no pump; mean of {} recorded seeds ({T1_RECORDED}; \
-         nmc run with [network.program] re-makes them)",
+         1974 map, the December 1973 load, no pump, each IMP switched on at an instant of its \
+         own; mean of {} recorded seeds ({T1_RECORDED}; nmc run with [network.program] and \
+         power_on = \"apart\" re-makes them)",
         T1_RUNS.len()
     );
     for r in &rows {

@@ -112,7 +112,8 @@ pub enum Output {
         /// When its last bit has gone.
         last_bit_ns: u64,
     },
-    /// A frame arrived on `line` with the receiver not started: lost.
+    /// A frame arrived on `line` with the receiver not started, or before the IMP was switched
+    /// on ([`Imp::power_on_at`]): lost.
     FrameLost {
         /// Modem line.
         line: u8,
@@ -460,6 +461,8 @@ pub struct Imp {
     profile: Option<Vec<u64>>,
     /// Opt-in watch ([`Imp::set_watch`]).
     watch: Option<Watch>,
+    /// When it was switched on ([`Imp::power_on_at`]); 0 unless set.
+    on_ns: u64,
 }
 
 /// A watch on instruction addresses ([`Imp::set_watch`]).
@@ -516,7 +519,25 @@ impl Imp {
             },
             profile: None,
             watch: None,
+            on_ns: 0,
         }
+    }
+
+    /// Switch the IMP on at `t_ns` rather than at 0: its processor starts there, from the
+    /// loaded start address, as a machine powered on (or loaded) later than its neighbours. Call
+    /// it once, after [`Imp::load`] and before running. Until then the machine is off: a frame
+    /// whose last bit arrives before `t_ns` is lost ([`Output::FrameLost`], counted as the
+    /// modem's `lost`), as nothing is there to receive it. Everything the program does with its
+    /// clock — the real-time clock's base, its fast and slow ticks — follows from where it
+    /// started, so each IMP's ticks fall at its own phase.
+    pub fn power_on_at(&mut self, t_ns: u64) {
+        self.cpu.idle_until(t_ns);
+        self.on_ns = self.cpu.now_ns();
+    }
+
+    /// When the IMP was switched on ([`Imp::power_on_at`]; 0 by default).
+    pub fn on_ns(&self) -> u64 {
+        self.on_ns
     }
 
     /// Watch instruction addresses `at` (a diagnosis, `nmc oracle emulate --watch`): each time
@@ -636,12 +657,6 @@ impl Imp {
         ok: bool,
     ) -> Result<(), InputError> {
         let now_ns = self.now_ns();
-        if last_bit_ns < now_ns {
-            return Err(InputError::Late {
-                at_ns: last_bit_ns,
-                now_ns,
-            });
-        }
         let m = self
             .devices
             .modems
@@ -651,6 +666,22 @@ impl Imp {
                 what: "modem",
                 index: line,
             })?;
+        if last_bit_ns < self.on_ns {
+            // Switched off (`power_on_at`): nothing receives it.
+            m.stats.lost += 1;
+            self.devices.out.push(Output::FrameLost {
+                line,
+                words: words.len(),
+                at_ns: last_bit_ns,
+            });
+            return Ok(());
+        }
+        if last_bit_ns < now_ns {
+            return Err(InputError::Late {
+                at_ns: last_bit_ns,
+                now_ns,
+            });
+        }
         m.arrive(words, ok, last_bit_ns, &mut self.devices.events);
         Ok(())
     }

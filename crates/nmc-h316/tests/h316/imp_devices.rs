@@ -145,6 +145,51 @@ fn a_received_frame_is_in_memory_when_its_last_bit_arrives() {
 }
 
 #[test]
+fn a_machine_switched_on_later_starts_its_clock_there_and_loses_frames_before() {
+    // The receiver armed as above, on a machine switched on at 9.6 ms (20,000 half cycles of
+    // a 516: an instant off that grid is taken at the next half cycle).
+    let mut imp = machine(&[
+        (0o20, 0o100000 | 0o500),
+        (0o21, 0o000507),
+        (0o203, 0o030471), // M1IN
+        (0o204, 0o000401), // ENB
+        (0o205, 0o030040), // CLKON
+        (0o206, 0o002206), // JMP *
+    ]);
+    let on = 9_600 * US;
+    imp.power_on_at(on);
+    assert_eq!((imp.now_ns(), imp.on_ns()), (on, on));
+    // Its last bit at 9 ms: the machine is off, the frame lost (not an error: nothing there).
+    imp.deliver_frame(1, vec![0o77, 0o66], 9 * MS, true)
+        .unwrap();
+    assert_eq!(
+        imp.take_outputs(),
+        [Output::FrameLost {
+            line: 1,
+            words: 2,
+            at_ns: 9 * MS
+        }]
+    );
+    assert_eq!(imp.devices.modem(1).unwrap().stats.lost, 1);
+    // After it: received as on any machine.
+    imp.deliver_frame(1, vec![0o11, 0o22, 0o33], 13 * MS, true)
+        .unwrap();
+    imp.run_until(13 * MS + 20 * US).unwrap();
+    assert_eq!(imp.cpu.mem.read(0o500), 0o11, "received after power-on");
+    assert_eq!(imp.cpu.mem.read(0o304), 1, "input-done interrupt");
+    // Its clock started with it: the first carry 25.6 ms after its CLKON (five instructions
+    // after power-on), not 25.6 ms after 0.
+    imp.run_until(on + 25_600 * US - 5 * US).unwrap();
+    assert_eq!(imp.cpu.mem.read(0o302), 0, "no tick yet");
+    imp.run_until(on + 25_600 * US + 40 * US).unwrap();
+    assert_eq!(
+        imp.cpu.mem.read(0o302),
+        1,
+        "its first tick, at its own phase"
+    );
+}
+
+#[test]
 fn absent_interfaces_ignore_their_instructions_and_unknown_devices_fault() {
     // M2OUT (modem 2 is not fitted by default), then SKS on it, then OCP 33 (no such device).
     let mut imp = machine(&[

@@ -76,19 +76,20 @@ fn leader_type(words: &[u16]) -> u16 {
     (words[0] >> 8) & 0o17
 }
 
+/// The leader types of the messages IMP index `i` gave its host, in order.
+fn greetings(seen: &[HostDelivery], i: usize) -> Vec<u16> {
+    seen.iter()
+        .filter(|d| d.imp == i)
+        .map(|d| leader_type(&d.words))
+        .collect()
+}
+
 /// Run until each IMP has given its host three NOPs (type 4) and a RESET (type 10).
 fn bring_up(net: &mut Subnet, limit_ns: u64) -> Vec<HostDelivery> {
     let mut seen = Vec::new();
     net.run_until_or(limit_ns, |n| {
         seen.extend(n.take_deliveries());
-        (0..2).all(|i| {
-            let types: Vec<u16> = seen
-                .iter()
-                .filter(|d| d.imp == i)
-                .map(|d| leader_type(&d.words))
-                .collect();
-            types.starts_with(&[4, 4, 4, 10])
-        })
+        (0..2).all(|i| greetings(&seen, i).starts_with(&[4, 4, 4, 10]))
     })
     .expect("no fault");
     seen
@@ -134,11 +135,7 @@ fn two_imps_come_up_within_simhs_time_on_simhs_clock() {
         eprintln!("{l}");
     }
     for i in 0..2 {
-        let types: Vec<u16> = seen
-            .iter()
-            .filter(|d| d.imp == i)
-            .map(|d| leader_type(&d.words))
-            .collect();
+        let types = greetings(&seen, i);
         assert!(
             types.starts_with(&[4, 4, 4, 10]),
             "IMP {} greeted its host with NOP NOP NOP RESET within 23 s: {types:?}",
@@ -152,6 +149,38 @@ fn two_imps_come_up_within_simhs_time_on_simhs_clock() {
         .collect();
     assert_eq!(up.len(), 2, "both IMPs show their line up");
     eprintln!("up at {} ns", net.now_ns());
+}
+
+#[test]
+#[ignore = "needs BBN's IMP program: NMC_IMP_PROGRAM=/path/to/impcode.cmd, --include-ignored"]
+fn an_imp_switched_on_later_comes_up_with_its_neighbour() {
+    let Some(image) = program() else { return };
+    let mut net = pair(&image, 20_000);
+    // IMP 3 switched on 3 s after IMP 2 (whose program first calls on its line 1.9 s after
+    // power-on at this clock): IMP 2's first calls on the line are lost.
+    let on = 3 * S;
+    net.imps[1].power_on_at(on);
+    let seen = bring_up(&mut net, 30 * S);
+    for i in 0..2 {
+        let types = greetings(&seen, i);
+        assert!(
+            types.starts_with(&[4, 4, 4, 10]),
+            "IMP {} greeted its host: {types:?}",
+            i + 2
+        );
+    }
+    let first = |imp: &str| {
+        net.trace()
+            .lines()
+            .find(|l| l.contains(&format!(" {imp} FRAME ")))
+            .and_then(|l| l.split(' ').next()?.parse::<u64>().ok())
+    };
+    assert!(first("imp2").is_some_and(|t| t < on), "IMP 2 calls first");
+    assert!(first("imp3").is_some_and(|t| t >= on), "IMP 3 only once on");
+    assert!(
+        net.imps[1].devices.modem(1).unwrap().stats.lost > 0,
+        "IMP 2's frames before IMP 3 was on are lost"
+    );
 }
 
 #[test]

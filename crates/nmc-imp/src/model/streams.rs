@@ -24,8 +24,9 @@ pub(crate) fn pairs_stream(i: usize) -> u64 {
 }
 
 /// The random stream of the IMPs' clock phases (`imp_clocks = "apart"`): one for the whole
-/// network, above every other namespace.
-pub(crate) fn clock_stream() -> u64 {
+/// network, above every other namespace. The program's IMPs draw their power-on instants from it
+/// (`network.program.power_on = "apart"`, `nmc_oracle::emulate::power_on_instants`).
+pub fn clock_stream() -> u64 {
     1 << 56
 }
 
