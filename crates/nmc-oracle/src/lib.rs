@@ -25,6 +25,8 @@
 //! | [`mixed`] | modelled IMPs in a network of IMPs that run the program (`network.program.imps` naming fewer than all): nmc's model with the emulated IMPs outside it, a [`neighbour`] at each line between the two kinds, on one clock |
 //! | [`neighbour`] | one end of a line to an IMP running program 3050 that is not the program: its line protocol (hello and "I heard you", 8 logical channels, acknowledgements, retransmission, routing messages, the checksum), sans-I/O; the first step to modelled and emulated IMPs in one network |
 //! | [`program`] | a scenario (`[network.program]`) with every IMP running the program on the emulator: its lines, hosts and traffic; `nmc run` |
+//! | [`journeys`] | on such a run, each packet's path across the program's IMPs, read from the frames on the lines (`record = ["journeys"]`) |
+//! | [`routes`] | on such a run, each routing message as it left: the sender's delay and hops to every IMP (`record = ["routing"]`, `routing-messages.csv`) |
 //! | [`speed`] | the emulator's instructions per second and real-time factor (`nmc oracle bench`) |
 //! | `files` | one CSV table from serialisable rows, for every command |
 //! | [`cli`] | `nmc oracle build`, `chain`, `rfc632`, `timeline`, `collect`, `compare`, `emulate`, `bench` |
@@ -76,6 +78,7 @@ pub mod neighbour;
 pub mod perhop;
 pub mod program;
 pub mod pump;
+pub mod routes;
 pub mod run;
 pub mod speed;
 pub mod stats;

@@ -53,8 +53,9 @@
 //! ## What is refused, in one line
 //! The model's instruments and disturbances (`network.events`, `network.line_events`,
 //! `network.routing_periods`, `network.slices`, `network.vdh`), `kind = "generator"` and
-//! `kind = "pairs"`, records other than `messages`, `lines` and `journeys` (this one only when
-//! every IMP runs the program: [`crate::journeys`]), and a network the program
+//! `kind = "pairs"`, records other than `messages`, `lines`, `journeys` and `routing` (these
+//! two only when every IMP runs the program: [`crate::journeys`], [`crate::routes`]), and a
+//! network the program
 //! cannot run ([`crate::emulate::check_network`]: 63 IMPs, five modems an IMP). The model's
 //! other `[network.params]` and `network.routing` do not apply: the program has its own
 //! constants and its own routing (said in the run's notes).
@@ -190,6 +191,8 @@ pub struct ProgramRun {
     /// Each data packet's and RFNM's journey that ended, when `record = ["journeys"]`
     /// ([`crate::journeys`]).
     pub journeys: Vec<crate::journeys::ProgramJourney>,
+    /// Every routing message from time 0, when `record = ["routing"]` ([`crate::routes`]).
+    pub routing: Option<crate::routes::RoutingMessages>,
     /// The program's file and its SHA-256.
     pub program: (PathBuf, String),
     /// Things to say about the run.
@@ -280,14 +283,14 @@ fn refusals(s: &ImpConfig, p: &nmc_imp::spec::ProgramSpec, topology: &Topology) 
         );
     }
     for r in &s.record {
-        if r == "journeys" && !p.imps.is_empty() {
+        if (r == "journeys" || r == "routing") && !p.imps.is_empty() {
             bail!(
-                "record = [\"journeys\"]: followed on the lines between IMPs that run the program, so only when every IMP does (remove network.program.imps)"
+                "record = [\"{r}\"]: read on the lines between IMPs that run the program, so only when every IMP does (remove network.program.imps)"
             );
         }
-        if r != "messages" && r != "lines" && r != "journeys" {
+        if !["messages", "lines", "journeys", "routing"].contains(&r.as_str()) {
             bail!(
-                "record = [\"{r}\"]: not made on IMPs that run the program (they are seen from outside: \"messages\", \"lines\" and \"journeys\")"
+                "record = [\"{r}\"]: not made on IMPs that run the program (they are seen from outside: \"messages\", \"lines\", \"journeys\" and \"routing\")"
             );
         }
     }
@@ -567,6 +570,8 @@ struct Driver {
     mixed: Option<crate::mixed::Mixed>,
     /// Each packet's journey from time 0, when `record = ["journeys"]`.
     journeys: Option<crate::journeys::Journeys>,
+    /// Every routing message from time 0, when `record = ["routing"]`.
+    routing: Option<crate::routes::RoutingMessages>,
 }
 
 fn host_error(i: usize, e: nmc_h316::imp::InputError) -> anyhow::Error {
@@ -639,6 +644,11 @@ impl Driver {
                         c.1 += words.len() as u64;
                         c.2 += u64::from(hit);
                         c.3 += last_bit_ns - first_bit_ns;
+                        if let Some(r) = &mut self.routing
+                            && hop.to.0 != MODELLED
+                        {
+                            r.frame(&words, i, hop.to.0, first_bit_ns - z, !hit);
+                        }
                         if let Some(j) = &mut self.journeys
                             && hop.to.0 != MODELLED
                         {
@@ -1071,6 +1081,11 @@ impl Driver {
             .iter()
             .any(|r| r == "journeys")
             .then(|| crate::journeys::Journeys::new(&net.imps, &plan.net.names));
+        let routing = s
+            .record
+            .iter()
+            .any(|r| r == "routing")
+            .then(|| crate::routes::RoutingMessages::new(&net.imps, &plan.net.names));
         let d = Driver {
             line_counts: vec![(0, 0, 0, 0); 2 * net.lines.len()],
             plan,
@@ -1090,6 +1105,7 @@ impl Driver {
             log: Vec::new(),
             mixed,
             journeys,
+            routing,
         };
         Ok((d, window, stepped))
     }
@@ -1460,6 +1476,7 @@ fn finish(s: &ImpConfig, mut d: Driver, duration: u64) -> ProgramRun {
         metrics,
         lines,
         journeys: journeys.unwrap_or_default(),
+        routing: d.routing.take(),
         program: (PathBuf::new(), String::new()),
         notes,
     }
@@ -1656,16 +1673,18 @@ to = "FAKE"
         s.trace = true;
         let e = plan(&s, 1).err().unwrap().to_string();
         assert!(e.contains("trace = true"), "{e}");
-        // Journeys are followed on the program's lines: every IMP must run it.
-        let mut s = scenario("", "").unwrap();
-        s.record.push("journeys".into());
-        plan(&s, 1).expect("journeys with every IMP on the program");
-        s.network.program.as_mut().unwrap().imps = vec!["IMP0".into(), "IMP3".into()];
-        let e = plan(&s, 1).err().unwrap().to_string();
-        assert!(
-            e.contains("network.program.imps") && !e.contains('\n'),
-            "{e}"
-        );
+        // Journeys and routing messages are read on the program's lines: every IMP must run it.
+        for record in ["journeys", "routing"] {
+            let mut s = scenario("", "").unwrap();
+            s.record.push(record.into());
+            plan(&s, 1).expect("with every IMP on the program");
+            s.network.program.as_mut().unwrap().imps = vec!["IMP0".into(), "IMP3".into()];
+            let e = plan(&s, 1).err().unwrap().to_string();
+            assert!(
+                e.contains(record) && e.contains("network.program.imps") && !e.contains('\n'),
+                "{e}"
+            );
+        }
         let mut s = scenario("", "").unwrap();
         s.network.vdh = vec!["IMP1".into()];
         let e = plan(&s, 1).err().unwrap().to_string();

@@ -447,3 +447,47 @@ fn a_chains_journeys_are_three_hops_without_a_loop() {
     assert_eq!(r.metrics["visits.looped_packets"], 0.0);
     assert_eq!(r.metrics["visits.max"], 1.0);
 }
+
+/// `record = ["routing"]` on the program: on a chain of four IMPs every routing message goes
+/// between neighbours, in each direction of each line, and says what a chain must: the sender
+/// is 0 hops from itself and n hops from the IMP n along; each line's serial numbers never go
+/// back (a new table adds 400 octal, p. 232 `CRMSN1`; a table sent again keeps its number).
+#[test]
+#[ignore = "needs BBN's IMP program: NMC_IMP_PROGRAM=/path/to/impcode.cmd, --include-ignored"]
+fn a_chains_routing_messages_count_the_hops_along_it() {
+    let Some(image) = common::program() else {
+        return;
+    };
+    let mut s = common::pump_chain(3, ", propagation = \"0s\"", "");
+    s.record.push("routing".into());
+    let r = nmc_oracle::program::run_image(&s, 1, &image, &mut |_| {}).unwrap();
+    let rt = r.routing.expect("routing messages recorded");
+    assert!(rt.rows.len() > 100, "{} routing messages", rt.rows.len());
+    let mut directions = std::collections::BTreeSet::new();
+    for m in &rt.rows {
+        assert_eq!(m.from.abs_diff(m.to), 1, "{m:?}");
+        directions.insert((m.from, m.to));
+        for (k, &(_, hops)) in m.entries.iter().enumerate() {
+            assert_eq!(usize::from(hops), m.from.abs_diff(k), "{m:?}");
+        }
+    }
+    assert_eq!(directions.len(), 6, "{directions:?}");
+    for d in &directions {
+        let serials: Vec<u16> = rt
+            .rows
+            .iter()
+            .filter(|m| (m.from, m.to) == *d)
+            .map(|m| m.serial)
+            .collect();
+        assert!(
+            serials
+                .windows(2)
+                .all(|w| w[1].wrapping_sub(w[0]) % 0o400 == 0 && w[1].wrapping_sub(w[0]) < 0x8000),
+            "{d:?}: {serials:?}"
+        );
+        assert!(
+            serials.windows(2).any(|w| w[1] != w[0]),
+            "{d:?}: new tables"
+        );
+    }
+}

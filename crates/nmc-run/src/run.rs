@@ -768,6 +768,15 @@ fn run_program(
             }
             ImpRecord::Lines => nmc_report::records::write_csv(&path, &o.lines)?,
             ImpRecord::Journeys => nmc_report::records::write_csv(&path, &o.journeys)?,
+            ImpRecord::Routing => {
+                // The program's routing messages, not the model's routing.csv.
+                let path = out.join("routing-messages.csv");
+                if let Some(r) = &o.routing {
+                    r.write_csv(&path)?;
+                }
+                files.push(path);
+                continue;
+            }
             // Refused before the run (`nmc_oracle::program`).
             _ => continue,
         }
