@@ -146,7 +146,10 @@ pub fn power_on_instants(imps: &[u8], power_on: PowerOn, rtc_us: u32, seed: u64)
         PowerOn::Apart => {
             let cycle_ns = (SLOW_TICK_COUNTS * u64::from(rtc_us) * 1000).max(1);
             let mut rng = nmc_sim::RngStreams::new(seed).stream(nmc_imp::model::clock_stream());
-            let by_number: Vec<u64> = (0..=MAX_IMP_NUMBER)
+            // One draw for each number up to the program's 63 (or a larger one given, which
+            // `check_network` refuses before a run), so the first 64 never depend on it.
+            let top = imps.iter().copied().max().unwrap_or(0).max(MAX_IMP_NUMBER);
+            let by_number: Vec<u64> = (0..=top)
                 .map(|_| rng.uniform_inclusive(0, cycle_ns - 1))
                 .collect();
             imps.iter().map(|&n| by_number[usize::from(n)]).collect()
@@ -1333,6 +1336,10 @@ mod tests {
             power_on_instants(&[4, 38], PowerOn::Apart, 100, 7),
             vec![a[1], a[0]]
         );
+        // A number beyond the program's 63 gets an instant too, and moves no other.
+        let big = power_on_instants(&[38, 200], PowerOn::Apart, 100, 7);
+        assert_eq!(big[0], a[0]);
+        assert!(big[1] < 640_000_000);
         // The cycle follows the clock: 25 x 256 counts of 20 us = 128 ms.
         let fast = power_on_instants(&imps, PowerOn::Apart, 20, 7);
         assert!(fast.iter().all(|&t| t < 128_000_000), "{fast:?}");

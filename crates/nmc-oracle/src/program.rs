@@ -1427,6 +1427,25 @@ fn finish(s: &ImpConfig, mut d: Driver, duration: u64) -> ProgramRun {
         up as f64 / 1e9,
         d.plan.settle_ns as f64 / 1e9
     )];
+    if d.plan.power_on == nmc_imp::spec::PowerOn::Apart {
+        let on: Vec<(u64, &str)> = d
+            .imps
+            .iter()
+            .zip(&net.names)
+            .zip(&d.plan.modelled)
+            .filter(|(_, m)| !**m)
+            .map(|((imp, n), _)| (imp.on_ns(), n.as_str()))
+            .collect();
+        if let (Some(first), Some(last)) = (on.iter().min(), on.iter().max()) {
+            notes.push(format!(
+                "each IMP running the program was switched on at an instant of its own (network.program.power_on = \"apart\", drawn from the seed over one slow-tick cycle): {} first, at {:.3} s, {} last, at {:.3} s",
+                first.1,
+                first.0 as f64 / 1e9,
+                last.1,
+                last.0 as f64 / 1e9
+            ));
+        }
+    }
     if let Some(m) = &d.mixed {
         let names: Vec<&str> = net
             .names
