@@ -151,8 +151,8 @@ pub struct EmulateMapArgs {
     /// When each IMP is switched on: together (at one instant, every IMP's clock ticking in
     /// step, as every recorded run before 6 Dec 2026) or apart (each at an instant of its own
     /// over one slow-tick cycle, 640 ms, drawn from --seed; as `network.program.power_on`).
-    #[arg(long, value_enum, default_value = "together", value_name = "WHEN")]
-    power_on: PowerOnArg,
+    #[arg(long, default_value = "together", value_name = "WHEN", value_parser = parse_power_on)]
+    power_on: nmc_imp::spec::PowerOn,
     /// Load alone before the first experiment (a duration: 10s, 500ms; a bare number is
     /// seconds).
     #[arg(long, default_value = "10s", value_name = "DURATION", value_parser = parse_duration_ns)]
@@ -194,24 +194,6 @@ pub struct BenchArgs {
     /// Also write the rows as JSON (with the program's sha256 and the command) to this file.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
-}
-
-/// When the emulated IMPs are switched on (`nmc_imp::spec::PowerOn`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum PowerOnArg {
-    /// At one instant.
-    Together,
-    /// Each at an instant of its own.
-    Apart,
-}
-
-impl From<PowerOnArg> for nmc_imp::spec::PowerOn {
-    fn from(a: PowerOnArg) -> Self {
-        match a {
-            PowerOnArg::Together => nmc_imp::spec::PowerOn::Together,
-            PowerOnArg::Apart => nmc_imp::spec::PowerOn::Apart,
-        }
-    }
 }
 
 /// The networks `nmc oracle bench` times.
@@ -918,6 +900,15 @@ fn parse_duration_ns(text: &str) -> Result<u64, String> {
         .map_err(|e| e.to_string())
 }
 
+/// `together` or `apart`, spelt as the scenario key `network.program.power_on` is.
+fn parse_power_on(text: &str) -> Result<nmc_imp::spec::PowerOn, String> {
+    use serde::Deserialize;
+    use serde::de::IntoDeserializer;
+    let d: serde::de::value::StrDeserializer<'_, serde::de::value::Error> =
+        text.into_deserializer();
+    nmc_imp::spec::PowerOn::deserialize(d).map_err(|e| e.to_string())
+}
+
 /// Runs a subcommand; `false` when a chain run was refused (an instance fell behind).
 pub fn run(cmd: OracleCommand) -> Result<bool> {
     match cmd {
@@ -951,7 +942,7 @@ pub fn run(cmd: OracleCommand) -> Result<bool> {
             no_propagation: a.no_propagation,
             load: a.load,
             seed: a.seed,
-            power_on: a.power_on.into(),
+            power_on: a.power_on,
             settle_ns: a.settle,
             data: a.data,
             out: a.out,
@@ -1851,6 +1842,15 @@ fn print_results(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn power_on_is_spelt_as_the_scenario_key() {
+        use nmc_imp::spec::PowerOn;
+        assert_eq!(parse_power_on("together"), Ok(PowerOn::Together));
+        assert_eq!(parse_power_on("apart"), Ok(PowerOn::Apart));
+        let e = parse_power_on("sometimes").unwrap_err();
+        assert!(e.contains("together") && e.contains("apart"), "{e}");
+    }
 
     #[test]
     fn hop_counts_read_as_ranges_or_lists() {

@@ -157,14 +157,6 @@ pub fn power_on_instants(imps: &[u8], power_on: PowerOn, rtc_us: u32, seed: u64)
     }
 }
 
-/// Switch `imp` on at `at_ns` ([`Imp::power_on_at`]), unless that is 0 (the default: the run
-/// is byte-for-byte what it was before the option).
-pub fn power_on(imp: &mut Imp, at_ns: u64) {
-    if at_ns > 0 {
-        imp.power_on_at(at_ns);
-    }
-}
-
 /// The addresses a replay watches and the words it copies at each ([`Options::watch`]): at
 /// most [`WatchSpec::MAX_AT`] addresses and [`WatchSpec::MAX_PEEK`] words (a fixed size keeps
 /// [`Options`] a plain value).
@@ -270,6 +262,8 @@ pub struct Replay {
     /// With a [`Load`]: the background hosts' counts, all hosts together, at the end of each
     /// experiment (in the order run; each the total since the load started).
     pub background: Vec<crate::background::Counts>,
+    /// When each IMP was switched on ([`Options::power_on`]), ns, by network index.
+    pub on_ns: Vec<u64>,
 }
 
 /// The network's own load on a replay ([`crate::background`]): a background host on some
@@ -839,7 +833,7 @@ pub fn replay_loaded(
             }
             let mut imp = Imp::new(&c);
             imp.load(image);
-            power_on(&mut imp, on[i]);
+            imp.power_on_at(on[i]);
             imp.set_profile(limits.profile);
             imp.set_watch(limits.watch.at(), limits.watch.peek());
             imp
@@ -953,6 +947,7 @@ pub fn replay_loaded(
         profiles: d.profiles,
         watched: d.imps.iter_mut().map(Imp::take_watched).collect(),
         background: d.background,
+        on_ns: d.imps.iter().map(Imp::on_ns).collect(),
     })
 }
 

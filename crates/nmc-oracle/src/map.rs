@@ -624,12 +624,6 @@ pub fn emulate_map_cmd(a: MapArgs) -> Result<bool> {
         power_on_seed: load.as_ref().map(|l| l.seed).or(a.seed).unwrap_or(1),
         ..Options::default()
     };
-    let on = crate::emulate::power_on_instants(
-        &m.net.imps,
-        options.power_on,
-        s.rtc_us,
-        options.power_on_seed,
-    );
     let t0 = std::time::Instant::now();
     let r = replay_loaded(
         &image,
@@ -681,7 +675,7 @@ pub fn emulate_map_cmd(a: MapArgs) -> Result<bool> {
                     "imp": m.net.imps[i],
                     "machine": m.net.machine(i, s.machine),
                     "modems": m.net.lines_of(i),
-                    "on_s": on[i] as f64 / 1e9,
+                    "on_s": r.on_ns[i] as f64 / 1e9,
                 })
             })
             .collect();

@@ -192,7 +192,7 @@ pub struct ProgramRun {
     /// ([`crate::journeys`]).
     pub journeys: Vec<crate::journeys::ProgramJourney>,
     /// Every routing message from time 0, when `record = ["routing"]` ([`crate::routes`]).
-    pub routing: Option<crate::routes::RoutingMessages>,
+    pub routing: crate::routes::RoutingMessages,
     /// The program's file and its SHA-256.
     pub program: (PathBuf, String),
     /// Things to say about the run.
@@ -644,22 +644,16 @@ impl Driver {
                         c.1 += words.len() as u64;
                         c.2 += u64::from(hit);
                         c.3 += last_bit_ns - first_bit_ns;
-                        if let Some(r) = &mut self.routing
-                            && hop.to.0 != MODELLED
-                        {
-                            r.frame(&words, i, hop.to.0, first_bit_ns - z, !hit);
-                        }
-                        if let Some(j) = &mut self.journeys
-                            && hop.to.0 != MODELLED
-                        {
-                            j.frame(
-                                &words,
-                                i,
-                                hop.to.0,
-                                first_bit_ns - z,
-                                last_bit_ns + hop.prop_ns - z,
-                                !hit,
-                            );
+                        // Seen on a line between two IMPs that run the program.
+                        if hop.to.0 != MODELLED {
+                            let (to, t) = (hop.to.0, first_bit_ns - z);
+                            if let Some(r) = &mut self.routing {
+                                r.frame(&words, i, to, t, !hit);
+                            }
+                            if let Some(j) = &mut self.journeys {
+                                let arrive = last_bit_ns + hop.prop_ns - z;
+                                j.frame(&words, i, to, t, arrive, !hit);
+                            }
                         }
                     }
                     match (&mut self.mixed, hop.to) {
@@ -1017,7 +1011,7 @@ impl Driver {
                 }
                 let mut imp = Imp::new(&c);
                 imp.load(image);
-                crate::emulate::power_on(&mut imp, on[i]);
+                imp.power_on_at(on[i]);
                 imp
             })
             .collect();
@@ -1495,7 +1489,7 @@ fn finish(s: &ImpConfig, mut d: Driver, duration: u64) -> ProgramRun {
         metrics,
         lines,
         journeys: journeys.unwrap_or_default(),
-        routing: d.routing.take(),
+        routing: d.routing.take().unwrap_or_default(),
         program: (PathBuf::new(), String::new()),
         notes,
     }

@@ -771,9 +771,7 @@ fn run_program(
             ImpRecord::Routing => {
                 // The program's routing messages, not the model's routing.csv.
                 let path = out.join("routing-messages.csv");
-                if let Some(r) = &o.routing {
-                    r.write_csv(&path)?;
-                }
+                o.routing.write_csv(&path)?;
                 files.push(path);
                 continue;
             }
