@@ -77,8 +77,6 @@ struct Open {
     /// The latest frame: its time, and the IMPs (indices) it left and reached.
     last: (u64, usize, usize),
     sent_again: u32,
-    /// The IMP indices it was at, in order.
-    path: Vec<usize>,
 }
 
 /// The journeys under way and those ended.
@@ -146,19 +144,17 @@ impl Journeys {
                     at,
                     last: (start, from, from),
                     sent_again: 0,
-                    path: vec![from],
                 }
             }),
             None => return,
         };
-        if !ok || (o.path.len() > 1 && (o.last.1, o.last.2) == (from, to)) {
+        if !ok || (o.at.route().len() > 1 && (o.last.1, o.last.2) == (from, to)) {
             // Lost on the line (it comes again on it), or a copy of the one that crossed.
             o.sent_again += 1;
             return;
         }
         o.at.visit(SimTime::from_nanos(arrive), to as u32);
         o.last = (arrive, from, to);
-        o.path.push(to);
         if !at_dest {
             return;
         }
@@ -184,12 +180,7 @@ impl Journeys {
             loop_hops: f.loop_hops,
             loop_ns: f.loop_ns,
             sent_again: o.sent_again,
-            path: o
-                .path
-                .iter()
-                .map(|&i| self.imps[i].1.as_str())
-                .collect::<Vec<_>>()
-                .join(" "),
+            path: o.at.route_names(|i| &self.imps[i as usize].1),
         });
     }
 

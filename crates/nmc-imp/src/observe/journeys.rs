@@ -38,6 +38,8 @@ pub struct JourneyRecord {
     pub loop_hops: u32,
     /// The time those hops took (0 on a loop-free path).
     pub loop_ns: u64,
+    /// The IMPs it was at, in order, by site name (as the program's `journeys.csv`).
+    pub path: String,
 }
 
 /// Where one packet has been: per IMP, the visits, and the time and hop count of the first
@@ -48,6 +50,8 @@ pub struct Path {
     sent: SimTime,
     hops: u32,
     visits: Vec<Visit>,
+    /// Each IMP it was at, in order (a loop's IMPs more than once).
+    route: Vec<u32>,
 }
 
 /// A finished [`Path`]'s figures, as [`JourneyRecord`] names them.
@@ -72,6 +76,7 @@ impl Path {
             sent,
             hops: 0,
             visits: Vec::with_capacity(4),
+            route: Vec::with_capacity(8),
         }
     }
 
@@ -80,11 +85,30 @@ impl Path {
         self.sent
     }
 
+    /// The IMPs it was at, in order.
+    pub fn route(&self) -> &[u32] {
+        &self.route
+    }
+
+    /// The IMPs it was at, in order, each by `name(imp)`, space-separated (`journeys.csv`'s
+    /// `path`).
+    pub fn route_names<'a>(&self, name: impl Fn(u32) -> &'a str) -> String {
+        let mut out = String::new();
+        for (i, &imp) in self.route.iter().enumerate() {
+            if i > 0 {
+                out.push(' ');
+            }
+            out.push_str(name(imp));
+        }
+        out
+    }
+
     /// It is at `imp` now: its first IMP, or one more hop.
     pub fn visit(&mut self, now: SimTime, imp: u32) {
         if !self.visits.is_empty() {
             self.hops += 1;
         }
+        self.route.push(imp);
         let here = (now, self.hops);
         match self.visits.iter_mut().find(|v| v.imp == imp) {
             Some(v) => {
@@ -225,6 +249,11 @@ impl Journeys {
             revisits: f.revisits,
             loop_hops: f.loop_hops,
             loop_ns: f.loop_ns,
+            path: if self.keep {
+                t.route_names(|i| &names[i as usize])
+            } else {
+                String::new()
+            },
         };
         if j.kind == "data" {
             self.stats.add(&j);
@@ -268,6 +297,7 @@ mod tests {
         let r = &j.records[0];
         assert_eq!((r.hops, r.max_visits, r.revisits), (4, 2, 2));
         assert_eq!((r.loop_hops, r.loop_ns), (3, 30_000_000));
+        assert_eq!(r.path, "A B A B C");
         assert_eq!(
             (j.stats.packets, j.stats.looped, j.stats.max_visits),
             (1, 1, 2)

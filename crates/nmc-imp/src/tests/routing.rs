@@ -254,8 +254,23 @@ fn no_packet_is_lost_for_good_when_lines_go_down_and_up() {
         assert!(delivered.windows(2).all(|w| w[0] < w[1]), "{routing}");
         assert!(o.idle_at_end, "{routing}: a resource was still held");
         if routing != "static" {
-            let data = o.routing.journeys.iter().filter(|j| j.kind == "data");
-            assert_eq!(data.count(), 60 * 8, "one journey per packet, none twice");
+            let data: Vec<_> = o
+                .routing
+                .journeys
+                .iter()
+                .filter(|j| j.kind == "data")
+                .collect();
+            assert_eq!(data.len(), 60 * 8, "one journey per packet, none twice");
+            // Each journey's path names every IMP it was at, from its source to its
+            // destination; with a line down the packets went both ways round.
+            let mut via = std::collections::BTreeSet::new();
+            for j in &data {
+                let p: Vec<&str> = j.path.split(' ').collect();
+                assert_eq!(p.len() as u32, j.hops + 1, "{routing}: {j:?}");
+                assert_eq!((p[0], p[p.len() - 1]), ("SRC", "DST"), "{routing}: {j:?}");
+                via.insert(p[1]);
+            }
+            assert_eq!(via, ["P1", "P2"].into(), "{routing}");
         }
     }
 }
