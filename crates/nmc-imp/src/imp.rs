@@ -181,6 +181,8 @@ pub(crate) struct SourceLimits {
     pub(crate) version: MessageProcessing,
     /// Message numbers per stream (K&O §II point b: 4 in version 2; §VI: 8 in version 3).
     pub(crate) message_numbers: u32,
+    /// Which of them a stream may give next (`message_number_order`).
+    pub(crate) number_order: crate::params::NumberOrder,
     /// Pending leader table entries per IMP (K&O §II point c: 6).
     pub(crate) plt_entries: u32,
     /// Version 3: transmit (and receive) blocks per IMP (K&O §VI: 64).
@@ -322,6 +324,7 @@ impl Limits {
             source: SourceLimits {
                 version: p.message_processing,
                 message_numbers: p.message_numbers,
+                number_order: p.message_number_order,
                 plt_entries: p.plt_entries,
                 control_blocks: p.control_blocks,
                 superfluous_reqalls: p.superfluous_reqalls,
@@ -1040,7 +1043,7 @@ impl Imp {
             cpu: Processor::default(),
             limits,
             messages: BTreeMap::new(),
-            numbers: Numbers::default(),
+            numbers: Numbers::new(limits.source.number_order),
             plt: Plt::default(),
             allocs: Allocations::default(),
             reqalls_on_line: Vec::new(),
@@ -1516,12 +1519,12 @@ impl Imp {
             PktKind::GvbNumbered { num } => {
                 self.numbered_gvb_received(now, (from, stream, num), out)
             }
-            PktKind::GvbRfnm { num: _ } => self.gvb_answered(stream, from, out),
+            PktKind::GvbRfnm { num } => self.gvb_answered((stream, num), from, out),
             // K&O §II point h at the source (`e2e/messages.rs`).
             PktKind::Rfnm { msg, num: _, all } => {
                 self.rfnm_received(now, stream, (msg, all), from, out)
             }
-            PktKind::All { num: _ } => self.all_received(now, stream, from, out),
+            PktKind::All { num } => self.all_received(now, (stream, num), from, out),
             // RFC 632's RFNM and ALLOCATE at the source (`e2e/single.rs`).
             PktKind::SingleRfnm { msg, num } => {
                 self.single_rfnm_received(now, stream, (msg, num), from, out)
@@ -1781,6 +1784,7 @@ mod tests {
             source: SourceLimits {
                 version: MessageProcessing::V2,
                 message_numbers: 4,
+                number_order: crate::params::NumberOrder::Pool,
                 plt_entries: 6,
                 control_blocks: 64,
                 superfluous_reqalls: true,

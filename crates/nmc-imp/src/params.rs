@@ -403,6 +403,31 @@ pub struct ImpParams {
     pub imp_clocks: ImpClocks,
     /// When a version 2 message asks for its number (see [`NumberWait`]).
     pub number_wait: NumberWait,
+    /// Which message numbers a stream may give out next (see [`NumberOrder`]).
+    pub message_number_order: NumberOrder,
+}
+
+/// Which message numbers a stream may give out next (`message_number_order`).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum NumberOrder {
+    /// Any of the stream's `message_numbers`: the next number is given while fewer than that
+    /// many are unanswered, whichever they are (K&O §II point b read as a count; the model
+    /// until December 2026).
+    Pool,
+    /// As the 1973 program: number n only once number n − `message_numbers` has been
+    /// answered. BBN 3050 p. 16: each IMP's `TMESS` entry keeps the last number sent and four
+    /// "mess answered" bits (`MESBTS`), one for each of the last four numbers; p. 140 `UPMESS`
+    /// shifts them one place as it gives the next number; p. 137 `MESGET` gives it only when
+    /// the bit shifted to the bottom, the number four back, is set; p. 77 `MESSOK` sets a
+    /// reply's own number's bit (a RFNM, the ALL answering a REQALL, a GVB's answer, p. 85
+    /// `GOTGVB`). So a number answered early — a REQALL's, answered by its ALL — frees nothing
+    /// until every number before it in the four has been answered too: a message that asked
+    /// for an allocation holds two of the four places (p. 129: "a REQ8 uses up a message
+    /// number"). Found on the program (6 Dec 2026, session twenty-seven): UCLA's messages to
+    /// LBL waited for a number 295 fast ticks, the model's far less (how-to `oracle.md`).
+    #[serde(rename = "window-1973")]
+    Window1973,
 }
 
 /// When a version 2 message asks for its message number, and how it waits for one
@@ -1113,6 +1138,7 @@ impl ImpParams {
             // The 1973 program's order and wake-ups (issue 71 §4; adopted 5 Dec 2026 by the
             // rule stated before its run, on `nmc oracle compare --phases 8`).
             number_wait: NumberWait::LeaderTick1973,
+            message_number_order: NumberOrder::Pool,
         }
     }
 

@@ -10,6 +10,7 @@
 //! wakes the timers at their deadlines and sends the packets they push.
 
 use crate::packet::{MsgId, Stream};
+use crate::params::NumberOrder;
 use crate::timer::Deadline;
 use nmc_sim::{SimDuration, SimTime};
 use serde::Serialize;
@@ -107,7 +108,12 @@ pub(crate) enum PltClaim {
 /// given out in order, one stream's waiting messages served in the order they asked.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Numbers {
+    /// Give number n only once n − limit is answered (`message_number_order =
+    /// "window-1973"`), rather than while fewer than `limit` are unanswered (`"pool"`).
+    window: bool,
     used: BTreeMap<Stream, u32>,
+    /// The numbers given and not yet answered, per stream.
+    unanswered: BTreeMap<Stream, BTreeSet<u64>>,
     next: BTreeMap<Stream, u64>,
     waiting: BTreeMap<Stream, Line>,
     /// The streams whose line is not empty: what serving the lines walks
@@ -126,9 +132,35 @@ struct Line {
 }
 
 impl Numbers {
-    /// Message `mid` asks for a number on `stream`: it gets the next one if fewer than `limit`
-    /// are in use and no message asked before it; otherwise it waits in line (once).
+    /// Numbers given out as `order` says ([`NumberOrder`]).
+    pub(crate) fn new(order: NumberOrder) -> Numbers {
+        Numbers {
+            window: order == NumberOrder::Window1973,
+            ..Numbers::default()
+        }
+    }
+
+    /// Whether `stream`'s next number may be given now: fewer than `limit` unanswered
+    /// (`pool`), or the number `limit` before it answered (`window-1973`).
+    fn next_free(&self, stream: Stream, limit: u32) -> bool {
+        if self.window {
+            let n = self.next.get(&stream).copied().unwrap_or(0);
+            n.checked_sub(u64::from(limit)).is_none_or(|back| {
+                !self
+                    .unanswered
+                    .get(&stream)
+                    .is_some_and(|u| u.contains(&back))
+            })
+        } else {
+            self.in_use(stream) < limit
+        }
+    }
+
+    /// Message `mid` asks for a number on `stream`: it gets the next one if the stream may
+    /// give it ([`Numbers::next_free`]) and no message asked before it; otherwise it waits in
+    /// line (once).
     pub(crate) fn request(&mut self, stream: Stream, mid: MsgId, limit: u32) -> Option<u64> {
+        let free = self.next_free(stream, limit);
         let used = self.used.entry(stream).or_default();
         let made = &mut self.lines_made;
         let waiters = &mut self
@@ -143,7 +175,7 @@ impl Numbers {
             })
             .msgs;
         let first_in_line = waiters.front().is_none_or(|&w| w == mid);
-        if *used < limit && first_in_line {
+        if free && first_in_line {
             *used += 1;
             if waiters.front() == Some(&mid) {
                 waiters.pop_front();
@@ -164,26 +196,30 @@ impl Numbers {
     /// A number for a version 3 REQALL (K&O §VI: "the message number and the PLT entry are used
     /// to send a REQALL"): the next one if fewer than `limit` are in use, past the line.
     pub(crate) fn take(&mut self, stream: Stream, limit: u32) -> Option<u64> {
-        let used = self.used.entry(stream).or_default();
-        if *used >= limit {
+        if !self.next_free(stream, limit) {
             return None;
         }
-        *used += 1;
+        *self.used.entry(stream).or_default() += 1;
         Some(self.next_number(stream))
     }
 
-    /// The next number of `stream`, in order from 0.
+    /// The next number of `stream`, in order from 0, now unanswered.
     fn next_number(&mut self, stream: Stream) -> u64 {
         let next = self.next.entry(stream).or_default();
         let num = *next;
         *next += 1;
+        self.unanswered.entry(stream).or_default().insert(num);
         num
     }
 
-    /// Point h: the RFNM (or the ALL answering a REQALL) gives a number of `stream` back.
-    pub(crate) fn release(&mut self, stream: Stream) {
+    /// Point h: the RFNM (or the ALL answering a REQALL, or a GVB's answer) gives number `num`
+    /// of `stream` back.
+    pub(crate) fn release(&mut self, stream: Stream, num: u64) {
         let used = self.used.get_mut(&stream).expect("a number was in use");
         *used -= 1;
+        if let Some(u) = self.unanswered.get_mut(&stream) {
+            u.remove(&num);
+        }
     }
 
     /// Numbers of `stream` in use.
@@ -231,6 +267,7 @@ impl Numbers {
     /// Forgets `stream` (its version 3 transmit block is released): numbering starts again.
     pub(crate) fn forget(&mut self, stream: Stream) {
         self.used.remove(&stream);
+        self.unanswered.remove(&stream);
         self.next.remove(&stream);
         self.waiting.remove(&stream);
         self.nonempty.remove(&stream);
@@ -547,10 +584,41 @@ mod tests {
         let got: Vec<_> = (1..=5).map(|m| n.request(PAIR, m, 4)).collect();
         assert_eq!(got, [Some(0), Some(1), Some(2), Some(3), None]);
         assert_eq!(n.first_waiting(PAIR), Some(5));
-        n.release(PAIR); // the RFNM of message 1
+        n.release(PAIR, 0); // the RFNM of message 1
         assert_eq!(n.request(PAIR, 5, 4), Some(4));
         assert_eq!(n.first_waiting(PAIR), None);
         assert_eq!(n.in_use(PAIR), 4);
+    }
+
+    /// The 1973 program's window (BBN 3050 p. 137 `MESGET`): number n only once n − 4 is
+    /// answered. A REQALL's number answered early by its ALL frees nothing while the number
+    /// before it is out; the pool gives the next at once.
+    #[test]
+    fn in_the_1973_window_a_number_answered_early_frees_nothing_until_the_older_ones_are() {
+        let four = |order| {
+            let mut n = Numbers::new(order);
+            // Message 1 has number 0; message 2's REQALL took 1; 3 and 4 have 2 and 3.
+            let got: Vec<_> = (1..=4).map(|m| n.request(PAIR, m, 4)).collect();
+            assert_eq!(got, [Some(0), Some(1), Some(2), Some(3)]);
+            n.release(PAIR, 1); // the ALL answers the REQALL
+            n
+        };
+        let mut pool = four(NumberOrder::Pool);
+        assert_eq!(
+            pool.request(PAIR, 2, 4),
+            Some(4),
+            "three out of four in use"
+        );
+        let mut w = four(NumberOrder::Window1973);
+        assert_eq!(w.request(PAIR, 2, 4), None, "number 0 is still out");
+        w.release(PAIR, 0); // the RFNM of message 1
+        assert_eq!(w.request(PAIR, 2, 4), Some(4));
+        // Number 5 needs 1, answered; number 6 needs 2, still out.
+        assert_eq!(w.request(PAIR, 5, 4), Some(5));
+        assert_eq!(w.request(PAIR, 6, 4), None);
+        w.release(PAIR, 2);
+        assert_eq!(w.request(PAIR, 6, 4), Some(6));
+        assert_eq!(w.in_use(PAIR), 4);
     }
 
     /// Serving the lines walks the streams with a message waiting, in order, among those
@@ -568,7 +636,7 @@ mod tests {
         n.request(0, 1, 0); // made after the mark: a line of its own, waiting
         assert_eq!(n.next_waiting(None, mark), Some(1));
         assert_eq!(n.next_waiting(Some(1), mark), Some(2));
-        n.release(3);
+        n.release(3, 0);
         assert_eq!(n.request(3, 31, 1), Some(1)); // stream 3's line empties before its turn
         assert_eq!(n.next_waiting(Some(2), mark), None);
         assert_eq!(n.next_waiting(None, n.lines_mark()), Some(0));
@@ -590,7 +658,7 @@ mod tests {
             None,
             "asking again does not queue twice"
         );
-        n.release(PAIR);
+        n.release(PAIR, 0);
         assert_eq!(n.request(PAIR, 6, 4), None, "6 asked after 5");
         assert_eq!(n.request(PAIR, 5, 4), Some(4));
         assert_eq!(
@@ -610,8 +678,8 @@ mod tests {
         }
         assert_eq!(n.take(PAIR, 8), Some(7));
         assert_eq!(n.take(PAIR, 8), None);
-        for _ in 0..8 {
-            n.release(PAIR);
+        for k in 0..8 {
+            n.release(PAIR, k);
         }
         assert!(n.unused(PAIR) && n.idle());
         n.forget(PAIR);

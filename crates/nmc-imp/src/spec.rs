@@ -215,6 +215,28 @@ pub struct ProgramSpec {
     /// When each IMP is switched on ([`PowerOn`]): `"together"` (the default) or `"apart"`.
     #[serde(default, skip_serializing_if = "PowerOn::is_together")]
     pub power_on: PowerOn,
+    /// Instruction addresses to watch on one IMP (a diagnosis, as `nmc oracle emulate
+    /// --watch`): `watch.csv` has each time its program was about to execute one. Nothing else
+    /// changes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watch: Option<ProgramWatch>,
+}
+
+/// `network.program.watch`: where in one IMP's program to look (a diagnosis). The run is the
+/// same step for step with it or without it; `watch.csv` gets a row each time the IMP's
+/// program is about to execute one of the addresses `at` (a subroutine entered by `JST`
+/// starts at its label + 1), with the time from time 0, the address, the A and X registers,
+/// and the memory words at `peek`.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ProgramWatch {
+    /// The IMP, by name (one that runs the program).
+    pub imp: String,
+    /// Instruction addresses, octal as the listing prints them (e.g. `"14310"`); at most 64.
+    pub at: Vec<String>,
+    /// Memory words to copy at each pass, octal; at most 16.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub peek: Vec<String>,
 }
 
 /// When the program's IMPs are switched on (`network.program.power_on`). The program starts its

@@ -120,7 +120,7 @@ pub struct LineRow {
 
 /// One pump message as its hosts saw it (`messages.csv`), times in ns from the scenario's
 /// time 0: the model's columns where the moment is the same, none of the IMPs' inner steps.
-#[derive(Clone, Debug, Default, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct ProgramMessage {
     /// Its place among its pump's messages, from 0.
     pub id: u64,
@@ -178,6 +178,23 @@ impl ProgramMessage {
     }
 }
 
+/// One pass of a watched IMP's program at a watched address (`watch.csv`).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct WatchRow {
+    /// The IMP's name.
+    pub imp: String,
+    /// When, ns from time 0 (negative before it: the network coming up and settling).
+    pub t_ns: i64,
+    /// The instruction's address, octal.
+    pub p: String,
+    /// The A register, octal.
+    pub a: String,
+    /// The index register, octal.
+    pub x: String,
+    /// The words at `peek`, octal, space-separated.
+    pub peek: String,
+}
+
 /// What a run on the program gave.
 #[derive(Clone, Debug)]
 pub struct ProgramRun {
@@ -193,6 +210,9 @@ pub struct ProgramRun {
     pub journeys: Vec<crate::journeys::ProgramJourney>,
     /// Every routing message from time 0, when `record = ["routing"]` ([`crate::routes`]).
     pub routing: crate::routes::RoutingMessages,
+    /// Each pass of the watched IMP's program at a watched address (`network.program.watch`;
+    /// empty without one), from power-on.
+    pub watch: Vec<WatchRow>,
     /// The program's file and its SHA-256.
     pub program: (PathBuf, String),
     /// Things to say about the run.
@@ -249,6 +269,8 @@ struct Plan {
     modelled: Vec<bool>,
     /// When each IMP is switched on (`network.program.power_on`).
     power_on: nmc_imp::spec::PowerOn,
+    /// The IMP (network index) to watch and where (`network.program.watch`).
+    watch: Option<(usize, crate::emulate::WatchSpec)>,
 }
 
 /// What the program's IMPs cannot run, refused in one line (the module's list).
@@ -459,6 +481,11 @@ fn plan(s: &ImpConfig, seed: u64) -> Result<Plan> {
         seed,
         settle_ns: 0,
     });
+    let watch = p
+        .watch
+        .as_ref()
+        .map(|w| plan_watch(w, &net.names, &modelled))
+        .transpose()?;
     Ok(Plan {
         net,
         settings,
@@ -471,7 +498,42 @@ fn plan(s: &ImpConfig, seed: u64) -> Result<Plan> {
         model_pumps,
         modelled,
         power_on: p.power_on,
+        watch,
     })
+}
+
+/// `network.program.watch`, checked: an IMP that runs the program, octal addresses, within
+/// the watch's limits.
+fn plan_watch(
+    w: &nmc_imp::spec::ProgramWatch,
+    names: &[String],
+    modelled: &[bool],
+) -> Result<(usize, crate::emulate::WatchSpec)> {
+    let i = match names.iter().position(|x| *x == w.imp) {
+        Some(i) if !modelled[i] => i,
+        Some(_) => bail!(
+            "network.program.watch.imp: {} is a modelled IMP; watch one that runs the program",
+            w.imp
+        ),
+        None => bail!(
+            "network.program.watch.imp: {} is not an IMP of this network",
+            w.imp
+        ),
+    };
+    let octal = |key: &str, v: &[String]| -> Result<Vec<u16>> {
+        v.iter()
+            .map(|x| {
+                u16::from_str_radix(x.trim(), 8).map_err(|_| {
+                    anyhow::anyhow!(
+                        "network.program.watch.{key}: {x:?} is not an octal address (0 to 177777)"
+                    )
+                })
+            })
+            .collect()
+    };
+    let spec = crate::emulate::WatchSpec::new(&octal("at", &w.at)?, &octal("peek", &w.peek)?)
+        .map_err(|e| anyhow::anyhow!("network.program.watch: {e}"))?;
+    Ok((i, spec))
 }
 
 /// Checks what [`run`] would refuse, and that the program's file can be read, without running
@@ -1012,6 +1074,9 @@ impl Driver {
                 let mut imp = Imp::new(&c);
                 imp.load(image);
                 imp.power_on_at(on[i]);
+                if let Some((_, w)) = plan.watch.as_ref().filter(|w| w.0 == i) {
+                    imp.set_watch(w.at(), w.peek());
+                }
                 imp
             })
             .collect();
@@ -1480,6 +1545,31 @@ fn finish(s: &ImpConfig, mut d: Driver, duration: u64) -> ProgramRun {
         metrics.insert("program.boundary.refused".into(), b.refused as f64);
         metrics.insert("program.boundary.line_kills".into(), m.counts.downs as f64);
     }
+    let watch = match &d.plan.watch {
+        Some((i, _)) => {
+            let i = *i;
+            let name = &d.plan.net.names[i];
+            let zero = d.zero_ns.unwrap_or(0) as i64;
+            d.imps[i]
+                .take_watched()
+                .into_iter()
+                .map(|w| WatchRow {
+                    imp: name.clone(),
+                    t_ns: w.t_ns as i64 - zero,
+                    p: format!("{:o}", w.p),
+                    a: format!("{:o}", w.a),
+                    x: format!("{:o}", w.x),
+                    peek: w
+                        .peek
+                        .iter()
+                        .map(|v| format!("{v:o}"))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                })
+                .collect()
+        }
+        None => Vec::new(),
+    };
     let journeys = d.journeys.take().map(|j| {
         metrics.extend(j.metrics());
         j.records
@@ -1490,6 +1580,7 @@ fn finish(s: &ImpConfig, mut d: Driver, duration: u64) -> ProgramRun {
         lines,
         journeys: journeys.unwrap_or_default(),
         routing: d.routing.take().unwrap_or_default(),
+        watch,
         program: (PathBuf::new(), String::new()),
         notes,
     }
@@ -1600,6 +1691,51 @@ to = "FAKE"
         );
         let e = powered("640").err().unwrap().to_string();
         assert!(e.contains("power_on"), "{e}");
+    }
+
+    /// `network.program.watch`: an IMP that runs the program, octal addresses; anything else
+    /// refused in one line naming the key.
+    #[test]
+    fn a_watch_names_an_imp_that_runs_the_program_and_octal_addresses() {
+        let watched = |w: &str| scenario_with("", &format!("watch = {w}"), "");
+        let s = watched(r#"{ imp = "IMP2", at = ["14310", "14341"], peek = ["537"] }"#).unwrap();
+        let (i, w) = plan(&s, 1).unwrap().watch.expect("a watch");
+        assert_eq!(
+            (i, w.at(), w.peek()),
+            (2, &[0o14310, 0o14341][..], &[0o537][..])
+        );
+        assert!(plan(&scenario("", "").unwrap(), 1).unwrap().watch.is_none());
+        let one_line = |w: &str| {
+            let e = match watched(w) {
+                Ok(s) => plan(&s, 1).err().expect("refused").to_string(),
+                Err(e) => e.to_string(),
+            };
+            assert!(!e.contains('\n') && e.contains("watch"), "{e}");
+            e
+        };
+        let e = one_line(r#"{ imp = "IMP9", at = ["14310"] }"#);
+        assert!(e.contains("IMP9"), "{e}");
+        let e = one_line(r#"{ imp = "IMP2", at = ["14318"] }"#);
+        assert!(e.contains("14318") && e.contains("octal"), "{e}");
+        let e = one_line(r#"{ imp = "IMP2", at = ["1"], peek = ["x"] }"#);
+        assert!(e.contains("peek"), "{e}");
+        let many: Vec<String> = (0..65).map(|a| format!("\"{a:o}\"")).collect();
+        let e = one_line(&format!(
+            r#"{{ imp = "IMP2", at = [{}] }}"#,
+            many.join(", ")
+        ));
+        assert!(e.contains("64"), "{e}");
+        let e = one_line(r#"{ imp = "IMP2", at = ["1"], when = "now" }"#);
+        assert!(e.contains("when"), "{e}");
+        // A modelled IMP cannot be watched.
+        let s = scenario_with(
+            "",
+            "imps = [\"IMP0\", \"IMP1\"]\nwatch = { imp = \"IMP3\", at = [\"1\"] }",
+            "",
+        )
+        .unwrap();
+        let e = plan(&s, 1).err().expect("refused").to_string();
+        assert!(e.contains("modelled"), "{e}");
     }
 
     #[test]

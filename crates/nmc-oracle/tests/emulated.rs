@@ -491,3 +491,41 @@ fn a_chains_routing_messages_count_the_hops_along_it() {
         );
     }
 }
+
+/// `network.program.watch` on the program: the source IMP passes `HI24` (BBN 3050 p. 128: the
+/// message has its number, packet 1 is next) for each of the pump's messages, after the
+/// message was offered and the one before it was in, and before its packet 1 is in; and the
+/// run is the same with the watch as without it.
+#[test]
+#[ignore = "needs BBN's IMP program: NMC_IMP_PROGRAM=/path/to/impcode.cmd, --include-ignored"]
+fn a_watch_sees_each_message_take_its_number_and_changes_nothing() {
+    let Some(image) = common::program() else {
+        return;
+    };
+    let plain = common::pump_chain(1, "", "");
+    let watched = common::pump_chain(1, "", "watch = { imp = \"IMP0\", at = [\"14341\"] }");
+    let a = nmc_oracle::program::run_image(&plain, 1, &image, &mut |_| {}).unwrap();
+    let b = nmc_oracle::program::run_image(&watched, 1, &image, &mut |_| {}).unwrap();
+    assert_eq!(a.messages, b.messages, "the watch changed the run");
+    assert_eq!(a.metrics, b.metrics);
+    assert!(a.watch.is_empty());
+    assert!(b.watch.iter().all(|w| w.imp == "IMP0" && w.p == "14341"));
+    let passes: Vec<i64> = b.watch.iter().map(|w| w.t_ns).collect();
+    assert!(passes.windows(2).all(|w| w[0] < w[1]), "in time order");
+    let mut before_in = 0;
+    for (k, m) in b.messages.iter().enumerate() {
+        let Some(first_in) = m.first_in_ns else {
+            continue;
+        };
+        let prev_in = k
+            .checked_sub(1)
+            .map_or(0, |j| b.messages[j].accepted_ns.unwrap());
+        let free = m.offered_ns.max(prev_in) as i64;
+        assert!(
+            passes.iter().any(|&t| free <= t && t < first_in as i64),
+            "message {k}: no pass between {free} and {first_in}"
+        );
+        before_in += 1;
+    }
+    assert!(before_in > 50, "{before_in} messages");
+}

@@ -780,6 +780,16 @@ fn run_program(
         }
         files.push(path);
     }
+    if config
+        .network
+        .program
+        .as_ref()
+        .is_some_and(|p| p.watch.is_some())
+    {
+        let path = out.join("watch.csv");
+        nmc_report::records::write_csv(&path, &o.watch)?;
+        files.push(path);
+    }
     let mut config_json = serde_json::to_value(s)?;
     config_json["program_file"] = serde_json::json!({
         "path": o.program.0.display().to_string(),

@@ -212,11 +212,11 @@ mod tests {
         let num = |s: &mut Imp, msg| V3.step(s, want(msg, MsgState::NeedNumber));
         assert!(matches!(num(&mut s, 0), Step::Numbered { num: 0, .. }));
         assert!(matches!(num(&mut s, 1), Step::Numbered { num: 1, .. }));
-        s.numbers.release(d);
+        s.numbers.release(d, 0);
         let mut out = Vec::new();
         s.number_released(secs(10), d, &mut out);
         assert_eq!(out, [], "number 1 is still out");
-        s.numbers.release(d);
+        s.numbers.release(d, 1);
         s.number_released(secs(20), d, &mut out);
         let timer = TimerId::BlockIdle { stream: d };
         assert_eq!(
@@ -299,7 +299,7 @@ mod tests {
         let mut woken = Vec::new();
         s.handle_timeout(secs(120), timer, &crate::imp::Nowhere, &mut woken);
         assert_eq!(woken, [], "a number is out: the block is in use");
-        s.numbers.release(d);
+        s.numbers.release(d, 0);
         let mut out = Vec::new();
         s.number_released(secs(130), d, &mut out);
         s.number_released(secs(160), d, &mut out);

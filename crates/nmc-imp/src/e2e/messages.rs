@@ -513,7 +513,10 @@ impl Imp {
             out.push(Output::Count(Counted::RfnmDuplicate));
             return;
         }
-        self.release_number_and_plt(stream);
+        let num = self.messages[&msg]
+            .num
+            .expect("an answered message was numbered");
+        self.release_number_and_plt(stream, num);
         self.number_released(now, stream, out);
         if all {
             self.add_allocation(now, from, out);
@@ -528,17 +531,17 @@ impl Imp {
         self.served(from, out);
     }
 
-    /// Point h: the ALL answering a REQALL to destination IMP `from` (for a number of
+    /// Point h: the ALL answering a REQALL to destination IMP `from` (for number `num` of
     /// `stream`) comes back at `now`. The REQALL's number and PLT entry are released and the
     /// ALL goes to the allocate counter; then the waiters as after a RFNM.
     pub(crate) fn all_received(
         &mut self,
         now: SimTime,
-        stream: Stream,
+        (stream, num): (Stream, u64),
         from: u32,
         out: &mut impl Effects,
     ) {
-        self.release_number_and_plt(stream);
+        self.release_number_and_plt(stream, num);
         let p = self.procedure();
         if p.all_returned(self, from) {
             self.number_released(now, stream, out);
@@ -561,9 +564,9 @@ impl Imp {
         out.push(Output::WakeHosts);
     }
 
-    /// A reply gives back the number of `stream` it answered and its PLT entry.
-    fn release_number_and_plt(&mut self, stream: Stream) {
-        self.numbers.release(stream);
+    /// A reply gives back the number `num` of `stream` it answered and its PLT entry.
+    fn release_number_and_plt(&mut self, stream: Stream, num: u64) {
+        self.numbers.release(stream, num);
         self.plt.release();
     }
 
@@ -760,7 +763,7 @@ mod tests {
         assert_eq!(s.control_sent(77, &reqall), Hold::Request);
         assert_eq!(s.control_sent(78, &PktKind::Gvb), Hold::Control);
         let mut out = Vec::new();
-        s.all_received(at(100), s_to_d(), D, &mut out);
+        s.all_received(at(100), (s_to_d(), 0), D, &mut out);
         assert_eq!(s.messages[&0].state, MsgState::AwaitAll, "{out:?}");
         assert_eq!(s.allocs.held(D), 1, "the ALL waits in the table");
         assert!(!out.contains(&Output::Data { msg: 0, index: 0 }));
@@ -787,7 +790,7 @@ mod tests {
         first_packet_in(&mut s, 0, 2016);
         s.control_sent(77, &PktKind::ReqAll { msg: 0, num: 0 });
         let mut out = Vec::new();
-        s.all_received(at(100), s_to_d(), D, &mut out);
+        s.all_received(at(100), (s_to_d(), 0), D, &mut out);
         assert_eq!(s.messages[&0].state, MsgState::AwaitAll, "{out:?}");
         assert_eq!(s.allocs.held(D), 0, "taken out of the table");
         assert!(s.messages[&0].holds_all);
@@ -876,7 +879,7 @@ mod tests {
         s.reqalls_acknowledged(&mut out);
         assert_eq!(s.messages[&0].state, MsgState::AwaitAll, "no ALL yet");
         let mut out = Vec::new();
-        s.all_received(at(100), s_to_d(), D, &mut out);
+        s.all_received(at(100), (s_to_d(), 0), D, &mut out);
         assert!(out.contains(&Output::Data { msg: 0, index: 0 }), "{out:?}");
     }
 
@@ -897,13 +900,13 @@ mod tests {
             s.reqall_wake_tick(&mut out);
             assert_eq!(out, [], "asleep, nothing in");
             if all_first {
-                s.all_received(at(100), s_to_d(), D, &mut out);
+                s.all_received(at(100), (s_to_d(), 0), D, &mut out);
                 s.release(77, Hold::Request);
                 s.reqalls_acknowledged(&mut out);
             } else {
                 s.release(77, Hold::Request);
                 s.reqalls_acknowledged(&mut out);
-                s.all_received(at(100), s_to_d(), D, &mut out);
+                s.all_received(at(100), (s_to_d(), 0), D, &mut out);
             }
             assert!(!out.contains(&Output::Data { msg: 0, index: 0 }), "{out:?}");
             assert_eq!(s.messages[&0].state, MsgState::AwaitAll);
@@ -991,7 +994,7 @@ mod tests {
         let mut s = imp();
         first_packet_in(&mut s, 0, 2016);
         let mut out = Vec::new();
-        s.all_received(at(100), s_to_d(), D, &mut out);
+        s.all_received(at(100), (s_to_d(), 0), D, &mut out);
         let giveback = Output::Timer {
             at: at(350),
             timer: TimerId::GiveBack {

@@ -272,8 +272,13 @@ impl Imp {
 
     /// At the source: the answer to a numbered GVB gives its number of `stream` back (BBN
     /// 3050 p. 85 `GOTGVB`); the GVBs and messages waiting for one go on.
-    pub(crate) fn gvb_answered(&mut self, stream: Stream, from: u32, out: &mut impl Effects) {
-        self.numbers.release(stream);
+    pub(crate) fn gvb_answered(
+        &mut self,
+        (stream, num): (Stream, u64),
+        from: u32,
+        out: &mut impl Effects,
+    ) {
+        self.numbers.release(stream, num);
         self.served(from, out);
     }
 
@@ -681,7 +686,7 @@ mod tests {
             "no number, no GVB: {out:?}"
         );
         let mut out = Vec::new();
-        x.gvb_answered(s3, 3, &mut out);
+        x.gvb_answered((s3, 0), 3, &mut out);
         let second = Control {
             to: 3,
             stream: s3,

@@ -516,7 +516,7 @@ impl Imp {
             out.push(Output::Count(Counted::SingleRfnmDuplicate));
             return;
         }
-        self.numbers.release(stream);
+        self.numbers.release(stream, num);
         self.release_copy();
         self.number_released(now, stream, out);
         let m = self.messages.remove(&msg).expect("held: looked up above");
