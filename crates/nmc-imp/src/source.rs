@@ -142,7 +142,7 @@ impl Numbers {
 
     /// Whether `stream`'s next number may be given now: fewer than `limit` unanswered
     /// (`pool`), or the number `limit` before it answered (`window-1973`).
-    fn next_free(&self, stream: Stream, limit: u32) -> bool {
+    pub(crate) fn next_free(&self, stream: Stream, limit: u32) -> bool {
         if self.window {
             let n = self.next.get(&stream).copied().unwrap_or(0);
             n.checked_sub(u64::from(limit)).is_none_or(|back| {
@@ -194,7 +194,8 @@ impl Numbers {
     }
 
     /// A number for a version 3 REQALL (K&O §VI: "the message number and the PLT entry are used
-    /// to send a REQALL"): the next one if fewer than `limit` are in use, past the line.
+    /// to send a REQALL") or a 1973 GVB (`gvb_number = "mesget-1973"`): the next one if the
+    /// stream may give it ([`Numbers::next_free`]), past the line.
     pub(crate) fn take(&mut self, stream: Stream, limit: u32) -> Option<u64> {
         if !self.next_free(stream, limit) {
             return None;

@@ -520,17 +520,24 @@ fn plan_watch(
             w.imp
         ),
     };
+    // The machine's addresses are 15 bits (32K words): a larger one would never be reached.
     let octal = |key: &str, v: &[String]| -> Result<Vec<u16>> {
         v.iter()
             .map(|x| {
-                u16::from_str_radix(x.trim(), 8).map_err(|_| {
-                    anyhow::anyhow!(
-                        "network.program.watch.{key}: {x:?} is not an octal address (0 to 177777)"
-                    )
-                })
+                u16::from_str_radix(x.trim(), 8)
+                    .ok()
+                    .filter(|&a| a <= 0o77777)
+                    .ok_or_else(|| {
+                        anyhow::anyhow!(
+                            "network.program.watch.{key}: {x:?} is not an octal address (0 to 77777)"
+                        )
+                    })
             })
             .collect()
     };
+    if w.at.is_empty() {
+        bail!("network.program.watch.at: no address to watch (octal, e.g. [\"14310\"])");
+    }
     let spec = crate::emulate::WatchSpec::new(&octal("at", &w.at)?, &octal("peek", &w.peek)?)
         .map_err(|e| anyhow::anyhow!("network.program.watch: {e}"))?;
     Ok((i, spec))
@@ -1719,6 +1726,10 @@ to = "FAKE"
         assert!(e.contains("14318") && e.contains("octal"), "{e}");
         let e = one_line(r#"{ imp = "IMP2", at = ["1"], peek = ["x"] }"#);
         assert!(e.contains("peek"), "{e}");
+        let e = one_line(r#"{ imp = "IMP2", at = ["100000"] }"#);
+        assert!(e.contains("77777"), "{e}");
+        let e = one_line(r#"{ imp = "IMP2", at = [] }"#);
+        assert!(e.contains("watch.at"), "{e}");
         let many: Vec<String> = (0..65).map(|a| format!("\"{a:o}\"")).collect();
         let e = one_line(&format!(
             r#"{{ imp = "IMP2", at = [{}] }}"#,

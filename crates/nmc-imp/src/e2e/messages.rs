@@ -151,14 +151,16 @@ impl Imp {
         })
     }
 
-    /// Whether a message number of `msg`'s stream is free for it now: fewer than the
-    /// profile's in use and no other message before it in line (`number_wait =
+    /// Whether a message number of `msg`'s stream is free for it now — the stream may give its
+    /// next (`message_number_order`: fewer than the profile's out, or the number that many
+    /// back answered) — and no other message is before it in line (`number_wait =
     /// "leader-tick-1973"`, the host's packet 1 waits for one).
     pub(crate) fn number_free_for(&self, msg: MsgId) -> bool {
         let Some(m) = self.messages.get(&msg) else {
             return false;
         };
-        self.numbers.in_use(m.stream) < self.limits.source.message_numbers
+        self.numbers
+            .next_free(m.stream, self.limits.source.message_numbers)
             && self
                 .numbers
                 .first_waiting(m.stream)
@@ -939,6 +941,34 @@ mod tests {
         let mut out = Vec::new();
         s.host_packet_in(msg, &mut out);
         out
+    }
+
+    /// The host's look before packet 1 (`number_wait = "leader-tick-1973"`) asks the stream's
+    /// own rule (`message_number_order`): in the 1973 window a number answered early (a
+    /// REQALL's, 1) frees nothing while the one before it (0) is out; in the pool it does.
+    #[test]
+    fn the_hosts_look_for_a_number_follows_the_streams_order() {
+        use crate::params::NumberOrder;
+        for (order, free) in [(NumberOrder::Pool, true), (NumberOrder::Window1973, false)] {
+            let mut p = ImpParams::v2_1974_10();
+            p.message_number_order = order;
+            let mut s = super::super::testing::imp(&p, 10);
+            for m in 100..104 {
+                assert!(s.numbers.request(s_to_d(), m, 4).is_some());
+            }
+            s.numbers.release(s_to_d(), 1);
+            let o = Offer {
+                host: 0,
+                dst_host: 1,
+                dst: D,
+                stream: s_to_d(),
+                bits: 2016,
+            };
+            s.message_offered(0, o);
+            assert_eq!(s.number_free_for(0), free, "{order:?}");
+            s.numbers.release(s_to_d(), 0);
+            assert!(s.number_free_for(0), "{order:?}");
+        }
     }
 
     fn mark(msg: MsgId, milestone: Milestone) -> Output {
