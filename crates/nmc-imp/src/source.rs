@@ -111,8 +111,7 @@ pub(crate) struct Numbers {
     /// Give number n only once n − limit is answered (`message_number_order =
     /// "window-1973"`), rather than while fewer than `limit` are unanswered (`"pool"`).
     window: bool,
-    used: BTreeMap<Stream, u32>,
-    /// The numbers given and not yet answered, per stream.
+    /// The numbers given and not yet answered, per stream (those in use).
     unanswered: BTreeMap<Stream, BTreeSet<u64>>,
     next: BTreeMap<Stream, u64>,
     waiting: BTreeMap<Stream, Line>,
@@ -161,7 +160,7 @@ impl Numbers {
     /// line (once).
     pub(crate) fn request(&mut self, stream: Stream, mid: MsgId, limit: u32) -> Option<u64> {
         let free = self.next_free(stream, limit);
-        let used = self.used.entry(stream).or_default();
+        self.unanswered.entry(stream).or_default();
         let made = &mut self.lines_made;
         let waiters = &mut self
             .waiting
@@ -176,7 +175,6 @@ impl Numbers {
             .msgs;
         let first_in_line = waiters.front().is_none_or(|&w| w == mid);
         if free && first_in_line {
-            *used += 1;
             if waiters.front() == Some(&mid) {
                 waiters.pop_front();
                 if waiters.is_empty() {
@@ -197,10 +195,10 @@ impl Numbers {
     /// to send a REQALL") or a 1973 GVB (`gvb_number = "mesget-1973"`): the next one if the
     /// stream may give it ([`Numbers::next_free`]), past the line.
     pub(crate) fn take(&mut self, stream: Stream, limit: u32) -> Option<u64> {
+        self.unanswered.entry(stream).or_default();
         if !self.next_free(stream, limit) {
             return None;
         }
-        *self.used.entry(stream).or_default() += 1;
         Some(self.next_number(stream))
     }
 
@@ -216,16 +214,16 @@ impl Numbers {
     /// Point h: the RFNM (or the ALL answering a REQALL, or a GVB's answer) gives number `num`
     /// of `stream` back.
     pub(crate) fn release(&mut self, stream: Stream, num: u64) {
-        let used = self.used.get_mut(&stream).expect("a number was in use");
-        *used -= 1;
-        if let Some(u) = self.unanswered.get_mut(&stream) {
-            u.remove(&num);
-        }
+        let in_use = self
+            .unanswered
+            .get_mut(&stream)
+            .is_some_and(|u| u.remove(&num));
+        assert!(in_use, "number {num} of stream {stream} was not in use");
     }
 
     /// Numbers of `stream` in use.
     pub(crate) fn in_use(&self, stream: Stream) -> u32 {
-        self.used.get(&stream).copied().unwrap_or(0)
+        self.unanswered.get(&stream).map_or(0, |u| u.len() as u32)
     }
 
     #[cfg(test)]
@@ -267,7 +265,6 @@ impl Numbers {
 
     /// Forgets `stream` (its version 3 transmit block is released): numbering starts again.
     pub(crate) fn forget(&mut self, stream: Stream) {
-        self.used.remove(&stream);
         self.unanswered.remove(&stream);
         self.next.remove(&stream);
         self.waiting.remove(&stream);
@@ -276,12 +273,15 @@ impl Numbers {
 
     /// No number in use on any stream.
     pub(crate) fn idle(&self) -> bool {
-        self.used.values().all(|&n| n == 0)
+        self.unanswered.values().all(BTreeSet::is_empty)
     }
 
     /// Numbers in use per stream (for the lockup report).
-    pub(crate) fn used(&self) -> &BTreeMap<Stream, u32> {
-        &self.used
+    pub(crate) fn used(&self) -> BTreeMap<Stream, u32> {
+        self.unanswered
+            .iter()
+            .map(|(&s, u)| (s, u.len() as u32))
+            .collect()
     }
 }
 

@@ -836,14 +836,7 @@ mod tests {
             p.giveback = crate::params::Giveback::PerAllocation;
             p.reqall_check = check;
             let mut s = super::super::testing::imp(&p, 10);
-            let o = Offer {
-                host: 0,
-                dst_host: 1,
-                dst: D,
-                stream: s_to_d(),
-                bits: 2016,
-            };
-            s.message_offered(0, o);
+            s.message_offered(0, offer(2016));
             let add = |s: &mut Imp| {
                 s.allocs.add(D, at(0), SimDuration::from_millis(250));
             };
@@ -926,17 +919,21 @@ mod tests {
         SimTime::ZERO + SimDuration::from_millis(ms)
     }
 
-    /// Host 0 offers message `msg` of `bits` to S (the driver's host has made it), and puts
-    /// packet 1 in: what S's step pushes.
-    fn first_packet_in(s: &mut Imp, msg: MsgId, bits: u64) -> Vec<Output> {
-        let o = Offer {
+    /// Host 0's message of `bits` on S for host 1 on D.
+    fn offer(bits: u64) -> Offer {
+        Offer {
             host: 0,
             dst_host: 1,
             dst: D,
             stream: s_to_d(),
             bits,
-        };
-        s.message_offered(msg, o);
+        }
+    }
+
+    /// Host 0 offers message `msg` of `bits` to S (the driver's host has made it), and puts
+    /// packet 1 in: what S's step pushes.
+    fn first_packet_in(s: &mut Imp, msg: MsgId, bits: u64) -> Vec<Output> {
+        s.message_offered(msg, offer(bits));
         assert_eq!(s.next_input(msg).map(|i| i.index), Some(0));
         let mut out = Vec::new();
         s.host_packet_in(msg, &mut out);
@@ -957,14 +954,7 @@ mod tests {
                 assert!(s.numbers.request(s_to_d(), m, 4).is_some());
             }
             s.numbers.release(s_to_d(), 1);
-            let o = Offer {
-                host: 0,
-                dst_host: 1,
-                dst: D,
-                stream: s_to_d(),
-                bits: 2016,
-            };
-            s.message_offered(0, o);
+            s.message_offered(0, offer(2016));
             assert_eq!(s.number_free_for(0), free, "{order:?}");
             s.numbers.release(s_to_d(), 0);
             assert!(s.number_free_for(0), "{order:?}");
