@@ -2,19 +2,22 @@
 //! messages in reassembly, and their hand-over to the host in message-number order per stream.
 //!
 //! [`Delivery`] says which message is next; [`Replies`] holds the replies the IMP owes (RFNMs,
-//! and ALLs answering REQALLs) until 8 buffers can be reserved for them, each RFNM with the
-//! deadline of its wait ([`Replies::poll_at`]). Neither reads a clock (they take `now`), sends
+//! and ALLs answering REQALLs; in number order, GVB answers) until 8 buffers can be reserved
+//! for them (none for a GVB answer), each RFNM with the deadline of its wait
+//! ([`Replies::poll_at`]); [`Turns`] keeps each stream's turn to be replied to when replies go
+//! in number order (`reply_order = "number-1973"`). None reads a clock (they take `now`), sends
 //! or traces anything. Buffers and the host interfaces are the driver's (`model.rs`,
-//! `model/single.rs`, `model/host.rs`); version 3's block steps (`e2e/control_blocks.rs`) make a stream's
-//! sequence start afresh.
+//! `model/single.rs`, `model/host.rs`); version 3's block steps (`e2e/control_blocks.rs`) make a
+//! stream's sequence start afresh.
 
 use crate::packet::{MsgId, Stream};
 use crate::timer::Deadline;
 use nmc_sim::{SimDuration, SimTime};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-/// A reply the destination IMP owes and that wants 8 reassembly buffers: a RFNM (which waits
-/// at most 1 s for them, then goes without a piggy-backed ALL) or the ALL answering a REQALL.
+/// A reply the destination IMP owes: a RFNM (which waits at most 1 s for 8 reassembly buffers
+/// to carry an ALL, then goes without), the ALL answering a REQALL (which waits for its 8), or,
+/// in number order only, a numbered GVB's answer (which wants none).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Reply {
     /// The RFNM of a multipacket message (point g).
@@ -39,6 +42,17 @@ pub(crate) enum Reply {
         /// The message number the REQALL held.
         num: u64,
         /// The source IMP that sent the REQALL: where the ALL goes.
+        src: u32,
+    },
+    /// The answer to a numbered GVB (BBN 3050 p. 74 `GUDGVB`), in line with the others under
+    /// `reply_order = "number-1973"` only (p. 52 `BACK0` makes one reply at a time); it wants
+    /// no buffers.
+    GvbAnswer {
+        /// The GVB's stream.
+        stream: Stream,
+        /// The number it held.
+        num: u64,
+        /// The source IMP that sent it: where the answer goes.
         src: u32,
     },
 }
@@ -211,8 +225,8 @@ impl Delivery {
 /// The replies a destination IMP owes, in the order they were made (K&O §II points d, g): a
 /// RFNM waits for 8 free reassembly buffers so that it can carry a piggy-backed ALL, at most
 /// `rfnm_all_wait` (1 s), then goes without; an ALL answering a REQALL waits for its 8 buffers
-/// as long as it takes. Replies leave in order: one that cannot have its buffers holds up those
-/// behind it. Each RFNM holds the deadline of its wait ([`Replies::poll_at`]); the driver
+/// as long as it takes (a GVB's answer, in number order, wants none). Replies leave in order:
+/// one that cannot have its buffers holds up those behind it. Each RFNM holds the deadline of its wait ([`Replies::poll_at`]); the driver
 /// queues one wake-up for each, named by its generation ([`Replies::wait_over`]).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Replies {
@@ -269,7 +283,7 @@ impl Replies {
             .iter()
             .filter_map(|r| match r {
                 Reply::Rfnm { wait, .. } => Some(wait.at),
-                Reply::All { .. } => None,
+                Reply::All { .. } | Reply::GvbAnswer { .. } => None,
             })
             .min()
     }
@@ -286,6 +300,28 @@ impl Replies {
     /// by an ALL.
     pub(crate) fn owe_all(&mut self, stream: Stream, num: u64, src: u32) {
         self.queue.push_back(Reply::All { stream, num, src });
+    }
+
+    /// Point g, a RFNM whose turn came late (`reply_order = "number-1973"`, [`Turns`]): made
+    /// at `made_ns`, it joins the queue at `now` and waits for 8 buffers until `now + wait`
+    /// (BBN 3050 p. 52 `B0`: `BALLTO`, the start of the 1 s, is set when the reply is taken).
+    pub(crate) fn make_rfnm_late(
+        &mut self,
+        (stream, msg, num, src): (Stream, MsgId, u64, u32),
+        made_ns: u64,
+        now: SimTime,
+        wait: SimDuration,
+    ) -> Deadline {
+        let d = self.make_rfnm(stream, msg, num, src, now, wait);
+        if let Some(Reply::Rfnm { made_ns: m, .. }) = self.queue.back_mut() {
+            *m = made_ns;
+        }
+        d
+    }
+
+    /// A numbered GVB's answer whose turn has come (`reply_order = "number-1973"`).
+    pub(crate) fn owe_gvb_answer(&mut self, stream: Stream, num: u64, src: u32) {
+        self.queue.push_back(Reply::GvbAnswer { stream, num, src });
     }
 
     /// What may go now. With `fix` (BBN's fix, `rfnm_piggyback = "not-while-replies-wait"`),
@@ -341,6 +377,96 @@ impl Replies {
     /// Whether no reply is owed.
     pub(crate) fn is_empty(&self) -> bool {
         self.queue.is_empty()
+    }
+}
+
+/// The destination's turn to reply, per stream (`reply_order = "number-1973"`): BBN 3050
+/// p. 139, the `RALLY` table "runs in parallel with `AMESS`, the next message number for which a
+/// reply should be returned", one slot for each of the four numbers; p. 59 `RALLYG` takes only
+/// the slot of `AMESS`'s number and moves `AMESS` on, except for a 1-packet ALLOCATE (the
+/// message's RFNM will fill that slot later). So every reply to a source IMP goes in its
+/// message-number order: one made ahead of its turn is held here, `T` the IMP's record of it.
+/// Off (`reply_order = "made"`), every number is in turn at once and nothing is held. The
+/// program moves `AMESS` on when `RALLYG` takes a reply, the model when the reply is sent: the
+/// same while replies leave one at a time, as `BACK0` makes them (p. 52). A reply for a number
+/// already replied to, passed over, or with one held already (a duplicate: a REQALL or GVB
+/// sent twice) is in turn at once, as under `made`. A held RFNM has no 1 s escape while it
+/// waits for its turn: if an earlier number's ALL waits for 8 buffers, the RFNMs behind it
+/// wait too, as `BACK0`, blocked on that ALL, held every reply in the program.
+#[derive(Clone, Debug)]
+pub(crate) struct Turns<T> {
+    on: bool,
+    next: BTreeMap<Stream, u64>,
+    /// Numbers past the turn already replied to (by the driver outside, in a mixed network).
+    done_ahead: BTreeSet<Key>,
+    held: BTreeMap<Key, T>,
+}
+
+impl<T> Turns<T> {
+    /// Replies in number order when `on`.
+    pub(crate) fn new(on: bool) -> Self {
+        Turns {
+            on,
+            next: BTreeMap::new(),
+            done_ahead: BTreeSet::new(),
+            held: BTreeMap::new(),
+        }
+    }
+
+    /// Whether replies keep number order.
+    pub(crate) fn on(&self) -> bool {
+        self.on
+    }
+
+    /// Whether number `key` may have its reply sent now: every earlier number of its stream
+    /// has had its reply (or `key` is a duplicate: see [`Turns`]).
+    pub(crate) fn due(&self, key: Key) -> bool {
+        !self.on
+            || key.1 <= self.next.get(&key.0).copied().unwrap_or(0)
+            || self.done_ahead.contains(&key)
+            || self.held.contains_key(&key)
+    }
+
+    /// Holds reply `r` of number `key` until its turn ([`Turns::replied`]); one per number
+    /// (a second is [`Turns::due`] at once).
+    pub(crate) fn hold(&mut self, key: Key, r: T) {
+        let before = self.held.insert(key, r);
+        debug_assert!(before.is_none(), "a reply for {key:?} is held already");
+    }
+
+    /// The reply of number `key` has gone (or, a number this IMP will not answer, counts as
+    /// gone): the turn moves on past it and every number already answered; the reply held for
+    /// the next number, if any, is given back to be sent (its own [`Turns::replied`] moves the
+    /// turn on again).
+    pub(crate) fn replied(&mut self, key: Key) -> Option<(Key, T)> {
+        if !self.on {
+            return None;
+        }
+        let (stream, num) = key;
+        let next = self.next.entry(stream).or_default();
+        if num > *next {
+            self.done_ahead.insert(key);
+            return None;
+        }
+        if num < *next {
+            return None;
+        }
+        *next += 1;
+        while self.done_ahead.remove(&(stream, *next)) {
+            *next += 1;
+        }
+        let k = (stream, *next);
+        self.held.remove(&k).map(|r| (k, r))
+    }
+
+    /// The replies held, by stream and number.
+    pub(crate) fn held(&self) -> impl Iterator<Item = (&Key, &T)> {
+        self.held.iter()
+    }
+
+    /// Nothing held.
+    pub(crate) fn idle(&self) -> bool {
+        self.held.is_empty()
     }
 }
 
@@ -416,7 +542,7 @@ mod tests {
     fn rfnm(r: &Reply) -> MsgId {
         match r {
             Reply::Rfnm { msg, .. } => *msg,
-            Reply::All { .. } => panic!("an ALL"),
+            Reply::All { .. } | Reply::GvbAnswer { .. } => panic!("not a RFNM"),
         }
     }
 
@@ -497,6 +623,56 @@ mod tests {
             })
         );
         assert_eq!(r.len(), 2, "nothing leaves until the driver takes the head");
+    }
+
+    /// BBN 3050 p. 59 `RALLYG`: replies to a source IMP go in its number order. Number 1's
+    /// reply made first waits for number 0's; number 0's going gives number 1's back, and a
+    /// number answered outside ahead of the turn is passed over when the turn reaches it.
+    #[test]
+    fn a_reply_waits_for_the_reply_of_every_earlier_number() {
+        let mut t = Turns::new(true);
+        assert!(t.due((PAIR, 0)) && !t.due((PAIR, 1)));
+        t.hold((PAIR, 1), "rfnm 1");
+        assert_eq!(t.replied((PAIR, 3)), None, "3 is ahead");
+        assert!(!t.idle());
+        assert_eq!(t.replied((PAIR, 0)), Some(((PAIR, 1), "rfnm 1")));
+        assert!(t.due((PAIR, 1)) && t.idle());
+        // Number 1's reply goes; 2 is next, nothing held for it; 3 was answered already.
+        assert_eq!(t.replied((PAIR, 1)), None);
+        assert!(t.due((PAIR, 2)) && !t.due((PAIR, 4)));
+        assert_eq!(t.replied((PAIR, 2)), None);
+        assert!(t.due((PAIR, 4)), "3 passed over");
+        // Another stream has its own turn; a stale number changes nothing.
+        assert!(t.due((PAIR + 1, 0)));
+        assert_eq!(t.replied((PAIR, 1)), None);
+        assert!(t.due((PAIR, 4)) && !t.due((PAIR, 5)));
+        // A duplicate (a number replied to already, or one with a reply held) is in turn.
+        assert!(t.due((PAIR, 1)));
+        t.hold((PAIR, 6), "all 6");
+        assert!(t.due((PAIR, 6)) && !t.due((PAIR, 5)));
+    }
+
+    /// A RFNM whose turn came late (number order) waits its 1 s for buffers from then, and
+    /// keeps when it was made (its wait at the destination is counted from there).
+    #[test]
+    fn a_rfnm_whose_turn_came_late_waits_1_s_from_then() {
+        let mut r = Replies::default();
+        let d = r.make_rfnm_late((7, 100, 2, 9), t(10).as_nanos(), t(300), WAIT);
+        assert_eq!(d.at, t(1_300));
+        assert_eq!(r.poll_at(), Some(t(1_300)));
+        let made = t(10).as_nanos();
+        assert!(
+            matches!(r.take_head(), Some(Reply::Rfnm { made_ns, num: 2, .. }) if made_ns == made)
+        );
+    }
+
+    /// `reply_order = "made"`: every number is in turn, and nothing is held.
+    #[test]
+    fn made_order_holds_nothing() {
+        let mut t: Turns<()> = Turns::new(false);
+        assert!(t.due((PAIR, 3)) && t.due((PAIR, 0)));
+        assert_eq!(t.replied((PAIR, 3)), None);
+        assert!(t.idle());
     }
 
     /// K&O §VII, BBN's fix: "avoid the piggy-backing of allocates on RFNM's as long as there

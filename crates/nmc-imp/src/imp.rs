@@ -85,7 +85,7 @@
 //! (the test `one_imp_by_hand`, at the end of this file).
 
 use crate::blocks::{ReceiveBlocks, TransmitBlocks};
-use crate::destination::{Delivery, Next, Replies, Request};
+use crate::destination::{Delivery, Next, Replies, Request, Turns};
 use crate::link::{Frame, FrameKind, Hold, Link, NextFrame, RoutingLoad};
 use crate::observe::{Counted, Happened, Milestone, Note, Side, What};
 use crate::packet::{DataPacket, Input, MsgId, Packet, PktId, PktKind, Single, Stream};
@@ -236,6 +236,8 @@ pub(crate) struct DestinationLimits {
     /// When a multipacket message's RFNM is made if the IMP's host is a fake host
     /// ([`Imp::handed_to_host`]).
     pub(crate) fake_host_rfnm: FakeHostRfnm,
+    /// The order replies go in (`reply_order`; [`crate::destination::Turns`]).
+    pub(crate) reply_order: crate::params::ReplyOrder,
 }
 
 /// The limits of the IMP's lines and clock: the IMP-to-IMP retransmission timeout (K&O §III's
@@ -345,6 +347,7 @@ impl Limits {
                 single_packet_rule: p.single_packet_rule,
                 max_packet: p.max_packet.get(),
                 fake_host_rfnm: p.fake_host_rfnm,
+                reply_order: p.reply_order,
             },
             line: LineLimits {
                 retransmit_timeout: p.retransmit_timeout,
@@ -473,6 +476,9 @@ pub(crate) enum TimerId {
     },
     /// The background's next single-packet reply is made (`e2e/single.rs`).
     BackgroundReply,
+    /// The least time between two replies has passed (`reply_gap_*`): the line of replies is
+    /// served ([`Imp::serve_replies`]).
+    ReplyGap,
 }
 
 /// What an IMP's step may ask of what is around it, which the driver holds (`crate::model`):
@@ -707,6 +713,9 @@ pub(crate) enum Resume {
     /// The replies owed, after one has gone (it may have come back into this IMP): the next
     /// goes if it can ([`Imp::serve_replies`]).
     Replies,
+    /// A reply has gone under `reply_order = "number-1973"` (a stream's turn may have moved
+    /// on): RFC 632's ALLOCATEs now in turn, then the replies ([`Imp::serve_replies`]).
+    Turn,
     /// RFC 632's ALLOCATEs whose turn had come when the replies were served, after one has
     /// gone: the rest, each if a buffer can be had, then the replies.
     SingleRequests(Vec<((Stream, u64), Request)>),
@@ -934,8 +943,12 @@ pub(crate) struct Imp {
     /// The hosts of this IMP that are its own fake hosts (the discard host), in host order:
     /// their output is the program's, at background level ([`Imp::is_fake_host`]).
     pub(crate) fake_hosts: Vec<u32>,
-    /// RFNMs and ALLs owed, waiting for 8 buffers ([`Replies`]).
+    /// RFNMs and ALLs owed, waiting for 8 buffers (and, in number order, GVB answers, waiting
+    /// for their place) ([`Replies`]).
     pub(crate) replies: Replies,
+    /// Each stream's turn to be replied to, and the replies held for theirs
+    /// (`reply_order = "number-1973"`; [`Turns`]).
+    pub(crate) turns: Turns<crate::e2e::replies::HeldReply>,
 
     // ---- Destination side, single-packet messages (RFC 632; `e2e/single.rs`) ----
     /// Single-packet messages not accepted, each owed an ALLOCATE: (stream, number) → the
@@ -974,6 +987,10 @@ pub(crate) struct Imp {
     /// Single-packet messages' replies (RFNMs, ALLOCATEs) the background has still to make
     /// (`single_rfnm_316`/`_516`), with when each is made, oldest first.
     pub(crate) background_replies: VecDeque<crate::e2e::single::PendingReply>,
+    /// When the last reply left the line of replies (`reply_gap_*`).
+    pub(crate) last_reply_at: Option<SimTime>,
+    /// The wake-up asked for at the end of the least time after it ([`TimerId::ReplyGap`]).
+    pub(crate) reply_wake: Option<SimTime>,
 }
 
 /// What one IMP has of its own rather than from the profile: what the scenario says of it
@@ -1053,6 +1070,9 @@ impl Imp {
             ports: Vec::new(),
             fake_hosts,
             replies: Replies::default(),
+            turns: Turns::new(
+                limits.destination.reply_order == crate::params::ReplyOrder::Number1973,
+            ),
             requests: BTreeMap::new(),
             set_aside: BTreeSet::new(),
             tx_blocks: TransmitBlocks::default(),
@@ -1063,6 +1083,8 @@ impl Imp {
             table_made: None,
             parked: VecDeque::new(),
             background_replies: VecDeque::new(),
+            last_reply_at: None,
+            reply_wake: None,
         }
     }
 
@@ -1470,6 +1492,12 @@ impl Imp {
             TimerId::BlockIdle { stream } => self.block_idle_woken(now, stream, out),
             TimerId::OutputReady { line } => self.output_ready(line, out),
             TimerId::BackgroundReply => self.background_replies_due(now, out),
+            TimerId::ReplyGap => {
+                if self.reply_wake == Some(now) {
+                    self.reply_wake = None;
+                }
+                self.serve_replies(now, out)
+            }
         }
     }
 
@@ -1557,6 +1585,7 @@ impl Imp {
             Resume::BlockWaiters { after } => self.serve_block_waiters(Some(after), out),
             Resume::ReceiveBlocks => self.open_waiting_receive_block(out),
             Resume::Replies => self.serve_reply_queue(now, out),
+            Resume::Turn => self.serve_replies(now, out),
             Resume::SingleRequests(rest) => self.serve_single_requests(now, rest, out),
             Resume::Advance(msg) => self.advance(msg, out),
             Resume::ServeWaiters => self.serve_waiters(out),
@@ -1751,6 +1780,7 @@ impl Imp {
             && self.numbers.idle()
             && self.delivery.idle()
             && self.replies.is_empty()
+            && self.turns.idle()
             && self.allocs.idle()
             && !self.cpu.holds_packet()
             && self.ports.iter().all(|p| p.queue.is_empty() && !p.busy)
@@ -1805,6 +1835,7 @@ mod tests {
                 single_packet_rule: SinglePacketRule::Current,
                 max_packet: 1008,
                 fake_host_rfnm: FakeHostRfnm::AfterFirstPacket,
+                reply_order: crate::params::ReplyOrder::Made,
             },
             line: LineLimits {
                 retransmit_timeout: SimDuration::from_millis(125),

@@ -266,6 +266,21 @@ pub struct ImpParams {
     pub(crate) single_rfnm_host_316: SimDuration,
     /// The same on a 516 (14 messages).
     pub(crate) single_rfnm_host_516: SimDuration,
+    /// The least time between two replies (RFNM, ALL, and under `reply_order =
+    /// "number-1973"` a numbered GVB's answer) leaving a destination IMP's line of replies
+    /// ([`crate::destination::Replies`]), on a 316: BBN 3050 p. 52 `BACK0` takes one reply
+    /// from the `RALLY` table (p. 59 `RALLYG`), builds it, gives it to the task (`GIVTSK`) and
+    /// sleeps (`B0C`) before it takes the next, so the background makes one reply a pass. Not
+    /// applied to the RFNMs BBN's fix sends together, a RFNM whose 1 s has run out, or the
+    /// single-packet replies (their own background times, `single_rfnm_*`). `0`: a reply goes
+    /// as soon as it may (the model until December 2026, and every profile).
+    /// **Measured on the program** (6 Dec 2026, session twenty-eight: the oracle chain at 2
+    /// hops on `nmc-h316`, `network.program.watch` on `04105`, `STA BRALLY`, each reply as
+    /// `RALLYG` gives it; the median gap between consecutive replies that waited for each
+    /// other), not fitted; see how-to `oracle.md`, "The destination's reply order".
+    pub(crate) reply_gap_316: SimDuration,
+    /// The same on a 516.
+    pub(crate) reply_gap_516: SimDuration,
     /// Whether the background's time for a single-packet reply (`single_rfnm_*`) passes
     /// whatever the IMP does (`timer`), or only while neither the clock nor the task level
     /// holds the processor, as the program's lowest level (`idle-1973`, see
@@ -405,6 +420,34 @@ pub struct ImpParams {
     pub number_wait: NumberWait,
     /// Which message numbers a stream may give out next (see [`NumberOrder`]).
     pub message_number_order: NumberOrder,
+    /// The order a destination's replies go in (see [`ReplyOrder`]).
+    pub reply_order: ReplyOrder,
+}
+
+/// The order a destination IMP's replies to a source IMP go in (`reply_order`).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReplyOrder {
+    /// As they are made: a RFNM or an ALL joins the one line of replies when it is made
+    /// (K&O §II points d, g say no more), a numbered GVB's answer goes at once (the model
+    /// until December 2026).
+    Made,
+    /// As the 1973 program: in each stream's message-number order. BBN 3050 p. 139: the
+    /// `RALLY` table, where `RALLYP` puts each reply owed (a RFNM, the ALL of a REQALL, the
+    /// answer to a GVB, p. 79 `GUDRAL`; a 1-packet ALLOCATE, p. 74 `GUDRQ1`), "runs in
+    /// parallel with `AMESS`, the next message number for which a reply should be returned";
+    /// p. 59 `RALLYG` takes only `AMESS`'s slot and moves `AMESS` on, but not for a 1-packet
+    /// ALLOCATE; p. 52 `BACK0` makes one reply at a time, a GVB's answer among them. So a
+    /// reply made ahead of its turn waits for the replies to every earlier number of its
+    /// stream, and a RFNM's 1 s wait for buffers starts when its turn comes (`BALLTO`, p. 52).
+    /// Found on the program (6 Dec 2026, session twenty-seven): LBL answered UCLA's GVBs a
+    /// median 133 ms after they arrived, the model within 7 ms; watched on the oracle chain,
+    /// the program answers in number order (how-to `oracle.md`, "The destination's reply
+    /// order"). Tried by the rule stated before its run and not adopted (the chains' rows
+    /// agreeing 54 → 52, the map's throughput worse). Version 2 only (the listing is version
+    /// 2's).
+    #[serde(rename = "number-1973")]
+    Number1973,
 }
 
 /// Which message numbers a stream may give out next (`message_number_order`).
@@ -1062,6 +1105,10 @@ impl ImpParams {
             single_rfnm_516: SimDuration::from_micros(1_840),
             single_rfnm_host_316: SimDuration::from_micros(4_130),
             single_rfnm_host_516: SimDuration::from_micros(2_340),
+            // Measured 7.45 ms and 4.50 ms on the program, tried with the listing's reply
+            // order 6 Dec 2026 and not adopted (`reply_gap_316`'s doc).
+            reply_gap_316: SimDuration::ZERO,
+            reply_gap_516: SimDuration::ZERO,
             background_level: BackgroundLevel::Idle1973,
             routing_frequency: RoutingFrequency::LineLoad1973,
             routing_opportunities: 5,
@@ -1139,6 +1186,8 @@ impl ImpParams {
             // rule stated before its run, on `nmc oracle compare --phases 8`).
             number_wait: NumberWait::LeaderTick1973,
             message_number_order: NumberOrder::Pool,
+            // The listing's reply order, tried 6 Dec 2026 and not adopted (its doc).
+            reply_order: ReplyOrder::Made,
         }
     }
 
@@ -1408,6 +1457,13 @@ impl ImpParams {
                 "{p}.control_blocks must be at least 1 with message_processing = \"v3\""
             ));
         }
+        if self.message_processing == MessageProcessing::V3
+            && self.reply_order == ReplyOrder::Number1973
+        {
+            return Err(format!(
+                "{p}.reply_order = \"number-1973\" is the 1973 version 2 program's; it needs message_processing = \"v2\""
+            ));
+        }
         if self.message_numbers == 0 {
             return Err(format!("{p}.message_numbers must be at least 1"));
         }
@@ -1504,6 +1560,7 @@ impl ImpParams {
                 reply_task: self.reply_task_316,
                 single_rfnm: self.single_rfnm_316,
                 single_rfnm_host: self.single_rfnm_host_316,
+                reply_gap: self.reply_gap_316,
             },
             ImpModel::H516 => ImpCosts {
                 packet_rate: self.processing_516,
@@ -1522,6 +1579,7 @@ impl ImpParams {
                 reply_task: self.reply_task_516,
                 single_rfnm: self.single_rfnm_516,
                 single_rfnm_host: self.single_rfnm_host_516,
+                reply_gap: self.reply_gap_516,
             },
         }
     }
@@ -1585,6 +1643,8 @@ pub(crate) struct ImpCosts {
     pub(crate) single_rfnm: SimDuration,
     /// The same for a real host (`single_rfnm_host_*`).
     pub(crate) single_rfnm_host: SimDuration,
+    /// The least time between two replies from the line of replies (`reply_gap_*`).
+    pub(crate) reply_gap: SimDuration,
 }
 
 /// Per-frame line overhead in bits of `arpanet-1983`: 80 header + 72 framing on every frame
@@ -1632,6 +1692,25 @@ mod tests {
         };
         let e = four.validate().unwrap_err();
         assert!(e.contains("needs routing_opportunities = 5"), "{e}");
+    }
+
+    /// The 1973 program's reply order is version 2's: refused with version 3, in one line.
+    #[test]
+    fn the_1973_reply_order_is_refused_under_version_3() {
+        let v2 = ImpParams {
+            reply_order: ReplyOrder::Number1973,
+            ..ImpParams::v2_1974_10()
+        };
+        assert_eq!(v2.validate(), Ok(()));
+        let v3 = ImpParams {
+            reply_order: ReplyOrder::Number1973,
+            ..ImpParams::v3_1975_02()
+        };
+        let e = v3.validate().unwrap_err();
+        assert!(
+            e.contains("reply_order") && e.contains("v2") && !e.contains('\n'),
+            "{e}"
+        );
     }
 
     /// Every named profile resolves and validates; the calibrated 1975 ones differ from their

@@ -13,13 +13,42 @@
 //! kept with it here ([`crate::destination::Reassembly::src`], [`HostOut::src`],
 //! [`Reply`]): the destination reads no other table to address it.
 
-use crate::destination::{Next, Reply};
-use crate::e2e::single;
+use crate::destination::{Key, Next, Reply};
+use crate::e2e::single::{self, BackgroundReply};
 use crate::imp::{Effects, HostOut, Imp, Output, Resume, TimerId, Traced};
 use crate::observe::{Counted, Milestone};
-use crate::packet::{DataPacket, PktKind, Stream, stream};
+use crate::packet::{DataPacket, MsgId, PktKind, Stream, stream};
 use crate::params::{FakeHostRfnm, Giveback, GvbNumber};
 use nmc_sim::SimTime;
+
+/// A reply made ahead of its turn (`reply_order = "number-1973"`): held in the IMP's
+/// [`crate::destination::Turns`] until every earlier number of its stream has had its reply
+/// (BBN 3050 p. 59 `RALLYG`), then made into the line of replies as it would have been
+/// ([`Imp::reply_sent`]), a RFNM's 1 s wait for buffers starting then.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum HeldReply {
+    /// A multipacket message's RFNM (point g), made at `made_ns`.
+    Rfnm {
+        /// The message.
+        msg: MsgId,
+        /// Its source IMP.
+        src: u32,
+        /// When it was made, in ns.
+        made_ns: u64,
+    },
+    /// The ALL answering a REQALL from source IMP `src` (point d).
+    All {
+        /// The source IMP.
+        src: u32,
+    },
+    /// The answer to a numbered GVB from source IMP `src` (p. 74 `GUDGVB`).
+    GvbAnswer {
+        /// The source IMP.
+        src: u32,
+    },
+    /// A single-packet message's RFNM (RFC 632), the message as it went to its host.
+    Single(HostOut),
+}
 
 impl Imp {
     /// K&O §II points d and f: a packet of a multipacket message reaches this, its destination
@@ -72,9 +101,26 @@ impl Imp {
         out: &mut impl Effects,
     ) {
         self.delivery.skip((stream, num));
-        self.replies.owe_all(stream, num, src);
+        if self.turns.due((stream, num)) {
+            self.replies.owe_all(stream, num, src);
+        } else {
+            self.turns.hold((stream, num), HeldReply::All { src });
+        }
         self.hand_over_in_order(stream, out);
         self.serve_replies(now, out);
+    }
+
+    /// Number `num` of `stream` was answered by the driver outside (a mixed network,
+    /// `model/boundary.rs`): it carries no message here ([`Imp::number_skipped`]), and this
+    /// IMP's turn to reply passes over it.
+    pub(crate) fn number_answered_outside(
+        &mut self,
+        now: SimTime,
+        (stream, num): Key,
+        out: &mut impl Effects,
+    ) {
+        self.number_skipped(stream, num, out);
+        self.reply_sent(now, (stream, num), out);
     }
 
     /// Number `num` of `stream` will carry no message here (the IMP program's source used it
@@ -141,6 +187,21 @@ impl Imp {
             _ => 0,
         };
         if o.index == after && o.of > 1 {
+            if !self.turns.due((o.stream, o.num)) {
+                let made_ns = now.as_nanos();
+                let held = HeldReply::Rfnm {
+                    msg: o.msg,
+                    src: o.src,
+                    made_ns,
+                };
+                self.turns.hold((o.stream, o.num), held);
+                let milestone = Milestone::RfnmMade;
+                out.push(Output::Milestone {
+                    msg: o.msg,
+                    milestone,
+                });
+                return;
+            }
             let d = self.make_rfnm(o.stream, o.msg, o.num, o.src, now);
             let milestone = Milestone::RfnmMade;
             out.push(Output::Milestone {
@@ -152,6 +213,37 @@ impl Imp {
             };
             out.push(Output::Timer { at: d.at, timer });
         }
+    }
+
+    /// `reply_order = "number-1973"`: the reply to number `key` has gone (or counts as gone),
+    /// so the stream's turn moves on (BBN 3050 p. 59 `RALLYG` moves `AMESS`); the reply held
+    /// for the next number joins the others as it would have when made: a RFNM's 1 s wait
+    /// for buffers starts now (p. 52 `BALLTO`), a single-packet message's RFNM goes to the
+    /// background. RFC 632's ALLOCATEs and the replies are served after ([`Resume::Turn`]).
+    pub(crate) fn reply_sent(&mut self, now: SimTime, key: Key, out: &mut impl Effects) {
+        if !self.turns.on() {
+            return;
+        }
+        if let Some(((stream, num), held)) = self.turns.replied(key) {
+            match held {
+                HeldReply::Rfnm { msg, src, made_ns } => {
+                    let wait = self.limits.destination.rfnm_all_wait;
+                    let d =
+                        self.replies
+                            .make_rfnm_late((stream, msg, num, src), made_ns, now, wait);
+                    let timer = TimerId::RfnmWait {
+                        generation: d.generation,
+                    };
+                    out.push(Output::Timer { at: d.at, timer });
+                }
+                HeldReply::All { src } => self.replies.owe_all(stream, num, src),
+                HeldReply::GvbAnswer { src } => self.replies.owe_gvb_answer(stream, num, src),
+                HeldReply::Single(o) => {
+                    self.single_reply(now, BackgroundReply::Rfnm(o), out);
+                }
+            }
+        }
+        out.push(Output::Resume(Resume::Turn));
     }
 
     /// Buffers came free here, or a reply is owed: RFC 632's ALLOCATEs whose turn has come go
@@ -172,6 +264,9 @@ impl Imp {
     ///
     /// [`DestinationLimits::rfnm_piggyback`]: crate::imp::DestinationLimits::rfnm_piggyback
     pub(crate) fn serve_reply_queue(&mut self, now: SimTime, out: &mut impl Effects) {
+        if self.replies.is_empty() || !self.reply_gap_over(now, out) {
+            return;
+        }
         let r = match self.next_reply() {
             Next::Nothing => return,
             Next::WithoutAll(gone) => {
@@ -185,12 +280,32 @@ impl Imp {
             }
             Next::Head(r) => r,
         };
-        if !self.reserve_allocation() {
+        // A GVB's answer wants no buffers (p. 52: "no alloc necessary").
+        if !matches!(r, Reply::GvbAnswer { .. }) && !self.reserve_allocation() {
             return;
         }
         self.replies.take_head();
         self.send_reply(now, r, true, out);
         out.push(Output::Resume(Resume::Replies));
+    }
+
+    /// `reply_gap_*`: whether the least time since the last reply left has passed; if not,
+    /// a wake-up is asked for its end (once).
+    fn reply_gap_over(&mut self, now: SimTime, out: &mut impl Effects) -> bool {
+        let gap = self.costs().reply_gap;
+        let Some(last) = self.last_reply_at.filter(|_| !gap.is_zero()) else {
+            return true;
+        };
+        let at = last + gap;
+        if now >= at {
+            return true;
+        }
+        if self.reply_wake != Some(at) {
+            self.reply_wake = Some(at);
+            let timer = TimerId::ReplyGap;
+            out.push(Output::Timer { at, timer });
+        }
+        false
     }
 
     /// K&O §II point g: the RFNM whose wait is named `generation` has waited its 1 s at `now`
@@ -261,11 +376,18 @@ impl Imp {
         (src, stream, num): (u32, Stream, u64),
         out: &mut impl Effects,
     ) {
-        out.push(Output::Control {
-            to: src,
-            stream,
-            kind: PktKind::GvbRfnm { num },
-        });
+        if !self.turns.on() {
+            out.push(Output::Control {
+                to: src,
+                stream,
+                kind: PktKind::GvbRfnm { num },
+            });
+        } else if self.turns.due((stream, num)) {
+            // In line with the other replies (p. 52 `BACK0`: one at a time).
+            self.replies.owe_gvb_answer(stream, num, src);
+        } else {
+            self.turns.hold((stream, num), HeldReply::GvbAnswer { src });
+        }
         self.number_skipped(stream, num, out);
         self.gvb_received(now, out);
     }
@@ -297,6 +419,7 @@ impl Imp {
     /// piggy-backed ALL when `all` (its 8 buffers reserved), noted with how long it waited here;
     /// or an ALL (point d).
     fn send_reply(&mut self, now: SimTime, r: Reply, all: bool, out: &mut impl Effects) {
+        self.last_reply_at = Some(now);
         match r {
             Reply::Rfnm {
                 stream,
@@ -326,6 +449,7 @@ impl Imp {
                     stream,
                     kind,
                 });
+                self.reply_sent(now, (stream, num), out);
             }
             Reply::All { stream, num, src } => {
                 out.push(Output::Trace(Traced::AllSent { num, to: src }));
@@ -335,6 +459,15 @@ impl Imp {
                     stream,
                     kind,
                 });
+                self.reply_sent(now, (stream, num), out);
+            }
+            Reply::GvbAnswer { stream, num, src } => {
+                out.push(Output::Control {
+                    to: src,
+                    stream,
+                    kind: PktKind::GvbRfnm { num },
+                });
+                self.reply_sent(now, (stream, num), out);
             }
         }
     }
@@ -487,6 +620,108 @@ mod tests {
             2 + 8,
             "message 1's packets and the ALL's buffers"
         );
+    }
+
+    /// The control messages among `out`, in order.
+    fn controls(out: &[Output]) -> Vec<PktKind> {
+        out.iter()
+            .filter_map(|o| match o {
+                Control { kind, .. } => Some(*kind),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// BBN 3050 p. 59 `RALLYG` (`reply_order = "number-1973"`): replies to a source IMP go in
+    /// its number order. A REQALL holding number 1 and a GVB holding number 2 arrive while
+    /// message 0 is on its way: neither is answered until message 0's RFNM has gone; then the
+    /// ALL, then the GVB's answer, each in its turn. Under `"made"` the ALL goes at once.
+    #[test]
+    fn under_number_order_replies_wait_for_the_reply_to_every_earlier_number() {
+        let all_at_once = {
+            let mut x = imp();
+            let mut out = Vec::new();
+            x.reqall_received(ms(0), (S, d(), 1), &mut out);
+            controls(&out)
+        };
+        assert_eq!(all_at_once, [PktKind::All { num: 1 }], "made order");
+        let mut p = ImpParams::v2_1974_10();
+        p.reply_order = crate::params::ReplyOrder::Number1973;
+        let mut x = super::super::testing::imp(&p, 24);
+        // The allocation the GVB gives back.
+        x.reserve(8);
+        let mut out = Vec::new();
+        x.reqall_received(ms(0), (S, d(), 1), &mut out);
+        x.numbered_gvb_received(ms(1), (S, d(), 2), &mut out);
+        assert_eq!(controls(&out), [], "numbers 1 and 2 wait for 0");
+        assert!(!x.idle());
+        let packets = arrives(&mut x, 10, 0, 2);
+        out.clear();
+        x.handed_to_host(ms(40), &packets[0], &mut out);
+        x.serve_replies(ms(40), &mut out);
+        let rfnm = PktKind::Rfnm {
+            msg: 10,
+            num: 0,
+            all: true,
+        };
+        assert_eq!(controls(&out), [rfnm], "the RFNM first, alone");
+        assert!(out.contains(&Then(Resume::Turn)));
+        for _ in 0..2 {
+            x.resume(ms(40), Resume::Turn, &crate::imp::Nowhere, &mut out);
+        }
+        let in_turn = [rfnm, PktKind::All { num: 1 }, PktKind::GvbRfnm { num: 2 }];
+        assert_eq!(controls(&out), in_turn);
+        assert!(x.turns.due((d(), 3)) && x.turns.idle());
+    }
+
+    /// BBN 3050 p. 52 `BACK0` makes one reply a background pass (`reply_gap_516`, here 4.5 ms):
+    /// two ALLs owed at once leave 4.5 ms apart, the second at the wake-up asked for; with no
+    /// gap (every profile) both go at once.
+    #[test]
+    fn a_reply_gap_spaces_the_replies_one_background_pass_apart() {
+        let gap = SimDuration::from_micros(4_500);
+        let sent = |p: &ImpParams| {
+            let mut x = super::super::testing::imp(p, 24);
+            let mut out = Vec::new();
+            x.reqall_received(ms(0), (S, d(), 0), &mut out);
+            x.reqall_received(ms(0), (S, d(), 1), &mut out);
+            x.resume(ms(0), Resume::Replies, &crate::imp::Nowhere, &mut out);
+            (x, out)
+        };
+        let (_, out) = sent(&ImpParams::v2_1974_10());
+        assert_eq!(controls(&out).len(), 2, "no gap: both at once");
+        let mut p = ImpParams::v2_1974_10();
+        p.reply_gap_516 = gap;
+        let (mut x, mut out) = sent(&p);
+        assert_eq!(controls(&out), [PktKind::All { num: 0 }]);
+        let wake = Timer {
+            at: ms(0) + gap,
+            timer: TimerId::ReplyGap,
+        };
+        assert_eq!(out.iter().filter(|o| **o == wake).count(), 1, "one wake-up");
+        out.clear();
+        x.handle_timeout(
+            ms(0) + gap,
+            TimerId::ReplyGap,
+            &crate::imp::Nowhere,
+            &mut out,
+        );
+        assert_eq!(controls(&out), [PktKind::All { num: 1 }]);
+    }
+
+    /// A number the driver outside answered (a mixed network, `model/boundary.rs`) passes the
+    /// turn on: the ALL for the number after it goes.
+    #[test]
+    fn a_number_answered_outside_passes_the_turn_on() {
+        let mut p = ImpParams::v2_1974_10();
+        p.reply_order = crate::params::ReplyOrder::Number1973;
+        let mut x = super::super::testing::imp(&p, 24);
+        let mut out = Vec::new();
+        x.reqall_received(ms(0), (S, d(), 1), &mut out);
+        assert_eq!(controls(&out), []);
+        x.number_answered_outside(ms(1), (d(), 0), &mut out);
+        x.resume(ms(1), Resume::Turn, &crate::imp::Nowhere, &mut out);
+        assert_eq!(controls(&out), [PktKind::All { num: 1 }]);
     }
 
     /// Point g: "after the transmission of the first packet to the HOST, the RFNM for this

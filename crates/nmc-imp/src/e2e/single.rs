@@ -208,7 +208,8 @@ fn make_room(imp: &mut Imp, deleted: &mut Vec<Deleted>) {
 /// Has the destination finished with every message of `stream` before `num`: handed to the
 /// host, and its RFNM processed (RFC 632 event 6)?
 fn predecessors_done(imp: &Imp, stream: Stream, num: u64) -> bool {
-    imp.delivery.expected(stream) >= num
+    imp.turns.due((stream, num))
+        && imp.delivery.expected(stream) >= num
         && !imp.output_pending_before(stream, num)
         && !imp
             .replies
@@ -329,7 +330,7 @@ impl Imp {
 
     /// A single-packet message's `reply` is made now (`true`) or, with `single_rfnm_316`/`_516`,
     /// queued for the background, which makes it that much later ([`Imp::background_replies_due`]).
-    fn single_reply(
+    pub(crate) fn single_reply(
         &mut self,
         now: SimTime,
         reply: BackgroundReply,
@@ -342,7 +343,7 @@ impl Imp {
             _ => c.single_rfnm,
         };
         if wait.is_zero() {
-            self.single_reply_made(reply, out);
+            self.single_reply_made(now, reply, out);
             return true;
         }
         let at = now + wait;
@@ -362,9 +363,9 @@ impl Imp {
 
     /// A single-packet message's reply is made and sent: its RFNM (RFC 632: no ALLOCATE) or
     /// the ALLOCATE of one buffer (event 6).
-    fn single_reply_made(&mut self, reply: BackgroundReply, out: &mut impl Effects) {
+    fn single_reply_made(&mut self, now: SimTime, reply: BackgroundReply, out: &mut impl Effects) {
         match reply {
-            BackgroundReply::Rfnm(o) => self.single_rfnm_made(&o, out),
+            BackgroundReply::Rfnm(o) => self.single_rfnm_made(now, &o, out),
             BackgroundReply::All {
                 msg,
                 num,
@@ -402,8 +403,14 @@ impl Imp {
         o: &HostOut,
         out: &mut impl Effects,
     ) {
-        if o.of == 1 {
+        if o.of != 1 {
+            return;
+        }
+        if self.turns.due((o.stream, o.num)) {
             self.single_reply(now, BackgroundReply::Rfnm(*o), out);
+        } else {
+            let held = crate::e2e::replies::HeldReply::Single(*o);
+            self.turns.hold((o.stream, o.num), held);
         }
     }
 
@@ -433,12 +440,12 @@ impl Imp {
                 }
             }
             self.background_replies.pop_front();
-            self.single_reply_made(p.reply, out);
+            self.single_reply_made(now, p.reply, out);
         }
     }
 
     /// Single-packet message `o`'s RFNM is made and sent.
-    fn single_rfnm_made(&mut self, o: &HostOut, out: &mut impl Effects) {
+    fn single_rfnm_made(&mut self, now: SimTime, o: &HostOut, out: &mut impl Effects) {
         out.push(Output::E2e {
             peer: o.src,
             side: Side::Destination,
@@ -462,6 +469,7 @@ impl Imp {
             stream: o.stream,
             kind,
         });
+        self.reply_sent(now, (o.stream, o.num), out);
     }
 }
 
@@ -829,18 +837,10 @@ mod tests {
     #[test]
     fn at_once_the_rfnm_goes_with_the_host_and_the_allocate_after_it() {
         use crate::imp::Output::{Count, E2e, Resume as Then, Trace};
-        let mut p = ImpParams::v2_1974_10();
-        p.single_rfnm_516 = SimDuration::ZERO;
-        p.single_rfnm_host_516 = SimDuration::ZERO;
-        let mut d = super::super::testing::imp(&p, REASSEMBLY);
+        let mut d = at_once(crate::params::ReplyOrder::Made);
         let t = SimTime::ZERO;
         let mut out = Vec::new();
-        d.single_received(t, STREAM, single(1), 96, &mut out);
-        d.single_received(t, STREAM, single(0), 96, &mut out);
-        let o = d.port(0).queue.pop_front().expect("message 0 for the host");
-        d.release_reassembly(1);
-        out.clear();
-        d.single_handed_to_host(t, &o, &mut out);
+        one_then_zero_to_the_host(&mut d, &mut out);
         let rfnm = PktKind::SingleRfnm { msg: 0, num: 0 };
         assert!(matches!(
             out[0],
@@ -905,6 +905,92 @@ mod tests {
         ];
         assert_eq!(out[..3], deleted);
         assert_eq!(d.requests[&(STREAM, 3)], Request { msg: 3, src: 1 });
+    }
+
+    /// BBN 3050 p. 59 `RALLYG` (`reply_order = "number-1973"`): a 1-packet ALLOCATE takes its
+    /// number's turn but does not pass it on ("do not bump message no"): the RFNM of the copy it
+    /// calls back is that number's reply, and only it lets number 2's go.
+    #[test]
+    fn under_number_order_a_1_packet_allocate_keeps_the_turn_for_its_messages_rfnm() {
+        let mut d = at_once(crate::params::ReplyOrder::Number1973);
+        let t = SimTime::ZERO;
+        let mut out = Vec::new();
+        one_then_zero_to_the_host(&mut d, &mut out);
+        d.resume(t, crate::imp::Resume::Turn, &crate::imp::Nowhere, &mut out);
+        let sent: Vec<_> = out
+            .iter()
+            .filter(|o| matches!(o, Output::Control { .. }))
+            .cloned()
+            .collect();
+        let rfnm = PktKind::SingleRfnm { msg: 0, num: 0 };
+        let allocate = PktKind::SingleAll { msg: 1, num: 1 };
+        assert_eq!(sent, [control(rfnm), control(allocate)]);
+        assert!(
+            d.turns.due((STREAM, 1)),
+            "the ALLOCATE keeps number 1's turn"
+        );
+        // The copy comes back, is taken, and its RFNM passes the turn on.
+        d.single_received(t, STREAM, single(1), 96, &mut out);
+        let o = d.port(0).queue.pop_front().expect("message 1 for the host");
+        d.release_reassembly(1);
+        out.clear();
+        d.single_handed_to_host(t, &o, &mut out);
+        assert!(out.contains(&control(PktKind::SingleRfnm { msg: 1, num: 1 })));
+        assert!(d.turns.due((STREAM, 2)) && d.turns.idle());
+    }
+
+    /// In number order an ALLOCATE waits for the replies to every earlier number, not only
+    /// for its predecessors' RFNMs (RFC 632 event 6): with the ALL answering REQALL 0 waiting
+    /// for 8 buffers the destination cannot have, message 1's RFNM and message 2's ALLOCATE
+    /// wait too; under `made` both go.
+    #[test]
+    fn under_number_order_an_allocate_waits_for_an_earlier_numbers_all() {
+        let sent = |order| {
+            let mut d = at_once(order);
+            let t = SimTime::ZERO;
+            let mut out = Vec::new();
+            d.reqall_received(t, (1, STREAM, 0), &mut out);
+            d.single_received(t, STREAM, single(2), 96, &mut out);
+            d.single_received(t, STREAM, single(1), 96, &mut out);
+            let o = d.port(0).queue.pop_front().expect("message 1 for the host");
+            d.release_reassembly(1);
+            d.single_handed_to_host(t, &o, &mut out);
+            d.serve_replies(t, &mut out);
+            let kinds: Vec<PktKind> = out
+                .iter()
+                .filter_map(|o| match o {
+                    Output::Control { kind, .. } => Some(*kind),
+                    _ => None,
+                })
+                .collect();
+            kinds
+        };
+        use crate::params::ReplyOrder::{Made, Number1973};
+        let rfnm = PktKind::SingleRfnm { msg: 1, num: 1 };
+        let allocate = PktKind::SingleAll { msg: 2, num: 2 };
+        assert_eq!(sent(Made), [rfnm, allocate]);
+        assert_eq!(sent(Number1973), [], "behind the ALL of number 0");
+    }
+
+    /// A destination whose background makes single-packet replies at once (so that the steps
+    /// show alone), its replies in `order`.
+    fn at_once(order: crate::params::ReplyOrder) -> Imp {
+        let mut p = ImpParams::v2_1974_10();
+        p.reply_order = order;
+        (p.single_rfnm_516, p.single_rfnm_host_516) = (SimDuration::ZERO, SimDuration::ZERO);
+        super::super::testing::imp(&p, REASSEMBLY)
+    }
+
+    /// Message 1 arrives before 0 (a request), 0 is accepted and the host takes it (its buffer
+    /// back): `out` holds what the host's taking it pushed.
+    fn one_then_zero_to_the_host(d: &mut Imp, out: &mut Vec<Output>) {
+        let t = SimTime::ZERO;
+        d.single_received(t, STREAM, single(1), 96, out);
+        d.single_received(t, STREAM, single(0), 96, out);
+        let o = d.port(0).queue.pop_front().expect("message 0 for the host");
+        d.release_reassembly(1);
+        out.clear();
+        d.single_handed_to_host(t, &o, out);
     }
 
     /// A control message of `kind` on the test stream to source IMP 1.

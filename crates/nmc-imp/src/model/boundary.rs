@@ -602,7 +602,9 @@ impl Subnet {
         q: &mut EventQueue<Ev>,
     ) {
         let s = stream(src, imp);
-        self.step(now, imp, q, |i, out| i.number_skipped(s, num, out));
+        self.step(now, imp, q, |i, out| {
+            i.number_answered_outside(now, (s, num), out)
+        });
     }
 
     /// The outside end reset the line (`back`, into the model): the modelled IMP forgets the

@@ -129,6 +129,12 @@ pub enum Ev {
         /// The IMP.
         imp: u32,
     },
+    /// The least time between two of IMP `imp`'s replies has passed
+    /// ([`TimerId::ReplyGap`](crate::imp::TimerId::ReplyGap)).
+    ReplyGap {
+        /// The IMP.
+        imp: u32,
+    },
     /// Version 3: a wake-up for the disuse timer of a transmit block.
     BlockIdle {
         /// The source IMP.

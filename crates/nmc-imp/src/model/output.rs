@@ -110,6 +110,7 @@ fn wake_up(imp: u32, timer: TimerId) -> Ev {
             line: line as u32,
         },
         TimerId::BackgroundReply => Ev::BackgroundReply { imp },
+        TimerId::ReplyGap => Ev::ReplyGap { imp },
     }
 }
 

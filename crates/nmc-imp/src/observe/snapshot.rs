@@ -6,6 +6,7 @@
 
 use super::HeldAt;
 use crate::destination::Reply;
+use crate::e2e::replies::HeldReply;
 use crate::imp::Imp;
 use crate::packet::{MsgId, Stream};
 use crate::source::{MsgState, SourceMsg};
@@ -80,22 +81,28 @@ impl<'a> Snapshot<'a> {
         self.0.reasm_used
     }
 
-    /// RFNMs made here for source IMP `src`'s messages, waiting for buffers to carry an ALL.
+    /// RFNMs made here for source IMP `src`'s messages, waiting for buffers to carry an ALL
+    /// (or, `reply_order = "number-1973"`, for their turn).
     pub(crate) fn rfnms_waiting_for(self, src: u32) -> u32 {
         let waits = |r: &Reply| matches!(r, Reply::Rfnm { src: s, .. } if *s == src);
-        self.0.replies.iter().filter(|r| waits(r)).count() as u32
+        let held = |h: &HeldReply| matches!(h, HeldReply::Rfnm { src: s, .. } if *s == src);
+        let queued = self.0.replies.iter().filter(|r| waits(r)).count();
+        (queued + self.0.turns.held().filter(|(_, h)| held(h)).count()) as u32
     }
 
-    /// ALLs answering source IMP `src`'s REQALLs, waiting here for buffers.
+    /// ALLs answering source IMP `src`'s REQALLs, waiting here for buffers (or their turn).
     pub(crate) fn alls_waiting_for(self, src: u32) -> u32 {
         let waits = |r: &Reply| matches!(r, Reply::All { src: s, .. } if *s == src);
-        self.0.replies.iter().filter(|r| waits(r)).count() as u32
+        let held = |h: &HeldReply| matches!(h, HeldReply::All { src: s } if *s == src);
+        let queued = self.0.replies.iter().filter(|r| waits(r)).count();
+        (queued + self.0.turns.held().filter(|(_, h)| held(h)).count()) as u32
     }
 
-    /// Whether the RFNM of message `msg` waits here for buffers.
+    /// Whether the RFNM of message `msg` waits here for buffers (or its turn).
     pub(crate) fn rfnm_waiting(self, msg: MsgId) -> bool {
         let waits = |r: &Reply| matches!(r, Reply::Rfnm { msg: m, .. } if *m == msg);
-        self.0.replies.iter().any(waits)
+        let held = |h: &HeldReply| matches!(h, HeldReply::Rfnm { msg: m, .. } if *m == msg);
+        self.0.replies.iter().any(waits) || self.0.turns.held().any(|(_, h)| held(h))
     }
 
     /// Whether message `msg` is here in reassembly or on its way out to its host.
@@ -164,6 +171,10 @@ impl<'a> Snapshot<'a> {
             i.cpu.len(),
             i.ports.iter().map(|p| p.queue.len()).sum::<usize>()
         )];
+        let held = i.turns.held().count();
+        if held > 0 {
+            v.push(format!("{}: replies held for their turn {held}", i.name));
+        }
         v.extend(i.procedure().held(i));
         v
     }

@@ -1002,6 +1002,10 @@ struct Intervals {
     marks: Option<Marks>,
     /// The warm-up (`-O`): lines that end within it are marked.
     omit: Duration,
+    /// The run's end: the interval that ends there is closed by the run's last close alone,
+    /// after the last buffer (a buffer due by the end but sent late, on a loaded machine,
+    /// would otherwise fall after the last line and the lines not add up to the run).
+    end: Option<Instant>,
 }
 
 impl Intervals {
@@ -1016,6 +1020,7 @@ impl Intervals {
             longest: None,
             marks: None,
             omit: Duration::ZERO,
+            end: None,
         }
     }
 
@@ -1039,7 +1044,8 @@ impl Intervals {
             m.collect();
             m.release(now, false, self.buffer_bits, report);
         }
-        while now >= self.start + every {
+        while now >= self.start + every && (last || self.end.is_none_or(|e| self.start + every < e))
+        {
             self.emit(self.start + every, report);
         }
         if last && now > self.start {
@@ -1238,6 +1244,7 @@ fn run_with(
     // at 100 Mbit/s in 252-byte buffers; 1 µs here (issue 58 §5).
     fine_timer_slack();
     run.iv.omit = c.omit;
+    run.iv.end = Some(run.end);
     run.iv.marks = socks
         .mark
         .map(|sock| Marks::new(sock, c, from_writer, &handoff.tx));
