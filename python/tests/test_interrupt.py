@@ -7,8 +7,12 @@ import subprocess
 import sys
 import time
 
+# The child restores Python's own Ctrl-C handler: a shell that starts the tests in the
+# background (`cmd &` without job control) hands them SIGINT ignored, and Python then leaves it
+# ignored, so the run would finish and the test say nothing about nmc.
 CHILD = r"""
-import sys, time
+import signal, sys, time
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import nmc
 print("started", flush=True)
 t = time.monotonic()
