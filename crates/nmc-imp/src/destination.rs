@@ -57,6 +57,17 @@ pub(crate) enum Reply {
     },
 }
 
+impl Reply {
+    /// The stream and number it answers.
+    pub(crate) fn key(&self) -> Key {
+        match *self {
+            Reply::Rfnm { stream, num, .. }
+            | Reply::All { stream, num, .. }
+            | Reply::GvbAnswer { stream, num, .. } => (stream, num),
+        }
+    }
+}
+
 /// A message being reassembled at its destination IMP.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Reassembly {
@@ -261,6 +272,19 @@ impl Replies {
         now: SimTime,
         wait: SimDuration,
     ) -> Deadline {
+        self.make_rfnm_late((stream, msg, num, src), now.as_nanos(), now, wait)
+    }
+
+    /// Point g, a RFNM whose turn came late (`reply_order = "number-1973"`, [`Turns`]): made
+    /// at `made_ns`, it joins the queue at `now` and waits for 8 buffers until `now + wait`
+    /// (BBN 3050 p. 52 `B0`: `BALLTO`, the start of the 1 s, is set when the reply is taken).
+    pub(crate) fn make_rfnm_late(
+        &mut self,
+        (stream, msg, num, src): (Stream, MsgId, u64, u32),
+        made_ns: u64,
+        now: SimTime,
+        wait: SimDuration,
+    ) -> Deadline {
         let d = Deadline {
             at: now + wait,
             generation: self.next_epoch,
@@ -272,7 +296,7 @@ impl Replies {
             num,
             src,
             wait: d,
-            made_ns: now.as_nanos(),
+            made_ns,
         });
         d
     }
@@ -300,23 +324,6 @@ impl Replies {
     /// by an ALL.
     pub(crate) fn owe_all(&mut self, stream: Stream, num: u64, src: u32) {
         self.queue.push_back(Reply::All { stream, num, src });
-    }
-
-    /// Point g, a RFNM whose turn came late (`reply_order = "number-1973"`, [`Turns`]): made
-    /// at `made_ns`, it joins the queue at `now` and waits for 8 buffers until `now + wait`
-    /// (BBN 3050 p. 52 `B0`: `BALLTO`, the start of the 1 s, is set when the reply is taken).
-    pub(crate) fn make_rfnm_late(
-        &mut self,
-        (stream, msg, num, src): (Stream, MsgId, u64, u32),
-        made_ns: u64,
-        now: SimTime,
-        wait: SimDuration,
-    ) -> Deadline {
-        let d = self.make_rfnm(stream, msg, num, src, now, wait);
-        if let Some(Reply::Rfnm { made_ns: m, .. }) = self.queue.back_mut() {
-            *m = made_ns;
-        }
-        d
     }
 
     /// A numbered GVB's answer whose turn has come (`reply_order = "number-1973"`).

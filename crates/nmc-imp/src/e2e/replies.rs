@@ -187,27 +187,21 @@ impl Imp {
             _ => 0,
         };
         if o.index == after && o.of > 1 {
-            if !self.turns.due((o.stream, o.num)) {
-                let made_ns = now.as_nanos();
-                let held = HeldReply::Rfnm {
-                    msg: o.msg,
-                    src: o.src,
-                    made_ns,
-                };
-                self.turns.hold((o.stream, o.num), held);
-                let milestone = Milestone::RfnmMade;
-                out.push(Output::Milestone {
-                    msg: o.msg,
-                    milestone,
-                });
-                return;
-            }
-            let d = self.make_rfnm(o.stream, o.msg, o.num, o.src, now);
             let milestone = Milestone::RfnmMade;
             out.push(Output::Milestone {
                 msg: o.msg,
                 milestone,
             });
+            if !self.turns.due((o.stream, o.num)) {
+                let held = HeldReply::Rfnm {
+                    msg: o.msg,
+                    src: o.src,
+                    made_ns: now.as_nanos(),
+                };
+                self.turns.hold((o.stream, o.num), held);
+                return;
+            }
+            let d = self.make_rfnm(o.stream, o.msg, o.num, o.src, now);
             let timer = TimerId::RfnmWait {
                 generation: d.generation,
             };
@@ -420,6 +414,7 @@ impl Imp {
     /// or an ALL (point d).
     fn send_reply(&mut self, now: SimTime, r: Reply, all: bool, out: &mut impl Effects) {
         self.last_reply_at = Some(now);
+        let key = r.key();
         match r {
             Reply::Rfnm {
                 stream,
@@ -449,7 +444,6 @@ impl Imp {
                     stream,
                     kind,
                 });
-                self.reply_sent(now, (stream, num), out);
             }
             Reply::All { stream, num, src } => {
                 out.push(Output::Trace(Traced::AllSent { num, to: src }));
@@ -459,7 +453,6 @@ impl Imp {
                     stream,
                     kind,
                 });
-                self.reply_sent(now, (stream, num), out);
             }
             Reply::GvbAnswer { stream, num, src } => {
                 out.push(Output::Control {
@@ -467,9 +460,9 @@ impl Imp {
                     stream,
                     kind: PktKind::GvbRfnm { num },
                 });
-                self.reply_sent(now, (stream, num), out);
             }
         }
+        self.reply_sent(now, key, out);
     }
 }
 
