@@ -689,10 +689,9 @@ fn a_warm_up_is_left_out_of_the_streams_figures_and_reported_apart() {
         let om = &t["omitted"];
         assert_eq!(om["buffers_sent"], 496, "{reverse}: {om}");
         assert_eq!(om["received"], 496, "{reverse}: {om}");
-        // The run's figures are the measured second's alone.
-        assert_eq!(t["buffers_due"], 992, "{reverse}: {t}");
-        assert_eq!(t["buffers_sent"], 992, "{reverse}: {t}");
-        assert_eq!(t["sink_received"], 992, "{reverse}: {t}");
+        // The run's figures are the measured second's alone: 992 due, not the 1,488 of
+        // warm-up and second together.
+        sent_as_declared(t, 992);
         assert_eq!(t["lost"], 0, "{reverse}: {t}");
         let marks: Vec<bool> = doc["end"]["intervals"]
             .as_array()
@@ -721,6 +720,19 @@ fn a_warm_up_is_left_out_of_the_streams_figures_and_reported_apart() {
     }
     let _ = s.kill();
     let _ = s.wait();
+}
+
+/// A fast bulk UDP run's count of buffers: `due` of them called for, and every one sent
+/// arriving (loopback). On a loaded machine the source may fall a few buffers behind real
+/// time by the run's end; the run then says so (`kept_up` false) and counts what it sent, so
+/// the count is held to what the run declares and to within 10 % under `due` (stated here,
+/// before any run), not to `due` exactly.
+fn sent_as_declared(t: &serde_json::Value, due: u64) {
+    assert_eq!(t["buffers_due"], due, "{t}");
+    let sent = t["buffers_sent"].as_u64().unwrap();
+    assert_eq!(t["kept_up"], sent == due, "{t}");
+    assert!((due - due / 10..=due).contains(&sent), "{t}");
+    assert_eq!(t["sink_received"], sent, "{t}");
 }
 
 /// Issue 75 §2: `--bidir` streams both ways at once, as iperf3 --bidir: each direction's
@@ -756,8 +768,7 @@ fn a_bidir_stream_runs_both_ways_at_once() {
         "{doc}"
     );
     for t in [fwd, rev] {
-        assert_eq!(t["buffers_sent"], 496, "{t}");
-        assert_eq!(t["sink_received"], 496, "{t}");
+        sent_as_declared(t, 496);
     }
     // The forward lines with the sink's side, the reverse lines as this host received them.
     let fwd_lines = end["forward"]["intervals"].as_array().unwrap();
