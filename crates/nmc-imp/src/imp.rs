@@ -93,7 +93,7 @@ use crate::params::ImpCosts;
 use crate::params::{
     BackgroundLevel, FakeHostRfnm, Giveback, GvbNumber, GvbQueue, HostPacketEntry, HostQueueCheck,
     ImpModel, ImpParams, MessageProcessing, OutputLimit, Piggyback, ReplyToHost, ReqallCheck,
-    ReqallClaim, ReqallPath, ReqallWake, RoutingNull, RoutingTables, SinglePacketRule,
+    ReqallClaim, ReqallPath, ReqallQueue, ReqallWake, RoutingNull, RoutingTables, SinglePacketRule,
 };
 use crate::processor::Processor;
 use crate::routing::AnyRouter;
@@ -255,6 +255,9 @@ pub(crate) struct LineLimits {
     pub(crate) control_priority: bool,
     /// Which queue a give-back joins (the profile's `gvb_queue`; [`Imp::control_hold`]).
     pub(crate) gvb_queue: GvbQueue,
+    /// Which queue a REQALL joins where it passes (the profile's `reqall_queue`;
+    /// [`Imp::control_hold`]).
+    pub(crate) reqall_queue: ReqallQueue,
     /// Routing messages by the line's load (listing p. 235, `RMVFRQ`; the profile's
     /// `routing_frequency = "line-load-1973"`): how many send opportunities make one count.
     pub(crate) routing: RoutingLoad,
@@ -354,6 +357,7 @@ impl Limits {
                 slow_tick_every: p.slow_tick_every,
                 control_priority: p.control_priority,
                 gvb_queue: p.gvb_queue,
+                reqall_queue: p.reqall_queue,
                 routing: RoutingLoad {
                     opportunities: p.routing_opportunities,
                     busy_unit: p.routing_busy_unit,
@@ -1314,7 +1318,7 @@ impl Imp {
                 self.buf_used -= 1;
                 self.sf_used -= 1;
             }
-            Hold::Control | Hold::GiveBack | Hold::Copy => {}
+            Hold::Control | Hold::Regular | Hold::Copy => {}
             Hold::Request => {
                 // Packet 1's buffer (`TWOQ`): nothing freed; the message may go on.
                 if let Some(k) = self.reqalls_on_line.iter().position(|&(p, _)| p == pkt) {
@@ -1842,6 +1846,7 @@ mod tests {
                 slow_tick_every: 5,
                 control_priority: true,
                 gvb_queue: GvbQueue::Priority,
+                reqall_queue: ReqallQueue::Priority,
                 routing: RoutingLoad {
                     opportunities: 5,
                     busy_unit: SimDuration::from_millis(132),
@@ -2789,7 +2794,7 @@ mod tests {
             }
             let load = x.line_load(TO_B);
             let gvb = x.control_hold(&PktKind::GvbNumbered { num: 0 });
-            assert_eq!(gvb == Hold::GiveBack, behind, "{rule:?}");
+            assert_eq!(gvb == Hold::Regular, behind, "{rule:?}");
             x.enqueue(TO_B, 50, gvb);
             let rfnm = x.control_hold(&PktKind::Rfnm {
                 msg: 0,
@@ -2807,6 +2812,55 @@ mod tests {
             assert_eq!(l.data.back() == Some(&(50, gvb)), behind, "{rule:?}");
             assert_eq!(l.ctrl.front() == Some(&(50, gvb)), !behind, "{rule:?}");
             assert_eq!(x.line_load(TO_B), load + u32::from(behind), "{rule:?}");
+        }
+    }
+
+    /// Which queue a REQALL joins where it passes (`reqall_queue`): the 1973 program's
+    /// store-and-forward puts on the priority queue only replies and priority transmissions
+    /// (BBN 3050 p. 66), and a REQALL is a transmission (p. 129 `HIPLT2`, p. 137 `MESGET`), so
+    /// taken in at an intermediate IMP it joins the data queue behind the packets already
+    /// there; the ALL that answers it, a reply, still goes ahead. Under `"priority"` the
+    /// REQALL goes ahead too.
+    #[test]
+    fn a_1973_reqall_in_transit_waits_behind_the_data_and_its_all_does_not() {
+        use frames::*;
+        for (rule, behind) in [
+            (ReqallQueue::Regular1973, true),
+            (ReqallQueue::Priority, false),
+        ] {
+            for (kind, reply) in [
+                (PktKind::ReqAll { msg: 1, num: 4 }, false),
+                (PktKind::All { num: 4 }, true),
+            ] {
+                let mut x = imp_x();
+                x.limits.line.reqall_queue = rule;
+                for p in 0..3 {
+                    x.enqueue(TO_B, p, Hold::Transit);
+                }
+                let net = Around {
+                    packet: Packet {
+                        kind,
+                        ..data_for(2)
+                    },
+                    up: true,
+                };
+                let mut out = Vec::new();
+                x.processed_on(SimTime::ZERO, 60, None, None, &net, &mut out);
+                let l = &x.lines[TO_B];
+                let in_data = l.data.back() == Some(&(60, Hold::Regular));
+                let ahead = l.ctrl.back() == Some(&(60, Hold::Control));
+                let goes_behind = behind && !reply;
+                assert_eq!(
+                    (in_data, ahead),
+                    (goes_behind, !goes_behind),
+                    "{rule:?} {kind:?}"
+                );
+                assert_eq!(
+                    l.data.len(),
+                    3 + usize::from(goes_behind),
+                    "{rule:?} {kind:?}"
+                );
+            }
         }
     }
 

@@ -33,10 +33,11 @@ pub(crate) enum Hold {
     Transit,
     /// A subnet control message.
     Control,
-    /// A give-back queued as the 1973 program queued it (`gvb_queue = "regular-1973"`): a
-    /// control message in the data queue, behind the data; like [`Hold::Control`] it holds
-    /// no buffer.
-    GiveBack,
+    /// A control message on the regular queue, behind the data, as the 1973 program queued
+    /// every packet that is neither a reply nor a priority transmission (BBN 3050 p. 66): a
+    /// give-back under `gvb_queue = "regular-1973"`, a REQALL where it passes under
+    /// `reqall_queue = "regular-1973"`. Like [`Hold::Control`] it holds no buffer.
+    Regular,
     /// A single-packet message, whose buffer the source IMP keeps as its copy until the RFNM
     /// (RFC 632): the acknowledgement frees nothing.
     Copy,

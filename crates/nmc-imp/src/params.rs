@@ -382,11 +382,14 @@ pub struct ImpParams {
     pub(crate) giveback_ticks: u32,
     /// Control messages (RFNM, ALL, REQALL, GVB) go ahead of data in output queues.
     /// **Choice**: true; the IMP program served its replies first (BBN 3050 p. 64 `SFPRI`). A
-    /// REQALL sent the 1973 way (`reqall_path = "host-packet-1973"`) goes with the data, and
-    /// so does a GVB with `gvb_queue = "regular-1973"`.
+    /// REQALL sent the 1973 way (`reqall_path = "host-packet-1973"`) goes with the data where
+    /// it leaves its source, and so do a GVB with `gvb_queue = "regular-1973"` and a REQALL
+    /// where it passes with `reqall_queue = "regular-1973"`.
     pub(crate) control_priority: bool,
     /// Which queue a give-back (GVB) joins at each IMP (see [`GvbQueue`]).
     pub(crate) gvb_queue: GvbQueue,
+    /// Which queue a REQALL joins at each IMP it passes (see [`ReqallQueue`]).
+    pub(crate) reqall_queue: ReqallQueue,
     /// Out-of-order single-packet messages: how the destination treats them (RFC 632).
     pub(crate) single_packet_rule: SinglePacketRule,
     /// When the RFNM of a multipacket message to an IMP's fake host is made (see
@@ -648,6 +651,25 @@ pub(crate) enum GvbQueue {
     /// packet on the priority queue only if it is a reply or a priority transmission, anything
     /// else "ON REG MODEM QUEUE" (p. 64 `TSKFOR`, `SFPRI`), and refuses it while "ALL CHANNELS
     /// ARE IN USE". Replies (RFNM, ALL) keep the priority queue.
+    #[serde(rename = "regular-1973")]
+    Regular1973,
+}
+
+/// Which of a line's queues a REQALL joins at each IMP it passes (`reqall_queue`); where it
+/// leaves its source IMP, `reqall_path` decides.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum ReqallQueue {
+    /// As every control message with `control_priority`: ahead of the data (a choice, the
+    /// model's until December 2026).
+    Priority,
+    /// As the 1973 program queued it: behind the data, holding its place among the line's
+    /// packets as a GVB under `gvb_queue = "regular-1973"` does. A store-and-forward packet
+    /// goes on the priority modem queue only if it is a reply (its `TRNREP` bit clear) or a
+    /// priority transmission (`PRIBIT`), anything else "ON REG MODEM QUEUE" (BBN 3050 p. 66,
+    /// 05342–05356); a REQALL is packet 1's header marked `REQALL` (p. 129 `HIPLT2`), whose
+    /// message-number word `MESGET` marks a transmission (p. 137, 15177 "MARK AS
+    /// TRANSMISSION"). Replies (RFNM, ALL) keep the priority queue.
     #[serde(rename = "regular-1973")]
     Regular1973,
 }
@@ -1144,6 +1166,9 @@ impl ImpParams {
             // rule stated before its run (`nmc oracle compare --phases 8`: rows on both 433 ->
             // 459 of 528).
             gvb_queue: GvbQueue::Regular1973,
+            // The listing's queue for a REQALL where it passes, tried 7 Dec 2026 and not
+            // adopted (the how-to `oracle.md`, "A REQALL's queue where it passes").
+            reqall_queue: ReqallQueue::Priority,
             single_packet_rule: SinglePacketRule::Current,
             // The 1973 program's background loop (issue 71 §4).
             fake_host_rfnm: FakeHostRfnm::AfterMessage,

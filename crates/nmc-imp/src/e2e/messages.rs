@@ -20,7 +20,7 @@ use crate::imp::{Effects, Imp, Output, Resume, TimerId, Traced};
 use crate::link::Hold;
 use crate::observe::{Counted, Milestone};
 use crate::packet::{Input, MsgId, Packet, PktId, PktKind, Stream};
-use crate::params::{Giveback, GvbQueue, ReqallClaim, ReqallPath, ReqallWake};
+use crate::params::{Giveback, GvbQueue, ReqallClaim, ReqallPath, ReqallQueue, ReqallWake};
 use crate::source::{MsgState, SourceMsg};
 use nmc_sim::{Bits, SimTime};
 
@@ -636,14 +636,19 @@ impl Imp {
     }
 
     /// What holds control message `kind` on a line, at its source or in transit: a GVB with
-    /// `gvb_queue = "regular-1973"` waits in the data queue ([`Hold::GiveBack`]; BBN 3050 p.
-    /// 55 "NOT PRI", p. 64 `SFPRI`), any other [`Hold::Control`].
+    /// `gvb_queue = "regular-1973"` (BBN 3050 p. 55 "NOT PRI") and a REQALL with
+    /// `reqall_queue = "regular-1973"` wait in the data queue ([`Hold::Regular`]: neither is
+    /// a reply, p. 66), any other [`Hold::Control`].
     pub(crate) fn control_hold(&self, kind: &PktKind) -> Hold {
+        let line = &self.limits.line;
         match kind {
             PktKind::Gvb | PktKind::GvbNumbered { .. }
-                if self.limits.line.gvb_queue == GvbQueue::Regular1973 =>
+                if line.gvb_queue == GvbQueue::Regular1973 =>
             {
-                Hold::GiveBack
+                Hold::Regular
+            }
+            PktKind::ReqAll { .. } if line.reqall_queue == ReqallQueue::Regular1973 => {
+                Hold::Regular
             }
             _ => Hold::Control,
         }
