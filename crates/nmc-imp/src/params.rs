@@ -491,6 +491,13 @@ pub enum NumberWait {
     /// its stream is free for it.
     #[serde(rename = "leader-tick-1973")]
     LeaderTick1973,
+    /// As `leader-tick-1973`, but the number is *taken* at the leader, as `HI23`'s `MESGET`
+    /// takes it (BBN 3050 p. 128: "GET MESS NO", then `HIPKT1`, "WAITING FOR FIRST PKT"),
+    /// and held while packet 1 waits to be read and taken; `leader-tick-1973` only looks
+    /// that one is free then and takes it once packet 1 is in, so a give-back or another
+    /// message may take it meanwhile.
+    #[serde(rename = "leader-mesget-1973")]
+    LeaderMesget1973,
 }
 
 /// When a line's routing send opportunities come, with `routing_frequency = "line-load-1973"`

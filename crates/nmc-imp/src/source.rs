@@ -64,6 +64,11 @@ pub(crate) struct SourceMsg {
     pub(crate) state: MsgState,
     /// The message number it holds, if any.
     pub(crate) num: Option<u64>,
+    /// The number its leader took (`number_wait = "leader-mesget-1973"`, [`Imp::number_at_leader`]),
+    /// until its packet 1 uses it.
+    ///
+    /// [`Imp::number_at_leader`]: crate::imp::Imp::number_at_leader
+    pub(crate) leader_num: Option<u64>,
     /// Packets the host has put into the source IMP so far.
     pub(crate) input: u8,
     /// REQALLs sent for it.

@@ -77,6 +77,7 @@ impl Imp {
             packets: self.packets_of(o.bits),
             state,
             num: None,
+            leader_num: None,
             input,
             reqalls: 0,
             reqall_unacked: false,
@@ -165,6 +166,34 @@ impl Imp {
                 .numbers
                 .first_waiting(m.stream)
                 .is_none_or(|w| w == msg)
+    }
+
+    /// BBN 3050 p. 128 `HI23` (`number_wait = "leader-mesget-1973"`): message `msg`'s leader
+    /// is in, and it takes its number now (`MESGET`), held while its packet 1 waits to be read
+    /// and taken (its [`crate::source::SourceMsg::leader_num`], used at point b); whether it
+    /// has one. None free: it is in line for one, and its host looks again at the next fast
+    /// tick.
+    pub(crate) fn number_at_leader(&mut self, msg: MsgId, out: &mut impl Effects) -> bool {
+        let limit = self.limits.source.message_numbers;
+        let Some(m) = self.messages.get(&msg) else {
+            return false;
+        };
+        if m.leader_num.is_some() {
+            return true;
+        }
+        let Some(num) = self.numbers.request(m.stream, msg, limit) else {
+            return false;
+        };
+        self.messages
+            .get_mut(&msg)
+            .expect("looked up above")
+            .leader_num = Some(num);
+        out.push(Output::Milestone {
+            msg,
+            milestone: Milestone::Numbered,
+        });
+        out.push(Output::Trace(Traced::Number { msg, num }));
+        true
     }
 
     /// Whether the packet of message `msg` its host puts in next is its last.
@@ -267,13 +296,17 @@ impl Imp {
                 Step::Numbered { num, then } => {
                     let m = self.messages.get_mut(&msg).expect("a message of this IMP");
                     m.num = Some(num);
+                    // A number its leader took was noted then (`Imp::number_at_leader`).
+                    let at_leader = m.leader_num.take().is_some();
                     let single = m.packets == 1;
                     self.set_state(msg, then, out);
-                    out.push(Output::Milestone {
-                        msg,
-                        milestone: Milestone::Numbered,
-                    });
-                    out.push(Output::Trace(Traced::Number { msg, num }));
+                    if !at_leader {
+                        out.push(Output::Milestone {
+                            msg,
+                            milestone: Milestone::Numbered,
+                        });
+                        out.push(Output::Trace(Traced::Number { msg, num }));
+                    }
                     if single {
                         // RFC 632: no PLT entry, no allocation, no REQALL (`e2e/single.rs`).
                         self.launch_single(msg, out);
@@ -964,6 +997,47 @@ mod tests {
             s.numbers.release(s_to_d(), 0);
             assert!(s.number_free_for(0), "{order:?}");
         }
+    }
+
+    /// BBN 3050 p. 128 `HI23` (`number_wait = "leader-mesget-1973"`): a message's leader takes
+    /// its number at once, noted then, and holds it while packet 1 waits, so a give-back that
+    /// wants one meanwhile finds none; packet 1 then goes on with that number and asks for no
+    /// other. With none free the leader takes nothing and waits in line.
+    #[test]
+    fn the_leader_takes_its_number_and_packet_1_uses_it() {
+        let mut s = imp();
+        s.message_offered(0, offer(2016));
+        let mut out = Vec::new();
+        assert!(s.number_at_leader(0, &mut out));
+        assert_eq!(
+            out,
+            [
+                mark(0, Milestone::Numbered),
+                Trace(Traced::Number { msg: 0, num: 0 })
+            ]
+        );
+        for m in 100..103 {
+            assert!(s.numbers.request(s_to_d(), m, 4).is_some());
+        }
+        assert_eq!(s.numbers.take(s_to_d(), 4), None, "the four are taken");
+        out.clear();
+        assert!(s.number_at_leader(0, &mut out), "it holds its number");
+        assert_eq!(out, [], "taken once");
+        s.host_packet_in(0, &mut out);
+        // No allocation at hand: its REQALL takes the leader's number.
+        assert!(
+            out.contains(&Trace(Traced::Reqall { msg: 0, num: 0 })),
+            "{out:?}"
+        );
+        assert!(
+            !out.iter()
+                .any(|o| matches!(o, Trace(Traced::Number { .. }))),
+            "no second number: {out:?}"
+        );
+        s.message_offered(1, offer(2016));
+        out.clear();
+        assert!(!s.number_at_leader(1, &mut out), "none free");
+        assert_eq!((out.len(), s.numbers.first_waiting(s_to_d())), (0, Some(1)));
     }
 
     fn mark(msg: MsgId, milestone: Milestone) -> Output {

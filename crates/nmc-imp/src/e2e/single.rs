@@ -1041,6 +1041,7 @@ mod source_tests {
             packets: 1,
             state: MsgState::NeedNumber,
             num: None,
+            leader_num: None,
             input: 1,
             reqalls: 0,
             reqall_unacked: false,

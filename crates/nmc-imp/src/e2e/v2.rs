@@ -44,6 +44,13 @@ impl Procedure for V2 {
         let limits = imp.limits.source;
         match m.state {
             MsgState::NeedNumber => {
+                // BBN 3050 p. 128 `HI23`: the number its leader took, if it did.
+                if let Some(num) = imp.messages.get(&m.msg).and_then(|x| x.leader_num) {
+                    return Step::Numbered {
+                        num,
+                        then: MsgState::NeedPlt,
+                    };
+                }
                 // K&O §II point b: 4 message numbers per source-IMP/destination-IMP pair.
                 match imp.numbers.request(m.stream, m.msg, limits.message_numbers) {
                     Some(num) => Step::Numbered {

@@ -263,12 +263,17 @@ impl Subnet {
         };
         // BBN 3050 p. 128 (`HI23`, `HI22`): the 1973 program takes the number before packet 1
         // is read, and a host whose message finds none looks again at the next fast tick.
-        if input.index == 0
-            && self.params.number_wait == NumberWait::LeaderTick1973
-            && self.params.message_processing == MessageProcessing::V2
-            && !self.imps[imp as usize].number_free_for(mid)
-        {
-            return HostTry::WaitsForTick;
+        if input.index == 0 && self.params.message_processing == MessageProcessing::V2 {
+            let numbered = match self.params.number_wait {
+                NumberWait::AtFirstPacket => true,
+                NumberWait::LeaderTick1973 => self.imps[imp as usize].number_free_for(mid),
+                NumberWait::LeaderMesget1973 => {
+                    self.step(now, imp, q, |i, out| i.number_at_leader(mid, out))
+                }
+            };
+            if !numbered {
+                return HostTry::WaitsForTick;
+            }
         }
         // K&O §III (the IMP's rule, `Imp::admit_host_packet`): a packet that may not enter
         // waits with its host.
