@@ -845,7 +845,8 @@ pub(crate) enum Traced {
         /// The message.
         msg: MsgId,
     },
-    /// Message `msg` took message number `num` (point b).
+    /// Message `msg` took message number `num` (point b; at its leader with `number_wait =
+    /// "leader-mesget-1973"`).
     Number {
         /// The message.
         msg: MsgId,

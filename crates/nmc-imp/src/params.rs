@@ -383,8 +383,9 @@ pub struct ImpParams {
     /// Control messages (RFNM, ALL, REQALL, GVB) go ahead of data in output queues.
     /// **Choice**: true; the IMP program served its replies first (BBN 3050 p. 64 `SFPRI`). A
     /// REQALL sent the 1973 way (`reqall_path = "host-packet-1973"`) goes with the data where
-    /// it leaves its source, and so do a GVB with `gvb_queue = "regular-1973"` and a REQALL
-    /// where it passes with `reqall_queue = "regular-1973"`.
+    /// it leaves its source, and so do a GVB with `gvb_queue = "regular-1973"` and any REQALL
+    /// with `reqall_queue = "regular-1973"` (at its source too under `reqall_path =
+    /// "control"`).
     pub(crate) control_priority: bool,
     /// Which queue a give-back (GVB) joins at each IMP (see [`GvbQueue`]).
     pub(crate) gvb_queue: GvbQueue,
@@ -662,8 +663,9 @@ pub(crate) enum GvbQueue {
     Regular1973,
 }
 
-/// Which of a line's queues a REQALL joins at each IMP it passes (`reqall_queue`); where it
-/// leaves its source IMP, `reqall_path` decides.
+/// Which of a line's queues a REQALL joins at each IMP it passes (`reqall_queue`), and at its
+/// source when it is sent as a control message (`reqall_path = "control"`); sent the 1973 way
+/// (`"host-packet-1973"`) it leaves its source with the data either way.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub(crate) enum ReqallQueue {

@@ -22,7 +22,9 @@ use std::ops::Bound;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub(crate) enum MsgState {
-    /// Packet 1 is to go into the source IMP (point a): the message has taken nothing yet.
+    /// Packet 1 is to go into the source IMP (point a): the message has taken nothing yet but,
+    /// with `number_wait = "leader-mesget-1973"`, the number its leader took
+    /// ([`SourceMsg::leader_num`]).
     InputFirst,
     /// Version 3: waiting for its transmit block (`e2e/v3.rs`).
     NeedBlock,

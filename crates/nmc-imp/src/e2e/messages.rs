@@ -181,13 +181,19 @@ impl Imp {
         if m.leader_num.is_some() {
             return true;
         }
-        let Some(num) = self.numbers.request(m.stream, msg, limit) else {
+        let stream = m.stream;
+        let Some(num) = self.numbers.request(stream, msg, limit) else {
             return false;
         };
         self.messages
             .get_mut(&msg)
             .expect("looked up above")
             .leader_num = Some(num);
+        // It may have been first in the stream's line, which a freed number could not move
+        // while its packet 1 was out: those behind it are looked at again.
+        if self.numbers.first_waiting(stream).is_some() && self.numbers.next_free(stream, limit) {
+            out.push(Output::Resume(Resume::ServeWaiters));
+        }
         out.push(Output::Milestone {
             msg,
             milestone: Milestone::Numbered,
@@ -296,8 +302,11 @@ impl Imp {
                 Step::Numbered { num, then } => {
                     let m = self.messages.get_mut(&msg).expect("a message of this IMP");
                     m.num = Some(num);
-                    // A number its leader took was noted then (`Imp::number_at_leader`).
-                    let at_leader = m.leader_num.take().is_some();
+                    // A number its leader took was noted then (`Imp::number_at_leader`); point b
+                    // takes no other while it holds one.
+                    let held = m.leader_num.take();
+                    debug_assert!(held.is_none_or(|h| h == num), "the leader's number");
+                    let at_leader = held.is_some();
                     let single = m.packets == 1;
                     self.set_state(msg, then, out);
                     if !at_leader {
@@ -1033,6 +1042,15 @@ mod tests {
             !out.iter()
                 .any(|o| matches!(o, Trace(Traced::Number { .. }))),
             "no second number: {out:?}"
+        );
+        assert_eq!(s.messages[&0].leader_num, None, "used");
+        // The ALL answers the REQALL's number; the message starts again at point b and asks
+        // for a new one, as without the rule.
+        out.clear();
+        s.all_received(at(100), (s_to_d(), 0), D, &mut out);
+        assert!(
+            out.contains(&Trace(Traced::Number { msg: 0, num: 4 })),
+            "{out:?}"
         );
         s.message_offered(1, offer(2016));
         out.clear();

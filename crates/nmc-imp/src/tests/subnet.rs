@@ -279,6 +279,32 @@ fn the_1973_host_interface_reads_a_packet_before_the_task_is_asked() {
     assert!(after > 1.0, "the last packet waited for room: {after} ms");
 }
 
+/// BBN 3050 p. 128 `HI23` (`number_wait = "leader-mesget-1973"`): on the line-bound oracle
+/// chain a message's leader takes its number before packet 1 is in, and for some the packet
+/// is read in holding it (a message that sent a REQALL takes a new number later, its last
+/// noted); under `leader-tick-1973` the number is taken when packet 1 is in. Every message is
+/// answered either way.
+#[test]
+fn the_1973_leader_takes_its_number_before_packet_1_is_in() {
+    let numbered_before = |rule: &str| {
+        let o = oracle_chain(&[&format!("network.params.number_wait=\"{rule}\"")]);
+        let m: Vec<_> = o.messages.iter().filter(|m| m.host == "HOST").collect();
+        assert!(
+            m.iter().all(|m| m.rfnm_ns.is_some()),
+            "{rule}: all answered"
+        );
+        let d: Vec<i64> = m
+            .iter()
+            .filter(|m| m.reqalls == 0)
+            .map(|m| m.first_in_ns.unwrap() as i64 - m.numbered_ns.unwrap() as i64)
+            .collect();
+        assert!(d.len() > 20 && d.iter().all(|&d| d >= 0), "{rule}: {d:?}");
+        d.iter().filter(|&&d| d > 0).count()
+    };
+    assert_eq!(numbered_before("leader-tick-1973"), 0);
+    assert!(numbered_before("leader-mesget-1973") > 0);
+}
+
 /// The pump's 40 messages of a run as (last word in, RFNM at the host), each answered
 /// (`what` names the run in the message if one is not).
 fn answered_40(o: &crate::run::Outcome, what: &str) -> Vec<(u64, u64)> {
