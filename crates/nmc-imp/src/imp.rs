@@ -91,9 +91,9 @@ use crate::observe::{Counted, Happened, Milestone, Note, Side, What};
 use crate::packet::{DataPacket, Input, MsgId, Packet, PktId, PktKind, Single, Stream};
 use crate::params::ImpCosts;
 use crate::params::{
-    BackgroundLevel, FakeHostRfnm, Giveback, GvbNumber, GvbQueue, HostPacketEntry, HostQueueCheck,
-    ImpModel, ImpParams, MessageProcessing, OutputLimit, Piggyback, ReplyToHost, ReqallCheck,
-    ReqallClaim, ReqallPath, ReqallQueue, ReqallWake, RoutingNull, RoutingTables, SinglePacketRule,
+    BackgroundLevel, ControlQueue, FakeHostRfnm, Giveback, GvbNumber, HostPacketEntry,
+    HostQueueCheck, ImpModel, ImpParams, MessageProcessing, OutputLimit, Piggyback, ReplyToHost,
+    ReqallCheck, ReqallClaim, ReqallPath, ReqallWake, RoutingNull, RoutingTables, SinglePacketRule,
 };
 use crate::processor::Processor;
 use crate::routing::AnyRouter;
@@ -254,10 +254,10 @@ pub(crate) struct LineLimits {
     /// the profile's `control_priority`).
     pub(crate) control_priority: bool,
     /// Which queue a give-back joins (the profile's `gvb_queue`; [`Imp::control_hold`]).
-    pub(crate) gvb_queue: GvbQueue,
+    pub(crate) gvb_queue: ControlQueue,
     /// Which queue a REQALL joins where it passes (the profile's `reqall_queue`;
     /// [`Imp::control_hold`]).
-    pub(crate) reqall_queue: ReqallQueue,
+    pub(crate) reqall_queue: ControlQueue,
     /// Routing messages by the line's load (listing p. 235, `RMVFRQ`; the profile's
     /// `routing_frequency = "line-load-1973"`): how many send opportunities make one count.
     pub(crate) routing: RoutingLoad,
@@ -1846,8 +1846,8 @@ mod tests {
                 retransmit_timeout: SimDuration::from_millis(125),
                 slow_tick_every: 5,
                 control_priority: true,
-                gvb_queue: GvbQueue::Priority,
-                reqall_queue: ReqallQueue::Priority,
+                gvb_queue: ControlQueue::Priority,
+                reqall_queue: ControlQueue::Priority,
                 routing: RoutingLoad {
                     opportunities: 5,
                     busy_unit: SimDuration::from_millis(132),
@@ -2787,7 +2787,10 @@ mod tests {
     #[test]
     fn a_1973_give_back_waits_behind_the_data_and_a_rfnm_does_not() {
         use frames::*;
-        for (rule, behind) in [(GvbQueue::Regular1973, true), (GvbQueue::Priority, false)] {
+        for (rule, behind) in [
+            (ControlQueue::Regular1973, true),
+            (ControlQueue::Priority, false),
+        ] {
             let mut x = imp_x();
             x.limits.line.gvb_queue = rule;
             for p in 0..3 {
@@ -2826,8 +2829,8 @@ mod tests {
     fn a_1973_reqall_in_transit_waits_behind_the_data_and_its_all_does_not() {
         use frames::*;
         for (rule, behind) in [
-            (ReqallQueue::Regular1973, true),
-            (ReqallQueue::Priority, false),
+            (ControlQueue::Regular1973, true),
+            (ControlQueue::Priority, false),
         ] {
             for (kind, reply) in [
                 (PktKind::ReqAll { msg: 1, num: 4 }, false),

@@ -387,10 +387,10 @@ pub struct ImpParams {
     /// with `reqall_queue = "regular-1973"` (at its source too under `reqall_path =
     /// "control"`).
     pub(crate) control_priority: bool,
-    /// Which queue a give-back (GVB) joins at each IMP (see [`GvbQueue`]).
-    pub(crate) gvb_queue: GvbQueue,
-    /// Which queue a REQALL joins at each IMP it passes (see [`ReqallQueue`]).
-    pub(crate) reqall_queue: ReqallQueue,
+    /// Which queue a give-back (GVB) joins at each IMP (see [`ControlQueue`]).
+    pub(crate) gvb_queue: ControlQueue,
+    /// Which queue a REQALL joins at each IMP it passes (see [`ControlQueue`]).
+    pub(crate) reqall_queue: ControlQueue,
     /// Out-of-order single-packet messages: how the destination treats them (RFC 632).
     pub(crate) single_packet_rule: SinglePacketRule,
     /// When the RFNM of a multipacket message to an IMP's fake host is made (see
@@ -648,37 +648,24 @@ pub(crate) enum ReqallWake {
     FastTick1973,
 }
 
-/// Which of a line's queues a give-back (GVB) joins at each IMP it passes (`gvb_queue`).
+/// Which of a line's queues a control message that is not a reply joins (`gvb_queue` for a
+/// give-back, at each IMP it passes; `reqall_queue` for a REQALL, at each IMP it passes and at
+/// its source when it is sent as a control message, `reqall_path = "control"`; sent the 1973
+/// way, `"host-packet-1973"`, a REQALL leaves its source with the data either way).
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) enum GvbQueue {
-    /// As every control message with `control_priority`: ahead of the data (a choice).
-    Priority,
-    /// As the 1973 program queued it: behind the data, holding its place among the line's
-    /// packets as data does. BBN 3050 p. 55 `B2B` builds the GVB "(NOT PRI)"; the task puts a
-    /// packet on the priority queue only if it is a reply or a priority transmission, anything
-    /// else "ON REG MODEM QUEUE" (p. 64 `TSKFOR`, `SFPRI`), and refuses it while "ALL CHANNELS
-    /// ARE IN USE". Replies (RFNM, ALL) keep the priority queue.
-    #[serde(rename = "regular-1973")]
-    Regular1973,
-}
-
-/// Which of a line's queues a REQALL joins at each IMP it passes (`reqall_queue`), and at its
-/// source when it is sent as a control message (`reqall_path = "control"`); sent the 1973 way
-/// (`"host-packet-1973"`) it leaves its source with the data either way.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "kebab-case")]
-pub(crate) enum ReqallQueue {
+pub(crate) enum ControlQueue {
     /// As every control message with `control_priority`: ahead of the data (a choice, the
     /// model's until December 2026).
     Priority,
     /// As the 1973 program queued it: behind the data, holding its place among the line's
-    /// packets as a GVB under `gvb_queue = "regular-1973"` does. A store-and-forward packet
-    /// goes on the priority modem queue only if it is a reply (its `TRNREP` bit clear) or a
-    /// priority transmission (`PRIBIT`), anything else "ON REG MODEM QUEUE" (BBN 3050 p. 66,
-    /// 05342–05356); a REQALL is packet 1's header marked `REQALL` (p. 129 `HIPLT2`), whose
-    /// message-number word `MESGET` marks a transmission (p. 137, 15177 "MARK AS
-    /// TRANSMISSION"). Replies (RFNM, ALL) keep the priority queue.
+    /// packets as data does. A packet goes on the priority modem queue only if it is a reply
+    /// (its `TRNREP` bit clear) or a priority transmission (`PRIBIT`), anything else "ON REG
+    /// MODEM QUEUE" (BBN 3050 p. 64 `TSKFOR`, p. 66, 05342–05356), and the task refuses it
+    /// while "ALL CHANNELS ARE IN USE". `B2B` builds the GVB "(NOT PRI)" (p. 55); a REQALL is
+    /// packet 1's header marked `REQALL` (p. 129 `HIPLT2`), whose message-number word `MESGET`
+    /// marks a transmission (p. 137, 15177 "MARK AS TRANSMISSION"). Replies (RFNM, ALL) keep
+    /// the priority queue.
     #[serde(rename = "regular-1973")]
     Regular1973,
 }
@@ -1174,10 +1161,10 @@ impl ImpParams {
             // seen on the program (a PC watch on `nmc-h316`'s task), adopted 5 Dec 2026 by the
             // rule stated before its run (`nmc oracle compare --phases 8`: rows on both 433 ->
             // 459 of 528).
-            gvb_queue: GvbQueue::Regular1973,
+            gvb_queue: ControlQueue::Regular1973,
             // The listing's queue for a REQALL where it passes, tried 7 Dec 2026 and not
             // adopted (the how-to `oracle.md`, "A REQALL's queue where it passes").
-            reqall_queue: ReqallQueue::Priority,
+            reqall_queue: ControlQueue::Priority,
             single_packet_rule: SinglePacketRule::Current,
             // The 1973 program's background loop (issue 71 §4).
             fake_host_rfnm: FakeHostRfnm::AfterMessage,
@@ -1253,7 +1240,7 @@ impl ImpParams {
             output_gap_316: SimDuration::ZERO,
             output_gap_516: SimDuration::ZERO,
             packet_task: PacketTask::Bandwidth,
-            gvb_queue: GvbQueue::Priority,
+            gvb_queue: ControlQueue::Priority,
             reqall_claim: ReqallClaim::AtAck,
             reqall_wake: ReqallWake::AtOnce,
             gvb_number: GvbNumber::None,

@@ -20,7 +20,7 @@ use crate::imp::{Effects, Imp, Output, Resume, TimerId, Traced};
 use crate::link::Hold;
 use crate::observe::{Counted, Milestone};
 use crate::packet::{Input, MsgId, Packet, PktId, PktKind, Stream};
-use crate::params::{Giveback, GvbQueue, ReqallClaim, ReqallPath, ReqallQueue, ReqallWake};
+use crate::params::{ControlQueue, Giveback, ReqallClaim, ReqallPath, ReqallWake};
 use crate::source::{MsgState, SourceMsg};
 use nmc_sim::{Bits, SimTime};
 
@@ -685,11 +685,11 @@ impl Imp {
         let line = &self.limits.line;
         match kind {
             PktKind::Gvb | PktKind::GvbNumbered { .. }
-                if line.gvb_queue == GvbQueue::Regular1973 =>
+                if line.gvb_queue == ControlQueue::Regular1973 =>
             {
                 Hold::Regular
             }
-            PktKind::ReqAll { .. } if line.reqall_queue == ReqallQueue::Regular1973 => {
+            PktKind::ReqAll { .. } if line.reqall_queue == ControlQueue::Regular1973 => {
                 Hold::Regular
             }
             _ => Hold::Control,
