@@ -483,6 +483,9 @@ pub(crate) enum TimerId {
     /// The least time between two replies has passed (`reply_gap_*`): the line of replies is
     /// served ([`Imp::serve_replies`]).
     ReplyGap,
+    /// The oldest give-back the TALLY clock timed out asks for its message number
+    /// (`gvb_mesget_*`, [`Imp::gvb_asks_number`]).
+    GvbMesget,
 }
 
 /// What an IMP's step may ask of what is around it, which the driver holds (`crate::model`):
@@ -939,6 +942,10 @@ pub(crate) struct Imp {
     /// message number to its destination (`gvb_number = "mesget-1973"`), oldest first: the
     /// destination IMPs.
     pub(crate) gvbs_waiting: VecDeque<u32>,
+    /// Allocations the TALLY clock has timed out whose give-back has not yet asked for its
+    /// number (`gvb_mesget_*` after the tick, [`TimerId::GvbMesget`]), oldest first: the
+    /// destination IMPs.
+    pub(crate) gvbs_pulled: VecDeque<u32>,
 
     // ---- Destination side (K&O §II points d, f, g) ----
     /// Messages in reassembly, and their hand-over in number order ([`Delivery`]).
@@ -1071,6 +1078,7 @@ impl Imp {
             reqalls_on_line: Vec::new(),
             reqalls_acked: Vec::new(),
             gvbs_waiting: VecDeque::new(),
+            gvbs_pulled: VecDeque::new(),
             delivery: Delivery::default(),
             ports: Vec::new(),
             fake_hosts,
@@ -1503,6 +1511,7 @@ impl Imp {
                 }
                 self.serve_replies(now, out)
             }
+            TimerId::GvbMesget => self.gvb_asks_number(out),
         }
     }
 

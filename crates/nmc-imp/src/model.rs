@@ -435,6 +435,7 @@ impl Model for Subnet {
             }
             Ev::BackgroundReply { imp } => self.timeout(now, imp, TimerId::BackgroundReply, q),
             Ev::ReplyGap { imp } => self.timeout(now, imp, TimerId::ReplyGap, q),
+            Ev::GvbMesget { imp } => self.timeout(now, imp, TimerId::GvbMesget, q),
             Ev::ReplyToHost { msg } => {
                 let reply = self.replies.remove(&msg).expect("a reply on its way");
                 self.reply_at_host(now, msg, reply, q);

@@ -281,6 +281,21 @@ pub struct ImpParams {
     pub(crate) reply_gap_316: SimDuration,
     /// The same on a 516.
     pub(crate) reply_gap_516: SimDuration,
+    /// From the fast tick whose TALLY clock times an allocation out to the give-back asking
+    /// for its message number (`gvb_number = "mesget-1973"`), on a 316. At the tick the program
+    /// restarts its hosts' input (BBN 3050 p. 163 `JOBF`: `HITC` before `TALLYB`), and the
+    /// give-back is the background's, the lowest level (p. 11): `BACK2` pulls the oldest
+    /// allocation when the loop comes round to it, gets a buffer (`B2B`, `GETFRE`) and sleeps
+    /// once (`B2C`) before `MESGET` (p. 55, 04274). So a host whose message's last packet the
+    /// tick let the task take asks for its next message's number first. `0`: at the tick,
+    /// before the tick wakes the hosts (the model until December 2026, and every profile).
+    /// **Measured on the program** (7 Dec 2026, session thirty: the chain runs `316-4-pass1`
+    /// and `516-4-pass1` on nmc's emulator, source IMP 11, `--watch 20201,4274`: from `TALLYB`,
+    /// the tick's last job, to each give-back's first `MESGET`, median of 211 give-backs on a
+    /// 316 and 252 on a 516), not fitted; see how-to `oracle.md`, "The give-back's number".
+    pub(crate) gvb_mesget_316: SimDuration,
+    /// The same on a 516.
+    pub(crate) gvb_mesget_516: SimDuration,
     /// Whether the background's time for a single-packet reply (`single_rfnm_*`) passes
     /// whatever the IMP does (`timer`), or only while neither the clock nor the task level
     /// holds the processor, as the program's lowest level (`idle-1973`, see
@@ -1127,6 +1142,10 @@ impl ImpParams {
             // order 6 Dec 2026 and not adopted (`reply_gap_316`'s doc).
             reply_gap_316: SimDuration::ZERO,
             reply_gap_516: SimDuration::ZERO,
+            // The program's give-back after the tick's host restarts, measured 7 Dec 2026
+            // (3.32 ms on a 316, 1.90 ms on a 516): not in the profile (`gvb_mesget_316`'s doc).
+            gvb_mesget_316: SimDuration::ZERO,
+            gvb_mesget_516: SimDuration::ZERO,
             background_level: BackgroundLevel::Idle1973,
             routing_frequency: RoutingFrequency::LineLoad1973,
             routing_opportunities: 5,
@@ -1582,6 +1601,7 @@ impl ImpParams {
                 single_rfnm: self.single_rfnm_316,
                 single_rfnm_host: self.single_rfnm_host_316,
                 reply_gap: self.reply_gap_316,
+                gvb_mesget: self.gvb_mesget_316,
             },
             ImpModel::H516 => ImpCosts {
                 packet_rate: self.processing_516,
@@ -1601,6 +1621,7 @@ impl ImpParams {
                 single_rfnm: self.single_rfnm_516,
                 single_rfnm_host: self.single_rfnm_host_516,
                 reply_gap: self.reply_gap_516,
+                gvb_mesget: self.gvb_mesget_516,
             },
         }
     }
@@ -1666,6 +1687,8 @@ pub(crate) struct ImpCosts {
     pub(crate) single_rfnm_host: SimDuration,
     /// The least time between two replies from the line of replies (`reply_gap_*`).
     pub(crate) reply_gap: SimDuration,
+    /// From the tick's work to a give-back's `MESGET` (`gvb_mesget_*`).
+    pub(crate) gvb_mesget: SimDuration,
 }
 
 /// Per-frame line overhead in bits of `arpanet-1983`: 80 header + 72 framing on every frame

@@ -331,18 +331,39 @@ impl Imp {
 
     /// A fast tick of this IMP's clock, for the 1973 program's give-back rule
     /// (`giveback = "tally-1973"`, [`crate::source::Allocations::tally_tick`]): the oldest
-    /// allocation held goes back with a GVB once the TALLY clock reaches its count.
-    pub(crate) fn tally_tick(&mut self, out: &mut impl Effects) {
+    /// allocation held goes back with a GVB once the TALLY clock reaches its count. A numbered
+    /// GVB asks for its number at once, or `gvb_mesget_*` after the tick's work (the
+    /// background's `BACK2`, after the tick has restarted the hosts' input: BBN 3050 p. 163
+    /// `JOBF`, p. 55 `B2B`–`B2C`).
+    pub(crate) fn tally_tick(&mut self, now: SimTime, out: &mut impl Effects) {
         if self.limits.source.giveback != Giveback::Tally1973 {
             return;
         }
         if let Some(dst) = self.allocs.tally_tick(self.limits.source.giveback_ticks) {
-            if self.limits.source.gvb_number == GvbNumber::Mesget1973 {
+            if self.limits.source.gvb_number != GvbNumber::Mesget1973 {
+                Self::send_gvb(dst, 0, PktKind::Gvb, out);
+                return;
+            }
+            let after = self.costs().gvb_mesget;
+            if after.is_zero() {
                 self.gvbs_waiting.push_back(dst);
                 self.send_gvbs(out);
             } else {
-                Self::send_gvb(dst, 0, PktKind::Gvb, out);
+                self.gvbs_pulled.push_back(dst);
+                out.push(Output::Timer {
+                    at: self.cpu.clock_done().max(now) + after,
+                    timer: TimerId::GvbMesget,
+                });
             }
+        }
+    }
+
+    /// `gvb_mesget_*` after the tick that timed it out, the oldest give-back pulled asks for
+    /// its message number, behind any still waiting for one (p. 55 `B2C`).
+    pub(crate) fn gvb_asks_number(&mut self, out: &mut impl Effects) {
+        if let Some(dst) = self.gvbs_pulled.pop_front() {
+            self.gvbs_waiting.push_back(dst);
+            self.send_gvbs(out);
         }
     }
 
@@ -890,7 +911,7 @@ mod tests {
         x.allocation_arrived(3, ms(0));
         let mut out = Vec::new();
         for _ in 0..6 {
-            x.tally_tick(&mut out);
+            x.tally_tick(ms(0), &mut out);
         }
         let gvb = Control {
             to: 3,
@@ -906,7 +927,7 @@ mod tests {
         x.allocation_arrived(3, ms(200));
         let mut out = Vec::new();
         for _ in 0..6 {
-            x.tally_tick(&mut out);
+            x.tally_tick(ms(0), &mut out);
         }
         assert_eq!(x.allocs.held(3), 0, "out of the table");
         assert!(
@@ -934,6 +955,77 @@ mod tests {
         };
         assert_eq!(out.first(), Some(&answer), "{out:?}");
         assert!(d.delivery.knows((stream(7, 0), 2)), "its number skipped");
+    }
+
+    /// BBN 3050 p. 163 (`JOBF`: `HITC` before `TALLYB`), p. 55 (`BACK2`, `B2B`, `B2C`), with
+    /// `gvb_mesget_*`: the give-back the tick times out asks for its number only that long
+    /// after the tick's work, so a message that asks in between takes the last free number and
+    /// the give-back waits for the next reply; at `0` it takes the number at the tick.
+    #[test]
+    fn a_1973_give_back_asks_its_number_after_the_tick_and_a_host_asking_first_has_it() {
+        let mut p = crate::params::ImpParams::v2_1974_10();
+        p.gvb_number = GvbNumber::Mesget1973;
+        p.gvb_mesget_316 = SimDuration::from_micros(3_320);
+        p.gvb_mesget_516 = SimDuration::from_micros(1_900);
+        let mut x = super::super::testing::imp(&p, 24);
+        let after = x.costs().gvb_mesget;
+        assert!(!after.is_zero());
+        let s3 = stream(0, 3);
+        for _ in 0..3 {
+            x.numbers.take(s3, 4);
+        }
+        x.allocation_arrived(3, ms(0));
+        let mut out = Vec::new();
+        let tick = ms(154);
+        for _ in 0..6 {
+            x.tally_tick(tick, &mut out);
+        }
+        assert_eq!(x.allocs.held(3), 0, "out of the table at the tick");
+        assert!(
+            !out.iter().any(|o| matches!(o, Control { .. })),
+            "no GVB at the tick: {out:?}"
+        );
+        let wake = Output::Timer {
+            at: x.cpu.clock_done().max(tick) + after,
+            timer: TimerId::GvbMesget,
+        };
+        assert_eq!(out.last(), Some(&wake), "{out:?}");
+        // The host's message, restarted by the tick, asks first and takes the last number.
+        assert!(x.numbers.take(s3, 4).is_some());
+        let mut out = Vec::new();
+        x.gvb_asks_number(&mut out);
+        assert!(
+            !out.iter().any(|o| matches!(o, Control { .. })),
+            "none free, the GVB waits: {out:?}"
+        );
+        assert_eq!(x.gvbs_waiting.len(), 1);
+        let mut out = Vec::new();
+        x.gvb_answered((s3, 0), 3, &mut out);
+        assert!(
+            out.iter().any(|o| matches!(
+                o,
+                Control {
+                    kind: PktKind::GvbNumbered { .. },
+                    ..
+                }
+            )),
+            "a reply frees a number, the GVB goes: {out:?}"
+        );
+        // With no number asked in between, it takes one at its wake-up.
+        let mut y = super::super::testing::imp(&p, 24);
+        y.allocation_arrived(3, ms(0));
+        let mut out = Vec::new();
+        for _ in 0..6 {
+            y.tally_tick(tick, &mut out);
+        }
+        let mut out = Vec::new();
+        y.gvb_asks_number(&mut out);
+        let gvb = Control {
+            to: 3,
+            stream: s3,
+            kind: PktKind::GvbNumbered { num: 0 },
+        };
+        assert_eq!(out.last(), Some(&gvb), "{out:?}");
     }
 
     /// Point i, at the source: the allocation "is returned to the destination IMP if some HOST

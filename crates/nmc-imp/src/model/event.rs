@@ -135,6 +135,12 @@ pub enum Ev {
         /// The IMP.
         imp: u32,
     },
+    /// The oldest give-back IMP `imp`'s TALLY clock timed out asks for its message number
+    /// ([`TimerId::GvbMesget`](crate::imp::TimerId::GvbMesget)).
+    GvbMesget {
+        /// The IMP.
+        imp: u32,
+    },
     /// Version 3: a wake-up for the disuse timer of a transmit block.
     BlockIdle {
         /// The source IMP.

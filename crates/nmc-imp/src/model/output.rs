@@ -111,6 +111,7 @@ fn wake_up(imp: u32, timer: TimerId) -> Ev {
         },
         TimerId::BackgroundReply => Ev::BackgroundReply { imp },
         TimerId::ReplyGap => Ev::ReplyGap { imp },
+        TimerId::GvbMesget => Ev::GvbMesget { imp },
     }
 }
 

@@ -14,7 +14,7 @@ impl Subnet {
         self.step(now, imp, q, |i, out| i.clock_tick(now, out));
         q.schedule(now + self.params.fast_tick, Ev::Clock { imp });
         if self.params.giveback == Giveback::Tally1973 {
-            self.step(now, imp, q, |i, out| i.tally_tick(out));
+            self.step(now, imp, q, |i, out| i.tally_tick(now, out));
         }
         if self.params.reqall_wake == ReqallWake::FastTick1973 {
             self.step(now, imp, q, |i, out| i.reqall_wake_tick(out));
