@@ -296,6 +296,20 @@ pub struct ImpParams {
     pub(crate) gvb_mesget_316: SimDuration,
     /// The same on a 516.
     pub(crate) gvb_mesget_516: SimDuration,
+    /// The processor's time for a host's packet at its source IMP, from the end of its input
+    /// to the task having taken it, on a 316 (with `host_packet_entry = "after-task-1973"`):
+    /// the interface checksums the packet and puts it on the task queue (BBN 3050 p. 133
+    /// `H2TASK`, `HICKSM`), the task takes it (p. 64) and the host's coroutine reads on (`TASK
+    /// TOOK IT`). `0`: K&O's bandwidth figure over the packet's frame (`processing_316`; the
+    /// model until December 2026, and every profile). **Measured on the program** (7 Dec 2026,
+    /// session thirty: the chain run `316-4-pass1` on nmc's emulator, source IMP 11, `--watch
+    /// 14616,14625,14626`: from `H2TASK` to `TASK TOOK IT`, median of 8,802 host packets taken
+    /// at their first offer, most of them full packets of 8-packet messages), not fitted; the
+    /// same time for every host packet (**choice**: the checksum's part, a few cycles a word,
+    /// is shorter for a short packet). See how-to `oracle.md`, "A host's packet's task".
+    pub(crate) host_packet_task_316: SimDuration,
+    /// The same on a 516 (8,922 host packets of `516-4-pass1`).
+    pub(crate) host_packet_task_516: SimDuration,
     /// Whether the background's time for a single-packet reply (`single_rfnm_*`) passes
     /// whatever the IMP does (`timer`), or only while neither the clock nor the task level
     /// holds the processor, as the program's lowest level (`idle-1973`, see
@@ -1146,6 +1160,10 @@ impl ImpParams {
             // (3.32 ms on a 316, 1.90 ms on a 516): not in the profile (`gvb_mesget_316`'s doc).
             gvb_mesget_316: SimDuration::ZERO,
             gvb_mesget_516: SimDuration::ZERO,
+            // A host packet's task measured on the program 7 Dec 2026 (0.880 ms on a 316, 0.469
+            // ms on a 516): not in the profile (`host_packet_task_316`'s doc).
+            host_packet_task_316: SimDuration::ZERO,
+            host_packet_task_516: SimDuration::ZERO,
             background_level: BackgroundLevel::Idle1973,
             routing_frequency: RoutingFrequency::LineLoad1973,
             routing_opportunities: 5,
@@ -1602,6 +1620,7 @@ impl ImpParams {
                 single_rfnm_host: self.single_rfnm_host_316,
                 reply_gap: self.reply_gap_316,
                 gvb_mesget: self.gvb_mesget_316,
+                host_packet_task: self.host_packet_task_316,
             },
             ImpModel::H516 => ImpCosts {
                 packet_rate: self.processing_516,
@@ -1622,6 +1641,7 @@ impl ImpParams {
                 single_rfnm_host: self.single_rfnm_host_516,
                 reply_gap: self.reply_gap_516,
                 gvb_mesget: self.gvb_mesget_516,
+                host_packet_task: self.host_packet_task_516,
             },
         }
     }
@@ -1689,6 +1709,9 @@ pub(crate) struct ImpCosts {
     pub(crate) reply_gap: SimDuration,
     /// From the tick's work to a give-back's `MESGET` (`gvb_mesget_*`).
     pub(crate) gvb_mesget: SimDuration,
+    /// A host's packet's task, from its input's end to its taking (`host_packet_task_*`;
+    /// `0`: at `packet_rate`).
+    pub(crate) host_packet_task: SimDuration,
 }
 
 /// Per-frame line overhead in bits of `arpanet-1983`: 80 header + 72 framing on every frame

@@ -145,7 +145,15 @@ impl Imp {
             .expect("the packet whose input was started")
             .bits;
         let frame = Bits::new(bits + self.limits.processor.packet_overhead);
-        let cost = self.costs().packet_rate.transmission_time(frame);
+        let costs = self.costs();
+        let measured = costs.host_packet_task;
+        let cost = if self.limits.host_packet_entry == HostPacketEntry::AfterTask1973
+            && !measured.is_zero()
+        {
+            measured
+        } else {
+            costs.packet_rate.transmission_time(frame)
+        };
         match self.limits.host_packet_entry {
             HostPacketEntry::AtOnce => {
                 self.push_task(now, Work::Cpu, cost, out);

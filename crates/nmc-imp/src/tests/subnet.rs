@@ -442,6 +442,27 @@ fn a_hosts_packet_goes_on_when_the_task_has_taken_it() {
     );
 }
 
+/// `host_packet_task_516`: the task's time for a host's packet measured on the program
+/// (`H2TASK` to `TASK TOOK IT`, p. 133) in place of K&O's bandwidth over its frame. The same
+/// single packet then leaves one measured task after it would at once.
+#[test]
+fn a_hosts_packet_takes_the_measured_task_when_one_is_given() {
+    let median_ms = |sets: &[&str]| {
+        let mut all = vec!["network.params.reply_to_host=\"at-once\""];
+        all.extend_from_slice(sets);
+        single_packet_rtt_median_ns(&all) as f64 / 1e6
+    };
+    let at_once = median_ms(&["network.params.host_packet_entry=\"at-once\""]);
+    let measured = median_ms(&[
+        "network.params.host_packet_entry=\"after-task-1973\"",
+        "network.params.host_packet_task_516=\"0.469ms\"",
+    ]);
+    assert!(
+        (measured - at_once - 0.469).abs() < 0.01,
+        "at once {at_once:.3} ms, after the measured task {measured:.3} ms: not 0.469 ms apart"
+    );
+}
+
 /// A packet taken from a line costs the task what the 1973 program takes (`packet_task =
 /// "measured-1973"`, the 1974 profile), measured on `nmc-h316` from a frame's last bit in at
 /// an intermediate IMP to its first bit out on a line idle the whole time: a data packet 980
