@@ -377,6 +377,7 @@ impl Model for Subnet {
                 self.host_try(now, host, q);
             }
             Ev::HostInputDone { host } => self.host_input_done(now, host, q),
+            Ev::HostInterfaceDone { host } => self.host_interface_done(now, host, q),
             Ev::TxDone { link, frame } => self.tx_done(now, link, frame, q),
             Ev::Arrive { link, frame } => self.arrive(now, link, frame, q),
             // Every wake-up an IMP asked for goes back to it (`Imp::handle_timeout`): the end

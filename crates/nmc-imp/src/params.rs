@@ -298,18 +298,32 @@ pub struct ImpParams {
     pub(crate) gvb_mesget_516: SimDuration,
     /// The processor's time for a host's packet at its source IMP, from the end of its input
     /// to the task having taken it, on a 316 (with `host_packet_entry = "after-task-1973"`):
-    /// the interface checksums the packet and puts it on the task queue (BBN 3050 p. 133
-    /// `H2TASK`, `HICKSM`), the task takes it (p. 64) and the host's coroutine reads on (`TASK
-    /// TOOK IT`). `0`: K&O's bandwidth figure over the packet's frame (`processing_316`; the
-    /// model until December 2026, and every profile). **Measured on the program** (7 Dec 2026,
-    /// session thirty: the chain run `316-4-pass1` on nmc's emulator, source IMP 11, `--watch
-    /// 14616,14625,14626`: from `H2TASK` to `TASK TOOK IT`, median of 8,802 host packets taken
-    /// at their first offer, most of them full packets of 8-packet messages), not fitted; the
-    /// same time for every host packet (**choice**: the checksum's part, a few cycles a word,
-    /// is shorter for a short packet). See how-to `oracle.md`, "A host's packet's task".
+    /// the interface ends the input, checksums the packet and puts it on the task queue (BBN
+    /// 3050 p. 133 `H2TASK`, `HICKSM`), the task takes it and starts its output (p. 64), and the
+    /// host's coroutine reads on (`TASK TOOK IT`). `0`: K&O's bandwidth figure over the packet's
+    /// frame (`processing_316`; the model until December 2026, and every profile). **Measured
+    /// on the program** (7 Dec 2026, session thirty: the chain run `316-4-pass1` on nmc's
+    /// emulator, source IMP 11, `--watch 14616,14625,14626`): from a single-packet message's
+    /// last word in to `TASK TOOK IT`, 1.947 ms (median of 150; from `H2TASK` alone, 0.880 ms
+    /// over 8,802 packets). Tried with both values and not adopted (how-to `oracle.md`, "A
+    /// host's packet's task"). The same time for every host packet (**choice**: the checksum's
+    /// part, a few cycles a word, is shorter for a short packet).
     pub(crate) host_packet_task_316: SimDuration,
-    /// The same on a 516 (8,922 host packets of `516-4-pass1`).
+    /// The same on a 516 (1.166 ms over 270 single-packet messages of `516-4-pass1`; from
+    /// `H2TASK` alone 0.469 ms over 8,922 packets; K&O's 850 kbit/s gives a full packet 1.38).
     pub(crate) host_packet_task_516: SimDuration,
+    /// The host interface's own part of a host packet's time at its source IMP, on a 316 (with
+    /// `host_packet_entry = "after-task-1973"`): from the packet's last word in to `H2TASK` (BBN 3050 pp. 132–133: the input's end and the
+    /// checksum, at the interface's level), done once; only then is the packet offered to the
+    /// task, which is charged `host_packet_task_*` at each offer that it takes (a packet
+    /// refused for want of a channel and let through at a tick is not checksummed again, p.
+    /// 133 `H2TSKS` → `HI85`). `0`: no part apart. **Measured on the program** (7 Dec 2026:
+    /// 0.876 ms, the median over 150 single-packet messages of `316-4-pass1` on nmc's
+    /// emulator, last word in to `H2TASK`), not fitted; tried and not adopted (how-to
+    /// `oracle.md`, "A host's packet's task").
+    pub(crate) host_packet_input_316: SimDuration,
+    /// The same on a 516 (0.526 ms over 270 messages of `516-4-pass1`).
+    pub(crate) host_packet_input_516: SimDuration,
     /// Whether the background's time for a single-packet reply (`single_rfnm_*`) passes
     /// whatever the IMP does (`timer`), or only while neither the clock nor the task level
     /// holds the processor, as the program's lowest level (`idle-1973`, see
@@ -1160,10 +1174,12 @@ impl ImpParams {
             // (3.32 ms on a 316, 1.90 ms on a 516): not in the profile (`gvb_mesget_316`'s doc).
             gvb_mesget_316: SimDuration::ZERO,
             gvb_mesget_516: SimDuration::ZERO,
-            // A host packet's task measured on the program 7 Dec 2026 (0.880 ms on a 316, 0.469
+            // A host packet's task measured on the program 7 Dec 2026 (1.947 ms on a 316, 1.166
             // ms on a 516): not in the profile (`host_packet_task_316`'s doc).
             host_packet_task_316: SimDuration::ZERO,
             host_packet_task_516: SimDuration::ZERO,
+            host_packet_input_316: SimDuration::ZERO,
+            host_packet_input_516: SimDuration::ZERO,
             background_level: BackgroundLevel::Idle1973,
             routing_frequency: RoutingFrequency::LineLoad1973,
             routing_opportunities: 5,
@@ -1621,6 +1637,7 @@ impl ImpParams {
                 reply_gap: self.reply_gap_316,
                 gvb_mesget: self.gvb_mesget_316,
                 host_packet_task: self.host_packet_task_316,
+                host_packet_input: self.host_packet_input_316,
             },
             ImpModel::H516 => ImpCosts {
                 packet_rate: self.processing_516,
@@ -1642,6 +1659,7 @@ impl ImpParams {
                 reply_gap: self.reply_gap_516,
                 gvb_mesget: self.gvb_mesget_516,
                 host_packet_task: self.host_packet_task_516,
+                host_packet_input: self.host_packet_input_516,
             },
         }
     }
@@ -1712,6 +1730,8 @@ pub(crate) struct ImpCosts {
     /// A host's packet's task, from its input's end to its taking (`host_packet_task_*`;
     /// `0`: at `packet_rate`).
     pub(crate) host_packet_task: SimDuration,
+    /// The host interface's work before the task is offered a packet (`host_packet_input_*`).
+    pub(crate) host_packet_input: SimDuration,
 }
 
 /// Per-frame line overhead in bits of `arpanet-1983`: 80 header + 72 framing on every frame

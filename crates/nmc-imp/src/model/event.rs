@@ -18,6 +18,12 @@ pub enum Ev {
         /// The host.
         host: u32,
     },
+    /// The host interface's work after a packet's input is done (`host_packet_input_*`): the
+    /// packet goes to the task.
+    HostInterfaceDone {
+        /// The host.
+        host: u32,
+    },
     /// A frame finished transmission on a link.
     TxDone {
         /// The link (one direction of a line, in topology order).

@@ -437,6 +437,14 @@ impl Subnet {
             if self.imps[src].last_packet_due(mid) {
                 self.obs.note(now, mid, Milestone::Accepted);
             }
+            // The interface's own work on the packet first (`host_packet_input_*`, p. 133 up to
+            // `H2TASK`): the interface reads nothing meanwhile.
+            let interface = self.imps[src].costs().host_packet_input;
+            if !interface.is_zero() {
+                self.hosts[h as usize].in_task = true;
+                q.schedule(now + interface, Ev::HostInterfaceDone { host: h });
+                return;
+            }
             self.hosts[h as usize].handing_over = true;
             self.host_try(now, h, q);
             return;
@@ -445,6 +453,14 @@ impl Subnet {
             .current
             .expect("input of a current message");
         self.host_packet_taken(now, h, mid, q);
+        self.host_try(now, h, q);
+    }
+
+    /// The host interface has done its work on host `h`'s packet (`host_packet_input_*`): the
+    /// packet is offered to the task, as at once without it.
+    pub(super) fn host_interface_done(&mut self, now: SimTime, h: u32, q: &mut EventQueue<Ev>) {
+        self.hosts[h as usize].in_task = false;
+        self.hosts[h as usize].handing_over = true;
         self.host_try(now, h, q);
     }
 

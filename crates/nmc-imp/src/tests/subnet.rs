@@ -444,7 +444,8 @@ fn a_hosts_packet_goes_on_when_the_task_has_taken_it() {
 
 /// `host_packet_task_516`: the task's time for a host's packet measured on the program
 /// (`H2TASK` to `TASK TOOK IT`, p. 133) in place of K&O's bandwidth over its frame. The same
-/// single packet then leaves one measured task after it would at once.
+/// single packet then leaves one measured task after it would at once, and with the
+/// interface's part before `H2TASK` (`host_packet_input_516`) both after.
 #[test]
 fn a_hosts_packet_takes_the_measured_task_when_one_is_given() {
     let median_ms = |sets: &[&str]| {
@@ -460,6 +461,16 @@ fn a_hosts_packet_takes_the_measured_task_when_one_is_given() {
     assert!(
         (measured - at_once - 0.469).abs() < 0.01,
         "at once {at_once:.3} ms, after the measured task {measured:.3} ms: not 0.469 ms apart"
+    );
+    // With the interface's own part before it (`host_packet_input_516`), the two add.
+    let split = median_ms(&[
+        "network.params.host_packet_entry=\"after-task-1973\"",
+        "network.params.host_packet_task_516=\"0.469ms\"",
+        "network.params.host_packet_input_516=\"0.526ms\"",
+    ]);
+    assert!(
+        (split - at_once - 0.995).abs() < 0.01,
+        "at once {at_once:.3} ms, after the interface and the task {split:.3} ms: not 0.995 ms apart"
     );
 }
 
