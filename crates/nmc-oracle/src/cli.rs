@@ -298,7 +298,8 @@ fn parse_octal(s: &str) -> std::result::Result<u16, String> {
 #[command(after_help = "Examples:\n  \
     nmc oracle compare\n  \
     nmc oracle compare --data data/oracle --out out/oracle-compare\n  \
-    nmc oracle compare --set network.params.output_queue_max=4\n\n\
+    nmc oracle compare --set network.params.output_queue_max=4\n  \
+    nmc oracle compare --phases 8 --map --set 'network.params.gvb_mesget_516=\"1.90ms\"'\n\n\
 A row agrees if the model's throughput and K&O's round trip are each within 5 % of the \
 recorded mean; rows outside are marked with a cross and the command exits 1 if any is not a named \
 residual (crates/nmc-oracle/src/model.rs).")]
@@ -322,6 +323,12 @@ pub struct CompareArgs {
     /// verdicts and exit status stay the first phase's.
     #[arg(long, value_name = "N")]
     phases: Option<u32>,
+    /// Diagnosis: also run the model on the June 1974 map (`scenarios/ko-v2-map.toml`, with
+    /// the --set values) beside the program's recordings there (`DATA/emulated/`: loaded, seeds
+    /// 1-6, 54 site-seeds; unloaded, 9 sites) and give each set's mean |Δ| of throughput and
+    /// round trip; with --out, map.csv, map.json and map.md. The exit status is unchanged.
+    #[arg(long)]
+    map: bool,
 }
 
 /// `nmc oracle align`.
@@ -1263,6 +1270,14 @@ fn compare_cmd(a: CompareArgs) -> Result<bool> {
         print!("{classes}");
         let md = format!("{t}\n{classes}");
         write_tables(a.out.as_deref(), "phases", &scan, &md)?;
+    }
+    if a.map {
+        use crate::mapcheck::{MapSet, check, table};
+        let rows = check(&a.data, &[MapSet::Loaded, MapSet::Unloaded], &a.sets)?;
+        let t = table(&rows);
+        println!("\nThe model beside the program on the June 1974 map:\n");
+        print!("{t}");
+        write_tables(a.out.as_deref(), "map", &rows, &t)?;
     }
     Ok(unnamed == 0)
 }

@@ -21,6 +21,7 @@
 //! | [`align`] | a recorded single-packet timeline beside the model's, event by event |
 //! | [`emulate`] | the same runs on nmc's own H316 emulator (`nmc-h316`), measured by the same code |
 //! | [`map`] | an ARPANET map scenario's IMPs and lines as a network of emulated IMPs (program 3050's limits) |
+//! | [`mapcheck`] | the model on that map beside the program's recordings there, loaded and unloaded (`nmc oracle compare --map`) |
 //! | [`background`] | the scenario's background hosts on the emulated IMPs: the model's traffic, offered through host 2 |
 //! | [`mixed`] | modelled IMPs in a network of IMPs that run the program (`network.program.imps` naming fewer than all): nmc's model with the emulated IMPs outside it, a [`neighbour`] at each line between the two kinds, on one clock |
 //! | [`neighbour`] | one end of a line to an IMP running program 3050 that is not the program: its line protocol (hello and "I heard you", 8 logical channels, acknowledgements, retransmission, routing messages, the checksum), sans-I/O; the first step to modelled and emulated IMPs in one network |
@@ -72,6 +73,7 @@ pub mod host;
 pub mod journeys;
 pub mod leader;
 pub mod map;
+pub mod mapcheck;
 pub mod mixed;
 pub mod model;
 pub mod neighbour;
