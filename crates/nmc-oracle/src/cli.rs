@@ -39,6 +39,11 @@ pub enum OracleCommand {
     /// Run nmc's model on every recorded experiment (data/oracle) and set the two side by side,
     /// each row judged against the tolerances fixed before the comparison (5 %); needs no SIMH.
     Compare(CompareArgs),
+    /// Try a rule against the program: the profile and the profile with the --set values, each
+    /// over the phase scan and on the June 1974 map, judged by the conditions fixed before the
+    /// first rule was run (phase-rows on both may not fall, no class's round trip and neither
+    /// map figure may rise); exits 1 when the rule fails. Needs no SIMH.
+    Rule(RuleArgs),
     /// Run every recorded chain run (data/oracle/runs; RFC 632's two-path run by name) again
     /// on nmc's own H316 emulator, with the user's copy of the IMP program, and set each
     /// accepted experiment beside SIMH's, judged against the tolerances fixed before the
@@ -329,6 +334,34 @@ pub struct CompareArgs {
     /// round trip; with --out, map.csv, map.json and map.md. The exit status is unchanged.
     #[arg(long)]
     map: bool,
+}
+
+/// `nmc oracle rule`.
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    nmc oracle rule --set 'network.params.gvb_mesget_316=\"3.32ms\"' --set 'network.params.gvb_mesget_516=\"1.90ms\"'\n  \
+    nmc oracle rule --set 'network.params.reqall_queue=\"regular-1973\"' --out out/rule6\n\n\
+The candidate holds only if, against the profile: the phase-rows agreeing on both measures do not \
+fall; no class's (516 and 316 8-packet, single packets) mean |mean Δ| of the round trip rises; and \
+on the June 1974 map, loaded (54 site-seeds) and unloaded (9 sites), neither mean |Δ| of throughput \
+nor of the round trip rises (to 0.01 %, as printed). About a minute.")]
+pub struct RuleArgs {
+    /// The recorded data (ko-chain.csv, single-packet.csv and emulated/).
+    #[arg(long, value_name = "DIR", default_value = "data/oracle")]
+    data: PathBuf,
+    /// The model's chain scenario (default: scenarios/oracle-chain.toml, as compiled in).
+    #[arg(long, value_name = "FILE")]
+    scenario: Option<PathBuf>,
+    /// The candidate: scenario values changed on top of the profile (as `nmc run --set`); at
+    /// least one.
+    #[arg(long = "set", value_name = "KEY=VALUE", required = true)]
+    sets: Vec<nmc_scenario::Override>,
+    /// Start phases of the scan.
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    phases: u32,
+    /// Also write rule.json (both readings and the verdict) and rule.md here.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
 }
 
 /// `nmc oracle align`.
@@ -935,6 +968,7 @@ pub fn run(cmd: OracleCommand) -> Result<bool> {
         OracleCommand::Collect(a) => collect_cmd(a),
         OracleCommand::Rfc632(a) => rfc632(a),
         OracleCommand::Compare(a) => compare_cmd(a),
+        OracleCommand::Rule(a) => rule_cmd(a),
         OracleCommand::Emulate(a) => emulate_cmd(a),
         OracleCommand::Bench(a) => bench_cmd(a),
         OracleCommand::PerHop(a) => per_hop_cmd(a),
@@ -1221,18 +1255,28 @@ fn write_tables<T: serde::Serialize>(
     Ok(())
 }
 
-fn compare_cmd(a: CompareArgs) -> Result<bool> {
-    let text = match &a.scenario {
+/// The model's chain scenario (`--scenario`, or the compiled-in one) and the recorded
+/// experiments of `data`, for `compare` and `rule`.
+fn chain_inputs(
+    scenario: Option<&Path>,
+    data: &Path,
+) -> Result<(String, Vec<crate::model::Recorded>)> {
+    let text = match scenario {
         Some(p) => fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
         None => crate::model::SCENARIO.to_string(),
     };
-    let recorded = crate::model::recorded(&a.data)?;
+    let recorded = crate::model::recorded(data)?;
     if recorded.is_empty() {
         bail!(
             "{} has no accepted experiment to compare with",
-            a.data.display()
+            data.display()
         );
     }
+    Ok((text, recorded))
+}
+
+fn compare_cmd(a: CompareArgs) -> Result<bool> {
+    let (text, recorded) = chain_inputs(a.scenario.as_deref(), &a.data)?;
     let rows = crate::model::compare(&text, &a.sets, &recorded)?;
     let table = crate::model::table(&rows);
     print!("{table}");
@@ -1280,6 +1324,30 @@ fn compare_cmd(a: CompareArgs) -> Result<bool> {
         write_tables(a.out.as_deref(), "map", &rows, &t)?;
     }
     Ok(unnamed == 0)
+}
+
+fn rule_cmd(a: RuleArgs) -> Result<bool> {
+    use crate::rule::{judge, read, table};
+    let (text, recorded) = chain_inputs(a.scenario.as_deref(), &a.data)?;
+    let profile = read(&text, &[], &recorded, &a.data, a.phases)?;
+    let candidate = read(&text, &a.sets, &recorded, &a.data, a.phases)?;
+    let verdict = judge(&profile, &candidate);
+    let t = table(&verdict);
+    print!("{t}");
+    if let Some(out) = &a.out {
+        fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+        let doc = serde_json::json!({
+            "command": std::env::args().collect::<Vec<_>>(),
+            "sets": a.sets.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+            "phases": a.phases,
+            "profile": profile,
+            "candidate": candidate,
+            "verdict": verdict,
+        });
+        fs::write(out.join("rule.json"), serde_json::to_string_pretty(&doc)?)?;
+        fs::write(out.join("rule.md"), &t)?;
+    }
+    Ok(verdict.holds)
 }
 
 fn emulate_cmd(a: EmulateArgs) -> Result<bool> {

@@ -28,9 +28,10 @@
 //! | [`program`] | a scenario (`[network.program]`) with every IMP running the program on the emulator: its lines, hosts and traffic; `nmc run` |
 //! | [`journeys`] | on such a run, each packet's path across the program's IMPs, read from the frames on the lines (`record = ["journeys"]`) |
 //! | [`routes`] | on such a run, each routing message as it left: the sender's delay and hops to every IMP (`record = ["routing"]`, `routing-messages.csv`) |
+//! | [`rule`] | a rule tried against the program: the profile and the candidate (`--set`) on the phase scan and the map, judged by the conditions fixed before the first rule (`nmc oracle rule`) |
 //! | [`speed`] | the emulator's instructions per second and real-time factor (`nmc oracle bench`) |
 //! | `files` | one CSV table from serialisable rows, for every command |
-//! | [`cli`] | `nmc oracle build`, `chain`, `rfc632`, `timeline`, `collect`, `compare`, `emulate`, `bench` |
+//! | [`cli`] | `nmc oracle build`, `chain`, `rfc632`, `timeline`, `collect`, `compare`, `rule`, `emulate`, `bench` |
 //!
 //! ## One command
 //!
@@ -81,6 +82,7 @@ pub mod perhop;
 pub mod program;
 pub mod pump;
 pub mod routes;
+pub mod rule;
 pub mod run;
 pub mod speed;
 pub mod stats;

@@ -655,29 +655,59 @@ pub fn phase_classes(rows: &[PhaseRow]) -> String {
         "| class | experiments | phases agreeing on both | mean \\|mean Δ\\| throughput | mean \\|mean Δ\\| round trip |\n\
          | --- | ---: | ---: | ---: | ---: |\n",
     );
-    let mut line = |name: &str, of: &[&PhaseRow]| {
+    for c in class_summaries(rows) {
+        s.push_str(&format!(
+            "| {} | {} | {} of {} | {:.2} % | {:.2} % |\n",
+            c.class, c.experiments, c.agree_both, c.phases, c.kbps_mean_abs_pct, c.rtt_mean_abs_pct,
+        ));
+    }
+    s
+}
+
+/// One class's sums over a phase scan ([`class_summaries`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClassSummary {
+    /// The class ([`class_of`]), or `all`.
+    pub class: String,
+    /// Its experiments.
+    pub experiments: usize,
+    /// Phases at which one of its experiments agrees on both measures, summed.
+    pub agree_both: u32,
+    /// Phases run, summed.
+    pub phases: u32,
+    /// Mean over its experiments of |mean Δ| of throughput, %.
+    pub kbps_mean_abs_pct: f64,
+    /// Mean over its experiments of |mean Δ| of the round trip, %.
+    pub rtt_mean_abs_pct: f64,
+}
+
+/// The phase scan summed by class ([`phase_classes`]' figures): the three classes present, in
+/// order, then `all`.
+pub fn class_summaries(rows: &[PhaseRow]) -> Vec<ClassSummary> {
+    let line = |name: &str, of: &[&PhaseRow]| {
         let n = of.len().max(1) as f64;
         let mean = |f: &dyn Fn(&PhaseRow) -> f64| of.iter().map(|r| f(r).abs()).sum::<f64>() / n;
-        s.push_str(&format!(
-            "| {name} | {} | {} of {} | {:.2} % | {:.2} % |\n",
-            of.len(),
-            of.iter().map(|r| r.agree_both).sum::<u32>(),
-            of.iter().map(|r| r.phases).sum::<u32>(),
-            mean(&|r| r.kbps_diff_mean_pct),
-            mean(&|r| r.rtt_diff_mean_pct),
-        ));
+        ClassSummary {
+            class: name.to_string(),
+            experiments: of.len(),
+            agree_both: of.iter().map(|r| r.agree_both).sum(),
+            phases: of.iter().map(|r| r.phases).sum(),
+            kbps_mean_abs_pct: mean(&|r| r.kbps_diff_mean_pct),
+            rtt_mean_abs_pct: mean(&|r| r.rtt_diff_mean_pct),
+        }
     };
+    let mut out = Vec::new();
     for class in ["516, 8-packet", "316, 8-packet", "single packets"] {
         let of: Vec<&PhaseRow> = rows
             .iter()
             .filter(|r| class_of(&r.experiment) == class)
             .collect();
         if !of.is_empty() {
-            line(class, &of);
+            out.push(line(class, &of));
         }
     }
-    line("all", &rows.iter().collect::<Vec<_>>());
-    s
+    out.push(line("all", &rows.iter().collect::<Vec<_>>()));
+    out
 }
 
 /// The phase scan as a Markdown table.
