@@ -313,11 +313,12 @@ pub struct ImpParams {
     /// `H2TASK` alone 0.469 ms over 8,922 packets; K&O's 850 kbit/s gives a full packet 1.38).
     pub(crate) host_packet_task_516: SimDuration,
     /// The host interface's own part of a host packet's time at its source IMP, on a 316 (with
-    /// `host_packet_entry = "after-task-1973"`): from the packet's last word in to `H2TASK` (BBN 3050 pp. 132–133: the input's end and the
-    /// checksum, at the interface's level), done once; only then is the packet offered to the
-    /// task, which is charged `host_packet_task_*` at each offer that it takes (a packet
-    /// refused for want of a channel and let through at a tick is not checksummed again, p.
-    /// 133 `H2TSKS` → `HI85`). `0`: no part apart. **Measured on the program** (7 Dec 2026:
+    /// `host_queue_check = "after-input-1973"`): from the packet's last word in to `H2TASK`
+    /// (BBN 3050 pp. 132–133: the input's end and the checksum, at the interface's level),
+    /// done once; only then is the packet offered to the task, which is charged
+    /// `host_packet_task_*` at each offer that it takes (a packet refused for want of a
+    /// channel and let through at a tick is not checksummed again, p. 133 `H2TSKS` → `HI85`).
+    /// `0`: no part apart. **Measured on the program** (7 Dec 2026:
     /// 0.876 ms, the median over 150 single-packet messages of `316-4-pass1` on nmc's
     /// emulator, last word in to `H2TASK`), not fitted; tried and not adopted (how-to
     /// `oracle.md`, "A host's packet's task").

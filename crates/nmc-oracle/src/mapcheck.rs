@@ -61,19 +61,29 @@ pub struct MapRow {
     pub rtt_diff_pct: f64,
 }
 
-/// The program's throughput and round trip by hop count, from one `beside.csv`.
-fn recorded(path: &Path) -> Result<Vec<(u32, f64, f64)>> {
-    #[derive(Deserialize)]
-    struct Beside {
-        hops: u32,
-        map_kbps: f64,
-        map_rtt_ms: f64,
+/// One destination of an `emulate-map` recording (`beside.csv`).
+#[derive(Debug, Deserialize)]
+struct Beside {
+    hops: u32,
+    /// The site's name and its IMP number, e.g. `SDC IMP 34`.
+    destination: String,
+    map_kbps: f64,
+    map_rtt_ms: f64,
+}
+
+impl Beside {
+    /// The site's name, as the map scenario names it.
+    fn site(&self) -> &str {
+        self.destination.split_whitespace().next().unwrap_or("")
     }
+}
+
+/// The program's figures for each destination, from one `beside.csv`.
+fn recorded(path: &Path) -> Result<Vec<Beside>> {
     let mut r =
         csv::Reader::from_path(path).with_context(|| format!("cannot read {}", path.display()))?;
     let rows = r
         .deserialize::<Beside>()
-        .map(|b| b.map(|b| (b.hops, b.map_kbps, b.map_rtt_ms)))
         .collect::<Result<Vec<_>, _>>()
         .with_context(|| format!("{}: not an emulate-map beside.csv", path.display()))?;
     if rows.len() != KO_DESTINATIONS.len() {
@@ -138,23 +148,20 @@ pub fn check(data: &Path, sets: &[MapSet], extra: &[Override]) -> Result<Vec<Map
             MapSet::Unloaded => vec![(UNLOADED_SEED, dir.join("map-1974-apart/beside.csv"))],
         };
         for (seed, path) in runs {
-            for (hops, program_kbps, program_rtt_ms) in recorded(&path)? {
-                let site = KO_DESTINATIONS
-                    .get(hops as usize - 1)
-                    .with_context(|| format!("{}: {hops} hops", path.display()))?;
-                let (model_kbps, model_rtt_ms) = model(set, seed, site, extra)?;
+            for b in recorded(&path)? {
+                let (model_kbps, model_rtt_ms) = model(set, seed, b.site(), extra)?;
                 let pct = |m: f64, p: f64| 100.0 * (m - p) / p;
                 rows.push(MapRow {
                     set,
                     seed,
-                    hops,
-                    site: site.to_string(),
-                    program_kbps,
-                    program_rtt_ms,
+                    hops: b.hops,
+                    site: b.site().to_string(),
+                    program_kbps: b.map_kbps,
+                    program_rtt_ms: b.map_rtt_ms,
                     model_kbps,
                     model_rtt_ms,
-                    kbps_diff_pct: pct(model_kbps, program_kbps),
-                    rtt_diff_pct: pct(model_rtt_ms, program_rtt_ms),
+                    kbps_diff_pct: pct(model_kbps, b.map_kbps),
+                    rtt_diff_pct: pct(model_rtt_ms, b.map_rtt_ms),
                 });
             }
         }
@@ -202,12 +209,12 @@ mod tests {
         let rows = check(&data, &[MapSet::Unloaded], &[]).unwrap();
         assert_eq!(rows.len(), 9);
         let recorded = recorded(&data.join("emulated/map-1974-apart/beside.csv")).unwrap();
-        for (row, (hops, kbps, rtt)) in rows.iter().zip(&recorded) {
+        for (row, b) in rows.iter().zip(&recorded) {
             assert_eq!(
                 (row.hops, row.program_kbps, row.program_rtt_ms),
-                (*hops, *kbps, *rtt)
+                (b.hops, b.map_kbps, b.map_rtt_ms)
             );
-            assert_eq!(row.site, KO_DESTINATIONS[*hops as usize - 1]);
+            assert_eq!(row.site, KO_DESTINATIONS[b.hops as usize - 1]);
             assert!(row.model_kbps > 10.0 && row.model_rtt_ms > 100.0, "{row:?}");
         }
         let (n, k, r) = mean_abs(&rows, MapSet::Unloaded);
@@ -221,7 +228,11 @@ mod tests {
     fn a_short_recording_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("beside.csv");
-        std::fs::write(&p, "hops,map_kbps,map_rtt_ms\n1,38.0,200.0\n").unwrap();
+        std::fs::write(
+            &p,
+            "hops,destination,map_kbps,map_rtt_ms\n1,SDC IMP 34,38.0,200.0\n",
+        )
+        .unwrap();
         let e = recorded(&p).unwrap_err().to_string();
         assert!(e.contains("1 rows"), "{e}");
     }

@@ -72,7 +72,8 @@ pub(crate) struct Host {
     pub(crate) imp: u32,
     /// The pump it runs, if any.
     pub(crate) pump: Option<Pump>,
-    /// A packet is on its way over the host interface into the IMP now.
+    /// A packet is on its way over the host interface into the IMP now, or the interface is
+    /// at its own work on one just in (`host_packet_input_*`).
     pub(crate) input_busy: bool,
     /// Its last packet is in the IMP's buffer and waits for the task to take it
     /// (`host_queue_check = "after-input-1973"`, [`crate::imp::Imp::host_packet_handed`]).
@@ -438,15 +439,14 @@ impl Subnet {
                 self.obs.note(now, mid, Milestone::Accepted);
             }
             // The interface's own work on the packet first (`host_packet_input_*`, p. 133 up to
-            // `H2TASK`): the interface reads nothing meanwhile.
+            // `H2TASK`): it stays busy, reading nothing meanwhile.
             let interface = self.imps[src].costs().host_packet_input;
-            if !interface.is_zero() {
-                self.hosts[h as usize].in_task = true;
+            if interface.is_zero() {
+                self.host_interface_done(now, h, q);
+            } else {
+                self.hosts[h as usize].input_busy = true;
                 q.schedule(now + interface, Ev::HostInterfaceDone { host: h });
-                return;
             }
-            self.hosts[h as usize].handing_over = true;
-            self.host_try(now, h, q);
             return;
         }
         let mid = self.hosts[h as usize]
@@ -456,10 +456,10 @@ impl Subnet {
         self.host_try(now, h, q);
     }
 
-    /// The host interface has done its work on host `h`'s packet (`host_packet_input_*`): the
-    /// packet is offered to the task, as at once without it.
+    /// The host interface has done its work on host `h`'s packet (`host_packet_input_*`, at
+    /// once without it): the packet is offered to the task.
     pub(super) fn host_interface_done(&mut self, now: SimTime, h: u32, q: &mut EventQueue<Ev>) {
-        self.hosts[h as usize].in_task = false;
+        self.hosts[h as usize].input_busy = false;
         self.hosts[h as usize].handing_over = true;
         self.host_try(now, h, q);
     }
