@@ -793,6 +793,31 @@ pub(crate) enum Traced {
         /// The source IMP.
         to: u32,
     },
+    /// An ALL from `from`, alone or on a RFNM, joins the allocations this IMP holds unused
+    /// (point h; BBN 3050 p. 83, the TALLY table).
+    AllPut {
+        /// The destination IMP it came from.
+        from: u32,
+    },
+    /// Message `msg` took an unassigned ALL out of the TALLY table (point c; BBN 3050 p. 136
+    /// `TALLYG`, called from p. 128 `HIPLT` or p. 130 `HIPLT5`).
+    AllTaken {
+        /// The message.
+        msg: MsgId,
+    },
+    /// The give-back clock took the allocation from `to` out of the table to go back (point
+    /// i; the 1973 program's `BACK2`, p. 55): its GVB follows once it has a number
+    /// ([`Traced::Giveback`]).
+    AllPulled {
+        /// The destination IMP the allocation came from.
+        to: u32,
+    },
+    /// A fast tick found `held` unused allocations in the TALLY table (`giveback =
+    /// "tally-1973"`, BBN 3050 p. 163 `TALLYB`; not traced while it is empty).
+    Tally {
+        /// Allocations held, of every destination, before the tick's give-back.
+        held: u32,
+    },
     /// An allocation from `to` unused for its time goes back to it in a GVB (point i).
     Giveback {
         /// The destination IMP the allocation came from.

@@ -1077,6 +1077,11 @@ impl ImpParams {
         self.default_imp
     }
 
+    /// The IMP's clock period, its fast tick (`fast_tick`; BBN 3050 p. 161: 25.6 ms).
+    pub fn fast_tick(&self) -> SimDuration {
+        self.fast_tick
+    }
+
     /// Probability that a bit on a line is in error (`bit_error_rate`).
     pub fn bit_error_rate(&self) -> f64 {
         self.bit_error_rate

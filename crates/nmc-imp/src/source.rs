@@ -89,6 +89,9 @@ pub(crate) struct SourceMsg {
     /// Its packet 1 found no ALL when its input ended (`reqall_check = "at-input-1973"`): it
     /// asks (REQALL) when the task takes it, whatever the table holds by then.
     pub(crate) reqall_decided: bool,
+    /// It took an unassigned ALL out of the TALLY table as it was numbered (point c), for the
+    /// trace's `all-taken` ([`crate::imp::Traced::AllTaken`]).
+    pub(crate) took_all: bool,
     /// Its last packet is in and the host has been told: it may offer the next message.
     pub(crate) accepted: bool,
 }
@@ -461,6 +464,11 @@ impl Allocations {
             }
             None => false,
         }
+    }
+
+    /// Unused allocations held, of every destination: the TALLY table's length.
+    pub(crate) fn total_held(&self) -> u32 {
+        self.held.values().map(|a| a.len() as u32).sum()
     }
 
     /// Unused allocations held for `dst`.

@@ -456,14 +456,13 @@ struct Send {
     t: f64,
 }
 
-/// The model's events of message `index` of `rec`'s experiment (run from `scenario` with
-/// `extra` overrides), as [`program_events`] gives the program's.
-fn model_events(
+/// The model's run of `rec`'s experiment on the oracle's chain (`scenario` with `extra`
+/// overrides), traced: the run and its `trace.jsonl` text.
+pub(crate) fn model_traced(
     scenario: &str,
     extra: &[Override],
     rec: &Recorded,
-    index: u64,
-) -> Result<ModelSide> {
+) -> Result<(nmc_imp::Outcome, String)> {
     let sets = crate::model::experiment_sets(rec, extra)?;
     let s: ImpScenario = nmc_scenario::load("oracle-chain.toml", scenario, &sets)
         .map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -477,6 +476,18 @@ fn model_events(
     )
     .map_err(|e| anyhow::anyhow!("{}: {}", rec.experiment, e.0))?;
     let text = String::from_utf8(buf.0.take()).context("the model's trace")?;
+    Ok((out, text))
+}
+
+/// The model's events of message `index` of `rec`'s experiment (run from `scenario` with
+/// `extra` overrides), as [`program_events`] gives the program's.
+fn model_events(
+    scenario: &str,
+    extra: &[Override],
+    rec: &Recorded,
+    index: u64,
+) -> Result<ModelSide> {
+    let (out, text) = model_traced(scenario, extra, rec)?;
     let p = &out.params;
     // A frame is in at the next IMP when its last bit is: its bits at the line's rate, and the
     // line's propagation (the chain's lines are alike: the first one's).

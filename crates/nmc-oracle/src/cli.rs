@@ -63,6 +63,46 @@ pub enum OracleCommand {
     /// time to the RFNM; with --listing, the IMPs' time by the listing's labels and program
     /// levels from `emulate --profile`; or the model's frames, --model-trace).
     PerHop(PerHopArgs),
+    /// Diagnosis: the source IMP's TALLY table of unused allocations in each experiment of an
+    /// emulator replay watched at its addresses, beside the model's on the same experiment:
+    /// ALLs in, taken by a message, given back, REQALLs, the ticks that found one held, and
+    /// how long an ALL waited. Needs no SIMH.
+    Tally(TallyArgs),
+}
+
+/// `nmc oracle tally`.
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    nmc oracle emulate --run 316-4-pass1 --max-experiments 4 --out out/w316 \\\n      \
+    --watch 7157,15147,4310,14412,14400,20201 --peek 15155\n  \
+    nmc oracle tally --run out/w316/runs/316-4-pass1\n  \
+    nmc oracle tally --run out/w316/runs/316-4-pass1 --experiment 316-4out-4hop --out out/tally\n\n\
+The program's table is read at its source IMP from the replay's watch.csv (07157 an ALL put in, \
+15147 TALLYG's success, after 04310 BACK2's pull, 14412 HIPLT2's request, 20201 TALLYB's tick \
+with the table's in-pointer 15155 peeked); the model's from its trace of the same experiment on \
+scenarios/oracle-chain.toml, as nmc oracle compare runs it. Both over the measured messages.")]
+pub struct TallyArgs {
+    /// A run's directory written by `nmc oracle emulate --out DIR --watch
+    /// 7157,15147,4310,14412,14400,20201 --peek 15155` (DIR/runs/NAME: `watch.csv` and
+    /// `messages.csv`).
+    #[arg(long, value_name = "DIR")]
+    run: PathBuf,
+    /// Only these experiments (names in messages.csv); by default every one the replay
+    /// measured.
+    #[arg(long, value_name = "NAME")]
+    experiment: Vec<String>,
+    /// The recorded data (for each experiment's machine, message and window).
+    #[arg(long, value_name = "DIR", default_value = "data/oracle")]
+    data: PathBuf,
+    /// The model's chain scenario (default: scenarios/oracle-chain.toml, as compiled in).
+    #[arg(long, value_name = "FILE")]
+    scenario: Option<PathBuf>,
+    /// Change a value of the model's scenario (as `nmc run --set`); may be repeated.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    sets: Vec<nmc_scenario::Override>,
+    /// Also write tally.csv, tally.json and tally.md here.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
 }
 
 /// `nmc oracle per-hop`.
@@ -972,6 +1012,7 @@ pub fn run(cmd: OracleCommand) -> Result<bool> {
         OracleCommand::Emulate(a) => emulate_cmd(a),
         OracleCommand::Bench(a) => bench_cmd(a),
         OracleCommand::PerHop(a) => per_hop_cmd(a),
+        OracleCommand::Tally(a) => tally_cmd(a),
         OracleCommand::EmulateMap(a) => crate::map::emulate_map_cmd(crate::map::MapArgs {
             program: a.program,
             hops: a.hops.0,
@@ -989,6 +1030,57 @@ pub fn run(cmd: OracleCommand) -> Result<bool> {
             out: a.out,
         }),
     }
+}
+
+fn tally_cmd(a: TallyArgs) -> Result<bool> {
+    use crate::tally::{Row, csv_rows, experiment_named, experiments, model, program, table};
+    let scenario = match &a.scenario {
+        Some(p) => fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?,
+        None => crate::model::SCENARIO.to_string(),
+    };
+    let recorded = crate::model::recorded(&a.data)?;
+    let names = if a.experiment.is_empty() {
+        experiments(&a.run)?
+    } else {
+        a.experiment.clone()
+    };
+    if names.is_empty() {
+        bail!(
+            "{}: no measured experiment",
+            a.run.join("messages.csv").display()
+        );
+    }
+    let mut rows = Vec::new();
+    for name in &names {
+        let program = program(&a.run, name)?;
+        // The recording's values, or for one no recording kept, the name's.
+        let rec = match recorded.iter().find(|r| &r.experiment == name) {
+            Some(r) => r.clone(),
+            None => experiment_named(name, program.messages).with_context(|| {
+                format!(
+                    "{name}: not among the recorded experiments in {} nor named as the chain's are",
+                    a.data.display()
+                )
+            })?,
+        };
+        rows.push(Row {
+            experiment: name.clone(),
+            program,
+            model: model(&scenario, &a.sets, &rec)?,
+        });
+    }
+    let md = table(&rows);
+    print!("{md}");
+    if let Some(out) = &a.out {
+        fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+        write_csv(&out.join("tally.csv"), &csv_rows(&rows))?;
+        fs::write(
+            out.join("tally.json"),
+            serde_json::to_string_pretty(&rows)? + "\n",
+        )?;
+        fs::write(out.join("tally.md"), &md)?;
+    }
+    Ok(true)
 }
 
 fn per_hop_cmd(a: PerHopArgs) -> Result<bool> {

@@ -29,9 +29,10 @@
 //! | [`journeys`] | on such a run, each packet's path across the program's IMPs, read from the frames on the lines (`record = ["journeys"]`) |
 //! | [`routes`] | on such a run, each routing message as it left: the sender's delay and hops to every IMP (`record = ["routing"]`, `routing-messages.csv`) |
 //! | [`rule`] | a rule tried against the program: the profile and the candidate (`--set`) on the phase scan and the map, judged by the conditions fixed before the first rule (`nmc oracle rule`) |
+//! | [`tally`] | the source IMP's TALLY table of unused allocations, the program (a watched replay) beside the model's trace (`nmc oracle tally`) |
 //! | [`speed`] | the emulator's instructions per second and real-time factor (`nmc oracle bench`) |
 //! | `files` | one CSV table from serialisable rows, for every command |
-//! | [`cli`] | `nmc oracle build`, `chain`, `rfc632`, `timeline`, `collect`, `compare`, `rule`, `emulate`, `bench` |
+//! | [`cli`] | `nmc oracle build`, `chain`, `rfc632`, `timeline`, `collect`, `compare`, `rule`, `tally`, `emulate`, `bench` |
 //!
 //! ## One command
 //!
@@ -86,5 +87,6 @@ pub mod rule;
 pub mod run;
 pub mod speed;
 pub mod stats;
+pub mod tally;
 pub mod timeline;
 pub mod trace;

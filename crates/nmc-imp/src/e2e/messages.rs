@@ -84,6 +84,7 @@ impl Imp {
             reqall_asleep: false,
             holds_all: false,
             reqall_decided: false,
+            took_all: false,
             accepted: false,
         };
         self.messages.insert(id, m);
@@ -106,7 +107,11 @@ impl Imp {
                 return false;
             }
         }
-        self.allocs.take(dst)
+        let took = self.allocs.take(dst);
+        if took && let Some(m) = self.messages.get_mut(&msg) {
+            m.took_all = true;
+        }
+        took
     }
 
     /// `reqall_check = "at-input-1973"`: packet 1 of version 2 message `msg` is in its buffer
@@ -115,7 +120,7 @@ impl Imp {
     /// destination out of the TALLY table if one is there (p. 136 `TALLYG`), or is marked
     /// "REQUEST FOR 8" (`HIPLT2`) if none is; the task then takes it (`HIPLT3`), and
     /// [`Self::use_allocation`] reads what was decided here.
-    pub(crate) fn tally_at_input(&mut self, msg: MsgId) {
+    pub(crate) fn tally_at_input(&mut self, msg: MsgId, out: &mut impl Effects) {
         if self.limits.source.reqall_check != crate::params::ReqallCheck::AtInput1973
             || self.limits.source.version != crate::params::MessageProcessing::V2
         {
@@ -132,6 +137,7 @@ impl Imp {
         let m = self.messages.get_mut(&msg).expect("a message of this IMP");
         if took {
             m.holds_all = true;
+            out.push(Output::Trace(Traced::AllTaken { msg }));
         } else {
             m.reqall_decided = true;
         }
@@ -325,6 +331,11 @@ impl Imp {
                 Step::PltLaunch => {
                     let plt_used = self.plt.used();
                     out.push(Output::Trace(Traced::Plt { msg, plt_used }));
+                    if let Some(m) = self.messages.get_mut(&msg)
+                        && std::mem::take(&mut m.took_all)
+                    {
+                        out.push(Output::Trace(Traced::AllTaken { msg }));
+                    }
                     self.launch(msg, out);
                     return;
                 }
@@ -630,6 +641,7 @@ impl Imp {
                 },
             });
         }
+        out.push(Output::Trace(Traced::AllPut { from: dst }));
         if let Some(w) = self.allocs.first_awaiting(dst)
             && self
                 .messages
@@ -646,6 +658,7 @@ impl Imp {
                 self.allocs.next_awaiting(dst);
                 let m = self.messages.get_mut(&w).expect("a message of this IMP");
                 m.holds_all = true;
+                out.push(Output::Trace(Traced::AllTaken { msg: w }));
             }
             return;
         }
@@ -890,7 +903,7 @@ mod tests {
             if all_before_input {
                 add(&mut s);
             }
-            s.tally_at_input(0); // the input's end
+            s.tally_at_input(0, &mut Vec::new()); // the input's end
             if !all_before_input {
                 add(&mut s); // a RFNM's ALL, processed by the task before packet 1
             }
@@ -1122,6 +1135,7 @@ mod tests {
         let launched = [
             Trace(Traced::AllIn { num: 0 }),
             giveback,
+            Trace(Traced::AllPut { from: D }),
             state(0, MsgState::AwaitAll, MsgState::NeedNumber),
             state(0, MsgState::NeedNumber, MsgState::NeedPlt),
             mark(0, Milestone::Numbered),
@@ -1130,6 +1144,8 @@ mod tests {
                 msg: 0,
                 plt_used: 1,
             }),
+            // The ALL just in is the one it takes out of the table.
+            Trace(Traced::AllTaken { msg: 0 }),
             state(0, MsgState::NeedPlt, MsgState::Launched),
             mark(0, Milestone::Launched),
             Trace(Traced::Launched { msg: 0 }),

@@ -325,6 +325,7 @@ impl Imp {
         out: &mut impl Effects,
     ) {
         if self.allocs.give_back(dst, generation, now) {
+            out.push(Output::Trace(Traced::AllPulled { to: dst }));
             Self::send_gvb(dst, 0, PktKind::Gvb, out);
         }
     }
@@ -339,7 +340,12 @@ impl Imp {
         if self.limits.source.giveback != Giveback::Tally1973 {
             return;
         }
+        let held = self.allocs.total_held();
+        if held > 0 {
+            out.push(Output::Trace(Traced::Tally { held }));
+        }
         if let Some(dst) = self.allocs.tally_tick(self.limits.source.giveback_ticks) {
+            out.push(Output::Trace(Traced::AllPulled { to: dst }));
             if self.limits.source.gvb_number != GvbNumber::Mesget1973 {
                 Self::send_gvb(dst, 0, PktKind::Gvb, out);
                 return;
@@ -1043,6 +1049,7 @@ mod tests {
         let mut out = Vec::new();
         x.handle_timeout(ms(350), timer, &crate::imp::Nowhere, &mut out);
         let gvb = [
+            Trace(Traced::AllPulled { to: 3 }),
             Count(Counted::Gvb),
             Trace(Traced::Giveback { to: 3 }),
             Control {

@@ -1048,6 +1048,7 @@ mod source_tests {
             reqall_asleep: false,
             holds_all: false,
             reqall_decided: false,
+            took_all: false,
             accepted: false,
         };
         s.messages.insert(msg, m);

@@ -162,7 +162,7 @@ impl Imp {
             // Listing p. 133 (`H2TASK`, `H2TSKS`): on the task queue; it goes on, and its
             // host's interface reads the next packet, when the task has taken it.
             HostPacketEntry::AfterTask1973 => {
-                self.tally_at_input(msg);
+                self.tally_at_input(msg, out);
                 self.push_task(now, Work::HostPacket { msg }, cost, out)
             }
         }

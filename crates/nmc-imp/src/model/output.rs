@@ -349,6 +349,22 @@ impl Subnet {
                 waited_ns,
             },
             Traced::AllSent { num, to } => Tr::AllSent { num, to: name(to) },
+            Traced::AllPut { from } => Tr::AllPut {
+                imp: name(imp),
+                from: name(from),
+            },
+            Traced::AllTaken { msg } => Tr::AllTaken {
+                msg,
+                imp: name(imp),
+            },
+            Traced::AllPulled { to } => Tr::AllPulled {
+                imp: name(imp),
+                to: name(to),
+            },
+            Traced::Tally { held } => Tr::Tally {
+                imp: name(imp),
+                held,
+            },
             Traced::Giveback { to } => Tr::Giveback {
                 imp: name(imp),
                 to: name(to),

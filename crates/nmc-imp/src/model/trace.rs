@@ -84,6 +84,22 @@ pub(super) enum Tr<'a> {
     AllIn {
         num: u64,
     },
+    AllPut {
+        imp: &'a str,
+        from: &'a str,
+    },
+    AllTaken {
+        msg: MsgId,
+        imp: &'a str,
+    },
+    AllPulled {
+        imp: &'a str,
+        to: &'a str,
+    },
+    Tally {
+        imp: &'a str,
+        held: u32,
+    },
     Giveback {
         imp: &'a str,
         to: &'a str,
