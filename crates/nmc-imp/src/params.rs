@@ -785,6 +785,14 @@ pub(crate) enum ReqallClaim {
     /// coroutine's next tick (within 25.6 ms; the give-back needs 6).
     #[serde(rename = "at-all-1973")]
     AtAll1973,
+    /// As `at-all-1973` without its simplification: the coroutine, asleep on its request
+    /// (`HIPLT6` → `HIWMD`), looks in the table only when the IMP's fast tick wakes it (p. 163
+    /// `JOBF`: `HITC` restarts the hosts' input before `TALLYB` bumps the TALLY clock, so it
+    /// takes the ALL before the tick's give-back can), and the ALL waits in the table until
+    /// then (never at the instant it comes: on nmc's emulator no ALL was taken sooner than 7
+    /// ms after it came, `nmc oracle tally`).
+    #[serde(rename = "tick-1973")]
+    Tick1973,
 }
 
 /// The end-to-end message procedure (see [`ImpParams::message_processing`]).

@@ -73,8 +73,7 @@ pub enum OracleCommand {
 /// `nmc oracle tally`.
 #[derive(Args, Debug)]
 #[command(after_help = "Examples:\n  \
-    nmc oracle emulate --run 316-4-pass1 --max-experiments 4 --out out/w316 \\\n      \
-    --watch 7157,15147,4310,14412,14400,20201 --peek 15155\n  \
+    nmc oracle emulate --run 316-4-pass1 --max-experiments 4 --out out/w316 --watch 7157,15147,4310,14412,14400,20201 --peek 15155\n  \
     nmc oracle tally --run out/w316/runs/316-4-pass1\n  \
     nmc oracle tally --run out/w316/runs/316-4-pass1 --experiment 316-4out-4hop --out out/tally\n\n\
 The program's table is read at its source IMP from the replay's watch.csv (07157 an ALL put in, \

@@ -653,12 +653,10 @@ impl Imp {
             // coroutine asleep, only at a fast tick ([`Imp::reqall_wake_tick`]). Meanwhile the ALL
             // waits in the TALLY table (`reqall_claim = "at-ack"`), or the message takes it
             // out of the table now (`"at-all-1973"`: `HIPLT5`, `TALLYG`), out of reach of the
-            // give-back clock.
-            if self.limits.source.reqall_claim == ReqallClaim::AtAll1973 && self.allocs.take(dst) {
-                self.allocs.next_awaiting(dst);
-                let m = self.messages.get_mut(&w).expect("a message of this IMP");
-                m.holds_all = true;
-                out.push(Output::Trace(Traced::AllTaken { msg: w }));
+            // give-back clock, or at the next fast tick (`"tick-1973"`,
+            // [`Imp::reqall_claim_tick`]).
+            if self.limits.source.reqall_claim == ReqallClaim::AtAll1973 {
+                self.claim_for_request(w, dst, out);
             }
             return;
         }
@@ -730,6 +728,43 @@ impl Imp {
             }
             if !m.reqall_asleep {
                 self.reqall_answered(msg, out);
+            }
+        }
+    }
+
+    /// Message `w`, first in line for an allocation from `dst` while its 1973 request is out,
+    /// takes one out of the TALLY table if one is there (p. 130 `HIPLT5`, p. 136 `TALLYG`): it
+    /// holds it while it waits for the request's acknowledgement.
+    fn claim_for_request(&mut self, w: MsgId, dst: u32, out: &mut impl Effects) {
+        if self.allocs.take(dst) {
+            self.allocs.next_awaiting(dst);
+            let m = self.messages.get_mut(&w).expect("a message of this IMP");
+            m.holds_all = true;
+            out.push(Output::Trace(Traced::AllTaken { msg: w }));
+        }
+    }
+
+    /// The IMP's fast tick wakes its hosts' input coroutines before the TALLY clock is bumped
+    /// (BBN 3050 p. 163 `JOBF`: `HITC`, then `TALLYB`); with `reqall_claim = "tick-1973"` each
+    /// message asleep on its 1973 request and first in line takes an ALL from the table if
+    /// one came since (p. 130 `HIPLT5`).
+    pub(crate) fn reqall_claim_tick(&mut self, out: &mut impl Effects) {
+        if self.limits.source.reqall_claim != ReqallClaim::Tick1973 {
+            return;
+        }
+        let waiting: Vec<(MsgId, u32)> = self
+            .messages
+            .iter()
+            .filter(|(_, m)| {
+                m.state == MsgState::AwaitAll
+                    && (m.reqall_unacked || m.reqall_asleep)
+                    && !m.holds_all
+            })
+            .map(|(&id, m)| (id, m.dst))
+            .collect();
+        for (w, dst) in waiting {
+            if self.allocs.first_awaiting(dst) == Some(w) {
+                self.claim_for_request(w, dst, out);
             }
         }
     }
@@ -973,6 +1008,36 @@ mod tests {
             s.reqall_wake_tick(&mut out);
             assert_eq!(out, [], "once");
         }
+    }
+
+    /// BBN 3050 p. 130 (`HIPLT5`, `HIPLT6`), p. 163 (`JOBF`: `HITC` before `TALLYB`),
+    /// `reqall_claim = "tick-1973"`: an ALL that comes while a message waits on its request
+    /// stays in the TALLY table until the IMP's next fast tick wakes the host's coroutine, which
+    /// takes it then, once.
+    #[test]
+    fn a_1973_request_takes_its_all_at_the_next_fast_tick() {
+        let mut p = ImpParams::v2_1974_10();
+        p.reqall_claim = crate::params::ReqallClaim::Tick1973;
+        let mut s = super::super::testing::imp(&p, 10);
+        first_packet_in(&mut s, 0, 2016);
+        s.control_sent(77, &PktKind::ReqAll { msg: 0, num: 0 });
+        let mut out = Vec::new();
+        s.all_received(at(100), (s_to_d(), 0), D, &mut out);
+        assert_eq!(s.allocs.held(D), 1, "in the table until the tick");
+        assert!(!s.messages[&0].holds_all);
+        let mut out = Vec::new();
+        s.reqall_claim_tick(&mut out);
+        assert_eq!(s.allocs.held(D), 0);
+        assert!(s.messages[&0].holds_all);
+        assert_eq!(out, [Trace(Traced::AllTaken { msg: 0 })]);
+        let mut out = Vec::new();
+        s.reqall_claim_tick(&mut out);
+        assert_eq!(out, [], "once");
+        // The request acknowledged, it goes on at the next wake-up with the ALL it holds.
+        s.release(77, Hold::Request);
+        s.reqalls_acknowledged(&mut out);
+        s.reqall_wake_tick(&mut out);
+        assert!(out.contains(&Output::Data { msg: 0, index: 0 }), "{out:?}");
     }
 
     fn at(ms: u64) -> SimTime {

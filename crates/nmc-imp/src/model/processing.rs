@@ -4,7 +4,7 @@
 //! are the IMP's own (`hop/processing.rs`).
 
 use super::{Ev, Subnet};
-use crate::params::{Giveback, ReqallWake, RoutingClock, RoutingFrequency};
+use crate::params::{Giveback, ReqallClaim, ReqallWake, RoutingClock, RoutingFrequency};
 use nmc_sim::{EventQueue, SimDuration, SimTime};
 
 impl Subnet {
@@ -13,6 +13,11 @@ impl Subnet {
     pub(super) fn clock(&mut self, now: SimTime, imp: u32, q: &mut EventQueue<Ev>) {
         self.step(now, imp, q, |i, out| i.clock_tick(now, out));
         q.schedule(now + self.params.fast_tick, Ev::Clock { imp });
+        // BBN 3050 p. 163 `JOBF`: the hosts' input restarted (`HITC`) before the TALLY clock's
+        // bump (`TALLYB`).
+        if self.params.reqall_claim == ReqallClaim::Tick1973 {
+            self.step(now, imp, q, |i, out| i.reqall_claim_tick(out));
+        }
         if self.params.giveback == Giveback::Tally1973 {
             self.step(now, imp, q, |i, out| i.tally_tick(now, out));
         }
