@@ -890,8 +890,16 @@ pub(crate) enum HostRetry {
     AtOnce,
     /// At the IMP's next fast tick: BBN IMP program 3050 p. 70 (`BADH`, "DO NOT POKE HOST":
     /// the host's coroutine is left to the clock), p. 117 (`HIWM`, no free buffer: "WAKE UP
-    /// 25MS LATER"), p. 165 (`HITC`, the fast-tick job that wakes it).
+    /// 25MS LATER"), p. 165 (`HITC`, the fast-tick job that wakes it). The model also tries
+    /// such a host again when its own reply frees its window (the pump), before the tick.
     FastTick,
+    /// As `fast-tick`, and a host left waiting for the tick (a packet refused, p. 70 `BADH`,
+    /// p. 133 `H2TSKS`; a leader that found no message number, p. 128 `HI22` → `HIWMD`, with
+    /// `number_wait = "leader-tick-1973"`) is looked at again *only* at that tick (p. 163
+    /// `JOBF` → `HITC`): the host's coroutine sleeps, and its own reply coming meanwhile does
+    /// not wake it.
+    #[serde(rename = "fast-tick-only-1973")]
+    FastTickOnly1973,
 }
 
 /// When a host's packet after its message's first is asked whether the output queue it

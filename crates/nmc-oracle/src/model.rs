@@ -786,6 +786,54 @@ mod tests {
 
     /// The comparison can fail: a model made slower by half misses nearly every row, and
     /// those misses are not all named.
+    /// `host_retry = "fast-tick-only-1973"` (rule 13's candidate): a host whose leader found
+    /// no message number waits for its IMP's fast tick (BBN 3050 p. 128 `HI22`), and its own
+    /// reply no longer starts its packet 1 before the tick; under `fast-tick` it does (at
+    /// 516s, 9 hops, dozens of packets 1 come in exactly one packet's input after a reply).
+    #[test]
+    fn a_host_left_to_the_tick_is_not_restarted_by_its_reply() {
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/oracle");
+        let rec = crate::model::recorded(&data)
+            .unwrap()
+            .into_iter()
+            .find(|r| r.experiment == "516-4out-9hop")
+            .unwrap();
+        let after_reply = |retry: &str| {
+            let set: Override = format!("network.params.host_retry=\"{retry}\"")
+                .parse()
+                .unwrap();
+            let (_, text) =
+                crate::align::model_traced(crate::model::SCENARIO, &[set], &rec).unwrap();
+            let (mut offered, mut first, mut replies) = (Vec::new(), Vec::new(), Vec::new());
+            for line in text.lines() {
+                let v: serde_json::Value = serde_json::from_str(line).unwrap();
+                let t = v["t_ns"].as_u64().unwrap();
+                match v["event"].as_str() {
+                    Some("offered") => offered.push((v["msg"].as_u64().unwrap(), t)),
+                    Some("first-in") => first.push((v["msg"].as_u64().unwrap(), t)),
+                    Some("rfnm-in") => replies.push(t),
+                    _ => {}
+                }
+            }
+            // A packet 1's input, leader included: the shortest offer to first-in.
+            let input = first
+                .iter()
+                .filter_map(|(m, f)| offered.iter().find(|(o, _)| o == m).map(|(_, t)| f - t))
+                .min()
+                .unwrap();
+            first
+                .iter()
+                .filter(|(_, f)| replies.iter().any(|r| f.abs_diff(r + input) < 1_000))
+                .count()
+        };
+        assert!(
+            after_reply("fast-tick") >= 10,
+            "{}",
+            after_reply("fast-tick")
+        );
+        assert_eq!(after_reply("fast-tick-only-1973"), 0);
+    }
+
     #[test]
     fn a_wrong_model_is_caught() {
         let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/oracle");

@@ -172,8 +172,16 @@ impl Subnet {
     /// The host puts its next packet into its IMP if the IMP can take it.
     /// Host `h` hands the IMP its next packet if it can; keeps `waiting` up to date.
     pub(super) fn host_try(&mut self, now: SimTime, h: u32, q: &mut EventQueue<Ev>) {
-        let waits = self.host_try_input(now, h, q);
         let imp = self.hosts[h as usize].imp as usize;
+        // `host_retry = "fast-tick-only-1973"`: a host left to the clock is looked at again
+        // only at its IMP's fast tick (BBN 3050 p. 163 `JOBF` → `HITC`), which takes it out of
+        // `tick_waiting` first ([`Self::tick_wakes_hosts`]).
+        if self.params.host_retry == HostRetry::FastTickOnly1973
+            && self.tick_waiting[imp].contains(h)
+        {
+            return;
+        }
+        let waits = self.host_try_input(now, h, q);
         if waits == HostTry::WaitsForTick {
             self.waiting[imp].remove(h);
             self.tick_waiting[imp].insert(h);
@@ -304,7 +312,7 @@ impl Subnet {
     fn host_waits(&self) -> HostTry {
         match self.params.host_retry {
             HostRetry::AtOnce => HostTry::Waits,
-            HostRetry::FastTick => HostTry::WaitsForTick,
+            HostRetry::FastTick | HostRetry::FastTickOnly1973 => HostTry::WaitsForTick,
         }
     }
 
