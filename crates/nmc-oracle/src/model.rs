@@ -209,7 +209,16 @@ pub const RESIDUALS: &[Residual] = &[
                 own lateness in the comparison (frame_lateness = 250us, SIMH's modem poll: \
                 tried 6 Dec 2026 and not adopted) the 316 4-hop rows agree at 7 of 8 phases. \
                 Deterministic, the program on nmc's emulator stays in that state (39.4 kbit/s, \
-                399 ms, 8 REQALLs) where the model leaves it",
+                399 ms, 8 REQALLs) where the model leaves it. The source's TALLY table side \
+                by side (nmc oracle tally on a watched replay, 7 Dec 2026, 100 measured \
+                messages): at 4 hops on 316s the program takes each ALL a median 29 ms after \
+                it comes and gives back 6 (at 152 ms), the model 33 (at 110 ms, the TALLY \
+                clock's sixth tick); on 516s the program gives back 34 and the model 2. Two \
+                differences the table showed were tried as rules and change neither state: \
+                the ALL taken at the next fast tick rather than at once (reqall_claim = \
+                tick-1973, rule 12) and a host left to the tick looked at only then, not when \
+                its own reply comes (host_retry = fast-tick-only-1973, rule 13; it brings the \
+                model's ALL waits to the program's at 6-9 hops)",
     },
     Residual {
         experiments: &["516-8out-9hop"],
