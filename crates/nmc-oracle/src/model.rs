@@ -793,8 +793,6 @@ mod tests {
         assert!(left.is_empty(), "{}\n{}", left.join("\n"), table(&rows));
     }
 
-    /// The comparison can fail: a model made slower by half misses nearly every row, and
-    /// those misses are not all named.
     /// `host_retry = "fast-tick-only-1973"` (rule 13's candidate): a host whose leader found
     /// no message number waits for its IMP's fast tick (BBN 3050 p. 128 `HI22`), and its own
     /// reply no longer starts its packet 1 before the tick; under `fast-tick` it does (at
@@ -835,14 +833,13 @@ mod tests {
                 .filter(|(_, f)| replies.iter().any(|r| f.abs_diff(r + input) < 1_000))
                 .count()
         };
-        assert!(
-            after_reply("fast-tick") >= 10,
-            "{}",
-            after_reply("fast-tick")
-        );
+        let restarted = after_reply("fast-tick");
+        assert!(restarted >= 10, "{restarted}");
         assert_eq!(after_reply("fast-tick-only-1973"), 0);
     }
 
+    /// The comparison can fail: a model made slower by half misses nearly every row, and
+    /// those misses are not all named.
     #[test]
     fn a_wrong_model_is_caught() {
         let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/oracle");

@@ -38,7 +38,7 @@ const PULL: u16 = 0o4310;
 const REQALL: u16 = 0o14412;
 /// `HIPLT`: packet 1 looks in the table (p. 128); marks the host's IMP.
 const HIPLT: u16 = 0o14400;
-/// The table's start (`TALLY`, p. 249's storage, 32261).
+/// The table's start (`TALLY`, p. 254, 32261).
 const TALLY: u16 = 0o32261;
 
 /// The addresses `nmc oracle emulate --watch` must have logged, with `--peek 15155` first.
@@ -61,10 +61,10 @@ pub struct Table {
     pub ticks: u64,
     /// Of them, ticks that found the table non-empty.
     pub ticks_held: u64,
-    /// Each ALL's time in the table when a message took it, ms (those put in the window).
-    pub age_taken_ms: Vec<f64>,
-    /// Each ALL's time in the table when it was pulled to go back, ms.
-    pub age_pulled_ms: Vec<f64>,
+    /// Each ALL's time in the table when a message took it, ns (those put in the window).
+    pub age_taken_ns: Vec<u64>,
+    /// Each ALL's time in the table when it was pulled to go back, ns.
+    pub age_pulled_ns: Vec<u64>,
 }
 
 impl Table {
@@ -108,13 +108,13 @@ fn fold(events: &[(u64, Ev)], from: u64, to: u64, start_len: usize) -> Table {
                 if !counted {
                     continue;
                 }
-                let age = put.map(|p| (at - p) as f64 / 1e6);
+                let age = put.map(|p| at - p);
                 if e == Ev::Taken {
                     t.taken += 1;
-                    t.age_taken_ms.extend(age);
+                    t.age_taken_ns.extend(age);
                 } else {
                     t.pulled += 1;
-                    t.age_pulled_ms.extend(age);
+                    t.age_pulled_ns.extend(age);
                 }
             }
             Ev::Reqall => t.reqalls += u64::from(counted),
@@ -312,20 +312,11 @@ pub fn model(scenario: &str, extra: &[Override], rec: &Recorded) -> Result<Table
         events.extend(ev.map(|e| (t, e)));
     }
     let from = from.with_context(|| format!("{}: no measured message", rec.experiment))?;
-    // The trace names only the ticks that found the table non-empty: the rest are the clock's.
-    // Ticks come at whole periods from the epoch (`imp_clocks = "epoch"`, the chain's).
-    let mut ticks: Vec<(u64, Ev)> = (from.div_ceil(fast)..=to / fast)
-        .map(|k| (k * fast, Ev::Tick { held: 0 }))
-        .filter(|(at, _)| {
-            !events
-                .iter()
-                .any(|(t, e)| t == at && matches!(e, Ev::Tick { .. }))
-        })
-        .collect();
-    events.append(&mut ticks);
-    events.sort_by_key(|&(t, e)| (t, !matches!(e, Ev::Tick { .. })));
     let mut t = fold(&events, from, to, 0);
     t.messages = messages;
+    // The trace names only the ticks that found the table non-empty; the window's ticks are
+    // the clock's, at whole periods from the epoch (`imp_clocks = "epoch"`, the chain's).
+    t.ticks = (to / fast + 1).saturating_sub(from.div_ceil(fast));
     Ok(t)
 }
 
@@ -371,11 +362,9 @@ pub struct Row {
     pub model: Table,
 }
 
-fn median(v: &[f64]) -> Option<f64> {
-    let mut v = v.to_vec();
-    v.sort_by(f64::total_cmp);
-    // Nearest rank, as `nmc oracle per-hop`.
-    (!v.is_empty()).then(|| v[(v.len() - 1) / 2])
+/// The median (nearest rank, as `nmc oracle per-hop`), ms.
+fn median(ns: &[u64]) -> Option<f64> {
+    (!ns.is_empty()).then(|| crate::perhop::dist(ns).median)
 }
 
 /// The rows as a Markdown table, a line a side.
@@ -385,7 +374,7 @@ pub fn table(rows: &[Row]) -> String {
          age taken, median ms | age given back, median ms |\n\
          | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
     );
-    let ms = |v: &[f64]| median(v).map_or("—".to_string(), |m| format!("{m:.1}"));
+    let ms = |v: &[u64]| median(v).map_or("—".to_string(), |m| format!("{m:.1}"));
     for r in rows {
         for (side, t) in [("program", &r.program), ("model", &r.model)] {
             s += &format!(
@@ -398,8 +387,8 @@ pub fn table(rows: &[Row]) -> String {
                 t.reqalls,
                 t.held_pct(),
                 t.ticks,
-                ms(&t.age_taken_ms),
-                ms(&t.age_pulled_ms),
+                ms(&t.age_taken_ns),
+                ms(&t.age_pulled_ns),
             );
         }
     }
@@ -436,8 +425,8 @@ pub fn csv_rows(rows: &[Row]) -> Vec<CsvRow<'_>> {
                 reqalls: t.reqalls,
                 ticks: t.ticks,
                 ticks_held: t.ticks_held,
-                age_taken_median_ms: median(&t.age_taken_ms),
-                age_pulled_median_ms: median(&t.age_pulled_ms),
+                age_taken_median_ms: median(&t.age_taken_ns),
+                age_pulled_median_ms: median(&t.age_pulled_ns),
             })
         })
         .collect()
@@ -485,8 +474,8 @@ mod tests {
         let t = fold(&ev, ms(10), ms(90), 0);
         assert_eq!((t.put, t.taken, t.pulled, t.reqalls), (1, 1, 1, 1));
         assert_eq!((t.ticks, t.ticks_held), (3, 2));
-        assert!(t.age_pulled_ms.is_empty(), "put before the window: {t:?}");
-        assert_eq!(t.age_taken_ms, [30.0]);
+        assert!(t.age_pulled_ns.is_empty(), "put before the window: {t:?}");
+        assert_eq!(t.age_taken_ns, [ms(30)]);
     }
 
     /// The model's side on the oracle's chain: every ALL put in the window is taken, pulled
