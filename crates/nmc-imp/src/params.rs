@@ -277,7 +277,7 @@ pub struct ImpParams {
     /// **Measured on the program** (6 Dec 2026, session twenty-eight: the oracle chain at 2
     /// hops on `nmc-h316`, `network.program.watch` on `04105`, `STA BRALLY`, each reply as
     /// `RALLYG` gives it; the median gap between consecutive replies that waited for each
-    /// other), not fitted; see how-to `oracle.md`, "The destination's reply order".
+    /// other), not fitted; see the book's `oracle-findings.md`, "The destination's reply order".
     pub(crate) reply_gap_316: SimDuration,
     /// The same on a 516.
     pub(crate) reply_gap_516: SimDuration,
@@ -292,7 +292,7 @@ pub struct ImpParams {
     /// **Measured on the program** (7 Dec 2026, session thirty: the chain runs `316-4-pass1`
     /// and `516-4-pass1` on nmc's emulator, source IMP 11, `--watch 20201,4274`: from `TALLYB`,
     /// the tick's last job, to each give-back's first `MESGET`, median of 211 give-backs on a
-    /// 316 and 252 on a 516), not fitted; see how-to `oracle.md`, "The give-back's number".
+    /// 316 and 252 on a 516), not fitted; see the book's `oracle-findings.md`, "The give-back's number".
     pub(crate) gvb_mesget_316: SimDuration,
     /// The same on a 516.
     pub(crate) gvb_mesget_516: SimDuration,
@@ -305,7 +305,7 @@ pub struct ImpParams {
     /// on the program** (7 Dec 2026, session thirty: the chain run `316-4-pass1` on nmc's
     /// emulator, source IMP 11, `--watch 14616,14625,14626`): from a single-packet message's
     /// last word in to `TASK TOOK IT`, 1.947 ms (median of 150; from `H2TASK` alone, 0.880 ms
-    /// over 8,802 packets). Tried with both values and not adopted (how-to `oracle.md`, "A
+    /// over 8,802 packets). Tried with both values and not adopted (the book's `oracle-findings.md`, "A
     /// host's packet's task"). The same time for every host packet (**choice**: the checksum's
     /// part, a few cycles a word, is shorter for a short packet).
     pub(crate) host_packet_task_316: SimDuration,
@@ -320,8 +320,8 @@ pub struct ImpParams {
     /// channel and let through at a tick is not checksummed again, p. 133 `H2TSKS` → `HI85`).
     /// `0`: no part apart. **Measured on the program** (7 Dec 2026:
     /// 0.876 ms, the median over 150 single-packet messages of `316-4-pass1` on nmc's
-    /// emulator, last word in to `H2TASK`), not fitted; tried and not adopted (how-to
-    /// `oracle.md`, "A host's packet's task").
+    /// emulator, last word in to `H2TASK`), not fitted; tried and not adopted (the book's
+    /// `oracle-findings.md`, "A host's packet's task").
     pub(crate) host_packet_input_316: SimDuration,
     /// The same on a 516 (0.526 ms over 270 messages of `516-4-pass1`).
     pub(crate) host_packet_input_516: SimDuration,
@@ -490,7 +490,7 @@ pub enum ReplyOrder {
     /// stream, and a RFNM's 1 s wait for buffers starts when its turn comes (`BALLTO`, p. 52).
     /// Found on the program (6 Dec 2026, session twenty-seven): LBL answered UCLA's GVBs a
     /// median 133 ms after they arrived, the model within 7 ms; watched on the oracle chain,
-    /// the program answers in number order (how-to `oracle.md`, "The destination's reply
+    /// the program answers in number order (the book's `oracle-findings.md`, "The destination's reply
     /// order"). Tried by the rule stated before its run and not adopted (the chains' rows
     /// agreeing 54 → 52, the map's throughput worse). Version 2 only (the listing is version
     /// 2's).
@@ -1238,7 +1238,7 @@ impl ImpParams {
             // 459 of 528).
             gvb_queue: ControlQueue::Regular1973,
             // The listing's queue for a REQALL where it passes, tried 7 Dec 2026 and not
-            // adopted (the how-to `oracle.md`, "A REQALL's queue where it passes").
+            // adopted (the book's `oracle-findings.md`, "A REQALL's queue where it passes").
             reqall_queue: ControlQueue::Priority,
             single_packet_rule: SinglePacketRule::Current,
             // The 1973 program's background loop (issue 71 §4).
