@@ -90,6 +90,9 @@ pub struct ExperimentResult {
     pub dest: DestCounts,
 }
 
+/// How often each instance writes a `LAG` record (patch 0003): one window of simulated time.
+pub const LAG_WINDOW_NS: u64 = 1_000_000_000;
+
 /// Did every instance keep up while an experiment ran? From the one-second `LAG` windows of
 /// each trace that overlap `span` (a window at `t` covers `(t − 1 s, t]`). Returns the largest
 /// lag (ms), the largest share of time over the bound, and the reasons to refuse.
@@ -107,7 +110,7 @@ pub fn judge(
         let w: Vec<(u64, u64)> = t
             .events
             .iter()
-            .filter(|e| e.what == "LAG" && e.t_ns > span.0 && e.t_ns < span.1 + 1_000_000_000)
+            .filter(|e| e.what == "LAG" && e.t_ns > span.0 && e.t_ns < span.1 + LAG_WINDOW_NS)
             .map(|e| {
                 (
                     e.extra_u64("max_lag_ns").unwrap_or(u64::MAX),

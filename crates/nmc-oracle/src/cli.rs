@@ -1800,6 +1800,9 @@ fn run_network(
         );
         host_runs.push(r);
     }
+    if let Some(last) = host_runs.last() {
+        running.wait_lag_window(last.span_ns.1)?;
+    }
     let host_counts = running.host_counts();
     let (out, _) = running.stop()?;
     let (summaries, refusals, traces) = instance_reports(&net, &out, up_s, &settings);

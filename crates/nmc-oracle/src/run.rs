@@ -621,6 +621,21 @@ impl Running {
         })
     }
 
+    /// Keeps every instance running until each has written the lag window that holds `end_ns`
+    /// (a window at `t` covers `(t − 1 s, t]`, written once a simulated second; [`crate::analyze::judge`]),
+    /// reading what the IMP sends meanwhile. Without it a short last experiment (a few single
+    /// packets) ends before any window closes over it and is refused for having no lag record.
+    pub fn wait_lag_window(&mut self, end_ns: u64) -> Result<()> {
+        let until = end_ns + crate::analyze::LAG_WINDOW_NS * 6 / 5;
+        while self.now() < until {
+            self.check_children()?;
+            if let Some(Event::Message { leader, text, .. }) = self.poll()? {
+                self.note(format!("from IMP: {leader} ({} words)", text.len()));
+            }
+        }
+        Ok(())
+    }
+
     /// Host counts (datagrams, refusals).
     pub fn host_counts(&self) -> crate::host::Counts {
         self.host.counts().clone()
