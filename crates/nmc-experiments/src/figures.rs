@@ -126,7 +126,7 @@ mod tests {
         // A line-ending backslash joins the lines with the space before it.
         assert!(
             ko2.short
-                .starts_with("the 9-hop path is too fast: the same load costs")
+                .starts_with("the 9-hop path is too fast, and about as fast as the original")
         );
         assert!(!ko2.short.contains('\n') && !ko2.short.contains("  "));
         let ien = all.iter().find(|f| f.id == "IEN163").unwrap();
