@@ -72,6 +72,13 @@ pub struct Recorded {
 
 /// Reads the accepted rows of the recorded tables in `dir` (`data/oracle`).
 pub fn recorded(dir: &Path) -> Result<Vec<Recorded>> {
+    if !dir.is_dir() {
+        bail!(
+            "{}: no such directory: the recorded runs come with nmc's source; run from its checkout \
+             or give --data DIR",
+            dir.display()
+        );
+    }
     let mut rows = Vec::new();
     for file in ["ko-chain.csv", "single-packet.csv"] {
         let path = dir.join(file);
@@ -774,6 +781,17 @@ pub fn table(rows: &[Row]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Run away from the checkout, the recorded runs are not found: one line that says where
+    /// they come from and how to point at them.
+    #[test]
+    fn recordings_not_found_say_how_to_point_at_them() {
+        let e = recorded(Path::new("no/such/oracle"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("no/such/oracle: no such directory"), "{e}");
+        assert!(e.contains("--data DIR") && !e.contains('\n'), "{e}");
+    }
 
     /// Issue 71 §5: the model's chain runs against the recorded data, no SIMH needed. Every
     /// recorded experiment agrees within the tolerances fixed above or is a named residual,
