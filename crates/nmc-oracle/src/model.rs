@@ -778,6 +778,17 @@ pub fn table(rows: &[Row]) -> String {
     s
 }
 
+/// The accepted recording of `experiment` in the repository's `data/oracle`, for tests.
+#[cfg(test)]
+pub(crate) fn recorded_experiment(experiment: &str) -> Recorded {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/oracle");
+    recorded(&data)
+        .unwrap()
+        .into_iter()
+        .find(|r| r.experiment == experiment)
+        .unwrap_or_else(|| panic!("no accepted recording of {experiment}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -817,12 +828,7 @@ mod tests {
     /// 516s, 9 hops, dozens of packets 1 come in exactly one packet's input after a reply).
     #[test]
     fn a_host_left_to_the_tick_is_not_restarted_by_its_reply() {
-        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/oracle");
-        let rec = crate::model::recorded(&data)
-            .unwrap()
-            .into_iter()
-            .find(|r| r.experiment == "516-4out-9hop")
-            .unwrap();
+        let rec = recorded_experiment("516-4out-9hop");
         let after_reply = |retry: &str| {
             let set: Override = format!("network.params.host_retry=\"{retry}\"")
                 .parse()

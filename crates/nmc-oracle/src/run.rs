@@ -625,6 +625,8 @@ impl Running {
     /// (a window at `t` covers `(t − 1 s, t]`, written once a simulated second; [`crate::analyze::judge`]),
     /// reading what the IMP sends meanwhile. Without it a short last experiment (a few single
     /// packets) ends before any window closes over it and is refused for having no lag record.
+    /// The wait is a window and a fifth on the harness's wall clock: an instance a little
+    /// behind wall time (more than the 25 ms bound refuses the run anyway) still writes it.
     pub fn wait_lag_window(&mut self, end_ns: u64) -> Result<()> {
         let until = end_ns + crate::analyze::LAG_WINDOW_NS * 6 / 5;
         while self.now() < until {

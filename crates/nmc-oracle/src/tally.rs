@@ -482,12 +482,7 @@ mod tests {
     /// or still held at its end, and each message either found one or asked.
     #[test]
     fn the_models_table_accounts_for_every_allocation() {
-        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/oracle");
-        let rec = crate::model::recorded(&data)
-            .unwrap()
-            .into_iter()
-            .find(|r| r.experiment == "316-4out-4hop")
-            .unwrap();
+        let rec = crate::model::recorded_experiment("316-4out-4hop");
         let t = model(crate::model::SCENARIO, &[], &rec).unwrap();
         assert_eq!(t.messages, rec.measured);
         assert!(t.taken + t.pulled <= t.put + 2, "{t:?}");

@@ -884,10 +884,7 @@ mod tests {
         p.giveback = crate::params::Giveback::PerAllocation;
         p.reqall_claim = crate::params::ReqallClaim::AtAll1973;
         let mut s = super::super::testing::imp(&p, 10);
-        first_packet_in(&mut s, 0, 2016);
-        s.control_sent(77, &PktKind::ReqAll { msg: 0, num: 0 });
-        let mut out = Vec::new();
-        s.all_received(at(100), (s_to_d(), 0), D, &mut out);
+        let out = all_while_requesting(&mut s);
         assert_eq!(s.messages[&0].state, MsgState::AwaitAll, "{out:?}");
         assert_eq!(s.allocs.held(D), 0, "taken out of the table");
         assert!(s.messages[&0].holds_all);
@@ -1019,10 +1016,7 @@ mod tests {
         let mut p = ImpParams::v2_1974_10();
         p.reqall_claim = crate::params::ReqallClaim::Tick1973;
         let mut s = super::super::testing::imp(&p, 10);
-        first_packet_in(&mut s, 0, 2016);
-        s.control_sent(77, &PktKind::ReqAll { msg: 0, num: 0 });
-        let mut out = Vec::new();
-        s.all_received(at(100), (s_to_d(), 0), D, &mut out);
+        all_while_requesting(&mut s);
         assert_eq!(s.allocs.held(D), 1, "in the table until the tick");
         assert!(!s.messages[&0].holds_all);
         let mut out = Vec::new();
@@ -1057,6 +1051,16 @@ mod tests {
 
     /// Host 0 offers message `msg` of `bits` to S (the driver's host has made it), and puts
     /// packet 1 in: what S's step pushes.
+    /// Message 0's packet 1 in, its REQALL sent (channel 77, unacknowledged), and an ALL from
+    /// its destination in at 100 ms: what the ALL's arrival did.
+    fn all_while_requesting(s: &mut Imp) -> Vec<Output> {
+        first_packet_in(s, 0, 2016);
+        s.control_sent(77, &PktKind::ReqAll { msg: 0, num: 0 });
+        let mut out = Vec::new();
+        s.all_received(at(100), (s_to_d(), 0), D, &mut out);
+        out
+    }
+
     fn first_packet_in(s: &mut Imp, msg: MsgId, bits: u64) -> Vec<Output> {
         s.message_offered(msg, offer(bits));
         assert_eq!(s.next_input(msg).map(|i| i.index), Some(0));
